@@ -1,0 +1,79 @@
+/**
+ * Typed errors shared by every layer.
+ *
+ * Commands throw `CopperheadError` for anything a user (or an MCP host) must act on. The CLI
+ * renders `message` plus `fix` and exits with `exitCode`; the MCP server serialises
+ * `toJSON()` as `{ error: { code, message, ... } }`. Keeping one class means the exit-code
+ * table of DESIGN §4 lives in exactly one place.
+ */
+
+/** Exit codes, identical for every command (DESIGN §4). */
+export const ExitCode = {
+  ok: 0,
+  /** The gate said no: a check failed, `do` rolled back, a resolve failed. */
+  gate: 1,
+  /** A human is needed: `do` refused, `sync` found requirement violations. */
+  human: 2,
+  /** Could not run: usage, config or environment. */
+  cannotRun: 3,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export type ErrorCode =
+  | "usage"
+  | "not_found"
+  | "bad_path"
+  | "config_invalid"
+  | "project_not_found"
+  | "project_ambiguous"
+  | "parse_error"
+  | "input_too_large"
+  | "kicad_cli_missing"
+  | "kicad_cli_too_old"
+  | "kicad_load_failed"
+  | "kicad_timeout"
+  | "kicad_failed"
+  | "library_not_found"
+  | "git_failed"
+  | "not_a_git_repo"
+  | "busy"
+  | "missing_api_key"
+  | "internal_error";
+
+export interface ErrorDetails {
+  /** One sentence telling the user how to fix it. */
+  fix?: string;
+  /** Extra machine-readable context; never secrets. */
+  [key: string]: unknown;
+}
+
+export class CopperheadError extends Error {
+  override readonly name = "CopperheadError";
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+  readonly exitCode: ExitCode;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}, exitCode: ExitCode = ExitCode.cannotRun) {
+    super(message);
+    this.code = code;
+    this.details = details;
+    this.exitCode = exitCode;
+  }
+
+  get fix(): string | undefined {
+    return this.details.fix;
+  }
+
+  toJSON(): { error: { code: ErrorCode; message: string } & ErrorDetails } {
+    return { error: { code: this.code, message: this.message, ...this.details } };
+  }
+}
+
+/** Wraps anything thrown into a CopperheadError so renderers only handle one shape. */
+export function asCopperheadError(err: unknown): CopperheadError {
+  if (err instanceof CopperheadError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new CopperheadError("internal_error", message, {
+    fix: "This is a bug in copperhead; please report it with the command you ran.",
+  });
+}
