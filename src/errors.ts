@@ -27,6 +27,7 @@ export type ErrorCode =
   | "project_not_found"
   | "project_ambiguous"
   | "parse_error"
+  | "sheet_recursion"
   | "input_too_large"
   | "kicad_cli_missing"
   | "kicad_cli_too_old"

@@ -1,0 +1,185 @@
+/**
+ * Bus label grammar, ported from KiCad's NET_SETTINGS::ParseBusVector / ParseBusGroup so a
+ * label expands to exactly the member nets eeschema would create.
+ *
+ *   vector:  `D[0..7]`  → D0 … D7 (bounds may be given in either order; equal bounds are not a bus)
+ *   group:   `{SDA SCL}` → SDA, SCL;  named group `I2C{SDA SCL}` → I2C.SDA, I2C.SCL
+ *   nesting: group members may themselves be vectors: `MEM{A[0..3] RW}` → MEM.A0 … MEM.RW
+ *
+ * Braces right after `_`, `^` or `~` are formatting markup (subscript, superscript, overbar),
+ * not a group, and are kept in the names.
+ */
+
+export interface BusVector {
+  kind: "vector";
+  prefix: string;
+  members: string[];
+}
+
+export interface BusGroup {
+  kind: "group";
+  /** Empty for an unnamed group. */
+  prefix: string;
+  /** Member labels as written (each may itself be a vector). */
+  members: string[];
+}
+
+export type ParsedBus = BusVector | BusGroup;
+
+function isMarkup(c: string | undefined): boolean {
+  return c === "_" || c === "^" || c === "~";
+}
+
+export function parseBusVector(label: string): BusVector | undefined {
+  const n = label.length;
+  let i = 0;
+  let prefix = "";
+  let nesting = 0;
+  for (; i < n; i++) {
+    const c = label[i]!;
+    if (c === "{") {
+      if (i > 0 && isMarkup(label[i - 1])) nesting++;
+      else return undefined;
+    } else if (c === "}") nesting--;
+    if (c === " " || c === "]") return undefined;
+    if (c === "[") break;
+    prefix += c;
+  }
+  i++;
+  if (i >= n) return undefined;
+  let digits = "";
+  let begin = 0;
+  for (; i < n; i++) {
+    if (label[i] === "." && label[i + 1] === ".") {
+      begin = Number(digits || "0");
+      i += 2;
+      break;
+    }
+    if (!/[0-9]/.test(label[i]!)) return undefined;
+    digits += label[i];
+  }
+  if (i >= n) return undefined;
+  digits = "";
+  let end = 0;
+  for (; i < n; i++) {
+    if (label[i] === "]") {
+      end = Number(digits || "0");
+      i++;
+      break;
+    }
+    if (!/[0-9]/.test(label[i]!)) return undefined;
+    digits += label[i];
+  }
+  let suffix = "";
+  for (; i < n; i++) {
+    if (label[i] !== "}") return undefined;
+    nesting--;
+    suffix += "}";
+  }
+  if (nesting !== 0 || begin === end) return undefined;
+  const lo = Math.min(begin, end);
+  const hi = Math.max(begin, end);
+  const members: string[] = [];
+  for (let k = lo; k <= hi; k++) members.push(`${prefix}${k}${suffix}`);
+  return { kind: "vector", prefix, members };
+}
+
+export function parseBusGroup(label: string): BusGroup | undefined {
+  const n = label.length;
+  let i = 0;
+  let prefix = "";
+  let nesting = 0;
+  for (; i < n; i++) {
+    const c = label[i]!;
+    if (c === "{") {
+      if (i > 0 && isMarkup(label[i - 1])) nesting++;
+      else break;
+    } else if (c === "}") nesting--;
+    if (c === " " || c === "[" || c === "]") return undefined;
+    prefix += c;
+  }
+  if (nesting !== 0) return undefined;
+  i++;
+  if (i >= n) return undefined;
+  const members: string[] = [];
+  let current = "";
+  for (; i < n; i++) {
+    const c = label[i]!;
+    if (c === "{") {
+      if (i > 0 && isMarkup(label[i - 1])) nesting++;
+      else return undefined;
+    } else if (c === "}") {
+      if (nesting) nesting--;
+      else {
+        if (current) members.push(escapeNetName(current));
+        return { kind: "group", prefix, members };
+      }
+    }
+    if (c === " " || c === ",") {
+      if (current) members.push(escapeNetName(current));
+      current = "";
+      continue;
+    }
+    current += c;
+  }
+  return undefined;
+}
+
+export function parseBus(label: string): ParsedBus | undefined {
+  return parseBusVector(label) ?? parseBusGroup(label);
+}
+
+export function isBusLabel(label: string): boolean {
+  return parseBus(label) !== undefined;
+}
+
+/** One net inside a bus, as KiCad's SCH_CONNECTION models it. */
+export interface BusMember {
+  /** Net name inside the bus: group prefix included (`I2C.SDA`), sheet path excluded. */
+  name: string;
+  /** The member as written in its own label (`SDA`, `A0`); KiCad matches group members on it. */
+  local: string;
+  /** Position inside the vector it came from; KiCad matches vector members by index. */
+  vectorIndex?: number;
+}
+
+/** Bus aliases (`(bus_alias "CTRL" (members "RD" "WR"))`), by alias name. */
+export type BusAliases = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * Flattens a bus label to its member nets, in KiCad's order. Returns undefined when the
+ * label is a plain net name. A group member naming a bus alias expands to the alias members.
+ */
+export function expandBus(label: string, aliases?: BusAliases): BusMember[] | undefined {
+  const vector = parseBusVector(label);
+  if (vector) return vector.members.map((name, vectorIndex) => ({ name, local: name, vectorIndex }));
+  const group = parseBusGroup(label);
+  if (!group) return undefined;
+  const prefix = group.prefix ? `${group.prefix}.` : "";
+  const out: BusMember[] = [];
+  const add = (member: string) => {
+    const inner = parseBusVector(member);
+    if (inner) inner.members.forEach((name, vectorIndex) => out.push({ name: prefix + name, local: name, vectorIndex }));
+    else out.push({ name: prefix + member, local: member });
+  };
+  for (const member of group.members) {
+    const alias = aliases?.get(member);
+    if (alias) for (const aliasMember of alias) add(escapeNetName(aliasMember));
+    else add(member);
+  }
+  return out;
+}
+
+/**
+ * KiCad's EscapeString(…, CTX_NETNAME): `/` is the hierarchy separator in net names, so a
+ * literal slash becomes `{slash}`; line breaks are dropped.
+ */
+export function escapeNetName(text: string): string {
+  let out = "";
+  for (const ch of text) {
+    if (ch === "/") out += "{slash}";
+    else if (ch === "\n" || ch === "\r") continue;
+    else out += ch;
+  }
+  return out;
+}

@@ -1,0 +1,84 @@
+/**
+ * Schematic geometry in KiCad's own integer units.
+ *
+ * Files store millimetres as decimals, but KiCad compares positions as integers (1 IU = 100 nm
+ * in eeschema), so two points are "the same" exactly when their rounded IU values are equal.
+ * Doing the same here keeps float noise (0.1 + 0.2) from splitting a net KiCad considers whole.
+ */
+
+/** Eeschema internal units per millimetre (schIUScale.IU_PER_MM). */
+export const IU_PER_MM = 10_000;
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export function toIU(mm: number): number {
+  return Math.round(mm * IU_PER_MM);
+}
+
+export function pointKey(p: Point): string {
+  return `${p.x},${p.y}`;
+}
+
+export function samePoint(a: Point, b: Point): boolean {
+  return a.x === b.x && a.y === b.y;
+}
+
+/** How a placed symbol maps library coordinates into the sheet. */
+export interface Placement {
+  /** Symbol origin in the sheet, IU. */
+  at: Point;
+  /** Rotation in degrees as written in `(at x y rot)`: 0, 90, 180 or 270, counter-clockwise. */
+  rotation: number;
+  /** `(mirror x)` flips across the X axis (negates y), `(mirror y)` across the Y axis. */
+  mirror?: "x" | "y";
+}
+
+/**
+ * Maps a library point (Y up) to the sheet (Y down).
+ *
+ * KiCad builds the symbol TRANSFORM as: start from the identity with Y negated, compose the
+ * rotation, then compose the mirror (the parser applies `(mirror)` after `(at … rot)`), and
+ * each composition applies the new step after the old ones. So: negate y, rotate, mirror,
+ * translate.
+ */
+export function placePoint(lib: Point, placement: Placement): Point {
+  let x = lib.x;
+  let y = -lib.y;
+  const turns = (((Math.round(placement.rotation / 90) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
+  for (let i = 0; i < turns; i++) {
+    // One counter-clockwise quarter turn on screen (Y down): (x, y) -> (y, -x).
+    const nx = y;
+    const ny = -x;
+    x = nx;
+    y = ny;
+  }
+  if (placement.mirror === "x") y = -y;
+  else if (placement.mirror === "y") x = -x;
+  return { x: placement.at.x + x + 0, y: placement.at.y + y + 0 };
+}
+
+/**
+ * True when `p` lies on the segment a–b, endpoints included, within `accuracy` IU. KiCad's
+ * TestSegmentHit with accuracy 1 is what attaches a label to the wire it sits on.
+ */
+export function onSegment(p: Point, a: Point, b: Point, accuracy = 1): boolean {
+  const minX = Math.min(a.x, b.x) - accuracy;
+  const maxX = Math.max(a.x, b.x) + accuracy;
+  const minY = Math.min(a.y, b.y) - accuracy;
+  const maxY = Math.max(a.y, b.y) + accuracy;
+  if (p.x < minX || p.x > maxX || p.y < minY || p.y > maxY) return false;
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  const lengthSq = dx * dx + dy * dy;
+  if (lengthSq === 0) return Math.hypot(p.x - a.x, p.y - a.y) <= accuracy;
+  const cross = (p.x - a.x) * dy - (p.y - a.y) * dx;
+  return (cross * cross) / lengthSq <= accuracy * accuracy;
+}
+
+/** True when `p` is strictly inside segment a–b (on it, and not at either end). */
+export function insideSegment(p: Point, a: Point, b: Point): boolean {
+  return onSegment(p, a, b, 0) && !samePoint(p, a) && !samePoint(p, b);
+}

@@ -1,0 +1,601 @@
+/**
+ * Typed, in-place view of a KiCad schematic project (a root `.kicad_sch` and the sheets it
+ * pulls in).
+ *
+ * Every view object keeps the `SList` it was read from (`node`), so edit tools can change the
+ * tree through the S-expression engine and print it back byte-for-byte elsewhere. Geometry is
+ * converted to KiCad's integer units (see schematic-geometry.ts) because connectivity compares
+ * positions exactly, the way eeschema does.
+ *
+ * A sheet file used by several sheet symbols is parsed once (one `SchematicFile`) but appears
+ * as several `SheetInstance`s; per-instance data such as references and units is resolved
+ * against the instance path, exactly like KiCad's `(instances (project … (path …)))` blocks.
+ */
+import { readFileSync, existsSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import { CopperheadError } from "../errors.ts";
+import {
+  child,
+  children,
+  childText,
+  flag,
+  isList,
+  num,
+  parseSexpr,
+  text,
+  type SDocument,
+  type SList,
+} from "./sexpr.ts";
+import { toIU, type Placement, type Point } from "./schematic-geometry.ts";
+
+export type PinElectricalType =
+  | "input"
+  | "output"
+  | "bidirectional"
+  | "tri_state"
+  | "passive"
+  | "free"
+  | "unspecified"
+  | "power_in"
+  | "power_out"
+  | "open_collector"
+  | "open_emitter"
+  | "no_connect";
+
+export interface LibPin {
+  node: SList;
+  number: string;
+  /** Name as written; `~` means "no name" (see `shownName`). */
+  name: string;
+  type: PinElectricalType;
+  /** Connection point (the pin tip) in library coordinates, IU, Y up. */
+  at: Point;
+  /** Direction of the pin body from the tip, degrees. */
+  orientation: number;
+  length: number;
+  hidden: boolean;
+  /** 0 = common to all units. */
+  unit: number;
+  /** 0 = common to all body styles (De Morgan). */
+  bodyStyle: number;
+  /** Alternate functions: `(alternate "SDA" bidirectional line)`. */
+  alternates: { name: string; type: PinElectricalType }[];
+}
+
+export interface LibSymbol {
+  node: SList;
+  /** Cache name, e.g. `Device:R`. */
+  name: string;
+  /** `global` for `(power)`/`(power global)`, `local` for `(power local)`. */
+  power?: "global" | "local";
+  extends?: string;
+  unitCount: number;
+  /** Pins of every unit and body style, inherited ones included. */
+  pins: LibPin[];
+}
+
+export interface Field {
+  node: SList;
+  name: string;
+  value: string;
+}
+
+export interface SymbolInstanceRef {
+  project: string;
+  path: string;
+  reference: string;
+  unit: number;
+}
+
+export interface PlacedSymbol {
+  node: SList;
+  libId: string;
+  /** Key into `lib_symbols`: `lib_name` when present, else `lib_id`. */
+  libKey: string;
+  placement: Placement;
+  unit: number;
+  bodyStyle: number;
+  inBom: boolean;
+  onBoard: boolean;
+  dnp: boolean;
+  excludeFromSim: boolean;
+  uuid: string;
+  fields: Field[];
+  instances: SymbolInstanceRef[];
+  /** Alternate function chosen per pin number: `(pin "5" (alternate "SDA"))`. */
+  pinAlternates: Map<string, string>;
+  lib?: LibSymbol;
+}
+
+export interface Line {
+  node: SList;
+  a: Point;
+  b: Point;
+}
+
+export interface BusEntry {
+  node: SList;
+  at: Point;
+  /** The other end: `at + size`. */
+  end: Point;
+}
+
+export interface Marker {
+  node: SList;
+  at: Point;
+}
+
+export type LabelKind = "local" | "global" | "hierarchical";
+
+export interface Label {
+  node: SList;
+  kind: LabelKind;
+  text: string;
+  at: Point;
+  rotation: number;
+  shape?: string;
+}
+
+export interface SheetPin {
+  node: SList;
+  name: string;
+  shape: string;
+  at: Point;
+}
+
+export interface SheetSymbol {
+  node: SList;
+  uuid: string;
+  name: string;
+  /** `Sheetfile` as written (relative to the parent file's directory). */
+  fileName: string;
+  at: Point;
+  size: Point;
+  pins: SheetPin[];
+  onBoard: boolean;
+  fields: Field[];
+  /** Page number of each instance, keyed by the parent's instance path. */
+  pages: Map<string, string>;
+}
+
+export interface SchematicFile {
+  path: string;
+  doc: SDocument;
+  version: number;
+  uuid: string;
+  libSymbols: Map<string, LibSymbol>;
+  symbols: PlacedSymbol[];
+  wires: Line[];
+  buses: Line[];
+  busEntries: BusEntry[];
+  junctions: Marker[];
+  noConnects: Marker[];
+  labels: Label[];
+  sheets: SheetSymbol[];
+  /** `(bus_alias "NAME" (members …))` definitions; eeschema pools them across all sheets. */
+  busAliases: Map<string, string[]>;
+}
+
+export interface SheetInstance {
+  /** KiCad instance path: `/rootuuid` for the root, `/rootuuid/sheetuuid/…` below it. */
+  path: string;
+  /** Human path used as a net-name prefix: `/` for the root, `/Sub/` below it. */
+  humanPath: string;
+  /** Number of sheets from the root, root = 1 (KiCad's SCH_SHEET_PATH::size()). */
+  depth: number;
+  /** Page number as written in the sheet's instance data ("1" for the root). */
+  page: string;
+  file: SchematicFile;
+  /** Sheet symbol (in the parent's file) that placed this instance; absent for the root. */
+  sheet?: SheetSymbol;
+  parent?: SheetInstance;
+  children: SheetInstance[];
+}
+
+export interface SchematicProject {
+  rootPath: string;
+  projectName: string;
+  files: Map<string, SchematicFile>;
+  /** Bus aliases of every sheet, pooled (the first definition of a name wins). */
+  busAliases: Map<string, string[]>;
+  root: SheetInstance;
+  /** Every sheet instance, in page order (KiCad's sheet list order); the root first. */
+  instances: SheetInstance[];
+}
+
+/** Schematic versions this view is written against (KiCad 8 and 9). */
+export const SUPPORTED_SCHEMATIC_VERSIONS = [20231120, 20250114] as const;
+
+/**
+ * Loads a schematic project from its root `.kicad_sch`, following sheet symbols recursively.
+ * Throws `not_found` for a missing file and `sheet_recursion` when a sheet contains itself.
+ */
+export function loadSchematicProject(rootPath: string): SchematicProject {
+  const absRoot = resolve(rootPath);
+  const files = new Map<string, SchematicFile>();
+  const load = (path: string, referencedFrom?: string): SchematicFile => {
+    const cached = files.get(path);
+    if (cached) return cached;
+    if (!existsSync(path)) {
+      throw new CopperheadError("not_found", `Schematic file not found: ${path}`, {
+        file: path,
+        referencedFrom,
+        fix: referencedFrom
+          ? `Restore ${basename(path)} or fix the Sheetfile property of the sheet in ${basename(referencedFrom)}.`
+          : "Check the path to the root .kicad_sch file.",
+      });
+    }
+    const file = readSchematicFile(path, readFileSync(path, "utf8"));
+    files.set(path, file);
+    return file;
+  };
+
+  const rootFile = load(absRoot);
+  const root: SheetInstance = {
+    path: `/${rootFile.uuid}`,
+    humanPath: "/",
+    depth: 1,
+    page: "1",
+    file: rootFile,
+    children: [],
+  };
+  const instances: SheetInstance[] = [];
+  // Depth-first with an explicit stack; the chain of files above each instance detects cycles.
+  const stack: { instance: SheetInstance; chain: string[] }[] = [{ instance: root, chain: [absRoot] }];
+  while (stack.length > 0) {
+    const { instance, chain } = stack.pop()!;
+    instances.push(instance);
+    const created: { instance: SheetInstance; chain: string[] }[] = [];
+    for (const sheet of instance.file.sheets) {
+      const childPath = resolve(dirname(instance.file.path), sheet.fileName);
+      if (chain.includes(childPath)) {
+        throw new CopperheadError("sheet_recursion", `Sheet "${sheet.name}" in ${basename(instance.file.path)} includes ${basename(childPath)}, which contains it: the hierarchy is recursive.`, {
+          file: instance.file.path,
+          sheet: sheet.name,
+          fix: "Point the sheet's Sheetfile at a schematic that does not (directly or indirectly) contain this sheet.",
+        });
+      }
+      const file = load(childPath, instance.file.path);
+      const childInstance: SheetInstance = {
+        path: `${instance.path}/${sheet.uuid}`,
+        humanPath: `${instance.humanPath}${sheet.name}/`,
+        depth: instance.depth + 1,
+        page: sheet.pages.get(instance.path) ?? "",
+        file,
+        sheet,
+        parent: instance,
+        children: [],
+      };
+      instance.children.push(childInstance);
+      created.push({ instance: childInstance, chain: [...chain, childPath] });
+    }
+    for (let i = created.length - 1; i >= 0; i--) stack.push(created[i]!);
+  }
+  const byPage = (a: SheetInstance, b: SheetInstance) =>
+    a === root ? -1 : b === root ? 1 : a.page.localeCompare(b.page, "en", { numeric: true }) || (a.path < b.path ? -1 : 1);
+  instances.sort(byPage);
+  const busAliases = new Map<string, string[]>();
+  for (const file of files.values()) {
+    for (const [name, members] of file.busAliases) if (!busAliases.has(name)) busAliases.set(name, members);
+  }
+  return {
+    rootPath: absRoot,
+    projectName: basename(absRoot).replace(/\.kicad_sch$/, ""),
+    files,
+    busAliases,
+    root,
+    instances,
+  };
+}
+
+/** Parses one `.kicad_sch` file into its view (no sheet following). */
+export function readSchematicFile(path: string, source: string): SchematicFile {
+  const doc = parseSexpr(source, { file: path });
+  const root = doc.root;
+  if (!isList(root, "kicad_sch")) {
+    throw new CopperheadError("parse_error", `${path}: not a KiCad schematic (root is not kicad_sch)`, {
+      file: path,
+      fix: "Pass a .kicad_sch file saved by KiCad 8 or later.",
+    });
+  }
+  const libSymbols = readLibSymbols(child(root, "lib_symbols"));
+  const file: SchematicFile = {
+    path,
+    doc,
+    version: Number(childText(root, "version") ?? 0),
+    uuid: childText(root, "uuid") ?? "",
+    libSymbols,
+    symbols: [],
+    wires: [],
+    buses: [],
+    busEntries: [],
+    junctions: [],
+    noConnects: [],
+    labels: [],
+    sheets: [],
+    busAliases: new Map(),
+  };
+  for (const item of root.items) {
+    if (item.type !== "list") continue;
+    switch (text(item, 0)) {
+      case "symbol":
+        file.symbols.push(readPlacedSymbol(item, libSymbols));
+        break;
+      case "wire":
+        file.wires.push(readLine(item));
+        break;
+      case "bus":
+        file.buses.push(readLine(item));
+        break;
+      case "bus_entry": {
+        const at = readAt(item);
+        const size = child(item, "size");
+        file.busEntries.push({
+          node: item,
+          at,
+          end: { x: at.x + toIU(num(size ?? item, 1) ?? 0), y: at.y + toIU(num(size ?? item, 2) ?? 0) },
+        });
+        break;
+      }
+      case "junction":
+        file.junctions.push({ node: item, at: readAt(item) });
+        break;
+      case "no_connect":
+        file.noConnects.push({ node: item, at: readAt(item) });
+        break;
+      case "label":
+        file.labels.push(readLabel(item, "local"));
+        break;
+      case "global_label":
+        file.labels.push(readLabel(item, "global"));
+        break;
+      case "hierarchical_label":
+        file.labels.push(readLabel(item, "hierarchical"));
+        break;
+      case "sheet":
+        file.sheets.push(readSheet(item));
+        break;
+      case "bus_alias": {
+        const members = child(item, "members");
+        const names = members ? members.items.slice(1).map((_, i) => text(members, i + 1) ?? "") : [];
+        file.busAliases.set(text(item, 1) ?? "", names);
+        break;
+      }
+    }
+  }
+  return file;
+}
+
+function readAt(list: SList): Point {
+  const at = child(list, "at");
+  return { x: toIU(at ? (num(at, 1) ?? 0) : 0), y: toIU(at ? (num(at, 2) ?? 0) : 0) };
+}
+
+function readAngle(list: SList): number {
+  const at = child(list, "at");
+  return at ? (num(at, 3) ?? 0) : 0;
+}
+
+function readLine(list: SList): Line {
+  const xy = children(child(list, "pts") ?? list, "xy");
+  const point = (l: SList | undefined): Point => ({ x: toIU(l ? (num(l, 1) ?? 0) : 0), y: toIU(l ? (num(l, 2) ?? 0) : 0) });
+  return { node: list, a: point(xy[0]), b: point(xy[1]) };
+}
+
+function readFields(list: SList): Field[] {
+  return children(list, "property").map((node) => ({ node, name: text(node, 1) ?? "", value: text(node, 2) ?? "" }));
+}
+
+function readLabel(list: SList, kind: LabelKind): Label {
+  return {
+    node: list,
+    kind,
+    text: text(list, 1) ?? "",
+    at: readAt(list),
+    rotation: readAngle(list),
+    shape: childText(list, "shape"),
+  };
+}
+
+function readSheet(list: SList): SheetSymbol {
+  const fields = readFields(list);
+  const field = (...names: string[]) => fields.find((f) => names.includes(f.name))?.value ?? "";
+  const size = child(list, "size");
+  return {
+    node: list,
+    uuid: childText(list, "uuid") ?? "",
+    name: field("Sheetname", "Sheet name"),
+    fileName: field("Sheetfile", "Sheet file"),
+    at: readAt(list),
+    size: { x: toIU(size ? (num(size, 1) ?? 0) : 0), y: toIU(size ? (num(size, 2) ?? 0) : 0) },
+    pins: children(list, "pin").map((node) => ({
+      node,
+      name: text(node, 1) ?? "",
+      shape: text(node, 2) ?? "",
+      at: readAt(node),
+    })),
+    onBoard: flagValue(list, "on_board", true),
+    fields,
+    pages: new Map(
+      children(child(list, "instances") ?? list, "project").flatMap((project) =>
+        children(project, "path").map((path): [string, string] => [text(path, 1) ?? "", childText(path, "page") ?? ""]),
+      ),
+    ),
+  };
+}
+
+/** `(name yes|no)` with a default for absent flags. */
+function flagValue(list: SList, name: string, fallback: boolean): boolean {
+  const c = child(list, name);
+  if (!c) return fallback;
+  return flag(list, name) ?? fallback;
+}
+
+function readPlacedSymbol(list: SList, libSymbols: Map<string, LibSymbol>): PlacedSymbol {
+  const libId = childText(list, "lib_id") ?? "";
+  const libKey = childText(list, "lib_name") ?? libId;
+  const mirror = childText(list, "mirror");
+  const instances: SymbolInstanceRef[] = [];
+  for (const project of children(child(list, "instances") ?? list, "project")) {
+    for (const path of children(project, "path")) {
+      instances.push({
+        project: text(project, 1) ?? "",
+        path: text(path, 1) ?? "",
+        reference: childText(path, "reference") ?? "",
+        unit: Number(childText(path, "unit") ?? 1),
+      });
+    }
+  }
+  return {
+    node: list,
+    libId,
+    libKey,
+    placement: {
+      at: readAt(list),
+      rotation: readAngle(list),
+      mirror: mirror === "x" || mirror === "y" ? mirror : undefined,
+    },
+    unit: Number(childText(list, "unit") ?? 1),
+    // KiCad 9 writes `(body_style n)`; KiCad 8 wrote `(convert n)`.
+    bodyStyle: Number(childText(list, "body_style") ?? childText(list, "convert") ?? 1),
+    inBom: flagValue(list, "in_bom", true),
+    onBoard: flagValue(list, "on_board", true),
+    dnp: flagValue(list, "dnp", false),
+    excludeFromSim: flagValue(list, "exclude_from_sim", false),
+    uuid: childText(list, "uuid") ?? "",
+    fields: readFields(list),
+    instances,
+    pinAlternates: new Map(
+      children(list, "pin")
+        .filter((pin) => child(pin, "alternate"))
+        .map((pin) => [text(pin, 1) ?? "", childText(pin, "alternate") ?? ""]),
+    ),
+    lib: libSymbols.get(libKey),
+  };
+}
+
+function readLibSymbols(list: SList | undefined): Map<string, LibSymbol> {
+  const raw = new Map<string, LibSymbol>();
+  if (!list) return raw;
+  for (const node of children(list, "symbol")) {
+    const name = text(node, 1) ?? "";
+    const power = child(node, "power");
+    const pins: LibPin[] = [];
+    let unitCount = 1;
+    const collect = (unitNode: SList, unit: number, bodyStyle: number) => {
+      for (const pin of children(unitNode, "pin")) pins.push(readLibPin(pin, unit, bodyStyle));
+    };
+    collect(node, 0, 0);
+    for (const sub of children(node, "symbol")) {
+      // Sub-symbols are named `<name>_<unit>_<bodystyle>`; the name itself may contain `_`.
+      const match = /_(\d+)_(\d+)$/.exec(text(sub, 1) ?? "");
+      const unit = match ? Number(match[1]) : 0;
+      const bodyStyle = match ? Number(match[2]) : 0;
+      unitCount = Math.max(unitCount, unit);
+      collect(sub, unit, bodyStyle);
+    }
+    raw.set(name, {
+      node,
+      name,
+      power: power ? (text(power, 1) === "local" ? "local" : "global") : undefined,
+      extends: childText(node, "extends"),
+      unitCount,
+      pins,
+    });
+  }
+  // Derived symbols take the drawing and pins of their parent (same library, so the cache
+  // name shares the `lib:` prefix).
+  for (const symbol of raw.values()) {
+    const seen = new Set<string>();
+    let parentName = symbol.extends;
+    while (parentName && !seen.has(parentName)) {
+      seen.add(parentName);
+      const prefix = symbol.name.includes(":") ? symbol.name.slice(0, symbol.name.indexOf(":") + 1) : "";
+      const parent = raw.get(prefix + parentName) ?? raw.get(parentName);
+      if (!parent) break;
+      if (symbol.pins.length === 0) symbol.pins = parent.pins;
+      symbol.unitCount = Math.max(symbol.unitCount, parent.unitCount);
+      symbol.power ??= parent.power;
+      parentName = parent.extends;
+    }
+  }
+  return raw;
+}
+
+function readLibPin(node: SList, unit: number, bodyStyle: number): LibPin {
+  const at = child(node, "at");
+  const lengthNode = child(node, "length");
+  return {
+    node,
+    number: childText(node, "number") ?? "",
+    name: childText(node, "name") ?? "",
+    type: (text(node, 1) ?? "unspecified") as PinElectricalType,
+    at: { x: toIU(at ? (num(at, 1) ?? 0) : 0), y: toIU(at ? (num(at, 2) ?? 0) : 0) },
+    orientation: at ? (num(at, 3) ?? 0) : 0,
+    length: toIU(lengthNode ? (num(lengthNode, 1) ?? 0) : 0),
+    hidden: flag(node, "hide") ?? false,
+    unit,
+    bodyStyle,
+    alternates: children(node, "alternate").map((alt) => ({
+      name: text(alt, 1) ?? "",
+      type: (text(alt, 2) ?? "unspecified") as PinElectricalType,
+    })),
+  };
+}
+
+/** A pin's displayed name: KiCad writes `~` for "no name". */
+export function shownPinName(pin: LibPin): string {
+  return pin.name === "~" ? "" : pin.name;
+}
+
+/** Name and electrical type of a pin on a placed symbol, honouring a chosen alternate. */
+export function effectivePin(symbol: PlacedSymbol, pin: LibPin): { name: string; type: PinElectricalType } {
+  const altName = symbol.pinAlternates.get(pin.number);
+  const alt = altName ? pin.alternates.find((a) => a.name === altName) : undefined;
+  if (alt) return { name: alt.name === "~" ? "" : alt.name, type: alt.type };
+  return { name: shownPinName(pin), type: pin.type };
+}
+
+/** Value of a field by name (`Reference`, `Value`, …). */
+export function fieldValue(symbol: PlacedSymbol | SheetSymbol, name: string): string | undefined {
+  return symbol.fields.find((f) => f.name === name)?.value;
+}
+
+/**
+ * Reference and unit of a symbol in one sheet instance. Falls back to the symbol's own
+ * Reference field and `(unit)` when the file has no instance data for that path.
+ */
+export function symbolInstance(
+  symbol: PlacedSymbol,
+  instancePath: string,
+  projectName?: string,
+): { reference: string; unit: number } {
+  const matches = symbol.instances.filter((i) => i.path === instancePath);
+  const hit = matches.find((i) => i.project === projectName) ?? matches[0];
+  if (hit) return { reference: hit.reference, unit: hit.unit };
+  return { reference: fieldValue(symbol, "Reference") ?? "", unit: symbol.unit };
+}
+
+/** Library pins present on one placed unit and body style (unit 0 / style 0 pins are shared). */
+export function unitPins(symbol: PlacedSymbol, unit: number): LibPin[] {
+  const lib = symbol.lib;
+  if (!lib) return [];
+  return lib.pins.filter(
+    (p) => (p.unit === 0 || p.unit === unit) && (p.bodyStyle === 0 || p.bodyStyle === symbol.bodyStyle),
+  );
+}
+
+/**
+ * KiCad's sub-reference letters for a unit: 1 → A, 26 → Z, 27 → AA (LIB_SYMBOL::LetterSubReference
+ * with the default first id 'A' and no separator).
+ */
+export function unitLetter(unit: number): string {
+  let out = "";
+  let u = unit;
+  while (u > 0) {
+    const r = (u - 1) % 26;
+    out = String.fromCharCode(65 + r) + out;
+    u = (u - 1 - r) / 26;
+  }
+  return out;
+}

@@ -1,0 +1,36 @@
+import { describe, expect, test } from "bun:test";
+import { escapeNetName, expandBus, isBusLabel, parseBusGroup, parseBusVector } from "../../src/kicad/bus.ts";
+
+describe("bus labels", () => {
+  test("a vector expands in ascending order whichever way the bounds are written", () => {
+    expect(parseBusVector("D[0..3]")?.members).toEqual(["D0", "D1", "D2", "D3"]);
+    expect(parseBusVector("A[3..0]")?.members).toEqual(["A0", "A1", "A2", "A3"]);
+    expect(expandBus("D[1..2]")).toEqual([
+      { name: "D1", local: "D1", vectorIndex: 0 },
+      { name: "D2", local: "D2", vectorIndex: 1 },
+    ]);
+  });
+
+  test("equal bounds, spaces and missing parts are not vectors", () => {
+    for (const label of ["D[1..1]", "D [0..3]", "D[0..3", "D[a..3]", "D0", "D[0..3]x"]) expect(parseBusVector(label)).toBeUndefined();
+  });
+
+  test("groups: unnamed, named (prefix.member), nested vectors and aliases", () => {
+    expect(expandBus("{SDA SCL}")?.map((m) => m.name)).toEqual(["SDA", "SCL"]);
+    expect(expandBus("I2C{SDA SCL}")?.map((m) => m.name)).toEqual(["I2C.SDA", "I2C.SCL"]);
+    expect(expandBus("MEM{A[0..1] RW}")?.map((m) => m.name)).toEqual(["MEM.A0", "MEM.A1", "MEM.RW"]);
+    expect(expandBus("{CTRL}", new Map([["CTRL", ["RD", "WR"]]]))?.map((m) => m.name)).toEqual(["RD", "WR"]);
+    expect(parseBusGroup("{A,B}")?.members).toEqual(["A", "B"]);
+  });
+
+  test("braces after _, ^ or ~ are markup, not groups", () => {
+    expect(isBusLabel("~{RESET}")).toBe(false);
+    expect(isBusLabel("V_{CC}")).toBe(false);
+    expect(parseBusVector("~{D}[0..1]")?.members).toEqual(["~{D}0", "~{D}1"]);
+    expect(isBusLabel("SIG")).toBe(false);
+  });
+
+  test("net names escape the hierarchy separator", () => {
+    expect(escapeNetName("A/B")).toBe("A{slash}B");
+  });
+});
