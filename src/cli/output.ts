@@ -1,0 +1,26 @@
+/**
+ * The only place that writes to stdout. stdout carries data alone (`--json`, report formats);
+ * everything a person reads goes to stderr through `log`.
+ */
+import { CopperheadError } from "../errors.ts";
+import { log } from "../log.ts";
+
+export function writeData(text: string): void {
+  process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+}
+
+export function writeJson(value: unknown): void {
+  writeData(JSON.stringify(value, null, 2));
+}
+
+/** Renders a typed error: JSON on stdout with `--json` (so scripts can parse it), else stderr. */
+export function renderError(err: CopperheadError, json: boolean): void {
+  if (json) writeJson(err.toJSON());
+  log.error(err.message);
+  if (err.fix) log.info(`Fix: ${err.fix}`);
+}
+
+/** Whether to colour text output: only on a TTY and only without NO_COLOR. */
+export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
+  return Boolean(stream.isTTY) && !process.env.NO_COLOR;
+}

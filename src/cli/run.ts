@@ -1,0 +1,75 @@
+/**
+ * CLI runner: dispatches to citty commands and owns the process exit code.
+ *
+ * citty's own `runMain` prints usage errors to stdout and exits 1; copperhead reserves stdout for
+ * data and uses exit 3 for "could not run", so this runner handles help, version and errors
+ * itself and lets citty do only argument parsing and usage rendering.
+ */
+import { renderUsage, runCommand, type CommandDef } from "citty";
+import { asCopperheadError, CopperheadError, ExitCode } from "../errors.ts";
+import { log } from "../log.ts";
+import { VERSION } from "../version.ts";
+import { renderError } from "./output.ts";
+
+export const rootCommand: CommandDef = {
+  meta: {
+    name: "copperhead",
+    version: VERSION,
+    description: "Spec-gated, verification-gated changes to KiCad designs",
+  },
+  subCommands: {
+    netlist: () => import("./netlist.ts").then((m) => m.netlistCommand),
+  },
+};
+
+async function resolveTarget(rawArgs: string[]): Promise<{ cmd: CommandDef; parent?: CommandDef }> {
+  let cmd = rootCommand;
+  let parent: CommandDef | undefined;
+  for (const arg of rawArgs) {
+    if (arg.startsWith("-")) break;
+    const subs = (await resolve(cmd.subCommands)) ?? {};
+    const next = subs[arg];
+    if (!next) break;
+    parent = cmd;
+    cmd = (await resolve(next)) as CommandDef;
+  }
+  return { cmd, parent };
+}
+
+async function resolve<T>(value: T | Promise<T> | (() => T | Promise<T>)): Promise<T> {
+  return typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
+}
+
+/** Runs the CLI and returns the exit code (the caller sets it on the process). */
+export async function runCli(rawArgs: string[]): Promise<number> {
+  const wantsJson = rawArgs.includes("--json");
+  if (rawArgs.length === 1 && (rawArgs[0] === "--version" || rawArgs[0] === "-v")) {
+    process.stdout.write(`${VERSION}\n`);
+    return ExitCode.ok;
+  }
+  if (rawArgs.length === 0 || rawArgs.includes("--help") || rawArgs.includes("-h")) {
+    const { cmd, parent } = await resolveTarget(rawArgs);
+    process.stdout.write((await renderUsage(cmd, parent)) + "\n");
+    return ExitCode.ok;
+  }
+  log.debug(`copperhead ${VERSION}`);
+  try {
+    const { result } = await runCommand(rootCommand, { rawArgs });
+    return typeof result === "number" ? result : ExitCode.ok;
+  } catch (err) {
+    if (isCittyUsageError(err)) {
+      const { cmd, parent } = await resolveTarget(rawArgs);
+      log.error((err as Error).message);
+      process.stderr.write((await renderUsage(cmd, parent)) + "\n");
+      return ExitCode.cannotRun;
+    }
+    const typed = asCopperheadError(err);
+    if (typed.code === "internal_error" && !(err instanceof CopperheadError)) log.debug(err);
+    renderError(typed, wantsJson);
+    return typed.exitCode;
+  }
+}
+
+function isCittyUsageError(err: unknown): boolean {
+  return err instanceof Error && err.name === "CLIError";
+}

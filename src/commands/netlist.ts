@@ -1,0 +1,22 @@
+/**
+ * `copperhead netlist`: the design's nets, computed natively (no kicad-cli process).
+ */
+import { buildNetlist, type Net } from "../kicad/netlist.ts";
+import { loadSchematicProject } from "../kicad/schematic.ts";
+import { discoverProject, resolveRepoRoot } from "../repo/project.ts";
+
+export interface NetlistOptions {
+  repo?: string;
+  project?: string;
+}
+
+export interface NetlistResult {
+  schema: "copperhead.netlist/1";
+  nets: Net[];
+}
+
+export async function runNetlist(options: NetlistOptions = {}): Promise<NetlistResult> {
+  const project = discoverProject(resolveRepoRoot(options.repo), options.project);
+  const { nets } = buildNetlist(loadSchematicProject(project.schematic));
+  return { schema: "copperhead.netlist/1", nets };
+}
