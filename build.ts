@@ -26,9 +26,10 @@ export async function buildExecutable(outfile: string, target?: Bun.Build.Compil
     minify: true,
     sourcemap: "none",
     bytecode: true,
+    format: "esm",
     define: { COPPERHEAD_BUILD_VERSION: JSON.stringify(buildVersion) },
     compile: {
-      target,
+      ...(target ? { target } : {}),
       outfile,
       autoloadDotenv: false,
       autoloadBunfig: false,

@@ -9,7 +9,8 @@ import { renderUsage, runCommand, type CommandDef } from "citty";
 import { asCopperheadError, CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
 import { VERSION } from "../version.ts";
-import { renderError } from "./output.ts";
+import { globalArgs } from "./args.ts";
+import { renderError, useColor } from "./output.ts";
 
 export const rootCommand: CommandDef = {
   meta: {
@@ -17,6 +18,7 @@ export const rootCommand: CommandDef = {
     version: VERSION,
     description: "Spec-gated, verification-gated changes to KiCad designs",
   },
+  args: globalArgs,
   subCommands: {
     netlist: () => import("./netlist.ts").then((m) => m.netlistCommand),
   },
@@ -49,7 +51,7 @@ export async function runCli(rawArgs: string[]): Promise<number> {
   }
   if (rawArgs.length === 0 || rawArgs.includes("--help") || rawArgs.includes("-h")) {
     const { cmd, parent } = await resolveTarget(rawArgs);
-    process.stdout.write((await renderUsage(cmd, parent)) + "\n");
+    process.stdout.write(plain(await renderUsage(cmd, parent), process.stdout) + "\n");
     return ExitCode.ok;
   }
   log.debug(`copperhead ${VERSION}`);
@@ -60,7 +62,7 @@ export async function runCli(rawArgs: string[]): Promise<number> {
     if (isCittyUsageError(err)) {
       const { cmd, parent } = await resolveTarget(rawArgs);
       log.error((err as Error).message);
-      process.stderr.write((await renderUsage(cmd, parent)) + "\n");
+      process.stderr.write(plain(await renderUsage(cmd, parent), process.stderr) + "\n");
       return ExitCode.cannotRun;
     }
     const typed = asCopperheadError(err);
@@ -68,6 +70,11 @@ export async function runCli(rawArgs: string[]): Promise<number> {
     renderError(typed, wantsJson);
     return typed.exitCode;
   }
+}
+
+/** citty colours its usage text unconditionally; keep colour for terminals that want it. */
+function plain(text: string, stream: NodeJS.WriteStream): string {
+  return useColor(stream) ? text : Bun.stripANSI(text);
 }
 
 function isCittyUsageError(err: unknown): boolean {
