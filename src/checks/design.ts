@@ -1,0 +1,35 @@
+/**
+ * The design as every native check sees it: the schematic hierarchy, its netlist and
+ * components, and the board when there is one — loaded once per check run and shared.
+ */
+import { relative, sep } from "node:path";
+import { Board } from "../kicad/board.ts";
+import { listComponents, type Component } from "../kicad/components.ts";
+import { buildNetlist, type Netlist } from "../kicad/netlist.ts";
+import { loadSchematicProject, type SchematicProject } from "../kicad/schematic.ts";
+import type { KicadProject } from "../repo/project.ts";
+
+export interface Design {
+  project: KicadProject;
+  schematic: SchematicProject;
+  netlist: Netlist;
+  components: Component[];
+  board?: Board;
+}
+
+export function loadDesign(project: KicadProject): Design {
+  const schematic = loadSchematicProject(project.schematic);
+  return {
+    project,
+    schematic,
+    netlist: buildNetlist(schematic),
+    components: listComponents(schematic),
+    board: project.board ? Board.load(project.board) : undefined,
+  };
+}
+
+/** A path as findings and reports show it: relative to the repo, `/`-separated. */
+export function repoPath(design: Design | KicadProject, file: string): string {
+  const root = "repoRoot" in design ? design.repoRoot : design.project.repoRoot;
+  return relative(root, file).split(sep).join("/");
+}

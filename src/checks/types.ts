@@ -1,0 +1,71 @@
+/**
+ * The check report (DESIGN §4): findings grouped by check family.
+ *
+ * The report is a pure function of the repo state — no timestamps, durations or absolute
+ * paths — so the same state always serialises to the same bytes, and a finding's `key` stays
+ * stable when coordinates move, which lets `do` tell new findings from baseline ones.
+ */
+
+export type Severity = "error" | "warning" | "info";
+
+/** Families in the order they run and are reported. */
+export const CHECK_IDS = ["erc", "drc", "parity", "routing", "drift", "requirements", "changes", "fab"] as const;
+export type CheckId = (typeof CHECK_IDS)[number];
+
+export interface FindingLocation {
+  /** Repo-relative path, `/`-separated. */
+  file: string;
+  line?: number;
+  column?: number;
+  ref?: string;
+  pin?: string;
+  net?: string;
+  /** Human sheet path, e.g. `/` or `/Regulator/`. */
+  sheet?: string;
+  x?: number;
+  y?: number;
+}
+
+export interface Finding {
+  check: CheckId;
+  /** Rule within the family, e.g. kicad-cli's violation type or a requirement id. */
+  rule: string;
+  severity: Severity;
+  message: string;
+  /** Stable identity, e.g. `erc:pin_not_connected:U1.5`; survives coordinate changes. */
+  key: string;
+  location?: FindingLocation;
+}
+
+export type CheckStatus = "pass" | "fail" | "warn" | "skipped";
+
+export interface CheckResult {
+  id: CheckId;
+  status: CheckStatus;
+  /** One line a person reads first, e.g. "2 errors, 1 warning" or why it was skipped. */
+  summary: string;
+  findings: Finding[];
+}
+
+export interface CheckReport {
+  schema: "copperhead.check/1";
+  ok: boolean;
+  /** Repo-relative path of the `.kicad_pro`. */
+  project: string;
+  kicad: { version: string } | null;
+  strict: boolean;
+  fab: boolean;
+  checks: CheckResult[];
+  counts: Record<Severity, number>;
+}
+
+const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+
+/** Deterministic finding order: severity, then key, then message. */
+export function compareFindings(a: Finding, b: Finding): number {
+  return SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || cmp(a.key, b.key) || cmp(a.message, b.message);
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
