@@ -5,7 +5,9 @@
 import { CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
 
+/** Writes one result to stdout; an empty result (e.g. no annotations) writes nothing. */
 export function writeData(text: string): void {
+  if (text === "") return;
   process.stdout.write(text.endsWith("\n") ? text : text + "\n");
 }
 

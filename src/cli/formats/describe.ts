@@ -1,0 +1,36 @@
+/**
+ * Wording shared by the human-facing formats (text, and the JUnit bodies a person reads in a CI
+ * dashboard), so a location reads the same wherever it appears.
+ */
+import type { FindingLocation } from "../../checks/types.ts";
+
+/**
+ * A character a format cannot carry, spelled as a visible `\u001b`-style escape, so the reader
+ * sees that something was there instead of losing it silently.
+ */
+export function spellOut(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * `board.kicad_pcb:120 · U1 pin 5 · net GND · sheet /Power/ · at (10.5, 20)`: the file position
+ * first (terminals and editors make `file:line` clickable), then the design coordinates an
+ * engineer looks for in KiCad.
+ */
+export function describeLocation(loc: FindingLocation): string {
+  return locationParts(loc).join(" · ");
+}
+
+/** The pieces of `describeLocation`, for layouts that wrap between them. */
+export function locationParts(loc: FindingLocation): string[] {
+  let position = loc.file;
+  if (loc.line !== undefined) position += `:${loc.line}`;
+  if (loc.line !== undefined && loc.column !== undefined) position += `:${loc.column}`;
+  const parts = [position];
+  if (loc.ref !== undefined) parts.push(loc.pin !== undefined ? `${loc.ref} pin ${loc.pin}` : loc.ref);
+  else if (loc.pin !== undefined) parts.push(`pin ${loc.pin}`);
+  if (loc.net !== undefined) parts.push(`net ${loc.net}`);
+  if (loc.sheet !== undefined) parts.push(`sheet ${loc.sheet}`);
+  if (loc.x !== undefined && loc.y !== undefined) parts.push(`at (${loc.x}, ${loc.y})`);
+  return parts;
+}

@@ -1,0 +1,108 @@
+/**
+ * The default, human format: one header line per check family in report order, its findings
+ * beneath, then a one-line verdict. Laid out for an 80-column terminal; colour is opt-in because
+ * the caller alone knows whether stdout is a terminal that wants it.
+ */
+import { styleText } from "node:util";
+import { CHECK_IDS, type CheckReport, type CheckResult, type CheckStatus, type Finding, type Severity } from "../../checks/types.ts";
+import { describeCounts } from "../../checks/result.ts";
+import { locationParts, spellOut } from "./describe.ts";
+
+export interface TextOptions {
+  color: boolean;
+}
+
+type Style = Parameters<typeof styleText>[0];
+type Paint = (style: Style, text: string) => string;
+
+const WIDTH = 80;
+const ID_WIDTH = Math.max(...CHECK_IDS.map((id) => id.length));
+const STATUS_WIDTH = "skipped".length;
+const FINDING_INDENT = "    ";
+const SEVERITY_WIDTH = "warning".length + 2;
+/** Continuation lines of a finding start under its message. */
+const DETAIL_INDENT = " ".repeat(FINDING_INDENT.length + SEVERITY_WIDTH);
+
+const STATUS_LOOK: Record<CheckStatus, { glyph: string; style: Style }> = {
+  pass: { glyph: "✔", style: "green" },
+  fail: { glyph: "✖", style: "red" },
+  warn: { glyph: "⚠", style: "yellow" },
+  skipped: { glyph: "–", style: "dim" },
+};
+
+const SEVERITY_STYLE: Record<Severity, Style> = { error: "red", warning: "yellow", info: "blue" };
+
+export function renderText(report: CheckReport, opts: TextOptions): string {
+  const paint = (style: Style, text: string): string =>
+    opts.color ? styleText(style, text, { validateStream: false }) : text;
+  const lines = [heading(report), ""];
+  for (const check of report.checks) {
+    lines.push(checkLine(check, paint));
+    for (const finding of check.findings) lines.push(...findingLines(finding, paint));
+  }
+  lines.push("", verdict(report, paint));
+  return lines.join("\n");
+}
+
+function heading(report: CheckReport): string {
+  const modes = [report.strict && "strict", report.fab && "fab"].filter(Boolean);
+  const kicad = report.kicad ? ` with KiCad ${report.kicad.version}` : "";
+  return `Checked ${clean(report.project)}${kicad}${modes.length ? ` (${modes.join(", ")})` : ""}`;
+}
+
+function checkLine(check: CheckResult, paint: Paint): string {
+  const look = STATUS_LOOK[check.status];
+  const head = `${paint(look.style, look.glyph)} ${paint("bold", check.id.padEnd(ID_WIDTH))}  `;
+  if (!check.summary) return head + paint(look.style, check.status);
+  return `${head}${paint(look.style, check.status.padEnd(STATUS_WIDTH))}  ${clean(check.summary)}`;
+}
+
+function findingLines(finding: Finding, paint: Paint): string[] {
+  const width = WIDTH - DETAIL_INDENT.length;
+  const message = clean(finding.message).split("\n").flatMap((paragraph) => wrap(paragraph.split(" "), " ", width));
+  const detail = [...(finding.location ? locationParts(finding.location) : []), `rule ${finding.rule}`];
+  const [first = "", ...rest] = message;
+  const severity = paint(SEVERITY_STYLE[finding.severity], finding.severity.padEnd(SEVERITY_WIDTH));
+  return [
+    `${FINDING_INDENT}${severity}${first}`,
+    ...rest.map((line) => DETAIL_INDENT + line),
+    ...wrap(detail.map(clean), " · ", width).map((line) => DETAIL_INDENT + paint("dim", line)),
+  ];
+}
+
+/** Worded as the CLI's stderr verdict for the machine formats, so both read the same. */
+function verdict(report: CheckReport, paint: Paint): string {
+  const text = `check ${report.ok ? "passed" : "failed"}: ${describeCounts(report.counts)}`;
+  return paint(["bold", report.ok ? "green" : "red"], text);
+}
+
+/**
+ * Messages carry text from design files, which an agent or a stranger may have written: control
+ * characters (a stray ESC could repaint the terminal or forge a verdict) are shown as escapes,
+ * and tabs become spaces so the columns hold. Newlines are kept; `wrap` honours them.
+ */
+function clean(text: string): string {
+  return text
+    .replace(/\r\n?/g, "\n")
+    .replace(/\t/g, "  ")
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, spellOut);
+}
+
+/**
+ * Joins `pieces` with `sep` into lines of at most `width` display columns, breaking only between
+ * pieces: a single over-long piece overflows rather than splitting a path or net name.
+ */
+function wrap(pieces: string[], sep: string, width: number): string[] {
+  const out: string[] = [];
+  let line: string | undefined;
+  for (const piece of pieces) {
+    if (line !== undefined && line !== "" && Bun.stringWidth(line + sep + piece) > width) {
+      out.push(line);
+      line = piece;
+    } else {
+      line = line === undefined ? piece : line + sep + piece;
+    }
+  }
+  out.push(line ?? "");
+  return out;
+}
