@@ -1,0 +1,147 @@
+/**
+ * `copperhead init`: sets a KiCad repo up for copperhead (DESIGN §2). No key, no network.
+ *
+ * What it writes and who owns it afterwards:
+ * - `.copperhead/config.json`: created with every default spelled out; then the human's.
+ *   Only an explicit `--project` that differs from the configured one changes it.
+ * - `.copperhead/config.schema.json`: the JSON Schema the config's `$schema` points at, so
+ *   editors validate offline; copperhead's, refreshed when copperhead's schema changes.
+ * - `.copperhead/.gitignore`: makes sure `runs/` and `cache/` stay out of git; other lines
+ *   a human adds are kept.
+ * - `<docs>/SPEC.md`, `<docs>/DECISIONS.md`, `<docs>/CHANGELOG.md`: created once, never
+ *   rewritten.
+ * - `<docs>/BOM.md`: the generated table is regenerated; human columns and prose are kept. A
+ *   generated region edited by hand is `refused` (regenerating would undo the edit) unless
+ *   `force`.
+ * - the pre-commit hook (see src/repo/hooks.ts); a foreign hook is never overwritten.
+ *
+ * Idempotent: the output is a pure function of the design and the existing files (no dates),
+ * so a second run reports every file `unchanged` and leaves `git status` clean.
+ */
+import { loadDesign, repoPath, type Design } from "../checks/design.ts";
+import { CONFIG_PATH, CONFIG_SCHEMA_PATH, discoverConfiguredProject, type Config } from "../config/config.ts";
+import { configJsonSchemaText } from "../config/schema.ts";
+import { CopperheadError } from "../errors.ts";
+import { installPreCommitHook } from "../repo/hooks.ts";
+import { readRepoFile, writeOwnedFile, type FileOutcome } from "../repo/owned-files.ts";
+import { resolveRepoRoot } from "../repo/project.ts";
+import { BOM_FILE, parseBom, renderBom } from "../spec/bom.ts";
+import { changelogTemplate, decisionsTemplate, specTemplate } from "../spec/templates.ts";
+
+export interface InitOptions {
+  repo?: string;
+  project?: string;
+  /** Overwrite a hand-edited generated BOM region (never a foreign hook). */
+  force?: boolean;
+  /** Install the pre-commit hook (default true; `--no-hooks` turns it off). */
+  hooks?: boolean;
+}
+
+export type { FileAction, FileOutcome } from "../repo/owned-files.ts";
+
+export interface InitResult {
+  schema: "copperhead.init/1";
+  /** Repo-relative path of the `.kicad_pro`. */
+  project: string;
+  files: FileOutcome[];
+}
+
+const GITIGNORE_PATH = ".copperhead/.gitignore";
+const GITIGNORE_ENTRIES = ["runs/", "cache/"];
+
+export async function runInit(options: InitOptions = {}): Promise<InitResult> {
+  const repoRoot = resolveRepoRoot(options.repo);
+  const { project, config } = discoverConfiguredProject(repoRoot, options.project);
+  const design = loadDesign(project);
+  const projectPath = repoPath(design, project.projectFile);
+  const docs = config.docs.replace(/[\\/]+$/, "");
+
+  const files: FileOutcome[] = [
+    writeConfig(repoRoot, projectPath, options.project !== undefined),
+    writeOwnedFile(repoRoot, CONFIG_SCHEMA_PATH, configJsonSchemaText()),
+    writeGitignore(repoRoot),
+    createOnce(repoRoot, `${docs}/SPEC.md`, () => specTemplate(design)),
+    writeBom(design, `${docs}/${BOM_FILE}`, options.force === true),
+    createOnce(repoRoot, `${docs}/DECISIONS.md`, decisionsTemplate),
+    createOnce(repoRoot, `${docs}/CHANGELOG.md`, () => changelogTemplate(docs)),
+    options.hooks === false
+      ? { path: ".git/hooks/pre-commit", action: "skipped", reason: "turned off with --no-hooks" }
+      : installPreCommitHook(repoRoot),
+  ];
+  return { schema: "copperhead.init/1", project: projectPath, files };
+}
+
+/** The config a fresh repo gets: every key spelled out, so the file documents itself. */
+function freshConfig(projectPath: string): Config & { $schema: string } {
+  return {
+    $schema: "./config.schema.json",
+    project: projectPath,
+    docs: "docs",
+    model: null,
+    maxRepairCycles: 3,
+    maxTurns: 40,
+    strict: false,
+  };
+}
+
+function writeConfig(repoRoot: string, projectPath: string, explicitProject: boolean): FileOutcome {
+  const existing = readRepoFile(repoRoot, CONFIG_PATH);
+  if (existing === undefined) return writeOwnedFile(repoRoot, CONFIG_PATH, toJson(freshConfig(projectPath)));
+  // discoverConfiguredProject validated the file already, so it parses to an object.
+  const current = JSON.parse(existing.replace(/^\uFEFF/, "")) as Record<string, unknown>;
+  if (!explicitProject || current.project === projectPath) return { path: CONFIG_PATH, action: "unchanged" };
+  return writeOwnedFile(repoRoot, CONFIG_PATH, toJson({ ...current, project: projectPath }));
+}
+
+function toJson(value: unknown): string {
+  return JSON.stringify(value, null, 2) + "\n";
+}
+
+function writeGitignore(repoRoot: string): FileOutcome {
+  const existing = readRepoFile(repoRoot, GITIGNORE_PATH);
+  if (existing === undefined) {
+    const header = "# copperhead's run records and check cache stay local; the config is shared.";
+    return writeOwnedFile(repoRoot, GITIGNORE_PATH, [header, ...GITIGNORE_ENTRIES, ""].join("\n"));
+  }
+  const present = new Set(existing.split(/\r?\n/).map((l) => l.trim()));
+  const missing = GITIGNORE_ENTRIES.filter((e) => !present.has(e) && !present.has(`/${e}`));
+  if (missing.length === 0) return { path: GITIGNORE_PATH, action: "unchanged" };
+  const base = existing === "" || existing.endsWith("\n") ? existing : existing + "\n";
+  return writeOwnedFile(repoRoot, GITIGNORE_PATH, base + missing.join("\n") + "\n");
+}
+
+/** Human-owned docs: written when missing, never touched again. */
+function createOnce(repoRoot: string, path: string, content: () => string): FileOutcome {
+  if (readRepoFile(repoRoot, path) !== undefined) return { path, action: "unchanged" };
+  return writeOwnedFile(repoRoot, path, content());
+}
+
+function writeBom(design: Design, path: string, force: boolean): FileOutcome {
+  const repoRoot = design.project.repoRoot;
+  const existing = readRepoFile(repoRoot, path);
+  if (existing !== undefined && !force) {
+    const refusal = bomRefusal(existing, path);
+    if (refusal) return { path, action: "refused", reason: refusal };
+  }
+  return writeOwnedFile(repoRoot, path, renderBom(design, existing));
+}
+
+/** Why regenerating an existing BOM.md would lose someone's work, if it would. */
+function bomRefusal(existing: string, path: string): string | undefined {
+  let table;
+  try {
+    table = parseBom(existing, path);
+  } catch (err) {
+    if (err instanceof CopperheadError && err.code === "parse_error") {
+      return `${err.message}; fix the markers, or rerun with --force to rewrite the table`;
+    }
+    throw err;
+  }
+  if (!table) {
+    return `${path} has no copperhead table markers; rerun with --force to append the generated table, or add the begin/end markers where it should go`;
+  }
+  if (table.edited) {
+    return `the generated Ref/Value/Footprint/MPN cells were edited by hand and regenerating would undo that; change the design instead (or move notes to a human column such as Notes), then rerun with --force`;
+  }
+  return undefined;
+}

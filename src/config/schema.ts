@@ -1,0 +1,100 @@
+/**
+ * The `.copperhead/config.json` schema (DESIGN §2), defined once in valibot.
+ *
+ * The same definition validates the file at run time and, through `@valibot/to-json-schema`,
+ * becomes the JSON Schema editors use (`schema/config.schema.json`, and the copy `init` writes
+ * next to the config). Every validation message is phrased as "what was expected", because the
+ * loader prints it after the key's JSON path: `model: expected "provider:model-id" …`.
+ */
+import { toJsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
+import { CHECK_IDS, type CheckId } from "../checks/types.ts";
+
+/** Model providers a `model` value may name (DESIGN §5). */
+export const MODEL_PROVIDERS = ["anthropic", "openai", "compat", "replay"] as const;
+
+const MODEL_PATTERN = new RegExp(`^(${MODEL_PROVIDERS.join("|")}):.+$`);
+const MODEL_EXPECTED = `null or "provider:model-id" with provider one of ${MODEL_PROVIDERS.join(", ")}`;
+
+const checkSwitch = v.optional(v.boolean("true or false"));
+
+/** Per-check switches: one optional boolean per check family, nothing else. */
+const ChecksSchema = v.pipe(
+  v.strictObject(
+    Object.fromEntries(CHECK_IDS.map((id) => [id, checkSwitch])) as Record<CheckId, typeof checkSwitch>,
+    "an object of per-check switches",
+  ),
+  v.description("Turns check families on (true) or off (false); absent means the default."),
+);
+
+export const ConfigSchema = v.strictObject(
+  {
+    $schema: v.optional(
+      v.pipe(v.string("a string"), v.description("Path or URL of this file's JSON Schema, for editors.")),
+    ),
+    project: v.optional(
+      v.pipe(
+        v.string("a path to a .kicad_pro file, relative to the repo"),
+        v.endsWith(".kicad_pro", "a path ending in .kicad_pro"),
+        v.description("The KiCad project to work on, relative to the repo root. Needed only when the repo holds several."),
+      ),
+    ),
+    docs: v.optional(
+      v.pipe(
+        v.string("a folder path relative to the repo"),
+        v.minLength(1, "a non-empty folder path relative to the repo"),
+        v.description("Folder holding SPEC.md, BOM.md, DECISIONS.md, CHANGELOG.md and changes/."),
+      ),
+      "docs",
+    ),
+    model: v.optional(
+      v.pipe(
+        v.nullable(v.pipe(v.string(MODEL_EXPECTED), v.regex(MODEL_PATTERN, MODEL_EXPECTED))),
+        v.description('Model for `copperhead do`, as "provider:model-id"; null picks the first provider with a key.'),
+      ),
+      null,
+    ),
+    maxRepairCycles: v.optional(
+      v.pipe(
+        v.number("a whole number >= 0"),
+        v.integer("a whole number >= 0"),
+        v.minValue(0, "a whole number >= 0"),
+        v.description("Repair cycles `do` allows after a failed verification before it rolls back."),
+      ),
+      3,
+    ),
+    maxTurns: v.optional(
+      v.pipe(
+        v.number("a whole number >= 1"),
+        v.integer("a whole number >= 1"),
+        v.minValue(1, "a whole number >= 1"),
+        v.description("Model turns one `do` run may take before it rolls back."),
+      ),
+      40,
+    ),
+    strict: v.optional(
+      v.pipe(v.boolean("true or false"), v.description("Treat warnings as failures in `check` and `do`.")),
+      false,
+    ),
+    checks: v.optional(ChecksSchema),
+  },
+  "a JSON object",
+);
+
+export type Config = v.InferOutput<typeof ConfigSchema>;
+export type ConfigInput = v.InferInput<typeof ConfigSchema>;
+
+/** Keys valid at the top level and inside `checks`, for "did you mean" suggestions. */
+export const CONFIG_KEYS: readonly string[] = Object.keys(ConfigSchema.entries);
+export const CHECK_SWITCH_KEYS: readonly string[] = CHECK_IDS;
+
+/** The JSON Schema shipped as `schema/config.schema.json`. */
+export function configJsonSchema(): Record<string, unknown> {
+  const { $schema, ...rest } = toJsonSchema(ConfigSchema);
+  return { $schema, title: "copperhead configuration (.copperhead/config.json)", ...rest };
+}
+
+/** The schema file's exact bytes: stable key order, 2-space indent, trailing newline. */
+export function configJsonSchemaText(): string {
+  return JSON.stringify(configJsonSchema(), null, 2) + "\n";
+}

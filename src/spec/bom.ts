@@ -1,0 +1,244 @@
+/**
+ * `docs/BOM.md` (DESIGN §2): a bill of materials that is part generated, part human.
+ *
+ * The generated part is a markdown table between two marker comments:
+ *
+ *     <!-- copperhead:bom:begin sha256=<hex> -->
+ *     | Ref | Value | Footprint | MPN | Notes |
+ *     | --- | --- | --- | --- | --- |
+ *     | C1 | 1u | Capacitor_SMD:C_0603_1608Metric | GRM188R61E105KA12D |  |
+ *     <!-- copperhead:bom:end -->
+ *
+ * - One row per component that is in the BOM, in natural ref order (R2 before R10).
+ * - Ref, Value, Footprint and MPN are copperhead's, derived from the schematic; drift between
+ *   them and the design is a `drift` finding. Any other column (Notes, Supplier, …) is the
+ *   human's and is carried over by ref when the table is regenerated. Text outside the markers
+ *   is never touched.
+ * - The begin marker stores a hash of the generated cells only, so editing a human column is
+ *   free, but a hand edit to a generated cell is detectable: regenerating would silently undo
+ *   it, so `init` refuses unless forced.
+ * - No dates or versions: the same design always renders the same bytes.
+ */
+import { createHash } from "node:crypto";
+import { CopperheadError } from "../errors.ts";
+import type { Component } from "../kicad/components.ts";
+import { naturalCompare } from "../kicad/netlist.ts";
+
+export const BOM_FILE = "BOM.md";
+const BEGIN_RE = /^<!--\s*copperhead:bom:begin(?:\s+sha256=([0-9a-f]*))?\s*-->\s*$/;
+const END_RE = /^<!--\s*copperhead:bom:end\s*-->\s*$/;
+const END_MARKER = "<!-- copperhead:bom:end -->";
+
+/** The generated columns, in order; matched case-insensitively when parsing. */
+export const GENERATED_COLUMNS = ["Ref", "Value", "Footprint", "MPN"] as const;
+/** The human column a fresh table starts with. */
+const DEFAULT_HUMAN_COLUMNS = ["Notes"];
+
+/** The generated cells of one row. */
+export interface BomLine {
+  ref: string;
+  value: string;
+  footprint: string;
+  mpn: string;
+}
+
+export interface BomRow extends BomLine {
+  /** Human-owned cells by column name. */
+  human: Record<string, string>;
+  /** 1-based line in the markdown file. */
+  line: number;
+}
+
+export interface BomTable {
+  /** 1-based lines of the begin and end markers. */
+  beginLine: number;
+  endLine: number;
+  /** Hash stored in the begin marker; absent when the marker has none (written by hand). */
+  storedHash?: string;
+  /** Hash of the generated cells as they are now. */
+  hash: string;
+  /** The generated cells changed since copperhead wrote them. */
+  edited: boolean;
+  /** The header's columns as written; empty when the region has no table yet. */
+  columns: string[];
+  /** Generated columns the header lacks (a human deleted one). */
+  missingColumns: string[];
+  /** Human-owned columns, in the order the header has them. */
+  humanColumns: string[];
+  rows: BomRow[];
+}
+
+/** Field names that carry a manufacturer part number, compared without case or punctuation. */
+const MPN_FIELDS = ["mpn", "manufacturerpartnumber", "mfrpn", "mfrpartnumber", "mfrno"];
+
+/** A component's manufacturer part number, from its `MPN` field or a common synonym. */
+export function componentMpn(component: Component): string {
+  const byKey = new Map<string, string>();
+  for (const [name, value] of Object.entries(component.fields)) {
+    const key = name.toLowerCase().replace(/[^a-z0-9]/g, "");
+    if (!byKey.has(key)) byKey.set(key, value);
+  }
+  for (const key of MPN_FIELDS) {
+    const value = byKey.get(key)?.trim();
+    if (value) return value;
+  }
+  return "";
+}
+
+/** The generated rows for a design: components in the BOM, in natural ref order. */
+export function bomLines(components: readonly Component[]): BomLine[] {
+  return components
+    .filter((c) => c.inBom)
+    .map((c) => ({ ref: c.ref, value: c.value, footprint: c.footprint, mpn: componentMpn(c) }))
+    .sort((a, b) => naturalCompare(a.ref, b.ref));
+}
+
+/** Hash of the generated cells: what the begin marker stores. */
+export function bomHash(lines: readonly BomLine[]): string {
+  const canonical = lines.map((l) => [l.ref, l.value, l.footprint, l.mpn].join("\u001f")).join("\n");
+  return createHash("sha256").update(canonical).digest("hex");
+}
+
+/**
+ * Reads the generated table out of a BOM.md. Returns undefined when the file has no begin
+ * marker; throws `parse_error` (with the line) for a begin marker without an end.
+ */
+export function parseBom(markdown: string, file: string = `docs/${BOM_FILE}`): BomTable | undefined {
+  const lines = markdown.split(/\r?\n/);
+  const begin = lines.findIndex((l) => BEGIN_RE.test(l.trim()));
+  if (begin < 0) return undefined;
+  const endOffset = lines.slice(begin + 1).findIndex((l) => END_RE.test(l.trim()));
+  if (endOffset < 0) {
+    throw new CopperheadError("parse_error", `${file}:${begin + 1}: BOM begin marker without an end marker`, {
+      file,
+      line: begin + 1,
+      fix: `Add "${END_MARKER}" after the BOM table in ${file}, or delete the begin marker.`,
+    });
+  }
+  const end = begin + 1 + endOffset;
+  const storedHash = BEGIN_RE.exec(lines[begin]!.trim())![1] || undefined;
+
+  let header: string[] | undefined;
+  const rows: BomRow[] = [];
+  for (let i = begin + 1; i < end; i++) {
+    const text = lines[i]!.trim();
+    if (!text.startsWith("|")) continue;
+    const cells = splitRow(text);
+    if (!header) {
+      header = cells;
+      continue;
+    }
+    if (cells.every((c) => /^:?-+:?$/.test(c))) continue;
+    const byColumn = new Map<string, string>();
+    header.forEach((name, index) => byColumn.set(name, cells[index] ?? ""));
+    const generated = (column: string) => byColumn.get(findColumn(header!, column) ?? "") ?? "";
+    const ref = generated("Ref");
+    if (!ref) continue;
+    const human: Record<string, string> = {};
+    for (const name of header) if (!isGeneratedColumn(name)) human[name] = byColumn.get(name) ?? "";
+    rows.push({
+      ref,
+      value: generated("Value"),
+      footprint: generated("Footprint"),
+      mpn: generated("MPN"),
+      human,
+      line: i + 1,
+    });
+  }
+  const columns = header ?? [];
+  const hash = bomHash(rows);
+  return {
+    beginLine: begin + 1,
+    endLine: end + 1,
+    storedHash,
+    hash,
+    edited: storedHash !== undefined && storedHash !== hash,
+    columns,
+    missingColumns: GENERATED_COLUMNS.filter((c) => findColumn(columns, c) === undefined),
+    humanColumns: columns.filter((c) => !isGeneratedColumn(c)),
+    rows,
+  };
+}
+
+/**
+ * The whole BOM.md for a design. With `existing`, everything outside the markers and every
+ * human column is kept (cells matched by ref); a file without markers gets the table appended.
+ * Whether a hand-edited generated region may be overwritten is the caller's decision.
+ */
+export function renderBom(design: { project: { name: string }; components: readonly Component[] }, existing?: string): string {
+  const lines = bomLines(design.components);
+  if (existing === undefined) return [...preamble(design.project.name), ...renderTable(lines), ""].join("\n");
+  const eol = existing.includes("\r\n") ? "\r\n" : "\n";
+  const old = existing.split(/\r?\n/);
+  const table = parseBom(existing);
+  if (!table) {
+    while (old.length > 0 && old[old.length - 1] === "") old.pop();
+    return [...old, "", ...renderTable(lines), ""].join(eol);
+  }
+  const humanByRef = new Map(table.rows.map((r) => [r.ref, r.human]));
+  const humanColumns = table.columns.length > 0 ? table.humanColumns : DEFAULT_HUMAN_COLUMNS;
+  const region = renderTable(lines, humanColumns, humanByRef);
+  return [...old.slice(0, table.beginLine - 1), ...region, ...old.slice(table.endLine)].join(eol);
+}
+
+function preamble(projectName: string): string[] {
+  return [
+    `# Bill of materials: ${projectName}`,
+    "",
+    "The table between the copperhead markers is generated from the schematic. Its Ref, Value,",
+    "Footprint and MPN columns belong to copperhead: change the design (or a symbol's MPN field),",
+    "not these cells. `copperhead init` and `copperhead do` regenerate them, and `copperhead check`",
+    "reports any row that disagrees with the design. Every other column, such as Notes, is yours:",
+    "copperhead keeps it, matched by Ref, and never touches text outside the markers.",
+    "",
+  ];
+}
+
+function renderTable(
+  lines: readonly BomLine[],
+  humanColumns: readonly string[] = DEFAULT_HUMAN_COLUMNS,
+  humanByRef: ReadonlyMap<string, Record<string, string>> = new Map(),
+): string[] {
+  const columns = [...GENERATED_COLUMNS, ...humanColumns];
+  const out = [`<!-- copperhead:bom:begin sha256=${bomHash(lines)} -->`, row(columns), row(columns.map(() => "---"))];
+  for (const l of lines) {
+    const human = humanByRef.get(l.ref) ?? {};
+    out.push(row([l.ref, l.value, l.footprint, l.mpn, ...humanColumns.map((c) => human[c] ?? "")]));
+  }
+  out.push(END_MARKER);
+  return out;
+}
+
+function row(cells: readonly string[]): string {
+  return `| ${cells.map(escapeCell).join(" | ")} |`;
+}
+
+function escapeCell(cell: string): string {
+  return cell.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
+}
+
+/** Splits `| a | b \| c |` into trimmed, unescaped cells. */
+function splitRow(text: string): string[] {
+  const cells: string[] = [];
+  let cell = "";
+  for (let i = text.startsWith("|") ? 1 : 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === "\\" && text[i + 1] === "|") {
+      cell += "|";
+      i++;
+    } else if (ch === "|") {
+      cells.push(cell.trim());
+      cell = "";
+    } else cell += ch;
+  }
+  if (cell.trim() !== "") cells.push(cell.trim());
+  return cells;
+}
+
+function isGeneratedColumn(name: string): boolean {
+  return GENERATED_COLUMNS.some((c) => c.toLowerCase() === name.toLowerCase());
+}
+
+function findColumn(header: readonly string[], column: string): string | undefined {
+  return header.find((h) => h.toLowerCase() === column.toLowerCase());
+}
