@@ -29,7 +29,8 @@ function clone<T extends SNode>(node: T): T {
 export function generateBigBoard(tiles: number, name = "big"): BigBoard {
   const source = parseSexpr(readFileSync(FIXTURE, "utf8"));
   const netNames = new Map<number, string>();
-  for (const n of children(source.root, "net")) netNames.set(num(n, 1)!, text(n, 2)!);
+  // Net 0 is "no net": it stays net 0 in every tile.
+  for (const n of children(source.root, "net")) if (num(n, 1) !== 0) netNames.set(num(n, 1)!, text(n, 2)!);
   const tileItems = source.root.items.filter((i): i is SList => i.type === "list" && TILE_ITEMS.has(head(i)!));
   const outline = source.root.items.find((i): i is SList => i.type === "list" && head(i) === "gr_rect")!;
 
@@ -124,7 +125,8 @@ function renet(node: SList, r: Retile): void {
   if (node.items.length > 2) setAtom(node, 2, q(`${r.netNames.get(code)}_T${r.tile}`));
 }
 
-function retileRef(ref: string, tile: number): string {
+/** The reference a part gets in tile `tile`: R3 becomes R103 in tile 1, R503 in tile 5. */
+export function retileRef(ref: string, tile: number): string {
   const m = /^([A-Za-z#]+)(\d+)$/.exec(ref);
   return m ? `${m[1]}${tile * 100 + Number(m[2])}` : `${ref}_${tile}`;
 }

@@ -193,7 +193,7 @@ function placementOf(node: SList): Placement {
 const identity = (p: Point) => p;
 
 /** Footprint-local coordinates to board coordinates (KiCad rotates clockwise on screen). */
-function footprintToBoard(p: Point, at: Placement): Point {
+export function footprintToBoard(p: Point, at: Placement): Point {
   const rad = (-at.rotation * Math.PI) / 180;
   const cos = Math.cos(rad);
   const sin = Math.sin(rad);

@@ -1,0 +1,29 @@
+/**
+ * `copperhead board sync`: update the PCB from the schematic, headless (the GUI's "Update PCB
+ * from Schematic"). The same module backs the `do` loop's `sync_board` tool and the board fix
+ * of `sync --resolve`; this layer only finds the project and shapes the result.
+ */
+import { relative, sep } from "node:path";
+import { syncBoard, type BoardSyncPlan } from "../kicad/board-sync.ts";
+import { discoverProject, resolveRepoRoot } from "../repo/project.ts";
+
+export interface BoardSyncOptions {
+  repo?: string;
+  project?: string;
+  /** Plan only; write nothing. */
+  dryRun?: boolean;
+}
+
+export interface BoardSyncResult extends BoardSyncPlan {
+  /** The board, relative to the repo. */
+  board: string;
+  dryRun: boolean;
+  /** Whether the board file was rewritten. */
+  written: boolean;
+}
+
+export async function runBoardSync(options: BoardSyncOptions = {}): Promise<BoardSyncResult> {
+  const project = discoverProject(resolveRepoRoot(options.repo), options.project);
+  const { plan, board, written } = await syncBoard(project, { dryRun: options.dryRun });
+  return { ...plan, board: relative(project.repoRoot, board).split(sep).join("/"), dryRun: options.dryRun === true, written };
+}
