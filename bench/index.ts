@@ -1,6 +1,10 @@
 /** Runs every benchmark in turn; each prints ratios measured side by side. */
+import { benchBoardSync } from "./board-sync.bench.ts";
+import { benchCheck } from "./check.bench.ts";
 import { benchNetlist } from "./netlist.bench.ts";
 import { benchSexpr } from "./sexpr.bench.ts";
 
 await benchSexpr();
 await benchNetlist();
+await benchCheck();
+await benchBoardSync();

@@ -4,6 +4,8 @@
 #   - Bun (from npm), pinned to the version in package.json's devDependencies
 #   - KiCad 9 with its stock symbol and footprint libraries (Debian bookworm-backports)
 #   - the npm packages, exactly as locked in bun.lock
+#   - with --test, what the test suite needs besides: strace (proves commands open no sockets)
+#     and python3 (a strict XML parser for the JUnit report)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +24,9 @@ if ! command -v bun >/dev/null || [ "$(bun --version)" != "$bun_version" ]; then
   say "installing Bun $bun_version from npm"
   "${SUDO[@]}" npm install --global --no-fund --no-audit "bun@$bun_version" >&2
 fi
+
+with_test_tools=false
+[ "${1:-}" = "--test" ] && with_test_tools=true
 
 kicad_major() { kicad-cli version 2>/dev/null | head -n1 | cut -d. -f1; }
 if ! command -v kicad-cli >/dev/null || [ "$(kicad_major)" -lt 9 ] 2>/dev/null; then
@@ -51,6 +56,17 @@ SRC
   fi
 fi
 say "kicad-cli $(kicad-cli version | head -n1)"
+
+if $with_test_tools; then
+  missing=()
+  command -v strace >/dev/null || missing+=(strace)
+  command -v python3 >/dev/null || missing+=(python3)
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "installing test tools: ${missing[*]}"
+    "${SUDO[@]}" apt-get update -qq >&2
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  fi
+fi
 
 say "installing packages from bun.lock"
 bun install --frozen-lockfile >&2

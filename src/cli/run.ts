@@ -20,6 +20,10 @@ export const rootCommand: CommandDef = {
   },
   args: globalArgs,
   subCommands: {
+    init: () => import("./init.ts").then((m) => m.initCommand),
+    check: () => import("./check.ts").then((m) => m.checkCommand),
+    board: () => import("./board.ts").then((m) => m.boardCommand),
+    doctor: () => import("./doctor.ts").then((m) => m.doctorCommand),
     netlist: () => import("./netlist.ts").then((m) => m.netlistCommand),
   },
 };
@@ -56,8 +60,9 @@ export async function runCli(rawArgs: string[]): Promise<number> {
   }
   log.debug(`copperhead ${VERSION}`);
   try {
-    const { result } = await runCommand(rootCommand, { rawArgs });
-    return typeof result === "number" ? result : ExitCode.ok;
+    const exit = { code: ExitCode.ok as number };
+    await runCommand(reportingExitCode(rootCommand, exit), { rawArgs });
+    return exit.code;
   } catch (err) {
     if (isCittyUsageError(err)) {
       const { cmd, parent } = await resolveTarget(rawArgs);
@@ -70,6 +75,32 @@ export async function runCli(rawArgs: string[]): Promise<number> {
     renderError(typed, wantsJson);
     return typed.exitCode;
   }
+}
+
+/**
+ * citty drops what a subcommand's `run` returns, so each command (nested ones included) is
+ * wrapped to record its numeric result — the exit code — where `runCli` can read it.
+ */
+function reportingExitCode(cmd: CommandDef, exit: { code: number }): CommandDef {
+  const { run, subCommands } = cmd;
+  return {
+    ...cmd,
+    run: run
+      ? async (context) => {
+          const result = await run(context);
+          if (typeof result === "number") exit.code = result;
+          return result;
+        }
+      : undefined,
+    subCommands: subCommands
+      ? async () => {
+          const resolved = (await resolve(subCommands)) ?? {};
+          return Object.fromEntries(
+            Object.entries(resolved).map(([name, sub]) => [name, async () => reportingExitCode((await resolve(sub)) as CommandDef, exit)]),
+          );
+        }
+      : undefined,
+  };
 }
 
 /** citty colours its usage text unconditionally; keep colour for terminals that want it. */

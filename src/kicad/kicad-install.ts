@@ -7,7 +7,8 @@
  * silent fallback: a user who set it wants *that* binary, and quietly checking with another
  * KiCad would make results depend on which one happened to be installed.
  */
-import { accessSync, constants, existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
@@ -50,13 +51,15 @@ const probeCache = new Map<string, Promise<KicadCli>>();
 
 /**
  * Locates kicad-cli, checks it is KiCad 8 or newer, and finds its shared data dir.
- * Discovery re-reads the environment on every call (cheap); only the probe is cached.
+ * Discovery re-reads the environment on every call (cheap); only the probe is cached — in
+ * memory, and on disk keyed by the install's stamp, so a command in a fresh process does not
+ * pay a kicad-cli start just to learn a version it learnt before.
  */
 export async function findKicadCli(): Promise<KicadCli> {
   const path = locateKicadCli();
   let probe = probeCache.get(path);
   if (!probe) {
-    probe = probeInstall(path);
+    probe = rememberedProbe(path);
     probeCache.set(path, probe);
     // A failed probe (e.g. a timeout on a loaded machine) must not poison later calls.
     probe.catch(() => probeCache.delete(path));
@@ -133,6 +136,32 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
+/**
+ * The probe result stored under the user's cache dir, valid while the binary and its stock
+ * libraries are unchanged (`kicadInstallStamp`); probes and stores it otherwise. A cache that
+ * cannot be read or written only costs the probe.
+ */
+async function rememberedProbe(path: string): Promise<KicadCli> {
+  const file = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "copperhead", "kicad-cli.json");
+  const stamp = kicadInstallStamp();
+  let known: Record<string, KicadCli> = {};
+  try {
+    known = JSON.parse(readFileSync(file, "utf8"));
+    const hit = known[stamp];
+    if (hit?.path === path && hit.version?.raw) return hit;
+  } catch {
+    // No cache yet, or an unreadable one: probe.
+  }
+  const cli = await probeInstall(path);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ ...known, [stamp]: cli }));
+  } catch {
+    // A read-only home still works; it just probes every time.
+  }
+  return cli;
+}
+
 async function probeInstall(path: string): Promise<KicadCli> {
   const version = await probeVersion(path);
   const shareDir = findShareDir(path);
@@ -175,4 +204,31 @@ function findShareDir(binary: string): string | null {
   const candidates = [join(binDir, "..", "SharedSupport"), join(binDir, "..", "share", "kicad")];
   const found = candidates.find((dir) => existsSync(join(dir, "template", "sym-lib-table")));
   return found ? resolve(found) : null;
+}
+
+/** KiCad's shared data dir for the kicad-cli that would run, found without starting it. */
+export function kicadShareDir(): string | null {
+  return findShareDir(locateKicadCli());
+}
+
+/**
+ * Identifies the kicad-cli that would run and its stock libraries without starting a process,
+ * so cached check results stay valid exactly until KiCad or its libraries change (package
+ * upgrades replace files, which changes the library folders' modification times).
+ */
+export function kicadInstallStamp(): string {
+  const path = locateKicadCli();
+  const parts = [path, statStamp(path)];
+  const share = findShareDir(path);
+  if (share) for (const sub of ["symbols", "footprints", "template"]) parts.push(statStamp(join(share, sub)));
+  return parts.join("|");
+}
+
+function statStamp(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.size}:${s.mtimeMs}`;
+  } catch {
+    return "-";
+  }
 }

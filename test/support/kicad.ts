@@ -43,7 +43,8 @@ export async function cleanupTempDirs(): Promise<void> {
 export async function copyFixture(name: string): Promise<string> {
   const dir = await makeTempDir();
   const dest = join(dir, name.split("/").pop() ?? name);
-  await cp(join(FIXTURES_DIR, name), dest, { recursive: true });
+  // A checkout where someone ran copperhead on a fixture holds its cache; tests start cold.
+  await cp(join(FIXTURES_DIR, name), dest, { recursive: true, filter: (src) => !/[\\/]\.copperhead([\\/]|$)/.test(src) });
   return dest;
 }
 

@@ -1,0 +1,60 @@
+/**
+ * Content-addressed cache of kicad-cli results under `.copperhead/cache/`.
+ *
+ * The key hashes every input kicad-cli reads — the project file, every schematic sheet, the
+ * board, the project library tables — together with the installed KiCad (binary and stock
+ * libraries, identified without starting a process) and the copperhead version. An unchanged
+ * repo therefore re-checks without starting kicad-cli at all, and any edit, upgrade or
+ * library change misses the cache. Entries are written atomically; a corrupt entry is a miss.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { VERSION } from "../version.ts";
+
+export const CACHE_DIR = ".copperhead/cache";
+
+export interface CacheKeyInputs {
+  repoRoot: string;
+  /** Absolute paths of the files kicad-cli reads. */
+  files: string[];
+  /** Identifies the KiCad install (see `kicadInstallStamp`). */
+  kicadStamp: string;
+  /** What was asked of kicad-cli, e.g. "erc+drc+parity". */
+  variant: string;
+}
+
+export function cacheKey(inputs: CacheKeyInputs): string {
+  const hash = createHash("sha256");
+  hash.update(`copperhead ${VERSION}\n${inputs.kicadStamp}\n${inputs.variant}\n`);
+  for (const file of [...new Set(inputs.files)].sort()) {
+    const rel = relative(inputs.repoRoot, file).split(sep).join("/");
+    hash.update(`${rel}\n`);
+    hash.update(existsSync(file) ? createHash("sha256").update(readFileSync(file)).digest("hex") : "absent");
+    hash.update("\n");
+  }
+  return hash.digest("hex");
+}
+
+export function readCache<T>(repoRoot: string, key: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(join(repoRoot, CACHE_DIR, `${key}.json`), "utf8")) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Best effort: a read-only checkout still checks, it just does not cache. */
+export function writeCache(repoRoot: string, key: string, value: unknown): void {
+  try {
+    const dir = join(repoRoot, CACHE_DIR);
+    mkdirSync(dir, { recursive: true });
+    // Self-ignoring, so a repo that never ran `copperhead init` does not show the cache in git.
+    if (!existsSync(join(dir, ".gitignore"))) writeFileSync(join(dir, ".gitignore"), "*\n");
+    const tmp = join(dir, `${key}.${process.pid}.tmp`);
+    writeFileSync(tmp, JSON.stringify(value));
+    renameSync(tmp, join(dir, `${key}.json`));
+  } catch {
+    // Caching is an optimisation; failing to write must never fail the check.
+  }
+}

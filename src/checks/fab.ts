@@ -1,0 +1,53 @@
+/**
+ * The `fab` family (`check --fab`): what a board needs before it is sent to a fab house —
+ * a closed outline, a footprint for every placed symbol, an MPN on every BOM line, and
+ * Gerber and drill files that export cleanly. (Unconnected items become errors in `routing`.)
+ */
+import { asCopperheadError } from "../errors.ts";
+import type { Libraries } from "../kicad/library.ts";
+import { checkOutline } from "../kicad/outline.ts";
+import { componentMpn } from "../spec/bom.ts";
+import { repoPath, type Design } from "./design.ts";
+import type { FabExport } from "./kicad-run.ts";
+import { familyResult } from "./result.ts";
+import type { CheckResult, Finding } from "./types.ts";
+
+export function checkFab(design: Design, exported: FabExport | undefined, libraries: Libraries): CheckResult {
+  const findings: Finding[] = [];
+  const schematicFile = (file: string) => repoPath(design, file);
+  const add = (rule: string, id: string, message: string, location: Finding["location"]) =>
+    findings.push({ check: "fab", rule, severity: "error", message, key: `fab:${rule}:${id}`, location });
+
+  const board = design.board;
+  const boardFile = design.project.board ? repoPath(design, design.project.board) : undefined;
+  if (!board || !boardFile) {
+    add("no_board", design.project.name, `${design.project.name} has no board (${design.project.name}.kicad_pcb) to fabricate`, {
+      file: repoPath(design, design.project.projectFile),
+    });
+  } else {
+    const outline = checkOutline(board);
+    if (outline.items === 0) add("outline_missing", "Edge.Cuts", "the board has no outline on Edge.Cuts", { file: boardFile });
+    for (const end of outline.openEnds) {
+      add("outline_open", `${end.x.toFixed(3)},${end.y.toFixed(3)}`, `the Edge.Cuts outline is open at (${end.x}, ${end.y}) mm`, {
+        file: boardFile,
+        x: end.x,
+        y: end.y,
+      });
+    }
+    if (exported && !exported.ok) add("export_failed", "gerbers", `Gerber/drill export failed: ${exported.error ?? "unknown error"}`, { file: boardFile });
+  }
+
+  for (const c of design.components) {
+    const where = { file: schematicFile(c.file), ref: c.ref, sheet: c.sheet };
+    if (c.onBoard && !c.footprint) add("footprint_missing", c.ref, `${c.ref} (${c.value}) has no footprint assigned`, where);
+    else if (c.onBoard) {
+      try {
+        libraries.resolveFootprint(c.footprint);
+      } catch (err) {
+        add("footprint_unresolved", c.ref, `${c.ref} footprint ${c.footprint} does not resolve: ${asCopperheadError(err).message}`, where);
+      }
+    }
+    if (c.inBom && !c.dnp && !componentMpn(c)) add("mpn_missing", c.ref, `${c.ref} (${c.value}) has no MPN field`, where);
+  }
+  return familyResult("fab", findings, { cleanSummary: "ready for fabrication" });
+}

@@ -1,0 +1,74 @@
+/**
+ * Everything `check` asks of kicad-cli, run concurrently and cached: ERC on the root
+ * schematic, DRC with schematic parity on the board, and — for `--fab` — a Gerber and drill
+ * export into a throw-away folder.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { asCopperheadError } from "../errors.ts";
+import { exportDrill, exportGerbers, findKicadCli, runDrc, runErc, type DrcResult, type ErcReport, type KicadCli } from "../kicad/kicad-cli.ts";
+import { kicadInstallStamp } from "../kicad/kicad-install.ts";
+import { cacheKey, readCache, writeCache } from "./cache.ts";
+import type { Design } from "./design.ts";
+
+export interface KicadRequest {
+  erc: boolean;
+  drc: boolean;
+  fabExport: boolean;
+}
+
+export interface FabExport {
+  ok: boolean;
+  /** What kicad-cli said when an export failed. */
+  error?: string;
+}
+
+export interface KicadResults {
+  version: string;
+  erc?: ErcReport;
+  drc?: DrcResult;
+  fabExport?: FabExport;
+}
+
+/** Files kicad-cli reads for this design: the cache key is their content. */
+function kicadInputs(design: Design): string[] {
+  const { project } = design;
+  const dir = dirname(project.projectFile);
+  const files = [project.projectFile, ...design.schematic.files.keys(), join(dir, "sym-lib-table"), join(dir, "fp-lib-table")];
+  if (project.board) files.push(project.board);
+  return files;
+}
+
+/** Runs (or recalls) what `request` asks for. Throws typed errors when kicad-cli cannot run. */
+export async function runKicadChecks(design: Design, request: KicadRequest): Promise<KicadResults> {
+  const { repoRoot, schematic, board } = design.project;
+  const variant = [request.erc && "erc", request.drc && "drc", request.fabExport && "fab"].filter(Boolean).join("+");
+  const key = cacheKey({ repoRoot, files: kicadInputs(design), kicadStamp: kicadInstallStamp(), variant });
+  const cached = readCache<KicadResults>(repoRoot, key);
+  if (cached) return cached;
+
+  const cli = await findKicadCli();
+  const [erc, drc, fabExport] = await Promise.all([
+    request.erc ? runErc(schematic, { cli }) : undefined,
+    request.drc && board ? runDrc(board, { cli, schematicParity: true }) : undefined,
+    request.fabExport && board ? exportForFab(board, cli) : undefined,
+  ]);
+  const results: KicadResults = { version: cli.version.raw, ...(erc && { erc }), ...(drc && { drc }), ...(fabExport && { fabExport }) };
+  writeCache(repoRoot, key, results);
+  return results;
+}
+
+/** A fab house needs Gerbers and drill files; a board that cannot produce them fails `--fab`. */
+async function exportForFab(board: string, cli: KicadCli): Promise<FabExport> {
+  const dir = mkdtempSync(join(tmpdir(), "copperhead-fab-"));
+  try {
+    await exportGerbers(board, join(dir, "gerbers"), { cli });
+    await exportDrill(board, join(dir, "drill"), { cli });
+    return { ok: true };
+  } catch (err) {
+    return { ok: false, error: asCopperheadError(err).message };
+  } finally {
+    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,30 @@
+import { defineCommand } from "citty";
+import { runDoctor, type DoctorResult } from "../commands/doctor.ts";
+import { ExitCode } from "../errors.ts";
+import { globalArgs } from "./args.ts";
+import { writeData, writeJson } from "./output.ts";
+
+export const doctorCommand = defineCommand({
+  meta: { name: "doctor", description: "Check kicad-cli, git, config, project, libraries and provider variables" },
+  args: {
+    ...globalArgs,
+    project: { type: "string", description: "The .kicad_pro to examine when the repo holds several", valueHint: "FILE" },
+  },
+  async run({ args }) {
+    const result = await runDoctor({ repo: args.repo, project: args.project });
+    if (args.json) writeJson(result);
+    else writeData(renderDoctor(result));
+    return result.ok ? ExitCode.ok : ExitCode.cannotRun;
+  },
+});
+
+const GLYPH = { ok: "✔", warn: "⚠", fail: "✖" } as const;
+
+export function renderDoctor(result: DoctorResult): string {
+  const lines = result.items.flatMap((item) => [
+    `${GLYPH[item.status]} ${item.id.padEnd(10)} ${item.summary}`,
+    ...(item.fix && item.status !== "ok" ? [`  ${" ".repeat(10)} fix: ${item.fix}`] : []),
+  ]);
+  lines.push("", result.ok ? "copperhead is ready." : "copperhead cannot run here yet; see the fixes above.");
+  return lines.join("\n");
+}

@@ -1,0 +1,138 @@
+/**
+ * `copperhead doctor`: is this machine and repo ready for copperhead? Each item says what was
+ * found and, when something is wrong, how to fix it. No network calls; provider keys are
+ * reported by variable name only, never by value.
+ */
+import { existsSync } from "node:fs";
+import { discoverConfiguredProject, loadConfig } from "../config/config.ts";
+import { asCopperheadError } from "../errors.ts";
+import { findKicadCli, type KicadCli } from "../kicad/kicad-cli.ts";
+import { Libraries, type LibraryKind } from "../kicad/library.ts";
+import { resolveRepoRoot } from "../repo/project.ts";
+import { repoPath } from "../checks/design.ts";
+import { dirname } from "node:path";
+
+export type DoctorStatus = "ok" | "warn" | "fail";
+
+export interface DoctorItem {
+  id: "kicad-cli" | "git" | "config" | "project" | "libraries" | "providers";
+  status: DoctorStatus;
+  summary: string;
+  fix?: string;
+}
+
+export interface DoctorResult {
+  schema: "copperhead.doctor/1";
+  /** False when any item failed: copperhead cannot do its job here yet. */
+  ok: boolean;
+  items: DoctorItem[];
+}
+
+/** Provider variables `do` and `sync --resolve` read (DESIGN §5); names only are reported. */
+export const PROVIDER_VARIABLES = [
+  "COPPERHEAD_MODEL",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_BASE_URL",
+  "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
+  "COPPERHEAD_BASE_URL",
+  "COPPERHEAD_API_KEY",
+] as const;
+
+export interface DoctorOptions {
+  repo?: string;
+  project?: string;
+}
+
+export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResult> {
+  const items: DoctorItem[] = [];
+  const kicad = await kicadItem();
+  items.push(kicad.item, gitItem());
+
+  let repoRoot: string | undefined;
+  let configOk = false;
+  try {
+    repoRoot = resolveRepoRoot(options.repo);
+    const { path } = loadConfig(repoRoot);
+    configOk = true;
+    items.push({ id: "config", status: "ok", summary: path ? `${path} is valid` : "no .copperhead/config.json; defaults apply" });
+  } catch (err) {
+    items.push(failure("config", err));
+  }
+
+  let projectFile: string | undefined;
+  if (repoRoot && configOk) {
+    try {
+      const { project } = discoverConfiguredProject(repoRoot, options.project);
+      projectFile = project.projectFile;
+      const parts = [repoPath(project, project.schematic), project.board ? repoPath(project, project.board) : "no board"];
+      items.push({ id: "project", status: "ok", summary: `${repoPath(project, project.projectFile)} (${parts.join(", ")})` });
+    } catch (err) {
+      items.push(failure("project", err));
+    }
+  }
+  items.push(librariesItem(projectFile ?? repoRoot ?? process.cwd(), kicad.cli));
+  items.push(providersItem());
+  return { schema: "copperhead.doctor/1", ok: items.every((i) => i.status !== "fail"), items };
+}
+
+async function kicadItem(): Promise<{ item: DoctorItem; cli?: KicadCli }> {
+  try {
+    const cli = await findKicadCli();
+    const libs = cli.shareDir ? `, stock libraries in ${cli.shareDir}` : "; KiCad's template library tables were not found";
+    return { cli, item: { id: "kicad-cli", status: cli.shareDir ? "ok" : "warn", summary: `KiCad ${cli.version.raw} at ${cli.path}${libs}` } };
+  } catch (err) {
+    return { item: failure("kicad-cli", err) };
+  }
+}
+
+function gitItem(): DoctorItem {
+  const git = Bun.which("git");
+  if (!git) return { id: "git", status: "fail", summary: "git is not on PATH", fix: "Install git; `do` and `sync --resolve` commit through it." };
+  const version = Bun.spawnSync([git, "--version"], { stderr: "ignore" }).stdout.toString().trim();
+  return { id: "git", status: "ok", summary: `${version} at ${git}` };
+}
+
+/** Every library named by the project and global tables must point at something that exists. */
+function librariesItem(project: string, cli: KicadCli | undefined): DoctorItem {
+  const projectDir = project.endsWith(".kicad_pro") ? dirname(project) : project;
+  const libraries = new Libraries({ projectDir, major: cli?.version.major ?? 9, shareDir: cli?.shareDir ?? null });
+  const problems: string[] = [];
+  const counts: string[] = [];
+  try {
+    for (const kind of ["symbol", "footprint"] as LibraryKind[]) {
+      const entries = libraries.entries(kind);
+      const missing = entries.filter((e) => !existsSync(e.path));
+      counts.push(`${entries.length - missing.length}/${entries.length} ${kind} libraries`);
+      for (const e of missing.slice(0, 5)) problems.push(`${kind} library "${e.nickname}" → ${e.path} (from ${e.table})`);
+      if (missing.length > 5) problems.push(`…and ${missing.length - 5} more ${kind} libraries`);
+    }
+  } catch (err) {
+    return failure("libraries", err);
+  }
+  if (problems.length === 0) return { id: "libraries", status: "ok", summary: `${counts.join(", ")} resolve` };
+  return {
+    id: "libraries",
+    status: "warn",
+    summary: `${counts.join(", ")} resolve; missing: ${problems.join("; ")}`,
+    fix: "Install the missing libraries or fix their URIs in the lib tables; parts from them cannot be added or checked.",
+  };
+}
+
+function providersItem(): DoctorItem {
+  const set = PROVIDER_VARIABLES.filter((name) => (process.env[name] ?? "") !== "");
+  if (set.length === 0) {
+    return {
+      id: "providers",
+      status: "warn",
+      summary: "no model provider variables set; check, init and doctor need none",
+      fix: "For `do` and `sync --resolve`, set ANTHROPIC_API_KEY, OPENAI_API_KEY, or COPPERHEAD_BASE_URL (an OpenAI-compatible server).",
+    };
+  }
+  return { id: "providers", status: "ok", summary: `set: ${set.join(", ")}` };
+}
+
+function failure(id: DoctorItem["id"], err: unknown): DoctorItem {
+  const typed = asCopperheadError(err);
+  return { id, status: "fail", summary: typed.message, ...(typed.fix ? { fix: typed.fix } : {}) };
+}
