@@ -203,8 +203,12 @@ export interface SchematicProject {
   instances: SheetInstance[];
 }
 
-/** Schematic versions this view is written against (KiCad 8 and 9). */
-export const SUPPORTED_SCHEMATIC_VERSIONS = [20231120, 20250114] as const;
+/**
+ * The oldest schematic format this view reads (KiCad 8). Older files differ in ways that change
+ * connectivity — KiCad 7 named power nets by pin name, not Value — so they are refused rather
+ * than netlisted wrongly. Newer files are read: KiCad adds syntax without changing meaning.
+ */
+const OLDEST_SCHEMATIC_VERSION = 20231120;
 
 /**
  * Loads a schematic project from its root `.kicad_sch`, following sheet symbols recursively.
@@ -298,11 +302,18 @@ export function readSchematicFile(path: string, source: string): SchematicFile {
       fix: "Pass a .kicad_sch file saved by KiCad 8 or later.",
     });
   }
+  const version = Number(childText(root, "version") ?? 0);
+  if (version < OLDEST_SCHEMATIC_VERSION) {
+    throw new CopperheadError("parse_error", `${path}: schematic format ${version} is older than KiCad 8 (${OLDEST_SCHEMATIC_VERSION})`, {
+      file: path,
+      fix: "Open the project in KiCad 8 or newer and save it, then run copperhead again.",
+    });
+  }
   const libSymbols = readLibSymbols(child(root, "lib_symbols"));
   const file: SchematicFile = {
     path,
     doc,
-    version: Number(childText(root, "version") ?? 0),
+    version,
     uuid: childText(root, "uuid") ?? "",
     libSymbols,
     symbols: [],

@@ -4,7 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { exportNetlist, type KicadCli } from "../../src/kicad/kicad-cli.ts";
 import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
-import { buildNetlist, defaultNetName, driverPriority, naturalCompare, Priority, type Netlist, type NetNode } from "../../src/kicad/netlist.ts";
+import { buildNetlist, defaultNetName, driverPriority, naturalCompare, Priority } from "../../src/kicad/netlist.ts";
 import { collectItems } from "../../src/kicad/schematic-connectivity.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic.ts";
 import { child, parseSexpr, printSexpr } from "../../src/kicad/sexpr.ts";

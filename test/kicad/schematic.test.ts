@@ -157,3 +157,17 @@ describe("errors", () => {
     expect((error as CopperheadError).code).toBe("sheet_recursion");
   });
 });
+
+describe("format versions", () => {
+  test("a schematic older than KiCad 8 is refused with a fix, not netlisted wrongly", () => {
+    let caught: unknown;
+    try {
+      readSchematicFile("old.kicad_sch", '(kicad_sch (version 20230121) (generator "eeschema") (uuid "x"))\n');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toMatchObject({ code: "parse_error" });
+    expect((caught as Error).message).toContain("older than KiCad 8");
+    expect((caught as { fix: string }).fix).toContain("KiCad 8 or newer");
+  });
+});
