@@ -43,6 +43,9 @@ export type ErrorCode =
   | "not_a_git_repo"
   | "busy"
   | "missing_api_key"
+  | "provider_error"
+  | "dirty_tree"
+  | "edit_conflict"
   | "internal_error";
 
 export interface ErrorDetails {

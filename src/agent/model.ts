@@ -1,0 +1,72 @@
+/**
+ * The provider-neutral conversation the agent loop has with a model. Each provider translates
+ * this to and from its wire format (Anthropic Messages, OpenAI Chat Completions, a replayed
+ * session), so the loop never sees vendor shapes.
+ */
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+export interface ToolUseBlock {
+  type: "tool_use";
+  /** Provider-assigned id, echoed back in the matching tool result. */
+  id: string;
+  name: string;
+  /** Parsed arguments; a provider that received unparseable JSON passes `{ __invalid_json: raw }`. */
+  input: unknown;
+}
+
+export interface ToolResultBlock {
+  type: "tool_result";
+  toolUseId: string;
+  /** JSON or text the model reads. */
+  content: string;
+  isError?: boolean;
+}
+
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
+
+export interface Message {
+  role: "user" | "assistant";
+  content: ContentBlock[];
+}
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (made from the tool's valibot schema). */
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  maxTokens: number;
+}
+
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "other";
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface ModelResponse {
+  content: ContentBlock[];
+  stopReason: StopReason;
+  usage: Usage;
+}
+
+export interface ModelProvider {
+  /** `anthropic`, `openai`, `compat` or `replay`. */
+  readonly provider: string;
+  /** The model id after the colon, or the replay file. */
+  readonly model: string;
+  /** What the user sees, e.g. `anthropic:claude-sonnet-4-5` or `replay:demo.json (recorded session)`. */
+  readonly label: string;
+  /** One model call. Throws `provider_error` (typed) after retries are exhausted. */
+  complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse>;
+}

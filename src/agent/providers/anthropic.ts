@@ -1,0 +1,204 @@
+/**
+ * Anthropic Messages API provider (`anthropic:<id>`): `POST {base}/v1/messages` with tool use.
+ *
+ * Wire format (platform.claude.com, Messages API and tool-use guides):
+ * - headers `x-api-key`, `anthropic-version: 2023-06-01`, `content-type: application/json`;
+ * - body `{ model, max_tokens, system, messages, tools: [{ name, description, input_schema }] }`;
+ * - the answer's `content` holds `text` and `tool_use { id, name, input }` blocks (several
+ *   `tool_use` blocks in one turn are parallel calls); results go back in the next user message
+ *   as `tool_result { tool_use_id, content, is_error }` blocks, which must come first in it;
+ * - `stop_reason` is `end_turn`, `tool_use`, `max_tokens`, `stop_sequence`, `pause_turn`,
+ *   `refusal` or `model_context_window_exceeded`; `usage` has `input_tokens`/`output_tokens`.
+ *
+ * Thinking. Current Claude models think by default and cannot all turn it off, so an answer may
+ * carry `thinking` / `redacted_thinking` blocks the neutral model has no place for. The API
+ * requires an assistant turn to be sent back exactly as it was returned, thinking included
+ * (it checks the blocks' signatures), or the request fails. So this provider remembers the raw
+ * content of every answer, keyed by the neutral content it produced, and sends the raw content
+ * back whenever the loop echoes that turn. The loop keeps a provider-neutral history and still
+ * satisfies the rule. Thinking is only valid while nothing before it changed (the API's prefix
+ * check); when `system` or `tools` differ from the request that produced a turn (the loop
+ * unlocking edit tools), the turn is sent back without its thinking, as the prefix-check guide
+ * allows, instead of with blocks the API would reject with a 400.
+ */
+import * as v from "valibot";
+import { CopperheadError } from "../../errors.ts";
+import type { ContentBlock, Message, ModelProvider, ModelRequest, ModelResponse, StopReason } from "../model.ts";
+import { joinUrl, postJson, type HttpOptions } from "./http.ts";
+
+/** The default model when only `ANTHROPIC_API_KEY` is configured: the current Claude Sonnet. */
+export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5";
+export const ANTHROPIC_VERSION = "2023-06-01";
+export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+
+export interface AnthropicConfig {
+  model: string;
+  apiKey: string;
+  /** Defaults to {@link DEFAULT_ANTHROPIC_BASE_URL}. */
+  baseUrl?: string;
+  http?: HttpOptions;
+}
+
+type WireBlock = Record<string, unknown>;
+
+const ResponseSchema = v.looseObject({
+  content: v.array(v.looseObject({ type: v.string() })),
+  stop_reason: v.nullish(v.string()),
+  usage: v.optional(
+    v.looseObject({
+      input_tokens: v.optional(v.number()),
+      output_tokens: v.optional(v.number()),
+      cache_creation_input_tokens: v.nullish(v.number()),
+      cache_read_input_tokens: v.nullish(v.number()),
+    }),
+  ),
+});
+
+const TextSchema = v.looseObject({ type: v.literal("text"), text: v.string() });
+const ToolUseSchema = v.looseObject({ type: v.literal("tool_use"), id: v.string(), name: v.string(), input: v.unknown() });
+
+export function createAnthropicProvider(config: AnthropicConfig): ModelProvider {
+  const label = `anthropic:${config.model}`;
+  const url = joinUrl(config.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL, "v1/messages");
+  const echo = new EchoCache();
+
+  return {
+    provider: "anthropic",
+    model: config.model,
+    label,
+    async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
+      const prefix = JSON.stringify([request.system, request.tools]);
+      const body = {
+        model: config.model,
+        max_tokens: request.maxTokens,
+        ...(request.system ? { system: request.system } : {}),
+        messages: echo.render(request.messages, prefix),
+        ...(request.tools.length > 0
+          ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })) }
+          : {}),
+      };
+      const json = await postJson(
+        {
+          label,
+          url,
+          headers: {
+            "x-api-key": config.apiKey,
+            "anthropic-version": ANTHROPIC_VERSION,
+            "content-type": "application/json",
+          },
+          body,
+          secrets: [config.apiKey],
+          keyEnvVar: "ANTHROPIC_API_KEY",
+        },
+        config.http,
+        signal,
+      );
+      const response = parseResponse(json, label);
+      echo.remember(response.content, response.raw, prefix);
+      return { content: response.content, stopReason: response.stopReason, usage: response.usage };
+    },
+  };
+}
+
+function parseResponse(json: unknown, label: string): ModelResponse & { raw: WireBlock[] } {
+  const parsed = v.safeParse(ResponseSchema, json);
+  if (!parsed.success) {
+    throw new CopperheadError("provider_error", `${label}: unexpected response shape (${v.summarize(parsed.issues)})`, {
+      fix: "The server at ANTHROPIC_BASE_URL does not speak the Anthropic Messages API; check the base URL.",
+    });
+  }
+  const { content: raw, stop_reason, usage } = parsed.output;
+  const content: ContentBlock[] = [];
+  for (const block of raw) {
+    const text = v.safeParse(TextSchema, block);
+    if (text.success) {
+      content.push({ type: "text", text: text.output.text });
+      continue;
+    }
+    const toolUse = v.safeParse(ToolUseSchema, block);
+    if (toolUse.success) {
+      content.push({ type: "tool_use", id: toolUse.output.id, name: toolUse.output.name, input: toolUse.output.input ?? {} });
+    }
+    // thinking, redacted_thinking and anything newer: kept only in the raw echo.
+  }
+  const inputTokens =
+    (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0);
+  return {
+    content,
+    stopReason: mapStopReason(stop_reason ?? null),
+    usage: { inputTokens, outputTokens: usage?.output_tokens ?? 0 },
+    raw: raw as WireBlock[],
+  };
+}
+
+export function mapStopReason(reason: string | null): StopReason {
+  switch (reason) {
+    case "end_turn":
+    case "stop_sequence":
+      return "end_turn";
+    case "tool_use":
+      return "tool_use";
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "max_tokens";
+    default:
+      return "other";
+  }
+}
+
+/** Neutral blocks to wire blocks. Tool results go first in a user turn, as the API requires. */
+function toWire(message: Message): WireBlock[] {
+  const blocks: WireBlock[] = [];
+  for (const block of message.content) {
+    switch (block.type) {
+      case "text":
+        // The API rejects empty text blocks.
+        if (block.text) blocks.push({ type: "text", text: block.text });
+        break;
+      case "tool_use":
+        blocks.push({ type: "tool_use", id: block.id, name: block.name, input: block.input ?? {} });
+        break;
+      case "tool_result":
+        blocks.push({
+          type: "tool_result",
+          tool_use_id: block.toolUseId,
+          content: block.content,
+          ...(block.isError ? { is_error: true } : {}),
+        });
+        break;
+    }
+  }
+  return message.role === "user"
+    ? [...blocks.filter((b) => b.type === "tool_result"), ...blocks.filter((b) => b.type !== "tool_result")]
+    : blocks;
+}
+
+/**
+ * The raw content of each answer, so an assistant turn can be sent back exactly as received.
+ * Keyed by the neutral content it produced; identical neutral turns are told apart by their
+ * order, which is safe because the conversation only ever grows.
+ */
+class EchoCache {
+  private readonly byContent = new Map<string, Array<{ raw: WireBlock[]; prefix: string }>>();
+
+  remember(content: ContentBlock[], raw: WireBlock[], prefix: string): void {
+    const key = JSON.stringify(content);
+    const list = this.byContent.get(key) ?? [];
+    list.push({ raw, prefix });
+    this.byContent.set(key, list);
+  }
+
+  render(messages: Message[], prefix: string): Array<{ role: string; content: WireBlock[] }> {
+    const seen = new Map<string, number>();
+    return messages.map((message) => {
+      if (message.role === "assistant") {
+        const key = JSON.stringify(message.content);
+        const nth = seen.get(key) ?? 0;
+        seen.set(key, nth + 1);
+        const entry = this.byContent.get(key)?.[nth];
+        if (entry && entry.prefix === prefix) return { role: "assistant", content: entry.raw };
+      }
+      return { role: message.role, content: toWire(message) };
+    });
+  }
+}

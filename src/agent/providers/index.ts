@@ -1,0 +1,145 @@
+/**
+ * Which model a run talks to (DESIGN §5).
+ *
+ * Resolution order: the `--model` flag, then `COPPERHEAD_MODEL`, then the config's `model`, then
+ * the first configured key (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `COPPERHEAD_BASE_URL`, in
+ * that order). A model is written `provider:id`. Resolution only builds the provider (and reads
+ * a replay file): it makes no network call, so preflight can run it before anything starts.
+ */
+import { MODEL_PROVIDERS } from "../../config/schema.ts";
+import { CopperheadError } from "../../errors.ts";
+import type { ModelProvider } from "../model.ts";
+import { createAnthropicProvider, DEFAULT_ANTHROPIC_MODEL } from "./anthropic.ts";
+import type { HttpOptions } from "./http.ts";
+import { createCompatProvider, createOpenAIProvider, DEFAULT_OPENAI_MODEL } from "./openai.ts";
+import { createReplayProvider } from "./replay.ts";
+
+export { DEFAULT_ANTHROPIC_MODEL } from "./anthropic.ts";
+export { DEFAULT_OPENAI_MODEL } from "./openai.ts";
+
+export interface ResolveProviderOptions {
+  /** The `--model` flag. */
+  model?: string;
+  config?: { model: string | null } | null;
+  /** Defaults to `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Where a relative `replay:` path is resolved; defaults to the current directory. */
+  cwd?: string;
+  /** Timeouts and retries for the HTTP providers. */
+  http?: HttpOptions;
+}
+
+const KEY_VARS = "ANTHROPIC_API_KEY, OPENAI_API_KEY or COPPERHEAD_BASE_URL";
+
+/** The error for "no model provider is configured", for every command that needs one. */
+export function missingApiKeyError(): CopperheadError {
+  return new CopperheadError("missing_api_key", `No model provider is configured: set ${KEY_VARS}`, {
+    fix:
+      "Export ANTHROPIC_API_KEY or OPENAI_API_KEY, or COPPERHEAD_BASE_URL for an OpenAI-compatible server; " +
+      "pick a model explicitly with --model provider:id or COPPERHEAD_MODEL " +
+      `(providers: ${MODEL_PROVIDERS.join(", ")}; e.g. anthropic:${DEFAULT_ANTHROPIC_MODEL}).`,
+  });
+}
+
+export function resolveProvider(options: ResolveProviderOptions = {}): ModelProvider {
+  const env = options.env ?? process.env;
+  const get = (name: string): string | undefined => env[name] || undefined;
+  const explicit =
+    (options.model ? { spec: options.model, from: "--model" } : undefined) ??
+    (get("COPPERHEAD_MODEL") ? { spec: get("COPPERHEAD_MODEL")!, from: "COPPERHEAD_MODEL" } : undefined) ??
+    (options.config?.model ? { spec: options.config.model, from: "the config's model" } : undefined);
+  if (explicit) {
+    const { provider, id } = parseSpec(explicit.spec, explicit.from);
+    return build(provider, id, get, options);
+  }
+  if (get("ANTHROPIC_API_KEY")) return build("anthropic", DEFAULT_ANTHROPIC_MODEL, get, options);
+  if (get("OPENAI_API_KEY")) return build("openai", DEFAULT_OPENAI_MODEL, get, options);
+  if (get("COPPERHEAD_BASE_URL")) {
+    // A local server's models have no common default; guessing one would fail later and vaguer.
+    throw new CopperheadError("usage", "COPPERHEAD_BASE_URL is set but no model is chosen for it", {
+      fix: "Name the server's model with --model compat:<id> or COPPERHEAD_MODEL=compat:<id>.",
+    });
+  }
+  throw missingApiKeyError();
+}
+
+type Provider = (typeof MODEL_PROVIDERS)[number];
+
+function parseSpec(spec: string, from: string): { provider: Provider; id: string } {
+  const colon = spec.indexOf(":");
+  const provider = colon < 0 ? "" : spec.slice(0, colon);
+  const id = colon < 0 ? "" : spec.slice(colon + 1);
+  const known = MODEL_PROVIDERS.join(", ");
+  if (!(MODEL_PROVIDERS as readonly string[]).includes(provider)) {
+    throw new CopperheadError(
+      "usage",
+      colon < 0
+        ? `${from}: "${spec}" names no provider; expected provider:id with provider one of ${known}`
+        : `${from}: unknown model provider "${provider}"; expected one of ${known}`,
+      { fix: `Write the model as provider:id, e.g. anthropic:${DEFAULT_ANTHROPIC_MODEL}, openai:${DEFAULT_OPENAI_MODEL}, compat:llama3.1 or replay:session.json.` },
+    );
+  }
+  if (!id) {
+    throw new CopperheadError("usage", `${from}: "${spec}" has no model id after "${provider}:"`, {
+      fix: `Write the model as ${provider}:<id>.`,
+    });
+  }
+  return { provider: provider as Provider, id };
+}
+
+function build(
+  provider: Provider,
+  id: string,
+  get: (name: string) => string | undefined,
+  options: ResolveProviderOptions,
+): ModelProvider {
+  const http = options.http ? { http: options.http } : {};
+  switch (provider) {
+    case "anthropic": {
+      const apiKey = requireVar(get, "ANTHROPIC_API_KEY", `anthropic:${id}`);
+      return createAnthropicProvider({ model: id, apiKey, ...baseUrl(get, "ANTHROPIC_BASE_URL"), ...http });
+    }
+    case "openai": {
+      const apiKey = requireVar(get, "OPENAI_API_KEY", `openai:${id}`);
+      return createOpenAIProvider({ model: id, apiKey, ...baseUrl(get, "OPENAI_BASE_URL"), ...http });
+    }
+    case "compat": {
+      requireVar(get, "COPPERHEAD_BASE_URL", `compat:${id}`);
+      const apiKey = get("COPPERHEAD_API_KEY");
+      return createCompatProvider({
+        model: id,
+        baseUrl: baseUrl(get, "COPPERHEAD_BASE_URL").baseUrl!,
+        ...(apiKey ? { apiKey } : {}),
+        ...http,
+      });
+    }
+    case "replay":
+      return createReplayProvider(id, options.cwd);
+  }
+}
+
+function requireVar(get: (name: string) => string | undefined, name: string, model: string): string {
+  const value = get(name);
+  if (value) return value;
+  throw new CopperheadError("missing_api_key", `${model} needs ${name}, which is not set`, {
+    fix: `Export ${name}, or pick another model with --model or COPPERHEAD_MODEL.`,
+  });
+}
+
+/** A base URL override, checked now so a typo fails before the run rather than at the first call. */
+function baseUrl(get: (name: string) => string | undefined, name: string): { baseUrl?: string } {
+  const value = get(name);
+  if (!value) return {};
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new CopperheadError("usage", `${name} is not a URL`, { fix: `Set ${name} to an http(s) URL such as http://localhost:11434/v1.` });
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new CopperheadError("usage", `${name} must be an http or https URL`, {
+      fix: `Set ${name} to an http(s) URL such as http://localhost:11434/v1.`,
+    });
+  }
+  return { baseUrl: value };
+}

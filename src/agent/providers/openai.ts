@@ -1,0 +1,219 @@
+/**
+ * Chat Completions providers: `openai:<id>` and `compat:<id>` (any OpenAI-compatible server:
+ * Ollama, LM Studio, vLLM, OpenRouter). One implementation, two configurations.
+ *
+ * Wire format (OpenAI Chat Completions and function-calling guides):
+ * - `POST {base}/chat/completions`, `Authorization: Bearer <key>`;
+ * - body `{ model, messages, tools: [{ type: "function", function: { name, description,
+ *   parameters } }], max_completion_tokens }` with the system prompt as the first message
+ *   (`role: "system"`);
+ * - the answer is `choices[0].message` with `content` (string or null) and `tool_calls: [{ id,
+ *   type: "function", function: { name, arguments } }]`, where `arguments` is a JSON *string*
+ *   the model wrote and may have got wrong; several calls in one message are parallel calls;
+ * - tool results go back as one `{ role: "tool", tool_call_id, content }` message per call,
+ *   directly after the assistant message that made the calls;
+ * - `finish_reason` is `stop`, `tool_calls`, `length`, `content_filter` (or the legacy
+ *   `function_call`); `usage` has `prompt_tokens`/`completion_tokens`.
+ *
+ * Compatible servers vary, so parsing is lenient where it costs nothing: a missing `usage`
+ * counts as zero, `arguments` already parsed into an object is accepted, a call without an id
+ * gets one, and tool calls win over a `finish_reason` of `stop`.
+ */
+import * as v from "valibot";
+import { CopperheadError } from "../../errors.ts";
+import type { ContentBlock, Message, ModelProvider, ModelRequest, ModelResponse, StopReason } from "../model.ts";
+import { joinUrl, postJson, type HttpOptions } from "./http.ts";
+
+/** The default model when only `OPENAI_API_KEY` is configured. */
+export const DEFAULT_OPENAI_MODEL = "gpt-4.1";
+export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+export interface ChatCompletionsConfig {
+  provider: "openai" | "compat";
+  model: string;
+  baseUrl: string;
+  /** Absent: no `Authorization` header at all (local servers need none). */
+  apiKey?: string;
+  /** Named in the fix of a 401/403. */
+  keyEnvVar: string;
+  /**
+   * OpenAI deprecated `max_tokens` for `max_completion_tokens` (and newer models reject the old
+   * name); many compatible servers only know `max_tokens`.
+   */
+  maxTokensField: "max_completion_tokens" | "max_tokens";
+  http?: HttpOptions;
+}
+
+export function createOpenAIProvider(options: { model: string; apiKey: string; baseUrl?: string; http?: HttpOptions }): ModelProvider {
+  return createChatCompletionsProvider({
+    provider: "openai",
+    model: options.model,
+    baseUrl: options.baseUrl ?? DEFAULT_OPENAI_BASE_URL,
+    apiKey: options.apiKey,
+    keyEnvVar: "OPENAI_API_KEY",
+    maxTokensField: "max_completion_tokens",
+    ...(options.http ? { http: options.http } : {}),
+  });
+}
+
+export function createCompatProvider(options: { model: string; baseUrl: string; apiKey?: string; http?: HttpOptions }): ModelProvider {
+  return createChatCompletionsProvider({
+    provider: "compat",
+    model: options.model,
+    baseUrl: options.baseUrl,
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    keyEnvVar: "COPPERHEAD_API_KEY",
+    maxTokensField: "max_tokens",
+    ...(options.http ? { http: options.http } : {}),
+  });
+}
+
+const ToolCallSchema = v.looseObject({
+  id: v.nullish(v.string()),
+  function: v.looseObject({ name: v.string(), arguments: v.nullish(v.union([v.string(), v.record(v.string(), v.unknown())])) }),
+});
+
+const ResponseSchema = v.looseObject({
+  choices: v.pipe(
+    v.array(
+      v.looseObject({
+        message: v.looseObject({
+          content: v.nullish(v.string()),
+          refusal: v.nullish(v.string()),
+          tool_calls: v.nullish(v.array(ToolCallSchema)),
+        }),
+        finish_reason: v.nullish(v.string()),
+      }),
+    ),
+    v.minLength(1),
+  ),
+  usage: v.nullish(
+    v.looseObject({ prompt_tokens: v.nullish(v.number()), completion_tokens: v.nullish(v.number()) }),
+  ),
+});
+
+export function createChatCompletionsProvider(config: ChatCompletionsConfig): ModelProvider {
+  const label = `${config.provider}:${config.model}`;
+  const url = joinUrl(config.baseUrl, "chat/completions");
+  let generatedIds = 0;
+
+  return {
+    provider: config.provider,
+    model: config.model,
+    label,
+    async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
+      const body = {
+        model: config.model,
+        messages: [
+          ...(request.system ? [{ role: "system", content: request.system }] : []),
+          ...request.messages.flatMap(toWire),
+        ],
+        ...(request.tools.length > 0
+          ? {
+              tools: request.tools.map((t) => ({
+                type: "function",
+                function: { name: t.name, description: t.description, parameters: t.inputSchema },
+              })),
+            }
+          : {}),
+        [config.maxTokensField]: request.maxTokens,
+      };
+      const json = await postJson(
+        {
+          label,
+          url,
+          headers: {
+            "content-type": "application/json",
+            ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}),
+          },
+          body,
+          secrets: config.apiKey ? [config.apiKey] : [],
+          keyEnvVar: config.keyEnvVar,
+        },
+        config.http,
+        signal,
+      );
+      return parseResponse(json, label, () => `call_copperhead_${++generatedIds}`);
+    },
+  };
+}
+
+function parseResponse(json: unknown, label: string, newId: () => string): ModelResponse {
+  const parsed = v.safeParse(ResponseSchema, json);
+  if (!parsed.success) {
+    throw new CopperheadError("provider_error", `${label}: unexpected response shape (${v.summarize(parsed.issues)})`, {
+      fix: "The server at the configured base URL does not speak the Chat Completions API; check the base URL.",
+    });
+  }
+  const choice = parsed.output.choices[0]!;
+  const content: ContentBlock[] = [];
+  const text = choice.message.content ?? choice.message.refusal;
+  if (text) content.push({ type: "text", text });
+  for (const call of choice.message.tool_calls ?? []) {
+    content.push({ type: "tool_use", id: call.id || newId(), name: call.function.name, input: parseArguments(call.function.arguments) });
+  }
+  const usage = parsed.output.usage;
+  return {
+    content,
+    stopReason: mapFinishReason(choice.finish_reason ?? null, content.some((b) => b.type === "tool_use")),
+    usage: { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0 },
+  };
+}
+
+/** Arguments the model wrote. Unparseable text is handed on so the loop can answer with a tool error. */
+function parseArguments(args: string | Record<string, unknown> | null | undefined): unknown {
+  if (args === null || args === undefined || args === "") return {};
+  if (typeof args !== "string") return args;
+  try {
+    return JSON.parse(args);
+  } catch {
+    return { __invalid_json: args };
+  }
+}
+
+export function mapFinishReason(reason: string | null, hasToolCalls: boolean): StopReason {
+  if (reason === "length") return "max_tokens";
+  if (hasToolCalls || reason === "tool_calls" || reason === "function_call") return "tool_use";
+  if (reason === "stop") return "end_turn";
+  return "other";
+}
+
+/**
+ * One neutral message becomes one or more wire messages: a user turn's tool results become
+ * `tool` messages (first, since they must follow the assistant's calls), its text a user message.
+ */
+function toWire(message: Message): Array<Record<string, unknown>> {
+  const text = message.content
+    .filter((b) => b.type === "text")
+    .map((b) => b.text)
+    .join("\n\n");
+  if (message.role === "assistant") {
+    const calls = message.content.filter((b) => b.type === "tool_use");
+    return [
+      {
+        role: "assistant",
+        content: text || null,
+        ...(calls.length > 0
+          ? {
+              tool_calls: calls.map((c) => ({
+                id: c.id,
+                type: "function",
+                // Always valid JSON: some compatible servers parse it back. Invalid arguments thus
+                // return as `{"__invalid_json": "<what the model wrote>"}`, still visible to it.
+                function: { name: c.name, arguments: JSON.stringify(c.input ?? {}) },
+              })),
+            }
+          : {}),
+      },
+    ];
+  }
+  const results = message.content
+    .filter((b) => b.type === "tool_result")
+    .map((r) => ({
+      role: "tool",
+      tool_call_id: r.toolUseId,
+      // Chat Completions has no error flag on a tool result; say it in the content.
+      content: r.isError ? `Error: ${r.content}` : r.content,
+    }));
+  return text ? [...results, { role: "user", content: text }] : results;
+}

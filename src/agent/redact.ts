@@ -1,0 +1,84 @@
+/**
+ * Secret redaction (DESIGN §9: keys are never logged, written, committed or returned).
+ *
+ * Two nets, because neither alone is enough:
+ * - the *values* of secret-looking environment variables, which catches keys of any shape the
+ *   user actually has (a self-hosted server's token looks like nothing in particular);
+ * - well-known key *shapes*, which catches a key that reached the text some other way — pasted
+ *   into a request, echoed back by a server, read from a file — without being in our env.
+ *
+ * Redaction is applied where text leaves the process (the transcript writer, provider error
+ * messages), not where it is produced, so a new producer cannot forget it.
+ */
+
+export const REDACTED = "[REDACTED]";
+
+/** Env var names whose values are secrets. */
+const SECRET_NAME = /(?:_KEY|_TOKEN|_SECRET|_PASSWORD)$/i;
+
+/**
+ * Shorter values are not redacted: a 3-character "secret" would shred ordinary text, and real
+ * keys are far longer than this.
+ */
+const MIN_SECRET_LENGTH = 8;
+
+/** Known credential shapes. Each needs enough tail that ordinary words never match. */
+const KEY_PATTERNS: readonly RegExp[] = [
+  // Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…) and the many servers that copied the shape.
+  /\bsk-[A-Za-z0-9_-]{16,}/g,
+  // Slack bot, app and user tokens.
+  /\bxox[bap]-[A-Za-z0-9-]{10,}/g,
+  // GitHub classic tokens (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained tokens.
+  /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
+  /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
+  // AWS access key ids (long-term AKIA…, temporary ASIA…).
+  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
+];
+
+/** `Authorization: Bearer <token>`: keep the scheme so the text still reads, drop the token. */
+const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
+
+/**
+ * A redactor over the secrets in `env` (snapshotted now) plus `extraSecrets` (e.g. a key that
+ * came from somewhere other than the environment) and the known key shapes.
+ */
+export function makeRedactor(
+  env: Record<string, string | undefined> = process.env,
+  extraSecrets: readonly string[] = [],
+): (text: string) => string {
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && SECRET_NAME.test(name) && value.length >= MIN_SECRET_LENGTH) values.add(value);
+  }
+  for (const value of extraSecrets) if (value.length >= MIN_SECRET_LENGTH) values.add(value);
+  // Longest first, so a secret that contains another is replaced whole.
+  const secrets = [...values].sort((a, b) => b.length - a.length);
+
+  return (text: string): string => {
+    let out = text;
+    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    for (const pattern of KEY_PATTERNS) out = out.replace(pattern, REDACTED);
+    return out.replace(BEARER, `$1${REDACTED}`);
+  };
+}
+
+/**
+ * Redacts every string inside plain JSON-like data (arrays and plain objects), returning a copy.
+ * Keys are left alone: they are field names chosen by code, not data.
+ */
+export function redactDeep<T>(value: T, redact: (text: string) => string = makeRedactor()): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return redact(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === "object" && isPlainObject(v)) {
+      return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item)]));
+    }
+    return v;
+  };
+  return walk(value) as T;
+}
+
+function isPlainObject(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}

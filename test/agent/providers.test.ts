@@ -1,0 +1,620 @@
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Message, ModelRequest, ToolSpec } from "../../src/agent/model.ts";
+import { createAnthropicProvider, DEFAULT_ANTHROPIC_MODEL, mapStopReason } from "../../src/agent/providers/anthropic.ts";
+import { parseRetryAfter, type HttpOptions } from "../../src/agent/providers/http.ts";
+import { missingApiKeyError, resolveProvider } from "../../src/agent/providers/index.ts";
+import { createCompatProvider, createOpenAIProvider, DEFAULT_OPENAI_MODEL, mapFinishReason } from "../../src/agent/providers/openai.ts";
+import { createReplayProvider, SESSION_SCHEMA } from "../../src/agent/providers/replay.ts";
+import { CopperheadError } from "../../src/errors.ts";
+import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
+import { closedPortUrl, json, loopback, never, type Loopback } from "./loopback.ts";
+
+afterAll(cleanupTempDirs);
+
+let servers: Loopback[] = [];
+afterEach(() => {
+  for (const s of servers) s.stop();
+  servers = [];
+});
+function serve(handler: Parameters<typeof loopback>[0]): Loopback {
+  const s = loopback(handler);
+  servers.push(s);
+  return s;
+}
+
+/** Fast retries for tests; the defaults (1 s base, 120 s timeout) are for real use. */
+const FAST: HttpOptions = { backoffBaseMs: 1, timeoutMs: 5_000 };
+const KEY = "test-canary-key-9f8e7d6c5b4a";
+
+const TOOLS: ToolSpec[] = [
+  {
+    name: "read_schematic",
+    description: "Reads the schematic",
+    inputSchema: { type: "object", properties: { sheet: { type: "string" } }, required: [] },
+  },
+  { name: "finish", description: "Ends the edit", inputSchema: { type: "object", properties: {} } },
+];
+
+/** A conversation that has been through one tool round, with one failed result. */
+const HISTORY: Message[] = [
+  { role: "user", content: [{ type: "text", text: "Add a decoupling capacitor" }] },
+  {
+    role: "assistant",
+    content: [
+      { type: "text", text: "Reading." },
+      { type: "tool_use", id: "call_a", name: "read_schematic", input: { sheet: "root" } },
+      { type: "tool_use", id: "call_b", name: "finish", input: {} },
+    ],
+  },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "Note: be brief." },
+      { type: "tool_result", toolUseId: "call_a", content: '{"symbols":3}' },
+      { type: "tool_result", toolUseId: "call_b", content: "not yet", isError: true },
+    ],
+  },
+];
+
+const REQUEST: ModelRequest = { system: "You are copperhead.", messages: HISTORY, tools: TOOLS, maxTokens: 1000 };
+
+/** The typed error a promise rejects with. */
+async function rejection(promise: Promise<unknown>): Promise<CopperheadError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof CopperheadError) return err;
+    throw err;
+  }
+  throw new Error("expected a rejection");
+}
+
+function thrown(fn: () => unknown): CopperheadError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof CopperheadError) return err;
+    throw err;
+  }
+  throw new Error("expected a throw");
+}
+
+function anthropicReply(content: unknown[], stop_reason = "tool_use", usage = { input_tokens: 120, output_tokens: 45 }) {
+  return json({ id: "msg_1", type: "message", role: "assistant", model: "m", content, stop_reason, stop_sequence: null, usage });
+}
+
+function openaiReply(message: Record<string, unknown>, finish_reason = "tool_calls", usage: unknown = { prompt_tokens: 200, completion_tokens: 30, total_tokens: 230 }) {
+  return json({ id: "chatcmpl-1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason }], usage });
+}
+
+describe("anthropic provider", () => {
+  test("sends the Messages API request shape and maps a tool call back", async () => {
+    const server = serve(() =>
+      anthropicReply([
+        { type: "text", text: "Let me look." },
+        { type: "tool_use", id: "toolu_1", name: "read_schematic", input: { sheet: "power" } },
+      ]),
+    );
+    const provider = createAnthropicProvider({ model: "claude-test", apiKey: KEY, baseUrl: server.url, http: FAST });
+    const response = await provider.complete(REQUEST);
+
+    expect(response).toEqual({
+      content: [
+        { type: "text", text: "Let me look." },
+        { type: "tool_use", id: "toolu_1", name: "read_schematic", input: { sheet: "power" } },
+      ],
+      stopReason: "tool_use",
+      usage: { inputTokens: 120, outputTokens: 45 },
+    });
+
+    const [req] = server.requests;
+    expect(req!.method).toBe("POST");
+    expect(req!.path).toBe("/v1/messages");
+    expect(req!.headers["x-api-key"]).toBe(KEY);
+    expect(req!.headers["anthropic-version"]).toBe("2023-06-01");
+    expect(req!.headers["content-type"]).toBe("application/json");
+    expect(req!.headers.authorization).toBeUndefined();
+    expect(req!.body).toEqual({
+      model: "claude-test",
+      max_tokens: 1000,
+      system: "You are copperhead.",
+      tools: [
+        { name: "read_schematic", description: "Reads the schematic", input_schema: TOOLS[0]!.inputSchema },
+        { name: "finish", description: "Ends the edit", input_schema: TOOLS[1]!.inputSchema },
+      ],
+      messages: [
+        { role: "user", content: [{ type: "text", text: "Add a decoupling capacitor" }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "Reading." },
+            { type: "tool_use", id: "call_a", name: "read_schematic", input: { sheet: "root" } },
+            { type: "tool_use", id: "call_b", name: "finish", input: {} },
+          ],
+        },
+        {
+          role: "user",
+          // tool results first, as the API requires; is_error only on the failed one
+          content: [
+            { type: "tool_result", tool_use_id: "call_a", content: '{"symbols":3}' },
+            { type: "tool_result", tool_use_id: "call_b", content: "not yet", is_error: true },
+            { type: "text", text: "Note: be brief." },
+          ],
+        },
+      ],
+    });
+  });
+
+  test("returns parallel tool calls as separate blocks, in order", async () => {
+    const server = serve(() =>
+      anthropicReply([
+        { type: "tool_use", id: "toolu_1", name: "read_schematic", input: { sheet: "a" } },
+        { type: "tool_use", id: "toolu_2", name: "read_schematic", input: { sheet: "b" } },
+      ]),
+    );
+    const provider = createAnthropicProvider({ model: "claude-test", apiKey: KEY, baseUrl: server.url, http: FAST });
+    const response = await provider.complete(REQUEST);
+    expect(response.content.map((b) => (b.type === "tool_use" ? b.id : b.type))).toEqual(["toolu_1", "toolu_2"]);
+    expect(response.stopReason).toBe("tool_use");
+  });
+
+  test("sends an assistant turn back with its thinking blocks, exactly as received", async () => {
+    const thinking = { type: "thinking", thinking: "The user wants C1 near U1.", signature: "sig-abc" };
+    const redacted = { type: "redacted_thinking", data: "opaque" };
+    const toolUse = { type: "tool_use", id: "toolu_9", name: "read_schematic", input: {} };
+    const server = serve((_req, i) =>
+      i === 0 ? anthropicReply([thinking, redacted, toolUse]) : anthropicReply([{ type: "text", text: "done" }], "end_turn"),
+    );
+    const provider = createAnthropicProvider({ model: "claude-test", apiKey: KEY, baseUrl: server.url, http: FAST });
+    const first: ModelRequest = { system: "s", tools: TOOLS, maxTokens: 100, messages: [{ role: "user", content: [{ type: "text", text: "go" }] }] };
+    const response = await provider.complete(first);
+    // The neutral content has no place for thinking; the loop never sees it.
+    expect(response.content).toEqual([{ type: "tool_use", id: "toolu_9", name: "read_schematic", input: {} }]);
+
+    // The loop copies the blocks (a different object), appends the tool result, asks again.
+    const history: Message[] = [
+      ...first.messages,
+      { role: "assistant", content: response.content.map((b) => ({ ...b })) },
+      { role: "user", content: [{ type: "tool_result", toolUseId: "toolu_9", content: "ok" }] },
+    ];
+    await provider.complete({ ...first, messages: history });
+    expect(server.requests[1]!.body.messages[1]).toEqual({ role: "assistant", content: [thinking, redacted, toolUse] });
+
+    // Once tools change (edit tools unlocked), the old thinking is no longer valid: sent without it.
+    await provider.complete({ ...first, tools: TOOLS.slice(0, 1), messages: history });
+    expect(server.requests[2]!.body.messages[1]).toEqual({ role: "assistant", content: [toolUse] });
+  });
+
+  test("maps every documented stop reason", () => {
+    expect(mapStopReason("end_turn")).toBe("end_turn");
+    expect(mapStopReason("stop_sequence")).toBe("end_turn");
+    expect(mapStopReason("tool_use")).toBe("tool_use");
+    expect(mapStopReason("max_tokens")).toBe("max_tokens");
+    expect(mapStopReason("model_context_window_exceeded")).toBe("max_tokens");
+    expect(mapStopReason("pause_turn")).toBe("other");
+    expect(mapStopReason("refusal")).toBe("other");
+    expect(mapStopReason(null)).toBe("other");
+  });
+
+  test("a response that is not a Messages API answer is a provider_error", async () => {
+    const server = serve(() => json({ hello: "world" }));
+    const provider = createAnthropicProvider({ model: "claude-test", apiKey: KEY, baseUrl: server.url, http: FAST });
+    const err = await rejection(provider.complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("unexpected response shape");
+  });
+});
+
+describe("openai provider", () => {
+  test("sends the Chat Completions request shape and maps tool calls back", async () => {
+    const server = serve(() =>
+      openaiReply({
+        content: null,
+        tool_calls: [
+          { id: "call_1", type: "function", function: { name: "read_schematic", arguments: '{"sheet":"power"}' } },
+          { id: "call_2", type: "function", function: { name: "finish", arguments: "{not json" } },
+        ],
+      }),
+    );
+    const provider = createOpenAIProvider({ model: "gpt-test", apiKey: KEY, baseUrl: `${server.url}/v1/`, http: FAST });
+    const response = await provider.complete(REQUEST);
+
+    expect(response).toEqual({
+      content: [
+        { type: "tool_use", id: "call_1", name: "read_schematic", input: { sheet: "power" } },
+        // unparseable arguments reach the loop, which answers with a tool error
+        { type: "tool_use", id: "call_2", name: "finish", input: { __invalid_json: "{not json" } },
+      ],
+      stopReason: "tool_use",
+      usage: { inputTokens: 200, outputTokens: 30 },
+    });
+
+    const [req] = server.requests;
+    expect(req!.path).toBe("/v1/chat/completions");
+    expect(req!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(req!.headers["content-type"]).toBe("application/json");
+    expect(req!.body).toEqual({
+      model: "gpt-test",
+      max_completion_tokens: 1000,
+      tools: [
+        { type: "function", function: { name: "read_schematic", description: "Reads the schematic", parameters: TOOLS[0]!.inputSchema } },
+        { type: "function", function: { name: "finish", description: "Ends the edit", parameters: TOOLS[1]!.inputSchema } },
+      ],
+      messages: [
+        { role: "system", content: "You are copperhead." },
+        { role: "user", content: "Add a decoupling capacitor" },
+        {
+          role: "assistant",
+          content: "Reading.",
+          tool_calls: [
+            { id: "call_a", type: "function", function: { name: "read_schematic", arguments: '{"sheet":"root"}' } },
+            { id: "call_b", type: "function", function: { name: "finish", arguments: "{}" } },
+          ],
+        },
+        // one tool message per result, straight after the calls; then the user's text
+        { role: "tool", tool_call_id: "call_a", content: '{"symbols":3}' },
+        { role: "tool", tool_call_id: "call_b", content: "Error: not yet" },
+        { role: "user", content: "Note: be brief." },
+      ],
+    });
+  });
+
+  test("maps text answers, finish reasons and usage", async () => {
+    const server = serve(() => openaiReply({ content: "All done." }, "stop"));
+    const provider = createOpenAIProvider({ model: "gpt-test", apiKey: KEY, baseUrl: server.url, http: FAST });
+    expect(await provider.complete(REQUEST)).toEqual({
+      content: [{ type: "text", text: "All done." }],
+      stopReason: "end_turn",
+      usage: { inputTokens: 200, outputTokens: 30 },
+    });
+    expect(mapFinishReason("length", false)).toBe("max_tokens");
+    expect(mapFinishReason("tool_calls", true)).toBe("tool_use");
+    // some compatible servers say "stop" while calling tools
+    expect(mapFinishReason("stop", true)).toBe("tool_use");
+    expect(mapFinishReason("content_filter", false)).toBe("other");
+  });
+
+  test("an invalid tool call argument is sent back as valid JSON the model can read", async () => {
+    const server = serve(() => openaiReply({ content: "ok" }, "stop"));
+    const provider = createOpenAIProvider({ model: "gpt-test", apiKey: KEY, baseUrl: server.url, http: FAST });
+    await provider.complete({
+      ...REQUEST,
+      messages: [
+        { role: "user", content: [{ type: "text", text: "go" }] },
+        { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "finish", input: { __invalid_json: "{oops" } }] },
+        { role: "user", content: [{ type: "tool_result", toolUseId: "c1", content: "arguments are not JSON", isError: true }] },
+      ],
+    });
+    const call = server.requests[0]!.body.messages[2].tool_calls[0];
+    expect(JSON.parse(call.function.arguments)).toEqual({ __invalid_json: "{oops" });
+  });
+
+  test("compat: same code, max_tokens, no Authorization header without a key, lenient parsing", async () => {
+    const server = serve(() =>
+      // no usage, a call without an id, arguments already an object
+      json({ choices: [{ message: { role: "assistant", content: "", tool_calls: [{ function: { name: "finish", arguments: { a: 1 } } }] }, finish_reason: "stop" }] }),
+    );
+    const provider = createCompatProvider({ model: "llama3.1", baseUrl: server.url, http: FAST });
+    expect(provider.label).toBe("compat:llama3.1");
+    const response = await provider.complete(REQUEST);
+    expect(response.stopReason).toBe("tool_use");
+    expect(response.usage).toEqual({ inputTokens: 0, outputTokens: 0 });
+    expect(response.content).toEqual([{ type: "tool_use", id: expect.any(String), name: "finish", input: { a: 1 } }]);
+
+    const [req] = server.requests;
+    expect(req!.path).toBe("/chat/completions");
+    expect(req!.headers.authorization).toBeUndefined();
+    expect(req!.body.max_tokens).toBe(1000);
+    expect(req!.body.max_completion_tokens).toBeUndefined();
+
+    const keyed = createCompatProvider({ model: "llama3.1", baseUrl: server.url, apiKey: KEY, http: FAST });
+    await keyed.complete(REQUEST);
+    expect(server.requests[1]!.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+});
+
+describe("HTTP behaviour", () => {
+  test("429 with retry-after: waits at least that long, then succeeds", async () => {
+    const server = serve((_req, i) =>
+      i === 0
+        ? json({ error: { type: "rate_limit_error", message: "slow down" } }, { status: 429, headers: { "retry-after": "1" } })
+        : anthropicReply([{ type: "text", text: "hi" }], "end_turn"),
+    );
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    const response = await provider.complete(REQUEST);
+    expect(response.content).toEqual([{ type: "text", text: "hi" }]);
+    expect(server.requests).toHaveLength(2);
+    // The backoff base is 1 ms, so only the header can explain a ~1 s wait (timer granularity aside).
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(980);
+  });
+
+  test("500 then success: retried", async () => {
+    const server = serve((_req, i) => (i === 0 ? new Response("upstream broke", { status: 500 }) : openaiReply({ content: "ok" }, "stop")));
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    expect((await provider.complete(REQUEST)).content).toEqual([{ type: "text", text: "ok" }]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  test("gives up after the configured retries with the last status", async () => {
+    const server = serve(() => json({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, { status: 529 }));
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { ...FAST, maxRetries: 2 } });
+    const err = await rejection(provider.complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("HTTP 529: Overloaded");
+    expect(err.message).toContain("3 attempts");
+    expect(err.details.status).toBe(529);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  test("a retry-after beyond the cap fails at once instead of sleeping", async () => {
+    const server = serve(() => json({ error: { message: "quota" } }, { status: 429, headers: { "retry-after": "3600" } }));
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    const err = await rejection(provider.complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("retry after 3600 s");
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test("network errors are retried, then reported", async () => {
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: closedPortUrl(), http: { ...FAST, maxRetries: 1 } });
+    const err = await rejection(provider.complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("network error");
+    expect(err.message).toContain("2 attempts");
+  });
+
+  test("malformed JSON in a 200 is a provider_error, not retried", async () => {
+    const server = serve(() => new Response("{\"choices\": [", { status: 200, headers: { "content-type": "application/json" } }));
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    const err = await rejection(provider.complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("not valid JSON");
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test("a server that never answers times out", async () => {
+    const server = serve(() => never());
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { timeoutMs: 50, maxRetries: 1, backoffBaseMs: 1 } });
+    const err = await rejection(provider.complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("no response within 50 ms");
+    expect(server.requests).toHaveLength(2);
+  });
+
+  test("an aborted call throws at once and is not retried", async () => {
+    const server = serve(() => never());
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { ...FAST, timeoutMs: 60_000 } });
+    const controller = new AbortController();
+    const pending = provider.complete(REQUEST, controller.signal);
+    while (server.requests.length === 0) await Bun.sleep(5);
+    controller.abort();
+    const err = await rejection(pending);
+    expect(err.code).toBe("provider_error");
+    expect(err.details.cancelled).toBe(true);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test("an abort during the backoff sleep ends the call at once", async () => {
+    // With a one-minute backoff, only a prompt abort lets this finish inside the test timeout.
+    const server = serve(() => new Response("busy", { status: 503 }));
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { backoffBaseMs: 60_000 } });
+    const controller = new AbortController();
+    const pending = provider.complete(REQUEST, controller.signal);
+    while (server.requests.length === 0) await Bun.sleep(5);
+    await Bun.sleep(20);
+    controller.abort();
+    const err = await rejection(pending);
+    expect(err.details.cancelled).toBe(true);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test("401: not retried, and the key never appears in the error even when the server echoes it", async () => {
+    const server = serve(() =>
+      json({ type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } }, { status: 401 }),
+    );
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    const err = await rejection(provider.complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("HTTP 401");
+    expect(err.details.status).toBe(401);
+    expect(err.fix).toContain("ANTHROPIC_API_KEY");
+    expect(server.requests).toHaveLength(1);
+    const everything = `${err.message} ${err.stack} ${JSON.stringify(err.toJSON())}`;
+    expect(everything).not.toContain(KEY);
+    expect(everything).toContain("[REDACTED]");
+  });
+
+  test("a redirect is not followed (the key would go with it)", async () => {
+    const target = serve(() => openaiReply({ content: "should not get here" }, "stop"));
+    const server = serve(() => new Response(null, { status: 307, headers: { location: `${target.url}/elsewhere` } }));
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    const err = await rejection(provider.complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("HTTP 307 redirect");
+    expect(server.requests).toHaveLength(1);
+    expect(target.requests).toHaveLength(0);
+  });
+
+  test("a 400's body is bounded in the message", async () => {
+    const server = serve(() => new Response("x".repeat(5000), { status: 400 }));
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    const err = await rejection(provider.complete(REQUEST));
+    expect(err.message.length).toBeLessThan(700);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test("retry-after is read as seconds or as an HTTP date", () => {
+    const now = Date.parse("2026-11-29T12:00:00Z");
+    expect(parseRetryAfter("2", now)).toBe(2000);
+    expect(parseRetryAfter("0.5", now)).toBe(500);
+    expect(parseRetryAfter("Sun, 29 Nov 2026 12:00:30 GMT", now)).toBe(30_000);
+    expect(parseRetryAfter("Sun, 29 Nov 2026 11:00:00 GMT", now)).toBe(0);
+    expect(parseRetryAfter("soon", now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+});
+
+describe("replay provider", () => {
+  async function sessionFile(content: unknown): Promise<{ dir: string; name: string }> {
+    const dir = await makeTempDir();
+    await writeFile(join(dir, "session.json"), typeof content === "string" ? content : JSON.stringify(content, null, 2));
+    return { dir, name: "session.json" };
+  }
+
+  const SESSION = {
+    schema: SESSION_SCHEMA,
+    model: "anthropic:claude-sonnet-5-5",
+    description: "test",
+    turns: [
+      { content: [{ type: "tool_use", id: "t1", name: "read_schematic", input: {} }], usage: { inputTokens: 10, outputTokens: 2 } },
+      { fail: { kind: "http", status: 500 } },
+      { fail: { kind: "network" } },
+      { content: [{ type: "text", text: "done" }], stopReason: "max_tokens" },
+    ],
+  };
+
+  test("returns the next turn per call, scripted failures in place, then runs out", async () => {
+    const { dir, name } = await sessionFile(SESSION);
+    const provider = createReplayProvider(name, dir);
+    expect(provider.provider).toBe("replay");
+    expect(provider.label).toBe("replay:session.json (recorded session)");
+
+    expect(await provider.complete(REQUEST)).toEqual({
+      content: [{ type: "tool_use", id: "t1", name: "read_schematic", input: {} }],
+      stopReason: "tool_use",
+      usage: { inputTokens: 10, outputTokens: 2 },
+    });
+    const http = await rejection(provider.complete(REQUEST));
+    expect(http.code).toBe("provider_error");
+    expect(http.message).toContain("HTTP 500");
+    expect(http.details.status).toBe(500);
+    const network = await rejection(provider.complete(REQUEST));
+    expect(network.message).toContain("network error");
+    expect(await provider.complete(REQUEST)).toEqual({
+      content: [{ type: "text", text: "done" }],
+      stopReason: "max_tokens",
+      usage: { inputTokens: 0, outputTokens: 0 },
+    });
+    const done = await rejection(provider.complete(REQUEST));
+    expect(done.code).toBe("provider_error");
+    expect(done.message).toContain("the recorded session has no more turns");
+  });
+
+  test("a malformed session names the file and the JSON path", async () => {
+    const bad = structuredClone(SESSION) as any;
+    bad.turns[3].content[0] = { type: "picture", url: "x" };
+    const { dir, name } = await sessionFile(bad);
+    const err = thrown(() => createReplayProvider(name, dir));
+    expect(err.code).toBe("parse_error");
+    expect(err.message).toStartWith("session.json: $.turns[3].content[0].type:");
+    expect(err.details.path).toBe("$.turns[3].content[0].type");
+  });
+
+  test("a turn with neither content nor fail, a wrong schema, bad JSON and a missing file are typed errors", async () => {
+    const empty = await sessionFile({ ...SESSION, turns: [{ usage: { inputTokens: 1, outputTokens: 1 } }] });
+    const e1 = thrown(() => createReplayProvider(empty.name, empty.dir));
+    expect(e1.code).toBe("parse_error");
+    expect(e1.message).toContain("$.turns[0]: a turn needs content");
+
+    const wrongSchema = await sessionFile({ ...SESSION, schema: "copperhead.session/9" });
+    expect(thrown(() => createReplayProvider(wrongSchema.name, wrongSchema.dir)).message).toContain("$.schema");
+
+    const badJson = await sessionFile('{ "schema": "copperhead.session/1",\n  "turns": [ }');
+    const e3 = thrown(() => createReplayProvider(badJson.name, badJson.dir));
+    expect(e3.code).toBe("parse_error");
+    expect(e3.message).toContain("line 2");
+
+    expect(thrown(() => createReplayProvider("nope.json", badJson.dir)).code).toBe("not_found");
+  });
+});
+
+describe("resolveProvider", () => {
+  const anthropicKey = { ANTHROPIC_API_KEY: "sk-ant-test-0000000000000000" };
+  const openaiKey = { OPENAI_API_KEY: "sk-test-0000000000000000" };
+  const compat = { COPPERHEAD_BASE_URL: "http://127.0.0.1:11434/v1" };
+
+  const cases: Array<{
+    name: string;
+    model?: string;
+    config?: string | null;
+    env: Record<string, string | undefined>;
+    label?: string;
+    error?: string;
+  }> = [
+    { name: "--model wins over everything", model: "openai:gpt-x", config: "anthropic:c", env: { ...anthropicKey, ...openaiKey, COPPERHEAD_MODEL: "anthropic:b" }, label: "openai:gpt-x" },
+    { name: "then COPPERHEAD_MODEL", config: "openai:gpt-y", env: { ...anthropicKey, ...openaiKey, COPPERHEAD_MODEL: "anthropic:b" }, label: "anthropic:b" },
+    { name: "then the config", config: "openai:gpt-y", env: { ...anthropicKey, ...openaiKey }, label: "openai:gpt-y" },
+    { name: "then ANTHROPIC_API_KEY", env: { ...anthropicKey, ...openaiKey, ...compat }, label: `anthropic:${DEFAULT_ANTHROPIC_MODEL}` },
+    { name: "then OPENAI_API_KEY", env: { ...openaiKey, ...compat }, label: `openai:${DEFAULT_OPENAI_MODEL}` },
+    { name: "COPPERHEAD_BASE_URL alone names no model", env: compat, error: "usage" },
+    { name: "compat with its model", env: { ...compat, COPPERHEAD_MODEL: "compat:llama3.1" }, label: "compat:llama3.1" },
+    { name: "compat without a key is fine", model: "compat:qwen", env: compat, label: "compat:qwen" },
+    { name: "empty values count as unset", env: { ANTHROPIC_API_KEY: "", COPPERHEAD_MODEL: "", ...openaiKey }, label: `openai:${DEFAULT_OPENAI_MODEL}` },
+    { name: "a null config model falls through", config: null, env: anthropicKey, label: `anthropic:${DEFAULT_ANTHROPIC_MODEL}` },
+    { name: "chosen anthropic without its key", model: "anthropic:c", env: openaiKey, error: "missing_api_key" },
+    { name: "chosen openai without its key", config: "openai:g", env: anthropicKey, error: "missing_api_key" },
+    { name: "chosen compat without a base URL", model: "compat:x", env: anthropicKey, error: "missing_api_key" },
+    { name: "unknown provider", model: "gemini:pro", env: anthropicKey, error: "usage" },
+    { name: "no provider prefix", model: "claude-sonnet-5-5", env: anthropicKey, error: "usage" },
+    { name: "no model id", model: "openai:", env: openaiKey, error: "usage" },
+    { name: "a base URL that is not a URL", env: { ...anthropicKey, ANTHROPIC_BASE_URL: "not a url" }, error: "usage" },
+    { name: "nothing configured", env: {}, error: "missing_api_key" },
+  ];
+
+  for (const c of cases) {
+    test(c.name, () => {
+      const options = { env: c.env, ...(c.model ? { model: c.model } : {}), ...(c.config !== undefined ? { config: { model: c.config } } : {}) };
+      if (c.label) {
+        expect(resolveProvider(options).label).toBe(c.label);
+      } else {
+        expect(thrown(() => resolveProvider(options)).code).toBe(c.error as CopperheadError["code"]);
+      }
+    });
+  }
+
+  test("unknown provider lists the four", () => {
+    const err = thrown(() => resolveProvider({ model: "gemini:pro", env: {} }));
+    for (const p of ["anthropic", "openai", "compat", "replay"]) expect(err.message).toContain(p);
+  });
+
+  test("missing key for a chosen provider names its variable", () => {
+    expect(thrown(() => resolveProvider({ model: "anthropic:c", env: {} })).message).toContain("ANTHROPIC_API_KEY");
+  });
+
+  test("nothing configured: names the three variables and explains --model / COPPERHEAD_MODEL", () => {
+    for (const err of [thrown(() => resolveProvider({ env: {} })), missingApiKeyError()]) {
+      expect(err.code).toBe("missing_api_key");
+      for (const name of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "COPPERHEAD_BASE_URL"]) expect(err.message).toContain(name);
+      expect(err.fix).toContain("--model");
+      expect(err.fix).toContain("COPPERHEAD_MODEL");
+    }
+  });
+
+  test("replay from the config, relative to cwd", async () => {
+    const dir = await makeTempDir();
+    await writeFile(join(dir, "demo.json"), JSON.stringify({ schema: SESSION_SCHEMA, model: "scripted", turns: [] }));
+    const provider = resolveProvider({ config: { model: "replay:demo.json" }, env: {}, cwd: dir });
+    expect(provider.label).toBe("replay:demo.json (recorded session)");
+  });
+
+  test("base URLs and keys come from the environment", async () => {
+    const server = serve((req) => (req.path.endsWith("/v1/messages") ? anthropicReply([{ type: "text", text: "a" }], "end_turn") : openaiReply({ content: "o" }, "stop")));
+    const anthropic = resolveProvider({ env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: `${server.url}/` }, http: FAST });
+    await anthropic.complete(REQUEST);
+    const openai = resolveProvider({ env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${server.url}/v1` }, http: FAST });
+    await openai.complete(REQUEST);
+    const local = resolveProvider({ model: "compat:llama3.1", env: { COPPERHEAD_BASE_URL: server.url }, http: FAST });
+    await local.complete(REQUEST);
+    const keyed = resolveProvider({ model: "compat:llama3.1", env: { COPPERHEAD_BASE_URL: server.url, COPPERHEAD_API_KEY: KEY }, http: FAST });
+    await keyed.complete(REQUEST);
+
+    expect(server.requests.map((r) => [r.path, r.headers["x-api-key"] ?? r.headers.authorization ?? null])).toEqual([
+      ["/v1/messages", KEY],
+      ["/v1/chat/completions", `Bearer ${KEY}`],
+      ["/chat/completions", null],
+      ["/chat/completions", `Bearer ${KEY}`],
+    ]);
+  });
+});
