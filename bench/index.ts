@@ -2,9 +2,11 @@
 import { benchBoardSync } from "./board-sync.bench.ts";
 import { benchCheck } from "./check.bench.ts";
 import { benchNetlist } from "./netlist.bench.ts";
+import { benchRollback } from "./rollback.bench.ts";
 import { benchSexpr } from "./sexpr.bench.ts";
 
 await benchSexpr();
 await benchNetlist();
 await benchCheck();
 await benchBoardSync();
+await benchRollback();

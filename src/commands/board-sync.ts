@@ -3,9 +3,10 @@
  * from Schematic"). The same module backs the `do` loop's `sync_board` tool and the board fix
  * of `sync --resolve`; this layer only finds the project and shapes the result.
  */
+import { openRepo } from "../repo/recovery.ts";
 import { relative, sep } from "node:path";
 import { syncBoard, type BoardSyncPlan } from "../kicad/board-sync.ts";
-import { discoverProject, resolveRepoRoot } from "../repo/project.ts";
+import { discoverProject } from "../repo/project.ts";
 
 export interface BoardSyncOptions {
   repo?: string;
@@ -23,7 +24,7 @@ export interface BoardSyncResult extends BoardSyncPlan {
 }
 
 export async function runBoardSync(options: BoardSyncOptions = {}): Promise<BoardSyncResult> {
-  const project = discoverProject(resolveRepoRoot(options.repo), options.project);
+  const project = discoverProject(await openRepo(options.repo), options.project);
   const { plan, board, written } = await syncBoard(project, { dryRun: options.dryRun });
   return { ...plan, board: relative(project.repoRoot, board).split(sep).join("/"), dryRun: options.dryRun === true, written };
 }

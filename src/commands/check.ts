@@ -5,6 +5,7 @@
  * A check that could not run is never a pass: a missing kicad-cli, a file kicad-cli cannot
  * load, or a malformed design file throws a typed error (exit 3) instead of a report.
  */
+import { openRepo } from "../repo/recovery.ts";
 import { dirname, join } from "node:path";
 import { checkChanges } from "../checks/changes.ts";
 import { loadDesign, repoPath } from "../checks/design.ts";
@@ -22,7 +23,7 @@ import { discoverConfiguredProject } from "../config/config.ts";
 import { parseKicadVersion } from "../kicad/kicad-cli.ts";
 import { kicadShareDir } from "../kicad/kicad-install.ts";
 import { Libraries } from "../kicad/library.ts";
-import { resolveRepoRoot, type KicadProject } from "../repo/project.ts";
+import type { KicadProject } from "../repo/project.ts";
 
 export interface CheckOptions {
   repo?: string;
@@ -36,7 +37,7 @@ export interface CheckOptions {
 const KICAD_FAMILIES: CheckId[] = ["erc", "drc", "parity", "routing"];
 
 export async function runCheck(options: CheckOptions = {}): Promise<CheckReport> {
-  const repoRoot = resolveRepoRoot(options.repo);
+  const repoRoot = await openRepo(options.repo);
   const { config, project } = discoverConfiguredProject(repoRoot, options.project);
   const strict = options.strict ?? config.strict;
   const fab = options.fab ?? false;

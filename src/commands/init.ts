@@ -18,13 +18,13 @@
  * Idempotent: the output is a pure function of the design and the existing files (no dates),
  * so a second run reports every file `unchanged` and leaves `git status` clean.
  */
+import { openRepo } from "../repo/recovery.ts";
 import { loadDesign, repoPath, type Design } from "../checks/design.ts";
 import { CONFIG_PATH, CONFIG_SCHEMA_PATH, discoverConfiguredProject, type Config } from "../config/config.ts";
 import { configJsonSchemaText } from "../config/schema.ts";
 import { CopperheadError } from "../errors.ts";
 import { installPreCommitHook } from "../repo/hooks.ts";
 import { readRepoFile, writeOwnedFile, type FileOutcome } from "../repo/owned-files.ts";
-import { resolveRepoRoot } from "../repo/project.ts";
 import { BOM_FILE, parseBom, renderBom } from "../spec/bom.ts";
 import { changelogTemplate, decisionsTemplate, specTemplate } from "../spec/templates.ts";
 
@@ -47,10 +47,10 @@ export interface InitResult {
 }
 
 const GITIGNORE_PATH = ".copperhead/.gitignore";
-const GITIGNORE_ENTRIES = ["runs/", "cache/"];
+const GITIGNORE_ENTRIES = ["runs/", "cache/", "lock", "lock.*"];
 
 export async function runInit(options: InitOptions = {}): Promise<InitResult> {
-  const repoRoot = resolveRepoRoot(options.repo);
+  const repoRoot = await openRepo(options.repo);
   const { project, config } = discoverConfiguredProject(repoRoot, options.project);
   const design = loadDesign(project);
   const projectPath = repoPath(design, project.projectFile);

@@ -1,9 +1,10 @@
 /**
  * `copperhead netlist`: the design's nets, computed natively (no kicad-cli process).
  */
+import { openRepo } from "../repo/recovery.ts";
 import { buildNetlist, type Net } from "../kicad/netlist.ts";
 import { loadSchematicProject } from "../kicad/schematic.ts";
-import { discoverProject, resolveRepoRoot } from "../repo/project.ts";
+import { discoverProject } from "../repo/project.ts";
 
 export interface NetlistOptions {
   repo?: string;
@@ -16,7 +17,7 @@ export interface NetlistResult {
 }
 
 export async function runNetlist(options: NetlistOptions = {}): Promise<NetlistResult> {
-  const project = discoverProject(resolveRepoRoot(options.repo), options.project);
+  const project = discoverProject(await openRepo(options.repo), options.project);
   const { nets } = buildNetlist(loadSchematicProject(project.schematic));
   return { schema: "copperhead.netlist/1", nets };
 }

@@ -1,0 +1,233 @@
+/**
+ * A thin, typed wrapper over the git CLI for the `do` loop and `sync --resolve` (DESIGN §5).
+ *
+ * - git runs with captured output and no inherited stdio: stdout carries `--json` and MCP
+ *   frames, so neither git nor a user's hook may write to it.
+ * - The variables that point git at another repository (GIT_DIR, GIT_INDEX_FILE, ...) are
+ *   dropped: inside a user's git hook they name that hook's repo, not `repoRoot`.
+ * - Paths are passed with `--literal-pathspecs`, so a file named `*.kicad_sch` means itself.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CopperheadError } from "../errors.ts";
+
+export interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** An environment to add; undefined values are skipped, so `{ ...process.env }` fits. */
+export type GitEnv = Record<string, string | undefined>;
+
+export interface GitOptions {
+  /** Added verbatim to the environment, after the repository-locating variables are dropped. */
+  env?: GitEnv;
+  /** Written to git's stdin; without it stdin is empty. */
+  input?: string | Uint8Array;
+}
+
+/** `git rev-parse --local-env-vars`: what makes git look somewhere other than its cwd. */
+const REPO_LOCATING_VARS = new Set([
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_COMMON_DIR",
+  "GIT_CONFIG",
+  "GIT_CONFIG_COUNT",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_DIR",
+  "GIT_GRAFT_FILE",
+  "GIT_IMPLICIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_NO_REPLACE_OBJECTS",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_PREFIX",
+  "GIT_REPLACE_REF_BASE",
+  "GIT_SHALLOW_FILE",
+  "GIT_WORK_TREE",
+]);
+
+/**
+ * copperhead's own bookkeeping, never part of a change even when no .gitignore covers it: run
+ * records, the check cache, the lock and the temp files the lock is created from.
+ */
+const OWN_PREFIXES = [".copperhead/runs/", ".copperhead/cache/", ".copperhead/lock."];
+const OWN_LOCK = ".copperhead/lock";
+
+/** The identity used for each of user.name / user.email the user has not configured. */
+const FALLBACK_IDENTITY = { "user.name": "copperhead", "user.email": "copperhead@localhost" } as const;
+
+export async function runGit(repoRoot: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
+  const env: Record<string, string> = { GIT_TERMINAL_PROMPT: "0", ...withoutRepoLocating(process.env) };
+  for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
+  let proc;
+  try {
+    proc = Bun.spawn(["git", ...args], {
+      cwd: repoRoot,
+      env,
+      stdin: options.input === undefined ? "ignore" : new Blob([options.input]),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+  } catch (err) {
+    throw new CopperheadError("git_failed", `Could not run git: ${err instanceof Error ? err.message : String(err)}`, {
+      fix: "Install git and make sure it is on PATH.",
+    });
+  }
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+function withoutRepoLocating(env: GitEnv): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined && !REPO_LOCATING_VARS.has(key)) kept[key] = value;
+  return kept;
+}
+
+/** Runs git and returns stdout, or throws `git_failed` with git's own words. */
+async function gitOk(repoRoot: string, args: string[], options: GitOptions = {}): Promise<string> {
+  const result = await runGit(repoRoot, args, options);
+  if (result.code !== 0) {
+    throw new CopperheadError("git_failed", `git ${args.find((a) => !a.startsWith("-"))} failed: ${(result.stderr || result.stdout).trim()}`, {
+      fix: "Run the same git command yourself in the repo to see what git needs.",
+      exitStatus: result.code,
+    });
+  }
+  return result.stdout;
+}
+
+/**
+ * Throws `not_a_git_repo` unless `repoRoot` is the top of a git work tree with at least one
+ * commit: rollback and the commit gate both need a HEAD to stand on.
+ */
+export async function assertGitRepo(repoRoot: string): Promise<void> {
+  const top = await runGit(repoRoot, ["rev-parse", "--show-toplevel"]);
+  if (top.code !== 0) {
+    throw new CopperheadError("not_a_git_repo", `${repoRoot} is not a git repository.`, {
+      fix: "Run `git init`, then commit the design (`git add -A && git commit -m 'Initial design'`), and run copperhead again.",
+    });
+  }
+  const topPath = top.stdout.trim();
+  if (realpathSync(topPath) !== realpathSync(repoRoot)) {
+    throw new CopperheadError("not_a_git_repo", `${repoRoot} is inside the git work tree at ${topPath}, not at its top.`, {
+      fix: `Run copperhead with --repo ${topPath}, or make ${repoRoot} a repository of its own with \`git init\` and a first commit.`,
+    });
+  }
+  const head = await runGit(repoRoot, ["rev-parse", "--verify", "--quiet", "HEAD"]);
+  if (head.code !== 0) {
+    throw new CopperheadError("not_a_git_repo", `The git repository at ${repoRoot} has no commit yet.`, {
+      fix: "Commit the design first (`git add -A && git commit -m 'Initial design'`): copperhead needs a commit to roll back to.",
+    });
+  }
+}
+
+/**
+ * Repo-relative paths with any change against HEAD: modified, staged, deleted, renamed (both
+ * names) and untracked files; ignored files are not changes. copperhead's run records, cache
+ * and lock never count, whether or not a .gitignore covers them.
+ */
+export async function dirtyPaths(repoRoot: string): Promise<string[]> {
+  // `-uall` lists files inside untracked folders one by one, so an untracked `.copperhead/`
+  // holding only run records is not reported as a whole.
+  const out = await gitOk(repoRoot, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=no", "--no-renames"]);
+  const paths = new Set<string>();
+  for (const entry of out.split("\0")) {
+    if (entry.length < 4) continue;
+    const path = entry.slice(3);
+    if (path === OWN_LOCK || OWN_PREFIXES.some((prefix) => path.startsWith(prefix))) continue;
+    paths.add(path);
+  }
+  return [...paths].sort();
+}
+
+export async function headCommit(repoRoot: string): Promise<string> {
+  return (await gitOk(repoRoot, ["rev-parse", "--verify", "HEAD"])).trim();
+}
+
+export interface CommitOptions {
+  message: string;
+  /** Repo-relative paths the run added, modified or deleted; exactly these are committed. */
+  paths: string[];
+  /**
+   * Added to the environment of git and the user's hooks (the loop sets COPPERHEAD_RUN).
+   * Variables that would point git at another repository or index are dropped.
+   */
+  env?: GitEnv;
+}
+
+export type CommitResult = { ok: true; hash: string } | { ok: false; output: string };
+
+/**
+ * Stages exactly `paths` and commits them with the user's identity and the user's hooks.
+ *
+ * - `user.name` and `user.email` fall back to copperhead's one by one, so a box with only an
+ *   email configured still commits as that email.
+ * - The message is kept as written (`--cleanup=whitespace`): a summary line that starts with
+ *   `#` is not a comment, and trailers stay where they are.
+ * - A failed commit (a hook said no, signing failed, nothing to commit) returns git's and the
+ *   hook's combined output and unstages `paths` again, so the index is as the clean tree the
+ *   run started from left it and rollback restores a tree git sees as unchanged.
+ */
+export async function commitAll(repoRoot: string, options: CommitOptions): Promise<CommitResult> {
+  const env = withoutRepoLocating(options.env ?? {});
+  const identity: string[] = [];
+  for (const [key, fallback] of Object.entries(FALLBACK_IDENTITY)) {
+    const configured = await runGit(repoRoot, ["config", "--get", key], { env });
+    if (configured.code !== 0 || configured.stdout.trim() === "") identity.push("-c", `${key}=${fallback}`);
+  }
+  await stagePaths(repoRoot, options.paths, env);
+  const commit = await runGit(repoRoot, [...identity, "commit", "--quiet", "--cleanup=whitespace", "--file=-"], {
+    env,
+    input: options.message,
+  });
+  if (commit.code !== 0) {
+    await unstagePaths(repoRoot, options.paths, env);
+    return { ok: false, output: [commit.stdout, commit.stderr].filter((s) => s.trim() !== "").join("\n").trim() };
+  }
+  return { ok: true, hash: await headCommit(repoRoot) };
+}
+
+/**
+ * The unified diff a commit of `paths` would make against HEAD: new files, deletions, and
+ * binary files in `git apply` form. It is built in a throwaway index, so the repo's own index
+ * is never touched.
+ */
+export async function diffPatch(repoRoot: string, paths: string[]): Promise<string> {
+  if (paths.length === 0) return "";
+  const dir = await mkdtemp(join(tmpdir(), "copperhead-index-"));
+  const env = { GIT_INDEX_FILE: join(dir, "index") };
+  try {
+    await gitOk(repoRoot, ["read-tree", "HEAD"], { env });
+    await stagePaths(repoRoot, paths, env);
+    return await gitOk(
+      repoRoot,
+      ["--literal-pathspecs", "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative", "--src-prefix=a/", "--dst-prefix=b/", "HEAD", "--", ...paths],
+      { env },
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Stages additions, modifications and deletions of exactly `paths`. Untracked files a
+ * .gitignore excludes stay out, as `git add` would keep them out; a path that neither exists
+ * nor is tracked is a no-op.
+ */
+async function stagePaths(repoRoot: string, paths: string[], env: GitEnv): Promise<void> {
+  if (paths.length === 0) return;
+  const ignored = await runGit(repoRoot, ["check-ignore", "-z", "--stdin"], { env, input: nulList(paths) });
+  if (ignored.code > 1) throw new CopperheadError("git_failed", `git check-ignore failed: ${ignored.stderr.trim()}`);
+  const skip = new Set(ignored.stdout.split("\0"));
+  const staged = paths.filter((p) => !skip.has(p));
+  await gitOk(repoRoot, ["update-index", "--add", "--remove", "-z", "--stdin"], { env, input: nulList(staged) });
+}
+
+async function unstagePaths(repoRoot: string, paths: string[], env: GitEnv): Promise<void> {
+  if (paths.length > 0) await gitOk(repoRoot, ["--literal-pathspecs", "reset", "--quiet", "HEAD", "--", ...paths], { env });
+}
+
+function nulList(paths: string[]): string {
+  return paths.map((p) => `${p}\0`).join("");
+}

@@ -1,0 +1,366 @@
+/**
+ * Crash-safe, byte-identical rollback of exactly what a run changes (DESIGN §5 phases 8, 9).
+ *
+ * Every repo write of a run goes through a `RunJournal`. Before a path is first touched, its
+ * original bytes and mode are copied to `<runDir>/backup/<n>` (or the journal notes that it
+ * did not exist), and `journal.json` is made durable; only then is the repo changed. Folders
+ * the run creates are recorded before they are made. So at any instant, a crash included,
+ * the journal can put back every touched file and remove every file and folder the run added:
+ * that is `rollback()` in-process, and `recoverUnfinished()` from a later command.
+ *
+ * Writes are atomic (a sibling temp file renamed over the target, with the target's mode), so
+ * a crash never leaves a half-written schematic; a temp file left by a crash is removed on
+ * rollback too, because its name is derived from the target's.
+ *
+ * The journal enforces confinement (`resolveRepoPath`) and nothing else: which paths a tool
+ * may touch at all (docs only, never config) is the loop's decision.
+ *
+ * The methods are synchronous: each is a handful of small file operations, and ordering them
+ * (backup, fsync, write) is the whole point.
+ */
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fchmodSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { CopperheadError } from "../errors.ts";
+import { log } from "../log.ts";
+import { lockHolder } from "./lock.ts";
+import { errorCode, lstatOrUndefined, resolveRepoPath } from "./repo-path.ts";
+import { isRunId, RUNS_DIR } from "./run-dir.ts";
+
+export const JOURNAL_SCHEMA = "copperhead.journal/1";
+export const JOURNAL_FILE = "journal.json";
+
+export type JournalState = "editing" | "committed" | "rolled_back" | "recovered";
+
+export interface JournalEntry {
+  /** Canonical repo-relative path. */
+  path: string;
+  /** Whether the file existed before the run first touched it. */
+  existed: boolean;
+  /** `backup/<n>` under the run dir, holding the original bytes; present when `existed`. */
+  backup?: string;
+  /** The original permission bits; present when `existed`. */
+  mode?: number;
+}
+
+export interface JournalData {
+  schema: typeof JOURNAL_SCHEMA;
+  runId: string;
+  pid: number;
+  hostname: string;
+  startedAt: string;
+  /** `startedAt` of the repo lock the run holds: the run is live exactly while that lock is. */
+  lockStartedAt: string;
+  state: JournalState;
+  /** In first-touch order; restored in reverse. */
+  files: JournalEntry[];
+  /** Folders the run created, parents first; removed (when empty) in reverse. */
+  createdDirs: string[];
+}
+
+export interface RecoveredRun {
+  runId: string;
+  /** Paths put back as they were before the run: restored, recreated or removed. */
+  restored: string[];
+}
+
+const BACKUP = /^backup\/\d+$/;
+
+export class RunJournal {
+  private readonly byPath = new Map<string, JournalEntry>();
+
+  private constructor(
+    /** The symlink-resolved repo root. */
+    readonly repoRoot: string,
+    readonly runDir: string,
+    private readonly data: JournalData,
+  ) {}
+
+  /**
+   * Starts a run's journal; call it before the run's first write, inside `withRepoLock`. The
+   * journal names the lock it was written under, which is how recovery tells a live run from
+   * an abandoned one, in this process or another.
+   */
+  static begin(repoRoot: string, runId: string, runDir: string): RunJournal {
+    const root = realpathSync(repoRoot);
+    const lock = lockHolder(root);
+    if (lock?.pid !== process.pid || lock.hostname !== hostname()) {
+      throw new CopperheadError("internal_error", `Run ${runId} started its journal without holding the repo lock.`, {
+        fix: "This is a bug in copperhead: every journaled run must run inside withRepoLock.",
+      });
+    }
+    const journal = new RunJournal(root, runDir, {
+      schema: JOURNAL_SCHEMA,
+      runId,
+      pid: process.pid,
+      hostname: lock.hostname,
+      startedAt: new Date().toISOString(),
+      lockStartedAt: lock.startedAt,
+      state: "editing",
+      files: [],
+      createdDirs: [],
+    });
+    mkdirSync(runDir, { recursive: true });
+    journal.persist();
+    return journal;
+  }
+
+  get runId(): string {
+    return this.data.runId;
+  }
+
+  get state(): JournalState {
+    return this.data.state;
+  }
+
+  /** Writes a repo file atomically, keeping the mode of the file it replaces. */
+  writeFile(relPath: string, content: string | Uint8Array): void {
+    this.assertEditing();
+    const target = resolveRepoPath(this.repoRoot, relPath);
+    const before = lstatOrUndefined(target.abs);
+    if (before?.isDirectory()) throw new CopperheadError("bad_path", `Refused path ${JSON.stringify(relPath)}: it is a folder.`, { path: relPath });
+    this.remember(target.path, target.abs);
+    this.createFolders(target.path, target.existingDirs);
+    atomicWrite(target.abs, typeof content === "string" ? Buffer.from(content, "utf8") : content, before ? before.mode & 0o7777 : undefined);
+  }
+
+  /** Deletes a repo file; `not_found` when there is none. */
+  removeFile(relPath: string): void {
+    this.assertEditing();
+    const target = resolveRepoPath(this.repoRoot, relPath);
+    const before = lstatOrUndefined(target.abs);
+    if (!before?.isFile()) {
+      throw new CopperheadError("not_found", `Cannot remove ${relPath}: ${before ? "it is not a file" : "there is no such file"}.`, { path: relPath });
+    }
+    this.remember(target.path, target.abs);
+    unlinkSync(target.abs);
+  }
+
+  /** Canonical repo-relative paths the run has touched, in first-touch order. */
+  touched(): string[] {
+    return this.data.files.map((entry) => entry.path);
+  }
+
+  /**
+   * Puts every touched path back as it was, byte for byte and mode for mode, removes the
+   * folders the run created once empty, and marks the journal `rolled_back`. Idempotent.
+   * Returns the touched paths.
+   */
+  rollback(): string[] {
+    if (this.data.state === "committed") {
+      throw new CopperheadError("internal_error", `Run ${this.runId} is committed already; rolling back its files would not undo the commit.`);
+    }
+    restoreAll(this.repoRoot, this.runDir, this.data);
+    this.complete("rolled_back");
+    return this.touched();
+  }
+
+  /** Closes the journal: `committed` after the commit, `rolled_back` after a rollback. */
+  complete(state: Exclude<JournalState, "editing">): void {
+    this.data.state = state;
+    this.persist();
+  }
+
+  private assertEditing(): void {
+    if (this.data.state !== "editing") {
+      throw new CopperheadError("internal_error", `Run ${this.runId} is ${this.data.state}; its journal takes no more writes.`);
+    }
+  }
+
+  /** Backs up a path's original bytes once, durably, before anything changes it. */
+  private remember(path: string, abs: string): void {
+    if (this.byPath.has(path)) return;
+    const stat = lstatOrUndefined(abs);
+    let entry: JournalEntry;
+    if (stat) {
+      const backup = `backup/${this.data.files.length}`;
+      const backupAbs = join(this.runDir, backup);
+      mkdirSync(dirname(backupAbs), { recursive: true });
+      copyFileSync(abs, backupAbs);
+      fsyncPath(backupAbs);
+      entry = { path, existed: true, backup, mode: stat.mode & 0o7777 };
+    } else {
+      entry = { path, existed: false };
+    }
+    this.data.files.push(entry);
+    this.byPath.set(path, entry);
+    this.persist();
+  }
+
+  /** Records, then creates, the folders of `path` that do not exist yet. */
+  private createFolders(path: string, existingDirs: number): void {
+    const parts = path.split("/");
+    const missing = parts.slice(existingDirs, -1).map((_, i) => parts.slice(0, existingDirs + i + 1).join("/"));
+    if (missing.length === 0) return;
+    this.data.createdDirs.push(...missing);
+    this.persist();
+    mkdirSync(join(this.repoRoot, ...parts.slice(0, -1)), { recursive: true });
+  }
+
+  private persist(): void {
+    persistJournal(this.runDir, this.data);
+  }
+}
+
+/**
+ * Restores every run whose journal is still `editing` while the repo lock it was written
+ * under is gone: its process died (the lock is stale or was taken over), or its process lives
+ * on but the run ended without a rollback (a long-lived MCP server whose rollback failed, a
+ * pipeline that threw). Marks each `recovered`.
+ *
+ * Call it at the start of every command that touches the repo; mutating commands inside
+ * `withRepoLock`, right after taking it. Restoring is idempotent, so a read-only command racing
+ * another recovery writes the same bytes.
+ */
+export async function recoverUnfinished(repoRoot: string): Promise<RecoveredRun[]> {
+  const root = realpathSync(repoRoot);
+  const runs = join(root, RUNS_DIR);
+  if (!existsSync(runs)) return [];
+  const holder = lockHolder(root);
+  const recovered: RecoveredRun[] = [];
+  // One run that cannot be restored must not keep the others changed.
+  let failed: unknown;
+  for (const name of readdirSync(runs).sort()) {
+    if (!isRunId(name)) continue;
+    const runDir = join(runs, name);
+    const data = readJournal(runDir);
+    if (data?.state !== "editing") continue;
+    if (holder?.pid === data.pid && holder.hostname === data.hostname && holder.startedAt === data.lockStartedAt) continue;
+    try {
+      restoreAll(root, runDir, data);
+    } catch (err) {
+      failed ??= err;
+      continue;
+    }
+    data.state = "recovered";
+    persistJournal(runDir, data);
+    recovered.push({ runId: data.runId, restored: data.files.map((entry) => entry.path) });
+  }
+  if (failed !== undefined) throw failed;
+  return recovered;
+}
+
+/** journal.json, replaced atomically and durably. */
+function persistJournal(runDir: string, data: JournalData): void {
+  const file = join(runDir, JOURNAL_FILE);
+  const tmp = `${file}.tmp`;
+  const fd = openSync(tmp, "w");
+  try {
+    writeFileSync(fd, `${JSON.stringify(data, null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+  fsyncPath(runDir);
+}
+
+function readJournal(runDir: string): JournalData | undefined {
+  const file = join(runDir, JOURNAL_FILE);
+  if (!existsSync(file)) return undefined;
+  try {
+    const data = JSON.parse(readFileSync(file, "utf8")) as JournalData;
+    if (data.schema === JOURNAL_SCHEMA && Array.isArray(data.files) && Array.isArray(data.createdDirs) && data.runId === basename(runDir)) return data;
+  } catch {
+    // reported below
+  }
+  log.warn(`Ignoring ${file}: it is not a copperhead journal this version can read.`);
+  return undefined;
+}
+
+/**
+ * Puts back every entry (newest first), then removes created folders that are empty (deepest
+ * first). Goes on past a failure so one stuck file does not keep the others changed, then
+ * throws with all failures; the journal stays `editing`, so recovery tries again later.
+ * Paths are confined again: a journal on disk is input like any other.
+ */
+function restoreAll(root: string, runDir: string, data: JournalData): void {
+  const failures: string[] = [];
+  const touchedDirs = new Set<string>();
+  for (const entry of [...data.files].reverse()) {
+    try {
+      const target = resolveRepoPath(root, entry.path);
+      rmSync(tempPathFor(target.abs), { force: true });
+      if (entry.existed) {
+        if (entry.backup === undefined || !BACKUP.test(entry.backup) || entry.mode === undefined) throw new Error("the journal entry has no backup");
+        const original = readFileSync(join(runDir, entry.backup));
+        if (!sameFile(target.abs, original, entry.mode)) {
+          mkdirSync(dirname(target.abs), { recursive: true });
+          atomicWrite(target.abs, original, entry.mode);
+          touchedDirs.add(dirname(target.abs));
+        }
+      } else if (lstatOrUndefined(target.abs)) {
+        unlinkSync(target.abs);
+        touchedDirs.add(dirname(target.abs));
+      }
+    } catch (err) {
+      failures.push(`${entry.path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  for (const dir of [...data.createdDirs].reverse()) {
+    try {
+      rmdirSync(resolveRepoPath(root, dir).abs);
+    } catch (err) {
+      // Not empty: something else (kicad-cli output, the user) put a file there; keep it.
+      if (errorCode(err) !== "ENOENT" && errorCode(err) !== "ENOTEMPTY" && errorCode(err) !== "EEXIST") {
+        failures.push(`${dir}/: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+  for (const dir of touchedDirs) if (existsSync(dir)) fsyncPath(dir);
+  if (failures.length > 0) {
+    throw new CopperheadError("internal_error", `Could not restore every file of run ${data.runId}:\n${failures.join("\n")}`, {
+      fix: `Fix what blocks these files, then run any copperhead command on the repo to finish restoring them; the original bytes are in ${join(runDir, "backup")}.`,
+      runId: data.runId,
+    });
+  }
+}
+
+function sameFile(abs: string, bytes: Uint8Array, mode: number): boolean {
+  const stat = lstatOrUndefined(abs);
+  return stat !== undefined && stat.isFile() && (stat.mode & 0o7777) === mode && stat.size === bytes.length && readFileSync(abs).equals(bytes);
+}
+
+/** The sibling temp file an atomic write of `abs` uses; fixed, so rollback can clean it up. */
+function tempPathFor(abs: string): string {
+  return join(dirname(abs), `.${basename(abs)}.copperhead-tmp`);
+}
+
+function atomicWrite(abs: string, bytes: Uint8Array, mode: number | undefined): void {
+  const tmp = tempPathFor(abs);
+  const fd = openSync(tmp, "w", mode ?? 0o666);
+  try {
+    writeFileSync(fd, bytes);
+    if (mode !== undefined) fchmodSync(fd, mode);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, abs);
+}
+
+/** fsync of a file or folder, so a rename or a backup survives a power cut. */
+function fsyncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

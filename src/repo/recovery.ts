@@ -1,0 +1,23 @@
+/**
+ * "Any copperhead command that finds an unfinished run restores the tree first and says so"
+ * (DESIGN §5, crash safety): the one call every repo command makes before reading the repo.
+ */
+import { log } from "../log.ts";
+import { recoverUnfinished } from "./journal.ts";
+import { resolveRepoRoot } from "./project.ts";
+
+/** Restores runs that died mid-edit (no live lock holder); returns their ids. */
+export async function restoreInterruptedRuns(repoRoot: string): Promise<string[]> {
+  const recovered = await recoverUnfinished(repoRoot);
+  for (const run of recovered) {
+    log.warn(`Run ${run.runId} was interrupted mid-edit; restored ${run.restored.length} file(s) to their state before it started.`);
+  }
+  return recovered.map((r) => r.runId);
+}
+
+/** The repo a command works on (`--repo`, default the working directory), restored first. */
+export async function openRepo(repo: string | undefined): Promise<string> {
+  const root = resolveRepoRoot(repo);
+  await restoreInterruptedRuns(root);
+  return root;
+}

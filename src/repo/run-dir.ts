@@ -1,0 +1,44 @@
+/**
+ * Run ids and run directories (`.copperhead/runs/<run-id>/`, DESIGN §2).
+ *
+ * Ids sort by start time as plain strings (UTC, second resolution) and carry a random suffix,
+ * so two runs started in the same second (two MCP clients, two repos) never share a folder.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CopperheadError } from "../errors.ts";
+
+export const RUNS_DIR = ".copperhead/runs";
+
+const RUN_ID = /^\d{8}T\d{6}Z-[0-9a-f]{6}$/;
+
+/** e.g. `20261129T214501Z-ab12cd`. */
+export function newRunId(now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}Z$/, "Z");
+  return `${stamp}-${randomBytes(3).toString("hex")}`;
+}
+
+export function isRunId(value: string): boolean {
+  return RUN_ID.test(value);
+}
+
+/**
+ * Creates (if needed) and returns the absolute path of a run's directory. When the repo has
+ * no `.copperhead/.gitignore` (no `copperhead init` yet), `runs/` gets a self-ignoring
+ * `.gitignore`, so run records never show up as changes or get committed by a `git add -A`.
+ */
+export function runDir(repoRoot: string, runId: string): string {
+  if (!isRunId(runId)) {
+    throw new CopperheadError("bad_path", `Not a copperhead run id: ${JSON.stringify(runId)}`, {
+      fix: "Run ids look like 20261129T214501Z-ab12cd; use newRunId() to make one.",
+    });
+  }
+  const runs = join(repoRoot, RUNS_DIR);
+  const dir = join(runs, runId);
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(repoRoot, ".copperhead", ".gitignore")) && !existsSync(join(runs, ".gitignore"))) {
+    writeFileSync(join(runs, ".gitignore"), "*\n");
+  }
+  return dir;
+}
