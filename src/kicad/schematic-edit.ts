@@ -1,0 +1,897 @@
+/**
+ * Structured schematic edits (DESIGN §5, phase 5): the operations the `do` agent's edit tools
+ * call. Every operation works on the lossless trees of a loaded project, never on raw text:
+ *
+ * - it validates everything it needs (refs, pins, sheets, lib ids, free room) before touching a
+ *   tree, and throws a typed `CopperheadError` (with close matches in `fix`) otherwise;
+ * - it inserts nodes laid out as KiCad 9 writes them, at the place eeschema would save them
+ *   (grouped by item type, sorted by uuid), so diffs match what a KiCad save would show;
+ * - where the outcome is a connectivity claim ("C3.1 is on +3V3", "the net is now /LED_DRIVE,
+ *   same pins"), it re-derives the netlist natively and rolls the whole operation back when the
+ *   claim does not hold, so a failed edit never leaves a half-changed tree.
+ *
+ * Sheets used by several sheet symbols share one file, so an edit in such a sheet shows in every
+ * instance: a new part gets one reference per instance (the one asked for in the instance
+ * named, the next free ones in the others), a local label names the net in every instance, and
+ * deleting a part deletes it (all its references) from every instance.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { CopperheadError } from "../errors.ts";
+import { closeMatches, suggestion } from "./close-matches.ts";
+import type { Libraries } from "./library.ts";
+import { buildNetlist, naturalCompare, type Netlist } from "./netlist.ts";
+import { placePoint, samePoint, toIU, type Placement, type Point } from "./schematic-geometry.ts";
+import {
+  globalLabelNode,
+  hiddenPropertyNode,
+  itemRank,
+  labelNode,
+  libraryFields,
+  lineNode,
+  noConnectNode,
+  placedSymbolNode,
+  propertyNode,
+  type LabelShape,
+  type MmPoint,
+} from "./schematic-items.ts";
+import { fieldBox, findFreeOrigin, grow, libUnitBox, occupiedBoxes, pageArea, placeBox, pinOutwardLib, placeDirection, union, type Box } from "./schematic-space.ts";
+import { SheetWiring, type DetachPlan, type PinAt } from "./schematic-wiring.ts";
+import {
+  loadSchematicProject,
+  readSchematicFile,
+  shownPinName,
+  symbolInstance,
+  unitPins,
+  fieldValue,
+  type LibPin,
+  type LibSymbol,
+  type PlacedSymbol,
+  type SchematicFile,
+  type SchematicProject,
+  type SheetInstance,
+} from "./schematic.ts";
+import { child, children, childText, head, insertChild, printSexpr, q, removeChild, setAtom, text, type SList } from "./sexpr.ts";
+
+export interface AddComponentArgs {
+  libId: string;
+  value?: string;
+  footprint?: string;
+  /** More fields by name; a field the library symbol lacks is added hidden. */
+  fields?: Record<string, string>;
+  /** Human sheet path, `/` (default) or `/Regulator/` (`Regulator` and `/Regulator` work too). */
+  sheet?: string;
+  /** Default: the next free number for the symbol's prefix, e.g. `C3`. */
+  ref?: string;
+}
+
+export interface AddedComponent {
+  ref: string;
+  sheet: string;
+  pins: { number: string; name: string }[];
+}
+
+/** One placed unit of a reference in one sheet instance. */
+interface PlacedUnit {
+  instance: SheetInstance;
+  symbol: PlacedSymbol;
+  unit: number;
+}
+
+interface PinHit extends PlacedUnit {
+  ref: string;
+  lib: LibPin;
+  tip: Point;
+  /** Unit step (IU) pointing away from the symbol body. */
+  outward: Point;
+}
+
+/** How `connect` names the net at the end of its stub. */
+type NetTarget =
+  | { kind: "power"; libId: string; def: () => SList; value: string; expected: string }
+  | { kind: "global"; text: string; shape: LabelShape; expected: string }
+  | { kind: "local"; text: string; expected: string };
+
+/** Wire stub lengths `connect` tries, shortest first (2.54 mm steps, KiCad's usual grid). */
+const STUB_LENGTHS_MM = [2.54, 5.08, 7.62, 10.16, 12.7];
+/** Room kept beyond each pin of a new symbol for the stub and label `connect` adds later. */
+const PIN_REACH = toIU(12.7);
+/** Extra room around a new symbol's box. */
+const FIELD_MARGIN = toIU(2.54);
+
+export class SchematicEditor {
+  private readonly original = new Map<string, string>();
+
+  private constructor(
+    private readonly project: SchematicProject,
+    private readonly libraries: Libraries,
+  ) {
+    for (const [path, file] of project.files) this.original.set(path, file.doc.source);
+  }
+
+  /** Loads the project rooted at `rootSchematicPath`; `libraries` resolves new symbols. */
+  static open(rootSchematicPath: string, libraries: Libraries): SchematicEditor {
+    return new SchematicEditor(loadSchematicProject(rootSchematicPath), libraries);
+  }
+
+  // --- Operations -------------------------------------------------------------------------
+
+  /**
+   * Places a symbol from the libraries on a sheet, on grid, in free space near the existing
+   * content, every unit of a multi-unit symbol (stacked, each in its own free spot). The
+   * library symbol is embedded in the sheet's `lib_symbols` once per lib id.
+   */
+  addComponent(args: AddComponentArgs): AddedComponent {
+    const target = this.sheetInstance(args.sheet ?? "/");
+    const def = this.resolveLibSymbol(args.libId);
+    if (args.footprint) this.libraries.resolveFootprint(args.footprint);
+    const lib = libSymbolView(def, args.libId);
+    const prefix = (libraryFields(def).find((f) => f.name === "Reference")?.value ?? "U").replace(/\?+$/, "");
+    const taken = this.references();
+    if (args.ref !== undefined) this.checkNewReference(args.ref, taken);
+    const file = target.file;
+    const refs = new Map<SheetInstance, string>();
+    for (const instance of this.instancesOf(file)) {
+      const ref = instance === target && args.ref !== undefined ? args.ref : nextFreeReference(prefix, taken);
+      taken.add(ref);
+      refs.set(instance, ref);
+    }
+    const units = Array.from({ length: lib.unitCount }, (_, i) => i + 1);
+    const page = pageArea(file);
+    const occupied = occupiedBoxes(file);
+    const origins = units.map((unit) => {
+      const footprint = newSymbolFootprint(def, unit);
+      const at = findFreeOrigin(page, occupied, footprint);
+      if (!at) {
+        throw new CopperheadError("edit_conflict", `No free room for ${args.libId}${lib.unitCount > 1 ? ` unit ${unit}` : ""} on sheet ${target.humanPath}.`, {
+          fix: "Place it on another sheet, or remove unused parts from this one.",
+          sheet: target.humanPath,
+        });
+      }
+      occupied.push({ x0: footprint.x0 + at.x, y0: footprint.y0 + at.y, x1: footprint.x1 + at.x, y1: footprint.y1 + at.y });
+      return at;
+    });
+    const ownRef = refs.get(target)!;
+    this.edit(() => {
+      ensureLibSymbol(file, args.libId, () => def);
+      units.forEach((unit, i) => {
+        const placement: Placement = { at: origins[i]!, rotation: 0 };
+        const values: Record<string, string> = { ...args.fields, Reference: ownRef };
+        if (args.value !== undefined) values.Value = args.value;
+        if (args.footprint !== undefined) values.Footprint = args.footprint;
+        insertItem(
+          file.doc.root,
+          placedSymbolNode({
+            libId: args.libId,
+            def,
+            at: toMm(placement.at),
+            unit,
+            uuid: crypto.randomUUID(),
+            fields: symbolFields(def, placement, values),
+            pins: instancePinNumbers(lib, unit).map((number) => ({ number, uuid: crypto.randomUUID() })),
+            project: this.project.projectName,
+            instances: [...refs].map(([instance, reference]) => ({ path: instance.path, reference })),
+          }),
+        );
+      });
+    });
+    const pins = new Map<string, string>();
+    for (const pin of lib.pins) if (!pins.has(pin.number)) pins.set(pin.number, shownPinName(pin));
+    return {
+      ref: ownRef,
+      sheet: target.humanPath,
+      pins: [...pins].map(([number, name]) => ({ number, name })).sort((a, b) => naturalCompare(a.number, b.number)),
+    };
+  }
+
+  /**
+   * Deletes every unit of `ref`, with the wire stubs, labels, power symbols and no-connect flags
+   * that served only its pins; a wire leading into a larger net is cut back to that net.
+   */
+  removeComponent(ref: string): void {
+    const units = this.unitsOf(ref);
+    const symbols = new Set(units.map((u) => u.symbol));
+    const plans: { file: SchematicFile; plan: DetachPlan }[] = [];
+    for (const unit of unique(units.map((u) => u.symbol)).map((s) => units.find((u) => u.symbol === s)!)) {
+      const wiring = this.wiring(unit.instance);
+      for (const pin of wiring.pins.filter((p) => p.symbol === unit.symbol)) {
+        plans.push({ file: unit.instance.file, plan: wiring.planDetach(pin.at, (p) => symbols.has(p.symbol), "remove") });
+      }
+    }
+    this.edit(() => {
+      const done = new Set<SList>();
+      for (const { file, plan } of plans) applyPlan(file, plan, done);
+      for (const symbol of symbols) {
+        const file = units.find((u) => u.symbol === symbol)!.instance.file;
+        removeChild(file.doc.root, symbol.node);
+        pruneLibSymbol(file, symbol.libKey);
+      }
+    });
+  }
+
+  /**
+   * Sets a field on every unit of `ref` (Value, Footprint, MPN, any field). A field the symbol
+   * lacks is added hidden at the symbol's origin. Setting `Reference` renames the part.
+   */
+  setField(ref: string, field: string, value: string): void {
+    const units = this.unitsOf(ref);
+    if (field === "Reference") this.checkNewReference(value, this.references());
+    if (field === "Footprint" && value !== "") this.libraries.resolveFootprint(value);
+    this.edit(() => {
+      for (const symbol of unique(units.map((u) => u.symbol))) {
+        const props = children(symbol.node, "property");
+        const prop = props.find((p) => text(p, 1) === field) ?? props.find((p) => text(p, 1)?.toLowerCase() === field.toLowerCase());
+        if (prop) setAtom(prop, 2, q(value));
+        else {
+          const last = props[props.length - 1];
+          const index = last ? symbol.node.items.indexOf(last) + 1 : symbol.node.items.length;
+          insertChild(symbol.node, hiddenPropertyNode(field, value, toMm(symbol.placement.at)), index);
+        }
+        if (field === "Reference") {
+          for (const path of children(child(child(symbol.node, "instances") ?? symbol.node, "project") ?? symbol.node, "path")) {
+            const reference = child(path, "reference");
+            if (reference && text(reference, 1) === ref) setAtom(reference, 1, q(value));
+          }
+        }
+      }
+    });
+  }
+
+  /**
+   * Attaches a free pin to `net` with a short wire stub out of the pin ending in a power symbol
+   * (for power nets), a global label (for nets named by global labels) or a local label.
+   * `/Sheet/NAME` names a local net of that sheet. A pin already on `net` is left alone; a
+   * pin wired to anything else must be disconnected first.
+   */
+  connect(ref: string, pin: string, net: string): void {
+    const hit = this.findPin(ref, pin);
+    const target = this.netTarget(net, hit);
+    const wiring = this.wiring(hit.instance);
+    const self = (p: PinAt) => p.symbol === hit.symbol && p.lib === hit.lib;
+    if (wiring.attached(hit.tip, self)) {
+      const current = this.netOfPin(ref, hit.lib.number);
+      if (current === target.expected) return;
+      throw new CopperheadError("edit_conflict", `${ref} pin ${hit.lib.number} is already connected (to net ${current ?? "?"}).`, {
+        fix: `Call disconnect on ${ref} pin ${hit.lib.number} first, then connect it to ${net}.`,
+        ref,
+        pin: hit.lib.number,
+        net: current,
+      });
+    }
+    const end = STUB_LENGTHS_MM.map((len) => ({ x: hit.tip.x + hit.outward.x * toIU(len), y: hit.tip.y + hit.outward.y * toIU(len) })).find((p) => wiring.stubClear(hit.tip, p));
+    if (!end) {
+      throw new CopperheadError("edit_conflict", `No room for a wire stub out of ${ref} pin ${hit.lib.number}: something is drawn in the way.`, {
+        fix: "Move the part (or what is in front of the pin) and retry, or connect another pin.",
+        ref,
+        pin: hit.lib.number,
+      });
+    }
+    const file = hit.instance.file;
+    this.edit(() => {
+      for (const node of wiring.noConnectsAt(hit.tip)) removeChild(file.doc.root, node);
+      insertItem(file.doc.root, lineNode("wire", toMm(hit.tip), toMm(end), crypto.randomUUID()));
+      const angle = labelAngle(hit.outward);
+      if (target.kind === "local") insertItem(file.doc.root, labelNode(target.text, toMm(end), angle, crypto.randomUUID()));
+      else if (target.kind === "global") insertItem(file.doc.root, globalLabelNode(target.text, toMm(end), target.shape, angle, crypto.randomUUID()));
+      else this.placePowerSymbol(hit.instance, target, end, hit.outward);
+      this.refresh();
+      this.expectPinOnNet(ref, hit.lib.number, target.expected, hit.symbol);
+    });
+  }
+
+  /**
+   * Cuts a pin loose: the stub and label `connect` made (or any wires that lead only to labels,
+   * power symbols or nothing) go; a wire into a larger net is cut back to where it meets it.
+   */
+  disconnect(ref: string, pin: string): void {
+    const hit = this.findPin(ref, pin);
+    const wiring = this.wiring(hit.instance);
+    const plan = wiring.planDetach(hit.tip, (p) => p.symbol === hit.symbol && p.lib === hit.lib, "disconnect");
+    if (plan.conflict) {
+      throw new CopperheadError("edit_conflict", `Cannot disconnect ${ref} pin ${hit.lib.number}: ${plan.conflict}.`, {
+        fix: "Redraw that part of the schematic in KiCad, or disconnect the other pins instead.",
+        ref,
+        pin: hit.lib.number,
+      });
+    }
+    if (plan.remove.size === 0 && plan.moves.length === 0) return;
+    this.edit(() => {
+      applyPlan(hit.instance.file, plan, new Set());
+      this.refresh();
+      const net = this.netlist().nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === hit.lib.number));
+      if (net && net.nodes.length > 1) {
+        throw new CopperheadError("edit_conflict", `${ref} pin ${hit.lib.number} would still be on net ${net.name} after removing its wiring.`, {
+          fix: "The pin is joined some other way (a wire over its tip, a bus); redraw that part in KiCad.",
+          ref,
+          pin: hit.lib.number,
+        });
+      }
+    });
+  }
+
+  /**
+   * Renames a net by renaming what names it: local, hierarchical (with the matching sheet pins)
+   * and global labels, or power symbols' Value. `from` is the netlist name (`/LED_A`, `+3V3`);
+   * `to` is the new netlist name, or for a local net just the new label text. Checked against
+   * the netlist: the same pins end up on `to`, and no other net changes.
+   */
+  renameNet(from: string, to: string): void {
+    const before = this.netlist();
+    const old = before.nets.find((n) => n.name === from);
+    if (!old) {
+      throw new CopperheadError("not_found", `No net named ${from}.`, {
+        fix: suggestion("nets", from, before.nets.map((n) => n.name)),
+        net: from,
+      });
+    }
+    const scope = this.renameScope(from, to);
+    if (before.nets.some((n) => n.name === scope.newName)) {
+      throw new CopperheadError("edit_conflict", `A net named ${scope.newName} already exists; renaming ${from} would merge the two.`, {
+        fix: "Pick a name no net uses, or connect the pins explicitly if merging is intended.",
+        net: from,
+      });
+    }
+    if (scope.renames.length === 0) {
+      throw new CopperheadError("edit_conflict", `Net ${from} is named only by its pins; no label or power symbol names it.`, {
+        fix: `Name it first: connect one of its pins (e.g. ${old.nodes[0] ? `${old.nodes[0].ref} pin ${old.nodes[0].pin}` : "one"}) to the new name with connect.`,
+        net: from,
+      });
+    }
+    this.edit(() => {
+      for (const rename of scope.renames) rename();
+      this.refresh();
+      const after = this.netlist();
+      const problems = compareRenamed(before, after, scope.expected);
+      if (problems.length > 0) {
+        throw new CopperheadError("edit_conflict", `Renaming ${from} to ${scope.newName} would change more than that net: ${problems.slice(0, 5).join("; ")}.`, {
+          fix: "Some pins join the net another way (hidden power pins, a second label); rename those in KiCad.",
+          net: from,
+        });
+      }
+    });
+  }
+
+  /** Puts a no-connect flag on a free pin (ERC then knows it is unused on purpose). */
+  markNoConnect(ref: string, pin: string): void {
+    const hit = this.findPin(ref, pin);
+    const wiring = this.wiring(hit.instance);
+    if (wiring.noConnectsAt(hit.tip).length > 0) return;
+    if (wiring.attached(hit.tip, (p) => p.symbol === hit.symbol && p.lib === hit.lib)) {
+      const current = this.netOfPin(ref, hit.lib.number);
+      throw new CopperheadError("edit_conflict", `${ref} pin ${hit.lib.number} is connected (to net ${current ?? "?"}); a no-connect flag would contradict that.`, {
+        fix: `Call disconnect on ${ref} pin ${hit.lib.number} first.`,
+        ref,
+        pin: hit.lib.number,
+      });
+    }
+    this.edit(() => insertItem(hit.instance.file.doc.root, noConnectNode(toMm(hit.tip), crypto.randomUUID())));
+  }
+
+  // --- Results ----------------------------------------------------------------------------
+
+  /** Absolute paths of the sheets whose text differs from what was loaded (or last saved). */
+  changedFiles(): string[] {
+    return [...this.project.files.values()].filter((f) => printSexpr(f.doc) !== this.original.get(f.path)).map((f) => f.path);
+  }
+
+  /** The current text of a sheet of the project. */
+  print(file: string): string {
+    return printSexpr(this.file(file).doc);
+  }
+
+  /** Writes the changed sheets back to disk; returns their paths. */
+  save(): string[] {
+    const changed = this.changedFiles();
+    for (const path of changed) {
+      const text = this.print(path);
+      writeFileSync(path, text);
+      this.original.set(path, text);
+    }
+    return changed;
+  }
+
+  /** The netlist of the edited trees, as kicad-cli would export it. */
+  netlist(): Netlist {
+    return buildNetlist(this.project);
+  }
+
+  // --- Transactions -----------------------------------------------------------------------
+
+  /** Runs a mutation; on any error every tree goes back to what it was before. */
+  private edit(mutate: () => void): void {
+    const before = new Map([...this.project.files].map(([path, file]) => [path, printSexpr(file.doc)]));
+    try {
+      mutate();
+      this.refresh();
+    } catch (err) {
+      for (const [path, source] of before) {
+        const file = this.project.files.get(path)!;
+        if (printSexpr(file.doc) !== source) Object.assign(file, readSchematicFile(path, source));
+      }
+      this.relink();
+      throw err;
+    }
+  }
+
+  /** Re-reads the views of edited trees (positions, pins, labels) from the trees themselves. */
+  private refresh(): void {
+    for (const [path, file] of this.project.files) {
+      const current = printSexpr(file.doc);
+      if (current !== file.doc.source) Object.assign(file, readSchematicFile(path, current));
+    }
+    this.relink();
+  }
+
+  /** Sheet instances point at their sheet symbol; after a re-read that is a new object. */
+  private relink(): void {
+    for (const instance of this.project.instances) {
+      if (!instance.parent || !instance.sheet) continue;
+      const uuid = instance.sheet.uuid;
+      instance.sheet = instance.parent.file.sheets.find((s) => s.uuid === uuid) ?? instance.sheet;
+    }
+  }
+
+  // --- Lookups ----------------------------------------------------------------------------
+
+  private file(path: string): SchematicFile {
+    const file = this.project.files.get(resolve(path));
+    if (!file) {
+      throw new CopperheadError("not_found", `${path} is not a sheet of this project.`, {
+        fix: suggestion("sheets", path, [...this.project.files.keys()]),
+        file: path,
+      });
+    }
+    return file;
+  }
+
+  private instancesOf(file: SchematicFile): SheetInstance[] {
+    return this.project.instances.filter((i) => i.file === file);
+  }
+
+  private wiring(instance: SheetInstance): SheetWiring {
+    return new SheetWiring(instance.file, instance.path, this.project.projectName);
+  }
+
+  private sheetInstance(sheet: string): SheetInstance {
+    const trimmed = sheet.trim().replace(/^\/+|\/+$/g, "");
+    const wanted = trimmed === "" ? "/" : `/${trimmed}/`;
+    const found = this.project.instances.find((i) => i.humanPath === wanted);
+    if (!found) {
+      throw new CopperheadError("not_found", `No sheet ${wanted} in this design.`, {
+        fix: suggestion("sheets", wanted, this.project.instances.map((i) => i.humanPath)),
+        sheet,
+      });
+    }
+    return found;
+  }
+
+  /** Every reference in the design (all instances), power symbols included. */
+  private references(): Set<string> {
+    const refs = new Set<string>();
+    for (const instance of this.project.instances) {
+      for (const symbol of instance.file.symbols) refs.add(symbolInstance(symbol, instance.path, this.project.projectName).reference);
+    }
+    return refs;
+  }
+
+  private checkNewReference(ref: string, taken: Set<string>): void {
+    if (!/^[^\s?]*[^\s\d?][0-9]+$/.test(ref)) {
+      throw new CopperheadError("usage", `"${ref}" is not a usable reference; references are a prefix and a number, e.g. C3.`, {
+        fix: "Pass a reference such as R12, or leave it out to get the next free one.",
+        ref,
+      });
+    }
+    if (taken.has(ref)) {
+      throw new CopperheadError("edit_conflict", `Reference ${ref} is already used.`, {
+        fix: "Leave the reference out to get the next free one, or pick an unused one.",
+        ref,
+      });
+    }
+  }
+
+  private unitsOf(ref: string): PlacedUnit[] {
+    const units: PlacedUnit[] = [];
+    for (const instance of this.project.instances) {
+      for (const symbol of instance.file.symbols) {
+        const own = symbolInstance(symbol, instance.path, this.project.projectName);
+        if (own.reference === ref) units.push({ instance, symbol, unit: own.unit });
+      }
+    }
+    if (units.length === 0) {
+      const all = [...this.references()].filter((r) => r !== "" && (ref.startsWith("#") || !r.startsWith("#"))).sort(naturalCompare);
+      throw new CopperheadError("not_found", `No component ${ref} in this design.`, { fix: suggestion("references", ref, all), ref });
+    }
+    return units;
+  }
+
+  /** A pin by number, or by name when the name is unique on the part. */
+  private findPin(ref: string, pin: string): PinHit {
+    const units = this.unitsOf(ref);
+    const candidates = units.flatMap((u) => unitPins(u.symbol, u.unit).map((lib) => ({ ...u, lib })));
+    let matches = candidates.filter((c) => c.lib.number === pin);
+    if (matches.length === 0) {
+      const named = (exact: boolean) => candidates.filter((c) => (exact ? shownPinName(c.lib) === pin : shownPinName(c.lib).toLowerCase() === pin.toLowerCase()));
+      matches = named(true).length > 0 ? named(true) : named(false);
+      const numbers = unique(matches.map((m) => m.lib.number));
+      if (numbers.length > 1) {
+        throw new CopperheadError("not_found", `${ref} has ${numbers.length} pins named ${pin} (${numbers.join(", ")}); name one by number.`, {
+          fix: `Use one of the pin numbers ${numbers.join(", ")}.`,
+          ref,
+          pin,
+          pins: numbers,
+        });
+      }
+    }
+    const match = matches[0];
+    if (!match) {
+      const listed = unique(candidates.map((c) => (shownPinName(c.lib) && shownPinName(c.lib) !== c.lib.number ? `${c.lib.number} (${shownPinName(c.lib)})` : c.lib.number)));
+      listed.sort(naturalCompare);
+      const close = closeMatches(pin, candidates.flatMap((c) => [c.lib.number, shownPinName(c.lib)]).filter(Boolean));
+      throw new CopperheadError("not_found", `${ref} has no pin ${pin}.`, {
+        fix: `${close.length > 0 ? `Did you mean ${close.join(", ")}? ` : ""}Pins of ${ref}: ${listed.join(", ")}.`,
+        ref,
+        pin,
+        pins: listed,
+      });
+    }
+    const placement = match.symbol.placement;
+    return {
+      ...match,
+      ref,
+      tip: placePoint(match.lib.at, placement),
+      outward: placeDirection(pinOutwardLib(match.lib.orientation), placement),
+    };
+  }
+
+  private netOfPin(ref: string, pin: string): string | undefined {
+    return this.netlist().nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
+  }
+
+  private expectPinOnNet(ref: string, pin: string, expected: string, symbol: PlacedSymbol): void {
+    // Pins of parts not on the board (and of `#` symbols) never reach the netlist.
+    if (!symbol.onBoard || ref.startsWith("#")) return;
+    const actual = this.netOfPin(ref, pin);
+    if (actual !== expected) {
+      throw new CopperheadError("edit_conflict", `Connecting ${ref} pin ${pin} to ${expected} would put it on net ${actual ?? "?"} instead.`, {
+        fix: `A stronger name already drives the nets labelled that way; connect ${ref} pin ${pin} to ${actual ?? "that net"} or pick another name.`,
+        ref,
+        pin,
+        net: expected,
+      });
+    }
+  }
+
+  // --- Net names ----------------------------------------------------------------------------
+
+  private netTarget(net: string, hit: PinHit): NetTarget {
+    const instance = hit.instance;
+    if (net.startsWith("/")) {
+      const base = net.slice(instance.humanPath.length);
+      if (!net.startsWith(instance.humanPath) || base === "" || base.includes("/")) {
+        throw new CopperheadError("edit_conflict", `${net} is a local net of another sheet, but ${hit.ref} is on sheet ${instance.humanPath}; local nets do not cross sheets.`, {
+          fix: `Use a global name (no leading /) to join across sheets, or a name on this sheet such as ${instance.humanPath}${net.split("/").pop() ?? "NAME"}.`,
+          net,
+          sheet: instance.humanPath,
+        });
+      }
+      return { kind: "local", text: base, expected: net };
+    }
+    if (net === "") throw new CopperheadError("usage", "A net name is required.", { fix: "Pass the net name, e.g. GND or /LED_A." });
+    for (const file of this.project.files.values()) {
+      for (const symbol of file.symbols) {
+        if (symbol.lib?.power === "global" && fieldValue(symbol, "Value") === net) {
+          const cached = symbol.lib.node;
+          return { kind: "power", libId: symbol.libKey, value: net, expected: net, def: () => this.tryResolve(symbol.libKey) ?? structuredClone(cached) };
+        }
+      }
+    }
+    for (const file of this.project.files.values()) {
+      const label = file.labels.find((l) => l.kind === "global" && l.text === net);
+      if (label) return { kind: "global", text: net, shape: (label.shape ?? "passive") as LabelShape, expected: net };
+    }
+    const libId = `power:${net}`;
+    const def = /^[+-]?[\w.]+$/.test(net) ? this.tryResolve(libId) : undefined;
+    if (def && child(def, "power")) return { kind: "power", libId, value: net, expected: net, def: () => def };
+    return { kind: "local", text: net, expected: instance.humanPath + net };
+  }
+
+  private tryResolve(libId: string): SList | undefined {
+    try {
+      return this.libraries.resolveSymbol(libId);
+    } catch (err) {
+      if (err instanceof CopperheadError) return undefined;
+      throw err;
+    }
+  }
+
+  /** A power symbol whose pin lands on `end`, its body pointing along `outward`. */
+  private placePowerSymbol(instance: SheetInstance, target: Extract<NetTarget, { kind: "power" }>, end: Point, outward: Point): void {
+    const file = instance.file;
+    const def = ensureLibSymbol(file, target.libId, target.def);
+    const lib = libSymbolView(def, target.libId);
+    const pin = lib.pins[0]!;
+    // Rotate so the pin faces back along the stub, i.e. the symbol's body points away from it.
+    const rotation = [0, 90, 180, 270].find((r) => samePoint(placeDirection(pinOutwardLib(pin.orientation), { at: { x: 0, y: 0 }, rotation: r }), { x: -outward.x, y: -outward.y })) ?? 0;
+    const offset = placePoint(pin.at, { at: { x: 0, y: 0 }, rotation });
+    const placement: Placement = { at: { x: end.x - offset.x, y: end.y - offset.y }, rotation };
+    const prefix = (libraryFields(def).find((f) => f.name === "Reference")?.value ?? "#PWR").replace(/\?+$/, "");
+    const taken = this.references();
+    const instances = this.instancesOf(file).map((i) => {
+      const reference = nextFreeReference(prefix, taken);
+      taken.add(reference);
+      return { path: i.path, reference };
+    });
+    insertItem(
+      file.doc.root,
+      placedSymbolNode({
+        libId: target.libId,
+        def,
+        at: toMm(placement.at),
+        rotation,
+        unit: 1,
+        uuid: crypto.randomUUID(),
+        fields: symbolFields(def, placement, { Reference: instances.find((i) => i.path === instance.path)!.reference, Value: target.value }),
+        pins: instancePinNumbers(lib, 1).map((number) => ({ number, uuid: crypto.randomUUID() })),
+        project: this.project.projectName,
+        instances,
+      }),
+    );
+  }
+
+  /**
+   * What `renameNet` changes: closures that rename each label, sheet pin and power symbol
+   * naming the net, the netlist name it should end up with, and the name changes expected
+   * elsewhere (the same local net in other instances of a shared sheet).
+   */
+  private renameScope(from: string, to: string): { newName: string; renames: (() => void)[]; expected: Map<string, string> } {
+    const renames: (() => void)[] = [];
+    const setText = (node: SList) => (value: string) => () => setAtom(node, 1, q(value));
+    const setValue = (symbol: PlacedSymbol, value: string) => () => {
+      const prop = children(symbol.node, "property").find((p) => text(p, 1) === "Value");
+      if (prop) setAtom(prop, 2, q(value));
+    };
+    if (!from.startsWith("/")) {
+      if (to.startsWith("/") || to === "") {
+        throw new CopperheadError("usage", `${from} is a global net; its new name must be global too (no leading /), not ${JSON.stringify(to)}.`, {
+          fix: "Pass a name without a sheet path, e.g. +3V3_MCU.",
+          net: from,
+        });
+      }
+      for (const file of this.project.files.values()) {
+        for (const label of file.labels) if (label.kind === "global" && label.text === from) renames.push(setText(label.node)(to));
+        for (const symbol of file.symbols) if (symbol.lib?.power === "global" && fieldValue(symbol, "Value") === from) renames.push(setValue(symbol, to));
+      }
+      return { newName: to, renames, expected: new Map([[from, to]]) };
+    }
+    const instance = [...this.project.instances].sort((a, b) => b.humanPath.length - a.humanPath.length).find((i) => from.startsWith(i.humanPath) && !from.slice(i.humanPath.length).includes("/"));
+    const base = instance ? from.slice(instance.humanPath.length) : "";
+    if (!instance || base === "") throw new CopperheadError("not_found", `No sheet holds net ${from}.`, { fix: "Pass the net name as the netlist shows it.", net: from });
+    const newBase = to.startsWith("/") ? to.slice(instance.humanPath.length) : to;
+    if ((to.startsWith("/") && !to.startsWith(instance.humanPath)) || newBase === "" || newBase.includes("/")) {
+      throw new CopperheadError("usage", `${from} is local to sheet ${instance.humanPath}; its new name must stay on that sheet, not ${JSON.stringify(to)}.`, {
+        fix: `Pass ${instance.humanPath}NEW_NAME or just NEW_NAME.`,
+        net: from,
+      });
+    }
+    const file = instance.file;
+    for (const label of file.labels) {
+      if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base) renames.push(setText(label.node)(newBase));
+    }
+    for (const symbol of file.symbols) if (symbol.lib?.power === "local" && fieldValue(symbol, "Value") === base) renames.push(setValue(symbol, newBase));
+    // A hierarchical label and the sheet pins that face it are one connection: rename both.
+    if (file.labels.some((l) => l.kind === "hierarchical" && l.text === base)) {
+      for (const other of this.instancesOf(file)) {
+        const pin = other.sheet?.pins.find((p) => p.name === base);
+        if (pin) renames.push(setText(pin.node)(newBase));
+      }
+    }
+    for (const sheet of file.sheets) {
+      const pin = sheet.pins.find((p) => p.name === base);
+      if (!pin) continue;
+      renames.push(setText(pin.node)(newBase));
+      const childInstance = instance.children.find((c) => c.sheet?.uuid === sheet.uuid);
+      for (const label of childInstance?.file.labels ?? []) if (label.kind === "hierarchical" && label.text === base) renames.push(setText(label.node)(newBase));
+    }
+    const expected = new Map(this.instancesOf(file).map((i): [string, string] => [i.humanPath + base, i.humanPath + newBase]));
+    return { newName: instance.humanPath + newBase, renames, expected };
+  }
+
+  /** The library symbol as `lib_symbols` embeds it, or a typed error with close lib ids. */
+  private resolveLibSymbol(libId: string): SList {
+    try {
+      return this.libraries.resolveSymbol(libId);
+    } catch (err) {
+      if (!(err instanceof CopperheadError)) throw err;
+      const nickname = libId.includes(":") ? libId.slice(0, libId.indexOf(":")) : "";
+      let candidates: string[] = [];
+      if (err.code === "symbol_not_found" && nickname) {
+        try {
+          const source = readFileSync(this.libraries.library("symbol", nickname).path, "utf8");
+          candidates = [...source.matchAll(/^\t\(symbol "([^"]+)"/gm)].map((m) => `${nickname}:${m[1]}`);
+        } catch {
+          candidates = [];
+        }
+      } else if (err.code === "library_not_found") {
+        candidates = this.libraries.entries("symbol").map((e) => `${e.nickname}:${libId.slice(libId.indexOf(":") + 1)}`);
+      }
+      const close = closeMatches(libId, candidates);
+      throw new CopperheadError(err.code, err.message, {
+        ...err.details,
+        fix: close.length > 0 ? `Did you mean ${close.join(", ")}?` : err.fix,
+        libId,
+      });
+    }
+  }
+}
+
+// --- Tree helpers ----------------------------------------------------------------------------
+
+function unique<T>(items: T[]): T[] {
+  return [...new Set(items)];
+}
+
+function toMm(p: Point): MmPoint {
+  return [p.x / 10_000, p.y / 10_000];
+}
+
+/** Angle of a label at the end of a stub running along `d`, so it reads away from the wire. */
+function labelAngle(d: Point): number {
+  if (d.x < 0) return 180;
+  if (d.y < 0) return 90;
+  if (d.y > 0) return 270;
+  return 0;
+}
+
+/** Inserts a top-level item where eeschema would save it: by item type, then by uuid. */
+function insertItem(root: SList, node: SList): void {
+  const rank = itemRank(head(node) ?? "")!;
+  const uuid = childText(node, "uuid") ?? "";
+  let lastRanked = -1;
+  for (let i = 0; i < root.items.length; i++) {
+    const item = root.items[i]!;
+    if (item.type !== "list") continue;
+    const r = itemRank(head(item) ?? "");
+    if (r === undefined) continue;
+    if (r > rank || (r === rank && (childText(item, "uuid") ?? "") > uuid)) {
+      insertChild(root, node, i);
+      return;
+    }
+    lastRanked = i;
+  }
+  if (lastRanked >= 0) {
+    insertChild(root, node, lastRanked + 1);
+    return;
+  }
+  const trailer = root.items.findIndex((item) => item.type === "list" && ["sheet_instances", "symbol_instances", "embedded_fonts", "embedded_files"].includes(head(item) ?? ""));
+  insertChild(root, node, trailer >= 0 ? trailer : root.items.length);
+}
+
+/** Embeds a library symbol in the sheet's `lib_symbols` (sorted by name) unless it is there; returns the embedded node. */
+function ensureLibSymbol(file: SchematicFile, libId: string, def: () => SList): SList {
+  let cache = child(file.doc.root, "lib_symbols");
+  if (!cache) {
+    const after = ["title_block", "paper", "uuid"].map((h) => child(file.doc.root, h)).find(Boolean);
+    cache = insertChild(file.doc.root, { type: "list", pre: "", items: [{ type: "atom", pre: "", raw: "lib_symbols" }], post: "", start: -1 }, after ? file.doc.root.items.indexOf(after) + 1 : 1) as SList;
+  }
+  const entries = children(cache, "symbol");
+  const existing = entries.find((e) => text(e, 1) === libId);
+  if (existing) return existing;
+  const node = def();
+  const next = entries.find((e) => (text(e, 1) ?? "") > libId);
+  insertChild(cache, node, next ? cache.items.indexOf(next) : cache.items.length);
+  return node;
+}
+
+/** Drops a `lib_symbols` entry no placed symbol of the sheet uses any more, as eeschema does on save. */
+function pruneLibSymbol(file: SchematicFile, libKey: string): void {
+  const cache = child(file.doc.root, "lib_symbols");
+  if (!cache) return;
+  const stillUsed = children(file.doc.root, "symbol").some((s) => (childText(s, "lib_name") ?? childText(s, "lib_id")) === libKey);
+  if (stillUsed) return;
+  const entry = children(cache, "symbol").find((e) => text(e, 1) === libKey);
+  if (entry) removeChild(cache, entry);
+}
+
+/** Applies a detach plan; `done` keeps a node shared by several plans from being removed twice. */
+function applyPlan(file: SchematicFile, plan: DetachPlan, done: Set<SList>): void {
+  const root = file.doc.root;
+  for (const node of plan.remove) {
+    if (done.has(node) || !root.items.includes(node)) continue;
+    done.add(node);
+    removeChild(root, node);
+    if (head(node) === "symbol") pruneLibSymbol(file, childText(node, "lib_name") ?? childText(node, "lib_id") ?? "");
+  }
+  for (const move of plan.moves) {
+    if (done.has(move.node)) continue;
+    done.add(move.node);
+    const dx = (move.to.x - move.from.x) / 10_000;
+    const dy = (move.to.y - move.from.y) / 10_000;
+    const ats = [child(move.node, "at"), ...children(move.node, "property").map((p) => child(p, "at"))];
+    for (const at of ats) {
+      if (!at) continue;
+      setAtom(at, 1, Math.round((Number(text(at, 1)) + dx) * 10_000) / 10_000);
+      setAtom(at, 2, Math.round((Number(text(at, 2)) + dy) * 10_000) / 10_000);
+    }
+  }
+}
+
+/** The first `prefix<n>` (n ≥ 1) not in `taken`. */
+function nextFreeReference(prefix: string, taken: Set<string>): string {
+  const used = new Set<number>();
+  const pattern = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(\\d+)$`);
+  for (const ref of taken) {
+    const m = pattern.exec(ref);
+    if (m) used.add(Number(m[1]));
+  }
+  let n = 1;
+  while (used.has(n)) n++;
+  return `${prefix}${n}`;
+}
+
+/** A view (pins, units) of a library symbol not yet in any sheet, read by the schematic reader itself. */
+function libSymbolView(def: SList, libId: string): LibSymbol {
+  const source = `(kicad_sch (version 20250114) (lib_symbols ${printSexpr({ ...def, pre: "" })}))`;
+  return readSchematicFile(`<${libId}>`, source).libSymbols.get(libId)!;
+}
+
+/**
+ * Pin numbers a placed unit lists, in eeschema's order: the unit's own pins (shared ones
+ * included) first, then the other units' pins in unit order, each number once.
+ */
+function instancePinNumbers(lib: LibSymbol, unit: number): string[] {
+  const ofUnit = (u: number) => lib.pins.filter((p) => (p.unit === 0 || p.unit === u) && (p.bodyStyle === 0 || p.bodyStyle === 1)).map((p) => p.number);
+  const out = ofUnit(unit);
+  for (let u = 1; u <= lib.unitCount; u++) if (u !== unit) out.push(...ofUnit(u));
+  return unique(out);
+}
+
+/**
+ * The fields of a freshly placed symbol: the library's, where the library puts them
+ * (transformed like the symbol), with `values` overriding; `values` the library lacks follow,
+ * hidden at the origin.
+ */
+function symbolFields(def: SList, placement: Placement, values: Record<string, string>): SList[] {
+  const fields: SList[] = [];
+  const lib = libraryFields(def);
+  for (const f of lib) {
+    const at = placePoint({ x: toIU(f.at[0]), y: toIU(f.at[1]) }, placement);
+    fields.push(propertyNode(f.name, values[f.name] ?? f.value, toMm(at), f.angle, f.rest));
+  }
+  for (const [name, value] of Object.entries(values)) {
+    if (!lib.some((f) => f.name === name)) fields.push(hiddenPropertyNode(name, value, toMm(placement.at)));
+  }
+  return fields;
+}
+
+/**
+ * The box a new unit needs around its origin: its drawing, pins with room for a stub and a
+ * label each, and its visible fields.
+ */
+function newSymbolFootprint(def: SList, unit: number): Box {
+  const origin: Placement = { at: { x: 0, y: 0 }, rotation: 0 };
+  const body = libUnitBox(def, unit, 1, PIN_REACH);
+  let box: Box = body ? placeBox(body, origin) : { x0: -PIN_REACH, y0: -PIN_REACH, x1: PIN_REACH, y1: PIN_REACH };
+  for (const field of symbolFields(def, origin, {})) {
+    const fb = fieldBox(field);
+    if (fb) box = union(box, fb);
+  }
+  return grow(box, FIELD_MARGIN);
+}
+
+/**
+ * Checks a rename against the netlists before and after: every net keeps its pins, and only
+ * the expected names change.
+ */
+function compareRenamed(before: Netlist, after: Netlist, renamed: Map<string, string>): string[] {
+  const key = (nodes: { ref: string; pin: string }[]) => nodes.map((n) => `${n.ref}.${n.pin}`).sort().join(" ");
+  const afterByName = new Map(after.nets.map((n) => [n.name, key(n.nodes)]));
+  const problems: string[] = [];
+  for (const net of before.nets) {
+    const name = renamed.get(net.name) ?? net.name;
+    const pins = afterByName.get(name);
+    if (pins === undefined) problems.push(`net ${net.name} would not become ${name}`);
+    else if (pins !== key(net.nodes)) problems.push(`net ${name} would have pins ${pins || "none"} instead of ${key(net.nodes)}`);
+  }
+  if (after.nets.length !== before.nets.length) problems.push(`${after.nets.length} nets instead of ${before.nets.length}`);
+  return problems;
+}

@@ -1,0 +1,321 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CopperheadError } from "../../src/errors.ts";
+import { exportNetlist, runErc, type ErcReport, type KicadCli } from "../../src/kicad/kicad-cli.ts";
+import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
+import { openLibraries, type Libraries } from "../../src/kicad/library.ts";
+import { buildNetlist, type Netlist } from "../../src/kicad/netlist.ts";
+import { SchematicEditor } from "../../src/kicad/schematic-edit.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic.ts";
+import { cleanupTempDirs, copyFixture, FIXTURES_DIR, requireKicadCli } from "../support/kicad.ts";
+import { netlistDiff } from "../support/netlist.ts";
+
+afterAll(cleanupTempDirs);
+
+const KICAD_TIMEOUT = 120_000;
+
+let cli: KicadCli;
+let baselineErc: ErcReport;
+
+beforeAll(async () => {
+  cli = await requireKicadCli();
+  const dir = await copyFixture("usb-led");
+  baselineErc = await runErc(join(dir, "usb-led.kicad_sch"), { cli });
+});
+
+interface Project {
+  dir: string;
+  root: string;
+  regulator: string;
+  libraries: Libraries;
+  editor: SchematicEditor;
+  /** Sheet texts as copied, by path. */
+  before: Map<string, string>;
+}
+
+async function openCopy(): Promise<Project> {
+  const dir = await copyFixture("usb-led");
+  const root = join(dir, "usb-led.kicad_sch");
+  const regulator = join(dir, "regulator.kicad_sch");
+  const libraries = await openLibraries(dir);
+  const before = new Map([root, regulator].map((p) => [p, readFileSync(p, "utf8")]));
+  return { dir, root, regulator, libraries, editor: SchematicEditor.open(root, libraries), before };
+}
+
+/** kicad-cli's netlist of the saved project, checked against the native one. */
+async function kicadNetlist(p: Project): Promise<Netlist> {
+  const expected = parseKicadNetlist(await exportNetlist(p.root, { cli }), p.root);
+  expect(netlistDiff(expected, buildNetlist(loadSchematicProject(p.root)))).toEqual([]);
+  expect(netlistDiff(expected, p.editor.netlist())).toEqual([]);
+  return expected;
+}
+
+function netOf(netlist: Netlist, ref: string, pin: string): string | undefined {
+  return netlist.nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
+}
+
+function pinsOf(netlist: Netlist, name: string): string[] {
+  return (netlist.nets.find((n) => n.name === name)?.nodes ?? []).map((n) => `${n.ref}.${n.pin}`).sort();
+}
+
+/** ERC errors and warnings as `type` counts, for comparing against the unedited fixture. */
+function ercCounts(report: ErcReport): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const sheet of report.sheets) for (const v of sheet.violations ?? []) if (!v.excluded) counts[v.type] = (counts[v.type] ?? 0) + 1;
+  return counts;
+}
+
+/** True when `before`'s lines all appear, in order, in `after`: the edit only inserted lines. */
+function onlyInserted(before: string, after: string): boolean {
+  const a = before.split("\n");
+  const b = after.split("\n");
+  let i = 0;
+  for (const line of b) if (i < a.length && line === a[i]) i++;
+  return i === a.length;
+}
+
+function changedLines(before: string, after: string): string[] {
+  const a = before.split("\n");
+  const b = after.split("\n");
+  expect(b.length).toBe(a.length);
+  return b.filter((line, i) => line !== a[i]);
+}
+
+function caught(fn: () => void): CopperheadError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof CopperheadError) return err;
+    throw err;
+  }
+  throw new Error("expected a CopperheadError");
+}
+
+describe("SchematicEditor on usb-led", () => {
+  test(
+    "adds a 100 nF capacitor on the Regulator sheet between +3V3 and GND",
+    async () => {
+      const p = await openCopy();
+      const added = p.editor.addComponent({ libId: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", sheet: "/Regulator/" });
+      expect(added).toEqual({ ref: "C3", sheet: "/Regulator/", pins: [{ number: "1", name: "" }, { number: "2", name: "" }] });
+      p.editor.connect("C3", "1", "+3V3");
+      p.editor.connect("C3", "2", "GND");
+      expect(p.editor.changedFiles()).toEqual([p.regulator]);
+      const after = p.editor.print(p.regulator);
+      expect(p.editor.print(p.root)).toBe(p.before.get(p.root)!);
+      expect(onlyInserted(p.before.get(p.regulator)!, after)).toBe(true);
+      // The symbol, two stubs, two power symbols and the +3V3 power symbol's library entry.
+      const grown = after.split("\n").length - p.before.get(p.regulator)!.split("\n").length;
+      expect(grown).toBeGreaterThan(100);
+      expect(grown).toBeLessThan(450);
+      expect(after).toContain('(property "Value" "100n"');
+      expect(after).toContain('(reference "C3")');
+
+      expect(p.editor.save()).toEqual([p.regulator]);
+      const netlist = await kicadNetlist(p);
+      expect(netOf(netlist, "C3", "1")).toBe("+3V3");
+      expect(netOf(netlist, "C3", "2")).toBe("GND");
+      expect(ercCounts(await runErc(p.root, { cli }))).toEqual(ercCounts(baselineErc));
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test(
+    "setting R3's value changes one line",
+    async () => {
+      const p = await openCopy();
+      p.editor.setField("R3", "Value", "680");
+      expect(p.editor.changedFiles()).toEqual([p.root]);
+      expect(changedLines(p.before.get(p.root)!, p.editor.print(p.root))).toEqual(['\t\t(property "Value" "680"']);
+      p.editor.save();
+      await kicadNetlist(p);
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test("a field the symbol lacks is added hidden; setting it back restores the file", async () => {
+    const p = await openCopy();
+    p.editor.setField("R3", "LCSC", "C21190");
+    const text = p.editor.print(p.root);
+    expect(text).toContain('(property "LCSC" "C21190"');
+    expect(onlyInserted(p.before.get(p.root)!, text)).toBe(true);
+    p.editor.setField("R3", "Value", "2k2");
+    p.editor.setField("R3", "Value", "1k");
+    expect(p.editor.print(p.root)).toBe(text);
+    p.editor.setField("R3", "Value", "1k");
+    expect(p.editor.changedFiles()).toEqual([p.root]);
+  });
+
+  test(
+    "renames /LED_A to /LED_DRIVE: same pins, nothing else changes",
+    async () => {
+      const p = await openCopy();
+      const before = p.editor.netlist();
+      p.editor.renameNet("/LED_A", "/LED_DRIVE");
+      expect(changedLines(p.before.get(p.root)!, p.editor.print(p.root))).toEqual(['\t(label "LED_DRIVE"']);
+      p.editor.save();
+      const after = await kicadNetlist(p);
+      expect(pinsOf(after, "/LED_DRIVE")).toEqual(pinsOf(before, "/LED_A"));
+      expect(after.nets.map((n) => n.name).sort()).toEqual(before.nets.map((n) => (n.name === "/LED_A" ? "/LED_DRIVE" : n.name)).sort());
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test(
+    "renames a power net by its power symbols' Value",
+    async () => {
+      const p = await openCopy();
+      const before = p.editor.netlist();
+      p.editor.renameNet("VBUS", "VBUS_IN");
+      p.editor.save();
+      const after = await kicadNetlist(p);
+      expect(pinsOf(after, "VBUS_IN")).toEqual(pinsOf(before, "VBUS"));
+      expect(pinsOf(after, "VBUS")).toEqual([]);
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test(
+    "connect then disconnect round-trips; a no-connect flag marks a free pin",
+    async () => {
+      const p = await openCopy();
+      const added = p.editor.addComponent({ libId: "Device:R", value: "10k", footprint: "Resistor_SMD:R_0603_1608Metric" });
+      expect(added.ref).toBe("R4");
+      const placed = p.editor.print(p.root);
+      p.editor.connect("R4", "1", "LED_A");
+      expect(netOf(p.editor.netlist(), "R4", "1")).toBe("/LED_A");
+      // Connecting again to the same net is a no-op; to another net is refused.
+      p.editor.connect("R4", "1", "/LED_A");
+      expect(caught(() => p.editor.connect("R4", "1", "GND")).code).toBe("edit_conflict");
+      p.editor.save();
+      const connected = await kicadNetlist(p);
+      expect(pinsOf(connected, "/LED_A")).toEqual(["D1.2", "R3.2", "R4.1"]);
+
+      p.editor.disconnect("R4", "1");
+      expect(p.editor.print(p.root)).toBe(placed);
+      p.editor.markNoConnect("R4", "2");
+      p.editor.connect("R4", "1", "GND");
+      p.editor.save();
+      const netlist = await kicadNetlist(p);
+      expect(netOf(netlist, "R4", "1")).toBe("GND");
+      expect(netOf(netlist, "R4", "2")).toBe("unconnected-(R4-Pad2)");
+      expect(ercCounts(await runErc(p.root, { cli }))).toEqual(ercCounts(baselineErc));
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test(
+    "disconnecting a pin wired into a larger net cuts only its segment",
+    async () => {
+      const p = await openCopy();
+      p.editor.disconnect("D1", "2");
+      p.editor.save();
+      const netlist = await kicadNetlist(p);
+      expect(pinsOf(netlist, "/LED_A")).toEqual(["R3.2"]);
+      expect(netOf(netlist, "D1", "2")).toBe("unconnected-(D1-A-Pad2)");
+      expect(netOf(netlist, "D1", "1")).toBe("GND");
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test(
+    "removing D1 takes its GND symbol and its stub, and leaves the LED_A label on R3",
+    async () => {
+      const p = await openCopy();
+      const before = p.editor.netlist();
+      p.editor.removeComponent("D1");
+      const text = p.editor.print(p.root);
+      expect(text).not.toContain('(reference "D1")');
+      expect(text).not.toContain('(reference "#PWR06")');
+      expect(text).not.toContain('(symbol "Device:LED"');
+      expect(text).toContain('(label "LED_A"');
+      expect(p.editor.changedFiles()).toEqual([p.root]);
+      p.editor.save();
+      const after = await kicadNetlist(p);
+      expect(after.nets.flatMap((n) => n.nodes).some((n) => n.ref === "D1")).toBe(false);
+      expect(pinsOf(after, "/LED_A")).toEqual(["R3.2"]);
+      // Every other pin stays where it was.
+      for (const net of before.nets) {
+        for (const node of net.nodes.filter((n) => n.ref !== "D1")) expect(netOf(after, node.ref, node.pin)).toBe(net.name);
+      }
+      // The only new finding: LED_A now names a one-pin net (R3.2), which ERC calls dangling.
+      const erc = await runErc(p.root, { cli });
+      expect(ercCounts(erc)).toEqual({ ...ercCounts(baselineErc), label_dangling: 1 });
+      const dangling = erc.sheets.flatMap((s) => s.violations ?? []).find((v) => v.type === "label_dangling")!;
+      expect(dangling.items.map((i) => i.description).join(" ")).toContain("LED_A");
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test("unknown refs, pins, lib ids and sheets are typed errors and change nothing", async () => {
+    const p = await openCopy();
+    const ref = caught(() => p.editor.setField("R33", "Value", "1k"));
+    expect(ref.code).toBe("not_found");
+    expect(ref.fix).toContain("R3");
+
+    const pin = caught(() => p.editor.connect("R3", "7", "GND"));
+    expect(pin.code).toBe("not_found");
+    expect(pin.fix).toContain("1, 2");
+    const named = caught(() => p.editor.disconnect("U1", "VOUTT"));
+    expect(named.fix).toContain("VOUT");
+
+    const lib = caught(() => p.editor.addComponent({ libId: "Device:CC" }));
+    expect(["symbol_not_found", "library_not_found"]).toContain(lib.code);
+    expect(lib.fix).toContain("Device:C");
+    expect(caught(() => p.editor.addComponent({ libId: "Devize:R" })).code).toBe("library_not_found");
+
+    const sheet = caught(() => p.editor.addComponent({ libId: "Device:C", sheet: "/Regulatr/" }));
+    expect(sheet.code).toBe("not_found");
+    expect(sheet.fix).toContain("/Regulator/");
+
+    expect(caught(() => p.editor.connect("R3", "1", "/Regulator/VOUT")).code).toBe("edit_conflict");
+    expect(caught(() => p.editor.renameNet("/NOPE", "/X")).code).toBe("not_found");
+    expect(caught(() => p.editor.renameNet("/LED_A", "GND")).code).toBe("edit_conflict");
+    expect(caught(() => p.editor.addComponent({ libId: "Device:C", ref: "C1" })).code).toBe("edit_conflict");
+
+    expect(p.editor.changedFiles()).toEqual([]);
+    for (const [path, text] of p.before) expect(p.editor.print(path)).toBe(text);
+  });
+
+  test("pins are found by name too", async () => {
+    const p = await openCopy();
+    const netlist = p.editor.netlist();
+    p.editor.disconnect("U1", "NC");
+    expect(p.editor.changedFiles()).toEqual([]);
+    p.editor.markNoConnect("U1", "NC");
+    expect(p.editor.changedFiles()).toEqual([p.regulator]);
+    expect(netOf(p.editor.netlist(), "U1", "4")).toBe(netOf(netlist, "U1", "4"));
+  });
+});
+
+describe("SchematicEditor on a sheet used twice (hierarchy fixture)", () => {
+  test(
+    "a new part gets one reference per sheet instance, and its connections hold in both",
+    async () => {
+      const dir = await copyFixture("netlist/hierarchy");
+      const root = join(dir, "hierarchy.kicad_sch");
+      const editor = SchematicEditor.open(root, await openLibraries(dir));
+      const added = editor.addComponent({ libId: "Device:R", value: "1k", sheet: "ChanB", ref: "R20" });
+      expect(added.ref).toBe("R20");
+      expect(added.sheet).toBe("/ChanB/");
+      editor.connect("R20", "1", "GND");
+      editor.connect("R20", "2", "/ChanB/MID");
+      expect(editor.changedFiles()).toEqual([join(dir, "channel.kicad_sch")]);
+      editor.save();
+      const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
+      expect(netlistDiff(netlist, editor.netlist())).toEqual([]);
+      // The ChanA copy got the next free reference and the same connections in its instance.
+      const original = buildNetlist(loadSchematicProject(join(FIXTURES_DIR, "netlist", "hierarchy", "hierarchy.kicad_sch")));
+      const joined = pinsOf(netlist, "/ChanA/MID").filter((pin) => !pinsOf(original, "/ChanA/MID").includes(pin));
+      expect(joined).toHaveLength(1);
+      const twin = joined[0]!.split(".")[0]!;
+      expect(twin).not.toBe("R20");
+      expect(joined[0]).toBe(`${twin}.2`);
+      expect(netOf(netlist, twin, "1")).toBe("GND");
+      expect(netOf(netlist, "R20", "2")).toBe("/ChanB/MID");
+      expect(netOf(netlist, "R20", "1")).toBe("GND");
+    },
+    KICAD_TIMEOUT,
+  );
+});
