@@ -20,8 +20,10 @@ export const rootCommand: CommandDef = {
   },
   args: globalArgs,
   subCommands: {
+    demo: () => import("./demo.ts").then((m) => m.demoCommand),
     init: () => import("./init.ts").then((m) => m.initCommand),
     check: () => import("./check.ts").then((m) => m.checkCommand),
+    do: () => import("./do.ts").then((m) => m.doCommand),
     board: () => import("./board.ts").then((m) => m.boardCommand),
     doctor: () => import("./doctor.ts").then((m) => m.doctorCommand),
     netlist: () => import("./netlist.ts").then((m) => m.netlistCommand),

@@ -1,0 +1,56 @@
+/**
+ * What the agent's tools work on during one `do` (or `sync --resolve`) run: the repo, the
+ * design as it is on disk now, the journal every write goes through, and the run's state.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadDesign, type Design } from "../checks/design.ts";
+import type { CheckReport } from "../checks/types.ts";
+import type { Libraries } from "../kicad/library.ts";
+import { SchematicEditor } from "../kicad/schematic-edit.ts";
+import type { RunJournal } from "../repo/journal.ts";
+import type { KicadProject } from "../repo/project.ts";
+import type { Proposal } from "../spec/proposal.ts";
+
+export interface RunContext {
+  repoRoot: string;
+  project: KicadProject;
+  /** Repo-relative docs folder (the config's `docs`, default "docs"). */
+  docs: string;
+  runId: string;
+  libraries: Libraries;
+  /** The check that ran before anything changed. */
+  baseline: CheckReport;
+  /** Runs the full check on the tree as it is now. */
+  check(): Promise<CheckReport>;
+  /** Set once the proposal passed the spec gate. */
+  proposal?: Proposal;
+  /** Set when the model refused. */
+  refusal?: string;
+  /** Opened by the first edit; every repo write goes through it. */
+  journal?: RunJournal;
+  /** Opens the journal (first edit) — provided by the pipeline so it is written before any edit. */
+  beginEdits(): RunJournal;
+  /** Footprints placed by sync_board that still need placing and routing by a person. */
+  layoutPending: Set<string>;
+  /** Decisions recorded during the run, appended to DECISIONS.md by the pipeline. */
+  decisions: { decision: string; why: string }[];
+  /** The model's closing summary, set by `finish`. */
+  finished?: string;
+}
+
+/** The design as the files on disk describe it now (edits are written as they happen). */
+export function currentDesign(ctx: RunContext): Design {
+  return loadDesign(ctx.project);
+}
+
+/** A schematic editor over the current files, for one edit operation. */
+export function openEditor(ctx: RunContext): SchematicEditor {
+  return SchematicEditor.open(ctx.project.schematic, ctx.libraries);
+}
+
+/** Reads a repo-relative file, or undefined when absent. */
+export function readRepoText(ctx: RunContext, rel: string): string | undefined {
+  const path = join(ctx.repoRoot, rel);
+  return existsSync(path) ? readFileSync(path, "utf8") : undefined;
+}

@@ -1,0 +1,43 @@
+/**
+ * What the model is told. The rules it reads here are enforced in code regardless (locked
+ * tools, the spec gate, the verification gate); the prompt only saves it wasted turns.
+ */
+import type { Proposal } from "../spec/proposal.ts";
+import type { RunContext } from "./context.ts";
+
+/** One prompt for the whole run: it never changes mid-conversation (see the loop). */
+export function systemPrompt(ctx: RunContext): string {
+  return [
+    "You are copperhead's design agent. You change a KiCad hardware design in a git repository, safely.",
+    `The project is ${ctx.project.name}. Design docs live in ${ctx.docs}/; ${ctx.docs}/SPEC.md holds requirements with machine-checked rules.`,
+    "",
+    "How a run goes:",
+    "1. Study the design with the read tools (list_components, get_component, list_nets, get_net, search_library, get_library_symbol, read_doc, run_check).",
+    "2. Call propose_change, naming every existing ref and net you will touch and every new ref and net you will create, or call refuse if the request is unsafe or unclear. The edit tools stay locked until the proposal is validated and approved.",
+    "3. Make exactly the planned changes with the edit tools. After adding, removing or re-footprinting parts or renaming nets, call sync_board so the board matches the schematic.",
+    "4. Call finish with a short summary. copperhead then runs ERC, DRC, schematic/board parity, doc drift and the requirement rules; any new error comes back to you to repair, and if it cannot be repaired everything is rolled back.",
+    "",
+    "Rules copperhead enforces whatever you do:",
+    "- You change the design only through the edit tools (structured operations), never raw text.",
+    "- Requirements are owned by people: never try to change them. If the request cannot be met without changing one, use propose_change's requirement_change, which ends the run.",
+    "- Derived docs (the BOM table), DECISIONS.md and CHANGELOG.md are written by copperhead; use record_decision for design decisions.",
+  ].join("\n");
+}
+
+export function approvedMessage(proposal: Proposal): string {
+  return `Proposal ${proposal.id} accepted and approved (${proposal.approval}). The edit tools are unlocked; make the planned changes, then call finish.`;
+}
+
+export function repairMessage(feedback: string, cycle: number, max: number): string {
+  return [
+    `Verification failed (repair cycle ${cycle} of ${max}). These findings are new compared with the design before your change:`,
+    feedback,
+    "Fix them with the edit tools, then call finish again. If they cannot be fixed, the run will be rolled back.",
+  ].join("\n");
+}
+
+export function nudgeMessage(phase: "propose" | "edit"): string {
+  return phase === "propose"
+    ? "Continue by calling a tool: explore with the read tools, then call propose_change (or refuse)."
+    : "Continue by calling a tool: make the planned edits, then call finish.";
+}

@@ -1,0 +1,57 @@
+/**
+ * `edit_doc`: the agent's only way to change prose. Docs folder only; the Requirements section
+ * of SPEC.md belongs to humans, and the files copperhead derives (the BOM table) or appends to
+ * (DECISIONS, CHANGELOG, change proposals) are written by the pipeline, not the model.
+ */
+import * as v from "valibot";
+import { requirementsSectionRange } from "../../spec/requirements.ts";
+import { readRepoText, type RunContext } from "../context.ts";
+import { docPath } from "./paths.ts";
+import { defineTool, ToolError } from "./tool.ts";
+
+/** Docs written only by the pipeline. */
+const PIPELINE_DOCS = ["BOM.md", "DECISIONS.md", "CHANGELOG.md"];
+
+export const docEditTool = defineTool({
+  name: "edit_doc",
+  family: "edit",
+  description:
+    "Edit a markdown doc under the docs folder: replace old_text (which must occur exactly once) with new_text; without old_text, new_text is appended (or creates the file). Never the Requirements section of SPEC.md, nor BOM/DECISIONS/CHANGELOG/changes (copperhead writes those).",
+  schema: v.strictObject({
+    path: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+    old_text: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(20_000))),
+    new_text: v.pipe(v.string(), v.maxLength(20_000)),
+  }),
+  run(ctx: RunContext, { path, old_text, new_text }) {
+    const rel = docPath(ctx, path);
+    const inDocs = rel.slice(ctx.docs.length + 1);
+    if (PIPELINE_DOCS.includes(inDocs) || inDocs.startsWith("changes/")) {
+      throw new ToolError(`${rel} is written by copperhead itself (derived or append-only); use record_decision for decisions`);
+    }
+    const before = readRepoText(ctx, rel);
+    let after: string;
+    if (old_text === undefined) after = before === undefined ? new_text : before + (before.endsWith("\n") || before === "" ? "" : "\n") + new_text;
+    else {
+      if (before === undefined) throw new ToolError(`${rel} does not exist; omit old_text to create it`);
+      const at = before.indexOf(old_text);
+      if (at < 0) throw new ToolError(`old_text was not found in ${rel}; read_doc it and copy the text exactly`);
+      if (before.indexOf(old_text, at + 1) >= 0) throw new ToolError(`old_text occurs more than once in ${rel}; include more context`);
+      after = before.slice(0, at) + new_text + before.slice(at + old_text.length);
+    }
+    if (before !== undefined && requirementsText(before) !== requirementsText(after)) {
+      throw new ToolError(`the Requirements section of ${rel} is maintained by people only; copperhead will not change it`);
+    }
+    if (before === undefined && requirementsText(after) !== undefined) {
+      throw new ToolError("a doc with a Requirements section can only be written by people");
+    }
+    (ctx.journal ?? ctx.beginEdits()).writeFile(rel, after);
+    return { path: rel, bytes: Buffer.byteLength(after) };
+  },
+});
+
+/** The Requirements section's exact text, or undefined when the doc has none. */
+function requirementsText(markdown: string): string | undefined {
+  const range = requirementsSectionRange(markdown);
+  if (!range) return undefined;
+  return markdown.split("\n").slice(range.start - 1, range.end).join("\n");
+}

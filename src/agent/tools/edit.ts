@@ -1,0 +1,162 @@
+/**
+ * Edit tools, unlocked after the proposal is approved. Each is a structured operation on the
+ * lossless tree — never raw text — and every file it changes is written through the run's
+ * journal, so a failed run restores those bytes exactly.
+ */
+import { relative, sep } from "node:path";
+import * as v from "valibot";
+import { CopperheadError } from "../../errors.ts";
+import { Board } from "../../kicad/board.ts";
+import { applyBoardSync, isEmptyPlan, planBoardSync } from "../../kicad/board-sync.ts";
+import type { SchematicEditor } from "../../kicad/schematic-edit.ts";
+import { printSexpr } from "../../kicad/sexpr.ts";
+import { currentDesign, openEditor, type RunContext } from "../context.ts";
+import { docEditTool } from "./docs.ts";
+import { defineTool, ToolError } from "./tool.ts";
+
+const name = (max = 100) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
+
+/** Runs one schematic operation and writes the sheets it changed; typed errors become tool errors. */
+function editSchematic<T>(ctx: RunContext, operation: (editor: SchematicEditor) => T): T {
+  const journal = ctx.journal ?? ctx.beginEdits();
+  let editor: SchematicEditor;
+  let result: T;
+  try {
+    editor = openEditor(ctx);
+    result = operation(editor);
+  } catch (err) {
+    if (err instanceof CopperheadError) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
+    throw err;
+  }
+  for (const file of editor.changedFiles()) journal.writeFile(repoRelative(ctx, file), editor.print(file));
+  return result;
+}
+
+function repoRelative(ctx: RunContext, file: string): string {
+  return relative(ctx.repoRoot, file).split(sep).join("/");
+}
+
+export const editTools = [
+  defineTool({
+    name: "add_component",
+    family: "edit",
+    description: "Add a part from the libraries to a sheet (placed on grid in free space). Returns its reference and pins; then connect its pins.",
+    schema: v.strictObject({
+      lib_id: v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Symbol, e.g. Device:C")),
+      value: v.optional(name(200)),
+      footprint: v.optional(v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Footprint"))),
+      fields: v.optional(v.record(name(60), v.pipe(v.string(), v.maxLength(500)))),
+      sheet: v.optional(v.pipe(v.string(), v.description('Human sheet path, e.g. "/" or "/Regulator/" (default "/")'))),
+      ref: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z#]+\d+$/))),
+    }),
+    run(ctx: RunContext, a) {
+      return editSchematic(ctx, (e) => e.addComponent({ libId: a.lib_id, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref }));
+    },
+  }),
+  defineTool({
+    name: "remove_component",
+    family: "edit",
+    description: "Remove a component (all units) and the wire stubs and labels that served only its pins.",
+    schema: v.strictObject({ ref: name() }),
+    run(ctx: RunContext, { ref }) {
+      editSchematic(ctx, (e) => e.removeComponent(ref));
+      return { removed: ref };
+    },
+  }),
+  defineTool({
+    name: "set_field",
+    family: "edit",
+    description: "Set a field of a component: Value, Footprint, MPN, Datasheet or any other (added hidden when missing).",
+    schema: v.strictObject({ ref: name(), field: name(60), value: v.pipe(v.string(), v.maxLength(500)) }),
+    run(ctx: RunContext, { ref, field, value }) {
+      editSchematic(ctx, (e) => e.setField(ref, field, value));
+      return { ref, field, value };
+    },
+  }),
+  defineTool({
+    name: "connect",
+    family: "edit",
+    description: "Connect a pin (by number or name) to a net by name: a wire stub and label, or a power symbol for power nets.",
+    schema: v.strictObject({ ref: name(), pin: name(), net: name(200) }),
+    run(ctx: RunContext, { ref, pin, net }) {
+      editSchematic(ctx, (e) => e.connect(ref, pin, net));
+      return { ref, pin, net };
+    },
+  }),
+  defineTool({
+    name: "disconnect",
+    family: "edit",
+    description: "Disconnect a pin from whatever it is wired to (only the segment that ends at the pin).",
+    schema: v.strictObject({ ref: name(), pin: name() }),
+    run(ctx: RunContext, { ref, pin }) {
+      editSchematic(ctx, (e) => e.disconnect(ref, pin));
+      return { ref, pin, net: null };
+    },
+  }),
+  defineTool({
+    name: "rename_net",
+    family: "edit",
+    description: "Rename a net by changing the labels or power symbols that name it.",
+    schema: v.strictObject({ from: name(200), to: name(200) }),
+    run(ctx: RunContext, { from, to }) {
+      editSchematic(ctx, (e) => e.renameNet(from, to));
+      return { from, to };
+    },
+  }),
+  defineTool({
+    name: "mark_no_connect",
+    family: "edit",
+    description: "Mark a pin as intentionally unconnected (a no-connect flag).",
+    schema: v.strictObject({ ref: name(), pin: name() }),
+    run(ctx: RunContext, { ref, pin }) {
+      editSchematic(ctx, (e) => e.markNoConnect(ref, pin));
+      return { ref, pin, noConnect: true };
+    },
+  }),
+  defineTool({
+    name: "sync_board",
+    family: "edit",
+    description: "Update the board from the schematic: add, update and remove footprints and assign pad nets. New footprints are staged beside the outline for a person to place and route.",
+    schema: v.strictObject({}),
+    run(ctx: RunContext) {
+      const boardFile = ctx.project.board;
+      if (!boardFile) throw new ToolError("the project has no board to sync");
+      const journal = ctx.journal ?? ctx.beginEdits();
+      const design = currentDesign(ctx);
+      const board = Board.load(boardFile);
+      try {
+        const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries });
+        if (!isEmptyPlan(plan)) {
+          applyBoardSync(board, plan, ctx.libraries);
+          journal.writeFile(repoRelative(ctx, boardFile), printSexpr(board.doc));
+        }
+        for (const added of plan.added) ctx.layoutPending.add(added.ref);
+        return plan;
+      } catch (err) {
+        if (err instanceof CopperheadError) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
+        throw err;
+      }
+    },
+  }),
+  defineTool({
+    name: "record_decision",
+    family: "edit",
+    description: "Record a design decision (what and why); it is appended to DECISIONS.md when the run commits.",
+    schema: v.strictObject({ decision: name(300), why: name(1000) }),
+    run(ctx: RunContext, entry) {
+      ctx.decisions.push(entry);
+      return { recorded: ctx.decisions.length };
+    },
+  }),
+  docEditTool,
+  defineTool({
+    name: "finish",
+    family: "edit",
+    description: "Declare the change complete. copperhead then runs the full check; new findings come back as a repair cycle.",
+    schema: v.strictObject({ summary: name(4000) }),
+    run(ctx: RunContext, { summary }) {
+      ctx.finished = summary;
+      return { verifying: true };
+    },
+  }),
+];

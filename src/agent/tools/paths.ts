@@ -1,0 +1,29 @@
+/**
+ * Where the agent may point its doc tools: files under the docs folder, and nothing else —
+ * no `..`, no absolute paths, no `.git` or `.copperhead`, no symlink that leads out of the repo.
+ * (Writes are confined once more by the journal, the single choke point for repo writes.)
+ */
+import { existsSync, realpathSync } from "node:fs";
+import { isAbsolute, join, normalize, relative, sep } from "node:path";
+import type { RunContext } from "../context.ts";
+import { ToolError } from "./tool.ts";
+
+/** Repo-relative, `/`-separated path of `path` inside the docs folder, or a ToolError. */
+export function docPath(ctx: RunContext, path: string): string {
+  if (path.includes("\0")) throw new ToolError("the path contains a NUL byte");
+  if (isAbsolute(path) || /^[a-zA-Z]:/.test(path)) throw new ToolError(`${path}: give a path relative to the ${ctx.docs}/ folder`);
+  const normalised = normalize(path).split(sep).join("/");
+  if (normalised === ".." || normalised.startsWith("../") || normalised.split("/").includes("..")) {
+    throw new ToolError(`${path}: paths may not leave the ${ctx.docs}/ folder`);
+  }
+  const rel = `${ctx.docs}/${normalised.replace(/^\.\//, "")}`;
+  if (rel.split("/").some((part) => part === ".git" || part === ".copperhead")) throw new ToolError(`${path}: .git and .copperhead are off limits`);
+  if (!rel.endsWith(".md")) throw new ToolError(`${path}: only markdown files (.md) under ${ctx.docs}/ can be read or edited`);
+  const absolute = join(ctx.repoRoot, rel);
+  if (existsSync(absolute)) {
+    const real = realpathSync(absolute);
+    const inside = relative(realpathSync(join(ctx.repoRoot, ctx.docs)), real);
+    if (inside.startsWith("..") || isAbsolute(inside)) throw new ToolError(`${path}: a symlink that leads outside ${ctx.docs}/`);
+  }
+  return rel;
+}

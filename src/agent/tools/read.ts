@@ -1,0 +1,139 @@
+/**
+ * Read tools, available in every phase: what the design and its docs say right now. They
+ * never write, so a model that explores before proposing can do no harm.
+ */
+import * as v from "valibot";
+import { searchLibraries } from "../../kicad/library-search.ts";
+import { naturalCompare } from "../../kicad/netlist.ts";
+import { child, children, text } from "../../kicad/sexpr.ts";
+import { currentDesign, readRepoText, type RunContext } from "../context.ts";
+import { docPath } from "./paths.ts";
+import { defineTool, ToolError } from "./tool.ts";
+
+/** Findings returned to the model per check, so one noisy family cannot flood the context. */
+const MAX_FINDINGS = 40;
+
+export const readTools = [
+  defineTool({
+    name: "read_doc",
+    family: "read",
+    description: "Read a markdown file under the docs folder (e.g. SPEC.md, BOM.md, DECISIONS.md). Returns its text with line numbers.",
+    schema: v.strictObject({ path: v.pipe(v.string(), v.description("Path relative to the docs folder, e.g. SPEC.md")) }),
+    run(ctx: RunContext, { path }) {
+      const rel = docPath(ctx, path);
+      const text = readRepoText(ctx, rel);
+      if (text === undefined) throw new ToolError(`${rel} does not exist`);
+      return { path: rel, text: text.split("\n").map((line, i) => `${String(i + 1).padStart(4)}  ${line}`).join("\n") };
+    },
+  }),
+  defineTool({
+    name: "list_components",
+    family: "read",
+    description: "List every component: reference, value, footprint, library id, sheet, and whether it is on the board and in the BOM.",
+    schema: v.strictObject({}),
+    run(ctx: RunContext) {
+      return currentDesign(ctx).components.map((c) => ({
+        ref: c.ref,
+        value: c.value,
+        footprint: c.footprint,
+        libId: c.libId,
+        sheet: c.sheet,
+        onBoard: c.onBoard,
+        inBom: c.inBom,
+        ...(c.dnp ? { dnp: true } : {}),
+      }));
+    },
+  }),
+  defineTool({
+    name: "get_component",
+    family: "read",
+    description: "One component in detail: all fields, and every pin with its name, type and the net it is on.",
+    schema: v.strictObject({ ref: v.pipe(v.string(), v.minLength(1)) }),
+    run(ctx: RunContext, { ref }) {
+      const design = currentDesign(ctx);
+      const c = design.components.find((x) => x.ref === ref);
+      if (!c) throw new ToolError(`no component ${ref}; known: ${design.components.map((x) => x.ref).join(", ")}`);
+      const pins = design.netlist.nets.flatMap((net) =>
+        net.nodes.filter((n) => n.ref === ref).map((n) => ({ pin: n.pin, name: n.pinfunction ?? "", type: n.pintype ?? "", net: net.name })),
+      );
+      return { ref, libId: c.libId, sheet: c.sheet, fields: c.fields, onBoard: c.onBoard, inBom: c.inBom, dnp: c.dnp, pins: pins.sort((a, b) => naturalCompare(a.pin, b.pin)) };
+    },
+  }),
+  defineTool({
+    name: "list_nets",
+    family: "read",
+    description: "List every net with its number of pins.",
+    schema: v.strictObject({}),
+    run(ctx: RunContext) {
+      return currentDesign(ctx).netlist.nets.map((n) => ({ name: n.name, pins: n.nodes.length }));
+    },
+  }),
+  defineTool({
+    name: "get_net",
+    family: "read",
+    description: "The pins on one net (reference, pin number, pin name, pin type).",
+    schema: v.strictObject({ name: v.pipe(v.string(), v.minLength(1)) }),
+    run(ctx: RunContext, { name }) {
+      const nets = currentDesign(ctx).netlist.nets;
+      const net = nets.find((n) => n.name === name) ?? nets.find((n) => n.name === `/${name}`);
+      if (!net) throw new ToolError(`no net ${name}; nets: ${nets.map((n) => n.name).join(", ")}`);
+      return net;
+    },
+  }),
+  defineTool({
+    name: "search_library",
+    family: "read",
+    description: "Search the KiCad symbol and footprint libraries by words (all must match the id, description or keywords). Returns library ids for add_component and Footprint fields.",
+    schema: v.strictObject({
+      query: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+      kind: v.optional(v.picklist(["symbol", "footprint"])),
+      limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50))),
+    }),
+    run(ctx: RunContext, { query, kind, limit }) {
+      return searchLibraries(ctx.libraries, query, { kind, limit });
+    },
+  }),
+  defineTool({
+    name: "get_library_symbol",
+    family: "read",
+    description: "A library symbol's pins (number, name, electrical type, unit) and fields, to plan connections before adding it.",
+    schema: v.strictObject({ libId: v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Symbol")) }),
+    run(ctx: RunContext, { libId }) {
+      return describeLibrarySymbol(ctx, libId);
+    },
+  }),
+  defineTool({
+    name: "run_check",
+    family: "read",
+    description: "Run the full deterministic check (ERC, DRC, parity, routing, drift, requirements, proposals) on the design as it is now.",
+    schema: v.strictObject({}),
+    async run(ctx: RunContext) {
+      const report = await ctx.check();
+      return {
+        ok: report.ok,
+        counts: report.counts,
+        checks: report.checks.map((c) => ({ id: c.id, status: c.status, summary: c.summary, findings: c.findings.slice(0, MAX_FINDINGS) })),
+      };
+    },
+  }),
+];
+
+function describeLibrarySymbol(ctx: RunContext, libId: string) {
+  let symbol;
+  try {
+    symbol = ctx.libraries.resolveSymbol(libId);
+  } catch (err) {
+    throw new ToolError((err as Error).message);
+  }
+  const fields = Object.fromEntries(children(symbol, "property").map((p) => [text(p, 1) ?? "", text(p, 2) ?? ""]));
+  const pins = children(symbol, "symbol").flatMap((unit) => {
+    const unitNumber = Number(/_(\d+)_\d+$/.exec(text(unit, 1) ?? "")?.[1] ?? 0);
+    return children(unit, "pin").map((pin) => ({
+      number: text(child(pin, "number") ?? pin, 1) ?? "",
+      name: text(child(pin, "name") ?? pin, 1) ?? "",
+      type: text(pin, 1) ?? "",
+      unit: unitNumber,
+    }));
+  });
+  return { libId, fields, pins: pins.sort((a, b) => naturalCompare(a.number, b.number)) };
+}
