@@ -1,6 +1,7 @@
 /** Runs every benchmark in turn; each prints ratios measured side by side. */
 import { benchBoardSync } from "./board-sync.bench.ts";
 import { benchCheck } from "./check.bench.ts";
+import { benchDo } from "./do.bench.ts";
 import { benchNetlist } from "./netlist.bench.ts";
 import { benchRollback } from "./rollback.bench.ts";
 import { benchSexpr } from "./sexpr.bench.ts";
@@ -10,3 +11,4 @@ await benchNetlist();
 await benchCheck();
 await benchBoardSync();
 await benchRollback();
+await benchDo();

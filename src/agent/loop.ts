@@ -13,6 +13,7 @@ import type { Proposal } from "../spec/proposal.ts";
 import type { RunContext } from "./context.ts";
 import type { ContentBlock, Message, ModelProvider, ToolUseBlock, Usage } from "./model.ts";
 import type { ProgressListener } from "./progress.ts";
+import { redactDeep } from "./redact.ts";
 import { systemPrompt, approvedMessage, repairMessage, nudgeMessage } from "./prompt.ts";
 import type { SpecDecision, SpecOutcome } from "./tools/spec.ts";
 import { parseArgs, ToolError, toolSpec, type Tool, type ToolFamily } from "./tools/tool.ts";
@@ -34,7 +35,10 @@ export interface LoopOptions {
   provider: ModelProvider;
   ctx: RunContext;
   tools: Tool<RunContext>[];
+  /** The first user message: the request, or the task copperhead prepared. */
   request: string;
+  /** The proposal was adopted before the loop (sync): edits are unlocked from the start. */
+  startInEditPhase?: boolean;
   maxTurns: number;
   maxRepairCycles: number;
   signal?: AbortSignal;
@@ -60,7 +64,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   const { provider, ctx, transcript, signal } = options;
   const usage = { turns: 0, inputTokens: 0, outputTokens: 0 };
   const progress = options.onProgress ?? (() => {});
-  let phase: keyof typeof PHASE_FAMILIES = "propose";
+  let phase: keyof typeof PHASE_FAMILIES = options.startInEditPhase ? "edit" : "propose";
   let repairCycles = 0;
   let idle = 0;
   const messages: Message[] = [{ role: "user", content: [{ type: "text", text: options.request }] }];
@@ -70,7 +74,11 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   const tools = options.tools.map(toolSpec);
   const end = (e: LoopEnd): LoopResult => ({ end: e, usage });
 
-  progress({ type: "phase", phase: "propose", message: "the model studies the design and proposes a change" });
+  progress(
+    phase === "propose"
+      ? { type: "phase", phase: "propose", message: "the model studies the design and proposes a change" }
+      : { type: "phase", phase: "edit", message: "the model resolves what code could not" },
+  );
   for (;;) {
     if (signal?.aborted) return end({ kind: "failed", reason: "cancelled", detail: "cancelled by the user", repairCycles });
     if (usage.turns >= options.maxTurns) {
@@ -178,7 +186,10 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
           : `${call.name} is not available now: the proposal is already approved; use the edit tools and finish`,
       );
     }
-    const args = parseArgs(tool, call.input);
+    // A model can echo a secret it saw (a key in an error message, a pasted token) into an
+    // argument, and arguments end up in docs, proposals, commit messages and the summary:
+    // redact them before any tool sees them, as the transcript does (DESIGN §9).
+    const args = parseArgs(tool, redactDeep(call.input, transcript.redact));
     const result = await tool.run(ctx, args);
     const decision = (result as SpecOutcome | undefined)?.specDecision;
     outcome = { content: JSON.stringify(decision ? { accepted: decision.kind === "proposal" } : (result ?? { ok: true })), isError: false, decision };

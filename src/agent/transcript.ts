@@ -45,7 +45,8 @@ export interface TranscriptOptions {
 
 export class Transcript {
   readonly path: string;
-  private readonly redact: (text: string) => string;
+  /** This run's redactor (its environment's secrets, `secrets` and the known key shapes). */
+  readonly redact: (text: string) => string;
   private readonly startedAt: number;
   private seq = 0;
 

@@ -5,10 +5,19 @@
  */
 import { existsSync, realpathSync } from "node:fs";
 import { isAbsolute, join, normalize, relative, sep } from "node:path";
+import { CopperheadError } from "../../errors.ts";
+import { resolveRepoPath } from "../../repo/repo-path.ts";
 import type { RunContext } from "../context.ts";
 import { ToolError } from "./tool.ts";
 
-/** Repo-relative, `/`-separated path of `path` inside the docs folder, or a ToolError. */
+/**
+ * Repo-relative, `/`-separated path of `path` inside the docs folder, or a ToolError.
+ *
+ * The answer names the file by where it really is: symlinked folders are resolved (as the
+ * journal resolves them), so `self/CHANGELOG.md` through a `docs/self -> .` link is
+ * `docs/CHANGELOG.md`, and the callers' rules about which docs the model may write (never the
+ * pipeline's own) cannot be dodged by spelling a path another way. File symlinks are refused.
+ */
 export function docPath(ctx: RunContext, path: string): string {
   if (path.includes("\0")) throw new ToolError("the path contains a NUL byte");
   if (isAbsolute(path) || /^[a-zA-Z]:/.test(path)) throw new ToolError(`${path}: give a path relative to the ${ctx.docs}/ folder`);
@@ -19,11 +28,15 @@ export function docPath(ctx: RunContext, path: string): string {
   const rel = `${ctx.docs}/${normalised.replace(/^\.\//, "")}`;
   if (rel.split("/").some((part) => part === ".git" || part === ".copperhead")) throw new ToolError(`${path}: .git and .copperhead are off limits`);
   if (!rel.endsWith(".md")) throw new ToolError(`${path}: only markdown files (.md) under ${ctx.docs}/ can be read or edited`);
-  const absolute = join(ctx.repoRoot, rel);
-  if (existsSync(absolute)) {
-    const real = realpathSync(absolute);
-    const inside = relative(realpathSync(join(ctx.repoRoot, ctx.docs)), real);
-    if (inside.startsWith("..") || isAbsolute(inside)) throw new ToolError(`${path}: a symlink that leads outside ${ctx.docs}/`);
+  let canonical: string;
+  try {
+    canonical = resolveRepoPath(ctx.repoRoot, rel).path;
+  } catch (err) {
+    if (err instanceof CopperheadError) throw new ToolError(`${path}: ${err.message}`);
+    throw err;
   }
-  return rel;
+  const docsAbs = join(ctx.repoRoot, ctx.docs);
+  const docsDir = existsSync(docsAbs) ? relative(realpathSync(ctx.repoRoot), realpathSync(docsAbs)).split(sep).join("/") : ctx.docs;
+  if (!canonical.startsWith(`${docsDir}/`)) throw new ToolError(`${path}: a symlink that leads outside ${ctx.docs}/ (to ${canonical})`);
+  return `${ctx.docs}/${canonical.slice(docsDir.length + 1)}`;
 }

@@ -1,0 +1,85 @@
+/**
+ * A loopback OpenAI-compatible server that plays scripted turns, for driving the compiled
+ * binary through `--model compat:<id>` with `COPPERHEAD_BASE_URL`.
+ *
+ * Unlike `replay:`, it goes through the real HTTP provider and, once the script is used up,
+ * it *holds* the next request open forever: the run is then parked mid-edit, between two model
+ * turns, for as long as a test needs to kill or interrupt it there.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+
+export const SESSIONS_DIR = resolve(import.meta.dir, "../../fixtures/sessions");
+
+/** A turn of a `copperhead.session/1` file (content-only turns; see `src/agent/providers/replay.ts`). */
+export interface SessionTurn {
+  content: Array<{ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown }>;
+  usage?: { inputTokens: number; outputTokens: number };
+}
+
+export function sessionTurns(name: string): SessionTurn[] {
+  return JSON.parse(readFileSync(resolve(SESSIONS_DIR, `${name}.json`), "utf8")).turns;
+}
+
+export interface ScriptedModel {
+  /** The value for `COPPERHEAD_BASE_URL`. */
+  baseUrl: string;
+  /** Requests received so far, answered or held. */
+  readonly requests: number;
+  /** Resolves when the first request past the script arrives; it is held, never answered. */
+  held: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Serves `turns` in order on 127.0.0.1 (an ephemeral port), then holds every further request. */
+export function serveScriptedModel(turns: SessionTurn[]): ScriptedModel {
+  let requests = 0;
+  let onHeld!: () => void;
+  const held = new Promise<void>((resolve) => (onHeld = resolve));
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    // A held request must stay open however long the test takes (Bun's default is 10 s).
+    idleTimeout: 0,
+    async fetch(req) {
+      if (req.method !== "POST" || new URL(req.url).pathname !== "/v1/chat/completions") return new Response("not found", { status: 404 });
+      await req.json();
+      const n = ++requests;
+      const turn = turns[n - 1];
+      if (!turn) {
+        onHeld();
+        return new Promise<Response>(() => {});
+      }
+      return Response.json(chatCompletion(turn, n));
+    },
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${server.port}/v1`,
+    get requests() {
+      return requests;
+    },
+    held,
+    stop: () => server.stop(true),
+  };
+}
+
+/** A session turn as a Chat Completions response. */
+function chatCompletion(turn: SessionTurn, n: number): unknown {
+  const text = turn.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n");
+  const calls = turn.content.flatMap((b) =>
+    b.type === "tool_use" ? [{ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input) } }] : [],
+  );
+  return {
+    id: `chatcmpl-scripted-${n}`,
+    object: "chat.completion",
+    model: "test",
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: text || null, ...(calls.length ? { tool_calls: calls } : {}) },
+        finish_reason: calls.length ? "tool_calls" : "stop",
+      },
+    ],
+    usage: { prompt_tokens: turn.usage?.inputTokens ?? 0, completion_tokens: turn.usage?.outputTokens ?? 0 },
+  };
+}
