@@ -99,7 +99,7 @@ async function askApproval(proposal: Proposal, status: { done(): void }): Promis
 }
 
 /** The readable end-of-run report: proposal, files, verification, outcome, transcript. */
-export function renderDoSummary(s: DoSummary): string {
+export function renderDoSummary(s: DoSummary, command = "copperhead do"): string {
   const outcome =
     s.status === "committed"
       ? `committed ${s.commit}`
@@ -108,7 +108,7 @@ export function renderDoSummary(s: DoSummary): string {
         : s.status === "refused"
           ? `refused (${s.reason}): nothing was changed`
           : `rolled back (${s.reason}): the tree is byte-identical to before`;
-  const lines = [`copperhead do: ${outcome}`];
+  const lines = [`${command}: ${outcome}`];
   if (s.detail) lines.push(`  ${s.detail.split("\n").join("\n  ")}`);
   if (s.proposal) lines.push(`proposal: ${s.proposal.title} — ${s.proposal.path} (approval: ${s.approval})`);
   if (s.filesTouched.length) lines.push(`files: ${s.filesTouched.join(", ")}`);

@@ -4,73 +4,22 @@
  * the repo is left exactly as it was — whatever the model does, whether the network fails,
  * the user presses Ctrl-C, or the process is killed (the journal restores the next command).
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { currentDesign, type RunContext } from "../agent/context.ts";
-import { evaluateGate, verificationLine } from "../agent/gate.ts";
-import { runLoop, type LoopEnd, type VerifyOutcome } from "../agent/loop.ts";
+import type { RunContext } from "../agent/context.ts";
 import type { ModelProvider } from "../agent/model.ts";
+import { runGatedChange, type RunSummary } from "../agent/pipeline.ts";
 import type { ProgressListener } from "../agent/progress.ts";
 import { resolveProvider } from "../agent/providers/index.ts";
 import { editTools } from "../agent/tools/edit.ts";
 import { readTools } from "../agent/tools/read.ts";
-import { specTools, type ProposalArgs } from "../agent/tools/spec.ts";
+import { specTools } from "../agent/tools/spec.ts";
 import type { Tool } from "../agent/tools/tool.ts";
-import { Transcript } from "../agent/transcript.ts";
-import { describeLocation } from "../cli/formats/describe.ts";
-import type { CheckReport, Finding } from "../checks/types.ts";
 import { discoverConfiguredProject } from "../config/config.ts";
-import { asCopperheadError, CopperheadError } from "../errors.ts";
-import { findKicadCli, parseKicadVersion } from "../kicad/kicad-cli.ts";
-import { kicadShareDir } from "../kicad/kicad-install.ts";
-import { Libraries } from "../kicad/library.ts";
-import { assertGitRepo, commitAll, diffPatch, dirtyPaths } from "../repo/git.ts";
-import { RunJournal } from "../repo/journal.ts";
-import { restoreInterruptedRuns } from "../repo/recovery.ts";
-import { withRepoLock } from "../repo/lock.ts";
+import { CopperheadError } from "../errors.ts";
+import { assertGitRepo } from "../repo/git.ts";
 import { resolveRepoRoot } from "../repo/project.ts";
-import { newRunId, runDir } from "../repo/run-dir.ts";
-import { renderBom } from "../spec/bom.ts";
-import { renderProposal, type Approval, type Proposal } from "../spec/proposal.ts";
-import { CHANGELOG_ENTRIES_MARKER, changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
-import { runCheck } from "./check.ts";
+import type { Proposal } from "../spec/proposal.ts";
 
-export type DoStatus = "committed" | "rolled_back" | "refused" | "proposed";
-export type DoReason =
-  | "dirty_tree"
-  | "spec_gate"
-  | "requirement_change"
-  | "not_approved"
-  | "verification_failed"
-  | "turn_budget_exhausted"
-  | "provider_error"
-  | "cancelled"
-  | "commit_failed"
-  | "stalled"
-  | "internal_error";
-
-export interface DoSummary {
-  schema: "copperhead.do/1";
-  status: DoStatus;
-  reason?: DoReason;
-  /** Why, in a sentence a person reads (the refusal, the failing findings, the error). */
-  detail?: string;
-  runId: string;
-  request: string;
-  approval: Approval | null;
-  dryRun: boolean;
-  commit?: string;
-  filesTouched: string[];
-  proposal?: { id: string; path: string; title: string };
-  verification: { ok: boolean; newFindings: Finding[]; checks: { id: string; status: string; summary: string }[]; repairCycles: number; maxRepairCycles: number };
-  transcriptPath: string;
-  summaryPath: string;
-  usage: { turns: number; inputTokens: number; outputTokens: number };
-  /** Footprints added to the board that a person still has to place and route. */
-  layoutPending: string[];
-  /** Earlier runs that had crashed mid-edit and were restored before this one started. */
-  recovered: string[];
-}
+export type DoSummary = RunSummary;
 
 export interface DoOptions {
   request: string;
@@ -84,12 +33,15 @@ export interface DoOptions {
   approve?: (proposal: Proposal) => Promise<boolean>;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
-  /** A ready provider (tests, MCP); otherwise resolved from `model`, the environment and config. */
+  /** A ready provider (tests, the demo); otherwise resolved from `model`, the environment and config. */
   provider?: ModelProvider;
 }
 
 /** Requests past this size are refused before anything starts (they are prompts, not files). */
 export const MAX_REQUEST_BYTES = 16 * 1024;
+
+/** Every tool family: the phase decides which are unlocked. */
+const DO_TOOLS = [...readTools, ...specTools, ...editTools] as Tool<RunContext>[];
 
 export async function runDo(options: DoOptions): Promise<DoSummary> {
   const request = options.request.trim();
@@ -101,275 +53,18 @@ export async function runDo(options: DoOptions): Promise<DoSummary> {
   const { config, project } = discoverConfiguredProject(repoRoot, options.project);
   const provider = options.provider ?? resolveProvider({ model: options.model, config });
   await assertGitRepo(repoRoot);
-  const cli = await findKicadCli();
-
-  return withRepoLock(repoRoot, async () => {
-    const recovered = await restoreInterruptedRuns(repoRoot);
-    const runId = newRunId();
-    const dir = runDir(repoRoot, runId);
-    const rel = (file: string) => `.copperhead/runs/${runId}/${file}`;
-    const transcript = new Transcript(dir);
-    const progress = options.onProgress ?? (() => {});
-    const maxRepairCycles = options.maxRepairCycles ?? config.maxRepairCycles;
-    const summary: DoSummary = {
-      schema: "copperhead.do/1",
-      status: "refused",
-      runId,
-      request,
-      approval: null,
-      dryRun: options.dryRun === true,
-      filesTouched: [],
-      verification: { ok: false, newFindings: [], checks: [], repairCycles: 0, maxRepairCycles },
-      transcriptPath: rel("transcript.jsonl"),
-      summaryPath: rel("summary.md"),
-      usage: { turns: 0, inputTokens: 0, outputTokens: 0 },
-      layoutPending: [],
-      recovered,
-    };
-    transcript.append({ type: "phase", phase: "preflight", runId, request, model: provider.label, dryRun: summary.dryRun, recovered });
-    const finish = (status: DoStatus, reason?: DoReason, detail?: string): DoSummary => {
-      Object.assign(summary, { status }, reason ? { reason } : {}, detail ? { detail } : {});
-      transcript.append({ type: "end", status, reason, detail });
-      writeFileSync(join(dir, "summary.md"), renderRunSummary(summary, provider.label));
-      return summary;
-    };
-
-    progress({ type: "phase", phase: "preflight", message: `run ${runId} with ${provider.label}` });
-    const dirty = await dirtyPaths(repoRoot);
-    if (dirty.length > 0) {
-      return finish("refused", "dirty_tree", `the working tree has uncommitted changes (${dirty.slice(0, 5).join(", ")}${dirty.length > 5 ? ", …" : ""}); commit or stash them first`);
-    }
-
-    const strict = config.strict;
-    const check = () => runCheck({ repo: repoRoot, project: project.projectFile, strict });
-    progress({ type: "phase", phase: "baseline", message: "checking the design before any change" });
-    const baseline = await check();
-    transcript.append({ type: "baseline", ok: baseline.ok, counts: baseline.counts });
-
-    let journal: RunJournal | undefined;
-    const ctx: RunContext = {
-      repoRoot,
-      project,
-      docs: config.docs,
-      runId,
-      libraries: new Libraries({ projectDir: dirname(project.projectFile), major: parseKicadVersion(cli.version.raw)?.major ?? 9, shareDir: kicadShareDir() }),
-      baseline,
-      check,
-      layoutPending: new Set(),
-      decisions: [],
-      beginEdits: () => {
-        journal ??= RunJournal.begin(repoRoot, runId, dir);
-        ctx.journal = journal;
-        return journal;
-      },
-    };
-
-    let lastReport: CheckReport | undefined;
-    const verify = async (): Promise<VerifyOutcome> => {
-      regenerateDerivedDocs(ctx);
-      let report: CheckReport;
-      try {
-        report = await check();
-      } catch (err) {
-        const typed = asCopperheadError(err);
-        return { ok: false, newFindings: 1, feedback: `- the design no longer loads: ${typed.message}` };
-      }
-      lastReport = report;
-      const gate = evaluateGate(baseline, report, strict);
-      summary.verification.newFindings = gate.newFindings;
-      summary.verification.checks = report.checks.map((c) => ({ id: c.id, status: c.status, summary: c.summary }));
-      return { ok: gate.ok, newFindings: gate.newFindings.length, feedback: gate.newFindings.map(describeFinding).join("\n") };
-    };
-
-    const rollback = (reason: DoReason, detail: string): DoSummary => {
-      progress({ type: "phase", phase: "rollback", message: reason });
-      summary.filesTouched = journal?.touched() ?? [];
-      journal?.rollback();
-      transcript.append({ type: "rollback", reason, files: summary.filesTouched });
-      progress({ type: "rollback", reason });
-      return finish("rolled_back", reason, detail);
-    };
-
-    let end: LoopEnd;
-    try {
-      const result = await runLoop({
-        provider,
-        ctx,
-        tools: [...readTools, ...specTools, ...editTools] as Tool<RunContext>[],
-        request,
-        maxTurns: options.maxTurns ?? config.maxTurns,
-        maxRepairCycles,
-        signal: options.signal,
-        transcript,
-        onProgress: progress,
-        approve: async ({ args }) => {
-          const approval: Approval = options.approve ? "interactive" : "auto";
-          const proposal = makeProposal(ctx, args, approval);
-          if (options.approve && !(await options.approve(proposal))) return null;
-          summary.approval = approval;
-          ctx.beginEdits().writeFile(`${ctx.docs}/changes/${proposal.id}.md`, renderProposal(proposal));
-          summary.proposal = { id: proposal.id, path: `${ctx.docs}/changes/${proposal.id}.md`, title: proposal.title };
-          transcript.append({ type: "proposal", id: proposal.id, approval, title: proposal.title });
-          return proposal;
-        },
-        verify,
-      });
-      end = result.end;
-      summary.usage = result.usage;
-      summary.layoutPending = [...ctx.layoutPending].sort();
-    } catch (err) {
-      const typed = asCopperheadError(err);
-      transcript.append({ type: "error", where: "pipeline", code: typed.code, message: typed.message });
-      return rollback("internal_error", typed.message);
-    }
-
-    if (end.kind === "refused") {
-      journal?.rollback();
-      return finish("refused", end.reason, end.detail);
-    }
-    summary.verification.repairCycles = end.repairCycles;
-    if (end.kind === "failed") return rollback(end.reason, end.detail);
-
-    summary.verification.ok = true;
-    try {
-      return await conclude();
-    } catch (err) {
-      const typed = asCopperheadError(err);
-      transcript.append({ type: "error", where: "commit", code: typed.code, message: typed.message });
-      return rollback(typed.code === "git_failed" ? "commit_failed" : "internal_error", typed.message);
-    }
-
-    /** Records, diff, then commit — or, for a dry run, restore. */
-    async function conclude(): Promise<DoSummary> {
-      appendRecords(ctx, lastReport!);
-      summary.filesTouched = journal!.touched();
-      writeFileSync(join(dir, "diff.patch"), await diffPatch(repoRoot, summary.filesTouched));
-      if (summary.dryRun) {
-        journal!.rollback();
-        transcript.append({ type: "dry_run", files: summary.filesTouched });
-        return finish("proposed", undefined, "dry run: verified, not committed; the diff is in diff.patch");
-      }
-      progress({ type: "phase", phase: "commit", message: "committing" });
-      const committed = await commitAll(repoRoot, {
-        message: commitMessage(ctx, summary, lastReport!),
-        paths: summary.filesTouched,
-        env: { COPPERHEAD_RUN: runId },
-      });
-      if (!committed.ok) {
-        transcript.append({ type: "commit", ok: false, output: committed.output });
-        return rollback("commit_failed", `git commit failed: ${committed.output.trim().split("\n").slice(-5).join(" / ")}`);
-      }
-      journal!.complete("committed");
-      summary.commit = committed.hash;
-      transcript.append({ type: "commit", ok: true, commit: committed.hash });
-      progress({ type: "commit", commit: committed.hash });
-      return finish("committed");
-    }
+  return runGatedChange({
+    repoRoot,
+    project,
+    config,
+    request,
+    provider,
+    tools: DO_TOOLS,
+    dryRun: options.dryRun,
+    maxRepairCycles: options.maxRepairCycles,
+    maxTurns: options.maxTurns,
+    approve: options.approve,
+    onProgress: options.onProgress,
+    signal: options.signal,
   });
-}
-
-/** A proposal id: the date and a slug of the title, unique among existing proposals. */
-function makeProposal(ctx: RunContext, args: ProposalArgs, approval: Approval): Proposal {
-  const date = ctx.runId.slice(0, 8);
-  const words = args.title.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-  let slug = "";
-  for (const word of words) if ((slug + "-" + word).length <= 48 || !slug) slug = slug ? `${slug}-${word}` : word.slice(0, 48);
-  slug ||= "change";
-  let id = `${date}-${slug}`;
-  for (let n = 2; existsSync(join(ctx.repoRoot, ctx.docs, "changes", `${id}.md`)); n++) id = `${date}-${slug}-${n}`;
-  return { id, title: args.title, approval, requirements: args.requirements_touched, why: args.why, changes: args.changes, verification: args.verification, runId: ctx.runId };
-}
-
-/** Derived docs follow the design by code, never by the model: the BOM table is regenerated. */
-function regenerateDerivedDocs(ctx: RunContext): void {
-  const bom = `${ctx.docs}/BOM.md`;
-  const path = join(ctx.repoRoot, bom);
-  if (!existsSync(path) || !ctx.journal) return;
-  const existing = readFileSync(path, "utf8");
-  const regenerated = renderBom(currentDesign(ctx), existing);
-  if (regenerated !== existing) ctx.journal.writeFile(bom, regenerated);
-}
-
-/** DECISIONS.md and CHANGELOG.md are appended by the pipeline, once the change verified. */
-function appendRecords(ctx: RunContext, report: CheckReport): void {
-  const journal = ctx.journal!;
-  const date = `${ctx.runId.slice(0, 4)}-${ctx.runId.slice(4, 6)}-${ctx.runId.slice(6, 8)}`;
-  const proposal = ctx.proposal!;
-  if (ctx.decisions.length > 0) {
-    const file = `${ctx.docs}/DECISIONS.md`;
-    const existing = readOr(ctx, file, decisionsTemplate());
-    const lines = ctx.decisions.map((d) => `- ${date} ${ctx.runId}: ${oneLine(d.decision)} — ${oneLine(d.why)}`);
-    journal.writeFile(file, `${existing}${existing.endsWith("\n") ? "" : "\n"}${lines.join("\n")}\n`);
-  }
-  const file = `${ctx.docs}/CHANGELOG.md`;
-  const existing = readOr(ctx, file, changelogTemplate(ctx.docs));
-  const entry = [
-    `### ${date} — ${proposal.title}`,
-    "",
-    oneLine(ctx.finished ?? proposal.why),
-    "",
-    `Change: \`${ctx.docs}/changes/${proposal.id}.md\` · Run: \`${ctx.runId}\` · Verification: ${verificationLine(report)}`,
-    "",
-  ].join("\n");
-  const at = existing.indexOf(CHANGELOG_ENTRIES_MARKER);
-  const updated =
-    at < 0
-      ? `${existing}${existing.endsWith("\n") ? "" : "\n"}\n${entry}`
-      : `${existing.slice(0, at + CHANGELOG_ENTRIES_MARKER.length)}\n\n${entry}${existing.slice(at + CHANGELOG_ENTRIES_MARKER.length).replace(/^\n+/, "")}`;
-  journal.writeFile(file, updated);
-}
-
-function readOr(ctx: RunContext, rel: string, fallback: string): string {
-  const path = join(ctx.repoRoot, rel);
-  return existsSync(path) ? readFileSync(path, "utf8") : fallback;
-}
-
-function commitMessage(ctx: RunContext, summary: DoSummary, report: CheckReport): string {
-  const proposal = ctx.proposal!;
-  return [
-    `copperhead: ${proposal.title}`,
-    "",
-    ctx.finished ?? proposal.why,
-    "",
-    `Change: ${summary.proposal!.path}`,
-    `Verification: ${verificationLine(report)}`,
-    `Copperhead-Run: ${summary.runId}`,
-    `Copperhead-Approval: ${proposal.approval}`,
-    "",
-  ].join("\n");
-}
-
-function describeFinding(f: Finding): string {
-  return `- [${f.check}/${f.rule}] ${f.message}${f.location ? ` (${describeLocation(f.location)})` : ""}`;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, " ").trim();
-}
-
-/** The run's `summary.md`: what a person opens first. */
-function renderRunSummary(s: DoSummary, model: string): string {
-  const lines = [
-    `# copperhead run ${s.runId}`,
-    "",
-    `- Request: ${oneLine(s.request)}`,
-    `- Model: ${model}`,
-    `- Status: **${s.status}**${s.reason ? ` (${s.reason})` : ""}${s.dryRun ? " — dry run" : ""}`,
-    ...(s.detail ? [`- Detail: ${oneLine(s.detail)}`] : []),
-    ...(s.proposal ? [`- Proposal: ${s.proposal.path} — ${s.proposal.title} (approval: ${s.approval})`] : []),
-    ...(s.commit ? [`- Commit: ${s.commit}`] : []),
-    `- Verification: ${s.verification.ok ? "passed" : "not passed"}, ${s.verification.repairCycles}/${s.verification.maxRepairCycles} repair cycles`,
-    `- Model usage: ${s.usage.turns} turns, ${s.usage.inputTokens} input and ${s.usage.outputTokens} output tokens`,
-    ...(s.layoutPending.length ? [`- Layout pending (place and route these footprints): ${s.layoutPending.join(", ")}`] : []),
-    ...(s.recovered.length ? [`- Recovered before starting: ${s.recovered.join(", ")}`] : []),
-    "",
-    "## Files",
-    "",
-    ...(s.filesTouched.length ? s.filesTouched.map((f) => `- ${f}`) : ["- none"]),
-    "",
-  ];
-  if (s.verification.newFindings.length > 0) {
-    lines.push("## New findings", "", ...s.verification.newFindings.map(describeFinding), "");
-  }
-  return lines.join("\n");
 }

@@ -39,6 +39,7 @@ import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
+import { runGit } from "./git.ts";
 import { lockHolder } from "./lock.ts";
 import { errorCode, lstatOrUndefined, resolveRepoPath } from "./repo-path.ts";
 import { isRunId, RUNS_DIR } from "./run-dir.ts";
@@ -72,6 +73,12 @@ export interface JournalData {
   files: JournalEntry[];
   /** Folders the run created, parents first; removed (when empty) in reverse. */
   createdDirs: string[];
+  /**
+   * HEAD just before the run's commit. A run that dies after `git commit` landed but before
+   * its journal said so must not be "restored" over its own commit: recovery sees HEAD moved
+   * to a commit carrying this run's `Copperhead-Run` trailer and marks it committed instead.
+   */
+  commitBase?: string;
 }
 
 export interface RecoveredRun {
@@ -171,6 +178,12 @@ export class RunJournal {
     return this.touched();
   }
 
+  /** Records the HEAD the run is about to commit on top of (see `commitBase`). */
+  beforeCommit(head: string): void {
+    this.data.commitBase = head;
+    this.persist();
+  }
+
   /** Closes the journal: `committed` after the commit, `rolled_back` after a rollback. */
   complete(state: Exclude<JournalState, "editing">): void {
     this.data.state = state;
@@ -242,6 +255,12 @@ export async function recoverUnfinished(repoRoot: string): Promise<RecoveredRun[
     const data = readJournal(runDir);
     if (data?.state !== "editing") continue;
     if (holder?.pid === data.pid && holder.hostname === data.hostname && holder.startedAt === data.lockStartedAt) continue;
+    if (data.commitBase && (await committedByRun(root, data))) {
+      data.state = "committed";
+      persistJournal(runDir, data);
+      log.info(`Run ${data.runId} was interrupted after its commit landed; the commit stands.`);
+      continue;
+    }
     try {
       restoreAll(root, runDir, data);
     } catch (err) {
@@ -254,6 +273,14 @@ export async function recoverUnfinished(repoRoot: string): Promise<RecoveredRun[
   }
   if (failed !== undefined) throw failed;
   return recovered;
+}
+
+/** Whether HEAD moved past `commitBase` to a commit whose trailer names this run. */
+async function committedByRun(root: string, data: JournalData): Promise<boolean> {
+  const head = await runGit(root, ["log", "-1", "--format=%H%n%B"]);
+  if (head.code !== 0) return false;
+  const [hash, ...message] = head.stdout.split("\n");
+  return hash !== data.commitBase && message.some((line) => line.trim() === `Copperhead-Run: ${data.runId}`);
 }
 
 /** journal.json, replaced atomically and durably. */

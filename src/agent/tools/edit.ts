@@ -7,7 +7,7 @@ import { relative, sep } from "node:path";
 import * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
 import { Board } from "../../kicad/board.ts";
-import { applyBoardSync, isEmptyPlan, planBoardSync } from "../../kicad/board-sync.ts";
+import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncPlan } from "../../kicad/board-sync.ts";
 import type { SchematicEditor } from "../../kicad/schematic-edit.ts";
 import { printSexpr } from "../../kicad/sexpr.ts";
 import { currentDesign, openEditor, type RunContext } from "../context.ts";
@@ -34,6 +34,25 @@ function editSchematic<T>(ctx: RunContext, operation: (editor: SchematicEditor) 
 
 function repoRelative(ctx: RunContext, file: string): string {
   return relative(ctx.repoRoot, file).split(sep).join("/");
+}
+
+/**
+ * Updates the board from the schematic through the journal; new footprints are remembered as
+ * layout work for a person. Shared by the `sync_board` tool and `sync --resolve`.
+ */
+export function syncBoardFromSchematic(ctx: RunContext): BoardSyncPlan {
+  const boardFile = ctx.project.board;
+  if (!boardFile) throw new ToolError("the project has no board to sync");
+  const journal = ctx.journal ?? ctx.beginEdits();
+  const design = currentDesign(ctx);
+  const board = Board.load(boardFile);
+  const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries });
+  if (!isEmptyPlan(plan)) {
+    applyBoardSync(board, plan, ctx.libraries);
+    journal.writeFile(repoRelative(ctx, boardFile), printSexpr(board.doc));
+  }
+  for (const added of plan.added) ctx.layoutPending.add(added.ref);
+  return plan;
 }
 
 export const editTools = [
@@ -119,19 +138,8 @@ export const editTools = [
     description: "Update the board from the schematic: add, update and remove footprints and assign pad nets. New footprints are staged beside the outline for a person to place and route.",
     schema: v.strictObject({}),
     run(ctx: RunContext) {
-      const boardFile = ctx.project.board;
-      if (!boardFile) throw new ToolError("the project has no board to sync");
-      const journal = ctx.journal ?? ctx.beginEdits();
-      const design = currentDesign(ctx);
-      const board = Board.load(boardFile);
       try {
-        const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries });
-        if (!isEmptyPlan(plan)) {
-          applyBoardSync(board, plan, ctx.libraries);
-          journal.writeFile(repoRelative(ctx, boardFile), printSexpr(board.doc));
-        }
-        for (const added of plan.added) ctx.layoutPending.add(added.ref);
-        return plan;
+        return syncBoardFromSchematic(ctx);
       } catch (err) {
         if (err instanceof CopperheadError) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
         throw err;

@@ -1,0 +1,75 @@
+import { defineCommand } from "citty";
+import { describeProgress } from "../agent/progress.ts";
+import { runSync, type SyncItem, type SyncResult } from "../commands/sync.ts";
+import { CopperheadError, ExitCode } from "../errors.ts";
+import { log } from "../log.ts";
+import { withCancellation } from "../repo/cancel.ts";
+import { globalArgs } from "./args.ts";
+import { renderDoSummary } from "./do.ts";
+import { writeData, writeJson } from "./output.ts";
+
+export const syncCommand = defineCommand({
+  meta: { name: "sync", description: "Verify that docs and board agree with the schematic; --resolve fixes drift through the gated pipeline" },
+  args: {
+    ...globalArgs,
+    resolve: { type: "boolean", description: "Fix drift: code first, then a gated model run for prose (needs a model key)", default: false },
+    model: { type: "string", description: "provider:model-id for --resolve (anthropic:, openai:, compat:, replay:<file>)", valueHint: "MODEL" },
+    project: { type: "string", description: "The .kicad_pro to use when the repo holds several", valueHint: "FILE" },
+  },
+  async run({ args }) {
+    const result = await withCancellation((signal) =>
+      runSyncShowingReport({
+        repo: args.repo,
+        project: args.project,
+        resolve: args.resolve,
+        model: args.model,
+        signal,
+        json: args.json,
+        onProgress: (event) => {
+          if (event.type !== "turn") log.info(describeProgress(event));
+        },
+      }),
+    );
+    if (args.json) writeJson(result);
+    else writeData(renderSync(result));
+    return syncExitCode(result);
+  },
+});
+
+/**
+ * A resolve that cannot start (no key) still carries the verify report; show it before the
+ * error so the user sees what drifted. (With --json the error object carries it.)
+ */
+async function runSyncShowingReport(options: Parameters<typeof runSync>[0] & { json: boolean }): Promise<SyncResult> {
+  try {
+    return await runSync(options);
+  } catch (err) {
+    const report = err instanceof CopperheadError ? (err.details.report as SyncResult | undefined) : undefined;
+    if (report && !options.json) writeData(renderSync(report));
+    throw err;
+  }
+}
+
+/** 2 when requirements are violated (a human is needed), 1 when drift is left, else 0. */
+export function syncExitCode(result: SyncResult): number {
+  if (result.needsHuman) return ExitCode.human;
+  if (result.drift.length > 0 || (result.resolution && result.resolution.status !== "committed")) return ExitCode.gate;
+  return ExitCode.ok;
+}
+
+function renderItems(title: string, items: SyncItem[]): string[] {
+  if (items.length === 0) return [];
+  return [
+    `${title} (${items.length})`,
+    ...items.flatMap((i) => [`  ${i.kind.padEnd(11)} ${i.doc ? `${i.doc}${i.line ? `:${i.line}` : ""} ` : ""}${i.key}`, `              claims ${i.claim}; actually ${i.actual} → ${i.resolution}`]),
+  ];
+}
+
+export function renderSync(result: SyncResult): string {
+  const lines: string[] = [];
+  if (result.resolution) lines.push(renderDoSummary(result.resolution, "copperhead sync --resolve"), "");
+  lines.push(...renderItems("drift", result.drift), ...renderItems("requirement violations — a human must decide", result.violations));
+  if (result.ok) lines.push("in sync: docs and board agree with the design, and every requirement rule passes");
+  else if (!result.resolution && result.drift.length > 0) lines.push("", "run `copperhead sync --resolve` to fix the drift through the gated pipeline");
+  return lines.join("\n");
+}

@@ -1,0 +1,148 @@
+/**
+ * `copperhead sync` (DESIGN §6): verify that the docs and the board still agree with the
+ * schematic, and with `resolve`, bring them back in line through the same gated pipeline as
+ * `do` — code first (regenerate the BOM, sync the board, restore missing records), then a
+ * gated model run limited to doc edits and board sync for what only prose can fix. Requirement
+ * violations are never resolved: they are reported for a human.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { RunContext } from "../agent/context.ts";
+import type { ModelProvider } from "../agent/model.ts";
+import { regenerateDerivedDocs, runGatedChange, type PreparedRun, type RunSummary } from "../agent/pipeline.ts";
+import type { ProgressListener } from "../agent/progress.ts";
+import { resolveProvider } from "../agent/providers/index.ts";
+import { docEditTool } from "../agent/tools/docs.ts";
+import { editTools, syncBoardFromSchematic } from "../agent/tools/edit.ts";
+import { readTools } from "../agent/tools/read.ts";
+import type { Tool } from "../agent/tools/tool.ts";
+import { discoverConfiguredProject } from "../config/config.ts";
+import { CopperheadError } from "../errors.ts";
+import { assertGitRepo } from "../repo/git.ts";
+import { openRepo } from "../repo/recovery.ts";
+import { parseProposal } from "../spec/proposal.ts";
+import { insertChangelogEntries } from "../spec/changelog.ts";
+import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
+import { verifySync, type SyncItem, type SyncReport } from "../sync/verify.ts";
+
+export type { SyncItem, SyncReport } from "../sync/verify.ts";
+
+export interface SyncOptions {
+  repo?: string;
+  project?: string;
+  resolve?: boolean;
+  model?: string;
+  /** A ready provider (tests); otherwise resolved from `model`, the environment and config. */
+  provider?: ModelProvider;
+  onProgress?: ProgressListener;
+  signal?: AbortSignal;
+}
+
+export interface SyncResult extends SyncReport {
+  /** The gated run that resolved drift (with `resolve`), committed or rolled back. */
+  resolution?: RunSummary;
+}
+
+/** The model's tools for prose drift: read, edit docs, sync the board, record, finish. */
+const SYNC_TOOLS = [
+  ...readTools,
+  docEditTool,
+  ...editTools.filter((t) => ["sync_board", "record_decision", "finish"].includes(t.name)),
+] as Tool<RunContext>[];
+
+export async function runSync(options: SyncOptions = {}): Promise<SyncResult> {
+  const repoRoot = await openRepo(options.repo);
+  const { config, project } = discoverConfiguredProject(repoRoot, options.project);
+  const docs = config.docs;
+  const report = verifySync({ project, docs });
+  if (!options.resolve || report.drift.length === 0) return report;
+
+  let provider: ModelProvider;
+  try {
+    provider = options.provider ?? resolveProvider({ model: options.model, config });
+  } catch (err) {
+    // Without a key nothing starts, but the verify report is still the answer to "what drifted".
+    if (err instanceof CopperheadError) throw new CopperheadError(err.code, err.message, { ...err.details, report }, err.exitCode);
+    throw err;
+  }
+  await assertGitRepo(repoRoot);
+  const resolution = await runGatedChange({
+    repoRoot,
+    project,
+    config,
+    provider,
+    request: `Resolve drift between the design and its docs and board: ${report.drift.map((d) => d.key).join(", ")}`,
+    tools: SYNC_TOOLS,
+    prepare: async (ctx) => resolveByCode(ctx, report),
+    // The run's own proposal gets its CHANGELOG entry when it commits, so it is not drift yet.
+    extraGate: (ctx) =>
+      verifySync({ project: ctx.project, docs })
+        .drift.filter((d) => d.key !== `sync:changelog:${docs}/changes/${ctx.proposal?.id}.md`)
+        .map((d) => `drift remains: ${d.key} — ${d.actual}`),
+    onProgress: options.onProgress,
+    signal: options.signal,
+  });
+  return { ...verifySync({ project, docs }), resolution };
+}
+
+/**
+ * Everything code can fix without a model: board sync, the BOM, missing DECISIONS/CHANGELOG,
+ * and CHANGELOG entries for committed proposals. What remains (prose naming parts that are
+ * gone) becomes the model's task.
+ */
+function resolveByCode(ctx: RunContext, report: SyncReport): PreparedRun {
+  const kinds = new Set(report.drift.map((d) => d.kind));
+  const done: string[] = [];
+  if (kinds.has("board")) {
+    syncBoardFromSchematic(ctx);
+    done.push("sync the board with the schematic");
+  }
+  regenerateDerivedDocs(ctx);
+  if (kinds.has("bom")) done.push("regenerate the BOM table from the design");
+  for (const item of report.drift.filter((d) => d.kind === "coverage")) {
+    const file = item.doc!;
+    (ctx.journal ?? ctx.beginEdits()).writeFile(file, file.endsWith("DECISIONS.md") ? decisionsTemplate() : changelogTemplate(ctx.docs));
+    done.push(`create ${file}`);
+  }
+  const missingEntries = report.drift.filter((d) => d.kind === "changelog");
+  if (missingEntries.length > 0) {
+    appendChangelogEntries(ctx, missingEntries);
+    done.push(`add CHANGELOG entries for ${missingEntries.length} committed proposal(s)`);
+  }
+  const remaining = verifySync({ project: ctx.project, docs: ctx.docs }).drift;
+  // (prepare runs before the run's proposal exists, so nothing here is the run's own.)
+  const prose = remaining.filter((d) => d.resolution === "model");
+  const changes = [...done, ...(prose.length ? [`update the prose that names what no longer exists (${prose.length} mention(s))`] : [])];
+  return {
+    proposal: {
+      title: "Resolve drift between the design and its docs",
+      why: `copperhead sync found ${report.drift.length} drift item(s): ${report.drift.map((d) => d.key).join(", ")}.`,
+      changes: changes.length ? changes : ["re-verify the design and docs"],
+      requirements: [],
+      verification: "copperhead sync finds no drift left, and the check finds no new findings.",
+    },
+    modelTask:
+      prose.length === 0
+        ? undefined
+        : [
+            "copperhead sync resolved what code can. These doc mentions still name references or nets that do not exist in the design:",
+            ...prose.map((d) => `- ${d.doc}${d.line ? `:${d.line}` : ""}: ${d.claim} — ${d.actual}`),
+            "Fix the prose with edit_doc so it describes the design as it is (read_doc first). Do not touch requirements; then call finish.",
+          ].join("\n"),
+  };
+}
+
+/** One CHANGELOG entry per proposal that has none, newest first below the entries marker. */
+function appendChangelogEntries(ctx: RunContext, items: SyncItem[]): void {
+  const file = `${ctx.docs}/CHANGELOG.md`;
+  const path = join(ctx.repoRoot, file);
+  const existing = existsSync(path) ? readFileSync(path, "utf8") : changelogTemplate(ctx.docs);
+  const entries = items.map((item) => {
+    const rel = item.key.replace(/^sync:changelog:/, "");
+    const proposalText = existsSync(join(ctx.repoRoot, rel)) ? readFileSync(join(ctx.repoRoot, rel), "utf8") : "";
+    const title = parseProposal(proposalText).proposal?.title ?? rel;
+    return [`### ${title}`, "", `Change: \`${rel}\` · entry restored by \`copperhead sync\` (run \`${ctx.runId}\`)`, ""].join("\n");
+  });
+  const updated = insertChangelogEntries(existing, entries);
+  (ctx.journal ?? ctx.beginEdits()).writeFile(file, updated);
+}
