@@ -26,6 +26,8 @@ export const rootCommand: CommandDef = {
     do: () => import("./do.ts").then((m) => m.doCommand),
     board: () => import("./board.ts").then((m) => m.boardCommand),
     doctor: () => import("./doctor.ts").then((m) => m.doctorCommand),
+    mcp: () => import("./mcp.ts").then((m) => m.mcpCommand),
+    sync: () => import("./sync.ts").then((m) => m.syncCommand),
     netlist: () => import("./netlist.ts").then((m) => m.netlistCommand),
   },
 };

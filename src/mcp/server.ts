@@ -1,0 +1,108 @@
+/**
+ * `copperhead mcp`: a stdio MCP server with the four outcome tools (DESIGN §7).
+ *
+ * It is a transport, not a pipeline: every call goes to the command layer the CLI uses and
+ * returns the same object — `structuredContent` is the result and the text block is exactly
+ * what `--json` prints. A rollback or refusal is a normal result; `isError` is reserved for
+ * misuse and typed errors (bad input, missing key, busy, could not run), which come back as
+ * `{ error: { code, message, fix? } }`. The server opens no network listener.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import * as v from "valibot";
+import { describeProgress } from "../agent/progress.ts";
+import { asCopperheadError, CopperheadError } from "../errors.ts";
+import { log } from "../log.ts";
+import { VERSION } from "../version.ts";
+import { jsonSchema, MCP_TOOLS } from "./tools.ts";
+
+export interface McpServerHandle {
+  server: Server;
+  /** Resolves when every tool call in flight has finished (committed or rolled back). */
+  idle(): Promise<void>;
+}
+
+export function createMcpServer(repo: string): McpServerHandle {
+  const server = new Server({ name: "copperhead", version: VERSION }, { capabilities: { tools: { listChanged: false } } });
+  const inFlight = new Set<Promise<unknown>>();
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: MCP_TOOLS.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: jsonSchema(tool.input) as { type: "object" },
+      outputSchema: jsonSchema(tool.output) as { type: "object" },
+      annotations: { title: tool.title, ...tool.annotations },
+    })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = MCP_TOOLS.find((t) => t.name === request.params.name);
+    if (!tool) {
+      return errorResult(
+        new CopperheadError("usage", `Unknown tool ${JSON.stringify(request.params.name)}.`, { fix: `Call one of ${MCP_TOOLS.map((t) => t.name).join(", ")}.` }),
+      );
+    }
+    const parsed = v.safeParse(tool.input, request.params.arguments ?? {});
+    if (!parsed.success) {
+      const problems = parsed.issues.map((i) => `${v.getDotPath(i) ?? "arguments"}: ${i.message}`);
+      return errorResult(new CopperheadError("usage", `Invalid arguments for ${tool.name}: ${problems.join("; ")}.`, { fix: "Send arguments that match the tool's input schema." }));
+    }
+    const token = request.params._meta?.progressToken;
+    let step = 0;
+    const onProgress =
+      token === undefined
+        ? undefined
+        : (event: Parameters<typeof describeProgress>[0]) => {
+            step++;
+            extra
+              .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step, message: describeProgress(event) } })
+              .catch((err) => log.debug(`progress notification not sent: ${err}`));
+          };
+    const call = tool.run(parsed.output, { repo, signal: extra.signal, onProgress });
+    inFlight.add(call);
+    try {
+      const result = await call;
+      return { content: [{ type: "text", text: JSON.stringify(result, null, 2) }], structuredContent: result as Record<string, unknown> };
+    } catch (err) {
+      return errorResult(asCopperheadError(err));
+    } finally {
+      inFlight.delete(call);
+    }
+  });
+
+  return {
+    server,
+    async idle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+function errorResult(err: CopperheadError): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(err.toJSON(), null, 2) }], isError: true };
+}
+
+/**
+ * Serves MCP over stdin/stdout until the client goes away, then lets any run in flight finish
+ * (commit or roll back) before returning, so a disconnect never leaves a half-edited tree.
+ */
+export async function serveStdio(repo: string): Promise<void> {
+  const { server, idle } = createMcpServer(repo);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  // The SDK's stdio transport never notices the client going away: end of stdin (or a
+  // stdout the client closed) is the disconnect.
+  const disconnect = () => void transport.close();
+  process.stdin.once("end", disconnect);
+  process.stdin.once("close", disconnect);
+  process.stdout.once("error", disconnect);
+  log.debug(`copperhead mcp serving ${repo}`);
+  await closed;
+  await idle();
+}

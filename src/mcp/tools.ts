@@ -1,0 +1,147 @@
+/**
+ * The four outcome tools (DESIGN §7). Each one calls the same command-layer function as the
+ * CLI and returns the same object; there is no file tool, no raw KiCad tool and no step of the
+ * loop exposed on its own, so whatever a host does it cannot get around the spec gate, the
+ * verification gate or the rollback.
+ */
+import { toJsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
+import type { ProgressListener } from "../agent/progress.ts";
+import { runCheck } from "../commands/check.ts";
+import { MAX_REQUEST_BYTES, runDo } from "../commands/do.ts";
+import { runInit } from "../commands/init.ts";
+import { runSync } from "../commands/sync.ts";
+
+export interface ToolRunContext {
+  repo: string;
+  signal: AbortSignal;
+  /** Set when the client asked for progress (sent a progressToken). */
+  onProgress?: ProgressListener;
+}
+
+export interface McpTool<S extends v.GenericSchema = v.GenericSchema> {
+  name: string;
+  title: string;
+  description: string;
+  input: S;
+  /** Top-level shape of the result, for hosts that read structuredContent. */
+  output: v.GenericSchema;
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  /** Changes repo files (serialised per repo). */
+  mutates: (args: v.InferOutput<S>) => boolean;
+  run(args: v.InferOutput<S>, ctx: ToolRunContext): Promise<object>;
+}
+
+/** Types each tool's handler from its schema, then erases it for the registry (arguments are parsed by that schema before any handler runs). */
+function defineMcpTool<S extends v.GenericSchema>(tool: McpTool<S>): McpTool {
+  return tool as unknown as McpTool;
+}
+
+const FindingOut = v.looseObject({ check: v.string(), rule: v.string(), severity: v.string(), message: v.string(), key: v.string() });
+
+const CheckReportOut = v.looseObject({
+  schema: v.literal("copperhead.check/1"),
+  ok: v.boolean(),
+  project: v.string(),
+  kicad: v.nullable(v.looseObject({ version: v.string() })),
+  strict: v.boolean(),
+  fab: v.boolean(),
+  checks: v.array(v.looseObject({ id: v.string(), status: v.picklist(["pass", "fail", "warn", "skipped"]), summary: v.string(), findings: v.array(FindingOut) })),
+  counts: v.looseObject({ error: v.number(), warning: v.number(), info: v.number() }),
+});
+
+const DoSummaryOut = v.looseObject({
+  schema: v.literal("copperhead.do/1"),
+  status: v.picklist(["committed", "rolled_back", "refused", "proposed"]),
+  reason: v.optional(v.string()),
+  runId: v.string(),
+  commit: v.optional(v.string()),
+  filesTouched: v.array(v.string()),
+  verification: v.looseObject({ ok: v.boolean(), newFindings: v.array(FindingOut), repairCycles: v.number(), maxRepairCycles: v.number() }),
+  transcriptPath: v.string(),
+  summaryPath: v.string(),
+});
+
+const SyncReportOut = v.looseObject({
+  schema: v.literal("copperhead.sync/1"),
+  ok: v.boolean(),
+  drift: v.array(v.looseObject({ kind: v.string(), claim: v.string(), actual: v.string(), key: v.string(), resolution: v.string() })),
+  violations: v.array(v.looseObject({ kind: v.string(), claim: v.string(), actual: v.string(), key: v.string(), resolution: v.string() })),
+  needsHuman: v.boolean(),
+});
+
+const InitResultOut = v.looseObject({
+  schema: v.literal("copperhead.init/1"),
+  project: v.string(),
+  files: v.array(v.looseObject({ path: v.string(), action: v.picklist(["created", "unchanged", "updated", "refused", "skipped"]) })),
+});
+
+const KEYS = "Needs a model key in the server's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, or COPPERHEAD_BASE_URL for an OpenAI-compatible server); without one it returns the error missing_api_key and starts nothing.";
+
+export const MCP_TOOLS = [
+  defineMcpTool({
+    name: "copperhead_check",
+    title: "Check the KiCad design",
+    description:
+      "Run copperhead's deterministic gate on the repo: KiCad ERC and DRC, schematic/board parity, routing, doc drift, the machine-checkable requirements in docs/SPEC.md and change-proposal format (plus fabrication readiness with fab). Read-only, no network, no model, no key needed. Returns the same report as `copperhead check --json`: every finding with a stable key.",
+    input: v.strictObject({
+      fab: v.optional(v.pipe(v.boolean(), v.description("Also check fabrication readiness; unconnected items become errors"))),
+      strict: v.optional(v.pipe(v.boolean(), v.description("Warnings fail too"))),
+    }),
+    output: CheckReportOut,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    mutates: () => false,
+    run: (args, ctx) => runCheck({ repo: ctx.repo, fab: args.fab, strict: args.strict }),
+  }),
+  defineMcpTool({
+    name: "copperhead_do",
+    title: "Change the design through the gated loop",
+    description: [
+      "Make one design change described in words, through copperhead's whole gated pipeline, with AUTO approval (recorded in the proposal, transcript and commit).",
+      "Spec gate: nothing is edited until a change proposal naming the refs, nets and requirements involved is validated against the design and written to docs/changes/.",
+      "Verification gate: nothing is committed until ERC, DRC, parity, doc drift and every requirement rule that passed before still pass; new findings get repair cycles.",
+      "Otherwise the working tree is rolled back byte for byte — a rollback is a normal result (status rolled_back), not an error.",
+      "Returns the run summary: status committed / rolled_back / refused / proposed (dry_run), commit, files touched, verification, transcript path.",
+      "Sends progress notifications when the request has a progressToken. " + KEYS,
+    ].join(" "),
+    input: v.strictObject({
+      request: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(MAX_REQUEST_BYTES), v.description("The change, in words")),
+      dry_run: v.optional(v.pipe(v.boolean(), v.description("Verify the change, keep diff.patch, then restore the tree: status proposed"))),
+    }),
+    output: DoSummaryOut,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    mutates: () => true,
+    run: (args, ctx) => runDo({ request: args.request, dryRun: args.dry_run, repo: ctx.repo, signal: ctx.signal, onProgress: ctx.onProgress }),
+  }),
+  defineMcpTool({
+    name: "copperhead_sync",
+    title: "Verify (or resolve) design/doc consistency",
+    description: [
+      "Report whether the docs and board agree with the schematic: BOM drift, stale references, a board out of parity, committed changes missing from the CHANGELOG, missing DECISIONS/CHANGELOG — and every failing requirement rule.",
+      "Without resolve it writes nothing and needs no key.",
+      "With resolve it fixes drift through the same gated pipeline as copperhead_do (derived docs and board sync first, then a gated model run limited to docs and board sync), committing only if the result verifies, else rolling back byte for byte.",
+      "Requirement violations are never changed: they are reported with needsHuman. Resolve: " + KEYS,
+    ].join(" "),
+    input: v.strictObject({ resolve: v.optional(v.pipe(v.boolean(), v.description("Fix drift through the gated pipeline"))) }),
+    output: SyncReportOut,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    mutates: (args) => args.resolve === true,
+    run: (args, ctx) => runSync({ repo: ctx.repo, resolve: args.resolve, signal: ctx.signal, onProgress: ctx.onProgress }),
+  }),
+  defineMcpTool({
+    name: "copperhead_init",
+    title: "Set the repo up for copperhead",
+    description:
+      "Write .copperhead/config.json, docs/SPEC.md (with requirement rules suggested from the design), docs/BOM.md, DECISIONS.md, CHANGELOG.md and the pre-commit hook. Idempotent: each file reports created, unchanged, updated or refused; hand-edited generated regions and foreign hooks are never overwritten (force overwrites generated regions only). No network, no key needed.",
+    input: v.strictObject({ force: v.optional(v.pipe(v.boolean(), v.description("Regenerate hand-edited generated regions"))) }),
+    output: InitResultOut,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    mutates: () => true,
+    run: (args, ctx) => runInit({ repo: ctx.repo, force: args.force }),
+  }),
+];
+
+export function jsonSchema(schema: v.GenericSchema): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = toJsonSchema(schema, { errorMode: "ignore" }) as Record<string, unknown>;
+  return rest;
+}
