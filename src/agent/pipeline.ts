@@ -31,6 +31,7 @@ import { runLoop, type LoopEnd, type VerifyOutcome } from "./loop.ts";
 import type { ModelProvider } from "./model.ts";
 import type { ProgressListener } from "./progress.ts";
 import type { Tool } from "./tools/tool.ts";
+import { renderChangedSheets } from "./renders.ts";
 import { Transcript } from "./transcript.ts";
 
 export type RunStatus = "committed" | "rolled_back" | "refused" | "proposed";
@@ -66,6 +67,8 @@ export interface RunSummary {
   usage: { turns: number; inputTokens: number; outputTokens: number };
   /** Footprints added to the board that a person still has to place and route. */
   layoutPending: string[];
+  /** Before/after SVG renders of the schematic in the run directory (repo-relative). */
+  renders: string[];
   /** Earlier runs that had crashed mid-edit and were restored before this one started. */
   recovered: string[];
 }
@@ -126,6 +129,7 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
       summaryPath: rel("summary.md"),
       usage: { turns: 0, inputTokens: 0, outputTokens: 0 },
       layoutPending: [],
+      renders: [],
       recovered,
     };
     transcript.append({ type: "phase", phase: "preflight", runId, request, model: provider.label, dryRun: summary.dryRun, recovered });
@@ -265,6 +269,10 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
       appendRecords(ctx, lastReport!);
       summary.filesTouched = journal!.touched();
       writeFileSync(join(dir, "diff.patch"), await diffPatch(repoRoot, summary.filesTouched));
+      const sheets = [...currentDesign(ctx).schematic.files.keys()];
+      const renders = await renderChangedSheets(project, sheets, summary.filesTouched, join(dir, "render"), cli);
+      summary.renders = renders.files;
+      if (renders.skipped) transcript.append({ type: "note", renders: `not rendered: ${renders.skipped}` });
       if (summary.dryRun) {
         journal!.rollback();
         transcript.append({ type: "dry_run", files: summary.filesTouched });
@@ -379,6 +387,7 @@ function renderRunSummary(s: RunSummary, model: string): string {
     `- Verification: ${s.verification.ok ? "passed" : "not passed"}, ${s.verification.repairCycles}/${s.verification.maxRepairCycles} repair cycles`,
     `- Model usage: ${s.usage.turns} turns, ${s.usage.inputTokens} input and ${s.usage.outputTokens} output tokens`,
     ...(s.layoutPending.length ? [`- Layout pending (place and route these footprints): ${s.layoutPending.join(", ")}`] : []),
+    ...(s.renders.length ? [`- Schematic renders: ${s.renders.join(", ")}`] : []),
     ...(s.recovered.length ? [`- Recovered before starting: ${s.recovered.join(", ")}`] : []),
     "",
     "## Files",
