@@ -10,6 +10,7 @@ import { createReplayProvider, SESSION_SCHEMA } from "../../src/agent/providers/
 import { CopperheadError } from "../../src/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { closedPortUrl, json, loopback, never, type Loopback } from "./loopback.ts";
+import { rejectedCopperheadError, thrownCopperheadError } from "../support/errors.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -59,27 +60,6 @@ const HISTORY: Message[] = [
 ];
 
 const REQUEST: ModelRequest = { system: "You are copperhead.", messages: HISTORY, tools: TOOLS, maxTokens: 1000 };
-
-/** The typed error a promise rejects with. */
-async function rejection(promise: Promise<unknown>): Promise<CopperheadError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof CopperheadError) return err;
-    throw err;
-  }
-  throw new Error("expected a rejection");
-}
-
-function thrown(fn: () => unknown): CopperheadError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof CopperheadError) return err;
-    throw err;
-  }
-  throw new Error("expected a throw");
-}
 
 function anthropicReply(content: unknown[], stop_reason = "tool_use", usage = { input_tokens: 120, output_tokens: 45 }) {
   return json({ id: "msg_1", type: "message", role: "assistant", model: "m", content, stop_reason, stop_sequence: null, usage });
@@ -201,7 +181,7 @@ describe("anthropic provider", () => {
   test("a response that is not a Messages API answer is a provider_error", async () => {
     const server = serve(() => json({ hello: "world" }));
     const provider = createAnthropicProvider({ model: "claude-test", apiKey: KEY, baseUrl: server.url, http: FAST });
-    const err = await rejection(provider.complete(REQUEST));
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
     expect(err.message).toContain("unexpected response shape");
   });
@@ -340,7 +320,7 @@ describe("HTTP behaviour", () => {
   test("gives up after the configured retries with the last status", async () => {
     const server = serve(() => json({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, { status: 529 }));
     const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { ...FAST, maxRetries: 2 } });
-    const err = await rejection(provider.complete(REQUEST));
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
     expect(err.message).toContain("HTTP 529: Overloaded");
     expect(err.message).toContain("3 attempts");
@@ -351,7 +331,7 @@ describe("HTTP behaviour", () => {
   test("a retry-after beyond the cap fails at once instead of sleeping", async () => {
     const server = serve(() => json({ error: { message: "quota" } }, { status: 429, headers: { "retry-after": "3600" } }));
     const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
-    const err = await rejection(provider.complete(REQUEST));
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
     expect(err.message).toContain("retry after 3600 s");
     expect(server.requests).toHaveLength(1);
@@ -359,7 +339,7 @@ describe("HTTP behaviour", () => {
 
   test("network errors are retried, then reported", async () => {
     const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: closedPortUrl(), http: { ...FAST, maxRetries: 1 } });
-    const err = await rejection(provider.complete(REQUEST));
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
     expect(err.message).toContain("network error");
     expect(err.message).toContain("2 attempts");
@@ -368,7 +348,7 @@ describe("HTTP behaviour", () => {
   test("malformed JSON in a 200 is a provider_error, not retried", async () => {
     const server = serve(() => new Response("{\"choices\": [", { status: 200, headers: { "content-type": "application/json" } }));
     const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
-    const err = await rejection(provider.complete(REQUEST));
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
     expect(err.message).toContain("not valid JSON");
     expect(server.requests).toHaveLength(1);
@@ -377,7 +357,7 @@ describe("HTTP behaviour", () => {
   test("a server that never answers times out", async () => {
     const server = serve(() => never());
     const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { timeoutMs: 50, maxRetries: 1, backoffBaseMs: 1 } });
-    const err = await rejection(provider.complete(REQUEST));
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
     expect(err.message).toContain("no response within 50 ms");
     expect(server.requests).toHaveLength(2);
@@ -390,7 +370,7 @@ describe("HTTP behaviour", () => {
     const pending = provider.complete(REQUEST, controller.signal);
     while (server.requests.length === 0) await Bun.sleep(5);
     controller.abort();
-    const err = await rejection(pending);
+    const err = await rejectedCopperheadError(pending);
     expect(err.code).toBe("provider_error");
     expect(err.details.cancelled).toBe(true);
     expect(server.requests).toHaveLength(1);
@@ -405,7 +385,7 @@ describe("HTTP behaviour", () => {
     while (server.requests.length === 0) await Bun.sleep(5);
     await Bun.sleep(20);
     controller.abort();
-    const err = await rejection(pending);
+    const err = await rejectedCopperheadError(pending);
     expect(err.details.cancelled).toBe(true);
     expect(server.requests).toHaveLength(1);
   });
@@ -415,7 +395,7 @@ describe("HTTP behaviour", () => {
       json({ type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } }, { status: 401 }),
     );
     const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
-    const err = await rejection(provider.complete(REQUEST));
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
     expect(err.message).toContain("HTTP 401");
     expect(err.details.status).toBe(401);
@@ -430,7 +410,7 @@ describe("HTTP behaviour", () => {
     const target = serve(() => openaiReply({ content: "should not get here" }, "stop"));
     const server = serve(() => new Response(null, { status: 307, headers: { location: `${target.url}/elsewhere` } }));
     const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
-    const err = await rejection(provider.complete(REQUEST));
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
     expect(err.message).toContain("HTTP 307 redirect");
     expect(server.requests).toHaveLength(1);
@@ -440,7 +420,7 @@ describe("HTTP behaviour", () => {
   test("a 400's body is bounded in the message", async () => {
     const server = serve(() => new Response("x".repeat(5000), { status: 400 }));
     const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
-    const err = await rejection(provider.complete(REQUEST));
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.message.length).toBeLessThan(700);
     expect(server.requests).toHaveLength(1);
   });
@@ -486,18 +466,18 @@ describe("replay provider", () => {
       stopReason: "tool_use",
       usage: { inputTokens: 10, outputTokens: 2 },
     });
-    const http = await rejection(provider.complete(REQUEST));
+    const http = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(http.code).toBe("provider_error");
     expect(http.message).toContain("HTTP 500");
     expect(http.details.status).toBe(500);
-    const network = await rejection(provider.complete(REQUEST));
+    const network = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(network.message).toContain("network error");
     expect(await provider.complete(REQUEST)).toEqual({
       content: [{ type: "text", text: "done" }],
       stopReason: "max_tokens",
       usage: { inputTokens: 0, outputTokens: 0 },
     });
-    const done = await rejection(provider.complete(REQUEST));
+    const done = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(done.code).toBe("provider_error");
     expect(done.message).toContain("the recorded session has no more turns");
   });
@@ -506,7 +486,7 @@ describe("replay provider", () => {
     const bad = structuredClone(SESSION) as any;
     bad.turns[3].content[0] = { type: "picture", url: "x" };
     const { dir, name } = await sessionFile(bad);
-    const err = thrown(() => createReplayProvider(name, dir));
+    const err = thrownCopperheadError(() => createReplayProvider(name, dir));
     expect(err.code).toBe("parse_error");
     expect(err.message).toStartWith("session.json: $.turns[3].content[0].type:");
     expect(err.details.path).toBe("$.turns[3].content[0].type");
@@ -514,19 +494,19 @@ describe("replay provider", () => {
 
   test("a turn with neither content nor fail, a wrong schema, bad JSON and a missing file are typed errors", async () => {
     const empty = await sessionFile({ ...SESSION, turns: [{ usage: { inputTokens: 1, outputTokens: 1 } }] });
-    const e1 = thrown(() => createReplayProvider(empty.name, empty.dir));
+    const e1 = thrownCopperheadError(() => createReplayProvider(empty.name, empty.dir));
     expect(e1.code).toBe("parse_error");
     expect(e1.message).toContain("$.turns[0]: a turn needs content");
 
     const wrongSchema = await sessionFile({ ...SESSION, schema: "copperhead.session/9" });
-    expect(thrown(() => createReplayProvider(wrongSchema.name, wrongSchema.dir)).message).toContain("$.schema");
+    expect(thrownCopperheadError(() => createReplayProvider(wrongSchema.name, wrongSchema.dir)).message).toContain("$.schema");
 
     const badJson = await sessionFile('{ "schema": "copperhead.session/1",\n  "turns": [ }');
-    const e3 = thrown(() => createReplayProvider(badJson.name, badJson.dir));
+    const e3 = thrownCopperheadError(() => createReplayProvider(badJson.name, badJson.dir));
     expect(e3.code).toBe("parse_error");
     expect(e3.message).toContain("line 2");
 
-    expect(thrown(() => createReplayProvider("nope.json", badJson.dir)).code).toBe("not_found");
+    expect(thrownCopperheadError(() => createReplayProvider("nope.json", badJson.dir)).code).toBe("not_found");
   });
 });
 
@@ -569,22 +549,22 @@ describe("resolveProvider", () => {
       if (c.label) {
         expect(resolveProvider(options).label).toBe(c.label);
       } else {
-        expect(thrown(() => resolveProvider(options)).code).toBe(c.error as CopperheadError["code"]);
+        expect(thrownCopperheadError(() => resolveProvider(options)).code).toBe(c.error as CopperheadError["code"]);
       }
     });
   }
 
   test("unknown provider lists the four", () => {
-    const err = thrown(() => resolveProvider({ model: "gemini:pro", env: {} }));
+    const err = thrownCopperheadError(() => resolveProvider({ model: "gemini:pro", env: {} }));
     for (const p of ["anthropic", "openai", "compat", "replay"]) expect(err.message).toContain(p);
   });
 
   test("missing key for a chosen provider names its variable", () => {
-    expect(thrown(() => resolveProvider({ model: "anthropic:c", env: {} })).message).toContain("ANTHROPIC_API_KEY");
+    expect(thrownCopperheadError(() => resolveProvider({ model: "anthropic:c", env: {} })).message).toContain("ANTHROPIC_API_KEY");
   });
 
   test("nothing configured: names the three variables and explains --model / COPPERHEAD_MODEL", () => {
-    for (const err of [thrown(() => resolveProvider({ env: {} })), missingApiKeyError()]) {
+    for (const err of [thrownCopperheadError(() => resolveProvider({ env: {} })), missingApiKeyError()]) {
       expect(err.code).toBe("missing_api_key");
       for (const name of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "COPPERHEAD_BASE_URL"]) expect(err.message).toContain(name);
       expect(err.fix).toContain("--model");

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CopperheadError } from "../../src/errors.ts";
 import type { KicadCli } from "../../src/kicad/kicad-cli.ts";
 import { Libraries, openLibraries } from "../../src/kicad/library.ts";
 import { children, head, insertChild, list, parseSexpr, printSexpr, text } from "../../src/kicad/sexpr.ts";
 import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
+import { thrownCopperheadError } from "../support/errors.ts";
 
 let cli: KicadCli;
 beforeAll(async () => {
@@ -14,16 +14,6 @@ beforeAll(async () => {
 afterAll(cleanupTempDirs);
 
 const tokens = (s: string) => s.replace(/\s+/g, " ").trim();
-
-function thrown(fn: () => unknown): CopperheadError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof CopperheadError) return err;
-    throw err;
-  }
-  throw new Error("expected a CopperheadError");
-}
 
 describe("library tables", () => {
   test("stock footprints resolve through the global table with ${KICAD9_FOOTPRINT_DIR}", async () => {
@@ -59,15 +49,15 @@ describe("library tables", () => {
   test("errors are typed and name what was searched", async () => {
     const dir = await makeTempDir();
     const libs = new Libraries({ projectDir: dir, major: 9, shareDir: null, configHome: join(dir, "no-config"), env: {} });
-    const missing = thrown(() => libs.resolveFootprint("Resistor_SMD:R_0603_1608Metric"));
+    const missing = thrownCopperheadError(() => libs.resolveFootprint("Resistor_SMD:R_0603_1608Metric"));
     expect(missing.code).toBe("library_not_found");
     expect(missing.message).toContain("fp-lib-table");
-    expect(thrown(() => libs.resolveFootprint("no-colon")).code).toBe("footprint_not_found");
+    expect(thrownCopperheadError(() => libs.resolveFootprint("no-colon")).code).toBe("footprint_not_found");
     writeFileSync(join(dir, "sym-lib-table"), '(sym_lib_table\n\t(version 7)\n\t(lib (name "Gone")(type "KiCad")(uri "${NOT_SET_ANYWHERE}/gone.kicad_sym")(options "")(descr ""))\n)\n');
-    const unresolved = thrown(() => libs.resolveSymbol("Gone:X"));
+    const unresolved = thrownCopperheadError(() => libs.resolveSymbol("Gone:X"));
     expect(unresolved.code).toBe("library_not_found");
     expect(unresolved.fix).toContain("NOT_SET_ANYWHERE");
     const stock = await openLibraries(dir);
-    expect(thrown(() => stock.resolveSymbol("Device:No_Such_Symbol")).code).toBe("symbol_not_found");
+    expect(thrownCopperheadError(() => stock.resolveSymbol("Device:No_Such_Symbol")).code).toBe("symbol_not_found");
   });
 });

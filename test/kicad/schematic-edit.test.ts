@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CopperheadError } from "../../src/errors.ts";
 import { exportNetlist, runErc, type ErcReport, type KicadCli } from "../../src/kicad/kicad-cli.ts";
 import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
 import { openLibraries, type Libraries } from "../../src/kicad/library.ts";
@@ -10,6 +9,7 @@ import { SchematicEditor } from "../../src/kicad/schematic-edit.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic.ts";
 import { cleanupTempDirs, copyFixture, FIXTURES_DIR, requireKicadCli } from "../support/kicad.ts";
 import { netlistDiff } from "../support/netlist.ts";
+import { thrownCopperheadError } from "../support/errors.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -80,16 +80,6 @@ function changedLines(before: string, after: string): string[] {
   const b = after.split("\n");
   expect(b.length).toBe(a.length);
   return b.filter((line, i) => line !== a[i]);
-}
-
-function caught(fn: () => void): CopperheadError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof CopperheadError) return err;
-    throw err;
-  }
-  throw new Error("expected a CopperheadError");
 }
 
 describe("SchematicEditor on usb-led", () => {
@@ -187,7 +177,7 @@ describe("SchematicEditor on usb-led", () => {
       expect(netOf(p.editor.netlist(), "R4", "1")).toBe("/LED_A");
       // Connecting again to the same net is a no-op; to another net is refused.
       p.editor.connect("R4", "1", "/LED_A");
-      expect(caught(() => p.editor.connect("R4", "1", "GND")).code).toBe("edit_conflict");
+      expect(thrownCopperheadError(() => p.editor.connect("R4", "1", "GND")).code).toBe("edit_conflict");
       p.editor.save();
       const connected = await kicadNetlist(p);
       expect(pinsOf(connected, "/LED_A")).toEqual(["D1.2", "R3.2", "R4.1"]);
@@ -250,29 +240,29 @@ describe("SchematicEditor on usb-led", () => {
 
   test("unknown refs, pins, lib ids and sheets are typed errors and change nothing", async () => {
     const p = await openCopy();
-    const ref = caught(() => p.editor.setField("R33", "Value", "1k"));
+    const ref = thrownCopperheadError(() => p.editor.setField("R33", "Value", "1k"));
     expect(ref.code).toBe("not_found");
     expect(ref.fix).toContain("R3");
 
-    const pin = caught(() => p.editor.connect("R3", "7", "GND"));
+    const pin = thrownCopperheadError(() => p.editor.connect("R3", "7", "GND"));
     expect(pin.code).toBe("not_found");
     expect(pin.fix).toContain("1, 2");
-    const named = caught(() => p.editor.disconnect("U1", "VOUTT"));
+    const named = thrownCopperheadError(() => p.editor.disconnect("U1", "VOUTT"));
     expect(named.fix).toContain("VOUT");
 
-    const lib = caught(() => p.editor.addComponent({ libId: "Device:CC" }));
+    const lib = thrownCopperheadError(() => p.editor.addComponent({ libId: "Device:CC" }));
     expect(["symbol_not_found", "library_not_found"]).toContain(lib.code);
     expect(lib.fix).toContain("Device:C");
-    expect(caught(() => p.editor.addComponent({ libId: "Devize:R" })).code).toBe("library_not_found");
+    expect(thrownCopperheadError(() => p.editor.addComponent({ libId: "Devize:R" })).code).toBe("library_not_found");
 
-    const sheet = caught(() => p.editor.addComponent({ libId: "Device:C", sheet: "/Regulatr/" }));
+    const sheet = thrownCopperheadError(() => p.editor.addComponent({ libId: "Device:C", sheet: "/Regulatr/" }));
     expect(sheet.code).toBe("not_found");
     expect(sheet.fix).toContain("/Regulator/");
 
-    expect(caught(() => p.editor.connect("R3", "1", "/Regulator/VOUT")).code).toBe("edit_conflict");
-    expect(caught(() => p.editor.renameNet("/NOPE", "/X")).code).toBe("not_found");
-    expect(caught(() => p.editor.renameNet("/LED_A", "GND")).code).toBe("edit_conflict");
-    expect(caught(() => p.editor.addComponent({ libId: "Device:C", ref: "C1" })).code).toBe("edit_conflict");
+    expect(thrownCopperheadError(() => p.editor.connect("R3", "1", "/Regulator/VOUT")).code).toBe("edit_conflict");
+    expect(thrownCopperheadError(() => p.editor.renameNet("/NOPE", "/X")).code).toBe("not_found");
+    expect(thrownCopperheadError(() => p.editor.renameNet("/LED_A", "GND")).code).toBe("edit_conflict");
+    expect(thrownCopperheadError(() => p.editor.addComponent({ libId: "Device:C", ref: "C1" })).code).toBe("edit_conflict");
 
     expect(p.editor.changedFiles()).toEqual([]);
     for (const [path, text] of p.before) expect(p.editor.print(path)).toBe(text);

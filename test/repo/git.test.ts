@@ -1,22 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CopperheadError } from "../../src/errors.ts";
 import { assertGitRepo, commitAll, diffPatch, dirtyPaths, headCommit } from "../../src/repo/git.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { git, isolatedGitEnv, makeRepo, writeFiles } from "./git-repo.ts";
+import { rejectedCopperheadError } from "../support/errors.ts";
 
 afterAll(cleanupTempDirs);
-
-async function errorOf(promise: Promise<unknown>): Promise<CopperheadError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof CopperheadError) return err;
-    throw err;
-  }
-  throw new Error("expected a CopperheadError");
-}
 
 describe("assertGitRepo", () => {
   test("accepts the top of a work tree with a commit", async () => {
@@ -26,16 +16,16 @@ describe("assertGitRepo", () => {
 
   test("refuses a plain folder, a repo without commits, and a subfolder", async () => {
     const plain = await makeTempDir();
-    expect((await errorOf(assertGitRepo(plain))).code).toBe("not_a_git_repo");
+    expect((await rejectedCopperheadError(assertGitRepo(plain))).code).toBe("not_a_git_repo");
 
     const empty = await makeTempDir();
     await git(empty, "init", "--quiet");
-    const noCommit = await errorOf(assertGitRepo(empty));
+    const noCommit = await rejectedCopperheadError(assertGitRepo(empty));
     expect(noCommit.code).toBe("not_a_git_repo");
     expect(noCommit.fix).toContain("commit");
 
     const root = await makeRepo({ "sub/a.txt": "a\n" });
-    expect((await errorOf(assertGitRepo(join(root, "sub")))).code).toBe("not_a_git_repo");
+    expect((await rejectedCopperheadError(assertGitRepo(join(root, "sub")))).code).toBe("not_a_git_repo");
   });
 });
 
