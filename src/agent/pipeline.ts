@@ -11,7 +11,7 @@ import { describeLocation } from "../cli/formats/describe.ts";
 import type { CheckReport, Finding } from "../checks/types.ts";
 import { runCheck } from "../commands/check.ts";
 import type { Config } from "../config/schema.ts";
-import { asCopperheadError } from "../errors.ts";
+import { asCopperheadError, CopperheadError } from "../errors.ts";
 import { findKicadCli, parseKicadVersion } from "../kicad/kicad-cli.ts";
 import { kicadShareDir } from "../kicad/kicad-install.ts";
 import { Libraries } from "../kicad/library.ts";
@@ -316,7 +316,14 @@ export function regenerateDerivedDocs(ctx: RunContext): void {
   const path = join(ctx.repoRoot, bom);
   if (!existsSync(path)) return;
   const existing = readFileSync(path, "utf8");
-  const regenerated = renderBom(currentDesign(ctx), existing);
+  let regenerated: string;
+  try {
+    regenerated = renderBom(currentDesign(ctx), existing);
+  } catch (err) {
+    // A table a person broke is theirs to mend (`init --force`); the drift check reports it.
+    if (err instanceof CopperheadError) return;
+    throw err;
+  }
   if (regenerated !== existing) (ctx.journal ?? ctx.beginEdits()).writeFile(bom, regenerated);
 }
 

@@ -15,6 +15,7 @@ export function systemPrompt(ctx: RunContext): string {
     "1. Study the design with the read tools (list_components, get_component, list_nets, get_net, search_library, get_library_symbol, read_doc, run_check).",
     "2. Call propose_change, naming every existing ref and net you will touch and every new ref and net you will create, or call refuse if the request is unsafe or unclear. The edit tools stay locked until the proposal is validated and approved.",
     "3. Make exactly the planned changes with the edit tools. After adding, removing or re-footprinting parts or renaming nets, call sync_board so the board matches the schematic.",
+    "   (When copperhead wrote the proposal itself — sync resolving drift — the edit tools are unlocked from the start: begin at step 3.)",
     "4. Call finish with a short summary. copperhead then runs ERC, DRC, schematic/board parity, doc drift and the requirement rules; any new error comes back to you to repair, and if it cannot be repaired everything is rolled back.",
     "",
     "Rules copperhead enforces whatever you do:",

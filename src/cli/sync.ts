@@ -3,6 +3,7 @@ import { describeProgress } from "../agent/progress.ts";
 import { runSync, type SyncItem, type SyncResult } from "../commands/sync.ts";
 import { CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
+import { resolvable } from "../sync/verify.ts";
 import { withCancellation } from "../repo/cancel.ts";
 import { globalArgs } from "./args.ts";
 import { renderDoSummary } from "./do.ts";
@@ -50,7 +51,10 @@ async function runSyncShowingReport(options: Parameters<typeof runSync>[0] & { j
   }
 }
 
-/** 2 when requirements are violated (a human is needed), 1 when drift is left, else 0. */
+/**
+ * 2 when a human is needed (requirement violations, or drift only a person may fix), whether or
+ * not the rest was resolved; 1 when drift is left or the resolve did not commit; else 0.
+ */
 export function syncExitCode(result: SyncResult): number {
   if (result.needsHuman) return ExitCode.human;
   if (result.drift.length > 0 || (result.resolution && result.resolution.status !== "committed")) return ExitCode.gate;
@@ -61,7 +65,7 @@ function renderItems(title: string, items: SyncItem[]): string[] {
   if (items.length === 0) return [];
   return [
     `${title} (${items.length})`,
-    ...items.flatMap((i) => [`  ${i.kind.padEnd(11)} ${i.doc ? `${i.doc}${i.line ? `:${i.line}` : ""} ` : ""}${i.key}`, `              claims ${i.claim}; actually ${i.actual} → ${i.resolution}`]),
+    ...items.flatMap((i) => [`  ${i.kind.padEnd(11)} ${i.doc ? `${i.doc}${i.line ? `:${i.line}` : ""} ` : ""}${i.key}`, `              claims ${i.claim || "(empty)"}; actually ${i.actual || "(empty)"} → ${i.resolution}`]),
   ];
 }
 
@@ -70,6 +74,6 @@ export function renderSync(result: SyncResult): string {
   if (result.resolution) lines.push(renderDoSummary(result.resolution, "copperhead sync --resolve"), "");
   lines.push(...renderItems("drift", result.drift), ...renderItems("requirement violations — a human must decide", result.violations));
   if (result.ok) lines.push("in sync: docs and board agree with the design, and every requirement rule passes");
-  else if (!result.resolution && result.drift.length > 0) lines.push("", "run `copperhead sync --resolve` to fix the drift through the gated pipeline");
+  else if (!result.resolution && result.drift.some(resolvable)) lines.push("", "run `copperhead sync --resolve` to fix the drift through the gated pipeline");
   return lines.join("\n");
 }

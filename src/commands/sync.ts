@@ -23,7 +23,7 @@ import { openRepo } from "../repo/recovery.ts";
 import { parseProposal } from "../spec/proposal.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
-import { verifySync, type SyncItem, type SyncReport } from "../sync/verify.ts";
+import { resolvable, verifySync, type SyncItem, type SyncReport } from "../sync/verify.ts";
 
 export type { SyncItem, SyncReport } from "../sync/verify.ts";
 
@@ -55,7 +55,8 @@ export async function runSync(options: SyncOptions = {}): Promise<SyncResult> {
   const { config, project } = discoverConfiguredProject(repoRoot, options.project);
   const docs = config.docs;
   const report = verifySync({ project, docs });
-  if (!options.resolve || report.drift.length === 0) return report;
+  // Only what copperhead may resolve starts a run (and needs a key); the rest is a person's.
+  if (!options.resolve || !report.drift.some(resolvable)) return report;
 
   let provider: ModelProvider;
   try {
@@ -71,13 +72,14 @@ export async function runSync(options: SyncOptions = {}): Promise<SyncResult> {
     project,
     config,
     provider,
-    request: `Resolve drift between the design and its docs and board: ${report.drift.map((d) => d.key).join(", ")}`,
+    request: `Resolve drift between the design and its docs and board: ${report.drift.filter(resolvable).map((d) => d.key).join(", ")}`,
     tools: SYNC_TOOLS,
     prepare: async (ctx) => resolveByCode(ctx, report),
-    // The run's own proposal gets its CHANGELOG entry when it commits, so it is not drift yet.
+    // The run's own proposal gets its CHANGELOG entry when it commits, so it is not drift yet;
+    // drift only a person may fix stays, and is reported after the run, not held against it.
     extraGate: (ctx) =>
       verifySync({ project: ctx.project, docs })
-        .drift.filter((d) => d.key !== `sync:changelog:${docs}/changes/${ctx.proposal?.id}.md`)
+        .drift.filter((d) => resolvable(d) && d.key !== `sync:changelog:${docs}/changes/${ctx.proposal?.id}.md`)
         .map((d) => `drift remains: ${d.key} — ${d.actual}`),
     onProgress: options.onProgress,
     signal: options.signal,
@@ -91,7 +93,8 @@ export async function runSync(options: SyncOptions = {}): Promise<SyncResult> {
  * gone) becomes the model's task.
  */
 function resolveByCode(ctx: RunContext, report: SyncReport): PreparedRun {
-  const kinds = new Set(report.drift.map((d) => d.kind));
+  const resolving = report.drift.filter(resolvable);
+  const kinds = new Set(resolving.map((d) => d.kind));
   const done: string[] = [];
   if (kinds.has("board")) {
     syncBoardFromSchematic(ctx);
@@ -99,12 +102,12 @@ function resolveByCode(ctx: RunContext, report: SyncReport): PreparedRun {
   }
   regenerateDerivedDocs(ctx);
   if (kinds.has("bom")) done.push("regenerate the BOM table from the design");
-  for (const item of report.drift.filter((d) => d.kind === "coverage")) {
+  for (const item of resolving.filter((d) => d.kind === "coverage")) {
     const file = item.doc!;
     (ctx.journal ?? ctx.beginEdits()).writeFile(file, file.endsWith("DECISIONS.md") ? decisionsTemplate() : changelogTemplate(ctx.docs));
     done.push(`create ${file}`);
   }
-  const missingEntries = report.drift.filter((d) => d.kind === "changelog");
+  const missingEntries = resolving.filter((d) => d.kind === "changelog");
   if (missingEntries.length > 0) {
     appendChangelogEntries(ctx, missingEntries);
     done.push(`add CHANGELOG entries for ${missingEntries.length} committed proposal(s)`);
@@ -116,7 +119,7 @@ function resolveByCode(ctx: RunContext, report: SyncReport): PreparedRun {
   return {
     proposal: {
       title: "Resolve drift between the design and its docs",
-      why: `copperhead sync found ${report.drift.length} drift item(s): ${report.drift.map((d) => d.key).join(", ")}.`,
+      why: `copperhead sync found ${resolving.length} drift item(s) it may resolve: ${resolving.map((d) => d.key).join(", ")}.`,
       changes: changes.length ? changes : ["re-verify the design and docs"],
       requirements: [],
       verification: "copperhead sync finds no drift left, and the check finds no new findings.",
@@ -127,9 +130,23 @@ function resolveByCode(ctx: RunContext, report: SyncReport): PreparedRun {
         : [
             "copperhead sync resolved what code can. These doc mentions still name references or nets that do not exist in the design:",
             ...prose.map((d) => `- ${d.doc}${d.line ? `:${d.line}` : ""}: ${d.claim} — ${d.actual}`),
-            "Fix the prose with edit_doc so it describes the design as it is (read_doc first). Do not touch requirements; then call finish.",
+            "Fix the prose with edit_doc so it describes the design as it is (read_doc first), then call finish.",
+            ...humanNotice(report),
           ].join("\n"),
   };
+}
+
+/**
+ * The model must not "resolve" a violation by rewriting the rule or the value it governs; the
+ * tools refuse either way, but telling it up front saves it the turns (and names what to leave).
+ */
+function humanNotice(report: SyncReport): string[] {
+  const forPeople = [...report.violations, ...report.drift.filter((d) => !resolvable(d))];
+  if (forPeople.length === 0) return ["The Requirements section of SPEC.md belongs to people: do not change it."];
+  return [
+    "These need a person: you may not change them, the Requirements section of SPEC.md, or the values its rules govern — leave them as they are:",
+    ...forPeople.map((v) => `- ${v.doc ? `${v.doc}${v.line ? `:${v.line}` : ""}: ` : ""}${v.claim} — ${v.actual}`),
+  ];
 }
 
 /** One CHANGELOG entry per proposal that has none, newest first below the entries marker. */

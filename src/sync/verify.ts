@@ -9,6 +9,9 @@ import { loadDesign, type Design } from "../checks/design.ts";
 import { scanDrift } from "../checks/drift.ts";
 import { nativeParity } from "../checks/parity.ts";
 import { evaluateRequirements } from "../checks/requirements.ts";
+import { CopperheadError } from "../errors.ts";
+import { parseBom } from "../spec/bom.ts";
+import { requirementsSectionRange } from "../spec/requirements.ts";
 import type { KicadProject } from "../repo/project.ts";
 
 export type SyncItemKind = "bom" | "stale-ref" | "board" | "changelog" | "coverage" | "requirement";
@@ -35,7 +38,10 @@ export interface SyncReport {
   ok: boolean;
   drift: SyncItem[];
   violations: SyncItem[];
-  /** Requirement violations need a person: copperhead never resolves them. */
+  /**
+   * Requirement violations need a person, and so does drift only a person may fix (a stale
+   * mention inside a Requirements section): copperhead never resolves either.
+   */
   needsHuman: boolean;
 }
 
@@ -51,22 +57,59 @@ export function verifySync({ project, docs }: VerifyInputs): SyncReport {
   const violations = requirementViolations(design, docs);
   drift.sort(byKey);
   violations.sort(byKey);
-  return { schema: "copperhead.sync/1", ok: drift.length === 0 && violations.length === 0, drift, violations, needsHuman: violations.length > 0 };
+  const needsHuman = violations.length > 0 || !drift.every(resolvable);
+  return { schema: "copperhead.sync/1", ok: drift.length === 0 && violations.length === 0, drift, violations, needsHuman };
 }
 
 function docDrift(design: Design, docs: string): SyncItem[] {
-  return scanDrift(design, { docsDir: docs }).items.map((item) => {
+  const root = design.project.repoRoot;
+  const inRequirements = requirementsLines(root);
+  return scanDrift(design, { docsDir: docs }).items.map((item): SyncItem => {
     const stale = item.kind === "stale_ref" || item.kind === "stale_net";
+    const table = item.kind === "bom_table";
     return {
       kind: stale ? "stale-ref" : "bom",
       doc: item.doc,
       ...(item.line ? { line: item.line } : {}),
-      claim: item.claim ?? "(nothing)",
-      actual: item.actual ?? "(nothing)",
+      claim: table ? "a copperhead BOM table" : (item.claim ?? "(nothing)"),
+      actual: table ? item.message : (item.actual ?? "(nothing)"),
       key: item.key,
-      resolution: stale ? "model" : "regenerate",
+      // A stale mention inside a Requirements section is a person's (see requirementsLines). A
+      // table without markers is regenerated below the text; one whose markers or rows cannot be
+      // parsed cannot be rewritten in place without guessing what the person meant.
+      resolution: stale ? (inRequirements(item.doc, item.line) ? "human" : "model") : table && !bomTableParses(root, item.doc) ? "human" : "regenerate",
     };
   });
+}
+
+function bomTableParses(root: string, doc: string): boolean {
+  try {
+    parseBom(readFileSync(join(root, doc), "utf8"), doc);
+    return true;
+  } catch (err) {
+    if (err instanceof CopperheadError && err.code === "parse_error") return false;
+    throw err;
+  }
+}
+
+/**
+ * Whether a doc line lies in that doc's Requirements section. A stale mention there is for a
+ * person to fix: the model's doc tool refuses to touch the section, so handing it over would
+ * only make every resolve fail.
+ */
+function requirementsLines(root: string): (doc: string, line: number | undefined) => boolean {
+  const ranges = new Map<string, ReturnType<typeof requirementsSectionRange>>();
+  return (doc, line) => {
+    if (line === undefined) return false;
+    if (!ranges.has(doc)) ranges.set(doc, requirementsSectionRange(readFileSync(join(root, doc), "utf8")));
+    const range = ranges.get(doc);
+    return range !== undefined && line >= range.start && line <= range.end;
+  };
+}
+
+/** Drift that copperhead may resolve; what is left needs a person, like a violation. */
+export function resolvable(item: SyncItem): boolean {
+  return item.resolution !== "human";
 }
 
 /** The board out of parity with the schematic, as the native parity check sees it. */
@@ -107,7 +150,7 @@ function requirementViolations(design: Design, docs: string): SyncItem[] {
   if (evaluation.state !== "evaluated") return [];
   return evaluation.outcomes
     .filter((o) => !o.pass)
-    .map((o) => ({ kind: "requirement", doc: evaluation.file, claim: `${o.reqId}: ${o.rule.text}`, actual: o.actual, key: o.key, resolution: "human" }));
+    .map((o) => ({ kind: "requirement", doc: evaluation.file, line: o.rule.span.line, claim: `${o.reqId}: ${o.rule.text}`, actual: o.actual, key: o.key, resolution: "human" }));
 }
 
 function byKey(a: SyncItem, b: SyncItem): number {
