@@ -2,6 +2,7 @@
 import { benchBoardSync } from "./board-sync.bench.ts";
 import { benchCheck } from "./check.bench.ts";
 import { benchDo } from "./do.bench.ts";
+import { benchMcp } from "./mcp.bench.ts";
 import { benchNetlist } from "./netlist.bench.ts";
 import { benchRollback } from "./rollback.bench.ts";
 import { benchSexpr } from "./sexpr.bench.ts";
@@ -12,3 +13,4 @@ await benchCheck();
 await benchBoardSync();
 await benchRollback();
 await benchDo();
+await benchMcp();

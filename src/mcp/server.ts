@@ -52,21 +52,28 @@ export function createMcpServer(repo: string): McpServerHandle {
     }
     const token = request.params._meta?.progressToken;
     let step = 0;
+    // Notifications go out one after another, and the result only after the last of them: the
+    // protocol ends a request's progress with its response, so a late one would be dropped.
+    let notified: Promise<void> = Promise.resolve();
     const onProgress =
       token === undefined
         ? undefined
         : (event: Parameters<typeof describeProgress>[0]) => {
-            step++;
-            extra
-              .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step, message: describeProgress(event) } })
+            const params = { progressToken: token, progress: ++step, message: describeProgress(event) };
+            notified = notified
+              .then(() => extra.sendNotification({ method: "notifications/progress", params }))
               .catch((err) => log.debug(`progress notification not sent: ${err}`));
           };
-    const call = tool.run(parsed.output, { repo, signal: extra.signal, onProgress });
+    // Through an async function, so a handler that throws before its first await is a typed
+    // error result like any other, not a protocol error.
+    const call = (async () => tool.run(parsed.output, { repo, signal: extra.signal, onProgress }))();
     inFlight.add(call);
     try {
       const result = await call;
+      await notified;
       return { content: [{ type: "text", text: JSON.stringify(result, null, 2) }], structuredContent: result as Record<string, unknown> };
     } catch (err) {
+      await notified;
       return errorResult(asCopperheadError(err));
     } finally {
       inFlight.delete(call);

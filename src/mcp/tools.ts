@@ -11,6 +11,8 @@ import { runCheck } from "../commands/check.ts";
 import { MAX_REQUEST_BYTES, runDo } from "../commands/do.ts";
 import { runInit } from "../commands/init.ts";
 import { runSync } from "../commands/sync.ts";
+import { discoverConfiguredProject } from "../config/config.ts";
+import { withRepoLock } from "../repo/lock.ts";
 
 export interface ToolRunContext {
   repo: string;
@@ -27,8 +29,6 @@ export interface McpTool<S extends v.GenericSchema = v.GenericSchema> {
   /** Top-level shape of the result, for hosts that read structuredContent. */
   output: v.GenericSchema;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
-  /** Changes repo files (serialised per repo). */
-  mutates: (args: v.InferOutput<S>) => boolean;
   run(args: v.InferOutput<S>, ctx: ToolRunContext): Promise<object>;
 }
 
@@ -90,7 +90,6 @@ export const MCP_TOOLS = [
     }),
     output: CheckReportOut,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    mutates: () => false,
     run: (args, ctx) => runCheck({ repo: ctx.repo, fab: args.fab, strict: args.strict }),
   }),
   defineMcpTool({
@@ -110,7 +109,6 @@ export const MCP_TOOLS = [
     }),
     output: DoSummaryOut,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    mutates: () => true,
     run: (args, ctx) => runDo({ request: args.request, dryRun: args.dry_run, repo: ctx.repo, signal: ctx.signal, onProgress: ctx.onProgress }),
   }),
   defineMcpTool({
@@ -125,7 +123,6 @@ export const MCP_TOOLS = [
     input: v.strictObject({ resolve: v.optional(v.pipe(v.boolean(), v.description("Fix drift through the gated pipeline"))) }),
     output: SyncReportOut,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    mutates: (args) => args.resolve === true,
     run: (args, ctx) => runSync({ repo: ctx.repo, resolve: args.resolve, signal: ctx.signal, onProgress: ctx.onProgress }),
   }),
   defineMcpTool({
@@ -136,8 +133,13 @@ export const MCP_TOOLS = [
     input: v.strictObject({ force: v.optional(v.pipe(v.boolean(), v.description("Regenerate hand-edited generated regions"))) }),
     output: InitResultOut,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    mutates: () => true,
-    run: (args, ctx) => runInit({ repo: ctx.repo, force: args.force }),
+    // do and sync take the repo lock inside their pipeline; init writes files too, so it queues
+    // behind them in this process and is `busy` while another process holds the repo. A repo
+    // with no KiCad project fails first, before taking the lock could create .copperhead/ in it.
+    run: (args, ctx) => {
+      discoverConfiguredProject(ctx.repo);
+      return withRepoLock(ctx.repo, () => runInit({ repo: ctx.repo, force: args.force }));
+    },
   }),
 ];
 

@@ -1,0 +1,83 @@
+/**
+ * Shared pieces of the MCP server tests (in process and against the binary): the usb-led repo
+ * with `init` committed, the environment a test runs the server in, and reading tool results.
+ */
+import { expect } from "bun:test";
+import { cpSync } from "node:fs";
+import { join } from "node:path";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { runInit } from "../../src/commands/init.ts";
+import { git, treeFingerprint } from "../repo/git-repo.ts";
+import { copyFixture, FIXTURES_DIR, makeTempDir, requireKicadCli } from "./kicad.ts";
+
+export const SESSIONS = join(FIXTURES_DIR, "sessions");
+export const ADD_CAP_REQUEST = "Add a 100 nF decoupling capacitor on the LDO output";
+export const TOOL_NAMES = ["copperhead_check", "copperhead_do", "copperhead_init", "copperhead_sync"];
+/** copperhead's own bookkeeping, which any call may add to (gitignored; not part of the tree). */
+export const LOCAL_STATE = [".git", ".copperhead/runs", ".copperhead/cache", ".copperhead/lock"];
+/** Every variable that could configure a model provider: cleared unless a test sets one. */
+export const PROVIDER_VARS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "COPPERHEAD_BASE_URL", "COPPERHEAD_API_KEY", "COPPERHEAD_MODEL"];
+
+export const replayModel = (session: string) => `replay:${join(SESSIONS, `${session}.json`)}`;
+export const fingerprint = (repo: string) => treeFingerprint(repo, LOCAL_STATE);
+export const head = async (repo: string) => (await git(repo, "rev-parse", "HEAD")).trim();
+export const gitStatus = (repo: string) => git(repo, "status", "--porcelain", "--untracked-files=all");
+
+/** usb-led in a git repo: the design committed, then `copperhead init` (no hook) committed. */
+export async function buildTemplateRepo(): Promise<string> {
+  await requireKicadCli();
+  const repo = await copyFixture("usb-led");
+  await git(repo, "init", "--quiet", "--initial-branch=main");
+  await git(repo, "config", "user.name", "Test User");
+  await git(repo, "config", "user.email", "test@example.com");
+  await git(repo, "add", "-A");
+  await git(repo, "commit", "--quiet", "-m", "usb-led design");
+  await runInit({ repo, hooks: false });
+  await git(repo, "add", "-A");
+  await git(repo, "commit", "--quiet", "-m", "copperhead init");
+  return repo;
+}
+
+/** A private copy (with .git) of the template, so tests never share a repo. */
+export async function copyRepo(template: string): Promise<string> {
+  const repo = join(await makeTempDir(), "usb-led");
+  cpSync(template, repo, { recursive: true });
+  return repo;
+}
+
+/**
+ * Sets `vars` in `process.env` (undefined deletes) and returns a function restoring what was
+ * there; `copperhead_do` resolves its model from the environment, as the real server does.
+ */
+export function setEnv(vars: Record<string, string | undefined>): () => void {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  for (const [k, v] of Object.entries(vars)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  return () => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+}
+
+/** The one text block of a tool result. */
+export function textOf(result: CallToolResult): string {
+  expect(result.content).toHaveLength(1);
+  const block = result.content[0]!;
+  if (block.type !== "text") throw new Error(`expected a text block, got ${block.type}`);
+  return block.text;
+}
+
+/** The typed error of an `isError` result: `{ code, message, … }`. */
+export function errorOf(result: CallToolResult): { code: string; message: string; [k: string]: unknown } {
+  expect(result.isError).toBe(true);
+  expect(result.structuredContent).toBeUndefined();
+  const parsed = JSON.parse(textOf(result)) as { error: { code: string; message: string } };
+  expect(Object.keys(parsed)).toEqual(["error"]);
+  expect(typeof parsed.error.code).toBe("string");
+  expect(typeof parsed.error.message).toBe("string");
+  return parsed.error;
+}
