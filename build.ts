@@ -2,6 +2,8 @@
  * Builds the `copperhead` executable with `bun build --compile`.
  *
  *   bun run build.ts            dist/copperhead for this machine
+ *   bun run build.ts --release  all five release targets, archived, into dist/release/
+ *                               (see scripts/release/release.ts), plus the Homebrew formula
  *
  * The version baked in is "<package.json version>+<git revision>" (plus ".dirty" for an
  * uncommitted tree). The executable never autoloads `.env` or `bunfig.toml` from the folder it
@@ -9,6 +11,8 @@
  * able to inject code or environment into it.
  */
 import pkg from "./package.json" with { type: "json" };
+import { homebrewFormula } from "./scripts/release/homebrew.ts";
+import { buildRelease, sizeReport } from "./scripts/release/release.ts";
 
 function gitRevision(): string {
   const rev = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { stderr: "ignore" });
@@ -43,7 +47,12 @@ export async function buildExecutable(outfile: string, target?: Bun.Build.Compil
   }
 }
 
-if (import.meta.main) {
+if (import.meta.main && process.argv.includes("--release")) {
+  const artifacts = await buildRelease({ version: pkg.version, build: buildExecutable });
+  await Bun.write("packaging/homebrew/copperhead.rb", homebrewFormula(pkg.version, artifacts));
+  console.error(`built release ${buildVersion} into dist/release/ and packaging/homebrew/copperhead.rb\n`);
+  console.error(sizeReport(artifacts));
+} else if (import.meta.main) {
   await buildExecutable("dist/copperhead");
   console.error(`built dist/copperhead ${buildVersion}`);
 }

@@ -2,10 +2,11 @@
 # Installs whatever is missing to build and run copperhead on Debian/Ubuntu, then builds
 # dist/copperhead. Safe to re-run: each step is skipped when already satisfied.
 #   - Bun (from npm), pinned to the version in package.json's devDependencies
-#   - KiCad 9 with its stock symbol and footprint libraries (Debian bookworm-backports)
+#   - KiCad 9 with its stock symbol and footprint libraries (scripts/install-kicad.sh: Debian
+#     bookworm-backports, or the KiCad PPA on Ubuntu)
 #   - the npm packages, exactly as locked in bun.lock
-#   - with --test, what the test suite needs besides: strace (proves commands open no sockets)
-#     and python3 (a strict XML parser for the JUnit report)
+#   - with --test, what the test suite needs besides: strace (proves commands open no sockets),
+#     python3 (a strict XML parser for the JUnit report) and zip (the Windows release archive)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,39 +29,14 @@ fi
 with_test_tools=false
 [ "${1:-}" = "--test" ] && with_test_tools=true
 
-kicad_major() { kicad-cli version 2>/dev/null | head -n1 | cut -d. -f1; }
-if ! command -v kicad-cli >/dev/null || [ "$(kicad_major)" -lt 9 ] 2>/dev/null; then
-  . /etc/os-release
-  if [ "${VERSION_CODENAME:-}" = "bookworm" ]; then
-    say "installing KiCad 9 from bookworm-backports"
-    "${SUDO[@]}" tee /etc/apt/sources.list.d/bookworm-backports.sources >/dev/null <<'SRC'
-Types: deb
-URIs: http://deb.debian.org/debian
-Suites: bookworm-backports
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-    "${SUDO[@]}" apt-get update -qq >&2
-    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -t bookworm-backports \
-      --no-install-recommends kicad kicad-symbols kicad-footprints >&2
-  elif [ "${ID:-}" = "ubuntu" ]; then
-    say "installing KiCad 9 from the KiCad PPA"
-    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq software-properties-common >&2
-    "${SUDO[@]}" add-apt-repository -y ppa:kicad/kicad-9.0-releases >&2
-    "${SUDO[@]}" apt-get update -qq >&2
-    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      kicad kicad-symbols kicad-footprints >&2
-  else
-    say "cannot install KiCad 9 automatically on ${PRETTY_NAME:-this system}; see https://www.kicad.org/download/"
-    exit 3
-  fi
-fi
+bash scripts/install-kicad.sh >/dev/null
 say "kicad-cli $(kicad-cli version | head -n1)"
 
 if $with_test_tools; then
   missing=()
   command -v strace >/dev/null || missing+=(strace)
   command -v python3 >/dev/null || missing+=(python3)
+  command -v zip >/dev/null || missing+=(zip)
   if [ ${#missing[@]} -gt 0 ]; then
     say "installing test tools: ${missing[*]}"
     "${SUDO[@]}" apt-get update -qq >&2

@@ -5,7 +5,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 
-export const BINARY = resolve(import.meta.dir, "../../dist/copperhead");
+/** dist/copperhead, or COPPERHEAD_TEST_BINARY (e.g. a release target from dist/targets/). */
+export const BINARY = resolve(process.env.COPPERHEAD_TEST_BINARY ?? resolve(import.meta.dir, "../../dist/copperhead"));
 
 export function requireBinary(): string {
   if (!existsSync(BINARY)) {

@@ -1,0 +1,108 @@
+/**
+ * action.yml, the composite CI action: its YAML parses, every input is wired into a step,
+ * and its steps really run here, as a runner would run them, against dist/copperhead packed
+ * as a local file:// release, on a temp copy of the usb-led fixture with the real kicad-cli.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
+import { expressionsIn, loadAction, runCompositeAction, type CompositeAction, type StepResult } from "./action-runner.ts";
+import { runBinary } from "./binary.ts";
+import { makeLocalRelease, type LocalRelease } from "./local-release.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const INPUTS = ["version", "fab", "strict", "format", "sarif-file", "working-directory", "release-url"];
+
+afterAll(cleanupTempDirs);
+
+let action: CompositeAction;
+let release: LocalRelease;
+beforeAll(async () => {
+  await requireKicadCli();
+  action = await loadAction(join(ROOT, "action.yml"));
+  release = await makeLocalRelease();
+}, 60_000); // packing the real binary at gzip -9 takes seconds
+
+/** Runs the action on a fresh copy of usb-led inside a fresh workspace. */
+async function runAction(inputs: Record<string, string>, releaseUrl = release.url) {
+  const workspace = await makeTempDir();
+  const temp = await makeTempDir();
+  const repo = await copyFixture("usb-led");
+  const steps = await runCompositeAction(action, { "release-url": releaseUrl, "working-directory": repo, ...inputs }, { actionPath: ROOT, workspace, temp });
+  return { steps, workspace, temp, repo };
+}
+
+function describeSteps(steps: StepResult[]): string {
+  return steps.map((s) => `--- ${s.name} (exit ${s.exitCode})\n${s.stdout}\n${s.stderr}`).join("\n");
+}
+
+describe("action.yml", () => {
+  test("is a composite action with the documented inputs and defaults", () => {
+    expect(action.runs.using).toBe("composite");
+    expect(Object.keys(action.inputs).sort()).toEqual([...INPUTS].sort());
+    expect(action.inputs.version!.default).toBe("latest");
+    expect(action.inputs.format!.default).toBe("github");
+    expect(action.inputs.fab!.default).toBe("false");
+    expect(action.inputs.strict!.default).toBe("false");
+    for (const input of Object.values(action.inputs)) expect(input.description.length).toBeGreaterThan(0);
+  });
+
+  test("every input is used by a step, and reaches the scripts only through env", () => {
+    const used = new Set<string>();
+    for (const step of action.runs.steps) {
+      expect(step.shell).toBe("bash");
+      // An expression pasted into `run:` is a script injection hole; inputs go through env.
+      expect(expressionsIn(step.run ?? "")).toEqual([]);
+      for (const value of Object.values(step.env ?? {})) for (const expr of expressionsIn(String(value))) used.add(expr);
+    }
+    for (const input of INPUTS) expect(used).toContain(`inputs.${input}`);
+  });
+
+  test("format sarif: installs the verified binary, finds kicad-cli, writes the SARIF file", async () => {
+    const { steps, workspace, temp } = await runAction({ format: "sarif", "sarif-file": "reports/copperhead.sarif" });
+    expect(steps.map((s) => s.exitCode), describeSteps(steps)).toEqual([0, 0, 0]);
+    expect(steps[0]!.stderr).toContain(`installed copperhead ${(await runBinary(["--version"])).stdout.trim()}`);
+    expect(readFileSync(join(temp, "github_path"), "utf8")).toContain(join(temp, "copperhead-bin"));
+    expect(steps[1]!.stdout).toContain("using ");
+    const sarif = JSON.parse(readFileSync(join(workspace, "reports/copperhead.sarif"), "utf8"));
+    expect(sarif.version).toBe("2.1.0");
+    expect(sarif.runs[0].tool.driver.name).toBe("copperhead");
+    // With format sarif the report is on stdout too, identical to the file.
+    expect(JSON.parse(steps[2]!.stdout)).toEqual(sarif);
+  }, 120_000);
+
+  test("fab, strict and format reach copperhead check", async () => {
+    const { steps } = await runAction({ fab: "true", strict: "true", format: "json" });
+    expect(steps.map((s) => s.exitCode), describeSteps(steps)).toEqual([0, 0, 0]);
+    const report = JSON.parse(steps[2]!.stdout);
+    expect(report.schema).toBe("copperhead.check/1");
+    expect(report.strict).toBe(true);
+    expect(report.checks.find((c: { id: string }) => c.id === "fab").status).not.toBe("skipped");
+  }, 120_000);
+
+  test("the default format prints workflow annotations and still writes the SARIF file", async () => {
+    const { steps, workspace } = await runAction({ "sarif-file": "out.sarif" });
+    expect(steps.map((s) => s.exitCode), describeSteps(steps)).toEqual([0, 0, 0]);
+    expect(JSON.parse(readFileSync(join(workspace, "out.sarif"), "utf8")).version).toBe("2.1.0");
+    expect(steps[2]!.stdout).not.toContain("\"version\": \"2.1.0\"");
+  }, 120_000);
+
+  test("a checksum that does not match fails the install step, and nothing else runs", async () => {
+    const tampered = await makeTempDir();
+    const sums = readFileSync(join(release.dir, "SHA256SUMS"), "utf8");
+    writeFileSync(join(tampered, "SHA256SUMS"), sums.replace(/^[0-9a-f]{64}/, "0".repeat(64)));
+    writeFileSync(join(tampered, release.artifact.archive), readFileSync(join(release.dir, release.artifact.archive)));
+    const { steps, temp } = await runAction({}, `file://${tampered}`);
+    expect(steps).toHaveLength(1);
+    expect(steps[0]!.exitCode).not.toBe(0);
+    expect(steps[0]!.stderr).toContain("checksum mismatch");
+    expect(readFileSync(join(temp, "github_path"), "utf8")).toBe("");
+  }, 60_000);
+
+  test("a bad fab value stops with an annotation instead of checking something else", async () => {
+    const { steps } = await runAction({ fab: "yes" });
+    expect(steps.map((s) => s.exitCode)).toEqual([0, 0, 2]);
+    expect(steps[2]!.stdout).toContain("::error::fab must be true or false");
+  }, 60_000);
+});
