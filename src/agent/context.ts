@@ -19,8 +19,6 @@ export interface RunContext {
   docs: string;
   runId: string;
   libraries: Libraries;
-  /** The check that ran before anything changed. */
-  baseline: CheckReport;
   /** Runs the full check on the tree as it is now. */
   check(): Promise<CheckReport>;
   /** Set once the proposal passed the spec gate. */

@@ -80,6 +80,9 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       : { type: "phase", phase: "edit", message: "the model resolves what code could not" },
   );
   for (;;) {
+    // Let timers, signals and child processes run between turns: a provider that answers at
+    // once (a replay) would otherwise keep Ctrl-C and the baseline check waiting to the end.
+    await new Promise((resolve) => setImmediate(resolve));
     if (signal?.aborted) return end({ kind: "failed", reason: "cancelled", detail: "cancelled by the user", repairCycles });
     if (usage.turns >= options.maxTurns) {
       return end({ kind: "failed", reason: "turn_budget_exhausted", detail: `the model used all ${options.maxTurns} turns`, repairCycles });

@@ -5,9 +5,10 @@
  * `sync --resolve` differ only in how the change is proposed (by the model, or written by
  * copperhead for drift it found) and which tools the model gets.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describeLocation } from "../cli/formats/describe.ts";
+import { loadDesign } from "../checks/design.ts";
 import type { CheckReport, Finding } from "../checks/types.ts";
 import { runCheck } from "../commands/check.ts";
 import type { Config } from "../config/schema.ts";
@@ -31,7 +32,8 @@ import { runLoop, type LoopEnd, type VerifyOutcome } from "./loop.ts";
 import type { ModelProvider } from "./model.ts";
 import type { ProgressListener } from "./progress.ts";
 import type { Tool } from "./tools/tool.ts";
-import { renderChangedSheets } from "./renders.ts";
+import { checkCommitted } from "./baseline.ts";
+import { renderCommitted, renderWorkingTree, type RenderOutcome } from "./renders.ts";
 import { Transcript } from "./transcript.ts";
 
 export type RunStatus = "committed" | "rolled_back" | "refused" | "proposed";
@@ -133,7 +135,12 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
       recovered,
     };
     transcript.append({ type: "phase", phase: "preflight", runId, request, model: provider.label, dryRun: summary.dryRun, recovered });
-    const finish = (status: RunStatus, reason?: RunReason, detail?: string): RunSummary => {
+    // Schematic plots run alongside the model and the checks (see renders.ts); every way out
+    // of the run waits for them, so none outlives the run or its temp folder.
+    let before: Promise<RenderOutcome> | undefined;
+    let after: Promise<RenderOutcome> | undefined;
+    const finish = async (status: RunStatus, reason?: RunReason, detail?: string): Promise<RunSummary> => {
+      await Promise.all([before, after]);
       Object.assign(summary, { status }, reason ? { reason } : {}, detail ? { detail } : {});
       transcript.append({ type: "end", status, reason, detail });
       writeFileSync(join(dir, "summary.md"), transcript.redact(renderRunSummary(summary, provider.label)));
@@ -148,9 +155,20 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
 
     const strict = config.strict;
     const check = () => runCheck({ repo: repoRoot, project: project.projectFile, strict });
-    progress({ type: "phase", phase: "baseline", message: "checking the design before any change" });
-    const baseline = await check();
-    transcript.append({ type: "baseline", ok: baseline.ok, counts: baseline.counts });
+    progress({ type: "phase", phase: "baseline", message: "checking the design before any change (alongside the model)" });
+    const baselineCheck = checkCommitted(project, strict);
+    // A baseline that cannot run (kicad-cli cannot load HEAD's files) stops the model at once;
+    // the run then rolls back and reports that error, as a check would have.
+    const stop = new AbortController();
+    options.signal?.addEventListener("abort", () => stop.abort(), { once: true });
+    let baselineFailure: unknown;
+    baselineCheck.catch((err) => {
+      baselineFailure = err;
+      stop.abort();
+    });
+    // Plotted while the model proposes and edits, which leaves a core idle (see renders.ts).
+    const renderDir = join(dir, "render");
+    before = renderCommitted(project, [...loadDesign(project).schematic.files.keys()], join(renderDir, "before"), cli);
 
     let journal: RunJournal | undefined;
     const ctx: RunContext = {
@@ -159,7 +177,6 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
       docs: config.docs,
       runId,
       libraries: new Libraries({ projectDir: dirname(project.projectFile), major: parseKicadVersion(cli.version.raw)?.major ?? 9, shareDir: kicadShareDir() }),
-      baseline,
       check,
       layoutPending: new Set(),
       decisions: [],
@@ -173,13 +190,17 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
     let lastReport: CheckReport | undefined;
     const verify = async (): Promise<VerifyOutcome> => {
       regenerateDerivedDocs(ctx);
-      let report: CheckReport;
-      try {
-        report = await check();
-      } catch (err) {
-        const typed = asCopperheadError(err);
+      await after;
+      after = renderWorkingTree(project, join(renderDir, "after"), cli);
+      const [current, base] = await Promise.allSettled([check(), baselineCheck]);
+      // A baseline that could not run ends the run (see failBaseline), whatever the model did.
+      if (base.status === "rejected") throw base.reason;
+      if (current.status === "rejected") {
+        const typed = asCopperheadError(current.reason);
         return { ok: false, newFindings: 1, feedback: `- the design no longer loads: ${typed.message}` };
       }
+      const report = current.value;
+      const baseline = base.value;
       lastReport = report;
       const gate = evaluateGate(baseline, report, strict);
       const extra = options.extraGate?.(ctx) ?? [];
@@ -189,7 +210,15 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
       return { ok: gate.ok && extra.length === 0, newFindings: gate.newFindings.length + extra.length, feedback };
     };
 
-    const rollback = (reason: RunReason, detail: string): RunSummary => {
+    /** The baseline could not run: undo whatever the model did, then report it like check would. */
+    const failBaseline = async (): Promise<never> => {
+      const typed = asCopperheadError(baselineFailure);
+      transcript.append({ type: "error", where: "baseline", code: typed.code, message: typed.message });
+      await rollback("internal_error", `the baseline check could not run: ${typed.message}`);
+      throw typed;
+    };
+
+    const rollback = async (reason: RunReason, detail: string): Promise<RunSummary> => {
       progress({ type: "phase", phase: "rollback", message: reason });
       summary.filesTouched = journal?.touched() ?? [];
       journal?.rollback();
@@ -227,7 +256,7 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
           startInEditPhase: prepared !== undefined,
           maxTurns: options.maxTurns ?? config.maxTurns,
           maxRepairCycles,
-          signal: options.signal,
+          signal: stop.signal,
           transcript,
           onProgress: progress,
           approve: async ({ args }) => {
@@ -243,10 +272,12 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
       }
       summary.layoutPending = [...ctx.layoutPending].sort();
     } catch (err) {
+      if (baselineFailure !== undefined) return failBaseline();
       const typed = asCopperheadError(err);
       transcript.append({ type: "error", where: "pipeline", code: typed.code, message: typed.message });
       return rollback("internal_error", typed.message);
     }
+    if (baselineFailure !== undefined) return failBaseline();
 
     if (end.kind === "refused") {
       journal?.rollback();
@@ -269,10 +300,11 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
       appendRecords(ctx, lastReport!);
       summary.filesTouched = journal!.touched();
       writeFileSync(join(dir, "diff.patch"), await diffPatch(repoRoot, summary.filesTouched));
-      const sheets = [...currentDesign(ctx).schematic.files.keys()];
-      const renders = await renderChangedSheets(project, sheets, summary.filesTouched, join(dir, "render"), cli);
-      summary.renders = renders.files;
-      if (renders.skipped) transcript.append({ type: "note", renders: `not rendered: ${renders.skipped}` });
+      const plotted = [(await before) ?? { files: [], skipped: "no baseline" }, (await after) ?? { files: [], skipped: "not verified" }];
+      if (summary.filesTouched.some((f) => f.endsWith(".kicad_sch"))) {
+        summary.renders = plotted.flatMap((r) => r.files);
+        for (const r of plotted) if (r.skipped) transcript.append({ type: "note", renders: `not rendered: ${r.skipped}` });
+      } else rmSync(renderDir, { recursive: true, force: true });
       if (summary.dryRun) {
         journal!.rollback();
         transcript.append({ type: "dry_run", files: summary.filesTouched });

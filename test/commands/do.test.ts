@@ -456,6 +456,18 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   );
 
   test(
+    "a baseline kicad-cli cannot load stops the model and is reported as a check would, with nothing changed",
+    async () => {
+      const repo = await initRepo((r) => writeFileSync(join(r, "usb-led.kicad_pro"), "{ not json\n"));
+      const before = await snapshot(repo);
+      const err = await run(repo, "add-decoupling-cap", ADD_CAP_REQUEST).catch((e) => e);
+      expect(err).toMatchObject({ code: "kicad_load_failed", exitCode: 3 });
+      await expectUntouched(repo, before);
+    },
+    120_000,
+  );
+
+  test(
     "interactive approval: a yes is recorded as interactive in the proposal and the commit trailer",
     async () => {
       const repo = await initRepo();

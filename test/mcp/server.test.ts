@@ -292,7 +292,7 @@ describe("copperhead_do", () => {
       const messages = progress.map((p) => p.message ?? "");
       for (const m of messages) expect(m).toMatch(/^(preflight|baseline|propose|approve|edit|verify|commit|rollback): |^model turn \d+\/\d+$|^tool (error )?[a-z_]+: |^verification |^committed [0-9a-f]{12}$/);
       expect(messages[0]).toStartWith(`preflight: run ${summary.runId}`);
-      expect(messages).toContain("baseline: checking the design before any change");
+      expect(messages).toContain("baseline: checking the design before any change (alongside the model)");
       expect(messages).toContain("model turn 1/40");
       expect(messages).toContain("tool add_component: ok");
       expect(messages).toContain("verification passed");
