@@ -9,43 +9,27 @@ import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import { join } from "node:path";
 import { createReplayProvider } from "../../src/agent/providers/replay.ts";
 import { runDo, type DoOptions, type DoSummary } from "../../src/commands/do.ts";
-import { runInit } from "../../src/commands/init.ts";
 import { runDrc } from "../../src/kicad/kicad-cli.ts";
 import { RunJournal } from "../../src/repo/journal.ts";
 import { withRepoLock } from "../../src/repo/lock.ts";
 import { newRunId, runDir } from "../../src/repo/run-dir.ts";
 import { parseProposal } from "../../src/spec/proposal.ts";
-import { cleanupTempDirs, copyFixture, FIXTURES_DIR, makeTempDir, requireKicadCli } from "../support/kicad.ts";
-import { git, treeFingerprint } from "../repo/git-repo.ts";
+import { cleanupTempDirs, FIXTURES_DIR, makeTempDir } from "../support/kicad.ts";
+import { git } from "../repo/git-repo.ts";
+import { fingerprint, initialisedRepo } from "../support/repos.ts";
 
 afterAll(cleanupTempDirs);
 
 const SESSIONS = join(FIXTURES_DIR, "sessions");
 /** copperhead's own bookkeeping, which a run may add to (gitignored; not part of the tree). */
-const BOOKKEEPING = [".git", ".copperhead/runs", ".copperhead/cache", ".copperhead/lock"];
 const ADD_CAP_REQUEST = "Add a 100 nF decoupling capacitor on the LDO output";
 
 /** usb-led in a fresh git repo: the design committed, then `copperhead init` committed. */
-async function initRepo(extra?: (repo: string) => void): Promise<string> {
-  await requireKicadCli();
-  const repo = await copyFixture("usb-led");
-  await git(repo, "init", "--quiet", "--initial-branch=main");
-  await git(repo, "config", "user.name", "Test User");
-  await git(repo, "config", "user.email", "test@example.com");
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "--quiet", "-m", "usb-led design");
-  await runInit({ repo, hooks: false });
-  extra?.(repo);
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "--quiet", "-m", "copperhead init");
-  return repo;
-}
 
 function run(repo: string, session: string, request: string, options: Partial<DoOptions> = {}): Promise<DoSummary> {
   return runDo({ request, repo, provider: createReplayProvider(join(SESSIONS, `${session}.json`)), ...options });
 }
 
-const fingerprint = (repo: string) => treeFingerprint(repo, BOOKKEEPING);
 const head = async (repo: string) => (await git(repo, "rev-parse", "HEAD")).trim();
 const status = (repo: string) => git(repo, "status", "--porcelain", "--untracked-files=all");
 const read = (repo: string, rel: string) => readFileSync(join(repo, rel), "utf8");
@@ -82,7 +66,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "adds a 100 nF decoupling capacitor with board sync: committed with proposal, records and trailers",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const parent = await head(repo);
       const summary = await run(repo, "add-decoupling-cap", ADD_CAP_REQUEST);
 
@@ -176,7 +160,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "renames /LED_A to /LED_DRIVE: the commit touches the schematic label, the board's net names and the records only",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const summary = await run(repo, "rename-led-net", "Rename the net LED_A to LED_DRIVE");
 
       expect(summary.status).toBe("committed");
@@ -221,7 +205,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "a proposal that needs a requirement changed is refused as requirement_change before any edit",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const before = await snapshot(repo);
       const summary = await run(repo, "requirement-change", "Remove the CC2 pull-down resistor R2");
 
@@ -244,7 +228,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "removing R2 breaks REQ-BOM-1: rolled back as verification_failed, byte-identical, with the finding",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const before = await snapshot(repo);
       const summary = await run(repo, "remove-cc-pulldown", "Remove the CC2 pull-down resistor R2");
 
@@ -270,7 +254,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "an ERC error the model never repairs: rolled back after maxRepairCycles, byte-identical",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const before = await snapshot(repo);
       const summary = await run(repo, "erc-never-repaired", "Add a 10k pull-down resistor R4 to GND");
 
@@ -297,7 +281,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "the provider fails mid-edit: rolled back as provider_error, byte-identical",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const before = await snapshot(repo);
       const summary = await run(repo, "provider-fails-mid-edit", ADD_CAP_REQUEST);
 
@@ -317,7 +301,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "a dirty tree is refused before anything runs; the uncommitted files are untouched",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       writeFileSync(join(repo, "notes.txt"), "work in progress\n");
       const sch = join(repo, "usb-led.kicad_sch");
       writeFileSync(sch, `${readFileSync(sch, "utf8")}\n`);
@@ -344,7 +328,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
       const outside = await makeTempDir();
       const target = join(outside, "target.md");
       writeFileSync(target, "outside original\n");
-      const repo = await initRepo((repo) => {
+      const repo = await initialisedRepo((repo) => {
         symlinkSync(target, join(repo, "docs", "evil.md"));
         symlinkSync(join(outside, "missing.md"), join(repo, "docs", "dangling.md"));
         symlinkSync(outside, join(repo, "docs", "outside"));
@@ -402,7 +386,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "--dry-run: verified and proposed, diff.patch kept, tree restored byte-identical, no commit",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const before = await snapshot(repo);
       const summary = await run(repo, "add-decoupling-cap", ADD_CAP_REQUEST, { dryRun: true });
 
@@ -424,7 +408,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "maxTurns 2 on the add-capacitor session: rolled back as turn_budget_exhausted, byte-identical",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const before = await snapshot(repo);
       const summary = await run(repo, "add-decoupling-cap", ADD_CAP_REQUEST, { maxTurns: 2 });
 
@@ -441,7 +425,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "a model that never calls a tool is stalled and rolled back",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const before = await snapshot(repo);
       const summary = await run(repo, "text-only", ADD_CAP_REQUEST);
 
@@ -458,7 +442,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "a baseline kicad-cli cannot load stops the model and is reported as a check would, with nothing changed",
     async () => {
-      const repo = await initRepo((r) => writeFileSync(join(r, "usb-led.kicad_pro"), "{ not json\n"));
+      const repo = await initialisedRepo((r) => writeFileSync(join(r, "usb-led.kicad_pro"), "{ not json\n"));
       const before = await snapshot(repo);
       const err = await run(repo, "add-decoupling-cap", ADD_CAP_REQUEST).catch((e) => e);
       expect(err).toMatchObject({ code: "kicad_load_failed", exitCode: 3 });
@@ -470,7 +454,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "interactive approval: a yes is recorded as interactive in the proposal and the commit trailer",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const shown: string[] = [];
       const summary = await run(repo, "add-decoupling-cap", ADD_CAP_REQUEST, {
         approve: async (proposal) => {
@@ -490,7 +474,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "interactive approval: a no ends the run as refused/not_approved with nothing written",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const before = await snapshot(repo);
       const summary = await run(repo, "add-decoupling-cap", ADD_CAP_REQUEST, { approve: async () => false });
       expect(summary.status).toBe("refused");
@@ -506,7 +490,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "cancelled mid-edit (the signal fires after a connect): rolled back as cancelled, byte-identical",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const before = await snapshot(repo);
       const controller = new AbortController();
       const summary = await run(repo, "add-decoupling-cap", ADD_CAP_REQUEST, {
@@ -527,7 +511,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "a pre-commit hook that says no: rolled back as commit_failed, byte-identical, index clean",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       writeFileSync(join(repo, ".git", "hooks", "pre-commit"), '#!/bin/sh\necho "hook says no to $COPPERHEAD_RUN" >&2\nexit 1\n', { mode: 0o755 });
       const before = await snapshot(repo);
       const summary = await run(repo, "add-decoupling-cap", ADD_CAP_REQUEST);
@@ -544,7 +528,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   test(
     "a run that crashed mid-edit is restored before the next do starts, which then commits normally",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const before = await snapshot(repo);
       // A run that died after its first write: its journal says "editing" and no lock is held.
       const crashed = newRunId();
@@ -586,7 +570,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
       async () => {
         process.env.ANTHROPIC_API_KEY = KEY;
         process.env.COPPERHEAD_TEST_TOKEN = TOKEN;
-        const repo = await initRepo();
+        const repo = await initialisedRepo();
         const summary = await run(repo, "canary-echo", ADD_CAP_REQUEST);
         expect(summary.status).toBe("committed");
 

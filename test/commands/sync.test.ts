@@ -11,39 +11,25 @@ import type { ModelProvider, ModelRequest } from "../../src/agent/model.ts";
 import { createReplayProvider } from "../../src/agent/providers/replay.ts";
 import { loadDesign } from "../../src/checks/design.ts";
 import { syncExitCode } from "../../src/cli/sync.ts";
-import { runInit } from "../../src/commands/init.ts";
 import { runSync, type SyncResult } from "../../src/commands/sync.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { renderProposal } from "../../src/spec/proposal.ts";
 import { requirementsSectionRange } from "../../src/spec/requirements.ts";
-import { cleanupTempDirs, copyFixture, FIXTURES_DIR, requireKicadCli } from "../support/kicad.ts";
+import { cleanupTempDirs, FIXTURES_DIR } from "../support/kicad.ts";
 import { editFile, removeFootprint } from "../support/variants.ts";
 import { git, treeFingerprint } from "../repo/git-repo.ts";
+import { fingerprint, initialisedRepo } from "../support/repos.ts";
 
 afterAll(cleanupTempDirs);
 
 const SESSIONS = join(FIXTURES_DIR, "sessions");
 /** copperhead's own bookkeeping, which a resolve adds to (gitignored; not part of the tree). */
-const BOOKKEEPING = [".git", ".copperhead/runs", ".copperhead/cache", ".copperhead/lock"];
 const OLD_PROPOSAL = "docs/changes/20250101-add-a-status-led.md";
 /** A requirement the design fails: R3 is 1k. */
 const LED_RULE = "- REQ-LED-1: The LED series resistor is at least 2k.\n  - check: R3.value >= 2k\n";
 const NOTE = "# Notes\n\nThe status LED current is set by `R9`.\n";
 
-/** usb-led in a fresh git repo: the design committed, then `copperhead init` committed. */
-async function initRepo(): Promise<string> {
-  await requireKicadCli();
-  const repo = await copyFixture("usb-led");
-  await git(repo, "init", "--quiet", "--initial-branch=main");
-  await git(repo, "config", "user.name", "Test User");
-  await git(repo, "config", "user.email", "test@example.com");
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "--quiet", "-m", "usb-led design");
-  await runInit({ repo, hooks: false });
-  await commit(repo, "copperhead init");
-  return repo;
-}
 
 async function commit(repo: string, message: string): Promise<void> {
   await git(repo, "add", "-A");
@@ -99,7 +85,6 @@ function firstTask(provider: { requests: ModelRequest[] }): string {
   return block.text;
 }
 
-const fingerprint = (repo: string) => treeFingerprint(repo, BOOKKEEPING);
 const head = async (repo: string) => (await git(repo, "rev-parse", "HEAD")).trim();
 const status = (repo: string) => git(repo, "status", "--porcelain", "--untracked-files=all");
 const read = (repo: string, rel: string) => readFileSync(join(repo, rel), "utf8");
@@ -159,7 +144,7 @@ describe("copperhead sync: verify (the default)", () => {
   test(
     "a clean fixture gives an empty report and exit 0",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       const report = await runSync({ repo });
       expect(report).toEqual({ schema: "copperhead.sync/1", ok: true, drift: [], violations: [], needsHuman: false });
       expect(syncExitCode(report)).toBe(0);
@@ -170,7 +155,7 @@ describe("copperhead sync: verify (the default)", () => {
   test(
     "every drift kind is detected with its exact key, kind and resolution; drift alone exits 1",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       for (const make of [drift.bom, drift.staleRef, drift.board, drift.changelog, drift.coverage]) make(repo);
       await commit(repo, "edits made outside copperhead");
 
@@ -199,7 +184,7 @@ describe("copperhead sync: verify (the default)", () => {
   test(
     "a missing CHANGELOG is coverage drift, and every committed proposal lacks its entry",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       drift.changelog(repo);
       rmSync(join(repo, "docs/CHANGELOG.md"));
       const report = await runSync({ repo });
@@ -211,7 +196,7 @@ describe("copperhead sync: verify (the default)", () => {
   test(
     "a failing requirement rule is a violation with its REQ id and rule text: a human is needed, exit 2",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       drift.violation(repo);
       const report = await runSync({ repo });
       expect(report.drift).toEqual([]);
@@ -236,7 +221,7 @@ describe("copperhead sync: verify (the default)", () => {
   test(
     "verify makes no network calls, needs no key, writes nothing and leaves the tree byte-identical",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       for (const make of [drift.bom, drift.staleRef, drift.board, drift.changelog, drift.coverage, drift.violation]) make(repo);
       await commit(repo, "edits made outside copperhead");
       const before = { tree: treeFingerprint(repo), head: await head(repo), status: await status(repo) };
@@ -260,7 +245,7 @@ describe("copperhead sync --resolve", () => {
   test(
     "BOM and board drift are resolved by code and committed, with no model call",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       drift.bom(repo);
       drift.board(repo);
       await commit(repo, "edits made outside copperhead");
@@ -306,7 +291,7 @@ describe("copperhead sync --resolve", () => {
   test(
     "a missing DECISIONS file and a proposal without its CHANGELOG entry are restored by code, with no model call",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       drift.changelog(repo);
       drift.coverage(repo);
       await commit(repo, "edits made outside copperhead");
@@ -328,7 +313,7 @@ describe("copperhead sync --resolve", () => {
   test(
     "prose naming a removed part is fixed by the scripted model after code resolved the rest, then committed",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       for (const make of [drift.bom, drift.staleRef, drift.board, drift.changelog, drift.coverage]) make(repo);
       await commit(repo, "edits made outside copperhead");
       const model = replay("sync-fix-stale-note");
@@ -369,7 +354,7 @@ describe("copperhead sync --resolve", () => {
   test(
     "requirement violation plus drift: the drift is resolved, the violation reported (exit 2), the rule and R3's value untouched",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       drift.violation(repo);
       drift.staleRef(repo);
       await commit(repo, "a stricter LED rule, and a note");
@@ -414,7 +399,7 @@ describe("copperhead sync --resolve", () => {
   test(
     "violations alone: nothing to resolve, no model and no key needed, exit 2",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       drift.violation(repo);
       await commit(repo, "a stricter LED rule");
       const before = fingerprint(repo);
@@ -432,7 +417,7 @@ describe("copperhead sync --resolve", () => {
   test(
     "a stale mention inside the Requirements section is a person's: the rest is resolved without it, exit 2",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       // The requirement's rule passes; only its sentence names a resistor that is gone.
       editFile(join(repo, "docs/SPEC.md"), (t) => `${t.replace(/\n*$/, "\n")}- REQ-LED-2: The LED is driven through \`R9\`.\n  - check: D1 exists\n`);
       drift.bom(repo);
@@ -473,7 +458,7 @@ describe("copperhead sync --resolve", () => {
   test(
     "a BOM table copperhead cannot parse is a person's to fix: reported with the fix, and no run starts",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       editFile(join(repo, "docs/BOM.md"), (t) => t.replace("<!-- copperhead:bom:end -->\n", ""));
       await commit(repo, "a BOM with its end marker lost");
       const before = fingerprint(repo);
@@ -501,7 +486,7 @@ describe("copperhead sync --resolve", () => {
   test(
     "prose the model leaves stale: rolled back after the repair cycles, code's fixes too, byte-identical, exit 1",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       drift.bom(repo);
       drift.staleRef(repo);
       await commit(repo, "edits made outside copperhead");
@@ -529,7 +514,7 @@ describe("copperhead sync --resolve", () => {
   test(
     "without a key: missing_api_key, carrying the verify report; nothing starts",
     async () => {
-      const repo = await initRepo();
+      const repo = await initialisedRepo();
       drift.bom(repo);
       drift.violation(repo);
       await commit(repo, "edits made outside copperhead");

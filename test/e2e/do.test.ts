@@ -20,25 +20,14 @@ import { git, treeFingerprint } from "../repo/git-repo.ts";
 import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { BINARY, requireBinary, runBinary, type RunResult } from "./binary.ts";
 import { serveScriptedModel, sessionTurns, SESSIONS_DIR, type ScriptedModel } from "./scripted-model.ts";
+import { ISOLATED_ENV, LOCAL_STATE } from "../support/repos.ts";
 
 afterAll(cleanupTempDirs);
 
-/** No user git config, and no model provider unless a test configures one. */
-const ENV: Record<string, string | undefined> = {
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_CONFIG_NOSYSTEM: "1",
-  ANTHROPIC_API_KEY: undefined,
-  OPENAI_API_KEY: undefined,
-  COPPERHEAD_BASE_URL: undefined,
-  COPPERHEAD_API_KEY: undefined,
-  COPPERHEAD_MODEL: undefined,
-  NO_COLOR: "1",
-};
+const ENV = ISOLATED_ENV;
 const ADD_CAP = `replay:${join(SESSIONS_DIR, "add-decoupling-cap.json")}`;
 const REMOVE_R2 = `replay:${join(SESSIONS_DIR, "remove-cc-pulldown.json")}`;
 const ADD_CAP_REQUEST = "add a 100 nF decoupling capacitor on the LDO output";
-/** Run records, the check cache and the lock are local state, not part of the tree a run may change. */
-const LOCAL_STATE = [".git", ".copperhead/runs", ".copperhead/cache", ".copperhead/lock"];
 /**
  * add-decoupling-cap's turns up to and including `sync_board`: after them the run has written
  * the proposal, the regulator sheet and the board, and is waiting for its next model turn.

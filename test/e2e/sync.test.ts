@@ -12,21 +12,11 @@ import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../s
 import { editFile } from "../support/variants.ts";
 import { BINARY, requireBinary, runBinary, type RunResult } from "./binary.ts";
 import { SESSIONS_DIR } from "./scripted-model.ts";
+import { ISOLATED_ENV, LOCAL_STATE } from "../support/repos.ts";
 
 afterAll(cleanupTempDirs);
 
-/** No user git config, and no model provider unless a test names one. */
-const ENV: Record<string, string | undefined> = {
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_CONFIG_NOSYSTEM: "1",
-  ANTHROPIC_API_KEY: undefined,
-  OPENAI_API_KEY: undefined,
-  COPPERHEAD_BASE_URL: undefined,
-  COPPERHEAD_API_KEY: undefined,
-  COPPERHEAD_MODEL: undefined,
-  NO_COLOR: "1",
-};
-const LOCAL_STATE = [".git", ".copperhead/runs", ".copperhead/cache", ".copperhead/lock"];
+const ENV = ISOLATED_ENV;
 const NOTE = "# Notes\n\nThe status LED current is set by `R9`.\n";
 const LED_RULE = "- REQ-LED-1: The LED series resistor is at least 2k.\n  - check: R3.value >= 2k\n";
 const session = (name: string) => `replay:${join(SESSIONS_DIR, `${name}.json`)}`;

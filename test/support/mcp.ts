@@ -6,37 +6,21 @@ import { expect } from "bun:test";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { runInit } from "../../src/commands/init.ts";
-import { git, treeFingerprint } from "../repo/git-repo.ts";
-import { copyFixture, FIXTURES_DIR, makeTempDir, requireKicadCli } from "./kicad.ts";
+import { git } from "../repo/git-repo.ts";
+import { FIXTURES_DIR, makeTempDir } from "./kicad.ts";
 
 export const SESSIONS = join(FIXTURES_DIR, "sessions");
 export const ADD_CAP_REQUEST = "Add a 100 nF decoupling capacitor on the LDO output";
 export const TOOL_NAMES = ["copperhead_check", "copperhead_do", "copperhead_init", "copperhead_sync"];
 /** copperhead's own bookkeeping, which any call may add to (gitignored; not part of the tree). */
-export const LOCAL_STATE = [".git", ".copperhead/runs", ".copperhead/cache", ".copperhead/lock"];
 /** Every variable that could configure a model provider: cleared unless a test sets one. */
 export const PROVIDER_VARS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "COPPERHEAD_BASE_URL", "COPPERHEAD_API_KEY", "COPPERHEAD_MODEL"];
 
 export const replayModel = (session: string) => `replay:${join(SESSIONS, `${session}.json`)}`;
-export const fingerprint = (repo: string) => treeFingerprint(repo, LOCAL_STATE);
 export const head = async (repo: string) => (await git(repo, "rev-parse", "HEAD")).trim();
 export const gitStatus = (repo: string) => git(repo, "status", "--porcelain", "--untracked-files=all");
 
-/** usb-led in a git repo: the design committed, then `copperhead init` (no hook) committed. */
-export async function buildTemplateRepo(): Promise<string> {
-  await requireKicadCli();
-  const repo = await copyFixture("usb-led");
-  await git(repo, "init", "--quiet", "--initial-branch=main");
-  await git(repo, "config", "user.name", "Test User");
-  await git(repo, "config", "user.email", "test@example.com");
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "--quiet", "-m", "usb-led design");
-  await runInit({ repo, hooks: false });
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "--quiet", "-m", "copperhead init");
-  return repo;
-}
+export { fingerprint, initialisedRepo as buildTemplateRepo, LOCAL_STATE } from "./repos.ts";
 
 /** A private copy (with .git) of the template, so tests never share a repo. */
 export async function copyRepo(template: string): Promise<string> {

@@ -1,0 +1,41 @@
+/**
+ * The repo most pipeline tests start from: usb-led in a fresh git repo, the design committed,
+ * then `copperhead init` (without the hook) committed — a clean tree, as `do` and `sync` need.
+ */
+import { runInit } from "../../src/commands/init.ts";
+import { git, treeFingerprint } from "../repo/git-repo.ts";
+import { copyFixture, requireKicadCli } from "./kicad.ts";
+
+/** Run records, the check cache and the lock are local state, not part of the tree a run may change. */
+export const LOCAL_STATE = [".git", ".copperhead/runs", ".copperhead/cache", ".copperhead/lock"];
+
+/** Hash and mode of every file a run could change, for byte-identical assertions. */
+export const fingerprint = (repo: string) => treeFingerprint(repo, LOCAL_STATE);
+
+/** Environment for spawned binaries: no user git config, no model provider unless a test names one. */
+export const ISOLATED_ENV: Record<string, string | undefined> = {
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_CONFIG_NOSYSTEM: "1",
+  ANTHROPIC_API_KEY: undefined,
+  OPENAI_API_KEY: undefined,
+  COPPERHEAD_BASE_URL: undefined,
+  COPPERHEAD_API_KEY: undefined,
+  COPPERHEAD_MODEL: undefined,
+  NO_COLOR: "1",
+};
+
+/** `extra` runs between `init` and its commit, for variants that ship in the initial state. */
+export async function initialisedRepo(extra?: (repo: string) => void): Promise<string> {
+  await requireKicadCli();
+  const repo = await copyFixture("usb-led");
+  await git(repo, "init", "--quiet", "--initial-branch=main");
+  await git(repo, "config", "user.name", "Test User");
+  await git(repo, "config", "user.email", "test@example.com");
+  await git(repo, "add", "-A");
+  await git(repo, "commit", "--quiet", "-m", "usb-led design");
+  await runInit({ repo, hooks: false });
+  extra?.(repo);
+  await git(repo, "add", "-A");
+  await git(repo, "commit", "--quiet", "-m", "copperhead init");
+  return repo;
+}
