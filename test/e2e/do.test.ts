@@ -13,14 +13,14 @@
  * next request open. kicad-cli and git are real.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { git, treeFingerprint } from "../repo/git-repo.ts";
-import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
+import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { BINARY, requireBinary, runBinary, type RunResult } from "./binary.ts";
 import { serveScriptedModel, sessionTurns, SESSIONS_DIR, type ScriptedModel } from "./scripted-model.ts";
-import { ISOLATED_ENV, LOCAL_STATE } from "../support/repos.ts";
+import { copyRepo, initialisedRepo, ISOLATED_ENV, LOCAL_STATE } from "../support/repos.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -38,24 +38,11 @@ let template = "";
 beforeAll(async () => {
   requireBinary();
   await requireKicadCli();
-  // usb-led with `init --no-hooks` committed, built once and copied (with .git) per test.
-  template = await copyFixture("usb-led");
-  await git(template, "init", "--quiet", "--initial-branch=main");
-  await git(template, "config", "user.name", "Test User");
-  await git(template, "config", "user.email", "test@example.com");
-  await git(template, "add", "-A");
-  await git(template, "commit", "--quiet", "-m", "usb-led");
-  const init = await run(["init", "--no-hooks", "--repo", template]);
-  if (init.exitCode !== 0) throw new Error(`copperhead init failed (${init.exitCode}): ${init.stderr}`);
-  await git(template, "add", "-A");
-  await git(template, "commit", "--quiet", "-m", "copperhead init");
+  // usb-led with `init` committed, built once and copied (with .git) per test.
+  template = await initialisedRepo();
 }, 60_000);
 
-async function freshRepo(): Promise<string> {
-  const repo = join(await makeTempDir(), "usb-led");
-  cpSync(template, repo, { recursive: true });
-  return repo;
-}
+const freshRepo = () => copyRepo(template);
 
 function run(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
   return runBinary(args, { env: { ...ENV, ...env } });

@@ -5,14 +5,14 @@
  * and git are real. The in-process scenarios are in test/commands/sync.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git, treeFingerprint } from "../repo/git-repo.ts";
-import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
+import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { editFile } from "../support/variants.ts";
 import { BINARY, requireBinary, runBinary, type RunResult } from "./binary.ts";
 import { SESSIONS_DIR } from "./scripted-model.ts";
-import { ISOLATED_ENV, LOCAL_STATE } from "../support/repos.ts";
+import { copyRepo, initialisedRepo, ISOLATED_ENV, LOCAL_STATE } from "../support/repos.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -25,15 +25,8 @@ let template = "";
 beforeAll(async () => {
   requireBinary();
   await requireKicadCli();
-  // usb-led with `init --no-hooks` committed, built once and copied (with .git) per test.
-  template = await copyFixture("usb-led");
-  await git(template, "init", "--quiet", "--initial-branch=main");
-  await git(template, "config", "user.name", "Test User");
-  await git(template, "config", "user.email", "test@example.com");
-  await commit(template, "usb-led");
-  const init = await run(["init", "--no-hooks", "--repo", template]);
-  if (init.exitCode !== 0) throw new Error(`copperhead init failed (${init.exitCode}): ${init.stderr}`);
-  await commit(template, "copperhead init");
+  // usb-led with `init` committed, built once and copied (with .git) per test.
+  template = await initialisedRepo();
 }, 60_000);
 
 async function commit(repo: string, message: string): Promise<void> {
@@ -43,8 +36,7 @@ async function commit(repo: string, message: string): Promise<void> {
 
 /** A copy of the template, with `edit` applied and committed. */
 async function freshRepo(edit?: (repo: string) => void): Promise<string> {
-  const repo = join(await makeTempDir(), "usb-led");
-  cpSync(template, repo, { recursive: true });
+  const repo = await copyRepo(template);
   if (edit) {
     edit(repo);
     await commit(repo, "edits made outside copperhead");

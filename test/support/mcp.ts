@@ -3,11 +3,10 @@
  * with `init` committed, the environment a test runs the server in, and reading tool results.
  */
 import { expect } from "bun:test";
-import { cpSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { git } from "../repo/git-repo.ts";
-import { FIXTURES_DIR, makeTempDir } from "./kicad.ts";
+import { FIXTURES_DIR } from "./kicad.ts";
 
 export const SESSIONS = join(FIXTURES_DIR, "sessions");
 export const ADD_CAP_REQUEST = "Add a 100 nF decoupling capacitor on the LDO output";
@@ -20,14 +19,7 @@ export const replayModel = (session: string) => `replay:${join(SESSIONS, `${sess
 export const head = async (repo: string) => (await git(repo, "rev-parse", "HEAD")).trim();
 export const gitStatus = (repo: string) => git(repo, "status", "--porcelain", "--untracked-files=all");
 
-export { fingerprint, initialisedRepo as buildTemplateRepo, LOCAL_STATE } from "./repos.ts";
-
-/** A private copy (with .git) of the template, so tests never share a repo. */
-export async function copyRepo(template: string): Promise<string> {
-  const repo = join(await makeTempDir(), "usb-led");
-  cpSync(template, repo, { recursive: true });
-  return repo;
-}
+export { copyRepo, fingerprint, initialisedRepo as buildTemplateRepo, LOCAL_STATE } from "./repos.ts";
 
 /**
  * Sets `vars` in `process.env` (undefined deletes) and returns a function restoring what was

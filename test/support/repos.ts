@@ -2,9 +2,11 @@
  * The repo most pipeline tests start from: usb-led in a fresh git repo, the design committed,
  * then `copperhead init` (without the hook) committed — a clean tree, as `do` and `sync` need.
  */
+import { cpSync } from "node:fs";
+import { join } from "node:path";
 import { runInit } from "../../src/commands/init.ts";
 import { git, treeFingerprint } from "../repo/git-repo.ts";
-import { copyFixture, requireKicadCli } from "./kicad.ts";
+import { copyFixture, makeTempDir, requireKicadCli } from "./kicad.ts";
 
 /** Run records, the check cache and the lock are local state, not part of the tree a run may change. */
 export const LOCAL_STATE = [".git", ".copperhead/runs", ".copperhead/cache", ".copperhead/lock"];
@@ -37,5 +39,12 @@ export async function initialisedRepo(extra?: (repo: string) => void): Promise<s
   extra?.(repo);
   await git(repo, "add", "-A");
   await git(repo, "commit", "--quiet", "-m", "copperhead init");
+  return repo;
+}
+
+/** A private copy (with .git) of a template repo, so tests never share one. */
+export async function copyRepo(template: string): Promise<string> {
+  const repo = join(await makeTempDir(), "usb-led");
+  cpSync(template, repo, { recursive: true });
   return repo;
 }
