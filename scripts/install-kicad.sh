@@ -7,7 +7,12 @@
 #   - macOS: the Homebrew cask `kicad`
 #   - Windows (Git Bash, e.g. a GitHub runner): the Chocolatey package `kicad`
 # Anything else exits 3 pointing at https://www.kicad.org/download/.
+# With --demos it also installs KiCad's demo projects (the package kicad-demos, to
+# /usr/share/kicad/demos), which the test suite runs over as a corpus of real designs.
 set -euo pipefail
+
+with_demos=false
+[ "${1:-}" = "--demos" ] && with_demos=true
 
 say() { printf '\033[1minstall-kicad:\033[0m %s\n' "$*" >&2; }
 
@@ -46,6 +51,28 @@ apt_install() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
 }
 
+DEMOS_DIR=/usr/share/kicad/demos
+
+# Prints "kicad-demos" when --demos asked for the demos and they are not installed yet.
+demos_package() {
+  if $with_demos && [ ! -d "$DEMOS_DIR" ]; then echo kicad-demos; fi
+}
+
+install_demos() {
+  # shellcheck disable=SC1091
+  [ -r /etc/os-release ] && . /etc/os-release
+  if [ "${VERSION_CODENAME:-}" = "bookworm" ]; then
+    say "installing KiCad's demo projects from bookworm-backports"
+    apt_install -t bookworm-backports kicad-demos
+  elif [ "${ID:-}" = "ubuntu" ]; then
+    say "installing KiCad's demo projects"
+    apt_install kicad-demos
+  else
+    say "cannot install KiCad's demo projects automatically on ${PRETTY_NAME:-$(uname -s)}; install the kicad-demos package"
+    exit 3
+  fi
+}
+
 install_kicad() {
   case "$(uname -s)" in
     Darwin)
@@ -71,12 +98,12 @@ Suites: bookworm-backports
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
-    apt_install -t bookworm-backports kicad kicad-symbols kicad-footprints
+    apt_install -t bookworm-backports kicad kicad-symbols kicad-footprints $(demos_package)
   elif [ "${ID:-}" = "ubuntu" ]; then
     say "installing KiCad 9 from the KiCad PPA"
     apt_install software-properties-common
     as_root add-apt-repository -y ppa:kicad/kicad-9.0-releases >&2
-    apt_install kicad kicad-symbols kicad-footprints
+    apt_install kicad kicad-symbols kicad-footprints $(demos_package)
   else
     say "cannot install KiCad 9 automatically on ${PRETTY_NAME:-$(uname -s)}; see https://www.kicad.org/download/"
     exit 3
@@ -86,5 +113,9 @@ SRC
 if ! has_kicad_9; then
   install_kicad
   has_kicad_9 || { say "KiCad was installed but no kicad-cli >= 9 was found; see https://www.kicad.org/download/"; exit 3; }
+fi
+if $with_demos && [ ! -d "$DEMOS_DIR" ]; then
+  install_demos
+  [ -d "$DEMOS_DIR" ] || { say "kicad-demos was installed but $DEMOS_DIR is missing"; exit 3; }
 fi
 find_kicad_cli

@@ -5,7 +5,8 @@
 #   - KiCad 9 with its stock symbol and footprint libraries (scripts/install-kicad.sh: Debian
 #     bookworm-backports, or the KiCad PPA on Ubuntu)
 #   - the npm packages, exactly as locked in bun.lock
-#   - with --test, what the test suite needs besides: strace (proves commands open no sockets),
+#   - with --test, what the test suite needs besides: KiCad's demo projects (kicad-demos, a
+#     corpus of real designs the fidelity tests run over), strace (proves commands open no sockets),
 #     python3 (a strict XML parser for the JUnit report) and zip (the Windows release archive)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,16 +21,20 @@ if [ "$(id -u)" -ne 0 ]; then
   say "installing system packages needs root; using sudo"
 fi
 
+with_test_tools=false
+[ "${1:-}" = "--test" ] && with_test_tools=true
+
 bun_version=$(node -p 'require("./package.json").devDependencies.bun')
 if ! command -v bun >/dev/null || [ "$(bun --version)" != "$bun_version" ]; then
   say "installing Bun $bun_version from npm"
   "${SUDO[@]}" npm install --global --no-fund --no-audit "bun@$bun_version" >&2
 fi
 
-with_test_tools=false
-[ "${1:-}" = "--test" ] && with_test_tools=true
-
-bash scripts/install-kicad.sh >/dev/null
+if $with_test_tools; then
+  bash scripts/install-kicad.sh --demos >/dev/null
+else
+  bash scripts/install-kicad.sh >/dev/null
+fi
 say "kicad-cli $(kicad-cli version | head -n1)"
 
 if $with_test_tools; then

@@ -1,0 +1,30 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { corpusProjects, demoProjects } from "../support/corpora.ts";
+
+describe("the real-world corpora are present", () => {
+  test("KiCad's demo projects (kicad-demos): 37 projects, all but microwave with a schematic", () => {
+    const demos = demoProjects();
+    expect(demos.length).toBe(37);
+    expect(demos.filter((p) => !p.schematic).map((p) => p.id)).toEqual(["demos/microwave/microwave"]);
+    for (const p of demos) expect(p.schematic === undefined || existsSync(p.schematic)).toBe(true);
+  });
+
+  test("the open-hardware corpus: eight projects saved by KiCad 6 to 9, each with a board", () => {
+    const corpus = corpusProjects();
+    expect(corpus.map((p) => p.id)).toEqual([
+      "corpus/antenna-eval",
+      "corpus/bms-c1",
+      "corpus/emf-hexpansion",
+      "corpus/glasgow-revc3",
+      "corpus/rp2040-designguide",
+      "corpus/rvpc-revb",
+      "corpus/sweep-half-swept",
+      "corpus/uext-esp32-c3",
+    ]);
+    for (const p of corpus) {
+      expect(existsSync(p.schematic!)).toBe(true);
+      expect(p.board).toBeDefined();
+    }
+  });
+});
