@@ -5,32 +5,21 @@
  * it — with a real model the baseline costs no wall time at all. Check results are cached by
  * content, so the snapshot shares the repo's cache in both directions.
  */
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { CACHE_DIR } from "../checks/cache.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { runCheck } from "../commands/check.ts";
-import { CopperheadError } from "../errors.ts";
 import type { KicadProject } from "../repo/project.ts";
+import { withSnapshot } from "../repo/snapshot.ts";
 
 export async function checkCommitted(project: KicadProject, strict: boolean): Promise<CheckReport> {
   const root = project.repoRoot;
-  const snapshot = mkdtempSync(join(tmpdir(), "copperhead-baseline-"));
-  try {
-    const archive = Bun.spawn(["git", "-C", root, "archive", "--format=tar", "HEAD"], { stdout: "pipe", stderr: "pipe" });
-    const untar = Bun.spawn(["tar", "-x", "-f", "-", "-C", snapshot], { stdin: archive.stdout, stdout: "ignore", stderr: "pipe" });
-    const [archived, extracted] = await Promise.all([archive.exited, untar.exited]);
-    if (archived !== 0 || extracted !== 0) {
-      const why = (await new Response(archive.stderr).text()) || (await new Response(untar.stderr).text());
-      throw new CopperheadError("git_failed", `Could not snapshot HEAD for the baseline check: ${why.trim()}`, { fix: "Check that `git archive HEAD` works in this repo." });
-    }
+  return withSnapshot(root, "HEAD", async (snapshot) => {
     const cache = join(root, CACHE_DIR);
-    if (existsSync(cache)) cpSync(cache, join(snapshot, CACHE_DIR), { recursive: true });
-    const report = await runCheck({ repo: snapshot, project: relative(root, project.projectFile).split(sep).join("/"), strict });
-    if (existsSync(join(snapshot, CACHE_DIR))) cpSync(join(snapshot, CACHE_DIR), cache, { recursive: true, force: false });
+    if (existsSync(cache)) cpSync(cache, join(snapshot.root, CACHE_DIR), { recursive: true });
+    const report = await runCheck({ repo: snapshot.root, project: relative(root, project.projectFile).split(sep).join("/"), strict });
+    if (existsSync(join(snapshot.root, CACHE_DIR))) cpSync(join(snapshot.root, CACHE_DIR), cache, { recursive: true, force: false });
     return report;
-  } finally {
-    rmSync(snapshot, { recursive: true, force: true });
-  }
+  });
 }

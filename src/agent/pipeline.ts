@@ -8,7 +8,6 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describeLocation } from "../cli/formats/describe.ts";
-import { loadDesign } from "../checks/design.ts";
 import type { CheckReport, Finding } from "../checks/types.ts";
 import { runCheck } from "../commands/check.ts";
 import type { Config } from "../config/schema.ts";
@@ -168,7 +167,7 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
     });
     // Plotted while the model proposes and edits, which leaves a core idle (see renders.ts).
     const renderDir = join(dir, "render");
-    before = renderCommitted(project, [...loadDesign(project).schematic.files.keys()], join(renderDir, "before"), cli);
+    before = renderCommitted(project, join(renderDir, "before"), cli);
 
     let journal: RunJournal | undefined;
     const ctx: RunContext = {

@@ -5,12 +5,11 @@
  * the pipeline runs them alongside the checks rather than after them. Rendering is a courtesy:
  * when kicad-cli cannot plot, the run carries on and the transcript says why.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, relative, sep } from "node:path";
+import { rmSync } from "node:fs";
+import { join, relative, sep } from "node:path";
 import { exportSvg, type KicadCli } from "../kicad/kicad-cli.ts";
-import { runGit } from "../repo/git.ts";
 import type { KicadProject } from "../repo/project.ts";
+import { withSnapshot } from "../repo/snapshot.ts";
 
 export interface RenderOutcome {
   /** Repo-relative SVG paths. */
@@ -20,22 +19,11 @@ export interface RenderOutcome {
 }
 
 /** Plots the sheets as committed at HEAD (the state before the run) into `outDir`. */
-export async function renderCommitted(project: KicadProject, sheets: string[], outDir: string, cli: KicadCli): Promise<RenderOutcome> {
+export function renderCommitted(project: KicadProject, outDir: string, cli: KicadCli): Promise<RenderOutcome> {
   const root = project.repoRoot;
-  const scratch = mkdtempSync(join(tmpdir(), "copperhead-render-"));
-  try {
-    // The committed project, laid out as it is in the repo, so sheet references resolve.
-    for (const file of [project.projectFile, ...sheets]) {
-      const committed = await runGit(root, ["show", `HEAD:${repoRelative(root, file)}`]);
-      if (committed.code !== 0) continue;
-      const target = join(scratch, repoRelative(root, file));
-      mkdirSync(dirname(target), { recursive: true });
-      writeFileSync(target, committed.stdout);
-    }
-    return await plot(root, join(scratch, repoRelative(root, project.schematic)), outDir, cli);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  return withSnapshot(root, "HEAD", (snapshot) => plot(root, join(snapshot.root, repoRelative(root, project.schematic)), outDir, cli)).catch(
+    (err: unknown): RenderOutcome => ({ files: [], skipped: err instanceof Error ? err.message : String(err) }),
+  );
 }
 
 /** Plots the sheets as they are in the working tree into `outDir`. */

@@ -58,14 +58,22 @@ const OWN_LOCK = ".copperhead/lock";
 /** The identity used for each of user.name / user.email the user has not configured. */
 const FALLBACK_IDENTITY = { "user.name": "copperhead", "user.email": "copperhead@localhost" } as const;
 
-export async function runGit(repoRoot: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
+/**
+ * The environment every git process gets: this process's, minus what would point git at
+ * another repository, with prompts off and `extra` added last.
+ */
+export function gitEnvironment(extra: GitEnv = {}): Record<string, string> {
   const env: Record<string, string> = { GIT_TERMINAL_PROMPT: "0", ...withoutRepoLocating(process.env) };
-  for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
+  for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;
+  return env;
+}
+
+export async function runGit(repoRoot: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
   let proc;
   try {
     proc = Bun.spawn(["git", ...args], {
       cwd: repoRoot,
-      env,
+      env: gitEnvironment(options.env),
       stdin: options.input === undefined ? "ignore" : new Blob([options.input]),
       stdout: "pipe",
       stderr: "pipe",

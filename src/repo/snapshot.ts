@@ -1,0 +1,79 @@
+/**
+ * The repository as committed at a git ref, as files in a temporary folder: the one way
+ * copperhead looks at a state other than the working tree (the gated run's baseline, `check
+ * --baseline`, `diff --base`). It is never a checkout in the user's tree: the user's files,
+ * index and HEAD stay untouched, so it is safe in the middle of someone's work and alongside a
+ * run that edits the tree. The folder holds the whole tracked tree, laid out as in the repo,
+ * so project discovery, sheet references and library tables resolve exactly as they would
+ * there.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CopperheadError } from "../errors.ts";
+import { gitEnvironment, runGit } from "./git.ts";
+
+export interface Snapshot {
+  /** The ref as the caller named it (`HEAD`, `main`, `v1.2`, a hash). */
+  ref: string;
+  /** The commit it resolved to, 40 hex digits. */
+  commit: string;
+  /** Absolute path of the temporary folder holding the commit's tree. */
+  root: string;
+}
+
+/**
+ * The commit a ref names, or `not_found` saying how to name one. A ref that starts with `-`
+ * is refused outright rather than handed to git, where it would read as an option.
+ */
+export async function resolveCommit(repoRoot: string, ref: string): Promise<string> {
+  const unknown = (why: string) =>
+    new CopperheadError("not_found", `${JSON.stringify(ref)} does not name a commit in ${repoRoot}${why ? `: ${why}` : ""}.`, {
+      ref,
+      fix: "Name a commit: a branch, a tag, a hash, or HEAD~1 (`git log --oneline` lists them).",
+    });
+  if (ref === "" || ref.startsWith("-")) throw unknown("");
+  const result = await runGit(repoRoot, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]);
+  if (result.code !== 0) {
+    const inRepo = await runGit(repoRoot, ["rev-parse", "--git-dir"]);
+    if (inRepo.code !== 0) {
+      throw new CopperheadError("not_a_git_repo", `${repoRoot} is not a git repository, so there is no ${ref} to compare with.`, {
+        fix: "Run copperhead inside the git repository that holds the KiCad project, or pass --repo PATH.",
+      });
+    }
+    throw unknown(result.stderr.trim());
+  }
+  return result.stdout.trim();
+}
+
+/**
+ * Extracts `ref`'s tree into a fresh temporary folder, runs `use` on it and removes the folder
+ * afterwards, whatever `use` does.
+ */
+export async function withSnapshot<T>(repoRoot: string, ref: string, use: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+  const commit = await resolveCommit(repoRoot, ref);
+  const root = mkdtempSync(join(tmpdir(), "copperhead-snapshot-"));
+  try {
+    await extractTree(repoRoot, commit, root);
+    return await use({ ref, commit, root });
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** `git archive | tar -x`: the tree with checkout's line-ending rules, and nothing from .git. */
+async function extractTree(repoRoot: string, commit: string, into: string): Promise<void> {
+  const archive = Bun.spawn(["git", "archive", "--format=tar", commit], { cwd: repoRoot, env: gitEnvironment(), stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const untar = Bun.spawn(["tar", "-x", "-f", "-", "-C", into], { stdin: archive.stdout, stdout: "ignore", stderr: "pipe" });
+  const [archived, extracted, archiveErr, untarErr] = await Promise.all([
+    archive.exited,
+    untar.exited,
+    new Response(archive.stderr).text(),
+    new Response(untar.stderr).text(),
+  ]);
+  if (archived !== 0 || extracted !== 0) {
+    throw new CopperheadError("git_failed", `Could not read commit ${commit.slice(0, 12)} into a temporary folder: ${(archiveErr || untarErr).trim()}`, {
+      fix: `Check that \`git archive ${commit.slice(0, 12)}\` works in this repo and that the temp folder has space.`,
+    });
+  }
+}
