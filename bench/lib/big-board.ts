@@ -3,10 +3,10 @@
  * every tile gets its own references, nets and UUIDs, and one outline surrounds them all, so
  * kicad-cli loads and checks the result like any real board.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { child, children, head, insertChild, list, num, parseSexpr, printSexpr, q, setAtom, text, type SList, type SNode } from "../../src/kicad/sexpr.ts";
+import { child, children, head, insertChild, list, num, printSexprBytes, q, readSexprFile, setAtom, text, writeSexprFile, type SList, type SNode } from "../../src/kicad/sexpr.ts";
 
 const FIXTURE = join(import.meta.dir, "../../fixtures/usb-led/usb-led.kicad_pcb");
 const TILE_PITCH = { x: 45, y: 25 };
@@ -27,7 +27,7 @@ function clone<T extends SNode>(node: T): T {
 
 /** Writes a board of `tiles` usb-led copies into a fresh temp dir and describes it. */
 export function generateBigBoard(tiles: number, name = "big"): BigBoard {
-  const source = parseSexpr(readFileSync(FIXTURE, "utf8"));
+  const source = readSexprFile(FIXTURE);
   const netNames = new Map<number, string>();
   // Net 0 is "no net": it stays net 0 in every tile.
   for (const n of children(source.root, "net")) if (num(n, 1) !== 0) netNames.set(num(n, 1)!, text(n, 2)!);
@@ -66,9 +66,9 @@ export function generateBigBoard(tiles: number, name = "big"): BigBoard {
 
   const dir = mkdtempSync(join(tmpdir(), "copperhead-bench-"));
   const path = join(dir, `${name}.kicad_pcb`);
-  const textOut = printSexpr(root) + "\n";
-  writeFileSync(path, textOut);
-  return { path, bytes: Buffer.byteLength(textOut), footprints: tiles * tileItems.filter((i) => head(i) === "footprint").length, tiles };
+  const bytes = Buffer.concat([printSexprBytes(root), Buffer.from("\n")]);
+  writeSexprFile(path, bytes);
+  return { path, bytes: bytes.length, footprints: tiles * tileItems.filter((i) => head(i) === "footprint").length, tiles };
 }
 
 /** The number of tiles needed for a board of at least `bytes`. */

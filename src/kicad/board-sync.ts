@@ -30,7 +30,7 @@
  *   a warning says so, because dropping it would orphan copper;
  * - new footprints go in a tidy row below the Edge.Cuts outline, clear of every footprint.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import type { KicadProject } from "../repo/project.ts";
@@ -49,7 +49,7 @@ import {
 import { openLibraries, type Libraries } from "./library.ts";
 import { buildNetlist, naturalCompare, type Netlist } from "./netlist.ts";
 import { loadSchematicProject, type SchematicProject } from "./schematic.ts";
-import { child, children, head, insertChild, isList, list, num, printSexpr, q, removeChild, setAtom, text, type SList } from "./sexpr.ts";
+import { child, children, head, insertChild, isList, list, num, printSexprBytes, q, removeChild, sameBytes, setAtom, text, writeSexprFile, type SList } from "./sexpr.ts";
 
 export const BOARD_SYNC_SCHEMA = "copperhead.board-sync/1";
 
@@ -973,14 +973,13 @@ export async function syncBoard(project: KicadProject, options: { dryRun?: boole
     });
   }
   const schematic = loadSchematicProject(project.schematic);
-  const source = readFileSync(boardPath, "utf8");
-  const board = Board.parse(source, boardPath);
+  const board = Board.load(boardPath);
   const libraries = options.libraries ?? (await openLibraries(dirname(project.projectFile)));
   const plan = planBoardSync({ board, schematic, components: listComponents(schematic), netlist: buildNetlist(schematic), libraries });
   if (options.dryRun || isEmptyPlan(plan)) return { plan, board: boardPath, written: false };
   applyBoardSync(board, plan, libraries);
-  const next = printSexpr(board.doc);
-  if (next === source) return { plan, board: boardPath, written: false };
-  writeFileSync(boardPath, next);
+  const next = printSexprBytes(board.doc);
+  if (sameBytes(next, board.doc.bytes)) return { plan, board: boardPath, written: false };
+  writeSexprFile(boardPath, next);
   return { plan, board: boardPath, written: true };
 }

@@ -6,9 +6,8 @@
  * byte-identical elsewhere. Both net encodings are understood: KiCad 8/9's numbered table with
  * `(net 3 "GND")` on pads, and KiCad 10's name-only `(net "GND")`.
  */
-import { readFileSync } from "node:fs";
 import { CopperheadError } from "../errors.ts";
-import { child, children, childText, flag, head, num, parseSexpr, text, type SDocument, type SList } from "./sexpr.ts";
+import { child, children, childText, flag, head, num, parseSexpr, readSexprFile, text, type SDocument, type SList } from "./sexpr.ts";
 
 export interface Point {
   x: number;
@@ -79,12 +78,12 @@ export class Board {
     this.doc = doc;
   }
 
-  static parse(source: string, file?: string): Board {
+  static parse(source: Uint8Array | string, file?: string): Board {
     return new Board(parseSexpr(source, { file }));
   }
 
   static load(file: string): Board {
-    return Board.parse(readFileSync(file, "utf8"), file);
+    return new Board(readSexprFile(file));
   }
 
   get root(): SList {

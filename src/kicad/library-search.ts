@@ -4,9 +4,10 @@
  * names, descriptions and keywords are indexed once per library file and kept in memory; the
  * index reads the files as text with a shallow scan instead of parsing every symbol.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { Libraries, LibraryKind } from "./library.ts";
+import { readDesignText } from "./sexpr.ts";
 
 export interface LibraryHit {
   kind: LibraryKind;
@@ -29,7 +30,7 @@ function indexSymbolFile(path: string): IndexedSymbol[] {
   const mtime = statSync(path).mtimeMs;
   const cached = symbolIndex.get(path);
   if (cached && cached.mtime === mtime) return cached.symbols;
-  const text = readFileSync(path, "utf8");
+  const text = readDesignText(path);
   const symbols: IndexedSymbol[] = [];
   const marker = '\n\t(symbol "';
   let at = text.indexOf(marker);

@@ -23,7 +23,7 @@ import { dirname, join, resolve } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
 import { findKicadCli } from "./kicad-install.ts";
-import { children, childText, flag, head, parseSexpr, q, text, type SDocument, type SList, type SNode } from "./sexpr.ts";
+import { children, childText, flag, head, parseSexpr, q, readDesignBytes, readSexprFile, text, type SDocument, type SList, type SNode } from "./sexpr.ts";
 
 export type LibraryKind = "footprint" | "symbol";
 
@@ -310,7 +310,7 @@ const CURRENT_MAJOR = 9;
 export function readLibTable(file: string, kind: LibraryKind, expand: (uri: string) => string = (u) => u): LibTableEntry[] {
   let doc: SDocument;
   try {
-    doc = parseSexpr(readFileSync(file, "utf8"), { file });
+    doc = readSexprFile(file);
   } catch (err) {
     if (err instanceof CopperheadError) throw err;
     throw new CopperheadError("library_unreadable", `Cannot read ${file}: ${(err as Error).message}`, {
@@ -348,9 +348,9 @@ function splitLibId(libId: string, kind: LibraryKind): { nickname: string; name:
 }
 
 function readLibraryFile(file: string, libId: string): SDocument {
-  let source: string;
+  let source: Uint8Array;
   try {
-    source = readFileSync(file, "utf8");
+    source = readDesignBytes(file);
   } catch (err) {
     throw new CopperheadError("library_unreadable", `Cannot read ${file} (for ${libId}): ${(err as Error).message}`, {
       fix: "Check the file's permissions, or reinstall the library.",

@@ -15,7 +15,6 @@
  * named, the next free ones in the others), a local label names the net in every instance, and
  * deleting a part deletes it (all its references) from every instance.
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { closeMatches, suggestion } from "./close-matches.ts";
@@ -51,7 +50,24 @@ import {
   type SchematicProject,
   type SheetInstance,
 } from "./schematic.ts";
-import { child, children, childText, head, insertChild, printSexpr, q, removeChild, setAtom, text, type SList } from "./sexpr.ts";
+import {
+  child,
+  children,
+  childText,
+  head,
+  insertChild,
+  printBare,
+  printSexpr,
+  printSexprBytes,
+  q,
+  readDesignText,
+  removeChild,
+  sameBytes,
+  setAtom,
+  text,
+  writeSexprFile,
+  type SList,
+} from "./sexpr.ts";
 
 export interface AddComponentArgs {
   libId: string;
@@ -100,13 +116,13 @@ const PIN_REACH = toIU(12.7);
 const FIELD_MARGIN = toIU(2.54);
 
 export class SchematicEditor {
-  private readonly original = new Map<string, string>();
+  private readonly original = new Map<string, Uint8Array>();
 
   private constructor(
     private readonly project: SchematicProject,
     private readonly libraries: Libraries,
   ) {
-    for (const [path, file] of project.files) this.original.set(path, file.doc.source);
+    for (const [path, file] of project.files) this.original.set(path, file.doc.bytes);
   }
 
   /** Loads the project rooted at `rootSchematicPath`; `libraries` resolves new symbols. */
@@ -371,21 +387,26 @@ export class SchematicEditor {
 
   /** Absolute paths of the sheets whose text differs from what was loaded (or last saved). */
   changedFiles(): string[] {
-    return [...this.project.files.values()].filter((f) => printSexpr(f.doc) !== this.original.get(f.path)).map((f) => f.path);
+    return [...this.project.files.values()].filter((f) => !sameBytes(printSexprBytes(f.doc), this.original.get(f.path)!)).map((f) => f.path);
   }
 
-  /** The current text of a sheet of the project. */
+  /** The current text of a sheet of the project (a lossless string: for showing and comparing). */
   print(file: string): string {
     return printSexpr(this.file(file).doc);
+  }
+
+  /** The current bytes of a sheet of the project, as they are written. */
+  bytes(file: string): Uint8Array {
+    return printSexprBytes(this.file(file).doc);
   }
 
   /** Writes the changed sheets back to disk; returns their paths. */
   save(): string[] {
     const changed = this.changedFiles();
     for (const path of changed) {
-      const text = this.print(path);
-      writeFileSync(path, text);
-      this.original.set(path, text);
+      const bytes = this.bytes(path);
+      writeSexprFile(path, bytes);
+      this.original.set(path, bytes);
     }
     return changed;
   }
@@ -399,14 +420,14 @@ export class SchematicEditor {
 
   /** Runs a mutation; on any error every tree goes back to what it was before. */
   private edit(mutate: () => void): void {
-    const before = new Map([...this.project.files].map(([path, file]) => [path, printSexpr(file.doc)]));
+    const before = new Map([...this.project.files].map(([path, file]) => [path, printSexprBytes(file.doc)]));
     try {
       mutate();
       this.refresh();
     } catch (err) {
       for (const [path, source] of before) {
         const file = this.project.files.get(path)!;
-        if (printSexpr(file.doc) !== source) Object.assign(file, readSchematicFile(path, source));
+        if (!sameBytes(printSexprBytes(file.doc), source)) Object.assign(file, readSchematicFile(path, source));
       }
       this.relink();
       throw err;
@@ -416,8 +437,8 @@ export class SchematicEditor {
   /** Re-reads the views of edited trees (positions, pins, labels) from the trees themselves. */
   private refresh(): void {
     for (const [path, file] of this.project.files) {
-      const current = printSexpr(file.doc);
-      if (current !== file.doc.source) Object.assign(file, readSchematicFile(path, current));
+      const current = printSexprBytes(file.doc);
+      if (!sameBytes(current, file.doc.bytes)) Object.assign(file, readSchematicFile(path, current));
     }
     this.relink();
   }
@@ -706,7 +727,7 @@ export class SchematicEditor {
       let candidates: string[] = [];
       if (err.code === "symbol_not_found" && nickname) {
         try {
-          const source = readFileSync(this.libraries.library("symbol", nickname).path, "utf8");
+          const source = readDesignText(this.libraries.library("symbol", nickname).path);
           candidates = [...source.matchAll(/^\t\(symbol "([^"]+)"/gm)].map((m) => `${nickname}:${m[1]}`);
         } catch {
           candidates = [];
@@ -830,7 +851,7 @@ function nextFreeReference(prefix: string, taken: Set<string>): string {
 
 /** A view (pins, units) of a library symbol not yet in any sheet, read by the schematic reader itself. */
 function libSymbolView(def: SList, libId: string): LibSymbol {
-  const source = `(kicad_sch (version 20250114) (lib_symbols ${printSexpr({ ...def, pre: "" })}))`;
+  const source = `(kicad_sch (version 20250114) (lib_symbols ${printBare(def)}))`;
   return readSchematicFile(`<${libId}>`, source).libSymbols.get(libId)!;
 }
 

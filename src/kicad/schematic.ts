@@ -11,7 +11,7 @@
  * as several `SheetInstance`s; per-instance data such as references and units is resolved
  * against the instance path, exactly like KiCad's `(instances (project … (path …)))` blocks.
  */
-import { readFileSync, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import {
@@ -22,6 +22,7 @@ import {
   isList,
   num,
   parseSexpr,
+  readDesignBytes,
   text,
   type SDocument,
   type SList,
@@ -229,7 +230,7 @@ export function loadSchematicProject(rootPath: string): SchematicProject {
           : "Check the path to the root .kicad_sch file.",
       });
     }
-    const file = readSchematicFile(path, readFileSync(path, "utf8"));
+    const file = readSchematicFile(path, readDesignBytes(path));
     files.set(path, file);
     return file;
   };
@@ -293,7 +294,7 @@ export function loadSchematicProject(rootPath: string): SchematicProject {
 }
 
 /** Parses one `.kicad_sch` file into its view (no sheet following). */
-export function readSchematicFile(path: string, source: string): SchematicFile {
+export function readSchematicFile(path: string, source: Uint8Array | string): SchematicFile {
   const doc = parseSexpr(source, { file: path });
   const root = doc.root;
   if (!isList(root, "kicad_sch")) {

@@ -11,6 +11,7 @@ import {
   num,
   parseSexpr,
   printSexpr,
+  printSexprBytes,
   q,
   removeChild,
   setAtom,
@@ -33,8 +34,8 @@ describe("round trip", () => {
 
   for (const file of fixtureFiles) {
     test(`byte-identical: ${file}`, () => {
-      const source = readFileSync(file, "utf8");
-      expect(printSexpr(parseSexpr(source, { file }))).toBe(source);
+      const source = readFileSync(file);
+      expect(Buffer.from(printSexprBytes(parseSexpr(source, { file })))).toEqual(source);
     });
   }
 
@@ -70,8 +71,13 @@ describe("round trip", () => {
   });
 });
 
+/** Bytes from text (UTF-8) and raw byte values. */
+function bytes(...parts: (string | number[])[]): Uint8Array {
+  return Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p))));
+}
+
 describe("malformed input gives a typed SexprError with line and column", () => {
-  const cases: { name: string; source: string; line: number; column: number; reason: RegExp }[] = [
+  const cases: { name: string; source: string | Uint8Array; line: number; column: number; reason: RegExp }[] = [
     { name: "empty file", source: "", line: 1, column: 1, reason: /empty/ },
     { name: "whitespace only", source: "\n\t \n", line: 3, column: 1, reason: /empty/ },
     { name: "bare atom", source: "hello", line: 1, column: 1, reason: /expected '\('/ },
@@ -80,19 +86,20 @@ describe("malformed input gives a typed SexprError with line and column", () => 
     { name: "only an open paren", source: "(", line: 1, column: 2, reason: /still open/ },
     { name: "unclosed list", source: "(a (b c)\n", line: 2, column: 1, reason: /1 list\(s\) still open .*line 1, column 1/ },
     { name: "two unclosed lists", source: "((a", line: 1, column: 4, reason: /2 list\(s\) still open/ },
-    { name: "extra close paren", source: "(a))", line: 1, column: 4, reason: /no open list/ },
-    { name: "extra close after nested", source: "(a\n\t(b)\n)\n)", line: 4, column: 1, reason: /no open list/ },
-    { name: "two roots", source: "(a)\n(b)", line: 2, column: 1, reason: /after the root list/ },
-    { name: "junk after root", source: "(a) junk", line: 1, column: 5, reason: /after the root list/ },
+    { name: "junk before the root", source: "junk (a)", line: 1, column: 1, reason: /expected '\('/ },
+    { name: "junk after a comment line", source: "# made by hand\nx (a)", line: 2, column: 1, reason: /expected '\('/ },
+    { name: "close paren before the root", source: "\n  ) (a)", line: 2, column: 3, reason: /no open list/ },
     { name: "unterminated string", source: '(a "unterminated', line: 1, column: 4, reason: /unterminated string/ },
     { name: "string ending in a backslash", source: '(a "x\\', line: 1, column: 4, reason: /unterminated string/ },
     { name: "escaped quote never closed", source: '(a "x\\")', line: 1, column: 4, reason: /unterminated string/ },
     { name: "text glued to a string", source: '(a "x"y)', line: 1, column: 7, reason: /after a string/ },
-    { name: "NUL byte", source: "(a \u0000)", line: 1, column: 4, reason: /U\+0000/ },
+    { name: "control character after NUL whitespace", source: "(a \u0000\u0001)", line: 1, column: 5, reason: /U\+0001/ },
     { name: "control character inside an atom", source: "(ab\u0007c)", line: 1, column: 4, reason: /U\+0007/ },
     { name: "binary garbage", source: "(\u0001\u0002\u0003)", line: 1, column: 2, reason: /control character/ },
     { name: "CRLF line counting", source: "(a\r\n(b\r\n", line: 3, column: 1, reason: /still open/ },
-    { name: "unicode before the error", source: "(Ω ü\n日本 ))", line: 2, column: 5, reason: /no open list/ },
+    { name: "unicode before the error", source: "(Ω ü\n日本 \"x)", line: 2, column: 4, reason: /unterminated string/ },
+    { name: "a byte that is not UTF-8 counts as one column", source: bytes('(gen "caf', [0xe9], '" ', [0xff], ' "x'), line: 1, column: 15, reason: /unterminated string/ },
+    { name: "astral characters count as one column", source: "(🚀🚀 \"x", line: 1, column: 5, reason: /unterminated string/ },
     { name: "100,000 unclosed levels", source: "(".repeat(100_000), line: 1, column: 100_001, reason: /100000 list\(s\) still open/ },
     {
       name: "truncated KiCad schematic",
@@ -242,5 +249,133 @@ describe("editing", () => {
     insertChild(doc.root, q('x "y" \\ z\nw'));
     expect(printSexpr(doc)).toBe('(a "x \\"y\\" \\\\ z\\nw")');
     expect(text(doc.root, 1)).toBe('x "y" \\ z\nw');
+  });
+});
+
+describe("any bytes round-trip", () => {
+  const roundTrips = (source: Uint8Array) => expect(Buffer.from(printSexprBytes(parseSexpr(source)))).toEqual(Buffer.from(source));
+
+  test("a Latin-1 byte in a string is kept, and reads as Latin-1", () => {
+    const source = bytes('(kicad_pcb\n\t(version 20241229)\n\t(generator "pcbnew', [0xe9], '")\n)\n');
+    const doc = parseSexpr(source);
+    roundTrips(source);
+    expect(childText(doc.root, "generator")).toBe("pcbnewé");
+  });
+
+  test("invalid UTF-8 of every kind survives: stray continuation, truncated, overlong, surrogate, past U+10FFFF", () => {
+    for (const bad of [[0x80], [0xc3], [0xe2, 0x82], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xff, 0xfe]]) {
+      roundTrips(bytes("(a \"x", bad, "y\" b", bad, ")\n"));
+    }
+  });
+
+  test("valid UTF-8 next to invalid bytes decodes as UTF-8", () => {
+    const doc = parseSexpr(bytes('(a "Ω', [0xb5], '🚀")'));
+    expect(text(doc.root, 1)).toBe("Ωµ🚀");
+  });
+
+  test("hex and octal escapes are bytes: a UTF-8 sequence spelled in escapes reads as its character", () => {
+    const doc = parseSexpr('(a "caf\\xc3\\xa9" "caf\\351" "\\x41\\102")');
+    expect([text(doc.root, 1), text(doc.root, 2), text(doc.root, 3)]).toEqual(["café", "café", "AB"]);
+  });
+
+  test("CRLF line ends", () => {
+    roundTrips(bytes("(kicad_sch\r\n\t(version 20231120)\r\n\t(uuid \"x\")\r\n)\r\n"));
+  });
+
+  test("NUL bytes are whitespace, as in KiCad's lexer", () => {
+    const source = bytes("(a", [0], "b", [0, 0], "(c))", [0]);
+    const doc = parseSexpr(source);
+    roundTrips(source);
+    expect(text(doc.root, 1)).toBe("b");
+    expect(child(doc.root, "c")).toBeDefined();
+  });
+
+  test("a byte-order mark before the root is refused, as KiCad refuses it", () => {
+    expect(() => parseSexpr(bytes([0xef, 0xbb, 0xbf], "(a)"))).toThrow(SexprError);
+  });
+
+  test("comment lines before the root are kept and skipped", () => {
+    const source = bytes("# exported by a script\n  # second line\n(footprint \"R\"\n\t(layer \"F.Cu\")\n)\n");
+    const doc = parseSexpr(source);
+    roundTrips(source);
+    expect(head(doc.root)).toBe("footprint");
+  });
+
+  test("a string is also a lossless input: printSexpr and parseSexpr compose", () => {
+    const doc = parseSexpr(bytes('(a "', [0xe9], '")'));
+    const again = parseSexpr(printSexpr(doc));
+    expect(Buffer.from(printSexprBytes(again))).toEqual(Buffer.from(bytes('(a "', [0xe9], '")')));
+  });
+});
+
+describe("content after the root list is kept and not read, as KiCad does", () => {
+  const cases: Record<string, [root: string, trailing: string]> = {
+    "a stray close paren": ["(a\n\t(b)\n)", "\n)\n"],
+    "a second list (a .kicad_dru holds many)": ["(version 1)", "\n\n(rule \"x\"\n\t(condition \"A.NetClass == 'P'\")\n)\n"],
+    text: ["(a)", " junk \"unterminated"],
+    "unbalanced parens": ["(a)", "\n(b (c\n"],
+  };
+  for (const [name, [root, trailing]] of Object.entries(cases)) {
+    test(name, () => {
+      const doc = parseSexpr(root + trailing);
+      expect(printSexpr(doc)).toBe(root + trailing);
+      expect(printSexpr(doc.root)).toBe(root);
+      expect(doc.trailing).toBe(trailing);
+    });
+  }
+
+  test("edits leave the trailing content alone", () => {
+    const doc = parseSexpr("(a\n\t(b 1)\n)\n)\n(junk");
+    setAtom(child(doc.root, "b")!, 1, 2);
+    expect(printSexpr(doc)).toBe("(a\n\t(b 2)\n)\n)\n(junk");
+  });
+});
+
+describe("lists whose '(' is missing (KiCad 9.0.0's teardrop settings)", () => {
+  const teardrops = "(pad \"1\" smd\n\t(teardrops\n\t\t(max_width 2)\n\t\t(curved_edges no)filter_ratio 0.9)\n\t(enabled yes)\n)\n\t(uuid \"u\")\n)\n";
+
+  test("are read the way KiCad reads them, and print back unchanged", () => {
+    const doc = parseSexpr(teardrops);
+    expect(printSexpr(doc)).toBe(teardrops);
+    expect(doc.trailing).toBe("\n");
+    const td = child(doc.root, "teardrops")!;
+    expect(num(child(td, "filter_ratio")!, 1)).toBe(0.9);
+    expect(flag(td, "enabled")).toBe(true);
+    expect(childText(doc.root, "uuid")).toBe("u");
+  });
+
+  test("an edit inside keeps the missing paren missing", () => {
+    const doc = parseSexpr(teardrops);
+    setAtom(child(child(doc.root, "teardrops")!, "filter_ratio")!, 1, 0.5);
+    expect(printSexpr(doc)).toBe(teardrops.replace("filter_ratio 0.9", "filter_ratio 0.5"));
+  });
+
+  test("when that reading does not balance, a glued atom is a plain atom", () => {
+    const doc = parseSexpr("(a (b)c)");
+    expect(doc.root.items.map((i) => i.type)).toEqual(["atom", "list", "atom"]);
+    expect(text(doc.root, 2)).toBe("c");
+  });
+});
+
+describe("edits next to bytes that are not UTF-8", () => {
+  test("changing one atom changes only that atom's bytes", () => {
+    const source = bytes('(kicad_sch\n\t(generator "eeschema', [0xe9], '")\n\t(property "Value" "1k")\n\t(title "', [0xfc, 0x80], '")\n)\n');
+    const doc = parseSexpr(source);
+    setAtom(child(doc.root, "property")!, 2, q("4k7"));
+    expect(Buffer.from(printSexprBytes(doc))).toEqual(Buffer.from(bytes('(kicad_sch\n\t(generator "eeschema', [0xe9], '")\n\t(property "Value" "4k7")\n\t(title "', [0xfc, 0x80], '")\n)\n')));
+  });
+
+  test("an inserted node beside them is written as UTF-8 and they stay as they were", () => {
+    const source = bytes('(a\n\t(b "', [0xe9], '")\n)\n');
+    const doc = parseSexpr(source);
+    insertChild(doc.root, list("c", q("é")));
+    expect(Buffer.from(printSexprBytes(doc))).toEqual(Buffer.from(bytes('(a\n\t(b "', [0xe9], '")\n\t(c "é")\n)\n')));
+  });
+
+  test("a value copied from such an atom keeps its bytes", () => {
+    const doc = parseSexpr(bytes('(a\n\t(b "', [0xe9], '")\n\t(c "x")\n)\n'));
+    const b = child(doc.root, "b")!;
+    setAtom(child(doc.root, "c")!, 1, { type: "atom", pre: "", raw: (b.items[1] as { raw: string }).raw });
+    expect(Buffer.from(printSexprBytes(doc))).toEqual(Buffer.from(bytes('(a\n\t(b "', [0xe9], '")\n\t(c "', [0xe9], '")\n)\n')));
   });
 });

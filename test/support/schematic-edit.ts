@@ -4,8 +4,7 @@
  * another sheet. Each keeps the file loadable by kicad-cli (new uuids, instance paths that match
  * the sheet, pins landing on labels, wires or power symbols).
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { child, children, insertChild, num, parseSexpr, printSexpr, q, removeChild, setAtom, text, type SDocument, type SList, type SNode } from "../../src/kicad/sexpr.ts";
+import { child, children, insertChild, num, q, readSexprFile, removeChild, setAtom, text, writeSexprFile, type SDocument, type SList, type SNode } from "../../src/kicad/sexpr.ts";
 
 export class SchematicEdit {
   readonly path: string;
@@ -13,11 +12,11 @@ export class SchematicEdit {
 
   constructor(path: string) {
     this.path = path;
-    this.doc = parseSexpr(readFileSync(path, "utf8"), { file: path });
+    this.doc = readSexprFile(path);
   }
 
   save(): void {
-    writeFileSync(this.path, printSexpr(this.doc));
+    writeSexprFile(this.path, this.doc);
   }
 
   get root(): SList {

@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { children, child, insertChild, list, num, parseSexpr, printSexpr, q, removeChild, type SList } from "../../src/kicad/sexpr.ts";
+import { children, child, insertChild, list, num, q, readSexprFile, removeChild, writeSexprFile, type SList } from "../../src/kicad/sexpr.ts";
 
 export function editFile(path: string, edit: (text: string) => string): void {
   writeFileSync(path, edit(readFileSync(path, "utf8")));
@@ -12,9 +12,9 @@ export function editFile(path: string, edit: (text: string) => string): void {
 
 /** Edits a KiCad file through the lossless engine, so everything not touched stays byte-identical. */
 export function editTree(path: string, edit: (root: SList) => void): void {
-  const doc = parseSexpr(readFileSync(path, "utf8"), { file: path });
+  const doc = readSexprFile(path);
   edit(doc.root);
-  writeFileSync(path, printSexpr(doc));
+  writeSexprFile(path, doc);
 }
 
 /** Removes the schematic wire that has an end at (x, y) mm. */

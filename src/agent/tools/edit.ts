@@ -9,7 +9,7 @@ import { CopperheadError } from "../../errors.ts";
 import { Board } from "../../kicad/board.ts";
 import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncPlan } from "../../kicad/board-sync.ts";
 import type { SchematicEditor } from "../../kicad/schematic-edit.ts";
-import { printSexpr } from "../../kicad/sexpr.ts";
+import { printSexprBytes } from "../../kicad/sexpr.ts";
 import { currentDesign, openEditor, type RunContext } from "../context.ts";
 import { docEditTool } from "./docs.ts";
 import { defineTool, ToolError } from "./tool.ts";
@@ -28,7 +28,7 @@ function editSchematic<T>(ctx: RunContext, operation: (editor: SchematicEditor) 
     if (err instanceof CopperheadError) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
     throw err;
   }
-  for (const file of editor.changedFiles()) journal.writeFile(repoRelative(ctx, file), editor.print(file));
+  for (const file of editor.changedFiles()) journal.writeFile(repoRelative(ctx, file), editor.bytes(file));
   return result;
 }
 
@@ -49,7 +49,7 @@ export function syncBoardFromSchematic(ctx: RunContext): BoardSyncPlan {
   const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries });
   if (!isEmptyPlan(plan)) {
     applyBoardSync(board, plan, ctx.libraries);
-    journal.writeFile(repoRelative(ctx, boardFile), printSexpr(board.doc));
+    journal.writeFile(repoRelative(ctx, boardFile), printSexprBytes(board.doc));
   }
   for (const added of plan.added) ctx.layoutPending.add(added.ref);
   return plan;
