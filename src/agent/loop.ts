@@ -61,8 +61,18 @@ export interface LoopResult {
 const MAX_TOKENS = 16_000;
 
 export async function runLoop(options: LoopOptions): Promise<LoopResult> {
-  const { provider, ctx, transcript, signal } = options;
   const usage = { turns: 0, inputTokens: 0, outputTokens: 0 };
+  try {
+    return await converse(options, usage);
+  } finally {
+    // The conversation is over whatever ended it: an agent CLI may report its last usage as it exits.
+    const late = await options.provider.close?.();
+    if (late) addUsage(usage, late);
+  }
+}
+
+async function converse(options: LoopOptions, usage: LoopResult["usage"]): Promise<LoopResult> {
+  const { provider, ctx, transcript, signal } = options;
   const progress = options.onProgress ?? (() => {});
   let phase: keyof typeof PHASE_FAMILIES = options.startInEditPhase ? "edit" : "propose";
   let repairCycles = 0;

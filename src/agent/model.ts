@@ -61,7 +61,7 @@ export interface ModelResponse {
 }
 
 export interface ModelProvider {
-  /** `anthropic`, `openai`, `compat` or `replay`. */
+  /** `anthropic`, `openai`, `compat`, `replay`, `host`, `claude-code` or `codex`. */
   readonly provider: string;
   /** The model id after the colon, or the replay file. */
   readonly model: string;
@@ -69,4 +69,15 @@ export interface ModelProvider {
   readonly label: string;
   /** One model call. Throws `provider_error` (typed) after retries are exhausted. */
   complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse>;
+  /**
+   * Checks what resolution could not without starting a process (an agent CLI's saved login),
+   * before the run starts anything; throws a typed error with the fix.
+   */
+  preflight?(): Promise<void>;
+  /**
+   * Releases what the provider holds for the run (an agent CLI and its tool bridge), letting it
+   * end on its own first; returns usage it reported only as it ended (a CLI's last turn).
+   * Safe to call more than once.
+   */
+  close?(): Promise<Usage | void>;
 }

@@ -27,6 +27,7 @@ export const rootCommand: CommandDef = {
     board: () => import("./board.ts").then((m) => m.boardCommand),
     doctor: () => import("./doctor.ts").then((m) => m.doctorCommand),
     mcp: () => import("./mcp.ts").then((m) => m.mcpCommand),
+    "mcp-bridge": () => import("./mcp-bridge.ts").then((m) => m.mcpBridgeCommand),
     sync: () => import("./sync.ts").then((m) => m.syncCommand),
     netlist: () => import("./netlist.ts").then((m) => m.netlistCommand),
   },

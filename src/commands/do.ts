@@ -8,6 +8,7 @@ import type { RunContext } from "../agent/context.ts";
 import type { ModelProvider } from "../agent/model.ts";
 import { runGatedChange, type RunSummary } from "../agent/pipeline.ts";
 import type { ProgressListener } from "../agent/progress.ts";
+import type { HostSampler } from "../agent/providers/host.ts";
 import { resolveProvider } from "../agent/providers/index.ts";
 import { editTools } from "../agent/tools/edit.ts";
 import { readTools } from "../agent/tools/read.ts";
@@ -35,6 +36,8 @@ export interface DoOptions {
   signal?: AbortSignal;
   /** A ready provider (tests, the demo); otherwise resolved from `model`, the environment and config. */
   provider?: ModelProvider;
+  /** The MCP client's model, when the command runs under `copperhead mcp`. */
+  host?: HostSampler;
 }
 
 /** Requests past this size are refused before anything starts (they are prompts, not files). */
@@ -51,20 +54,25 @@ export async function runDo(options: DoOptions): Promise<DoSummary> {
   }
   const repoRoot = resolveRepoRoot(options.repo);
   const { config, project } = discoverConfiguredProject(repoRoot, options.project);
-  const provider = options.provider ?? resolveProvider({ model: options.model, config });
+  const provider = options.provider ?? resolveProvider({ model: options.model, config, host: options.host });
   await assertGitRepo(repoRoot);
-  return runGatedChange({
-    repoRoot,
-    project,
-    config,
-    request,
-    provider,
-    tools: DO_TOOLS,
-    dryRun: options.dryRun,
-    maxRepairCycles: options.maxRepairCycles,
-    maxTurns: options.maxTurns,
-    approve: options.approve,
-    onProgress: options.onProgress,
-    signal: options.signal,
-  });
+  await provider.preflight?.();
+  try {
+    return await runGatedChange({
+      repoRoot,
+      project,
+      config,
+      request,
+      provider,
+      tools: DO_TOOLS,
+      dryRun: options.dryRun,
+      maxRepairCycles: options.maxRepairCycles,
+      maxTurns: options.maxTurns,
+      approve: options.approve,
+      onProgress: options.onProgress,
+      signal: options.signal,
+    });
+  } finally {
+    await provider.close?.();
+  }
 }

@@ -11,6 +11,7 @@ import type { RunContext } from "../agent/context.ts";
 import type { ModelProvider } from "../agent/model.ts";
 import { regenerateDerivedDocs, runGatedChange, type PreparedRun, type RunSummary } from "../agent/pipeline.ts";
 import type { ProgressListener } from "../agent/progress.ts";
+import type { HostSampler } from "../agent/providers/host.ts";
 import { resolveProvider } from "../agent/providers/index.ts";
 import { docEditTool } from "../agent/tools/docs.ts";
 import { editTools, syncBoardFromSchematic } from "../agent/tools/edit.ts";
@@ -34,6 +35,8 @@ export interface SyncOptions {
   model?: string;
   /** A ready provider (tests); otherwise resolved from `model`, the environment and config. */
   provider?: ModelProvider;
+  /** The MCP client's model, when the command runs under `copperhead mcp`. */
+  host?: HostSampler;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
 }
@@ -55,36 +58,43 @@ export async function runSync(options: SyncOptions = {}): Promise<SyncResult> {
   const { config, project } = discoverConfiguredProject(repoRoot, options.project);
   const docs = config.docs;
   const report = verifySync({ project, docs });
-  // Only what copperhead may resolve starts a run (and needs a key); the rest is a person's.
-  if (!options.resolve || !report.drift.some(resolvable)) return report;
-
+  if (!options.resolve) return report;
+  // A resolve needs a model even when nothing turns out to need one: the contract is that a
+  // keyless resolve is missing_api_key and starts nothing, whatever the repo holds.
   let provider: ModelProvider;
   try {
-    provider = options.provider ?? resolveProvider({ model: options.model, config });
+    provider = options.provider ?? resolveProvider({ model: options.model, config, host: options.host });
   } catch (err) {
     // Without a key nothing starts, but the verify report is still the answer to "what drifted".
     if (err instanceof CopperheadError) throw new CopperheadError(err.code, err.message, { ...err.details, report }, err.exitCode);
     throw err;
   }
+  // Only what copperhead may resolve starts a run; the rest is a person's.
+  if (!report.drift.some(resolvable)) return report;
   await assertGitRepo(repoRoot);
-  const resolution = await runGatedChange({
-    repoRoot,
-    project,
-    config,
-    provider,
-    request: `Resolve drift between the design and its docs and board: ${report.drift.filter(resolvable).map((d) => d.key).join(", ")}`,
-    tools: SYNC_TOOLS,
-    prepare: async (ctx) => resolveByCode(ctx, report),
-    // The run's own proposal gets its CHANGELOG entry when it commits, so it is not drift yet;
-    // drift only a person may fix stays, and is reported after the run, not held against it.
-    extraGate: (ctx) =>
-      verifySync({ project: ctx.project, docs })
-        .drift.filter((d) => resolvable(d) && d.key !== `sync:changelog:${docs}/changes/${ctx.proposal?.id}.md`)
-        .map((d) => `drift remains: ${d.key} — ${d.actual}`),
-    onProgress: options.onProgress,
-    signal: options.signal,
-  });
-  return { ...verifySync({ project, docs }), resolution };
+  await provider.preflight?.();
+  try {
+    const resolution = await runGatedChange({
+      repoRoot,
+      project,
+      config,
+      provider,
+      request: `Resolve drift between the design and its docs and board: ${report.drift.filter(resolvable).map((d) => d.key).join(", ")}`,
+      tools: SYNC_TOOLS,
+      prepare: async (ctx) => resolveByCode(ctx, report),
+      // The run's own proposal gets its CHANGELOG entry when it commits, so it is not drift yet;
+      // drift only a person may fix stays, and is reported after the run, not held against it.
+      extraGate: (ctx) =>
+        verifySync({ project: ctx.project, docs })
+          .drift.filter((d) => resolvable(d) && d.key !== `sync:changelog:${docs}/changes/${ctx.proposal?.id}.md`)
+          .map((d) => `drift remains: ${d.key} — ${d.actual}`),
+      onProgress: options.onProgress,
+      signal: options.signal,
+    });
+    return { ...verifySync({ project, docs }), resolution };
+  } finally {
+    await provider.close?.();
+  }
 }
 
 /**

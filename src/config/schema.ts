@@ -10,11 +10,17 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { CHECK_IDS, type CheckId } from "../checks/types.ts";
 
-/** Model providers a `model` value may name (DESIGN §5). */
-export const MODEL_PROVIDERS = ["anthropic", "openai", "compat", "replay"] as const;
+/** Model providers written `provider:model-id` (an API, a server, a recorded session). */
+export const KEYED_PROVIDERS = ["anthropic", "openai", "compat", "replay"] as const;
+/** Logged-in agent CLIs: `claude-code` or `claude-code:<model-id>`, likewise `codex`. */
+export const CLI_PROVIDERS = ["claude-code", "codex"] as const;
+/** The MCP client's own model, through sampling; it takes no id. */
+export const HOST_MODEL = "host";
+/** Every provider a `model` value may name. */
+export const MODEL_PROVIDERS = [...KEYED_PROVIDERS, HOST_MODEL, ...CLI_PROVIDERS] as const;
 
-const MODEL_PATTERN = new RegExp(`^(${MODEL_PROVIDERS.join("|")}):.+$`);
-const MODEL_EXPECTED = `null or "provider:model-id" with provider one of ${MODEL_PROVIDERS.join(", ")}`;
+const MODEL_PATTERN = new RegExp(`^((${KEYED_PROVIDERS.join("|")}):.+|${HOST_MODEL}|(${CLI_PROVIDERS.join("|")})(:.+)?)$`);
+const MODEL_EXPECTED = `null, "${HOST_MODEL}", "${CLI_PROVIDERS.join('" or "')}" (optionally ":model-id"), or "provider:model-id" with provider one of ${KEYED_PROVIDERS.join(", ")}`;
 
 const checkSwitch = v.optional(v.boolean("true or false"));
 
@@ -50,7 +56,9 @@ export const ConfigSchema = v.strictObject(
     model: v.optional(
       v.pipe(
         v.nullable(v.pipe(v.string(MODEL_EXPECTED), v.regex(MODEL_PATTERN, MODEL_EXPECTED))),
-        v.description('Model for `copperhead do`, as "provider:model-id"; null picks the first provider with a key.'),
+        v.description(
+          'Model for `copperhead do`: "provider:model-id" (anthropic, openai, compat, replay), "host" (the MCP client\'s model), "claude-code" or "codex" (your logged-in CLI, optionally ":model-id"); null picks the first provider with a key.',
+        ),
       ),
       null,
     ),

@@ -12,10 +12,14 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as v from "valibot";
 import { describeProgress } from "../agent/progress.ts";
+import type { HostSampler } from "../agent/providers/host.ts";
 import { asCopperheadError, CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
 import { VERSION } from "../version.ts";
 import { jsonSchema, MCP_TOOLS } from "./tools.ts";
+
+/** A host may ask its user before each sampling request, so one can take minutes. */
+const SAMPLING_TIMEOUT_MS = 10 * 60_000;
 
 export interface McpServerHandle {
   server: Server;
@@ -64,9 +68,16 @@ export function createMcpServer(repo: string): McpServerHandle {
               .then(() => extra.sendNotification({ method: "notifications/progress", params }))
               .catch((err) => log.debug(`progress notification not sent: ${err}`));
           };
+    // The client's own model, for COPPERHEAD_MODEL=host: each model call of the run becomes a
+    // sampling request tied to this tool call. Whether the client can sample with tools was
+    // settled when it connected.
+    const host: HostSampler = {
+      supportsToolSampling: () => server.getClientCapabilities()?.sampling?.tools !== undefined,
+      createMessage: (params, signal) => server.createMessage(params, { signal, timeout: SAMPLING_TIMEOUT_MS, relatedRequestId: extra.requestId }),
+    };
     // Through an async function, so a handler that throws before its first await is a typed
     // error result like any other, not a protocol error.
-    const call = (async () => tool.run(parsed.output, { repo, signal: extra.signal, onProgress }))();
+    const call = (async () => tool.run(parsed.output, { repo, signal: extra.signal, onProgress, host }))();
     inFlight.add(call);
     try {
       const result = await call;

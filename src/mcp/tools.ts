@@ -7,6 +7,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { ProgressListener } from "../agent/progress.ts";
+import type { HostSampler } from "../agent/providers/host.ts";
 import { runCheck } from "../commands/check.ts";
 import { MAX_REQUEST_BYTES, runDo } from "../commands/do.ts";
 import { runInit } from "../commands/init.ts";
@@ -19,6 +20,8 @@ export interface ToolRunContext {
   signal: AbortSignal;
   /** Set when the client asked for progress (sent a progressToken). */
   onProgress?: ProgressListener;
+  /** The client's model through sampling, for COPPERHEAD_MODEL=host. */
+  host?: HostSampler;
 }
 
 export interface McpTool<S extends v.GenericSchema = v.GenericSchema> {
@@ -76,7 +79,8 @@ const InitResultOut = v.looseObject({
   files: v.array(v.looseObject({ path: v.string(), action: v.picklist(["created", "unchanged", "updated", "refused", "skipped"]) })),
 });
 
-const KEYS = "Needs a model key in the server's environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, or COPPERHEAD_BASE_URL for an OpenAI-compatible server); without one it returns the error missing_api_key and starts nothing.";
+const KEYS =
+  "Needs a model, chosen in the server's environment: COPPERHEAD_MODEL=host (this client's own model through sampling with tools; a client without it gets sampling_unsupported), COPPERHEAD_MODEL=claude-code or codex (the user's logged-in CLI), or a key (ANTHROPIC_API_KEY, OPENAI_API_KEY, or COPPERHEAD_BASE_URL for an OpenAI-compatible server); without one it returns the error missing_api_key and starts nothing.";
 
 export const MCP_TOOLS = [
   defineMcpTool({
@@ -109,7 +113,7 @@ export const MCP_TOOLS = [
     }),
     output: DoSummaryOut,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: (args, ctx) => runDo({ request: args.request, dryRun: args.dry_run, repo: ctx.repo, signal: ctx.signal, onProgress: ctx.onProgress }),
+    run: (args, ctx) => runDo({ request: args.request, dryRun: args.dry_run, repo: ctx.repo, signal: ctx.signal, onProgress: ctx.onProgress, host: ctx.host }),
   }),
   defineMcpTool({
     name: "copperhead_sync",
@@ -123,7 +127,7 @@ export const MCP_TOOLS = [
     input: v.strictObject({ resolve: v.optional(v.pipe(v.boolean(), v.description("Fix drift through the gated pipeline"))) }),
     output: SyncReportOut,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: (args, ctx) => runSync({ repo: ctx.repo, resolve: args.resolve, signal: ctx.signal, onProgress: ctx.onProgress }),
+    run: (args, ctx) => runSync({ repo: ctx.repo, resolve: args.resolve, signal: ctx.signal, onProgress: ctx.onProgress, host: ctx.host }),
   }),
   defineMcpTool({
     name: "copperhead_init",

@@ -16,6 +16,7 @@ import { CopperheadError } from "../../src/errors.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { renderProposal } from "../../src/spec/proposal.ts";
 import { requirementsSectionRange } from "../../src/spec/requirements.ts";
+import { rejectedCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, FIXTURES_DIR } from "../support/kicad.ts";
 import { editFile, removeFootprint } from "../support/variants.ts";
 import { git, treeFingerprint } from "../repo/git-repo.ts";
@@ -397,7 +398,7 @@ describe("copperhead sync --resolve", () => {
   );
 
   test(
-    "violations alone: nothing to resolve, no model and no key needed, exit 2",
+    "violations alone: nothing to resolve, the model is never asked, exit 2",
     async () => {
       const repo = await initialisedRepo();
       drift.violation(repo);
@@ -447,10 +448,15 @@ describe("copperhead sync --resolve", () => {
       expect(read(repo, "docs/BOM.md")).toContain("| R3 | 1k |");
       expect(await status(repo)).toBe("");
 
-      // With only the person's drift left, a resolve starts nothing (and needs no key).
-      const again = await withoutModelEnv(() => runSync({ repo, resolve: true }));
+      // With only the person's drift left, a resolve with a model starts nothing...
+      const again = await runSync({ repo, resolve: true, provider: noModel() });
       expect(again.resolution).toBeUndefined();
       expect(syncExitCode(again)).toBe(2);
+      // ...and without one it is still missing_api_key (a keyless resolve never "succeeds").
+      const keyless = await rejectedCopperheadError(withoutModelEnv(() => runSync({ repo, resolve: true })));
+      expect(keyless.code).toBe("missing_api_key");
+      expect((keyless.details.report as SyncResult).needsHuman).toBe(true);
+      expect(await status(repo)).toBe("");
     },
     120_000,
   );

@@ -1,15 +1,21 @@
 /**
- * Which model a run talks to (DESIGN §5).
+ * Which model a run talks to.
  *
  * Resolution order: the `--model` flag, then `COPPERHEAD_MODEL`, then the config's `model`, then
  * the first configured key (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `COPPERHEAD_BASE_URL`, in
- * that order). A model is written `provider:id`. Resolution only builds the provider (and reads
- * a replay file): it makes no network call, so preflight can run it before anything starts.
+ * that order). A model is written `provider:id`, or `host`, `claude-code[:id]`, `codex[:id]` for
+ * the keyless ones. Resolution only builds the provider (and reads a replay file): it makes no
+ * network call and starts no process, so preflight can run it before anything starts.
  */
-import { MODEL_PROVIDERS } from "../../config/schema.ts";
+import { CLI_PROVIDERS, HOST_MODEL, KEYED_PROVIDERS, MODEL_PROVIDERS } from "../../config/schema.ts";
 import { CopperheadError } from "../../errors.ts";
+import { selfCommand } from "../../util/self-command.ts";
 import type { ModelProvider } from "../model.ts";
+import { claudeCodeDriver } from "./agent-cli/claude-code.ts";
+import { codexDriver } from "./agent-cli/codex.ts";
+import { createAgentCliProvider, notInstalledError } from "./agent-cli/session.ts";
 import { createAnthropicProvider, DEFAULT_ANTHROPIC_MODEL } from "./anthropic.ts";
+import { createHostProvider, hostUnavailableError, type HostSampler } from "./host.ts";
 import type { HttpOptions } from "./http.ts";
 import { createCompatProvider, createOpenAIProvider, DEFAULT_OPENAI_MODEL } from "./openai.ts";
 import { createReplayProvider } from "./replay.ts";
@@ -27,18 +33,22 @@ export interface ResolveProviderOptions {
   cwd?: string;
   /** Timeouts and retries for the HTTP providers. */
   http?: HttpOptions;
+  /** The MCP client's model, lent by `copperhead mcp`; `host` needs it. */
+  host?: HostSampler;
 }
-
-const KEY_VARS = "ANTHROPIC_API_KEY, OPENAI_API_KEY or COPPERHEAD_BASE_URL";
 
 /** The error for "no model provider is configured", for every command that needs one. */
 export function missingApiKeyError(): CopperheadError {
-  return new CopperheadError("missing_api_key", `No model provider is configured: set ${KEY_VARS}`, {
-    fix:
-      "Export ANTHROPIC_API_KEY or OPENAI_API_KEY, or COPPERHEAD_BASE_URL for an OpenAI-compatible server; " +
-      "pick a model explicitly with --model provider:id or COPPERHEAD_MODEL " +
-      `(providers: ${MODEL_PROVIDERS.join(", ")}; e.g. anthropic:${DEFAULT_ANTHROPIC_MODEL}).`,
-  });
+  return new CopperheadError(
+    "missing_api_key",
+    "No model provider is configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or COPPERHEAD_BASE_URL, or COPPERHEAD_MODEL=host|claude-code|codex",
+    {
+      fix:
+        "Without an API key: COPPERHEAD_MODEL=claude-code or codex runs your logged-in Claude Code or Codex CLI, and under `copperhead mcp` " +
+        "COPPERHEAD_MODEL=host uses the AI host's own model. With a key: export ANTHROPIC_API_KEY or OPENAI_API_KEY, or COPPERHEAD_BASE_URL " +
+        `for an OpenAI-compatible server. Pick a model with --model or COPPERHEAD_MODEL (providers: ${MODEL_PROVIDERS.join(", ")}; e.g. anthropic:${DEFAULT_ANTHROPIC_MODEL}).`,
+    },
+  );
 }
 
 export function resolveProvider(options: ResolveProviderOptions = {}): ModelProvider {
@@ -67,22 +77,29 @@ type Provider = (typeof MODEL_PROVIDERS)[number];
 
 function parseSpec(spec: string, from: string): { provider: Provider; id: string } {
   const colon = spec.indexOf(":");
-  const provider = colon < 0 ? "" : spec.slice(0, colon);
+  const provider = colon < 0 ? spec : spec.slice(0, colon);
   const id = colon < 0 ? "" : spec.slice(colon + 1);
   const known = MODEL_PROVIDERS.join(", ");
+  const examples = `e.g. anthropic:${DEFAULT_ANTHROPIC_MODEL}, openai:${DEFAULT_OPENAI_MODEL}, compat:llama3.1, replay:session.json, host, claude-code or codex:<model>`;
   if (!(MODEL_PROVIDERS as readonly string[]).includes(provider)) {
     throw new CopperheadError(
       "usage",
       colon < 0
-        ? `${from}: "${spec}" names no provider; expected provider:id with provider one of ${known}`
+        ? `${from}: "${spec}" names no provider; expected ${HOST_MODEL}, ${CLI_PROVIDERS.join(", ")} or provider:id with provider one of ${KEYED_PROVIDERS.join(", ")}`
         : `${from}: unknown model provider "${provider}"; expected one of ${known}`,
-      { fix: `Write the model as provider:id, e.g. anthropic:${DEFAULT_ANTHROPIC_MODEL}, openai:${DEFAULT_OPENAI_MODEL}, compat:llama3.1 or replay:session.json.` },
+      { fix: `Write the model as one of: ${examples}.` },
     );
   }
-  if (!id) {
+  if (provider === HOST_MODEL && colon >= 0) {
+    throw new CopperheadError("usage", `${from}: "${spec}": host takes no model id (the MCP client chooses its model)`, { fix: `Write the model as ${HOST_MODEL}.` });
+  }
+  if ((KEYED_PROVIDERS as readonly string[]).includes(provider) && !id) {
     throw new CopperheadError("usage", `${from}: "${spec}" has no model id after "${provider}:"`, {
       fix: `Write the model as ${provider}:<id>.`,
     });
+  }
+  if (colon >= 0 && !id) {
+    throw new CopperheadError("usage", `${from}: "${spec}" has an empty model id`, { fix: `Write ${provider} alone for the CLI's default model, or ${provider}:<id>.` });
   }
   return { provider: provider as Provider, id };
 }
@@ -115,6 +132,16 @@ function build(
     }
     case "replay":
       return createReplayProvider(id, options.cwd);
+    case "host":
+      if (!options.host) throw hostUnavailableError();
+      return createHostProvider(options.host);
+    case "claude-code":
+    case "codex": {
+      const driver = provider === "codex" ? codexDriver : claudeCodeDriver;
+      const env = options.env ?? process.env;
+      if (!Bun.which(driver.executable, { PATH: env.PATH ?? "" })) throw notInstalledError(driver);
+      return createAgentCliProvider(driver, { ...(id ? { model: id } : {}), selfCommand: selfCommand(), env });
+    }
   }
 }
 

@@ -1,0 +1,76 @@
+/**
+ * `claude-code[:<model>]`: Claude Code's non-interactive print mode, with its saved login.
+ *
+ * What this relies on (pinned by the stand-in CLI the tests run):
+ * - `claude -p <prompt> --output-format stream-json --verbose` prints one JSON event per line
+ *   (stream-json needs --verbose): `system`/`init` with `session_id` and the `tools` the session
+ *   has, `assistant` messages with `text` and `tool_use` content and `usage`, `user` messages
+ *   with tool results, and a final `result` with `is_error`;
+ * - `--tools ""` removes every built-in tool, and `--strict-mcp-config --mcp-config <file>`
+ *   loads only the servers in that file, so copperhead's bridge is the session's only source
+ *   of tools (its tools are named `mcp__copperhead__<tool>`); `--allowedTools mcp__copperhead`
+ *   lets them run without a permission prompt;
+ * - `--append-system-prompt`, `--model`, `--resume <session_id>`;
+ * - `claude auth status` exits 0 exactly when a login is saved; `claude login` saves one.
+ * The `system`/`init` tool list is checked too: any tool that is not copperhead's stops the run.
+ */
+import { tokenCount, TOOL_TIMEOUT_SECONDS, type AgentCliDriver, type CliEvent } from "./session.ts";
+
+const SERVER = "copperhead";
+const PREFIX = `mcp__${SERVER}__`;
+
+export const claudeCodeDriver: AgentCliDriver = {
+  provider: "claude-code",
+  executable: "claude",
+  product: "Claude Code",
+  install: "Install Claude Code (npm install -g @anthropic-ai/claude-code)",
+  login: "claude login",
+  loginStatusArgs: ["auth", "status"],
+  launch({ prompt, system, model, resume, bridge }) {
+    const config = { mcpServers: { [SERVER]: { type: "stdio", command: bridge.command, args: bridge.args, env: bridge.env } } };
+    const args = [
+      "-p",
+      prompt,
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--tools",
+      "",
+      "--strict-mcp-config",
+      "--mcp-config",
+      "mcp-config.json",
+      "--allowedTools",
+      `mcp__${SERVER}`,
+      "--append-system-prompt",
+      system,
+      ...(model ? ["--model", model] : []),
+      ...(resume ? ["--resume", resume] : []),
+    ];
+    // Claude Code reads its MCP timeouts (milliseconds) from the environment.
+    return { args, files: { "mcp-config.json": JSON.stringify(config) }, env: { MCP_TOOL_TIMEOUT: String(TOOL_TIMEOUT_SECONDS * 1000), MCP_TIMEOUT: "60000" } };
+  },
+  readEvent(event) {
+    const out: CliEvent[] = [];
+    if (event.type === "system" && event.subtype === "init") {
+      if (typeof event.session_id === "string") out.push({ type: "session", id: event.session_id });
+      for (const tool of asArray(event.tools)) if (typeof tool === "string" && !tool.startsWith(PREFIX)) out.push({ type: "foreign_tool", name: tool });
+      const server = asArray(event.mcp_servers).find((s) => (s as { name?: unknown })?.name === SERVER) as { status?: unknown } | undefined;
+      if (server && server.status !== "connected") out.push({ type: "failed", message: `Claude Code could not start copperhead's tool server (${String(server.status)})` });
+    } else if (event.type === "assistant") {
+      const message = (event.message ?? {}) as { content?: unknown; usage?: { input_tokens?: unknown; output_tokens?: unknown } };
+      for (const block of asArray(message.content) as { type?: unknown; text?: unknown; name?: unknown }[]) {
+        if (block?.type === "text" && typeof block.text === "string" && block.text.trim()) out.push({ type: "text", text: block.text });
+        if (block?.type === "tool_use" && typeof block.name === "string" && !block.name.startsWith(PREFIX)) out.push({ type: "foreign_tool", name: block.name });
+      }
+      const usage = message.usage;
+      if (usage) out.push({ type: "usage", inputTokens: tokenCount(usage.input_tokens), outputTokens: tokenCount(usage.output_tokens) });
+    } else if (event.type === "result" && event.is_error === true) {
+      out.push({ type: "failed", message: typeof event.result === "string" && event.result ? event.result : String(event.subtype ?? "error") });
+    }
+    return out;
+  },
+};
+
+function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}

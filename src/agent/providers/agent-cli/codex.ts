@@ -1,0 +1,87 @@
+/**
+ * `codex[:<model>]`: the Codex CLI's `exec` mode, with its saved login.
+ *
+ * What this relies on (pinned by the stand-in CLI the tests run):
+ * - `codex [-c key=value]… exec --json … <prompt>` prints one JSON event per line:
+ *   `thread.started` (`thread_id`), `item.started`/`item.completed` items (`agent_message`,
+ *   `reasoning`, `mcp_tool_call`, `command_execution`, `file_change`, `web_search`…),
+ *   `turn.completed` with `usage`, `turn.failed` and `error`; `exec … resume <thread_id> <prompt>`
+ *   continues a thread;
+ * - `-c` overrides (TOML values) placed before `exec`; `--ignore-user-config` and
+ *   `--ignore-rules` leave the user's config.toml (and the MCP servers and hooks in it) out
+ *   while the saved login in CODEX_HOME still works; `features.shell_tool=false` removes the
+ *   shell, `--sandbox read-only` forbids writes even so, and `mcp_servers.copperhead.*` starts
+ *   copperhead's bridge as the only MCP server (`env_vars` forwards the named variables from
+ *   Codex's own environment to it);
+ * - `codex login status` exits 0 exactly when a login is saved; `codex login` saves one.
+ * Any item that is not the agent's words or a call to copperhead's server stops the run.
+ */
+import { tokenCount, TOOL_TIMEOUT_SECONDS, type AgentCliDriver, type CliEvent } from "./session.ts";
+
+const SERVER = "copperhead";
+
+/** Items that are the CLI's own tools at work. */
+const FOREIGN_ITEMS = new Set(["command_execution", "file_change", "web_search", "collab_tool_call", "image_generation"]);
+
+export const codexDriver: AgentCliDriver = {
+  provider: "codex",
+  executable: "codex",
+  product: "Codex",
+  install: "Install the Codex CLI (npm install -g @openai/codex)",
+  login: "codex login",
+  loginStatusArgs: ["login", "status"],
+  launch({ prompt, system, model, resume, bridge }) {
+    const overrides: Record<string, string> = {
+      "features.shell_tool": "false",
+      "features.web_search_request": "false",
+      "features.view_image_tool": "false",
+      approval_policy: toml("never"),
+      developer_instructions: toml(system),
+      [`mcp_servers.${SERVER}.command`]: toml(bridge.command),
+      [`mcp_servers.${SERVER}.args`]: `[${bridge.args.map(toml).join(", ")}]`,
+      // The bridge's socket and token reach it through Codex's environment, not its argv.
+      [`mcp_servers.${SERVER}.env_vars`]: `[${Object.keys(bridge.env).map(toml).join(", ")}]`,
+      [`mcp_servers.${SERVER}.required`]: "true",
+      [`mcp_servers.${SERVER}.startup_timeout_sec`]: "60",
+      [`mcp_servers.${SERVER}.tool_timeout_sec`]: String(TOOL_TIMEOUT_SECONDS),
+    };
+    const args = [
+      ...Object.entries(overrides).flatMap(([key, value]) => ["-c", `${key}=${value}`]),
+      "exec",
+      "--json",
+      "--skip-git-repo-check",
+      "--ignore-user-config",
+      "--ignore-rules",
+      "--sandbox",
+      "read-only",
+      ...(model ? ["--model", model] : []),
+      ...(resume ? ["resume", resume] : []),
+      prompt,
+    ];
+    return { args, env: bridge.env };
+  },
+  readEvent(event) {
+    const out: CliEvent[] = [];
+    if (event.type === "thread.started" && typeof event.thread_id === "string") out.push({ type: "session", id: event.thread_id });
+    else if (event.type === "item.started" || event.type === "item.completed") {
+      const item = (event.item ?? {}) as { type?: unknown; text?: unknown; server?: unknown; tool?: unknown; command?: unknown };
+      const kind = String(item.type ?? "");
+      if (FOREIGN_ITEMS.has(kind)) out.push({ type: "foreign_tool", name: kind === "command_execution" ? `its shell (${String(item.command ?? "")})` : kind });
+      else if (kind === "mcp_tool_call" && item.server !== SERVER) out.push({ type: "foreign_tool", name: `${String(item.server)}.${String(item.tool)}` });
+      else if (kind === "agent_message" && event.type === "item.completed" && typeof item.text === "string" && item.text.trim()) out.push({ type: "text", text: item.text });
+    } else if (event.type === "turn.completed") {
+      const usage = (event.usage ?? {}) as { input_tokens?: unknown; output_tokens?: unknown };
+      out.push({ type: "usage", inputTokens: tokenCount(usage.input_tokens), outputTokens: tokenCount(usage.output_tokens) });
+    } else if (event.type === "turn.failed") {
+      out.push({ type: "failed", message: String((event.error as { message?: unknown } | undefined)?.message ?? "the turn failed") });
+    } else if (event.type === "error") {
+      out.push({ type: "failed", message: String(event.message ?? "error") });
+    }
+    return out;
+  },
+};
+
+/** A TOML basic string: JSON's escapes are valid TOML for every character JSON escapes. */
+function toml(value: string): string {
+  return JSON.stringify(value);
+}

@@ -1,0 +1,78 @@
+/**
+ * `copperhead mcp-bridge`: the MCP server an agent CLI starts for one `do` run (see
+ * `agent/providers/agent-cli/bridge.ts`). It holds no tools of its own: it lists and calls the
+ * run's tools over the run's private socket, so whatever the CLI does, its calls meet the same
+ * phase locks and gates as any model's. Started by anything but a live run, it exits at once.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { BRIDGE_SOCKET_ENV, BRIDGE_TOKEN_ENV } from "../agent/providers/agent-cli/bridge.ts";
+import type { ToolSpec } from "../agent/model.ts";
+import { CopperheadError } from "../errors.ts";
+import { VERSION } from "../version.ts";
+
+interface Pending {
+  resolve(value: Record<string, unknown>): void;
+  reject(err: Error): void;
+}
+
+export async function serveToolBridge(env: Record<string, string | undefined> = process.env): Promise<void> {
+  const socketPath = env[BRIDGE_SOCKET_ENV];
+  const token = env[BRIDGE_TOKEN_ENV];
+  if (!socketPath || !token) {
+    throw new CopperheadError("usage", "copperhead mcp-bridge is started by a copperhead run for its agent CLI, not by hand.", {
+      fix: "Use `copperhead mcp` to serve copperhead to an AI host.",
+    });
+  }
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let buffer = "";
+  const gone = () => {
+    for (const p of pending.values()) p.reject(new Error("the copperhead run has ended"));
+    pending.clear();
+  };
+  const socket = await Bun.connect({
+    unix: socketPath,
+    socket: {
+      data(_socket, chunk) {
+        buffer += chunk.toString();
+        let newline: number;
+        while ((newline = buffer.indexOf("\n")) >= 0) {
+          const message = JSON.parse(buffer.slice(0, newline)) as Record<string, unknown> & { id: number };
+          buffer = buffer.slice(newline + 1);
+          pending.get(message.id)?.resolve(message);
+          pending.delete(message.id);
+        }
+      },
+      close: gone,
+      error: gone,
+    },
+  }).catch(() => {
+    throw new CopperheadError("not_found", "The copperhead run this bridge belongs to is not running.", { fix: "Start the change with copperhead do." });
+  });
+  const ask = (request: Record<string, unknown>) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      socket.write(`${JSON.stringify({ token, id, ...request })}\n`);
+    });
+
+  const server = new Server({ name: "copperhead", version: VERSION }, { capabilities: { tools: { listChanged: false } } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const { tools } = (await ask({ method: "list" })) as { tools: ToolSpec[] };
+    return { tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: { type: "object" as const, ...t.inputSchema } })) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const answer = (await ask({ method: "call", name: request.params.name, arguments: request.params.arguments ?? {} })) as { content: string; isError: boolean };
+    return { content: [{ type: "text", text: answer.content }], ...(answer.isError ? { isError: true } : {}) };
+  });
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  process.stdin.once("end", () => void transport.close());
+  await closed;
+  socket.end();
+}
