@@ -16,7 +16,11 @@ export const doCommand = defineCommand({
     request: { type: "positional", description: "What to change, in words", required: true },
     "dry-run": { type: "boolean", description: "Do everything but commit: keep diff.patch, restore the tree", default: false },
     yes: { type: "boolean", description: "Approve the proposal without asking (the approval is recorded as AUTO)", default: false },
-    model: { type: "string", description: "provider:model-id (anthropic:, openai:, compat:, replay:<file>)", valueHint: "MODEL" },
+    model: {
+      type: "string",
+      description: "provider:model-id (anthropic:, openai:, compat:, replay:<file>), or claude-code[:id] / codex[:id] for your logged-in CLI",
+      valueHint: "MODEL",
+    },
     "max-repair-cycles": { type: "string", description: "Repair cycles before rolling back (default: config, 3)", valueHint: "N" },
     "max-turns": { type: "string", description: "Model turns before giving up (default: config, 40)", valueHint: "N" },
     project: { type: "string", description: "The .kicad_pro to change when the repo holds several", valueHint: "FILE" },

@@ -13,8 +13,12 @@ export const syncCommand = defineCommand({
   meta: { name: "sync", description: "Verify that docs and board agree with the schematic; --resolve fixes drift through the gated pipeline" },
   args: {
     ...globalArgs,
-    resolve: { type: "boolean", description: "Fix drift: code first, then a gated model run for prose (needs a model key)", default: false },
-    model: { type: "string", description: "provider:model-id for --resolve (anthropic:, openai:, compat:, replay:<file>)", valueHint: "MODEL" },
+    resolve: { type: "boolean", description: "Fix drift: code first, then a gated model run for prose (needs a model)", default: false },
+    model: {
+      type: "string",
+      description: "the model for --resolve: provider:model-id (anthropic:, openai:, compat:, replay:<file>), or claude-code[:id] / codex[:id]",
+      valueHint: "MODEL",
+    },
     project: { type: "string", description: "The .kicad_pro to use when the repo holds several", valueHint: "FILE" },
   },
   async run({ args }) {

@@ -15,7 +15,7 @@ import { dirname } from "node:path";
 export type DoctorStatus = "ok" | "warn" | "fail";
 
 export interface DoctorItem {
-  id: "kicad-cli" | "git" | "config" | "project" | "libraries" | "providers";
+  id: "kicad-cli" | "git" | "config" | "project" | "libraries" | "providers" | "agent-clis";
   status: DoctorStatus;
   summary: string;
   fix?: string;
@@ -72,7 +72,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     }
   }
   items.push(librariesItem(projectFile ?? repoRoot ?? process.cwd(), kicad.cli));
-  items.push(providersItem());
+  items.push(providersItem(), agentClisItem());
   return { schema: "copperhead.doctor/1", ok: items.every((i) => i.status !== "fail"), items };
 }
 
@@ -126,11 +126,38 @@ function providersItem(): DoctorItem {
       id: "providers",
       status: "warn",
       summary: "no model provider variables set; check, init and doctor need none",
-      fix: "For `do` and `sync --resolve`, set ANTHROPIC_API_KEY, OPENAI_API_KEY, or COPPERHEAD_BASE_URL (an OpenAI-compatible server).",
+      fix:
+        "For `do` and `sync --resolve`, set COPPERHEAD_MODEL=claude-code or codex (your logged-in CLI; host under `copperhead mcp`), " +
+        "or ANTHROPIC_API_KEY, OPENAI_API_KEY, or COPPERHEAD_BASE_URL (an OpenAI-compatible server).",
     };
   }
   return { id: "providers", status: "ok", summary: `set: ${set.join(", ")}` };
 }
+
+/**
+ * The keyless models: which agent CLIs are on PATH (their login is checked when a run starts),
+ * and a reminder that `host` depends on each MCP client, not on this machine.
+ */
+function agentClisItem(): DoctorItem {
+  const found = AGENT_CLIS.map(({ executable, model }) => ({ executable, model, path: Bun.which(executable) }));
+  const installed = found.filter((c) => c.path);
+  const host = "COPPERHEAD_MODEL=host works under `copperhead mcp` when the MCP client supports sampling with tools (decided per connection)";
+  if (installed.length === 0) {
+    return {
+      id: "agent-clis",
+      status: "warn",
+      summary: `neither claude nor codex is on PATH; ${host}`,
+      fix: "To use a subscription instead of an API key, install Claude Code or the Codex CLI and log in (claude login, codex login).",
+    };
+  }
+  const parts = found.map((c) => (c.path ? `${c.executable} at ${c.path} (--model ${c.model})` : `${c.executable} not installed`));
+  return { id: "agent-clis", status: "ok", summary: `${parts.join("; ")}; ${host}` };
+}
+
+const AGENT_CLIS = [
+  { executable: "claude", model: "claude-code" },
+  { executable: "codex", model: "codex" },
+] as const;
 
 function failure(id: DoctorItem["id"], err: unknown): DoctorItem {
   const typed = asCopperheadError(err);

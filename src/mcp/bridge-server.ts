@@ -28,9 +28,12 @@ export async function serveToolBridge(env: Record<string, string | undefined> = 
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let buffer = "";
+  const transport = new StdioServerTransport();
+  // The run is over (or died): fail what is in flight and hang up, so the CLI stops too.
   const gone = () => {
     for (const p of pending.values()) p.reject(new Error("the copperhead run has ended"));
     pending.clear();
+    void transport.close();
   };
   const socket = await Bun.connect({
     unix: socketPath,
@@ -70,7 +73,6 @@ export async function serveToolBridge(env: Record<string, string | undefined> = 
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });
-  const transport = new StdioServerTransport();
   await server.connect(transport);
   process.stdin.once("end", () => void transport.close());
   await closed;

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { chmodSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Message, ModelRequest, ToolSpec } from "../../src/agent/model.ts";
@@ -541,6 +542,11 @@ describe("resolveProvider", () => {
     { name: "no model id", model: "openai:", env: openaiKey, error: "usage" },
     { name: "a base URL that is not a URL", env: { ...anthropicKey, ANTHROPIC_BASE_URL: "not a url" }, error: "usage" },
     { name: "nothing configured", env: {}, error: "missing_api_key" },
+    { name: "host outside copperhead mcp", model: "host", env: {}, error: "usage" },
+    { name: "host with a model id", env: { COPPERHEAD_MODEL: "host:gpt" }, error: "usage" },
+    { name: "claude-code when claude is not on PATH", model: "claude-code", env: { PATH: "/nonexistent" }, error: "cli_not_found" },
+    { name: "codex:<id> when codex is not on PATH", config: "codex:gpt-5-codex", env: { PATH: "/nonexistent" }, error: "cli_not_found" },
+    { name: "claude-code with an empty id", model: "claude-code:", env: {}, error: "usage" },
   ];
 
   for (const c of cases) {
@@ -554,19 +560,37 @@ describe("resolveProvider", () => {
     });
   }
 
-  test("unknown provider lists the four", () => {
+  test("unknown provider lists them all", () => {
     const err = thrownCopperheadError(() => resolveProvider({ model: "gemini:pro", env: {} }));
-    for (const p of ["anthropic", "openai", "compat", "replay"]) expect(err.message).toContain(p);
+    for (const p of ["anthropic", "openai", "compat", "replay", "host", "claude-code", "codex"]) expect(err.message).toContain(p);
+  });
+
+  test("host with a client that samples with tools; without tools it is sampling_unsupported", () => {
+    const sampler = (tools: boolean) => ({ supportsToolSampling: () => tools, createMessage: () => Promise.reject(new Error("not called")) });
+    expect(resolveProvider({ model: "host", env: {}, host: sampler(true) }).label).toBe("host (the MCP client's model, through sampling)");
+    expect(thrownCopperheadError(() => resolveProvider({ env: { COPPERHEAD_MODEL: "host" }, host: sampler(false) })).code).toBe("sampling_unsupported");
+  });
+
+  test("claude-code and codex resolve to the CLI on PATH, with the model passed on", async () => {
+    const bin = await makeTempDir();
+    for (const name of ["claude", "codex"]) {
+      writeFileSync(join(bin, name), "#!/bin/sh\nexit 0\n");
+      chmodSync(join(bin, name), 0o755);
+    }
+    const env = { PATH: bin };
+    expect(resolveProvider({ model: "claude-code", env }).label).toBe("claude-code (your logged-in Claude Code CLI)");
+    expect(resolveProvider({ model: "codex:gpt-5-codex", env }).label).toBe("codex:gpt-5-codex (your logged-in Codex CLI)");
+    expect(resolveProvider({ config: { model: "claude-code:opus" }, env }).model).toBe("opus");
   });
 
   test("missing key for a chosen provider names its variable", () => {
     expect(thrownCopperheadError(() => resolveProvider({ model: "anthropic:c", env: {} })).message).toContain("ANTHROPIC_API_KEY");
   });
 
-  test("nothing configured: names the three variables and explains --model / COPPERHEAD_MODEL", () => {
+  test("nothing configured: names every way to get a model and explains --model / COPPERHEAD_MODEL", () => {
     for (const err of [thrownCopperheadError(() => resolveProvider({ env: {} })), missingApiKeyError()]) {
       expect(err.code).toBe("missing_api_key");
-      for (const name of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "COPPERHEAD_BASE_URL"]) expect(err.message).toContain(name);
+      for (const name of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "COPPERHEAD_BASE_URL", "COPPERHEAD_MODEL=host|claude-code|codex"]) expect(err.message).toContain(name);
       expect(err.fix).toContain("--model");
       expect(err.fix).toContain("COPPERHEAD_MODEL");
     }

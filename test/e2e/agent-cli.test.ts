@@ -178,3 +178,17 @@ describe("a CLI that is not installed", () => {
     expect(error.fix).toContain("codex login");
   });
 });
+
+describe("doctor", () => {
+  test("names the agent CLIs on PATH and the model each is, and says host is decided per MCP connection", async () => {
+    const repo = await copyRepo(template);
+    const found = JSON.parse((await runBinary(["doctor", "--repo", repo, "--json"], { env: { ...ISOLATED_ENV, PATH: clis.path } })).stdout);
+    const item = found.items.find((i: { id: string }) => i.id === "agent-clis");
+    expect(item.status).toBe("ok");
+    expect(item.summary).toContain("(--model claude-code)");
+    expect(item.summary).toContain("(--model codex)");
+    expect(item.summary).toContain("decided per connection");
+    const none = JSON.parse((await runBinary(["doctor", "--repo", repo, "--json"], { env: { ...ISOLATED_ENV, PATH: "/usr/bin:/bin" } })).stdout);
+    expect(none.items.find((i: { id: string }) => i.id === "agent-clis").fix).toContain("claude login");
+  });
+});

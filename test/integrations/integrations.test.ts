@@ -83,9 +83,14 @@ describe("host registrations", () => {
     });
   }
 
-  test("Claude Code: the documented one-liner", () => {
-    expect(read("integrations/claude-code/README.md")).toContain("claude mcp add copperhead -- copperhead mcp");
-    expect(read("README.md")).toContain("claude mcp add copperhead -- copperhead mcp");
+  test("Claude Code: the documented one-liner, on the saved login", () => {
+    const line = "claude mcp add copperhead --env COPPERHEAD_MODEL=claude-code -- copperhead mcp";
+    expect(read("integrations/claude-code/README.md")).toContain(line);
+    expect(read("README.md")).toContain(line);
+  });
+
+  test("Codex: copperhead_do runs on the saved codex login", () => {
+    expect((Bun.TOML.parse(read("integrations/codex/config.toml")) as any).mcp_servers.copperhead.env).toEqual({ COPPERHEAD_MODEL: "codex" });
   });
 });
 
