@@ -108,9 +108,11 @@ describe("config errors", () => {
   test("a model without a known provider prefix is rejected; null and known prefixes pass", () => {
     const err = configError('{ "model": "gpt-4o" }');
     expect(err.details.path).toBe("model");
-    expect(err.message).toContain('expected null or "provider:model-id" with provider one of anthropic, openai, compat, replay, got "gpt-4o"');
-    expect(configError('{ "model": "foo:bar" }').details.path).toBe("model");
-    for (const model of [null, "anthropic:x", "openai:gpt-4o", "compat:llama3", "replay:fixtures/s.jsonl"]) {
+    expect(err.message).toContain(
+      'expected null, "host", "claude-code" or "codex" (optionally ":model-id"), or "provider:model-id" with provider one of anthropic, openai, compat, replay, got "gpt-4o"',
+    );
+    for (const bad of ["foo:bar", "host:x", "anthropic", "claude-code:"]) expect(configError(JSON.stringify({ model: bad })).details.path).toBe("model");
+    for (const model of [null, "anthropic:x", "openai:gpt-4o", "compat:llama3", "replay:fixtures/s.jsonl", "host", "claude-code", "claude-code:opus", "codex", "codex:gpt-5-codex"]) {
       expect(parseConfigText(JSON.stringify({ model })).model).toBe(model);
     }
   });
