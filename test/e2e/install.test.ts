@@ -58,7 +58,7 @@ describe("install.sh", () => {
     expect(r.stderr).toContain(`export PATH="${join(r.home, ".local/bin")}:$PATH"`);
     expect(r.stderr).toContain(`claude mcp add copperhead -- ${installed} mcp`);
     expect(r.stdout).toBe("");
-  });
+  }, 30_000);
 
   test("--prefix installs into PREFIX/bin; on PATH, the MCP line uses the bare command", async () => {
     const prefix = await makeTempDir();
@@ -70,7 +70,7 @@ describe("install.sh", () => {
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).not.toContain("not on your PATH");
     expect(again.stderr).toContain("claude mcp add copperhead -- copperhead mcp");
-  });
+  }, 30_000);
 
   test("a tampered archive fails the checksum and installs nothing", async () => {
     const tampered = await makeTempDir();
@@ -82,7 +82,7 @@ describe("install.sh", () => {
     expect(r.exitCode).not.toBe(0);
     expect(r.stderr).toContain(`checksum mismatch for ${release.artifact.archive}`);
     expect(existsSync(join(r.home, ".local/bin/copperhead"))).toBe(false);
-  });
+  }, 30_000);
 
   test("a release without this platform's archive says so", async () => {
     const other = await makeTempDir();
@@ -99,7 +99,7 @@ describe("install.sh", () => {
     expect(r.exitCode).not.toBe(0);
     expect(r.stderr).toContain(`${blocker}/bin is not writable`);
     expect(r.sudoCalled).toBe(false);
-  });
+  }, 30_000);
 
   test("the default download location is the repository package.json names", () => {
     const script = readFileSync(INSTALL_SH, "utf8");
