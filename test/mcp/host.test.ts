@@ -5,10 +5,12 @@
  * are real, and so are every gate, the journal and the rollback.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createMcpServer } from "../../src/mcp/server.ts";
+import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
 import { ADD_CAP_REQUEST, buildTemplateRepo, copyRepo, errorOf, fingerprint, gitStatus, head, PROVIDER_VARS, SESSIONS, setEnv } from "../support/mcp.ts";
 import { samplingClient, type SamplingClientOptions } from "../support/sampling.ts";
@@ -112,6 +114,31 @@ describe("copperhead_do with the host's model (sampling)", () => {
       expect(fingerprint(repo)).toEqual(before);
     });
   }
+});
+
+describe("copperhead_sync with resolve and the host's model", () => {
+  test(
+    "code fixes what it can, the host's model fixes the prose, and the result commits",
+    async () => {
+      const repo = await copyRepo(template);
+      writeFileSync(join(repo, "docs/NOTES.md"), "# Notes\n\nThe status LED current is set by `R9`.\n");
+      await git(repo, "add", "-A");
+      await git(repo, "commit", "--quiet", "-m", "a note naming a resistor that is not there");
+      const handle = createMcpServer(repo);
+      const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+      await handle.server.connect(serverTransport);
+      const host = samplingClient({ session: join(SESSIONS, "sync-fix-stale-note.json") });
+      await host.client.connect(clientTransport);
+      const result = (await host.client.callTool({ name: "copperhead_sync", arguments: { resolve: true } }, CallToolResultSchema, { timeout: 300_000 })) as CallToolResult;
+      await host.client.close();
+      const report = result.structuredContent as { ok: boolean; resolution: { status: string } };
+      expect(report.resolution.status).toBe("committed");
+      expect(report.ok).toBe(true);
+      expect(host.requests.length).toBeGreaterThan(0);
+      expect(await gitStatus(repo)).toBe("");
+    },
+    LONG,
+  );
 });
 
 describe("copperhead_sync with resolve and no model", () => {
