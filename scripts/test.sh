@@ -9,11 +9,15 @@ passed=0
 failed=0
 status=0
 
+# kicad-cli runs dominate test time; a test without its own timeout gets this one (bun's
+# default is 5 s, too tight for a kicad-cli round trip on a busy 2-core machine).
+TEST_TIMEOUT_MS=30000
+
 # Runs `bun test` with the given arguments, echoing its output and adding up its summary.
 run_tests() {
   local log
   log=$(mktemp)
-  bun test "$@" 2>&1 | tee "$log"
+  bun test --timeout "$TEST_TIMEOUT_MS" "$@" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   local p f
   p=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -n1 | grep -Eo '[0-9]+' || echo 0)
