@@ -108,6 +108,40 @@ describe.each([
   );
 
   test(
+    "copperhead's turn budget binds the CLI: turn_budget_exhausted, the CLI stopped, byte-identical",
+    async () => {
+      const repo = await copyRepo(template);
+      const before = fingerprint(repo);
+      const result = await runBinary(["do", "--repo", repo, ADD_CAP, "--model", model, "--max-turns", "4", "--json"], {
+        env: { ...ISOLATED_ENV, ...clis.env(join(SESSIONS_DIR, "add-decoupling-cap.json")) },
+      });
+      const summary = JSON.parse(result.stdout);
+      expect(summary.status).toBe("rolled_back");
+      expect(summary.reason).toBe("turn_budget_exhausted");
+      expect(summary.usage.turns).toBe(4);
+      expect(fingerprint(repo)).toEqual(before);
+    },
+    60_000,
+  );
+
+  test(
+    "a CLI that fails mid-run (exit 1): rolled_back / provider_error with the CLI's own reason",
+    async () => {
+      const repo = await copyRepo(template);
+      const before = fingerprint(repo);
+      const result = await runBinary(["do", "--repo", repo, ADD_CAP, "--model", model, "--json"], {
+        env: { ...ISOLATED_ENV, ...clis.env(join(SESSIONS_DIR, "add-decoupling-cap.json"), { COPPERHEAD_STANDIN_FAIL_AT: "3" }) },
+      });
+      const summary = JSON.parse(result.stdout);
+      expect(summary.status).toBe("rolled_back");
+      expect(summary.reason).toBe("provider_error");
+      expect(summary.detail).toMatch(cli === "claude" ? /529 Overloaded/ : /503 Service Unavailable/);
+      expect(fingerprint(repo)).toEqual(before);
+    },
+    60_000,
+  );
+
+  test(
     "not logged in: a typed error naming the login command, and nothing starts",
     async () => {
       const repo = await copyRepo(template);

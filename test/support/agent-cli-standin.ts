@@ -12,6 +12,8 @@
  * that starts with a capital letter (`Bash`, `Read`) is one of the CLI's own built-in tools.
  *
  * `COPPERHEAD_STANDIN_LOGGED_OUT=1` makes it a CLI without a saved login;
+ * `COPPERHEAD_STANDIN_FAIL_AT=<n>` makes it fail at the n-th turn of the session (1-based) the
+ * way the real CLI reports an API error, exiting 1;
  * `COPPERHEAD_STANDIN_ECHO=<VAR>` makes its model repeat that variable's value in its words (a
  * secret the CLI can see must still never reach copperhead's records). Every invocation's
  * arguments, and the environment its MCP servers were given, are appended to
@@ -51,6 +53,7 @@ const log = (entry: object) => {
 log({ args: [cli, ...argv] });
 const echo = process.env.COPPERHEAD_STANDIN_ECHO ? ` (${process.env[process.env.COPPERHEAD_STANDIN_ECHO]})` : "";
 const loggedIn = process.env.COPPERHEAD_STANDIN_LOGGED_OUT !== "1";
+const failAt = Number(process.env.COPPERHEAD_STANDIN_FAIL_AT ?? 0);
 
 if (cli === "claude") await claude(argv);
 else if (cli === "codex") await codex(argv);
@@ -85,6 +88,10 @@ async function claude(args: string[]): Promise<void> {
   const state = loadState(sessionId);
   let turns = 0;
   for (; state.turn < session().turns.length; state.turn++) {
+    if (state.turn + 1 === failAt) {
+      print({ type: "result", subtype: "error_during_execution", is_error: true, result: "API Error: 529 Overloaded", session_id: sessionId, num_turns: turns });
+      process.exit(1);
+    }
     const turn = session().turns[state.turn]!;
     const blocks = turn.content ?? [];
     const uses = blocks.filter((b) => b.type === "tool_use");
@@ -159,6 +166,10 @@ async function codex(args: string[]): Promise<void> {
   let item = 0;
   const usage = { input_tokens: 0, cached_input_tokens: 0, output_tokens: 0 };
   for (; state.turn < session().turns.length; state.turn++) {
+    if (state.turn + 1 === failAt) {
+      print({ type: "turn.failed", error: { message: "stream error: 503 Service Unavailable" } });
+      process.exit(1);
+    }
     const turn = session().turns[state.turn]!;
     usage.input_tokens += turn.usage?.inputTokens ?? 0;
     usage.output_tokens += turn.usage?.outputTokens ?? 0;

@@ -93,6 +93,9 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
   const awaiting = new Map<string, BridgeCall>();
   const pending = { text: [] as string[], usage: { inputTokens: 0, outputTokens: 0 } as Usage };
   let callCount = 0;
+  /** Set once the run is over: every call from then on is answered at once with the news. */
+  let over = false;
+  const OVER = "The copperhead run is over; end your turn now without calling tools.";
 
   const push = (item: Incoming) => {
     inbox.push(item);
@@ -102,6 +105,10 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
   const openBridge = (): ToolBridge => {
     const opened = openToolBridge();
     opened.onCall((call) => {
+      if (over) {
+        call.reply({ content: OVER, isError: true });
+        return;
+      }
       if (!toolNames.has(call.name)) {
         call.reply({ content: `copperhead gave you no tool called ${call.name}`, isError: true });
         push({ kind: "stopped", detail: `the ${driver.product} CLI called ${JSON.stringify(call.name)}, a tool copperhead did not give it; copperhead stopped it` });
@@ -274,8 +281,10 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
       return { content: [...takeText(), ...calls.map((c) => c.block)], stopReason: "tool_use", usage: takeUsage() };
     },
     async close() {
+      over = true;
       const proc = child;
-      for (const call of awaiting.values()) call.reply({ content: "The copperhead run is over; end your turn now without calling tools.", isError: true });
+      for (const call of [...awaiting.values(), ...inbox.flatMap((i) => (i.kind === "call" ? [i.call] : []))]) call.reply({ content: OVER, isError: true });
+      inbox.length = 0;
       awaiting.clear();
       // A CLI reports some usage only as its turn ends: give it a moment to end on its own.
       if (proc) await exitsWithin(proc, CLOSE_GRACE_MS);
