@@ -29,6 +29,7 @@ export type ErrorCode =
   | "parse_error"
   | "sheet_recursion"
   | "input_too_large"
+  | "unreadable"
   | "kicad_cli_missing"
   | "kicad_cli_too_old"
   | "kicad_load_failed"

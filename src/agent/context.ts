@@ -2,14 +2,13 @@
  * What the agent's tools work on during one `do` (or `sync --resolve`) run: the repo, the
  * design as it is on disk now, the journal every write goes through, and the run's state.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { loadDesign, type Design } from "../checks/design.ts";
 import type { CheckReport } from "../checks/types.ts";
 import type { Libraries } from "../kicad/library.ts";
 import { SchematicEditor } from "../kicad/schematic-edit.ts";
 import type { RunJournal } from "../repo/journal.ts";
 import type { KicadProject } from "../repo/project.ts";
+import { readRepoDoc } from "../repo/repo-files.ts";
 import type { Proposal } from "../spec/proposal.ts";
 
 export interface RunContext {
@@ -44,11 +43,10 @@ export function currentDesign(ctx: RunContext): Design {
 
 /** A schematic editor over the current files, for one edit operation. */
 export function openEditor(ctx: RunContext): SchematicEditor {
-  return SchematicEditor.open(ctx.project.schematic, ctx.libraries);
+  return SchematicEditor.open(ctx.project.schematic, ctx.libraries, { within: ctx.repoRoot });
 }
 
-/** Reads a repo-relative file, or undefined when absent. */
+/** Reads a repo-relative doc (confined, capped, never a FIFO), or undefined when absent. */
 export function readRepoText(ctx: RunContext, rel: string): string | undefined {
-  const path = join(ctx.repoRoot, rel);
-  return existsSync(path) ? readFileSync(path, "utf8") : undefined;
+  return readRepoDoc(ctx.repoRoot, rel);
 }

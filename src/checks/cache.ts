@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { readRepoBytes } from "../repo/repo-files.ts";
 import { VERSION } from "../version.ts";
 
 export const CACHE_DIR = ".copperhead/cache";
@@ -30,7 +31,7 @@ export function cacheKey(inputs: CacheKeyInputs): string {
   for (const file of [...new Set(inputs.files)].sort()) {
     const rel = relative(inputs.repoRoot, file).split(sep).join("/");
     hash.update(`${rel}\n`);
-    hash.update(existsSync(file) ? createHash("sha256").update(readFileSync(file)).digest("hex") : "absent");
+    hash.update(existsSync(file) ? createHash("sha256").update(readRepoBytes(file, { within: inputs.repoRoot })).digest("hex") : "absent");
     hash.update("\n");
   }
   return hash.digest("hex");

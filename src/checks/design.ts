@@ -18,13 +18,14 @@ export interface Design {
 }
 
 export function loadDesign(project: KicadProject): Design {
-  const schematic = loadSchematicProject(project.schematic);
+  const within = project.repoRoot;
+  const schematic = loadSchematicProject(project.schematic, { within });
   return {
     project,
     schematic,
     netlist: buildNetlist(schematic),
     components: listComponents(schematic),
-    board: project.board ? Board.load(project.board) : undefined,
+    board: project.board ? Board.load(project.board, { within }) : undefined,
   };
 }
 

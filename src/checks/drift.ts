@@ -25,9 +25,10 @@
  * left alone, mislead the next reader — human or agent; `do` only blocks on drift it creates,
  * because findings are compared by key against the baseline.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isAbsolute, join, posix } from "node:path";
 import { CopperheadError } from "../errors.ts";
+import { readRepoDoc } from "../repo/repo-files.ts";
 import { bomLines, BOM_FILE, parseBom, type BomTable } from "../spec/bom.ts";
 import { codeSpanMentions, type Mention } from "../spec/mentions.ts";
 import { repoPath, type Design } from "./design.ts";
@@ -81,10 +82,11 @@ export function scanDrift(design: Design, options: DriftOptions): DriftScan {
   const root = design.project.repoRoot;
   const docsDir = repoPath(design, isAbsolute(options.docsDir) ? options.docsDir : join(root, options.docsDir)) || ".";
   const bomFile = posix.join(docsDir, BOM_FILE);
-  const bomPresent = existsSync(join(root, bomFile));
-  const items: DriftItem[] = bomPresent ? bomDrift(design, bomFile, readFileSync(join(root, bomFile), "utf8")) : [];
+  const bom = readRepoDoc(root, bomFile);
+  const bomPresent = bom !== undefined;
+  const items: DriftItem[] = bomPresent ? bomDrift(design, bomFile, bom) : [];
   for (const doc of proseDocs(root, docsDir)) {
-    items.push(...staleMentions(design, doc, readFileSync(join(root, doc), "utf8")));
+    items.push(...staleMentions(design, doc, readRepoDoc(root, doc) ?? ""));
   }
   return { bomFile, bomPresent, items };
 }

@@ -6,8 +6,8 @@
  * `evaluateRequirements` exposes the per-rule outcomes so `do` can demand that every rule
  * that passed at baseline still passes; `checkRequirements` turns them into the report.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { readRepoDoc } from "../repo/repo-files.ts";
 import { evaluateRule } from "../spec/evaluate.ts";
 import { parseRequirements, type ParsedSpec, type Rule } from "../spec/requirements.ts";
 import { repoPath, type Design } from "./design.ts";
@@ -38,8 +38,9 @@ export function evaluateRequirements(design: Design, options: RequirementsOption
   const docsDir = options.docsDir ?? "docs";
   const path = join(isAbsolute(docsDir) ? docsDir : join(design.project.repoRoot, docsDir), "SPEC.md");
   const file = repoPath(design, path);
-  if (!existsSync(path)) return { state: "no-spec", file };
-  const spec = parseRequirements(readFileSync(path, "utf8"), file);
+  const text = readRepoDoc(design.project.repoRoot, path);
+  if (text === undefined) return { state: "no-spec", file };
+  const spec = parseRequirements(text, file);
   if (!spec) return { state: "no-section", file };
   const outcomes = spec.requirements.flatMap((req) =>
     req.checks.map((rule) => ({ reqId: req.id, rule, key: ruleKey(req.id, rule), ...evaluateRule(rule, design) })),

@@ -24,7 +24,8 @@ import { CONFIG_PATH, CONFIG_SCHEMA_PATH, discoverConfiguredProject, type Config
 import { configJsonSchemaText } from "../config/schema.ts";
 import { CopperheadError } from "../errors.ts";
 import { installPreCommitHook } from "../repo/hooks.ts";
-import { readRepoFile, writeOwnedFile, type FileOutcome } from "../repo/owned-files.ts";
+import { refusedWhenConfined, writeOwnedFile, type FileOutcome } from "../repo/owned-files.ts";
+import { readRepoDoc } from "../repo/repo-files.ts";
 import { BOM_FILE, parseBom, renderBom } from "../spec/bom.ts";
 import { changelogTemplate, decisionsTemplate, specTemplate } from "../spec/templates.ts";
 
@@ -56,12 +57,15 @@ export async function runInit(options: InitOptions = {}): Promise<InitResult> {
   const projectPath = repoPath(design, project.projectFile);
   const docs = config.docs.replace(/[\\/]+$/, "");
 
+  // Each file on its own: one that copperhead may not write (a symlink out of the repo, a
+  // folder in its place) is refused with the reason, and the others are still set up.
+  const bomPath = `${docs}/${BOM_FILE}`;
   const files: FileOutcome[] = [
-    writeConfig(repoRoot, projectPath, options.project !== undefined),
+    refusedWhenConfined(CONFIG_PATH, () => writeConfig(repoRoot, projectPath, options.project !== undefined)),
     writeOwnedFile(repoRoot, CONFIG_SCHEMA_PATH, configJsonSchemaText()),
-    writeGitignore(repoRoot),
+    refusedWhenConfined(GITIGNORE_PATH, () => writeGitignore(repoRoot)),
     createOnce(repoRoot, `${docs}/SPEC.md`, () => specTemplate(design)),
-    writeBom(design, `${docs}/${BOM_FILE}`, options.force === true),
+    refusedWhenConfined(bomPath, () => writeBom(design, bomPath, options.force === true)),
     createOnce(repoRoot, `${docs}/DECISIONS.md`, decisionsTemplate),
     createOnce(repoRoot, `${docs}/CHANGELOG.md`, () => changelogTemplate(docs)),
     options.hooks === false
@@ -85,7 +89,7 @@ function freshConfig(projectPath: string): Config & { $schema: string } {
 }
 
 function writeConfig(repoRoot: string, projectPath: string, explicitProject: boolean): FileOutcome {
-  const existing = readRepoFile(repoRoot, CONFIG_PATH);
+  const existing = readRepoDoc(repoRoot, CONFIG_PATH);
   if (existing === undefined) return writeOwnedFile(repoRoot, CONFIG_PATH, toJson(freshConfig(projectPath)));
   // discoverConfiguredProject validated the file already, so it parses to an object.
   const current = JSON.parse(existing.replace(/^\uFEFF/, "")) as Record<string, unknown>;
@@ -98,7 +102,7 @@ function toJson(value: unknown): string {
 }
 
 function writeGitignore(repoRoot: string): FileOutcome {
-  const existing = readRepoFile(repoRoot, GITIGNORE_PATH);
+  const existing = readRepoDoc(repoRoot, GITIGNORE_PATH);
   if (existing === undefined) {
     const header = "# copperhead's run records and check cache stay local; the config is shared.";
     return writeOwnedFile(repoRoot, GITIGNORE_PATH, [header, ...GITIGNORE_ENTRIES, ""].join("\n"));
@@ -112,13 +116,12 @@ function writeGitignore(repoRoot: string): FileOutcome {
 
 /** Human-owned docs: written when missing, never touched again. */
 function createOnce(repoRoot: string, path: string, content: () => string): FileOutcome {
-  if (readRepoFile(repoRoot, path) !== undefined) return { path, action: "unchanged" };
-  return writeOwnedFile(repoRoot, path, content());
+  return refusedWhenConfined(path, () => (readRepoDoc(repoRoot, path) !== undefined ? { path, action: "unchanged" } : writeOwnedFile(repoRoot, path, content())));
 }
 
 function writeBom(design: Design, path: string, force: boolean): FileOutcome {
   const repoRoot = design.project.repoRoot;
-  const existing = readRepoFile(repoRoot, path);
+  const existing = readRepoDoc(repoRoot, path);
   if (existing !== undefined && !force) {
     const refusal = bomRefusal(existing, path);
     if (refusal) return { path, action: "refused", reason: refusal };

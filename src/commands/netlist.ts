@@ -18,6 +18,6 @@ export interface NetlistResult {
 
 export async function runNetlist(options: NetlistOptions = {}): Promise<NetlistResult> {
   const project = discoverProject(await openRepo(options.repo), options.project);
-  const { nets } = buildNetlist(loadSchematicProject(project.schematic));
+  const { nets } = buildNetlist(loadSchematicProject(project.schematic, { within: project.repoRoot }));
   return { schema: "copperhead.netlist/1", nets };
 }

@@ -5,8 +5,6 @@
  * gated model run limited to doc edits and board sync for what only prose can fix. Requirement
  * violations are never resolved: they are reported for a human.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { RunContext } from "../agent/context.ts";
 import type { ModelProvider } from "../agent/model.ts";
 import { regenerateDerivedDocs, runGatedChange, type PreparedRun, type RunSummary } from "../agent/pipeline.ts";
@@ -21,6 +19,7 @@ import { discoverConfiguredProject } from "../config/config.ts";
 import { CopperheadError } from "../errors.ts";
 import { assertGitRepo } from "../repo/git.ts";
 import { openRepo } from "../repo/recovery.ts";
+import { readRepoDoc } from "../repo/repo-files.ts";
 import { parseProposal } from "../spec/proposal.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
@@ -162,11 +161,10 @@ function humanNotice(report: SyncReport): string[] {
 /** One CHANGELOG entry per proposal that has none, newest first below the entries marker. */
 function appendChangelogEntries(ctx: RunContext, items: SyncItem[]): void {
   const file = `${ctx.docs}/CHANGELOG.md`;
-  const path = join(ctx.repoRoot, file);
-  const existing = existsSync(path) ? readFileSync(path, "utf8") : changelogTemplate(ctx.docs);
+  const existing = readRepoDoc(ctx.repoRoot, file) ?? changelogTemplate(ctx.docs);
   const entries = items.map((item) => {
     const rel = item.key.replace(/^sync:changelog:/, "");
-    const proposalText = existsSync(join(ctx.repoRoot, rel)) ? readFileSync(join(ctx.repoRoot, rel), "utf8") : "";
+    const proposalText = readRepoDoc(ctx.repoRoot, rel) ?? "";
     const title = parseProposal(proposalText).proposal?.title ?? rel;
     return [`### ${title}`, "", `Change: \`${rel}\` · entry restored by \`copperhead sync\` (run \`${ctx.runId}\`)`, ""].join("\n");
   });

@@ -6,11 +6,12 @@
  * unknown key is an error that names the closest valid key. Every error names the file, the
  * JSON path of the bad key and what was expected, and carries a fix.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import * as v from "valibot";
 import { CopperheadError } from "../errors.ts";
 import { discoverProject, type KicadProject } from "../repo/project.ts";
+import { READ_LIMITS, readRepoTextIfPresent } from "../repo/repo-files.ts";
 import { findJsonSyntaxError } from "./json-syntax.ts";
 import { CHECK_SWITCH_KEYS, CONFIG_KEYS, ConfigSchema, type Config } from "./schema.ts";
 
@@ -37,9 +38,9 @@ export interface ConfigIssue {
 }
 
 export function loadConfig(repoRoot: string): LoadedConfig {
-  const file = join(repoRoot, CONFIG_PATH);
-  if (!existsSync(file)) return { config: parseConfigValue({}, CONFIG_PATH) };
-  return { config: parseConfigText(readFileSync(file, "utf8"), CONFIG_PATH), path: CONFIG_PATH };
+  const text = readRepoTextIfPresent(CONFIG_PATH, { within: repoRoot, maxBytes: READ_LIMITS.config });
+  if (text === undefined) return { config: parseConfigValue({}, CONFIG_PATH) };
+  return { config: parseConfigText(text, CONFIG_PATH), path: CONFIG_PATH };
 }
 
 /** Parses and validates the text of a config file; `file` only labels errors. */

@@ -972,8 +972,8 @@ export async function syncBoard(project: KicadProject, options: { dryRun?: boole
       fix: "Create the board in KiCad (File → New board, saved next to the .kicad_pro) before syncing it.",
     });
   }
-  const schematic = loadSchematicProject(project.schematic);
-  const board = Board.load(boardPath);
+  const schematic = loadSchematicProject(project.schematic, { within: project.repoRoot });
+  const board = Board.load(boardPath, { within: project.repoRoot });
   const libraries = options.libraries ?? (await openLibraries(dirname(project.projectFile)));
   const plan = planBoardSync({ board, schematic, components: listComponents(schematic), netlist: buildNetlist(schematic), libraries });
   if (options.dryRun || isEmptyPlan(plan)) return { plan, board: boardPath, written: false };

@@ -82,8 +82,9 @@ export class Board {
     return new Board(parseSexpr(source, { file }));
   }
 
-  static load(file: string): Board {
-    return new Board(readSexprFile(file));
+  /** Reads the board through the confined reader: inside `within` (default: its folder), a regular file, capped. */
+  static load(file: string, options: { within?: string } = {}): Board {
+    return new Board(readSexprFile(file, options.within === undefined ? undefined : { within: options.within }));
   }
 
   get root(): SList {

@@ -22,6 +22,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, stat } from "node:fs/promises";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { CopperheadError } from "../errors.ts";
+import { readRepoText } from "../repo/repo-files.ts";
 import { findKicadCli, type KicadCli } from "./kicad-install.ts";
 import { assertRunSucceeded, execKicad, type KicadRun, missingOutputError, withScratchDir } from "./kicad-process.ts";
 import { type DrcReport, type ErcReport, parseDrcReport, parseErcReport } from "./kicad-report.ts";
@@ -195,8 +196,9 @@ async function checkInput(path: string): Promise<string> {
   }
   const project = join(dirname(input), `${basename(input, extname(input))}.kicad_pro`);
   if (existsSync(project)) {
+    const text = readRepoText(project, { within: null });
     try {
-      JSON.parse(await readFile(project, "utf8"));
+      JSON.parse(text);
     } catch (err) {
       throw new CopperheadError("kicad_load_failed", `${project} is not valid JSON: ${(err as Error).message}`, {
         fix: "kicad-cli would silently ignore it and check with default rules; fix the file or restore it from git.",

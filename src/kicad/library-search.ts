@@ -30,7 +30,7 @@ function indexSymbolFile(path: string): IndexedSymbol[] {
   const mtime = statSync(path).mtimeMs;
   const cached = symbolIndex.get(path);
   if (cached && cached.mtime === mtime) return cached.symbols;
-  const text = readDesignText(path);
+  const text = readDesignText(path, { within: null });
   const symbols: IndexedSymbol[] = [];
   const marker = '\n\t(symbol "';
   let at = text.indexOf(marker);

@@ -310,7 +310,7 @@ const CURRENT_MAJOR = 9;
 export function readLibTable(file: string, kind: LibraryKind, expand: (uri: string) => string = (u) => u): LibTableEntry[] {
   let doc: SDocument;
   try {
-    doc = readSexprFile(file);
+    doc = readSexprFile(file, { within: null });
   } catch (err) {
     if (err instanceof CopperheadError) throw err;
     throw new CopperheadError("library_unreadable", `Cannot read ${file}: ${(err as Error).message}`, {
@@ -350,7 +350,7 @@ function splitLibId(libId: string, kind: LibraryKind): { nickname: string; name:
 function readLibraryFile(file: string, libId: string): SDocument {
   let source: Uint8Array;
   try {
-    source = readDesignBytes(file);
+    source = readDesignBytes(file, { within: null });
   } catch (err) {
     throw new CopperheadError("library_unreadable", `Cannot read ${file} (for ${libId}): ${(err as Error).message}`, {
       fix: "Check the file's permissions, or reinstall the library.",

@@ -125,9 +125,12 @@ export class SchematicEditor {
     for (const [path, file] of project.files) this.original.set(path, file.doc.bytes);
   }
 
-  /** Loads the project rooted at `rootSchematicPath`; `libraries` resolves new symbols. */
-  static open(rootSchematicPath: string, libraries: Libraries): SchematicEditor {
-    return new SchematicEditor(loadSchematicProject(rootSchematicPath), libraries);
+  /**
+   * Loads the project rooted at `rootSchematicPath`; `libraries` resolves new symbols. Sheets
+   * must resolve inside `within` (the repo root; default the root schematic's folder).
+   */
+  static open(rootSchematicPath: string, libraries: Libraries, options: { within?: string } = {}): SchematicEditor {
+    return new SchematicEditor(loadSchematicProject(rootSchematicPath, options), libraries);
   }
 
   // --- Operations -------------------------------------------------------------------------
@@ -727,7 +730,7 @@ export class SchematicEditor {
       let candidates: string[] = [];
       if (err.code === "symbol_not_found" && nickname) {
         try {
-          const source = readDesignText(this.libraries.library("symbol", nickname).path);
+          const source = readDesignText(this.libraries.library("symbol", nickname).path, { within: null });
           candidates = [...source.matchAll(/^\t\(symbol "([^"]+)"/gm)].map((m) => `${nickname}:${m[1]}`);
         } catch {
           candidates = [];

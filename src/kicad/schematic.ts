@@ -214,23 +214,40 @@ const OLDEST_SCHEMATIC_VERSION = 20231120;
 /**
  * Loads a schematic project from its root `.kicad_sch`, following sheet symbols recursively.
  * Throws `not_found` for a missing file and `sheet_recursion` when a sheet contains itself.
+ *
+ * Every file is read through the repo's confined reader: a sheet must resolve inside `within`
+ * (the repo root; by default the root schematic's folder) and be a regular file under the size
+ * cap, so a hostile `Sheetfile` (`/dev/zero`, `/dev/stdin`, `../../etc/passwd`) reads nothing.
  */
-export function loadSchematicProject(rootPath: string): SchematicProject {
+export function loadSchematicProject(rootPath: string, options: { within?: string } = {}): SchematicProject {
   const absRoot = resolve(rootPath);
+  const within = options.within ?? dirname(absRoot);
   const files = new Map<string, SchematicFile>();
   const load = (path: string, referencedFrom?: string): SchematicFile => {
     const cached = files.get(path);
     if (cached) return cached;
+    const sheetFix = referencedFrom ? `Restore ${basename(path)} or fix the Sheetfile property of the sheet in ${basename(referencedFrom)}.` : undefined;
     if (!existsSync(path)) {
       throw new CopperheadError("not_found", `Schematic file not found: ${path}`, {
         file: path,
         referencedFrom,
-        fix: referencedFrom
-          ? `Restore ${basename(path)} or fix the Sheetfile property of the sheet in ${basename(referencedFrom)}.`
-          : "Check the path to the root .kicad_sch file.",
+        fix: sheetFix ?? "Check the path to the root .kicad_sch file.",
       });
     }
-    const file = readSchematicFile(path, readDesignBytes(path));
+    let source: Uint8Array;
+    try {
+      source = readDesignBytes(path, { within });
+    } catch (err) {
+      if (err instanceof CopperheadError && referencedFrom) {
+        throw new CopperheadError(err.code, `${err.message} (the Sheetfile of a sheet in ${basename(referencedFrom)} names it)`, {
+          ...err.details,
+          referencedFrom,
+          fix: `Point the sheet's Sheetfile in ${basename(referencedFrom)} at a schematic file inside the repository.`,
+        });
+      }
+      throw err;
+    }
+    const file = readSchematicFile(path, source);
     files.set(path, file);
     return file;
   };

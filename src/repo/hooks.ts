@@ -10,9 +10,10 @@
  *   linked worktrees are honoured; the hook is installed only when the repo root is the top
  *   of its git work tree, because a hook at an enclosing repo's top would run `check` there.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { writeOwnedFile, type FileOutcome } from "./owned-files.ts";
+import { writeGitFile, type FileOutcome } from "./owned-files.ts";
+import { READ_LIMITS, readRepoTextIfPresent } from "./repo-files.ts";
 
 export const HOOK_MARKER = "# copperhead:pre-commit-hook";
 
@@ -38,16 +39,17 @@ exec copperhead check
 export function installPreCommitHook(repoRoot: string): FileOutcome {
   const git = gitHooksDir(repoRoot);
   if ("skip" in git) return { path: ".git/hooks/pre-commit", action: "skipped", reason: git.skip };
-  const path = toRepoPath(repoRoot, join(git.hooksDir, "pre-commit"));
-  const abs = join(repoRoot, path);
-  if (existsSync(abs) && !readFileSync(abs, "utf8").split(/\r?\n/).includes(HOOK_MARKER)) {
+  const abs = join(git.hooksDir, "pre-commit");
+  const path = toRepoPath(repoRoot, abs);
+  const existing = readRepoTextIfPresent(abs, { within: null, maxBytes: READ_LIMITS.text });
+  if (existing !== undefined && !existing.split(/\r?\n/).includes(HOOK_MARKER)) {
     return {
       path,
       action: "refused",
       reason: `a pre-commit hook copperhead did not install is already there; copperhead never overwrites it. To chain copperhead, add this line to ${path}: ${HOOK_CHAIN_LINES}`,
     };
   }
-  return writeOwnedFile(repoRoot, path, PRE_COMMIT_HOOK, 0o755);
+  return writeGitFile(abs, path, PRE_COMMIT_HOOK, 0o755);
 }
 
 function gitHooksDir(repoRoot: string): { hooksDir: string } | { skip: string } {

@@ -21,13 +21,16 @@
  * signal would have; `process.exit` releases it too. Only SIGKILL or a power cut leaves it
  * behind, and then it is stale.
  */
-import { linkSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { CopperheadError } from "../errors.ts";
+import { ownFolder, readOwnFile } from "./repo-files.ts";
 import { errorCode } from "./repo-path.ts";
 
 export const LOCK_PATH = ".copperhead/lock";
+/** A lock is one short JSON line; anything bigger is not ours. */
+const MAX_LOCK_BYTES = 64 * 1024;
 
 export interface LockInfo {
   pid: number;
@@ -75,20 +78,19 @@ export async function withRepoLock<T>(repoRoot: string, fn: () => Promise<T> | T
 export function isLockHeld(repoRoot: string): boolean {
   const key = realpathSync(repoRoot);
   if (held.has(key)) return true;
-  const found = readLock(join(key, LOCK_PATH));
+  const found = readLock(key);
   return found !== undefined && (found.info === undefined || isLive(found.info));
 }
 
 /** The live process the repo's lock file names, this one included. */
 export function lockHolder(repoRoot: string): LockInfo | undefined {
   const key = realpathSync(repoRoot);
-  const info = held.get(key) ?? readLock(join(key, LOCK_PATH))?.info;
+  const info = held.get(key) ?? readLock(key)?.info;
   return info && (held.has(key) || isLive(info)) ? info : undefined;
 }
 
 function acquireLockFile(root: string, runId: string | undefined): LockInfo {
-  const path = join(root, LOCK_PATH);
-  mkdirSync(dirname(path), { recursive: true });
+  const path = join(ownFolder(root, dirname(LOCK_PATH)), basename(LOCK_PATH));
   const mine: LockInfo = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), ...(runId ? { runId } : {}) };
   // Three tries: a holder may release, or another process take a stale lock over, in between.
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -97,7 +99,7 @@ function acquireLockFile(root: string, runId: string | undefined): LockInfo {
       installReleaseHandlers();
       return mine;
     }
-    const found = readLock(path);
+    const found = readLock(root);
     if (found === undefined) continue;
     if (found.info === undefined) {
       throw new CopperheadError("busy", `The lock file ${LOCK_PATH} is unreadable, so copperhead cannot tell whether another run holds the repo.`, {
@@ -107,7 +109,7 @@ function acquireLockFile(root: string, runId: string | undefined): LockInfo {
     if (isLive(found.info)) throw busyError(found.info);
     // Stale. Remove it only if it is still the file judged stale, not a fresh lock that
     // another process took over with in the meantime.
-    if (readLock(path)?.raw === found.raw) rmSync(path, { force: true });
+    if (readLock(root)?.raw === found.raw) rmSync(path, { force: true });
   }
   throw new CopperheadError("busy", "Another copperhead process keeps taking this repo's lock.", {
     fix: "Wait for the other copperhead runs on this repo to finish, then try again.",
@@ -118,7 +120,7 @@ function releaseLockFile(root: string, mine: LockInfo): void {
   held.delete(root);
   if (held.size === 0) removeReleaseHandlers();
   const path = join(root, LOCK_PATH);
-  const current = readLock(path)?.info;
+  const current = readLock(root)?.info;
   if (current?.pid === mine.pid && current.startedAt === mine.startedAt && current.hostname === mine.hostname) {
     rmSync(path, { force: true });
   }
@@ -126,7 +128,7 @@ function releaseLockFile(root: string, mine: LockInfo): void {
 
 function createExclusive(path: string, content: string): boolean {
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  writeFileSync(tmp, content);
+  writeFileSync(tmp, content, { flag: "wx" });
   try {
     linkSync(tmp, path);
     return true;
@@ -138,13 +140,18 @@ function createExclusive(path: string, content: string): boolean {
   }
 }
 
-/** undefined: no lock file; `info` undefined: a lock file that is not one of ours. */
-function readLock(path: string): { raw: string; info?: LockInfo } | undefined {
+/**
+ * undefined: no lock file; `info` undefined: a lock file that is not one of ours (garbage, too
+ * big, a symlink or a FIFO in its place: read without following or blocking).
+ */
+function readLock(root: string): { raw: string; info?: LockInfo } | undefined {
   let raw: string;
   try {
-    raw = readFileSync(path, "utf8");
+    const bytes = readOwnFile(root, LOCK_PATH, MAX_LOCK_BYTES);
+    if (bytes === undefined) return undefined;
+    raw = bytes.toString("utf8");
   } catch (err) {
-    if (errorCode(err) === "ENOENT") return undefined;
+    if (err instanceof CopperheadError) return { raw: `unreadable: ${err.message}` };
     throw err;
   }
   try {

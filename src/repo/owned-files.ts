@@ -2,9 +2,15 @@
  * Writing the files copperhead owns, reporting what happened to each. `init` (and later `sync`)
  * print one line per file, so the outcome is data, not a log message; and a file whose bytes
  * would not change is left alone, mtime included, so a second run is a no-op.
+ *
+ * Writes are confined like the agent's (`resolveRepoPath`): a committed `docs -> /elsewhere` or
+ * `.copperhead -> /tmp/x` symlink makes the file `refused`, never written through.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { CopperheadError } from "../errors.ts";
+import { READ_LIMITS, readRepoDoc, readRepoTextIfPresent } from "./repo-files.ts";
+import { resolveRepoPath } from "./repo-path.ts";
 
 /** `skipped`: nothing to do by design (no git repo, `--no-hooks`); `refused`: a human must act. */
 export type FileAction = "created" | "unchanged" | "updated" | "refused" | "skipped";
@@ -17,20 +23,44 @@ export interface FileOutcome {
   reason?: string;
 }
 
-/** Reads a repo file, or undefined when it does not exist. */
-export function readRepoFile(repoRoot: string, path: string): string | undefined {
-  const abs = join(repoRoot, path);
-  return existsSync(abs) ? readFileSync(abs, "utf8") : undefined;
+/**
+ * Writes `content` to the repo file `path` unless it already holds exactly that (and, with
+ * `mode`, has that mode). Parent folders are created as needed.
+ */
+export function writeOwnedFile(repoRoot: string, path: string, content: string, mode?: number): FileOutcome {
+  return refusedWhenConfined(path, () => {
+    const target = resolveRepoPath(repoRoot, path);
+    return writeIfChanged(target.abs, path, readRepoDoc(repoRoot, target.path), content, mode);
+  });
 }
 
 /**
- * Writes `content` to `path` unless it already holds exactly that (and, with `mode`, has that
- * mode). Parent folders are created as needed.
+ * The same for a file in the git folder (the pre-commit hook), which is not part of the work
+ * tree and may live elsewhere (`core.hooksPath`, linked worktrees): `abs` as git named it.
  */
-export function writeOwnedFile(repoRoot: string, path: string, content: string, mode?: number): FileOutcome {
-  const abs = join(repoRoot, path);
-  const existed = existsSync(abs);
-  const sameBytes = existed && readFileSync(abs, "utf8") === content;
+export function writeGitFile(abs: string, path: string, content: string, mode?: number): FileOutcome {
+  return refusedWhenConfined(path, () => writeIfChanged(abs, path, readRepoTextIfPresent(abs, { within: null, maxBytes: READ_LIMITS.text }), content, mode));
+}
+
+/**
+ * Runs one file's step; a path copperhead may not touch (outside the repo through a symlink, a
+ * folder or FIFO in the file's place) is `refused` with the reason, so the other files are
+ * still set up and the person learns which one needs them.
+ */
+export function refusedWhenConfined(path: string, step: () => FileOutcome): FileOutcome {
+  try {
+    return step();
+  } catch (err) {
+    if (err instanceof CopperheadError && (err.code === "bad_path" || err.code === "input_too_large" || err.code === "unreadable")) {
+      return { path, action: "refused", reason: `${err.message}${err.fix ? ` ${err.fix}` : ""}` };
+    }
+    throw err;
+  }
+}
+
+function writeIfChanged(abs: string, path: string, existing: string | undefined, content: string, mode: number | undefined): FileOutcome {
+  const existed = existing !== undefined;
+  const sameBytes = existing === content;
   const sameMode = mode === undefined || !existed || (statSync(abs).mode & 0o777) === mode;
   if (sameBytes && sameMode) return { path, action: "unchanged" };
   if (!sameBytes) {

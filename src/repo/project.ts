@@ -7,6 +7,8 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { CopperheadError } from "../errors.ts";
+import { assertRepoFile } from "./repo-files.ts";
+import { lstatOrUndefined } from "./repo-path.ts";
 
 export interface KicadProject {
   /** Absolute, symlink-resolved repo root. */
@@ -79,11 +81,15 @@ export function discoverProject(repoRoot: string, explicit?: string): KicadProje
   const name = basename(projectFile, ".kicad_pro");
   const dir = dirname(projectFile);
   const schematic = join(dir, `${name}.kicad_sch`);
-  if (!existsSync(schematic)) {
+  if (!lstatOrUndefined(schematic)) {
     throw new CopperheadError("project_not_found", `Root schematic not found: ${relative(repoRoot, schematic)}`, {
       fix: `The root schematic must share the project's basename: ${name}.kicad_sch next to ${name}.kicad_pro.`,
     });
   }
   const board = join(dir, `${name}.kicad_pcb`);
-  return { repoRoot, projectFile, name, schematic, board: existsSync(board) ? board : undefined };
+  const hasBoard = lstatOrUndefined(board) !== undefined;
+  // kicad-cli is handed these paths and would read (or block on) whatever they lead to: each
+  // must be a regular file inside the repo, however it is linked.
+  for (const file of [projectFile, schematic, ...(hasBoard ? [board] : [])]) assertRepoFile(file, { within: repoRoot });
+  return { repoRoot, projectFile, name, schematic, board: hasBoard ? board : undefined };
 }

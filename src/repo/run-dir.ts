@@ -5,9 +5,11 @@
  * so two runs started in the same second (two MCP clients, two repos) never share a folder.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { CopperheadError } from "../errors.ts";
+import { ownFolder } from "./repo-files.ts";
+import { lstatOrUndefined } from "./repo-path.ts";
 
 export const RUNS_DIR = ".copperhead/runs";
 
@@ -27,6 +29,9 @@ export function isRunId(value: string): boolean {
  * Creates (if needed) and returns the absolute path of a run's directory. When the repo has
  * no `.copperhead/.gitignore` (no `copperhead init` yet), `runs/` gets a self-ignoring
  * `.gitignore`, so run records never show up as changes or get committed by a `git add -A`.
+ *
+ * `.copperhead`, `runs` and the run's own folder must be real folders inside the repo
+ * (`ownFolder`): a committed symlink would carry the whole run record out of the repo.
  */
 export function runDir(repoRoot: string, runId: string): string {
   if (!isRunId(runId)) {
@@ -34,11 +39,11 @@ export function runDir(repoRoot: string, runId: string): string {
       fix: "Run ids look like 20261129T214501Z-ab12cd; use newRunId() to make one.",
     });
   }
-  const runs = join(repoRoot, RUNS_DIR);
-  const dir = join(runs, runId);
-  mkdirSync(dir, { recursive: true });
-  if (!existsSync(join(repoRoot, ".copperhead", ".gitignore")) && !existsSync(join(runs, ".gitignore"))) {
-    writeFileSync(join(runs, ".gitignore"), "*\n");
+  const dir = ownFolder(repoRoot, `${RUNS_DIR}/${runId}`);
+  const runs = dirname(dir);
+  if (!lstatOrUndefined(join(runs, "..", ".gitignore")) && !lstatOrUndefined(join(runs, ".gitignore"))) {
+    // Exclusive: never written through a link planted in its place.
+    writeFileSync(join(runs, ".gitignore"), "*\n", { flag: "wx" });
   }
   return dir;
 }

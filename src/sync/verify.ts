@@ -3,7 +3,7 @@
  * still agree with it? Writes nothing, needs no key and no network. Drift is what copperhead
  * may resolve; requirement violations are reported for a human and never touched.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadDesign, type Design } from "../checks/design.ts";
 import { scanDrift } from "../checks/drift.ts";
@@ -13,6 +13,7 @@ import { CopperheadError } from "../errors.ts";
 import { parseBom } from "../spec/bom.ts";
 import { requirementsSectionRange } from "../spec/requirements.ts";
 import type { KicadProject } from "../repo/project.ts";
+import { listRepoFolder, readRepoDoc } from "../repo/repo-files.ts";
 
 export type SyncItemKind = "bom" | "stale-ref" | "board" | "changelog" | "coverage" | "requirement";
 
@@ -84,7 +85,7 @@ function docDrift(design: Design, docs: string): SyncItem[] {
 
 function bomTableParses(root: string, doc: string): boolean {
   try {
-    parseBom(readFileSync(join(root, doc), "utf8"), doc);
+    parseBom(readRepoDoc(root, doc) ?? "", doc);
     return true;
   } catch (err) {
     if (err instanceof CopperheadError && err.code === "parse_error") return false;
@@ -101,7 +102,7 @@ function requirementsLines(root: string): (doc: string, line: number | undefined
   const ranges = new Map<string, ReturnType<typeof requirementsSectionRange>>();
   return (doc, line) => {
     if (line === undefined) return false;
-    if (!ranges.has(doc)) ranges.set(doc, requirementsSectionRange(readFileSync(join(root, doc), "utf8")));
+    if (!ranges.has(doc)) ranges.set(doc, requirementsSectionRange(readRepoDoc(root, doc) ?? ""));
     const range = ranges.get(doc);
     return range !== undefined && line >= range.start && line <= range.end;
   };
@@ -134,9 +135,9 @@ function recordDrift(design: Design, docs: string): SyncItem[] {
     }
   }
   const changelogPath = join(root, docs, "CHANGELOG.md");
-  const changelog = existsSync(changelogPath) ? readFileSync(changelogPath, "utf8") : "";
+  const changelog = readRepoDoc(root, changelogPath) ?? "";
   const changesDir = join(root, docs, "changes");
-  const proposals = existsSync(changesDir) ? readdirSync(changesDir).filter((f) => f.endsWith(".md")).sort() : [];
+  const proposals = listRepoFolder(root, changesDir).filter((f) => f.endsWith(".md"));
   for (const file of proposals) {
     const rel = `${docs}/changes/${file}`;
     if (changelog.includes(rel)) continue;

@@ -45,7 +45,7 @@ export function syncBoardFromSchematic(ctx: RunContext): BoardSyncPlan {
   if (!boardFile) throw new ToolError("the project has no board to sync");
   const journal = ctx.journal ?? ctx.beginEdits();
   const design = currentDesign(ctx);
-  const board = Board.load(boardFile);
+  const board = Board.load(boardFile, { within: ctx.repoRoot });
   const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries });
   if (!isEmptyPlan(plan)) {
     applyBoardSync(board, plan, ctx.libraries);

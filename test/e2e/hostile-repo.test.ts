@@ -1,0 +1,202 @@
+/**
+ * A cloned repo is input, and a hostile one must not make copperhead read, write or restore
+ * anything outside it. Each test plays one attack through the compiled binary:
+ * - reads that leave the repo or never end (`Sheetfile "/dev/zero"`, `/dev/stdin`, `../../etc`,
+ *   symlinks from design files, docs and config to devices or outside files, oversized files);
+ * - writes through committed symlinks (`docs`, `.copperhead`, `.copperhead/runs`);
+ * - a folder, a symlink loop or a file in place of the files copperhead reads.
+ * Every outcome is a typed error that names the file and the fix; none hangs or grows without
+ * bound (each run is killed past 60 s or 1 GB, and the test then fails).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { git, treeFingerprint } from "../repo/git-repo.ts";
+import { cleanupTempDirs, copyFixture, makeTempDir } from "../support/kicad.ts";
+import { copyRepo, initialisedRepo, ISOLATED_ENV } from "../support/repos.ts";
+import { editFile } from "../support/variants.ts";
+import { requireBinary, runBinaryBounded, type BoundedResult } from "./binary.ts";
+import { SESSIONS_DIR } from "./scripted-model.ts";
+
+afterAll(cleanupTempDirs);
+
+const LIMITS = { timeoutMs: 60_000, maxRssBytes: 1024 * 1024 * 1024 };
+
+/** usb-led with `init` committed (initialisedRepo requires kicad-cli), copied per test. */
+let template = "";
+beforeAll(async () => {
+  requireBinary();
+  template = await initialisedRepo();
+}, 60_000);
+
+async function run(args: string[], options: { stdin?: "ignore" | "pipe" } = {}): Promise<BoundedResult> {
+  const result = await runBinaryBounded(args, { env: ISOLATED_ENV, ...LIMITS, ...options });
+  expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory }).toEqual({ timedOut: false, outOfMemory: false });
+  return result;
+}
+
+/** Runs `args --json` and returns the typed error it must end with (exit 3). */
+async function typedError(args: string[], options: { stdin?: "ignore" | "pipe" } = {}): Promise<{ code: string; message: string; fix?: string; file?: string; stderr: string }> {
+  const result = await run([...args, "--json"], options);
+  expect({ exitCode: result.exitCode, stderr: result.stderr }).toEqual({ exitCode: 3, stderr: expect.any(String) });
+  const { error } = JSON.parse(result.stdout);
+  expect(error.code).not.toBe("internal_error");
+  expect(error.fix).toBeString();
+  return { ...error, stderr: result.stderr };
+}
+
+describe("reads outside the repo, of devices, or without bound", () => {
+  const setSheetfile = (repo: string, to: string) =>
+    editFile(join(repo, "usb-led.kicad_sch"), (t) => t.replace('(property "Sheetfile" "regulator.kicad_sch"', `(property "Sheetfile" ${JSON.stringify(to)}`));
+
+  test('Sheetfile "/dev/zero", "/dev/stdin" and "../../../../../etc/passwd" read nothing, in netlist and check', async () => {
+    for (const target of ["/dev/zero", "/dev/stdin", "../../../../../etc/passwd"]) {
+      const repo = await copyFixture("usb-led");
+      setSheetfile(repo, target);
+      for (const command of ["netlist", "check"]) {
+        // stdin is a pipe that stays open: reading it would block forever.
+        const error = await typedError([command, "--repo", repo], { stdin: "pipe" });
+        expect({ target, command, code: error.code }).toEqual({ target, command, code: "bad_path" });
+        expect(error.message).toContain("outside the repository");
+        expect(error.message).toContain("usb-led.kicad_sch");
+        expect(error.fix).toContain("Sheetfile");
+        expect(error.stderr).not.toContain("root:x:0:0");
+      }
+    }
+  }, 120_000);
+
+  test("symlinks from the schematic, board, SPEC.md and config to /dev/zero are refused by name", async () => {
+    for (const file of ["usb-led.kicad_sch", "regulator.kicad_sch", "usb-led.kicad_pcb", "docs/SPEC.md", ".copperhead/config.json"]) {
+      const repo = await copyRepo(template);
+      rmSync(join(repo, file), { force: true });
+      symlinkSync("/dev/zero", join(repo, file));
+      const error = await typedError(["check", "--repo", repo]);
+      expect({ file, code: error.code, named: error.message.includes(file) }).toEqual({ file, code: "bad_path", named: true });
+    }
+  }, 120_000);
+
+  test("a FIFO in a design file's or doc's place is refused at once, not read", async () => {
+    for (const file of ["regulator.kicad_sch", "docs/BOM.md"]) {
+      const repo = await copyRepo(template);
+      rmSync(join(repo, file));
+      expect(Bun.spawnSync(["mkfifo", join(repo, file)]).exitCode).toBe(0);
+      const error = await typedError(["check", "--repo", repo]);
+      expect({ file, code: error.code }).toEqual({ file, code: "bad_path" });
+      expect(error.message).toContain(`${file} is not a regular file`);
+    }
+  }, 60_000);
+
+  test("a board over the size cap is input_too_large, without reading it", async () => {
+    const repo = await copyFixture("usb-led");
+    const board = join(repo, "usb-led.kicad_pcb");
+    // Sparse: 300 MB of nothing that costs no disk.
+    truncateSync(board, 300 * 1024 * 1024);
+    const result = await run(["check", "--repo", repo, "--json"]);
+    expect(result.exitCode).toBe(3);
+    const { error } = JSON.parse(result.stdout);
+    expect(error.code).toBe("input_too_large");
+    expect(error.message).toContain("usb-led.kicad_pcb");
+    expect(result.peakRssBytes).toBeLessThan(512 * 1024 * 1024);
+  }, 60_000);
+});
+
+describe("writes through committed symlinks", () => {
+  /** `do` with a recorded session ends in `bad_path` naming the link, and `outside` stays empty. */
+  async function expectDoRefusedBefore(repo: string, outside: string, why: string): Promise<void> {
+    const session = join(SESSIONS_DIR, "add-decoupling-cap.json");
+    const error = await typedError(["do", "add a 100 nF decoupling capacitor on the LDO output", "--model", `replay:${session}`, "--repo", repo]);
+    expect(error.code).toBe("bad_path");
+    expect(error.message).toContain(why);
+    expect(treeFingerprint(outside, [])).toEqual({});
+  }
+
+  test("docs committed as a symlink to an outside folder: init refuses the doc files and writes nothing there", async () => {
+    const repo = await copyFixture("usb-led");
+    const outside = await makeTempDir();
+    symlinkSync(outside, join(repo, "docs"));
+    const result = await run(["init", "--repo", repo, "--no-hooks", "--json"]);
+    expect(result.exitCode).toBe(2);
+    const files = JSON.parse(result.stdout).files as { path: string; action: string; reason?: string }[];
+    for (const doc of ["docs/SPEC.md", "docs/BOM.md", "docs/DECISIONS.md", "docs/CHANGELOG.md"]) {
+      const outcome = files.find((f) => f.path === doc);
+      expect({ doc, action: outcome?.action, why: outcome?.reason?.includes("outside the repository") }).toEqual({ doc, action: "refused", why: true });
+    }
+    expect(files.find((f) => f.path === ".copperhead/config.json")?.action).toBe("created");
+    expect(treeFingerprint(outside, [])).toEqual({});
+  }, 60_000);
+
+  test(".copperhead committed as a symlink: init refuses its files, do writes no run record there", async () => {
+    const repo = await copyRepo(template);
+    const outside = await makeTempDir();
+    rmSync(join(repo, ".copperhead"), { recursive: true });
+    symlinkSync(outside, join(repo, ".copperhead"));
+    await git(repo, "add", "-A");
+    await git(repo, "commit", "--quiet", "-m", "upstream: move .copperhead");
+
+    const init = await run(["init", "--repo", repo, "--no-hooks", "--json"]);
+    expect(init.exitCode).toBe(2);
+    const refused = (JSON.parse(init.stdout).files as { path: string; action: string }[]).filter((f) => f.action === "refused").map((f) => f.path);
+    expect(refused).toEqual(expect.arrayContaining([".copperhead/config.json", ".copperhead/.gitignore"]));
+
+    await expectDoRefusedBefore(repo, outside, ".copperhead is a symlink");
+  }, 90_000);
+
+  test(".copperhead/runs committed as a symlink: do stops before writing any run record through it", async () => {
+    const repo = await copyRepo(template);
+    const outside = await makeTempDir();
+    symlinkSync(outside, join(repo, ".copperhead/runs"));
+    await git(repo, "add", "-f", ".copperhead/runs");
+    await git(repo, "commit", "--quiet", "-m", "upstream: link runs");
+    await expectDoRefusedBefore(repo, outside, ".copperhead/runs is a symlink");
+  }, 90_000);
+});
+
+describe("filesystem errors name the file and the fix", () => {
+  /** Replaces `file` with a folder, a symlink loop, or puts a file where its folder should be. */
+  const breakages = {
+    EISDIR: (repo: string, file: string) => {
+      rmSync(join(repo, file), { force: true });
+      mkdirSync(join(repo, file), { recursive: true });
+    },
+    ELOOP: (repo: string, file: string) => {
+      rmSync(join(repo, file), { force: true });
+      symlinkSync(file.split("/").pop()!, join(repo, file));
+    },
+    ENOTDIR: (repo: string, file: string) => {
+      const folder = file.split("/").slice(0, -1).join("/");
+      rmSync(join(repo, folder), { recursive: true, force: true });
+      writeFileSync(join(repo, folder), "a file where a folder should be\n");
+    },
+  };
+  const files: [keyof typeof breakages, string][] = [
+    ["EISDIR", "usb-led.kicad_sch"],
+    ["EISDIR", "regulator.kicad_sch"],
+    ["EISDIR", "usb-led.kicad_pcb"],
+    ["ELOOP", "usb-led.kicad_pcb"],
+    ["EISDIR", "docs/SPEC.md"],
+    ["ELOOP", "docs/SPEC.md"],
+    ["EISDIR", "docs/BOM.md"],
+    ["ELOOP", "docs/BOM.md"],
+    ["ENOTDIR", "docs/changes/20250101-x.md"],
+    ["EISDIR", "docs/changes/20250101-x.md"],
+    ["EISDIR", ".copperhead/config.json"],
+  ];
+
+  test("a folder, a symlink loop or a file in the way: check ends with a typed error naming the file", async () => {
+    for (const [errno, file] of files) {
+      const repo = await copyRepo(template);
+      breakages[errno](repo, file);
+      const error = await typedError(["check", "--repo", repo]);
+      const named = file.split("/").slice(0, errno === "ENOTDIR" ? -1 : undefined).join("/");
+      expect({ errno, file, code: error.code, named: error.message.includes(named) }).toEqual({ errno, file, code: expect.stringMatching(/^(bad_path|project_not_found)$/), named: true });
+    }
+  }, 240_000);
+
+  test("an explicit --project that is a folder", async () => {
+    const repo = await copyRepo(template);
+    breakages.EISDIR(repo, "usb-led.kicad_pro");
+    const error = await typedError(["check", "--repo", repo, "--project", "usb-led.kicad_pro"]);
+    expect(error.code).toBe("bad_path");
+    expect(error.message).toContain("usb-led.kicad_pro is a folder");
+  }, 60_000);
+});
