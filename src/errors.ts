@@ -50,6 +50,7 @@ export type ErrorCode =
   | "provider_error"
   | "dirty_tree"
   | "edit_conflict"
+  | "journal_refused"
   | "internal_error";
 
 export interface ErrorDetails {

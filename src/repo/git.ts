@@ -87,6 +87,22 @@ export async function runGit(repoRoot: string, args: string[], options: GitOptio
   return { code, stdout, stderr };
 }
 
+/**
+ * `runGit` for the few places that must stay synchronous (the journal signs every write
+ * before it happens); same environment rules, no stdin.
+ */
+export function runGitSync(repoRoot: string, args: string[]): GitResult {
+  let proc;
+  try {
+    proc = Bun.spawnSync(["git", ...args], { cwd: repoRoot, env: { GIT_TERMINAL_PROMPT: "0", ...withoutRepoLocating(process.env) }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  } catch (err) {
+    throw new CopperheadError("git_failed", `Could not run git: ${err instanceof Error ? err.message : String(err)}`, {
+      fix: "Install git and make sure it is on PATH.",
+    });
+  }
+  return { code: proc.exitCode ?? 1, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
+}
+
 function withoutRepoLocating(env: GitEnv): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) if (value !== undefined && !REPO_LOCATING_VARS.has(key)) kept[key] = value;

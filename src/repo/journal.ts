@@ -15,19 +15,22 @@
  * The journal enforces confinement (`resolveRepoPath`) and nothing else: which paths a tool
  * may touch at all (docs only, never config) is the loop's decision.
  *
+ * A journal found on disk is input like any other, and recovery acts on it only when it is
+ * provably this clone's own unfinished run (see `recoverUnfinished`): sealed with this clone's
+ * key (journal-seal.ts), untracked by git, reached without any symlink, every backup intact.
+ *
  * The methods are synchronous: each is a handful of small file operations, and ordering them
  * (backup, fsync, write) is the whole point.
  */
 import {
   closeSync,
-  copyFileSync,
   existsSync,
   fchmodSync,
   fsyncSync,
   mkdirSync,
   openSync,
-  readFileSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   renameSync,
   rmdirSync,
@@ -41,10 +44,12 @@ import { CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
 import { runGit } from "./git.ts";
 import { lockHolder } from "./lock.ts";
+import { seal, sealMatches, sha256 } from "./journal-seal.ts";
+import { ownFolder, READ_LIMITS, readOwnFile, readRepoBytes } from "./repo-files.ts";
 import { errorCode, lstatOrUndefined, resolveRepoPath } from "./repo-path.ts";
 import { isRunId, RUNS_DIR } from "./run-dir.ts";
 
-export const JOURNAL_SCHEMA = "copperhead.journal/1";
+export const JOURNAL_SCHEMA = "copperhead.journal/2";
 export const JOURNAL_FILE = "journal.json";
 
 export type JournalState = "editing" | "committed" | "rolled_back" | "recovered";
@@ -58,6 +63,8 @@ export interface JournalEntry {
   backup?: string;
   /** The original permission bits; present when `existed`. */
   mode?: number;
+  /** SHA-256 of the backup's bytes; present when `existed`. */
+  sha256?: string;
 }
 
 export interface JournalData {
@@ -79,6 +86,8 @@ export interface JournalData {
    * to a commit carrying this run's `Copperhead-Run` trailer and marks it committed instead.
    */
   commitBase?: string;
+  /** HMAC of everything above under this clone's journal key (journal-seal.ts). */
+  mac?: string;
 }
 
 export interface RecoveredRun {
@@ -106,6 +115,11 @@ export class RunJournal {
    */
   static begin(repoRoot: string, runId: string, runDir: string): RunJournal {
     const root = realpathSync(repoRoot);
+    if (runDir !== join(root, RUNS_DIR, runId)) {
+      throw new CopperheadError("internal_error", `Run ${runId}'s journal must live in ${RUNS_DIR}/${runId}, not ${runDir}.`, {
+        fix: "This is a bug in copperhead: pass the folder runDir() returns.",
+      });
+    }
     const lock = lockHolder(root);
     if (lock?.pid !== process.pid || lock.hostname !== hostname()) {
       throw new CopperheadError("internal_error", `Run ${runId} started its journal without holding the repo lock.`, {
@@ -123,7 +137,7 @@ export class RunJournal {
       files: [],
       createdDirs: [],
     });
-    mkdirSync(runDir, { recursive: true });
+    ownFolder(root, `${RUNS_DIR}/${runId}`);
     journal.persist();
     return journal;
   }
@@ -202,12 +216,15 @@ export class RunJournal {
     const stat = lstatOrUndefined(abs);
     let entry: JournalEntry;
     if (stat) {
+      // Copying a FIFO would block forever and a device would never end: only files are edited.
+      if (!stat.isFile()) throw new CopperheadError("bad_path", `Refused path ${JSON.stringify(path)}: it is not a regular file.`, { path, fix: `Replace ${path} with a regular file.` });
+      const bytes = readRepoBytes(abs, { within: this.repoRoot });
       const backup = `backup/${this.data.files.length}`;
       const backupAbs = join(this.runDir, backup);
       mkdirSync(dirname(backupAbs), { recursive: true });
-      copyFileSync(abs, backupAbs);
+      writeFileSync(backupAbs, bytes, { flag: "wx" });
       fsyncPath(backupAbs);
-      entry = { path, existed: true, backup, mode: stat.mode & 0o7777 };
+      entry = { path, existed: true, backup, mode: stat.mode & 0o7777, sha256: sha256(bytes) };
     } else {
       entry = { path, existed: false };
     }
@@ -227,7 +244,7 @@ export class RunJournal {
   }
 
   private persist(): void {
-    persistJournal(this.runDir, this.data);
+    persistJournal(this.repoRoot, this.runDir, this.data);
   }
 }
 
@@ -237,27 +254,40 @@ export class RunJournal {
  * on but the run ended without a rollback (a long-lived MCP server whose rollback failed, a
  * pipeline that threw). Marks each `recovered`.
  *
+ * Only this clone's own journals are acted on. An unfinished journal that is tracked by git,
+ * reached through a symlink, not sealed with this clone's key, or whose backups do not match
+ * their hashes came from somewhere else (a hostile commit, an archive): nothing is restored
+ * from it, and the command stops with `journal_refused`, which names the run folder to delete.
+ * A linked `.copperhead` or `runs` folder is never followed at all.
+ *
  * Call it at the start of every command that touches the repo; mutating commands inside
  * `withRepoLock`, right after taking it. Restoring is idempotent, so a read-only command racing
  * another recovery writes the same bytes.
  */
 export async function recoverUnfinished(repoRoot: string): Promise<RecoveredRun[]> {
   const root = realpathSync(repoRoot);
-  const runs = join(root, RUNS_DIR);
-  if (!existsSync(runs)) return [];
+  if (!isRealFolder(join(root, ".copperhead")) || !isRealFolder(join(root, RUNS_DIR))) return [];
+  const names = readdirSync(join(root, RUNS_DIR)).filter(isRunId).sort();
+  if (names.length === 0) return [];
+  const tracked = await trackedRuns(root);
   const holder = lockHolder(root);
   const recovered: RecoveredRun[] = [];
-  // One run that cannot be restored must not keep the others changed.
+  // One run that cannot be restored (or is refused) must not keep the others changed.
   let failed: unknown;
-  for (const name of readdirSync(runs).sort()) {
-    if (!isRunId(name)) continue;
-    const runDir = join(runs, name);
-    const data = readJournal(runDir);
-    if (data?.state !== "editing") continue;
+  for (const name of names) {
+    const runDir = join(root, RUNS_DIR, name);
+    let data: JournalData | undefined;
+    try {
+      data = ownUnfinishedJournal(root, name, tracked);
+    } catch (err) {
+      failed ??= err;
+      continue;
+    }
+    if (!data) continue;
     if (holder?.pid === data.pid && holder.hostname === data.hostname && holder.startedAt === data.lockStartedAt) continue;
     if (data.commitBase && (await committedByRun(root, data))) {
       data.state = "committed";
-      persistJournal(runDir, data);
+      persistJournal(root, runDir, data);
       log.info(`Run ${data.runId} was interrupted after its commit landed; the commit stands.`);
       continue;
     }
@@ -268,11 +298,78 @@ export async function recoverUnfinished(repoRoot: string): Promise<RecoveredRun[
       continue;
     }
     data.state = "recovered";
-    persistJournal(runDir, data);
+    persistJournal(root, runDir, data);
     recovered.push({ runId: data.runId, restored: data.files.map((entry) => entry.path) });
   }
   if (failed !== undefined) throw failed;
   return recovered;
+}
+
+/**
+ * The journal of run `name` when it is an unfinished run this clone wrote; undefined when
+ * there is nothing to act on (no journal, one that is finished, or not a journal at all);
+ * a `journal_refused` error for an unfinished journal that cannot be trusted.
+ */
+function ownUnfinishedJournal(root: string, name: string, tracked: Set<string>): JournalData | undefined {
+  const rel = `${RUNS_DIR}/${name}`;
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readOwnFile(root, `${rel}/${JOURNAL_FILE}`, READ_LIMITS.text);
+  } catch (err) {
+    throw journalRefused(name, err instanceof CopperheadError ? err.message : String(err), tracked);
+  }
+  if (bytes === undefined) return undefined;
+  let data: JournalData;
+  try {
+    data = JSON.parse(bytes.toString("utf8")) as JournalData;
+  } catch {
+    log.warn(`Ignoring ${rel}/${JOURNAL_FILE}: it is not a copperhead journal.`);
+    return undefined;
+  }
+  if (typeof data !== "object" || data === null || data.state !== "editing") return undefined;
+  if (tracked.has(name)) throw journalRefused(name, "it is tracked by git, so it came with the repository rather than from a run on this machine", tracked);
+  if (data.schema !== JOURNAL_SCHEMA || !Array.isArray(data.files) || !Array.isArray(data.createdDirs) || data.runId !== name) {
+    throw journalRefused(name, `it is not a ${JOURNAL_SCHEMA} journal for run ${name}`, tracked);
+  }
+  if (data.hostname !== hostname()) throw journalRefused(name, `it was written on another machine (${String(data.hostname)}); run copperhead there to restore it`, tracked);
+  if (!sealMatches(root, sealedPayload(data), data.mac)) {
+    throw journalRefused(name, "it is not sealed by copperhead for this clone (it was not written here, or was changed since)", tracked);
+  }
+  for (const entry of data.files) {
+    if (!entry.existed) continue;
+    try {
+      backupBytes(root, data.runId, entry);
+    } catch (err) {
+      throw journalRefused(name, err instanceof Error ? err.message : String(err), tracked);
+    }
+  }
+  return data;
+}
+
+function journalRefused(name: string, why: string, tracked: Set<string>): CopperheadError {
+  const dir = `${RUNS_DIR}/${name}`;
+  return new CopperheadError("journal_refused", `Run folder ${dir} holds an unfinished journal that copperhead will not act on: ${why}. Nothing was restored from it.`, {
+    fix: `Delete the run directory (\`rm -rf ${dir}\`${tracked.has(name) ? ` and \`git rm -r --cached ${dir}\`` : ""}), then run the command again.`,
+    runId: name,
+    file: dir,
+  });
+}
+
+/** Run ids with any file in git's index: a journal git tracks came with the repo. */
+async function trackedRuns(root: string): Promise<Set<string>> {
+  const listed = await runGit(root, ["--literal-pathspecs", "ls-files", "-z", "--cached", "--", RUNS_DIR]);
+  const ids = new Set<string>();
+  if (listed.code !== 0) return ids;
+  for (const path of listed.stdout.split("\0")) {
+    const id = path.slice(RUNS_DIR.length + 1).split("/")[0];
+    if (path.startsWith(`${RUNS_DIR}/`) && id) ids.add(id);
+  }
+  return ids;
+}
+
+function isRealFolder(abs: string): boolean {
+  const stat = lstatOrUndefined(abs);
+  return stat !== undefined && stat.isDirectory();
 }
 
 /** Whether HEAD moved past `commitBase` to a commit whose trailer names this run. */
@@ -283,13 +380,19 @@ async function committedByRun(root: string, data: JournalData): Promise<boolean>
   return hash !== data.commitBase && message.some((line) => line.trim() === `Copperhead-Run: ${data.runId}`);
 }
 
-/** journal.json, replaced atomically and durably. */
-function persistJournal(runDir: string, data: JournalData): void {
+/** What the seal covers: the whole journal but the seal itself. */
+function sealedPayload(data: JournalData): string {
+  return JSON.stringify({ ...data, mac: undefined });
+}
+
+/** journal.json, sealed, replaced atomically and durably. */
+function persistJournal(root: string, runDir: string, data: JournalData): void {
   const file = join(runDir, JOURNAL_FILE);
   const tmp = `${file}.tmp`;
+  const sealed = { ...data, mac: seal(root, sealedPayload(data)) };
   const fd = openSync(tmp, "w");
   try {
-    writeFileSync(fd, `${JSON.stringify(data, null, 2)}\n`);
+    writeFileSync(fd, `${JSON.stringify(sealed, null, 2)}\n`);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -298,17 +401,15 @@ function persistJournal(runDir: string, data: JournalData): void {
   fsyncPath(runDir);
 }
 
-function readJournal(runDir: string): JournalData | undefined {
-  const file = join(runDir, JOURNAL_FILE);
-  if (!existsSync(file)) return undefined;
-  try {
-    const data = JSON.parse(readFileSync(file, "utf8")) as JournalData;
-    if (data.schema === JOURNAL_SCHEMA && Array.isArray(data.files) && Array.isArray(data.createdDirs) && data.runId === basename(runDir)) return data;
-  } catch {
-    // reported below
+/** A backup's bytes, read without following links, and only when they match the journal's hash. */
+function backupBytes(root: string, runId: string, entry: JournalEntry): Buffer {
+  if (entry.backup === undefined || !BACKUP.test(entry.backup) || entry.mode === undefined || typeof entry.sha256 !== "string") {
+    throw new Error(`the journal entry for ${entry.path} has no backup`);
   }
-  log.warn(`Ignoring ${file}: it is not a copperhead journal this version can read.`);
-  return undefined;
+  const bytes = readOwnFile(root, `${RUNS_DIR}/${runId}/${entry.backup}`, READ_LIMITS.design);
+  if (bytes === undefined) throw new Error(`the backup of ${entry.path} (${entry.backup}) is missing`);
+  if (sha256(bytes) !== entry.sha256) throw new Error(`the backup of ${entry.path} (${entry.backup}) does not match its hash`);
+  return bytes;
 }
 
 /**
@@ -325,9 +426,8 @@ function restoreAll(root: string, runDir: string, data: JournalData): void {
       const target = resolveRepoPath(root, entry.path);
       rmSync(tempPathFor(target.abs), { force: true });
       if (entry.existed) {
-        if (entry.backup === undefined || !BACKUP.test(entry.backup) || entry.mode === undefined) throw new Error("the journal entry has no backup");
-        const original = readFileSync(join(runDir, entry.backup));
-        if (!sameFile(target.abs, original, entry.mode)) {
+        const original = backupBytes(root, data.runId, entry);
+        if (!sameFile(target.abs, original, entry.mode!)) {
           mkdirSync(dirname(target.abs), { recursive: true });
           atomicWrite(target.abs, original, entry.mode);
           touchedDirs.add(dirname(target.abs));

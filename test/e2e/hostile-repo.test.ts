@@ -1,6 +1,7 @@
 /**
  * A cloned repo is input, and a hostile one must not make copperhead read, write or restore
  * anything outside it. Each test plays one attack through the compiled binary:
+ * - forged run journals, committed upstream or planted (recovery acts only on this clone's own);
  * - reads that leave the repo or never end (`Sheetfile "/dev/zero"`, `/dev/stdin`, `../../etc`,
  *   symlinks from design files, docs and config to devices or outside files, oversized files);
  * - writes through committed symlinks (`docs`, `.copperhead`, `.copperhead/runs`);
@@ -9,11 +10,12 @@
  * bound (each run is killed past 60 s or 1 GB, and the test then fails).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git, treeFingerprint } from "../repo/git-repo.ts";
 import { cleanupTempDirs, copyFixture, makeTempDir } from "../support/kicad.ts";
-import { copyRepo, initialisedRepo, ISOLATED_ENV } from "../support/repos.ts";
+import { copyRepo, initialisedRepo, ISOLATED_ENV, LOCAL_STATE } from "../support/repos.ts";
 import { editFile } from "../support/variants.ts";
 import { requireBinary, runBinaryBounded, type BoundedResult } from "./binary.ts";
 import { SESSIONS_DIR } from "./scripted-model.ts";
@@ -44,6 +46,100 @@ async function typedError(args: string[], options: { stdin?: "ignore" | "pipe" }
   expect(error.fix).toBeString();
   return { ...error, stderr: result.stderr };
 }
+
+const fingerprint = (repo: string) => treeFingerprint(repo, LOCAL_STATE);
+
+describe("forged run journals", () => {
+  const RUN_ID = "20250101T000000Z-abcdef";
+  const runDirOf = (repo: string) => join(repo, ".copperhead/runs", RUN_ID);
+
+  /**
+   * An unfinished journal as copperhead wrote them before journals were sealed: it says the
+   * root schematic did not exist before the "run" (so recovery deletes it) and holds a
+   * "backup" of SPEC.md (so recovery overwrites it).
+   */
+  function forgeJournal(dir: string, backup: string | { symlinkTo: string }, schema = "copperhead.journal/1"): void {
+    mkdirSync(join(dir, "backup"), { recursive: true });
+    if (typeof backup === "string") writeFileSync(join(dir, "backup/0"), backup);
+    else symlinkSync(backup.symlinkTo, join(dir, "backup/0"));
+    const bytes = typeof backup === "string" ? backup : readFileSync(backup.symlinkTo);
+    const journal = {
+      schema,
+      runId: RUN_ID,
+      pid: 999_999_999,
+      hostname: Bun.spawnSync(["hostname"]).stdout.toString().trim(),
+      startedAt: "2025-01-01T00:00:00.000Z",
+      lockStartedAt: "2025-01-01T00:00:00.000Z",
+      state: "editing",
+      files: [
+        { path: "usb-led.kicad_sch", existed: false },
+        { path: "docs/SPEC.md", existed: true, backup: "backup/0", mode: 0o644, sha256: createHash("sha256").update(bytes).digest("hex") },
+      ],
+      createdDirs: [],
+    };
+    writeFileSync(join(dir, "journal.json"), JSON.stringify(journal, null, 2));
+  }
+
+  test("a journal committed upstream is refused by check: tracked files and uncommitted edits survive", async () => {
+    const repo = await copyRepo(template);
+    forgeJournal(runDirOf(repo), "# pwned\n");
+    await git(repo, "add", "-f", ".copperhead/runs");
+    await git(repo, "commit", "--quiet", "-m", "upstream: innocuous change");
+    // The victim's own work in progress.
+    editFile(join(repo, "docs/SPEC.md"), (t) => `${t}\nmy uncommitted note\n`);
+    const before = fingerprint(repo);
+
+    const error = await typedError(["check", "--repo", repo]);
+    expect(error.code).toBe("journal_refused");
+    expect(error.message).toContain(`.copperhead/runs/${RUN_ID}`);
+    expect(error.message).toContain("tracked by git");
+    expect(error.fix).toContain(`rm -rf .copperhead/runs/${RUN_ID}`);
+    expect(error.fix).toContain("git rm -r --cached");
+    expect(fingerprint(repo)).toEqual(before);
+    expect(readFileSync(join(repo, "docs/SPEC.md"), "utf8")).toContain("my uncommitted note");
+
+    // The fix works: with the run folder gone, check runs.
+    rmSync(runDirOf(repo), { recursive: true });
+    expect((await run(["netlist", "--repo", repo, "--json"])).exitCode).toBe(0);
+  }, 90_000);
+
+  test("an untracked journal this clone did not seal (an archive, a planted file) is refused, even with matching hashes", async () => {
+    for (const schema of ["copperhead.journal/1", "copperhead.journal/2"]) {
+      const repo = await copyRepo(template);
+      forgeJournal(runDirOf(repo), "# pwned\n", schema);
+      const before = fingerprint(repo);
+      const error = await typedError(["netlist", "--repo", repo]);
+      expect({ schema, code: error.code }).toEqual({ schema, code: "journal_refused" });
+      expect(error.fix).toContain(`rm -rf .copperhead/runs/${RUN_ID}`);
+      expect(fingerprint(repo)).toEqual(before);
+    }
+  }, 60_000);
+
+  test("a backup that is a symlink to an outside file is never copied into the repo", async () => {
+    const repo = await copyRepo(template);
+    const outside = join(await makeTempDir(), "private.txt");
+    writeFileSync(outside, "outside secret\n");
+    forgeJournal(runDirOf(repo), { symlinkTo: outside });
+    const error = await typedError(["netlist", "--repo", repo]);
+    expect(error.code).toBe("journal_refused");
+    expect(readFileSync(join(repo, "docs/SPEC.md"), "utf8")).not.toContain("outside secret");
+    expect(existsSync(join(repo, "usb-led.kicad_sch"))).toBe(true);
+  }, 60_000);
+
+  test("a run folder that is a symlink out of the repo is refused, and nothing is written there", async () => {
+    const repo = await copyRepo(template);
+    const outside = join(await makeTempDir(), "run");
+    forgeJournal(outside, "# pwned\n");
+    mkdirSync(join(repo, ".copperhead/runs"), { recursive: true });
+    symlinkSync(outside, runDirOf(repo));
+    const outsideBefore = treeFingerprint(outside, []);
+    const error = await typedError(["netlist", "--repo", repo]);
+    expect(error.code).toBe("journal_refused");
+    expect(error.message).toContain("symlink");
+    expect(treeFingerprint(outside, [])).toEqual(outsideBefore);
+    expect(existsSync(join(repo, "usb-led.kicad_sch"))).toBe(true);
+  }, 60_000);
+});
 
 describe("reads outside the repo, of devices, or without bound", () => {
   const setSheetfile = (repo: string, to: string) =>

@@ -150,7 +150,10 @@ describe("confinement", () => {
     symlinkSync(outside, join(root, "dir-out"));
     symlinkSync(join(root, ".git"), join(root, "git-alias"));
     symlinkSync(join(outside, "missing"), join(root, "dangling"));
-    const before = treeFingerprint(root, [".copperhead"]);
+    // .git is fingerprinted too (nothing may be written there), but for the journal key the
+    // first journal of a clone creates.
+    const inside = () => treeFingerprint(root, [".copperhead", ".git/copperhead"]);
+    const before = inside();
     const outsideBefore = treeFingerprint(outside);
     await inRun(root, async (journal) => {
 
@@ -177,7 +180,7 @@ describe("confinement", () => {
         expectBadPath(() => journal.removeFile(path));
       }
       expect(journal.touched()).toEqual([]);
-      expect(treeFingerprint(root, [".copperhead"])).toEqual(before);
+      expect(inside()).toEqual(before);
       expect(treeFingerprint(outside)).toEqual(outsideBefore);
       expect(readFileSync("/etc/passwd", "utf8")).not.toContain("pwned");
     });
@@ -251,6 +254,34 @@ await withRepoLock(root, () => {
     expect(readFileSync(join(root, "docs/BOM.md"), "utf8")).toBe("# BOM\n");
   });
 
+  test("this clone's own journal, changed on disk after it was sealed (an entry or a backup), is refused, and nothing is restored", async () => {
+    for (const tamper of ["entry", "backup"] as const) {
+      const root = await sampleRepo();
+      const abandoned = await inRun(root, async (journal) => {
+        journal.writeFile("docs/BOM.md", "# BOM in progress\n");
+        journal.writeFile("board.kicad_pcb", "(kicad_pcb (half-done))\n");
+        return journal;
+      });
+      const file = join(abandoned.runDir, "journal.json");
+      if (tamper === "entry") {
+        const data = JSON.parse(readFileSync(file, "utf8")) as JournalData;
+        data.files[1] = { path: "board.kicad_pcb", existed: false };
+        writeFileSync(file, JSON.stringify(data));
+      } else {
+        writeFileSync(join(abandoned.runDir, "backup/0"), "# swapped\n");
+      }
+      const refused = await recoverUnfinished(root).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect({ tamper, code: (refused as CopperheadError | undefined)?.code }).toEqual({ tamper, code: "journal_refused" });
+      expect((refused as CopperheadError).fix).toContain(`rm -rf .copperhead/runs/${abandoned.runId}`);
+      // Nothing was put back: the half-done edits are still there for a person to judge.
+      expect(readFileSync(join(root, "docs/BOM.md"), "utf8")).toBe("# BOM in progress\n");
+      expect(readFileSync(join(root, "board.kicad_pcb"), "utf8")).toBe("(kicad_pcb (half-done))\n");
+    }
+  });
+
   test("a journal can only be started under the repo lock", async () => {
     const root = await sampleRepo();
     const id = newRunId();
@@ -266,7 +297,7 @@ await withRepoLock(root, () => {
     mkdirSync(join(dir, "backup"), { recursive: true });
     writeFileSync(join(dir, "backup/0"), "pwned\n");
     const forged: JournalData = {
-      schema: "copperhead.journal/1",
+      schema: "copperhead.journal/2",
       runId,
       pid: 999_999_999,
       hostname: "nowhere",
