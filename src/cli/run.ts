@@ -23,6 +23,7 @@ export const rootCommand: CommandDef = {
     demo: () => import("./demo.ts").then((m) => m.demoCommand),
     init: () => import("./init.ts").then((m) => m.initCommand),
     check: () => import("./check.ts").then((m) => m.checkCommand),
+    diff: () => import("./diff.ts").then((m) => m.diffCommand),
     do: () => import("./do.ts").then((m) => m.doCommand),
     board: () => import("./board.ts").then((m) => m.boardCommand),
     doctor: () => import("./doctor.ts").then((m) => m.doctorCommand),

@@ -61,6 +61,13 @@ export interface DrcResult {
 export interface SvgOptions extends KicadCallOptions {
   blackAndWhite?: boolean;
   excludeDrawingSheet?: boolean;
+  /** A transparent page instead of the theme's background, so plots can be layered. */
+  noBackground?: boolean;
+}
+
+export interface BoardSvgOptions extends KicadCallOptions {
+  /** Untranslated layer names plotted into the one file, e.g. `F.Cu`, `Edge.Cuts`. */
+  layers: string[];
 }
 
 export interface GerberOptions extends KicadCallOptions {
@@ -98,13 +105,32 @@ export async function exportNetlist(schPath: string, opts: KicadCallOptions = {}
   });
 }
 
-/** Plots every sheet to `outDir` (one SVG per sheet); returns the files written. */
+/**
+ * Plots every sheet to `outDir` (one SVG per sheet); returns the files written in the order
+ * kicad-cli plotted them, which is the order of its sheet list (page order). (`--pages` cannot
+ * pick sheets: kicad-cli 9.0.8 plots the root sheet for any page number.)
+ */
 export async function exportSvg(schPath: string, outDir: string, opts: SvgOptions = {}): Promise<string[]> {
   const flags = [
     ...(opts.blackAndWhite ? ["--black-and-white"] : []),
     ...(opts.excludeDrawingSheet ? ["--exclude-drawing-sheet"] : []),
+    ...(opts.noBackground ? ["--no-background-color"] : []),
   ];
-  return exportInto(schPath, outDir, opts, "sch export svg", (input, dir) => ["sch", "export", "svg", ...flags, "-o", dir, input]);
+  return exportInto(schPath, outDir, opts, "sch export svg", (input, dir) => ["sch", "export", "svg", ...flags, "-o", dir, input], plottedOrder);
+}
+
+/** Plots `layers` of a board into the one SVG file `outFile` (page coordinates, no drawing sheet). */
+export async function exportBoardSvg(pcbPath: string, outFile: string, opts: BoardSvgOptions): Promise<string> {
+  const file = resolve(outFile);
+  const args = ["pcb", "export", "svg", "--mode-single", "--exclude-drawing-sheet", "--layers", opts.layers.join(","), "-o", file];
+  const written = await exportInto(pcbPath, dirname(file), opts, "pcb export svg", (input) => [...args, input]);
+  if (!written.includes(file)) throw new CopperheadError("kicad_failed", `kicad-cli pcb export svg did not write ${file}.`, { file: pcbPath, fix: "Run the same kicad-cli command by hand to see why." });
+  return file;
+}
+
+/** The files of "Plotted to '<file>'." lines, in the order kicad-cli printed them. */
+function plottedOrder(stdout: string): string[] {
+  return [...stdout.matchAll(/^Plotted to '(.+)'\.?\s*$/gm)].map((m) => resolve(m[1]!));
 }
 
 /** Plots Gerbers (with a job file) to `outDir`; returns the files written. */
@@ -161,6 +187,7 @@ async function exportInto(
   opts: KicadCallOptions,
   what: string,
   args: (input: string, dir: string) => string[],
+  order?: (stdout: string) => string[],
 ): Promise<string[]> {
   const dir = resolve(outDir);
   await mkdir(dir, { recursive: true });
@@ -170,7 +197,11 @@ async function exportInto(
     const after = await fileTimes(dir);
     const written = [...after].filter(([name, mtime]) => before.get(name) !== mtime).map(([name]) => join(dir, name));
     if (written.length === 0) throw missingOutputError(run, input, what);
-    return written.sort();
+    written.sort();
+    if (!order) return written;
+    // Files kicad-cli named come first, in its order; anything else after them, by name.
+    const rank = new Map(order(run.stdout).map((file, i) => [file, i]));
+    return written.sort((a, b) => (rank.get(a) ?? rank.size) - (rank.get(b) ?? rank.size));
   });
 }
 

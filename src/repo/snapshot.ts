@@ -7,7 +7,7 @@
  * so project discovery, sheet references and library tables resolve exactly as they would
  * there.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CopperheadError } from "../errors.ts";
@@ -52,7 +52,8 @@ export async function resolveCommit(repoRoot: string, ref: string): Promise<stri
  */
 export async function withSnapshot<T>(repoRoot: string, ref: string, use: (snapshot: Snapshot) => Promise<T>): Promise<T> {
   const commit = await resolveCommit(repoRoot, ref);
-  const root = mkdtempSync(join(tmpdir(), "copperhead-snapshot-"));
+  // Real path: project discovery compares resolved paths (macOS's /var is a symlink).
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "copperhead-snapshot-")));
   try {
     await extractTree(repoRoot, commit, root);
     return await use({ ref, commit, root });

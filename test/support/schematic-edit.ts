@@ -4,7 +4,9 @@
  * another sheet. Each keeps the file loadable by kicad-cli (new uuids, instance paths that match
  * the sheet, pins landing on labels, wires or power symbols).
  */
-import { child, children, insertChild, num, q, readSexprFile, removeChild, setAtom, text, writeSexprFile, type SDocument, type SList, type SNode } from "../../src/kicad/sexpr.ts";
+import { placePoint, pointKey, toIU } from "../../src/kicad/schematic-geometry.ts";
+import { readSchematicFile, unitPins } from "../../src/kicad/schematic.ts";
+import { child, children, insertChild, num, printSexprBytes, q, readSexprFile, removeChild, setAtom, text, writeSexprFile, type SDocument, type SList, type SNode } from "../../src/kicad/sexpr.ts";
 
 export class SchematicEdit {
   readonly path: string;
@@ -78,6 +80,27 @@ export class SchematicEdit {
     const prop = children(this.symbol(ref), "property").find((p) => text(p, 1) === name);
     if (!prop) throw new Error(`${ref} has no field ${name}`);
     setAtom(prop, 2, q(value));
+  }
+
+  /**
+   * Moves `ref` by (dx, dy) mm with its fields, dragging the ends of the wires that meet its pins
+   * along, the way eeschema's drag does: the symbol moves, every connection stays.
+   */
+  moveSymbol(ref: string, dx: number, dy: number): void {
+    const node = this.symbol(ref);
+    const view = readSchematicFile(this.path, printSexprBytes(this.doc)).symbols.find((s) => s.uuid === text(child(node, "uuid")!, 1));
+    if (!view) throw new Error(`cannot read ${ref} in ${this.path}`);
+    const tips = new Set(unitPins(view, view.unit).map((pin) => pointKey(placePoint(pin.at, view.placement))));
+    for (const wire of children(this.root, "wire")) {
+      for (const xy of children(child(wire, "pts")!, "xy")) {
+        if (tips.has(pointKey({ x: toIU(num(xy, 1)!), y: toIU(num(xy, 2)!) }))) shift(xy, dx, dy);
+      }
+    }
+    shift(child(node, "at")!, dx, dy);
+    for (const p of children(node, "property")) {
+      const at = child(p, "at");
+      if (at) shift(at, dx, dy);
+    }
   }
 
   /** Renames every local label with text `from`. */

@@ -1,0 +1,81 @@
+/**
+ * `copperhead diff`: what a change did to the design, between two states of the repo — by
+ * default the last commit (`--base HEAD`) and the working tree. The semantic part comes from
+ * the native model alone (no kicad-cli); `render` adds before/after plots and a "what changed"
+ * image per changed sheet and for the board, which does need kicad-cli.
+ *
+ * A commit is read from a snapshot in a temporary folder, never by checking it out, so the
+ * command is safe in the middle of someone's work. Like `check`, it makes no network calls.
+ */
+import { relative, resolve, sep } from "node:path";
+import { discoverConfiguredProject, loadConfig } from "../config/config.ts";
+import { diffStates, type DesignDiff } from "../diff/diff.ts";
+import { renderDiff, type DiffRenders } from "../diff/render.ts";
+import { loadDesignState, type DesignState } from "../diff/state.ts";
+import { CopperheadError } from "../errors.ts";
+import { findKicadCli } from "../kicad/kicad-cli.ts";
+import { openRepo } from "../repo/recovery.ts";
+import { withSnapshot } from "../repo/snapshot.ts";
+
+export interface DiffOptions {
+  repo?: string;
+  project?: string;
+  /** The state before: a commit-ish. Default `HEAD`. */
+  base?: string;
+  /** The state after: a commit-ish; default the working tree. */
+  head?: string;
+  /** Folder for the before/after plots and the highlight images. */
+  render?: string;
+}
+
+export interface DiffResult extends DesignDiff {
+  /** The `.kicad_pro` compared, repo-relative. */
+  project: string;
+  base: { commit: string };
+  /** `commit` is null for the working tree. */
+  head: { commit: string | null };
+  /** With `render`: the files written there, by sheet path and for the board. */
+  renders?: DiffRenders;
+}
+
+export async function runDiff(options: DiffOptions = {}): Promise<DiffResult> {
+  const repoRoot = await openRepo(options.repo);
+  const { projectFile, docs } = locateProject(repoRoot, options.project);
+  const cli = options.render !== undefined ? await findKicadCli() : undefined;
+  const inState = (root: string, label: string) => loadDesignState({ root, projectFile, docs, label });
+
+  return withSnapshot(repoRoot, options.base ?? "HEAD", async (base) => {
+    const before = inState(base.root, options.base ?? "HEAD");
+    const compare = async (after: DesignState, headCommit: string | null): Promise<DiffResult> => {
+      if (!before.project && !after.project) {
+        throw new CopperheadError("project_not_found", `${projectFile} exists neither in ${base.ref} nor in ${options.head ?? "the working tree"}.`, {
+          fix: "Pass --project with the .kicad_pro to compare, relative to the repo.",
+        });
+      }
+      const diff = diffStates(before, after);
+      const { schema, ...changes } = diff;
+      const result: DiffResult = { schema, project: projectFile, base: { commit: base.commit }, head: { commit: headCommit }, ...changes };
+      if (options.render !== undefined) result.renders = await renderDiff(diff, before, after, resolve(options.render), cli!);
+      return result;
+    };
+    if (options.head === undefined) return compare(inState(repoRoot, "the working tree"), null);
+    return withSnapshot(repoRoot, options.head, (head) => compare(inState(head.root, options.head!), head.commit));
+  });
+}
+
+/**
+ * Which project to compare, repo-relative: `--project`, else the config's, else the only one
+ * in the working tree. An explicit project need not exist in the working tree (it may have
+ * been deleted, which the diff then shows).
+ */
+function locateProject(repoRoot: string, explicit: string | undefined): { projectFile: string; docs: string } {
+  if (explicit) {
+    const rel = relative(repoRoot, resolve(repoRoot, explicit)).split(sep).join("/");
+    if (!rel.endsWith(".kicad_pro") || rel.startsWith("../")) {
+      throw new CopperheadError("usage", `--project must name a .kicad_pro inside the repo, not ${explicit}.`, { fix: "Pass the project's path relative to the repo, e.g. --project hw/board.kicad_pro." });
+    }
+    return { projectFile: rel, docs: loadConfig(repoRoot).config.docs };
+  }
+  const { config, project } = discoverConfiguredProject(repoRoot);
+  return { projectFile: relative(repoRoot, project.projectFile).split(sep).join("/"), docs: config.docs };
+}

@@ -1,0 +1,163 @@
+/**
+ * Parts by reference designator: added, removed, changed (a field, the library symbol, the
+ * units placed, the sheet, the BOM/board/DNP attributes) and moved on their sheet.
+ *
+ * A move is where a placed unit sits, turns or is mirrored. It is reported on its own so a
+ * reviewer sees that a part was only tidied; whether the move changed connectivity is the
+ * net diff's business, which looks at nets and nothing else.
+ */
+import type { Component } from "../kicad/components.ts";
+import { naturalCompare, type Netlist } from "../kicad/netlist.ts";
+import { IU_PER_MM } from "../kicad/schematic-geometry.ts";
+import { symbolInstance, type SchematicProject } from "../kicad/schematic.ts";
+import type { DesignState } from "./state.ts";
+
+export interface FieldChange {
+  /** A field name as KiCad shows it (`Value`, `MPN`), or an attribute: `lib_id`, `unit`, `sheet`, `in_bom`, `on_board`, `dnp`. */
+  field: string;
+  /** `null`: the field does not exist in that state. */
+  before: string | null;
+  after: string | null;
+}
+
+export interface SymbolPlacement {
+  /** Millimetres on the sheet, as the file writes them. */
+  x: number;
+  y: number;
+  angle: number;
+  mirror?: "x" | "y";
+}
+
+export interface SymbolMove {
+  unit: number;
+  sheet: string;
+  before: SymbolPlacement;
+  after: SymbolPlacement;
+}
+
+export interface PinNet {
+  pin: string;
+  net: string;
+}
+
+export interface ComponentChange {
+  ref: string;
+  /** `moved`: placement only; `changed`: anything else (with or without moves). */
+  status: "added" | "removed" | "changed" | "moved";
+  /** Human sheet path of its first unit, in the state that has it (after, for a change). */
+  sheet: string;
+  value: string;
+  footprint: string;
+  libId: string;
+  changes: FieldChange[];
+  moves: SymbolMove[];
+  /** The nets an added part's pins joined, or a removed part's pins left. */
+  pins: PinNet[];
+}
+
+export function diffComponents(before: DesignState, after: DesignState): ComponentChange[] {
+  const was = new Map(before.components.map((c) => [c.ref, c]));
+  const now = new Map(after.components.map((c) => [c.ref, c]));
+  const placedBefore = placements(before.schematic);
+  const placedAfter = placements(after.schematic);
+  const out: ComponentChange[] = [];
+  for (const [ref, old] of was) {
+    const c = now.get(ref);
+    if (!c) {
+      out.push(entry(old, "removed", [], [], pinNets(before.netlist, ref)));
+      continue;
+    }
+    const changes = fieldChanges(old, c);
+    const moves = symbolMoves(placedBefore.get(ref), placedAfter.get(ref));
+    if (changes.length > 0 || moves.length > 0) out.push(entry(c, changes.length > 0 ? "changed" : "moved", changes, moves, []));
+  }
+  for (const [ref, c] of now) if (!was.has(ref)) out.push(entry(c, "added", [], [], pinNets(after.netlist, ref)));
+  return out.sort((a, b) => naturalCompare(a.ref, b.ref));
+}
+
+function entry(c: Component, status: ComponentChange["status"], changes: FieldChange[], moves: SymbolMove[], pins: PinNet[]): ComponentChange {
+  return { ref: c.ref, status, sheet: c.sheet, value: c.value, footprint: c.footprint, libId: c.libId, changes, moves, pins };
+}
+
+/** Every field but Reference (the key), then the attributes that are not fields. */
+function fieldChanges(a: Component, b: Component): FieldChange[] {
+  const out: FieldChange[] = [];
+  const names = [...new Set([...Object.keys(a.fields), ...Object.keys(b.fields)])].filter((n) => n !== "Reference");
+  for (const field of fieldOrder(names)) {
+    const before = a.fields[field] ?? null;
+    const after = b.fields[field] ?? null;
+    if (before !== after) out.push({ field, before, after });
+  }
+  const attribute = (field: string, before: string, after: string) => {
+    if (before !== after) out.push({ field, before, after });
+  };
+  attribute("lib_id", a.libId, b.libId);
+  attribute("unit", a.units.join(","), b.units.join(","));
+  attribute("sheet", a.sheet, b.sheet);
+  attribute("in_bom", yesNo(a.inBom), yesNo(b.inBom));
+  attribute("on_board", yesNo(a.onBoard), yesNo(b.onBoard));
+  attribute("dnp", yesNo(a.dnp), yesNo(b.dnp));
+  return out;
+}
+
+/** KiCad's own fields first, in the order its dialogs show them, then the rest by name. */
+const KICAD_FIELDS = ["Value", "Footprint", "Datasheet", "Description"];
+
+function fieldOrder(names: string[]): string[] {
+  const rank = (n: string) => (KICAD_FIELDS.includes(n) ? KICAD_FIELDS.indexOf(n) : KICAD_FIELDS.length);
+  return names.sort((a, b) => rank(a) - rank(b) || naturalCompare(a, b));
+}
+
+function yesNo(value: boolean): string {
+  return value ? "yes" : "no";
+}
+
+interface Placed {
+  unit: number;
+  sheet: string;
+  at: SymbolPlacement;
+}
+
+/**
+ * Placed units by reference, each keyed by `<sheet instance path>/<symbol uuid>`: the identity
+ * KiCad itself keeps for a symbol, so a unit is followed even when its unit number changes.
+ */
+function placements(schematic: SchematicProject | undefined): Map<string, Map<string, Placed>> {
+  const out = new Map<string, Map<string, Placed>>();
+  if (!schematic) return out;
+  for (const instance of schematic.instances) {
+    for (const symbol of instance.file.symbols) {
+      const { reference, unit } = symbolInstance(symbol, instance.path, schematic.projectName);
+      if (!reference || reference.startsWith("#")) continue;
+      const { at, rotation, mirror } = symbol.placement;
+      let units = out.get(reference);
+      if (!units) out.set(reference, (units = new Map()));
+      units.set(`${instance.path}/${symbol.uuid}`, {
+        unit,
+        sheet: instance.humanPath,
+        at: { x: at.x / IU_PER_MM, y: at.y / IU_PER_MM, angle: rotation, ...(mirror ? { mirror } : {}) },
+      });
+    }
+  }
+  return out;
+}
+
+function symbolMoves(before: Map<string, Placed> | undefined, after: Map<string, Placed> | undefined): SymbolMove[] {
+  const moves: SymbolMove[] = [];
+  for (const [key, now] of after ?? []) {
+    const was = before?.get(key);
+    if (!was || samePlacement(was.at, now.at)) continue;
+    moves.push({ unit: now.unit, sheet: now.sheet, before: was.at, after: now.at });
+  }
+  return moves.sort((a, b) => a.unit - b.unit || naturalCompare(a.sheet, b.sheet));
+}
+
+function samePlacement(a: SymbolPlacement, b: SymbolPlacement): boolean {
+  return a.x === b.x && a.y === b.y && a.angle === b.angle && a.mirror === b.mirror;
+}
+
+function pinNets(netlist: Netlist, ref: string): PinNet[] {
+  const out: PinNet[] = [];
+  for (const net of netlist.nets) for (const node of net.nodes) if (node.ref === ref) out.push({ pin: node.pin, net: net.name });
+  return out.sort((a, b) => naturalCompare(a.pin, b.pin));
+}

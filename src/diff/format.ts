@@ -1,0 +1,214 @@
+/**
+ * A diff in words: plain text for a terminal, markdown for a pull-request comment or a run's
+ * summary.md, and a short form of a few lines for a commit message body. One builder makes the
+ * sections; the formats differ only in how a name is quoted and how sections are marked, so
+ * the terminal and the pull request never disagree about what changed.
+ */
+import type { BoardDiff, ComponentChange, CopperItem, DesignDiff, FieldChange, GroupChange, MemberMove, SymbolPlacement } from "./diff.ts";
+
+export interface DiffLabels {
+  /** How the states are named in the heading: `HEAD (1a2b3c4)`, `the working tree`. */
+  base: string;
+  head: string;
+}
+
+interface Section {
+  title: string;
+  lines: string[];
+}
+
+type Code = (text: string) => string;
+
+/** At most this many members of a net or pins are listed before "and N more". */
+const LIST_LIMIT = 8;
+
+export function diffText(diff: DesignDiff, labels: DiffLabels): string {
+  const heading = `copperhead diff: ${labels.base} → ${labels.head}`;
+  if (diff.empty && diff.problems.length === 0) return `${heading}\nno changes to the design`;
+  const out = [heading];
+  for (const section of sections(diff, (t) => t)) {
+    out.push("", section.title, ...section.lines.map((l) => `  ${l}`));
+  }
+  return out.join("\n");
+}
+
+export function diffMarkdown(diff: DesignDiff, labels: DiffLabels, options: { heading?: string } = {}): string {
+  const heading = options.heading ?? `### Design changes: ${labels.base} → ${labels.head}`;
+  if (diff.empty && diff.problems.length === 0) return `${heading}\n\nNo changes to the design.\n`;
+  const out = [heading];
+  for (const section of sections(diff, code)) out.push("", `**${section.title}**`, "", ...section.lines.map((l) => `- ${l}`));
+  return `${out.join("\n")}\n`;
+}
+
+/** A few lines for a commit message body: what changed, by kind, each list capped. */
+export function diffShort(diff: DesignDiff): string {
+  if (diff.empty) return "Design: no changes.";
+  const parts: string[] = [];
+  const line = (title: string, items: string[]) => {
+    if (items.length > 0) parts.push(`- ${title}: ${capped(items, 6)}`);
+  };
+  line(
+    "parts",
+    diff.components.map((c) =>
+      c.status === "added" ? `+${c.ref} (${c.value})` : c.status === "removed" ? `-${c.ref}` : c.status === "moved" ? `${c.ref} moved` : `${c.ref} ${c.changes.map((f) => f.field).join("/")}`,
+    ),
+  );
+  line("nets", diff.nets.map((n) => (n.status === "renamed" ? `${n.before} -> ${n.name}` : `${n.status === "added" ? "+" : "-"}${n.name}`)));
+  line("pins", diff.pins.map((p) => `${p.member} ${p.before} -> ${p.after}`));
+  if (diff.board) line("board", boardShort(diff.board));
+  line("requirements", diff.requirements.map((r) => `${r.id} ${r.status}`));
+  line("BOM", diff.bom.map((r) => (r.status === "added" ? `+${r.ref}` : r.status === "removed" ? `-${r.ref}` : `${r.ref} changed`)));
+  if (parts.length === 0) line("sheets", diff.sheets.map((s) => `${s.path} ${s.status}`));
+  return ["Design changes:", ...parts].join("\n");
+}
+
+function boardShort(board: BoardDiff): string[] {
+  const items = board.footprints.map((f) => (f.status === "added" ? `+${f.ref}` : f.status === "removed" ? `-${f.ref}` : `${f.ref} ${f.status}`));
+  const added = board.tracks.filter((t) => t.status === "added").length;
+  const removed = board.tracks.length - added;
+  if (added || removed) items.push(`tracks +${added}/-${removed}`);
+  if (board.zones.length) items.push(`zones +${board.zones.filter((z) => z.status === "added").length}/-${board.zones.filter((z) => z.status === "removed").length}`);
+  if (board.nets.length || board.pads.length) items.push(`${board.nets.length + board.pads.length} pad net change(s)`);
+  if (board.layers.length) items.push("layers changed");
+  if (board.outline) items.push("outline changed");
+  if (items.length === 0) items.push(board.status === "changed" ? "file changed" : board.status);
+  return items;
+}
+
+function sections(diff: DesignDiff, c: Code): Section[] {
+  const out: Section[] = [];
+  const add = (title: string, lines: string[]) => {
+    if (lines.length > 0) out.push({ title, lines });
+  };
+  add("Parts", diff.components.map((x) => componentLine(x, c)));
+  add("Nets", diff.nets.map((n) => groupLine(n, "pin", c)));
+  add("Pins moved to another net", diff.pins.map((p) => moveLine(p, c)));
+  if (diff.board) add(diff.board.status === "changed" ? "Board" : `Board (${diff.board.status})`, boardLines(diff.board, c));
+  add(
+    "Requirements (docs/SPEC.md)",
+    diff.requirements.map((r) => {
+      const parts = [`${sign(r.status)} ${c(r.id)}: ${r.textBefore !== undefined ? `${quote(r.textBefore)} → ${quote(r.text)}` : r.text}`];
+      for (const rule of r.checksAdded) parts.push(`${r.status === "added" ? "" : "+"}check: ${c(rule)}`);
+      for (const rule of r.checksRemoved) parts.push(`${r.status === "removed" ? "" : "−"}check: ${c(rule)}`);
+      return parts.join("; ");
+    }),
+  );
+  add(
+    "BOM rows",
+    diff.bom.map((r) => `${sign(r.status)} ${c(r.ref)}${r.changes.length ? `: ${r.changes.map((f) => fieldLine(f, c, r.status !== "changed")).join(", ")}` : ""}`),
+  );
+  add("Sheets", diff.sheets.map((s) => `${s.status} ${c(s.path)} (${s.file})`));
+  add("Not compared", diff.problems);
+  return out;
+}
+
+function sign(status: string): string {
+  return status === "added" ? "+" : status === "removed" ? "−" : "~";
+}
+
+function quote(text: string): string {
+  return `"${text}"`;
+}
+
+function code(text: string): string {
+  const fence = text.includes("`") ? "``" : "`";
+  return `${fence}${text.includes("`") ? ` ${text} ` : text}${fence}`;
+}
+
+function value(v: string | null, c: Code): string {
+  return v === null ? "(none)" : v === "" ? '""' : c(v);
+}
+
+/** `Value 1k → 2k2`; with `only`, the side that exists (`Value 10k`). */
+function fieldLine(f: FieldChange, c: Code, only = false): string {
+  if (only) return `${f.field} ${value(f.after ?? f.before, c)}`;
+  return `${f.field} ${value(f.before, c)} → ${value(f.after, c)}`;
+}
+
+function componentLine(x: ComponentChange, c: Code): string {
+  const where = `on ${c(x.sheet)}`;
+  if (x.status === "added" || x.status === "removed") {
+    const pins = x.pins.map((p) => `${p.pin} ${c(p.net)}`);
+    const nets = pins.length ? ` — ${x.status === "removed" ? "was on " : ""}${capped(pins, LIST_LIMIT)}` : "";
+    return `${sign(x.status)} ${c(x.ref)} ${value(x.value, c)} (${x.libId}${x.footprint ? `, ${x.footprint}` : ""}) ${where}${nets}`;
+  }
+  const parts = x.changes.map((f) => fieldLine(f, c));
+  for (const m of x.moves) parts.push(`${x.moves.length > 1 ? `unit ${m.unit} ` : ""}moved ${placementText(m.before)} → ${placementText(m.after)}`);
+  return `${x.status === "moved" ? "↷" : "~"} ${c(x.ref)} ${where}: ${parts.join("; ")}`;
+}
+
+function placementText(p: SymbolPlacement): string {
+  return `(${p.x}, ${p.y}${p.angle ? `, ${p.angle}°` : ""}${p.mirror ? `, mirror ${p.mirror}` : ""})`;
+}
+
+function groupLine(n: GroupChange, what: string, c: Code): string {
+  const count = `${n.members.length} ${what}${n.members.length === 1 ? "" : "s"}`;
+  if (n.status === "renamed") return `${c(n.before!)} → ${c(n.name)} (renamed; ${count} stayed together)`;
+  return `${sign(n.status)} ${c(n.name)} (${count}: ${capped(n.members.map(c), LIST_LIMIT)})`;
+}
+
+function moveLine(p: MemberMove, c: Code): string {
+  return `${c(p.member)}: ${c(p.before)} → ${c(p.after)}`;
+}
+
+function boardLines(board: BoardDiff, c: Code): string[] {
+  const lines: string[] = [];
+  for (const f of board.footprints) {
+    const at = (p: { x: number; y: number; angle: number; layer: string }) => `(${p.x}, ${p.y}${p.angle ? `, ${p.angle}°` : ""}, ${p.layer})`;
+    if (f.status === "added" || f.status === "removed") lines.push(`${sign(f.status)} footprint ${c(f.ref)} ${f.libId} at ${at(f.at!)}`);
+    else {
+      const parts: string[] = [];
+      if (f.swappedFrom !== undefined) parts.push(`swapped ${f.swappedFrom} → ${f.libId}`);
+      if (f.move) parts.push(`moved ${at(f.move.before)} → ${at(f.move.after)}`);
+      parts.push(...f.changes.map((x) => fieldLine(x, c)));
+      lines.push(`${f.status === "swapped" ? "⇄" : f.status === "moved" ? "↷" : "~"} footprint ${c(f.ref)}: ${parts.join("; ")}`);
+    }
+  }
+  for (const n of board.nets) lines.push(`net on pads ${groupLine(n, "pad", c)}`);
+  for (const p of board.pads) lines.push(`pad ${moveLine(p, c)}`);
+  lines.push(...copperLines(board.tracks, c));
+  for (const z of board.zones) {
+    lines.push(`${sign(z.status)} ${z.ruleArea ? "rule area" : "zone"}${z.net ? ` ${c(z.net)}` : ""}${z.name ? ` "${z.name}"` : ""} on ${z.layers.join(", ")} (${z.corners} corners)`);
+  }
+  for (const l of board.layers) {
+    lines.push(l.status === "changed" ? `~ layer ${c(l.layer)}: ${l.before} → ${l.after}` : `${sign(l.status)} layer ${c(l.layer)} (${l.before ?? l.after})`);
+  }
+  if (board.outline) {
+    const size = (s: { width: number; height: number } | null) => (s ? `${round(s.width)} × ${round(s.height)} mm` : "none");
+    lines.push(`~ outline: ${size(board.outline.before)} → ${size(board.outline.after)} (${board.outline.added} Edge.Cuts strokes added, ${board.outline.removed} removed)`);
+  }
+  if (lines.length === 0 && board.status === "changed") lines.push("the board file changed in nothing compared here (graphics, text or settings)");
+  return lines;
+}
+
+/** Tracks and vias by net: `+2 segments, −1 via on VBUS (F.Cu)`. */
+function copperLines(items: CopperItem[], c: Code): string[] {
+  const byNet = new Map<string, CopperItem[]>();
+  for (const item of items) {
+    const list = byNet.get(item.net);
+    if (list) list.push(item);
+    else byNet.set(item.net, [item]);
+  }
+  const lines: string[] = [];
+  for (const [net, list] of byNet) {
+    const counts: string[] = [];
+    for (const status of ["added", "removed"] as const) {
+      for (const kind of ["segment", "arc", "via"] as const) {
+        const n = list.filter((t) => t.status === status && t.kind === kind).length;
+        if (n) counts.push(`${status === "added" ? "+" : "−"}${n} ${kind}${n === 1 ? "" : "s"}`);
+      }
+    }
+    const layers = [...new Set(list.flatMap((t) => t.layers))].sort().join(", ");
+    lines.push(`tracks ${counts.join(", ")} on ${net ? c(net) : "no net"} (${layers})`);
+  }
+  return lines;
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+function capped(items: string[], limit: number): string {
+  if (items.length <= limit) return items.join(", ");
+  return `${items.slice(0, limit).join(", ")} and ${items.length - limit} more`;
+}

@@ -1,0 +1,105 @@
+/**
+ * One side of a diff: the design as the native model reads it from a folder (the working tree
+ * or a snapshot of a commit), plus the two docs a reviewer watches — the Requirements section
+ * of SPEC.md and the generated BOM table. Loading never runs kicad-cli.
+ *
+ * A project that does not exist in a state (a diff against a commit from before the project
+ * was added) is an empty state rather than an error, so everything shows up as added.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { loadDesign } from "../checks/design.ts";
+import type { Board } from "../kicad/board.ts";
+import type { Component } from "../kicad/components.ts";
+import type { Netlist } from "../kicad/netlist.ts";
+import type { SchematicProject } from "../kicad/schematic.ts";
+import { discoverProject, type KicadProject } from "../repo/project.ts";
+import { parseBom, BOM_FILE, type BomTable } from "../spec/bom.ts";
+import { parseRequirements, type ParsedSpec } from "../spec/requirements.ts";
+import { CopperheadError } from "../errors.ts";
+
+export interface SheetState {
+  /** Human sheet path: `/` for the root, `/Regulator/` below it. */
+  path: string;
+  /** Repo-relative, `/`-separated path of the sheet's file. */
+  file: string;
+  /** Page number as KiCad prints it (what `sch export svg --pages` selects). */
+  page: string;
+  /** sha256 of the file's bytes: a sheet changed when its file did. */
+  hash: string;
+}
+
+export interface DesignState {
+  /** Folder the state was read from (the repo, or a snapshot of a commit). */
+  root: string;
+  /** The project as it lies in `root`; absent when the project does not exist there. */
+  project?: KicadProject;
+  schematic?: SchematicProject;
+  components: Component[];
+  netlist: Netlist;
+  sheets: SheetState[];
+  board?: Board;
+  /** sha256 of the board file's bytes. */
+  boardHash?: string;
+  /** The Requirements section of SPEC.md, when the spec has one. */
+  spec?: ParsedSpec;
+  /** The generated table of BOM.md, when the file has one. */
+  bom?: BomTable;
+  /** What could not be read, said once in the diff rather than failing it (a broken BOM table). */
+  problems: string[];
+}
+
+export interface StateLocation {
+  /** Folder holding the repo's files in this state. */
+  root: string;
+  /** The `.kicad_pro`, relative to `root`. */
+  projectFile: string;
+  /** The docs folder, relative to `root`. */
+  docs: string;
+  /** How the state is named in problems: `HEAD`, `the working tree`. */
+  label: string;
+}
+
+export function loadDesignState(at: StateLocation): DesignState {
+  const project = existsSync(join(at.root, at.projectFile)) ? discoverProject(at.root, at.projectFile) : undefined;
+  const state: DesignState = { root: at.root, project, components: [], netlist: { nets: [] }, sheets: [], problems: [] };
+  if (project) {
+    const design = loadDesign(project);
+    Object.assign(state, { schematic: design.schematic, components: design.components, netlist: design.netlist, board: design.board });
+    state.sheets = design.schematic.instances.map((instance) => ({
+      path: instance.humanPath,
+      file: repoRelative(at.root, instance.file.path),
+      page: instance.page,
+      hash: hashFile(instance.file.path),
+    }));
+    if (project.board) state.boardHash = hashFile(project.board);
+  }
+  const specPath = join(at.docs, "SPEC.md");
+  const specText = readText(at.root, specPath);
+  if (specText !== undefined) state.spec = parseRequirements(specText, specPath);
+  const bomPath = join(at.docs, BOM_FILE);
+  const bomText = readText(at.root, bomPath);
+  if (bomText !== undefined) {
+    try {
+      state.bom = parseBom(bomText, bomPath);
+    } catch (err) {
+      if (!(err instanceof CopperheadError)) throw err;
+      state.problems.push(`${at.label}: ${err.message}; its BOM rows are not compared`);
+    }
+  }
+  return state;
+}
+
+function readText(root: string, rel: string): string | undefined {
+  const path = join(root, rel);
+  return existsSync(path) ? readFileSync(path, "utf8") : undefined;
+}
+
+function hashFile(path: string): string {
+  return createHash("sha256").update(readFileSync(path)).digest("hex");
+}
+
+export function repoRelative(root: string, file: string): string {
+  return relative(root, file).split(sep).join("/");
+}

@@ -1,0 +1,171 @@
+/**
+ * SVG plumbing for the visual diff: reading the frame of a kicad-cli plot, and composing the
+ * "what changed" image from a before and an after plot of the same page.
+ *
+ * The composition is the classic overlay: each plot is turned into ink of one colour (the
+ * before state red, the after state green) and the two are multiplied onto white, so what both
+ * states draw comes out dark, what only the before state draws (removed) stays red, and what
+ * only the after state draws (added) stays green. kicad-cli plots in millimetres with the page
+ * origin at the top left (sheets) or the board origin (boards), which is also how the files
+ * store coordinates, so marks computed from the model (boxes around changed parts) land on
+ * the drawing without any transform.
+ */
+
+export interface Frame {
+  width: number;
+  height: number;
+  viewBox: [number, number, number, number];
+}
+
+export interface MmBox {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+export type MarkKind = "added" | "removed" | "changed" | "moved";
+
+export interface Mark {
+  kind: MarkKind;
+  box: MmBox;
+  label: string;
+}
+
+export const MARK_COLOURS: Record<MarkKind, string> = {
+  removed: "#d62728",
+  added: "#2ca02c",
+  changed: "#ff7f0e",
+  moved: "#1f77b4",
+};
+
+/** The plot's page, from the root element's `viewBox` (kicad-cli always writes one, in mm). */
+export function readFrame(svg: string): Frame {
+  const root = /<svg\b[^>]*>/.exec(svg)?.[0] ?? "";
+  const box = /viewBox="([^"]+)"/.exec(root)?.[1]?.trim().split(/[\s,]+/).map(Number);
+  if (!box || box.length !== 4 || box.some((n) => !Number.isFinite(n))) return { width: 297, height: 210, viewBox: [0, 0, 297, 210] };
+  return { width: box[2]!, height: box[3]!, viewBox: box as Frame["viewBox"] };
+}
+
+/** What is inside the root element, without the plot's title and description. */
+function body(svg: string): string {
+  const start = svg.search(/<svg\b/);
+  const open = svg.indexOf(">", start);
+  const close = svg.lastIndexOf("</svg>");
+  if (start < 0 || open < 0 || close < open) return "";
+  return svg.slice(open + 1, close).replace(/<title>[\s\S]*?<\/title>/, "").replace(/<desc>[\s\S]*?<\/desc>/, "");
+}
+
+/**
+ * kicad-cli stamps each plot with the time it was made; dropping the stamp makes the same
+ * design plot to the same bytes, so renders of an unchanged sheet compare equal.
+ */
+export function withoutTimestamp(svg: string): string {
+  return svg.replace(/(<title>[^<]*?) date \d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d ?(<\/title>)/, "$1$2");
+}
+
+/** The same plot showing only `box` (mm), e.g. a board cut out of its page. */
+export function cropped(svg: string, box: MmBox): string {
+  const w = fmt(box.x1 - box.x0);
+  const h = fmt(box.y1 - box.y0);
+  return svg.replace(/<svg\b[^>]*>/, (root) =>
+    root
+      .replace(/\swidth="[^"]*"/, ` width="${w}mm"`)
+      .replace(/\sheight="[^"]*"/, ` height="${h}mm"`)
+      .replace(/\sviewBox="[^"]*"/, ` viewBox="${fmt(box.x0)} ${fmt(box.y0)} ${w} ${h}"`),
+  );
+}
+
+/**
+ * The overlay of `before` and `after` (either may be absent: an added or removed page), with
+ * `marks` drawn on top and a legend, showing `view` (default: the after page).
+ */
+export function highlightSvg(options: { before?: string; after?: string; marks: Mark[]; view?: MmBox; title: string }): string {
+  const frame = readFrame(options.after ?? options.before ?? "");
+  const [vx, vy, vw, vh] = options.view
+    ? [options.view.x0, options.view.y0, options.view.x1 - options.view.x0, options.view.y1 - options.view.y0]
+    : frame.viewBox;
+  const unit = Math.max(vw, vh) / 300;
+  const layer = (svg: string | undefined, filter: string) => {
+    if (!svg) return "";
+    const f = readFrame(svg);
+    const [x, y, w, h] = f.viewBox;
+    return `<g filter="url(#${filter})" style="mix-blend-mode:multiply"><svg x="${fmt(x)}" y="${fmt(y)}" width="${fmt(w)}" height="${fmt(h)}" viewBox="${f.viewBox.map(fmt).join(" ")}">${body(svg)}</svg></g>`;
+  };
+  const marks = options.marks.map((m) => markSvg(m, unit)).join("\n");
+  const legend = legendSvg(vx, vy, unit);
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="${fmt(vw)}mm" height="${fmt(vh)}mm" viewBox="${fmt(vx)} ${fmt(vy)} ${fmt(vw)} ${fmt(vh)}">`,
+    `<title>${escapeXml(options.title)}</title>`,
+    `<defs>`,
+    inkFilter("before-ink", MARK_COLOURS.removed),
+    inkFilter("after-ink", MARK_COLOURS.added),
+    `</defs>`,
+    `<rect x="${fmt(vx)}" y="${fmt(vy)}" width="${fmt(vw)}" height="${fmt(vh)}" fill="#ffffff"/>`,
+    `<g style="isolation:isolate">`,
+    layer(options.before, "before-ink"),
+    layer(options.after, "after-ink"),
+    `</g>`,
+    marks,
+    legend,
+    `</svg>`,
+    "",
+  ].join("\n");
+}
+
+/**
+ * Any colour → `colour` with an opacity of its darkness (alpha minus luminance): black ink stays
+ * opaque, white paper vanishes, and KiCad's coloured wires and text keep most of their weight.
+ */
+function inkFilter(id: string, colour: string): string {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16) / 255);
+  return [
+    `<filter id="${id}" color-interpolation-filters="sRGB" x="0" y="0" width="1" height="1">`,
+    `<feColorMatrix type="matrix" values="0 0 0 0 ${fmt(r!)}  0 0 0 0 ${fmt(g!)}  0 0 0 0 ${fmt(b!)}  -0.2126 -0.7152 -0.0722 1 0"/>`,
+    `</filter>`,
+  ].join("");
+}
+
+function markSvg(mark: Mark, unit: number): string {
+  const pad = unit * 1.5;
+  const { x0, y0, x1, y1 } = mark.box;
+  const colour = MARK_COLOURS[mark.kind];
+  const x = x0 - pad;
+  const y = y0 - pad;
+  return [
+    `<g>`,
+    `<rect x="${fmt(x)}" y="${fmt(y)}" width="${fmt(x1 - x0 + 2 * pad)}" height="${fmt(y1 - y0 + 2 * pad)}" rx="${fmt(unit)}" fill="${colour}" fill-opacity="0.12" stroke="${colour}" stroke-width="${fmt(unit * 0.5)}"${mark.kind === "moved" ? ` stroke-dasharray="${fmt(unit * 2)} ${fmt(unit)}"` : ""}/>`,
+    `<text x="${fmt(x)}" y="${fmt(y - unit * 0.8)}" font-family="sans-serif" font-size="${fmt(unit * 3)}" fill="${colour}">${escapeXml(mark.label)}</text>`,
+    `</g>`,
+  ].join("");
+}
+
+function legendSvg(x: number, y: number, unit: number): string {
+  const size = unit * 3;
+  const entries: [MarkKind, string][] = [
+    ["removed", "removed (before only)"],
+    ["added", "added (after only)"],
+    ["changed", "changed"],
+    ["moved", "moved"],
+  ];
+  const width = size * 12;
+  const height = unit * 3 + entries.length * size * 1.4 + unit * 2;
+  return [
+    `<g font-family="sans-serif" font-size="${fmt(size)}">`,
+    `<rect x="${fmt(x + unit * 1.5)}" y="${fmt(y + unit * 1.5)}" width="${fmt(width)}" height="${fmt(height)}" fill="#ffffff" fill-opacity="0.9" stroke="#999999" stroke-width="${fmt(unit * 0.2)}"/>`,
+    ...entries.map(([kind, label], i) => {
+      const ly = y + unit * 3 + i * size * 1.4;
+      return `<rect x="${fmt(x + unit * 3)}" y="${fmt(ly)}" width="${fmt(size)}" height="${fmt(size)}" fill="${MARK_COLOURS[kind]}"/><text x="${fmt(x + unit * 3 + size * 1.5)}" y="${fmt(ly + size * 0.85)}" fill="#333333">${label}</text>`;
+    }),
+    `</g>`,
+  ].join("\n");
+}
+
+function fmt(n: number): string {
+  return String(Math.round(n * 10_000) / 10_000);
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
