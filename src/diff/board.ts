@@ -7,7 +7,8 @@
  * Copper has no identity a person would recognise (its uuids change whenever KiCad rebuilds a
  * track), so tracks, vias and zones are compared by what they are — kind, layers, geometry,
  * width — and a track that moved is one removed and one added. Their net is reported but is not
- * part of that identity: a renamed net does not make every track on it new.
+ * part of that identity: a renamed net does not make every track and zone on it new (the pads
+ * say that the net was renamed).
  */
 import { footprintToBoard, readNetRef, type Board, type Footprint } from "../kicad/board.ts";
 import { naturalCompare } from "../kicad/netlist.ts";
@@ -193,7 +194,7 @@ function readBoard(board: Board): BoardModel {
         ruleArea: child(item, "keepout") !== undefined,
         corners: outline.length,
       };
-      zones.push({ item: zone, key: JSON.stringify([zone.net, zone.layers, zone.name, zone.ruleArea, outline]) });
+      zones.push({ item: zone, key: JSON.stringify([zone.layers, zone.name, zone.ruleArea, outline]) });
     } else if (kind && /^gr_/.test(kind) && childText(item, "layer") === "Edge.Cuts") {
       edges.push(edgeKey(item, (p) => p));
     }

@@ -13,7 +13,10 @@ import { symbolInstance, type SchematicProject } from "../kicad/schematic.ts";
 import type { DesignState } from "./state.ts";
 
 export interface FieldChange {
-  /** A field name as KiCad shows it (`Value`, `MPN`), or an attribute: `lib_id`, `unit`, `sheet`, `in_bom`, `on_board`, `dnp`. */
+  /**
+   * A field name as KiCad shows it (`Value`, `MPN`), or an attribute: `lib_id`, `sheet`,
+   * `in_bom`, `on_board`, `dnp`, `units` (units placed), `unit` (a placed symbol's unit).
+   */
   field: string;
   /** `null`: the field does not exist in that state. */
   before: string | null;
@@ -67,7 +70,7 @@ export function diffComponents(before: DesignState, after: DesignState): Compone
       out.push(entry(old, "removed", [], [], pinNets(before.netlist, ref)));
       continue;
     }
-    const changes = fieldChanges(old, c);
+    const changes = [...fieldChanges(old, c), ...unitChanges(old, c, placedBefore.get(ref), placedAfter.get(ref))];
     const moves = symbolMoves(placedBefore.get(ref), placedAfter.get(ref));
     if (changes.length > 0 || moves.length > 0) out.push(entry(c, changes.length > 0 ? "changed" : "moved", changes, moves, []));
   }
@@ -92,11 +95,31 @@ function fieldChanges(a: Component, b: Component): FieldChange[] {
     if (before !== after) out.push({ field, before, after });
   };
   attribute("lib_id", a.libId, b.libId);
-  attribute("unit", a.units.join(","), b.units.join(","));
   attribute("sheet", a.sheet, b.sheet);
   attribute("in_bom", yesNo(a.inBom), yesNo(b.inBom));
   attribute("on_board", yesNo(a.onBoard), yesNo(b.onBoard));
   attribute("dnp", yesNo(a.dnp), yesNo(b.dnp));
+  return out;
+}
+
+/**
+ * Units: `units` when units were placed or deleted (`1,2,3` → `1,2`), else `unit` for each
+ * placed symbol that now shows another unit of the part (a gate swap is two of them).
+ */
+function unitChanges(a: Component, b: Component, before: Map<string, Placed> | undefined, after: Map<string, Placed> | undefined): FieldChange[] {
+  const keysA = [...(before ?? new Map()).keys()].sort();
+  const keysB = [...(after ?? new Map()).keys()].sort();
+  if (keysA.join("\n") !== keysB.join("\n")) {
+    const was = a.units.join(",");
+    const now = b.units.join(",");
+    return was === now ? [] : [{ field: "units", before: was, after: now }];
+  }
+  const out: FieldChange[] = [];
+  for (const key of keysA) {
+    const was = before!.get(key)!.unit;
+    const now = after!.get(key)!.unit;
+    if (was !== now) out.push({ field: "unit", before: String(was), after: String(now) });
+  }
   return out;
 }
 

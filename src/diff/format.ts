@@ -17,7 +17,24 @@ interface Section {
   lines: string[];
 }
 
-type Code = (text: string) => string;
+/** How a format quotes a name and marks what happened to an entry. */
+interface Style {
+  code: (text: string) => string;
+  mark: (status: Status) => string;
+}
+
+type Status = "added" | "removed" | "changed" | "moved" | "swapped" | "renamed";
+
+const TEXT: Style = {
+  code: (t) => t,
+  mark: (status) => ({ added: "+", removed: "−", changed: "~", moved: "↷", swapped: "⇄", renamed: "~" })[status],
+};
+
+/** Words, not signs: a markdown bullet that starts with `+` would start a nested list. */
+const MARKDOWN: Style = {
+  code,
+  mark: (status) => `*${status}*`,
+};
 
 /** At most this many members of a net or pins are listed before "and N more". */
 const LIST_LIMIT = 8;
@@ -26,7 +43,7 @@ export function diffText(diff: DesignDiff, labels: DiffLabels): string {
   const heading = `copperhead diff: ${labels.base} → ${labels.head}`;
   if (diff.empty && diff.problems.length === 0) return `${heading}\nno changes to the design`;
   const out = [heading];
-  for (const section of sections(diff, (t) => t)) {
+  for (const section of sections(diff, TEXT)) {
     out.push("", section.title, ...section.lines.map((l) => `  ${l}`));
   }
   return out.join("\n");
@@ -36,7 +53,7 @@ export function diffMarkdown(diff: DesignDiff, labels: DiffLabels, options: { he
   const heading = options.heading ?? `### Design changes: ${labels.base} → ${labels.head}`;
   if (diff.empty && diff.problems.length === 0) return `${heading}\n\nNo changes to the design.\n`;
   const out = [heading];
-  for (const section of sections(diff, code)) out.push("", `**${section.title}**`, "", ...section.lines.map((l) => `- ${l}`));
+  for (const section of sections(diff, MARKDOWN)) out.push("", `**${section.title}**`, "", ...section.lines.map((l) => `- ${l}`));
   return `${out.join("\n")}\n`;
 }
 
@@ -75,19 +92,20 @@ function boardShort(board: BoardDiff): string[] {
   return items;
 }
 
-function sections(diff: DesignDiff, c: Code): Section[] {
+function sections(diff: DesignDiff, st: Style): Section[] {
+  const c = st.code;
   const out: Section[] = [];
   const add = (title: string, lines: string[]) => {
     if (lines.length > 0) out.push({ title, lines });
   };
-  add("Parts", diff.components.map((x) => componentLine(x, c)));
-  add("Nets", diff.nets.map((n) => groupLine(n, "pin", c)));
+  add("Parts", diff.components.map((x) => componentLine(x, st)));
+  add("Nets", diff.nets.map((n) => groupLine(n, "pin", st)));
   add("Pins moved to another net", diff.pins.map((p) => moveLine(p, c)));
-  if (diff.board) add(diff.board.status === "changed" ? "Board" : `Board (${diff.board.status})`, boardLines(diff.board, c));
+  if (diff.board) add(diff.board.status === "changed" ? "Board" : `Board (${diff.board.status})`, boardLines(diff.board, st));
   add(
     "Requirements (docs/SPEC.md)",
     diff.requirements.map((r) => {
-      const parts = [`${sign(r.status)} ${c(r.id)}: ${r.textBefore !== undefined ? `${quote(r.textBefore)} → ${quote(r.text)}` : r.text}`];
+      const parts = [`${st.mark(r.status)} ${c(r.id)}: ${r.textBefore !== undefined ? `${quote(r.textBefore)} → ${quote(r.text)}` : r.text}`];
       for (const rule of r.checksAdded) parts.push(`${r.status === "added" ? "" : "+"}check: ${c(rule)}`);
       for (const rule of r.checksRemoved) parts.push(`${r.status === "removed" ? "" : "−"}check: ${c(rule)}`);
       return parts.join("; ");
@@ -95,15 +113,11 @@ function sections(diff: DesignDiff, c: Code): Section[] {
   );
   add(
     "BOM rows",
-    diff.bom.map((r) => `${sign(r.status)} ${c(r.ref)}${r.changes.length ? `: ${r.changes.map((f) => fieldLine(f, c, r.status !== "changed")).join(", ")}` : ""}`),
+    diff.bom.map((r) => `${st.mark(r.status)} ${c(r.ref)}${r.changes.length ? `: ${r.changes.map((f) => fieldLine(f, c, r.status !== "changed")).join(", ")}` : ""}`),
   );
-  add("Sheets", diff.sheets.map((s) => `${s.status} ${c(s.path)} (${s.file})`));
+  add("Sheets", diff.sheets.map((s) => `${st.mark(s.status)} ${c(s.path)} (${s.file})`));
   add("Not compared", diff.problems);
   return out;
-}
-
-function sign(status: string): string {
-  return status === "added" ? "+" : status === "removed" ? "−" : "~";
 }
 
 function quote(text: string): string {
@@ -115,74 +129,80 @@ function code(text: string): string {
   return `${fence}${text.includes("`") ? ` ${text} ` : text}${fence}`;
 }
 
-function value(v: string | null, c: Code): string {
+function value(v: string | null, c: Style["code"]): string {
   return v === null ? "(none)" : v === "" ? '""' : c(v);
 }
 
 /** `Value 1k → 2k2`; with `only`, the side that exists (`Value 10k`). */
-function fieldLine(f: FieldChange, c: Code, only = false): string {
+function fieldLine(f: FieldChange, c: Style["code"], only = false): string {
   if (only) return `${f.field} ${value(f.after ?? f.before, c)}`;
   return `${f.field} ${value(f.before, c)} → ${value(f.after, c)}`;
 }
 
-function componentLine(x: ComponentChange, c: Code): string {
+function componentLine(x: ComponentChange, st: Style): string {
+  const c = st.code;
   const where = `on ${c(x.sheet)}`;
   if (x.status === "added" || x.status === "removed") {
-    const pins = x.pins.map((p) => `${p.pin} ${c(p.net)}`);
+    const pins = x.pins.map((p) => `${p.pin}: ${c(p.net)}`);
     const nets = pins.length ? ` — ${x.status === "removed" ? "was on " : ""}${capped(pins, LIST_LIMIT)}` : "";
-    return `${sign(x.status)} ${c(x.ref)} ${value(x.value, c)} (${x.libId}${x.footprint ? `, ${x.footprint}` : ""}) ${where}${nets}`;
+    return `${st.mark(x.status)} ${c(x.ref)} ${value(x.value, c)} (${x.libId}${x.footprint ? `, ${x.footprint}` : ""}) ${where}${nets}`;
   }
   const parts = x.changes.map((f) => fieldLine(f, c));
-  for (const m of x.moves) parts.push(`${x.moves.length > 1 ? `unit ${m.unit} ` : ""}moved ${placementText(m.before)} → ${placementText(m.after)}`);
-  return `${x.status === "moved" ? "↷" : "~"} ${c(x.ref)} ${where}: ${parts.join("; ")}`;
+  for (const m of x.moves) {
+    const what = [x.moves.length > 1 ? `unit ${m.unit}` : "", x.status === "changed" ? "moved" : ""].filter(Boolean).join(" ");
+    parts.push(`${what ? `${what} ` : ""}${placementText(m.before)} → ${placementText(m.after)}`);
+  }
+  return `${st.mark(x.status)} ${c(x.ref)} ${where}: ${parts.join("; ")}`;
 }
 
 function placementText(p: SymbolPlacement): string {
   return `(${p.x}, ${p.y}${p.angle ? `, ${p.angle}°` : ""}${p.mirror ? `, mirror ${p.mirror}` : ""})`;
 }
 
-function groupLine(n: GroupChange, what: string, c: Code): string {
+function groupLine(n: GroupChange, what: string, st: Style): string {
+  const c = st.code;
   const count = `${n.members.length} ${what}${n.members.length === 1 ? "" : "s"}`;
-  if (n.status === "renamed") return `${c(n.before!)} → ${c(n.name)} (renamed; ${count} stayed together)`;
-  return `${sign(n.status)} ${c(n.name)} (${count}: ${capped(n.members.map(c), LIST_LIMIT)})`;
+  if (n.status === "renamed") return `${st.mark("renamed")} ${c(n.before!)} → ${c(n.name)} (${count} stayed together)`;
+  return `${st.mark(n.status)} ${c(n.name)} (${count}: ${capped(n.members.map(c), LIST_LIMIT)})`;
 }
 
-function moveLine(p: MemberMove, c: Code): string {
+function moveLine(p: MemberMove, c: Style["code"]): string {
   return `${c(p.member)}: ${c(p.before)} → ${c(p.after)}`;
 }
 
-function boardLines(board: BoardDiff, c: Code): string[] {
+function boardLines(board: BoardDiff, st: Style): string[] {
+  const c = st.code;
   const lines: string[] = [];
   for (const f of board.footprints) {
     const at = (p: { x: number; y: number; angle: number; layer: string }) => `(${p.x}, ${p.y}${p.angle ? `, ${p.angle}°` : ""}, ${p.layer})`;
-    if (f.status === "added" || f.status === "removed") lines.push(`${sign(f.status)} footprint ${c(f.ref)} ${f.libId} at ${at(f.at!)}`);
+    if (f.status === "added" || f.status === "removed") lines.push(`${st.mark(f.status)} footprint ${c(f.ref)} ${f.libId} at ${at(f.at!)}`);
     else {
       const parts: string[] = [];
-      if (f.swappedFrom !== undefined) parts.push(`swapped ${f.swappedFrom} → ${f.libId}`);
-      if (f.move) parts.push(`moved ${at(f.move.before)} → ${at(f.move.after)}`);
+      if (f.swappedFrom !== undefined) parts.push(`${f.swappedFrom} → ${f.libId}`);
+      if (f.move) parts.push(`${f.status === "moved" ? "" : "moved "}${at(f.move.before)} → ${at(f.move.after)}`);
       parts.push(...f.changes.map((x) => fieldLine(x, c)));
-      lines.push(`${f.status === "swapped" ? "⇄" : f.status === "moved" ? "↷" : "~"} footprint ${c(f.ref)}: ${parts.join("; ")}`);
+      lines.push(`${st.mark(f.status)} footprint ${c(f.ref)}: ${parts.join("; ")}`);
     }
   }
-  for (const n of board.nets) lines.push(`net on pads ${groupLine(n, "pad", c)}`);
+  for (const n of board.nets) lines.push(`${groupLine(n, "pad", st)} on the pads`);
   for (const p of board.pads) lines.push(`pad ${moveLine(p, c)}`);
   lines.push(...copperLines(board.tracks, c));
   for (const z of board.zones) {
-    lines.push(`${sign(z.status)} ${z.ruleArea ? "rule area" : "zone"}${z.net ? ` ${c(z.net)}` : ""}${z.name ? ` "${z.name}"` : ""} on ${z.layers.join(", ")} (${z.corners} corners)`);
+    lines.push(`${st.mark(z.status)} ${z.ruleArea ? "rule area" : "zone"}${z.net ? ` ${c(z.net)}` : ""}${z.name ? ` "${z.name}"` : ""} on ${z.layers.join(", ")} (${z.corners} corners)`);
   }
   for (const l of board.layers) {
-    lines.push(l.status === "changed" ? `~ layer ${c(l.layer)}: ${l.before} → ${l.after}` : `${sign(l.status)} layer ${c(l.layer)} (${l.before ?? l.after})`);
+    lines.push(l.status === "changed" ? `${st.mark("changed")} layer ${c(l.layer)}: ${l.before} → ${l.after}` : `${st.mark(l.status)} layer ${c(l.layer)} (${l.before ?? l.after})`);
   }
   if (board.outline) {
     const size = (s: { width: number; height: number } | null) => (s ? `${round(s.width)} × ${round(s.height)} mm` : "none");
-    lines.push(`~ outline: ${size(board.outline.before)} → ${size(board.outline.after)} (${board.outline.added} Edge.Cuts strokes added, ${board.outline.removed} removed)`);
+    lines.push(`${st.mark("changed")} outline: ${size(board.outline.before)} → ${size(board.outline.after)} (${board.outline.added} Edge.Cuts strokes added, ${board.outline.removed} removed)`);
   }
   if (lines.length === 0 && board.status === "changed") lines.push("the board file changed in nothing compared here (graphics, text or settings)");
   return lines;
 }
 
 /** Tracks and vias by net: `+2 segments, −1 via on VBUS (F.Cu)`. */
-function copperLines(items: CopperItem[], c: Code): string[] {
+function copperLines(items: CopperItem[], c: Style["code"]): string[] {
   const byNet = new Map<string, CopperItem[]>();
   for (const item of items) {
     const list = byNet.get(item.net);

@@ -25,7 +25,7 @@ beforeAll(async () => {
   template = await initialisedRepo();
 }, 60_000);
 
-const ROOT_SHEET = { path: "/", status: "changed", file: "usb-led.kicad_sch" };
+const ROOT_SHEET = { path: "/", status: "changed" as const, file: "usb-led.kicad_sch" };
 const BOARD = "usb-led.kicad_pcb";
 
 type Sections = Omit<DesignDiff, "schema" | "empty">;
