@@ -37,12 +37,12 @@ export const diffCommand = defineCommand({
   },
 });
 
-/** `HEAD (1a2b3c4)` and `the working tree`, or the refs as given. */
+/** `HEAD (1a2b3c4)` and `the working tree`; a ref that is a commit hash is shown short. */
 export function diffLabels(result: DiffResult, base: string | undefined, head: string | undefined): DiffLabels {
-  const short = (commit: string) => commit.slice(0, 7);
+  const label = (ref: string, commit: string) => (commit.startsWith(ref.toLowerCase()) && /^[0-9a-f]{7,}$/i.test(ref) ? commit.slice(0, 7) : `${ref} (${commit.slice(0, 7)})`);
   return {
-    base: `${base ?? "HEAD"} (${short(result.base.commit)})`,
-    head: result.head.commit === null ? "the working tree" : `${head} (${short(result.head.commit)})`,
+    base: label(base ?? "HEAD", result.base.commit),
+    head: result.head.commit === null ? "the working tree" : label(head!, result.head.commit),
   };
 }
 

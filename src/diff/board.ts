@@ -13,7 +13,7 @@
 import { footprintToBoard, readNetRef, type Board, type Footprint } from "../kicad/board.ts";
 import { naturalCompare } from "../kicad/netlist.ts";
 import { child, children, childText, head, num, text, type SList } from "../kicad/sexpr.ts";
-import type { FieldChange } from "./components.ts";
+import type { FieldChange, PinNet } from "./components.ts";
 import { diffGroups, type GroupChange, type MemberMove } from "./groups.ts";
 
 export interface FootprintPlacement {
@@ -39,6 +39,8 @@ export interface FootprintChange {
   changes: FieldChange[];
   /** Where an added or removed footprint sits. */
   at?: FootprintPlacement;
+  /** The nets an added footprint's pads are on, or a removed one's were. */
+  pads: PinNet[];
 }
 
 export interface CopperItem {
@@ -109,7 +111,7 @@ export function diffBoards(before: Board | undefined, after: Board | undefined, 
   const nets = diffGroups(a.padNets, b.padNets);
   const diff: BoardDiff = {
     status: !before ? "added" : !after ? "removed" : "changed",
-    footprints: diffFootprints(a.footprints, b.footprints),
+    footprints: diffFootprints(a.footprints, b.footprints, a.codes, b.codes),
     nets: nets.groups,
     pads: nets.moves,
     tracks: diffItems(a.copper, b.copper).sort(compareCopper),
@@ -130,7 +132,11 @@ interface Keyed<T> {
   key: string;
 }
 
+/** Net code → name, for boards that number their nets (KiCad 8/9). */
+type NetCodes = Map<number, string>;
+
 interface BoardModel {
+  codes: NetCodes;
   footprints: Footprint[];
   padNets: Map<string, string[]>;
   copper: Keyed<Omit<CopperItem, "status">>[];
@@ -141,11 +147,11 @@ interface BoardModel {
 }
 
 function emptyBoard(): BoardModel {
-  return { footprints: [], padNets: new Map(), copper: [], zones: [], layers: new Map(), edges: [], size: null };
+  return { codes: new Map(), footprints: [], padNets: new Map(), copper: [], zones: [], layers: new Map(), edges: [], size: null };
 }
 
 function readBoard(board: Board): BoardModel {
-  const codes = new Map<number, string>();
+  const codes: NetCodes = new Map();
   for (const net of board.nets()) if (net.code !== undefined) codes.set(net.code, net.name);
   const netName = (item: SList): string => {
     const ref = readNetRef(child(item, "net"));
@@ -153,14 +159,13 @@ function readBoard(board: Board): BoardModel {
     return ref.name || (ref.code !== undefined ? (codes.get(ref.code) ?? "") : "");
   };
   const footprints = board.footprints();
-  const padNets = new Map<string, string[]>();
+  const groups = new Map<string, string[]>();
   for (const fp of footprints) {
-    for (const pad of fp.pads) {
-      const name = pad.net?.name || (pad.net?.code !== undefined ? codes.get(pad.net.code) : undefined);
-      if (!name || !pad.number || !fp.ref) continue;
-      let members = padNets.get(name);
-      if (!members) padNets.set(name, (members = []));
-      members.push(`${fp.ref}.${pad.number}`);
+    if (!fp.ref) continue;
+    for (const { pin, net } of padNets(fp, codes)) {
+      let members = groups.get(net);
+      if (!members) groups.set(net, (members = []));
+      members.push(`${fp.ref}.${pin}`);
     }
   }
   const copper: Keyed<Omit<CopperItem, "status">>[] = [];
@@ -209,8 +214,9 @@ function readBoard(board: Board): BoardModel {
   }
   const box = board.edgeCutsBBox();
   return {
+    codes,
     footprints,
-    padNets,
+    padNets: groups,
     copper,
     zones,
     layers: readLayers(board),
@@ -278,7 +284,7 @@ function diffOutline(a: BoardModel, b: BoardModel): OutlineChange | null {
  * Footprints by reference. A reference that appears on more than one footprint in either state
  * (mounting holes, logos) is told apart by the footprint's uuid.
  */
-function diffFootprints(before: Footprint[], after: Footprint[]): FootprintChange[] {
+function diffFootprints(before: Footprint[], after: Footprint[], codesBefore: NetCodes, codesAfter: NetCodes): FootprintChange[] {
   const counts = new Map<string, number>();
   for (const fp of [...before, ...after]) counts.set(fp.ref, (counts.get(fp.ref) ?? 0) + 1);
   const seen = new Set<string>();
@@ -297,7 +303,7 @@ function diffFootprints(before: Footprint[], after: Footprint[]): FootprintChang
   for (const [k, old] of was) {
     const fp = now.get(k);
     if (!fp) {
-      out.push({ ref: old.ref, status: "removed", libId: old.libId, value: old.value, changes: [], at: placement(old) });
+      out.push({ ref: old.ref, status: "removed", libId: old.libId, value: old.value, changes: [], at: placement(old), pads: padNets(old, codesBefore) });
       continue;
     }
     const changes = footprintChanges(old, fp);
@@ -314,12 +320,23 @@ function diffFootprints(before: Footprint[], after: Footprint[]): FootprintChang
       ...(swapped ? { swappedFrom: old.libId } : {}),
       ...(moved ? { move: { before: a, after: b } } : {}),
       changes,
+      pads: [],
     });
   }
   for (const [k, fp] of now) {
-    if (!was.has(k)) out.push({ ref: fp.ref, status: "added", libId: fp.libId, value: fp.value, changes: [], at: placement(fp) });
+    if (!was.has(k)) out.push({ ref: fp.ref, status: "added", libId: fp.libId, value: fp.value, changes: [], at: placement(fp), pads: padNets(fp, codesAfter) });
   }
   return out.sort((x, y) => naturalCompare(x.ref, y.ref) || naturalCompare(x.status, y.status));
+}
+
+/** Numbered pads and the net each is on, by pad number (a pad number repeated on one net once). */
+function padNets(fp: Footprint, codes: NetCodes): PinNet[] {
+  const out = new Map<string, PinNet>();
+  for (const pad of fp.pads) {
+    const net = pad.net?.name || (pad.net?.code !== undefined ? codes.get(pad.net.code) : undefined);
+    if (net && pad.number && !out.has(`${pad.number}\u0000${net}`)) out.set(`${pad.number}\u0000${net}`, { pin: pad.number, net });
+  }
+  return [...out.values()].sort((a, b) => naturalCompare(a.pin, b.pin) || naturalCompare(a.net, b.net));
 }
 
 function placement(fp: Footprint): FootprintPlacement {

@@ -175,7 +175,10 @@ function boardLines(board: BoardDiff, st: Style): string[] {
   const lines: string[] = [];
   for (const f of board.footprints) {
     const at = (p: { x: number; y: number; angle: number; layer: string }) => `(${p.x}, ${p.y}${p.angle ? `, ${p.angle}°` : ""}, ${p.layer})`;
-    if (f.status === "added" || f.status === "removed") lines.push(`${st.mark(f.status)} footprint ${c(f.ref)} ${f.libId} at ${at(f.at!)}`);
+    if (f.status === "added" || f.status === "removed") {
+      const pads = f.pads.length ? ` — ${f.status === "removed" ? "was on " : ""}${capped(f.pads.map((p) => `${p.pin}: ${c(p.net)}`), LIST_LIMIT)}` : "";
+      lines.push(`${st.mark(f.status)} footprint ${c(f.ref)} ${f.libId} at ${at(f.at!)}${pads}`);
+    }
     else {
       const parts: string[] = [];
       if (f.swappedFrom !== undefined) parts.push(`${f.swappedFrom} → ${f.libId}`);

@@ -204,8 +204,8 @@ describe.each(PROJECTS)("%s", (id) => {
       board: {
         status: "changed" as const,
         footprints: [
-          { ref: moved!.ref, status: "moved" as const, libId: moved!.libId, value: moved!.value, move: { before: at(moved), after: { ...at(moved), x: Math.round((moved!.at.x + 1) * 1e6) / 1e6, y: Math.round((moved!.at.y + 1) * 1e6) / 1e6 } }, changes: [] },
-          { ref: swapped!.ref, status: "swapped" as const, libId: "Diff_Test:Swapped", value: swapped!.value, swappedFrom: swapped!.libId, changes: [] },
+          { ref: moved!.ref, status: "moved" as const, libId: moved!.libId, value: moved!.value, move: { before: at(moved), after: { ...at(moved), x: Math.round((moved!.at.x + 1) * 1e6) / 1e6, y: Math.round((moved!.at.y + 1) * 1e6) / 1e6 } }, changes: [], pads: [] },
+          { ref: swapped!.ref, status: "swapped" as const, libId: "Diff_Test:Swapped", value: swapped!.value, swappedFrom: swapped!.libId, changes: [], pads: [] },
         ].sort((a, b) => naturalCompare(a.ref, b.ref)),
         nets: [{ status: "renamed" as const, name: `${net}_RENAMED`, before: net, members: [...new Set(pads)].sort(naturalCompare) }],
         pads: [],

@@ -293,6 +293,7 @@ describe("board", () => {
             value: "1k",
             move: { before: { x: at.x, y: at.y, angle: at.rotation, layer: "F.Cu" }, after: { x: at.x + 1, y: at.y - 0.5, angle: 90, layer: "F.Cu" } },
             changes: [],
+            pads: [],
           },
         ],
       },
@@ -304,7 +305,7 @@ describe("board", () => {
     expectOnly(await runDiff({ repo }), {
       board: {
         ...emptyBoard(),
-        footprints: [{ ref: "R3", status: "swapped", libId: "Resistor_SMD:R_0805_2012Metric", value: "1k", swappedFrom: "Resistor_SMD:R_0603_1608Metric", changes: [] }],
+        footprints: [{ ref: "R3", status: "swapped", libId: "Resistor_SMD:R_0805_2012Metric", value: "1k", swappedFrom: "Resistor_SMD:R_0603_1608Metric", changes: [], pads: [] }],
       },
     });
   });

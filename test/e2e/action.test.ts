@@ -12,7 +12,7 @@ import { runBinary } from "./binary.ts";
 import { makeLocalRelease, type LocalRelease } from "./local-release.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const INPUTS = ["version", "fab", "strict", "format", "sarif-file", "working-directory", "release-url"];
+const INPUTS = ["version", "fab", "strict", "format", "sarif-file", "working-directory", "release-url", "comment", "github-token", "artifact-name"];
 
 afterAll(cleanupTempDirs);
 
@@ -51,10 +51,11 @@ describe("action.yml", () => {
   test("every input is used by a step, and reaches the scripts only through env", () => {
     const used = new Set<string>();
     for (const step of action.runs.steps) {
-      expect(step.shell).toBe("bash");
+      if (step.uses === undefined) expect(step.shell).toBe("bash");
       // An expression pasted into `run:` is a script injection hole; inputs go through env.
       expect(expressionsIn(step.run ?? "")).toEqual([]);
-      for (const value of Object.values(step.env ?? {})) for (const expr of expressionsIn(String(value))) used.add(expr);
+      for (const value of [...Object.values(step.env ?? {}), ...Object.values(step.with ?? {})]) for (const expr of expressionsIn(String(value))) used.add(expr);
+      for (const input of (step.if ?? "").match(/inputs\.[\w-]+/g) ?? []) used.add(input);
     }
     for (const input of INPUTS) expect(used).toContain(`inputs.${input}`);
   });

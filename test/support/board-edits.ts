@@ -3,19 +3,18 @@
  * footprint, rename a net, move a pad to another net, add or remove copper, add a zone, rename
  * a layer, resize the outline. Each touches only what it names.
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import { Board } from "../../src/kicad/board.ts";
-import { child, children, head, insertChild, list, num, printSexpr, q, removeChild, setAtom, text, walk, type SList } from "../../src/kicad/sexpr.ts";
+import { child, children, head, insertChild, list, num, q, removeChild, setAtom, text, walk, writeSexprFile, type SList } from "../../src/kicad/sexpr.ts";
 
 export class BoardEdit {
   readonly board: Board;
 
   constructor(readonly path: string) {
-    this.board = Board.parse(readFileSync(path, "utf8"), path);
+    this.board = Board.load(path);
   }
 
   save(): void {
-    writeFileSync(this.path, printSexpr(this.board.doc));
+    writeSexprFile(this.path, this.board.doc);
   }
 
   footprint(ref: string): SList {

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Posts copperhead's review of a pull request as one comment, or updates the comment it posted
+# before: the design diff against the pull request's base, the check result, and a link to the
+# renders. The comment is found again by the marker on its first line, so each push edits it
+# instead of adding another.
+#
+# Needs curl and jq (both on every GitHub-hosted runner). Everything comes from the environment:
+#   GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_TOKEN   where to post, and as whom
+#   PR_NUMBER                                         the pull request
+#   DIFF_MARKDOWN   file with `copperhead diff --format markdown`
+#   CHECK_JSON      file with `copperhead check --json` (optional)
+#   RENDERS_URL     link to the uploaded renders (optional)
+set -euo pipefail
+
+marker='<!-- copperhead:pull-request-comment -->'
+api="${GITHUB_API_URL:?GITHUB_API_URL is not set}"
+repo="${GITHUB_REPOSITORY:?GITHUB_REPOSITORY is not set}"
+pr="${PR_NUMBER:?PR_NUMBER is not set}"
+token="${GITHUB_TOKEN:?GITHUB_TOKEN is not set: pass the github-token input}"
+
+for tool in curl jq; do
+  command -v "$tool" >/dev/null || { echo "::error::the comment step needs $tool on the runner"; exit 1; }
+done
+
+body=$(mktemp)
+{
+  echo "$marker"
+  echo "## copperhead"
+  echo
+  if [ -n "${CHECK_JSON:-}" ] && [ -s "$CHECK_JSON" ]; then
+    jq -r '
+      def n(k): .counts[k];
+      "**Check:** " + (if .ok then "passed" else "failed" end)
+      + " — \(n("error")) error(s), \(n("warning")) warning(s)"
+      + (if .baseline then " · against the base: \(.baseline.counts.new) new, \(.baseline.counts.unchanged) unchanged, \(.baseline.counts.absent) fixed" else "" end)
+      + "\n\n"
+      + ([.checks[] | "`\(.id)` \(.status)"] | join(" · "))
+    ' "$CHECK_JSON"
+    echo
+  fi
+  cat "${DIFF_MARKDOWN:?DIFF_MARKDOWN is not set}"
+  if [ -n "${RENDERS_URL:-}" ]; then
+    echo
+    echo "Before/after plots and a what-changed image of every changed sheet (and of the board, when it changed): [copperhead renders]($RENDERS_URL)."
+  fi
+} > "$body"
+
+call() { # METHOD URL [JSON BODY FILE]
+  local args=(--silent --show-error --fail-with-body --location
+    -H "Accept: application/vnd.github+json" -H "Authorization: Bearer $token" -H "X-GitHub-Api-Version: 2022-11-28")
+  if [ $# -ge 3 ]; then args+=(-H "Content-Type: application/json" --data-binary "@$3"); fi
+  curl "${args[@]}" -X "$1" "$2"
+}
+
+# The comment posted earlier, if any: the first one whose body starts with the marker.
+existing=""
+page=1
+while :; do
+  comments=$(call GET "$api/repos/$repo/issues/$pr/comments?per_page=100&page=$page")
+  existing=$(jq -r --arg m "$marker" '[.[] | select(.body | startswith($m))][0].id // empty' <<<"$comments")
+  [ -n "$existing" ] && break
+  [ "$(jq length <<<"$comments")" -lt 100 ] && break
+  page=$((page + 1))
+done
+
+payload=$(mktemp)
+jq -Rs '{body: .}' < "$body" > "$payload"
+if [ -n "$existing" ]; then
+  call PATCH "$api/repos/$repo/issues/comments/$existing" "$payload" | jq -r '"updated comment \(.html_url // .id)"'
+else
+  call POST "$api/repos/$repo/issues/$pr/comments" "$payload" | jq -r '"posted comment \(.html_url // .id)"'
+fi
+rm -f "$body" "$payload"

@@ -1,0 +1,201 @@
+/**
+ * action.yml with `comment: true`: its steps run as a runner would run them (see
+ * action-runner.ts), against the compiled binary and the real kicad-cli, on a pull request of
+ * the usb-led fixture; the GitHub API is a loopback HTTP server that keeps the comments, and
+ * the artifact upload is a stand-in that records what it was given.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { git } from "../repo/git-repo.ts";
+import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
+import { rootSheet, setField } from "../support/usb-led-edits.ts";
+import { loadAction, runCompositeAction, type CompositeAction, type StepResult } from "./action-runner.ts";
+import { makeLocalRelease, type LocalRelease } from "./local-release.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const MARKER = "<!-- copperhead:pull-request-comment -->";
+const TOKEN = "test-token-not-a-secret";
+
+afterAll(cleanupTempDirs);
+
+interface Comment {
+  id: number;
+  body: string;
+  user: { login: string };
+}
+
+/** The part of the GitHub REST API the comment step talks to, for one pull request. */
+class FakeGitHub {
+  readonly comments: Comment[] = [];
+  readonly requests: string[] = [];
+  failWrites = false;
+  private nextId = 100;
+  private readonly server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (req) => this.handle(req),
+  });
+
+  get url(): string {
+    return `http://127.0.0.1:${this.server.port}`;
+  }
+
+  stop(): void {
+    this.server.stop(true);
+  }
+
+  private async handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    this.requests.push(`${req.method} ${url.pathname}${url.search}`);
+    if (req.headers.get("authorization") !== `Bearer ${TOKEN}`) return Response.json({ message: "Bad credentials" }, { status: 401 });
+    const list = /^\/repos\/octo\/board\/issues\/7\/comments$/.exec(url.pathname);
+    if (list && req.method === "GET") {
+      const perPage = Number(url.searchParams.get("per_page") ?? 30);
+      const page = Number(url.searchParams.get("page") ?? 1);
+      return Response.json(this.comments.slice((page - 1) * perPage, page * perPage));
+    }
+    if (this.failWrites) return Response.json({ message: "Resource not accessible by integration" }, { status: 403 });
+    if (list && req.method === "POST") {
+      const comment = { id: this.nextId++, body: ((await req.json()) as { body: string }).body, user: { login: "github-actions[bot]" } };
+      this.comments.push(comment);
+      return Response.json({ ...comment, html_url: `https://github.com/octo/board/pull/7#issuecomment-${comment.id}` }, { status: 201 });
+    }
+    const one = /^\/repos\/octo\/board\/issues\/comments\/(\d+)$/.exec(url.pathname);
+    const comment = one && this.comments.find((c) => c.id === Number(one[1]));
+    if (comment && req.method === "PATCH") {
+      comment.body = ((await req.json()) as { body: string }).body;
+      return Response.json({ ...comment, html_url: `https://github.com/octo/board/pull/7#issuecomment-${comment.id}` });
+    }
+    return Response.json({ message: "Not Found" }, { status: 404 });
+  }
+}
+
+let action: CompositeAction;
+let release: LocalRelease;
+let github: FakeGitHub;
+beforeAll(async () => {
+  await requireKicadCli();
+  action = await loadAction(join(ROOT, "action.yml"));
+  release = await makeLocalRelease();
+  github = new FakeGitHub();
+}, 60_000);
+afterAll(() => github?.stop());
+
+/** usb-led committed as the base, then a change committed on top: the pull request's head. */
+async function pullRequest(): Promise<{ repo: string; base: string }> {
+  const repo = await copyFixture("usb-led");
+  await git(repo, "init", "--quiet", "--initial-branch=main");
+  await git(repo, "add", "-A");
+  await git(repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "base");
+  const base = (await git(repo, "rev-parse", "HEAD")).trim();
+  const sheet = rootSheet(repo);
+  sheet.moveSymbol("D1", 5.08, 0);
+  sheet.save();
+  setField(repo, "R3", "MPN", "RC0603FR-072K2L");
+  await git(repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--quiet", "-am", "head");
+  return { repo, base };
+}
+
+const uploads: Record<string, string>[] = [];
+
+async function runAction(repo: string, pr: { number: string; base: string } | undefined) {
+  const workspace = await makeTempDir();
+  const temp = await makeTempDir();
+  return runCompositeAction(
+    action,
+    { "release-url": release.url, "working-directory": repo, comment: "true" },
+    {
+      actionPath: ROOT,
+      workspace,
+      temp,
+      github: {
+        "github.token": TOKEN,
+        "github.event.pull_request.number": pr?.number ?? "",
+        "github.event.pull_request.base.sha": pr?.base ?? "",
+      },
+      env: { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: "octo/board" },
+      uses: {
+        "actions/upload-artifact@v4": (inputs) => {
+          uploads.push({ ...inputs, files: readdirSync(inputs.path!).sort().join(",") });
+          return { "artifact-id": "42", "artifact-url": "https://github.com/octo/board/actions/runs/1/artifacts/42" };
+        },
+      },
+    },
+  );
+}
+
+function describeSteps(steps: StepResult[]): string {
+  return steps.map((s) => `--- ${s.name} (exit ${s.exitCode})\n${s.stdout}\n${s.stderr}`).join("\n");
+}
+
+describe("action.yml comment: true", () => {
+  test("posts one comment with the check result, the design diff and the renders link, then updates it", async () => {
+    github.comments.push({ id: 1, body: "Looks good to me", user: { login: "reviewer" } });
+    const { repo, base } = await pullRequest();
+    const steps = await runAction(repo, { number: "7", base });
+    expect(steps.map((s) => `${s.name}: ${s.exitCode}`), describeSteps(steps)).toEqual([
+      "Install copperhead: 0",
+      "Install KiCad 9: 0",
+      "copperhead diff against the pull request's base: 0",
+      "Upload the renders: 0",
+      "Comment on the pull request: 0",
+      "copperhead check: 0",
+    ]);
+    expect(uploads.at(-1)).toMatchObject({ name: "copperhead-renders", "if-no-files-found": "ignore", files: "usb-led.after.svg,usb-led.before.svg,usb-led.diff.svg" });
+    expect(steps[4]!.stdout).toContain("posted comment https://github.com/octo/board/pull/7#issuecomment-100");
+
+    const ours = github.comments.filter((c) => c.body.startsWith(MARKER));
+    expect(ours).toHaveLength(1);
+    const body = ours[0]!.body;
+    expect(body).toContain("## copperhead\n");
+    expect(body).toMatch(/\*\*Check:\*\* passed — 0 error\(s\), \d+ warning\(s\)/);
+    expect(body).toContain("`erc` pass");
+    const head = (await git(repo, "rev-parse", "HEAD")).trim();
+    expect(body).toContain(`### Design changes: ${base.slice(0, 7)} → HEAD (${head.slice(0, 7)})\n`);
+    expect(body).toContain("- *moved* `D1` on `/`: (142.24, 101.6, 90°) → (147.32, 101.6, 90°)\n");
+    expect(body).toContain("- *changed* `R3` on `/`: MPN `RC0603FR-071KL` → `RC0603FR-072K2L`\n");
+    expect(body).toContain("[copperhead renders](https://github.com/octo/board/actions/runs/1/artifacts/42)");
+    expect(github.comments.find((c) => c.id === 1)!.body).toBe("Looks good to me");
+
+    // The next push: the same comment is edited, no second one appears.
+    setField(repo, "R3", "Value", "1k");
+    setField(repo, "R1", "MPN", "RC0603FR-074K7L");
+    await git(repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--quiet", "-am", "another push");
+    const again = await runAction(repo, { number: "7", base });
+    expect(again.every((s) => s.exitCode === 0), describeSteps(again)).toBe(true);
+    expect(again[4]!.stdout).toContain("updated comment https://github.com/octo/board/pull/7#issuecomment-100");
+    const after = github.comments.filter((c) => c.body.startsWith(MARKER));
+    expect(after).toHaveLength(1);
+    expect(after[0]!.body).toContain("`R1` on `/`: MPN");
+    expect(github.requests.filter((r) => r.startsWith("PATCH"))).toEqual(["PATCH /repos/octo/board/issues/comments/100"]);
+  }, 180_000);
+
+  test("not a pull request: a notice, no API call, and the check still runs", async () => {
+    const { repo } = await pullRequest();
+    const before = github.requests.length;
+    const steps = await runAction(repo, undefined);
+    expect(steps.map((s) => `${s.name}: ${s.exitCode}`), describeSteps(steps)).toEqual([
+      "Install copperhead: 0",
+      "Install KiCad 9: 0",
+      "copperhead diff against the pull request's base: 0",
+      "copperhead check: 0",
+    ]);
+    expect(steps[2]!.stdout).toContain("::notice::comment: true, but this run is not for a pull request");
+    expect(github.requests.length).toBe(before);
+  }, 120_000);
+
+  test("a token that may not comment: a warning, and the check still decides", async () => {
+    const { repo, base } = await pullRequest();
+    github.failWrites = true;
+    try {
+      const steps = await runAction(repo, { number: "8", base });
+      expect(steps.map((s) => s.exitCode), describeSteps(steps)).toEqual([0, 0, 0, 0, 0, 0]);
+      expect(steps[4]!.stdout).toContain("::warning::could not comment on the pull request");
+      expect(steps[4]!.stderr).toMatch(/40[34]/);
+    } finally {
+      github.failWrites = false;
+    }
+    expect(existsSync(join(repo, ".git"))).toBe(true);
+  }, 120_000);
+});
