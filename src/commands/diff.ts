@@ -9,13 +9,12 @@
  */
 import { relative, resolve, sep } from "node:path";
 import { discoverConfiguredProject, loadConfig } from "../config/config.ts";
-import { diffStates, type DesignDiff } from "../diff/diff.ts";
-import { renderDiff, type DiffRenders } from "../diff/render.ts";
-import { loadDesignState, type DesignState } from "../diff/state.ts";
+import { compareStates } from "../diff/compare.ts";
+import type { DesignDiff } from "../diff/diff.ts";
+import type { DiffRenders } from "../diff/render.ts";
 import { CopperheadError } from "../errors.ts";
 import { findKicadCli } from "../kicad/kicad-cli.ts";
 import { openRepo } from "../repo/recovery.ts";
-import { withSnapshot } from "../repo/snapshot.ts";
 
 export interface DiffOptions {
   repo?: string;
@@ -41,26 +40,10 @@ export interface DiffResult extends DesignDiff {
 export async function runDiff(options: DiffOptions = {}): Promise<DiffResult> {
   const repoRoot = await openRepo(options.repo);
   const { projectFile, docs } = locateProject(repoRoot, options.project);
-  const cli = options.render !== undefined ? await findKicadCli() : undefined;
-  const inState = (root: string, label: string) => loadDesignState({ root, projectFile, docs, label });
-
-  return withSnapshot(repoRoot, options.base ?? "HEAD", async (base) => {
-    const before = inState(base.root, options.base ?? "HEAD");
-    const compare = async (after: DesignState, headCommit: string | null): Promise<DiffResult> => {
-      if (!before.project && !after.project) {
-        throw new CopperheadError("project_not_found", `${projectFile} exists neither in ${base.ref} nor in ${options.head ?? "the working tree"}.`, {
-          fix: "Pass --project with the .kicad_pro to compare, relative to the repo.",
-        });
-      }
-      const diff = diffStates(before, after);
-      const { schema, ...changes } = diff;
-      const result: DiffResult = { schema, project: projectFile, base: { commit: base.commit }, head: { commit: headCommit }, ...changes };
-      if (options.render !== undefined) result.renders = await renderDiff(diff, before, after, resolve(options.render), cli!);
-      return result;
-    };
-    if (options.head === undefined) return compare(inState(repoRoot, "the working tree"), null);
-    return withSnapshot(repoRoot, options.head, (head) => compare(inState(head.root, options.head!), head.commit));
-  });
+  const render = options.render !== undefined ? { dir: options.render, cli: await findKicadCli() } : undefined;
+  const { diff, base, head, renders } = await compareStates({ repoRoot, projectFile, docs, base: options.base ?? "HEAD", head: options.head, render });
+  const { schema, ...changes } = diff;
+  return { schema, project: projectFile, base, head, ...changes, ...(renders ? { renders } : {}) };
 }
 
 /**
