@@ -16,7 +16,7 @@ import { exportBoardSvg, exportSvg, type KicadCli } from "../kicad/kicad-cli.ts"
 import { IU_PER_MM, placePoint } from "../kicad/schematic-geometry.ts";
 import { libUnitBox, placeBox } from "../kicad/schematic-space.ts";
 import { symbolInstance, unitPins } from "../kicad/schematic.ts";
-import { child, children, childText, head, num, text } from "../kicad/sexpr.ts";
+import { child, children, childText, head, num, readSexprFile, removeChild, text, writeSexprFile } from "../kicad/sexpr.ts";
 import type { DesignDiff, SheetChange } from "./diff.ts";
 import type { DesignState } from "./state.ts";
 import { cropped, highlightSvg, withoutTimestamp, type Mark, type MarkKind, type MmBox } from "./svg.ts";
@@ -105,13 +105,25 @@ async function plotSheets(state: DesignState, dir: string, cli: KicadCli, skippe
   return plots;
 }
 
+/**
+ * Plots the board's copper, silkscreen and outline. Copper pours are left out — the plot is of
+ * a copy without zone fills, in the scratch folder — because a filled plane covers every track
+ * and pad beneath it in both states and leaves nothing to compare; zone changes are in the
+ * semantic diff.
+ */
 async function plotBoard(state: DesignState, file: string, cli: KicadCli, skipped: string[], label: string): Promise<string | undefined> {
   if (!state.project?.board || !state.board) return undefined;
   const table = child(state.board.root, "layers");
   const names = new Set((table ? table.items : []).flatMap((entry) => (entry.type === "list" ? [text(entry, 1) ?? ""] : [])));
   const layers = [...names].filter((n) => n.endsWith(".Cu")).concat(["F.SilkS", "B.SilkS", "Edge.Cuts"].filter((n) => names.has(n)));
   try {
-    return await exportBoardSvg(state.project.board, file, { cli, layers });
+    const unfilled = readSexprFile(state.project.board);
+    for (const zone of children(unfilled.root, "zone")) {
+      for (const fill of [...children(zone, "filled_polygon"), ...children(zone, "fill_segments")]) removeChild(zone, fill);
+    }
+    const copy = file.replace(/\.svg$/, ".kicad_pcb");
+    writeSexprFile(copy, unfilled);
+    return await exportBoardSvg(copy, file, { cli, layers });
   } catch (err) {
     skipped.push(`${label} board: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
