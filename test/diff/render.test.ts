@@ -80,6 +80,18 @@ describe("--render", () => {
     expect(diff).toContain(">R3 moved</text>");
   });
 
+  test("board plots leave copper pours out: a new filled zone draws nothing over the tracks", async () => {
+    const poured = await copyRepo(await initialisedRepo());
+    const board = new BoardEdit(join(poured, "usb-led.kicad_pcb"));
+    board.addZone("GND", "B.Cu", [100, 83], [140, 102], true);
+    board.save();
+    const dir = await makeTempDir();
+    const diff = await runDiff({ repo: poured, render: dir });
+    expect(diff.board!.zones.map((z) => `${z.status} ${z.net}`)).toEqual(["added GND"]);
+    const plot = (name: string) => readFileSync(join(dir, name), "utf8").replace(/<title>[^<]*<\/title>/, "");
+    expect(plot("board.after.svg")).toBe(plot("board.before.svg"));
+  }, 60_000);
+
   test("plotting the same states again writes the same bytes", async () => {
     const again = await makeTempDir();
     await runDiff({ repo, render: again });

@@ -93,9 +93,11 @@ export class BoardEdit {
     removeChild(this.board.root, found);
   }
 
-  /** A copper zone on `net` and `layer` over the rectangle `a`–`b`. */
-  addZone(net: string, layer: string, a: [number, number], b: [number, number]): void {
-    const pts = list("pts", list("xy", a[0], a[1]), list("xy", b[0], a[1]), list("xy", b[0], b[1]), list("xy", a[0], b[1]));
+  /** A copper zone on `net` and `layer` over the rectangle `a`–`b`; `filled` as if KiCad had poured it. */
+  addZone(net: string, layer: string, a: [number, number], b: [number, number], filled = false): void {
+    const rect = () => list("pts", list("xy", a[0], a[1]), list("xy", b[0], a[1]), list("xy", b[0], b[1]), list("xy", a[0], b[1]));
+    const pts = rect();
+    const fill = filled ? [list("filled_polygon", list("layer", q(layer)), rect())] : [];
     this.insert(
       list(
         "zone",
@@ -109,6 +111,7 @@ export class BoardEdit {
         list("filled_areas_thickness", "no"),
         list("fill", list("thermal_gap", 0.5), list("thermal_bridge_width", 0.5)),
         list("polygon", pts),
+        ...fill,
       ),
       "embedded_fonts",
     );
