@@ -10,7 +10,13 @@
 #   DIFF_MARKDOWN   file with `copperhead diff --format markdown`
 #   CHECK_JSON      file with `copperhead check --json` (optional)
 #   RENDERS_URL     link to the uploaded renders (optional)
+#
+# GitHub refuses comments over 65536 characters; a longer diff is cut at a line, and the comment
+# says where the whole one is (the artifact holds it as diff.md).
 set -euo pipefail
+
+# Comment bodies are cut at this many bytes (which is never more characters).
+MAX_BODY=60000
 
 marker='<!-- copperhead:pull-request-comment -->'
 api="${GITHUB_API_URL:?GITHUB_API_URL is not set}"
@@ -38,10 +44,18 @@ body=$(mktemp)
     ' "$CHECK_JSON"
     echo
   fi
-  cat "${DIFF_MARKDOWN:?DIFF_MARKDOWN is not set}"
+  diff="${DIFF_MARKDOWN:?DIFF_MARKDOWN is not set}"
+  room=$((MAX_BODY - 2000))
+  if [ "$(wc -c < "$diff")" -le "$room" ]; then
+    cat "$diff"
+  else
+    LC_ALL=C awk -v max="$room" '{ n += length($0) + 1; if (n > max) exit; print }' "$diff"
+    echo
+    echo "*The diff is longer than a comment may be: the rest is in \`diff.md\` of the renders artifact, and in the job log.*"
+  fi
   if [ -n "${RENDERS_URL:-}" ]; then
     echo
-    echo "Before/after plots and a what-changed image of every changed sheet (and of the board, when it changed): [copperhead renders]($RENDERS_URL)."
+    echo "The whole diff, before/after plots and a what-changed image of every changed sheet (and of the board, when it changed): [copperhead renders]($RENDERS_URL)."
   fi
 } > "$body"
 

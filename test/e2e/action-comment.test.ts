@@ -5,7 +5,7 @@
  * the artifact upload is a stand-in that records what it was given.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
@@ -142,7 +142,7 @@ describe("action.yml comment: true", () => {
       "Comment on the pull request: 0",
       "copperhead check: 0",
     ]);
-    expect(uploads.at(-1)).toMatchObject({ name: "copperhead-renders", "if-no-files-found": "ignore", files: "usb-led.after.svg,usb-led.before.svg,usb-led.diff.svg" });
+    expect(uploads.at(-1)).toMatchObject({ name: "copperhead-renders", "if-no-files-found": "ignore", files: "diff.md,usb-led.after.svg,usb-led.before.svg,usb-led.diff.svg" });
     expect(steps[4]!.stdout).toContain("posted comment https://github.com/octo/board/pull/7#issuecomment-100");
 
     const ours = github.comments.filter((c) => c.body.startsWith(MARKER));
@@ -170,6 +170,27 @@ describe("action.yml comment: true", () => {
     expect(after[0]!.body).toContain("`R1` on `/`: MPN");
     expect(github.requests.filter((r) => r.startsWith("PATCH"))).toEqual(["PATCH /repos/octo/board/issues/comments/100"]);
   }, 180_000);
+
+  test("a diff longer than a comment may be is cut at a line and says where the rest is", async () => {
+    const dir = await makeTempDir();
+    const lines = Array.from({ length: 4000 }, (_, i) => `- *added* \`R${i + 1}\` \`10k\` (Device:R, Resistor_SMD:R_0603_1608Metric) on \`/\``);
+    const markdown = join(dir, "diff.md");
+    writeFileSync(markdown, `### Design changes: 1234567 → HEAD (89abcde)\n\n**Parts**\n\n${lines.join("\n")}\n`);
+    const proc = Bun.spawn(["bash", join(ROOT, "scripts/pr-comment.sh")], {
+      env: { ...process.env, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: "octo/board", GITHUB_TOKEN: TOKEN, PR_NUMBER: "7", DIFF_MARKDOWN: markdown, RENDERS_URL: "https://example.com/a" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(code, err).toBe(0);
+    expect(out).toMatch(/^(posted|updated) comment /);
+    const body = github.comments.find((c) => c.body.startsWith(MARKER))!.body;
+    expect(body.length).toBeLessThanOrEqual(65536);
+    expect(body).toContain("- *added* `R1` `10k`");
+    expect(body).not.toContain("`R4000`");
+    expect(body).toMatch(/`R\d+` `10k` \(Device:R, Resistor_SMD:R_0603_1608Metric\) on `\/`\n\n\*The diff is longer than a comment may be/);
+    expect(body).toContain("[copperhead renders](https://example.com/a)");
+  });
 
   test("not a pull request: a notice, no API call, and the check still runs", async () => {
     const { repo } = await pullRequest();
