@@ -6,7 +6,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { child, children, head, insertChild, list, num, printSexprBytes, q, readSexprFile, setAtom, text, writeSexprFile, type SList, type SNode } from "../../src/kicad/sexpr.ts";
+import { child, children, cloneNode, head, insertChild, list, num, printSexprBytes, q, readSexprFile, setAtom, text, writeSexprFile, type SList } from "../../src/kicad/sexpr.ts";
 
 const FIXTURE = join(import.meta.dir, "../../fixtures/usb-led/usb-led.kicad_pcb");
 const TILE_PITCH = { x: 45, y: 25 };
@@ -20,11 +20,6 @@ export interface BigBoard {
   tiles: number;
 }
 
-function clone<T extends SNode>(node: T): T {
-  if (node.type === "atom") return { ...node };
-  return { ...node, items: node.items.map(clone) } as T;
-}
-
 /** Writes a board of `tiles` usb-led copies into a fresh temp dir and describes it. */
 export function generateBigBoard(tiles: number, name = "big"): BigBoard {
   const source = readSexprFile(FIXTURE);
@@ -36,7 +31,7 @@ export function generateBigBoard(tiles: number, name = "big"): BigBoard {
 
   const root = list("kicad_pcb");
   for (const item of source.root.items.slice(1)) {
-    if (item.type === "list" && HEADER_ITEMS.has(head(item)!)) insertChild(root, clone(item));
+    if (item.type === "list" && HEADER_ITEMS.has(head(item)!)) insertChild(root, cloneNode(item));
   }
   insertChild(root, list("net", 0, q("")));
   let nextNet = 1;
@@ -52,13 +47,13 @@ export function generateBigBoard(tiles: number, name = "big"): BigBoard {
       insertChild(root, list("net", nextNet++, q(`${netName}_T${t}`)));
     }
     for (const original of tileItems) {
-      const item = clone(original);
+      const item = cloneNode(original);
       retile(item, { dx, dy, tile: t, codes, netNames, uuid: () => tileUuid(nextUuid++) });
       newItems.push(item);
     }
   }
   for (const item of newItems) insertChild(root, item);
-  const box = clone(outline);
+  const box = cloneNode(outline);
   const rows = Math.ceil(tiles / cols);
   setAtom(child(box, "end")!, 1, num(child(box, "start")!, 1)! + (cols - 1) * TILE_PITCH.x + 40);
   setAtom(child(box, "end")!, 2, num(child(box, "start")!, 2)! + (rows - 1) * TILE_PITCH.y + 19);

@@ -17,7 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import { footprintToBoard, type BBox, type Placement, type Point } from "./board.ts";
-import { child, children, formatNumber, head, isList, list, num, q, setAtom, sym, text, type SAtom, type SList, type SNode } from "./sexpr.ts";
+import { child, children, cloneNode, formatNumber, head, isList, list, num, q, setAtom, sym, text, type SAtom, type SList } from "./sexpr.ts";
 
 export type Side = "front" | "back";
 
@@ -246,11 +246,6 @@ export function fieldForFootprint(name: string, value: string, side: Side, rotat
 /** `(at x y [angle])`; the angle is written when non-zero or when `always`. */
 function atNode(x: number, y: number, angle: number, always: boolean): SList {
   return angle !== 0 || always ? list("at", x, y, angle) : list("at", x, y);
-}
-
-function cloneNode<T extends SNode>(node: T): T {
-  if (node.type === "atom") return { ...node };
-  return { ...node, items: node.items.map(cloneNode), start: -1 } as T;
 }
 
 /** Normalises an angle to [0, 360), as KiCad writes pad and text angles. */

@@ -23,7 +23,7 @@ import { dirname, join, resolve } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
 import { findKicadCli } from "./kicad-install.ts";
-import { children, childText, flag, head, parseSexpr, q, readDesignBytes, readSexprFile, text, type SDocument, type SList, type SNode } from "./sexpr.ts";
+import { children, childText, cloneNode, flag, head, parseSexpr, q, readDesignBytes, readSexprFile, text, type SDocument, type SList, type SNode } from "./sexpr.ts";
 
 export type LibraryKind = "footprint" | "symbol";
 
@@ -216,7 +216,9 @@ export class Libraries {
           fieldsPlaced = true;
         } else if (node.type === "list" && head(node) === "symbol") {
           const unitName = text(node, 1) ?? "";
-          body.push({ ...node, items: [node.items[0]!, { ...q(name + unitName.slice(parentName.length)), pre: " " }, ...node.items.slice(2)] });
+          const unit = cloneNode(node);
+          unit.items[1] = { ...q(name + unitName.slice(parentName.length)), pre: " " };
+          body.push(unit);
         } else {
           body.push(node);
         }
@@ -224,7 +226,7 @@ export class Libraries {
     }
     const embedded: SList = { type: "list", pre: "", items: [own.items[0]!, { ...q(libId), pre: " " }, ...body], post: "", start: -1 };
     // Inserting a tree lays it out again, so never hand out the cached library's own nodes.
-    return structuredClone(embedded);
+    return cloneNode(embedded);
   }
 
   /** Expands `${VAR}` and `$(VAR)`; unknown variables are left in place. */

@@ -54,6 +54,7 @@ import {
   child,
   children,
   childText,
+  cloneNode,
   head,
   insertChild,
   printBare,
@@ -605,7 +606,7 @@ export class SchematicEditor {
       for (const symbol of file.symbols) {
         if (symbol.lib?.power === "global" && fieldValue(symbol, "Value") === net) {
           const cached = symbol.lib.node;
-          return { kind: "power", libId: symbol.libKey, value: net, expected: net, def: () => this.tryResolve(symbol.libKey) ?? structuredClone(cached) };
+          return { kind: "power", libId: symbol.libKey, value: net, expected: net, def: () => this.tryResolve(symbol.libKey) ?? cloneNode(cached) };
         }
       }
     }

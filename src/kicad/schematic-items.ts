@@ -5,7 +5,7 @@
  * and diffs like a KiCad save. Coordinates are millimetres, snapped to eeschema's 100 nm unit;
  * layout (tabs, line breaks) is applied when a node is inserted with `insertChild`.
  */
-import { child, children, list, q, text, type SList } from "./sexpr.ts";
+import { child, children, cloneNode, list, q, text, type SList } from "./sexpr.ts";
 
 export type MmPoint = readonly [number, number];
 export type LabelShape = "input" | "output" | "bidirectional" | "tri_state" | "passive";
@@ -137,7 +137,7 @@ export function libraryFields(def: SList): LibraryField[] {
 
 /** `(property "name" "value" (at x y angle) …rest)`; `rest` is copied, never shared. */
 export function propertyNode(name: string, value: string, at: MmPoint, angle: number, rest: SList[]): SList {
-  return list("property", q(name), q(value), atNode(at[0], at[1], angle), ...structuredClone(rest));
+  return list("property", q(name), q(value), atNode(at[0], at[1], angle), ...rest.map(cloneNode));
 }
 
 /** A field the library lacks (an MPN, say): hidden, anchored at the symbol's origin. */

@@ -4,9 +4,12 @@
  * root list included), and edits change only the nodes they touch.
  *
  * - `sexpr/tree.ts`: the node types;
+ * - `sexpr/compact.ts`: how a parsed file is held (its bytes and a token table; nodes made on
+ *   first access), within about twice the file's size;
  * - `sexpr/parse.ts`, `sexpr/print.ts`: bytes (or lossless strings) in and out;
  * - `sexpr/read.ts`, `sexpr/edit.ts`: reading values, building and editing nodes;
- * - `sexpr/bytes.ts`: how bytes that are not UTF-8 survive as text;
+ * - `sexpr/bytes.ts`, `sexpr/escapes.ts`: how bytes that are not UTF-8 survive as text, and
+ *   KiCad's string quoting;
  * - `sexpr/file.ts`: reading and writing design files, the only way they touch the disk.
  */
 export type { SAtom, SDocument, SList, SNode } from "./sexpr/tree.ts";
@@ -14,6 +17,7 @@ export { parseSexpr, type ParseOptions } from "./sexpr/parse.ts";
 export { printBare, printSexpr, printSexprBytes } from "./sexpr/print.ts";
 export { SexprError, positionAt, type SourcePosition } from "./sexpr/errors.ts";
 export { atomText, child, children, childText, flag, head, isList, num, text, walk } from "./sexpr/read.ts";
-export { formatNumber, insertChild, list, q, quoteString, removeChild, setAtom, setChildValue, sym, type SValue } from "./sexpr/edit.ts";
+export { cloneNode, formatNumber, insertChild, list, q, removeChild, setAtom, setChildValue, sym, type SValue } from "./sexpr/edit.ts";
+export { quoteString } from "./sexpr/escapes.ts";
 export { decodeLossless, displayText, encodeLossless, sameBytes } from "./sexpr/bytes.ts";
 export { readDesignBytes, readDesignText, readSexprFile, writeSexprFile } from "./sexpr/file.ts";

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import {
   child,
   children,
+  cloneNode,
   childText,
   flag,
   head,
@@ -377,5 +378,78 @@ describe("edits next to bytes that are not UTF-8", () => {
     const b = child(doc.root, "b")!;
     setAtom(child(doc.root, "c")!, 1, { type: "atom", pre: "", raw: (b.items[1] as { raw: string }).raw });
     expect(Buffer.from(printSexprBytes(doc))).toEqual(Buffer.from(bytes('(a\n\t(b "', [0xe9], '")\n\t(c "', [0xe9], '")\n)\n')));
+  });
+});
+
+describe("the compact tree behaves like plain nodes", () => {
+  const source = '(kicad_pcb\n\t(net 1 "GND")\n\t(footprint "R"\n\t\t(at 1 2)\n\t\t(pad "1" smd)\n\t)\n\t(footprint "C"\n\t\t(at 3 4)\n\t)\n)\n';
+
+  test("a node keeps its identity however it is reached", () => {
+    const doc = parseSexpr(source);
+    const first = child(doc.root, "footprint")!;
+    expect(child(doc.root, "footprint")).toBe(first);
+    expect(doc.root.items[2]).toBe(first);
+    expect(children(doc.root, "footprint")[0]).toBe(first);
+    expect(child(first, "at")).toBe(child(first, "at"));
+  });
+
+  test("values read before and after a list is opened agree, and follow edits", () => {
+    const doc = parseSexpr(source);
+    const at = child(child(doc.root, "footprint")!, "at")!;
+    expect([head(at), text(at, 1), num(at, 2)]).toEqual(["at", "1", 2]);
+    setAtom(at, 1, 9);
+    expect([head(at), text(at, 1), num(at, 2)]).toEqual(["at", "9", 2]);
+    expect(printSexpr(doc)).toBe(source.replace("(at 1 2)", "(at 9 2)"));
+  });
+
+  test("reordering, moving and replacing items prints what the items say", () => {
+    const doc = parseSexpr(source);
+    const [r, c] = children(doc.root, "footprint");
+    doc.root.items.splice(doc.root.items.indexOf(c!), 1);
+    doc.root.items.splice(doc.root.items.indexOf(r!), 0, c!);
+    expect(printSexpr(doc)).toBe('(kicad_pcb\n\t(net 1 "GND")\n\t(footprint "C"\n\t\t(at 3 4)\n\t)\n\t(footprint "R"\n\t\t(at 1 2)\n\t\t(pad "1" smd)\n\t)\n)\n');
+    const net = child(doc.root, "net")!;
+    net.items = [net.items[0]!, net.items[1]!];
+    expect(printSexpr(net)).toBe("\n\t(net 1)");
+  });
+
+  test("whitespace set on a list nobody opened is printed", () => {
+    const doc = parseSexpr(source);
+    const net = child(doc.root, "net")!;
+    net.pre = " ";
+    net.post = " ";
+    expect(printSexpr(doc.root).split("\n")[0]).toBe('(kicad_pcb (net 1 "GND" )');
+  });
+
+  test("a parsed node inserted into another document prints its own bytes", () => {
+    const library = parseSexpr(bytes('(footprint "X"\n\t(property "Description" "caf', [0xe9], '")\n)\n'));
+    const board = parseSexpr("(kicad_pcb\n\t(version 20241229)\n)\n");
+    insertChild(board.root, child(library.root, "property")!);
+    expect(Buffer.from(printSexprBytes(board))).toEqual(Buffer.from(bytes('(kicad_pcb\n\t(version 20241229)\n\t(property "Description" "caf', [0xe9], '")\n)\n')));
+  });
+
+  test("cloneNode makes plain, independent nodes that print the same", () => {
+    const doc = parseSexpr(source);
+    const original = child(doc.root, "footprint")!;
+    const copy = cloneNode(original);
+    expect(Object.keys(copy).sort()).toEqual(["items", "post", "pre", "start", "type"]);
+    expect(printSexpr(copy)).toBe(printSexpr(original));
+    setAtom(child(copy, "at")!, 1, 5);
+    expect(text(child(original, "at")!, 1)).toBe("1");
+  });
+
+  test("a list whose '(' is missing stays so when opened and printed piece by piece", () => {
+    const doc = parseSexpr("(teardrops\n\t(curved_edges no)filter_ratio 0.9)\n\t(enabled yes)\n)");
+    const ratio = child(doc.root, "filter_ratio")!;
+    expect(ratio.implicit).toBe(true);
+    expect(ratio.start).toBe("(teardrops\n\t(curved_edges no)".length);
+    insertChild(doc.root, list("max_width", 2));
+    expect(printSexpr(doc)).toBe("(teardrops\n\t(curved_edges no)filter_ratio 0.9)\n\t(enabled yes)\n\t(max_width 2)\n)");
+  });
+
+  test("trailing text can be replaced", () => {
+    const doc = parseSexpr("(a)\n)\n");
+    doc.trailing = "\n";
+    expect(printSexpr(doc)).toBe("(a)\n");
   });
 });

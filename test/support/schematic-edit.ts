@@ -6,7 +6,7 @@
  */
 import { placePoint, pointKey, toIU } from "../../src/kicad/schematic-geometry.ts";
 import { readSchematicFile, unitPins } from "../../src/kicad/schematic.ts";
-import { child, children, insertChild, num, printSexprBytes, q, readSexprFile, removeChild, setAtom, text, writeSexprFile, type SDocument, type SList, type SNode } from "../../src/kicad/sexpr.ts";
+import { child, children, cloneNode, insertChild, num, printSexprBytes, q, readSexprFile, removeChild, setAtom, text, writeSexprFile, type SDocument, type SList } from "../../src/kicad/sexpr.ts";
 
 export class SchematicEdit {
   readonly path: string;
@@ -34,7 +34,7 @@ export class SchematicEdit {
 
   /** A copy of `template` (from any sheet) placed at `(x, y)` under a new reference and uuid. */
   addCopy(template: SList, options: { ref: string; x: number; y: number; instancePath: string; value?: string }): SList {
-    const node = clone(template);
+    const node = cloneNode(template);
     const at = child(node, "at")!;
     const dx = options.x - num(at, 1)!;
     const dy = options.y - num(at, 2)!;
@@ -118,7 +118,7 @@ export class SchematicEdit {
   /** A local label at a pin tip, laid out like eeschema writes one. */
   addLabel(name: string, x: number, y: number): void {
     const template = children(this.root, "label")[0]!;
-    const node = clone(template);
+    const node = cloneNode(template);
     setAtom(node, 1, q(name));
     const at = child(node, "at")!;
     setAtom(at, 1, x);
@@ -129,7 +129,7 @@ export class SchematicEdit {
 
   addWire(x1: number, y1: number, x2: number, y2: number): void {
     const template = children(this.root, "wire")[0]!;
-    const node = clone(template);
+    const node = cloneNode(template);
     const [a, b] = children(child(node, "pts")!, "xy");
     setAtom(a!, 1, x1);
     setAtom(a!, 2, y1);
@@ -173,10 +173,4 @@ function shift(at: SList, dx: number, dy: number): void {
 
 function round(v: number): number {
   return Math.round(v * 1e4) / 1e4;
-}
-
-/** A layout-free deep copy (insertion lays it out afresh). */
-export function clone<T extends SNode>(node: T): T {
-  if (node.type === "atom") return { ...node };
-  return { ...node, items: node.items.map(clone), start: -1 } as T;
 }

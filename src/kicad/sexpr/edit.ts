@@ -4,7 +4,8 @@
  * lines KiCad itself would have changed.
  */
 import { byteLength } from "./bytes.ts";
-import { INDENTS } from "./parse.ts";
+import { INDENTS } from "./chars.ts";
+import { quoteString } from "./escapes.ts";
 import { printBare } from "./print.ts";
 import { child, head, isList } from "./read.ts";
 import type { SAtom, SList, SNode } from "./tree.ts";
@@ -31,6 +32,14 @@ export function formatNumber(value: number): string {
   let s = rounded.toFixed(6);
   s = s.replace(/0+$/, "").replace(/\.$/, "");
   return s;
+}
+
+/** A deep copy made of plain nodes, tied to no file, for inserting elsewhere (insertion lays it out). */
+export function cloneNode<T extends SNode>(node: T): T {
+  if (node.type === "atom") return { type: "atom", pre: node.pre, raw: node.raw } as T;
+  const copy: SList = { type: "list", pre: node.pre, items: node.items.map(cloneNode), post: node.post, start: -1 };
+  if (node.implicit) copy.implicit = true;
+  return copy as T;
 }
 
 function toNode(value: SValue): SNode {
@@ -151,17 +160,4 @@ function printedWidth(node: SList): number {
   const printed = printBare(node);
   const nl = printed.lastIndexOf("\n");
   return nl < 0 ? byteLength(printed) : printed.length - nl - 1;
-}
-
-/** Quotes a string as KiCad writes it: backslash, quote, CR and LF are escaped. */
-export function quoteString(value: string): string {
-  let out = '"';
-  for (const ch of value) {
-    if (ch === "\\") out += "\\\\";
-    else if (ch === '"') out += '\\"';
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else out += ch;
-  }
-  return out + '"';
 }

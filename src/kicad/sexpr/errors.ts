@@ -1,5 +1,6 @@
 /** Parse errors that point at the file, line and column. */
 import { CopperheadError } from "../../errors.ts";
+import { decodeLossless } from "./bytes.ts";
 
 export interface SourcePosition {
   line: number;
@@ -11,8 +12,9 @@ export class SexprError extends CopperheadError {
   readonly line: number;
   readonly column: number;
 
-  constructor(reason: string, source: string, offset: number, file?: string) {
-    const { line, column } = positionAt(source, offset);
+  /** `offset` is a byte offset into `bytes`. */
+  constructor(reason: string, bytes: Uint8Array, offset: number, file?: string) {
+    const { line, column } = positionAt(bytes, offset);
     const where = `${file ?? "<input>"}:${line}:${column}`;
     super("parse_error", `${where}: ${reason}`, {
       file,
@@ -27,29 +29,19 @@ export class SexprError extends CopperheadError {
 }
 
 /**
- * 1-based line and column of an offset into a lossless string. Columns count characters
- * (Unicode code points, as editors show them); a byte that is not UTF-8 counts as one
- * character. CRLF counts as one line break.
+ * 1-based line and column of a byte offset. Columns count characters (Unicode code points,
+ * as editors show them); a byte that is not UTF-8 counts as one character. CRLF counts as one
+ * line break.
  */
-export function positionAt(source: string, offset: number): SourcePosition {
+export function positionAt(bytes: Uint8Array, offset: number): SourcePosition {
+  const end = Math.min(offset, bytes.length);
   let line = 1;
   let lineStart = 0;
-  const end = Math.min(offset, source.length);
-  for (let i = 0; i < end; i++) {
-    if (source.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
+  for (let nl = bytes.indexOf(10); nl >= 0 && nl < end; nl = bytes.indexOf(10, nl + 1)) {
+    line++;
+    lineStart = nl + 1;
   }
   let column = 1;
-  for (let i = lineStart; i < end; i++) {
-    const c = source.charCodeAt(i);
-    // The second half of a surrogate pair belongs to the character before it.
-    if (c >= 0xdc00 && c <= 0xdfff && i > lineStart) {
-      const prev = source.charCodeAt(i - 1);
-      if (prev >= 0xd800 && prev <= 0xdbff) continue;
-    }
-    column++;
-  }
+  for (const _ of decodeLossless(bytes.subarray(lineStart, end))) column++;
   return { line, column };
 }

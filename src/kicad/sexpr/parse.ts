@@ -10,52 +10,23 @@
  * - after the root list nothing is read: KiCad's `Parse()` returns once the root closes, so a
  *   stray `)` or a second list there is tolerated, and kept verbatim as `trailing`.
  *
- * Parsing is iterative (an explicit stack), so 100,000 levels of nesting neither overflow the
- * call stack nor need special cases.
+ * It builds the compact tree (`compact.ts`): one pass over the bytes writes one table entry per
+ * token. Nesting is tracked on an explicit stack, so 100,000 levels need no special case.
  */
-import { decodeLossless, encodeLossless } from "./bytes.ts";
+import { encodeLossless } from "./bytes.ts";
+import { BACKSLASH, HASH, LF, LPAREN, QUOTE, RPAREN, WHITESPACE } from "./chars.ts";
+import { IMPLICIT, MAX_BYTES, OPEN, ParsedDocument, Source } from "./compact.ts";
 import { SexprError, positionAt } from "./errors.ts";
-import type { SDocument, SList } from "./tree.ts";
+import type { SDocument } from "./tree.ts";
 
-const LPAREN = 40;
-const RPAREN = 41;
-const QUOTE = 34;
-const BACKSLASH = 92;
-const HASH = 35;
-const SPACE = 32;
-const TAB = 9;
-const LF = 10;
-const CR = 13;
-const NUL = 0;
+/** Byte classes: atom text, whitespace, `(`, `)`, `"`, and control characters. */
+const [ATOM, SPACE, OPEN_CLASS, CLOSE_CLASS, STRING, CONTROL] = [0, 1, 2, 3, 4, 5] as const;
 
-/** Interned whitespace: KiCad files repeat " " and "\n" + tabs millions of times. */
-export const INDENTS: string[] = Array.from({ length: 64 }, (_, n) => "\n" + "\t".repeat(n));
-
-function internWhitespace(text: string, from: number, to: number): string {
-  const len = to - from;
-  if (len === 0) return "";
-  if (len === 1 && text.charCodeAt(from) === SPACE) return " ";
-  if (text.charCodeAt(from) === LF && len <= INDENTS.length) {
-    let tabs = true;
-    for (let i = from + 1; i < to; i++) {
-      if (text.charCodeAt(i) !== TAB) {
-        tabs = false;
-        break;
-      }
-    }
-    if (tabs) return INDENTS[len - 1]!;
-  }
-  return text.slice(from, to);
-}
-
-/** Character classes: atom text, whitespace, `(`, `)`, `"`, and control characters. */
-const [ATOM, SPACE_CLASS, OPEN, CLOSE, STRING, CONTROL] = [0, 1, 2, 3, 4, 5] as const;
-
-/** ASCII character classes; a table lookup keeps the hot loop branch-light. */
-const CHAR_CLASS = new Uint8Array(128).map((_, c) => {
-  if (c === SPACE || c === TAB || c === LF || c === CR || c === NUL) return SPACE_CLASS;
-  if (c === LPAREN) return OPEN;
-  if (c === RPAREN) return CLOSE;
+/** A table lookup keeps the hot loop branch-light; every byte from 0x80 up is atom text. */
+const BYTE_CLASS = new Uint8Array(256).map((_, c) => {
+  if (WHITESPACE[c]) return SPACE;
+  if (c === LPAREN) return OPEN_CLASS;
+  if (c === RPAREN) return CLOSE_CLASS;
   if (c === QUOTE) return STRING;
   if (c < 32 || c === 127) return CONTROL;
   return ATOM;
@@ -72,125 +43,129 @@ export interface ParseOptions {
  * column) for truncated, unbalanced or binary input.
  */
 export function parseSexpr(input: Uint8Array | string, options: ParseOptions = {}): SDocument {
-  const text = typeof input === "string" ? input : decodeLossless(input);
-  const bytes = typeof input === "string" ? encodeLossless(input) : input;
-  const parsed = parseText(text, options.file, true) ?? parseText(text, options.file, false)!;
-  return { type: "document", root: parsed.root, trailing: parsed.trailing, bytes, file: options.file };
+  const raw = typeof input === "string" ? encodeLossless(input) : input;
+  const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  if (bytes.length > MAX_BYTES) {
+    throw new SexprError(`the file is ${bytes.length} bytes; at most ${MAX_BYTES} can be read`, bytes, 0, options.file);
+  }
+  return parseBytes(bytes, options.file, true) ?? parseBytes(bytes, options.file, false)!;
 }
 
 /**
- * One reading of `text`. With `implicitLists`, returns undefined when a list whose `(` is
+ * One reading of `bytes`. With `implicitLists`, returns undefined when a list whose `(` is
  * missing was assumed and the input then ends with lists still open.
  */
-function parseText(text: string, file: string | undefined, implicitLists: boolean): { root: SList; trailing: string } | undefined {
+function parseBytes(bytes: Buffer, file: string | undefined, implicitLists: boolean): ParsedDocument | undefined {
   const fail = (reason: string, offset: number): never => {
-    throw new SexprError(reason, text, offset, file);
+    throw new SexprError(reason, bytes, offset, file);
   };
+  const n = bytes.length;
+  // Every token but an implicit `(` takes at least one byte: n + 1 entries nearly always
+  // suffice, and the pages never written are never paid for.
+  let tokens: Uint32Array = new Uint32Array(n + 1);
+  let count = 0;
+  const open: number[] = [];
+  const openedAt: number[] = [];
   let implicitSeen = false;
-  const n = text.length;
-  const stack: SList[] = [];
-  let top: SList | undefined;
-  let root: SList | undefined;
-  let i = skipLeading(text);
-  let wsStart = 0;
+  let rootStart = -1;
+  let i = skipLeading(bytes);
 
   while (i < n) {
-    const c = text.charCodeAt(i);
-    const cls = c < 128 ? CHAR_CLASS[c]! : ATOM;
-    if (cls === SPACE_CLASS) {
+    const cls = BYTE_CLASS[bytes[i]!]!;
+    if (cls === SPACE) {
       i++;
       continue;
     }
-    const pre = wsStart === i ? "" : internWhitespace(text, wsStart, i);
-    if (cls === OPEN) {
-      const created: SList = { type: "list", pre, items: [], post: "", start: i };
-      if (top) top.items.push(created);
-      else root = created;
-      stack.push(created);
-      top = created;
+    if (count + 2 > tokens.length) tokens = grow(tokens);
+    if (cls === OPEN_CLASS) {
+      if (rootStart < 0) rootStart = i;
+      open.push(count);
+      openedAt.push(i);
+      tokens[count++] = OPEN;
       i++;
-    } else if (cls === CLOSE) {
-      if (!top) fail("unexpected ')' with no open list", i);
-      top!.post = pre;
-      stack.pop();
-      top = stack[stack.length - 1];
-      i++;
-      if (!top) {
-        wsStart = i;
-        break;
-      }
-    } else {
-      if (!top) fail("expected '(' at the start of the file", i);
-      const start = i;
-      if (implicitLists && cls === ATOM && pre === "" && text.charCodeAt(i - 1) === RPAREN) {
-        const created: SList = { type: "list", pre, items: [], post: "", start: i, implicit: true };
-        top!.items.push(created);
-        stack.push(created);
-        top = created;
-        implicitSeen = true;
-      }
-      if (cls === STRING) {
-        i = endOfString(text, i + 1);
-        if (i < 0) fail("unterminated string", start);
-        i++;
-        if (i < n) {
-          const d = text.charCodeAt(i);
-          if (d >= 128 || CHAR_CLASS[d] === ATOM || CHAR_CLASS[d] === STRING || CHAR_CLASS[d] === CONTROL) {
-            fail("expected whitespace or ')' after a string", i);
-          }
-        }
-      } else {
-        for (;;) {
-          if (cls === CONTROL) fail(`unexpected control character U+${c.toString(16).padStart(4, "0")}`, i);
-          i++;
-          if (i >= n) break;
-          const d = text.charCodeAt(i);
-          if (d >= 128) continue;
-          const dc = CHAR_CLASS[d]!;
-          if (dc === ATOM || dc === STRING) continue;
-          if (dc === CONTROL) fail(`unexpected control character U+${d.toString(16).padStart(4, "0")}`, i);
-          break;
-        }
-      }
-      top!.items.push({ type: "atom", pre, raw: text.slice(start, i) });
+      continue;
     }
-    wsStart = i;
+    if (cls === CLOSE_CLASS) {
+      if (open.length === 0) fail("unexpected ')' with no open list", i);
+      const o = open.pop()!;
+      openedAt.pop();
+      tokens[o] = (tokens[o]! | count) >>> 0;
+      tokens[count++] = i;
+      i++;
+      if (open.length === 0) break;
+      continue;
+    }
+    if (open.length === 0) fail("expected '(' at the start of the file", i);
+    if (implicitLists && cls === ATOM && bytes[i - 1] === RPAREN) {
+      open.push(count);
+      openedAt.push(i);
+      tokens[count++] = (OPEN | IMPLICIT) >>> 0;
+      implicitSeen = true;
+    }
+    tokens[count++] = i;
+    if (cls === STRING) {
+      const close = endOfString(bytes, i + 1);
+      if (close < 0) fail("unterminated string", i);
+      i = close + 1;
+      if (i < n) {
+        const next = BYTE_CLASS[bytes[i]!];
+        if (next === ATOM || next === STRING || next === CONTROL) fail("expected whitespace or ')' after a string", i);
+      }
+      continue;
+    }
+    for (let c = cls; ; ) {
+      if (c === CONTROL) fail(`unexpected control character U+${bytes[i]!.toString(16).padStart(4, "0")}`, i);
+      if (++i >= n) break;
+      c = BYTE_CLASS[bytes[i]!]!;
+      if (c !== ATOM && c !== STRING && c !== CONTROL) break;
+    }
   }
-  if (top) {
+  if (open.length > 0) {
     if (implicitSeen) return undefined;
-    const opened = positionAt(text, top.start);
-    fail(`unexpected end of input: ${stack.length} list(s) still open (innermost opened at line ${opened.line}, column ${opened.column})`, n);
+    fail(`unexpected end of input: ${open.length} list(s) still open (innermost opened at ${position(bytes, openedAt[openedAt.length - 1]!)})`, n);
   }
-  if (!root) fail("no S-expression found (the file is empty)", n);
-  return { root: root!, trailing: text.slice(wsStart) };
+  if (rootStart < 0) fail("no S-expression found (the file is empty)", n);
+  return new ParsedDocument(new Source(bytes, tokens.subarray(0, count), rootStart), i, file);
 }
 
-/** Offset of the first character after the leading whitespace and `#` comment lines. */
-function skipLeading(text: string): number {
+function position(bytes: Uint8Array, offset: number): string {
+  const { line, column } = positionAt(bytes, offset);
+  return `line ${line}, column ${column}`;
+}
+
+/** A table with room for half as many tokens again. */
+function grow(tokens: Uint32Array): Uint32Array {
+  const larger = new Uint32Array(Math.ceil(tokens.length * 1.5) + 16);
+  larger.set(tokens);
+  return larger;
+}
+
+/** Offset of the first byte after the leading whitespace and `#` comment lines. */
+function skipLeading(bytes: Uint8Array): number {
   let i = 0;
   let lineStart = true;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
+  while (i < bytes.length) {
+    const c = bytes[i]!;
     if (c === LF) lineStart = true;
     else if (c === HASH && lineStart) {
-      const nl = text.indexOf("\n", i);
-      if (nl < 0) return text.length;
+      const nl = bytes.indexOf(LF, i);
+      if (nl < 0) return bytes.length;
       i = nl;
       continue;
-    } else if (c >= 128 || CHAR_CLASS[c] !== SPACE_CLASS) return i;
+    } else if (!WHITESPACE[c]) return i;
     i++;
   }
   return i;
 }
 
 /** Index of the closing quote of a string whose body starts at `from`, or -1. */
-function endOfString(text: string, from: number): number {
+function endOfString(bytes: Uint8Array, from: number): number {
   let at = from;
   for (;;) {
-    const quote = text.indexOf('"', at);
+    const quote = bytes.indexOf(QUOTE, at);
     if (quote < 0) return -1;
     let backslashes = 0;
-    for (let k = quote - 1; k >= from && text.charCodeAt(k) === BACKSLASH; k--) backslashes++;
+    for (let k = quote - 1; k >= from && bytes[k] === BACKSLASH; k--) backslashes++;
     if ((backslashes & 1) === 0) return quote;
     at = quote + 1;
   }

@@ -6,6 +6,10 @@
  * Text fields are "lossless strings" (see `bytes.ts`): a byte of the file that is not UTF-8
  * appears as a lone surrogate, so the printed bytes equal the parsed bytes even then. Read
  * values through `atomText`/`text`, which show such bytes as Latin-1.
+ *
+ * Parsed nodes are held compactly (`compact.ts`) and made on first access; nodes that edits
+ * create are plain objects of these shapes. Copy a node with `cloneNode`, not by spreading it:
+ * a parsed node's fields are accessors.
  */
 
 export interface SAtom {
@@ -23,7 +27,7 @@ export interface SList {
   items: SNode[];
   /** Whitespace before the closing paren. */
   post: string;
-  /** Offset of `(` in the source text; -1 for nodes created by edits. */
+  /** Byte offset of `(` in the file; -1 for nodes created by edits. */
   start: number;
   /**
    * True for a list whose `(` the file lacks: KiCad 9.0.0 wrote teardrop settings as
