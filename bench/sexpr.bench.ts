@@ -104,7 +104,7 @@ async function againstKicadts(path: string, footprints: number): Promise<void> {
 /** Time (in this process, warm) and peak RSS (a fresh process each) of parsing files of growing size. */
 async function growth(files: string[]): Promise<void> {
   report("sexpr growth: parse time and peak RSS of a fresh process parsing the file (runtime, bytes and tree)");
-  report(`  ${"file".padEnd(28)} ${"size".padStart(9)} ${"parse".padStart(9)} ${"rate".padStart(10)} ${"peak RSS".padStart(9)}  RSS/size`);
+  report(`  ${"file".padEnd(28)} ${"size".padStart(9)} ${"parse".padStart(9)} ${"rate".padStart(10)} ${"peak RSS".padStart(9)}  ${"above runtime/size".padEnd(19)} RSS/size`);
   let base = 0;
   for (const file of files) {
     const bytes = readFileSync(file);
@@ -114,10 +114,11 @@ async function growth(files: string[]): Promise<void> {
     const t = timing.parse!.median;
     const name = file.split("/").pop()!;
     report(
-      `  ${name.padEnd(28)} ${`${(bytes.length / MB).toFixed(1)} MB`.padStart(9)} ${ms(t).padStart(9)} ${mbps(bytes.length, t).padStart(10)} ${`${(memory.peakRss / MB).toFixed(0)} MB`.padStart(9)}  ${ratio(memory.peakRss / bytes.length, { max: 3 })}`,
+      `  ${name.padEnd(28)} ${`${(bytes.length / MB).toFixed(1)} MB`.padStart(9)} ${ms(t).padStart(9)} ${mbps(bytes.length, t).padStart(10)} ${`${(memory.peakRss / MB).toFixed(0)} MB`.padStart(9)}  ${ratio((memory.peakRss - memory.baseRss) / bytes.length).padEnd(19)} ${ratio(memory.peakRss / bytes.length, bytes.length >= 50 * MB ? { max: 3 } : undefined)}`,
     );
   }
-  report(`  (a bare runtime peaks at ${(base / MB).toFixed(0)} MB before reading anything)`);
+  // A small file's multiple is mostly the runtime itself, so the 3× target is read on the large boards.
+  report(`  (a bare runtime peaks at ${(base / MB).toFixed(0)} MB before reading anything; the 3× target applies from 50 MB)`);
 }
 
 /** A 200 MB board: vme-wren's items three times over, in one root list. */
