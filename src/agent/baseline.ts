@@ -5,11 +5,12 @@
  * it — with a real model the baseline costs no wall time at all. Check results are cached by
  * content, so the snapshot shares the repo's cache in both directions.
  */
-import { cpSync, existsSync } from "node:fs";
+import { cpSync, existsSync, realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { CACHE_DIR } from "../checks/cache.ts";
+import { checkProject } from "../checks/check.ts";
 import type { CheckReport } from "../checks/types.ts";
-import { runCheck } from "../commands/check.ts";
+import { discoverConfiguredProject } from "../config/config.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { withSnapshot } from "../repo/snapshot.ts";
 
@@ -18,7 +19,9 @@ export async function checkCommitted(project: KicadProject, strict: boolean): Pr
   return withSnapshot(root, "HEAD", async (snapshot) => {
     const cache = join(root, CACHE_DIR);
     if (existsSync(cache)) cpSync(cache, join(snapshot.root, CACHE_DIR), { recursive: true });
-    const report = await runCheck({ repo: snapshot.root, project: relative(root, project.projectFile).split(sep).join("/"), strict });
+    // The snapshot's own config: HEAD's, which the clean tree the run started from shares.
+    const committed = discoverConfiguredProject(realpathSync(snapshot.root), relative(root, project.projectFile).split(sep).join("/"));
+    const report = await checkProject(committed.project, { ...committed.config, strict });
     if (existsSync(join(snapshot.root, CACHE_DIR))) cpSync(join(snapshot.root, CACHE_DIR), cache, { recursive: true, force: false });
     return report;
   });

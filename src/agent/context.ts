@@ -2,7 +2,7 @@
  * What the agent's tools work on during one `do` (or `sync --resolve`) run: the repo, the
  * design as it is on disk now, the journal every write goes through, and the run's state.
  */
-import { loadDesign, type Design } from "../checks/design.ts";
+import { loadDesign, type Design } from "../design/design.ts";
 import type { CheckReport } from "../checks/types.ts";
 import type { Libraries } from "../kicad/library.ts";
 import { SchematicEditor } from "../kicad/schematic-edit.ts";

@@ -6,15 +6,14 @@
  * copperhead for drift it found) and which tools the model gets.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { describeLocation } from "../cli/formats/describe.ts";
+import { join } from "node:path";
+import { describeLocation } from "../checks/location.ts";
 import type { CheckReport, Finding } from "../checks/types.ts";
-import { runCheck } from "../commands/check.ts";
+import { checkProject } from "../checks/check.ts";
 import type { Config } from "../config/schema.ts";
 import { asCopperheadError, CopperheadError } from "../errors.ts";
-import { findKicadCli, parseKicadVersion } from "../kicad/kicad-cli.ts";
-import { kicadShareDir } from "../kicad/kicad-install.ts";
-import { Libraries } from "../kicad/library.ts";
+import { findKicadCli } from "../kicad/kicad-cli.ts";
+import { projectLibraries } from "../kicad/library.ts";
 import { commitAll, diffPatch, dirtyPaths, headCommit } from "../repo/git.ts";
 import { RunJournal } from "../repo/journal.ts";
 import { withRepoLock } from "../repo/lock.ts";
@@ -153,7 +152,7 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
     }
 
     const strict = config.strict;
-    const check = () => runCheck({ repo: repoRoot, project: project.projectFile, strict });
+    const check = () => checkProject(project, { ...config, strict });
     progress({ type: "phase", phase: "baseline", message: "checking the design before any change (alongside the model)" });
     const baselineCheck = checkCommitted(project, strict);
     // A baseline that cannot run (kicad-cli cannot load HEAD's files) stops the model at once;
@@ -175,7 +174,7 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
       project,
       docs: config.docs,
       runId,
-      libraries: new Libraries({ projectDir: dirname(project.projectFile), major: parseKicadVersion(cli.version.raw)?.major ?? 9, shareDir: kicadShareDir() }),
+      libraries: projectLibraries(project.projectFile, cli),
       check,
       layoutPending: new Set(),
       decisions: [],

@@ -5,7 +5,7 @@
 import { basename, join } from "node:path";
 import { listRepoFolder, readRepoDoc } from "../repo/repo-files.ts";
 import { parseProposal } from "../spec/proposal.ts";
-import { repoPath, type Design } from "./design.ts";
+import { repoPath, type Design } from "../design/design.ts";
 import { familyResult } from "./result.ts";
 import type { CheckResult, Finding } from "./types.ts";
 

@@ -4,7 +4,7 @@
  * cross-check.
  */
 import type { DrcReport, Violation } from "../kicad/kicad-cli.ts";
-import type { Design } from "./design.ts";
+import type { Design } from "../design/design.ts";
 import { violationFinding } from "./kicad-findings.ts";
 import type { ItemIdentity } from "./kicad-items.ts";
 import { familyResult } from "./result.ts";

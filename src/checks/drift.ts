@@ -31,7 +31,7 @@ import { CopperheadError } from "../errors.ts";
 import { readRepoDoc } from "../repo/repo-files.ts";
 import { bomLines, BOM_FILE, parseBom, type BomTable } from "../spec/bom.ts";
 import { codeSpanMentions, type Mention } from "../spec/mentions.ts";
-import { repoPath, type Design } from "./design.ts";
+import { repoPath, type Design } from "../design/design.ts";
 import { familyResult, skippedResult } from "./result.ts";
 import type { CheckResult, Finding } from "./types.ts";
 

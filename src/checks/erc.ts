@@ -1,6 +1,6 @@
 /** The `erc` family: kicad-cli's electrical rules check on the root schematic. */
 import type { ErcReport } from "../kicad/kicad-cli.ts";
-import type { Design } from "./design.ts";
+import type { Design } from "../design/design.ts";
 import { violationFinding } from "./kicad-findings.ts";
 import type { SchematicIndex } from "./kicad-items.ts";
 import { familyResult } from "./result.ts";

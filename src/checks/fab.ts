@@ -7,7 +7,7 @@ import { asCopperheadError } from "../errors.ts";
 import type { Libraries } from "../kicad/library.ts";
 import { checkOutline } from "../kicad/outline.ts";
 import { componentMpn } from "../spec/bom.ts";
-import { repoPath, type Design } from "./design.ts";
+import { repoPath, type Design } from "../design/design.ts";
 import type { FabExport } from "./kicad-run.ts";
 import { familyResult } from "./result.ts";
 import type { CheckResult, Finding } from "./types.ts";

@@ -3,7 +3,7 @@
  * kicad-cli (erc, drc, parity, routing), so keys, messages and locations look the same.
  */
 import type { ReportItem, Violation } from "../kicad/kicad-cli.ts";
-import { repoPath, type Design } from "./design.ts";
+import { repoPath, type Design } from "../design/design.ts";
 import type { ItemIdentity } from "./kicad-items.ts";
 import type { CheckId, Finding, FindingLocation, Severity } from "./types.ts";
 

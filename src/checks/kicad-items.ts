@@ -7,7 +7,7 @@
 import { child, childText, children, head, text, type SList } from "../kicad/sexpr.ts";
 import { fieldValue, symbolInstance } from "../kicad/schematic.ts";
 import type { Board } from "../kicad/board.ts";
-import type { Design } from "./design.ts";
+import type { Design } from "../design/design.ts";
 
 export interface ItemIdentity {
   /** Stable name used in keys, e.g. `U1.5`, `R3`, `label:VBUS`, `track:GND`. */

@@ -10,7 +10,7 @@ import { asCopperheadError } from "../errors.ts";
 import { exportDrill, exportGerbers, findKicadCli, runDrc, runErc, type DrcResult, type ErcReport, type KicadCli } from "../kicad/kicad-cli.ts";
 import { kicadInstallStamp } from "../kicad/kicad-install.ts";
 import { cacheKey, readCache, writeCache } from "./cache.ts";
-import type { Design } from "./design.ts";
+import type { Design } from "../design/design.ts";
 
 export interface KicadRequest {
   erc: boolean;

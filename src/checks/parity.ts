@@ -9,7 +9,7 @@
  */
 import type { Footprint } from "../kicad/board.ts";
 import type { Violation } from "../kicad/kicad-cli.ts";
-import { repoPath, type Design } from "./design.ts";
+import { repoPath, type Design } from "../design/design.ts";
 import { drcFindings } from "./drc.ts";
 import type { ItemIdentity } from "./kicad-items.ts";
 import { familyResult } from "./result.ts";

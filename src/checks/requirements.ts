@@ -10,7 +10,7 @@ import { isAbsolute, join } from "node:path";
 import { readRepoDoc } from "../repo/repo-files.ts";
 import { evaluateRule } from "../spec/evaluate.ts";
 import { parseRequirements, type ParsedSpec, type Rule } from "../spec/requirements.ts";
-import { repoPath, type Design } from "./design.ts";
+import { repoPath, type Design } from "../design/design.ts";
 import { compareFindings, type CheckResult, type Finding } from "./types.ts";
 
 export interface RequirementsOptions {

@@ -3,7 +3,7 @@ import { describeProgress } from "../agent/progress.ts";
 import { runSync, type SyncItem, type SyncResult } from "../commands/sync.ts";
 import { CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
-import { resolvable } from "../sync/verify.ts";
+import { resolvable } from "../checks/sync.ts";
 import { withCancellation } from "../repo/cancel.ts";
 import { globalArgs } from "./args.ts";
 import { renderDoSummary } from "./do.ts";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ProgressListener } from "../agent/progress.ts";
 import { createReplayProvider } from "../agent/providers/replay.ts";
-import { DEMO_BOARD, DEMO_PROJECT, DEMO_SCENARIOS } from "../demo/assets.ts";
+import { DEMO_BOARD, DEMO_PROJECT, DEMO_SCENARIOS } from "./demo-assets.ts";
 import { CopperheadError } from "../errors.ts";
 import { commitAll, runGit } from "../repo/git.ts";
 import { runDo, type DoSummary } from "./do.ts";

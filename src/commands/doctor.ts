@@ -7,10 +7,9 @@ import { existsSync } from "node:fs";
 import { discoverConfiguredProject, loadConfig } from "../config/config.ts";
 import { asCopperheadError } from "../errors.ts";
 import { findKicadCli, type KicadCli } from "../kicad/kicad-cli.ts";
-import { Libraries, type LibraryKind } from "../kicad/library.ts";
+import { projectLibraries, type LibraryKind } from "../kicad/library.ts";
 import { resolveRepoRoot } from "../repo/project.ts";
-import { repoPath } from "../checks/design.ts";
-import { dirname } from "node:path";
+import { repoPath } from "../design/design.ts";
 
 export type DoctorStatus = "ok" | "warn" | "fail";
 
@@ -95,8 +94,7 @@ function gitItem(): DoctorItem {
 
 /** Every library named by the project and global tables must point at something that exists. */
 function librariesItem(project: string, cli: KicadCli | undefined): DoctorItem {
-  const projectDir = project.endsWith(".kicad_pro") ? dirname(project) : project;
-  const libraries = new Libraries({ projectDir, major: cli?.version.major ?? 9, shareDir: cli?.shareDir ?? null });
+  const libraries = projectLibraries(project, cli);
   const problems: string[] = [];
   const counts: string[] = [];
   try {

@@ -19,7 +19,7 @@
  * so a second run reports every file `unchanged` and leaves `git status` clean.
  */
 import { openRepo } from "../repo/recovery.ts";
-import { loadDesign, repoPath, type Design } from "../checks/design.ts";
+import { loadDesign, repoPath, type Design } from "../design/design.ts";
 import { CONFIG_PATH, CONFIG_SCHEMA_PATH, discoverConfiguredProject, type Config } from "../config/config.ts";
 import { configJsonSchemaText } from "../config/schema.ts";
 import { CopperheadError } from "../errors.ts";

@@ -23,9 +23,9 @@ import { readRepoDoc } from "../repo/repo-files.ts";
 import { parseProposal } from "../spec/proposal.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
-import { resolvable, verifySync, type SyncItem, type SyncReport } from "../sync/verify.ts";
+import { resolvable, verifySync, type SyncItem, type SyncReport } from "../checks/sync.ts";
 
-export type { SyncItem, SyncReport } from "../sync/verify.ts";
+export type { SyncItem, SyncReport } from "../checks/sync.ts";
 
 export interface SyncOptions {
   repo?: string;

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { loadDesign } from "../checks/design.ts";
+import { loadDesign } from "../design/design.ts";
 import type { Board } from "../kicad/board.ts";
 import type { Component } from "../kicad/components.ts";
 import type { Netlist } from "../kicad/netlist.ts";

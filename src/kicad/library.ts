@@ -288,20 +288,33 @@ export class Libraries {
   }
 }
 
+/** What a project's libraries need of the KiCad install: its major version and share dir. */
+export interface KicadInstall {
+  version: { major: number };
+  shareDir: string | null;
+}
+
 /**
- * The libraries of the project whose `.kicad_pro` (or folder) is given, with KiCad's share dir
- * and major version taken from the installed kicad-cli. Without a kicad-cli the stock
- * libraries are found only through `KICADn_*_DIR` variables in the environment.
+ * The libraries of the project whose `.kicad_pro` (or folder) is given, the one way every
+ * command and tool builds them. The KiCad `install` names the `${KICADn_*_DIR}` variables and
+ * holds the stock tables; without one, KiCad 9's variables are read and no stock table is seeded.
+ */
+export function projectLibraries(project: string, install?: KicadInstall | null): Libraries {
+  const projectDir = project.endsWith(".kicad_pro") ? dirname(project) : project;
+  return new Libraries({ projectDir, major: install?.version.major ?? CURRENT_MAJOR, shareDir: install?.shareDir ?? null });
+}
+
+/**
+ * The project's libraries for the installed kicad-cli. Without a kicad-cli the stock libraries
+ * are found only through `KICADn_*_DIR` variables in the environment.
  */
 export async function openLibraries(project: string): Promise<Libraries> {
-  const projectDir = project.endsWith(".kicad_pro") ? dirname(project) : project;
   try {
-    const cli = await findKicadCli();
-    return new Libraries({ projectDir, major: cli.version.major, shareDir: cli.shareDir });
+    return projectLibraries(project, await findKicadCli());
   } catch (err) {
     if (!(err instanceof CopperheadError) || (err.code !== "kicad_cli_missing" && err.code !== "kicad_cli_too_old")) throw err;
     log.debug(`library tables without kicad-cli: ${err.message}`);
-    return new Libraries({ projectDir, major: CURRENT_MAJOR, shareDir: null });
+    return projectLibraries(project);
   }
 }
 

@@ -15,7 +15,7 @@
  * - Board lengths compare in whole nanometres, KiCad's internal unit, so `40mm` equals a
  *   40 mm outline despite floating-point subtraction.
  */
-import type { Design } from "../checks/design.ts";
+import type { Design } from "../design/design.ts";
 import type { Component } from "../kicad/components.ts";
 import { naturalCompare, type Net, type NetNode } from "../kicad/netlist.ts";
 import type { Op, Rule } from "./requirements.ts";

@@ -7,7 +7,7 @@
  * (net names from the native netlist, pins with unique numbers, every drawn component) and
  * why counts and sizes use `>=` / `<=` bounds rather than equalities.
  */
-import type { Design } from "../checks/design.ts";
+import type { Design } from "../design/design.ts";
 import { naturalCompare } from "../kicad/netlist.ts";
 
 export interface SuggestedRequirement {

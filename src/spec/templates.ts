@@ -4,7 +4,7 @@
  * `init` only ever creates them. Their text carries no dates or versions: running `init` twice
  * must leave `git status` clean.
  */
-import type { Design } from "../checks/design.ts";
+import type { Design } from "../design/design.ts";
 import { suggestRequirements } from "./suggest.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadDesign } from "../../src/checks/design.ts";
+import { loadDesign } from "../../src/design/design.ts";
 import { checkDrift, scanDrift } from "../../src/checks/drift.ts";
 import { runInit } from "../../src/commands/init.ts";
 import { discoverProject } from "../../src/repo/project.ts";

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadDesign, type Design } from "../../src/checks/design.ts";
+import { loadDesign, type Design } from "../../src/design/design.ts";
 import { checkRequirements, evaluateRequirements } from "../../src/checks/requirements.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { cleanupTempDirs, copyFixture } from "../support/kicad.ts";

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkDrift } from "../../src/checks/drift.ts";
 import { evaluateRequirements } from "../../src/checks/requirements.ts";
-import { loadDesign } from "../../src/checks/design.ts";
+import { loadDesign } from "../../src/design/design.ts";
 import { renderInit } from "../../src/cli/init.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { configJsonSchemaText } from "../../src/config/schema.ts";

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node
 import { join } from "node:path";
 import type { ModelProvider, ModelRequest } from "../../src/agent/model.ts";
 import { createReplayProvider } from "../../src/agent/providers/replay.ts";
-import { loadDesign } from "../../src/checks/design.ts";
+import { loadDesign } from "../../src/design/design.ts";
 import { syncExitCode } from "../../src/cli/sync.ts";
 import { runSync, type SyncResult } from "../../src/commands/sync.ts";
 import { CopperheadError } from "../../src/errors.ts";

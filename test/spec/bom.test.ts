@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { loadDesign, type Design } from "../../src/checks/design.ts";
+import { loadDesign, type Design } from "../../src/design/design.ts";
 import type { Component } from "../../src/kicad/components.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { bomHash, bomLines, componentMpn, parseBom, renderBom } from "../../src/spec/bom.ts";

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { loadDesign } from "../../src/checks/design.ts";
+import { loadDesign } from "../../src/design/design.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { evaluateRule } from "../../src/spec/evaluate.ts";
 import { parseRule } from "../../src/spec/requirements.ts";

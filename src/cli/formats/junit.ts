@@ -9,7 +9,8 @@
  * named after it, so every family appears on the dashboard.
  */
 import type { CheckReport, CheckResult, Finding } from "../../checks/types.ts";
-import { describeLocation, spellOut } from "./describe.ts";
+import { describeLocation } from "../../checks/location.ts";
+import { spellOut } from "./escape.ts";
 
 interface Suite {
   xml: string[];

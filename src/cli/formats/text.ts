@@ -6,7 +6,8 @@
 import { styleText } from "node:util";
 import { CHECK_IDS, type CheckReport, type CheckResult, type CheckStatus, type Finding, type Severity } from "../../checks/types.ts";
 import { describeCounts } from "../../checks/result.ts";
-import { locationParts, spellOut } from "./describe.ts";
+import { locationParts } from "../../checks/location.ts";
+import { spellOut } from "./escape.ts";
 
 export interface TextOptions {
   color: boolean;

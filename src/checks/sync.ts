@@ -5,10 +5,10 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { loadDesign, type Design } from "../checks/design.ts";
-import { scanDrift } from "../checks/drift.ts";
-import { nativeParity } from "../checks/parity.ts";
-import { evaluateRequirements } from "../checks/requirements.ts";
+import { loadDesign, type Design } from "../design/design.ts";
+import { scanDrift } from "./drift.ts";
+import { nativeParity } from "./parity.ts";
+import { evaluateRequirements } from "./requirements.ts";
 import { CopperheadError } from "../errors.ts";
 import { parseBom } from "../spec/bom.ts";
 import { requirementsSectionRange } from "../spec/requirements.ts";

@@ -1,16 +1,8 @@
 /**
- * Wording shared by the human-facing formats (text, and the JUnit bodies a person reads in a CI
- * dashboard), so a location reads the same wherever it appears.
+ * How a finding's location reads, wherever a person reads it: the text report, JUnit bodies in
+ * a CI dashboard, and the findings a gated run hands back to the model or writes to its summary.
  */
-import type { FindingLocation } from "../../checks/types.ts";
-
-/**
- * A character a format cannot carry, spelled as a visible `\u001b`-style escape, so the reader
- * sees that something was there instead of losing it silently.
- */
-export function spellOut(char: string): string {
-  return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
-}
+import type { FindingLocation } from "./types.ts";
 
 /**
  * `board.kicad_pcb:120 · U1 pin 5 · net GND · sheet /Power/ · at (10.5, 20)`: the file position

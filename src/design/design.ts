@@ -1,6 +1,7 @@
 /**
- * The design as every native check sees it: the schematic hierarchy, its netlist and
- * components, and the board when there is one — loaded once per check run and shared.
+ * The Design model of one repo state: the schematic hierarchy, its netlist and components, and
+ * the board when there is one. Checks, the requirement evaluator, generated docs and the agent's
+ * read tools all read the design through it; a check run loads it once and shares it.
  */
 import { relative, sep } from "node:path";
 import { Board } from "../kicad/board.ts";

@@ -1,0 +1,130 @@
+/**
+ * The layers of `src/` import only downward (see ARCHITECTURE.md):
+ *
+ *   errors/log → repo, util → kicad → design → spec → checks, diff → config → agent → run → commands → mcp → cli
+ *
+ * A module may import its own layer and the layers below it, never one above, and no chain of
+ * imports may lead back to where it started. This test reads every import in `src/` (static,
+ * dynamic and `export … from`, type-only ones included: they couple modules just the same) and
+ * lists each edge that breaks the order, and each cycle.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import ts from "typescript";
+
+const SRC = resolve(import.meta.dir, "../src");
+
+/** Bottom first. A file's layer is its first folder under `src/` (or its name, at the top). */
+const LAYERS: string[][] = [
+  ["errors.ts", "log.ts", "version.ts", "types"],
+  ["repo", "util"],
+  ["kicad"],
+  ["design"],
+  ["spec"],
+  // Each compares something with the design: the check families, and the diff of two states.
+  ["checks", "diff"],
+  ["config"],
+  ["agent"],
+  ["run"],
+  ["commands"],
+  // The MCP server serialises command results; the CLI hosts it as `copperhead mcp`.
+  ["mcp"],
+  ["cli"],
+  ["main.ts"],
+];
+
+const RANK = new Map(LAYERS.flatMap((names, rank) => names.map((name) => [name, rank] as const)));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+function rel(file: string): string {
+  return relative(SRC, file).split(sep).join("/");
+}
+
+function layerOf(file: string): string {
+  return rel(file).split("/")[0]!;
+}
+
+/** Every file under `src/` this file imports. Packages and files outside `src/` are not layers. */
+function importsOf(file: string): string[] {
+  const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+  return importedFiles
+    .map((ref) => ref.fileName)
+    .filter((spec) => spec.startsWith("."))
+    .map((spec) => resolve(dirname(file), spec))
+    .filter((target) => target.startsWith(SRC + sep) && target.endsWith(".ts"));
+}
+
+const files = sourceFiles(SRC);
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+
+/** Strongly connected components with more than one file, or a file that imports itself (Tarjan). */
+function cycles(): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let next = 0;
+  const visit = (file: string): void => {
+    index.set(file, next);
+    low.set(file, next++);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+    }
+    if (low.get(file) === index.get(file)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== file);
+      if (component.length > 1 || graph.get(file)!.includes(file)) found.push(component.map(rel).sort());
+    }
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return found.sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
+describe("src/ layers", () => {
+  test("the import graph is read (sanity: known edges are seen)", () => {
+    expect(files.length).toBeGreaterThan(50);
+    expect(graph.get(join(SRC, "main.ts"))).toContain(join(SRC, "cli/run.ts"));
+    for (const targets of graph.values()) for (const target of targets) expect(existsSync(target)).toBe(true);
+  });
+
+  test("every file belongs to a layer", () => {
+    const unplaced = files.map(rel).filter((file) => !RANK.has(file.split("/")[0]!));
+    // A new top-level folder needs its place in LAYERS (and in ARCHITECTURE.md).
+    expect(unplaced).toEqual([]);
+  });
+
+  test("no module imports a layer above its own", () => {
+    const upward: string[] = [];
+    for (const [file, targets] of graph) {
+      for (const target of targets) {
+        const [from, to] = [layerOf(file), layerOf(target)];
+        if ((RANK.get(to) ?? -1) > (RANK.get(from) ?? Infinity)) upward.push(`${rel(file)} (${from}) imports ${rel(target)} (${to}), a layer above it`);
+      }
+    }
+    expect(upward.sort()).toEqual([]);
+  });
+
+  test("no chain of imports leads back to where it started", () => {
+    // Each entry lists the files of one cycle; break it by moving what they share down a layer.
+    expect(cycles()).toEqual([]);
+  });
+});
