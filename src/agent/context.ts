@@ -26,11 +26,11 @@ export interface RunContext {
   refusal?: string;
   /** Opened by the first edit; every repo write goes through it. */
   journal?: RunJournal;
-  /** Opens the journal (first edit) — provided by the pipeline so it is written before any edit. */
+  /** Opens the journal (first edit) — provided by the gated run so it is written before any edit. */
   beginEdits(): RunJournal;
   /** Footprints placed by sync_board that still need placing and routing by a person. */
   layoutPending: Set<string>;
-  /** Decisions recorded during the run, appended to DECISIONS.md by the pipeline. */
+  /** Decisions recorded during the run, appended to DECISIONS.md by the gated run. */
   decisions: { decision: string; why: string }[];
   /** The model's closing summary, set by `finish`. */
   finished?: string;

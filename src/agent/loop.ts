@@ -2,7 +2,7 @@
  * The agent loop's conversation (DESIGN §5, phases 3–6): the model proposes with read tools
  * only, the spec gate validates, approval unlocks the edit tools, and `finish` hands over to
  * verification — whose new findings come back as repair cycles. The loop decides nothing
- * about files: the pipeline (`commands/do.ts`) owns preflight, commit and rollback.
+ * about files: the gated run (`src/run/`) owns preflight, commit and rollback.
  *
  * The model cannot skip a gate: tools outside the current phase are refused with a tool error,
  * invalid arguments are refused before a handler runs, and only the spec gate's own decision

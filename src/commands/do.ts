@@ -4,20 +4,16 @@
  * the repo is left exactly as it was — whatever the model does, whether the network fails,
  * the user presses Ctrl-C, or the process is killed (the journal restores the next command).
  */
-import type { RunContext } from "../agent/context.ts";
 import type { ModelProvider } from "../agent/model.ts";
-import { runGatedChange, type RunSummary } from "../agent/pipeline.ts";
 import type { ProgressListener } from "../agent/progress.ts";
 import type { HostSampler } from "../agent/providers/host.ts";
 import { resolveProvider } from "../agent/providers/index.ts";
-import { editTools } from "../agent/tools/edit.ts";
-import { readTools } from "../agent/tools/read.ts";
-import { specTools } from "../agent/tools/spec.ts";
-import type { Tool } from "../agent/tools/tool.ts";
 import { discoverConfiguredProject } from "../config/config.ts";
 import { CopperheadError } from "../errors.ts";
 import { assertGitRepo } from "../repo/git.ts";
 import { resolveRepoRoot } from "../repo/project.ts";
+import { doStrategy } from "../run/do.ts";
+import { runGatedChange, type RunSummary } from "../run/gated-run.ts";
 import type { Proposal } from "../spec/proposal.ts";
 
 export type DoSummary = RunSummary;
@@ -43,9 +39,6 @@ export interface DoOptions {
 /** Requests past this size are refused before anything starts (they are prompts, not files). */
 export const MAX_REQUEST_BYTES = 16 * 1024;
 
-/** Every tool family: the phase decides which are unlocked. */
-const DO_TOOLS = [...readTools, ...specTools, ...editTools] as Tool<RunContext>[];
-
 export async function runDo(options: DoOptions): Promise<DoSummary> {
   const request = options.request.trim();
   if (!request) throw new CopperheadError("usage", "The request is empty.", { fix: 'Say what to change, e.g. copperhead do "add a 100 nF decoupling capacitor on +3V3".' });
@@ -62,9 +55,8 @@ export async function runDo(options: DoOptions): Promise<DoSummary> {
       repoRoot,
       project,
       config,
-      request,
       provider,
-      tools: DO_TOOLS,
+      strategy: doStrategy(request),
       dryRun: options.dryRun,
       maxRepairCycles: options.maxRepairCycles,
       maxTurns: options.maxTurns,

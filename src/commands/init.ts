@@ -18,13 +18,15 @@
  * Idempotent: the output is a pure function of the design and the existing files (no dates),
  * so a second run reports every file `unchanged` and leaves `git status` clean.
  */
-import { openRepo } from "../repo/recovery.ts";
 import { loadDesign, repoPath, type Design } from "../design/design.ts";
 import { CONFIG_PATH, CONFIG_SCHEMA_PATH, discoverConfiguredProject, type Config } from "../config/config.ts";
 import { configJsonSchemaText } from "../config/schema.ts";
 import { CopperheadError } from "../errors.ts";
 import { installPreCommitHook } from "../repo/hooks.ts";
+import { withRepoLock } from "../repo/lock.ts";
 import { refusedWhenConfined, writeOwnedFile, type FileOutcome } from "../repo/owned-files.ts";
+import { resolveRepoRoot } from "../repo/project.ts";
+import { restoreInterruptedRuns } from "../repo/recovery.ts";
 import { readRepoDoc } from "../repo/repo-files.ts";
 import { BOM_FILE, parseBom, renderBom } from "../spec/bom.ts";
 import { changelogTemplate, decisionsTemplate, specTemplate } from "../spec/templates.ts";
@@ -50,8 +52,21 @@ export interface InitResult {
 const GITIGNORE_PATH = ".copperhead/.gitignore";
 const GITIGNORE_ENTRIES = ["runs/", "cache/", "lock", "lock.*"];
 
+/**
+ * init writes files, so it holds the repo lock like `do` and `sync --resolve`: it queues behind
+ * them in this process and is `busy` while another process changes the repo. A repo with no
+ * KiCad project fails first, before taking the lock could create `.copperhead/` in it.
+ */
 export async function runInit(options: InitOptions = {}): Promise<InitResult> {
-  const repoRoot = await openRepo(options.repo);
+  const repoRoot = resolveRepoRoot(options.repo);
+  discoverConfiguredProject(repoRoot, options.project);
+  return withRepoLock(repoRoot, async () => {
+    await restoreInterruptedRuns(repoRoot);
+    return initRepo(repoRoot, options);
+  });
+}
+
+function initRepo(repoRoot: string, options: InitOptions): InitResult {
   const { project, config } = discoverConfiguredProject(repoRoot, options.project);
   const design = loadDesign(project);
   const projectPath = repoPath(design, project.projectFile);

@@ -12,8 +12,6 @@ import { runCheck } from "../commands/check.ts";
 import { MAX_REQUEST_BYTES, runDo } from "../commands/do.ts";
 import { runInit } from "../commands/init.ts";
 import { runSync } from "../commands/sync.ts";
-import { discoverConfiguredProject } from "../config/config.ts";
-import { withRepoLock } from "../repo/lock.ts";
 
 export interface ToolRunContext {
   repo: string;
@@ -137,13 +135,7 @@ export const MCP_TOOLS = [
     input: v.strictObject({ force: v.optional(v.pipe(v.boolean(), v.description("Regenerate hand-edited generated regions"))) }),
     output: InitResultOut,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    // do and sync take the repo lock inside their pipeline; init writes files too, so it queues
-    // behind them in this process and is `busy` while another process holds the repo. A repo
-    // with no KiCad project fails first, before taking the lock could create .copperhead/ in it.
-    run: (args, ctx) => {
-      discoverConfiguredProject(ctx.repo);
-      return withRepoLock(ctx.repo, () => runInit({ repo: ctx.repo, force: args.force }));
-    },
+    run: (args, ctx) => runInit({ repo: ctx.repo, force: args.force }),
   }),
 ];
 

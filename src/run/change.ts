@@ -1,0 +1,42 @@
+/**
+ * Propose → approve → edit → verify/repair. For `do` this is the model's conversation
+ * (agent/loop.ts) with the spec gate, approval and the verification gate wired in. For
+ * `sync --resolve`, code makes its fixes and writes the proposal first; the model, when
+ * anything is left for it, starts with the edit tools unlocked, and otherwise the result is
+ * verified once.
+ */
+import { runLoop, type LoopEnd } from "../agent/loop.ts";
+import { adoptPrepared, approveProposal } from "./propose.ts";
+import type { RunState } from "./state.ts";
+import { verify, verifyOnce } from "./verify.ts";
+
+export async function change(run: RunState): Promise<LoopEnd> {
+  const { options, ctx, summary } = run;
+  const { strategy } = options;
+  const prepared = strategy.prepare ? await strategy.prepare(ctx) : undefined;
+  if (prepared) adoptPrepared(run, prepared);
+  let end: LoopEnd;
+  if (prepared && prepared.modelTask === undefined) {
+    const verdict = await verifyOnce(run);
+    end = verdict.ok ? { kind: "verified", repairCycles: 0 } : { kind: "failed", reason: "verification_failed", detail: verdict.feedback, repairCycles: 0 };
+  } else {
+    const result = await runLoop({
+      provider: options.provider,
+      ctx,
+      tools: strategy.tools,
+      request: prepared?.modelTask ?? strategy.request,
+      startInEditPhase: prepared !== undefined,
+      maxTurns: options.maxTurns ?? options.config.maxTurns,
+      maxRepairCycles: summary.verification.maxRepairCycles,
+      signal: run.stop.signal,
+      transcript: run.transcript,
+      onProgress: run.progress,
+      approve: ({ args }) => approveProposal(run, args),
+      verify: () => verify(run),
+    });
+    end = result.end;
+    summary.usage = result.usage;
+  }
+  summary.layoutPending = [...ctx.layoutPending].sort();
+  return end;
+}

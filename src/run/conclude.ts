@@ -1,0 +1,46 @@
+/**
+ * Conclude: how the conversation ended decides the outcome. A refusal leaves the tree as it was;
+ * a failure rolls it back; a verified change is committed. An error — a baseline that could not
+ * run, or a fault of copperhead's own — rolls back too, and the run says why.
+ */
+import type { LoopEnd } from "../agent/loop.ts";
+import { asCopperheadError } from "../errors.ts";
+import { commit } from "./commit.ts";
+import { finish, rollback } from "./end.ts";
+import type { RunState } from "./state.ts";
+import type { RunSummary } from "./summary.ts";
+
+export async function conclude(run: RunState, end: LoopEnd): Promise<RunSummary> {
+  const { summary, ctx } = run;
+  if (run.baseline?.failure !== undefined) return failBaseline(run);
+  if (end.kind === "refused") {
+    ctx.journal?.rollback();
+    return finish(run, "refused", end.reason, end.detail);
+  }
+  summary.verification.repairCycles = end.repairCycles;
+  if (end.kind === "failed") return rollback(run, end.reason, end.detail);
+  summary.verification.ok = true;
+  try {
+    return await commit(run);
+  } catch (err) {
+    const typed = asCopperheadError(err);
+    run.transcript.append({ type: "error", where: "commit", code: typed.code, message: typed.message });
+    return rollback(run, typed.code === "git_failed" ? "commit_failed" : "internal_error", typed.message);
+  }
+}
+
+/** The change stage threw: undo whatever was done, and say why. */
+export async function abort(run: RunState, err: unknown): Promise<RunSummary> {
+  if (run.baseline?.failure !== undefined) return failBaseline(run);
+  const typed = asCopperheadError(err);
+  run.transcript.append({ type: "error", where: "pipeline", code: typed.code, message: typed.message });
+  return rollback(run, "internal_error", typed.message);
+}
+
+/** The baseline could not run: undo whatever the model did, then report it like check would. */
+async function failBaseline(run: RunState): Promise<never> {
+  const typed = asCopperheadError(run.baseline!.failure);
+  run.transcript.append({ type: "error", where: "baseline", code: typed.code, message: typed.message });
+  await rollback(run, "internal_error", `the baseline check could not run: ${typed.message}`);
+  throw typed;
+}

@@ -1,0 +1,16 @@
+/**
+ * The `do` strategy: the model studies the design, proposes the change the user asked for, and
+ * makes it once the proposal is approved. It gets every tool family; the phase unlocks them.
+ */
+import type { RunContext } from "../agent/context.ts";
+import { editTools } from "../agent/tools/edit.ts";
+import { readTools } from "../agent/tools/read.ts";
+import { specTools } from "../agent/tools/spec.ts";
+import type { Tool } from "../agent/tools/tool.ts";
+import type { RunStrategy } from "./state.ts";
+
+const DO_TOOLS = [...readTools, ...specTools, ...editTools] as Tool<RunContext>[];
+
+export function doStrategy(request: string): RunStrategy {
+  return { request, tools: DO_TOOLS };
+}

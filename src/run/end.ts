@@ -1,0 +1,28 @@
+/**
+ * The two ways every run ends: `finish` writes the verdict to the transcript and `summary.md`
+ * (after the schematic plots in flight are done), and `rollback` first restores every file the
+ * run touched, byte for byte, through its journal.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { RunState } from "./state.ts";
+import { renderRunSummary, type RunReason, type RunStatus, type RunSummary } from "./summary.ts";
+
+export async function finish(run: RunState, status: RunStatus, reason?: RunReason, detail?: string): Promise<RunSummary> {
+  const { summary, transcript } = run;
+  await Promise.all([run.renders.before, run.renders.after]);
+  Object.assign(summary, { status }, reason ? { reason } : {}, detail ? { detail } : {});
+  transcript.append({ type: "end", status, reason, detail });
+  writeFileSync(join(run.dir, "summary.md"), transcript.redact(renderRunSummary(summary, run.options.provider.label)));
+  return summary;
+}
+
+export async function rollback(run: RunState, reason: RunReason, detail: string): Promise<RunSummary> {
+  const { summary, ctx } = run;
+  run.progress({ type: "phase", phase: "rollback", message: reason });
+  summary.filesTouched = ctx.journal?.touched() ?? [];
+  ctx.journal?.rollback();
+  run.transcript.append({ type: "rollback", reason, files: summary.filesTouched });
+  run.progress({ type: "rollback", reason });
+  return finish(run, "rolled_back", reason, detail);
+}

@@ -1,0 +1,16 @@
+/**
+ * Preflight: a run starts only from a clean tree, so HEAD is exactly the design before it and a
+ * rollback has one state to return to. (The lock is held and kicad-cli found by then.)
+ */
+import { dirtyPaths } from "../repo/git.ts";
+import type { RunState } from "./state.ts";
+
+/** Why the run cannot start, or undefined when it can. */
+export async function preflight(run: RunState): Promise<string | undefined> {
+  const { summary, options } = run;
+  run.transcript.append({ type: "phase", phase: "preflight", runId: run.runId, request: summary.request, model: options.provider.label, dryRun: summary.dryRun, recovered: summary.recovered });
+  run.progress({ type: "phase", phase: "preflight", message: `run ${run.runId} with ${options.provider.label}` });
+  const dirty = await dirtyPaths(options.repoRoot);
+  if (dirty.length === 0) return undefined;
+  return `the working tree has uncommitted changes (${dirty.slice(0, 5).join(", ")}${dirty.length > 5 ? ", …" : ""}); commit or stash them first`;
+}

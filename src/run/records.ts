@@ -1,0 +1,35 @@
+/**
+ * The run's lines in the repo's append-only records, written once the change verified:
+ * `DECISIONS.md` (one line per decision the model recorded) and `CHANGELOG.md` (one entry per
+ * committed run, newest first).
+ */
+import { readRepoText, type RunContext } from "../agent/context.ts";
+import { verificationLine } from "../agent/gate.ts";
+import type { CheckReport } from "../checks/types.ts";
+import { insertChangelogEntries } from "../spec/changelog.ts";
+import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
+import { oneLine } from "./summary.ts";
+
+export function appendRecords(ctx: RunContext, report: CheckReport): void {
+  const journal = ctx.journal!;
+  const date = `${ctx.runId.slice(0, 4)}-${ctx.runId.slice(4, 6)}-${ctx.runId.slice(6, 8)}`;
+  const proposal = ctx.proposal!;
+  if (ctx.decisions.length > 0) {
+    const file = `${ctx.docs}/DECISIONS.md`;
+    const existing = readRepoText(ctx, file) ?? decisionsTemplate();
+    const lines = ctx.decisions.map((d) => `- ${date} ${ctx.runId}: ${oneLine(d.decision)} — ${oneLine(d.why)}`);
+    journal.writeFile(file, `${existing}${existing.endsWith("\n") ? "" : "\n"}${lines.join("\n")}\n`);
+  }
+  const file = `${ctx.docs}/CHANGELOG.md`;
+  const existing = readRepoText(ctx, file) ?? changelogTemplate(ctx.docs);
+  const entry = [
+    `### ${date} — ${proposal.title}`,
+    "",
+    oneLine(ctx.finished ?? proposal.why),
+    "",
+    `Change: \`${ctx.docs}/changes/${proposal.id}.md\` · Run: \`${ctx.runId}\` · Verification: ${verificationLine(report)}`,
+    "",
+  ].join("\n");
+  const updated = insertChangelogEntries(existing, [entry]);
+  journal.writeFile(file, updated);
+}

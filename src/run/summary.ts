@@ -1,0 +1,84 @@
+/**
+ * What a gated run returns (`do --json`, the MCP result, `sync --resolve`'s resolution) and the
+ * record a person opens first, `.copperhead/runs/<run-id>/summary.md`.
+ */
+import { describeLocation } from "../checks/location.ts";
+import type { Finding } from "../checks/types.ts";
+import type { Approval } from "../spec/proposal.ts";
+
+export type RunStatus = "committed" | "rolled_back" | "refused" | "proposed";
+export type RunReason =
+  | "dirty_tree"
+  | "spec_gate"
+  | "requirement_change"
+  | "not_approved"
+  | "verification_failed"
+  | "turn_budget_exhausted"
+  | "provider_error"
+  | "cancelled"
+  | "commit_failed"
+  | "stalled"
+  | "internal_error";
+
+export interface RunSummary {
+  schema: "copperhead.do/1";
+  status: RunStatus;
+  reason?: RunReason;
+  /** Why, in a sentence a person reads (the refusal, the failing findings, the error). */
+  detail?: string;
+  runId: string;
+  request: string;
+  approval: Approval | null;
+  dryRun: boolean;
+  commit?: string;
+  filesTouched: string[];
+  proposal?: { id: string; path: string; title: string };
+  verification: { ok: boolean; newFindings: Finding[]; checks: { id: string; status: string; summary: string }[]; repairCycles: number; maxRepairCycles: number };
+  transcriptPath: string;
+  summaryPath: string;
+  usage: { turns: number; inputTokens: number; outputTokens: number };
+  /** Footprints added to the board that a person still has to place and route. */
+  layoutPending: string[];
+  /** Before/after SVG renders of the schematic in the run directory (repo-relative). */
+  renders: string[];
+  /** Earlier runs that had crashed mid-edit and were restored before this one started. */
+  recovered: string[];
+}
+
+/** One line per finding, as the model reads it in a repair cycle and a person in summary.md. */
+export function describeFinding(f: Finding): string {
+  return `- [${f.check}/${f.rule}] ${f.message}${f.location ? ` (${describeLocation(f.location)})` : ""}`;
+}
+
+/** Text squeezed onto one line, for records that hold one line per entry. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}
+
+/** The run's `summary.md`. */
+export function renderRunSummary(s: RunSummary, model: string): string {
+  const lines = [
+    `# copperhead run ${s.runId}`,
+    "",
+    `- Request: ${oneLine(s.request)}`,
+    `- Model: ${model}`,
+    `- Status: **${s.status}**${s.reason ? ` (${s.reason})` : ""}${s.dryRun ? " — dry run" : ""}`,
+    ...(s.detail ? [`- Detail: ${oneLine(s.detail)}`] : []),
+    ...(s.proposal ? [`- Proposal: ${s.proposal.path} — ${s.proposal.title} (approval: ${s.approval})`] : []),
+    ...(s.commit ? [`- Commit: ${s.commit}`] : []),
+    `- Verification: ${s.verification.ok ? "passed" : "not passed"}, ${s.verification.repairCycles}/${s.verification.maxRepairCycles} repair cycles`,
+    `- Model usage: ${s.usage.turns} turns, ${s.usage.inputTokens} input and ${s.usage.outputTokens} output tokens`,
+    ...(s.layoutPending.length ? [`- Layout pending (place and route these footprints): ${s.layoutPending.join(", ")}`] : []),
+    ...(s.renders.length ? [`- Schematic renders: ${s.renders.join(", ")}`] : []),
+    ...(s.recovered.length ? [`- Recovered before starting: ${s.recovered.join(", ")}`] : []),
+    "",
+    "## Files",
+    "",
+    ...(s.filesTouched.length ? s.filesTouched.map((f) => `- ${f}`) : ["- none"]),
+    "",
+  ];
+  if (s.verification.newFindings.length > 0) {
+    lines.push("## New findings", "", ...s.verification.newFindings.map(describeFinding), "");
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,45 @@
+/**
+ * Verify: after the edits (each `finish`, and once for a run code resolved alone), derived docs
+ * are regenerated and the full check runs against the baseline. The gate passes when nothing
+ * got worse (see agent/gate.ts) and the strategy has no objection; otherwise the new findings
+ * are what the model reads in its repair cycle.
+ */
+import { join } from "node:path";
+import { evaluateGate } from "../agent/gate.ts";
+import type { VerifyOutcome } from "../agent/loop.ts";
+import { asCopperheadError } from "../errors.ts";
+import { regenerateDerivedDocs } from "./derived-docs.ts";
+import { renderWorkingTree } from "./renders.ts";
+import { renderDir, type RunState } from "./state.ts";
+import { describeFinding } from "./summary.ts";
+
+export async function verify(run: RunState): Promise<VerifyOutcome> {
+  const { ctx, summary, options } = run;
+  regenerateDerivedDocs(ctx);
+  await run.renders.after;
+  run.renders.after = renderWorkingTree(options.project, join(renderDir(run), "after"), run.cli);
+  const [current, base] = await Promise.allSettled([ctx.check(), run.baseline!.report]);
+  // A baseline that could not run ends the run (see conclude.ts), whatever the model did.
+  if (base.status === "rejected") throw base.reason;
+  if (current.status === "rejected") {
+    const typed = asCopperheadError(current.reason);
+    return { ok: false, newFindings: 1, feedback: `- the design no longer loads: ${typed.message}` };
+  }
+  const report = current.value;
+  run.lastReport = report;
+  const gate = evaluateGate(base.value, report, options.config.strict);
+  const extra = options.strategy.extraGate?.(ctx) ?? [];
+  summary.verification.newFindings = gate.newFindings;
+  summary.verification.checks = report.checks.map((c) => ({ id: c.id, status: c.status, summary: c.summary }));
+  const feedback = [...gate.newFindings.map(describeFinding), ...extra.map((e) => `- ${e}`)].join("\n");
+  return { ok: gate.ok && extra.length === 0, newFindings: gate.newFindings.length + extra.length, feedback };
+}
+
+/** Verifies and records the verdict, as the loop does after `finish`. */
+export async function verifyOnce(run: RunState): Promise<VerifyOutcome> {
+  run.progress({ type: "phase", phase: "verify", message: "running the full check" });
+  const verdict = await verify(run);
+  run.transcript.append({ type: "verify", ok: verdict.ok, newFindings: verdict.newFindings, repairCycles: 0 });
+  run.progress({ type: "verify", ok: verdict.ok, newFindings: verdict.newFindings });
+  return verdict;
+}
