@@ -22,8 +22,6 @@ export interface RunContext {
   check(): Promise<CheckReport>;
   /** Set once the proposal passed the spec gate. */
   proposal?: Proposal;
-  /** Set when the model refused. */
-  refusal?: string;
   /** Opened by the first edit; every repo write goes through it. */
   journal?: RunJournal;
   /** Opens the journal (first edit) — provided by the gated run so it is written before any edit. */

@@ -9,8 +9,9 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { readRepoBytes } from "../repo/repo-files.ts";
+import { repoRelative } from "../repo/repo-path.ts";
 import { VERSION } from "../version.ts";
 
 export const CACHE_DIR = ".copperhead/cache";
@@ -29,7 +30,7 @@ export function cacheKey(inputs: CacheKeyInputs): string {
   const hash = createHash("sha256");
   hash.update(`copperhead ${VERSION}\n${inputs.kicadStamp}\n${inputs.variant}\n`);
   for (const file of [...new Set(inputs.files)].sort()) {
-    const rel = relative(inputs.repoRoot, file).split(sep).join("/");
+    const rel = repoRelative(inputs.repoRoot, file);
     hash.update(`${rel}\n`);
     hash.update(existsSync(file) ? createHash("sha256").update(readRepoBytes(file, { within: inputs.repoRoot })).digest("hex") : "absent");
     hash.update("\n");

@@ -1,6 +1,6 @@
 /**
- * Options every command accepts. citty does not pass a parent's args down to subcommands, so
- * each command spreads these into its own `args`.
+ * Options shared by the commands, declared once. citty does not pass a parent's args down to
+ * subcommands, so each command spreads the set it takes into its own `args`.
  */
 export const globalArgs = {
   repo: {
@@ -12,5 +12,20 @@ export const globalArgs = {
     type: "boolean",
     description: "Print the result as JSON on stdout",
     default: false,
+  },
+} as const;
+
+/** For the commands that work on one KiCad project of the repo. */
+export const projectArgs = {
+  ...globalArgs,
+  project: { type: "string", description: "The .kicad_pro to use when the repo holds several", valueHint: "FILE" },
+} as const;
+
+/** For the commands that run a model. */
+export const modelArg = {
+  model: {
+    type: "string",
+    description: "provider:model-id (anthropic:, openai:, compat:, replay:<file>), or claude-code[:id] / codex[:id] for your logged-in CLI",
+    valueHint: "MODEL",
   },
 } as const;

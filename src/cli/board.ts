@@ -1,14 +1,13 @@
 import { defineCommand } from "citty";
 import { runBoardSync, type BoardSyncResult } from "../commands/board-sync.ts";
 import { log } from "../log.ts";
-import { globalArgs } from "./args.ts";
+import { projectArgs } from "./args.ts";
 import { writeData, writeJson } from "./output.ts";
 
 const syncCommand = defineCommand({
   meta: { name: "sync", description: "Update the PCB from the schematic (footprints, fields and nets), like KiCad's GUI does" },
   args: {
-    ...globalArgs,
-    project: { type: "string", description: "The .kicad_pro to use when the repo holds several", valueHint: "FILE" },
+    ...projectArgs,
     "dry-run": { type: "boolean", description: "Show what would change; write nothing", default: false },
   },
   async run({ args }) {

@@ -3,7 +3,7 @@ import { runCheck } from "../commands/check.ts";
 import { ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
 import { describeCounts } from "../checks/result.ts";
-import { globalArgs } from "./args.ts";
+import { projectArgs } from "./args.ts";
 import { REPORT_FORMATS, renderReport, type ReportFormat } from "./formats/index.ts";
 import { useColor, writeData } from "./output.ts";
 
@@ -13,7 +13,7 @@ export const checkCommand = defineCommand({
     description: "Run ERC, DRC, schematic/board parity, routing, doc drift, requirements and proposal checks",
   },
   args: {
-    ...globalArgs,
+    ...projectArgs,
     fab: { type: "boolean", description: "Also check fabrication readiness; unconnected items become errors", default: false },
     strict: { type: "boolean", description: "Warnings fail too (default: the config's \"strict\")" },
     format: {
@@ -22,7 +22,6 @@ export const checkCommand = defineCommand({
       description: "Output format: text, json, sarif, github (workflow annotations) or junit",
       valueHint: "FORMAT",
     },
-    project: { type: "string", description: "The .kicad_pro to check when the repo holds several", valueHint: "FILE" },
   },
   async run({ args }) {
     const format: ReportFormat = args.json ? "json" : ((args.format as ReportFormat | undefined) ?? "text");

@@ -6,24 +6,19 @@ import { CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
 import { withCancellation } from "../repo/cancel.ts";
 import { renderProposal, type Proposal } from "../spec/proposal.ts";
-import { globalArgs } from "./args.ts";
+import { modelArg, projectArgs } from "./args.ts";
 import { writeData, writeJson } from "./output.ts";
 
 export const doCommand = defineCommand({
   meta: { name: "do", description: "Make a design change through the spec gate and the verification gate, or roll it back" },
   args: {
-    ...globalArgs,
+    ...projectArgs,
     request: { type: "positional", description: "What to change, in words", required: true },
     "dry-run": { type: "boolean", description: "Do everything but commit: keep diff.patch, restore the tree", default: false },
     yes: { type: "boolean", description: "Approve the proposal without asking (the approval is recorded as AUTO)", default: false },
-    model: {
-      type: "string",
-      description: "provider:model-id (anthropic:, openai:, compat:, replay:<file>), or claude-code[:id] / codex[:id] for your logged-in CLI",
-      valueHint: "MODEL",
-    },
+    ...modelArg,
     "max-repair-cycles": { type: "string", description: "Repair cycles before rolling back (default: config, 3)", valueHint: "N" },
     "max-turns": { type: "string", description: "Model turns before giving up (default: config, 40)", valueHint: "N" },
-    project: { type: "string", description: "The .kicad_pro to change when the repo holds several", valueHint: "FILE" },
   },
   async run({ args }) {
     const interactive = !args.yes && !args.json && Boolean(process.stdin.isTTY && process.stderr.isTTY);

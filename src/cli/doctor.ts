@@ -1,14 +1,13 @@
 import { defineCommand } from "citty";
 import { runDoctor, type DoctorResult } from "../commands/doctor.ts";
 import { ExitCode } from "../errors.ts";
-import { globalArgs } from "./args.ts";
+import { projectArgs } from "./args.ts";
 import { writeData, writeJson } from "./output.ts";
 
 export const doctorCommand = defineCommand({
   meta: { name: "doctor", description: "Check kicad-cli, git, config, project, libraries and provider variables" },
   args: {
-    ...globalArgs,
-    project: { type: "string", description: "The .kicad_pro to examine when the repo holds several", valueHint: "FILE" },
+    ...projectArgs,
   },
   async run({ args }) {
     const result = await runDoctor({ repo: args.repo, project: args.project });

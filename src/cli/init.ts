@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { runInit, type InitResult } from "../commands/init.ts";
 import { ExitCode } from "../errors.ts";
-import { globalArgs } from "./args.ts";
+import { projectArgs } from "./args.ts";
 import { writeData, writeJson } from "./output.ts";
 
 export const initCommand = defineCommand({
@@ -10,8 +10,7 @@ export const initCommand = defineCommand({
     description: "Set the repo up for copperhead: config, docs (SPEC, BOM, DECISIONS, CHANGELOG) and the pre-commit hook",
   },
   args: {
-    ...globalArgs,
-    project: { type: "string", description: "The .kicad_pro to use when the repo holds several", valueHint: "FILE" },
+    ...projectArgs,
     force: {
       type: "boolean",
       description: "Regenerate a BOM table whose generated cells were edited by hand (never overwrites a foreign hook)",

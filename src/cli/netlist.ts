@@ -1,13 +1,12 @@
 import { defineCommand } from "citty";
 import { runNetlist, type NetlistResult } from "../commands/netlist.ts";
-import { globalArgs } from "./args.ts";
+import { projectArgs } from "./args.ts";
 import { writeData, writeJson } from "./output.ts";
 
 export const netlistCommand = defineCommand({
   meta: { name: "netlist", description: "Print the design's nets, computed natively from the schematic" },
   args: {
-    ...globalArgs,
-    project: { type: "string", description: "The .kicad_pro to use when the repo holds several", valueHint: "FILE" },
+    ...projectArgs,
   },
   async run({ args }) {
     const result = await runNetlist({ repo: args.repo, project: args.project });

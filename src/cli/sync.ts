@@ -5,21 +5,16 @@ import { CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
 import { resolvable } from "../checks/sync.ts";
 import { withCancellation } from "../repo/cancel.ts";
-import { globalArgs } from "./args.ts";
+import { modelArg, projectArgs } from "./args.ts";
 import { renderDoSummary } from "./do.ts";
 import { writeData, writeJson } from "./output.ts";
 
 export const syncCommand = defineCommand({
   meta: { name: "sync", description: "Verify that docs and board agree with the schematic; --resolve fixes drift through the gated pipeline" },
   args: {
-    ...globalArgs,
+    ...projectArgs,
     resolve: { type: "boolean", description: "Fix drift: code first, then a gated model run for prose (needs a model)", default: false },
-    model: {
-      type: "string",
-      description: "the model for --resolve: provider:model-id (anthropic:, openai:, compat:, replay:<file>), or claude-code[:id] / codex[:id]",
-      valueHint: "MODEL",
-    },
-    project: { type: "string", description: "The .kicad_pro to use when the repo holds several", valueHint: "FILE" },
+    ...modelArg,
   },
   async run({ args }) {
     const result = await withCancellation((signal) =>

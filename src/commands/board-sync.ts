@@ -4,9 +4,9 @@
  * of `sync --resolve`; this layer only finds the project and shapes the result.
  */
 import { openRepo } from "../repo/recovery.ts";
-import { relative, sep } from "node:path";
 import { syncBoard, type BoardSyncPlan } from "../kicad/board-sync.ts";
 import { discoverProject } from "../repo/project.ts";
+import { repoRelative } from "../repo/repo-path.ts";
 
 export interface BoardSyncOptions {
   repo?: string;
@@ -26,5 +26,5 @@ export interface BoardSyncResult extends BoardSyncPlan {
 export async function runBoardSync(options: BoardSyncOptions = {}): Promise<BoardSyncResult> {
   const project = discoverProject(await openRepo(options.repo), options.project);
   const { plan, board, written } = await syncBoard(project, { dryRun: options.dryRun });
-  return { ...plan, board: relative(project.repoRoot, board).split(sep).join("/"), dryRun: options.dryRun === true, written };
+  return { ...plan, board: repoRelative(project.repoRoot, board), dryRun: options.dryRun === true, written };
 }

@@ -8,6 +8,7 @@ import { discoverConfiguredProject, loadConfig } from "../config/config.ts";
 import { asCopperheadError } from "../errors.ts";
 import { findKicadCli, type KicadCli } from "../kicad/kicad-cli.ts";
 import { projectLibraries, type LibraryKind } from "../kicad/library.ts";
+import { installedGit } from "../repo/git.ts";
 import { resolveRepoRoot } from "../repo/project.ts";
 import { repoPath } from "../design/design.ts";
 
@@ -86,10 +87,9 @@ async function kicadItem(): Promise<{ item: DoctorItem; cli?: KicadCli }> {
 }
 
 function gitItem(): DoctorItem {
-  const git = Bun.which("git");
+  const git = installedGit();
   if (!git) return { id: "git", status: "fail", summary: "git is not on PATH", fix: "Install git; `do` and `sync --resolve` commit through it." };
-  const version = Bun.spawnSync([git, "--version"], { stderr: "ignore" }).stdout.toString().trim();
-  return { id: "git", status: "ok", summary: `${version} at ${git}` };
+  return { id: "git", status: "ok", summary: `${git.version} at ${git.path}` };
 }
 
 /** Every library named by the project and global tables must point at something that exists. */

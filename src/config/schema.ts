@@ -90,7 +90,6 @@ export const ConfigSchema = v.strictObject(
 );
 
 export type Config = v.InferOutput<typeof ConfigSchema>;
-export type ConfigInput = v.InferInput<typeof ConfigSchema>;
 
 /** Keys valid at the top level and inside `checks`, for "did you mean" suggestions. */
 export const CONFIG_KEYS: readonly string[] = Object.keys(ConfigSchema.entries);

@@ -3,12 +3,12 @@
  * the board when there is one. Checks, the requirement evaluator, generated docs and the agent's
  * read tools all read the design through it; a check run loads it once and shares it.
  */
-import { relative, sep } from "node:path";
 import { Board } from "../kicad/board.ts";
 import { listComponents, type Component } from "../kicad/components.ts";
 import { buildNetlist, type Netlist } from "../kicad/netlist.ts";
 import { loadSchematicProject, type SchematicProject } from "../kicad/schematic.ts";
 import type { KicadProject } from "../repo/project.ts";
+import { repoRelative } from "../repo/repo-path.ts";
 
 export interface Design {
   project: KicadProject;
@@ -33,5 +33,5 @@ export function loadDesign(project: KicadProject): Design {
 /** A path as findings and reports show it: relative to the repo, `/`-separated. */
 export function repoPath(design: Design | KicadProject, file: string): string {
   const root = "repoRoot" in design ? design.repoRoot : design.project.repoRoot;
-  return relative(root, file).split(sep).join("/");
+  return repoRelative(root, file);
 }

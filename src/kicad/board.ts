@@ -63,8 +63,6 @@ export interface Footprint {
 
 export type NetFormat = "numbered" | "named";
 
-export const BOARD_VERSIONS = { kicad8: 20240108, kicad9: 20241229 } as const;
-
 export class Board {
   readonly doc: SDocument;
 

@@ -24,8 +24,6 @@ export interface BusGroup {
   members: string[];
 }
 
-export type ParsedBus = BusVector | BusGroup;
-
 function isMarkup(c: string | undefined): boolean {
   return c === "_" || c === "^" || c === "~";
 }
@@ -123,14 +121,6 @@ export function parseBusGroup(label: string): BusGroup | undefined {
     current += c;
   }
   return undefined;
-}
-
-export function parseBus(label: string): ParsedBus | undefined {
-  return parseBusVector(label) ?? parseBusGroup(label);
-}
-
-export function isBusLabel(label: string): boolean {
-  return parseBus(label) !== undefined;
 }
 
 /** One net inside a bus, as KiCad's SCH_CONNECTION models it. */

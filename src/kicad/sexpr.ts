@@ -17,7 +17,7 @@ export { parseSexpr, type ParseOptions } from "./sexpr/parse.ts";
 export { printBare, printSexpr, printSexprBytes } from "./sexpr/print.ts";
 export { SexprError, positionAt, type SourcePosition } from "./sexpr/errors.ts";
 export { atomText, child, children, childText, flag, head, isList, num, text, walk } from "./sexpr/read.ts";
-export { cloneNode, formatNumber, insertChild, list, q, removeChild, setAtom, setChildValue, sym, type SValue } from "./sexpr/edit.ts";
+export { cloneNode, formatNumber, insertChild, list, q, removeChild, setAtom, sym, type SValue } from "./sexpr/edit.ts";
 export { quoteString } from "./sexpr/escapes.ts";
 export { decodeLossless, displayText, encodeLossless, sameBytes } from "./sexpr/bytes.ts";
 export { readDesignBytes, readDesignText, readSexprFile, writeSexprFile } from "./sexpr/file.ts";

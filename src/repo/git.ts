@@ -62,10 +62,17 @@ const FALLBACK_IDENTITY = { "user.name": "copperhead", "user.email": "copperhead
  * The environment every git process gets: this process's, minus what would point git at
  * another repository, with prompts off and `extra` added last.
  */
-export function gitEnvironment(extra: GitEnv = {}): Record<string, string> {
+function gitEnvironment(extra: GitEnv = {}): Record<string, string> {
   const env: Record<string, string> = { GIT_TERMINAL_PROMPT: "0", ...withoutRepoLocating(process.env) };
   for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;
   return env;
+}
+
+/** The git on PATH and what `git --version` says of it, or undefined when there is none. */
+export function installedGit(): { path: string; version: string } | undefined {
+  const path = Bun.which("git");
+  if (!path) return undefined;
+  return { path, version: Bun.spawnSync([path, "--version"], { env: gitEnvironment(), stderr: "ignore" }).stdout.toString().trim() };
 }
 
 export async function runGit(repoRoot: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
@@ -231,6 +238,26 @@ export async function diffPatch(repoRoot: string, paths: string[]): Promise<stri
     );
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Writes `commit`'s tree into the folder `into` (`git archive | tar -x`): the files with
+ * checkout's line-ending rules, and nothing from `.git`.
+ */
+export async function extractCommit(repoRoot: string, commit: string, into: string): Promise<void> {
+  const archive = Bun.spawn(["git", "archive", "--format=tar", commit], { cwd: repoRoot, env: gitEnvironment(), stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const untar = Bun.spawn(["tar", "-x", "-f", "-", "-C", into], { stdin: archive.stdout, stdout: "ignore", stderr: "pipe" });
+  const [archived, extracted, archiveErr, untarErr] = await Promise.all([
+    archive.exited,
+    untar.exited,
+    new Response(archive.stderr).text(),
+    new Response(untar.stderr).text(),
+  ]);
+  if (archived !== 0 || extracted !== 0) {
+    throw new CopperheadError("git_failed", `Could not read commit ${commit.slice(0, 12)} into a temporary folder: ${(archiveErr || untarErr).trim()}`, {
+      fix: `Check that \`git archive ${commit.slice(0, 12)}\` works in this repo and that the temp folder has space.`,
+    });
   }
 }
 

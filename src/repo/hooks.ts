@@ -11,9 +11,12 @@
  *   of its git work tree, because a hook at an enclosing repo's top would run `check` there.
  */
 import { realpathSync } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { isAbsolute, join } from "node:path";
+import { CopperheadError } from "../errors.ts";
+import { runGitSync } from "./git.ts";
 import { writeGitFile, type FileOutcome } from "./owned-files.ts";
 import { READ_LIMITS, readRepoTextIfPresent } from "./repo-files.ts";
+import { repoRelative } from "./repo-path.ts";
 
 export const HOOK_MARKER = "# copperhead:pre-commit-hook";
 
@@ -40,7 +43,7 @@ export function installPreCommitHook(repoRoot: string): FileOutcome {
   const git = gitHooksDir(repoRoot);
   if ("skip" in git) return { path: ".git/hooks/pre-commit", action: "skipped", reason: git.skip };
   const abs = join(git.hooksDir, "pre-commit");
-  const path = toRepoPath(repoRoot, abs);
+  const path = repoRelative(repoRoot, abs);
   const existing = readRepoTextIfPresent(abs, { within: null, maxBytes: READ_LIMITS.text });
   if (existing !== undefined && !existing.split(/\r?\n/).includes(HOOK_MARKER)) {
     return {
@@ -53,34 +56,17 @@ export function installPreCommitHook(repoRoot: string): FileOutcome {
 }
 
 function gitHooksDir(repoRoot: string): { hooksDir: string } | { skip: string } {
-  let proc;
+  let result;
   try {
-    proc = Bun.spawnSync(["git", "rev-parse", "--show-toplevel", "--git-path", "hooks"], {
-      cwd: repoRoot,
-      env: gitEnv(),
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-  } catch {
-    return { skip: "git is not installed, so no pre-commit hook was installed" };
+    result = runGitSync(repoRoot, ["rev-parse", "--show-toplevel", "--git-path", "hooks"]);
+  } catch (err) {
+    if (err instanceof CopperheadError && err.code === "git_failed") return { skip: "git is not installed, so no pre-commit hook was installed" };
+    throw err;
   }
-  if (proc.exitCode !== 0) return { skip: "not a git repository, so no pre-commit hook was installed; run copperhead init again after git init" };
-  const [top = "", hooks = ""] = proc.stdout.toString().split("\n");
+  if (result.code !== 0) return { skip: "not a git repository, so no pre-commit hook was installed; run copperhead init again after git init" };
+  const [top = "", hooks = ""] = result.stdout.split("\n");
   if (realpathSync(top) !== repoRoot) {
     return { skip: `the repo is inside the git work tree at ${top}, not at its top, so no pre-commit hook was installed` };
   }
   return { hooksDir: isAbsolute(hooks) ? hooks : join(repoRoot, hooks) };
-}
-
-/** The environment without GIT_DIR and friends, which a surrounding git hook may have set. */
-function gitEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith("GIT_")) env[key] = value;
-  }
-  return env;
-}
-
-function toRepoPath(repoRoot: string, abs: string): string {
-  return relative(repoRoot, abs).split(sep).join("/");
 }

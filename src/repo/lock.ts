@@ -74,14 +74,6 @@ export async function withRepoLock<T>(repoRoot: string, fn: () => Promise<T> | T
   }
 }
 
-/** Whether a live process (this one included) holds the repo's lock, or a lock file nobody can read is there. */
-export function isLockHeld(repoRoot: string): boolean {
-  const key = realpathSync(repoRoot);
-  if (held.has(key)) return true;
-  const found = readLock(key);
-  return found !== undefined && (found.info === undefined || isLive(found.info));
-}
-
 /** The live process the repo's lock file names, this one included. */
 export function lockHolder(repoRoot: string): LockInfo | undefined {
   const key = realpathSync(repoRoot);

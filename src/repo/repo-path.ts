@@ -63,6 +63,11 @@ export function resolveRepoPath(repoRoot: string, relPath: string): RepoPath {
   return { path: canonical.join("/"), abs, existingDirs: canonical.length - 1 - (parts.length - 1 - existing) };
 }
 
+/** An absolute path inside `root` as the repo names it: relative to the root, `/`-separated. */
+export function repoRelative(root: string, file: string): string {
+  return relative(root, file).split(sep).join("/");
+}
+
 export function lstatOrUndefined(abs: string): Stats | undefined {
   try {
     return lstatSync(abs);

@@ -11,7 +11,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CopperheadError } from "../errors.ts";
-import { gitEnvironment, runGit } from "./git.ts";
+import { extractCommit, runGit } from "./git.ts";
 
 export interface Snapshot {
   /** The ref as the caller named it (`HEAD`, `main`, `v1.2`, a hash). */
@@ -55,26 +55,9 @@ export async function withSnapshot<T>(repoRoot: string, ref: string, use: (snaps
   // Real path: project discovery compares resolved paths (macOS's /var is a symlink).
   const root = realpathSync(mkdtempSync(join(tmpdir(), "copperhead-snapshot-")));
   try {
-    await extractTree(repoRoot, commit, root);
+    await extractCommit(repoRoot, commit, root);
     return await use({ ref, commit, root });
   } finally {
     rmSync(root, { recursive: true, force: true });
-  }
-}
-
-/** `git archive | tar -x`: the tree with checkout's line-ending rules, and nothing from .git. */
-async function extractTree(repoRoot: string, commit: string, into: string): Promise<void> {
-  const archive = Bun.spawn(["git", "archive", "--format=tar", commit], { cwd: repoRoot, env: gitEnvironment(), stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const untar = Bun.spawn(["tar", "-x", "-f", "-", "-C", into], { stdin: archive.stdout, stdout: "ignore", stderr: "pipe" });
-  const [archived, extracted, archiveErr, untarErr] = await Promise.all([
-    archive.exited,
-    untar.exited,
-    new Response(archive.stderr).text(),
-    new Response(untar.stderr).text(),
-  ]);
-  if (archived !== 0 || extracted !== 0) {
-    throw new CopperheadError("git_failed", `Could not read commit ${commit.slice(0, 12)} into a temporary folder: ${(archiveErr || untarErr).trim()}`, {
-      fix: `Check that \`git archive ${commit.slice(0, 12)}\` works in this repo and that the temp folder has space.`,
-    });
   }
 }

@@ -6,12 +6,13 @@
  * are cached by content, so the snapshot shares the repo's cache in both directions.
  */
 import { cpSync, existsSync, realpathSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { CACHE_DIR } from "../checks/cache.ts";
 import { checkProject } from "../checks/check.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { discoverConfiguredProject } from "../config/config.ts";
 import type { KicadProject } from "../repo/project.ts";
+import { repoRelative } from "../repo/repo-path.ts";
 import { withSnapshot } from "../repo/snapshot.ts";
 import { renderCommitted } from "./renders.ts";
 import { renderDir, type Baseline, type RunState } from "./state.ts";
@@ -39,7 +40,7 @@ export async function checkCommitted(project: KicadProject, strict: boolean): Pr
     const cache = join(root, CACHE_DIR);
     if (existsSync(cache)) cpSync(cache, join(snapshot.root, CACHE_DIR), { recursive: true });
     // The snapshot's own config: HEAD's, which the clean tree the run started from shares.
-    const committed = discoverConfiguredProject(realpathSync(snapshot.root), relative(root, project.projectFile).split(sep).join("/"));
+    const committed = discoverConfiguredProject(realpathSync(snapshot.root), repoRelative(root, project.projectFile));
     const report = await checkProject(committed.project, { ...committed.config, strict });
     if (existsSync(join(snapshot.root, CACHE_DIR))) cpSync(join(snapshot.root, CACHE_DIR), cache, { recursive: true, force: false });
     return report;

@@ -6,9 +6,10 @@
  * when kicad-cli cannot plot, the run carries on and the transcript says why.
  */
 import { rmSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { exportSvg, type KicadCli } from "../kicad/kicad-cli.ts";
 import type { KicadProject } from "../repo/project.ts";
+import { repoRelative } from "../repo/repo-path.ts";
 import { withSnapshot } from "../repo/snapshot.ts";
 
 export interface RenderOutcome {
@@ -40,6 +41,3 @@ async function plot(root: string, schematic: string, outDir: string, cli: KicadC
   }
 }
 
-function repoRelative(root: string, file: string): string {
-  return relative(root, file).split(sep).join("/");
-}

@@ -16,7 +16,6 @@ import {
   q,
   removeChild,
   setAtom,
-  setChildValue,
   SexprError,
   text,
   walk,
@@ -223,14 +222,6 @@ describe("editing", () => {
     expect(printed.split("\n").length).toBeGreaterThan(4);
     expect(printed.endsWith("\n\t)\n)\n")).toBe(true);
     expect(printSexpr(parseSexpr(printed))).toBe(printed);
-  });
-
-  test("setChildValue updates in place or appends", () => {
-    const doc = parseSexpr('(property "Value" "1k"\n\t(at 1 2 0)\n)');
-    setChildValue(doc.root, "at", 3, 4, 90);
-    expect(printSexpr(doc)).toBe('(property "Value" "1k"\n\t(at 3 4 90)\n)');
-    setChildValue(doc.root, "hide", "yes");
-    expect(printSexpr(doc)).toBe('(property "Value" "1k"\n\t(at 3 4 90)\n\t(hide yes)\n)');
   });
 
   test("removeChild takes its whitespace along and keeps the rest byte-identical", () => {

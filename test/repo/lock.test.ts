@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { CopperheadError } from "../../src/errors.ts";
-import { isLockHeld, LOCK_PATH, lockHolder, withRepoLock, type LockInfo } from "../../src/repo/lock.ts";
+import { LOCK_PATH, lockHolder, withRepoLock, type LockInfo } from "../../src/repo/lock.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 
 afterAll(cleanupTempDirs);
@@ -52,7 +52,7 @@ describe("withRepoLock", () => {
     expect(events).toEqual(["a:enter", "a:exit", "b:enter", "b:exit", "c:enter", "c:exit"]);
     expect(waited).toEqual(["b", "c"]);
     expect(existsSync(join(root, LOCK_PATH))).toBe(false);
-    expect(isLockHeld(root)).toBe(false);
+    expect(lockHolder(root)).toBeUndefined();
   });
 
   test("two spellings of one repo share one queue", async () => {
@@ -74,7 +74,6 @@ describe("withRepoLock", () => {
     await withRepoLock(
       root,
       () => {
-        expect(isLockHeld(root)).toBe(true);
         expect(lockHolder(root)).toMatchObject({ pid: process.pid, hostname: hostname(), runId: "20260101T000000Z-abcdef" });
       },
       { runId: "20260101T000000Z-abcdef" },
@@ -103,7 +102,7 @@ await withRepoLock(process.argv[2]!, async () => {
         if (chunk.done) throw new Error(`the holder exited early: ${await new Response(child.stderr).text()}`);
         seen += new TextDecoder().decode(chunk.value);
       }
-      expect(isLockHeld(root)).toBe(true);
+      expect(lockHolder(root)).toMatchObject({ pid: child.pid });
       const ran: string[] = [];
       const err = await busyError(withRepoLock(root, () => ran.push("ran")));
       expect(ran).toEqual([]);
@@ -125,15 +124,15 @@ await withRepoLock(process.argv[2]!, async () => {
     const script = join(await makeTempDir(), "cancel-holder.ts");
     writeFileSync(
       script,
-      `import { withRepoLock, isLockHeld } from ${JSON.stringify(resolve(import.meta.dir, "../../src/repo/lock.ts"))};
+      `import { withRepoLock, lockHolder } from ${JSON.stringify(resolve(import.meta.dir, "../../src/repo/lock.ts"))};
 import { withCancellation } from ${JSON.stringify(resolve(import.meta.dir, "../../src/repo/cancel.ts"))};
 const root = process.argv[2]!;
 await withRepoLock(root, () => withCancellation(async (signal) => {
   console.log("locked");
   await new Promise((done) => signal.addEventListener("abort", done));
-  console.log("rolled back; still held: " + isLockHeld(root));
+  console.log("rolled back; still held: " + (lockHolder(root) !== undefined));
 }));
-console.log("released: " + !isLockHeld(root));
+console.log("released: " + (lockHolder(root) === undefined));
 `,
     );
     const child = Bun.spawn([process.execPath, script, root], { stdout: "pipe", stderr: "pipe" });
@@ -156,7 +155,7 @@ console.log("released: " + !isLockHeld(root));
     const root = await makeTempDir();
     const pid = await deadPid();
     writeLock(root, { pid, hostname: hostname(), startedAt: "2026-01-01T00:00:00.000Z" });
-    expect(isLockHeld(root)).toBe(false);
+    expect(lockHolder(root)).toBeUndefined();
     const holder = await withRepoLock(root, () => JSON.parse(readFileSync(join(root, LOCK_PATH), "utf8")) as LockInfo);
     expect(holder.pid).toBe(process.pid);
     expect(existsSync(join(root, LOCK_PATH))).toBe(false);
@@ -171,12 +170,11 @@ console.log("released: " + !isLockHeld(root));
     writeLock(root, { pid: 1, hostname: "build-box-7", startedAt: "2026-01-01T00:00:00.000Z" });
     const err = await busyError(withRepoLock(root, () => "no"));
     expect(err.message).toContain("build-box-7");
-    expect(isLockHeld(root)).toBe(true);
+    expect(lockHolder(root)).toMatchObject({ hostname: "build-box-7" });
 
     writeFileSync(join(root, LOCK_PATH), "garbage");
     const unreadable = await busyError(withRepoLock(root, () => "no"));
     expect(unreadable.fix).toContain(LOCK_PATH);
-    expect(isLockHeld(root)).toBe(true);
     expect(readFileSync(join(root, LOCK_PATH), "utf8")).toBe("garbage");
   });
 });

@@ -3,13 +3,13 @@
  * lossless tree — never raw text — and every file it changes is written through the run's
  * journal, so a failed run restores those bytes exactly.
  */
-import { relative, sep } from "node:path";
 import * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
 import { Board } from "../../kicad/board.ts";
 import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncPlan } from "../../kicad/board-sync.ts";
 import type { SchematicEditor } from "../../kicad/schematic-edit.ts";
 import { printSexprBytes } from "../../kicad/sexpr.ts";
+import { repoRelative } from "../../repo/repo-path.ts";
 import { currentDesign, openEditor, type RunContext } from "../context.ts";
 import { docEditTool } from "./docs.ts";
 import { defineTool, ToolError } from "./tool.ts";
@@ -28,12 +28,8 @@ function editSchematic<T>(ctx: RunContext, operation: (editor: SchematicEditor) 
     if (err instanceof CopperheadError) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
     throw err;
   }
-  for (const file of editor.changedFiles()) journal.writeFile(repoRelative(ctx, file), editor.bytes(file));
+  for (const file of editor.changedFiles()) journal.writeFile(repoRelative(ctx.repoRoot, file), editor.bytes(file));
   return result;
-}
-
-function repoRelative(ctx: RunContext, file: string): string {
-  return relative(ctx.repoRoot, file).split(sep).join("/");
 }
 
 /**
@@ -49,7 +45,7 @@ export function syncBoardFromSchematic(ctx: RunContext): BoardSyncPlan {
   const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries });
   if (!isEmptyPlan(plan)) {
     applyBoardSync(board, plan, ctx.libraries);
-    journal.writeFile(repoRelative(ctx, boardFile), printSexprBytes(board.doc));
+    journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
   }
   for (const added of plan.added) ctx.layoutPending.add(added.ref);
   return plan;

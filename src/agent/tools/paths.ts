@@ -4,9 +4,9 @@
  * (Writes are confined once more by the journal, the single choke point for repo writes.)
  */
 import { existsSync, realpathSync } from "node:fs";
-import { isAbsolute, join, normalize, relative, sep } from "node:path";
+import { isAbsolute, join, normalize, sep } from "node:path";
 import { CopperheadError } from "../../errors.ts";
-import { resolveRepoPath } from "../../repo/repo-path.ts";
+import { repoRelative, resolveRepoPath } from "../../repo/repo-path.ts";
 import type { RunContext } from "../context.ts";
 import { ToolError } from "./tool.ts";
 
@@ -36,7 +36,7 @@ export function docPath(ctx: RunContext, path: string): string {
     throw err;
   }
   const docsAbs = join(ctx.repoRoot, ctx.docs);
-  const docsDir = existsSync(docsAbs) ? relative(realpathSync(ctx.repoRoot), realpathSync(docsAbs)).split(sep).join("/") : ctx.docs;
+  const docsDir = existsSync(docsAbs) ? repoRelative(realpathSync(ctx.repoRoot), realpathSync(docsAbs)) : ctx.docs;
   if (!canonical.startsWith(`${docsDir}/`)) throw new ToolError(`${path}: a symlink that leads outside ${ctx.docs}/ (to ${canonical})`);
   return `${ctx.docs}/${canonical.slice(docsDir.length + 1)}`;
 }

@@ -7,7 +7,7 @@ import { byteLength } from "./bytes.ts";
 import { INDENTS } from "./chars.ts";
 import { quoteString } from "./escapes.ts";
 import { printBare } from "./print.ts";
-import { child, head, isList } from "./read.ts";
+import { head, isList } from "./read.ts";
 import type { SAtom, SList, SNode } from "./tree.ts";
 
 
@@ -60,22 +60,6 @@ export function setAtom(target: SList, index: number, value: SValue): void {
   const next = toNode(value);
   if (next.type !== "atom") throw new TypeError("setAtom needs an atom value");
   current.raw = next.raw;
-}
-
-/**
- * Sets `(name value)` inside `target`: updates the existing child or inserts a new one at the
- * end. Returns the child list.
- */
-export function setChildValue(target: SList, name: string, ...values: SValue[]): SList {
-  const existing = child(target, name);
-  if (existing) {
-    existing.items.splice(1, existing.items.length - 1, ...values.map(toNode));
-    layoutItems(existing, depthOf(existing));
-    return existing;
-  }
-  const created = list(name, ...values);
-  insertChild(target, created);
-  return created;
 }
 
 /** Indentation depth of a list, read from the whitespace KiCad put before it. */
