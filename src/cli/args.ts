@@ -1,6 +1,7 @@
 /**
- * Options shared by the commands, declared once. citty does not pass a parent's args down to
- * subcommands, so each command spreads the set it takes into its own `args`.
+ * Options shared by the commands, declared once. Each command spreads the set it takes into its
+ * own `args`; the global ones may also come before the subcommand (`copperhead --repo ../board
+ * check`), and the runner (run.ts) passes them down.
  */
 export const globalArgs = {
   repo: {

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { runBoardSync, type BoardSyncResult } from "../commands/board-sync.ts";
 import { log } from "../log.ts";
-import { projectArgs } from "./args.ts";
+import { globalArgs, projectArgs } from "./args.ts";
 import { writeData, writeJson } from "./output.ts";
 
 const syncCommand = defineCommand({
@@ -23,6 +23,7 @@ const syncCommand = defineCommand({
 
 export const boardCommand = defineCommand({
   meta: { name: "board", description: "Work on the project's PCB" },
+  args: globalArgs,
   subCommands: { sync: syncCommand },
 });
 

@@ -1,9 +1,11 @@
 /**
  * CLI runner: dispatches to citty commands and owns the process exit code.
  *
- * citty's own `runMain` prints usage errors to stdout and exits 1; copperhead reserves stdout for
- * data and uses exit 3 for "could not run", so this runner handles help, version and errors
- * itself and lets citty do only argument parsing and usage rendering.
+ * citty resolves the command line itself (`runCommand`: flags before a subcommand, values of
+ * string flags, aliases); this runner only watches which command citty reached, so help and
+ * usage errors show that command's usage. It does not use citty's `runMain`, which prints usage
+ * errors to stdout and exits 1: copperhead reserves stdout for data (usage requested with
+ * `--help` is the data then) and uses exit 3 for "could not run".
  */
 import { renderUsage, runCommand, type CommandDef } from "citty";
 import { asCopperheadError, CopperheadError, ExitCode } from "../errors.ts";
@@ -34,23 +36,18 @@ export const rootCommand: CommandDef = {
   },
 };
 
-async function resolveTarget(rawArgs: string[]): Promise<{ cmd: CommandDef; parent?: CommandDef }> {
-  let cmd = rootCommand;
-  let parent: CommandDef | undefined;
-  for (const arg of rawArgs) {
-    if (arg.startsWith("-")) break;
-    const subs = (await resolve(cmd.subCommands)) ?? {};
-    const next = subs[arg];
-    if (!next) break;
-    parent = cmd;
-    cmd = (await resolve(next)) as CommandDef;
-  }
-  return { cmd, parent };
+/** What one dispatch saw: the deepest command citty reached, and the exit code it returned. */
+interface Dispatch {
+  /** Requested help: every command's `run` is skipped, and the reached command's usage shown. */
+  help: boolean;
+  /** The reached command, and the words that name it (`copperhead board sync`). */
+  reached: { cmd: CommandDef; path: string[] };
+  /** Global options given before the subcommand (`copperhead --repo ../board check`). */
+  globals: Record<string, unknown>;
+  code: number;
 }
 
-async function resolve<T>(value: T | Promise<T> | (() => T | Promise<T>)): Promise<T> {
-  return typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
-}
+const GLOBAL_KEYS = Object.keys(globalArgs);
 
 /** Runs the CLI and returns the exit code (the caller sets it on the process). */
 export async function runCli(rawArgs: string[]): Promise<number> {
@@ -59,54 +56,88 @@ export async function runCli(rawArgs: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return ExitCode.ok;
   }
-  if (rawArgs.length === 0 || rawArgs.includes("--help") || rawArgs.includes("-h")) {
-    const { cmd, parent } = await resolveTarget(rawArgs);
-    process.stdout.write(plain(await renderUsage(cmd, parent), process.stdout) + "\n");
+  const help = rawArgs.length === 0 || rawArgs.includes("--help") || rawArgs.includes("-h");
+  const dispatch: Dispatch = { help, reached: { cmd: rootCommand, path: ["copperhead"] }, globals: {}, code: ExitCode.ok };
+  if (!help) log.debug(`copperhead ${VERSION}`);
+  try {
+    await runCommand(watched(rootCommand, ["copperhead"], dispatch), { rawArgs });
+  } catch (err) {
+    // With --help, a command line citty cannot run (`do --help` has no request) still names
+    // the command whose usage is wanted.
+    if (!help) return failed(err, dispatch, wantsJson);
+  }
+  if (help) {
+    process.stdout.write(await usage(dispatch, process.stdout));
     return ExitCode.ok;
   }
-  log.debug(`copperhead ${VERSION}`);
-  try {
-    const exit = { code: ExitCode.ok as number };
-    await runCommand(reportingExitCode(rootCommand, exit), { rawArgs });
-    return exit.code;
-  } catch (err) {
-    if (isCittyUsageError(err)) {
-      const { cmd, parent } = await resolveTarget(rawArgs);
-      log.error((err as Error).message);
-      process.stderr.write(plain(await renderUsage(cmd, parent), process.stderr) + "\n");
-      return ExitCode.cannotRun;
-    }
-    const typed = asCopperheadError(err);
-    if (typed.code === "internal_error" && !(err instanceof CopperheadError)) log.debug(err);
-    renderError(typed, wantsJson);
-    return typed.exitCode;
+  return dispatch.code;
+}
+
+async function failed(err: unknown, dispatch: Dispatch, json: boolean): Promise<number> {
+  if (isCittyUsageError(err)) {
+    log.error(plain((err as Error).message, process.stderr));
+    process.stderr.write(await usage(dispatch, process.stderr));
+    return ExitCode.cannotRun;
   }
+  const typed = asCopperheadError(err);
+  if (typed.code === "internal_error" && !(err instanceof CopperheadError)) log.debug(err);
+  renderError(typed, json);
+  return typed.exitCode;
+}
+
+/** The reached command's usage, titled with its whole name and copperhead's version. */
+async function usage(dispatch: Dispatch, stream: NodeJS.WriteStream): Promise<string> {
+  const { cmd, path } = dispatch.reached;
+  const parent = path.length > 1 ? { meta: { name: path.slice(0, -1).join(" "), version: VERSION } } : undefined;
+  return plain(await renderUsage(cmd, parent), stream) + "\n";
 }
 
 /**
- * citty drops what a subcommand's `run` returns, so each command (nested ones included) is
- * wrapped to record its numeric result — the exit code — where `runCli` can read it.
+ * `cmd` as citty runs it, reporting to `dispatch`. citty resolves a command's args just before
+ * it parses them, so the last command whose args were resolved is the one the command line
+ * reached. citty hands a subcommand only the words after its name, so the global options
+ * given before it are collected here and passed down. citty drops what `run` returns, so its
+ * numeric result — the exit code — is recorded here; with `--help`, nothing runs.
  */
-function reportingExitCode(cmd: CommandDef, exit: { code: number }): CommandDef {
-  const { run, subCommands } = cmd;
+function watched(cmd: CommandDef, path: string[], dispatch: Dispatch): CommandDef {
+  const { run, setup, subCommands } = cmd;
+  let declared: string[] = [];
+  let defaults: Record<string, unknown> = {};
   return {
     ...cmd,
-    run: run
-      ? async (context) => {
+    args: async () => {
+      dispatch.reached = { cmd, path };
+      const args = (await resolve(cmd.args)) ?? {};
+      declared = GLOBAL_KEYS.filter((key) => key in args);
+      defaults = Object.fromEntries(declared.flatMap((key) => ("default" in args[key]! ? [[key, args[key]!.default]] : [])));
+      // Without their defaults, the global options a command line leaves out stay undefined,
+      // so `withGlobals` can tell them from options given.
+      return Object.fromEntries(Object.entries(args).map(([key, def]) => [key, key in defaults ? { ...def, default: undefined } : def]));
+    },
+    setup: (context) => {
+      for (const key of GLOBAL_KEYS) if (context.args[key] !== undefined) dispatch.globals[key] = context.args[key];
+      return setup?.(context);
+    },
+    run: dispatch.help
+      ? () => undefined
+      : run &&
+        (async (context) => {
+          for (const key of declared) context.args[key] ??= (dispatch.globals[key] ?? defaults[key]) as never;
           const result = await run(context);
-          if (typeof result === "number") exit.code = result;
+          if (typeof result === "number") dispatch.code = result;
           return result;
-        }
-      : undefined,
-    subCommands: subCommands
-      ? async () => {
-          const resolved = (await resolve(subCommands)) ?? {};
-          return Object.fromEntries(
-            Object.entries(resolved).map(([name, sub]) => [name, async () => reportingExitCode((await resolve(sub)) as CommandDef, exit)]),
-          );
-        }
-      : undefined,
+        }),
+    subCommands:
+      subCommands &&
+      (async () => {
+        const resolved = (await resolve(subCommands)) ?? {};
+        return Object.fromEntries(Object.entries(resolved).map(([name, sub]) => [name, async () => watched((await resolve(sub)) as CommandDef, [...path, name], dispatch)]));
+      }),
   };
+}
+
+async function resolve<T>(value: T | Promise<T> | (() => T | Promise<T>)): Promise<T> {
+  return typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
 }
 
 /** citty colours its usage text unconditionally; keep colour for terminals that want it. */
