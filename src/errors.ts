@@ -4,10 +4,10 @@
  * Commands throw `CopperheadError` for anything a user (or an MCP host) must act on. The CLI
  * renders `message` plus `fix` and exits with `exitCode`; the MCP server serialises
  * `toJSON()` as `{ error: { code, message, ... } }`. Keeping one class means the exit-code
- * table of DESIGN §4 lives in exactly one place.
+ * table lives in exactly one place.
  */
 
-/** Exit codes, identical for every command (DESIGN §4). */
+/** Exit codes, identical for every command (ARCHITECTURE.md, "Invariants"). */
 export const ExitCode = {
   ok: 0,
   /** The gate said no: a check failed, `do` rolled back, a resolve failed. */

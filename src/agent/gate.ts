@@ -1,5 +1,5 @@
 /**
- * The verification gate (DESIGN §5, phase 6): a run may commit only when it made nothing
+ * The verification gate (ARCHITECTURE.md, "Invariants"): a run may commit only when it made nothing
  * worse. Judged by finding keys, which survive moves, against the check that ran before any
  * edit: no error finding may be new, so no requirement rule that passed may now fail; with
  * `strict`, the result must be spotless.

@@ -1,5 +1,5 @@
 /**
- * The agent loop's conversation (DESIGN §5, phases 3–6): the model proposes with read tools
+ * The agent loop's conversation (propose → approve → edit → verify/repair, see ARCHITECTURE.md): the model proposes with read tools
  * only, the spec gate validates, approval unlocks the edit tools, and `finish` hands over to
  * verification — whose new findings come back as repair cycles. The loop decides nothing
  * about files: the gated run (`src/run/`) owns preflight, commit and rollback.
@@ -201,7 +201,7 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
     }
     // A model can echo a secret it saw (a key in an error message, a pasted token) into an
     // argument, and arguments end up in docs, proposals, commit messages and the summary:
-    // redact them before any tool sees them, as the transcript does (DESIGN §9).
+    // redact them before any tool sees them, as the transcript does (ARCHITECTURE.md, "Invariants").
     const args = parseArgs(tool, redactDeep(call.input, transcript.redact));
     const result = await tool.run(ctx, args);
     const decision = (result as SpecOutcome | undefined)?.specDecision;

@@ -1,5 +1,5 @@
 /**
- * Secret redaction (DESIGN §9: keys are never logged, written, committed or returned).
+ * Secret redaction: keys are never logged, written, committed or returned.
  *
  * Two nets, because neither alone is enough:
  * - the *values* of secret-looking environment variables, which catches keys of any shape the

@@ -7,7 +7,7 @@
  * makes the file order the call order with no interleaving, and a crash loses nothing already
  * appended.
  *
- * Secrets are redacted here, at write time (DESIGN §9): the text is redacted before it is
+ * Secrets are redacted here, at write time (ARCHITECTURE.md, "Invariants"): the text is redacted before it is
  * serialised, so an unredacted string never reaches the disk, whatever the caller passed in.
  */
 import { appendFileSync, mkdirSync } from "node:fs";

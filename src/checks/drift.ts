@@ -1,5 +1,5 @@
 /**
- * The `drift` check family (DESIGN §4): documentation that no longer matches the design.
+ * The `drift` check family: documentation that no longer matches the design.
  *
  * 1. BOM drift. The generated table in `<docs>/BOM.md` must list exactly the components in the
  *    BOM, with the design's value, footprint and MPN. One item per disagreement, keyed

@@ -1,5 +1,5 @@
 /**
- * The `requirements` check family (DESIGN §3, §4): every `check:` rule in `docs/SPEC.md`,
+ * The `requirements` check family: every `check:` rule in `docs/SPEC.md`,
  * evaluated against the design. A failing rule is a requirement violation, never
  * auto-resolved; a rule that cannot be parsed is an error that names file, line and column.
  *

@@ -1,5 +1,5 @@
 /**
- * The verify phase of `copperhead sync` (DESIGN §6): does everything that describes the design
+ * The verify phase of `copperhead sync`: does everything that describes the design
  * still agree with it? Writes nothing, needs no key and no network. Drift is what copperhead
  * may resolve; requirement violations are reported for a human and never touched.
  */

@@ -1,5 +1,5 @@
 /**
- * The check report (DESIGN §4): findings grouped by check family.
+ * The check report: findings grouped by check family.
  *
  * The report is a pure function of the repo state — no timestamps, durations or absolute
  * paths — so the same state always serialises to the same bytes, and a finding's `key` stays

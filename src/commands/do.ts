@@ -1,5 +1,5 @@
 /**
- * `copperhead do`: the spec-gated, verification-gated loop (DESIGN §5). A change either passes
+ * `copperhead do`: the spec-gated, verification-gated loop (see ARCHITECTURE.md, "The gated run"). A change either passes
  * the same checks a person would run and is committed with the proposal that explains it, or
  * the repo is left exactly as it was — whatever the model does, whether the network fails,
  * the user presses Ctrl-C, or the process is killed (the journal restores the next command).

@@ -28,7 +28,7 @@ export interface DoctorResult {
   items: DoctorItem[];
 }
 
-/** Provider variables `do` and `sync --resolve` read (DESIGN §5); names only are reported. */
+/** Provider variables `do` and `sync --resolve` read; names only are reported. */
 export const PROVIDER_VARIABLES = [
   "COPPERHEAD_MODEL",
   "ANTHROPIC_API_KEY",

@@ -1,5 +1,5 @@
 /**
- * `copperhead init`: sets a KiCad repo up for copperhead (DESIGN §2). No key, no network.
+ * `copperhead init`: sets a KiCad repo up for copperhead. No key, no network.
  *
  * What it writes and who owns it afterwards:
  * - `.copperhead/config.json`: created with every default spelled out; then the human's.

@@ -1,5 +1,5 @@
 /**
- * `copperhead sync` (DESIGN §6): verify that the docs and the board still agree with the
+ * `copperhead sync`: verify that the docs and the board still agree with the
  * schematic, and with `resolve`, bring them back in line through the same gated pipeline as
  * `do` — code first (regenerate the BOM, sync the board, restore missing records), then a
  * gated model run limited to doc edits and board sync for what only prose can fix. Requirement

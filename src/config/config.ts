@@ -1,5 +1,5 @@
 /**
- * Loading `.copperhead/config.json` (DESIGN §2).
+ * Loading `.copperhead/config.json`.
  *
  * The file is optional; every key has a default. When it exists it must be exactly right: a
  * misspelt key silently ignored would mean a setting the user believes in does nothing, so an
@@ -128,7 +128,7 @@ function shown(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-/** Paths must stay inside the repo: the agent's file access is confined to it (DESIGN §9). */
+/** Paths must stay inside the repo: the agent's file access is confined to it (ARCHITECTURE.md, "Invariants"). */
 function pathIssues(config: Config): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   for (const key of ["project", "docs"] as const) {

@@ -1,5 +1,5 @@
 /**
- * The `.copperhead/config.json` schema (DESIGN §2), defined once in valibot.
+ * The `.copperhead/config.json` schema, defined once in valibot.
  *
  * The same definition validates the file at run time and, through `@valibot/to-json-schema`,
  * becomes the JSON Schema editors use (`schema/config.schema.json`, and the copy `init` writes

@@ -1,5 +1,5 @@
 /**
- * Headless "Update PCB from Schematic" (DESIGN §5 `sync_board`, §6 `sync --resolve`).
+ * Headless "Update PCB from Schematic", for `board sync`, the `sync_board` tool and `sync --resolve`.
  *
  * `planBoardSync` compares the board with the schematic's components and native netlist and
  * returns a plan: plain, serialisable data saying which footprints to add, update or remove and

@@ -1,5 +1,5 @@
 /**
- * The kicad-cli wrapper (DESIGN §8): every call KiCad does for us — ERC, DRC, netlist and
+ * The kicad-cli wrapper: every call KiCad does for us — ERC, DRC, netlist and
  * fabrication exports — as an async function with a typed result or a typed error.
  *
  * Each call runs one kicad-cli process in a private scratch dir with an isolated, seeded

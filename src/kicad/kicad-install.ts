@@ -2,7 +2,7 @@
  * Finding kicad-cli and learning what it is: which binary, which version, and where its shared
  * data (library tables, stock libraries) lives.
  *
- * Discovery order (DESIGN §8): `COPPERHEAD_KICAD_CLI`, then PATH, then the standard install
+ * Discovery order: `COPPERHEAD_KICAD_CLI`, then PATH, then the standard install
  * locations. An explicit `COPPERHEAD_KICAD_CLI` that points nowhere is an error rather than a
  * silent fallback: a user who set it wants *that* binary, and quietly checking with another
  * KiCad would make results depend on which one happened to be installed.

@@ -1,5 +1,5 @@
 /**
- * Footprint and symbol libraries, resolved the way KiCad resolves them (DESIGN §8).
+ * Footprint and symbol libraries, resolved the way KiCad resolves them.
  *
  * A library id `Nick:Name` is looked up by nickname in the project's lib table (next to the
  * `.kicad_pro`) and then in the global one; the first table that names the nickname wins, as

@@ -1,5 +1,5 @@
 /**
- * Structured schematic edits (DESIGN §5, phase 5): the operations the `do` agent's edit tools
+ * Structured schematic edits (the edit stage of a gated run): the operations the `do` agent's edit tools
  * call. Every operation works on the lossless trees of a loaded project, never on raw text:
  *
  * - it validates everything it needs (refs, pins, sheets, lib ids, free room) before touching a

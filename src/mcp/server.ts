@@ -1,5 +1,5 @@
 /**
- * `copperhead mcp`: a stdio MCP server with the four outcome tools (DESIGN §7).
+ * `copperhead mcp`: a stdio MCP server with the four outcome tools.
  *
  * It is a transport, not a pipeline: every call goes to the command layer the CLI uses and
  * returns the same object — `structuredContent` is the result and the text block is exactly

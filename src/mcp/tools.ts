@@ -1,5 +1,5 @@
 /**
- * The four outcome tools (DESIGN §7). Each one calls the same command-layer function as the
+ * The four outcome tools. Each one calls the same command-layer function as the
  * CLI and returns the same object; there is no file tool, no raw KiCad tool and no step of the
  * loop exposed on its own, so whatever a host does it cannot get around the spec gate, the
  * verification gate or the rollback.

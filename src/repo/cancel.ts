@@ -1,6 +1,6 @@
 /**
  * Turning Ctrl-C and SIGTERM into an orderly stop, so a cancelled `do` rolls back instead of
- * dying mid-edit (DESIGN §5 phase 8, §7 "Cancellation").
+ * dying mid-edit, from the CLI and from an MCP client alike.
  *
  * While `fn` runs:
  * - the first SIGINT or SIGTERM aborts the signal (reason: an `AbortError` DOMException naming

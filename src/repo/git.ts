@@ -1,5 +1,5 @@
 /**
- * A thin, typed wrapper over the git CLI for the `do` loop and `sync --resolve` (DESIGN §5).
+ * A thin, typed wrapper over the git CLI, the only place copperhead runs git.
  *
  * - git runs with captured output and no inherited stdio: stdout carries `--json` and MCP
  *   frames, so neither git nor a user's hook may write to it.

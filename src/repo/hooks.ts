@@ -1,5 +1,5 @@
 /**
- * The git pre-commit hook `init` installs (DESIGN §2, §5): it runs `copperhead check` before
+ * The git pre-commit hook `init` installs: it runs `copperhead check` before
  * every commit, so a design that fails the gate cannot be committed by accident.
  *
  * - Ours is recognised by its marker line, `# copperhead:pre-commit-hook`. A hook without it

@@ -1,5 +1,5 @@
 /**
- * Crash-safe, byte-identical rollback of exactly what a run changes (DESIGN §5 phases 8, 9).
+ * Crash-safe, byte-identical rollback of exactly what a run changes (ARCHITECTURE.md, "Invariants").
  *
  * Every repo write of a run goes through a `RunJournal`. Before a path is first touched, its
  * original bytes and mode are copied to `<runDir>/backup/<n>` (or the journal notes that it

@@ -1,5 +1,6 @@
 /**
- * Per-repo serialisation of mutating work (`do`, `init`, `sync --resolve`; DESIGN §7).
+ * Per-repo serialisation of mutating work (`do`, `init`, `sync --resolve`): the lock stage of
+ * a gated run (ARCHITECTURE.md).
  *
  * Two layers, because they guard against different things:
  * - an in-process promise chain keyed on the repo's real path: two `copperhead_do` calls to

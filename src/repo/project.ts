@@ -1,5 +1,5 @@
 /**
- * Project discovery (DESIGN §2): which KiCad project inside a repo copperhead works on.
+ * Project discovery: which KiCad project inside a repo copperhead works on.
  *
  * An explicit `.kicad_pro` wins. Otherwise the repo must hold exactly one `.kicad_pro` outside
  * hidden and vendor folders; the root schematic and the board share its basename.

@@ -1,6 +1,6 @@
 /**
  * "Any copperhead command that finds an unfinished run restores the tree first and says so"
- * (DESIGN §5, crash safety): the one call every repo command makes before reading the repo.
+ * (the recover stage, ARCHITECTURE.md): the one call every repo command makes before reading the repo.
  */
 import { log } from "../log.ts";
 import { recoverUnfinished } from "./journal.ts";

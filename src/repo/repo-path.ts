@@ -1,6 +1,6 @@
 /**
  * The single choke point for "every file the agent touches is confined to the repo"
- * (DESIGN §9). The journal runs every write through it, and read tools should too.
+ * (ARCHITECTURE.md, "Invariants"). The journal runs every write through it, and read tools should too.
  *
  * A path is repo-relative and `/`-separated. Refused, as `bad_path`:
  * - absolute paths (`/x`, `C:x`, `\x`) and any `..` segment, even one that would stay inside;

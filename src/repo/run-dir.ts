@@ -1,5 +1,5 @@
 /**
- * Run ids and run directories (`.copperhead/runs/<run-id>/`, DESIGN §2).
+ * Run ids and run directories (`.copperhead/runs/<run-id>/`).
  *
  * Ids sort by start time as plain strings (UTC, second resolution) and carry a random suffix,
  * so two runs started in the same second (two MCP clients, two repos) never share a folder.

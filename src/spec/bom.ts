@@ -1,5 +1,5 @@
 /**
- * `docs/BOM.md` (DESIGN §2): a bill of materials that is part generated, part human.
+ * `docs/BOM.md`: a bill of materials that is part generated, part human.
  *
  * The generated part is a markdown table between two marker comments:
  *

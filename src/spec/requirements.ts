@@ -1,5 +1,5 @@
 /**
- * The machine-checkable half of `docs/SPEC.md` (DESIGN §3): its `## Requirements` section,
+ * The machine-checkable half of `docs/SPEC.md`: its `## Requirements` section,
  * parsed into requirements and the closed grammar of `check:` rules.
  *
  * ```

@@ -1,5 +1,5 @@
 /**
- * The human docs `copperhead init` starts a repo with (DESIGN §2): SPEC.md, DECISIONS.md and
+ * The human docs `copperhead init` starts a repo with: SPEC.md, DECISIONS.md and
  * CHANGELOG.md. Once written they belong to people (and to `do`'s append-only entries), so
  * `init` only ever creates them. Their text carries no dates or versions: running `init` twice
  * must leave `git status` clean.

@@ -1,5 +1,5 @@
 /**
- * The HTTP behaviour shared by the real providers (DESIGN §5): plain `fetch`, a per-call
+ * The HTTP behaviour shared by the real providers: plain `fetch`, a per-call
  * timeout, retries with exponential backoff and jitter on 429, 5xx and network failures,
  * `retry-after` honoured, and the caller's abort signal obeyed at once.
  *

@@ -1,5 +1,5 @@
 /**
- * The spec gate (DESIGN §5, phase 3): before anything is edited the model must say what it will
+ * The spec gate (ARCHITECTURE.md, "The gated run"): before anything is edited the model must say what it will
  * change and why, and copperhead validates that deterministically — the references, nets and
  * requirement ids it names exist (or are declared new), and no requirement has to change.
  */
