@@ -1,8 +1,9 @@
 /**
- * The agent loop's conversation (propose → approve → edit → verify/repair, see ARCHITECTURE.md): the model proposes with read tools
- * only, the spec gate validates, approval unlocks the edit tools, and `finish` hands over to
- * verification — whose new findings come back as repair cycles. The loop decides nothing
- * about files: the gated run (`src/run/`) owns preflight, commit and rollback.
+ * The agent loop's conversation, the propose → approve → edit → verify/repair stages of a gated
+ * run (ARCHITECTURE.md): the model proposes with read tools only, the spec gate validates,
+ * approval unlocks the edit tools, and `finish` hands over to verification — whose new findings
+ * come back as repair cycles. The loop decides nothing about files: the gated run (`src/run/`)
+ * owns preflight, commit and rollback.
  *
  * The model cannot skip a gate: tools outside the current phase are refused with a tool error,
  * invalid arguments are refused before a handler runs, and only the spec gate's own decision
@@ -11,7 +12,7 @@
 import { asCopperheadError, CopperheadError } from "../errors.ts";
 import type { Proposal } from "../spec/proposal.ts";
 import type { RunContext } from "./context.ts";
-import type { ContentBlock, Message, ModelProvider, ToolUseBlock, Usage } from "./model.ts";
+import type { ContentBlock, Message, ModelProvider, ModelRequest, ToolUseBlock, Usage } from "./model.ts";
 import type { ProgressListener } from "./progress.ts";
 import { redactDeep } from "./redact.ts";
 import { systemPrompt, approvedMessage, repairMessage, nudgeMessage } from "./prompt.ts";
@@ -71,21 +72,35 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   }
 }
 
-async function converse(options: LoopOptions, usage: LoopResult["usage"]): Promise<LoopResult> {
-  const { provider, ctx, transcript, signal } = options;
-  const progress = options.onProgress ?? (() => {});
-  let phase: keyof typeof PHASE_FAMILIES = options.startInEditPhase ? "edit" : "propose";
-  let repairCycles = 0;
-  let idle = 0;
-  const messages: Message[] = [{ role: "user", content: [{ type: "text", text: options.request }] }];
-  // The system prompt and tool list stay fixed for the whole conversation (providers that cache
-  // or verify the prefix reject changes); locked tools are refused per call instead.
-  const system = systemPrompt(ctx);
-  const tools = options.tools.map(toolSpec);
-  const end = (e: LoopEnd): LoopResult => ({ end: e, usage });
+/** What the conversation carries from turn to turn. */
+interface Conversation {
+  readonly options: LoopOptions;
+  readonly usage: LoopResult["usage"];
+  readonly progress: ProgressListener;
+  /** The system prompt, tools and token budget: fixed for the whole conversation. */
+  readonly prefix: Omit<ModelRequest, "messages">;
+  readonly messages: Message[];
+  phase: "propose" | "edit";
+  repairCycles: number;
+  /** Model calls in a row that called no tool. */
+  idle: number;
+}
 
-  progress(
-    phase === "propose"
+async function converse(options: LoopOptions, usage: LoopResult["usage"]): Promise<LoopResult> {
+  const talk: Conversation = {
+    options,
+    usage,
+    progress: options.onProgress ?? (() => {}),
+    // The system prompt and tool list stay fixed for the whole conversation (providers that
+    // cache or verify the prefix reject changes); locked tools are refused per call instead.
+    prefix: { system: systemPrompt(options.ctx), tools: options.tools.map(toolSpec), maxTokens: MAX_TOKENS },
+    messages: [{ role: "user", content: [{ type: "text", text: options.request }] }],
+    phase: options.startInEditPhase ? "edit" : "propose",
+    repairCycles: 0,
+    idle: 0,
+  };
+  talk.progress(
+    talk.phase === "propose"
       ? { type: "phase", phase: "propose", message: "the model studies the design and proposes a change" }
       : { type: "phase", phase: "edit", message: "the model resolves what code could not" },
   );
@@ -93,87 +108,85 @@ async function converse(options: LoopOptions, usage: LoopResult["usage"]): Promi
     // Let timers, signals and child processes run between turns: a provider that answers at
     // once (a replay) would otherwise keep Ctrl-C and the baseline check waiting to the end.
     await new Promise((resolve) => setImmediate(resolve));
-    if (signal?.aborted) return end({ kind: "failed", reason: "cancelled", detail: "cancelled by the user", repairCycles });
-    if (usage.turns >= options.maxTurns) {
-      return end({ kind: "failed", reason: "turn_budget_exhausted", detail: `the model used all ${options.maxTurns} turns`, repairCycles });
-    }
-    usage.turns++;
-    progress({ type: "turn", turn: usage.turns, maxTurns: options.maxTurns });
-    const request = { system, messages, tools, maxTokens: MAX_TOKENS };
-    transcript.append({ type: "model_request", turn: usage.turns, phase, messages: messages.length });
-    let response;
-    try {
-      response = await provider.complete(request, signal);
-    } catch (err) {
-      if (signal?.aborted) return end({ kind: "failed", reason: "cancelled", detail: "cancelled by the user", repairCycles });
-      const typed = asCopperheadError(err);
-      transcript.append({ type: "error", where: "provider", code: typed.code, message: typed.message });
-      return end({ kind: "failed", reason: "provider_error", detail: typed.message, repairCycles });
-    }
-    addUsage(usage, response.usage);
-    transcript.append({ type: "model_response", turn: usage.turns, stopReason: response.stopReason, content: response.content, usage: response.usage });
-    messages.push({ role: "assistant", content: response.content });
-
-    const calls = response.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
-    if (calls.length === 0) {
-      idle++;
-      if (idle >= (options.maxIdleTurns ?? 3)) {
-        return end({ kind: "failed", reason: "stalled", detail: "the model stopped calling tools", repairCycles });
-      }
-      messages.push({ role: "user", content: [{ type: "text", text: nudgeMessage(phase) }] });
-      continue;
-    }
-    idle = 0;
-
-    const results: ContentBlock[] = [];
-    let decision: SpecDecision | undefined;
-    let finished = false;
-    for (const call of calls) {
-      const outcome = await callTool(options, phase, call);
-      results.push({ type: "tool_result", toolUseId: call.id, content: outcome.content, ...(outcome.isError ? { isError: true } : {}) });
-      progress({ type: "tool", name: call.name, ok: !outcome.isError, message: outcome.isError ? firstLine(outcome.content) : "ok" });
-      if (outcome.decision && !decision) decision = outcome.decision;
-      if (call.name === "finish" && !outcome.isError) finished = true;
-    }
-
-    if (decision?.kind === "refused") {
-      messages.push({ role: "user", content: results });
-      return end({ kind: "refused", reason: decision.reason, detail: decision.detail });
-    }
-    if (decision?.kind === "proposal") {
-      progress({ type: "phase", phase: "approve", message: decision.args.title });
-      const proposal = await options.approve(decision);
-      if (!proposal) {
-        messages.push({ role: "user", content: results });
-        return end({ kind: "refused", reason: "not_approved", detail: "the proposal was not approved" });
-      }
-      ctx.proposal = proposal;
-      phase = "edit";
-      transcript.append({ type: "phase", phase: "edit", proposal: proposal.id, approval: proposal.approval });
-      progress({ type: "phase", phase: "edit", message: `approved (${proposal.approval}); edit tools unlocked` });
-      results.push({ type: "text", text: approvedMessage(proposal) });
-    }
-    if (finished) {
-      progress({ type: "phase", phase: "verify", message: "running the full check" });
-      const verdict = await options.verify();
-      transcript.append({ type: "verify", ok: verdict.ok, newFindings: verdict.newFindings, repairCycles });
-      progress({ type: "verify", ok: verdict.ok, newFindings: verdict.newFindings });
-      if (verdict.ok) {
-        messages.push({ role: "user", content: results });
-        return end({ kind: "verified", repairCycles });
-      }
-      if (repairCycles >= options.maxRepairCycles) {
-        messages.push({ role: "user", content: results });
-        return end({ kind: "failed", reason: "verification_failed", detail: verdict.feedback, repairCycles });
-      }
-      repairCycles++;
-      ctx.finished = undefined;
-      transcript.append({ type: "repair", cycle: repairCycles, maxRepairCycles: options.maxRepairCycles });
-      progress({ type: "repair", cycle: repairCycles, maxRepairCycles: options.maxRepairCycles });
-      results.push({ type: "text", text: repairMessage(verdict.feedback, repairCycles, options.maxRepairCycles) });
-    }
-    messages.push({ role: "user", content: results });
+    const end = await turn(talk);
+    if (end) return { end, usage };
   }
+}
+
+/** One model call and the tool calls it makes; how the run ends, when this turn ends it. */
+async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
+  const { options, usage, messages } = talk;
+  const failed = (reason: Extract<LoopEnd, { kind: "failed" }>["reason"], detail: string): LoopEnd => ({ kind: "failed", reason, detail, repairCycles: talk.repairCycles });
+  if (options.signal?.aborted) return failed("cancelled", "cancelled by the user");
+  if (usage.turns >= options.maxTurns) return failed("turn_budget_exhausted", `the model used all ${options.maxTurns} turns`);
+  usage.turns++;
+  talk.progress({ type: "turn", turn: usage.turns, maxTurns: options.maxTurns });
+  options.transcript.append({ type: "model_request", turn: usage.turns, phase: talk.phase, messages: messages.length });
+  let response;
+  try {
+    response = await options.provider.complete({ ...talk.prefix, messages }, options.signal);
+  } catch (err) {
+    if (options.signal?.aborted) return failed("cancelled", "cancelled by the user");
+    const typed = asCopperheadError(err);
+    options.transcript.append({ type: "error", where: "provider", code: typed.code, message: typed.message });
+    return failed("provider_error", typed.message);
+  }
+  addUsage(usage, response.usage);
+  options.transcript.append({ type: "model_response", turn: usage.turns, stopReason: response.stopReason, content: response.content, usage: response.usage });
+  messages.push({ role: "assistant", content: response.content });
+
+  const calls = response.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
+  if (calls.length === 0) {
+    if (++talk.idle >= (options.maxIdleTurns ?? 3)) return failed("stalled", "the model stopped calling tools");
+    messages.push({ role: "user", content: [{ type: "text", text: nudgeMessage(talk.phase) }] });
+    return undefined;
+  }
+  talk.idle = 0;
+
+  const results: ContentBlock[] = [];
+  let decision: SpecDecision | undefined;
+  let finished = false;
+  for (const call of calls) {
+    const outcome = await callTool(options, talk.phase, call);
+    results.push({ type: "tool_result", toolUseId: call.id, content: outcome.content, ...(outcome.isError ? { isError: true } : {}) });
+    talk.progress({ type: "tool", name: call.name, ok: !outcome.isError, message: outcome.isError ? firstLine(outcome.content) : "ok" });
+    if (outcome.decision && !decision) decision = outcome.decision;
+    if (call.name === "finish" && !outcome.isError) finished = true;
+  }
+  const end = (decision && (await decide(talk, decision, results))) || (finished ? await verifyFinished(talk, results) : undefined);
+  messages.push({ role: "user", content: results });
+  return end;
+}
+
+/** The spec gate decided: a refusal ends the run; an approved proposal unlocks the edit tools. */
+async function decide(talk: Conversation, decision: SpecDecision, results: ContentBlock[]): Promise<LoopEnd | undefined> {
+  if (decision.kind === "refused") return { kind: "refused", reason: decision.reason, detail: decision.detail };
+  talk.progress({ type: "phase", phase: "approve", message: decision.args.title });
+  const proposal = await talk.options.approve(decision);
+  if (!proposal) return { kind: "refused", reason: "not_approved", detail: "the proposal was not approved" };
+  talk.options.ctx.proposal = proposal;
+  talk.phase = "edit";
+  talk.options.transcript.append({ type: "phase", phase: "edit", proposal: proposal.id, approval: proposal.approval });
+  talk.progress({ type: "phase", phase: "edit", message: `approved (${proposal.approval}); edit tools unlocked` });
+  results.push({ type: "text", text: approvedMessage(proposal) });
+  return undefined;
+}
+
+/** The model called `finish`: verify, and either end the run or start a repair cycle. */
+async function verifyFinished(talk: Conversation, results: ContentBlock[]): Promise<LoopEnd | undefined> {
+  const { options } = talk;
+  talk.progress({ type: "phase", phase: "verify", message: "running the full check" });
+  const verdict = await options.verify();
+  options.transcript.append({ type: "verify", ok: verdict.ok, newFindings: verdict.newFindings, repairCycles: talk.repairCycles });
+  talk.progress({ type: "verify", ok: verdict.ok, newFindings: verdict.newFindings });
+  if (verdict.ok) return { kind: "verified", repairCycles: talk.repairCycles };
+  if (talk.repairCycles >= options.maxRepairCycles) return { kind: "failed", reason: "verification_failed", detail: verdict.feedback, repairCycles: talk.repairCycles };
+  talk.repairCycles++;
+  options.ctx.finished = undefined;
+  options.transcript.append({ type: "repair", cycle: talk.repairCycles, maxRepairCycles: options.maxRepairCycles });
+  talk.progress({ type: "repair", cycle: talk.repairCycles, maxRepairCycles: options.maxRepairCycles });
+  results.push({ type: "text", text: repairMessage(verdict.feedback, talk.repairCycles, options.maxRepairCycles) });
+  return undefined;
 }
 
 const PHASE_FAMILIES: Record<"propose" | "edit", ToolFamily[]> = { propose: ["read", "spec"], edit: ["read", "edit"] };
@@ -201,7 +214,7 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
     }
     // A model can echo a secret it saw (a key in an error message, a pasted token) into an
     // argument, and arguments end up in docs, proposals, commit messages and the summary:
-    // redact them before any tool sees them, as the transcript does (ARCHITECTURE.md, "Invariants").
+    // redact them before any tool sees them, as the transcript does (see ARCHITECTURE.md).
     const args = parseArgs(tool, redactDeep(call.input, transcript.redact));
     const result = await tool.run(ctx, args);
     const decision = (result as SpecOutcome | undefined)?.specDecision;
