@@ -101,7 +101,7 @@ export async function runGit(repoRoot: string, args: string[], options: GitOptio
 export function runGitSync(repoRoot: string, args: string[]): GitResult {
   let proc;
   try {
-    proc = Bun.spawnSync(["git", ...args], { cwd: repoRoot, env: { GIT_TERMINAL_PROMPT: "0", ...withoutRepoLocating(process.env) }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    proc = Bun.spawnSync(["git", ...args], { cwd: repoRoot, env: gitEnvironment(), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   } catch (err) {
     throw new CopperheadError("git_failed", `Could not run git: ${err instanceof Error ? err.message : String(err)}`, {
       fix: "Install git and make sure it is on PATH.",
