@@ -12,7 +12,7 @@ import * as v from "valibot";
 import { CopperheadError } from "../errors.ts";
 import { discoverProject, type KicadProject } from "../repo/project.ts";
 import { READ_LIMITS, readRepoTextIfPresent } from "../repo/repo-files.ts";
-import { findJsonSyntaxError } from "./json-syntax.ts";
+import { parseJsonText } from "./json-syntax.ts";
 import { CHECK_SWITCH_KEYS, CONFIG_KEYS, ConfigSchema, type Config } from "./schema.ts";
 
 export type { Config } from "./schema.ts";
@@ -45,19 +45,15 @@ export function loadConfig(repoRoot: string): LoadedConfig {
 
 /** Parses and validates the text of a config file; `file` only labels errors. */
 export function parseConfigText(text: string, file: string = CONFIG_PATH): Config {
-  const source = text.replace(/^\uFEFF/, "");
-  let value: unknown;
-  try {
-    value = JSON.parse(source);
-  } catch {
-    const at = findJsonSyntaxError(source);
-    const where = at ? `line ${at.line}, column ${at.column}: ${at.message}` : "not valid JSON";
-    throw new CopperheadError("config_invalid", `${file} is not valid JSON (${where})`, {
-      file,
-      ...(at ? { line: at.line, column: at.column } : {}),
-      fix: `Fix the JSON syntax in ${file}${at ? ` at line ${at.line}, column ${at.column}` : ""} (JSON allows no comments or trailing commas), or delete the file to use the defaults.`,
-    });
-  }
+  const value = parseJsonText(
+    text,
+    (where, at) =>
+      new CopperheadError("config_invalid", `${file} is not valid JSON (${where})`, {
+        file,
+        ...(at ? { line: at.line, column: at.column } : {}),
+        fix: `Fix the JSON syntax in ${file}${at ? ` at line ${at.line}, column ${at.column}` : ""} (JSON allows no comments or trailing commas), or delete the file to use the defaults.`,
+      }),
+  );
   return parseConfigValue(value, file);
 }
 

@@ -19,6 +19,21 @@ class SyntaxStop {
   ) {}
 }
 
+/**
+ * `JSON.parse` of a hand-edited file's text (a leading byte-order mark dropped). When it is not
+ * JSON, `invalid` gets where it stops being valid — "line 7, column 3: …", or "not valid JSON"
+ * when the scanner finds nothing — and the error it returns is thrown.
+ */
+export function parseJsonText(text: string, invalid: (where: string, at: JsonSyntaxError | undefined) => Error): unknown {
+  const source = text.replace(/^\uFEFF/, "");
+  try {
+    return JSON.parse(source);
+  } catch {
+    const at = findJsonSyntaxError(source);
+    throw invalid(at ? `line ${at.line}, column ${at.column}: ${at.message}` : "not valid JSON", at);
+  }
+}
+
 /** The first syntax error in `text`, or undefined when it is valid JSON. */
 export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
   let i = 0;

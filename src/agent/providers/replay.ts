@@ -37,7 +37,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import * as v from "valibot";
-import { findJsonSyntaxError } from "../../config/json-syntax.ts";
+import { parseJsonText } from "../../config/json-syntax.ts";
 import { CopperheadError } from "../../errors.ts";
 import type { ContentBlock, ModelProvider, ModelResponse } from "../model.ts";
 
@@ -134,18 +134,10 @@ function loadSession(path: string, shown: string): Session {
       fix: "Pass an existing session file as --model replay:<file> (relative to the current directory).",
     });
   }
-  const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    const at = findJsonSyntaxError(text);
-    const where = at ? `line ${at.line}, column ${at.column}: ${at.message}` : "not valid JSON";
-    throw new CopperheadError("parse_error", `${shown} is not valid JSON (${where})`, {
-      file: shown,
-      fix: `Fix the JSON syntax in ${shown}.`,
-    });
-  }
+  const value = parseJsonText(
+    readFileSync(path, "utf8"),
+    (where) => new CopperheadError("parse_error", `${shown} is not valid JSON (${where})`, { file: shown, fix: `Fix the JSON syntax in ${shown}.` }),
+  );
   const result = v.safeParse(SessionSchema, value);
   if (!result.success) {
     const issue = result.issues[0];
