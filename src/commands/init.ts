@@ -60,10 +60,22 @@ const GITIGNORE_ENTRIES = ["runs/", "cache/", "lock", "lock.*"];
 export async function runInit(options: InitOptions = {}): Promise<InitResult> {
   const repoRoot = resolveRepoRoot(options.repo);
   discoverConfiguredProject(repoRoot, options.project);
-  return withRepoLock(repoRoot, async () => {
+  let locked = false;
+  const init = async () => {
     await restoreInterruptedRuns(repoRoot);
     return initRepo(repoRoot, options);
-  });
+  };
+  try {
+    return await withRepoLock(repoRoot, () => {
+      locked = true;
+      return init();
+    });
+  } catch (err) {
+    // `.copperhead` cannot hold the lock (a committed symlink, a file in its place): then no run
+    // can hold it there either, so init goes on without it and refuses the files there by name.
+    if (locked || !(err instanceof CopperheadError && err.code === "bad_path")) throw err;
+    return init();
+  }
 }
 
 function initRepo(repoRoot: string, options: InitOptions): InitResult {

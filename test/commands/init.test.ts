@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { cp, readdir } from "node:fs/promises";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkDrift } from "../../src/checks/drift.ts";
 import { evaluateRequirements } from "../../src/checks/requirements.ts";
@@ -10,6 +10,7 @@ import { loadConfig } from "../../src/config/config.ts";
 import { configJsonSchemaText } from "../../src/config/schema.ts";
 import { runInit, type InitResult } from "../../src/commands/init.ts";
 import { HOOK_MARKER } from "../../src/repo/hooks.ts";
+import { LOCK_PATH } from "../../src/repo/lock.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { parseBom } from "../../src/spec/bom.ts";
 import { cleanupTempDirs, copyFixture, FIXTURES_DIR, makeTempDir } from "../support/kicad.ts";
@@ -247,6 +248,18 @@ describe("copperhead init", () => {
     expect(switched.project).toBe("other/kicad8.kicad_pro");
     expect(actions(switched)[".copperhead/config.json"]).toBe("updated");
     expect(JSON.parse(readFileSync(configPath, "utf8"))).toMatchObject({ project: "other/kicad8.kicad_pro", strict: true });
+  });
+
+  test("init holds the repo lock, whichever transport calls it: another process's run makes it busy", async () => {
+    const repo = await copyFixture("usb-led");
+    mkdirSync(join(repo, ".copperhead"));
+    // A lock from another host cannot be checked, so it counts as a live run changing the repo.
+    writeFileSync(join(repo, LOCK_PATH), JSON.stringify({ pid: 1, hostname: "build-box-7", startedAt: "2026-01-01T00:00:00.000Z" }));
+    await expect(runInit({ repo, hooks: false })).rejects.toMatchObject({ code: "busy" });
+    expect(existsSync(join(repo, "docs"))).toBe(false);
+    rmSync(join(repo, LOCK_PATH));
+    expect(actions(await runInit({ repo, hooks: false }))["docs/SPEC.md"]).toBe("created");
+    expect(existsSync(join(repo, LOCK_PATH))).toBe(false);
   });
 
   test("an invalid config stops init with config_invalid", async () => {
