@@ -7,7 +7,7 @@
  * A commit is read from a snapshot in a temporary folder, never by checking it out, so the
  * command is safe in the middle of someone's work. Like `check`, it makes no network calls.
  */
-import { relative, resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import { discoverConfiguredProject, loadConfig } from "../config/config.ts";
 import { compareStates } from "../diff/compare.ts";
 import type { DesignDiff } from "../diff/diff.ts";
@@ -15,6 +15,7 @@ import type { DiffRenders } from "../diff/render.ts";
 import { CopperheadError } from "../errors.ts";
 import { findKicadCli } from "../kicad/kicad-cli.ts";
 import { openRepo } from "../repo/recovery.ts";
+import { repoRelative } from "../repo/repo-path.ts";
 
 export interface DiffOptions {
   repo?: string;
@@ -53,12 +54,12 @@ export async function runDiff(options: DiffOptions = {}): Promise<DiffResult> {
  */
 function locateProject(repoRoot: string, explicit: string | undefined): { projectFile: string; docs: string } {
   if (explicit) {
-    const rel = relative(repoRoot, resolve(repoRoot, explicit)).split(sep).join("/");
+    const rel = repoRelative(repoRoot, resolve(repoRoot, explicit));
     if (!rel.endsWith(".kicad_pro") || rel.startsWith("../")) {
       throw new CopperheadError("usage", `--project must name a .kicad_pro inside the repo, not ${explicit}.`, { fix: "Pass the project's path relative to the repo, e.g. --project hw/board.kicad_pro." });
     }
     return { projectFile: rel, docs: loadConfig(repoRoot).config.docs };
   }
   const { config, project } = discoverConfiguredProject(repoRoot);
-  return { projectFile: relative(repoRoot, project.projectFile).split(sep).join("/"), docs: config.docs };
+  return { projectFile: repoRelative(repoRoot, project.projectFile), docs: config.docs };
 }

@@ -8,13 +8,15 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { loadDesign } from "../design/design.ts";
 import type { Board } from "../kicad/board.ts";
 import type { Component } from "../kicad/components.ts";
 import type { Netlist } from "../kicad/netlist.ts";
 import type { SchematicProject } from "../kicad/schematic.ts";
 import { discoverProject, type KicadProject } from "../repo/project.ts";
+import { readRepoDoc } from "../repo/repo-files.ts";
+import { repoRelative } from "../repo/repo-path.ts";
 import { parseBom, BOM_FILE, type BomTable } from "../spec/bom.ts";
 import { parseRequirements, type ParsedSpec } from "../spec/requirements.ts";
 import { CopperheadError } from "../errors.ts";
@@ -76,10 +78,10 @@ export function loadDesignState(at: StateLocation): DesignState {
     if (project.board) state.boardHash = hashFile(project.board);
   }
   const specPath = join(at.docs, "SPEC.md");
-  const specText = readText(at.root, specPath);
+  const specText = readRepoDoc(at.root, specPath);
   if (specText !== undefined) state.spec = parseRequirements(specText, specPath);
   const bomPath = join(at.docs, BOM_FILE);
-  const bomText = readText(at.root, bomPath);
+  const bomText = readRepoDoc(at.root, bomPath);
   if (bomText !== undefined) {
     try {
       state.bom = parseBom(bomText, bomPath);
@@ -91,15 +93,6 @@ export function loadDesignState(at: StateLocation): DesignState {
   return state;
 }
 
-function readText(root: string, rel: string): string | undefined {
-  const path = join(root, rel);
-  return existsSync(path) ? readFileSync(path, "utf8") : undefined;
-}
-
 function hashFile(path: string): string {
   return createHash("sha256").update(readFileSync(path)).digest("hex");
-}
-
-export function repoRelative(root: string, file: string): string {
-  return relative(root, file).split(sep).join("/");
 }
