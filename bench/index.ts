@@ -1,6 +1,7 @@
 /** Runs every benchmark in turn; each prints ratios measured side by side. */
 import { benchBoardSync } from "./board-sync.bench.ts";
 import { benchCheck } from "./check.bench.ts";
+import { benchDiff } from "./diff.bench.ts";
 import { benchDo } from "./do.bench.ts";
 import { benchMcp } from "./mcp.bench.ts";
 import { benchNetlist } from "./netlist.bench.ts";
@@ -11,6 +12,7 @@ await benchSexpr();
 await benchNetlist();
 await benchCheck();
 await benchBoardSync();
+await benchDiff();
 await benchRollback();
 await benchDo();
 await benchMcp();
