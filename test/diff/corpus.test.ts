@@ -19,6 +19,7 @@ import { BoardEdit } from "../support/board-edits.ts";
 import { copyCorpusProject, corpusProjects, type CorpusProject } from "../support/corpora.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
 import { SchematicEdit } from "../support/schematic-edit.ts";
+import { child, children, childText, q, setAtom } from "../../src/kicad/sexpr.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -84,6 +85,53 @@ function draggable(p: Placed, projectName: string): boolean {
     return !along && !items.some((i) => at(i, landing) || (i.kind === "wire" && i !== wire && onSegment(landing, i.line.a, i.line.b)));
   });
 }
+
+describe("corpus/glasgow-revc3", () => {
+  test("two units of the FPGA trade places (their uuids swapped): two unit changes and two moves, no connectivity change", async () => {
+    const { repo, state } = await committed("corpus/glasgow-revc3");
+    const u30 = state.components.find((c) => c.ref === "U30")!;
+    const [a, b] = [1, 2].map((unit) => u30.symbols.find((s) => s.unit === unit)!);
+    const instance = state.schematic!.instances.find((i) => i.file.symbols.includes(a!) && i.file.symbols.includes(b!))!;
+    expect(instance, "units 1 and 2 on one sheet").toBeDefined();
+    const sheet = new SchematicEdit(instance.file.path);
+    const [nodeA, nodeB] = [a!, b!].map((s) => children(sheet.root, "symbol").find((node) => childText(node, "uuid") === s.uuid)!);
+    setAtom(child(nodeA!, "uuid")!, 1, q(b!.uuid));
+    setAtom(child(nodeB!, "uuid")!, 1, q(a!.uuid));
+    sheet.save();
+    const diff = await runDiff({ repo });
+    const at = (s: PlacedSymbol) => ({ x: s.placement.at.x / 1e4, y: s.placement.at.y / 1e4, angle: s.placement.rotation, ...(s.placement.mirror ? { mirror: s.placement.mirror } : {}) });
+    // The two unit changes come in the order of the symbols' uuids; compare them in unit order.
+    diff.components[0]?.changes.sort((x, y) => Number(x.before) - Number(y.before));
+    expect(sections(diff)).toEqual({
+      sheets: [{ path: instance.humanPath, status: "changed", file: instance.file.path.slice(repo.length + 1) }],
+      components: [
+        {
+          ref: "U30",
+          status: "changed",
+          sheet: u30.sheet,
+          value: u30.value,
+          footprint: u30.footprint,
+          libId: u30.libId,
+          changes: [
+            { field: "unit", before: "1", after: "2" },
+            { field: "unit", before: "2", after: "1" },
+          ],
+          moves: [
+            { unit: 1, sheet: instance.humanPath, before: at(b!), after: at(a!) },
+            { unit: 2, sheet: instance.humanPath, before: at(a!), after: at(b!) },
+          ],
+          pins: [],
+        },
+      ],
+      nets: [],
+      pins: [],
+      board: null,
+      requirements: [],
+      bom: [],
+      problems: [],
+    });
+  }, 60_000);
+});
 
 describe.each(PROJECTS)("%s", (id) => {
   test("the committed state against itself is empty", async () => {
