@@ -2,6 +2,7 @@ import { createInterface } from "node:readline/promises";
 import { defineCommand } from "citty";
 import { describeProgress, type ProgressEvent } from "../agent/progress.ts";
 import { runDo, type DoSummary } from "../commands/do.ts";
+import { diffText } from "../diff/format.ts";
 import { CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
 import { withCancellation } from "../repo/cancel.ts";
@@ -97,7 +98,14 @@ async function askApproval(proposal: Proposal, status: { done(): void }): Promis
   }
 }
 
-/** The readable end-of-run report: proposal, files, verification, outcome, transcript. */
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => (line ? `  ${line}` : line))
+    .join("\n");
+}
+
+/** The readable end-of-run report: proposal, files, verification, what changed, outcome, transcript. */
 export function renderDoSummary(s: DoSummary, command = "copperhead do"): string {
   const outcome =
     s.status === "committed"
@@ -116,6 +124,7 @@ export function renderDoSummary(s: DoSummary, command = "copperhead do"): string
     lines.push(`verification: ${v.ok ? "passed" : "failed"} after ${v.repairCycles} repair cycle${v.repairCycles === 1 ? "" : "s"} — ${v.checks.map((c) => `${c.id} ${c.status}`).join(", ")}`);
   }
   for (const f of v.newFindings) lines.push(`  new: [${f.check}/${f.rule}] ${f.message}`);
+  if (s.diff) lines.push("design changes:", indent(diffText(s.diff, { base: "HEAD", head: "the change" }, { heading: null })));
   if (s.layoutPending.length) lines.push(`layout pending: place and route ${s.layoutPending.join(", ")} on the board`);
   if (s.recovered.length) lines.push(`recovered first: ${s.recovered.join(", ")}`);
   lines.push(`model: ${s.usage.turns} turns, ${s.usage.inputTokens}+${s.usage.outputTokens} tokens`);

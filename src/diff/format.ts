@@ -39,12 +39,14 @@ const MARKDOWN: Style = {
 /** At most this many members of a net or pins are listed before "and N more". */
 const LIST_LIMIT = 8;
 
-export function diffText(diff: DesignDiff, labels: DiffLabels): string {
-  const heading = `copperhead diff: ${labels.base} → ${labels.head}`;
-  if (diff.empty && diff.problems.length === 0) return `${heading}\nno changes to the design`;
-  const out = [heading];
+/** Plain text; `heading: null` leaves the heading line out, for a diff shown inside other output. */
+export function diffText(diff: DesignDiff, labels: DiffLabels, options: { heading?: string | null } = {}): string {
+  const heading = options.heading === undefined ? `copperhead diff: ${labels.base} → ${labels.head}` : options.heading;
+  const out = heading === null ? [] : [heading];
+  if (diff.empty && diff.problems.length === 0) return [...out, "no changes to the design"].join("\n");
   for (const section of sections(diff, TEXT)) {
-    out.push("", section.title, ...section.lines.map((l) => `  ${l}`));
+    if (out.length > 0) out.push("");
+    out.push(section.title, ...section.lines.map((l) => `  ${l}`));
   }
   return out.join("\n");
 }

@@ -7,15 +7,15 @@
  * was added) is an empty state rather than an error, so everything shows up as added.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { join, posix } from "node:path";
 import { loadDesign } from "../design/design.ts";
 import type { Board } from "../kicad/board.ts";
 import type { Component } from "../kicad/components.ts";
 import type { Netlist } from "../kicad/netlist.ts";
 import type { SchematicProject } from "../kicad/schematic.ts";
 import { discoverProject, type KicadProject } from "../repo/project.ts";
-import { readRepoDoc } from "../repo/repo-files.ts";
+import { readRepoBytes, readRepoDoc } from "../repo/repo-files.ts";
 import { repoRelative } from "../repo/repo-path.ts";
 import { parseBom, BOM_FILE, type BomTable } from "../spec/bom.ts";
 import { parseRequirements, type ParsedSpec } from "../spec/requirements.ts";
@@ -73,14 +73,14 @@ export function loadDesignState(at: StateLocation): DesignState {
       path: instance.humanPath,
       file: repoRelative(at.root, instance.file.path),
       page: instance.page,
-      hash: hashFile(instance.file.path),
+      hash: hashFile(at.root, instance.file.path),
     }));
-    if (project.board) state.boardHash = hashFile(project.board);
+    if (project.board) state.boardHash = hashFile(at.root, project.board);
   }
-  const specPath = join(at.docs, "SPEC.md");
+  const specPath = posix.join(at.docs, "SPEC.md");
   const specText = readRepoDoc(at.root, specPath);
   if (specText !== undefined) state.spec = parseRequirements(specText, specPath);
-  const bomPath = join(at.docs, BOM_FILE);
+  const bomPath = posix.join(at.docs, BOM_FILE);
   const bomText = readRepoDoc(at.root, bomPath);
   if (bomText !== undefined) {
     try {
@@ -93,6 +93,7 @@ export function loadDesignState(at: StateLocation): DesignState {
   return state;
 }
 
-function hashFile(path: string): string {
-  return createHash("sha256").update(readFileSync(path)).digest("hex");
+/** Design files are read confined and capped, like every repo file (repo-files.ts). */
+function hashFile(root: string, path: string): string {
+  return createHash("sha256").update(readRepoBytes(path, { within: root })).digest("hex");
 }

@@ -61,6 +61,7 @@ const DoSummaryOut = v.looseObject({
   verification: v.looseObject({ ok: v.boolean(), newFindings: v.array(FindingOut), repairCycles: v.number(), maxRepairCycles: v.number() }),
   transcriptPath: v.string(),
   summaryPath: v.string(),
+  diff: v.nullable(v.looseObject({ schema: v.literal("copperhead.diff/1"), empty: v.boolean() })),
 });
 
 const SyncReportOut = v.looseObject({
@@ -102,7 +103,7 @@ export const MCP_TOOLS = [
       "Spec gate: nothing is edited until a change proposal naming the refs, nets and requirements involved is validated against the design and written to docs/changes/.",
       "Verification gate: nothing is committed until ERC, DRC, parity, doc drift and every requirement rule that passed before still pass; new findings get repair cycles.",
       "Otherwise the working tree is rolled back byte for byte — a rollback is a normal result (status rolled_back), not an error.",
-      "Returns the run summary: status committed / rolled_back / refused / proposed (dry_run), commit, files touched, verification, transcript path.",
+      "Returns the run summary: status committed / rolled_back / refused / proposed (dry_run), commit, files touched, verification, transcript path, and for a verified change the design diff (parts, nets, pins moved, board, requirements, BOM rows — as `copperhead diff --json`).",
       "Sends progress notifications when the request has a progressToken. " + KEYS,
     ].join(" "),
     input: v.strictObject({

@@ -4,6 +4,8 @@
  */
 import { describeLocation } from "../checks/location.ts";
 import type { Finding } from "../checks/types.ts";
+import type { DesignDiff } from "../diff/diff.ts";
+import { diffMarkdown } from "../diff/format.ts";
 import type { Approval } from "../spec/proposal.ts";
 
 export type RunStatus = "committed" | "rolled_back" | "refused" | "proposed";
@@ -41,6 +43,12 @@ export interface RunSummary {
   layoutPending: string[];
   /** Before/after SVG renders of the schematic in the run directory (repo-relative). */
   renders: string[];
+  /**
+   * What the change did to the design — parts, nets, pins, board, requirements, BOM — from HEAD
+   * to the tree as the verified run left it (`copperhead diff`'s result); null unless the change
+   * verified (committed, or proposed by a dry run).
+   */
+  diff: DesignDiff | null;
   /** Earlier runs that had crashed mid-edit and were restored before this one started. */
   recovered: string[];
 }
@@ -77,6 +85,7 @@ export function renderRunSummary(s: RunSummary, model: string): string {
     ...(s.filesTouched.length ? s.filesTouched.map((f) => `- ${f}`) : ["- none"]),
     "",
   ];
+  if (s.diff) lines.push(diffMarkdown(s.diff, { base: "HEAD", head: "the change" }, { heading: "## Design changes" }));
   if (s.verification.newFindings.length > 0) {
     lines.push("## New findings", "", ...s.verification.newFindings.map(describeFinding), "");
   }
