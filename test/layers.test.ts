@@ -65,8 +65,20 @@ function importsOf(file: string): string[] {
 const files = sourceFiles(SRC);
 const graph = new Map(files.map((file) => [file, importsOf(file)]));
 
+/** Each import that points to a higher layer, as a sentence naming both ends. */
+function upwardEdges(graph: Map<string, string[]>): string[] {
+  const upward: string[] = [];
+  for (const [file, targets] of graph) {
+    for (const target of targets) {
+      const [from, to] = [layerOf(file), layerOf(target)];
+      if ((RANK.get(to) ?? -1) > (RANK.get(from) ?? Infinity)) upward.push(`${rel(file)} (${from}) imports ${rel(target)} (${to}), a layer above it`);
+    }
+  }
+  return upward.sort();
+}
+
 /** Strongly connected components with more than one file, or a file that imports itself (Tarjan). */
-function cycles(): string[][] {
+function cycles(graph: Map<string, string[]>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -92,10 +104,10 @@ function cycles(): string[][] {
         onStack.delete(member);
         component.push(member);
       } while (member !== file);
-      if (component.length > 1 || graph.get(file)!.includes(file)) found.push(component.map(rel).sort());
+      if (component.length > 1 || (graph.get(file) ?? []).includes(file)) found.push(component.map(rel).sort());
     }
   };
-  for (const file of files) if (!index.has(file)) visit(file);
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
   return found.sort((a, b) => a[0]!.localeCompare(b[0]!));
 }
 
@@ -112,19 +124,23 @@ describe("src/ layers", () => {
     expect(unplaced).toEqual([]);
   });
 
+  test("the checks find an upward edge and a cycle when there is one", () => {
+    const at = (file: string) => join(SRC, file);
+    const broken = new Map([
+      [at("agent/loop.ts"), [at("cli/output.ts"), at("agent/model.ts")]],
+      [at("agent/model.ts"), [at("agent/loop.ts")]],
+      [at("cli/output.ts"), [at("errors.ts")]],
+    ]);
+    expect(upwardEdges(broken)).toEqual(["agent/loop.ts (agent) imports cli/output.ts (cli), a layer above it"]);
+    expect(cycles(broken)).toEqual([["agent/loop.ts", "agent/model.ts"]]);
+  });
+
   test("no module imports a layer above its own", () => {
-    const upward: string[] = [];
-    for (const [file, targets] of graph) {
-      for (const target of targets) {
-        const [from, to] = [layerOf(file), layerOf(target)];
-        if ((RANK.get(to) ?? -1) > (RANK.get(from) ?? Infinity)) upward.push(`${rel(file)} (${from}) imports ${rel(target)} (${to}), a layer above it`);
-      }
-    }
-    expect(upward.sort()).toEqual([]);
+    expect(upwardEdges(graph)).toEqual([]);
   });
 
   test("no chain of imports leads back to where it started", () => {
     // Each entry lists the files of one cycle; break it by moving what they share down a layer.
-    expect(cycles()).toEqual([]);
+    expect(cycles(graph)).toEqual([]);
   });
 });
