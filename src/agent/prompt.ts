@@ -12,7 +12,7 @@ export function systemPrompt(ctx: RunContext): string {
     `The project is ${ctx.project.name}. Design docs live in ${ctx.docs}/; ${ctx.docs}/SPEC.md holds requirements with machine-checked rules.`,
     "",
     "How a run goes:",
-    "1. Study the design with the read tools (list_components, get_component, list_nets, get_net, search_library, get_library_symbol, read_doc, run_check).",
+    "1. Study the design with the read tools (list_components, get_component, list_nets, get_net, search_library, get_library_symbol, read_doc, run_check). A net can be named by its netlist name (/DATA, +3V3) or, when only one sheet uses it, by its short name (DATA), in every tool.",
     "2. Call propose_change, naming every existing ref and net you will touch and every new ref and net you will create, or call refuse if the request is unsafe or unclear. The edit tools stay locked until the proposal is validated and approved.",
     "3. Make exactly the planned changes with the edit tools. After adding, removing or re-footprinting parts or renaming nets, call sync_board so the board matches the schematic.",
     "   (When copperhead wrote the proposal itself — sync resolving drift — the edit tools are unlocked from the start: begin at step 3.)",

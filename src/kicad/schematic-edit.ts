@@ -19,6 +19,7 @@ import { resolve } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { closeMatches, suggestion } from "./close-matches.ts";
 import type { Libraries } from "./library.ts";
+import { lookupNet, resolveNet } from "./net-names.ts";
 import { buildNetlist, naturalCompare, type Netlist } from "./netlist.ts";
 import { placePoint, samePoint, toIU, type Placement, type Point } from "./schematic-geometry.ts";
 import {
@@ -57,6 +58,7 @@ import {
   cloneNode,
   head,
   insertChild,
+  list,
   printBare,
   printSexpr,
   printSexprBytes,
@@ -80,6 +82,13 @@ export interface AddComponentArgs {
   sheet?: string;
   /** Default: the next free number for the symbol's prefix, e.g. `C3`. */
   ref?: string;
+}
+
+export interface PartAttributes {
+  dnp?: boolean;
+  excludeFromBom?: boolean;
+  excludeFromBoard?: boolean;
+  excludeFromSim?: boolean;
 }
 
 export interface AddedComponent {
@@ -258,6 +267,30 @@ export class SchematicEditor {
   }
 
   /**
+   * Sets a part's placement attributes on every unit: do not populate, exclude from the BOM,
+   * exclude from the board (KiCad's `on_board no`, so board sync removes its footprint), exclude
+   * from simulation. Attributes left undefined keep their value.
+   */
+  setAttributes(ref: string, attributes: PartAttributes): void {
+    const units = this.unitsOf(ref);
+    const flags: [keyof PartAttributes, string, boolean][] = [
+      ["excludeFromSim", "exclude_from_sim", false],
+      ["excludeFromBom", "in_bom", true],
+      ["excludeFromBoard", "on_board", true],
+      ["dnp", "dnp", false],
+    ];
+    this.edit(() => {
+      for (const symbol of unique(units.map((u) => u.symbol))) {
+        for (const [key, head, inverted] of flags) {
+          const value = attributes[key];
+          if (value === undefined) continue;
+          setFlag(symbol.node, head, value !== inverted);
+        }
+      }
+    });
+  }
+
+  /**
    * Attaches a free pin to `net` with a short wire stub out of the pin ending in a power symbol
    * (for power nets), a global label (for nets named by global labels) or a local label.
    * `/Sheet/NAME` names a local net of that sheet. A pin already on `net` is left alone; a
@@ -331,19 +364,14 @@ export class SchematicEditor {
 
   /**
    * Renames a net by renaming what names it: local, hierarchical (with the matching sheet pins)
-   * and global labels, or power symbols' Value. `from` is the netlist name (`/LED_A`, `+3V3`);
-   * `to` is the new netlist name, or for a local net just the new label text. Checked against
+   * and global labels, or power symbols' Value. `name` is the netlist name (`/LED_A`, `+3V3`) or
+   * a unique short name (`LED_A`); `to` is the new netlist name, or for a local net just the new label text. Checked against
    * the netlist: the same pins end up on `to`, and no other net changes.
    */
-  renameNet(from: string, to: string): void {
+  renameNet(name: string, to: string): void {
     const before = this.netlist();
-    const old = before.nets.find((n) => n.name === from);
-    if (!old) {
-      throw new CopperheadError("not_found", `No net named ${from}.`, {
-        fix: suggestion("nets", from, before.nets.map((n) => n.name)),
-        net: from,
-      });
-    }
+    const from = resolveNet(before.nets.map((n) => n.name), name);
+    const old = before.nets.find((n) => n.name === from)!;
     const scope = this.renameScope(from, to);
     if (before.nets.some((n) => n.name === scope.newName)) {
       throw new CopperheadError("edit_conflict", `A net named ${scope.newName} already exists; renaming ${from} would merge the two.`, {
@@ -617,7 +645,12 @@ export class SchematicEditor {
     const libId = `power:${net}`;
     const def = /^[+-]?[\w.]+$/.test(net) ? this.tryResolve(libId) : undefined;
     if (def && child(def, "power")) return { kind: "power", libId, value: net, expected: net, def: () => def };
-    return { kind: "local", text: net, expected: instance.humanPath + net };
+    // A short name means the one local net it names (see net-names.ts), else a new net here.
+    const own = instance.humanPath + net;
+    const found = lookupNet(this.netlist().nets.map((n) => n.name), net);
+    if (found.kind === "found" && found.name.startsWith("/") && found.name !== own) return this.netTarget(found.name, hit);
+    if (found.kind === "ambiguous" && !found.candidates.includes(own)) resolveNet(found.candidates, net);
+    return { kind: "local", text: net, expected: own };
   }
 
   private tryResolve(libId: string): SList | undefined {
@@ -765,6 +798,21 @@ function labelAngle(d: Point): number {
   if (d.y < 0) return 90;
   if (d.y > 0) return 270;
   return 0;
+}
+
+/** Order of a placed symbol's flags as eeschema writes them, after `(unit)` / `(body_style)`. */
+const SYMBOL_FLAGS = ["exclude_from_sim", "in_bom", "on_board", "dnp"];
+
+/** Sets `(name yes|no)` on a placed symbol, adding it in eeschema's order when missing. */
+function setFlag(symbol: SList, name: string, value: boolean): void {
+  const existing = child(symbol, name);
+  if (existing) {
+    setAtom(existing, 1, value ? "yes" : "no");
+    return;
+  }
+  const rank = SYMBOL_FLAGS.indexOf(name);
+  const before = symbol.items.findIndex((item) => item.type === "list" && (SYMBOL_FLAGS.indexOf(head(item) ?? "") > rank || ["uuid", "property", "pin", "instances"].includes(head(item) ?? "")));
+  insertChild(symbol, list(name, value ? "yes" : "no"), before >= 0 ? before : symbol.items.length);
 }
 
 /** Inserts a top-level item where eeschema would save it: by item type, then by uuid. */

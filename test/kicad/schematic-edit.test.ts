@@ -6,6 +6,7 @@ import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
 import { openLibraries, type Libraries } from "../../src/kicad/library.ts";
 import { buildNetlist, type Netlist } from "../../src/kicad/netlist.ts";
 import { SchematicEditor } from "../../src/kicad/schematic-edit.ts";
+import { listComponents } from "../../src/kicad/components.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic.ts";
 import { cleanupTempDirs, copyFixture, FIXTURES_DIR, requireKicadCli } from "../support/kicad.ts";
 import { netlistDiff } from "../support/netlist.ts";
@@ -148,6 +149,36 @@ describe("SchematicEditor on usb-led", () => {
       const after = await kicadNetlist(p);
       expect(pinsOf(after, "/LED_DRIVE")).toEqual(pinsOf(before, "/LED_A"));
       expect(after.nets.map((n) => n.name).sort()).toEqual(before.nets.map((n) => (n.name === "/LED_A" ? "/LED_DRIVE" : n.name)).sort());
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test("a unique short name means the sheet's net, as in every other tool", async () => {
+    const p = await openCopy();
+    const before = p.editor.netlist();
+    p.editor.renameNet("LED_A", "LED_DRIVE");
+    expect(pinsOf(p.editor.netlist(), "/LED_DRIVE")).toEqual(pinsOf(before, "/LED_A"));
+    const missing = thrownCopperheadError(() => p.editor.renameNet("LED_B", "X"));
+    expect(missing.code).toBe("not_found");
+    expect(missing.fix).toContain("/LED_DRIVE");
+  });
+
+  test(
+    "set attributes: DNP and exclude from BOM on every unit, in the flags eeschema writes",
+    async () => {
+      const p = await openCopy();
+      p.editor.setAttributes("R3", { dnp: true, excludeFromBom: true });
+      expect(changedLines(p.before.get(p.root)!, p.editor.print(p.root)).sort()).toEqual(["\t\t(dnp yes)", "\t\t(in_bom no)"]);
+      p.editor.setAttributes("R3", { dnp: false, excludeFromBom: false });
+      expect(p.editor.changedFiles()).toEqual([]);
+      p.editor.setAttributes("R3", { excludeFromBoard: true });
+      p.editor.save();
+      const r3 = listComponents(loadSchematicProject(p.root)).find((c) => c.ref === "R3")!;
+      expect({ onBoard: r3.onBoard, inBom: r3.inBom, dnp: r3.dnp }).toEqual({ onBoard: false, inBom: true, dnp: false });
+      // kicad-cli reads it: a part off the board leaves the netlist's components.
+      const netlist = await exportNetlist(p.root, { cli });
+      expect(netlist).not.toContain('(ref "R3")');
+      expect(thrownCopperheadError(() => p.editor.setAttributes("R33", { dnp: true })).code).toBe("not_found");
     },
     KICAD_TIMEOUT,
   );

@@ -4,7 +4,6 @@
  * journal, so a failed run restores those bytes exactly.
  */
 import * as v from "valibot";
-import { CopperheadError } from "../../errors.ts";
 import { Board } from "../../kicad/board.ts";
 import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncPlan } from "../../kicad/board-sync.ts";
 import type { SchematicEditor } from "../../kicad/schematic-edit.ts";
@@ -12,22 +11,15 @@ import { printSexprBytes } from "../../kicad/sexpr.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
 import { currentDesign, openEditor, type RunContext } from "../context.ts";
 import { docEditTool } from "./docs.ts";
-import { defineTool, ToolError } from "./tool.ts";
+import { defineTool, toolCall, ToolError } from "./tool.ts";
 
 const name = (max = 100) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 
 /** Runs one schematic operation and writes the sheets it changed; typed errors become tool errors. */
 function editSchematic<T>(ctx: RunContext, operation: (editor: SchematicEditor) => T): T {
   const journal = ctx.journal ?? ctx.beginEdits();
-  let editor: SchematicEditor;
-  let result: T;
-  try {
-    editor = openEditor(ctx);
-    result = operation(editor);
-  } catch (err) {
-    if (err instanceof CopperheadError) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
-    throw err;
-  }
+  const editor = toolCall(() => openEditor(ctx));
+  const result = toolCall(() => operation(editor));
   for (const file of editor.changedFiles()) journal.writeFile(repoRelative(ctx.repoRoot, file), editor.bytes(file));
   return result;
 }
@@ -89,6 +81,25 @@ export const editTools = [
     },
   }),
   defineTool({
+    name: "set_attribute",
+    family: "edit",
+    description:
+      "Set a component's attributes on every unit: dnp (do not populate), exclude_from_bom, exclude_from_board (sync_board then removes its footprint), exclude_from_sim. Omitted attributes keep their value.",
+    schema: v.strictObject({
+      ref: name(),
+      dnp: v.optional(v.boolean()),
+      exclude_from_bom: v.optional(v.boolean()),
+      exclude_from_board: v.optional(v.boolean()),
+      exclude_from_sim: v.optional(v.boolean()),
+    }),
+    run(ctx: RunContext, { ref, dnp, exclude_from_bom, exclude_from_board, exclude_from_sim }) {
+      const attributes = { dnp, excludeFromBom: exclude_from_bom, excludeFromBoard: exclude_from_board, excludeFromSim: exclude_from_sim };
+      if (Object.values(attributes).every((a) => a === undefined)) throw new ToolError("name at least one attribute to set (dnp, exclude_from_bom, exclude_from_board, exclude_from_sim)");
+      editSchematic(ctx, (e) => e.setAttributes(ref, attributes));
+      return { ref, ...Object.fromEntries(Object.entries({ dnp, exclude_from_bom, exclude_from_board, exclude_from_sim }).filter(([, value]) => value !== undefined)) };
+    },
+  }),
+  defineTool({
     name: "connect",
     family: "edit",
     description: "Connect a pin (by number or name) to a net by name: a wire stub and label, or a power symbol for power nets.",
@@ -134,12 +145,7 @@ export const editTools = [
     description: "Update the board from the schematic: add, update and remove footprints and assign pad nets. New footprints are staged beside the outline for a person to place and route.",
     schema: v.strictObject({}),
     run(ctx: RunContext) {
-      try {
-        return syncBoardFromSchematic(ctx);
-      } catch (err) {
-        if (err instanceof CopperheadError) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
-        throw err;
-      }
+      return toolCall(() => syncBoardFromSchematic(ctx));
     },
   }),
   defineTool({

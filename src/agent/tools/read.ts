@@ -3,12 +3,15 @@
  * never write, so a model that explores before proposing can do no harm.
  */
 import * as v from "valibot";
+import type { Board } from "../../kicad/board.ts";
+import type { Component } from "../../kicad/components.ts";
 import { searchLibraries } from "../../kicad/library-search.ts";
+import { resolveNet } from "../../kicad/net-names.ts";
 import { naturalCompare } from "../../kicad/netlist.ts";
 import { child, children, text } from "../../kicad/sexpr.ts";
 import { currentDesign, readRepoText, type RunContext } from "../context.ts";
 import { docPath } from "./paths.ts";
-import { defineTool, ToolError } from "./tool.ts";
+import { defineTool, toolCall, ToolError } from "./tool.ts";
 
 /** Findings returned to the model per check, so one noisy family cannot flood the context. */
 const MAX_FINDINGS = 40;
@@ -47,7 +50,7 @@ export const readTools = [
   defineTool({
     name: "get_component",
     family: "read",
-    description: "One component in detail: all fields, and every pin with its name, type and the net it is on.",
+    description: "One component in detail: all fields and attributes, its board footprint (library id, position in mm, rotation, side, lock; null when it has none on the board), and every pin with its name, type and the net it is on.",
     schema: v.strictObject({ ref: v.pipe(v.string(), v.minLength(1)) }),
     run(ctx: RunContext, { ref }) {
       const design = currentDesign(ctx);
@@ -56,7 +59,18 @@ export const readTools = [
       const pins = design.netlist.nets.flatMap((net) =>
         net.nodes.filter((n) => n.ref === ref).map((n) => ({ pin: n.pin, name: n.pinfunction ?? "", type: n.pintype ?? "", net: net.name })),
       );
-      return { ref, libId: c.libId, sheet: c.sheet, fields: c.fields, onBoard: c.onBoard, inBom: c.inBom, dnp: c.dnp, pins: pins.sort((a, b) => naturalCompare(a.pin, b.pin)) };
+      return {
+        ref,
+        libId: c.libId,
+        sheet: c.sheet,
+        fields: c.fields,
+        onBoard: c.onBoard,
+        inBom: c.inBom,
+        dnp: c.dnp,
+        excludeFromSim: c.symbols.some((s) => s.excludeFromSim),
+        board: design.board ? boardState(design.board, c) : undefined,
+        pins: pins.sort((a, b) => naturalCompare(a.pin, b.pin)),
+      };
     },
   }),
   defineTool({
@@ -75,9 +89,8 @@ export const readTools = [
     schema: v.strictObject({ name: v.pipe(v.string(), v.minLength(1)) }),
     run(ctx: RunContext, { name }) {
       const nets = currentDesign(ctx).netlist.nets;
-      const net = nets.find((n) => n.name === name) ?? nets.find((n) => n.name === `/${name}`);
-      if (!net) throw new ToolError(`no net ${name}; nets: ${nets.map((n) => n.name).join(", ")}`);
-      return net;
+      const resolved = toolCall(() => resolveNet(nets.map((n) => n.name), name));
+      return nets.find((n) => n.name === resolved)!;
     },
   }),
   defineTool({
@@ -117,6 +130,21 @@ export const readTools = [
     },
   }),
 ];
+
+/** Where a component's footprint is on the board, or null when the board has none for it. */
+function boardState(board: Board, c: Component) {
+  const fp = board.footprints().find((f) => f.path === c.symbolPath) ?? board.footprints().find((f) => f.ref === c.ref);
+  if (!fp) return null;
+  return {
+    footprint: fp.libId,
+    x: fp.at.x,
+    y: fp.at.y,
+    rotation: fp.at.rotation,
+    side: fp.layer.startsWith("B.") ? "back" : "front",
+    locked: fp.locked,
+    attributes: fp.attributes,
+  };
+}
 
 function describeLibrarySymbol(ctx: RunContext, libId: string) {
   let symbol;

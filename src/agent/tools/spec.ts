@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import { evaluateRequirements } from "../../checks/requirements.ts";
+import { lookupNet } from "../../kicad/net-names.ts";
 import { currentDesign, type RunContext } from "../context.ts";
 import { defineTool, ToolError } from "./tool.ts";
 
@@ -69,7 +70,7 @@ export function validateProposal(ctx: RunContext, args: ProposalArgs): string[] 
   const design = currentDesign(ctx);
   const refs = new Set(design.components.map((c) => c.ref));
   const nets = new Set(design.netlist.nets.map((n) => n.name));
-  const hasNet = (name: string) => nets.has(name) || nets.has(`/${name}`);
+  const hasNet = (name: string) => lookupNet(nets, name).kind !== "missing";
   const problems: string[] = [];
   for (const ref of args.refs) if (!refs.has(ref)) problems.push(`ref ${ref} does not exist (declare it in new_refs if the change creates it)`);
   for (const ref of args.new_refs) if (refs.has(ref)) problems.push(`ref ${ref} already exists; list it in refs, or pick a free reference`);

@@ -6,6 +6,7 @@
  */
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
+import { CopperheadError } from "../../errors.ts";
 import type { ToolSpec } from "../model.ts";
 
 /** Read tools are always available; spec tools before approval; edit tools after it. */
@@ -27,6 +28,16 @@ export function defineTool<Ctx, S extends v.GenericSchema>(tool: Tool<Ctx, S>): 
 /** A failure the model should read and act on (bad arguments, unknown ref, refused path). */
 export class ToolError extends Error {
   override readonly name = "ToolError";
+}
+
+/** Runs `fn`; a typed error (what the model can act on) becomes a tool error with its fix. */
+export function toolCall<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof CopperheadError) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
+    throw err;
+  }
 }
 
 export function toolSpec(tool: Tool<unknown>): ToolSpec {
