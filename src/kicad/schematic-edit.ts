@@ -26,6 +26,7 @@ import {
   globalLabelNode,
   hiddenPropertyNode,
   itemRank,
+  junctionNode,
   labelNode,
   libraryFields,
   lineNode,
@@ -35,7 +36,9 @@ import {
   type LabelShape,
   type MmPoint,
 } from "./schematic-items.ts";
-import { fieldBox, findFreeOrigin, grow, libUnitBox, occupiedBoxes, pageArea, placeBox, pinOutwardLib, placeDirection, union, type Box } from "./schematic-space.ts";
+import { SheetSpace, type Shape } from "./schematic-placement.ts";
+import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Landing } from "./schematic-routing.ts";
+import { fieldBox, grow, labelBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "./schematic-space.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "./schematic-wiring.ts";
 import {
   loadSchematicProject,
@@ -82,6 +85,15 @@ export interface AddComponentArgs {
   sheet?: string;
   /** Default: the next free number for the symbol's prefix, e.g. `C3`. */
   ref?: string;
+  /**
+   * A reference or net the part belongs with: it goes on that sheet (unless `sheet` says
+   * otherwise), next to it. Default: the part it shares the most `connect` nets with.
+   */
+  near?: string;
+  /** Pins (number or name) to wire to nets right away, e.g. `{ "1": "+3V3", "2": "GND" }`. */
+  connect?: Record<string, string>;
+  /** Fixed rotation (0, 90, 180, 270); by default the one that puts supply pins up and ground pins down. */
+  rotation?: number;
 }
 
 export interface PartAttributes {
@@ -95,6 +107,12 @@ export interface AddedComponent {
   ref: string;
   sheet: string;
   pins: { number: string; name: string }[];
+  /** Origin of the (first) unit on the sheet, mm, and its rotation. */
+  at: MmPoint;
+  rotation: number;
+  /** What it was placed next to, and the gap to it in mm. */
+  near?: string;
+  distance?: number;
 }
 
 /** One placed unit of a reference in one sheet instance. */
@@ -118,12 +136,14 @@ type NetTarget =
   | { kind: "global"; text: string; shape: LabelShape; expected: string }
   | { kind: "local"; text: string; expected: string };
 
-/** Wire stub lengths `connect` tries, shortest first (2.54 mm steps, KiCad's usual grid). */
-const STUB_LENGTHS_MM = [2.54, 5.08, 7.62, 10.16, 12.7];
-/** Room kept beyond each pin of a new symbol for the stub and label `connect` adds later. */
-const PIN_REACH = toIU(12.7);
-/** Extra room around a new symbol's box. */
-const FIELD_MARGIN = toIU(2.54);
+/** Room kept beyond each unconnected pin of a new symbol for the stub and label a later `connect` adds. */
+const PIN_REACH = toIU(7.62);
+/** Half the width of that room: a power symbol's value or a short label. */
+const PIN_SPREAD = toIU(2.54);
+/** An orientation that puts a supply pin down (or a ground pin up) costs this much distance. */
+const UPSIDE_DOWN = toIU(40);
+/** Turning a part from how its library draws it costs this much distance. */
+const TURNED = toIU(2.54);
 
 export class SchematicEditor {
   private readonly original = new Map<string, Uint8Array>();
@@ -146,15 +166,20 @@ export class SchematicEditor {
   // --- Operations -------------------------------------------------------------------------
 
   /**
-   * Places a symbol from the libraries on a sheet, on grid, in free space near the existing
-   * content, every unit of a multi-unit symbol (stacked, each in its own free spot). The
-   * library symbol is embedded in the sheet's `lib_symbols` once per lib id.
+   * Places a symbol from the libraries where a designer would: on the sheet of, and near, the
+   * part or net it belongs with (`near`; by default the part it shares the most `connect`
+   * nets with), in free space on the sheet's grid, every unit of a multi-unit symbol in its own
+   * spot. With `connect`, the part is turned so supply pins face up and ground pins face down,
+   * and its pins are wired right away (see `connect`). The library symbol is embedded in the
+   * sheet's `lib_symbols` once per lib id.
    */
   addComponent(args: AddComponentArgs): AddedComponent {
-    const target = this.sheetInstance(args.sheet ?? "/");
     const def = this.resolveLibSymbol(args.libId);
     if (args.footprint) this.libraries.resolveFootprint(args.footprint);
     const lib = libSymbolView(def, args.libId);
+    const connect = Object.entries(args.connect ?? {}).map(([pin, net]) => ({ pin: this.libPinOf(lib, args.libId, pin), net }));
+    const anchor = this.placementAnchor(args, connect.map((c) => c.net));
+    const target = anchor.instance;
     const prefix = (libraryFields(def).find((f) => f.name === "Reference")?.value ?? "U").replace(/\?+$/, "");
     const taken = this.references();
     if (args.ref !== undefined) this.checkNewReference(args.ref, taken);
@@ -165,35 +190,36 @@ export class SchematicEditor {
       taken.add(ref);
       refs.set(instance, ref);
     }
+    const ownRef = refs.get(target)!;
+    const values: Record<string, string> = { ...args.fields, Reference: ownRef };
+    if (args.value !== undefined) values.Value = args.value;
+    if (args.footprint !== undefined) values.Footprint = args.footprint;
+    const landings = new Map(connect.map((c) => [c.pin.number, this.landingOf(this.netTarget(c.net, target, ownRef))]));
+    const space = new SheetSpace(file);
     const units = Array.from({ length: lib.unitCount }, (_, i) => i + 1);
-    const page = pageArea(file);
-    const occupied = occupiedBoxes(file);
-    const origins = units.map((unit) => {
-      const footprint = newSymbolFootprint(def, unit);
-      const at = findFreeOrigin(page, occupied, footprint);
-      if (!at) {
+    const spots = units.map((unit) => {
+      const spot = space.findSpot(unitShapes(def, lib, unit, values, landings, args.rotation), anchor.box);
+      if (!spot) {
         throw new CopperheadError("edit_conflict", `No free room for ${args.libId}${lib.unitCount > 1 ? ` unit ${unit}` : ""} on sheet ${target.humanPath}.`, {
           fix: "Place it on another sheet, or remove unused parts from this one.",
           sheet: target.humanPath,
         });
       }
-      occupied.push({ x0: footprint.x0 + at.x, y0: footprint.y0 + at.y, x1: footprint.x1 + at.x, y1: footprint.y1 + at.y });
-      return at;
+      for (const box of spot.shape.boxes) space.occupy(translate(box, spot.at));
+      return spot;
     });
-    const ownRef = refs.get(target)!;
     this.edit(() => {
       ensureLibSymbol(file, args.libId, () => def);
       units.forEach((unit, i) => {
-        const placement: Placement = { at: origins[i]!, rotation: 0 };
-        const values: Record<string, string> = { ...args.fields, Reference: ownRef };
-        if (args.value !== undefined) values.Value = args.value;
-        if (args.footprint !== undefined) values.Footprint = args.footprint;
+        const spot = spots[i]!;
+        const placement: Placement = { at: spot.at, rotation: spot.shape.rotation };
         insertItem(
           file.doc.root,
           placedSymbolNode({
             libId: args.libId,
             def,
             at: toMm(placement.at),
+            rotation: placement.rotation,
             unit,
             uuid: crypto.randomUUID(),
             fields: symbolFields(def, placement, values),
@@ -203,6 +229,8 @@ export class SchematicEditor {
           }),
         );
       });
+      this.refresh();
+      for (const c of connect) this.connect(ownRef, c.pin.number, c.net);
     });
     const pins = new Map<string, string>();
     for (const pin of lib.pins) if (!pins.has(pin.number)) pins.set(pin.number, shownPinName(pin));
@@ -210,6 +238,9 @@ export class SchematicEditor {
       ref: ownRef,
       sheet: target.humanPath,
       pins: [...pins].map(([number, name]) => ({ number, name })).sort((a, b) => naturalCompare(a.number, b.number)),
+      at: toMm(spots[0]!.at),
+      rotation: spots[0]!.shape.rotation,
+      ...(anchor.near ? { near: anchor.near, distance: Math.round(spots[0]!.distance / 1000) / 10 } : {}),
     };
   }
 
@@ -291,14 +322,16 @@ export class SchematicEditor {
   }
 
   /**
-   * Attaches a free pin to `net` with a short wire stub out of the pin ending in a power symbol
-   * (for power nets), a global label (for nets named by global labels) or a local label.
-   * `/Sheet/NAME` names a local net of that sheet. A pin already on `net` is left alone; a
-   * pin wired to anything else must be disconnected first.
+   * Attaches a free pin to `net` in the sheet's style: a short wire to a pin, label or power
+   * symbol of the net nearby when the way is free; otherwise a wire stub ending in an upright
+   * power symbol (power nets: supply up, ground down, the stub bending when the pin faces
+   * elsewhere), a global label (nets named by global labels) or a local label. `/Sheet/NAME`
+   * names a local net of that sheet. A pin already on `net` is left alone; a pin wired to
+   * anything else must be disconnected first.
    */
   connect(ref: string, pin: string, net: string): void {
     const hit = this.findPin(ref, pin);
-    const target = this.netTarget(net, hit);
+    const target = this.netTarget(net, hit.instance, ref);
     const wiring = this.wiring(hit.instance);
     const self = (p: PinAt) => p.symbol === hit.symbol && p.lib === hit.lib;
     if (wiring.attached(hit.tip, self)) {
@@ -311,22 +344,31 @@ export class SchematicEditor {
         net: current,
       });
     }
-    const end = STUB_LENGTHS_MM.map((len) => ({ x: hit.tip.x + hit.outward.x * toIU(len), y: hit.tip.y + hit.outward.y * toIU(len) })).find((p) => wiring.stubClear(hit.tip, p));
-    if (!end) {
-      throw new CopperheadError("edit_conflict", `No room for a wire stub out of ${ref} pin ${hit.lib.number}: something is drawn in the way.`, {
-        fix: "Move the part (or what is in front of the pin) and retry, or connect another pin.",
+    const space = new SheetSpace(hit.instance.file);
+    const landing = this.landingOf(target);
+    const route =
+      joinRoutes(hit.tip, hit.outward, this.netPoints(target, hit, wiring)).find((r) => routeUsable(r, wiring, space, undefined)) ??
+      stubRoutes(hit.tip, hit.outward, landing.kind === "power" ? landing.arrive : undefined).find((r) => routeUsable(r, wiring, space, landing.kind === "power" ? landing : labelLanding(landing, r.points)));
+    if (!route) {
+      throw new CopperheadError("edit_conflict", `No room to connect ${ref} pin ${hit.lib.number} to ${net}: something is drawn in the way.`, {
+        fix: "Move the part (move_symbol) or what is in front of the pin and retry, or connect another pin.",
         ref,
         pin: hit.lib.number,
       });
     }
     const file = hit.instance.file;
+    const end = route.points[route.points.length - 1]!;
     this.edit(() => {
       for (const node of wiring.noConnectsAt(hit.tip)) removeChild(file.doc.root, node);
-      insertItem(file.doc.root, lineNode("wire", toMm(hit.tip), toMm(end), crypto.randomUUID()));
-      const angle = labelAngle(hit.outward);
-      if (target.kind === "local") insertItem(file.doc.root, labelNode(target.text, toMm(end), angle, crypto.randomUUID()));
-      else if (target.kind === "global") insertItem(file.doc.root, globalLabelNode(target.text, toMm(end), target.shape, angle, crypto.randomUUID()));
-      else this.placePowerSymbol(hit.instance, target, end, hit.outward);
+      for (let i = 1; i < route.points.length; i++) insertItem(file.doc.root, lineNode("wire", toMm(route.points[i - 1]!), toMm(route.points[i]!), crypto.randomUUID()));
+      if (route.join) {
+        if (needsJunction(wiring, end)) insertItem(file.doc.root, junctionNode(toMm(end), crypto.randomUUID()));
+      } else if (target.kind === "power") this.placePowerSymbol(hit.instance, target, end);
+      else {
+        const angle = labelAngle(lastLeg(route.points));
+        if (target.kind === "local") insertItem(file.doc.root, labelNode(target.text, toMm(end), angle, crypto.randomUUID()));
+        else insertItem(file.doc.root, globalLabelNode(target.text, toMm(end), target.shape, angle, crypto.randomUUID()));
+      }
       this.refresh();
       this.expectPinOnNet(ref, hit.lib.number, target.expected, hit.symbol);
     });
@@ -614,14 +656,112 @@ export class SchematicEditor {
     }
   }
 
+  // --- Placement ------------------------------------------------------------------------------
+
+  /** A library pin by number, or by its name when unique. */
+  private libPinOf(lib: LibSymbol, libId: string, pin: string): LibPin {
+    const byNumber = lib.pins.find((p) => p.number === pin);
+    if (byNumber) return byNumber;
+    const named = unique(lib.pins.filter((p) => shownPinName(p) === pin).map((p) => p.number));
+    if (named.length === 1) return lib.pins.find((p) => p.number === named[0])!;
+    const listed = unique(lib.pins.map((p) => (shownPinName(p) && shownPinName(p) !== p.number ? `${p.number} (${shownPinName(p)})` : p.number))).sort(naturalCompare);
+    throw new CopperheadError("not_found", named.length > 1 ? `${libId} has ${named.length} pins named ${pin}; name one by number.` : `${libId} has no pin ${pin}.`, {
+      fix: `Pins of ${libId}: ${listed.join(", ")}.`,
+      pin,
+      pins: listed,
+    });
+  }
+
+  /**
+   * The sheet a new part goes on and the box it should be near: the part or net named by
+   * `near`, else the part sharing the most of the nets it will connect to (signal nets count
+   * more than power nets), else the middle of what is drawn on the sheet.
+   */
+  private placementAnchor(args: AddComponentArgs, nets: string[]): { instance: SheetInstance; box: Box; near?: string } {
+    const sheet = args.sheet !== undefined ? this.sheetInstance(args.sheet) : undefined;
+    const netlist = this.netlist();
+    const names = netlist.nets.map((n) => n.name);
+    const wanted = nets.map((n) => lookupNet(names, n)).flatMap((l) => (l.kind === "found" ? [l.name] : []));
+    let anchorRef = args.near !== undefined && this.references().has(args.near) ? args.near : undefined;
+    if (args.near !== undefined && !anchorRef) {
+      if (lookupNet(names, args.near).kind === "missing" && !/^[A-Za-z#]+\d+$/.test(args.near)) resolveNet(names, args.near);
+      if (lookupNet(names, args.near).kind === "missing") this.unitsOf(args.near);
+      const net = resolveNet(names, args.near);
+      wanted.unshift(net);
+      anchorRef = bestPartOn(netlist, [net], sheet ? (ref) => this.unitsOf(ref).some((u) => u.instance === sheet) : () => true);
+      if (!anchorRef) {
+        throw new CopperheadError("not_found", `Net ${net} has no part pin${sheet ? ` on sheet ${sheet.humanPath}` : ""} to place next to.`, {
+          fix: "Name a part with near instead.",
+          net,
+        });
+      }
+    }
+    anchorRef ??= wanted.length > 0 ? bestPartOn(netlist, wanted, sheet ? (ref) => this.unitsOf(ref).some((u) => u.instance === sheet) : () => true) : undefined;
+    if (!anchorRef) {
+      const instance = sheet ?? this.project.root;
+      const content = new SheetSpace(instance.file).content;
+      const page = pageArea(instance.file).area;
+      const box = content ?? page;
+      const centre = { x: Math.round((box.x0 + box.x1) / 2), y: Math.round((box.y0 + box.y1) / 2) };
+      return { instance, box: pointBox(centre) };
+    }
+    const units = this.unitsOf(anchorRef).filter((u) => !sheet || u.instance === sheet);
+    if (units.length === 0) {
+      const on = unique(this.unitsOf(anchorRef).map((u) => u.instance.humanPath)).join(", ");
+      throw new CopperheadError("edit_conflict", `${anchorRef} is on sheet ${on}, not ${sheet!.humanPath}; a part can only be placed next to a part on its own sheet.`, {
+        fix: `Leave sheet out to place it on ${on}, or name a part on ${sheet!.humanPath} as near.`,
+        ref: anchorRef,
+      });
+    }
+    // Near the pins it shares nets with, when there are any; else near the part's drawing.
+    const pinNets = new Map(netlist.nets.flatMap((n) => n.nodes.filter((node) => node.ref === anchorRef).map((node): [string, string] => [node.pin, n.name])));
+    const tips = units.flatMap((u) => unitPins(u.symbol, u.unit).filter((p) => wanted.includes(pinNets.get(p.number) ?? "")).map((p) => ({ unit: u, tip: placePoint(p.at, u.symbol.placement) })));
+    const unit = tips[0]?.unit ?? units[0]!;
+    let box: Box | undefined;
+    for (const t of tips.filter((t) => t.unit === unit)) box = union(box, pointBox(t.tip));
+    box ??= symbolBox(unit.symbol, unit.unit);
+    return { instance: unit.instance, box, near: args.near ?? anchorRef };
+  }
+
+  /** What a connection to `target` ends in, relative to the stub's end. */
+  private landingOf(target: NetTarget): PinLanding {
+    if (target.kind !== "power") return { kind: "label", text: target.text, flagged: target.kind === "global" };
+    const def = target.def();
+    const lib = libSymbolView(def, target.libId);
+    const pin = lib.pins[0]!;
+    const upright: Placement = { at: { x: 0, y: 0 }, rotation: 0 };
+    const offset = placePoint(pin.at, upright);
+    const placement: Placement = { at: { x: -offset.x, y: -offset.y }, rotation: 0 };
+    const out = placeDirection(pinOutwardLib(pin.orientation), upright);
+    const body = libUnitBox(def, 1, 1);
+    const boxes = [body ? placeBox(body, placement) : pointBox({ x: 0, y: 0 }, toIU(1.27)), ...symbolFields(def, placement, { Value: target.value }).flatMap((f) => fieldBox(f, placement) ?? [])];
+    return { kind: "power", boxes, arrive: { x: -out.x, y: -out.y } };
+  }
+
+  /** Connection points of `target`'s net on the pin's sheet (pins, power symbols, labels), the pin's own part aside. */
+  private netPoints(target: NetTarget, hit: PinHit, wiring: SheetWiring): Point[] {
+    const net = this.netlist().nets.find((n) => n.name === target.expected);
+    const onNet = new Set((net?.nodes ?? []).map((n) => `${n.ref}\u0000${n.pin}`));
+    const points: Point[] = [];
+    for (const pin of wiring.pins) {
+      if (pin.symbol === hit.symbol) continue;
+      if (onNet.has(`${pin.reference}\u0000${pin.lib.number}`)) points.push(pin.at);
+      else if (pin.power && target.kind === "power" && fieldValue(pin.symbol, "Value") === target.value) points.push(pin.at);
+    }
+    for (const label of wiring.file.labels) {
+      if (target.kind === "local" && label.kind !== "global" && label.text === target.text) points.push(label.at);
+      if (target.kind === "global" && label.kind === "global" && label.text === target.text) points.push(label.at);
+    }
+    return points;
+  }
+
   // --- Net names ----------------------------------------------------------------------------
 
-  private netTarget(net: string, hit: PinHit): NetTarget {
-    const instance = hit.instance;
+  private netTarget(net: string, instance: SheetInstance, ref: string): NetTarget {
     if (net.startsWith("/")) {
       const base = net.slice(instance.humanPath.length);
       if (!net.startsWith(instance.humanPath) || base === "" || base.includes("/")) {
-        throw new CopperheadError("edit_conflict", `${net} is a local net of another sheet, but ${hit.ref} is on sheet ${instance.humanPath}; local nets do not cross sheets.`, {
+        throw new CopperheadError("edit_conflict", `${net} is a local net of another sheet, but ${ref} is on sheet ${instance.humanPath}; local nets do not cross sheets.`, {
           fix: `Use a global name (no leading /) to join across sheets, or a name on this sheet such as ${instance.humanPath}${net.split("/").pop() ?? "NAME"}.`,
           net,
           sheet: instance.humanPath,
@@ -648,7 +788,7 @@ export class SchematicEditor {
     // A short name means the one local net it names (see net-names.ts), else a new net here.
     const own = instance.humanPath + net;
     const found = lookupNet(this.netlist().nets.map((n) => n.name), net);
-    if (found.kind === "found" && found.name.startsWith("/") && found.name !== own) return this.netTarget(found.name, hit);
+    if (found.kind === "found" && found.name.startsWith("/") && found.name !== own) return this.netTarget(found.name, instance, ref);
     if (found.kind === "ambiguous" && !found.candidates.includes(own)) resolveNet(found.candidates, net);
     return { kind: "local", text: net, expected: own };
   }
@@ -662,15 +802,13 @@ export class SchematicEditor {
     }
   }
 
-  /** A power symbol whose pin lands on `end`, its body pointing along `outward`. */
-  private placePowerSymbol(instance: SheetInstance, target: Extract<NetTarget, { kind: "power" }>, end: Point, outward: Point): void {
+  /** An upright power symbol whose pin lands on `end`. */
+  private placePowerSymbol(instance: SheetInstance, target: Extract<NetTarget, { kind: "power" }>, end: Point): void {
     const file = instance.file;
     const def = ensureLibSymbol(file, target.libId, target.def);
     const lib = libSymbolView(def, target.libId);
-    const pin = lib.pins[0]!;
-    // Rotate so the pin faces back along the stub, i.e. the symbol's body points away from it.
-    const rotation = [0, 90, 180, 270].find((r) => samePoint(placeDirection(pinOutwardLib(pin.orientation), { at: { x: 0, y: 0 }, rotation: r }), { x: -outward.x, y: -outward.y })) ?? 0;
-    const offset = placePoint(pin.at, { at: { x: 0, y: 0 }, rotation });
+    const rotation = 0;
+    const offset = placePoint(lib.pins[0]!.at, { at: { x: 0, y: 0 }, rotation });
     const placement: Placement = { at: { x: end.x - offset.x, y: end.y - offset.y }, rotation };
     const prefix = (libraryFields(def).find((f) => f.name === "Reference")?.value ?? "#PWR").replace(/\?+$/, "");
     const taken = this.references();
@@ -936,19 +1074,79 @@ function symbolFields(def: SList, placement: Placement, values: Record<string, s
   return fields;
 }
 
+/** What a new pin's connection ends in: an upright power symbol (boxes relative to its pin) or a label. */
+type PinLanding = { kind: "power"; boxes: Box[]; arrive: Point } | { kind: "label"; text: string; flagged: boolean };
+
+/** A label at the end of `points`, reading away from the last leg. */
+function labelLanding(landing: Extract<PinLanding, { kind: "label" }>, points: Point[]): Landing {
+  return { boxes: [labelBox({ x: 0, y: 0 }, landing.text.length, labelAngle(lastLeg(points)), landing.flagged)] };
+}
+
+/** Unit direction of a polyline's last segment. */
+function lastLeg(points: Point[]): Point {
+  const a = points[points.length - 2]!;
+  const b = points[points.length - 1]!;
+  return { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
+}
+
+/** The drawing of a placed unit on the sheet. */
+function symbolBox(symbol: PlacedSymbol, unit: number): Box {
+  const body = symbol.lib ? libUnitBox(symbol.lib.node, unit, symbol.bodyStyle) : undefined;
+  return body ? placeBox(body, symbol.placement) : pointBox(symbol.placement.at, toIU(2.54));
+}
+
 /**
- * The box a new unit needs around its origin: its drawing, pins with room for a stub and a
- * label each, and its visible fields.
+ * The orientations a new unit may take, each with everything it will occupy relative to its
+ * origin: drawing, visible fields, and per pin the stub and power symbol or label it will get
+ * (or room for one). Orientations that put a supply pin down or a ground pin up cost extra.
  */
-function newSymbolFootprint(def: SList, unit: number): Box {
-  const origin: Placement = { at: { x: 0, y: 0 }, rotation: 0 };
-  const body = libUnitBox(def, unit, 1, PIN_REACH);
-  let box: Box = body ? placeBox(body, origin) : { x0: -PIN_REACH, y0: -PIN_REACH, x1: PIN_REACH, y1: PIN_REACH };
-  for (const field of symbolFields(def, origin, {})) {
-    const fb = fieldBox(field);
-    if (fb) box = union(box, fb);
+function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<string, string>, landings: Map<string, PinLanding>, rotation?: number): Shape[] {
+  // Turning a part only pays when it puts its power pins the right way up.
+  const rotations = rotation !== undefined ? [rotation] : [...landings.values()].some((l) => l.kind === "power") ? [0, 180, 90, 270] : [0];
+  const pins = lib.pins.filter((p) => (p.unit === 0 || p.unit === unit) && (p.bodyStyle === 0 || p.bodyStyle === 1) && !p.hidden);
+  return rotations.map((r) => {
+    const placement: Placement = { at: { x: 0, y: 0 }, rotation: r };
+    const drawing = libUnitBox(def, unit, 1);
+    const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
+    const boxes = [body, ...symbolFields(def, placement, values).flatMap((f) => fieldBox(f, placement) ?? [])];
+    let penalty = r % 180 === 0 ? (r === 0 ? 0 : TURNED / 2) : TURNED;
+    for (const pin of pins) {
+      const tip = placePoint(pin.at, placement);
+      const outward = placeDirection(pinOutwardLib(pin.orientation), placement);
+      const landing = landings.get(pin.number);
+      if (!landing) {
+        boxes.push(grow(union(pointBox(tip), pointBox({ x: tip.x + outward.x * PIN_REACH, y: tip.y + outward.y * PIN_REACH })), PIN_SPREAD));
+        continue;
+      }
+      const arrive = landing.kind === "power" ? landing.arrive : undefined;
+      if (arrive && !samePoint(arrive, outward)) penalty += UPSIDE_DOWN;
+      const route = stubRoutes(tip, outward, arrive)[0]!;
+      const end = route.points[route.points.length - 1]!;
+      boxes.push(...routeBoxes(route.points).slice(1));
+      const landed = landing.kind === "power" ? landing : labelLanding(landing, route.points);
+      boxes.push(...landed.boxes.map((b) => translate(b, end)));
+    }
+    return { rotation: r, penalty, body, boxes };
+  });
+}
+
+/** The part with the most pins on `nets` (signal nets weigh more than power nets), then the biggest. */
+function bestPartOn(netlist: Netlist, nets: string[], allowed: (ref: string) => boolean): string | undefined {
+  const score = new Map<string, { shared: number; pins: number }>();
+  const pinCount = new Map<string, number>();
+  for (const net of netlist.nets) for (const node of net.nodes) pinCount.set(node.ref, (pinCount.get(node.ref) ?? 0) + 1);
+  for (const name of nets) {
+    const net = netlist.nets.find((n) => n.name === name);
+    if (!net) continue;
+    const weight = name.startsWith("/") ? 3 : 1;
+    for (const ref of new Set(net.nodes.map((n) => n.ref))) {
+      if (!allowed(ref)) continue;
+      const s = score.get(ref) ?? { shared: 0, pins: pinCount.get(ref) ?? 0 };
+      s.shared += weight;
+      score.set(ref, s);
+    }
   }
-  return grow(box, FIELD_MARGIN);
+  return [...score].sort(([a, x], [b, y]) => y.shared - x.shared || y.pins - x.pins || naturalCompare(a, b))[0]?.[0];
 }
 
 /**

@@ -99,13 +99,34 @@ export class SheetWiring {
   }
 
   /**
-   * True when a straight stub from `from` (exclusive: the pin it leaves) to `to` touches no
-   * connection point, wire or bus — so it joins nothing but the pin and what is put at `to`.
+   * True when a new wire along `points` (starting at a pin tip) touches nothing but that pin
+   * and, with `join`, what is at its last point: no connection point, wire or bus along the
+   * way, corners included.
    */
-  stubClear(from: Point, to: Point): boolean {
-    const step = { x: Math.sign(to.x - from.x), y: Math.sign(to.y - from.y) };
-    const start = { x: from.x + step.x, y: from.y + step.y };
-    const points: Point[] = [
+  pathClear(points: Point[], join = false): boolean {
+    for (let i = 1; i < points.length; i++) {
+      let a = points[i - 1]!;
+      let b = points[i]!;
+      const step = { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
+      if (i === 1) a = { x: a.x + step.x, y: a.y + step.y };
+      if (join && i === points.length - 1) {
+        if (this.onSomething(a, b, true)) return false;
+        b = { x: b.x - step.x, y: b.y - step.y };
+        if (![...this.file.wires, ...this.file.buses].some((l) => segmentsTouch(a, b, l.a, l.b))) continue;
+        return false;
+      }
+      if (this.onSomething(a, b, false) || [...this.file.wires, ...this.file.buses].some((l) => segmentsTouch(a, b, l.a, l.b))) return false;
+    }
+    return true;
+  }
+
+  /** A connection point on segment a–b (with `exceptEnd`, other than at b itself). */
+  private onSomething(a: Point, b: Point, exceptEnd: boolean): boolean {
+    return this.connectionPoints().some((p) => onSegment(p, a, b, 0) && !(exceptEnd && samePoint(p, b)));
+  }
+
+  private connectionPoints(): Point[] {
+    return [
       ...this.pins.map((p) => p.at),
       ...this.file.labels.map((l) => l.at),
       ...this.file.junctions.map((j) => j.at),
@@ -113,8 +134,11 @@ export class SheetWiring {
       ...this.file.sheets.flatMap((s) => s.pins.map((p) => p.at)),
       ...this.file.busEntries.flatMap((e) => [e.at, e.end]),
     ];
-    if (points.some((p) => onSegment(p, start, to, 0))) return false;
-    return ![...this.file.wires, ...this.file.buses].some((l) => segmentsTouch(start, to, l.a, l.b));
+  }
+
+  /** Items a wire ending at `p` would join there, counted as eeschema counts them for junctions. */
+  endsAt(p: Point): number {
+    return this.wiresEndingAt(p).length + this.pinsAt(p).length + this.sheetPinsAt(p).length + 2 * this.linesThrough(p).length;
   }
 
   /**

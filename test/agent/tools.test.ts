@@ -5,21 +5,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ToolError } from "../../src/agent/tools/tool.ts";
+import { rejectedToolError } from "../support/errors.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
 import { withTools } from "../support/tool-context.ts";
 
 afterAll(cleanupTempDirs);
-
-async function rejected(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ToolError);
-    return (err as Error).message;
-  }
-  throw new Error("the tool call succeeded");
-}
 
 describe("read tools", () => {
   test("get_component shows the board footprint: library id, position, side, lock", async () => {
@@ -39,7 +29,7 @@ describe("read tools", () => {
       expect(((await call("get_net", { name: "LED_A" })) as { name: string }).name).toBe("/LED_A");
       await call("rename_net", { from: "LED_A", to: "LED_DRIVE" });
       expect(((await call("get_net", { name: "LED_DRIVE" })) as { name: string }).name).toBe("/LED_DRIVE");
-      expect(await rejected(call("get_net", { name: "LED_A" }))).toContain("No net named LED_A");
+      expect(await rejectedToolError(call("get_net", { name: "LED_A" }))).toContain("No net named LED_A");
     });
   });
 });
@@ -51,8 +41,8 @@ describe("set_attribute", () => {
       expect(await call("set_attribute", { ref: "R3", dnp: true, exclude_from_bom: true })).toEqual({ ref: "R3", dnp: true, exclude_from_bom: true });
       const r3 = (await call("get_component", { ref: "R3" })) as Record<string, unknown>;
       expect({ dnp: r3.dnp, inBom: r3.inBom, onBoard: r3.onBoard }).toEqual({ dnp: true, inBom: false, onBoard: true });
-      expect(await rejected(call("set_attribute", { ref: "R3" }))).toContain("at least one attribute");
-      expect(await rejected(call("set_attribute", { ref: "R9", dnp: true }))).toContain("No component R9");
+      expect(await rejectedToolError(call("set_attribute", { ref: "R3" }))).toContain("at least one attribute");
+      expect(await rejectedToolError(call("set_attribute", { ref: "R9", dnp: true }))).toContain("No component R9");
     });
     expect(readFileSync(join(repo, "usb-led.kicad_sch"), "utf8")).toContain("(dnp yes)");
   });

@@ -1,3 +1,4 @@
+import { ToolError } from "../../src/agent/tools/tool.ts";
 import { CopperheadError } from "../../src/errors.ts";
 
 /** Runs `fn` and returns the CopperheadError it throws; anything else fails the test. */
@@ -20,4 +21,15 @@ export async function rejectedCopperheadError(promise: Promise<unknown>): Promis
     throw err;
   }
   throw new Error("expected a CopperheadError");
+}
+
+/** Awaits a tool call and returns the message of the ToolError it rejects with (what the model reads). */
+export async function rejectedToolError(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof ToolError) return err.message;
+    throw err;
+  }
+  throw new Error("expected a ToolError");
 }

@@ -47,17 +47,23 @@ export const editTools = [
   defineTool({
     name: "add_component",
     family: "edit",
-    description: "Add a part from the libraries to a sheet (placed on grid in free space). Returns its reference and pins; then connect its pins.",
+    description:
+      "Add a part from the libraries next to the part or net it belongs with (near; by default the part it shares the most connect nets with), on that part's sheet, in free space on the sheet's grid. With connect ({pin: net}) its pins are wired at once and it is turned so supply pins face up and ground pins down. Returns its reference, pins, position and the gap to what it was placed near.",
     schema: v.strictObject({
       lib_id: v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Symbol, e.g. Device:C")),
       value: v.optional(name(200)),
       footprint: v.optional(v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Footprint"))),
       fields: v.optional(v.record(name(60), v.pipe(v.string(), v.maxLength(500)))),
-      sheet: v.optional(v.pipe(v.string(), v.description('Human sheet path, e.g. "/" or "/Regulator/" (default "/")'))),
+      near: v.optional(v.pipe(name(200), v.description("A reference (U1) or net (+3V3, DATA) to place it next to; its sheet is used unless sheet is given"))),
+      connect: v.optional(v.pipe(v.record(name(), name(200)), v.description('Pins to wire at once, pin number or name -> net, e.g. {"1": "+3V3", "2": "GND"}'))),
+      sheet: v.optional(v.pipe(v.string(), v.description('Human sheet path, e.g. "/" or "/Regulator/" (default: the sheet of near, else "/")'))),
       ref: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z#]+\d+$/))),
+      rotation: v.optional(v.picklist([0, 90, 180, 270])),
     }),
     run(ctx: RunContext, a) {
-      return editSchematic(ctx, (e) => e.addComponent({ libId: a.lib_id, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref }));
+      return editSchematic(ctx, (e) =>
+        e.addComponent({ libId: a.lib_id, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref, near: a.near, connect: a.connect, rotation: a.rotation }),
+      );
     },
   }),
   defineTool({
@@ -102,7 +108,7 @@ export const editTools = [
   defineTool({
     name: "connect",
     family: "edit",
-    description: "Connect a pin (by number or name) to a net by name: a wire stub and label, or a power symbol for power nets.",
+    description: "Connect a pin (by number or name) to a net by name, in the sheet's style: a short wire to a nearby pin or label of the net when the way is free, else a wire stub and label, or an upright power symbol for power nets.",
     schema: v.strictObject({ ref: name(), pin: name(), net: name(200) }),
     run(ctx: RunContext, { ref, pin, net }) {
       editSchematic(ctx, (e) => e.connect(ref, pin, net));

@@ -1,0 +1,100 @@
+/**
+ * "Add a 100 nF capacitor next to U1" on real designs, judged by the file written: the new
+ * symbol is on U1's sheet within 15 mm of it, nothing new overlaps anything that was there
+ * (boxes computed from the saved tree by test/support/sheet-boxes.ts, not by the engine), power
+ * symbols stand upright with the supply pin up, and kicad-cli puts the pins on the right nets.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { exportNetlist } from "../../src/kicad/kicad-cli.ts";
+import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
+import { openLibraries } from "../../src/kicad/library.ts";
+import { listComponents } from "../../src/kicad/components.ts";
+import { SchematicEditor } from "../../src/kicad/schematic-edit.ts";
+import { placePoint } from "../../src/kicad/schematic-geometry.ts";
+import { loadSchematicProject, unitPins } from "../../src/kicad/schematic.ts";
+import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
+import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
+import { drawnItems, gap, overlaps, type DrawnItem } from "../support/sheet-boxes.ts";
+
+afterAll(cleanupTempDirs);
+
+const TIMEOUT = 120_000;
+/** How close "next to U1" must be: the gap between the two drawings, mm. */
+const NEAR_MM = 15;
+
+interface Case {
+  id: string;
+  root: () => Promise<string>;
+}
+
+async function corpusRoot(id: string): Promise<string> {
+  const project = corpusProjects().find((p) => p.id === id);
+  if (!project?.schematic) throw new Error(`corpus project ${id} is missing`);
+  return (await copyCorpusProject(project)).schematic!;
+}
+
+const CASES: Case[] = [
+  { id: "fixtures/usb-led", root: async () => join(await copyFixture("usb-led"), "usb-led.kicad_sch") },
+  { id: "corpus/glasgow-revc3", root: () => corpusRoot("corpus/glasgow-revc3") },
+  { id: "corpus/bms-c1", root: () => corpusRoot("corpus/bms-c1") },
+];
+
+/** New items may touch old ones only where a wire or junction joins the net on purpose. */
+function overlapping(added: DrawnItem[], old: DrawnItem[]): string[] {
+  const problems: string[] = [];
+  for (const item of added) {
+    if (item.kind === "junction") continue;
+    const box = item.kind === "wire" ? shrink(item.box) : item.box;
+    for (const other of old) if (overlaps(box, other.box)) problems.push(`${item.kind} ${JSON.stringify(item.box)} overlaps ${other.kind}${other.symbol ? ` ${other.symbol.reference}` : ""} ${JSON.stringify(other.box)}`);
+  }
+  return problems;
+}
+
+function shrink(b: { x0: number; y0: number; x1: number; y1: number }) {
+  const e = 0.01;
+  return b.x0 === b.x1 ? { ...b, y0: b.y0 + e, y1: b.y1 - e } : { ...b, x0: b.x0 + e, x1: b.x1 - e };
+}
+
+describe("add a 100 nF capacitor next to U1", () => {
+  for (const c of CASES) {
+    test(
+      c.id,
+      async () => {
+        const cli = await requireKicadCli();
+        const root = await c.root();
+        const before = listComponents(loadSchematicProject(root));
+        const u1 = before.find((x) => x.ref === "U1")!;
+        const oldItems = new Set(drawnItems(u1.file).map((i) => i.uuid));
+
+        const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
+        const added = editor.addComponent({ libId: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", near: "U1", connect: { "1": "+3V3", "2": "GND" } });
+        editor.save();
+
+        const project = loadSchematicProject(root);
+        const cap = listComponents(project).find((x) => x.ref === added.ref)!;
+        expect(cap.file).toBe(u1.file);
+        expect(cap.sheet).toBe(u1.sheet);
+        const items = drawnItems(u1.file, u1.sheetPath);
+        const fresh = items.filter((i) => !oldItems.has(i.uuid));
+        const old = items.filter((i) => oldItems.has(i.uuid));
+        const capBox = fresh.find((i) => i.symbol?.reference === added.ref)!.box;
+        const near = Math.min(...old.filter((i) => i.symbol?.reference === "U1").map((i) => gap(capBox, i.box)));
+        console.log(`${c.id}: ${added.ref} at ${added.at.join(", ")} rot ${added.rotation}, ${near.toFixed(2)} mm from U1; ${fresh.length} new items`);
+        expect(near).toBeLessThanOrEqual(NEAR_MM);
+        expect(overlapping(fresh, old)).toEqual([]);
+
+        // Power symbols upright, and the supply pin above the ground pin.
+        for (const power of fresh.filter((i) => i.symbol?.power)) expect({ rotation: power.symbol!.rotation, mirror: power.symbol!.mirror }).toEqual({ rotation: 0, mirror: undefined });
+        const symbol = cap.symbols[0]!;
+        const tip = (n: string) => placePoint(unitPins(symbol, 1).find((p) => p.number === n)!.at, symbol.placement);
+        expect(tip("1").y).toBeLessThan(tip("2").y);
+
+        const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
+        const netOf = (pin: string) => netlist.nets.find((n) => n.nodes.some((node) => node.ref === added.ref && node.pin === pin))?.name;
+        expect([netOf("1"), netOf("2")]).toEqual(["+3V3", "GND"]);
+      },
+      TIMEOUT,
+    );
+  }
+});
