@@ -26,6 +26,8 @@ export interface RunContext {
   journal?: RunJournal;
   /** Opens the journal (first edit) — provided by the gated run so it is written before any edit. */
   beginEdits(): RunJournal;
+  /** The part each new part was placed next to (add_component's near), for placing its footprint. */
+  placementAnchors?: Map<string, string>;
   /** Footprints placed by sync_board that still need placing and routing by a person. */
   layoutPending: Set<string>;
   /** Decisions recorded during the run, appended to DECISIONS.md by the gated run. */

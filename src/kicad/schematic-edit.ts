@@ -36,7 +36,7 @@ import {
   type LabelShape,
   type MmPoint,
 } from "./schematic-items.ts";
-import { SheetSpace, type Shape } from "./schematic-placement.ts";
+import { bestPartOn, SheetSpace, type Shape } from "./schematic-placement.ts";
 import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Landing } from "./schematic-routing.ts";
 import { fieldBox, grow, labelBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "./schematic-space.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "./schematic-wiring.ts";
@@ -110,7 +110,7 @@ export interface AddedComponent {
   /** Origin of the (first) unit on the sheet, mm, and its rotation. */
   at: MmPoint;
   rotation: number;
-  /** What it was placed next to, and the gap to it in mm. */
+  /** The part it was placed next to (the `near` part, or the part `near` names a net of), and the gap to it in mm. */
   near?: string;
   distance?: number;
 }
@@ -720,7 +720,7 @@ export class SchematicEditor {
     let box: Box | undefined;
     for (const t of tips.filter((t) => t.unit === unit)) box = union(box, pointBox(t.tip));
     box ??= symbolBox(unit.symbol, unit.unit);
-    return { instance: unit.instance, box, near: args.near ?? anchorRef };
+    return { instance: unit.instance, box, near: anchorRef };
   }
 
   /** What a connection to `target` ends in, relative to the stub's end. */
@@ -1128,25 +1128,6 @@ function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<str
     }
     return { rotation: r, penalty, body, boxes };
   });
-}
-
-/** The part with the most pins on `nets` (signal nets weigh more than power nets), then the biggest. */
-function bestPartOn(netlist: Netlist, nets: string[], allowed: (ref: string) => boolean): string | undefined {
-  const score = new Map<string, { shared: number; pins: number }>();
-  const pinCount = new Map<string, number>();
-  for (const net of netlist.nets) for (const node of net.nodes) pinCount.set(node.ref, (pinCount.get(node.ref) ?? 0) + 1);
-  for (const name of nets) {
-    const net = netlist.nets.find((n) => n.name === name);
-    if (!net) continue;
-    const weight = name.startsWith("/") ? 3 : 1;
-    for (const ref of new Set(net.nodes.map((n) => n.ref))) {
-      if (!allowed(ref)) continue;
-      const s = score.get(ref) ?? { shared: 0, pins: pinCount.get(ref) ?? 0 };
-      s.shared += weight;
-      score.set(ref, s);
-    }
-  }
-  return [...score].sort(([a, x], [b, y]) => y.shared - x.shared || y.pins - x.pins || naturalCompare(a, b))[0]?.[0];
 }
 
 /**

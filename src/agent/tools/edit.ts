@@ -5,7 +5,10 @@
  */
 import * as v from "valibot";
 import { Board } from "../../kicad/board.ts";
+import { placeAdditions, placementRules } from "../../kicad/board-placement.ts";
 import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncPlan } from "../../kicad/board-sync.ts";
+import type { Netlist } from "../../kicad/netlist.ts";
+import { bestPartOn } from "../../kicad/schematic-placement.ts";
 import type { SchematicEditor } from "../../kicad/schematic-edit.ts";
 import { printSexprBytes } from "../../kicad/sexpr.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
@@ -35,12 +38,20 @@ export function syncBoardFromSchematic(ctx: RunContext): BoardSyncPlan {
   const design = currentDesign(ctx);
   const board = Board.load(boardFile, { within: ctx.repoRoot });
   const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries });
+  // A new footprint goes next to the part it was placed beside in the schematic (or shares the most nets with).
+  const anchorOf = (ref: string) => ctx.placementAnchors?.get(ref) ?? bestPartOn(design.netlist, nets(design.netlist, ref), (other) => other !== ref && !plan.added.some((a) => a.ref === other));
+  const staged = placeAdditions(board, plan, ctx.libraries, anchorOf, placementRules(ctx.project.projectFile));
   if (!isEmptyPlan(plan)) {
     applyBoardSync(board, plan, ctx.libraries);
     journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
   }
-  for (const added of plan.added) ctx.layoutPending.add(added.ref);
+  for (const ref of staged) ctx.layoutPending.add(ref);
   return plan;
+}
+
+/** The nets a part's pins are on. */
+function nets(netlist: Netlist, ref: string): string[] {
+  return netlist.nets.filter((n) => n.nodes.some((node) => node.ref === ref)).map((n) => n.name);
 }
 
 export const editTools = [
@@ -61,9 +72,11 @@ export const editTools = [
       rotation: v.optional(v.picklist([0, 90, 180, 270])),
     }),
     run(ctx: RunContext, a) {
-      return editSchematic(ctx, (e) =>
+      const added = editSchematic(ctx, (e) =>
         e.addComponent({ libId: a.lib_id, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref, near: a.near, connect: a.connect, rotation: a.rotation }),
       );
+      if (added.near) (ctx.placementAnchors ??= new Map()).set(added.ref, added.near);
+      return added;
     },
   }),
   defineTool({
