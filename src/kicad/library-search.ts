@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { Libraries, LibraryKind } from "./library.ts";
+import { children, text, type SList } from "./sexpr.ts";
 import { readDesignText } from "./sexpr.ts";
 
 export interface LibraryHit {
@@ -15,6 +16,8 @@ export interface LibraryHit {
   libId: string;
   description: string;
   keywords: string;
+  /** `design` for a symbol the design's sheets embed (usable even when no library table has it). */
+  source?: "design";
 }
 
 interface IndexedSymbol {
@@ -51,11 +54,23 @@ function property(body: string, name: string): string {
   return m ? m[1]!.replace(/\\(.)/g, "$1") : "";
 }
 
+/** The symbols a design's sheets embed, as search candidates. */
+export function designSymbols(files: Iterable<{ libSymbols: Map<string, { node: SList; power?: string }> }>): LibraryHit[] {
+  const hits: LibraryHit[] = [];
+  for (const file of files) {
+    for (const [libId, symbol] of file.libSymbols) {
+      const field = (name: string) => text(children(symbol.node, "property").find((p) => text(p, 1) === name) ?? symbol.node, 2) ?? "";
+      hits.push({ kind: "symbol", libId, description: field("Description"), keywords: field("ki_keywords") });
+    }
+  }
+  return hits;
+}
+
 /**
  * Library parts matching every word of `query` (case-insensitive) in their id, description or
  * keywords; exact name matches first, then shorter ids.
  */
-export function searchLibraries(libraries: Libraries, query: string, options: { kind?: LibraryKind; limit?: number } = {}): LibraryHit[] {
+export function searchLibraries(libraries: Libraries, query: string, options: { kind?: LibraryKind; limit?: number; design?: LibraryHit[] } = {}): LibraryHit[] {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   const limit = options.limit ?? 20;
   const hits: LibraryHit[] = [];
@@ -63,12 +78,19 @@ export function searchLibraries(libraries: Libraries, query: string, options: { 
     const hay = `${hit.libId} ${hit.description} ${hit.keywords}`.toLowerCase();
     return words.every((w) => hay.includes(w));
   };
+  const own = new Set<string>();
+  for (const hit of options.design ?? []) {
+    if ((options.kind === undefined || options.kind === hit.kind) && matches(hit) && !own.has(hit.libId)) {
+      own.add(hit.libId);
+      hits.push({ ...hit, source: "design" });
+    }
+  }
   if (options.kind !== "footprint") {
     for (const entry of libraries.entries("symbol")) {
       if (!existsSync(entry.path) || !entry.path.endsWith(".kicad_sym")) continue;
       for (const s of indexSymbolFile(entry.path)) {
         const hit: LibraryHit = { kind: "symbol", libId: `${entry.nickname}:${s.name}`, description: s.description, keywords: s.keywords };
-        if (matches(hit)) hits.push(hit);
+        if (matches(hit) && !own.has(hit.libId)) hits.push(hit);
       }
     }
   }

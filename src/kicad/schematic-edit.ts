@@ -76,7 +76,14 @@ import {
 } from "./sexpr.ts";
 
 export interface AddComponentArgs {
-  libId: string;
+  /** `Library:Symbol`; optional with `like`. */
+  libId?: string;
+  /**
+   * An existing part to copy: its symbol (as the design embeds it), footprint and fields
+   * (MPN, manufacturer, …), so the same part never lands in the BOM twice with two footprints.
+   * Explicit arguments win.
+   */
+  like?: string;
   value?: string;
   footprint?: string;
   /** More fields by name; a field the library symbol lacks is added hidden. */
@@ -174,10 +181,14 @@ export class SchematicEditor {
    * sheet's `lib_symbols` once per lib id.
    */
   addComponent(args: AddComponentArgs): AddedComponent {
-    const def = this.resolveLibSymbol(args.libId);
-    if (args.footprint) this.libraries.resolveFootprint(args.footprint);
-    const lib = libSymbolView(def, args.libId);
-    const connect = Object.entries(args.connect ?? {}).map(([pin, net]) => ({ pin: this.libPinOf(lib, args.libId, pin), net }));
+    const like = args.like !== undefined ? this.likeSource(args.like) : undefined;
+    const libId = args.libId ?? like?.libId;
+    if (!libId) throw new CopperheadError("usage", "add_component needs a lib id or a part to copy (like).", { fix: 'Pass lib_id, e.g. "Device:C", or like, e.g. "C2".' });
+    const def = like && like.libId === libId ? like.def : this.resolveLibSymbol(libId);
+    const footprint = args.footprint ?? (like && like.libId === libId ? like.values.Footprint : undefined);
+    if (footprint) this.libraries.resolveFootprint(footprint);
+    const lib = libSymbolView(def, libId);
+    const connect = Object.entries(args.connect ?? {}).map(([pin, net]) => ({ pin: this.libPinOf(lib, libId, pin), net }));
     const anchor = this.placementAnchor(args, connect.map((c) => c.net));
     const target = anchor.instance;
     const prefix = (libraryFields(def).find((f) => f.name === "Reference")?.value ?? "U").replace(/\?+$/, "");
@@ -191,16 +202,16 @@ export class SchematicEditor {
       refs.set(instance, ref);
     }
     const ownRef = refs.get(target)!;
-    const values: Record<string, string> = { ...args.fields, Reference: ownRef };
+    const values: Record<string, string> = { ...(like && like.libId === libId ? like.values : {}), ...args.fields, Reference: ownRef };
     if (args.value !== undefined) values.Value = args.value;
-    if (args.footprint !== undefined) values.Footprint = args.footprint;
+    if (footprint !== undefined) values.Footprint = footprint;
     const landings = new Map(connect.map((c) => [c.pin.number, this.landingOf(this.netTarget(c.net, target, ownRef))]));
     const space = new SheetSpace(file);
     const units = Array.from({ length: lib.unitCount }, (_, i) => i + 1);
     const spots = units.map((unit) => {
       const spot = space.findSpot(unitShapes(def, lib, unit, values, landings, args.rotation), anchor.box);
       if (!spot) {
-        throw new CopperheadError("edit_conflict", `No free room for ${args.libId}${lib.unitCount > 1 ? ` unit ${unit}` : ""} on sheet ${target.humanPath}.`, {
+        throw new CopperheadError("edit_conflict", `No free room for ${libId}${lib.unitCount > 1 ? ` unit ${unit}` : ""} on sheet ${target.humanPath}.`, {
           fix: "Place it on another sheet, or remove unused parts from this one.",
           sheet: target.humanPath,
         });
@@ -209,14 +220,14 @@ export class SchematicEditor {
       return spot;
     });
     this.edit(() => {
-      ensureLibSymbol(file, args.libId, () => def);
+      ensureLibSymbol(file, libId, () => def);
       units.forEach((unit, i) => {
         const spot = spots[i]!;
         const placement: Placement = { at: spot.at, rotation: spot.shape.rotation };
         insertItem(
           file.doc.root,
           placedSymbolNode({
-            libId: args.libId,
+            libId,
             def,
             at: toMm(placement.at),
             rotation: placement.rotation,
@@ -892,8 +903,42 @@ export class SchematicEditor {
     return { newName: instance.humanPath + newBase, renames, expected };
   }
 
-  /** The library symbol as `lib_symbols` embeds it, or a typed error with close lib ids. */
+  /** What `like` copies from an existing part: its lib id, embedded symbol and every field but the reference. */
+  private likeSource(ref: string): { libId: string; def: SList; values: Record<string, string> } {
+    const { symbol } = this.unitsOf(ref)[0]!;
+    if (!symbol.lib) {
+      throw new CopperheadError("not_found", `${ref}'s symbol ${symbol.libKey} is not embedded in its sheet, so it cannot be copied.`, {
+        fix: `Open and save the sheet in KiCad, or pass lib_id instead of like.`,
+        ref,
+      });
+    }
+    if (symbol.libKey !== symbol.libId) {
+      throw new CopperheadError("edit_conflict", `${ref} uses a renamed copy of its library symbol (${symbol.libKey}); copperhead copies only symbols embedded under their lib id.`, {
+        fix: `Pass lib_id ${symbol.libId} and the fields to copy instead of like.`,
+        ref,
+      });
+    }
+    const values = Object.fromEntries(symbol.fields.filter((f) => f.name !== "Reference").map((f) => [f.name, f.value]));
+    return { libId: symbol.libId, def: structuredClone(symbol.lib.node), values };
+  }
+
+  /** A symbol embedded in one of the design's sheets under `libId`, copied fresh. */
+  private embeddedSymbol(libId: string): SList | undefined {
+    for (const file of this.project.files.values()) {
+      const found = file.libSymbols.get(libId);
+      if (found) return structuredClone(found.node);
+    }
+    return undefined;
+  }
+
+  /**
+   * The symbol for `libId` as `lib_symbols` embeds it: the design's own embedded copy when a
+   * sheet has one (so a new part matches the ones already placed, and symbols from libraries
+   * the design no longer ships still work), else the libraries'; or a typed error with close lib ids.
+   */
   private resolveLibSymbol(libId: string): SList {
+    const embedded = this.embeddedSymbol(libId);
+    if (embedded) return embedded;
     try {
       return this.libraries.resolveSymbol(libId);
     } catch (err) {

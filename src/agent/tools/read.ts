@@ -5,7 +5,7 @@
 import * as v from "valibot";
 import type { Board } from "../../kicad/board.ts";
 import type { Component } from "../../kicad/components.ts";
-import { searchLibraries } from "../../kicad/library-search.ts";
+import { designSymbols, searchLibraries } from "../../kicad/library-search.ts";
 import { resolveNet } from "../../kicad/net-names.ts";
 import { naturalCompare } from "../../kicad/netlist.ts";
 import { child, children, text } from "../../kicad/sexpr.ts";
@@ -96,14 +96,14 @@ export const readTools = [
   defineTool({
     name: "search_library",
     family: "read",
-    description: "Search the KiCad symbol and footprint libraries by words (all must match the id, description or keywords). Returns library ids for add_component and Footprint fields.",
+    description: "Search the symbols the design already embeds (source: design), the project's and KiCad's symbol and footprint libraries by words (all must match the id, description or keywords). Returns library ids for add_component and Footprint fields.",
     schema: v.strictObject({
       query: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
       kind: v.optional(v.picklist(["symbol", "footprint"])),
       limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50))),
     }),
     run(ctx: RunContext, { query, kind, limit }) {
-      return searchLibraries(ctx.libraries, query, { kind, limit });
+      return searchLibraries(ctx.libraries, query, { kind, limit, design: designSymbols(currentDesign(ctx).schematic.files.values()) });
     },
   }),
   defineTool({
@@ -147,12 +147,8 @@ function boardState(board: Board, c: Component) {
 }
 
 function describeLibrarySymbol(ctx: RunContext, libId: string) {
-  let symbol;
-  try {
-    symbol = ctx.libraries.resolveSymbol(libId);
-  } catch (err) {
-    throw new ToolError((err as Error).message);
-  }
+  const embedded = [...currentDesign(ctx).schematic.files.values()].map((f) => f.libSymbols.get(libId)).find(Boolean);
+  const symbol = embedded ? embedded.node : toolCall(() => ctx.libraries.resolveSymbol(libId));
   const fields = Object.fromEntries(children(symbol, "property").map((p) => [text(p, 1) ?? "", text(p, 2) ?? ""]));
   const pins = children(symbol, "symbol").flatMap((unit) => {
     const unitNumber = Number(/_(\d+)_\d+$/.exec(text(unit, 1) ?? "")?.[1] ?? 0);
