@@ -2,19 +2,25 @@
  * The agent's read and edit tools called one at a time on usb-led, the way the loop calls them:
  * what a model sees (board state, net names) and what an edit leaves on disk.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { rejectedToolError } from "../support/errors.ts";
-import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
+import { cleanupTempDirs } from "../support/kicad.ts";
+import { copyRepo, initialisedRepo } from "../support/repos.ts";
 import { withTools } from "../support/tool-context.ts";
 
 afterAll(cleanupTempDirs);
 
+/** usb-led with `init` committed: runs journal their edits, which needs a git repo. */
+let template = "";
+beforeAll(async () => {
+  template = await initialisedRepo();
+}, 60_000);
+
 describe("read tools", () => {
   test("get_component shows the board footprint: library id, position, side, lock", async () => {
-    await requireKicadCli();
-    const repo = await copyFixture("usb-led");
+    const repo = await copyRepo(template);
     await withTools(repo, async ({ call }) => {
       const u1 = (await call("get_component", { ref: "U1" })) as Record<string, unknown>;
       expect(u1.board).toMatchObject({ footprint: expect.stringContaining("SOT-23-5"), side: "front", locked: false });
@@ -24,7 +30,7 @@ describe("read tools", () => {
   });
 
   test("one net-name resolution: get_net and rename_net both take the short name", async () => {
-    const repo = await copyFixture("usb-led");
+    const repo = await copyRepo(template);
     await withTools(repo, async ({ call }) => {
       expect(((await call("get_net", { name: "LED_A" })) as { name: string }).name).toBe("/LED_A");
       await call("rename_net", { from: "LED_A", to: "LED_DRIVE" });
@@ -36,7 +42,7 @@ describe("read tools", () => {
 
 describe("set_attribute", () => {
   test("marks a part DNP and out of the BOM; a call naming nothing is refused", async () => {
-    const repo = await copyFixture("usb-led");
+    const repo = await copyRepo(template);
     await withTools(repo, async ({ call }) => {
       expect(await call("set_attribute", { ref: "R3", dnp: true, exclude_from_bom: true })).toEqual({ ref: "R3", dnp: true, exclude_from_bom: true });
       const r3 = (await call("get_component", { ref: "R3" })) as Record<string, unknown>;
