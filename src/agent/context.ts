@@ -28,7 +28,7 @@ export interface RunContext {
   beginEdits(): RunJournal;
   /** The part each new part was placed next to (add_component's near), for placing its footprint. */
   placementAnchors?: Map<string, string>;
-  /** Footprints placed by sync_board that still need placing and routing by a person. */
+  /** Footprints sync_board added but could not place inside the outline: staged for a person to place. */
   layoutPending: Set<string>;
   /** Decisions recorded during the run, appended to DECISIONS.md by the gated run. */
   decisions: { decision: string; why: string }[];

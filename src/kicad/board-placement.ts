@@ -9,7 +9,7 @@
  * first, then the other quarter turns.
  */
 import { readFileSync } from "node:fs";
-import { footprintToBoard, readNetRef, type BBox, type Board, type Point } from "./board.ts";
+import { arcCircle, footprintToBoard, readNetRef, type BBox, type Board, type Point } from "./board.ts";
 import type { BoardSyncPlan } from "./board-sync.ts";
 import { boardBounds, localBounds, type Side } from "./footprint-instance.ts";
 import type { Libraries } from "./library.ts";
@@ -80,12 +80,9 @@ function boundsOf(points: Point[]): BBox {
 
 /** Points along a three-point arc, ends included. */
 function arcPoints(a: Point, m: Point, b: Point): Point[] {
-  const d = 2 * (a.x * (m.y - b.y) + m.x * (b.y - a.y) + b.x * (a.y - m.y));
-  if (Math.abs(d) < 1e-12) return [a, b];
-  const sq = (p: Point) => p.x * p.x + p.y * p.y;
-  const cx = (sq(a) * (m.y - b.y) + sq(m) * (b.y - a.y) + sq(b) * (a.y - m.y)) / d;
-  const cy = (sq(a) * (b.x - m.x) + sq(m) * (a.x - b.x) + sq(b) * (m.x - a.x)) / d;
-  const r = Math.hypot(a.x - cx, a.y - cy);
+  const circle = arcCircle(a, m, b);
+  if (!circle) return [a, b];
+  const { cx, cy, r } = circle;
   const angle = (p: Point) => Math.atan2(p.y - cy, p.x - cx);
   const norm = (t: number) => ((t % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
   const toEnd = norm(angle(b) - angle(a));

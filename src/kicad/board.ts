@@ -263,14 +263,21 @@ function addGraphic(box: BBox, item: SList, transform: (p: Point) => Point): voi
   }
 }
 
-/** End points of a three-point arc plus the axis extremes its sweep passes through. */
-function arcExtremes(a: Point, m: Point, b: Point): Point[] {
+/** Centre and radius of the circle through three points; undefined when they are collinear. */
+export function arcCircle(a: Point, m: Point, b: Point): { cx: number; cy: number; r: number } | undefined {
   const d = 2 * (a.x * (m.y - b.y) + m.x * (b.y - a.y) + b.x * (a.y - m.y));
-  if (Math.abs(d) < 1e-12) return [a, m, b];
+  if (Math.abs(d) < 1e-12) return undefined;
   const sq = (p: Point) => p.x * p.x + p.y * p.y;
   const cx = (sq(a) * (m.y - b.y) + sq(m) * (b.y - a.y) + sq(b) * (a.y - m.y)) / d;
   const cy = (sq(a) * (b.x - m.x) + sq(m) * (a.x - b.x) + sq(b) * (m.x - a.x)) / d;
-  const r = Math.hypot(a.x - cx, a.y - cy);
+  return { cx, cy, r: Math.hypot(a.x - cx, a.y - cy) };
+}
+
+/** End points of a three-point arc plus the axis extremes its sweep passes through. */
+function arcExtremes(a: Point, m: Point, b: Point): Point[] {
+  const circle = arcCircle(a, m, b);
+  if (!circle) return [a, m, b];
+  const { cx, cy, r } = circle;
   const angle = (p: Point) => Math.atan2(p.y - cy, p.x - cx);
   const norm = (t: number) => ((t % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
   const sweepToEnd = norm(angle(b) - angle(a));

@@ -39,7 +39,7 @@ export interface RunSummary {
   transcriptPath: string;
   summaryPath: string;
   usage: { turns: number; inputTokens: number; outputTokens: number };
-  /** Footprints added to the board that a person still has to place and route. */
+  /** Footprints added to the board that found no spot inside the outline: staged beside it for a person to place (and route). */
   layoutPending: string[];
   /** Before/after SVG renders of the schematic in the run directory (repo-relative). */
   renders: string[];

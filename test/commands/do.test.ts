@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import { join } from "node:path";
 import { createReplayProvider } from "../../src/agent/providers/replay.ts";
 import { runDo, type DoOptions, type DoSummary } from "../../src/commands/do.ts";
+import { Board } from "../../src/kicad/board.ts";
 import { runDrc } from "../../src/kicad/kicad-cli.ts";
 import { RunJournal } from "../../src/repo/journal.ts";
 import { withRepoLock } from "../../src/repo/lock.ts";
@@ -94,7 +95,12 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
       const checks = Object.fromEntries(summary.verification.checks.map((c) => [c.id, c.status]));
       for (const id of ["erc", "drc", "parity", "requirements", "drift", "changes"]) expect(checks[id]).toBe("pass");
       expect(summary.usage).toEqual({ turns: 6, inputTokens: 22000, outputTokens: 820 });
-      expect(summary.layoutPending).toEqual(["C3"]);
+      // C3's footprint went onto the board next to the regulator, so no layout is left pending.
+      expect(summary.layoutPending).toEqual([]);
+      const board = Board.load(join(repo, "usb-led.kicad_pcb"));
+      const outline = board.edgeCutsBBox()!;
+      const c3 = board.footprints().find((f) => f.ref === "C3")!;
+      expect(c3.at.x > outline.minX && c3.at.x < outline.maxX && c3.at.y > outline.minY && c3.at.y < outline.maxY).toBe(true);
       expect(summary.recovered).toEqual([]);
 
       // The proposal, in the documented format, and it parses back to what the model proposed.
@@ -395,7 +401,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
       expect(summary.dryRun).toBe(true);
       expect(summary.commit).toBeUndefined();
       expect(summary.verification.ok).toBe(true);
-      expect(summary.layoutPending).toEqual(["C3"]);
+      expect(summary.layoutPending).toEqual([]);
       expect(summary.filesTouched).toContain("regulator.kicad_sch");
       const patch = read(repo, `.copperhead/runs/${summary.runId}/diff.patch`);
       expect(patch).toContain("C3");

@@ -162,7 +162,7 @@ export const editTools = [
   defineTool({
     name: "sync_board",
     family: "edit",
-    description: "Update the board from the schematic: add, update and remove footprints and assign pad nets. New footprints are staged beside the outline for a person to place and route.",
+    description: "Update the board from the schematic: add, update and remove footprints and assign pad nets. New footprints go next to the footprint of the part they were placed beside (inside the outline, clear of courtyards and other nets' copper), or are staged beside the outline when there is no room.",
     schema: v.strictObject({}),
     run(ctx: RunContext) {
       return toolCall(() => syncBoardFromSchematic(ctx));
