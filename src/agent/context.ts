@@ -20,6 +20,8 @@ export interface RunContext {
   libraries: Libraries;
   /** Runs the full check on the tree as it is now. */
   check(): Promise<CheckReport>;
+  /** The check of the design before the run (its baseline), when the run has one. */
+  baseline?: () => Promise<CheckReport>;
   /** Set once the proposal passed the spec gate. */
   proposal?: Proposal;
   /** Opened by the first edit; every repo write goes through it. */

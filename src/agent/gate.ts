@@ -12,8 +12,13 @@ export interface GateResult {
   newFindings: Finding[];
 }
 
+/** The keys of a report's findings: what "already there before the run" is judged by. */
+export function findingKeys(report: CheckReport): Set<string> {
+  return new Set(report.checks.flatMap((c) => c.findings.map((f) => f.key)));
+}
+
 export function evaluateGate(baseline: CheckReport, after: CheckReport, strict: boolean): GateResult {
-  const known = new Set(baseline.checks.flatMap((c) => c.findings.map((f) => f.key)));
+  const known = findingKeys(baseline);
   const findings = after.checks.flatMap((c) => c.findings);
   const newFindings = strict
     ? findings.filter((f) => f.severity !== "info")

@@ -8,10 +8,11 @@
  * Coordinates are board millimetres (Y down). Footprints are tried at their anchor's rotation
  * first, then the other quarter turns.
  */
-import { readFileSync } from "node:fs";
 import { arcCircle, footprintToBoard, readNetRef, type BBox, type Board, type Point } from "./board.ts";
-import type { BoardSyncPlan } from "./board-sync.ts";
-import { boardBounds, localBounds, type Side } from "./footprint-instance.ts";
+import { CopperheadError } from "../errors.ts";
+import { readRepoText } from "../repo/repo-files.ts";
+import { copperOnPads, type BoardSyncPlan } from "./board-sync.ts";
+import { boardBounds, localBounds, moveFootprint, type Side } from "./footprint-instance.ts";
 import type { Libraries } from "./library.ts";
 import { child, children, childText, head, num, text, type SList } from "./sexpr.ts";
 
@@ -19,6 +20,10 @@ import { child, children, childText, head, num, text, type SList } from "./sexpr
 export interface FootprintShape {
   /** Its courtyard (or drawing when it has none). */
   local: BBox;
+  /** Its silkscreen (lines and visible texts), footprint frame. */
+  silk: BBox[];
+  /** True for a board instance on the back: its frame is flipped already. */
+  flipped?: boolean;
   pads: { x: number; y: number; w: number; h: number; net?: string; throughHole: boolean }[];
 }
 
@@ -172,19 +177,60 @@ export function boxInsideOutline(b: BBox, segments: [Point, Point][]): boolean {
 }
 
 /** A footprint's shape for placement, from the library tree: courtyard, and pads with the nets they will carry. */
-export function footprintShape(library: SList, padNets: Map<string, string>): FootprintShape {
+export function footprintShape(library: SList, padNets: Map<string, string>, rotation = 0, flipped = false): FootprintShape {
   const local = localBounds(library) ?? box(-0.5, -0.5, 0.5, 0.5);
   const pads = children(library, "pad").flatMap((pad) => {
     const at = pointOf(child(pad, "at"));
     const size = child(pad, "size");
     if (!at || !size) return [];
-    const angle = num(child(pad, "at")!, 3) ?? 0;
+    // A board instance writes pad angles absolute: its own rotation is not the pad's.
+    const angle = (num(child(pad, "at")!, 3) ?? 0) - rotation;
     let [w, h] = [num(size, 1) ?? 0, num(size, 2) ?? 0];
     if (Math.round(angle / 90) % 2 !== 0) [w, h] = [h, w];
     const type = text(pad, 2) ?? "";
     return [{ x: at.x, y: at.y, w, h, net: padNets.get(text(pad, 1) ?? ""), throughHole: type === "thru_hole" || type === "np_thru_hole" }];
   });
-  return { local, pads };
+  return { local, pads, silk: silkBoxes(library, rotation), flipped };
+}
+
+/**
+ * The silkscreen of a footprint in its own frame: lines, shapes and visible texts on either
+ * SilkS layer (text measured at 0.8 of its size per character). `rotation` is the instance's,
+ * which board texts add to their angles.
+ */
+function silkBoxes(footprint: SList, rotation: number): BBox[] {
+  const out: BBox[] = [];
+  for (const item of footprint.items) {
+    if (item.type !== "list" || !/^[FB]\.SilkS$/.test(childText(item, "layer") ?? "")) continue;
+    const kind = head(item) ?? "";
+    if (kind === "property" || kind === "fp_text") {
+      const effects = child(item, "effects");
+      const hidden = child(item, "hide") ? text(child(item, "hide")!, 1) !== "no" : !!effects && effects.items.some((a) => a.type === "atom" && a.raw === "hide");
+      const value = text(item, 2) ?? "";
+      const at = child(item, "at");
+      if (hidden || !at || value === "") continue;
+      const size = child(child(effects ?? item, "font") ?? item, "size");
+      const h = size ? (num(size, 1) ?? 1) : 1;
+      const w = (value.startsWith("${") ? 4 : value.length) * h * 0.8;
+      const upright = Math.round(((num(at, 3) ?? 0) - rotation) / 90) % 2 === 0;
+      const [hw, hh] = upright ? [w / 2, h / 2 + 0.1] : [h / 2 + 0.1, w / 2];
+      const x = num(at, 1) ?? 0;
+      const y = num(at, 2) ?? 0;
+      out.push(box(x - hw, y - hh, x + hw, y + hh));
+      continue;
+    }
+    if (!/^fp_/.test(kind)) continue;
+    const pts = [child(item, "start"), child(item, "mid"), child(item, "end"), child(item, "center")].flatMap((p) => pointOf(p) ?? []);
+    pts.push(...children(child(item, "pts") ?? item, "xy").flatMap((xy) => pointOf(xy) ?? []));
+    if (pts.length === 0) continue;
+    let b = boundsOf(pts);
+    if (kind === "fp_circle" && pts.length >= 2) {
+      const r = Math.hypot(pts[pts.length - 1]!.x - pts[0]!.x, pts[pts.length - 1]!.y - pts[0]!.y);
+      b = grow(boundsOf([pts[pts.length - 1]!]), r);
+    }
+    out.push(grow(b, (num(child(child(item, "stroke") ?? item, "width") ?? item, 1) ?? 0.12) / 2));
+  }
+  return out;
 }
 
 /** The free space of a board for new footprints. */
@@ -192,16 +238,30 @@ export class BoardSpace {
   readonly outline: [Point, Point][];
   private readonly courtyards: { box: BBox; side: Side; throughHole: boolean }[] = [];
   private readonly copper: Copper[] = [];
+  /** Silkscreen and pads already on each side: new silk stays off both, new pads off the silk. */
+  private readonly silk: { box: BBox; side: Side }[] = [];
+  private readonly pads: { box: BBox; side: Side | "both" }[] = [];
 
+  /** `except`: a footprint to leave out (the one being moved), its copper included. */
   constructor(
     board: Board,
     readonly rules: PlacementRules,
+    except?: SList,
   ) {
     this.outline = outlineSegments(board);
     for (const fp of board.footprints()) {
+      if (fp.node === except) continue;
       const bounds = boardBounds(fp.node);
       if (!bounds) continue;
-      this.courtyards.push({ box: bounds, side: fp.layer.startsWith("B.") ? "back" : "front", throughHole: fp.attributes.includes("through_hole") });
+      const side: Side = fp.layer.startsWith("B.") ? "back" : "front";
+      this.courtyards.push({ box: bounds, side, throughHole: fp.attributes.includes("through_hole") });
+      const shape = footprintShape(fp.node, new Map(), fp.at.rotation);
+      // A board instance is already flipped for its side: its frame only turns and moves.
+      for (const b of shape.silk) this.silk.push({ box: this.onBoard(b, fp.at.x, fp.at.y, fp.at.rotation, "front"), side });
+      for (const pad of shape.pads) {
+        const local = box(pad.x - pad.w / 2, pad.y - pad.h / 2, pad.x + pad.w / 2, pad.y + pad.h / 2);
+        this.pads.push({ box: this.onBoard(local, fp.at.x, fp.at.y, fp.at.rotation, "front"), side: pad.throughHole ? "both" : side });
+      }
     }
     const names = new Map(board.nets().flatMap((n) => (n.code !== undefined ? [[n.code, n.name] as [number, string]] : [])));
     const netOf = (node: SList): string => {
@@ -237,7 +297,7 @@ export class BoardSpace {
   findSpot(shape: FootprintShape, anchor: BBox, side: Side, rotation: number): BoardSpot | undefined {
     const candidates: { x: number; y: number; rotation: number; score: number; distance: number }[] = [];
     for (const [turn, r] of [0, 90, 180, 270].map((t) => [t, (rotation + t) % 360] as const)) {
-      const local = this.placedLocal(shape.local, r, side);
+      const local = this.placedLocal(shape.local, r, frame(shape, side));
       const penalty = (turn === 0 ? 0 : turn === 180 ? 1 : 2) * TURN_PENALTY;
       const steps = Math.ceil(REACH / STEP);
       const cx = Math.round((anchor.minX + anchor.maxX) / 2 / STEP) * STEP;
@@ -262,7 +322,7 @@ export class BoardSpace {
 
   /** True when `shape` at (x, y, rotation) on `side` is inside the outline and clear of courtyards and foreign copper. */
   fits(shape: FootprintShape, x: number, y: number, rotation: number, side: Side): boolean {
-    const local = this.placedLocal(shape.local, rotation, side);
+    const local = this.placedLocal(shape.local, rotation, frame(shape, side));
     const court = box(x + local.minX, y + local.minY, x + local.maxX, y + local.maxY);
     if (!boxInsideOutline(grow(court, this.rules.edgeClearance), this.outline)) return false;
     const throughHole = shape.pads.some((p) => p.throughHole);
@@ -271,7 +331,7 @@ export class BoardSpace {
     }
     const copperLayer = side === "back" ? "B.Cu" : "F.Cu";
     for (const pad of shape.pads) {
-      const padBox = grow(this.placedLocal(box(pad.x - pad.w / 2, pad.y - pad.h / 2, pad.x + pad.w / 2, pad.y + pad.h / 2), rotation, side), this.rules.clearance);
+      const padBox = grow(this.placedLocal(box(pad.x - pad.w / 2, pad.y - pad.h / 2, pad.x + pad.w / 2, pad.y + pad.h / 2), rotation, frame(shape, side)), this.rules.clearance);
       const placed = box(x + padBox.minX, y + padBox.minY, x + padBox.maxX, y + padBox.maxY);
       for (const copper of this.copper) {
         if (pad.net !== undefined && copper.net === pad.net) continue;
@@ -279,14 +339,32 @@ export class BoardSpace {
         if (!overlaps(placed, copper.box)) continue;
         if (!copper.polygon || polygonHitsBox(copper.polygon, placed)) return false;
       }
+      const bare = this.onBoard(box(pad.x - pad.w / 2, pad.y - pad.h / 2, pad.x + pad.w / 2, pad.y + pad.h / 2), x, y, rotation, frame(shape, side));
+      if (this.silk.some((s) => (pad.throughHole || s.side === side) && overlaps(bare, s.box))) return false;
+    }
+    for (const local of shape.silk) {
+      const silk = this.onBoard(local, x, y, rotation, frame(shape, side));
+      if (this.silk.some((s) => s.side === side && overlaps(silk, s.box))) return false;
+      if (this.pads.some((p) => (p.side === "both" || p.side === side) && overlaps(silk, p.box))) return false;
     }
     return true;
   }
 
+  /** A footprint-frame box placed on the board. */
+  private onBoard(local: BBox, x: number, y: number, rotation: number, side: Side): BBox {
+    const b = this.placedLocal(local, rotation, side);
+    return box(x + b.minX, y + b.minY, x + b.maxX, y + b.maxY);
+  }
+
   /** Marks a placed footprint's courtyard as taken. */
   occupy(shape: FootprintShape, spot: BoardSpot): void {
-    const local = this.placedLocal(shape.local, spot.rotation, spot.side);
+    const local = this.placedLocal(shape.local, spot.rotation, frame(shape, spot.side));
     this.courtyards.push({ box: box(spot.x + local.minX, spot.y + local.minY, spot.x + local.maxX, spot.y + local.maxY), side: spot.side, throughHole: shape.pads.some((p) => p.throughHole) });
+    for (const b of shape.silk) this.silk.push({ box: this.onBoard(b, spot.x, spot.y, spot.rotation, frame(shape, spot.side)), side: spot.side });
+    for (const pad of shape.pads) {
+      const b = this.onBoard(box(pad.x - pad.w / 2, pad.y - pad.h / 2, pad.x + pad.w / 2, pad.y + pad.h / 2), spot.x, spot.y, spot.rotation, frame(shape, spot.side));
+      this.pads.push({ box: b, side: pad.throughHole ? "both" : spot.side });
+    }
   }
 
   /** A footprint-frame box turned by `rotation` and flipped for the back side, still about the origin. */
@@ -302,6 +380,11 @@ export class BoardSpace {
   }
 }
 
+/** The side whose flip a shape still needs: none for an instance flipped already. */
+function frame(shape: FootprintShape, side: Side): Side {
+  return shape.flipped ? "front" : side;
+}
+
 function polygonHitsBox(polygon: Point[], b: BBox): boolean {
   const centre = { x: (b.minX + b.maxX) / 2, y: (b.minY + b.maxY) / 2 };
   const ring: [Point, Point][] = polygon.map((p, i) => [p, polygon[(i + 1) % polygon.length]!]);
@@ -313,12 +396,15 @@ function round(v: number): number {
   return Math.round(v * 1000) / 1000;
 }
 
-/** The project's clearance and board-edge clearance (`.kicad_pro` JSON), KiCad's defaults otherwise. */
-export function placementRules(projectFile: string | undefined): PlacementRules {
+/**
+ * The project's clearance and board-edge clearance (`.kicad_pro` JSON, read inside `within`),
+ * KiCad's defaults when it sets none or cannot be read (the check reports a broken project).
+ */
+export function placementRules(projectFile: string | undefined, within: string | null): PlacementRules {
   const defaults: PlacementRules = { clearance: 0.2, edgeClearance: 0.5 };
   if (!projectFile) return defaults;
   try {
-    const pro = JSON.parse(readFileSync(projectFile, "utf8")) as {
+    const pro = JSON.parse(readRepoText(projectFile, { within })) as {
       board?: { design_settings?: { rules?: { min_copper_edge_clearance?: number } } };
       net_settings?: { classes?: { name?: string; clearance?: number }[] };
     };
@@ -361,4 +447,58 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
     space.occupy(shape, spot);
   }
   return staged;
+}
+
+export interface FootprintMove {
+  /** Place it next to this part's footprint. */
+  near?: string;
+  /** Or at these coordinates (mm). */
+  x?: number;
+  y?: number;
+  rotation?: number;
+  side?: Side;
+}
+
+/**
+ * Moves a footprint that is not routed yet: next to another part's footprint (the nearest spot
+ * that fits) or to given coordinates, checked for outline, courtyards and other nets' copper.
+ * Flipping to the other side is left to KiCad (a flip rewrites every layer of the footprint).
+ */
+export function placeFootprint(board: Board, ref: string, move: FootprintMove, rules: PlacementRules): BoardSpot {
+  const footprints = board.footprints();
+  const fp = footprints.find((f) => f.ref === ref);
+  if (!fp) throw new CopperheadError("not_found", `No footprint ${ref} on the board.`, { fix: "Call sync_board first so the board has the part, or check the reference.", ref });
+  if (fp.locked) throw new CopperheadError("edit_conflict", `${ref} is locked on the board; a lock means "do not move".`, { fix: "Unlock it in KiCad if it really should move.", ref });
+  if (copperOnPads(board, fp) > 0) {
+    throw new CopperheadError("edit_conflict", `${ref} is routed: moving it would leave its tracks behind.`, { fix: "Move it in KiCad, where its tracks can follow.", ref });
+  }
+  const side: Side = fp.layer.startsWith("B.") ? "back" : "front";
+  if (move.side !== undefined && move.side !== side) {
+    throw new CopperheadError("edit_conflict", `${ref} is on the ${side}; copperhead does not flip footprints to the other side.`, { fix: "Flip it in KiCad, or place it on its own side.", ref });
+  }
+  const space = new BoardSpace(board, rules, fp.node);
+  const shape = footprintShape(fp.node, new Map(fp.pads.flatMap((p) => (p.net?.name ? [[p.number, p.net.name] as [string, string]] : []))), fp.at.rotation, side === "back");
+  let spot: BoardSpot | undefined;
+  if (move.near !== undefined) {
+    const anchor = footprints.find((f) => f.ref === move.near);
+    const anchorBox = anchor && boardBounds(anchor.node);
+    if (!anchor || !anchorBox) throw new CopperheadError("not_found", `No footprint ${move.near} on the board to place ${ref} next to.`, { fix: "Name a part that is on the board.", ref: move.near });
+    if (!anchor.layer.startsWith(side === "back" ? "B." : "F.")) {
+      throw new CopperheadError("edit_conflict", `${move.near} is on the other side of the board from ${ref}.`, { fix: "Name a part on the same side, or give coordinates.", ref });
+    }
+    spot = space.findSpot(shape, anchorBox, side, move.rotation ?? anchor.at.rotation);
+    if (!spot) throw new CopperheadError("edit_conflict", `No free spot for ${ref} within ${REACH} mm of ${move.near}: courtyards, the outline or other nets' copper are in the way.`, { fix: "Give coordinates, or name another part.", ref });
+  } else {
+    if (move.x === undefined || move.y === undefined) throw new CopperheadError("usage", "place_footprint needs near, or both x and y.", { fix: "Pass near (a reference) or x and y in mm." });
+    const rotation = move.rotation ?? fp.at.rotation;
+    if (!space.fits(shape, move.x, move.y, rotation, side)) {
+      throw new CopperheadError("edit_conflict", `${ref} does not fit at ${move.x}, ${move.y}: it would leave the outline, overlap a courtyard or touch another net's copper.`, {
+        fix: "Pick another spot, or pass near to let copperhead find one.",
+        ref,
+      });
+    }
+    spot = { x: move.x, y: move.y, rotation, side, distance: 0 };
+  }
+  moveFootprint(fp.node, { x: spot.x, y: spot.y, rotation: spot.rotation });
+  return spot;
 }

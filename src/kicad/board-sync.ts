@@ -612,7 +612,7 @@ function overlaps(a: BBox, b: BBox, gap: number): boolean {
 }
 
 /** Track and via ends that land on a footprint's pads (within the pad's extent). */
-function copperOnPads(board: Board, fp: Footprint): number {
+export function copperOnPads(board: Board, fp: Footprint): number {
   const pads = fp.pads.flatMap((pad) => {
     const at = child(pad.node, "at");
     const size = child(pad.node, "size");

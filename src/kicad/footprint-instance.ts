@@ -254,6 +254,37 @@ export function normalizeAngle(angle: number): number {
   return Math.abs(a - 360) < 1e-9 ? 0 : Number(formatNumber(a));
 }
 
+/**
+ * Moves a footprint already on the board to `to` (same side): the footprint's `(at)`, and the
+ * absolute angles of its pads and texts turned by the change in rotation, as pcbnew's move and
+ * rotate leave them. Child positions are footprint-relative, so they stay.
+ */
+export function moveFootprint(node: SList, to: Placement): void {
+  const at = child(node, "at");
+  if (!at) return;
+  const from = num(at, 3) ?? 0;
+  setAtom(at, 1, to.x);
+  setAtom(at, 2, to.y);
+  setAngleInPlace(at, normalizeAngle(to.rotation), false);
+  const turn = to.rotation - from;
+  if (turn === 0) return;
+  for (const item of node.items) {
+    if (item.type !== "list" || item === at) continue;
+    const kind = head(item) ?? "";
+    const itemAt = child(item, "at");
+    if (itemAt && (kind === "pad" || TEXT_ITEMS.has(kind))) setAngleInPlace(itemAt, normalizeAngle((num(itemAt, 3) ?? 0) + turn), kind !== "pad");
+  }
+}
+
+/** Sets the angle of a laid-out `(at x y [angle])`, keeping each atom's spacing; 0 is dropped unless `always`. */
+function setAngleInPlace(at: SList, angle: number, always: boolean): void {
+  const third = at.items[3];
+  if (angle === 0 && !always) {
+    if (third?.type === "atom") at.items.splice(3, 1);
+  } else if (third?.type === "atom") setAtom(at, 3, angle);
+  else at.items.splice(3, 0, { ...sym(formatNumber(angle)), pre: " " });
+}
+
 function rotateItem(item: SList, rotation: number): void {
   const kind = head(item) ?? "";
   if (kind === "pad") {

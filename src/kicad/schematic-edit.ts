@@ -37,7 +37,7 @@ import {
   type MmPoint,
 } from "./schematic-items.ts";
 import { bestPartOn, SheetSpace, type Shape } from "./schematic-placement.ts";
-import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Landing } from "./schematic-routing.ts";
+import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Landing, type Route } from "./schematic-routing.ts";
 import { fieldBox, grow, labelBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "./schematic-space.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "./schematic-wiring.ts";
 import {
@@ -357,9 +357,14 @@ export class SchematicEditor {
     }
     const space = new SheetSpace(hit.instance.file);
     const landing = this.landingOf(target);
+    const stubs = stubRoutes(hit.tip, hit.outward, landing.kind === "power" ? landing.arrive : undefined);
+    const landed = (r: Route) => (landing.kind === "power" ? landing : labelLanding(landing, r.points));
+    // Best: a short wire to the net; then a stub whose landing is free; last, on a crowded
+    // sheet, the shortest stub that touches nothing, even if its label or symbol crowds a text.
     const route =
       joinRoutes(hit.tip, hit.outward, this.netPoints(target, hit, wiring)).find((r) => routeUsable(r, wiring, space, undefined)) ??
-      stubRoutes(hit.tip, hit.outward, landing.kind === "power" ? landing.arrive : undefined).find((r) => routeUsable(r, wiring, space, landing.kind === "power" ? landing : labelLanding(landing, r.points)));
+      stubs.find((r) => routeUsable(r, wiring, space, landed(r))) ??
+      stubs.find((r) => routeUsable(r, wiring, space, undefined));
     if (!route) {
       throw new CopperheadError("edit_conflict", `No room to connect ${ref} pin ${hit.lib.number} to ${net}: something is drawn in the way.`, {
         fix: "Move the part (move_symbol) or what is in front of the pin and retry, or connect another pin.",

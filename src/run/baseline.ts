@@ -29,6 +29,8 @@ export function startBaseline(run: RunState): void {
     run.stop.abort();
   });
   run.baseline = baseline;
+  // run_check marks each finding new or unchanged against it.
+  run.ctx.baseline = () => baseline.report;
   // Plotted while the model proposes and edits, which leaves a core idle (see renders.ts).
   run.renders.before = renderCommitted(project, join(renderDir(run), "before"), run.cli);
 }

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Board } from "../../src/kicad/board.ts";
 import { rejectedToolError } from "../support/errors.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
 import { copyRepo, initialisedRepo } from "../support/repos.ts";
@@ -52,4 +53,57 @@ describe("set_attribute", () => {
     });
     expect(readFileSync(join(repo, "usb-led.kicad_sch"), "utf8")).toContain("(dnp yes)");
   });
+});
+
+describe("run_check", () => {
+  test(
+    "pages through the findings, each marked new or unchanged against the run's baseline",
+    async () => {
+      const repo = await copyRepo(template);
+      await withTools(repo, async ({ ctx, call }) => {
+        const baseline = await ctx.check();
+        ctx.baseline = async () => baseline;
+        await call("disconnect", { ref: "D1", pin: "2" });
+        type Page = { total: number; offset: number; nextOffset?: number; newErrors: number; findings: { key: string; baseline: string; severity: string }[] };
+        const all = (await call("run_check", { limit: 200 })) as Page;
+        expect(all.total).toBeGreaterThan(1);
+        expect(all.findings.length).toBe(all.total);
+        expect(all.findings.some((f) => f.baseline === "new")).toBe(true);
+        const known = new Set(baseline.checks.flatMap((c) => c.findings.map((f) => f.key)));
+        for (const f of all.findings) expect(f.baseline).toBe(known.has(f.key) ? "unchanged" : "new");
+        expect(all.newErrors).toBe(all.findings.filter((f) => f.severity === "error" && f.baseline === "new").length);
+
+        const first = (await call("run_check", { limit: 1 })) as Page;
+        expect(first).toMatchObject({ offset: 0, total: all.total, nextOffset: 1 });
+        const second = (await call("run_check", { limit: 1, offset: 1 })) as Page;
+        expect(second.findings[0]!.key).toBe(all.findings[1]!.key);
+        const erc = (await call("run_check", { check: "erc" })) as Page;
+        expect(erc.findings.every((f) => f.key.startsWith("erc:"))).toBe(true);
+      });
+    },
+    120_000,
+  );
+});
+
+describe("place_footprint", () => {
+  test("moves an unrouted footprint next to another part or to coordinates, and refuses what would not fit", async () => {
+    const repo = await copyRepo(template);
+    await withTools(repo, async ({ ctx, call }) => {
+      await call("add_component", { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", near: "U1", connect: { "1": "+3V3", "2": "GND" } });
+      await call("sync_board");
+      expect([...ctx.layoutPending]).toEqual([]);
+      const placed = (await call("place_footprint", { ref: "C3", near: "R1" })) as { x: number; y: number; distance: number };
+      expect(placed.distance).toBeLessThan(5);
+      const board = Board.load(join(repo, "usb-led.kicad_pcb"));
+      const c3 = board.footprints().find((f) => f.ref === "C3")!;
+      expect({ x: c3.at.x, y: c3.at.y }).toEqual({ x: placed.x, y: placed.y });
+
+      expect(await rejectedToolError(call("place_footprint", { ref: "C3", x: 10, y: 10 }))).toContain("does not fit at 10, 10");
+      expect(await rejectedToolError(call("place_footprint", { ref: "U1", near: "R1" }))).toContain("U1 is routed");
+      expect(await rejectedToolError(call("place_footprint", { ref: "C3" }))).toContain("needs near, or both x and y");
+      expect(await rejectedToolError(call("place_footprint", { ref: "C3", near: "R1", side: "back" }))).toContain("does not flip");
+      const turned = (await call("place_footprint", { ref: "C3", x: placed.x, y: placed.y, rotation: 90 })) as { rotation: number };
+      expect(turned.rotation).toBe(90);
+    });
+  }, 60_000);
 });

@@ -75,7 +75,7 @@ describe("the new capacitor's footprint goes next to U1's, inside the outline", 
         // Only the new part, as a sync scoped to the change applies it: bms-c1 carries
         // unrelated drift (J3's unconnected pads) whose re-netting would short its tracks.
         const plan = { ...full, added: full.added.filter((a) => a.ref === added.ref), updated: [], removed: [], renets: full.renets.filter((r) => !r.from) };
-        const staged = placeAdditions(board, plan, libraries, (ref) => (ref === added.ref ? "U1" : undefined), placementRules(p.pro));
+        const staged = placeAdditions(board, plan, libraries, (ref) => (ref === added.ref ? "U1" : undefined), placementRules(p.pro, null));
         expect(staged).toEqual([]);
         applyBoardSync(board, plan, libraries);
         writeFileSync(p.board, printSexpr(board.doc));

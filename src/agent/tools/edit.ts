@@ -5,7 +5,7 @@
  */
 import * as v from "valibot";
 import { Board } from "../../kicad/board.ts";
-import { placeAdditions, placementRules } from "../../kicad/board-placement.ts";
+import { placeAdditions, placeFootprint, placementRules } from "../../kicad/board-placement.ts";
 import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncPlan } from "../../kicad/board-sync.ts";
 import type { Netlist } from "../../kicad/netlist.ts";
 import { bestPartOn } from "../../kicad/schematic-placement.ts";
@@ -40,7 +40,7 @@ export function syncBoardFromSchematic(ctx: RunContext): BoardSyncPlan {
   const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries });
   // A new footprint goes next to the part it was placed beside in the schematic (or shares the most nets with).
   const anchorOf = (ref: string) => ctx.placementAnchors?.get(ref) ?? bestPartOn(design.netlist, nets(design.netlist, ref), (other) => other !== ref && !plan.added.some((a) => a.ref === other));
-  const staged = placeAdditions(board, plan, ctx.libraries, anchorOf, placementRules(ctx.project.projectFile));
+  const staged = placeAdditions(board, plan, ctx.libraries, anchorOf, placementRules(ctx.project.projectFile, ctx.repoRoot));
   if (!isEmptyPlan(plan)) {
     applyBoardSync(board, plan, ctx.libraries);
     journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
@@ -166,6 +166,29 @@ export const editTools = [
     schema: v.strictObject({}),
     run(ctx: RunContext) {
       return toolCall(() => syncBoardFromSchematic(ctx));
+    },
+  }),
+  defineTool({
+    name: "place_footprint",
+    family: "edit",
+    description:
+      "Move a footprint that is not routed yet: next to another part's footprint (near: the nearest spot inside the outline, clear of courtyards and other nets' copper) or to x, y (mm), optionally turned (rotation). Checked for the outline, courtyard overlap and copper clearance. Placed footprints are no longer layout pending.",
+    schema: v.strictObject({
+      ref: name(),
+      near: v.optional(name()),
+      x: v.optional(v.number()),
+      y: v.optional(v.number()),
+      rotation: v.optional(v.picklist([0, 90, 180, 270])),
+      side: v.optional(v.picklist(["front", "back"])),
+    }),
+    run(ctx: RunContext, { ref, ...move }) {
+      const boardFile = ctx.project.board;
+      if (!boardFile) throw new ToolError("the project has no board");
+      const board = Board.load(boardFile, { within: ctx.repoRoot });
+      const spot = toolCall(() => placeFootprint(board, ref, move, placementRules(ctx.project.projectFile, ctx.repoRoot)));
+      (ctx.journal ?? ctx.beginEdits()).writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
+      ctx.layoutPending.delete(ref);
+      return { ref, x: spot.x, y: spot.y, rotation: spot.rotation, side: spot.side, ...(move.near ? { near: move.near, distance: Math.round(spot.distance * 100) / 100 } : {}) };
     },
   }),
   defineTool({

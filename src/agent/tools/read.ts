@@ -10,10 +10,11 @@ import { resolveNet } from "../../kicad/net-names.ts";
 import { naturalCompare } from "../../kicad/netlist.ts";
 import { child, children, text } from "../../kicad/sexpr.ts";
 import { currentDesign, readRepoText, type RunContext } from "../context.ts";
+import { findingKeys } from "../gate.ts";
 import { docPath } from "./paths.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
 
-/** Findings returned to the model per check, so one noisy family cannot flood the context. */
+/** Findings returned to the model per page, so one noisy family cannot flood the context. */
 const MAX_FINDINGS = 40;
 
 export const readTools = [
@@ -118,14 +119,28 @@ export const readTools = [
   defineTool({
     name: "run_check",
     family: "read",
-    description: "Run the full deterministic check (ERC, DRC, parity, routing, drift, requirements, proposals) on the design as it is now.",
-    schema: v.strictObject({}),
-    async run(ctx: RunContext) {
-      const report = await ctx.check();
+    description:
+      "Run the full deterministic check (ERC, DRC, parity, routing, drift, requirements, proposals) on the design as it is now. Returns each check's status and one page of findings (filter by check and severity; page with offset), each marked baseline: new (not there before the run) or unchanged.",
+    schema: v.strictObject({
+      check: v.optional(v.pipe(v.string(), v.description("Only this check's findings, e.g. erc, drc, routing"))),
+      severity: v.optional(v.picklist(["error", "warning", "info"])),
+      offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+      limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_FINDINGS * 5))),
+    }),
+    async run(ctx: RunContext, { check, severity, offset = 0, limit = MAX_FINDINGS }) {
+      const [report, baseline] = await Promise.all([ctx.check(), ctx.baseline?.()]);
+      const known = baseline ? findingKeys(baseline) : undefined;
+      const all = report.checks.flatMap((c) => c.findings).filter((f) => (!check || f.check === check) && (!severity || f.severity === severity));
+      const page = all.slice(offset, offset + limit).map((f) => ({ ...f, baseline: known ? (known.has(f.key) ? "unchanged" : "new") : "unknown" }));
       return {
         ok: report.ok,
         counts: report.counts,
-        checks: report.checks.map((c) => ({ id: c.id, status: c.status, summary: c.summary, findings: c.findings.slice(0, MAX_FINDINGS) })),
+        checks: report.checks.map((c) => ({ id: c.id, status: c.status, summary: c.summary, findings: c.findings.length })),
+        findings: page,
+        offset,
+        total: all.length,
+        ...(offset + page.length < all.length ? { nextOffset: offset + page.length } : {}),
+        ...(known ? { newErrors: all.filter((f) => f.severity === "error" && !known.has(f.key)).length } : {}),
       };
     },
   }),
