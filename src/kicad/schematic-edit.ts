@@ -103,6 +103,25 @@ export interface AddComponentArgs {
   rotation?: number;
 }
 
+export interface MoveSymbolArgs {
+  /** A reference or net to move it next to, on its own sheet. */
+  near?: string;
+  /** Or the new origin, mm. */
+  at?: MmPoint;
+  rotation?: number;
+  /** Which unit of a multi-unit part (default: the first placed). */
+  unit?: number;
+}
+
+export interface MovedSymbol {
+  ref: string;
+  sheet: string;
+  at: MmPoint;
+  rotation: number;
+  near?: string;
+  distance?: number;
+}
+
 export interface PartAttributes {
   dnp?: boolean;
   excludeFromBom?: boolean;
@@ -253,6 +272,112 @@ export class SchematicEditor {
       rotation: spots[0]!.shape.rotation,
       ...(anchor.near ? { near: anchor.near, distance: Math.round(spots[0]!.distance / 1000) / 10 } : {}),
     };
+  }
+
+  /**
+   * Moves a placed symbol next to a part or net (`near`: the nearest free spot on its sheet, as
+   * `addComponent` finds one) or to `at` (mm, checked free), optionally turned. Wiring that
+   * serves only its pins (stubs, labels, power symbols, no-connect flags) moves along; a pin
+   * wired into a larger net is cut loose and connected to that net again at the new place
+   * (by name, so the net must have one), as is every connected pin when the part turns.
+   */
+  moveSymbol(ref: string, args: MoveSymbolArgs): MovedSymbol {
+    const units = this.unitsOf(ref);
+    const unit = units.find((u) => u.unit === (args.unit ?? units[0]!.unit));
+    if (!unit) throw new CopperheadError("not_found", `${ref} has no unit ${args.unit}.`, { fix: `Units of ${ref}: ${unique(units.map((u) => u.unit)).join(", ")}.`, ref });
+    const { instance, symbol } = unit;
+    const file = instance.file;
+    const rotation = args.rotation ?? symbol.placement.rotation;
+    const turned = rotation !== symbol.placement.rotation;
+    const wiring = this.wiring(instance);
+    const netlist = this.netlist();
+    const netOf = (pin: string) => netlist.nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
+    const self = (p: PinAt) => p.symbol === symbol;
+    const carried = new Set<SList>();
+    const rewire: { pin: string; net?: string; noConnect: boolean; plan: DetachPlan }[] = [];
+    for (const pin of wiring.pins.filter(self)) {
+      const noConnect = wiring.noConnectsAt(pin.at).length > 0;
+      if (!wiring.attached(pin.at, (p) => p.symbol === symbol && p.lib === pin.lib) && !noConnect) continue;
+      const plan = wiring.planDetach(pin.at, self, "disconnect");
+      if (plan.conflict) {
+        throw new CopperheadError("edit_conflict", `Cannot move ${ref}: pin ${pin.lib.number} ${plan.conflict}.`, { fix: "Move it in KiCad, or disconnect that pin first.", ref, pin: pin.lib.number });
+      }
+      if (!plan.joins && !turned) {
+        for (const node of plan.remove) carried.add(node);
+        continue;
+      }
+      const net = noConnect ? undefined : netOf(pin.lib.number);
+      if (!noConnect && (!net || /^(Net-\(|unconnected-)/.test(net))) {
+        throw new CopperheadError("edit_conflict", `Cannot move ${ref}: pin ${pin.lib.number} is wired into ${net ? `the unnamed net ${net}` : "a net"}, which copperhead could only reconnect by name.`, {
+          fix: `Name the net first (connect a pin of it to a label with connect, or rename it), or move ${ref} in KiCad.`,
+          ref,
+          pin: pin.lib.number,
+        });
+      }
+      rewire.push({ pin: pin.lib.number, net, noConnect, plan });
+    }
+    // What the move leaves behind is no obstacle; what it carries goes with the shape.
+    const leaving = new Set([...carried, ...rewire.flatMap((r) => [...r.plan.remove])]);
+    const exceptBoxes = [...leaving].flatMap((node) => itemBoxes(file, node));
+    const space = new SheetSpace(file, { symbols: new Set([symbol, ...file.symbols.filter((s) => leaving.has(s.node))]), boxes: exceptBoxes });
+    const origin = symbol.placement.at;
+    const placement: Placement = { at: { x: 0, y: 0 }, rotation, mirror: symbol.placement.mirror };
+    const drawing = symbol.lib ? libUnitBox(symbol.lib.node, unit.unit, symbol.bodyStyle) : undefined;
+    const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
+    const fields = symbol.fields.map((f) => turnedField(f.node, origin, symbol.placement.rotation, rotation));
+    const boxes = [body, ...fields.flatMap((f) => fieldBox(f, placement) ?? []), ...[...carried].flatMap((node) => itemBoxes(file, node)).map((b) => translate(b, { x: -origin.x, y: -origin.y }))];
+    for (const r of rewire) {
+      const pin = wiring.pins.find((p) => self(p) && p.lib.number === r.pin)!;
+      const tip = placePoint(pin.lib.at, placement);
+      const out = placeDirection(pinOutwardLib(pin.lib.orientation), placement);
+      boxes.push(...(r.net ? plannedWiring(tip, out, this.landingOf(this.netTarget(r.net, instance, ref))) : [pointBox(tip, toIU(1.27))]));
+    }
+    const shape: Shape = { rotation, mirror: symbol.placement.mirror, penalty: 0, body, boxes };
+    let at: Point;
+    let distance: number | undefined;
+    let near: string | undefined;
+    if (args.at) {
+      at = { x: toIU(args.at[0]), y: toIU(args.at[1]) };
+      if (!boxes.every((b) => space.free(translate(b, at)))) {
+        throw new CopperheadError("edit_conflict", `${ref} does not fit at ${args.at.join(", ")} on sheet ${instance.humanPath}: it would overlap what is drawn there.`, {
+          fix: "Pick another spot, or pass near to let copperhead find the nearest free one.",
+          ref,
+        });
+      }
+    } else {
+      if (args.near === undefined) throw new CopperheadError("usage", "move_symbol needs near (a ref or net) or at (x, y in mm).", { fix: "Pass near, e.g. MK1, or at." });
+      if (args.near === ref) throw new CopperheadError("usage", `${ref} cannot be moved next to itself.`, { fix: "Name another part or a net." });
+      const anchor = this.placementAnchor({ near: args.near, sheet: instance.humanPath }, []);
+      const spot = space.findSpot([shape], anchor.box);
+      if (!spot) throw new CopperheadError("edit_conflict", `No free room for ${ref} near ${args.near} on sheet ${instance.humanPath}.`, { fix: "Make room, or give coordinates with at.", ref });
+      at = spot.at;
+      distance = Math.round(spot.distance / 1000) / 10;
+      near = anchor.near;
+    }
+    const delta = { x: at.x - origin.x, y: at.y - origin.y };
+    this.edit(() => {
+      const done = new Set<SList>();
+      for (const r of rewire) applyPlan(file, r.plan, done);
+      for (const node of carried) shiftNode(node, delta);
+      const atNode = child(symbol.node, "at")!;
+      setAtom(atNode, 1, toMm(at)[0]);
+      setAtom(atNode, 2, toMm(at)[1]);
+      setAtom(atNode, 3, rotation);
+      const props = children(symbol.node, "property");
+      fields.forEach((f, i) => {
+        const target = child(props[i]!, "at")!;
+        const moved = child(f, "at")!;
+        setAtom(target, 1, Math.round((Number(text(moved, 1)) + at.x / 10_000) * 10_000) / 10_000);
+        setAtom(target, 2, Math.round((Number(text(moved, 2)) + at.y / 10_000) * 10_000) / 10_000);
+        if (text(target, 3) !== undefined) setAtom(target, 3, Number(text(moved, 3) ?? 0));
+      });
+      this.refresh();
+      for (const r of rewire) {
+        if (r.noConnect) this.markNoConnect(ref, r.pin);
+        else this.connect(ref, r.pin, r.net!);
+      }
+    });
+    return { ref, sheet: instance.humanPath, at: toMm(at), rotation, ...(near ? { near, distance } : {}) };
   }
 
   /**
@@ -924,14 +1049,14 @@ export class SchematicEditor {
       });
     }
     const values = Object.fromEntries(symbol.fields.filter((f) => f.name !== "Reference").map((f) => [f.name, f.value]));
-    return { libId: symbol.libId, def: structuredClone(symbol.lib.node), values };
+    return { libId: symbol.libId, def: cloneNode(symbol.lib.node), values };
   }
 
   /** A symbol embedded in one of the design's sheets under `libId`, copied fresh. */
   private embeddedSymbol(libId: string): SList | undefined {
     for (const file of this.project.files.values()) {
       const found = file.libSymbols.get(libId);
-      if (found) return structuredClone(found.node);
+      if (found) return cloneNode(found.node);
     }
     return undefined;
   }
@@ -1139,6 +1264,68 @@ function lastLeg(points: Point[]): Point {
   return { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
 }
 
+/** The boxes `occupiedBoxes` gives one top-level item (so a space can leave exactly those out). */
+function itemBoxes(file: SchematicFile, node: SList): Box[] {
+  const symbol = file.symbols.find((s) => s.node === node);
+  if (symbol) return [symbolBox(symbol, symbol.unit), ...symbol.fields.flatMap((f) => fieldBox(f.node, symbol.placement) ?? [])];
+  const line = [...file.wires, ...file.buses].find((l) => l.node === node);
+  if (line) return [union(pointBox(line.a), pointBox(line.b))];
+  const label = file.labels.find((l) => l.node === node);
+  if (label) return [labelBox(label.at, label.text.length, label.rotation, label.kind !== "local")];
+  const marker = [...file.junctions, ...file.noConnects].find((m) => m.node === node);
+  if (marker) return [pointBox(marker.at, toIU(1.27))];
+  return [];
+}
+
+/** Shifts every position inside an item (its `at`s and polyline points) by `d` (IU). */
+function shiftNode(node: SList, d: Point): void {
+  const shift = (n: SList) => {
+    setAtom(n, 1, Math.round((Number(text(n, 1)) + d.x / 10_000) * 10_000) / 10_000);
+    setAtom(n, 2, Math.round((Number(text(n, 2)) + d.y / 10_000) * 10_000) / 10_000);
+  };
+  const visit = (n: SList) => {
+    for (const item of n.items) {
+      if (item.type !== "list") continue;
+      const h = head(item);
+      if (h === "at" || h === "xy") shift(item);
+      else if (h !== "lib_symbols") visit(item);
+    }
+  };
+  visit(node);
+}
+
+/**
+ * A copy of a field turned with its symbol from `from` to `to` degrees about `origin`, the way
+ * eeschema rotates one: the position turns, and each quarter turn swaps the stored angle
+ * between horizontal and vertical (eeschema draws a field of a symbol turned by a quarter at
+ * the other angle, so the text keeps reading the same way on screen). The copy is relative to
+ * the symbol's origin.
+ */
+function turnedField(prop: SList, origin: Point, from: number, to: number): SList {
+  const copy = cloneNode(prop);
+  const at = child(copy, "at")!;
+  let x = toIU(Number(text(at, 1))) - origin.x;
+  let y = toIU(Number(text(at, 2))) - origin.y;
+  const turns = ((Math.round((to - from) / 90) % 4) + 4) % 4;
+  let angle = Number(text(at, 3) ?? 0);
+  for (let i = 0; i < turns; i++) {
+    [x, y] = [y, -x];
+    angle = angle % 180 === 0 ? 90 : 0;
+  }
+  setAtom(at, 1, x / 10_000);
+  setAtom(at, 2, y / 10_000);
+  if (text(at, 3) !== undefined) setAtom(at, 3, angle);
+  return copy;
+}
+
+/** Room for the stub and power symbol or label a pin at `tip` will get (its preferred route). */
+function plannedWiring(tip: Point, outward: Point, landing: PinLanding): Box[] {
+  const route = stubRoutes(tip, outward, landing.kind === "power" ? landing.arrive : undefined)[0]!;
+  const end = route.points[route.points.length - 1]!;
+  const landed = landing.kind === "power" ? landing : labelLanding(landing, route.points);
+  return [...routeBoxes(route.points).slice(1), ...landed.boxes.map((b) => translate(b, end))];
+}
+
 /** The drawing of a placed unit on the sheet. */
 function symbolBox(symbol: PlacedSymbol, unit: number): Box {
   const body = symbol.lib ? libUnitBox(symbol.lib.node, unit, symbol.bodyStyle) : undefined;
@@ -1168,13 +1355,8 @@ function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<str
         boxes.push(grow(union(pointBox(tip), pointBox({ x: tip.x + outward.x * PIN_REACH, y: tip.y + outward.y * PIN_REACH })), PIN_SPREAD));
         continue;
       }
-      const arrive = landing.kind === "power" ? landing.arrive : undefined;
-      if (arrive && !samePoint(arrive, outward)) penalty += UPSIDE_DOWN;
-      const route = stubRoutes(tip, outward, arrive)[0]!;
-      const end = route.points[route.points.length - 1]!;
-      boxes.push(...routeBoxes(route.points).slice(1));
-      const landed = landing.kind === "power" ? landing : labelLanding(landing, route.points);
-      boxes.push(...landed.boxes.map((b) => translate(b, end)));
+      if (landing.kind === "power" && !samePoint(landing.arrive, outward)) penalty += UPSIDE_DOWN;
+      boxes.push(...plannedWiring(tip, outward, landing));
     }
     return { rotation: r, penalty, body, boxes };
   });

@@ -194,6 +194,7 @@ export function fieldBox(prop: SList, placement?: Placement): Box | undefined {
   const at = child(prop, "at");
   if (!at || value === "") return undefined;
   const anchor = { x: toIU(num(at, 1) ?? 0), y: toIU(num(at, 2) ?? 0) };
+  // eeschema draws a field of a symbol turned by a quarter at the other angle than stored.
   const turned = placement !== undefined && placement.rotation % 180 !== 0;
   const horizontal = ((num(at, 3) ?? 0) % 180 === 0) !== turned;
   const known = placement !== undefined && !turned;

@@ -25,6 +25,8 @@ export interface DetachPlan {
   moves: { node: SList; kind: "label" | "symbol"; from: Point; to: Point }[];
   /** Why the pin cannot be cut loose without redrawing other connections (disconnect only). */
   conflict?: string;
+  /** Where its wiring meets a larger net (cut back to there), when it does. */
+  joins?: Point;
 }
 
 interface Walk {
@@ -187,6 +189,7 @@ export class SheetWiring {
     }
     if (network) {
       const end = network.end;
+      plan.joins = end;
       const removed = new Set(network.path.map((l) => l.node));
       const meeting =
         this.wiresEndingAt(end).filter((w) => !removed.has(w.node)).length +

@@ -81,6 +81,22 @@ export const editTools = [
     },
   }),
   defineTool({
+    name: "move_symbol",
+    family: "edit",
+    description:
+      "Move a symbol on its sheet next to a part or net (near: the nearest free spot, as add_component finds one) or to at [x, y] mm (checked free), optionally turned (rotation). Wiring that serves only its pins moves along; pins wired into a larger net are reconnected to it by name at the new place.",
+    schema: v.strictObject({
+      ref: name(),
+      near: v.optional(name(200)),
+      at: v.optional(v.tuple([v.number(), v.number()])),
+      rotation: v.optional(v.picklist([0, 90, 180, 270])),
+      unit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    }),
+    run(ctx: RunContext, { ref, ...args }) {
+      return editSchematic(ctx, (e) => e.moveSymbol(ref, args));
+    },
+  }),
+  defineTool({
     name: "remove_component",
     family: "edit",
     description: "Remove a component (all units) and the wire stubs and labels that served only its pins.",
