@@ -1,0 +1,204 @@
+/**
+ * Writing into a schematic in its own format version: the syntax of every version KiCad 9
+ * reads, applied to nodes before they are inserted, so an edit never upgrades a file.
+ *
+ * New nodes are built in today's syntax (schematic-items.ts, or copied from a symbol library of
+ * any version); `adaptSyntax` rewrites such a node into the syntax of the file it goes into,
+ * following the table in format.ts. The structural difference, where instance data lives, is
+ * handled by the `symbol_instances` helpers below: KiCad 6 keeps every placed symbol's reference
+ * in one root-level list, later versions inside each symbol.
+ */
+import { has, SCHEMATIC } from "./format.ts";
+import { child, children, childText, head, insertChild, isList, list, q, removeChild, setAtom, sym, text, type SList } from "./sexpr.ts";
+
+/** Field numbers of the mandatory fields, written as `(id N)` before `SCHEMATIC.propertyIdsDropped`. */
+const MANDATORY_FIELD_IDS: Record<string, number> = { Reference: 0, Value: 1, Footprint: 2, Datasheet: 3 };
+
+/**
+ * Rewrites `node` (and everything in it) into the syntax of schematic format `version`, in
+ * place, and returns it. Only syntax changes: what the node means stays the same, in either
+ * direction (a KiCad 9 library symbol going into a KiCad 6 file, or a KiCad 6 library symbol
+ * going into a KiCad 9 one).
+ */
+export function adaptSyntax(node: SList, version: number): SList {
+  const v8 = has(version, SCHEMATIC.v8Syntax);
+  const visit = (list: SList, parent: SList | undefined) => {
+    const name = head(list);
+    // A visit may drop the child it visits, so walk a copy.
+    for (const item of list.items.slice(1)) if (item.type === "list") visit(item, list);
+    switch (name) {
+      case "uuid":
+        quoteAtom(list, 1, v8);
+        break;
+      case "effects":
+        booleanFlag(list, "hide", v8);
+        break;
+      case "font":
+        booleanFlag(list, "bold", v8);
+        booleanFlag(list, "italic", v8);
+        break;
+      case "pin_names":
+      case "pin_numbers":
+        booleanFlag(list, "hide", has(version, SCHEMATIC.pinHideBoolean));
+        break;
+      case "pin":
+        // Library pins (`(pin passive line …)`), not a placed symbol's `(pin "1" (uuid))`.
+        if (list.items[1]?.type === "atom" && !list.items[1].raw.startsWith('"')) booleanFlag(list, "hide", has(version, SCHEMATIC.pinHideBoolean));
+        break;
+      case "fields_autoplaced":
+        if (v8 && list.items.length === 1) list.items.push(sym("yes"));
+        else if (!v8 && text(list, 1) === "yes") list.items.length = 1;
+        break;
+      case "stroke": {
+        const color = child(list, "color");
+        const oldStroke = !has(version, SCHEMATIC.strokeWithoutColor);
+        if (oldStroke && !color) list.items.push(listOf("color", 0, 0, 0, 0));
+        else if (!oldStroke && color && color.items.slice(1).every((a) => a.type === "atom" && a.raw === "0")) removeChild(list, color);
+        break;
+      }
+      case "symbol":
+      case "global_label":
+        fieldSyntax(list, version);
+        break;
+    }
+    if (parent) dropUnknown(list, parent, version);
+  };
+  visit(node, undefined);
+  return node;
+}
+
+/** Removes attributes a version does not know yet (they all default to what KiCad assumed before). */
+function dropUnknown(list: SList, parent: SList, version: number): void {
+  const name = head(list);
+  const drop =
+    (name === "exclude_from_sim" && !has(version, SCHEMATIC.excludeFromSim)) ||
+    (name === "dnp" && !has(version, SCHEMATIC.dnp)) ||
+    (name === "embedded_fonts" && !has(version, SCHEMATIC.embeddedFiles));
+  if (drop) removeChild(parent, list);
+}
+
+/**
+ * Properties of a symbol or global label: field numbers before `SCHEMATIC.propertyIdsDropped`,
+ * the intersheet-reference field's name, and the description (a `Description` field, or the
+ * library-only `ki_description` before `SCHEMATIC.descriptionField`).
+ */
+function fieldSyntax(owner: SList, version: number): void {
+  const placed = child(owner, "lib_id") !== undefined;
+  const withIds = !has(version, SCHEMATIC.propertyIdsDropped);
+  let nextUserId = 4;
+  for (const prop of children(owner, "property")) {
+    let name = text(prop, 1) ?? "";
+    if (head(owner) === "global_label") {
+      const renamed = has(version, SCHEMATIC.intersheetRefsName) ? "Intersheetrefs" : "Intersheet References";
+      if (name === "Intersheetrefs" || name === "Intersheet References") setAtom(prop, 1, q((name = renamed)));
+    } else if (!has(version, SCHEMATIC.descriptionField) && name === "Description") {
+      if (placed) {
+        removeChild(owner, prop);
+        continue;
+      }
+      setAtom(prop, 1, q((name = "ki_description")));
+    } else if (has(version, SCHEMATIC.descriptionField) && name === "ki_description" && !placed) {
+      setAtom(prop, 1, q((name = "Description")));
+    }
+    const id = child(prop, "id");
+    if (!withIds) {
+      if (id) removeChild(prop, id);
+      continue;
+    }
+    if (id) continue;
+    const number = head(owner) === "global_label" ? 0 : (MANDATORY_FIELD_IDS[name] ?? nextUserId++);
+    // `(property "name" "value" (id N) (at …) …)`: the id follows the value.
+    prop.items.splice(3, 0, listOf("id", number));
+  }
+}
+
+/** `(name yes)` (newer) or a bare `name` atom (older) for a true flag; a false one is dropped in the older form. */
+function booleanFlag(list: SList, name: string, asList: boolean): void {
+  for (let i = 1; i < list.items.length; i++) {
+    const item = list.items[i]!;
+    if (asList && item.type === "atom" && item.raw === name) list.items[i] = listOf(name, "yes");
+    else if (!asList && isList(item, name)) {
+      if (text(item, 1) === "no") list.items.splice(i--, 1);
+      else list.items[i] = sym(name);
+    }
+  }
+}
+
+/** Quotes (or unquotes) the atom at `index`: KiCad 8 quotes uuids, KiCad 6 and 7 do not. */
+function quoteAtom(list: SList, index: number, quoted: boolean): void {
+  const value = text(list, index);
+  if (value === undefined) return;
+  setAtom(list, index, quoted || !/^[0-9A-Za-z-]+$/.test(value) ? q(value) : sym(value));
+}
+
+function listOf(name: string, ...values: (string | number)[]): SList {
+  return list(name, ...values);
+}
+
+// --- KiCad 6 instance data ------------------------------------------------------------------
+
+/** True when symbols of a project whose root has format `rootVersion` keep their references in the root's `symbol_instances`. */
+export function instancesInRoot(rootVersion: number): boolean {
+  return !has(rootVersion, SCHEMATIC.symbolInstancesInSymbols);
+}
+
+/** A KiCad 6 instance path: the full path without the root's uuid (`/sheet…/symbol`). */
+export function legacyInstancePath(sheetPath: string, rootPath: string, symbolUuid: string): string {
+  return `${sheetPath.slice(rootPath.length)}/${symbolUuid}`;
+}
+
+export interface LegacyInstanceRow {
+  /** As `legacyInstancePath` gives it. */
+  path: string;
+  reference: string;
+  unit: number;
+  value: string;
+  footprint: string;
+}
+
+/**
+ * Adds rows to the root's `symbol_instances` (creating the list before `sheet_instances`'s
+ * end when missing), keeping KiCad's order: sorted by path. Values and footprints are written
+ * only by versions that keep them there (`SCHEMATIC.instanceValueDropped`).
+ */
+export function addLegacyInstances(root: SList, version: number, rows: LegacyInstanceRow[]): void {
+  let table = child(root, "symbol_instances");
+  if (!table) {
+    const sheets = child(root, "sheet_instances");
+    table = insertChild(root, list("symbol_instances"), sheets ? root.items.indexOf(sheets) + 1 : root.items.length) as SList;
+  }
+  for (const row of rows) {
+    const node = list("path", q(row.path), list("reference", q(row.reference)), list("unit", row.unit));
+    if (!has(version, SCHEMATIC.instanceValueDropped)) node.items.push(list("value", q(row.value)), list("footprint", q(row.footprint)));
+    const entries = children(table, "path");
+    const next = entries.find((e) => (text(e, 1) ?? "") > row.path);
+    insertChild(table, node, next ? table.items.indexOf(next) : table.items.length);
+  }
+}
+
+/** Removes the root's `symbol_instances` rows of the placed symbols with these uuids. */
+export function removeLegacyInstances(root: SList, symbolUuids: Set<string>): void {
+  const table = child(root, "symbol_instances");
+  if (!table) return;
+  for (const row of children(table, "path")) {
+    const path = text(row, 1) ?? "";
+    if (symbolUuids.has(path.slice(path.lastIndexOf("/") + 1))) removeChild(table, row);
+  }
+}
+
+/**
+ * Sets `reference`, `value` or `footprint` in the rows of the placed symbol `symbolUuid`.
+ * KiCad 6 reads a row's value and footprint over the symbol's own fields, so a field edit has to
+ * land in both. `only` limits a rename to the rows that hold the old reference.
+ */
+export function setLegacyInstanceField(root: SList, symbolUuid: string, field: "reference" | "value" | "footprint", value: string, only?: string): void {
+  const table = child(root, "symbol_instances");
+  if (!table) return;
+  for (const row of children(table, "path")) {
+    const path = text(row, 1) ?? "";
+    if (path.slice(path.lastIndexOf("/") + 1) !== symbolUuid) continue;
+    const cell = child(row, field);
+    if (!cell || (only !== undefined && childText(row, "reference") !== only)) continue;
+    setAtom(cell, 1, q(value));
+  }
+}
