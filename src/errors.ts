@@ -27,6 +27,7 @@ export type ErrorCode =
   | "project_not_found"
   | "project_ambiguous"
   | "parse_error"
+  | "legacy_format"
   | "sheet_recursion"
   | "input_too_large"
   | "unreadable"

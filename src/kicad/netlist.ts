@@ -20,7 +20,7 @@
  */
 import { escapeNetName, expandBus, parseBusVector, type BusMember } from "./bus.ts";
 import { collectItems, connectItems, type ConnItem, type PlacedPin } from "./schematic-connectivity.ts";
-import { fieldValue, unitLetter, unitPins, effectivePin, type SchematicProject, type SheetInstance } from "./schematic.ts";
+import { unitLetter, unitPins, effectivePin, type SchematicProject, type SheetInstance } from "./schematic.ts";
 
 export interface NetNode {
   ref: string;
@@ -558,7 +558,7 @@ function driverPathPrefix(sheet: SheetInstance, item: ConnItem): string {
  */
 export function defaultNetName(pin: PlacedPin, forceNoConnect: boolean): string {
   if (isPowerPin(pin)) {
-    if (pin.symbol.lib?.power) return escapeNetName(fieldValue(pin.symbol, "Value") ?? "");
+    if (pin.symbol.lib?.power) return escapeNetName(pin.symbol.value);
     return escapeNetName(pin.name);
   }
   const unconnected = forceNoConnect || pin.type === "no_connect";

@@ -43,7 +43,7 @@ import { SheetWiring, type DetachPlan, type PinAt } from "./schematic-wiring.ts"
 import {
   loadSchematicProject,
   readSchematicFile,
-  shownPinName,
+  resolveProjectData,
   symbolInstance,
   unitPins,
   fieldValue,
@@ -263,7 +263,7 @@ export class SchematicEditor {
       for (const c of connect) this.connect(ownRef, c.pin.number, c.net);
     });
     const pins = new Map<string, string>();
-    for (const pin of lib.pins) if (!pins.has(pin.number)) pins.set(pin.number, shownPinName(pin));
+    for (const pin of lib.pins) if (!pins.has(pin.number)) pins.set(pin.number, pin.name);
     return {
       ref: ownRef,
       sheet: target.humanPath,
@@ -658,13 +658,18 @@ export class SchematicEditor {
     this.relink();
   }
 
-  /** Sheet instances point at their sheet symbol; after a re-read that is a new object. */
+  /**
+   * Sheet instances point at their sheet symbol; after a re-read that is a new object. What
+   * the loader resolves across files (KiCad 6 instance data, legacy power values) is resolved
+   * again for the new views.
+   */
   private relink(): void {
     for (const instance of this.project.instances) {
       if (!instance.parent || !instance.sheet) continue;
       const uuid = instance.sheet.uuid;
       instance.sheet = instance.parent.file.sheets.find((s) => s.uuid === uuid) ?? instance.sheet;
     }
+    resolveProjectData(this.project);
   }
 
   // --- Lookups ----------------------------------------------------------------------------
@@ -746,7 +751,7 @@ export class SchematicEditor {
     const candidates = units.flatMap((u) => unitPins(u.symbol, u.unit).map((lib) => ({ ...u, lib })));
     let matches = candidates.filter((c) => c.lib.number === pin);
     if (matches.length === 0) {
-      const named = (exact: boolean) => candidates.filter((c) => (exact ? shownPinName(c.lib) === pin : shownPinName(c.lib).toLowerCase() === pin.toLowerCase()));
+      const named = (exact: boolean) => candidates.filter((c) => (exact ? c.lib.name === pin : c.lib.name.toLowerCase() === pin.toLowerCase()));
       matches = named(true).length > 0 ? named(true) : named(false);
       const numbers = unique(matches.map((m) => m.lib.number));
       if (numbers.length > 1) {
@@ -760,9 +765,9 @@ export class SchematicEditor {
     }
     const match = matches[0];
     if (!match) {
-      const listed = unique(candidates.map((c) => (shownPinName(c.lib) && shownPinName(c.lib) !== c.lib.number ? `${c.lib.number} (${shownPinName(c.lib)})` : c.lib.number)));
+      const listed = unique(candidates.map((c) => (c.lib.name && c.lib.name !== c.lib.number ? `${c.lib.number} (${c.lib.name})` : c.lib.number)));
       listed.sort(naturalCompare);
-      const close = closeMatches(pin, candidates.flatMap((c) => [c.lib.number, shownPinName(c.lib)]).filter(Boolean));
+      const close = closeMatches(pin, candidates.flatMap((c) => [c.lib.number, c.lib.name]).filter(Boolean));
       throw new CopperheadError("not_found", `${ref} has no pin ${pin}.`, {
         fix: `${close.length > 0 ? `Did you mean ${close.join(", ")}? ` : ""}Pins of ${ref}: ${listed.join(", ")}.`,
         ref,

@@ -27,6 +27,7 @@ import {
   type SDocument,
   type SList,
 } from "./sexpr.ts";
+import { has, OLDEST_SCHEMATIC_VERSION, SCHEMATIC } from "./format.ts";
 import { toIU, type Placement, type Point } from "./schematic-geometry.ts";
 
 export type PinElectricalType =
@@ -45,8 +46,9 @@ export type PinElectricalType =
 
 export interface LibPin {
   node: SList;
+  /** Number as KiCad reads it: `~` is empty in files older than `SCHEMATIC.tildeIsText`. */
   number: string;
-  /** Name as written; `~` means "no name" (see `shownName`). */
+  /** Name as KiCad reads it, empty for none (files before KiCad 10 write that as `~`). */
   name: string;
   type: PinElectricalType;
   /** Connection point (the pin tip) in library coordinates, IU, Y up. */
@@ -90,6 +92,13 @@ export interface SymbolInstanceRef {
 
 export interface PlacedSymbol {
   node: SList;
+  /**
+   * The Value KiCad works with after loading the project: the Value field, overridden by
+   * KiCad 6 instance data and, in files from before `SCHEMATIC.modernPowerSymbols`, by the
+   * hidden pin name of a legacy power symbol (see `resolveProjectData`). Power nets are named
+   * by it.
+   */
+  value: string;
   libId: string;
   /** Key into `lib_symbols`: `lib_name` when present, else `lib_id`. */
   libKey: string;
@@ -159,11 +168,25 @@ export interface SheetSymbol {
   pages: Map<string, string>;
 }
 
+/** A row of a KiCad 6 root schematic's `symbol_instances`, path as written. */
+export interface LegacySymbolInstance {
+  path: string;
+  reference: string;
+  unit: number;
+  value?: string;
+  footprint?: string;
+}
+
 export interface SchematicFile {
   path: string;
   doc: SDocument;
+  /** The file's `(version …)`; see format.ts for what each version means. */
   version: number;
   uuid: string;
+  /** Root-level `symbol_instances` (KiCad 6 files), as written. */
+  symbolInstances: LegacySymbolInstance[];
+  /** Root-level `sheet_instances`: page numbers by path, as written. */
+  sheetInstances: { path: string; page: string }[];
   libSymbols: Map<string, LibSymbol>;
   symbols: PlacedSymbol[];
   wires: Line[];
@@ -205,15 +228,10 @@ export interface SchematicProject {
 }
 
 /**
- * The oldest schematic format this view reads (KiCad 8). Older files differ in ways that change
- * connectivity — KiCad 7 named power nets by pin name, not Value — so they are refused rather
- * than netlisted wrongly. Newer files are read: KiCad adds syntax without changing meaning.
- */
-const OLDEST_SCHEMATIC_VERSION = 20231120;
-
-/**
- * Loads a schematic project from its root `.kicad_sch`, following sheet symbols recursively.
- * Throws `not_found` for a missing file and `sheet_recursion` when a sheet contains itself.
+ * Loads a schematic project from its root `.kicad_sch`, following sheet symbols recursively,
+ * and resolves what KiCad resolves at load time across files (see `resolveProjectData`).
+ * Throws `not_found` for a missing file, `sheet_recursion` when a sheet contains itself and
+ * `legacy_format` for a KiCad 5 `.sch`.
  *
  * Every file is read through the repo's confined reader: a sheet must resolve inside `within`
  * (the repo root; by default the root schematic's folder) and be a regular file under the size
@@ -254,7 +272,7 @@ export function loadSchematicProject(rootPath: string, options: { within?: strin
 
   const rootFile = load(absRoot);
   const root: SheetInstance = {
-    path: `/${rootFile.uuid}`,
+    path: `/${rootFile.uuid || LEGACY_ROOT_UUID}`,
     humanPath: "/",
     depth: 1,
     page: "1",
@@ -282,7 +300,7 @@ export function loadSchematicProject(rootPath: string, options: { within?: strin
         path: `${instance.path}/${sheet.uuid}`,
         humanPath: `${instance.humanPath}${sheet.name}/`,
         depth: instance.depth + 1,
-        page: sheet.pages.get(instance.path) ?? "",
+        page: "",
         file,
         sheet,
         parent: instance,
@@ -293,46 +311,118 @@ export function loadSchematicProject(rootPath: string, options: { within?: strin
     }
     for (let i = created.length - 1; i >= 0; i--) stack.push(created[i]!);
   }
-  const byPage = (a: SheetInstance, b: SheetInstance) =>
-    a === root ? -1 : b === root ? 1 : a.page.localeCompare(b.page, "en", { numeric: true }) || (a.path < b.path ? -1 : 1);
-  instances.sort(byPage);
-  const busAliases = new Map<string, string[]>();
-  for (const file of files.values()) {
-    for (const [name, members] of file.busAliases) if (!busAliases.has(name)) busAliases.set(name, members);
-  }
-  return {
+  const project: SchematicProject = {
     rootPath: absRoot,
     projectName: basename(absRoot).replace(/\.kicad_sch$/, ""),
     files,
-    busAliases,
+    busAliases: new Map(),
     root,
     instances,
   };
+  resolveProjectData(project);
+  return project;
 }
 
-/** Parses one `.kicad_sch` file into its view (no sheet following). */
+/** Files from before `SCHEMATIC.rootUuid` have no uuid; KiCad invents one per load, so any stand-in works. */
+const LEGACY_ROOT_UUID = "00000000-0000-0000-0000-000000000000";
+
+/**
+ * What KiCad's loader (EESCHEMA_HELPERS::LoadSchematic) settles across files once every sheet
+ * is read, recomputed from the views so that an editor can call it again after re-reading a
+ * file:
+ *
+ * - page numbers: each sheet symbol's `(instances)`, overridden by the root's `sheet_instances`
+ *   (which is where KiCad 6 keeps them all), and the sheet order that follows from them;
+ * - references and units: each symbol's `(instances)`, overridden in a KiCad 6 project by the
+ *   root's `symbol_instances` (UpdateSymbolInstanceData, which also takes the Value from there);
+ * - in a project whose root predates `SCHEMATIC.modernPowerSymbols`, the Value of every legacy
+ *   power symbol becomes its hidden power pin's name (FixLegacyPowerSymbolMismatches);
+ * - bus aliases, pooled over every sheet.
+ *
+ * KiCad keys both version-dependent steps on the root schematic's version, whatever the
+ * version of the sheet a symbol sits on.
+ */
+export function resolveProjectData(project: SchematicProject): void {
+  const rootFile = project.root.file;
+  const rootVersion = rootFile.version;
+  const rootPath = project.root.path;
+  // KiCad 6 wrote instance paths without the root's uuid; the loader puts it in front.
+  const fullPath = (path: string, addRoot: boolean) => {
+    const trimmed = path.replace(/\/+$/, "");
+    return addRoot ? rootPath + trimmed : trimmed || rootPath;
+  };
+
+  const pages = new Map(
+    rootFile.sheetInstances.map((s): [string, string] => [fullPath(s.path, !has(rootVersion, SCHEMATIC.symbolInstancesInSymbols)), s.page]),
+  );
+  for (const instance of project.instances) {
+    const own = instance.sheet && instance.parent ? instance.sheet.pages.get(instance.parent.path) : "1";
+    instance.page = pages.get(instance.path) ?? own ?? "";
+  }
+  const root = project.root;
+  project.instances.sort((a, b) =>
+    a === root ? -1 : b === root ? 1 : a.page.localeCompare(b.page, "en", { numeric: true }) || (a.path < b.path ? -1 : 1),
+  );
+
+  for (const file of project.files.values()) for (const symbol of file.symbols) symbol.value = fieldValue(symbol, "Value") ?? "";
+  if (!has(rootVersion, SCHEMATIC.symbolInstancesInSymbols) && rootFile.symbolInstances.length > 0) {
+    const legacy = new Map(rootFile.symbolInstances.map((row) => [fullPath(row.path, true), row]));
+    for (const instance of project.instances) {
+      for (const symbol of instance.file.symbols) {
+        const row = legacy.get(`${instance.path}/${symbol.uuid}`);
+        if (!row) continue;
+        symbol.instances = symbol.instances.filter((i) => i.path !== instance.path);
+        symbol.instances.push({ project: project.projectName, path: instance.path, reference: row.reference, unit: row.unit });
+        if (row.value) symbol.value = row.value;
+      }
+    }
+  }
+  if (!has(rootVersion, SCHEMATIC.modernPowerSymbols)) {
+    for (const file of project.files.values()) {
+      for (const symbol of file.symbols) {
+        const pin = symbol.lib?.power ? symbol.lib.pins[0] : undefined;
+        if (pin && pin.type === "power_in" && pin.hidden) symbol.value = pin.name;
+      }
+    }
+  }
+
+  project.busAliases.clear();
+  for (const file of project.files.values()) {
+    for (const [name, members] of file.busAliases) if (!project.busAliases.has(name)) project.busAliases.set(name, members);
+  }
+}
+
+/**
+ * Parses one `.kicad_sch` file into its view (no sheet following). Text that is not an
+ * s-expression schematic is a `legacy_format` error when it is a KiCad 5 schematic and a
+ * `parse_error` otherwise.
+ */
 export function readSchematicFile(path: string, source: Uint8Array | string): SchematicFile {
+  if (isLegacySchematic(source)) throw legacySchematicError(path);
   const doc = parseSexpr(source, { file: path });
   const root = doc.root;
   if (!isList(root, "kicad_sch")) {
     throw new CopperheadError("parse_error", `${path}: not a KiCad schematic (root is not kicad_sch)`, {
       file: path,
-      fix: "Pass a .kicad_sch file saved by KiCad 8 or later.",
+      fix: "Pass a .kicad_sch file saved by KiCad 6 or later.",
     });
   }
   const version = Number(childText(root, "version") ?? 0);
-  if (version < OLDEST_SCHEMATIC_VERSION) {
-    throw new CopperheadError("parse_error", `${path}: schematic format ${version} is older than KiCad 8 (${OLDEST_SCHEMATIC_VERSION})`, {
+  if (!(version >= OLDEST_SCHEMATIC_VERSION)) {
+    throw new CopperheadError("parse_error", `${path}: schematic format version ${childText(root, "version") ?? "(none)"} is not one KiCad ever wrote`, {
       file: path,
-      fix: "Open the project in KiCad 8 or newer and save it, then run copperhead again.",
+      fix: "Open the project in KiCad 6 or newer, save it, and run copperhead again.",
     });
   }
-  const libSymbols = readLibSymbols(child(root, "lib_symbols"));
+  const read = new Reader(version);
+  const libSymbols = read.libSymbols(child(root, "lib_symbols"));
   const file: SchematicFile = {
     path,
     doc,
     version,
     uuid: childText(root, "uuid") ?? "",
+    symbolInstances: [],
+    sheetInstances: [],
     libSymbols,
     symbols: [],
     wires: [],
@@ -348,7 +438,7 @@ export function readSchematicFile(path: string, source: Uint8Array | string): Sc
     if (item.type !== "list") continue;
     switch (text(item, 0)) {
       case "symbol":
-        file.symbols.push(readPlacedSymbol(item, libSymbols));
+        file.symbols.push(read.placedSymbol(item, libSymbols));
         break;
       case "wire":
         file.wires.push(readLine(item));
@@ -373,26 +463,55 @@ export function readSchematicFile(path: string, source: Uint8Array | string): Sc
         file.noConnects.push({ node: item, at: readAt(item) });
         break;
       case "label":
-        file.labels.push(readLabel(item, "local"));
+        file.labels.push(read.label(item, "local"));
         break;
       case "global_label":
-        file.labels.push(readLabel(item, "global"));
+        file.labels.push(read.label(item, "global"));
         break;
       case "hierarchical_label":
-        file.labels.push(readLabel(item, "hierarchical"));
+        file.labels.push(read.label(item, "hierarchical"));
         break;
       case "sheet":
-        file.sheets.push(readSheet(item));
+        file.sheets.push(read.sheet(item));
         break;
       case "bus_alias": {
         const members = child(item, "members");
-        const names = members ? members.items.slice(1).map((_, i) => text(members, i + 1) ?? "") : [];
+        const names = members ? members.items.slice(1).map((_, i) => read.busAliasMember(text(members, i + 1) ?? "")) : [];
         file.busAliases.set(text(item, 1) ?? "", names);
         break;
       }
+      case "symbol_instances":
+        for (const path of children(item, "path")) {
+          file.symbolInstances.push({
+            path: text(path, 1) ?? "",
+            reference: childText(path, "reference") ?? "",
+            unit: Number(childText(path, "unit") ?? 1),
+            value: read.tilde(childText(path, "value")),
+            footprint: read.tilde(childText(path, "footprint")),
+          });
+        }
+        break;
+      case "sheet_instances":
+        for (const path of children(item, "path")) file.sheetInstances.push({ path: text(path, 1) ?? "", page: childText(path, "page") ?? "" });
+        break;
     }
   }
   return file;
+}
+
+/** A KiCad 5 (and older) schematic starts with this header line instead of a list. */
+const LEGACY_SCHEMATIC = /^\s*EESchema Schematic File/;
+
+function isLegacySchematic(source: Uint8Array | string): boolean {
+  const start = typeof source === "string" ? source.slice(0, 64) : String.fromCharCode(...source.subarray(0, 64));
+  return LEGACY_SCHEMATIC.test(start);
+}
+
+export function legacySchematicError(path: string): CopperheadError {
+  return new CopperheadError("legacy_format", `${path} is a KiCad 5 (legacy .sch) schematic; copperhead reads the s-expression formats of KiCad 6 and later.`, {
+    file: path,
+    fix: "Open the project in KiCad 6 or newer and save it (KiCad converts it to .kicad_sch), then run copperhead again.",
+  });
 }
 
 function readAt(list: SList): Point {
@@ -415,44 +534,6 @@ function readFields(list: SList): Field[] {
   return children(list, "property").map((node) => ({ node, name: text(node, 1) ?? "", value: text(node, 2) ?? "" }));
 }
 
-function readLabel(list: SList, kind: LabelKind): Label {
-  return {
-    node: list,
-    kind,
-    text: text(list, 1) ?? "",
-    at: readAt(list),
-    rotation: readAngle(list),
-    shape: childText(list, "shape"),
-  };
-}
-
-function readSheet(list: SList): SheetSymbol {
-  const fields = readFields(list);
-  const field = (...names: string[]) => fields.find((f) => names.includes(f.name))?.value ?? "";
-  const size = child(list, "size");
-  return {
-    node: list,
-    uuid: childText(list, "uuid") ?? "",
-    name: field("Sheetname", "Sheet name"),
-    fileName: field("Sheetfile", "Sheet file"),
-    at: readAt(list),
-    size: { x: toIU(size ? (num(size, 1) ?? 0) : 0), y: toIU(size ? (num(size, 2) ?? 0) : 0) },
-    pins: children(list, "pin").map((node) => ({
-      node,
-      name: text(node, 1) ?? "",
-      shape: text(node, 2) ?? "",
-      at: readAt(node),
-    })),
-    onBoard: flagValue(list, "on_board", true),
-    fields,
-    pages: new Map(
-      children(child(list, "instances") ?? list, "project").flatMap((project) =>
-        children(project, "path").map((path): [string, string] => [text(path, 1) ?? "", childText(path, "page") ?? ""]),
-      ),
-    ),
-  };
-}
-
 /** `(name yes|no)` with a default for absent flags. */
 function flagValue(list: SList, name: string, fallback: boolean): boolean {
   const c = child(list, name);
@@ -460,129 +541,228 @@ function flagValue(list: SList, name: string, fallback: boolean): boolean {
   return flag(list, name) ?? fallback;
 }
 
-function readPlacedSymbol(list: SList, libSymbols: Map<string, LibSymbol>): PlacedSymbol {
-  const libId = childText(list, "lib_id") ?? "";
-  const libKey = childText(list, "lib_name") ?? libId;
-  const mirror = childText(list, "mirror");
-  const instances: SymbolInstanceRef[] = [];
-  for (const project of children(child(list, "instances") ?? list, "project")) {
-    for (const path of children(project, "path")) {
-      instances.push({
-        project: text(project, 1) ?? "",
-        path: text(path, 1) ?? "",
-        reference: childText(path, "reference") ?? "",
-        unit: Number(childText(path, "unit") ?? 1),
-      });
-    }
+/**
+ * Reads items the way eeschema's parser does for one format version: the text conversions
+ * it applies to old files happen here, so the views hold what KiCad works with.
+ */
+class Reader {
+  constructor(private readonly version: number) {}
+
+  /** Before `SCHEMATIC.tildeIsText`, a lone `~` stands for an empty value. */
+  tilde(value: string | undefined): string | undefined {
+    return value === "~" && !has(this.version, SCHEMATIC.tildeIsText) ? "" : value;
   }
-  return {
-    node: list,
-    libId,
-    libKey,
-    placement: {
+
+  /** Text that may carry overbars, in today's `~{…}` notation. */
+  private markup(value: string): string {
+    return has(this.version, SCHEMATIC.overbarBraces) ? value : convertLegacyOverbars(value);
+  }
+
+  busAliasMember(name: string): string {
+    return this.markup(name);
+  }
+
+  label(list: SList, kind: LabelKind): Label {
+    return {
+      node: list,
+      kind,
+      text: this.markup(text(list, 1) ?? ""),
       at: readAt(list),
       rotation: readAngle(list),
-      mirror: mirror === "x" || mirror === "y" ? mirror : undefined,
-    },
-    unit: Number(childText(list, "unit") ?? 1),
-    // KiCad 9 writes `(body_style n)`; KiCad 8 wrote `(convert n)`.
-    bodyStyle: Number(childText(list, "body_style") ?? childText(list, "convert") ?? 1),
-    inBom: flagValue(list, "in_bom", true),
-    onBoard: flagValue(list, "on_board", true),
-    dnp: flagValue(list, "dnp", false),
-    excludeFromSim: flagValue(list, "exclude_from_sim", false),
-    uuid: childText(list, "uuid") ?? "",
-    fields: readFields(list),
-    instances,
-    pinAlternates: new Map(
-      children(list, "pin")
-        .filter((pin) => child(pin, "alternate"))
-        .map((pin) => [text(pin, 1) ?? "", childText(pin, "alternate") ?? ""]),
-    ),
-    lib: libSymbols.get(libKey),
-  };
-}
-
-function readLibSymbols(list: SList | undefined): Map<string, LibSymbol> {
-  const raw = new Map<string, LibSymbol>();
-  if (!list) return raw;
-  for (const node of children(list, "symbol")) {
-    const name = text(node, 1) ?? "";
-    const power = child(node, "power");
-    const pins: LibPin[] = [];
-    let unitCount = 1;
-    const collect = (unitNode: SList, unit: number, bodyStyle: number) => {
-      for (const pin of children(unitNode, "pin")) pins.push(readLibPin(pin, unit, bodyStyle));
+      shape: childText(list, "shape"),
     };
-    collect(node, 0, 0);
-    for (const sub of children(node, "symbol")) {
-      // Sub-symbols are named `<name>_<unit>_<bodystyle>`; the name itself may contain `_`.
-      const match = /_(\d+)_(\d+)$/.exec(text(sub, 1) ?? "");
-      const unit = match ? Number(match[1]) : 0;
-      const bodyStyle = match ? Number(match[2]) : 0;
-      unitCount = Math.max(unitCount, unit);
-      collect(sub, unit, bodyStyle);
+  }
+
+  sheet(list: SList): SheetSymbol {
+    const fields = readFields(list);
+    const field = (...names: string[]) => fields.find((f) => names.includes(f.name))?.value ?? "";
+    const size = child(list, "size");
+    return {
+      node: list,
+      uuid: childText(list, "uuid") ?? "",
+      name: field("Sheetname", "Sheet name"),
+      fileName: field("Sheetfile", "Sheet file"),
+      at: readAt(list),
+      size: { x: toIU(size ? (num(size, 1) ?? 0) : 0), y: toIU(size ? (num(size, 2) ?? 0) : 0) },
+      pins: children(list, "pin").map((node) => ({
+        node,
+        name: this.markup(text(node, 1) ?? ""),
+        shape: text(node, 2) ?? "",
+        at: readAt(node),
+      })),
+      onBoard: flagValue(list, "on_board", true),
+      fields,
+      pages: new Map(
+        children(child(list, "instances") ?? list, "project").flatMap((project) =>
+          children(project, "path").map((path): [string, string] => [text(path, 1) ?? "", childText(path, "page") ?? ""]),
+        ),
+      ),
+    };
+  }
+
+  placedSymbol(list: SList, libSymbols: Map<string, LibSymbol>): PlacedSymbol {
+    const libId = childText(list, "lib_id") ?? "";
+    const libKey = childText(list, "lib_name") ?? libId;
+    const mirror = childText(list, "mirror");
+    const instances: SymbolInstanceRef[] = [];
+    for (const project of children(child(list, "instances") ?? list, "project")) {
+      for (const path of children(project, "path")) {
+        instances.push({
+          project: text(project, 1) ?? "",
+          path: text(path, 1) ?? "",
+          reference: childText(path, "reference") ?? "",
+          unit: Number(childText(path, "unit") ?? 1),
+        });
+      }
     }
-    raw.set(name, {
+    const fields = readFields(list);
+    return {
+      node: list,
+      value: this.tilde(fields.find((f) => f.name === "Value")?.value) ?? "",
+      libId,
+      libKey,
+      placement: {
+        at: readAt(list),
+        rotation: readAngle(list),
+        mirror: mirror === "x" || mirror === "y" ? mirror : undefined,
+      },
+      unit: Number(childText(list, "unit") ?? 1),
+      // KiCad 9 writes `(body_style n)`; KiCad 8 wrote `(convert n)`.
+      bodyStyle: Number(childText(list, "body_style") ?? childText(list, "convert") ?? 1),
+      inBom: flagValue(list, "in_bom", true),
+      onBoard: flagValue(list, "on_board", true),
+      dnp: flagValue(list, "dnp", false),
+      excludeFromSim: flagValue(list, "exclude_from_sim", false),
+      uuid: childText(list, "uuid") ?? "",
+      fields,
+      instances,
+      pinAlternates: new Map(
+        children(list, "pin")
+          .filter((pin) => child(pin, "alternate"))
+          .map((pin) => [text(pin, 1) ?? "", childText(pin, "alternate") ?? ""]),
+      ),
+      lib: libSymbols.get(libKey),
+    };
+  }
+
+  libSymbols(list: SList | undefined): Map<string, LibSymbol> {
+    const raw = new Map<string, LibSymbol>();
+    if (!list) return raw;
+    for (const node of children(list, "symbol")) {
+      const name = text(node, 1) ?? "";
+      const power = child(node, "power");
+      const pins: LibPin[] = [];
+      let unitCount = 1;
+      const collect = (unitNode: SList, unit: number, bodyStyle: number) => {
+        for (const pin of children(unitNode, "pin")) pins.push(this.libPin(pin, unit, bodyStyle));
+      };
+      collect(node, 0, 0);
+      for (const sub of children(node, "symbol")) {
+        // Sub-symbols are named `<name>_<unit>_<bodystyle>`; the name itself may contain `_`.
+        const match = /_(\d+)_(\d+)$/.exec(text(sub, 1) ?? "");
+        const unit = match ? Number(match[1]) : 0;
+        const bodyStyle = match ? Number(match[2]) : 0;
+        unitCount = Math.max(unitCount, unit);
+        collect(sub, unit, bodyStyle);
+      }
+      raw.set(name, {
+        node,
+        name,
+        power: power ? (text(power, 1) === "local" ? "local" : "global") : undefined,
+        extends: childText(node, "extends"),
+        unitCount,
+        pins,
+      });
+    }
+    // Derived symbols take the drawing and pins of their parent (same library, so the cache
+    // name shares the `lib:` prefix).
+    for (const symbol of raw.values()) {
+      const seen = new Set<string>();
+      let parentName = symbol.extends;
+      while (parentName && !seen.has(parentName)) {
+        seen.add(parentName);
+        const prefix = symbol.name.includes(":") ? symbol.name.slice(0, symbol.name.indexOf(":") + 1) : "";
+        const parent = raw.get(prefix + parentName) ?? raw.get(parentName);
+        if (!parent) break;
+        if (symbol.pins.length === 0) symbol.pins = parent.pins;
+        symbol.unitCount = Math.max(symbol.unitCount, parent.unitCount);
+        symbol.power ??= parent.power;
+        parentName = parent.extends;
+      }
+    }
+    return raw;
+  }
+
+  private libPin(node: SList, unit: number, bodyStyle: number): LibPin {
+    const at = child(node, "at");
+    const lengthNode = child(node, "length");
+    const pinText = (name: string) => this.tilde(this.markup(childText(node, name) ?? ""))!;
+    return {
       node,
-      name,
-      power: power ? (text(power, 1) === "local" ? "local" : "global") : undefined,
-      extends: childText(node, "extends"),
-      unitCount,
-      pins,
-    });
+      number: pinText("number"),
+      name: pinText("name"),
+      type: pinType(text(node, 1)),
+      at: { x: toIU(at ? (num(at, 1) ?? 0) : 0), y: toIU(at ? (num(at, 2) ?? 0) : 0) },
+      orientation: at ? (num(at, 3) ?? 0) : 0,
+      length: toIU(lengthNode ? (num(lengthNode, 1) ?? 0) : 0),
+      hidden: flag(node, "hide") ?? false,
+      unit,
+      bodyStyle,
+      alternates: children(node, "alternate").map((alt) => ({
+        name: this.tilde(text(alt, 1) ?? "")!,
+        type: pinType(text(alt, 2)),
+      })),
+    };
   }
-  // Derived symbols take the drawing and pins of their parent (same library, so the cache
-  // name shares the `lib:` prefix).
-  for (const symbol of raw.values()) {
-    const seen = new Set<string>();
-    let parentName = symbol.extends;
-    while (parentName && !seen.has(parentName)) {
-      seen.add(parentName);
-      const prefix = symbol.name.includes(":") ? symbol.name.slice(0, symbol.name.indexOf(":") + 1) : "";
-      const parent = raw.get(prefix + parentName) ?? raw.get(parentName);
-      if (!parent) break;
-      if (symbol.pins.length === 0) symbol.pins = parent.pins;
-      symbol.unitCount = Math.max(symbol.unitCount, parent.unitCount);
-      symbol.power ??= parent.power;
-      parentName = parent.extends;
+}
+
+/** Pin electrical types; files before `SCHEMATIC.pinTypeNoConnect` say `unconnected`. */
+function pinType(written: string | undefined): PinElectricalType {
+  if (written === "unconnected") return "no_connect";
+  return (written ?? "unspecified") as PinElectricalType;
+}
+
+/**
+ * Old overbar notation (`~RESET~`, a tilde toggling the bar, `~~` a literal tilde, a space or
+ * closing bracket ending the bar) in today's `~{RESET}`, the conversion eeschema applies to files
+ * from before `SCHEMATIC.overbarBraces`.
+ */
+export function convertLegacyOverbars(old: string): string {
+  if (old === "~") return old;
+  let out = "";
+  let inBar = false;
+  for (let i = 0; i < old.length; i++) {
+    const ch = old[i]!;
+    if (ch === "~") {
+      const next = old[i + 1];
+      if (next === "~") {
+        // `~~{` keeps a literal tilde before a brace that must not open a bar.
+        if (old[i + 2] === "{") out += "~~{}";
+        else out += "~";
+        i++;
+        continue;
+      }
+      // Already in the new notation: leave the text alone.
+      if (next === "{") return old;
+      out += inBar ? "}" : "~{";
+      inBar = !inBar;
+      continue;
     }
+    if (inBar && (ch === " " || ch === "}" || ch === ")")) {
+      out += "}";
+      inBar = false;
+    }
+    out += ch;
   }
-  return raw;
-}
-
-function readLibPin(node: SList, unit: number, bodyStyle: number): LibPin {
-  const at = child(node, "at");
-  const lengthNode = child(node, "length");
-  return {
-    node,
-    number: childText(node, "number") ?? "",
-    name: childText(node, "name") ?? "",
-    type: (text(node, 1) ?? "unspecified") as PinElectricalType,
-    at: { x: toIU(at ? (num(at, 1) ?? 0) : 0), y: toIU(at ? (num(at, 2) ?? 0) : 0) },
-    orientation: at ? (num(at, 3) ?? 0) : 0,
-    length: toIU(lengthNode ? (num(lengthNode, 1) ?? 0) : 0),
-    hidden: flag(node, "hide") ?? false,
-    unit,
-    bodyStyle,
-    alternates: children(node, "alternate").map((alt) => ({
-      name: text(alt, 1) ?? "",
-      type: (text(alt, 2) ?? "unspecified") as PinElectricalType,
-    })),
-  };
-}
-
-/** A pin's displayed name: KiCad writes `~` for "no name". */
-export function shownPinName(pin: LibPin): string {
-  return pin.name === "~" ? "" : pin.name;
+  return inBar ? `${out}}` : out;
 }
 
 /** Name and electrical type of a pin on a placed symbol, honouring a chosen alternate. */
 export function effectivePin(symbol: PlacedSymbol, pin: LibPin): { name: string; type: PinElectricalType } {
   const altName = symbol.pinAlternates.get(pin.number);
   const alt = altName ? pin.alternates.find((a) => a.name === altName) : undefined;
-  if (alt) return { name: alt.name === "~" ? "" : alt.name, type: alt.type };
-  return { name: shownPinName(pin), type: pin.type };
+  if (alt) return { name: alt.name, type: alt.type };
+  return { name: pin.name, type: pin.type };
 }
 
 /** Value of a field by name (`Reference`, `Value`, …). */

@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CopperheadError } from "../../src/errors.ts";
 import { head, printSexpr, q, setAtom } from "../../src/kicad/sexpr.ts";
 import {
+  convertLegacyOverbars,
   fieldValue,
   loadSchematicProject,
   readSchematicFile,
@@ -11,6 +13,7 @@ import {
   unitLetter,
   unitPins,
 } from "../../src/kicad/schematic.ts";
+import { thrownCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, copyFixture } from "../support/kicad.ts";
 
 afterAll(cleanupTempDirs);
@@ -159,15 +162,67 @@ describe("errors", () => {
 });
 
 describe("format versions", () => {
-  test("a schematic older than KiCad 8 is refused with a fix, not netlisted wrongly", () => {
-    let caught: unknown;
-    try {
-      readSchematicFile("old.kicad_sch", '(kicad_sch (version 20230121) (generator "eeschema") (uuid "x"))\n');
-    } catch (err) {
-      caught = err;
+  test("a KiCad 6 project takes references and pages from the root's instance lists", () => {
+    const project = loadSchematicProject("fixtures/netlist/kicad6/kicad6.kicad_sch");
+    expect(project.root.file.version).toBe(20211123);
+    expect(project.root.file.symbolInstances.length).toBeGreaterThan(0);
+    const [chanA, chanB] = ["/ChanA/", "/ChanB/"].map((h) => project.instances.find((i) => i.humanPath === h)!);
+    expect([chanA!.page, chanB!.page]).toEqual(["2", "3"]);
+    const r = chanA!.file.symbols.find((s) => s.value === "1k")!;
+    // The symbol's own Reference field says R1 in both instances; only symbol_instances tells them apart.
+    expect(symbolInstance(r, chanA!.path, project.projectName).reference).toBe("R1");
+    expect(symbolInstance(r, chanB!.path, project.projectName).reference).toBe("R2");
+  });
+
+  test("before 20230221 a legacy power symbol takes its hidden pin's name as Value, whatever the sheet's own version", () => {
+    for (const name of ["kicad6", "kicad7"]) {
+      const project = loadSchematicProject(`fixtures/netlist/${name}/${name}.kicad_sch`);
+      const legacy = [...project.files.values()].flatMap((f) => f.symbols).filter((s) => s.libId === "power:+3.3V");
+      expect(legacy.length).toBeGreaterThan(0);
+      for (const symbol of legacy) {
+        expect(fieldValue(symbol, "Value")).toBe("+3.3V");
+        expect(symbol.value).toBe("+3V3");
+      }
     }
-    expect(caught).toMatchObject({ code: "parse_error" });
-    expect((caught as Error).message).toContain("older than KiCad 8");
-    expect((caught as { fix: string }).fix).toContain("KiCad 8 or newer");
+    const modern = readSchematicFile("modern.kicad_sch", readFileSync("fixtures/netlist/kicad7/sensor.kicad_sch", "utf8"));
+    expect(modern.version).toBe(20250114);
+    expect(modern.symbols.find((s) => s.libId === "power:+3.3V")!.value).toBe("+3.3V");
+  });
+
+  test("a pin name or number of ~ means none before KiCad 10", () => {
+    const file = readSchematicFile("unconnected.kicad_sch", readFileSync("fixtures/netlist/unconnected/unconnected.kicad_sch", "utf8"));
+    const hole = file.libSymbols.get("unconnected:HOLE")!;
+    expect(hole.pins.map((p) => [p.number, p.name])).toEqual([["", "1"]]);
+    const tenth = readFileSync("fixtures/netlist/unconnected/unconnected.kicad_sch", "utf8").replace("(version 20250114)", "(version 20250318)");
+    expect(readSchematicFile("unconnected.kicad_sch", tenth).libSymbols.get("unconnected:HOLE")!.pins[0]!.number).toBe("~");
+  });
+
+  test("old overbar notation is read as ~{…}", () => {
+    expect(convertLegacyOverbars("~RESET~")).toBe("~{RESET}");
+    expect(convertLegacyOverbars("~CS~/A0")).toBe("~{CS}/A0");
+    expect(convertLegacyOverbars("~WR")).toBe("~{WR}");
+    expect(convertLegacyOverbars("~OE~ X")).toBe("~{OE} X");
+    expect(convertLegacyOverbars("A~~B")).toBe("A~B");
+    expect(convertLegacyOverbars("~{ALREADY}")).toBe("~{ALREADY}");
+    expect(convertLegacyOverbars("~")).toBe("~");
+    const source = '(kicad_sch (version 20210406) (generator eeschema) (uuid 1) (label "~RESET~" (at 0 0 0)))\n';
+    expect(readSchematicFile("old.kicad_sch", source).labels[0]!.text).toBe("~{RESET}");
+  });
+
+  test("a KiCad 5 schematic is a typed error that names the fix", async () => {
+    const legacy = "EESchema Schematic File Version 4\nEELAYER 30 0\nEELAYER END\n$EndSCHEMATC\n";
+    const error = thrownCopperheadError(() => readSchematicFile("board.sch", legacy));
+    expect(error.code).toBe("legacy_format");
+    expect(error.message).toContain("board.sch");
+    expect(error.fix).toContain("KiCad 6 or newer");
+    const dir = await copyFixture("netlist/kicad8");
+    await writeFile(join(dir, "kicad8.kicad_sch"), legacy);
+    expect(thrownCopperheadError(() => loadSchematicProject(join(dir, "kicad8.kicad_sch"))).code).toBe("legacy_format");
+  });
+
+  test("text with no known version is refused with a fix", () => {
+    const error = thrownCopperheadError(() => readSchematicFile("odd.kicad_sch", '(kicad_sch (generator "x") (uuid "x"))\n'));
+    expect(error.code).toBe("parse_error");
+    expect(error.fix).toContain("KiCad 6 or newer");
   });
 });
