@@ -1,13 +1,16 @@
 /**
- * Bus label grammar, ported from KiCad's NET_SETTINGS::ParseBusVector / ParseBusGroup so a
- * label expands to exactly the member nets eeschema would create.
+ * Bus label grammar, as kicad-cli 9 parses it (NET_SETTINGS::ParseBusVector / ParseBusGroup),
+ * so a label expands to exactly the member nets eeschema creates.
  *
  *   vector:  `D[0..7]`  → D0 … D7 (bounds may be given in either order; equal bounds are not a bus)
  *   group:   `{SDA SCL}` → SDA, SCL;  named group `I2C{SDA SCL}` → I2C.SDA, I2C.SCL
  *   nesting: group members may themselves be vectors: `MEM{A[0..3] RW}` → MEM.A0 … MEM.RW
  *
  * Braces right after `_`, `^` or `~` are formatting markup (subscript, superscript, overbar),
- * not a group, and are kept in the names.
+ * not a group. Member names drop it: `~{D}[0..1]` has members D0 and D1, and `SWD{~{RESET} CLK}`
+ * has SWD.RESET, so a wire labelled `SWD.~{RESET}` is not that member. A group's own prefix drops
+ * the markup character and the opening brace but keeps the closing one (`~{Q}{A}` → `Q}.A`),
+ * as kicad-cli 9.0 does (measured: test/kicad/bus.test.ts).
  */
 
 export interface BusVector {
@@ -20,7 +23,7 @@ export interface BusGroup {
   kind: "group";
   /** Empty for an unnamed group. */
   prefix: string;
-  /** Member labels as written (each may itself be a vector). */
+  /** Member labels, markup removed (each may itself be a vector). */
   members: string[];
 }
 
@@ -36,9 +39,15 @@ export function parseBusVector(label: string): BusVector | undefined {
   for (; i < n; i++) {
     const c = label[i]!;
     if (c === "{") {
-      if (i > 0 && isMarkup(label[i - 1])) nesting++;
-      else return undefined;
-    } else if (c === "}") nesting--;
+      if (i === 0 || !isMarkup(label[i - 1])) return undefined;
+      nesting++;
+      prefix = prefix.slice(0, -1);
+      continue;
+    }
+    if (c === "}") {
+      nesting--;
+      continue;
+    }
     if (c === " " || c === "]") return undefined;
     if (c === "[") break;
     prefix += c;
@@ -53,7 +62,7 @@ export function parseBusVector(label: string): BusVector | undefined {
       i += 2;
       break;
     }
-    if (!/[0-9]/.test(label[i]!)) return undefined;
+    if (!isDigit(label[i]!)) return undefined;
     digits += label[i];
   }
   if (i >= n) return undefined;
@@ -65,20 +74,18 @@ export function parseBusVector(label: string): BusVector | undefined {
       i++;
       break;
     }
-    if (!/[0-9]/.test(label[i]!)) return undefined;
+    if (!isDigit(label[i]!)) return undefined;
     digits += label[i];
   }
-  let suffix = "";
   for (; i < n; i++) {
     if (label[i] !== "}") return undefined;
     nesting--;
-    suffix += "}";
   }
   if (nesting !== 0 || begin === end) return undefined;
   const lo = Math.min(begin, end);
   const hi = Math.max(begin, end);
   const members: string[] = [];
-  for (let k = lo; k <= hi; k++) members.push(`${prefix}${k}${suffix}`);
+  for (let k = lo; k <= hi; k++) members.push(`${prefix}${k}`);
   return { kind: "vector", prefix, members };
 }
 
@@ -90,9 +97,12 @@ export function parseBusGroup(label: string): BusGroup | undefined {
   for (; i < n; i++) {
     const c = label[i]!;
     if (c === "{") {
-      if (i > 0 && isMarkup(label[i - 1])) nesting++;
-      else break;
-    } else if (c === "}") nesting--;
+      if (i === 0 || !isMarkup(label[i - 1])) break;
+      nesting++;
+      prefix = prefix.slice(0, -1);
+      continue;
+    }
+    if (c === "}") nesting--;
     if (c === " " || c === "[" || c === "]") return undefined;
     prefix += c;
   }
@@ -104,15 +114,20 @@ export function parseBusGroup(label: string): BusGroup | undefined {
   for (; i < n; i++) {
     const c = label[i]!;
     if (c === "{") {
-      if (i > 0 && isMarkup(label[i - 1])) nesting++;
-      else return undefined;
-    } else if (c === "}") {
-      if (nesting) nesting--;
-      else {
-        if (current) members.push(escapeNetName(current));
-        return { kind: "group", prefix, members };
-      }
+      if (i === 0 || !isMarkup(label[i - 1])) return undefined;
+      nesting++;
+      current = current.slice(0, -1);
+      continue;
     }
+    if (c === "}") {
+      if (nesting) {
+        nesting--;
+        continue;
+      }
+      if (current) members.push(escapeNetName(current));
+      return { kind: "group", prefix, members };
+    }
+    // Commas are not strictly legal, but KiCad reads them as separators.
     if (c === " " || c === ",") {
       if (current) members.push(escapeNetName(current));
       current = "";
@@ -121,6 +136,10 @@ export function parseBusGroup(label: string): BusGroup | undefined {
     current += c;
   }
   return undefined;
+}
+
+function isDigit(c: string): boolean {
+  return c >= "0" && c <= "9";
 }
 
 /** One net inside a bus, as KiCad's SCH_CONNECTION models it. */

@@ -11,7 +11,10 @@
  *    nets named like their members;
  * 4. sheet pins and hierarchical labels chain subgraphs across the hierarchy and the chain
  *    takes its best driver's name; bus members carry names into the nets they link;
- * 5. nets are the groups of subgraphs with equal final names — which is also how global
+ * 5. a net that is a member of two or more buses on its sheet links those buses' matching
+ *    members: every net named like one of them is renamed to it (how the KiCad demos
+ *    vme-wren and video join members across differently named buses);
+ * 6. nets are the groups of subgraphs with equal final names — which is also how global
  *    labels and power symbols join across sheets.
  *
  * The net list is then filtered like KiCad's exporter: only pins of symbols that are on the
@@ -77,6 +80,12 @@ interface NeighborLink {
   net: Subgraph;
 }
 
+/** The other side of a NeighborLink, kept on the net: a bus of its sheet it is a member of. */
+interface ParentLink {
+  member: BusMember;
+  bus: Subgraph;
+}
+
 interface Subgraph {
   id: number;
   sheet: SheetInstance;
@@ -93,10 +102,19 @@ interface Subgraph {
   conn?: Conn;
   absorbedBy?: Subgraph;
   neighbors: NeighborLink[];
-  /** Final bus connection of the chain this bus subgraph belongs to. */
+  parents: ParentLink[];
+  /**
+   * A stand-in net for one member of a bus label, with no items (eeschema's "bus member"
+   * subgraphs, generateBusAliasMembers): it lets two buses on a sheet share a member that no
+   * wire carries, and merges with a real net of the member's name.
+   */
+  virtual?: boolean;
+  /** Final bus connection of the chain this bus subgraph belongs to, and the sheet of its driver. */
   busConn?: Conn;
-  /** Name given by a bus member this net is linked to. */
+  busConnSheet?: SheetInstance;
+  /** Name given by a bus member this net is linked to, and the sheet of the bus that gave it. */
   busName?: string;
+  busNameSheet?: SheetInstance;
   finalName?: string;
 }
 
@@ -126,13 +144,51 @@ class ConnectionGraph {
           strong: false,
           multipleDrivers: false,
           neighbors: [],
+          parents: [],
         });
       }
     }
     for (const sg of this.subgraphs) this.resolveDrivers(sg);
     for (const sg of this.driven()) this.cacheName(sg);
+    this.addBusMemberSubgraphs();
     this.processSubgraphs();
     this.propagate();
+  }
+
+  /**
+   * One virtual net per net member of every bus label (members that are themselves vectors
+   * inside a group get none), named by the member and placed on the label's sheet, after the
+   * real subgraphs so that a real net of the same name absorbs it.
+   */
+  private addBusMemberSubgraphs() {
+    let id = this.subgraphs.length;
+    for (const sg of this.driven()) {
+      for (const item of sg.drivers) {
+        if (item.kind !== "label") continue;
+        const text = escapeNetName(item.label.text);
+        const members = expandBus(text, this.project.busAliases);
+        if (!members) continue;
+        const vector = isVectorLabel(text);
+        for (const member of members) {
+          if (!vector && member.vectorIndex !== undefined) continue;
+          this.subgraphs.push({
+            id: id++,
+            sheet: sg.sheet,
+            items: [],
+            drivers: [],
+            noConnect: false,
+            noConnectFlag: false,
+            priority: Priority.NONE,
+            strong: true,
+            multipleDrivers: false,
+            neighbors: [],
+            parents: [],
+            virtual: true,
+            conn: { name: member.name, pathPrefix: sg.sheet.humanPath, suffix: "" },
+          });
+        }
+      }
+    }
   }
 
   private makeConn(name: string, pathPrefix: string): Conn {
@@ -156,6 +212,8 @@ class ConnectionGraph {
   // --- Stage 2: drivers -------------------------------------------------------------------
 
   private resolveDrivers(sg: Subgraph) {
+    // A bus member stand-in keeps its name until it absorbs something that drives it.
+    if (sg.virtual && sg.drivers.length === 0) return;
     let highest = -1;
     let candidates: ConnItem[] = [];
     const strongDrivers: ConnItem[] = [];
@@ -286,7 +344,10 @@ class ConnectionGraph {
           }
           if (!match) continue;
           if (conn.members && !candidate.conn!.members) {
-            if (busMember) sg.neighbors.push({ member: busMember, net: candidate });
+            if (busMember) {
+              sg.neighbors.push({ member: busMember, net: candidate });
+              candidate.parents.push({ member: busMember, bus: sg });
+            }
           } else if (!conn.members || !!candidate.conn!.members) {
             addSecondaries(candidate);
             this.absorb(sg, candidate);
@@ -312,6 +373,7 @@ class ConnectionGraph {
     into.items.push(...other.items);
     for (const d of other.drivers) if (!into.drivers.includes(d)) into.drivers.push(d);
     into.neighbors.push(...other.neighbors);
+    into.parents.push(...other.parents);
     into.multipleDrivers ||= other.multipleDrivers;
     into.noConnect ||= other.noConnect;
     into.noConnectFlag ||= other.noConnectFlag;
@@ -330,13 +392,16 @@ class ConnectionGraph {
     for (const chain of chains) {
       if (!chain[0]!.conn!.members) continue;
       const best = bestOfChain(chain, (sg) => fullName(sg.conn!));
-      for (const sg of chain) sg.finalName = fullName(best.conn!);
-      for (const sg of chain) sg.busConn = best.conn;
+      for (const sg of chain) {
+        sg.finalName = fullName(best.conn!);
+        sg.busConn = best.conn;
+        sg.busConnSheet = best.sheet;
+      }
     }
     // Nets linked to bus members take the member's name, unless a power pin or global label
     // drives them, in which case the member (everywhere in the bus chain) takes theirs.
     const memberOverride = new Map<string, string>();
-    const assignments: { net: Subgraph; name: string }[] = [];
+    const assignments: { net: Subgraph; name: string; from: SheetInstance }[] = [];
     for (const bus of driven) {
       const busConn = bus.busConn ?? bus.conn!;
       if (!busConn.members) continue;
@@ -347,11 +412,17 @@ class ConnectionGraph {
         if (!match) continue;
         const memberName = fullName(memberConn(busConn, match));
         if (net.priority >= Priority.POWER_PIN) memberOverride.set(memberName, fullName(net.conn!));
-        else assignments.push({ net, name: memberName });
+        else assignments.push({ net, name: memberName, from: bus.busConnSheet ?? bus.sheet });
       }
     }
-    for (const { net, name } of assignments) {
-      net.busName ??= memberOverride.get(name) ?? name;
+    // A net in two buses keeps the first name it gets, except that a name brought in from
+    // another sheet (through a bus renamed up the hierarchy) wins over one from its own sheet,
+    // as eeschema's propagation never renames a net a second time from another sheet.
+    for (const { net, name, from } of assignments) {
+      const fromOwnSheet = from === net.sheet;
+      if (net.busName !== undefined && (fromOwnSheet || net.busNameSheet !== net.sheet)) continue;
+      net.busName = memberOverride.get(name) ?? name;
+      net.busNameSheet = from;
     }
 
     for (const chain of chains) {
@@ -361,10 +432,41 @@ class ConnectionGraph {
       for (const sg of chain) sg.finalName = name;
     }
 
+    this.linkBusesThroughSharedMembers(driven, memberOverride);
+
     // A weakly driven net with a single pin is an unconnected pin.
     for (const sg of driven) {
       if (!sg.strong && sg.drivers.length === 1 && sg.driver?.kind === "pin") {
         sg.finalName = defaultNetName(sg.driver.pin, true);
+      }
+    }
+  }
+
+  /**
+   * A net that two or more buses of its sheet count as a member ties those buses together:
+   * each bus's matching member takes the net's name, and so does every net that had the
+   * member's old name (eeschema's pass over subgraphs with several bus parents).
+   */
+  private linkBusesThroughSharedMembers(driven: Subgraph[], memberOverride: Map<string, string>) {
+    const byFinalName = new Map<string, Subgraph[]>();
+    for (const sg of driven) push(byFinalName, sg.finalName!, sg);
+    for (const sg of driven) {
+      if (sg.conn!.members || new Set(sg.parents.map((p) => representative(p.bus))).size < 2) continue;
+      for (const link of sg.parents) {
+        const bus = representative(link.bus);
+        const busConn = bus.busConn ?? bus.conn!;
+        const match = matchBusMember(busConn, link.member);
+        if (!match) continue;
+        const memberName = fullName(memberConn(busConn, match));
+        const oldName = memberOverride.get(memberName) ?? memberName;
+        const name = sg.finalName!;
+        if (oldName === name) continue;
+        memberOverride.set(memberName, name);
+        const renamed = byFinalName.get(oldName);
+        if (!renamed) continue;
+        byFinalName.delete(oldName);
+        for (const other of renamed) other.finalName = name;
+        for (const other of renamed) push(byFinalName, name, other);
       }
     }
   }

@@ -28,8 +28,24 @@ describe("bus labels", () => {
       expect(parseBusVector(label)).toBeUndefined();
       expect(parseBusGroup(label)).toBeUndefined();
     }
-    expect(parseBusVector("~{D}[0..1]")?.members).toEqual(["~{D}0", "~{D}1"]);
     expect(parseBusVector("SIG") ?? parseBusGroup("SIG")).toBeUndefined();
+  });
+
+  // Each expectation below was measured with kicad-cli 9.0.8 (a bus through a sheet pin, member
+  // wires labelled with and without the markup: only the markup-free name joins the member).
+  test("member names drop markup: vector prefixes and suffixes, group members", () => {
+    expect(parseBusVector("~{D}[0..1]")?.members).toEqual(["D0", "D1"]);
+    expect(parseBusVector("~{D[0..1]}")?.members).toEqual(["D0", "D1"]);
+    expect(parseBusVector("A~{B}C[0..1]")?.members).toEqual(["ABC0", "ABC1"]);
+    expect(expandBus("SWD_TRG{~{RESET}, SWDIO, SWDCLK}")?.map((m) => m.name)).toEqual(["SWD_TRG.RESET", "SWD_TRG.SWDIO", "SWD_TRG.SWDCLK"]);
+    expect(expandBus("{~{X} Y}")?.map((m) => m.name)).toEqual(["X", "Y"]);
+    expect(expandBus("G{~{A}[0..1]}")?.map((m) => m.name)).toEqual(["G.A0", "G.A1"]);
+  });
+
+  test("a group's prefix drops the markup character and opening brace, not the closing one", () => {
+    expect(parseBusGroup("~{Q}{A B}")?.prefix).toBe("Q}");
+    expect(parseBusGroup("Q_{x}{A B}")?.prefix).toBe("Qx}");
+    expect(expandBus("~{Q}X{A B}")?.map((m) => m.name)).toEqual(["Q}X.A", "Q}X.B"]);
   });
 
   test("net names escape the hierarchy separator", () => {
