@@ -19,7 +19,7 @@ export const globalArgs = {
 /** For the commands that work on one KiCad project of the repo. */
 export const projectArgs = {
   ...globalArgs,
-  project: { type: "string", description: "The .kicad_pro to use when the repo holds several", valueHint: "FILE" },
+  project: { type: "string", description: "The .kicad_pro to use (default: the only one in the repo, or the top-level one)", valueHint: "FILE" },
 } as const;
 
 /** For the commands that run a model. */

@@ -1,6 +1,7 @@
 /**
  * `copperhead netlist`: the design's nets, computed natively (no kicad-cli process).
  */
+import { relative, sep } from "node:path";
 import { openRepo } from "../repo/recovery.ts";
 import { buildNetlist, type Net } from "../kicad/netlist.ts";
 import { loadSchematicProject } from "../kicad/schematic.ts";
@@ -13,11 +14,13 @@ export interface NetlistOptions {
 
 export interface NetlistResult {
   schema: "copperhead.netlist/1";
+  /** The `.kicad_pro` the nets are of, repo-relative (discovery may have chosen it among several). */
+  project: string;
   nets: Net[];
 }
 
 export async function runNetlist(options: NetlistOptions = {}): Promise<NetlistResult> {
   const project = discoverProject(await openRepo(options.repo), options.project);
   const { nets } = buildNetlist(loadSchematicProject(project.schematic, { within: project.repoRoot }));
-  return { schema: "copperhead.netlist/1", nets };
+  return { schema: "copperhead.netlist/1", project: relative(project.repoRoot, project.projectFile).split(sep).join("/"), nets };
 }

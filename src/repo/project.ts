@@ -1,12 +1,17 @@
 /**
  * Project discovery: which KiCad project inside a repo copperhead works on.
  *
- * An explicit `.kicad_pro` wins. Otherwise the repo must hold exactly one `.kicad_pro` outside
- * hidden and vendor folders; the root schematic and the board share its basename.
+ * An explicit `.kicad_pro` wins. Otherwise the project is the `.kicad_pro` outside hidden and
+ * vendor folders at the shallowest depth, when exactly one is there: a design repo often nests
+ * another project (a test fixture, an antenna in a subfolder, as KiCad's RoyalBlue54L-Feather
+ * demo does), and the top one is the design. Two at the same depth are ambiguous. The root
+ * schematic and the board share the project's basename. A KiCad 5 project (`.pro` and `.sch`,
+ * no `.kicad_pro`) is a typed `legacy_format` error that says how to convert it.
  */
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { CopperheadError } from "../errors.ts";
+import { log } from "../log.ts";
 import { assertRepoFile } from "./repo-files.ts";
 import { lstatOrUndefined } from "./repo-path.ts";
 
@@ -21,6 +26,8 @@ export interface KicadProject {
   schematic: string;
   /** Absolute path of the board, when the project has one. */
   board?: string;
+  /** How the project was chosen, and the other `.kicad_pro` files discovery saw (repo-relative). */
+  discovery: { how: "explicit" | "only" | "shallowest"; others: string[] };
 }
 
 /** Folders that hold someone else's projects (libraries, dependencies, outputs). */
@@ -37,10 +44,10 @@ export function resolveRepoRoot(repo: string | undefined): string {
   return realpathSync(root);
 }
 
-/** Lists `.kicad_pro` files (repo-relative, sorted) outside hidden and vendor folders. */
-export function findProjectFiles(repoRoot: string): string[] {
+/** Files matching `pattern` (repo-relative, `/`-separated, sorted) outside hidden and vendor folders. */
+function scanRepo(repoRoot: string, pattern: string): string[] {
   const found: string[] = [];
-  for (const path of new Bun.Glob("**/*.kicad_pro").scanSync({ cwd: repoRoot, dot: false, followSymlinks: false })) {
+  for (const path of new Bun.Glob(pattern).scanSync({ cwd: repoRoot, dot: false, followSymlinks: false })) {
     const parts = path.split(/[\\/]/);
     if (parts.slice(0, -1).some((part) => IGNORED_DIRS.has(part) || part.startsWith("."))) continue;
     found.push(path.split(sep).join("/"));
@@ -48,9 +55,15 @@ export function findProjectFiles(repoRoot: string): string[] {
   return found.sort();
 }
 
+/** Lists `.kicad_pro` files (repo-relative, sorted) outside hidden and vendor folders. */
+export function findProjectFiles(repoRoot: string): string[] {
+  return scanRepo(repoRoot, "**/*.kicad_pro");
+}
+
 /** Finds the project to work on, or throws a typed error that says how to choose one. */
 export function discoverProject(repoRoot: string, explicit?: string): KicadProject {
   let projectFile: string;
+  let discovery: KicadProject["discovery"] = { how: "explicit", others: [] };
   if (explicit) {
     projectFile = isAbsolute(explicit) ? explicit : join(repoRoot, explicit);
     if (!projectFile.endsWith(".kicad_pro") || !existsSync(projectFile)) {
@@ -66,17 +79,30 @@ export function discoverProject(repoRoot: string, explicit?: string): KicadProje
   } else {
     const candidates = findProjectFiles(repoRoot);
     if (candidates.length === 0) {
+      const legacy = findLegacyProject(repoRoot);
+      if (legacy) {
+        throw new CopperheadError("legacy_format", `${legacy} is a KiCad 5 project (.pro and .sch); copperhead reads the formats of KiCad 6 and later.`, {
+          file: legacy,
+          fix: "Open the project in KiCad 6 or newer and save it (KiCad converts it to .kicad_pro and .kicad_sch), then run copperhead again.",
+        });
+      }
       throw new CopperheadError("project_not_found", `No .kicad_pro file found in ${repoRoot}`, {
         fix: "Run copperhead inside a KiCad project repository, or pass --repo PATH.",
       });
     }
-    if (candidates.length > 1) {
-      throw new CopperheadError("project_ambiguous", `Found ${candidates.length} KiCad projects: ${candidates.join(", ")}`, {
+    const depth = (path: string) => path.split("/").length;
+    const shallowest = Math.min(...candidates.map(depth));
+    const top = candidates.filter((c) => depth(c) === shallowest);
+    if (top.length > 1) {
+      throw new CopperheadError("project_ambiguous", `Found ${top.length} KiCad projects at the same depth: ${top.join(", ")}`, {
         fix: "Choose one with --project <path/to/name.kicad_pro>, or set \"project\" in .copperhead/config.json.",
         candidates,
       });
     }
-    projectFile = join(repoRoot, candidates[0]!);
+    const chosen = top[0]!;
+    discovery = { how: candidates.length === 1 ? "only" : "shallowest", others: candidates.filter((c) => c !== chosen) };
+    if (discovery.how === "shallowest") announce(repoRoot, chosen, discovery.others);
+    projectFile = join(repoRoot, chosen);
   }
   const name = basename(projectFile, ".kicad_pro");
   const dir = dirname(projectFile);
@@ -91,5 +117,20 @@ export function discoverProject(repoRoot: string, explicit?: string): KicadProje
   // kicad-cli is handed these paths and would read (or block on) whatever they lead to: each
   // must be a regular file inside the repo, however it is linked.
   for (const file of [projectFile, schematic, ...(hasBoard ? [board] : [])]) assertRepoFile(file, { within: repoRoot });
-  return { repoRoot, projectFile, name, schematic, board: hasBoard ? board : undefined };
+  return { repoRoot, projectFile, name, schematic, board: hasBoard ? board : undefined, discovery };
+}
+
+/** The choice among several projects is said once per repo and project, on stderr. */
+const announced = new Set<string>();
+
+function announce(repoRoot: string, chosen: string, others: string[]): void {
+  const key = `${repoRoot}\0${chosen}`;
+  if (announced.has(key)) return;
+  announced.add(key);
+  log.info(`Using ${chosen}, the top-level KiCad project (also found: ${others.join(", ")}). Pass --project to choose another.`);
+}
+
+/** A KiCad 5 project file (`name.pro` with `name.sch` beside it), repo-relative, if the repo holds one. */
+function findLegacyProject(repoRoot: string): string | undefined {
+  return scanRepo(repoRoot, "**/*.pro").find((path) => existsSync(join(repoRoot, path.replace(/\.pro$/, ".sch"))));
 }

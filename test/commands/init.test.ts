@@ -238,6 +238,8 @@ describe("copperhead init", () => {
   test("an explicit --project that differs from the config updates only that key", async () => {
     const repo = await copyFixture("usb-led");
     await cp(join(FIXTURES_DIR, "netlist", "kicad8"), join(repo, "other"), { recursive: true });
+    // A second project beside usb-led (not only nested below it) makes discovery ambiguous.
+    await cp(join(FIXTURES_DIR, "netlist", "kicad8", "kicad8.kicad_pro"), join(repo, "twin.kicad_pro"));
     await expect(runInit({ repo, hooks: false })).rejects.toMatchObject({ code: "project_ambiguous" });
     const first = await runInit({ repo, hooks: false, project: "usb-led.kicad_pro" });
     expect(actions(first)[".copperhead/config.json"]).toBe("created");

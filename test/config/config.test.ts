@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { cp, mkdir, writeFile } from "node:fs/promises";
+import { cp, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   closestKey,
@@ -166,8 +166,11 @@ describe("discoverConfiguredProject", () => {
     return repo;
   }
 
-  test("several projects and none configured: asks for --project", async () => {
+  test("several projects and none configured: the top-level one, or --project when they are level", async () => {
     const repo = await twoProjects();
+    expect(discoverConfiguredProject(repo).project.name).toBe("usb-led");
+    await cp(join(FIXTURES_DIR, "netlist", "kicad6"), join(repo, "third"), { recursive: true });
+    await rm(join(repo, "usb-led.kicad_pro"));
     expect(() => discoverConfiguredProject(repo)).toThrow(expect.objectContaining({ code: "project_ambiguous" }));
   });
 

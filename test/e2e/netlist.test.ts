@@ -1,8 +1,9 @@
 import { afterAll, expect, test } from "bun:test";
+import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { exportNetlist } from "../../src/kicad/kicad-cli.ts";
 import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
-import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
+import { cleanupTempDirs, copyFixture, FIXTURES_DIR, requireKicadCli } from "../support/kicad.ts";
 import { netlistDiff } from "../support/netlist.ts";
 import { runBinary } from "./binary.ts";
 
@@ -57,3 +58,21 @@ test("a malformed schematic: exit 3 naming the file, line and column", async () 
   expect(error.line).toBeGreaterThan(1);
   expect(stderr).toMatch(/regulator\.kicad_sch:\d+:\d+: /);
 });
+
+test("a repo nesting a second project: the top-level one, named on stderr and in --json", async () => {
+  const repo = await copyFixture("usb-led");
+  await cp(join(FIXTURES_DIR, "netlist", "kicad6"), join(repo, "jig"), { recursive: true });
+  const { exitCode, stdout, stderr } = await runBinary(["netlist", "--repo", repo, "--json"]);
+  expect(exitCode).toBe(0);
+  expect(JSON.parse(stdout).project).toBe("usb-led.kicad_pro");
+  expect(stderr).toContain("Using usb-led.kicad_pro, the top-level KiCad project (also found: jig/kicad6.kicad_pro)");
+});
+
+test("a KiCad 6 project netlists like kicad-cli (no refusal of old formats)", async () => {
+  const cli = await requireKicadCli();
+  const repo = await copyFixture("netlist/kicad6");
+  const { exitCode, stdout } = await runBinary(["netlist", "--repo", repo, "--json"]);
+  expect(exitCode).toBe(0);
+  const kicad = parseKicadNetlist(await exportNetlist(join(repo, "kicad6.kicad_sch"), { cli }));
+  expect(JSON.parse(stdout).nets).toEqual(kicad.nets);
+}, 60_000);
