@@ -67,6 +67,18 @@ export function adaptSyntax(node: SList, version: number): SList {
   return node;
 }
 
+/**
+ * A field about to be added to `owner` (a placed symbol), in the syntax of format `version`:
+ * before `SCHEMATIC.propertyIdsDropped` it gets the next free field number.
+ */
+export function adaptNewField(owner: SList, prop: SList, version: number): SList {
+  adaptSyntax(prop, version);
+  if (has(version, SCHEMATIC.propertyIdsDropped)) return prop;
+  const used = children(owner, "property").map((p) => Number(childText(p, "id") ?? MANDATORY_FIELD_IDS[text(p, 1) ?? ""] ?? -1));
+  prop.items.splice(3, 0, listOf("id", Math.max(3, ...used) + 1));
+  return prop;
+}
+
 /** Removes attributes a version does not know yet (they all default to what KiCad assumed before). */
 function dropUnknown(list: SList, parent: SList, version: number): void {
   const name = head(list);

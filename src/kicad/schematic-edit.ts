@@ -39,6 +39,8 @@ import {
 import { bestPartOn, SheetSpace, type Shape } from "./schematic-placement.ts";
 import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Landing, type Route } from "./schematic-routing.ts";
 import { fieldBox, grow, labelBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "./schematic-space.ts";
+import { describeVersion, has, SCHEMATIC, type FormatChange } from "./format.ts";
+import { adaptNewField, adaptSyntax, addLegacyInstances, instancesInRoot, legacyInstancePath, removeLegacyInstances, setLegacyInstanceField } from "./schematic-dialect.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "./schematic-wiring.ts";
 import {
   loadSchematicProject,
@@ -239,14 +241,15 @@ export class SchematicEditor {
       return spot;
     });
     this.edit(() => {
-      ensureLibSymbol(file, libId, () => def);
+      const { libName } = ensureLibSymbol(file, libId, () => def);
       units.forEach((unit, i) => {
         const spot = spots[i]!;
         const placement: Placement = { at: spot.at, rotation: spot.shape.rotation };
-        insertItem(
-          file.doc.root,
+        this.placeSymbol(
+          file,
           placedSymbolNode({
             libId,
+            libName,
             def,
             at: toMm(placement.at),
             rotation: placement.rotation,
@@ -402,6 +405,7 @@ export class SchematicEditor {
         removeChild(file.doc.root, symbol.node);
         pruneLibSymbol(file, symbol.libKey);
       }
+      if (this.legacyInstances) removeLegacyInstances(this.project.root.file.doc.root, new Set([...symbols].map((s) => s.uuid)));
     });
   }
 
@@ -421,13 +425,22 @@ export class SchematicEditor {
         else {
           const last = props[props.length - 1];
           const index = last ? symbol.node.items.indexOf(last) + 1 : symbol.node.items.length;
-          insertChild(symbol.node, hiddenPropertyNode(field, value, toMm(symbol.placement.at)), index);
+          const created = hiddenPropertyNode(field, value, toMm(symbol.placement.at));
+          insertChild(symbol.node, adaptNewField(symbol.node, created, this.fileOf(symbol).version), index);
         }
         if (field === "Reference") {
           for (const path of children(child(child(symbol.node, "instances") ?? symbol.node, "project") ?? symbol.node, "path")) {
             const reference = child(path, "reference");
             if (reference && text(reference, 1) === ref) setAtom(reference, 1, q(value));
           }
+        }
+        // A KiCad 6 root's instance rows hold the reference, and a value and footprint that
+        // KiCad reads over the symbol's own fields.
+        if (this.legacyInstances) {
+          const root = this.project.root.file.doc.root;
+          if (field === "Reference") setLegacyInstanceField(root, symbol.uuid, "reference", value, ref);
+          else if (field === "Value") setLegacyInstanceField(root, symbol.uuid, "value", value);
+          else if (field === "Footprint") setLegacyInstanceField(root, symbol.uuid, "footprint", value);
         }
       }
     });
@@ -446,6 +459,18 @@ export class SchematicEditor {
       ["excludeFromBoard", "on_board", true],
       ["dnp", "dnp", false],
     ];
+    // An attribute the sheet's format does not have would upgrade the file; say so instead.
+    const since: Partial<Record<keyof PartAttributes, FormatChange>> = { dnp: SCHEMATIC.dnp, excludeFromSim: SCHEMATIC.excludeFromSim };
+    for (const symbol of unique(units.map((u) => u.symbol))) {
+      const version = this.fileOf(symbol).version;
+      for (const [key, change] of Object.entries(since) as [keyof PartAttributes, FormatChange][]) {
+        if (attributes[key] === undefined || has(version, change)) continue;
+        throw new CopperheadError("edit_conflict", `${ref}'s sheet is in ${describeVersion("schematic", version)} format, which has no ${key === "dnp" ? "do-not-populate" : "exclude-from-simulation"} attribute (it starts at ${change.since}).`, {
+          fix: "Open and save the project in a newer KiCad to use it, or leave the attribute out.",
+          ref,
+        });
+      }
+    }
     this.edit(() => {
       for (const symbol of unique(units.map((u) => u.symbol))) {
         for (const [key, head, inverted] of flags) {
@@ -501,14 +526,14 @@ export class SchematicEditor {
     const end = route.points[route.points.length - 1]!;
     this.edit(() => {
       for (const node of wiring.noConnectsAt(hit.tip)) removeChild(file.doc.root, node);
-      for (let i = 1; i < route.points.length; i++) insertItem(file.doc.root, lineNode("wire", toMm(route.points[i - 1]!), toMm(route.points[i]!), crypto.randomUUID()));
+      for (let i = 1; i < route.points.length; i++) insertItem(file, lineNode("wire", toMm(route.points[i - 1]!), toMm(route.points[i]!), crypto.randomUUID()));
       if (route.join) {
-        if (needsJunction(wiring, end)) insertItem(file.doc.root, junctionNode(toMm(end), crypto.randomUUID()));
+        if (needsJunction(wiring, end)) insertItem(file, junctionNode(toMm(end), crypto.randomUUID()));
       } else if (target.kind === "power") this.placePowerSymbol(hit.instance, target, end);
       else {
         const angle = labelAngle(lastLeg(route.points));
-        if (target.kind === "local") insertItem(file.doc.root, labelNode(target.text, toMm(end), angle, crypto.randomUUID()));
-        else insertItem(file.doc.root, globalLabelNode(target.text, toMm(end), target.shape, angle, crypto.randomUUID()));
+        if (target.kind === "local") insertItem(file, labelNode(target.text, toMm(end), angle, crypto.randomUUID()));
+        else insertItem(file, globalLabelNode(target.text, toMm(end), target.shape, angle, crypto.randomUUID()));
       }
       this.refresh();
       this.expectPinOnNet(ref, hit.lib.number, target.expected, hit.symbol);
@@ -595,7 +620,7 @@ export class SchematicEditor {
         pin: hit.lib.number,
       });
     }
-    this.edit(() => insertItem(hit.instance.file.doc.root, noConnectNode(toMm(hit.tip), crypto.randomUUID())));
+    this.edit(() => insertItem(hit.instance.file, noConnectNode(toMm(hit.tip), crypto.randomUUID())));
   }
 
   // --- Results ----------------------------------------------------------------------------
@@ -670,6 +695,42 @@ export class SchematicEditor {
       instance.sheet = instance.parent.file.sheets.find((s) => s.uuid === uuid) ?? instance.sheet;
     }
     resolveProjectData(this.project);
+  }
+
+  /** True when the project keeps symbol references in the root's `symbol_instances` (KiCad 6). */
+  private get legacyInstances(): boolean {
+    return instancesInRoot(this.project.root.file.version);
+  }
+
+  /**
+   * Inserts a placed symbol built with its `(instances)`. In a KiCad 6 project the instance
+   * data goes into the root's `symbol_instances` instead, as KiCad 6 writes it.
+   */
+  private placeSymbol(file: SchematicFile, node: SList): void {
+    if (this.legacyInstances) {
+      const instances = child(node, "instances")!;
+      removeChild(node, instances);
+      const uuid = childText(node, "uuid") ?? "";
+      const field = (name: string) => text(children(node, "property").find((p) => text(p, 1) === name) ?? node, 2) ?? "";
+      const rootFile = this.project.root.file;
+      addLegacyInstances(
+        rootFile.doc.root,
+        rootFile.version,
+        children(child(instances, "project")!, "path").map((path) => ({
+          path: legacyInstancePath(text(path, 1) ?? "", this.project.root.path, uuid),
+          reference: childText(path, "reference") ?? "",
+          unit: Number(childText(path, "unit") ?? 1),
+          value: field("Value"),
+          footprint: field("Footprint"),
+        })),
+      );
+    }
+    insertItem(file, node);
+  }
+
+  /** The sheet file a placed symbol is in. */
+  private fileOf(symbol: PlacedSymbol): SchematicFile {
+    return [...this.project.files.values()].find((f) => f.symbols.includes(symbol))!;
   }
 
   // --- Lookups ----------------------------------------------------------------------------
@@ -808,9 +869,9 @@ export class SchematicEditor {
   private libPinOf(lib: LibSymbol, libId: string, pin: string): LibPin {
     const byNumber = lib.pins.find((p) => p.number === pin);
     if (byNumber) return byNumber;
-    const named = unique(lib.pins.filter((p) => shownPinName(p) === pin).map((p) => p.number));
+    const named = unique(lib.pins.filter((p) => p.name === pin).map((p) => p.number));
     if (named.length === 1) return lib.pins.find((p) => p.number === named[0])!;
-    const listed = unique(lib.pins.map((p) => (shownPinName(p) && shownPinName(p) !== p.number ? `${p.number} (${shownPinName(p)})` : p.number))).sort(naturalCompare);
+    const listed = unique(lib.pins.map((p) => (p.name && p.name !== p.number ? `${p.number} (${p.name})` : p.number))).sort(naturalCompare);
     throw new CopperheadError("not_found", named.length > 1 ? `${libId} has ${named.length} pins named ${pin}; name one by number.` : `${libId} has no pin ${pin}.`, {
       fix: `Pins of ${libId}: ${listed.join(", ")}.`,
       pin,
@@ -951,8 +1012,8 @@ export class SchematicEditor {
   /** An upright power symbol whose pin lands on `end`. */
   private placePowerSymbol(instance: SheetInstance, target: Extract<NetTarget, { kind: "power" }>, end: Point): void {
     const file = instance.file;
-    const def = ensureLibSymbol(file, target.libId, target.def);
-    const lib = libSymbolView(def, target.libId);
+    const { def, libName } = ensureLibSymbol(file, target.libId, target.def);
+    const lib = libSymbolView(def, libName ?? target.libId);
     const rotation = 0;
     const offset = placePoint(lib.pins[0]!.at, { at: { x: 0, y: 0 }, rotation });
     const placement: Placement = { at: { x: end.x - offset.x, y: end.y - offset.y }, rotation };
@@ -963,10 +1024,11 @@ export class SchematicEditor {
       taken.add(reference);
       return { path: i.path, reference };
     });
-    insertItem(
-      file.doc.root,
+    this.placeSymbol(
+      file,
       placedSymbolNode({
         libId: target.libId,
+        libName,
         def,
         at: toMm(placement.at),
         rotation,
@@ -999,9 +1061,20 @@ export class SchematicEditor {
           net: from,
         });
       }
+      const rootVersion = this.project.root.file.version;
       for (const file of this.project.files.values()) {
         for (const label of file.labels) if (label.kind === "global" && label.text === from) renames.push(setText(label.node)(to));
-        for (const symbol of file.symbols) if (symbol.lib?.power === "global" && fieldValue(symbol, "Value") === from) renames.push(setValue(symbol, to));
+        for (const symbol of file.symbols) {
+          if (symbol.lib?.power !== "global" || symbol.value !== from) continue;
+          const pin = symbol.lib.pins[0];
+          if (!has(rootVersion, SCHEMATIC.modernPowerSymbols) && pin?.type === "power_in" && pin.hidden) {
+            throw new CopperheadError("edit_conflict", `${from} is named by the hidden pin of power symbol ${symbol.libId}: in this project's format (${describeVersion("schematic", rootVersion)}, before KiCad 7's modern power symbols) KiCad ignores a power symbol's Value, so renaming it would not rename the net.`, {
+              fix: "Disconnect the pins from the power symbols and connect them to the new net, or open and save the project in KiCad 7 or newer first.",
+              net: from,
+            });
+          }
+          renames.push(setValue(symbol, to));
+        }
       }
       return { newName: to, renames, expected: new Map([[from, to]]) };
     }
@@ -1133,8 +1206,13 @@ function setFlag(symbol: SList, name: string, value: boolean): void {
   insertChild(symbol, list(name, value ? "yes" : "no"), before >= 0 ? before : symbol.items.length);
 }
 
-/** Inserts a top-level item where eeschema would save it: by item type, then by uuid. */
-function insertItem(root: SList, node: SList): void {
+/**
+ * Inserts a top-level item where eeschema would save it (by item type, then by uuid), in the
+ * file's own format version.
+ */
+function insertItem(file: SchematicFile, built: SList): void {
+  const root = file.doc.root;
+  const node = adaptSyntax(built, file.version);
   const rank = itemRank(head(node) ?? "")!;
   const uuid = childText(node, "uuid") ?? "";
   let lastRanked = -1;
@@ -1157,20 +1235,69 @@ function insertItem(root: SList, node: SList): void {
   insertChild(root, node, trailer >= 0 ? trailer : root.items.length);
 }
 
-/** Embeds a library symbol in the sheet's `lib_symbols` (sorted by name) unless it is there; returns the embedded node. */
-function ensureLibSymbol(file: SchematicFile, libId: string, def: () => SList): SList {
+/**
+ * Embeds the library symbol `libId` in the sheet's `lib_symbols` (sorted by name), in the
+ * file's syntax, and returns the embedded node with the `lib_name` a new placed symbol needs.
+ * A cached copy equal to the library's is reused. One that differs (the library changed since
+ * the sheet was saved) is left to the symbols that use it, and the library's version goes in
+ * beside it as `<name>_1`, `<name>_2`…, as eeschema does: reusing the stale copy would give the
+ * new symbol a lib_symbol_mismatch, and replacing it would change the symbols already placed.
+ */
+function ensureLibSymbol(file: SchematicFile, libId: string, def: () => SList): { def: SList; libName?: string } {
   let cache = child(file.doc.root, "lib_symbols");
   if (!cache) {
     const after = ["title_block", "paper", "uuid"].map((h) => child(file.doc.root, h)).find(Boolean);
     cache = insertChild(file.doc.root, { type: "list", pre: "", items: [{ type: "atom", pre: "", raw: "lib_symbols" }], post: "", start: -1 }, after ? file.doc.root.items.indexOf(after) + 1 : 1) as SList;
   }
   const entries = children(cache, "symbol");
+  const wanted = adaptSyntax(def(), file.version);
+  const insert = (node: SList) => {
+    const name = text(node, 1) ?? "";
+    const next = entries.find((e) => (text(e, 1) ?? "") > name);
+    insertChild(cache!, node, next ? cache!.items.indexOf(next) : cache!.items.length);
+    return node;
+  };
   const existing = entries.find((e) => text(e, 1) === libId);
-  if (existing) return existing;
-  const node = def();
-  const next = entries.find((e) => (text(e, 1) ?? "") > libId);
-  insertChild(cache, node, next ? cache.items.indexOf(next) : cache.items.length);
-  return node;
+  if (!existing) return { def: insert(wanted) };
+  if (sameSymbolBody(existing, wanted)) return { def: existing };
+  const itemName = libId.slice(libId.indexOf(":") + 1);
+  for (let n = 1; ; n++) {
+    const libName = `${itemName}_${n}`;
+    const alternative = entries.find((e) => text(e, 1) === libName);
+    if (!alternative) return { def: insert(renamedLibSymbol(wanted, libName)), libName };
+    if (sameSymbolBody(alternative, wanted)) return { def: alternative, libName };
+  }
+}
+
+/** A library symbol under another cache name; its unit sub-symbols (`<name>_<unit>_<style>`) follow. */
+function renamedLibSymbol(def: SList, name: string): SList {
+  const old = (text(def, 1) ?? "").slice((text(def, 1) ?? "").indexOf(":") + 1);
+  setAtom(def, 1, q(name));
+  for (const sub of children(def, "symbol")) setAtom(sub, 1, q(name + (text(sub, 1) ?? "").slice(old.length)));
+  return def;
+}
+
+/** True when two cached library symbols hold the same content, whatever their names and layout. */
+function sameSymbolBody(a: SList, b: SList): boolean {
+  const tokens = (node: SList): string[] => {
+    const out: string[] = [];
+    const name = text(node, 1) ?? "";
+    const base = name.slice(name.indexOf(":") + 1);
+    const visit = (list: SList, top: boolean) => {
+      list.items.forEach((item, i) => {
+        if (item.type === "list") visit(item, false);
+        else if (i === 1 && top) out.push("<name>");
+        else if (i === 1 && head(list) === "symbol" && item.raw.startsWith(`"${base}_`)) out.push(item.raw.slice(base.length + 1));
+        else out.push(item.raw);
+      });
+      out.push(")");
+    };
+    visit(node, true);
+    return out;
+  };
+  const ta = tokens(a);
+  const tb = tokens(b);
+  return ta.length === tb.length && ta.every((t, i) => t === tb[i]);
 }
 
 /** Drops a `lib_symbols` entry no placed symbol of the sheet uses any more, as eeschema does on save. */

@@ -5,7 +5,7 @@
  * and diffs like a KiCad save. Coordinates are millimetres, snapped to eeschema's 100 nm unit;
  * layout (tabs, line breaks) is applied when a node is inserted with `insertChild`.
  */
-import { child, children, cloneNode, list, q, text, type SList } from "./sexpr.ts";
+import { child, children, cloneNode, head, list, q, text, type SList } from "./sexpr.ts";
 
 export type MmPoint = readonly [number, number];
 export type LabelShape = "input" | "output" | "bidirectional" | "tri_state" | "passive";
@@ -129,7 +129,8 @@ export function libraryFields(def: SList): LibraryField[] {
       value: text(prop, 2) ?? "",
       at: [Number(at ? text(at, 1) : 0), Number(at ? text(at, 2) : 0)],
       angle: Number((at && text(at, 3)) ?? 0),
-      rest: prop.items.slice(4).filter((n): n is SList => n.type === "list"),
+      // What follows the value and `(at)`; a KiCad 6 library's `(id N)` field number is not copied.
+      rest: prop.items.slice(3).filter((n): n is SList => n.type === "list" && head(n) !== "at" && head(n) !== "id"),
     });
   }
   return out;
@@ -147,6 +148,8 @@ export function hiddenPropertyNode(name: string, value: string, at: MmPoint): SL
 
 export interface PlacedSymbolSpec {
   libId: string;
+  /** The `lib_symbols` entry when it is not named by `libId` (see `lib_name`). */
+  libName?: string;
   /** The embedded library symbol; its exclude_from_sim/in_bom/on_board flags are copied. */
   def: SList;
   at: MmPoint;
@@ -166,7 +169,7 @@ export interface PlacedSymbolSpec {
 /** A placed symbol as eeschema saves it, with its instance data for every sheet instance. */
 export function placedSymbolNode(spec: PlacedSymbolSpec): SList {
   const libFlag = (name: string, fallback: string) => text(child(spec.def, name) ?? list(name, fallback), 1)!;
-  const node = list("symbol", list("lib_id", q(spec.libId)), atNode(spec.at[0], spec.at[1], spec.rotation ?? 0));
+  const node = list("symbol", ...(spec.libName ? [list("lib_name", q(spec.libName))] : []), list("lib_id", q(spec.libId)), atNode(spec.at[0], spec.at[1], spec.rotation ?? 0));
   if (spec.mirror) node.items.push(list("mirror", spec.mirror));
   node.items.push(list("unit", spec.unit));
   if ((spec.bodyStyle ?? 1) !== 1) node.items.push(list("convert", spec.bodyStyle!));
