@@ -22,7 +22,7 @@
  * symbols) removed, nets without pins omitted.
  */
 import { escapeNetName, expandBus, parseBusVector, type BusMember } from "./bus.ts";
-import { collectItems, connectItems, type ConnItem, type PlacedPin } from "./schematic-connectivity.ts";
+import { sheetSubgraphs, type ConnItem, type PlacedPin } from "./schematic-connectivity.ts";
 import { unitLetter, unitPins, effectivePin, type SchematicProject, type SheetInstance } from "./schematic.ts";
 
 export interface NetNode {
@@ -59,6 +59,8 @@ interface Conn {
   pathPrefix: string;
   suffix: string;
   members?: BusMember[];
+  /** A vector bus (`D[0..7]`), whose members match by index rather than by name. */
+  vector?: boolean;
 }
 
 function fullName(conn: Conn): string {
@@ -127,11 +129,16 @@ export function buildNetlist(project: SchematicProject): Netlist {
 class ConnectionGraph {
   private readonly subgraphs: Subgraph[] = [];
   private readonly byName = new Map<string, Subgraph[]>();
+  /** Bus expansions by label text; designs repeat the same few bus labels many times. */
+  private readonly buses = new Map<string, { members?: BusMember[]; vector: boolean }>();
+  /** Net names of labels and sheet pins (escaped text), computed once per item. */
+  private readonly itemNames = new Map<object, string>();
 
   constructor(private readonly project: SchematicProject) {
     let id = 0;
+    const perSheet = sheetSubgraphs(project.instances, project.projectName);
     for (const instance of project.instances) {
-      for (const items of connectItems(collectItems(instance, project.projectName))) {
+      for (const items of perSheet.get(instance)!) {
         const noConnectFlag = items.some((i) => i.kind === "noConnect");
         this.subgraphs.push({
           id: id++,
@@ -165,10 +172,8 @@ class ConnectionGraph {
     for (const sg of this.driven()) {
       for (const item of sg.drivers) {
         if (item.kind !== "label") continue;
-        const text = escapeNetName(item.label.text);
-        const members = expandBus(text, this.project.busAliases);
+        const { members, vector } = this.bus(this.itemName(item.label, item.label.text));
         if (!members) continue;
-        const vector = isVectorLabel(text);
         for (const member of members) {
           if (!vector && member.vectorIndex !== undefined) continue;
           this.subgraphs.push({
@@ -192,7 +197,25 @@ class ConnectionGraph {
   }
 
   private makeConn(name: string, pathPrefix: string): Conn {
-    return { name, pathPrefix, suffix: "", members: expandBus(name, this.project.busAliases) };
+    const { members, vector } = this.bus(name);
+    return { name, pathPrefix, suffix: "", members, vector };
+  }
+
+  private bus(name: string): { members?: BusMember[]; vector: boolean } {
+    let info = this.buses.get(name);
+    if (!info) {
+      const members = expandBus(name, this.project.busAliases);
+      info = { members, vector: members !== undefined && parseBusVector(name) !== undefined };
+      this.buses.set(name, info);
+    }
+    return info;
+  }
+
+  /** The escaped net name of a label's or sheet pin's text. */
+  private itemName(owner: object, text: string): string {
+    let name = this.itemNames.get(owner);
+    if (name === undefined) this.itemNames.set(owner, (name = escapeNetName(text)));
+    return name;
   }
 
   private driven(): Subgraph[] {
@@ -204,7 +227,7 @@ class ConnectionGraph {
     push(this.byName, fullName(conn), sg);
     // Vector buses also register their bare prefix, so `D[0..3]` and `D[4..7]` weakly driven
     // on different sheets are still seen as a conflict.
-    if (isVectorLabel(conn.name)) {
+    if (conn.vector) {
       push(this.byName, fullName(conn).split("[")[0] + "[]", sg);
     }
   }
@@ -235,46 +258,55 @@ class ConnectionGraph {
       sg.conn = undefined;
       return;
     }
-    candidates.sort((a, b) => this.compareCandidates(sg, a, b));
-    sg.driver = candidates[0]!;
+    sg.driver = candidates.length === 1 ? candidates[0]! : this.bestCandidate(sg, candidates);
     if (sg.strong) sg.drivers = strongDrivers;
     sg.conn = this.makeConn(this.driverName(sg, sg.driver), driverPathPrefix(sg.sheet, sg.driver));
   }
 
-  private compareCandidates(sg: Subgraph, a: ConnItem, b: ConnItem): number {
-    const an = this.driverName(sg, a);
-    const bn = this.driverName(sg, b);
-    const am = expandBus(an, this.project.busAliases);
-    const bm = expandBus(bn, this.project.busAliases);
-    if (am && bm) {
-      const aHasB = isSubset(bm, am);
-      const bHasA = isSubset(am, bm);
-      if (aHasB && !bHasA) return -1;
-      if (bHasA && !aHasB) return 1;
-    }
-    if (a.kind === "pin" && b.kind === "pin") {
-      const ap = a.pin.symbol.lib?.power !== undefined;
-      const bp = b.pin.symbol.lib?.power !== undefined;
-      if (ap !== bp) return ap ? -1 : 1;
-    }
-    if (a.kind === "sheetPin" && b.kind === "sheetPin") {
-      const ao = a.pin.shape === "output";
-      const bo = b.pin.shape === "output";
-      if (ao !== bo) return ao ? -1 : 1;
-    }
-    const aLow = an.includes("-Pad");
-    const bLow = bn.includes("-Pad");
-    if (aLow !== bLow) return aLow ? 1 : -1;
-    return an < bn ? -1 : an > bn ? 1 : 0;
+  /**
+   * The first of equally ranked driver candidates in eeschema's order: a bus that contains the
+   * other's members, a power symbol's pin over another pin, an output sheet pin over others, a
+   * name that is not pad-derived, then the alphabetically first name.
+   */
+  private bestCandidate(sg: Subgraph, candidates: ConnItem[]): ConnItem {
+    const keyed = candidates.map((item) => {
+      const name = this.driverName(sg, item);
+      const members = this.bus(name).members;
+      return {
+        item,
+        name,
+        members: members && new Set(members.map((m) => m.name)),
+        power: item.kind === "pin" && item.pin.symbol.lib?.power !== undefined,
+        output: item.kind === "sheetPin" && item.pin.shape === "output",
+        low: name.includes("-Pad"),
+      };
+    });
+    const contains = (sup: Set<string>, sub: Set<string>) => {
+      for (const m of sub) if (!sup.has(m)) return false;
+      return true;
+    };
+    keyed.sort((a, b) => {
+      if (a.members && b.members) {
+        const aHasB = contains(a.members, b.members);
+        const bHasA = contains(b.members, a.members);
+        if (aHasB && !bHasA) return -1;
+        if (bHasA && !aHasB) return 1;
+      }
+      if (a.item.kind === "pin" && b.item.kind === "pin" && a.power !== b.power) return a.power ? -1 : 1;
+      if (a.item.kind === "sheetPin" && b.item.kind === "sheetPin" && a.output !== b.output) return a.output ? -1 : 1;
+      if (a.low !== b.low) return a.low ? 1 : -1;
+      return compareStrings(a.name, b.name);
+    });
+    return keyed[0]!.item;
   }
 
   /** GetNameForDriver: the unprefixed name a driver item gives its subgraph. */
   private driverName(sg: Subgraph, item: ConnItem): string {
     switch (item.kind) {
       case "label":
-        return escapeNetName(item.label.text);
+        return this.itemName(item.label, item.label.text);
       case "sheetPin":
-        return escapeNetName(item.pin.name);
+        return this.itemName(item.pin, item.pin.name);
       case "pin":
         return defaultNetName(item.pin, sg.noConnect);
       default:
@@ -286,13 +318,31 @@ class ConnectionGraph {
 
   private processSubgraphs() {
     const invalidated = new Set<Subgraph>();
-    for (const sg of this.driven()) {
+    const driven = this.driven();
+    // Subgraphs by sheet and by every name they answer to (their own, and their other drivers'
+    // when they have several), so that matching a name looks at the few subgraphs that carry
+    // it instead of every subgraph of the sheet.
+    const index = new Map<SheetInstance, Map<string, Subgraph[]>>();
+    const indexAs = (sg: Subgraph, owner: Subgraph) => {
+      let names = index.get(owner.sheet);
+      if (!names) index.set(owner.sheet, (names = new Map()));
+      push(names, localName(sg.conn!), owner);
+      for (const d of sg.drivers) {
+        if (d === sg.driver || d.kind === "sheetPin") continue;
+        if (d.kind === "pin") {
+          if (isPowerPin(d.pin)) push(names, defaultNetName(d.pin, false), owner);
+        } else push(names, this.driverName(sg, d), owner);
+      }
+    };
+    for (const sg of driven) indexAs(sg, sg);
+
+    for (const sg of driven) {
       if (sg.absorbedBy) continue;
       const conn = sg.conn!;
       if (!sg.strong) {
         const name = fullName(conn);
         let vec = this.byName.get(name) ?? [];
-        if (vec.length <= 1 && isVectorLabel(conn.name)) vec = this.byName.get(name.split("[")[0] + "[]") ?? vec;
+        if (vec.length <= 1 && conn.vector) vec = this.byName.get(name.split("[")[0] + "[]") ?? vec;
         if (vec.length > 1) {
           let n = 1;
           let renamed = name;
@@ -311,7 +361,7 @@ class ConnectionGraph {
       }
       if (!sg.strong) continue;
 
-      const candidates = this.driven().filter((c) => c.sheet === sg.sheet && c.strong && c !== sg && !c.absorbedBy);
+      const names = index.get(sg.sheet)!;
       const toCheck: { conn: Conn; member?: BusMember }[] = [{ conn }];
       const addSecondaries = (owner: Subgraph) => {
         for (const item of owner.items) {
@@ -332,8 +382,10 @@ class ConnectionGraph {
         checked.add(key);
         if (member.members) for (const m of member.members) toCheck.push({ conn: memberConn(member, m), member: m });
         const testName = localName(member);
-        for (const candidate of candidates) {
-          if (candidate.absorbedBy || candidate === sg) continue;
+        const seen = new Set<Subgraph>();
+        for (const candidate of names.get(testName) ?? []) {
+          if (candidate.absorbedBy || candidate === sg || !candidate.strong || seen.has(candidate)) continue;
+          seen.add(candidate);
           let match = localName(candidate.conn!) === testName;
           if (!match && candidate.multipleDrivers) {
             match = candidate.drivers.some((d) => {
@@ -351,6 +403,8 @@ class ConnectionGraph {
           } else if (!conn.members || !!candidate.conn!.members) {
             addSecondaries(candidate);
             this.absorb(sg, candidate);
+            // What the absorbed subgraph answered to, the absorbing one now answers to.
+            indexAs(candidate, sg);
             invalidated.add(sg);
           }
         }
@@ -378,7 +432,6 @@ class ConnectionGraph {
     into.noConnect ||= other.noConnect;
     into.noConnectFlag ||= other.noConnectFlag;
     other.absorbedBy = into;
-    for (const sg of this.subgraphs) if (sg.absorbedBy === other) sg.absorbedBy = into;
   }
 
   // --- Stage 4: hierarchy and bus members ---------------------------------------------------
@@ -502,20 +555,26 @@ class ConnectionGraph {
       while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
       return i;
     };
-    const bySheet = new Map<SheetInstance, Subgraph[]>();
-    for (const sg of driven) push(bySheet, sg.sheet, sg);
+    // Strongly driven subgraphs by sheet and hierarchical label name.
+    const ports = new Map<SheetInstance, Map<string, Subgraph[]>>();
+    for (const sg of driven) {
+      if (!sg.strong) continue;
+      for (const item of sg.items) {
+        if (item.kind !== "label" || item.label.kind !== "hierarchical") continue;
+        let names = ports.get(sg.sheet);
+        if (!names) ports.set(sg.sheet, (names = new Map()));
+        const list = names.get(this.itemName(item.label, item.label.text));
+        if (list?.[list.length - 1] === sg) continue;
+        push(names, this.itemName(item.label, item.label.text), sg);
+      }
+    }
     for (const sg of driven) {
       for (const item of sg.items) {
         if (item.kind !== "sheetPin") continue;
         const childInstance = sg.sheet.children.find((c) => c.sheet === item.sheet);
         if (!childInstance) continue;
-        const pinName = escapeNetName(item.pin.name);
-        for (const candidate of bySheet.get(childInstance) ?? []) {
-          if (!candidate.strong) continue;
-          const matches = candidate.items.some(
-            (i) => i.kind === "label" && i.label.kind === "hierarchical" && escapeNetName(i.label.text) === pinName,
-          );
-          if (matches) parent[find(index.get(candidate)!)] = find(index.get(sg)!);
+        for (const candidate of ports.get(childInstance)?.get(this.itemName(item.pin, item.pin.name)) ?? []) {
+          parent[find(index.get(candidate)!)] = find(index.get(sg)!);
         }
       }
     }
@@ -563,8 +622,10 @@ class ConnectionGraph {
   }
 }
 
+/** The subgraph that (through any chain of absorptions) holds `sg`'s items. */
 function representative(sg: Subgraph): Subgraph {
-  return sg.absorbedBy ?? sg;
+  while (sg.absorbedBy) sg = sg.absorbedBy;
+  return sg;
 }
 
 /**
@@ -592,18 +653,10 @@ function bestOfChain(chain: Subgraph[], nameOf: (sg: Subgraph) => string): Subgr
 
 /** matchBusMember: vector buses match members by index (names may differ), groups by name. */
 function matchBusMember(bus: Conn, search: BusMember): BusMember | undefined {
-  if (isVectorLabel(bus.name)) return bus.members!.find((m) => m.vectorIndex === search.vectorIndex);
+  if (bus.vector) return bus.members!.find((m) => m.vectorIndex === search.vectorIndex);
   return bus.members!.find((m) => m.local === search.local);
 }
 
-function isVectorLabel(name: string): boolean {
-  return parseBusVector(name) !== undefined;
-}
-
-function isSubset(sub: BusMember[], sup: BusMember[]): boolean {
-  const names = new Set(sup.map((m) => m.name));
-  return sub.every((m) => names.has(m.name));
-}
 
 function isDriverItem(item: ConnItem): boolean {
   if (item.kind === "label" || item.kind === "sheetPin") return true;

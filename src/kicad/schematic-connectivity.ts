@@ -30,7 +30,7 @@ import {
   type SheetPin,
   type SheetSymbol,
 } from "./schematic.ts";
-import { insideSegment, onSegment, placePoint, pointKey, type Point } from "./schematic-geometry.ts";
+import { insideSegment, onSegment, placePoint, pointKey, SegmentIndex, type Point } from "./schematic-geometry.ts";
 
 export interface PlacedPin {
   symbol: PlacedSymbol;
@@ -50,6 +50,29 @@ export type ConnItem =
   | { kind: "label"; label: Label; points: Point[] }
   | { kind: "sheetPin"; sheet: SheetSymbol; pin: SheetPin; points: Point[] }
   | { kind: "pin"; pin: PlacedPin; points: Point[] };
+
+/**
+ * The connected subgraphs (lists of items) of every sheet instance of a project. Instances of
+ * one sheet file share their geometry, so a file is grouped once and its groups are handed to
+ * each instance with that instance's references; only an instance that places a different
+ * unit of some symbol is grouped on its own.
+ */
+export function sheetSubgraphs(instances: readonly SheetInstance[], projectName?: string): Map<SheetInstance, ConnItem[][]> {
+  const templates = new Map<string, number[][]>();
+  const out = new Map<SheetInstance, ConnItem[][]>();
+  for (const instance of instances) {
+    const items = collectItems(instance, projectName);
+    const units = items.flatMap((item) => (item.kind === "pin" ? [item.pin.unit] : [])).join(",");
+    const key = `${instance.file.path}\u0000${units}`;
+    let groups = templates.get(key);
+    if (!groups) {
+      groups = groupIndices(items);
+      templates.set(key, groups);
+    }
+    out.set(instance, groups.map((group) => group.map((i) => items[i]!)));
+  }
+  return out;
+}
 
 /** Every connectable item of a sheet instance, with its connection points. */
 export function collectItems(instance: SheetInstance, projectName?: string): ConnItem[] {
@@ -98,14 +121,19 @@ export function effectiveLines(instance: SheetInstance): (Line & { kind: "wire" 
     points.push(p);
   }
   points.sort((a, b) => a.x * a.x + a.y * a.y - (b.x * b.x + b.y * b.y));
+  // Lines only get shorter here, so an index of their drawn extent still finds every one.
+  const index = new SegmentIndex(lines);
   for (const p of points) {
-    for (const line of lines) if (insideSegment(p, line.a, line.b)) line.b = p;
+    for (const n of index.near(p)) {
+      const line = lines[n]!;
+      if (insideSegment(p, line.a, line.b)) line.b = p;
+    }
   }
   return lines;
 }
 
-/** Groups a sheet instance's items into connected subgraphs (lists of items). */
-export function connectItems(items: ConnItem[]): ConnItem[][] {
+/** Groups a sheet's items into connected subgraphs: the indices of each group's items, in item order. */
+function groupIndices(items: ConnItem[]): number[][] {
   const parent = items.map((_, i) => i);
   const find = (i: number): number => {
     while (parent[i] !== i) {
@@ -125,6 +153,17 @@ export function connectItems(items: ConnItem[]): ConnItem[][] {
     .filter((e): e is { item: Extract<ConnItem, { kind: "wire" | "bus" }>; index: number } => e.item.kind === "wire" || e.item.kind === "bus");
   const buses = lines.filter((l) => l.item.kind === "bus");
   const wires = lines.filter((l) => l.item.kind === "wire");
+  const lineIndex = new SegmentIndex(lines.map((l) => l.item.line));
+  const busIndex = new SegmentIndex(buses.map((l) => l.item.line));
+  const wireIndex = new SegmentIndex(wires.map((l) => l.item.line));
+  /** The first line of `among` (in item order) that `p` lies on. */
+  const firstOn = (among: typeof lines, index: SegmentIndex, p: Point, accuracy?: number) => {
+    for (const n of index.near(p)) {
+      const l = among[n]!;
+      if (onSegment(p, l.item.line.a, l.item.line.b, accuracy)) return l;
+    }
+    return undefined;
+  };
 
   const atPoint = new Map<string, number[]>();
   const addAt = (p: Point, index: number) => {
@@ -141,7 +180,7 @@ export function connectItems(items: ConnItem[]): ConnItem[][] {
   // wires" special case): the lines get a connection point there.
   items.forEach((item) => {
     if (item.kind !== "label") return;
-    const hit = lines.filter((l) => onSegment(item.label.at, l.item.line.a, l.item.line.b, 0));
+    const hit = lineIndex.near(item.label.at).map((n) => lines[n]!).filter((l) => onSegment(item.label.at, l.item.line.a, l.item.line.b, 0));
     if (hit.length >= 2) for (const l of hit) addAt(item.label.at, l.index);
   });
 
@@ -161,7 +200,7 @@ export function connectItems(items: ConnItem[]): ConnItem[][] {
     if (indices.length < 2) continue;
     const [x, y] = key.split(",").map(Number) as [number, number];
     const p = { x, y };
-    const busHere = buses.some((b) => onSegment(p, b.item.line.a, b.item.line.b, 0));
+    const busHere = firstOn(buses, busIndex, p, 0) !== undefined;
     for (let i = 0; i < indices.length; i++) {
       for (let j = i + 1; j < indices.length; j++) {
         const a = indices[i]!;
@@ -182,18 +221,16 @@ export function connectItems(items: ConnItem[]): ConnItem[][] {
       return kind === "pin" || kind === "label" || kind === "sheetPin" || kind === "noConnect";
     });
     if (touching) return;
-    const line =
-      buses.find((b) => onSegment(at, b.item.line.a, b.item.line.b)) ??
-      wires.find((w) => onSegment(at, w.item.line.a, w.item.line.b));
+    const line = firstOn(buses, busIndex, at) ?? firstOn(wires, wireIndex, at);
     if (line) union(index, line.index);
   });
 
-  const groups = new Map<number, ConnItem[]>();
-  items.forEach((item, index) => {
+  const groups = new Map<number, number[]>();
+  items.forEach((_, index) => {
     const root = find(index);
     const group = groups.get(root);
-    if (group) group.push(item);
-    else groups.set(root, [item]);
+    if (group) group.push(index);
+    else groups.set(root, [index]);
   });
   return [...groups.values()];
 }

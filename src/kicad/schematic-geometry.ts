@@ -82,3 +82,44 @@ export function onSegment(p: Point, a: Point, b: Point, accuracy = 1): boolean {
 export function insideSegment(p: Point, a: Point, b: Point): boolean {
   return onSegment(p, a, b, 0) && !samePoint(p, a) && !samePoint(p, b);
 }
+
+/**
+ * Segments bucketed by grid cell, so "which segments pass through this point" looks at the few
+ * segments near it instead of every wire of the sheet. Queries return segment numbers in the
+ * order the segments were added, which callers rely on to pick the first match as a scan would.
+ */
+export class SegmentIndex {
+  private readonly cells = new Map<number, number[]>();
+
+  /** 5.08 mm × 10: most schematic wires span one or two cells. */
+  private static readonly CELL = 508_000;
+
+  /** One number per cell; sheet coordinates stay far below 2^20 cells either way. */
+  private static key(x: number, y: number): number {
+    return x * 2_097_152 + y;
+  }
+
+  constructor(segments: readonly { a: Point; b: Point }[]) {
+    const cell = SegmentIndex.CELL;
+    segments.forEach(({ a, b }, n) => {
+      const x0 = Math.floor((Math.min(a.x, b.x) - 1) / cell);
+      const x1 = Math.floor((Math.max(a.x, b.x) + 1) / cell);
+      const y0 = Math.floor((Math.min(a.y, b.y) - 1) / cell);
+      const y1 = Math.floor((Math.max(a.y, b.y) + 1) / cell);
+      for (let x = x0; x <= x1; x++) {
+        for (let y = y0; y <= y1; y++) {
+          const key = SegmentIndex.key(x, y);
+          const list = this.cells.get(key);
+          if (list) list.push(n);
+          else this.cells.set(key, [n]);
+        }
+      }
+    });
+  }
+
+  /** Numbers of the segments whose bounding box (grown by 1 IU) may hold `p`, ascending. */
+  near(p: Point): readonly number[] {
+    const cell = SegmentIndex.CELL;
+    return this.cells.get(SegmentIndex.key(Math.floor(p.x / cell), Math.floor(p.y / cell))) ?? [];
+  }
+}

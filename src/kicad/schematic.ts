@@ -15,10 +15,12 @@ import { existsSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import {
+  atomText,
   child,
   children,
   childText,
   flag,
+  head,
   isList,
   num,
   parseSexpr,
@@ -364,8 +366,16 @@ export function resolveProjectData(project: SchematicProject): void {
     a === root ? -1 : b === root ? 1 : a.page.localeCompare(b.page, "en", { numeric: true }) || (a.path < b.path ? -1 : 1),
   );
 
-  for (const file of project.files.values()) for (const symbol of file.symbols) symbol.value = fieldValue(symbol, "Value") ?? "";
-  if (!has(rootVersion, SCHEMATIC.symbolInstancesInSymbols) && rootFile.symbolInstances.length > 0) {
+  const legacyInstances = !has(rootVersion, SCHEMATIC.symbolInstancesInSymbols) && rootFile.symbolInstances.length > 0;
+  const legacyPower = !has(rootVersion, SCHEMATIC.modernPowerSymbols);
+  // Values set by an earlier pass start over from the fields (the rows may have changed since).
+  if (legacyInstances || legacyPower) {
+    for (const file of project.files.values()) {
+      const read = new Reader(file.version);
+      for (const symbol of file.symbols) symbol.value = read.tilde(fieldValue(symbol, "Value")) ?? "";
+    }
+  }
+  if (legacyInstances) {
     const legacy = new Map(rootFile.symbolInstances.map((row) => [fullPath(row.path, true), row]));
     for (const instance of project.instances) {
       for (const symbol of instance.file.symbols) {
@@ -377,7 +387,7 @@ export function resolveProjectData(project: SchematicProject): void {
       }
     }
   }
-  if (!has(rootVersion, SCHEMATIC.modernPowerSymbols)) {
+  if (legacyPower) {
     for (const file of project.files.values()) {
       for (const symbol of file.symbols) {
         const pin = symbol.lib?.power ? symbol.lib.pins[0] : undefined;
@@ -436,7 +446,7 @@ export function readSchematicFile(path: string, source: Uint8Array | string): Sc
   };
   for (const item of root.items) {
     if (item.type !== "list") continue;
-    switch (text(item, 0)) {
+    switch (head(item)) {
       case "symbol":
         file.symbols.push(read.placedSymbol(item, libSymbols));
         break;
@@ -514,24 +524,60 @@ export function legacySchematicError(path: string): CopperheadError {
   });
 }
 
+// Reading runs over every item of every sheet. Each item list is visited once, by its head,
+// and what is read of the lists inside it goes through `head`/`text`/`num`, which the parsed
+// tree answers without building those lists' nodes.
+
+/** The number at `index` of a list, 0 when absent. */
+function numberAt(list: SList | undefined, index: number): number {
+  return (list && num(list, index)) ?? 0;
+}
+
+function pointOf(list: SList | undefined): Point {
+  return { x: toIU(numberAt(list, 1)), y: toIU(numberAt(list, 2)) };
+}
+
 function readAt(list: SList): Point {
-  const at = child(list, "at");
-  return { x: toIU(at ? (num(at, 1) ?? 0) : 0), y: toIU(at ? (num(at, 2) ?? 0) : 0) };
+  return pointOf(child(list, "at"));
 }
 
 function readAngle(list: SList): number {
-  const at = child(list, "at");
-  return at ? (num(at, 3) ?? 0) : 0;
+  return numberAt(child(list, "at"), 3);
 }
 
 function readLine(list: SList): Line {
-  const xy = children(child(list, "pts") ?? list, "xy");
-  const point = (l: SList | undefined): Point => ({ x: toIU(l ? (num(l, 1) ?? 0) : 0), y: toIU(l ? (num(l, 2) ?? 0) : 0) });
-  return { node: list, a: point(xy[0]), b: point(xy[1]) };
+  const pts = child(list, "pts") ?? list;
+  let a: SList | undefined;
+  let b: SList | undefined;
+  for (const item of pts.items) {
+    if (item.type !== "list" || head(item) !== "xy") continue;
+    if (!a) a = item;
+    else if (!b) {
+      b = item;
+      break;
+    }
+  }
+  return { node: list, a: pointOf(a), b: pointOf(b) };
+}
+
+/** A field; its name and value are decoded when asked for (most fields are never looked at). */
+function readField(node: SList): Field {
+  let name: string | undefined;
+  return {
+    node,
+    get name() {
+      return (name ??= text(node, 1) ?? "");
+    },
+    get value() {
+      return text(node, 2) ?? "";
+    },
+  };
 }
 
 function readFields(list: SList): Field[] {
-  return children(list, "property").map((node) => ({ node, name: text(node, 1) ?? "", value: text(node, 2) ?? "" }));
+  const out: Field[] = [];
+  for (const item of list.items) if (item.type === "list" && head(item) === "property") out.push(readField(item));
+  return out;
 }
 
 /** `(name yes|no)` with a default for absent flags. */
@@ -601,46 +647,107 @@ class Reader {
   }
 
   placedSymbol(list: SList, libSymbols: Map<string, LibSymbol>): PlacedSymbol {
-    const libId = childText(list, "lib_id") ?? "";
-    const libKey = childText(list, "lib_name") ?? libId;
-    const mirror = childText(list, "mirror");
+    let libId = "";
+    let libName: string | undefined;
+    let at: SList | undefined;
+    let mirror: string | undefined;
+    let unit = 1;
+    let bodyStyle = 1;
+    let uuid = "";
+    let inBom = true;
+    let onBoard = true;
+    let dnp = false;
+    let excludeFromSim = false;
+    const fields: Field[] = [];
     const instances: SymbolInstanceRef[] = [];
-    for (const project of children(child(list, "instances") ?? list, "project")) {
-      for (const path of children(project, "path")) {
-        instances.push({
-          project: text(project, 1) ?? "",
-          path: text(path, 1) ?? "",
-          reference: childText(path, "reference") ?? "",
-          unit: Number(childText(path, "unit") ?? 1),
-        });
+    const pinAlternates = new Map<string, string>();
+    let valueField: SList | undefined;
+    const yes = (item: SList, fallback: boolean) => (item.items.length > 1 ? text(item, 1) === "yes" : fallback);
+    for (const item of list.items) {
+      if (item.type !== "list") continue;
+      switch (head(item)) {
+        case "lib_id":
+          libId = text(item, 1) ?? "";
+          break;
+        case "lib_name":
+          libName = text(item, 1);
+          break;
+        case "at":
+          at = item;
+          break;
+        case "mirror":
+          mirror = text(item, 1);
+          break;
+        case "unit":
+          unit = numberAt(item, 1) || 1;
+          break;
+        // KiCad 9 writes `(body_style n)`; KiCad 8 wrote `(convert n)`.
+        case "body_style":
+        case "convert":
+          bodyStyle = numberAt(item, 1) || 1;
+          break;
+        case "in_bom":
+          inBom = yes(item, true);
+          break;
+        case "on_board":
+          onBoard = yes(item, true);
+          break;
+        case "dnp":
+          dnp = yes(item, true);
+          break;
+        case "exclude_from_sim":
+          excludeFromSim = yes(item, true);
+          break;
+        case "uuid":
+          uuid = text(item, 1) ?? "";
+          break;
+        case "property":
+          fields.push(readField(item));
+          if (!valueField && text(item, 1) === "Value") valueField = item;
+          break;
+        case "pin": {
+          const alternate = child(item, "alternate");
+          if (alternate) pinAlternates.set(text(item, 1) ?? "", text(alternate, 1) ?? "");
+          break;
+        }
+        case "instances":
+          for (const project of item.items) {
+            if (project.type !== "list" || head(project) !== "project") continue;
+            const projectName = text(project, 1) ?? "";
+            for (const path of project.items) {
+              if (path.type !== "list" || head(path) !== "path") continue;
+              instances.push({
+                project: projectName,
+                path: text(path, 1) ?? "",
+                reference: childText(path, "reference") ?? "",
+                unit: Number(childText(path, "unit") ?? 1),
+              });
+            }
+          }
+          break;
       }
     }
-    const fields = readFields(list);
+    const libKey = libName ?? libId;
     return {
       node: list,
-      value: this.tilde(fields.find((f) => f.name === "Value")?.value) ?? "",
+      value: this.tilde(valueField ? text(valueField, 2) : undefined) ?? "",
       libId,
       libKey,
       placement: {
-        at: readAt(list),
-        rotation: readAngle(list),
+        at: pointOf(at),
+        rotation: numberAt(at, 3),
         mirror: mirror === "x" || mirror === "y" ? mirror : undefined,
       },
-      unit: Number(childText(list, "unit") ?? 1),
-      // KiCad 9 writes `(body_style n)`; KiCad 8 wrote `(convert n)`.
-      bodyStyle: Number(childText(list, "body_style") ?? childText(list, "convert") ?? 1),
-      inBom: flagValue(list, "in_bom", true),
-      onBoard: flagValue(list, "on_board", true),
-      dnp: flagValue(list, "dnp", false),
-      excludeFromSim: flagValue(list, "exclude_from_sim", false),
-      uuid: childText(list, "uuid") ?? "",
+      unit,
+      bodyStyle,
+      inBom,
+      onBoard,
+      dnp,
+      excludeFromSim,
+      uuid,
       fields,
       instances,
-      pinAlternates: new Map(
-        children(list, "pin")
-          .filter((pin) => child(pin, "alternate"))
-          .map((pin) => [text(pin, 1) ?? "", childText(pin, "alternate") ?? ""]),
-      ),
+      pinAlternates,
       lib: libSymbols.get(libKey),
     };
   }
@@ -654,10 +761,11 @@ class Reader {
       const pins: LibPin[] = [];
       let unitCount = 1;
       const collect = (unitNode: SList, unit: number, bodyStyle: number) => {
-        for (const pin of children(unitNode, "pin")) pins.push(this.libPin(pin, unit, bodyStyle));
+        for (const pin of unitNode.items) if (pin.type === "list" && head(pin) === "pin") pins.push(this.libPin(pin, unit, bodyStyle));
       };
       collect(node, 0, 0);
-      for (const sub of children(node, "symbol")) {
+      for (const sub of node.items) {
+        if (sub.type !== "list" || head(sub) !== "symbol") continue;
         // Sub-symbols are named `<name>_<unit>_<bodystyle>`; the name itself may contain `_`.
         const match = /_(\d+)_(\d+)$/.exec(text(sub, 1) ?? "");
         const unit = match ? Number(match[1]) : 0;
@@ -694,24 +802,51 @@ class Reader {
   }
 
   private libPin(node: SList, unit: number, bodyStyle: number): LibPin {
-    const at = child(node, "at");
-    const lengthNode = child(node, "length");
-    const pinText = (name: string) => this.tilde(this.markup(childText(node, name) ?? ""))!;
+    let at: SList | undefined;
+    let length = 0;
+    let number = "";
+    let name = "";
+    let hidden = false;
+    const alternates: LibPin["alternates"] = [];
+    for (const item of node.items) {
+      if (item.type === "atom") {
+        // A bare `hide` (before `SCHEMATIC.pinHideBoolean`).
+        if (atomText(item) === "hide") hidden = true;
+        continue;
+      }
+      switch (head(item)) {
+        case "at":
+          at = item;
+          break;
+        case "length":
+          length = toIU(numberAt(item, 1));
+          break;
+        case "number":
+          number = this.tilde(this.markup(text(item, 1) ?? ""))!;
+          break;
+        case "name":
+          name = this.tilde(this.markup(text(item, 1) ?? ""))!;
+          break;
+        case "hide":
+          hidden = text(item, 1) !== "no";
+          break;
+        case "alternate":
+          alternates.push({ name: this.tilde(text(item, 1) ?? "")!, type: pinType(text(item, 2)) });
+          break;
+      }
+    }
     return {
       node,
-      number: pinText("number"),
-      name: pinText("name"),
+      number,
+      name,
       type: pinType(text(node, 1)),
-      at: { x: toIU(at ? (num(at, 1) ?? 0) : 0), y: toIU(at ? (num(at, 2) ?? 0) : 0) },
-      orientation: at ? (num(at, 3) ?? 0) : 0,
-      length: toIU(lengthNode ? (num(lengthNode, 1) ?? 0) : 0),
-      hidden: flag(node, "hide") ?? false,
+      at: pointOf(at),
+      orientation: numberAt(at, 3),
+      length,
+      hidden,
       unit,
       bodyStyle,
-      alternates: children(node, "alternate").map((alt) => ({
-        name: this.tilde(text(alt, 1) ?? "")!,
-        type: pinType(text(alt, 2)),
-      })),
+      alternates,
     };
   }
 }

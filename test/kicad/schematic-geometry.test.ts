@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { onSegment, placePoint, toIU } from "../../src/kicad/schematic-geometry.ts";
+import { onSegment, placePoint, SegmentIndex, toIU } from "../../src/kicad/schematic-geometry.ts";
 
 describe("placing library pins", () => {
   // A pin tip one unit right of and two units above the symbol origin (library Y points up).
@@ -37,5 +37,25 @@ describe("segments", () => {
     expect(onSegment({ x: 50, y: 1 }, a, b)).toBe(true);
     expect(onSegment({ x: 50, y: 2 }, a, b)).toBe(false);
     expect(onSegment({ x: 102, y: 0 }, a, b)).toBe(false);
+  });
+});
+
+describe("segment index", () => {
+  test("finds every segment through a point, in the order they were given, and only near ones", () => {
+    const mm = (v: number) => toIU(v);
+    const segments = [
+      { a: { x: mm(0), y: mm(10) }, b: { x: mm(300), y: mm(10) } }, // a long bus across many cells
+      { a: { x: mm(100), y: mm(0) }, b: { x: mm(100), y: mm(50) } },
+      { a: { x: mm(200), y: mm(200) }, b: { x: mm(210), y: mm(200) } },
+      { a: { x: mm(-50), y: mm(-50) }, b: { x: mm(150), y: mm(150) } }, // diagonal
+    ];
+    const index = new SegmentIndex(segments);
+    const through = (p: { x: number; y: number }) => index.near(p).filter((n) => onSegment(p, segments[n]!.a, segments[n]!.b));
+    expect(through({ x: mm(100), y: mm(10) })).toEqual([0, 1]);
+    expect(through({ x: mm(299.99), y: mm(10) })).toEqual([0]);
+    expect(through({ x: mm(205), y: mm(200) })).toEqual([2]);
+    expect(through({ x: mm(-50), y: mm(-50) })).toEqual([3]);
+    expect(through({ x: mm(100), y: mm(100) })).toEqual([3]);
+    expect(index.near({ x: mm(1000), y: mm(1000) })).toEqual([]);
   });
 });
