@@ -178,6 +178,7 @@ export function addLegacyInstances(root: SList, version: number, rows: LegacyIns
   if (!table) {
     const sheets = child(root, "sheet_instances");
     table = insertChild(root, list("symbol_instances"), sheets ? root.items.indexOf(sheets) + 1 : root.items.length) as SList;
+    layOutInserted(root, table, 1, version);
   }
   for (const row of rows) {
     const node = list("path", q(row.path), list("reference", q(row.reference)), list("unit", row.unit));
@@ -185,6 +186,7 @@ export function addLegacyInstances(root: SList, version: number, rows: LegacyIns
     const entries = children(table, "path");
     const next = entries.find((e) => (text(e, 1) ?? "") > row.path);
     insertChild(table, node, next ? table.items.indexOf(next) : table.items.length);
+    layOutInserted(table, node, 2, version);
   }
 }
 
@@ -213,4 +215,127 @@ export function setLegacyInstanceField(root: SList, symbolUuid: string, field: "
     if (!cell || (only !== undefined && childText(row, "reference") !== only)) continue;
     setAtom(cell, 1, q(value));
   }
+}
+
+// --- KiCad 6 and 7 layout ------------------------------------------------------------------
+
+/**
+ * How KiCad 6 and 7 place a child list: on its parent's line (`inline`), on a line of its own
+ * (`line`), or on a line it shares with the following children of the same group (`group`, the
+ * `(in_bom yes) (on_board yes)` line of a symbol). Their writer laid each item out by hand, two
+ * spaces per level; KiCad 8 replaced it with one tab per level and a list per line.
+ */
+type Placement = "inline" | "line" | "group";
+
+const DRAWING = new Set(["rectangle", "circle", "arc", "polyline", "bezier", "text", "text_box", "pin"]);
+const FLAGS = new Set(["in_bom", "on_board", "dnp", "fields_autoplaced", "exclude_from_sim"]);
+const INSTANCE_CELLS = new Set(["reference", "unit", "value", "footprint", "page"]);
+
+function placement(parent: SList, item: SList): Placement {
+  const parentHead = head(parent) ?? "";
+  const name = head(item) ?? "";
+  switch (parentHead) {
+    case "wire":
+    case "bus":
+    case "bus_entry":
+    case "junction":
+      return name === "stroke" || name === "uuid" ? "line" : "inline";
+    case "label":
+    case "global_label":
+    case "hierarchical_label":
+      return name === "effects" || name === "uuid" || name === "property" ? "line" : "inline";
+    case "property":
+      return name === "effects" ? "line" : "inline";
+    case "symbol": {
+      if (child(parent, "lib_id")) {
+        // A placed symbol.
+        if (FLAGS.has(name)) return "group";
+        return name === "uuid" || name === "property" || name === "pin" || name === "instances" ? "line" : "inline";
+      }
+      // A library symbol or one of its unit sub-symbols.
+      return name === "property" || name === "symbol" || DRAWING.has(name) ? "line" : "inline";
+    }
+    case "rectangle":
+    case "circle":
+    case "arc":
+    case "bezier":
+    case "text":
+      return name === "stroke" || name === "fill" || name === "effects" ? "line" : "inline";
+    case "polyline":
+      return name === "pts" || name === "stroke" || name === "fill" ? "line" : "inline";
+    case "pts":
+      // A library polyline lists one point per line; a wire's points stay on its line.
+      return "line";
+    case "pin":
+      return name === "name" || name === "number" || name === "alternate" ? "line" : "inline";
+    case "instances":
+    case "project":
+    case "lib_symbols":
+    case "symbol_instances":
+    case "sheet_instances":
+      return "line";
+    case "path":
+      return INSTANCE_CELLS.has(name) ? "group" : "inline";
+    default:
+      return "inline";
+  }
+}
+
+/**
+ * Re-lays a node just inserted into `parent` (at nesting `depth`) as KiCad 6 and 7 write it: its
+ * own line (after a blank line when it starts a group of top-level items, and before every
+ * top-level symbol and sheet) and its contents. Does nothing for KiCad 8 and later, whose
+ * layout `insertChild` already applied.
+ */
+export function layOutInserted(parent: SList, node: SList, depth: number, version: number): void {
+  if (has(version, SCHEMATIC.v8Syntax)) return;
+  layOutLegacy(node, depth);
+  const previous = parent.items[parent.items.indexOf(node) - 1];
+  if (depth > 1) {
+    // Inside an item, the node goes where KiCad 6 and 7 put that child: on the line of the
+    // previous one, beside it in a group, or on a line of its own.
+    const mode = placement(parent, node);
+    const joins = mode === "inline" || (mode === "group" && previous?.type === "list" && placement(parent, previous) === "group");
+    node.pre = joins ? " " : `\n${"  ".repeat(depth)}`;
+    return;
+  }
+  const startsGroup = !(previous?.type === "list" && head(previous) === head(node));
+  const blank = head(node) === "symbol" || head(node) === "sheet" || startsGroup;
+  node.pre = `${blank ? "\n\n" : "\n"}${"  ".repeat(depth)}`;
+}
+
+/** Lays a node's contents out as KiCad 6 and 7 write them at nesting `depth`. */
+function layOutLegacy(node: SList, depth: number): void {
+  const indent = (d: number) => `\n${"  ".repeat(d)}`;
+  const visit = (list: SList, d: number) => {
+    let broken = false;
+    let previous: Placement | undefined;
+    // A wire's (pts …) keeps its points on one line.
+    const pointsInline = head(list) === "pts" && ["wire", "bus"].includes(head(visitParent.get(list) ?? list) ?? "");
+    list.items.forEach((item, i) => {
+      if (i === 0) {
+        item.pre = "";
+        return;
+      }
+      if (item.type === "atom") {
+        item.pre = " ";
+        previous = "inline";
+        return;
+      }
+      visitParent.set(item, list);
+      let mode = placement(list, item);
+      if (pointsInline) mode = "inline";
+      if (mode === "group" && previous === "group") item.pre = " ";
+      else if (mode === "inline") item.pre = " ";
+      else {
+        item.pre = indent(d + 1);
+        broken = true;
+      }
+      previous = mode;
+      visit(item, d + 1);
+    });
+    list.post = broken ? indent(d) : "";
+  };
+  const visitParent = new Map<SList, SList>();
+  visit(node, depth);
 }

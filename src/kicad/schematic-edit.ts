@@ -40,7 +40,7 @@ import { bestPartOn, SheetSpace, type Shape } from "./schematic-placement.ts";
 import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Landing, type Route } from "./schematic-routing.ts";
 import { fieldBox, grow, labelBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "./schematic-space.ts";
 import { describeVersion, has, SCHEMATIC, type FormatChange } from "./format.ts";
-import { adaptNewField, adaptSyntax, addLegacyInstances, instancesInRoot, legacyInstancePath, removeLegacyInstances, setLegacyInstanceField } from "./schematic-dialect.ts";
+import { adaptNewField, adaptSyntax, addLegacyInstances, instancesInRoot, layOutInserted, legacyInstancePath, removeLegacyInstances, setLegacyInstanceField } from "./schematic-dialect.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "./schematic-wiring.ts";
 import {
   loadSchematicProject,
@@ -426,7 +426,9 @@ export class SchematicEditor {
           const last = props[props.length - 1];
           const index = last ? symbol.node.items.indexOf(last) + 1 : symbol.node.items.length;
           const created = hiddenPropertyNode(field, value, toMm(symbol.placement.at));
-          insertChild(symbol.node, adaptNewField(symbol.node, created, this.fileOf(symbol).version), index);
+          const version = this.fileOf(symbol).version;
+          insertChild(symbol.node, adaptNewField(symbol.node, created, version), index);
+          layOutInserted(symbol.node, created, 2, version);
         }
         if (field === "Reference") {
           for (const path of children(child(child(symbol.node, "instances") ?? symbol.node, "project") ?? symbol.node, "path")) {
@@ -476,7 +478,7 @@ export class SchematicEditor {
         for (const [key, head, inverted] of flags) {
           const value = attributes[key];
           if (value === undefined) continue;
-          setFlag(symbol.node, head, value !== inverted);
+          setFlag(symbol.node, head, value !== inverted, this.fileOf(symbol).version);
         }
       }
     });
@@ -1195,7 +1197,7 @@ function labelAngle(d: Point): number {
 const SYMBOL_FLAGS = ["exclude_from_sim", "in_bom", "on_board", "dnp"];
 
 /** Sets `(name yes|no)` on a placed symbol, adding it in eeschema's order when missing. */
-function setFlag(symbol: SList, name: string, value: boolean): void {
+function setFlag(symbol: SList, name: string, value: boolean, version: number): void {
   const existing = child(symbol, name);
   if (existing) {
     setAtom(existing, 1, value ? "yes" : "no");
@@ -1203,7 +1205,9 @@ function setFlag(symbol: SList, name: string, value: boolean): void {
   }
   const rank = SYMBOL_FLAGS.indexOf(name);
   const before = symbol.items.findIndex((item) => item.type === "list" && (SYMBOL_FLAGS.indexOf(head(item) ?? "") > rank || ["uuid", "property", "pin", "instances"].includes(head(item) ?? "")));
-  insertChild(symbol, list(name, value ? "yes" : "no"), before >= 0 ? before : symbol.items.length);
+  const flag = list(name, value ? "yes" : "no");
+  insertChild(symbol, flag, before >= 0 ? before : symbol.items.length);
+  layOutInserted(symbol, flag, 2, version);
 }
 
 /**
@@ -1213,6 +1217,12 @@ function setFlag(symbol: SList, name: string, value: boolean): void {
 function insertItem(file: SchematicFile, built: SList): void {
   const root = file.doc.root;
   const node = adaptSyntax(built, file.version);
+  insertChild(root, node, itemPosition(root, node));
+  layOutInserted(root, node, 1, file.version);
+}
+
+/** Where eeschema saves a top-level item: after the items of lower type rank and lower uuid. */
+function itemPosition(root: SList, node: SList): number {
   const rank = itemRank(head(node) ?? "")!;
   const uuid = childText(node, "uuid") ?? "";
   let lastRanked = -1;
@@ -1221,18 +1231,12 @@ function insertItem(file: SchematicFile, built: SList): void {
     if (item.type !== "list") continue;
     const r = itemRank(head(item) ?? "");
     if (r === undefined) continue;
-    if (r > rank || (r === rank && (childText(item, "uuid") ?? "") > uuid)) {
-      insertChild(root, node, i);
-      return;
-    }
+    if (r > rank || (r === rank && (childText(item, "uuid") ?? "") > uuid)) return i;
     lastRanked = i;
   }
-  if (lastRanked >= 0) {
-    insertChild(root, node, lastRanked + 1);
-    return;
-  }
+  if (lastRanked >= 0) return lastRanked + 1;
   const trailer = root.items.findIndex((item) => item.type === "list" && ["sheet_instances", "symbol_instances", "embedded_fonts", "embedded_files"].includes(head(item) ?? ""));
-  insertChild(root, node, trailer >= 0 ? trailer : root.items.length);
+  return trailer >= 0 ? trailer : root.items.length;
 }
 
 /**
@@ -1255,6 +1259,7 @@ function ensureLibSymbol(file: SchematicFile, libId: string, def: () => SList): 
     const name = text(node, 1) ?? "";
     const next = entries.find((e) => (text(e, 1) ?? "") > name);
     insertChild(cache!, node, next ? cache!.items.indexOf(next) : cache!.items.length);
+    layOutInserted(cache!, node, 2, file.version);
     return node;
   };
   const existing = entries.find((e) => text(e, 1) === libId);

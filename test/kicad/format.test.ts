@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { describeVersion, has, kicadMajor, SCHEMATIC, symbolLibraryVersion } from "../../src/kicad/format.ts";
 import { kicadShareDir } from "../../src/kicad/kicad-install.ts";
 import { Libraries } from "../../src/kicad/library.ts";
-import { adaptSyntax, addLegacyInstances, legacyInstancePath, removeLegacyInstances, setLegacyInstanceField } from "../../src/kicad/schematic-dialect.ts";
+import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath, removeLegacyInstances, setLegacyInstanceField } from "../../src/kicad/schematic-dialect.ts";
+import { junctionNode, labelNode, lineNode, noConnectNode } from "../../src/kicad/schematic-items.ts";
 import { child, children, childText, insertChild, list, parseSexpr, printSexpr, q, text, type SList } from "../../src/kicad/sexpr.ts";
 
 describe("format versions", () => {
@@ -117,5 +118,37 @@ describe("KiCad 6 symbol_instances", () => {
     removeLegacyInstances(tree, new Set(["u1"]));
     expect(rows().map((r) => childText(r, "reference"))).toEqual(["C1"]);
     expect(legacyInstancePath("/root/s1", "/root", "u1")).toBe("/s1/u1");
+  });
+});
+
+describe("KiCad 6 and 7 layout of new items", () => {
+  // Each expectation is copied from a file KiCad 6 saved (the corpus's rp2040-designguide).
+  const insertInto = (version: number, node: SList, depth = 1) => {
+    const root = parseSexpr(`(kicad_sch (version ${version}) (generator eeschema)\n\n  (uuid ba62e47e-9e07-4e97-ab08-24b670d50f97)\n)\n`).root;
+    const adapted = adaptSyntax(node, version);
+    insertChild(root, adapted, root.items.length);
+    layOutInserted(root, adapted, depth, version);
+    return printSexpr(adapted);
+  };
+
+  test("a wire, a junction, a no-connect flag and a label", () => {
+    expect(insertInto(20211123, lineNode("wire", [93.98, 83.82], [88.9, 83.82], "027fc444-68f5-4546-bba9-094ebdd0940b"))).toBe(
+      "\n\n  (wire (pts (xy 93.98 83.82) (xy 88.9 83.82))\n    (stroke (width 0) (type default) (color 0 0 0 0))\n    (uuid 027fc444-68f5-4546-bba9-094ebdd0940b)\n  )",
+    );
+    expect(insertInto(20211123, junctionNode([192.405, 66.04], "057af6bb-cf6f-4bfb-b0c0-2e92a2c09a47"))).toBe(
+      "\n\n  (junction (at 192.405 66.04) (diameter 0) (color 0 0 0 0)\n    (uuid 057af6bb-cf6f-4bfb-b0c0-2e92a2c09a47)\n  )",
+    );
+    expect(insertInto(20211123, noConnectNode([257.175, 59.69], "64db077b-86dd-46fe-b6c1-960d66e34270"))).toBe(
+      "\n\n  (no_connect (at 257.175 59.69) (uuid 64db077b-86dd-46fe-b6c1-960d66e34270))",
+    );
+    expect(insertInto(20211123, labelNode("GPIO28", [93.98, 107.95], 0, "007db87b-6fbe-4067-8a62-eddb458829e2"))).toBe(
+      "\n\n  (label \"GPIO28\" (at 93.98 107.95 0)\n    (effects (font (size 1.27 1.27)) (justify left bottom))\n    (uuid 007db87b-6fbe-4067-8a62-eddb458829e2)\n  )",
+    );
+  });
+
+  test("KiCad 8 and later keep KiCad 9's tab layout", () => {
+    expect(insertInto(20231120, noConnectNode([1, 2], "64db077b-86dd-46fe-b6c1-960d66e34270"))).toBe(
+      '\n\t(no_connect\n\t\t(at 1 2)\n\t\t(uuid "64db077b-86dd-46fe-b6c1-960d66e34270")\n\t)',
+    );
   });
 });
