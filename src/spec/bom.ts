@@ -19,15 +19,14 @@
  *   it, so `init` refuses unless forced.
  * - No dates or versions: the same design always renders the same bytes.
  */
-import { createHash } from "node:crypto";
-import { CopperheadError } from "../errors.ts";
 import type { Component } from "../kicad/components.ts";
 import { naturalCompare } from "../kicad/netlist.ts";
+import { beginMarker, contentHash, endMarker, findGeneratedRegion, replaceGeneratedRegion } from "./generated-region.ts";
+import { isRuleRow, splitTableRow, tableRow, tableRule } from "./markdown-table.ts";
 
 export const BOM_FILE = "BOM.md";
-const BEGIN_RE = /^<!--\s*copperhead:bom:begin(?:\s+sha256=([0-9a-f]*))?\s*-->\s*$/;
-const END_RE = /^<!--\s*copperhead:bom:end\s*-->\s*$/;
-const END_MARKER = "<!-- copperhead:bom:end -->";
+/** The name in the generated region's markers. */
+const REGION = "bom";
 
 /** The generated columns, in order; matched case-insensitively when parsing. */
 export const GENERATED_COLUMNS = ["Ref", "Value", "Footprint", "MPN"] as const;
@@ -95,8 +94,7 @@ export function bomLines(components: readonly Component[]): BomLine[] {
 
 /** Hash of the generated cells: what the begin marker stores. */
 export function bomHash(lines: readonly BomLine[]): string {
-  const canonical = lines.map((l) => [l.ref, l.value, l.footprint, l.mpn].join("\u001f")).join("\n");
-  return createHash("sha256").update(canonical).digest("hex");
+  return contentHash(lines.map((l) => [l.ref, l.value, l.footprint, l.mpn]));
 }
 
 /**
@@ -105,30 +103,21 @@ export function bomHash(lines: readonly BomLine[]): string {
  */
 export function parseBom(markdown: string, file: string = `docs/${BOM_FILE}`): BomTable | undefined {
   const lines = markdown.split(/\r?\n/);
-  const begin = lines.findIndex((l) => BEGIN_RE.test(l.trim()));
-  if (begin < 0) return undefined;
-  const endOffset = lines.slice(begin + 1).findIndex((l) => END_RE.test(l.trim()));
-  if (endOffset < 0) {
-    throw new CopperheadError("parse_error", `${file}:${begin + 1}: BOM begin marker without an end marker`, {
-      file,
-      line: begin + 1,
-      fix: `Add "${END_MARKER}" after the BOM table in ${file}, or delete the begin marker.`,
-    });
-  }
-  const end = begin + 1 + endOffset;
-  const storedHash = BEGIN_RE.exec(lines[begin]!.trim())![1] || undefined;
+  const region = findGeneratedRegion(lines, REGION, file);
+  if (!region) return undefined;
+  const { begin, end, storedHash } = region;
 
   let header: string[] | undefined;
   const rows: BomRow[] = [];
   for (let i = begin + 1; i < end; i++) {
     const text = lines[i]!.trim();
     if (!text.startsWith("|")) continue;
-    const cells = splitRow(text);
+    const cells = splitTableRow(text);
     if (!header) {
       header = cells;
       continue;
     }
-    if (cells.every((c) => /^:?-+:?$/.test(c))) continue;
+    if (isRuleRow(cells)) continue;
     const byColumn = new Map<string, string>();
     header.forEach((name, index) => byColumn.set(name, cells[index] ?? ""));
     const generated = (column: string) => byColumn.get(findColumn(header!, column) ?? "") ?? "";
@@ -168,17 +157,10 @@ export function parseBom(markdown: string, file: string = `docs/${BOM_FILE}`): B
 export function renderBom(design: { project: { name: string }; components: readonly Component[] }, existing?: string): string {
   const lines = bomLines(design.components);
   if (existing === undefined) return [...preamble(design.project.name), ...renderTable(lines), ""].join("\n");
-  const eol = existing.includes("\r\n") ? "\r\n" : "\n";
-  const old = existing.split(/\r?\n/);
   const table = parseBom(existing);
-  if (!table) {
-    while (old.length > 0 && old[old.length - 1] === "") old.pop();
-    return [...old, "", ...renderTable(lines), ""].join(eol);
-  }
-  const humanByRef = new Map(table.rows.map((r) => [r.ref, r.human]));
-  const humanColumns = table.columns.length > 0 ? table.humanColumns : DEFAULT_HUMAN_COLUMNS;
-  const region = renderTable(lines, humanColumns, humanByRef);
-  return [...old.slice(0, table.beginLine - 1), ...region, ...old.slice(table.endLine)].join(eol);
+  const humanByRef = new Map(table?.rows.map((r) => [r.ref, r.human]));
+  const humanColumns = table && table.columns.length > 0 ? table.humanColumns : DEFAULT_HUMAN_COLUMNS;
+  return replaceGeneratedRegion(existing, REGION, renderTable(lines, humanColumns, humanByRef), `docs/${BOM_FILE}`);
 }
 
 function preamble(projectName: string): string[] {
@@ -200,39 +182,13 @@ function renderTable(
   humanByRef: ReadonlyMap<string, Record<string, string>> = new Map(),
 ): string[] {
   const columns = [...GENERATED_COLUMNS, ...humanColumns];
-  const out = [`<!-- copperhead:bom:begin sha256=${bomHash(lines)} -->`, row(columns), row(columns.map(() => "---"))];
+  const out = [beginMarker(REGION, bomHash(lines)), tableRow(columns), tableRule(columns.length)];
   for (const l of lines) {
     const human = humanByRef.get(l.ref) ?? {};
-    out.push(row([l.ref, l.value, l.footprint, l.mpn, ...humanColumns.map((c) => human[c] ?? "")]));
+    out.push(tableRow([l.ref, l.value, l.footprint, l.mpn, ...humanColumns.map((c) => human[c] ?? "")]));
   }
-  out.push(END_MARKER);
+  out.push(endMarker(REGION));
   return out;
-}
-
-function row(cells: readonly string[]): string {
-  return `| ${cells.map(escapeCell).join(" | ")} |`;
-}
-
-function escapeCell(cell: string): string {
-  return cell.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
-}
-
-/** Splits `| a | b \| c |` into trimmed, unescaped cells. */
-function splitRow(text: string): string[] {
-  const cells: string[] = [];
-  let cell = "";
-  for (let i = text.startsWith("|") ? 1 : 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (ch === "\\" && text[i + 1] === "|") {
-      cell += "|";
-      i++;
-    } else if (ch === "|") {
-      cells.push(cell.trim());
-      cell = "";
-    } else cell += ch;
-  }
-  if (cell.trim() !== "") cells.push(cell.trim());
-  return cells;
 }
 
 function isGeneratedColumn(name: string): boolean {
