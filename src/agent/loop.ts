@@ -23,7 +23,7 @@ import type { Transcript } from "./transcript.ts";
 export type LoopEnd =
   | { kind: "verified"; repairCycles: number }
   | { kind: "refused"; reason: "spec_gate" | "requirement_change" | "not_approved"; detail: string }
-  | { kind: "failed"; reason: "verification_failed" | "turn_budget_exhausted" | "stalled" | "provider_error" | "cancelled"; detail: string; repairCycles: number };
+  | { kind: "failed"; reason: "verification_failed" | "turn_budget_exhausted" | "stalled" | "abandoned" | "provider_error" | "cancelled"; detail: string; repairCycles: number };
 
 export interface VerifyOutcome {
   ok: boolean;
@@ -49,6 +49,11 @@ export interface LoopOptions {
   approve(args: SpecDecision & { kind: "proposal" }): Promise<Proposal | null>;
   /** Runs after `finish`: derived docs, then the full check against the baseline. */
   verify(): Promise<VerifyOutcome>;
+  /**
+   * A fingerprint of what the run has changed so far: a `finish` on the same state as the last
+   * failed verification cannot pass either, so it ends the run as stalled instead.
+   */
+  editState(): string;
   /** Model calls this run may make in a row without calling any tool before it is stalled. */
   maxIdleTurns?: number;
 }
@@ -84,6 +89,8 @@ interface Conversation {
   repairCycles: number;
   /** Model calls in a row that called no tool. */
   idle: number;
+  /** `editState()` when the last verification failed, and what it found. */
+  failed?: { state: string; feedback: string };
 }
 
 async function converse(options: LoopOptions, usage: LoopResult["usage"]): Promise<LoopResult> {
@@ -158,9 +165,13 @@ async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
   return end;
 }
 
-/** The spec gate decided: a refusal ends the run; an approved proposal unlocks the edit tools. */
+/**
+ * The spec gate or a way out decided: a refusal or an abandoned change ends the run; an approved
+ * proposal unlocks the edit tools.
+ */
 async function decide(talk: Conversation, decision: SpecDecision, results: ContentBlock[]): Promise<LoopEnd | undefined> {
   if (decision.kind === "refused") return { kind: "refused", reason: decision.reason, detail: decision.detail };
+  if (decision.kind === "abandoned") return { kind: "failed", reason: "abandoned", detail: decision.detail, repairCycles: talk.repairCycles };
   talk.progress({ type: "phase", phase: "approve", message: decision.args.title });
   const proposal = await talk.options.approve(decision);
   if (!proposal) return { kind: "refused", reason: "not_approved", detail: "the proposal was not approved" };
@@ -175,12 +186,19 @@ async function decide(talk: Conversation, decision: SpecDecision, results: Conte
 /** The model called `finish`: verify, and either end the run or start a repair cycle. */
 async function verifyFinished(talk: Conversation, results: ContentBlock[]): Promise<LoopEnd | undefined> {
   const { options } = talk;
+  const state = options.editState();
+  if (state === talk.failed?.state) {
+    const detail = `finish was called again on a design unchanged since the last failed verification, which found:\n${talk.failed.feedback}`;
+    return { kind: "failed", reason: "stalled", detail, repairCycles: talk.repairCycles };
+  }
   talk.progress({ type: "phase", phase: "verify", message: "running the full check" });
   const verdict = await options.verify();
   options.transcript.append({ type: "verify", ok: verdict.ok, newFindings: verdict.newFindings, repairCycles: talk.repairCycles });
   talk.progress({ type: "verify", ok: verdict.ok, newFindings: verdict.newFindings });
   if (verdict.ok) return { kind: "verified", repairCycles: talk.repairCycles };
   if (talk.repairCycles >= options.maxRepairCycles) return { kind: "failed", reason: "verification_failed", detail: verdict.feedback, repairCycles: talk.repairCycles };
+  // Taken after the check: verification itself regenerates the derived docs.
+  talk.failed = { state: options.editState(), feedback: verdict.feedback };
   talk.repairCycles++;
   options.ctx.finished = undefined;
   options.transcript.append({ type: "repair", cycle: talk.repairCycles, maxRepairCycles: options.maxRepairCycles });
@@ -189,7 +207,7 @@ async function verifyFinished(talk: Conversation, results: ContentBlock[]): Prom
   return undefined;
 }
 
-const PHASE_FAMILIES: Record<"propose" | "edit", ToolFamily[]> = { propose: ["read", "spec"], edit: ["read", "edit"] };
+const PHASE_FAMILIES: Record<"propose" | "edit", ToolFamily[]> = { propose: ["read", "spec", "exit"], edit: ["read", "edit", "exit"] };
 
 interface ToolOutcome {
   content: string;

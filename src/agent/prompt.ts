@@ -17,6 +17,8 @@ export function systemPrompt(ctx: RunContext): string {
     "3. Make exactly the planned changes with the edit tools. After adding, removing or re-footprinting parts or renaming nets, call sync_board so the board matches the schematic.",
     "   (When copperhead wrote the proposal itself — sync resolving drift — the edit tools are unlocked from the start: begin at step 3.)",
     "4. Call finish with a short summary. copperhead then runs ERC, DRC, schematic/board parity, doc drift and the requirement rules; any new error comes back to you to repair, and if it cannot be repaired everything is rolled back.",
+    "   A finish on a design unchanged since a failed verification is not verified again: it ends the run as stalled.",
+    "5. When you see the change cannot succeed, say so at once instead of burning repair cycles: refuse (at any point) or abandon (after approval), with the reason. Everything edited is rolled back.",
     "",
     "Rules copperhead enforces whatever you do:",
     "- You change the design only through the edit tools (structured operations), never raw text.",
@@ -33,7 +35,7 @@ export function repairMessage(feedback: string, cycle: number, max: number): str
   return [
     `Verification failed (repair cycle ${cycle} of ${max}). These findings are new compared with the design before your change:`,
     feedback,
-    "Fix them with the edit tools, then call finish again. If they cannot be fixed, the run will be rolled back.",
+    "Fix them with the edit tools, then call finish again. If they cannot be fixed, call abandon with the reason: the run is rolled back either way.",
   ].join("\n");
 }
 

@@ -35,7 +35,7 @@ export function renderDemo(result: DemoResult): string {
   parts.push(
     [
       result.ok ? "The demo ran as recorded: the first change was verified and committed; the second broke a" : "The demo did NOT end as recorded; see the summaries above.",
-      ...(result.ok ? ["requirement, could not be repaired, and was rolled back byte for byte."] : []),
+      ...(result.ok ? ["requirement, the model abandoned it after the failed verification, and it was rolled back byte for byte."] : []),
       "",
       `Demo repo: ${result.repo}`,
       `  cd ${result.repo} && git log --stat          # the committed change, with its trailers`,

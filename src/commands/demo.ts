@@ -1,8 +1,8 @@
 /**
  * `copperhead demo`: the whole gated loop on the built-in board, with no key. It lays the
  * usb-led project out in a fresh git repo, runs `init`, then plays two recorded sessions
- * through `replay:` — one change that verifies and is committed, one that breaks a requirement
- * and is rolled back byte for byte. Everything it does is real: kicad-cli checks, the journal,
+ * through `replay:` — one change that verifies and is committed, one that breaks a requirement,
+ * is abandoned by the model once verification says so, and is rolled back byte for byte. Everything it does is real: kicad-cli checks, the journal,
  * git commits; only the model is a recording.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";

@@ -6,6 +6,7 @@
  * verified once.
  */
 import { runLoop, type LoopEnd } from "../agent/loop.ts";
+import { editState } from "./edit-state.ts";
 import { adoptPrepared, approveProposal } from "./propose.ts";
 import type { RunState } from "./state.ts";
 import { verify, verifyOnce } from "./verify.ts";
@@ -33,6 +34,7 @@ export async function change(run: RunState): Promise<LoopEnd> {
       onProgress: run.progress,
       approve: ({ args }) => approveProposal(run, args),
       verify: () => verify(run),
+      editState: () => editState(ctx),
     });
     end = result.end;
     summary.usage = result.usage;

@@ -4,12 +4,13 @@
  */
 import type { RunContext } from "../agent/context.ts";
 import { editTools } from "../agent/tools/edit.ts";
+import { exitTools } from "../agent/tools/exit.ts";
 import { readTools } from "../agent/tools/read.ts";
 import { specTools } from "../agent/tools/spec.ts";
 import type { Tool } from "../agent/tools/tool.ts";
 import type { RunStrategy } from "./state.ts";
 
-const DO_TOOLS = [...readTools, ...specTools, ...editTools] as Tool<RunContext>[];
+const DO_TOOLS = [...readTools, ...specTools, ...editTools, ...exitTools] as Tool<RunContext>[];
 
 export function doStrategy(request: string): RunStrategy {
   return { request, tools: DO_TOOLS };

@@ -20,6 +20,7 @@ export type RunReason =
   | "cancelled"
   | "commit_failed"
   | "stalled"
+  | "abandoned"
   | "internal_error";
 
 export interface RunSummary {

@@ -7,6 +7,7 @@
 import { readRepoText, type RunContext } from "../agent/context.ts";
 import { docEditTool } from "../agent/tools/docs.ts";
 import { editTools, syncBoardFromSchematic } from "../agent/tools/edit.ts";
+import { exitTools } from "../agent/tools/exit.ts";
 import { readTools } from "../agent/tools/read.ts";
 import type { Tool } from "../agent/tools/tool.ts";
 import { resolvable, verifySync, type SyncItem, type SyncReport } from "../checks/sync.ts";
@@ -16,11 +17,12 @@ import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
 import { regenerateDerivedDocs } from "./derived-docs.ts";
 import type { PreparedRun, RunStrategy } from "./state.ts";
 
-/** The model's tools for prose drift: read, edit docs, sync the board, record, finish. */
+/** The model's tools for prose drift: read, edit docs, sync the board, record, finish, give up. */
 const SYNC_TOOLS = [
   ...readTools,
   docEditTool,
   ...editTools.filter((t) => ["sync_board", "record_decision", "finish"].includes(t.name)),
+  ...exitTools,
 ] as Tool<RunContext>[];
 
 /** Resolves the drift in `report` (from `verifySync`) that copperhead may resolve. */

@@ -232,22 +232,24 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
   );
 
   test(
-    "removing R2 breaks REQ-BOM-1: rolled back as verification_failed, byte-identical, with the finding",
+    "removing R2 breaks REQ-BOM-1; the model abandons the change: rolled back at once, byte-identical, with the finding and its reason",
     async () => {
       const repo = await initialisedRepo();
       const before = await snapshot(repo);
       const summary = await run(repo, "remove-cc-pulldown", "Remove the CC2 pull-down resistor R2");
 
       expect(summary.status).toBe("rolled_back");
-      expect(summary.reason).toBe("verification_failed");
+      expect(summary.reason).toBe("abandoned");
       expect(summary.commit).toBeUndefined();
       expect(summary.verification.ok).toBe(false);
-      expect(summary.verification.repairCycles).toBe(summary.verification.maxRepairCycles);
+      // One failed verification, then the way out: no cycle burnt on a change that cannot pass.
+      expect(summary.verification.repairCycles).toBe(1);
+      expect(transcript(repo, summary).filter((e) => e.type === "verify")).toHaveLength(1);
       const req = summary.verification.newFindings.find((f) => f.check === "requirements" && f.rule === "REQ-BOM-1");
       expect(req).toBeDefined();
       expect(req!.severity).toBe("error");
       expect(req!.message).toContain("count R*");
-      expect(summary.detail).toContain("REQ-BOM-1");
+      expect(summary.detail).toBe("Removing R2 breaks REQ-BOM-1 (count R* >= 3); only a person can change that requirement.");
       // It got as far as editing: the files it touched are listed, and all are back.
       expect(summary.filesTouched).toContain("usb-led.kicad_sch");
       expect(summary.filesTouched).toContain(summary.proposal!.path);
@@ -282,6 +284,41 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
       await expectUntouched(repo, before);
     },
     120_000,
+  );
+
+  test(
+    "finish again on a design unchanged since the failed verification: stalled at once, not re-verified",
+    async () => {
+      const repo = await initialisedRepo();
+      const before = await snapshot(repo);
+      const summary = await run(repo, "finish-unchanged", "Add a 10k pull-down resistor R4 to GND");
+
+      expect(summary.status).toBe("rolled_back");
+      expect(summary.reason).toBe("stalled");
+      expect(summary.detail).toContain("unchanged since the last failed verification");
+      expect(summary.detail).toContain("pin_not_connected");
+      expect(summary.verification.repairCycles).toBe(1);
+      const events = transcript(repo, summary);
+      expect(events.filter((e) => e.type === "verify").map((e) => e.ok)).toEqual([false]);
+      await expectUntouched(repo, before);
+    },
+    120_000,
+  );
+
+  test(
+    "refuse after approval ends the run as refused and rolls back what was edited",
+    async () => {
+      const repo = await initialisedRepo();
+      const before = await snapshot(repo);
+      const summary = await run(repo, "refuse-after-edit", ADD_CAP_REQUEST);
+
+      expect(summary.status).toBe("refused");
+      expect(summary.reason).toBe("spec_gate");
+      expect(summary.detail).toContain("AP2112K");
+      expect(summary.proposal).toBeDefined();
+      await expectUntouched(repo, before);
+    },
+    60_000,
   );
 
   test(
@@ -361,7 +398,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
       expect(errors.m12).toMatch(/^invalid arguments for connect: .*ref.*pin.*net/);
       expect(errors.m13).toMatch(/^invalid arguments for edit_doc: path/);
       expect(errors.m14).toMatch(/^invalid arguments for set_field: .*extra/);
-      expect(errors.m15).toContain("refuse is not available now");
+      expect(errors.m15).toContain("propose_change is not available now");
       expect(errors.m16).toContain("there is no tool called write_file");
       expect(errors.m17).toContain("written by copperhead itself");
       expect(errors.m18).toContain("written by copperhead itself");

@@ -502,11 +502,13 @@ describe("copperhead sync --resolve", () => {
 
       const result = await runSync({ repo, resolve: true, provider: model });
       const run = result.resolution!;
+      // Its second finish changed nothing since the first failed: stalled, not re-verified.
       expect(run.status).toBe("rolled_back");
-      expect(run.reason).toBe("verification_failed");
+      expect(run.reason).toBe("stalled");
+      expect(run.detail).toContain("unchanged since the last failed verification");
       expect(run.detail).toContain("drift remains: drift:stale-ref:docs/NOTES.md:R9");
-      expect(run.verification.repairCycles).toBe(3);
-      expect(model.requests.length).toBe(4);
+      expect(run.verification.repairCycles).toBe(1);
+      expect(model.requests.length).toBe(2);
       expect(run.commit).toBeUndefined();
       expect(syncExitCode(result)).toBe(1);
       // The report is the tree as it is now: rolled back, so all the drift is still there.

@@ -175,13 +175,24 @@ describe("copperhead do", () => {
     const { exitCode, stdout } = await run(["do", "remove the CC2 pull-down resistor R2", "--model", REMOVE_R2, "--json", "--repo", repo]);
     expect(exitCode).toBe(1);
     const summary = JSON.parse(stdout);
-    expect(summary).toMatchObject({ status: "rolled_back", reason: "verification_failed" });
+    expect(summary).toMatchObject({ status: "rolled_back", reason: "abandoned" });
     expect(summary.filesTouched).toEqual(expect.arrayContaining(["usb-led.kicad_sch", "usb-led.kicad_pcb"]));
     expect(summary.verification.newFindings.map((f: { rule: string }) => f.rule)).toContain("REQ-BOM-1");
     expect(fingerprint(repo)).toEqual(before);
     expect(await head(repo)).toBe(commit);
     expect(await git(repo, "status", "--porcelain")).toBe("");
     expect(readJournal(repo, summary.runId).state).toBe("rolled_back");
+  }, 60_000);
+
+  test("a second finish on a design unchanged since the failed verification: stalled, exit 1, byte-identical", async () => {
+    const repo = await freshRepo();
+    const before = fingerprint(repo);
+    const { exitCode, stdout } = await run(["do", "add a 10k pull-down resistor R4 to GND", "--model", `replay:${join(SESSIONS_DIR, "finish-unchanged.json")}`, "--json", "--repo", repo]);
+    expect(exitCode).toBe(1);
+    const summary = JSON.parse(stdout);
+    expect(summary).toMatchObject({ status: "rolled_back", reason: "stalled" });
+    expect(summary.verification.repairCycles).toBe(1);
+    expect(fingerprint(repo)).toEqual(before);
   }, 60_000);
 
   test("SIGKILL mid-edit: the next command restores the tree byte-identically and says so", async () => {
@@ -281,7 +292,7 @@ describe("copperhead demo", () => {
     const { exitCode, stdout } = await run(["demo", "--dir", dir]);
     expect(exitCode).toBe(0);
     const committed = stdout.indexOf("copperhead do: committed");
-    const rolledBack = stdout.indexOf("copperhead do: rolled back (verification_failed)");
+    const rolledBack = stdout.indexOf("copperhead do: rolled back (abandoned)");
     expect(committed).toBeGreaterThanOrEqual(0);
     expect(rolledBack).toBeGreaterThan(committed);
     expect(stdout).toContain("The demo ran as recorded");
@@ -301,6 +312,6 @@ describe("copperhead demo", () => {
     expect(exitCode).toBe(0);
     const result = JSON.parse(stdout);
     expect(result).toMatchObject({ schema: "copperhead.demo/1", ok: true, repo: join(dir, "usb-led") });
-    expect(result.runs.map((r: { status: string; reason?: string }) => `${r.status}${r.reason ? `/${r.reason}` : ""}`)).toEqual(["committed", "rolled_back/verification_failed"]);
+    expect(result.runs.map((r: { status: string; reason?: string }) => `${r.status}${r.reason ? `/${r.reason}` : ""}`)).toEqual(["committed", "rolled_back/abandoned"]);
   }, 90_000);
 });

@@ -101,7 +101,7 @@ describe("copperhead sync: exit codes, and --json alone on stdout", () => {
     const resolve = await run(["sync", "--resolve", "--model", session("sync-prose-left-stale"), "--repo", repo, "--json"]);
     expect(resolve.exitCode).toBe(1);
     const result = JSON.parse(resolve.stdout);
-    expect(result.resolution).toMatchObject({ status: "rolled_back", reason: "verification_failed" });
+    expect(result.resolution).toMatchObject({ status: "rolled_back", reason: "stalled" });
     expect(keys(result.drift)).toEqual(["drift:bom:R3:value", "drift:stale-ref:docs/NOTES.md:R9"]);
     expect(fingerprint(repo)).toEqual(before.tree);
     expect(await head(repo)).toBe(before.head);

@@ -78,7 +78,7 @@ describe("copperhead_do with the host's model (sampling)", () => {
       const before = fingerprint(repo);
       const { summary } = await callDo(repo, { session: join(SESSIONS, "remove-cc-pulldown.json") });
       expect(summary.status).toBe("rolled_back");
-      expect(summary.reason).toBe("verification_failed");
+      expect(summary.reason).toBe("abandoned");
       expect(fingerprint(repo)).toEqual(before);
     },
     LONG,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { loadDesign } from "../../src/checks/design.ts";
+import { loadDesign } from "../../src/design/design.ts";
+import type { Net } from "../../src/kicad/netlist.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { isConnector, NOT_CONNECTED, parsePinout, pinoutConnectors, pinoutDifferences, renderPinout } from "../../src/spec/pinout.ts";
 import { FIXTURES_DIR } from "../support/kicad.ts";
@@ -33,7 +34,7 @@ describe("PINOUT.md on the built-in board", () => {
   });
 
   test("a net rename in the design shows up as a changed row", () => {
-    const renamed = { ...design, netlist: { nets: design.netlist.nets.map((n) => (n.name === "/CC1" ? { ...n, name: "/USB_CC1" } : n)) } };
+    const renamed = { ...design, netlist: { nets: design.netlist.nets.map((n: Net) => (n.name === "/CC1" ? { ...n, name: "/USB_CC1" } : n)) } };
     const diffs = pinoutDifferences(pinoutConnectors(renamed), parsePinout(md)!);
     expect(diffs).toEqual([{ ref: "J1", pin: "A5", what: "net", claim: "/CC1", actual: "/USB_CC1", line: expect.any(Number) }]);
     expect(renderPinout(renamed, md)).toContain("| A5 | CC1 | /USB_CC1 |");

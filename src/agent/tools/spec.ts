@@ -28,10 +28,11 @@ export const ProposalInput = v.strictObject({
 });
 export type ProposalArgs = v.InferOutput<typeof ProposalInput>;
 
-/** What the spec gate decided. */
+/** What the spec gate (or one of the ways out, tools/exit.ts) decided. */
 export type SpecDecision =
   | { kind: "proposal"; args: ProposalArgs }
-  | { kind: "refused"; reason: "spec_gate" | "requirement_change"; detail: string };
+  | { kind: "refused"; reason: "spec_gate" | "requirement_change"; detail: string }
+  | { kind: "abandoned"; detail: string };
 
 /** Spec tools return this marker; the loop acts on it (approval, or ending the run). */
 export interface SpecOutcome {
@@ -52,15 +53,6 @@ export const specTools = [
       const problems = validateProposal(ctx, args);
       if (problems.length > 0) throw new ToolError(`the proposal does not match the design:\n- ${problems.join("\n- ")}\nFix the proposal and call propose_change again.`);
       return { specDecision: { kind: "proposal", args } };
-    },
-  }),
-  defineTool({
-    name: "refuse",
-    family: "spec",
-    description: "Decline the request instead of proposing a change (unsafe, impossible, or unclear). Ends the run; nothing is edited.",
-    schema: v.strictObject({ reason: text(2000) }),
-    run(_ctx: RunContext, { reason }): SpecOutcome {
-      return { specDecision: { kind: "refused", reason: "spec_gate", detail: reason } };
     },
   }),
 ];

@@ -9,8 +9,11 @@ import * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
 import type { ToolSpec } from "../model.ts";
 
-/** Read tools are always available; spec tools before approval; edit tools after it. */
-export type ToolFamily = "read" | "spec" | "edit";
+/**
+ * Read tools are always available; spec tools before approval; edit tools after it; exit
+ * tools (a refusal) at any point.
+ */
+export type ToolFamily = "read" | "spec" | "edit" | "exit";
 
 export interface Tool<Ctx, S extends v.GenericSchema = v.GenericSchema> {
   name: string;
