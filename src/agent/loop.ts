@@ -14,10 +14,11 @@ import type { Proposal } from "../spec/proposal.ts";
 import type { RunContext } from "./context.ts";
 import type { ContentBlock, Message, ModelProvider, ModelRequest, ToolUseBlock, Usage } from "./model.ts";
 import type { ProgressListener } from "./progress.ts";
-import { redactDeep } from "./redact.ts";
+import { redactDeep } from "../redact.ts";
+import { exceedsNesting, MAX_NESTING } from "../util/nesting.ts";
 import { systemPrompt, approvedMessage, repairMessage, nudgeMessage } from "./prompt.ts";
 import type { SpecDecision, SpecOutcome } from "./tools/spec.ts";
-import { parseArgs, ToolError, toolSpec, type Tool, type ToolFamily } from "./tools/tool.ts";
+import { invalidArguments, parseArgs, refusesSecret, ToolError, toolSpec, type Tool, type ToolFamily } from "./tools/tool.ts";
 import type { Transcript } from "./transcript.ts";
 
 export type LoopEnd =
@@ -94,14 +95,17 @@ interface Conversation {
 }
 
 async function converse(options: LoopOptions, usage: LoopResult["usage"]): Promise<LoopResult> {
+  // Everything the loop says leaves the process (stderr, MCP notifications, the provider), so
+  // all of it is redacted: what the model wrote can echo a key it saw anywhere.
+  const redact = options.transcript.redact;
   const talk: Conversation = {
     options,
     usage,
-    progress: options.onProgress ?? (() => {}),
+    progress: (event) => options.onProgress?.(redactDeep(event, redact)),
     // The system prompt and tool list stay fixed for the whole conversation (providers that
     // cache or verify the prefix reject changes); locked tools are refused per call instead.
     prefix: { system: systemPrompt(options.ctx), tools: options.tools.map(toolSpec), maxTokens: MAX_TOKENS },
-    messages: [{ role: "user", content: [{ type: "text", text: options.request }] }],
+    messages: [{ role: "user", content: [{ type: "text", text: redact(options.request) }] }],
     phase: options.startInEditPhase ? "edit" : "propose",
     repairCycles: 0,
     idle: 0,
@@ -139,8 +143,9 @@ async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
     return failed("provider_error", typed.message);
   }
   addUsage(usage, response.usage);
+  boundNesting(response.content);
   options.transcript.append({ type: "model_response", turn: usage.turns, stopReason: response.stopReason, content: response.content, usage: response.usage });
-  messages.push({ role: "assistant", content: response.content });
+  messages.push({ role: "assistant", content: redactDeep(response.content, options.transcript.redact) });
 
   const calls = response.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
   if (calls.length === 0) {
@@ -209,6 +214,17 @@ async function verifyFinished(talk: Conversation, results: ContentBlock[]): Prom
 
 const PHASE_FAMILIES: Record<"propose" | "edit", ToolFamily[]> = { propose: ["read", "spec", "exit"], edit: ["read", "edit", "exit"] };
 
+/**
+ * Tool arguments nested deeper than any tool takes are replaced, before anything walks them
+ * (the transcript, validation, redaction), by a marker the tool's validation reports back to
+ * the model: bad input, not a stack overflow.
+ */
+function boundNesting(content: ContentBlock[]): void {
+  for (const block of content) {
+    if (block.type === "tool_use" && exceedsNesting(block.input)) block.input = invalidArguments(`they are nested more than ${MAX_NESTING} levels deep`);
+  }
+}
+
 interface ToolOutcome {
   content: string;
   isError: boolean;
@@ -231,8 +247,13 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
       );
     }
     // A model can echo a secret it saw (a key in an error message, a pasted token) into an
-    // argument, and arguments end up in docs, proposals, commit messages and the summary:
-    // redact them before any tool sees them, as the transcript does (see ARCHITECTURE.md).
+    // argument. Into prose (docs, proposals, the commit message) it goes redacted; into a
+    // design file it never goes at all: the call fails, so not even `[REDACTED]` is drawn.
+    if (refusesSecret(tool, call.input, transcript.redact)) {
+      throw new ToolError(
+        `the arguments hold a secret (the value of a configured key or token, or text shaped like one), and copperhead never writes one into a design file; ${tool.name} was not run`,
+      );
+    }
     const args = parseArgs(tool, redactDeep(call.input, transcript.redact));
     const result = await tool.run(ctx, args);
     const decision = (result as SpecOutcome | undefined)?.specDecision;
@@ -242,6 +263,8 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
     else if (err instanceof CopperheadError && err.code !== "internal_error") outcome = { content: err.fix ? `${err.message} (${err.fix})` : err.message, isError: true };
     else throw err;
   }
+  // The model reads it, the transcript records it, progress shows its first line.
+  outcome.content = transcript.redact(outcome.content);
   transcript.append({ type: "tool_result", id: call.id, name: call.name, isError: outcome.isError, content: outcome.content });
   return outcome;
 }

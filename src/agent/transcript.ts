@@ -12,7 +12,7 @@
  */
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { makeRedactor, redactDeep } from "./redact.ts";
+import { makeRedactor, redactDeep } from "../redact.ts";
 
 export const TRANSCRIPT_FILE = "transcript.jsonl";
 

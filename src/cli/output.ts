@@ -1,14 +1,16 @@
 /**
  * The only place that writes to stdout. stdout carries data alone (`--json`, report formats);
- * everything a person reads goes to stderr through `log`.
+ * everything a person reads goes to stderr through `log`. Both are redacted on the way out.
  */
 import { CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
+import { redactSecrets } from "../redact.ts";
 
 /** Writes one result to stdout; an empty result (e.g. no annotations) writes nothing. */
 export function writeData(text: string): void {
   if (text === "") return;
-  process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+  const redacted = redactSecrets(text);
+  process.stdout.write(redacted.endsWith("\n") ? redacted : redacted + "\n");
 }
 
 export function writeJson(value: unknown): void {

@@ -9,12 +9,14 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as v from "valibot";
 import { describeProgress } from "../agent/progress.ts";
 import type { HostSampler } from "../agent/providers/host.ts";
 import { asCopperheadError, CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
+import { redactDeep } from "../redact.ts";
 import { VERSION } from "../version.ts";
 import { jsonSchema, MCP_TOOLS } from "./tools.ts";
 
@@ -27,8 +29,21 @@ export interface McpServerHandle {
   idle(): Promise<void>;
 }
 
+/**
+ * The SDK server, with every frame it sends redacted (see redact.ts): results, typed errors,
+ * progress messages, sampling requests, and the SDK's own error texts, which can quote a
+ * request back. The transport is the one door out, so nothing can go around it.
+ */
+class RedactingServer extends Server {
+  override async connect(transport: Transport): Promise<void> {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => send(redactDeep(message), options);
+    return super.connect(transport);
+  }
+}
+
 export function createMcpServer(repo: string): McpServerHandle {
-  const server = new Server({ name: "copperhead", version: VERSION }, { capabilities: { tools: { listChanged: false } } });
+  const server = new RedactingServer({ name: "copperhead", version: VERSION }, { capabilities: { tools: { listChanged: false } } });
   const inFlight = new Set<Promise<unknown>>();
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({

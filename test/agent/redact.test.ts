@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { makeRedactor, REDACTED, redactDeep } from "../../src/agent/redact.ts";
+import { containsSecret, makeRedactor, REDACTED, redactDeep, redactSecrets } from "../../src/redact.ts";
 
 const ENV = {
   ANTHROPIC_API_KEY: "canary-anthropic-value-111",
@@ -65,19 +65,43 @@ describe("makeRedactor", () => {
 });
 
 describe("redactDeep", () => {
-  test("redacts strings at any depth, leaves keys and other values alone", () => {
+  test("redacts strings at any depth, object keys included, and leaves other values alone", () => {
     const redact = makeRedactor(ENV);
     const input = {
-      [ENV.GITHUB_TOKEN]: "key stays",
+      [ENV.GITHUB_TOKEN]: "a key is data too",
       nested: { list: [`token ${ENV.GITHUB_TOKEN}`, 42, true, null, { deep: ENV.DB_PASSWORD }] },
       count: 3,
     };
     expect(redactDeep(input, redact)).toEqual({
-      [ENV.GITHUB_TOKEN]: "key stays",
+      [REDACTED]: "a key is data too",
       nested: { list: [`token ${REDACTED}`, 42, true, null, { deep: REDACTED }] },
       count: 3,
     });
     // the input is not mutated
     expect(input.nested.list[0]).toBe(`token ${ENV.GITHUB_TOKEN}`);
+  });
+});
+
+describe("containsSecret", () => {
+  const redact = makeRedactor(ENV);
+  test("finds a secret in a value or a key at any depth, and nothing in clean data", () => {
+    expect(containsSecret({ fields: { [ENV.CLIENT_SECRET]: "v1" } }, redact)).toBe(true);
+    expect(containsSecret({ a: [{ b: `x ${ENV.DB_PASSWORD} y` }] }, redact)).toBe(true);
+    expect(containsSecret("sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz012345", redact)).toBe(true);
+    expect(containsSecret({ ref: "C3", fields: { MPN: "GRM188R71H104KA93D" }, n: 4 }, redact)).toBe(false);
+  });
+});
+
+describe("redactSecrets", () => {
+  test("follows the environment as it changes", () => {
+    const name = "COPPERHEAD_REDACT_TEST_TOKEN";
+    expect(redactSecrets("value-set-later-12345")).toBe("value-set-later-12345");
+    process.env[name] = "value-set-later-12345";
+    try {
+      expect(redactSecrets("a value-set-later-12345 b")).toBe(`a ${REDACTED} b`);
+    } finally {
+      delete process.env[name];
+    }
+    expect(redactSecrets("value-set-later-12345")).toBe("value-set-later-12345");
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { REDACTED } from "../../src/agent/redact.ts";
+import { REDACTED } from "../../src/redact.ts";
 import { Transcript, TRANSCRIPT_FILE } from "../../src/agent/transcript.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";

@@ -16,6 +16,7 @@ import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
 import { ADD_CAP_REQUEST, buildTemplateRepo, copyRepo, fingerprint, gitStatus, head, PROVIDER_VARS, replayModel, textOf, TOOL_NAMES } from "../support/mcp.ts";
 import { BINARY, requireBinary, runBinary } from "./binary.ts";
+import { readLines } from "./mcp-wire.ts";
 import { serveScriptedModel, sessionTurns } from "./scripted-model.ts";
 
 afterAll(cleanupTempDirs);
@@ -194,19 +195,8 @@ describe("copperhead mcp (compiled binary, stdio)", () => {
     async () => {
       const repo = await copyRepo(template);
       const proc = Bun.spawn([BINARY, "mcp", "--repo", repo], { env: serverEnv(), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-      const lines: string[] = [];
-      let buffer = "";
-      const reading = (async () => {
-        const decoder = new TextDecoder();
-        for await (const chunk of proc.stdout) {
-          buffer += decoder.decode(chunk, { stream: true });
-          let nl: number;
-          while ((nl = buffer.indexOf("\n")) >= 0) {
-            lines.push(buffer.slice(0, nl));
-            buffer = buffer.slice(nl + 1);
-          }
-        }
-      })();
+      const out = readLines(proc.stdout);
+      const lines = out.lines;
       const waitFor = async (id: number) => {
         while (!lines.some((l) => l.includes(`"id":${id}`))) await Bun.sleep(5);
       };
@@ -231,10 +221,10 @@ describe("copperhead mcp (compiled binary, stdio)", () => {
       listening.push(listeningSockets(proc.pid));
       await proc.stdin.end();
       expect(await proc.exited).toBe(0);
-      await reading;
+      await out.done;
 
       expect(listening).toEqual([[], []]);
-      expect(buffer).toBe("");
+      expect(out.rest()).toBe("");
       expect(lines.length).toBe(6);
       for (const line of lines) {
         const message = JSON.parse(line) as { jsonrpc: string; id: number; result?: unknown; error?: unknown };

@@ -13,7 +13,8 @@ export const SESSIONS_DIR = resolve(import.meta.dir, "../../fixtures/sessions");
 
 /** A turn of a `copperhead.session/1` file (content-only turns; see `src/agent/providers/replay.ts`). */
 export interface SessionTurn {
-  content: Array<{ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown }>;
+  /** A tool call's `arguments`, when given, are sent verbatim instead of `input` serialised (for inputs JSON.stringify cannot write). */
+  content: Array<{ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown; arguments?: string }>;
   usage?: { inputTokens: number; outputTokens: number };
 }
 
@@ -67,7 +68,7 @@ export function serveScriptedModel(turns: SessionTurn[]): ScriptedModel {
 function chatCompletion(turn: SessionTurn, n: number): unknown {
   const text = turn.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n");
   const calls = turn.content.flatMap((b) =>
-    b.type === "tool_use" ? [{ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input) } }] : [],
+    b.type === "tool_use" ? [{ id: b.id, type: "function", function: { name: b.name, arguments: b.arguments ?? JSON.stringify(b.input) } }] : [],
   );
   return {
     id: `chatcmpl-scripted-${n}`,

@@ -8,7 +8,7 @@
  * line or the transcript by way of a server echoing it back.
  */
 import { CopperheadError } from "../../errors.ts";
-import { makeRedactor } from "../redact.ts";
+import { makeRedactor } from "../../redact.ts";
 
 export interface HttpOptions {
   /** Per-attempt timeout, covering the response body too. Default 120 s. */

@@ -15,6 +15,7 @@ const PIPELINE_DOCS = ["BOM.md", "DECISIONS.md", "CHANGELOG.md"];
 export const docEditTool = defineTool({
   name: "edit_doc",
   family: "edit",
+  prose: ["old_text", "new_text"],
   description:
     "Edit a markdown doc under the docs folder: replace old_text (which must occur exactly once) with new_text; without old_text, new_text is appended (or creates the file). Never the Requirements section of SPEC.md, nor BOM/DECISIONS/CHANGELOG/changes (copperhead writes those).",
   schema: v.strictObject({

@@ -210,6 +210,7 @@ export const editTools = [
   defineTool({
     name: "record_decision",
     family: "edit",
+    prose: ["decision", "why"],
     description: "Record a design decision (what and why); it is appended to DECISIONS.md when the run commits.",
     schema: v.strictObject({ decision: name(300), why: name(1000) }),
     run(ctx: RunContext, entry) {
@@ -221,6 +222,7 @@ export const editTools = [
   defineTool({
     name: "finish",
     family: "edit",
+    prose: ["summary"],
     description: "Declare the change complete. copperhead then runs the full check; new findings come back as a repair cycle.",
     schema: v.strictObject({ summary: name(4000) }),
     run(ctx: RunContext, { summary }) {

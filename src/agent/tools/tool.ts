@@ -7,6 +7,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
+import { containsSecret } from "../../redact.ts";
 import type { ToolSpec } from "../model.ts";
 
 /**
@@ -20,6 +21,14 @@ export interface Tool<Ctx, S extends v.GenericSchema = v.GenericSchema> {
   family: ToolFamily;
   description: string;
   schema: S;
+  /**
+   * The edit tool's arguments that become prose (doc text, a decision, the commit message),
+   * never design-file content or a path: a secret in them is redacted and the call goes on. A
+   * secret anywhere else in an edit tool's arguments (an object key included) fails the call,
+   * so none is ever written into a schematic, a board or a file name, not even as
+   * `[REDACTED]`. Read and spec tools write no file of their own and always redact.
+   */
+  prose?: string[];
   run(ctx: Ctx, args: v.InferOutput<S>): unknown | Promise<unknown>;
 }
 
@@ -48,10 +57,26 @@ export function toolSpec(tool: Tool<unknown>): ToolSpec {
   return { name: tool.name, description: tool.description, inputSchema: schema };
 }
 
+/** Whether `input` holds a secret where `tool` must refuse it rather than redact it (see `prose`). */
+export function refusesSecret(tool: Tool<unknown>, input: unknown, redact: (text: string) => string): boolean {
+  if (tool.family !== "edit") return false;
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return containsSecret(input, redact);
+  const prose = new Set(tool.prose ?? []);
+  return Object.entries(input).some(([key, value]) => containsSecret(key, redact) || (!prose.has(key) && containsSecret(value, redact)));
+}
+
+/** Arguments a provider (or the loop) could not accept as given; the reason is the model's to read. */
+export function invalidArguments(reason: string): { __invalid_arguments: string } {
+  return { __invalid_arguments: reason };
+}
+
 /** Validates arguments; the message lists every problem by path so the model can fix its call. */
 export function parseArgs<S extends v.GenericSchema>(tool: Tool<unknown, S>, input: unknown): v.InferOutput<S> {
   if (input && typeof input === "object" && "__invalid_json" in input) {
     throw new ToolError(`the arguments were not valid JSON: ${String((input as { __invalid_json: unknown }).__invalid_json).slice(0, 200)}`);
+  }
+  if (input && typeof input === "object" && "__invalid_arguments" in input) {
+    throw new ToolError(`invalid arguments for ${tool.name}: ${String((input as { __invalid_arguments: unknown }).__invalid_arguments)}`);
   }
   const result = v.safeParse(tool.schema, input ?? {});
   if (result.success) return result.output;

@@ -7,8 +7,12 @@
  * - well-known key *shapes*, which catches a key that reached the text some other way — pasted
  *   into a request, echoed back by a server, read from a file — without being in our env.
  *
- * Redaction is applied where text leaves the process (the transcript writer, provider error
- * messages), not where it is produced, so a new producer cannot forget it.
+ * Redaction is applied where text leaves the process, not where it is produced, so a new
+ * producer cannot forget it: the logger (every stderr line), stdout (`--json`, reports), the
+ * MCP transport (every frame), the transcript and run summary, provider error messages, and
+ * what the agent loop sends to the model or hands to a tool. Design files are the exception
+ * that proves the rule: a tool argument that holds a secret is refused there, not redacted
+ * (see the agent loop), so no secret — and no `[REDACTED]` — is ever drawn into a schematic.
  */
 
 export const REDACTED = "[REDACTED]";
@@ -63,19 +67,52 @@ export function makeRedactor(
 }
 
 /**
- * Redacts every string inside plain JSON-like data (arrays and plain objects), returning a copy.
- * Keys are left alone: they are field names chosen by code, not data.
+ * The redactor for the environment as it is now. Cheap to call per line: it is rebuilt only
+ * when a secret-looking variable changed (tests and MCP hosts set keys at run time).
  */
-export function redactDeep<T>(value: T, redact: (text: string) => string = makeRedactor()): T {
+export function redactSecrets(text: string): string {
+  const values: string[] = [];
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && SECRET_NAME.test(name)) values.push(`${name}=${value}`);
+  const stamp = values.join("\0");
+  if (stamp !== current.stamp) current = { stamp, redact: makeRedactor(process.env) };
+  return current.redact(text);
+}
+
+let current: { stamp: string | undefined; redact: (text: string) => string } = { stamp: undefined, redact: (text) => text };
+
+/**
+ * Redacts every string inside plain JSON-like data (arrays and plain objects), object keys
+ * included — a key can be data too (`fields: { "<a key>": "v" }` from a model) — and returns
+ * a copy. Callers bound the nesting of outside data first (`exceedsNesting`).
+ */
+export function redactDeep<T>(value: T, redact: (text: string) => string = redactSecrets): T {
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") return redact(v);
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === "object" && isPlainObject(v)) {
-      return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item)]));
+      return Object.fromEntries(Object.entries(v).map(([k, item]) => [redact(k), walk(item)]));
     }
     return v;
   };
   return walk(value) as T;
+}
+
+/** Whether any string in `value`, object keys included, holds something `redact` would hide. */
+export function containsSecret(value: unknown, redact: (text: string) => string = redactSecrets): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (redact(v) !== v) return true;
+    } else if (Array.isArray(v)) stack.push(...v);
+    else if (v !== null && typeof v === "object") {
+      for (const [k, item] of Object.entries(v)) {
+        if (redact(k) !== k) return true;
+        stack.push(item);
+      }
+    }
+  }
+  return false;
 }
 
 function isPlainObject(v: object): boolean {

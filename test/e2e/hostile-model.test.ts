@@ -1,0 +1,85 @@
+/**
+ * A model that aims its tools where they must not reach, through the compiled binary with a
+ * scripted OpenAI-compatible model (real HTTP provider, real kicad-cli and git):
+ * - a tool input nested 100,000 levels deep (once a stack overflow: `internal_error`).
+ * Each is a tool error the model reads, nothing is written by any of them, and the run goes on
+ * to commit the one doc the model then writes properly.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { git } from "../repo/git-repo.ts";
+import { cleanupTempDirs } from "../support/kicad.ts";
+import { copyRepo, initialisedRepo, ISOLATED_ENV } from "../support/repos.ts";
+import { requireBinary, runBinaryBounded } from "./binary.ts";
+import { serveScriptedModel, type SessionTurn } from "./scripted-model.ts";
+
+afterAll(cleanupTempDirs);
+
+/** usb-led with `init` committed (initialisedRepo requires kicad-cli), copied per test. */
+let template = "";
+beforeAll(async () => {
+  requireBinary();
+  template = await initialisedRepo();
+}, 60_000);
+
+const call = (id: string, name: string, input: unknown, raw?: string) => ({ type: "tool_use" as const, id, name, input, ...(raw ? { arguments: raw } : {}) });
+
+/** The proposal every session opens with: a doc-only change. */
+const PROPOSE: SessionTurn = {
+  content: [
+    call("p1", "propose_change", {
+      title: "Document the LED indicator",
+      why: "Scripted: aims the tools where they must not reach.",
+      changes: ["write a note under docs/"],
+      requirements_touched: [],
+      verification: "Checks unchanged.",
+    }),
+  ],
+};
+
+/** The proper edit and the finish every session ends with. */
+const PROPER_END: SessionTurn[] = [
+  { content: [call("ok", "edit_doc", { path: "led.md", new_text: "# LED\n\nD1 shows that VBUS is present.\n" })] },
+  { content: [call("end", "finish", { summary: "Documented the LED indicator." })] },
+];
+
+/**
+ * Runs `do` on a fresh repo (prepared by `setup`) with the proposal, `misuse` and the proper
+ * end as the model's turns; expects the run to commit the proposal, the CHANGELOG entry and
+ * docs/led.md alone, and returns the tool errors by call id.
+ */
+async function runMisuse(misuse: SessionTurn[], setup: (repo: string) => void = () => {}): Promise<{ repo: string; errors: Record<string, string> }> {
+  const repo = await copyRepo(template);
+  setup(repo);
+  const spec = readFileSync(join(repo, "docs/SPEC.md"), "utf8");
+  const model = serveScriptedModel([PROPOSE, ...misuse, ...PROPER_END]);
+  try {
+    const result = await runBinaryBounded(["do", "Write a note about the LED indicator", "--model", "compat:test", "--repo", repo, "--json"], {
+      env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: model.baseUrl },
+      timeoutMs: 90_000,
+      maxRssBytes: 2 * 1024 * 1024 * 1024,
+    });
+    expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory, exitCode: result.exitCode }).toEqual({ timedOut: false, outOfMemory: false, exitCode: 0 });
+    const summary = JSON.parse(result.stdout);
+    expect(summary.status).toBe("committed");
+    expect(readFileSync(join(repo, "docs/SPEC.md"), "utf8")).toBe(spec);
+    const committed = (await git(repo, "show", "--name-only", "--format=", "HEAD")).trim().split("\n").sort();
+    expect(committed).toEqual([summary.proposal.path, "docs/CHANGELOG.md", "docs/led.md"].sort());
+    expect(await git(repo, "status", "--porcelain")).toBe("");
+    const events = readFileSync(join(repo, summary.transcriptPath), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    return { repo, errors: Object.fromEntries(events.filter((e) => e.type === "tool_result" && e.isError).map((e) => [e.id, e.content as string])) };
+  } finally {
+    await model.stop();
+  }
+}
+
+describe("a model aiming its tools where they must not reach", () => {
+  test("a tool input nested 100,000 levels deep is invalid arguments, not an internal error", async () => {
+    const deep = 100_000;
+    // JSON.stringify cannot write this: the raw arguments are sent as they are.
+    const raw = `{"ref":"R1","field":"Note","value":${'{"a":'.repeat(deep)}1${"}".repeat(deep)}}`;
+    const { errors } = await runMisuse([{ content: [call("n1", "set_field", {}, raw)] }]);
+    expect(errors).toEqual({ n1: "invalid arguments for set_field: they are nested more than 64 levels deep" });
+  }, 120_000);
+});
