@@ -154,6 +154,16 @@ export function requirementsSectionRange(markdown: string): LineRange | undefine
   return requirementsSections(splitLines(markdown))[0];
 }
 
+/**
+ * The exact text of every Requirements section, in order (the first is the one that counts; a
+ * second one is a problem the check reports). Two documents whose Requirements sections read
+ * the same return equal arrays, however the rest of the document differs.
+ */
+export function requirementsSectionTexts(markdown: string): string[] {
+  const lines = splitLines(markdown);
+  return requirementsSections(lines).map((range) => lines.slice(range.start - 1, range.end).join("\n"));
+}
+
 /** Parses the Requirements section; `undefined` when the document has none. */
 export function parseRequirements(markdown: string, file: string): ParsedSpec | undefined {
   const lines = splitLines(markdown);

@@ -1,12 +1,16 @@
 /**
  * A model that aims its tools where they must not reach, through the compiled binary with a
  * scripted OpenAI-compatible model (real HTTP provider, real kicad-cli and git):
+ * - `read_doc` and `edit_doc` on a FIFO (which once blocked the run forever, deaf to signals)
+ *   and on a folder named like a doc;
+ * - `edit_doc` appending a second `## Requirements` section to SPEC.md, rewording the first
+ *   one's heading, and creating a doc that carries one;
  * - a tool input nested 100,000 levels deep (once a stack overflow: `internal_error`).
  * Each is a tool error the model reads, nothing is written by any of them, and the run goes on
  * to commit the one doc the model then writes properly.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
@@ -75,6 +79,49 @@ async function runMisuse(misuse: SessionTurn[], setup: (repo: string) => void = 
 }
 
 describe("a model aiming its tools where they must not reach", () => {
+  test("read_doc and edit_doc on a FIFO or a folder named like a doc: refused at once, never blocking", async () => {
+    const { errors } = await runMisuse(
+      [
+        {
+          content: [
+            call("f1", "read_doc", { path: "pipe.md" }),
+            call("f2", "edit_doc", { path: "pipe.md", new_text: "into the pipe" }),
+            call("d1", "read_doc", { path: "folder.md" }),
+            call("d2", "edit_doc", { path: "folder.md", new_text: "into the folder" }),
+          ],
+        },
+      ],
+      (repo) => {
+        // Local special files, kept out of git so the tree is clean for the run.
+        expect(Bun.spawnSync(["mkfifo", join(repo, "docs/pipe.md")]).exitCode).toBe(0);
+        mkdirSync(join(repo, "docs/folder.md/inside"), { recursive: true });
+        writeFileSync(join(repo, "docs/folder.md/inside/x.txt"), "x\n");
+        appendFileSync(join(repo, ".git/info/exclude"), "docs/pipe.md\ndocs/folder.md/\n");
+      },
+    );
+    expect(Object.keys(errors).sort()).toEqual(["d1", "d2", "f1", "f2"]);
+    expect(errors.f1).toContain("docs/pipe.md is not a regular file");
+    expect(errors.f2).toContain("docs/pipe.md is not a regular file");
+    expect(errors.d1).toContain("docs/folder.md is a folder");
+    expect(errors.d2).toContain("docs/folder.md is a folder");
+  }, 120_000);
+
+  test("edit_doc never adds, changes or creates a Requirements section", async () => {
+    const { errors } = await runMisuse([
+      {
+        content: [
+          call("r1", "edit_doc", { path: "SPEC.md", new_text: "\n## Requirements\n\n- REQ-EVIL-1: smuggled in\n  - check: net EVIL exists\n" }),
+          call("r2", "edit_doc", { path: "SPEC.md", old_text: "## Requirements", new_text: "## Requirements (draft)" }),
+          call("r3", "edit_doc", { path: "notes.md", new_text: "# Notes\n\n## Requirements\n\n- REQ-NOTE-1: from a note\n" }),
+        ],
+      },
+    ]);
+    expect(Object.keys(errors).sort()).toEqual(["r1", "r2", "r3"]);
+    expect(errors.r1).toContain("the Requirements section of docs/SPEC.md is maintained by people only");
+    expect(errors.r2).toContain("the Requirements section of docs/SPEC.md is maintained by people only");
+    expect(errors.r3).toContain("a Requirements section can only be written by people");
+  }, 120_000);
+
   test("a tool input nested 100,000 levels deep is invalid arguments, not an internal error", async () => {
     const deep = 100_000;
     // JSON.stringify cannot write this: the raw arguments are sent as they are.

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseRequirements, parseRule, requirementsSectionRange, type Rule } from "../../src/spec/requirements.ts";
+import { parseRequirements, parseRule, requirementsSectionRange, requirementsSectionTexts, type Rule } from "../../src/spec/requirements.ts";
 
 const FILE = "docs/SPEC.md";
 
@@ -225,5 +225,15 @@ describe("parseRequirements", () => {
       ["REQ-A-1", 1],
       ["REQ-A-1", 0],
     ]);
+  });
+});
+
+describe("requirementsSectionTexts", () => {
+  test("every section in order, so a second one appended is a change", () => {
+    const one = "# Spec\n\n## Requirements\n- REQ-A-1: a\n\n## Notes\nprose\n";
+    expect(requirementsSectionTexts(one)).toEqual(["## Requirements\n- REQ-A-1: a\n"]);
+    expect(requirementsSectionTexts(`${one}\n## Requirements\n- REQ-B-1: b\n`)).toHaveLength(2);
+    expect(requirementsSectionTexts(one.replace("prose", "other prose"))).toEqual(requirementsSectionTexts(one));
+    expect(requirementsSectionTexts("```\n## Requirements\n```\n")).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
  * (DECISIONS, CHANGELOG, change proposals) are written by the pipeline, not the model.
  */
 import * as v from "valibot";
-import { requirementsSectionRange } from "../../spec/requirements.ts";
+import { requirementsSectionTexts } from "../../spec/requirements.ts";
 import { readRepoText, type RunContext } from "../context.ts";
 import { docPath } from "./paths.ts";
 import { defineTool, ToolError } from "./tool.ts";
@@ -39,20 +39,21 @@ export const docEditTool = defineTool({
       if (before.indexOf(old_text, at + 1) >= 0) throw new ToolError(`old_text occurs more than once in ${rel}; include more context`);
       after = before.slice(0, at) + new_text + before.slice(at + old_text.length);
     }
-    if (before !== undefined && requirementsText(before) !== requirementsText(after)) {
-      throw new ToolError(`the Requirements section of ${rel} is maintained by people only; copperhead will not change it`);
-    }
-    if (before === undefined && requirementsText(after) !== undefined) {
-      throw new ToolError("a doc with a Requirements section can only be written by people");
+    // Every Requirements section, not only the first: a second `## Requirements` appended
+    // below is a change to the requirements too (the check reports it; the tool never makes it).
+    const sectionsBefore = requirementsSectionTexts(before ?? "");
+    if (!sameSections(sectionsBefore, requirementsSectionTexts(after))) {
+      throw new ToolError(
+        sectionsBefore.length > 0
+          ? `the Requirements section of ${rel} is maintained by people only; copperhead will not change it, add to it or add another`
+          : `${rel}: a Requirements section can only be written by people; copperhead will not create one`,
+      );
     }
     (ctx.journal ?? ctx.beginEdits()).writeFile(rel, after);
     return { path: rel, bytes: Buffer.byteLength(after) };
   },
 });
 
-/** The Requirements section's exact text, or undefined when the doc has none. */
-function requirementsText(markdown: string): string | undefined {
-  const range = requirementsSectionRange(markdown);
-  if (!range) return undefined;
-  return markdown.split("\n").slice(range.start - 1, range.end).join("\n");
+function sameSections(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((text, i) => text === b[i]);
 }
