@@ -7,8 +7,10 @@ import { benchMcp } from "./mcp.bench.ts";
 import { benchNetlist } from "./netlist.bench.ts";
 import { benchRollback } from "./rollback.bench.ts";
 import { benchSexpr } from "./sexpr.bench.ts";
+import { benchSpec } from "./spec.bench.ts";
 
 await benchSexpr();
+await benchSpec();
 await benchNetlist();
 await benchCheck();
 await benchBoardSync();

@@ -88,8 +88,9 @@ export function requirementsResult(evaluation: RequirementsEvaluation): CheckRes
       location: { file, line: p.line, column: p.column },
     });
   }
+  const withProblems = new Set(spec.problems.map((p) => p.reqId));
   for (const req of spec.requirements) {
-    if (req.checks.length > 0 || spec.problems.some((p) => p.reqId === req.id)) continue;
+    if (req.checks.length > 0 || withProblems.has(req.id)) continue;
     findings.push({
       check: "requirements",
       rule: "unchecked",

@@ -9,9 +9,12 @@
  *   - check: J1.A9 on VBUS
  * ```
  *
- * Parsing never throws: anything it cannot read becomes a `SpecProblem` with the line and
- * column of the offending token, because a requirement that silently drops out of the check
- * is worse than a loud error. Decisions a spec author can rely on:
+ * Parsing never throws on content: anything it cannot read becomes a `SpecProblem` with the
+ * line and column of the offending token, because a requirement that silently drops out of the
+ * check is worse than a loud error. It is linear in the size of the file, and a spec past
+ * `MAX_REQUIREMENTS` requirements or `MAX_RULES` rules is `input_too_large` (a typed error):
+ * nobody maintains such a file by hand, and evaluating it would be the whole check's cost.
+ * Decisions a spec author can rely on:
  * - The section runs from a level-2 `Requirements` heading (any case) to the next level-1 or
  *   level-2 heading; `###` sub-headings inside it are fine. Fenced code blocks and HTML
  *   comments are skipped, so a spec can show example rules without them being checked.
@@ -27,7 +30,12 @@
  *   `100 nF`) compares numerically; a quoted value is always text. Ordering a text value
  *   (`U1.value >= "abc"`) is a parse problem.
  */
+import { CopperheadError } from "../errors.ts";
 import { parseLength, parseQuantity, type Quantity } from "./units.ts";
+
+/** The most requirements, and the most `check:` rules, one SPEC.md may hold. */
+export const MAX_REQUIREMENTS = 10_000;
+export const MAX_RULES = 10_000;
 
 export type Op = "==" | "!=" | "<" | "<=" | ">" | ">=";
 const OPS: readonly string[] = ["==", "!=", "<", "<=", ">", ">="];
@@ -182,6 +190,9 @@ export function parseRequirements(markdown: string, file: string): ParsedSpec | 
 
   let current: Requirement | undefined;
   let continuing = false;
+  let rules = 0;
+  /** Line of each requirement id's first definition, for duplicates. */
+  const firstLine = new Map<string, number>();
   for (let i = section.start; i < section.end; i++) {
     const line = lines[i]!;
     const lineNo = i + 1;
@@ -209,10 +220,11 @@ export function parseRequirements(markdown: string, file: string): ParsedSpec | 
       if (req) {
         current = { id: req[1]!, text: req[2]!.trim(), line: lineNo, checks: [] };
         continuing = true;
-        const first = requirements.find((r) => r.id === current!.id);
-        if (first) {
-          problem("duplicate", lineNo, bodyColumn, `duplicate requirement id ${current.id} (first on line ${first.line})`, body, current.id);
-        }
+        const first = firstLine.get(current.id);
+        if (first !== undefined) {
+          problem("duplicate", lineNo, bodyColumn, `duplicate requirement id ${current.id} (first on line ${first})`, body, current.id);
+        } else firstLine.set(current.id, lineNo);
+        if (requirements.length === MAX_REQUIREMENTS) throw tooManyEntries(file, lineNo, `${MAX_REQUIREMENTS} requirements`);
         requirements.push(current);
       } else {
         current = undefined;
@@ -232,11 +244,20 @@ export function parseRequirements(markdown: string, file: string): ParsedSpec | 
       problem("parse", lineNo, bodyColumn, "a check must be nested under a `- REQ-…:` requirement", body);
       continue;
     }
+    if (++rules > MAX_RULES) throw tooManyEntries(file, lineNo, `${MAX_RULES} check: rules`);
     const parsed = parseRule(ruleText, lineNo, ruleColumn);
     if ("problem" in parsed) problem("parse", lineNo, parsed.column, parsed.problem, ruleText.trim(), current.id);
     else current.checks.push(parsed);
   }
   return { file, section, requirements, problems };
+}
+
+function tooManyEntries(file: string, line: number, limit: string): CopperheadError {
+  return new CopperheadError("input_too_large", `${file}:${line}: the Requirements section holds more than ${limit}, copperhead's limit.`, {
+    file,
+    line,
+    fix: `Keep ${file} to the requirements people review: split generated or repeated rules into fewer, broader ones (e.g. \`count R* == 40\`).`,
+  });
 }
 
 interface Token {

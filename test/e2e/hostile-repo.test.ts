@@ -196,6 +196,17 @@ describe("reads outside the repo, of devices, or without bound", () => {
   }, 60_000);
 });
 
+describe("a SPEC.md no person maintains", () => {
+  test("100,000 requirements: check ends at once with input_too_large naming SPEC.md and the line", async () => {
+    const repo = await copyRepo(template);
+    const generated = Array.from({ length: 100_000 }, (_, i) => `- REQ-GEN-${i}: generated requirement ${i}\n  - check: net VBUS exists\n`).join("");
+    editFile(join(repo, "docs/SPEC.md"), (t) => t.replace("## Requirements\n", `## Requirements\n\n${generated}`));
+    const error = await typedError(["check", "--repo", repo]);
+    expect(error.code).toBe("input_too_large");
+    expect(error.message).toMatch(/^docs\/SPEC\.md:\d+: the Requirements section holds more than 10000 requirements/);
+  }, 90_000);
+});
+
 describe("writes through committed symlinks", () => {
   /** `do` with a recorded session ends in `bad_path` naming the link, and `outside` stays empty. */
   async function expectDoRefusedBefore(repo: string, outside: string, why: string): Promise<void> {

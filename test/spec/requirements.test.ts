@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { parseRequirements, parseRule, requirementsSectionRange, requirementsSectionTexts, type Rule } from "../../src/spec/requirements.ts";
+import { MAX_REQUIREMENTS, MAX_RULES, parseRequirements, parseRule, requirementsSectionRange, requirementsSectionTexts, type Rule } from "../../src/spec/requirements.ts";
+import { thrownCopperheadError } from "../support/errors.ts";
 
 const FILE = "docs/SPEC.md";
 
@@ -225,6 +226,35 @@ describe("parseRequirements", () => {
       ["REQ-A-1", 1],
       ["REQ-A-1", 0],
     ]);
+  });
+});
+
+describe("parseRequirements: size", () => {
+  /** A Requirements section of `n` requirements with one rule each, every id given twice when `twice`. */
+  const generated = (n: number, twice = false) =>
+    ["## Requirements", "", ...Array.from({ length: n }, (_, i) => [`- REQ-GEN-${twice ? i >> 1 : i}: generated ${i}`, "  - check: net VBUS exists"]).flat(), ""].join("\n");
+
+  test(`up to ${MAX_REQUIREMENTS} requirements and ${MAX_RULES} rules parse; duplicates name the first definition`, () => {
+    const spec = parseRequirements(generated(MAX_REQUIREMENTS, true), FILE)!;
+    expect(spec.requirements).toHaveLength(MAX_REQUIREMENTS);
+    expect(spec.requirements.flatMap((r) => r.checks)).toHaveLength(MAX_RULES);
+    expect(spec.problems).toHaveLength(MAX_REQUIREMENTS / 2);
+    expect(spec.problems[0]!.message).toBe(`${FILE}:5:3: duplicate requirement id REQ-GEN-0 (first on line 3)`);
+  });
+
+  test("100,000 requirements are input_too_large, naming the file and the line past the limit", () => {
+    const err = thrownCopperheadError(() => parseRequirements(generated(100_000), FILE));
+    expect(err.code).toBe("input_too_large");
+    expect(err.message).toBe(`${FILE}:${3 + 2 * MAX_REQUIREMENTS}: the Requirements section holds more than ${MAX_REQUIREMENTS} requirements, copperhead's limit.`);
+    expect(err.details).toMatchObject({ file: FILE, line: 3 + 2 * MAX_REQUIREMENTS });
+    expect(err.fix).toContain("fewer, broader");
+  });
+
+  test("more rules than the limit under few requirements are input_too_large too", () => {
+    const rules = Array.from({ length: MAX_RULES + 1 }, () => "  - check: net VBUS exists");
+    const err = thrownCopperheadError(() => parseRequirements(["## Requirements", "- REQ-A-1: many rules", ...rules].join("\n"), FILE));
+    expect(err.code).toBe("input_too_large");
+    expect(err.message).toContain(`more than ${MAX_RULES} check: rules`);
   });
 });
 
