@@ -2,8 +2,10 @@
  * Locates and runs the compiled executable for binary-level tests. The suite fails loudly when
  * it has not been built, rather than silently testing the sources instead.
  */
+import { beforeAll } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { initialisedRepo } from "../support/repos.ts";
 
 /** dist/copperhead, or COPPERHEAD_TEST_BINARY (e.g. a release target from dist/targets/). */
 export const BINARY = resolve(process.env.COPPERHEAD_TEST_BINARY ?? resolve(import.meta.dir, "../../dist/copperhead"));
@@ -110,3 +112,16 @@ function groupRssBytes(pgid: number): number {
 }
 
 const PAGE_BYTES = 4096;
+
+/**
+ * Registers the setup most binary tests share and returns its repo: the binary must be built,
+ * and usb-led with `init` committed is made once per test file (copy it per test).
+ */
+export function templateRepo(): () => string {
+  let template = "";
+  beforeAll(async () => {
+    requireBinary();
+    template = await initialisedRepo();
+  }, 60_000);
+  return () => template;
+}

@@ -9,23 +9,19 @@
  * Each is a tool error the model reads, nothing is written by any of them, and the run goes on
  * to commit the one doc the model then writes properly.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
-import { copyRepo, initialisedRepo, ISOLATED_ENV } from "../support/repos.ts";
-import { requireBinary, runBinaryBounded } from "./binary.ts";
+import { copyRepo, ISOLATED_ENV } from "../support/repos.ts";
+import { runBinaryBounded, templateRepo } from "./binary.ts";
 import { serveScriptedModel, type SessionTurn } from "./scripted-model.ts";
 
 afterAll(cleanupTempDirs);
 
-/** usb-led with `init` committed (initialisedRepo requires kicad-cli), copied per test. */
-let template = "";
-beforeAll(async () => {
-  requireBinary();
-  template = await initialisedRepo();
-}, 60_000);
+/** usb-led with `init` committed, copied per test. */
+const template = templateRepo();
 
 const call = (id: string, name: string, input: unknown, raw?: string) => ({ type: "tool_use" as const, id, name, input, ...(raw ? { arguments: raw } : {}) });
 
@@ -54,7 +50,7 @@ const PROPER_END: SessionTurn[] = [
  * docs/led.md alone, and returns the tool errors by call id.
  */
 async function runMisuse(misuse: SessionTurn[], setup: (repo: string) => void = () => {}): Promise<{ repo: string; errors: Record<string, string> }> {
-  const repo = await copyRepo(template);
+  const repo = await copyRepo(template());
   setup(repo);
   const spec = readFileSync(join(repo, "docs/SPEC.md"), "utf8");
   const model = serveScriptedModel([PROPOSE, ...misuse, ...PROPER_END]);

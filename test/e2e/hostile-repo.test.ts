@@ -9,27 +9,23 @@
  * Every outcome is a typed error that names the file and the fix; none hangs or grows without
  * bound (each run is killed past 60 s or 1 GB, and the test then fails).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git, treeFingerprint } from "../repo/git-repo.ts";
 import { cleanupTempDirs, copyFixture, makeTempDir } from "../support/kicad.ts";
-import { copyRepo, initialisedRepo, ISOLATED_ENV, LOCAL_STATE } from "../support/repos.ts";
+import { copyRepo, ISOLATED_ENV, LOCAL_STATE } from "../support/repos.ts";
 import { editFile } from "../support/variants.ts";
-import { requireBinary, runBinaryBounded, type BoundedResult } from "./binary.ts";
+import { runBinaryBounded, templateRepo, type BoundedResult } from "./binary.ts";
 import { SESSIONS_DIR } from "./scripted-model.ts";
 
 afterAll(cleanupTempDirs);
 
 const LIMITS = { timeoutMs: 60_000, maxRssBytes: 1024 * 1024 * 1024 };
 
-/** usb-led with `init` committed (initialisedRepo requires kicad-cli), copied per test. */
-let template = "";
-beforeAll(async () => {
-  requireBinary();
-  template = await initialisedRepo();
-}, 60_000);
+/** usb-led with `init` committed, copied per test. */
+const template = templateRepo();
 
 async function run(args: string[], options: { stdin?: "ignore" | "pipe" } = {}): Promise<BoundedResult> {
   const result = await runBinaryBounded(args, { env: ISOLATED_ENV, ...LIMITS, ...options });
@@ -81,7 +77,7 @@ describe("forged run journals", () => {
   }
 
   test("a journal committed upstream is refused by check: tracked files and uncommitted edits survive", async () => {
-    const repo = await copyRepo(template);
+    const repo = await copyRepo(template());
     forgeJournal(runDirOf(repo), "# pwned\n");
     await git(repo, "add", "-f", ".copperhead/runs");
     await git(repo, "commit", "--quiet", "-m", "upstream: innocuous change");
@@ -105,7 +101,7 @@ describe("forged run journals", () => {
 
   test("an untracked journal this clone did not seal (an archive, a planted file) is refused, even with matching hashes", async () => {
     for (const schema of ["copperhead.journal/1", "copperhead.journal/2"]) {
-      const repo = await copyRepo(template);
+      const repo = await copyRepo(template());
       forgeJournal(runDirOf(repo), "# pwned\n", schema);
       const before = fingerprint(repo);
       const error = await typedError(["netlist", "--repo", repo]);
@@ -116,7 +112,7 @@ describe("forged run journals", () => {
   }, 60_000);
 
   test("a backup that is a symlink to an outside file is never copied into the repo", async () => {
-    const repo = await copyRepo(template);
+    const repo = await copyRepo(template());
     const outside = join(await makeTempDir(), "private.txt");
     writeFileSync(outside, "outside secret\n");
     forgeJournal(runDirOf(repo), { symlinkTo: outside });
@@ -127,7 +123,7 @@ describe("forged run journals", () => {
   }, 60_000);
 
   test("a run folder that is a symlink out of the repo is refused, and nothing is written there", async () => {
-    const repo = await copyRepo(template);
+    const repo = await copyRepo(template());
     const outside = join(await makeTempDir(), "run");
     forgeJournal(outside, "# pwned\n");
     mkdirSync(join(repo, ".copperhead/runs"), { recursive: true });
@@ -163,7 +159,7 @@ describe("reads outside the repo, of devices, or without bound", () => {
 
   test("symlinks from the schematic, board, SPEC.md and config to /dev/zero are refused by name", async () => {
     for (const file of ["usb-led.kicad_sch", "regulator.kicad_sch", "usb-led.kicad_pcb", "docs/SPEC.md", ".copperhead/config.json"]) {
-      const repo = await copyRepo(template);
+      const repo = await copyRepo(template());
       rmSync(join(repo, file), { force: true });
       symlinkSync("/dev/zero", join(repo, file));
       const error = await typedError(["check", "--repo", repo]);
@@ -173,7 +169,7 @@ describe("reads outside the repo, of devices, or without bound", () => {
 
   test("a FIFO in a design file's or doc's place is refused at once, not read", async () => {
     for (const file of ["regulator.kicad_sch", "docs/BOM.md"]) {
-      const repo = await copyRepo(template);
+      const repo = await copyRepo(template());
       rmSync(join(repo, file));
       expect(Bun.spawnSync(["mkfifo", join(repo, file)]).exitCode).toBe(0);
       const error = await typedError(["check", "--repo", repo]);
@@ -198,7 +194,7 @@ describe("reads outside the repo, of devices, or without bound", () => {
 
 describe("a SPEC.md no person maintains", () => {
   test("100,000 requirements: check ends at once with input_too_large naming SPEC.md and the line", async () => {
-    const repo = await copyRepo(template);
+    const repo = await copyRepo(template());
     const generated = Array.from({ length: 100_000 }, (_, i) => `- REQ-GEN-${i}: generated requirement ${i}\n  - check: net VBUS exists\n`).join("");
     editFile(join(repo, "docs/SPEC.md"), (t) => t.replace("## Requirements\n", `## Requirements\n\n${generated}`));
     const error = await typedError(["check", "--repo", repo]);
@@ -233,7 +229,7 @@ describe("writes through committed symlinks", () => {
   }, 60_000);
 
   test(".copperhead committed as a symlink: init refuses its files, do writes no run record there", async () => {
-    const repo = await copyRepo(template);
+    const repo = await copyRepo(template());
     const outside = await makeTempDir();
     rmSync(join(repo, ".copperhead"), { recursive: true });
     symlinkSync(outside, join(repo, ".copperhead"));
@@ -249,7 +245,7 @@ describe("writes through committed symlinks", () => {
   }, 90_000);
 
   test(".copperhead/runs committed as a symlink: do stops before writing any run record through it", async () => {
-    const repo = await copyRepo(template);
+    const repo = await copyRepo(template());
     const outside = await makeTempDir();
     symlinkSync(outside, join(repo, ".copperhead/runs"));
     await git(repo, "add", "-f", ".copperhead/runs");
@@ -291,7 +287,7 @@ describe("filesystem errors name the file and the fix", () => {
 
   test("a folder, a symlink loop or a file in the way: check ends with a typed error naming the file", async () => {
     for (const [errno, file] of files) {
-      const repo = await copyRepo(template);
+      const repo = await copyRepo(template());
       breakages[errno](repo, file);
       const error = await typedError(["check", "--repo", repo]);
       const named = file.split("/").slice(0, errno === "ENOTDIR" ? -1 : undefined).join("/");
@@ -300,7 +296,7 @@ describe("filesystem errors name the file and the fix", () => {
   }, 240_000);
 
   test("an explicit --project that is a folder", async () => {
-    const repo = await copyRepo(template);
+    const repo = await copyRepo(template());
     breakages.EISDIR(repo, "usb-led.kicad_pro");
     const error = await typedError(["check", "--repo", repo, "--project", "usb-led.kicad_pro"]);
     expect(error.code).toBe("bad_path");

@@ -6,13 +6,13 @@
  * commits its clean change, and neither key is in a design file, doc, commit, run record,
  * stdout, stderr or — over MCP — any frame the server writes, progress notifications included.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
-import { copyRepo, initialisedRepo, ISOLATED_ENV } from "../support/repos.ts";
-import { requireBinary, runBinaryBounded } from "./binary.ts";
+import { copyRepo, ISOLATED_ENV } from "../support/repos.ts";
+import { runBinaryBounded, templateRepo } from "./binary.ts";
 import { openMcpWire } from "./mcp-wire.ts";
 import { SESSIONS_DIR } from "./scripted-model.ts";
 
@@ -24,12 +24,8 @@ const SECRETS = { ANTHROPIC_API_KEY: KEY, COPPERHEAD_TEST_TOKEN: TOKEN };
 const MODEL = `replay:${join(SESSIONS_DIR, "secret-in-keys.json")}`;
 const REQUEST = "add a 100 nF decoupling capacitor on the LDO output";
 
-/** usb-led with `init` committed (initialisedRepo requires kicad-cli), copied per test. */
-let template = "";
-beforeAll(async () => {
-  requireBinary();
-  template = await initialisedRepo();
-}, 60_000);
+/** usb-led with `init` committed, copied per test. */
+const template = templateRepo();
 
 const leaks = (text: string) => [KEY, TOKEN, "sk-ant-canary", "ctt-canary"].filter((s) => text.includes(s));
 
@@ -53,7 +49,7 @@ async function expectNoLeakInRepo(repo: string): Promise<void> {
 
 describe("a model that puts secrets in keys, names and values", () => {
   test("do: the design-file calls holding one fail, the clean change commits, and no secret is written or printed", async () => {
-    const repo = await copyRepo(template);
+    const repo = await copyRepo(template());
     const result = await runBinaryBounded(["do", REQUEST, "--model", MODEL, "--repo", repo, "--json"], {
       env: { ...ISOLATED_ENV, ...SECRETS },
       timeoutMs: 120_000,
@@ -78,7 +74,7 @@ describe("a model that puts secrets in keys, names and values", () => {
   }, 150_000);
 
   test("mcp: no frame the server writes (progress, result, errors) holds a secret", async () => {
-    const repo = await copyRepo(template);
+    const repo = await copyRepo(template());
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries({ ...process.env, ...ISOLATED_ENV, ...SECRETS, COPPERHEAD_MODEL: MODEL })) if (v !== undefined) env[k] = v;
     const wire = await openMcpWire(repo, env);
