@@ -8,9 +8,8 @@
  * `{ error: { code, message, fix? } }`. The server opens no network listener.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as v from "valibot";
 import { describeProgress } from "../agent/progress.ts";
 import type { HostSampler } from "../agent/providers/host.ts";
@@ -18,7 +17,20 @@ import { asCopperheadError, CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
 import { redactDeep } from "../redact.ts";
 import { VERSION } from "../version.ts";
+import { CheckedStdioTransport } from "./stdio.ts";
 import { jsonSchema, MCP_TOOLS } from "./tools.ts";
+
+/** tools/list: the four tools with their schemas, computed once. */
+const TOOL_LIST = {
+  tools: MCP_TOOLS.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input) as { type: "object" },
+    outputSchema: jsonSchema(tool.output) as { type: "object" },
+    annotations: { title: tool.title, ...tool.annotations },
+  })),
+};
 
 /** A host may ask its user before each sampling request, so one can take minutes. */
 const SAMPLING_TIMEOUT_MS = 10 * 60_000;
@@ -46,16 +58,13 @@ export function createMcpServer(repo: string): McpServerHandle {
   const server = new RedactingServer({ name: "copperhead", version: VERSION }, { capabilities: { tools: { listChanged: false } } });
   const inFlight = new Set<Promise<unknown>>();
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: MCP_TOOLS.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: jsonSchema(tool.input) as { type: "object" },
-      outputSchema: jsonSchema(tool.output) as { type: "object" },
-      annotations: { title: tool.title, ...tool.annotations },
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    // All four tools come in one page, so no cursor names a page that exists.
+    if (request.params?.cursor !== undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `cursor: there is no page ${JSON.stringify(request.params.cursor)}; copperhead lists all its tools in one page`);
+    }
+    return TOOL_LIST;
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = MCP_TOOLS.find((t) => t.name === request.params.name);
@@ -127,7 +136,7 @@ export async function serveStdio(repo: string): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });
-  const transport = new StdioServerTransport();
+  const transport = new CheckedStdioTransport();
   await server.connect(transport);
   // The SDK's stdio transport never notices the client going away: end of stdin (or a
   // stdout the client closed) is the disconnect.
