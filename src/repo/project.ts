@@ -8,12 +8,12 @@
  * schematic and the board share the project's basename. A KiCad 5 project (`.pro` and `.sch`,
  * no `.kicad_pro`) is a typed `legacy_format` error that says how to convert it.
  */
-import { existsSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
 import { assertRepoFile } from "./repo-files.ts";
-import { lstatOrUndefined } from "./repo-path.ts";
+import { errorCode, lstatOrUndefined } from "./repo-path.ts";
 
 export interface KicadProject {
   /** Absolute, symlink-resolved repo root. */
@@ -44,20 +44,37 @@ export function resolveRepoRoot(repo: string | undefined): string {
   return realpathSync(root);
 }
 
-/** Files matching `pattern` (repo-relative, `/`-separated, sorted) outside hidden and vendor folders. */
-function scanRepo(repoRoot: string, pattern: string): string[] {
+/**
+ * Lists entries whose name ends with `suffix` (repo-relative, sorted) outside hidden and vendor
+ * folders, without following symlinked folders. Every entry so named counts — a folder, a FIFO
+ * or a link in a project file's place too — so that discovery says what is wrong with it rather
+ * than finding no project at all.
+ */
+function scanRepo(repoRoot: string, suffix: string): string[] {
   const found: string[] = [];
-  for (const path of new Bun.Glob(pattern).scanSync({ cwd: repoRoot, dot: false, followSymlinks: false })) {
-    const parts = path.split(/[\\/]/);
-    if (parts.slice(0, -1).some((part) => IGNORED_DIRS.has(part) || part.startsWith("."))) continue;
-    found.push(path.split(sep).join("/"));
-  }
+  const walk = (rel: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(join(repoRoot, rel), { withFileTypes: true });
+    } catch (err) {
+      // A folder copperhead may not list holds nothing it could read either.
+      if (rel !== "" && (errorCode(err) === "EACCES" || errorCode(err) === "EPERM")) return;
+      throw err;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith(".")) continue;
+      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.name.endsWith(suffix)) found.push(path);
+      else if (entry.isDirectory() && !IGNORED_DIRS.has(entry.name)) walk(path);
+    }
+  };
+  walk("");
   return found.sort();
 }
 
-/** Lists `.kicad_pro` files (repo-relative, sorted) outside hidden and vendor folders. */
+/** Lists `.kicad_pro` entries (repo-relative, sorted) outside hidden and vendor folders. */
 export function findProjectFiles(repoRoot: string): string[] {
-  return scanRepo(repoRoot, "**/*.kicad_pro");
+  return scanRepo(repoRoot, ".kicad_pro");
 }
 
 /** Finds the project to work on, or throws a typed error that says how to choose one. */
@@ -132,5 +149,5 @@ function announce(repoRoot: string, chosen: string, others: string[]): void {
 
 /** A KiCad 5 project file (`name.pro` with `name.sch` beside it), repo-relative, if the repo holds one. */
 function findLegacyProject(repoRoot: string): string | undefined {
-  return scanRepo(repoRoot, "**/*.pro").find((path) => existsSync(join(repoRoot, path.replace(/\.pro$/, ".sch"))));
+  return scanRepo(repoRoot, ".pro").find((path) => existsSync(join(repoRoot, path.replace(/\.pro$/, ".sch"))));
 }

@@ -1,0 +1,152 @@
+/**
+ * Mutation fuzzing of the design files through the compiled binary: truncations, unbalanced
+ * parentheses, NUL and invalid UTF-8 bytes, deep nesting, and a folder, a FIFO or a symlink in
+ * a file's place, applied to the usb-led fixture's schematics, board and project file. Each
+ * mutant goes through `netlist`, `sync` and `check`, and each run must end with exit 0–3 —
+ * and, when it fails, with a typed error (never `internal_error`) that names the mutated file —
+ * within 60 s and 1 GB.
+ *
+ * Cheap by construction: most mutants fail in copperhead's own parser, before kicad-cli; the
+ * few that parse are the only ones `check` hands to kicad-cli, and they are capped
+ * (`KICAD_MUTANTS_PER_FILE`), so the whole file stays within the CI budget. The offsets are drawn from a
+ * seeded generator, so a failure reproduces.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { cleanupTempDirs, copyFixture, makeTempDir } from "../support/kicad.ts";
+import { ISOLATED_ENV } from "../support/repos.ts";
+import { requireBinary, runBinaryBounded, type BoundedResult } from "./binary.ts";
+
+afterAll(cleanupTempDirs);
+
+const LIMITS = { timeoutMs: 60_000, maxRssBytes: 1024 * 1024 * 1024 };
+const FILES = ["usb-led.kicad_sch", "regulator.kicad_sch", "usb-led.kicad_pcb", "usb-led.kicad_pro"] as const;
+type FixtureFile = (typeof FILES)[number];
+/**
+ * Mutants of a KiCad S-expression file that copperhead can still read reach kicad-cli in
+ * `check`; at most this many per file are checked (a project file kicad-cli is never handed
+ * unless it is JSON, so its mutants are all checked).
+ */
+const KICAD_MUTANTS_PER_FILE = 3;
+
+interface Mutant {
+  name: string;
+  file: FixtureFile;
+  /** Rewrites the file's bytes; or `replace` puts something else in its place. */
+  bytes?: (original: Buffer) => Buffer;
+  replace?: (abs: string, outside: string) => void;
+}
+
+/** mulberry32: small, seeded, good enough to spread offsets. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const insertAt = (b: Buffer, at: number, what: Buffer | string) => Buffer.concat([b.subarray(0, at), Buffer.from(what as string), b.subarray(at)]);
+const deleteAt = (b: Buffer, at: number, n = 1) => Buffer.concat([b.subarray(0, at), b.subarray(at + n)]);
+/** The offset of the `nth` occurrence of `byte` at or after a fraction of the file. */
+const nearest = (b: Buffer, fraction: number, byte: string) => {
+  const at = b.indexOf(byte, Math.floor(b.length * fraction));
+  return at < 0 ? b.lastIndexOf(byte) : at;
+};
+
+function mutants(): Mutant[] {
+  const rand = random(0xc0ffee);
+  const list: Mutant[] = [];
+  const sexprFiles = FILES.filter((f) => f !== "usb-led.kicad_pro");
+  for (const file of sexprFiles) {
+    // The most hostile first: the first of the mutants that parse are the ones check runs.
+    list.push({ name: "nested 100,000 lists deep", file, bytes: (b) => insertAt(b, nearest(b, 0.5, "("), `${"(".repeat(100_000)}${")".repeat(100_000)}`) });
+    list.push({ name: "nested 100,000 lists deep, never closed", file, bytes: (b) => insertAt(b, nearest(b, 0.5, "("), "(".repeat(100_000)) });
+    list.push({ name: "invalid UTF-8 between tokens", file, bytes: (b) => insertAt(b, nearest(b, 0.3, "("), Buffer.from([0xc0, 0x80, 0xff])) });
+    list.push({ name: "invalid UTF-8 inside a string", file, bytes: (b) => insertAt(b, b.indexOf('"', b.indexOf("(property")) + 1, Buffer.from([0xff, 0xfe, 0xc3])) });
+    const f3 = rand();
+    list.push({ name: `NUL bytes at ${(f3 * 100).toFixed(0)}%`, file, bytes: (b) => insertAt(b, Math.floor(b.length * f3), Buffer.from([0, 0, 0])) });
+    for (const fraction of [0, 0.001, 0.5, 0.999, rand()]) {
+      list.push({ name: `truncated to ${(fraction * 100).toFixed(1)}%`, file, bytes: (b) => b.subarray(0, Math.floor(b.length * fraction)) });
+    }
+    const f1 = rand();
+    list.push({ name: `an extra "(" at ${(f1 * 100).toFixed(0)}%`, file, bytes: (b) => insertAt(b, nearest(b, f1, "("), "(") });
+    const f2 = rand();
+    list.push({ name: `a ")" removed at ${(f2 * 100).toFixed(0)}%`, file, bytes: (b) => deleteAt(b, nearest(b, f2, ")")) });
+    list.push({ name: 'an extra ")" in the middle', file, bytes: (b) => insertAt(b, nearest(b, 0.5, ")"), ")") });
+  }
+  for (const file of FILES) {
+    list.push({ name: "a folder in its place", file, replace: (abs) => mkdirSync(abs) });
+    list.push({ name: "a FIFO in its place", file, replace: (abs) => void Bun.spawnSync(["mkfifo", abs]) });
+    list.push({ name: "a symlink to /dev/zero in its place", file, replace: (abs) => symlinkSync("/dev/zero", abs) });
+    list.push({ name: "a symlink loop in its place", file, replace: (abs) => symlinkSync(basename(abs), abs) });
+    list.push({ name: "a symlink to an outside copy in its place", file, replace: (abs, outside) => symlinkSync(outside, abs) });
+  }
+  list.push({ name: "not JSON", file: "usb-led.kicad_pro", bytes: (b) => b.subarray(0, Math.floor(b.length / 2)) });
+  list.push({ name: "NUL bytes", file: "usb-led.kicad_pro", bytes: (b) => insertAt(b, 1, Buffer.from([0, 0])) });
+  return list;
+}
+
+/** What is wrong with how a run ended, if anything: exit 0–3, and a typed error naming the file. */
+function badEnd(file: string, run: BoundedResult): string | undefined {
+  if (run.timedOut) return "ran past 60 s";
+  if (run.outOfMemory) return "grew past 1 GB";
+  if (run.exitCode < 0 || run.exitCode > 3) return `exit ${run.exitCode}: ${run.stderr.trim().split("\n").slice(-3).join(" / ")}`;
+  if (run.exitCode !== 3) return undefined;
+  let error: { code: string; message: string; file?: string; fix?: string };
+  try {
+    error = JSON.parse(run.stdout).error;
+  } catch {
+    return `exit 3 without a typed error on stdout: ${run.stdout.slice(0, 200)}`;
+  }
+  if (error.code === "internal_error") return `internal_error: ${error.message}`;
+  if (!`${error.message} ${error.file ?? ""}`.includes(basename(file))) return `${error.code} does not name ${file}: ${error.message}`;
+  if (typeof error.fix !== "string") return `${error.code} has no fix: ${error.message}`;
+  return undefined;
+}
+
+describe("fuzzed design files", () => {
+  const all = mutants();
+
+  test(`${all.length} mutants through netlist, sync and check: exit 0–3, typed errors naming the file, bounded`, async () => {
+    requireBinary();
+    expect(all.length).toBeGreaterThanOrEqual(50);
+    const outside = join(await makeTempDir(), "outside");
+    mkdirSync(outside);
+    const reachedKicad = new Map<string, number>();
+    const problems: string[] = [];
+    const skippedCheck: string[] = [];
+    for (const mutant of all) {
+      const repo = await copyFixture("usb-led");
+      const abs = join(repo, mutant.file);
+      const original = readFileSync(abs);
+      if (mutant.bytes) writeFileSync(abs, mutant.bytes(original));
+      else {
+        const copy = join(outside, `${basename(repo)}-${mutant.file}`);
+        writeFileSync(copy, original);
+        rmSync(abs);
+        mutant.replace!(abs, copy);
+      }
+      const label = `${mutant.file}: ${mutant.name}`;
+      let parses = true;
+      for (const command of ["netlist", "sync", "check"]) {
+        // Only mutants copperhead itself could read reach kicad-cli in check; those are capped.
+        const toKicad = command === "check" && parses && mutant.file !== "usb-led.kicad_pro";
+        if (toKicad && reachedKicad.set(mutant.file, (reachedKicad.get(mutant.file) ?? 0) + 1).get(mutant.file)! > KICAD_MUTANTS_PER_FILE) {
+          skippedCheck.push(label);
+          continue;
+        }
+        const run = await runBinaryBounded([command, "--repo", repo, "--json"], { env: ISOLATED_ENV, stdin: "pipe", ...LIMITS });
+        const bad = badEnd(mutant.file, run);
+        if (bad) problems.push(`${label} (${command}): ${bad}`);
+        if (command !== "check" && run.exitCode === 3) parses = false;
+      }
+      rmSync(repo, { recursive: true, force: true });
+    }
+    expect(problems).toEqual([]);
+    // The cap is what keeps this test fast; say how much it left out.
+    if (skippedCheck.length > 0) console.log(`check skipped for ${skippedCheck.length} mutants copperhead could parse (netlist and sync ran): ${skippedCheck.join("; ")}`);
+  }, 900_000);
+});
