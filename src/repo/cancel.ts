@@ -4,12 +4,14 @@
  *
  * While `fn` runs:
  * - the first SIGINT or SIGTERM aborts the signal (reason: an `AbortError` DOMException naming
- *   the signal); the loop sees it, rolls back and returns `rolled_back` / `cancelled`;
- * - a second one does not interrupt the rollback: it logs that the rollback is finishing and
- *   that one more forces an exit;
+ *   the signal); the run sees it as soon as it is safe, rolls back and returns `rolled_back` /
+ *   `cancelled` — or, when `git commit` had already started, lets the commit finish and says so;
+ * - a second one does not interrupt that: it logs that the run is finishing safely and that
+ *   one more forces an exit;
  * - a third exits at once with 128 + the signal number (130 for SIGINT). The lock is
  *   released on exit; the unfinished journal stays, and the next copperhead command on the
- *   repo restores the tree from it before doing anything else.
+ *   repo restores the tree from it before doing anything else (after a `git commit` still
+ *   running in its own process group has ended).
  * - `options.signal` (an MCP request's cancellation) aborts the same way.
  *
  * The handlers are removed when `fn` settles, so the process's own signal behaviour returns.
@@ -32,7 +34,7 @@ export async function withCancellation<T>(fn: (signal: AbortSignal) => Promise<T
     if (received === 1) {
       controller.abort(new DOMException(`Cancelled by ${name}`, "AbortError"));
     } else if (received === 2) {
-      log.warn(`${name} again: still rolling back so the tree ends up as it was; send it once more to exit now (the next copperhead command then restores the tree).`);
+      log.warn(`${name} again: finishing safely (rolling back, or letting a git commit that already started end); send it once more to exit now (the next copperhead command then restores the tree).`);
     } else {
       process.exit(128 + SIGNAL_NUMBERS[name]);
     }

@@ -27,6 +27,12 @@ export interface GitOptions {
   env?: GitEnv;
   /** Written to git's stdin; without it stdin is empty. */
   input?: string | Uint8Array;
+  /**
+   * Runs git in a process group of its own, so a Ctrl-C at the terminal (or a signal to
+   * copperhead's group) does not kill it halfway; `onSpawn` learns its pid.
+   */
+  detached?: boolean;
+  onSpawn?: (pid: number) => void;
 }
 
 /** `git rev-parse --local-env-vars`: what makes git look somewhere other than its cwd. */
@@ -84,12 +90,14 @@ export async function runGit(repoRoot: string, args: string[], options: GitOptio
       stdin: options.input === undefined ? "ignore" : new Blob([options.input]),
       stdout: "pipe",
       stderr: "pipe",
+      ...(options.detached ? { detached: true } : {}),
     });
   } catch (err) {
     throw new CopperheadError("git_failed", `Could not run git: ${err instanceof Error ? err.message : String(err)}`, {
       fix: "Install git and make sure it is on PATH.",
     });
   }
+  options.onSpawn?.(proc.pid);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
@@ -185,20 +193,33 @@ export interface CommitOptions {
    * Variables that would point git at another repository or index are dropped.
    */
   env?: GitEnv;
+  /**
+   * The private index the commit is built in (a run passes one in its run folder; by default a
+   * temporary file). While `git commit` runs, git holds `<indexFile>.lock`.
+   */
+  indexFile?: string;
+  /** Learns `git commit`'s pid the moment it is spawned (the journal records it). */
+  onCommitSpawned?: (pid: number) => void;
 }
 
 export type CommitResult = { ok: true; hash: string } | { ok: false; output: string };
 
 /**
- * Stages exactly `paths` and commits them with the user's identity and the user's hooks.
+ * Commits exactly `paths` with the user's identity and the user's hooks.
  *
+ * - The commit is built in a private index (`indexFile`: HEAD, plus `paths` as they are on
+ *   disk), never in the repo's own: a process killed at any point leaves the repo's index as
+ *   the clean tree the run started from left it, so a restored tree is one git sees as
+ *   unchanged. Once the commit landed, the repo's index entries for `paths` are set to it.
+ * - `git commit` runs in a process group of its own: a Ctrl-C meant for copperhead does not
+ *   kill it halfway through the user's hooks. If copperhead itself dies meanwhile, the commit
+ *   may still land; recovery waits for it (see `recoverUnfinished`).
  * - `user.name` and `user.email` fall back to copperhead's one by one, so a box with only an
  *   email configured still commits as that email.
  * - The message is kept as written (`--cleanup=whitespace`): a summary line that starts with
  *   `#` is not a comment, and trailers stay where they are.
  * - A failed commit (a hook said no, signing failed, nothing to commit) returns git's and the
- *   hook's combined output and unstages `paths` again, so the index is as the clean tree the
- *   run started from left it and rollback restores a tree git sees as unchanged.
+ *   hook's combined output; nothing of it is left staged anywhere.
  */
 export async function commitAll(repoRoot: string, options: CommitOptions): Promise<CommitResult> {
   const env = withoutRepoLocating(options.env ?? {});
@@ -207,16 +228,32 @@ export async function commitAll(repoRoot: string, options: CommitOptions): Promi
     const configured = await runGit(repoRoot, ["config", "--get", key], { env });
     if (configured.code !== 0 || configured.stdout.trim() === "") identity.push("-c", `${key}=${fallback}`);
   }
-  await stagePaths(repoRoot, options.paths, env);
-  const commit = await runGit(repoRoot, [...identity, "commit", "--quiet", "--cleanup=whitespace", "--file=-"], {
-    env,
-    input: options.message,
-  });
-  if (commit.code !== 0) {
-    await unstagePaths(repoRoot, options.paths, env);
-    return { ok: false, output: [commit.stdout, commit.stderr].filter((s) => s.trim() !== "").join("\n").trim() };
+  const scratch = options.indexFile === undefined ? await mkdtemp(join(tmpdir(), "copperhead-index-")) : undefined;
+  const indexFile = options.indexFile ?? join(scratch!, "index");
+  const privateIndex = { ...env, GIT_INDEX_FILE: indexFile };
+  try {
+    await gitOk(repoRoot, ["read-tree", "HEAD"], { env: privateIndex });
+    await stagePaths(repoRoot, options.paths, privateIndex);
+    const commit = await runGit(repoRoot, [...identity, "commit", "--quiet", "--cleanup=whitespace", "--file=-"], {
+      env: privateIndex,
+      input: options.message,
+      detached: true,
+      onSpawn: options.onCommitSpawned,
+    });
+    if (commit.code !== 0) return { ok: false, output: [commit.stdout, commit.stderr].filter((s) => s.trim() !== "").join("\n").trim() };
+  } finally {
+    await rm(scratch ?? indexFile, { recursive: true, force: true });
   }
+  await indexPathsAtHead(repoRoot, options.paths, env);
   return { ok: true, hash: await headCommit(repoRoot) };
+}
+
+/**
+ * Sets the repo index's entries for `paths` to HEAD's: after a commit built in a private
+ * index, the working tree, the index and HEAD then agree on them.
+ */
+export async function indexPathsAtHead(repoRoot: string, paths: string[], env: GitEnv = {}): Promise<void> {
+  if (paths.length > 0) await gitOk(repoRoot, ["--literal-pathspecs", "reset", "--quiet", "HEAD", "--", ...paths], { env });
 }
 
 /**
@@ -273,10 +310,6 @@ async function stagePaths(repoRoot: string, paths: string[], env: GitEnv): Promi
   const skip = new Set(ignored.stdout.split("\0"));
   const staged = paths.filter((p) => !skip.has(p));
   await gitOk(repoRoot, ["update-index", "--add", "--remove", "-z", "--stdin"], { env, input: nulList(staged) });
-}
-
-async function unstagePaths(repoRoot: string, paths: string[], env: GitEnv): Promise<void> {
-  if (paths.length > 0) await gitOk(repoRoot, ["--literal-pathspecs", "reset", "--quiet", "HEAD", "--", ...paths], { env });
 }
 
 function nulList(paths: string[]): string {

@@ -42,7 +42,7 @@ import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
-import { runGit } from "./git.ts";
+import { indexPathsAtHead, runGit } from "./git.ts";
 import { lockHolder } from "./lock.ts";
 import { seal, sealMatches, sha256 } from "./journal-seal.ts";
 import { ownFolder, READ_LIMITS, readOwnFile, readRepoBytes } from "./repo-files.ts";
@@ -86,6 +86,12 @@ export interface JournalData {
    * to a commit carrying this run's `Copperhead-Run` trailer and marks it committed instead.
    */
   commitBase?: string;
+  /**
+   * `git commit`'s pid, recorded the moment it is spawned. git runs in a process group of its
+   * own and can outlive a killed copperhead, still able to land the commit: recovery waits
+   * while it lives, then goes by what HEAD says.
+   */
+  commitPid?: number;
   /** HMAC of everything above under this clone's journal key (journal-seal.ts). */
   mac?: string;
 }
@@ -97,6 +103,13 @@ export interface RecoveredRun {
 }
 
 const BACKUP = /^backup\/\d+$/;
+/** The run's private commit index, in its folder; git holds `<it>.lock` while it commits. */
+const COMMIT_INDEX = "commit.index";
+/**
+ * A commit lock with no pid recorded beside it (a kill in the instant between spawning git and
+ * recording it) is taken for a live commit this long, then for one that died with it.
+ */
+const UNRECORDED_COMMIT_MS = 60 * 60_000;
 
 export class RunJournal {
   private readonly byPath = new Map<string, JournalEntry>();
@@ -198,6 +211,17 @@ export class RunJournal {
     this.persist();
   }
 
+  /** Records the `git commit` process that is committing the run (see `commitPid`). */
+  commitSpawned(pid: number): void {
+    this.data.commitPid = pid;
+    this.persist();
+  }
+
+  /** Where the run's commit is built: a private index in the run folder (see `commitAll`). */
+  get commitIndexFile(): string {
+    return join(this.runDir, COMMIT_INDEX);
+  }
+
   /** Closes the journal: `committed` after the commit, `rolled_back` after a rollback. */
   complete(state: Exclude<JournalState, "editing">): void {
     this.data.state = state;
@@ -286,9 +310,17 @@ export async function recoverUnfinished(repoRoot: string): Promise<RecoveredRun[
     if (!data) continue;
     if (holder?.pid === data.pid && holder.hostname === data.hostname && holder.startedAt === data.lockStartedAt) continue;
     if (data.commitBase && (await committedByRun(root, data))) {
+      // The commit was built in a private index: the repo's own still says the files are as
+      // HEAD was before, until it is told otherwise.
+      await indexPathsAtHead(root, data.files.map((entry) => entry.path));
       data.state = "committed";
       persistJournal(root, runDir, data);
       log.info(`Run ${data.runId} was interrupted after its commit landed; the commit stands.`);
+      continue;
+    }
+    const committing = data.commitBase ? commitInFlight(runDir, data) : undefined;
+    if (committing) {
+      failed ??= committing;
       continue;
     }
     try {
@@ -370,6 +402,40 @@ async function trackedRuns(root: string): Promise<Set<string>> {
 function isRealFolder(abs: string): boolean {
   const stat = lstatOrUndefined(abs);
   return stat !== undefined && stat.isDirectory();
+}
+
+/**
+ * A `busy` error when the run's `git commit` may still be running (its process lives, or its
+ * lock is there with no pid recorded and is recent): it can still land the commit, so nothing
+ * is restored until it has ended one way or the other.
+ */
+function commitInFlight(runDir: string, data: JournalData): CopperheadError | undefined {
+  const lock = lstatOrUndefined(join(runDir, `${COMMIT_INDEX}.lock`));
+  const alive = data.commitPid !== undefined ? isGitProcess(data.commitPid) : lock !== undefined && Date.now() - lock.mtimeMs < UNRECORDED_COMMIT_MS;
+  if (!alive) return undefined;
+  const who = data.commitPid !== undefined ? `git commit (pid ${data.commitPid})` : "git commit";
+  return new CopperheadError("busy", `Run ${data.runId} was interrupted while its ${who} was running, and that commit may still land; nothing is restored until it ends.`, {
+    fix:
+      data.commitPid !== undefined
+        ? `Wait for the user hooks of that commit to finish (or stop them: kill -- -${data.commitPid}), then run the command again.`
+        : `Wait for that commit to finish, then run the command again; if no git commit is running, delete ${join(runDir, `${COMMIT_INDEX}.lock`)}.`,
+    runId: data.runId,
+    ...(data.commitPid !== undefined ? { pid: data.commitPid } : {}),
+  });
+}
+
+/** Whether `pid` is alive and, where the system says (Linux), a git process. */
+function isGitProcess(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if (errorCode(err) !== "EPERM") return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").some((arg) => /(^|[\\/])git(\.exe)?$/.test(arg));
+  } catch {
+    return true;
+  }
 }
 
 /** Whether HEAD moved past `commitBase` to a commit whose trailer names this run. */

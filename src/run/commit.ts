@@ -2,6 +2,11 @@
  * Commit, for a verified change: the records (DECISIONS, CHANGELOG), `diff.patch`, the design
  * diff and the renders go into the run's record, then exactly the files the run touched are
  * committed with the proposal's message. A dry run restores the tree instead and ends `proposed`.
+ *
+ * A cancellation (Ctrl-C, SIGTERM, the MCP request's) is honoured as soon as it is safe: up to
+ * the moment `git commit` starts, the run rolls back as `cancelled`; once it has started (the
+ * user's hooks may take a while) it is let finish, because stopping git halfway is what
+ * leaves a repo inconsistent, and the summary says the cancellation came too late.
  */
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,6 +37,14 @@ async function designDiff(run: RunState): Promise<DesignDiff | null> {
   }
 }
 
+/** What a committed summary says when the cancellation arrived after `git commit` started. */
+export const CANCELLED_DURING_COMMIT = "the cancellation arrived while git commit was running, so copperhead let it finish: the change is committed";
+
+/** Whether the caller cancelled the run (a baseline that could not run stops it too, but is not this). */
+export function cancelled(run: RunState): boolean {
+  return run.options.signal?.aborted === true;
+}
+
 export async function commit(run: RunState): Promise<RunSummary> {
   const { ctx, summary, transcript, options } = run;
   const journal = ctx.journal!;
@@ -49,12 +62,15 @@ export async function commit(run: RunState): Promise<RunSummary> {
     transcript.append({ type: "dry_run", files: summary.filesTouched });
     return finish(run, "proposed", undefined, "dry run: verified, not committed; the diff is in diff.patch");
   }
+  if (cancelled(run)) return rollback(run, "cancelled", "cancelled before the commit started; nothing was committed");
   run.progress({ type: "phase", phase: "commit", message: "committing" });
   journal.beforeCommit(await headCommit(options.repoRoot));
   const committed = await commitAll(options.repoRoot, {
     message: commitMessage(ctx, summary, run.lastReport!),
     paths: summary.filesTouched,
     env: { COPPERHEAD_RUN: run.runId },
+    indexFile: journal.commitIndexFile,
+    onCommitSpawned: (pid) => journal.commitSpawned(pid),
   });
   if (!committed.ok) {
     transcript.append({ type: "commit", ok: false, output: committed.output });
@@ -64,5 +80,7 @@ export async function commit(run: RunState): Promise<RunSummary> {
   summary.commit = committed.hash;
   transcript.append({ type: "commit", ok: true, commit: committed.hash });
   run.progress({ type: "commit", commit: committed.hash });
-  return finish(run, "committed");
+  const late = cancelled(run) ? CANCELLED_DURING_COMMIT : undefined;
+  if (late) transcript.append({ type: "note", cancel: late });
+  return finish(run, "committed", undefined, late);
 }

@@ -5,7 +5,7 @@
  */
 import type { LoopEnd } from "../agent/loop.ts";
 import { asCopperheadError } from "../errors.ts";
-import { commit } from "./commit.ts";
+import { cancelled, commit } from "./commit.ts";
 import { finish, rollback } from "./end.ts";
 import type { RunState } from "./state.ts";
 import type { RunSummary } from "./summary.ts";
@@ -20,6 +20,8 @@ export async function conclude(run: RunState, end: LoopEnd): Promise<RunSummary>
   summary.verification.repairCycles = end.repairCycles;
   if (end.kind === "failed") return rollback(run, end.reason, end.detail);
   summary.verification.ok = true;
+  // A cancellation during the last verification (after the model's finish) still stops the run.
+  if (cancelled(run)) return rollback(run, "cancelled", "cancelled after the change verified, before the commit started; nothing was committed");
   try {
     return await commit(run);
   } catch (err) {

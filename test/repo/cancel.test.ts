@@ -58,7 +58,7 @@ describe("withCancellation", () => {
     expect(out).toContain("aborted: AbortError Cancelled by SIGINT");
     expect(out).toContain("signal during rollback");
     expect(out).toContain("rolled back; listeners left: 0/0");
-    expect(err).toContain("still rolling back");
+    expect(err).toContain("finishing safely");
   });
 
   test("SIGTERM aborts too", async () => {
