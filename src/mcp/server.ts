@@ -106,7 +106,14 @@ export function createMcpServer(repo: string): McpServerHandle {
     try {
       const result = await call;
       await notified;
-      return { content: [{ type: "text", text: JSON.stringify(result, null, 2) }], structuredContent: result as Record<string, unknown> };
+      const response: CallToolResult = { content: [{ type: "text", text: JSON.stringify(result, null, 2) }], structuredContent: result as Record<string, unknown> };
+      // The SDK sends nothing for a request the client cancelled. A copperhead_do whose
+      // cancellation came too late (git commit had started) committed anyway, and a client that
+      // hears nothing would take the repo for unchanged: its summary is sent all the same.
+      if (extra.signal.aborted && (result as { status?: unknown }).status === "committed") {
+        await server.transport?.send({ jsonrpc: "2.0", id: extra.requestId, result: response });
+      }
+      return response;
     } catch (err) {
       await notified;
       return errorResult(asCopperheadError(err));

@@ -8,6 +8,7 @@
  * - Killing every process of the run (copperhead's and git's groups): nothing is left staged.
  * - SIGINT or SIGTERM after the model's `finish`, before the commit starts: the run rolls back
  *   as `cancelled`. During `git commit`: the commit is let finish, and the summary says so.
+ * - Over MCP, a `copperhead_do` cancelled during its commit still answers, with the commit.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -17,6 +18,7 @@ import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { copyRepo, fingerprint, ISOLATED_ENV } from "../support/repos.ts";
 import { BINARY, runBinary, templateRepo } from "./binary.ts";
+import { openMcpWire } from "./mcp-wire.ts";
 import { SESSIONS_DIR } from "./scripted-model.ts";
 
 afterAll(cleanupTempDirs);
@@ -166,6 +168,23 @@ describe("SIGINT and SIGTERM after finish", () => {
     const summary = JSON.parse(stdout);
     expect({ exitCode, status: summary.status }).toEqual({ exitCode: 0, status: "committed" });
     expect(summary.detail).toContain("the cancellation arrived while git commit was running");
+    expect((await git(s.repo, "rev-parse", "HEAD")).trim()).toBe(summary.commit);
+    await expectConsistent(s.repo);
+  }, 180_000);
+});
+
+describe("mcp", () => {
+  test("a copperhead_do cancelled while its git commit runs still answers, with the committed summary", async () => {
+    const s = await scene();
+    const wire = await openMcpWire(s.repo, { ...s.env, COPPERHEAD_MODEL: MODEL });
+    await wire.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "copperhead_do", arguments: { request: REQUEST } } });
+    await until("the hook to start", () => existsSync(join(s.marks, "hook-started")));
+    await wire.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "the host gave up" } });
+    const response = await wire.response(1, 60_000);
+    const summary = response.result?.structuredContent as { status: string; commit: string; detail: string };
+    expect(summary.status).toBe("committed");
+    expect(summary.detail).toContain("the cancellation arrived while git commit was running");
+    await wire.close();
     expect((await git(s.repo, "rev-parse", "HEAD")).trim()).toBe(summary.commit);
     await expectConsistent(s.repo);
   }, 180_000);
