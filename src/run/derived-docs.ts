@@ -2,17 +2,14 @@
  * Derived docs follow the design by code, never by the model: before every verification the
  * BOM table is regenerated from the design as it is now.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { currentDesign, type RunContext } from "../agent/context.ts";
+import { currentDesign, readRepoText, type RunContext } from "../agent/context.ts";
 import { CopperheadError } from "../errors.ts";
 import { renderBom } from "../spec/bom.ts";
 
 export function regenerateDerivedDocs(ctx: RunContext): void {
   const bom = `${ctx.docs}/BOM.md`;
-  const path = join(ctx.repoRoot, bom);
-  if (!existsSync(path)) return;
-  const existing = readFileSync(path, "utf8");
+  const existing = readRepoText(ctx, bom);
+  if (existing === undefined) return;
   let regenerated: string;
   try {
     regenerated = renderBom(currentDesign(ctx), existing);
