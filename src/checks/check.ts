@@ -63,7 +63,7 @@ export async function checkProject(project: KicadProject, settings: CheckSetting
     erc: () => checkErc(kicad!.erc!, design, indexSchematic(design), strict),
     drc: () => onBoard("drc", (drc, items) => checkDrc(drc.report, design, items, strict)),
     parity: () =>
-      onBoard("parity", (drc, items) => checkParity(design, { violations: drc.report.schematic_parity, checked: drc.parityChecked }, items)),
+      onBoard("parity", (drc, items) => checkParity(design, { violations: drc.report.schematic_parity, checked: drc.parityChecked }, items, strict)),
     routing: () => onBoard("routing", (drc, items) => checkRouting(drc.report, design, items, fab || strict)),
     drift: () => checkDrift(design, { docsDir }),
     requirements: () => requirementsResult(requirements),

@@ -1,16 +1,15 @@
 /**
- * The families fed by one `kicad-cli pcb drc --schematic-parity` run: `drc` (design rules) and
- * `routing` (unconnected items). Parity lives in `parity.ts` because it adds a native
- * cross-check.
+ * The families fed by one `kicad-cli pcb drc` run: `drc` (design rules) and `routing`
+ * (unconnected items). Parity lives in `parity.ts` because it has a native witness too.
  */
 import type { DrcReport, Violation } from "../kicad/kicad-cli.ts";
 import type { Design } from "../design/design.ts";
 import { violationFinding } from "./kicad-findings.ts";
 import type { ItemIdentity } from "./kicad-items.ts";
-import { familyResult } from "./result.ts";
-import type { CheckId, CheckResult, Finding } from "./types.ts";
+import { familyResult, type Candidate } from "./result.ts";
+import type { CheckId, CheckResult } from "./types.ts";
 
-export function drcFindings(check: CheckId, violations: Violation[], design: Design, items: Map<string, ItemIdentity>): Finding[] {
+export function drcFindings(check: CheckId, violations: Violation[], design: Design, items: Map<string, ItemIdentity>): Candidate[] {
   const file = design.project.board!;
   return violations.flatMap((violation) => violationFinding(check, violation, { design, identify: (uuid) => items.get(uuid), file }) ?? []);
 }
@@ -24,11 +23,14 @@ export function checkDrc(report: DrcReport, design: Design, items: Map<string, I
  * fabrication check (`--fab`) or with `--strict` they are errors.
  */
 export function checkRouting(report: DrcReport, design: Design, items: Map<string, ItemIdentity>, asErrors: boolean): CheckResult {
-  const findings = drcFindings("routing", report.unconnected_items, design, items).map((f) => ({
-    ...f,
-    rule: "unconnected",
-    key: f.key.replace(/^routing:[^:]*/, "routing:unconnected"),
-    severity: asErrors ? ("error" as const) : ("warning" as const),
+  const findings = drcFindings("routing", report.unconnected_items, design, items).map(({ finding, order }) => ({
+    finding: {
+      ...finding,
+      rule: "unconnected",
+      key: finding.key.replace(/^routing:[^:]*/, "routing:unconnected"),
+      severity: asErrors ? ("error" as const) : ("warning" as const),
+    },
+    order,
   }));
   return familyResult("routing", findings, { cleanSummary: "fully routed" });
 }

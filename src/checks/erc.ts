@@ -2,20 +2,21 @@
 import type { ErcReport } from "../kicad/kicad-cli.ts";
 import type { Design } from "../design/design.ts";
 import { violationFinding } from "./kicad-findings.ts";
-import type { SchematicIndex } from "./kicad-items.ts";
-import { familyResult } from "./result.ts";
-import type { CheckResult, Finding } from "./types.ts";
+import { schematicLookup, type SchematicIndex } from "./kicad-items.ts";
+import { familyResult, type Candidate } from "./result.ts";
+import type { CheckResult } from "./types.ts";
 
+/** One finding per violation kicad-cli lists, per sheet instance (a sheet placed twice reports twice). */
 export function checkErc(report: ErcReport, design: Design, index: SchematicIndex, strict: boolean): CheckResult {
-  const findings: Finding[] = [];
+  const findings: Candidate[] = [];
   const instances = new Map(design.schematic.instances.map((i) => [i.path, i]));
   for (const sheet of report.sheets) {
     const instance = sheet.uuid_path ? instances.get(sheet.uuid_path) : undefined;
-    const items = (instance && index.get(instance.path)) ?? new Map();
+    const identify = schematicLookup(index, instance?.path);
     for (const violation of sheet.violations) {
       const finding = violationFinding("erc", violation, {
         design,
-        identify: (uuid) => items.get(uuid),
+        identify,
         file: instance?.file.path ?? design.project.schematic,
         sheet: sheet.path,
       });

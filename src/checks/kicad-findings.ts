@@ -1,10 +1,18 @@
 /**
  * kicad-cli ERC/DRC violations as copperhead findings. One conversion for every family fed by
  * kicad-cli (erc, drc, parity, routing), so keys, messages and locations look the same.
+ *
+ * Findings are kicad-cli's one for one: every violation it reports with the project's own
+ * severities is a finding, and only the ones the project excludes are dropped. Keys name the
+ * objects involved (never coordinates), plus what tells two violations between the same
+ * objects apart: the copper layer kicad-cli names in the description (a thermal relief starved
+ * on F.Cu and on B.Cu), and, when even that is equal (two teardrops of one net touching the same
+ * zone), an occurrence index assigned in item-uuid order (see `distinctKeys`).
  */
 import type { ReportItem, Violation } from "../kicad/kicad-cli.ts";
 import { repoPath, type Design } from "../design/design.ts";
 import type { ItemIdentity } from "./kicad-items.ts";
+import type { Candidate } from "./result.ts";
 import type { CheckId, Finding, FindingLocation, Severity } from "./types.ts";
 
 export interface ViolationContext {
@@ -17,8 +25,12 @@ export interface ViolationContext {
   sheet?: string;
 }
 
-/** Converts one violation; excluded violations (the project waived them) give undefined. */
-export function violationFinding(check: CheckId, violation: Violation, ctx: ViolationContext): Finding | undefined {
+/**
+ * Converts one violation; excluded violations (the project waived them) give undefined. The
+ * candidate's `order` (sheet, then item uuids, which survive moves) ranks it among violations
+ * that end up with the same key.
+ */
+export function violationFinding(check: CheckId, violation: Violation, ctx: ViolationContext): Candidate | undefined {
   if (violation.excluded) return undefined;
   const resolved = violation.items.map((item) => ({ item, identity: ctx.identify(item.uuid) }));
   const ids = resolved.map(({ item, identity }) => stableId(item, identity, ctx.sheet)).sort();
@@ -30,24 +42,47 @@ export function violationFinding(check: CheckId, violation: Violation, ctx: Viol
   const net = resolved.find((r) => r.identity?.net)?.identity?.net;
   if (net) location.net = net;
   const described = violation.items.map((i) => i.description).filter(Boolean);
-  return {
+  const layer = layerOf(violation.description);
+  const finding: Finding = {
     check,
     rule: violation.type,
     severity: severityOf(violation.severity),
     message: described.length ? `${violation.description}: ${described.join("; ")}` : violation.description,
-    key: [check, violation.type, ...(ids.length ? [ids.join("+")] : [])].join(":"),
+    key: [check, violation.type, ...(ids.length ? [ids.join("+")] : []), ...(layer ? [layer] : [])].join(":"),
     location,
   };
+  const uuids = violation.items.map((i) => i.uuid).sort();
+  return { finding, order: `${ctx.sheet ?? ""}\u0000${uuids.join("+")}` };
+}
+
+/**
+ * The layer a violation is on, when kicad-cli says so in its description. Descriptions are in
+ * English because every kicad-cli run pins the language (see `kicad-process.ts`); KiCad 9
+ * writes `(layer F.Cu; …)` for thermal reliefs and appends ` (B.Cu)` for connection widths.
+ */
+export function layerOf(description: string): string | undefined {
+  return /\(layer ([^;)]+)[;)]/.exec(description)?.[1] ?? /\) \(([^()]+)\)$/.exec(description)?.[1];
 }
 
 /**
  * References and pins are unique across the design; anything else (labels, wires, sheets) is
- * qualified by its sheet path so the same label text on two sheets stays two findings.
+ * qualified by its sheet path so the same label text on two sheets stays two findings. An item
+ * copperhead cannot name is described by kicad-cli's text with its measurements left out, so a
+ * wire that grows or moves keeps its key.
  */
 function stableId(item: ReportItem, identity: ItemIdentity | undefined, sheet: string | undefined): string {
   if (identity?.ref) return identity.id;
-  const id = identity?.id ?? item.description.replace(/\s+/g, " ").trim();
-  return sheet && sheet !== "/" ? `${sheet}${id}` : id;
+  const id = identity?.id ?? withoutMeasures(item.description);
+  const where = identity?.sheet ?? sheet;
+  return where && where !== "/" ? `${where}${id}` : id;
+}
+
+/** `Vertical Wire, length 2.54 mm` → `Vertical Wire`; `Track [GND] on F.Cu, length 1.2 mm` → `Track [GND] on F.Cu`. */
+function withoutMeasures(description: string): string {
+  return description
+    .replace(/,\s*(?:length|width|priority)\s+[^,]*/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 function severityOf(severity: string): Severity {

@@ -1,22 +1,24 @@
 /**
  * Naming the objects kicad-cli's reports point at. ERC and DRC items carry only a uuid (their
  * positions are unreliable and their descriptions translated), so findings are keyed by what
- * the uuid names in the design — `U1.5`, `label:VBUS`, `track:GND` — which survives moves and
+ * the uuid names in the design — `U1.5`, `U2B`, `label:VBUS`, `track:GND@F.Cu` — which survives moves and
  * re-routing and lets `do` tell a new finding from a baseline one.
  */
-import { child, childText, children, head, text, type SList } from "../kicad/sexpr.ts";
-import { fieldValue, symbolInstance } from "../kicad/schematic.ts";
+import { atomText, child, childText, children, head, text, type SList } from "../kicad/sexpr.ts";
+import { fieldValue, symbolInstance, unitLetter } from "../kicad/schematic.ts";
 import type { Board } from "../kicad/board.ts";
 import type { Design } from "../design/design.ts";
 
 export interface ItemIdentity {
-  /** Stable name used in keys, e.g. `U1.5`, `R3`, `label:VBUS`, `track:GND`. */
+  /** Stable name used in keys, e.g. `U1.5`, `R3`, `U2B`, `label:VBUS`, `track:GND@F.Cu`. */
   id: string;
   ref?: string;
   pin?: string;
   net?: string;
   /** Absolute path of the file holding the object. */
   file: string;
+  /** Human path of the sheet instance holding a schematic object, e.g. `/` or `/Power/`. */
+  sheet?: string;
 }
 
 /** uuid → identity, per sheet instance path (one sheet file may be placed several times). */
@@ -28,30 +30,56 @@ export function indexSchematic(design: Design): SchematicIndex {
   for (const instance of design.schematic.instances) {
     const items = new Map<string, ItemIdentity>();
     const file = instance.file.path;
+    const sheet = instance.humanPath;
+    const add = (uuid: string | undefined, identity: Omit<ItemIdentity, "file" | "sheet">) => {
+      if (uuid) items.set(uuid, { ...identity, file, sheet });
+    };
     for (const symbol of instance.file.symbols) {
-      const { reference } = symbolInstance(symbol, instance.path, projectName);
+      const { reference, unit } = symbolInstance(symbol, instance.path, projectName);
       const ref = reference || (fieldValue(symbol, "Reference") ?? "?");
-      items.set(symbol.uuid, { id: ref, ref, file });
+      // A unit of a multi-unit part is named as KiCad shows it (U1A, U1B): each is its own object.
+      add(symbol.uuid, { id: (symbol.lib?.unitCount ?? 1) > 1 ? `${ref}${unitLetter(unit)}` : ref, ref });
       for (const pin of children(symbol.node, "pin")) {
-        const uuid = childText(pin, "uuid");
         const number = text(pin, 1);
-        if (uuid && number !== undefined) items.set(uuid, { id: `${ref}.${number}`, ref, pin: number, file });
+        if (number !== undefined) add(childText(pin, "uuid"), { id: `${ref}.${number}`, ref, pin: number });
       }
     }
     for (const label of instance.file.labels) {
-      const uuid = childText(label.node, "uuid");
-      if (uuid) items.set(uuid, { id: `${label.kind === "local" ? "label" : `${label.kind}_label`}:${label.text}`, file });
+      add(childText(label.node, "uuid"), { id: `${label.kind === "local" ? "label" : `${label.kind}_label`}:${label.text}` });
     }
-    for (const sheet of instance.file.sheets) {
-      items.set(sheet.uuid, { id: `sheet:${sheet.name}`, file });
-      for (const pin of sheet.pins) {
-        const uuid = childText(pin.node, "uuid");
-        if (uuid) items.set(uuid, { id: `sheet:${sheet.name}:${pin.name}`, file });
-      }
+    for (const sheetSymbol of instance.file.sheets) {
+      add(sheetSymbol.uuid, { id: `sheet:${sheetSymbol.name}` });
+      for (const pin of sheetSymbol.pins) add(childText(pin.node, "uuid"), { id: `sheet:${sheetSymbol.name}:${pin.name}` });
     }
+    // Wiring has no name of its own; its kind is what stays when it is moved or stretched.
+    const wiring = [
+      ["wire", instance.file.wires],
+      ["bus", instance.file.buses],
+      ["bus_entry", instance.file.busEntries],
+      ["junction", instance.file.junctions],
+      ["no_connect", instance.file.noConnects],
+    ] as const;
+    for (const [kind, list] of wiring) for (const item of list) add(childText(item.node, "uuid"), { id: kind });
     index.set(instance.path, items);
   }
   return index;
+}
+
+/**
+ * Resolves an ERC item: first in the sheet instance that reported the violation, then anywhere
+ * in the design (a global label's violation names labels on other sheets).
+ */
+export function schematicLookup(index: SchematicIndex, instancePath: string | undefined): (uuid: string) => ItemIdentity | undefined {
+  const here = (instancePath && index.get(instancePath)) || new Map<string, ItemIdentity>();
+  return (uuid) => {
+    const found = here.get(uuid);
+    if (found) return found;
+    for (const items of index.values()) {
+      const elsewhere = items.get(uuid);
+      if (elsewhere) return elsewhere;
+    }
+    return undefined;
+  };
 }
 
 /** uuid → identity for footprints, pads, tracks, vias and zones. */
@@ -79,14 +107,29 @@ export function indexBoard(board: Board, file: string): Map<string, ItemIdentity
     const kind = head(item);
     const uuid = childText(item, "uuid");
     if (!uuid) continue;
-    if (kind === "segment" || kind === "arc") items.set(uuid, trackIdentity("track", netOf(item), file));
-    else if (kind === "via") items.set(uuid, trackIdentity("via", netOf(item), file));
-    else if (kind === "zone") items.set(uuid, trackIdentity("zone", childText(item, "net_name") ?? netOf(item), file));
+    if (kind === "segment" || kind === "arc") items.set(uuid, copperIdentity("track", netOf(item), layersOf(item), file));
+    else if (kind === "via") items.set(uuid, copperIdentity("via", netOf(item), [], file));
+    else if (kind === "zone") {
+      const teardrop = child(child(item, "attr") ?? item, "teardrop") !== undefined;
+      items.set(uuid, copperIdentity(teardrop ? "teardrop" : "zone", childText(item, "net_name") ?? netOf(item), layersOf(item), file));
+    }
     else if (kind?.startsWith("gr_")) items.set(uuid, { id: `${kind.slice(3)}:${childText(item, "layer") ?? "?"}`, file });
   }
   return items;
 }
 
-function trackIdentity(kind: string, net: string | undefined, file: string): ItemIdentity {
-  return { id: `${kind}:${net || "no-net"}`, net: net || undefined, file };
+/**
+ * `track:GND@F.Cu`, `zone:GND@F.Cu,B.Cu`, `via:GND`: the net and the layers tell apart copper
+ * that a designer sees as different things, and neither changes when the copper moves.
+ */
+function copperIdentity(kind: string, net: string | undefined, layers: string[], file: string): ItemIdentity {
+  return { id: `${kind}:${net || "no-net"}${layers.length ? `@${layers.join(",")}` : ""}`, net: net || undefined, file };
+}
+
+function layersOf(node: SList): string[] {
+  const one = childText(node, "layer");
+  if (one !== undefined) return [one];
+  const many = child(node, "layers");
+  if (!many) return [];
+  return many.items.slice(1).flatMap((item) => (item.type === "atom" ? [atomText(item)] : []));
 }

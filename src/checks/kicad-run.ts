@@ -3,11 +3,11 @@
  * schematic, DRC with schematic parity on the board, and — for `--fab` — a Gerber and drill
  * export into a throw-away folder.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { asCopperheadError } from "../errors.ts";
-import { exportDrill, exportGerbers, findKicadCli, runDrc, runErc, type DrcResult, type ErcReport, type KicadCli } from "../kicad/kicad-cli.ts";
+import { DEFAULT_KICAD_TIMEOUT_MS, exportDrill, exportGerbers, findKicadCli, runDrc, runErc, type DrcResult, type ErcReport, type KicadCli } from "../kicad/kicad-cli.ts";
 import { kicadInstallStamp } from "../kicad/kicad-install.ts";
 import { cacheKey, readCache, writeCache } from "./cache.ts";
 import type { Design } from "../design/design.ts";
@@ -49,14 +49,25 @@ export async function runKicadChecks(design: Design, request: KicadRequest): Pro
   if (cached) return cached;
 
   const cli = await findKicadCli();
+  const timeoutMs = kicadTimeout(kicadInputs(design));
   const [erc, drc, fabExport] = await Promise.all([
-    request.erc ? runErc(schematic, { cli }) : undefined,
-    request.drc && board ? runDrc(board, { cli, schematicParity: true }) : undefined,
+    request.erc ? runErc(schematic, { cli, timeoutMs }) : undefined,
+    request.drc && board ? runDrc(board, { cli, schematicParity: true, timeoutMs }) : undefined,
     request.fabExport && board ? exportForFab(board, cli) : undefined,
   ]);
   const results: KicadResults = { version: cli.version.raw, ...(erc && { erc }), ...(drc && { drc }), ...(fabExport && { fabExport }) };
   writeCache(repoRoot, key, results);
   return results;
+}
+
+/**
+ * How long kicad-cli may take: DRC time grows with the board (a 70 MB board takes a minute and
+ * a half on an idle machine, many more on a busy one), so the default grows by 10 s per MB of
+ * input: a cut-off for a hung process, not a budget.
+ */
+function kicadTimeout(files: string[]): number {
+  const bytes = files.reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0);
+  return DEFAULT_KICAD_TIMEOUT_MS + Math.ceil(bytes / 1e6) * 10_000;
 }
 
 /** A fab house needs Gerbers and drill files; a board that cannot produce them fails `--fab`. */

@@ -1,19 +1,23 @@
 /**
  * The `parity` family: does the board match the schematic?
  *
- * kicad-cli's `--schematic-parity` is one witness, but it reports an empty list when it could
- * not load the schematic, and it rates mismatches as mere warnings. So parity is also computed
- * natively — components against footprints, netlist against pad nets — and both witnesses are
- * merged on (type, reference). Every parity problem is an error: a board out of step with its
- * schematic is not fit to build.
+ * kicad-cli's `--schematic-parity` is the witness whenever it could compare: its findings are
+ * the family, one for one, with the severities the project gives them (KiCad rates most parity
+ * items as warnings; `--strict` fails on those). When it could not compare (it writes an empty
+ * list when no schematic loads), the native comparison stands alone — components against
+ * footprints, netlist against pad nets — rated by the same project rule severities.
+ *
+ * Keys are `parity:<rule>:<ref>[.<pad>][:<aspect>]` from either witness, so the two agree: the
+ * aspect says which of a footprint's fields disagrees (`value`, `footprint`, an attribute).
  */
+import { existsSync, readFileSync } from "node:fs";
 import type { Footprint } from "../kicad/board.ts";
 import type { Violation } from "../kicad/kicad-cli.ts";
 import { repoPath, type Design } from "../design/design.ts";
 import { drcFindings } from "./drc.ts";
 import type { ItemIdentity } from "./kicad-items.ts";
 import { familyResult } from "./result.ts";
-import type { CheckResult, Finding } from "./types.ts";
+import type { CheckResult, Finding, Severity } from "./types.ts";
 
 export interface KicadParity {
   violations: Violation[];
@@ -21,24 +25,58 @@ export interface KicadParity {
   checked: boolean;
 }
 
-export function checkParity(design: Design, kicad: KicadParity | undefined, items: Map<string, ItemIdentity>): CheckResult {
-  const native = nativeParity(design);
-  const byKey = new Map(native.map((f) => [f.key, f]));
-  const knownRefs = new Set([...design.components.map((c) => c.ref), ...(design.board?.footprints().map((f) => f.ref) ?? [])]);
-  for (const finding of kicad ? drcFindings("parity", kicad.violations, design, items) : []) {
-    const ref = finding.location?.ref ?? refInText(finding.message, knownRefs);
-    const pin = finding.location?.pin;
-    const key = ref ? `parity:${finding.rule}:${ref}${pin ? `.${pin}` : ""}` : finding.key;
-    if (!byKey.has(key)) byKey.set(key, { ...finding, key, severity: "error", location: { ...finding.location!, ...(ref ? { ref } : {}) } });
+export function checkParity(design: Design, kicad: KicadParity | undefined, items: Map<string, ItemIdentity>, strict: boolean): CheckResult {
+  const options = { strict, cleanSummary: "board matches schematic" };
+  if (kicad?.checked) {
+    const knownRefs = new Set([...design.components.map((c) => c.ref), ...(design.board?.footprints().map((f) => f.ref) ?? [])]);
+    const findings = drcFindings("parity", kicad.violations, design, items).map(({ finding, order }) => {
+      const ref = finding.location?.ref ?? refInText(finding.message, knownRefs);
+      const pin = finding.location?.pin;
+      const aspect = finding.rule === "footprint_symbol_mismatch" ? mismatchAspect(finding.message) : undefined;
+      const key = ref ? ["parity", finding.rule, `${ref}${pin ? `.${pin}` : ""}`, ...(aspect ? [aspect] : [])].join(":") : finding.key;
+      return { finding: { ...finding, key, location: { ...finding.location!, ...(ref ? { ref } : {}) } }, order };
+    });
+    return familyResult("parity", findings, options);
   }
-  const result = familyResult("parity", [...byKey.values()], { cleanSummary: "board matches schematic" });
-  if (kicad && !kicad.checked) result.summary += " (kicad-cli could not compare; native check only)";
+  const result = familyResult("parity", nativeParity(design), options);
+  if (kicad) result.summary += " (kicad-cli could not compare; native check only)";
   return result;
+}
+
+/**
+ * Which field a `footprint_symbol_mismatch` is about, from kicad-cli's (English) wording:
+ * "Value (…) doesn't match symbol value", "… doesn't match footprint given by symbol", or
+ * "Footprint attributes don't match symbol: 'Do not populate' settings differ".
+ */
+function mismatchAspect(message: string): string | undefined {
+  if (/^Value \(/.test(message)) return "value";
+  if (/doesn't match footprint given by symbol/.test(message)) return "footprint";
+  const attribute = /'([^']+)' settings differ/.exec(message)?.[1];
+  return attribute ? attribute.toLowerCase().replace(/[^a-z0-9]+/g, "_") : undefined;
 }
 
 /** The first word of `text` that is a known reference designator (references are never translated). */
 function refInText(text: string, refs: Set<string>): string | undefined {
   return text.split(/[^A-Za-z0-9_#+-]+/).find((word) => refs.has(word));
+}
+
+/**
+ * How the project rates a board rule (`board.design_settings.rule_severities` in the
+ * `.kicad_pro`), with KiCad's default when it says nothing; `ignore` turns the rule off.
+ */
+export function boardRuleSeverity(design: Design, rule: string, fallback: Severity | "ignore"): Severity | "ignore" {
+  const rated = boardRuleSeverities(design.project.projectFile)[rule];
+  return rated === "error" || rated === "warning" || rated === "ignore" ? rated : fallback;
+}
+
+function boardRuleSeverities(projectFile: string): Record<string, unknown> {
+  if (!existsSync(projectFile)) return {};
+  try {
+    const pro = JSON.parse(readFileSync(projectFile, "utf8")) as { board?: { design_settings?: { rule_severities?: Record<string, unknown> } } };
+    return pro.board?.design_settings?.rule_severities ?? {};
+  } catch {
+    return {};
+  }
 }
 
 /** Components against footprints, and the native netlist against every pad's net. */
@@ -47,15 +85,14 @@ export function nativeParity(design: Design): Finding[] {
   if (!board) return [];
   const file = repoPath(design, design.project.board!);
   const findings: Finding[] = [];
-  const add = (rule: string, ref: string, message: string, extra: { pin?: string; net?: string } = {}) =>
-    findings.push({
-      check: "parity",
-      rule,
-      severity: "error",
-      message,
-      key: `parity:${rule}:${extra.pin ? `${ref}.${extra.pin}` : ref}`,
-      location: { file, ref, ...extra },
-    });
+  const add = (rule: string, ref: string, message: string, extra: { pin?: string; net?: string; aspect?: string } = {}) => {
+    // KiCad 9 rates every parity rule a warning unless the project says otherwise.
+    const severity = boardRuleSeverity(design, rule, "warning");
+    if (severity === "ignore") return;
+    const { aspect, ...where } = extra;
+    const key = ["parity", rule, where.pin ? `${ref}.${where.pin}` : ref, ...(aspect ? [aspect] : [])].join(":");
+    findings.push({ check: "parity", rule, severity, message, key, location: { file, ref, ...where } });
+  };
 
   const footprints = board.footprints();
   const byPath = new Map<string, Footprint>();
@@ -80,10 +117,13 @@ export function nativeParity(design: Design): Finding[] {
       continue;
     }
     matched.add(fp);
-    if (fp.value !== c.value) add("footprint_symbol_mismatch", c.ref, `${c.ref}: board value ${quote(fp.value)} differs from schematic value ${quote(c.value)}`);
-    else if (c.footprint && fp.libId !== c.footprint) {
-      add("footprint_symbol_mismatch", c.ref, `${c.ref}: board footprint ${quote(fp.libId)} differs from schematic footprint ${quote(c.footprint)}`);
-    } else if (fp.ref !== c.ref) add("footprint_symbol_mismatch", c.ref, `${c.ref}: board reference is ${quote(fp.ref)}`);
+    if (fp.value !== c.value) {
+      add("footprint_symbol_mismatch", c.ref, `${c.ref}: board value ${quote(fp.value)} differs from schematic value ${quote(c.value)}`, { aspect: "value" });
+    }
+    if (c.footprint && fp.libId !== c.footprint) {
+      add("footprint_symbol_mismatch", c.ref, `${c.ref}: board footprint ${quote(fp.libId)} differs from schematic footprint ${quote(c.footprint)}`, { aspect: "footprint" });
+    }
+    if (fp.ref !== c.ref) add("footprint_symbol_mismatch", c.ref, `${c.ref}: board reference is ${quote(fp.ref)}`, { aspect: "reference" });
     for (const pad of fp.pads) {
       const expected = expectedNets.get(`${c.ref}\u0000${pad.number}`);
       if (expected === undefined) continue;

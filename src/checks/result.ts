@@ -11,14 +11,49 @@ export interface ResultOptions {
   cleanSummary?: string;
 }
 
+/** A finding, and what ranks it among findings that share its key (see `distinctKeys`). */
+export interface Candidate {
+  finding: Finding;
+  order: string;
+}
+
 /**
- * Builds a family's result. Findings sharing a key are one finding (kicad-cli sometimes lists
- * a violation once per sheet), so keys stay unique within a report.
+ * Gives every finding its own key. Two findings are two violations even when they name the
+ * same objects (KiCad reports a teardrop's clearance twice when two teardrops of one net touch
+ * a zone), so the second and later of a group get an occurrence index, `…#2`, `…#3`, in
+ * `order`: the first keeps the plain key, and a violation that appears beside an existing one
+ * is the one that reads as new.
  */
-export function familyResult(id: CheckId, findings: Finding[], options: ResultOptions = {}): CheckResult {
-  const unique = new Map<string, Finding>();
-  for (const f of findings) if (!unique.has(f.key)) unique.set(f.key, f);
-  const sorted = [...unique.values()].sort(compareFindings);
+export function distinctKeys(candidates: Candidate[]): Finding[] {
+  const groups = new Map<string, Candidate[]>();
+  for (const c of candidates) groups.set(c.finding.key, [...(groups.get(c.finding.key) ?? []), c]);
+  const taken = new Set(groups.keys());
+  const out: Finding[] = [];
+  for (const [key, group] of groups) {
+    group.sort((a, b) => cmp(a.order, b.order) || cmp(a.finding.message, b.finding.message));
+    out.push(group[0]!.finding);
+    let n = 2;
+    for (const { finding } of group.slice(1)) {
+      while (taken.has(`${key}#${n}`)) n++;
+      taken.add(`${key}#${n}`);
+      out.push({ ...finding, key: `${key}#${n}` });
+    }
+  }
+  return out;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Builds a family's result. Findings that share a key are told apart by an occurrence index
+ * (`distinctKeys`), so keys stay unique within a report: ranked by message, or by the
+ * candidate's own order (families fed by kicad-cli rank by item uuid).
+ */
+export function familyResult(id: CheckId, findings: Array<Finding | Candidate>, options: ResultOptions = {}): CheckResult {
+  const candidates = findings.map((f) => ("finding" in f ? f : { finding: f, order: "" }));
+  const sorted = distinctKeys(candidates).sort(compareFindings);
   const count = countSeverities(sorted);
   const failed = count.error > 0 || (options.strict === true && count.warning > 0);
   const status = failed ? "fail" : count.warning > 0 ? "warn" : "pass";

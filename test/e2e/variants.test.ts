@@ -35,8 +35,16 @@ const VARIANTS: Variant[] = [
     finding: { check: "drc", rule: "clearance", key: "drc:clearance:U1.1+U1.2", severity: "error" },
   },
   {
-    name: "parity error: a symbol with no footprint on the board",
-    break: (repo) => removeFootprint(join(repo, "usb-led.kicad_pcb"), "R3"),
+    // KiCad rates a missing footprint as the project says: a warning by default, here an error.
+    name: "parity error: a symbol with no footprint on the board, in a project that rates that an error",
+    break: (repo) => {
+      removeFootprint(join(repo, "usb-led.kicad_pcb"), "R3");
+      editFile(join(repo, "usb-led.kicad_pro"), (t) => {
+        const pro = JSON.parse(t);
+        pro.board.design_settings.rule_severities.missing_footprint = "error";
+        return JSON.stringify(pro, null, 2);
+      });
+    },
     failing: ["parity"],
     finding: { check: "parity", rule: "missing_footprint", key: "parity:missing_footprint:R3", severity: "error" },
   },

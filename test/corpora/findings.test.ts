@@ -1,0 +1,132 @@
+/**
+ * Findings are KiCad's, one for one, on every project of both real-world corpora: per family
+ * (erc, drc, parity, routing), `copperhead check` reports as many errors and warnings as raw
+ * kicad-cli does with the project's own severities and exclusions (kicad-cli leaves excluded
+ * violations out of its default report). Routing is compared by count: its severity is
+ * copperhead's policy (a warning until `--fab` or `--strict`). Every finding has its own key.
+ *
+ * Each project is copied, then checked once by kicad-cli (ERC, then DRC with schematic parity,
+ * default severities) and once by copperhead. A project copperhead cannot load yet must fail with
+ * exactly the typed error listed in NOT_YET_LOADED; once it loads, it is compared like any other.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { runCheck } from "../../src/commands/check.ts";
+import type { CheckReport } from "../../src/checks/types.ts";
+import { CopperheadError } from "../../src/errors.ts";
+import type { KicadCli, Violation } from "../../src/kicad/kicad-cli.ts";
+import { allProjects, copyCorpusProject, type CorpusProject } from "../support/corpora.ts";
+import { cleanupTempDirs, makeTempDir, rawKicadCli, requireKicadCli } from "../support/kicad.ts";
+
+/** Projects copperhead refuses today, and the error that refuses them. */
+const NOT_YET_LOADED: Record<string, RegExp> = {
+  "corpus/antenna-eval": /schematic format 20230121 is older than KiCad 8/,
+  "corpus/emf-hexpansion": /schematic format 20230121 is older than KiCad 8/,
+  "corpus/rp2040-designguide": /schematic format 20211123 is older than KiCad 8/,
+  "corpus/rvpc-revb": /schematic format 20230121 is older than KiCad 8/,
+  "corpus/sweep-half-swept": /schematic format 20211123 is older than KiCad 8/,
+  "corpus/uext-esp32-c3": /schematic format 20211123 is older than KiCad 8/,
+  "demos/simulation/laser_driver/laser_driver": /schematic format 20230121 is older than KiCad 8/,
+  "demos/simulation/pspice/pspice": /schematic format 20230221 is older than KiCad 8/,
+  "demos/simulation/rectifier/rectifier": /schematic format 20230121 is older than KiCad 8/,
+  "demos/simulation/sallen_key/sallen_key": /schematic format 20230121 is older than KiCad 8/,
+  "demos/royalblue54L_feather/RoyalBlue54L-Feather": /unexpected content after the root list/,
+  "demos/microwave/microwave": /Root schematic not found/,
+};
+
+type Counts = { error: number; warning: number };
+const FAMILIES = ["erc", "drc", "parity", "routing"] as const;
+type Family = (typeof FAMILIES)[number];
+
+let cli: KicadCli;
+beforeAll(async () => {
+  cli = await requireKicadCli();
+});
+afterAll(cleanupTempDirs);
+
+function count(violations: Violation[]): Counts {
+  const counts = { error: 0, warning: 0 };
+  for (const v of violations) if (!v.excluded && (v.severity === "error" || v.severity === "warning")) counts[v.severity]++;
+  return counts;
+}
+
+/**
+ * kicad-cli's report is a function of the project's files and the KiCad version, so it is kept
+ * between runs (vme-wren's DRC takes minutes); a cold machine runs every one.
+ */
+const RAW_CACHE = join(import.meta.dir, "..", "..", "node_modules", ".cache", "copperhead-raw-kicad");
+
+async function rawReport(args: string[], input: string, projectDir: string): Promise<Record<string, unknown>> {
+  const hash = createHash("sha256").update(`${cli.version.raw}\n${args.join(" ")}\n${relative(projectDir, input)}\n`);
+  for (const file of [...new Bun.Glob("**/*").scanSync({ cwd: projectDir, dot: true })].sort()) {
+    if (file.includes(".copperhead/")) continue;
+    hash.update(`${file}\n`).update(await readFile(join(projectDir, file)));
+  }
+  const cached = join(RAW_CACHE, `${hash.digest("hex")}.json`);
+  if (existsSync(cached)) return JSON.parse(await readFile(cached, "utf8"));
+  const out = join(await makeTempDir(), "report.json");
+  const run = await rawKicadCli(cli, [...args, "--format", "json", "-o", out, input]);
+  if (run.exitCode !== 0) throw new Error(`kicad-cli ${args.join(" ")} failed on ${input} (exit ${run.exitCode}): ${run.stderr}`);
+  const text = await readFile(out, "utf8");
+  await mkdir(RAW_CACHE, { recursive: true });
+  await writeFile(cached, text);
+  return JSON.parse(text);
+}
+
+/** What raw kicad-cli reports for the project, per family. */
+async function kicadCounts(project: CorpusProject): Promise<Record<Family, Counts>> {
+  const none = { error: 0, warning: 0 };
+  const counts: Record<Family, Counts> = { erc: none, drc: none, parity: none, routing: none };
+  if (project.schematic) {
+    const erc = (await rawReport(["sch", "erc"], project.schematic, project.root)) as { sheets: { violations: Violation[] }[] };
+    counts.erc = count(erc.sheets.flatMap((s) => s.violations));
+  }
+  if (project.board) {
+    const drc = (await rawReport(["pcb", "drc", "--schematic-parity"], project.board, project.root)) as Record<string, Violation[]>;
+    counts.drc = count(drc.violations ?? []);
+    counts.parity = count(drc.schematic_parity ?? []);
+    counts.routing = count(drc.unconnected_items ?? []);
+  }
+  return counts;
+}
+
+function copperheadCounts(report: CheckReport): Record<Family, Counts> {
+  const counts = {} as Record<Family, Counts>;
+  for (const id of FAMILIES) {
+    const findings = report.checks.find((c) => c.id === id)!.findings;
+    counts[id] = { error: findings.filter((f) => f.severity === "error").length, warning: findings.filter((f) => f.severity === "warning").length };
+  }
+  return counts;
+}
+
+describe("findings equal raw kicad-cli's, per family, on every corpus project", () => {
+  for (const project of allProjects()) {
+    test(
+      project.id,
+      async () => {
+        const copy = await copyCorpusProject(project);
+        let report: CheckReport;
+        try {
+          report = await runCheck({ repo: copy.root, project: copy.projectFile });
+        } catch (err) {
+          const pending = NOT_YET_LOADED[project.id];
+          if (!pending || !(err instanceof CopperheadError)) throw err;
+          expect(err.message).toMatch(pending);
+          return;
+        }
+        const kicad = await kicadCounts(copy);
+        const ours = copperheadCounts(report);
+        // Routing severity is copperhead's policy; the number of unconnected items is KiCad's.
+        const total = (c: Counts) => c.error + c.warning;
+        expect({ ...ours, routing: total(ours.routing) }).toEqual({ ...kicad, routing: total(kicad.routing) });
+        const keys = report.checks.flatMap((c) => c.findings.map((f) => f.key));
+        expect(keys.length - new Set(keys).size).toBe(0);
+      },
+      // vme-wren's DRC takes a minute and a half on an idle machine, many more on a busy one.
+      project.id.includes("vme-wren") ? 2_400_000 : 300_000,
+    );
+  }
+});
