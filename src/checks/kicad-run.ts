@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { asCopperheadError } from "../errors.ts";
+import { asCopperheadError, CopperheadError } from "../errors.ts";
 import { DEFAULT_KICAD_TIMEOUT_MS, exportDrill, exportGerbers, findKicadCli, runDrc, runErc, type DrcResult, type ErcReport, type KicadCli } from "../kicad/kicad-cli.ts";
 import { kicadInstallStamp } from "../kicad/kicad-install.ts";
 import { cacheKey, readCache, writeCache } from "./cache.ts";
@@ -60,12 +60,26 @@ export async function runKicadChecks(design: Design, request: KicadRequest): Pro
   return results;
 }
 
+/** Overrides how long each kicad-cli run may take, in seconds. */
+export const KICAD_TIMEOUT_ENV = "COPPERHEAD_KICAD_TIMEOUT";
+
 /**
  * How long kicad-cli may take: DRC time grows with the board (a 70 MB board takes a minute and
  * a half on an idle machine, many more on a busy one), so the default grows by 10 s per MB of
- * input: a cut-off for a hung process, not a budget.
+ * input: a cut-off for a hung process, not a budget. `COPPERHEAD_KICAD_TIMEOUT` (seconds)
+ * replaces it for machines slower than that.
  */
 function kicadTimeout(files: string[]): number {
+  const override = process.env[KICAD_TIMEOUT_ENV];
+  if (override !== undefined && override !== "") {
+    const seconds = Number(override);
+    if (!Number.isFinite(seconds) || seconds <= 0) {
+      throw new CopperheadError("usage", `${KICAD_TIMEOUT_ENV} must be a number of seconds, not ${JSON.stringify(override)}.`, {
+        fix: `Set ${KICAD_TIMEOUT_ENV}=600 (for example), or unset it for the default, which grows with the design.`,
+      });
+    }
+    return seconds * 1000;
+  }
   const bytes = files.reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0);
   return DEFAULT_KICAD_TIMEOUT_MS + Math.ceil(bytes / 1e6) * 10_000;
 }

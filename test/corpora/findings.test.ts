@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { cpSync, existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { runCheck } from "../../src/commands/check.ts";
@@ -76,6 +76,22 @@ async function rawReport(args: string[], input: string, projectDir: string): Pro
   return JSON.parse(text);
 }
 
+/**
+ * copperhead's own kicad-cli results for a project are kept between runs the same way (its
+ * cache is keyed by content, KiCad install and copperhead version): what this test checks is
+ * how copperhead turns them into findings, and a cold machine still runs everything.
+ */
+const CHECK_CACHE = join(import.meta.dir, "..", "..", "node_modules", ".cache", "copperhead-corpus-check");
+
+async function withKeptCache<T>(project: CorpusProject, copy: CorpusProject, check: () => Promise<T>): Promise<T> {
+  const kept = join(CHECK_CACHE, project.id);
+  const cache = join(copy.root, ".copperhead", "cache");
+  if (existsSync(kept)) cpSync(kept, cache, { recursive: true });
+  const result = await check();
+  if (existsSync(cache)) cpSync(cache, kept, { recursive: true });
+  return result;
+}
+
 /** What raw kicad-cli reports for the project, per family. */
 async function kicadCounts(project: CorpusProject): Promise<Record<Family, Counts>> {
   const none = { error: 0, warning: 0 };
@@ -110,7 +126,7 @@ describe("findings equal raw kicad-cli's, per family, on every corpus project", 
         const copy = await copyCorpusProject(project);
         let report: CheckReport;
         try {
-          report = await runCheck({ repo: copy.root, project: copy.projectFile });
+          report = await withKeptCache(project, copy, () => runCheck({ repo: copy.root, project: copy.projectFile }));
         } catch (err) {
           const pending = NOT_YET_LOADED[project.id];
           if (!pending || !(err instanceof CopperheadError)) throw err;
@@ -126,7 +142,7 @@ describe("findings equal raw kicad-cli's, per family, on every corpus project", 
         expect(keys.length - new Set(keys).size).toBe(0);
       },
       // vme-wren's DRC takes a minute and a half on an idle machine, many more on a busy one.
-      project.id.includes("vme-wren") ? 2_400_000 : 300_000,
+      project.id.includes("vme-wren") ? 3_600_000 : 300_000,
     );
   }
 });
