@@ -4,6 +4,7 @@
  * edit: no error finding may be new, so no requirement rule that passed may now fail; with
  * `strict`, the result must be spotless.
  */
+import { compareWithBaseline } from "../checks/baseline.ts";
 import type { CheckReport, Finding } from "../checks/types.ts";
 
 export interface GateResult {
@@ -12,17 +13,10 @@ export interface GateResult {
   newFindings: Finding[];
 }
 
-/** The keys of a report's findings: what "already there before the run" is judged by. */
-export function findingKeys(report: CheckReport): Set<string> {
-  return new Set(report.checks.flatMap((c) => c.findings.map((f) => f.key)));
-}
-
 export function evaluateGate(baseline: CheckReport, after: CheckReport, strict: boolean): GateResult {
-  const known = findingKeys(baseline);
-  const findings = after.checks.flatMap((c) => c.findings);
   const newFindings = strict
-    ? findings.filter((f) => f.severity !== "info")
-    : findings.filter((f) => f.severity === "error" && !known.has(f.key));
+    ? after.checks.flatMap((c) => c.findings).filter((f) => f.severity !== "info")
+    : compareWithBaseline(baseline, after, false).failing;
   return { ok: newFindings.length === 0, newFindings };
 }
 

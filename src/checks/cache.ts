@@ -38,24 +38,28 @@ export function cacheKey(inputs: CacheKeyInputs): string {
   return hash.digest("hex");
 }
 
-export function readCache<T>(repoRoot: string, key: string): T | undefined {
+/** The cache folder of a repo; a snapshot of another state shares its repo's. */
+export function cacheDirOf(repoRoot: string): string {
+  return join(repoRoot, CACHE_DIR);
+}
+
+export function readCache<T>(cacheDir: string, key: string): T | undefined {
   try {
-    return JSON.parse(readFileSync(join(repoRoot, CACHE_DIR, `${key}.json`), "utf8")) as T;
+    return JSON.parse(readFileSync(join(cacheDir, `${key}.json`), "utf8")) as T;
   } catch {
     return undefined;
   }
 }
 
 /** Best effort: a read-only checkout still checks, it just does not cache. */
-export function writeCache(repoRoot: string, key: string, value: unknown): void {
+export function writeCache(cacheDir: string, key: string, value: unknown): void {
   try {
-    const dir = join(repoRoot, CACHE_DIR);
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(cacheDir, { recursive: true });
     // Self-ignoring, so a repo that never ran `copperhead init` does not show the cache in git.
-    if (!existsSync(join(dir, ".gitignore"))) writeFileSync(join(dir, ".gitignore"), "*\n");
-    const tmp = join(dir, `${key}.${process.pid}.tmp`);
+    if (!existsSync(join(cacheDir, ".gitignore"))) writeFileSync(join(cacheDir, ".gitignore"), "*\n");
+    const tmp = join(cacheDir, `${key}.${process.pid}.tmp`);
     writeFileSync(tmp, JSON.stringify(value));
-    renameSync(tmp, join(dir, `${key}.json`));
+    renameSync(tmp, join(cacheDir, `${key}.json`));
   } catch {
     // Caching is an optimisation; failing to write must never fail the check.
   }

@@ -34,6 +34,8 @@ export interface CheckSettings {
   fab?: boolean;
   /** Families switched on or off; absent means on (fab: only with `fab`). */
   checks?: Partial<Record<CheckId, boolean>>;
+  /** Where kicad-cli results are cached; default the project's repo's (a snapshot passes its repo's). */
+  cacheDir?: string;
 }
 
 const KICAD_FAMILIES: CheckId[] = ["erc", "drc", "parity", "routing"];
@@ -51,6 +53,7 @@ export async function checkProject(project: KicadProject, settings: CheckSetting
         erc: enabled("erc"),
         drc: ["drc", "parity", "routing"].some((id) => enabled(id as CheckId)),
         fabExport: enabled("fab"),
+        cacheDir: settings.cacheDir,
       })
     : undefined;
 

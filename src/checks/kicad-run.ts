@@ -9,13 +9,15 @@ import { dirname, join } from "node:path";
 import { asCopperheadError, CopperheadError } from "../errors.ts";
 import { DEFAULT_KICAD_TIMEOUT_MS, exportDrill, exportGerbers, findKicadCli, runDrc, runErc, type DrcResult, type ErcReport, type KicadCli } from "../kicad/kicad-cli.ts";
 import { kicadInstallStamp } from "../kicad/kicad-install.ts";
-import { cacheKey, readCache, writeCache } from "./cache.ts";
+import { cacheDirOf, cacheKey, readCache, writeCache } from "./cache.ts";
 import type { Design } from "../design/design.ts";
 
 export interface KicadRequest {
   erc: boolean;
   drc: boolean;
   fabExport: boolean;
+  /** Where results are cached; default the repo's own cache (a snapshot passes its repo's). */
+  cacheDir?: string;
 }
 
 export interface FabExport {
@@ -45,7 +47,8 @@ export async function runKicadChecks(design: Design, request: KicadRequest): Pro
   const { repoRoot, schematic, board } = design.project;
   const variant = [request.erc && "erc", request.drc && "drc", request.fabExport && "fab"].filter(Boolean).join("+");
   const key = cacheKey({ repoRoot, files: kicadInputs(design), kicadStamp: kicadInstallStamp(), variant });
-  const cached = readCache<KicadResults>(repoRoot, key);
+  const cacheDir = request.cacheDir ?? cacheDirOf(repoRoot);
+  const cached = readCache<KicadResults>(cacheDir, key);
   if (cached) return cached;
 
   const cli = await findKicadCli();
@@ -56,7 +59,7 @@ export async function runKicadChecks(design: Design, request: KicadRequest): Pro
     request.fabExport && board ? exportForFab(board, cli) : undefined,
   ]);
   const results: KicadResults = { version: cli.version.raw, ...(erc && { erc }), ...(drc && { drc }), ...(fabExport && { fabExport }) };
-  writeCache(repoRoot, key, results);
+  writeCache(cacheDir, key, results);
   return results;
 }
 

@@ -26,6 +26,9 @@ export interface FindingLocation {
   y?: number;
 }
 
+/** Where a finding stands against a baseline (`check --baseline`, the hook, `do`'s gate). */
+export type BaselineState = "new" | "unchanged" | "absent";
+
 export interface Finding {
   check: CheckId;
   /** Rule within the family, e.g. kicad-cli's violation type or a requirement id. */
@@ -35,6 +38,8 @@ export interface Finding {
   /** Stable identity, e.g. `erc:pin_not_connected:U1.5`; survives coordinate changes. */
   key: string;
   location?: FindingLocation;
+  /** Set only in a report checked against a baseline. */
+  baselineState?: BaselineState;
 }
 
 export type CheckStatus = "pass" | "fail" | "warn" | "skipped";
@@ -57,6 +62,18 @@ export interface CheckReport {
   fab: boolean;
   checks: CheckResult[];
   counts: Record<Severity, number>;
+  /** Present when the report was checked against a baseline; `ok` then means "nothing new fails". */
+  baseline?: BaselineReport;
+}
+
+export interface BaselineReport {
+  /** The ref as given (`HEAD`, `main`, `HEAD~1`, a hash). */
+  ref: string;
+  /** The commit it named. */
+  commit: string;
+  counts: Record<BaselineState, number>;
+  /** Findings of the baseline that the checked state no longer has. */
+  absent: Finding[];
 }
 
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };

@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { runInit, type InitResult } from "../commands/init.ts";
+import { describeCounts } from "../checks/result.ts";
 import { ExitCode } from "../errors.ts";
 import { projectArgs } from "./args.ts";
 import { writeData, writeJson } from "./output.ts";
@@ -31,5 +32,18 @@ export const initCommand = defineCommand({
 export function renderInit(result: InitResult): string {
   const width = Math.max(...result.files.map((f) => f.action.length));
   const lines = result.files.map((f) => `${f.action.padEnd(width)}  ${f.path}${f.reason ? `\n${" ".repeat(width + 2)}${f.reason}` : ""}`);
-  return [`project ${result.project}`, ...lines].join("\n");
+  return [`project ${result.project}`, ...lines, ...baselineLines(result.baseline)].join("\n");
+}
+
+/** What the first check found, and what that means for the hook. */
+function baselineLines(baseline: InitResult["baseline"]): string[] {
+  if (!baseline) return [];
+  if ("error" in baseline) return ["", `The design could not be checked: ${baseline.error}`, "Until it can, the pre-commit hook blocks commits that touch the design."];
+  const { error, warning } = baseline.counts;
+  if (error + warning === 0) return ["", "The design checks clean."];
+  return [
+    "",
+    `The design has ${describeCounts({ ...baseline.counts, info: 0 })} today. They are the baseline, not blockers:`,
+    "the pre-commit hook and copperhead do fail only on findings that are new. See them with `copperhead check`.",
+  ];
 }

@@ -1,11 +1,22 @@
 /**
  * `copperhead check`: the deterministic gate over the repo as it is (see `checks/check.ts`),
  * with the repo's own settings from `.copperhead/config.json`. No network, no model.
+ *
+ * With a baseline (`--baseline <ref>`, and `--staged`, the pre-commit hook's check against
+ * HEAD) the other state is checked on a snapshot in a temporary folder, sharing the repo's
+ * result cache, and the report is judged against it (see `checks/baseline.ts`).
  */
+import { existsSync, realpathSync } from "node:fs";
+import { join, posix } from "node:path";
+import { reportAgainstBaseline } from "../checks/baseline.ts";
+import { cacheDirOf } from "../checks/cache.ts";
 import { checkProject } from "../checks/check.ts";
-import type { CheckReport } from "../checks/types.ts";
-import { discoverConfiguredProject } from "../config/config.ts";
+import { skippedResult } from "../checks/result.ts";
+import { CHECK_IDS, type CheckReport } from "../checks/types.ts";
+import { CONFIG_PATH, discoverConfiguredProject } from "../config/config.ts";
+import { repoPath } from "../design/design.ts";
 import { openRepo } from "../repo/recovery.ts";
+import { headOrNothing, stagedPaths, withSnapshot, withStagedSnapshot, workTreePrefix } from "../repo/snapshot.ts";
 
 export interface CheckOptions {
   repo?: string;
@@ -14,10 +25,77 @@ export interface CheckOptions {
   fab?: boolean;
   /** Warnings fail their family too. Default: the config's `strict`. */
   strict?: boolean;
+  /**
+   * Judge the design against this git ref (`HEAD`, `main`, a hash): every finding is marked
+   * new, unchanged or absent, and only new ones fail. Checked on a snapshot of the ref, never
+   * a checkout in the user's tree.
+   */
+  baseline?: string;
+  /**
+   * Check what is staged instead of the working tree, against HEAD (against nothing in a repo
+   * with no commit yet): what the pre-commit hook runs. A commit that stages nothing a check
+   * reads is not checked at all.
+   */
+  staged?: boolean;
 }
 
 export async function runCheck(options: CheckOptions = {}): Promise<CheckReport> {
   const repoRoot = await openRepo(options.repo);
   const { config, project } = discoverConfiguredProject(repoRoot, options.project);
-  return checkProject(project, { ...config, strict: options.strict ?? config.strict, fab: options.fab });
+  const flags = { strict: options.strict ?? config.strict, fab: options.fab ?? false, cacheDir: cacheDirOf(repoRoot) };
+  const projectPath = repoPath(project, project.projectFile);
+  const current = () => checkProject(project, { ...config, ...flags });
+  if (options.baseline === undefined && !options.staged) return current();
+
+  // Another state is checked on a snapshot (the repo's folder inside it), with that state's own
+  // config (docs folder, switches) and this run's flags.
+  const prefix = await workTreePrefix(repoRoot);
+  const checkAt = async (root: string, ref?: string): Promise<CheckReport> => {
+    const folder = join(root, prefix);
+    // A ref from before the project existed has nothing to compare with: every finding is new.
+    if (ref && !existsSync(join(folder, projectPath))) return uncheckedReport(projectPath, flags, `${projectPath} does not exist at ${ref}`);
+    const there = discoverConfiguredProject(realpathSync(folder), projectPath);
+    return checkProject(there.project, { ...there.config, ...flags });
+  };
+  const against = (report: CheckReport, ref: string) =>
+    withSnapshot(repoRoot, ref, async (snapshot) => reportAgainstBaseline(report, await checkAt(snapshot.root, ref), { ref, commit: snapshot.commit }));
+
+  if (!options.staged) return against(await current(), options.baseline!);
+  const staged = (await stagedPaths(repoRoot)).filter((path) => path.startsWith(prefix));
+  const touched = staged.filter((path) => readByChecks(path.slice(prefix.length), config.docs));
+  if (touched.length === 0) return uncheckedReport(projectPath, flags);
+  const report = await withStagedSnapshot(repoRoot, (root) => checkAt(root));
+  // A repo's first commit has no HEAD to compare with: everything staged is checked.
+  if (options.baseline === undefined && (await headOrNothing(repoRoot)) === undefined) return report;
+  return against(report, options.baseline ?? "HEAD");
+}
+
+const KICAD_FILE = /\.kicad_(?:pro|sch|pcb|sym|mod|dru|wks)$/;
+const LIBRARY_TABLES = new Set(["sym-lib-table", "fp-lib-table"]);
+
+/**
+ * Whether a change to `path` (repo-relative) can change a check's result, judged by its name
+ * alone so the hook decides without loading anything: KiCad design and library files anywhere
+ * in the repo, the docs folder and copperhead's config.
+ */
+function readByChecks(path: string, docs: string): boolean {
+  const folder = posix.normalize(docs).replace(/\/+$/, "");
+  return path === CONFIG_PATH || folder === "." || path.startsWith(`${folder}/`) || KICAD_FILE.test(path) || LIBRARY_TABLES.has(posix.basename(path));
+}
+
+/**
+ * A report with every family skipped and no finding: a commit that stages nothing a check
+ * reads passes with it, and a baseline from before the project existed is it.
+ */
+function uncheckedReport(project: string, flags: { strict: boolean; fab: boolean }, why = "nothing staged touches the design, the docs or .copperhead/config.json"): CheckReport {
+  return {
+    schema: "copperhead.check/1",
+    ok: true,
+    project,
+    kicad: null,
+    strict: flags.strict,
+    fab: flags.fab,
+    checks: CHECK_IDS.map((id) => skippedResult(id, why)),
+    counts: { error: 0, warning: 0, info: 0 },
+  };
 }

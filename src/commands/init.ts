@@ -15,13 +15,19 @@
  *   `force`.
  * - the pre-commit hook (see src/repo/hooks.ts); a foreign hook is never overwritten.
  *
+ * With the hook, init also checks the design as it is and reports what it found: on a board
+ * that already has findings they are the baseline the hook (and `do`) compare with, not
+ * blockers, and saying so up front keeps a first failing check from reading as a broken setup.
+ *
  * Idempotent: the output is a pure function of the design and the existing files (no dates),
  * so a second run reports every file `unchanged` and leaves `git status` clean.
  */
 import { loadDesign, repoPath, type Design } from "../design/design.ts";
 import { CONFIG_PATH, CONFIG_SCHEMA_PATH, discoverConfiguredProject, type Config } from "../config/config.ts";
 import { configJsonSchemaText } from "../config/schema.ts";
-import { CopperheadError } from "../errors.ts";
+import { checkProject } from "../checks/check.ts";
+import type { Severity } from "../checks/types.ts";
+import { asCopperheadError, CopperheadError } from "../errors.ts";
 import { installPreCommitHook } from "../repo/hooks.ts";
 import { withRepoLock } from "../repo/lock.ts";
 import { refusedWhenConfined, writeOwnedFile, type FileOutcome } from "../repo/owned-files.ts";
@@ -47,6 +53,11 @@ export interface InitResult {
   /** Repo-relative path of the `.kicad_pro`. */
   project: string;
   files: FileOutcome[];
+  /**
+   * The design's findings when the hook was installed: what it and `do` will compare with, so
+   * only findings new since then block. `error` says why the check could not run instead.
+   */
+  baseline?: { counts: Record<Severity, number> } | { error: string };
 }
 
 const GITIGNORE_PATH = ".copperhead/.gitignore";
@@ -78,7 +89,7 @@ export async function runInit(options: InitOptions = {}): Promise<InitResult> {
   }
 }
 
-function initRepo(repoRoot: string, options: InitOptions): InitResult {
+async function initRepo(repoRoot: string, options: InitOptions): Promise<InitResult> {
   const { project, config } = discoverConfiguredProject(repoRoot, options.project);
   const design = loadDesign(project);
   const projectPath = repoPath(design, project.projectFile);
@@ -99,7 +110,22 @@ function initRepo(repoRoot: string, options: InitOptions): InitResult {
       ? { path: ".git/hooks/pre-commit", action: "skipped", reason: "turned off with --no-hooks" }
       : installPreCommitHook(repoRoot),
   ];
-  return { schema: "copperhead.init/1", project: projectPath, files };
+  const hook = files.at(-1)!;
+  const result: InitResult = { schema: "copperhead.init/1", project: projectPath, files };
+  if (hook.action === "created" || hook.action === "updated" || hook.action === "unchanged") result.baseline = await baselineFindings(repoRoot, options.project);
+  return result;
+}
+
+/** The findings of the design as init leaves it; a check that cannot run is reported, not thrown. */
+async function baselineFindings(repoRoot: string, explicitProject: string | undefined): Promise<NonNullable<InitResult["baseline"]>> {
+  try {
+    // The config init just wrote, so the check sees the docs it just created.
+    const { project, config } = discoverConfiguredProject(repoRoot, explicitProject);
+    return { counts: (await checkProject(project, config)).counts };
+  } catch (err) {
+    const typed = asCopperheadError(err);
+    return { error: typed.fix ? `${typed.message} ${typed.fix}` : typed.message };
+  }
 }
 
 /** The config a fresh repo gets: every key spelled out, so the file documents itself. */

@@ -49,6 +49,14 @@ const CheckReportOut = v.looseObject({
   fab: v.boolean(),
   checks: v.array(v.looseObject({ id: v.string(), status: v.picklist(["pass", "fail", "warn", "skipped"]), summary: v.string(), findings: v.array(FindingOut) })),
   counts: v.looseObject({ error: v.number(), warning: v.number(), info: v.number() }),
+  baseline: v.optional(
+    v.looseObject({
+      ref: v.string(),
+      commit: v.string(),
+      counts: v.looseObject({ new: v.number(), unchanged: v.number(), absent: v.number() }),
+      absent: v.array(FindingOut),
+    }),
+  ),
 });
 
 const DoSummaryOut = v.looseObject({
@@ -86,14 +94,24 @@ export const MCP_TOOLS = [
     name: "copperhead_check",
     title: "Check the KiCad design",
     description:
-      "Run copperhead's deterministic gate on the repo: KiCad ERC and DRC, schematic/board parity, routing, doc drift, the machine-checkable requirements in docs/SPEC.md and change-proposal format (plus fabrication readiness with fab). Read-only, no network, no model, no key needed. Returns the same report as `copperhead check --json`: every finding with a stable key.",
+      "Run copperhead's deterministic gate on the repo: KiCad ERC and DRC, schematic/board parity, routing, doc drift, the machine-checkable requirements in docs/SPEC.md and change-proposal format (plus fabrication readiness with fab). Read-only, no network, no model, no key needed. Returns the same report as `copperhead check --json`: every finding with a stable key. With baseline (a git ref such as HEAD or main), each finding is marked new, unchanged or absent against the design at that ref, and ok means nothing new fails.",
     input: v.strictObject({
       fab: v.optional(v.pipe(v.boolean(), v.description("Also check fabrication readiness; unconnected items become errors"))),
       strict: v.optional(v.pipe(v.boolean(), v.description("Warnings fail too"))),
+      baseline: v.optional(
+        v.pipe(
+          v.string(),
+          v.trim(),
+          v.minLength(1),
+          v.maxLength(256),
+          v.regex(/^[^-\s]\S*$/, "a git ref: a branch, a tag, a commit hash or HEAD~1"),
+          v.description("Compare with the design at this git ref (e.g. HEAD, main): only findings new since then fail"),
+        ),
+      ),
     }),
     output: CheckReportOut,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    run: (args, ctx) => runCheck({ repo: ctx.repo, fab: args.fab, strict: args.strict }),
+    run: (args, ctx) => runCheck({ repo: ctx.repo, fab: args.fab, strict: args.strict, baseline: args.baseline }),
   }),
   defineMcpTool({
     name: "copperhead_do",

@@ -1,7 +1,15 @@
 /**
- * The git pre-commit hook `init` installs: it runs `copperhead check` before
- * every commit, so a design that fails the gate cannot be committed by accident.
+ * The git pre-commit hook `init` installs (DESIGN §2, §5): before every commit it checks what
+ * is staged against HEAD, and blocks the commit only on findings that are new — errors, and
+ * warnings too when the config says `strict`. Findings already committed are the baseline, not
+ * blockers, so a board with accepted findings adopts copperhead without fixing them first.
  *
+ * - A commit that stages nothing a check reads (design and library files, the docs folder,
+ *   `.copperhead/config.json`) passes at once, without loading the design or starting kicad-cli.
+ *   A repo's first commit has no HEAD, so everything staged is checked.
+ * - The hook runs the copperhead that installed it, by absolute path, so a binary that is not on
+ *   PATH (`./dist/copperhead init`, a release archive) still runs; when that path is gone, it
+ *   falls back to `copperhead` on PATH, and says how to fix it when neither is there.
  * - Ours is recognised by its marker line, `# copperhead:pre-commit-hook`. A hook without it
  *   belongs to someone else (husky, pre-commit, a hand-written script) and is never
  *   overwritten, even with `--force`: the outcome is `refused`, with the lines to add to it.
@@ -14,32 +22,64 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { runGitSync } from "./git.ts";
+import { fileURLToPath } from "node:url";
 import { writeGitFile, type FileOutcome } from "./owned-files.ts";
 import { READ_LIMITS, readRepoTextIfPresent } from "./repo-files.ts";
 import { repoRelative } from "./repo-path.ts";
 
 export const HOOK_MARKER = "# copperhead:pre-commit-hook";
 
-/** The lines a foreign hook needs to run copperhead too. */
-export const HOOK_CHAIN_LINES = '[ -n "$COPPERHEAD_RUN" ] || copperhead check || exit 1';
+/** The line a foreign hook needs to run copperhead too. */
+export const HOOK_CHAIN_LINES = '[ -n "$COPPERHEAD_RUN" ] || copperhead check --staged || exit 1';
 
-export const PRE_COMMIT_HOOK = `#!/bin/sh
+/**
+ * The hook for a copperhead started by `command` (the binary, or bun and copperhead's entry
+ * script when it runs from source).
+ */
+export function preCommitHook(command: string[]): string {
+  const recorded = command.map(shellQuote).join(" ");
+  return `#!/bin/sh
 ${HOOK_MARKER}
 # Installed by \`copperhead init\`, which keeps it up to date; delete it to stop checking
 # before each commit, or bypass it once with \`git commit --no-verify\`.
 #
-# Blocks the commit when \`copperhead check\` fails or cannot run. Commits made by a
-# \`copperhead do\` run were verified already and carry COPPERHEAD_RUN, so they skip it.
+# Checks what is staged against HEAD and blocks the commit only on new findings (errors;
+# warnings too when the config says strict): findings already committed are the baseline.
+# A commit that stages no design, library, docs or config file passes at once. Commits made
+# by a \`copperhead do\` run were verified already and carry COPPERHEAD_RUN, so they skip it.
 [ -n "$COPPERHEAD_RUN" ] && exit 0
-if ! command -v copperhead >/dev/null 2>&1; then
-  echo "copperhead pre-commit hook: copperhead is not on PATH; install it, or commit with --no-verify" >&2
-  exit 1
+set -- ${recorded}
+if [ ! -x "$1" ]; then
+  if ! command -v copperhead >/dev/null 2>&1; then
+    echo "copperhead pre-commit hook: copperhead is neither at $1 (where 'copperhead init' ran from) nor on PATH." >&2
+    echo "Install it or put it on PATH, then run 'copperhead init' again to record where it is; or commit with --no-verify." >&2
+    exit 1
+  fi
+  set -- copperhead
 fi
-exec copperhead check
+# The report is shown when the commit is blocked; otherwise only its verdict.
+report=$("$@" check --staged 2>&1)
+status=$?
+if [ "$status" -ne 0 ]; then
+  printf '%s\n' "$report" >&2
+  exit "$status"
+fi
+printf '%s\n' "$report" | tail -n 1 >&2
 `;
+}
+
+/** The command line that starts this copperhead: the compiled binary, or bun and the entry script. */
+export function currentCommand(): string[] {
+  const compiled = import.meta.path.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(import.meta.path);
+  return compiled ? [process.execPath] : [process.execPath, fileURLToPath(new URL("../main.ts", import.meta.url))];
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
 
 /** Installs or refreshes the hook; `skipped` outside a git work tree whose top is `repoRoot`. */
-export function installPreCommitHook(repoRoot: string): FileOutcome {
+export function installPreCommitHook(repoRoot: string, command: string[] = currentCommand()): FileOutcome {
   const git = gitHooksDir(repoRoot);
   if ("skip" in git) return { path: ".git/hooks/pre-commit", action: "skipped", reason: git.skip };
   const abs = join(git.hooksDir, "pre-commit");
@@ -52,7 +92,7 @@ export function installPreCommitHook(repoRoot: string): FileOutcome {
       reason: `a pre-commit hook copperhead did not install is already there; copperhead never overwrites it. To chain copperhead, add this line to ${path}: ${HOOK_CHAIN_LINES}`,
     };
   }
-  return writeGitFile(abs, path, PRE_COMMIT_HOOK, 0o755);
+  return writeGitFile(abs, path, preCommitHook(command), 0o755);
 }
 
 function gitHooksDir(repoRoot: string): { hooksDir: string } | { skip: string } {

@@ -9,7 +9,7 @@
  */
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { extractCommit, runGit } from "./git.ts";
 
@@ -60,4 +60,71 @@ export async function withSnapshot<T>(repoRoot: string, ref: string, use: (snaps
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+
+/**
+ * The index a commit being made will record. Inside a pre-commit hook git names it in
+ * `GIT_INDEX_FILE` (`git commit -a` and `git commit <paths>` stage into a temporary index),
+ * relative to the hook's working directory; otherwise it is the repo's own index.
+ */
+function indexEnvironment(): { GIT_INDEX_FILE?: string } {
+  const file = process.env.GIT_INDEX_FILE;
+  return file ? { GIT_INDEX_FILE: resolve(process.cwd(), file) } : {};
+}
+
+/**
+ * Extracts what is staged — the tree the next commit would record — into a fresh temporary
+ * folder, runs `use` on it and removes the folder afterwards. Like `withSnapshot`, it never
+ * touches the user's files, index or HEAD.
+ */
+export async function withStagedSnapshot<T>(repoRoot: string, use: (root: string) => Promise<T>): Promise<T> {
+  const root = mkdtempSync(join(tmpdir(), "copperhead-staged-"));
+  try {
+    const result = await runGit(repoRoot, ["checkout-index", "--all", "--force", `--prefix=${root}${sep}`], { env: indexEnvironment() });
+    if (result.code !== 0) {
+      throw new CopperheadError("git_failed", `Could not read the staged files into a temporary folder: ${result.stderr.trim()}`, {
+        fix: "Check that `git status` works in this repo and that the temp folder has space.",
+      });
+    }
+    return await use(root);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Repo-relative paths the staged tree changes against HEAD (added, modified, deleted or
+ * renamed, both names of a rename), or every staged path when there is no commit yet.
+ */
+export async function stagedPaths(repoRoot: string): Promise<string[]> {
+  const head = await headOrNothing(repoRoot);
+  const args = head ? ["diff", "--cached", "--name-only", "--no-renames", "-z", "HEAD"] : ["ls-files", "--cached", "-z"];
+  const result = await runGit(repoRoot, args, { env: indexEnvironment() });
+  if (result.code !== 0) {
+    throw new CopperheadError("git_failed", `Could not list the staged changes: ${result.stderr.trim()}`, {
+      fix: "Run `git status` in the repo to see what git needs.",
+    });
+  }
+  return result.stdout.split("\0").filter(Boolean);
+}
+
+/** The commit HEAD names, or undefined in a repo with no commit yet. */
+export async function headOrNothing(repoRoot: string): Promise<string | undefined> {
+  const head = await runGit(repoRoot, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
+  return head.code === 0 ? head.stdout.trim() : undefined;
+}
+
+/**
+ * Where `repoRoot` sits inside its git work tree, `/`-separated with a trailing slash (`""` at
+ * the top): a snapshot holds the whole tree, so the same folder inside it is `root + prefix`.
+ */
+export async function workTreePrefix(repoRoot: string): Promise<string> {
+  const result = await runGit(repoRoot, ["rev-parse", "--show-prefix"]);
+  if (result.code !== 0) {
+    throw new CopperheadError("not_a_git_repo", `${repoRoot} is not inside a git repository, so there is no other state to compare with.`, {
+      fix: "Run copperhead inside the git repository that holds the KiCad project, or pass --repo PATH.",
+    });
+  }
+  return result.stdout.trim();
 }

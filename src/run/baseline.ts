@@ -5,9 +5,9 @@
  * when it needs it — with a real model the baseline costs no wall time at all. Check results
  * are cached by content, so the snapshot shares the repo's cache in both directions.
  */
-import { cpSync, existsSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { CACHE_DIR } from "../checks/cache.ts";
+import { cacheDirOf } from "../checks/cache.ts";
 import { checkProject } from "../checks/check.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { discoverConfiguredProject } from "../config/config.ts";
@@ -39,12 +39,8 @@ export function startBaseline(run: RunState): void {
 export async function checkCommitted(project: KicadProject, strict: boolean): Promise<CheckReport> {
   const root = project.repoRoot;
   return withSnapshot(root, "HEAD", async (snapshot) => {
-    const cache = join(root, CACHE_DIR);
-    if (existsSync(cache)) cpSync(cache, join(snapshot.root, CACHE_DIR), { recursive: true });
     // The snapshot's own config: HEAD's, which the clean tree the run started from shares.
     const committed = discoverConfiguredProject(realpathSync(snapshot.root), repoRelative(root, project.projectFile));
-    const report = await checkProject(committed.project, { ...committed.config, strict });
-    if (existsSync(join(snapshot.root, CACHE_DIR))) cpSync(join(snapshot.root, CACHE_DIR), cache, { recursive: true, force: false });
-    return report;
+    return checkProject(committed.project, { ...committed.config, strict, cacheDir: cacheDirOf(root) });
   });
 }

@@ -4,6 +4,7 @@ import addFormats from "ajv-formats";
 // Microsoft's SARIF SDK ships the SARIF 2.1.0 schema (draft-04, as published on SchemaStore);
 // the package is a dev dependency only for this file.
 import sarifSchema from "@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json" with { type: "json" };
+import { reportAgainstBaseline } from "../../src/checks/baseline.ts";
 import type { CheckReport, Finding } from "../../src/checks/types.ts";
 import { renderGithub } from "../../src/cli/formats/github.ts";
 import { REPORT_FORMATS, renderReport } from "../../src/cli/formats/index.ts";
@@ -381,3 +382,78 @@ print(json.dumps(node(m.parseString(sys.stdin.buffer.read()).documentElement)))
   if (proc.exitCode !== 0) throw new Error(`not well-formed XML:\n${proc.stderr.toString()}`);
   return JSON.parse(proc.stdout.toString());
 }
+
+describe("against a baseline", () => {
+  // HEAD had the clearance error, the silk warning and a parity warning since fixed; the short is new.
+  const fixed: Finding = { check: "parity", rule: "footprint_symbol_mismatch", severity: "warning", message: "R2 value differs", key: "parity:footprint_symbol_mismatch:R2:value" };
+  const baselineOf = (head: Finding[]): CheckReport => ({
+    ...report,
+    checks: [{ id: "drc", status: "fail", summary: "", findings: head }, { id: "parity", status: "warn", summary: "", findings: [fixed] }],
+  });
+  const judged = reportAgainstBaseline(report, baselineOf([clearance, silk, unrouted, note]), { ref: "main", commit: "a".repeat(40) });
+  const state = (key: string) => judged.checks.flatMap((c) => c.findings).find((f) => f.key === key)?.baselineState;
+
+  test("every finding is new or unchanged, the fixed ones are absent, and ok means nothing new fails", () => {
+    expect(state(short.key)).toBe("new");
+    expect(state(clearance.key)).toBe("unchanged");
+    expect(state(stale.key)).toBe("new");
+    expect(judged.baseline).toEqual({ ref: "main", commit: "a".repeat(40), counts: { new: 2, unchanged: 4, absent: 1 }, absent: [{ ...fixed, baselineState: "absent" }] });
+    expect(judged.ok).toBe(false);
+    const onlyOld = reportAgainstBaseline(report, report, { ref: "main", commit: "a".repeat(40) });
+    expect(onlyOld.ok).toBe(true);
+    expect(onlyOld.checks.find((c) => c.id === "drc")!.status).toBe("fail");
+  });
+
+  test("with strict, a new warning fails too; an unchanged one does not", () => {
+    const strict = { ...report, strict: true, checks: report.checks.map((c) => ({ ...c, findings: c.findings.filter((f) => f.severity !== "error") })) };
+    expect(reportAgainstBaseline(strict, baselineOf([silk]), { ref: "HEAD", commit: "b".repeat(40) }).ok).toBe(false);
+    expect(reportAgainstBaseline(strict, strict, { ref: "HEAD", commit: "b".repeat(40) }).ok).toBe(true);
+  });
+
+  test("SARIF: baselineState on every result, absent findings included, valid 2.1.0", () => {
+    const log = JSON.parse(renderSarif(judged, { version: "1.2.3" }));
+    const ajv = new Ajv04({ allErrors: true, strict: false, unicodeRegExp: false });
+    addFormats(ajv);
+    const validate = ajv.compile(sarifSchema);
+    expect(validate(log), JSON.stringify(validate.errors)).toBe(true);
+    const states = Object.fromEntries(log.runs[0].results.map((r: { partialFingerprints: Record<string, string>; baselineState: string }) => [r.partialFingerprints["copperheadKey/v1"], r.baselineState]));
+    expect(states).toEqual({
+      [clearance.key]: "unchanged",
+      [short.key]: "new",
+      [silk.key]: "unchanged",
+      [unrouted.key]: "unchanged",
+      [stale.key]: "new",
+      [note.key]: "unchanged",
+      [fixed.key]: "absent",
+    });
+    expect(log.runs[0].properties.baseline).toEqual({ ref: "main", commit: "a".repeat(40) });
+    // Without a baseline, no result claims a state.
+    expect(JSON.parse(renderSarif(report, { version: "1.2.3" })).runs[0].results.every((r: object) => !("baselineState" in r))).toBe(true);
+  });
+
+  test("github: annotations for new findings only", () => {
+    const lines = renderGithub(judged).split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toStartWith("::error file=hw/usb led/usb-led.kicad_pcb,line=88");
+    expect(lines.join("\n")).toContain("shorting");
+    expect(lines.join("\n")).toContain("R9");
+    expect(renderGithub(reportAgainstBaseline(report, report, { ref: "main", commit: "a".repeat(40) }))).toBe("");
+  });
+
+  test("junit: only new errors are failures; unchanged ones say so", () => {
+    const xml = renderJunit(judged);
+    expect(xml).toContain(`<testsuites name="copperhead check" tests="10" failures="2"`);
+    expect(xml).toMatch(/name="drc:clearance:U1\.5\|GND"[^>]*>\s*<system-out>[^<]*unchanged since main/);
+    expect(xml).toMatch(/name="drc:shorting_items:R1\.1"[^>]*>\s*<failure/);
+  });
+
+  test("text: new findings listed, unchanged ones counted, the fixed ones shown, and the verdict says what is new", () => {
+    const text = renderText(judged, { color: false });
+    expect(text.split("\n")[0]).toBe(`Checked hw/usb led/usb-led.kicad_pro with KiCad 9.0.8 against main (aaaaaaaaaaaa)`);
+    expect(text).toContain("Items shorting two nets");
+    expect(text).not.toContain("Clearance violation");
+    expect(text).toContain("    2 unchanged since main");
+    expect(text).toContain("Gone since main:\n    warning  R2 value differs");
+    expect(text.split("\n").at(-1)).toBe("check failed: new since main: 2 errors; unchanged: 1 error, 2 warnings, 1 note; 1 gone");
+  });
+});

@@ -9,10 +9,11 @@ import { renderInit } from "../../src/cli/init.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { configJsonSchemaText } from "../../src/config/schema.ts";
 import { runInit, type InitResult } from "../../src/commands/init.ts";
-import { HOOK_MARKER } from "../../src/repo/hooks.ts";
+import { HOOK_MARKER, preCommitHook } from "../../src/repo/hooks.ts";
 import { LOCK_PATH } from "../../src/repo/lock.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { parseBom } from "../../src/spec/bom.ts";
+import { demoRepo } from "../support/demo-repo.ts";
 import { cleanupTempDirs, copyFixture, FIXTURES_DIR, makeTempDir } from "../support/kicad.ts";
 
 afterAll(cleanupTempDirs);
@@ -143,10 +144,66 @@ describe("copperhead init", () => {
       const entry = result.files.find((f) => f.path === ".git/hooks/pre-commit")!;
       expect(entry.action).toBe("refused");
       expect(entry.reason).toContain("copperhead did not install");
-      expect(entry.reason).toContain('[ -n "$COPPERHEAD_RUN" ] || copperhead check || exit 1');
+      expect(entry.reason).toContain('[ -n "$COPPERHEAD_RUN" ] || copperhead check --staged || exit 1');
       expect(readFileSync(hook, "utf8")).toBe("#!/bin/sh\nnpx lint-staged\n");
     }
     expect(renderInit(await runInit({ repo }))).toContain("refused    .git/hooks/pre-commit\n           a pre-commit hook");
+  });
+
+  test("on a design with findings, init says how many and that they are the baseline, not blockers", async () => {
+    const { root } = await demoRepo("custom_pads_test/custom_pads_test");
+    const result = await runInit({ repo: root });
+    expect(result.baseline).toEqual({ counts: { error: 3, warning: 5, info: 0 } });
+    const text = renderInit(result);
+    expect(text).toContain("The design has 3 errors, 5 warnings today. They are the baseline, not blockers:");
+    expect(text).toContain("the pre-commit hook and copperhead do fail only on findings that are new");
+    // Without the hook there is nothing to say about commits, so init does not check.
+    expect((await runInit({ repo: root, hooks: false })).baseline).toBeUndefined();
+  }, 120_000);
+
+  test("a design init cannot check is reported with the fix, and init still sets the repo up", async () => {
+    const repo = await gitCopy();
+    const saved = process.env.COPPERHEAD_KICAD_CLI;
+    process.env.COPPERHEAD_KICAD_CLI = join(repo, "no-kicad-cli");
+    try {
+      const result = await runInit({ repo });
+      expect(Object.values(actions(result))).toEqual(FILES.map(() => "created"));
+      expect(result.baseline).toMatchObject({ error: expect.stringContaining("COPPERHEAD_KICAD_CLI") });
+      expect(renderInit(result)).toContain("The design could not be checked:");
+    } finally {
+      if (saved === undefined) delete process.env.COPPERHEAD_KICAD_CLI;
+      else process.env.COPPERHEAD_KICAD_CLI = saved;
+    }
+  });
+
+  test("the hook runs the copperhead that installed it by absolute path, copperhead on PATH when that is gone", async () => {
+    const bin = await makeTempDir();
+    const fake = (dir: string, said: string) => {
+      writeFileSync(join(dir, "copperhead"), `#!/bin/sh
+echo "${said} $*"
+`, { mode: 0o755 });
+      return join(dir, "copperhead");
+    };
+    const recorded = fake(bin, "recorded");
+    const hook = join(await makeTempDir(), "pre-commit");
+    writeFileSync(hook, preCommitHook([recorded]), { mode: 0o755 });
+    const runHook = (path: string, env: Record<string, string> = {}) =>
+      Bun.spawnSync(["sh", hook], { env: { PATH: path, ...env }, stdout: "pipe", stderr: "pipe" });
+    const direct = runHook("/usr/bin:/bin");
+    expect(direct.exitCode).toBe(0);
+    expect(direct.stderr.toString()).toBe("recorded check --staged\n");
+    expect(runHook("/usr/bin:/bin", { COPPERHEAD_RUN: "r1" }).stderr.toString()).toBe("");
+
+    rmSync(recorded);
+    const onPath = await makeTempDir();
+    fake(onPath, "from PATH");
+    expect(runHook(`${onPath}:/usr/bin:/bin`).stderr.toString()).toBe("from PATH check --staged\n");
+    const missing = runHook("/usr/bin:/bin");
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr.toString()).toContain(`copperhead is neither at ${recorded} (where 'copperhead init' ran from) nor on PATH`);
+    expect(missing.stderr.toString()).toContain("run 'copperhead init' again");
+    // A path that needs quoting survives the shell.
+    expect(preCommitHook(["/opt/it's here/copperhead"])).toContain(`set -- '/opt/it'\\''s here/copperhead'`);
   });
 
   test("an outdated copperhead hook is updated", async () => {

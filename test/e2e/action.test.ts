@@ -12,7 +12,7 @@ import { runBinary } from "./binary.ts";
 import { makeLocalRelease, type LocalRelease } from "./local-release.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const INPUTS = ["version", "fab", "strict", "format", "sarif-file", "working-directory", "release-url", "comment", "github-token", "artifact-name"];
+const INPUTS = ["version", "fab", "strict", "baseline", "format", "sarif-file", "working-directory", "release-url", "comment", "github-token", "artifact-name"];
 
 afterAll(cleanupTempDirs);
 
@@ -24,12 +24,16 @@ beforeAll(async () => {
   release = await makeLocalRelease();
 }, 60_000); // packing the real binary at gzip -9 takes seconds
 
-/** Runs the action on a fresh copy of usb-led inside a fresh workspace. */
-async function runAction(inputs: Record<string, string>, releaseUrl = release.url) {
+/**
+ * Runs the action on a fresh copy of usb-led inside a fresh workspace (or on `repo`), for a push
+ * event unless a pull request's base commit is given.
+ */
+async function runAction(inputs: Record<string, string>, releaseUrl = release.url, event: { repo?: string; pullRequestBase?: string } = {}) {
   const workspace = await makeTempDir();
   const temp = await makeTempDir();
-  const repo = await copyFixture("usb-led");
-  const steps = await runCompositeAction(action, { "release-url": releaseUrl, "working-directory": repo, ...inputs }, { actionPath: ROOT, workspace, temp });
+  const repo = event.repo ?? (await copyFixture("usb-led"));
+  const github = { "github.event.pull_request.base.sha": event.pullRequestBase ?? "" };
+  const steps = await runCompositeAction(action, { "release-url": releaseUrl, "working-directory": repo, ...inputs }, { actionPath: ROOT, workspace, temp, github });
   return { steps, workspace, temp, repo };
 }
 
@@ -88,6 +92,32 @@ describe("action.yml", () => {
     expect(JSON.parse(readFileSync(join(workspace, "out.sarif"), "utf8")).version).toBe("2.1.0");
     expect(steps[2]!.stdout).not.toContain("\"version\": \"2.1.0\"");
   }, 120_000);
+
+  test("on a pull request the base commit is the baseline: findings already there pass, a new one fails", async () => {
+    const repo = await copyFixture("usb-led");
+    const git = (...args: string[]) => Bun.spawnSync(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: repo, stdout: "pipe" }).stdout.toString().trim();
+    git("init", "-q", "-b", "main");
+    // The base already has a stale doc reference: a finding the pull request did not bring.
+    expect((await runBinary(["init", "--repo", repo, "--no-hooks"])).exitCode).toBe(0);
+    writeFileSync(join(repo, "docs/NOTES.md"), "The LED hangs off `R42`.\n");
+    git("add", "-A");
+    git("commit", "-q", "-m", "base");
+    const base = git("rev-parse", "HEAD");
+
+    const same = await runAction({ format: "json" }, release.url, { repo, pullRequestBase: base });
+    expect(same.steps.map((s) => s.exitCode), describeSteps(same.steps)).toEqual([0, 0, 0]);
+    const report = JSON.parse(same.steps[2]!.stdout);
+    expect(report.baseline).toMatchObject({ ref: base, commit: base, counts: { new: 0 } });
+    expect(report.checks.find((c: { id: string }) => c.id === "drift").status).toBe("fail");
+
+    writeFileSync(join(repo, "docs/MORE.md"), "And `R43` too.\n");
+    const worse = await runAction({ format: "github" }, release.url, { repo, pullRequestBase: base });
+    expect(worse.steps.map((s) => s.exitCode)).toEqual([0, 0, 1]);
+    expect(worse.steps[2]!.stdout.trim().split("\n")).toEqual([expect.stringContaining("R43")]);
+    // "none" turns the baseline off: the whole design must pass again.
+    const none = await runAction({ format: "json", baseline: "none" }, release.url, { repo, pullRequestBase: base });
+    expect(JSON.parse(none.steps[2]!.stdout).baseline).toBeUndefined();
+  }, 180_000);
 
   test("a checksum that does not match fails the install step, and nothing else runs", async () => {
     const tampered = await makeTempDir();

@@ -12,6 +12,7 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema, McpError, type CallToolResult, type JSONRPCMessage, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CheckReport } from "../../src/checks/types.ts";
 import { runCheck } from "../../src/commands/check.ts";
 import { MAX_REQUEST_BYTES } from "../../src/commands/do.ts";
 import { createMcpServer, type McpServerHandle } from "../../src/mcp/server.ts";
@@ -157,7 +158,7 @@ describe("tools/list", () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t])) as Record<string, Tool>;
 
     const properties: Record<string, string[]> = {
-      copperhead_check: ["fab", "strict"],
+      copperhead_check: ["baseline", "fab", "strict"],
       copperhead_do: ["dry_run", "request"],
       copperhead_sync: ["resolve"],
       copperhead_init: ["force"],
@@ -210,15 +211,17 @@ describe("tools/list", () => {
         let combos: Record<string, unknown>[] = [{}];
         for (const [prop, schema] of Object.entries(tool.inputSchema.properties ?? {}) as Array<[string, { type?: string }]>) {
           if (schema.type !== "boolean") {
-            // Only do takes a non-boolean input, and do is gated as a whole.
-            expect(tool.name).toBe("copperhead_do");
+            // Only check's baseline (a ref it reads a snapshot of) and do's request (do is gated
+            // as a whole) are not booleans.
+            expect(`${tool.name}.${prop}`).toBeOneOf(["copperhead_check.baseline", "copperhead_do.request"]);
+            if (prop === "baseline") combos = combos.flatMap((c) => [c, { ...c, [prop]: "HEAD" }]);
             continue;
           }
           combos = combos.flatMap((c) => [c, { ...c, [prop]: false }, { ...c, [prop]: true }]);
         }
         for (const args of combos) if (!gated(tool.name, args)) calls.push([tool.name, args]);
       }
-      expect(calls.map(([n]) => n).sort()).toEqual([...Array(9).fill("copperhead_check"), "copperhead_sync", "copperhead_sync"]);
+      expect(calls.map(([n]) => n).sort()).toEqual([...Array(18).fill("copperhead_check"), "copperhead_sync", "copperhead_sync"]);
 
       const before = { tree: fingerprint(repo), head: await head(repo) };
       for (const [name, args] of calls) {
@@ -244,13 +247,38 @@ describe("copperhead_check", () => {
       const sch = join(repo, "usb-led.kicad_sch");
       writeFileSync(sch, readFileSync(sch, "utf8").replace('(property "Value" "1k"', '(property "Value" "680"'));
       const conn = await connect(repo);
-      for (const args of [{}, { fab: true }, { strict: true }, { fab: true, strict: true }]) {
+      for (const args of [{}, { fab: true }, { strict: true }, { fab: true, strict: true }, { baseline: "HEAD" }]) {
         const result = await call(conn, "copperhead_check", args);
         const expected = await runCheck({ repo, ...args });
         expect(result.structuredContent).toEqual(JSON.parse(JSON.stringify(expected)));
         expect(textOf(result)).toBe(JSON.stringify(expected, null, 2));
         expect(result.isError ?? false).toBe(false);
       }
+      await conn.close();
+    },
+    120_000,
+  );
+});
+
+describe("copperhead_check baseline", () => {
+  test(
+    "a ref marks each finding against that state; what is not a ref is refused before anything runs",
+    async () => {
+      const repo = await copyRepo(template);
+      const sch = join(repo, "usb-led.kicad_sch");
+      writeFileSync(sch, readFileSync(sch, "utf8").replace('(property "Value" "1k"', '(property "Value" "680"'));
+      const conn = await connect(repo);
+      const judged = (await call(conn, "copperhead_check", { baseline: "HEAD" })).structuredContent as unknown as CheckReport;
+      expect(judged.baseline?.ref).toBe("HEAD");
+      expect(judged.baseline!.counts.new).toBeGreaterThan(0);
+      expect(judged.checks.flatMap((c) => c.findings).every((f) => f.baselineState === "new")).toBe(true);
+      for (const baseline of ["--upload-pack=x", "", "two words"]) {
+        const refused = await call(conn, "copperhead_check", { baseline });
+        expect(refused.isError).toBe(true);
+      }
+      const unknown = await call(conn, "copperhead_check", { baseline: "no-such-branch" });
+      expect(unknown.isError).toBe(true);
+      expect(textOf(unknown)).toContain("not_found");
       await conn.close();
     },
     120_000,

@@ -3,6 +3,7 @@
  * never write, so a model that explores before proposing can do no harm.
  */
 import * as v from "valibot";
+import { compareWithBaseline } from "../../checks/baseline.ts";
 import type { Board } from "../../kicad/board.ts";
 import type { Component } from "../../kicad/components.ts";
 import { designSymbols, searchLibraries } from "../../kicad/library-search.ts";
@@ -10,7 +11,6 @@ import { resolveNet } from "../../kicad/net-names.ts";
 import { naturalCompare } from "../../kicad/netlist.ts";
 import { child, children, text } from "../../kicad/sexpr.ts";
 import { currentDesign, readRepoText, type RunContext } from "../context.ts";
-import { findingKeys } from "../gate.ts";
 import { docPath } from "./paths.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
 
@@ -129,9 +129,10 @@ export const readTools = [
     }),
     async run(ctx: RunContext, { check, severity, offset = 0, limit = MAX_FINDINGS }) {
       const [report, baseline] = await Promise.all([ctx.check(), ctx.baseline?.()]);
-      const known = baseline ? findingKeys(baseline) : undefined;
-      const all = report.checks.flatMap((c) => c.findings).filter((f) => (!check || f.check === check) && (!severity || f.severity === severity));
-      const page = all.slice(offset, offset + limit).map((f) => ({ ...f, baseline: known ? (known.has(f.key) ? "unchanged" : "new") : "unknown" }));
+      const comparison = baseline ? compareWithBaseline(baseline, report, false) : undefined;
+      const marked = comparison?.current ?? report.checks.flatMap((c) => c.findings);
+      const all = marked.filter((f) => (!check || f.check === check) && (!severity || f.severity === severity));
+      const page = all.slice(offset, offset + limit).map(({ baselineState, ...f }) => ({ ...f, baseline: baselineState ?? "unknown" }));
       return {
         ok: report.ok,
         counts: report.counts,
@@ -140,7 +141,7 @@ export const readTools = [
         offset,
         total: all.length,
         ...(offset + page.length < all.length ? { nextOffset: offset + page.length } : {}),
-        ...(known ? { newErrors: all.filter((f) => f.severity === "error" && !known.has(f.key)).length } : {}),
+        ...(comparison ? { newErrors: comparison.failing.length } : {}),
       };
     },
   }),

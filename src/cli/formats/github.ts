@@ -1,14 +1,17 @@
 /**
  * GitHub Actions workflow commands: one annotation per finding, so findings show on the pull
- * request's diff and in the run summary. Nothing but the commands goes to stdout; the runner
- * would otherwise echo stray lines into the log and, worse, might read them as commands.
+ * request's diff and in the run summary. Checked against a baseline, only new findings are
+ * annotated: the pull request is about what it introduces. Nothing but the commands goes to
+ * stdout; the runner would otherwise echo stray lines into the log and, worse, might read them
+ * as commands.
  */
 import type { CheckReport, Finding, Severity } from "../../checks/types.ts";
 
 const COMMAND: Record<Severity, string> = { error: "error", warning: "warning", info: "notice" };
 
 export function renderGithub(report: CheckReport): string {
-  return report.checks.flatMap((check) => check.findings.map(annotation)).join("\n");
+  const findings = report.checks.flatMap((check) => check.findings);
+  return (report.baseline ? findings.filter((f) => f.baselineState === "new") : findings).map(annotation).join("\n");
 }
 
 function annotation(finding: Finding): string {

@@ -3,9 +3,10 @@
  * finding. Test names are finding keys, which survive coordinate changes, so a dashboard's
  * per-test history follows the same violation from run to run.
  *
- * A finding is a `<failure>` when it gates: errors always, warnings under `--strict`. Other
- * findings are passing test cases whose text sits in `<system-out>`, visible without turning
- * the dashboard red. A family with nothing to report gets one passing (or skipped) test case
+ * A finding is a `<failure>` when it gates: errors always, warnings under `--strict`, and,
+ * checked against a baseline, only when it is new. Other findings are passing test cases whose
+ * text sits in `<system-out>` (with `unchanged since <ref>`), visible without turning the
+ * dashboard red. A family with nothing to report gets one passing (or skipped) test case
  * named after it, so every family appears on the dashboard.
  */
 import type { CheckReport, CheckResult, Finding } from "../../checks/types.ts";
@@ -20,7 +21,7 @@ interface Suite {
 }
 
 export function renderJunit(report: CheckReport): string {
-  const suites = report.checks.map((check) => suite(check, report.strict));
+  const suites = report.checks.map((check) => suite(check, report));
   const total = (field: "tests" | "failures" | "skipped") => suites.reduce((n, s) => n + s[field], 0);
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
@@ -30,7 +31,7 @@ export function renderJunit(report: CheckReport): string {
   ].join("\n");
 }
 
-function suite(check: CheckResult, strict: boolean): Suite {
+function suite(check: CheckResult, report: CheckReport): Suite {
   const classname = `copperhead.${check.id}`;
   const cases: string[] = [];
   let failures = 0;
@@ -40,12 +41,13 @@ function suite(check: CheckResult, strict: boolean): Suite {
     skipped = 1;
   } else {
     for (const finding of check.findings) {
-      const gates = finding.severity === "error" || (strict && finding.severity === "warning");
+      const gates = (finding.severity === "error" || (report.strict && finding.severity === "warning")) && finding.baselineState !== "unchanged";
       if (gates) failures++;
-      cases.push(findingCase(classname, finding, gates));
+      cases.push(findingCase(classname, finding, gates, report.baseline?.ref));
     }
-    // A failed family must show red even when no single finding gates on its own.
-    if (check.status === "fail" && failures === 0) {
+    // A failed family must show red even when no single finding gates on its own (against a
+    // baseline, a family that fails only on what was there already is not this change's failure).
+    if (check.status === "fail" && failures === 0 && !report.baseline) {
       cases.push(testcase(classname, check.id, {}, [`<failure message="${attr(check.summary)}" type="${attr(check.id)}"/>`]));
       failures = 1;
     }
@@ -60,9 +62,10 @@ function suite(check: CheckResult, strict: boolean): Suite {
   return { xml: [header, ...cases, `  </testsuite>`], tests: cases.length, failures, skipped };
 }
 
-function findingCase(classname: string, finding: Finding, gates: boolean): string {
+function findingCase(classname: string, finding: Finding, gates: boolean, baselineRef: string | undefined): string {
   const loc = finding.location;
-  const body = [`${finding.severity}: ${finding.message}`, loc && describeLocation(loc), `rule ${finding.check}/${finding.rule}`]
+  const since = finding.baselineState && baselineRef ? `${finding.baselineState} since ${baselineRef}` : undefined;
+  const body = [`${finding.severity}: ${finding.message}`, loc && describeLocation(loc), `rule ${finding.check}/${finding.rule}`, since]
     .filter(Boolean)
     .join("\n");
   const child = gates

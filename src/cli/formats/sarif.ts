@@ -3,6 +3,10 @@
  * deterministic as the report (no timestamps, no absolute paths), and every result carries the
  * finding's stable `key` as a partial fingerprint, so code scanning keeps tracking an alert when
  * an unrelated edit moves it to another line.
+ *
+ * Checked against a baseline (`--baseline`), every result carries its `baselineState` (`new`,
+ * `unchanged`, and `absent` for the baseline's findings that are gone, which are listed too), so
+ * a dashboard shows what a pull request introduced.
  */
 import type { CheckReport, Finding, Severity } from "../../checks/types.ts";
 
@@ -19,7 +23,7 @@ const LEVEL: Record<Severity, string> = { error: "error", warning: "warning", in
 const FINGERPRINT = "copperheadKey/v1";
 
 export function renderSarif(report: CheckReport, opts: SarifOptions): string {
-  const findings = report.checks.flatMap((check) => check.findings);
+  const findings = [...report.checks.flatMap((check) => check.findings), ...(report.baseline?.absent ?? [])];
   // One rule per distinct check/rule, in code-unit order so the log does not depend on locale.
   const rules = [...new Map(findings.map((f) => [ruleId(f), f.check])).entries()].sort(([a], [b]) => (a < b ? -1 : 1));
   const ruleIndex = new Map(rules.map(([id], i) => [id, i]));
@@ -42,6 +46,7 @@ export function renderSarif(report: CheckReport, opts: SarifOptions): string {
           kicadVersion: report.kicad?.version ?? null,
           strict: report.strict,
           fab: report.fab,
+          ...(report.baseline ? { baseline: { ref: report.baseline.ref, commit: report.baseline.commit } } : {}),
         },
       },
     ],
@@ -66,6 +71,7 @@ function result(finding: Finding, index: number, project: string): object {
     // whole is pinned to the project file rather than dropped.
     locations: [{ physicalLocation: physicalLocation(loc?.file ?? project, loc?.line, loc?.column) }],
     partialFingerprints: { [FINGERPRINT]: finding.key },
+    ...(finding.baselineState ? { baselineState: finding.baselineState } : {}),
     ...(Object.keys(design).length ? { properties: design } : {}),
   };
 }

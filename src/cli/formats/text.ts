@@ -5,7 +5,7 @@
  */
 import { styleText } from "node:util";
 import { CHECK_IDS, type CheckReport, type CheckResult, type CheckStatus, type Finding, type Severity } from "../../checks/types.ts";
-import { describeCounts } from "../../checks/result.ts";
+import { countSeverities, describeCounts } from "../../checks/result.ts";
 import { locationParts } from "../../checks/location.ts";
 import { spellOut } from "./escape.ts";
 
@@ -37,9 +37,19 @@ export function renderText(report: CheckReport, opts: TextOptions): string {
   const paint = (style: Style, text: string): string =>
     opts.color ? styleText(style, text, { validateStream: false }) : text;
   const lines = [heading(report), ""];
+  const baseline = report.baseline;
   for (const check of report.checks) {
     lines.push(checkLine(check, paint));
-    for (const finding of check.findings) lines.push(...findingLines(finding, paint));
+    // Against a baseline the findings that were already there are counted, not listed: what a
+    // person has to act on is what is new.
+    const shown = baseline ? check.findings.filter((f) => f.baselineState === "new") : check.findings;
+    for (const finding of shown) lines.push(...findingLines(finding, paint));
+    const unchanged = check.findings.length - shown.length;
+    if (baseline && unchanged > 0) lines.push(paint("dim", `${FINDING_INDENT}${unchanged} unchanged since ${baseline.ref}`));
+  }
+  if (baseline && baseline.absent.length > 0) {
+    lines.push("", `Gone since ${baseline.ref}:`);
+    for (const finding of baseline.absent) lines.push(...findingLines(finding, paint));
   }
   lines.push("", verdict(report, paint));
   return lines.join("\n");
@@ -48,7 +58,8 @@ export function renderText(report: CheckReport, opts: TextOptions): string {
 function heading(report: CheckReport): string {
   const modes = [report.strict && "strict", report.fab && "fab"].filter(Boolean);
   const kicad = report.kicad ? ` with KiCad ${report.kicad.version}` : "";
-  return `Checked ${clean(report.project)}${kicad}${modes.length ? ` (${modes.join(", ")})` : ""}`;
+  const against = report.baseline ? ` against ${clean(report.baseline.ref)} (${report.baseline.commit.slice(0, 12)})` : "";
+  return `Checked ${clean(report.project)}${kicad}${against}${modes.length ? ` (${modes.join(", ")})` : ""}`;
 }
 
 function checkLine(check: CheckResult, paint: Paint): string {
@@ -71,10 +82,27 @@ function findingLines(finding: Finding, paint: Paint): string[] {
   ];
 }
 
-/** Worded as the CLI's stderr verdict for the machine formats, so both read the same. */
 function verdict(report: CheckReport, paint: Paint): string {
-  const text = `check ${report.ok ? "passed" : "failed"}: ${describeCounts(report.counts)}`;
-  return paint(["bold", report.ok ? "green" : "red"], text);
+  return paint(["bold", report.ok ? "green" : "red"], describeVerdict(report));
+}
+
+/**
+ * The one-line verdict, also what the CLI says on stderr for the machine formats:
+ * `check failed: 2 errors, 1 warning`, or against a baseline
+ * `check failed: new since HEAD: 1 error; unchanged: 6 errors, 1 warning; 2 gone`.
+ */
+export function describeVerdict(report: CheckReport): string {
+  const passed = `check ${report.ok ? "passed" : "failed"}`;
+  // Nothing was checked at all (a commit that stages no design file): say why, not "no findings".
+  if (report.checks.every((c) => c.status === "skipped") && report.checks[0]) return `${passed}: ${report.checks[0].summary}`;
+  const baseline = report.baseline;
+  if (!baseline) return `${passed}: ${describeCounts(report.counts)}`;
+  const findings = report.checks.flatMap((c) => c.findings);
+  const inState = (state: string) => countSeverities(findings.filter((f) => f.baselineState === state));
+  const parts = [`new since ${clean(baseline.ref)}: ${describeCounts(inState("new"))}`];
+  if (baseline.counts.unchanged > 0) parts.push(`unchanged: ${describeCounts(inState("unchanged"))}`);
+  if (baseline.counts.absent > 0) parts.push(`${baseline.counts.absent} gone`);
+  return `${passed}: ${parts.join("; ")}`;
 }
 
 /**
