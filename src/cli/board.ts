@@ -9,9 +9,10 @@ const syncCommand = defineCommand({
   args: {
     ...projectArgs,
     "dry-run": { type: "boolean", description: "Show what would change; write nothing", default: false },
+    fields: { type: "boolean", description: "Also update footprint fields and sheet names (KiCad's \"Update footprint fields\")", default: false },
   },
   async run({ args }) {
-    const result = await runBoardSync({ repo: args.repo, project: args.project, dryRun: args["dry-run"] });
+    const result = await runBoardSync({ repo: args.repo, project: args.project, dryRun: args["dry-run"], fields: args.fields });
     if (args.json) writeJson(result);
     else {
       for (const w of result.warnings) log.warn(w.message);
@@ -35,7 +36,7 @@ export function renderBoardSync(result: BoardSyncResult): string {
     const parts: string[] = [];
     if (u.reference) parts.push(`reference ${u.reference.from} → ${u.reference.to}`);
     if (u.value) parts.push(`value ${u.value.from ?? ""} → ${u.value.to}`);
-    if (u.footprint) parts.push(`footprint ${u.footprint.from} → ${u.footprint.to}`);
+    if (u.footprint) parts.push(`footprint ${u.footprint.from} → ${u.footprint.to}${u.footprint.kind === "relink" ? " (re-linked, same footprint)" : ""}`);
     for (const f of u.fields) parts.push(`${f.name} ${f.from ?? "(new)"} → ${f.to}`);
     if (u.path || u.sheetname || u.sheetfile) parts.push(`sheet → ${u.sheetname || "/"}`);
     if (u.flags) parts.push(`attributes ${[...u.flags.add.map((f) => `+${f}`), ...u.flags.remove.map((f) => `-${f}`)].join(" ")}`);
@@ -48,6 +49,8 @@ export function renderBoardSync(result: BoardSyncResult): string {
     else if (n.to !== undefined) lines.push(`+ net ${n.to}`);
     else lines.push(`- net ${n.from}`);
   }
+  const fieldDrift = new Set(result.skipped.filter((s) => s.reason === "fields").map((s) => s.ref));
+  if (fieldDrift.size > 0) lines.push(`${fieldDrift.size} footprint(s) have fields or sheet names that differ from the schematic; --fields updates them`);
   const total = result.added.length + result.updated.length + result.removed.length + result.renets.length;
   const verb = result.dryRun ? "would change" : "changed";
   lines.push(

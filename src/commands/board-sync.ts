@@ -13,6 +13,8 @@ export interface BoardSyncOptions {
   project?: string;
   /** Plan only; write nothing. */
   dryRun?: boolean;
+  /** Also update fields and sheet names, which parity does not compare. */
+  fields?: boolean;
 }
 
 export interface BoardSyncResult extends BoardSyncPlan {
@@ -25,6 +27,6 @@ export interface BoardSyncResult extends BoardSyncPlan {
 
 export async function runBoardSync(options: BoardSyncOptions = {}): Promise<BoardSyncResult> {
   const project = discoverProject(await openRepo(options.repo), options.project);
-  const { plan, board, written } = await syncBoard(project, { dryRun: options.dryRun });
+  const { plan, board, written } = await syncBoard(project, { dryRun: options.dryRun, fields: options.fields });
   return { ...plan, board: repoRelative(project.repoRoot, board), dryRun: options.dryRun === true, written };
 }

@@ -11,7 +11,8 @@
 import { arcCircle, footprintToBoard, readNetRef, type BBox, type Board, type Point } from "./board.ts";
 import { CopperheadError } from "../errors.ts";
 import { readRepoText } from "../repo/repo-files.ts";
-import { copperOnPads, type BoardSyncPlan } from "./board-sync.ts";
+import { copperOnPads } from "./board-nets.ts";
+import type { BoardSyncPlan } from "./board-sync.ts";
 import { boardBounds, localBounds, moveFootprint, type Side } from "./footprint-instance.ts";
 import type { Libraries } from "./library.ts";
 import { child, children, childText, head, num, text, type SList } from "./sexpr.ts";

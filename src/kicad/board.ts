@@ -143,6 +143,13 @@ function readFootprint(node: SList): Footprint {
     if (kind === "reference" && fields.Reference === undefined) fields.Reference = text(t, 2) ?? "";
     if (kind === "value" && fields.Value === undefined) fields.Value = text(t, 2) ?? "";
   }
+  // KiCad 7 and older kept the sheet as two key/value properties rather than fields.
+  const sheetname = childText(node, "sheetname") ?? fields.Sheetname;
+  const sheetfile = childText(node, "sheetfile") ?? fields.Sheetfile;
+  if (!child(node, "sheetname") && !child(node, "sheetfile")) {
+    delete fields.Sheetname;
+    delete fields.Sheetfile;
+  }
   const attr = child(node, "attr");
   return {
     node,
@@ -151,8 +158,8 @@ function readFootprint(node: SList): Footprint {
     value: fields.Value ?? "",
     fields,
     path: childText(node, "path"),
-    sheetname: childText(node, "sheetname"),
-    sheetfile: childText(node, "sheetfile"),
+    sheetname,
+    sheetfile,
     layer: childText(node, "layer") ?? "F.Cu",
     at: placementOf(node),
     locked: flag(node, "locked") === true,

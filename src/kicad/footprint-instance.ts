@@ -44,11 +44,6 @@ export interface InstanceOptions {
   /** Keep this uuid for the footprint itself (a swapped footprint keeps its identity). */
   uuid?: string;
   locked?: boolean;
-  /**
-   * Fields of the footprint this instance replaces. Those the library footprint lacks are
-   * carried over as they are (position, style, uuid), as KiCad's footprint exchange keeps them.
-   */
-  previousFields?: SList[];
   /** The board's layer ids by name (its `(layers …)` table), for KiCad's drawing order. */
   layerIds?: Map<string, number>;
 }
@@ -87,21 +82,12 @@ export function instantiateFootprint(library: SList, options: InstanceOptions): 
   propertyValue("Value", options.value);
   const mandatory = new Map(options.fields.filter((f) => f.name === "Datasheet" || f.name === "Description").map((f) => [f.name, f.value]));
   const added: SList[] = [];
-  const carried = new Set<SList>();
-  const newField = (name: string, value: string, size: number) => {
-    const previous = options.previousFields?.find((p) => text(p, 1) === name);
-    if (!previous) return hiddenField(name, value, size);
-    const kept = cloneNode(previous);
-    setAtom(kept, 2, q(value));
-    carried.add(kept);
-    return kept;
-  };
   for (const name of ["Datasheet", "Description"]) {
-    if (!propertyValue(name, mandatory.get(name) ?? "")) added.push(newField(name, mandatory.get(name) ?? "", 1.27));
+    if (!propertyValue(name, mandatory.get(name) ?? "")) added.push(hiddenField(name, mandatory.get(name) ?? "", 1.27));
   }
   for (const field of options.fields) {
     if (mandatory.has(field.name)) continue;
-    if (!propertyValue(field.name, field.value)) added.push(newField(field.name, field.value, 1));
+    if (!propertyValue(field.name, field.value)) added.push(hiddenField(field.name, field.value, 1));
   }
   const sheet: SList[] = [];
   if (options.path !== undefined) sheet.push(list("path", q(options.path)));
@@ -119,10 +105,6 @@ export function instantiateFootprint(library: SList, options: InstanceOptions): 
     ordered.splice(at < 0 ? ordered.length : at, 0, list("attr", ...sortFlags(options.flags).map(sym)));
   }
   for (const item of ordered) {
-    if (carried.has(item)) {
-      node.items.push(item);
-      continue;
-    }
     if (options.side === "back") flipItem(item);
     rotateItem(item, options.at.rotation);
     assignUuids(item, uuids);

@@ -185,7 +185,75 @@ export function symbolLibraryVersion(version: number): number {
 }
 
 /**
- * Board files (`.kicad_pcb`) and footprints (`.kicad_mod`). Entries are added as the board
- * readers and writers need them.
+ * Board files (`.kicad_pcb`) and footprints (`.kicad_mod`), as one dialect per release: what
+ * board sync writes so that an edit keeps a board in its own format. A board from a
+ * development build is written in the dialect of the release it leads up to. The facts were
+ * read off boards each release wrote (the KiCad demos and the open-hardware corpus) and checked
+ * by loading the edited files with kicad-cli 9.
  */
-export const BOARD = {} as const satisfies Record<string, FormatChange>;
+export type KicadRelease = 6 | 7 | 8 | 9 | 10;
+
+export interface BoardDialect {
+  release: KicadRelease;
+  /** The `(version …)` the release writes (KiCad 10: anything newer than KiCad 9's). */
+  version: number;
+  /**
+   * Reference and Value of a footprint: `(fp_text reference "R1" …)` up to KiCad 7,
+   * `(property "Reference" "R1" …)` since KiCad 8 (other fields are properties too).
+   * Up to KiCad 7 a `(property "name" "value")` is a bare key/value pair with no position.
+   */
+  textFields: "fp_text" | "property";
+  /** Item ids: `(tstamp 1234abcd-…)` up to KiCad 7, `(uuid "1234abcd-…")` since KiCad 8. */
+  ids: "tstamp" | "uuid";
+  /** Yes/no flags: bare atoms (`locked`, `hide`) up to KiCad 7, `(locked yes)` since KiCad 8. */
+  flags: "atom" | "list";
+  /** Line widths: `(width 0.12)` in KiCad 6, `(stroke (width 0.12) (type solid))` since KiCad 7. */
+  strokes: "width" | "stroke";
+  /**
+   * A footprint's sheet: `(property "Sheetname" …)` and `(property "Sheetfile" …)` up to
+   * KiCad 7, `(sheetname …)` and `(sheetfile …)` since KiCad 8.
+   */
+  sheetData: "property" | "token";
+  /**
+   * How the sheet is named: by its own name (`"Power"`) up to KiCad 8, by its path from the
+   * root (`"/Power/"`) since KiCad 9.
+   */
+  sheetName: "name" | "path";
+  /** The root sheet's name in that field: `""` up to KiCad 7, `"Root"` in KiCad 8, `"/"` since 9. */
+  rootSheetName: string;
+  /** Nets: a numbered table with `(net 3 "GND")` on pads up to KiCad 9, `(net "GND")` in KiCad 10. */
+  nets: "numbered" | "named";
+}
+
+/** The board `(version …)` KiCad `major` writes. */
+function boardRelease(major: number): number {
+  return RELEASES.board.find((r) => r.major === major)!.version;
+}
+
+const KICAD6: BoardDialect = {
+  release: 6,
+  version: boardRelease(6),
+  textFields: "fp_text",
+  ids: "tstamp",
+  flags: "atom",
+  strokes: "width",
+  sheetData: "property",
+  sheetName: "name",
+  rootSheetName: "",
+  nets: "numbered",
+};
+const KICAD7: BoardDialect = { ...KICAD6, release: 7, version: boardRelease(7), strokes: "stroke" };
+const KICAD8: BoardDialect = { ...KICAD7, release: 8, version: boardRelease(8), textFields: "property", ids: "uuid", flags: "list", sheetData: "token", rootSheetName: "Root" };
+const KICAD9: BoardDialect = { ...KICAD8, release: 9, version: boardRelease(9), sheetName: "path", rootSheetName: "/" };
+const KICAD10: BoardDialect = { ...KICAD9, release: 10, version: Number.POSITIVE_INFINITY, nets: "named" };
+
+/** The board dialects, oldest first. */
+export const BOARD_DIALECTS: readonly BoardDialect[] = [KICAD6, KICAD7, KICAD8, KICAD9, KICAD10];
+
+/**
+ * The dialect a board of this `(version …)` is written in: the first release whose version is
+ * not older. A board without a version is taken as the newest format.
+ */
+export function boardDialect(version: number | undefined): BoardDialect {
+  return BOARD_DIALECTS.find((d) => version !== undefined && version <= d.version) ?? KICAD10;
+}

@@ -8,11 +8,11 @@ import { runDrc, runErc, type KicadCli } from "../../src/kicad/kicad-cli.ts";
 import { Libraries, openLibraries } from "../../src/kicad/library.ts";
 import { buildNetlist } from "../../src/kicad/netlist.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic.ts";
-import { children, printSexpr, removeChild, text } from "../../src/kicad/sexpr.ts";
+import { child, children, printSexpr, removeChild, setAtom, sym, text } from "../../src/kicad/sexpr.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
-import { addResistor, deleteHeader, moveHeaderToRegulator, renameLedNet, setField } from "../support/usb-led-edits.ts";
+import { addResistor, deleteHeader, moveHeaderToRegulator, renameLedNet, rootSheet, setField } from "../support/usb-led-edits.ts";
 
 const KICAD_TIMEOUT = 90_000;
 let cli: KicadCli;
@@ -155,6 +155,9 @@ describe("board sync against kicad-cli", () => {
       expect(text(children(swapped.node, "uuid")[0]!, 1)).toBe(text(children(old.node, "uuid")[0]!, 1));
       expect(swapped.path).toBe(old.path);
       expect(swapped.fields).toEqual(old.fields);
+      // Change Footprint keeps each field's text position and style.
+      const reference = (fp: typeof old) => printSexpr(children(fp.node, "property").find((p) => text(p, 1) === "Reference")!).trim();
+      expect(reference(swapped)).toBe(reference(old));
       expect(swapped.pads.map((p) => [p.number, p.net?.name])).toEqual(old.pads.map((p) => [p.number, p.net?.name]));
       // The old footprint block is replaced by one of the same size; nothing else moves.
       expect(diff.added).toBeLessThanOrEqual(150);
@@ -185,7 +188,7 @@ describe("board sync against kicad-cli", () => {
         expect.objectContaining({
           ref: "J2",
           path: { from: "/ca033862-566d-58ed-a902-b0a5bfe90a3a", to: "/f6ecdb61-0c8b-5a62-8b68-b33506e9342f/ca033862-566d-58ed-a902-b0a5bfe90a3a" },
-          sheetname: { from: undefined, to: "Regulator" },
+          sheetname: { from: undefined, to: "/Regulator/" },
           sheetfile: { from: "usb-led.kicad_sch", to: "regulator.kicad_sch" },
           pads: [],
         }),
@@ -193,11 +196,59 @@ describe("board sync against kicad-cli", () => {
       expect(plan.added).toEqual([]);
       expect(plan.removed).toEqual([]);
       const j2 = Board.parse(after).footprints().find((f) => f.ref === "J2")!;
-      expect([j2.sheetname, j2.sheetfile]).toEqual(["Regulator", "regulator.kicad_sch"]);
+      expect([j2.sheetname, j2.sheetfile]).toEqual(["/Regulator/", "regulator.kicad_sch"]);
       expect(diff).toEqual({ added: 3, removed: 2 });
     },
     KICAD_TIMEOUT,
   );
+});
+
+describe("board sync changes what KiCad's parity check compares, and leaves the rest", () => {
+  /** Edits the board text of a usb-led copy. */
+  const editBoard = (dir: string, edit: (text: string) => string) => writeFileSync(pcb(dir), edit(readFileSync(pcb(dir), "utf8")));
+
+  test("sheet names as any KiCad release spells them are in sync", async () => {
+    const dir = await copyFixture("usb-led");
+    // KiCad 8 wrote "Root" (translated: "Racine") for the root sheet, KiCad 9 writes "/".
+    editBoard(dir, (t) => t.replace('\t\t(sheetfile "usb-led.kicad_sch")', '\t\t(sheetname "Racine")\n\t\t(sheetfile "usb-led.kicad_sch")').replace('(sheetname "Regulator")', '(sheetname "/Regulator/")'));
+    const before = readFileSync(pcb(dir), "utf8");
+    const result = await syncBoard(discoverProject(dir));
+    expect(isEmptyPlan(result.plan)).toBe(true);
+    expect(result.plan.skipped).toEqual([]);
+    expect(readFileSync(pcb(dir), "utf8")).toBe(before);
+  });
+
+  test(
+    "a footprint placed from another library nickname is re-linked, not swapped",
+    async () => {
+      const dir = await copyFixture("usb-led");
+      editBoard(dir, (t) => t.replace('(footprint "Resistor_SMD:R_0603_1608Metric"', '(footprint "project_footprints:R_0603_1608Metric"'));
+      const before = readFileSync(pcb(dir), "utf8");
+      const { plan } = await syncBoard(discoverProject(dir));
+      expect(plan.updated.map((u) => [u.ref, u.footprint])).toEqual([["R3", { from: "project_footprints:R_0603_1608Metric", to: "Resistor_SMD:R_0603_1608Metric", kind: "relink", pads: [] }]]);
+      expect(lineDiff(before, readFileSync(pcb(dir), "utf8"), dir)).toEqual({ added: 1, removed: 1 });
+      const drc = await runDrc(pcb(dir), { cli, schematicParity: true });
+      expect(drc.report.schematic_parity).toEqual([]);
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test("fields follow the schematic only when asked; the DNP flag always does", async () => {
+    const dir = await copyFixture("usb-led");
+    setField(dir, "R1", "MPN", "TEST-MPN-1");
+    const quiet = await syncBoard(discoverProject(dir), { dryRun: true });
+    expect(isEmptyPlan(quiet.plan)).toBe(true);
+    expect(quiet.plan.skipped).toEqual([{ kind: "fields", reason: "fields", ref: "R1", detail: expect.stringContaining("MPN") }]);
+    const asked = await syncBoard(discoverProject(dir), { dryRun: true, fields: true });
+    expect(asked.plan.updated.map((u) => [u.ref, u.fields.map((f) => [f.name, f.to])])).toEqual([["R1", [["MPN", "TEST-MPN-1"]]]]);
+
+    const root = rootSheet(dir);
+    setAtom(child(root.symbol("R1"), "dnp")!, 1, sym("yes"));
+    root.save();
+    const dnp = await syncBoard(discoverProject(dir));
+    expect(dnp.plan.updated.map((u) => [u.ref, u.flags])).toEqual([["R1", { add: ["dnp"], remove: [] }]]);
+    expect(Board.load(pcb(dir)).footprints().find((f) => f.ref === "R1")!.attributes).toContain("dnp");
+  });
 });
 
 describe("board sync rejects bad input and leaves the board byte-identical", () => {

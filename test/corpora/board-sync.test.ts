@@ -1,0 +1,109 @@
+/**
+ * `board sync` on every board of both corpora (KiCad's demos and the open-hardware projects),
+ * judged by raw kicad-cli: DRC with schematic parity before and after, on a copy.
+ *
+ * - Where raw parity is clean, the sync changes no byte: a board in sync stays as KiCad wrote it.
+ * - Elsewhere, after the sync kicad-cli loads the board, parity shows no issue except on the
+ *   footprints the sync reported it could not fix (a footprint missing from every library, a
+ *   locked part), and no kind of error is more frequent than before.
+ *
+ * Raw DRC of the untouched project is cached by content (support/kicad-cache.ts); the DRC after
+ * the sync runs every time. `vme-wren` (70 MB) dominates the run time.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { syncBoard, type BoardSyncPlan, type SyncWarningCode } from "../../src/kicad/board-sync.ts";
+import { runDrc, type DrcReport, type KicadCli, type Violation } from "../../src/kicad/kicad-cli.ts";
+import { discoverProject } from "../../src/repo/project.ts";
+import { allProjects, copyCorpusProject, type CorpusProject } from "../support/corpora.ts";
+import { cachedParityDrc } from "../support/kicad-cache.ts";
+import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
+
+let cli: KicadCli;
+beforeAll(async () => {
+  cli = await requireKicadCli();
+});
+afterAll(cleanupTempDirs);
+
+/**
+ * Projects copperhead cannot read yet, with the error they give today. When one starts to load,
+ * its test fails here: drop the entry, and the project is checked like the others.
+ */
+const NOT_READ_YET: Record<string, RegExp> = {
+  "demos/royalblue54L_feather/RoyalBlue54L-Feather": /unexpected content after the root list/,
+  "corpus/antenna-eval": /older than KiCad 8/,
+  "corpus/emf-hexpansion": /older than KiCad 8/,
+  "corpus/rp2040-designguide": /older than KiCad 8/,
+  "corpus/rvpc-revb": /older than KiCad 8/,
+  "corpus/sweep-half-swept": /older than KiCad 8/,
+  "corpus/uext-esp32-c3": /older than KiCad 8/,
+};
+
+/** Warnings that leave a parity issue in place on purpose, and say so. */
+const UNFIXABLE: SyncWarningCode[] = ["footprint_unavailable", "locked_not_swapped", "locked_not_removed", "no_footprint_assigned", "unannotated"];
+
+const BIG_BOARD = 40_000_000;
+const boards = allProjects().filter((p): p is CorpusProject & { board: string; schematic: string } => p.board !== undefined && p.schematic !== undefined);
+
+describe("board sync on the corpora, judged by raw kicad-cli", () => {
+  for (const project of boards) {
+    const big = readFileSync(project.board).length > BIG_BOARD;
+    test(
+      project.id,
+      async () => {
+        const copy = await copyCorpusProject(project);
+        const pending = NOT_READ_YET[project.id];
+        if (pending) {
+          await expect(syncBoard(discoverProject(copy.root, project.projectFile))).rejects.toThrow(pending);
+          return;
+        }
+        const timeoutMs = big ? 900_000 : 120_000;
+        const before = await cachedParityDrc(cli, copy.root, copy.board!, timeoutMs);
+        expect(before.parityChecked).toBe(true);
+        const original = readFileSync(copy.board!);
+        const { plan, written } = await syncBoard(discoverProject(copy.root, project.projectFile));
+
+        if (issues(before.report.schematic_parity).length === 0) {
+          expect(written).toBe(false);
+          expect(Buffer.compare(readFileSync(copy.board!), original)).toBe(0);
+          return;
+        }
+        const after = await runDrc(copy.board!, { cli, schematicParity: true, timeoutMs });
+        expect(after.parityChecked).toBe(true);
+        expect(unexplained(after.report.schematic_parity, plan)).toEqual([]);
+        expect(newErrors(before.report, after.report)).toEqual([]);
+      },
+      big ? 2_000_000 : 300_000,
+    );
+  }
+});
+
+function issues(violations: Violation[]): Violation[] {
+  return violations.filter((v) => !v.excluded);
+}
+
+/** Parity issues left on footprints the plan did not warn about, as "type: description". */
+function unexplained(parity: Violation[], plan: BoardSyncPlan): string[] {
+  const warned = new Set(plan.warnings.filter((w) => UNFIXABLE.includes(w.code)).map((w) => w.ref));
+  return issues(parity)
+    .filter((v) => !v.items.some((item) => warned.has(refOf(item.description))))
+    .map((v) => `${v.type}: ${v.description} (${v.items.map((i) => i.description).join("; ")})`);
+}
+
+/** The footprint an item description names: "Footprint J1", "Pad 3 [GND] of J1 on F.Cu". */
+function refOf(description: string): string | undefined {
+  return /^Footprint (\S+)/.exec(description)?.[1] ?? / of (\S+) on /.exec(description)?.[1];
+}
+
+/** Kinds of error (violations and unconnected items) that became more frequent. */
+function newErrors(before: DrcReport, after: DrcReport): string[] {
+  const count = (report: DrcReport) => {
+    const counts = new Map<string, number>();
+    for (const v of [...report.violations, ...report.unconnected_items]) {
+      if (v.severity === "error" && !v.excluded) counts.set(v.type, (counts.get(v.type) ?? 0) + 1);
+    }
+    return counts;
+  };
+  const was = count(before);
+  return [...count(after)].filter(([type, n]) => n > (was.get(type) ?? 0)).map(([type, n]) => `${type}: ${was.get(type) ?? 0} → ${n}`);
+}
