@@ -4,6 +4,7 @@
  */
 import { loadDesign, type Design } from "../design/design.ts";
 import type { CheckReport } from "../checks/types.ts";
+import type { ProposalNames } from "../kicad/board-sync-scope.ts";
 import type { Libraries } from "../kicad/library.ts";
 import { SchematicEditor } from "../kicad/schematic-edit.ts";
 import type { RunJournal } from "../repo/journal.ts";
@@ -24,6 +25,10 @@ export interface RunContext {
   baseline?: () => Promise<CheckReport>;
   /** Set once the proposal passed the spec gate. */
   proposal?: Proposal;
+  /** The refs and nets the approved proposal names; `sync_board` applies only what they cover. */
+  scope?: ProposalNames;
+  /** Board drift from before the run (keys of `driftKeys`), computed by the first `sync_board`. */
+  boardDrift?: Promise<Set<string>>;
   /** Opened by the first edit; every repo write goes through it. */
   journal?: RunJournal;
   /** Opens the journal (first edit) — provided by the gated run so it is written before any edit. */

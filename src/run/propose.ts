@@ -16,6 +16,7 @@ export async function approveProposal(run: RunState, args: ProposalArgs): Promis
   const approval: Approval = approve ? "interactive" : "auto";
   const proposal: Proposal = { id: proposalId(run.ctx, args.title), title: args.title, approval, requirements: args.requirements_touched, why: args.why, changes: args.changes, verification: args.verification, runId: run.runId };
   if (approve && !(await approve(proposal))) return null;
+  run.ctx.scope = { refs: [...args.refs, ...args.new_refs], nets: [...args.nets, ...args.new_nets] };
   return adoptProposal(run, proposal);
 }
 

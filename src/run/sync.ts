@@ -6,7 +6,8 @@
  */
 import { readRepoText, type RunContext } from "../agent/context.ts";
 import { docEditTool } from "../agent/tools/docs.ts";
-import { editTools, syncBoardFromSchematic } from "../agent/tools/edit.ts";
+import { syncBoardFromSchematic } from "../agent/tools/board.ts";
+import { editTools } from "../agent/tools/edit.ts";
 import { exitTools } from "../agent/tools/exit.ts";
 import { readTools } from "../agent/tools/read.ts";
 import type { Tool } from "../agent/tools/tool.ts";

@@ -1,11 +1,13 @@
 /**
- * The repo most pipeline tests start from: usb-led in a fresh git repo, the design committed,
- * then `copperhead init` (without the hook) committed — a clean tree, as `do` and `sync` need.
+ * The repo most pipeline tests start from: usb-led (or a corpus project) in a fresh git repo,
+ * the design committed, then `copperhead init` (without the hook) committed — a clean tree, as
+ * `do` and `sync` need.
  */
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { runInit } from "../../src/commands/init.ts";
 import { git, treeFingerprint } from "../repo/git-repo.ts";
+import { copyCorpusProject, type CorpusProject } from "./corpora.ts";
 import { copyFixture, makeTempDir, requireKicadCli } from "./kicad.ts";
 
 /** Run records, the check cache and the lock are local state, not part of the tree a run may change. */
@@ -29,12 +31,22 @@ export const ISOLATED_ENV: Record<string, string | undefined> = {
 /** `extra` runs between `init` and its commit, for variants that ship in the initial state. */
 export async function initialisedRepo(extra?: (repo: string) => void): Promise<string> {
   await requireKicadCli();
-  const repo = await copyFixture("usb-led");
+  return initialise(await copyFixture("usb-led"), "usb-led design", extra);
+}
+
+/** A copy of a corpus project (see support/corpora.ts) set up the same way; returns the repo. */
+export async function initialisedCorpusRepo(project: CorpusProject): Promise<string> {
+  await requireKicadCli();
+  const copy = await copyCorpusProject(project);
+  return initialise(copy.root, `${project.id} design`);
+}
+
+async function initialise(repo: string, message: string, extra?: (repo: string) => void): Promise<string> {
   await git(repo, "init", "--quiet", "--initial-branch=main");
   await git(repo, "config", "user.name", "Test User");
   await git(repo, "config", "user.email", "test@example.com");
   await git(repo, "add", "-A");
-  await git(repo, "commit", "--quiet", "-m", "usb-led design");
+  await git(repo, "commit", "--quiet", "-m", message);
   await runInit({ repo, hooks: false });
   extra?.(repo);
   await git(repo, "add", "-A");

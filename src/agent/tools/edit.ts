@@ -5,14 +5,12 @@
  */
 import * as v from "valibot";
 import { Board } from "../../kicad/board.ts";
-import { placeAdditions, placeFootprint, placementRules } from "../../kicad/board-placement.ts";
-import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncPlan } from "../../kicad/board-sync.ts";
-import type { Netlist } from "../../kicad/netlist.ts";
-import { bestPartOn } from "../../kicad/schematic-placement.ts";
+import { placeFootprint, placementRules } from "../../kicad/board-placement.ts";
 import type { SchematicEditor } from "../../kicad/schematic-edit.ts";
 import { printSexprBytes } from "../../kicad/sexpr.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
-import { currentDesign, openEditor, type RunContext } from "../context.ts";
+import { openEditor, type RunContext } from "../context.ts";
+import { syncBoardTool } from "./board.ts";
 import { docEditTool } from "./docs.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
 
@@ -25,33 +23,6 @@ function editSchematic<T>(ctx: RunContext, operation: (editor: SchematicEditor) 
   const result = toolCall(() => operation(editor));
   for (const file of editor.changedFiles()) journal.writeFile(repoRelative(ctx.repoRoot, file), editor.bytes(file));
   return result;
-}
-
-/**
- * Updates the board from the schematic through the journal; new footprints are remembered as
- * layout work for a person. Shared by the `sync_board` tool and `sync --resolve`.
- */
-export function syncBoardFromSchematic(ctx: RunContext): BoardSyncPlan {
-  const boardFile = ctx.project.board;
-  if (!boardFile) throw new ToolError("the project has no board to sync");
-  const journal = ctx.journal ?? ctx.beginEdits();
-  const design = currentDesign(ctx);
-  const board = Board.load(boardFile, { within: ctx.repoRoot });
-  const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries });
-  // A new footprint goes next to the part it was placed beside in the schematic (or shares the most nets with).
-  const anchorOf = (ref: string) => ctx.placementAnchors?.get(ref) ?? bestPartOn(design.netlist, nets(design.netlist, ref), (other) => other !== ref && !plan.added.some((a) => a.ref === other));
-  const staged = placeAdditions(board, plan, ctx.libraries, anchorOf, placementRules(ctx.project.projectFile, ctx.repoRoot));
-  if (!isEmptyPlan(plan)) {
-    applyBoardSync(board, plan, ctx.libraries);
-    journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
-  }
-  for (const ref of staged) ctx.layoutPending.add(ref);
-  return plan;
-}
-
-/** The nets a part's pins are on. */
-function nets(netlist: Netlist, ref: string): string[] {
-  return netlist.nets.filter((n) => n.nodes.some((node) => node.ref === ref)).map((n) => n.name);
 }
 
 export const editTools = [
@@ -175,15 +146,7 @@ export const editTools = [
       return { ref, pin, noConnect: true };
     },
   }),
-  defineTool({
-    name: "sync_board",
-    family: "edit",
-    description: "Update the board from the schematic: add, update and remove footprints and assign pad nets. New footprints go next to the footprint of the part they were placed beside (inside the outline, clear of courtyards and other nets' copper), or are staged beside the outline when there is no room.",
-    schema: v.strictObject({}),
-    run(ctx: RunContext) {
-      return toolCall(() => syncBoardFromSchematic(ctx));
-    },
-  }),
+  syncBoardTool,
   defineTool({
     name: "place_footprint",
     family: "edit",

@@ -1,0 +1,66 @@
+/**
+ * Board sync inside a `do` run, confined to the approved proposal.
+ *
+ * A real board often carries drift nobody asked to fix: footprints placed from a project
+ * library the schematic no longer names, field values that were never pushed to the board.
+ * A run that adds an LED must not touch any of that. So inside a run a change is applied only
+ * when it did not exist before the run — it follows from the run's own edits — and it concerns
+ * what the proposal names: a named part (added, removed, re-footprinted, re-valued), a named net
+ * (renamed), or the pads a named part now shares a net with. Everything else is reported as
+ * `baseline` (drift from before the run) or `out_of_scope` (a change the proposal does not
+ * cover), never applied.
+ */
+import { planBoardSync, type BoardSyncInputs, type ChangeFilter, type SyncChange } from "./board-sync-plan.ts";
+import type { Netlist } from "./netlist.ts";
+
+/** What the approved proposal names: existing and new refs and nets. */
+export interface ProposalNames {
+  refs: string[];
+  nets: string[];
+}
+
+/**
+ * The keys of every change a sync of this design would make: the drift already there. Planned
+ * with every change skipped, so it reads no library and places nothing, and cannot fail on a
+ * footprint that is missing since long before the run.
+ */
+export function driftKeys(inputs: BoardSyncInputs): Set<string> {
+  const keys = new Set<string>();
+  planBoardSync(inputs, {
+    filter: (change) => {
+      keys.add(change.key);
+      return "baseline";
+    },
+  });
+  return keys;
+}
+
+/**
+ * The filter of a sync inside a run: `baseline` holds the keys of the drift before the run
+ * (`driftKeys` of the design at the run's start), `netlist` is the design's netlist now.
+ */
+export function proposalFilter(names: ProposalNames, baseline: Set<string>, netlist: Netlist): ChangeFilter {
+  const refs = new Set(names.refs);
+  const namedNet = netMatcher(names.nets);
+  const refsOnNet = new Map(netlist.nets.map((n) => [n.name, n.nodes.map((node) => node.ref)]));
+  const touchesNamed = (net: string) => namedNet(net) || (refsOnNet.get(net) ?? []).some((ref) => refs.has(ref));
+  return (change: SyncChange) => {
+    if (baseline.has(change.key)) return "baseline";
+    if (change.refs.some((ref) => refs.has(ref))) return undefined;
+    // Net consequences of a named part or net: a pad that joins a named part's net, a net a
+    // named edit renamed or emptied.
+    if (change.kind === "net_removed") return undefined;
+    if ((change.kind === "pad" || change.kind === "rename") && change.nets.some(touchesNamed)) return undefined;
+    return "out_of_scope";
+  };
+}
+
+/**
+ * Net names as a proposal writes them: `DATA` names the net `/DATA` (or `/Sub/DATA` when that
+ * is the only one), as every tool resolves a short name.
+ */
+function netMatcher(names: string[]): (net: string) => boolean {
+  const wanted = new Set(names);
+  const leaves = new Set(names.map((n) => n.replace(/^\//, "")));
+  return (net) => wanted.has(net) || leaves.has(net.slice(net.lastIndexOf("/") + 1));
+}
