@@ -7,7 +7,9 @@
 import { CopperheadError } from "../errors.ts";
 import { footprintToBoard, readNetRef, type Board, type Footprint, type NetFormat } from "./board.ts";
 import { afterLast, BOARD_HEADER } from "./node-order.ts";
-import { child, children, head, insertChild, list, num, q, removeChild, setAtom, text, type SList } from "./sexpr.ts";
+import { insertInDialect } from "./footprint-dialect.ts";
+import type { BoardDialect } from "./format.ts";
+import { child, children, head, list, num, q, removeChild, setAtom, text, type SList } from "./sexpr.ts";
 
 /** Heads of the top-level items that carry copper on a net. */
 const COPPER_ITEMS = new Set(["segment", "arc", "via", "zone"]);
@@ -15,11 +17,13 @@ const COPPER_ITEMS = new Set(["segment", "arc", "via", "zone"]);
 export class NetTable {
   private readonly board: Board;
   private readonly format: NetFormat;
+  private readonly dialect: BoardDialect;
   private readonly codes = new Map<string, number>();
 
-  constructor(board: Board, format: NetFormat) {
+  constructor(board: Board, format: NetFormat, dialect: BoardDialect) {
     this.board = board;
     this.format = format;
+    this.dialect = dialect;
     for (const n of board.nets()) if (n.code !== undefined) this.codes.set(n.name, n.code);
   }
 
@@ -36,7 +40,7 @@ export class NetTable {
     const entries = children(this.board.root, "net");
     const last = entries[entries.length - 1];
     const at = last ? this.board.root.items.indexOf(last) + 1 : afterLast(this.board.root, BOARD_HEADER);
-    insertChild(this.board.root, list("net", code!, q(name)), at);
+    insertInDialect(this.board.root, list("net", code!, q(name)), at, this.dialect);
     this.codes.set(name, code!);
   }
 

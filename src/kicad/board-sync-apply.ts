@@ -9,11 +9,12 @@ import { NetTable } from "./board-nets.ts";
 import { footprintId, type BoardSyncPlan, type FootprintUpdate, type PadNet } from "./board-sync-plan.ts";
 import { keepFootprintSettings } from "./footprint-exchange.ts";
 import { setFootprintField, setSheetData, setSymbolPath } from "./footprint-fields.ts";
+import { footprintInDialect, insertInDialect, legacyLayout } from "./footprint-dialect.ts";
 import { addAttrFlags, instantiateFootprint } from "./footprint-instance.ts";
 import { boardDialect, type BoardDialect } from "./format.ts";
 import type { Libraries } from "./library.ts";
 import { afterLast, BOARD_HEADER, FOOTPRINT_HEADER, PAD_BEFORE_NET } from "./node-order.ts";
-import { child, children, insertChild, isList, list, num, q, removeChild, setAtom, text, type SList } from "./sexpr.ts";
+import { child, children, isList, list, num, q, removeChild, setAtom, text, type SList } from "./sexpr.ts";
 
 /**
  * Carries out a plan made by `planBoardSync` for this same board, in place. Throws
@@ -38,7 +39,7 @@ export function applyBoardSync(board: Board, plan: BoardSyncPlan, libraries: Lib
   for (const id of [...plan.added.map((a) => a.libId), ...plan.updated.flatMap((u) => (u.footprint?.kind === "swap" ? [u.footprint.to] : []))]) {
     newLibraries.set(id, libraries.resolveFootprint(id).doc.root);
   }
-  const nets = new NetTable(board, plan.netFormat);
+  const nets = new NetTable(board, plan.netFormat, dialect);
   const ids = layerIds(board);
 
   for (const change of plan.renets) if (change.from !== undefined && change.to !== undefined) nets.rename(change.from, change.to);
@@ -48,7 +49,7 @@ export function applyBoardSync(board: Board, plan: BoardSyncPlan, libraries: Lib
 
   for (const { update, fp } of updates) {
     if (update.footprint?.kind === "swap") {
-      swapFootprint(board, fp, update, newLibraries.get(update.footprint.to)!, nets, ids);
+      swapFootprint(board, fp, update, newLibraries.get(update.footprint.to)!, nets, ids, dialect);
       continue;
     }
     if (update.footprint) setAtom(fp.node, 1, q(update.footprint.to));
@@ -56,7 +57,7 @@ export function applyBoardSync(board: Board, plan: BoardSyncPlan, libraries: Lib
     for (const change of update.pads) {
       const pad = fp.pads[change.index];
       if (!pad || pad.number !== change.pad) throw new CopperheadError("internal_error", `Pad ${change.pad} of ${update.ref} is not where the plan says.`, { fix: "Plan again against the current board." });
-      writePadNet(pad.node, change.to === undefined ? undefined : { net: change.to, pinfunction: change.pinfunction, pintype: change.pintype }, nets);
+      writePadNet(pad.node, change.to === undefined ? undefined : { net: change.to, pinfunction: change.pinfunction, pintype: change.pintype }, nets, dialect);
     }
   }
 
@@ -75,8 +76,9 @@ export function applyBoardSync(board: Board, plan: BoardSyncPlan, libraries: Lib
       flags: add.flags,
       layerIds: ids,
     });
-    assignPadNets(node, add.pads, nets);
-    insertFootprint(board.root, node);
+    footprintInDialect(node, dialect);
+    assignPadNets(node, add.pads, nets, dialect);
+    insertFootprint(board.root, node, dialect);
   }
 
   for (const change of plan.renets) if (change.from !== undefined && change.to === undefined) nets.remove(change.from);
@@ -86,7 +88,7 @@ function applyFieldChanges(fp: Footprint, update: FootprintUpdate, dialect: Boar
   if (update.reference) setFootprintField(fp, dialect, "Reference", update.reference.to);
   if (update.value) setFootprintField(fp, dialect, "Value", update.value.to);
   for (const field of update.fields) setFootprintField(fp, dialect, field.name, field.to);
-  if (update.path) setSymbolPath(fp, update.path.to);
+  if (update.path) setSymbolPath(fp, dialect, update.path.to);
   if (update.sheetname) setSheetData(fp, dialect, "sheetname", update.sheetname.to);
   if (update.sheetfile) setSheetData(fp, dialect, "sheetfile", update.sheetfile.to);
   if (update.flags) {
@@ -94,7 +96,7 @@ function applyFieldChanges(fp: Footprint, update: FootprintUpdate, dialect: Boar
     let attr = child(node, "attr");
     if (!attr && update.flags.add.length > 0) {
       attr = list("attr");
-      insertChild(node, attr, afterLast(node, [...FOOTPRINT_HEADER, "property", "path", "sheetname", "sheetfile", "private_layers", "net_tie_pad_groups", "solder_mask_margin", "solder_paste_margin", "solder_paste_margin_ratio", "clearance", "zone_connect"]));
+      insertInDialect(node, attr, afterLast(node, [...FOOTPRINT_HEADER, "property", "path", "sheetname", "sheetfile", "private_layers", "net_tie_pad_groups", "solder_mask_margin", "solder_paste_margin", "solder_paste_margin_ratio", "clearance", "zone_connect"]), dialect);
     }
     if (attr) {
       addAttrFlags(attr, update.flags.add);
@@ -106,7 +108,7 @@ function applyFieldChanges(fp: Footprint, update: FootprintUpdate, dialect: Boar
 }
 
 /** Replaces a footprint by the new library footprint at the same place, keeping what KiCad keeps. */
-function swapFootprint(board: Board, fp: Footprint, update: FootprintUpdate, library: SList, nets: NetTable, ids: Map<string, number>): void {
+function swapFootprint(board: Board, fp: Footprint, update: FootprintUpdate, library: SList, nets: NetTable, ids: Map<string, number>, dialect: BoardDialect): void {
   const fieldsNow = { ...fp.fields };
   for (const f of update.fields) fieldsNow[f.name] = f.to;
   const node = instantiateFootprint(library, {
@@ -127,14 +129,21 @@ function swapFootprint(board: Board, fp: Footprint, update: FootprintUpdate, lib
     locked: fp.locked,
     layerIds: ids,
   });
+  footprintInDialect(node, dialect);
   keepFootprintSettings(fp, node);
-  assignPadNets(node, update.footprint!.pads, nets);
+  assignPadNets(node, update.footprint!.pads, nets, dialect);
   const index = board.root.items.indexOf(fp.node);
   removeChild(board.root, fp.node);
-  insertChild(board.root, node, index);
+  placeFootprint(board.root, node, index, dialect);
 }
 
-function assignPadNets(node: SList, pads: PadNet[], nets: NetTable): void {
+/** Inserts a whole footprint at `index`, laid out the way the board's release writes one. */
+function placeFootprint(root: SList, node: SList, index: number, dialect: BoardDialect): void {
+  insertInDialect(root, node, index, dialect);
+  if (dialect.release < 8) legacyLayout(node, 1, dialect);
+}
+
+function assignPadNets(node: SList, pads: PadNet[], nets: NetTable, dialect: BoardDialect): void {
   const queue = new Map<string, PadNet[]>();
   for (const p of pads) {
     if (!queue.has(p.pad)) queue.set(p.pad, []);
@@ -143,12 +152,12 @@ function assignPadNets(node: SList, pads: PadNet[], nets: NetTable): void {
   for (const pad of children(node, "pad")) {
     const list = queue.get(text(pad, 1) ?? "");
     const target = list && (list.length > 1 ? list.shift() : list[0]);
-    if (target) writePadNet(pad, { net: target.net, pinfunction: target.pinfunction, pintype: target.pintype }, nets);
+    if (target) writePadNet(pad, { net: target.net, pinfunction: target.pinfunction, pintype: target.pintype }, nets, dialect);
   }
 }
 
 /** Sets (or clears) a pad's net, with `pinfunction` and `pintype` as KiCad writes them. */
-function writePadNet(pad: SList, target: { net: string; pinfunction?: string; pintype?: string } | undefined, nets: NetTable): void {
+function writePadNet(pad: SList, target: { net: string; pinfunction?: string; pintype?: string } | undefined, nets: NetTable, dialect: BoardDialect): void {
   const remove = (name: string) => {
     const existing = child(pad, name);
     if (existing) removeChild(pad, existing);
@@ -162,13 +171,13 @@ function writePadNet(pad: SList, target: { net: string; pinfunction?: string; pi
   const ref = nets.reference(target.net);
   const existing = child(pad, "net");
   if (existing) existing.items.splice(1, existing.items.length - 1, ...ref.items.slice(1).map((a) => ({ ...a, pre: " " })));
-  else insertChild(pad, ref, afterLast(pad, PAD_BEFORE_NET));
+  else insertInDialect(pad, ref, afterLast(pad, PAD_BEFORE_NET), dialect);
   for (const [name, value] of [["pinfunction", target.pinfunction], ["pintype", target.pintype]] as const) {
     const node = child(pad, name);
     if (!value) {
       if (node) removeChild(pad, node);
     } else if (node) setAtom(node, 1, q(value));
-    else insertChild(pad, list(name, q(value)), afterLast(pad, [...PAD_BEFORE_NET, "net", "pinfunction"]));
+    else insertInDialect(pad, list(name, q(value)), afterLast(pad, [...PAD_BEFORE_NET, "net", "pinfunction"]), dialect);
   }
 }
 
@@ -185,19 +194,22 @@ function layerIds(board: Board): Map<string, number> {
   return ids;
 }
 
-/** Footprints are kept sorted by uuid, as KiCad 9 saves them. */
-function insertFootprint(root: SList, node: SList): void {
-  const uuid = text(child(node, "uuid")!, 1) ?? "";
+/**
+ * A new footprint goes where the board's release would save it: KiCad 8 and newer keep
+ * footprints sorted by uuid, KiCad 6 and 7 in the order they were added (so: last).
+ */
+function insertFootprint(root: SList, node: SList, dialect: BoardDialect): void {
+  const uuid = text(child(node, "uuid") ?? child(node, "tstamp")!, 1) ?? "";
   let lastFootprint = -1;
   for (let i = 0; i < root.items.length; i++) {
     const item = root.items[i]!;
     if (!isList(item, "footprint")) continue;
     lastFootprint = i;
     const other = child(item, "uuid");
-    if (other && (text(other, 1) ?? "") > uuid) {
-      insertChild(root, node, i);
+    if (dialect.release >= 8 && other && (text(other, 1) ?? "") > uuid) {
+      placeFootprint(root, node, i, dialect);
       return;
     }
   }
-  insertChild(root, node, lastFootprint >= 0 ? lastFootprint + 1 : afterLast(root, [...BOARD_HEADER, "net"]));
+  placeFootprint(root, node, lastFootprint >= 0 ? lastFootprint + 1 : afterLast(root, [...BOARD_HEADER, "net"]), dialect);
 }

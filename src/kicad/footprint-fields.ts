@@ -9,7 +9,8 @@ import type { Footprint } from "./board.ts";
 import { fieldForFootprint, uuidSource } from "./footprint-instance.ts";
 import type { BoardDialect } from "./format.ts";
 import { afterLast, FOOTPRINT_HEADER } from "./node-order.ts";
-import { child, children, insertChild, list, q, removeChild, setAtom, text, type SList } from "./sexpr.ts";
+import { insertInDialect } from "./footprint-dialect.ts";
+import { child, children, list, q, removeChild, setAtom, text, type SList } from "./sexpr.ts";
 
 /** Sets a field's value, adding the field when the footprint has none of that name. */
 export function setFootprintField(fp: Footprint, dialect: BoardDialect, name: string, value: string): void {
@@ -28,12 +29,12 @@ export function setFootprintField(fp: Footprint, dialect: BoardDialect, name: st
     return;
   }
   if (dialect.textFields === "fp_text") {
-    insertBareProperty(node, name, value);
+    insertBareProperty(node, name, value, dialect);
     return;
   }
   const uuid = uuidSource(`${footprintKey(fp)}|field|${name}`)();
   const field = fieldForFootprint(name, value, fp.layer.startsWith("B.") ? "back" : "front", fp.at.rotation, uuid);
-  insertChild(node, field, afterLast(node, [...FOOTPRINT_HEADER, "property"]));
+  insertInDialect(node, field, afterLast(node, [...FOOTPRINT_HEADER, "property"]), dialect);
 }
 
 /** Sets `sheetname` or `sheetfile`; KiCad 8+ drops an empty sheet name, KiCad 6/7 keep it. */
@@ -43,7 +44,7 @@ export function setSheetData(fp: Footprint, dialect: BoardDialect, name: "sheetn
     const key = name === "sheetname" ? "Sheetname" : "Sheetfile";
     const existing = children(node, "property").find((p) => text(p, 1) === key);
     if (existing) setAtom(existing, 2, q(value));
-    else insertBareProperty(node, key, value);
+    else insertBareProperty(node, key, value, dialect);
     return;
   }
   const existing = child(node, name);
@@ -56,22 +57,22 @@ export function setSheetData(fp: Footprint, dialect: BoardDialect, name: "sheetn
     return;
   }
   const before = name === "sheetname" ? [...FOOTPRINT_HEADER, "property", "path"] : [...FOOTPRINT_HEADER, "property", "path", "sheetname"];
-  insertChild(node, list(name, q(value)), afterLast(node, before));
+  insertInDialect(node, list(name, q(value)), afterLast(node, before), dialect);
 }
 
 /** Sets the symbol `path` (written the same way by every release). */
-export function setSymbolPath(fp: Footprint, value: string): void {
+export function setSymbolPath(fp: Footprint, dialect: BoardDialect, value: string): void {
   const existing = child(fp.node, "path");
   if (existing) setAtom(existing, 1, q(value));
-  else insertChild(fp.node, list("path", q(value)), afterLast(fp.node, [...FOOTPRINT_HEADER, "property"]));
+  else insertInDialect(fp.node, list("path", q(value)), afterLast(fp.node, [...FOOTPRINT_HEADER, "property"]), dialect);
 }
 
 /** A KiCad 6/7 key/value property, among the others in name order (byte order, as std::map). */
-function insertBareProperty(node: SList, name: string, value: string): void {
+function insertBareProperty(node: SList, name: string, value: string, dialect: BoardDialect): void {
   const bare = children(node, "property");
   const next = bare.find((p) => (text(p, 1) ?? "") > name);
   const at = next ? node.items.indexOf(next) : afterLast(node, [...FOOTPRINT_HEADER, "property"]);
-  insertChild(node, list("property", q(name), q(value)), at);
+  insertInDialect(node, list("property", q(name), q(value)), at, dialect);
 }
 
 function footprintKey(fp: Footprint): string {
