@@ -205,6 +205,11 @@ export interface BoardSyncOptions {
   filter?: ChangeFilter;
   /** Where new footprints go (default: a staging row below the outline). */
   placer?: PlacerFactory;
+  /**
+   * Footprints whose lock does not stop a swap or a removal (KiCad's "Override locks"); by
+   * default a lock means "do not touch". A swapped footprint stays locked.
+   */
+  overrideLock?: (ref: string) => boolean;
 }
 
 /** True when the plan changes nothing on the board. */
@@ -236,6 +241,7 @@ class Planner {
   private readonly inputs: BoardSyncInputs;
   private readonly filter: ChangeFilter;
   private readonly placer: PlacerFactory;
+  private readonly overrideLock: (ref: string) => boolean;
   private readonly dialect: BoardDialect;
   private readonly pins: PinIndex;
   private readonly sheets: SheetNames;
@@ -247,6 +253,7 @@ class Planner {
     this.inputs = inputs;
     this.filter = options.filter ?? defaultFilter(options.fields === true);
     this.placer = options.placer ?? stagingPlacer;
+    this.overrideLock = options.overrideLock ?? (() => false);
     this.dialect = boardDialect(inputs.board.version);
     this.pins = indexPins(inputs.netlist);
     this.sheets = sheetNames(inputs.schematic);
@@ -320,7 +327,7 @@ class Planner {
       const uuid = footprintId(fp);
       const reason = offBoard.has(fp.ref) || (fp.path !== undefined && offBoard.has(fp.path)) ? "not_on_board" : "symbol_deleted";
       if (!this.decide({ key: `remove:${uuid}`, kind: "remove", refs: [fp.ref], nets: [], detail: `remove ${fp.ref} (${reason === "not_on_board" ? "not on board" : "symbol deleted"})` })) continue;
-      if (fp.locked) {
+      if (fp.locked && !this.overrideLock(fp.ref)) {
         this.warnings.push({ code: "locked_not_removed", ref: fp.ref, message: `${fp.ref} has no symbol on the board side of the schematic but is locked, so it was kept; unlock it (or delete it) to remove it.` });
         continue;
       }
@@ -400,7 +407,7 @@ class Planner {
       update.footprint = { from: fp.libId, to: c.footprint, kind: "relink", pads: [], ...(differences.length ? { differs: differences } : {}) };
       return undefined;
     }
-    if (fp.locked) {
+    if (fp.locked && !this.overrideLock(c.ref)) {
       this.warnings.push({ code: "locked_not_swapped", ref: c.ref, message: `${c.ref} is locked, so its footprint was not changed from ${fp.libId} to ${c.footprint}; unlock it to swap.` });
       return undefined;
     }

@@ -94,4 +94,19 @@ describe("board sync inside a run applies only what the proposal covers", () => 
     expect(plan.renets).toEqual([]);
     expect(plan.skipped.filter((s) => s.reason === "out_of_scope").map((s) => s.kind)).toContain("rename");
   });
+
+  test("a locked part the proposal names is re-footprinted and stays locked", async () => {
+    const dir = await copyFixture("usb-led");
+    writeFileSync(pcb(dir), readFileSync(pcb(dir), "utf8").replace('(footprint "Resistor_SMD:R_0603_1608Metric"', '(footprint "Resistor_SMD:R_0603_1608Metric"\n\t\t(locked yes)'));
+    const names = { refs: ["R3"], nets: [] };
+    const baseline = driftKeys(await inputs(dir));
+    setField(dir, "R3", "Footprint", "Resistor_SMD:R_0805_2012Metric");
+    const now = await inputs(dir);
+    const filter = proposalFilter(names, baseline, now.netlist);
+    expect(planBoardSync(now, { filter }).warnings.map((w) => [w.code, w.ref])).toEqual([["locked_not_swapped", "R3"]]);
+    const plan = planBoardSync(now, { filter, overrideLock: (ref) => names.refs.includes(ref) });
+    expect(plan.updated.map((u) => [u.ref, u.footprint?.kind])).toEqual([["R3", "swap"]]);
+    applyBoardSync(now.board, plan, now.libraries);
+    expect(now.board.footprints().find((f) => f.ref === "R3")).toMatchObject({ libId: "Resistor_SMD:R_0805_2012Metric", locked: true });
+  });
 });

@@ -10,7 +10,7 @@ import { loadDesign } from "../../design/design.ts";
 import { CopperheadError } from "../../errors.ts";
 import { Board } from "../../kicad/board.ts";
 import { placeAdditions, placementRules } from "../../kicad/board-placement.ts";
-import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncPlan, type ChangeFilter, type SkipReason } from "../../kicad/board-sync.ts";
+import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board-sync.ts";
 import { driftKeys, proposalFilter } from "../../kicad/board-sync-scope.ts";
 import type { Netlist } from "../../kicad/netlist.ts";
 import { bestPartOn } from "../../kicad/schematic-placement.ts";
@@ -25,13 +25,13 @@ import { defineTool, ToolError } from "./tool.ts";
  * Updates the board from the schematic through the journal; new footprints are remembered as
  * layout work for a person. Without a filter every change is applied (`sync --resolve`).
  */
-export function syncBoardFromSchematic(ctx: RunContext, filter?: ChangeFilter): BoardSyncPlan {
+export function syncBoardFromSchematic(ctx: RunContext, options: Pick<BoardSyncOptions, "filter" | "overrideLock"> = {}): BoardSyncPlan {
   const boardFile = ctx.project.board;
   if (!boardFile) throw new ToolError("the project has no board to sync");
   const journal = ctx.journal ?? ctx.beginEdits();
   const design = currentDesign(ctx);
   const board = Board.load(boardFile, { within: ctx.repoRoot });
-  const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries }, { filter });
+  const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries }, options);
   // A new footprint goes next to the part it was placed beside in the schematic (or shares the
   // most nets with); where nothing fits, it stays staged beside the outline.
   const anchorOf = (ref: string) => ctx.placementAnchors?.get(ref) ?? bestPartOn(design.netlist, nets(design.netlist, ref), (other) => other !== ref && !plan.added.some((a) => a.ref === other));
@@ -73,8 +73,9 @@ export const syncBoardTool = defineTool({
   async run(ctx: RunContext) {
     try {
       const scope = ctx.scope;
-      const filter = scope ? proposalFilter(scope, await driftBeforeRun(ctx), currentDesign(ctx).netlist) : undefined;
-      const plan = syncBoardFromSchematic(ctx, filter);
+      // A part the proposal names is one the user asked to change: its lock does not stop it.
+      const options = scope ? { filter: proposalFilter(scope, await driftBeforeRun(ctx), currentDesign(ctx).netlist), overrideLock: (ref: string) => scope.refs.includes(ref) } : {};
+      const plan = syncBoardFromSchematic(ctx, options);
       return summarizeSync(plan, [...ctx.layoutPending].sort(), scope?.refs);
     } catch (err) {
       if (err instanceof CopperheadError) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
