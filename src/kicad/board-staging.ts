@@ -1,15 +1,14 @@
 /**
- * Where board sync puts the footprints it adds. Placement is a seam: the sync asks a
- * `FootprintPlacer` for a spot for each new footprint, and this module's default parks them in
- * a tidy row below the Edge.Cuts outline, clear of every footprint — the "staging row" a person
- * (or a smarter placer) then places from, as KiCad's own updater drops new footprints below the
- * board.
+ * Where board sync first puts the footprints it adds: a tidy row below the Edge.Cuts outline,
+ * clear of every footprint — the "staging row", as KiCad's own updater drops new footprints
+ * below the board. A plan's additions are then moved onto the board next to the parts they
+ * belong with where they fit (board-placement.ts); the rest wait there for a person.
  */
 import type { BBox, Board, Placement } from "./board.ts";
 import type { Side } from "./footprint-instance.ts";
 import { CopperheadError } from "../errors.ts";
 
-export interface PlacementRequest {
+interface PlacementRequest {
   ref: string;
   libId: string;
   /** The footprint's extent in its own frame (courtyard, else graphics and pads). */
@@ -18,14 +17,14 @@ export interface PlacementRequest {
   nets: string[];
 }
 
-export interface PlacementResult {
+interface PlacementResult {
   at: Placement;
   side: Side;
   /** True when parked outside the outline for a person to place and route. */
   staged: boolean;
 }
 
-export interface FootprintPlacer {
+interface FootprintPlacer {
   place(request: PlacementRequest): PlacementResult;
 }
 
@@ -33,7 +32,7 @@ export interface FootprintPlacer {
  * Makes the placer for one sync. `obstacles` are the bounds of every footprint on the board
  * (removed ones included, so where new parts go does not depend on the order of the edits).
  */
-export type PlacerFactory = (board: Board, obstacles: BBox[]) => FootprintPlacer;
+type PlacerFactory = (board: Board, obstacles: BBox[]) => FootprintPlacer;
 
 /** Space between staged footprints, and between the outline and the staging row (mm). */
 const STAGING_GAP = 1;

@@ -26,7 +26,7 @@
 import { CopperheadError } from "../errors.ts";
 import type { BBox, Board, Footprint, NetFormat, Placement } from "./board.ts";
 import { copperNets, copperOnPads } from "./board-nets.ts";
-import { stagingPlacer, type PlacerFactory } from "./board-staging.ts";
+import { stagingPlacer } from "./board-staging.ts";
 import type { Component } from "./components.ts";
 import { compareFootprint, type FootprintDifference } from "./footprint-compare.ts";
 import { boardBounds, localBounds, type FootprintField, type Side } from "./footprint-instance.ts";
@@ -52,7 +52,7 @@ export interface FootprintAdd {
   sheetfile?: string;
   at: Placement;
   side: Side;
-  /** Parked outside the outline by the placer, for a person to place and route. */
+  /** Parked beside the outline (not placed on the board yet), for a person to place and route. */
   staged: boolean;
   fields: FootprintField[];
   /** Fabrication flags from the symbol: `dnp`, `exclude_from_bom`. */
@@ -203,8 +203,6 @@ export interface BoardSyncOptions {
   fields?: boolean;
   /** Which changes to apply; replaces the default (everything, fields only with `fields`). */
   filter?: ChangeFilter;
-  /** Where new footprints go (default: a staging row below the outline). */
-  placer?: PlacerFactory;
   /**
    * Footprints whose lock does not stop a swap or a removal (KiCad's "Override locks"); by
    * default a lock means "do not touch". A swapped footprint stays locked.
@@ -240,7 +238,6 @@ interface Kept {
 class Planner {
   private readonly inputs: BoardSyncInputs;
   private readonly filter: ChangeFilter;
-  private readonly placer: PlacerFactory;
   private readonly overrideLock: (ref: string) => boolean;
   private readonly dialect: BoardDialect;
   private readonly pins: PinIndex;
@@ -252,7 +249,6 @@ class Planner {
   constructor(inputs: BoardSyncInputs, options: BoardSyncOptions) {
     this.inputs = inputs;
     this.filter = options.filter ?? defaultFilter(options.fields === true);
-    this.placer = options.placer ?? stagingPlacer;
     this.overrideLock = options.overrideLock ?? (() => false);
     this.dialect = boardDialect(inputs.board.version);
     this.pins = indexPins(inputs.netlist);
@@ -495,7 +491,7 @@ class Planner {
     // Every footprint is an obstacle, removed ones included: where new parts go must not depend
     // on the order of the edits.
     const obstacles = this.footprints.map((fp) => boardBounds(fp.node)).filter((b): b is BBox => b !== undefined);
-    const placer = this.placer(this.inputs.board, obstacles);
+    const placer = stagingPlacer(this.inputs.board, obstacles);
     return applied.map((c) => {
       const library = this.inputs.libraries.resolveFootprint(c.footprint).doc.root;
       const shapes = children(library, "pad").map(padShape);
