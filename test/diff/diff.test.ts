@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runDiff, type DiffResult } from "../../src/commands/diff.ts";
-import type { DesignDiff } from "../../src/diff/diff.ts";
 import { openLibraries } from "../../src/kicad/library.ts";
 import { SchematicEditor } from "../../src/kicad/schematic-edit.ts";
 import { git } from "../repo/git-repo.ts";
 import { BoardEdit } from "../support/board-edits.ts";
+import { expectOnly as expectUsbLed, type Sections } from "../support/diff.ts";
 import { rejectedCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { copyRepo, initialisedRepo } from "../support/repos.ts";
@@ -28,20 +28,7 @@ beforeAll(async () => {
 const ROOT_SHEET = { path: "/", status: "changed" as const, file: "usb-led.kicad_sch" };
 const BOARD = "usb-led.kicad_pcb";
 
-type Sections = Omit<DesignDiff, "schema" | "empty">;
-const NOTHING: Sections = { sheets: [], components: [], nets: [], pins: [], board: null, requirements: [], bom: [], problems: [] };
-
-/** The diff's sections, which must equal `expected` with every other section empty. */
-function expectOnly(result: DiffResult, expected: Partial<Sections>): void {
-  const { schema, project, base, head, empty, renders, ...sections } = result;
-  expect(schema).toBe("copperhead.diff/1");
-  expect(project).toBe("usb-led.kicad_pro");
-  expect(sections).toEqual({ ...NOTHING, ...expected });
-  expect(empty).toBe(Object.values(expected).every((v) => v === null || (Array.isArray(v) && v.length === 0)));
-  void base;
-  void head;
-  void renders;
-}
+const expectOnly = (result: DiffResult, expected: Partial<Sections>) => expectUsbLed(result, "usb-led.kicad_pro", expected);
 
 /** A private copy of the committed repo with `edit` applied to its working tree. */
 async function edited(edit: (repo: string) => void | Promise<void>): Promise<string> {
