@@ -33,7 +33,9 @@ export interface ViolationContext {
 export function violationFinding(check: CheckId, violation: Violation, ctx: ViolationContext): Candidate | undefined {
   if (violation.excluded) return undefined;
   const resolved = violation.items.map((item) => ({ item, identity: ctx.identify(item.uuid) }));
-  const ids = resolved.map(({ item, identity }) => stableId(item, identity, ctx.sheet)).sort();
+  const ids = NET_WIDE.has(violation.type) && resolved.length === 1 && resolved[0]!.identity?.net
+    ? [`net:${resolved[0]!.identity.net}`]
+    : resolved.map(({ item, identity }) => stableId(item, identity, ctx.sheet)).sort();
   const first = resolved.find((r) => r.identity)?.identity;
   const location: FindingLocation = { file: repoPath(ctx.design, first?.file ?? ctx.file) };
   if (ctx.sheet) location.sheet = ctx.sheet;
@@ -54,6 +56,13 @@ export function violationFinding(check: CheckId, violation: Violation, ctx: Viol
   const uuids = violation.items.map((i) => i.uuid).sort();
   return { finding, order: `${ctx.sheet ?? ""}\u0000${uuids.join("+")}` };
 }
+
+/**
+ * Violations of a whole net that kicad-cli reports on one pin of it, whichever its connection
+ * graph meets first (ERC_TESTER::TestPinToPin): adding a power symbol to an undriven net can move
+ * the report to the new symbol's pin. Keyed by the net, the finding stays the one it was.
+ */
+const NET_WIDE = new Set(["pin_not_driven", "power_pin_not_driven"]);
 
 /**
  * The layer a violation is on, when kicad-cli says so in its description. Descriptions are in

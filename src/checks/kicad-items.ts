@@ -41,7 +41,7 @@ export function indexSchematic(design: Design): SchematicIndex {
       add(symbol.uuid, { id: (symbol.lib?.unitCount ?? 1) > 1 ? `${ref}${unitLetter(unit)}` : ref, ref });
       for (const pin of children(symbol.node, "pin")) {
         const number = text(pin, 1);
-        if (number !== undefined) add(childText(pin, "uuid"), { id: `${ref}.${number}`, ref, pin: number });
+        if (number !== undefined) add(childText(pin, "uuid"), { id: `${ref}.${number}`, ref, pin: number, net: design.netlist.pinNets.get(`${ref}.${number}`) });
       }
     }
     for (const label of instance.file.labels) {

@@ -5,7 +5,7 @@
  */
 import { Board } from "../kicad/board.ts";
 import { listComponents, type Component } from "../kicad/components.ts";
-import { buildNetlist, type Netlist } from "../kicad/netlist.ts";
+import { buildNetlist, type DesignNetlist } from "../kicad/netlist.ts";
 import { loadSchematicProject, type SchematicProject } from "../kicad/schematic.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { repoRelative } from "../repo/repo-path.ts";
@@ -13,7 +13,7 @@ import { repoRelative } from "../repo/repo-path.ts";
 export interface Design {
   project: KicadProject;
   schematic: SchematicProject;
-  netlist: Netlist;
+  netlist: DesignNetlist;
   components: Component[];
   board?: Board;
 }

@@ -41,6 +41,16 @@ export interface Netlist {
   nets: Net[];
 }
 
+/** The netlist as copperhead computes it from the schematic, with what kicad-cli's leaves out. */
+export interface DesignNetlist extends Netlist {
+  /**
+   * The net of every placed pin by `REF.PIN`, power symbols' own pins included (the nets list
+   * leaves those out, as kicad-cli's netlist does). kicad-cli reports a violation of a whole
+   * net, such as a power net nobody drives, on one of its pins; this names the net.
+   */
+  pinNets: ReadonlyMap<string, string>;
+}
+
 /** Driver priorities, lowest to highest (CONNECTION_SUBGRAPH::PRIORITY). */
 export const Priority = {
   NONE: 0,
@@ -121,7 +131,7 @@ interface Subgraph {
 }
 
 /** Builds the netlist of a loaded schematic project. */
-export function buildNetlist(project: SchematicProject): Netlist {
+export function buildNetlist(project: SchematicProject): DesignNetlist {
   const graph = new ConnectionGraph(project);
   return graph.netlist();
 }
@@ -585,16 +595,19 @@ class ConnectionGraph {
 
   // --- Stage 5: nets ------------------------------------------------------------------------
 
-  netlist(): Netlist {
+  netlist(): DesignNetlist {
     const nets = new Map<string, Subgraph[]>();
     for (const sg of this.driven()) push(nets, sg.finalName ?? fullName(sg.conn!), sg);
     const out: Net[] = [];
+    const pinNets = new Map<string, string>();
     for (const [name, subgraphs] of nets) {
       const pins: PlacedPin[] = [];
       const seen = new Set<string>();
       for (const sg of subgraphs) {
         for (const item of sg.items) {
-          if (item.kind !== "pin" || !item.pin.symbol.onBoard) continue;
+          if (item.kind !== "pin") continue;
+          pinNets.set(`${item.pin.reference}.${item.pin.lib.number}`, name);
+          if (!item.pin.symbol.onBoard) continue;
           const key = `${item.pin.reference}\u0000${item.pin.lib.number}`;
           if (seen.has(key)) continue;
           seen.add(key);
@@ -618,7 +631,7 @@ class ConnectionGraph {
       out.push({ name, nodes });
     }
     out.sort((a, b) => naturalCompare(a.name, b.name));
-    return { nets: out };
+    return { nets: out, pinNets };
   }
 }
 

@@ -9,7 +9,7 @@ import { runCheck } from "../../src/commands/check.ts";
 import { layerOf } from "../../src/checks/kicad-findings.ts";
 import { distinctKeys } from "../../src/checks/result.ts";
 import type { CheckReport, Finding } from "../../src/checks/types.ts";
-import { copyCorpusProject, demoProjects, type CorpusProject } from "../support/corpora.ts";
+import { copyCorpusProject, corpusProjects, demoProjects, type CorpusProject } from "../support/corpora.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 import { translateBoard, translateSchematic } from "../support/translate.ts";
 
@@ -100,6 +100,21 @@ describe("keys survive coordinate changes", () => {
       const after = await check(project);
       expect(keys(family(after, "erc"))).toEqual(keys(family(before, "erc")));
       expect(family(before, "erc").length).toBeGreaterThan(10);
+    },
+    SLOW,
+  );
+});
+
+describe("violations of a whole net", () => {
+  test(
+    "antenna-eval (KiCad 7): an undriven power net is keyed by the net, not by the pin kicad-cli reports it on",
+    async () => {
+      const project = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/antenna-eval")!);
+      const undriven = family(await check(project), "erc").filter((f) => f.rule === "power_pin_not_driven");
+      // kicad-cli names whichever pin of the net it meets first; a new GND symbol can take its place.
+      expect(undriven.map((f) => ({ key: f.key, ref: f.location?.ref, net: f.location?.net }))).toEqual([
+        { key: "erc:power_pin_not_driven:net:GND", ref: "AE1", net: "GND" },
+      ]);
     },
     SLOW,
   );

@@ -39,7 +39,7 @@ describe("netlist equals kicad-cli's", () => {
         const diff = netlistDiff(expected, actual);
         if (diff.length > 0) throw new Error(`${project.id}: ${diff.length} differences from kicad-cli:\n  ${diff.slice(0, 40).join("\n  ")}`);
         expect(actual.nets.length).toBe(expected.nets.length);
-        expect(actual).toEqual(expected);
+        expect(actual.nets).toEqual(expected.nets);
         // The copies are large (vme-wren's board is 70 MB): free each one as soon as it is done.
         await rm(dirname(copy.root), { recursive: true, force: true });
       },
