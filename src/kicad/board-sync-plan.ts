@@ -29,7 +29,7 @@ import { copperNets, copperOnPads } from "./board-nets.ts";
 import { stagingPlacer } from "./board-staging.ts";
 import type { Component } from "./components.ts";
 import { compareFootprint, type FootprintDifference } from "./footprint-compare.ts";
-import { boardBounds, localBounds, type FootprintField, type Side } from "./footprint-instance.ts";
+import { boardBounds, localBounds, SYMBOL_FLAGS, type FootprintField, type Side } from "./footprint-instance.ts";
 import { matchFootprints, unitPaths } from "./footprint-match.ts";
 import { sheetNameIn, sheetNames, type SheetNames, type SymbolSheet } from "./footprint-sheet.ts";
 import { boardDialect, type BoardDialect } from "./format.ts";
@@ -419,7 +419,7 @@ class Planner {
     }
     const flags = wantedFlags(c);
     const add = flags.filter((f) => !fp.attributes.includes(f));
-    const remove = ["dnp", "exclude_from_bom"].filter((f) => fp.attributes.includes(f) && !flags.includes(f));
+    const remove = SYMBOL_FLAGS.filter((f) => fp.attributes.includes(f) && !flags.includes(f));
     if ((add.length || remove.length) && change("flags", flags.join(",") || "none", `attributes ${[...add.map((f) => `+${f}`), ...remove.map((f) => `-${f}`)].join(" ")}`)) {
       update.flags = { add, remove };
     }

@@ -54,6 +54,8 @@ const LIBRARY_ONLY = new Set(["version", "generator", "generator_version", "tedi
 const TEXT_ITEMS = new Set(["property", "fp_text", "fp_text_box"]);
 /** Footprint-level settings KiCad writes between the sheet data and `(attr …)`. */
 const BEFORE_ATTR = new Set(["descr", "tags", "property", "path", "sheetname", "sheetfile", "private_layers", "net_tie_pad_groups", "solder_mask_margin", "solder_paste_margin", "solder_paste_margin_ratio", "solder_paste_ratio", "clearance", "zone_connect", "thermal_width", "thermal_gap"]);
+/** The `(attr …)` flags a footprint takes from its symbol's DNP and "exclude from BOM". */
+export const SYMBOL_FLAGS: readonly string[] = ["dnp", "exclude_from_bom"];
 /** Fabrication flags in the order KiCad's writer emits them after the mount type. */
 const ATTR_ORDER = ["smd", "through_hole", "board_only", "exclude_from_pos_files", "exclude_from_bom", "allow_missing_courtyard", "dnp", "allow_soldermask_bridges"];
 
@@ -99,8 +101,13 @@ export function instantiateFootprint(library: SList, options: InstanceOptions): 
   const split = headerEnd < 0 ? body.length : headerEnd;
   const ordered = [...body.slice(0, split), ...added, ...sheet, ...body.slice(split)];
   const attr = ordered.find((item) => head(item) === "attr");
-  if (attr) addAttrFlags(attr, options.flags);
-  else if (options.flags.length > 0) {
+  if (attr) {
+    // The symbol decides DNP and BOM exclusion, whatever the library footprint says (KiCad's
+    // updater copies them from the symbol); an `(attr)` left with no flag is not written.
+    addAttrFlags(attr, options.flags);
+    attr.items = attr.items.filter((a, i) => i === 0 || !(a.type === "atom" && SYMBOL_FLAGS.includes(a.raw) && !options.flags.includes(a.raw)));
+    if (attr.items.length === 1) ordered.splice(ordered.indexOf(attr), 1);
+  } else if (options.flags.length > 0) {
     const at = ordered.findIndex((item) => !BEFORE_ATTR.has(head(item) ?? ""));
     ordered.splice(at < 0 ? ordered.length : at, 0, list("attr", ...sortFlags(options.flags).map(sym)));
   }
