@@ -198,7 +198,7 @@ async function verifyFinished(talk: Conversation, results: ContentBlock[]): Prom
   }
   talk.progress({ type: "phase", phase: "verify", message: "running the full check" });
   const verdict = await options.verify();
-  options.transcript.append({ type: "verify", ok: verdict.ok, newFindings: verdict.newFindings, repairCycles: talk.repairCycles });
+  options.transcript.append({ type: "verify", ok: verdict.ok, newFindings: verdict.newFindings, repairCycles: talk.repairCycles, feedback: verdict.feedback });
   talk.progress({ type: "verify", ok: verdict.ok, newFindings: verdict.newFindings });
   if (verdict.ok) return { kind: "verified", repairCycles: talk.repairCycles };
   if (talk.repairCycles >= options.maxRepairCycles) return { kind: "failed", reason: "verification_failed", detail: verdict.feedback, repairCycles: talk.repairCycles };
