@@ -1,6 +1,6 @@
 /**
- * The semantic diff on real designs of the open-hardware corpus (KiCad 8 and 9 projects; older
- * formats join once the schematic reader takes them): a state against itself is empty, and
+ * The semantic diff on real designs of the open-hardware corpus (KiCad 6, 7, 8 and 9 projects):
+ * a state against itself is empty, and
  * scripted edits — a value, a pure move, a renamed net label; a moved and a swapped footprint,
  * a renamed board net, a new track — produce exactly their entries and nothing else.
  *
@@ -24,8 +24,13 @@ import { child, children, childText, q, setAtom } from "../../src/kicad/sexpr.ts
 
 afterAll(cleanupTempDirs);
 
-/** The corpus projects the native model reads today (KiCad 8 and 9 schematics). */
-const PROJECTS = ["corpus/glasgow-revc3", "corpus/bms-c1"];
+/** Every project of the open-hardware corpus: KiCad 6, 7, 8 and 9 files. */
+const PROJECTS = [...new Set(corpusProjects().map((p) => p.id))];
+/**
+ * Projects the schematic edit below can be scripted on: antenna-eval names no net with a local
+ * label, and no symbol of sweep-half-swept has every pin on a wire of its own to drag along.
+ */
+const SCHEMATIC_EDITABLE = PROJECTS.filter((id) => id !== "corpus/antenna-eval" && id !== "corpus/sweep-half-swept");
 const MOVE = { dx: 1.27, dy: 1.27 };
 
 async function committed(id: string): Promise<{ project: CorpusProject; repo: string; state: DesignState }> {
@@ -130,7 +135,7 @@ describe.each(PROJECTS)("%s", (id) => {
     expectOnly(diff, project.projectFile, {});
   }, 60_000);
 
-  test("a value, a pure move and a renamed net label: exactly those three entries", async () => {
+  if (SCHEMATIC_EDITABLE.includes(id)) test("a value, a pure move and a renamed net label: exactly those three entries", async () => {
     const { project, repo, state } = await committed(id);
     const projectName = state.schematic!.projectName;
     const sheets = singleSheets(state);
