@@ -232,7 +232,9 @@ export async function commitAll(repoRoot: string, options: CommitOptions): Promi
   const indexFile = options.indexFile ?? join(scratch!, "index");
   const privateIndex = { ...env, GIT_INDEX_FILE: indexFile };
   try {
-    await gitOk(repoRoot, ["read-tree", "HEAD"], { env: privateIndex });
+    // A repo's first commit starts from an empty index; every later one from HEAD's tree.
+    const head = await runGit(repoRoot, ["rev-parse", "--verify", "--quiet", "HEAD"], { env });
+    if (head.code === 0) await gitOk(repoRoot, ["read-tree", "HEAD"], { env: privateIndex });
     await stagePaths(repoRoot, options.paths, privateIndex);
     const commit = await runGit(repoRoot, [...identity, "commit", "--quiet", "--cleanup=whitespace", "--file=-"], {
       env: privateIndex,

@@ -124,6 +124,16 @@ describe("commitAll", () => {
     expect((await git(root, "log", "-1", "--format=%(trailers:key=Copperhead-Run,valueonly)")).trim()).toBe("20260101T000000Z-abcdef");
   });
 
+  test("makes a repo's first commit, with only the given paths", async () => {
+    const root = await makeTempDir();
+    await git(root, "init", "--quiet");
+    writeFiles(root, { "a.txt": "a\n", "b.txt": "b\n" });
+    const result = await commitAll(root, { message: "first", paths: ["a.txt"], env: await isolatedGitEnv() });
+    expect(result).toEqual({ ok: true, hash: await headCommit(root) });
+    expect((await git(root, "show", "--name-status", "--format=", "HEAD")).trim()).toBe("A\ta.txt");
+    expect(await dirtyPaths(root)).toEqual(["b.txt"]);
+  });
+
   test("falls back to copperhead's identity field by field when git has none", async () => {
     const env = await isolatedGitEnv();
     const root = await makeRepo({ "a.txt": "a\n" });
