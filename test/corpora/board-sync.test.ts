@@ -14,12 +14,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { syncBoard, type BoardSyncPlan, type SyncWarningCode } from "../../src/kicad/board-sync.ts";
 import { runDrc, type DrcReport, type KicadCli, type Violation } from "../../src/kicad/kicad-cli.ts";
-import { buildNetlist } from "../../src/kicad/netlist.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { allProjects, copyCorpusProject, type CorpusProject } from "../support/corpora.ts";
-import { cachedKicadNetlist, cachedParityDrc } from "../support/kicad-cache.ts";
-import { netlistDiff } from "../support/netlist.ts";
+import { cachedParityDrc } from "../support/kicad-cache.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 
 let cli: KicadCli;
@@ -27,26 +24,6 @@ beforeAll(async () => {
   cli = await requireKicadCli();
 }, 60_000);
 afterAll(cleanupTempDirs);
-
-/**
- * Projects copperhead cannot read yet, with the error they give today. When one starts to load,
- * its test fails here: drop the entry, and the project is checked like the others.
- */
-const NOT_READ_YET: Record<string, RegExp> = {
-  "corpus/antenna-eval": /older than KiCad 8/,
-  "corpus/emf-hexpansion": /older than KiCad 8/,
-  "corpus/rp2040-designguide": /older than KiCad 8/,
-  "corpus/rvpc-revb": /older than KiCad 8/,
-  "corpus/sweep-half-swept": /older than KiCad 8/,
-  "corpus/uext-esp32-c3": /older than KiCad 8/,
-};
-
-/**
- * Projects whose native netlist still differs from kicad-cli's: board sync assigns pads the
- * nets copperhead computes, so it cannot match KiCad there yet. The test checks the netlist
- * still differs; once it does not, drop the entry and the board is checked like the others.
- */
-const NETLIST_DIFFERS_YET = new Set(["demos/royalblue54L_feather/RoyalBlue54L-Feather", "demos/vme-wren/vme-wren"]);
 
 /** Warnings that leave a parity issue in place on purpose, and say so. */
 const UNFIXABLE: SyncWarningCode[] = ["footprint_unavailable", "locked_not_swapped", "locked_not_removed", "no_footprint_assigned", "unannotated"];
@@ -61,17 +38,7 @@ describe("board sync on the corpora, judged by raw kicad-cli", () => {
       project.id,
       async () => {
         const copy = await copyCorpusProject(project);
-        const pending = NOT_READ_YET[project.id];
-        if (pending) {
-          await expect(syncBoard(discoverProject(copy.root, project.projectFile))).rejects.toThrow(pending);
-          return;
-        }
         const timeoutMs = big ? 900_000 : 120_000;
-        if (NETLIST_DIFFERS_YET.has(project.id)) {
-          const ours = buildNetlist(loadSchematicProject(copy.schematic!));
-          expect(netlistDiff(await cachedKicadNetlist(cli, copy.root, copy.schematic!), ours).length).toBeGreaterThan(0);
-          return;
-        }
         const before = await cachedParityDrc(cli, copy.root, copy.board!, timeoutMs);
         expect(before.parityChecked).toBe(true);
         const original = readFileSync(copy.board!);

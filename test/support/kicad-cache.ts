@@ -1,8 +1,7 @@
 /**
  * kicad-cli results on the read-only corpora, cached by content.
  *
- * A corpus project never changes, so raw DRC of it (or its netlist) is the same every time:
- * the first run calls
+ * A corpus project never changes, so raw DRC of it is the same every time: the first run calls
  * the real kicad-cli and stores its report under `node_modules/.cache/copperhead-kicad/`, keyed
  * by the KiCad version, the question asked and every byte of the project's folder. Later runs —
  * and other test files asking the same question — read it back instead of spending up to
@@ -11,21 +10,13 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { exportNetlist, runDrc, type DrcResult, type KicadCli } from "../../src/kicad/kicad-cli.ts";
-import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
-import type { Netlist } from "../../src/kicad/netlist.ts";
+import { runDrc, type DrcResult, type KicadCli } from "../../src/kicad/kicad-cli.ts";
 
 const CACHE = resolve(import.meta.dir, "..", "..", "node_modules", ".cache", "copperhead-kicad");
 
 /** Raw DRC with schematic parity and every severity, of a board whose folder is `root`. */
 export function cachedParityDrc(cli: KicadCli, root: string, board: string, timeoutMs: number): Promise<DrcResult> {
   return cached(root, `${cli.version.raw}\npcb drc --schematic-parity --severity-all\n${relative(root, board)}`, () => runDrc(board, { cli, schematicParity: true, timeoutMs }));
-}
-
-/** kicad-cli's netlist (`--format kicadsexpr`) of a schematic whose folder is `root`, parsed. */
-export async function cachedKicadNetlist(cli: KicadCli, root: string, schematic: string): Promise<Netlist> {
-  const text = await cached(root, `${cli.version.raw}\nsch export netlist\n${relative(root, schematic)}`, () => exportNetlist(schematic, { cli, timeoutMs: 600_000 }));
-  return parseKicadNetlist(text, schematic);
 }
 
 async function cached<T>(root: string, question: string, compute: () => Promise<T>): Promise<T> {
