@@ -204,34 +204,50 @@ function silkBoxes(footprint: SList, rotation: number): BBox[] {
   for (const item of footprint.items) {
     if (item.type !== "list" || !/^[FB]\.SilkS$/.test(childText(item, "layer") ?? "")) continue;
     const kind = head(item) ?? "";
-    if (kind === "property" || kind === "fp_text") {
-      const effects = child(item, "effects");
-      const hidden = child(item, "hide") ? text(child(item, "hide")!, 1) !== "no" : !!effects && effects.items.some((a) => a.type === "atom" && a.raw === "hide");
-      const value = text(item, 2) ?? "";
-      const at = child(item, "at");
-      if (hidden || !at || value === "") continue;
-      const size = child(child(effects ?? item, "font") ?? item, "size");
-      const h = size ? (num(size, 1) ?? 1) : 1;
-      const w = (value.startsWith("${") ? 4 : value.length) * h * 0.8;
-      const upright = Math.round(((num(at, 3) ?? 0) - rotation) / 90) % 2 === 0;
-      const [hw, hh] = upright ? [w / 2, h / 2 + 0.1] : [h / 2 + 0.1, w / 2];
-      const x = num(at, 1) ?? 0;
-      const y = num(at, 2) ?? 0;
-      out.push(box(x - hw, y - hh, x + hw, y + hh));
-      continue;
-    }
-    if (!/^fp_/.test(kind)) continue;
-    const pts = [child(item, "start"), child(item, "mid"), child(item, "end"), child(item, "center")].flatMap((p) => pointOf(p) ?? []);
-    pts.push(...children(child(item, "pts") ?? item, "xy").flatMap((xy) => pointOf(xy) ?? []));
-    if (pts.length === 0) continue;
-    let b = boundsOf(pts);
-    if (kind === "fp_circle" && pts.length >= 2) {
-      const r = Math.hypot(pts[pts.length - 1]!.x - pts[0]!.x, pts[pts.length - 1]!.y - pts[0]!.y);
-      b = grow(boundsOf([pts[pts.length - 1]!]), r);
-    }
-    out.push(grow(b, (num(child(child(item, "stroke") ?? item, "width") ?? item, 1) ?? 0.12) / 2));
+    const b = kind === "property" || kind === "fp_text" ? textBounds(item, rotation) : /^fp_/.test(kind) ? shapeBounds(item) : undefined;
+    if (b) out.push(b);
   }
   return out;
+}
+
+/**
+ * A visible text's box (measured at 0.8 of its height per character, centred on its anchor as
+ * KiCad's default justification is), or undefined for a hidden or empty one. `rotation` is
+ * what the text's own angle is relative to (a footprint instance's rotation; 0 on the board).
+ */
+function textBounds(item: SList, rotation: number): BBox | undefined {
+  const effects = child(item, "effects");
+  const hidden = child(item, "hide") ? text(child(item, "hide")!, 1) !== "no" : !!effects && effects.items.some((a) => a.type === "atom" && a.raw === "hide");
+  const value = text(item, head(item) === "gr_text" ? 1 : 2) ?? "";
+  const at = child(item, "at");
+  if (hidden || !at || value === "") return undefined;
+  const size = child(child(effects ?? item, "font") ?? item, "size");
+  const h = size ? (num(size, 1) ?? 1) : 1;
+  const lines = value.split("\n");
+  const w = Math.max(...lines.map((line) => (line.startsWith("${") ? 4 : line.length))) * h * 0.8;
+  const tall = h + (lines.length - 1) * h * 1.4;
+  const angle = (num(at, 3) ?? 0) - rotation;
+  const upright = Math.round(angle / 90) % 2 === 0;
+  const [hw, hh] = upright ? [w / 2, tall / 2 + 0.1] : [tall / 2 + 0.1, w / 2];
+  // Left- or right-justified text runs from its anchor along its direction (mirrored: against it).
+  const justify = child(effects ?? item, "justify")?.items.flatMap((a) => (a.type === "atom" ? [a.raw] : [])) ?? [];
+  const along = (justify.includes("left") ? w / 2 : justify.includes("right") ? -w / 2 : 0) * (justify.includes("mirror") ? -1 : 1);
+  const x = (num(at, 1) ?? 0) + along * Math.cos((angle * Math.PI) / 180);
+  const y = (num(at, 2) ?? 0) - along * Math.sin((angle * Math.PI) / 180);
+  return box(x - hw, y - hh, x + hw, y + hh);
+}
+
+/** A line, arc, circle, rectangle or polygon's box, grown by half its stroke. */
+function shapeBounds(item: SList): BBox | undefined {
+  const pts = [child(item, "start"), child(item, "mid"), child(item, "end"), child(item, "center")].flatMap((p) => pointOf(p) ?? []);
+  pts.push(...children(child(item, "pts") ?? item, "xy").flatMap((xy) => pointOf(xy) ?? []));
+  if (pts.length === 0) return undefined;
+  let b = boundsOf(pts);
+  if (/_circle$/.test(head(item) ?? "") && pts.length >= 2) {
+    const r = Math.hypot(pts[pts.length - 1]!.x - pts[0]!.x, pts[pts.length - 1]!.y - pts[0]!.y);
+    b = grow(boundsOf([pts[pts.length - 1]!]), r);
+  }
+  return grow(b, (num(child(child(item, "stroke") ?? item, "width") ?? item, 1) ?? 0.12) / 2);
 }
 
 /** The free space of a board for new footprints. */
@@ -287,6 +303,14 @@ export class BoardSpace {
           const pts = children(child(fill, "pts") ?? fill, "xy").flatMap((xy) => pointOf(xy) ?? []);
           if (pts.length > 2) this.copper.push({ box: boundsOf(pts), net, layers: new Set([childText(fill, "layer") ?? ""]), polygon: pts });
         }
+      } else if (kind?.startsWith("gr_")) {
+        // Board text and drawings: copper ones (a title etched in copper) are copper of no net,
+        // silkscreen ones keep new pads and silk off them like a footprint's silk does.
+        const layer = childText(item, "layer") ?? "";
+        const bounds = kind === "gr_text" ? textBounds(item, 0) : shapeBounds(item);
+        if (!bounds) continue;
+        if (/\.Cu$/.test(layer)) this.copper.push({ box: bounds, net: "", layers: new Set([layer]) });
+        else if (/^[FB]\.SilkS$/.test(layer)) this.silk.push({ box: bounds, side: layer.startsWith("B.") ? "back" : "front" });
       }
     }
   }
