@@ -38,7 +38,7 @@ import {
 } from "./schematic-items.ts";
 import { bestPartOn, SheetSpace, type Shape } from "./schematic-placement.ts";
 import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Landing, type Route } from "./schematic-routing.ts";
-import { fieldBox, grow, labelBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "./schematic-space.ts";
+import { fieldBox, grow, labelBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, symbolBodyBox, translate, union, type Box } from "./schematic-space.ts";
 import { describeVersion, has, SCHEMATIC, type FormatChange } from "./format.ts";
 import { adaptNewField, adaptSyntax, addLegacyInstances, instancesInRoot, layOutInserted, legacyInstancePath, removeLegacyInstances, setLegacyInstanceField } from "./schematic-dialect.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "./schematic-wiring.ts";
@@ -507,7 +507,9 @@ export class SchematicEditor {
         net: current,
       });
     }
-    const space = new SheetSpace(hit.instance.file);
+    // The pin's own drawing reaches past its tip on some symbols (an LED's light arrows), and a
+    // wire leaving the pin outward never crosses the symbol it belongs to.
+    const space = new SheetSpace(hit.instance.file, { boxes: [symbolBodyBox(hit.symbol)] });
     const landing = this.landingOf(target);
     const stubs = stubRoutes(hit.tip, hit.outward, landing.kind === "power" ? landing.arrive : undefined);
     const landed = (r: Route) => (landing.kind === "power" ? landing : labelLanding(landing, r.points));
@@ -943,8 +945,12 @@ export class SchematicEditor {
     const placement: Placement = { at: { x: -offset.x, y: -offset.y }, rotation: 0 };
     const out = placeDirection(pinOutwardLib(pin.orientation), upright);
     const body = libUnitBox(def, 1, 1);
-    const boxes = [body ? placeBox(body, placement) : pointBox({ x: 0, y: 0 }, toIU(1.27)), ...symbolFields(def, placement, { Value: target.value }).flatMap((f) => fieldBox(f, placement) ?? [])];
-    return { kind: "power", boxes, arrive: { x: -out.x, y: -out.y } };
+    const drawn = body ? placeBox(body, placement) : undefined;
+    const boxes = [drawn ?? pointBox({ x: 0, y: 0 }, toIU(1.27)), ...symbolFields(def, placement, { Value: target.value }).flatMap((f) => fieldBox(f, placement) ?? [])];
+    // The wire arrives from the side away from the drawing: power pins have no length, and
+    // older libraries give them any orientation (a pre-KiCad 6 GND points its pin up while its
+    // triangle hangs below), so the drawing says which way the symbol stands.
+    return { kind: "power", boxes, arrive: (drawn && towards(drawn)) ?? { x: -out.x, y: -out.y } };
   }
 
   /** Connection points of `target`'s net on the pin's sheet (pins, power symbols, labels), the pin's own part aside. */
@@ -1461,6 +1467,14 @@ function plannedWiring(tip: Point, outward: Point, landing: PinLanding): Box[] {
   const end = route.points[route.points.length - 1]!;
   const landed = landing.kind === "power" ? landing : labelLanding(landing, route.points);
   return [...routeBoxes(route.points).slice(1), ...landed.boxes.map((b) => translate(b, end))];
+}
+
+/** The axis direction from the origin to the middle of `box`; undefined when it is centred there. */
+function towards(box: Box): Point | undefined {
+  const x = (box.x0 + box.x1) / 2;
+  const y = (box.y0 + box.y1) / 2;
+  if (x === 0 && y === 0) return undefined;
+  return Math.abs(y) >= Math.abs(x) ? { x: 0, y: Math.sign(y) } : { x: Math.sign(x), y: 0 };
 }
 
 /** The drawing of a placed unit on the sheet. */

@@ -283,12 +283,17 @@ function graphicBoxes(item: SList): Box[] {
 }
 
 /** Everything drawn on a sheet, as boxes (symbols with their visible fields, wires, labels, sheets, text, graphics), but the symbols in `except`. */
+/** The box of a placed symbol's drawing and pins (a small square when its library symbol is missing). */
+export function symbolBodyBox(symbol: PlacedSymbol): Box {
+  const body = symbol.lib ? libUnitBox(symbol.lib.node, symbol.unit, symbol.bodyStyle) : undefined;
+  return body ? placeBox(body, symbol.placement) : pointBox(symbol.placement.at, CHAR * 2);
+}
+
 export function occupiedBoxes(file: SchematicFile, except?: Set<PlacedSymbol>): Box[] {
   const boxes: Box[] = [];
   for (const symbol of file.symbols) {
     if (except?.has(symbol)) continue;
-    const body = symbol.lib ? libUnitBox(symbol.lib.node, symbol.unit, symbol.bodyStyle) : undefined;
-    boxes.push(body ? placeBox(body, symbol.placement) : pointBox(symbol.placement.at, CHAR * 2));
+    boxes.push(symbolBodyBox(symbol));
     for (const field of symbol.fields) {
       const box = fieldBox(field.node, symbol.placement);
       if (box) boxes.push(box);
