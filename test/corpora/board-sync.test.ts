@@ -5,7 +5,10 @@
  * - Where raw parity is clean, the sync changes no byte: a board in sync stays as KiCad wrote it.
  * - Elsewhere, after the sync kicad-cli loads the board, parity shows no issue except on the
  *   footprints the sync reported it could not fix (a footprint missing from every library, a
- *   locked part), and no kind of error is more frequent than before.
+ *   locked part), and no kind of error is more frequent than before — except where the
+ *   schematic moved pads to another net that the board's copper still joins: KiCad's "Update
+ *   PCB from Schematic" makes that copper a short too (RoyalBlue54L-Feather's schematic splits
+ *   the net its reset track carries into three), and each such error is on a re-netted pad.
  *
  * Raw DRC of the untouched project is cached by content (support/kicad-cache.ts); the DRC after
  * the sync runs every time. `vme-wren` (70 MB) dominates the run time.
@@ -52,7 +55,7 @@ describe("board sync on the corpora, judged by raw kicad-cli", () => {
         const after = await runDrc(copy.board!, { cli, schematicParity: true, timeoutMs });
         expect(after.parityChecked).toBe(true);
         expect(unexplained(after.report.schematic_parity, plan)).toEqual([]);
-        expect(newErrors(before.report, after.report)).toEqual([]);
+        expect(newErrors(before.report, after.report, renettedPads(plan))).toEqual([]);
       },
       big ? 2_000_000 : 300_000,
     );
@@ -76,12 +79,21 @@ function refOf(description: string): string | undefined {
   return /^Footprint (\S+)/.exec(description)?.[1] ?? / of (\S+) on /.exec(description)?.[1];
 }
 
-/** Kinds of error (violations and unconnected items) that became more frequent. */
-function newErrors(before: DrcReport, after: DrcReport): string[] {
+/** "Pad 2 [NET] of SW1" for every pad the sync moved to another net, as DRC describes it. */
+function renettedPads(plan: BoardSyncPlan): Set<string> {
+  return new Set(plan.updated.flatMap((u) => u.pads.filter((p) => p.from !== undefined && p.to !== undefined).map((p) => `${p.pad} [${p.to}] of ${u.ref}`)));
+}
+
+/**
+ * Kinds of error (violations and unconnected items) that became more frequent, leaving out the
+ * errors that involve a pad the schematic moved to another net (`renetted`).
+ */
+function newErrors(before: DrcReport, after: DrcReport, renetted: Set<string>): string[] {
+  const onRenettedPad = (v: Violation) => v.items.some((item) => [...renetted].some((pad) => item.description.includes(`ad ${pad}`)));
   const count = (report: DrcReport) => {
     const counts = new Map<string, number>();
     for (const v of [...report.violations, ...report.unconnected_items]) {
-      if (v.severity === "error" && !v.excluded) counts.set(v.type, (counts.get(v.type) ?? 0) + 1);
+      if (v.severity === "error" && !v.excluded && !onRenettedPad(v)) counts.set(v.type, (counts.get(v.type) ?? 0) + 1);
     }
     return counts;
   };
