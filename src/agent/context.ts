@@ -4,13 +4,13 @@
  */
 import { loadDesign, type Design } from "../design/design.ts";
 import type { CheckReport } from "../checks/types.ts";
-import type { ProposalNames } from "../kicad/board-sync-scope.ts";
+import type { ProposalNames } from "../kicad/proposal-scope.ts";
 import type { Libraries } from "../kicad/library.ts";
 import { SchematicEditor } from "../kicad/schematic-edit.ts";
 import type { RunJournal } from "../repo/journal.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { readRepoDoc } from "../repo/repo-files.ts";
-import type { Proposal } from "../spec/proposal.ts";
+import type { Amendment, Proposal } from "../spec/proposal.ts";
 
 export interface RunContext {
   repoRoot: string;
@@ -25,8 +25,18 @@ export interface RunContext {
   baseline?: () => Promise<CheckReport>;
   /** Set once the proposal passed the spec gate. */
   proposal?: Proposal;
-  /** The refs and nets the approved proposal names; `sync_board` applies only what they cover. */
+  /**
+   * The refs and nets the approved proposal (and its amendments) name: the edit tools refuse
+   * what they do not cover, and `sync_board` applies only what they cover. Absent when the run's
+   * proposal binds no names (`sync --resolve`).
+   */
   scope?: ProposalNames;
+  /**
+   * Approves and records an amendment that passed validation (`amend_proposal`) — the same
+   * approval as the proposal's — and widens `scope`; resolves to the amended proposal, or null
+   * when the person said no. Set by the gated run once a proposal with a scope is adopted.
+   */
+  amendProposal?: (amendment: Amendment) => Promise<Proposal | null>;
   /** Board drift from before the run (keys of `driftKeys`), computed by the first `sync_board`. */
   boardDrift?: Promise<Set<string>>;
   /** Opened by the first edit; every repo write goes through it. */

@@ -228,6 +228,8 @@ function boundNesting(content: ContentBlock[]): void {
 interface ToolOutcome {
   content: string;
   isError: boolean;
+  /** The tool error's kind, for the transcript. */
+  code?: string;
   decision?: SpecDecision;
 }
 
@@ -259,13 +261,13 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
     const decision = (result as SpecOutcome | undefined)?.specDecision;
     outcome = { content: JSON.stringify(decision ? { accepted: decision.kind === "proposal" } : (result ?? { ok: true })), isError: false, decision };
   } catch (err) {
-    if (err instanceof ToolError) outcome = { content: err.message, isError: true };
+    if (err instanceof ToolError) outcome = { content: err.message, isError: true, ...(err.code ? { code: err.code } : {}) };
     else if (err instanceof CopperheadError && err.code !== "internal_error") outcome = { content: err.fix ? `${err.message} (${err.fix})` : err.message, isError: true };
     else throw err;
   }
   // The model reads it, the transcript records it, progress shows its first line.
   outcome.content = transcript.redact(outcome.content);
-  transcript.append({ type: "tool_result", id: call.id, name: call.name, isError: outcome.isError, content: outcome.content });
+  transcript.append({ type: "tool_result", id: call.id, name: call.name, isError: outcome.isError, ...(outcome.code ? { code: outcome.code } : {}), content: outcome.content });
   return outcome;
 }
 

@@ -18,7 +18,8 @@ export const TRANSCRIPT_FILE = "transcript.jsonl";
 
 /**
  * One transcript event. The loop uses `phase`, `model_request`, `model_response`, `tool_call`,
- * `tool_result`, `verify`, `repair`, `commit`, `rollback`, `error` and `note`; the writer itself
+ * `tool_result`, `verify`, `repair`, `commit`, `rollback`, `error` and `note`, the spec gate
+ * `proposal` and `amendment`; the writer itself
  * accepts any type so a new event kind needs no change here.
  */
 export interface TranscriptEvent {

@@ -6,7 +6,7 @@ import { diffText } from "../diff/format.ts";
 import { CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
 import { withCancellation } from "../repo/cancel.ts";
-import { renderProposal, type Proposal } from "../spec/proposal.ts";
+import { describeAmendment, renderProposal, type Proposal } from "../spec/proposal.ts";
 import { modelArg, projectArgs } from "./args.ts";
 import { writeData, writeJson } from "./output.ts";
 
@@ -118,6 +118,7 @@ export function renderDoSummary(s: DoSummary, command = "copperhead do"): string
   const lines = [`${command}: ${outcome}`];
   if (s.detail) lines.push(`  ${s.detail.split("\n").join("\n  ")}`);
   if (s.proposal) lines.push(`proposal: ${s.proposal.title} — ${s.proposal.path} (approval: ${s.approval})`);
+  for (const [i, a] of (s.proposal?.amendments ?? []).entries()) lines.push(`  amendment ${i + 1}: ${describeAmendment(a)} — ${a.why}`);
   if (s.filesTouched.length) lines.push(`files: ${s.filesTouched.join(", ")}`);
   const v = s.verification;
   if (v.checks.length) {

@@ -8,16 +8,12 @@
  * what the proposal names: a named part (added, removed, re-footprinted, re-valued), a named net
  * (renamed), or the pads a named part now shares a net with. Everything else is reported as
  * `baseline` (drift from before the run) or `out_of_scope` (a change the proposal does not
- * cover), never applied.
+ * cover), never applied. What "names" means is proposal-scope.ts's, the same rule the edit
+ * tools are held to.
  */
 import { planBoardSync, type BoardSyncInputs, type ChangeFilter, type SyncChange } from "./board-sync-plan.ts";
 import type { Netlist } from "./netlist.ts";
-
-/** What the approved proposal names: existing and new refs and nets. */
-export interface ProposalNames {
-  refs: string[];
-  nets: string[];
-}
+import { coversNet, namesPart, type ProposalNames } from "./proposal-scope.ts";
 
 /**
  * The keys of every change a sync of this design would make: the drift already there. Planned
@@ -40,27 +36,16 @@ export function driftKeys(inputs: BoardSyncInputs): Set<string> {
  * (`driftKeys` of the design at the run's start), `netlist` is the design's netlist now.
  */
 export function proposalFilter(names: ProposalNames, baseline: Set<string>, netlist: Netlist): ChangeFilter {
-  const refs = new Set(names.refs);
-  const namedNet = netMatcher(names.nets);
+  const named = (ref: string) => namesPart(names, ref);
   const refsOnNet = new Map(netlist.nets.map((n) => [n.name, n.nodes.map((node) => node.ref)]));
-  const touchesNamed = (net: string) => namedNet(net) || (refsOnNet.get(net) ?? []).some((ref) => refs.has(ref));
+  const touchesNamed = (net: string) => coversNet(names, net) || (refsOnNet.get(net) ?? []).some(named);
   return (change: SyncChange) => {
     if (baseline.has(change.key)) return "baseline";
-    if (change.refs.some((ref) => refs.has(ref))) return undefined;
+    if (change.refs.some(named)) return undefined;
     // Net consequences of a named part or net: a pad that joins a named part's net, a net a
     // named edit renamed or emptied.
     if (change.kind === "net_removed") return undefined;
     if ((change.kind === "pad" || change.kind === "rename") && change.nets.some(touchesNamed)) return undefined;
     return "out_of_scope";
   };
-}
-
-/**
- * Net names as a proposal writes them: `DATA` names the net `/DATA` (or `/Sub/DATA` when that
- * is the only one), as every tool resolves a short name.
- */
-function netMatcher(names: string[]): (net: string) => boolean {
-  const wanted = new Set(names);
-  const leaves = new Set(names.map((n) => n.replace(/^\//, "")));
-  return (net) => wanted.has(net) || leaves.has(net.slice(net.lastIndexOf("/") + 1));
 }

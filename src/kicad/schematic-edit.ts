@@ -133,6 +133,8 @@ export interface PartAttributes {
 
 export interface AddedComponent {
   ref: string;
+  /** Every reference the part got: `ref`, then one per other instance of a sheet used more than once. */
+  refs: string[];
   sheet: string;
   pins: { number: string; name: string }[];
   /** Origin of the (first) unit on the sheet, mm, and its rotation. */
@@ -269,6 +271,7 @@ export class SchematicEditor {
     for (const pin of lib.pins) if (!pins.has(pin.number)) pins.set(pin.number, pin.name);
     return {
       ref: ownRef,
+      refs: [ownRef, ...[...refs.values()].filter((ref) => ref !== ownRef)],
       sheet: target.humanPath,
       pins: [...pins].map(([number, name]) => ({ number, name })).sort((a, b) => naturalCompare(a.number, b.number)),
       at: toMm(spots[0]!.at),

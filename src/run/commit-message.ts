@@ -1,13 +1,14 @@
 /**
- * The commit a verified run makes: the proposal's title, the model's summary, the short form of
- * what it did to the design, and trailers that lead back to the proposal, the verification and
- * the run's record.
+ * The commit a verified run makes: the proposal's title, the model's summary, the amendments the
+ * run made to its proposal, the short form of what it did to the design, and trailers that lead
+ * back to the proposal, the verification and the run's record.
  */
 import type { RunContext } from "../agent/context.ts";
 import { verificationLine } from "../agent/gate.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { diffShort } from "../diff/format.ts";
-import type { RunSummary } from "./summary.ts";
+import { describeAmendment, type Proposal } from "../spec/proposal.ts";
+import { oneLine, type RunSummary } from "./summary.ts";
 
 export function commitMessage(ctx: RunContext, summary: RunSummary, report: CheckReport): string {
   const proposal = ctx.proposal!;
@@ -16,6 +17,7 @@ export function commitMessage(ctx: RunContext, summary: RunSummary, report: Chec
     "",
     ctx.finished ?? proposal.why,
     "",
+    ...amendmentLines(proposal.amendments ?? []),
     ...(summary.diff ? [diffShort(summary.diff), ""] : []),
     `Change: ${summary.proposal!.path}`,
     `Verification: ${verificationLine(report)}`,
@@ -23,4 +25,10 @@ export function commitMessage(ctx: RunContext, summary: RunSummary, report: Chec
     `Copperhead-Approval: ${proposal.approval}`,
     "",
   ].join("\n");
+}
+
+/** "Proposal amended during the run:" and one line per amendment, or nothing. */
+function amendmentLines(amendments: NonNullable<Proposal["amendments"]>): string[] {
+  if (amendments.length === 0) return [];
+  return ["Proposal amended during the run:", ...amendments.map((a, i) => `${i + 1}. ${describeAmendment(a)}: ${oneLine(a.why)}`), ""];
 }

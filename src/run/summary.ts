@@ -6,7 +6,7 @@ import { describeLocation } from "../checks/location.ts";
 import type { Finding } from "../checks/types.ts";
 import type { DesignDiff } from "../diff/diff.ts";
 import { diffMarkdown } from "../diff/format.ts";
-import type { Approval } from "../spec/proposal.ts";
+import { describeAmendment, type Amendment, type Approval } from "../spec/proposal.ts";
 
 export type RunStatus = "committed" | "rolled_back" | "refused" | "proposed";
 export type RunReason =
@@ -35,7 +35,8 @@ export interface RunSummary {
   dryRun: boolean;
   commit?: string;
   filesTouched: string[];
-  proposal?: { id: string; path: string; title: string };
+  /** The proposal that gated the run; `amendments` are what the run added to it, in order. */
+  proposal?: { id: string; path: string; title: string; amendments?: Amendment[] };
   verification: { ok: boolean; newFindings: Finding[]; checks: { id: string; status: string; summary: string }[]; repairCycles: number; maxRepairCycles: number };
   transcriptPath: string;
   summaryPath: string;
@@ -74,6 +75,7 @@ export function renderRunSummary(s: RunSummary, model: string): string {
     `- Status: **${s.status}**${s.reason ? ` (${s.reason})` : ""}${s.dryRun ? " — dry run" : ""}`,
     ...(s.detail ? [`- Detail: ${oneLine(s.detail)}`] : []),
     ...(s.proposal ? [`- Proposal: ${s.proposal.path} — ${s.proposal.title} (approval: ${s.approval})`] : []),
+    ...(s.proposal?.amendments ?? []).map((a, i) => `- Amendment ${i + 1}: ${describeAmendment(a)} — ${oneLine(a.why)}`),
     ...(s.commit ? [`- Commit: ${s.commit}`] : []),
     `- Verification: ${s.verification.ok ? "passed" : "not passed"}, ${s.verification.repairCycles}/${s.verification.maxRepairCycles} repair cycles`,
     `- Model usage: ${s.usage.turns} turns, ${s.usage.inputTokens} input and ${s.usage.outputTokens} output tokens`,

@@ -9,10 +9,31 @@
  *     - Change: 20261129-add-reverse-polarity
  *     - Approval: auto
  *     - Requirements touched: REQ-PWR-1
+ *     - Refs: J1
+ *     - Nets: VIN
+ *     - New refs: D3
+ *     - New nets: none
  *
  *     ## Why
  *     ## Planned changes
  *     ## Verification
+ *     ## Amendments          (only when the run widened the proposal)
+ *
+ *     ### Amendment 1
+ *
+ *     - Refs: R4
+ *     - Nets: none
+ *     - New refs: none
+ *     - New nets: none
+ *     - Requirements touched: none
+ *
+ *     Why R4 has to change too.
+ *
+ *     - planned change the amendment adds
+ *
+ * The four name lines are the proposal's scope: the parts and nets the run's edits may touch
+ * (a proposal copperhead writes itself, `sync`'s, has none and binds nothing). An amendment
+ * adds to them.
  *
  * `renderProposal` and `parseProposal` are inverses, so what `do` writes always validates.
  */
@@ -32,6 +53,29 @@ export interface Proposal {
   verification: string;
   /** Optional: the run that wrote it. */
   runId?: string;
+  /** The parts and nets the change may touch; absent for a proposal that binds no names. */
+  scope?: ProposalScope;
+  /** What the run added to the approved proposal, in order. */
+  amendments?: Amendment[];
+}
+
+/** The parts and nets a proposal names, as it wrote them. */
+export interface ProposalScope {
+  refs: string[];
+  nets: string[];
+  newRefs: string[];
+  newNets: string[];
+}
+
+/** A widening of the approved proposal during the run: more names, and why. */
+export interface Amendment {
+  why: string;
+  /** Planned changes it adds (may be none). */
+  changes: string[];
+  /** Further requirement ids involved. */
+  requirements: string[];
+  /** The names it adds. */
+  scope: ProposalScope;
 }
 
 export interface ProposalProblem {
@@ -39,15 +83,48 @@ export interface ProposalProblem {
   message: string;
 }
 
-const SECTIONS = { why: "Why", changes: "Planned changes", verification: "Verification" } as const;
+const SECTIONS = { why: "Why", changes: "Planned changes", verification: "Verification", amendments: "Amendments" } as const;
+
+/** The scope's meta lines: label and field, in the order they are written. */
+const SCOPE_LINES = [
+  ["Refs", "refs"],
+  ["Nets", "nets"],
+  ["New refs", "newRefs"],
+  ["New nets", "newNets"],
+] as const;
+
+const list = (items: string[]) => (items.length ? items.join(", ") : "none");
+const unlist = (text: string) => (text && text.toLowerCase() !== "none" ? text.split(/\s*,\s*/).filter(Boolean) : []);
+
+function scopeLines(scope: ProposalScope): string[] {
+  return SCOPE_LINES.map(([label, key]) => `- ${label}: ${list(scope[key])}`);
+}
+
+/** The scope from meta lines (keys lower-cased), or undefined when none of its lines is there. */
+function scopeFrom(meta: Map<string, { value: string }>): ProposalScope | undefined {
+  if (!SCOPE_LINES.some(([label]) => meta.has(label.toLowerCase()))) return undefined;
+  const field = (label: string) => unlist(meta.get(label.toLowerCase())?.value ?? "");
+  return { refs: field("Refs"), nets: field("Nets"), newRefs: field("New refs"), newNets: field("New nets") };
+}
 
 export function renderProposal(p: Proposal): string {
   const meta = [
     `- Change: ${p.id}`,
     ...(p.runId ? [`- Run: ${p.runId}`] : []),
     `- Approval: ${p.approval}`,
-    `- Requirements touched: ${p.requirements.length ? p.requirements.join(", ") : "none"}`,
+    `- Requirements touched: ${list(p.requirements)}`,
+    ...(p.scope ? scopeLines(p.scope) : []),
   ];
+  const amendments = (p.amendments ?? []).flatMap((a, i) => [
+    `### Amendment ${i + 1}`,
+    "",
+    ...scopeLines(a.scope),
+    `- Requirements touched: ${list(a.requirements)}`,
+    "",
+    oneLine(a.why),
+    "",
+    ...(a.changes.length ? [...a.changes.map((c) => `- ${oneLine(c)}`), ""] : []),
+  ]);
   return [
     `# ${oneLine(p.title)}`,
     "",
@@ -65,7 +142,47 @@ export function renderProposal(p: Proposal): string {
     "",
     p.verification.trim(),
     "",
+    ...(amendments.length ? [`## ${SECTIONS.amendments}`, "", ...amendments] : []),
   ].join("\n");
+}
+
+/**
+ * The `### Amendment N` blocks of the Amendments section: their name lines, then the why, then
+ * the planned changes it adds (a trailing list).
+ */
+function parseAmendments(body: string[], start: number, problems: ProposalProblem[]): Amendment[] {
+  const blocks: { line: number; lines: string[] }[] = [];
+  body.forEach((line, i) => {
+    if (/^### Amendment \d+\s*$/.test(line)) blocks.push({ line: start + i + 1, lines: [] });
+    else if (blocks.length) blocks[blocks.length - 1]!.lines.push(line);
+    else if (line.trim()) problems.push({ line: start + i + 1, message: "the Amendments section holds only `### Amendment N` blocks" });
+  });
+  return blocks.map(({ line, lines }) => {
+    const meta = new Map<string, { value: string }>();
+    let i = 0;
+    for (; i < lines.length; i++) {
+      const m = /^- ([A-Za-z ]+):\s*(.*)$/.exec(lines[i]!);
+      if (lines[i]!.trim() === "" && meta.size === 0) continue;
+      if (!m) break;
+      meta.set(m[1]!.trim().toLowerCase(), { value: m[2]!.trim() });
+    }
+    const rest = lines.slice(i);
+    let end = rest.length;
+    while (end > 0 && (rest[end - 1]!.trim() === "" || /^- /.test(rest[end - 1]!.trim()))) end--;
+    const why = rest.slice(0, end).join("\n").trim();
+    const changes = rest.slice(end).map((l) => /^- (.+)$/.exec(l.trim())?.[1]).filter((c): c is string => Boolean(c));
+    const scope = scopeFrom(meta);
+    if (!scope) problems.push({ line, message: "an amendment needs its `- Refs:`, `- Nets:`, `- New refs:` and `- New nets:` lines" });
+    if (!why) problems.push({ line, message: "an amendment needs its why" });
+    return { why, changes, requirements: unlist(meta.get("requirements touched")?.value ?? ""), scope: scope ?? { refs: [], nets: [], newRefs: [], newNets: [] } };
+  });
+}
+
+/** What an amendment adds, in a few words: "adds R4, TP1 (new), net GND". */
+export function describeAmendment(amendment: Amendment): string {
+  const { refs, newRefs, nets, newNets } = amendment.scope;
+  const added = [...refs, ...newRefs.map((r) => `${r} (new)`), ...nets.map((n) => `net ${n}`), ...newNets.map((n) => `net ${n} (new)`)];
+  return added.length ? `adds ${added.join(", ")}` : "adds planned changes";
 }
 
 /** Parses a proposal; problems carry 1-based line numbers (0 when the whole file is at fault). */
@@ -105,7 +222,7 @@ export function parseProposal(markdown: string): { proposal?: Proposal; problems
     problems.push({ line: meta.get("approval")!.line, message: `approval must be one of ${APPROVALS.join(", ")}, not "${approvalText}"` });
   }
   const reqText = requireMeta("requirements touched");
-  const requirements = reqText && reqText.toLowerCase() !== "none" ? reqText.split(/\s*,\s*/).filter(Boolean) : [];
+  const requirements = unlist(reqText);
   for (const req of requirements) {
     if (!/^REQ-[A-Z0-9-]+$/.test(req)) problems.push({ line: meta.get("requirements touched")!.line, message: `"${req}" is not a requirement id (REQ-…)` });
   }
@@ -121,6 +238,9 @@ export function parseProposal(markdown: string): { proposal?: Proposal; problems
     .map((l) => /^- (.+)$/.exec(l.trim())?.[1])
     .filter((c): c is string => Boolean(c));
   const verification = section(SECTIONS.verification).join("\n").trim();
+  const amendmentSection = sections.get(SECTIONS.amendments.toLowerCase());
+  const amendments = amendmentSection ? parseAmendments(amendmentSection.body, amendmentSection.start, problems) : [];
+  const scope = scopeFrom(meta);
 
   if (problems.length > 0) return { problems };
   return {
@@ -134,6 +254,8 @@ export function parseProposal(markdown: string): { proposal?: Proposal; problems
       changes,
       verification,
       ...(meta.get("run")?.value ? { runId: meta.get("run")!.value } : {}),
+      ...(scope ? { scope } : {}),
+      ...(amendments.length ? { amendments } : {}),
     },
   };
 }

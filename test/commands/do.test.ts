@@ -105,19 +105,24 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
 
       // The proposal, in the documented format, and it parses back to what the model proposed.
       const proposalText = read(repo, summary.proposal!.path);
-      expect(proposalText.split("\n").slice(0, 7)).toEqual([
+      expect(proposalText.split("\n").slice(0, 11)).toEqual([
         "# Add a 100 nF decoupling capacitor on the LDO output",
         "",
         `- Change: ${id}`,
         `- Run: ${summary.runId}`,
         "- Approval: auto",
         "- Requirements touched: REQ-PWR-1",
+        "- Refs: U1",
+        "- Nets: +3V3, GND",
+        "- New refs: C3",
+        "- New nets: none",
         "",
       ]);
       for (const heading of ["## Why", "## Planned changes", "## Verification"]) expect(proposalText).toContain(`\n${heading}\n`);
       const parsed = parseProposal(proposalText);
       expect(parsed.problems).toEqual([]);
       expect(parsed.proposal?.changes).toEqual(["add C3, 100 nF 0603 ceramic, on the Regulator sheet", "connect C3 between +3V3 and GND", "sync the board: C3 gets a footprint to place next to U1"]);
+      expect(parsed.proposal?.scope).toEqual({ refs: ["U1"], nets: ["+3V3", "GND"], newRefs: ["C3"], newNets: [] });
 
       // Records appended by the pipeline.
       const isoDate = `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}`;

@@ -12,6 +12,7 @@ import { Board } from "../../kicad/board.ts";
 import { placeAdditions, placementRules } from "../../kicad/board-placement.ts";
 import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board-sync.ts";
 import { driftKeys, proposalFilter } from "../../kicad/board-sync-scope.ts";
+import { namesPart } from "../../kicad/proposal-scope.ts";
 import type { Netlist } from "../../kicad/netlist.ts";
 import { bestPartOn } from "../../kicad/schematic-placement.ts";
 import { printSexprBytes } from "../../kicad/sexpr.ts";
@@ -74,7 +75,7 @@ export const syncBoardTool = defineTool({
     try {
       const scope = ctx.scope;
       // A part the proposal names is one the user asked to change: its lock does not stop it.
-      const options = scope ? { filter: proposalFilter(scope, await driftBeforeRun(ctx), currentDesign(ctx).netlist), overrideLock: (ref: string) => scope.refs.includes(ref) } : {};
+      const options = scope ? { filter: proposalFilter(scope, await driftBeforeRun(ctx), currentDesign(ctx).netlist), overrideLock: (ref: string) => namesPart(scope, ref) } : {};
       const plan = syncBoardFromSchematic(ctx, options);
       return summarizeSync(plan, [...ctx.layoutPending].sort(), scope?.refs);
     } catch (err) {

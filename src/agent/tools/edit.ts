@@ -1,7 +1,9 @@
 /**
  * Edit tools, unlocked after the proposal is approved. Each is a structured operation on the
  * lossless tree — never raw text — and every file it changes is written through the run's
- * journal, so a failed run restores those bytes exactly.
+ * journal, so a failed run restores those bytes exactly. Each says which parts and nets it
+ * changes, and inside a run it is refused, before anything is written, when the approved
+ * proposal does not name them (scope.ts).
  */
 import * as v from "valibot";
 import { Board } from "../../kicad/board.ts";
@@ -12,15 +14,27 @@ import { repoRelative } from "../../repo/repo-path.ts";
 import { openEditor, type RunContext } from "../context.ts";
 import { syncBoardTool } from "./board.ts";
 import { docEditTool } from "./docs.ts";
+import { enforceScope, type Touches } from "./scope.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
 
 const name = (max = 100) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 
-/** Runs one schematic operation and writes the sheets it changed; typed errors become tool errors. */
-function editSchematic<T>(ctx: RunContext, operation: (editor: SchematicEditor) => T): T {
-  const journal = ctx.journal ?? ctx.beginEdits();
+/** Said in every confined tool's description: what the model may touch, and the way to more. */
+const CONFINED = " Only for parts and nets the approved proposal names; anything else is refused as out of scope (amend_proposal adds to it).";
+
+/**
+ * Runs one schematic operation of `tool` and writes the sheets it changed; typed errors become
+ * tool errors. The call is held to the proposal twice: by what its arguments name (`touches`),
+ * before it runs, and by what its result shows it made (`made`: the references a new part got),
+ * before anything is written.
+ */
+function editSchematic<T>(ctx: RunContext, tool: string, touches: Touches, operation: (editor: SchematicEditor) => T, made?: (result: T) => Touches): T {
   const editor = toolCall(() => openEditor(ctx));
+  const nets = () => editor.netlist().nets.map((n) => n.name);
+  enforceScope(ctx, tool, touches, nets);
   const result = toolCall(() => operation(editor));
+  if (made) enforceScope(ctx, tool, made(result), nets);
+  const journal = ctx.journal ?? ctx.beginEdits();
   for (const file of editor.changedFiles()) journal.writeFile(repoRelative(ctx.repoRoot, file), editor.bytes(file));
   return result;
 }
@@ -30,7 +44,7 @@ export const editTools = [
     name: "add_component",
     family: "edit",
     description:
-      "Add a part from the libraries or the design's own symbols (lib_id), or another one like an existing part (like: its symbol, footprint and fields), next to the part or net it belongs with (near; by default the part it shares the most connect nets with), on that part's sheet, in free space on the sheet's grid. With connect ({pin: net}) its pins are wired at once and it is turned so supply pins face up and ground pins down. Returns its reference, pins, position and the gap to what it was placed near.",
+      "Add a part from the libraries or the design's own symbols (lib_id), or another one like an existing part (like: its symbol, footprint and fields), next to the part or net it belongs with (near; by default the part it shares the most connect nets with), on that part's sheet, in free space on the sheet's grid. With connect ({pin: net}) its pins are wired at once and it is turned so supply pins face up and ground pins down. Returns its reference, pins, position and the gap to what it was placed near." + CONFINED,
     schema: v.strictObject({
       lib_id: v.optional(v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Symbol, e.g. Device:C"))),
       like: v.optional(v.pipe(name(), v.description("An existing part to copy: its symbol, footprint and fields (MPN, manufacturer); other arguments override"))),
@@ -44,8 +58,14 @@ export const editTools = [
       rotation: v.optional(v.picklist([0, 90, 180, 270])),
     }),
     run(ctx: RunContext, a) {
-      const added = editSchematic(ctx, (e) =>
-        e.addComponent({ libId: a.lib_id, like: a.like, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref, near: a.near, connect: a.connect, rotation: a.rotation }),
+      // Its placement anchor (near) and the part it copies (like) are only read.
+      const touches = { refs: a.ref ? [a.ref] : [], nets: Object.values(a.connect ?? {}) };
+      const added = editSchematic(
+        ctx,
+        "add_component",
+        touches,
+        (e) => e.addComponent({ libId: a.lib_id, like: a.like, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref, near: a.near, connect: a.connect, rotation: a.rotation }),
+        (result) => ({ refs: result.refs }),
       );
       if (added.near) (ctx.placementAnchors ??= new Map()).set(added.ref, added.near);
       return added;
@@ -55,7 +75,7 @@ export const editTools = [
     name: "move_symbol",
     family: "edit",
     description:
-      "Move a symbol on its sheet next to a part or net (near: the nearest free spot, as add_component finds one) or to at [x, y] mm (checked free), optionally turned (rotation). Wiring that serves only its pins moves along; pins wired into a larger net are reconnected to it by name at the new place.",
+      "Move a symbol on its sheet next to a part or net (near: the nearest free spot, as add_component finds one) or to at [x, y] mm (checked free), optionally turned (rotation). Wiring that serves only its pins moves along; pins wired into a larger net are reconnected to it by name at the new place." + CONFINED,
     schema: v.strictObject({
       ref: name(),
       near: v.optional(name(200)),
@@ -64,26 +84,27 @@ export const editTools = [
       unit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
     }),
     run(ctx: RunContext, { ref, ...args }) {
-      return editSchematic(ctx, (e) => e.moveSymbol(ref, args));
+      return editSchematic(ctx, "move_symbol", { refs: [ref] }, (e) => e.moveSymbol(ref, args));
     },
   }),
   defineTool({
     name: "remove_component",
     family: "edit",
-    description: "Remove a component (all units) and the wire stubs and labels that served only its pins.",
+    description: "Remove a component (all units) and the wire stubs and labels that served only its pins." + CONFINED,
     schema: v.strictObject({ ref: name() }),
     run(ctx: RunContext, { ref }) {
-      editSchematic(ctx, (e) => e.removeComponent(ref));
+      editSchematic(ctx, "remove_component", { refs: [ref] }, (e) => e.removeComponent(ref));
       return { removed: ref };
     },
   }),
   defineTool({
     name: "set_field",
     family: "edit",
-    description: "Set a field of a component: Value, Footprint, MPN, Datasheet or any other (added hidden when missing).",
+    description: "Set a field of a component: Value, Footprint, MPN, Datasheet or any other (added hidden when missing)." + CONFINED,
     schema: v.strictObject({ ref: name(), field: name(60), value: v.pipe(v.string(), v.maxLength(500)) }),
     run(ctx: RunContext, { ref, field, value }) {
-      editSchematic(ctx, (e) => e.setField(ref, field, value));
+      // Setting the Reference renumbers the part: the new reference is touched too.
+      editSchematic(ctx, "set_field", { refs: field.toLowerCase() === "reference" ? [ref, value] : [ref] }, (e) => e.setField(ref, field, value));
       return { ref, field, value };
     },
   }),
@@ -91,7 +112,7 @@ export const editTools = [
     name: "set_attribute",
     family: "edit",
     description:
-      "Set a component's attributes on every unit: dnp (do not populate), exclude_from_bom, exclude_from_board (sync_board then removes its footprint), exclude_from_sim. Omitted attributes keep their value.",
+      "Set a component's attributes on every unit: dnp (do not populate), exclude_from_bom, exclude_from_board (sync_board then removes its footprint), exclude_from_sim. Omitted attributes keep their value." + CONFINED,
     schema: v.strictObject({
       ref: name(),
       dnp: v.optional(v.boolean()),
@@ -102,47 +123,47 @@ export const editTools = [
     run(ctx: RunContext, { ref, dnp, exclude_from_bom, exclude_from_board, exclude_from_sim }) {
       const attributes = { dnp, excludeFromBom: exclude_from_bom, excludeFromBoard: exclude_from_board, excludeFromSim: exclude_from_sim };
       if (Object.values(attributes).every((a) => a === undefined)) throw new ToolError("name at least one attribute to set (dnp, exclude_from_bom, exclude_from_board, exclude_from_sim)");
-      editSchematic(ctx, (e) => e.setAttributes(ref, attributes));
+      editSchematic(ctx, "set_attribute", { refs: [ref] }, (e) => e.setAttributes(ref, attributes));
       return { ref, ...Object.fromEntries(Object.entries({ dnp, exclude_from_bom, exclude_from_board, exclude_from_sim }).filter(([, value]) => value !== undefined)) };
     },
   }),
   defineTool({
     name: "connect",
     family: "edit",
-    description: "Connect a pin (by number or name) to a net by name, in the sheet's style: a short wire to a nearby pin or label of the net when the way is free, else a wire stub and label, or an upright power symbol for power nets.",
+    description: "Connect a pin (by number or name) to a net by name, in the sheet's style: a short wire to a nearby pin or label of the net when the way is free, else a wire stub and label, or an upright power symbol for power nets." + CONFINED,
     schema: v.strictObject({ ref: name(), pin: name(), net: name(200) }),
     run(ctx: RunContext, { ref, pin, net }) {
-      editSchematic(ctx, (e) => e.connect(ref, pin, net));
+      editSchematic(ctx, "connect", { refs: [ref], nets: [net] }, (e) => e.connect(ref, pin, net));
       return { ref, pin, net };
     },
   }),
   defineTool({
     name: "disconnect",
     family: "edit",
-    description: "Disconnect a pin from whatever it is wired to (only the segment that ends at the pin).",
+    description: "Disconnect a pin from whatever it is wired to (only the segment that ends at the pin)." + CONFINED,
     schema: v.strictObject({ ref: name(), pin: name() }),
     run(ctx: RunContext, { ref, pin }) {
-      editSchematic(ctx, (e) => e.disconnect(ref, pin));
+      editSchematic(ctx, "disconnect", { refs: [ref] }, (e) => e.disconnect(ref, pin));
       return { ref, pin, net: null };
     },
   }),
   defineTool({
     name: "rename_net",
     family: "edit",
-    description: "Rename a net by changing the labels or power symbols that name it.",
+    description: "Rename a net by changing the labels or power symbols that name it." + CONFINED,
     schema: v.strictObject({ from: name(200), to: name(200) }),
     run(ctx: RunContext, { from, to }) {
-      editSchematic(ctx, (e) => e.renameNet(from, to));
+      editSchematic(ctx, "rename_net", { nets: [from, to] }, (e) => e.renameNet(from, to));
       return { from, to };
     },
   }),
   defineTool({
     name: "mark_no_connect",
     family: "edit",
-    description: "Mark a pin as intentionally unconnected (a no-connect flag).",
+    description: "Mark a pin as intentionally unconnected (a no-connect flag)." + CONFINED,
     schema: v.strictObject({ ref: name(), pin: name() }),
     run(ctx: RunContext, { ref, pin }) {
-      editSchematic(ctx, (e) => e.markNoConnect(ref, pin));
+      editSchematic(ctx, "mark_no_connect", { refs: [ref] }, (e) => e.markNoConnect(ref, pin));
       return { ref, pin, noConnect: true };
     },
   }),
@@ -151,7 +172,7 @@ export const editTools = [
     name: "place_footprint",
     family: "edit",
     description:
-      "Move a footprint that is not routed yet: next to another part's footprint (near: the nearest spot inside the outline, clear of courtyards and other nets' copper) or to x, y (mm), optionally turned (rotation). Checked for the outline, courtyard overlap and copper clearance. Placed footprints are no longer layout pending.",
+      "Move a footprint that is not routed yet: next to another part's footprint (near: the nearest spot inside the outline, clear of courtyards and other nets' copper) or to x, y (mm), optionally turned (rotation). Checked for the outline, courtyard overlap and copper clearance. Placed footprints are no longer layout pending." + CONFINED,
     schema: v.strictObject({
       ref: name(),
       near: v.optional(name()),
@@ -163,6 +184,8 @@ export const editTools = [
     run(ctx: RunContext, { ref, ...move }) {
       const boardFile = ctx.project.board;
       if (!boardFile) throw new ToolError("the project has no board");
+      // The footprint it is placed next to (near) is only read.
+      enforceScope(ctx, "place_footprint", { refs: [ref] }, () => []);
       const board = Board.load(boardFile, { within: ctx.repoRoot });
       const spot = toolCall(() => placeFootprint(board, ref, move, placementRules(ctx.project.projectFile, ctx.repoRoot)));
       (ctx.journal ?? ctx.beginEdits()).writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));

@@ -40,6 +40,8 @@ export function defineTool<Ctx, S extends v.GenericSchema>(tool: Tool<Ctx, S>): 
 /** A failure the model should read and act on (bad arguments, unknown ref, refused path). */
 export class ToolError extends Error {
   override readonly name = "ToolError";
+  /** What kind of refusal it is, when the record should say (e.g. `out_of_scope`). */
+  readonly code?: string;
 }
 
 /** Runs `fn`; a typed error (what the model can act on) becomes a tool error with its fix. */
