@@ -91,7 +91,8 @@ async function askApproval(proposal: Proposal, status: { done(): void }): Promis
   process.stderr.write(`\n${renderProposal({ ...proposal, approval: "interactive" })}\n`);
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = await rl.question("Apply this change? [y/N] ");
+    const amendments = proposal.amendments?.length ?? 0;
+    const answer = await rl.question(amendments ? `Approve amendment ${amendments} of this change? [y/N] ` : "Apply this change? [y/N] ");
     return /^y(es)?$/i.test(answer.trim());
   } finally {
     rl.close();

@@ -118,7 +118,7 @@ export const MCP_TOOLS = [
     title: "Change the design through the gated loop",
     description: [
       "Make one design change described in words, through copperhead's whole gated pipeline, with AUTO approval (recorded in the proposal, transcript and commit).",
-      "Spec gate: nothing is edited until a change proposal naming the refs, nets and requirements involved is validated against the design and written to docs/changes/.",
+      "Spec gate: nothing is edited until a change proposal naming the refs, nets and requirements involved is validated against the design and written to docs/changes/; the edits may then touch only what it names, unless the model amends it (validated and recorded the same way; proposal.amendments in the summary).",
       "Verification gate: nothing is committed until ERC, DRC, parity, doc drift and every requirement rule that passed before still pass; new findings get repair cycles.",
       "Otherwise the working tree is rolled back byte for byte — a rollback is a normal result (status rolled_back), not an error.",
       "Returns the run summary: status committed / rolled_back / refused / proposed (dry_run), commit, files touched, verification, transcript path, and for a verified change the design diff (parts, nets, pins moved, board, requirements, BOM rows — as `copperhead diff --json`).",
