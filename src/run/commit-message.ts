@@ -10,7 +10,7 @@ import { diffShort } from "../diff/format.ts";
 import { describeAmendment, type Proposal } from "../spec/proposal.ts";
 import { oneLine, type RunSummary } from "./summary.ts";
 
-export function commitMessage(ctx: RunContext, summary: RunSummary, report: CheckReport): string {
+export function commitMessage(ctx: RunContext, summary: RunSummary, report: CheckReport, baseline?: CheckReport): string {
   const proposal = ctx.proposal!;
   return [
     `copperhead: ${proposal.title}`,
@@ -20,7 +20,7 @@ export function commitMessage(ctx: RunContext, summary: RunSummary, report: Chec
     ...amendmentLines(proposal.amendments ?? []),
     ...(summary.diff ? [diffShort(summary.diff), ""] : []),
     `Change: ${summary.proposal!.path}`,
-    `Verification: ${verificationLine(report)}`,
+    `Verification: ${verificationLine(report, baseline)}`,
     `Copperhead-Run: ${summary.runId}`,
     `Copperhead-Approval: ${proposal.approval}`,
     "",

@@ -48,7 +48,9 @@ export function cancelled(run: RunState): boolean {
 export async function commit(run: RunState): Promise<RunSummary> {
   const { ctx, summary, transcript, options } = run;
   const journal = ctx.journal!;
-  appendRecords(ctx, run.lastReport!);
+  // A verified run had its baseline; the records count what the change added against it.
+  const baseline = await run.baseline?.report.catch(() => undefined);
+  appendRecords(ctx, run.lastReport!, baseline);
   summary.filesTouched = journal.touched();
   writeFileSync(join(run.dir, "diff.patch"), await diffPatch(options.repoRoot, summary.filesTouched));
   summary.diff = await designDiff(run);
@@ -66,7 +68,7 @@ export async function commit(run: RunState): Promise<RunSummary> {
   run.progress({ type: "phase", phase: "commit", message: "committing" });
   journal.beforeCommit(await headCommit(options.repoRoot));
   const committed = await commitAll(options.repoRoot, {
-    message: commitMessage(ctx, summary, run.lastReport!),
+    message: commitMessage(ctx, summary, run.lastReport!, baseline),
     paths: summary.filesTouched,
     env: { COPPERHEAD_RUN: run.runId },
     indexFile: journal.commitIndexFile,

@@ -10,7 +10,7 @@ import { insertChangelogEntries } from "../spec/changelog.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
 import { oneLine } from "./summary.ts";
 
-export function appendRecords(ctx: RunContext, report: CheckReport): void {
+export function appendRecords(ctx: RunContext, report: CheckReport, baseline?: CheckReport): void {
   const journal = ctx.journal!;
   const date = `${ctx.runId.slice(0, 4)}-${ctx.runId.slice(4, 6)}-${ctx.runId.slice(6, 8)}`;
   const proposal = ctx.proposal!;
@@ -27,7 +27,7 @@ export function appendRecords(ctx: RunContext, report: CheckReport): void {
     "",
     oneLine(ctx.finished ?? proposal.why),
     "",
-    `Change: \`${ctx.docs}/changes/${proposal.id}.md\` · Run: \`${ctx.runId}\` · Verification: ${verificationLine(report)}`,
+    `Change: \`${ctx.docs}/changes/${proposal.id}.md\` · Run: \`${ctx.runId}\` · Verification: ${verificationLine(report, baseline)}`,
     "",
   ].join("\n");
   const updated = insertChangelogEntries(existing, [entry]);

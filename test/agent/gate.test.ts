@@ -1,0 +1,43 @@
+/**
+ * The commit's Verification line says what the design carries, warnings included, and how much
+ * of it the change added against the run's baseline.
+ */
+import { describe, expect, test } from "bun:test";
+import { verificationLine } from "../../src/agent/gate.ts";
+import type { CheckId, CheckReport, CheckResult, Finding, Severity } from "../../src/checks/types.ts";
+
+function finding(check: CheckId, severity: Severity, key: string): Finding {
+  return { check, rule: key.split(":")[1] ?? "rule", severity, message: key, key };
+}
+
+function report(families: Partial<Record<CheckId, Finding[]>>, requirements = "6/6 rules pass"): CheckReport {
+  const checks: CheckResult[] = (["erc", "drc", "parity"] as CheckId[]).map((id) => ({ id, status: "pass", summary: "", findings: families[id] ?? [] }));
+  checks.push({ id: "requirements", status: "pass", summary: requirements, findings: [] });
+  return { schema: "copperhead.check/1", ok: true, project: "board.kicad_pro", kicad: { version: "9.0.8" }, strict: false, fab: false, checks, counts: { error: 0, warning: 0, info: 0 } };
+}
+
+const warnings = (check: CheckId, n: number, prefix = "w") => Array.from({ length: n }, (_, i) => finding(check, "warning", `${check}:${prefix}:${i}`));
+
+describe("verificationLine", () => {
+  test("a spotless design is clean in every family", () => {
+    expect(verificationLine(report({}), report({}))).toBe("ERC clean, DRC clean, parity clean, requirements 6/6");
+  });
+
+  test("warnings are stated, with how many the change added", () => {
+    const before = report({ erc: warnings("erc", 44), drc: warnings("drc", 13) });
+    const after = report({ erc: warnings("erc", 44), drc: [...warnings("drc", 13), ...warnings("drc", 2, "new")] });
+    expect(verificationLine(after, before)).toBe("ERC clean (44 warnings, none new), DRC clean (15 warnings, 2 new), parity clean, requirements 6/6");
+  });
+
+  test("errors that were there before the run are called the baseline's", () => {
+    const errors = [finding("parity", "error", "parity:missing_footprint:J1")];
+    const before = report({ parity: [...errors, ...warnings("parity", 1)] });
+    expect(verificationLine(report({ parity: [...errors, ...warnings("parity", 1)] }), before)).toBe(
+      "ERC clean, DRC clean, parity 1 error, 1 warning (baseline, none new), requirements 6/6",
+    );
+  });
+
+  test("without a baseline it counts, and claims nothing about what is new", () => {
+    expect(verificationLine(report({ erc: warnings("erc", 1) }))).toBe("ERC clean (1 warning), DRC clean, parity clean, requirements 6/6");
+  });
+});
