@@ -222,7 +222,15 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
 
       expect(summary.status).toBe("refused");
       expect(summary.reason).toBe("requirement_change");
-      expect(summary.detail).toContain("REQ-BOM-1");
+      // The refusal keeps what was proposed and why, for the person who decides on the requirement.
+      expect(summary.detail).toBe(
+        [
+          "REQ-BOM-1 would have to change: The design would keep only 2 R* parts; REQ-BOM-1 needs at least 3.",
+          "Proposed: Remove the CC2 pull-down resistor. The request asks for one fewer part.",
+          "Changes:",
+          "- remove R2",
+        ].join("\n"),
+      );
       expect(summary.proposal).toBeUndefined();
       expect(summary.approval).toBeNull();
       expect(summary.commit).toBeUndefined();

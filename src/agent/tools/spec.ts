@@ -71,9 +71,18 @@ export interface SpecOutcome {
   specDecision: SpecDecision;
 }
 
-/** A change that needs a requirement changed ends the run: only people change requirements. */
-function requirementRefusal(change: { id: string; why: string }): SpecOutcome {
-  return { specDecision: { kind: "refused", reason: "requirement_change", detail: `${change.id}: ${change.why}` } };
+/**
+ * A change that needs a requirement changed ends the run: only people change requirements. The
+ * refusal says which requirement and why it stands in the way, and keeps what was proposed (or
+ * amended), with its reasons, so a person can decide without the transcript.
+ */
+function requirementRefusal(change: { id: string; why: string }, proposed: { title?: string; why: string; changes: string[] }): SpecOutcome {
+  const detail = [
+    `${change.id} would have to change: ${change.why}`,
+    proposed.title !== undefined ? `Proposed: ${proposed.title}. ${proposed.why}` : `Amendment: ${proposed.why}`,
+    ...(proposed.changes.length > 0 ? ["Changes:", ...proposed.changes.map((c) => `- ${c}`)] : []),
+  ].join("\n");
+  return { specDecision: { kind: "refused", reason: "requirement_change", detail } };
 }
 
 const proposeTool = defineTool({
@@ -83,7 +92,7 @@ const proposeTool = defineTool({
     "Propose the change before editing anything. Name every existing ref and net you will touch and every ref/net you will create; list the requirements involved. Validated deterministically; edit tools unlock only after it is accepted and approved.",
   schema: ProposalInput,
   run(ctx: RunContext, args): SpecOutcome {
-    if (args.requirement_change) return requirementRefusal(args.requirement_change);
+    if (args.requirement_change) return requirementRefusal(args.requirement_change, args);
     const problems = validateProposal(ctx, args);
     if (problems.length > 0) throw new ToolError(`the proposal does not match the design:\n- ${problems.join("\n- ")}\nFix the proposal and call propose_change again.`);
     return { specDecision: { kind: "proposal", args } };
@@ -103,7 +112,7 @@ const amendTool = defineTool({
     'Widen the approved proposal when the change needs a part or net it does not name (an edit tool refused with "out of scope" says which). Add the refs, nets, new_refs and new_nets, say why, and list any planned changes it adds. Validated like propose_change and approved the same way; it is recorded in the proposal file, the transcript and the commit. A requirement_change ends the run, as in propose_change.',
   schema: AmendmentInput,
   async run(ctx: RunContext, args): Promise<SpecOutcome | { amendment: number; covers: { refs: string[]; nets: string[] } }> {
-    if (args.requirement_change) return requirementRefusal(args.requirement_change);
+    if (args.requirement_change) return requirementRefusal(args.requirement_change, args);
     if (!ctx.amendProposal) throw new ToolError("this run's proposal was written by copperhead and binds nothing to amend; make the changes, then call finish");
     const problems = validateProposal(ctx, args);
     if (problems.length > 0) throw new ToolError(`the amendment does not match the design:\n- ${problems.join("\n- ")}\nFix it and call amend_proposal again.`);
