@@ -4,7 +4,10 @@
  * 1. BOM drift. The generated table in `<docs>/BOM.md` must list exactly the components in the
  *    BOM, with the design's value, footprint and MPN. One item per disagreement, keyed
  *    `drift:bom:<REF>:<value|footprint|mpn|missing|extra|duplicate>`.
- * 2. Stale references. A doc that names, in backticks, a ref or net the design does not have,
+ * 2. Pinout drift. The generated tables in `<docs>/PINOUT.md`, when the repo has one, must list
+ *    every connector pin with its name and net, keyed
+ *    `drift:pinout:<REF>.<PIN>:<net|name|missing|extra>`.
+ * 3. Stale references. A doc that names, in backticks, a ref or net the design does not have,
  *    keyed `drift:stale-ref:<doc>:<REF>` or `drift:stale-net:<doc>:<NET>`.
  *
  * Backticks hold many things that are neither (commands, paths, values), and a false positive
@@ -15,13 +18,13 @@
  *   `B`"), or has the shape of a supply rail (`+3V3`, `-12V`, `1V8`, `GND`, `AGND`, `VCC_IO`,
  *   `VBUS`); a net matches the design by full name (`/CC1`) or by its name within its sheet.
  *
- * Not scanned: BOM.md (its table is checked above), CHANGELOG.md, DECISIONS.md and changes/
- * (history, which rightly names parts since removed), fenced code blocks, and `check:` rule
- * lines (the `requirements` family owns those). A name a doc's own rules declare absent
+ * Not scanned: BOM.md and PINOUT.md (their tables are checked above), CHANGELOG.md,
+ * DECISIONS.md and changes/ (history, which rightly names parts since removed), fenced code
+ * blocks, and `check:` rule lines (the `requirements` family owns those). A name a doc's own rules declare absent
  * (`check: R9 absent`, `check: net VPP absent`) is missing on purpose, so prose about it is
  * not stale either.
  *
- * Every item is an error: §4 says drift fails the check. Stale docs are cheap to fix and,
+ * Every item is an error: drift fails the check. Stale docs are cheap to fix and,
  * left alone, mislead the next reader — human or agent; `do` only blocks on drift it creates,
  * because findings are compared by key against the baseline.
  */
@@ -30,7 +33,9 @@ import { isAbsolute, join, posix } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { readRepoDoc } from "../repo/repo-files.ts";
 import { bomLines, BOM_FILE, parseBom, type BomTable } from "../spec/bom.ts";
+import { isGeneratedDoc } from "../spec/generated-docs.ts";
 import { codeSpanMentions, type Mention } from "../spec/mentions.ts";
+import { parsePinout, pinoutConnectors, pinoutDifferences, PINOUT_FILE, type PinoutTable } from "../spec/pinout.ts";
 import { repoPath, type Design } from "../design/design.ts";
 import { familyResult, skippedResult } from "./result.ts";
 import type { CheckResult, Finding } from "./types.ts";
@@ -43,6 +48,11 @@ export type DriftKind =
   | "bom_value"
   | "bom_footprint"
   | "bom_mpn"
+  | "pinout_table"
+  | "pinout_missing"
+  | "pinout_extra"
+  | "pinout_name"
+  | "pinout_net"
   | "stale_ref"
   | "stale_net";
 
@@ -85,6 +95,9 @@ export function scanDrift(design: Design, options: DriftOptions): DriftScan {
   const bom = readRepoDoc(root, bomFile);
   const bomPresent = bom !== undefined;
   const items: DriftItem[] = bomPresent ? bomDrift(design, bomFile, bom) : [];
+  const pinoutFile = posix.join(docsDir, PINOUT_FILE);
+  const pinout = readRepoDoc(root, pinoutFile);
+  if (pinout !== undefined) items.push(...pinoutDrift(design, pinoutFile, pinout));
   for (const doc of proseDocs(root, docsDir)) {
     items.push(...staleMentions(design, doc, readRepoDoc(root, doc) ?? ""));
   }
@@ -96,7 +109,7 @@ export function checkDrift(design: Design, options: DriftOptions): CheckResult {
   if (!scan.bomPresent) return skippedResult("drift", `${scan.bomFile} not found: run copperhead init`);
   const findings: Finding[] = scan.items.map((item) => ({
     check: "drift",
-    rule: item.kind.startsWith("bom_") ? "bom" : item.kind === "stale_ref" ? "stale-ref" : "stale-net",
+    rule: item.kind.startsWith("bom_") ? "bom" : item.kind.startsWith("pinout_") ? "pinout" : item.kind === "stale_ref" ? "stale-ref" : "stale-net",
     severity: "error",
     message: item.message,
     key: item.key,
@@ -107,7 +120,7 @@ export function checkDrift(design: Design, options: DriftOptions): CheckResult {
       ...(item.net !== undefined ? { net: item.net } : {}),
     },
   }));
-  return familyResult("drift", findings, { cleanSummary: "BOM and docs agree with the design" });
+  return familyResult("drift", findings, { cleanSummary: "BOM, pinout and docs agree with the design" });
 }
 
 function bomDrift(design: Design, bomFile: string, markdown: string): DriftItem[] {
@@ -116,9 +129,9 @@ function bomDrift(design: Design, bomFile: string, markdown: string): DriftItem[
     table = parseBom(markdown, bomFile);
   } catch (err) {
     if (!(err instanceof CopperheadError) || err.code !== "parse_error") throw err;
-    return [tableItem(bomFile, err.message, err.details.line as number | undefined)];
+    return [generatedTableItem("bom", bomFile, err.message, err.details.line as number | undefined)];
   }
-  if (!table) return [tableItem(bomFile, `${bomFile} has no copperhead BOM table (its marker comments are missing)`)];
+  if (!table) return [generatedTableItem("bom", bomFile, `${bomFile} has no copperhead BOM table (its marker comments are missing)`)];
 
   const items: DriftItem[] = [];
   const item = (kind: DriftKind, ref: string, line: number, claim: string | null, actual: string | null, what: string, message: string) =>
@@ -148,15 +161,38 @@ function bomDrift(design: Design, bomFile: string, markdown: string): DriftItem[
   return items;
 }
 
+/** One item per pin row that disagrees with the design's connectors: a net rename shows up here. */
+function pinoutDrift(design: Design, file: string, markdown: string): DriftItem[] {
+  let table: PinoutTable | undefined;
+  try {
+    table = parsePinout(markdown, file);
+  } catch (err) {
+    if (!(err instanceof CopperheadError) || err.code !== "parse_error") throw err;
+    return [generatedTableItem("pinout", file, err.message, err.details.line as number | undefined)];
+  }
+  if (!table) return [generatedTableItem("pinout", file, `${file} has no copperhead pinout tables (their marker comments are missing)`)];
+  return pinoutDifferences(pinoutConnectors(design), table).map((d) => ({
+    kind: `pinout_${d.what}` as const,
+    doc: file,
+    line: d.line ?? table.beginLine,
+    ref: d.ref,
+    claim: d.claim,
+    actual: d.actual,
+    key: `drift:pinout:${d.ref}.${d.pin}:${d.what}`,
+    message: `${file}:${d.line ?? table.beginLine}: ${d.ref} pin ${d.pin} ${d.what === "missing" ? `(${d.actual}) has no row` : d.what === "extra" ? `has a row (${d.claim}) but ${d.ref} has no such pin` : `${d.what} is ${show(d.claim)} in the pinout but ${show(d.actual)} in the design`}`,
+  }));
+}
+
 const FIELD_LABEL = { value: "value", footprint: "footprint", mpn: "MPN" } as const;
 
 function show(text: string): string {
   return text === "" ? "empty" : JSON.stringify(text);
 }
 
-function tableItem(bomFile: string, message: string, line?: number): DriftItem {
+/** A generated doc whose tables cannot be read (markers missing or broken). */
+function generatedTableItem(doc: "bom" | "pinout", file: string, message: string, line?: number): DriftItem {
   const fix = "run copperhead init --force to regenerate it";
-  return { kind: "bom_table", doc: bomFile, line, claim: null, actual: null, key: "drift:bom:table", message: `${message}; ${fix}` };
+  return { kind: `${doc}_table`, doc: file, line, claim: null, actual: null, key: `drift:${doc}:table`, message: `${message}; ${fix}` };
 }
 
 /** Markdown docs whose backticked mentions are claims about the current design. */
@@ -165,7 +201,7 @@ function proseDocs(root: string, docsDir: string): string[] {
   const docs: string[] = [];
   for (const path of new Bun.Glob("**/*.md").scanSync({ cwd: join(root, docsDir), followSymlinks: false })) {
     const rel = path.split("\\").join("/");
-    if (rel === BOM_FILE || HISTORY_DOCS.has(rel) || HISTORY_DIRS.some((d) => rel.startsWith(d))) continue;
+    if (isGeneratedDoc(rel) || HISTORY_DOCS.has(rel) || HISTORY_DIRS.some((d) => rel.startsWith(d))) continue;
     docs.push(posix.join(docsDir, rel));
   }
   return docs.sort();

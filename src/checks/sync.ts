@@ -10,12 +10,14 @@ import { scanDrift } from "./drift.ts";
 import { nativeParity } from "./parity.ts";
 import { evaluateRequirements } from "./requirements.ts";
 import { CopperheadError } from "../errors.ts";
-import { parseBom } from "../spec/bom.ts";
+import { BOM_FILE } from "../spec/bom.ts";
+import { GENERATED_DOCS } from "../spec/generated-docs.ts";
+import { PINOUT_FILE } from "../spec/pinout.ts";
 import { requirementsSectionRange } from "../spec/requirements.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { listRepoFolder, readRepoDoc } from "../repo/repo-files.ts";
 
-export type SyncItemKind = "bom" | "stale-ref" | "board" | "changelog" | "coverage" | "requirement";
+export type SyncItemKind = "bom" | "pinout" | "stale-ref" | "board" | "changelog" | "coverage" | "requirement";
 
 /** How an item gets resolved: by code, by the gated model run, or only by a person. */
 export type Resolution = "regenerate" | "board_sync" | "append" | "create" | "model" | "human";
@@ -67,25 +69,27 @@ function docDrift(design: Design, docs: string): SyncItem[] {
   const inRequirements = requirementsLines(root);
   return scanDrift(design, { docsDir: docs }).items.map((item): SyncItem => {
     const stale = item.kind === "stale_ref" || item.kind === "stale_net";
-    const table = item.kind === "bom_table";
+    const pinout = item.kind.startsWith("pinout_");
+    const table = item.kind === "bom_table" || item.kind === "pinout_table";
     return {
-      kind: stale ? "stale-ref" : "bom",
+      kind: stale ? "stale-ref" : pinout ? "pinout" : "bom",
       doc: item.doc,
       ...(item.line ? { line: item.line } : {}),
-      claim: table ? "a copperhead BOM table" : (item.claim ?? "(nothing)"),
+      claim: table ? `a copperhead ${pinout ? "pinout" : "BOM"} table` : (item.claim ?? "(nothing)"),
       actual: table ? item.message : (item.actual ?? "(nothing)"),
       key: item.key,
       // A stale mention inside a Requirements section is a person's (see requirementsLines). A
       // table without markers is regenerated below the text; one whose markers or rows cannot be
       // parsed cannot be rewritten in place without guessing what the person meant.
-      resolution: stale ? (inRequirements(item.doc, item.line) ? "human" : "model") : table && !bomTableParses(root, item.doc) ? "human" : "regenerate",
+      resolution: stale ? (inRequirements(item.doc, item.line) ? "human" : "model") : table && !generatedTableParses(root, item.doc, pinout ? PINOUT_FILE : BOM_FILE) ? "human" : "regenerate",
     };
   });
 }
 
-function bomTableParses(root: string, doc: string): boolean {
+function generatedTableParses(root: string, doc: string, file: string): boolean {
+  const generated = GENERATED_DOCS.find((g) => g.file === file)!;
   try {
-    parseBom(readRepoDoc(root, doc) ?? "", doc);
+    generated.parse(readRepoDoc(root, doc) ?? "", doc);
     return true;
   } catch (err) {
     if (err instanceof CopperheadError && err.code === "parse_error") return false;

@@ -10,9 +10,9 @@
  *   a human adds are kept.
  * - `<docs>/SPEC.md`, `<docs>/DECISIONS.md`, `<docs>/CHANGELOG.md`: created once, never
  *   rewritten.
- * - `<docs>/BOM.md`: the generated table is regenerated; human columns and prose are kept. A
- *   generated region edited by hand is `refused` (regenerating would undo the edit) unless
- *   `force`.
+ * - `<docs>/BOM.md` and `<docs>/PINOUT.md` (spec/generated-docs.ts): the generated tables are
+ *   regenerated; human columns and prose are kept. A generated region edited by hand is
+ *   `refused` (regenerating would undo the edit) unless `force`.
  * - the pre-commit hook (see src/repo/hooks.ts); a foreign hook is never overwritten.
  *
  * With the hook, init also checks the design as it is and reports what it found: on a board
@@ -34,13 +34,13 @@ import { refusedWhenConfined, writeOwnedFile, type FileOutcome } from "../repo/o
 import { resolveRepoRoot } from "../repo/project.ts";
 import { restoreInterruptedRuns } from "../repo/recovery.ts";
 import { readRepoDoc } from "../repo/repo-files.ts";
-import { BOM_FILE, parseBom, renderBom } from "../spec/bom.ts";
+import { GENERATED_DOCS, type GeneratedDoc } from "../spec/generated-docs.ts";
 import { changelogTemplate, decisionsTemplate, specTemplate } from "../spec/templates.ts";
 
 export interface InitOptions {
   repo?: string;
   project?: string;
-  /** Overwrite a hand-edited generated BOM region (never a foreign hook). */
+  /** Overwrite a hand-edited generated region of BOM.md or PINOUT.md (never a foreign hook). */
   force?: boolean;
   /** Install the pre-commit hook (default true; `--no-hooks` turns it off). */
   hooks?: boolean;
@@ -97,13 +97,15 @@ async function initRepo(repoRoot: string, options: InitOptions): Promise<InitRes
 
   // Each file on its own: one that copperhead may not write (a symlink out of the repo, a
   // folder in its place) is refused with the reason, and the others are still set up.
-  const bomPath = `${docs}/${BOM_FILE}`;
   const files: FileOutcome[] = [
     refusedWhenConfined(CONFIG_PATH, () => writeConfig(repoRoot, projectPath, options.project !== undefined)),
     writeOwnedFile(repoRoot, CONFIG_SCHEMA_PATH, configJsonSchemaText()),
     refusedWhenConfined(GITIGNORE_PATH, () => writeGitignore(repoRoot)),
     createOnce(repoRoot, `${docs}/SPEC.md`, () => specTemplate(design)),
-    refusedWhenConfined(bomPath, () => writeBom(design, bomPath, options.force === true)),
+    ...GENERATED_DOCS.map((doc) => {
+      const path = `${docs}/${doc.file}`;
+      return refusedWhenConfined(path, () => writeGenerated(design, doc, path, options.force === true));
+    }),
     createOnce(repoRoot, `${docs}/DECISIONS.md`, decisionsTemplate),
     createOnce(repoRoot, `${docs}/CHANGELOG.md`, () => changelogTemplate(docs)),
     options.hooks === false
@@ -172,21 +174,22 @@ function createOnce(repoRoot: string, path: string, content: () => string): File
   return refusedWhenConfined(path, () => (readRepoDoc(repoRoot, path) !== undefined ? { path, action: "unchanged" } : writeOwnedFile(repoRoot, path, content())));
 }
 
-function writeBom(design: Design, path: string, force: boolean): FileOutcome {
+/** A generated doc: regenerated, unless that would undo a hand edit and `force` is off. */
+function writeGenerated(design: Design, doc: GeneratedDoc, path: string, force: boolean): FileOutcome {
   const repoRoot = design.project.repoRoot;
   const existing = readRepoDoc(repoRoot, path);
   if (existing !== undefined && !force) {
-    const refusal = bomRefusal(existing, path);
+    const refusal = generatedRefusal(doc, existing, path);
     if (refusal) return { path, action: "refused", reason: refusal };
   }
-  return writeOwnedFile(repoRoot, path, renderBom(design, existing));
+  return writeOwnedFile(repoRoot, path, doc.render(design, existing));
 }
 
-/** Why regenerating an existing BOM.md would lose someone's work, if it would. */
-function bomRefusal(existing: string, path: string): string | undefined {
+/** Why regenerating an existing generated doc would lose someone's work, if it would. */
+function generatedRefusal(doc: GeneratedDoc, existing: string, path: string): string | undefined {
   let table;
   try {
-    table = parseBom(existing, path);
+    table = doc.parse(existing, path);
   } catch (err) {
     if (err instanceof CopperheadError && err.code === "parse_error") {
       return `${err.message}; fix the markers, or rerun with --force to rewrite the table`;
@@ -196,8 +199,6 @@ function bomRefusal(existing: string, path: string): string | undefined {
   if (!table) {
     return `${path} has no copperhead table markers; rerun with --force to append the generated table, or add the begin/end markers where it should go`;
   }
-  if (table.edited) {
-    return `the generated Ref/Value/Footprint/MPN cells were edited by hand and regenerating would undo that; change the design instead (or move notes to a human column such as Notes), then rerun with --force`;
-  }
+  if (table.edited) return doc.editedAdvice;
   return undefined;
 }

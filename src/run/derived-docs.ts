@@ -1,22 +1,25 @@
 /**
- * Derived docs follow the design by code, never by the model: before every verification the
- * BOM table is regenerated from the design as it is now.
+ * Derived docs follow the design by code, never by the model: before every verification each
+ * generated doc that the repo has (the BOM, the connector pinout) is regenerated from the design
+ * as it is now.
  */
 import { currentDesign, readRepoText, type RunContext } from "../agent/context.ts";
 import { CopperheadError } from "../errors.ts";
-import { renderBom } from "../spec/bom.ts";
+import { GENERATED_DOCS } from "../spec/generated-docs.ts";
 
 export function regenerateDerivedDocs(ctx: RunContext): void {
-  const bom = `${ctx.docs}/BOM.md`;
-  const existing = readRepoText(ctx, bom);
-  if (existing === undefined) return;
-  let regenerated: string;
-  try {
-    regenerated = renderBom(currentDesign(ctx), existing);
-  } catch (err) {
-    // A table a person broke is theirs to mend (`init --force`); the drift check reports it.
-    if (err instanceof CopperheadError) return;
-    throw err;
+  for (const doc of GENERATED_DOCS) {
+    const path = `${ctx.docs}/${doc.file}`;
+    const existing = readRepoText(ctx, path);
+    if (existing === undefined) continue;
+    let regenerated: string;
+    try {
+      regenerated = doc.render(currentDesign(ctx), existing);
+    } catch (err) {
+      // A table a person broke is theirs to mend (`init --force`); the drift check reports it.
+      if (err instanceof CopperheadError) continue;
+      throw err;
+    }
+    if (regenerated !== existing) (ctx.journal ?? ctx.beginEdits()).writeFile(path, regenerated);
   }
-  if (regenerated !== existing) (ctx.journal ?? ctx.beginEdits()).writeFile(bom, regenerated);
 }

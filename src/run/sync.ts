@@ -1,7 +1,8 @@
 /**
- * The `sync --resolve` strategy: code first — sync the board, regenerate the BOM, restore missing
- * records — then, for what only prose can fix, a model limited to doc edits and board sync.
- * copperhead writes the proposal itself, so the model starts with the edit tools unlocked.
+ * The `sync --resolve` strategy: code first — sync the board, regenerate the BOM and pinout,
+ * restore missing records — then, for what only prose can fix, a model limited to doc edits and
+ * board sync. copperhead writes the proposal itself, so the model starts with the edit tools
+ * unlocked.
  * Requirement violations are never resolved: they are left for a person.
  */
 import { readRepoText, type RunContext } from "../agent/context.ts";
@@ -56,6 +57,7 @@ function resolveByCode(ctx: RunContext, report: SyncReport): PreparedRun {
   }
   regenerateDerivedDocs(ctx);
   if (kinds.has("bom")) done.push("regenerate the BOM table from the design");
+  if (kinds.has("pinout")) done.push("regenerate the connector pinout from the design");
   for (const item of resolving.filter((d) => d.kind === "coverage")) {
     const file = item.doc!;
     (ctx.journal ?? ctx.beginEdits()).writeFile(file, file.endsWith("DECISIONS.md") ? decisionsTemplate() : changelogTemplate(ctx.docs));

@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { loadDesign } from "../../src/design/design.ts";
 import { checkDrift, scanDrift } from "../../src/checks/drift.ts";
 import { runInit } from "../../src/commands/init.ts";
+import { projectLibraries } from "../../src/kicad/library.ts";
+import { SchematicEditor } from "../../src/kicad/schematic-edit.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { cleanupTempDirs, copyFixture } from "../support/kicad.ts";
 
@@ -32,7 +34,7 @@ function lineOf(repo: string, path: string, needle: string): number {
 describe("drift: BOM", () => {
   test("docs fresh from init: pass", async () => {
     const repo = await initialised();
-    expect(drift(repo)).toEqual({ id: "drift", status: "pass", summary: "BOM and docs agree with the design", findings: [] });
+    expect(drift(repo)).toEqual({ id: "drift", status: "pass", summary: "BOM, pinout and docs agree with the design", findings: [] });
   });
 
   test("a BOM value that disagrees with the design: one error keyed by ref and field, at its line", async () => {
@@ -93,6 +95,41 @@ describe("drift: BOM", () => {
     editFile(repo, "docs/BOM.md", (t) => t.replace("| R3 | 1k |", "| R3 | 2k2 |"));
     const result = checkDrift(loadDesign(discoverProject(repo)), { docsDir: join(repo, "docs") });
     expect(result.findings.map((f) => [f.key, f.location?.file])).toEqual([["drift:bom:R3:value", "docs/BOM.md"]]);
+  });
+});
+
+describe("drift: PINOUT", () => {
+  test("a net renamed in the schematic shows up as the connector pin's row, keyed by ref, pin and what differs", async () => {
+    const repo = await initialised();
+    const project = discoverProject(repo);
+    const editor = SchematicEditor.open(project.schematic, projectLibraries(project.projectFile), { within: repo });
+    editor.renameNet("/CC1", "/CC1_IN");
+    editor.save();
+    const line = lineOf(repo, "docs/PINOUT.md", "| A5 |");
+    expect(drift(repo).findings).toEqual([
+      {
+        check: "drift",
+        rule: "pinout",
+        severity: "error",
+        key: "drift:pinout:J1.A5:net",
+        message: `docs/PINOUT.md:${line}: J1 pin A5 net is "/CC1" in the pinout but "/CC1_IN" in the design`,
+        location: { file: "docs/PINOUT.md", line, ref: "J1" },
+      },
+    ]);
+  });
+
+  test("missing, extra and renamed pins each get their own key; a doc without markers is one error", async () => {
+    const repo = await initialised();
+    editFile(repo, "docs/PINOUT.md", (t) => t.replace("| A12 | GND | GND |\n", "").replace("| 2 | Pin_2 | GND |", "| 2 | Pin_2 | GND |\n| 3 | Pin_3 | GND |").replace("| S1 | SHIELD |", "| S1 | SHLD |"));
+    expect(drift(repo).findings.map((f) => f.key).sort()).toEqual(["drift:pinout:J1.A12:missing", "drift:pinout:J1.S1:name", "drift:pinout:J2.3:extra"]);
+    writeFileSync(join(repo, "docs/PINOUT.md"), "# Pinout\n\nWritten by hand.\n");
+    expect(drift(repo).findings.map((f) => f.key)).toEqual(["drift:pinout:table"]);
+  });
+
+  test("a repo without PINOUT.md (initialised before copperhead wrote one) has no pinout drift", async () => {
+    const repo = await initialised();
+    rmSync(join(repo, "docs/PINOUT.md"));
+    expect(drift(repo).status).toBe("pass");
   });
 });
 

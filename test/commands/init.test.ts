@@ -24,6 +24,7 @@ const FILES = [
   ".copperhead/.gitignore",
   "docs/SPEC.md",
   "docs/BOM.md",
+  "docs/PINOUT.md",
   "docs/DECISIONS.md",
   "docs/CHANGELOG.md",
   ".git/hooks/pre-commit",

@@ -1,23 +1,24 @@
 /**
  * `edit_doc`: the agent's only way to change prose. Docs folder only; the Requirements section
- * of SPEC.md belongs to humans, and the files copperhead derives (the BOM table) or appends to
- * (DECISIONS, CHANGELOG, change proposals) are written by the pipeline, not the model.
+ * of SPEC.md belongs to humans, and the files copperhead derives (the BOM and pinout tables) or
+ * appends to (DECISIONS, CHANGELOG, change proposals) are written by the pipeline, not the model.
  */
 import * as v from "valibot";
+import { isGeneratedDoc } from "../../spec/generated-docs.ts";
 import { requirementsSectionTexts } from "../../spec/requirements.ts";
 import { readRepoText, type RunContext } from "../context.ts";
 import { docPath } from "./paths.ts";
 import { defineTool, ToolError } from "./tool.ts";
 
-/** Docs written only by the pipeline. */
-const PIPELINE_DOCS = ["BOM.md", "DECISIONS.md", "CHANGELOG.md"];
+/** Docs the pipeline appends to; the generated ones (spec/generated-docs.ts) are refused too. */
+const APPEND_ONLY_DOCS = ["DECISIONS.md", "CHANGELOG.md"];
 
 export const docEditTool = defineTool({
   name: "edit_doc",
   family: "edit",
   prose: ["old_text", "new_text"],
   description:
-    "Edit a markdown doc under the docs folder: replace old_text (which must occur exactly once) with new_text; without old_text, new_text is appended (or creates the file). Never the Requirements section of SPEC.md, nor BOM/DECISIONS/CHANGELOG/changes (copperhead writes those).",
+    "Edit a markdown doc under the docs folder: replace old_text (which must occur exactly once) with new_text; without old_text, new_text is appended (or creates the file). Never the Requirements section of SPEC.md, nor BOM/PINOUT/DECISIONS/CHANGELOG/changes (copperhead writes those).",
   schema: v.strictObject({
     path: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
     old_text: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(20_000))),
@@ -26,7 +27,7 @@ export const docEditTool = defineTool({
   run(ctx: RunContext, { path, old_text, new_text }) {
     const rel = docPath(ctx, path);
     const inDocs = rel.slice(ctx.docs.length + 1);
-    if (PIPELINE_DOCS.includes(inDocs) || inDocs.startsWith("changes/")) {
+    if (isGeneratedDoc(inDocs) || APPEND_ONLY_DOCS.includes(inDocs) || inDocs.startsWith("changes/")) {
       throw new ToolError(`${rel} is written by copperhead itself (derived or append-only); use record_decision for decisions`);
     }
     const before = readRepoText(ctx, rel);
