@@ -83,6 +83,27 @@ describe("run_check", () => {
     },
     120_000,
   );
+
+  test(
+    "rows of the generated BOM and pinout that a change leaves behind are not the model's findings: copperhead regenerates them",
+    async () => {
+      const repo = await copyRepo(template);
+      await withTools(repo, async ({ ctx, call }) => {
+        const baseline = await ctx.check();
+        ctx.baseline = async () => baseline;
+        await call("set_field", { ref: "R3", field: "Value", value: "2k2" });
+        await call("rename_net", { from: "CC1", to: "CC1_IN" });
+        type Page = { ok: boolean; newErrors: number; regeneratedAtFinish?: string; findings: { key: string }[] };
+        const page = (await call("run_check", { limit: 200 })) as Page;
+        expect(page.findings.filter((f) => f.key.startsWith("drift:"))).toEqual([]);
+        expect(page.regeneratedAtFinish).toStartWith("2 row(s) of the generated BOM.md/PINOUT.md");
+        expect({ ok: page.ok, newErrors: page.newErrors }).toEqual({ ok: true, newErrors: 0 });
+        const report = await ctx.check();
+        expect(report.checks.find((c) => c.id === "drift")!.findings.map((f) => f.key).sort()).toEqual(["drift:bom:R3:value", "drift:pinout:J1.A5:net"]);
+      });
+    },
+    120_000,
+  );
 });
 
 describe("place_footprint", () => {

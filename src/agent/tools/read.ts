@@ -4,6 +4,7 @@
  */
 import * as v from "valibot";
 import { compareWithBaseline } from "../../checks/baseline.ts";
+import type { Finding, Severity } from "../../checks/types.ts";
 import type { Board } from "../../kicad/board.ts";
 import type { Component } from "../../kicad/components.ts";
 import { designSymbols, searchLibraries } from "../../kicad/library-search.ts";
@@ -130,22 +131,36 @@ export const readTools = [
     async run(ctx: RunContext, { check, severity, offset = 0, limit = MAX_FINDINGS }) {
       const [report, baseline] = await Promise.all([ctx.check(), ctx.baseline?.()]);
       const comparison = baseline ? compareWithBaseline(baseline, report, false) : undefined;
-      const marked = comparison?.current ?? report.checks.flatMap((c) => c.findings);
-      const all = marked.filter((f) => (!check || f.check === check) && (!severity || f.severity === severity));
+      // Rows of the generated docs are regenerated before verification: not the model's to fix.
+      const [regenerated, own] = partition(comparison?.current ?? report.checks.flatMap((c) => c.findings), isRegeneratedRow);
+      const all = own.filter((f) => (!check || f.check === check) && (!severity || f.severity === severity));
       const page = all.slice(offset, offset + limit).map(({ baselineState, ...f }) => ({ ...f, baseline: baselineState ?? "unknown" }));
+      const count = (severity: Severity) => own.filter((f) => f.severity === severity).length;
       return {
-        ok: report.ok,
-        counts: report.counts,
-        checks: report.checks.map((c) => ({ id: c.id, status: c.status, summary: c.summary, findings: c.findings.length })),
+        ok: report.ok || (regenerated.length > 0 && count("error") === 0),
+        counts: { error: count("error"), warning: count("warning"), info: count("info") },
+        checks: report.checks.map((c) => ({ id: c.id, status: c.status, summary: c.summary, findings: own.filter((f) => f.check === c.id).length })),
         findings: page,
         offset,
         total: all.length,
         ...(offset + page.length < all.length ? { nextOffset: offset + page.length } : {}),
-        ...(comparison ? { newErrors: comparison.failing.length } : {}),
+        ...(comparison ? { newErrors: comparison.failing.filter((f) => !isRegeneratedRow(f)).length } : {}),
+        ...(regenerated.length > 0
+          ? { regeneratedAtFinish: `${regenerated.length} row(s) of the generated BOM.md/PINOUT.md differ from the design as it is now; copperhead regenerates them before verification, so leave them be` }
+          : {}),
       };
     },
   }),
 ];
+
+/** A drift finding about a row of a generated doc (not its broken table, which a person mends). */
+function isRegeneratedRow(f: Finding): boolean {
+  return /^drift:(?:bom|pinout):/.test(f.key) && !f.key.endsWith(":table");
+}
+
+function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((item) => !test(item))];
+}
 
 /** Where a component's footprint is on the board, or null when the board has none for it. */
 function boardState(board: Board, c: Component) {
