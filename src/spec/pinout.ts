@@ -8,7 +8,8 @@
  * row that disagrees with the design as drift. Text outside the markers is the human's.
  *
  * A connector is a component whose reference prefix is J, P, CN or CON, or whose symbol comes
- * from a `Connector*` library. Pins are listed in natural pin order; a pin KiCad leaves on a net
+ * from a library named for connectors (`Connector`, `Connector_Generic`, a vendor's
+ * `OLIMEX_Connectors`: real designs name connectors `VGA1` or `PWR_JACK1` as often as `J1`). Pins are listed in natural pin order; a pin KiCad leaves on a net
  * of its own (`unconnected-(…)`) shows as not connected.
  */
 import type { Component } from "../kicad/components.ts";
@@ -54,7 +55,7 @@ const CONNECTOR_PREFIXES = new Set(["J", "P", "CN", "CON"]);
 
 export function isConnector(component: Component): boolean {
   const prefix = /^[A-Za-z]+/.exec(component.ref)?.[0]?.toUpperCase() ?? "";
-  return CONNECTOR_PREFIXES.has(prefix) || /^connector/i.test(component.libId.split(":")[0] ?? "");
+  return CONNECTOR_PREFIXES.has(prefix) || /connector/i.test(component.libId.split(":")[0] ?? "");
 }
 
 /** The connectors of a design with their pins, in natural ref order. */
