@@ -17,6 +17,7 @@ import { copyCorpusProject, demoProjects } from "../support/corpora.ts";
 import { cachedParityDrc } from "../support/kicad-cache.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 import { initialisedCorpusRepo, ISOLATED_ENV } from "../support/repos.ts";
+import { git } from "../repo/git-repo.ts";
 import { requireBinary, runBinary } from "./binary.ts";
 import { SESSIONS_DIR } from "./scripted-model.ts";
 
@@ -48,6 +49,10 @@ describe("do on a demo board with footprint-library drift", () => {
         expect(run.exitCode).toBe(0);
         const summary = JSON.parse(run.stdout);
         expect(summary).toMatchObject({ status: "committed", layoutPending: added });
+        // The record says what the board carries: its warnings, and that the change added none.
+        const message = await git(repo, "log", "-1", "--format=%B");
+        // (pic_programmer: "ERC clean (1 warning, none new), DRC clean (1 warning, none new), parity clean (61 warnings, none new)".)
+        expect(message).toMatch(/\nVerification: ERC [^\n]*, parity clean \(\d+ warnings, none new\), requirements \d+\/\d+\n/);
 
         // Every footprint that was on the board keeps its bytes; the new parts are the only additions.
         const after = Board.load(boardFile);
