@@ -117,7 +117,14 @@ describe("do: the proposal binds the edits, amend_proposal widens it", () => {
       const summary = await run(repo, "amend-needs-requirement-change");
       expect(summary.status).toBe("refused");
       expect(summary.reason).toBe("requirement_change");
-      expect(summary.detail).toBe("REQ-BOM-1: Removing R2 leaves two resistors; REQ-BOM-1 asks for at least three.");
+      expect(summary.detail).toBe(
+        [
+          "REQ-BOM-1 would have to change: Removing R2 leaves two resistors; REQ-BOM-1 asks for at least three.",
+          "Amendment: Room for C3 on the board needs R2 gone.",
+          "Changes:",
+          "- remove R2",
+        ].join("\n"),
+      );
       expect(fingerprint(repo)).toEqual(before.tree);
       expect(await head(repo)).toBe(before.head);
     },
