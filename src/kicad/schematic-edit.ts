@@ -39,13 +39,12 @@ import {
 import { bestPartOn, SheetSpace, type Shape } from "./schematic-placement.ts";
 import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Landing, type Route } from "./schematic-routing.ts";
 import { fieldBox, grow, labelBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, symbolBodyBox, translate, union, type Box } from "./schematic-space.ts";
-import { describeVersion, has, SCHEMATIC, type FormatChange } from "./format.ts";
+import { describeVersion, has, RELEASES, SCHEMATIC, type FormatChange } from "./format.ts";
 import { adaptNewField, adaptSyntax, addLegacyInstances, instancesInRoot, layOutInserted, legacyInstancePath, removeLegacyInstances, setLegacyInstanceField } from "./schematic-dialect.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "./schematic-wiring.ts";
 import {
   loadSchematicProject,
-  readSchematicFile,
-  resolveProjectData,
+  readLibSymbol,
   symbolInstance,
   unitPins,
   fieldValue,
@@ -64,7 +63,6 @@ import {
   head,
   insertChild,
   list,
-  printBare,
   printSexpr,
   printSexprBytes,
   q,
@@ -176,13 +174,25 @@ const UPSIDE_DOWN = toIU(40);
 const TURNED = toIU(2.54);
 
 export class SchematicEditor {
+  /** Each sheet's bytes on disk: as loaded, or as last saved. */
   private readonly original = new Map<string, Uint8Array>();
+  /** Sheets an edit touched since they were loaded or last saved: the only ones printed to save. */
+  private readonly touched = new Set<SchematicFile>();
+  /** Sheets whose tree is still exactly the bytes it was parsed from (nothing to print for a rollback). */
+  private readonly asParsed = new Set<SchematicFile>();
+  /** What the open outermost edit restores on failure. */
+  private rollback?: Map<SchematicFile, Uint8Array>;
+  private built?: { revision: number; netlist: Netlist };
 
   private constructor(
-    private readonly project: SchematicProject,
+    /** The project being edited: its views show every edit made so far (see `SchematicFile`). */
+    readonly project: SchematicProject,
     private readonly libraries: Libraries,
   ) {
-    for (const [path, file] of project.files) this.original.set(path, file.doc.bytes);
+    for (const [path, file] of project.files) {
+      this.original.set(path, file.doc.bytes);
+      this.asParsed.add(file);
+    }
   }
 
   /**
@@ -210,7 +220,7 @@ export class SchematicEditor {
     const def = like && like.libId === libId ? like.def : this.resolveLibSymbol(libId);
     const footprint = args.footprint ?? (like && like.libId === libId ? like.values.Footprint : undefined);
     if (footprint) this.libraries.resolveFootprint(footprint);
-    const lib = libSymbolView(def, libId);
+    const lib = libSymbolView(def);
     const connect = Object.entries(args.connect ?? {}).map(([pin, net]) => ({ pin: this.libPinOf(lib, libId, pin), net }));
     const anchor = this.placementAnchor(args, connect.map((c) => c.net));
     const target = anchor.instance;
@@ -242,31 +252,35 @@ export class SchematicEditor {
       for (const box of spot.shape.boxes) space.occupy(translate(box, spot.at));
       return spot;
     });
-    this.edit(() => {
-      const { libName } = ensureLibSymbol(file, libId, () => def);
-      units.forEach((unit, i) => {
-        const spot = spots[i]!;
-        const placement: Placement = { at: spot.at, rotation: spot.shape.rotation };
-        this.placeSymbol(
-          file,
-          placedSymbolNode({
-            libId,
-            libName,
-            def,
-            at: toMm(placement.at),
-            rotation: placement.rotation,
-            unit,
-            uuid: crypto.randomUUID(),
-            fields: symbolFields(def, placement, values),
-            pins: instancePinNumbers(lib, unit).map((number) => ({ number, uuid: crypto.randomUUID() })),
-            project: this.project.projectName,
-            instances: [...refs].map(([instance, reference]) => ({ path: instance.path, reference })),
-          }),
-        );
-      });
-      this.refresh();
-      for (const c of connect) this.connect(ownRef, c.pin.number, c.net);
-    });
+    this.edit(
+      this.withInstanceRows(file),
+      () => {
+        const { libName } = ensureLibSymbol(file, libId, () => def);
+        units.forEach((unit, i) => {
+          const spot = spots[i]!;
+          const placement: Placement = { at: spot.at, rotation: spot.shape.rotation };
+          this.placeSymbol(
+            file,
+            placedSymbolNode({
+              libId,
+              libName,
+              def,
+              at: toMm(placement.at),
+              rotation: placement.rotation,
+              unit,
+              uuid: crypto.randomUUID(),
+              fields: symbolFields(def, placement, values),
+              pins: instancePinNumbers(lib, unit).map((number) => ({ number, uuid: crypto.randomUUID() })),
+              project: this.project.projectName,
+              instances: [...refs].map(([instance, reference]) => ({ path: instance.path, reference })),
+            }),
+          );
+        });
+      },
+      () => {
+        for (const c of connect) this.connect(ownRef, c.pin.number, c.net);
+      },
+    );
     const pins = new Map<string, string>();
     for (const pin of lib.pins) if (!pins.has(pin.number)) pins.set(pin.number, pin.name);
     return {
@@ -361,28 +375,32 @@ export class SchematicEditor {
       near = anchor.near;
     }
     const delta = { x: at.x - origin.x, y: at.y - origin.y };
-    this.edit(() => {
-      const done = new Set<SList>();
-      for (const r of rewire) applyPlan(file, r.plan, done);
-      for (const node of carried) shiftNode(node, delta);
-      const atNode = child(symbol.node, "at")!;
-      setAtom(atNode, 1, toMm(at)[0]);
-      setAtom(atNode, 2, toMm(at)[1]);
-      setAtom(atNode, 3, rotation);
-      const props = children(symbol.node, "property");
-      fields.forEach((f, i) => {
-        const target = child(props[i]!, "at")!;
-        const moved = child(f, "at")!;
-        setAtom(target, 1, Math.round((Number(text(moved, 1)) + at.x / 10_000) * 10_000) / 10_000);
-        setAtom(target, 2, Math.round((Number(text(moved, 2)) + at.y / 10_000) * 10_000) / 10_000);
-        if (text(target, 3) !== undefined) setAtom(target, 3, Number(text(moved, 3) ?? 0));
-      });
-      this.refresh();
-      for (const r of rewire) {
-        if (r.noConnect) this.markNoConnect(ref, r.pin);
-        else this.connect(ref, r.pin, r.net!);
-      }
-    });
+    this.edit(
+      [file],
+      () => {
+        const done = new Set<SList>();
+        for (const r of rewire) applyPlan(file, r.plan, done);
+        for (const node of carried) shiftNode(node, delta);
+        const atNode = child(symbol.node, "at")!;
+        setAtom(atNode, 1, toMm(at)[0]);
+        setAtom(atNode, 2, toMm(at)[1]);
+        setAtom(atNode, 3, rotation);
+        const props = children(symbol.node, "property");
+        fields.forEach((f, i) => {
+          const target = child(props[i]!, "at")!;
+          const moved = child(f, "at")!;
+          setAtom(target, 1, Math.round((Number(text(moved, 1)) + at.x / 10_000) * 10_000) / 10_000);
+          setAtom(target, 2, Math.round((Number(text(moved, 2)) + at.y / 10_000) * 10_000) / 10_000);
+          if (text(target, 3) !== undefined) setAtom(target, 3, Number(text(moved, 3) ?? 0));
+        });
+      },
+      () => {
+        for (const r of rewire) {
+          if (r.noConnect) this.markNoConnect(ref, r.pin);
+          else this.connect(ref, r.pin, r.net!);
+        }
+      },
+    );
     return { ref, sheet: instance.humanPath, at: toMm(at), rotation, ...(near ? { near, distance } : {}) };
   }
 
@@ -400,7 +418,8 @@ export class SchematicEditor {
         plans.push({ file: unit.instance.file, plan: wiring.planDetach(pin.at, (p) => symbols.has(p.symbol), "remove") });
       }
     }
-    this.edit(() => {
+    const files = [...plans.map((p) => p.file), ...units.flatMap((u) => this.withInstanceRows(u.instance.file))];
+    this.edit(files, () => {
       const done = new Set<SList>();
       for (const { file, plan } of plans) applyPlan(file, plan, done);
       for (const symbol of symbols) {
@@ -420,7 +439,7 @@ export class SchematicEditor {
     const units = this.unitsOf(ref);
     if (field === "Reference") this.checkNewReference(value, this.references());
     if (field === "Footprint" && value !== "") this.libraries.resolveFootprint(value);
-    this.edit(() => {
+    this.edit(unique(units.map((u) => u.symbol)).flatMap((s) => this.withInstanceRows(this.fileOf(s))), () => {
       for (const symbol of unique(units.map((u) => u.symbol))) {
         const props = children(symbol.node, "property");
         const prop = props.find((p) => text(p, 1) === field) ?? props.find((p) => text(p, 1)?.toLowerCase() === field.toLowerCase());
@@ -476,7 +495,7 @@ export class SchematicEditor {
         });
       }
     }
-    this.edit(() => {
+    this.edit(units.map((u) => u.instance.file), () => {
       for (const symbol of unique(units.map((u) => u.symbol))) {
         for (const [key, head, inverted] of flags) {
           const value = attributes[key];
@@ -531,20 +550,22 @@ export class SchematicEditor {
     }
     const file = hit.instance.file;
     const end = route.points[route.points.length - 1]!;
-    this.edit(() => {
-      for (const node of wiring.noConnectsAt(hit.tip)) removeChild(file.doc.root, node);
-      for (let i = 1; i < route.points.length; i++) insertItem(file, lineNode("wire", toMm(route.points[i - 1]!), toMm(route.points[i]!), crypto.randomUUID()));
-      if (route.join) {
-        if (needsJunction(wiring, end)) insertItem(file, junctionNode(toMm(end), crypto.randomUUID()));
-      } else if (target.kind === "power") this.placePowerSymbol(hit.instance, target, end);
-      else {
-        const angle = labelAngle(lastLeg(route.points));
-        if (target.kind === "local") insertItem(file, labelNode(target.text, toMm(end), angle, crypto.randomUUID()));
-        else insertItem(file, globalLabelNode(target.text, toMm(end), target.shape, angle, crypto.randomUUID()));
-      }
-      this.refresh();
-      this.expectPinOnNet(ref, hit.lib.number, target.expected, hit.symbol);
-    });
+    this.edit(
+      this.withInstanceRows(file),
+      () => {
+        for (const node of wiring.noConnectsAt(hit.tip)) removeChild(file.doc.root, node);
+        for (let i = 1; i < route.points.length; i++) insertItem(file, lineNode("wire", toMm(route.points[i - 1]!), toMm(route.points[i]!), crypto.randomUUID()));
+        if (route.join) {
+          if (needsJunction(wiring, end)) insertItem(file, junctionNode(toMm(end), crypto.randomUUID()));
+        } else if (target.kind === "power") this.placePowerSymbol(hit.instance, target, end);
+        else {
+          const angle = labelAngle(lastLeg(route.points));
+          if (target.kind === "local") insertItem(file, labelNode(target.text, toMm(end), angle, crypto.randomUUID()));
+          else insertItem(file, globalLabelNode(target.text, toMm(end), target.shape, angle, crypto.randomUUID()));
+        }
+      },
+      () => this.expectPinOnNet(ref, hit.lib.number, target.expected, hit.symbol),
+    );
   }
 
   /**
@@ -563,18 +584,20 @@ export class SchematicEditor {
       });
     }
     if (plan.remove.size === 0 && plan.moves.length === 0) return;
-    this.edit(() => {
-      applyPlan(hit.instance.file, plan, new Set());
-      this.refresh();
-      const net = this.netlist().nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === hit.lib.number));
-      if (net && net.nodes.length > 1) {
-        throw new CopperheadError("edit_conflict", `${ref} pin ${hit.lib.number} would still be on net ${net.name} after removing its wiring.`, {
-          fix: "The pin is joined some other way (a wire over its tip, a bus); redraw that part in KiCad.",
-          ref,
-          pin: hit.lib.number,
-        });
-      }
-    });
+    this.edit(
+      [hit.instance.file],
+      () => applyPlan(hit.instance.file, plan, new Set()),
+      () => {
+        const net = this.netlist().nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === hit.lib.number));
+        if (net && net.nodes.length > 1) {
+          throw new CopperheadError("edit_conflict", `${ref} pin ${hit.lib.number} would still be on net ${net.name} after removing its wiring.`, {
+            fix: "The pin is joined some other way (a wire over its tip, a bus); redraw that part in KiCad.",
+            ref,
+            pin: hit.lib.number,
+          });
+        }
+      },
+    );
   }
 
   /**
@@ -600,18 +623,22 @@ export class SchematicEditor {
         net: from,
       });
     }
-    this.edit(() => {
-      for (const rename of scope.renames) rename();
-      this.refresh();
-      const after = this.netlist();
-      const problems = compareRenamed(before, after, scope.expected);
-      if (problems.length > 0) {
-        throw new CopperheadError("edit_conflict", `Renaming ${from} to ${scope.newName} would change more than that net: ${problems.slice(0, 5).join("; ")}.`, {
-          fix: "Some pins join the net another way (hidden power pins, a second label); rename those in KiCad.",
-          net: from,
-        });
-      }
-    });
+    this.edit(
+      scope.renames.map((r) => r.file),
+      () => {
+        for (const rename of scope.renames) rename.apply();
+      },
+      () => {
+        const after = this.netlist();
+        const problems = compareRenamed(before, after, scope.expected);
+        if (problems.length > 0) {
+          throw new CopperheadError("edit_conflict", `Renaming ${from} to ${scope.newName} would change more than that net: ${problems.slice(0, 5).join("; ")}.`, {
+            fix: "Some pins join the net another way (hidden power pins, a second label); rename those in KiCad.",
+            net: from,
+          });
+        }
+      },
+    );
   }
 
   /** Puts a no-connect flag on a free pin (ERC then knows it is unused on purpose). */
@@ -627,14 +654,19 @@ export class SchematicEditor {
         pin: hit.lib.number,
       });
     }
-    this.edit(() => insertItem(hit.instance.file, noConnectNode(toMm(hit.tip), crypto.randomUUID())));
+    this.edit([hit.instance.file], () => insertItem(hit.instance.file, noConnectNode(toMm(hit.tip), crypto.randomUUID())));
   }
 
   // --- Results ----------------------------------------------------------------------------
 
-  /** Absolute paths of the sheets whose text differs from what was loaded (or last saved). */
+  /**
+   * Absolute paths of the sheets whose text differs from what was loaded (or last saved). Only
+   * the sheets an edit touched are printed to tell.
+   */
   changedFiles(): string[] {
-    return [...this.project.files.values()].filter((f) => !sameBytes(printSexprBytes(f.doc), this.original.get(f.path)!)).map((f) => f.path);
+    return this.touchedFiles()
+      .filter((f) => !sameBytes(printSexprBytes(f.doc), this.original.get(f.path)!))
+      .map((f) => f.path);
   }
 
   /** The current text of a sheet of the project (a lossless string: for showing and comparing). */
@@ -649,59 +681,74 @@ export class SchematicEditor {
 
   /** Writes the changed sheets back to disk; returns their paths. */
   save(): string[] {
-    const changed = this.changedFiles();
-    for (const path of changed) {
-      const bytes = this.bytes(path);
-      writeSexprFile(path, bytes);
-      this.original.set(path, bytes);
+    const changed: string[] = [];
+    for (const file of this.touchedFiles()) {
+      const bytes = printSexprBytes(file.doc);
+      if (!sameBytes(bytes, this.original.get(file.path)!)) {
+        writeSexprFile(file.path, bytes);
+        this.original.set(file.path, bytes);
+        changed.push(file.path);
+      }
+      this.touched.delete(file);
     }
     return changed;
   }
 
-  /** The netlist of the edited trees, as kicad-cli would export it. */
+  /** The netlist of the edited trees, as kicad-cli would export it (built once per state of the trees). */
   netlist(): Netlist {
-    return buildNetlist(this.project);
+    const revision = this.project.revision;
+    if (this.built?.revision !== revision) this.built = { revision, netlist: buildNetlist(this.project) };
+    return this.built.netlist;
   }
 
   // --- Transactions -----------------------------------------------------------------------
 
-  /** Runs a mutation; on any error every tree goes back to what it was before. */
-  private edit(mutate: () => void): void {
-    const before = new Map([...this.project.files].map(([path, file]) => [path, printSexprBytes(file.doc)]));
-    try {
-      mutate();
-      this.refresh();
-    } catch (err) {
-      for (const [path, source] of before) {
-        const file = this.project.files.get(path)!;
-        if (!sameBytes(printSexprBytes(file.doc), source)) Object.assign(file, readSchematicFile(path, source));
-      }
-      this.relink();
-      throw err;
-    }
-  }
-
-  /** Re-reads the views of edited trees (positions, pins, labels) from the trees themselves. */
-  private refresh(): void {
-    for (const [path, file] of this.project.files) {
-      const current = printSexprBytes(file.doc);
-      if (!sameBytes(current, file.doc.bytes)) Object.assign(file, readSchematicFile(path, current));
-    }
-    this.relink();
-  }
-
   /**
-   * Sheet instances point at their sheet symbol; after a re-read that is a new object. What
-   * the loader resolves across files (KiCad 6 instance data, legacy power values) is resolved
-   * again for the new views.
+   * Runs an edit of `files`: `change` changes their trees in place (planning with the views as
+   * they were before it), then the files' views are read again from the changed trees, and
+   * `then` follows up on the outcome (further edits, checks against the netlist). On any error
+   * every file the edit (or an edit it made) touched goes back to what it was before.
+   *
+   * Only the outermost edit keeps the files' bytes for a rollback: an edit made inside it can
+   * only fail the whole. A file not yet changed since it was read needs no print for that (its
+   * tree still is the bytes it was parsed from).
    */
-  private relink(): void {
-    for (const instance of this.project.instances) {
-      if (!instance.parent || !instance.sheet) continue;
-      const uuid = instance.sheet.uuid;
-      instance.sheet = instance.parent.file.sheets.find((s) => s.uuid === uuid) ?? instance.sheet;
+  private edit(files: Iterable<SchematicFile>, change: () => void, then?: () => void): void {
+    const outermost = this.rollback === undefined;
+    const saved = (this.rollback ??= new Map());
+    const touched = new Set(files);
+    for (const file of touched) {
+      if (!saved.has(file)) saved.set(file, this.asParsed.has(file) ? file.doc.bytes : printSexprBytes(file.doc));
     }
-    resolveProjectData(this.project);
+    try {
+      change();
+      for (const file of touched) {
+        file.changed();
+        this.touched.add(file);
+        this.asParsed.delete(file);
+      }
+      then?.();
+    } catch (err) {
+      if (outermost) {
+        for (const [file, source] of saved) {
+          file.restore(source);
+          this.asParsed.add(file);
+        }
+      }
+      throw err;
+    } finally {
+      if (outermost) this.rollback = undefined;
+    }
+  }
+
+  /** The files edits touched since they were loaded or last saved, in project order. */
+  private touchedFiles(): SchematicFile[] {
+    return [...this.project.files.values()].filter((f) => this.touched.has(f));
+  }
+
+  /** A sheet and, in a KiCad 6 project, the root (placing a symbol there writes its instance rows). */
+  private withInstanceRows(file: SchematicFile): SchematicFile[] {
+    return this.legacyInstances ? [file, this.project.root.file] : [file];
   }
 
   /** True when the project keeps symbol references in the root's `symbol_instances` (KiCad 6). */
@@ -754,7 +801,7 @@ export class SchematicEditor {
   }
 
   private instancesOf(file: SchematicFile): SheetInstance[] {
-    return this.project.instances.filter((i) => i.file === file);
+    return this.project.instancesOf(file);
   }
 
   private wiring(instance: SheetInstance): SheetWiring {
@@ -941,7 +988,7 @@ export class SchematicEditor {
   private landingOf(target: NetTarget): PinLanding {
     if (target.kind !== "power") return { kind: "label", text: target.text, flagged: target.kind === "global" };
     const def = target.def();
-    const lib = libSymbolView(def, target.libId);
+    const lib = libSymbolView(def);
     const pin = lib.pins[0]!;
     const upright: Placement = { at: { x: 0, y: 0 }, rotation: 0 };
     const offset = placePoint(pin.at, upright);
@@ -1024,7 +1071,7 @@ export class SchematicEditor {
   private placePowerSymbol(instance: SheetInstance, target: Extract<NetTarget, { kind: "power" }>, end: Point): void {
     const file = instance.file;
     const { def, libName } = ensureLibSymbol(file, target.libId, target.def);
-    const lib = libSymbolView(def, libName ?? target.libId);
+    const lib = libSymbolView(def);
     const rotation = 0;
     const offset = placePoint(lib.pins[0]!.at, { at: { x: 0, y: 0 }, rotation });
     const placement: Placement = { at: { x: end.x - offset.x, y: end.y - offset.y }, rotation };
@@ -1054,17 +1101,21 @@ export class SchematicEditor {
   }
 
   /**
-   * What `renameNet` changes: closures that rename each label, sheet pin and power symbol
-   * naming the net, the netlist name it should end up with, and the name changes expected
+   * What `renameNet` changes: the renames of each label, sheet pin and power symbol naming the
+   * net (each with the file it changes), the netlist name it should end up with, and the name changes expected
    * elsewhere (the same local net in other instances of a shared sheet).
    */
-  private renameScope(from: string, to: string): { newName: string; renames: (() => void)[]; expected: Map<string, string> } {
-    const renames: (() => void)[] = [];
-    const setText = (node: SList) => (value: string) => () => setAtom(node, 1, q(value));
-    const setValue = (symbol: PlacedSymbol, value: string) => () => {
-      const prop = children(symbol.node, "property").find((p) => text(p, 1) === "Value");
-      if (prop) setAtom(prop, 2, q(value));
-    };
+  private renameScope(from: string, to: string): { newName: string; renames: { file: SchematicFile; apply: () => void }[]; expected: Map<string, string> } {
+    const renames: { file: SchematicFile; apply: () => void }[] = [];
+    const setText = (file: SchematicFile, node: SList, value: string) => renames.push({ file, apply: () => setAtom(node, 1, q(value)) });
+    const setValue = (file: SchematicFile, symbol: PlacedSymbol, value: string) =>
+      renames.push({
+        file,
+        apply: () => {
+          const prop = children(symbol.node, "property").find((p) => text(p, 1) === "Value");
+          if (prop) setAtom(prop, 2, q(value));
+        },
+      });
     if (!from.startsWith("/")) {
       if (to.startsWith("/") || to === "") {
         throw new CopperheadError("usage", `${from} is a global net; its new name must be global too (no leading /), not ${JSON.stringify(to)}.`, {
@@ -1074,7 +1125,7 @@ export class SchematicEditor {
       }
       const rootVersion = this.project.root.file.version;
       for (const file of this.project.files.values()) {
-        for (const label of file.labels) if (label.kind === "global" && label.text === from) renames.push(setText(label.node)(to));
+        for (const label of file.labels) if (label.kind === "global" && label.text === from) setText(file, label.node, to);
         for (const symbol of file.symbols) {
           if (symbol.lib?.power !== "global" || symbol.value !== from) continue;
           const pin = symbol.lib.pins[0];
@@ -1084,7 +1135,7 @@ export class SchematicEditor {
               net: from,
             });
           }
-          renames.push(setValue(symbol, to));
+          setValue(file, symbol, to);
         }
       }
       return { newName: to, renames, expected: new Map([[from, to]]) };
@@ -1101,22 +1152,22 @@ export class SchematicEditor {
     }
     const file = instance.file;
     for (const label of file.labels) {
-      if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base) renames.push(setText(label.node)(newBase));
+      if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base) setText(file, label.node, newBase);
     }
-    for (const symbol of file.symbols) if (symbol.lib?.power === "local" && fieldValue(symbol, "Value") === base) renames.push(setValue(symbol, newBase));
+    for (const symbol of file.symbols) if (symbol.lib?.power === "local" && fieldValue(symbol, "Value") === base) setValue(file, symbol, newBase);
     // A hierarchical label and the sheet pins that face it are one connection: rename both.
     if (file.labels.some((l) => l.kind === "hierarchical" && l.text === base)) {
       for (const other of this.instancesOf(file)) {
         const pin = other.sheet?.pins.find((p) => p.name === base);
-        if (pin) renames.push(setText(pin.node)(newBase));
+        if (pin) setText(other.parent!.file, pin.node, newBase);
       }
     }
     for (const sheet of file.sheets) {
       const pin = sheet.pins.find((p) => p.name === base);
       if (!pin) continue;
-      renames.push(setText(pin.node)(newBase));
+      setText(file, pin.node, newBase);
       const childInstance = instance.children.find((c) => c.sheet?.uuid === sheet.uuid);
-      for (const label of childInstance?.file.labels ?? []) if (label.kind === "hierarchical" && label.text === base) renames.push(setText(label.node)(newBase));
+      for (const label of childInstance?.file.labels ?? []) if (label.kind === "hierarchical" && label.text === base) setText(childInstance!.file, label.node, newBase);
     }
     const expected = new Map(this.instancesOf(file).map((i): [string, string] => [i.humanPath + base, i.humanPath + newBase]));
     return { newName: instance.humanPath + newBase, renames, expected };
@@ -1361,9 +1412,8 @@ function nextFreeReference(prefix: string, taken: Set<string>): string {
 }
 
 /** A view (pins, units) of a library symbol not yet in any sheet, read by the schematic reader itself. */
-function libSymbolView(def: SList, libId: string): LibSymbol {
-  const source = `(kicad_sch (version 20250114) (lib_symbols ${printBare(def)}))`;
-  return readSchematicFile(`<${libId}>`, source).libSymbols.get(libId)!;
+function libSymbolView(def: SList): LibSymbol {
+  return readLibSymbol(def, RELEASES.schematic.at(-1)!.version)!;
 }
 
 /**

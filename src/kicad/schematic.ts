@@ -97,7 +97,7 @@ export interface PlacedSymbol {
   /**
    * The Value KiCad works with after loading the project: the Value field, overridden by
    * KiCad 6 instance data and, in files from before `SCHEMATIC.modernPowerSymbols`, by the
-   * hidden pin name of a legacy power symbol (see `resolveProjectData`). Power nets are named
+   * hidden pin name of a legacy power symbol (see `SchematicProject`). Power nets are named
    * by it.
    */
   value: string;
@@ -179,15 +179,9 @@ export interface LegacySymbolInstance {
   footprint?: string;
 }
 
-export interface SchematicFile {
-  path: string;
-  doc: SDocument;
-  /** The file's `(version …)`; see format.ts for what each version means. */
-  version: number;
-  uuid: string;
-  /** Root-level `symbol_instances` (KiCad 6 files), as written. */
+/** What one file holds, read from its tree; see `SchematicFile`. */
+interface FileItems {
   symbolInstances: LegacySymbolInstance[];
-  /** Root-level `sheet_instances`: page numbers by path, as written. */
   sheetInstances: { path: string; page: string }[];
   libSymbols: Map<string, LibSymbol>;
   symbols: PlacedSymbol[];
@@ -198,40 +192,155 @@ export interface SchematicFile {
   noConnects: Marker[];
   labels: Label[];
   sheets: SheetSymbol[];
-  /** `(bus_alias "NAME" (members …))` definitions; eeschema pools them across all sheets. */
   busAliases: Map<string, string[]>;
+}
+
+/**
+ * One `.kicad_sch` file: its lossless tree and the views of what it holds, read from the tree
+ * on first use, the way `Board` reads a board. An edit changes the tree in place and then calls
+ * `changed()`, which drops the views; the next question reads them from the changed tree again,
+ * so nothing is printed or parsed after an edit. Views handed out before a change keep showing
+ * the tree as it was (an edit plans with them, then changes the nodes they point at).
+ *
+ * In a project whose root predates `SCHEMATIC.symbolInstancesInSymbols` or
+ * `SCHEMATIC.modernPowerSymbols`, what a symbol's Value and references are depends on the root
+ * too (see `SchematicProject.resolveSymbols`); such a file reads its views again after the root
+ * changed.
+ */
+export class SchematicFile {
+  /** The file's `(version …)`; see format.ts for what each version means. */
+  readonly version: number;
+  readonly uuid: string;
+  #doc: SDocument;
+  #items?: FileItems;
+  /** The project's resolution stamp the items were resolved for; -1 for none. */
+  #stamp = -1;
+  #changes = 0;
+  #project?: SchematicProject;
+
+  constructor(
+    readonly path: string,
+    doc: SDocument,
+  ) {
+    const root = doc.root;
+    if (!isList(root, "kicad_sch")) {
+      throw new CopperheadError("parse_error", `${path}: not a KiCad schematic (root is not kicad_sch)`, {
+        file: path,
+        fix: "Pass a .kicad_sch file saved by KiCad 6 or later.",
+      });
+    }
+    const version = Number(childText(root, "version") ?? 0);
+    if (!(version >= OLDEST_SCHEMATIC_VERSION)) {
+      throw new CopperheadError("parse_error", `${path}: schematic format version ${childText(root, "version") ?? "(none)"} is not one KiCad ever wrote`, {
+        file: path,
+        fix: "Open the project in KiCad 6 or newer, save it, and run copperhead again.",
+      });
+    }
+    this.#doc = doc;
+    this.version = version;
+    this.uuid = childText(root, "uuid") ?? "";
+  }
+
+  /** The lossless tree; edits change it in place (and then call `changed`). */
+  get doc(): SDocument {
+    return this.#doc;
+  }
+
+  /** How many times the tree changed since it was read. */
+  get changes(): number {
+    return this.#changes;
+  }
+
+  /** Root-level `symbol_instances` (KiCad 6 files), as written. */
+  get symbolInstances(): LegacySymbolInstance[] {
+    return this.items().symbolInstances;
+  }
+  /** Root-level `sheet_instances`: page numbers by path, as written. */
+  get sheetInstances(): { path: string; page: string }[] {
+    return this.items().sheetInstances;
+  }
+  get libSymbols(): Map<string, LibSymbol> {
+    return this.items().libSymbols;
+  }
+  get symbols(): PlacedSymbol[] {
+    return this.items().symbols;
+  }
+  get wires(): Line[] {
+    return this.items().wires;
+  }
+  get buses(): Line[] {
+    return this.items().buses;
+  }
+  get busEntries(): BusEntry[] {
+    return this.items().busEntries;
+  }
+  get junctions(): Marker[] {
+    return this.items().junctions;
+  }
+  get noConnects(): Marker[] {
+    return this.items().noConnects;
+  }
+  get labels(): Label[] {
+    return this.items().labels;
+  }
+  get sheets(): SheetSymbol[] {
+    return this.items().sheets;
+  }
+  /** `(bus_alias "NAME" (members …))` definitions; eeschema pools them across all sheets. */
+  get busAliases(): Map<string, string[]> {
+    return this.items().busAliases;
+  }
+
+  /** Says the tree was changed in place: the views are read from it again when next asked for. */
+  changed(): void {
+    this.#items = undefined;
+    this.#changes++;
+    this.#project?.fileChanged();
+  }
+
+  /** Puts the file back to `source` (an earlier print of it), as a rollback does. */
+  restore(source: Uint8Array): void {
+    this.#doc = parseSexpr(source, { file: this.path });
+    this.changed();
+  }
+
+  /** Makes the file part of `project`, whose load-time resolution its views then get. */
+  attach(project: SchematicProject): void {
+    this.#project = project;
+  }
+
+  private items(): FileItems {
+    const stamp = this.#project?.resolutionStamp() ?? -1;
+    let items = this.#items;
+    if (items && this.#stamp === stamp) return items;
+    // Resolution changes the symbols in place, so it starts from views read afresh.
+    if (!items || this.#stamp !== -1) items = readItems(this.#doc.root, this.version);
+    this.#items = items;
+    this.#stamp = stamp;
+    if (stamp !== -1) this.#project!.resolveSymbols(this, items.symbols);
+    return items;
+  }
 }
 
 export interface SheetInstance {
   /** KiCad instance path: `/rootuuid` for the root, `/rootuuid/sheetuuid/…` below it. */
-  path: string;
+  readonly path: string;
   /** Human path used as a net-name prefix: `/` for the root, `/Sub/` below it. */
-  humanPath: string;
+  readonly humanPath: string;
   /** Number of sheets from the root, root = 1 (KiCad's SCH_SHEET_PATH::size()). */
-  depth: number;
+  readonly depth: number;
   /** Page number as written in the sheet's instance data ("1" for the root). */
   page: string;
-  file: SchematicFile;
-  /** Sheet symbol (in the parent's file) that placed this instance; absent for the root. */
-  sheet?: SheetSymbol;
-  parent?: SheetInstance;
-  children: SheetInstance[];
-}
-
-export interface SchematicProject {
-  rootPath: string;
-  projectName: string;
-  files: Map<string, SchematicFile>;
-  /** Bus aliases of every sheet, pooled (the first definition of a name wins). */
-  busAliases: Map<string, string[]>;
-  root: SheetInstance;
-  /** Every sheet instance, in page order (KiCad's sheet list order); the root first. */
-  instances: SheetInstance[];
+  readonly file: SchematicFile;
+  /** Sheet symbol (in the parent's file) that placed this instance, as the parent's views show it now; absent for the root. */
+  readonly sheet?: SheetSymbol;
+  readonly parent?: SheetInstance;
+  readonly children: SheetInstance[];
 }
 
 /**
  * Loads a schematic project from its root `.kicad_sch`, following sheet symbols recursively,
- * and resolves what KiCad resolves at load time across files (see `resolveProjectData`).
+ * and resolves what KiCad resolves at load time across files (see `SchematicProject`).
  * Throws `not_found` for a missing file, `sheet_recursion` when a sheet contains itself and
  * `legacy_format` for a KiCad 5 `.sch`.
  *
@@ -288,149 +397,185 @@ export function loadSchematicProject(rootPath: string, options: { within?: strin
     const { instance, chain } = stack.pop()!;
     instances.push(instance);
     const created: { instance: SheetInstance; chain: string[] }[] = [];
-    for (const sheet of instance.file.sheets) {
-      const childPath = resolve(dirname(instance.file.path), sheet.fileName);
+    const parentFile = instance.file;
+    parentFile.sheets.forEach((sheet, index) => {
+      const childPath = resolve(dirname(parentFile.path), sheet.fileName);
       if (chain.includes(childPath)) {
-        throw new CopperheadError("sheet_recursion", `Sheet "${sheet.name}" in ${basename(instance.file.path)} includes ${basename(childPath)}, which contains it: the hierarchy is recursive.`, {
-          file: instance.file.path,
+        throw new CopperheadError("sheet_recursion", `Sheet "${sheet.name}" in ${basename(parentFile.path)} includes ${basename(childPath)}, which contains it: the hierarchy is recursive.`, {
+          file: parentFile.path,
           sheet: sheet.name,
           fix: "Point the sheet's Sheetfile at a schematic that does not (directly or indirectly) contain this sheet.",
         });
       }
-      const file = load(childPath, instance.file.path);
+      const file = load(childPath, parentFile.path);
       const childInstance: SheetInstance = {
         path: `${instance.path}/${sheet.uuid}`,
         humanPath: `${instance.humanPath}${sheet.name}/`,
         depth: instance.depth + 1,
         page: "",
         file,
-        sheet,
+        // No edit adds or removes a sheet symbol, so its place among the parent's sheets holds.
+        get sheet() {
+          return parentFile.sheets[index];
+        },
         parent: instance,
         children: [],
       };
       instance.children.push(childInstance);
       created.push({ instance: childInstance, chain: [...chain, childPath] });
-    }
+    });
     for (let i = created.length - 1; i >= 0; i--) stack.push(created[i]!);
   }
-  const project: SchematicProject = {
-    rootPath: absRoot,
-    projectName: basename(absRoot).replace(/\.kicad_sch$/, ""),
-    files,
-    busAliases: new Map(),
-    root,
-    instances,
-  };
-  resolveProjectData(project);
-  return project;
+  return new SchematicProject(absRoot, files, root, instances);
 }
 
 /** Files from before `SCHEMATIC.rootUuid` have no uuid; KiCad invents one per load, so any stand-in works. */
 const LEGACY_ROOT_UUID = "00000000-0000-0000-0000-000000000000";
 
 /**
- * What KiCad's loader (EESCHEMA_HELPERS::LoadSchematic) settles across files once every sheet
- * is read, recomputed from the views so that an editor can call it again after re-reading a
- * file:
+ * A loaded schematic project, and what KiCad's loader (EESCHEMA_HELPERS::LoadSchematic) settles
+ * across its files:
  *
  * - page numbers: each sheet symbol's `(instances)`, overridden by the root's `sheet_instances`
- *   (which is where KiCad 6 keeps them all), and the sheet order that follows from them;
+ *   (which is where KiCad 6 keeps them all), and the sheet order that follows from them, settled
+ *   at load (no edit adds, removes or renumbers a sheet);
  * - references and units: each symbol's `(instances)`, overridden in a KiCad 6 project by the
  *   root's `symbol_instances` (UpdateSymbolInstanceData, which also takes the Value from there);
  * - in a project whose root predates `SCHEMATIC.modernPowerSymbols`, the Value of every legacy
  *   power symbol becomes its hidden power pin's name (FixLegacyPowerSymbolMismatches);
  * - bus aliases, pooled over every sheet.
  *
- * KiCad keys both version-dependent steps on the root schematic's version, whatever the
- * version of the sheet a symbol sits on.
+ * The last three follow edits: each file's views get them when they are read (`resolveSymbols`),
+ * and again after the root changed when they depend on it. KiCad keys both version-dependent
+ * steps on the root schematic's version, whatever the version of the sheet a symbol sits on.
  */
-export function resolveProjectData(project: SchematicProject): void {
-  const rootFile = project.root.file;
-  const rootVersion = rootFile.version;
-  const rootPath = project.root.path;
-  // KiCad 6 wrote instance paths without the root's uuid; the loader puts it in front.
-  const fullPath = (path: string, addRoot: boolean) => {
-    const trimmed = path.replace(/\/+$/, "");
-    return addRoot ? rootPath + trimmed : trimmed || rootPath;
-  };
+export class SchematicProject {
+  readonly projectName: string;
+  /** Every sheet instance, in page order (KiCad's sheet list order); the root first. */
+  readonly instances: SheetInstance[];
+  readonly #legacyInstances: boolean;
+  readonly #legacyPower: boolean;
+  #revision = 0;
+  #busAliases?: { revision: number; aliases: Map<string, string[]> };
+  #legacyRows?: { changes: number; rows: Map<string, LegacySymbolInstance> };
+  #instancesOf?: Map<SchematicFile, SheetInstance[]>;
 
-  const pages = new Map(
-    rootFile.sheetInstances.map((s): [string, string] => [fullPath(s.path, !has(rootVersion, SCHEMATIC.symbolInstancesInSymbols)), s.page]),
-  );
-  for (const instance of project.instances) {
-    const own = instance.sheet && instance.parent ? instance.sheet.pages.get(instance.parent.path) : "1";
-    instance.page = pages.get(instance.path) ?? own ?? "";
-  }
-  const root = project.root;
-  project.instances.sort((a, b) =>
-    a === root ? -1 : b === root ? 1 : a.page.localeCompare(b.page, "en", { numeric: true }) || (a.path < b.path ? -1 : 1),
-  );
-
-  const legacyInstances = !has(rootVersion, SCHEMATIC.symbolInstancesInSymbols) && rootFile.symbolInstances.length > 0;
-  const legacyPower = !has(rootVersion, SCHEMATIC.modernPowerSymbols);
-  // Values set by an earlier pass start over from the fields (the rows may have changed since).
-  if (legacyInstances || legacyPower) {
-    for (const file of project.files.values()) {
-      const read = new Reader(file.version);
-      for (const symbol of file.symbols) symbol.value = read.tilde(fieldValue(symbol, "Value")) ?? "";
+  constructor(
+    readonly rootPath: string,
+    readonly files: Map<string, SchematicFile>,
+    readonly root: SheetInstance,
+    instances: SheetInstance[],
+  ) {
+    this.projectName = basename(rootPath).replace(/\.kicad_sch$/, "");
+    const rootFile = root.file;
+    const rootVersion = rootFile.version;
+    this.#legacyInstances = !has(rootVersion, SCHEMATIC.symbolInstancesInSymbols) && rootFile.symbolInstances.length > 0;
+    this.#legacyPower = !has(rootVersion, SCHEMATIC.modernPowerSymbols);
+    const pages = new Map(rootFile.sheetInstances.map((s): [string, string] => [this.fullPath(s.path, !has(rootVersion, SCHEMATIC.symbolInstancesInSymbols)), s.page]));
+    for (const instance of instances) {
+      const own = instance.sheet && instance.parent ? instance.sheet.pages.get(instance.parent.path) : "1";
+      instance.page = pages.get(instance.path) ?? own ?? "";
     }
+    this.instances = instances.sort((a, b) =>
+      a === root ? -1 : b === root ? 1 : a.page.localeCompare(b.page, "en", { numeric: true }) || (a.path < b.path ? -1 : 1),
+    );
+    for (const file of files.values()) file.attach(this);
   }
-  if (legacyInstances) {
-    const legacy = new Map(rootFile.symbolInstances.map((row) => [fullPath(row.path, true), row]));
-    for (const instance of project.instances) {
-      for (const symbol of instance.file.symbols) {
-        const row = legacy.get(`${instance.path}/${symbol.uuid}`);
-        if (!row) continue;
-        symbol.instances = symbol.instances.filter((i) => i.path !== instance.path);
-        symbol.instances.push({ project: project.projectName, path: instance.path, reference: row.reference, unit: row.unit });
-        if (row.value) symbol.value = row.value;
+
+  /** Bus aliases of every sheet, pooled (the first definition of a name wins). */
+  get busAliases(): Map<string, string[]> {
+    if (this.#busAliases?.revision === this.#revision) return this.#busAliases.aliases;
+    const aliases = new Map<string, string[]>();
+    for (const file of this.files.values()) {
+      for (const [name, members] of file.busAliases) if (!aliases.has(name)) aliases.set(name, members);
+    }
+    this.#busAliases = { revision: this.#revision, aliases };
+    return aliases;
+  }
+
+  /** Counts changes to any file of the project (see `SchematicFile.changed`). */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** The sheet instances a file appears in. */
+  instancesOf(file: SchematicFile): SheetInstance[] {
+    this.#instancesOf ??= Map.groupBy(this.instances, (i) => i.file);
+    return this.#instancesOf.get(file) ?? [];
+  }
+
+  /** @internal Called by a file of the project when its tree changed. */
+  fileChanged(): void {
+    this.#revision++;
+  }
+
+  /**
+   * @internal What the files' resolved views depend on beyond their own tree: in a project
+   * whose symbol data is settled from the root (see the class), the root's changes; else nothing.
+   */
+  resolutionStamp(): number {
+    return this.#legacyInstances ? this.root.file.changes : 0;
+  }
+
+  /** @internal Applies what the loader settles across files to the freshly read symbols of `file`. */
+  resolveSymbols(file: SchematicFile, symbols: PlacedSymbol[]): void {
+    if (this.#legacyInstances) {
+      const rows = this.legacyRows();
+      for (const instance of this.instancesOf(file)) {
+        for (const symbol of symbols) {
+          const row = rows.get(`${instance.path}/${symbol.uuid}`);
+          if (!row) continue;
+          symbol.instances = symbol.instances.filter((i) => i.path !== instance.path);
+          symbol.instances.push({ project: this.projectName, path: instance.path, reference: row.reference, unit: row.unit });
+          if (row.value) symbol.value = row.value;
+        }
       }
     }
-  }
-  if (legacyPower) {
-    for (const file of project.files.values()) {
-      for (const symbol of file.symbols) {
+    if (this.#legacyPower) {
+      for (const symbol of symbols) {
         const pin = symbol.lib?.power ? symbol.lib.pins[0] : undefined;
         if (pin && pin.type === "power_in" && pin.hidden) symbol.value = pin.name;
       }
     }
   }
 
-  project.busAliases.clear();
-  for (const file of project.files.values()) {
-    for (const [name, members] of file.busAliases) if (!project.busAliases.has(name)) project.busAliases.set(name, members);
+  /** The root's `symbol_instances` rows by full instance path, read again after the root changed. */
+  private legacyRows(): Map<string, LegacySymbolInstance> {
+    const rootFile = this.root.file;
+    if (this.#legacyRows?.changes === rootFile.changes) return this.#legacyRows.rows;
+    const rows = new Map(rootFile.symbolInstances.map((row) => [this.fullPath(row.path, true), row]));
+    this.#legacyRows = { changes: rootFile.changes, rows };
+    return rows;
+  }
+
+  /** KiCad 6 wrote instance paths without the root's uuid; the loader puts it in front. */
+  private fullPath(path: string, addRoot: boolean): string {
+    const trimmed = path.replace(/\/+$/, "");
+    return addRoot ? this.root.path + trimmed : trimmed || this.root.path;
   }
 }
 
 /**
- * Parses one `.kicad_sch` file into its view (no sheet following). Text that is not an
- * s-expression schematic is a `legacy_format` error when it is a KiCad 5 schematic and a
- * `parse_error` otherwise.
+ * Parses one `.kicad_sch` file (no sheet following). Text that is not an s-expression
+ * schematic is a `legacy_format` error when it is a KiCad 5 schematic and a `parse_error`
+ * otherwise.
  */
 export function readSchematicFile(path: string, source: Uint8Array | string): SchematicFile {
   if (isLegacySchematic(source)) throw legacySchematicError(path);
-  const doc = parseSexpr(source, { file: path });
-  const root = doc.root;
-  if (!isList(root, "kicad_sch")) {
-    throw new CopperheadError("parse_error", `${path}: not a KiCad schematic (root is not kicad_sch)`, {
-      file: path,
-      fix: "Pass a .kicad_sch file saved by KiCad 6 or later.",
-    });
-  }
-  const version = Number(childText(root, "version") ?? 0);
-  if (!(version >= OLDEST_SCHEMATIC_VERSION)) {
-    throw new CopperheadError("parse_error", `${path}: schematic format version ${childText(root, "version") ?? "(none)"} is not one KiCad ever wrote`, {
-      file: path,
-      fix: "Open the project in KiCad 6 or newer, save it, and run copperhead again.",
-    });
-  }
+  return new SchematicFile(path, parseSexpr(source, { file: path }));
+}
+
+/** A library symbol as `lib_symbols` embeds it (`def`), read into a view with the file reader's rules for `version`. */
+export function readLibSymbol(def: SList, version: number): LibSymbol | undefined {
+  const holder: SList = { type: "list", pre: "", items: [{ type: "atom", pre: "", raw: "lib_symbols" }, def], post: "", start: -1 };
+  return new Reader(version).libSymbols(holder).get(text(def, 1) ?? "");
+}
+
+/** Reads the items of a file's tree into their views, each item list visited once. */
+function readItems(root: SList, version: number): FileItems {
   const read = new Reader(version);
   const libSymbols = read.libSymbols(child(root, "lib_symbols"));
-  const file: SchematicFile = {
-    path,
-    doc,
-    version,
-    uuid: childText(root, "uuid") ?? "",
+  const file: FileItems = {
     symbolInstances: [],
     sheetInstances: [],
     libSymbols,

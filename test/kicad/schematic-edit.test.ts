@@ -340,3 +340,45 @@ describe("SchematicEditor on a sheet used twice (hierarchy fixture)", () => {
     KICAD_TIMEOUT,
   );
 });
+
+describe("the edited project's views follow the edits", () => {
+  test("an edit changes the trees in place: the views show it, nothing is re-read, and only the touched sheets change", async () => {
+    const p = await openCopy();
+    const project = p.editor.project;
+    const docs = new Map([...project.files].map(([path, file]) => [path, file.doc]));
+    const added = p.editor.addComponent({ libId: "Device:C", value: "100n", sheet: "/Regulator/", connect: { "1": "+3V3", "2": "GND" } });
+    expect(p.editor.changedFiles()).toEqual([p.regulator]);
+    p.editor.setField("R3", "Value", "330");
+    for (const [path, file] of project.files) expect(file.doc).toBe(docs.get(path)!);
+    const parts = listComponents(project);
+    expect(parts.find((c) => c.ref === added.ref)).toMatchObject({ value: "100n", sheet: "/Regulator/" });
+    expect(parts.find((c) => c.ref === "R3")!.value).toBe("330");
+    expect([netOf(p.editor.netlist(), added.ref, "1"), netOf(p.editor.netlist(), added.ref, "2")]).toEqual(["+3V3", "GND"]);
+    expect(p.editor.changedFiles().sort()).toEqual([p.root, p.regulator].sort());
+
+    // A failed edit puts back what it touched, and the views show the trees as they were.
+    const symbols = project.files.get(p.regulator)!.symbols.length;
+    expect(thrownCopperheadError(() => p.editor.connect(added.ref, "1", "GND")).code).toBe("edit_conflict");
+    expect(project.files.get(p.regulator)!.symbols).toHaveLength(symbols);
+    expect(netOf(p.editor.netlist(), added.ref, "1")).toBe("+3V3");
+
+    // Saving writes the changed sheets once; after it, nothing is left to write.
+    expect(p.editor.save().sort()).toEqual([p.root, p.regulator].sort());
+    expect(p.editor.changedFiles()).toEqual([]);
+    expect(netlistDiff(buildNetlist(loadSchematicProject(p.root)), p.editor.netlist())).toEqual([]);
+  });
+
+  test("in a KiCad 6 project, what the root's instance rows say follows edits of the root", async () => {
+    const dir = await copyFixture("netlist/kicad6");
+    const root = join(dir, "kicad6.kicad_sch");
+    const editor = SchematicEditor.open(root, await openLibraries(dir));
+    editor.setField("R1", "Value", "2k2");
+    editor.setField("R1", "Reference", "R9");
+    const parts = listComponents(editor.project);
+    expect(parts.find((c) => c.ref === "R9")!.symbols[0]!.value).toBe("2k2");
+    expect(parts.some((c) => c.ref === "R1")).toBe(false);
+    editor.save();
+    expect(netlistDiff(buildNetlist(loadSchematicProject(root)), editor.netlist())).toEqual([]);
+    expect(listComponents(loadSchematicProject(root)).map((c) => [c.ref, c.symbols[0]!.value])).toEqual(parts.map((c) => [c.ref, c.symbols[0]!.value]));
+  });
+});

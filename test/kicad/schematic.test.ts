@@ -177,6 +177,21 @@ describe("format versions", () => {
     expect(symbolInstance(r, chanB!.path, project.projectName).reference).toBe("R2");
   });
 
+  test("views are read from the tree on demand: after a change to the root's instance rows, other sheets' symbols follow", () => {
+    const project = loadSchematicProject("fixtures/netlist/kicad6/kicad6.kicad_sch");
+    const chanB = project.instances.find((i) => i.humanPath === "/ChanB/")!;
+    const r = () => chanB.file.symbols.find((s) => s.value === "1k")!;
+    expect(symbolInstance(r(), chanB.path, project.projectName).reference).toBe("R2");
+    const rootFile = project.root.file;
+    const table = rootFile.doc.root.items.find((i) => i.type === "list" && head(i) === "symbol_instances");
+    const row = table?.type === "list" ? table.items.find((i) => i.type === "list" && printSexpr(i).includes('"R2"')) : undefined;
+    const reference = row?.type === "list" ? row.items.find((i) => i.type === "list" && head(i) === "reference") : undefined;
+    if (reference?.type !== "list") throw new Error("no R2 row in the fixture's symbol_instances");
+    setAtom(reference, 1, q("R7"));
+    rootFile.changed();
+    expect(symbolInstance(r(), chanB.path, project.projectName).reference).toBe("R7");
+  });
+
   test("before 20230221 a legacy power symbol takes its hidden pin's name as Value, whatever the sheet's own version", () => {
     for (const name of ["kicad6", "kicad7"]) {
       const project = loadSchematicProject(`fixtures/netlist/${name}/${name}.kicad_sch`);

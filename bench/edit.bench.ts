@@ -1,0 +1,67 @@
+/**
+ * What a structured schematic edit costs once the project is open, side by side with loading
+ * the project (reading and parsing every sheet) and with one native netlist of it: a sequence of
+ * 20 edits (10 × `addComponent` of a capacitor, each followed by a `connect` of its first pin to
+ * a power net) on corpus projects, then `changedFiles()` and printing what changed, as a save
+ * does. Edits check their outcome against the netlist, so one edit costs at least a netlist;
+ * anything far beyond that is work the edit does not need (printing or re-reading sheets).
+ * Each round edits a fresh editor over the same read-only files and writes nothing.
+ */
+import { join } from "node:path";
+import { openLibraries, type Libraries } from "../src/kicad/library.ts";
+import { buildNetlist } from "../src/kicad/netlist.ts";
+import { SchematicEditor } from "../src/kicad/schematic-edit.ts";
+import { loadSchematicProject } from "../src/kicad/schematic.ts";
+import { corpusProjects, demosDir } from "../test/support/corpora.ts";
+import { compare, ms, ratio, report } from "./lib/measure.ts";
+
+const EDITS = 10;
+
+interface Target {
+  name: string;
+  root: string;
+  net: string;
+}
+
+export async function benchEdit(): Promise<void> {
+  const corpus = (id: string, net: string): Target => {
+    const project = corpusProjects().find((p) => p.id === id)!;
+    return { name: id, root: project.schematic!, net };
+  };
+  const targets: Target[] = [
+    corpus("corpus/bms-c1", "GND"),
+    corpus("corpus/glasgow-revc3", "GND"),
+    corpus("corpus/rp2040-designguide", "GND"),
+    { name: "demos/vme-wren", root: join(demosDir(), "vme-wren", "vme-wren.kicad_sch"), net: "GND" },
+  ];
+  report(`edit: ${EDITS} × (add_component + connect) = ${EDITS * 2} edits, then changedFiles and printing the changed sheets`);
+  for (const target of targets) {
+    const libraries = await openLibraries(target.root.replace(/\.kicad_sch$/, ".kicad_pro"));
+    const result = await compare(
+      {
+        edits: () => editSequence(target, libraries),
+        load: () => loadSchematicProject(target.root),
+        netlist: () => buildNetlist(loadSchematicProject(target.root)),
+      },
+      3,
+    );
+    const edits = result.edits!.median;
+    const perEdit = edits / (EDITS * 2);
+    report(
+      `  ${target.name.padEnd(28)} ${EDITS * 2} edits ${ms(edits).padStart(9)} (${ms(perEdit)} each), load ${ms(result.load!.median).padStart(8)}, load+netlist ${ms(result.netlist!.median).padStart(8)}  per edit / load+netlist ${ratio(perEdit / result.netlist!.median)}`,
+    );
+  }
+}
+
+function editSequence(target: Target, libraries: Libraries): number {
+  const editor = SchematicEditor.open(target.root, libraries, { within: join(target.root, "..") });
+  for (let i = 0; i < EDITS; i++) {
+    const added = editor.addComponent({ libId: "Device:C", value: "100n" });
+    editor.connect(added.ref, "1", target.net);
+  }
+  let bytes = 0;
+  for (const path of editor.changedFiles()) bytes += editor.bytes(path).length;
+  return bytes;
+}
+
+if (import.meta.main) await benchEdit();
