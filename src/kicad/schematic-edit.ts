@@ -36,11 +36,12 @@ import {
   type LabelShape,
   type MmPoint,
 } from "./schematic-items.ts";
-import { bestPartOn, SheetSpace, type Shape } from "./schematic-placement.ts";
+import { bestPartOn, SheetSpace, type Shape, type Spot } from "./schematic-placement.ts";
 import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Landing, type Route } from "./schematic-routing.ts";
 import { fieldBox, grow, labelBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, symbolBodyBox, translate, union, type Box } from "./schematic-space.ts";
 import { describeVersion, has, RELEASES, SCHEMATIC, type FormatChange } from "./format.ts";
 import { adaptNewField, adaptSyntax, addLegacyInstances, instancesInRoot, layOutInserted, legacyInstancePath, removeLegacyInstances, setLegacyInstanceField } from "./schematic-dialect.ts";
+import { SchematicTransactions } from "./schematic-transaction.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "./schematic-wiring.ts";
 import {
   loadSchematicProject,
@@ -68,10 +69,8 @@ import {
   q,
   readDesignText,
   removeChild,
-  sameBytes,
   setAtom,
   text,
-  writeSexprFile,
   type SList,
 } from "./sexpr.ts";
 
@@ -158,6 +157,27 @@ interface PinHit extends PlacedUnit {
   outward: Point;
 }
 
+/** A pin a move cuts loose, to connect again at the new place: to `net`, or to a no-connect flag. */
+interface Rewire {
+  pin: string;
+  net?: string;
+  noConnect: boolean;
+  plan: DetachPlan;
+}
+
+/** One change `renameNet` makes, and the sheet it changes. */
+interface Rename {
+  file: SchematicFile;
+  apply: () => void;
+}
+
+/** What `renameNet` changes (see `renameScope`). */
+interface RenameScope {
+  newName: string;
+  renames: Rename[];
+  expected: Map<string, string>;
+}
+
 /** How `connect` names the net at the end of its stub. */
 type NetTarget =
   | { kind: "power"; libId: string; def: () => SList; value: string; expected: string }
@@ -174,14 +194,7 @@ const UPSIDE_DOWN = toIU(40);
 const TURNED = toIU(2.54);
 
 export class SchematicEditor {
-  /** Each sheet's bytes on disk: as loaded, or as last saved. */
-  private readonly original = new Map<string, Uint8Array>();
-  /** Sheets an edit touched since they were loaded or last saved: the only ones printed to save. */
-  private readonly touched = new Set<SchematicFile>();
-  /** Sheets whose tree is still exactly the bytes it was parsed from (nothing to print for a rollback). */
-  private readonly asParsed = new Set<SchematicFile>();
-  /** What the open outermost edit restores on failure. */
-  private rollback?: Map<SchematicFile, Uint8Array>;
+  private readonly transactions: SchematicTransactions;
   private built?: { revision: number; netlist: Netlist };
 
   private constructor(
@@ -189,10 +202,7 @@ export class SchematicEditor {
     readonly project: SchematicProject,
     private readonly libraries: Libraries,
   ) {
-    for (const [path, file] of project.files) {
-      this.original.set(path, file.doc.bytes);
-      this.asParsed.add(file);
-    }
+    this.transactions = new SchematicTransactions(project);
   }
 
   /**
@@ -224,23 +234,15 @@ export class SchematicEditor {
     const connect = Object.entries(args.connect ?? {}).map(([pin, net]) => ({ pin: this.libPinOf(lib, libId, pin), net }));
     const anchor = this.placementAnchor(args, connect.map((c) => c.net));
     const target = anchor.instance;
-    const prefix = (libraryFields(def).find((f) => f.name === "Reference")?.value ?? "U").replace(/\?+$/, "");
-    const taken = this.references();
-    if (args.ref !== undefined) this.checkNewReference(args.ref, taken);
     const file = target.file;
-    const refs = new Map<SheetInstance, string>();
-    for (const instance of this.instancesOf(file)) {
-      const ref = instance === target && args.ref !== undefined ? args.ref : nextFreeReference(prefix, taken);
-      taken.add(ref);
-      refs.set(instance, ref);
-    }
+    const refs = this.newReferences(file, referencePrefix(def, "U"), args.ref === undefined ? undefined : { instance: target, ref: args.ref });
     const ownRef = refs.get(target)!;
     const values: Record<string, string> = { ...(like && like.libId === libId ? like.values : {}), ...args.fields, Reference: ownRef };
     if (args.value !== undefined) values.Value = args.value;
     if (footprint !== undefined) values.Footprint = footprint;
     const landings = new Map(connect.map((c) => [c.pin.number, this.landingOf(this.netTarget(c.net, target, ownRef))]));
-    const space = new SheetSpace(file);
     const units = Array.from({ length: lib.unitCount }, (_, i) => i + 1);
+    const space = new SheetSpace(file);
     const spots = units.map((unit) => {
       const spot = space.findSpot(unitShapes(def, lib, unit, values, landings, args.rotation), anchor.box);
       if (!spot) {
@@ -254,29 +256,7 @@ export class SchematicEditor {
     });
     this.edit(
       this.withInstanceRows(file),
-      () => {
-        const { libName } = ensureLibSymbol(file, libId, () => def);
-        units.forEach((unit, i) => {
-          const spot = spots[i]!;
-          const placement: Placement = { at: spot.at, rotation: spot.shape.rotation };
-          this.placeSymbol(
-            file,
-            placedSymbolNode({
-              libId,
-              libName,
-              def,
-              at: toMm(placement.at),
-              rotation: placement.rotation,
-              unit,
-              uuid: crypto.randomUUID(),
-              fields: symbolFields(def, placement, values),
-              pins: instancePinNumbers(lib, unit).map((number) => ({ number, uuid: crypto.randomUUID() })),
-              project: this.project.projectName,
-              instances: [...refs].map(([instance, reference]) => ({ path: instance.path, reference })),
-            }),
-          );
-        });
-      },
+      () => this.placeUnits(file, { libId, def, lib, values, refs }, spots),
       () => {
         for (const c of connect) this.connect(ownRef, c.pin.number, c.net);
       },
@@ -294,6 +274,32 @@ export class SchematicEditor {
     };
   }
 
+  /** Places a new symbol's units (unit n at `spots[n - 1]`), its library symbol embedded in the sheet. */
+  private placeUnits(file: SchematicFile, part: { libId: string; def: SList; lib: LibSymbol; values: Record<string, string>; refs: Map<SheetInstance, string> }, spots: Spot[]): void {
+    const { libId, def, lib, values, refs } = part;
+    const { libName } = ensureLibSymbol(file, libId, () => def);
+    spots.forEach((spot, i) => {
+      const unit = i + 1;
+      const placement: Placement = { at: spot.at, rotation: spot.shape.rotation };
+      this.placeSymbol(
+        file,
+        placedSymbolNode({
+          libId,
+          libName,
+          def,
+          at: toMm(placement.at),
+          rotation: placement.rotation,
+          unit,
+          uuid: crypto.randomUUID(),
+          fields: symbolFields(def, placement, values),
+          pins: instancePinNumbers(lib, unit).map((number) => ({ number, uuid: crypto.randomUUID() })),
+          project: this.project.projectName,
+          instances: [...refs].map(([instance, reference]) => ({ path: instance.path, reference })),
+        }),
+      );
+    });
+  }
+
   /**
    * Moves a placed symbol next to a part or net (`near`: the nearest free spot on its sheet, as
    * `addComponent` finds one) or to `at` (mm, checked free), optionally turned. Wiring that
@@ -308,13 +314,56 @@ export class SchematicEditor {
     const { instance, symbol } = unit;
     const file = instance.file;
     const rotation = args.rotation ?? symbol.placement.rotation;
-    const turned = rotation !== symbol.placement.rotation;
     const wiring = this.wiring(instance);
+    const { carried, rewire } = this.planMoveWiring(ref, symbol, wiring, rotation !== symbol.placement.rotation);
+    // What the move leaves behind is no obstacle; what it carries goes with the shape.
+    const leaving = new Set([...carried, ...rewire.flatMap((r) => [...r.plan.remove])]);
+    const exceptBoxes = [...leaving].flatMap((node) => itemBoxes(file, node));
+    const space = new SheetSpace(file, { symbols: new Set([symbol, ...file.symbols.filter((s) => leaving.has(s.node))]), boxes: exceptBoxes });
+    const origin = symbol.placement.at;
+    const placement: Placement = { at: { x: 0, y: 0 }, rotation, mirror: symbol.placement.mirror };
+    const drawing = symbol.lib ? libUnitBox(symbol.lib.node, unit.unit, symbol.bodyStyle) : undefined;
+    const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
+    const fields = symbol.fields.map((f) => turnedField(f.node, origin, symbol.placement.rotation, rotation));
+    const boxes = [body, ...fields.flatMap((f) => fieldBox(f, placement) ?? []), ...[...carried].flatMap((node) => itemBoxes(file, node)).map((b) => translate(b, { x: -origin.x, y: -origin.y }))];
+    for (const r of rewire) {
+      const pin = wiring.pins.find((p) => p.symbol === symbol && p.lib.number === r.pin)!;
+      const tip = placePoint(pin.lib.at, placement);
+      const out = placeDirection(pinOutwardLib(pin.lib.orientation), placement);
+      boxes.push(...(r.net ? plannedWiring(tip, out, this.landingOf(this.netTarget(r.net, instance, ref))) : [pointBox(tip, toIU(1.27))]));
+    }
+    const shape: Shape = { rotation, mirror: symbol.placement.mirror, penalty: 0, body, boxes };
+    const { at, near, distance } = this.moveTarget(ref, args, instance, shape, space);
+    const delta = { x: at.x - origin.x, y: at.y - origin.y };
+    this.edit(
+      [file],
+      () => {
+        const done = new Set<SList>();
+        for (const r of rewire) applyPlan(file, r.plan, done);
+        for (const node of carried) shiftNode(node, delta);
+        placeMoved(symbol.node, fields, at, rotation);
+      },
+      () => {
+        for (const r of rewire) {
+          if (r.noConnect) this.markNoConnect(ref, r.pin);
+          else this.connect(ref, r.pin, r.net!);
+        }
+      },
+    );
+    return { ref, sheet: instance.humanPath, at: toMm(at), rotation, ...(near ? { near, distance } : {}) };
+  }
+
+  /**
+   * What happens to the wiring of a symbol's pins when it moves: what serves only its pins is
+   * carried along (stubs, labels, power symbols, no-connect flags), and a pin wired into a
+   * larger net (every connected pin, when the part turns) is cut loose and reconnected by name.
+   */
+  private planMoveWiring(ref: string, symbol: PlacedSymbol, wiring: SheetWiring, turned: boolean): { carried: Set<SList>; rewire: Rewire[] } {
     const netlist = this.netlist();
     const netOf = (pin: string) => netlist.nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
     const self = (p: PinAt) => p.symbol === symbol;
     const carried = new Set<SList>();
-    const rewire: { pin: string; net?: string; noConnect: boolean; plan: DetachPlan }[] = [];
+    const rewire: Rewire[] = [];
     for (const pin of wiring.pins.filter(self)) {
       const noConnect = wiring.noConnectsAt(pin.at).length > 0;
       if (!wiring.attached(pin.at, (p) => p.symbol === symbol && p.lib === pin.lib) && !noConnect) continue;
@@ -336,29 +385,17 @@ export class SchematicEditor {
       }
       rewire.push({ pin: pin.lib.number, net, noConnect, plan });
     }
-    // What the move leaves behind is no obstacle; what it carries goes with the shape.
-    const leaving = new Set([...carried, ...rewire.flatMap((r) => [...r.plan.remove])]);
-    const exceptBoxes = [...leaving].flatMap((node) => itemBoxes(file, node));
-    const space = new SheetSpace(file, { symbols: new Set([symbol, ...file.symbols.filter((s) => leaving.has(s.node))]), boxes: exceptBoxes });
-    const origin = symbol.placement.at;
-    const placement: Placement = { at: { x: 0, y: 0 }, rotation, mirror: symbol.placement.mirror };
-    const drawing = symbol.lib ? libUnitBox(symbol.lib.node, unit.unit, symbol.bodyStyle) : undefined;
-    const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
-    const fields = symbol.fields.map((f) => turnedField(f.node, origin, symbol.placement.rotation, rotation));
-    const boxes = [body, ...fields.flatMap((f) => fieldBox(f, placement) ?? []), ...[...carried].flatMap((node) => itemBoxes(file, node)).map((b) => translate(b, { x: -origin.x, y: -origin.y }))];
-    for (const r of rewire) {
-      const pin = wiring.pins.find((p) => self(p) && p.lib.number === r.pin)!;
-      const tip = placePoint(pin.lib.at, placement);
-      const out = placeDirection(pinOutwardLib(pin.lib.orientation), placement);
-      boxes.push(...(r.net ? plannedWiring(tip, out, this.landingOf(this.netTarget(r.net, instance, ref))) : [pointBox(tip, toIU(1.27))]));
-    }
-    const shape: Shape = { rotation, mirror: symbol.placement.mirror, penalty: 0, body, boxes };
+    return { carried, rewire };
+  }
+
+  /** Where a move puts a symbol of `shape`: `args.at` when it is free there, else the nearest free spot next to `args.near`. */
+  private moveTarget(ref: string, args: MoveSymbolArgs, instance: SheetInstance, shape: Shape, space: SheetSpace): { at: Point; near?: string; distance?: number } {
     let at: Point;
     let distance: number | undefined;
     let near: string | undefined;
     if (args.at) {
       at = { x: toIU(args.at[0]), y: toIU(args.at[1]) };
-      if (!boxes.every((b) => space.free(translate(b, at)))) {
+      if (!shape.boxes.every((b) => space.free(translate(b, at)))) {
         throw new CopperheadError("edit_conflict", `${ref} does not fit at ${args.at.join(", ")} on sheet ${instance.humanPath}: it would overlap what is drawn there.`, {
           fix: "Pick another spot, or pass near to let copperhead find the nearest free one.",
           ref,
@@ -374,34 +411,7 @@ export class SchematicEditor {
       distance = Math.round(spot.distance / 1000) / 10;
       near = anchor.near;
     }
-    const delta = { x: at.x - origin.x, y: at.y - origin.y };
-    this.edit(
-      [file],
-      () => {
-        const done = new Set<SList>();
-        for (const r of rewire) applyPlan(file, r.plan, done);
-        for (const node of carried) shiftNode(node, delta);
-        const atNode = child(symbol.node, "at")!;
-        setAtom(atNode, 1, toMm(at)[0]);
-        setAtom(atNode, 2, toMm(at)[1]);
-        setAtom(atNode, 3, rotation);
-        const props = children(symbol.node, "property");
-        fields.forEach((f, i) => {
-          const target = child(props[i]!, "at")!;
-          const moved = child(f, "at")!;
-          setAtom(target, 1, Math.round((Number(text(moved, 1)) + at.x / 10_000) * 10_000) / 10_000);
-          setAtom(target, 2, Math.round((Number(text(moved, 2)) + at.y / 10_000) * 10_000) / 10_000);
-          if (text(target, 3) !== undefined) setAtom(target, 3, Number(text(moved, 3) ?? 0));
-        });
-      },
-      () => {
-        for (const r of rewire) {
-          if (r.noConnect) this.markNoConnect(ref, r.pin);
-          else this.connect(ref, r.pin, r.net!);
-        }
-      },
-    );
-    return { ref, sheet: instance.humanPath, at: toMm(at), rotation, ...(near ? { near, distance } : {}) };
+    return { at, near, distance };
   }
 
   /**
@@ -659,14 +669,9 @@ export class SchematicEditor {
 
   // --- Results ----------------------------------------------------------------------------
 
-  /**
-   * Absolute paths of the sheets whose text differs from what was loaded (or last saved). Only
-   * the sheets an edit touched are printed to tell.
-   */
+  /** Absolute paths of the sheets whose text differs from what was loaded (or last saved). */
   changedFiles(): string[] {
-    return this.touchedFiles()
-      .filter((f) => !sameBytes(printSexprBytes(f.doc), this.original.get(f.path)!))
-      .map((f) => f.path);
+    return this.transactions.changed().map((f) => f.path);
   }
 
   /** The current text of a sheet of the project (a lossless string: for showing and comparing). */
@@ -681,17 +686,7 @@ export class SchematicEditor {
 
   /** Writes the changed sheets back to disk; returns their paths. */
   save(): string[] {
-    const changed: string[] = [];
-    for (const file of this.touchedFiles()) {
-      const bytes = printSexprBytes(file.doc);
-      if (!sameBytes(bytes, this.original.get(file.path)!)) {
-        writeSexprFile(file.path, bytes);
-        this.original.set(file.path, bytes);
-        changed.push(file.path);
-      }
-      this.touched.delete(file);
-    }
-    return changed;
+    return this.transactions.save();
   }
 
   /** The netlist of the edited trees, as kicad-cli would export it (built once per state of the trees). */
@@ -703,47 +698,9 @@ export class SchematicEditor {
 
   // --- Transactions -----------------------------------------------------------------------
 
-  /**
-   * Runs an edit of `files`: `change` changes their trees in place (planning with the views as
-   * they were before it), then the files' views are read again from the changed trees, and
-   * `then` follows up on the outcome (further edits, checks against the netlist). On any error
-   * every file the edit (or an edit it made) touched goes back to what it was before.
-   *
-   * Only the outermost edit keeps the files' bytes for a rollback: an edit made inside it can
-   * only fail the whole. A file not yet changed since it was read needs no print for that (its
-   * tree still is the bytes it was parsed from).
-   */
+  /** Runs an edit of `files` (see `SchematicTransactions.run`). */
   private edit(files: Iterable<SchematicFile>, change: () => void, then?: () => void): void {
-    const outermost = this.rollback === undefined;
-    const saved = (this.rollback ??= new Map());
-    const touched = new Set(files);
-    for (const file of touched) {
-      if (!saved.has(file)) saved.set(file, this.asParsed.has(file) ? file.doc.bytes : printSexprBytes(file.doc));
-    }
-    try {
-      change();
-      for (const file of touched) {
-        file.changed();
-        this.touched.add(file);
-        this.asParsed.delete(file);
-      }
-      then?.();
-    } catch (err) {
-      if (outermost) {
-        for (const [file, source] of saved) {
-          file.restore(source);
-          this.asParsed.add(file);
-        }
-      }
-      throw err;
-    } finally {
-      if (outermost) this.rollback = undefined;
-    }
-  }
-
-  /** The files edits touched since they were loaded or last saved, in project order. */
-  private touchedFiles(): SchematicFile[] {
-    return [...this.project.files.values()].filter((f) => this.touched.has(f));
+    this.transactions.run(files, change, then);
   }
 
   /** A sheet and, in a KiCad 6 project, the root (placing a symbol there writes its instance rows). */
@@ -826,6 +783,22 @@ export class SchematicEditor {
     const refs = new Set<string>();
     for (const instance of this.project.instances) {
       for (const symbol of instance.file.symbols) refs.add(symbolInstance(symbol, instance.path, this.project.projectName).reference);
+    }
+    return refs;
+  }
+
+  /**
+   * References for a new symbol in `file`, one per sheet instance of it: the next free ones
+   * for `prefix`, or `own.ref` (checked usable and free) in `own.instance`.
+   */
+  private newReferences(file: SchematicFile, prefix: string, own?: { instance: SheetInstance; ref: string }): Map<SheetInstance, string> {
+    const taken = this.references();
+    if (own) this.checkNewReference(own.ref, taken);
+    const refs = new Map<SheetInstance, string>();
+    for (const instance of this.instancesOf(file)) {
+      const ref = own && instance === own.instance ? own.ref : nextFreeReference(prefix, taken);
+      taken.add(ref);
+      refs.set(instance, ref);
     }
     return refs;
   }
@@ -1075,13 +1048,8 @@ export class SchematicEditor {
     const rotation = 0;
     const offset = placePoint(lib.pins[0]!.at, { at: { x: 0, y: 0 }, rotation });
     const placement: Placement = { at: { x: end.x - offset.x, y: end.y - offset.y }, rotation };
-    const prefix = (libraryFields(def).find((f) => f.name === "Reference")?.value ?? "#PWR").replace(/\?+$/, "");
-    const taken = this.references();
-    const instances = this.instancesOf(file).map((i) => {
-      const reference = nextFreeReference(prefix, taken);
-      taken.add(reference);
-      return { path: i.path, reference };
-    });
+    const refs = this.newReferences(file, referencePrefix(def, "#PWR"));
+    const instances = [...refs].map(([i, reference]) => ({ path: i.path, reference }));
     this.placeSymbol(
       file,
       placedSymbolNode({
@@ -1092,7 +1060,7 @@ export class SchematicEditor {
         rotation,
         unit: 1,
         uuid: crypto.randomUUID(),
-        fields: symbolFields(def, placement, { Reference: instances.find((i) => i.path === instance.path)!.reference, Value: target.value }),
+        fields: symbolFields(def, placement, { Reference: refs.get(instance)!, Value: target.value }),
         pins: instancePinNumbers(lib, 1).map((number) => ({ number, uuid: crypto.randomUUID() })),
         project: this.project.projectName,
         instances,
@@ -1105,41 +1073,40 @@ export class SchematicEditor {
    * net (each with the file it changes), the netlist name it should end up with, and the name changes expected
    * elsewhere (the same local net in other instances of a shared sheet).
    */
-  private renameScope(from: string, to: string): { newName: string; renames: { file: SchematicFile; apply: () => void }[]; expected: Map<string, string> } {
-    const renames: { file: SchematicFile; apply: () => void }[] = [];
-    const setText = (file: SchematicFile, node: SList, value: string) => renames.push({ file, apply: () => setAtom(node, 1, q(value)) });
-    const setValue = (file: SchematicFile, symbol: PlacedSymbol, value: string) =>
-      renames.push({
-        file,
-        apply: () => {
-          const prop = children(symbol.node, "property").find((p) => text(p, 1) === "Value");
-          if (prop) setAtom(prop, 2, q(value));
-        },
+  private renameScope(from: string, to: string): RenameScope {
+    return from.startsWith("/") ? this.localRenameScope(from, to) : this.globalRenameScope(from, to);
+  }
+
+  /** `renameScope` for a global net: its global labels and global power symbols, in every sheet. */
+  private globalRenameScope(from: string, to: string): RenameScope {
+    const renames: Rename[] = [];
+    if (to.startsWith("/") || to === "") {
+      throw new CopperheadError("usage", `${from} is a global net; its new name must be global too (no leading /), not ${JSON.stringify(to)}.`, {
+        fix: "Pass a name without a sheet path, e.g. +3V3_MCU.",
+        net: from,
       });
-    if (!from.startsWith("/")) {
-      if (to.startsWith("/") || to === "") {
-        throw new CopperheadError("usage", `${from} is a global net; its new name must be global too (no leading /), not ${JSON.stringify(to)}.`, {
-          fix: "Pass a name without a sheet path, e.g. +3V3_MCU.",
-          net: from,
-        });
-      }
-      const rootVersion = this.project.root.file.version;
-      for (const file of this.project.files.values()) {
-        for (const label of file.labels) if (label.kind === "global" && label.text === from) setText(file, label.node, to);
-        for (const symbol of file.symbols) {
-          if (symbol.lib?.power !== "global" || symbol.value !== from) continue;
-          const pin = symbol.lib.pins[0];
-          if (!has(rootVersion, SCHEMATIC.modernPowerSymbols) && pin?.type === "power_in" && pin.hidden) {
-            throw new CopperheadError("edit_conflict", `${from} is named by the hidden pin of power symbol ${symbol.libId}: in this project's format (${describeVersion("schematic", rootVersion)}, before KiCad 7's modern power symbols) KiCad ignores a power symbol's Value, so renaming it would not rename the net.`, {
-              fix: "Disconnect the pins from the power symbols and connect them to the new net, or open and save the project in KiCad 7 or newer first.",
-              net: from,
-            });
-          }
-          setValue(file, symbol, to);
-        }
-      }
-      return { newName: to, renames, expected: new Map([[from, to]]) };
     }
+    const rootVersion = this.project.root.file.version;
+    for (const file of this.project.files.values()) {
+      for (const label of file.labels) if (label.kind === "global" && label.text === from) renames.push(renameText(file, label.node, to));
+      for (const symbol of file.symbols) {
+        if (symbol.lib?.power !== "global" || symbol.value !== from) continue;
+        const pin = symbol.lib.pins[0];
+        if (!has(rootVersion, SCHEMATIC.modernPowerSymbols) && pin?.type === "power_in" && pin.hidden) {
+          throw new CopperheadError("edit_conflict", `${from} is named by the hidden pin of power symbol ${symbol.libId}: in this project's format (${describeVersion("schematic", rootVersion)}, before KiCad 7's modern power symbols) KiCad ignores a power symbol's Value, so renaming it would not rename the net.`, {
+            fix: "Disconnect the pins from the power symbols and connect them to the new net, or open and save the project in KiCad 7 or newer first.",
+            net: from,
+          });
+        }
+        renames.push(renameValue(file, symbol, to));
+      }
+    }
+    return { newName: to, renames, expected: new Map([[from, to]]) };
+  }
+
+  /** `renameScope` for a net local to a sheet: its labels, local power symbols, and the sheet pins facing its hierarchical labels. */
+  private localRenameScope(from: string, to: string): RenameScope {
+    const renames: Rename[] = [];
     const instance = [...this.project.instances].sort((a, b) => b.humanPath.length - a.humanPath.length).find((i) => from.startsWith(i.humanPath) && !from.slice(i.humanPath.length).includes("/"));
     const base = instance ? from.slice(instance.humanPath.length) : "";
     if (!instance || base === "") throw new CopperheadError("not_found", `No sheet holds net ${from}.`, { fix: "Pass the net name as the netlist shows it.", net: from });
@@ -1152,22 +1119,22 @@ export class SchematicEditor {
     }
     const file = instance.file;
     for (const label of file.labels) {
-      if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base) setText(file, label.node, newBase);
+      if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base) renames.push(renameText(file, label.node, newBase));
     }
-    for (const symbol of file.symbols) if (symbol.lib?.power === "local" && fieldValue(symbol, "Value") === base) setValue(file, symbol, newBase);
+    for (const symbol of file.symbols) if (symbol.lib?.power === "local" && fieldValue(symbol, "Value") === base) renames.push(renameValue(file, symbol, newBase));
     // A hierarchical label and the sheet pins that face it are one connection: rename both.
     if (file.labels.some((l) => l.kind === "hierarchical" && l.text === base)) {
       for (const other of this.instancesOf(file)) {
         const pin = other.sheet?.pins.find((p) => p.name === base);
-        if (pin) setText(other.parent!.file, pin.node, newBase);
+        if (pin) renames.push(renameText(other.parent!.file, pin.node, newBase));
       }
     }
     for (const sheet of file.sheets) {
       const pin = sheet.pins.find((p) => p.name === base);
       if (!pin) continue;
-      setText(file, pin.node, newBase);
+      renames.push(renameText(file, pin.node, newBase));
       const childInstance = instance.children.find((c) => c.sheet?.uuid === sheet.uuid);
-      for (const label of childInstance?.file.labels ?? []) if (label.kind === "hierarchical" && label.text === base) setText(childInstance!.file, label.node, newBase);
+      for (const label of childInstance?.file.labels ?? []) if (label.kind === "hierarchical" && label.text === base) renames.push(renameText(childInstance!.file, label.node, newBase));
     }
     const expected = new Map(this.instancesOf(file).map((i): [string, string] => [i.humanPath + base, i.humanPath + newBase]));
     return { newName: instance.humanPath + newBase, renames, expected };
@@ -1398,6 +1365,11 @@ function applyPlan(file: SchematicFile, plan: DetachPlan, done: Set<SList>): voi
   }
 }
 
+/** The reference prefix a library symbol gives new parts (`R` for `R?`), `fallback` when it has none. */
+function referencePrefix(def: SList, fallback: string): string {
+  return (libraryFields(def).find((f) => f.name === "Reference")?.value ?? fallback).replace(/\?+$/, "");
+}
+
 /** The first `prefix<n>` (n ≥ 1) not in `taken`. */
 function nextFreeReference(prefix: string, taken: Set<string>): string {
   const used = new Set<number>();
@@ -1471,6 +1443,38 @@ function itemBoxes(file: SchematicFile, node: SList): Box[] {
   const marker = [...file.junctions, ...file.noConnects].find((m) => m.node === node);
   if (marker) return [pointBox(marker.at, toIU(1.27))];
   return [];
+}
+
+/** Renames a label or sheet pin. */
+function renameText(file: SchematicFile, node: SList, value: string): Rename {
+  return { file, apply: () => setAtom(node, 1, q(value)) };
+}
+
+/** Sets a power symbol's Value, which names its net. */
+function renameValue(file: SchematicFile, symbol: PlacedSymbol, value: string): Rename {
+  return {
+    file,
+    apply: () => {
+      const prop = children(symbol.node, "property").find((p) => text(p, 1) === "Value");
+      if (prop) setAtom(prop, 2, q(value));
+    },
+  };
+}
+
+/** Puts a moved symbol's origin at `at`, turned to `rotation`, with its `fields` (turned copies relative to the origin, see `turnedField`). */
+function placeMoved(node: SList, fields: SList[], at: Point, rotation: number): void {
+  const atNode = child(node, "at")!;
+  setAtom(atNode, 1, toMm(at)[0]);
+  setAtom(atNode, 2, toMm(at)[1]);
+  setAtom(atNode, 3, rotation);
+  const props = children(node, "property");
+  fields.forEach((f, i) => {
+    const target = child(props[i]!, "at")!;
+    const moved = child(f, "at")!;
+    setAtom(target, 1, Math.round((Number(text(moved, 1)) + at.x / 10_000) * 10_000) / 10_000);
+    setAtom(target, 2, Math.round((Number(text(moved, 2)) + at.y / 10_000) * 10_000) / 10_000);
+    if (text(target, 3) !== undefined) setAtom(target, 3, Number(text(moved, 3) ?? 0));
+  });
 }
 
 /** Shifts every position inside an item (its `at`s and polyline points) by `d` (IU). */

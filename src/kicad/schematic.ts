@@ -3,9 +3,11 @@
  * pulls in).
  *
  * Every view object keeps the `SList` it was read from (`node`), so edit tools can change the
- * tree through the S-expression engine and print it back byte-for-byte elsewhere. Geometry is
- * converted to KiCad's integer units (see schematic-geometry.ts) because connectivity compares
- * positions exactly, the way eeschema does.
+ * tree through the S-expression engine and print it back byte-for-byte elsewhere. The views are
+ * read from the tree on demand and again after an edit says it changed the file (see
+ * `SchematicFile`), so an edited project is never printed and parsed to be seen as it now is.
+ * Geometry is converted to KiCad's integer units (see schematic-geometry.ts) because
+ * connectivity compares positions exactly, the way eeschema does.
  *
  * A sheet file used by several sheet symbols is parsed once (one `SchematicFile`) but appears
  * as several `SheetInstance`s; per-instance data such as references and units is resolved
