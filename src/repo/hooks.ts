@@ -1,5 +1,5 @@
 /**
- * The git pre-commit hook `init` installs (DESIGN §2, §5): before every commit it checks what
+ * The git pre-commit hook `init` installs (ARCHITECTURE.md, "Invariants"): before every commit it checks what
  * is staged against HEAD, and blocks the commit only on findings that are new — errors, and
  * warnings too when the config says `strict`. Findings already committed are the baseline, not
  * blockers, so a board with accepted findings adopts copperhead without fixing them first.
