@@ -1,11 +1,12 @@
 /**
  * Content-addressed cache of kicad-cli results under `.copperhead/cache/`.
  *
- * The key hashes every input kicad-cli reads — the project file, every schematic sheet, the
- * board, the project library tables — together with the installed KiCad (binary and stock
- * libraries, identified without starting a process) and the copperhead version. An unchanged
- * repo therefore re-checks without starting kicad-cli at all, and any edit, upgrade or
- * library change misses the cache. Entries are written atomically; a corrupt entry is a miss.
+ * Each kicad-cli job (ERC, DRC, the fab export) is one entry, keyed by the content of the
+ * files that job reads (`kicadInputs` in `kicad-run.ts`) together with the installed KiCad
+ * (binary and stock libraries, identified without starting a process) and the copperhead
+ * version. An unchanged repo therefore re-checks without starting kicad-cli at all, an edit
+ * re-runs only the jobs that read the edited file, and an upgrade or library change misses
+ * the cache. Entries are written atomically; a corrupt entry is a miss.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -22,7 +23,7 @@ export interface CacheKeyInputs {
   files: string[];
   /** Identifies the KiCad install (see `kicadInstallStamp`). */
   kicadStamp: string;
-  /** What was asked of kicad-cli, e.g. "erc+drc+parity". */
+  /** What was asked of kicad-cli, e.g. "erc" or "drc". */
   variant: string;
 }
 

@@ -38,7 +38,8 @@ export interface CheckSettings {
   cacheDir?: string;
 }
 
-const KICAD_FAMILIES: CheckId[] = ["erc", "drc", "parity", "routing"];
+/** Families fed by kicad-cli; parity is native (see `parity.ts`). */
+const KICAD_FAMILIES: CheckId[] = ["erc", "drc", "routing"];
 
 export async function checkProject(project: KicadProject, settings: CheckSettings): Promise<CheckReport> {
   const { strict } = settings;
@@ -51,7 +52,7 @@ export async function checkProject(project: KicadProject, settings: CheckSetting
   const kicad = needsKicad
     ? await runKicadChecks(design, {
         erc: enabled("erc"),
-        drc: ["drc", "parity", "routing"].some((id) => enabled(id as CheckId)),
+        drc: enabled("drc") || enabled("routing"),
         fabExport: enabled("fab"),
         cacheDir: settings.cacheDir,
       })
@@ -65,8 +66,7 @@ export async function checkProject(project: KicadProject, settings: CheckSetting
   const families: Record<CheckId, () => CheckResult> = {
     erc: () => checkErc(kicad!.erc!, design, indexSchematic(design), strict),
     drc: () => onBoard("drc", (drc, items) => checkDrc(drc.report, design, items, strict)),
-    parity: () =>
-      onBoard("parity", (drc, items) => checkParity(design, { violations: drc.report.schematic_parity, checked: drc.parityChecked }, items, strict)),
+    parity: () => (design.board ? checkParity(design, strict) : skippedResult("parity", "the project has no board")),
     routing: () => onBoard("routing", (drc, items) => checkRouting(drc.report, design, items, fab || strict)),
     drift: () => checkDrift(design, { docsDir }),
     requirements: () => requirementsResult(requirements),

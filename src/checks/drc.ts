@@ -1,6 +1,6 @@
 /**
  * The families fed by one `kicad-cli pcb drc` run: `drc` (design rules) and `routing`
- * (unconnected items). Parity lives in `parity.ts` because it has a native witness too.
+ * (unconnected items). Parity is native, in `parity.ts`: DRC runs without `--schematic-parity`.
  */
 import type { DrcReport, Violation } from "../kicad/kicad-cli.ts";
 import type { Design } from "../design/design.ts";

@@ -1,14 +1,20 @@
 /**
- * Everything `check` asks of kicad-cli, run concurrently and cached: ERC on the root
- * schematic, DRC with schematic parity on the board, and — for `--fab` — a Gerber and drill
- * export into a throw-away folder.
+ * Everything `check` asks of kicad-cli, cached per family and run concurrently: ERC on the
+ * root schematic, DRC on the board, and — for `--fab` — a Gerber and drill export into a
+ * throw-away folder.
+ *
+ * Each family is cached by the files it reads (`kicadInputs`), so an edit re-runs only the
+ * families that read what it changed: a schematic edit re-runs ERC, a board edit DRC, a docs
+ * edit nothing. DRC runs without `--schematic-parity`: the parity family is native
+ * (`parity.ts`) and equals kicad-cli's, so DRC never has to read the schematic.
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { asCopperheadError, CopperheadError } from "../errors.ts";
 import { DEFAULT_KICAD_TIMEOUT_MS, exportDrill, exportGerbers, findKicadCli, runDrc, runErc, type DrcResult, type ErcReport, type KicadCli } from "../kicad/kicad-cli.ts";
 import { kicadInstallStamp } from "../kicad/kicad-install.ts";
+import { readLibTable, type LibraryKind } from "../kicad/library.ts";
 import { cacheDirOf, cacheKey, readCache, writeCache } from "./cache.ts";
 import type { Design } from "../design/design.ts";
 
@@ -33,34 +39,119 @@ export interface KicadResults {
   fabExport?: FabExport;
 }
 
-/** Files kicad-cli reads for this design: the cache key is their content. */
-function kicadInputs(design: Design): string[] {
+/** The kicad-cli jobs `check` runs; each is one cache entry. */
+export type KicadFamily = "erc" | "drc" | "fab";
+
+/** One cache entry: what kicad-cli (which version) said for one family. */
+export interface KicadCacheEntry<T = unknown> {
+  family: KicadFamily;
+  version: string;
+  result: T;
+}
+
+/**
+ * The files each kicad-cli job reads, whose content is its cache key (the KiCad install and
+ * the copperhead version are in every key too, see `cache.ts`):
+ *
+ * - ERC: every schematic sheet, the `.kicad_pro` (rule severities, net classes), the project's
+ *   `sym-lib-table` and the project libraries it names (ERC compares symbols with them);
+ * - DRC: the board, the `.kicad_pro` (rule severities, exclusions, net classes), the custom
+ *   rules `<name>.kicad_dru`, the project's `fp-lib-table` and the footprint libraries it names
+ *   (DRC compares footprints with them);
+ * - the fab export: the board and the `.kicad_pro`.
+ *
+ * Libraries outside the repo are KiCad's stock ones, which the install stamp covers.
+ */
+export function kicadInputs(design: Design, family: KicadFamily): string[] {
   const { project } = design;
-  const dir = dirname(project.projectFile);
-  const files = [project.projectFile, ...design.schematic.files.keys(), join(dir, "sym-lib-table"), join(dir, "fp-lib-table")];
-  if (project.board) files.push(project.board);
+  const board = project.board ? [project.board] : [];
+  switch (family) {
+    case "erc":
+      return [project.projectFile, ...design.schematic.files.keys(), ...libraryInputs(design, "symbol")];
+    case "drc":
+      return [project.projectFile, ...board, project.projectFile.replace(/\.kicad_pro$/, ".kicad_dru"), ...libraryInputs(design, "footprint")];
+    case "fab":
+      return [project.projectFile, ...board];
+  }
+}
+
+const TABLE: Record<LibraryKind, string> = { symbol: "sym-lib-table", footprint: "fp-lib-table" };
+
+/** The project's lib table and every file of the libraries it names inside the repo. */
+function libraryInputs(design: Design, kind: LibraryKind): string[] {
+  const { repoRoot, projectFile } = design.project;
+  const projectDir = dirname(projectFile);
+  const table = join(projectDir, TABLE[kind]);
+  if (!existsSync(table)) return [table];
+  const files = [table];
+  let entries;
+  try {
+    entries = readLibTable(table, kind, (uri) => resolve(projectDir, uri.replace(/\$\{KIPRJMOD\}|\$\(KIPRJMOD\)/g, projectDir)));
+  } catch {
+    // kicad-cli reports an unreadable table itself; its bytes are still in the key.
+    return files;
+  }
+  for (const { path } of entries) {
+    const rel = relative(repoRoot, path);
+    if (rel.startsWith("..") || isAbsolute(rel) || !existsSync(path)) continue;
+    files.push(...filesUnder(path));
+  }
   return files;
+}
+
+/** A library file, or every file in a library folder (a `.pretty` holds one `.kicad_mod` per footprint). */
+function filesUnder(path: string): string[] {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.isFile() ? [path] : [];
+  return readdirSync(path, { withFileTypes: true }).flatMap((entry) => (entry.isFile() ? [join(path, entry.name)] : []));
+}
+
+/**
+ * The kicad-cli jobs whose results a cache folder holds, by entry file name: what tells, after
+ * a check, which jobs it ran (the entries it added).
+ */
+export function cachedJobs(cacheDir: string): Map<string, KicadFamily> {
+  const jobs = new Map<string, KicadFamily>();
+  if (!existsSync(cacheDir)) return jobs;
+  for (const name of readdirSync(cacheDir).filter((n) => n.endsWith(".json"))) {
+    const family = readCache<KicadCacheEntry>(cacheDir, name.slice(0, -".json".length))?.family;
+    if (family) jobs.set(name, family);
+  }
+  return jobs;
 }
 
 /** Runs (or recalls) what `request` asks for. Throws typed errors when kicad-cli cannot run. */
 export async function runKicadChecks(design: Design, request: KicadRequest): Promise<KicadResults> {
   const { repoRoot, schematic, board } = design.project;
-  const variant = [request.erc && "erc", request.drc && "drc", request.fabExport && "fab"].filter(Boolean).join("+");
-  const key = cacheKey({ repoRoot, files: kicadInputs(design), kicadStamp: kicadInstallStamp(), variant });
   const cacheDir = request.cacheDir ?? cacheDirOf(repoRoot);
-  const cached = readCache<KicadResults>(cacheDir, key);
-  if (cached) return cached;
+  const kicadStamp = kicadInstallStamp();
+  const jobs: Array<{ family: KicadFamily; run: (cli: KicadCli, timeoutMs: number) => Promise<unknown> }> = [];
+  if (request.erc) jobs.push({ family: "erc", run: (cli, timeoutMs) => runErc(schematic, { cli, timeoutMs }) });
+  if (request.drc && board) jobs.push({ family: "drc", run: (cli, timeoutMs) => runDrc(board, { cli, timeoutMs }) });
+  if (request.fabExport && board) jobs.push({ family: "fab", run: (cli) => exportForFab(board, cli) });
 
-  const cli = await findKicadCli();
-  const timeoutMs = kicadTimeout(kicadInputs(design));
-  const [erc, drc, fabExport] = await Promise.all([
-    request.erc ? runErc(schematic, { cli, timeoutMs }) : undefined,
-    request.drc && board ? runDrc(board, { cli, schematicParity: true, timeoutMs }) : undefined,
-    request.fabExport && board ? exportForFab(board, cli) : undefined,
-  ]);
-  const results: KicadResults = { version: cli.version.raw, ...(erc && { erc }), ...(drc && { drc }), ...(fabExport && { fabExport }) };
-  writeCache(cacheDir, key, results);
-  return results;
+  const entries = jobs.map((job) => {
+    const files = kicadInputs(design, job.family);
+    const key = cacheKey({ repoRoot, files, kicadStamp, variant: job.family });
+    return { ...job, files, key, cached: readCache<KicadCacheEntry>(cacheDir, key) };
+  });
+  const missing = entries.filter((e) => e.cached?.family !== e.family);
+  if (missing.length > 0) {
+    const cli = await findKicadCli();
+    await Promise.all(
+      missing.map(async (entry) => {
+        const result = await entry.run(cli, kicadTimeout(entry.files));
+        entry.cached = { family: entry.family, version: cli.version.raw, result };
+        writeCache(cacheDir, entry.key, entry.cached);
+      }),
+    );
+  }
+  const result = <T>(family: KicadFamily) => entries.find((e) => e.family === family)?.cached?.result as T | undefined;
+  const erc = result<ErcReport>("erc");
+  const drc = result<DrcResult>("drc");
+  const fabExport = result<FabExport>("fab");
+  const version = entries[0]?.cached?.version ?? (await findKicadCli()).version.raw;
+  return { version, ...(erc && { erc }), ...(drc && { drc }), ...(fabExport && { fabExport }) };
 }
 
 /** Overrides how long each kicad-cli run may take, in seconds. */

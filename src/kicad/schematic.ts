@@ -103,6 +103,8 @@ export interface PlacedSymbol {
    * by it.
    */
   value: string;
+  /** The Footprint KiCad works with: the Footprint field, overridden by KiCad 6 instance data. */
+  footprint: string;
   libId: string;
   /** Key into `lib_symbols`: `lib_name` when present, else `lib_id`. */
   libKey: string;
@@ -530,6 +532,7 @@ export class SchematicProject {
           symbol.instances = symbol.instances.filter((i) => i.path !== instance.path);
           symbol.instances.push({ project: this.projectName, path: instance.path, reference: row.reference, unit: row.unit });
           if (row.value) symbol.value = row.value;
+          if (row.footprint) symbol.footprint = row.footprint;
         }
       }
     }
@@ -809,6 +812,7 @@ class Reader {
     const instances: SymbolInstanceRef[] = [];
     const pinAlternates = new Map<string, string>();
     let valueField: SList | undefined;
+    let footprintField: SList | undefined;
     const yes = (item: SList, fallback: boolean) => (item.items.length > 1 ? text(item, 1) === "yes" : fallback);
     for (const item of list.items) {
       if (item.type !== "list") continue;
@@ -851,6 +855,7 @@ class Reader {
         case "property":
           fields.push(readField(item));
           if (!valueField && text(item, 1) === "Value") valueField = item;
+          if (!footprintField && text(item, 1) === "Footprint") footprintField = item;
           break;
         case "pin": {
           const alternate = child(item, "alternate");
@@ -878,6 +883,7 @@ class Reader {
     return {
       node: list,
       value: this.tilde(valueField ? text(valueField, 2) : undefined) ?? "",
+      footprint: this.tilde(footprintField ? text(footprintField, 2) : undefined) ?? "",
       libId,
       libKey,
       placement: {

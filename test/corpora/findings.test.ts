@@ -5,6 +5,9 @@
  * violations out of its default report). Routing is compared by count: its severity is
  * copperhead's policy (a warning until `--fab` or `--strict`). Every finding has its own key.
  *
+ * Parity is compared finding for finding: copperhead's native parity check (DRC runs without
+ * `--schematic-parity`) reports the keys and severities kicad-cli's schematic parity list maps to.
+ *
  * Each project is copied, then checked once by kicad-cli (ERC, then DRC with schematic parity,
  * default severities) and once by copperhead. A project copperhead cannot load yet must fail with
  * exactly the typed error listed in NOT_YET_LOADED; once it loads, it is compared like any other.
@@ -15,7 +18,11 @@ import { cpSync, existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { runCheck } from "../../src/commands/check.ts";
-import type { CheckReport } from "../../src/checks/types.ts";
+import { indexBoard } from "../../src/checks/kicad-items.ts";
+import { kicadParityFindings } from "../../src/checks/parity.ts";
+import type { CheckReport, Finding } from "../../src/checks/types.ts";
+import { loadDesign } from "../../src/design/design.ts";
+import { discoverProject } from "../../src/repo/project.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import type { KicadCli, Violation } from "../../src/kicad/kicad-cli.ts";
 import { allProjects, copyCorpusProject, type CorpusProject } from "../support/corpora.ts";
@@ -92,10 +99,11 @@ async function withKeptCache<T>(project: CorpusProject, copy: CorpusProject, che
   return result;
 }
 
-/** What raw kicad-cli reports for the project, per family. */
-async function kicadCounts(project: CorpusProject): Promise<Record<Family, Counts>> {
+/** What raw kicad-cli reports for the project, per family, and its schematic parity list. */
+async function kicadCounts(project: CorpusProject): Promise<{ counts: Record<Family, Counts>; parity: Violation[] }> {
   const none = { error: 0, warning: 0 };
   const counts: Record<Family, Counts> = { erc: none, drc: none, parity: none, routing: none };
+  let parity: Violation[] = [];
   if (project.schematic) {
     const erc = (await rawReport(["sch", "erc"], project.schematic, project.root)) as { sheets: { violations: Violation[] }[] };
     counts.erc = count(erc.sheets.flatMap((s) => s.violations));
@@ -103,10 +111,16 @@ async function kicadCounts(project: CorpusProject): Promise<Record<Family, Count
   if (project.board) {
     const drc = (await rawReport(["pcb", "drc", "--schematic-parity"], project.board, project.root)) as Record<string, Violation[]>;
     counts.drc = count(drc.violations ?? []);
-    counts.parity = count(drc.schematic_parity ?? []);
+    parity = drc.schematic_parity ?? [];
+    counts.parity = count(parity);
     counts.routing = count(drc.unconnected_items ?? []);
   }
-  return counts;
+  return { counts, parity };
+}
+
+/** Findings as `key severity` lines, sorted: what "one for one" compares. */
+function keyed(findings: Finding[]): string[] {
+  return findings.map((f) => `${f.key} ${f.severity}`).sort();
 }
 
 function copperheadCounts(report: CheckReport): Record<Family, Counts> {
@@ -133,11 +147,18 @@ describe("findings equal raw kicad-cli's, per family, on every corpus project", 
           expect(err.message).toMatch(pending);
           return;
         }
-        const kicad = await kicadCounts(copy);
+        const { counts: kicad, parity } = await kicadCounts(copy);
         const ours = copperheadCounts(report);
         // Routing severity is copperhead's policy; the number of unconnected items is KiCad's.
         const total = (c: Counts) => c.error + c.warning;
         expect({ ...ours, routing: total(ours.routing) }).toEqual({ ...kicad, routing: total(kicad.routing) });
+        // Parity is native (DRC runs without --schematic-parity): finding for finding, it is
+        // what kicad-cli's --schematic-parity reports, keys and severities alike.
+        if (copy.board) {
+          const design = loadDesign(discoverProject(copy.root, copy.projectFile));
+          const witness = kicadParityFindings(design, parity, indexBoard(design.board!, design.project.board!));
+          expect(keyed(report.checks.find((c) => c.id === "parity")!.findings)).toEqual(keyed(witness));
+        }
         const keys = report.checks.flatMap((c) => c.findings.map((f) => f.key));
         expect(keys.length - new Set(keys).size).toBe(0);
       },
