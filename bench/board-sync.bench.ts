@@ -12,14 +12,14 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Board } from "../src/kicad/board.ts";
-import { applyBoardSync, planBoardSync, type BoardSyncInputs } from "../src/kicad/board-sync.ts";
-import { listComponents, type Component } from "../src/kicad/components.ts";
-import { findKicadCli, runDrc } from "../src/kicad/kicad-cli.ts";
-import { openLibraries } from "../src/kicad/library.ts";
-import { buildNetlist, type Netlist } from "../src/kicad/netlist.ts";
-import { loadSchematicProject } from "../src/kicad/schematic.ts";
-import { printSexpr } from "../src/kicad/sexpr.ts";
+import { Board } from "../src/kicad/board/view.ts";
+import { applyBoardSync, planBoardSync, type BoardSyncInputs } from "../src/kicad/board/sync/sync.ts";
+import { listComponents, type Component } from "../src/kicad/netlist/components.ts";
+import { findKicadCli, runDrc } from "../src/kicad/cli/kicad-cli.ts";
+import { openLibraries } from "../src/kicad/library/libraries.ts";
+import { buildNetlist, type Netlist } from "../src/kicad/netlist/netlist.ts";
+import { loadSchematicProject } from "../src/kicad/schematic/view.ts";
+import { printSexpr } from "../src/kicad/sexpr/index.ts";
 import { generateBigBoard, retileRef } from "./lib/big-board.ts";
 import { compare, ms, ratio, report } from "./lib/measure.ts";
 

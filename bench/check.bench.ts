@@ -25,7 +25,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CACHE_DIR } from "../src/checks/cache.ts";
 import { cachedJobs } from "../src/checks/kicad-run.ts";
-import { findKicadCli, type KicadCli } from "../src/kicad/kicad-cli.ts";
+import { findKicadCli, type KicadCli } from "../src/kicad/cli/kicad-cli.ts";
 import { generateBigBoard } from "./lib/big-board.ts";
 import { compare, ms, ratio, report } from "./lib/measure.ts";
 

@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { runDiff } from "../src/commands/diff.ts";
-import { exportNetlist, findKicadCli } from "../src/kicad/kicad-cli.ts";
+import { exportNetlist, findKicadCli } from "../src/kicad/cli/kicad-cli.ts";
 import { runGit } from "../src/repo/git.ts";
 import { corpusDir } from "../test/support/corpora.ts";
 import { compare, median, ms, ratio, report } from "./lib/measure.ts";

@@ -8,10 +8,10 @@
  * Each round edits a fresh editor over the same read-only files and writes nothing.
  */
 import { join } from "node:path";
-import { openLibraries, type Libraries } from "../src/kicad/library.ts";
-import { buildNetlist } from "../src/kicad/netlist.ts";
-import { SchematicEditor } from "../src/kicad/schematic-edit.ts";
-import { loadSchematicProject } from "../src/kicad/schematic.ts";
+import { openLibraries, type Libraries } from "../src/kicad/library/libraries.ts";
+import { buildNetlist } from "../src/kicad/netlist/netlist.ts";
+import { SchematicEditor } from "../src/kicad/schematic/edit/editor.ts";
+import { loadSchematicProject } from "../src/kicad/schematic/view.ts";
 import { corpusProjects, demosDir } from "../test/support/corpora.ts";
 import { compare, ms, ratio, report } from "./lib/measure.ts";
 

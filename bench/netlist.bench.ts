@@ -13,11 +13,11 @@
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { exportNetlist, findKicadCli, type KicadCli } from "../src/kicad/kicad-cli.ts";
-import { parseKicadNetlist } from "../src/kicad/kicad-netlist.ts";
-import { buildNetlist } from "../src/kicad/netlist.ts";
-import { loadSchematicProject } from "../src/kicad/schematic.ts";
-import { childText, parseSexpr } from "../src/kicad/sexpr.ts";
+import { exportNetlist, findKicadCli, type KicadCli } from "../src/kicad/cli/kicad-cli.ts";
+import { parseKicadNetlist } from "../src/kicad/netlist/kicad-netlist.ts";
+import { buildNetlist } from "../src/kicad/netlist/netlist.ts";
+import { loadSchematicProject } from "../src/kicad/schematic/view.ts";
+import { childText, parseSexpr } from "../src/kicad/sexpr/index.ts";
 import { demosDir } from "../test/support/corpora.ts";
 import { netlistDiff } from "../test/support/netlist.ts";
 import { compare, median, ms, ratio, report } from "./lib/measure.ts";

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseKicadPcb } from "kicadts";
-import { child, children, parseSexpr, printSexprBytes, sameBytes, setAtom, walk, type SDocument } from "../src/kicad/sexpr.ts";
+import { child, children, parseSexpr, printSexprBytes, sameBytes, setAtom, walk, type SDocument } from "../src/kicad/sexpr/index.ts";
 import { generateBigBoard, tilesForBytes } from "./lib/big-board.ts";
 import { compare, ms, ratio, report } from "./lib/measure.ts";
 import { measureParseMemory } from "./lib/parse-memory.ts";

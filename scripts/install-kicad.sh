@@ -17,7 +17,7 @@ with_demos=false
 say() { printf '\033[1minstall-kicad:\033[0m %s\n' "$*" >&2; }
 
 # PATH first, then the standard install locations copperhead also searches
-# (src/kicad/kicad-install.ts); on Windows the last KiCad\<version> folder in name order.
+# (src/kicad/cli/install.ts); on Windows the last KiCad\<version> folder in name order.
 find_kicad_cli() {
   command -v kicad-cli && return
   local found="" candidate

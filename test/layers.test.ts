@@ -36,6 +36,22 @@ const LAYERS: string[][] = [
 
 const RANK = new Map(LAYERS.flatMap((names, rank) => names.map((name) => [name, rank] as const)));
 
+/**
+ * Inside `kicad/`, the documents, bottom first (see ARCHITECTURE.md). A file belongs to the
+ * longest unit its path starts with. Units in one row are peers that never import each other:
+ * the board reads the schematic's views and the netlist, never the schematic editor.
+ */
+const KICAD_UNITS: string[][] = [
+  ["kicad/sexpr", "kicad/cli", "kicad/format.ts"],
+  ["kicad/library"],
+  ["kicad/schematic"],
+  ["kicad/netlist"],
+  ["kicad/proposal-scope.ts"],
+  ["kicad/schematic/edit", "kicad/board"],
+];
+
+const KICAD_RANK = new Map(KICAD_UNITS.flatMap((units, rank) => units.map((unit) => [unit, rank] as const)));
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -75,6 +91,28 @@ function upwardEdges(graph: Map<string, string[]>): string[] {
     }
   }
   return upward.sort();
+}
+
+/** The `kicad/` unit a file belongs to: the longest listed prefix of its path, or undefined. */
+function kicadUnitOf(file: string): string | undefined {
+  const path = rel(file);
+  const units = [...KICAD_RANK.keys()].filter((unit) => path === unit || path.startsWith(unit + "/"));
+  return units.sort((a, b) => b.length - a.length)[0];
+}
+
+/** Each import inside `kicad/` to another unit of its own rank or above, as a sentence. */
+function kicadEdges(graph: Map<string, string[]>): string[] {
+  const wrong: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = kicadUnitOf(file);
+    if (from === undefined) continue;
+    for (const target of targets) {
+      const to = kicadUnitOf(target);
+      if (to === undefined || to === from) continue;
+      if (KICAD_RANK.get(to)! >= KICAD_RANK.get(from)!) wrong.push(`${rel(file)} (${from}) imports ${rel(target)} (${to}), which is not below it`);
+    }
+  }
+  return wrong.sort();
 }
 
 /** Strongly connected components with more than one file, or a file that imports itself (Tarjan). */
@@ -133,6 +171,29 @@ describe("src/ layers", () => {
     ]);
     expect(upwardEdges(broken)).toEqual(["agent/loop.ts (agent) imports cli/output.ts (cli), a layer above it"]);
     expect(cycles(broken)).toEqual([["agent/loop.ts", "agent/model.ts"]]);
+  });
+
+  test("every file of kicad/ belongs to a document's unit", () => {
+    const unplaced = files.filter((file) => layerOf(file) === "kicad" && kicadUnitOf(file) === undefined).map(rel);
+    // A new folder or root file in kicad/ needs its place in KICAD_UNITS (and in ARCHITECTURE.md).
+    expect(unplaced).toEqual([]);
+  });
+
+  test("the kicad/ check finds an edge to a peer or a unit above", () => {
+    const at = (file: string) => join(SRC, file);
+    const broken = new Map([
+      [at("kicad/board/placement.ts"), [at("kicad/schematic/edit/editor.ts"), at("kicad/schematic/view.ts")]],
+      [at("kicad/cli/kicad-cli.ts"), [at("kicad/board/view.ts")]],
+      [at("kicad/schematic/view.ts"), [at("kicad/sexpr/index.ts"), at("kicad/schematic/geometry.ts")]],
+    ]);
+    expect(kicadEdges(broken)).toEqual([
+      "kicad/board/placement.ts (kicad/board) imports kicad/schematic/edit/editor.ts (kicad/schematic/edit), which is not below it",
+      "kicad/cli/kicad-cli.ts (kicad/cli) imports kicad/board/view.ts (kicad/board), which is not below it",
+    ]);
+  });
+
+  test("inside kicad/, each document imports only the documents below it", () => {
+    expect(kicadEdges(graph)).toEqual([]);
   });
 
   test("no module imports a layer above its own", () => {

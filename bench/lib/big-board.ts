@@ -6,7 +6,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { child, children, cloneNode, head, insertChild, list, num, printSexprBytes, q, readSexprFile, setAtom, text, writeSexprFile, type SList } from "../../src/kicad/sexpr.ts";
+import { child, children, cloneNode, head, insertChild, list, num, printSexprBytes, q, readSexprFile, setAtom, text, writeSexprFile, type SList } from "../../src/kicad/sexpr/index.ts";
 
 const FIXTURE = join(import.meta.dir, "../../fixtures/usb-led/usb-led.kicad_pcb");
 const TILE_PITCH = { x: 45, y: 25 };

@@ -6,7 +6,7 @@
  *   bun bench/lib/parse-memory.ts <file>
  */
 import { readFileSync } from "node:fs";
-import { parseSexpr } from "../../src/kicad/sexpr.ts";
+import { parseSexpr } from "../../src/kicad/sexpr/index.ts";
 
 /** Peak resident set size of this process so far, in bytes (Linux: VmHWM). */
 function peakRss(): number {

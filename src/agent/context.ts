@@ -5,8 +5,8 @@
 import { loadDesign, type Design } from "../design/design.ts";
 import type { CheckReport } from "../checks/types.ts";
 import type { ProposalNames } from "../kicad/proposal-scope.ts";
-import type { Libraries } from "../kicad/library.ts";
-import { SchematicEditor } from "../kicad/schematic-edit.ts";
+import type { Libraries } from "../kicad/library/libraries.ts";
+import { SchematicEditor } from "../kicad/schematic/edit/editor.ts";
 import type { RunJournal } from "../repo/journal.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { readRepoDoc } from "../repo/repo-files.ts";

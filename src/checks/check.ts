@@ -8,9 +8,9 @@
  */
 import { join } from "node:path";
 import { loadDesign, repoPath } from "../design/design.ts";
-import { parseKicadVersion } from "../kicad/kicad-cli.ts";
-import { kicadShareDir } from "../kicad/kicad-install.ts";
-import { projectLibraries, type Libraries } from "../kicad/library.ts";
+import { parseKicadVersion } from "../kicad/cli/kicad-cli.ts";
+import { kicadShareDir } from "../kicad/cli/install.ts";
+import { projectLibraries, type Libraries } from "../kicad/library/libraries.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { checkChanges } from "./changes.ts";
 import { checkDrc, checkRouting } from "./drc.ts";

@@ -2,7 +2,7 @@
  * The families fed by one `kicad-cli pcb drc` run: `drc` (design rules) and `routing`
  * (unconnected items). Parity is native, in `parity.ts`: DRC runs without `--schematic-parity`.
  */
-import type { DrcReport, Violation } from "../kicad/kicad-cli.ts";
+import type { DrcReport, Violation } from "../kicad/cli/kicad-cli.ts";
 import type { Design } from "../design/design.ts";
 import { violationFinding } from "./kicad-findings.ts";
 import type { ItemIdentity } from "./kicad-items.ts";

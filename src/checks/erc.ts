@@ -1,5 +1,5 @@
 /** The `erc` family: kicad-cli's electrical rules check on the root schematic. */
-import type { ErcReport } from "../kicad/kicad-cli.ts";
+import type { ErcReport } from "../kicad/cli/kicad-cli.ts";
 import type { Design } from "../design/design.ts";
 import { violationFinding } from "./kicad-findings.ts";
 import { schematicLookup, type SchematicIndex } from "./kicad-items.ts";

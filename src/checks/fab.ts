@@ -4,8 +4,8 @@
  * Gerber and drill files that export cleanly. (Unconnected items become errors in `routing`.)
  */
 import { asCopperheadError } from "../errors.ts";
-import type { Libraries } from "../kicad/library.ts";
-import { checkOutline } from "../kicad/outline.ts";
+import type { Libraries } from "../kicad/library/libraries.ts";
+import { checkOutline } from "../kicad/board/outline.ts";
 import { componentMpn } from "../spec/bom.ts";
 import { repoPath, type Design } from "../design/design.ts";
 import type { FabExport } from "./kicad-run.ts";

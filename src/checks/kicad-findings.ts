@@ -9,7 +9,7 @@
  * on F.Cu and on B.Cu), and, when even that is equal (two teardrops of one net touching the same
  * zone), an occurrence index assigned in item-uuid order (see `distinctKeys`).
  */
-import type { ReportItem, Violation } from "../kicad/kicad-cli.ts";
+import type { ReportItem, Violation } from "../kicad/cli/kicad-cli.ts";
 import { repoPath, type Design } from "../design/design.ts";
 import type { ItemIdentity } from "./kicad-items.ts";
 import type { Candidate } from "./result.ts";
@@ -66,7 +66,7 @@ const NET_WIDE = new Set(["pin_not_driven", "power_pin_not_driven"]);
 
 /**
  * The layer a violation is on, when kicad-cli says so in its description. Descriptions are in
- * English because every kicad-cli run pins the language (see `kicad-process.ts`); KiCad 9
+ * English because every kicad-cli run pins the language (see `kicad/cli/process.ts`); KiCad 9
  * writes `(layer F.Cu; …)` for thermal reliefs and appends ` (B.Cu)` for connection widths.
  */
 export function layerOf(description: string): string | undefined {

@@ -4,9 +4,9 @@
  * the uuid names in the design — `U1.5`, `U2B`, `label:VBUS`, `track:GND@F.Cu` — which survives moves and
  * re-routing and lets `do` tell a new finding from a baseline one.
  */
-import { atomText, child, childText, children, head, text, type SList } from "../kicad/sexpr.ts";
-import { fieldValue, symbolInstance, unitLetter } from "../kicad/schematic.ts";
-import type { Board } from "../kicad/board.ts";
+import { atomText, child, childText, children, head, text, type SList } from "../kicad/sexpr/index.ts";
+import { fieldValue, symbolInstance, unitLetter } from "../kicad/schematic/view.ts";
+import type { Board } from "../kicad/board/view.ts";
 import type { Design } from "../design/design.ts";
 
 export interface ItemIdentity {

@@ -12,9 +12,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { asCopperheadError, CopperheadError } from "../errors.ts";
-import { DEFAULT_KICAD_TIMEOUT_MS, exportDrill, exportGerbers, findKicadCli, runDrc, runErc, type DrcResult, type ErcReport, type KicadCli } from "../kicad/kicad-cli.ts";
-import { kicadInstallStamp } from "../kicad/kicad-install.ts";
-import { readLibTable, type LibraryKind } from "../kicad/library.ts";
+import { DEFAULT_KICAD_TIMEOUT_MS, exportDrill, exportGerbers, findKicadCli, runDrc, runErc, type DrcResult, type ErcReport, type KicadCli } from "../kicad/cli/kicad-cli.ts";
+import { kicadInstallStamp } from "../kicad/cli/install.ts";
+import { readLibTable, type LibraryKind } from "../kicad/library/libraries.ts";
 import { cacheDirOf, cacheKey, readCache, writeCache } from "./cache.ts";
 import type { Design } from "../design/design.ts";
 

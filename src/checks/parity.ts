@@ -16,9 +16,9 @@
  * witnesses can be compared finding for finding.
  */
 import { existsSync, readFileSync } from "node:fs";
-import type { Footprint, Pad } from "../kicad/board.ts";
-import type { Violation } from "../kicad/kicad-cli.ts";
-import { child, childText, text } from "../kicad/sexpr.ts";
+import type { Footprint, Pad } from "../kicad/board/view.ts";
+import type { Violation } from "../kicad/cli/kicad-cli.ts";
+import { child, childText, text } from "../kicad/sexpr/index.ts";
 import { repoPath, type Design } from "../design/design.ts";
 import { violationFinding } from "./kicad-findings.ts";
 import type { ItemIdentity } from "./kicad-items.ts";

@@ -4,7 +4,7 @@
  * of `sync --resolve`; this layer only finds the project and shapes the result.
  */
 import { openRepo } from "../repo/recovery.ts";
-import { syncBoard, type BoardSyncPlan } from "../kicad/board-sync.ts";
+import { syncBoard, type BoardSyncPlan } from "../kicad/board/sync/sync.ts";
 import { discoverProject } from "../repo/project.ts";
 import { repoRelative } from "../repo/repo-path.ts";
 

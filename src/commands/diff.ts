@@ -13,7 +13,7 @@ import { compareStates } from "../diff/compare.ts";
 import type { DesignDiff } from "../diff/diff.ts";
 import type { DiffRenders } from "../diff/render.ts";
 import { CopperheadError } from "../errors.ts";
-import { findKicadCli } from "../kicad/kicad-cli.ts";
+import { findKicadCli } from "../kicad/cli/kicad-cli.ts";
 import { openRepo } from "../repo/recovery.ts";
 import { repoRelative } from "../repo/repo-path.ts";
 

@@ -6,8 +6,8 @@
 import { existsSync } from "node:fs";
 import { discoverConfiguredProject, loadConfig } from "../config/config.ts";
 import { asCopperheadError } from "../errors.ts";
-import { findKicadCli, type KicadCli } from "../kicad/kicad-cli.ts";
-import { projectLibraries, type LibraryKind } from "../kicad/library.ts";
+import { findKicadCli, type KicadCli } from "../kicad/cli/kicad-cli.ts";
+import { projectLibraries, type LibraryKind } from "../kicad/library/libraries.ts";
 import { installedGit } from "../repo/git.ts";
 import { resolveRepoRoot } from "../repo/project.ts";
 import { repoPath } from "../design/design.ts";

@@ -3,8 +3,8 @@
  */
 import { relative, sep } from "node:path";
 import { openRepo } from "../repo/recovery.ts";
-import { buildNetlist, type Net } from "../kicad/netlist.ts";
-import { loadSchematicProject } from "../kicad/schematic.ts";
+import { buildNetlist, type Net } from "../kicad/netlist/netlist.ts";
+import { loadSchematicProject } from "../kicad/schematic/view.ts";
 import { discoverProject } from "../repo/project.ts";
 
 export interface NetlistOptions {

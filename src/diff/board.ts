@@ -10,9 +10,9 @@
  * part of that identity: a renamed net does not make every track and zone on it new (the pads
  * say that the net was renamed).
  */
-import { footprintToBoard, readNetRef, type Board, type Footprint } from "../kicad/board.ts";
-import { naturalCompare } from "../kicad/netlist.ts";
-import { child, children, childText, head, num, text, type SList } from "../kicad/sexpr.ts";
+import { footprintToBoard, readNetRef, type Board, type Footprint } from "../kicad/board/view.ts";
+import { naturalCompare } from "../kicad/netlist/netlist.ts";
+import { child, children, childText, head, num, text, type SList } from "../kicad/sexpr/index.ts";
 import type { FieldChange, PinNet } from "./components.ts";
 import { diffGroups, type GroupChange, type MemberMove } from "./groups.ts";
 

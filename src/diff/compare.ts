@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import { CopperheadError } from "../errors.ts";
-import type { KicadCli } from "../kicad/kicad-cli.ts";
+import type { KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { withSnapshot } from "../repo/snapshot.ts";
 import { diffStates, type DesignDiff } from "./diff.ts";
 import { renderDiff, type DiffRenders } from "./render.ts";

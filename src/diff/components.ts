@@ -6,10 +6,10 @@
  * reviewer sees that a part was only tidied; whether the move changed connectivity is the
  * net diff's business, which looks at nets and nothing else.
  */
-import type { Component } from "../kicad/components.ts";
-import { naturalCompare, type Netlist } from "../kicad/netlist.ts";
-import { IU_PER_MM } from "../kicad/schematic-geometry.ts";
-import { symbolInstance, type SchematicProject } from "../kicad/schematic.ts";
+import type { Component } from "../kicad/netlist/components.ts";
+import { naturalCompare, type Netlist } from "../kicad/netlist/netlist.ts";
+import { IU_PER_MM } from "../kicad/schematic/geometry.ts";
+import { symbolInstance, type SchematicProject } from "../kicad/schematic/view.ts";
 import type { DesignState } from "./state.ts";
 
 export interface FieldChange {

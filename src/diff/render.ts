@@ -11,12 +11,12 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { footprintToBoard, type Footprint } from "../kicad/board.ts";
-import { exportBoardSvg, exportSvg, type KicadCli } from "../kicad/kicad-cli.ts";
-import { IU_PER_MM, placePoint } from "../kicad/schematic-geometry.ts";
-import { libUnitBox, placeBox } from "../kicad/schematic-space.ts";
-import { symbolInstance, unitPins } from "../kicad/schematic.ts";
-import { child, children, childText, head, num, readSexprFile, removeChild, text, writeSexprFile } from "../kicad/sexpr.ts";
+import { footprintToBoard, type Footprint } from "../kicad/board/view.ts";
+import { exportBoardSvg, exportSvg, type KicadCli } from "../kicad/cli/kicad-cli.ts";
+import { IU_PER_MM, placePoint } from "../kicad/schematic/geometry.ts";
+import { libUnitBox, placeBox } from "../kicad/schematic/space.ts";
+import { symbolInstance, unitPins } from "../kicad/schematic/view.ts";
+import { child, children, childText, head, num, readSexprFile, removeChild, text, writeSexprFile } from "../kicad/sexpr/index.ts";
 import type { DesignDiff, SheetChange } from "./diff.ts";
 import type { DesignState } from "./state.ts";
 import { cropped, highlightSvg, withoutTimestamp, type Mark, type MarkKind, type MmBox } from "./svg.ts";

@@ -1,16 +1,16 @@
 /**
  * What an approved change proposal covers — the one definition both the edit tools (which
  * refuse a call that reaches beyond it) and the board sync inside a run (which applies only
- * what follows from it, board-sync-scope.ts) use.
+ * what follows from it, kicad/board/sync/scope.ts) use.
  *
  * A proposal names parts and nets, existing and new. A part is named by its reference: a unit
  * (`U1A`) is its part (`U1`). A net is named as a person writes it: its netlist name (`/DATA`,
  * `+3V3`) names exactly that net; a short name (`DATA`) names every sheet-local net of that name,
- * which is what `lookupNet` resolves it to when one sheet uses it (net-names.ts). Virtual symbols
+ * which is what `lookupNet` resolves it to when one sheet uses it (kicad/netlist/net-names.ts). Virtual symbols
  * (`#PWR…`, `#FLG…`) are not parts: they are wiring, like the wires and labels an edit draws, and
  * what they do is judged by the nets they join.
  */
-import { lookupNet } from "./net-names.ts";
+import { lookupNet } from "./netlist/net-names.ts";
 
 /** What the approved proposal names: existing and new refs and nets, as the proposal wrote them. */
 export interface ProposalNames {

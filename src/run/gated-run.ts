@@ -9,7 +9,7 @@
  * the tree byte for byte as it was. Each stage is a module of its own over one `RunState`.
  */
 import type { LoopEnd } from "../agent/loop.ts";
-import { findKicadCli } from "../kicad/kicad-cli.ts";
+import { findKicadCli } from "../kicad/cli/kicad-cli.ts";
 import { withRepoLock } from "../repo/lock.ts";
 import { restoreInterruptedRuns } from "../repo/recovery.ts";
 import { newRunId } from "../repo/run-dir.ts";

@@ -7,7 +7,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { exportSvg, type KicadCli } from "../kicad/kicad-cli.ts";
+import { exportSvg, type KicadCli } from "../kicad/cli/kicad-cli.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { repoRelative } from "../repo/repo-path.ts";
 import { withSnapshot } from "../repo/snapshot.ts";

@@ -19,8 +19,8 @@
  *   it, so `init` refuses unless forced.
  * - No dates or versions: the same design always renders the same bytes.
  */
-import type { Component } from "../kicad/components.ts";
-import { naturalCompare } from "../kicad/netlist.ts";
+import type { Component } from "../kicad/netlist/components.ts";
+import { naturalCompare } from "../kicad/netlist/netlist.ts";
 import { beginMarker, contentHash, endMarker, findGeneratedRegion, replaceGeneratedRegion } from "./generated-region.ts";
 import { isRuleRow, splitTableRow, tableRow, tableRule } from "./markdown-table.ts";
 

@@ -16,8 +16,8 @@
  *   40 mm outline despite floating-point subtraction.
  */
 import type { Design } from "../design/design.ts";
-import type { Component } from "../kicad/components.ts";
-import { naturalCompare, type Net, type NetNode } from "../kicad/netlist.ts";
+import type { Component } from "../kicad/netlist/components.ts";
+import { naturalCompare, type Net, type NetNode } from "../kicad/netlist/netlist.ts";
 import type { Op, Rule } from "./requirements.ts";
 import { compareQuantities, parseQuantity } from "./units.ts";
 

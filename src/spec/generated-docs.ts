@@ -4,8 +4,8 @@
  * verification, `edit_doc` refuses them (the model changes the design, not its tables), and the
  * prose scan of the drift check leaves them to their own table checks.
  */
-import type { Component } from "../kicad/components.ts";
-import type { Netlist } from "../kicad/netlist.ts";
+import type { Component } from "../kicad/netlist/components.ts";
+import type { Netlist } from "../kicad/netlist/netlist.ts";
 import { BOM_FILE, parseBom, renderBom } from "./bom.ts";
 import { parsePinout, PINOUT_FILE, renderPinout } from "./pinout.ts";
 

@@ -12,8 +12,8 @@
  * `OLIMEX_Connectors`: real designs name connectors `VGA1` or `PWR_JACK1` as often as `J1`). Pins are listed in natural pin order; a pin KiCad leaves on a net
  * of its own (`unconnected-(…)`) shows as not connected.
  */
-import type { Component } from "../kicad/components.ts";
-import { naturalCompare, type Netlist } from "../kicad/netlist.ts";
+import type { Component } from "../kicad/netlist/components.ts";
+import { naturalCompare, type Netlist } from "../kicad/netlist/netlist.ts";
 import { beginMarker, contentHash, endMarker, findGeneratedRegion, replaceGeneratedRegion } from "./generated-region.ts";
 import { isRuleRow, splitTableRow, tableRow, tableRule } from "./markdown-table.ts";
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Board } from "../../src/kicad/board.ts";
+import { Board } from "../../src/kicad/board/view.ts";
 import { rejectedToolError } from "../support/errors.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
 import { copyRepo, initialisedRepo } from "../support/repos.ts";

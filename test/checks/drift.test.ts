@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { loadDesign } from "../../src/design/design.ts";
 import { checkDrift, scanDrift } from "../../src/checks/drift.ts";
 import { runInit } from "../../src/commands/init.ts";
-import { projectLibraries } from "../../src/kicad/library.ts";
-import { SchematicEditor } from "../../src/kicad/schematic-edit.ts";
+import { projectLibraries } from "../../src/kicad/library/libraries.ts";
+import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { cleanupTempDirs, copyFixture } from "../support/kicad.ts";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runBoardSync } from "../../src/commands/board-sync.ts";
-import { runDrc, type KicadCli } from "../../src/kicad/kicad-cli.ts";
+import { runDrc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
 import { renameLedNet, setField } from "../support/usb-led-edits.ts";
 

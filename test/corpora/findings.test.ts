@@ -24,7 +24,7 @@ import type { CheckReport, Finding } from "../../src/checks/types.ts";
 import { loadDesign } from "../../src/design/design.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { CopperheadError } from "../../src/errors.ts";
-import type { KicadCli, Violation } from "../../src/kicad/kicad-cli.ts";
+import type { KicadCli, Violation } from "../../src/kicad/cli/kicad-cli.ts";
 import { allProjects, copyCorpusProject, type CorpusProject } from "../support/corpora.ts";
 import { cleanupTempDirs, makeTempDir, rawKicadCli, requireKicadCli } from "../support/kicad.ts";
 

@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rm } from "node:fs/promises";
 import { dirname } from "node:path";
-import { exportNetlist, type KicadCli } from "../../src/kicad/kicad-cli.ts";
-import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
-import { buildNetlist } from "../../src/kicad/netlist.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic.ts";
+import { exportNetlist, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
+import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
+import { buildNetlist } from "../../src/kicad/netlist/netlist.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
 import { allProjects, copyCorpusProject } from "../support/corpora.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 import { netlistDiff } from "../support/netlist.ts";

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
-import { children, parseSexpr, printSexprBytes } from "../../src/kicad/sexpr.ts";
+import { children, parseSexpr, printSexprBytes } from "../../src/kicad/sexpr/index.ts";
 import { corpusProjects, demoProjects, demosDir, type CorpusProject } from "../support/corpora.ts";
 
 const SEXPR_FILE = /\.(kicad_sch|kicad_pcb|kicad_sym|kicad_mod|kicad_wks|kicad_dru)$|^(sym|fp)-lib-table$/;

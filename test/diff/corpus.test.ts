@@ -10,17 +10,17 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { runDiff } from "../../src/commands/diff.ts";
 import { loadDesignState, type DesignState } from "../../src/diff/state.ts";
-import { naturalCompare } from "../../src/kicad/netlist.ts";
-import { collectItems, type ConnItem } from "../../src/kicad/schematic-connectivity.ts";
-import { onSegment, samePoint, toIU, type Point } from "../../src/kicad/schematic-geometry.ts";
-import { symbolInstance, type PlacedSymbol, type SheetInstance } from "../../src/kicad/schematic.ts";
+import { naturalCompare } from "../../src/kicad/netlist/netlist.ts";
+import { collectItems, type ConnItem } from "../../src/kicad/schematic/connectivity.ts";
+import { onSegment, samePoint, toIU, type Point } from "../../src/kicad/schematic/geometry.ts";
+import { symbolInstance, type PlacedSymbol, type SheetInstance } from "../../src/kicad/schematic/view.ts";
 import { git } from "../repo/git-repo.ts";
 import { BoardEdit } from "../support/board-edits.ts";
 import { copyCorpusProject, corpusProjects, type CorpusProject } from "../support/corpora.ts";
 import { expectOnly } from "../support/diff.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
 import { SchematicEdit } from "../support/schematic-edit.ts";
-import { child, children, childText, q, setAtom } from "../../src/kicad/sexpr.ts";
+import { child, children, childText, q, setAtom } from "../../src/kicad/sexpr/index.ts";
 
 afterAll(cleanupTempDirs);
 

@@ -9,10 +9,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { Board } from "../../src/kicad/board.ts";
-import { footprintId } from "../../src/kicad/board-sync.ts";
-import { runDrc, type DrcReport, type KicadCli, type Violation } from "../../src/kicad/kicad-cli.ts";
-import { printSexpr } from "../../src/kicad/sexpr.ts";
+import { Board } from "../../src/kicad/board/view.ts";
+import { footprintId } from "../../src/kicad/board/sync/sync.ts";
+import { runDrc, type DrcReport, type KicadCli, type Violation } from "../../src/kicad/cli/kicad-cli.ts";
+import { printSexpr } from "../../src/kicad/sexpr/index.ts";
 import { copyCorpusProject, demoProjects } from "../support/corpora.ts";
 import { cachedParityDrc } from "../support/kicad-cache.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";

@@ -1,8 +1,8 @@
 import { afterAll, expect, test } from "bun:test";
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
-import { exportNetlist } from "../../src/kicad/kicad-cli.ts";
-import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
+import { exportNetlist } from "../../src/kicad/cli/kicad-cli.ts";
+import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
 import { cleanupTempDirs, copyFixture, FIXTURES_DIR, requireKicadCli } from "../support/kicad.ts";
 import { netlistDiff } from "../support/netlist.ts";
 import { runBinary } from "./binary.ts";

@@ -7,12 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { boxInsideOutline, outlineSegments } from "../../src/kicad/board-placement.ts";
-import { Board } from "../../src/kicad/board.ts";
-import { listComponents } from "../../src/kicad/components.ts";
-import { boardBounds } from "../../src/kicad/footprint-instance.ts";
-import { placePoint } from "../../src/kicad/schematic-geometry.ts";
-import { loadSchematicProject, unitPins } from "../../src/kicad/schematic.ts";
+import { boxInsideOutline, outlineSegments } from "../../src/kicad/board/placement.ts";
+import { Board } from "../../src/kicad/board/view.ts";
+import { listComponents } from "../../src/kicad/netlist/components.ts";
+import { boardBounds } from "../../src/kicad/board/footprint/instance.ts";
+import { placePoint } from "../../src/kicad/schematic/geometry.ts";
+import { loadSchematicProject, unitPins } from "../../src/kicad/schematic/view.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { git } from "../repo/git-repo.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";

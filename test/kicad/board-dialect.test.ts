@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Board } from "../../src/kicad/board.ts";
-import { applyBoardSync, BOARD_SYNC_SCHEMA, footprintId, type BoardSyncPlan } from "../../src/kicad/board-sync.ts";
-import { runDrc, type KicadCli } from "../../src/kicad/kicad-cli.ts";
-import { openLibraries } from "../../src/kicad/library.ts";
-import { printSexpr } from "../../src/kicad/sexpr.ts";
+import { Board } from "../../src/kicad/board/view.ts";
+import { applyBoardSync, BOARD_SYNC_SCHEMA, footprintId, type BoardSyncPlan } from "../../src/kicad/board/sync/sync.ts";
+import { runDrc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import { printSexpr } from "../../src/kicad/sexpr/index.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 

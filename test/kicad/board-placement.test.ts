@@ -6,17 +6,17 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { boxInsideOutline, outlineSegments, placeAdditions, placementRules } from "../../src/kicad/board-placement.ts";
-import { applyBoardSync, planBoardSync } from "../../src/kicad/board-sync.ts";
-import { Board } from "../../src/kicad/board.ts";
-import { listComponents } from "../../src/kicad/components.ts";
-import { boardBounds } from "../../src/kicad/footprint-instance.ts";
-import { runDrc } from "../../src/kicad/kicad-cli.ts";
-import { openLibraries } from "../../src/kicad/library.ts";
-import { buildNetlist } from "../../src/kicad/netlist.ts";
-import { SchematicEditor } from "../../src/kicad/schematic-edit.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic.ts";
-import { printSexpr } from "../../src/kicad/sexpr.ts";
+import { boxInsideOutline, outlineSegments, placeAdditions, placementRules } from "../../src/kicad/board/placement.ts";
+import { applyBoardSync, planBoardSync } from "../../src/kicad/board/sync/sync.ts";
+import { Board } from "../../src/kicad/board/view.ts";
+import { listComponents } from "../../src/kicad/netlist/components.ts";
+import { boardBounds } from "../../src/kicad/board/footprint/instance.ts";
+import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import { buildNetlist } from "../../src/kicad/netlist/netlist.ts";
+import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { printSexpr } from "../../src/kicad/sexpr/index.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
 

@@ -1,15 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Board } from "../../src/kicad/board.ts";
-import { applyBoardSync, planBoardSync, type BoardSyncInputs } from "../../src/kicad/board-sync.ts";
-import { driftKeys, proposalFilter } from "../../src/kicad/board-sync-scope.ts";
+import { Board } from "../../src/kicad/board/view.ts";
+import { applyBoardSync, planBoardSync, type BoardSyncInputs } from "../../src/kicad/board/sync/sync.ts";
+import { driftKeys, proposalFilter } from "../../src/kicad/board/sync/scope.ts";
 import type { ProposalNames } from "../../src/kicad/proposal-scope.ts";
-import { listComponents } from "../../src/kicad/components.ts";
-import { openLibraries } from "../../src/kicad/library.ts";
-import { buildNetlist } from "../../src/kicad/netlist.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic.ts";
-import { printSexpr } from "../../src/kicad/sexpr.ts";
+import { listComponents } from "../../src/kicad/netlist/components.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import { buildNetlist } from "../../src/kicad/netlist/netlist.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { printSexpr } from "../../src/kicad/sexpr/index.ts";
 import { cleanupTempDirs, copyFixture } from "../support/kicad.ts";
 import { addResistor, renameLedNet, setField } from "../support/usb-led-edits.ts";
 

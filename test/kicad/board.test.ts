@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { Board } from "../../src/kicad/board.ts";
-import { printSexpr } from "../../src/kicad/sexpr.ts";
+import { Board } from "../../src/kicad/board/view.ts";
+import { printSexpr } from "../../src/kicad/sexpr/index.ts";
 
 const USB_LED = "fixtures/usb-led/usb-led.kicad_pcb";
 

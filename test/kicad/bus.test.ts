@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { escapeNetName, expandBus, parseBusGroup, parseBusVector } from "../../src/kicad/bus.ts";
+import { escapeNetName, expandBus, parseBusGroup, parseBusVector } from "../../src/kicad/netlist/bus.ts";
 
 describe("bus labels", () => {
   test("a vector expands in ascending order whichever way the bounds are written", () => {

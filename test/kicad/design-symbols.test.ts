@@ -5,13 +5,13 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { dirname } from "node:path";
-import { exportNetlist } from "../../src/kicad/kicad-cli.ts";
-import { listComponents } from "../../src/kicad/components.ts";
-import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
-import { designSymbols, searchLibraries } from "../../src/kicad/library-search.ts";
-import { openLibraries } from "../../src/kicad/library.ts";
-import { SchematicEditor } from "../../src/kicad/schematic-edit.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic.ts";
+import { exportNetlist } from "../../src/kicad/cli/kicad-cli.ts";
+import { listComponents } from "../../src/kicad/netlist/components.ts";
+import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
+import { designSymbols, searchLibraries } from "../../src/kicad/library/search.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { thrownCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";

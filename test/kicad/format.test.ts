@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { describeVersion, has, kicadMajor, SCHEMATIC, symbolLibraryVersion } from "../../src/kicad/format.ts";
-import { kicadShareDir } from "../../src/kicad/kicad-install.ts";
-import { Libraries } from "../../src/kicad/library.ts";
-import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath, removeLegacyInstances, setLegacyInstanceField } from "../../src/kicad/schematic-dialect.ts";
-import { junctionNode, labelNode, lineNode, noConnectNode } from "../../src/kicad/schematic-items.ts";
-import { child, children, childText, insertChild, list, parseSexpr, printSexpr, q, text, type SList } from "../../src/kicad/sexpr.ts";
+import { kicadShareDir } from "../../src/kicad/cli/install.ts";
+import { Libraries } from "../../src/kicad/library/libraries.ts";
+import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath, removeLegacyInstances, setLegacyInstanceField } from "../../src/kicad/schematic/dialect.ts";
+import { junctionNode, labelNode, lineNode, noConnectNode } from "../../src/kicad/schematic/items.ts";
+import { child, children, childText, insertChild, list, parseSexpr, printSexpr, q, text, type SList } from "../../src/kicad/sexpr/index.ts";
 
 describe("format versions", () => {
   test("each release's version maps to its KiCad major, development versions to the next release", () => {

@@ -14,9 +14,9 @@ import {
   runDrc,
   runErc,
   type Violation,
-} from "../../src/kicad/kicad-cli.ts";
-import { assertSupportedVersion, KICAD_CLI_ENV } from "../../src/kicad/kicad-install.ts";
-import { parseDrcReport, parseErcReport } from "../../src/kicad/kicad-report.ts";
+} from "../../src/kicad/cli/kicad-cli.ts";
+import { assertSupportedVersion, KICAD_CLI_ENV } from "../../src/kicad/cli/install.ts";
+import { parseDrcReport, parseErcReport } from "../../src/kicad/cli/report.ts";
 import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 
 const SLOW = 60_000;

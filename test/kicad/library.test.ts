@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { KicadCli } from "../../src/kicad/kicad-cli.ts";
-import { Libraries, openLibraries } from "../../src/kicad/library.ts";
-import { children, head, insertChild, list, parseSexpr, printSexpr, text } from "../../src/kicad/sexpr.ts";
+import type { KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
+import { Libraries, openLibraries } from "../../src/kicad/library/libraries.ts";
+import { children, head, insertChild, list, parseSexpr, printSexpr, text } from "../../src/kicad/sexpr/index.ts";
 import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { thrownCopperheadError } from "../support/errors.ts";
 

@@ -5,11 +5,11 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { exportNetlist } from "../../src/kicad/kicad-cli.ts";
-import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
-import { openLibraries } from "../../src/kicad/library.ts";
-import type { Netlist } from "../../src/kicad/netlist.ts";
-import { SchematicEditor } from "../../src/kicad/schematic-edit.ts";
+import { exportNetlist } from "../../src/kicad/cli/kicad-cli.ts";
+import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import type { Netlist } from "../../src/kicad/netlist/netlist.ts";
+import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
 import { thrownCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
 import { drawnItems, gap, overlaps } from "../support/sheet-boxes.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { lookupNet, resolveNet } from "../../src/kicad/net-names.ts";
+import { lookupNet, resolveNet } from "../../src/kicad/netlist/net-names.ts";
 import { thrownCopperheadError } from "../support/errors.ts";
 
 const NETS = ["GND", "+3V3", "/DATA", "/Power/EN", "/Sensor/EN", "/Power/VBAT_SENSE", "Net-(D1-A)"];

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { exportNetlist, type KicadCli } from "../../src/kicad/kicad-cli.ts";
-import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
-import { buildNetlist, defaultNetName, driverPriority, naturalCompare, Priority } from "../../src/kicad/netlist.ts";
-import { collectItems } from "../../src/kicad/schematic-connectivity.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic.ts";
-import { child, parseSexpr, printSexpr } from "../../src/kicad/sexpr.ts";
+import { exportNetlist, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
+import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
+import { buildNetlist, defaultNetName, driverPriority, naturalCompare, Priority } from "../../src/kicad/netlist/netlist.ts";
+import { collectItems } from "../../src/kicad/schematic/connectivity.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { child, parseSexpr, printSexpr } from "../../src/kicad/sexpr/index.ts";
 import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { netlistDiff } from "../support/netlist.ts";
 

@@ -7,12 +7,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { exportNetlist, runErc, type KicadCli, type Violation } from "../../src/kicad/kicad-cli.ts";
-import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
-import { openLibraries } from "../../src/kicad/library.ts";
-import { SchematicEditor } from "../../src/kicad/schematic-edit.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic.ts";
-import { child, children, childText, parseSexpr, text, type SList } from "../../src/kicad/sexpr.ts";
+import { exportNetlist, runErc, type KicadCli, type Violation } from "../../src/kicad/cli/kicad-cli.ts";
+import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { child, children, childText, parseSexpr, text, type SList } from "../../src/kicad/sexpr/index.ts";
 import { corpusProjects, copyCorpusProject } from "../support/corpora.ts";
 import { thrownCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";

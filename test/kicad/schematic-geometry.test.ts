@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { onSegment, placePoint, SegmentIndex, toIU } from "../../src/kicad/schematic-geometry.ts";
+import { onSegment, placePoint, SegmentIndex, toIU } from "../../src/kicad/schematic/geometry.ts";
 
 describe("placing library pins", () => {
   // A pin tip one unit right of and two units above the symbol origin (library Y points up).

@@ -6,13 +6,13 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { exportNetlist } from "../../src/kicad/kicad-cli.ts";
-import { parseKicadNetlist } from "../../src/kicad/kicad-netlist.ts";
-import { openLibraries } from "../../src/kicad/library.ts";
-import { listComponents } from "../../src/kicad/components.ts";
-import { SchematicEditor } from "../../src/kicad/schematic-edit.ts";
-import { placePoint } from "../../src/kicad/schematic-geometry.ts";
-import { loadSchematicProject, unitPins } from "../../src/kicad/schematic.ts";
+import { exportNetlist } from "../../src/kicad/cli/kicad-cli.ts";
+import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import { listComponents } from "../../src/kicad/netlist/components.ts";
+import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
+import { placePoint } from "../../src/kicad/schematic/geometry.ts";
+import { loadSchematicProject, unitPins } from "../../src/kicad/schematic/view.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
 import { drawnItems, gap, overlaps, type DrawnItem } from "../support/sheet-boxes.ts";

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CopperheadError } from "../../src/errors.ts";
-import { head, printSexpr, q, setAtom } from "../../src/kicad/sexpr.ts";
+import { head, printSexpr, q, setAtom } from "../../src/kicad/sexpr/index.ts";
 import {
   convertLegacyOverbars,
   fieldValue,
@@ -12,7 +12,7 @@ import {
   symbolInstance,
   unitLetter,
   unitPins,
-} from "../../src/kicad/schematic.ts";
+} from "../../src/kicad/schematic/view.ts";
 import { thrownCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, copyFixture } from "../support/kicad.ts";
 

@@ -19,7 +19,7 @@ import {
   SexprError,
   text,
   walk,
-} from "../../src/kicad/sexpr.ts";
+} from "../../src/kicad/sexpr/index.ts";
 
 const KICAD_EXTENSIONS = "{kicad_sch,kicad_pcb,kicad_sym,kicad_mod,kicad_wks}";
 const fixtureFiles = [

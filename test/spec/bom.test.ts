@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadDesign, type Design } from "../../src/design/design.ts";
-import type { Component } from "../../src/kicad/components.ts";
+import type { Component } from "../../src/kicad/netlist/components.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { bomHash, bomLines, componentMpn, parseBom, renderBom } from "../../src/spec/bom.ts";
 import { FIXTURES_DIR } from "../support/kicad.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { loadDesign } from "../../src/design/design.ts";
-import type { Net } from "../../src/kicad/netlist.ts";
+import type { Net } from "../../src/kicad/netlist/netlist.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { isConnector, NOT_CONNECTED, parsePinout, pinoutConnectors, pinoutDifferences, renderPinout } from "../../src/spec/pinout.ts";
 import { FIXTURES_DIR } from "../support/kicad.ts";

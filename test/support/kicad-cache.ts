@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { runDrc, type DrcResult, type KicadCli } from "../../src/kicad/kicad-cli.ts";
+import { runDrc, type DrcResult, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 
 const CACHE = resolve(import.meta.dir, "..", "..", "node_modules", ".cache", "copperhead-kicad");
 

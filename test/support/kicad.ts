@@ -8,7 +8,7 @@ import { copyFile, cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CopperheadError } from "../../src/errors.ts";
-import { findKicadCli, type KicadCli } from "../../src/kicad/kicad-cli.ts";
+import { findKicadCli, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 
 export const FIXTURES_DIR = resolve(import.meta.dir, "..", "..", "fixtures");
 

@@ -1,5 +1,5 @@
 /** Comparing netlists in tests, with a failure message a person can act on. */
-import type { Netlist, NetNode } from "../../src/kicad/netlist.ts";
+import type { Netlist, NetNode } from "../../src/kicad/netlist/netlist.ts";
 
 function describeNode(node: NetNode): string {
   return `${node.ref}.${node.pin} [${node.pinfunction ?? "-"} ${node.pintype ?? "-"}]`;

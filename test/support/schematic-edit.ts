@@ -4,9 +4,9 @@
  * another sheet. Each keeps the file loadable by kicad-cli (new uuids, instance paths that match
  * the sheet, pins landing on labels, wires or power symbols).
  */
-import { placePoint, pointKey, toIU } from "../../src/kicad/schematic-geometry.ts";
-import { readSchematicFile, unitPins } from "../../src/kicad/schematic.ts";
-import { child, children, cloneNode, insertChild, num, printSexprBytes, q, readSexprFile, removeChild, setAtom, text, writeSexprFile, type SDocument, type SList } from "../../src/kicad/sexpr.ts";
+import { placePoint, pointKey, toIU } from "../../src/kicad/schematic/geometry.ts";
+import { readSchematicFile, unitPins } from "../../src/kicad/schematic/view.ts";
+import { child, children, cloneNode, insertChild, num, printSexprBytes, q, readSexprFile, removeChild, setAtom, text, writeSexprFile, type SDocument, type SList } from "../../src/kicad/sexpr/index.ts";
 
 export class SchematicEdit {
   readonly path: string;

@@ -8,7 +8,7 @@
  * less), justified as KiCad draws it for upright and upside-down symbols, centred otherwise.
  */
 import { readFileSync } from "node:fs";
-import { child, children, head, num, parseSexpr, text, walk, type SList } from "../../src/kicad/sexpr.ts";
+import { child, children, head, num, parseSexpr, text, walk, type SList } from "../../src/kicad/sexpr/index.ts";
 
 export interface MmBox {
   x0: number;

@@ -4,8 +4,8 @@
  * and connections; removed ones take their wires and power symbols along.
  */
 import { join } from "node:path";
-import { child, q, setAtom, text } from "../../src/kicad/sexpr.ts";
-import { openLibraries } from "../../src/kicad/library.ts";
+import { child, q, setAtom, text } from "../../src/kicad/sexpr/index.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { SchematicEdit } from "./schematic-edit.ts";
 
 export const ROOT_PATH = "/a4b594f4-4145-5761-b0f0-3b9951eed732";

@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { children, child, insertChild, list, num, q, readSexprFile, removeChild, writeSexprFile, type SList } from "../../src/kicad/sexpr.ts";
+import { children, child, insertChild, list, num, q, readSexprFile, removeChild, writeSexprFile, type SList } from "../../src/kicad/sexpr/index.ts";
 
 export function editFile(path: string, edit: (text: string) => string): void {
   writeFileSync(path, edit(readFileSync(path, "utf8")));

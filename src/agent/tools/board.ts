@@ -1,6 +1,6 @@
 /**
  * `sync_board`: the board follows the schematic's edits. Inside a `do` run it applies only what
- * the approved proposal covers (kicad/board-sync-scope.ts): drift that was on the board before
+ * the approved proposal covers (kicad/board/sync/scope.ts): drift that was on the board before
  * the run is reported, never applied. The result is a short summary by kind — what changed,
  * what needs a person, what was left alone and why — not the whole plan.
  */
@@ -8,14 +8,14 @@ import { relative } from "node:path";
 import * as v from "valibot";
 import { loadDesign } from "../../design/design.ts";
 import { CopperheadError } from "../../errors.ts";
-import { Board } from "../../kicad/board.ts";
-import { placeAdditions, placementRules } from "../../kicad/board-placement.ts";
-import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board-sync.ts";
-import { driftKeys, proposalFilter } from "../../kicad/board-sync-scope.ts";
+import { Board } from "../../kicad/board/view.ts";
+import { placeAdditions, placementRules } from "../../kicad/board/placement.ts";
+import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board/sync/sync.ts";
+import { driftKeys, proposalFilter } from "../../kicad/board/sync/scope.ts";
 import { namesPart } from "../../kicad/proposal-scope.ts";
-import type { Netlist } from "../../kicad/netlist.ts";
-import { bestPartOn } from "../../kicad/schematic-placement.ts";
-import { printSexprBytes } from "../../kicad/sexpr.ts";
+import type { Netlist } from "../../kicad/netlist/netlist.ts";
+import { bestPartOn } from "../../kicad/schematic/edit/placement.ts";
+import { printSexprBytes } from "../../kicad/sexpr/index.ts";
 import { discoverProject } from "../../repo/project.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
 import { withSnapshot } from "../../repo/snapshot.ts";

@@ -6,10 +6,10 @@
  * proposal does not name them (scope.ts).
  */
 import * as v from "valibot";
-import { Board } from "../../kicad/board.ts";
-import { placeFootprint, placementRules } from "../../kicad/board-placement.ts";
-import type { SchematicEditor } from "../../kicad/schematic-edit.ts";
-import { printSexprBytes } from "../../kicad/sexpr.ts";
+import { Board } from "../../kicad/board/view.ts";
+import { placeFootprint, placementRules } from "../../kicad/board/placement.ts";
+import type { SchematicEditor } from "../../kicad/schematic/edit/editor.ts";
+import { printSexprBytes } from "../../kicad/sexpr/index.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
 import { openEditor, type RunContext } from "../context.ts";
 import { syncBoardTool } from "./board.ts";

@@ -5,12 +5,12 @@
 import * as v from "valibot";
 import { compareWithBaseline } from "../../checks/baseline.ts";
 import type { Finding, Severity } from "../../checks/types.ts";
-import type { Board } from "../../kicad/board.ts";
-import type { Component } from "../../kicad/components.ts";
-import { designSymbols, searchLibraries } from "../../kicad/library-search.ts";
-import { resolveNet } from "../../kicad/net-names.ts";
-import { naturalCompare } from "../../kicad/netlist.ts";
-import { child, children, text } from "../../kicad/sexpr.ts";
+import type { Board } from "../../kicad/board/view.ts";
+import type { Component } from "../../kicad/netlist/components.ts";
+import { designSymbols, searchLibraries } from "../../kicad/library/search.ts";
+import { resolveNet } from "../../kicad/netlist/net-names.ts";
+import { naturalCompare } from "../../kicad/netlist/netlist.ts";
+import { child, children, text } from "../../kicad/sexpr/index.ts";
 import { currentDesign, readRepoText, type RunContext } from "../context.ts";
 import { docPath } from "./paths.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";

@@ -9,7 +9,7 @@
  */
 import * as v from "valibot";
 import { evaluateRequirements } from "../../checks/requirements.ts";
-import { lookupNet } from "../../kicad/net-names.ts";
+import { lookupNet } from "../../kicad/netlist/net-names.ts";
 import { partOf } from "../../kicad/proposal-scope.ts";
 import type { Amendment } from "../../spec/proposal.ts";
 import { currentDesign, type RunContext } from "../context.ts";

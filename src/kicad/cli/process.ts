@@ -1,0 +1,207 @@
+/**
+ * Running one kicad-cli process: scratch dir, isolated config home, environment, timeout,
+ * captured output, and the classification of failures.
+ *
+ * ## Config home: a fresh, seeded one per invocation
+ *
+ * kicad-cli reads its global library tables from `$KICAD_CONFIG_HOME/<major>.0/{sym,fp}-lib-table`
+ * (verified with 9.0.8). A machine that never ran the KiCad GUI has no `sym-lib-table` there, so
+ * ERC reports `lib_symbol_issues` and DRC `lib_footprint_issues` for every stock part. Each
+ * invocation therefore gets its own config home inside its scratch dir, seeded with the
+ * installation's template tables, and the scratch dir is removed afterwards.
+ *
+ * Why per invocation and not one home per process: a cold home is filled by kicad-cli on
+ * exit (kicad_common.json, eeschema.json, pcbnew.json, … written in place, not atomically),
+ * and even a warm one gets kicad_common.json rewritten whenever the working directory changes
+ * (it records `working_dir`). ERC and DRC run concurrently, so a shared home would have two
+ * processes writing the same files. A fresh home avoids that by construction, and it is free:
+ * seeding (mkdtemp + two table copies + one small JSON + removal) measured ~0.6–0.8 ms, and
+ * ERC/DRC on a fresh home were within run-to-run noise of a warm one (ERC ~240 ms vs ~250 ms,
+ * DRC ~380 ms vs ~370 ms, 25 runs each on the test fixtures).
+ *
+ * The seeded `kicad_common.json` pins the UI language to English. Otherwise kicad-cli follows
+ * the user's locale (measured under `LC_ALL=de_DE.UTF-8`: German on stdout and stderr and in
+ * report descriptions; JSON numbers are unaffected), and the few facts we read from its text
+ * (load failures, whether schematic parity ran) must not depend on that. KiCad merges a
+ * partial settings file with its defaults, so the one key is enough.
+ *
+ * The stock-library variables (`KICAD9_SYMBOL_DIR`, …) are set from the same share dir the
+ * template tables came from, unless the user set them; KiCad derives the same defaults for a
+ * standard install, and this keeps a relocated install consistent with its own tables.
+ */
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CopperheadError } from "../../errors.ts";
+
+/** What a config home is seeded from; null seeds nothing (the version probe, before the major is known). */
+export interface ConfigSeed {
+  major: number;
+  shareDir: string | null;
+}
+
+export interface ExecOptions {
+  /** A private dir (from `withScratchDir`): kicad-cli's cwd and the parent of its config home. */
+  scratchDir: string;
+  timeoutMs: number;
+  seed?: ConfigSeed;
+}
+
+export interface KicadRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** stderr then stdout, trimmed and bounded, for error messages. */
+  excerpt: string;
+}
+
+const EXCERPT_MAX = 2000;
+
+/** Library-path variables KiCad reads, suffix → subdir of the share dir. */
+const LIBRARY_VARS: ReadonlyArray<readonly [string, string]> = [
+  ["SYMBOL_DIR", "symbols"],
+  ["FOOTPRINT_DIR", "footprints"],
+  ["3DMODEL_DIR", "3dmodels"],
+  ["TEMPLATE_DIR", "template"],
+];
+
+/** Creates a temp dir, hands it to `fn`, and removes it whatever happens. */
+export async function withScratchDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), "copperhead-kicad-"));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Spawns kicad-cli with captured stdout/stderr (it prints chatter on stdout, which must never
+ * reach ours) and kills it with SIGKILL on timeout. Resolves with the exit code whatever it
+ * is; callers decide what a non-zero code means.
+ */
+export async function execKicad(binary: string, args: string[], opts: ExecOptions): Promise<KicadRun> {
+  const configHome = join(opts.scratchDir, "config");
+  await seedConfigHome(configHome, opts.seed);
+  let proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  try {
+    proc = Bun.spawn([binary, ...args], {
+      cwd: opts.scratchDir,
+      env: kicadEnv(configHome, opts.seed),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+  } catch (err) {
+    throw new CopperheadError("kicad_cli_missing", `Could not start ${binary}: ${(err as Error).message}`, {
+      fix: "Check that kicad-cli is installed and executable, or set COPPERHEAD_KICAD_CLI to it.",
+      path: binary,
+    });
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    proc.kill("SIGKILL");
+  }, opts.timeoutMs);
+  try {
+    const [stdout, stderr, exitCode] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    const run = { exitCode, stdout, stderr, excerpt: excerpt(stderr, stdout) };
+    if (timedOut) {
+      throw new CopperheadError("kicad_timeout", `kicad-cli ${args.slice(0, 2).join(" ")} timed out after ${opts.timeoutMs} ms.`, {
+        fix: "The design may be very large or the machine busy; set COPPERHEAD_KICAD_TIMEOUT to more seconds and retry.",
+        timeoutMs: opts.timeoutMs,
+        output: run.excerpt,
+      });
+    }
+    return run;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Throws the typed error for a run that did not succeed, judged by its exit code and by the
+ * text kicad-cli prints when it cannot load a file:
+ * - exit 3 is kicad-cli's "invalid input file" code ("Failed to load schematic|board");
+ * - a sexpr parse error inside a file kicad-cli loads on its own — the schematic next to a
+ *   board under `--schematic-parity` — exits 255 with "Expecting '(' in '<file>', line N";
+ * - "Failed to load" on stderr counts even with exit 0 (not seen with 9.0.8; cheap insurance);
+ * - anything else non-zero is a plain failure.
+ * `input` is the file the caller asked kicad-cli to read.
+ */
+export function assertRunSucceeded(run: KicadRun, input: string, what: string): void {
+  const parseError = /in '([^']+)', line \d+/.exec(run.stderr);
+  const loadFailed =
+    run.exitCode === 3 ||
+    (run.exitCode !== 0 && parseError !== null) ||
+    /Failed to load|does not exist or is not accessible/i.test(run.stderr);
+  if (loadFailed) {
+    const file = parseError?.[1] ?? input;
+    throw new CopperheadError("kicad_load_failed", `kicad-cli could not load ${file}: ${firstLine(run.excerpt)}`, {
+      fix: "Open the file in KiCad 9 and fix or re-save it; check that it is a complete, valid KiCad file.",
+      file,
+      exitCode: run.exitCode,
+      output: run.excerpt,
+    });
+  }
+  if (run.exitCode !== 0) {
+    throw new CopperheadError("kicad_failed", `kicad-cli ${what} failed on ${input} (exit ${run.exitCode}): ${firstLine(run.excerpt)}`, {
+      fix: "Run the same kicad-cli command by hand to see the full output.",
+      file: input,
+      exitCode: run.exitCode,
+      output: run.excerpt,
+    });
+  }
+}
+
+/** The error for a run that exited 0 but did not write what it should have. */
+export function missingOutputError(run: KicadRun, input: string, what: string): CopperheadError {
+  return new CopperheadError("kicad_failed", `kicad-cli ${what} exited 0 but wrote no output for ${input}.`, {
+    fix: "Run the same kicad-cli command by hand to see the full output.",
+    file: input,
+    output: run.excerpt,
+  });
+}
+
+async function seedConfigHome(configHome: string, seed: ConfigSeed | undefined): Promise<void> {
+  if (!seed) {
+    await mkdir(configHome);
+    return;
+  }
+  const dir = join(configHome, `${seed.major}.0`);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, "kicad_common.json"), `${JSON.stringify({ system: { language: "English" } })}\n`);
+  if (!seed.shareDir) return;
+  const templates = join(seed.shareDir, "template");
+  for (const table of ["sym-lib-table", "fp-lib-table"]) {
+    if (existsSync(join(templates, table))) await copyFile(join(templates, table), join(dir, table));
+  }
+}
+
+function kicadEnv(configHome: string, seed: ConfigSeed | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  env.KICAD_CONFIG_HOME = configHome;
+  if (seed?.shareDir) {
+    for (const [suffix, subdir] of LIBRARY_VARS) {
+      const name = `KICAD${seed.major}_${suffix}`;
+      const dir = join(seed.shareDir, subdir);
+      if (!env[name] && existsSync(dir)) env[name] = dir;
+    }
+  }
+  return env;
+}
+
+function excerpt(stderr: string, stdout: string): string {
+  const text = [stderr.trim(), stdout.trim()].filter(Boolean).join("\n");
+  return text.length > EXCERPT_MAX ? `${text.slice(0, EXCERPT_MAX)}…` : text;
+}
+
+function firstLine(text: string): string {
+  return text.split("\n", 1)[0] || "(no output)";
+}

@@ -1,0 +1,147 @@
+/**
+ * Where a symbol goes on a sheet, the way a designer would put it: near the part or net it
+ * belongs with, in free space (clear of every symbol, field, wire, label, text and graphic),
+ * inside the designer's block around that anchor when there is room, with its origin on the
+ * sheet's grid, and turned so that its supply pins face up and its ground pins face down.
+ *
+ * The caller describes the symbol as a few candidate shapes (one per orientation it would
+ * accept, each with everything it will occupy: drawing, fields and the wiring still to come);
+ * the search returns the candidate nearest the anchor that fits.
+ */
+import { blocks, BoxIndex, distance, grow, inside, intersects, occupiedBoxes, pageArea, translate, union, type Box } from "../space.ts";
+import { toIU, type Point } from "../geometry.ts";
+import { naturalCompare, type Netlist } from "../../netlist/netlist.ts";
+import type { PlacedSymbol, SchematicFile } from "../view.ts";
+
+export interface Shape {
+  rotation: number;
+  mirror?: "x" | "y";
+  /** Extra distance (IU) this orientation costs; the preferred one costs nothing. */
+  penalty: number;
+  /** The symbol's drawing relative to its origin: what "near" is measured from. */
+  body: Box;
+  /** Everything the placed symbol will occupy relative to its origin: drawing, fields, wiring to come. */
+  boxes: Box[];
+}
+
+export interface Spot {
+  at: Point;
+  shape: Shape;
+  /** Gap between the placed drawing and the anchor, IU. */
+  distance: number;
+}
+
+/** Clearance kept between anything new and anything drawn. */
+export const CLEARANCE = toIU(1.27);
+/** Grids a sheet may be drawn on, coarsest first (100, 50 and 25 mil). */
+const GRIDS = [toIU(2.54), toIU(1.27), toIU(0.635)];
+/** Share of symbol origins that must sit on a grid for the sheet to count as drawn on it. */
+const GRID_SHARE = 0.8;
+/** Leaving the anchor's block costs as much as this much extra distance. */
+const BLOCK_PENALTY = toIU(25);
+/** The first search looks this far from the anchor; the second, the whole page. */
+const NEAR_MM = 60;
+
+/** The grid a sheet's symbols are placed on: the coarsest most of their origins sit on. */
+export function sheetGrid(file: SchematicFile): number {
+  const origins = file.symbols.map((s) => s.placement.at);
+  if (origins.length === 0) return GRIDS[1]!;
+  for (const grid of GRIDS) {
+    const on = origins.filter((p) => p.x % grid === 0 && p.y % grid === 0).length;
+    if (on >= origins.length * GRID_SHARE) return grid;
+  }
+  return GRIDS[GRIDS.length - 1]!;
+}
+
+/** The free space of one sheet, for placing one symbol at a time. */
+export class SheetSpace {
+  readonly page: { area: Box; titleBlock: Box };
+  readonly grid: number;
+  readonly blocks: Box[];
+  /** Everything drawn, as one box (undefined on an empty sheet). */
+  readonly content?: Box;
+  private readonly index: BoxIndex;
+
+  /** `except`: symbols to leave out (the one being moved, with what moves along). */
+  constructor(
+    readonly file: SchematicFile,
+    except: { symbols?: Set<PlacedSymbol>; boxes?: Box[] } = {},
+  ) {
+    this.page = pageArea(file);
+    this.grid = sheetGrid(file);
+    this.blocks = blocks(file);
+    const skip = except.boxes ?? [];
+    const boxes = occupiedBoxes(file, except.symbols).filter((b) => !skip.some((s) => s.x0 === b.x0 && s.y0 === b.y0 && s.x1 === b.x1 && s.y1 === b.y1));
+    this.index = new BoxIndex(boxes);
+    let content: Box | undefined;
+    for (const b of boxes) content = union(content, b);
+    this.content = content;
+  }
+
+  /** True when `box` is on the page, off the title block, and `clearance` clear of everything drawn. */
+  free(box: Box, clearance = CLEARANCE): boolean {
+    return inside(box, this.page.area) && !intersects(box, this.page.titleBlock) && !this.index.hits(box, clearance);
+  }
+
+  /** Marks `box` as taken (a unit just placed, so the next one goes beside it). */
+  occupy(box: Box): void {
+    this.index.add(box);
+  }
+
+  /** The smallest block that holds `box`, if any. */
+  blockOf(box: Box): Box | undefined {
+    return this.blocks.filter((b) => inside(box, b)).sort((a, b) => (a.x1 - a.x0) * (a.y1 - a.y0) - (b.x1 - b.x0) * (b.y1 - b.y0))[0];
+  }
+
+  /**
+   * The fitting spot nearest `anchor` over every shape, on the grid: first within a generous
+   * reach of the anchor, then anywhere on the page. Shapes are compared by distance plus their
+   * penalty, and a spot outside the anchor's block pays the block penalty.
+   */
+  findSpot(shapes: Shape[], anchor: Box): Spot | undefined {
+    const block = this.blockOf(anchor);
+    const reach = toIU(NEAR_MM);
+    return this.search(shapes, anchor, block, grow(anchor, reach), this.grid) ?? this.search(shapes, anchor, block, this.page.area, Math.max(this.grid, GRIDS[0]!));
+  }
+
+  private search(shapes: Shape[], anchor: Box, block: Box | undefined, area: Box, step: number): Spot | undefined {
+    const candidates: { at: Point; shape: Shape; score: number; gap: number; centre: number }[] = [];
+    const centre = { x: (anchor.x0 + anchor.x1) / 2, y: (anchor.y0 + anchor.y1) / 2 };
+    const first = (v: number) => Math.ceil(v / step) * step;
+    for (const shape of shapes) {
+      for (let y = first(area.y0 - shape.body.y0); y + shape.body.y1 <= area.y1; y += step) {
+        for (let x = first(area.x0 - shape.body.x0); x + shape.body.x1 <= area.x1; x += step) {
+          const body = translate(shape.body, { x, y });
+          const gap = distance(body, anchor);
+          const outside = block !== undefined && !inside(body, block);
+          const score = gap + shape.penalty + (outside ? BLOCK_PENALTY : 0);
+          candidates.push({ at: { x, y }, shape, score, gap, centre: Math.hypot((body.x0 + body.x1) / 2 - centre.x, (body.y0 + body.y1) / 2 - centre.y) });
+        }
+      }
+    }
+    candidates.sort((a, b) => a.score - b.score || a.centre - b.centre || a.at.y - b.at.y || a.at.x - b.at.x);
+    for (const c of candidates) {
+      if (c.shape.boxes.every((b) => this.free(translate(b, c.at)))) return { at: c.at, shape: c.shape, distance: c.gap };
+    }
+    return undefined;
+  }
+}
+
+/** The part with the most pins on `nets` (signal nets weigh more than power nets), then the biggest. */
+export function bestPartOn(netlist: Netlist, nets: string[], allowed: (ref: string) => boolean): string | undefined {
+  const score = new Map<string, { shared: number; pins: number }>();
+  const pinCount = new Map<string, number>();
+  for (const net of netlist.nets) for (const node of net.nodes) pinCount.set(node.ref, (pinCount.get(node.ref) ?? 0) + 1);
+  for (const name of nets) {
+    const net = netlist.nets.find((n) => n.name === name);
+    if (!net) continue;
+    const weight = name.startsWith("/") ? 3 : 1;
+    for (const ref of new Set(net.nodes.map((n) => n.ref))) {
+      if (!allowed(ref)) continue;
+      const s = score.get(ref) ?? { shared: 0, pins: pinCount.get(ref) ?? 0 };
+      s.shared += weight;
+      score.set(ref, s);
+    }
+  }
+  return [...score].sort(([a, x], [b, y]) => y.shared - x.shared || y.pins - x.pins || naturalCompare(a, b))[0]?.[0];
+}

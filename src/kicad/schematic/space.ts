@@ -1,0 +1,412 @@
+/**
+ * What is drawn where on a sheet: rough bounding boxes of everything already there (symbols and
+ * their visible fields, wires, labels, sheets, text, graphics), the designer's blocks (the
+ * rectangles drawn around functional groups), the usable page area, and an index that answers
+ * "is this box free?" quickly on sheets with thousands of items.
+ *
+ * Boxes err on the generous side (text is estimated a little wider than KiCad's stroke font
+ * draws it): a new part that lands a little far from the rest is harmless, one drawn over
+ * another part is not. Graphic lines and rectangle outlines are strokes, not filled areas, so a
+ * part may go inside a block but never across its border.
+ */
+import { child, children, flag, head, num, text, walk, type SList } from "../sexpr/index.ts";
+import { placePoint, toIU, type Placement, type Point } from "./geometry.ts";
+import type { PlacedSymbol, SchematicFile } from "./view.ts";
+
+/** Axis-aligned box in sheet IU (Y down). */
+export interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+const CHAR = toIU(1.27);
+
+export function pointBox(p: Point, margin = 0): Box {
+  return { x0: p.x - margin, y0: p.y - margin, x1: p.x + margin, y1: p.y + margin };
+}
+
+export function union(a: Box | undefined, b: Box): Box {
+  if (!a) return { ...b };
+  return { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };
+}
+
+export function grow(box: Box, by: number): Box {
+  return { x0: box.x0 - by, y0: box.y0 - by, x1: box.x1 + by, y1: box.y1 + by };
+}
+
+export function translate(box: Box, d: Point): Box {
+  return { x0: box.x0 + d.x, y0: box.y0 + d.y, x1: box.x1 + d.x, y1: box.y1 + d.y };
+}
+
+export function intersects(a: Box, b: Box): boolean {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+export function inside(a: Box, outer: Box): boolean {
+  return a.x0 >= outer.x0 && a.y0 >= outer.y0 && a.x1 <= outer.x1 && a.y1 <= outer.y1;
+}
+
+/** Gap between two boxes (0 when they touch or overlap). */
+export function distance(a: Box, b: Box): number {
+  const dx = Math.max(0, b.x0 - a.x1, a.x0 - b.x1);
+  const dy = Math.max(0, b.y0 - a.y1, a.y0 - b.y1);
+  return Math.hypot(dx, dy);
+}
+
+/** Advance of one character of KiCad's stroke font, generously, as a share of the font size. */
+const CHAR_ADVANCE = 0.9;
+
+/**
+ * A text of `chars` characters anchored at `at`, reading along `angle`, extending both ways
+ * from the anchor (for text whose justification is not known on the sheet).
+ */
+export function textBox(at: Point, chars: number, angle: number, size = CHAR): Box {
+  const along = Math.max(1, chars) * size * CHAR_ADVANCE;
+  const across = size * 0.9;
+  return angle % 180 === 0 ? { x0: at.x - along, y0: at.y - across, x1: at.x + along, y1: at.y + across } : { x0: at.x - across, y0: at.y - along, x1: at.x + across, y1: at.y + along };
+}
+
+/**
+ * A text drawn from `at` along the screen direction `angle` (0 right, 90 up, 180 left, 270
+ * down), `length` IU long and `size` high, centred across its baseline.
+ */
+function runBox(at: Point, angle: number, length: number, size: number): Box {
+  const a = ((angle % 360) + 360) % 360;
+  const across = size * 0.9;
+  if (a === 0) return { x0: at.x, y0: at.y - across, x1: at.x + length, y1: at.y + across };
+  if (a === 180) return { x0: at.x - length, y0: at.y - across, x1: at.x, y1: at.y + across };
+  if (a === 90) return { x0: at.x - across, y0: at.y - length, x1: at.x + across, y1: at.y };
+  return { x0: at.x - across, y0: at.y, x1: at.x + across, y1: at.y + length };
+}
+
+/** Box of a label: its text runs away from the anchor; global and sheet labels add their flag shape. */
+export function labelBox(at: Point, textLength: number, angle: number, flagged: boolean, size = CHAR): Box {
+  const length = (textLength * CHAR_ADVANCE + (flagged ? 2.5 : 0.5)) * size;
+  return runBox(at, angle, length, size);
+}
+
+/** Unit vector (IU) a library pin points out of its symbol, in library coordinates (Y up). */
+export function pinOutwardLib(orientation: number): Point {
+  const rad = (orientation * Math.PI) / 180;
+  return { x: -Math.round(Math.cos(rad)), y: -Math.round(Math.sin(rad)) };
+}
+
+/** A library direction mapped onto the sheet by a placement (rotation and mirror only). */
+export function placeDirection(d: Point, placement: Placement): Point {
+  const p = placePoint(d, { ...placement, at: { x: 0, y: 0 } });
+  return { x: p.x + 0, y: p.y + 0 };
+}
+
+/**
+ * Box of one unit's drawing and pins in library coordinates (IU, Y up), from the embedded
+ * library symbol. Each pin is extended outward by `pinReach` so room is kept for the wire stub
+ * and label a later `connect` puts there.
+ */
+export function libUnitBox(libNode: SList, unit: number, bodyStyle: number, pinReach = 0): Box | undefined {
+  let box: Box | undefined;
+  const add = (x: number, y: number, r = 0) => {
+    box = union(box, { x0: x - r, y0: y - r, x1: x + r, y1: y + r });
+  };
+  const libName = text(libNode, 1) ?? "";
+  for (const sub of children(libNode, "symbol")) {
+    const match = /_(\d+)_(\d+)$/.exec((text(sub, 1) ?? "").slice(libName.split(":").pop()!.length));
+    const u = match ? Number(match[1]) : 0;
+    const b = match ? Number(match[2]) : 0;
+    if ((u !== 0 && u !== unit) || (b !== 0 && b !== bodyStyle)) continue;
+    walk(sub, (node) => {
+      const name = head(node);
+      if (name === "pin") {
+        const at = child(node, "at");
+        if (!at) return false;
+        const tip = { x: toIU(num(at, 1) ?? 0), y: toIU(num(at, 2) ?? 0) };
+        const length = toIU(num(child(node, "length") ?? node, 1) ?? 0);
+        const out = pinOutwardLib(num(at, 3) ?? 0);
+        add(tip.x - out.x * length, tip.y - out.y * length);
+        add(tip.x + out.x * pinReach, tip.y + out.y * pinReach);
+        add(tip.x, tip.y);
+        return false;
+      }
+      if (name === "circle") {
+        const center = child(node, "center");
+        const radius = toIU(num(child(node, "radius") ?? node, 1) ?? 0);
+        if (center) add(toIU(num(center, 1) ?? 0), toIU(num(center, 2) ?? 0), radius);
+        return false;
+      }
+      if (name === "xy" || name === "start" || name === "end" || name === "mid" || name === "center" || name === "at") {
+        add(toIU(num(node, 1) ?? 0), toIU(num(node, 2) ?? 0));
+        return false;
+      }
+      return true;
+    });
+  }
+  return box;
+}
+
+/** A library-coordinate box placed on the sheet. */
+export function placeBox(box: Box, placement: Placement): Box {
+  const a = placePoint({ x: box.x0, y: box.y0 }, placement);
+  const b = placePoint({ x: box.x1, y: box.y1 }, placement);
+  return { x0: Math.min(a.x, b.x), y0: Math.min(a.y, b.y), x1: Math.max(a.x, b.x), y1: Math.max(a.y, b.y) };
+}
+
+/** Font height of a text's `(effects (font (size h w)))`, IU (KiCad's 1.27 mm default). */
+function fontSize(item: SList): number {
+  const size = child(child(child(item, "effects") ?? item, "font") ?? item, "size");
+  return size ? toIU(Math.max(num(size, 1) ?? 1.27, num(size, 2) ?? 1.27)) : CHAR;
+}
+
+function justification(item: SList): Set<string> {
+  const justify = child(child(item, "effects") ?? item, "justify");
+  return new Set(justify ? justify.items.slice(1).flatMap((a) => (a.type === "atom" ? [a.raw] : [])) : []);
+}
+
+/**
+ * A text box from its anchor, honouring justification when the screen direction is known:
+ * `horizontal` text reads left to right, `flipX` when a symbol transform mirrors its
+ * justification (KiCad keeps field text readable, flipping left and right instead).
+ */
+function justifiedBox(at: Point, lines: string[], size: number, horizontal: boolean, justify: Set<string> | undefined, flipX = false): Box {
+  const length = Math.max(1, ...lines.map((l) => l.length)) * size * CHAR_ADVANCE;
+  const height = Math.max(1, lines.length) * size * 1.6;
+  if (!horizontal || !justify) {
+    const across = Math.max(size * 0.9, height / 2);
+    return horizontal ? { x0: at.x - length, y0: at.y - across, x1: at.x + length, y1: at.y + across } : { x0: at.x - across, y0: at.y - length, x1: at.x + across, y1: at.y + length };
+  }
+  let left = justify.has("left");
+  let right = justify.has("right");
+  if (flipX) [left, right] = [right, left];
+  const x0 = left ? at.x : right ? at.x - length : at.x - length / 2;
+  const y0 = justify.has("bottom") ? at.y - height : justify.has("top") ? at.y : at.y - height / 2;
+  return { x0: x0 - size * 0.2, y0: y0 - size * 0.2, x1: x0 + length + size * 0.2, y1: y0 + height + size * 0.2 };
+}
+
+/**
+ * Box of a visible `(property …)`, or undefined when hidden or empty. With the placement of the
+ * symbol it belongs to, the text is placed as KiCad draws it (justification mirrored with the
+ * symbol for upright and upside-down symbols); otherwise it is assumed to spread both ways.
+ */
+export function fieldBox(prop: SList, placement?: Placement): Box | undefined {
+  const effects = child(prop, "effects");
+  if (flag(prop, "hide") || (effects && flag(effects, "hide"))) return undefined;
+  const value = text(prop, 2) ?? "";
+  const at = child(prop, "at");
+  if (!at || value === "") return undefined;
+  const anchor = { x: toIU(num(at, 1) ?? 0), y: toIU(num(at, 2) ?? 0) };
+  // eeschema draws a field of a symbol turned by a quarter at the other angle than stored.
+  const turned = placement !== undefined && placement.rotation % 180 !== 0;
+  const horizontal = ((num(at, 3) ?? 0) % 180 === 0) !== turned;
+  const known = placement !== undefined && !turned;
+  const flipX = known && placeDirection({ x: 1, y: 0 }, placement!).x < 0;
+  return justifiedBox(anchor, [value], fontSize(prop), horizontal, known ? justification(prop) : undefined, flipX);
+}
+
+/** Thin boxes along a polyline's segments (a closed one ends where it starts). */
+function strokeBoxes(points: Point[]): Box[] {
+  const out: Box[] = [];
+  for (let i = 1; i < points.length; i++) out.push(union(pointBox(points[i - 1]!), pointBox(points[i]!)));
+  return out;
+}
+
+function xyPoints(node: SList): Point[] {
+  return children(child(node, "pts") ?? node, "xy").map((xy) => ({ x: toIU(num(xy, 1) ?? 0), y: toIU(num(xy, 2) ?? 0) }));
+}
+
+function pointOf(node: SList | undefined): Point | undefined {
+  if (!node) return undefined;
+  return { x: toIU(num(node, 1) ?? 0), y: toIU(num(node, 2) ?? 0) };
+}
+
+/** The four edges of a rectangle item, as strokes. */
+function rectangleEdges(item: SList): Box[] {
+  const a = pointOf(child(item, "start"));
+  const b = pointOf(child(item, "end"));
+  if (!a || !b) return [];
+  return strokeBoxes([a, { x: b.x, y: a.y }, b, { x: a.x, y: b.y }, a]);
+}
+
+/** Every point an item names, as one box (for items drawn filled or too irregular to trace). */
+function pointsBox(item: SList): Box | undefined {
+  let box: Box | undefined;
+  walk(item, (node) => {
+    const name = head(node);
+    if (name === "xy" || name === "start" || name === "end" || name === "at" || name === "center" || name === "mid") {
+      box = union(box, pointBox(pointOf(node)!));
+      return false;
+    }
+    return true;
+  });
+  return box;
+}
+
+/** Boxes of a top-level graphic or text item: strokes for lines and outlines, areas for the rest. */
+function graphicBoxes(item: SList): Box[] {
+  switch (head(item)) {
+    case "polyline":
+    case "rule_area":
+      return strokeBoxes(xyPoints(child(item, "polyline") ?? item));
+    case "rectangle":
+      return rectangleEdges(item);
+    case "text": {
+      const at = child(item, "at");
+      if (!at) return [];
+      const anchor = pointOf(at)!;
+      return [justifiedBox(anchor, (text(item, 1) ?? "").split("\n"), fontSize(item), (num(at, 3) ?? 0) % 180 === 0, justification(item))];
+    }
+    case "text_box": {
+      const at = pointOf(child(item, "at"));
+      const size = child(item, "size");
+      if (!at || !size) return [];
+      return [{ x0: at.x, y0: at.y, x1: at.x + toIU(num(size, 1) ?? 0), y1: at.y + toIU(num(size, 2) ?? 0) }];
+    }
+    case "image": {
+      const at = pointOf(child(item, "at"));
+      return at ? [pointBox(at, toIU(10))] : [];
+    }
+    case "netclass_flag": {
+      const at = pointOf(child(item, "at"));
+      return at ? [grow(pointBox(at), toIU(3.81))] : [];
+    }
+    case "circle":
+    case "arc":
+    case "bezier":
+    case "table": {
+      const box = pointsBox(item);
+      if (!box) return [];
+      const radius = head(item) === "circle" ? toIU(num(child(item, "radius") ?? item, 1) ?? 0) : 0;
+      return [grow(box, radius)];
+    }
+    default:
+      return [];
+  }
+}
+
+/** Everything drawn on a sheet, as boxes (symbols with their visible fields, wires, labels, sheets, text, graphics), but the symbols in `except`. */
+/** The box of a placed symbol's drawing and pins (a small square when its library symbol is missing). */
+export function symbolBodyBox(symbol: PlacedSymbol): Box {
+  const body = symbol.lib ? libUnitBox(symbol.lib.node, symbol.unit, symbol.bodyStyle) : undefined;
+  return body ? placeBox(body, symbol.placement) : pointBox(symbol.placement.at, CHAR * 2);
+}
+
+export function occupiedBoxes(file: SchematicFile, except?: Set<PlacedSymbol>): Box[] {
+  const boxes: Box[] = [];
+  for (const symbol of file.symbols) {
+    if (except?.has(symbol)) continue;
+    boxes.push(symbolBodyBox(symbol));
+    for (const field of symbol.fields) {
+      const box = fieldBox(field.node, symbol.placement);
+      if (box) boxes.push(box);
+    }
+  }
+  for (const line of [...file.wires, ...file.buses]) boxes.push(union(pointBox(line.a), pointBox(line.b)));
+  for (const label of file.labels) boxes.push(labelBox(label.at, label.text.length, label.rotation, label.kind !== "local"));
+  for (const marker of [...file.junctions, ...file.noConnects]) boxes.push(pointBox(marker.at, CHAR));
+  for (const entry of file.busEntries) boxes.push(union(pointBox(entry.at), pointBox(entry.end)));
+  for (const sheet of file.sheets) {
+    boxes.push(grow({ x0: sheet.at.x, y0: sheet.at.y, x1: sheet.at.x + sheet.size.x, y1: sheet.at.y + sheet.size.y }, CHAR));
+    for (const field of sheet.fields) {
+      const box = fieldBox(field.node);
+      if (box) boxes.push(box);
+    }
+    for (const pin of sheet.pins) boxes.push(textBox(pin.at, pin.name.length + 2, 0));
+  }
+  for (const item of file.doc.root.items) if (item.type === "list") boxes.push(...graphicBoxes(item));
+  return boxes;
+}
+
+/** Blocks smaller than this (mm, either side) are decorations, not groups of parts. */
+const MIN_BLOCK_MM = 15;
+
+/**
+ * The designer's blocks: rectangles and closed polylines drawn around a group of parts (a
+ * "power" or "USB" box). A new part that belongs with an anchor inside one goes inside it too.
+ */
+export function blocks(file: SchematicFile): Box[] {
+  const out: Box[] = [];
+  for (const item of file.doc.root.items) {
+    if (item.type !== "list") continue;
+    let box: Box | undefined;
+    if (head(item) === "rectangle") {
+      const a = pointOf(child(item, "start"));
+      const b = pointOf(child(item, "end"));
+      if (a && b) box = union(pointBox(a), pointBox(b));
+    } else if (head(item) === "polyline") {
+      const points = xyPoints(item);
+      const closed = points.length >= 4 && points[0]!.x === points[points.length - 1]!.x && points[0]!.y === points[points.length - 1]!.y;
+      if (closed) for (const p of points) box = union(box, pointBox(p));
+    }
+    if (box && box.x1 - box.x0 >= toIU(MIN_BLOCK_MM) && box.y1 - box.y0 >= toIU(MIN_BLOCK_MM)) out.push(box);
+  }
+  return out;
+}
+
+/**
+ * Boxes bucketed on a coarse grid, so "does this box hit anything?" looks at the few boxes
+ * nearby instead of every item on the sheet.
+ */
+export class BoxIndex {
+  private readonly cells = new Map<string, Box[]>();
+  private static readonly CELL = toIU(12.7);
+
+  constructor(boxes: Iterable<Box> = []) {
+    for (const box of boxes) this.add(box);
+  }
+
+  add(box: Box): void {
+    for (const key of this.keys(box)) {
+      const cell = this.cells.get(key);
+      if (cell) cell.push(box);
+      else this.cells.set(key, [box]);
+    }
+  }
+
+  /** True when `box` overlaps any indexed box grown by `clearance`. */
+  hits(box: Box, clearance = 0): boolean {
+    const probe = grow(box, clearance);
+    for (const key of this.keys(probe)) {
+      for (const other of this.cells.get(key) ?? []) if (intersects(probe, other)) return true;
+    }
+    return false;
+  }
+
+  private *keys(box: Box): Generator<string> {
+    const c = BoxIndex.CELL;
+    for (let i = Math.floor(box.x0 / c); i <= Math.floor(box.x1 / c); i++) {
+      for (let j = Math.floor(box.y0 / c); j <= Math.floor(box.y1 / c); j++) yield `${i},${j}`;
+    }
+  }
+}
+
+/** Paper sizes in mm (landscape), as KiCad's PAGE_INFO knows them. */
+const PAPER: Record<string, [number, number]> = {
+  A5: [210, 148],
+  A4: [297, 210],
+  A3: [420, 297],
+  A2: [594, 420],
+  A1: [841, 594],
+  A0: [1189, 841],
+  A: [279.4, 215.9],
+  B: [431.8, 279.4],
+  C: [558.8, 431.8],
+  D: [863.6, 558.8],
+  E: [1117.6, 863.6],
+  USLetter: [279.4, 215.9],
+  USLegal: [355.6, 215.9],
+  USLedger: [431.8, 279.4],
+};
+
+/** The drawing frame's border and the default title block (bottom right), in mm. */
+const BORDER_MM = 12.7;
+const TITLE_BLOCK_MM: [number, number] = [115, 40];
+
+/** The page inside its frame, and the title block to keep clear of. */
+export function pageArea(file: SchematicFile): { area: Box; titleBlock: Box } {
+  const paper = child(file.doc.root, "paper");
+  const name = paper ? (text(paper, 1) ?? "A4") : "A4";
+  let [w, h] = name === "User" && paper ? [num(paper, 2) ?? 297, num(paper, 3) ?? 210] : (PAPER[name] ?? PAPER.A4!);
+  if (paper && paper.items.some((i) => i.type === "atom" && i.raw === "portrait")) [w, h] = [h, w];
+  const area = { x0: toIU(BORDER_MM), y0: toIU(BORDER_MM), x1: toIU(w - BORDER_MM), y1: toIU(h - BORDER_MM) };
+  const titleBlock = { x0: area.x1 - toIU(TITLE_BLOCK_MM[0]), y0: area.y1 - toIU(TITLE_BLOCK_MM[1]), x1: area.x1, y1: area.y1 };
+  return { area, titleBlock };
+}

@@ -1,0 +1,248 @@
+/**
+ * What touches what on one sheet, in raw drawn geometry (not kicad-cli's load-time cleanup):
+ * the index the schematic editor uses to decide whether a pin is free, whether a new wire stub
+ * would touch anything, and which wires, labels and power symbols only serve a pin (so that
+ * disconnecting or deleting it takes them along and nothing else).
+ */
+import { samePoint, insideSegment, onSegment, placePoint, type Point } from "./geometry.ts";
+import { symbolInstance, unitPins, type Label, type LibPin, type Line, type PlacedSymbol, type SchematicFile, type SheetPin, type SheetSymbol } from "./view.ts";
+import type { SList } from "../sexpr/index.ts";
+
+export interface PinAt {
+  symbol: PlacedSymbol;
+  lib: LibPin;
+  reference: string;
+  at: Point;
+  /** A pin of a power symbol (or PWR_FLAG): it names or flags a net, it is not a part. */
+  power: boolean;
+}
+
+/** What to do to the tree so a pin is left with nothing attached. */
+export interface DetachPlan {
+  /** Top-level nodes to delete (wires, labels, power symbols, flags, junctions). */
+  remove: Set<SList>;
+  /** Labels or power symbols at the pin that name a wired net: moved along to where it continues. */
+  moves: { node: SList; kind: "label" | "symbol"; from: Point; to: Point }[];
+  /** Why the pin cannot be cut loose without redrawing other connections (disconnect only). */
+  conflict?: string;
+  /** Where its wiring meets a larger net (cut back to there), when it does. */
+  joins?: Point;
+}
+
+interface Walk {
+  network: boolean;
+  path: Line[];
+  end: Point;
+  /** Dead ends only: what hangs off the far end and serves nothing else. */
+  removables: SList[];
+  /** Junctions at bends the walk passed through (redundant once its wires go). */
+  passed: SList[];
+}
+
+export class SheetWiring {
+  readonly pins: PinAt[] = [];
+
+  constructor(
+    readonly file: SchematicFile,
+    instancePath: string,
+    projectName: string,
+  ) {
+    for (const symbol of file.symbols) {
+      const { reference, unit } = symbolInstance(symbol, instancePath, projectName);
+      for (const lib of unitPins(symbol, unit)) {
+        this.pins.push({ symbol, lib, reference, at: placePoint(lib.at, symbol.placement), power: symbol.lib?.power !== undefined });
+      }
+    }
+  }
+
+  wiresEndingAt(p: Point): Line[] {
+    return this.file.wires.filter((w) => samePoint(w.a, p) || samePoint(w.b, p));
+  }
+
+  /** Wires and buses that pass through `p` without ending there. */
+  linesThrough(p: Point): Line[] {
+    return [...this.file.wires, ...this.file.buses].filter((l) => insideSegment(p, l.a, l.b));
+  }
+
+  pinsAt(p: Point): PinAt[] {
+    return this.pins.filter((pin) => samePoint(pin.at, p));
+  }
+
+  labelsAt(p: Point): Label[] {
+    return this.file.labels.filter((l) => samePoint(l.at, p));
+  }
+
+  junctionsAt(p: Point): SList[] {
+    return this.file.junctions.filter((j) => samePoint(j.at, p)).map((j) => j.node);
+  }
+
+  noConnectsAt(p: Point): SList[] {
+    return this.file.noConnects.filter((n) => samePoint(n.at, p)).map((n) => n.node);
+  }
+
+  sheetPinsAt(p: Point): { sheet: SheetSymbol; pin: SheetPin }[] {
+    return this.file.sheets.flatMap((sheet) => sheet.pins.filter((pin) => samePoint(pin.at, p)).map((pin) => ({ sheet, pin })));
+  }
+
+  busEntriesAt(p: Point): number {
+    return this.file.busEntries.filter((e) => samePoint(e.at, p) || samePoint(e.end, p)).length;
+  }
+
+  /** True when anything electrical other than `self` (and no-connect flags) is at `p`. */
+  attached(p: Point, self: (pin: PinAt) => boolean): boolean {
+    return (
+      this.wiresEndingAt(p).length > 0 ||
+      this.labelsAt(p).length > 0 ||
+      this.pinsAt(p).some((pin) => !self(pin)) ||
+      this.sheetPinsAt(p).length > 0 ||
+      this.busEntriesAt(p) > 0 ||
+      this.junctionsAt(p).length > 0
+    );
+  }
+
+  /**
+   * True when a new wire along `points` (starting at a pin tip) touches nothing but that pin
+   * and, with `join`, what is at its last point: no connection point, wire or bus along the
+   * way, corners included.
+   */
+  pathClear(points: Point[], join = false): boolean {
+    for (let i = 1; i < points.length; i++) {
+      let a = points[i - 1]!;
+      let b = points[i]!;
+      const step = { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
+      if (i === 1) a = { x: a.x + step.x, y: a.y + step.y };
+      if (join && i === points.length - 1) {
+        if (this.onSomething(a, b, true)) return false;
+        b = { x: b.x - step.x, y: b.y - step.y };
+        if (![...this.file.wires, ...this.file.buses].some((l) => segmentsTouch(a, b, l.a, l.b))) continue;
+        return false;
+      }
+      if (this.onSomething(a, b, false) || [...this.file.wires, ...this.file.buses].some((l) => segmentsTouch(a, b, l.a, l.b))) return false;
+    }
+    return true;
+  }
+
+  /** A connection point on segment a–b (with `exceptEnd`, other than at b itself). */
+  private onSomething(a: Point, b: Point, exceptEnd: boolean): boolean {
+    return this.connectionPoints().some((p) => onSegment(p, a, b, 0) && !(exceptEnd && samePoint(p, b)));
+  }
+
+  private connectionPoints(): Point[] {
+    return [
+      ...this.pins.map((p) => p.at),
+      ...this.file.labels.map((l) => l.at),
+      ...this.file.junctions.map((j) => j.at),
+      ...this.file.noConnects.map((n) => n.at),
+      ...this.file.sheets.flatMap((s) => s.pins.map((p) => p.at)),
+      ...this.file.busEntries.flatMap((e) => [e.at, e.end]),
+    ];
+  }
+
+  /** Items a wire ending at `p` would join there, counted as eeschema counts them for junctions. */
+  endsAt(p: Point): number {
+    return this.wiresEndingAt(p).length + this.pinsAt(p).length + this.sheetPinsAt(p).length + 2 * this.linesThrough(p).length;
+  }
+
+  /**
+   * Plans cutting the pin at `tip` loose. Wires leading only to labels, power symbols or
+   * nothing go entirely, with what hangs off their far end; a wire leading into a larger net is
+   * cut back to where it meets that net, and a label or power symbol sitting right on the pin
+   * moves there so the net keeps its name. `ignore` marks pins that do not count as other
+   * connections (the pin itself; every pin of a component being deleted). In "disconnect"
+   * mode a pin that touches another pin or sheet pin directly, or joins two wired nets, is a
+   * conflict; in "remove" mode such a pin keeps its wiring (it stays connected without the pin).
+   */
+  planDetach(tip: Point, ignore: (pin: PinAt) => boolean, mode: "disconnect" | "remove"): DetachPlan {
+    const plan: DetachPlan = { remove: new Set(), moves: [] };
+    const others = this.pinsAt(tip).filter((p) => !ignore(p));
+    const parts = others.filter((p) => !p.power);
+    const powers = others.filter((p) => p.power);
+    const sheetPins = this.sheetPinsAt(tip);
+    const walks = this.wiresEndingAt(tip).map((w) => this.walk(w, tip, ignore));
+    const networks = walks.filter((w) => w.network);
+    const direct = [...parts.map((p) => `${p.reference} pin ${p.lib.number}`), ...sheetPins.map((s) => `sheet pin ${s.pin.name} of sheet ${s.sheet.name}`)];
+    if (direct.length > 0 || this.busEntriesAt(tip) > 0 || networks.length >= 2) {
+      if (mode === "disconnect") {
+        plan.conflict =
+          direct.length > 0
+            ? `its tip touches ${direct.join(", ")} directly`
+            : networks.length >= 2
+              ? `${networks.length} wired nets meet at its tip, and cutting it loose would split them`
+              : "a bus entry ends at its tip";
+      }
+      return plan;
+    }
+    for (const node of this.noConnectsAt(tip)) plan.remove.add(node);
+    for (const node of this.junctionsAt(tip)) plan.remove.add(node);
+    for (const walk of walks) {
+      for (const line of walk.path) plan.remove.add(line.node);
+      for (const node of [...walk.removables, ...walk.passed]) plan.remove.add(node);
+    }
+    const network = networks[0];
+    const atTip: { node: SList; kind: "label" | "symbol" }[] = [
+      ...this.labelsAt(tip).map((l) => ({ node: l.node, kind: "label" as const })),
+      ...unique(powers.map((p) => p.symbol.node)).map((node) => ({ node, kind: "symbol" as const })),
+    ];
+    for (const item of atTip) {
+      if (network) plan.moves.push({ ...item, from: tip, to: network.end });
+      else plan.remove.add(item.node);
+    }
+    if (network) {
+      const end = network.end;
+      plan.joins = end;
+      const removed = new Set(network.path.map((l) => l.node));
+      const meeting =
+        this.wiresEndingAt(end).filter((w) => !removed.has(w.node)).length +
+        this.pinsAt(end).filter((p) => !ignore(p)).length +
+        this.sheetPinsAt(end).length;
+      if (meeting < 3 && this.linesThrough(end).length === 0) for (const node of this.junctionsAt(end)) plan.remove.add(node);
+    }
+    return plan;
+  }
+
+  private walk(first: Line, from: Point, ignore: (pin: PinAt) => boolean): Walk {
+    const path = [first];
+    const seen = new Set([first]);
+    const passed: SList[] = [];
+    let at = samePoint(first.a, from) ? first.b : first.a;
+    for (;;) {
+      const more = this.wiresEndingAt(at).filter((w) => !seen.has(w));
+      const pins = this.pinsAt(at).filter((p) => !ignore(p));
+      const powers = pins.filter((p) => p.power);
+      const labels = this.labelsAt(at);
+      const joins =
+        pins.some((p) => !p.power) ||
+        this.sheetPinsAt(at).length > 0 ||
+        this.busEntriesAt(at) > 0 ||
+        this.linesThrough(at).length > 0 ||
+        more.length >= 2 ||
+        (more.length === 1 && (labels.length > 0 || powers.length > 0));
+      if (joins) return { network: true, path, end: at, removables: [], passed };
+      if (more.length === 1) {
+        passed.push(...this.junctionsAt(at));
+        const next = more[0]!;
+        path.push(next);
+        seen.add(next);
+        at = samePoint(next.a, at) ? next.b : next.a;
+        continue;
+      }
+      const removables = [...labels.map((l) => l.node), ...unique(powers.map((p) => p.symbol.node)), ...this.noConnectsAt(at), ...this.junctionsAt(at)];
+      return { network: false, path, end: at, removables, passed };
+    }
+  }
+}
+
+function unique<T>(items: T[]): T[] {
+  return [...new Set(items)];
+}
+
+/** True when segments a–b and c–d share at least one point (integer coordinates, exact). */
+function segmentsTouch(a: Point, b: Point, c: Point, d: Point): boolean {
+  const orient = (p: Point, q: Point, r: Point) => Math.sign((q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x));
+  const o1 = orient(a, b, c);
+  const o2 = orient(a, b, d);
+  const o3 = orient(c, d, a);
+  const o4 = orient(c, d, b);
+  if (o1 !== o2 && o3 !== o4) return true;
+  return (o1 === 0 && onSegment(c, a, b, 0)) || (o2 === 0 && onSegment(d, a, b, 0)) || (o3 === 0 && onSegment(a, c, d, 0)) || (o4 === 0 && onSegment(b, c, d, 0));
+}
