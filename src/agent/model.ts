@@ -18,11 +18,20 @@ export interface ToolUseBlock {
   input: unknown;
 }
 
+/** A picture a read tool returns (the `view` tool's render), for providers that take images. */
+export interface ToolImage {
+  mediaType: "image/png";
+  /** The image bytes, base64. */
+  data: string;
+}
+
 export interface ToolResultBlock {
   type: "tool_result";
   toolUseId: string;
-  /** JSON or text the model reads. */
+  /** JSON or text the model reads; always complete without the images (a text legend). */
   content: string;
+  /** Sent only by providers that accept image input; the others send `content` alone. */
+  images?: ToolImage[];
   isError?: boolean;
 }
 
