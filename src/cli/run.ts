@@ -7,11 +7,12 @@
  * errors to stdout and exits 1: copperhead reserves stdout for data (usage requested with
  * `--help` is the data then) and uses exit 3 for "could not run".
  */
-import { renderUsage, runCommand, type CommandDef } from "citty";
+import { renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
 import { asCopperheadError, CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
 import { VERSION } from "../version.ts";
 import { globalArgs } from "./args.ts";
+import { checkOptions } from "./options.ts";
 import { renderError, useColor } from "./output.ts";
 
 export const rootCommand: CommandDef = {
@@ -97,17 +98,20 @@ async function usage(dispatch: Dispatch, stream: NodeJS.WriteStream): Promise<st
  * it parses them, so the last command whose args were resolved is the one the command line
  * reached. citty hands a subcommand only the words after its name, so the global options
  * given before it are collected here and passed down. citty drops what `run` returns, so its
- * numeric result — the exit code — is recorded here; with `--help`, nothing runs.
+ * numeric result — the exit code — is recorded here; with `--help`, nothing runs. Before a
+ * command's own setup, its words are checked against the options it declares (options.ts).
  */
 function watched(cmd: CommandDef, path: string[], dispatch: Dispatch): CommandDef {
   const { run, setup, subCommands } = cmd;
   let declared: string[] = [];
   let defaults: Record<string, unknown> = {};
+  let options: ArgsDef = {};
   return {
     ...cmd,
     args: async () => {
       dispatch.reached = { cmd, path };
       const args = (await resolve(cmd.args)) ?? {};
+      options = args;
       declared = GLOBAL_KEYS.filter((key) => key in args);
       defaults = Object.fromEntries(declared.flatMap((key) => ("default" in args[key]! ? [[key, args[key]!.default]] : [])));
       // Without their defaults, the global options a command line leaves out stay undefined,
@@ -115,6 +119,7 @@ function watched(cmd: CommandDef, path: string[], dispatch: Dispatch): CommandDe
       return Object.fromEntries(Object.entries(args).map(([key, def]) => [key, key in defaults ? { ...def, default: undefined } : def]));
     },
     setup: (context) => {
+      if (!dispatch.help) checkOptions(context.rawArgs, options, { path, hasSubcommands: subCommands !== undefined });
       for (const key of GLOBAL_KEYS) if (context.args[key] !== undefined) dispatch.globals[key] = context.args[key];
       return setup?.(context);
     },

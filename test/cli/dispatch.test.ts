@@ -77,3 +77,35 @@ describe("copperhead's command line", () => {
     expect(JSON.parse(json.stdout).error.code).toBe("not_found");
   });
 });
+
+describe("strict options", () => {
+  test("an unknown option is a usage error naming the closest known one, for every command and subcommand", async () => {
+    for (const [args, option, closest] of [
+      [["check", "--stirct"], "--stirct", "--strict"],
+      [["do", "--dryrun", "change R1"], "--dryrun", "--dry-run"],
+      [["board", "sync", "--feilds"], "--feilds", "--fields"],
+      [["--jsno", "netlist"], "--jsno", "--json"],
+      [["mcp-bridge", "--socket", "x"], "--socket", undefined],
+      [["netlist", "-x"], "-x", undefined],
+    ] as const) {
+      const result = await copperhead([...args, "--repo", "/nonexistent/board"]);
+      expect({ args, exitCode: result.exitCode, stdout: result.stdout }).toEqual({ args, exitCode: 3, stdout: "" });
+      expect(result.stderr).toContain(`Unknown option ${option} for \`copperhead`);
+      if (closest) expect(result.stderr).toContain(`Did you mean ${closest}?`);
+    }
+  });
+
+  test("a boolean takes true or false, or --no-; a positional too many is refused; known spellings pass", async () => {
+    const malformed = await copperhead(["check", "--strict=no", "--json", "--repo", "/nonexistent/board"]);
+    expect(malformed.exitCode).toBe(3);
+    expect(JSON.parse(malformed.stdout).error).toMatchObject({ code: "usage", option: "--strict" });
+    const extra = await copperhead(["check", "staged", "--repo", "/nonexistent/board"]);
+    expect(extra.exitCode).toBe(3);
+    expect(extra.stderr).toContain('Unexpected argument "staged"');
+    const noHooks = await copperhead(["board", "--json", "sync", "--no-fields", "--dry-run=false", "--repo", "/nonexistent/board"]);
+    // Past option checking: the missing repo is what stops it.
+    expect(JSON.parse(noHooks.stdout).error.code).toBe("not_found");
+    const noString = await copperhead(["netlist", "--no-repo"]);
+    expect(noString.stderr).toContain("Unknown option --no-repo");
+  });
+});
