@@ -33,6 +33,7 @@ export type ErrorCode =
   | "unreadable"
   | "kicad_cli_missing"
   | "kicad_cli_too_old"
+  | "kicad_python_missing"
   | "kicad_load_failed"
   | "kicad_timeout"
   | "kicad_failed"

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { discoverConfiguredProject, loadConfig } from "../config/config.ts";
 import { asCopperheadError } from "../errors.ts";
 import { findKicadCli, type KicadCli } from "../kicad/cli/kicad-cli.ts";
+import { findKicadPython } from "../kicad/cli/python.ts";
 import { projectLibraries, type LibraryKind } from "../kicad/library/libraries.ts";
 import { installedGit } from "../repo/git.ts";
 import { resolveRepoRoot } from "../repo/project.ts";
@@ -15,7 +16,7 @@ import { repoPath } from "../design/design.ts";
 export type DoctorStatus = "ok" | "warn" | "fail";
 
 export interface DoctorItem {
-  id: "kicad-cli" | "git" | "config" | "project" | "libraries" | "providers" | "agent-clis";
+  id: "kicad-cli" | "kicad-python" | "git" | "config" | "project" | "libraries" | "providers" | "agent-clis";
   status: DoctorStatus;
   summary: string;
   fix?: string;
@@ -47,7 +48,7 @@ export interface DoctorOptions {
 export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResult> {
   const items: DoctorItem[] = [];
   const kicad = await kicadItem();
-  items.push(kicad.item, gitItem());
+  items.push(kicad.item, await kicadPythonItem(), gitItem());
 
   let repoRoot: string | undefined;
   let configOk = false;
@@ -83,6 +84,17 @@ async function kicadItem(): Promise<{ item: DoctorItem; cli?: KicadCli }> {
     return { cli, item: { id: "kicad-cli", status: cli.shareDir ? "ok" : "warn", summary: `KiCad ${cli.version.raw} at ${cli.path}${libs}` } };
   } catch (err) {
     return { item: failure("kicad-cli", err) };
+  }
+}
+
+/** KiCad's Python refills the zones an added part's copper touches; without it such edits stop. */
+async function kicadPythonItem(): Promise<DoctorItem> {
+  try {
+    const python = await findKicadPython();
+    return { id: "kicad-python", status: "ok", summary: `KiCad's Python (pcbnew ${python.version}) at ${python.path}` };
+  } catch (err) {
+    // `check` and schematic-only runs do not need it, so the machine is still usable.
+    return { ...failure("kicad-python", err), status: "warn" };
   }
 }
 

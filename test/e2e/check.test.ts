@@ -168,9 +168,19 @@ describe("doctor", () => {
     const { exitCode, stdout } = await runBinary(["doctor", "--repo", repo, "--json"], { env: { ANTHROPIC_API_KEY: secret } });
     expect(exitCode).toBe(0);
     const result = JSON.parse(stdout);
-    expect(result.items.map((i: { id: string }) => i.id)).toEqual(["kicad-cli", "git", "config", "project", "libraries", "providers", "agent-clis"]);
+    expect(result.items.map((i: { id: string }) => i.id)).toEqual(["kicad-cli", "kicad-python", "git", "config", "project", "libraries", "providers", "agent-clis"]);
     expect(result.items.find((i: { id: string }) => i.id === "providers").summary).toContain("ANTHROPIC_API_KEY");
     expect(stdout).not.toContain(secret);
+  }, 30_000);
+
+  test("without KiCad's Python: a warning naming the install per platform", async () => {
+    const repo = await copyFixture("usb-led");
+    const { exitCode, stdout } = await runBinary(["doctor", "--repo", repo, "--json"], { env: { COPPERHEAD_KICAD_PYTHON: join(repo, "nope") } });
+    expect(exitCode).toBe(0);
+    const item = JSON.parse(stdout).items.find((i: { id: string }) => i.id === "kicad-python");
+    expect(item.status).toBe("warn");
+    expect(item.fix).toContain("apt-get install kicad");
+    expect(item.fix).toContain("brew install --cask kicad");
   }, 30_000);
 
   test("without kicad-cli: exit 3 and the fix", async () => {

@@ -126,7 +126,7 @@ function standardLocations(): string[] {
   return ["/usr/bin/kicad-cli", "/usr/local/bin/kicad-cli"];
 }
 
-function isExecutableFile(path: string): boolean {
+export function isExecutableFile(path: string): boolean {
   try {
     if (!statSync(path).isFile()) return false;
     accessSync(path, constants.X_OK);

@@ -46,6 +46,8 @@ export interface ExecOptions {
   scratchDir: string;
   timeoutMs: number;
   seed?: ConfigSeed;
+  /** What the program is called in errors; default "kicad-cli" and its subcommand. */
+  label?: string;
 }
 
 export interface KicadRun {
@@ -112,7 +114,7 @@ export async function execKicad(binary: string, args: string[], opts: ExecOption
     ]);
     const run = { exitCode, stdout, stderr, excerpt: excerpt(stderr, stdout) };
     if (timedOut) {
-      throw new CopperheadError("kicad_timeout", `kicad-cli ${args.slice(0, 2).join(" ")} timed out after ${opts.timeoutMs} ms.`, {
+      throw new CopperheadError("kicad_timeout", `${opts.label ?? `kicad-cli ${args.slice(0, 2).join(" ")}`} timed out after ${opts.timeoutMs} ms.`, {
         fix: "The design may be very large or the machine busy; set COPPERHEAD_KICAD_TIMEOUT to more seconds and retry.",
         timeoutMs: opts.timeoutMs,
         output: run.excerpt,

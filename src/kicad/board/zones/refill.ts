@@ -1,0 +1,169 @@
+/**
+ * Refilling zones with KiCad's own filler. copperhead does not compute fills: KiCad's
+ * `pcbnew.ZONE_FILLER` does, on a temp copy of the edited board (with its project file and
+ * custom rules beside it, so the rules are the board's), and only the filled polygons of the
+ * zones asked for are read back and written into the lossless tree. Everything else in the
+ * file keeps its bytes, its `(version …)` included, and a zone whose fill came out the same
+ * keeps its bytes too.
+ *
+ * The script prints, per zone, its filled polygons per layer as KiCad keeps them (fractured:
+ * outlines without holes, which is how KiCad saves them), in nanometres; they are written as
+ * KiCad writes coordinates (millimetres, at most six decimals).
+ */
+import { copyFileSync, existsSync, writeFileSync } from "node:fs";
+import { basename, dirname, extname, join } from "node:path";
+import { CopperheadError } from "../../../errors.ts";
+import { runKicadPython } from "../../cli/python.ts";
+import { withScratchDir } from "../../cli/process.ts";
+import { child, childText, children, flag, formatNumber, insertChild, list, printSexprBytes, q, removeChild, sym, type SList, type SNode } from "../../sexpr/index.ts";
+import type { Board } from "../view.ts";
+import type { Zone } from "./zones.ts";
+
+/** A large board (70 MB) takes tens of seconds to load and fill. */
+const REFILL_TIMEOUT_MS = 300_000;
+
+const FILL_SCRIPT = `
+import sys, json, pcbnew
+board = pcbnew.LoadBoard(sys.argv[1])
+wanted = set(json.loads(sys.argv[2]))
+zones = [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
+board.BuildConnectivity()
+pcbnew.ZONE_FILLER(board).Fill(zones)
+out = []
+for z in zones:
+    layers = []
+    for layer in z.GetLayerSet().Seq():
+        polys = z.GetFilledPolysList(layer)
+        fills = []
+        for i in range(polys.OutlineCount()):
+            chain = polys.COutline(i)
+            pts = []
+            for j in range(chain.PointCount()):
+                p = chain.CPoint(j)
+                pts.append(p.x)
+                pts.append(p.y)
+            fills.append({"island": bool(z.IsIsland(layer, i)), "pts": pts})
+        layers.append({"layer": pcbnew.BOARD.GetStandardLayerName(layer), "fills": fills})
+    out.append({"id": z.m_Uuid.AsString(), "layers": layers})
+if len(sys.argv) > 3:
+    board.Save(sys.argv[3])
+sys.stdout.write(json.dumps(out))
+`;
+
+interface FilledLayer {
+  layer: string;
+  fills: { island: boolean; pts: number[] }[];
+}
+
+export interface RefillResult {
+  /** Ids of the zones whose fill changed (and was written). */
+  changed: string[];
+  /** Ids of the zones KiCad refilled to the same polygons (their bytes kept). */
+  unchanged: string[];
+}
+
+/**
+ * Refills `zones` of `board` (edited in memory; `boardFile` is where it lives, for its project
+ * file and rules) with KiCad's filler and writes the new fills into the tree.
+ */
+export async function refillZones(board: Board, boardFile: string, zones: Zone[]): Promise<RefillResult> {
+  const result: RefillResult = { changed: [], unchanged: [] };
+  if (zones.length === 0) return result;
+  const filled = await fillWithKicad(board, boardFile, zones.map((z) => z.id));
+  const byId = new Map(filled.map((z) => [z.id, z.layers]));
+  for (const zone of zones) {
+    const layers = byId.get(zone.id);
+    if (!layers) {
+      throw new CopperheadError("kicad_failed", `KiCad did not report zone ${zone.id} of ${boardFile} after filling it.`, {
+        fix: "Open the board in KiCad and check that its zones have distinct ids; save it once to repair them.",
+        file: boardFile,
+      });
+    }
+    if (writeFills(zone.node, layers)) result.changed.push(zone.id);
+    else result.unchanged.push(zone.id);
+  }
+  return result;
+}
+
+/** Runs the fill; with `savedCopy`, KiCad also saves the filled board there (for comparisons). */
+export async function fillWithKicad(board: Board, boardFile: string, ids: string[], savedCopy?: string): Promise<{ id: string; layers: FilledLayer[] }[]> {
+  return withScratchDir(async (dir) => {
+    const stem = basename(boardFile, extname(boardFile));
+    const copy = join(dir, `${stem}.kicad_pcb`);
+    writeFileSync(copy, printSexprBytes(board.doc));
+    for (const ext of [".kicad_pro", ".kicad_dru"]) {
+      const beside = join(dirname(boardFile), stem + ext);
+      if (existsSync(beside)) copyFileSync(beside, join(dir, stem + ext));
+    }
+    const args = [copy, JSON.stringify(ids), ...(savedCopy ? [savedCopy] : [])];
+    const stdout = await runKicadPython(FILL_SCRIPT, "fill zones", { timeoutMs: REFILL_TIMEOUT_MS, args });
+    try {
+      return JSON.parse(stdout) as { id: string; layers: FilledLayer[] }[];
+    } catch {
+      throw new CopperheadError("kicad_failed", `KiCad's Python printed no fill result for ${boardFile}.`, { fix: "Open the board in KiCad and refill its zones by hand (B).", output: stdout.slice(0, 500) });
+    }
+  });
+}
+
+/** Replaces a zone's `filled_polygon` nodes by KiCad's; false (nothing touched) when they are the same. */
+function writeFills(zone: SList, layers: FilledLayer[]): boolean {
+  const old = children(zone, "filled_polygon");
+  const fresh = layers.flatMap(({ layer, fills }) => fills.map((f) => ({ layer, island: f.island, pts: millimetres(f.pts) })));
+  if (sameFills(old, fresh)) return false;
+  const at = old.length > 0 ? zone.items.indexOf(old[0]!) : afterOutline(zone);
+  for (const node of old) removeChild(zone, node);
+  const spaced = !zone.pre.includes("\t");
+  fresh.forEach((fill, i) => {
+    if (spaced) zone.items.splice(at + i, 0, spacedFill(fill, indentOf(zone)));
+    else insertChild(zone, list("filled_polygon", list("layer", q(fill.layer)), ...(fill.island ? [list("island")] : []), list("pts", ...fill.pts.map(([x, y]) => list("xy", x!, y!)))), at + i);
+  });
+  return true;
+}
+
+function millimetres(nm: number[]): string[][] {
+  const out: string[][] = [];
+  for (let i = 0; i + 1 < nm.length; i += 2) out.push([formatNumber(nm[i]! / 1e6), formatNumber(nm[i + 1]! / 1e6)]);
+  return out;
+}
+
+/** Same layers, islands and points in the same order, compared as KiCad writes them. */
+function sameFills(old: SList[], fresh: { layer: string; island: boolean; pts: string[][] }[]): boolean {
+  if (old.length !== fresh.length) return false;
+  return old.every((node, i) => {
+    const f = fresh[i]!;
+    const pts = child(node, "pts");
+    const xy = pts ? children(pts, "xy") : [];
+    if (childText(node, "layer") !== f.layer || (flag(node, "island") === true) !== f.island || xy.length !== f.pts.length) return false;
+    return xy.every((p, j) => sameNumber(p.items[1], f.pts[j]![0]!) && sameNumber(p.items[2], f.pts[j]![1]!));
+  });
+}
+
+function sameNumber(atom: SNode | undefined, value: string): boolean {
+  return atom?.type === "atom" && formatNumber(Number(atom.raw)) === value;
+}
+
+/** Where fills go in a zone that has none: after its outline polygons. */
+function afterOutline(zone: SList): number {
+  const polygons = children(zone, "polygon");
+  return polygons.length > 0 ? zone.items.indexOf(polygons.at(-1)!) + 1 : zone.items.length;
+}
+
+function indentOf(node: SList): string {
+  const nl = node.pre.lastIndexOf("\n");
+  return nl < 0 ? "" : node.pre.slice(nl + 1);
+}
+
+/**
+ * A fill laid out as KiCad 6 and 7 wrote it, in files indented with spaces: two spaces per
+ * level, one `(xy …)` per line.
+ */
+function spacedFill(fill: { layer: string; island: boolean; pts: string[][] }, zoneIndent: string): SList {
+  const ind = `${zoneIndent}  `;
+  const at = (depth: number) => `\n${ind}${"  ".repeat(depth)}`;
+  const leaf = (name: string, items: SNode[], pre: string): SList => ({ type: "list", pre, items: [sym(name), ...items.map((a) => ({ ...a, pre: " " }) as SNode)], post: "", start: -1 });
+  const xy = fill.pts.map(([x, y]) => leaf("xy", [sym(x!), sym(y!)], at(2)));
+  const items: SNode[] = [sym("filled_polygon"), leaf("layer", [q(fill.layer)], at(1))];
+  if (fill.island) items.push(leaf("island", [], at(1)));
+  items.push({ type: "list", pre: at(1), items: [sym("pts"), ...xy], post: at(1), start: -1 });
+  return { type: "list", pre: `\n${ind}`, items, post: `\n${ind}`, start: -1 };
+}

@@ -1,0 +1,127 @@
+/**
+ * `kicad/board/zones/` holds the board's copper zones: reading them (this module) and
+ * refilling them with KiCad's own filler (`refill.ts`).
+ *
+ * A zone is matched by its id: `(uuid …)` from KiCad 7 on, `(tstamp …)` in KiCad 6 files (KiCad
+ * reads the one as the other). Its layers are `(layer "F.Cu")` or `(layers …)`, where KiCad 6
+ * and 7 write `F&B.Cu` for both outer layers and `*.Cu` (or `In*.Cu`) for a set of them.
+ */
+import type { BBox, Point } from "../view.ts";
+import { readNetRef } from "../view.ts";
+import { atomText, child, children, childText, num, type SList } from "../../sexpr/index.ts";
+
+export interface Zone {
+  node: SList;
+  id: string;
+  /** Net name, "" for no net (and for rule areas). */
+  net: string;
+  /** Net code in numbered boards; zones name their net by code. */
+  netCode?: number;
+  /** Copper layer patterns as written: a name, `F&B.Cu`, `*.Cu`, `In*.Cu`. */
+  layers: string[];
+  outline: Point[];
+  box: BBox;
+  /** A rule area (keepout): never filled. */
+  ruleArea: boolean;
+  /** KiCad fills it (`(fill yes …)`); an unfilled zone stays unfilled. */
+  filled: boolean;
+  priority: number;
+}
+
+/** The board's top-level zones, in file order. */
+export function boardZones(root: SList): Zone[] {
+  return children(root, "zone").map(readZone);
+}
+
+export function readZone(node: SList): Zone {
+  const layerNode = child(node, "layers") ?? child(node, "layer");
+  const layers = layerNode ? layerNode.items.slice(1).flatMap((a) => (a.type === "atom" ? [atomText(a)] : [])) : [];
+  const pts = child(child(node, "polygon") ?? node, "pts");
+  const outline = (pts ? children(pts, "xy") : []).flatMap((xy) => {
+    const x = num(xy, 1);
+    const y = num(xy, 2);
+    return x === undefined || y === undefined ? [] : [{ x, y }];
+  });
+  const fill = child(node, "fill");
+  const net = readNetRef(child(node, "net"));
+  const priority = child(node, "priority");
+  return {
+    node,
+    id: childText(node, "uuid") ?? childText(node, "tstamp") ?? "",
+    net: childText(node, "net_name") ?? net?.name ?? "",
+    netCode: net?.code,
+    layers,
+    outline,
+    box: {
+      minX: Math.min(...outline.map((p) => p.x)),
+      minY: Math.min(...outline.map((p) => p.y)),
+      maxX: Math.max(...outline.map((p) => p.x)),
+      maxY: Math.max(...outline.map((p) => p.y)),
+    },
+    ruleArea: child(node, "keepout") !== undefined,
+    filled: fill !== undefined && fill.items[1]?.type === "atom" && atomText(fill.items[1]) === "yes",
+    priority: (priority && num(priority, 1)) ?? 0,
+  };
+}
+
+/** Whether a zone is on copper layer `layer` ("F.Cu", "In2.Cu", …). */
+export function zoneOnLayer(zone: Zone, layer: string): boolean {
+  return zone.layers.some((pattern) => {
+    if (pattern === layer || pattern === "*.Cu") return true;
+    if (pattern === "F&B.Cu") return layer === "F.Cu" || layer === "B.Cu";
+    if (pattern === "In*.Cu") return /^In\d+\.Cu$/.test(layer);
+    return false;
+  });
+}
+
+/** Whether `point` lies inside the zone's outline (even-odd rule). */
+export function insideOutline(zone: Zone, point: Point): boolean {
+  return insidePolygon(zone.outline, point);
+}
+
+export function insidePolygon(polygon: Point[], point: Point): boolean {
+  let inside = false;
+  for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
+    const a = polygon[i]!;
+    const b = polygon[j]!;
+    if (a.y > point.y !== b.y > point.y && point.x < ((b.x - a.x) * (point.y - a.y)) / (b.y - a.y) + a.x) inside = !inside;
+  }
+  return inside;
+}
+
+/** The zone's filled polygons on `layer`, board coordinates. */
+export function filledPolygons(zone: Zone, layer: string): Point[][] {
+  return children(zone.node, "filled_polygon")
+    .filter((fill) => childText(fill, "layer") === layer)
+    .map((fill) => {
+      const pts = child(fill, "pts");
+      return (pts ? children(pts, "xy") : []).map((xy) => ({ x: num(xy, 1) ?? 0, y: num(xy, 2) ?? 0 }));
+    });
+}
+
+/** Copper that the edit added: where it is and on which copper layers ("all" for holes). */
+export interface NewCopper {
+  box: BBox;
+  layers: Set<string> | "all";
+}
+
+/**
+ * The fillable zones whose outline the new copper comes near (its box grown by `margin`, on a
+ * layer the zone is on): the ones whose fill may change. Rule areas and zones KiCad leaves
+ * unfilled are never refilled.
+ */
+export function zonesTouchedBy(zones: Zone[], added: NewCopper[], margin: number): Zone[] {
+  return zones.filter(
+    (zone) =>
+      zone.filled &&
+      !zone.ruleArea &&
+      added.some(
+        (item) =>
+          item.box.minX - margin < zone.box.maxX &&
+          zone.box.minX < item.box.maxX + margin &&
+          item.box.minY - margin < zone.box.maxY &&
+          zone.box.minY < item.box.maxY + margin &&
+          (item.layers === "all" || [...item.layers].some((layer) => zoneOnLayer(zone, layer))),
+      ),
+  );
+}

@@ -1,0 +1,111 @@
+/**
+ * Zone refill with KiCad's own filler, on copies of real boards in the KiCad 6, 7 and 9
+ * formats: the fills written into copperhead's tree are the ones KiCad saves itself, and every
+ * byte outside the refilled zones' `filled_polygon` nodes is kept.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { Board } from "../../src/kicad/board/view.ts";
+import { boardZones, filledPolygons, insidePolygon, zonesTouchedBy, type Zone } from "../../src/kicad/board/zones/zones.ts";
+import { fillWithKicad, refillZones } from "../../src/kicad/board/zones/refill.ts";
+import { children, parseSexpr, printSexpr, printSexprBytes, removeChild } from "../../src/kicad/sexpr/index.ts";
+import { BoardEdit } from "../support/board-edits.ts";
+import { corpusDir, demosDir } from "../support/corpora.ts";
+import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
+
+afterAll(cleanupTempDirs);
+
+/** The board's text with every zone's fills taken out: what a refill must leave alone. */
+function withoutFills(bytes: Uint8Array | string): string {
+  const doc = parseSexpr(bytes);
+  for (const zone of children(doc.root, "zone")) for (const fill of children(zone, "filled_polygon")) removeChild(zone, fill);
+  return printSexpr(doc);
+}
+
+/** A copy of a board with its project file and rules, in a temp dir. */
+async function copyBoard(board: string): Promise<string> {
+  const dir = await makeTempDir();
+  const stem = basename(board, ".kicad_pcb");
+  for (const ext of [".kicad_pcb", ".kicad_pro", ".kicad_dru"]) {
+    const from = join(dirname(board), stem + ext);
+    if (existsSync(from)) copyFileSync(from, join(dir, stem + ext));
+  }
+  return join(dir, `${stem}.kicad_pcb`);
+}
+
+/** A point well inside one of the zone's fills on `layer` (1 mm of fill on every side). */
+function insideFill(zone: Zone, layer: string): [number, number] {
+  const fills = filledPolygons(zone, layer);
+  for (let x = Math.ceil(zone.box.minX); x < zone.box.maxX; x += 0.5) {
+    for (let y = Math.ceil(zone.box.minY); y < zone.box.maxY; y += 0.5) {
+      const around = [[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]].map(([dx, dy]) => ({ x: x + dx!, y: y + dy! }));
+      if (fills.some((f) => around.every((p) => insidePolygon(f, p)))) return [x, y];
+    }
+  }
+  throw new Error(`no room inside zone ${zone.id} on ${layer}`);
+}
+
+const boards = [
+  { name: "KiCad 6 (uext-esp32-c3)", path: () => join(corpusDir(), "uext-esp32-c3/kicad/uext-esp32-c3.kicad_pcb") },
+  { name: "KiCad 7 (emf-hexpansion)", path: () => join(corpusDir(), "emf-hexpansion/hexpansion/hexpansion.kicad_pcb") },
+  { name: "KiCad 9 (ecc83-pp demo)", path: () => join(demosDir(), "ecc83/ecc83-pp.kicad_pcb") },
+];
+
+describe("refillZones", () => {
+  for (const { name, path } of boards) {
+    test(`${name}: a via of another net in a pour is cut out as KiCad cuts it; nothing else changes`, async () => {
+      const file = await copyBoard(path());
+      const edit = new BoardEdit(file);
+      const layer = ["F.Cu", "B.Cu"].find((l) => boardZones(edit.board.root).some((z) => z.filled && filledPolygons(z, l).length > 0))!;
+      const zone = boardZones(edit.board.root).find((z) => z.filled && !z.ruleArea && filledPolygons(z, layer).length > 0)!;
+      const other = edit.board.nets().find((n) => n.name !== zone.net)!;
+      const at = insideFill(zone, layer);
+      edit.addVia(at, other.name);
+      const edited = printSexprBytes(edit.board.doc);
+      const touched = zonesTouchedBy(boardZones(edit.board.root), [{ box: { minX: at[0] - 0.3, minY: at[1] - 0.3, maxX: at[0] + 0.3, maxY: at[1] + 0.3 }, layers: "all" }], 0.5);
+      expect(touched.map((z) => z.id)).toContain(zone.id);
+
+      // KiCad's own fill and save of the same edited board, for comparison.
+      const saved = join(dirname(file), "kicad-saved.kicad_pcb");
+      await fillWithKicad(Board.parse(edited), file, touched.map((z) => z.id), saved);
+      const result = await refillZones(edit.board, file, touched);
+      expect(result.changed).toContain(zone.id);
+
+      const mine = printSexprBytes(edit.board.doc);
+      expect(withoutFills(mine)).toBe(withoutFills(edited));
+      const theirs = boardZones(Board.parse(readFileSync(saved)).root);
+      for (const z of touched) {
+        const written = boardZones(Board.parse(mine).root).find((w) => w.id === z.id)!;
+        const kicad = theirs.find((t) => t.id === z.id)!;
+        for (const layer of ["F.Cu", "B.Cu"]) expectSamePolygons(filledPolygons(written, layer), filledPolygons(kicad, layer));
+      }
+      // The via is cut out of the fill now.
+      const after = boardZones(Board.parse(mine).root).find((z) => z.id === zone.id)!;
+      expect(filledPolygons(after, layer).some((f) => insidePolygon(f, { x: at[0], y: at[1] }))).toBe(false);
+    }, 120_000);
+  }
+
+  test("a zone whose fill comes out the same keeps its bytes", async () => {
+    const file = await copyBoard(join(demosDir(), "ecc83/ecc83-pp.kicad_pcb"));
+    const board = Board.load(file);
+    const zones = boardZones(board.root).filter((z) => z.filled);
+    await refillZones(board, file, zones);
+    const once = printSexprBytes(board.doc);
+    const again = await refillZones(board, file, boardZones(board.root).filter((z) => z.filled));
+    expect(again.changed).toEqual([]);
+    expect(Buffer.from(printSexprBytes(board.doc)).equals(Buffer.from(once))).toBe(true);
+  }, 120_000);
+});
+
+/**
+ * Same polygons, point for point. KiCad's filler runs threaded and two fills of the same board
+ * can differ by a nanometre at a few vertices; more than 2 nm is a real difference.
+ */
+function expectSamePolygons(a: { x: number; y: number }[][], b: { x: number; y: number }[][]): void {
+  expect(a.map((p) => p.length)).toEqual(b.map((p) => p.length));
+  a.forEach((poly, i) => poly.forEach((p, j) => {
+    const q = b[i]![j]!;
+    expect(Math.max(Math.abs(p.x - q.x), Math.abs(p.y - q.y))).toBeLessThanOrEqual(0.000002);
+  }));
+}

@@ -1,0 +1,62 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { findKicadPython, KICAD_PYTHON_ENV, runKicadPython } from "../../src/kicad/cli/python.ts";
+import { rejectedCopperheadError } from "../support/errors.ts";
+import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
+
+afterAll(cleanupTempDirs);
+
+async function withPython<T>(value: string | undefined, fn: () => Promise<T>): Promise<T> {
+  const saved = process.env[KICAD_PYTHON_ENV];
+  if (value === undefined) delete process.env[KICAD_PYTHON_ENV];
+  else process.env[KICAD_PYTHON_ENV] = value;
+  try {
+    return await fn();
+  } finally {
+    if (saved === undefined) delete process.env[KICAD_PYTHON_ENV];
+    else process.env[KICAD_PYTHON_ENV] = saved;
+  }
+}
+
+describe("findKicadPython", () => {
+  test("finds a Python that imports pcbnew (here /usr/bin/python3, not the pyenv python3 on PATH)", async () => {
+    const python = await withPython(undefined, () => findKicadPython());
+    expect(python.version).toMatch(/^\d+\.\d+/);
+    const check = Bun.spawnSync([python.path, "-c", "import pcbnew"]);
+    expect(check.exitCode).toBe(0);
+  });
+
+  test(`${KICAD_PYTHON_ENV} pointing at a Python without pcbnew is kicad_python_missing naming the install`, async () => {
+    const dir = await makeTempDir();
+    const fake = join(dir, "python3");
+    await writeFile(fake, "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'pcbnew'\" >&2\nexit 1\n", { mode: 0o755 });
+    const err = await withPython(fake, () => rejectedCopperheadError(findKicadPython()));
+    expect(err.code).toBe("kicad_python_missing");
+    expect(err.message).toContain(KICAD_PYTHON_ENV);
+    expect(err.message).toContain("cannot import pcbnew");
+    expect(err.fix).toContain("apt-get install kicad");
+    expect(err.fix).toContain("brew install --cask kicad");
+    expect(err.fix).toContain("python.exe");
+  });
+
+  test(`${KICAD_PYTHON_ENV} pointing at nothing is an error, not a fallback`, async () => {
+    const err = await withPython("/nonexistent/python3", () => rejectedCopperheadError(findKicadPython()));
+    expect(err.code).toBe("kicad_python_missing");
+    expect(err.message).toContain("not an executable file");
+  });
+});
+
+describe("runKicadPython", () => {
+  test("passes arguments and captures stdout", async () => {
+    const out = await runKicadPython("import sys, pcbnew; print(sys.argv[1], pcbnew.F_Cu)", "echo", { timeoutMs: 60_000, args: ["hello"] });
+    expect(out.trim()).toBe("hello 0");
+  });
+
+  test("a failing script is kicad_failed with its last error line", async () => {
+    const err = await rejectedCopperheadError(runKicadPython("raise ValueError('no such board')", "load a board", { timeoutMs: 60_000 }));
+    expect(err.code).toBe("kicad_failed");
+    expect(err.message).toContain("load a board");
+    expect(err.message).toContain("ValueError: no such board");
+  });
+});
