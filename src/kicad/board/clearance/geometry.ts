@@ -1,0 +1,124 @@
+/**
+ * Polygon geometry for clearance checks, on Clipper2 (`clipper2-ts`): offsets and booleans are
+ * the library's, so this module only turns KiCad primitives into polygons and asks whether two
+ * shapes come closer than a distance. Coordinates are board millimetres.
+ *
+ * Every polygon here is drawn slightly outside the true curve (circles circumscribed, offsets
+ * grown by the arc tolerance), so a shape found clear is clear in KiCad's own geometry too.
+ */
+import { Clipper, EndType, FillRule, JoinType, type PathD, type PathsD } from "clipper2-ts";
+import type { BBox, Point } from "../view.ts";
+
+export interface Shape {
+  paths: PathsD;
+  box: BBox;
+}
+
+/** Decimal places Clipper keeps (its integer grid is 1 nm). */
+const PRECISION = 6;
+/** Largest gap between an offset's arc and its chords, mm. */
+const ARC_TOLERANCE = 0.002;
+/** Segments of a full circle. */
+const CIRCLE_STEPS = 32;
+
+export function boxOf(paths: PathsD): BBox {
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -Infinity;
+  let maxY = -Infinity;
+  for (const path of paths) {
+    for (const p of path) {
+      if (p.x < minX) minX = p.x;
+      if (p.y < minY) minY = p.y;
+      if (p.x > maxX) maxX = p.x;
+      if (p.y > maxY) maxY = p.y;
+    }
+  }
+  return { minX, minY, maxX, maxY };
+}
+
+export function shapeOf(paths: PathsD): Shape {
+  return { paths, box: boxOf(paths) };
+}
+
+export function growBox(b: BBox, by: number): BBox {
+  return { minX: b.minX - by, minY: b.minY - by, maxX: b.maxX + by, maxY: b.maxY + by };
+}
+
+export function boxesOverlap(a: BBox, b: BBox): boolean {
+  return a.minX <= b.maxX && b.minX <= a.maxX && a.minY <= b.maxY && b.minY <= a.maxY;
+}
+
+/** A point turned by `angle` degrees (KiCad's sense: counter-clockwise on screen, Y down) about `about`. */
+export function turn(p: Point, angle: number, about: Point = { x: 0, y: 0 }): Point {
+  if (angle === 0) return { x: about.x + p.x, y: about.y + p.y };
+  const rad = (-angle * Math.PI) / 180;
+  const cos = Math.cos(rad);
+  const sin = Math.sin(rad);
+  return { x: about.x + p.x * cos - p.y * sin, y: about.y + p.x * sin + p.y * cos };
+}
+
+/** A `w`×`h` rectangle centred on `at`, turned by `angle`. */
+export function rectangle(at: Point, w: number, h: number, angle: number): Shape {
+  const corners = [
+    { x: -w / 2, y: -h / 2 },
+    { x: w / 2, y: -h / 2 },
+    { x: w / 2, y: h / 2 },
+    { x: -w / 2, y: h / 2 },
+  ].map((p) => turn(p, angle, at));
+  return shapeOf([corners]);
+}
+
+/** A circle, drawn around (not inside) the true one. */
+export function circle(at: Point, r: number): Shape {
+  const outer = r / Math.cos(Math.PI / CIRCLE_STEPS);
+  const path: PathD = Array.from({ length: CIRCLE_STEPS }, (_, i) => ({ x: at.x + outer * Math.cos((2 * Math.PI * i) / CIRCLE_STEPS), y: at.y + outer * Math.sin((2 * Math.PI * i) / CIRCLE_STEPS) }));
+  return shapeOf([path]);
+}
+
+/** A stroke of `width` along a polyline, round-ended (a track, an oval pad, a drawn line). */
+export function stroke(points: Point[], width: number): Shape {
+  if (points.length === 1) return circle(points[0]!, width / 2);
+  const paths = Clipper.inflatePathsD([points], width / 2 + ARC_TOLERANCE, JoinType.Round, EndType.Round, 2, PRECISION, ARC_TOLERANCE);
+  return shapeOf(paths);
+}
+
+/** A closed polygon (a courtyard, a rule area, a filled drawing). */
+export function polygon(points: Point[]): Shape {
+  return shapeOf([points]);
+}
+
+/** `shape` grown by `by` mm with round corners. */
+export function inflate(shape: Shape, by: number): Shape {
+  if (by <= 0) return shape;
+  return shapeOf(Clipper.inflatePathsD(shape.paths, by + ARC_TOLERANCE, JoinType.Round, EndType.Polygon, 2, PRECISION, ARC_TOLERANCE));
+}
+
+export function translate(shape: Shape, dx: number, dy: number): Shape {
+  return {
+    paths: shape.paths.map((path) => path.map((p) => ({ x: p.x + dx, y: p.y + dy }))),
+    box: { minX: shape.box.minX + dx, minY: shape.box.minY + dy, maxX: shape.box.maxX + dx, maxY: shape.box.maxY + dy },
+  };
+}
+
+/** True when the two shapes share area (touching edges do not count). */
+export function overlap(a: Shape, b: Shape): boolean {
+  if (!boxesOverlap(a.box, b.box)) return false;
+  const common = Clipper.intersectD(a.paths, b.paths, FillRule.NonZero, PRECISION);
+  return common.length > 0 && Math.abs(Clipper.areaPathsD(common)) > 1e-9;
+}
+
+/** True when `a` comes closer to `b` than `distance` (`grown` is `a` inflated by it, when the caller has it). */
+export function within(a: Shape, b: Shape, distance: number, grown?: Shape): boolean {
+  if (!boxesOverlap(growBox(a.box, distance), b.box)) return false;
+  return overlap(grown ?? inflate(a, distance), b);
+}
+
+/** Even-odd point in polygon over a set of segments (an outline that may hold cut-outs). */
+export function insideSegments(p: Point, segments: [Point, Point][]): boolean {
+  let inside = false;
+  for (const [a, b] of segments) {
+    if (a.y > p.y !== b.y > p.y && p.x < ((b.x - a.x) * (p.y - a.y)) / (b.y - a.y) + a.x) inside = !inside;
+  }
+  return inside;
+}

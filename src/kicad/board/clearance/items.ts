@@ -1,0 +1,391 @@
+/**
+ * The items of a board as clearance sees them: each pad, track, via, hole, courtyard, rule area,
+ * board-edge stroke and silkscreen drawing with the layers it is on, its net and its outline
+ * (drawn lazily: a big board has a hundred thousand tracks and a check looks at a handful).
+ *
+ * Zone fills are not items here: they are refilled after an edit, so they follow new copper
+ * rather than block it. Rule areas (keepouts) are.
+ */
+import { arcCircle, footprintToBoard, readNetRef, type BBox, type Board, type Placement, type Point } from "../view.ts";
+import { localBounds } from "../footprint/instance.ts";
+import { child, children, childText, head, num, text, type SList } from "../../sexpr/index.ts";
+import { boxOf, circle, growBox, polygon, rectangle, stroke, turn, type Shape } from "./geometry.ts";
+
+export type ItemKind = "pad" | "track" | "via" | "copper" | "hole" | "courtyard" | "keepout" | "edge" | "silk";
+
+/** What a rule area forbids inside it. */
+export interface KeepoutRules {
+  tracks: boolean;
+  vias: boolean;
+  pads: boolean;
+  footprints: boolean;
+}
+
+export interface BoardItem {
+  kind: ItemKind;
+  /** For a person: "pad 2 of U3", "the courtyard of U3", "a track of GND on F.Cu", "the board edge". */
+  what: string;
+  /** "" for no net. */
+  net: string;
+  /** Copper layers for copper, holes and rule areas; `F.CrtYd`/`B.CrtYd` for courtyards; `F.SilkS`/`B.SilkS` for silkscreen. */
+  layers: ReadonlySet<string>;
+  box: BBox;
+  shape(): Shape;
+  /** The footprint it belongs to. */
+  ref?: string;
+  keepout?: KeepoutRules;
+  /** A plated hole (its barrel is copper of its pad's net); false for NPTH and vias' own drills. */
+  plated?: boolean;
+}
+
+/** Segments of a full circle or a three-point arc traced for the outline. */
+const ARC_SEGMENTS = 16;
+
+function pointOf(node: SList | undefined): Point | undefined {
+  const x = node ? num(node, 1) : undefined;
+  const y = node ? num(node, 2) : undefined;
+  return x === undefined || y === undefined ? undefined : { x, y };
+}
+
+function placementOf(node: SList): Placement {
+  const at = child(node, "at");
+  return { x: (at && num(at, 1)) ?? 0, y: (at && num(at, 2)) ?? 0, rotation: (at && num(at, 3)) ?? 0 };
+}
+
+/** A lazily drawn item: `draw` runs once, on the first check that needs the outline. */
+function lazy(item: Omit<BoardItem, "shape">, draw: () => Shape): BoardItem {
+  let shape: Shape | undefined;
+  return { ...item, shape: () => (shape ??= draw()) };
+}
+
+/** An item whose outline is drawn already. */
+export function drawn(item: Omit<BoardItem, "shape" | "box">, shape: Shape): BoardItem {
+  return { ...item, box: shape.box, shape: () => shape };
+}
+
+/** The board's copper layer names, front to back. */
+export function copperLayers(board: Board): string[] {
+  const table = child(board.root, "layers");
+  const names = table ? table.items.flatMap((i) => (i.type === "list" ? [text(i, 1) ?? ""] : [])).filter((n) => /\.Cu$/.test(n)) : [];
+  return names.length > 0 ? names : ["F.Cu", "B.Cu"];
+}
+
+/** A `(layer …)`/`(layers …)` list with its wildcards (`*.Cu`, `F&B.Cu`) spelled out as copper layer names. */
+export function expandLayers(names: string[], copper: string[]): Set<string> {
+  const out = new Set<string>();
+  for (const name of names) {
+    if (name === "*.Cu") for (const c of copper) out.add(c);
+    else if (name === "F&B.Cu") ["F.Cu", "B.Cu"].forEach((c) => out.add(c));
+    else if (name.startsWith("*.")) ["F", "B"].forEach((s) => out.add(`${s}.${name.slice(2)}`));
+    else out.add(name);
+  }
+  return out;
+}
+
+/** Layer names of a `(layers …)` or `(layer …)` child (read raw: layer names hold no escapes). */
+function layerNames(node: SList): string[] {
+  const layers = child(node, "layers") ?? child(node, "layer");
+  return layers ? layers.items.slice(1).flatMap((a) => (a.type === "atom" ? [a.raw.replace(/^"|"$/g, "")] : [])) : [];
+}
+
+/** Points along a three-point arc, ends included. */
+export function arcPoints(a: Point, m: Point, b: Point): Point[] {
+  const c = arcCircle(a, m, b);
+  if (!c) return [a, b];
+  const angle = (p: Point) => Math.atan2(p.y - c.cy, p.x - c.cx);
+  const norm = (t: number) => ((t % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
+  const toEnd = norm(angle(b) - angle(a));
+  const sweep = norm(angle(m) - angle(a)) <= toEnd ? toEnd : toEnd - 2 * Math.PI;
+  return Array.from({ length: ARC_SEGMENTS + 1 }, (_, i) => {
+    const t = angle(a) + (sweep * i) / ARC_SEGMENTS;
+    return { x: c.cx + c.r * Math.cos(t), y: c.cy + c.r * Math.sin(t) };
+  });
+}
+
+/**
+ * A drawing (`gr_*`/`fp_*` line, rect, arc, circle, poly, curve) as the polylines of its stroke,
+ * in board coordinates, and whether it is filled.
+ */
+export function drawingPolylines(item: SList, toBoard: (p: Point) => Point): { lines: Point[][]; filled: boolean } {
+  const kind = (head(item) ?? "").slice(3);
+  const start = pointOf(child(item, "start"));
+  const end = pointOf(child(item, "end"));
+  const fill = childText(item, "fill");
+  const filled = fill === "solid" || fill === "yes";
+  switch (kind) {
+    case "line":
+      return { lines: start && end ? [[start, end].map(toBoard)] : [], filled: false };
+    case "rect":
+      return { lines: start && end ? [[start, { x: end.x, y: start.y }, end, { x: start.x, y: end.y }, start].map(toBoard)] : [], filled };
+    case "arc": {
+      const mid = pointOf(child(item, "mid"));
+      return { lines: start && mid && end ? [arcPoints(start, mid, end).map(toBoard)] : [], filled: false };
+    }
+    case "circle": {
+      const center = pointOf(child(item, "center"));
+      if (!center || !end) return { lines: [], filled };
+      const r = Math.hypot(end.x - center.x, end.y - center.y);
+      const n = ARC_SEGMENTS * 2;
+      return { lines: [Array.from({ length: n + 1 }, (_, i) => toBoard({ x: center.x + r * Math.cos((2 * Math.PI * i) / n), y: center.y + r * Math.sin((2 * Math.PI * i) / n) }))], filled };
+    }
+    case "poly":
+    case "curve": {
+      const pts = children(child(item, "pts") ?? item, "xy").flatMap((xy) => pointOf(xy) ?? []);
+      if (kind === "poly" && pts.length > 2) pts.push(pts[0]!);
+      return { lines: pts.length > 1 ? [pts.map(toBoard)] : [], filled: kind === "poly" && filled };
+    }
+  }
+  return { lines: [], filled: false };
+}
+
+function strokeWidth(item: SList): number {
+  return num(child(child(item, "stroke") ?? item, "width") ?? item, 1) ?? 0.1;
+}
+
+/** A drawing's box and, drawn on demand, its outline: its stroke, and its inside when filled. */
+function drawingShape(item: SList, toBoard: (p: Point) => Point): { box: BBox; draw: () => Shape } | undefined {
+  const { lines, filled } = drawingPolylines(item, toBoard);
+  if (lines.length === 0) return undefined;
+  const width = Math.max(strokeWidth(item), 0.001);
+  const draw = () => {
+    const paths = lines.flatMap((line) => stroke(line, width).paths);
+    if (filled) paths.push(...lines);
+    return { paths, box: boxOf(paths) };
+  };
+  return { box: growBox(boxOf(lines), width / 2 + 0.01), draw };
+}
+
+/** The Edge.Cuts outline as segments (outer edge and cut-outs alike), board coordinates. */
+export function outlineSegments(board: Board): [Point, Point][] {
+  const segments: [Point, Point][] = [];
+  const visit = (item: SList, toBoard: (p: Point) => Point) => {
+    if (childText(item, "layer") !== "Edge.Cuts" || !/^(gr|fp)_/.test(head(item) ?? "")) return;
+    for (const line of drawingPolylines(item, toBoard).lines) for (let i = 1; i < line.length; i++) segments.push([line[i - 1]!, line[i]!]);
+  };
+  for (const item of board.root.items) if (item.type === "list") visit(item, (p) => p);
+  for (const fp of children(board.root, "footprint")) {
+    const at = placementOf(fp);
+    for (const item of fp.items) if (item.type === "list") visit(item, (p) => footprintToBoard(p, at));
+  }
+  return segments;
+}
+
+/**
+ * A text's box, as a KiCad font would roughly fill it (0.8 of the height per character), or
+ * undefined for a hidden or empty one. `rotation` is what the text's own angle is relative to
+ * (its footprint's rotation; 0 on the board); `toBoard` places the box.
+ */
+export function textShape(item: SList, rotation: number, toBoard: (p: Point) => Point): Shape | undefined {
+  const effects = child(item, "effects");
+  const hidden = child(item, "hide") ? text(child(item, "hide")!, 1) !== "no" : !!effects && effects.items.some((a) => a.type === "atom" && a.raw === "hide");
+  const value = text(item, head(item) === "gr_text" ? 1 : 2) ?? "";
+  const at = child(item, "at");
+  if (hidden || !at || value === "") return undefined;
+  const size = child(child(effects ?? item, "font") ?? item, "size");
+  const h = size ? (num(size, 1) ?? 1) : 1;
+  const lines = value.split("\n");
+  const w = Math.max(...lines.map((line) => (line.startsWith("${") ? 4 : line.length))) * h * 0.8;
+  const tall = h + (lines.length - 1) * h * 1.4 + 0.2;
+  const angle = (num(at, 3) ?? 0) - rotation;
+  // Left- or right-justified text runs from its anchor along its direction (mirrored: against it).
+  const justify = child(effects ?? item, "justify")?.items.flatMap((a) => (a.type === "atom" ? [a.raw] : [])) ?? [];
+  const along = (justify.includes("left") ? w / 2 : justify.includes("right") ? -w / 2 : 0) * (justify.includes("mirror") ? -1 : 1);
+  const centre = turn({ x: along, y: 0 }, angle, pointOf(at)!);
+  const corners = rectangle(centre, w, tall, angle).paths[0]!.map(toBoard);
+  return polygon(corners);
+}
+
+/** Every item of a footprint instance, in board coordinates. */
+export function footprintItems(fp: SList, copper: string[]): BoardItem[] {
+  const at = placementOf(fp);
+  const toBoard = (p: Point) => footprintToBoard(p, at);
+  const ref = referenceOf(fp);
+  const side = (childText(fp, "layer") ?? "F.Cu").startsWith("B.") ? "B" : "F";
+  const items: BoardItem[] = [];
+  const local = localBounds(fp);
+  if (local) {
+    const centre = toBoard({ x: (local.minX + local.maxX) / 2, y: (local.minY + local.maxY) / 2 });
+    items.push(drawn({ kind: "courtyard", what: `the courtyard of ${ref}`, net: "", layers: new Set([`${side}.CrtYd`]), ref }, rectangle(centre, local.maxX - local.minX, local.maxY - local.minY, at.rotation)));
+  }
+  for (const pad of children(fp, "pad")) items.push(...padItems(pad, toBoard, ref, copper));
+  for (const item of fp.items) {
+    if (item.type !== "list") continue;
+    const kind = head(item) ?? "";
+    const layer = childText(item, "layer") ?? "";
+    if (!/^[FB]\.SilkS$/.test(layer)) continue;
+    const base = { kind: "silk" as const, what: `the silkscreen of ${ref}`, net: "", layers: new Set([layer]), ref };
+    if (kind === "property" || kind === "fp_text") {
+      const shape = textShape(item, at.rotation, toBoard);
+      if (shape) items.push(drawn(base, shape));
+    } else if (/^fp_/.test(kind)) {
+      const shape = drawingShape(item, toBoard);
+      if (shape) items.push(lazy({ ...base, box: shape.box }, shape.draw));
+    }
+  }
+  return items;
+}
+
+function referenceOf(fp: SList): string {
+  const property = children(fp, "property").find((p) => text(p, 1) === "Reference");
+  if (property) return text(property, 2) ?? "";
+  return text(children(fp, "fp_text").find((t) => text(t, 1) === "reference") ?? fp, 2) ?? "";
+}
+
+/** A pad's copper and its hole. */
+function padItems(pad: SList, toBoard: (p: Point) => Point, ref: string, copper: string[]): BoardItem[] {
+  const at = child(pad, "at");
+  const size = child(pad, "size");
+  if (!at || !size) return [];
+  const centre = toBoard(pointOf(at)!);
+  const angle = num(at, 3) ?? 0;
+  const [w, h] = [num(size, 1) ?? 0, num(size, 2) ?? num(size, 1) ?? 0];
+  const type = text(pad, 2) ?? "";
+  const form = text(pad, 3) ?? "rect";
+  const number = text(pad, 1) ?? "";
+  const net = readNetRef(child(pad, "net"))?.name ?? "";
+  const name = number ? `pad ${number} of ${ref}` : `a mechanical pad of ${ref}`;
+  const items: BoardItem[] = [];
+  const layers = new Set([...expandLayers(layerNames(pad), copper)].filter((l) => /\.Cu$/.test(l)));
+  if (layers.size > 0 && type !== "np_thru_hole") {
+    const box = growBox({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y }, padReach(pad, w, h));
+    items.push(lazy({ kind: "pad", what: name, net, layers, box, ref }, () => padShape(pad, form, centre, w, h, angle)));
+  }
+  const drill = child(pad, "drill");
+  if (drill) {
+    const oval = text(drill, 1) === "oval";
+    const dw = num(drill, oval ? 2 : 1) ?? 0;
+    const dh = oval ? (num(drill, 3) ?? dw) : dw;
+    const offset = pointOf(child(drill, "offset")) ?? { x: 0, y: 0 };
+    const hc = turn(offset, angle, centre);
+    // An NPTH pad drawn bigger than its drill is still only a hole: its pad has no copper.
+    const [hw, hh] = type === "np_thru_hole" ? [Math.max(dw, w), Math.max(dh, h)] : [dw, dh];
+    if (hw > 0) {
+      const shape = Math.abs(hw - hh) < 1e-9 ? circle(hc, hw / 2) : oblong(hc, hw, hh, angle);
+      items.push(drawn({ kind: "hole", what: type === "np_thru_hole" ? `a mounting hole of ${ref}` : `the hole of ${name}`, net: type === "np_thru_hole" ? "" : net, layers: new Set(copper), ref, plated: type !== "np_thru_hole" }, shape));
+    }
+  }
+  return items;
+}
+
+/** How far a pad's copper can reach from its centre (custom pads: their primitives too). */
+function padReach(pad: SList, w: number, h: number): number {
+  let reach = Math.hypot(w, h) / 2;
+  const primitives = child(pad, "primitives");
+  if (primitives) {
+    for (const p of primitives.items) {
+      if (p.type !== "list") continue;
+      const pts = [child(p, "start"), child(p, "end"), child(p, "center"), child(p, "mid"), ...children(child(p, "pts") ?? p, "xy")].flatMap((n) => pointOf(n) ?? []);
+      const width = num(child(p, "width") ?? p, 1) ?? 0;
+      for (const q of pts) reach = Math.max(reach, Math.hypot(q.x, q.y) + width / 2);
+      if (head(p) === "gr_circle" && pts.length === 2) reach = Math.max(reach, Math.hypot(pts[0]!.x, pts[0]!.y) + Math.hypot(pts[1]!.x - pts[0]!.x, pts[1]!.y - pts[0]!.y));
+    }
+  }
+  return reach;
+}
+
+/** A pad's copper: circles and ovals as they are, every other form as its bounding rectangle (custom pads as a square of their reach). */
+function padShape(pad: SList, form: string, centre: Point, w: number, h: number, angle: number): Shape {
+  if (form === "circle") return circle(centre, w / 2);
+  if (form === "oval") return oblong(centre, w, h, angle);
+  if (form === "custom") {
+    const r = padReach(pad, w, h);
+    return rectangle(centre, 2 * r, 2 * r, 0);
+  }
+  if (form === "trapezoid") {
+    const delta = child(pad, "rect_delta");
+    const [dx, dy] = delta ? [Math.abs(num(delta, 1) ?? 0), Math.abs(num(delta, 2) ?? 0)] : [0, 0];
+    return rectangle(centre, w + dy, h + dx, angle);
+  }
+  return rectangle(centre, w, h, angle);
+}
+
+/** A stadium `w`×`h` turned by `angle`. */
+function oblong(centre: Point, w: number, h: number, angle: number): Shape {
+  const half = Math.abs(w - h) / 2;
+  const axis = w >= h ? { x: half, y: 0 } : { x: 0, y: half };
+  return stroke([turn({ x: -axis.x, y: -axis.y }, angle, centre), turn(axis, angle, centre)], Math.min(w, h));
+}
+
+/** The board's own items (not footprints'): tracks, vias, rule areas, drawings and texts on copper, silkscreen and Edge.Cuts. */
+export function boardItems(board: Board, copper: string[]): BoardItem[] {
+  const names = new Map(board.nets().flatMap((n) => (n.code !== undefined ? [[n.code, n.name] as [number, string]] : [])));
+  const netOf = (node: SList): string => {
+    const ref = readNetRef(child(node, "net"));
+    return ref?.name || (ref?.code !== undefined ? (names.get(ref.code) ?? "") : "") || (childText(node, "net_name") ?? "");
+  };
+  const items: BoardItem[] = [];
+  for (const item of board.root.items) {
+    if (item.type !== "list") continue;
+    const kind = head(item) ?? "";
+    if (kind === "segment" || kind === "arc") items.push(trackItem(item, netOf(item)));
+    else if (kind === "via") items.push(...viaItems(item, netOf(item), copper));
+    else if (kind === "zone") items.push(...keepoutItems(item, copper));
+    else if (kind.startsWith("gr_")) items.push(...drawingItems(item, copper));
+  }
+  for (const fp of children(board.root, "footprint")) {
+    for (const zone of children(fp, "zone")) items.push(...keepoutItems(zone, copper, referenceOf(fp)));
+    const at = placementOf(fp);
+    for (const item of fp.items) {
+      if (item.type === "list" && childText(item, "layer") === "Edge.Cuts" && /^fp_/.test(head(item) ?? "")) items.push(...edgeItems(item, (p) => footprintToBoard(p, at)));
+    }
+  }
+  return items;
+}
+
+function trackItem(item: SList, net: string): BoardItem {
+  const width = num(child(item, "width") ?? item, 1) ?? 0.2;
+  const [start, mid, end] = [pointOf(child(item, "start")), pointOf(child(item, "mid")), pointOf(child(item, "end"))];
+  const pts = [start, mid, end].flatMap((p) => p ?? []);
+  const layer = childText(item, "layer") ?? "";
+  const box = growBox(boxOf([pts]), width / 2);
+  const line = start && mid && end ? arcPoints(start, mid, end) : pts;
+  return lazy({ kind: "track", what: `a track of ${net || "no net"} on ${layer}`, net, layers: new Set([layer]), box }, () => stroke(line, width));
+}
+
+function viaItems(item: SList, net: string, copper: string[]): BoardItem[] {
+  const at = pointOf(child(item, "at"));
+  if (!at) return [];
+  const size = num(child(item, "size") ?? item, 1) ?? 0.6;
+  const drill = num(child(item, "drill") ?? item, 1) ?? 0.3;
+  // A blind or buried via spans only part of the stack; taking every layer keeps the check on the safe side.
+  const all = new Set(copper);
+  return [
+    drawn({ kind: "via", what: `a via of ${net || "no net"} at ${at.x}, ${at.y}`, net, layers: all }, circle(at, size / 2)),
+    drawn({ kind: "hole", what: `the hole of a via of ${net || "no net"} at ${at.x}, ${at.y}`, net, layers: all, plated: false }, circle(at, drill / 2)),
+  ];
+}
+
+/** A rule area with what it keeps out; a zone that is not a rule area is no item (its fill is refilled). */
+function keepoutItems(zone: SList, copper: string[], ref?: string): BoardItem[] {
+  const keepout = child(zone, "keepout");
+  if (!keepout) return [];
+  const forbids = (what: string) => childText(keepout, what) === "not_allowed";
+  const rules: KeepoutRules = { tracks: forbids("tracks"), vias: forbids("vias"), pads: forbids("pads"), footprints: forbids("footprints") };
+  if (!rules.tracks && !rules.vias && !rules.pads && !rules.footprints) return [];
+  const name = childText(zone, "name");
+  const layers = expandLayers(layerNames(zone), copper);
+  return children(zone, "polygon").flatMap((p) => {
+    const pts = children(child(p, "pts") ?? p, "xy").flatMap((xy) => pointOf(xy) ?? []);
+    return pts.length > 2 ? [drawn({ kind: "keepout", what: name ? `the rule area "${name}"` : ref ? `a rule area of ${ref}` : "a rule area", net: "", layers, keepout: rules, ref }, polygon(pts))] : [];
+  });
+}
+
+function drawingItems(item: SList, copper: string[]): BoardItem[] {
+  const layer = childText(item, "layer") ?? "";
+  if (layer === "Edge.Cuts") return edgeItems(item, (p) => p);
+  const onCopper = copper.includes(layer);
+  if (!onCopper && !/^[FB]\.SilkS$/.test(layer)) return [];
+  const kind = head(item);
+  const base = { kind: onCopper ? ("copper" as const) : ("silk" as const), net: "", layers: new Set([layer]) };
+  if (kind === "gr_text") {
+    const shape = textShape(item, 0, (p) => p);
+    return shape ? [drawn({ ...base, what: `the board text "${text(item, 1) ?? ""}"` }, shape)] : [];
+  }
+  const shape = kind === "gr_text_box" ? undefined : drawingShape(item, (p) => p);
+  return shape ? [lazy({ ...base, what: `a board drawing on ${layer}`, box: shape.box }, shape.draw)] : [];
+}
+
+/** An Edge.Cuts drawing, a hair wide: copper keeps the edge clearance from it, courtyards stay off it. */
+function edgeItems(item: SList, toBoard: (p: Point) => Point): BoardItem[] {
+  return drawingPolylines(item, toBoard).lines.map((line) => drawn({ kind: "edge", what: "the board edge", net: "", layers: new Set(["Edge.Cuts"]) }, stroke(line, 0.002)));
+}

@@ -1,0 +1,192 @@
+/**
+ * What new copper and new footprints must keep clear of on a board, indexed in grid buckets so
+ * a check looks only at the items near it. Built once per board state (`obstaclesOf` keeps one
+ * per board tree); a footprint placed or moved is taken out with `remove` and put back with
+ * `add` once its tree is where it goes.
+ *
+ * The checks are KiCad's DRC tests that a new item can fail: copper clearance to other nets'
+ * copper (net class, board minimum and custom rules), hole clearance, hole to hole, copper to
+ * the board edge, courtyard overlap on the same side, rule areas, and, so the part is legible,
+ * silkscreen over pads and over other silkscreen. Each check answers with the item in the way,
+ * named for a person.
+ */
+import type { BBox, Board, Point } from "../view.ts";
+import { boardItems, copperLayers, footprintItems, outlineSegments, type BoardItem } from "./items.ts";
+import { boxesOverlap, growBox, inflate, insideSegments, overlap, type Shape } from "./geometry.ts";
+import type { BoardRules } from "./rules.ts";
+import { children, type SList } from "../../sexpr/index.ts";
+
+/** Edge length of a grid bucket, mm. */
+const BUCKET = 2.5;
+
+/** The item that stops a new one, and why. */
+export interface Blocker {
+  item: BoardItem;
+  /** "clearance", "hole clearance", "edge clearance", "courtyard", "keepout", "silkscreen", "outside the outline". */
+  reason: string;
+}
+
+/** A copper shape to check: a pad, a track or a via of `net` on `layers`. */
+export interface CopperShape {
+  shape: Shape;
+  net: string;
+  layers: ReadonlySet<string>;
+  /** What it is, for the keepout rules: pads, tracks and vias are kept out separately. */
+  kind: "pad" | "track" | "via";
+}
+
+export class BoardObstacles {
+  readonly copper: string[];
+  readonly outline: [Point, Point][];
+  private readonly items: BoardItem[] = [];
+  private readonly buckets = new Map<number, number[]>();
+  private readonly removed = new Set<number>();
+
+  constructor(
+    board: Board,
+    readonly rules: BoardRules,
+  ) {
+    this.copper = copperLayers(board);
+    this.outline = outlineSegments(board);
+    for (const item of boardItems(board, this.copper)) this.insert(item);
+    for (const fp of children(board.root, "footprint")) this.add(fp);
+  }
+
+  /** Adds a footprint's items (a footprint just placed). */
+  add(fp: SList): void {
+    for (const item of footprintItems(fp, this.copper)) this.insert(item);
+  }
+
+  /** Takes a footprint's items out (the footprint about to move). */
+  remove(ref: string): void {
+    this.items.forEach((item, index) => {
+      if (item.ref === ref && item.kind !== "keepout") this.removed.add(index);
+    });
+  }
+
+  private insert(item: BoardItem): void {
+    const index = this.items.push(item) - 1;
+    for (const key of this.keys(item.box)) {
+      const bucket = this.buckets.get(key);
+      if (bucket) bucket.push(index);
+      else this.buckets.set(key, [index]);
+    }
+  }
+
+  private *keys(box: BBox): Generator<number> {
+    const [x0, x1] = [Math.floor(box.minX / BUCKET), Math.floor(box.maxX / BUCKET)];
+    const [y0, y1] = [Math.floor(box.minY / BUCKET), Math.floor(box.maxY / BUCKET)];
+    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) yield (x + 32768) * 65536 + (y + 32768);
+  }
+
+  /** Items whose box meets `box` and that `keep` accepts, each once. */
+  near(box: BBox, keep: (item: BoardItem) => boolean = () => true): BoardItem[] {
+    const seen = new Set<number>();
+    const out: BoardItem[] = [];
+    for (const key of this.keys(box)) {
+      for (const index of this.buckets.get(key) ?? []) {
+        if (seen.has(index) || this.removed.has(index)) continue;
+        seen.add(index);
+        const item = this.items[index]!;
+        if (boxesOverlap(item.box, box) && keep(item)) out.push(item);
+      }
+    }
+    return out;
+  }
+
+  /** True when `p` lies inside the board outline (an outline with cut-outs counts them out). */
+  inside(p: Point): boolean {
+    return insideSegments(p, this.outline);
+  }
+
+  /**
+   * The first item new copper would come too close to: other nets' copper (and copper of no
+   * net) on a shared layer, holes of other nets, the board edge, a rule area that keeps such
+   * copper out. Undefined when it is clear. `holes` are the new item's own drills.
+   */
+  copperBlocker(copper: CopperShape, holes: Shape[] = []): Blocker | undefined {
+    const reach = Math.max(this.rules.clearance(copper.net, ""), this.rules.edgeClearance(copper.net), this.rules.holeClearance(copper.net, ""), 1);
+    const grown = new Map<number, Shape>();
+    const tooClose = (target: Shape, distance: number) => {
+      let g = grown.get(distance);
+      if (!g) grown.set(distance, (g = inflate(copper.shape, distance)));
+      return overlap(g, target);
+    };
+    const candidates = this.near(growBox(copper.shape.box, reach * 2));
+    for (const item of candidates) {
+      const shared = [...copper.layers].some((l) => item.layers.has(l));
+      if (item.kind === "edge") {
+        if (tooClose(item.shape(), this.rules.edgeClearance(copper.net))) return { item, reason: "edge clearance" };
+      } else if (item.kind === "keepout") {
+        const rules = item.keepout!;
+        const forbidden = copper.kind === "pad" ? rules.pads : copper.kind === "via" ? rules.vias : rules.tracks;
+        if (forbidden && shared && overlap(copper.shape, item.shape())) return { item, reason: "keepout" };
+      } else if (item.kind === "hole") {
+        if ((item.net === "" || item.net !== copper.net) && tooClose(item.shape(), this.rules.holeClearance(copper.net, item.net))) return { item, reason: "hole clearance" };
+      } else if (item.kind === "pad" || item.kind === "track" || item.kind === "via" || item.kind === "copper") {
+        if (!shared || (item.net !== "" && item.net === copper.net)) continue;
+        if (tooClose(item.shape(), this.rules.clearance(copper.net, item.net))) return { item, reason: "clearance" };
+      }
+    }
+    for (const hole of holes) {
+      for (const item of candidates) {
+        if (item.kind === "hole" && overlap(inflate(hole, this.rules.holeToHole()), item.shape())) return { item, reason: "hole to hole" };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The first item a new footprint's courtyard (on `side`'s courtyard layer) would overlap: a
+   * courtyard on the same side, a rule area that keeps footprints out, the board edge; or
+   * "outside the outline" when its centre is off the board.
+   */
+  courtyardBlocker(courtyard: Shape, layer: string): Blocker | undefined {
+    const copperLayer = layer.startsWith("B.") ? "B.Cu" : "F.Cu";
+    const centre = { x: (courtyard.box.minX + courtyard.box.maxX) / 2, y: (courtyard.box.minY + courtyard.box.maxY) / 2 };
+    if (!this.inside(centre)) return { item: { kind: "edge", what: "the board edge", net: "", layers: new Set(), box: courtyard.box, shape: () => courtyard }, reason: "outside the outline" };
+    const margin = this.rules.courtyardClearance();
+    const grown = margin > 0 ? inflate(courtyard, margin) : courtyard;
+    for (const item of this.near(growBox(courtyard.box, margin))) {
+      if (item.kind === "courtyard" && item.layers.has(layer) && overlap(grown, item.shape())) return { item, reason: "courtyard" };
+      if (item.kind === "keepout" && item.keepout!.footprints && item.layers.has(copperLayer) && overlap(courtyard, item.shape())) return { item, reason: "keepout" };
+      if (item.kind === "edge" && overlap(courtyard, item.shape())) return { item, reason: "edge" };
+    }
+    return undefined;
+  }
+
+  /** The first silkscreen or pad a new silkscreen item on `layer` would print over. */
+  silkBlocker(silk: Shape, layer: string): Blocker | undefined {
+    const copperLayer = layer.startsWith("B.") ? "B.Cu" : "F.Cu";
+    for (const item of this.near(silk.box)) {
+      if (item.kind === "silk" && item.layers.has(layer) && overlap(silk, item.shape())) return { item, reason: "silkscreen" };
+      if (item.kind === "pad" && item.layers.has(copperLayer) && overlap(silk, item.shape())) return { item, reason: "silkscreen over a pad" };
+    }
+    return undefined;
+  }
+
+  /** The first silkscreen a new pad on `copperLayer` would sit under. */
+  padUnderSilk(pad: Shape, copperLayer: string): Blocker | undefined {
+    const layer = copperLayer === "B.Cu" ? "B.SilkS" : "F.SilkS";
+    for (const item of this.near(pad.box)) {
+      if (item.kind === "silk" && item.layers.has(layer) && overlap(pad, item.shape())) return { item, reason: "silkscreen over a pad" };
+    }
+    return undefined;
+  }
+
+  /** Every footprint on the back? Used to decide whether a passive may go there. */
+  hasCourtyardOn(layer: string): boolean {
+    return this.items.some((i) => i.kind === "courtyard" && i.layers.has(layer));
+  }
+}
+
+/** One obstacle index per board tree and rules: a board state is indexed once. */
+const cache = new WeakMap<object, { rules: BoardRules; obstacles: BoardObstacles }>();
+
+export function obstaclesOf(board: Board, rules: BoardRules): BoardObstacles {
+  const hit = cache.get(board.doc);
+  if (hit && hit.rules === rules) return hit.obstacles;
+  const obstacles = new BoardObstacles(board, rules);
+  cache.set(board.doc, { rules, obstacles });
+  return obstacles;
+}
