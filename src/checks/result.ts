@@ -54,11 +54,17 @@ function cmp(a: string, b: string): number {
 export function familyResult(id: CheckId, findings: Array<Finding | Candidate>, options: ResultOptions = {}): CheckResult {
   const candidates = findings.map((f) => ("finding" in f ? f : { finding: f, order: "" }));
   const sorted = distinctKeys(candidates).sort(compareFindings);
-  const count = countSeverities(sorted);
+  const { status, summary } = familyVerdict(sorted, options);
+  return { id, status, summary, findings: sorted };
+}
+
+/** A family's status and summary from its findings: one rule for the report and every view of it. */
+export function familyVerdict(findings: Finding[], options: ResultOptions = {}): Pick<CheckResult, "status" | "summary"> {
+  const count = countSeverities(findings);
   const failed = count.error > 0 || (options.strict === true && count.warning > 0);
   const status = failed ? "fail" : count.warning > 0 ? "warn" : "pass";
-  const summary = sorted.length === 0 ? (options.cleanSummary ?? "no findings") : describeCounts(count);
-  return { id, status, summary, findings: sorted };
+  const summary = findings.length === 0 ? (options.cleanSummary ?? "no findings") : describeCounts(count);
+  return { status, summary };
 }
 
 export function skippedResult(id: CheckId, reason: string): CheckResult {
