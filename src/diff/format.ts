@@ -87,7 +87,12 @@ function boardShort(board: BoardDiff): string[] {
   const removed = board.tracks.length - added;
   if (added || removed) items.push(`tracks +${added}/-${removed}`);
   if (board.zones.length) items.push(`zones +${board.zones.filter((z) => z.status === "added").length}/-${board.zones.filter((z) => z.status === "removed").length}`);
-  if (board.nets.length || board.pads.length) items.push(`${board.nets.length + board.pads.length} pad net change(s)`);
+  // Counted as the long form counts them: the pads of each net, and each pad moved on its own.
+  for (const n of board.nets) {
+    const pads = `${n.members.length} pad${n.members.length === 1 ? "" : "s"}`;
+    items.push(n.status === "renamed" ? `net ${n.before} -> ${n.name} on ${pads}` : `${n.status === "added" ? "+" : "-"}net ${n.name} on ${pads}`);
+  }
+  if (board.pads.length) items.push(`${board.pads.length} pad${board.pads.length === 1 ? "" : "s"} moved to another net`);
   if (board.layers.length) items.push("layers changed");
   if (board.outline) items.push("outline changed");
   if (items.length === 0) items.push(board.status === "changed" ? "file changed" : board.status);
