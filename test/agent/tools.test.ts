@@ -30,6 +30,45 @@ describe("read tools", () => {
     });
   });
 
+  test("list_components narrows by reference prefix, value, lib id, footprint, sheet and attribute", async () => {
+    const repo = await copyRepo(template);
+    await withTools(repo, async ({ call }) => {
+      const refs = async (filter: Record<string, string>) => ((await call("list_components", filter)) as { ref: string }[]).map((c) => c.ref);
+      expect(await refs({ ref_prefix: "r" })).toEqual(["R1", "R2", "R3"]);
+      expect(await refs({ lib_id: "device:led" })).toEqual(["D1"]);
+      expect(await refs({ sheet: "/Regulator/" })).toEqual(["C1", "C2", "U1"]);
+      expect(await refs({ ref_prefix: "C", footprint: "0603" })).toEqual(["C1", "C2"]);
+      expect(await refs({ value: "no such value" })).toEqual([]);
+      expect(await refs({ attribute: "dnp" })).toEqual([]);
+      await call("set_attribute", { ref: "R3", dnp: true });
+      expect(await refs({ attribute: "dnp" })).toEqual(["R3"]);
+      expect(await refs({ ref_prefix: "R", attribute: "fitted" })).toEqual(["R1", "R2"]);
+      expect(await rejectedToolError(call("list_components", { attribute: "blue" }))).toContain("invalid arguments for list_components");
+    });
+  });
+
+  test("get_component: an unknown ref answers with the similar ones; each pin names its neighbours on the net", async () => {
+    const repo = await copyRepo(template);
+    await withTools(repo, async ({ call }) => {
+      expect(await rejectedToolError(call("get_component", { ref: "LED1" }))).toBe("no component LED1; similar: D1");
+      const far = await rejectedToolError(call("get_component", { ref: "XYZZY42" }));
+      expect(far).toContain("nor any reference like it");
+      expect(far).not.toContain("R1");
+      type Pin = { pin: string; net: string; neighbours: string[]; moreNeighbours?: number };
+      const d1 = (await call("get_component", { ref: "D1" })) as { pins: Pin[] };
+      const design = (await call("list_nets", {})) as { name: string; pins: number }[];
+      for (const pin of d1.pins) {
+        const net = (await call("get_net", { name: pin.net })) as { nodes: { ref: string; pin: string }[] };
+        const others = net.nodes.filter((n) => n.ref !== "D1").map((n) => `${n.ref}.${n.pin}`);
+        expect([...pin.neighbours, ...Array(pin.moreNeighbours ?? 0).fill("…")].length).toBe(others.length);
+        expect(others.slice(0, pin.neighbours.length)).toEqual(pin.neighbours);
+        expect(design.find((n) => n.name === pin.net)!.pins).toBe(others.length + 1);
+      }
+      // The LED's resistor is one call away: it sits on the anode's net.
+      expect(d1.pins.flatMap((p) => p.neighbours).some((n) => n.startsWith("R"))).toBe(true);
+    });
+  });
+
   test("one net-name resolution: get_net and rename_net both take the short name", async () => {
     const repo = await copyRepo(template);
     await withTools(repo, async ({ call }) => {

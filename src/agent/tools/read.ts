@@ -12,12 +12,30 @@ import { designSymbols, searchLibraries } from "../../kicad/library/search.ts";
 import { resolveNet } from "../../kicad/netlist/net-names.ts";
 import { naturalCompare } from "../../kicad/netlist/netlist.ts";
 import { child, children, text } from "../../kicad/sexpr/index.ts";
+import { closeMatches } from "../../util/close-matches.ts";
 import { currentDesign, readRepoText, type RunContext } from "../context.ts";
 import { docPath } from "./paths.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
 
 /** Findings returned to the model per page, so one noisy family cannot flood the context. */
 const MAX_FINDINGS = 40;
+
+/** Pins listed as a pin's neighbours before the rest are counted: a ground net has hundreds. */
+const MAX_NEIGHBOURS = 8;
+
+const filterText = (what: string) => v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.description(what)));
+
+/** What `list_components` can narrow the list by. */
+const ComponentFilter = {
+  ref_prefix: filterText("References starting with this, e.g. LED or R"),
+  value: filterText("Value contains this, e.g. 10k"),
+  lib_id: filterText("Library id contains this, e.g. Device:LED"),
+  footprint: filterText("Footprint contains this, e.g. 0603"),
+  sheet: filterText("Sheet path contains this, e.g. /Power/"),
+  attribute: v.optional(
+    v.pipe(v.picklist(["dnp", "fitted", "in_bom", "not_in_bom", "on_board", "not_on_board"]), v.description("Parts with this attribute (dnp, fitted = not DNP, …)")),
+  ),
+};
 
 export const readTools = [
   defineTool({
@@ -35,10 +53,11 @@ export const readTools = [
   defineTool({
     name: "list_components",
     family: "read",
-    description: "List every component: reference, value, footprint, library id, sheet, and whether it is on the board and in the BOM.",
-    schema: v.strictObject({}),
-    run(ctx: RunContext) {
-      return currentDesign(ctx).components.map((c) => ({
+    description:
+      "List components: reference, value, footprint, library id, sheet, and whether it is on the board and in the BOM. Filters narrow the list (all must match; text filters are case-insensitive substrings): ref_prefix (e.g. LED, R), value, lib_id, footprint, sheet, attribute.",
+    schema: v.strictObject(ComponentFilter),
+    run(ctx: RunContext, filter) {
+      return currentDesign(ctx).components.filter(componentMatches(filter)).map((c) => ({
         ref: c.ref,
         value: c.value,
         footprint: c.footprint,
@@ -53,14 +72,17 @@ export const readTools = [
   defineTool({
     name: "get_component",
     family: "read",
-    description: "One component in detail: all fields and attributes, its board footprint (library id, position in mm, rotation, side, lock; null when it has none on the board), and every pin with its name, type and the net it is on.",
+    description:
+      "One component in detail: all fields and attributes, its board footprint (library id, position in mm, rotation, side, lock; null when it has none on the board), and every pin with its name, type, the net it is on and the other pins on that net (neighbours, e.g. R5.2; the first few of a large net, with how many more).",
     schema: v.strictObject({ ref: v.pipe(v.string(), v.minLength(1)) }),
     run(ctx: RunContext, { ref }) {
       const design = currentDesign(ctx);
       const c = design.components.find((x) => x.ref === ref);
-      if (!c) throw new ToolError(`no component ${ref}; known: ${design.components.map((x) => x.ref).join(", ")}`);
+      if (!c) throw new ToolError(unknownRef(ref, design.components.map((x) => x.ref)));
       const pins = design.netlist.nets.flatMap((net) =>
-        net.nodes.filter((n) => n.ref === ref).map((n) => ({ pin: n.pin, name: n.pinfunction ?? "", type: n.pintype ?? "", net: net.name })),
+        net.nodes
+          .filter((n) => n.ref === ref)
+          .map((n) => ({ pin: n.pin, name: n.pinfunction ?? "", type: n.pintype ?? "", net: net.name, ...neighbours(net.nodes, ref) })),
       );
       return {
         ref,
@@ -164,6 +186,39 @@ function familyView(c: CheckResult, own: Finding[], regenerated: Finding[], stri
   if (left === 0) return { id: c.id, status: c.status, summary: c.summary, findings: mine.length };
   const note = `${left} generated-doc row(s) differ from the design; copperhead regenerates them before verification`;
   return { id: c.id, ...familyVerdict(mine, { strict }), findings: mine.length, note };
+}
+
+function componentMatches(filter: { [K in keyof typeof ComponentFilter]?: string }): (c: Component) => boolean {
+  const has = (text: string, part: string | undefined) => part === undefined || text.toLowerCase().includes(part.toLowerCase());
+  const attribute: Record<string, (c: Component) => boolean> = {
+    dnp: (c) => c.dnp,
+    fitted: (c) => !c.dnp,
+    in_bom: (c) => c.inBom,
+    not_in_bom: (c) => !c.inBom,
+    on_board: (c) => c.onBoard,
+    not_on_board: (c) => !c.onBoard,
+  };
+  return (c) =>
+    (filter.ref_prefix === undefined || c.ref.toUpperCase().startsWith(filter.ref_prefix.toUpperCase())) &&
+    has(c.value, filter.value) &&
+    has(c.libId, filter.lib_id) &&
+    has(c.footprint, filter.footprint) &&
+    has(c.sheet, filter.sheet) &&
+    (filter.attribute === undefined || attribute[filter.attribute]!(c));
+}
+
+/** "no component LED1; similar: LED_ACT1, PWR_LED1": the nearest references, never the whole list. */
+function unknownRef(ref: string, refs: string[]): string {
+  const close = closeMatches(ref, refs);
+  if (close.length > 0) return `no component ${ref}; similar: ${close.join(", ")}`;
+  return `no component ${ref}, nor any reference like it (${refs.length} parts); list_components with ref_prefix, value or lib_id finds parts`;
+}
+
+/** The other pins on a pin's net, so tracing a part's neighbour is one call. */
+function neighbours(nodes: { ref: string; pin: string }[], ref: string): { neighbours: string[]; moreNeighbours?: number } {
+  const others = nodes.filter((n) => n.ref !== ref).map((n) => `${n.ref}.${n.pin}`);
+  const shown = others.slice(0, MAX_NEIGHBOURS);
+  return { neighbours: shown, ...(others.length > shown.length ? { moreNeighbours: others.length - shown.length } : {}) };
 }
 
 /** A drift finding about a row of a generated doc (not its broken table, which a person mends). */
