@@ -12,13 +12,13 @@
 import { asCopperheadError, CopperheadError } from "../errors.ts";
 import type { Proposal } from "../spec/proposal.ts";
 import type { RunContext } from "./context.ts";
-import type { ContentBlock, Message, ModelProvider, ModelRequest, ToolUseBlock, Usage } from "./model.ts";
+import type { ContentBlock, Message, ModelProvider, ModelRequest, ToolImage, ToolUseBlock, Usage } from "./model.ts";
 import type { ProgressListener } from "./progress.ts";
 import { redactDeep } from "../redact.ts";
 import { exceedsNesting, MAX_NESTING } from "../util/nesting.ts";
 import { systemPrompt, approvedMessage, repairMessage, nudgeMessage } from "./prompt.ts";
 import type { SpecDecision, SpecOutcome } from "./tools/spec.ts";
-import { invalidArguments, parseArgs, refusesSecret, ToolError, toolSpec, type Tool, type ToolFamily } from "./tools/tool.ts";
+import { invalidArguments, parseArgs, refusesSecret, ToolError, toolSpec, WithImages, type Tool, type ToolFamily } from "./tools/tool.ts";
 import type { Transcript } from "./transcript.ts";
 
 export type LoopEnd =
@@ -160,7 +160,7 @@ async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
   let finished = false;
   for (const call of calls) {
     const outcome = await callTool(options, talk.phase, call);
-    results.push({ type: "tool_result", toolUseId: call.id, content: outcome.content, ...(outcome.isError ? { isError: true } : {}) });
+    results.push({ type: "tool_result", toolUseId: call.id, content: outcome.content, ...(outcome.images ? { images: outcome.images } : {}), ...(outcome.isError ? { isError: true } : {}) });
     talk.progress({ type: "tool", name: call.name, ok: !outcome.isError, message: outcome.isError ? firstLine(outcome.content) : "ok" });
     if (outcome.decision && !decision) decision = outcome.decision;
     if (call.name === "finish" && !outcome.isError) finished = true;
@@ -227,6 +227,8 @@ function boundNesting(content: ContentBlock[]): void {
 
 interface ToolOutcome {
   content: string;
+  /** Pictures for providers that take images (the transcript records only how many). */
+  images?: ToolImage[];
   isError: boolean;
   /** The tool error's kind, for the transcript. */
   code?: string;
@@ -257,9 +259,11 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
       );
     }
     const args = parseArgs(tool, redactDeep(call.input, transcript.redact));
-    const result = await tool.run(ctx, args);
+    const answer = await tool.run(ctx, args);
+    const result = answer instanceof WithImages ? answer.result : answer;
     const decision = (result as SpecOutcome | undefined)?.specDecision;
     outcome = { content: JSON.stringify(decision ? { accepted: decision.kind === "proposal" } : (result ?? { ok: true })), isError: false, decision };
+    if (answer instanceof WithImages && answer.images.length > 0) outcome.images = answer.images;
   } catch (err) {
     if (err instanceof ToolError) outcome = { content: err.message, isError: true, ...(err.code ? { code: err.code } : {}) };
     else if (err instanceof CopperheadError && err.code !== "internal_error") outcome = { content: err.fix ? `${err.message} (${err.fix})` : err.message, isError: true };
@@ -267,7 +271,15 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
   }
   // The model reads it, the transcript records it, progress shows its first line.
   outcome.content = transcript.redact(outcome.content);
-  transcript.append({ type: "tool_result", id: call.id, name: call.name, isError: outcome.isError, ...(outcome.code ? { code: outcome.code } : {}), content: outcome.content });
+  transcript.append({
+    type: "tool_result",
+    id: call.id,
+    name: call.name,
+    isError: outcome.isError,
+    ...(outcome.code ? { code: outcome.code } : {}),
+    content: outcome.content,
+    ...(outcome.images ? { images: outcome.images.length } : {}),
+  });
   return outcome;
 }
 

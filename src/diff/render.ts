@@ -12,11 +12,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { footprintToBoard, type Footprint } from "../kicad/board/view.ts";
-import { exportBoardSvg, exportSvg, type KicadCli } from "../kicad/cli/kicad-cli.ts";
+import { boardLayers, plotBoardUnfilled } from "../kicad/board/plot.ts";
+import { exportSvg, type KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { IU_PER_MM, placePoint } from "../kicad/schematic/geometry.ts";
 import { libUnitBox, placeBox } from "../kicad/schematic/space.ts";
 import { symbolInstance, unitPins } from "../kicad/schematic/view.ts";
-import { child, children, childText, head, num, readSexprFile, removeChild, text, writeSexprFile } from "../kicad/sexpr/index.ts";
+import { child, children, childText, head, num } from "../kicad/sexpr/index.ts";
 import type { DesignDiff, SheetChange } from "./diff.ts";
 import type { DesignState } from "./state.ts";
 import { cropped, highlightSvg, withoutTimestamp, type Mark, type MarkKind, type MmBox } from "./svg.ts";
@@ -106,24 +107,16 @@ async function plotSheets(state: DesignState, dir: string, cli: KicadCli, skippe
 }
 
 /**
- * Plots the board's copper, silkscreen and outline. Copper pours are left out — the plot is of
- * a copy without zone fills, in the scratch folder — because a filled plane covers every track
- * and pad beneath it in both states and leaves nothing to compare; zone changes are in the
- * semantic diff.
+ * Plots the board's copper, silkscreen and outline, without copper pours (see
+ * `plotBoardUnfilled`): a filled plane covers the same tracks and pads in both states and leaves
+ * nothing to compare; zone changes are in the semantic diff.
  */
 async function plotBoard(state: DesignState, file: string, cli: KicadCli, skipped: string[], label: string): Promise<string | undefined> {
   if (!state.project?.board || !state.board) return undefined;
-  const table = child(state.board.root, "layers");
-  const names = new Set((table ? table.items : []).flatMap((entry) => (entry.type === "list" ? [text(entry, 1) ?? ""] : [])));
+  const names = boardLayers(state.board);
   const layers = [...names].filter((n) => n.endsWith(".Cu")).concat(["F.SilkS", "B.SilkS", "Edge.Cuts"].filter((n) => names.has(n)));
   try {
-    const unfilled = readSexprFile(state.project.board);
-    for (const zone of children(unfilled.root, "zone")) {
-      for (const fill of [...children(zone, "filled_polygon"), ...children(zone, "fill_segments")]) removeChild(zone, fill);
-    }
-    const copy = file.replace(/\.svg$/, ".kicad_pcb");
-    writeSexprFile(copy, unfilled);
-    return await exportBoardSvg(copy, file, { cli, layers });
+    return await plotBoardUnfilled(state.project.board, file, cli, layers);
   } catch (err) {
     skipped.push(`${label} board: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;

@@ -6,11 +6,12 @@ import type { RunContext } from "../agent/context.ts";
 import { editTools } from "../agent/tools/edit.ts";
 import { exitTools } from "../agent/tools/exit.ts";
 import { readTools } from "../agent/tools/read.ts";
+import { viewTools } from "../agent/tools/view.ts";
 import { specTools } from "../agent/tools/spec.ts";
 import type { Tool } from "../agent/tools/tool.ts";
 import type { RunStrategy } from "./state.ts";
 
-const DO_TOOLS = [...readTools, ...specTools, ...editTools, ...exitTools] as Tool<RunContext>[];
+const DO_TOOLS = [...readTools, ...viewTools, ...specTools, ...editTools, ...exitTools] as Tool<RunContext>[];
 
 export function doStrategy(request: string): RunStrategy {
   return { request, tools: DO_TOOLS };

@@ -11,6 +11,7 @@ import { syncBoardFromSchematic } from "../agent/tools/board.ts";
 import { editTools } from "../agent/tools/edit.ts";
 import { exitTools } from "../agent/tools/exit.ts";
 import { readTools } from "../agent/tools/read.ts";
+import { viewTools } from "../agent/tools/view.ts";
 import type { Tool } from "../agent/tools/tool.ts";
 import { resolvable, verifySync, type SyncItem, type SyncReport } from "../checks/sync.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
@@ -22,6 +23,7 @@ import type { PreparedRun, RunStrategy } from "./state.ts";
 /** The model's tools for prose drift: read, edit docs, sync the board, record, finish, give up. */
 const SYNC_TOOLS = [
   ...readTools,
+  ...viewTools,
   docEditTool,
   ...editTools.filter((t) => ["sync_board", "record_decision", "finish"].includes(t.name)),
   ...exitTools,

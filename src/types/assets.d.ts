@@ -11,3 +11,8 @@ declare module "*.kicad_pcb" {
   const text: string;
   export default text;
 }
+/** WebAssembly modules imported as files (`with { type: "file" }`): a path, embedded in the compiled binary. */
+declare module "*.wasm" {
+  const path: string;
+  export default path;
+}

@@ -7,6 +7,7 @@ import { dirname } from "node:path";
 import type { RunContext } from "../../src/agent/context.ts";
 import { editTools } from "../../src/agent/tools/edit.ts";
 import { readTools } from "../../src/agent/tools/read.ts";
+import { viewTools } from "../../src/agent/tools/view.ts";
 import { parseArgs, type Tool } from "../../src/agent/tools/tool.ts";
 import { runCheck } from "../../src/commands/check.ts";
 import { Libraries } from "../../src/kicad/library/libraries.ts";
@@ -16,7 +17,7 @@ import { withRepoLock } from "../../src/repo/lock.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { newRunId, runDir } from "../../src/repo/run-dir.ts";
 
-const TOOLS = new Map<string, Tool<RunContext>>([...readTools, ...editTools].map((t) => [t.name, t as Tool<RunContext>]));
+const TOOLS = new Map<string, Tool<RunContext>>([...readTools, ...viewTools, ...editTools].map((t) => [t.name, t as Tool<RunContext>]));
 
 export interface ToolSession {
   ctx: RunContext;

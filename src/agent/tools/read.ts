@@ -14,6 +14,7 @@ import { naturalCompare } from "../../kicad/netlist/netlist.ts";
 import { child, children, text } from "../../kicad/sexpr/index.ts";
 import { closeMatches } from "../../util/close-matches.ts";
 import { currentDesign, readRepoText, type RunContext } from "../context.ts";
+import { symbolLayout } from "../view/sheet.ts";
 import { docPath } from "./paths.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
 
@@ -73,7 +74,7 @@ export const readTools = [
     name: "get_component",
     family: "read",
     description:
-      "One component in detail: all fields and attributes, its board footprint (library id, position in mm, rotation, side, lock; null when it has none on the board), and every pin with its name, type, the net it is on and the other pins on that net (neighbours, e.g. R5.2; the first few of a large net, with how many more).",
+      "One component in detail: all fields and attributes, where each unit is drawn (sheet, position in sheet mm, rotation, mirror, body box, and every field's place, size, visibility and reading direction), its board footprint (library id, position in mm, rotation, side, lock; null when it has none on the board), and every pin with its name, type, the net it is on and the other pins on that net (neighbours, e.g. R5.2; the first few of a large net, with how many more).",
     schema: v.strictObject({ ref: v.pipe(v.string(), v.minLength(1)) }),
     run(ctx: RunContext, { ref }) {
       const design = currentDesign(ctx);
@@ -93,6 +94,7 @@ export const readTools = [
         inBom: c.inBom,
         dnp: c.dnp,
         excludeFromSim: c.symbols.some((s) => s.excludeFromSim),
+        schematic: symbolLayout(design, ref),
         board: design.board ? boardState(design.board, c) : undefined,
         pins: pins.sort((a, b) => naturalCompare(a.pin, b.pin)),
       };

@@ -8,7 +8,7 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
 import { containsSecret } from "../../redact.ts";
-import type { ToolSpec } from "../model.ts";
+import type { ToolImage, ToolSpec } from "../model.ts";
 
 /**
  * Read tools are always available; spec tools before approval; edit tools after it; exit
@@ -35,6 +35,17 @@ export interface Tool<Ctx, S extends v.GenericSchema = v.GenericSchema> {
 /** Keeps `args` typed from the schema at the definition site. */
 export function defineTool<Ctx, S extends v.GenericSchema>(tool: Tool<Ctx, S>): Tool<Ctx, S> {
   return tool;
+}
+
+/**
+ * A read tool's answer with pictures: `result` is what every model reads (complete on its own,
+ * a text legend of the picture), `images` go only to providers that take image input.
+ */
+export class WithImages {
+  constructor(
+    readonly result: unknown,
+    readonly images: ToolImage[],
+  ) {}
 }
 
 /** A failure the model should read and act on (bad arguments, unknown ref, refused path). */

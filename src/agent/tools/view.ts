@@ -1,0 +1,60 @@
+/**
+ * The model's eyes, read tools available in every phase: `view` shows a region of a sheet or
+ * of the board as a picture with a legend of what is in it (providers without image input get
+ * the legend alone), and `find_space` says where a free area of a given size is. Both answer in
+ * the coordinates the edit tools take, so a model places parts where it has looked.
+ */
+import * as v from "valibot";
+import { currentDesign, type RunContext } from "../context.ts";
+import { viewRegion } from "../view/render.ts";
+import { findSpace } from "../view/space.ts";
+import { defineTool, WithImages } from "./tool.ts";
+
+const mm = (what: string) => v.optional(v.pipe(v.number(), v.minValue(-10_000), v.maxValue(10_000), v.description(what)));
+const span = (what: string) => v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(2_000), v.description(what)));
+const ref = (what: string) => v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100), v.description(what)));
+
+export const viewTools = [
+  defineTool({
+    name: "view",
+    family: "read",
+    description:
+      "See a region of a schematic sheet or of the board: a PNG rendered by KiCad and a legend of what is there (parts with their positions, nets, labels, free rectangles; on the board footprints, courtyards and unrouted connections drawn as blue ratsnest lines). Centre it on a ref, a net (schematic) or x, y (with sheet); with none, the whole sheet or board. Coordinates are mm as the edit tools take them.",
+    schema: v.strictObject({
+      document: v.optional(v.picklist(["schematic", "board"]), "schematic"),
+      ref: ref("A reference to centre on, e.g. U3"),
+      net: ref("A net to show where it is drawn (schematic only)"),
+      x: mm("Centre x in mm (with y)"),
+      y: mm("Centre y in mm (with x)"),
+      sheet: ref("Sheet path (/, /Power/) or file name; default the ref's or net's sheet, else the root"),
+      width: span("Smallest width shown, mm (default 50 on a sheet, 30 on the board)"),
+      height: span("Smallest height shown, mm"),
+      layers: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(40))), v.minLength(1), v.maxLength(20), v.description("Board layers to plot (default F.Cu, B.Cu, F.SilkS, F.CrtYd, B.CrtYd, Edge.Cuts)"))),
+    }),
+    async run(ctx: RunContext, args) {
+      const { document, layers, net, sheet, ...rest } = args;
+      const question = document === "board" ? { document, ...rest, ...(layers ? { layers } : {}) } : { document, ...rest, net, sheet };
+      const view = await viewRegion(ctx.project, () => currentDesign(ctx), question);
+      return new WithImages(view.legend, [{ mediaType: "image/png", data: view.png }]);
+    },
+  }),
+  defineTool({
+    name: "find_space",
+    family: "read",
+    description:
+      "Where is a free area of width × height mm near a part (near) or a point (x, y), on a sheet (clear of every symbol, field, wire, label and the title block, on the sheet's grid) or on the board (inside the outline, clear of courtyards)? Returns its position in the coordinates move_symbol / add_component / place_footprint take.",
+    schema: v.strictObject({
+      document: v.optional(v.picklist(["schematic", "board"]), "schematic"),
+      width: v.pipe(v.number(), v.minValue(0.5), v.maxValue(1_000)),
+      height: v.pipe(v.number(), v.minValue(0.5), v.maxValue(1_000)),
+      near: ref("A reference to search around"),
+      x: mm("Point to search around, mm (with y)"),
+      y: mm("Point to search around, mm (with x)"),
+      sheet: ref("Sheet path or file name for x, y (schematic); default the root"),
+      side: v.optional(v.picklist(["front", "back"])),
+    }),
+    run(ctx: RunContext, args) {
+      return findSpace(currentDesign(ctx), args);
+    },
+  }),
+];

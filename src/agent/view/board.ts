@@ -1,0 +1,220 @@
+/**
+ * The board side of the `view` tool: the region around a footprint or a point, the ratsnest
+ * drawn over kicad-cli's plot (kicad-cli plots no ratsnest), and the legend of what is there.
+ *
+ * The ratsnest is the one a designer reads in KiCad, simplified: pads joined by tracks and vias
+ * whose ends meet, or by a filled zone of their net on their layer, count as connected; each
+ * net's remaining islands are joined by the shortest pad-to-pad lines (a spanning tree).
+ */
+import type { Design } from "../../design/design.ts";
+import { boardBounds } from "../../kicad/board/footprint/instance.ts";
+import { footprintToBoard, readNetRef, type BBox, type Board, type Footprint, type Point } from "../../kicad/board/view.ts";
+import { child, children, head, num, text } from "../../kicad/sexpr/index.ts";
+import { ToolError } from "../tools/tool.ts";
+import { freeRectangles, type Rect } from "./free.ts";
+
+export interface BoardQuestion {
+  ref?: string;
+  x?: number;
+  y?: number;
+  width?: number;
+  height?: number;
+}
+
+const DEFAULT_SPAN_MM = 30;
+const MARGIN_MM = 3;
+
+/** The region a board question is about, mm. */
+export function boardRegion(board: Board, q: BoardQuestion): Rect {
+  let focus: Rect | undefined;
+  if (q.ref) {
+    const fp = board.footprints().find((f) => f.ref === q.ref);
+    if (!fp) throw new ToolError(`no footprint ${q.ref} on the board (sync_board adds the schematic's new parts)`);
+    focus = rect(boardBounds(fp.node) ?? { minX: fp.at.x, minY: fp.at.y, maxX: fp.at.x, maxY: fp.at.y });
+  } else if (q.x !== undefined && q.y !== undefined) focus = { x0: q.x, y0: q.y, x1: q.x, y1: q.y };
+  if (!focus) {
+    const outline = board.edgeCutsBBox();
+    if (!outline) throw new ToolError("the board has no outline on Edge.Cuts; give ref or x and y");
+    return grow(rect(outline), MARGIN_MM);
+  }
+  const box = grow(focus, MARGIN_MM);
+  const cx = (box.x0 + box.x1) / 2;
+  const cy = (box.y0 + box.y1) / 2;
+  const w = Math.max(box.x1 - box.x0, q.width ?? DEFAULT_SPAN_MM) / 2;
+  const h = Math.max(box.y1 - box.y0, q.height ?? DEFAULT_SPAN_MM) / 2;
+  return { x0: cx - w, y0: cy - h, x1: cx + w, y1: cy + h };
+}
+
+function rect(b: BBox): Rect {
+  return { x0: b.minX, y0: b.minY, x1: b.maxX, y1: b.maxY };
+}
+
+function grow(r: Rect, by: number): Rect {
+  return { x0: r.x0 - by, y0: r.y0 - by, x1: r.x1 + by, y1: r.y1 + by };
+}
+
+function within(p: Point, r: Rect): boolean {
+  return p.x >= r.x0 && p.x <= r.x1 && p.y >= r.y0 && p.y <= r.y1;
+}
+
+interface PadPoint {
+  ref: string;
+  pad: string;
+  net: string;
+  at: Point;
+  /** Half the pad's larger side: how far from its centre a track end still lands on it. */
+  reach: number;
+  layers: string[];
+}
+
+function padPoints(fp: Footprint): PadPoint[] {
+  return fp.pads.flatMap((pad) => {
+    if (!pad.net?.name) return [];
+    const at = child(pad.node, "at");
+    const size = child(pad.node, "size");
+    const layers = child(pad.node, "layers");
+    return [
+      {
+        ref: fp.ref,
+        pad: pad.number,
+        net: pad.net.name,
+        at: footprintToBoard({ x: num(at ?? pad.node, 1) ?? 0, y: num(at ?? pad.node, 2) ?? 0 }, fp.at),
+        reach: Math.max(num(size ?? pad.node, 1) ?? 0, num(size ?? pad.node, 2) ?? 0) / 2,
+        layers: layers ? layers.items.slice(1).map((_, i) => text(layers, i + 1) ?? "") : [],
+      },
+    ];
+  });
+}
+
+export interface RatsLine {
+  net: string;
+  from: string;
+  to: string;
+  a: Point;
+  b: Point;
+}
+
+/** Unrouted connections of every net with a pad in `region` (at least one end inside it). */
+export function ratsnest(board: Board, region: Rect): RatsLine[] {
+  const pads = board.footprints().flatMap(padPoints);
+  const wanted = new Set(pads.filter((p) => within(p.at, region)).map((p) => p.net));
+  const byNet = Map.groupBy(
+    pads.filter((p) => wanted.has(p.net)),
+    (p) => p.net,
+  );
+  const names = new Map(board.nets().flatMap((n) => (n.code !== undefined ? [[n.code, n.name] as [number, string]] : [])));
+  const netOf = (node: Parameters<typeof child>[0]) => {
+    const ref = readNetRef(child(node, "net"));
+    return ref?.name || (ref?.code !== undefined ? (names.get(ref.code) ?? "") : "");
+  };
+  const copper = new Map<string, { a: Point; b: Point; layer: string }[]>();
+  const zoned = new Map<string, Set<string>>();
+  for (const item of board.root.items) {
+    if (item.type !== "list") continue;
+    const kind = head(item);
+    if (kind !== "segment" && kind !== "arc" && kind !== "via" && kind !== "zone") continue;
+    const net = netOf(item);
+    if (!wanted.has(net)) continue;
+    if (kind === "zone") {
+      for (const fill of children(item, "filled_polygon")) zoned.set(net, (zoned.get(net) ?? new Set()).add(text(child(fill, "layer") ?? fill, 1) ?? ""));
+      continue;
+    }
+    const point = (name: string) => {
+      const p = child(item, name);
+      return p ? { x: num(p, 1) ?? 0, y: num(p, 2) ?? 0 } : undefined;
+    };
+    const a = point(kind === "via" ? "at" : "start");
+    const b = point(kind === "via" ? "at" : "end");
+    if (!a || !b) continue;
+    const list = copper.get(net) ?? [];
+    list.push({ a, b, layer: kind === "via" ? "*" : (text(child(item, "layer") ?? item, 1) ?? "") });
+    copper.set(net, list);
+  }
+  const lines: RatsLine[] = [];
+  for (const [net, members] of byNet) lines.push(...netRatsnest(net, members, copper.get(net) ?? [], zoned.get(net)));
+  return lines.filter((l) => within(l.a, region) || within(l.b, region));
+}
+
+/** One net's islands (pads joined by its copper) and the shortest lines joining them. */
+function netRatsnest(net: string, pads: PadPoint[], copper: { a: Point; b: Point }[], zoneLayers: Set<string> | undefined): RatsLine[] {
+  const parent = Array.from({ length: pads.length + copper.length }, (_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  const join = (i: number, j: number) => {
+    parent[find(i)] = find(j);
+  };
+  const near = (p: Point, q: Point, r: number) => Math.hypot(p.x - q.x, p.y - q.y) <= r + 1e-3;
+  copper.forEach((c, ci) => {
+    const i = pads.length + ci;
+    pads.forEach((p, pi) => {
+      if (near(c.a, p.at, p.reach) || near(c.b, p.at, p.reach)) join(i, pi);
+    });
+    for (let cj = 0; cj < ci; cj++) {
+      const d = copper[cj]!;
+      if (near(c.a, d.a, 0) || near(c.a, d.b, 0) || near(c.b, d.a, 0) || near(c.b, d.b, 0)) join(i, pads.length + cj);
+    }
+  });
+  if (zoneLayers) {
+    const onZone = pads.map((p, i) => [p, i] as const).filter(([p]) => p.layers.some((l) => zoneLayers.has(l) || (l === "*.Cu" && zoneLayers.size > 0)));
+    for (const [, i] of onZone.slice(1)) join(i, onZone[0]![1]);
+  }
+  // Prim's tree over islands: repeatedly join the island nearest the grown tree.
+  const islands = [...Map.groupBy(pads.map((p, i) => [p, i] as const), ([, i]) => find(i)).values()].map((g) => g.map(([p]) => p));
+  if (islands.length < 2) return [];
+  const lines: RatsLine[] = [];
+  const tree = [...islands[0]!];
+  const rest = islands.slice(1);
+  while (rest.length > 0) {
+    let best: { d: number; a: PadPoint; b: PadPoint; k: number } | undefined;
+    rest.forEach((island, k) => {
+      for (const a of tree) for (const b of island) {
+        const d = Math.hypot(a.at.x - b.at.x, a.at.y - b.at.y);
+        if (!best || d < best.d) best = { d, a, b, k };
+      }
+    });
+    const { a, b, k } = best!;
+    lines.push({ net, from: `${a.ref}.${a.pad}`, to: `${b.ref}.${b.pad}`, a: a.at, b: b.at });
+    tree.push(...rest.splice(k, 1)[0]!);
+  }
+  return lines;
+}
+
+/** The ratsnest as SVG lines, in board millimetres, to lay over the plot. */
+export function ratsnestSvg(lines: RatsLine[]): string {
+  if (lines.length === 0) return "";
+  const f = (n: number) => String(Math.round(n * 1000) / 1000);
+  const body = lines.map((l) => `<line x1="${f(l.a.x)}" y1="${f(l.a.y)}" x2="${f(l.b.x)}" y2="${f(l.b.y)}"/>`).join("");
+  return `<g stroke="#0050d0" stroke-width="0.12" stroke-opacity="0.9" fill="none">${body}</g>`;
+}
+
+/** What is in the region: footprints, nets, unrouted connections, free rectangles. */
+export function boardLegend(design: Design, region: Rect, lines: RatsLine[], layers: string[]) {
+  const board = design.board!;
+  const footprints = board.footprints().flatMap((fp) => {
+    const bounds = boardBounds(fp.node);
+    const box = bounds ? rect(bounds) : { x0: fp.at.x, y0: fp.at.y, x1: fp.at.x, y1: fp.at.y };
+    if (box.x1 < region.x0 || box.x0 > region.x1 || box.y1 < region.y0 || box.y0 > region.y1) return [];
+    return [{ ref: fp.ref, value: fp.value, footprint: fp.libId, x: fp.at.x, y: fp.at.y, rotation: fp.at.rotation, side: fp.layer.startsWith("B.") ? "back" : "front", locked: fp.locked, courtyard: mmRect(box) }];
+  });
+  const nets = new Set(board.footprints().flatMap(padPoints).filter((p) => within(p.at, region)).map((p) => p.net));
+  const obstacles = board.footprints().flatMap((fp) => {
+    const b = boardBounds(fp.node);
+    return b ? [rect(b)] : [];
+  });
+  const outline = board.edgeCutsBBox();
+  return {
+    document: "board",
+    region: mmRect(region),
+    units: "mm, board coordinates (x right, y down), as place_footprint takes them",
+    layers,
+    footprints,
+    nets: [...nets].sort(),
+    unrouted: lines.slice(0, 40).map((l) => ({ net: l.net, from: l.from, to: l.to })),
+    ...(lines.length > 40 ? { unroutedTotal: lines.length } : {}),
+    freeAreas: freeRectangles(obstacles.map((o) => grow(o, 0.25)), region, { cell: 0.5, perMm: 1 }, outline ? grow(rect(outline), -0.5) : undefined),
+  };
+}
+
+function mmRect(r: Rect) {
+  const round = (v: number) => Math.round(v * 100) / 100;
+  return { x: round(r.x0), y: round(r.y0), width: round(r.x1 - r.x0), height: round(r.y1 - r.y0) };
+}

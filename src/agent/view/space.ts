@@ -1,0 +1,80 @@
+/**
+ * The `find_space` question, "where is a free area of W × H near X?", answered with the same
+ * free-space searches placement uses: on a sheet, `SheetSpace` (everything drawn, fields
+ * included, the page frame and title block, the sheet's grid); on the board, `BoardSpace`
+ * (outline, courtyards, other copper).
+ */
+import type { Design } from "../../design/design.ts";
+import { boardBounds } from "../../kicad/board/footprint/instance.ts";
+import { BoardSpace, placementRules } from "../../kicad/board/placement.ts";
+import { IU_PER_MM, toIU } from "../../kicad/schematic/geometry.ts";
+import { SheetSpace } from "../../kicad/schematic/edit/placement.ts";
+import { ToolError } from "../tools/tool.ts";
+import { sheetRegion } from "./sheet.ts";
+
+export interface SpaceQuestion {
+  document: "schematic" | "board";
+  width: number;
+  height: number;
+  near?: string;
+  x?: number;
+  y?: number;
+  sheet?: string;
+  side?: "front" | "back";
+}
+
+const round = (v: number) => Math.round(v * 100) / 100;
+
+export function findSpace(design: Design, q: SpaceQuestion) {
+  return q.document === "board" ? boardSpace(design, q) : sheetSpace(design, q);
+}
+
+function sheetSpace(design: Design, q: SpaceQuestion) {
+  const region = sheetRegion(design, { ref: q.near, x: q.x, y: q.y, sheet: q.sheet, width: 0, height: 0 });
+  const space = new SheetSpace(region.instance.file);
+  const anchor = q.near || q.x !== undefined ? region.box : space.page.area;
+  const body = { x0: 0, y0: 0, x1: toIU(q.width), y1: toIU(q.height) };
+  const spot = space.findSpot([{ rotation: 0, penalty: 0, body, boxes: [body] }], anchor);
+  if (!spot) throw new ToolError(`no free area of ${q.width} × ${q.height} mm on sheet ${region.instance.humanPath}; the page is full there (view the sheet to see it, or ask for less)`);
+  const mm = (iu: number) => round(iu / IU_PER_MM);
+  return {
+    document: "schematic",
+    sheet: region.instance.humanPath,
+    x: mm(spot.at.x),
+    y: mm(spot.at.y),
+    width: q.width,
+    height: q.height,
+    centre: { x: mm(spot.at.x + body.x1 / 2), y: mm(spot.at.y + body.y1 / 2) },
+    distance: mm(spot.distance),
+    note: "x, y is the free area's top-left corner in sheet mm; it keeps 1.27 mm clear of everything drawn",
+  };
+}
+
+function boardSpace(design: Design, q: SpaceQuestion) {
+  const board = design.board;
+  if (!board) throw new ToolError("the project has no board (.kicad_pcb)");
+  let anchor;
+  if (q.near) {
+    const fp = board.footprints().find((f) => f.ref === q.near);
+    if (!fp) throw new ToolError(`no footprint ${q.near} on the board`);
+    anchor = boardBounds(fp.node) ?? { minX: fp.at.x, minY: fp.at.y, maxX: fp.at.x, maxY: fp.at.y };
+  } else if (q.x !== undefined && q.y !== undefined) anchor = { minX: q.x, minY: q.y, maxX: q.x, maxY: q.y };
+  else throw new ToolError("find_space on the board needs near (a reference) or x and y");
+  const space = new BoardSpace(board, placementRules(design.project.projectFile, design.project.repoRoot));
+  const shape = { local: { minX: -q.width / 2, minY: -q.height / 2, maxX: q.width / 2, maxY: q.height / 2 }, silk: [], pads: [] };
+  const side = q.side ?? "front";
+  const spot = space.findSpot(shape, anchor, side, 0);
+  if (!spot) throw new ToolError(`no free area of ${q.width} × ${q.height} mm on the ${side} within 25 mm of ${q.near ?? `${q.x}, ${q.y}`}: courtyards, the outline or copper are in the way`);
+  const [w, h] = spot.rotation % 180 === 0 ? [q.width, q.height] : [q.height, q.width];
+  return {
+    document: "board",
+    side,
+    centre: { x: spot.x, y: spot.y },
+    x: round(spot.x - w / 2),
+    y: round(spot.y - h / 2),
+    width: w,
+    height: h,
+    distance: spot.distance,
+    note: "centre is where place_footprint's x, y would put a footprint of this courtyard; the area keeps the board's clearances",
+  };
+}
