@@ -52,12 +52,16 @@ export function readCache<T>(cacheDir: string, key: string): T | undefined {
   }
 }
 
+/** Makes the cache folder, self-ignoring, so a repo that never ran `copperhead init` does not show the cache in git. */
+export function makeCacheDir(cacheDir: string): void {
+  mkdirSync(cacheDir, { recursive: true });
+  if (!existsSync(join(cacheDir, ".gitignore"))) writeFileSync(join(cacheDir, ".gitignore"), "*\n");
+}
+
 /** Best effort: a read-only checkout still checks, it just does not cache. */
 export function writeCache(cacheDir: string, key: string, value: unknown): void {
   try {
-    mkdirSync(cacheDir, { recursive: true });
-    // Self-ignoring, so a repo that never ran `copperhead init` does not show the cache in git.
-    if (!existsSync(join(cacheDir, ".gitignore"))) writeFileSync(join(cacheDir, ".gitignore"), "*\n");
+    makeCacheDir(cacheDir);
     const tmp = join(cacheDir, `${key}.${process.pid}.tmp`);
     writeFileSync(tmp, JSON.stringify(value));
     renameSync(tmp, join(cacheDir, `${key}.json`));

@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { cacheDirOf, readCache, writeCache } from "../../checks/cache.ts";
+import { cacheDirOf, makeCacheDir, readCache, writeCache } from "../../checks/cache.ts";
 import { kicadInstallStamp } from "../../kicad/cli/install.ts";
 import type { KicadProject } from "../../repo/project.ts";
 import { readRepoBytes } from "../../repo/repo-files.ts";
@@ -76,6 +76,7 @@ export async function plotFolder(repoRoot: string, document: Document, key: stri
   const dir = join(base, `${document}-${key}`);
   if (existsSync(join(dir, "done"))) return dir;
   const scratch = `${dir}.${process.pid}.tmp`;
+  makeCacheDir(cacheDirOf(repoRoot));
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
   try {
@@ -85,8 +86,6 @@ export async function plotFolder(repoRoot: string, document: Document, key: stri
       if (old.startsWith(`${document}-`) && !old.endsWith(".tmp")) rmSync(join(base, old), { recursive: true, force: true });
     }
     renameSync(scratch, dir);
-    // Self-ignoring, as the rest of the cache.
-    writeCache(cacheDirOf(repoRoot), "plots-created", true);
     return dir;
   } catch (err) {
     rmSync(scratch, { recursive: true, force: true });
