@@ -66,6 +66,13 @@ export interface LoopResult {
 
 /** Room for reasoning models to think and still call tools. */
 const MAX_TOKENS = 16_000;
+/**
+ * The most tool calls one turn may make. Models make a handful in parallel; a turn of thousands
+ * (which once held the repo for minutes) is a model gone wrong, and ends the run.
+ */
+export const MAX_TOOL_CALLS_PER_TURN = 64;
+/** The most one tool call's arguments may hold, as JSON: far more than any edit needs. */
+export const MAX_TOOL_ARGUMENT_BYTES = 1024 * 1024;
 
 export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   const usage = { turns: 0, inputTokens: 0, outputTokens: 0 };
@@ -143,7 +150,13 @@ async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
     return failed("provider_error", typed.message);
   }
   addUsage(usage, response.usage);
-  boundNesting(response.content);
+  const callCount = response.content.filter((b) => b.type === "tool_use").length;
+  if (callCount > MAX_TOOL_CALLS_PER_TURN) {
+    const detail = `${options.provider.label}: the model made ${callCount} tool calls in one turn; at most ${MAX_TOOL_CALLS_PER_TURN} are allowed (the tool-calls-per-turn cap)`;
+    options.transcript.append({ type: "error", where: "provider", code: "provider_error", cap: "tool_calls_per_turn", message: detail });
+    return failed("provider_error", detail);
+  }
+  boundArguments(response.content);
   options.transcript.append({ type: "model_response", turn: usage.turns, stopReason: response.stopReason, content: response.content, usage: response.usage });
   messages.push({ role: "assistant", content: redactDeep(response.content, options.transcript.redact) });
 
@@ -215,13 +228,22 @@ async function verifyFinished(talk: Conversation, results: ContentBlock[]): Prom
 const PHASE_FAMILIES: Record<"propose" | "edit", ToolFamily[]> = { propose: ["read", "spec", "exit"], edit: ["read", "edit", "exit"] };
 
 /**
- * Tool arguments nested deeper than any tool takes are replaced, before anything walks them
- * (the transcript, validation, redaction), by a marker the tool's validation reports back to
- * the model: bad input, not a stack overflow.
+ * Tool arguments nested deeper than any tool takes, or larger than the cap, are replaced before
+ * anything walks or keeps them (the transcript, the conversation, validation, redaction) by a
+ * marker the tool's validation reports back to the model: bad input, not a stack overflow or a
+ * transcript of hundreds of megabytes.
  */
-function boundNesting(content: ContentBlock[]): void {
+function boundArguments(content: ContentBlock[]): void {
   for (const block of content) {
-    if (block.type === "tool_use" && exceedsNesting(block.input)) block.input = invalidArguments(`they are nested more than ${MAX_NESTING} levels deep`);
+    if (block.type !== "tool_use") continue;
+    if (exceedsNesting(block.input)) {
+      block.input = invalidArguments(`they are nested more than ${MAX_NESTING} levels deep`);
+      continue;
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(block.input ?? {}) ?? "");
+    if (bytes > MAX_TOOL_ARGUMENT_BYTES) {
+      block.input = invalidArguments(`they are ${bytes} bytes as JSON; a tool call's arguments may hold at most ${MAX_TOOL_ARGUMENT_BYTES} (the tool-argument cap)`);
+    }
   }
 }
 

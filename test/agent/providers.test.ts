@@ -4,7 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Message, ModelRequest, ToolSpec } from "../../src/agent/model.ts";
 import { createAnthropicProvider, DEFAULT_ANTHROPIC_MODEL, mapStopReason } from "../../src/agent/providers/anthropic.ts";
-import { parseRetryAfter, type HttpOptions } from "../../src/agent/providers/http.ts";
+import { MAX_RESPONSE_BYTES, parseRetryAfter, type HttpOptions } from "../../src/agent/providers/http.ts";
 import { missingApiKeyError, resolveProvider } from "../../src/agent/providers/index.ts";
 import { createCompatProvider, createOpenAIProvider, DEFAULT_OPENAI_MODEL, mapFinishReason } from "../../src/agent/providers/openai.ts";
 import { createReplayProvider, SESSION_SCHEMA } from "../../src/agent/providers/replay.ts";
@@ -12,6 +12,7 @@ import { CopperheadError } from "../../src/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { closedPortUrl, json, loopback, never, type Loopback } from "./loopback.ts";
 import { rejectedCopperheadError, thrownCopperheadError } from "../support/errors.ts";
+import { anthropicFrames, chatCompletionFrames, sseResponse, type StreamPacing } from "../support/model-streams.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -27,7 +28,7 @@ function serve(handler: Parameters<typeof loopback>[0]): Loopback {
 }
 
 /** Fast retries for tests; the defaults (1 s base, 120 s timeout) are for real use. */
-const FAST: HttpOptions = { backoffBaseMs: 1, timeoutMs: 5_000 };
+const FAST: HttpOptions = { backoffBaseMs: 1, idleTimeoutMs: 5_000 };
 const KEY = "test-canary-key-9f8e7d6c5b4a";
 
 const TOOLS: ToolSpec[] = [
@@ -62,12 +63,14 @@ const HISTORY: Message[] = [
 
 const REQUEST: ModelRequest = { system: "You are copperhead.", messages: HISTORY, tools: TOOLS, maxTokens: 1000 };
 
-function anthropicReply(content: unknown[], stop_reason = "tool_use", usage = { input_tokens: 120, output_tokens: 45 }) {
-  return json({ id: "msg_1", type: "message", role: "assistant", model: "m", content, stop_reason, stop_sequence: null, usage });
+/** The answer streamed as the Messages API streams it. */
+function anthropicReply(content: any[], stop_reason = "tool_use", usage = { input_tokens: 120, output_tokens: 45 }, pacing?: StreamPacing) {
+  return sseResponse(anthropicFrames({ content, stop_reason, usage }), pacing);
 }
 
-function openaiReply(message: Record<string, unknown>, finish_reason = "tool_calls", usage: unknown = { prompt_tokens: 200, completion_tokens: 30, total_tokens: 230 }) {
-  return json({ id: "chatcmpl-1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason }], usage });
+/** The answer streamed as Chat Completions chunks. */
+function openaiReply(message: any, finish_reason = "tool_calls", usage: unknown = { prompt_tokens: 200, completion_tokens: 30, total_tokens: 230 }, pacing?: StreamPacing) {
+  return sseResponse(chatCompletionFrames({ message, finish_reason, usage }), pacing);
 }
 
 describe("anthropic provider", () => {
@@ -100,6 +103,7 @@ describe("anthropic provider", () => {
     expect(req!.body).toEqual({
       model: "claude-test",
       max_tokens: 1000,
+      stream: true,
       system: "You are copperhead.",
       tools: [
         { name: "read_schematic", description: "Reads the schematic", input_schema: TOOLS[0]!.inputSchema },
@@ -219,6 +223,8 @@ describe("openai provider", () => {
     expect(req!.body).toEqual({
       model: "gpt-test",
       max_completion_tokens: 1000,
+      stream: true,
+      stream_options: { include_usage: true },
       tools: [
         { type: "function", function: { name: "read_schematic", description: "Reads the schematic", parameters: TOOLS[0]!.inputSchema } },
         { type: "function", function: { name: "finish", description: "Ends the edit", parameters: TOOLS[1]!.inputSchema } },
@@ -355,18 +361,41 @@ describe("HTTP behaviour", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  test("a server that never answers times out", async () => {
+  test("a server that never answers times out after the idle interval", async () => {
     const server = serve(() => never());
-    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { timeoutMs: 50, maxRetries: 1, backoffBaseMs: 1 } });
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 50, maxRetries: 1, backoffBaseMs: 1 } });
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
-    expect(err.message).toContain("no response within 50 ms");
+    expect(err.message).toContain("the server sent nothing for 50 ms");
+    expect(err.details.idleTimeoutMs).toBe(50);
+    expect(err.fix).toContain("providerTimeoutSeconds");
     expect(server.requests).toHaveLength(2);
+  });
+
+  test("a slow stream completes however long it takes in all, while every gap is under the idle interval", async () => {
+    // 40 frames 15 ms apart: about 600 ms in all, six times the idle interval.
+    const server = serve(() => anthropicReply([{ type: "text", text: "x".repeat(200) }], "end_turn", undefined, { intervalMs: 15 }));
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 100, maxRetries: 0 } });
+    expect((await provider.complete(REQUEST)).content).toEqual([{ type: "text", text: "x".repeat(200) }]);
+  });
+
+  test("a stream that stalls mid-answer is given up after the idle interval, and retried", async () => {
+    const server = serve((_req, i) =>
+      i === 0 ? openaiReply({ content: "a long answer that stops" }, "stop", undefined, { stallAfter: 2 }) : openaiReply({ content: "whole" }, "stop"),
+    );
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 100, backoffBaseMs: 1 } });
+    expect((await provider.complete(REQUEST)).content).toEqual([{ type: "text", text: "whole" }]);
+    expect(server.requests).toHaveLength(2);
+
+    const stalled = serve(() => openaiReply({ content: "stops" }, "stop", undefined, { stallAfter: 1 }));
+    const once = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: stalled.url, http: { idleTimeoutMs: 100, maxRetries: 0 } });
+    const err = await rejectedCopperheadError(once.complete(REQUEST));
+    expect(err.message).toContain("the server sent nothing for 100 ms (gave up after 1 attempt)");
   });
 
   test("an aborted call throws at once and is not retried", async () => {
     const server = serve(() => never());
-    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { ...FAST, timeoutMs: 60_000 } });
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { ...FAST, idleTimeoutMs: 60_000 } });
     const controller = new AbortController();
     const pending = provider.complete(REQUEST, controller.signal);
     while (server.requests.length === 0) await Bun.sleep(5);
@@ -434,6 +463,109 @@ describe("HTTP behaviour", () => {
     expect(parseRetryAfter("Sun, 29 Nov 2026 11:00:00 GMT", now)).toBe(0);
     expect(parseRetryAfter("soon", now)).toBeUndefined();
     expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+});
+
+describe("streamed answers", () => {
+  const blocks = [
+    { type: "text", text: "Two reads, in parallel." },
+    { type: "tool_use", id: "toolu_1", name: "read_schematic", input: { sheet: "power", deep: { list: [1, "two", null], s: "quote \" and ünïcode" } } },
+    { type: "tool_use", id: "toolu_2", name: "finish", input: {} },
+  ];
+
+  test("anthropic: the streamed answer assembles to exactly the non-streamed one", async () => {
+    const usage = { input_tokens: 120, output_tokens: 45 };
+    const server = serve((_req, i) =>
+      i === 0 ? anthropicReply(blocks, "tool_use", usage) : json({ id: "m", type: "message", role: "assistant", content: blocks, stop_reason: "tool_use", usage }),
+    );
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    const streamed = await provider.complete(REQUEST);
+    expect(streamed).toEqual(await provider.complete(REQUEST));
+    expect(streamed.content).toEqual(blocks as any);
+    expect(streamed.usage).toEqual({ inputTokens: 120, outputTokens: 45 });
+  });
+
+  test("openai: tool calls assembled by index from interleaved chunks, usage from the final chunk", async () => {
+    const args1 = JSON.stringify({ sheet: "power" });
+    const chunk = (delta: unknown, finish_reason: string | null = null) => ({ data: { object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] } });
+    const frames = [
+      chunk({ role: "assistant", content: "" }),
+      chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "read_schematic", arguments: "" } }] }),
+      chunk({ tool_calls: [{ index: 1, id: "call_2", type: "function", function: { name: "finish", arguments: "{" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: args1.slice(0, 5) } }] }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: "}" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: args1.slice(5) } }] }),
+      chunk({}, "tool_calls"),
+      { data: { object: "chat.completion.chunk", choices: [], usage: { prompt_tokens: 7, completion_tokens: 3 } } },
+      { data: "[DONE]" },
+    ];
+    const server = serve(() => sseResponse(frames));
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    expect(await provider.complete(REQUEST)).toEqual({
+      content: [
+        { type: "tool_use", id: "call_1", name: "read_schematic", input: { sheet: "power" } },
+        { type: "tool_use", id: "call_2", name: "finish", input: {} },
+      ],
+      stopReason: "tool_use",
+      usage: { inputTokens: 7, outputTokens: 3 },
+    });
+  });
+
+  test("openai: the streamed answer assembles to exactly the non-streamed one", async () => {
+    const message = {
+      content: "Reading.",
+      tool_calls: [
+        { id: "call_1", type: "function", function: { name: "read_schematic", arguments: JSON.stringify({ sheet: "a", n: [1, 2] }) } },
+        { id: "call_2", type: "function", function: { name: "finish", arguments: "{broken" } },
+      ],
+    };
+    const usage = { prompt_tokens: 9, completion_tokens: 4 };
+    const server = serve((_req, i) =>
+      i === 0 ? openaiReply(message, "tool_calls", usage) : json({ object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: "tool_calls" }], usage }),
+    );
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    expect(await provider.complete(REQUEST)).toEqual(await provider.complete(REQUEST));
+  });
+
+  test("an overloaded_error event is retried; an invalid_request_error event is not", async () => {
+    const overloaded = sseResponse([
+      { event: "message_start", data: { type: "message_start", message: { content: [], usage: { input_tokens: 1 } } } },
+      { event: "error", data: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } },
+    ]);
+    const server = serve((_req, i) => (i === 0 ? overloaded : anthropicReply([{ type: "text", text: "ok" }], "end_turn")));
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    expect((await provider.complete(REQUEST)).content).toEqual([{ type: "text", text: "ok" }]);
+    expect(server.requests).toHaveLength(2);
+
+    const invalid = serve(() => sseResponse([{ event: "error", data: { type: "error", error: { type: "invalid_request_error", message: "bad tools" } } }]));
+    const strict = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: invalid.url, http: FAST });
+    const err = await rejectedCopperheadError(strict.complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("invalid_request_error: bad tools");
+    expect(invalid.requests).toHaveLength(1);
+  });
+
+  test("a stream that ends before its last event is retried, then reported", async () => {
+    const frames = anthropicFrames({ content: [{ type: "text", text: "cut" }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } });
+    const server = serve(() => sseResponse(frames.slice(0, -1)));
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { ...FAST, maxRetries: 1 } });
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
+    expect(err.message).toContain("the stream ended before message_stop");
+    expect(server.requests).toHaveLength(2);
+  });
+
+  test("an endless answer is cut at the response cap: a provider_error naming it, not retried", async () => {
+    const megabyte = new TextEncoder().encode(`: ${"x".repeat(1024 * 1024 - 3)}\n`);
+    const server = serve(
+      () =>
+        new Response(new ReadableStream({ pull: (controller) => controller.enqueue(megabyte) }), { headers: { "content-type": "text/event-stream" } }),
+    );
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("the cap on one model response");
+    expect(err.details).toMatchObject({ cap: "response_bytes", limitBytes: MAX_RESPONSE_BYTES });
+    expect(server.requests).toHaveLength(1);
   });
 });
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { REDACTED } from "../../src/redact.ts";
-import { Transcript, TRANSCRIPT_FILE } from "../../src/agent/transcript.ts";
+import { MAX_TRANSCRIPT_STRING, Transcript, TRANSCRIPT_FILE } from "../../src/agent/transcript.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 
@@ -74,5 +74,31 @@ describe("Transcript", () => {
     new Transcript(dir, { env: {} }).append({ type: "note", n: 2 });
     const text = await readFile(join(dir, TRANSCRIPT_FILE), "utf8");
     expect(text.trimEnd().split("\n").map((l) => JSON.parse(l).n)).toEqual([1, 2]);
+  });
+});
+
+describe("Transcript caps", () => {
+  test("a string past the cap is cut, saying how long it was; keys too", async () => {
+    const t = new Transcript(await makeTempDir(), { env: {} });
+    const long = "y".repeat(MAX_TRANSCRIPT_STRING + 10);
+    t.append({ type: "tool_call", input: { text: long, [long]: 1 } });
+    const [line] = await lines(t);
+    expect(line.input.text).toBe(`${"y".repeat(MAX_TRANSCRIPT_STRING)}… [cut: ${MAX_TRANSCRIPT_STRING + 10} characters in all]`);
+    expect(Object.keys(line.input)[1]).toStartWith("yyy");
+    expect(Object.keys(line.input)[1]!.length).toBeLessThan(MAX_TRANSCRIPT_STRING + 50);
+  });
+
+  test("past the byte cap each event keeps its type and place, so the run's ending is still recorded", async () => {
+    const t = new Transcript(await makeTempDir(), { env: {}, maxBytes: 1000 });
+    for (let i = 0; i < 10; i++) t.append({ type: "model_response", text: "z".repeat(300) });
+    t.append({ type: "commit", sha: "abc" });
+    const all = await lines(t);
+    expect(all).toHaveLength(11);
+    // Each full line is about 350 bytes: two fit.
+    expect(all.slice(0, 2).every((l) => l.text)).toBe(true);
+    expect(all[2]).toEqual({ seq: 3, t: expect.any(Number), type: "model_response", truncated: expect.stringContaining("cap of 1000 bytes") });
+    expect(all[10]).toMatchObject({ seq: 11, type: "commit" });
+    const size = (await readFile(t.path)).byteLength;
+    expect(size).toBeLessThan(1000 + 8 * 200);
   });
 });

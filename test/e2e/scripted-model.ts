@@ -1,6 +1,7 @@
 /**
  * A loopback OpenAI-compatible server that plays scripted turns, for driving the compiled
- * binary through `--model compat:<id>` with `COPPERHEAD_BASE_URL`.
+ * binary through `--model compat:<id>` with `COPPERHEAD_BASE_URL`. It streams each answer as
+ * Chat Completions chunks, as the real API does for the provider's `stream: true`.
  *
  * Unlike `replay:`, it goes through the real HTTP provider and, once the script is used up,
  * it *holds* the next request open forever: the run is then parked mid-edit, between two model
@@ -8,6 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { chatCompletionFrames, sseResponse, type StreamPacing } from "../support/model-streams.ts";
 
 export const SESSIONS_DIR = resolve(import.meta.dir, "../../fixtures/sessions");
 
@@ -32,8 +34,13 @@ export interface ScriptedModel {
   stop(): Promise<void>;
 }
 
+export interface ScriptOptions {
+  /** How the answer to request `n` (1-based) is paced; default: all at once. */
+  pacing?: (n: number) => StreamPacing | undefined;
+}
+
 /** Serves `turns` in order on 127.0.0.1 (an ephemeral port), then holds every further request. */
-export function serveScriptedModel(turns: SessionTurn[]): ScriptedModel {
+export function serveScriptedModel(turns: SessionTurn[], options: ScriptOptions = {}): ScriptedModel {
   let requests = 0;
   let onHeld!: () => void;
   const held = new Promise<void>((resolve) => (onHeld = resolve));
@@ -51,7 +58,7 @@ export function serveScriptedModel(turns: SessionTurn[]): ScriptedModel {
         onHeld();
         return new Promise<Response>(() => {});
       }
-      return Response.json(chatCompletion(turn, n));
+      return sseResponse(chatCompletionFrames(chatCompletion(turn)), options.pacing?.(n));
     },
   });
   return {
@@ -64,23 +71,15 @@ export function serveScriptedModel(turns: SessionTurn[]): ScriptedModel {
   };
 }
 
-/** A session turn as a Chat Completions response. */
-function chatCompletion(turn: SessionTurn, n: number): unknown {
+/** A session turn as a Chat Completions answer. */
+function chatCompletion(turn: SessionTurn): Parameters<typeof chatCompletionFrames>[0] {
   const text = turn.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n");
   const calls = turn.content.flatMap((b) =>
     b.type === "tool_use" ? [{ id: b.id, type: "function", function: { name: b.name, arguments: b.arguments ?? JSON.stringify(b.input) } }] : [],
   );
   return {
-    id: `chatcmpl-scripted-${n}`,
-    object: "chat.completion",
-    model: "test",
-    choices: [
-      {
-        index: 0,
-        message: { role: "assistant", content: text || null, ...(calls.length ? { tool_calls: calls } : {}) },
-        finish_reason: calls.length ? "tool_calls" : "stop",
-      },
-    ],
+    message: { content: text || null, ...(calls.length ? { tool_calls: calls } : {}) },
+    finish_reason: calls.length ? "tool_calls" : "stop",
     usage: { prompt_tokens: turn.usage?.inputTokens ?? 0, completion_tokens: turn.usage?.outputTokens ?? 0 },
   };
 }

@@ -24,7 +24,8 @@
 import * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
 import type { ContentBlock, Message, ModelProvider, ModelRequest, ModelResponse, StopReason } from "../model.ts";
-import { joinUrl, postJson, type HttpOptions } from "./http.ts";
+import { errorDetail, eventObject, joinUrl, postStreaming, StreamFailure, type AnswerReader, type HttpOptions } from "./http.ts";
+import type { SseEvent } from "./sse.ts";
 
 /** The default model when only `ANTHROPIC_API_KEY` is configured: the current Claude Sonnet. */
 export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5";
@@ -71,13 +72,14 @@ export function createAnthropicProvider(config: AnthropicConfig): ModelProvider 
       const body = {
         model: config.model,
         max_tokens: request.maxTokens,
+        stream: true,
         ...(request.system ? { system: request.system } : {}),
         messages: echo.render(request.messages, prefix),
         ...(request.tools.length > 0
           ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })) }
           : {}),
       };
-      const json = await postJson(
+      const json = await postStreaming(
         {
           label,
           url,
@@ -90,6 +92,7 @@ export function createAnthropicProvider(config: AnthropicConfig): ModelProvider 
           secrets: [config.apiKey],
           keyEnvVar: "ANTHROPIC_API_KEY",
         },
+        () => new MessageStream(),
         config.http,
         signal,
       );
@@ -98,6 +101,118 @@ export function createAnthropicProvider(config: AnthropicConfig): ModelProvider 
       return { content: response.content, stopReason: response.stopReason, usage: response.usage };
     },
   };
+}
+
+/** Wire blocks as their events build them; a `tool_use` keeps the JSON of its input as it comes. */
+type BuildingBlock = WireBlock & { partialJson?: string };
+
+/** Errors the API documents as passing (an overloaded or failing server): worth another attempt. */
+const RETRYABLE_STREAM_ERRORS = new Set(["overloaded_error", "api_error", "rate_limit_error", "timeout_error"]);
+
+/**
+ * Assembles a streamed answer into the non-streamed answer's shape (`content`, `stop_reason`,
+ * `usage`), which {@link parseResponse} then reads like any other.
+ */
+class MessageStream implements AnswerReader<unknown> {
+  private readonly blocks: BuildingBlock[] = [];
+  private usage: Record<string, unknown> = {};
+  private stopReason: string | null = null;
+  private started = false;
+  private stopped = false;
+
+  event({ data }: SseEvent): void {
+    const event = eventObject(data);
+    switch (event.type) {
+      case "message_start": {
+        const message = (event.message ?? {}) as { usage?: Record<string, unknown> };
+        this.usage = { ...message.usage };
+        this.started = true;
+        break;
+      }
+      case "content_block_start":
+        this.blocks[index(event)] = { ...(event.content_block as WireBlock) };
+        break;
+      case "content_block_delta":
+        applyDelta(this.block(event), (event.delta ?? {}) as Record<string, unknown>);
+        break;
+      case "content_block_stop":
+        finishBlock(this.block(event));
+        break;
+      case "message_delta":
+        this.stopReason = ((event.delta as { stop_reason?: string | null } | undefined)?.stop_reason ?? this.stopReason) as string | null;
+        // The counts here are cumulative: they replace what message_start said.
+        this.usage = { ...this.usage, ...definedFields(event.usage) };
+        break;
+      case "message_stop":
+        this.stopped = true;
+        break;
+      case "error": {
+        const error = (event.error ?? {}) as { type?: string };
+        const message = errorDetail(data) ?? "an error event without a message";
+        throw new StreamFailure(`the stream reported ${error.type ?? "an error"}: ${message}`, RETRYABLE_STREAM_ERRORS.has(error.type ?? ""));
+      }
+      // ping, and event types newer than this code: nothing to assemble.
+    }
+  }
+
+  finish(): unknown {
+    if (!this.started || !this.stopped) throw new StreamFailure("the stream ended before message_stop: the answer is incomplete", true);
+    return { content: this.blocks.filter((b) => b !== undefined), stop_reason: this.stopReason, usage: this.usage };
+  }
+
+  whole(json: unknown): unknown {
+    return json;
+  }
+
+  private block(event: Record<string, unknown>): BuildingBlock {
+    const block = this.blocks[index(event)];
+    if (!block) throw new StreamFailure(`${String(event.type)} for block ${String(event.index)}, which never started`, false);
+    return block;
+  }
+}
+
+function index(event: Record<string, unknown>): number {
+  const i = event.index;
+  if (typeof i !== "number" || !Number.isInteger(i) || i < 0 || i > 10_000) throw new StreamFailure(`${String(event.type)} with a bad block index: ${String(i)}`, false);
+  return i;
+}
+
+function applyDelta(block: BuildingBlock, delta: Record<string, unknown>): void {
+  switch (delta.type) {
+    case "text_delta":
+      block.text = `${(block.text as string | undefined) ?? ""}${String(delta.text ?? "")}`;
+      break;
+    case "input_json_delta":
+      block.partialJson = `${block.partialJson ?? ""}${String(delta.partial_json ?? "")}`;
+      break;
+    case "thinking_delta":
+      block.thinking = `${(block.thinking as string | undefined) ?? ""}${String(delta.thinking ?? "")}`;
+      break;
+    case "signature_delta":
+      block.signature = delta.signature;
+      break;
+    case "citations_delta":
+      block.citations = [...((block.citations as unknown[] | undefined) ?? []), delta.citation];
+      break;
+  }
+}
+
+/** A tool call's input is the JSON its deltas spelled out (none: the start's `input`). */
+function finishBlock(block: BuildingBlock): void {
+  if (block.partialJson === undefined) return;
+  const json = block.partialJson;
+  delete block.partialJson;
+  if (json.trim() === "") return;
+  try {
+    block.input = JSON.parse(json);
+  } catch {
+    block.input = { __invalid_json: json };
+  }
+}
+
+function definedFields(value: unknown): Record<string, unknown> {
+  if (!value || typeof value !== "object") return {};
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined));
 }
 
 function parseResponse(json: unknown, label: string): ModelResponse & { raw: WireBlock[] } {

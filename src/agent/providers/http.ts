@@ -1,7 +1,9 @@
 /**
- * The HTTP behaviour shared by the real providers: plain `fetch`, a per-call
- * timeout, retries with exponential backoff and jitter on 429, 5xx and network failures,
- * `retry-after` honoured, and the caller's abort signal obeyed at once.
+ * The HTTP behaviour shared by the real providers: plain `fetch` of a streamed answer
+ * (server-sent events), an idle timeout (the call is given up when the server stays silent
+ * too long, however long the whole answer takes), a cap on the bytes one answer may take,
+ * retries with exponential backoff and jitter on 429, 5xx, network failures and streams cut
+ * short, `retry-after` honoured, and the caller's abort signal obeyed at once.
  *
  * Everything that goes wrong becomes a typed `provider_error`, and every message and detail is
  * passed through a redactor that knows the API key, so a key can never reach an error, a log
@@ -9,10 +11,14 @@
  */
 import { CopperheadError } from "../../errors.ts";
 import { makeRedactor } from "../../redact.ts";
+import { SseParser, type SseEvent } from "./sse.ts";
 
 export interface HttpOptions {
-  /** Per-attempt timeout, covering the response body too. Default 120 s. */
-  timeoutMs?: number;
+  /**
+   * How long the server may stay silent (before its answer starts, and between two pieces of
+   * it) before the attempt is given up. Default {@link DEFAULT_IDLE_TIMEOUT_MS}.
+   */
+  idleTimeoutMs?: number;
   /** Retries after the first attempt. Default 3. */
   maxRetries?: number;
   /** Backoff before retry n is about base × 2ⁿ, with jitter. Default 1 s. */
@@ -25,13 +31,29 @@ export interface HttpOptions {
   maxRetryAfterMs?: number;
 }
 
+/**
+ * Hosted APIs stream an event (or a keep-alive) within seconds; two minutes of silence means
+ * the connection or the server is gone. A local model reading a long prompt on a CPU can be
+ * silent for longer before its first token: its users raise `providerTimeoutSeconds`.
+ */
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_RETRIES = 3;
+
 export const DEFAULT_HTTP_OPTIONS: Required<HttpOptions> = {
-  timeoutMs: 120_000,
-  maxRetries: 3,
+  idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
+  maxRetries: DEFAULT_MAX_RETRIES,
   backoffBaseMs: 1_000,
   maxRetryAfterMs: 60_000,
 };
 
+/**
+ * The most one answer may take on the wire. An answer of 16,000 tokens streamed as events is a
+ * few MB; this leaves room for servers that send every token with a large envelope, and stops
+ * a server sending without end (which once grew the process until the kernel killed it).
+ */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** How much of an error answer is read: its message is in the first few hundred bytes. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** Cap on one backoff sleep, so the exponential never runs away. */
 const MAX_BACKOFF_MS = 30_000;
 /** How much of an error body goes into a message. */
@@ -50,17 +72,52 @@ export interface JsonPost {
 }
 
 /**
- * POSTs `body` as JSON and returns the parsed JSON response, retrying what is worth retrying.
- * Throws `provider_error`; a call aborted through `signal` throws `provider_error` with
- * `details.cancelled: true` and is never retried.
+ * Assembles one streamed answer from its events; a fresh reader per attempt. A server that
+ * ignored the request to stream and sent one JSON body is read by `whole` instead.
  */
-export async function postJson(request: JsonPost, options: HttpOptions = {}, signal?: AbortSignal): Promise<unknown> {
+export interface AnswerReader<T> {
+  /** One server-sent event; throws a {@link StreamFailure} for an error the server reported in the stream. */
+  event(event: SseEvent): void;
+  /** The answer, once the stream has ended; throws a {@link StreamFailure} when it ended incomplete. */
+  finish(): T;
+  /** The answer of a server that sent one JSON body. */
+  whole(json: unknown): T;
+}
+
+/** Something wrong inside a streamed answer: an error event, a stream cut short. */
+export class StreamFailure extends Error {
+  constructor(
+    message: string,
+    /** Worth another attempt (an overloaded server, a cut connection), or not (a bad request). */
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** An event's data, which every provider's stream sends as one JSON object. */
+export function eventObject(data: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(data) as unknown;
+    if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  throw new StreamFailure(`an event whose data is not a JSON object: ${excerpt(data)}`, false);
+}
+
+/**
+ * POSTs `body` as JSON and reads the streamed answer with a fresh `newReader()` per attempt,
+ * retrying what is worth retrying. Throws `provider_error`; a call aborted through `signal`
+ * throws `provider_error` with `details.cancelled: true` and is never retried.
+ */
+export async function postStreaming<T>(request: JsonPost, newReader: () => AnswerReader<T>, options: HttpOptions = {}, signal?: AbortSignal): Promise<T> {
   const opts = { ...DEFAULT_HTTP_OPTIONS, ...options };
   const redact = makeRedactor({}, request.secrets);
   const payload = JSON.stringify(request.body);
   let attempt = 0;
   for (;;) {
-    const outcome = await attemptOnce(request, payload, opts.timeoutMs, redact, signal);
+    const outcome = await attemptOnce(request, payload, newReader(), opts.idleTimeoutMs, redact, signal);
     if (outcome.kind === "ok") return outcome.value;
     if (outcome.kind === "fatal") throw outcome.error;
     if (attempt >= opts.maxRetries) {
@@ -68,7 +125,9 @@ export async function postJson(request: JsonPost, options: HttpOptions = {}, sig
         redact,
         `${request.label}: ${outcome.reason} (gave up after ${attempt + 1} attempt${attempt === 0 ? "" : "s"})`,
         { ...outcome.details, attempts: attempt + 1 },
-        "The model provider is unavailable or rate-limiting; try again later.",
+        outcome.details.idleTimeoutMs !== undefined
+          ? "The model server stopped sending; if it is a slow local model, raise providerTimeoutSeconds in .copperhead/config.json (or --provider-timeout, COPPERHEAD_PROVIDER_TIMEOUT)."
+          : "The model provider is unavailable or rate-limiting; try again later.",
       );
     }
     let delay = backoffDelay(attempt, opts.backoffBaseMs);
@@ -88,25 +147,53 @@ export async function postJson(request: JsonPost, options: HttpOptions = {}, sig
   }
 }
 
-type Outcome =
-  | { kind: "ok"; value: unknown }
+type Outcome<T> =
+  | { kind: "ok"; value: T }
   | { kind: "fatal"; error: CopperheadError }
   | { kind: "retry"; reason: string; details: Record<string, unknown>; retryAfterMs?: number };
 
-async function attemptOnce(
+/** An abort that fires when nothing arrived for `ms`; every arrival re-arms it. */
+class IdleTimer {
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout>;
+  fired = false;
+
+  constructor(private readonly ms: number) {
+    this.timer = this.arm();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  touch(): void {
+    clearTimeout(this.timer);
+    this.timer = this.arm();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
+  private arm(): ReturnType<typeof setTimeout> {
+    return setTimeout(() => {
+      this.fired = true;
+      this.controller.abort();
+    }, this.ms);
+  }
+}
+
+async function attemptOnce<T>(
   request: JsonPost,
   payload: string,
-  timeoutMs: number,
+  reader: AnswerReader<T>,
+  idleTimeoutMs: number,
   redact: (text: string) => string,
   signal: AbortSignal | undefined,
-): Promise<Outcome> {
+): Promise<Outcome<T>> {
   if (signal?.aborted) return { kind: "fatal", error: cancelled(request.label) };
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-  let status: number;
-  let text: string;
-  let retryAfter: string | null;
-  let location: string | null;
+  const idle = new IdleTimer(idleTimeoutMs);
+  const combined = signal ? AbortSignal.any([signal, idle.signal]) : idle.signal;
   try {
     const res = await fetch(request.url, {
       method: "POST",
@@ -116,36 +203,109 @@ async function attemptOnce(
       // Never follow: a redirect would carry the key header to wherever it points.
       redirect: "manual",
     });
-    status = res.status;
-    retryAfter = res.headers.get("retry-after");
-    location = res.headers.get("location");
-    text = await res.text();
-  } catch (err) {
-    if (signal?.aborted) return { kind: "fatal", error: cancelled(request.label) };
-    if (timeout.aborted) {
-      return { kind: "retry", reason: `no response within ${formatSeconds(timeoutMs)}`, details: { timeoutMs } };
+    idle.touch();
+    if (res.status < 200 || res.status >= 300) {
+      const text = await readText(res, idle, MAX_ERROR_BODY_BYTES);
+      return failedStatus(request, res, text, redact);
     }
-    const message = err instanceof Error ? err.message : String(err);
-    return { kind: "retry", reason: `network error: ${redact(message)}`, details: { network: true } };
-  }
-
-  if (status >= 200 && status < 300) {
+    if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      await readEvents(res, reader, idle, request.label);
+      return { kind: "ok", value: reader.finish() };
+    }
+    const text = await readText(res, idle, MAX_RESPONSE_BYTES, request.label);
+    let json: unknown;
     try {
-      return { kind: "ok", value: JSON.parse(text) };
+      json = JSON.parse(text);
     } catch {
       return {
         kind: "fatal",
         error: providerError(
           redact,
           `${request.label}: the response was not valid JSON: ${excerpt(text)}`,
-          { status, body: excerpt(text) },
+          { status: res.status, body: excerpt(text) },
           "The server at the configured base URL does not speak this provider's API; check the base URL.",
         ),
       };
     }
+    return { kind: "ok", value: reader.whole(json) };
+  } catch (err) {
+    if (signal?.aborted) return { kind: "fatal", error: cancelled(request.label) };
+    if (idle.fired) {
+      return { kind: "retry", reason: `the server sent nothing for ${formatSeconds(idleTimeoutMs)}`, details: { idleTimeoutMs } };
+    }
+    if (err instanceof CopperheadError) return { kind: "fatal", error: err };
+    if (err instanceof StreamFailure) {
+      if (err.retryable) return { kind: "retry", reason: redact(err.message), details: { stream: true } };
+      return { kind: "fatal", error: providerError(redact, `${request.label}: ${err.message}`, {}, "The provider rejected the request; see the message for the reason.") };
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    return { kind: "retry", reason: `network error: ${redact(message)}`, details: { network: true } };
+  } finally {
+    idle.stop();
   }
+}
 
+/** Feeds the body's events to `reader` as they arrive, within {@link MAX_RESPONSE_BYTES}. */
+async function readEvents<T>(res: Response, reader: AnswerReader<T>, idle: IdleTimer, label: string): Promise<void> {
+  const parser = new SseParser();
+  const decoder = new TextDecoder();
+  let bytes = 0;
+  for await (const chunk of chunks(res, idle)) {
+    bytes += chunk.byteLength;
+    if (bytes > MAX_RESPONSE_BYTES) throw responseCapError(label);
+    for (const event of parser.push(decoder.decode(chunk, { stream: true }))) reader.event(event);
+  }
+  for (const event of parser.push(decoder.decode())) reader.event(event);
+}
+
+/**
+ * The body as text, at most `maxBytes`: past that an answer is refused (`refuseAs`, the
+ * provider's label, given) or cut there (an error answer, whose message comes first).
+ */
+async function readText(res: Response, idle: IdleTimer, maxBytes: number, refuseAs?: string): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  for await (const chunk of chunks(res, idle)) {
+    bytes += chunk.byteLength;
+    if (bytes > maxBytes) {
+      if (refuseAs !== undefined) throw responseCapError(refuseAs);
+      return text + decoder.decode(chunk.subarray(0, chunk.byteLength - (bytes - maxBytes)));
+    }
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+/** The body's chunks, each arrival re-arming the idle timer; leaving early cancels the body. */
+async function* chunks(res: Response, idle: IdleTimer): AsyncGenerator<Uint8Array> {
+  if (!res.body) return;
+  const body = res.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await body.read();
+      if (done) return;
+      idle.touch();
+      yield value;
+    }
+  } finally {
+    body.cancel().catch(() => {});
+  }
+}
+
+function responseCapError(label: string): CopperheadError {
+  return new CopperheadError("provider_error", `${label}: the answer exceeded ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB, the cap on one model response; the rest was not read`, {
+    cap: "response_bytes",
+    limitBytes: MAX_RESPONSE_BYTES,
+    fix: "The server sent far more than a model answer; check that the base URL points at a model server.",
+  });
+}
+
+/** A non-2xx answer: retried (429, 5xx) or the typed error that names the fix. */
+function failedStatus<T>(request: JsonPost, res: Response, text: string, redact: (text: string) => string): Outcome<T> {
+  const status = res.status;
   if (status >= 300 && status < 400) {
+    const location = res.headers.get("location");
     return {
       kind: "fatal",
       error: providerError(
@@ -156,11 +316,10 @@ async function attemptOnce(
       ),
     };
   }
-
   const detail = errorDetail(text);
   const details = { status, body: excerpt(text) };
   if (status === 429 || status >= 500) {
-    const retryAfterMs = parseRetryAfter(retryAfter);
+    const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"));
     return {
       kind: "retry",
       reason: `HTTP ${status}${detail ? `: ${detail}` : ""}`,
@@ -185,7 +344,7 @@ function fixFor(status: number, request: JsonPost): string {
 }
 
 /** The provider's own error message when the body is the usual `{ error: { message } }`. */
-function errorDetail(text: string): string | undefined {
+export function errorDetail(text: string): string | undefined {
   try {
     const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
     if (typeof body.error === "string") return excerpt(body.error);

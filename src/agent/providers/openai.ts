@@ -15,6 +15,15 @@
  * - `finish_reason` is `stop`, `tool_calls`, `length`, `content_filter` (or the legacy
  *   `function_call`); `usage` has `prompt_tokens`/`completion_tokens`.
  *
+ * Streaming (`stream: true` with `stream_options: { include_usage: true }`): the answer arrives
+ * as `data:` events, each a `chat.completion.chunk` whose `choices[0].delta` carries a piece:
+ * `content` and `refusal` text to append, and `tool_calls[]` entries keyed by `index`, the
+ * first of each giving `id` and `function.name`, every one a piece of `function.arguments`;
+ * `finish_reason` comes on the last choice chunk, the usage on a final chunk with empty
+ * `choices`, and `data: [DONE]` ends the stream. The pieces are assembled into exactly the
+ * `choices[0].message` a non-streamed answer has, so everything below reads both (and a server
+ * that ignores `stream` and sends one JSON body is read as it is).
+ *
  * Compatible servers vary, so parsing is lenient where it costs nothing: a missing `usage`
  * counts as zero, `arguments` already parsed into an object is accepted, a call without an id
  * gets one, and tool calls win over a `finish_reason` of `stop`.
@@ -22,7 +31,8 @@
 import * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
 import type { ContentBlock, Message, ModelProvider, ModelRequest, ModelResponse, StopReason } from "../model.ts";
-import { joinUrl, postJson, type HttpOptions } from "./http.ts";
+import { errorDetail, eventObject, joinUrl, postStreaming, StreamFailure, type AnswerReader, type HttpOptions } from "./http.ts";
+import type { SseEvent } from "./sse.ts";
 
 /** The default model when only `OPENAI_API_KEY` is configured. */
 export const DEFAULT_OPENAI_MODEL = "gpt-4.1";
@@ -117,8 +127,10 @@ export function createChatCompletionsProvider(config: ChatCompletionsConfig): Mo
             }
           : {}),
         [config.maxTokensField]: request.maxTokens,
+        stream: true,
+        stream_options: { include_usage: true },
       };
-      const json = await postJson(
+      const json = await postStreaming(
         {
           label,
           url,
@@ -130,12 +142,87 @@ export function createChatCompletionsProvider(config: ChatCompletionsConfig): Mo
           secrets: config.apiKey ? [config.apiKey] : [],
           keyEnvVar: config.keyEnvVar,
         },
+        () => new ChunkStream(),
         config.http,
         signal,
       );
       return parseResponse(json, label, () => `call_copperhead_${++generatedIds}`);
     },
   };
+}
+
+/** A tool call as its chunks build it. */
+interface BuildingCall {
+  id?: string;
+  name: string;
+  arguments: string;
+  /** A server that sent the arguments already parsed. */
+  parsed?: Record<string, unknown>;
+}
+
+/**
+ * Assembles streamed chunks into a non-streamed answer's shape (`choices[0].message`,
+ * `finish_reason`, `usage`), which {@link parseResponse} then reads like any other.
+ */
+class ChunkStream implements AnswerReader<unknown> {
+  private content = "";
+  private refusal = "";
+  private readonly calls: BuildingCall[] = [];
+  private finishReason: string | null = null;
+  private usage: unknown = null;
+  private done = false;
+
+  event({ data }: SseEvent): void {
+    if (data.trim() === "[DONE]") {
+      this.done = true;
+      return;
+    }
+    const chunk = eventObject(data);
+    if (chunk.error !== undefined && chunk.error !== null) {
+      throw new StreamFailure(`the stream reported an error: ${errorDetail(data) ?? "no message"}`, false);
+    }
+    if (chunk.usage) this.usage = chunk.usage;
+    const choices = Array.isArray(chunk.choices) ? (chunk.choices as Array<Record<string, unknown>>) : [];
+    const choice = choices.find((c) => (c.index ?? 0) === 0);
+    if (!choice) return;
+    const delta = (choice.delta ?? {}) as Record<string, unknown>;
+    if (typeof delta.content === "string") this.content += delta.content;
+    if (typeof delta.refusal === "string") this.refusal += delta.refusal;
+    if (Array.isArray(delta.tool_calls)) for (const piece of delta.tool_calls as Array<Record<string, unknown>>) this.addCallPiece(piece);
+    if (typeof choice.finish_reason === "string") this.finishReason = choice.finish_reason;
+  }
+
+  finish(): unknown {
+    // [DONE] ends every stream; a finish_reason is enough for servers that leave it out.
+    if (!this.done && this.finishReason === null) throw new StreamFailure("the stream ended before [DONE]: the answer is incomplete", true);
+    const toolCalls = this.calls
+      .filter((c) => c !== undefined)
+      .map((c) => ({ id: c.id ?? null, type: "function", function: { name: c.name, arguments: c.parsed ?? c.arguments } }));
+    return {
+      choices: [
+        {
+          message: { content: this.content || null, refusal: this.refusal || null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+          finish_reason: this.finishReason,
+        },
+      ],
+      usage: this.usage,
+    };
+  }
+
+  whole(json: unknown): unknown {
+    return json;
+  }
+
+  private addCallPiece(piece: Record<string, unknown>): void {
+    const at = typeof piece.index === "number" && Number.isInteger(piece.index) ? piece.index : this.calls.length;
+    if (at < 0 || at > 10_000) throw new StreamFailure(`a tool call with a bad index: ${String(piece.index)}`, false);
+    const call = (this.calls[at] ??= { name: "", arguments: "" });
+    const fn = (piece.function ?? {}) as { name?: unknown; arguments?: unknown };
+    if (typeof piece.id === "string" && piece.id) call.id = piece.id;
+    if (typeof fn.name === "string" && fn.name) call.name = fn.name;
+    if (typeof fn.arguments === "string") call.arguments += fn.arguments;
+    else if (fn.arguments && typeof fn.arguments === "object") call.parsed = fn.arguments as Record<string, unknown>;
+  }
 }
 
 function parseResponse(json: unknown, label: string, newId: () => string): ModelResponse {

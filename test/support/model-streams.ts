@@ -1,0 +1,136 @@
+/**
+ * The streamed wire formats of the model APIs, for loopback servers: an answer written the
+ * simple, non-streamed way is turned into the server-sent events the real API sends for it
+ * (Anthropic's "Streaming Messages" events; OpenAI's `chat.completion.chunk`s with the usage
+ * chunk and `[DONE]`), text and tool arguments cut into pieces the way a model streams them.
+ */
+
+/** One server-sent event; `data` is JSON-encoded unless it is a string. */
+export interface SseFrame {
+  event?: string;
+  data: unknown;
+}
+
+export function encodeFrame(frame: SseFrame): string {
+  const data = typeof frame.data === "string" ? frame.data : JSON.stringify(frame.data);
+  return `${frame.event ? `event: ${frame.event}\n` : ""}data: ${data}\n\n`;
+}
+
+export interface StreamPacing {
+  /** Wait before each frame (the first included). */
+  intervalMs?: number;
+  /** Send this many frames, then nothing more: the stream stays open and silent. */
+  stallAfter?: number;
+}
+
+/** A `text/event-stream` response sending `frames`, paced as asked. */
+export function sseResponse(frames: SseFrame[], pacing: StreamPacing = {}): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      for (const [i, frame] of frames.entries()) {
+        if (pacing.stallAfter !== undefined && i >= pacing.stallAfter) return;
+        if (pacing.intervalMs) await Bun.sleep(pacing.intervalMs);
+        controller.enqueue(encoder.encode(encodeFrame(frame)));
+      }
+      controller.close();
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+}
+
+/**
+ * Cuts `text` into pieces of about 8 characters (a model streams a few at a time), or into 64
+ * pieces when that is more, so a huge test input stays a modest stream.
+ */
+export function pieces(text: string): string[] {
+  const size = Math.max(8, Math.ceil(text.length / 64));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out.length > 0 ? out : [""];
+}
+
+type Block = Record<string, unknown> & { type: string };
+
+/** A Messages API answer (`content`, `stop_reason`, `usage`) as the events that stream it. */
+export function anthropicFrames(message: { content: Block[]; stop_reason: string; usage: { input_tokens: number; output_tokens: number } }): SseFrame[] {
+  const frames: SseFrame[] = [
+    {
+      event: "message_start",
+      data: {
+        type: "message_start",
+        message: {
+          id: "msg_loopback",
+          type: "message",
+          role: "assistant",
+          model: "loopback",
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: message.usage.input_tokens, output_tokens: 1 },
+        },
+      },
+    },
+    { event: "ping", data: { type: "ping" } },
+  ];
+  for (const [index, block] of message.content.entries()) {
+    const { start, deltas } = blockEvents(block);
+    frames.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block: start } });
+    for (const delta of deltas) frames.push({ event: "content_block_delta", data: { type: "content_block_delta", index, delta } });
+    frames.push({ event: "content_block_stop", data: { type: "content_block_stop", index } });
+  }
+  frames.push(
+    {
+      event: "message_delta",
+      data: { type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: message.usage.output_tokens } },
+    },
+    { event: "message_stop", data: { type: "message_stop" } },
+  );
+  return frames;
+}
+
+function blockEvents(block: Block): { start: Block; deltas: Array<Record<string, unknown>> } {
+  switch (block.type) {
+    case "text":
+      return { start: { type: "text", text: "" }, deltas: pieces(String(block.text)).map((text) => ({ type: "text_delta", text })) };
+    case "tool_use": {
+      const json = JSON.stringify(block.input ?? {});
+      return {
+        start: { type: "tool_use", id: block.id, name: block.name, input: {} },
+        deltas: pieces(json).map((partial_json) => ({ type: "input_json_delta", partial_json })),
+      };
+    }
+    case "thinking":
+      return {
+        start: { type: "thinking", thinking: "" },
+        deltas: [...pieces(String(block.thinking)).map((thinking) => ({ type: "thinking_delta", thinking })), { type: "signature_delta", signature: block.signature }],
+      };
+    default:
+      // redacted_thinking and the like arrive whole in their start event.
+      return { start: block, deltas: [] };
+  }
+}
+
+/** A Chat Completions answer (`choices[0].message`, `finish_reason`, `usage`) as the chunks that stream it. */
+export function chatCompletionFrames(answer: {
+  message: { content?: string | null; refusal?: string | null; tool_calls?: Array<{ id?: string; function: { name: string; arguments?: unknown } }> };
+  finish_reason: string;
+  usage?: unknown;
+}): SseFrame[] {
+  const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null) => ({
+    data: { id: "chatcmpl-loopback", object: "chat.completion.chunk", created: 0, model: "loopback", choices: [{ index: 0, delta, finish_reason }] },
+  });
+  const frames: SseFrame[] = [chunk({ role: "assistant", content: "" })];
+  if (answer.message.content) for (const content of pieces(answer.message.content)) frames.push(chunk({ content }));
+  if (answer.message.refusal) frames.push(chunk({ refusal: answer.message.refusal }));
+  for (const [index, call] of (answer.message.tool_calls ?? []).entries()) {
+    const args = call.function.arguments;
+    const head = { index, ...(call.id ? { id: call.id } : {}), type: "function", function: { name: call.function.name, arguments: typeof args === "string" ? "" : args } };
+    frames.push(chunk({ tool_calls: [head] }));
+    if (typeof args === "string") for (const piece of pieces(args)) frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+  }
+  frames.push(chunk({}, answer.finish_reason));
+  if (answer.usage) frames.push({ data: { id: "chatcmpl-loopback", object: "chat.completion.chunk", created: 0, model: "loopback", choices: [], usage: answer.usage } });
+  frames.push({ data: "[DONE]" });
+  return frames;
+}
