@@ -1,3 +1,5 @@
+import { parseTimeoutSeconds } from "../agent/providers/patience.ts";
+
 /**
  * Options shared by the commands, declared once. Each command spreads the set it takes into its
  * own `args`; the global ones may also come before the subcommand (`copperhead --repo ../board
@@ -29,4 +31,14 @@ export const modelArg = {
     description: "provider:model-id (anthropic:, openai:, compat:, replay:<file>), or claude-code[:id] / codex[:id] for your logged-in CLI",
     valueHint: "MODEL",
   },
+  "provider-timeout": {
+    type: "string",
+    description: "Seconds a model server may stay silent before the call is retried (default: COPPERHEAD_PROVIDER_TIMEOUT, the config's providerTimeoutSeconds, 120)",
+    valueHint: "SECONDS",
+  },
 } as const;
+
+/** `--provider-timeout`'s value, checked. */
+export function providerTimeout(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : parseTimeoutSeconds(value, "--provider-timeout");
+}

@@ -7,7 +7,7 @@ import { CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
 import { withCancellation } from "../repo/cancel.ts";
 import { describeAmendment, renderProposal, type Proposal } from "../spec/proposal.ts";
-import { modelArg, projectArgs } from "./args.ts";
+import { modelArg, projectArgs, providerTimeout } from "./args.ts";
 import { writeData, writeJson } from "./output.ts";
 
 export const doCommand = defineCommand({
@@ -31,6 +31,7 @@ export const doCommand = defineCommand({
         project: args.project,
         dryRun: args["dry-run"],
         model: args.model,
+        providerTimeoutSeconds: providerTimeout(args["provider-timeout"]),
         maxRepairCycles: count(args["max-repair-cycles"], "--max-repair-cycles"),
         maxTurns: count(args["max-turns"], "--max-turns"),
         approve: interactive ? (proposal) => askApproval(proposal, status) : undefined,

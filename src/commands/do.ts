@@ -24,6 +24,8 @@ export interface DoOptions {
   project?: string;
   dryRun?: boolean;
   model?: string;
+  /** `--provider-timeout`: seconds a model server may stay silent (see `agent/providers/patience.ts`). */
+  providerTimeoutSeconds?: number;
   maxRepairCycles?: number;
   maxTurns?: number;
   /** Interactive approval; without it approval is AUTO (recorded as such everywhere). */
@@ -47,7 +49,7 @@ export async function runDo(options: DoOptions): Promise<DoSummary> {
   }
   const repoRoot = resolveRepoRoot(options.repo);
   const { config, project } = discoverConfiguredProject(repoRoot, options.project);
-  const provider = options.provider ?? resolveProvider({ model: options.model, config, host: options.host });
+  const provider = options.provider ?? resolveProvider({ model: options.model, providerTimeoutSeconds: options.providerTimeoutSeconds, config, host: options.host });
   await assertGitRepo(repoRoot);
   await provider.preflight?.();
   try {

@@ -4,7 +4,9 @@
  * reported by variable name only, never by value.
  */
 import { existsSync } from "node:fs";
+import { resolvePatience, type Patience } from "../agent/providers/patience.ts";
 import { discoverConfiguredProject, loadConfig } from "../config/config.ts";
+import type { Config } from "../config/schema.ts";
 import { asCopperheadError } from "../errors.ts";
 import { findKicadCli, type KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { findKicadPython } from "../kicad/cli/python.ts";
@@ -38,6 +40,7 @@ export const PROVIDER_VARIABLES = [
   "OPENAI_BASE_URL",
   "COPPERHEAD_BASE_URL",
   "COPPERHEAD_API_KEY",
+  "COPPERHEAD_PROVIDER_TIMEOUT",
 ] as const;
 
 export interface DoctorOptions {
@@ -52,9 +55,12 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
 
   let repoRoot: string | undefined;
   let configOk = false;
+  let config: Config | undefined;
   try {
     repoRoot = resolveRepoRoot(options.repo);
-    const { path } = loadConfig(repoRoot);
+    const loaded = loadConfig(repoRoot);
+    const path = loaded.path;
+    config = loaded.config;
     configOk = true;
     items.push({ id: "config", status: "ok", summary: path ? `${path} is valid` : "no .copperhead/config.json; defaults apply" });
   } catch (err) {
@@ -73,7 +79,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     }
   }
   items.push(librariesItem(projectFile ?? repoRoot ?? process.cwd(), kicad.cli));
-  items.push(providersItem(), agentClisItem());
+  items.push(providersItem(config), agentClisItem());
   return { schema: "copperhead.doctor/1", ok: items.every((i) => i.status !== "fail"), items };
 }
 
@@ -129,19 +135,26 @@ function librariesItem(project: string, cli: KicadCli | undefined): DoctorItem {
   };
 }
 
-function providersItem(): DoctorItem {
+function providersItem(config: Config | undefined): DoctorItem {
+  let patience: Patience;
+  try {
+    patience = resolvePatience({ config });
+  } catch (err) {
+    return failure("providers", err);
+  }
   const set = PROVIDER_VARIABLES.filter((name) => (process.env[name] ?? "") !== "");
+  const calls = `model calls: idle timeout ${patience.timeoutSeconds} s (${patience.timeoutFrom}), ${patience.retries} retries (${patience.retriesFrom})`;
   if (set.length === 0) {
     return {
       id: "providers",
       status: "warn",
-      summary: "no model provider variables set; check, init and doctor need none",
+      summary: `no model provider variables set; check, init and doctor need none; ${calls}`,
       fix:
         "For `do` and `sync --resolve`, set COPPERHEAD_MODEL=claude-code or codex (your logged-in CLI; host under `copperhead mcp`), " +
         "or ANTHROPIC_API_KEY, OPENAI_API_KEY, or COPPERHEAD_BASE_URL (an OpenAI-compatible server).",
     };
   }
-  return { id: "providers", status: "ok", summary: `set: ${set.join(", ")}` };
+  return { id: "providers", status: "ok", summary: `set: ${set.join(", ")}; ${calls}` };
 }
 
 /**

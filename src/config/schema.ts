@@ -22,6 +22,13 @@ export const MODEL_PROVIDERS = [...KEYED_PROVIDERS, HOST_MODEL, ...CLI_PROVIDERS
 const MODEL_PATTERN = new RegExp(`^((${KEYED_PROVIDERS.join("|")}):.+|${HOST_MODEL}|(${CLI_PROVIDERS.join("|")})(:.+)?)$`);
 const MODEL_EXPECTED = `null, "${HOST_MODEL}", "${CLI_PROVIDERS.join('" or "')}" (optionally ":model-id"), or "provider:model-id" with provider one of ${KEYED_PROVIDERS.join(", ")}`;
 
+/** The idle timeout of a model call, in seconds: hosted APIs send within seconds; a local model on a CPU may need minutes. */
+export const DEFAULT_PROVIDER_TIMEOUT_SECONDS = 120;
+/** An hour of silence is no longer a slow model. */
+export const MAX_PROVIDER_TIMEOUT_SECONDS = 3600;
+export const DEFAULT_PROVIDER_RETRIES = 3;
+export const MAX_PROVIDER_RETRIES = 10;
+
 const checkSwitch = v.optional(v.boolean("true or false"));
 
 /** Per-check switches: one optional boolean per check family, nothing else. */
@@ -79,6 +86,25 @@ export const ConfigSchema = v.strictObject(
         v.description("Model turns one `do` run may take before it rolls back."),
       ),
       40,
+    ),
+    providerTimeoutSeconds: v.optional(
+      v.pipe(
+        v.number(`a number of seconds from 1 to ${MAX_PROVIDER_TIMEOUT_SECONDS}`),
+        v.minValue(1, `a number of seconds from 1 to ${MAX_PROVIDER_TIMEOUT_SECONDS}`),
+        v.maxValue(MAX_PROVIDER_TIMEOUT_SECONDS, `a number of seconds from 1 to ${MAX_PROVIDER_TIMEOUT_SECONDS}`),
+        v.description(
+          `How long a model server may stay silent (before its answer starts, and between two pieces of it) before the call is retried; absent means ${DEFAULT_PROVIDER_TIMEOUT_SECONDS}. Raise it for a local model (Ollama, LM Studio) on a CPU. COPPERHEAD_PROVIDER_TIMEOUT and --provider-timeout override it.`,
+        ),
+      ),
+    ),
+    providerRetries: v.optional(
+      v.pipe(
+        v.number(`a whole number from 0 to ${MAX_PROVIDER_RETRIES}`),
+        v.integer(`a whole number from 0 to ${MAX_PROVIDER_RETRIES}`),
+        v.minValue(0, `a whole number from 0 to ${MAX_PROVIDER_RETRIES}`),
+        v.maxValue(MAX_PROVIDER_RETRIES, `a whole number from 0 to ${MAX_PROVIDER_RETRIES}`),
+        v.description(`Retries of a model call after a timeout, a network error, a 429 or a 5xx, with backoff; absent means ${DEFAULT_PROVIDER_RETRIES}.`),
+      ),
     ),
     strict: v.optional(
       v.pipe(v.boolean("true or false"), v.description("Treat warnings as failures in `check` and `do`.")),

@@ -7,6 +7,7 @@ import { createAnthropicProvider, DEFAULT_ANTHROPIC_MODEL, mapStopReason } from 
 import { MAX_RESPONSE_BYTES, parseRetryAfter, type HttpOptions } from "../../src/agent/providers/http.ts";
 import { missingApiKeyError, resolveProvider } from "../../src/agent/providers/index.ts";
 import { createCompatProvider, createOpenAIProvider, DEFAULT_OPENAI_MODEL, mapFinishReason } from "../../src/agent/providers/openai.ts";
+import { parseTimeoutSeconds, resolvePatience } from "../../src/agent/providers/patience.ts";
 import { createReplayProvider, SESSION_SCHEMA } from "../../src/agent/providers/replay.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
@@ -566,6 +567,41 @@ describe("streamed answers", () => {
     expect(err.message).toContain("the cap on one model response");
     expect(err.details).toMatchObject({ cap: "response_bytes", limitBytes: MAX_RESPONSE_BYTES });
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe("patience", () => {
+  test("the idle timeout: --provider-timeout, then COPPERHEAD_PROVIDER_TIMEOUT, then the config, then the default", () => {
+    const config = { providerTimeoutSeconds: 300, providerRetries: 5 };
+    const env = { COPPERHEAD_PROVIDER_TIMEOUT: "450" };
+    expect(resolvePatience({ timeoutSeconds: 900, env, config })).toEqual({ timeoutSeconds: 900, timeoutFrom: "--provider-timeout", retries: 5, retriesFrom: "config" });
+    expect(resolvePatience({ env, config })).toMatchObject({ timeoutSeconds: 450, timeoutFrom: "COPPERHEAD_PROVIDER_TIMEOUT" });
+    expect(resolvePatience({ env: {}, config })).toMatchObject({ timeoutSeconds: 300, timeoutFrom: "config" });
+    expect(resolvePatience({ env: {}, config: null })).toEqual({ timeoutSeconds: 120, timeoutFrom: "default", retries: 3, retriesFrom: "default" });
+  });
+
+  test("a timeout written by a person is checked, naming where it came from", () => {
+    expect(parseTimeoutSeconds(" 90 ", "--provider-timeout")).toBe(90);
+    expect(parseTimeoutSeconds("2.5", "--provider-timeout")).toBe(2.5);
+    for (const bad of ["", "0", "-5", "3601", "soon", "Infinity"]) {
+      const err = thrownCopperheadError(() => parseTimeoutSeconds(bad, "--provider-timeout"));
+      expect(err.code).toBe("usage");
+      expect(err.message).toContain("--provider-timeout needs a number of seconds from 1 to 3600");
+    }
+    const err = thrownCopperheadError(() => resolvePatience({ env: { COPPERHEAD_PROVIDER_TIMEOUT: "forever" } }));
+    expect(err.fix).toContain("COPPERHEAD_PROVIDER_TIMEOUT=600");
+  });
+
+  test("the HTTP providers take it from their sources; the others never read it", async () => {
+    const server = serve(() => never());
+    const provider = resolveProvider({
+      model: "compat:m",
+      env: { COPPERHEAD_BASE_URL: server.url, COPPERHEAD_PROVIDER_TIMEOUT: "1" },
+      config: { model: null, providerRetries: 0 },
+    });
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
+    expect(err.message).toContain("the server sent nothing for 1 s (gave up after 1 attempt)");
+    expect(() => resolveProvider({ model: "replay:x.json", env: { COPPERHEAD_PROVIDER_TIMEOUT: "bad" }, cwd: "/nonexistent" })).not.toThrow(/PROVIDER_TIMEOUT/);
   });
 });
 

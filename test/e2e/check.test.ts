@@ -3,10 +3,11 @@
  * hooks see — exit codes, stdout carrying only the report, and messages that say how to fix.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { editFile } from "../support/variants.ts";
+import { ISOLATED_ENV } from "../support/repos.ts";
 import { BINARY, runBinary } from "./binary.ts";
 
 afterAll(cleanupTempDirs);
@@ -182,6 +183,19 @@ describe("doctor", () => {
     expect(item.fix).toContain("apt-get install kicad");
     expect(item.fix).toContain("brew install --cask kicad");
   }, 30_000);
+
+  test("shows the model calls' idle timeout and retries in force, and where each came from", async () => {
+    const repo = await copyFixture("usb-led");
+    mkdirSync(join(repo, ".copperhead"), { recursive: true });
+    writeFileSync(join(repo, ".copperhead/config.json"), JSON.stringify({ providerTimeoutSeconds: 600, providerRetries: 5 }));
+    const providers = async (env: Record<string, string | undefined>) =>
+      JSON.parse((await runBinary(["doctor", "--repo", repo, "--json"], { env: { ...ISOLATED_ENV, ...env } })).stdout).items.find((i: { id: string }) => i.id === "providers");
+    expect((await providers({})).summary).toContain("model calls: idle timeout 600 s (config), 5 retries (config)");
+    expect((await providers({ COPPERHEAD_PROVIDER_TIMEOUT: "900" })).summary).toContain("idle timeout 900 s (COPPERHEAD_PROVIDER_TIMEOUT)");
+    const bad = await providers({ COPPERHEAD_PROVIDER_TIMEOUT: "later" });
+    expect(bad.status).toBe("fail");
+    expect(bad.summary).toContain('COPPERHEAD_PROVIDER_TIMEOUT needs a number of seconds from 1 to 3600, not "later"');
+  }, 60_000);
 
   test("without kicad-cli: exit 3 and the fix", async () => {
     const repo = await copyFixture("usb-led");

@@ -19,6 +19,8 @@ export function encodeFrame(frame: SseFrame): string {
 export interface StreamPacing {
   /** Wait before each frame (the first included). */
   intervalMs?: number;
+  /** Spread the frames evenly over this long instead: the answer ends after `totalMs`. */
+  totalMs?: number;
   /** Send this many frames, then nothing more: the stream stays open and silent. */
   stallAfter?: number;
 }
@@ -26,11 +28,12 @@ export interface StreamPacing {
 /** A `text/event-stream` response sending `frames`, paced as asked. */
 export function sseResponse(frames: SseFrame[], pacing: StreamPacing = {}): Response {
   const encoder = new TextEncoder();
+  const interval = pacing.totalMs !== undefined ? pacing.totalMs / frames.length : pacing.intervalMs;
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       for (const [i, frame] of frames.entries()) {
         if (pacing.stallAfter !== undefined && i >= pacing.stallAfter) return;
-        if (pacing.intervalMs) await Bun.sleep(pacing.intervalMs);
+        if (interval) await Bun.sleep(interval);
         controller.enqueue(encoder.encode(encodeFrame(frame)));
       }
       controller.close();

@@ -25,6 +25,7 @@ export const ISOLATED_ENV: Record<string, string | undefined> = {
   COPPERHEAD_BASE_URL: undefined,
   COPPERHEAD_API_KEY: undefined,
   COPPERHEAD_MODEL: undefined,
+  COPPERHEAD_PROVIDER_TIMEOUT: undefined,
   NO_COLOR: "1",
 };
 

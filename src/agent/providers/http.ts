@@ -9,6 +9,7 @@
  * passed through a redactor that knows the API key, so a key can never reach an error, a log
  * line or the transcript by way of a server echoing it back.
  */
+import { DEFAULT_PROVIDER_RETRIES, DEFAULT_PROVIDER_TIMEOUT_SECONDS } from "../../config/schema.ts";
 import { CopperheadError } from "../../errors.ts";
 import { makeRedactor } from "../../redact.ts";
 import { SseParser, type SseEvent } from "./sse.ts";
@@ -36,12 +37,11 @@ export interface HttpOptions {
  * the connection or the server is gone. A local model reading a long prompt on a CPU can be
  * silent for longer before its first token: its users raise `providerTimeoutSeconds`.
  */
-export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
-export const DEFAULT_MAX_RETRIES = 3;
+export const DEFAULT_IDLE_TIMEOUT_MS = DEFAULT_PROVIDER_TIMEOUT_SECONDS * 1000;
 
 export const DEFAULT_HTTP_OPTIONS: Required<HttpOptions> = {
   idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
-  maxRetries: DEFAULT_MAX_RETRIES,
+  maxRetries: DEFAULT_PROVIDER_RETRIES,
   backoffBaseMs: 1_000,
   maxRetryAfterMs: 60_000,
 };

@@ -7,7 +7,7 @@
  * the keyless ones. Resolution only builds the provider (and reads a replay file): it makes no
  * network call and starts no process, so preflight can run it before anything starts.
  */
-import { CLI_PROVIDERS, HOST_MODEL, KEYED_PROVIDERS, MODEL_PROVIDERS } from "../../config/schema.ts";
+import { CLI_PROVIDERS, HOST_MODEL, KEYED_PROVIDERS, MODEL_PROVIDERS, type Config } from "../../config/schema.ts";
 import { CopperheadError } from "../../errors.ts";
 import { selfCommand } from "../../util/self-command.ts";
 import type { ModelProvider } from "../model.ts";
@@ -18,6 +18,7 @@ import { createAnthropicProvider, DEFAULT_ANTHROPIC_MODEL } from "./anthropic.ts
 import { createHostProvider, hostUnavailableError, type HostSampler } from "./host.ts";
 import type { HttpOptions } from "./http.ts";
 import { createCompatProvider, createOpenAIProvider, DEFAULT_OPENAI_MODEL } from "./openai.ts";
+import { httpOptions, resolvePatience } from "./patience.ts";
 import { createReplayProvider } from "./replay.ts";
 
 export { DEFAULT_ANTHROPIC_MODEL } from "./anthropic.ts";
@@ -26,12 +27,14 @@ export { DEFAULT_OPENAI_MODEL } from "./openai.ts";
 export interface ResolveProviderOptions {
   /** The `--model` flag. */
   model?: string;
-  config?: { model: string | null } | null;
+  config?: (Pick<Config, "providerTimeoutSeconds" | "providerRetries"> & { model: string | null }) | null;
+  /** `--provider-timeout`, in seconds (see `patience.ts` for the order of the sources). */
+  providerTimeoutSeconds?: number;
   /** Defaults to `process.env`. */
   env?: Record<string, string | undefined>;
   /** Where a relative `replay:` path is resolved; defaults to the current directory. */
   cwd?: string;
-  /** Timeouts and retries for the HTTP providers. */
+  /** Timeouts and retries for the HTTP providers, overriding everything (tests). */
   http?: HttpOptions;
   /** The MCP client's model, lent by `copperhead mcp`; `host` needs it. */
   host?: HostSampler;
@@ -110,15 +113,18 @@ function build(
   get: (name: string) => string | undefined,
   options: ResolveProviderOptions,
 ): ModelProvider {
-  const http = options.http ? { http: options.http } : {};
+  // Read only for the HTTP providers, so a bad COPPERHEAD_PROVIDER_TIMEOUT bothers no one else.
+  const http = () => ({
+    http: options.http ?? httpOptions(resolvePatience({ timeoutSeconds: options.providerTimeoutSeconds, env: options.env, config: options.config })),
+  });
   switch (provider) {
     case "anthropic": {
       const apiKey = requireVar(get, "ANTHROPIC_API_KEY", `anthropic:${id}`);
-      return createAnthropicProvider({ model: id, apiKey, ...baseUrl(get, "ANTHROPIC_BASE_URL"), ...http });
+      return createAnthropicProvider({ model: id, apiKey, ...baseUrl(get, "ANTHROPIC_BASE_URL"), ...http() });
     }
     case "openai": {
       const apiKey = requireVar(get, "OPENAI_API_KEY", `openai:${id}`);
-      return createOpenAIProvider({ model: id, apiKey, ...baseUrl(get, "OPENAI_BASE_URL"), ...http });
+      return createOpenAIProvider({ model: id, apiKey, ...baseUrl(get, "OPENAI_BASE_URL"), ...http() });
     }
     case "compat": {
       requireVar(get, "COPPERHEAD_BASE_URL", `compat:${id}`);
@@ -127,7 +133,7 @@ function build(
         model: id,
         baseUrl: baseUrl(get, "COPPERHEAD_BASE_URL").baseUrl!,
         ...(apiKey ? { apiKey } : {}),
-        ...http,
+        ...http(),
       });
     }
     case "replay":

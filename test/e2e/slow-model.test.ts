@@ -1,0 +1,76 @@
+/**
+ * Patience with a slow model, through the compiled binary and a loopback model server that
+ * streams: a first answer that takes 200 s in all, an event every few seconds (a local model on
+ * a CPU), completes a committed run with the default idle timeout; a stream that stalls longer
+ * than the idle timeout ends the run `provider_error` with the reason, byte-identical.
+ *
+ * The 200 s run is the one slow test the acceptance asks for; the stall uses a short timeout.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { DEFAULT_PROVIDER_TIMEOUT_SECONDS } from "../../src/config/schema.ts";
+import { cleanupTempDirs } from "../support/kicad.ts";
+import { copyRepo, fingerprint, ISOLATED_ENV } from "../support/repos.ts";
+import { runBinary, templateRepo } from "./binary.ts";
+import { serveScriptedModel, sessionTurns } from "./scripted-model.ts";
+
+afterAll(cleanupTempDirs);
+
+const template = templateRepo();
+const REQUEST = "add a 100 nF decoupling capacitor on the LDO output";
+/** add-decoupling-cap's turns up to and including `sync_board` (see do.test.ts). */
+const EDIT_TURNS = 5;
+
+describe("a slow model", () => {
+  test("a first answer streamed over 200 s commits with the default idle timeout", async () => {
+    const repo = await copyRepo(template());
+    const model = serveScriptedModel(sessionTurns("add-decoupling-cap"), { pacing: (n) => (n === 1 ? { totalMs: 200_000 } : undefined) });
+    try {
+      const started = Date.now();
+      const result = await runBinary(["do", REQUEST, "--model", "compat:test", "--repo", repo, "--json"], {
+        env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: model.baseUrl },
+      });
+      const summary = JSON.parse(result.stdout);
+      expect({ exitCode: result.exitCode, status: summary.status }).toEqual({ exitCode: 0, status: "committed" });
+      // The first answer alone took longer than the idle timeout: only its pace kept it alive.
+      expect(Date.now() - started).toBeGreaterThan(DEFAULT_PROVIDER_TIMEOUT_SECONDS * 1000);
+    } finally {
+      await model.stop();
+    }
+  }, 420_000);
+
+  test("a stream stalled mid-edit past the idle timeout: provider_error with the reason, byte-identical", async () => {
+    const repo = await copyRepo(template());
+    const before = fingerprint(repo);
+    const turns = sessionTurns("add-decoupling-cap").slice(0, EDIT_TURNS + 1);
+    const model = serveScriptedModel(turns, { pacing: (n) => (n === EDIT_TURNS + 1 ? { stallAfter: 2 } : undefined) });
+    try {
+      const result = await runBinary(["do", REQUEST, "--model", "compat:test", "--repo", repo, "--json"], {
+        env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: model.baseUrl, COPPERHEAD_PROVIDER_TIMEOUT: "2" },
+      });
+      const summary = JSON.parse(result.stdout);
+      expect(result.exitCode).toBe(1);
+      expect(summary.status).toBe("rolled_back");
+      expect(summary.reason).toBe("provider_error");
+      expect(summary.detail).toContain("the server sent nothing for 2 s (gave up after 4 attempts)");
+      expect(fingerprint(repo)).toEqual(before);
+    } finally {
+      await model.stop();
+    }
+  }, 180_000);
+
+  test("a malformed timeout is a usage error naming its source, before anything starts", async () => {
+    const repo = await copyRepo(template());
+    const before = fingerprint(repo);
+    const flag = await runBinary(["do", REQUEST, "--model", "compat:test", "--provider-timeout", "soon", "--repo", repo, "--json"], {
+      env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: "http://127.0.0.1:9/v1" },
+    });
+    expect(flag.exitCode).toBe(3);
+    expect(JSON.parse(flag.stdout).error).toMatchObject({ code: "usage", message: expect.stringContaining('--provider-timeout needs a number of seconds from 1 to 3600, not "soon"') });
+    const env = await runBinary(["sync", "--resolve", "--model", "compat:test", "--repo", repo, "--json"], {
+      env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: "http://127.0.0.1:9/v1", COPPERHEAD_PROVIDER_TIMEOUT: "0" },
+    });
+    expect(env.exitCode).toBe(3);
+    expect(env.stdout).toContain("COPPERHEAD_PROVIDER_TIMEOUT needs a number of seconds");
+    expect(fingerprint(repo)).toEqual(before);
+  }, 60_000);
+});
