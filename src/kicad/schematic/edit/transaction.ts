@@ -1,6 +1,6 @@
 /**
- * The bookkeeping under a `SchematicEditor`: which sheets its edits touched, what a failed
- * edit puts back, and what is left to save.
+ * The bookkeeping under a `SchematicEditor` (held by its `EditorState`): which sheets its
+ * edits touched, what a failed edit puts back, and what is left to save.
  *
  * Edits change the sheets' trees in place (see `SchematicFile`), so nothing here re-reads a
  * file after a successful edit, and only the sheets an edit declared are ever printed: to

@@ -1,0 +1,248 @@
+/**
+ * Adding and removing parts: a new symbol from the libraries (or a copy of an existing part)
+ * placed next to what it belongs with, every unit in its own free spot, its pins wired right
+ * away; and removing a part with the wiring that served only its pins.
+ */
+import { CopperheadError } from "../../../errors.ts";
+import { naturalCompare } from "../../netlist/netlist.ts";
+import { placePoint, samePoint, toIU, type Placement } from "../geometry.ts";
+import { placedSymbolNode, type MmPoint } from "../items.ts";
+import { SheetSpace, type Shape, type Spot } from "./placement.ts";
+import { fieldBox, grow, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union } from "../space.ts";
+import { removeLegacyInstances } from "../dialect.ts";
+import type { DetachPlan } from "../wiring.ts";
+import type { LibPin, LibSymbol, SchematicFile, SheetInstance } from "../view.ts";
+import { cloneNode, removeChild, type SList } from "../../sexpr/index.ts";
+import type { EditorState } from "./state.ts";
+import { newReferences, unitsOf } from "./lookup.ts";
+import { ensureLibSymbol, instancePinNumbers, libSymbolView, referencePrefix, resolveLibSymbol, symbolFields } from "./lib-symbols.ts";
+import { applyPlan, placeSymbol, pruneLibSymbol, toMm, unique } from "./tree.ts";
+import { landingOf, netTarget, plannedWiring, type PinLanding } from "./net-target.ts";
+import { placementAnchor } from "./move.ts";
+import { connect } from "./connect.ts";
+
+export interface AddComponentArgs {
+  /** `Library:Symbol`; optional with `like`. */
+  libId?: string;
+  /**
+   * An existing part to copy: its symbol (as the design embeds it), footprint and fields
+   * (MPN, manufacturer, …), so the same part never lands in the BOM twice with two footprints.
+   * Explicit arguments win.
+   */
+  like?: string;
+  value?: string;
+  footprint?: string;
+  /** More fields by name; a field the library symbol lacks is added hidden. */
+  fields?: Record<string, string>;
+  /** Human sheet path, `/` (default) or `/Regulator/` (`Regulator` and `/Regulator` work too). */
+  sheet?: string;
+  /** Default: the next free number for the symbol's prefix, e.g. `C3`. */
+  ref?: string;
+  /**
+   * A reference or net the part belongs with: it goes on that sheet (unless `sheet` says
+   * otherwise), next to it. Default: the part it shares the most `connect` nets with.
+   */
+  near?: string;
+  /** Pins (number or name) to wire to nets right away, e.g. `{ "1": "+3V3", "2": "GND" }`. */
+  connect?: Record<string, string>;
+  /** Fixed rotation (0, 90, 180, 270); by default the one that puts supply pins up and ground pins down. */
+  rotation?: number;
+}
+
+export interface AddedComponent {
+  ref: string;
+  /** Every reference the part got: `ref`, then one per other instance of a sheet used more than once. */
+  refs: string[];
+  sheet: string;
+  pins: { number: string; name: string }[];
+  /** Origin of the (first) unit on the sheet, mm, and its rotation. */
+  at: MmPoint;
+  rotation: number;
+  /** The part it was placed next to (the `near` part, or the part `near` names a net of), and the gap to it in mm. */
+  near?: string;
+  distance?: number;
+}
+
+/** Room kept beyond each unconnected pin of a new symbol for the stub and label a later `connect` adds. */
+const PIN_REACH = toIU(7.62);
+/** Half the width of that room: a power symbol's value or a short label. */
+const PIN_SPREAD = toIU(2.54);
+/** An orientation that puts a supply pin down (or a ground pin up) costs this much distance. */
+const UPSIDE_DOWN = toIU(40);
+/** Turning a part from how its library draws it costs this much distance. */
+const TURNED = toIU(2.54);
+
+/**
+ * Places a symbol from the libraries where a designer would: on the sheet of, and near, the
+ * part or net it belongs with (`near`; by default the part it shares the most `connect`
+ * nets with), in free space on the sheet's grid, every unit of a multi-unit symbol in its own
+ * spot. With `connect`, the part is turned so supply pins face up and ground pins face down,
+ * and its pins are wired right away (see `connect`). The library symbol is embedded in the
+ * sheet's `lib_symbols` once per lib id.
+ */
+export function addComponent(state: EditorState, args: AddComponentArgs): AddedComponent {
+  const like = args.like !== undefined ? likeSource(state, args.like) : undefined;
+  const libId = args.libId ?? like?.libId;
+  if (!libId) throw new CopperheadError("usage", "add_component needs a lib id or a part to copy (like).", { fix: 'Pass lib_id, e.g. "Device:C", or like, e.g. "C2".' });
+  const def = like && like.libId === libId ? like.def : resolveLibSymbol(state, libId);
+  const footprint = args.footprint ?? (like && like.libId === libId ? like.values.Footprint : undefined);
+  if (footprint) state.libraries.resolveFootprint(footprint);
+  const lib = libSymbolView(def);
+  const connections = Object.entries(args.connect ?? {}).map(([pin, net]) => ({ pin: libPinOf(lib, libId, pin), net }));
+  const anchor = placementAnchor(state, args, connections.map((c) => c.net));
+  const target = anchor.instance;
+  const file = target.file;
+  const refs = newReferences(state, file, referencePrefix(def, "U"), args.ref === undefined ? undefined : { instance: target, ref: args.ref });
+  const ownRef = refs.get(target)!;
+  const values: Record<string, string> = { ...(like && like.libId === libId ? like.values : {}), ...args.fields, Reference: ownRef };
+  if (args.value !== undefined) values.Value = args.value;
+  if (footprint !== undefined) values.Footprint = footprint;
+  const landings = new Map(connections.map((c) => [c.pin.number, landingOf(netTarget(state, c.net, target, ownRef))]));
+  const units = Array.from({ length: lib.unitCount }, (_, i) => i + 1);
+  const space = new SheetSpace(file);
+  const spots = units.map((unit) => {
+    const spot = space.findSpot(unitShapes(def, lib, unit, values, landings, args.rotation), anchor.box);
+    if (!spot) {
+      throw new CopperheadError("edit_conflict", `No free room for ${libId}${lib.unitCount > 1 ? ` unit ${unit}` : ""} on sheet ${target.humanPath}.`, {
+        fix: "Place it on another sheet, or remove unused parts from this one.",
+        sheet: target.humanPath,
+      });
+    }
+    for (const box of spot.shape.boxes) space.occupy(translate(box, spot.at));
+    return spot;
+  });
+  state.edit(
+    state.withInstanceRows(file),
+    () => placeUnits(state, file, { libId, def, lib, values, refs }, spots),
+    () => {
+      for (const c of connections) connect(state, ownRef, c.pin.number, c.net);
+    },
+  );
+  const pins = new Map<string, string>();
+  for (const pin of lib.pins) if (!pins.has(pin.number)) pins.set(pin.number, pin.name);
+  return {
+    ref: ownRef,
+    refs: [ownRef, ...[...refs.values()].filter((ref) => ref !== ownRef)],
+    sheet: target.humanPath,
+    pins: [...pins].map(([number, name]) => ({ number, name })).sort((a, b) => naturalCompare(a.number, b.number)),
+    at: toMm(spots[0]!.at),
+    rotation: spots[0]!.shape.rotation,
+    ...(anchor.near ? { near: anchor.near, distance: Math.round(spots[0]!.distance / 1000) / 10 } : {}),
+  };
+}
+
+/** Places a new symbol's units (unit n at `spots[n - 1]`), its library symbol embedded in the sheet. */
+function placeUnits(state: EditorState, file: SchematicFile, part: { libId: string; def: SList; lib: LibSymbol; values: Record<string, string>; refs: Map<SheetInstance, string> }, spots: Spot[]): void {
+  const { libId, def, lib, values, refs } = part;
+  const { libName } = ensureLibSymbol(file, libId, () => def);
+  spots.forEach((spot, i) => {
+    const unit = i + 1;
+    const placement: Placement = { at: spot.at, rotation: spot.shape.rotation };
+    placeSymbol(state, 
+      file,
+      placedSymbolNode({
+        libId,
+        libName,
+        def,
+        at: toMm(placement.at),
+        rotation: placement.rotation,
+        unit,
+        uuid: crypto.randomUUID(),
+        fields: symbolFields(def, placement, values),
+        pins: instancePinNumbers(lib, unit).map((number) => ({ number, uuid: crypto.randomUUID() })),
+        project: state.project.projectName,
+        instances: [...refs].map(([instance, reference]) => ({ path: instance.path, reference })),
+      }),
+    );
+  });
+}
+
+/**
+ * Deletes every unit of `ref`, with the wire stubs, labels, power symbols and no-connect flags
+ * that served only its pins; a wire leading into a larger net is cut back to that net.
+ */
+export function removeComponent(state: EditorState, ref: string): void {
+  const units = unitsOf(state, ref);
+  const symbols = new Set(units.map((u) => u.symbol));
+  const plans: { file: SchematicFile; plan: DetachPlan }[] = [];
+  for (const unit of unique(units.map((u) => u.symbol)).map((s) => units.find((u) => u.symbol === s)!)) {
+    const wiring = state.wiring(unit.instance);
+    for (const pin of wiring.pins.filter((p) => p.symbol === unit.symbol)) {
+      plans.push({ file: unit.instance.file, plan: wiring.planDetach(pin.at, (p) => symbols.has(p.symbol), "remove") });
+    }
+  }
+  const files = [...plans.map((p) => p.file), ...units.flatMap((u) => state.withInstanceRows(u.instance.file))];
+  state.edit(files, () => {
+    const done = new Set<SList>();
+    for (const { file, plan } of plans) applyPlan(file, plan, done);
+    for (const symbol of symbols) {
+      const file = units.find((u) => u.symbol === symbol)!.instance.file;
+      removeChild(file.doc.root, symbol.node);
+      pruneLibSymbol(file, symbol.libKey);
+    }
+    if (state.legacyInstances) removeLegacyInstances(state.project.root.file.doc.root, new Set([...symbols].map((s) => s.uuid)));
+  });
+}
+
+/** What `like` copies from an existing part: its lib id, embedded symbol and every field but the reference. */
+function likeSource(state: EditorState, ref: string): { libId: string; def: SList; values: Record<string, string> } {
+  const { symbol } = unitsOf(state, ref)[0]!;
+  if (!symbol.lib) {
+    throw new CopperheadError("not_found", `${ref}'s symbol ${symbol.libKey} is not embedded in its sheet, so it cannot be copied.`, {
+      fix: `Open and save the sheet in KiCad, or pass lib_id instead of like.`,
+      ref,
+    });
+  }
+  if (symbol.libKey !== symbol.libId) {
+    throw new CopperheadError("edit_conflict", `${ref} uses a renamed copy of its library symbol (${symbol.libKey}); copperhead copies only symbols embedded under their lib id.`, {
+      fix: `Pass lib_id ${symbol.libId} and the fields to copy instead of like.`,
+      ref,
+    });
+  }
+  const values = Object.fromEntries(symbol.fields.filter((f) => f.name !== "Reference").map((f) => [f.name, f.value]));
+  return { libId: symbol.libId, def: cloneNode(symbol.lib.node), values };
+}
+
+/** A library pin by number, or by its name when unique. */
+function libPinOf(lib: LibSymbol, libId: string, pin: string): LibPin {
+  const byNumber = lib.pins.find((p) => p.number === pin);
+  if (byNumber) return byNumber;
+  const named = unique(lib.pins.filter((p) => p.name === pin).map((p) => p.number));
+  if (named.length === 1) return lib.pins.find((p) => p.number === named[0])!;
+  const listed = unique(lib.pins.map((p) => (p.name && p.name !== p.number ? `${p.number} (${p.name})` : p.number))).sort(naturalCompare);
+  throw new CopperheadError("not_found", named.length > 1 ? `${libId} has ${named.length} pins named ${pin}; name one by number.` : `${libId} has no pin ${pin}.`, {
+    fix: `Pins of ${libId}: ${listed.join(", ")}.`,
+    pin,
+    pins: listed,
+  });
+}
+
+/**
+ * The orientations a new unit may take, each with everything it will occupy relative to its
+ * origin: drawing, visible fields, and per pin the stub and power symbol or label it will get
+ * (or room for one). Orientations that put a supply pin down or a ground pin up cost extra.
+ */
+function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<string, string>, landings: Map<string, PinLanding>, rotation?: number): Shape[] {
+  // Turning a part only pays when it puts its power pins the right way up.
+  const rotations = rotation !== undefined ? [rotation] : [...landings.values()].some((l) => l.kind === "power") ? [0, 180, 90, 270] : [0];
+  const pins = lib.pins.filter((p) => (p.unit === 0 || p.unit === unit) && (p.bodyStyle === 0 || p.bodyStyle === 1) && !p.hidden);
+  return rotations.map((r) => {
+    const placement: Placement = { at: { x: 0, y: 0 }, rotation: r };
+    const drawing = libUnitBox(def, unit, 1);
+    const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
+    const boxes = [body, ...symbolFields(def, placement, values).flatMap((f) => fieldBox(f, placement) ?? [])];
+    let penalty = r % 180 === 0 ? (r === 0 ? 0 : TURNED / 2) : TURNED;
+    for (const pin of pins) {
+      const tip = placePoint(pin.at, placement);
+      const outward = placeDirection(pinOutwardLib(pin.orientation), placement);
+      const landing = landings.get(pin.number);
+      if (!landing) {
+        boxes.push(grow(union(pointBox(tip), pointBox({ x: tip.x + outward.x * PIN_REACH, y: tip.y + outward.y * PIN_REACH })), PIN_SPREAD));
+        continue;
+      }
+      if (landing.kind === "power" && !samePoint(landing.arrive, outward)) penalty += UPSIDE_DOWN;
+      boxes.push(...plannedWiring(tip, outward, landing));
+    }
+    return { rotation: r, penalty, body, boxes };
+  });
+}

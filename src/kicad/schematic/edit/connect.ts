@@ -1,0 +1,189 @@
+/**
+ * Connecting a pin to a net in the sheet's own style (a short wire to the net nearby, else a
+ * stub ending in a power symbol or label), disconnecting it again, and marking it no-connect.
+ * Each checks its outcome against the netlist and rolls back when the claim does not hold.
+ */
+import { CopperheadError } from "../../../errors.ts";
+import { placePoint, type Placement, type Point } from "../geometry.ts";
+import { globalLabelNode, junctionNode, labelNode, lineNode, noConnectNode, placedSymbolNode } from "../items.ts";
+import { SheetSpace } from "./placement.ts";
+import { joinRoutes, needsJunction, routeUsable, stubRoutes, type Route } from "./routing.ts";
+import { symbolBodyBox } from "../space.ts";
+import { SheetWiring, type PinAt } from "../wiring.ts";
+import { fieldValue, type PlacedSymbol, type SheetInstance } from "../view.ts";
+import { removeChild } from "../../sexpr/index.ts";
+import type { EditorState } from "./state.ts";
+import { findPin, netOfPin, newReferences, type PinHit } from "./lookup.ts";
+import { ensureLibSymbol, instancePinNumbers, libSymbolView, referencePrefix, symbolFields } from "./lib-symbols.ts";
+import { applyPlan, insertItem, placeSymbol, toMm } from "./tree.ts";
+import { labelAngle, labelLanding, landingOf, lastLeg, netTarget, type NetTarget } from "./net-target.ts";
+
+/**
+ * Attaches a free pin to `net` in the sheet's style: a short wire to a pin, label or power
+ * symbol of the net nearby when the way is free; otherwise a wire stub ending in an upright
+ * power symbol (power nets: supply up, ground down, the stub bending when the pin faces
+ * elsewhere), a global label (nets named by global labels) or a local label. `/Sheet/NAME`
+ * names a local net of that sheet. A pin already on `net` is left alone; a pin wired to
+ * anything else must be disconnected first.
+ */
+export function connect(state: EditorState, ref: string, pin: string, net: string): void {
+  const hit = findPin(state, ref, pin);
+  const target = netTarget(state, net, hit.instance, ref);
+  const wiring = state.wiring(hit.instance);
+  const self = (p: PinAt) => p.symbol === hit.symbol && p.lib === hit.lib;
+  if (wiring.attached(hit.tip, self)) {
+    const current = netOfPin(state, ref, hit.lib.number);
+    if (current === target.expected) return;
+    throw new CopperheadError("edit_conflict", `${ref} pin ${hit.lib.number} is already connected (to net ${current ?? "?"}).`, {
+      fix: `Call disconnect on ${ref} pin ${hit.lib.number} first, then connect it to ${net}.`,
+      ref,
+      pin: hit.lib.number,
+      net: current,
+    });
+  }
+  // The pin's own drawing reaches past its tip on some symbols (an LED's light arrows), and a
+  // wire leaving the pin outward never crosses the symbol it belongs to.
+  const space = new SheetSpace(hit.instance.file, { boxes: [symbolBodyBox(hit.symbol)] });
+  const landing = landingOf(target);
+  const stubs = stubRoutes(hit.tip, hit.outward, landing.kind === "power" ? landing.arrive : undefined);
+  const landed = (r: Route) => (landing.kind === "power" ? landing : labelLanding(landing, r.points));
+  // Best: a short wire to the net; then a stub whose landing is free; last, on a crowded
+  // sheet, the shortest stub that touches nothing, even if its label or symbol crowds a text.
+  const route =
+    joinRoutes(hit.tip, hit.outward, netPoints(state, target, hit, wiring)).find((r) => routeUsable(r, wiring, space, undefined)) ??
+    stubs.find((r) => routeUsable(r, wiring, space, landed(r))) ??
+    stubs.find((r) => routeUsable(r, wiring, space, undefined));
+  if (!route) {
+    throw new CopperheadError("edit_conflict", `No room to connect ${ref} pin ${hit.lib.number} to ${net}: something is drawn in the way.`, {
+      fix: "Move the part (move_symbol) or what is in front of the pin and retry, or connect another pin.",
+      ref,
+      pin: hit.lib.number,
+    });
+  }
+  const file = hit.instance.file;
+  const end = route.points[route.points.length - 1]!;
+  state.edit(
+    state.withInstanceRows(file),
+    () => {
+      for (const node of wiring.noConnectsAt(hit.tip)) removeChild(file.doc.root, node);
+      for (let i = 1; i < route.points.length; i++) insertItem(file, lineNode("wire", toMm(route.points[i - 1]!), toMm(route.points[i]!), crypto.randomUUID()));
+      if (route.join) {
+        if (needsJunction(wiring, end)) insertItem(file, junctionNode(toMm(end), crypto.randomUUID()));
+      } else if (target.kind === "power") placePowerSymbol(state, hit.instance, target, end);
+      else {
+        const angle = labelAngle(lastLeg(route.points));
+        if (target.kind === "local") insertItem(file, labelNode(target.text, toMm(end), angle, crypto.randomUUID()));
+        else insertItem(file, globalLabelNode(target.text, toMm(end), target.shape, angle, crypto.randomUUID()));
+      }
+    },
+    () => expectPinOnNet(state, ref, hit.lib.number, target.expected, hit.symbol),
+  );
+}
+
+/**
+ * Cuts a pin loose: the stub and label `connect` made (or any wires that lead only to labels,
+ * power symbols or nothing) go; a wire into a larger net is cut back to where it meets it.
+ */
+export function disconnect(state: EditorState, ref: string, pin: string): void {
+  const hit = findPin(state, ref, pin);
+  const wiring = state.wiring(hit.instance);
+  const plan = wiring.planDetach(hit.tip, (p) => p.symbol === hit.symbol && p.lib === hit.lib, "disconnect");
+  if (plan.conflict) {
+    throw new CopperheadError("edit_conflict", `Cannot disconnect ${ref} pin ${hit.lib.number}: ${plan.conflict}.`, {
+      fix: "Redraw that part of the schematic in KiCad, or disconnect the other pins instead.",
+      ref,
+      pin: hit.lib.number,
+    });
+  }
+  if (plan.remove.size === 0 && plan.moves.length === 0) return;
+  state.edit(
+    [hit.instance.file],
+    () => applyPlan(hit.instance.file, plan, new Set()),
+    () => {
+      const net = state.netlist().nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === hit.lib.number));
+      if (net && net.nodes.length > 1) {
+        throw new CopperheadError("edit_conflict", `${ref} pin ${hit.lib.number} would still be on net ${net.name} after removing its wiring.`, {
+          fix: "The pin is joined some other way (a wire over its tip, a bus); redraw that part in KiCad.",
+          ref,
+          pin: hit.lib.number,
+        });
+      }
+    },
+  );
+}
+
+/** Puts a no-connect flag on a free pin (ERC then knows it is unused on purpose). */
+export function markNoConnect(state: EditorState, ref: string, pin: string): void {
+  const hit = findPin(state, ref, pin);
+  const wiring = state.wiring(hit.instance);
+  if (wiring.noConnectsAt(hit.tip).length > 0) return;
+  if (wiring.attached(hit.tip, (p) => p.symbol === hit.symbol && p.lib === hit.lib)) {
+    const current = netOfPin(state, ref, hit.lib.number);
+    throw new CopperheadError("edit_conflict", `${ref} pin ${hit.lib.number} is connected (to net ${current ?? "?"}); a no-connect flag would contradict that.`, {
+      fix: `Call disconnect on ${ref} pin ${hit.lib.number} first.`,
+      ref,
+      pin: hit.lib.number,
+    });
+  }
+  state.edit([hit.instance.file], () => insertItem(hit.instance.file, noConnectNode(toMm(hit.tip), crypto.randomUUID())));
+}
+
+/** Connection points of `target`'s net on the pin's sheet (pins, power symbols, labels), the pin's own part aside. */
+function netPoints(state: EditorState, target: NetTarget, hit: PinHit, wiring: SheetWiring): Point[] {
+  const net = state.netlist().nets.find((n) => n.name === target.expected);
+  const onNet = new Set((net?.nodes ?? []).map((n) => `${n.ref}\u0000${n.pin}`));
+  const points: Point[] = [];
+  for (const pin of wiring.pins) {
+    if (pin.symbol === hit.symbol) continue;
+    if (onNet.has(`${pin.reference}\u0000${pin.lib.number}`)) points.push(pin.at);
+    else if (pin.power && target.kind === "power" && fieldValue(pin.symbol, "Value") === target.value) points.push(pin.at);
+  }
+  for (const label of wiring.file.labels) {
+    if (target.kind === "local" && label.kind !== "global" && label.text === target.text) points.push(label.at);
+    if (target.kind === "global" && label.kind === "global" && label.text === target.text) points.push(label.at);
+  }
+  return points;
+}
+
+/** An upright power symbol whose pin lands on `end`. */
+function placePowerSymbol(state: EditorState, instance: SheetInstance, target: Extract<NetTarget, { kind: "power" }>, end: Point): void {
+  const file = instance.file;
+  const { def, libName } = ensureLibSymbol(file, target.libId, target.def);
+  const lib = libSymbolView(def);
+  const rotation = 0;
+  const offset = placePoint(lib.pins[0]!.at, { at: { x: 0, y: 0 }, rotation });
+  const placement: Placement = { at: { x: end.x - offset.x, y: end.y - offset.y }, rotation };
+  const refs = newReferences(state, file, referencePrefix(def, "#PWR"));
+  const instances = [...refs].map(([i, reference]) => ({ path: i.path, reference }));
+  placeSymbol(state, 
+    file,
+    placedSymbolNode({
+      libId: target.libId,
+      libName,
+      def,
+      at: toMm(placement.at),
+      rotation,
+      unit: 1,
+      uuid: crypto.randomUUID(),
+      fields: symbolFields(def, placement, { Reference: refs.get(instance)!, Value: target.value }),
+      pins: instancePinNumbers(lib, 1).map((number) => ({ number, uuid: crypto.randomUUID() })),
+      project: state.project.projectName,
+      instances,
+    }),
+  );
+}
+
+/** Fails the edit unless `ref` pin `pin` ended up on `expected` (parts off the board never reach the netlist). */
+function expectPinOnNet(state: EditorState, ref: string, pin: string, expected: string, symbol: PlacedSymbol): void {
+  // Pins of parts not on the board (and of `#` symbols) never reach the netlist.
+  if (!symbol.onBoard || ref.startsWith("#")) return;
+  const actual = netOfPin(state, ref, pin);
+  if (actual !== expected) {
+    throw new CopperheadError("edit_conflict", `Connecting ${ref} pin ${pin} to ${expected} would put it on net ${actual ?? "?"} instead.`, {
+      fix: `A stronger name already drives the nets labelled that way; connect ${ref} pin ${pin} to ${actual ?? "that net"} or pick another name.`,
+      ref,
+      pin,
+      net: expected,
+    });
+  }
+}

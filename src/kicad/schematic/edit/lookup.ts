@@ -1,0 +1,157 @@
+/**
+ * Finding what an edit names: sheets by human path, parts by reference (every unit in every
+ * sheet instance), pins by number or name, and free references for new parts. Each lookup
+ * that fails throws a typed `CopperheadError` with close matches in `fix`.
+ */
+import { CopperheadError } from "../../../errors.ts";
+import { closeMatches, suggestion } from "../../../util/close-matches.ts";
+import { naturalCompare } from "../../netlist/netlist.ts";
+import { placePoint, type Point } from "../geometry.ts";
+import { pinOutwardLib, placeDirection } from "../space.ts";
+import { symbolInstance, unitPins, type LibPin, type PlacedSymbol, type SchematicFile, type SheetInstance } from "../view.ts";
+import type { EditorState } from "./state.ts";
+import { unique } from "./tree.ts";
+
+/** One placed unit of a reference in one sheet instance. */
+export interface PlacedUnit {
+  instance: SheetInstance;
+  symbol: PlacedSymbol;
+  unit: number;
+}
+
+/** A pin `findPin` found: its unit, its library pin, where its tip is and which way it points. */
+export interface PinHit extends PlacedUnit {
+  ref: string;
+  lib: LibPin;
+  tip: Point;
+  /** Unit step (IU) pointing away from the symbol body. */
+  outward: Point;
+}
+
+/** A sheet instance by human path (`/`, `/Regulator/`, `Regulator`), or a typed error naming the sheets. */
+export function sheetInstance(state: EditorState, sheet: string): SheetInstance {
+  const trimmed = sheet.trim().replace(/^\/+|\/+$/g, "");
+  const wanted = trimmed === "" ? "/" : `/${trimmed}/`;
+  const found = state.project.instances.find((i) => i.humanPath === wanted);
+  if (!found) {
+    throw new CopperheadError("not_found", `No sheet ${wanted} in this design.`, {
+      fix: suggestion("sheets", wanted, state.project.instances.map((i) => i.humanPath)),
+      sheet,
+    });
+  }
+  return found;
+}
+
+/** Every reference in the design (all instances), power symbols included. */
+export function references(state: EditorState): Set<string> {
+  const refs = new Set<string>();
+  for (const instance of state.project.instances) {
+    for (const symbol of instance.file.symbols) refs.add(symbolInstance(symbol, instance.path, state.project.projectName).reference);
+  }
+  return refs;
+}
+
+/**
+ * References for a new symbol in `file`, one per sheet instance of it: the next free ones
+ * for `prefix`, or `own.ref` (checked usable and free) in `own.instance`.
+ */
+export function newReferences(state: EditorState, file: SchematicFile, prefix: string, own?: { instance: SheetInstance; ref: string }): Map<SheetInstance, string> {
+  const taken = references(state);
+  if (own) checkNewReference(own.ref, taken);
+  const refs = new Map<SheetInstance, string>();
+  for (const instance of state.instancesOf(file)) {
+    const ref = own && instance === own.instance ? own.ref : nextFreeReference(prefix, taken);
+    taken.add(ref);
+    refs.set(instance, ref);
+  }
+  return refs;
+}
+
+/** Fails unless `ref` is a usable reference (a prefix and a number) not in `taken`. */
+export function checkNewReference(ref: string, taken: Set<string>): void {
+  if (!/^[^\s?]*[^\s\d?][0-9]+$/.test(ref)) {
+    throw new CopperheadError("usage", `"${ref}" is not a usable reference; references are a prefix and a number, e.g. C3.`, {
+      fix: "Pass a reference such as R12, or leave it out to get the next free one.",
+      ref,
+    });
+  }
+  if (taken.has(ref)) {
+    throw new CopperheadError("edit_conflict", `Reference ${ref} is already used.`, {
+      fix: "Leave the reference out to get the next free one, or pick an unused one.",
+      ref,
+    });
+  }
+}
+
+/** The first `prefix<n>` (n ≥ 1) not in `taken`. */
+function nextFreeReference(prefix: string, taken: Set<string>): string {
+  const used = new Set<number>();
+  const pattern = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(\\d+)$`);
+  for (const ref of taken) {
+    const m = pattern.exec(ref);
+    if (m) used.add(Number(m[1]));
+  }
+  let n = 1;
+  while (used.has(n)) n++;
+  return `${prefix}${n}`;
+}
+
+/** Every placed unit of `ref`, in every sheet instance; a typed error with close references when there is none. */
+export function unitsOf(state: EditorState, ref: string): PlacedUnit[] {
+  const units: PlacedUnit[] = [];
+  for (const instance of state.project.instances) {
+    for (const symbol of instance.file.symbols) {
+      const own = symbolInstance(symbol, instance.path, state.project.projectName);
+      if (own.reference === ref) units.push({ instance, symbol, unit: own.unit });
+    }
+  }
+  if (units.length === 0) {
+    const all = [...references(state)].filter((r) => r !== "" && (ref.startsWith("#") || !r.startsWith("#"))).sort(naturalCompare);
+    throw new CopperheadError("not_found", `No component ${ref} in this design.`, { fix: suggestion("references", ref, all), ref });
+  }
+  return units;
+}
+
+/** A pin by number, or by name when the name is unique on the part. */
+export function findPin(state: EditorState, ref: string, pin: string): PinHit {
+  const units = unitsOf(state, ref);
+  const candidates = units.flatMap((u) => unitPins(u.symbol, u.unit).map((lib) => ({ ...u, lib })));
+  let matches = candidates.filter((c) => c.lib.number === pin);
+  if (matches.length === 0) {
+    const named = (exact: boolean) => candidates.filter((c) => (exact ? c.lib.name === pin : c.lib.name.toLowerCase() === pin.toLowerCase()));
+    matches = named(true).length > 0 ? named(true) : named(false);
+    const numbers = unique(matches.map((m) => m.lib.number));
+    if (numbers.length > 1) {
+      throw new CopperheadError("not_found", `${ref} has ${numbers.length} pins named ${pin} (${numbers.join(", ")}); name one by number.`, {
+        fix: `Use one of the pin numbers ${numbers.join(", ")}.`,
+        ref,
+        pin,
+        pins: numbers,
+      });
+    }
+  }
+  const match = matches[0];
+  if (!match) {
+    const listed = unique(candidates.map((c) => (c.lib.name && c.lib.name !== c.lib.number ? `${c.lib.number} (${c.lib.name})` : c.lib.number)));
+    listed.sort(naturalCompare);
+    const close = closeMatches(pin, candidates.flatMap((c) => [c.lib.number, c.lib.name]).filter(Boolean));
+    throw new CopperheadError("not_found", `${ref} has no pin ${pin}.`, {
+      fix: `${close.length > 0 ? `Did you mean ${close.join(", ")}? ` : ""}Pins of ${ref}: ${listed.join(", ")}.`,
+      ref,
+      pin,
+      pins: listed,
+    });
+  }
+  const placement = match.symbol.placement;
+  return {
+    ...match,
+    ref,
+    tip: placePoint(match.lib.at, placement),
+    outward: placeDirection(pinOutwardLib(match.lib.orientation), placement),
+  };
+}
+
+/** The net a pin is on in the netlist of the trees as they are now. */
+export function netOfPin(state: EditorState, ref: string, pin: string): string | undefined {
+  return state.netlist().nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
+}

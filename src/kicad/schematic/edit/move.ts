@@ -1,0 +1,268 @@
+/**
+ * Moving and placing: where a part goes next to the part or net it belongs with (shared with
+ * `addComponent`), and moving a placed symbol there or to a given point with the wiring that
+ * serves only its pins, reconnecting by name the pins wired into larger nets.
+ */
+import { CopperheadError } from "../../../errors.ts";
+import { lookupNet, resolveNet } from "../../netlist/net-names.ts";
+import { placePoint, toIU, type Placement, type Point } from "../geometry.ts";
+import type { MmPoint } from "../items.ts";
+import { bestPartOn, SheetSpace, type Shape } from "./placement.ts";
+import { fieldBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "../space.ts";
+import { SheetWiring, type DetachPlan, type PinAt } from "../wiring.ts";
+import { unitPins, type PlacedSymbol, type SheetInstance } from "../view.ts";
+import { child, children, cloneNode, head, setAtom, text, type SList } from "../../sexpr/index.ts";
+import type { EditorState } from "./state.ts";
+import { references, sheetInstance, unitsOf } from "./lookup.ts";
+import { applyPlan, itemBoxes, symbolBox, toMm, unique } from "./tree.ts";
+import { landingOf, netTarget, plannedWiring } from "./net-target.ts";
+import { connect, markNoConnect } from "./connect.ts";
+
+export interface MoveSymbolArgs {
+  /** A reference or net to move it next to, on its own sheet. */
+  near?: string;
+  /** Or the new origin, mm. */
+  at?: MmPoint;
+  rotation?: number;
+  /** Which unit of a multi-unit part (default: the first placed). */
+  unit?: number;
+}
+
+export interface MovedSymbol {
+  ref: string;
+  sheet: string;
+  at: MmPoint;
+  rotation: number;
+  near?: string;
+  distance?: number;
+}
+
+/** A pin a move cuts loose, to connect again at the new place: to `net`, or to a no-connect flag. */
+interface Rewire {
+  pin: string;
+  net?: string;
+  noConnect: boolean;
+  plan: DetachPlan;
+}
+
+/**
+ * Moves a placed symbol next to a part or net (`near`: the nearest free spot on its sheet, as
+ * `addComponent` finds one) or to `at` (mm, checked free), optionally turned. Wiring that
+ * serves only its pins (stubs, labels, power symbols, no-connect flags) moves along; a pin
+ * wired into a larger net is cut loose and connected to that net again at the new place
+ * (by name, so the net must have one), as is every connected pin when the part turns.
+ */
+export function moveSymbol(state: EditorState, ref: string, args: MoveSymbolArgs): MovedSymbol {
+  const units = unitsOf(state, ref);
+  const unit = units.find((u) => u.unit === (args.unit ?? units[0]!.unit));
+  if (!unit) throw new CopperheadError("not_found", `${ref} has no unit ${args.unit}.`, { fix: `Units of ${ref}: ${unique(units.map((u) => u.unit)).join(", ")}.`, ref });
+  const { instance, symbol } = unit;
+  const file = instance.file;
+  const rotation = args.rotation ?? symbol.placement.rotation;
+  const wiring = state.wiring(instance);
+  const { carried, rewire } = planMoveWiring(state, ref, symbol, wiring, rotation !== symbol.placement.rotation);
+  // What the move leaves behind is no obstacle; what it carries goes with the shape.
+  const leaving = new Set([...carried, ...rewire.flatMap((r) => [...r.plan.remove])]);
+  const exceptBoxes = [...leaving].flatMap((node) => itemBoxes(file, node));
+  const space = new SheetSpace(file, { symbols: new Set([symbol, ...file.symbols.filter((s) => leaving.has(s.node))]), boxes: exceptBoxes });
+  const origin = symbol.placement.at;
+  const placement: Placement = { at: { x: 0, y: 0 }, rotation, mirror: symbol.placement.mirror };
+  const drawing = symbol.lib ? libUnitBox(symbol.lib.node, unit.unit, symbol.bodyStyle) : undefined;
+  const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
+  const fields = symbol.fields.map((f) => turnedField(f.node, origin, symbol.placement.rotation, rotation));
+  const boxes = [body, ...fields.flatMap((f) => fieldBox(f, placement) ?? []), ...[...carried].flatMap((node) => itemBoxes(file, node)).map((b) => translate(b, { x: -origin.x, y: -origin.y }))];
+  for (const r of rewire) {
+    const pin = wiring.pins.find((p) => p.symbol === symbol && p.lib.number === r.pin)!;
+    const tip = placePoint(pin.lib.at, placement);
+    const out = placeDirection(pinOutwardLib(pin.lib.orientation), placement);
+    boxes.push(...(r.net ? plannedWiring(tip, out, landingOf(netTarget(state, r.net, instance, ref))) : [pointBox(tip, toIU(1.27))]));
+  }
+  const shape: Shape = { rotation, mirror: symbol.placement.mirror, penalty: 0, body, boxes };
+  const { at, near, distance } = moveTarget(state, ref, args, instance, shape, space);
+  const delta = { x: at.x - origin.x, y: at.y - origin.y };
+  state.edit(
+    [file],
+    () => {
+      const done = new Set<SList>();
+      for (const r of rewire) applyPlan(file, r.plan, done);
+      for (const node of carried) shiftNode(node, delta);
+      placeMoved(symbol.node, fields, at, rotation);
+    },
+    () => {
+      for (const r of rewire) {
+        if (r.noConnect) markNoConnect(state, ref, r.pin);
+        else connect(state, ref, r.pin, r.net!);
+      }
+    },
+  );
+  return { ref, sheet: instance.humanPath, at: toMm(at), rotation, ...(near ? { near, distance } : {}) };
+}
+
+/**
+ * What happens to the wiring of a symbol's pins when it moves: what serves only its pins is
+ * carried along (stubs, labels, power symbols, no-connect flags), and a pin wired into a
+ * larger net (every connected pin, when the part turns) is cut loose and reconnected by name.
+ */
+function planMoveWiring(state: EditorState, ref: string, symbol: PlacedSymbol, wiring: SheetWiring, turned: boolean): { carried: Set<SList>; rewire: Rewire[] } {
+  const netlist = state.netlist();
+  const netOf = (pin: string) => netlist.nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
+  const self = (p: PinAt) => p.symbol === symbol;
+  const carried = new Set<SList>();
+  const rewire: Rewire[] = [];
+  for (const pin of wiring.pins.filter(self)) {
+    const noConnect = wiring.noConnectsAt(pin.at).length > 0;
+    if (!wiring.attached(pin.at, (p) => p.symbol === symbol && p.lib === pin.lib) && !noConnect) continue;
+    const plan = wiring.planDetach(pin.at, self, "disconnect");
+    if (plan.conflict) {
+      throw new CopperheadError("edit_conflict", `Cannot move ${ref}: pin ${pin.lib.number} ${plan.conflict}.`, { fix: "Move it in KiCad, or disconnect that pin first.", ref, pin: pin.lib.number });
+    }
+    if (!plan.joins && !turned) {
+      for (const node of plan.remove) carried.add(node);
+      continue;
+    }
+    const net = noConnect ? undefined : netOf(pin.lib.number);
+    if (!noConnect && (!net || /^(Net-\(|unconnected-)/.test(net))) {
+      throw new CopperheadError("edit_conflict", `Cannot move ${ref}: pin ${pin.lib.number} is wired into ${net ? `the unnamed net ${net}` : "a net"}, which copperhead could only reconnect by name.`, {
+        fix: `Name the net first (connect a pin of it to a label with connect, or rename it), or move ${ref} in KiCad.`,
+        ref,
+        pin: pin.lib.number,
+      });
+    }
+    rewire.push({ pin: pin.lib.number, net, noConnect, plan });
+  }
+  return { carried, rewire };
+}
+
+/** Where a move puts a symbol of `shape`: `args.at` when it is free there, else the nearest free spot next to `args.near`. */
+function moveTarget(state: EditorState, ref: string, args: MoveSymbolArgs, instance: SheetInstance, shape: Shape, space: SheetSpace): { at: Point; near?: string; distance?: number } {
+  let at: Point;
+  let distance: number | undefined;
+  let near: string | undefined;
+  if (args.at) {
+    at = { x: toIU(args.at[0]), y: toIU(args.at[1]) };
+    if (!shape.boxes.every((b) => space.free(translate(b, at)))) {
+      throw new CopperheadError("edit_conflict", `${ref} does not fit at ${args.at.join(", ")} on sheet ${instance.humanPath}: it would overlap what is drawn there.`, {
+        fix: "Pick another spot, or pass near to let copperhead find the nearest free one.",
+        ref,
+      });
+    }
+  } else {
+    if (args.near === undefined) throw new CopperheadError("usage", "move_symbol needs near (a ref or net) or at (x, y in mm).", { fix: "Pass near, e.g. MK1, or at." });
+    if (args.near === ref) throw new CopperheadError("usage", `${ref} cannot be moved next to itself.`, { fix: "Name another part or a net." });
+    const anchor = placementAnchor(state, { near: args.near, sheet: instance.humanPath }, []);
+    const spot = space.findSpot([shape], anchor.box);
+    if (!spot) throw new CopperheadError("edit_conflict", `No free room for ${ref} near ${args.near} on sheet ${instance.humanPath}.`, { fix: "Make room, or give coordinates with at.", ref });
+    at = spot.at;
+    distance = Math.round(spot.distance / 1000) / 10;
+    near = anchor.near;
+  }
+  return { at, near, distance };
+}
+
+/**
+ * The sheet a new part goes on and the box it should be near: the part or net named by
+ * `near`, else the part sharing the most of the nets it will connect to (signal nets count
+ * more than power nets), else the middle of what is drawn on the sheet.
+ */
+export function placementAnchor(state: EditorState, args: { near?: string; sheet?: string }, nets: string[]): { instance: SheetInstance; box: Box; near?: string } {
+  const sheet = args.sheet !== undefined ? sheetInstance(state, args.sheet) : undefined;
+  const netlist = state.netlist();
+  const names = netlist.nets.map((n) => n.name);
+  const wanted = nets.map((n) => lookupNet(names, n)).flatMap((l) => (l.kind === "found" ? [l.name] : []));
+  let anchorRef = args.near !== undefined && references(state).has(args.near) ? args.near : undefined;
+  if (args.near !== undefined && !anchorRef) {
+    if (lookupNet(names, args.near).kind === "missing" && !/^[A-Za-z#]+\d+$/.test(args.near)) resolveNet(names, args.near);
+    if (lookupNet(names, args.near).kind === "missing") unitsOf(state, args.near);
+    const net = resolveNet(names, args.near);
+    wanted.unshift(net);
+    anchorRef = bestPartOn(netlist, [net], sheet ? (ref) => unitsOf(state, ref).some((u) => u.instance === sheet) : () => true);
+    if (!anchorRef) {
+      throw new CopperheadError("not_found", `Net ${net} has no part pin${sheet ? ` on sheet ${sheet.humanPath}` : ""} to place next to.`, {
+        fix: "Name a part with near instead.",
+        net,
+      });
+    }
+  }
+  anchorRef ??= wanted.length > 0 ? bestPartOn(netlist, wanted, sheet ? (ref) => unitsOf(state, ref).some((u) => u.instance === sheet) : () => true) : undefined;
+  if (!anchorRef) {
+    const instance = sheet ?? state.project.root;
+    const content = new SheetSpace(instance.file).content;
+    const page = pageArea(instance.file).area;
+    const box = content ?? page;
+    const centre = { x: Math.round((box.x0 + box.x1) / 2), y: Math.round((box.y0 + box.y1) / 2) };
+    return { instance, box: pointBox(centre) };
+  }
+  const units = unitsOf(state, anchorRef).filter((u) => !sheet || u.instance === sheet);
+  if (units.length === 0) {
+    const on = unique(unitsOf(state, anchorRef).map((u) => u.instance.humanPath)).join(", ");
+    throw new CopperheadError("edit_conflict", `${anchorRef} is on sheet ${on}, not ${sheet!.humanPath}; a part can only be placed next to a part on its own sheet.`, {
+      fix: `Leave sheet out to place it on ${on}, or name a part on ${sheet!.humanPath} as near.`,
+      ref: anchorRef,
+    });
+  }
+  // Near the pins it shares nets with, when there are any; else near the part's drawing.
+  const pinNets = new Map(netlist.nets.flatMap((n) => n.nodes.filter((node) => node.ref === anchorRef).map((node): [string, string] => [node.pin, n.name])));
+  const tips = units.flatMap((u) => unitPins(u.symbol, u.unit).filter((p) => wanted.includes(pinNets.get(p.number) ?? "")).map((p) => ({ unit: u, tip: placePoint(p.at, u.symbol.placement) })));
+  const unit = tips[0]?.unit ?? units[0]!;
+  let box: Box | undefined;
+  for (const t of tips.filter((t) => t.unit === unit)) box = union(box, pointBox(t.tip));
+  box ??= symbolBox(unit.symbol, unit.unit);
+  return { instance: unit.instance, box, near: anchorRef };
+}
+
+/** Puts a moved symbol's origin at `at`, turned to `rotation`, with its `fields` (turned copies relative to the origin, see `turnedField`). */
+function placeMoved(node: SList, fields: SList[], at: Point, rotation: number): void {
+  const atNode = child(node, "at")!;
+  setAtom(atNode, 1, toMm(at)[0]);
+  setAtom(atNode, 2, toMm(at)[1]);
+  setAtom(atNode, 3, rotation);
+  const props = children(node, "property");
+  fields.forEach((f, i) => {
+    const target = child(props[i]!, "at")!;
+    const moved = child(f, "at")!;
+    setAtom(target, 1, Math.round((Number(text(moved, 1)) + at.x / 10_000) * 10_000) / 10_000);
+    setAtom(target, 2, Math.round((Number(text(moved, 2)) + at.y / 10_000) * 10_000) / 10_000);
+    if (text(target, 3) !== undefined) setAtom(target, 3, Number(text(moved, 3) ?? 0));
+  });
+}
+
+/** Shifts every position inside an item (its `at`s and polyline points) by `d` (IU). */
+function shiftNode(node: SList, d: Point): void {
+  const shift = (n: SList) => {
+    setAtom(n, 1, Math.round((Number(text(n, 1)) + d.x / 10_000) * 10_000) / 10_000);
+    setAtom(n, 2, Math.round((Number(text(n, 2)) + d.y / 10_000) * 10_000) / 10_000);
+  };
+  const visit = (n: SList) => {
+    for (const item of n.items) {
+      if (item.type !== "list") continue;
+      const h = head(item);
+      if (h === "at" || h === "xy") shift(item);
+      else if (h !== "lib_symbols") visit(item);
+    }
+  };
+  visit(node);
+}
+
+/**
+ * A copy of a field turned with its symbol from `from` to `to` degrees about `origin`, the way
+ * eeschema rotates one: the position turns, and each quarter turn swaps the stored angle
+ * between horizontal and vertical (eeschema draws a field of a symbol turned by a quarter at
+ * the other angle, so the text keeps reading the same way on screen). The copy is relative to
+ * the symbol's origin.
+ */
+function turnedField(prop: SList, origin: Point, from: number, to: number): SList {
+  const copy = cloneNode(prop);
+  const at = child(copy, "at")!;
+  let x = toIU(Number(text(at, 1))) - origin.x;
+  let y = toIU(Number(text(at, 2))) - origin.y;
+  const turns = ((Math.round((to - from) / 90) % 4) + 4) % 4;
+  let angle = Number(text(at, 3) ?? 0);
+  for (let i = 0; i < turns; i++) {
+    [x, y] = [y, -x];
+    angle = angle % 180 === 0 ? 90 : 0;
+  }
+  setAtom(at, 1, x / 10_000);
+  setAtom(at, 2, y / 10_000);
+  if (text(at, 3) !== undefined) setAtom(at, 3, angle);
+  return copy;
+}

@@ -1,0 +1,120 @@
+/**
+ * How a connection names its net: a power symbol, a global label or a local label, chosen from
+ * how the design already names that net, and what that landing occupies at the end of a stub
+ * (the room `addComponent` and `moveSymbol` keep for it, and what `connect` draws).
+ */
+import { CopperheadError } from "../../../errors.ts";
+import { lookupNet, resolveNet } from "../../netlist/net-names.ts";
+import { placePoint, toIU, type Placement, type Point } from "../geometry.ts";
+import type { LabelShape } from "../items.ts";
+import { routeBoxes, stubRoutes, type Landing } from "./routing.ts";
+import { fieldBox, labelBox, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, type Box } from "../space.ts";
+import { fieldValue, type SheetInstance } from "../view.ts";
+import { child, cloneNode, type SList } from "../../sexpr/index.ts";
+import type { EditorState } from "./state.ts";
+import { libSymbolView, symbolFields, tryResolve } from "./lib-symbols.ts";
+
+/** How `connect` names the net at the end of its stub. */
+export type NetTarget =
+  | { kind: "power"; libId: string; def: () => SList; value: string; expected: string }
+  | { kind: "global"; text: string; shape: LabelShape; expected: string }
+  | { kind: "local"; text: string; expected: string };
+
+/**
+ * How a connection to `net` from a pin on `instance` names it: the power symbol the design
+ * (or the `power` library) has for it, a global label when global labels name it, else a
+ * local label (`/Sheet/NAME` or a short name: a local net of the pin's own sheet).
+ */
+export function netTarget(state: EditorState, net: string, instance: SheetInstance, ref: string): NetTarget {
+  if (net.startsWith("/")) {
+    const base = net.slice(instance.humanPath.length);
+    if (!net.startsWith(instance.humanPath) || base === "" || base.includes("/")) {
+      throw new CopperheadError("edit_conflict", `${net} is a local net of another sheet, but ${ref} is on sheet ${instance.humanPath}; local nets do not cross sheets.`, {
+        fix: `Use a global name (no leading /) to join across sheets, or a name on this sheet such as ${instance.humanPath}${net.split("/").pop() ?? "NAME"}.`,
+        net,
+        sheet: instance.humanPath,
+      });
+    }
+    return { kind: "local", text: base, expected: net };
+  }
+  if (net === "") throw new CopperheadError("usage", "A net name is required.", { fix: "Pass the net name, e.g. GND or /LED_A." });
+  for (const file of state.project.files.values()) {
+    for (const symbol of file.symbols) {
+      if (symbol.lib?.power === "global" && fieldValue(symbol, "Value") === net) {
+        const cached = symbol.lib.node;
+        return { kind: "power", libId: symbol.libKey, value: net, expected: net, def: () => tryResolve(state, symbol.libKey) ?? cloneNode(cached) };
+      }
+    }
+  }
+  for (const file of state.project.files.values()) {
+    const label = file.labels.find((l) => l.kind === "global" && l.text === net);
+    if (label) return { kind: "global", text: net, shape: (label.shape ?? "passive") as LabelShape, expected: net };
+  }
+  const libId = `power:${net}`;
+  const def = /^[+-]?[\w.]+$/.test(net) ? tryResolve(state, libId) : undefined;
+  if (def && child(def, "power")) return { kind: "power", libId, value: net, expected: net, def: () => def };
+  // A short name means the one local net it names (see kicad/netlist/net-names.ts), else a new net here.
+  const own = instance.humanPath + net;
+  const found = lookupNet(state.netlist().nets.map((n) => n.name), net);
+  if (found.kind === "found" && found.name.startsWith("/") && found.name !== own) return netTarget(state, found.name, instance, ref);
+  if (found.kind === "ambiguous" && !found.candidates.includes(own)) resolveNet(found.candidates, net);
+  return { kind: "local", text: net, expected: own };
+}
+
+/** What a new pin's connection ends in: an upright power symbol (boxes relative to its pin) or a label. */
+export type PinLanding = { kind: "power"; boxes: Box[]; arrive: Point } | { kind: "label"; text: string; flagged: boolean };
+
+/** What a connection to `target` ends in, relative to the stub's end. */
+export function landingOf(target: NetTarget): PinLanding {
+  if (target.kind !== "power") return { kind: "label", text: target.text, flagged: target.kind === "global" };
+  const def = target.def();
+  const lib = libSymbolView(def);
+  const pin = lib.pins[0]!;
+  const upright: Placement = { at: { x: 0, y: 0 }, rotation: 0 };
+  const offset = placePoint(pin.at, upright);
+  const placement: Placement = { at: { x: -offset.x, y: -offset.y }, rotation: 0 };
+  const out = placeDirection(pinOutwardLib(pin.orientation), upright);
+  const body = libUnitBox(def, 1, 1);
+  const drawn = body ? placeBox(body, placement) : undefined;
+  const boxes = [drawn ?? pointBox({ x: 0, y: 0 }, toIU(1.27)), ...symbolFields(def, placement, { Value: target.value }).flatMap((f) => fieldBox(f, placement) ?? [])];
+  // The wire arrives from the side away from the drawing: power pins have no length, and
+  // older libraries give them any orientation (a pre-KiCad 6 GND points its pin up while its
+  // triangle hangs below), so the drawing says which way the symbol stands.
+  return { kind: "power", boxes, arrive: (drawn && towards(drawn)) ?? { x: -out.x, y: -out.y } };
+}
+
+/** Room for the stub and power symbol or label a pin at `tip` will get (its preferred route). */
+export function plannedWiring(tip: Point, outward: Point, landing: PinLanding): Box[] {
+  const route = stubRoutes(tip, outward, landing.kind === "power" ? landing.arrive : undefined)[0]!;
+  const end = route.points[route.points.length - 1]!;
+  const landed = landing.kind === "power" ? landing : labelLanding(landing, route.points);
+  return [...routeBoxes(route.points).slice(1), ...landed.boxes.map((b) => translate(b, end))];
+}
+
+/** A label at the end of `points`, reading away from the last leg. */
+export function labelLanding(landing: Extract<PinLanding, { kind: "label" }>, points: Point[]): Landing {
+  return { boxes: [labelBox({ x: 0, y: 0 }, landing.text.length, labelAngle(lastLeg(points)), landing.flagged)] };
+}
+
+/** Unit direction of a polyline's last segment. */
+export function lastLeg(points: Point[]): Point {
+  const a = points[points.length - 2]!;
+  const b = points[points.length - 1]!;
+  return { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
+}
+
+/** Angle of a label at the end of a stub running along `d`, so it reads away from the wire. */
+export function labelAngle(d: Point): number {
+  if (d.x < 0) return 180;
+  if (d.y < 0) return 90;
+  if (d.y > 0) return 270;
+  return 0;
+}
+
+/** The axis direction from the origin to the middle of `box`; undefined when it is centred there. */
+function towards(box: Box): Point | undefined {
+  const x = (box.x0 + box.x1) / 2;
+  const y = (box.y0 + box.y1) / 2;
+  if (x === 0 && y === 0) return undefined;
+  return Math.abs(y) >= Math.abs(x) ? { x: 0, y: Math.sign(y) } : { x: Math.sign(x), y: 0 };
+}

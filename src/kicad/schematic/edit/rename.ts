@@ -1,0 +1,172 @@
+/**
+ * Renaming a net by renaming what names it (labels, the sheet pins facing hierarchical labels,
+ * power symbols' Value), checked against the netlist: the same pins end up on the new name and
+ * no other net changes.
+ */
+import { CopperheadError } from "../../../errors.ts";
+import { resolveNet } from "../../netlist/net-names.ts";
+import type { Netlist } from "../../netlist/netlist.ts";
+import { describeVersion, has, SCHEMATIC } from "../../format.ts";
+import { fieldValue, type PlacedSymbol, type SchematicFile } from "../view.ts";
+import { children, q, setAtom, text, type SList } from "../../sexpr/index.ts";
+import type { EditorState } from "./state.ts";
+
+/** One change `renameNet` makes, and the sheet it changes. */
+interface Rename {
+  file: SchematicFile;
+  apply: () => void;
+}
+
+/** What `renameNet` changes (see `renameScope`). */
+interface RenameScope {
+  newName: string;
+  renames: Rename[];
+  expected: Map<string, string>;
+}
+
+/**
+ * Renames a net by renaming what names it: local, hierarchical (with the matching sheet pins)
+ * and global labels, or power symbols' Value. `name` is the netlist name (`/LED_A`, `+3V3`) or
+ * a unique short name (`LED_A`); `to` is the new netlist name, or for a local net just the new label text. Checked against
+ * the netlist: the same pins end up on `to`, and no other net changes.
+ */
+export function renameNet(state: EditorState, name: string, to: string): void {
+  const before = state.netlist();
+  const from = resolveNet(before.nets.map((n) => n.name), name);
+  const old = before.nets.find((n) => n.name === from)!;
+  const scope = renameScope(state, from, to);
+  if (before.nets.some((n) => n.name === scope.newName)) {
+    throw new CopperheadError("edit_conflict", `A net named ${scope.newName} already exists; renaming ${from} would merge the two.`, {
+      fix: "Pick a name no net uses, or connect the pins explicitly if merging is intended.",
+      net: from,
+    });
+  }
+  if (scope.renames.length === 0) {
+    throw new CopperheadError("edit_conflict", `Net ${from} is named only by its pins; no label or power symbol names it.`, {
+      fix: `Name it first: connect one of its pins (e.g. ${old.nodes[0] ? `${old.nodes[0].ref} pin ${old.nodes[0].pin}` : "one"}) to the new name with connect.`,
+      net: from,
+    });
+  }
+  state.edit(
+    scope.renames.map((r) => r.file),
+    () => {
+      for (const rename of scope.renames) rename.apply();
+    },
+    () => {
+      const after = state.netlist();
+      const problems = compareRenamed(before, after, scope.expected);
+      if (problems.length > 0) {
+        throw new CopperheadError("edit_conflict", `Renaming ${from} to ${scope.newName} would change more than that net: ${problems.slice(0, 5).join("; ")}.`, {
+          fix: "Some pins join the net another way (hidden power pins, a second label); rename those in KiCad.",
+          net: from,
+        });
+      }
+    },
+  );
+}
+
+/**
+ * What `renameNet` changes: the renames of each label, sheet pin and power symbol naming the
+ * net (each with the file it changes), the netlist name it should end up with, and the name changes expected
+ * elsewhere (the same local net in other instances of a shared sheet).
+ */
+function renameScope(state: EditorState, from: string, to: string): RenameScope {
+  return from.startsWith("/") ? localRenameScope(state, from, to) : globalRenameScope(state, from, to);
+}
+
+/** `renameScope` for a global net: its global labels and global power symbols, in every sheet. */
+function globalRenameScope(state: EditorState, from: string, to: string): RenameScope {
+  const renames: Rename[] = [];
+  if (to.startsWith("/") || to === "") {
+    throw new CopperheadError("usage", `${from} is a global net; its new name must be global too (no leading /), not ${JSON.stringify(to)}.`, {
+      fix: "Pass a name without a sheet path, e.g. +3V3_MCU.",
+      net: from,
+    });
+  }
+  const rootVersion = state.project.root.file.version;
+  for (const file of state.project.files.values()) {
+    for (const label of file.labels) if (label.kind === "global" && label.text === from) renames.push(renameText(file, label.node, to));
+    for (const symbol of file.symbols) {
+      if (symbol.lib?.power !== "global" || symbol.value !== from) continue;
+      const pin = symbol.lib.pins[0];
+      if (!has(rootVersion, SCHEMATIC.modernPowerSymbols) && pin?.type === "power_in" && pin.hidden) {
+        throw new CopperheadError("edit_conflict", `${from} is named by the hidden pin of power symbol ${symbol.libId}: in this project's format (${describeVersion("schematic", rootVersion)}, before KiCad 7's modern power symbols) KiCad ignores a power symbol's Value, so renaming it would not rename the net.`, {
+          fix: "Disconnect the pins from the power symbols and connect them to the new net, or open and save the project in KiCad 7 or newer first.",
+          net: from,
+        });
+      }
+      renames.push(renameValue(file, symbol, to));
+    }
+  }
+  return { newName: to, renames, expected: new Map([[from, to]]) };
+}
+
+/** `renameScope` for a net local to a sheet: its labels, local power symbols, and the sheet pins facing its hierarchical labels. */
+function localRenameScope(state: EditorState, from: string, to: string): RenameScope {
+  const renames: Rename[] = [];
+  const instance = [...state.project.instances].sort((a, b) => b.humanPath.length - a.humanPath.length).find((i) => from.startsWith(i.humanPath) && !from.slice(i.humanPath.length).includes("/"));
+  const base = instance ? from.slice(instance.humanPath.length) : "";
+  if (!instance || base === "") throw new CopperheadError("not_found", `No sheet holds net ${from}.`, { fix: "Pass the net name as the netlist shows it.", net: from });
+  const newBase = to.startsWith("/") ? to.slice(instance.humanPath.length) : to;
+  if ((to.startsWith("/") && !to.startsWith(instance.humanPath)) || newBase === "" || newBase.includes("/")) {
+    throw new CopperheadError("usage", `${from} is local to sheet ${instance.humanPath}; its new name must stay on that sheet, not ${JSON.stringify(to)}.`, {
+      fix: `Pass ${instance.humanPath}NEW_NAME or just NEW_NAME.`,
+      net: from,
+    });
+  }
+  const file = instance.file;
+  for (const label of file.labels) {
+    if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base) renames.push(renameText(file, label.node, newBase));
+  }
+  for (const symbol of file.symbols) if (symbol.lib?.power === "local" && fieldValue(symbol, "Value") === base) renames.push(renameValue(file, symbol, newBase));
+  // A hierarchical label and the sheet pins that face it are one connection: rename both.
+  if (file.labels.some((l) => l.kind === "hierarchical" && l.text === base)) {
+    for (const other of state.instancesOf(file)) {
+      const pin = other.sheet?.pins.find((p) => p.name === base);
+      if (pin) renames.push(renameText(other.parent!.file, pin.node, newBase));
+    }
+  }
+  for (const sheet of file.sheets) {
+    const pin = sheet.pins.find((p) => p.name === base);
+    if (!pin) continue;
+    renames.push(renameText(file, pin.node, newBase));
+    const childInstance = instance.children.find((c) => c.sheet?.uuid === sheet.uuid);
+    for (const label of childInstance?.file.labels ?? []) if (label.kind === "hierarchical" && label.text === base) renames.push(renameText(childInstance!.file, label.node, newBase));
+  }
+  const expected = new Map(state.instancesOf(file).map((i): [string, string] => [i.humanPath + base, i.humanPath + newBase]));
+  return { newName: instance.humanPath + newBase, renames, expected };
+}
+
+/** Renames a label or sheet pin. */
+function renameText(file: SchematicFile, node: SList, value: string): Rename {
+  return { file, apply: () => setAtom(node, 1, q(value)) };
+}
+
+/** Sets a power symbol's Value, which names its net. */
+function renameValue(file: SchematicFile, symbol: PlacedSymbol, value: string): Rename {
+  return {
+    file,
+    apply: () => {
+      const prop = children(symbol.node, "property").find((p) => text(p, 1) === "Value");
+      if (prop) setAtom(prop, 2, q(value));
+    },
+  };
+}
+
+/**
+ * Checks a rename against the netlists before and after: every net keeps its pins, and only
+ * the expected names change.
+ */
+function compareRenamed(before: Netlist, after: Netlist, renamed: Map<string, string>): string[] {
+  const key = (nodes: { ref: string; pin: string }[]) => nodes.map((n) => `${n.ref}.${n.pin}`).sort().join(" ");
+  const afterByName = new Map(after.nets.map((n) => [n.name, key(n.nodes)]));
+  const problems: string[] = [];
+  for (const net of before.nets) {
+    const name = renamed.get(net.name) ?? net.name;
+    const pins = afterByName.get(name);
+    if (pins === undefined) problems.push(`net ${net.name} would not become ${name}`);
+    else if (pins !== key(net.nodes)) problems.push(`net ${name} would have pins ${pins || "none"} instead of ${key(net.nodes)}`);
+  }
+  if (after.nets.length !== before.nets.length) problems.push(`${after.nets.length} nets instead of ${before.nets.length}`);
+  return problems;
+}

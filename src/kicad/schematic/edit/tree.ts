@@ -1,0 +1,130 @@
+/**
+ * Changing a sheet's tree the way eeschema saves it: top-level items inserted in eeschema's
+ * order and in the file's own format, placed symbols with their instance rows (in the root's
+ * `symbol_instances` in a KiCad 6 project), detach plans applied, and the boxes an item covers.
+ */
+import { toIU, type Point } from "../geometry.ts";
+import { itemRank, type MmPoint } from "../items.ts";
+import { fieldBox, labelBox, libUnitBox, placeBox, pointBox, union, type Box } from "../space.ts";
+import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath } from "../dialect.ts";
+import type { DetachPlan } from "../wiring.ts";
+import type { PlacedSymbol, SchematicFile } from "../view.ts";
+import { child, children, childText, head, insertChild, removeChild, setAtom, text, type SList } from "../../sexpr/index.ts";
+import type { EditorState } from "./state.ts";
+
+/** `items` without repeats, in first-seen order. */
+export function unique<T>(items: T[]): T[] {
+  return [...new Set(items)];
+}
+
+/** A point in IU as the mm pair the sheet files write. */
+export function toMm(p: Point): MmPoint {
+  return [p.x / 10_000, p.y / 10_000];
+}
+
+/**
+ * Inserts a placed symbol built with its `(instances)`. In a KiCad 6 project the instance
+ * data goes into the root's `symbol_instances` instead, as KiCad 6 writes it.
+ */
+export function placeSymbol(state: EditorState, file: SchematicFile, node: SList): void {
+  if (state.legacyInstances) {
+    const instances = child(node, "instances")!;
+    removeChild(node, instances);
+    const uuid = childText(node, "uuid") ?? "";
+    const field = (name: string) => text(children(node, "property").find((p) => text(p, 1) === name) ?? node, 2) ?? "";
+    const rootFile = state.project.root.file;
+    addLegacyInstances(
+      rootFile.doc.root,
+      rootFile.version,
+      children(child(instances, "project")!, "path").map((path) => ({
+        path: legacyInstancePath(text(path, 1) ?? "", state.project.root.path, uuid),
+        reference: childText(path, "reference") ?? "",
+        unit: Number(childText(path, "unit") ?? 1),
+        value: field("Value"),
+        footprint: field("Footprint"),
+      })),
+    );
+  }
+  insertItem(file, node);
+}
+
+/**
+ * Inserts a top-level item where eeschema would save it (by item type, then by uuid), in the
+ * file's own format version.
+ */
+export function insertItem(file: SchematicFile, built: SList): void {
+  const root = file.doc.root;
+  const node = adaptSyntax(built, file.version);
+  insertChild(root, node, itemPosition(root, node));
+  layOutInserted(root, node, 1, file.version);
+}
+
+/** Where eeschema saves a top-level item: after the items of lower type rank and lower uuid. */
+function itemPosition(root: SList, node: SList): number {
+  const rank = itemRank(head(node) ?? "")!;
+  const uuid = childText(node, "uuid") ?? "";
+  let lastRanked = -1;
+  for (let i = 0; i < root.items.length; i++) {
+    const item = root.items[i]!;
+    if (item.type !== "list") continue;
+    const r = itemRank(head(item) ?? "");
+    if (r === undefined) continue;
+    if (r > rank || (r === rank && (childText(item, "uuid") ?? "") > uuid)) return i;
+    lastRanked = i;
+  }
+  if (lastRanked >= 0) return lastRanked + 1;
+  const trailer = root.items.findIndex((item) => item.type === "list" && ["sheet_instances", "symbol_instances", "embedded_fonts", "embedded_files"].includes(head(item) ?? ""));
+  return trailer >= 0 ? trailer : root.items.length;
+}
+
+/** Drops a `lib_symbols` entry no placed symbol of the sheet uses any more, as eeschema does on save. */
+export function pruneLibSymbol(file: SchematicFile, libKey: string): void {
+  const cache = child(file.doc.root, "lib_symbols");
+  if (!cache) return;
+  const stillUsed = children(file.doc.root, "symbol").some((s) => (childText(s, "lib_name") ?? childText(s, "lib_id")) === libKey);
+  if (stillUsed) return;
+  const entry = children(cache, "symbol").find((e) => text(e, 1) === libKey);
+  if (entry) removeChild(cache, entry);
+}
+
+/** Applies a detach plan; `done` keeps a node shared by several plans from being removed twice. */
+export function applyPlan(file: SchematicFile, plan: DetachPlan, done: Set<SList>): void {
+  const root = file.doc.root;
+  for (const node of plan.remove) {
+    if (done.has(node) || !root.items.includes(node)) continue;
+    done.add(node);
+    removeChild(root, node);
+    if (head(node) === "symbol") pruneLibSymbol(file, childText(node, "lib_name") ?? childText(node, "lib_id") ?? "");
+  }
+  for (const move of plan.moves) {
+    if (done.has(move.node)) continue;
+    done.add(move.node);
+    const dx = (move.to.x - move.from.x) / 10_000;
+    const dy = (move.to.y - move.from.y) / 10_000;
+    const ats = [child(move.node, "at"), ...children(move.node, "property").map((p) => child(p, "at"))];
+    for (const at of ats) {
+      if (!at) continue;
+      setAtom(at, 1, Math.round((Number(text(at, 1)) + dx) * 10_000) / 10_000);
+      setAtom(at, 2, Math.round((Number(text(at, 2)) + dy) * 10_000) / 10_000);
+    }
+  }
+}
+
+/** The drawing of a placed unit on the sheet. */
+export function symbolBox(symbol: PlacedSymbol, unit: number): Box {
+  const body = symbol.lib ? libUnitBox(symbol.lib.node, unit, symbol.bodyStyle) : undefined;
+  return body ? placeBox(body, symbol.placement) : pointBox(symbol.placement.at, toIU(2.54));
+}
+
+/** The boxes `occupiedBoxes` gives one top-level item (so a space can leave exactly those out). */
+export function itemBoxes(file: SchematicFile, node: SList): Box[] {
+  const symbol = file.symbols.find((s) => s.node === node);
+  if (symbol) return [symbolBox(symbol, symbol.unit), ...symbol.fields.flatMap((f) => fieldBox(f.node, symbol.placement) ?? [])];
+  const line = [...file.wires, ...file.buses].find((l) => l.node === node);
+  if (line) return [union(pointBox(line.a), pointBox(line.b))];
+  const label = file.labels.find((l) => l.node === node);
+  if (label) return [labelBox(label.at, label.text.length, label.rotation, label.kind !== "local")];
+  const marker = [...file.junctions, ...file.noConnects].find((m) => m.node === node);
+  if (marker) return [pointBox(marker.at, toIU(1.27))];
+  return [];
+}
