@@ -2,8 +2,8 @@
  * `copperhead mcp` as a host runs it: the compiled binary over real stdio, driven by the SDK's
  * `Client` + `StdioClientTransport` or by raw JSON-RPC lines. Covers check parity with
  * `check --json`, `do` with a `replay:` session and progress, cancellation and disconnect
- * mid-edit (the loopback scripted model parks the run), the one-line shell smoke test from the
- * README, stdout carrying protocol frames only, and no listening socket.
+ * mid-edit (the loopback scripted model parks the run), the one-line shell smoke test from
+ * docs/mcp.md, stdout carrying protocol frames only, and no listening socket.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
@@ -180,7 +180,7 @@ describe("copperhead mcp (compiled binary, stdio)", () => {
 
   test("the one-line shell smoke test: printf initialize and tools/list, grep exactly the four names", async () => {
     const repo = await copyRepo(template);
-    // The command the README documents, run by a shell as a host's test suite would.
+    // The command docs/mcp.md documents, run by a shell as a host's test suite would.
     const smoke =
       `printf '%s\\n' '${INIT_LINE}' '${INITIALIZED_LINE}' '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' ` +
       `| "${BINARY}" mcp --repo "${repo}" 2>/dev/null | grep -o '"name":"copperhead_[a-z]*"' | sort`;

@@ -119,9 +119,8 @@ describe("host agent instructions", () => {
   }
 });
 
-test("README documents the MCP server: registrations, the four tools, the smoke test, the key rules", () => {
-  const readme = read("README.md");
-  const section = readme.slice(readme.indexOf("## MCP server"));
+test("docs/mcp.md documents the MCP server: registrations, the four tools, the smoke test, the key rules", () => {
+  const section = read("docs/mcp.md");
   expect(section.length).toBeGreaterThan(500);
   for (const tool of MCP_TOOLS) expect(section).toContain(tool.name);
   for (const host of ["Claude Code", "Codex", "Cursor", "Claude Desktop", "Windsurf"]) expect(section).toContain(host);
