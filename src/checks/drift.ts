@@ -235,7 +235,9 @@ function staleMentions(design: Design, doc: string, markdown: string): DriftItem
   return [...items.values()];
 }
 
-const ABSENT_RULE_RE = /^\s*[-*+]\s+check:\s*`?\s*(?:net\s+)?"?([^\s"`]+)"?\s+absent\b/i;
+// The space after the opening backtick belongs to the backtick, so no run of spaces can be
+// split two ways (which made a long one quadratic).
+const ABSENT_RULE_RE = /^\s*[-*+]\s+check:\s*(?:`\s*)?(?:net\s+)?"?([^\s"`]+)"?\s+absent\b/i;
 
 /** Refs and nets named by the doc's `check: <X> absent` rules. */
 function declaredAbsent(markdown: string): Set<string> {

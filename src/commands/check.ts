@@ -17,6 +17,7 @@ import { CONFIG_PATH, discoverConfiguredProject } from "../config/config.ts";
 import { repoPath } from "../design/design.ts";
 import { openRepo } from "../repo/recovery.ts";
 import { headOrNothing, stagedPaths, withSnapshot, withStagedSnapshot, workTreePrefix } from "../repo/snapshot.ts";
+import { trimEndOf } from "../util/text.ts";
 
 export interface CheckOptions {
   repo?: string;
@@ -79,7 +80,7 @@ const LIBRARY_TABLES = new Set(["sym-lib-table", "fp-lib-table"]);
  * in the repo, the docs folder and copperhead's config.
  */
 function readByChecks(path: string, docs: string): boolean {
-  const folder = posix.normalize(docs).replace(/\/+$/, "");
+  const folder = trimEndOf(posix.normalize(docs), "/");
   return path === CONFIG_PATH || folder === "." || path.startsWith(`${folder}/`) || KICAD_FILE.test(path) || LIBRARY_TABLES.has(posix.basename(path));
 }
 

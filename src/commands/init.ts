@@ -36,6 +36,7 @@ import { restoreInterruptedRuns } from "../repo/recovery.ts";
 import { readRepoDoc } from "../repo/repo-files.ts";
 import { GENERATED_DOCS, type GeneratedDoc } from "../spec/generated-docs.ts";
 import { changelogTemplate, decisionsTemplate, specTemplate } from "../spec/templates.ts";
+import { trimEndOf } from "../util/text.ts";
 
 export interface InitOptions {
   repo?: string;
@@ -93,7 +94,7 @@ async function initRepo(repoRoot: string, options: InitOptions): Promise<InitRes
   const { project, config } = discoverConfiguredProject(repoRoot, options.project);
   const design = loadDesign(project);
   const projectPath = repoPath(design, project.projectFile);
-  const docs = config.docs.replace(/[\\/]+$/, "");
+  const docs = trimEndOf(config.docs, "\\/");
 
   // Each file on its own: one that copperhead may not write (a symlink out of the repo, a
   // folder in its place) is refused with the reason, and the others are still set up.

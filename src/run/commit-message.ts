@@ -8,7 +8,8 @@ import { verificationLine } from "../agent/gate.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { diffShort } from "../diff/format.ts";
 import { describeAmendment, type Proposal } from "../spec/proposal.ts";
-import { oneLine, type RunSummary } from "./summary.ts";
+import { oneLine } from "../util/text.ts";
+import type { RunSummary } from "./summary.ts";
 
 export function commitMessage(ctx: RunContext, summary: RunSummary, report: CheckReport, baseline?: CheckReport): string {
   const proposal = ctx.proposal!;

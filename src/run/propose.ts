@@ -11,7 +11,7 @@ import type { RunContext } from "../agent/context.ts";
 import type { ProposalArgs } from "../agent/tools/spec.ts";
 import { widen } from "../kicad/proposal-scope.ts";
 import { describeAmendment, renderProposal, type Amendment, type Approval, type Proposal, type ProposalScope } from "../spec/proposal.ts";
-import { oneLine } from "./summary.ts";
+import { oneLine } from "../util/text.ts";
 import type { PreparedRun, RunState } from "./state.ts";
 
 /** The model's validated proposal, approved and adopted; null when the person said no. */

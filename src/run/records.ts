@@ -8,7 +8,7 @@ import { verificationLine } from "../agent/gate.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
-import { oneLine } from "./summary.ts";
+import { oneLine } from "../util/text.ts";
 
 export function appendRecords(ctx: RunContext, report: CheckReport, baseline?: CheckReport): void {
   const journal = ctx.journal!;

@@ -7,6 +7,7 @@ import type { Finding } from "../checks/types.ts";
 import type { DesignDiff } from "../diff/diff.ts";
 import { diffMarkdown } from "../diff/format.ts";
 import { describeAmendment, type Amendment, type Approval } from "../spec/proposal.ts";
+import { oneLine } from "../util/text.ts";
 
 export type RunStatus = "committed" | "rolled_back" | "refused" | "proposed";
 export type RunReason =
@@ -58,11 +59,6 @@ export interface RunSummary {
 /** One line per finding, as the model reads it in a repair cycle and a person in summary.md. */
 export function describeFinding(f: Finding): string {
   return `- [${f.check}/${f.rule}] ${f.message}${f.location ? ` (${describeLocation(f.location)})` : ""}`;
-}
-
-/** Text squeezed onto one line, for records that hold one line per entry. */
-export function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, " ").trim();
 }
 
 /** The run's `summary.md`. */

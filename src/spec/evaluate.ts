@@ -18,6 +18,7 @@
 import type { Design } from "../design/design.ts";
 import type { Component } from "../kicad/netlist/components.ts";
 import { naturalCompare, type Net, type NetNode } from "../kicad/netlist/netlist.ts";
+import { globMatch } from "../util/glob.ts";
 import type { Op, Rule } from "./requirements.ts";
 import { compareQuantities, parseQuantity } from "./units.ts";
 
@@ -79,8 +80,7 @@ export function evaluateRule(rule: Rule, design: Design): RuleEvaluation {
     case "field":
       return evaluateField(index, rule);
     case "count": {
-      const re = globToRegExp(rule.pattern);
-      const matched = design.components.filter((c) => re.test(rule.by === "libId" ? c.libId : c.ref)).map((c) => c.ref);
+      const matched = design.components.filter((c) => globMatch(rule.pattern, rule.by === "libId" ? c.libId : c.ref)).map((c) => c.ref);
       const list = matched.length > 0 && matched.length <= 10 ? ` (${matched.join(", ")})` : "";
       return {
         pass: holds(rule.op, order(matched.length, rule.count)),
@@ -178,12 +178,6 @@ function order(a: number, b: number): number {
 
 function nanometres(mm: number): number {
   return Math.round(mm * 1e6);
-}
-
-/** `*` is any run of characters and `?` one character; everything else is literal. */
-function globToRegExp(pattern: string): RegExp {
-  const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-  return new RegExp(`^${body}$`);
 }
 
 /** Points at a net that differs only in case or sheet prefix, the usual slip in a spec. */

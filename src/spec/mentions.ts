@@ -20,7 +20,8 @@ export interface Mention {
 
 const FENCE_RE = /^\s{0,3}(`{3,}|~{3,})/;
 const CHECK_LINE_RE = /^\s*[-*+]\s+check:/;
-const CODE_SPAN_RE = /(`+)(.+?)\1(?!`)/g;
+/** How much of the line around a span `before` and `after` keep: enough for "the nets `A`, `B` and `C`". */
+const CONTEXT_CHARS = 200;
 
 export function codeSpanMentions(markdown: string): Mention[] {
   const mentions: Mention[] = [];
@@ -36,17 +37,48 @@ export function codeSpanMentions(markdown: string): Mention[] {
       return;
     }
     if (CHECK_LINE_RE.test(text)) return;
-    for (const m of text.matchAll(CODE_SPAN_RE)) {
-      const content = m[2]!.trim();
+    for (const span of codeSpans(text)) {
+      const content = text.slice(span.start + span.ticks, span.end - span.ticks).trim();
       if (!content) continue;
       mentions.push({
         text: content,
         line: index + 1,
-        column: m.index + 1,
-        before: text.slice(0, m.index),
-        after: text.slice(m.index + m[0].length),
+        column: span.start + 1,
+        before: text.slice(Math.max(0, span.start - CONTEXT_CHARS), span.start),
+        after: text.slice(span.end, span.end + CONTEXT_CHARS),
       });
     }
   });
   return mentions;
+}
+
+/**
+ * The code spans of one line, as CommonMark reads them: a run of backticks opens a span that
+ * the next run of the same length closes; a run no later run matches is literal text. Linear:
+ * a length found missing once is never searched for again, and a span's inside is not rescanned
+ * (a backreference pattern retried every run against every later one).
+ */
+function codeSpans(line: string): { start: number; end: number; ticks: number }[] {
+  const runs: { start: number; length: number }[] = [];
+  for (let i = 0; i < line.length; i++) {
+    if (line[i] !== "`") continue;
+    const start = i;
+    while (line[i + 1] === "`") i++;
+    runs.push({ start, length: i - start + 1 });
+  }
+  const spans: { start: number; end: number; ticks: number }[] = [];
+  const unmatched = new Set<number>();
+  for (let open = 0; open < runs.length; open++) {
+    const { start, length } = runs[open]!;
+    if (unmatched.has(length)) continue;
+    let close = open + 1;
+    while (close < runs.length && runs[close]!.length !== length) close++;
+    if (close === runs.length) {
+      unmatched.add(length);
+      continue;
+    }
+    spans.push({ start, end: runs[close]!.start + length, ticks: length });
+    open = close;
+  }
+  return spans;
 }

@@ -37,6 +37,7 @@
  *
  * `renderProposal` and `parseProposal` are inverses, so what `do` writes always validates.
  */
+import { oneLine } from "../util/text.ts";
 
 export const APPROVALS = ["auto", "interactive"] as const;
 export type Approval = (typeof APPROVALS)[number];
@@ -93,8 +94,11 @@ const SCOPE_LINES = [
   ["New nets", "newNets"],
 ] as const;
 
+/** A `- Label: value` line; the value runs to the end of the line, so a stray CR cannot make it backtrack. */
+const META_LINE_RE = /^- ([A-Za-z ]+):\s*([^]*)/;
+
 const list = (items: string[]) => (items.length ? items.join(", ") : "none");
-const unlist = (text: string) => (text && text.toLowerCase() !== "none" ? text.split(/\s*,\s*/).filter(Boolean) : []);
+const unlist = (text: string) => (text && text.toLowerCase() !== "none" ? text.split(",").map((item) => item.trim()).filter(Boolean) : []);
 
 function scopeLines(scope: ProposalScope): string[] {
   return SCOPE_LINES.map(([label, key]) => `- ${label}: ${list(scope[key])}`);
@@ -161,7 +165,7 @@ function parseAmendments(body: string[], start: number, problems: ProposalProble
     const meta = new Map<string, { value: string }>();
     let i = 0;
     for (; i < lines.length; i++) {
-      const m = /^- ([A-Za-z ]+):\s*(.*)$/.exec(lines[i]!);
+      const m = META_LINE_RE.exec(lines[i]!);
       if (lines[i]!.trim() === "" && meta.size === 0) continue;
       if (!m) break;
       meta.set(m[1]!.trim().toLowerCase(), { value: m[2]!.trim() });
@@ -198,15 +202,15 @@ export function parseProposal(markdown: string): { proposal?: Proposal; problems
   let current: { start: number; body: string[] } | undefined;
   for (let i = titleIndex + 1; i < lines.length; i++) {
     const line = lines[i]!;
-    const heading = /^## (.+?)\s*$/.exec(line);
+    const heading = line.startsWith("## ") ? line.slice(3).trimEnd() : "";
     if (heading) {
       current = { start: i + 1, body: [] };
-      sections.set(heading[1]!.toLowerCase(), current);
+      sections.set(heading.toLowerCase(), current);
       continue;
     }
     if (current) current.body.push(line);
     else {
-      const m = /^- ([A-Za-z ]+):\s*(.*)$/.exec(line);
+      const m = META_LINE_RE.exec(line);
       if (m) meta.set(m[1]!.trim().toLowerCase(), { value: m[2]!.trim(), line: i + 1 });
     }
   }
@@ -258,10 +262,6 @@ export function parseProposal(markdown: string): { proposal?: Proposal; problems
       ...(amendments.length ? { amendments } : {}),
     },
   };
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, " ").trim();
 }
 
 function capitalise(key: string): string {

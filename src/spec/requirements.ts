@@ -95,11 +95,41 @@ export interface ParsedSpec {
   problems: SpecProblem[];
 }
 
-const HEADING_RE = /^ {0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/;
+// Every pattern here sees repo text, so none may backtrack more than linearly: a pattern ends
+// in `[^]*` (which cannot fail) rather than `.*$` (which fails on a stray CR and retries every
+// split of the whitespace before it), and headings and bullets are scanned by hand.
 const FENCE_RE = /^ {0,3}(`{3,}|~{3,})/;
-const BULLET_RE = /^([ \t]*)[-*+][ \t]+(.*)$/;
-const REQ_RE = /^(REQ-[A-Z0-9]+(?:-[A-Z0-9]+)*):[ \t]*(.*)$/;
+const REQ_RE = /^(REQ-[A-Z0-9]+(?:-[A-Z0-9]+)*):[ \t]*([^]*)/;
 const CHECK_RE = /^check:[ \t]*/i;
+
+const isSpace = (c: string | undefined) => c !== undefined && c.trim() === "";
+
+/**
+ * An ATX heading (`## Requirements ##`): its level and its text without the closing `#`s, or
+ * undefined. Up to three spaces of indent, one to six `#`s, then whitespace.
+ */
+function heading(line: string): { level: number; text: string } | undefined {
+  let start = 0;
+  while (start < 3 && line[start] === " ") start++;
+  let end = start;
+  while (line[end] === "#") end++;
+  const level = end - start;
+  if (level < 1 || level > 6 || !isSpace(line[end])) return undefined;
+  const text = line.slice(end).trim();
+  let close = text.length;
+  while (close > 0 && text[close - 1] === "#") close--;
+  return { level, text: close > 0 && close < text.length && isSpace(text[close - 1]) ? text.slice(0, close).trimEnd() : text };
+}
+
+/** A list item (`- text`, `* text`, `+ text`): its indent and its text, or undefined. */
+function bulletItem(line: string): { indent: string; body: string } | undefined {
+  let marker = 0;
+  while (line[marker] === " " || line[marker] === "\t") marker++;
+  if (!"-*+".includes(line[marker] ?? "x") || (line[marker + 1] !== " " && line[marker + 1] !== "\t")) return undefined;
+  let body = marker + 1;
+  while (line[body] === " " || line[body] === "\t") body++;
+  return { indent: line.slice(0, marker), body: line.slice(body) };
+}
 
 /** Marks the lines that are inside fenced code blocks or HTML comments, which carry no meaning. */
 function inertLines(lines: string[]): boolean[] {
@@ -145,13 +175,13 @@ function requirementsSections(lines: string[]): LineRange[] {
   let open: number | undefined;
   lines.forEach((line, i) => {
     if (inert[i]) return;
-    const h = HEADING_RE.exec(line);
-    if (!h || h[1]!.length > 2) return;
+    const h = heading(line);
+    if (!h || h.level > 2) return;
     if (open !== undefined) {
       ranges.push({ start: open + 1, end: i });
       open = undefined;
     }
-    if (h[1]!.length === 2 && h[2]!.trim().toLowerCase() === "requirements") open = i;
+    if (h.level === 2 && h.text.toLowerCase() === "requirements") open = i;
   });
   if (open !== undefined) ranges.push({ start: open + 1, end: lines.length });
   return ranges;
@@ -201,20 +231,20 @@ export function parseRequirements(markdown: string, file: string): ParsedSpec | 
       continuing = false;
       continue;
     }
-    if (HEADING_RE.test(line)) {
+    if (heading(line)) {
       current = undefined;
       continuing = false;
       continue;
     }
-    const bullet = BULLET_RE.exec(line);
+    const bullet = bulletItem(line);
     if (!bullet) {
       if (current && continuing && /^[ \t]/.test(line)) current.text = `${current.text} ${line.trim()}`;
       continue;
     }
     continuing = false;
-    const indent = bullet[1]!.replace(/\t/g, "    ").length;
-    const body = bullet[2]!.trimEnd();
-    const bodyColumn = line.length - bullet[2]!.length + 1;
+    const indent = bullet.indent.replace(/\t/g, "    ").length;
+    const body = bullet.body.trimEnd();
+    const bodyColumn = line.length - bullet.body.length + 1;
     if (indent < 2) {
       const req = REQ_RE.exec(body);
       if (req) {

@@ -61,8 +61,16 @@ const PLAIN_RE = new RegExp(`^(${DECIMAL})(?:[eE]([+-]?\\d+))?\\s*(${PREFIX})?($
 const RKM_RE = new RegExp(`^(\\d+)(${PREFIX}|[${[...DECIMAL_UNITS].join("")}])(\\d+)(${UNIT})?$`);
 const TOLERANCE_RE = /(?:\s*\/\s*|\s+|\s*(?=±))±?\d+(?:\.\d+)?\s*%$/;
 
+/**
+ * No quantity is longer: values come from the repo, and `TOLERANCE_RE` is unanchored at its
+ * start, so on a long run of spaces it would retry every position (quadratic). Longer text is
+ * simply not a quantity.
+ */
+const MAX_QUANTITY_LENGTH = 64;
+
 /** Parses an engineering value; `undefined` when the text is not (entirely) a quantity. */
 export function parseQuantity(text: string): Quantity | undefined {
+  if (text.length > MAX_QUANTITY_LENGTH && text.trim().length > MAX_QUANTITY_LENGTH) return undefined;
   const trimmed = text.trim().replace(TOLERANCE_RE, "");
   const plain = PLAIN_RE.exec(trimmed);
   if (plain) {

@@ -3,6 +3,9 @@
  * - mistyped options and malformed booleans (`do --dryrun` once committed, `check --stirct`
  *   once passed where `--strict` fails, `--strict=no` was strict): a usage error before
  *   anything runs;
+ * - a SPEC.md built to make pattern matching blow up (a heading followed by a million spaces,
+ *   a bullet of a million tabs and a CR, a `count` rule of a dozen `R*` against a 40-character
+ *   reference; once quadratic or exponential, minutes to hours): check evaluates it at once;
  * Every run is killed past 60 s or 1 GB, and the test then fails.
  */
 import { afterAll, describe, expect, test } from "bun:test";
@@ -11,6 +14,7 @@ import { join } from "node:path";
 import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
 import { copyRepo, fingerprint, ISOLATED_ENV } from "../support/repos.ts";
+import { editFile } from "../support/variants.ts";
 import { runBinaryBounded, templateRepo, type BoundedResult } from "./binary.ts";
 import { serveScriptedModel, type SessionTurn } from "./scripted-model.ts";
 
@@ -80,4 +84,32 @@ describe("mistyped options", () => {
     expect(sync.stderr).toContain("Did you mean --dry-run?");
     expect(readFileSync(join(repo, "usb-led.kicad_pcb"))).toEqual(board);
   });
+});
+
+describe("a SPEC.md built to make pattern matching blow up", () => {
+  test("long whitespace runs and a dozen-star count rule: check evaluates the spec within the limits", async () => {
+    const repo = await copyRepo(template());
+    // A 40-character reference for the glob to chew on.
+    const longRef = `R${"R".repeat(38)}1`;
+    editFile(join(repo, "usb-led.kicad_sch"), (text) => text.replace('(property "Reference" "R1"', `(property "Reference" "${longRef}"`).replace('(reference "R1")', `(reference "${longRef}")`));
+    const whitespace = 1_000_000;
+    const hostile = [
+      "## Requirements",
+      `- REQ-GLOB-1: a dozen stars${"\t".repeat(whitespace)}\r`,
+      `  - check: count ${"R*".repeat(12)}x == 0`,
+      `  - check: count ${"R*".repeat(12)}1 == 1`,
+      `- ${"\t".repeat(whitespace)}\r`,
+      `### Notes${" ".repeat(whitespace)}x`,
+      `### Notes${" ".repeat(whitespace)}#\r`,
+      `Some \`net\`${" ".repeat(whitespace)}and \`${"`".repeat(whitespace)}`,
+      `- check:${" ".repeat(whitespace)}x`,
+      "",
+    ].join("\n");
+    editFile(join(repo, "docs/SPEC.md"), (text) => text.replace("## Requirements\n", hostile));
+    const result = await run(["check", "--repo", repo, "--json"]);
+    const requirements = JSON.parse(result.stdout).checks.find((c: { id: string }) => c.id === "requirements");
+    // Every rule evaluated; the stray top-level `check:` line is the one problem.
+    expect(requirements).toMatchObject({ status: "fail", summary: "9/9 rules pass, 1 spec problem" });
+    expect(requirements.findings.map((f: { message: string }) => f.message)).toEqual([expect.stringContaining("a check must be a nested bullet under a requirement")]);
+  }, 120_000);
 });

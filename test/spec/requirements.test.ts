@@ -267,3 +267,32 @@ describe("requirementsSectionTexts", () => {
     expect(requirementsSectionTexts("```\n## Requirements\n```\n")).toEqual([]);
   });
 });
+
+describe("parseRequirements: hostile whitespace", () => {
+  // Each input is a million characters: a pattern that retried every split of a run (quadratic)
+  // would take tens of minutes here, far past the test's timeout; a linear scan takes
+  // milliseconds.
+  const run = 1_000_000;
+
+  test("a heading followed by a million spaces, and one closed by #s, are headings", () => {
+    const spec = [
+      "## Requirements",
+      "- REQ-A-1: one",
+      "  - check: net VBUS exists",
+      `### Notes${" ".repeat(run)}x`,
+      `## Requirements${" ".repeat(run)}##\r`,
+      "- REQ-B-1: a second section",
+    ].join("\n");
+    expect(requirementsSectionRange(spec)).toEqual({ start: 1, end: 4 });
+    const parsed = parseRequirements(spec, FILE)!;
+    expect(parsed.requirements.map((r) => r.id)).toEqual(["REQ-A-1"]);
+    expect(parsed.problems.map((p) => p.message)).toEqual([`${FILE}:5:1: a second Requirements section; merge it into the first`]);
+  }, 20_000);
+
+  test("bullets of a million tabs and a CR, and a requirement padded with them, parse", () => {
+    const spec = ["## Requirements", `- REQ-A-1:${"\t".repeat(run)}padded\r`, `  - check:${"\t".repeat(run)}net VBUS exists\r`, `- ${"\t".repeat(run)}\r`].join("\n");
+    const parsed = parseRequirements(spec, FILE)!;
+    expect(parsed.requirements).toMatchObject([{ id: "REQ-A-1", text: "padded", checks: [{ kind: "net", net: "VBUS" }] }]);
+    expect(parsed.problems).toEqual([]);
+  }, 20_000);
+});

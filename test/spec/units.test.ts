@@ -82,3 +82,10 @@ describe("parseLength", () => {
     test(`${text} is not a length`, () => expect(parseLength(text)).toBeUndefined());
   }
 });
+
+describe("parseQuantity on hostile text", () => {
+  test("a value padded with a million spaces is not a quantity, and is rejected at once", () => {
+    expect(parseQuantity(`1${" ".repeat(1_000_000)}5%`)).toBeUndefined();
+    expect(parseQuantity(`${" ".repeat(1_000_000)}10k`)).toMatchObject({ value: 10000 });
+  }, 20_000);
+});

@@ -12,6 +12,7 @@
 import { DEFAULT_PROVIDER_RETRIES, DEFAULT_PROVIDER_TIMEOUT_SECONDS } from "../../config/schema.ts";
 import { CopperheadError } from "../../errors.ts";
 import { makeRedactor } from "../../redact.ts";
+import { trimEndOf } from "../../util/text.ts";
 import { SseParser, type SseEvent } from "./sse.ts";
 
 export interface HttpOptions {
@@ -380,7 +381,7 @@ function cancelled(label: string): CopperheadError {
 
 /** `base` + `path`, whatever slashes the user's base URL ends with. */
 export function joinUrl(base: string, path: string): string {
-  return `${base.replace(/\/+$/, "")}/${path}`;
+  return `${trimEndOf(base, "/")}/${path}`;
 }
 
 /** `retry-after` is either delta-seconds or an HTTP date (RFC 9110 §10.2.3). */

@@ -77,6 +77,13 @@ const STOCK_DIRS: ReadonlyArray<readonly [string, string]> = [
 const OLDEST_VERSIONED_MAJOR = 6;
 
 /**
+ * `${VAR}` or `$(VAR)` in a library URI. A name holds no `$` or brackets, so a table full of
+ * unclosed `${` is scanned once, not from every `$` to its end.
+ */
+const VARIABLE_RE = /\$\{([^${}]+)\}|\$\(([^$()]+)\)/;
+const VARIABLES_RE = new RegExp(VARIABLE_RE.source, "g");
+
+/**
  * The libraries of one project. Tables, variables and parsed files are read lazily and cached
  * for the life of the object, so a board sync that adds fifty resistors parses
  * `R_0603_1608Metric.kicad_mod` once.
@@ -235,7 +242,7 @@ export class Libraries {
   /** Expands `${VAR}` and `$(VAR)`; unknown variables are left in place. */
   expand(uri: string): string {
     const vars = this.variables();
-    return uri.replace(/\$\{([^}]+)\}|\$\(([^)]+)\)/g, (whole, a: string | undefined, b: string | undefined) => vars.get((a ?? b)!) ?? whole);
+    return uri.replace(VARIABLES_RE, (whole, a: string | undefined, b: string | undefined) => vars.get((a ?? b)!) ?? whole);
   }
 
   private variables(): Map<string, string> {
@@ -413,5 +420,5 @@ function describeTables(searched: string[], kind: LibraryKind): string {
 }
 
 function unresolvedVariable(path: string): string | undefined {
-  return /\$\{([^}]+)\}|\$\(([^)]+)\)/.exec(path)?.slice(1).find(Boolean);
+  return VARIABLE_RE.exec(path)?.slice(1).find(Boolean);
 }

@@ -37,6 +37,7 @@ import {
 } from "../sexpr/index.ts";
 import { has, OLDEST_SCHEMATIC_VERSION, SCHEMATIC } from "../format.ts";
 import { toIU, type Placement, type Point } from "./geometry.ts";
+import { trimEndOf } from "../../util/text.ts";
 
 export type PinElectricalType =
   | "input"
@@ -559,7 +560,7 @@ export class SchematicProject {
 
   /** KiCad 6 wrote instance paths without the root's uuid; the loader puts it in front. */
   private fullPath(path: string, addRoot: boolean): string {
-    const trimmed = path.replace(/\/+$/, "");
+    const trimmed = trimEndOf(path, "/");
     return addRoot ? this.root.path + trimmed : trimmed || this.root.path;
   }
 }

@@ -5,6 +5,7 @@
  */
 import { CopperheadError } from "../../../errors.ts";
 import { closeMatches, suggestion } from "../../../util/close-matches.ts";
+import { trimEndOf, trimStartOf } from "../../../util/text.ts";
 import { naturalCompare } from "../../netlist/netlist.ts";
 import { placePoint, type Point } from "../geometry.ts";
 import { pinOutwardLib, placeDirection } from "../space.ts";
@@ -30,7 +31,7 @@ export interface PinHit extends PlacedUnit {
 
 /** A sheet instance by human path (`/`, `/Regulator/`, `Regulator`), or a typed error naming the sheets. */
 export function sheetInstance(state: EditorState, sheet: string): SheetInstance {
-  const trimmed = sheet.trim().replace(/^\/+|\/+$/g, "");
+  const trimmed = trimEndOf(trimStartOf(sheet.trim(), "/"), "/");
   const wanted = trimmed === "" ? "/" : `/${trimmed}/`;
   const found = state.project.instances.find((i) => i.humanPath === wanted);
   if (!found) {
