@@ -76,6 +76,8 @@ export interface ModelProvider {
   readonly model: string;
   /** What the user sees, e.g. `anthropic:claude-sonnet-4-5` or `replay:demo.json (recorded session)`. */
   readonly label: string;
+  /** It sends a tool result's `images` to the model; the others send the text legend alone. */
+  readonly supportsImages?: boolean;
   /** One model call. Throws `provider_error` (typed) after retries are exhausted. */
   complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse>;
   /**

@@ -41,6 +41,7 @@ export const PROVIDER_VARIABLES = [
   "COPPERHEAD_BASE_URL",
   "COPPERHEAD_API_KEY",
   "COPPERHEAD_PROVIDER_TIMEOUT",
+  "COPPERHEAD_IMAGES",
 ] as const;
 
 export interface DoctorOptions {

@@ -7,8 +7,9 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { BRIDGE_SOCKET_ENV, BRIDGE_TOKEN_ENV } from "../agent/providers/agent-cli/bridge.ts";
-import type { ToolSpec } from "../agent/model.ts";
+import { BRIDGE_SOCKET_ENV, BRIDGE_TOKEN_ENV, flushUnsent, writeLine } from "../agent/providers/agent-cli/bridge.ts";
+import type { ToolImage, ToolSpec } from "../agent/model.ts";
+import { mcpImages } from "../agent/providers/host.ts";
 import { CopperheadError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 
@@ -28,6 +29,7 @@ export async function serveToolBridge(env: Record<string, string | undefined> = 
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let buffer = "";
+  const unsent: Uint8Array[] = [];
   const transport = new StdioServerTransport();
   // The run is over (or died): fail what is in flight and hang up, so the CLI stops too.
   const gone = () => {
@@ -48,6 +50,7 @@ export async function serveToolBridge(env: Record<string, string | undefined> = 
           pending.delete(message.id);
         }
       },
+      drain: (socket) => flushUnsent(socket, unsent),
       close: gone,
       error: gone,
     },
@@ -58,7 +61,7 @@ export async function serveToolBridge(env: Record<string, string | undefined> = 
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
-      socket.write(`${JSON.stringify({ token, id, ...request })}\n`);
+      writeLine(socket, unsent, JSON.stringify({ token, id, ...request }));
     });
 
   const server = new Server({ name: "copperhead", version: VERSION }, { capabilities: { tools: { listChanged: false } } });
@@ -67,8 +70,8 @@ export async function serveToolBridge(env: Record<string, string | undefined> = 
     return { tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: { type: "object" as const, ...t.inputSchema } })) };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const answer = (await ask({ method: "call", name: request.params.name, arguments: request.params.arguments ?? {} })) as { content: string; isError: boolean };
-    return { content: [{ type: "text", text: answer.content }], ...(answer.isError ? { isError: true } : {}) };
+    const answer = (await ask({ method: "call", name: request.params.name, arguments: request.params.arguments ?? {} })) as { content: string; isError: boolean; images?: ToolImage[] };
+    return { content: [{ type: "text", text: answer.content }, ...mcpImages(answer.images)], ...(answer.isError ? { isError: true } : {}) };
   });
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();

@@ -7,6 +7,7 @@ import { createAnthropicProvider, DEFAULT_ANTHROPIC_MODEL, mapStopReason } from 
 import { MAX_RESPONSE_BYTES, parseRetryAfter, type HttpOptions } from "../../src/agent/providers/http.ts";
 import { missingApiKeyError, resolveProvider } from "../../src/agent/providers/index.ts";
 import { createCompatProvider, createOpenAIProvider, DEFAULT_OPENAI_MODEL, mapFinishReason } from "../../src/agent/providers/openai.ts";
+import { toSamplingRequest } from "../../src/agent/providers/host.ts";
 import { parseTimeoutSeconds, resolvePatience } from "../../src/agent/providers/patience.ts";
 import { createReplayProvider, SESSION_SCHEMA } from "../../src/agent/providers/replay.ts";
 import { CopperheadError } from "../../src/errors.ts";
@@ -567,6 +568,84 @@ describe("streamed answers", () => {
     expect(err.message).toContain("the cap on one model response");
     expect(err.details).toMatchObject({ cap: "response_bytes", limitBytes: MAX_RESPONSE_BYTES });
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe("images in tool results", () => {
+  const image = { mediaType: "image/png" as const, data: "iVBORw0KGgo=" };
+  const WITH_IMAGE: ModelRequest = {
+    ...REQUEST,
+    messages: [
+      { role: "user", content: [{ type: "text", text: "Look first" }] },
+      { role: "assistant", content: [{ type: "tool_use", id: "v1", name: "read_schematic", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", toolUseId: "v1", content: "legend: R1 at (10, 20)", images: [image] }, { type: "text", text: "approved" }] },
+    ],
+  };
+
+  test("anthropic: the tool_result's content is the legend, then a base64 image block", async () => {
+    const server = serve(() => anthropicReply([{ type: "text", text: "seen" }], "end_turn"));
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    expect(provider.supportsImages).toBe(true);
+    await provider.complete(WITH_IMAGE);
+    expect(server.requests[0]!.body.messages[2].content).toEqual([
+      {
+        type: "tool_result",
+        tool_use_id: "v1",
+        content: [
+          { type: "text", text: "legend: R1 at (10, 20)" },
+          { type: "image", source: { type: "base64", media_type: "image/png", data: image.data } },
+        ],
+      },
+      { type: "text", text: "approved" },
+    ]);
+  });
+
+  test("openai: the tool message keeps the legend; the picture follows in a user message as a data URL", async () => {
+    const server = serve(() => openaiReply({ content: "seen" }, "stop"));
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
+    expect(provider.supportsImages).toBe(true);
+    await provider.complete(WITH_IMAGE);
+    expect(server.requests[0]!.body.messages.slice(3)).toEqual([
+      { role: "tool", tool_call_id: "v1", content: "legend: R1 at (10, 20)" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "approved" },
+          { type: "text", text: "The images v1 returned:" },
+          { type: "image_url", image_url: { url: `data:image/png;base64,${image.data}` } },
+        ],
+      },
+    ]);
+  });
+
+  test("compat: the legend alone, unless COPPERHEAD_IMAGES=1 says the model takes images", async () => {
+    const server = serve(() => openaiReply({ content: "seen" }, "stop"));
+    const plain = resolveProvider({ model: "compat:llava", env: { COPPERHEAD_BASE_URL: server.url }, http: FAST });
+    expect(plain.supportsImages).toBe(false);
+    await plain.complete(WITH_IMAGE);
+    expect(server.requests[0]!.body.messages.slice(3)).toEqual([
+      { role: "tool", tool_call_id: "v1", content: "legend: R1 at (10, 20)" },
+      { role: "user", content: "approved" },
+    ]);
+    const vision = resolveProvider({ model: "compat:llava", env: { COPPERHEAD_BASE_URL: server.url, COPPERHEAD_IMAGES: "1" }, http: FAST });
+    expect(vision.supportsImages).toBe(true);
+    await vision.complete(WITH_IMAGE);
+    expect(JSON.stringify(server.requests[1]!.body.messages[4])).toContain(`data:image/png;base64,${image.data}`);
+  });
+
+  test("host: MCP image content after the legend in the sampling tool_result", () => {
+    const sampling = toSamplingRequest(WITH_IMAGE);
+    expect(sampling.messages[2]!.content).toEqual([
+      {
+        type: "tool_result",
+        toolUseId: "v1",
+        content: [
+          { type: "text", text: "legend: R1 at (10, 20)" },
+          { type: "image", data: image.data, mimeType: "image/png" },
+          { type: "text", text: "approved" },
+        ],
+      },
+    ]);
   });
 });
 

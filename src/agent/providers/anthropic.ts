@@ -67,6 +67,7 @@ export function createAnthropicProvider(config: AnthropicConfig): ModelProvider 
     provider: "anthropic",
     model: config.model,
     label,
+    supportsImages: true,
     async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
       const prefix = JSON.stringify([request.system, request.tools]);
       const body = {
@@ -277,7 +278,13 @@ function toWire(message: Message): WireBlock[] {
         blocks.push({
           type: "tool_result",
           tool_use_id: block.toolUseId,
-          content: block.content,
+          // With pictures, the content is a list: the text legend, then an image block each.
+          content: block.images?.length
+            ? [
+                { type: "text", text: block.content },
+                ...block.images.map((image) => ({ type: "image", source: { type: "base64", media_type: image.mediaType, data: image.data } })),
+              ]
+            : block.content,
           ...(block.isError ? { is_error: true } : {}),
         });
         break;

@@ -10,13 +10,14 @@
  */
 import type {
   CreateMessageRequestParams,
+  ImageContent,
   CreateMessageResultWithTools,
   SamplingMessage,
   SamplingMessageContentBlock,
   ToolResultContent,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CopperheadError } from "../../errors.ts";
-import type { ContentBlock, Message, ModelProvider, ModelRequest, ModelResponse, StopReason } from "../model.ts";
+import type { ContentBlock, Message, ModelProvider, ModelRequest, ModelResponse, StopReason, ToolImage } from "../model.ts";
 
 /** What an MCP transport lends a run so the client's model can answer it. */
 export interface HostSampler {
@@ -50,6 +51,7 @@ export function createHostProvider(sampler: HostSampler): ModelProvider {
     provider: "host",
     model: "host",
     label: HOST_LABEL,
+    supportsImages: true,
     async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
       let result: CreateMessageResultWithTools;
       try {
@@ -104,8 +106,18 @@ function toSamplingBlock(block: ContentBlock): SamplingMessageContentBlock {
     case "tool_use":
       return { type: "tool_use", id: block.id, name: block.name, input: (block.input ?? {}) as Record<string, unknown> };
     case "tool_result":
-      return { type: "tool_result", toolUseId: block.toolUseId, content: [{ type: "text", text: block.content }], ...(block.isError ? { isError: true } : {}) };
+      return {
+        type: "tool_result",
+        toolUseId: block.toolUseId,
+        content: [{ type: "text", text: block.content }, ...mcpImages(block.images)],
+        ...(block.isError ? { isError: true } : {}),
+      };
   }
+}
+
+/** A tool result's pictures as MCP image content (also what the agent-CLI bridge sends). */
+export function mcpImages(images: ToolImage[] | undefined): ImageContent[] {
+  return (images ?? []).map((image) => ({ type: "image", data: image.data, mimeType: image.mediaType }));
 }
 
 export function fromSamplingResult(result: CreateMessageResultWithTools): ModelResponse {

@@ -24,6 +24,9 @@ import { createReplayProvider } from "./replay.ts";
 export { DEFAULT_ANTHROPIC_MODEL } from "./anthropic.ts";
 export { DEFAULT_OPENAI_MODEL } from "./openai.ts";
 
+/** `COPPERHEAD_IMAGES=1`: the OpenAI-compatible server's model takes image input. */
+export const COMPAT_IMAGES_VARIABLE = "COPPERHEAD_IMAGES";
+
 export interface ResolveProviderOptions {
   /** The `--model` flag. */
   model?: string;
@@ -133,6 +136,8 @@ function build(
         model: id,
         baseUrl: baseUrl(get, "COPPERHEAD_BASE_URL").baseUrl!,
         ...(apiKey ? { apiKey } : {}),
+        // Only the user knows whether the server's model is a vision model.
+        images: get(COMPAT_IMAGES_VARIABLE) === "1",
         ...http(),
       });
     }

@@ -51,6 +51,11 @@ export interface ChatCompletionsConfig {
    * name); many compatible servers only know `max_tokens`.
    */
   maxTokensField: "max_completion_tokens" | "max_tokens";
+  /**
+   * The model takes image input. Tool messages carry text only, so a tool result's pictures go
+   * in a user message after the tool messages, as `image_url` parts with data URLs.
+   */
+  images: boolean;
   http?: HttpOptions;
 }
 
@@ -62,11 +67,13 @@ export function createOpenAIProvider(options: { model: string; apiKey: string; b
     apiKey: options.apiKey,
     keyEnvVar: "OPENAI_API_KEY",
     maxTokensField: "max_completion_tokens",
+    images: true,
     ...(options.http ? { http: options.http } : {}),
   });
 }
 
-export function createCompatProvider(options: { model: string; baseUrl: string; apiKey?: string; http?: HttpOptions }): ModelProvider {
+/** `images`: the server's model takes image input (a vision model); most local models do not. */
+export function createCompatProvider(options: { model: string; baseUrl: string; apiKey?: string; images?: boolean; http?: HttpOptions }): ModelProvider {
   return createChatCompletionsProvider({
     provider: "compat",
     model: options.model,
@@ -74,6 +81,7 @@ export function createCompatProvider(options: { model: string; baseUrl: string; 
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     keyEnvVar: "COPPERHEAD_API_KEY",
     maxTokensField: "max_tokens",
+    images: options.images === true,
     ...(options.http ? { http: options.http } : {}),
   });
 }
@@ -111,12 +119,13 @@ export function createChatCompletionsProvider(config: ChatCompletionsConfig): Mo
     provider: config.provider,
     model: config.model,
     label,
+    supportsImages: config.images,
     async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
       const body = {
         model: config.model,
         messages: [
           ...(request.system ? [{ role: "system", content: request.system }] : []),
-          ...request.messages.flatMap(toWire),
+          ...request.messages.flatMap((message) => toWire(message, config.images)),
         ],
         ...(request.tools.length > 0
           ? {
@@ -267,9 +276,10 @@ export function mapFinishReason(reason: string | null, hasToolCalls: boolean): S
 
 /**
  * One neutral message becomes one or more wire messages: a user turn's tool results become
- * `tool` messages (first, since they must follow the assistant's calls), its text a user message.
+ * `tool` messages (first, since they must follow the assistant's calls), its text a user message,
+ * and (for a model that takes images) the results' pictures `image_url` parts of that message.
  */
-function toWire(message: Message): Array<Record<string, unknown>> {
+function toWire(message: Message, images: boolean): Array<Record<string, unknown>> {
   const text = message.content
     .filter((b) => b.type === "text")
     .map((b) => b.text)
@@ -302,5 +312,16 @@ function toWire(message: Message): Array<Record<string, unknown>> {
       // Chat Completions has no error flag on a tool result; say it in the content.
       content: r.isError ? `Error: ${r.content}` : r.content,
     }));
+  const pictures = images
+    ? message.content.flatMap((b) =>
+        b.type === "tool_result" && b.images?.length
+          ? [
+              { type: "text", text: `The images ${b.toolUseId} returned:` },
+              ...b.images.map((image) => ({ type: "image_url", image_url: { url: `data:${image.mediaType};base64,${image.data}` } })),
+            ]
+          : [],
+      )
+    : [];
+  if (pictures.length > 0) return [...results, { role: "user", content: [...(text ? [{ type: "text", text }] : []), ...pictures] }];
   return text ? [...results, { role: "user", content: text }] : results;
 }

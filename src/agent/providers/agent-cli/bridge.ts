@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Socket } from "bun";
-import type { ToolSpec } from "../../model.ts";
+import type { ToolImage, ToolSpec } from "../../model.ts";
 
 export const BRIDGE_SOCKET_ENV = "COPPERHEAD_BRIDGE_SOCKET";
 export const BRIDGE_TOKEN_ENV = "COPPERHEAD_BRIDGE_TOKEN";
@@ -25,7 +25,7 @@ export const BRIDGE_TOKEN_ENV = "COPPERHEAD_BRIDGE_TOKEN";
 export interface BridgeCall {
   name: string;
   arguments: unknown;
-  reply(result: { content: string; isError: boolean }): void;
+  reply(result: { content: string; isError: boolean; images?: ToolImage[] }): void;
 }
 
 export interface ToolBridge {
@@ -41,6 +41,30 @@ export interface ToolBridge {
 
 interface SocketState {
   buffer: string;
+  /** Bytes the socket has not taken yet (see {@link writeLine}). */
+  unsent: Uint8Array[];
+}
+
+/**
+ * Writes one line to a socket whole. A socket takes what fits in the kernel's buffer and says
+ * how much; the rest (a tool result with pictures runs to hundreds of KB) waits in `unsent`
+ * until {@link flushUnsent} runs on `drain`, so lines never interleave or get cut.
+ */
+export function writeLine(socket: Pick<Socket<unknown>, "write">, unsent: Uint8Array[], line: string): void {
+  unsent.push(Buffer.from(`${line}\n`));
+  if (unsent.length === 1) flushUnsent(socket, unsent);
+}
+
+export function flushUnsent(socket: Pick<Socket<unknown>, "write">, unsent: Uint8Array[]): void {
+  while (unsent.length > 0) {
+    const head = unsent[0]!;
+    const written = Math.max(0, socket.write(head));
+    if (written < head.byteLength) {
+      unsent[0] = head.subarray(written);
+      return;
+    }
+    unsent.shift();
+  }
 }
 
 /** Opens the run's end of the bridge: a Unix socket in a fresh 0700 temp folder. */
@@ -51,12 +75,15 @@ export function openToolBridge(): ToolBridge {
   let tools: ToolSpec[] = [];
   let handler: ((call: BridgeCall) => void) | undefined;
 
-  const send = (socket: Socket<SocketState>, message: object) => socket.write(`${JSON.stringify(message)}\n`);
+  const send = (socket: Socket<SocketState>, message: object) => writeLine(socket, socket.data.unsent, JSON.stringify(message));
   const listener = Bun.listen<SocketState>({
     unix: socketPath,
     socket: {
       open(socket) {
-        socket.data = { buffer: "" };
+        socket.data = { buffer: "", unsent: [] };
+      },
+      drain(socket) {
+        flushUnsent(socket, socket.data.unsent);
       },
       data(socket, chunk) {
         socket.data.buffer += chunk.toString();

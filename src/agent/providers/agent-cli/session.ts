@@ -228,6 +228,8 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
     provider: driver.provider,
     model: options.model ?? "",
     label,
+    // Pictures reach the CLI as MCP image content from the bridge; the CLI gives them to its model.
+    supportsImages: true,
     async preflight() {
       const path = Bun.which(driver.executable, { PATH: env.PATH ?? "" });
       if (!path) throw notInstalledError(driver);
@@ -250,7 +252,7 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
           const call = awaiting.get(result.toolUseId);
           awaiting.delete(result.toolUseId);
           const content = i === results.length - 1 && notes.length ? [result.content, ...notes].join("\n\n") : result.content;
-          call?.reply({ content, isError: result.isError === true });
+          call?.reply({ content, isError: result.isError === true, ...(result.images?.length ? { images: result.images } : {}) });
         });
       } else {
         const prompt = last?.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n") ?? "";
