@@ -55,7 +55,7 @@ body=$(mktemp)
   fi
   if [ -n "${RENDERS_URL:-}" ]; then
     echo
-    echo "The whole diff, before/after plots and a what-changed image of every changed sheet (and of the board, when it changed): [copperhead renders]($RENDERS_URL)."
+    echo "The whole diff, before/after plots and a what-changed image of every changed sheet (and of the board, when it changed), each what-changed SVG with a PNG beside it that any viewer opens: [copperhead renders]($RENDERS_URL)."
   fi
 } > "$body"
 

@@ -4,7 +4,8 @@
  * (see svg.ts) with boxes around the parts the semantic diff names.
  *
  * Files land flat in the folder, named after kicad-cli's own plot names:
- * `usb-led-Regulator.before.svg`, `….after.svg`, `….diff.svg`, and `board.before.svg` … for the
+ * `usb-led-Regulator.before.svg`, `….after.svg`, `….diff.svg` with `….diff.png` beside it (the
+ * same image rasterised, for viewers that do not open SVG), and `board.before.svg` … for the
  * board. Nothing else in the folder is touched. kicad-cli plots every sheet of a state in one
  * run (it cannot pick pages), into a scratch folder; only the changed sheets are kept.
  */
@@ -14,6 +15,7 @@ import { basename, join } from "node:path";
 import { footprintToBoard, type Footprint } from "../kicad/board/view.ts";
 import { boardLayers, plotBoardUnfilled } from "../kicad/board/plot.ts";
 import { exportSvg, type KicadCli } from "../kicad/cli/kicad-cli.ts";
+import { svgToPng } from "../util/png.ts";
 import { IU_PER_MM, placePoint } from "../kicad/schematic/geometry.ts";
 import { libUnitBox, placeBox } from "../kicad/schematic/space.ts";
 import { symbolInstance, unitPins } from "../kicad/schematic/view.ts";
@@ -30,12 +32,15 @@ export interface SheetRender {
   before?: string;
   after?: string;
   diff: string;
+  /** The what-changed image rasterised, beside its SVG. */
+  png?: string;
 }
 
 export interface BoardRender {
   before?: string;
   after?: string;
   diff: string;
+  png?: string;
 }
 
 export interface DiffRenders {
@@ -69,7 +74,9 @@ export async function renderDiff(diff: DesignDiff, before: DesignState, after: D
       if (beforeSvg) writeFileSync(join(outDir, (entry.before = `${name}.before.svg`)), beforeSvg);
       if (afterSvg) writeFileSync(join(outDir, (entry.after = `${name}.after.svg`)), afterSvg);
       const marks = sheetMarks(diff, before, after, sheet.path);
-      writeFileSync(join(outDir, entry.diff), highlightSvg({ before: beforeSvg, after: afterSvg, marks, title: `${sheet.path} — what changed` }));
+      const svg = highlightSvg({ before: beforeSvg, after: afterSvg, marks, title: `${sheet.path} — what changed` });
+      writeFileSync(join(outDir, entry.diff), svg);
+      entry.png = await writePng(svg, outDir, `${name}.diff.png`, out.skipped);
       out.sheets.push(entry);
     }
     if (boardNeeded && (boardBefore || boardAfter)) {
@@ -80,13 +87,32 @@ export async function renderDiff(diff: DesignDiff, before: DesignState, after: D
       const entry: BoardRender = { diff: "board.diff.svg" };
       if (beforeSvg) writeFileSync(join(outDir, (entry.before = "board.before.svg")), beforeSvg);
       if (afterSvg) writeFileSync(join(outDir, (entry.after = "board.after.svg")), afterSvg);
-      writeFileSync(join(outDir, entry.diff), highlightSvg({ before: beforeSvg, after: afterSvg, marks: boardMarks(diff, before, after), view, title: "board — what changed" }));
+      const svg = highlightSvg({ before: beforeSvg, after: afterSvg, marks: boardMarks(diff, before, after), view, title: "board — what changed" });
+      writeFileSync(join(outDir, entry.diff), svg);
+      entry.png = await writePng(svg, outDir, "board.diff.png", out.skipped);
       out.board = entry;
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
   return out;
+}
+
+/** Width of the PNG beside each what-changed SVG: enough to read a sheet's references. */
+const PNG_WIDTH = 2400;
+
+/**
+ * The what-changed image as a PNG too, for viewers that do not open SVG (a pull request's page,
+ * a mail client); undefined, with the reason in `skipped`, when it cannot be rasterised.
+ */
+async function writePng(svg: string, outDir: string, name: string, skipped: string[]): Promise<string | undefined> {
+  try {
+    writeFileSync(join(outDir, name), (await svgToPng(svg, { width: PNG_WIDTH })).png);
+    return name;
+  } catch (err) {
+    skipped.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
 }
 
 /** Sheet path → its plot in the scratch folder, matched by kicad-cli's plot order (page order). */
@@ -179,7 +205,41 @@ function boardMarks(diff: DesignDiff, before: DesignState, after: DesignState): 
     const label = change.status === "swapped" ? `${change.ref}: ${change.swappedFrom} → ${change.libId}` : `${change.ref} ${change.status}`;
     marks.push({ kind, label, box: footprintBox(fp) });
   }
+  return [...marks, ...padMarks(diff, after)];
+}
+
+/**
+ * A box on every pad whose net changed: pads moved to another net, and the pads of a renamed
+ * net (a rename changes no copper, so without these it would show nothing). One label per net
+ * change, on its first pad; the other pads are boxes alone.
+ */
+function padMarks(diff: DesignDiff, after: DesignState): Mark[] {
+  const board = after.board;
+  if (!board || !diff.board) return [];
+  const changes = new Map<string, string>();
+  for (const move of diff.board.pads) changes.set(move.member, `${move.member}: ${move.before} → ${move.after}`);
+  const renamed = new Map(diff.board.nets.filter((n) => n.status === "renamed").map((n) => [n.name, `${n.before} → ${n.name}`]));
+  const marks: Mark[] = [];
+  const labelled = new Set<string>();
+  for (const fp of board.footprints()) {
+    for (const pad of fp.pads) {
+      const label = changes.get(`${fp.ref}.${pad.number}`) ?? (pad.net ? renamed.get(pad.net.name) : undefined);
+      if (!label) continue;
+      const box = padBox(fp, pad.node);
+      marks.push({ kind: "changed", label: labelled.has(label) ? "" : label, box });
+      labelled.add(label);
+    }
+  }
   return marks;
+}
+
+/** One pad's box in board millimetres. */
+function padBox(fp: Footprint, node: Footprint["pads"][number]["node"]): MmBox {
+  const at = child(node, "at");
+  const size = child(node, "size");
+  const centre = footprintToBoard({ x: num(at ?? node, 1) ?? 0, y: num(at ?? node, 2) ?? 0 }, fp.at);
+  const r = Math.max(num(size ?? node, 1) ?? 0, num(size ?? node, 2) ?? 0) / 2;
+  return { x0: centre.x - r, y0: centre.y - r, x1: centre.x + r, y1: centre.y + r };
 }
 
 /** A footprint's pads (and courtyard, when it has one) in board millimetres. */

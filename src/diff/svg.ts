@@ -77,6 +77,16 @@ export function cropped(svg: string, box: MmBox): string {
 }
 
 /**
+ * The namespace declarations of a plot's root other than SVG's own (kicad-cli declares
+ * `xmlns:xlink`, which the images a sheet embeds use): a composed file that carries the plot's
+ * body must declare them too, or it is not well-formed XML.
+ */
+function namespaces(svg: string | undefined): Map<string, string> {
+  const root = svg ? (/<svg\b[^>]*>/.exec(svg)?.[0] ?? "") : "";
+  return new Map([...root.matchAll(/\sxmlns:([A-Za-z_][\w.-]*)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+}
+
+/**
  * The overlay of `before` and `after` (either may be absent: an added or removed page), with
  * `marks` drawn on top and a legend, showing `view` (default: the after page).
  */
@@ -92,11 +102,14 @@ export function highlightSvg(options: { before?: string; after?: string; marks: 
     const [x, y, w, h] = f.viewBox;
     return `<g filter="url(#${filter})" style="mix-blend-mode:multiply"><svg x="${fmt(x)}" y="${fmt(y)}" width="${fmt(w)}" height="${fmt(h)}" viewBox="${f.viewBox.map(fmt).join(" ")}">${body(svg)}</svg></g>`;
   };
-  const marks = options.marks.map((m) => markSvg(m, unit)).join("\n");
+  const declared = new Map([...namespaces(options.before), ...namespaces(options.after)]);
+  declared.delete("svg");
+  const xmlns = [...declared].map(([prefix, uri]) => ` xmlns:${prefix}="${escapeXml(uri)}"`).join("");
+  const marks = markSvgs(options.marks, unit).join("\n");
   const legend = legendSvg(vx, vy, unit);
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="${fmt(vw)}mm" height="${fmt(vh)}mm" viewBox="${fmt(vx)} ${fmt(vy)} ${fmt(vw)} ${fmt(vh)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg"${xmlns} version="1.1" width="${fmt(vw)}mm" height="${fmt(vh)}mm" viewBox="${fmt(vx)} ${fmt(vy)} ${fmt(vw)} ${fmt(vh)}">`,
     `<title>${escapeXml(options.title)}</title>`,
     `<defs>`,
     inkFilter("before-ink", MARK_COLOURS.removed),
@@ -127,18 +140,41 @@ function inkFilter(id: string, colour: string): string {
   ].join("");
 }
 
-function markSvg(mark: Mark, unit: number): string {
+/** Advance of one character of the labels' sans-serif font, as a share of its size (generous). */
+const LABEL_ADVANCE = 0.62;
+
+/**
+ * The marks, each a box with its label above it (or below, or further up, when that spot is
+ * taken): labels of parts close together are laid out one by one, each clear of the ones
+ * before it, so they never stack into an unreadable block. A mark with an empty label (a pad
+ * of a renamed net past the first) is a box alone.
+ */
+function markSvgs(marks: Mark[], unit: number): string[] {
+  const size = unit * 3;
   const pad = unit * 1.5;
-  const { x0, y0, x1, y1 } = mark.box;
-  const colour = MARK_COLOURS[mark.kind];
-  const x = x0 - pad;
-  const y = y0 - pad;
-  return [
-    `<g>`,
-    `<rect x="${fmt(x)}" y="${fmt(y)}" width="${fmt(x1 - x0 + 2 * pad)}" height="${fmt(y1 - y0 + 2 * pad)}" rx="${fmt(unit)}" fill="${colour}" fill-opacity="0.12" stroke="${colour}" stroke-width="${fmt(unit * 0.5)}"${mark.kind === "moved" ? ` stroke-dasharray="${fmt(unit * 2)} ${fmt(unit)}"` : ""}/>`,
-    `<text x="${fmt(x)}" y="${fmt(y - unit * 0.8)}" font-family="sans-serif" font-size="${fmt(unit * 3)}" fill="${colour}">${escapeXml(mark.label)}</text>`,
-    `</g>`,
-  ].join("");
+  const taken: MmBox[] = [];
+  return marks.map((mark) => {
+    const { x0, y0, x1, y1 } = mark.box;
+    const colour = MARK_COLOURS[mark.kind];
+    const x = x0 - pad;
+    const y = y0 - pad;
+    const rect = `<rect x="${fmt(x)}" y="${fmt(y)}" width="${fmt(x1 - x0 + 2 * pad)}" height="${fmt(y1 - y0 + 2 * pad)}" rx="${fmt(unit)}" fill="${colour}" fill-opacity="0.12" stroke="${colour}" stroke-width="${fmt(unit * 0.5)}"${mark.kind === "moved" ? ` stroke-dasharray="${fmt(unit * 2)} ${fmt(unit)}"` : ""}/>`;
+    if (!mark.label) return `<g>${rect}</g>`;
+    const width = mark.label.length * size * LABEL_ADVANCE;
+    const above = y - unit * 0.8;
+    const below = y1 + pad + size;
+    const step = size * 1.2;
+    const baselines = [above, below, ...Array.from({ length: 12 }, (_, i) => above - (i + 1) * step), ...Array.from({ length: 12 }, (_, i) => below + (i + 1) * step)];
+    const boxAt = (baseline: number): MmBox => ({ x0: x, y0: baseline - size, x1: x + width, y1: baseline + size * 0.25 });
+    const baseline = baselines.find((b) => !taken.some((t) => overlap(t, boxAt(b)))) ?? above;
+    taken.push(boxAt(baseline));
+    const leader = baseline !== above && baseline !== below ? `<line x1="${fmt(x)}" y1="${fmt(baseline < y ? baseline : baseline - size)}" x2="${fmt(x)}" y2="${fmt(baseline < y ? y : y1 + pad)}" stroke="${colour}" stroke-width="${fmt(unit * 0.2)}"/>` : "";
+    return `<g>${rect}${leader}<text x="${fmt(x)}" y="${fmt(baseline)}" font-family="sans-serif" font-size="${fmt(size)}" fill="${colour}" stroke="#ffffff" stroke-width="${fmt(unit * 0.5)}" paint-order="stroke">${escapeXml(mark.label)}</text></g>`;
+  });
+}
+
+function overlap(a: MmBox, b: MmBox): boolean {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 }
 
 function legendSvg(x: number, y: number, unit: number): string {

@@ -9,8 +9,10 @@ import { join } from "node:path";
 import { runDiff, type DiffResult } from "../../src/commands/diff.ts";
 import { git } from "../repo/git-repo.ts";
 import { BoardEdit } from "../support/board-edits.ts";
+import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { copyRepo, initialisedRepo } from "../support/repos.ts";
+import { pngInfo } from "../support/png.ts";
 import { addResistor, rootSheet, setField } from "../support/usb-led-edits.ts";
 
 afterAll(cleanupTempDirs);
@@ -39,12 +41,22 @@ const read = (name: string) => readFileSync(join(out, name), "utf8");
 describe("--render", () => {
   test("writes before, after and diff for the changed sheet and the board, and leaves the rest of the folder alone", () => {
     expect(result.renders).toEqual({
-      sheets: [{ path: "/", status: "changed", before: "usb-led.before.svg", after: "usb-led.after.svg", diff: "usb-led.diff.svg" }],
-      board: { before: "board.before.svg", after: "board.after.svg", diff: "board.diff.svg" },
+      sheets: [{ path: "/", status: "changed", before: "usb-led.before.svg", after: "usb-led.after.svg", diff: "usb-led.diff.svg", png: "usb-led.diff.png" }],
+      board: { before: "board.before.svg", after: "board.after.svg", diff: "board.diff.svg", png: "board.diff.png" },
       skipped: [],
     });
     // The Regulator sheet did not change: no plot of it is kept.
-    expect(readdirSync(out).sort()).toEqual(["board.after.svg", "board.before.svg", "board.diff.svg", "keep.txt", "usb-led.after.svg", "usb-led.before.svg", "usb-led.diff.svg"]);
+    expect(readdirSync(out).sort()).toEqual([
+      "board.after.svg",
+      "board.before.svg",
+      "board.diff.png",
+      "board.diff.svg",
+      "keep.txt",
+      "usb-led.after.svg",
+      "usb-led.before.svg",
+      "usb-led.diff.png",
+      "usb-led.diff.svg",
+    ]);
     expect(read("keep.txt")).toBe("mine\n");
   });
 
@@ -69,8 +81,16 @@ describe("--render", () => {
     expect(svg.match(/<svg\b/g)!.length).toBe(svg.match(/<\/svg>/g)!.length);
     for (const label of ["R1: Value", "D1 moved", "R4 added"]) expect(svg).toContain(`>${label}</text>`);
     // Marks sit where the model puts the parts: the added R4 at its symbol, in sheet millimetres.
-    const frame = /<svg xmlns="http:\/\/www.w3.org\/2000\/svg" version="1.1" width="([\d.]+)mm" height="([\d.]+)mm" viewBox="0 0 ([\d.]+) ([\d.]+)">/.exec(svg);
+    const frame = /<svg xmlns="http:\/\/www.w3.org\/2000\/svg"(?: xmlns:xlink="[^"]*")? version="1.1" width="([\d.]+)mm" height="([\d.]+)mm" viewBox="0 0 ([\d.]+) ([\d.]+)">/.exec(svg);
     expect(frame?.slice(1).map(Number)).toEqual([297.0022, 210.0072, 297.0022, 210.0072]);
+  });
+
+  test("each what-changed image has a PNG beside it, drawn, at a readable size", () => {
+    for (const name of ["usb-led.diff.png", "board.diff.png"]) {
+      const png = pngInfo(readFileSync(join(out, name)));
+      expect(png.width).toBe(2400);
+      expect(png.inked).toBeGreaterThan(0.005);
+    }
   });
 
   test("the board images show the board area only, the same area before and after", () => {
@@ -118,10 +138,66 @@ describe("--render", () => {
     const dir = await makeTempDir();
     const diff = await runDiff({ repo: fresh, base: "bare", head: "main", render: dir });
     expect(diff.renders!.sheets).toEqual([
-      { path: "/", status: "added", after: "usb-led.after.svg", diff: "usb-led.diff.svg" },
-      { path: "/Regulator/", status: "added", after: "usb-led-Regulator.after.svg", diff: "usb-led-Regulator.diff.svg" },
+      { path: "/", status: "added", after: "usb-led.after.svg", diff: "usb-led.diff.svg", png: "usb-led.diff.png" },
+      { path: "/Regulator/", status: "added", after: "usb-led-Regulator.after.svg", diff: "usb-led-Regulator.diff.svg", png: "usb-led-Regulator.diff.png" },
     ]);
-    expect(diff.renders!.board).toEqual({ after: "board.after.svg", diff: "board.diff.svg" });
+    expect(diff.renders!.board).toEqual({ after: "board.after.svg", diff: "board.diff.svg", png: "board.diff.png" });
     expect(existsSync(join(dir, "usb-led.before.svg"))).toBe(false);
   }, 60_000);
+
+  test("a renamed net marks every pad it is on, with one label; a pad moved to another net is marked with its change", async () => {
+    const renamed = await copyRepo(await initialisedRepo());
+    const board = new BoardEdit(join(renamed, "usb-led.kicad_pcb"));
+    board.renameNet("VBUS", "VBUS_IN");
+    board.save();
+    const dir = await makeTempDir();
+    await runDiff({ repo: renamed, render: dir });
+    const svg = readFileSync(join(dir, "board.diff.svg"), "utf8");
+    expect(svg.match(/>VBUS → VBUS_IN<\/text>/g)).toHaveLength(1);
+    // More boxes than labels: every pad on the net is boxed.
+    const boxes = svg.match(/<g><rect [^>]*stroke="#ff7f0e"/g) ?? [];
+    expect(boxes.length).toBeGreaterThan(1);
+  }, 60_000);
+
+  test("the labels of parts drawn close together do not overlap", () => {
+    const svg = read("usb-led.diff.svg");
+    const size = Number(/<text x="[^"]+" y="[^"]+" font-family="sans-serif" font-size="([\d.]+)"/.exec(svg)![1]);
+    const labels = [...svg.matchAll(/<text x="([\d.-]+)" y="([\d.-]+)" font-family="sans-serif" font-size="[\d.]+" fill="#[0-9a-f]+" stroke[^>]*>([^<]*)<\/text>/g)].map((m) => ({
+      x0: Number(m[1]),
+      y0: Number(m[2]) - size,
+      x1: Number(m[1]) + m[3]!.length * size * 0.55,
+      y1: Number(m[2]),
+    }));
+    expect(labels.length).toBeGreaterThanOrEqual(3);
+    for (const [i, a] of labels.entries()) {
+      for (const b of labels.slice(i + 1)) expect(a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1).toBe(false);
+    }
+  });
+});
+
+describe("--render on a sheet that embeds a logo", () => {
+  test("the what-changed SVG declares every namespace it uses: an XML parser and rsvg-convert read it", async () => {
+    const project = corpusProjects().find((p) => p.id === "corpus/rvpc-revb")!;
+    const logo = await copyCorpusProject(project);
+    await git(logo.root, "init", "--quiet", "--initial-branch=main");
+    await git(logo.root, "add", "-A");
+    await git(logo.root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "design");
+    const text = readFileSync(logo.schematic!, "utf8");
+    expect(text).toContain("(image");
+    writeFileSync(logo.schematic!, text.replace('"2k/1/8W"', '"2k2/1/8W"'));
+    const dir = await makeTempDir();
+    const diff = await runDiff({ repo: logo.root, render: dir });
+    const name = diff.renders!.sheets[0]!.diff;
+    const svg = readFileSync(join(dir, name), "utf8");
+    expect(svg).toContain("xlink:href");
+    expect(svg).toMatch(/<svg xmlns="http:\/\/www.w3.org\/2000\/svg" xmlns:xlink="http:\/\/www.w3.org\/1999\/xlink"/);
+    const parsed = Bun.spawnSync(["/usr/bin/python3", "-c", "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1]); print('ok')", join(dir, name)]);
+    expect(parsed.stderr.toString()).toBe("");
+    expect(parsed.stdout.toString().trim()).toBe("ok");
+    if (Bun.which("rsvg-convert")) {
+      const converted = Bun.spawnSync(["rsvg-convert", "-w", "800", "-o", join(dir, "rsvg.png"), join(dir, name)]);
+      expect(converted.stderr.toString()).toBe("");
+      expect(converted.exitCode).toBe(0);
+    }
+  }, 120_000);
 });
