@@ -98,7 +98,6 @@ test("an OpenAI-compatible server not known to take images gets the legend alone
     sseResponse(
       chatCompletionFrames({
         message: {
-          role: "assistant",
           content: null,
           tool_calls: [
             turn === 0
