@@ -3,10 +3,12 @@
  * log line goes to stderr — including consola's "log" level, which would otherwise use stdout.
  *
  * Every line is redacted before a reporter formats it (see redact.ts): a message can quote
- * anything a model or a server wrote, and a key must never reach a terminal or a CI log.
+ * anything a model or a server wrote, and a key must never reach a terminal or a CI log. For
+ * the same reason its control, bidi and invisible characters are spelled out (visible.ts).
  */
 import { createConsola, type ConsolaReporter, type LogObject } from "consola";
 import { redactSecrets } from "./redact.ts";
+import { visible } from "./visible.ts";
 
 export const log = createConsola({
   stdout: process.stderr,
@@ -18,14 +20,19 @@ log.setReporters(log.options.reporters.map(redacting));
 
 function redacting(reporter: ConsolaReporter): ConsolaReporter {
   return {
-    log: (logObj: LogObject, ctx) => reporter.log({ ...logObj, args: logObj.args.map(redactArg), ...(logObj.message ? { message: redactSecrets(logObj.message) } : {}) }, ctx),
+    log: (logObj: LogObject, ctx) => reporter.log({ ...logObj, args: logObj.args.map(redactArg), ...(logObj.message ? { message: shown(logObj.message) } : {}) }, ctx),
   };
 }
 
+/** A line as a person may see it: no secrets, no characters that act instead of print. */
+function shown(text: string): string {
+  return visible(redactSecrets(text));
+}
+
 function redactArg(arg: unknown): unknown {
-  if (typeof arg === "string") return redactSecrets(arg);
+  if (typeof arg === "string") return shown(arg);
   if (arg instanceof Error) {
-    const copy = new Error(redactSecrets(arg.message));
+    const copy = new Error(shown(arg.message));
     copy.name = arg.name;
     copy.stack = arg.stack === undefined ? undefined : redactSecrets(arg.stack);
     return copy;

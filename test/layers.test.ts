@@ -17,7 +17,7 @@ const SRC = resolve(import.meta.dir, "../src");
 
 /** Bottom first. A file's layer is its first folder under `src/` (or its name, at the top). */
 const LAYERS: string[][] = [
-  ["errors.ts", "log.ts", "redact.ts", "version.ts", "types"],
+  ["errors.ts", "log.ts", "redact.ts", "version.ts", "visible.ts", "types"],
   ["repo", "util"],
   ["kicad"],
   ["design"],

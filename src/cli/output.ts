@@ -1,15 +1,21 @@
 /**
  * The only place that writes to stdout. stdout carries data alone (`--json`, report formats);
- * everything a person reads goes to stderr through `log`. Both are redacted on the way out.
+ * everything a person reads goes to stderr through `log`. Both are redacted on the way out, and
+ * both show control, bidi and invisible characters from repo content escaped (visible.ts).
  */
 import { CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
 import { redactSecrets } from "../redact.ts";
+import { visible } from "../visible.ts";
 
-/** Writes one result to stdout; an empty result (e.g. no annotations) writes nothing. */
+/**
+ * Writes one result to stdout; an empty result (e.g. no annotations) writes nothing. Hidden
+ * characters are spelled out: in text and markdown for the reader, and in JSON and SARIF as
+ * the `\uXXXX` escapes JSON reads back as the same value (JSON itself escapes only C0).
+ */
 export function writeData(text: string): void {
   if (text === "") return;
-  const redacted = redactSecrets(text);
+  const redacted = visible(redactSecrets(text));
   process.stdout.write(redacted.endsWith("\n") ? redacted : redacted + "\n");
 }
 

@@ -3,7 +3,14 @@
  * summary.md, and a short form of a few lines for a commit message body. One builder makes the
  * sections; the formats differ only in how a name is quoted and how sections are marked, so
  * the terminal and the pull request never disagree about what changed.
+ *
+ * Names and values come from the repo, so every form spells out control, bidi and invisible
+ * characters (visible.ts), and the markdown one renders no HTML a name carries: `<` outside a
+ * code span is `&lt;` (a `<!--` in a value would hide the rest of a pull-request comment), and
+ * a code span's fence is longer than any backtick run inside it.
  */
+import { codeSpans } from "../spec/mentions.ts";
+import { visible } from "../visible.ts";
 import type { BoardDiff, ComponentChange, CopperItem, DesignDiff, FieldChange, GroupChange, MemberMove, SymbolPlacement } from "./diff.ts";
 
 export interface DiffLabels {
@@ -48,15 +55,15 @@ export function diffText(diff: DesignDiff, labels: DiffLabels, options: { headin
     if (out.length > 0) out.push("");
     out.push(section.title, ...section.lines.map((l) => `  ${l}`));
   }
-  return out.join("\n");
+  return visible(out.join("\n"));
 }
 
 export function diffMarkdown(diff: DesignDiff, labels: DiffLabels, options: { heading?: string } = {}): string {
   const heading = options.heading ?? `### Design changes: ${labels.base} → ${labels.head}`;
   if (diff.empty && diff.problems.length === 0) return `${heading}\n\nNo changes to the design.\n`;
   const out = [heading];
-  for (const section of sections(diff, MARKDOWN)) out.push("", `**${section.title}**`, "", ...section.lines.map((l) => `- ${l}`));
-  return `${out.join("\n")}\n`;
+  for (const section of sections(diff, MARKDOWN)) out.push("", `**${section.title}**`, "", ...section.lines.map((l) => `- ${inertHtml(l)}`));
+  return visible(`${out.join("\n")}\n`);
 }
 
 /** A few lines for a commit message body: what changed, by kind, each list capped. */
@@ -78,7 +85,7 @@ export function diffShort(diff: DesignDiff): string {
   line("requirements", diff.requirements.map((r) => `${r.id} ${r.status}`));
   line("BOM", diff.bom.map((r) => (r.status === "added" ? `+${r.ref}` : r.status === "removed" ? `-${r.ref}` : `${r.ref} changed`)));
   if (parts.length === 0) line("sheets", diff.sheets.map((s) => `${s.path} ${s.status}`));
-  return ["Design changes:", ...parts].join("\n");
+  return visible(["Design changes:", ...parts].join("\n"));
 }
 
 function boardShort(board: BoardDiff): string[] {
@@ -132,8 +139,20 @@ function quote(text: string): string {
 }
 
 function code(text: string): string {
-  const fence = text.includes("`") ? "``" : "`";
-  return `${fence}${text.includes("`") ? ` ${text} ` : text}${fence}`;
+  const longest = (text.match(/`+/g) ?? []).reduce((most, run) => Math.max(most, run.length), 0);
+  const fence = "`".repeat(longest + 1);
+  return `${fence}${longest > 0 ? ` ${text} ` : text}${fence}`;
+}
+
+/** A markdown line whose `<` outside code spans cannot open a tag or an HTML comment. */
+function inertHtml(line: string): string {
+  let out = "";
+  let at = 0;
+  for (const span of codeSpans(line)) {
+    out += line.slice(at, span.start).replaceAll("<", "&lt;") + line.slice(span.start, span.end);
+    at = span.end;
+  }
+  return out + line.slice(at).replaceAll("<", "&lt;");
 }
 
 function value(v: string | null, c: Style["code"]): string {

@@ -9,11 +9,13 @@ import type { CheckReport } from "../checks/types.ts";
 import { diffShort } from "../diff/format.ts";
 import { describeAmendment, type Proposal } from "../spec/proposal.ts";
 import { oneLine } from "../util/text.ts";
+import { visible } from "../visible.ts";
 import type { RunSummary } from "./summary.ts";
 
 export function commitMessage(ctx: RunContext, summary: RunSummary, report: CheckReport, baseline?: CheckReport): string {
   const proposal = ctx.proposal!;
-  return [
+  // `git log` shows the body raw: a value's bidi override or ESC would act there.
+  return visible([
     `copperhead: ${proposal.title}`,
     "",
     ctx.finished ?? proposal.why,
@@ -25,7 +27,7 @@ export function commitMessage(ctx: RunContext, summary: RunSummary, report: Chec
     `Copperhead-Run: ${summary.runId}`,
     `Copperhead-Approval: ${proposal.approval}`,
     "",
-  ].join("\n");
+  ].join("\n"));
 }
 
 /** "Proposal amended during the run:" and one line per amendment, or nothing. */

@@ -1,7 +1,8 @@
 /**
  * The run's lines in the repo's append-only records, written once the change verified:
  * `DECISIONS.md` (one line per decision the model recorded) and `CHANGELOG.md` (one entry per
- * committed run, newest first).
+ * committed run, newest first). What the model wrote is shown with its hidden characters
+ * spelled out (visible.ts), like every record.
  */
 import { readRepoText, type RunContext } from "../agent/context.ts";
 import { verificationLine } from "../agent/gate.ts";
@@ -9,6 +10,7 @@ import type { CheckReport } from "../checks/types.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
 import { oneLine } from "../util/text.ts";
+import { visible } from "../visible.ts";
 
 export function appendRecords(ctx: RunContext, report: CheckReport, baseline?: CheckReport): void {
   const journal = ctx.journal!;
@@ -18,7 +20,7 @@ export function appendRecords(ctx: RunContext, report: CheckReport, baseline?: C
     const file = `${ctx.docs}/DECISIONS.md`;
     const existing = readRepoText(ctx, file) ?? decisionsTemplate();
     const lines = ctx.decisions.map((d) => `- ${date} ${ctx.runId}: ${oneLine(d.decision)} — ${oneLine(d.why)}`);
-    journal.writeFile(file, `${existing}${existing.endsWith("\n") ? "" : "\n"}${lines.join("\n")}\n`);
+    journal.writeFile(file, `${existing}${existing.endsWith("\n") ? "" : "\n"}${visible(lines.join("\n"))}\n`);
   }
   const file = `${ctx.docs}/CHANGELOG.md`;
   const existing = readRepoText(ctx, file) ?? changelogTemplate(ctx.docs);
@@ -30,6 +32,6 @@ export function appendRecords(ctx: RunContext, report: CheckReport, baseline?: C
     `Change: \`${ctx.docs}/changes/${proposal.id}.md\` · Run: \`${ctx.runId}\` · Verification: ${verificationLine(report, baseline)}`,
     "",
   ].join("\n");
-  const updated = insertChangelogEntries(existing, [entry]);
+  const updated = insertChangelogEntries(existing, [visible(entry)]);
   journal.writeFile(file, updated);
 }

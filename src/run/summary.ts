@@ -8,6 +8,7 @@ import type { DesignDiff } from "../diff/diff.ts";
 import { diffMarkdown } from "../diff/format.ts";
 import { describeAmendment, type Amendment, type Approval } from "../spec/proposal.ts";
 import { oneLine } from "../util/text.ts";
+import { visible } from "../visible.ts";
 
 export type RunStatus = "committed" | "rolled_back" | "refused" | "proposed";
 export type RunReason =
@@ -61,7 +62,7 @@ export function describeFinding(f: Finding): string {
   return `- [${f.check}/${f.rule}] ${f.message}${f.location ? ` (${describeLocation(f.location)})` : ""}`;
 }
 
-/** The run's `summary.md`. */
+/** The run's `summary.md`, with hidden characters spelled out (visible.ts). */
 export function renderRunSummary(s: RunSummary, model: string): string {
   const lines = [
     `# copperhead run ${s.runId}`,
@@ -88,5 +89,5 @@ export function renderRunSummary(s: RunSummary, model: string): string {
   if (s.verification.newFindings.length > 0) {
     lines.push("## New findings", "", ...s.verification.newFindings.map(describeFinding), "");
   }
-  return lines.join("\n");
+  return visible(lines.join("\n"));
 }

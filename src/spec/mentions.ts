@@ -58,7 +58,7 @@ export function codeSpanMentions(markdown: string): Mention[] {
  * a length found missing once is never searched for again, and a span's inside is not rescanned
  * (a backreference pattern retried every run against every later one).
  */
-function codeSpans(line: string): { start: number; end: number; ticks: number }[] {
+export function codeSpans(line: string): { start: number; end: number; ticks: number }[] {
   const runs: { start: number; length: number }[] = [];
   for (let i = 0; i < line.length; i++) {
     if (line[i] !== "`") continue;

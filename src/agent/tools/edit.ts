@@ -9,6 +9,7 @@ import * as v from "valibot";
 import { Board } from "../../kicad/board/view.ts";
 import { placeFootprint, placementRules } from "../../kicad/board/placement.ts";
 import type { SchematicEditor } from "../../kicad/schematic/edit/editor.ts";
+import { checkVisibleName } from "../../kicad/schematic/edit/lookup.ts";
 import { printSexprBytes } from "../../kicad/sexpr/index.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
 import { openEditor, type RunContext } from "../context.ts";
@@ -58,6 +59,7 @@ export const editTools = [
       rotation: v.optional(v.picklist([0, 90, 180, 270])),
     }),
     run(ctx: RunContext, a) {
+      if (a.ref) checkVisibleName("reference", a.ref);
       // Its placement anchor (near) and the part it copies (like) are only read.
       const touches = { refs: a.ref ? [a.ref] : [], nets: Object.values(a.connect ?? {}) };
       const added = editSchematic(
@@ -103,7 +105,9 @@ export const editTools = [
     description: "Set a field of a component: Value, Footprint, MPN, Datasheet or any other (added hidden when missing)." + CONFINED,
     schema: v.strictObject({ ref: name(), field: name(60), value: v.pipe(v.string(), v.maxLength(500)) }),
     run(ctx: RunContext, { ref, field, value }) {
-      // Setting the Reference renumbers the part: the new reference is touched too.
+      // Setting the Reference renumbers the part: the new reference is touched too. A hidden
+      // character in it is refused before the scope check would ask for an amendment.
+      if (field.toLowerCase() === "reference") checkVisibleName("reference", value);
       editSchematic(ctx, "set_field", { refs: field.toLowerCase() === "reference" ? [ref, value] : [ref] }, (e) => e.setField(ref, field, value));
       return { ref, field, value };
     },
@@ -153,6 +157,7 @@ export const editTools = [
     description: "Rename a net by changing the labels or power symbols that name it." + CONFINED,
     schema: v.strictObject({ from: name(200), to: name(200) }),
     run(ctx: RunContext, { from, to }) {
+      checkVisibleName("net name", to);
       editSchematic(ctx, "rename_net", { nets: [from, to] }, (e) => e.renameNet(from, to));
       return { from, to };
     },

@@ -11,7 +11,7 @@
  */
 import type { CheckReport, CheckResult, Finding } from "../../checks/types.ts";
 import { describeLocation } from "../../checks/location.ts";
-import { spellOut } from "./escape.ts";
+import { spellOut } from "../../visible.ts";
 
 interface Suite {
   xml: string[];

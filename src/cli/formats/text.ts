@@ -7,7 +7,7 @@ import { styleText } from "node:util";
 import { CHECK_IDS, type CheckReport, type CheckResult, type CheckStatus, type Finding, type Severity } from "../../checks/types.ts";
 import { countSeverities, describeCounts } from "../../checks/result.ts";
 import { locationParts } from "../../checks/location.ts";
-import { spellOut } from "./escape.ts";
+import { visible } from "../../visible.ts";
 
 export interface TextOptions {
   color: boolean;
@@ -107,14 +107,12 @@ export function describeVerdict(report: CheckReport): string {
 
 /**
  * Messages carry text from design files, which an agent or a stranger may have written: control
- * characters (a stray ESC could repaint the terminal or forge a verdict) are shown as escapes,
- * and tabs become spaces so the columns hold. Newlines are kept; `wrap` honours them.
+ * and bidi characters (a stray ESC could repaint the terminal or forge a verdict) are shown as
+ * escapes (visible.ts), and tabs become spaces so the columns hold. Newlines are kept; `wrap`
+ * honours them.
  */
 function clean(text: string): string {
-  return text
-    .replace(/\r\n?/g, "\n")
-    .replace(/\t/g, "  ")
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, spellOut);
+  return visible(text.replace(/\r\n?/g, "\n").replace(/\t/g, "  "));
 }
 
 /**

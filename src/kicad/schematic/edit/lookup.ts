@@ -4,6 +4,7 @@
  * that fails throws a typed `CopperheadError` with close matches in `fix`.
  */
 import { CopperheadError } from "../../../errors.ts";
+import { hiddenCharacter, visible } from "../../../visible.ts";
 import { closeMatches, suggestion } from "../../../util/close-matches.ts";
 import { trimEndOf, trimStartOf } from "../../../util/text.ts";
 import { naturalCompare } from "../../netlist/netlist.ts";
@@ -68,8 +69,13 @@ export function newReferences(state: EditorState, file: SchematicFile, prefix: s
   return refs;
 }
 
-/** Fails unless `ref` is a usable reference (a prefix and a number) not in `taken`. */
+/**
+ * Fails unless `ref` is a usable reference (a prefix and a number) not in `taken`. A control,
+ * bidi or zero-width character is refused by name: `R\u202e1` would read as another part in
+ * every record, review and BOM.
+ */
 export function checkNewReference(ref: string, taken: Set<string>): void {
+  checkVisibleName("reference", ref);
   if (!/^[^\s?]*[^\s\d?][0-9]+$/.test(ref)) {
     throw new CopperheadError("usage", `"${ref}" is not a usable reference; references are a prefix and a number, e.g. C3.`, {
       fix: "Pass a reference such as R12, or leave it out to get the next free one.",
@@ -155,4 +161,14 @@ export function findPin(state: EditorState, ref: string, pin: string): PinHit {
 /** The net a pin is on in the netlist of the trees as they are now. */
 export function netOfPin(state: EditorState, ref: string, pin: string): string | undefined {
   return state.netlist().nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
+}
+
+/** Fails when `name` (a new reference or net name) holds a control, bidi or invisible character. */
+export function checkVisibleName(what: "reference" | "net name", name: string): void {
+  const hidden = hiddenCharacter(name);
+  if (hidden === undefined) return;
+  throw new CopperheadError("usage", `The ${what} "${visible(name)}" holds ${hidden}, a control, bidirectional or invisible character.`, {
+    fix: `Write the ${what} in plain printing characters, e.g. ${what === "reference" ? "R12" : "VBUS"}.`,
+    [what === "reference" ? "ref" : "net"]: visible(name),
+  });
 }

@@ -9,6 +9,7 @@ import type { Netlist } from "../../netlist/netlist.ts";
 import { describeVersion, has, SCHEMATIC } from "../../format.ts";
 import { fieldValue, type PlacedSymbol, type SchematicFile } from "../view.ts";
 import { children, q, setAtom, text, type SList } from "../../sexpr/index.ts";
+import { checkVisibleName } from "./lookup.ts";
 import type { EditorState } from "./state.ts";
 
 /** One change `renameNet` makes, and the sheet it changes. */
@@ -31,6 +32,7 @@ interface RenameScope {
  * the netlist: the same pins end up on `to`, and no other net changes.
  */
 export function renameNet(state: EditorState, name: string, to: string): void {
+  checkVisibleName("net name", to);
   const before = state.netlist();
   const from = resolveNet(before.nets.map((n) => n.name), name);
   const old = before.nets.find((n) => n.name === from)!;
