@@ -23,7 +23,6 @@
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { CACHE_DIR } from "../src/checks/cache.ts";
 import { cachedJobs } from "../src/checks/kicad-run.ts";
 import { findKicadCli, type KicadCli } from "../src/kicad/cli/kicad-cli.ts";
 import { generateBigBoard } from "./lib/big-board.ts";
@@ -78,10 +77,9 @@ async function benchDemo(cli: KicadCli, root: string, demo: Demo): Promise<void>
   let edits = 0;
   const ran: Record<string, string[]> = {};
   const check = async (name: string) => {
-    const cache = join(repo, CACHE_DIR);
-    const before = cachedJobs(cache);
+    const before = cachedJobs(repo);
     await run([BINARY, "check", "--json", "--repo", repo]);
-    ran[name] = [...cachedJobs(cache)].filter(([file]) => !before.has(file)).map(([, family]) => family).sort();
+    ran[name] = [...cachedJobs(repo)].filter(([file]) => !before.has(file)).map(([, family]) => family).sort();
   };
   const samples = await compare(
     {

@@ -31,6 +31,7 @@ export type ErrorCode =
   | "sheet_recursion"
   | "input_too_large"
   | "unreadable"
+  | "write_failed"
   | "kicad_cli_missing"
   | "kicad_cli_too_old"
   | "kicad_python_missing"
@@ -53,6 +54,7 @@ export type ErrorCode =
   | "dirty_tree"
   | "edit_conflict"
   | "journal_refused"
+  | "lock_refused"
   | "internal_error";
 
 export interface ErrorDetails {

@@ -35,7 +35,7 @@ export interface CheckSettings {
   /** Families switched on or off; absent means on (fab: only with `fab`). */
   checks?: Partial<Record<CheckId, boolean>>;
   /** Where kicad-cli results are cached; default the project's repo's (a snapshot passes its repo's). */
-  cacheDir?: string;
+  cacheRepo?: string;
 }
 
 /** Families fed by kicad-cli; parity is native (see `parity.ts`). */
@@ -54,7 +54,7 @@ export async function checkProject(project: KicadProject, settings: CheckSetting
         erc: enabled("erc"),
         drc: enabled("drc") || enabled("routing"),
         fabExport: enabled("fab"),
-        cacheDir: settings.cacheDir,
+        cacheRepo: settings.cacheRepo,
       })
     : undefined;
 

@@ -15,15 +15,15 @@ import { asCopperheadError, CopperheadError } from "../errors.ts";
 import { DEFAULT_KICAD_TIMEOUT_MS, exportDrill, exportGerbers, findKicadCli, runDrc, runErc, type DrcResult, type ErcReport, type KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { kicadInstallStamp } from "../kicad/cli/install.ts";
 import { readLibTable, type LibraryKind } from "../kicad/library/libraries.ts";
-import { cacheDirOf, cacheKey, readCache, writeCache } from "./cache.ts";
+import { cacheDirOf, cacheKey, openCache, readCache, writeCache } from "./cache.ts";
 import type { Design } from "../design/design.ts";
 
 export interface KicadRequest {
   erc: boolean;
   drc: boolean;
   fabExport: boolean;
-  /** Where results are cached; default the repo's own cache (a snapshot passes its repo's). */
-  cacheDir?: string;
+  /** The repo whose cache holds results; default the project's own (a snapshot passes its repo's). */
+  cacheRepo?: string;
 }
 
 export interface FabExport {
@@ -108,13 +108,14 @@ function filesUnder(path: string): string[] {
 
 /**
  * The kicad-cli jobs whose results a cache folder holds, by entry file name: what tells, after
- * a check, which jobs it ran (the entries it added).
+ * a check, which jobs it ran (the entries it added). Takes the repo root.
  */
-export function cachedJobs(cacheDir: string): Map<string, KicadFamily> {
+export function cachedJobs(repoRoot: string): Map<string, KicadFamily> {
   const jobs = new Map<string, KicadFamily>();
-  if (!existsSync(cacheDir)) return jobs;
-  for (const name of readdirSync(cacheDir).filter((n) => n.endsWith(".json"))) {
-    const family = readCache<KicadCacheEntry>(cacheDir, name.slice(0, -".json".length))?.family;
+  const cache = { repoRoot, dir: cacheDirOf(repoRoot) };
+  if (!existsSync(cache.dir)) return jobs;
+  for (const name of readdirSync(cache.dir).filter((n) => n.endsWith(".json"))) {
+    const family = readCache<KicadCacheEntry>(cache, name.slice(0, -".json".length))?.family;
     if (family) jobs.set(name, family);
   }
   return jobs;
@@ -123,7 +124,7 @@ export function cachedJobs(cacheDir: string): Map<string, KicadFamily> {
 /** Runs (or recalls) what `request` asks for. Throws typed errors when kicad-cli cannot run. */
 export async function runKicadChecks(design: Design, request: KicadRequest): Promise<KicadResults> {
   const { repoRoot, schematic, board } = design.project;
-  const cacheDir = request.cacheDir ?? cacheDirOf(repoRoot);
+  const cache = openCache(request.cacheRepo ?? repoRoot);
   const kicadStamp = kicadInstallStamp();
   const jobs: Array<{ family: KicadFamily; run: (cli: KicadCli, timeoutMs: number) => Promise<unknown> }> = [];
   if (request.erc) jobs.push({ family: "erc", run: (cli, timeoutMs) => runErc(schematic, { cli, timeoutMs }) });
@@ -133,7 +134,7 @@ export async function runKicadChecks(design: Design, request: KicadRequest): Pro
   const entries = jobs.map((job) => {
     const files = kicadInputs(design, job.family);
     const key = cacheKey({ repoRoot, files, kicadStamp, variant: job.family });
-    return { ...job, files, key, cached: readCache<KicadCacheEntry>(cacheDir, key) };
+    return { ...job, files, key, cached: readCache<KicadCacheEntry>(cache, key) };
   });
   const missing = entries.filter((e) => e.cached?.family !== e.family);
   if (missing.length > 0) {
@@ -142,7 +143,7 @@ export async function runKicadChecks(design: Design, request: KicadRequest): Pro
       missing.map(async (entry) => {
         const result = await entry.run(cli, kicadTimeout(entry.files));
         entry.cached = { family: entry.family, version: cli.version.raw, result };
-        writeCache(cacheDir, entry.key, entry.cached);
+        writeCache(cache, entry.key, entry.cached);
       }),
     );
   }

@@ -2,10 +2,15 @@
  * `copperhead board sync`: update the PCB from the schematic, headless (the GUI's "Update PCB
  * from Schematic"). The same module backs the `do` loop's `sync_board` tool and the board fix
  * of `sync --resolve`; this layer only finds the project and shapes the result.
+ *
+ * Writing the board is a repo change like a run's: it holds the repo lock (a live run elsewhere
+ * is `busy`, and one queued in this process waits), so a board sync can never land in the
+ * middle of a `do` that later rolls back. A dry run writes nothing and takes no lock.
  */
-import { openRepo } from "../repo/recovery.ts";
 import { syncBoard, type BoardSyncPlan } from "../kicad/board/sync/sync.ts";
-import { discoverProject } from "../repo/project.ts";
+import { withRepoLock } from "../repo/lock.ts";
+import { discoverProject, resolveRepoRoot } from "../repo/project.ts";
+import { restoreInterruptedRuns } from "../repo/recovery.ts";
 import { repoRelative } from "../repo/repo-path.ts";
 
 export interface BoardSyncOptions {
@@ -26,7 +31,12 @@ export interface BoardSyncResult extends BoardSyncPlan {
 }
 
 export async function runBoardSync(options: BoardSyncOptions = {}): Promise<BoardSyncResult> {
-  const project = discoverProject(await openRepo(options.repo), options.project);
-  const { plan, board, written } = await syncBoard(project, { dryRun: options.dryRun, fields: options.fields });
-  return { ...plan, board: repoRelative(project.repoRoot, board), dryRun: options.dryRun === true, written };
+  const repoRoot = resolveRepoRoot(options.repo);
+  const sync = async () => {
+    await restoreInterruptedRuns(repoRoot);
+    const project = discoverProject(repoRoot, options.project);
+    const { plan, board, written } = await syncBoard(project, { dryRun: options.dryRun, fields: options.fields });
+    return { ...plan, board: repoRelative(project.repoRoot, board), dryRun: options.dryRun === true, written };
+  };
+  return options.dryRun ? sync() : withRepoLock(repoRoot, sync);
 }

@@ -9,7 +9,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { join, posix } from "node:path";
 import { reportAgainstBaseline } from "../checks/baseline.ts";
-import { cacheDirOf } from "../checks/cache.ts";
 import { checkProject } from "../checks/check.ts";
 import { skippedResult } from "../checks/result.ts";
 import { CHECK_IDS, type CheckReport } from "../checks/types.ts";
@@ -43,7 +42,7 @@ export interface CheckOptions {
 export async function runCheck(options: CheckOptions = {}): Promise<CheckReport> {
   const repoRoot = await openRepo(options.repo);
   const { config, project } = discoverConfiguredProject(repoRoot, options.project);
-  const flags = { strict: options.strict ?? config.strict, fab: options.fab ?? false, cacheDir: cacheDirOf(repoRoot) };
+  const flags = { strict: options.strict ?? config.strict, fab: options.fab ?? false, cacheRepo: repoRoot };
   const projectPath = repoPath(project, project.projectFile);
   const current = () => checkProject(project, { ...config, ...flags });
   if (options.baseline === undefined && !options.staged) return current();

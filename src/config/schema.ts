@@ -19,8 +19,20 @@ export const HOST_MODEL = "host";
 /** Every provider a `model` value may name. */
 export const MODEL_PROVIDERS = [...KEYED_PROVIDERS, HOST_MODEL, ...CLI_PROVIDERS] as const;
 
-const MODEL_PATTERN = new RegExp(`^((${KEYED_PROVIDERS.join("|")}):.+|${HOST_MODEL}|(${CLI_PROVIDERS.join("|")})(:.+)?)$`);
-const MODEL_EXPECTED = `null, "${HOST_MODEL}", "${CLI_PROVIDERS.join('" or "')}" (optionally ":model-id"), or "provider:model-id" with provider one of ${KEYED_PROVIDERS.join(", ")}`;
+/**
+ * The providers a repo's config may name. A recorded session (`replay:<file>`) names a file, so
+ * it comes only from the person running copperhead (`--model`, `COPPERHEAD_MODEL`): a cloned
+ * repo is input, and must not pick which file is read as the model's answers.
+ */
+export const CONFIG_PROVIDERS = KEYED_PROVIDERS.filter((p) => p !== "replay");
+/**
+ * A model id as the config may write it: a name (`claude-sonnet-4-5`, `llama3.1`,
+ * `meta-llama/Llama-3.1-8B`), never a path, URL or option: it starts with a letter or digit
+ * and holds no ":", whitespace or control character.
+ */
+const MODEL_ID = "[A-Za-z0-9][A-Za-z0-9._/@+-]{0,199}";
+const MODEL_PATTERN = new RegExp(`^((${CONFIG_PROVIDERS.join("|")}):${MODEL_ID}|${HOST_MODEL}|(${CLI_PROVIDERS.join("|")})(:${MODEL_ID})?)$`);
+const MODEL_EXPECTED = `null, "${HOST_MODEL}", "${CLI_PROVIDERS.join('" or "')}" (optionally ":model-id"), or "provider:model-id" with provider one of ${CONFIG_PROVIDERS.join(", ")} (replay: only with --model or COPPERHEAD_MODEL)`;
 
 /** The idle timeout of a model call, in seconds: hosted APIs send within seconds; a local model on a CPU may need minutes. */
 export const DEFAULT_PROVIDER_TIMEOUT_SECONDS = 120;
@@ -64,7 +76,7 @@ export const ConfigSchema = v.strictObject(
       v.pipe(
         v.nullable(v.pipe(v.string(MODEL_EXPECTED), v.regex(MODEL_PATTERN, MODEL_EXPECTED))),
         v.description(
-          'Model for `copperhead do`: "provider:model-id" (anthropic, openai, compat, replay), "host" (the MCP client\'s model), "claude-code" or "codex" (your logged-in CLI, optionally ":model-id"); null picks the first provider with a key.',
+          'Model for `copperhead do`: "provider:model-id" (anthropic, openai, compat), "host" (the MCP client\'s model), "claude-code" or "codex" (your logged-in CLI, optionally ":model-id"); null picks the first provider with a key. A recorded session (replay:) is named only with --model or COPPERHEAD_MODEL.',
         ),
       ),
       null,

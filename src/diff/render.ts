@@ -8,10 +8,15 @@
  * same image rasterised, for viewers that do not open SVG), and `board.before.svg` … for the
  * board. Nothing else in the folder is touched. kicad-cli plots every sheet of a state in one
  * run (it cannot pick pages), into a scratch folder; only the changed sheets are kept.
+ *
+ * The folder may hold anything already, a checked-out repo's files included: each file is
+ * replaced whole (`writeFileAtomic`), never written through a symlink found at its name, so
+ * `board.diff.svg -> ../elsewhere` is replaced by the render and `elsewhere` stays as it was.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { writeFileAtomic } from "../repo/atomic-write.ts";
 import { footprintToBoard, type Footprint } from "../kicad/board/view.ts";
 import { boardLayers, plotBoardUnfilled } from "../kicad/board/plot.ts";
 import { exportSvg, type KicadCli } from "../kicad/cli/kicad-cli.ts";
@@ -71,11 +76,11 @@ export async function renderDiff(diff: DesignDiff, before: DesignState, after: D
       const beforeSvg = a ? withoutTimestamp(readFileSync(a, "utf8")) : undefined;
       const afterSvg = b ? withoutTimestamp(readFileSync(b, "utf8")) : undefined;
       const entry: SheetRender = { path: sheet.path, status: sheet.status, diff: `${name}.diff.svg` };
-      if (beforeSvg) writeFileSync(join(outDir, (entry.before = `${name}.before.svg`)), beforeSvg);
-      if (afterSvg) writeFileSync(join(outDir, (entry.after = `${name}.after.svg`)), afterSvg);
+      if (beforeSvg) writeFileAtomic(join(outDir, (entry.before = `${name}.before.svg`)), beforeSvg);
+      if (afterSvg) writeFileAtomic(join(outDir, (entry.after = `${name}.after.svg`)), afterSvg);
       const marks = sheetMarks(diff, before, after, sheet.path);
       const svg = highlightSvg({ before: beforeSvg, after: afterSvg, marks, title: `${sheet.path} — what changed` });
-      writeFileSync(join(outDir, entry.diff), svg);
+      writeFileAtomic(join(outDir, entry.diff), svg);
       entry.png = await writePng(svg, outDir, `${name}.diff.png`, out.skipped);
       out.sheets.push(entry);
     }
@@ -85,10 +90,10 @@ export async function renderDiff(diff: DesignDiff, before: DesignState, after: D
       const beforeSvg = read(boardBefore);
       const afterSvg = read(boardAfter);
       const entry: BoardRender = { diff: "board.diff.svg" };
-      if (beforeSvg) writeFileSync(join(outDir, (entry.before = "board.before.svg")), beforeSvg);
-      if (afterSvg) writeFileSync(join(outDir, (entry.after = "board.after.svg")), afterSvg);
+      if (beforeSvg) writeFileAtomic(join(outDir, (entry.before = "board.before.svg")), beforeSvg);
+      if (afterSvg) writeFileAtomic(join(outDir, (entry.after = "board.after.svg")), afterSvg);
       const svg = highlightSvg({ before: beforeSvg, after: afterSvg, marks: boardMarks(diff, before, after), view, title: "board — what changed" });
-      writeFileSync(join(outDir, entry.diff), svg);
+      writeFileAtomic(join(outDir, entry.diff), svg);
       entry.png = await writePng(svg, outDir, "board.diff.png", out.skipped);
       out.board = entry;
     }
@@ -107,7 +112,7 @@ const PNG_WIDTH = 2400;
  */
 async function writePng(svg: string, outDir: string, name: string, skipped: string[]): Promise<string | undefined> {
   try {
-    writeFileSync(join(outDir, name), (await svgToPng(svg, { width: PNG_WIDTH })).png);
+    writeFileAtomic(join(outDir, name), (await svgToPng(svg, { width: PNG_WIDTH })).png);
     return name;
   } catch (err) {
     skipped.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);

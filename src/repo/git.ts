@@ -180,6 +180,15 @@ export async function dirtyPaths(repoRoot: string): Promise<string[]> {
   return [...paths].sort();
 }
 
+/**
+ * Whether git ignores the repo-relative `path` and does not track it (`git check-ignore`, which
+ * leaves tracked files out): a file the model must not write, since the commit would leave it
+ * changed and outside the change.
+ */
+export async function isIgnored(repoRoot: string, path: string): Promise<boolean> {
+  return (await runGit(repoRoot, ["check-ignore", "-q", "--", path])).code === 0;
+}
+
 export async function headCommit(repoRoot: string): Promise<string> {
   return (await gitOk(repoRoot, ["rev-parse", "--verify", "HEAD"])).trim();
 }

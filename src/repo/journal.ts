@@ -23,25 +23,21 @@
  * (backup, fsync, write) is the whole point.
  */
 import {
-  closeSync,
   existsSync,
-  fchmodSync,
-  fsyncSync,
   mkdirSync,
-  openSync,
   readdirSync,
   readFileSync,
   realpathSync,
-  renameSync,
   rmdirSync,
   rmSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { hostname } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
+import { fsyncPath, tempPathFor, writeFileAtomic } from "./atomic-write.ts";
 import { indexPathsAtHead, runGit } from "./git.ts";
 import { lockHolder } from "./lock.ts";
 import { seal, sealMatches, sha256 } from "./journal-seal.ts";
@@ -171,7 +167,7 @@ export class RunJournal {
     if (before?.isDirectory()) throw new CopperheadError("bad_path", `Refused path ${JSON.stringify(relPath)}: it is a folder.`, { path: relPath });
     this.remember(target.path, target.abs);
     this.createFolders(target.path, target.existingDirs);
-    atomicWrite(target.abs, typeof content === "string" ? Buffer.from(content, "utf8") : content, before ? before.mode & 0o7777 : undefined);
+    writeFileAtomic(target.abs, content, { mode: before ? before.mode & 0o7777 : undefined });
   }
 
   /** Deletes a repo file; `not_found` when there is none. */
@@ -380,7 +376,7 @@ function ownUnfinishedJournal(root: string, name: string, tracked: Set<string>):
 
 function journalRefused(name: string, why: string, tracked: Set<string>): CopperheadError {
   const dir = `${RUNS_DIR}/${name}`;
-  return new CopperheadError("journal_refused", `Run folder ${dir} holds an unfinished journal that copperhead will not act on: ${why}. Nothing was restored from it.`, {
+  return new CopperheadError("journal_refused", `Run folder ${dir} holds an unfinished journal that copperhead will not act on: ${why.replace(/\.$/, "")}. Nothing was restored from it.`, {
     fix: `Delete the run directory (\`rm -rf ${dir}\`${tracked.has(name) ? ` and \`git rm -r --cached ${dir}\`` : ""}), then run the command again.`,
     runId: name,
     file: dir,
@@ -454,17 +450,8 @@ function sealedPayload(data: JournalData): string {
 /** journal.json, sealed, replaced atomically and durably. */
 function persistJournal(root: string, runDir: string, data: JournalData): void {
   const file = join(runDir, JOURNAL_FILE);
-  const tmp = `${file}.tmp`;
   const sealed = { ...data, mac: seal(root, sealedPayload(data)) };
-  const fd = openSync(tmp, "w");
-  try {
-    writeFileSync(fd, `${JSON.stringify(sealed, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-  fsyncPath(runDir);
+  writeFileAtomic(file, `${JSON.stringify(sealed, null, 2)}\n`, { tmp: `${file}.tmp` });
 }
 
 /** A backup's bytes, read without following links, and only when they match the journal's hash. */
@@ -495,7 +482,7 @@ function restoreAll(root: string, runDir: string, data: JournalData): void {
         const original = backupBytes(root, data.runId, entry);
         if (!sameFile(target.abs, original, entry.mode!)) {
           mkdirSync(dirname(target.abs), { recursive: true });
-          atomicWrite(target.abs, original, entry.mode);
+          writeFileAtomic(target.abs, original, { mode: entry.mode });
           touchedDirs.add(dirname(target.abs));
         }
       } else if (lstatOrUndefined(target.abs)) {
@@ -528,32 +515,4 @@ function restoreAll(root: string, runDir: string, data: JournalData): void {
 function sameFile(abs: string, bytes: Uint8Array, mode: number): boolean {
   const stat = lstatOrUndefined(abs);
   return stat !== undefined && stat.isFile() && (stat.mode & 0o7777) === mode && stat.size === bytes.length && readFileSync(abs).equals(bytes);
-}
-
-/** The sibling temp file an atomic write of `abs` uses; fixed, so rollback can clean it up. */
-function tempPathFor(abs: string): string {
-  return join(dirname(abs), `.${basename(abs)}.copperhead-tmp`);
-}
-
-function atomicWrite(abs: string, bytes: Uint8Array, mode: number | undefined): void {
-  const tmp = tempPathFor(abs);
-  const fd = openSync(tmp, "w", mode ?? 0o666);
-  try {
-    writeFileSync(fd, bytes);
-    if (mode !== undefined) fchmodSync(fd, mode);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, abs);
-}
-
-/** fsync of a file or folder, so a rename or a backup survives a power cut. */
-function fsyncPath(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -26,6 +26,7 @@ import { linkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { CopperheadError } from "../errors.ts";
+import { runGitSync } from "./git.ts";
 import { ownFolder, readOwnFile } from "./repo-files.ts";
 import { errorCode } from "./repo-path.ts";
 
@@ -94,6 +95,7 @@ function acquireLockFile(root: string, runId: string | undefined): LockInfo {
     }
     const found = readLock(root);
     if (found === undefined) continue;
+    refuseTrackedLock(root);
     if (found.info === undefined) {
       throw new CopperheadError("busy", `The lock file ${LOCK_PATH} is unreadable, so copperhead cannot tell whether another run holds the repo.`, {
         fix: `If no copperhead is running on this repo, delete ${LOCK_PATH} and try again.`,
@@ -106,6 +108,20 @@ function acquireLockFile(root: string, runId: string | undefined): LockInfo {
   }
   throw new CopperheadError("busy", "Another copperhead process keeps taking this repo's lock.", {
     fix: "Wait for the other copperhead runs on this repo to finish, then try again.",
+  });
+}
+
+/**
+ * A lock file git tracks came with the repository, not from a run on this machine: it would
+ * make every run `busy` for good, and taking it over would delete a tracked file. Like a
+ * tracked journal, it is refused with the fix, and left as it is.
+ */
+function refuseTrackedLock(root: string): void {
+  const listed = runGitSync(root, ["--literal-pathspecs", "ls-files", "--cached", "--", LOCK_PATH]);
+  if (listed.code !== 0 || listed.stdout.trim() === "") return;
+  throw new CopperheadError("lock_refused", `The lock file ${LOCK_PATH} is tracked by git, so it came with the repository rather than from a copperhead run on this machine.`, {
+    fix: `Remove it from the repository (\`git rm --cached ${LOCK_PATH}\`, commit, then \`rm ${LOCK_PATH}\`); copperhead's own lock is never committed.`,
+    file: LOCK_PATH,
   });
 }
 

@@ -6,9 +6,10 @@
  * Writes are confined like the agent's (`resolveRepoPath`): a committed `docs -> /elsewhere` or
  * `.copperhead -> /tmp/x` symlink makes the file `refused`, never written through.
  */
-import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { CopperheadError } from "../errors.ts";
+import { writeFileAtomic } from "./atomic-write.ts";
 import { READ_LIMITS, readRepoDoc, readRepoTextIfPresent } from "./repo-files.ts";
 import { resolveRepoPath } from "./repo-path.ts";
 
@@ -65,7 +66,7 @@ function writeIfChanged(abs: string, path: string, existing: string | undefined,
   if (sameBytes && sameMode) return { path, action: "unchanged" };
   if (!sameBytes) {
     mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, content);
+    writeFileAtomic(abs, content);
   }
   if (mode !== undefined) chmodSync(abs, mode);
   return { path, action: existed ? "updated" : "created" };

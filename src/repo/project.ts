@@ -36,9 +36,14 @@ const IGNORED_DIRS = new Set(["node_modules", "vendor", "third_party", "3rdparty
 /** Resolves `--repo` (default: the working directory) to an existing directory. */
 export function resolveRepoRoot(repo: string | undefined): string {
   const root = resolve(repo ?? process.cwd());
-  if (!existsSync(root) || !statSync(root).isDirectory()) {
+  if (!existsSync(root)) {
     throw new CopperheadError("not_found", `Repository folder not found: ${root}`, {
       fix: "Pass --repo with the path of a folder that holds a KiCad project.",
+    });
+  }
+  if (!statSync(root).isDirectory()) {
+    throw new CopperheadError("bad_path", `${root} is not a folder; --repo names the repository's folder.`, {
+      fix: "Pass --repo with the path of a folder that holds a KiCad project (not a file or device in it).",
     });
   }
   return realpathSync(root);

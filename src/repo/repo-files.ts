@@ -207,6 +207,8 @@ function resolveInside(abs: string, shown: string, within: string | null): strin
   } catch (err) {
     throw fileError(err, shown);
   }
+  // `/dev/stdin` on a pipe resolves to `pipe:[…]` (likewise sockets): no file at all.
+  if (!isAbsolute(real)) throw notRegular(shown);
   if (within === null) return real;
   const rel = relative(realpathSync(within), real);
   if (rel.startsWith("..") || isAbsolute(rel)) {

@@ -30,9 +30,10 @@ export interface RepoPath {
 export function resolveRepoPath(repoRoot: string, relPath: string): RepoPath {
   const root = realpathSync(repoRoot);
   if (typeof relPath !== "string" || relPath.includes("\0")) throw badPath(String(relPath), "it is not a path");
-  if (relPath.startsWith("/") || relPath.includes("\\") || /^[A-Za-z]:/.test(relPath)) {
+  if (relPath.startsWith("/") || /^[A-Za-z]:/.test(relPath)) {
     throw badPath(relPath, "it is absolute; give a path relative to the repo root, with / separators");
   }
+  if (relPath.includes("\\")) throw badPath(relPath, "it contains a backslash; give a path relative to the repo root, with / separators");
   const parts = relPath.split("/").filter((part) => part !== "" && part !== ".");
   if (parts.length === 0) throw badPath(relPath, "it names no file");
   if (parts.includes("..")) throw badPath(relPath, "it contains '..'");

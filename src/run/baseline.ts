@@ -7,7 +7,6 @@
  */
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { cacheDirOf } from "../checks/cache.ts";
 import { checkProject } from "../checks/check.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { discoverConfiguredProject } from "../config/config.ts";
@@ -41,6 +40,6 @@ export async function checkCommitted(project: KicadProject, strict: boolean): Pr
   return withSnapshot(root, "HEAD", async (snapshot) => {
     // The snapshot's own config: HEAD's, which the clean tree the run started from shares.
     const committed = discoverConfiguredProject(realpathSync(snapshot.root), repoRelative(root, project.projectFile));
-    return checkProject(committed.project, { ...committed.config, strict, cacheDir: cacheDirOf(root) });
+    return checkProject(committed.project, { ...committed.config, strict, cacheRepo: root });
   });
 }

@@ -1,8 +1,11 @@
 /**
  * Preflight: a run starts only from a clean tree, so HEAD is exactly the design before it and a
- * rollback has one state to return to. (The lock is held and kicad-cli found by then.)
+ * rollback has one state to return to; and only where the approved proposal can be written,
+ * so a bad `changes/` folder is a `bad_path` now rather than a failure mid-run. (The lock is
+ * held and kicad-cli found by then.)
  */
 import { dirtyPaths } from "../repo/git.ts";
+import { assertProposalFolder } from "./propose.ts";
 import type { RunState } from "./state.ts";
 
 /** Why the run cannot start, or undefined when it can. */
@@ -10,6 +13,7 @@ export async function preflight(run: RunState): Promise<string | undefined> {
   const { summary, options } = run;
   run.transcript.append({ type: "phase", phase: "preflight", runId: run.runId, request: summary.request, model: options.provider.label, dryRun: summary.dryRun, recovered: summary.recovered });
   run.progress({ type: "phase", phase: "preflight", message: `run ${run.runId} with ${options.provider.label}` });
+  assertProposalFolder(options.repoRoot, run.ctx.docs);
   const dirty = await dirtyPaths(options.repoRoot);
   if (dirty.length === 0) return undefined;
   return `the working tree has uncommitted changes (${dirty.slice(0, 5).join(", ")}${dirty.length > 5 ? ", …" : ""}); commit or stash them first`;

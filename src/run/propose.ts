@@ -9,7 +9,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { RunContext } from "../agent/context.ts";
 import type { ProposalArgs } from "../agent/tools/spec.ts";
+import { CopperheadError } from "../errors.ts";
 import { widen } from "../kicad/proposal-scope.ts";
+import { lstatOrUndefined, resolveRepoPath } from "../repo/repo-path.ts";
 import { describeAmendment, renderProposal, type Amendment, type Approval, type Proposal, type ProposalScope } from "../spec/proposal.ts";
 import { oneLine } from "../util/text.ts";
 import type { PreparedRun, RunState } from "./state.ts";
@@ -64,7 +66,26 @@ function namesOf(scope: ProposalScope): { refs: string[]; nets: string[] } {
 }
 
 function proposalPath(ctx: RunContext, proposal: Proposal): string {
-  return `${ctx.docs}/changes/${proposal.id}.md`;
+  return `${proposalFolder(ctx.docs)}/${proposal.id}.md`;
+}
+
+const proposalFolder = (docs: string) => `${docs}/changes`;
+
+/**
+ * The approved proposal is written to `<docs>/changes/` mid-run, so a folder there that cannot
+ * take it is refused at preflight, before the model is called: `bad_path` when it (or a folder
+ * above it) is a symlink out of the repo, dangling, or a link to another folder of the repo
+ * (into `.copperhead`, say), where the record would land somewhere nobody reads it.
+ */
+export function assertProposalFolder(repoRoot: string, docs: string): void {
+  const folder = proposalFolder(docs);
+  resolveRepoPath(repoRoot, `${folder}/proposal.md`);
+  if (lstatOrUndefined(join(repoRoot, folder))?.isSymbolicLink()) {
+    throw new CopperheadError("bad_path", `${folder} is a symlink; change proposals are written only into a real folder of the repository.`, {
+      file: folder,
+      fix: `Replace the symlink ${folder} with a folder (\`rm ${folder} && mkdir ${folder}\`, and commit that), then run again.`,
+    });
+  }
 }
 
 /** The proposal copperhead wrote itself (sync), approved AUTO. */

@@ -843,11 +843,22 @@ describe("resolveProvider", () => {
     }
   });
 
-  test("replay from the config, relative to cwd", async () => {
+  test("replay from COPPERHEAD_MODEL, relative to cwd; never from the repo's config", async () => {
     const dir = await makeTempDir();
     await writeFile(join(dir, "demo.json"), JSON.stringify({ schema: SESSION_SCHEMA, model: "scripted", turns: [] }));
-    const provider = resolveProvider({ config: { model: "replay:demo.json" }, env: {}, cwd: dir });
+    const provider = resolveProvider({ env: { COPPERHEAD_MODEL: "replay:demo.json" }, cwd: dir });
     expect(provider.label).toBe("replay:demo.json (recorded session)");
+    const refused = thrownCopperheadError(() => resolveProvider({ config: { model: "replay:demo.json" }, env: {}, cwd: dir }));
+    expect(refused.code).toBe("config_invalid");
+    expect(refused.fix).toContain("--model replay:<file>");
+  });
+
+  test("a replay file that is a device or pipe is refused, not read", () => {
+    for (const file of ["/dev/zero", "/dev/stdin"]) {
+      const refused = thrownCopperheadError(() => resolveProvider({ model: `replay:${file}`, env: {} }));
+      expect({ file, code: refused.code }).toEqual({ file, code: "bad_path" });
+      expect(refused.message).toContain("not a regular file");
+    }
   });
 
   test("base URLs and keys come from the environment", async () => {

@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CACHE_DIR } from "../../src/checks/cache.ts";
 import { cachedJobs, type KicadFamily } from "../../src/checks/kicad-run.ts";
 import { runCheck } from "../../src/commands/check.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
@@ -17,10 +16,9 @@ beforeAll(requireKicadCli);
 
 /** Runs `check` and returns the families kicad-cli ran for it (the entries it added). */
 async function ranFor(repo: string, options: { fab?: boolean } = {}): Promise<KicadFamily[]> {
-  const cache = join(repo, CACHE_DIR);
-  const before = cachedJobs(cache);
+  const before = cachedJobs(repo);
   await runCheck({ repo, ...options });
-  return [...cachedJobs(cache)].filter(([name]) => !before.has(name)).map(([, family]) => family).sort();
+  return [...cachedJobs(repo)].filter(([name]) => !before.has(name)).map(([, family]) => family).sort();
 }
 
 describe("check re-runs only the kicad-cli jobs whose inputs changed", () => {

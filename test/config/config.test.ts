@@ -109,10 +109,10 @@ describe("config errors", () => {
     const err = configError('{ "model": "gpt-4o" }');
     expect(err.details.path).toBe("model");
     expect(err.message).toContain(
-      'expected null, "host", "claude-code" or "codex" (optionally ":model-id"), or "provider:model-id" with provider one of anthropic, openai, compat, replay, got "gpt-4o"',
+      'expected null, "host", "claude-code" or "codex" (optionally ":model-id"), or "provider:model-id" with provider one of anthropic, openai, compat (replay: only with --model or COPPERHEAD_MODEL), got "gpt-4o"',
     );
     for (const bad of ["foo:bar", "host:x", "anthropic", "claude-code:"]) expect(configError(JSON.stringify({ model: bad })).details.path).toBe("model");
-    for (const model of [null, "anthropic:x", "openai:gpt-4o", "compat:llama3", "replay:fixtures/s.jsonl", "host", "claude-code", "claude-code:opus", "codex", "codex:gpt-5-codex"]) {
+    for (const model of [null, "anthropic:x", "openai:gpt-4o", "compat:llama3", "compat:meta-llama/Llama-3.1-8B", "host", "claude-code", "claude-code:opus", "codex", "codex:gpt-5-codex"]) {
       expect(parseConfigText(JSON.stringify({ model })).model).toBe(model);
     }
   });
@@ -124,6 +124,12 @@ describe("config errors", () => {
     expect(configError('{ "providerTimeoutSeconds": 7200 }').details.path).toBe("providerTimeoutSeconds");
     expect(configError('{ "providerRetries": 1.5 }').message).toBe(".copperhead/config.json: providerRetries: expected a whole number from 0 to 10, got 1.5");
     expect(configError('{ "providerRetries": 11 }').details.path).toBe("providerRetries");
+  });
+
+  test("the repo's config names a provider and a model id, never a file, URL or option", () => {
+    for (const bad of ["replay:/dev/zero", "replay:../../../../etc/shadow", "replay:/dev/stdin", "replay:s.json", "compat:http://evil.example/v1", "compat:/etc/passwd", "codex:--dangerously-bypass", "anthropic:a b", "openai:x\u001b]0;t\u0007"]) {
+      expect({ bad, path: configError(JSON.stringify({ model: bad })).details.path }).toEqual({ bad, path: "model" });
+    }
   });
 
   test("invalid JSON reports line and column", () => {

@@ -4,7 +4,8 @@
  * Resolution order: the `--model` flag, then `COPPERHEAD_MODEL`, then the config's `model`, then
  * the first configured key (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `COPPERHEAD_BASE_URL`, in
  * that order). A model is written `provider:id`, or `host`, `claude-code[:id]`, `codex[:id]` for
- * the keyless ones. Resolution only builds the provider (and reads a replay file): it makes no
+ * the keyless ones; the config never names a `replay:` file (see `replayFromRepoError`).
+ * Resolution only builds the provider (and reads a replay file): it makes no
  * network call and starts no process, so preflight can run it before anything starts.
  */
 import { CLI_PROVIDERS, HOST_MODEL, KEYED_PROVIDERS, MODEL_PROVIDERS, type Config } from "../../config/schema.ts";
@@ -60,12 +61,14 @@ export function missingApiKeyError(): CopperheadError {
 export function resolveProvider(options: ResolveProviderOptions = {}): ModelProvider {
   const env = options.env ?? process.env;
   const get = (name: string): string | undefined => env[name] || undefined;
+  const fromConfig = options.config?.model ? { spec: options.config.model, from: "the config's model" } : undefined;
   const explicit =
     (options.model ? { spec: options.model, from: "--model" } : undefined) ??
     (get("COPPERHEAD_MODEL") ? { spec: get("COPPERHEAD_MODEL")!, from: "COPPERHEAD_MODEL" } : undefined) ??
-    (options.config?.model ? { spec: options.config.model, from: "the config's model" } : undefined);
+    fromConfig;
   if (explicit) {
     const { provider, id } = parseSpec(explicit.spec, explicit.from);
+    if (provider === "replay" && explicit === fromConfig) throw replayFromRepoError(explicit.spec);
     return build(provider, id, get, options);
   }
   if (get("ANTHROPIC_API_KEY")) return build("anthropic", DEFAULT_ANTHROPIC_MODEL, get, options);
@@ -80,6 +83,16 @@ export function resolveProvider(options: ResolveProviderOptions = {}): ModelProv
 }
 
 type Provider = (typeof MODEL_PROVIDERS)[number];
+
+/**
+ * A repo is input: its config may pick a provider and model id, never a file to read as the
+ * model's answers (the config schema refuses it too; this holds for a config built in code).
+ */
+function replayFromRepoError(spec: string): CopperheadError {
+  return new CopperheadError("config_invalid", `the config's model ${JSON.stringify(spec)} names a recorded session; a repo's config may not choose a file to replay`, {
+    fix: "Remove the model from .copperhead/config.json, and pass a recorded session yourself with --model replay:<file> or COPPERHEAD_MODEL.",
+  });
+}
 
 function parseSpec(spec: string, from: string): { provider: Provider; id: string } {
   const colon = spec.indexOf(":");

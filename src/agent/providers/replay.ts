@@ -34,14 +34,16 @@
  * the loop). Running out of turns throws `provider_error` too. The requests themselves are not checked against the
  * recording: a replay answers in order whatever it is asked.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import * as v from "valibot";
 import { parseJsonText } from "../../config/json-syntax.ts";
 import { CopperheadError } from "../../errors.ts";
+import { READ_LIMITS, readRepoBytes } from "../../repo/repo-files.ts";
 import type { ContentBlock, ModelProvider, ModelResponse } from "../model.ts";
 
 export const SESSION_SCHEMA = "copperhead.session/1";
+/** A recorded session is text; the cap for docs and journals holds hundreds of turns. */
+const MAX_SESSION_BYTES = READ_LIMITS.text;
 
 const STOP_REASONS = ["end_turn", "tool_use", "max_tokens", "other"] as const;
 
@@ -127,15 +129,26 @@ function scriptedFailure(fail: NonNullable<Turn["fail"]>, label: string, index: 
   });
 }
 
+/**
+ * The session, read like any file a person names: a regular file (a FIFO, `/dev/stdin` or a
+ * device is refused, never read: under `copperhead mcp` stdin is the protocol stream), at most
+ * `MAX_SESSION_BYTES`, every failure typed.
+ */
 function loadSession(path: string, shown: string): Session {
-  if (!existsSync(path)) {
-    throw new CopperheadError("not_found", `Session file not found: ${shown}`, {
-      file: shown,
-      fix: "Pass an existing session file as --model replay:<file> (relative to the current directory).",
-    });
+  let bytes: Buffer;
+  try {
+    bytes = readRepoBytes(path, { within: null, maxBytes: MAX_SESSION_BYTES });
+  } catch (err) {
+    if (err instanceof CopperheadError && err.code === "not_found") {
+      throw new CopperheadError("not_found", `Session file not found: ${shown}`, {
+        file: shown,
+        fix: "Pass an existing session file as --model replay:<file> (relative to the current directory).",
+      });
+    }
+    throw err;
   }
   const value = parseJsonText(
-    readFileSync(path, "utf8"),
+    bytes.toString("utf8"),
     (where) => new CopperheadError("parse_error", `${shown} is not valid JSON (${where})`, { file: shown, fix: `Fix the JSON syntax in ${shown}.` }),
   );
   const result = v.safeParse(SessionSchema, value);

@@ -4,7 +4,8 @@
  * appends to (DECISIONS, CHANGELOG, change proposals) are written by the pipeline, not the model.
  */
 import * as v from "valibot";
-import { isGeneratedDoc } from "../../spec/generated-docs.ts";
+import { isIgnored } from "../../repo/git.ts";
+import { GENERATED_DOCS } from "../../spec/generated-docs.ts";
 import { requirementsSectionTexts } from "../../spec/requirements.ts";
 import { readRepoText, type RunContext } from "../context.ts";
 import { docPath } from "./paths.ts";
@@ -12,6 +13,15 @@ import { defineTool, ToolError } from "./tool.ts";
 
 /** Docs the pipeline appends to; the generated ones (spec/generated-docs.ts) are refused too. */
 const APPEND_ONLY_DOCS = ["DECISIONS.md", "CHANGELOG.md"];
+
+/**
+ * Whether copperhead writes this doc itself. Compared without case: on a case-insensitive
+ * filesystem (macOS, Windows) `Changes/x.md` or `bom.md` is the protected file.
+ */
+function writtenByCopperhead(inDocs: string): boolean {
+  const name = inDocs.toLowerCase();
+  return name.startsWith("changes/") || [...GENERATED_DOCS.map((doc) => doc.file), ...APPEND_ONLY_DOCS].some((file) => file.toLowerCase() === name);
+}
 
 export const docEditTool = defineTool({
   name: "edit_doc",
@@ -24,11 +34,14 @@ export const docEditTool = defineTool({
     old_text: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(20_000))),
     new_text: v.pipe(v.string(), v.maxLength(20_000)),
   }),
-  run(ctx: RunContext, { path, old_text, new_text }) {
+  async run(ctx: RunContext, { path, old_text, new_text }) {
     const rel = docPath(ctx, path);
-    const inDocs = rel.slice(ctx.docs.length + 1);
-    if (isGeneratedDoc(inDocs) || APPEND_ONLY_DOCS.includes(inDocs) || inDocs.startsWith("changes/")) {
+    if (writtenByCopperhead(rel.slice(ctx.docs.length + 1))) {
       throw new ToolError(`${rel} is written by copperhead itself (derived or append-only); use record_decision for decisions`);
+    }
+    // The commit takes tracked and new files; an ignored one would stay changed outside it.
+    if (await isIgnored(ctx.repoRoot, rel)) {
+      throw new ToolError(`${rel} is ignored by git, so a change to it could not be committed; edit a tracked doc or create one git does not ignore`);
     }
     const before = readRepoText(ctx, rel);
     let after: string;

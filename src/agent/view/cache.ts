@@ -10,13 +10,13 @@
  * design therefore re-views in the time it takes to hash its files.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { cacheDirOf, makeCacheDir, readCache, writeCache } from "../../checks/cache.ts";
+import { CACHE_DIR, openCache, readCache, writeCache } from "../../checks/cache.ts";
 import { kicadInstallStamp } from "../../kicad/cli/install.ts";
 import type { KicadProject } from "../../repo/project.ts";
-import { readRepoBytes } from "../../repo/repo-files.ts";
-import { repoRelative } from "../../repo/repo-path.ts";
+import { ownFolder, readRepoBytes, readRepoText } from "../../repo/repo-files.ts";
+import { lstatOrUndefined, repoRelative } from "../../repo/repo-path.ts";
 import { VERSION } from "../../version.ts";
 
 export type Document = "schematic" | "board";
@@ -59,24 +59,27 @@ export function viewKey(document: string, question: unknown): string {
 }
 
 export function readView(repoRoot: string, key: string): CachedView | undefined {
-  return readCache<CachedView>(cacheDirOf(repoRoot), `view-${key}`);
+  return readCache<CachedView>(openCache(repoRoot), `view-${key}`);
 }
 
 export function writeView(repoRoot: string, key: string, view: CachedView): void {
-  writeCache(cacheDirOf(repoRoot), `view-${key}`, view);
+  writeCache(openCache(repoRoot), `view-${key}`, view);
 }
 
 /**
  * The folder holding the plot of `document` with content `key`, made by `plot` into a fresh
  * folder when it is not there. Only the newest plot of each document is kept: a plot of a
  * large design is tens of megabytes, and an edited design is not plotted as it was again.
+ * The folders are confined like the rest of the cache (`openCache`, `ownFolder`): a committed
+ * link in their place is `bad_path`, never written through or emptied.
  */
 export async function plotFolder(repoRoot: string, document: Document, key: string, plot: (dir: string) => Promise<void>): Promise<string> {
-  const base = join(cacheDirOf(repoRoot), "plots");
+  openCache(repoRoot);
+  const base = ownFolder(repoRoot, `${CACHE_DIR}/plots`);
   const dir = join(base, `${document}-${key}`);
-  if (existsSync(join(dir, "done"))) return dir;
+  // A plot is trusted only as a real folder that copperhead finished; a link in its place is not one.
+  if (lstatOrUndefined(dir)?.isDirectory() && lstatOrUndefined(join(dir, "done"))?.isFile()) return dir;
   const scratch = `${dir}.${process.pid}.tmp`;
-  makeCacheDir(cacheDirOf(repoRoot));
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
   try {
@@ -93,7 +96,7 @@ export async function plotFolder(repoRoot: string, document: Document, key: stri
   }
 }
 
-/** A file of a plot folder. */
+/** A file of a plot folder, read confined to it (a link planted among the plots leads nowhere). */
 export function plotFile(dir: string, name: string): string {
-  return readFileSync(join(dir, name), "utf8");
+  return readRepoText(join(dir, name), { within: dir });
 }

@@ -150,7 +150,7 @@ export class Libraries {
     const { nickname, name } = splitLibId(libId, "footprint");
     const entry = this.library("footprint", nickname);
     const file = join(entry.path, `${name}.kicad_mod`);
-    if (!existsSync(file)) {
+    if (!existsSync(file) || !statSync(entry.path).isDirectory()) {
       throw new CopperheadError("footprint_not_found", `Footprint "${name}" is not in library "${nickname}" (${entry.path}).`, {
         fix: `Check the symbol's Footprint field ("${libId}") against the footprints in ${entry.path}.`,
         libId,
@@ -158,7 +158,7 @@ export class Libraries {
         path: entry.path,
       });
     }
-    const doc = readLibraryFile(file, libId);
+    const doc = readLibraryFile(file, libId, entry.path);
     if (head(doc.root) !== "footprint" && head(doc.root) !== "module") {
       throw new CopperheadError("library_unreadable", `${file} is not a KiCad footprint (its root is "${head(doc.root) ?? "?"}").`, {
         fix: "Restore the .kicad_mod file from the library, or re-save it in KiCad's footprint editor.",
@@ -360,22 +360,36 @@ export function readLibTable(file: string, kind: LibraryKind, expand: (uri: stri
   return entries;
 }
 
+/**
+ * A lib id's library nickname and item name. The name is a name, not a path: it is joined to
+ * the library folder (`<name>.kicad_mod`), so one with a separator, a `..` or a control
+ * character is refused here, before any file is looked at (`Capacitor_SMD:../../../x` would
+ * otherwise read any `.kicad_mod` on the machine into the board).
+ */
 function splitLibId(libId: string, kind: LibraryKind): { nickname: string; name: string } {
   const colon = libId.indexOf(":");
+  const code = kind === "footprint" ? "footprint_not_found" : "symbol_not_found";
   if (colon <= 0 || colon === libId.length - 1) {
-    const code = kind === "footprint" ? "footprint_not_found" : "symbol_not_found";
     throw new CopperheadError(code, `"${libId}" is not a ${kind} id; KiCad ids have the form Library:Name.`, {
       fix: kind === "footprint" ? "Set the symbol's Footprint field to Library:Name, e.g. Resistor_SMD:R_0603_1608Metric." : "Use a lib id of the form Library:Name.",
       libId,
     });
   }
-  return { nickname: libId.slice(0, colon), name: libId.slice(colon + 1) };
+  const name = libId.slice(colon + 1);
+  if (/[/\\\x00-\x1f\x7f]/.test(name) || name.includes("..") || name === ".") {
+    throw new CopperheadError(code, `${JSON.stringify(libId)} is not a ${kind} id: the name after the colon must be a plain name, without "/", "\\", ".." or control characters.`, {
+      fix: `Name a ${kind} in the library, e.g. ${kind === "footprint" ? "Capacitor_SMD:C_0603_1608Metric" : "Device:C"}; search the libraries for it.`,
+      libId,
+    });
+  }
+  return { nickname: libId.slice(0, colon), name };
 }
 
-function readLibraryFile(file: string, libId: string): SDocument {
+/** A library file; a footprint's must resolve inside its library folder (`within`). */
+function readLibraryFile(file: string, libId: string, within: string | null = null): SDocument {
   let source: Uint8Array;
   try {
-    source = readDesignBytes(file, { within: null });
+    source = readDesignBytes(file, { within });
   } catch (err) {
     throw new CopperheadError("library_unreadable", `Cannot read ${file} (for ${libId}): ${(err as Error).message}`, {
       fix: "Check the file's permissions, or reinstall the library.",

@@ -5,10 +5,11 @@
  * `readDesignBytes` is the single place a design file's path becomes bytes. It reads through
  * the repo's confined reader (src/repo/repo-files.ts): the file must resolve inside
  * `options.within` (the repo root; by default the file's own folder; `null` for a stock library
- * outside any repo), be a regular file and stay under the design-file size cap.
+ * outside any repo), be a regular file and stay under the design-file size cap. `writeSexprFile`
+ * is the single place one is written, whole or not at all.
  */
-import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { writeFileAtomic } from "../../repo/atomic-write.ts";
 import { readRepoBytes, type ReadOptions } from "../../repo/repo-files.ts";
 import { decodeLossless } from "./bytes.ts";
 import { parseSexpr } from "./parse.ts";
@@ -31,7 +32,10 @@ export function readSexprFile(path: string, options?: ReadOptions): SDocument {
   return parseSexpr(readDesignBytes(path, options), { file: path });
 }
 
-/** Writes a document (or bytes printed from one) to a design file, byte for byte. */
+/**
+ * Writes a document (or bytes printed from one) to a design file, byte for byte, atomically:
+ * the original stays whole until the new bytes are complete (`writeFileAtomic`), keeping its mode.
+ */
 export function writeSexprFile(path: string, content: SDocument | Uint8Array): void {
-  writeFileSync(path, content instanceof Uint8Array ? content : printSexprBytes(content));
+  writeFileAtomic(resolve(path), content instanceof Uint8Array ? content : printSexprBytes(content));
 }
