@@ -56,12 +56,20 @@ export interface BoundedResult extends RunResult {
  */
 export async function runBinaryBounded(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined>; stdin?: "ignore" | "pipe"; timeoutMs: number; maxRssBytes: number },
+  options: {
+    cwd?: string;
+    env?: Record<string, string | undefined>;
+    stdin?: "ignore" | "pipe";
+    /** A command the binary is started through, e.g. `["prlimit", "--fsize=4096"]`. */
+    wrap?: string[];
+    timeoutMs: number;
+    maxRssBytes: number;
+  },
 ): Promise<BoundedResult> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries({ ...process.env, ...options.env })) if (value !== undefined) env[key] = value;
   // setsid: the binary leads its own process group, so kicad-cli children die with it.
-  const proc = Bun.spawn(["setsid", requireBinary(), ...args], { cwd: options.cwd, env, stdout: "pipe", stderr: "pipe", stdin: options.stdin ?? "ignore" });
+  const proc = Bun.spawn(["setsid", ...(options.wrap ?? []), requireBinary(), ...args], { cwd: options.cwd, env, stdout: "pipe", stderr: "pipe", stdin: options.stdin ?? "ignore" });
   let timedOut = false;
   let outOfMemory = false;
   let peakRssBytes = 0;

@@ -6,6 +6,12 @@
  * and, when it fails, with a typed error (never `internal_error`) that names the mutated file —
  * within 60 s and 1 GB.
  *
+ * A second test fuzzes what else a repo carries: the check cache in place of a folder (a symlink
+ * out, to a device, dangling, a FIFO or file; entries that are links or FIFOs), footprint names
+ * with separators, `..` and control characters (through `board sync`), and config `model`
+ * values that name files, URLs, options or devices (through `do`). Each ends typed and
+ * bounded, never writes outside the repo, and the refusals carry the code they should.
+ *
  * Cheap by construction: most mutants fail in copperhead's own parser, before kicad-cli; the
  * few that parse are the only ones `check` hands to kicad-cli, and they are capped
  * (`KICAD_MUTANTS_PER_FILE`), so the whole file stays within the CI budget. The offsets are drawn from a
@@ -13,10 +19,12 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { treeFingerprint } from "../repo/git-repo.ts";
 import { basename, join } from "node:path";
 import { cleanupTempDirs, copyFixture, makeTempDir } from "../support/kicad.ts";
-import { ISOLATED_ENV } from "../support/repos.ts";
-import { requireBinary, runBinaryBounded, type BoundedResult } from "./binary.ts";
+import { copyRepo, ISOLATED_ENV } from "../support/repos.ts";
+import { editFile } from "../support/variants.ts";
+import { requireBinary, runBinaryBounded, templateRepo, type BoundedResult } from "./binary.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -149,4 +157,120 @@ describe("fuzzed design files", () => {
     // The cap is what keeps this test fast; say how much it left out.
     if (skippedCheck.length > 0) console.log(`check skipped for ${skippedCheck.length} mutants copperhead could parse (netlist and sync ran): ${skippedCheck.join("; ")}`);
   }, 900_000);
+});
+
+/** usb-led with `init` committed, for the repo inputs below. */
+const template = templateRepo();
+
+interface RepoInput {
+  name: string;
+  /** Puts the input in place; `outside` is a folder outside the repo that must stay as it is. */
+  setup: (repo: string, outside: string) => void;
+  command: string[];
+  /** The error code the run must end with; undefined: exit 0 (or any typed ending). */
+  code?: string;
+}
+
+const fifo = (abs: string) => void Bun.spawnSync(["mkfifo", abs]);
+const replaceCache = (repo: string, put: (abs: string) => void) => {
+  rmSync(join(repo, ".copperhead/cache"), { recursive: true, force: true });
+  put(join(repo, ".copperhead/cache"));
+};
+const setFootprint = (repo: string, footprint: string) =>
+  editFile(join(repo, "regulator.kicad_sch"), (t) => t.replace('(property "Footprint" "Capacitor_SMD:C_0603_1608Metric"', `(property "Footprint" ${JSON.stringify(footprint)}`));
+const setModel = (repo: string, model: unknown) => editFile(join(repo, ".copperhead/config.json"), (t) => JSON.stringify({ ...JSON.parse(t), model }));
+
+function repoInputs(): RepoInput[] {
+  const check = ["check"];
+  const cache: RepoInput[] = [
+    { name: "cache: a symlink to an outside folder", setup: (repo, outside) => replaceCache(repo, (abs) => symlinkSync(outside, abs)), command: check, code: "bad_path" },
+    { name: "cache: a symlink to /dev/zero", setup: (repo) => replaceCache(repo, (abs) => symlinkSync("/dev/zero", abs)), command: check, code: "bad_path" },
+    { name: "cache: a dangling symlink", setup: (repo, outside) => replaceCache(repo, (abs) => symlinkSync(join(outside, "nothing"), abs)), command: check, code: "bad_path" },
+    { name: "cache: a FIFO", setup: (repo) => replaceCache(repo, fifo), command: check, code: "bad_path" },
+    { name: "cache: a file", setup: (repo) => replaceCache(repo, (abs) => writeFileSync(abs, "x")), command: check, code: "bad_path" },
+    {
+      name: "cache: .copperhead a symlink to an outside folder",
+      setup: (repo, outside) => {
+        rmSync(join(repo, ".copperhead"), { recursive: true });
+        symlinkSync(outside, join(repo, ".copperhead"));
+      },
+      command: check,
+      code: "bad_path",
+    },
+    {
+      // Every name the cache could use for its files, planted as links, FIFOs and garbage: all misses.
+      name: "cache: entries, temp files and .gitignore as links, FIFOs and garbage",
+      setup: (repo, outside) =>
+        replaceCache(repo, (abs) => {
+          mkdirSync(abs);
+          symlinkSync(join(outside, "gitignore"), join(abs, ".gitignore"));
+          for (const name of readdirNames(join(template(), ".copperhead/cache"))) {
+            if (!name.endsWith(".json")) continue;
+            symlinkSync(join(outside, name), join(abs, name));
+            fifo(join(abs, `.${name}.copperhead-tmp`));
+          }
+        }),
+      command: check,
+    },
+  ];
+  const names = ["../../../../../../etc/x", "..", ".", "a/b", "a\\b", "x\u0000y", "x\u001b]0;t\u0007", "/abs", "..\\..\\x", "C_0603..x"];
+  const footprints: RepoInput[] = [...names.map((name) => `Capacitor_SMD:${name}`), ":x", "Capacitor_SMD:"].map((footprint) => ({
+    name: `footprint ${JSON.stringify(footprint)}`,
+    setup: (repo: string) => setFootprint(repo, footprint),
+    command: ["board", "sync"],
+    code: "footprint_not_found",
+  }));
+  // A nickname is looked up in the lib tables, never joined to a path: no library, whatever it spells.
+  footprints.push({ name: "footprint library ../Capacitor_SMD", setup: (repo) => setFootprint(repo, "../Capacitor_SMD:C_0603_1608Metric"), command: ["board", "sync"] });
+  const models: unknown[] = [
+    "replay:/dev/zero",
+    "replay:/dev/stdin",
+    "replay:../../../../etc/passwd",
+    "replay:fixtures/sessions/add-decoupling-cap.json",
+    "compat:http://127.0.0.1:1/v1",
+    "compat:/etc/passwd",
+    "codex:--dangerously-bypass-approvals-and-sandbox",
+    "claude-code:$(touch /tmp/pwned)",
+    "anthropic:a b",
+    `anthropic:${"x".repeat(100_000)}`,
+    "openai:\u001b]52;c;cHduZWQ=\u0007",
+    "host:x",
+    5,
+    { provider: "replay" },
+    ["replay:/dev/zero"],
+  ];
+  const configs: RepoInput[] = models.map((model) => ({
+    name: `config model ${JSON.stringify(model).slice(0, 60)}`,
+    setup: (repo: string) => setModel(repo, model),
+    command: ["do", "add a test point"],
+    code: "config_invalid",
+  }));
+  return [...cache, ...footprints, ...configs];
+}
+
+function readdirNames(dir: string): string[] {
+  return Bun.spawnSync(["ls", "-A", dir]).stdout.toString().split("\n").filter(Boolean);
+}
+
+describe("fuzzed repo inputs", () => {
+  test("a linked or misplaced cache, footprint names that are paths, config models that name files: typed, bounded, nothing written outside", async () => {
+    const inputs = repoInputs();
+    const problems: string[] = [];
+    for (const input of inputs) {
+      const repo = await copyRepo(template());
+      const outside = await makeTempDir();
+      input.setup(repo, outside);
+      const board = readFileSync(join(repo, "usb-led.kicad_pcb"));
+      const run = await runBinaryBounded([...input.command, "--repo", repo, "--json"], { env: ISOLATED_ENV, stdin: "pipe", ...LIMITS });
+      const code = run.exitCode === 3 ? (JSON.parse(run.stdout || "{}").error?.code as string | undefined) : undefined;
+      if (run.timedOut || run.outOfMemory) problems.push(`${input.name}: ${run.timedOut ? "ran past 60 s" : "grew past 1 GB"}`);
+      else if (run.exitCode < 0 || run.exitCode > 3) problems.push(`${input.name}: exit ${run.exitCode}`);
+      else if (run.exitCode === 3 && (code === undefined || code === "internal_error")) problems.push(`${input.name}: ${run.stdout.slice(0, 300)}`);
+      else if (input.code !== undefined && code !== input.code) problems.push(`${input.name}: expected ${input.code}, got exit ${run.exitCode} ${code ?? ""}`);
+      if (Object.keys(treeFingerprint(outside, [])).length > 0) problems.push(`${input.name}: wrote outside the repo`);
+      if (input.code !== undefined && !readFileSync(join(repo, "usb-led.kicad_pcb")).equals(board)) problems.push(`${input.name}: changed the board`);
+      rmSync(repo, { recursive: true, force: true });
+    }
+    expect(problems).toEqual([]);
+  }, 600_000);
 });

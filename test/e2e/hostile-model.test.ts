@@ -5,6 +5,9 @@
  *   and on a folder named like a doc;
  * - `edit_doc` appending a second `## Requirements` section to SPEC.md, rewording the first
  *   one's heading, and creating a doc that carries one;
+ * - `edit_doc` on a git-ignored doc (the commit would leave it changed), on `Changes/…` or
+ *   `bom.md` (the protected files in another case, the same files on macOS), and `read_doc`
+ *   with a backslashed `..\..\x.md`;
  * - a tool input nested 100,000 levels deep (once a stack overflow: `internal_error`).
  * Each is a tool error the model reads, nothing is written by any of them, and the run goes on
  * to commit the one doc the model then writes properly.
@@ -100,6 +103,33 @@ describe("a model aiming its tools where they must not reach", () => {
     expect(errors.f2).toContain("docs/pipe.md is not a regular file");
     expect(errors.d1).toContain("docs/folder.md is a folder");
     expect(errors.d2).toContain("docs/folder.md is a folder");
+  }, 120_000);
+
+  test("edit_doc on a git-ignored doc, on Changes/ spelled in another case, and a backslashed path: refused before anything is written", async () => {
+    const ignored = "# Local notes\n\nkept out of git on purpose\n";
+    const { repo, errors } = await runMisuse(
+      [
+        {
+          content: [
+            call("i1", "edit_doc", { path: "local-notes.md", new_text: "changed by the model\n" }),
+            call("c1", "edit_doc", { path: "Changes/20250101-x.md", new_text: "# A proposal nobody approved\n" }),
+            call("c2", "edit_doc", { path: "bom.md", new_text: "| forged |\n" }),
+            call("b1", "read_doc", { path: "..\\..\\x.md" }),
+          ],
+        },
+      ],
+      (repo) => {
+        writeFileSync(join(repo, "docs/local-notes.md"), ignored);
+        appendFileSync(join(repo, ".git/info/exclude"), "docs/local-notes.md\n");
+      },
+    );
+    expect(Object.keys(errors).sort()).toEqual(["b1", "c1", "c2", "i1"]);
+    expect(errors.i1).toContain("docs/local-notes.md is ignored by git");
+    expect(errors.c1).toContain("written by copperhead itself");
+    expect(errors.c2).toContain("written by copperhead itself");
+    expect(errors.b1).toContain("separate folders with /");
+    expect(errors.b1).not.toContain("absolute");
+    expect(readFileSync(join(repo, "docs/local-notes.md"), "utf8")).toBe(ignored);
   }, 120_000);
 
   test("edit_doc never adds, changes or creates a Requirements section", async () => {

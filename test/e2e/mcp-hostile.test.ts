@@ -4,7 +4,8 @@
  * a request, `-32602` naming the bad field for params that do not fit — never `-32603` with a
  * validation dump and never silence; and the server goes on serving afterwards. A repo whose
  * Sheetfile is `/dev/stdin` makes `copperhead_check` a typed tool error instead of reading the
- * server's own protocol stream.
+ * server's own protocol stream, and so does a repo config whose model is `replay:/dev/stdin`
+ * for `copperhead_do`.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -91,6 +92,21 @@ describe("hostile frames", () => {
     expect(error.code).toBe("bad_path");
     expect(error.message).toContain("/dev/stdin");
     // Had the check read stdin, this request would have been swallowed.
+    await wire.send({ jsonrpc: "2.0", id: 2, method: "ping" });
+    expect((await wire.response(2, 10_000)).result).toEqual({});
+    await wire.close();
+  }, 60_000);
+
+  test('a repo config with "model": "replay:/dev/stdin" makes copperhead_do a typed tool error; the server keeps answering', async () => {
+    const repo = await copyRepo(template());
+    editFile(join(repo, ".copperhead/config.json"), (t) => JSON.stringify({ ...JSON.parse(t), model: "replay:/dev/stdin" }, null, 2));
+    const wire = await openMcpWire(repo, serverEnv());
+    await wire.send({ jsonrpc: "2.0", id: 1, ...call({ name: "copperhead_do", arguments: { request: "add a test point" } }) });
+    const result = (await wire.response(1, 30_000)).result!;
+    expect(result.isError).toBe(true);
+    const { error } = JSON.parse((result.content as { text: string }[])[0]!.text);
+    expect(error.code).toBe("config_invalid");
+    expect(error.message).toContain("replay: only with --model or COPPERHEAD_MODEL");
     await wire.send({ jsonrpc: "2.0", id: 2, method: "ping" });
     expect((await wire.response(2, 10_000)).result).toEqual({});
     await wire.close();
