@@ -207,11 +207,11 @@ function resolveInside(abs: string, shown: string, within: string | null): strin
   } catch (err) {
     throw fileError(err, shown);
   }
-  // `/dev/stdin` on a pipe resolves to `pipe:[…]` (likewise sockets): no file at all.
-  if (!isAbsolute(real)) throw notRegular(shown);
+  // `/dev/stdin` on a pipe resolves to `pipe:[…]` (likewise sockets): no file, and no place in the repo.
+  if (!isAbsolute(real) && within === null) throw notRegular(shown);
   if (within === null) return real;
   const rel = relative(realpathSync(within), real);
-  if (rel.startsWith("..") || isAbsolute(rel)) {
+  if (!isAbsolute(real) || rel.startsWith("..") || isAbsolute(rel)) {
     throw new CopperheadError("bad_path", `${shown} resolves to ${real}, outside the repository; copperhead reads only files inside it.`, {
       file: shown,
       fix: `Make ${shown} a file inside the repository (replace the symlink, or fix the path that names it).`,

@@ -39,11 +39,11 @@ export const docEditTool = defineTool({
     if (writtenByCopperhead(rel.slice(ctx.docs.length + 1))) {
       throw new ToolError(`${rel} is written by copperhead itself (derived or append-only); use record_decision for decisions`);
     }
+    const before = readRepoText(ctx, rel);
     // The commit takes tracked and new files; an ignored one would stay changed outside it.
     if (await isIgnored(ctx.repoRoot, rel)) {
       throw new ToolError(`${rel} is ignored by git, so a change to it could not be committed; edit a tracked doc or create one git does not ignore`);
     }
-    const before = readRepoText(ctx, rel);
     let after: string;
     if (old_text === undefined) after = before === undefined ? new_text : before + (before.endsWith("\n") || before === "" ? "" : "\n") + new_text;
     else {
