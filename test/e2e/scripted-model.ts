@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { chatCompletionFrames, sseResponse, type StreamPacing } from "../support/model-streams.ts";
+import { anthropicFrames, chatCompletionFrames, sseResponse, type StreamPacing } from "../support/model-streams.ts";
 
 export const SESSIONS_DIR = resolve(import.meta.dir, "../../fixtures/sessions");
 
@@ -82,4 +82,50 @@ function chatCompletion(turn: SessionTurn): Parameters<typeof chatCompletionFram
     finish_reason: calls.length ? "tool_calls" : "stop",
     usage: { prompt_tokens: turn.usage?.inputTokens ?? 0, completion_tokens: turn.usage?.outputTokens ?? 0 },
   };
+}
+
+export interface ScriptedMessagesApi {
+  /** The value for `ANTHROPIC_BASE_URL`. */
+  baseUrl: string;
+  /** The tool names of every request that carried the run's tools, in order. */
+  readonly toolLists: string[][];
+  stop(): Promise<void>;
+}
+
+/**
+ * A loopback Anthropic Messages API for a real agent CLI (`ANTHROPIC_BASE_URL`): each request
+ * that carries the run's tools (their names start with `toolPrefix`) gets the next scripted
+ * turn, streamed as server-sent events, its tool names prefixed as the CLI knows them (but for
+ * `unprefixed` ones, the CLI's own tools a model may reach for); once the script is used up, and
+ * for the CLI's own side requests, a short text answer ends the turn.
+ */
+export function serveScriptedMessagesApi(turns: SessionTurn[], toolPrefix: string, unprefixed: string[] = []): ScriptedMessagesApi {
+  const toolLists: string[][] = [];
+  let next = 0;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 0,
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      if (req.method !== "POST" || !path.startsWith("/v1/messages")) return new Response("not found", { status: 404 });
+      const body = (await req.json()) as { stream?: boolean; tools?: Array<{ name: string }> };
+      if (path.endsWith("/count_tokens")) return Response.json({ input_tokens: 1000 });
+      const names = (body.tools ?? []).map((t) => t.name);
+      const forRun = names.some((n) => n.startsWith(toolPrefix));
+      if (forRun) toolLists.push(names);
+      const turn = forRun ? turns[next++] : undefined;
+      const content = turn
+        ? turn.content.map((b) => (b.type === "tool_use" ? { type: "tool_use", id: b.id, name: unprefixed.includes(b.name) ? b.name : `${toolPrefix}${b.name}`, input: b.input } : b))
+        : [{ type: "text", text: "Done." }];
+      const answer = {
+        content,
+        stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
+        usage: { input_tokens: turn?.usage?.inputTokens ?? 10, output_tokens: turn?.usage?.outputTokens ?? 5 },
+      };
+      if (body.stream) return sseResponse(anthropicFrames(answer));
+      return Response.json({ id: "msg_scripted", type: "message", role: "assistant", model: "loopback", stop_sequence: null, ...answer });
+    },
+  });
+  return { baseUrl: `http://127.0.0.1:${server.port}`, toolLists, stop: () => server.stop(true) };
 }

@@ -66,7 +66,9 @@ export function toolCall<T>(fn: () => T): T {
 }
 
 export function toolSpec(tool: Tool<unknown>): ToolSpec {
-  const { $schema: _ignored, ...schema } = toJsonSchema(tool.schema, { errorMode: "ignore" }) as Record<string, unknown>;
+  // JSON Schema 2020-12, the dialect of MCP tool schemas and the Messages API: a tuple is
+  // `prefixItems`. Claude Code drops a tool whose schema uses draft-07's array-form `items`.
+  const { $schema: _ignored, ...schema } = toJsonSchema(tool.schema, { errorMode: "ignore", target: "draft-2020-12" }) as Record<string, unknown>;
   return { name: tool.name, description: tool.description, inputSchema: schema };
 }
 

@@ -46,8 +46,14 @@ export const claudeCodeDriver: AgentCliDriver = {
       ...(model ? ["--model", model] : []),
       ...(resume ? ["--resume", resume] : []),
     ];
-    // Claude Code reads its MCP timeouts (milliseconds) from the environment.
-    return { args, files: { "mcp-config.json": JSON.stringify(config) }, env: { MCP_TOOL_TIMEOUT: String(TOOL_TIMEOUT_SECONDS * 1000), MCP_TIMEOUT: "60000" } };
+    // Claude Code reads its MCP timeouts (milliseconds) from the environment. With as many
+    // tools as copperhead's, it would otherwise hold some back behind a tool search (the model
+    // sees a placeholder, not the tool): ENABLE_TOOL_SEARCH=false offers every one of them.
+    return {
+      args,
+      files: { "mcp-config.json": JSON.stringify(config) },
+      env: { MCP_TOOL_TIMEOUT: String(TOOL_TIMEOUT_SECONDS * 1000), MCP_TIMEOUT: "60000", ENABLE_TOOL_SEARCH: "false" },
+    };
   },
   readEvent(event) {
     const out: CliEvent[] = [];
