@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Message, ModelRequest, ToolSpec } from "../../src/agent/model.ts";
@@ -7,6 +7,8 @@ import { createAnthropicProvider, DEFAULT_ANTHROPIC_MODEL, mapStopReason } from 
 import { MAX_RESPONSE_BYTES, parseRetryAfter, type HttpOptions } from "../../src/agent/providers/http.ts";
 import { missingApiKeyError, resolveProvider } from "../../src/agent/providers/index.ts";
 import { createCompatProvider, createOpenAIProvider, DEFAULT_OPENAI_MODEL, mapFinishReason } from "../../src/agent/providers/openai.ts";
+import { codexDriver } from "../../src/agent/providers/agent-cli/codex.ts";
+import { userProviderOverrides } from "../../src/agent/providers/agent-cli/codex-provider.ts";
 import { toSamplingRequest } from "../../src/agent/providers/host.ts";
 import { parseTimeoutSeconds, resolvePatience } from "../../src/agent/providers/patience.ts";
 import { createReplayProvider, SESSION_SCHEMA } from "../../src/agent/providers/replay.ts";
@@ -646,6 +648,50 @@ describe("images in tool results", () => {
         ],
       },
     ]);
+  });
+});
+
+describe("codex: the user's own model provider", () => {
+  test("model_provider and its table come over as -c overrides; nothing else in config.toml does", async () => {
+    const home = await makeTempDir();
+    writeFileSync(
+      join(home, "config.toml"),
+      [
+        'model_provider = "azure"',
+        'model = "ignored-here"',
+        "[model_providers.azure]",
+        'name = "Azure"',
+        'base_url = "https://example.invalid/openai"',
+        'env_key = "AZURE_OPENAI_API_KEY"',
+        'wire_api = "responses"',
+        "query_params = { api-version = \"2025-04-01-preview\" }",
+        "request_max_retries = 4",
+        "[mcp_servers.theirs]",
+        'command = "evil"',
+      ].join("\n"),
+    );
+    const overrides = userProviderOverrides({ CODEX_HOME: home });
+    expect(overrides).toEqual([
+      ["model_provider", '"azure"'],
+      ["model_providers.azure", '{name = "Azure", base_url = "https://example.invalid/openai", env_key = "AZURE_OPENAI_API_KEY", wire_api = "responses", query_params = {api-version = "2025-04-01-preview"}, request_max_retries = 4}'],
+    ]);
+    // Round trip: what Codex parses from the override is the user's table.
+    expect(Bun.TOML.parse(`x = ${overrides[1]![1]}`)).toEqual({ x: (Bun.TOML.parse(readFileSync(join(home, "config.toml"), "utf8")) as any).model_providers.azure });
+    const launch = codexDriver.launch({ prompt: "p", system: "s", dir: home, env: { CODEX_HOME: home }, bridge: { command: "copperhead", args: ["mcp-bridge"], env: {} } });
+    expect(launch.args).toContain('model_provider="azure"');
+    expect(launch.args.join(" ")).not.toContain("theirs");
+    expect(launch.args).toContain("--ignore-user-config");
+  });
+
+  test("no config, no provider in it, or a built-in provider: only what is there", async () => {
+    const home = await makeTempDir();
+    expect(userProviderOverrides({ CODEX_HOME: home })).toEqual([]);
+    writeFileSync(join(home, "config.toml"), 'model = "gpt-5"\n');
+    expect(userProviderOverrides({ CODEX_HOME: home })).toEqual([]);
+    writeFileSync(join(home, "config.toml"), 'model_provider = "ollama"\n');
+    expect(userProviderOverrides({ CODEX_HOME: home })).toEqual([["model_provider", '"ollama"']]);
+    writeFileSync(join(home, "config.toml"), "model_provider = [\n");
+    expect(thrownCopperheadError(() => userProviderOverrides({ CODEX_HOME: home })).code).toBe("config_invalid");
   });
 });
 

@@ -96,7 +96,7 @@ describe("the real Claude Code CLI", () => {
     const help = Bun.spawnSync([requireClaude(), "--help"], { env: { ...process.env, DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" } });
     const text = help.stdout.toString();
     expect(help.exitCode).toBe(0);
-    const launch = claudeCodeDriver.launch({ prompt: "p", system: "s", model: "m", resume: "r", dir: "/tmp", bridge: { command: "copperhead", args: ["mcp-bridge"], env: {} } });
+    const launch = claudeCodeDriver.launch({ prompt: "p", system: "s", model: "m", resume: "r", dir: "/tmp", env: {}, bridge: { command: "copperhead", args: ["mcp-bridge"], env: {} } });
     const flags = launch.args.filter((a) => a.startsWith("-"));
     expect(flags.length).toBeGreaterThan(5);
     const missing = flags.filter((flag) => !new RegExp(`(^|[\\s,])${flag.replace(/[-]/g, "\\-")}([\\s,=<\\[]|$)`, "m").test(text));

@@ -129,3 +129,4 @@ export function serveScriptedMessagesApi(turns: SessionTurn[], toolPrefix: strin
   });
   return { baseUrl: `http://127.0.0.1:${server.port}`, toolLists, stop: () => server.stop(true) };
 }
+

@@ -13,9 +13,12 @@
  *   shell, `--sandbox read-only` forbids writes even so, and `mcp_servers.copperhead.*` starts
  *   copperhead's bridge as the only MCP server (`env_vars` forwards the named variables from
  *   Codex's own environment to it);
+ * - `-c model_provider=<id>` and `-c model_providers.<id>={…}` select a provider even with
+ *   `--ignore-user-config`: the user's own provider is carried over that way;
  * - `codex login status` exits 0 exactly when a login is saved; `codex login` saves one.
  * Any item that is not the agent's words or a call to copperhead's server stops the run.
  */
+import { userProviderOverrides } from "./codex-provider.ts";
 import { tokenCount, TOOL_TIMEOUT_SECONDS, type AgentCliDriver, type CliEvent } from "./session.ts";
 
 const SERVER = "copperhead";
@@ -30,8 +33,10 @@ export const codexDriver: AgentCliDriver = {
   install: "Install the Codex CLI (npm install -g @openai/codex)",
   login: "codex login",
   loginStatusArgs: ["login", "status"],
-  launch({ prompt, system, model, resume, bridge }) {
+  launch({ prompt, system, model, resume, bridge, env }) {
     const overrides: Record<string, string> = {
+      // The user's own model provider, the one thing kept from their config (codex-provider.ts).
+      ...Object.fromEntries(userProviderOverrides(env)),
       "features.shell_tool": "false",
       "features.web_search_request": "false",
       "features.view_image_tool": "false",

@@ -40,6 +40,8 @@ export interface LaunchOptions {
   bridge: { command: string; args: string[]; env: Record<string, string> };
   /** The private folder the CLI runs in. */
   dir: string;
+  /** The environment the CLI runs with (where its own config lives). */
+  env: Record<string, string | undefined>;
 }
 
 /** What differs between CLIs: flags, files and the event format. */
@@ -128,6 +130,7 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
       model: options.model,
       resume: session,
       dir,
+      env,
       bridge: { command: options.selfCommand[0]!, args: [...options.selfCommand.slice(1), "mcp-bridge"], env: bridge!.env },
     });
     for (const [name, text] of Object.entries(launch.files ?? {})) writeFileSync(join(dir, name), text, { mode: 0o600 });
