@@ -1,8 +1,14 @@
 /**
  * What the agent's tools work on during one `do` (or `sync --resolve`) run: the repo, the
- * design as it is on disk now, the journal every write goes through, and the run's state.
+ * design as the run has it, the journal every write goes through, and the run's state.
+ *
+ * The run has one schematic editor and one design model over it: the edit tools change the
+ * editor's trees (and write what changed through the journal), and the read tools read the
+ * same trees, whose views follow every edit, so nothing is loaded again after an edit.
  */
-import { loadDesign, type Design } from "../design/design.ts";
+import type { Design } from "../design/design.ts";
+import { Board } from "../kicad/board/view.ts";
+import { listComponents } from "../kicad/netlist/components.ts";
 import type { CheckReport } from "../checks/types.ts";
 import type { ProposalNames } from "../kicad/proposal-scope.ts";
 import type { Libraries } from "../kicad/library/libraries.ts";
@@ -51,16 +57,60 @@ export interface RunContext {
   decisions: { decision: string; why: string }[];
   /** The model's closing summary, set by `finish`. */
   finished?: string;
+  /** The run's design model (see `currentDesign`), opened by the first tool that reads or edits it. */
+  design?: RunDesign;
 }
 
-/** The design as the files on disk describe it now (edits are written as they happen). */
+/** The run's one editor, and what the design model built over its trees at their last state. */
+interface RunDesign {
+  editor: SchematicEditor;
+  /** The board as the run last read or wrote it; undefined until read. */
+  board?: Board;
+  built?: { revision: number; board?: Board; design: Design };
+}
+
+/**
+ * The design as the run has it now: the editor's project, whose views show every edit so far,
+ * its netlist and components (built once per state of the trees), and the board as the run
+ * last read or wrote it. It is what the files say: every edit is written as it is made.
+ */
 export function currentDesign(ctx: RunContext): Design {
-  return loadDesign(ctx.project);
+  const run = runDesign(ctx);
+  const schematic = run.editor.project;
+  run.board ??= ctx.project.board ? Board.load(ctx.project.board, { within: ctx.repoRoot }) : undefined;
+  const built = run.built;
+  if (built?.revision === schematic.revision && built.board === run.board) return built.design;
+  const design: Design = {
+    project: ctx.project,
+    schematic,
+    netlist: run.editor.netlist(),
+    components: built?.revision === schematic.revision ? built.design.components : listComponents(schematic),
+    board: run.board,
+  };
+  run.built = { revision: schematic.revision, board: run.board, design };
+  return design;
 }
 
-/** A schematic editor over the current files, for one edit operation. */
-export function openEditor(ctx: RunContext): SchematicEditor {
-  return SchematicEditor.open(ctx.project.schematic, ctx.libraries, { within: ctx.repoRoot });
+/** The run's schematic editor: edits through it show in `currentDesign` (see `editSchematic`). */
+export function runEditor(ctx: RunContext): SchematicEditor {
+  return runDesign(ctx).editor;
+}
+
+/** Records the board a tool just wrote, so the design model reads it without parsing it again. */
+export function boardWritten(ctx: RunContext, board: Board): void {
+  runDesign(ctx).board = board;
+}
+
+/**
+ * Drops the run's editor and design model, so the next tool reads the files again: for when a
+ * write failed halfway and the trees may no longer be what the files say.
+ */
+export function forgetDesign(ctx: RunContext): void {
+  ctx.design = undefined;
+}
+
+function runDesign(ctx: RunContext): RunDesign {
+  return (ctx.design ??= { editor: SchematicEditor.open(ctx.project.schematic, ctx.libraries, { within: ctx.repoRoot }) });
 }
 
 /** Reads a repo-relative doc (confined, capped, never a FIFO), or undefined when absent. */

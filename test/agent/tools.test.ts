@@ -5,10 +5,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { currentDesign } from "../../src/agent/context.ts";
+import { loadDesign } from "../../src/design/design.ts";
 import { Board } from "../../src/kicad/board/view.ts";
 import { rejectedToolError } from "../support/errors.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
-import { copyRepo, initialisedRepo } from "../support/repos.ts";
+import { copyRepo, fingerprint, initialisedRepo } from "../support/repos.ts";
 import { withTools } from "../support/tool-context.ts";
 
 afterAll(cleanupTempDirs);
@@ -170,6 +172,55 @@ describe("place_footprint", () => {
       expect(await rejectedToolError(call("place_footprint", { ref: "C3", near: "R1", side: "back" }))).toContain("does not flip");
       const turned = (await call("place_footprint", { ref: "C3", x: placed.x, y: placed.y, rotation: 90 })) as { rotation: number };
       expect(turned.rotation).toBe(90);
+    });
+  }, 60_000);
+});
+
+describe("one editor and one design model per run", () => {
+  test("edits and reads share the run's trees: what an edit made is read back without loading the design again", async () => {
+    const repo = await copyRepo(template);
+    await withTools(repo, async ({ ctx, call }) => {
+      await call("list_nets");
+      const editor = ctx.design!.editor;
+      const schematic = currentDesign(ctx).schematic;
+      expect(schematic).toBe(editor.project);
+      const added = (await call("add_component", { lib_id: "Device:C", value: "100n", near: "U1", connect: { "1": "+3V3", "2": "GND" } })) as { ref: string };
+      expect(ctx.design!.editor).toBe(editor);
+      expect(currentDesign(ctx).schematic).toBe(schematic);
+      const c3 = (await call("get_component", { ref: added.ref })) as { pins: { pin: string; net: string }[] };
+      expect(c3.pins.map((p) => p.net).sort()).toEqual(["+3V3", "GND"]);
+      // What the reads see is what the files say.
+      expect(readFileSync(join(repo, "regulator.kicad_sch"), "utf8")).toContain(`"${added.ref}"`);
+      const fromDisk = loadDesign(ctx.project);
+      expect(currentDesign(ctx).netlist.nets.map((n) => `${n.name}:${n.nodes.length}`)).toEqual(fromDisk.netlist.nets.map((n) => `${n.name}:${n.nodes.length}`));
+    });
+  }, 60_000);
+
+  test("a call refused after its operation ran leaves the trees and the files as they were", async () => {
+    const repo = await copyRepo(template);
+    await withTools(repo, async ({ ctx, call }) => {
+      const before = fingerprint(repo);
+      const nets = ((await call("list_nets")) as { name: string; pins: number }[]).map((n) => `${n.name}:${n.pins}`);
+      // The resistor the editor adds is numbered R4, which the proposal does not name: refused once made.
+      ctx.scope = { refs: ["U1", "C3"], nets: ["+3V3"] };
+      expect(await rejectedToolError(call("add_component", { lib_id: "Device:R", value: "10k", near: "U1", connect: { "1": "+3V3" } }))).toContain("would change part R4");
+      expect(fingerprint(repo)).toEqual(before);
+      expect(ctx.design!.editor.changedFiles()).toEqual([]);
+      expect(((await call("list_components", { ref_prefix: "R" })) as { ref: string }[]).map((c) => c.ref)).toEqual(["R1", "R2", "R3"]);
+      expect(((await call("list_nets")) as { name: string; pins: number }[]).map((n) => `${n.name}:${n.pins}`)).toEqual(nets);
+      expect(await call("add_component", { lib_id: "Device:C", value: "100n", near: "U1", connect: { "1": "+3V3" } })).toMatchObject({ ref: "C3" });
+    });
+  }, 60_000);
+
+  test("the board a tool wrote is the one read tools see", async () => {
+    const repo = await copyRepo(template);
+    await withTools(repo, async ({ call }) => {
+      await call("add_component", { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", near: "U1", connect: { "1": "+3V3", "2": "GND" } });
+      expect(((await call("get_component", { ref: "C3" })) as { board: unknown }).board).toBeNull();
+      await call("sync_board");
+      expect(((await call("get_component", { ref: "C3" })) as { board: unknown }).board).toMatchObject({ footprint: "Capacitor_SMD:C_0603_1608Metric" });
+      const placed = (await call("place_footprint", { ref: "C3", near: "R1" })) as { x: number; y: number };
+      expect(((await call("get_component", { ref: "C3" })) as { board: { x: number; y: number } }).board).toMatchObject({ x: placed.x, y: placed.y });
     });
   }, 60_000);
 });

@@ -19,7 +19,7 @@ import { printSexprBytes } from "../../kicad/sexpr/index.ts";
 import { discoverProject } from "../../repo/project.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
 import { withSnapshot } from "../../repo/snapshot.ts";
-import { currentDesign, type RunContext } from "../context.ts";
+import { boardWritten, currentDesign, type RunContext } from "../context.ts";
 import { defineTool, ToolError } from "./tool.ts";
 
 /**
@@ -41,6 +41,7 @@ export function syncBoardFromSchematic(ctx: RunContext, options: Pick<BoardSyncO
   if (!isEmptyPlan(plan)) {
     applyBoardSync(board, plan, ctx.libraries);
     journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
+    boardWritten(ctx, board);
   }
   for (const added of plan.added) if (added.staged) ctx.layoutPending.add(added.ref);
   return plan;

@@ -12,7 +12,7 @@ import type { SchematicEditor } from "../../kicad/schematic/edit/editor.ts";
 import { checkVisibleName } from "../../kicad/schematic/edit/lookup.ts";
 import { printSexprBytes } from "../../kicad/sexpr/index.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
-import { openEditor, type RunContext } from "../context.ts";
+import { boardWritten, forgetDesign, runEditor, type RunContext } from "../context.ts";
 import { syncBoardTool } from "./board.ts";
 import { docEditTool } from "./docs.ts";
 import { enforceScope, type Touches } from "./scope.ts";
@@ -24,19 +24,31 @@ const name = (max = 100) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLe
 const CONFINED = " Only for parts and nets the approved proposal names; anything else is refused as out of scope (amend_proposal adds to it).";
 
 /**
- * Runs one schematic operation of `tool` and writes the sheets it changed; typed errors become
- * tool errors. The call is held to the proposal twice: by what its arguments name (`touches`),
- * before it runs, and by what its result shows it made (`made`: the references a new part got),
- * before anything is written.
+ * Runs one schematic operation of `tool` on the run's editor and writes the sheets it changed
+ * through the journal; typed errors become tool errors. The call is held to the proposal twice:
+ * by what its arguments name (`touches`), before it runs, and by what its result shows it made
+ * (`made`: the references a new part got), before anything is written. A call that fails
+ * leaves the editor's trees, and so the files, as they were before it.
  */
 function editSchematic<T>(ctx: RunContext, tool: string, touches: Touches, operation: (editor: SchematicEditor) => T, made?: (result: T) => Touches): T {
-  const editor = toolCall(() => openEditor(ctx));
+  const editor = toolCall(() => runEditor(ctx));
   const nets = () => editor.netlist().nets.map((n) => n.name);
   enforceScope(ctx, tool, touches, nets);
-  const result = toolCall(() => operation(editor));
-  if (made) enforceScope(ctx, tool, made(result), nets);
+  const result = toolCall(() =>
+    editor.attempt(() => {
+      const result = operation(editor);
+      if (made) enforceScope(ctx, tool, made(result), nets);
+      return result;
+    }),
+  );
   const journal = ctx.journal ?? ctx.beginEdits();
-  for (const file of editor.changedFiles()) journal.writeFile(repoRelative(ctx.repoRoot, file), editor.bytes(file));
+  try {
+    editor.save((file, bytes) => journal.writeFile(repoRelative(ctx.repoRoot, file), bytes));
+  } catch (err) {
+    // Some sheets may be written and some not: read the files again from the next call on.
+    forgetDesign(ctx);
+    throw err;
+  }
   return result;
 }
 
@@ -194,6 +206,7 @@ export const editTools = [
       const board = Board.load(boardFile, { within: ctx.repoRoot });
       const spot = toolCall(() => placeFootprint(board, ref, move, placementRules(ctx.project.projectFile, ctx.repoRoot)));
       (ctx.journal ?? ctx.beginEdits()).writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
+      boardWritten(ctx, board);
       ctx.layoutPending.delete(ref);
       return { ref, x: spot.x, y: spot.y, rotation: spot.rotation, side: spot.side, ...(move.near ? { near: move.near, distance: Math.round(spot.distance * 100) / 100 } : {}) };
     },

@@ -25,7 +25,7 @@
  * deleting a part deletes it (all its references) from every instance.
  */
 import type { Libraries } from "../../library/libraries.ts";
-import type { Netlist } from "../../netlist/netlist.ts";
+import type { DesignNetlist } from "../../netlist/netlist.ts";
 import { printSexpr, printSexprBytes } from "../../sexpr/index.ts";
 import { loadSchematicProject, type SchematicProject } from "../view.ts";
 import { addComponent, removeComponent, type AddComponentArgs, type AddedComponent } from "./add-remove.ts";
@@ -121,13 +121,28 @@ export class SchematicEditor {
     return printSexprBytes(this.state.file(file).doc);
   }
 
-  /** Writes the changed sheets back to disk; returns their paths. */
-  save(): string[] {
-    return this.state.transactions.save();
+  /**
+   * Writes the changed sheets back, to disk or through `write` (a run's journal); returns their
+   * paths. What is written is from then on what the sheets are compared with.
+   */
+  save(write?: (path: string, bytes: Uint8Array) => void): string[] {
+    return this.state.transactions.save(write);
+  }
+
+  /**
+   * Runs `fn` (one or more operations, and any check of their outcome) as one edit: when it
+   * throws, every sheet the operations changed goes back to what it was before.
+   */
+  attempt<T>(fn: () => T): T {
+    let result: T | undefined;
+    this.state.edit([], () => {
+      result = fn();
+    });
+    return result as T;
   }
 
   /** The netlist of the edited trees, as kicad-cli would export it (built once per state of the trees). */
-  netlist(): Netlist {
+  netlist(): DesignNetlist {
     return this.state.netlist();
   }
 }

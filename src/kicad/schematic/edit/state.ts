@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
 import { suggestion } from "../../../util/close-matches.ts";
 import type { Libraries } from "../../library/libraries.ts";
-import { buildNetlist, type Netlist } from "../../netlist/netlist.ts";
+import { buildNetlist, type DesignNetlist } from "../../netlist/netlist.ts";
 import { instancesInRoot } from "../dialect.ts";
 import type { PlacedSymbol, SchematicFile, SchematicProject, SheetInstance } from "../view.ts";
 import { SheetWiring } from "../wiring.ts";
@@ -15,7 +15,7 @@ import { SchematicTransactions } from "./transaction.ts";
 
 export class EditorState {
   readonly transactions: SchematicTransactions;
-  private built?: { revision: number; netlist: Netlist };
+  private built?: { revision: number; netlist: DesignNetlist };
 
   constructor(
     readonly project: SchematicProject,
@@ -30,7 +30,7 @@ export class EditorState {
   }
 
   /** The netlist of the edited trees, as kicad-cli would export it (built once per state of the trees). */
-  netlist(): Netlist {
+  netlist(): DesignNetlist {
     const revision = this.project.revision;
     if (this.built?.revision !== revision) this.built = { revision, netlist: buildNetlist(this.project) };
     return this.built.netlist;

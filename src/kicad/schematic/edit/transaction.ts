@@ -67,13 +67,16 @@ export class SchematicTransactions {
     return this.touchedFiles().filter((file) => !sameBytes(printSexprBytes(file.doc), this.original.get(file)!));
   }
 
-  /** Writes the changed sheets; returns their paths. */
-  save(): string[] {
+  /**
+   * Writes the changed sheets with `write` (to disk by default; a run writes through its
+   * journal), and from then on compares them with what was written; returns their paths.
+   */
+  save(write: (path: string, bytes: Uint8Array) => void = writeSexprFile): string[] {
     const written: string[] = [];
     for (const file of this.touchedFiles()) {
       const bytes = printSexprBytes(file.doc);
       if (!sameBytes(bytes, this.original.get(file)!)) {
-        writeSexprFile(file.path, bytes);
+        write(file.path, bytes);
         this.original.set(file, bytes);
         written.push(file.path);
       }
