@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Posts copperhead's review of a pull request as one comment, or updates the comment it posted
 # before: the design diff against the pull request's base, the check result, and a link to the
-# renders. The comment is found again by the marker on its first line, so each push edits it
-# instead of adding another.
+# renders. The comment is found again by the marker on its first line and by its author (the
+# token's own user), so each push edits it instead of adding another, and a comment someone
+# else started with the marker is never taken for it.
 #
 # Needs curl and jq (both on every GitHub-hosted runner). Everything comes from the environment:
 #   GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_TOKEN   where to post, and as whom
@@ -46,10 +47,12 @@ body=$(mktemp)
   fi
   diff="${DIFF_MARKDOWN:?DIFF_MARKDOWN is not set}"
   room=$((MAX_BODY - 2000))
+  # copperhead renders no HTML from the design; an HTML comment opened anyway (a stand-in
+  # diff.md, a future format) must still not hide the rest of the comment or fake the marker.
   if [ "$(wc -c < "$diff")" -le "$room" ]; then
-    cat "$diff"
+    sed 's/<!--/\&lt;!--/g' "$diff"
   else
-    LC_ALL=C awk -v max="$room" '{ n += length($0) + 1; if (n > max) exit; print }' "$diff"
+    LC_ALL=C awk -v max="$room" '{ n += length($0) + 1; if (n > max) exit; gsub(/<!--/, "\\&lt;!--"); print }' "$diff"
     echo
     echo "*The diff is longer than a comment may be: the rest is in \`diff.md\` of the renders artifact, and in the job log.*"
   fi
@@ -66,12 +69,18 @@ call() { # METHOD URL [JSON BODY FILE]
   curl "${args[@]}" -X "$1" "$2"
 }
 
-# The comment posted earlier, if any: the first one whose body starts with the marker.
+# Whose comments are ours. GET /user names a personal access token's user; the Actions
+# GITHUB_TOKEN (an installation token) may not call it (403), and its comments are posted as
+# github-actions[bot]. Anyone can write the marker, so a comment counts only when it is ours.
+author=$(call GET "$api/user" 2>/dev/null | jq -r '.login // empty' || true)
+author=${author:-github-actions[bot]}
+
+# The comment posted earlier, if any: the first of ours whose body starts with the marker.
 existing=""
 page=1
 while :; do
   comments=$(call GET "$api/repos/$repo/issues/$pr/comments?per_page=100&page=$page")
-  existing=$(jq -r --arg m "$marker" '[.[] | select(.body | startswith($m))][0].id // empty' <<<"$comments")
+  existing=$(jq -r --arg m "$marker" --arg a "$author" '[.[] | select((.body | startswith($m)) and .user.login == $a)][0].id // empty' <<<"$comments")
   [ -n "$existing" ] && break
   [ "$(jq length <<<"$comments")" -lt 100 ] && break
   page=$((page + 1))
@@ -79,9 +88,18 @@ done
 
 payload=$(mktemp)
 jq -Rs '{body: .}' < "$body" > "$payload"
+# Say what happened only once the API said it happened.
+rc=0
 if [ -n "$existing" ]; then
-  call PATCH "$api/repos/$repo/issues/comments/$existing" "$payload" | jq -r '"updated comment \(.html_url // .id)"'
+  response=$(call PATCH "$api/repos/$repo/issues/comments/$existing" "$payload") || rc=$?
+  done="updated comment" failed="could not update comment $existing"
 else
-  call POST "$api/repos/$repo/issues/$pr/comments" "$payload" | jq -r '"posted comment \(.html_url // .id)"'
+  response=$(call POST "$api/repos/$repo/issues/$pr/comments" "$payload") || rc=$?
+  done="posted comment" failed="could not post the comment"
 fi
 rm -f "$body" "$payload"
+if [ "$rc" -ne 0 ]; then
+  echo "$failed: $(jq -r '.message // empty' <<<"$response" 2>/dev/null || true) (curl exit $rc)" >&2
+  exit 1
+fi
+echo "$done $(jq -r '.html_url // .id' <<<"$response")"

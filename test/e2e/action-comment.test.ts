@@ -16,6 +16,7 @@ import { makeLocalRelease, type LocalRelease } from "./local-release.ts";
 const ROOT = resolve(import.meta.dir, "../..");
 const MARKER = "<!-- copperhead:pull-request-comment -->";
 const TOKEN = "test-token-not-a-secret";
+const BOT = "github-actions[bot]";
 
 afterAll(cleanupTempDirs);
 
@@ -49,6 +50,8 @@ class FakeGitHub {
     const url = new URL(req.url);
     this.requests.push(`${req.method} ${url.pathname}${url.search}`);
     if (req.headers.get("authorization") !== `Bearer ${TOKEN}`) return Response.json({ message: "Bad credentials" }, { status: 401 });
+    // As for the Actions GITHUB_TOKEN, an installation token: it has no user of its own.
+    if (url.pathname === "/user") return Response.json({ message: "Resource not accessible by integration" }, { status: 403 });
     const list = /^\/repos\/octo\/board\/issues\/7\/comments$/.exec(url.pathname);
     if (list && req.method === "GET") {
       const perPage = Number(url.searchParams.get("per_page") ?? 30);
@@ -57,12 +60,14 @@ class FakeGitHub {
     }
     if (this.failWrites) return Response.json({ message: "Resource not accessible by integration" }, { status: 403 });
     if (list && req.method === "POST") {
-      const comment = { id: this.nextId++, body: ((await req.json()) as { body: string }).body, user: { login: "github-actions[bot]" } };
+      const comment = { id: this.nextId++, body: ((await req.json()) as { body: string }).body, user: { login: BOT } };
       this.comments.push(comment);
       return Response.json({ ...comment, html_url: `https://github.com/octo/board/pull/7#issuecomment-${comment.id}` }, { status: 201 });
     }
     const one = /^\/repos\/octo\/board\/issues\/comments\/(\d+)$/.exec(url.pathname);
     const comment = one && this.comments.find((c) => c.id === Number(one[1]));
+    // Only a comment's author may edit it (this token posts as github-actions[bot]).
+    if (comment && req.method === "PATCH" && comment.user.login !== BOT) return Response.json({ message: "Resource not accessible by integration" }, { status: 403 });
     if (comment && req.method === "PATCH") {
       comment.body = ((await req.json()) as { body: string }).body;
       return Response.json({ ...comment, html_url: `https://github.com/octo/board/pull/7#issuecomment-${comment.id}` });
@@ -125,6 +130,17 @@ async function runAction(repo: string, pr: { number: string; base: string } | un
   );
 }
 
+/** Runs scripts/pr-comment.sh for pull request 7 with `markdown` as the diff. */
+async function postComment(markdown: string, env: Record<string, string> = {}): Promise<{ out: string; err: string; code: number }> {
+  const proc = Bun.spawn(["bash", join(ROOT, "scripts/pr-comment.sh")], {
+    env: { ...process.env, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: "octo/board", GITHUB_TOKEN: TOKEN, PR_NUMBER: "7", DIFF_MARKDOWN: markdown, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { out, err, code };
+}
+
 function describeSteps(steps: StepResult[]): string {
   return steps.map((s) => `--- ${s.name} (exit ${s.exitCode})\n${s.stdout}\n${s.stderr}`).join("\n");
 }
@@ -176,12 +192,7 @@ describe("action.yml comment: true", () => {
     const lines = Array.from({ length: 4000 }, (_, i) => `- *added* \`R${i + 1}\` \`10k\` (Device:R, Resistor_SMD:R_0603_1608Metric) on \`/\``);
     const markdown = join(dir, "diff.md");
     writeFileSync(markdown, `### Design changes: 1234567 → HEAD (89abcde)\n\n**Parts**\n\n${lines.join("\n")}\n`);
-    const proc = Bun.spawn(["bash", join(ROOT, "scripts/pr-comment.sh")], {
-      env: { ...process.env, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: "octo/board", GITHUB_TOKEN: TOKEN, PR_NUMBER: "7", DIFF_MARKDOWN: markdown, RENDERS_URL: "https://example.com/a" },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const { out, err, code } = await postComment(markdown, { RENDERS_URL: "https://example.com/a" });
     expect(code, err).toBe(0);
     expect(out).toMatch(/^(posted|updated) comment /);
     const body = github.comments.find((c) => c.body.startsWith(MARKER))!.body;
@@ -219,4 +230,47 @@ describe("action.yml comment: true", () => {
     }
     expect(existsSync(join(repo, ".git"))).toBe(true);
   }, 120_000);
+
+  test("a comment someone else started with the marker is left alone; a failed update says so", async () => {
+    const markdown = join(await makeTempDir(), "diff.md");
+    writeFileSync(markdown, "### Design changes: 1234567 → HEAD (89abcde)\n\nNo changes to the design.\n");
+    const planted = { id: 5, body: `${MARKER}\nplanted by someone else`, user: { login: "mallory" } };
+    github.comments.unshift(planted);
+    const first = await postComment(markdown);
+    expect(first.code, first.err).toBe(0);
+    expect(first.out).toMatch(/^(posted|updated) comment https:\/\/github.com\/octo\/board\/pull\/7#issuecomment-1\d\d\n$/);
+    expect(github.comments.find((c) => c.id === 5)).toEqual(planted);
+    expect(github.requests).not.toContain("PATCH /repos/octo/board/issues/comments/5");
+
+    // Ours exists now; an update the API refuses is reported as failed, never as done.
+    github.failWrites = true;
+    try {
+      const refused = await postComment(markdown);
+      expect(refused.code).not.toBe(0);
+      expect(refused.out).not.toContain("updated comment");
+      expect(refused.err).toMatch(/could not update comment 1\d\d: Resource not accessible by integration/);
+    } finally {
+      github.failWrites = false;
+    }
+  });
+
+  test("pull-request text cannot issue workflow commands or hide the comment behind <!--", async () => {
+    const { repo, base } = await pullRequest();
+    setField(repo, "R3", "MPN", "x\n::error::forged\n::add-mask::hunter2\n::stop-commands::x\n<!-- the rest is hidden");
+    await git(repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--quiet", "-am", "hostile");
+    const steps = await runAction(repo, { number: "7", base });
+    expect(steps.map((s) => s.exitCode), describeSteps(steps)).toEqual([0, 0, 0, 0, 0, 0]);
+    // Every line of the diff step that the runner would read as a command: only our own pair,
+    // with the pull request's lines between them.
+    const lines = steps[2]!.stdout.split("\n");
+    const stop = lines.findIndex((l) => l.startsWith("::stop-commands::"));
+    const token = lines[stop]!.slice("::stop-commands::".length);
+    expect(token).toMatch(/^[0-9a-f]{32}$/);
+    const resume = lines.indexOf(`::${token}::`);
+    expect(lines.slice(stop + 1, resume).some((l) => l.startsWith("::add-mask::hunter2"))).toBe(true);
+    expect([...lines.slice(0, stop), ...lines.slice(resume + 1)].filter((l) => l.startsWith("::"))).toEqual([]);
+    const body = github.comments.find((c) => c.body.startsWith(MARKER) && c.user.login === BOT)!.body;
+    expect(body).toContain("&lt;!-- the rest is hidden");
+    expect(body).not.toContain("<!-- the rest");
+  }, 180_000);
 });
