@@ -1,10 +1,12 @@
 /**
  * Mutation fuzzing of the design files through the compiled binary: truncations, unbalanced
- * parentheses, NUL and invalid UTF-8 bytes, deep nesting, and a folder, a FIFO or a symlink in
- * a file's place, applied to the usb-led fixture's schematics, board and project file. Each
- * mutant goes through `netlist`, `sync` and `check`, and each run must end with exit 0–3 —
- * and, when it fails, with a typed error (never `internal_error`) that names the mutated file —
- * within 60 s and 1 GB.
+ * parentheses, NUL and invalid UTF-8 bytes, deep nesting, terminal escapes and bidi characters
+ * in strings, and a folder, a FIFO or a symlink in a file's place, applied to the usb-led
+ * fixture's schematics, board and project file; and a SPEC.md of long whitespace runs, escape
+ * sequences, bidi characters and many-star globs. Each mutant goes through `netlist`, `sync`
+ * and `check`, and each run must end with exit 0–3 — and, when it fails, with a typed error
+ * (never `internal_error`) that names the mutated file — within 60 s and 1 GB, printing no raw
+ * escape or bidi character.
  *
  * A second test fuzzes what else a repo carries: the check cache in place of a folder (a symlink
  * out, to a device, dangling, a FIFO or file; entries that are links or FIFOs), footprint names
@@ -18,9 +20,9 @@
  * seeded generator, so a failure reproduces.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { treeFingerprint } from "../repo/git-repo.ts";
-import { basename, join } from "node:path";
 import { cleanupTempDirs, copyFixture, makeTempDir } from "../support/kicad.ts";
 import { copyRepo, ISOLATED_ENV } from "../support/repos.ts";
 import { editFile } from "../support/variants.ts";
@@ -30,7 +32,15 @@ afterAll(cleanupTempDirs);
 
 const LIMITS = { timeoutMs: 60_000, maxRssBytes: 1024 * 1024 * 1024 };
 const FILES = ["usb-led.kicad_sch", "regulator.kicad_sch", "usb-led.kicad_pcb", "usb-led.kicad_pro"] as const;
-type FixtureFile = (typeof FILES)[number];
+/** The fixture's files, and a SPEC.md it does not have (its mutants write one). */
+type FixtureFile = (typeof FILES)[number] | "docs/SPEC.md";
+
+/** Text a terminal acts on instead of printing: ESC, CSI, OSC, bidi controls and zero-width characters. */
+const HOSTILE_TEXT = "\u001b]0;title\u0007\u001b[2J\u001b]52;c;eA==\u0007\u009b31m\u202eR1\u2066\u200b";
+/** What no output may hold raw (JSON escapes C0 itself; the rest is copperhead's to escape). */
+const ACTIVE = /[\u001b\u009b\u009d\u202a-\u202e\u2066-\u2069\u200b-\u200f]/;
+/** Long enough that a pattern quadratic in a whitespace run takes minutes (26 s at 200k). */
+const RUN = 300_000;
 /**
  * Mutants of a KiCad S-expression file that copperhead can still read reach kicad-cli in
  * `check`; at most this many per file are checked (a project file kicad-cli is never handed
@@ -84,7 +94,21 @@ function mutants(): Mutant[] {
     const f2 = rand();
     list.push({ name: `a ")" removed at ${(f2 * 100).toFixed(0)}%`, file, bytes: (b) => deleteAt(b, nearest(b, f2, ")")) });
     list.push({ name: 'an extra ")" in the middle', file, bytes: (b) => insertAt(b, nearest(b, 0.5, ")"), ")") });
+    list.push({ name: "escape sequences and bidi characters in a string", file, bytes: (b) => insertAt(b, b.indexOf('"', b.indexOf("(property")) + 1, HOSTILE_TEXT) });
   }
+  const spec = (name: string, lines: string[]): Mutant => ({ name, file: "docs/SPEC.md", bytes: () => Buffer.from(["# Spec", "", "## Requirements", ...lines, ""].join("\n")) });
+  list.push(
+    spec("long whitespace runs", [
+      `- REQ-WS-1:${"\t".repeat(RUN)}padded\r`,
+      `  - check:${" ".repeat(RUN)}net VBUS exists${" ".repeat(RUN)}\r`,
+      `- ${"\t".repeat(RUN)}\r`,
+      `### Notes${" ".repeat(RUN)}x`,
+      `## Other${" ".repeat(RUN)}#\r`,
+      `Some \`net\`${" ".repeat(RUN)}and ${"`".repeat(RUN)}`,
+    ]),
+    spec("escape sequences and bidi characters", [`- REQ-ESC-1: ${HOSTILE_TEXT}`, `  - check: net ${HOSTILE_TEXT} exists`, `  - check: R1.value == "${HOSTILE_TEXT}"`, `\`${HOSTILE_TEXT}\``]),
+    spec("many-star globs", [`- REQ-GLOB-1: globs`, `  - check: count ${"*R".repeat(40)}x == 0`, `  - check: count ${"?*".repeat(40)} >= 0`, `  - check: count ${"*:".repeat(40)}* >= 0`]),
+  );
   for (const file of FILES) {
     list.push({ name: "a folder in its place", file, replace: (abs) => mkdirSync(abs) });
     list.push({ name: "a FIFO in its place", file, replace: (abs) => void Bun.spawnSync(["mkfifo", abs]) });
@@ -102,6 +126,8 @@ function badEnd(file: string, run: BoundedResult): string | undefined {
   if (run.timedOut) return "ran past 60 s";
   if (run.outOfMemory) return "grew past 1 GB";
   if (run.exitCode < 0 || run.exitCode > 3) return `exit ${run.exitCode}: ${run.stderr.trim().split("\n").slice(-3).join(" / ")}`;
+  const active = ACTIVE.exec(run.stdout + run.stderr);
+  if (active) return `printed a raw U+${active[0].charCodeAt(0).toString(16).padStart(4, "0")}`;
   if (run.exitCode !== 3) return undefined;
   let error: { code: string; message: string; file?: string; fix?: string };
   try {
@@ -129,7 +155,8 @@ describe("fuzzed design files", () => {
     for (const mutant of all) {
       const repo = await copyFixture("usb-led");
       const abs = join(repo, mutant.file);
-      const original = readFileSync(abs);
+      mkdirSync(dirname(abs), { recursive: true });
+      const original = existsSync(abs) ? readFileSync(abs) : Buffer.alloc(0);
       if (mutant.bytes) writeFileSync(abs, mutant.bytes(original));
       else {
         const copy = join(outside, `${basename(repo)}-${mutant.file}`);
