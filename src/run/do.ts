@@ -11,7 +11,7 @@ import { specTools } from "../agent/tools/spec.ts";
 import type { Tool } from "../agent/tools/tool.ts";
 import type { RunStrategy } from "./state.ts";
 
-const DO_TOOLS = [...readTools, ...viewTools, ...specTools, ...editTools, ...exitTools] as Tool<RunContext>[];
+export const DO_TOOLS = [...readTools, ...viewTools, ...specTools, ...editTools, ...exitTools] as Tool<RunContext>[];
 
 export function doStrategy(request: string): RunStrategy {
   return { request, tools: DO_TOOLS };
