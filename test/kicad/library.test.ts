@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { Libraries, openLibraries } from "../../src/kicad/library/libraries.ts";
@@ -59,5 +59,23 @@ describe("library tables", () => {
     expect(unresolved.fix).toContain("NOT_SET_ANYWHERE");
     const stock = await openLibraries(dir);
     expect(thrownCopperheadError(() => stock.resolveSymbol("Device:No_Such_Symbol")).code).toBe("symbol_not_found");
+  });
+
+  test("item names are names: no separator, '..' or control character, and the file stays inside its library folder", async () => {
+    const dir = await makeTempDir();
+    mkdirSync(join(dir, "mine.pretty"));
+    const outside = join(await makeTempDir(), "Outside.kicad_mod");
+    writeFileSync(outside, '(footprint "Outside"\n\t(layer "F.Cu")\n)\n');
+    symlinkSync(outside, join(dir, "mine.pretty", "Linked.kicad_mod"));
+    writeFileSync(join(dir, "fp-lib-table"), '(fp_lib_table\n\t(version 7)\n\t(lib (name "Mine")(type "KiCad")(uri "${KIPRJMOD}/mine.pretty")(options "")(descr ""))\n)\n');
+    const libs = new Libraries({ projectDir: dir, major: cli.version.major, shareDir: cli.shareDir });
+    for (const id of ["Mine:../mine.pretty/Linked", "Mine:a/b", "Mine:a\\b", "Mine:..", "Mine:.", "Mine:x\u0000y"]) {
+      const refused = thrownCopperheadError(() => libs.resolveFootprint(id));
+      expect({ id, code: refused.code, plain: refused.message.includes("plain name") }).toEqual({ id, code: "footprint_not_found", plain: true });
+    }
+    expect(thrownCopperheadError(() => libs.resolveSymbol("Device:../../R")).code).toBe("symbol_not_found");
+    const linked = thrownCopperheadError(() => libs.resolveFootprint("Mine:Linked"));
+    expect(linked.code).toBe("library_unreadable");
+    expect(linked.message).toContain("outside");
   });
 });
