@@ -118,8 +118,12 @@ function describeIssue(issue: Issue, file: string): ConfigIssue {
   };
 }
 
-/** A bad value as the user wrote it, shortened so one huge value cannot flood the message. */
+/**
+ * A bad value as the user wrote it, shortened so one huge value cannot flood the message. A
+ * number too large for a double (1e400) parses as infinity, which JSON would show as null.
+ */
 function shown(value: unknown): string {
+  if (typeof value === "number" && !Number.isFinite(value)) return "a number out of range (too large to represent)";
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

@@ -8,7 +8,7 @@ import {
   loadConfig,
   parseConfigText,
 } from "../../src/config/config.ts";
-import { findJsonSyntaxError } from "../../src/config/json-syntax.ts";
+import { findJsonSyntaxError, MAX_JSON_DEPTH } from "../../src/config/json-syntax.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import { cleanupTempDirs, copyFixture, FIXTURES_DIR, makeTempDir } from "../support/kicad.ts";
 
@@ -139,6 +139,19 @@ describe("config errors", () => {
     expect(err.fix).toContain("line 3, column 13");
   });
 
+  test("nesting past the cap is a config error with line and column, never a stack overflow", () => {
+    const err = configError("[".repeat(300_000));
+    expect(err.code).toBe("config_invalid");
+    expect(err.message).toBe(`.copperhead/config.json is not valid JSON (line 1, column ${MAX_JSON_DEPTH + 1}: nested more than ${MAX_JSON_DEPTH} levels deep)`);
+    // Well-formed but as deep: refused the same way, before JSON.parse or a message prints it.
+    expect(configError(`{ "docs": ${"[".repeat(300_000)}${"]".repeat(300_000)} }`).details).toMatchObject({ line: 1, column: 10 + MAX_JSON_DEPTH });
+  });
+
+  test("a number past a double's range is out of range, not null", () => {
+    const err = configError('{ "maxRepairCycles": 1e400 }');
+    expect(err.message).toBe(".copperhead/config.json: maxRepairCycles: expected a whole number >= 0, got a number out of range (too large to represent)");
+  });
+
   test("several problems are all reported", () => {
     const err = configError('{ "strict": "no", "maxTurn": 3 }');
     expect(err.message).toContain("has 2 problems");
@@ -163,6 +176,15 @@ describe("findJsonSyntaxError", () => {
     expect(findJsonSyntaxError('{ "a": "b }')).toMatchObject({ message: "unterminated string" });
     expect(findJsonSyntaxError("{} x")).toMatchObject({ line: 1, column: 4 });
     expect(findJsonSyntaxError("// note\n{}")).toMatchObject({ line: 1, column: 1 });
+  });
+
+  test("names what is wrong where a person would look", () => {
+    expect(findJsonSyntaxError('{\n  "a": "x\ny"\n}')).toEqual({ line: 2, column: 8, message: "line break inside a string (close the quotes, or write \\n)" });
+    expect(findJsonSyntaxError('{ "a": 1 /* why */ }')).toEqual({ line: 1, column: 10, message: "comments are not allowed in JSON" });
+    expect(findJsonSyntaxError("[1, 2,]")).toEqual({ line: 1, column: 7, message: "trailing comma before ]" });
+    expect(findJsonSyntaxError('{ "a": "\\q" }')).toMatchObject({ line: 1, column: 8, message: "invalid escape in string" });
+    expect(findJsonSyntaxError("{ 'a': 1 }")).toMatchObject({ line: 1, column: 3 });
+    expect(findJsonSyntaxError("")).toEqual({ line: 1, column: 1, message: "expected a value but found end of file" });
   });
 });
 

@@ -204,6 +204,22 @@ describe("a SPEC.md no person maintains", () => {
   }, 90_000);
 });
 
+describe("a config built to break the parser", () => {
+  test("300,000 unclosed [ and a number past a double's range: check ends with config_invalid naming where, never a stack overflow or null", async () => {
+    const repo = await copyRepo(template());
+    writeFileSync(join(repo, ".copperhead/config.json"), "[".repeat(300_000));
+    const deep = await typedError(["check", "--repo", repo]);
+    expect(deep.code).toBe("config_invalid");
+    expect(deep.message).toBe(".copperhead/config.json is not valid JSON (line 1, column 513: nested more than 512 levels deep)");
+    writeFileSync(join(repo, ".copperhead/config.json"), '{ "maxRepairCycles": 1e400 }\n');
+    const huge = await typedError(["check", "--repo", repo]);
+    expect(huge.code).toBe("config_invalid");
+    expect(huge.message).toContain("maxRepairCycles");
+    expect(huge.message).toContain("out of range");
+    expect(huge.message).not.toContain("null");
+  }, 90_000);
+});
+
 describe("writes through committed symlinks", () => {
   /** `do` with a recorded session ends in `bad_path` naming the link, and `outside` stays empty. */
   async function expectDoRefusedBefore(repo: string, outside: string, why: string): Promise<void> {
