@@ -4,7 +4,7 @@
  * byte outside the refilled zones' `filled_polygon` nodes is kept.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Board } from "../../src/kicad/board/view.ts";
 import { boardZones, filledPolygons, insidePolygon, zonesTouchedBy, type Zone } from "../../src/kicad/board/zones/zones.ts";
@@ -12,6 +12,7 @@ import { fillWithKicad, refillZones } from "../../src/kicad/board/zones/refill.t
 import { children, parseSexpr, printSexpr, printSexprBytes, removeChild } from "../../src/kicad/sexpr/index.ts";
 import { BoardEdit } from "../support/board-edits.ts";
 import { corpusDir, demosDir } from "../support/corpora.ts";
+import { rejectedCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 
 afterAll(cleanupTempDirs);
@@ -97,6 +98,21 @@ describe("refillZones", () => {
     expect(Buffer.from(printSexprBytes(board.doc)).equals(Buffer.from(once))).toBe(true);
   }, 120_000);
 });
+
+test("a FIFO or a link to a device beside the board (the rules, the project) is refused at once, never copied", async () => {
+  for (const [ext, put] of [
+    [".kicad_dru", (abs: string) => void Bun.spawnSync(["mkfifo", abs])],
+    [".kicad_pro", (abs: string) => symlinkSync("/dev/zero", abs)],
+  ] as const) {
+    const file = await copyBoard(join(demosDir(), "ecc83/ecc83-pp.kicad_pcb"));
+    const beside = file.replace(/\.kicad_pcb$/, ext);
+    rmSync(beside, { force: true });
+    put(beside);
+    const board = Board.load(file);
+    const refused = await rejectedCopperheadError(refillZones(board, file, boardZones(board.root).filter((z) => z.filled)));
+    expect({ ext, code: refused.code }).toEqual({ ext, code: "bad_path" });
+  }
+}, 60_000);
 
 /**
  * Same polygons, point for point. KiCad's filler runs threaded and two fills of the same board

@@ -10,12 +10,12 @@
  * outlines without holes, which is how KiCad saves them), in nanometres; they are written as
  * KiCad writes coordinates (millimetres, at most six decimals).
  */
-import { copyFileSync, existsSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
 import { runKicadPython } from "../../cli/python.ts";
 import { withScratchDir } from "../../cli/process.ts";
-import { child, childText, children, flag, formatNumber, insertChild, list, printSexprBytes, q, removeChild, sym, type SList, type SNode } from "../../sexpr/index.ts";
+import { child, childText, children, flag, formatNumber, insertChild, list, printSexprBytes, q, readDesignBytes, removeChild, sym, type SList, type SNode } from "../../sexpr/index.ts";
 import type { Board } from "../view.ts";
 import type { Zone } from "./zones.ts";
 
@@ -93,7 +93,9 @@ export async function fillWithKicad(board: Board, boardFile: string, ids: string
     writeFileSync(copy, printSexprBytes(board.doc));
     for (const ext of [".kicad_pro", ".kicad_dru"]) {
       const beside = join(dirname(boardFile), stem + ext);
-      if (existsSync(beside)) copyFileSync(beside, join(dir, stem + ext));
+      // Read like any design file (regular, confined to the board's folder, capped): a FIFO or
+      // a link to a device in its place must not hang or flood the copy.
+      if (existsSync(beside)) writeFileSync(join(dir, stem + ext), readDesignBytes(beside));
     }
     const args = [copy, JSON.stringify(ids), ...(savedCopy ? [savedCopy] : [])];
     const stdout = await runKicadPython(FILL_SCRIPT, "fill zones", { timeoutMs: REFILL_TIMEOUT_MS, args });
