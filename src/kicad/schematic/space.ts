@@ -290,29 +290,67 @@ export function symbolBodyBox(symbol: PlacedSymbol): Box {
 }
 
 export function occupiedBoxes(file: SchematicFile, except?: Set<PlacedSymbol>): Box[] {
-  const boxes: Box[] = [];
+  return occupiedItems(file, except).map((item) => item.box);
+}
+
+/** One box of something drawn, with what it is, as an error names it ("R5 Reference", "label DATA", "wire"). */
+export interface DrawnBox {
+  box: Box;
+  what: string;
+}
+
+/** `occupiedBoxes`, each box with what it is. */
+export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): DrawnBox[] {
+  const out: DrawnBox[] = [];
+  const push = (box: Box | undefined, what: string) => {
+    if (box) out.push({ box, what });
+  };
   for (const symbol of file.symbols) {
     if (except?.has(symbol)) continue;
-    boxes.push(symbolBodyBox(symbol));
-    for (const field of symbol.fields) {
-      const box = fieldBox(field.node, symbol.placement);
-      if (box) boxes.push(box);
-    }
+    const ref = symbol.fields.find((f) => f.name === "Reference")?.value ?? symbol.libId;
+    push(symbolBodyBox(symbol), ref.startsWith("#") ? `power symbol ${symbol.value}` : `${ref}'s drawing`);
+    for (const field of symbol.fields) push(fieldBox(field.node, symbol.placement), `${ref}'s ${field.name} field`);
   }
-  for (const line of [...file.wires, ...file.buses]) boxes.push(union(pointBox(line.a), pointBox(line.b)));
-  for (const label of file.labels) boxes.push(labelBox(label.at, label.text.length, label.rotation, label.kind !== "local"));
-  for (const marker of [...file.junctions, ...file.noConnects]) boxes.push(pointBox(marker.at, CHAR));
-  for (const entry of file.busEntries) boxes.push(union(pointBox(entry.at), pointBox(entry.end)));
+  for (const line of file.wires) push(union(pointBox(line.a), pointBox(line.b)), "wire");
+  for (const line of file.buses) push(union(pointBox(line.a), pointBox(line.b)), "bus");
+  for (const label of file.labels) push(labelBox(label.at, label.text.length, label.rotation, label.kind !== "local"), `${label.kind === "local" ? "label" : `${label.kind} label`} ${label.text}`);
+  for (const marker of file.junctions) push(pointBox(marker.at, CHAR), "junction");
+  for (const marker of file.noConnects) push(pointBox(marker.at, CHAR), "no-connect flag");
+  for (const entry of file.busEntries) push(union(pointBox(entry.at), pointBox(entry.end)), "bus entry");
   for (const sheet of file.sheets) {
-    boxes.push(grow({ x0: sheet.at.x, y0: sheet.at.y, x1: sheet.at.x + sheet.size.x, y1: sheet.at.y + sheet.size.y }, CHAR));
-    for (const field of sheet.fields) {
-      const box = fieldBox(field.node);
-      if (box) boxes.push(box);
-    }
-    for (const pin of sheet.pins) boxes.push(textBox(pin.at, pin.name.length + 2, 0));
+    push(grow({ x0: sheet.at.x, y0: sheet.at.y, x1: sheet.at.x + sheet.size.x, y1: sheet.at.y + sheet.size.y }, CHAR), `sheet ${sheet.name}`);
+    for (const field of sheet.fields) push(fieldBox(field.node), `sheet ${sheet.name}'s ${field.name}`);
+    for (const pin of sheet.pins) push(textBox(pin.at, pin.name.length + 2, 0), `sheet pin ${pin.name}`);
   }
-  for (const item of file.doc.root.items) if (item.type === "list") boxes.push(...graphicBoxes(item));
-  return boxes;
+  for (const item of file.doc.root.items) if (item.type === "list") for (const box of graphicBoxes(item)) push(box, head(item) === "text" ? `text "${(text(item, 1) ?? "").slice(0, 20)}"` : (head(item) ?? "graphic"));
+  return out;
+}
+
+/** Millimetres as errors show them. */
+function mmText(iu: number): string {
+  return String(Math.round(iu / 1000) / 10);
+}
+
+/**
+ * What stands in the way of `probes` on `file`, for an error to name: each item (by what it
+ * is and where, in sheet mm), the page frame and the title block; at most `limit`, nearest
+ * the first probe first. `except` is left out (the part being wired or moved).
+ */
+export function blockersOf(file: SchematicFile, probes: Box[], clearance: number, except?: Set<PlacedSymbol>, limit = 6): string[] {
+  const page = pageArea(file);
+  const found = new Map<string, number>();
+  const anchor = probes[0];
+  for (const probe of probes) {
+    const grown = grow(probe, clearance);
+    for (const item of occupiedItems(file, except)) {
+      if (!intersects(grown, item.box)) continue;
+      const where = `${item.what} at (${mmText((item.box.x0 + item.box.x1) / 2)}, ${mmText((item.box.y0 + item.box.y1) / 2)})`;
+      if (!found.has(where)) found.set(where, anchor ? distance(anchor, item.box) : 0);
+    }
+    if (!inside(probe, page.area)) found.set("the page frame", Infinity);
+    if (intersects(probe, page.titleBlock)) found.set("the title block", Infinity);
+  }
+  return [...found].sort((a, b) => a[1] - b[1]).slice(0, limit).map(([what]) => what);
 }
 
 /** Blocks smaller than this (mm, either side) are decorations, not groups of parts. */

@@ -11,7 +11,7 @@ import { SheetSpace, type Shape, type Spot } from "./placement.ts";
 import { fieldBox, grow, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union } from "../space.ts";
 import { removeLegacyInstances } from "../dialect.ts";
 import type { DetachPlan } from "../wiring.ts";
-import type { LibPin, LibSymbol, SchematicFile, SheetInstance } from "../view.ts";
+import type { LibPin, LibSymbol, PlacedSymbol, SchematicFile, SheetInstance } from "../view.ts";
 import { cloneNode, removeChild, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./state.ts";
 import { newReferences, unitsOf } from "./lookup.ts";
@@ -85,6 +85,8 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
   const libId = args.libId ?? like?.libId;
   if (!libId) throw new CopperheadError("usage", "add_component needs a lib id or a part to copy (like).", { fix: 'Pass lib_id, e.g. "Device:C", or like, e.g. "C2".' });
   const def = like && like.libId === libId ? like.def : resolveLibSymbol(state, libId);
+  // The example's field layout is copied only onto the same symbol.
+  const example = like && like.libId === libId ? like.symbol : undefined;
   const footprint = args.footprint ?? (like && like.libId === libId ? like.values.Footprint : undefined);
   if (footprint) state.libraries.resolveFootprint(footprint);
   const lib = libSymbolView(def);
@@ -101,10 +103,10 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
   const units = Array.from({ length: lib.unitCount }, (_, i) => i + 1);
   const space = new SheetSpace(file);
   const spots = units.map((unit) => {
-    const spot = space.findSpot(unitShapes(def, lib, unit, values, landings, args.rotation), anchor.box);
+    const spot = space.findSpot(unitShapes(def, lib, unit, values, landings, args.rotation, example), anchor.box);
     if (!spot) {
-      throw new CopperheadError("edit_conflict", `No free room for ${libId}${lib.unitCount > 1 ? ` unit ${unit}` : ""} on sheet ${target.humanPath}.`, {
-        fix: "Place it on another sheet, or remove unused parts from this one.",
+      throw new CopperheadError("edit_conflict", `No free room for ${libId}${lib.unitCount > 1 ? ` unit ${unit}` : ""} on sheet ${target.humanPath}: no free spot for its drawing, fields and wiring anywhere on the page. Nothing was added.`, {
+        fix: "Place it on another sheet, or make room on this one (find_space and view show where there is any).",
         sheet: target.humanPath,
       });
     }
@@ -113,7 +115,7 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
   });
   state.edit(
     state.withInstanceRows(file),
-    () => placeUnits(state, file, { libId, def, lib, values, refs }, spots),
+    () => placeUnits(state, file, { libId, def, lib, values, refs, example }, spots),
     () => {
       for (const c of connections) connect(state, ownRef, c.pin.number, c.net);
     },
@@ -132,8 +134,13 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
 }
 
 /** Places a new symbol's units (unit n at `spots[n - 1]`), its library symbol embedded in the sheet. */
-function placeUnits(state: EditorState, file: SchematicFile, part: { libId: string; def: SList; lib: LibSymbol; values: Record<string, string>; refs: Map<SheetInstance, string> }, spots: Spot[]): void {
-  const { libId, def, lib, values, refs } = part;
+function placeUnits(
+  state: EditorState,
+  file: SchematicFile,
+  part: { libId: string; def: SList; lib: LibSymbol; values: Record<string, string>; refs: Map<SheetInstance, string>; example?: PlacedSymbol },
+  spots: Spot[],
+): void {
+  const { libId, def, lib, values, refs, example } = part;
   const { libName } = ensureLibSymbol(file, libId, () => def);
   spots.forEach((spot, i) => {
     const unit = i + 1;
@@ -148,7 +155,7 @@ function placeUnits(state: EditorState, file: SchematicFile, part: { libId: stri
         rotation: placement.rotation,
         unit,
         uuid: crypto.randomUUID(),
-        fields: symbolFields(def, placement, values),
+        fields: symbolFields(def, placement, values, example),
         pins: instancePinNumbers(lib, unit).map((number) => ({ number, uuid: crypto.randomUUID() })),
         project: state.project.projectName,
         instances: [...refs].map(([instance, reference]) => ({ path: instance.path, reference })),
@@ -185,7 +192,7 @@ export function removeComponent(state: EditorState, ref: string): void {
 }
 
 /** What `like` copies from an existing part: its lib id, embedded symbol and every field but the reference. */
-function likeSource(state: EditorState, ref: string): { libId: string; def: SList; values: Record<string, string> } {
+function likeSource(state: EditorState, ref: string): { libId: string; def: SList; values: Record<string, string>; symbol: PlacedSymbol } {
   const { symbol } = unitsOf(state, ref)[0]!;
   if (!symbol.lib) {
     throw new CopperheadError("not_found", `${ref}'s symbol ${symbol.libKey} is not embedded in its sheet, so it cannot be copied.`, {
@@ -200,7 +207,7 @@ function likeSource(state: EditorState, ref: string): { libId: string; def: SLis
     });
   }
   const values = Object.fromEntries(symbol.fields.filter((f) => f.name !== "Reference").map((f) => [f.name, f.value]));
-  return { libId: symbol.libId, def: cloneNode(symbol.lib.node), values };
+  return { libId: symbol.libId, def: cloneNode(symbol.lib.node), values, symbol };
 }
 
 /** A library pin by number, or by its name when unique. */
@@ -222,7 +229,7 @@ function libPinOf(lib: LibSymbol, libId: string, pin: string): LibPin {
  * origin: drawing, visible fields, and per pin the stub and power symbol or label it will get
  * (or room for one). Orientations that put a supply pin down or a ground pin up cost extra.
  */
-function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<string, string>, landings: Map<string, PinLanding>, rotation?: number): Shape[] {
+function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<string, string>, landings: Map<string, PinLanding>, rotation?: number, example?: PlacedSymbol): Shape[] {
   // Turning a part only pays when it puts its power pins the right way up.
   const rotations = rotation !== undefined ? [rotation] : [...landings.values()].some((l) => l.kind === "power") ? [0, 180, 90, 270] : [0];
   const pins = lib.pins.filter((p) => (p.unit === 0 || p.unit === unit) && (p.bodyStyle === 0 || p.bodyStyle === 1) && !p.hidden);
@@ -230,7 +237,7 @@ function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<str
     const placement: Placement = { at: { x: 0, y: 0 }, rotation: r };
     const drawing = libUnitBox(def, unit, 1);
     const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
-    const boxes = [body, ...symbolFields(def, placement, values).flatMap((f) => fieldBox(f, placement) ?? [])];
+    const boxes = [body, ...symbolFields(def, placement, values, example).flatMap((f) => fieldBox(f, placement) ?? [])];
     let penalty = r % 180 === 0 ? (r === 0 ? 0 : TURNED / 2) : TURNED;
     for (const pin of pins) {
       const tip = placePoint(pin.at, placement);

@@ -7,8 +7,9 @@ import { CopperheadError } from "../../../errors.ts";
 import { placePoint, type Placement, type Point } from "../geometry.ts";
 import { globalLabelNode, junctionNode, labelNode, lineNode, noConnectNode, placedSymbolNode } from "../items.ts";
 import { SheetSpace } from "./placement.ts";
-import { joinRoutes, needsJunction, routeUsable, stubRoutes, type Route } from "./routing.ts";
-import { symbolBodyBox } from "../space.ts";
+import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Route } from "./routing.ts";
+import { blockersOf, symbolBodyBox, translate } from "../space.ts";
+import { clearOwnFields, fieldBoxes } from "./field-layout.ts";
 import { SheetWiring, type PinAt } from "../wiring.ts";
 import { fieldValue, type PlacedSymbol, type SheetInstance } from "../view.ts";
 import { removeChild } from "../../sexpr/index.ts";
@@ -42,8 +43,10 @@ export function connect(state: EditorState, ref: string, pin: string, net: strin
     });
   }
   // The pin's own drawing reaches past its tip on some symbols (an LED's light arrows), and a
-  // wire leaving the pin outward never crosses the symbol it belongs to.
-  const space = new SheetSpace(hit.instance.file, { boxes: [symbolBodyBox(hit.symbol)] });
+  // wire leaving the pin outward never crosses the symbol it belongs to. Nor do the part's own
+  // fields block it: a field in the way is moved clear afterwards (`clearOwnFields`).
+  const ownFields = fieldBoxes(hit.symbol);
+  const space = new SheetSpace(hit.instance.file, { boxes: [symbolBodyBox(hit.symbol), ...ownFields.map((f) => f.box)] });
   const landing = landingOf(target);
   const stubs = stubRoutes(hit.tip, hit.outward, landing.kind === "power" ? landing.arrive : undefined);
   const landed = (r: Route) => (landing.kind === "power" ? landing : labelLanding(landing, r.points));
@@ -54,11 +57,18 @@ export function connect(state: EditorState, ref: string, pin: string, net: strin
     stubs.find((r) => routeUsable(r, wiring, space, landed(r))) ??
     stubs.find((r) => routeUsable(r, wiring, space, undefined));
   if (!route) {
-    throw new CopperheadError("edit_conflict", `No room to connect ${ref} pin ${hit.lib.number} to ${net}: something is drawn in the way.`, {
-      fix: "Move the part (move_symbol) or what is in front of the pin and retry, or connect another pin.",
-      ref,
-      pin: hit.lib.number,
-    });
+    const probes = stubs.flatMap((r) => [...routeBoxes(r.points), ...(landed(r)?.boxes ?? []).map((b) => translate(b, r.points[r.points.length - 1]!))]);
+    const blockers = blockersOf(hit.instance.file, probes, 0, new Set([hit.symbol]));
+    throw new CopperheadError(
+      "edit_conflict",
+      `No room to connect ${ref} pin ${hit.lib.number} to ${net} on sheet ${hit.instance.humanPath}: every way out of the pin at (${toMm(hit.tip).join(", ")}) is blocked${blockers.length > 0 ? ` by ${blockers.join("; ")}` : ""}. Nothing was written.`,
+      {
+        fix: "Move the part (move_symbol) or one of those items and retry, or connect another pin; view the sheet around the part to see it.",
+        ref,
+        pin: hit.lib.number,
+        blockers,
+      },
+    );
   }
   const file = hit.instance.file;
   const end = route.points[route.points.length - 1]!;
@@ -75,6 +85,7 @@ export function connect(state: EditorState, ref: string, pin: string, net: strin
         if (target.kind === "local") insertItem(file, labelNode(target.text, toMm(end), angle, crypto.randomUUID()));
         else insertItem(file, globalLabelNode(target.text, toMm(end), target.shape, angle, crypto.randomUUID()));
       }
+      clearOwnFields(ownFields, [...routeBoxes(route.points), ...(route.join ? [] : (landed(route)?.boxes ?? []).map((b) => translate(b, end)))], space, symbolBodyBox(hit.symbol));
     },
     () => expectPinOnNet(state, ref, hit.lib.number, target.expected, hit.symbol),
   );

@@ -9,9 +9,10 @@ import { placePoint, toIU, type Placement } from "../geometry.ts";
 import { hiddenPropertyNode, libraryFields, propertyNode } from "../items.ts";
 import { RELEASES } from "../../format.ts";
 import { adaptSyntax, layOutInserted } from "../dialect.ts";
-import { readLibSymbol, type LibSymbol, type SchematicFile } from "../view.ts";
+import { readLibSymbol, type LibSymbol, type PlacedSymbol, type SchematicFile } from "../view.ts";
 import { child, children, cloneNode, head, insertChild, q, readDesignText, setAtom, text, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./state.ts";
+import { copyFieldLayout, hideDefaultHidden } from "./field-layout.ts";
 import { toMm, unique } from "./tree.ts";
 
 /**
@@ -156,9 +157,11 @@ export function instancePinNumbers(lib: LibSymbol, unit: number): string[] {
 /**
  * The fields of a freshly placed symbol: the library's, where the library puts them
  * (transformed like the symbol), with `values` overriding; `values` the library lacks follow,
- * hidden at the origin.
+ * hidden at the origin. Footprint, Datasheet and Description are hidden (a symbol converted
+ * from an old library may show them); with `like`, the example's layout is copied instead,
+ * visibility included (see field-layout.ts).
  */
-export function symbolFields(def: SList, placement: Placement, values: Record<string, string>): SList[] {
+export function symbolFields(def: SList, placement: Placement, values: Record<string, string>, like?: PlacedSymbol): SList[] {
   const fields: SList[] = [];
   const lib = libraryFields(def);
   for (const f of lib) {
@@ -168,5 +171,7 @@ export function symbolFields(def: SList, placement: Placement, values: Record<st
   for (const [name, value] of Object.entries(values)) {
     if (!lib.some((f) => f.name === name)) fields.push(hiddenPropertyNode(name, value, toMm(placement.at)));
   }
+  if (like) copyFieldLayout(fields, like, placement);
+  else hideDefaultHidden(fields);
   return fields;
 }

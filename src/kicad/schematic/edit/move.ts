@@ -7,16 +7,17 @@ import { CopperheadError } from "../../../errors.ts";
 import { lookupNet, resolveNet } from "../../netlist/net-names.ts";
 import { placePoint, toIU, type Placement, type Point } from "../geometry.ts";
 import type { MmPoint } from "../items.ts";
-import { bestPartOn, SheetSpace, type Shape } from "./placement.ts";
-import { fieldBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "../space.ts";
+import { bestPartOn, CLEARANCE, SheetSpace, type Shape } from "./placement.ts";
+import { blockersOf, fieldBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "../space.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "../wiring.ts";
 import { unitPins, type PlacedSymbol, type SheetInstance } from "../view.ts";
-import { child, children, cloneNode, head, setAtom, text, type SList } from "../../sexpr/index.ts";
+import { child, children, head, setAtom, text, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./state.ts";
 import { references, sheetInstance, unitsOf } from "./lookup.ts";
 import { applyPlan, itemBoxes, symbolBox, toMm, unique } from "./tree.ts";
 import { landingOf, netTarget, plannedWiring } from "./net-target.ts";
 import { connect, markNoConnect } from "./connect.ts";
+import { turnedField } from "./field-layout.ts";
 
 export interface MoveSymbolArgs {
   /** A reference or net to move it next to, on its own sheet. */
@@ -141,17 +142,19 @@ function moveTarget(state: EditorState, ref: string, args: MoveSymbolArgs, insta
   if (args.at) {
     at = { x: toIU(args.at[0]), y: toIU(args.at[1]) };
     if (!shape.boxes.every((b) => space.free(translate(b, at)))) {
-      throw new CopperheadError("edit_conflict", `${ref} does not fit at ${args.at.join(", ")} on sheet ${instance.humanPath}: it would overlap what is drawn there.`, {
-        fix: "Pick another spot, or pass near to let copperhead find the nearest free one.",
-        ref,
-      });
+      const blockers = blockersOf(instance.file, shape.boxes.map((b) => translate(b, at)), CLEARANCE, space.leftOut);
+      throw new CopperheadError(
+        "edit_conflict",
+        `${ref} does not fit at ${args.at.join(", ")} on sheet ${instance.humanPath}: it would overlap ${blockers.length > 0 ? blockers.join("; ") : "what is drawn there"}. Nothing was moved.`,
+        { fix: "Pick another spot (find_space gives a free one), or pass near to let copperhead find the nearest free one.", ref, blockers },
+      );
     }
   } else {
     if (args.near === undefined) throw new CopperheadError("usage", "move_symbol needs near (a ref or net) or at (x, y in mm).", { fix: "Pass near, e.g. MK1, or at." });
     if (args.near === ref) throw new CopperheadError("usage", `${ref} cannot be moved next to itself.`, { fix: "Name another part or a net." });
     const anchor = placementAnchor(state, { near: args.near, sheet: instance.humanPath }, []);
     const spot = space.findSpot([shape], anchor.box);
-    if (!spot) throw new CopperheadError("edit_conflict", `No free room for ${ref} near ${args.near} on sheet ${instance.humanPath}.`, { fix: "Make room, or give coordinates with at.", ref });
+    if (!spot) throw new CopperheadError("edit_conflict", `No free room for ${ref} near ${args.near} on sheet ${instance.humanPath}: no spot on the page fits its drawing, fields and wiring. Nothing was moved.`, { fix: "Make room, or give coordinates with at (find_space gives a free area).", ref });
     at = spot.at;
     distance = Math.round(spot.distance / 1000) / 10;
     near = anchor.near;
@@ -241,28 +244,4 @@ function shiftNode(node: SList, d: Point): void {
     }
   };
   visit(node);
-}
-
-/**
- * A copy of a field turned with its symbol from `from` to `to` degrees about `origin`, the way
- * eeschema rotates one: the position turns, and each quarter turn swaps the stored angle
- * between horizontal and vertical (eeschema draws a field of a symbol turned by a quarter at
- * the other angle, so the text keeps reading the same way on screen). The copy is relative to
- * the symbol's origin.
- */
-function turnedField(prop: SList, origin: Point, from: number, to: number): SList {
-  const copy = cloneNode(prop);
-  const at = child(copy, "at")!;
-  let x = toIU(Number(text(at, 1))) - origin.x;
-  let y = toIU(Number(text(at, 2))) - origin.y;
-  const turns = ((Math.round((to - from) / 90) % 4) + 4) % 4;
-  let angle = Number(text(at, 3) ?? 0);
-  for (let i = 0; i < turns; i++) {
-    [x, y] = [y, -x];
-    angle = angle % 180 === 0 ? 90 : 0;
-  }
-  setAtom(at, 1, x / 10_000);
-  setAtom(at, 2, y / 10_000);
-  if (text(at, 3) !== undefined) setAtom(at, 3, angle);
-  return copy;
 }

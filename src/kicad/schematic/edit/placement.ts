@@ -62,11 +62,15 @@ export class SheetSpace {
   readonly content?: Box;
   private readonly index: BoxIndex;
 
+  /** The symbols left out of the space (see the constructor). */
+  readonly leftOut?: Set<PlacedSymbol>;
+
   /** `except`: symbols to leave out (the one being moved, with what moves along). */
   constructor(
     readonly file: SchematicFile,
     except: { symbols?: Set<PlacedSymbol>; boxes?: Box[] } = {},
   ) {
+    this.leftOut = except.symbols;
     this.page = pageArea(file);
     this.grid = sheetGrid(file);
     this.blocks = blocks(file);
