@@ -8,6 +8,8 @@
  */
 import type { Design } from "../design/design.ts";
 import { Board } from "../kicad/board/view.ts";
+import { BoardObstacles } from "../kicad/board/clearance/obstacles.ts";
+import { BoardRules } from "../kicad/board/clearance/rules.ts";
 import { listComponents } from "../kicad/netlist/components.ts";
 import type { CheckReport } from "../checks/types.ts";
 import type { ProposalNames } from "../kicad/proposal-scope.ts";
@@ -67,6 +69,8 @@ interface RunDesign {
   /** The board as the run last read or wrote it; undefined until read. */
   board?: Board;
   built?: { revision: number; board?: Board; design: Design };
+  /** The board's placement index, while it matches the board. */
+  obstacles?: { board: Board; index: BoardObstacles };
 }
 
 /**
@@ -96,9 +100,29 @@ export function runEditor(ctx: RunContext): SchematicEditor {
   return runDesign(ctx).editor;
 }
 
-/** Records the board a tool just wrote, so the design model reads it without parsing it again. */
-export function boardWritten(ctx: RunContext, board: Board): void {
-  runDesign(ctx).board = board;
+/**
+ * Records the board a tool just wrote, so the design model reads it without parsing it again.
+ * `obstacles` is its placement index when the tool kept it current (place_footprint); any
+ * other write drops the index, and the next placement builds it again.
+ */
+export function boardWritten(ctx: RunContext, board: Board, obstacles?: BoardObstacles): void {
+  const run = runDesign(ctx);
+  run.board = board;
+  run.obstacles = obstacles ? { board, index: obstacles } : undefined;
+}
+
+/** The board as the run last read or wrote it, parsed on first use. */
+export function runBoard(ctx: RunContext): Board | undefined {
+  const run = runDesign(ctx);
+  run.board ??= ctx.project.board ? Board.load(ctx.project.board, { within: ctx.repoRoot }) : undefined;
+  return run.board;
+}
+
+/** The placement obstacles of `board` (the run's), indexed once per board state (see `boardWritten`). */
+export function boardObstacles(ctx: RunContext, board: Board): BoardObstacles {
+  const run = runDesign(ctx);
+  if (run.obstacles?.board !== board) run.obstacles = { board, index: new BoardObstacles(board, BoardRules.load(ctx.project.projectFile, ctx.repoRoot)) };
+  return run.obstacles.index;
 }
 
 /**

@@ -154,13 +154,13 @@ describe("run_check", () => {
 });
 
 describe("place_footprint", () => {
-  test("moves an unrouted footprint next to another part or to coordinates, and refuses what would not fit", async () => {
+  test("moves an unrouted footprint next to another part, to coordinates or to the back, and refuses what would not fit", async () => {
     const repo = await copyRepo(template);
     await withTools(repo, async ({ ctx, call }) => {
       await call("add_component", { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", near: "U1", connect: { "1": "+3V3", "2": "GND" } });
       await call("sync_board");
       expect([...ctx.layoutPending]).toEqual([]);
-      const placed = (await call("place_footprint", { ref: "C3", near: "R1" })) as { x: number; y: number; distance: number };
+      const placed = (await call("place_footprint", { ref: "C3", near: "R1" })) as { x: number; y: number; rotation: number; distance: number };
       expect(placed.distance).toBeLessThan(5);
       const board = Board.load(join(repo, "usb-led.kicad_pcb"));
       const c3 = board.footprints().find((f) => f.ref === "C3")!;
@@ -169,9 +169,12 @@ describe("place_footprint", () => {
       expect(await rejectedToolError(call("place_footprint", { ref: "C3", x: 10, y: 10 }))).toContain("does not fit at 10, 10");
       expect(await rejectedToolError(call("place_footprint", { ref: "U1", near: "R1" }))).toContain("U1 is routed");
       expect(await rejectedToolError(call("place_footprint", { ref: "C3" }))).toContain("needs near, or both x and y");
-      expect(await rejectedToolError(call("place_footprint", { ref: "C3", near: "R1", side: "back" }))).toContain("does not flip");
-      const turned = (await call("place_footprint", { ref: "C3", x: placed.x, y: placed.y, rotation: 90 })) as { rotation: number };
-      expect(turned.rotation).toBe(90);
+      const back = (await call("place_footprint", { ref: "C3", near: "R1", side: "back" })) as { side: string };
+      expect(back.side).toBe("back");
+      expect(Board.load(join(repo, "usb-led.kicad_pcb")).footprints().find((f) => f.ref === "C3")!.layer).toBe("B.Cu");
+      const turned = (await call("place_footprint", { ref: "C3", x: placed.x, y: placed.y, rotation: placed.rotation, side: "front" })) as { rotation: number; side: string };
+      expect(turned).toMatchObject({ rotation: placed.rotation, side: "front" });
+      expect(Board.load(join(repo, "usb-led.kicad_pcb")).footprints().find((f) => f.ref === "C3")!.layer).toBe("F.Cu");
     });
   }, 60_000);
 });

@@ -7,7 +7,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { boxInsideOutline, outlineSegments } from "../../src/kicad/board/placement.ts";
 import { Board } from "../../src/kicad/board/view.ts";
 import { listComponents } from "../../src/kicad/netlist/components.ts";
 import { boardBounds } from "../../src/kicad/board/footprint/instance.ts";
@@ -16,6 +15,7 @@ import { loadSchematicProject, unitPins } from "../../src/kicad/schematic/view.t
 import { discoverProject } from "../../src/repo/project.ts";
 import { git } from "../repo/git-repo.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
+import { insideOutline } from "../support/board-outline.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 import { copyRepo, initialisedRepo, ISOLATED_ENV } from "../support/repos.ts";
 import { drawnItems, gap, overlaps } from "../support/sheet-boxes.ts";
@@ -96,7 +96,7 @@ describe("do: add a 100 nF capacitor next to U1", () => {
         const board = Board.load(findBoard(repo));
         const footprint = board.footprints().find((f) => f.ref === "C900")!;
         const courtyard = boardBounds(footprint.node)!;
-        expect(boxInsideOutline(courtyard, outlineSegments(board))).toBe(true);
+        expect(insideOutline(board, courtyard)).toBe(true);
         const clash = board.footprints().filter((f) => oldFootprints.includes(f.ref) && f.layer === footprint.layer).filter((f) => {
           const b = boardBounds(f.node);
           return b !== undefined && b.minX < courtyard.maxX && courtyard.minX < b.maxX && b.minY < courtyard.maxY && courtyard.minY < b.maxY;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { BoardObstacles, obstaclesOf } from "../../src/kicad/board/clearance/obstacles.ts";
+import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { BoardRules, parseCustomRules } from "../../src/kicad/board/clearance/rules.ts";
 import { circle, rectangle } from "../../src/kicad/board/clearance/geometry.ts";
 import { Board } from "../../src/kicad/board/view.ts";
@@ -95,9 +95,6 @@ describe("board obstacles", () => {
     expect(blocker?.item.what).toBe("the board edge");
   });
 
-  test("a board state is indexed once", () => {
-    expect(obstaclesOf(board, rules)).toBe(obstaclesOf(board, rules));
-  });
 
   test("a corpus board with rule areas and holes: a hole blocks copper of other nets", () => {
     const { board: glasgow, pro } = corpusBoard("corpus/glasgow-revc3");

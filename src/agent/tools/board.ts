@@ -9,7 +9,8 @@ import * as v from "valibot";
 import { loadDesign } from "../../design/design.ts";
 import { CopperheadError } from "../../errors.ts";
 import { Board } from "../../kicad/board/view.ts";
-import { placeAdditions, placementRules } from "../../kicad/board/placement.ts";
+import { placeAdditions } from "../../kicad/board/placement.ts";
+import { BoardRules } from "../../kicad/board/clearance/rules.ts";
 import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board/sync/sync.ts";
 import { driftKeys, proposalFilter } from "../../kicad/board/sync/scope.ts";
 import { namesPart } from "../../kicad/proposal-scope.ts";
@@ -36,8 +37,11 @@ export function syncBoardFromSchematic(ctx: RunContext, options: Pick<BoardSyncO
   // A new footprint goes next to the part it was placed beside in the schematic (or shares the
   // most nets with); where nothing fits, it stays staged beside the outline.
   const anchorOf = (ref: string) => ctx.placementAnchors?.get(ref) ?? bestPartOn(design.netlist, nets(design.netlist, ref), (other) => other !== ref && !plan.added.some((a) => a.ref === other));
-  const staged = new Set(placeAdditions(board, plan, ctx.libraries, anchorOf, placementRules(ctx.project.projectFile, ctx.repoRoot)));
-  for (const add of plan.added) add.staged = staged.has(add.ref);
+  const staged = new Map(placeAdditions(board, plan, ctx.libraries, anchorOf, BoardRules.load(ctx.project.projectFile, ctx.repoRoot)).map((s) => [s.ref, s.reason]));
+  for (const add of plan.added) {
+    add.staged = staged.has(add.ref);
+    add.stagedReason = staged.get(add.ref);
+  }
   if (!isEmptyPlan(plan)) {
     applyBoardSync(board, plan, ctx.libraries);
     journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
@@ -70,7 +74,7 @@ export const syncBoardTool = defineTool({
   name: "sync_board",
   family: "edit",
   description:
-    "Update the board from the schematic for what the approved proposal names: add, remove and re-footprint its parts, update values and pad nets. Drift elsewhere on the board is reported, not changed. New footprints go next to the footprint of the part they were placed beside (inside the outline, clear of courtyards and other nets' copper), or are staged beside the outline when there is no room.",
+    "Update the board from the schematic for what the approved proposal names: add, remove and re-footprint its parts, update values and pad nets. Drift elsewhere on the board is reported, not changed. New footprints go where their ratsnest is shortest near the footprint of the part they were placed beside (inside the outline, clear of courtyards, other nets' copper, holes, rule areas and the edge by the board's rules; a surface-mount passive may go on the back), or are staged below the outline with what blocked them when there is no room.",
   schema: v.strictObject({}),
   async run(ctx: RunContext) {
     try {
@@ -110,7 +114,7 @@ export function summarizeSync(plan: BoardSyncPlan, layoutPending: string[], name
   });
   return {
     changed: !isEmptyPlan(plan),
-    added: plan.added.map((a) => `${a.ref} ${a.libId} ${a.staged ? "(staged below the outline)" : `at ${a.at.x}, ${a.at.y}`}`),
+    added: plan.added.map((a) => `${a.ref} ${a.libId} ${a.staged ? `(staged below the outline: ${a.stagedReason ?? "no room"})` : `at ${a.at.x}, ${a.at.y}${a.side === "back" ? " on the back" : ""}`}`),
     removed: plan.removed.map((r) => `${r.ref} ${r.libId}`),
     updated: capped(updated),
     nets: capped(

@@ -6,13 +6,12 @@
  * proposal does not name them (scope.ts).
  */
 import * as v from "valibot";
-import { Board } from "../../kicad/board/view.ts";
-import { placeFootprint, placementRules } from "../../kicad/board/placement.ts";
+import { placeFootprint } from "../../kicad/board/placement.ts";
 import type { SchematicEditor } from "../../kicad/schematic/edit/editor.ts";
 import { checkVisibleName } from "../../kicad/schematic/edit/lookup.ts";
 import { printSexprBytes } from "../../kicad/sexpr/index.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
-import { boardWritten, forgetDesign, runEditor, type RunContext } from "../context.ts";
+import { boardObstacles, boardWritten, forgetDesign, runBoard, runEditor, type RunContext } from "../context.ts";
 import { syncBoardTool } from "./board.ts";
 import { docEditTool } from "./docs.ts";
 import { enforceScope, type Touches } from "./scope.ts";
@@ -189,7 +188,7 @@ export const editTools = [
     name: "place_footprint",
     family: "edit",
     description:
-      "Move a footprint that is not routed yet: next to another part's footprint (near: the nearest spot inside the outline, clear of courtyards and other nets' copper) or to x, y (mm), optionally turned (rotation). Checked for the outline, courtyard overlap and copper clearance. Placed footprints are no longer layout pending." + CONFINED,
+      "Move a footprint that is not routed yet: next to another part's footprint (near: the spot with the shortest ratsnest to its nets' copper, then nearest the part, on the board's grid) or to x, y (mm), optionally turned (rotation) or put on the other side (side: back flips it as KiCad does; a through-hole part changes side only when you ask). Checked against courtyards, other nets' pads, tracks and vias, holes, rule areas, the board edge and silkscreen with the board's own rules; zone fills are refilled afterwards and do not block. A refusal names what is in the way. Placed footprints are no longer layout pending." + CONFINED,
     schema: v.strictObject({
       ref: name(),
       near: v.optional(name()),
@@ -203,12 +202,20 @@ export const editTools = [
       if (!boardFile) throw new ToolError("the project has no board");
       // The footprint it is placed next to (near) is only read.
       enforceScope(ctx, "place_footprint", { refs: [ref] }, () => []);
-      const board = Board.load(boardFile, { within: ctx.repoRoot });
-      const spot = toolCall(() => placeFootprint(board, ref, move, placementRules(ctx.project.projectFile, ctx.repoRoot)));
+      const board = toolCall(() => runBoard(ctx)!);
+      const obstacles = toolCall(() => boardObstacles(ctx, board));
+      const spot = toolCall(() => placeFootprint(board, ref, move, obstacles.rules, obstacles));
       (ctx.journal ?? ctx.beginEdits()).writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
-      boardWritten(ctx, board);
+      boardWritten(ctx, board, obstacles);
       ctx.layoutPending.delete(ref);
-      return { ref, x: spot.x, y: spot.y, rotation: spot.rotation, side: spot.side, ...(move.near ? { near: move.near, distance: Math.round(spot.distance * 100) / 100 } : {}) };
+      return {
+        ref,
+        x: spot.x,
+        y: spot.y,
+        rotation: spot.rotation,
+        side: spot.side,
+        ...(move.near ? { near: move.near, distance: Math.round(spot.distance * 100) / 100, ratsnest: Math.round(spot.ratsnest * 100) / 100 } : {}),
+      };
     },
   }),
   defineTool({

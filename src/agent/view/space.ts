@@ -1,12 +1,15 @@
 /**
  * The `find_space` question, "where is a free area of W × H near X?", answered with the same
  * free-space searches placement uses: on a sheet, `SheetSpace` (everything drawn, fields
- * included, the page frame and title block, the sheet's grid); on the board, `BoardSpace`
- * (outline, courtyards, other copper).
+ * included, the page frame and title block, the sheet's grid); on the board, the clearance
+ * model's obstacles (outline, courtyards, rule areas) on the board's grid.
  */
 import type { Design } from "../../design/design.ts";
 import { boardBounds } from "../../kicad/board/footprint/instance.ts";
-import { BoardSpace, placementRules } from "../../kicad/board/placement.ts";
+import { REACH } from "../../kicad/board/placement.ts";
+import { describeBlockers, searchArea } from "../../kicad/board/spot-search.ts";
+import { BoardObstacles } from "../../kicad/board/clearance/obstacles.ts";
+import { BoardRules } from "../../kicad/board/clearance/rules.ts";
 import { IU_PER_MM, toIU } from "../../kicad/schematic/geometry.ts";
 import { SheetSpace } from "../../kicad/schematic/edit/placement.ts";
 import { ToolError } from "../tools/tool.ts";
@@ -60,11 +63,10 @@ function boardSpace(design: Design, q: SpaceQuestion) {
     anchor = boardBounds(fp.node) ?? { minX: fp.at.x, minY: fp.at.y, maxX: fp.at.x, maxY: fp.at.y };
   } else if (q.x !== undefined && q.y !== undefined) anchor = { minX: q.x, minY: q.y, maxX: q.x, maxY: q.y };
   else throw new ToolError("find_space on the board needs near (a reference) or x and y");
-  const space = new BoardSpace(board, placementRules(design.project.projectFile, design.project.repoRoot));
-  const shape = { local: { minX: -q.width / 2, minY: -q.height / 2, maxX: q.width / 2, maxY: q.height / 2 }, silk: [], pads: [] };
   const side = q.side ?? "front";
-  const spot = space.findSpot(shape, anchor, side, 0);
-  if (!spot) throw new ToolError(`no free area of ${q.width} × ${q.height} mm on the ${side} within 25 mm of ${q.near ?? `${q.x}, ${q.y}`}: courtyards, the outline or copper are in the way`);
+  const obstacles = new BoardObstacles(board, BoardRules.load(design.project.projectFile, design.project.repoRoot));
+  const { spot, blockers } = searchArea(board, obstacles, q.width, q.height, anchor, side, REACH);
+  if (!spot) throw new ToolError(`no free area of ${q.width} × ${q.height} mm on the ${side} within ${REACH} mm of ${q.near ?? `${q.x}, ${q.y}`}: ${describeBlockers(blockers)}`);
   const [w, h] = spot.rotation % 180 === 0 ? [q.width, q.height] : [q.height, q.width];
   return {
     document: "board",

@@ -91,26 +91,29 @@ export function copperNets(board: Board): { codes: Set<number>; names: Set<strin
   return { codes, names };
 }
 
-/** Track and via ends that land on a footprint's pads (within the pad's extent). */
+/** Track and via ends that land on a footprint's pads (within the pad's extent, on a copper layer the pad is on). */
 export function copperOnPads(board: Board, fp: Footprint): number {
   const pads = fp.pads.flatMap((pad) => {
     const at = child(pad.node, "at");
     const size = child(pad.node, "size");
     if (!at) return [];
     const r = Math.max(num(size ?? at, 1) ?? 0, num(size ?? at, 2) ?? 0) / 2;
-    return [{ ...footprintToBoard({ x: num(at, 1) ?? 0, y: num(at, 2) ?? 0 }, fp.at), r }];
+    const layers = child(pad.node, "layers")?.items.slice(1).flatMap((a) => (a.type === "atom" ? [a.raw.replace(/"/g, "")] : [])) ?? [];
+    const onLayer = (layer: string) => layers.some((l) => l === layer || l === "*.Cu" || (l === "F&B.Cu" && (layer === "F.Cu" || layer === "B.Cu")));
+    return [{ ...footprintToBoard({ x: num(at, 1) ?? 0, y: num(at, 2) ?? 0 }, fp.at), r, onLayer }];
   });
   let count = 0;
   for (const item of board.root.items) {
     if (item.type !== "list") continue;
     const h = head(item);
     if (h !== "segment" && h !== "arc" && h !== "via") continue;
+    const layer = h === "via" ? undefined : text(child(item, "layer") ?? item, 1);
     for (const name of h === "via" ? ["at"] : ["start", "end"]) {
       const p = child(item, name);
       const px = p && num(p, 1);
       const py = p && num(p, 2);
       if (px === undefined || py === undefined) continue;
-      if (pads.some((pad) => Math.hypot(pad.x - px!, pad.y - py!) <= pad.r + 1e-6)) count++;
+      if (pads.some((pad) => (layer === undefined || pad.onLayer(layer)) && Math.hypot(pad.x - px!, pad.y - py!) <= pad.r + 1e-6)) count++;
     }
   }
   return count;

@@ -101,9 +101,17 @@ export function translate(shape: Shape, dx: number, dy: number): Shape {
   };
 }
 
+/** True when the shape is one rectangle along the axes: its box is its outline. */
+function isBox(shape: Shape): boolean {
+  if (shape.paths.length !== 1 || shape.paths[0]!.length !== 4) return false;
+  const { minX, minY, maxX, maxY } = shape.box;
+  return shape.paths[0]!.every((p) => (Math.abs(p.x - minX) < 1e-9 || Math.abs(p.x - maxX) < 1e-9) && (Math.abs(p.y - minY) < 1e-9 || Math.abs(p.y - maxY) < 1e-9));
+}
+
 /** True when the two shapes share area (touching edges do not count). */
 export function overlap(a: Shape, b: Shape): boolean {
   if (!boxesOverlap(a.box, b.box)) return false;
+  if (isBox(a) && isBox(b)) return Math.min(a.box.maxX, b.box.maxX) - Math.max(a.box.minX, b.box.minX) > 1e-6 && Math.min(a.box.maxY, b.box.maxY) - Math.max(a.box.minY, b.box.minY) > 1e-6;
   const common = Clipper.intersectD(a.paths, b.paths, FillRule.NonZero, PRECISION);
   return common.length > 0 && Math.abs(Clipper.areaPathsD(common)) > 1e-9;
 }

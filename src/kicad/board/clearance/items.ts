@@ -11,7 +11,7 @@ import { localBounds } from "../footprint/instance.ts";
 import { child, children, childText, head, num, text, type SList } from "../../sexpr/index.ts";
 import { boxOf, circle, growBox, polygon, rectangle, stroke, turn, type Shape } from "./geometry.ts";
 
-export type ItemKind = "pad" | "track" | "via" | "copper" | "hole" | "courtyard" | "keepout" | "edge" | "silk";
+export type ItemKind = "pad" | "track" | "via" | "copper" | "hole" | "courtyard" | "keepout" | "edge" | "silk" | "pour";
 
 /** What a rule area forbids inside it. */
 export interface KeepoutRules {
@@ -36,6 +36,12 @@ export interface BoardItem {
   keepout?: KeepoutRules;
   /** A plated hole (its barrel is copper of its pad's net); false for NPTH and vias' own drills. */
   plated?: boolean;
+  /** The pad number, for a pad and its hole. */
+  pad?: string;
+  /** Where the ratsnest can reach it: a pad's or via's centre, a track's ends. */
+  ends?: Point[];
+  /** A zone that will be refilled: how far around a pad it joins by thermal spokes other nets must keep away. */
+  spokeRoom?: number;
 }
 
 /** Segments of a full circle or a three-point arc traced for the outline. */
@@ -171,7 +177,7 @@ export function outlineSegments(board: Board): [Point, Point][] {
 }
 
 /**
- * A text's box, as a KiCad font would roughly fill it (0.8 of the height per character), or
+ * A text's box, as KiCad's stroke font fills it at most (0.95 of the height per character, plus the stroke), or
  * undefined for a hidden or empty one. `rotation` is what the text's own angle is relative to
  * (its footprint's rotation; 0 on the board); `toBoard` places the box.
  */
@@ -181,11 +187,13 @@ export function textShape(item: SList, rotation: number, toBoard: (p: Point) => 
   const value = text(item, head(item) === "gr_text" ? 1 : 2) ?? "";
   const at = child(item, "at");
   if (hidden || !at || value === "") return undefined;
-  const size = child(child(effects ?? item, "font") ?? item, "size");
+  const font = child(effects ?? item, "font") ?? item;
+  const size = child(font, "size");
   const h = size ? (num(size, 1) ?? 1) : 1;
+  const stroke = num(child(font, "thickness") ?? font, 1) ?? h * 0.15;
   const lines = value.split("\n");
-  const w = Math.max(...lines.map((line) => (line.startsWith("${") ? 4 : line.length))) * h * 0.8;
-  const tall = h + (lines.length - 1) * h * 1.4 + 0.2;
+  const w = Math.max(...lines.map((line) => (line.startsWith("${") ? 4 : line.length))) * h * 0.95 + stroke;
+  const tall = h + (lines.length - 1) * h * 1.4 + stroke + 0.2;
   const angle = (num(at, 3) ?? 0) - rotation;
   // Left- or right-justified text runs from its anchor along its direction (mirrored: against it).
   const justify = child(effects ?? item, "justify")?.items.flatMap((a) => (a.type === "atom" ? [a.raw] : [])) ?? [];
@@ -202,10 +210,9 @@ export function footprintItems(fp: SList, copper: string[]): BoardItem[] {
   const ref = referenceOf(fp);
   const side = (childText(fp, "layer") ?? "F.Cu").startsWith("B.") ? "B" : "F";
   const items: BoardItem[] = [];
-  const local = localBounds(fp);
-  if (local) {
+  for (const [layer, local] of courtyards(fp, side)) {
     const centre = toBoard({ x: (local.minX + local.maxX) / 2, y: (local.minY + local.maxY) / 2 });
-    items.push(drawn({ kind: "courtyard", what: `the courtyard of ${ref}`, net: "", layers: new Set([`${side}.CrtYd`]), ref }, rectangle(centre, local.maxX - local.minX, local.maxY - local.minY, at.rotation)));
+    items.push(drawn({ kind: "courtyard", what: `the courtyard of ${ref}`, net: "", layers: new Set([layer]), ref }, rectangle(centre, local.maxX - local.minX, local.maxY - local.minY, at.rotation)));
   }
   for (const pad of children(fp, "pad")) items.push(...padItems(pad, toBoard, ref, copper));
   for (const item of fp.items) {
@@ -223,6 +230,30 @@ export function footprintItems(fp: SList, copper: string[]): BoardItem[] {
     }
   }
   return items;
+}
+
+/**
+ * A footprint's courtyards in its own frame, each as its bounding rectangle, by layer (a
+ * through-hole part may draw one on each side); a footprint without one is kept out by its
+ * whole drawing on its own side.
+ */
+function courtyards(fp: SList, side: "F" | "B"): Map<string, BBox> {
+  const out = new Map<string, BBox>();
+  for (const item of fp.items) {
+    if (item.type !== "list" || !/^fp_/.test(head(item) ?? "")) continue;
+    const layer = childText(item, "layer") ?? "";
+    if (layer !== "F.CrtYd" && layer !== "B.CrtYd") continue;
+    const lines = drawingPolylines(item, (p) => p).lines;
+    if (lines.length === 0) continue;
+    const b = boxOf(lines);
+    const seen = out.get(layer);
+    out.set(layer, seen ? { minX: Math.min(seen.minX, b.minX), minY: Math.min(seen.minY, b.minY), maxX: Math.max(seen.maxX, b.maxX), maxY: Math.max(seen.maxY, b.maxY) } : b);
+  }
+  if (out.size === 0) {
+    const local = localBounds(fp);
+    if (local) out.set(`${side}.CrtYd`, local);
+  }
+  return out;
 }
 
 function referenceOf(fp: SList): string {
@@ -248,7 +279,7 @@ function padItems(pad: SList, toBoard: (p: Point) => Point, ref: string, copper:
   const layers = new Set([...expandLayers(layerNames(pad), copper)].filter((l) => /\.Cu$/.test(l)));
   if (layers.size > 0 && type !== "np_thru_hole") {
     const box = growBox({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y }, padReach(pad, w, h));
-    items.push(lazy({ kind: "pad", what: name, net, layers, box, ref }, () => padShape(pad, form, centre, w, h, angle)));
+    items.push(lazy({ kind: "pad", what: name, net, layers, box, ref, pad: number, ends: [centre] }, () => padShape(pad, form, centre, w, h, angle)));
   }
   const drill = child(pad, "drill");
   if (drill) {
@@ -261,7 +292,7 @@ function padItems(pad: SList, toBoard: (p: Point) => Point, ref: string, copper:
     const [hw, hh] = type === "np_thru_hole" ? [Math.max(dw, w), Math.max(dh, h)] : [dw, dh];
     if (hw > 0) {
       const shape = Math.abs(hw - hh) < 1e-9 ? circle(hc, hw / 2) : oblong(hc, hw, hh, angle);
-      items.push(drawn({ kind: "hole", what: type === "np_thru_hole" ? `a mounting hole of ${ref}` : `the hole of ${name}`, net: type === "np_thru_hole" ? "" : net, layers: new Set(copper), ref, plated: type !== "np_thru_hole" }, shape));
+      items.push(drawn({ kind: "hole", what: type === "np_thru_hole" ? `a mounting hole of ${ref}` : `the hole of ${name}`, net: type === "np_thru_hole" ? "" : net, layers: new Set(copper), ref, plated: type !== "np_thru_hole", pad: number }, shape));
     }
   }
   return items;
@@ -319,7 +350,7 @@ export function boardItems(board: Board, copper: string[]): BoardItem[] {
     const kind = head(item) ?? "";
     if (kind === "segment" || kind === "arc") items.push(trackItem(item, netOf(item)));
     else if (kind === "via") items.push(...viaItems(item, netOf(item), copper));
-    else if (kind === "zone") items.push(...keepoutItems(item, copper));
+    else if (kind === "zone") items.push(...keepoutItems(item, copper, undefined, netOf(item)));
     else if (kind.startsWith("gr_")) items.push(...drawingItems(item, copper));
   }
   for (const fp of children(board.root, "footprint")) {
@@ -339,7 +370,7 @@ function trackItem(item: SList, net: string): BoardItem {
   const layer = childText(item, "layer") ?? "";
   const box = growBox(boxOf([pts]), width / 2);
   const line = start && mid && end ? arcPoints(start, mid, end) : pts;
-  return lazy({ kind: "track", what: `a track of ${net || "no net"} on ${layer}`, net, layers: new Set([layer]), box }, () => stroke(line, width));
+  return lazy({ kind: "track", what: `a track of ${net || "no net"} on ${layer}`, net, layers: new Set([layer]), box, ends: [pts[0]!, pts[pts.length - 1]!] }, () => stroke(line, width));
 }
 
 function viaItems(item: SList, net: string, copper: string[]): BoardItem[] {
@@ -350,15 +381,36 @@ function viaItems(item: SList, net: string, copper: string[]): BoardItem[] {
   // A blind or buried via spans only part of the stack; taking every layer keeps the check on the safe side.
   const all = new Set(copper);
   return [
-    drawn({ kind: "via", what: `a via of ${net || "no net"} at ${at.x}, ${at.y}`, net, layers: all }, circle(at, size / 2)),
+    drawn({ kind: "via", what: `a via of ${net || "no net"} at ${at.x}, ${at.y}`, net, layers: all, ends: [at] }, circle(at, size / 2)),
     drawn({ kind: "hole", what: `the hole of a via of ${net || "no net"} at ${at.x}, ${at.y}`, net, layers: all, plated: false }, circle(at, drill / 2)),
   ];
 }
 
-/** A rule area with what it keeps out; a zone that is not a rule area is no item (its fill is refilled). */
-function keepoutItems(zone: SList, copper: string[], ref?: string): BoardItem[] {
+/**
+ * A copper zone's outline as a "pour": never an obstacle (its fill is refilled), but a pad of its
+ * net inside it is joined by thermal spokes, which need room (`spokeRoom`) clear of other nets.
+ */
+function pourItems(zone: SList, net: string, copper: string[]): BoardItem[] {
+  const connect = child(zone, "connect_pads");
+  const mode = connect?.items[1]?.type === "atom" ? connect.items[1].raw : "thermal";
+  if (!net || mode === "yes" || mode === "no") return [];
+  // A spoke crosses the thermal gap and must meet fill, which keeps the zone's clearance from
+  // other nets and is at least its minimum thickness wide.
+  const fill = child(zone, "fill");
+  const gap = num(child(fill ?? zone, "thermal_gap") ?? zone, 1) ?? 0.5;
+  const clearance = num(child(connect ?? zone, "clearance") ?? zone, 1) ?? 0.5;
+  const thickness = num(child(zone, "min_thickness") ?? zone, 1) ?? 0.25;
+  const layers = new Set([...expandLayers(layerNames(zone), copper)].filter((l) => copper.includes(l)));
+  return children(zone, "polygon").flatMap((p) => {
+    const pts = children(child(p, "pts") ?? p, "xy").flatMap((xy) => pointOf(xy) ?? []);
+    return pts.length > 2 ? [drawn({ kind: "pour", what: `a zone of ${net}`, net, layers, spokeRoom: gap + clearance + thickness }, polygon(pts))] : [];
+  });
+}
+
+/** A rule area with what it keeps out; a copper zone is a pour (see `pourItems`). */
+function keepoutItems(zone: SList, copper: string[], ref?: string, net = ""): BoardItem[] {
   const keepout = child(zone, "keepout");
-  if (!keepout) return [];
+  if (!keepout) return pourItems(zone, net, copper);
   const forbids = (what: string) => childText(keepout, what) === "not_allowed";
   const rules: KeepoutRules = { tracks: forbids("tracks"), vias: forbids("vias"), pads: forbids("pads"), footprints: forbids("footprints") };
   if (!rules.tracks && !rules.vias && !rules.pads && !rules.footprints) return [];

@@ -1,8 +1,8 @@
 /**
  * What new copper and new footprints must keep clear of on a board, indexed in grid buckets so
- * a check looks only at the items near it. Built once per board state (`obstaclesOf` keeps one
- * per board tree); a footprint placed or moved is taken out with `remove` and put back with
- * `add` once its tree is where it goes.
+ * a check looks only at the items near it. Built once per board state (the run keeps it while
+ * only placement changes the board, agent/context.ts); a footprint placed or moved is taken out
+ * with `remove` and put back with `add` once its tree is where it goes.
  *
  * The checks are KiCad's DRC tests that a new item can fail: copper clearance to other nets'
  * copper (net class, board minimum and custom rules), hole clearance, hole to hole, copper to
@@ -41,6 +41,8 @@ export class BoardObstacles {
   private readonly items: BoardItem[] = [];
   private readonly buckets = new Map<number, number[]>();
   private readonly removed = new Set<number>();
+  private seen = new Uint32Array(0);
+  private query = 0;
 
   constructor(
     board: Board,
@@ -81,17 +83,24 @@ export class BoardObstacles {
 
   /** Items whose box meets `box` and that `keep` accepts, each once. */
   near(box: BBox, keep: (item: BoardItem) => boolean = () => true): BoardItem[] {
-    const seen = new Set<number>();
+    // Each query stamps the items it saw, so an item in several buckets is looked at once.
+    if (this.seen.length < this.items.length) this.seen = new Uint32Array(this.items.length * 2);
+    const query = ++this.query;
     const out: BoardItem[] = [];
     for (const key of this.keys(box)) {
       for (const index of this.buckets.get(key) ?? []) {
-        if (seen.has(index) || this.removed.has(index)) continue;
-        seen.add(index);
+        if (this.seen[index] === query || this.removed.has(index)) continue;
+        this.seen[index] = query;
         const item = this.items[index]!;
         if (boxesOverlap(item.box, box) && keep(item)) out.push(item);
       }
     }
     return out;
+  }
+
+  /** Every item `keep` accepts (footprints taken out with `remove` left out). */
+  all(keep: (item: BoardItem) => boolean): BoardItem[] {
+    return this.items.filter((item, index) => !this.removed.has(index) && keep(item));
   }
 
   /** True when `p` lies inside the board outline (an outline with cut-outs counts them out). */
@@ -105,7 +114,8 @@ export class BoardObstacles {
    * copper out. Undefined when it is clear. `holes` are the new item's own drills.
    */
   copperBlocker(copper: CopperShape, holes: Shape[] = []): Blocker | undefined {
-    const reach = Math.max(this.rules.clearance(copper.net, ""), this.rules.edgeClearance(copper.net), this.rules.holeClearance(copper.net, ""), 1);
+    const spokes = copper.kind === "pad" ? this.spokeRoom(copper) : 0;
+    const reach = Math.max(this.rules.clearance(copper.net, ""), this.rules.edgeClearance(copper.net), this.rules.holeClearance(copper.net, ""), spokes, 1);
     const grown = new Map<number, Shape>();
     const tooClose = (target: Shape, distance: number) => {
       let g = grown.get(distance);
@@ -124,8 +134,17 @@ export class BoardObstacles {
       } else if (item.kind === "hole") {
         if ((item.net === "" || item.net !== copper.net) && tooClose(item.shape(), this.rules.holeClearance(copper.net, item.net))) return { item, reason: "hole clearance" };
       } else if (item.kind === "pad" || item.kind === "track" || item.kind === "via" || item.kind === "copper") {
-        if (!shared || (item.net !== "" && item.net === copper.net)) continue;
-        if (tooClose(item.shape(), this.rules.clearance(copper.net, item.net))) return { item, reason: "clearance" };
+        if (!shared) continue;
+        // Copper of its own net may touch it, not run under it: a pad on a via or over a track
+        // end is not where a designer puts a part (and the part would count as routed).
+        const sameNet = item.net !== "" && item.net === copper.net;
+        if (sameNet) {
+          if (overlap(copper.shape, item.shape())) return { item, reason: "on its own net's copper" };
+        } else if (tooClose(item.shape(), this.rules.clearance(copper.net, item.net))) {
+          return { item, reason: "clearance" };
+        } else if (spokes > 0 && tooClose(item.shape(), spokes)) {
+          return { item, reason: "room for thermal spokes" };
+        }
       }
     }
     for (const hole of holes) {
@@ -134,6 +153,22 @@ export class BoardObstacles {
       }
     }
     return undefined;
+  }
+
+  /**
+   * Room a new pad needs around it for thermal spokes: a zone of its own net on one of its
+   * layers around its centre will join it with spokes, and KiCad's DRC counts a pad whose spokes
+   * other copper cuts off as starved. 0 when no pour of its net is there.
+   */
+  private spokeRoom(copper: CopperShape): number {
+    const box = copper.shape.box;
+    const centre = { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 };
+    let room = 0;
+    for (const item of this.near({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y })) {
+      if (item.kind !== "pour" || item.net !== copper.net || ![...copper.layers].some((l) => item.layers.has(l))) continue;
+      if (insideSegments(centre, item.shape().paths[0]!.map((p, i, path) => [p, path[(i + 1) % path.length]!] as [Point, Point]))) room = Math.max(room, item.spokeRoom ?? 0);
+    }
+    return room;
   }
 
   /**
@@ -147,8 +182,11 @@ export class BoardObstacles {
     if (!this.inside(centre)) return { item: { kind: "edge", what: "the board edge", net: "", layers: new Set(), box: courtyard.box, shape: () => courtyard }, reason: "outside the outline" };
     const margin = this.rules.courtyardClearance();
     const grown = margin > 0 ? inflate(courtyard, margin) : courtyard;
-    for (const item of this.near(growBox(courtyard.box, margin))) {
-      if (item.kind === "courtyard" && item.layers.has(layer) && overlap(grown, item.shape())) return { item, reason: "courtyard" };
+    const near = this.near(growBox(courtyard.box, margin));
+    // Another part's courtyard is the likeliest cause and the clearest to name: it goes first.
+    const court = near.find((item) => item.kind === "courtyard" && item.layers.has(layer) && overlap(grown, item.shape()));
+    if (court) return { item: court, reason: "courtyard" };
+    for (const item of near) {
       if (item.kind === "keepout" && item.keepout!.footprints && item.layers.has(copperLayer) && overlap(courtyard, item.shape())) return { item, reason: "keepout" };
       if (item.kind === "edge" && overlap(courtyard, item.shape())) return { item, reason: "edge" };
     }
@@ -174,19 +212,8 @@ export class BoardObstacles {
     return undefined;
   }
 
-  /** Every footprint on the back? Used to decide whether a passive may go there. */
+  /** Whether any footprint's courtyard is on `layer` (does the board carry parts on the back?). */
   hasCourtyardOn(layer: string): boolean {
-    return this.items.some((i) => i.kind === "courtyard" && i.layers.has(layer));
+    return this.items.some((item, index) => item.kind === "courtyard" && item.layers.has(layer) && !this.removed.has(index));
   }
-}
-
-/** One obstacle index per board tree and rules: a board state is indexed once. */
-const cache = new WeakMap<object, { rules: BoardRules; obstacles: BoardObstacles }>();
-
-export function obstaclesOf(board: Board, rules: BoardRules): BoardObstacles {
-  const hit = cache.get(board.doc);
-  if (hit && hit.rules === rules) return hit.obstacles;
-  const obstacles = new BoardObstacles(board, rules);
-  cache.set(board.doc, { rules, obstacles });
-  return obstacles;
 }

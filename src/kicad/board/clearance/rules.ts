@@ -70,7 +70,7 @@ export class BoardRules {
   private readonly explicit = new Map<string, string>();
   private readonly patterns: { pattern: RegExp; netclass: string }[] = [];
   private readonly netClassCache = new Map<string, NetClass>();
-  private readonly clearanceCache = new Map<string, number>();
+  private readonly clearanceCache = new Map<string, Map<string, number>>();
 
   constructor(
     readonly constraints: BoardConstraints,
@@ -154,11 +154,12 @@ export class BoardRules {
 
   /** Copper-to-copper clearance between items on nets `a` and `b`: the larger class clearance, the board minimum, and any custom rule that may apply. */
   clearance(a: string, b: string): number {
-    const key = a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`;
-    let value = this.clearanceCache.get(key);
+    let row = this.clearanceCache.get(a);
+    if (!row) this.clearanceCache.set(a, (row = new Map()));
+    let value = row.get(b);
     if (value === undefined) {
       value = Math.max(this.netClass(a).clearance, this.netClass(b).clearance, this.constraints.minClearance, this.customMin("clearance", a, b));
-      this.clearanceCache.set(key, value);
+      row.set(b, value);
     }
     return value;
   }

@@ -20,7 +20,7 @@
  */
 import { createHash } from "node:crypto";
 import { footprintToBoard, type BBox, type Placement, type Point } from "../view.ts";
-import { child, children, cloneNode, formatNumber, head, isList, list, num, q, setAtom, sym, text, type SAtom, type SList } from "../../sexpr/index.ts";
+import { child, children, cloneNode, formatNumber, head, insertChild, isList, list, num, q, removeChild, setAtom, sym, text, type SAtom, type SList } from "../../sexpr/index.ts";
 
 export type Side = "front" | "back";
 
@@ -323,15 +323,55 @@ function flipItem(item: SList): void {
     for (const c of node.items) if (c.type === "list") stack.push(c);
   }
   const at = child(item, "at");
-  if (kind === "pad" && at) setAngle(at, normalizeAngle(-(num(at, 3) ?? 0)), false);
+  if (kind === "pad" && at) setAngleInPlace(at, normalizeAngle(-(num(at, 3) ?? 0)), false);
   if (TEXT_ITEMS.has(kind)) {
-    if (at) setAngle(at, normalizeAngle(180 - (num(at, 3) ?? 0)), true);
+    if (at) setAngleInPlace(at, normalizeAngle(180 - (num(at, 3) ?? 0)), true);
     const effects = child(item, "effects");
-    if (effects) {
-      const justify = child(effects, "justify");
-      if (!justify) effects.items.push(list("justify", sym("mirror")));
-      else if (!justify.items.some((a) => a.type === "atom" && a.raw === "mirror")) justify.items.push(sym("mirror"));
-    }
+    if (effects) toggleMirror(effects);
+  }
+}
+
+/** Mirrors a text's `(justify …)`, or un-mirrors a mirrored one, as a flip does. */
+function toggleMirror(effects: SList): void {
+  const justify = child(effects, "justify");
+  const at = justify ? justify.items.findIndex((a) => a.type === "atom" && a.raw === "mirror") : -1;
+  if (!justify) insertChild(effects, list("justify", sym("mirror")));
+  else if (at < 0) insertChild(justify, sym("mirror"));
+  else if (justify.items.length > 2) justify.items.splice(at, 1);
+  else removeChild(effects, justify);
+}
+
+/**
+ * Flips a footprint on the board to the other side about its own position, as KiCad's
+ * `FOOTPRINT::Flip` with `FLIP_DIRECTION::TOP_BOTTOM` does: its rotation negated, its layer and
+ * every item's layers swapped front to back, positions mirrored in Y, pad angles negated, text
+ * angles mirrored to 180 - a and texts mirrored.
+ */
+export function flipFootprint(node: SList): void {
+  const layer = child(node, "layer");
+  if (layer) for (const atom of layer.items.slice(1)) if (atom.type === "atom") atom.raw = swapSide(atom.raw);
+  const at = child(node, "at");
+  // KiCad keeps a footprint's orientation in (-180, 180].
+  const turned = normalizeAngle(-(num(at ?? node, 3) ?? 0));
+  if (at) setAngleInPlace(at, turned > 180 ? turned - 360 : turned, false);
+  const y0 = at ? (num(at, 2) ?? 0) : 0;
+  for (const item of node.items) {
+    if (item.type !== "list" || item === at || item === layer) continue;
+    const kind = head(item) ?? "";
+    if (/^(fp_|pad$|property$)/.test(kind)) flipItem(item);
+    else if (kind === "zone") flipZone(item, y0);
+  }
+}
+
+/** A footprint's rule area, kept in board coordinates: mirrored about the footprint's Y, its layers swapped. */
+function flipZone(zone: SList, y0: number): void {
+  const stack: SList[] = [zone];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const h = head(node);
+    if (h === "xy") setAtom(node, 2, Number(formatNumber(2 * y0 - (num(node, 2) ?? 0))));
+    if (h === "layer" || h === "layers") for (const atom of node.items.slice(1)) if (atom.type === "atom") atom.raw = swapSide(atom.raw);
+    for (const c of node.items) if (c.type === "list") stack.push(c);
   }
 }
 

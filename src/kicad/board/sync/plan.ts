@@ -54,6 +54,8 @@ export interface FootprintAdd {
   side: Side;
   /** Parked beside the outline (not placed on the board yet), for a person to place and route. */
   staged: boolean;
+  /** Why it is staged: what kept it off the board. */
+  stagedReason?: string;
   fields: FootprintField[];
   /** Fabrication flags from the symbol: `dnp`, `exclude_from_bom`. */
   flags: string[];

@@ -1,0 +1,235 @@
+/**
+ * Finding the spot for a footprint the way a designer would: every grid position of the search
+ * window, on each allowed side and at each quarter turn, ranked by the ratsnest it would add
+ * (its pads to the existing copper of their nets) plus its distance to its anchor, then tried in
+ * that order against the board's obstacles (kicad/board/clearance/). The first that is clear
+ * wins; when none is, the items that blocked the best candidates are what the caller reports.
+ */
+import { cloneNode, child, children, childText, num, type SList } from "../sexpr/index.ts";
+import type { BBox, Board, Point } from "./view.ts";
+import type { Side } from "./footprint/instance.ts";
+import { flipFootprint, moveFootprint } from "./footprint/instance.ts";
+import { footprintItems } from "./clearance/items.ts";
+import { boxOf, rectangle, translate, type Shape } from "./clearance/geometry.ts";
+import type { Blocker, BoardObstacles } from "./clearance/obstacles.ts";
+import type { NetCopper } from "./ratsnest.ts";
+
+export interface BoardSpot {
+  x: number;
+  y: number;
+  rotation: number;
+  side: Side;
+  /** Gap between the courtyard and the anchor's, mm (0 without an anchor). */
+  distance: number;
+  /** Total ratsnest length from the new pads to the existing copper of their nets, mm. */
+  ratsnest: number;
+}
+
+/** A footprint as it would sit at the origin on one side at one rotation. */
+interface Variant {
+  side: Side;
+  rotation: number;
+  courtyards: { shape: Shape; layer: string }[];
+  pads: { shape: Shape; net: string; layers: ReadonlySet<string>; holes: Shape[]; centre: Point }[];
+  silk: { shape: Shape; layer: string }[];
+}
+
+export interface SearchRequest {
+  /** The footprint's tree, any side and rotation (a board instance or one made from the library). */
+  footprint: SList;
+  /** Nets its pads will carry, by pad number (a board instance's own nets when absent). */
+  padNets?: Map<string, string>;
+  /** Sides to try, the preferred first (the others cost `SIDE_PENALTY`). */
+  sides: Side[];
+  /** The rotation tried first; the other quarter turns cost `TURN_PENALTY` each. */
+  rotation: number;
+  /** The courtyard it belongs next to. */
+  anchor?: BBox;
+  /** Farthest courtyard gap from the anchor, mm; the whole board when absent. */
+  reach?: number;
+}
+
+export interface SearchResult {
+  spot?: BoardSpot;
+  /** What stopped the best-ranked candidates, most frequent first. */
+  blockers: { blocker: Blocker; count: number }[];
+}
+
+/** Each quarter turn away from the preferred rotation costs this much, mm. */
+const TURN_PENALTY = 0.5;
+/** The side not preferred costs this much, mm. */
+const SIDE_PENALTY = 2;
+/** Candidate positions per variant on a whole-board search (the step grows to keep to it). */
+const WHOLE_BOARD_POSITIONS = 40_000;
+/** The best-ranked failed candidates whose blockers are reported. */
+const REPORTED = 60;
+
+/** The grid a board's footprints sit on, and its origin (`(setup (grid_origin …))`). */
+export function boardGrid(board: Board): { origin: Point; step: number } {
+  const setup = child(board.root, "setup");
+  const origin = setup ? child(setup, "grid_origin") : undefined;
+  const o = { x: (origin && num(origin, 1)) ?? 0, y: (origin && num(origin, 2)) ?? 0 };
+  const coords = children(board.root, "footprint").flatMap((fp) => {
+    const at = child(fp, "at");
+    return at ? [(num(at, 1) ?? 0) - o.x, (num(at, 2) ?? 0) - o.y] : [];
+  });
+  const onGrid = (g: number) => coords.filter((c) => Math.abs(c / g - Math.round(c / g)) < 1e-3).length;
+  const step = [2.54, 1.27, 1, 0.635, 0.5, 0.25, 0.127, 0.1, 0.05, 0.025].find((g) => coords.length > 0 && onGrid(g) >= coords.length * 0.6) ?? 0.05;
+  return { origin: o, step };
+}
+
+/** The footprint at the origin, on `side`, turned to `rotation`, with its pads' nets. */
+function variantOf(canonical: SList, side: Side, rotation: number, padNets: Map<string, string> | undefined, copper: string[]): Variant {
+  const node = cloneNode(canonical);
+  if (side === "back") flipFootprint(node);
+  moveFootprint(node, { x: 0, y: 0, rotation });
+  return variantAsPlaced(node, side, rotation, padNets, copper);
+}
+
+/** A footprint tree as it stands, as a variant tried at (0, 0). */
+function variantAsPlaced(node: SList, side: Side, rotation: number, padNets: Map<string, string> | undefined, copper: string[]): Variant {
+  const items = footprintItems(node, copper);
+  const holes = new Map<string, Shape[]>();
+  for (const h of items.filter((i) => i.kind === "hole")) holes.set(h.pad ?? "", [...(holes.get(h.pad ?? "") ?? []), h.shape()]);
+  return {
+    side,
+    rotation,
+    courtyards: items.filter((i) => i.kind === "courtyard").map((c) => ({ shape: c.shape(), layer: [...c.layers][0]! })),
+    pads: items
+      .filter((i) => i.kind === "pad")
+      .map((p) => ({ shape: p.shape(), net: padNets ? (padNets.get(p.pad ?? "") ?? "") : p.net, layers: p.layers, holes: holes.get(p.pad ?? "") ?? [], centre: p.ends![0]! })),
+    silk: items.filter((i) => i.kind === "silk").map((s) => ({ shape: s.shape(), layer: [...s.layers][0]! })),
+  };
+}
+
+/** The footprint brought to the front, unturned, at the origin: what every variant starts from. */
+function canonicalOf(footprint: SList): SList {
+  const node = cloneNode(footprint);
+  if ((childText(node, "layer") ?? "").startsWith("B.")) flipFootprint(node);
+  moveFootprint(node, { x: 0, y: 0, rotation: 0 });
+  return node;
+}
+
+/** The first item that keeps `v` from sitting at (x, y), or undefined when it fits. */
+function blockerAt(obstacles: BoardObstacles, v: Variant, x: number, y: number): Blocker | undefined {
+  for (const court of v.courtyards) {
+    const b = obstacles.courtyardBlocker(translate(court.shape, x, y), court.layer);
+    if (b) return b;
+  }
+  for (const pad of v.pads) {
+    const shape = translate(pad.shape, x, y);
+    const b = obstacles.copperBlocker({ shape, net: pad.net, layers: pad.layers, kind: "pad" }, pad.holes.map((h) => translate(h, x, y)));
+    if (b) return b;
+    for (const layer of pad.layers) {
+      if (layer !== "F.Cu" && layer !== "B.Cu") continue;
+      const under = obstacles.padUnderSilk(shape, layer);
+      if (under) return under;
+    }
+  }
+  for (const silk of v.silk) {
+    const b = obstacles.silkBlocker(translate(silk.shape, x, y), silk.layer);
+    if (b) return b;
+  }
+  return undefined;
+}
+
+/** What keeps a footprint tree from standing where it stands (its nets from `padNets`, else its own); undefined when it fits. */
+export function blockerOf(obstacles: BoardObstacles, footprint: SList, padNets?: Map<string, string>): Blocker | undefined {
+  const side: Side = (childText(footprint, "layer") ?? "F.Cu").startsWith("B.") ? "back" : "front";
+  return blockerAt(obstacles, variantAsPlaced(footprint, side, 0, padNets, obstacles.copper), 0, 0);
+}
+
+interface Candidate {
+  v: Variant;
+  x: number;
+  y: number;
+  distance: number;
+  ratsnest: number;
+  score: number;
+}
+
+/** Searches the board for the best spot for a footprint; see the module comment. */
+export function searchSpot(board: Board, obstacles: BoardObstacles, copperOf: NetCopper, request: SearchRequest): SearchResult {
+  const canonical = canonicalOf(request.footprint);
+  const turns = [0, 90, 180, 270].map((t) => ({ rotation: (((request.rotation + t) % 360) + 360) % 360, penalty: (t === 0 ? 0 : t === 180 ? 2 : 1) * TURN_PENALTY }));
+  const variants = request.sides.flatMap((side, i) => turns.map((t) => ({ v: variantOf(canonical, side, t.rotation, request.padNets, obstacles.copper), penalty: t.penalty + (i === 0 ? 0 : SIDE_PENALTY) })));
+  return rankAndTry(board, obstacles, copperOf, variants, request);
+}
+
+/**
+ * The free area of `width` × `height` mm (a courtyard of that size, either way round) nearest
+ * `anchor` on `side`: what `find_space` answers, with the same obstacles as placement.
+ */
+export function searchArea(board: Board, obstacles: BoardObstacles, width: number, height: number, anchor: BBox, side: Side, reach: number): SearchResult {
+  const layer = side === "back" ? "B.CrtYd" : "F.CrtYd";
+  const variants = [0, 90].map((rotation) => ({
+    v: { side, rotation, courtyards: [{ shape: rectangle({ x: 0, y: 0 }, width, height, rotation), layer }], pads: [], silk: [] },
+    penalty: rotation === 0 ? 0 : TURN_PENALTY,
+  }));
+  return rankAndTry(board, obstacles, undefined, variants, { anchor, reach });
+}
+
+function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper | undefined, variants: { v: Variant; penalty: number }[], request: Pick<SearchRequest, "anchor" | "reach">): SearchResult {
+  const grid = boardGrid(board);
+  const outline = board.edgeCutsBBox();
+  if (!outline) return { blockers: [] };
+  const window = request.anchor && request.reach !== undefined ? clip(grow(request.anchor, request.reach), outline) : outline;
+  const area = (window.maxX - window.minX) * (window.maxY - window.minY);
+  const wanted = request.reach !== undefined ? 0.25 : Math.max(0.25, Math.sqrt(area / WHOLE_BOARD_POSITIONS));
+  const step = grid.step * Math.max(1, Math.ceil(wanted / grid.step - 1e-9));
+  const candidates: Candidate[] = [];
+  const x0 = grid.origin.x + Math.ceil((window.minX - grid.origin.x) / step) * step;
+  const y0 = grid.origin.y + Math.ceil((window.minY - grid.origin.y) / step) * step;
+  for (const { v, penalty } of variants) {
+    const court = v.courtyards.length ? boxOf(v.courtyards.flatMap((c) => c.shape.paths)) : { minX: 0, minY: 0, maxX: 0, maxY: 0 };
+    for (let x = x0; x <= window.maxX; x += step) {
+      for (let y = y0; y <= window.maxY; y += step) {
+        const placed = { minX: court.minX + x, minY: court.minY + y, maxX: court.maxX + x, maxY: court.maxY + y };
+        if (placed.minX < outline.minX || placed.maxX > outline.maxX || placed.minY < outline.minY || placed.maxY > outline.maxY) continue;
+        const distance = request.anchor ? gap(placed, request.anchor) : 0;
+        if (request.reach !== undefined && distance > request.reach) continue;
+        const ratsnest = v.pads.reduce((sum, p) => sum + (p.net && copperOf ? copperOf.distance(p.net, { x: p.centre.x + x, y: p.centre.y + y }) : 0), 0);
+        candidates.push({ v, x: round(x), y: round(y), distance, ratsnest, score: ratsnest + distance + penalty });
+      }
+    }
+  }
+  candidates.sort((a, b) => a.score - b.score || a.y - b.y || a.x - b.x);
+  const tally = new Map<string, { blocker: Blocker; count: number }>();
+  let tried = 0;
+  for (const c of candidates) {
+    const blocker = blockerAt(obstacles, c.v, c.x, c.y);
+    if (!blocker) return { spot: { x: c.x, y: c.y, rotation: c.v.rotation, side: c.v.side, distance: round(c.distance), ratsnest: round(c.ratsnest) }, blockers: [] };
+    if (tried++ < REPORTED) {
+      const key = `${blocker.item.what}|${blocker.reason}`;
+      const entry = tally.get(key);
+      if (entry) entry.count++;
+      else tally.set(key, { blocker, count: 1 });
+    }
+  }
+  return { blockers: [...tally.values()].sort((a, b) => b.count - a.count) };
+}
+
+/** What blocked a search, in words: "the courtyard of U3 (courtyard), the board edge (edge clearance)". */
+export function describeBlockers(blockers: SearchResult["blockers"], limit = 4): string {
+  if (blockers.length === 0) return "no position on the board's grid is inside the outline";
+  return blockers
+    .slice(0, limit)
+    .map(({ blocker }) => `${blocker.item.what} (${blocker.reason})`)
+    .join(", ");
+}
+
+function grow(b: BBox, by: number): BBox {
+  return { minX: b.minX - by, minY: b.minY - by, maxX: b.maxX + by, maxY: b.maxY + by };
+}
+
+function clip(a: BBox, b: BBox): BBox {
+  return { minX: Math.max(a.minX, b.minX), minY: Math.max(a.minY, b.minY), maxX: Math.min(a.maxX, b.maxX), maxY: Math.min(a.maxY, b.maxY) };
+}
+
+function gap(a: BBox, b: BBox): number {
+  return Math.hypot(Math.max(0, b.minX - a.maxX, a.minX - b.maxX), Math.max(0, b.minY - a.maxY, a.minY - b.maxY));
+}
+
+function round(v: number): number {
+  return Math.round(v * 10000) / 10000;
+}

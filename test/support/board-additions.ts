@@ -1,0 +1,45 @@
+/**
+ * A new part for a real board without touching its schematic: a footprint addition as board
+ * sync plans it (pads on nets the board has), next to the board's main IC, so placement can be
+ * judged on every corpus board with kicad-cli's DRC alone.
+ */
+import { BOARD_SYNC_SCHEMA, type BoardSyncPlan, type FootprintAdd } from "../../src/kicad/board/sync/plan.ts";
+import type { Board, Footprint } from "../../src/kicad/board/view.ts";
+
+/** The main IC: the U-part with the most pads (else the footprint with the most). */
+export function mainIc(board: Board): Footprint {
+  const fps = board.footprints().filter((f) => f.pads.length > 0);
+  const ics = fps.filter((f) => /^U\d/.test(f.ref));
+  return (ics.length ? ics : fps).reduce((a, b) => (b.pads.length > a.pads.length ? b : a));
+}
+
+/** A ground net and a supply net on `ic`'s pads, else on the board (any two nets when the names say nothing). */
+export function decouplingNets(board: Board, ic: Footprint): [string, string] {
+  const named = (n: string) => n !== "" && !n.startsWith("unconnected") && !n.startsWith("Net-(");
+  const own = [...new Set(ic.pads.flatMap((p) => (p.net?.name && named(p.net.name) ? [p.net.name] : [])))];
+  const nets = own.length >= 2 ? own : [...own, ...board.nets().map((n) => n.name).filter((n) => named(n) && !own.includes(n))];
+  const ground = nets.find((n) => /gnd|vss/i.test(n)) ?? nets[0]!;
+  const supply = nets.find((n) => n !== ground && /^\+|v(cc|dd|io|bus)|3v3|1v8|5v|vin/i.test(n)) ?? nets.find((n) => n !== ground) ?? ground;
+  return [supply, ground];
+}
+
+/** A sync plan that adds one two-pad part with pads 1 and 2 on `nets`, staged as board sync stages it. */
+export function additionPlan(board: Board, ref: string, libId: string, nets: [string, string]): BoardSyncPlan {
+  const add: FootprintAdd = {
+    ref,
+    libId,
+    value: "100n",
+    path: `/00000000-0000-4000-8000-${ref.padStart(12, "0").slice(-12).replace(/[^0-9a-f]/gi, "0")}`,
+    at: { x: 0, y: 0, rotation: 0 },
+    side: "front",
+    staged: true,
+    fields: [],
+    flags: [],
+    pads: [
+      { pad: "1", net: nets[0] },
+      { pad: "2", net: nets[1] },
+    ],
+    uuidSeed: `test|${ref}|${libId}`,
+  };
+  return { schema: BOARD_SYNC_SCHEMA, netFormat: board.netFormat, version: board.version, added: [add], updated: [], removed: [], renets: [], warnings: [], skipped: [] };
+}
