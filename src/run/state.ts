@@ -14,7 +14,8 @@ import type { ProgressListener } from "../agent/progress.ts";
 import type { Tool } from "../agent/tools/tool.ts";
 import { Transcript } from "../agent/transcript.ts";
 import type { KicadCli } from "../kicad/cli/kicad-cli.ts";
-import { projectLibraries } from "../kicad/library/libraries.ts";
+import { projectLibraries, type Libraries } from "../kicad/library/libraries.ts";
+import { boardFootprints } from "../kicad/board/footprint/library-copy.ts";
 import { RunJournal } from "../repo/journal.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { runDir } from "../repo/run-dir.ts";
@@ -94,6 +95,12 @@ export interface Baseline {
   failure?: unknown;
 }
 
+/** The project's libraries, falling back to the board's own copy of a footprint no library holds. */
+function withBoardFootprints(libraries: Libraries, project: KicadProject, repoRoot: string): Libraries {
+  if (project.board) libraries.footprintFallback = boardFootprints(project.board, repoRoot);
+  return libraries;
+}
+
 /** Opens the run's record and context; nothing in the repo is touched yet. */
 export function openRun(options: GatedRunOptions, runId: string, cli: KicadCli, recovered: string[]): RunState {
   const { repoRoot, project, config } = options;
@@ -106,7 +113,7 @@ export function openRun(options: GatedRunOptions, runId: string, cli: KicadCli, 
     project,
     docs: config.docs,
     runId,
-    libraries: projectLibraries(project.projectFile, cli),
+    libraries: withBoardFootprints(projectLibraries(project.projectFile, cli), project, repoRoot),
     check: () => checkProject(project, config),
     layoutPending: new Set(),
     decisions: [],

@@ -57,7 +57,7 @@ export interface LibraryEnvironment {
 
 export interface ResolvedFootprint {
   libId: string;
-  /** Absolute path of the `.kicad_mod`. */
+  /** Absolute path of the `.kicad_mod` (or of the board whose copy stood in for it). */
   file: string;
   doc: SDocument;
 }
@@ -143,10 +143,29 @@ export class Libraries {
     return entry;
   }
 
-  /** Reads and parses the footprint `libId` (`Lib:Name`) from its `.kicad_mod`. */
+  /**
+   * Where footprints come from when no library holds them (the board itself, which carries a
+   * copy of every footprint it uses): asked only after the tables failed, with the lib id.
+   */
+  footprintFallback?: (libId: string) => { file: string; doc: SDocument } | undefined;
+
+  /** Reads and parses the footprint `libId` (`Lib:Name`) from its `.kicad_mod`, else from `footprintFallback`. */
   resolveFootprint(libId: string): ResolvedFootprint {
     const cached = this.footprints.get(libId);
     if (cached) return cached;
+    try {
+      return this.resolveFromLibrary(libId);
+    } catch (err) {
+      const copy = err instanceof CopperheadError && (err.code === "library_not_found" || err.code === "footprint_not_found") ? this.footprintFallback?.(libId) : undefined;
+      if (!copy) throw err;
+      log.debug(`footprint ${libId}: not in the libraries (${(err as CopperheadError).message}); using the copy in ${copy.file}`);
+      const resolved = { libId, ...copy };
+      this.footprints.set(libId, resolved);
+      return resolved;
+    }
+  }
+
+  private resolveFromLibrary(libId: string): ResolvedFootprint {
     const { nickname, name } = splitLibId(libId, "footprint");
     const entry = this.library("footprint", nickname);
     const file = join(entry.path, `${name}.kicad_mod`);

@@ -15,6 +15,7 @@ import { basename, dirname } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
 import type { KicadProject } from "../../../repo/project.ts";
 import { Board } from "../view.ts";
+import { boardFootprints } from "../footprint/library-copy.ts";
 import { applyBoardSync } from "./apply.ts";
 import { isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan } from "./plan.ts";
 import { listComponents } from "../../netlist/components.ts";
@@ -49,6 +50,8 @@ export async function syncBoard(project: KicadProject, options: BoardSyncOptions
   const schematic = loadSchematicProject(project.schematic, { within: project.repoRoot });
   const board = Board.load(boardPath, { within: project.repoRoot });
   const libraries = options.libraries ?? (await openLibraries(dirname(project.projectFile)));
+  // A footprint no library holds is taken from the board's own copy of it.
+  libraries.footprintFallback ??= boardFootprints(boardPath, project.repoRoot);
   const plan = planBoardSync({ board, schematic, components: listComponents(schematic), netlist: buildNetlist(schematic), libraries }, options);
   if (options.dryRun || isEmptyPlan(plan)) return { plan, board: boardPath, written: false };
   applyBoardSync(board, plan, libraries);
