@@ -17,7 +17,9 @@ const HELP = new Set(["help", "h"]);
  * unknown `--long` or `-s` option, a boolean given a value other than `true`/`false`, a
  * `--no-` prefix on an option that is not a boolean, or a positional argument too many. A
  * command with subcommands checks only the words before its subcommand's name; the subcommand
- * checks the rest.
+ * checks the rest. An option that takes a value and is followed by another option has none of
+ * its own here (`check --baseline --format github`: the command reads the missing value as
+ * its default), so the next option is checked as one.
  */
 export function checkOptions(rawArgs: readonly string[], args: ArgsDef, command: { path: string[]; hasSubcommands: boolean }): void {
   const options = optionTable(args);
@@ -44,7 +46,7 @@ export function checkOptions(rawArgs: readonly string[], args: ArgsDef, command:
     if (type === undefined) throw unknownOption(word, flag, options, name);
     if (type === "boolean") {
       if (eq !== -1 && !["true", "false"].includes(word.slice(eq + 1))) throw malformedBoolean(word.slice(0, eq), word.slice(eq + 1), name);
-    } else if (eq === -1) i++;
+    } else if (eq === -1 && !rawArgs[i + 1]?.startsWith("-")) i++;
   }
 }
 

@@ -65,8 +65,8 @@ describe("copperhead diff", () => {
     expect(r.exitCode).toBe(0);
     const result = JSON.parse(r.stdout);
     expect(result.renders.sheets.map((s: { path: string }) => s.path)).toEqual(["/"]);
-    expect(readdirSync(out).sort()).toEqual(["usb-led.after.svg", "usb-led.before.svg", "usb-led.diff.svg"]);
-    expect(r.stderr).toContain(`renders: 3 file(s) in ${out}`);
+    expect(readdirSync(out).sort()).toEqual(["usb-led.after.svg", "usb-led.before.svg", "usb-led.diff.png", "usb-led.diff.svg"]);
+    expect(r.stderr).toContain(`renders: 4 file(s) in ${out}`);
   }, 60_000);
 
   test("an unknown ref: exit 3, the fix on stderr, a typed error with --json", async () => {
