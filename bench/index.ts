@@ -9,6 +9,7 @@ import { benchNetlist } from "./netlist.bench.ts";
 import { benchRollback } from "./rollback.bench.ts";
 import { benchSexpr } from "./sexpr.bench.ts";
 import { benchSpec } from "./spec.bench.ts";
+import { benchView } from "./view.bench.ts";
 
 await benchSexpr();
 await benchSpec();
@@ -20,3 +21,4 @@ await benchDiff();
 await benchRollback();
 await benchDo();
 await benchMcp();
+await benchView();

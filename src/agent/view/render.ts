@@ -39,25 +39,32 @@ export async function viewRegion(project: KicadProject, design: () => Design, qu
   const key = viewKey(docKey, question);
   const cached = readView(project.repoRoot, key);
   if (cached) return cached;
-  const view = question.document === "board" ? await boardView(project, design(), docKey, question) : await sheetView(project, design(), docKey, question);
+  const view = question.document === "board" ? await boardView(project, design(), docKey, question) : await sheetView(project, design, docKey, question);
   writeView(project.repoRoot, key, view);
   return view;
 }
 
-async function sheetView(project: KicadProject, design: Design, docKey: string, question: SheetQuestion): Promise<CachedView> {
-  const region = sheetRegion(design, question);
-  const dir = await plotFolder(project.repoRoot, "schematic", docKey, async (scratch) => {
+async function sheetView(project: KicadProject, loadDesign: () => Design, docKey: string, question: SheetQuestion): Promise<CachedView> {
+  // kicad-cli plots in its own process while the design loads here.
+  const plotting = plotFolder(project.repoRoot, "schematic", docKey, async (scratch) => {
     const cli = await findKicadCli();
     const files = await exportSvg(project.schematic, scratch, { cli });
     writeFileSync(join(scratch, "pages.json"), JSON.stringify(files.map((f) => f.replace(/^.*[\\/]/, ""))));
   });
+  plotting.catch(() => {});
+  // Loading is synchronous: give the export its few asynchronous steps up to the spawn first.
+  await Promise.race([plotting, Bun.sleep(100)]);
+  const design = loadDesign();
+  const region = sheetRegion(design, question);
+  const legend = sheetLegend(design, region);
+  const dir = await plotting;
   const pages = JSON.parse(readFileSync(join(dir, "pages.json"), "utf8")) as string[];
   if (pages.length !== design.schematic.instances.length) {
     throw new ToolError(`kicad-cli plotted ${pages.length} sheets, the design has ${design.schematic.instances.length}; view cannot tell which plot is which sheet`);
   }
   const svg = withoutTimestamp(readFileSync(join(dir, pages[region.page]!), "utf8"));
   const box = { x0: region.box.x0 / IU_PER_MM, y0: region.box.y0 / IU_PER_MM, x1: region.box.x1 / IU_PER_MM, y1: region.box.y1 / IU_PER_MM };
-  return { legend: sheetLegend(design, region), png: await rasterise(cropped(svg, box), box) };
+  return { legend, png: await rasterise(cropped(svg, box), box) };
 }
 
 async function boardView(project: KicadProject, design: Design, docKey: string, question: BoardQuestion & { layers?: string[] }): Promise<CachedView> {
