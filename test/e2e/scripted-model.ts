@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { anthropicFrames, chatCompletionFrames, sseResponse, type StreamPacing } from "../support/model-streams.ts";
+import { anthropicFrames, chatCompletionFrames, responsesFrames, sseResponse, type StreamPacing } from "../support/model-streams.ts";
 
 export const SESSIONS_DIR = resolve(import.meta.dir, "../../fixtures/sessions");
 
@@ -102,31 +102,75 @@ export interface ScriptedMessagesApi {
 export function serveScriptedMessagesApi(turns: SessionTurn[], toolPrefix: string, unprefixed: string[] = []): ScriptedMessagesApi {
   const toolLists: string[][] = [];
   let next = 0;
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    idleTimeout: 0,
-    async fetch(req) {
-      const path = new URL(req.url).pathname;
-      if (req.method !== "POST" || !path.startsWith("/v1/messages")) return new Response("not found", { status: 404 });
-      const body = (await req.json()) as { stream?: boolean; tools?: Array<{ name: string }> };
-      if (path.endsWith("/count_tokens")) return Response.json({ input_tokens: 1000 });
-      const names = (body.tools ?? []).map((t) => t.name);
-      const forRun = names.some((n) => n.startsWith(toolPrefix));
-      if (forRun) toolLists.push(names);
-      const turn = forRun ? turns[next++] : undefined;
-      const content = turn
-        ? turn.content.map((b) => (b.type === "tool_use" ? { type: "tool_use", id: b.id, name: unprefixed.includes(b.name) ? b.name : `${toolPrefix}${b.name}`, input: b.input } : b))
-        : [{ type: "text", text: "Done." }];
-      const answer = {
-        content,
-        stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
-        usage: { input_tokens: turn?.usage?.inputTokens ?? 10, output_tokens: turn?.usage?.outputTokens ?? 5 },
-      };
-      if (body.stream) return sseResponse(anthropicFrames(answer));
-      return Response.json({ id: "msg_scripted", type: "message", role: "assistant", model: "loopback", stop_sequence: null, ...answer });
-    },
+  const server = serveLoopback(async (req) => {
+    const path = new URL(req.url).pathname;
+    if (req.method !== "POST" || !path.startsWith("/v1/messages")) return new Response("not found", { status: 404 });
+    const body = (await req.json()) as { stream?: boolean; tools?: Array<{ name: string }> };
+    if (path.endsWith("/count_tokens")) return Response.json({ input_tokens: 1000 });
+    const names = (body.tools ?? []).map((t) => t.name);
+    const forRun = names.some((n) => n.startsWith(toolPrefix));
+    if (forRun) toolLists.push(names);
+    const turn = forRun ? turns[next++] : undefined;
+    const content = turn
+      ? turn.content.map((b) => (b.type === "tool_use" ? { type: "tool_use", id: b.id, name: unprefixed.includes(b.name) ? b.name : `${toolPrefix}${b.name}`, input: b.input } : b))
+      : [{ type: "text", text: "Done." }];
+    const answer = {
+      content,
+      stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
+      usage: { input_tokens: turn?.usage?.inputTokens ?? 10, output_tokens: turn?.usage?.outputTokens ?? 5 },
+    };
+    if (body.stream) return sseResponse(anthropicFrames(answer));
+    return Response.json({ id: "msg_scripted", type: "message", role: "assistant", model: "loopback", stop_sequence: null, ...answer });
   });
   return { baseUrl: `http://127.0.0.1:${server.port}`, toolLists, stop: () => server.stop(true) };
 }
 
+
+export interface ScriptedResponsesApi {
+  /** The provider's `base_url` (ends in `/v1`). */
+  baseUrl: string;
+  /** Per request that carried the run's tools, in order: the tools offered, namespaces as `namespace/tool`. */
+  readonly toolLists: string[][];
+  /** The `function_call_output` items each request sent back, in order. */
+  readonly outputs: Array<{ call_id: string; output: unknown }>;
+  /** The `authorization` header of every request. */
+  readonly authorizations: Array<string | null>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A loopback OpenAI Responses API for the real Codex CLI (a `model_providers` entry with
+ * `wire_api = "responses"`): each request that offers the `namespace` tools gets the next
+ * scripted turn, streamed as Responses events; a tool call becomes a `function_call` in that
+ * namespace (as Codex names MCP tools: `mcp__<server>`), but for `unnamespaced` ones, Codex's own
+ * tools a model may reach for. Once the script is used up, a short message ends the turn.
+ */
+export function serveScriptedResponsesApi(turns: SessionTurn[], namespace: string, unnamespaced: string[] = []): ScriptedResponsesApi {
+  const toolLists: string[][] = [];
+  const outputs: Array<{ call_id: string; output: unknown }> = [];
+  const authorizations: Array<string | null> = [];
+  let next = 0;
+  const server = serveLoopback(async (req) => {
+    if (req.method !== "POST" || new URL(req.url).pathname !== "/v1/responses") return new Response("not found", { status: 404 });
+    authorizations.push(req.headers.get("authorization"));
+    const body = (await req.json()) as { tools?: Array<{ type: string; name?: string; tools?: Array<{ name: string }> }>; input?: Array<{ type?: string; call_id?: string; output?: unknown }> };
+    const names = (body.tools ?? []).flatMap((t) => (t.type === "namespace" ? (t.tools ?? []).map((inner) => `${t.name}/${inner.name}`) : [t.name ?? t.type]));
+    const forRun = names.some((n) => n.startsWith(`${namespace}/`));
+    if (forRun) toolLists.push(names);
+    for (const item of body.input ?? []) if (item.type === "function_call_output") outputs.push({ call_id: String(item.call_id), output: item.output });
+    const turn = forRun ? turns[next++] : undefined;
+    const n = toolLists.length;
+    const output = (turn?.content ?? [{ type: "text" as const, text: "Done." }]).map((b, i) =>
+      b.type === "tool_use"
+        ? { type: "function_call", id: `fc_${n}_${i}`, call_id: b.id, name: b.name, ...(unnamespaced.includes(b.name) ? {} : { namespace }), arguments: b.arguments ?? JSON.stringify(b.input) }
+        : { type: "message", id: `msg_${n}_${i}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: b.text, annotations: [] }] },
+    );
+    return sseResponse(responsesFrames(`resp_${n}`, output, { input_tokens: turn?.usage?.inputTokens ?? 10, output_tokens: turn?.usage?.outputTokens ?? 5 }));
+  });
+  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, toolLists, outputs, authorizations, stop: () => server.stop(true) };
+}
+
+/** A model API on 127.0.0.1 (an ephemeral port) that never times a slow client out. */
+function serveLoopback(fetch: (req: Request) => Promise<Response>) {
+  return Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 0, fetch });
+}

@@ -137,3 +137,35 @@ export function chatCompletionFrames(answer: {
   frames.push({ data: "[DONE]" });
   return frames;
 }
+
+/**
+ * A Responses API answer (its `output` items and `usage`) as the events that stream it over
+ * HTTP: `response.created`, each item `added` and `done` (a message's text also as
+ * `output_text.delta` pieces, a function call's arguments as `function_call_arguments.delta`
+ * pieces), then `response.completed` with the usage. Each event names its type in `type` too.
+ */
+export function responsesFrames(id: string, output: Block[], usage: { input_tokens: number; output_tokens: number }): SseFrame[] {
+  const frame = (type: string, data: Record<string, unknown>): SseFrame => ({ event: type, data: { type, ...data } });
+  const frames: SseFrame[] = [frame("response.created", { response: { id, status: "in_progress", output: [] } })];
+  for (const [output_index, item] of output.entries()) {
+    const item_id = String(item.id);
+    if (item.type === "message") {
+      frames.push(frame("response.output_item.added", { output_index, item: { ...item, content: [] } }));
+      const text = String((item.content as Array<{ text: string }>)[0]?.text ?? "");
+      for (const delta of pieces(text)) frames.push(frame("response.output_text.delta", { item_id, output_index, content_index: 0, delta }));
+    } else if (item.type === "function_call") {
+      frames.push(frame("response.output_item.added", { output_index, item: { ...item, arguments: "" } }));
+      for (const delta of pieces(String(item.arguments))) frames.push(frame("response.function_call_arguments.delta", { item_id, output_index, delta }));
+    } else frames.push(frame("response.output_item.added", { output_index, item }));
+    frames.push(frame("response.output_item.done", { output_index, item }));
+  }
+  const completedUsage = {
+    input_tokens: usage.input_tokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: usage.output_tokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: usage.input_tokens + usage.output_tokens,
+  };
+  frames.push(frame("response.completed", { response: { id, status: "completed", output, usage: completedUsage } }));
+  return frames;
+}
