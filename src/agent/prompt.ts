@@ -13,7 +13,7 @@ export function systemPrompt(ctx: RunContext): string {
     "",
     "How a run goes:",
     "1. Study the design with the read tools (list_components, get_component, list_nets, get_net, search_library, get_library_symbol, read_doc, run_check). Look before you place: view shows a region of a sheet or of the board (a picture when you can take images, and always a legend of the parts, nets and free rectangles there, in the coordinates the edit tools take), find_space finds a free area of a given size near a part or a point. A net can be named by its netlist name (/DATA, +3V3) or, when only one sheet uses it, by its short name (DATA), in every tool.",
-    "2. Call propose_change, naming every existing ref and net you will touch and every new ref and net you will create, or call refuse if the request is unsafe or unclear. The edit tools stay locked until the proposal is validated and approved.",
+    "2. Call propose_change, naming every existing ref and net you will touch and every new ref and net you will create, call ask with a question if the request is ambiguous or names something the design does not have (the person answers and runs it again), or call refuse if it is unsafe or impossible. The edit tools stay locked until the proposal is validated and approved.",
     "3. Make exactly the planned changes with the edit tools. After adding, removing or re-footprinting parts or renaming nets, call sync_board so the board matches the schematic.",
     "   The approved proposal binds the edits: an edit tool that would change a part or net the proposal does not name (refs and new_refs; nets and new_nets) is refused as out of scope, and nothing is written. If the change really needs more, call amend_proposal with the missing names and why (validated and approved like the proposal, and recorded), then retry; otherwise leave it alone. A unit (U1A) is its part (U1); wires, labels and power symbols that connect a named pin to a named net are covered.",
     "   (When copperhead wrote the proposal itself — sync resolving drift — the edit tools are unlocked from the start: begin at step 3.)",
@@ -46,6 +46,6 @@ export function repairMessage(feedback: string, cycle: number, max: number): str
 
 export function nudgeMessage(phase: "propose" | "edit"): string {
   return phase === "propose"
-    ? "Continue by calling a tool: explore with the read tools, then call propose_change (or refuse)."
+    ? "Continue by calling a tool: explore with the read tools, then call propose_change (or ask, or refuse)."
     : "Continue by calling a tool: make the planned edits, then call finish.";
 }

@@ -6,6 +6,7 @@ import { diffText } from "../diff/format.ts";
 import { CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
 import { withCancellation } from "../repo/cancel.ts";
+import { failedBeforeEditing } from "../run/summary.ts";
 import { describeAmendment, renderProposal, type Proposal } from "../spec/proposal.ts";
 import { modelArg, projectArgs, providerTimeout } from "./args.ts";
 import { writeData, writeJson } from "./output.ts";
@@ -109,6 +110,11 @@ function indent(text: string): string {
 
 /** The readable end-of-run report: proposal, files, verification, what changed, outcome, transcript. */
 export function renderDoSummary(s: DoSummary, command = "copperhead do"): string {
+  const early = failedBeforeEditing(s);
+  if (early) return `${command}: ${early}\ntranscript: ${s.transcriptPath}`;
+  if (s.reason === "needs_input") {
+    return [`${command}: needs input — nothing was changed. The model asks:`, `  ${s.detail!.split("\n").join("\n  ")}`, "Run the request again with your answer in it.", `transcript: ${s.transcriptPath}`].join("\n");
+  }
   const outcome =
     s.status === "committed"
       ? `committed ${s.commit}`
@@ -123,9 +129,8 @@ export function renderDoSummary(s: DoSummary, command = "copperhead do"): string
   for (const [i, a] of (s.proposal?.amendments ?? []).entries()) lines.push(`  amendment ${i + 1}: ${describeAmendment(a)} — ${a.why}`);
   if (s.filesTouched.length) lines.push(`files: ${s.filesTouched.join(", ")}`);
   const v = s.verification;
-  if (v.checks.length) {
-    lines.push(`verification: ${v.ok ? "passed" : "failed"} after ${v.repairCycles} repair cycle${v.repairCycles === 1 ? "" : "s"} — ${v.checks.map((c) => `${c.id} ${c.status}`).join(", ")}`);
-  }
+  if (v.ok === null) lines.push("verification: not run");
+  else lines.push(`verification: ${v.ok ? "passed" : "failed"} after ${v.repairCycles} repair cycle${v.repairCycles === 1 ? "" : "s"} — ${v.checks.map((c) => `${c.id} ${c.status}`).join(", ")}`);
   for (const f of v.newFindings) lines.push(`  new: [${f.check}/${f.rule}] ${f.message}`);
   if (s.diff) lines.push("design changes:", indent(diffText(s.diff, { base: "HEAD", head: "the change" }, { heading: null })));
   if (s.layoutPending.length) lines.push(`layout pending: place and route ${s.layoutPending.join(", ")} on the board`);

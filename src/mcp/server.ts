@@ -2,8 +2,9 @@
  * `copperhead mcp`: a stdio MCP server with the four outcome tools.
  *
  * It is a transport, not a pipeline: every call goes to the command layer the CLI uses and
- * returns the same object — `structuredContent` is the result and the text block is exactly
- * what `--json` prints. A rollback or refusal is a normal result; `isError` is reserved for
+ * returns the same object — `structuredContent` is the result, and of the two text blocks the
+ * first says what happened in plain words for the host to relay (relay.ts) and the second is
+ * exactly what `--json` prints. A rollback or refusal is a normal result; `isError` is reserved for
  * misuse and typed errors (bad input, missing key, busy, could not run), which come back as
  * `{ error: { code, message, fix? } }`. The server opens no network listener.
  */
@@ -18,6 +19,7 @@ import { log } from "../log.ts";
 import { redactDeep } from "../redact.ts";
 import { VERSION } from "../version.ts";
 import { CheckedStdioTransport } from "./stdio.ts";
+import { relayError } from "./relay.ts";
 import { jsonSchema, MCP_TOOLS } from "./tools.ts";
 
 /** tools/list: the four tools with their schemas, computed once. */
@@ -106,7 +108,13 @@ export function createMcpServer(repo: string): McpServerHandle {
     try {
       const result = await call;
       await notified;
-      const response: CallToolResult = { content: [{ type: "text", text: JSON.stringify(result, null, 2) }], structuredContent: result as Record<string, unknown> };
+      const response: CallToolResult = {
+        content: [
+          { type: "text", text: tool.relay(result) },
+          { type: "text", text: JSON.stringify(result, null, 2) },
+        ],
+        structuredContent: result as Record<string, unknown>,
+      };
       // The SDK sends nothing for a request the client cancelled. A copperhead_do whose
       // cancellation came too late (git commit had started) committed anyway, and a client that
       // hears nothing would take the repo for unchanged: its summary is sent all the same.
@@ -131,7 +139,13 @@ export function createMcpServer(repo: string): McpServerHandle {
 }
 
 function errorResult(err: CopperheadError): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(err.toJSON(), null, 2) }], isError: true };
+  return {
+    content: [
+      { type: "text", text: relayError(err) },
+      { type: "text", text: JSON.stringify(err.toJSON(), null, 2) },
+    ],
+    isError: true,
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ import { runCheck } from "../commands/check.ts";
 import { MAX_REQUEST_BYTES, runDo } from "../commands/do.ts";
 import { runInit } from "../commands/init.ts";
 import { runSync } from "../commands/sync.ts";
+import { relayCheck, relayDo, relayInit, relaySync } from "./relay.ts";
 
 export interface ToolRunContext {
   repo: string;
@@ -22,7 +23,7 @@ export interface ToolRunContext {
   host?: HostSampler;
 }
 
-export interface McpTool<S extends v.GenericSchema = v.GenericSchema> {
+export interface McpTool<S extends v.GenericSchema = v.GenericSchema, R extends object = object> {
   name: string;
   title: string;
   description: string;
@@ -30,13 +31,19 @@ export interface McpTool<S extends v.GenericSchema = v.GenericSchema> {
   /** Top-level shape of the result, for hosts that read structuredContent. */
   output: v.GenericSchema;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
-  run(args: v.InferOutput<S>, ctx: ToolRunContext): Promise<object>;
+  run(args: v.InferOutput<S>, ctx: ToolRunContext): Promise<R>;
+  /** The relay block: what the result says, in a few plain sentences (relay.ts). */
+  relay(result: R): string;
 }
 
 /** Types each tool's handler from its schema, then erases it for the registry (arguments are parsed by that schema before any handler runs). */
-function defineMcpTool<S extends v.GenericSchema>(tool: McpTool<S>): McpTool {
+function defineMcpTool<S extends v.GenericSchema, R extends object>(tool: McpTool<S, R>): McpTool {
   return tool as unknown as McpTool;
 }
+
+/** What every description ends with: which block of the result is which. */
+const BLOCKS =
+  "The result has two text blocks: first a few plain sentences to relay to your user as they are, then the JSON (byte for byte what the CLI's --json prints; structuredContent holds the same object).";
 
 const FindingOut = v.looseObject({ check: v.string(), rule: v.string(), severity: v.string(), message: v.string(), key: v.string() });
 
@@ -66,7 +73,7 @@ const DoSummaryOut = v.looseObject({
   runId: v.string(),
   commit: v.optional(v.string()),
   filesTouched: v.array(v.string()),
-  verification: v.looseObject({ ok: v.boolean(), newFindings: v.array(FindingOut), repairCycles: v.number(), maxRepairCycles: v.number() }),
+  verification: v.looseObject({ ok: v.nullable(v.boolean()), newFindings: v.array(FindingOut), repairCycles: v.number(), maxRepairCycles: v.number() }),
   transcriptPath: v.string(),
   summaryPath: v.string(),
   diff: v.nullable(v.looseObject({ schema: v.literal("copperhead.diff/1"), empty: v.boolean() })),
@@ -94,7 +101,7 @@ export const MCP_TOOLS = [
     name: "copperhead_check",
     title: "Check the KiCad design",
     description:
-      "Run copperhead's deterministic gate on the repo: KiCad ERC and DRC, schematic/board parity, routing, doc drift, the machine-checkable requirements in docs/SPEC.md and change-proposal format (plus fabrication readiness with fab). Read-only, no network, no model, no key needed. Returns the same report as `copperhead check --json`: every finding with a stable key. With baseline (a git ref such as HEAD or main), each finding is marked new, unchanged or absent against the design at that ref, and ok means nothing new fails.",
+      "Run copperhead's deterministic gate on the repo: KiCad ERC and DRC, schematic/board parity, routing, doc drift, the machine-checkable requirements in docs/SPEC.md and change-proposal format (plus fabrication readiness with fab). Read-only, no network, no model, no key needed. Returns the same report as `copperhead check --json`: every finding with a stable key. With baseline (a git ref such as HEAD or main), each finding is marked new, unchanged or absent against the design at that ref, and ok means nothing new fails. " + BLOCKS,
     input: v.strictObject({
       fab: v.optional(v.pipe(v.boolean(), v.description("Also check fabrication readiness; unconnected items become errors"))),
       strict: v.optional(v.pipe(v.boolean(), v.description("Warnings fail too"))),
@@ -112,6 +119,7 @@ export const MCP_TOOLS = [
     output: CheckReportOut,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: (args, ctx) => runCheck({ repo: ctx.repo, fab: args.fab, strict: args.strict, baseline: args.baseline }),
+    relay: relayCheck,
   }),
   defineMcpTool({
     name: "copperhead_do",
@@ -122,7 +130,9 @@ export const MCP_TOOLS = [
       "Verification gate: nothing is committed until ERC, DRC, parity, doc drift and every requirement rule that passed before still pass; new findings get repair cycles.",
       "Otherwise the working tree is rolled back byte for byte — a rollback is a normal result (status rolled_back), not an error.",
       "Returns the run summary: status committed / rolled_back / refused / proposed (dry_run), commit, files touched, verification, transcript path, and for a verified change the design diff (parts, nets, pins moved, board, requirements, BOM rows — as `copperhead diff --json`).",
+      "A request only the user can settle (ambiguous, or naming a part the design does not have) ends refused with reason needs_input and the model's question in detail: ask your user, then call again with the request and their answer.",
       "Sends progress notifications when the request has a progressToken. " + KEYS,
+      BLOCKS,
     ].join(" "),
     input: v.strictObject({
       request: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(MAX_REQUEST_BYTES), v.description("The change, in words")),
@@ -131,6 +141,7 @@ export const MCP_TOOLS = [
     output: DoSummaryOut,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: (args, ctx) => runDo({ request: args.request, dryRun: args.dry_run, repo: ctx.repo, signal: ctx.signal, onProgress: ctx.onProgress, host: ctx.host }),
+    relay: relayDo,
   }),
   defineMcpTool({
     name: "copperhead_sync",
@@ -140,21 +151,24 @@ export const MCP_TOOLS = [
       "Without resolve it writes nothing and needs no key.",
       "With resolve it fixes drift through the same gated pipeline as copperhead_do (derived docs and board sync first, then a gated model run limited to docs and board sync), committing only if the result verifies, else rolling back byte for byte.",
       "Requirement violations are never changed: they are reported with needsHuman. Resolve: " + KEYS,
+      BLOCKS,
     ].join(" "),
     input: v.strictObject({ resolve: v.optional(v.pipe(v.boolean(), v.description("Fix drift through the gated pipeline"))) }),
     output: SyncReportOut,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: (args, ctx) => runSync({ repo: ctx.repo, resolve: args.resolve, signal: ctx.signal, onProgress: ctx.onProgress, host: ctx.host }),
+    relay: relaySync,
   }),
   defineMcpTool({
     name: "copperhead_init",
     title: "Set the repo up for copperhead",
     description:
-      "Write .copperhead/config.json, docs/SPEC.md (with requirement rules suggested from the design), docs/BOM.md, DECISIONS.md, CHANGELOG.md and the pre-commit hook. Idempotent: each file reports created, unchanged, updated or refused; hand-edited generated regions and foreign hooks are never overwritten (force overwrites generated regions only). No network, no key needed.",
+      "Write .copperhead/config.json, docs/SPEC.md (with requirement rules suggested from the design), docs/BOM.md, DECISIONS.md, CHANGELOG.md and the pre-commit hook. Idempotent: each file reports created, unchanged, updated or refused; hand-edited generated regions and foreign hooks are never overwritten (force overwrites generated regions only). No network, no key needed. " + BLOCKS,
     input: v.strictObject({ force: v.optional(v.pipe(v.boolean(), v.description("Regenerate hand-edited generated regions"))) }),
     output: InitResultOut,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: (args, ctx) => runInit({ repo: ctx.repo, force: args.force }),
+    relay: relayInit,
   }),
 ];
 

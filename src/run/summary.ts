@@ -15,6 +15,7 @@ export type RunReason =
   | "dirty_tree"
   | "spec_gate"
   | "requirement_change"
+  | "needs_input"
   | "not_approved"
   | "verification_failed"
   | "turn_budget_exhausted"
@@ -39,7 +40,8 @@ export interface RunSummary {
   filesTouched: string[];
   /** The proposal that gated the run; `amendments` are what the run added to it, in order. */
   proposal?: { id: string; path: string; title: string; amendments?: Amendment[] };
-  verification: { ok: boolean; newFindings: Finding[]; checks: { id: string; status: string; summary: string }[]; repairCycles: number; maxRepairCycles: number };
+  /** `ok` is null while verification has not run (a refusal, or a run that ended before `finish`). */
+  verification: { ok: boolean | null; newFindings: Finding[]; checks: { id: string; status: string; summary: string }[]; repairCycles: number; maxRepairCycles: number };
   transcriptPath: string;
   summaryPath: string;
   usage: { turns: number; inputTokens: number; outputTokens: number };
@@ -62,6 +64,18 @@ export function describeFinding(f: Finding): string {
   return `- [${f.check}/${f.rule}] ${f.message}${f.location ? ` (${describeLocation(f.location)})` : ""}`;
 }
 
+/** "not run", or "passed"/"not passed" with the repair cycles used. */
+export function describeVerification(v: RunSummary["verification"]): string {
+  if (v.ok === null) return "not run";
+  return `${v.ok ? "passed" : "not passed"}, ${v.repairCycles}/${v.maxRepairCycles} repair cycles`;
+}
+
+/** The provider failed before the run edited anything: one line says all there is to say. */
+export function failedBeforeEditing(s: RunSummary): string | undefined {
+  if (s.reason !== "provider_error" || s.filesTouched.length > 0) return undefined;
+  return `the model provider failed before any edit, nothing was changed: ${oneLine(s.detail ?? "")}`;
+}
+
 /** The run's `summary.md`, with hidden characters spelled out (visible.ts). */
 export function renderRunSummary(s: RunSummary, model: string): string {
   const lines = [
@@ -70,11 +84,11 @@ export function renderRunSummary(s: RunSummary, model: string): string {
     `- Request: ${oneLine(s.request)}`,
     `- Model: ${model}`,
     `- Status: **${s.status}**${s.reason ? ` (${s.reason})` : ""}${s.dryRun ? " — dry run" : ""}`,
-    ...(s.detail ? [`- Detail: ${oneLine(s.detail)}`] : []),
+    ...(failedBeforeEditing(s) ? [`- ${failedBeforeEditing(s)}`] : s.detail ? [`- ${s.reason === "needs_input" ? "Question" : "Detail"}: ${oneLine(s.detail)}`] : []),
     ...(s.proposal ? [`- Proposal: ${s.proposal.path} — ${s.proposal.title} (approval: ${s.approval})`] : []),
     ...(s.proposal?.amendments ?? []).map((a, i) => `- Amendment ${i + 1}: ${describeAmendment(a)} — ${oneLine(a.why)}`),
     ...(s.commit ? [`- Commit: ${s.commit}`] : []),
-    `- Verification: ${s.verification.ok ? "passed" : "not passed"}, ${s.verification.repairCycles}/${s.verification.maxRepairCycles} repair cycles`,
+    `- Verification: ${describeVerification(s.verification)}`,
     `- Model usage: ${s.usage.turns} turns, ${s.usage.inputTokens} input and ${s.usage.outputTokens} output tokens`,
     ...(s.layoutPending.length ? [`- Layout pending (place and route these footprints): ${s.layoutPending.join(", ")}`] : []),
     ...(s.renders.length ? [`- Schematic renders: ${s.renders.join(", ")}`] : []),

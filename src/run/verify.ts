@@ -22,6 +22,7 @@ export async function verify(run: RunState): Promise<VerifyOutcome> {
   // A baseline that could not run ends the run (see conclude.ts), whatever the model did.
   if (base.status === "rejected") throw base.reason;
   if (current.status === "rejected") {
+    summary.verification.ok = false;
     const typed = asCopperheadError(current.reason);
     return { ok: false, newFindings: 1, feedback: `- the design no longer loads: ${typed.message}` };
   }
@@ -29,10 +30,11 @@ export async function verify(run: RunState): Promise<VerifyOutcome> {
   run.lastReport = report;
   const gate = evaluateGate(base.value, report, options.config.strict);
   const extra = options.strategy.extraGate?.(ctx) ?? [];
+  summary.verification.ok = gate.ok && extra.length === 0;
   summary.verification.newFindings = gate.newFindings;
   summary.verification.checks = report.checks.map((c) => ({ id: c.id, status: c.status, summary: c.summary }));
   const feedback = [...gate.newFindings.map(describeFinding), ...extra.map((e) => `- ${e}`)].join("\n");
-  return { ok: gate.ok && extra.length === 0, newFindings: gate.newFindings.length + extra.length, feedback };
+  return { ok: summary.verification.ok, newFindings: gate.newFindings.length + extra.length, feedback };
 }
 
 /** Verifies and records the verdict, as the loop does after `finish`. */

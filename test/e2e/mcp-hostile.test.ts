@@ -88,7 +88,7 @@ describe("hostile frames", () => {
     await wire.send({ jsonrpc: "2.0", id: 1, ...call({ name: "copperhead_check", arguments: {} }) });
     const result = (await wire.response(1, 30_000)).result!;
     expect(result.isError).toBe(true);
-    const { error } = JSON.parse((result.content as { text: string }[])[0]!.text);
+    const { error } = JSON.parse((result.content as { text: string }[])[1]!.text);
     expect(error.code).toBe("bad_path");
     expect(error.message).toContain("/dev/stdin");
     // Had the check read stdin, this request would have been swallowed.

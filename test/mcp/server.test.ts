@@ -28,6 +28,7 @@ import {
   gitStatus,
   head,
   PROVIDER_VARS,
+  relayOf,
   replayModel,
   setEnv,
   textOf,
@@ -253,6 +254,10 @@ describe("copperhead_check", () => {
         expect(result.structuredContent).toEqual(JSON.parse(JSON.stringify(expected)));
         expect(textOf(result)).toBe(JSON.stringify(expected, null, 2));
         expect(result.isError ?? false).toBe(false);
+        // The relay block says the verdict and names each family that did not pass, with its summary.
+        const relay = relayOf(result);
+        expect(relay).toStartWith(args.baseline ? "Check against HEAD: " : `Check ${expected.ok ? "passed" : "failed"}: `);
+        for (const c of expected.checks.filter((c) => c.status === "fail" || c.status === "warn")) expect(relay).toContain(`${c.id} ${c.summary}`);
       }
       await conn.close();
     },
@@ -294,10 +299,10 @@ describe("copperhead_do", () => {
       const parent = await head(repo);
       const conn = await connect(repo);
       const progress: Progress[] = [];
-      const summary = ok<DoResult & { schema: string; request: string; dryRun: boolean; proposal: { path: string } }>(
-        await call(conn, "copperhead_do", { request: ADD_CAP_REQUEST }, { progress }),
-      );
+      const result = await call(conn, "copperhead_do", { request: ADD_CAP_REQUEST }, { progress });
+      const summary = ok<DoResult & { schema: string; request: string; dryRun: boolean; proposal: { path: string; title: string } }>(result);
       await conn.close();
+      expect(relayOf(result)).toBe(`Committed ${summary.commit!.slice(0, 7)}: ${summary.proposal.title}; ERC/DRC: no new errors; layout: nothing pending.`);
 
       expect(summary.schema).toBe("copperhead.do/1");
       expect(summary.status).toBe("committed");
@@ -380,6 +385,32 @@ describe("copperhead_do", () => {
   );
 });
 
+describe("copperhead_do needs input", () => {
+  test(
+    "the model asks: refused / needs_input, the question in the summary and the relay block, which tells the host to ask and call again; nothing written",
+    async () => {
+      const repo = await copyRepo(template);
+      restoreEnv = chain(restoreEnv, setEnv({ COPPERHEAD_MODEL: replayModel("ask-which-led") }));
+      const before = { tree: fingerprint(repo), head: await head(repo) };
+      const conn = await connect(repo);
+      const result = await call(conn, "copperhead_do", { request: "Make LED1 red" });
+      await conn.close();
+      const summary = ok<DoResult & { detail: string; verification: { ok: boolean | null } }>(result);
+      expect([summary.status, summary.reason, summary.verification.ok, summary.filesTouched]).toEqual(["refused", "needs_input", null, []]);
+      expect(summary.detail).toStartWith("There is no LED1 on this board");
+      const relay = relayOf(result);
+      expect(relay).toContain(summary.detail);
+      expect(relay).toContain("Ask your user, then call copperhead_do again with the request and their answer.");
+      expect(fingerprint(repo)).toEqual(before.tree);
+      expect(await head(repo)).toBe(before.head);
+      expect(existsSync(join(repo, ".copperhead/runs", summary.runId, "journal.json"))).toBe(false);
+      expect(readFileSync(join(repo, summary.summaryPath), "utf8")).toContain("- Question: There is no LED1");
+      expect(readFileSync(join(repo, summary.summaryPath), "utf8")).toContain("- Verification: not run");
+    },
+    120_000,
+  );
+});
+
 describe("copperhead_sync", () => {
   test(
     "without resolve: the full report, violations flagged, and nothing written",
@@ -389,9 +420,9 @@ describe("copperhead_sync", () => {
       const before = fingerprint(repo);
       const conn = await connect(repo);
       for (const args of [{}, { resolve: false }]) {
-        const report = ok<{ ok: boolean; drift: Array<{ kind: string; key: string }>; violations: Array<{ kind: string; key: string; resolution: string }>; needsHuman: boolean }>(
-          await call(conn, "copperhead_sync", args),
-        );
+        const result = await call(conn, "copperhead_sync", args);
+        expect(relayOf(result)).toBe("Out of sync: 2 drift items, 1 requirement violation; some need a person to decide.");
+        const report = ok<{ ok: boolean; drift: Array<{ kind: string; key: string }>; violations: Array<{ kind: string; key: string; resolution: string }>; needsHuman: boolean }>(result);
         expect(report.ok).toBe(false);
         expect(report.drift.map((d) => d.kind).sort()).toEqual(["bom", "stale-ref"]);
         expect(report.violations.map((v) => [v.kind, v.resolution])).toEqual([["requirement", "human"]]);
@@ -450,7 +481,9 @@ describe("copperhead_init", () => {
       type Init = { schema: string; project: string; files: Array<{ path: string; action: string }> };
       const actions = (r: Init) => Object.fromEntries(r.files.map((f) => [f.path, f.action]));
 
-      const again = ok<Init>(await call(conn, "copperhead_init"));
+      const first = await call(conn, "copperhead_init");
+      expect(relayOf(first)).toStartWith("Set up usb-led.kicad_pro: unchanged ");
+      const again = ok<Init>(first);
       expect(again.schema).toBe("copperhead.init/1");
       expect(again.project).toBe("usb-led.kicad_pro");
       expect(actions(again)["docs/BOM.md"]).toBe("unchanged");
@@ -486,7 +519,9 @@ describe("keys", () => {
         ["copperhead_do", { request: ADD_CAP_REQUEST, dry_run: true }],
         ["copperhead_sync", { resolve: true }],
       ] as const) {
-        const error = errorOf(await call(conn, name, args));
+        const result = await call(conn, name, args);
+        const error = errorOf(result);
+        expect(relayOf(result)).toStartWith(`copperhead could not do it (${error.code}): `);
         expect(error.code).toBe("missing_api_key");
         for (const v of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "COPPERHEAD_BASE_URL"]) expect(error.message).toContain(v);
         expect(existsSync(join(repo, ".copperhead/runs"))).toBe(false);

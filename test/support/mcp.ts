@@ -39,11 +39,26 @@ export function setEnv(vars: Record<string, string | undefined>): () => void {
   };
 }
 
-/** The one text block of a tool result. */
+/** The JSON block of a tool result (its second text block), after checking the relay block before it. */
 export function textOf(result: CallToolResult): string {
-  expect(result.content).toHaveLength(1);
+  relayOf(result);
+  const block = result.content[1]!;
+  if (block.type !== "text") throw new Error(`expected a text block, got ${block.type}`);
+  return block.text;
+}
+
+/**
+ * The relay block, every tool result's first: plain sentences for the host's human — no JSON,
+ * no markup, one paragraph.
+ */
+export function relayOf(result: CallToolResult): string {
+  expect(result.content).toHaveLength(2);
   const block = result.content[0]!;
   if (block.type !== "text") throw new Error(`expected a text block, got ${block.type}`);
+  expect(block.text.length).toBeGreaterThan(10);
+  expect(block.text).not.toStartWith("{");
+  expect(block.text).not.toContain("\n");
+  expect(block.text).toMatch(/[.?!)]$/);
   return block.text;
 }
 

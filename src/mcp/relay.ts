@@ -1,0 +1,78 @@
+/**
+ * The relay block: the first text block of every MCP tool result, a few plain sentences a host
+ * passes to its human as they are ("Committed 5522706: Add a pull-up on SDA; ERC/DRC: nothing
+ * new; layout: nothing pending"). The JSON block after it stays exactly what `--json` prints;
+ * this only says, in words, what that JSON holds.
+ */
+import type { CheckReport } from "../checks/types.ts";
+import type { CopperheadError } from "../errors.ts";
+import type { DoSummary } from "../commands/do.ts";
+import type { InitResult } from "../commands/init.ts";
+import type { SyncResult } from "../commands/sync.ts";
+import { failedBeforeEditing } from "../run/summary.ts";
+import { oneLine } from "../util/text.ts";
+
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+export function relayCheck(report: CheckReport): string {
+  const failing = report.checks.filter((c) => c.status === "fail" || c.status === "warn").map((c) => `${c.id} ${c.summary}`);
+  const state = failing.length ? failing.join("; ") : "every check passed";
+  if (report.baseline) {
+    const fresh = report.baseline.counts.new;
+    const verdict = report.ok ? "nothing new fails" : "new findings fail";
+    return `Check against ${report.baseline.ref}: ${verdict} (${plural(fresh, "new finding")}, ${report.baseline.counts.absent} fixed). ${state}.`;
+  }
+  return `Check ${report.ok ? "passed" : "failed"}: ${state}.`;
+}
+
+export function relayDo(s: DoSummary): string {
+  const early = failedBeforeEditing(s);
+  if (early) return `${capitalise(early)}.`;
+  const title = s.proposal?.title ?? oneLine(s.request);
+  switch (s.status) {
+    case "committed":
+      return `Committed ${s.commit!.slice(0, 7)}: ${title}; ERC/DRC: no new errors; layout: ${layout(s)}.`;
+    case "proposed":
+      return `Verified as a dry run, nothing committed: ${title}; layout: ${layout(s)}.`;
+    case "refused":
+      if (s.reason === "needs_input") {
+        return `copperhead needs an answer before it changes anything: ${oneLine(s.detail ?? "")} Ask your user, then call copperhead_do again with the request and their answer.`;
+      }
+      return `Refused (${s.reason}), nothing was changed: ${oneLine(s.detail ?? "")}`;
+    case "rolled_back": {
+      const findings = s.verification.newFindings.length ? ` New findings: ${s.verification.newFindings.map((f) => `${f.check}/${f.rule}`).join(", ")}.` : "";
+      return `Rolled back (${s.reason}), the design is as it was: ${firstLine(s.detail ?? title)}${findings}`;
+    }
+  }
+}
+
+export function relaySync(r: SyncResult): string {
+  if (r.resolution) return relayDo(r.resolution);
+  if (r.ok) return "Docs and board agree with the schematic; every requirement rule passes.";
+  const parts = [r.drift.length ? plural(r.drift.length, "drift item") : "", r.violations.length ? plural(r.violations.length, "requirement violation") : ""].filter(Boolean);
+  const next = r.needsHuman ? "some need a person to decide" : "copperhead_sync with resolve can fix them";
+  return `Out of sync: ${parts.join(", ")}; ${next}.`;
+}
+
+export function relayInit(r: InitResult): string {
+  const by = new Map<string, string[]>();
+  for (const f of r.files) by.set(f.action, [...(by.get(f.action) ?? []), f.path]);
+  const files = [...by].map(([action, paths]) => `${action} ${paths.join(", ")}`).join("; ");
+  return `Set up ${r.project}: ${files}.`;
+}
+
+export function relayError(err: CopperheadError): string {
+  return `copperhead could not do it (${err.code}): ${oneLine(err.message)}${err.fix ? ` ${oneLine(err.fix)}` : ""}`;
+}
+
+function layout(s: DoSummary): string {
+  return s.layoutPending.length ? `place and route ${s.layoutPending.join(", ")}` : "nothing pending";
+}
+
+function firstLine(text: string): string {
+  return text.split("\n").find((line) => line.trim() !== "")?.replace(/^- /, "").trim() ?? "";
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
