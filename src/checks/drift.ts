@@ -48,6 +48,7 @@ export type DriftKind =
   | "bom_value"
   | "bom_footprint"
   | "bom_mpn"
+  | "bom_dnp"
   | "pinout_table"
   | "pinout_missing"
   | "pinout_extra"
@@ -148,6 +149,10 @@ function bomDrift(design: Design, bomFile: string, markdown: string): DriftItem[
     if (!want) {
       item("bom_extra_row", row.ref, row.line, row.ref, null, "extra", `${row.ref} has a BOM row but is not a BOM component of the design`);
       continue;
+    }
+    if (row.dnp !== want.dnp) {
+      const fitted = (dnp: string) => (dnp ? "not fitted (DNP)" : "fitted");
+      item("bom_dnp", row.ref, row.line, row.dnp, want.dnp, "dnp", `${row.ref} is ${fitted(row.dnp)} in the BOM but ${fitted(want.dnp)} in the design`);
     }
     for (const field of ["value", "footprint", "mpn"] as const) {
       if (row[field] === want[field]) continue;

@@ -71,6 +71,7 @@ function cellChanges(a: BomRow | undefined, b: BomRow | undefined): FieldChange[
     out.set("Value", row.value);
     out.set("Footprint", row.footprint);
     out.set("MPN", row.mpn);
+    out.set("DNP", row.dnp);
     for (const [column, value] of Object.entries(row.human).sort(([x], [y]) => naturalCompare(x, y))) out.set(column, value);
     return out;
   };

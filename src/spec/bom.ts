@@ -4,13 +4,17 @@
  * The generated part is a markdown table between two marker comments:
  *
  *     <!-- copperhead:bom:begin sha256=<hex> -->
- *     | Ref | Value | Footprint | MPN | Notes |
- *     | --- | --- | --- | --- | --- |
- *     | C1 | 1u | Capacitor_SMD:C_0603_1608Metric | GRM188R61E105KA12D |  |
+ *     | Ref | Value | Footprint | MPN | DNP | Notes |
+ *     | --- | --- | --- | --- | --- | --- |
+ *     | C1 | 1u | Capacitor_SMD:C_0603_1608Metric | GRM188R61E105KA12D |  |  |
+ *     | R9 | 4k7 | Resistor_SMD:R_0603_1608Metric |  | DNP |  |
  *     <!-- copperhead:bom:end -->
  *
  * - One row per component that is in the BOM, in natural ref order (R2 before R10).
- * - Ref, Value, Footprint and MPN are copperhead's, derived from the schematic; drift between
+ * - A part marked do-not-populate keeps its row, with `DNP` in the DNP column, so nobody orders
+ *   or fits it by mistake (KiCad's own BOM export marks it the same way). A table written before
+ *   the column existed is still read; it drifts only once a part in it is DNP.
+ * - Ref, Value, Footprint, MPN and DNP are copperhead's, derived from the schematic; drift between
  *   them and the design is a `drift` finding. Any other column (Notes, Supplier, …) is the
  *   human's and is carried over by ref when the table is regenerated. Text outside the markers
  *   is never touched.
@@ -29,7 +33,11 @@ export const BOM_FILE = "BOM.md";
 const REGION = "bom";
 
 /** The generated columns, in order; matched case-insensitively when parsing. */
-export const GENERATED_COLUMNS = ["Ref", "Value", "Footprint", "MPN"] as const;
+export const GENERATED_COLUMNS = ["Ref", "Value", "Footprint", "MPN", "DNP"] as const;
+/** Generated columns a table may lack: it was written before they existed. */
+const OPTIONAL_COLUMNS: readonly string[] = ["DNP"];
+/** The DNP cell of a part that is not fitted. */
+export const DNP_MARK = "DNP";
 /** The human column a fresh table starts with. */
 const DEFAULT_HUMAN_COLUMNS = ["Notes"];
 
@@ -39,6 +47,8 @@ export interface BomLine {
   value: string;
   footprint: string;
   mpn: string;
+  /** `DNP` when the part is not fitted, else empty. */
+  dnp: string;
 }
 
 export interface BomRow extends BomLine {
@@ -88,13 +98,16 @@ export function componentMpn(component: Component): string {
 export function bomLines(components: readonly Component[]): BomLine[] {
   return components
     .filter((c) => c.inBom)
-    .map((c) => ({ ref: c.ref, value: c.value, footprint: c.footprint, mpn: componentMpn(c) }))
+    .map((c) => ({ ref: c.ref, value: c.value, footprint: c.footprint, mpn: componentMpn(c), dnp: c.dnp ? DNP_MARK : "" }))
     .sort((a, b) => naturalCompare(a.ref, b.ref));
 }
 
-/** Hash of the generated cells: what the begin marker stores. */
+/**
+ * Hash of the generated cells: what the begin marker stores. An empty DNP cell is left out, so
+ * a table written before the DNP column existed keeps its hash.
+ */
 export function bomHash(lines: readonly BomLine[]): string {
-  return contentHash(lines.map((l) => [l.ref, l.value, l.footprint, l.mpn]));
+  return contentHash(lines.map((l) => [l.ref, l.value, l.footprint, l.mpn, ...(l.dnp ? [l.dnp] : [])]));
 }
 
 /**
@@ -130,6 +143,7 @@ export function parseBom(markdown: string, file: string = `docs/${BOM_FILE}`): B
       value: generated("Value"),
       footprint: generated("Footprint"),
       mpn: generated("MPN"),
+      dnp: generated("DNP"),
       human,
       line: i + 1,
     });
@@ -143,7 +157,7 @@ export function parseBom(markdown: string, file: string = `docs/${BOM_FILE}`): B
     hash,
     edited: storedHash !== undefined && storedHash !== hash,
     columns,
-    missingColumns: GENERATED_COLUMNS.filter((c) => findColumn(columns, c) === undefined),
+    missingColumns: GENERATED_COLUMNS.filter((c) => !OPTIONAL_COLUMNS.includes(c) && findColumn(columns, c) === undefined),
     humanColumns: columns.filter((c) => !isGeneratedColumn(c)),
     rows,
   };
@@ -168,10 +182,10 @@ function preamble(projectName: string): string[] {
     `# Bill of materials: ${projectName}`,
     "",
     "The table between the copperhead markers is generated from the schematic. Its Ref, Value,",
-    "Footprint and MPN columns belong to copperhead: change the design (or a symbol's MPN field),",
-    "not these cells. `copperhead init` and `copperhead do` regenerate them, and `copperhead check`",
-    "reports any row that disagrees with the design. Every other column, such as Notes, is yours:",
-    "copperhead keeps it, matched by Ref, and never touches text outside the markers.",
+    "Footprint, MPN and DNP columns belong to copperhead (DNP: not fitted, do not order or place):",
+    "change the design (or a symbol's MPN field), not these cells. `copperhead init` and `copperhead do`",
+    "regenerate them and `copperhead check` reports any row that disagrees with the design. Every other",
+    "column, such as Notes, is yours: kept, matched by Ref; text outside the markers is never touched.",
     "",
   ];
 }
@@ -185,7 +199,7 @@ function renderTable(
   const out = [beginMarker(REGION, bomHash(lines)), tableRow(columns), tableRule(columns.length)];
   for (const l of lines) {
     const human = humanByRef.get(l.ref) ?? {};
-    out.push(tableRow([l.ref, l.value, l.footprint, l.mpn, ...humanColumns.map((c) => human[c] ?? "")]));
+    out.push(tableRow([l.ref, l.value, l.footprint, l.mpn, l.dnp, ...humanColumns.map((c) => human[c] ?? "")]));
   }
   out.push(endMarker(REGION));
   return out;

@@ -96,6 +96,30 @@ describe("set_attribute", () => {
   });
 });
 
+describe("set_attribute exclude_from_pos_files", () => {
+  test("sets and clears the flag on the board footprint only (KiCad keeps it there); a part without a footprint is refused before anything is written", async () => {
+    const repo = await copyRepo(template);
+    const sch = readFileSync(join(repo, "usb-led.kicad_sch"), "utf8");
+    const flags = () => Board.load(join(repo, "usb-led.kicad_pcb")).footprints().find((f) => f.ref === "R3")!.attributes;
+    await withTools(repo, async ({ call }) => {
+      expect(await call("set_attribute", { ref: "R3", exclude_from_pos_files: true })).toEqual({ ref: "R3", exclude_from_pos_files: true });
+      expect(flags()).toContain("exclude_from_pos_files");
+      expect(flags()[0]).toBe("smd");
+      expect(readFileSync(join(repo, "usb-led.kicad_sch"), "utf8")).toBe(sch);
+      const r3 = (await call("get_component", { ref: "R3" })) as { board: { attributes: string[] } };
+      expect(r3.board.attributes).toContain("exclude_from_pos_files");
+      await call("set_attribute", { ref: "R3", exclude_from_pos_files: false, dnp: true });
+      expect(flags()).not.toContain("exclude_from_pos_files");
+      expect(readFileSync(join(repo, "usb-led.kicad_sch"), "utf8")).toContain("(dnp yes)");
+
+      await call("add_component", { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", near: "U1", connect: { "1": "+3V3", "2": "GND" } });
+      const before = readFileSync(join(repo, "usb-led.kicad_sch"), "utf8");
+      expect(await rejectedToolError(call("set_attribute", { ref: "C3", dnp: true, exclude_from_pos_files: true }))).toContain("C3 has no footprint on the board yet; call sync_board first");
+      expect(readFileSync(join(repo, "usb-led.kicad_sch"), "utf8")).toBe(before);
+    });
+  }, 60_000);
+});
+
 describe("run_check", () => {
   test(
     "pages through the findings, each marked new or unchanged against the run's baseline",

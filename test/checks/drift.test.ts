@@ -54,6 +54,30 @@ describe("drift: BOM", () => {
     ]);
   });
 
+  test("a part marked DNP in the design but fitted in the BOM (and back): one error keyed drift:bom:<ref>:dnp; a pre-DNP table drifts only for DNP parts", async () => {
+    const repo = await initialised();
+    const setDnp = (dnp: boolean) => {
+      const project = discoverProject(repo);
+      const editor = SchematicEditor.open(project.schematic, projectLibraries(project.projectFile), { within: repo });
+      editor.setAttributes("R3", { dnp });
+      editor.save();
+    };
+    setDnp(true);
+    expect(loadDesign(discoverProject(repo)).components.find((c) => c.ref === "R3")!.dnp).toBe(true);
+    const line = lineOf(repo, "docs/BOM.md", "| R3 |");
+    expect(drift(repo).findings.map((f) => [f.key, f.message])).toEqual([["drift:bom:R3:dnp", `docs/BOM.md:${line}: R3 is fitted in the BOM but not fitted (DNP) in the design`]]);
+    // A table written before the DNP column: no finding until a part is DNP.
+    editFile(repo, "docs/BOM.md", (t) => t.replace("| MPN | DNP |", "| MPN |").replace("| --- | --- | --- | --- | --- | --- |", "| --- | --- | --- | --- | --- |").replace(/^(\| [A-Z]+\d+ \|[^|]*\|[^|]*\|[^|]*\|)  \|/gm, "$1"));
+    expect(drift(repo).findings.map((f) => f.key)).toEqual(["drift:bom:R3:dnp"]);
+    setDnp(false);
+    expect(drift(repo).findings).toEqual([]);
+    await runInit({ repo, hooks: false, force: true });
+    setDnp(true);
+    await runInit({ repo, hooks: false, force: true });
+    expect(readFileSync(join(repo, "docs/BOM.md"), "utf8")).toMatch(/^\| R3 \| 1k \|[^|]*\|[^|]*\| DNP \|/m);
+    expect(drift(repo).findings).toEqual([]);
+  });
+
   test("footprint, MPN, missing, extra and duplicate rows each get their own key", async () => {
     const repo = await initialised();
     editFile(repo, "docs/BOM.md", (t) =>

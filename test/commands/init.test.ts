@@ -235,7 +235,7 @@ echo "${said} $*"
     expect(actions(forced)["docs/BOM.md"]).toBe("updated");
     const text = readFileSync(bom, "utf8");
     expect(text).toContain("| R3 | 1k | Resistor_SMD:R_0603_1608Metric | RC0603FR-071KL |  |");
-    expect(text).toContain("| R1 | 5.1k | Resistor_SMD:R_0603_1608Metric | RC0603FR-075K1L | keep 1% tolerance |");
+    expect(text).toContain("| R1 | 5.1k | Resistor_SMD:R_0603_1608Metric | RC0603FR-075K1L |  | keep 1% tolerance |");
     expect(Object.values(actions(await runInit({ repo, hooks: false }))).filter((a) => a !== "skipped")).toEqual(
       FILES.slice(0, -1).map(() => "unchanged"),
     );
@@ -256,7 +256,7 @@ echo "${said} $*"
     expect(actions(result)["docs/BOM.md"]).toBe("updated");
     expect(actions(result)["docs/SPEC.md"]).toBe("unchanged");
     expect(read(repo, "docs/SPEC.md")).toBe("# Ours\n");
-    expect(readFileSync(bom, "utf8")).toContain("| R3 | 680 | Resistor_SMD:R_0603_1608Metric | RC0603FR-071KL | LED current |");
+    expect(readFileSync(bom, "utf8")).toContain("| R3 | 680 | Resistor_SMD:R_0603_1608Metric | RC0603FR-071KL |  | LED current |");
   });
 
   test("a BOM.md without markers is refused; --force appends the table", async () => {

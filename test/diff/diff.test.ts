@@ -384,7 +384,7 @@ describe("docs", () => {
     const repo = await edited((r) => {
       const path = join(r, "docs/BOM.md");
       const text = readFileSync(path, "utf8")
-        .replace("| R3 | 1k | Resistor_SMD:R_0603_1608Metric | RC0603FR-071KL |  |", "| R3 | 2k2 | Resistor_SMD:R_0603_1608Metric | RC0603FR-071KL | brighter |")
+        .replace("| R3 | 1k | Resistor_SMD:R_0603_1608Metric | RC0603FR-071KL |  |  |", "| R3 | 2k2 | Resistor_SMD:R_0603_1608Metric | RC0603FR-071KL |  | brighter |")
         .replace(/^\| J2 .*\n/m, "");
       writeFileSync(path, text);
     });

@@ -11,11 +11,13 @@ import { CopperheadError } from "../../errors.ts";
 import { Board } from "../../kicad/board/view.ts";
 import { placeAdditions } from "../../kicad/board/placement.ts";
 import { BoardRules } from "../../kicad/board/clearance/rules.ts";
+import { setFootprintFlags } from "../../kicad/board/sync/apply.ts";
 import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board/sync/sync.ts";
 import { driftKeys, proposalFilter } from "../../kicad/board/sync/scope.ts";
 import { namesPart } from "../../kicad/proposal-scope.ts";
 import type { Netlist } from "../../kicad/netlist/netlist.ts";
 import { bestPartOn } from "../../kicad/schematic/edit/placement.ts";
+import { boardDialect } from "../../kicad/format.ts";
 import { printSexprBytes } from "../../kicad/sexpr/index.ts";
 import { discoverProject } from "../../repo/project.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
@@ -89,6 +91,26 @@ export const syncBoardTool = defineTool({
     }
   },
 });
+
+/**
+ * Sets or clears one `(attr …)` flag of a part's board footprint, for the flags a symbol does not
+ * carry (`exclude_from_pos_files`). Finds the footprint now and returns the write, so a caller
+ * can refuse a part without one before it edits anything else.
+ */
+export function setBoardFlag(ctx: RunContext, ref: string, flag: string, on: boolean): () => void {
+  const boardFile = ctx.project.board;
+  if (!boardFile) throw new ToolError(`the project has no board, so ${ref} has no footprint to mark ${flag}`);
+  const component = currentDesign(ctx).components.find((c) => c.ref === ref);
+  if (!component) throw new ToolError(`no component ${ref}`);
+  const board = Board.load(boardFile, { within: ctx.repoRoot });
+  const fp = board.footprints().find((f) => f.path === component.symbolPath) ?? board.footprints().find((f) => f.ref === ref);
+  if (!fp) throw new ToolError(`${ref} has no footprint on the board yet; call sync_board first, then set ${flag}`);
+  return () => {
+    setFootprintFlags(fp, boardDialect(board.version), on ? { add: [flag], remove: [] } : { add: [], remove: [flag] });
+    (ctx.journal ?? ctx.beginEdits()).writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
+    boardWritten(ctx, board);
+  };
+}
 
 /** Entries listed in full; beyond this a kind is counted with the first few as examples. */
 const LISTED = 12;

@@ -12,7 +12,7 @@ import { checkVisibleName } from "../../kicad/schematic/edit/lookup.ts";
 import { printSexprBytes } from "../../kicad/sexpr/index.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
 import { boardObstacles, boardWritten, forgetDesign, runBoard, runEditor, type RunContext } from "../context.ts";
-import { syncBoardTool } from "./board.ts";
+import { setBoardFlag, syncBoardTool } from "./board.ts";
 import { docEditTool } from "./docs.ts";
 import { enforceScope, type Touches } from "./scope.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
@@ -127,19 +127,29 @@ export const editTools = [
     name: "set_attribute",
     family: "edit",
     description:
-      "Set a component's attributes on every unit: dnp (do not populate), exclude_from_bom, exclude_from_board (sync_board then removes its footprint), exclude_from_sim. Omitted attributes keep their value." + CONFINED,
+      "Set a component's attributes on every unit: dnp (do not populate), exclude_from_bom, exclude_from_board (sync_board then removes its footprint), exclude_from_sim; and on its board footprint, exclude_from_pos_files (left out of the pick-and-place file; KiCad keeps this one on the footprint only, so the part must be on the board). Omitted attributes keep their value." + CONFINED,
     schema: v.strictObject({
       ref: name(),
       dnp: v.optional(v.boolean()),
       exclude_from_bom: v.optional(v.boolean()),
       exclude_from_board: v.optional(v.boolean()),
       exclude_from_sim: v.optional(v.boolean()),
+      exclude_from_pos_files: v.optional(v.boolean()),
     }),
-    run(ctx: RunContext, { ref, dnp, exclude_from_bom, exclude_from_board, exclude_from_sim }) {
+    run(ctx: RunContext, args) {
+      const { ref, dnp, exclude_from_bom, exclude_from_board, exclude_from_sim, exclude_from_pos_files } = args;
       const attributes = { dnp, excludeFromBom: exclude_from_bom, excludeFromBoard: exclude_from_board, excludeFromSim: exclude_from_sim };
-      if (Object.values(attributes).every((a) => a === undefined)) throw new ToolError("name at least one attribute to set (dnp, exclude_from_bom, exclude_from_board, exclude_from_sim)");
-      editSchematic(ctx, "set_attribute", { refs: [ref] }, (e) => e.setAttributes(ref, attributes));
-      return { ref, ...Object.fromEntries(Object.entries({ dnp, exclude_from_bom, exclude_from_board, exclude_from_sim }).filter(([, value]) => value !== undefined)) };
+      const onSymbol = Object.values(attributes).some((a) => a !== undefined);
+      if (!onSymbol && exclude_from_pos_files === undefined) {
+        throw new ToolError("name at least one attribute to set (dnp, exclude_from_bom, exclude_from_board, exclude_from_sim, exclude_from_pos_files)");
+      }
+      enforceScope(ctx, "set_attribute", { refs: [ref] }, () => []);
+      // Found before anything is written, so a part with no footprint changes nothing at all.
+      const saveBoard = exclude_from_pos_files === undefined ? undefined : setBoardFlag(ctx, ref, "exclude_from_pos_files", exclude_from_pos_files);
+      if (onSymbol) editSchematic(ctx, "set_attribute", { refs: [ref] }, (e) => e.setAttributes(ref, attributes));
+      saveBoard?.();
+      const { ref: _ref, ...set } = args;
+      return { ref, ...Object.fromEntries(Object.entries(set).filter(([, value]) => value !== undefined)) };
     },
   }),
   defineTool({

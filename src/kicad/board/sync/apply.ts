@@ -91,20 +91,25 @@ function applyFieldChanges(fp: Footprint, update: FootprintUpdate, dialect: Boar
   if (update.path) setSymbolPath(fp, dialect, update.path.to);
   if (update.sheetname) setSheetData(fp, dialect, "sheetname", update.sheetname.to);
   if (update.sheetfile) setSheetData(fp, dialect, "sheetfile", update.sheetfile.to);
-  if (update.flags) {
-    const node = fp.node;
-    let attr = child(node, "attr");
-    if (!attr && update.flags.add.length > 0) {
-      attr = list("attr");
-      insertInDialect(node, attr, afterLast(node, [...FOOTPRINT_HEADER, "property", "path", "sheetname", "sheetfile", "private_layers", "net_tie_pad_groups", "solder_mask_margin", "solder_paste_margin", "solder_paste_margin_ratio", "clearance", "zone_connect"]), dialect);
-    }
-    if (attr) {
-      addAttrFlags(attr, update.flags.add);
-      attr.items = [attr.items[0]!, ...attr.items.slice(1).filter((a) => !(a.type === "atom" && update.flags!.remove.includes(a.raw)))];
-      if (attr.items.length === 1) removeChild(node, attr);
-      else attr.items.slice(1).forEach((a) => (a.pre = " "));
-    }
+  if (update.flags) setFootprintFlags(fp, dialect, update.flags);
+}
+
+/**
+ * Adds and removes `(attr …)` flags of a footprint in place, in KiCad's order and the board's
+ * dialect; an `(attr)` left with no flag is removed, as KiCad writes none.
+ */
+export function setFootprintFlags(fp: Footprint, dialect: BoardDialect, flags: { add: string[]; remove: string[] }): void {
+  const node = fp.node;
+  let attr = child(node, "attr");
+  if (!attr && flags.add.length > 0) {
+    attr = list("attr");
+    insertInDialect(node, attr, afterLast(node, [...FOOTPRINT_HEADER, "property", "path", "sheetname", "sheetfile", "private_layers", "net_tie_pad_groups", "solder_mask_margin", "solder_paste_margin", "solder_paste_margin_ratio", "clearance", "zone_connect"]), dialect);
   }
+  if (!attr) return;
+  addAttrFlags(attr, flags.add);
+  attr.items = [attr.items[0]!, ...attr.items.slice(1).filter((a) => !(a.type === "atom" && flags.remove.includes(a.raw)))];
+  if (attr.items.length === 1) removeChild(node, attr);
+  else attr.items.slice(1).forEach((a) => (a.pre = " "));
 }
 
 /** Replaces a footprint by the new library footprint at the same place, keeping what KiCad keeps. */
