@@ -6,6 +6,10 @@
  */
 import { compareWithBaseline } from "../checks/baseline.ts";
 import type { CheckReport, Finding } from "../checks/types.ts";
+import type { Design } from "../design/design.ts";
+import { lookupNet } from "../kicad/netlist/net-names.ts";
+import { partOf } from "../kicad/proposal-scope.ts";
+import type { Proposal } from "../spec/proposal.ts";
 
 export interface GateResult {
   ok: boolean;
@@ -18,6 +22,34 @@ export function evaluateGate(baseline: CheckReport, after: CheckReport, strict: 
     ? after.checks.flatMap((c) => c.findings).filter((f) => f.severity !== "info")
     : compareWithBaseline(baseline, after, false).failing;
   return { ok: newFindings.length === 0, newFindings };
+}
+
+/**
+ * What the approved proposal (with its amendments) planned and the result does not hold: a
+ * change that verified clean because it did nothing is not the change that was approved. Every
+ * new part and net must exist; every named part must still resolve unless a planned change
+ * removes it; and a plan that names parts or nets must have changed a design file.
+ */
+export function unmetPlan(proposal: Proposal, design: Design, designChanged: boolean): string[] {
+  const scopes = [proposal.scope, ...(proposal.amendments ?? []).map((a) => a.scope)].filter((s) => s !== undefined);
+  if (scopes.length === 0) return [];
+  const all = (pick: (s: (typeof scopes)[number]) => string[]) => [...new Set(scopes.flatMap(pick))];
+  const changes = [...proposal.changes, ...(proposal.amendments ?? []).flatMap((a) => a.changes)];
+  const refs = new Set(design.components.map((c) => c.ref));
+  const nets = design.netlist.nets.map((n) => n.name);
+  const exists = (ref: string) => refs.has(ref) || refs.has(partOf(ref));
+  const removes = (ref: string) => changes.some((line) => new RegExp(`\\b(remov|delet|drop|replac)\\w*\\b.*\\b${escape(ref)}\\b|\\b${escape(ref)}\\b.*\\b(remov|delet|drop|replac)`, "i").test(line));
+  const unmet: string[] = [];
+  for (const ref of all((s) => s.newRefs)) if (!exists(ref)) unmet.push(`the proposal adds ${ref}, but the design has no ${ref}`);
+  for (const net of all((s) => s.newNets)) if (lookupNet(nets, net).kind === "missing") unmet.push(`the proposal creates net ${net}, but the design has no such net`);
+  for (const ref of all((s) => s.refs)) if (!exists(ref) && !removes(ref)) unmet.push(`the proposal changes ${ref}, but ${ref} is no longer in the design and no planned change removes it`);
+  const named = all((s) => [...s.refs, ...s.nets, ...s.newRefs, ...s.newNets]);
+  if (!designChanged && named.length > 0) unmet.push(`the proposal plans design changes (${named.join(", ")}), but no schematic or board file changed`);
+  return unmet;
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /**

@@ -1,11 +1,13 @@
 /**
  * Verify: after the edits (each `finish`, and once for a run code resolved alone), derived docs
  * are regenerated and the full check runs against the baseline. The gate passes when nothing
- * got worse (see agent/gate.ts) and the strategy has no objection; otherwise the new findings
- * are what the model reads in its repair cycle.
+ * got worse (see agent/gate.ts), the result carries out the approved proposal (`unmetPlan`) and
+ * the strategy has no objection; otherwise the new findings and unmet items are what the model
+ * reads in its repair cycle.
  */
 import { join } from "node:path";
-import { evaluateGate } from "../agent/gate.ts";
+import { currentDesign, type RunContext } from "../agent/context.ts";
+import { evaluateGate, unmetPlan } from "../agent/gate.ts";
 import type { VerifyOutcome } from "../agent/loop.ts";
 import { asCopperheadError } from "../errors.ts";
 import { regenerateDerivedDocs } from "./derived-docs.ts";
@@ -29,12 +31,18 @@ export async function verify(run: RunState): Promise<VerifyOutcome> {
   const report = current.value;
   run.lastReport = report;
   const gate = evaluateGate(base.value, report, options.config.strict);
-  const extra = options.strategy.extraGate?.(ctx) ?? [];
+  const plan = ctx.proposal ? unmetPlan(ctx.proposal, currentDesign(ctx), changedDesign(ctx)) : [];
+  const extra = [...plan, ...(options.strategy.extraGate?.(ctx) ?? [])];
   summary.verification.ok = gate.ok && extra.length === 0;
   summary.verification.newFindings = gate.newFindings;
   summary.verification.checks = report.checks.map((c) => ({ id: c.id, status: c.status, summary: c.summary }));
   const feedback = [...gate.newFindings.map(describeFinding), ...extra.map((e) => `- ${e}`)].join("\n");
   return { ok: summary.verification.ok, newFindings: gate.newFindings.length + extra.length, feedback };
+}
+
+/** Whether the run wrote a schematic or the board (not only docs and records). */
+function changedDesign(ctx: RunContext): boolean {
+  return (ctx.journal?.touched() ?? []).some((path) => /\.kicad_(sch|pcb)$/.test(path));
 }
 
 /** Verifies and records the verdict, as the loop does after `finish`. */

@@ -3,7 +3,12 @@
  * of it the change added against the run's baseline.
  */
 import { describe, expect, test } from "bun:test";
-import { verificationLine } from "../../src/agent/gate.ts";
+import { join } from "node:path";
+import { unmetPlan, verificationLine } from "../../src/agent/gate.ts";
+import { loadDesign } from "../../src/design/design.ts";
+import { discoverProject } from "../../src/repo/project.ts";
+import type { Amendment, Proposal, ProposalScope } from "../../src/spec/proposal.ts";
+import { FIXTURES_DIR } from "../support/kicad.ts";
 import type { CheckId, CheckReport, CheckResult, Finding, Severity } from "../../src/checks/types.ts";
 
 function finding(check: CheckId, severity: Severity, key: string): Finding {
@@ -39,5 +44,44 @@ describe("verificationLine", () => {
 
   test("without a baseline it counts, and claims nothing about what is new", () => {
     expect(verificationLine(report({ erc: warnings("erc", 1) }))).toBe("ERC clean (1 warning), DRC clean, parity clean, requirements 6/6");
+  });
+});
+
+describe("unmetPlan", () => {
+  const design = loadDesign(discoverProject(join(FIXTURES_DIR, "usb-led")));
+  const proposal = (scope: Partial<ProposalScope>, changes: string[] = [], amendments: Amendment[] = []): Proposal => ({
+    id: "p",
+    title: "t",
+    approval: "auto",
+    requirements: [],
+    why: "w",
+    changes,
+    verification: "v",
+    scope: { refs: [], nets: [], newRefs: [], newNets: [], ...scope },
+    amendments,
+  });
+
+  test("a plan the result carries out has nothing unmet", () => {
+    expect(unmetPlan(proposal({ refs: ["U1"], nets: ["+3V3"], newNets: ["LED_A"] }), design, true)).toEqual([]);
+    expect(unmetPlan(proposal({ refs: ["U1A"] }), design, true)).toEqual([]);
+  });
+
+  test("a new part or net that does not exist, and a plan with no design file changed, are named", () => {
+    expect(unmetPlan(proposal({ refs: ["U1"], newRefs: ["C3"], newNets: ["BULK"] }), design, false)).toEqual([
+      "the proposal adds C3, but the design has no C3",
+      "the proposal creates net BULK, but the design has no such net",
+      "the proposal plans design changes (U1, C3, BULK), but no schematic or board file changed",
+    ]);
+  });
+
+  test("a named part that vanished is unmet unless a planned change removes it; amendments count", () => {
+    expect(unmetPlan(proposal({ refs: ["R9"] }), design, true)).toEqual(["the proposal changes R9, but R9 is no longer in the design and no planned change removes it"]);
+    expect(unmetPlan(proposal({ refs: ["R9"] }, ["Remove the pull-down R9"]), design, true)).toEqual([]);
+    const amendment: Amendment = { why: "w", changes: [], requirements: [], scope: { refs: [], nets: [], newRefs: ["C7"], newNets: [] } };
+    expect(unmetPlan(proposal({ refs: ["U1"] }, [], [amendment]), design, true)).toEqual(["the proposal adds C7, but the design has no C7"]);
+  });
+
+  test("a proposal that binds no names (written by copperhead for sync) plans nothing to check", () => {
+    expect(unmetPlan({ ...proposal({}), scope: undefined }, design, false)).toEqual([]);
   });
 });
