@@ -120,6 +120,27 @@ describe("set_attribute exclude_from_pos_files", () => {
   }, 60_000);
 });
 
+describe("sync_board attributes", () => {
+  test("says which DNP, exclude-from-BOM and exclude-from-board changes it pushed, and which it left out of scope", async () => {
+    const repo = await copyRepo(template);
+    await withTools(repo, async ({ ctx, call }) => {
+      await call("set_attribute", { ref: "R3", dnp: true, exclude_from_bom: true });
+      await call("set_attribute", { ref: "R2", exclude_from_board: true });
+      await call("set_attribute", { ref: "R1", dnp: true });
+      // A proposal naming R2 and R3 only: R1's new DNP is not this run's to push.
+      ctx.scope = { refs: ["R2", "R3"], nets: [] };
+      type Result = { attributes: { pushed: string[]; left: string[] } };
+      const result = (await call("sync_board")) as Result;
+      expect(result.attributes.pushed.sort()).toEqual(["R2: excluded from the board, footprint removed", "R3: excluded from the BOM, DNP set"]);
+      expect(result.attributes.left).toEqual(["R1 attributes +dnp (left: the proposal does not name it)"]);
+      const board = Board.load(join(repo, "usb-led.kicad_pcb"));
+      expect(board.footprints().find((f) => f.ref === "R3")!.attributes).toEqual(expect.arrayContaining(["dnp", "exclude_from_bom"]));
+      expect(board.footprints().find((f) => f.ref === "R2")).toBeUndefined();
+      expect(board.footprints().find((f) => f.ref === "R1")!.attributes).not.toContain("dnp");
+    });
+  }, 60_000);
+});
+
 describe("run_check", () => {
   test(
     "pages through the findings, each marked new or unchanged against the run's baseline",

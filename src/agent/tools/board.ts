@@ -76,7 +76,7 @@ export const syncBoardTool = defineTool({
   name: "sync_board",
   family: "edit",
   description:
-    "Update the board from the schematic for what the approved proposal names: add, remove and re-footprint its parts, update values and pad nets. Drift elsewhere on the board is reported, not changed. New footprints go where their ratsnest is shortest near the footprint of the part they were placed beside (inside the outline, clear of courtyards, other nets' copper, holes, rule areas and the edge by the board's rules; a surface-mount passive may go on the back), or are staged below the outline with what blocked them when there is no room.",
+    "Update the board from the schematic for what the approved proposal names: add, remove and re-footprint its parts, update values and pad nets. Drift elsewhere on the board is reported, not changed. attributes lists the DNP, exclude-from-BOM and exclude-from-board changes it pushed to the footprints, and those it left. New footprints go where their ratsnest is shortest near the footprint of the part they were placed beside (inside the outline, clear of courtyards, other nets' copper, holes, rule areas and the edge by the board's rules; a surface-mount passive may go on the back), or are staged below the outline with what blocked them when there is no room.",
   schema: v.strictObject({}),
   async run(ctx: RunContext) {
     try {
@@ -142,10 +142,30 @@ export function summarizeSync(plan: BoardSyncPlan, layoutPending: string[], name
     nets: capped(
       plan.renets.map((n) => (n.from !== undefined && n.to !== undefined ? `renamed ${n.from} → ${n.to}` : n.to !== undefined ? `added ${n.to}` : `removed ${n.from}`)),
     ),
+    attributes: attributeChanges(plan),
     layoutPending,
     warnings: grouped(warnings.map((w) => ({ kind: w.code, detail: w.message }))),
     notApplied: notApplied(plan),
   };
+}
+
+const FLAG_WORDS: Record<string, [set: string, cleared: string]> = { dnp: ["DNP set", "DNP cleared"], exclude_from_bom: ["excluded from the BOM", "back in the BOM"] };
+
+/**
+ * What the sync did to the parts' fabrication attributes — DNP, exclude from BOM, exclude from
+ * board (the footprint removed) — and the attribute changes it left, with why.
+ */
+function attributeChanges(plan: BoardSyncPlan): { pushed: string[]; left: string[] } {
+  const word = (flag: string, on: boolean) => FLAG_WORDS[flag]?.[on ? 0 : 1] ?? `${on ? "+" : "-"}${flag}`;
+  const pushed = [
+    ...plan.added.filter((a) => a.flags.length > 0).map((a) => `${a.ref}: added, ${a.flags.map((f) => word(f, true)).join(", ")}`),
+    ...plan.updated.flatMap((u) => (u.flags ? [`${u.ref}: ${[...u.flags.add.map((f) => word(f, true)), ...u.flags.remove.map((f) => word(f, false))].join(", ")}`] : [])),
+    ...plan.removed.filter((r) => r.reason === "not_on_board").map((r) => `${r.ref}: excluded from the board, footprint removed`),
+  ];
+  const left = plan.skipped
+    .filter((s) => s.kind === "flags" || (s.kind === "remove" && s.detail.includes("not on board")))
+    .map((s) => `${s.detail} (left: ${s.reason === "out_of_scope" ? "the proposal does not name it" : s.reason === "baseline" ? "drift from before this run" : s.reason})`);
+  return { pushed: capped(pushed), left: capped(left) };
 }
 
 /** Skipped changes by reason: what the proposal does not cover in full, drift before the run counted. */
