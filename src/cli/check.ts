@@ -17,6 +17,7 @@ const args = {
     valueHint: "REF",
   },
   staged: { type: "boolean", description: "Check what is staged, against HEAD (what the pre-commit hook runs)", default: false },
+  all: { type: "boolean", description: "Text format: list every finding (by default a long family shows its counts by rule and the first few of each)", default: false },
   format: {
     type: "enum",
     options: [...REPORT_FORMATS],
@@ -42,7 +43,7 @@ export const checkCommand = defineCommand({
       baseline: parsed.baseline,
       staged: parsed.staged,
     });
-    writeData(renderReport(report, format, { color: useColor() }));
+    writeData(renderReport(report, format, { color: useColor(), all: parsed.all }));
     // Machine formats carry the verdict themselves; say it on stderr too for CI logs.
     if (format !== "text") log.info(describeVerdict(report));
     return report.ok ? ExitCode.ok : ExitCode.gate;
@@ -58,6 +59,7 @@ interface CheckFlags {
   strict?: boolean;
   baseline?: string;
   staged: boolean;
+  all: boolean;
   format?: string;
 }
 

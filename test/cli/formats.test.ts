@@ -457,3 +457,53 @@ describe("against a baseline", () => {
     expect(text.split("\n").at(-1)).toBe("check failed: new since main: 2 errors; unchanged: 1 error, 2 warnings, 1 note; 1 gone");
   });
 });
+
+describe("text on a board with history", () => {
+  /** `n` findings of `rule` in `check`, numbered so each is its own. */
+  const many = (check: Finding["check"], rule: string, severity: Finding["severity"], n: number): Finding[] =>
+    Array.from({ length: n }, (_, i) => ({ check, rule, severity, message: `${rule} number ${i + 1}`, key: `${check}:${rule}:${i + 1}`, location: { file: PCB } }));
+  const erc = [...many("erc", "pin_not_connected", "error", 40), ...many("erc", "lib_symbol_issues", "warning", 25), ...many("erc", "label_dangling", "warning", 2)];
+  const noisy: CheckReport = {
+    ...report,
+    checks: [{ id: "erc", status: "fail", summary: "40 errors, 27 warnings", findings: erc }, ...report.checks.slice(1)],
+    counts: { error: 43, warning: 29, info: 1 },
+  };
+
+  test("a long family shows its counts by rule and the first few of each; one line says how to see everything", () => {
+    const text = renderText(noisy, { color: false });
+    expect(text).toContain("    pin_not_connected: 40 errors\n");
+    expect(text).toContain("    lib_symbol_issues: 25 warnings\n");
+    expect(text).toContain("    label_dangling: 2 warnings\n");
+    for (const n of [1, 2, 3]) expect(text).toContain(`pin_not_connected number ${n}\n`);
+    expect(text).not.toContain("pin_not_connected number 4\n");
+    expect(text).toContain("… and 37 more pin_not_connected");
+    expect(text).toContain("… and 22 more lib_symbol_issues");
+    expect(text).not.toContain("more label_dangling");
+    expect(text.trimEnd().split("\n").at(-3)).toBe("Long families show the first 3 findings of each rule: --all lists every finding, --format json gives them all as data.");
+    // Short families read as before: every finding listed, no rule lines.
+    expect(text).not.toContain("    clearance: ");
+    for (const f of [silk, unrouted]) expect(text).toContain(f.message);
+    expect(text).toContain("Items shorting two nets");
+    expect(text.split("\n").length).toBeLessThan(80);
+  });
+
+  test("--all lists every finding; a short report has no closing hint", () => {
+    const all = renderText(noisy, { color: false, all: true });
+    for (const f of erc) expect(all).toContain(`${f.message}\n`);
+    expect(all).not.toContain("more pin_not_connected");
+    expect(all).not.toContain("--all lists");
+    expect(renderText(report, { color: false })).not.toContain("--all");
+  });
+
+  test("against a baseline, new findings are listed in full however many, the unchanged counted", () => {
+    const head = { ...noisy, checks: noisy.checks.map((c) => ({ ...c, findings: c.findings.filter((f) => f.rule !== "pin_not_connected") })) };
+    const judged = reportAgainstBaseline(noisy, head, { ref: "main", commit: "a".repeat(40) });
+    const text = renderText(judged, { color: false });
+    for (const f of erc.filter((f) => f.rule === "pin_not_connected")) expect(text).toContain(`${f.message}\n`);
+    expect(text).toContain("    27 unchanged since main");
+    expect(text).not.toContain("lib_symbol_issues number 1\n");
+    expect(text).toContain("Unchanged findings are counted: --all lists them");
+    const all = renderText(judged, { color: false, all: true });
+    expect(all).toContain("lib_symbol_issues number 25\n");
+  });
+});

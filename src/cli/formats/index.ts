@@ -15,6 +15,8 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 export interface RenderOptions {
   /** Colour for the text format; the CLI decides (a TTY without NO_COLOR). Other formats ignore it. */
   color: boolean;
+  /** The text format lists every finding instead of the first few of each rule. */
+  all?: boolean;
 }
 
 export function renderReport(report: CheckReport, format: ReportFormat, opts: RenderOptions): string {

@@ -2,6 +2,10 @@
  * The default, human format: one header line per check family in report order, its findings
  * beneath, then a one-line verdict. Laid out for an 80-column terminal; colour is opt-in because
  * the caller alone knows whether stdout is a terminal that wants it.
+ *
+ * A board with history has hundreds of findings, so a long family shows its counts by rule and
+ * the first few findings of each, and one line at the end says how to see everything (`all`,
+ * or the JSON format). Findings new against a baseline are always listed in full.
  */
 import { styleText } from "node:util";
 import { CHECK_IDS, type CheckReport, type CheckResult, type CheckStatus, type Finding, type Severity } from "../../checks/types.ts";
@@ -11,7 +15,14 @@ import { visible } from "../../visible.ts";
 
 export interface TextOptions {
   color: boolean;
+  /** List every finding, however many. */
+  all?: boolean;
 }
+
+/** A family with more findings than this is shown by rule. */
+const LONG_FAMILY = 10;
+/** Findings shown per rule of a long family. */
+const PER_RULE = 3;
 
 type Style = Parameters<typeof styleText>[0];
 type Paint = (style: Style, text: string) => string;
@@ -38,21 +49,44 @@ export function renderText(report: CheckReport, opts: TextOptions): string {
     opts.color ? styleText(style, text, { validateStream: false }) : text;
   const lines = [heading(report), ""];
   const baseline = report.baseline;
+  let elided = false;
   for (const check of report.checks) {
     lines.push(checkLine(check, paint));
-    // Against a baseline the findings that were already there are counted, not listed: what a
-    // person has to act on is what is new.
-    const shown = baseline ? check.findings.filter((f) => f.baselineState === "new") : check.findings;
-    for (const finding of shown) lines.push(...findingLines(finding, paint));
-    const unchanged = check.findings.length - shown.length;
-    if (baseline && unchanged > 0) lines.push(paint("dim", `${FINDING_INDENT}${unchanged} unchanged since ${baseline.ref}`));
+    // Against a baseline the findings that were already there are counted, not listed (unless
+    // all are asked for): what a person has to act on is what is new, so that is listed in full.
+    const fresh = baseline ? check.findings.filter((f) => f.baselineState === "new") : [];
+    const rest = baseline ? check.findings.filter((f) => f.baselineState !== "new") : check.findings;
+    for (const finding of fresh) lines.push(...findingLines(finding, paint));
+    if (baseline && rest.length > 0) lines.push(paint("dim", `${FINDING_INDENT}${rest.length} unchanged since ${baseline.ref}`));
+    if (baseline && !opts.all) continue;
+    if (opts.all || rest.length <= LONG_FAMILY) for (const finding of rest) lines.push(...findingLines(finding, paint));
+    else elided = byRule(rest, lines, paint) || elided;
   }
   if (baseline && baseline.absent.length > 0) {
     lines.push("", `Gone since ${baseline.ref}:`);
     for (const finding of baseline.absent) lines.push(...findingLines(finding, paint));
   }
+  // The verdict stays the last line; how to see what was left out comes just before it.
+  if (elided) lines.push("", paint("dim", `Long families show the first ${PER_RULE} findings of each rule: --all lists every finding, --format json gives them all as data.`));
+  else if (baseline && !opts.all && baseline.counts.unchanged > 0) lines.push("", paint("dim", "Unchanged findings are counted: --all lists them, --format json gives them all as data."));
   lines.push("", verdict(report, paint));
   return lines.join("\n");
+}
+
+/** A long family: per rule its counts and first findings; whether any were left out. */
+function byRule(findings: Finding[], lines: string[], paint: Paint): boolean {
+  const rules = new Map<string, Finding[]>();
+  for (const f of findings) rules.set(f.rule, [...(rules.get(f.rule) ?? []), f]);
+  let elided = false;
+  for (const [rule, list] of rules) {
+    lines.push(`${FINDING_INDENT}${paint("bold", clean(rule))}: ${describeCounts(countSeverities(list))}`);
+    for (const finding of list.slice(0, PER_RULE)) lines.push(...findingLines(finding, paint));
+    if (list.length > PER_RULE) {
+      lines.push(paint("dim", `${DETAIL_INDENT}… and ${list.length - PER_RULE} more ${clean(rule)}`));
+      elided = true;
+    }
+  }
+  return elided;
 }
 
 function heading(report: CheckReport): string {
