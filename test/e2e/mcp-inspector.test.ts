@@ -49,7 +49,9 @@ describe("copperhead mcp under the MCP Inspector", () => {
     const cli = await runBinary(["check", "--repo", repo, "--json"], { env: ISOLATED_ENV });
     expect(cli.exitCode).toBe(0);
     expect(result.isError).toBeUndefined();
-    expect(JSON.parse(result.content[0].text)).toEqual(JSON.parse(cli.stdout));
+    // The relay block first, then the JSON block: what check --json prints, byte for byte.
+    expect(result.content[0].text).toStartWith("Check passed: ");
+    expect(`${result.content[1].text}\n`).toBe(cli.stdout);
   }, 120_000);
 
   test("copperhead_do with no model provider: the typed missing_api_key error", async () => {
@@ -57,6 +59,7 @@ describe("copperhead mcp under the MCP Inspector", () => {
     // The Inspector exits non-zero on a tool result with isError; the result is still printed.
     expect(exitCode).not.toBe(0);
     expect(result.isError).toBe(true);
-    expect(JSON.parse(result.content[0].text).error).toMatchObject({ code: "missing_api_key", fix: expect.stringContaining("COPPERHEAD_MODEL=claude-code") });
+    expect(result.content[0].text).toStartWith("copperhead could not do it (missing_api_key): ");
+    expect(JSON.parse(result.content[1].text).error).toMatchObject({ code: "missing_api_key", fix: expect.stringContaining("COPPERHEAD_MODEL=claude-code") });
   }, 60_000);
 });

@@ -64,7 +64,8 @@ interface Board {
 }
 
 const corpus = (id: string): Board => ({ name: id, repo: () => initialisedCorpusRepo(corpusProjects().find((p) => p.id === id)!) });
-const BOARDS: Board[] = [{ name: "usb-led", repo: () => initialisedRepo() }, corpus("corpus/uext-esp32-c3"), corpus("corpus/rp2040-designguide")];
+// Two KiCad 7 projects: KiCad 6 schematics have no do-not-populate attribute at all.
+const BOARDS: Board[] = [{ name: "usb-led", repo: () => initialisedRepo() }, corpus("corpus/emf-hexpansion"), corpus("corpus/rvpc-revb")];
 
 beforeAll(() => {
   requireBinary();
