@@ -104,7 +104,7 @@ describe("hostile frames", () => {
     await wire.send({ jsonrpc: "2.0", id: 1, ...call({ name: "copperhead_do", arguments: { request: "add a test point" } }) });
     const result = (await wire.response(1, 30_000)).result!;
     expect(result.isError).toBe(true);
-    const { error } = JSON.parse((result.content as { text: string }[])[0]!.text);
+    const { error } = JSON.parse((result.content as { text: string }[])[1]!.text);
     expect(error.code).toBe("config_invalid");
     expect(error.message).toContain("replay: only with --model or COPPERHEAD_MODEL");
     await wire.send({ jsonrpc: "2.0", id: 2, method: "ping" });
