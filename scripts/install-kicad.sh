@@ -114,6 +114,12 @@ if ! has_kicad_9; then
   install_kicad
   has_kicad_9 || { say "KiCad was installed but no kicad-cli >= 9 was found; see https://www.kicad.org/download/"; exit 3; }
 fi
+# Board edits refill zones with KiCad's Python module; Debian's and Ubuntu's kicad package puts
+# it in /usr/bin/python3's dist-packages (the macOS and Windows installers ship their own Python).
+if [ "$(uname -s)" = Linux ] && ! /usr/bin/python3 -c "import pcbnew" 2>/dev/null; then
+  say "KiCad's Python module pcbnew does not import in /usr/bin/python3; board edits on boards with pours need it (apt-get install kicad)"
+  exit 3
+fi
 if $with_demos && [ ! -d "$DEMOS_DIR" ]; then
   install_demos
   [ -d "$DEMOS_DIR" ] || { say "kicad-demos was installed but $DEMOS_DIR is missing"; exit 3; }

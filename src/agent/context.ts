@@ -53,8 +53,12 @@ export interface RunContext {
   beginEdits(): RunJournal;
   /** The part each new part was placed next to (add_component's near), for placing its footprint. */
   placementAnchors?: Map<string, string>;
-  /** Footprints sync_board added but could not place inside the outline: staged for a person to place. */
-  layoutPending: Set<string>;
+  /**
+   * Parts left for a person, by reference, with the reason: footprints staged beside the outline
+   * (no room), and connections no rule-clean route was found for. Their new unconnected items
+   * do not fail the gate; the records say so (agent/gate.ts).
+   */
+  layoutPending: Map<string, string>;
   /** Decisions recorded during the run, appended to DECISIONS.md by the gated run. */
   decisions: { decision: string; why: string }[];
   /** The model's closing summary, set by `finish`. */

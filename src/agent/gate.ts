@@ -3,6 +3,10 @@
  * worse. Judged by finding keys, which survive moves, against the check that ran before any
  * edit: no error finding may be new, so no requirement rule that passed may now fail; with
  * `strict`, the result must be spotless.
+ *
+ * A new unconnected item (the `routing` family) is new copper left unrouted. It warns in a
+ * `check`, but a run that adds one commits only when the part is in the run's layout-pending
+ * list with the reason it was left for a person, and then every record says so in words.
  */
 import { compareWithBaseline } from "../checks/baseline.ts";
 import type { CheckReport, Finding } from "../checks/types.ts";
@@ -13,15 +17,59 @@ import type { Proposal } from "../spec/proposal.ts";
 
 export interface GateResult {
   ok: boolean;
-  /** Error findings absent from the baseline (and, when strict, any finding at all). */
+  /**
+   * Error findings absent from the baseline, and new unconnected items of parts not left for
+   * layout (when strict, any finding at all).
+   */
   newFindings: Finding[];
 }
 
-export function evaluateGate(baseline: CheckReport, after: CheckReport, strict: boolean): GateResult {
-  const newFindings = strict
-    ? after.checks.flatMap((c) => c.findings).filter((f) => f.severity !== "info")
-    : compareWithBaseline(baseline, after, false).failing;
+/** Parts left for a person to place or route, by reference, with the reason. */
+export type LayoutPending = ReadonlyMap<string, string>;
+
+export function evaluateGate(baseline: CheckReport, after: CheckReport, strict: boolean, pending: LayoutPending = new Map()): GateResult {
+  if (strict) {
+    const all = after.checks.flatMap((c) => c.findings).filter((f) => f.severity !== "info");
+    return { ok: all.length === 0, newFindings: all };
+  }
+  const { current, failing } = compareWithBaseline(baseline, after, false);
+  const unrouted = current.filter((f) => isNewUnconnected(f) && f.severity !== "error" && pendingRef(f, pending) === undefined);
+  const newFindings = [...failing, ...unrouted];
   return { ok: newFindings.length === 0, newFindings };
+}
+
+function isNewUnconnected(f: Finding): boolean {
+  return f.check === "routing" && f.baselineState === "new";
+}
+
+/**
+ * The layout-pending part a finding is about, if any: named by its location, by an item of its
+ * key (`C4.1+U1.5`; a zone's id may hold any character, so the key is searched, not split), or
+ * by kicad-cli's description of one of its items ("Pad 1 [GND] of C4 on F.Cu").
+ */
+function pendingRef(f: Finding, pending: LayoutPending): string | undefined {
+  for (const ref of pending.keys()) {
+    const escaped = ref.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    if (f.location?.ref === ref || new RegExp(`(^|[:+])${escaped}(\\.[^:+]*)?([:+]|$)`).test(f.key) || f.message.includes(` of ${ref} `)) return ref;
+  }
+  return undefined;
+}
+
+/**
+ * "routing: 2 connections left for layout (C4: no rule-clean path within 10 mm)": the new
+ * unconnected items the run left, counted, with each part's reason; undefined when there are none.
+ */
+export function routingLine(report: CheckReport, baseline: CheckReport | undefined, pending: LayoutPending): string | undefined {
+  if (!baseline) return undefined;
+  const left = compareWithBaseline(baseline, report, false).current.filter(isNewUnconnected);
+  if (left.length === 0) return undefined;
+  const reasons = new Map<string, string>();
+  for (const f of left) {
+    const ref = pendingRef(f, pending);
+    if (ref) reasons.set(ref, pending.get(ref)!);
+  }
+  const why = [...reasons].sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true })).map(([ref, reason]) => `${ref}: ${reason}`);
+  return `routing: ${plural(left.length, "connection")} left for layout${why.length ? ` (${why.join("; ")})` : ""}`;
 }
 
 /**
@@ -58,7 +106,7 @@ function escape(text: string): string {
  * how many of them the change added, so a record never calls a design with warnings clean
  * without saying so.
  */
-export function verificationLine(report: CheckReport, baseline?: CheckReport): string {
+export function verificationLine(report: CheckReport, baseline?: CheckReport, pending: LayoutPending = new Map()): string {
   const marked = baseline ? compareWithBaseline(baseline, report, false).current : undefined;
   const word = (id: string, label: string) => {
     const c = report.checks.find((check) => check.id === id);
@@ -75,7 +123,10 @@ export function verificationLine(report: CheckReport, baseline?: CheckReport): s
   const req = report.checks.find((c) => c.id === "requirements");
   const ratio = req && /^\d+\/\d+/.exec(req.summary)?.[0];
   const reqPart = !req || req.status === "skipped" ? "requirements skipped" : `requirements ${ratio ?? "none"}`;
-  return [word("erc", "ERC"), word("drc", "DRC"), word("parity", "parity"), reqPart].join(", ");
+  // Raw kicad-cli DRC counts unconnected items as errors: a board with new ones is not "DRC clean".
+  const routing = routingLine(report, baseline, pending);
+  const drc = routing ? [word("drc", "DRC").replace(/^DRC clean/, "DRC no new violations"), routing] : [word("drc", "DRC")];
+  return [word("erc", "ERC"), ...drc, word("parity", "parity"), reqPart].join(", ");
 }
 
 function plural(n: number, noun: string): string {

@@ -131,6 +131,13 @@ async function converse(options: LoopOptions, usage: LoopResult["usage"]): Promi
   }
 }
 
+/**
+ * Errors a tool call ends the run with instead of telling the model: copperhead's own faults,
+ * and a machine that cannot finish the edit (no KiCad Python to refill zones), which no model
+ * can work around and a staged or unrouted part must not hide.
+ */
+const ENDS_RUN = new Set<string>(["internal_error", "kicad_python_missing"]);
+
 /** One model call and the tool calls it makes; how the run ends, when this turn ends it. */
 async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
   const { options, usage, messages } = talk;
@@ -288,7 +295,7 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
     if (answer instanceof WithImages && answer.images.length > 0) outcome.images = answer.images;
   } catch (err) {
     if (err instanceof ToolError) outcome = { content: err.message, isError: true, ...(err.code ? { code: err.code } : {}) };
-    else if (err instanceof CopperheadError && err.code !== "internal_error") outcome = { content: err.fix ? `${err.message} (${err.fix})` : err.message, isError: true };
+    else if (err instanceof CopperheadError && !ENDS_RUN.has(err.code)) outcome = { content: err.fix ? `${err.message} (${err.fix})` : err.message, isError: true };
     else throw err;
   }
   // The model reads it, the transcript records it, progress shows its first line.

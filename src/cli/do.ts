@@ -133,7 +133,8 @@ export function renderDoSummary(s: DoSummary, command = "copperhead do"): string
   else lines.push(`verification: ${v.ok ? "passed" : "failed"} after ${v.repairCycles} repair cycle${v.repairCycles === 1 ? "" : "s"} — ${v.checks.map((c) => `${c.id} ${c.status}`).join(", ")}`);
   for (const f of v.newFindings) lines.push(`  new: [${f.check}/${f.rule}] ${f.message}`);
   if (s.diff) lines.push("design changes:", indent(diffText(s.diff, { base: "HEAD", head: "the change" }, { heading: null })));
-  if (s.layoutPending.length) lines.push(`layout pending: place and route ${s.layoutPending.join(", ")} on the board`);
+  if (s.verificationLine) lines.push(`verification line: ${s.verificationLine}`);
+  for (const p of s.layoutPending) lines.push(`layout pending: ${p.ref} — ${p.reason}`);
   if (s.recovered.length) lines.push(`recovered first: ${s.recovered.join(", ")}`);
   lines.push(`model: ${s.usage.turns} turns, ${s.usage.inputTokens}+${s.usage.outputTokens} tokens`);
   lines.push(`transcript: ${s.transcriptPath}`, `summary: ${s.summaryPath}`);

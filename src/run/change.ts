@@ -39,6 +39,6 @@ export async function change(run: RunState): Promise<LoopEnd> {
     end = result.end;
     summary.usage = result.usage;
   }
-  summary.layoutPending = [...ctx.layoutPending].sort();
+  summary.layoutPending = [...ctx.layoutPending].map(([ref, reason]) => ({ ref, reason })).sort((a, b) => a.ref.localeCompare(b.ref, "en", { numeric: true }));
   return end;
 }

@@ -23,7 +23,7 @@ export function commitMessage(ctx: RunContext, summary: RunSummary, report: Chec
     ...amendmentLines(proposal.amendments ?? []),
     ...(summary.diff ? [diffShort(summary.diff), ""] : []),
     `Change: ${summary.proposal!.path}`,
-    `Verification: ${verificationLine(report, baseline)}`,
+    `Verification: ${verificationLine(report, baseline, ctx.layoutPending)}`,
     `Copperhead-Run: ${summary.runId}`,
     `Copperhead-Approval: ${proposal.approval}`,
     "",

@@ -36,7 +36,11 @@ export async function abort(run: RunState, err: unknown): Promise<RunSummary> {
   if (run.baseline?.failure !== undefined) return failBaseline(run);
   const typed = asCopperheadError(err);
   run.transcript.append({ type: "error", where: "pipeline", code: typed.code, message: typed.message });
-  return rollback(run, "internal_error", typed.message);
+  const summary = await rollback(run, "internal_error", typed.message);
+  // A machine that cannot finish a board edit (no KiCad Python) is the user's to fix: the
+  // command fails with that error and its fix, like a baseline that could not run.
+  if (typed.code === "kicad_python_missing") throw typed;
+  return summary;
 }
 
 /** The baseline could not run: undo whatever the model did, then report it like check would. */

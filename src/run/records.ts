@@ -29,7 +29,7 @@ export function appendRecords(ctx: RunContext, report: CheckReport, baseline?: C
     "",
     oneLine(ctx.finished ?? proposal.why),
     "",
-    `Change: \`${ctx.docs}/changes/${proposal.id}.md\` · Run: \`${ctx.runId}\` · Verification: ${verificationLine(report, baseline)}`,
+    `Change: \`${ctx.docs}/changes/${proposal.id}.md\` · Run: \`${ctx.runId}\` · Verification: ${verificationLine(report, baseline, ctx.layoutPending)}`,
     "",
   ].join("\n");
   const updated = insertChangelogEntries(existing, [visible(entry)]);

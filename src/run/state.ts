@@ -115,7 +115,7 @@ export function openRun(options: GatedRunOptions, runId: string, cli: KicadCli, 
     runId,
     libraries: withBoardFootprints(projectLibraries(project.projectFile, cli), project, repoRoot),
     check: () => checkProject(project, config),
-    layoutPending: new Set(),
+    layoutPending: new Map(),
     decisions: [],
     // The journal is written before the first edit, whichever tool makes it.
     beginEdits: () => (ctx.journal ??= RunJournal.begin(repoRoot, runId, dir)),

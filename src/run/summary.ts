@@ -45,8 +45,13 @@ export interface RunSummary {
   transcriptPath: string;
   summaryPath: string;
   usage: { turns: number; inputTokens: number; outputTokens: number };
-  /** Footprints added to the board that found no spot inside the outline: staged beside it for a person to place (and route). */
-  layoutPending: string[];
+  /** Parts the run left for a person to place or route, each with the reason (see agent/gate.ts). */
+  layoutPending: { ref: string; reason: string }[];
+  /**
+   * The Verification line of a verified change, as the commit and the CHANGELOG carry it: it
+   * says in words how many connections were left for layout, and why.
+   */
+  verificationLine?: string;
   /** Before/after SVG renders of the schematic in the run directory (repo-relative). */
   renders: string[];
   /**
@@ -90,7 +95,8 @@ export function renderRunSummary(s: RunSummary, model: string): string {
     ...(s.commit ? [`- Commit: ${s.commit}`] : []),
     `- Verification: ${describeVerification(s.verification)}`,
     `- Model usage: ${s.usage.turns} turns, ${s.usage.inputTokens} input and ${s.usage.outputTokens} output tokens`,
-    ...(s.layoutPending.length ? [`- Layout pending (place and route these footprints): ${s.layoutPending.join(", ")}`] : []),
+    ...(s.verificationLine ? [`- Verification line: ${s.verificationLine}`] : []),
+    ...s.layoutPending.map((p) => `- Layout pending: ${p.ref} — ${p.reason}`),
     ...(s.renders.length ? [`- Schematic renders: ${s.renders.join(", ")}`] : []),
     ...(s.recovered.length ? [`- Recovered before starting: ${s.recovered.join(", ")}`] : []),
     "",

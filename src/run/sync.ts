@@ -34,7 +34,7 @@ export function syncStrategy(report: SyncReport, docs: string): RunStrategy {
   return {
     request: `Resolve drift between the design and its docs and board: ${report.drift.filter(resolvable).map((d) => d.key).join(", ")}`,
     tools: SYNC_TOOLS,
-    prepare: async (ctx) => resolveByCode(ctx, report),
+    prepare: (ctx) => resolveByCode(ctx, report),
     // The run's own proposal gets its CHANGELOG entry when it commits, so it is not drift yet;
     // drift only a person may fix stays, and is reported after the run, not held against it.
     extraGate: (ctx) =>
@@ -49,12 +49,12 @@ export function syncStrategy(report: SyncReport, docs: string): RunStrategy {
  * and CHANGELOG entries for committed proposals. What remains (prose naming parts that are
  * gone) becomes the model's task.
  */
-function resolveByCode(ctx: RunContext, report: SyncReport): PreparedRun {
+async function resolveByCode(ctx: RunContext, report: SyncReport): Promise<PreparedRun> {
   const resolving = report.drift.filter(resolvable);
   const kinds = new Set(resolving.map((d) => d.kind));
   const done: string[] = [];
   if (kinds.has("board")) {
-    syncBoardFromSchematic(ctx);
+    await syncBoardFromSchematic(ctx);
     done.push("sync the board with the schematic");
   }
   regenerateDerivedDocs(ctx);

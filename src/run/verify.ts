@@ -30,7 +30,7 @@ export async function verify(run: RunState): Promise<VerifyOutcome> {
   }
   const report = current.value;
   run.lastReport = report;
-  const gate = evaluateGate(base.value, report, options.config.strict);
+  const gate = evaluateGate(base.value, report, options.config.strict, ctx.layoutPending);
   const plan = ctx.proposal ? unmetPlan(ctx.proposal, currentDesign(ctx), changedDesign(ctx)) : [];
   const extra = [...plan, ...(options.strategy.extraGate?.(ctx) ?? [])];
   summary.verification.ok = gate.ok && extra.length === 0;

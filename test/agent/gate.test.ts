@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { unmetPlan, verificationLine } from "../../src/agent/gate.ts";
+import { evaluateGate, unmetPlan, verificationLine } from "../../src/agent/gate.ts";
 import { loadDesign } from "../../src/design/design.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import type { Amendment, Proposal, ProposalScope } from "../../src/spec/proposal.ts";
@@ -16,7 +16,7 @@ function finding(check: CheckId, severity: Severity, key: string): Finding {
 }
 
 function report(families: Partial<Record<CheckId, Finding[]>>, requirements = "6/6 rules pass"): CheckReport {
-  const checks: CheckResult[] = (["erc", "drc", "parity"] as CheckId[]).map((id) => ({ id, status: "pass", summary: "", findings: families[id] ?? [] }));
+  const checks: CheckResult[] = (["erc", "drc", "parity", "routing"] as CheckId[]).map((id) => ({ id, status: "pass", summary: "", findings: families[id] ?? [] }));
   checks.push({ id: "requirements", status: "pass", summary: requirements, findings: [] });
   return { schema: "copperhead.check/1", ok: true, project: "board.kicad_pro", kicad: { version: "9.0.8" }, strict: false, fab: false, checks, counts: { error: 0, warning: 0, info: 0 } };
 }
@@ -83,5 +83,40 @@ describe("unmetPlan", () => {
 
   test("a proposal that binds no names (written by copperhead for sync) plans nothing to check", () => {
     expect(unmetPlan({ ...proposal({}), scope: undefined }, design, false)).toEqual([]);
+  });
+});
+
+/** An unconnected item between two pads, as the routing family keys it. */
+function unconnected(a: string, b: string): Finding {
+  return { ...finding("routing", "warning", `routing:unconnected:${[a, b].sort().join("+")}`), location: { file: "board.kicad_pcb", ref: a.split(".")[0] } };
+}
+
+describe("the gate and unconnected items", () => {
+  const before = report({ routing: [unconnected("J1.1", "J2.1")] });
+  const after = report({ routing: [unconnected("J1.1", "J2.1"), unconnected("C4.1", "U1.5"), unconnected("C4.2", "U1.7")] });
+  const pending = new Map([["C4", "no rule-clean path within 10 mm"]]);
+
+  test("a new unconnected item fails the gate unless its part is left for layout", () => {
+    const failed = evaluateGate(before, after, false);
+    expect(failed.ok).toBe(false);
+    expect(failed.newFindings.map((f) => f.key)).toEqual(["routing:unconnected:C4.1+U1.5", "routing:unconnected:C4.2+U1.7"]);
+    expect(evaluateGate(before, after, false, pending)).toEqual({ ok: true, newFindings: [] });
+    expect(evaluateGate(before, after, false, new Map([["C5", "placed, not routed"]])).ok).toBe(false);
+  });
+
+  test("an item between a pour and a pending part's pad counts as that part's, whatever the zone's id holds", () => {
+    const zone: Finding = { ...finding("routing", "warning", "routing:unconnected:TP99.1+zone:GND:F.Cu+B.Cu"), message: "Missing connection between items: Zone [GND] on F.Cu, B.Cu; Pad 1 [GND] of TP99 on F.Cu" };
+    expect(evaluateGate(before, report({ routing: [unconnected("J1.1", "J2.1"), zone] }), false, new Map([["TP99", "no rule-clean path"]])).ok).toBe(true);
+  });
+
+  test("unconnected items that were there before the run are not the run's", () => {
+    expect(evaluateGate(before, report({ routing: [unconnected("J1.1", "J2.1")] }), false).ok).toBe(true);
+  });
+
+  test("the line never says DRC clean when the run left connections, and says why in words", () => {
+    expect(verificationLine(after, before, pending)).toBe(
+      "ERC clean, DRC no new violations, routing: 2 connections left for layout (C4: no rule-clean path within 10 mm), parity clean, requirements 6/6",
+    );
+    expect(verificationLine(report({ routing: [unconnected("J1.1", "J2.1")] }), before, pending)).toBe("ERC clean, DRC clean, parity clean, requirements 6/6");
   });
 });

@@ -202,24 +202,31 @@ describe("place_footprint", () => {
   test("moves an unrouted footprint next to another part, to coordinates or to the back, and refuses what would not fit", async () => {
     const repo = await copyRepo(template);
     await withTools(repo, async ({ ctx, call }) => {
+      // A part sync_board places is routed at once: it is no longer movable, and nothing is left for layout.
       await call("add_component", { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", near: "U1", connect: { "1": "+3V3", "2": "GND" } });
-      await call("sync_board");
+      const synced = (await call("sync_board")) as { routing: string[] };
+      expect(synced.routing).toEqual([expect.stringMatching(/^C3: pad 1 \(\+3V3\) (routed|already connected|through the pour).*; pad 2 \(GND\) (routed|already connected|through the pour)/)]);
       expect([...ctx.layoutPending]).toEqual([]);
-      const placed = (await call("place_footprint", { ref: "C3", near: "R1" })) as { x: number; y: number; rotation: number; distance: number };
+      expect(await rejectedToolError(call("place_footprint", { ref: "C3", near: "R1" }))).toContain("C3 is routed");
+
+      // A part on no net yet has nothing to route, so it can still be moved.
+      await call("add_component", { lib_id: "Device:C", value: "1u", footprint: "Capacitor_SMD:C_0603_1608Metric", near: "U1" });
+      await call("sync_board");
+      const placed = (await call("place_footprint", { ref: "C4", near: "R1" })) as { x: number; y: number; rotation: number; distance: number };
       expect(placed.distance).toBeLessThan(5);
       const board = Board.load(join(repo, "usb-led.kicad_pcb"));
-      const c3 = board.footprints().find((f) => f.ref === "C3")!;
-      expect({ x: c3.at.x, y: c3.at.y }).toEqual({ x: placed.x, y: placed.y });
+      const c4 = board.footprints().find((f) => f.ref === "C4")!;
+      expect({ x: c4.at.x, y: c4.at.y }).toEqual({ x: placed.x, y: placed.y });
 
-      expect(await rejectedToolError(call("place_footprint", { ref: "C3", x: 10, y: 10 }))).toContain("does not fit at 10, 10");
+      expect(await rejectedToolError(call("place_footprint", { ref: "C4", x: 10, y: 10 }))).toContain("does not fit at 10, 10");
       expect(await rejectedToolError(call("place_footprint", { ref: "U1", near: "R1" }))).toContain("U1 is routed");
-      expect(await rejectedToolError(call("place_footprint", { ref: "C3" }))).toContain("needs near, or both x and y");
-      const back = (await call("place_footprint", { ref: "C3", near: "R1", side: "back" })) as { side: string };
+      expect(await rejectedToolError(call("place_footprint", { ref: "C4" }))).toContain("needs near, or both x and y");
+      const back = (await call("place_footprint", { ref: "C4", near: "R1", side: "back" })) as { side: string };
       expect(back.side).toBe("back");
-      expect(Board.load(join(repo, "usb-led.kicad_pcb")).footprints().find((f) => f.ref === "C3")!.layer).toBe("B.Cu");
-      const turned = (await call("place_footprint", { ref: "C3", x: placed.x, y: placed.y, rotation: placed.rotation, side: "front" })) as { rotation: number; side: string };
+      expect(Board.load(join(repo, "usb-led.kicad_pcb")).footprints().find((f) => f.ref === "C4")!.layer).toBe("B.Cu");
+      const turned = (await call("place_footprint", { ref: "C4", x: placed.x, y: placed.y, rotation: placed.rotation, side: "front" })) as { rotation: number; side: string };
       expect(turned).toMatchObject({ rotation: placed.rotation, side: "front" });
-      expect(Board.load(join(repo, "usb-led.kicad_pcb")).footprints().find((f) => f.ref === "C3")!.layer).toBe("F.Cu");
+      expect(Board.load(join(repo, "usb-led.kicad_pcb")).footprints().find((f) => f.ref === "C4")!.layer).toBe("F.Cu");
     });
   }, 60_000);
 });

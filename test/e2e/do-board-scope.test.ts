@@ -48,7 +48,7 @@ describe("do on a demo board with footprint-library drift", () => {
         const run = await runBinary(["do", REQUEST, "--model", `replay:${join(SESSIONS_DIR, `${session}.json`)}`, "--json", "--repo", repo], { env: ISOLATED_ENV });
         expect(run.exitCode).toBe(0);
         const summary = JSON.parse(run.stdout);
-        expect(summary).toMatchObject({ status: "committed", layoutPending: added });
+        expect(summary).toMatchObject({ status: "committed", layoutPending: added.map((ref) => ({ ref, reason: expect.any(String) })) });
         // The record says what the board carries: its warnings, and that the change added none.
         const message = await git(repo, "log", "-1", "--format=%B");
         // (pic_programmer: "ERC clean (1 warning, none new), DRC clean (1 warning, none new), parity clean (61 warnings, none new)".)

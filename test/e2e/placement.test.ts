@@ -71,7 +71,10 @@ describe("do: add a 100 nF capacitor next to U1", () => {
         const { exitCode, stdout, stderr } = await runBinary(["do", REQUEST, "--model", SESSION, "--json", "--repo", repo], { env: ISOLATED_ENV });
         expect(exitCode, stderr).toBe(0);
         const summary = JSON.parse(stdout);
-        expect(summary).toMatchObject({ status: "committed", layoutPending: [] });
+        expect(summary.status).toBe("committed");
+        // What the run left unrouted is listed with its reason, and the Verification line says so.
+        for (const pending of summary.layoutPending) expect(pending).toEqual({ ref: "C900", reason: expect.any(String) });
+        if (summary.layoutPending.length > 0) expect(summary.verificationLine).toMatch(/routing: \d+ connections? left for layout \(C900: /);
 
         // The schematic: on U1's sheet, next to it, over nothing, power symbols upright.
         const project = loadSchematicProject(findRoot(repo));

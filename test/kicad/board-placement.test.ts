@@ -79,7 +79,7 @@ describe("a new capacitor next to the main IC lands DRC-clean", () => {
         const cap = board.footprints().find((f) => f.ref === "C900")!;
         const capBox = boardBounds(cap.node)!;
         // The zones the new part touches are refilled by KiCad's filler, as a run does.
-        await refillZones(board, file, zonesTouchedBy(boardZones(board.root), [{ box: capBox, layers: "all" }], 1));
+        await refillZones(board, file, zonesTouchedBy(boardZones(board.root), [{ box: capBox, net: "", layers: "all" }], 1));
         writeFileSync(file, printSexpr(board.doc));
         const after = (await runDrc(file, { cli })).report;
         const distance = gap(capBox, boardBounds(ic.node)!);

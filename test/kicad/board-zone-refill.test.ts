@@ -64,7 +64,7 @@ describe("refillZones", () => {
       const at = insideFill(zone, layer);
       edit.addVia(at, other.name);
       const edited = printSexprBytes(edit.board.doc);
-      const touched = zonesTouchedBy(boardZones(edit.board.root), [{ box: { minX: at[0] - 0.3, minY: at[1] - 0.3, maxX: at[0] + 0.3, maxY: at[1] + 0.3 }, layers: "all" }], 0.5);
+      const touched = zonesTouchedBy(boardZones(edit.board.root), [{ box: { minX: at[0] - 0.3, minY: at[1] - 0.3, maxX: at[0] + 0.3, maxY: at[1] + 0.3 }, net: other.name, layers: "all" }], 0.5);
       expect(touched.map((z) => z.id)).toContain(zone.id);
 
       // KiCad's own fill and save of the same edited board, for comparison.

@@ -39,7 +39,7 @@ export async function withTools<T>(repo: string, fn: (session: ToolSession) => P
       runId,
       libraries: new Libraries({ projectDir: dirname(project.projectFile), major: cli.version.major, shareDir: kicadShareDir() }),
       check: () => runCheck({ repo: project.repoRoot, project: project.projectFile, strict: false }),
-      layoutPending: new Set(),
+      layoutPending: new Map(),
       decisions: [],
       beginEdits: () => {
         journal ??= RunJournal.begin(project.repoRoot, runId, runDir(project.repoRoot, runId));

@@ -12,6 +12,9 @@ import { Board } from "../../kicad/board/view.ts";
 import { placeAdditions } from "../../kicad/board/placement.ts";
 import { BoardRules } from "../../kicad/board/clearance/rules.ts";
 import { setFootprintFlags } from "../../kicad/board/sync/apply.ts";
+import { finishAdded } from "../../kicad/board/route/finish.ts";
+import { boardZones } from "../../kicad/board/zones/zones.ts";
+import { findKicadPython } from "../../kicad/cli/python.ts";
 import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board/sync/sync.ts";
 import { driftKeys, proposalFilter } from "../../kicad/board/sync/scope.ts";
 import { namesPart } from "../../kicad/proposal-scope.ts";
@@ -23,16 +26,44 @@ import { discoverProject } from "../../repo/project.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
 import { withSnapshot } from "../../repo/snapshot.ts";
 import { boardWritten, currentDesign, type RunContext } from "../context.ts";
+import { enforceScope } from "./scope.ts";
 import { defineTool, ToolError } from "./tool.ts";
 
+/** Why a part is left for a person: no spot inside the outline. */
+const STAGED = "staged below the outline: no free spot inside it near its anchor";
+
 /**
- * Updates the board from the schematic through the journal; new footprints are remembered as
- * layout work for a person. Without a filter every change is applied (`sync --resolve`).
+ * Routes the placed new parts `refs`, refills the zones their copper touches (KiCad's filler),
+ * and records in layoutPending what is left and why; returns one line per part for the model.
  */
-export function syncBoardFromSchematic(ctx: RunContext, options: Pick<BoardSyncOptions, "filter" | "overrideLock"> = {}): BoardSyncPlan {
+export async function finishLayout(ctx: RunContext, board: Board, boardFile: string, refs: string[]): Promise<string[]> {
+  if (refs.length === 0) return [];
+  const layout = await finishAdded(board, boardFile, BoardRules.load(ctx.project.projectFile, ctx.repoRoot), refs);
+  for (const ref of refs) {
+    const left = layout.left.get(ref);
+    if (left) ctx.layoutPending.set(ref, left);
+    else ctx.layoutPending.delete(ref);
+  }
+  return layout.outcomes.map((o) => {
+    const done = o.connected.map((c) => `pad ${c.pad} (${c.net}) ${c.how === "routed" ? `routed, ${c.length} mm${c.vias ? `, ${c.vias} via(s)` : ""}${c.pour ? ` into the ${c.net} pour` : ""}` : c.how === "pour" ? "through the pour" : "already connected"}`);
+    const left = o.left.map((l) => `pad ${l.pad} (${l.net}) left for layout: ${l.reason}`);
+    return `${o.ref}: ${[...done, ...left].join("; ") || "nothing to connect"}`;
+  });
+}
+
+/** Refilling zones needs KiCad's Python: a board with pours fails before any edit without it. */
+export async function assertCanRefill(board: Board): Promise<void> {
+  if (boardZones(board.root).some((z) => z.filled && !z.ruleArea)) await findKicadPython();
+}
+
+/**
+ * Updates the board from the schematic through the journal; new footprints are placed, routed
+ * and their pours refilled, and what is left is remembered as layout work for a person, with
+ * the reason. Without a filter every change is applied (`sync --resolve`).
+ */
+export async function syncBoardFromSchematic(ctx: RunContext, options: Pick<BoardSyncOptions, "filter" | "overrideLock"> = {}): Promise<BoardSyncPlan & { routing: string[] }> {
   const boardFile = ctx.project.board;
   if (!boardFile) throw new ToolError("the project has no board to sync");
-  const journal = ctx.journal ?? ctx.beginEdits();
   const design = currentDesign(ctx);
   const board = Board.load(boardFile, { within: ctx.repoRoot });
   const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries }, options);
@@ -44,13 +75,18 @@ export function syncBoardFromSchematic(ctx: RunContext, options: Pick<BoardSyncO
     add.staged = staged.has(add.ref);
     add.stagedReason = staged.get(add.ref);
   }
+  let routing: string[] = [];
   if (!isEmptyPlan(plan)) {
+    const placed = plan.added.filter((a) => !a.staged).map((a) => a.ref);
+    if (placed.length > 0) await assertCanRefill(board);
+    const journal = ctx.journal ?? ctx.beginEdits();
     applyBoardSync(board, plan, ctx.libraries);
+    routing = await finishLayout(ctx, board, boardFile, placed);
     journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
     boardWritten(ctx, board);
   }
-  for (const added of plan.added) if (added.staged) ctx.layoutPending.add(added.ref);
-  return plan;
+  for (const added of plan.added) if (added.staged) ctx.layoutPending.set(added.ref, added.stagedReason ? `staged below the outline: ${added.stagedReason}` : STAGED);
+  return { ...plan, routing };
 }
 
 /** The nets a part's pins are on. */
@@ -76,17 +112,17 @@ export const syncBoardTool = defineTool({
   name: "sync_board",
   family: "edit",
   description:
-    "Update the board from the schematic for what the approved proposal names: add, remove and re-footprint its parts, update values and pad nets. Drift elsewhere on the board is reported, not changed. attributes lists the DNP, exclude-from-BOM and exclude-from-board changes it pushed to the footprints, and those it left. New footprints go where their ratsnest is shortest near the footprint of the part they were placed beside (inside the outline, clear of courtyards, other nets' copper, holes, rule areas and the edge by the board's rules; a surface-mount passive may go on the back), or are staged below the outline with what blocked them when there is no room.",
+    "Update the board from the schematic for what the approved proposal names: add, remove and re-footprint its parts, update values and pad nets. Drift elsewhere on the board is reported, not changed. attributes lists the DNP, exclude-from-BOM and exclude-from-board changes it pushed to the footprints, and those it left. New footprints go where their ratsnest is shortest near the footprint of the part they were placed beside (inside the outline, clear of courtyards, other nets' copper, holes, rule areas and the edge by the board's rules; a surface-mount passive may go on the back), or are staged below the outline with what blocked them when there is no room. Placed footprints are routed to the existing copper of their nets with tracks and vias that keep the board's rules, and the zones their copper touches are refilled by KiCad; a connection with no rule-clean path is left for layout with its reason (layoutPending).",
   schema: v.strictObject({}),
   async run(ctx: RunContext) {
     try {
       const scope = ctx.scope;
       // A part the proposal names is one the user asked to change: its lock does not stop it.
       const options = scope ? { filter: proposalFilter(scope, await driftBeforeRun(ctx), currentDesign(ctx).netlist), overrideLock: (ref: string) => namesPart(scope, ref) } : {};
-      const plan = syncBoardFromSchematic(ctx, options);
-      return summarizeSync(plan, [...ctx.layoutPending].sort(), scope?.refs);
+      const plan = await syncBoardFromSchematic(ctx, options);
+      return { ...summarizeSync(plan, [...ctx.layoutPending].map(([ref, reason]) => `${ref}: ${reason}`).sort(), scope?.refs), routing: plan.routing };
     } catch (err) {
-      if (err instanceof CopperheadError) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
+      if (err instanceof CopperheadError && err.code !== "kicad_python_missing") throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
       throw err;
     }
   },
@@ -111,6 +147,27 @@ export function setBoardFlag(ctx: RunContext, ref: string, flag: string, on: boo
     boardWritten(ctx, board);
   };
 }
+
+export const routeTool = defineTool({
+  name: "route",
+  family: "edit",
+  description:
+    "Route a footprint's pads that are not connected yet to the existing copper of their nets: tracks and vias that keep the board's rules (net class width and clearance, custom rules, via size), never moving or cutting existing copper; a pad inside a pour of its net connects through it. The zones the new copper touches are refilled by KiCad. A connection with no rule-clean path within 15 mm is left for layout with its reason. sync_board and place_footprint already route what they place.",
+  schema: v.strictObject({ ref: v.pipe(v.string(), v.minLength(1)) }),
+  async run(ctx: RunContext, { ref }) {
+    const boardFile = ctx.project.board;
+    if (!boardFile) throw new ToolError("the project has no board");
+    enforceScope(ctx, "route", { refs: [ref] }, () => []);
+    const board = Board.load(boardFile, { within: ctx.repoRoot });
+    if (!board.footprints().some((f) => f.ref === ref)) throw new ToolError(`there is no footprint ${ref} on the board`);
+    await assertCanRefill(board);
+    const journal = ctx.journal ?? ctx.beginEdits();
+    const routing = await finishLayout(ctx, board, boardFile, [ref]);
+    journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
+    boardWritten(ctx, board);
+    return { routing, layoutPending: ctx.layoutPending.get(ref) ?? null };
+  },
+});
 
 /** Entries listed in full; beyond this a kind is counted with the first few as examples. */
 const LISTED = 12;

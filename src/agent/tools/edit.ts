@@ -12,7 +12,7 @@ import { checkVisibleName } from "../../kicad/schematic/edit/lookup.ts";
 import { printSexprBytes } from "../../kicad/sexpr/index.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
 import { boardObstacles, boardWritten, forgetDesign, runBoard, runEditor, type RunContext } from "../context.ts";
-import { setBoardFlag, syncBoardTool } from "./board.ts";
+import { assertCanRefill, finishLayout, routeTool, setBoardFlag, syncBoardTool } from "./board.ts";
 import { docEditTool } from "./docs.ts";
 import { enforceScope, type Touches } from "./scope.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
@@ -194,11 +194,12 @@ export const editTools = [
     },
   }),
   syncBoardTool,
+  routeTool,
   defineTool({
     name: "place_footprint",
     family: "edit",
     description:
-      "Move a footprint that is not routed yet: next to another part's footprint (near: the spot with the shortest ratsnest to its nets' copper, then nearest the part, on the board's grid) or to x, y (mm), optionally turned (rotation) or put on the other side (side: back flips it as KiCad does; a through-hole part changes side only when you ask). Checked against courtyards, other nets' pads, tracks and vias, holes, rule areas, the board edge and silkscreen with the board's own rules; zone fills are refilled afterwards and do not block. A refusal names what is in the way. Placed footprints are no longer layout pending." + CONFINED,
+      "Move a footprint that is not routed yet: next to another part's footprint (near: the spot with the shortest ratsnest to its nets' copper, then nearest the part, on the board's grid) or to x, y (mm), optionally turned (rotation) or put on the other side (side: back flips it as KiCad does; a through-hole part changes side only when you ask). Checked against courtyards, other nets' pads, tracks and vias, holes, rule areas, the board edge and silkscreen with the board's own rules; zone fills are refilled afterwards and do not block. A refusal names what is in the way. Once placed it is routed and the zones it touches are refilled, as sync_board does; what cannot be routed stays layout pending with its reason." + CONFINED,
     schema: v.strictObject({
       ref: name(),
       near: v.optional(name()),
@@ -207,17 +208,20 @@ export const editTools = [
       rotation: v.optional(v.picklist([0, 90, 180, 270])),
       side: v.optional(v.picklist(["front", "back"])),
     }),
-    run(ctx: RunContext, { ref, ...move }) {
+    async run(ctx: RunContext, { ref, ...move }) {
       const boardFile = ctx.project.board;
       if (!boardFile) throw new ToolError("the project has no board");
       // The footprint it is placed next to (near) is only read.
       enforceScope(ctx, "place_footprint", { refs: [ref] }, () => []);
       const board = toolCall(() => runBoard(ctx)!);
+      await assertCanRefill(board);
       const obstacles = toolCall(() => boardObstacles(ctx, board));
       const spot = toolCall(() => placeFootprint(board, ref, move, obstacles.rules, obstacles));
-      (ctx.journal ?? ctx.beginEdits()).writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
-      boardWritten(ctx, board, obstacles);
-      ctx.layoutPending.delete(ref);
+      // Placed, it is routed and its pours refilled at once.
+      const journal = ctx.journal ?? ctx.beginEdits();
+      const routing = await finishLayout(ctx, board, boardFile, [ref]);
+      journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
+      boardWritten(ctx, board);
       return {
         ref,
         x: spot.x,
@@ -225,6 +229,7 @@ export const editTools = [
         rotation: spot.rotation,
         side: spot.side,
         ...(move.near ? { near: move.near, distance: Math.round(spot.distance * 100) / 100, ratsnest: Math.round(spot.ratsnest * 100) / 100 } : {}),
+        routing,
       };
     },
   }),

@@ -88,6 +88,13 @@ export function polygon(points: Point[]): Shape {
   return shapeOf([points]);
 }
 
+/** An outline and its cut-outs (holes wound the other way, so non-zero filling leaves them out). */
+export function withHoles(paths: Point[][]): Shape {
+  const [outer, ...holes] = paths;
+  const sign = Math.sign(Clipper.areaD(outer!));
+  return shapeOf([outer!, ...holes.map((h) => (Math.sign(Clipper.areaD(h)) === sign ? [...h].reverse() : h))]);
+}
+
 /** `shape` grown by `by` mm with round corners. */
 export function inflate(shape: Shape, by: number): Shape {
   if (by <= 0) return shape;

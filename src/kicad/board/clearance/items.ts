@@ -9,7 +9,7 @@
 import { arcCircle, footprintToBoard, readNetRef, type BBox, type Board, type Placement, type Point } from "../view.ts";
 import { localBounds } from "../footprint/instance.ts";
 import { child, children, childText, head, num, text, type SList } from "../../sexpr/index.ts";
-import { boxOf, circle, growBox, polygon, rectangle, stroke, turn, type Shape } from "./geometry.ts";
+import { boxOf, circle, growBox, polygon, rectangle, withHoles, stroke, turn, type Shape } from "./geometry.ts";
 
 export type ItemKind = "pad" | "track" | "via" | "copper" | "hole" | "courtyard" | "keepout" | "edge" | "silk" | "pour";
 
@@ -416,10 +416,12 @@ function keepoutItems(zone: SList, copper: string[], ref?: string, net = ""): Bo
   if (!rules.tracks && !rules.vias && !rules.pads && !rules.footprints) return [];
   const name = childText(zone, "name");
   const layers = expandLayers(layerNames(zone), copper);
-  return children(zone, "polygon").flatMap((p) => {
-    const pts = children(child(p, "pts") ?? p, "xy").flatMap((xy) => pointOf(xy) ?? []);
-    return pts.length > 2 ? [drawn({ kind: "keepout", what: name ? `the rule area "${name}"` : ref ? `a rule area of ${ref}` : "a rule area", net: "", layers, keepout: rules, ref }, polygon(pts))] : [];
-  });
+  // The first polygon is the outline; KiCad writes any further ones as its cut-outs.
+  const paths = children(zone, "polygon")
+    .map((p) => children(child(p, "pts") ?? p, "xy").flatMap((xy) => pointOf(xy) ?? []))
+    .filter((pts) => pts.length > 2);
+  if (paths.length === 0) return [];
+  return [drawn({ kind: "keepout", what: name ? `the rule area "${name}"` : ref ? `a rule area of ${ref}` : "a rule area", net: "", layers, keepout: rules, ref }, withHoles(paths))];
 }
 
 function drawingItems(item: SList, copper: string[]): BoardItem[] {

@@ -135,11 +135,12 @@ export class BoardObstacles {
         if ((item.net === "" || item.net !== copper.net) && tooClose(item.shape(), this.rules.holeClearance(copper.net, item.net))) return { item, reason: "hole clearance" };
       } else if (item.kind === "pad" || item.kind === "track" || item.kind === "via" || item.kind === "copper") {
         if (!shared) continue;
-        // Copper of its own net may touch it, not run under it: a pad on a via or over a track
-        // end is not where a designer puts a part (and the part would count as routed).
+        // Copper of its own net may touch a new pad, not run under it: a pad on a via or over a
+        // track end is not where a designer puts a part (and the part would count as routed).
+        // A new track or via is meant to end on it.
         const sameNet = item.net !== "" && item.net === copper.net;
         if (sameNet) {
-          if (overlap(copper.shape, item.shape())) return { item, reason: "on its own net's copper" };
+          if (copper.kind === "pad" && overlap(copper.shape, item.shape())) return { item, reason: "on its own net's copper" };
         } else if (tooClose(item.shape(), this.rules.clearance(copper.net, item.net))) {
           return { item, reason: "clearance" };
         } else if (spokes > 0 && tooClose(item.shape(), spokes)) {

@@ -89,25 +89,32 @@ export function insidePolygon(polygon: Point[], point: Point): boolean {
   return inside;
 }
 
-/** The zone's filled polygons on `layer`, board coordinates. */
-export function filledPolygons(zone: Zone, layer: string): Point[][] {
-  return children(zone.node, "filled_polygon")
-    .filter((fill) => childText(fill, "layer") === layer)
-    .map((fill) => {
-      const pts = child(fill, "pts");
-      return (pts ? children(pts, "xy") : []).map((xy) => ({ x: num(xy, 1) ?? 0, y: num(xy, 2) ?? 0 }));
-    });
+/** The zone's filled polygons with their layers, board coordinates. */
+export function zoneFills(zone: Zone): { layer: string; points: Point[] }[] {
+  return children(zone.node, "filled_polygon").map((fill) => {
+    const pts = child(fill, "pts");
+    return { layer: childText(fill, "layer") ?? "", points: (pts ? children(pts, "xy") : []).map((xy) => ({ x: num(xy, 1) ?? 0, y: num(xy, 2) ?? 0 })) };
+  });
 }
 
-/** Copper that the edit added: where it is and on which copper layers ("all" for holes). */
+/** The zone's filled polygons on `layer`, board coordinates. */
+export function filledPolygons(zone: Zone, layer: string): Point[][] {
+  return zoneFills(zone).filter((f) => f.layer === layer).map((f) => f.points);
+}
+
+/** Copper that the edit added: where it is, its net and its copper layers ("all" for holes). */
 export interface NewCopper {
   box: BBox;
+  net: string;
   layers: Set<string> | "all";
 }
 
 /**
- * The fillable zones whose outline the new copper comes near (its box grown by `margin`, on a
- * layer the zone is on): the ones whose fill may change. Rule areas and zones KiCad leaves
+ * The fillable zones that new copper of another net comes near (its box grown by `margin`, on
+ * a layer the zone is on): their fill must be cut back. Copper of the zone's own net needs no
+ * refill: it connects by touching the fill (the router ends routes in it). Refilling is kept
+ * to what the change needs because KiCad refills a whole zone, and a zone last filled by an
+ * older KiCad comes back different far from the change. Rule areas and zones KiCad leaves
  * unfilled are never refilled.
  */
 export function zonesTouchedBy(zones: Zone[], added: NewCopper[], margin: number): Zone[] {
@@ -117,6 +124,7 @@ export function zonesTouchedBy(zones: Zone[], added: NewCopper[], margin: number
       !zone.ruleArea &&
       added.some(
         (item) =>
+          item.net !== zone.net &&
           item.box.minX - margin < zone.box.maxX &&
           zone.box.minX < item.box.maxX + margin &&
           item.box.minY - margin < zone.box.maxY &&

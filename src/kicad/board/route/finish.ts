@@ -1,0 +1,49 @@
+/**
+ * Finishing what a change added to a board: its new footprints are routed (`route.ts`), the
+ * zones their copper touches are refilled by KiCad's own filler (`zones/refill.ts`), and a pad
+ * or via that was to connect through a pour is checked to be in the refilled pour. What is
+ * left gets one reason per part, for a person.
+ */
+import { footprintItems } from "../clearance/items.ts";
+import type { BoardRules } from "../clearance/rules.ts";
+import { refillZones } from "../zones/refill.ts";
+import { boardZones, filledPolygons, insidePolygon, zonesTouchedBy, type NewCopper } from "../zones/zones.ts";
+import type { Board } from "../view.ts";
+import { routeFootprints, type RouteOutcome } from "./route.ts";
+
+/** How far past new copper a zone's fill may change: its clearance and thermal gap at most. */
+const REFILL_REACH = 1;
+
+export interface FinishedLayout {
+  outcomes: RouteOutcome[];
+  /** Parts with connections left unrouted, each with its reason ("pad 2 (GND): …"). */
+  left: Map<string, string>;
+  /** Ids of the zones KiCad refilled whose fill changed. */
+  refilled: string[];
+}
+
+/** Routes the footprints `refs`, refills the zones their copper touches, and checks the pours they rely on. */
+export async function finishAdded(board: Board, boardFile: string, rules: BoardRules, refs: string[]): Promise<FinishedLayout> {
+  const outcomes = routeFootprints(board, rules, refs);
+  const added: NewCopper[] = outcomes.flatMap((o) => o.added);
+  for (const fp of board.footprints().filter((f) => refs.includes(f.ref))) {
+    for (const pad of footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad")) added.push({ box: pad.box, net: pad.net, layers: "all" });
+  }
+  const touched = zonesTouchedBy(boardZones(board.root), added, REFILL_REACH);
+  const { changed } = await refillZones(board, boardFile, touched);
+  const zones = new Map(boardZones(board.root).map((z) => [z.id, z]));
+  for (const outcome of outcomes) {
+    outcome.connected = outcome.connected.filter((c) => {
+      if (!c.pour) return true;
+      const zone = zones.get(c.pour.zone);
+      if (zone && filledPolygons(zone, c.pour.layer).some((f) => insidePolygon(f, c.pour!.at))) return true;
+      outcome.left.push({ pad: c.pad, net: c.net, reason: `the ${c.net} pour on ${c.pour.layer} does not reach it once refilled` });
+      return false;
+    });
+  }
+  const left = new Map<string, string>();
+  for (const o of outcomes) {
+    if (o.left.length > 0) left.set(o.ref, o.left.map((l) => `pad ${l.pad} (${l.net}): ${l.reason}`).join("; "));
+  }
+  return { outcomes, left, refilled: changed };
+}

@@ -1,0 +1,301 @@
+/**
+ * The routing grid: a window of the board in square cells, one plane per routing layer, where a
+ * cell is free when a track centred on it keeps its clearance to everything in the way, and a
+ * via may stand on a cell when a via centred there does on every layer. Obstacles are drawn in
+ * by scanline over their outlines grown by the distance they must be kept at (Clipper2 offsets,
+ * `clearance/geometry.ts`), plus one cell of margin so the straight track between two free
+ * cells is clear too; the routes found are checked exactly afterwards anyway (`route.ts`).
+ *
+ * The search is A* over (cell, layer, heading): eight headings, so tracks run at 0°, 45° and
+ * 90°; a turn costs a little so the path has few corners, a layer change costs a via.
+ */
+import type { Shape } from "../clearance/geometry.ts";
+import type { Point } from "../view.ts";
+
+export interface GridWindow {
+  /** Centre of cell (0, 0): the pad the route starts from, so it starts exactly there. */
+  origin: Point;
+  /** Cells from the origin to each side: columns -half..half, rows likewise. */
+  half: number;
+  step: number;
+  layers: number;
+}
+
+/** A cell of one layer. */
+export interface GridPoint {
+  x: number;
+  y: number;
+  layer: number;
+}
+
+export class RouteGrid {
+  readonly size: number;
+  /** Per layer: 1 where a track may not be centred. */
+  readonly blocked: Uint8Array[];
+  /** 1 where a via may not stand. */
+  readonly noVia: Uint8Array;
+  /** Per layer: 1 where the route may end (own-net copper there). */
+  readonly goal: Uint8Array[];
+  /** 1 where a via ends the route (it lands in a pour of the net on another layer). */
+  readonly viaGoal: Uint8Array;
+
+  constructor(readonly window: GridWindow) {
+    this.size = 2 * window.half + 1;
+    const cells = this.size * this.size;
+    this.blocked = Array.from({ length: window.layers }, () => new Uint8Array(cells));
+    this.goal = Array.from({ length: window.layers }, () => new Uint8Array(cells));
+    this.noVia = new Uint8Array(cells);
+    this.viaGoal = new Uint8Array(cells);
+  }
+
+  /** Board coordinates of cell (col, row). */
+  point(col: number, row: number): Point {
+    const { origin, half, step } = this.window;
+    return { x: origin.x + (col - half) * step, y: origin.y + (row - half) * step };
+  }
+
+  /** Marks every cell whose centre lies inside `shape` (even-odd over its paths). */
+  fill(plane: Uint8Array, shape: Shape): void {
+    const { origin, half, step } = this.window;
+    const row0 = Math.max(0, Math.ceil((shape.box.minY - origin.y) / step + half));
+    const row1 = Math.min(this.size - 1, Math.floor((shape.box.maxY - origin.y) / step + half));
+    const crossings: number[] = [];
+    for (let row = row0; row <= row1; row++) {
+      const y = origin.y + (row - half) * step;
+      crossings.length = 0;
+      for (const path of shape.paths) {
+        for (let i = 0, j = path.length - 1; i < path.length; j = i++) {
+          const a = path[i]!;
+          const b = path[j]!;
+          if (a.y > y !== b.y > y) crossings.push(a.x + ((y - a.y) * (b.x - a.x)) / (b.y - a.y));
+        }
+      }
+      crossings.sort((p, q) => p - q);
+      for (let k = 0; k + 1 < crossings.length; k += 2) {
+        const c0 = Math.max(0, Math.ceil((crossings[k]! - origin.x) / step + half));
+        const c1 = Math.min(this.size - 1, Math.floor((crossings[k + 1]! - origin.x) / step + half));
+        for (let col = c0; col <= c1; col++) plane[row * this.size + col] = 1;
+      }
+    }
+  }
+
+  /**
+   * Blocks every cell outside the board outline (given as its segments, cut-outs included,
+   * even-odd), on every layer and for vias.
+   */
+  keepInsideOutline(segments: [Point, Point][]): void {
+    const inside = new Uint8Array(this.size * this.size);
+    const { origin, half, step } = this.window;
+    const crossings: number[] = [];
+    for (let row = 0; row < this.size; row++) {
+      const y = origin.y + (row - half) * step;
+      crossings.length = 0;
+      for (const [a, b] of segments) if (a.y > y !== b.y > y) crossings.push(a.x + ((y - a.y) * (b.x - a.x)) / (b.y - a.y));
+      crossings.sort((p, q) => p - q);
+      for (let k = 0; k + 1 < crossings.length; k += 2) {
+        const c0 = Math.max(0, Math.ceil((crossings[k]! - origin.x) / step + half));
+        const c1 = Math.min(this.size - 1, Math.floor((crossings[k + 1]! - origin.x) / step + half));
+        for (let col = c0; col <= c1; col++) inside[row * this.size + col] = 1;
+      }
+    }
+    for (let i = 0; i < inside.length; i++) {
+      if (inside[i]) continue;
+      this.noVia[i] = 1;
+      for (const plane of this.blocked) plane[i] = 1;
+    }
+  }
+
+  /** Whether any goal is reachable at all: a free goal cell, or a via goal where a via may stand. */
+  hasGoal(): boolean {
+    for (let layer = 0; layer < this.goal.length; layer++) {
+      const goal = this.goal[layer]!;
+      const blocked = this.blocked[layer]!;
+      for (let i = 0; i < goal.length; i++) if (goal[i] && !blocked[i]) return true;
+    }
+    for (let i = 0; i < this.viaGoal.length; i++) if (this.viaGoal[i] && !this.noVia[i]) return true;
+    return false;
+  }
+
+  /**
+   * The cheapest path from the origin on one of `startLayers` to a goal, as cells; undefined
+   * when none exists within `maxLength` mm of track (vias count `viaCost`).
+   */
+  search(startLayers: number[], viaCost: number, maxLength: number): GridPoint[] | undefined {
+    return astar(this, startLayers, viaCost, maxLength);
+  }
+}
+
+const DIRECTIONS: ReadonlyArray<readonly [number, number]> = [
+  [1, 0],
+  [1, 1],
+  [0, 1],
+  [-1, 1],
+  [-1, 0],
+  [-1, -1],
+  [0, -1],
+  [1, -1],
+];
+/** Cost of a 45° turn, in cells of length: enough to prefer straight runs, not to detour. */
+const TURN_COST = 0.3;
+/** Heading index for "no heading yet" (the start) and after a via. */
+const ANY = 8;
+
+function astar(grid: RouteGrid, startLayers: number[], viaCost: number, maxLength: number): GridPoint[] | undefined {
+  const { size } = grid;
+  const layers = grid.window.layers;
+  const step = grid.window.step;
+  const cells = size * size;
+  const states = cells * layers * 9;
+  const cost = new Float32Array(states).fill(Infinity);
+  const from = new Int32Array(states).fill(-1);
+  const heap = new StateHeap();
+  const toGoal = goalDistances(grid);
+  const heuristic = (cell: number) => toGoal[cell]!;
+  const centre = grid.window.half * size + grid.window.half;
+  for (const layer of startLayers) {
+    const s = (layer * cells + centre) * 9 + ANY;
+    cost[s] = 0;
+    heap.push(s, heuristic(centre));
+  }
+  const limit = maxLength / step;
+  const viaCells = viaCost / step;
+  while (heap.size > 0) {
+    const state = heap.pop();
+    const heading = state % 9;
+    const layerCell = (state - heading) / 9;
+    const cell = layerCell % cells;
+    const layer = (layerCell - cell) / cells;
+    const here = cost[state]!;
+    if (grid.goal[layer]![cell] || (grid.viaGoal[cell] && !grid.noVia[cell])) return trace(grid, from, state, cells);
+    const col = cell % size;
+    const row = (cell - col) / size;
+    for (let d = 0; d < 8; d++) {
+      const [dc, dr] = DIRECTIONS[d]!;
+      const nc = col + dc;
+      const nr = row + dr;
+      if (nc < 0 || nr < 0 || nc >= size || nr >= size) continue;
+      const next = nr * size + nc;
+      if (grid.blocked[layer]![next]) continue;
+      // A diagonal step must not cut the corner between two blocked cells.
+      if (dc !== 0 && dr !== 0 && grid.blocked[layer]![row * size + nc] && grid.blocked[layer]![nr * size + col]) continue;
+      const turn = heading === ANY ? 0 : Math.min((d - heading + 8) % 8, (heading - d + 8) % 8);
+      if (turn > 2) continue;
+      const length = dc !== 0 && dr !== 0 ? Math.SQRT2 : 1;
+      const total = here + length + turn * TURN_COST;
+      if (total > limit) continue;
+      const s = (layer * cells + next) * 9 + d;
+      if (total < cost[s]!) {
+        cost[s] = total;
+        from[s] = state;
+        heap.push(s, total + heuristic(next));
+      }
+    }
+    if (grid.noVia[cell] || cell === centre) continue;
+    for (let other = 0; other < layers; other++) {
+      if (other === layer || grid.blocked[other]![cell]) continue;
+      const s = (other * cells + cell) * 9 + ANY;
+      const total = here + viaCells;
+      if (total < cost[s]!) {
+        cost[s] = total;
+        from[s] = state;
+        heap.push(s, total + heuristic(cell));
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * For each cell, the octile distance (in cells) to the nearest goal of any layer, obstacles
+ * ignored: the A* heuristic, never more than the true cost. Two chamfer passes over the grid.
+ */
+function goalDistances(grid: RouteGrid): Float32Array {
+  const { size } = grid;
+  const d = new Float32Array(size * size).fill(Infinity);
+  for (const plane of [...grid.goal, grid.viaGoal]) for (let i = 0; i < plane.length; i++) if (plane[i]) d[i] = 0;
+  const relax = (i: number, j: number, w: number) => {
+    if (d[j]! + w < d[i]!) d[i] = d[j]! + w;
+  };
+  for (let row = 0; row < size; row++) {
+    for (let col = 0; col < size; col++) {
+      const i = row * size + col;
+      if (col > 0) relax(i, i - 1, 1);
+      if (row > 0) {
+        relax(i, i - size, 1);
+        if (col > 0) relax(i, i - size - 1, Math.SQRT2);
+        if (col < size - 1) relax(i, i - size + 1, Math.SQRT2);
+      }
+    }
+  }
+  for (let row = size - 1; row >= 0; row--) {
+    for (let col = size - 1; col >= 0; col--) {
+      const i = row * size + col;
+      if (col < size - 1) relax(i, i + 1, 1);
+      if (row < size - 1) {
+        relax(i, i + size, 1);
+        if (col < size - 1) relax(i, i + size + 1, Math.SQRT2);
+        if (col > 0) relax(i, i + size - 1, Math.SQRT2);
+      }
+    }
+  }
+  return d;
+}
+
+function trace(grid: RouteGrid, from: Int32Array, end: number, cells: number): GridPoint[] {
+  const out: GridPoint[] = [];
+  for (let s = end; s >= 0; s = from[s]!) {
+    const layerCell = (s - (s % 9)) / 9;
+    const cell = layerCell % cells;
+    const col = cell % grid.size;
+    out.push({ x: col, y: (cell - col) / grid.size, layer: (layerCell - cell) / cells });
+  }
+  return out.reverse();
+}
+
+/** A binary min-heap of states by priority. */
+class StateHeap {
+  private readonly ids: number[] = [];
+  private readonly keys: number[] = [];
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  push(id: number, key: number): void {
+    let i = this.ids.length;
+    this.ids.push(id);
+    this.keys.push(key);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.keys[parent]! <= key) break;
+      this.ids[i] = this.ids[parent]!;
+      this.keys[i] = this.keys[parent]!;
+      i = parent;
+    }
+    this.ids[i] = id;
+    this.keys[i] = key;
+  }
+
+  pop(): number {
+    const top = this.ids[0]!;
+    const lastId = this.ids.pop()!;
+    const lastKey = this.keys.pop()!;
+    const n = this.ids.length;
+    if (n > 0) {
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        if (left >= n) break;
+        const right = left + 1;
+        const child = right < n && this.keys[right]! < this.keys[left]! ? right : left;
+        if (this.keys[child]! >= lastKey) break;
+        this.ids[i] = this.ids[child]!;
+        this.keys[i] = this.keys[child]!;
+        i = child;
+      }
+      this.ids[i] = lastId;
+      this.keys[i] = lastKey;
+    }
+    return top;
+  }
+}

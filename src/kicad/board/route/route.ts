@@ -1,0 +1,329 @@
+/**
+ * `kicad/board/route/` routes what a change adds: each pad of a new footprint to the existing
+ * copper of its net, with tracks and vias that keep the board's rules (`clearance/rules.ts`:
+ * net class track width and clearance, via size and drill, the board minimums and the custom
+ * rules). Existing copper is never moved, cut or deleted: new tracks only end on it.
+ *
+ * A pad is connected when it already touches copper of its net, or when it sits in a pour of
+ * its net on its own layer (it connects through the pour once the zone is refilled; the caller
+ * checks that after the refill). Otherwise it is routed on a grid (`grid.ts`) to the nearest
+ * copper of its net — a pad, a track, a via, or a via down into a pour of its net on another
+ * layer (an inner plane) — on the outer layers, within `MAX_ROUTE_LENGTH`. A route the grid
+ * finds is checked exactly against the obstacle model before it is written. What cannot be
+ * routed is left with its reason, for a person.
+ */
+import { boxesOverlap, circle, growBox, inflate, overlap, shapeOf, stroke, type Shape } from "../clearance/geometry.ts";
+import { footprintItems, type BoardItem } from "../clearance/items.ts";
+import { BoardObstacles, type Blocker } from "../clearance/obstacles.ts";
+import type { BoardRules } from "../clearance/rules.ts";
+import { boardZones, filledPolygons, insidePolygon, zoneFills, type NewCopper } from "../zones/zones.ts";
+import type { Board, Point } from "../view.ts";
+import { RouteGrid, type GridPoint } from "./grid.ts";
+import { writeTrack, writeVia } from "./write.ts";
+
+/**
+ * Longest automatic route, mm of track (a via counts as `VIA_COST`). Past this a designer would
+ * rather place the part again or route it by hand than accept a detour.
+ */
+export const MAX_ROUTE_LENGTH = 15;
+/** A via costs this much track, mm: one is taken only when it saves a detour. */
+const VIA_COST = 1.5;
+/** Grid pitch, mm. */
+const STEP = 0.1;
+/** Extra distance obstacles are grown by, so the straight run between free cells is clear (> STEP·√2/2). */
+const MARGIN = 0.075;
+/** Only the outer layers carry new tracks: inner layers are usually planes. */
+const ROUTING_LAYERS = ["F.Cu", "B.Cu"];
+
+export interface PadRoute {
+  pad: string;
+  net: string;
+  /** How it is connected: routed, through a pour (`zone` on `layer`), or already. */
+  how: "routed" | "pour" | "connected";
+  length?: number;
+  vias?: number;
+  /** For `pour` (and a route ending in a via into a pour): the zone and layer to check after the refill. */
+  pour?: { zone: string; layer: string; at: Point };
+}
+
+export interface PadLeft {
+  pad: string;
+  net: string;
+  reason: string;
+}
+
+export interface RouteOutcome {
+  ref: string;
+  connected: PadRoute[];
+  left: PadLeft[];
+  /** Boxes of the new copper (tracks and vias) on their layers, for the zone refill. */
+  added: NewCopper[];
+}
+
+/** New copper of this routing session, an obstacle to the next route of another net. */
+interface Laid {
+  net: string;
+  layers: Set<string>;
+  shape: Shape;
+}
+
+/**
+ * Routes every pad of the footprints `refs` that has a net and is not connected yet, and writes
+ * the tracks and vias into the board. The obstacle model is built once for all of them.
+ */
+export function routeFootprints(board: Board, rules: BoardRules, refs: string[]): RouteOutcome[] {
+  const obstacles = new BoardObstacles(board, rules);
+  const laid: Laid[] = [];
+  return refs.map((ref) => {
+    const outcome: RouteOutcome = { ref, connected: [], left: [], added: [] };
+    const fp = board.footprints().find((f) => f.ref === ref);
+    if (!fp) return outcome;
+    const pads = footprintItems(fp.node, obstacles.copper).filter((i) => i.kind === "pad" && i.net !== "");
+    for (const pad of pads) {
+      const number = /^pad (\S+) of /.exec(pad.what)?.[1] ?? "";
+      if (/^(unconnected|Net)-\(/.test(pad.net) && !othersOnNet(obstacles, pad)) continue;
+      const result = routePad(board, obstacles, rules, pad, laid, outcome);
+      if ("reason" in result) outcome.left.push({ pad: number, net: pad.net, reason: result.reason });
+      else outcome.connected.push({ ...result, pad: number, net: pad.net });
+    }
+    return outcome;
+  });
+}
+
+/** Whether any other copper is on the pad's net at all (a single-pad net needs no route). */
+function othersOnNet(obstacles: BoardObstacles, pad: BoardItem): boolean {
+  return obstacles.near(growBox(pad.box, MAX_ROUTE_LENGTH), (i) => i.net === pad.net && i !== pad && i.kind !== "hole").length > 0;
+}
+
+type PadResult = Omit<PadRoute, "pad" | "net"> | { reason: string };
+
+function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, laid: Laid[], outcome: RouteOutcome): PadResult {
+  const net = pad.net;
+  const centre = { x: (pad.box.minX + pad.box.maxX) / 2, y: (pad.box.minY + pad.box.maxY) / 2 };
+  const padShape = pad.shape();
+  const own = (i: BoardItem) => i.net === net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via");
+  const touching = obstacles.near(pad.box, own).some((i) => sharesLayer(i, pad) && overlap(padShape, i.shape()));
+  if (touching || laid.some((l) => l.net === net && [...l.layers].some((x) => pad.layers.has(x)) && overlap(padShape, l.shape))) return { how: "connected" };
+  const zones = boardZones(board.root).filter((z) => z.net === net && z.filled && !z.ruleArea);
+  for (const zone of zones) {
+    for (const layer of pad.layers) {
+      if (filledPolygons(zone, layer).some((f) => insidePolygon(f, centre))) return { how: "pour", pour: { zone: zone.id, layer, at: centre } };
+    }
+  }
+  const width = rules.trackWidth(net);
+  const via = rules.via(net);
+  const grid = buildGrid(board, obstacles, rules, pad, centre, laid, { width, via });
+  const startLayers = ROUTING_LAYERS.map((l, i) => (pad.layers.has(l) ? i : -1)).filter((i) => i >= 0);
+  if (startLayers.length === 0) return { reason: `pad on ${[...pad.layers].join(", ")}, where copperhead does not route` };
+  if (!grid.hasGoal()) return { reason: grid.grid.goal.some((g) => g.includes(1)) || grid.grid.viaGoal.includes(1) ? `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper` : `no ${net} copper within ${MAX_ROUTE_LENGTH} mm` };
+  const path = grid.grid.search(startLayers, VIA_COST, MAX_ROUTE_LENGTH);
+  if (!path) return { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper` };
+  const plan = toCopper(grid.grid, path, grid.pourAt);
+  for (const track of plan.tracks) {
+    const shape = stroke(track.points, width);
+    const layers = new Set([track.layer]);
+    const blocker = describe(obstacles.copperBlocker({ shape, net, layers, kind: "track" })) ?? laidBlocker(laid, shape, net, layers, rules);
+    if (blocker) return { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper (${blocker})` };
+  }
+  for (const at of plan.vias) {
+    const shape = circle(at, via.diameter / 2);
+    const all = new Set(obstacles.copper);
+    const blocker = describe(obstacles.copperBlocker({ shape, net, layers: all, kind: "via" }, [circle(at, via.drill / 2)])) ?? laidBlocker(laid, shape, net, all, rules);
+    if (blocker) return { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper (${blocker})` };
+  }
+  for (const track of plan.tracks) {
+    for (let i = 1; i < track.points.length; i++) writeTrack(board, track.points[i - 1]!, track.points[i]!, width, track.layer, net);
+    const shape = stroke(track.points, width);
+    laid.push({ net, layers: new Set([track.layer]), shape });
+    outcome.added.push({ box: shape.box, net, layers: new Set([track.layer]) });
+  }
+  for (const at of plan.vias) {
+    writeVia(board, at, via.diameter, via.drill, net);
+    const shape = circle(at, via.diameter / 2);
+    laid.push({ net, layers: new Set(obstacles.copper), shape });
+    outcome.added.push({ box: shape.box, net, layers: "all" });
+  }
+  const end = path.at(-1)!;
+  const pour = grid.pourAt(end.x, end.y, plan.endsInPour ? undefined : ROUTING_LAYERS[end.layer]);
+  return { how: "routed", length: Math.round(plan.length * 100) / 100, vias: plan.vias.length, ...(pour ? { pour } : {}) };
+}
+
+/** "clearance to pad 2 of U3": what stops a route, for the reason a person reads. */
+function describe(blocker: Blocker | undefined): string | undefined {
+  return blocker ? `${blocker.reason} to ${blocker.item.what}` : undefined;
+}
+
+function sharesLayer(a: BoardItem, b: BoardItem): boolean {
+  for (const l of a.layers) if (b.layers.has(l)) return true;
+  return false;
+}
+
+/** A track or via of this session on another net that new copper would come too close to. */
+function laidBlocker(laid: Laid[], shape: Shape, net: string, layers: Set<string>, rules: BoardRules): string | undefined {
+  for (const other of laid) {
+    if (other.net === net || ![...layers].some((l) => other.layers.has(l))) continue;
+    if (boxesOverlap(growBox(shape.box, 1), other.shape.box) && overlap(inflate(shape, rules.clearance(net, other.net)), other.shape)) return `clearance to a new track of ${other.net}`;
+  }
+  return undefined;
+}
+
+interface BuiltGrid {
+  grid: RouteGrid;
+  hasGoal(): boolean;
+  /** The pour of the net a via at cell (col, row) lands in. */
+  pourAt(col: number, row: number, layer?: string): Pour | undefined;
+}
+
+/** Room around the pad and the nearest copper of its net it could reach: the grid's half-width, mm. */
+function windowReach(board: Board, obstacles: BoardObstacles, pad: BoardItem, centre: Point): number {
+  const most = MAX_ROUTE_LENGTH * 0.75;
+  const gap = (b: { minX: number; minY: number; maxX: number; maxY: number }) => Math.max(Math.abs(centre.x - (b.minX + b.maxX) / 2) - (b.maxX - b.minX) / 2, Math.abs(centre.y - (b.minY + b.maxY) / 2) - (b.maxY - b.minY) / 2, 0);
+  let nearest = Infinity;
+  for (const item of obstacles.near(growBox(pad.box, most), (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"))) nearest = Math.min(nearest, gap(item.box));
+  for (const zone of boardZones(board.root)) if (zone.net === pad.net && zone.filled) for (const fill of zoneFills(zone)) if (fill.points.length > 2) nearest = Math.min(nearest, gap(shapeOf([fill.points]).box));
+  return Math.min(most, Math.max(3, nearest + 3));
+}
+
+/**
+ * The grid around a pad: blocked where a track or via of its net would break a rule, goals on
+ * the net's copper (other footprints' pads, tracks, vias) and, for a via, in the net's pours on
+ * other layers.
+ */
+function buildGrid(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, centre: Point, laid: Laid[], size: { width: number; via: { diameter: number; drill: number } }): BuiltGrid {
+  const net = pad.net;
+  const half = Math.ceil(windowReach(board, obstacles, pad, centre) / STEP);
+  const layerIndex = new Map(ROUTING_LAYERS.map((l, i) => [l, i]));
+  const grid = new RouteGrid({ origin: centre, half, step: STEP, layers: ROUTING_LAYERS.length });
+  const window = growBox({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y }, half * STEP);
+  const tw = size.width / 2 + MARGIN;
+  const vr = size.via.diameter / 2 + MARGIN;
+  const cache = new Map<string, Shape>();
+  const grown = (key: string, shape: Shape, by: number) => {
+    const k = `${key}@${by}`;
+    let g = cache.get(k);
+    if (!g) cache.set(k, (g = inflate(shape, by)));
+    return g;
+  };
+  let id = 0;
+  const block = (item: { layers: ReadonlySet<string>; shape(): Shape }, key: string, track: number | undefined, via: number | undefined) => {
+    const shape = item.shape();
+    if (track !== undefined) for (const l of item.layers) {
+      const i = layerIndex.get(l);
+      if (i !== undefined) grid.fill(grid.blocked[i]!, grown(key, shape, track));
+    }
+    if (via !== undefined) grid.fill(grid.noVia, grown(key, shape, via));
+  };
+  for (const item of obstacles.near(growBox(window, 2))) {
+    const key = String(id++);
+    const other = item.net === "" || item.net !== net;
+    switch (item.kind) {
+      case "edge":
+        block({ layers: new Set(ROUTING_LAYERS), shape: item.shape }, key, rules.edgeClearance(net) + tw, rules.edgeClearance(net) + vr);
+        break;
+      case "keepout":
+        if (item.keepout!.tracks) block(item, key, tw, undefined);
+        if (item.keepout!.vias && item.layers.size > 0) grid.fill(grid.noVia, grown(key, item.shape(), vr));
+        break;
+      case "hole":
+        if (other) block({ layers: new Set(ROUTING_LAYERS), shape: item.shape }, key, rules.holeClearance(net, item.net) + tw, Math.max(rules.holeClearance(net, item.net) + vr, rules.holeToHole() + size.via.drill / 2 + MARGIN));
+        else grid.fill(grid.noVia, grown(key, item.shape(), rules.holeToHole() + size.via.drill / 2 + MARGIN));
+        break;
+      case "pad":
+      case "track":
+      case "via":
+      case "copper":
+        if (other) {
+          const c = rules.clearance(net, item.net);
+          block(item, key, c + tw, c + vr);
+        } else if (item !== pad && item.ref !== pad.ref && item.kind !== "copper") {
+          for (const l of item.layers) {
+            const i = layerIndex.get(l);
+            if (i !== undefined) grid.fill(grid.goal[i]!, item.shape());
+          }
+          // A via may not stand in a pad of its own net either (via in pad).
+          if (item.kind === "pad") grid.fill(grid.noVia, grown(key, item.shape(), vr));
+        }
+        break;
+    }
+  }
+  for (const other of laid) {
+    const key = String(id++);
+    if (other.net === net) continue;
+    const c = rules.clearance(net, other.net);
+    block({ layers: other.layers, shape: () => other.shape }, key, c + tw, c + vr);
+  }
+  // The pad's own footprint: its other pads (of this net too) are no place for a via.
+  grid.fill(grid.noVia, inflate(pad.shape(), vr));
+  grid.keepInsideOutline(obstacles.outline);
+  const pourAt = pourGoals(board, grid, net, pad);
+  return { grid, hasGoal: () => grid.hasGoal(), pourAt };
+}
+
+/** A pour of the net a route ends in, to be checked after the refill. */
+type Pour = { zone: string; layer: string; at: Point };
+
+/**
+ * Marks the net's pours: on a routing layer the pad is on, the route may end in them; a via
+ * anywhere in them (any layer) ends it too. Returns the lookup from a cell to the pour it is
+ * in (on `layer` when given), for the check after the refill.
+ */
+function pourGoals(board: Board, grid: RouteGrid, net: string, pad: BoardItem): (col: number, row: number, layer?: string) => Pour | undefined {
+  const found: { zone: string; layer: string; polygon: Point[] }[] = [];
+  for (const zone of boardZones(board.root)) {
+    if (zone.net !== net || !zone.filled || zone.ruleArea) continue;
+    for (const { layer, points } of zoneFills(zone)) {
+      if (points.length < 3) continue;
+      found.push({ zone: zone.id, layer, polygon: points });
+      const shape = shapeOf([points]);
+      const index = ROUTING_LAYERS.indexOf(layer);
+      if (index >= 0 && pad.layers.has(layer)) grid.fill(grid.goal[index]!, shape);
+      grid.fill(grid.viaGoal, shape);
+    }
+  }
+  return (col, row, layer) => {
+    const at = grid.point(col, row);
+    const hit = found.find((f) => (layer === undefined || f.layer === layer) && insidePolygon(f.polygon, at));
+    return hit ? { zone: hit.zone, layer: hit.layer, at } : undefined;
+  };
+}
+
+interface CopperPlan {
+  tracks: { layer: string; points: Point[] }[];
+  vias: Point[];
+  length: number;
+  endsInPour: boolean;
+}
+
+/** A grid path as tracks (collinear steps merged) and vias (where the layer changes). */
+function toCopper(grid: RouteGrid, path: GridPoint[], pourAt: BuiltGrid["pourAt"]): CopperPlan {
+  const plan: CopperPlan = { tracks: [], vias: [], length: 0, endsInPour: false };
+  let run: GridPoint[] = [path[0]!];
+  const flush = () => {
+    if (run.length < 2) return;
+    const corners = [run[0]!];
+    for (let i = 1; i < run.length - 1; i++) {
+      const [a, b, c] = [run[i - 1]!, run[i]!, run[i + 1]!];
+      if (b.x - a.x !== c.x - b.x || b.y - a.y !== c.y - b.y) corners.push(b);
+    }
+    corners.push(run.at(-1)!);
+    const points = corners.map((p) => grid.point(p.x, p.y));
+    for (let i = 1; i < points.length; i++) plan.length += Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y);
+    plan.tracks.push({ layer: ROUTING_LAYERS[run[0]!.layer]!, points });
+  };
+  for (let i = 1; i < path.length; i++) {
+    const p = path[i]!;
+    if (p.layer !== run[0]!.layer) {
+      flush();
+      plan.vias.push(grid.point(p.x, p.y));
+      run = [p];
+    } else run.push(p);
+  }
+  flush();
+  const end = path.at(-1)!;
+  // A route that stops on a cell that is no goal of its layer ends in a via down into a pour.
+  if (!grid.goal[end.layer]![end.y * grid.size + end.x] && pourAt(end.x, end.y)) {
+    plan.vias.push(grid.point(end.x, end.y));
+    plan.endsInPour = true;
+  }
+  return plan;
+}

@@ -1,0 +1,41 @@
+/**
+ * New tracks and vias in the board's own dialect: `(uuid "…")` and KiCad 9's layout from KiCad 8
+ * on, `(tstamp …)` and one line per item in KiCad 6 and 7 files; the net by code in numbered
+ * boards, by name in KiCad 10's. They go after the board's last track or via (where KiCad
+ * writes them), else before its zones. Their ids are derived from what they are, so the same
+ * route writes the same bytes.
+ */
+import { boardDialect } from "../../format.ts";
+import { insertInDialect } from "../footprint/dialect.ts";
+import { uuidSource } from "../footprint/instance.ts";
+import type { Board, Point } from "../view.ts";
+import { head, list, q, sym, type SList, type SValue } from "../../sexpr/index.ts";
+
+export function writeTrack(board: Board, a: Point, b: Point, width: number, layer: string, net: string): void {
+  insert(board, "segment", [list("start", a.x, a.y), list("end", b.x, b.y), list("width", width), list("layer", q(layer))], net, `${a.x},${a.y},${b.x},${b.y},${layer}`);
+}
+
+export function writeVia(board: Board, at: Point, diameter: number, drill: number, net: string): void {
+  insert(board, "via", [list("at", at.x, at.y), list("size", diameter), list("drill", drill), list("layers", q("F.Cu"), q("B.Cu"))], net, `${at.x},${at.y}`);
+}
+
+const TRACKS = new Set(["segment", "arc", "via"]);
+const AFTER_TRACKS = new Set(["zone", "group", "generated", "embedded_fonts", "embedded_files"]);
+
+function insert(board: Board, kind: string, geometry: SList[], net: string, identity: string): void {
+  const dialect = boardDialect(board.version);
+  const netNode = dialect.nets === "named" ? list("net", q(net)) : list("net", board.nets().find((n) => n.name === net)?.code ?? 0);
+  const id = uuidSource(`${kind}:${net}:${identity}`)();
+  const idNode = dialect.ids === "uuid" ? list("uuid", q(id)) : list("tstamp", sym(id));
+  const node = list(kind, ...([...geometry, netNode, idNode] as SValue[]));
+  const items = board.root.items;
+  let at = -1;
+  items.forEach((item, i) => {
+    if (item.type === "list" && TRACKS.has(head(item) ?? "")) at = i + 1;
+  });
+  if (at < 0) {
+    const next = items.findIndex((item) => item.type === "list" && AFTER_TRACKS.has(head(item) ?? ""));
+    at = next >= 0 ? next : items.length;
+  }
+  insertInDialect(board.root, node, at, dialect);
+}

@@ -1,0 +1,31 @@
+/**
+ * Board comparisons for tests of edits that add copper: a board's text with every zone's fills
+ * taken out (what a refill leaves alone), and with the given footprints, tracks and vias taken
+ * out too (what an added part leaves alone).
+ */
+import { children, head, parseSexpr, printSexpr, removeChild, text } from "../../src/kicad/sexpr/index.ts";
+
+/** The board's text without zone fills, without the footprints `refs`, and without the tracks and vias not in `keepCopper`. */
+export function withoutAdditions(bytes: Uint8Array | string, refs: string[] = [], keepCopper?: Set<string>): string {
+  const doc = parseSexpr(bytes);
+  for (const zone of children(doc.root, "zone")) for (const fill of children(zone, "filled_polygon")) removeChild(zone, fill);
+  for (const item of [...doc.root.items]) {
+    if (item.type !== "list") continue;
+    const kind = head(item);
+    if (kind === "footprint" && refs.includes(referenceOf(item))) removeChild(doc.root, item);
+    else if (keepCopper && (kind === "segment" || kind === "via") && !keepCopper.has(printSexpr(item).trim())) removeChild(doc.root, item);
+  }
+  return printSexpr(doc);
+}
+
+/** The tracks and vias of a board, printed, to tell the new ones from those that were there. */
+export function copperItems(bytes: Uint8Array | string): Set<string> {
+  const doc = parseSexpr(bytes);
+  return new Set(doc.root.items.flatMap((item) => (item.type === "list" && (head(item) === "segment" || head(item) === "via") ? [printSexpr(item).trim()] : [])));
+}
+
+function referenceOf(fp: import("../../src/kicad/sexpr/index.ts").SList): string {
+  const property = children(fp, "property").find((p) => text(p, 1) === "Reference");
+  if (property) return text(property, 2) ?? "";
+  return text(children(fp, "fp_text").find((t) => text(t, 1) === "reference") ?? fp, 2) ?? "";
+}
