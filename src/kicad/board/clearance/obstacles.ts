@@ -145,6 +145,9 @@ export class BoardObstacles {
           return { item, reason: "clearance" };
         } else if (spokes > 0 && tooClose(item.shape(), spokes)) {
           return { item, reason: "room for thermal spokes" };
+        } else if (item.kind === "pad" && tooClose(item.shape(), this.spokeRoom({ shape: item.shape(), net: item.net, layers: item.layers, kind: "pad" }))) {
+          // And an existing pad's spokes into its own pour keep theirs.
+          return { item, reason: "room for its thermal spokes" };
         }
       }
     }
