@@ -7,7 +7,8 @@
 #   - the npm packages, exactly as locked in bun.lock
 #   - with --test, what the test suite needs besides: KiCad's demo projects (kicad-demos, a
 #     corpus of real designs the fidelity tests run over), strace (proves commands open no sockets),
-#     python3 (a strict XML parser for the JUnit report) and zip (the Windows release archive)
+#     python3 (a strict XML parser for the JUnit report), zip (the Windows release archive) and
+#     rsvg-convert (librsvg2-bin: the render tests open copperhead's SVGs as viewers do)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +43,7 @@ if $with_test_tools; then
   command -v strace >/dev/null || missing+=(strace)
   command -v python3 >/dev/null || missing+=(python3)
   command -v zip >/dev/null || missing+=(zip)
+  command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
   if [ ${#missing[@]} -gt 0 ]; then
     say "installing test tools: ${missing[*]}"
     "${SUDO[@]}" apt-get update -qq >&2

@@ -194,10 +194,11 @@ describe("--render on a sheet that embeds a logo", () => {
     const parsed = Bun.spawnSync(["/usr/bin/python3", "-c", "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1]); print('ok')", join(dir, name)]);
     expect(parsed.stderr.toString()).toBe("");
     expect(parsed.stdout.toString().trim()).toBe("ok");
-    if (Bun.which("rsvg-convert")) {
-      const converted = Bun.spawnSync(["rsvg-convert", "-w", "800", "-o", join(dir, "rsvg.png"), join(dir, name)]);
-      expect(converted.stderr.toString()).toBe("");
-      expect(converted.exitCode).toBe(0);
-    }
+    // librsvg is what most viewers use; scripts/setup.sh --test installs it (librsvg2-bin).
+    const rsvg = Bun.which("rsvg-convert");
+    if (!rsvg) throw new Error("rsvg-convert is missing: run `bash scripts/setup.sh --test` (it installs librsvg2-bin)");
+    const converted = Bun.spawnSync([rsvg, "-w", "800", "-o", join(dir, "rsvg.png"), join(dir, name)]);
+    expect(converted.stderr.toString()).toBe("");
+    expect(converted.exitCode).toBe(0);
   }, 120_000);
 });
