@@ -10,12 +10,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loopback } from "../agent/loopback.ts";
-import { git } from "../repo/git-repo.ts";
 import { anthropicFrames, chatCompletionFrames, sseResponse } from "../support/model-streams.ts";
 import { pngInfo } from "../support/png.ts";
-import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
-import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
-import { ISOLATED_ENV } from "../support/repos.ts";
+import { corpusProjects } from "../support/corpora.ts";
+import { cleanupTempDirs } from "../support/kicad.ts";
+import { ISOLATED_ENV, initialisedCorpusRepo } from "../support/repos.ts";
 import { requireBinary, runBinary } from "./binary.ts";
 import { SESSIONS_DIR } from "./scripted-model.ts";
 
@@ -24,17 +23,7 @@ afterAll(cleanupTempDirs);
 let repo = "";
 beforeAll(async () => {
   requireBinary();
-  await requireKicadCli();
-  repo = (await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/rvpc-revb")!)).root;
-  await git(repo, "init", "--quiet", "--initial-branch=main");
-  await git(repo, "config", "user.name", "Test User");
-  await git(repo, "config", "user.email", "test@example.com");
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "--quiet", "-m", "design");
-  const init = await runBinary(["init", "--no-hooks", "--repo", repo], { env: ISOLATED_ENV });
-  expect(init.exitCode, init.stderr).toBe(0);
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "--quiet", "-m", "copperhead init");
+  repo = await initialisedCorpusRepo(corpusProjects().find((p) => p.id === "corpus/rvpc-revb")!);
 }, 120_000);
 
 test("view and find_space answer through the binary, with an image each view", async () => {
