@@ -7,7 +7,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { BRIDGE_SOCKET_ENV, BRIDGE_TOKEN_ENV, flushUnsent, writeLine } from "../agent/providers/agent-cli/bridge.ts";
+import { BRIDGE_SOCKET_ENV, BRIDGE_TOKEN_ENV, flushUnsent, lineReader, writeLine } from "../agent/providers/agent-cli/bridge.ts";
 import type { ToolImage, ToolSpec } from "../agent/model.ts";
 import { mcpImages } from "../agent/providers/host.ts";
 import { CopperheadError } from "../errors.ts";
@@ -28,7 +28,11 @@ export async function serveToolBridge(env: Record<string, string | undefined> = 
   }
   const pending = new Map<number, Pending>();
   let nextId = 1;
-  let buffer = "";
+  const read = lineReader((line) => {
+    const message = JSON.parse(line) as Record<string, unknown> & { id: number };
+    pending.get(message.id)?.resolve(message);
+    pending.delete(message.id);
+  });
   const unsent: Uint8Array[] = [];
   const transport = new StdioServerTransport();
   // The run is over (or died): fail what is in flight and hang up, so the CLI stops too.
@@ -40,16 +44,7 @@ export async function serveToolBridge(env: Record<string, string | undefined> = 
   const socket = await Bun.connect({
     unix: socketPath,
     socket: {
-      data(_socket, chunk) {
-        buffer += chunk.toString();
-        let newline: number;
-        while ((newline = buffer.indexOf("\n")) >= 0) {
-          const message = JSON.parse(buffer.slice(0, newline)) as Record<string, unknown> & { id: number };
-          buffer = buffer.slice(newline + 1);
-          pending.get(message.id)?.resolve(message);
-          pending.delete(message.id);
-        }
-      },
+      data: (_socket, chunk) => read(chunk),
       drain: (socket) => flushUnsent(socket, unsent),
       close: gone,
       error: gone,

@@ -40,7 +40,7 @@ export interface ToolBridge {
 }
 
 interface SocketState {
-  buffer: string;
+  read: (chunk: Uint8Array) => void;
   /** Bytes the socket has not taken yet (see {@link writeLine}). */
   unsent: Uint8Array[];
 }
@@ -67,6 +67,32 @@ export function flushUnsent(socket: Pick<Socket<unknown>, "write">, unsent: Uint
   }
 }
 
+/**
+ * Splits a socket's byte stream into lines. A socket hands over chunks wherever the kernel cut
+ * them, which may be inside a multi-byte character, so the bytes go through one streaming
+ * decoder per socket rather than being decoded chunk by chunk.
+ */
+export function lineReader(onLine: (line: string) => boolean | void): (chunk: Uint8Array) => void {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let hungUp = false;
+  return (chunk) => {
+    if (hungUp) return;
+    buffer += decoder.decode(chunk, { stream: true });
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      // A handler that returns false has hung up: the rest of the stream is not read.
+      if (onLine(line) === false) {
+        hungUp = true;
+        buffer = "";
+        return;
+      }
+    }
+  };
+}
+
 /** Opens the run's end of the bridge: a Unix socket in a fresh 0700 temp folder. */
 export function openToolBridge(): ToolBridge {
   const dir = mkdtempSync(join(tmpdir(), "copperhead-cli-"));
@@ -76,48 +102,47 @@ export function openToolBridge(): ToolBridge {
   let handler: ((call: BridgeCall) => void) | undefined;
 
   const send = (socket: Socket<SocketState>, message: object) => writeLine(socket, socket.data.unsent, JSON.stringify(message));
+  /** Answers one request line; false when the line was not the run's and the socket is closed. */
+  const answer = (socket: Socket<SocketState>, line: string): boolean => {
+    let request: { token?: unknown; id?: unknown; method?: unknown; name?: unknown; arguments?: unknown };
+    try {
+      request = JSON.parse(line);
+    } catch {
+      socket.end();
+      return false;
+    }
+    // Anything else on this machine that finds the socket gets nothing from it.
+    if (request.token !== token || typeof request.id !== "number") {
+      socket.end();
+      return false;
+    }
+    const id = request.id;
+    if (request.method === "list") send(socket, { id, tools });
+    else if (request.method === "call" && typeof request.name === "string" && handler) {
+      let answered = false;
+      handler({
+        name: request.name,
+        arguments: request.arguments,
+        reply: (result) => {
+          if (answered) return;
+          answered = true;
+          send(socket, { id, ...result });
+        },
+      });
+    } else send(socket, { id, content: "copperhead is not taking tool calls now", isError: true });
+    return true;
+  };
   const listener = Bun.listen<SocketState>({
     unix: socketPath,
     socket: {
       open(socket) {
-        socket.data = { buffer: "", unsent: [] };
+        socket.data = { read: lineReader((line) => answer(socket, line)), unsent: [] };
       },
       drain(socket) {
         flushUnsent(socket, socket.data.unsent);
       },
       data(socket, chunk) {
-        socket.data.buffer += chunk.toString();
-        let newline: number;
-        while ((newline = socket.data.buffer.indexOf("\n")) >= 0) {
-          const line = socket.data.buffer.slice(0, newline);
-          socket.data.buffer = socket.data.buffer.slice(newline + 1);
-          let request: { token?: unknown; id?: unknown; method?: unknown; name?: unknown; arguments?: unknown };
-          try {
-            request = JSON.parse(line);
-          } catch {
-            socket.end();
-            return;
-          }
-          // Anything else on this machine that finds the socket gets nothing from it.
-          if (request.token !== token || typeof request.id !== "number") {
-            socket.end();
-            return;
-          }
-          const id = request.id;
-          if (request.method === "list") send(socket, { id, tools });
-          else if (request.method === "call" && typeof request.name === "string" && handler) {
-            let answered = false;
-            handler({
-              name: request.name,
-              arguments: request.arguments,
-              reply: (result) => {
-                if (answered) return;
-                answered = true;
-                send(socket, { id, ...result });
-              },
-            });
-          } else send(socket, { id, content: "copperhead is not taking tool calls now", isError: true });
-        }
+        socket.data.read(chunk);
       },
     },
   });
