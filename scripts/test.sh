@@ -1,48 +1,37 @@
 #!/usr/bin/env bash
-# The whole test suite: typecheck, unit and integration tests (real kicad-cli), then the
-# binary-level tests in test/e2e/ against a freshly built dist/copperhead. Ends with the plain
-# line "N passed, N failed" summed over both bun test runs.
+# The whole test suite: typecheck, build dist/copperhead, then every test file, unit,
+# integration (real kicad-cli) and binary-level (test/e2e/, against the fresh build), in one
+# `bun test` over two worker processes. Ends with the plain line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-passed=0
-failed=0
 status=0
 
 # kicad-cli runs dominate test time; a test without its own timeout gets this one (bun's
-# default is 5 s, too tight for a kicad-cli round trip on a busy 2-core machine).
-TEST_TIMEOUT_MS=30000
-
-# Runs `bun test` with the given arguments, echoing its output and adding up its summary.
-run_tests() {
-  local log
-  log=$(mktemp)
-  bun test --timeout "$TEST_TIMEOUT_MS" "$@" 2>&1 | tee "$log"
-  local rc=${PIPESTATUS[0]}
-  local p f
-  p=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -n1 | grep -Eo '[0-9]+' || echo 0)
-  f=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -n1 | grep -Eo '[0-9]+' || echo 0)
-  rm -f "$log"
-  passed=$((passed + p))
-  failed=$((failed + f))
-  if [ "$rc" -ne 0 ]; then
-    status=1
-    # A crash before any summary must still count as a failure.
-    [ "$f" -eq 0 ] && failed=$((failed + 1))
-  fi
-}
+# default is 5 s, too tight for a kicad-cli round trip while the other worker runs one too).
+TEST_TIMEOUT_MS=60000
+# One worker per core. Most of a test's time is kicad-cli, a process of its own, so two workers
+# keep both cores busy; the recorded durations in test/timings.json start the longest files first.
+WORKERS=${COPPERHEAD_TEST_WORKERS:-2}
 
 echo "== typecheck" >&2
 bun run typecheck || status=1
 
-echo "== unit and integration tests" >&2
-run_tests --path-ignore-patterns 'test/e2e/**' test/
-
 echo "== build" >&2
 bun run build || status=1
 
-echo "== binary tests (test/e2e)" >&2
-run_tests test/e2e/
+echo "== tests (unit, integration, and test/e2e against dist/copperhead)" >&2
+log=$(mktemp)
+bun test --timeout "$TEST_TIMEOUT_MS" --parallel="$WORKERS" --timings=test/timings.json test/ 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -n1 | grep -Eo '[0-9]+' || echo 0)
+failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -n1 | grep -Eo '[0-9]+' || echo 0)
+rm -f "$log"
+if [ "$rc" -ne 0 ]; then
+  status=1
+  # A crash before any summary must still count as a failure.
+  [ "$failed" -eq 0 ] && failed=1
+fi
 
 echo "$passed passed, $failed failed"
 exit $status
