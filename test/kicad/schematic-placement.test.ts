@@ -5,6 +5,7 @@
  * symbols stand upright with the supply pin up, and kicad-cli puts the pins on the right nets.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { exportNetlist } from "../../src/kicad/cli/kicad-cli.ts";
 import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
@@ -13,9 +14,9 @@ import { listComponents } from "../../src/kicad/netlist/components.ts";
 import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
 import { placePoint } from "../../src/kicad/schematic/geometry.ts";
 import { loadSchematicProject, unitPins } from "../../src/kicad/schematic/view.ts";
-import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
+import { copyCorpusProject, corpusProjects, demoProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
-import { drawnItems, gap, overlaps, type DrawnItem } from "../support/sheet-boxes.ts";
+import { drawnItems, gap, overlaps, wiredTogether, type DrawnItem } from "../support/sheet-boxes.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -93,6 +94,53 @@ describe("add a 100 nF capacitor next to U1", () => {
         const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
         const netOf = (pin: string) => netlist.nets.find((n) => n.nodes.some((node) => node.ref === added.ref && node.pin === pin))?.name;
         expect([netOf("1"), netOf("2")]).toEqual(["+3V3", "GND"]);
+      },
+      TIMEOUT,
+    );
+  }
+});
+
+/**
+ * An LED and its series resistor added one after the other, the resistor `near` the LED: it
+ * lands beside the LED and its pin meets the LED's net with a short wire (one label, not a
+ * pair), with nothing new over anything that was drawn; kicad-cli puts both pins on the net.
+ */
+describe("parts added together sit together", () => {
+  const PAIRS: (Case & { supply: string })[] = [
+    { id: "demos/pic_programmer", supply: "VCC", root: async () => join((await copyCorpusProject(demoProjects().find((p) => p.id === "demos/pic_programmer/pic_programmer")!)).root, "pic_programmer.kicad_sch") },
+    { id: "corpus/glasgow-revc3", supply: "+3V3", root: () => corpusRoot("corpus/glasgow-revc3") },
+  ];
+  for (const c of PAIRS) {
+    test(
+      `${c.id}: an LED and its resistor, joined by a wire within 10 mm`,
+      async () => {
+        const cli = await requireKicadCli();
+        const root = await c.root();
+        const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
+        const led = editor.addComponent({ libId: "Device:LED", value: "LED", connect: { A: c.supply, K: "LED_K" } });
+        const resistor = editor.addComponent({ libId: "Device:R", value: "1k", near: led.ref, connect: { "1": "LED_K", "2": "GND" } });
+        editor.save();
+
+        const parts = listComponents(loadSchematicProject(root));
+        const [d, r] = [led.ref, resistor.ref].map((ref) => parts.find((x) => x.ref === ref)!);
+        expect(r!.file).toBe(d!.file);
+        const items = drawnItems(d!.file, d!.sheetPath);
+        const box = (uuid: string) => items.find((i) => i.kind === "symbol" && i.uuid === uuid)!.box;
+        const apart = gap(box(d!.symbols[0]!.uuid), box(r!.symbols[0]!.uuid));
+        const tip = (part: typeof d, pin: string): [number, number] => {
+          const symbol = part!.symbols[0]!;
+          const at = placePoint(unitPins(symbol, 1).find((p) => p.number === pin || p.name === pin)!.at, symbol.placement);
+          return [at.x / 10_000, at.y / 10_000];
+        };
+        console.log(`${c.id}: ${led.ref} and ${resistor.ref} ${apart.toFixed(2)} mm apart`);
+        expect(apart).toBeLessThanOrEqual(10);
+        expect(wiredTogether(d!.file, tip(d, "K"), tip(r, "1"))).toBe(true);
+        expect(readFileSync(d!.file, "utf8").match(/\(label "LED_K"/g)?.length).toBe(1);
+
+        const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
+        const netOf = (ref: string, pin: string) => netlist.nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
+        expect(netOf(resistor.ref, "1")).toBe(netOf(led.ref, "1"));
+        expect(netOf(resistor.ref, "1")).toMatch(/LED_K$/);
       },
       TIMEOUT,
     );

@@ -205,3 +205,24 @@ export function drawnItems(file: string, instancePath?: string): DrawnItem[] {
   }
   return items;
 }
+
+/** True when wires alone lead from `a` to `b` (mm) on a sheet, end to end, read from the file. */
+export function wiredTogether(file: string, a: [number, number], b: [number, number]): boolean {
+  const root = parseSexpr(readFileSync(file, "utf8"), { file }).root;
+  const key = (p: [number, number]) => `${p[0].toFixed(3)},${p[1].toFixed(3)}`;
+  const wires = children(root, "wire").map((w) => children(child(w, "pts")!, "xy").map((xy): [number, number] => [num(xy, 1) ?? 0, num(xy, 2) ?? 0]));
+  const seen = new Set([key(a)]);
+  const queue = [a];
+  while (queue.length > 0) {
+    const p = queue.shift()!;
+    if (key(p) === key(b)) return true;
+    for (const [u, v] of wires) {
+      const next = key(u!) === key(p) ? v! : key(v!) === key(p) ? u! : undefined;
+      if (next && !seen.has(key(next))) {
+        seen.add(key(next));
+        queue.push(next);
+      }
+    }
+  }
+  return false;
+}

@@ -7,7 +7,7 @@ import { CopperheadError } from "../../../errors.ts";
 import { naturalCompare } from "../../netlist/netlist.ts";
 import { placePoint, samePoint, toIU, type Placement } from "../geometry.ts";
 import { placedSymbolNode, type MmPoint } from "../items.ts";
-import { SheetSpace, type Shape, type Spot } from "./placement.ts";
+import { SheetSpace, type Spot } from "./placement.ts";
 import { fieldBox, grow, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union } from "../space.ts";
 import { removeLegacyInstances } from "../dialect.ts";
 import type { DetachPlan } from "../wiring.ts";
@@ -17,7 +17,8 @@ import type { EditorState } from "./state.ts";
 import { newReferences, unitsOf } from "./lookup.ts";
 import { ensureLibSymbol, instancePinNumbers, libSymbolView, referencePrefix, resolveLibSymbol, symbolFields } from "./lib-symbols.ts";
 import { applyPlan, placeSymbol, pruneLibSymbol, toMm, unique } from "./tree.ts";
-import { landingOf, netTarget, plannedWiring, type PinLanding } from "./net-target.ts";
+import { landingOf, netPoints, netTarget, plannedWiring, type PinLanding } from "./net-target.ts";
+import { joinSpot, partnerRoom, type JoinTarget, type PlannedPin, type UnitShape } from "./join-placement.ts";
 import { placementAnchor } from "./move.ts";
 import { connect } from "./connect.ts";
 
@@ -99,11 +100,22 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
   const values: Record<string, string> = { ...(like && like.libId === libId ? like.values : {}), ...args.fields, Reference: ownRef };
   if (args.value !== undefined) values.Value = args.value;
   if (footprint !== undefined) values.Footprint = footprint;
-  const landings = new Map(connections.map((c) => [c.pin.number, landingOf(netTarget(state, c.net, target, ownRef))]));
+  const nets = new Map(connections.map((c) => [c.pin.number, netTarget(state, c.net, target, ownRef)]));
+  const landings = new Map([...nets].map(([pin, net]) => [pin, landingOf(net)]));
   const units = Array.from({ length: lib.unitCount }, (_, i) => i + 1);
   const space = new SheetSpace(file);
+  // A pin that would end in a label meets its net by a short wire instead when a point of the
+  // net is near (the partner added just before); a pin that starts a net on this sheet keeps
+  // room for the partner still to come (see join-placement.ts).
+  const wiring = state.wiring(target);
+  const joins: JoinTarget[] = lib.unitCount === 1 ? [...nets].filter(([, net]) => net.kind !== "power").map(([pin, net]) => ({ pin, points: netPoints(state, net, wiring) })) : [];
+  const starts = new Set(joins.filter((j) => j.points.length === 0).map((j) => j.pin));
   const spots = units.map((unit) => {
-    const spot = space.findSpot(unitShapes(def, lib, unit, values, landings, args.rotation, example), anchor.box);
+    const shapes = (partnerRoom: Set<string>, turn = false) => unitShapes(def, lib, unit, values, { landings, partnerRoom, turn, rotation: args.rotation, example });
+    const spot =
+      (joins.some((j) => j.points.length > 0) ? joinSpot(space, wiring, shapes(new Set(), true), joins, anchor.box) : undefined) ??
+      (starts.size > 0 ? space.findSpot(shapes(starts), anchor.box) : undefined) ??
+      space.findSpot(shapes(new Set()), anchor.box);
     if (!spot) {
       throw new CopperheadError("edit_conflict", `No free room for ${libId}${lib.unitCount > 1 ? ` unit ${unit}` : ""} on sheet ${target.humanPath}: no free spot for its drawing, fields and wiring anywhere on the page. Nothing was added.`, {
         fix: "Place it on another sheet, or make room on this one (find_space and view show where there is any).",
@@ -224,32 +236,48 @@ function libPinOf(lib: LibSymbol, libId: string, pin: string): LibPin {
   });
 }
 
+/** How a new unit's candidate shapes are drawn up. */
+interface ShapePlan {
+  /** What each pin to be wired ends in. */
+  landings: Map<string, PinLanding>;
+  /** Pins that start a net on the sheet, which keep room for their partner (see `partnerRoom`). */
+  partnerRoom: Set<string>;
+  /** Try every rotation (to put a pin in front of its partner's), not only those that turn power pins right. */
+  turn: boolean;
+  /** A fixed rotation. */
+  rotation?: number;
+  /** The `like` example, whose field layout is copied. */
+  example?: PlacedSymbol;
+}
+
 /**
  * The orientations a new unit may take, each with everything it will occupy relative to its
  * origin: drawing, visible fields, and per pin the stub and power symbol or label it will get
  * (or room for one). Orientations that put a supply pin down or a ground pin up cost extra.
  */
-function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<string, string>, landings: Map<string, PinLanding>, rotation?: number, example?: PlacedSymbol): Shape[] {
-  // Turning a part only pays when it puts its power pins the right way up.
-  const rotations = rotation !== undefined ? [rotation] : [...landings.values()].some((l) => l.kind === "power") ? [0, 180, 90, 270] : [0];
+function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<string, string>, plan: ShapePlan): UnitShape[] {
+  const { landings, partnerRoom: room, turn, rotation, example } = plan;
+  // Turning a part only pays when it puts its power pins the right way up, or a pin in front of its partner's (`turn`).
+  const rotations = rotation !== undefined ? [rotation] : turn || [...landings.values()].some((l) => l.kind === "power") ? [0, 180, 90, 270] : [0];
   const pins = lib.pins.filter((p) => (p.unit === 0 || p.unit === unit) && (p.bodyStyle === 0 || p.bodyStyle === 1) && !p.hidden);
   return rotations.map((r) => {
     const placement: Placement = { at: { x: 0, y: 0 }, rotation: r };
     const drawing = libUnitBox(def, unit, 1);
     const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
-    const boxes = [body, ...symbolFields(def, placement, values, example).flatMap((f) => fieldBox(f, placement) ?? [])];
+    const fixed = [body, ...symbolFields(def, placement, values, example).flatMap((f) => fieldBox(f, placement) ?? [])];
+    const wired: PlannedPin[] = [];
     let penalty = r % 180 === 0 ? (r === 0 ? 0 : TURNED / 2) : TURNED;
     for (const pin of pins) {
       const tip = placePoint(pin.at, placement);
       const outward = placeDirection(pinOutwardLib(pin.orientation), placement);
       const landing = landings.get(pin.number);
       if (!landing) {
-        boxes.push(grow(union(pointBox(tip), pointBox({ x: tip.x + outward.x * PIN_REACH, y: tip.y + outward.y * PIN_REACH })), PIN_SPREAD));
+        fixed.push(grow(union(pointBox(tip), pointBox({ x: tip.x + outward.x * PIN_REACH, y: tip.y + outward.y * PIN_REACH })), PIN_SPREAD));
         continue;
       }
       if (landing.kind === "power" && !samePoint(landing.arrive, outward)) penalty += UPSIDE_DOWN;
-      boxes.push(...plannedWiring(tip, outward, landing));
+      wired.push({ number: pin.number, tip, outward, wiring: [...plannedWiring(tip, outward, landing), ...(room.has(pin.number) ? [partnerRoom(tip, outward)] : [])] });
     }
-    return { rotation: r, penalty, body, boxes };
+    return { rotation: r, penalty, body, fixed, pins: wired, boxes: [...fixed, ...wired.flatMap((p) => p.wiring)] };
   });
 }

@@ -10,14 +10,14 @@ import { SheetSpace } from "./placement.ts";
 import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Route } from "./routing.ts";
 import { blockersOf, symbolBodyBox, translate } from "../space.ts";
 import { clearOwnFields, fieldBoxes } from "./field-layout.ts";
-import { SheetWiring, type PinAt } from "../wiring.ts";
-import { fieldValue, type PlacedSymbol, type SheetInstance } from "../view.ts";
+import type { PinAt } from "../wiring.ts";
+import type { PlacedSymbol, SheetInstance } from "../view.ts";
 import { removeChild } from "../../sexpr/index.ts";
 import type { EditorState } from "./state.ts";
-import { findPin, netOfPin, newReferences, type PinHit } from "./lookup.ts";
+import { findPin, netOfPin, newReferences } from "./lookup.ts";
 import { ensureLibSymbol, instancePinNumbers, libSymbolView, referencePrefix, symbolFields } from "./lib-symbols.ts";
 import { applyPlan, insertItem, placeSymbol, toMm } from "./tree.ts";
-import { labelAngle, labelLanding, landingOf, lastLeg, netTarget, type NetTarget } from "./net-target.ts";
+import { labelAngle, labelLanding, landingOf, lastLeg, netPoints, netTarget, type NetTarget } from "./net-target.ts";
 
 /**
  * Attaches a free pin to `net` in the sheet's style: a short wire to a pin, label or power
@@ -53,7 +53,7 @@ export function connect(state: EditorState, ref: string, pin: string, net: strin
   // Best: a short wire to the net; then a stub whose landing is free; last, on a crowded
   // sheet, the shortest stub that touches nothing, even if its label or symbol crowds a text.
   const route =
-    joinRoutes(hit.tip, hit.outward, netPoints(state, target, hit, wiring)).find((r) => routeUsable(r, wiring, space, undefined)) ??
+    joinRoutes(hit.tip, hit.outward, netPoints(state, target, wiring, hit.symbol)).find((r) => routeUsable(r, wiring, space, undefined)) ??
     stubs.find((r) => routeUsable(r, wiring, space, landed(r))) ??
     stubs.find((r) => routeUsable(r, wiring, space, undefined));
   if (!route) {
@@ -137,23 +137,6 @@ export function markNoConnect(state: EditorState, ref: string, pin: string): voi
     });
   }
   state.edit([hit.instance.file], () => insertItem(hit.instance.file, noConnectNode(toMm(hit.tip), crypto.randomUUID())));
-}
-
-/** Connection points of `target`'s net on the pin's sheet (pins, power symbols, labels), the pin's own part aside. */
-function netPoints(state: EditorState, target: NetTarget, hit: PinHit, wiring: SheetWiring): Point[] {
-  const net = state.netlist().nets.find((n) => n.name === target.expected);
-  const onNet = new Set((net?.nodes ?? []).map((n) => `${n.ref}\u0000${n.pin}`));
-  const points: Point[] = [];
-  for (const pin of wiring.pins) {
-    if (pin.symbol === hit.symbol) continue;
-    if (onNet.has(`${pin.reference}\u0000${pin.lib.number}`)) points.push(pin.at);
-    else if (pin.power && target.kind === "power" && fieldValue(pin.symbol, "Value") === target.value) points.push(pin.at);
-  }
-  for (const label of wiring.file.labels) {
-    if (target.kind === "local" && label.kind !== "global" && label.text === target.text) points.push(label.at);
-    if (target.kind === "global" && label.kind === "global" && label.text === target.text) points.push(label.at);
-  }
-  return points;
 }
 
 /** An upright power symbol whose pin lands on `end`. */

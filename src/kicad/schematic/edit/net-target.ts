@@ -9,7 +9,8 @@ import { placePoint, toIU, type Placement, type Point } from "../geometry.ts";
 import type { LabelShape } from "../items.ts";
 import { routeBoxes, stubRoutes, type Landing } from "./routing.ts";
 import { fieldBox, labelBox, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, type Box } from "../space.ts";
-import { fieldValue, type SheetInstance } from "../view.ts";
+import { fieldValue, type PlacedSymbol, type SheetInstance } from "../view.ts";
+import type { SheetWiring } from "../wiring.ts";
 import { child, cloneNode, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./state.ts";
 import { libSymbolView, symbolFields, tryResolve } from "./lib-symbols.ts";
@@ -61,6 +62,23 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   return { kind: "local", text: net, expected: own };
 }
 
+/** Connection points of `target`'s net on a sheet (pins, power symbols, labels), the pins of `except` (the part being wired) aside. */
+export function netPoints(state: EditorState, target: NetTarget, wiring: SheetWiring, except?: PlacedSymbol): Point[] {
+  const net = state.netlist().nets.find((n) => n.name === target.expected);
+  const onNet = new Set((net?.nodes ?? []).map((n) => `${n.ref}\u0000${n.pin}`));
+  const points: Point[] = [];
+  for (const pin of wiring.pins) {
+    if (pin.symbol === except) continue;
+    if (onNet.has(`${pin.reference}\u0000${pin.lib.number}`)) points.push(pin.at);
+    else if (pin.power && target.kind === "power" && fieldValue(pin.symbol, "Value") === target.value) points.push(pin.at);
+  }
+  for (const label of wiring.file.labels) {
+    if (target.kind === "local" && label.kind !== "global" && label.text === target.text) points.push(label.at);
+    if (target.kind === "global" && label.kind === "global" && label.text === target.text) points.push(label.at);
+  }
+  return points;
+}
+
 /** What a new pin's connection ends in: an upright power symbol (boxes relative to its pin) or a label. */
 export type PinLanding = { kind: "power"; boxes: Box[]; arrive: Point } | { kind: "label"; text: string; flagged: boolean };
 
@@ -88,7 +106,7 @@ export function plannedWiring(tip: Point, outward: Point, landing: PinLanding): 
   const route = stubRoutes(tip, outward, landing.kind === "power" ? landing.arrive : undefined)[0]!;
   const end = route.points[route.points.length - 1]!;
   const landed = landing.kind === "power" ? landing : labelLanding(landing, route.points);
-  return [...routeBoxes(route.points).slice(1), ...landed.boxes.map((b) => translate(b, end))];
+  return [...routeBoxes(route.points), ...landed.boxes.map((b) => translate(b, end))];
 }
 
 /** A label at the end of `points`, reading away from the last leg. */
