@@ -146,3 +146,22 @@ describe("parts added together sit together", () => {
     );
   }
 });
+
+/**
+ * `near` a net means where that net meets the part's other nets, at their source: a bulk
+ * capacitor "near GND" between +5V and GND on uext-esp32-c3 goes by J1, the USB connector that
+ * brings +5V in, not by whichever part has the most GND pins.
+ */
+describe("near a net", () => {
+  test("corpus/uext-esp32-c3: a +5V capacitor near GND goes by the connector that brings +5V in", async () => {
+    const root = await corpusRoot("corpus/uext-esp32-c3");
+    const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
+    const added = editor.addComponent({ libId: "Device:C", value: "10u", near: "GND", connect: { "1": "+5V", "2": "GND" } });
+    editor.save();
+    expect(added.near).toBe("J1");
+    expect(added.distance).toBeLessThanOrEqual(NEAR_MM);
+    const parts = listComponents(loadSchematicProject(root));
+    const j1 = parts.find((x) => x.ref === "J1")!;
+    expect(j1.libId).toMatch(/USB|Conn/i);
+  });
+});

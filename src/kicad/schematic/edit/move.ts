@@ -7,7 +7,7 @@ import { CopperheadError } from "../../../errors.ts";
 import { lookupNet, resolveNet } from "../../netlist/net-names.ts";
 import { placePoint, toIU, type Placement, type Point } from "../geometry.ts";
 import type { MmPoint } from "../items.ts";
-import { bestPartOn, CLEARANCE, SheetSpace, type Shape } from "./placement.ts";
+import { bestPartOn, CLEARANCE, netAnchorPart, SheetSpace, type Shape } from "./placement.ts";
 import { blockersOf, fieldBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "../space.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "../wiring.ts";
 import { unitPins, type PlacedSymbol, type SheetInstance } from "../view.ts";
@@ -177,8 +177,8 @@ export function placementAnchor(state: EditorState, args: { near?: string; sheet
     if (lookupNet(names, args.near).kind === "missing" && !/^[A-Za-z#]+\d+$/.test(args.near)) resolveNet(names, args.near);
     if (lookupNet(names, args.near).kind === "missing") unitsOf(state, args.near);
     const net = resolveNet(names, args.near);
+    anchorRef = netAnchorPart(netlist, net, wanted, sheet ? (ref) => unitsOf(state, ref).some((u) => u.instance === sheet) : () => true);
     wanted.unshift(net);
-    anchorRef = bestPartOn(netlist, [net], sheet ? (ref) => unitsOf(state, ref).some((u) => u.instance === sheet) : () => true);
     if (!anchorRef) {
       throw new CopperheadError("not_found", `Net ${net} has no part pin${sheet ? ` on sheet ${sheet.humanPath}` : ""} to place next to.`, {
         fix: "Name a part with near instead.",

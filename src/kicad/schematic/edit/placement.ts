@@ -149,3 +149,31 @@ export function bestPartOn(netlist: Netlist, nets: string[], allowed: (ref: stri
   }
   return [...score].sort(([a, x], [b, y]) => y.shared - x.shared || y.pins - x.pins || naturalCompare(a, b))[0]?.[0];
 }
+
+/** References of parts that bring a supply in: connectors, battery holders, terminal blocks. */
+const CONNECTOR = /^(J|P|CN|X|BT|CON|TB)\d/i;
+
+/**
+ * The part to place next to when `near` names a net rather than a part: among the parts with a
+ * pin on `net`, the one sharing the most of the new part's `others` nets (where that net meets
+ * them), then the net's source (a part whose power output drives it or one of those nets, a
+ * regulator; else a connector that brings it in), then the one with the most pins. Any point of
+ * a ground net would do otherwise, however far from the supply the part belongs with.
+ */
+export function netAnchorPart(netlist: Netlist, net: string, others: string[], allowed: (ref: string) => boolean): string | undefined {
+  const nets = new Map<string, Set<string>>();
+  const pins = new Map<string, number>();
+  const drives = new Set<string>();
+  const wanted = new Set([net, ...others]);
+  for (const n of netlist.nets) {
+    for (const node of n.nodes) {
+      nets.set(node.ref, (nets.get(node.ref) ?? new Set()).add(n.name));
+      pins.set(node.ref, (pins.get(node.ref) ?? 0) + 1);
+      if (node.pintype === "power_out" && wanted.has(n.name)) drives.add(node.ref);
+    }
+  }
+  const source = (ref: string) => (drives.has(ref) ? 2 : CONNECTOR.test(ref) ? 1 : 0);
+  const shared = (ref: string) => others.filter((o) => o !== net && nets.get(ref)?.has(o)).length;
+  const candidates = [...new Set(netlist.nets.find((n) => n.name === net)?.nodes.map((n) => n.ref) ?? [])].filter(allowed);
+  return candidates.sort((a, b) => shared(b) - shared(a) || source(b) - source(a) || (pins.get(b) ?? 0) - (pins.get(a) ?? 0) || naturalCompare(a, b))[0];
+}
