@@ -96,3 +96,41 @@ describe("errors about room", () => {
     expect(readFileSync(sheet, "utf8")).toBe(before);
   }, 60_000);
 });
+
+/**
+ * A rename that makes a label longer never leaves it over another item: LED_A, below R3 and
+ * left of the GND symbol's text, renamed to a much longer name reads the other way from its
+ * wire rather than run over that text; CC1, boxed in along its short wire, is refused with what
+ * is in the way, and nothing is written.
+ */
+describe("a renamed label keeps clear", () => {
+  const root = () => join(dir, "usb-led.kicad_sch");
+  /** Boxes of the label `name` on the root sheet, and what else on the sheet each overlaps. */
+  const labelCrowding = (name: string) => {
+    const source = readFileSync(root(), "utf8");
+    const uuid = /\(label "([^"]+)"[\s\S]*?\(uuid "([^"]+)"\)/g;
+    const uuids = [...source.matchAll(uuid)].filter((m) => m[1] === name).map((m) => m[2]);
+    const items = drawnItems(root());
+    const own = items.filter((i) => i.kind === "label" && uuids.includes(i.uuid));
+    expect(own.length).toBe(1);
+    return items.filter((o) => o !== own[0] && o.kind !== "wire" && overlaps(own[0]!.box, o.box)).map((o) => `${o.kind} ${JSON.stringify(o.box)}`);
+  };
+
+  test("LED_A renamed to a much longer name reads the other way, over nothing", async () => {
+    expect(labelCrowding("LED_A")).toEqual([]);
+    const e = await editor();
+    e.renameNet("LED_A", "LED_ANODE_THROUGH_THE_RESISTOR");
+    e.save();
+    expect(labelCrowding("LED_ANODE_THROUGH_THE_RESISTOR")).toEqual([]);
+    const label = parseSexpr(readFileSync(root(), "utf8")).root.items.find((i) => i.type === "list" && text(i, 0) === "label" && text(i, 1) === "LED_ANODE_THROUGH_THE_RESISTOR");
+    expect(label && num(child(label as never, "at")!, 3)).toBe(180);
+  }, 60_000);
+
+  test("CC1 with no clear spot along its wire: refused, naming what is in the way, nothing written", async () => {
+    const e = await editor();
+    const before = readFileSync(root(), "utf8");
+    expect(() => e.renameNet("CC1", "CC1_PULLDOWN_5K1_TO_GROUND_X")).toThrow(/Renaming label CC1 at \(76\.2, 93\.98\) to CC1_PULLDOWN_5K1_TO_GROUND_X would run it over .* at \(\d+(\.\d+)?, \d+(\.\d+)?\).*Nothing was renamed\./);
+    e.save();
+    expect(readFileSync(root(), "utf8")).toBe(before);
+  }, 60_000);
+});

@@ -326,6 +326,11 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
   return out;
 }
 
+/** An item as errors name it: what it is and where its middle is, in sheet mm ("R1's Reference field at (12.7, 30.5)"). */
+export function describeItem(item: DrawnBox): string {
+  return `${item.what} at (${mmText((item.box.x0 + item.box.x1) / 2)}, ${mmText((item.box.y0 + item.box.y1) / 2)})`;
+}
+
 /** Millimetres as errors show them. */
 function mmText(iu: number): string {
   return String(Math.round(iu / 1000) / 10);
@@ -344,7 +349,7 @@ export function blockersOf(file: SchematicFile, probes: Box[], clearance: number
     const grown = grow(probe, clearance);
     for (const item of occupiedItems(file, except)) {
       if (!intersects(grown, item.box)) continue;
-      const where = `${item.what} at (${mmText((item.box.x0 + item.box.x1) / 2)}, ${mmText((item.box.y0 + item.box.y1) / 2)})`;
+      const where = describeItem(item);
       if (!found.has(where)) found.set(where, anchor ? distance(anchor, item.box) : 0);
     }
     if (!inside(probe, page.area)) found.set("the page frame", Infinity);

@@ -11,10 +11,10 @@ import { bestPartOn, CLEARANCE, netAnchorPart, SheetSpace, type Shape } from "./
 import { blockersOf, fieldBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "../space.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "../wiring.ts";
 import { unitPins, type PlacedSymbol, type SheetInstance } from "../view.ts";
-import { child, children, head, setAtom, text, type SList } from "../../sexpr/index.ts";
+import { child, children, setAtom, text, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./state.ts";
 import { references, sheetInstance, unitsOf } from "./lookup.ts";
-import { applyPlan, itemBoxes, symbolBox, toMm, unique } from "./tree.ts";
+import { applyPlan, itemBoxes, shiftNode, symbolBox, toMm, unique } from "./tree.ts";
 import { landingOf, netTarget, plannedWiring } from "./net-target.ts";
 import { connect, markNoConnect } from "./connect.ts";
 import { turnedField } from "./field-layout.ts";
@@ -227,21 +227,4 @@ function placeMoved(node: SList, fields: SList[], at: Point, rotation: number): 
     setAtom(target, 2, Math.round((Number(text(moved, 2)) + at.y / 10_000) * 10_000) / 10_000);
     if (text(target, 3) !== undefined) setAtom(target, 3, Number(text(moved, 3) ?? 0));
   });
-}
-
-/** Shifts every position inside an item (its `at`s and polyline points) by `d` (IU). */
-function shiftNode(node: SList, d: Point): void {
-  const shift = (n: SList) => {
-    setAtom(n, 1, Math.round((Number(text(n, 1)) + d.x / 10_000) * 10_000) / 10_000);
-    setAtom(n, 2, Math.round((Number(text(n, 2)) + d.y / 10_000) * 10_000) / 10_000);
-  };
-  const visit = (n: SList) => {
-    for (const item of n.items) {
-      if (item.type !== "list") continue;
-      const h = head(item);
-      if (h === "at" || h === "xy") shift(item);
-      else if (h !== "lib_symbols") visit(item);
-    }
-  };
-  visit(node);
 }

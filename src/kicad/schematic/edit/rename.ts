@@ -7,9 +7,11 @@ import { CopperheadError } from "../../../errors.ts";
 import { resolveNet } from "../../netlist/net-names.ts";
 import type { Netlist } from "../../netlist/netlist.ts";
 import { describeVersion, has, SCHEMATIC } from "../../format.ts";
-import { fieldValue, type PlacedSymbol, type SchematicFile } from "../view.ts";
-import { children, q, setAtom, text, type SList } from "../../sexpr/index.ts";
+import { fieldValue, type Label, type PlacedSymbol, type SchematicFile } from "../view.ts";
+import { child, children, q, setAtom, text, type SList } from "../../sexpr/index.ts";
 import { checkVisibleName } from "./lookup.ts";
+import { renamedLabelAt } from "./label-room.ts";
+import { shiftNode } from "./tree.ts";
 import type { EditorState } from "./state.ts";
 
 /** One change `renameNet` makes, and the sheet it changes. */
@@ -87,7 +89,7 @@ function globalRenameScope(state: EditorState, from: string, to: string): Rename
   }
   const rootVersion = state.project.root.file.version;
   for (const file of state.project.files.values()) {
-    for (const label of file.labels) if (label.kind === "global" && label.text === from) renames.push(renameText(file, label.node, to));
+    for (const label of file.labels) if (label.kind === "global" && label.text === from) renames.push(renameLabel(file, label, to));
     for (const symbol of file.symbols) {
       if (symbol.lib?.power !== "global" || symbol.value !== from) continue;
       const pin = symbol.lib.pins[0];
@@ -118,7 +120,7 @@ function localRenameScope(state: EditorState, from: string, to: string): RenameS
   }
   const file = instance.file;
   for (const label of file.labels) {
-    if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base) renames.push(renameText(file, label.node, newBase));
+    if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base) renames.push(renameLabel(file, label, newBase));
   }
   for (const symbol of file.symbols) if (symbol.lib?.power === "local" && fieldValue(symbol, "Value") === base) renames.push(renameValue(file, symbol, newBase));
   // A hierarchical label and the sheet pins that face it are one connection: rename both.
@@ -133,13 +135,37 @@ function localRenameScope(state: EditorState, from: string, to: string): RenameS
     if (!pin) continue;
     renames.push(renameText(file, pin.node, newBase));
     const childInstance = instance.children.find((c) => c.sheet?.uuid === sheet.uuid);
-    for (const label of childInstance?.file.labels ?? []) if (label.kind === "hierarchical" && label.text === base) renames.push(renameText(childInstance!.file, label.node, newBase));
+    for (const label of childInstance?.file.labels ?? []) if (label.kind === "hierarchical" && label.text === base) renames.push(renameLabel(childInstance!.file, label, newBase));
   }
   const expected = new Map(state.instancesOf(file).map((i): [string, string] => [i.humanPath + base, i.humanPath + newBase]));
   return { newName: instance.humanPath + newBase, renames, expected };
 }
 
-/** Renames a label or sheet pin. */
+/**
+ * Renames a label, turned around or moved along its wire when its longer name would run over another item
+ * (see label-room.ts; a label with no clear spot refuses the whole rename before anything is
+ * written).
+ */
+function renameLabel(file: SchematicFile, label: Label, value: string): Rename {
+  const { at, rotation } = renamedLabelAt(file, label, value);
+  return {
+    file,
+    apply: () => {
+      setAtom(label.node, 1, q(value));
+      if (at.x !== label.at.x || at.y !== label.at.y) shiftNode(label.node, { x: at.x - label.at.x, y: at.y - label.at.y });
+      if (rotation !== label.rotation) turnLabel(label.node, rotation);
+    },
+  };
+}
+
+/** Turns a label to read along `rotation`, justified as KiCad justifies a label at that angle. */
+function turnLabel(node: SList, rotation: number): void {
+  setAtom(child(node, "at")!, 3, rotation);
+  const justify = child(child(node, "effects") ?? node, "justify");
+  if (justify) setAtom(justify, 1, rotation === 180 || rotation === 270 ? "right" : "left");
+}
+
+/** Renames a sheet pin. */
 function renameText(file: SchematicFile, node: SList, value: string): Rename {
   return { file, apply: () => setAtom(node, 1, q(value)) };
 }

@@ -128,3 +128,20 @@ export function itemBoxes(file: SchematicFile, node: SList): Box[] {
   if (marker) return [pointBox(marker.at, toIU(1.27))];
   return [];
 }
+
+/** Shifts every position inside an item (its `at`s and polyline points) by `d` (IU). */
+export function shiftNode(node: SList, d: Point): void {
+  const shift = (n: SList) => {
+    setAtom(n, 1, Math.round((Number(text(n, 1)) + d.x / 10_000) * 10_000) / 10_000);
+    setAtom(n, 2, Math.round((Number(text(n, 2)) + d.y / 10_000) * 10_000) / 10_000);
+  };
+  const visit = (n: SList) => {
+    for (const item of n.items) {
+      if (item.type !== "list") continue;
+      const h = head(item);
+      if (h === "at" || h === "xy") shift(item);
+      else if (h !== "lib_symbols") visit(item);
+    }
+  };
+  visit(node);
+}
