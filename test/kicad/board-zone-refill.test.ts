@@ -1,10 +1,11 @@
 /**
  * Zone refill with KiCad's own filler, on copies of real boards in the KiCad 6, 7 and 9
  * formats: the fills written into copperhead's tree are the ones KiCad saves itself, and every
- * byte outside the refilled zones' `filled_polygon` nodes is kept.
+ * byte outside the refilled zones' `filled_polygon` nodes is kept. On a board whose saved fills
+ * today's KiCad would draw otherwise, only the difference a change makes is applied.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Board } from "../../src/kicad/board/view.ts";
 import { boardZones, filledPolygons, insidePolygon, zonesTouchedBy, type Zone } from "../../src/kicad/board/zones/zones.ts";
@@ -13,7 +14,8 @@ import { children, parseSexpr, printSexpr, printSexprBytes, removeChild } from "
 import { BoardEdit } from "../support/board-edits.ts";
 import { corpusDir, demosDir } from "../support/corpora.ts";
 import { rejectedCopperheadError } from "../support/errors.ts";
-import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
+import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
+import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -86,6 +88,29 @@ describe("refillZones", () => {
       expect(filledPolygons(after, layer).some((f) => insidePolygon(f, { x: at[0], y: at[1] }))).toBe(false);
     }, 120_000);
   }
+
+  test("a board whose saved fills today's KiCad would draw otherwise: only the difference the change makes is applied", async () => {
+    // rp2040-designguide was filled by KiCad 6; KiCad 9 refills its GND pour with starved
+    // thermal spokes on pads far from anything a change touches.
+    const file = await copyBoard(join(corpusDir(), "rp2040-designguide/PCB/RP2040-Guide.kicad_pcb"));
+    const edit = new BoardEdit(file);
+    const zone = boardZones(edit.board.root).find((z) => z.filled && !z.ruleArea && z.net === "GND" && filledPolygons(z, "F.Cu").length > 0)!;
+    const at = insideFill(zone, "F.Cu");
+    const id = edit.addVia(at, "+3V3");
+    const box = { minX: at[0] - 0.3, minY: at[1] - 0.3, maxX: at[0] + 0.3, maxY: at[1] + 0.3 };
+    const touched = zonesTouchedBy(boardZones(edit.board.root), [{ box, net: "+3V3", layers: "all" }], 0.5);
+    const whole = join(dirname(file), "whole-refill.kicad_pcb");
+    await fillWithKicad(Board.parse(printSexprBytes(edit.board.doc)), file, touched.map((z) => z.id), whole);
+
+    await refillZones(edit.board, file, touched, { refs: [], items: [id], near: [{ minX: box.minX - 1, minY: box.minY - 1, maxX: box.maxX + 1, maxY: box.maxY + 1 }] });
+    writeFileSync(file, printSexprBytes(edit.board.doc));
+    const cli = await requireKicadCli();
+    const starved = async (board: string) => (await runDrc(board, { cli })).report.violations.filter((v) => v.type === "starved_thermal").length;
+    expect(await starved(whole)).toBeGreaterThan(0);
+    expect(await starved(file)).toBe(0);
+    const after = boardZones(Board.parse(readFileSync(file)).root).find((z) => z.id === zone.id)!;
+    expect(filledPolygons(after, "F.Cu").some((f) => insidePolygon(f, { x: at[0], y: at[1] }))).toBe(false);
+  }, 180_000);
 
   test("a zone whose fill comes out the same keeps its bytes", async () => {
     const file = await copyBoard(join(demosDir(), "ecc83/ecc83-pp.kicad_pcb"));

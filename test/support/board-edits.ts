@@ -76,11 +76,11 @@ export class BoardEdit {
     );
   }
 
-  addVia(at: [number, number], net: string): void {
-    this.insert(
-      list("via", list("at", ...at), list("size", 0.6), list("drill", 0.3), list("layers", q("F.Cu"), q("B.Cu")), list("net", this.netCode(net)), list("uuid", q(crypto.randomUUID()))),
-      "via",
-    );
+  /** Adds a through via; returns its id. */
+  addVia(at: [number, number], net: string): string {
+    const id = crypto.randomUUID();
+    this.insert(list("via", list("at", ...at), list("size", 0.6), list("drill", 0.3), list("layers", q("F.Cu"), q("B.Cu")), list("net", this.netCode(net)), list("uuid", q(id))), "via");
+    return id;
   }
 
   /** Removes the first segment that starts at `start`. */

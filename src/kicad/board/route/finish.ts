@@ -30,7 +30,8 @@ export async function finishAdded(board: Board, boardFile: string, rules: BoardR
     for (const pad of footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad")) added.push({ box: pad.box, net: pad.net, layers: "all" });
   }
   const touched = zonesTouchedBy(boardZones(board.root), added, REFILL_REACH);
-  const { changed } = await refillZones(board, boardFile, touched);
+  const near = added.map(({ box }) => ({ minX: box.minX - REFILL_REACH, minY: box.minY - REFILL_REACH, maxX: box.maxX + REFILL_REACH, maxY: box.maxY + REFILL_REACH }));
+  const { changed } = await refillZones(board, boardFile, touched, { refs, items: added.flatMap((a) => a.ids ?? []), near });
   const zones = new Map(boardZones(board.root).map((z) => [z.id, z]));
   for (const outcome of outcomes) {
     outcome.connected = outcome.connected.filter((c) => {

@@ -132,16 +132,17 @@ function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pa
     if (blocker) return { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper (${blocker})` };
   }
   for (const track of plan.tracks) {
-    for (let i = 1; i < track.points.length; i++) writeTrack(board, track.points[i - 1]!, track.points[i]!, width, track.layer, net);
+    const ids: string[] = [];
+    for (let i = 1; i < track.points.length; i++) ids.push(writeTrack(board, track.points[i - 1]!, track.points[i]!, width, track.layer, net));
     const shape = stroke(track.points, width);
     laid.push({ net, layers: new Set([track.layer]), shape });
-    outcome.added.push({ box: shape.box, net, layers: new Set([track.layer]) });
+    outcome.added.push({ box: shape.box, net, layers: new Set([track.layer]), ids });
   }
   for (const at of plan.vias) {
-    writeVia(board, at, via.diameter, via.drill, net);
+    const id = writeVia(board, at, via.diameter, via.drill, net);
     const shape = circle(at, via.diameter / 2);
     laid.push({ net, layers: new Set(obstacles.copper), shape });
-    outcome.added.push({ box: shape.box, net, layers: "all" });
+    outcome.added.push({ box: shape.box, net, layers: "all", ids: [id] });
   }
   const end = path.at(-1)!;
   const pour = grid.pourAt(end.x, end.y, plan.endsInPour ? undefined : ROUTING_LAYERS[end.layer]);

@@ -11,18 +11,20 @@ import { uuidSource } from "../footprint/instance.ts";
 import type { Board, Point } from "../view.ts";
 import { head, list, q, sym, type SList, type SValue } from "../../sexpr/index.ts";
 
-export function writeTrack(board: Board, a: Point, b: Point, width: number, layer: string, net: string): void {
-  insert(board, "segment", [list("start", a.x, a.y), list("end", b.x, b.y), list("width", width), list("layer", q(layer))], net, `${a.x},${a.y},${b.x},${b.y},${layer}`);
+/** Writes a track segment; returns its id. */
+export function writeTrack(board: Board, a: Point, b: Point, width: number, layer: string, net: string): string {
+  return insert(board, "segment", [list("start", a.x, a.y), list("end", b.x, b.y), list("width", width), list("layer", q(layer))], net, `${a.x},${a.y},${b.x},${b.y},${layer}`);
 }
 
-export function writeVia(board: Board, at: Point, diameter: number, drill: number, net: string): void {
-  insert(board, "via", [list("at", at.x, at.y), list("size", diameter), list("drill", drill), list("layers", q("F.Cu"), q("B.Cu"))], net, `${at.x},${at.y}`);
+/** Writes a through via; returns its id. */
+export function writeVia(board: Board, at: Point, diameter: number, drill: number, net: string): string {
+  return insert(board, "via", [list("at", at.x, at.y), list("size", diameter), list("drill", drill), list("layers", q("F.Cu"), q("B.Cu"))], net, `${at.x},${at.y}`);
 }
 
 const TRACKS = new Set(["segment", "arc", "via"]);
 const AFTER_TRACKS = new Set(["zone", "group", "generated", "embedded_fonts", "embedded_files"]);
 
-function insert(board: Board, kind: string, geometry: SList[], net: string, identity: string): void {
+function insert(board: Board, kind: string, geometry: SList[], net: string, identity: string): string {
   const dialect = boardDialect(board.version);
   const netNode = dialect.nets === "named" ? list("net", q(net)) : list("net", board.nets().find((n) => n.name === net)?.code ?? 0);
   const id = uuidSource(`${kind}:${net}:${identity}`)();
@@ -38,4 +40,5 @@ function insert(board: Board, kind: string, geometry: SList[], net: string, iden
     at = next >= 0 ? next : items.length;
   }
   insertInDialect(board.root, node, at, dialect);
+  return id;
 }

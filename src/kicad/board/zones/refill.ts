@@ -6,17 +6,18 @@
  * file keeps its bytes, its `(version …)` included, and a zone whose fill came out the same
  * keeps its bytes too.
  *
- * The script prints, per zone, its filled polygons per layer as KiCad keeps them (fractured:
- * outlines without holes, which is how KiCad saves them), in nanometres; they are written as
- * KiCad writes coordinates (millimetres, at most six decimals).
+ * The script writes to a file (KiCad's Python bindings print warnings on stdout), per zone, its
+ * filled polygons per layer as KiCad keeps them (fractured: outlines without holes, which is
+ * how KiCad saves them), in nanometres; they are written as KiCad writes coordinates
+ * (millimetres, at most six decimals).
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
 import { runKicadPython } from "../../cli/python.ts";
 import { withScratchDir } from "../../cli/process.ts";
 import { child, childText, children, flag, formatNumber, insertChild, list, printSexprBytes, q, readDesignBytes, removeChild, sym, type SList, type SNode } from "../../sexpr/index.ts";
-import type { Board } from "../view.ts";
+import type { BBox, Board } from "../view.ts";
 import type { Zone } from "./zones.ts";
 
 /** A large board (70 MB) takes tens of seconds to load and fill. */
@@ -24,17 +25,78 @@ const REFILL_TIMEOUT_MS = 300_000;
 
 const FILL_SCRIPT = `
 import sys, json, pcbnew
+spec = json.loads(sys.argv[2])
+wanted = set(spec["ids"])
+
+def fill(board):
+    zones = [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
+    board.BuildConnectivity()
+    pcbnew.ZONE_FILLER(board).Fill(zones)
+    return zones
+
+def fills(zones):
+    polys, islands = {}, {}
+    for z in zones:
+        for layer in z.GetLayerSet().Seq():
+            key = (z.m_Uuid.AsString(), layer)
+            polys[key] = z.GetFilledPolysList(layer).CloneDropTriangulation()
+            islands[key] = pcbnew.SHAPE_POLY_SET()
+            for i in range(polys[key].OutlineCount()):
+                if z.IsIsland(layer, i):
+                    islands[key].AddOutline(polys[key].COutline(i))
+    return polys, islands
+
 board = pcbnew.LoadBoard(sys.argv[1])
-wanted = set(json.loads(sys.argv[2]))
-zones = [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
-board.BuildConnectivity()
-pcbnew.ZONE_FILLER(board).Fill(zones)
+change = spec.get("change")
+island_flags = {}
+if change:
+    before, before_islands = fills([z for z in board.Zones() if z.m_Uuid.AsString() in wanted])
+zones = fill(board)
+if change:
+    # The same board without this change's copper, filled by the same KiCad: what the fill
+    # would be today anyway. Only the difference the change makes is applied to the saved fill.
+    base = pcbnew.LoadBoard(sys.argv[1])
+    for fp in list(base.GetFootprints()):
+        if fp.GetReference() in change["refs"]:
+            base.Remove(fp)
+    for item in list(base.GetTracks()):
+        if item.m_Uuid.AsString() in change["items"]:
+            base.Remove(item)
+    unchanged, _ = fills(fill(base))
+    after, after_islands = fills(zones)
+    near = pcbnew.SHAPE_POLY_SET()
+    for x1, y1, x2, y2 in change["near"]:
+        outline = near.NewOutline()
+        for x, y in ((x1, y1), (x2, y1), (x2, y2), (x1, y2)):
+            near.Append(int(x), int(y), outline)
+    near.Simplify()
+    for z in zones:
+        for layer in z.GetLayerSet().Seq():
+            key = (z.m_Uuid.AsString(), layer)
+            gained = after[key].CloneDropTriangulation()
+            gained.BooleanSubtract(unchanged[key])
+            lost = unchanged[key].CloneDropTriangulation()
+            lost.BooleanSubtract(after[key])
+            merged = before[key].CloneDropTriangulation()
+            merged.BooleanAdd(gained)
+            merged.BooleanSubtract(lost)
+            # Around the new copper the fill is KiCad's new one alone: no copper of the saved
+            # fill is left inside the new items' clearance.
+            stale = near.CloneDropTriangulation()
+            stale.BooleanSubtract(after[key])
+            merged.BooleanSubtract(stale)
+            merged.Fracture()
+            z.SetFilledPolysList(layer, merged)
+            known = before_islands[key].CloneDropTriangulation()
+            known.BooleanAdd(after_islands[key])
+            island_flags[key] = [known.Collide(merged.COutline(i).CPoint(0), 10) for i in range(merged.OutlineCount())]
 out = []
 for z in zones:
     layers = []
     for layer in z.GetLayerSet().Seq():
         polys = z.GetFilledPolysList(layer)
-        fills = []
+        flags = island_flags.get((z.m_Uuid.AsString(), layer))
+        fills_ = []
         for i in range(polys.OutlineCount()):
             chain = polys.COutline(i)
             pts = []
@@ -42,13 +104,30 @@ for z in zones:
                 p = chain.CPoint(j)
                 pts.append(p.x)
                 pts.append(p.y)
-            fills.append({"island": bool(z.IsIsland(layer, i)), "pts": pts})
-        layers.append({"layer": pcbnew.BOARD.GetStandardLayerName(layer), "fills": fills})
+            fills_.append({"island": bool(flags[i] if flags else z.IsIsland(layer, i)), "pts": pts})
+        layers.append({"layer": pcbnew.BOARD.GetStandardLayerName(layer), "fills": fills_})
     out.append({"id": z.m_Uuid.AsString(), "layers": layers})
-if len(sys.argv) > 3:
-    board.Save(sys.argv[3])
-sys.stdout.write(json.dumps(out))
+with open(sys.argv[3], "w") as result:
+    json.dump(out, result)
+if len(sys.argv) > 4:
+    board.Save(sys.argv[4])
 `;
+
+/**
+ * What a change added, so a refill applies only the difference that change makes. A board
+ * saved by an older KiCad often has fills today's filler would draw a little differently
+ * (thermal spokes, clearances); refilling a whole pour would carry those differences into the
+ * change, with DRC findings far from anything it touched. So KiCad fills the board twice, with
+ * and without the change's copper, and only what differs between the two is applied to the
+ * saved fill; near the new copper (`near`, boxes in millimetres) the fill is KiCad's new one.
+ */
+export interface FillChange {
+  /** References of the footprints the change added. */
+  refs: string[];
+  /** Ids of the tracks and vias the change added. */
+  items: string[];
+  near: BBox[];
+}
 
 interface FilledLayer {
   layer: string;
@@ -66,10 +145,10 @@ export interface RefillResult {
  * Refills `zones` of `board` (edited in memory; `boardFile` is where it lives, for its project
  * file and rules) with KiCad's filler and writes the new fills into the tree.
  */
-export async function refillZones(board: Board, boardFile: string, zones: Zone[]): Promise<RefillResult> {
+export async function refillZones(board: Board, boardFile: string, zones: Zone[], change?: FillChange): Promise<RefillResult> {
   const result: RefillResult = { changed: [], unchanged: [] };
   if (zones.length === 0) return result;
-  const filled = await fillWithKicad(board, boardFile, zones.map((z) => z.id));
+  const filled = await fillWithKicad(board, boardFile, zones.map((z) => z.id), undefined, change);
   const byId = new Map(filled.map((z) => [z.id, z.layers]));
   for (const zone of zones) {
     const layers = byId.get(zone.id);
@@ -85,8 +164,11 @@ export async function refillZones(board: Board, boardFile: string, zones: Zone[]
   return result;
 }
 
-/** Runs the fill; with `savedCopy`, KiCad also saves the filled board there (for comparisons). */
-export async function fillWithKicad(board: Board, boardFile: string, ids: string[], savedCopy?: string): Promise<{ id: string; layers: FilledLayer[] }[]> {
+/**
+ * Runs the fill; with `savedCopy`, KiCad also saves the filled board there (for comparisons);
+ * with `change`, only the difference that change makes is applied (see {@link FillChange}).
+ */
+export async function fillWithKicad(board: Board, boardFile: string, ids: string[], savedCopy?: string, change?: FillChange): Promise<{ id: string; layers: FilledLayer[] }[]> {
   return withScratchDir(async (dir) => {
     const stem = basename(boardFile, extname(boardFile));
     const copy = join(dir, `${stem}.kicad_pcb`);
@@ -97,12 +179,15 @@ export async function fillWithKicad(board: Board, boardFile: string, ids: string
       // a link to a device in its place must not hang or flood the copy.
       if (existsSync(beside)) writeFileSync(join(dir, stem + ext), readDesignBytes(beside));
     }
-    const args = [copy, JSON.stringify(ids), ...(savedCopy ? [savedCopy] : [])];
+    const nm = (mm: number) => Math.round(mm * 1e6);
+    const spec = { ids, ...(change ? { change: { refs: change.refs, items: change.items, near: change.near.map((b) => [nm(b.minX), nm(b.minY), nm(b.maxX), nm(b.maxY)]) } } : {}) };
+    const resultFile = join(dir, "fills.json");
+    const args = [copy, JSON.stringify(spec), resultFile, ...(savedCopy ? [savedCopy] : [])];
     const stdout = await runKicadPython(FILL_SCRIPT, "fill zones", { timeoutMs: REFILL_TIMEOUT_MS, args });
     try {
-      return JSON.parse(stdout) as { id: string; layers: FilledLayer[] }[];
+      return JSON.parse(readFileSync(resultFile, "utf8")) as { id: string; layers: FilledLayer[] }[];
     } catch {
-      throw new CopperheadError("kicad_failed", `KiCad's Python printed no fill result for ${boardFile}.`, { fix: "Open the board in KiCad and refill its zones by hand (B).", output: stdout.slice(0, 500) });
+      throw new CopperheadError("kicad_failed", `KiCad's Python wrote no fill result for ${boardFile}.`, { fix: "Open the board in KiCad and refill its zones by hand (B).", output: stdout.slice(0, 500) });
     }
   });
 }

@@ -107,6 +107,8 @@ export interface NewCopper {
   box: BBox;
   net: string;
   layers: Set<string> | "all";
+  /** Ids of the tracks or vias it is; none for a new footprint's pads. */
+  ids?: string[];
 }
 
 /**
