@@ -106,7 +106,7 @@ export function highlightSvg(options: { before?: string; after?: string; marks: 
   declared.delete("svg");
   const xmlns = [...declared].map(([prefix, uri]) => ` xmlns:${prefix}="${escapeXml(uri)}"`).join("");
   const marks = markSvgs(options.marks, unit).join("\n");
-  const legend = legendSvg(vx, vy, unit);
+  const legend = legendSvg(legendSpot([options.before, options.after], options.marks, [vx, vy, vw, vh], unit), unit);
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<svg xmlns="http://www.w3.org/2000/svg"${xmlns} version="1.1" width="${fmt(vw)}mm" height="${fmt(vh)}mm" viewBox="${fmt(vx)} ${fmt(vy)} ${fmt(vw)} ${fmt(vh)}">`,
@@ -177,25 +177,113 @@ function overlap(a: MmBox, b: MmBox): boolean {
   return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 }
 
-function legendSvg(x: number, y: number, unit: number): string {
+/** The legend's size for a view whose scale unit is `unit` (see `highlightSvg`). */
+function legendSize(unit: number): { width: number; height: number } {
   const size = unit * 3;
-  const entries: [MarkKind, string][] = [
-    ["removed", "removed (before only)"],
-    ["added", "added (after only)"],
-    ["changed", "changed"],
-    ["moved", "moved"],
-  ];
-  const width = size * 12;
-  const height = unit * 3 + entries.length * size * 1.4 + unit * 2;
+  return { width: size * 12, height: unit * 3 + LEGEND.length * size * 1.4 + unit * 2 };
+}
+
+const LEGEND: [MarkKind, string][] = [
+  ["removed", "removed (before only)"],
+  ["added", "added (after only)"],
+  ["changed", "changed"],
+  ["moved", "moved"],
+];
+
+/** The legend, its box's top-left corner at `at`. */
+function legendSvg(at: { x: number; y: number }, unit: number): string {
+  const size = unit * 3;
+  const { width, height } = legendSize(unit);
   return [
     `<g font-family="sans-serif" font-size="${fmt(size)}">`,
-    `<rect x="${fmt(x + unit * 1.5)}" y="${fmt(y + unit * 1.5)}" width="${fmt(width)}" height="${fmt(height)}" fill="#ffffff" fill-opacity="0.9" stroke="#999999" stroke-width="${fmt(unit * 0.2)}"/>`,
-    ...entries.map(([kind, label], i) => {
-      const ly = y + unit * 3 + i * size * 1.4;
-      return `<rect x="${fmt(x + unit * 3)}" y="${fmt(ly)}" width="${fmt(size)}" height="${fmt(size)}" fill="${MARK_COLOURS[kind]}"/><text x="${fmt(x + unit * 3 + size * 1.5)}" y="${fmt(ly + size * 0.85)}" fill="#333333">${label}</text>`;
+    `<rect x="${fmt(at.x)}" y="${fmt(at.y)}" width="${fmt(width)}" height="${fmt(height)}" fill="#ffffff" fill-opacity="0.9" stroke="#999999" stroke-width="${fmt(unit * 0.2)}"/>`,
+    ...LEGEND.map(([kind, label], i) => {
+      const ly = at.y + unit * 1.5 + i * size * 1.4;
+      return `<rect x="${fmt(at.x + unit * 1.5)}" y="${fmt(ly)}" width="${fmt(size)}" height="${fmt(size)}" fill="${MARK_COLOURS[kind]}"/><text x="${fmt(at.x + unit * 1.5 + size * 1.5)}" y="${fmt(ly + size * 0.85)}" fill="#333333">${label}</text>`;
     }),
     `</g>`,
   ].join("\n");
+}
+
+/** Side of the cells drawn boxes are bucketed by, mm. */
+const CELL = 10;
+
+/**
+ * Where the legend goes: the first spot of the view, row by row from the top left, where
+ * neither plot draws anything (frame, title block, symbols, wires, text) and no mark sits, so
+ * it never covers the sheet's own text; the view's top-left corner when the page is full.
+ */
+function legendSpot(plots: (string | undefined)[], marks: Mark[], view: [number, number, number, number], unit: number): { x: number; y: number } {
+  const [vx, vy, vw, vh] = view;
+  const { width, height } = legendSize(unit);
+  const cells = new Map<string, MmBox[]>();
+  const add = (box: MmBox) => {
+    for (let i = Math.floor(box.x0 / CELL); i <= Math.floor(box.x1 / CELL); i++) {
+      for (let j = Math.floor(box.y0 / CELL); j <= Math.floor(box.y1 / CELL); j++) cells.set(`${i},${j}`, [...(cells.get(`${i},${j}`) ?? []), box]);
+    }
+  };
+  for (const plot of plots) if (plot) for (const box of drawnBoxes(plot)) add(box);
+  for (const mark of marks) add({ x0: mark.box.x0 - unit * 6, y0: mark.box.y0 - unit * 6, x1: mark.box.x1 + unit * 6, y1: mark.box.y1 + unit * 2 });
+  const clear = (box: MmBox) => {
+    for (let i = Math.floor(box.x0 / CELL); i <= Math.floor(box.x1 / CELL); i++) {
+      for (let j = Math.floor(box.y0 / CELL); j <= Math.floor(box.y1 / CELL); j++) if ((cells.get(`${i},${j}`) ?? []).some((b) => overlap(b, box))) return false;
+    }
+    return true;
+  };
+  const step = unit * 2;
+  const margin = unit * 1.5;
+  for (let y = vy + margin; y + height <= vy + vh - margin; y += step) {
+    for (let x = vx + margin; x + width <= vx + vw - margin; x += step) {
+      if (clear({ x0: x - margin, y0: y - margin, x1: x + width + margin, y1: y + height + margin })) return { x, y };
+    }
+  }
+  return { x: vx + margin, y: vy + margin };
+}
+
+/**
+ * Boxes of what a kicad-cli plot draws: each segment of its paths (KiCad plots lines, text
+ * strokes and outlines as `M x y L x y …` paths in page millimetres), its circles and rects.
+ * Coarse on purpose: a segment's box stands for the segment (an arc's, for its chord).
+ */
+function drawnBoxes(svg: string): MmBox[] {
+  const boxes: MmBox[] = [];
+  for (const m of svg.matchAll(/<path\b[^>]*\bd="([^"]*)"/g)) {
+    const points = pathPoints(m[1]!);
+    if (points.length === 1) boxes.push({ x0: points[0]![0], y0: points[0]![1], x1: points[0]![0], y1: points[0]![1] });
+    for (let i = 1; i < points.length; i++) {
+      const [a, b] = [points[i - 1]!, points[i]!];
+      boxes.push({ x0: Math.min(a[0], b[0]), y0: Math.min(a[1], b[1]), x1: Math.max(a[0], b[0]), y1: Math.max(a[1], b[1]) });
+    }
+  }
+  for (const m of svg.matchAll(/<circle\b[^>]*\bcx="(-?[\d.]+)"[^>]*\bcy="(-?[\d.]+)"[^>]*\br="([\d.]+)"/g)) {
+    const [x, y, r] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    boxes.push({ x0: x - r, y0: y - r, x1: x + r, y1: y + r });
+  }
+  for (const m of svg.matchAll(/<rect\b[^>]*\bx="(-?[\d.]+)"[^>]*\by="(-?[\d.]+)"[^>]*\bwidth="([\d.]+)"[^>]*\bheight="([\d.]+)"/g)) {
+    const [x, y, w, h] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
+    boxes.push({ x0: x, y0: y, x1: x + w, y1: y + h });
+  }
+  return boxes;
+}
+
+/** The vertices of an SVG path's absolute commands as kicad-cli writes them (M, L, A, Z; numbers after M/L go on as lines). */
+function pathPoints(d: string): [number, number][] {
+  const points: [number, number][] = [];
+  let command = "M";
+  let numbers: number[] = [];
+  const flush = () => {
+    const arity = command === "A" ? 7 : 2;
+    for (let i = 0; i + arity <= numbers.length; i += arity) points.push([numbers[i + arity - 2]!, numbers[i + arity - 1]!]);
+    numbers = [];
+  };
+  for (const token of d.match(/[A-Za-z]|-?\d*\.?\d+(?:e-?\d+)?/g) ?? []) {
+    if (/[A-Za-z]/.test(token)) {
+      flush();
+      command = token.toUpperCase();
+    } else numbers.push(Number(token));
+  }
+  flush();
+  return points;
 }
 
 function fmt(n: number): string {

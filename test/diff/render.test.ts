@@ -13,6 +13,9 @@ import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { copyRepo, initialisedRepo } from "../support/repos.ts";
 import { pngInfo } from "../support/png.ts";
+import { drawnItems, overlaps } from "../support/sheet-boxes.ts";
+import { pageArea } from "../../src/kicad/schematic/space.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
 import { addResistor, rootSheet, setField } from "../support/usb-led-edits.ts";
 
 afterAll(cleanupTempDirs);
@@ -172,6 +175,23 @@ describe("--render", () => {
     for (const [i, a] of labels.entries()) {
       for (const b of labels.slice(i + 1)) expect(a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1).toBe(false);
     }
+  });
+});
+
+describe("the legend of a what-changed image", () => {
+  test("sits where the sheet draws nothing: inside the frame, off the title block, clear of every item and mark", () => {
+    const svg = read("usb-led.diff.svg");
+    const m = /<rect x="([\d.-]+)" y="([\d.-]+)" width="([\d.]+)" height="([\d.]+)" fill="#ffffff" fill-opacity="0.9"/.exec(svg)!;
+    const legend = { x0: Number(m[1]), y0: Number(m[2]), x1: Number(m[1]) + Number(m[3]), y1: Number(m[2]) + Number(m[4]) };
+    const page = pageArea(loadSchematicProject(join(repo, "usb-led.kicad_sch")).root.file);
+    const mm = (b: { x0: number; y0: number; x1: number; y1: number }) => ({ x0: b.x0 / 10_000, y0: b.y0 / 10_000, x1: b.x1 / 10_000, y1: b.y1 / 10_000 });
+    const [frame, titleBlock] = [mm(page.area), mm(page.titleBlock)];
+    // Inside the frame's inner border (2 mm in from the outer one), off the title block.
+    expect(legend.x0 > frame.x0 + 2 && legend.y0 > frame.y0 + 2 && legend.x1 < frame.x1 - 2 && legend.y1 < frame.y1 - 2).toBe(true);
+    expect(overlaps(legend, titleBlock)).toBe(false);
+    expect(drawnItems(join(repo, "usb-led.kicad_sch")).filter((i) => overlaps(legend, i.box)).map((i) => `${i.kind} ${JSON.stringify(i.box)}`)).toEqual([]);
+    const marks = [...svg.matchAll(/<rect x="([\d.-]+)" y="([\d.-]+)" width="([\d.]+)" height="([\d.]+)" rx=/g)].map((r) => ({ x0: Number(r[1]), y0: Number(r[2]), x1: Number(r[1]) + Number(r[3]), y1: Number(r[2]) + Number(r[4]) }));
+    expect(marks.filter((b) => overlaps(legend, b))).toEqual([]);
   });
 });
 
