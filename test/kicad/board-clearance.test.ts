@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { BoardRules, parseCustomRules } from "../../src/kicad/board/clearance/rules.ts";
-import { circle, rectangle } from "../../src/kicad/board/clearance/geometry.ts";
+import { circle, rectangle, stroke } from "../../src/kicad/board/clearance/geometry.ts";
 import { Board } from "../../src/kicad/board/view.ts";
 import { corpusProjects } from "../support/corpora.ts";
 import { FIXTURES_DIR } from "../support/kicad.ts";
@@ -104,5 +104,61 @@ describe("board obstacles", () => {
     const centre = { x: (hole!.box.minX + hole!.box.maxX) / 2, y: (hole!.box.minY + hole!.box.maxY) / 2 };
     const blocker = o.copperBlocker({ shape: circle(centre, 0.05), net: "GND", layers: new Set(["F.Cu"]), kind: "via" });
     expect(blocker).toBeDefined();
+  });
+});
+
+describe("thermal spokes", () => {
+  // A 1 mm ground pad at (10, 10) inside a ground pour: four spokes, two needed.
+  const board = Board.parse(`(kicad_pcb (version 20241229) (generator "pcbnew")
+  (layers (0 "F.Cu" signal) (2 "B.Cu" signal) (25 "Edge.Cuts" user))
+  (net 0 "") (net 1 "GND") (net 2 "SIG")
+  (footprint "T:P" (layer "F.Cu") (uuid "00000000-0000-0000-0000-000000000001") (at 10 10)
+    (property "Reference" "TP1" (at 0 0 0) (layer "F.SilkS") (uuid "00000000-0000-0000-0000-000000000002"))
+    (pad "1" smd rect (at 0 0) (size 1 1) (layers "F.Cu") (net 1 "GND") (uuid "00000000-0000-0000-0000-000000000003")))
+  (zone (net 1) (net_name "GND") (layer "F.Cu") (uuid "00000000-0000-0000-0000-000000000004") (hatch edge 0.5)
+    (connect_pads (clearance 0.2)) (min_thickness 0.25) (filled_areas_thickness no)
+    (fill (thermal_gap 0.5) (thermal_bridge_width 0.5))
+    (polygon (pts (xy 0 0) (xy 20 0) (xy 20 20) (xy 0 20))))
+  (gr_rect (start 0 0) (end 20 20) (stroke (width 0.1) (type default)) (fill no) (layer "Edge.Cuts") (uuid "00000000-0000-0000-0000-000000000005"))
+)`);
+  const obstacles = new BoardObstacles(board, BoardRules.fromProject({}));
+  const track = (...points: [number, number][]) => ({ shape: stroke(points.map(([x, y]) => ({ x, y })), 0.25), net: "SIG", layers: new Set(["F.Cu"]), kind: "track" as const });
+
+  test("a track of another net may cut one spoke off a pad in its pour: three are left", () => {
+    expect(obstacles.copperBlocker(track([5, 11.3], [15, 11.3]))).toBeUndefined();
+  });
+
+  test("a track that cuts three spokes off is stopped by the pad's room for its spokes", () => {
+    const blocker = obstacles.copperBlocker(track([8.7, 8], [8.7, 11.3], [11.3, 11.3], [11.3, 8]));
+    expect(blocker?.reason).toBe("room for its thermal spokes");
+    expect(blocker?.item.what).toBe("pad 1 of TP1");
+  });
+});
+
+describe("a pad's own clearance", () => {
+  // A mounting hole with a 1.85 mm clearance of its own (pad "57" of H1) and a pad "57" of U1 without one.
+  const board = Board.parse(`(kicad_pcb (version 20211014) (generator pcbnew)
+  (layers (0 "F.Cu" signal) (31 "B.Cu" signal) (44 "Edge.Cuts" user))
+  (net 0 "") (net 1 "GND") (net 2 "SIG")
+  (footprint "T:H" (layer "F.Cu") (tstamp 00000000-0000-0000-0000-000000000001) (at 10 10)
+    (fp_text reference "H1" (at 0 0) (layer "F.SilkS") (effects (font (size 1 1) (thickness 0.15))) (tstamp 00000000-0000-0000-0000-000000000002))
+    (pad "" np_thru_hole circle (at 0 0) (size 3.3 3.3) (drill 3.3) (layers *.Cu *.Mask) (clearance 1.85) (tstamp 00000000-0000-0000-0000-000000000003)))
+  (footprint "T:U" (layer "F.Cu") (tstamp 00000000-0000-0000-0000-000000000004) (at 30 10)
+    (fp_text reference "U1" (at 0 0) (layer "F.SilkS") (effects (font (size 1 1) (thickness 0.15))) (tstamp 00000000-0000-0000-0000-000000000005))
+    (pad "57" smd rect (at 0 0) (size 1 1) (layers "F.Cu") (net 1 "GND") (tstamp 00000000-0000-0000-0000-000000000006)))
+  (gr_rect (start 0 0) (end 40 20) (layer "Edge.Cuts") (width 0.1) (tstamp 00000000-0000-0000-0000-000000000007))
+)`);
+  const obstacles = new BoardObstacles(board, BoardRules.fromProject({}));
+  const track = (x: number) => ({ shape: stroke([{ x, y: 5 }, { x, y: 15 }], 0.25), net: "SIG", layers: new Set(["F.Cu"]), kind: "track" as const });
+
+  test("a track 1.5 mm from the mounting hole's edge is within its 1.85 mm", () => {
+    const blocker = obstacles.copperBlocker(track(10 + 1.65 + 1.5 + 0.125));
+    expect(blocker?.reason).toBe("hole clearance");
+    expect(blocker?.item.what).toBe("a mounting hole of H1");
+    expect(obstacles.copperBlocker(track(10 + 1.65 + 1.9 + 0.125))).toBeUndefined();
+  });
+
+  test("a pad without one keeps the net class's, whatever its number", () => {
+    expect(obstacles.copperBlocker(track(30 + 0.5 + 0.3 + 0.125))).toBeUndefined();
   });
 });

@@ -2,7 +2,8 @@
  * Where a new footprint goes on a board, and moving one that is not routed yet: the spot a
  * designer would pick (kicad/board/spot-search.ts: ranked by the ratsnest it adds, then by its
  * distance to the part it belongs with, on the board's grid), kept clear of everything KiCad's
- * DRC would flag (kicad/board/clearance/). Zone fills are not obstacles: they are refilled
+ * DRC would flag (kicad/board/clearance/), and for a new part one where its pads can be routed
+ * (kicad/board/route/) when the best few clear spots offer one. Zone fills are not obstacles: they are refilled
  * after the edit. When no spot is clear, the footprint stays where board sync staged it, below
  * the outline, and the reason names what blocked the best spots.
  *
@@ -20,7 +21,9 @@ import type { Libraries } from "../library/libraries.ts";
 import { BoardObstacles } from "./clearance/obstacles.ts";
 import type { BoardRules } from "./clearance/rules.ts";
 import { NetCopper } from "./ratsnest.ts";
-import { blockerOf, describeBlockers, searchSpot, type BoardSpot, type SearchRequest, type SearchResult } from "./spot-search.ts";
+import { blockerOf, describeBlockers, searchSpot, type BoardSpot, type SearchRequest, type SearchResult, type SpotPad } from "./spot-search.ts";
+import { drawn } from "./clearance/items.ts";
+import { padsConnectable } from "./route/route.ts";
 import { child, children, cloneNode, text, type SList } from "../sexpr/index.ts";
 
 export type { BoardSpot } from "./spot-search.ts";
@@ -45,7 +48,8 @@ function isSmdPassive(footprint: SList): boolean {
 
 /**
  * Tries the preferred side near the anchor, then (a surface-mount passive) the other side near
- * it, then the whole board; `mayFlip` allows the other side at all.
+ * it, then the whole board; `mayFlip` allows the other side at all. A spot near the anchor
+ * whose pads could not be connected is taken only when no attempt near it finds a better one.
  */
 function findSpot(board: Board, obstacles: BoardObstacles, copper: NetCopper, request: Omit<SearchRequest, "sides" | "reach">, side: Side, mayFlip: boolean): SearchResult {
   const backCarriesParts = obstacles.hasCourtyardOn(side === "front" ? "B.CrtYd" : "F.CrtYd");
@@ -54,19 +58,24 @@ function findSpot(board: Board, obstacles: BoardObstacles, copper: NetCopper, re
   if (request.anchor && mayFlip && !backCarriesParts) attempts.push({ sides: [otherSide(side)], reach: REACH });
   attempts.push({ sides: mayFlip ? [side, otherSide(side)] : [side] });
   let first: SearchResult | undefined;
+  let unconnected: SearchResult | undefined;
   for (const attempt of attempts) {
+    if (unconnected && attempt.reach === undefined) return unconnected;
     const result = searchSpot(board, obstacles, copper, { ...request, ...attempt });
-    if (result.spot) return result;
+    if (result.spot?.connectable !== false) {
+      if (result.spot) return result;
+    } else unconnected ??= result;
     first ??= result;
   }
-  return first!;
+  return unconnected ?? first!;
 }
 
 /**
  * Moves the footprints a sync plan adds from the staging row onto the board, each where
  * `findSpot` puts it near its anchor's footprint (`anchorOf`), or, with no anchor, where its
  * ratsnest is shortest. Footprints are placed one after the other, each an obstacle for the
- * next; those that fit nowhere stay staged, with the reason.
+ * next, a part anchored on another new part after it (a resistor beside its new LED); those that
+ * fit nowhere stay staged, with the reason.
  */
 export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Libraries, anchorOf: (ref: string) => string | undefined, rules: BoardRules): StagedFootprint[] {
   const staged: StagedFootprint[] = [];
@@ -74,22 +83,47 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
   // Not the cached index: the sync edits this tree after placing.
   const obstacles = new BoardObstacles(board, rules);
   const copper = new NetCopper(obstacles, plan.added.flatMap((a) => a.pads.map((p) => p.net)));
-  const footprints = board.footprints();
-  for (const add of plan.added) {
+  const anchors = new Map<string, Anchor>(board.footprints().map((f) => [f.ref, { ref: f.ref, side: sideOf(f.layer), rotation: f.at.rotation, box: boardBounds(f.node) }]));
+  for (const add of anchoredLast(plan.added, anchorOf)) {
     const anchorRef = anchorOf(add.ref);
-    const anchor = anchorRef ? footprints.find((f) => f.ref === anchorRef) : undefined;
+    const anchor = anchorRef ? anchors.get(anchorRef) : undefined;
     const instance = newInstance(libraries, add);
-    const side = anchor ? sideOf(anchor.layer) : "front";
-    const result = findSpot(board, obstacles, copper, { footprint: instance, padNets: new Map(add.pads.map((p) => [p.pad, p.net])), rotation: anchor?.at.rotation ?? 0, anchor: anchor && boardBounds(anchor.node) }, side, isSmdPassive(instance));
+    const connectable = (pads: SpotPad[]) => padsConnectable(board, obstacles, rules, pads.map((p) => drawn({ kind: "pad", what: `a pad of ${add.ref}`, net: p.net, layers: p.layers, ref: add.ref }, p.shape)));
+    const request = { footprint: instance, padNets: new Map(add.pads.map((p) => [p.pad, p.net])), rotation: anchor?.rotation ?? 0, anchor: anchor?.box, connectable };
+    const result = findSpot(board, obstacles, copper, request, anchor?.side ?? "front", isSmdPassive(instance));
     if (!result.spot) {
       staged.push({ ref: add.ref, reason: `no free spot${anchor ? ` within ${REACH} mm of ${anchor.ref} or elsewhere on the board` : " on the board"}: ${describeBlockers(result.blockers)}` });
       continue;
     }
     add.at = { x: result.spot.x, y: result.spot.y, rotation: result.spot.rotation };
     add.side = result.spot.side;
-    obstacles.add(placedCopy(instance, result.spot));
+    const placed = placedCopy(instance, result.spot);
+    obstacles.add(placed);
+    anchors.set(add.ref, { ref: add.ref, side: result.spot.side, rotation: result.spot.rotation, box: boardBounds(placed) });
   }
   return staged;
+}
+
+/** What a new footprint is placed next to: a footprint on the board or one placed before it. */
+interface Anchor {
+  ref: string;
+  side: Side;
+  rotation: number;
+  box: ReturnType<typeof boardBounds>;
+}
+
+/** The additions in plan order, each one anchored on another addition moved after that one. */
+function anchoredLast(added: FootprintAdd[], anchorOf: (ref: string) => string | undefined): FootprintAdd[] {
+  const ordered: FootprintAdd[] = [];
+  const visit = (add: FootprintAdd, seen: Set<string>) => {
+    if (ordered.includes(add) || seen.has(add.ref)) return;
+    seen.add(add.ref);
+    const anchor = added.find((a) => a.ref === anchorOf(add.ref));
+    if (anchor) visit(anchor, seen);
+    ordered.push(add);
+  };
+  for (const add of added) visit(add, new Set());
+  return ordered;
 }
 
 /** The footprint a sync will add, at the origin on the front: its real pads, courtyard and silkscreen. */

@@ -9,7 +9,7 @@ import { cloneNode, child, children, childText, num, type SList } from "../sexpr
 import type { BBox, Board, Point } from "./view.ts";
 import type { Side } from "./footprint/instance.ts";
 import { flipFootprint, moveFootprint } from "./footprint/instance.ts";
-import { footprintItems } from "./clearance/items.ts";
+import { footprintItems, type SpokeFrame } from "./clearance/items.ts";
 import { boxOf, rectangle, translate, type Shape } from "./clearance/geometry.ts";
 import type { Blocker, BoardObstacles } from "./clearance/obstacles.ts";
 import type { NetCopper } from "./ratsnest.ts";
@@ -23,6 +23,8 @@ export interface BoardSpot {
   distance: number;
   /** Total ratsnest length from the new pads to the existing copper of their nets, mm. */
   ratsnest: number;
+  /** False when the search asked whether its pads could be connected and no clear spot tried could. */
+  connectable?: false;
 }
 
 /** A footprint as it would sit at the origin on one side at one rotation. */
@@ -30,7 +32,7 @@ interface Variant {
   side: Side;
   rotation: number;
   courtyards: { shape: Shape; layer: string }[];
-  pads: { shape: Shape; net: string; layers: ReadonlySet<string>; holes: Shape[]; centre: Point }[];
+  pads: { shape: Shape; net: string; layers: ReadonlySet<string>; holes: Shape[]; centre: Point; spokeFrame?: SpokeFrame }[];
   silk: { shape: Shape; layer: string }[];
 }
 
@@ -47,7 +49,22 @@ export interface SearchRequest {
   anchor?: BBox;
   /** Farthest courtyard gap from the anchor, mm; the whole board when absent. */
   reach?: number;
+  /**
+   * Whether the pads (board coordinates, with their nets) could be connected at a clear spot;
+   * the first `TRIALS` clear spots are asked, and when none passes the first clear one is taken.
+   */
+  connectable?: (pads: SpotPad[]) => boolean;
 }
+
+/** A pad of a footprint at a candidate spot. */
+export interface SpotPad {
+  shape: Shape;
+  net: string;
+  layers: ReadonlySet<string>;
+}
+
+/** How many clear spots are asked whether their pads could be connected (each costs a route search). */
+const TRIALS = 6;
 
 export interface SearchResult {
   spot?: BoardSpot;
@@ -97,7 +114,7 @@ function variantAsPlaced(node: SList, side: Side, rotation: number, padNets: Map
     courtyards: items.filter((i) => i.kind === "courtyard").map((c) => ({ shape: c.shape(), layer: [...c.layers][0]! })),
     pads: items
       .filter((i) => i.kind === "pad")
-      .map((p) => ({ shape: p.shape(), net: padNets ? (padNets.get(p.pad ?? "") ?? "") : p.net, layers: p.layers, holes: holes.get(p.pad ?? "") ?? [], centre: p.ends![0]! })),
+      .map((p) => ({ shape: p.shape(), net: padNets ? (padNets.get(p.pad ?? "") ?? "") : p.net, layers: p.layers, holes: holes.get(p.pad ?? "") ?? [], centre: p.ends![0]!, spokeFrame: p.spokeFrame })),
     silk: items.filter((i) => i.kind === "silk").map((s) => ({ shape: s.shape(), layer: [...s.layers][0]! })),
   };
 }
@@ -118,7 +135,7 @@ function blockerAt(obstacles: BoardObstacles, v: Variant, x: number, y: number):
   }
   for (const pad of v.pads) {
     const shape = translate(pad.shape, x, y);
-    const b = obstacles.copperBlocker({ shape, net: pad.net, layers: pad.layers, kind: "pad" }, pad.holes.map((h) => translate(h, x, y)));
+    const b = obstacles.copperBlocker({ shape, net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame }, pad.holes.map((h) => translate(h, x, y)));
     if (b) return b;
     for (const layer of pad.layers) {
       if (layer !== "F.Cu" && layer !== "B.Cu") continue;
@@ -169,7 +186,7 @@ export function searchArea(board: Board, obstacles: BoardObstacles, width: numbe
   return rankAndTry(board, obstacles, undefined, variants, { anchor, reach });
 }
 
-function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper | undefined, variants: { v: Variant; penalty: number }[], request: Pick<SearchRequest, "anchor" | "reach">): SearchResult {
+function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper | undefined, variants: { v: Variant; penalty: number }[], request: Pick<SearchRequest, "anchor" | "reach" | "connectable">): SearchResult {
   const grid = boardGrid(board);
   const outline = board.edgeCutsBBox();
   if (!outline) return { blockers: [] };
@@ -196,9 +213,21 @@ function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper
   candidates.sort((a, b) => a.score - b.score || a.y - b.y || a.x - b.x);
   const tally = new Map<string, { blocker: Blocker; count: number }>();
   let tried = 0;
+  let firstClear: Candidate | undefined;
+  let trials = 0;
+  const found = (c: Candidate, connectable?: boolean): SearchResult => ({
+    spot: { x: c.x, y: c.y, rotation: c.v.rotation, side: c.v.side, distance: round(c.distance), ratsnest: round(c.ratsnest), ...(connectable === false ? { connectable } : {}) },
+    blockers: [],
+  });
   for (const c of candidates) {
     const blocker = blockerAt(obstacles, c.v, c.x, c.y);
-    if (!blocker) return { spot: { x: c.x, y: c.y, rotation: c.v.rotation, side: c.v.side, distance: round(c.distance), ratsnest: round(c.ratsnest) }, blockers: [] };
+    if (!blocker) {
+      if (!request.connectable) return found(c);
+      firstClear ??= c;
+      if (request.connectable(c.v.pads.map((p) => ({ shape: translate(p.shape, c.x, c.y), net: p.net, layers: p.layers })))) return found(c);
+      if (++trials >= TRIALS) break;
+      continue;
+    }
     if (tried++ < REPORTED) {
       const key = `${blocker.item.what}|${blocker.reason}`;
       const entry = tally.get(key);
@@ -206,6 +235,7 @@ function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper
       else tally.set(key, { blocker, count: 1 });
     }
   }
+  if (firstClear) return found(firstClear, false);
   return { blockers: [...tally.values()].sort((a, b) => b.count - a.count) };
 }
 

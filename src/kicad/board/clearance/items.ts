@@ -40,8 +40,26 @@ export interface BoardItem {
   pad?: string;
   /** Where the ratsnest can reach it: a pad's or via's centre, a track's ends. */
   ends?: Point[];
-  /** A zone that will be refilled: how far around a pad it joins by thermal spokes other nets must keep away. */
-  spokeRoom?: number;
+  /** A zone that will be refilled: how it joins a pad of its net by thermal spokes (`spokes.ts`). */
+  thermal?: Thermal;
+  /** A pad's own clearance (KiCad's local override), for its copper and its hole: no rule may bring other nets closer. */
+  clearance?: number;
+  /** A pad: the directions of the spokes a pour joins it by and its half size along them (`spokes.ts`). */
+  spokeFrame?: SpokeFrame;
+}
+
+/** A zone's thermal relief: the gap around a pad, the spoke width, its clearance to other nets and its minimum fill width, mm. */
+export interface Thermal {
+  gap: number;
+  width: number;
+  clearance: number;
+  thickness: number;
+}
+
+/** The first spoke's angle, degrees (the next three at 90° steps), and the pad's half width and height along them. */
+export interface SpokeFrame {
+  angle: number;
+  half: [number, number];
 }
 
 /** Segments of a full circle or a three-point arc traced for the outline. */
@@ -274,12 +292,16 @@ function padItems(pad: SList, toBoard: (p: Point) => Point, ref: string, copper:
   const form = text(pad, 3) ?? "rect";
   const number = text(pad, 1) ?? "";
   const net = readNetRef(child(pad, "net"))?.name ?? "";
+  const local = child(pad, "clearance");
+  const clearance = local ? num(local, 1) : undefined;
   const name = number ? `pad ${number} of ${ref}` : `a mechanical pad of ${ref}`;
   const items: BoardItem[] = [];
   const layers = new Set([...expandLayers(layerNames(pad), copper)].filter((l) => /\.Cu$/.test(l)));
   if (layers.size > 0 && type !== "np_thru_hole") {
     const box = growBox({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y }, padReach(pad, w, h));
-    items.push(lazy({ kind: "pad", what: name, net, layers, box, ref, pad: number, ends: [centre] }, () => padShape(pad, form, centre, w, h, angle)));
+    // KiCad joins a round pad by spokes at 45°, any other along its axes (where the half size along them is exact).
+    const spokeFrame = form === "circle" ? { angle: angle + 45, half: [w / 2, w / 2] as [number, number] } : { angle, half: [w / 2, h / 2] as [number, number] };
+    items.push(lazy({ kind: "pad", what: name, net, layers, box, ref, pad: number, ends: [centre], spokeFrame, clearance }, () => padShape(pad, form, centre, w, h, angle)));
   }
   const drill = child(pad, "drill");
   if (drill) {
@@ -292,7 +314,7 @@ function padItems(pad: SList, toBoard: (p: Point) => Point, ref: string, copper:
     const [hw, hh] = type === "np_thru_hole" ? [Math.max(dw, w), Math.max(dh, h)] : [dw, dh];
     if (hw > 0) {
       const shape = Math.abs(hw - hh) < 1e-9 ? circle(hc, hw / 2) : oblong(hc, hw, hh, angle);
-      items.push(drawn({ kind: "hole", what: type === "np_thru_hole" ? `a mounting hole of ${ref}` : `the hole of ${name}`, net: type === "np_thru_hole" ? "" : net, layers: new Set(copper), ref, plated: type !== "np_thru_hole", pad: number }, shape));
+      items.push(drawn({ kind: "hole", what: type === "np_thru_hole" ? `a mounting hole of ${ref}` : `the hole of ${name}`, net: type === "np_thru_hole" ? "" : net, layers: new Set(copper), ref, plated: type !== "np_thru_hole", pad: number, clearance }, shape));
     }
   }
   return items;
@@ -388,7 +410,7 @@ function viaItems(item: SList, net: string, copper: string[]): BoardItem[] {
 
 /**
  * A copper zone's outline as a "pour": never an obstacle (its fill is refilled), but a pad of its
- * net inside it is joined by thermal spokes, which need room (`spokeRoom`) clear of other nets.
+ * net inside it is joined by thermal spokes, which need room clear of other nets (`spokes.ts`).
  */
 function pourItems(zone: SList, net: string, copper: string[]): BoardItem[] {
   const connect = child(zone, "connect_pads");
@@ -400,10 +422,11 @@ function pourItems(zone: SList, net: string, copper: string[]): BoardItem[] {
   const gap = num(child(fill ?? zone, "thermal_gap") ?? zone, 1) ?? 0.5;
   const clearance = num(child(connect ?? zone, "clearance") ?? zone, 1) ?? 0.5;
   const thickness = num(child(zone, "min_thickness") ?? zone, 1) ?? 0.25;
+  const width = num(child(fill ?? zone, "thermal_bridge_width") ?? zone, 1) ?? 0.5;
   const layers = new Set([...expandLayers(layerNames(zone), copper)].filter((l) => copper.includes(l)));
   return children(zone, "polygon").flatMap((p) => {
     const pts = children(child(p, "pts") ?? p, "xy").flatMap((xy) => pointOf(xy) ?? []);
-    return pts.length > 2 ? [drawn({ kind: "pour", what: `a zone of ${net}`, net, layers, spokeRoom: gap + clearance + thickness }, polygon(pts))] : [];
+    return pts.length > 2 ? [drawn({ kind: "pour", what: `a zone of ${net}`, net, layers, thermal: { gap, width, clearance, thickness } }, polygon(pts))] : [];
   });
 }
 

@@ -11,10 +11,21 @@
  * named for a person.
  */
 import type { BBox, Board, Point } from "../view.ts";
-import { boardItems, copperLayers, footprintItems, outlineSegments, type BoardItem } from "./items.ts";
+import { boardItems, copperLayers, footprintItems, outlineSegments, type BoardItem, type SpokeFrame } from "./items.ts";
+import { cutSpokes, MIN_SPOKES, spokeCorridors, type SpokedPad } from "./spokes.ts";
 import { boxesOverlap, growBox, inflate, insideSegments, overlap, type Shape } from "./geometry.ts";
 import type { BoardRules } from "./rules.ts";
 import { children, type SList } from "../../sexpr/index.ts";
+
+/** The clearance new copper of `net` keeps to another net's `item`: the rules', or the item's own when larger. */
+export function clearanceTo(rules: BoardRules, net: string, item: BoardItem): number {
+  return Math.max(rules.clearance(net, item.net), item.clearance ?? 0);
+}
+
+/** The clearance new copper of `net` keeps to the hole `item`: the rules', or its pad's own when larger. */
+export function holeClearanceTo(rules: BoardRules, net: string, item: BoardItem): number {
+  return Math.max(rules.holeClearance(net, item.net), item.clearance ?? 0);
+}
 
 /** Edge length of a grid bucket, mm. */
 const BUCKET = 2.5;
@@ -33,6 +44,8 @@ export interface CopperShape {
   layers: ReadonlySet<string>;
   /** What it is, for the keepout rules: pads, tracks and vias are kept out separately. */
   kind: "pad" | "track" | "via";
+  /** A pad's spoke directions, for the thermal spokes a pour of its net will join it by. */
+  spokeFrame?: SpokeFrame;
 }
 
 export class BoardObstacles {
@@ -114,8 +127,9 @@ export class BoardObstacles {
    * copper out. Undefined when it is clear. `holes` are the new item's own drills.
    */
   copperBlocker(copper: CopperShape, holes: Shape[] = []): Blocker | undefined {
-    const spokes = copper.kind === "pad" ? this.spokeRoom(copper) : 0;
-    const reach = Math.max(this.rules.clearance(copper.net, ""), this.rules.edgeClearance(copper.net), this.rules.holeClearance(copper.net, ""), spokes, 1);
+    const spoked = this.spokedPad(copper);
+    const spokeReach = spoked ? Math.max(...spoked.frame.half) + spoked.thermal.gap + spoked.thermal.thickness + spoked.thermal.clearance + spoked.thermal.width : 0;
+    const reach = Math.max(this.rules.clearance(copper.net, ""), this.rules.edgeClearance(copper.net), this.rules.holeClearance(copper.net, ""), spokeReach, 1);
     const grown = new Map<number, Shape>();
     const tooClose = (target: Shape, distance: number) => {
       let g = grown.get(distance);
@@ -132,7 +146,7 @@ export class BoardObstacles {
         const forbidden = copper.kind === "pad" ? rules.pads : copper.kind === "via" ? rules.vias : rules.tracks;
         if (forbidden && shared && overlap(copper.shape, item.shape())) return { item, reason: "keepout" };
       } else if (item.kind === "hole") {
-        if ((item.net === "" || item.net !== copper.net) && tooClose(item.shape(), this.rules.holeClearance(copper.net, item.net))) return { item, reason: "hole clearance" };
+        if ((item.net === "" || item.net !== copper.net) && tooClose(item.shape(), holeClearanceTo(this.rules, copper.net, item))) return { item, reason: "hole clearance" };
       } else if (item.kind === "pad" || item.kind === "track" || item.kind === "via" || item.kind === "copper") {
         if (!shared) continue;
         // Copper of its own net may touch a new pad, not run under it: a pad on a via or over a
@@ -141,13 +155,8 @@ export class BoardObstacles {
         const sameNet = item.net !== "" && item.net === copper.net;
         if (sameNet) {
           if (copper.kind === "pad" && overlap(copper.shape, item.shape())) return { item, reason: "on its own net's copper" };
-        } else if (tooClose(item.shape(), this.rules.clearance(copper.net, item.net))) {
+        } else if (tooClose(item.shape(), clearanceTo(this.rules, copper.net, item))) {
           return { item, reason: "clearance" };
-        } else if (spokes > 0 && tooClose(item.shape(), spokes)) {
-          return { item, reason: "room for thermal spokes" };
-        } else if (item.kind === "pad" && tooClose(item.shape(), this.spokeRoom({ shape: item.shape(), net: item.net, layers: item.layers, kind: "pad" }))) {
-          // And an existing pad's spokes into its own pour keep theirs.
-          return { item, reason: "room for its thermal spokes" };
         }
       }
     }
@@ -156,23 +165,62 @@ export class BoardObstacles {
         if (item.kind === "hole" && overlap(inflate(hole, this.rules.holeToHole()), item.shape())) return { item, reason: "hole to hole" };
       }
     }
+    return this.spokeBlocker(copper, spoked, candidates);
+  }
+
+  /**
+   * What leaves a pad with too few thermal spokes (`spokes.ts`): the new pad's own, cut off by
+   * the copper around it, or an existing pad's, cut off by the new copper.
+   */
+  private spokeBlocker(copper: CopperShape, spoked: SpokedPad | undefined, candidates: BoardItem[]): Blocker | undefined {
+    const cutting = (net: string, layers: ReadonlySet<string>) => (i: BoardItem) =>
+      (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") && i.net !== net && [...layers].some((l) => i.layers.has(l));
+    if (spoked) {
+      const others = candidates.filter(cutting(copper.net, copper.layers));
+      const corridors = spokeCorridors(spoked);
+      if (corridors.length - cutSpokes(corridors, others).size < MIN_SPOKES) {
+        const item = others.find((i) => corridors.some((c) => overlap(c, i.shape())))!;
+        return { item, reason: "room for thermal spokes" };
+      }
+    }
+    for (const pad of candidates.filter((i) => i.kind === "pad" && cutting(copper.net, copper.layers)(i))) {
+      const theirs = this.spokedPad({ shape: pad.shape(), net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame });
+      if (!theirs) continue;
+      const corridors = spokeCorridors(theirs);
+      const byNew = cutSpokes(corridors, [{ ...pad, shape: () => copper.shape }]);
+      if (byNew.size === 0) continue;
+      const around = this.near(growBox(pad.box, theirs.thermal.gap + theirs.thermal.thickness + theirs.thermal.clearance + theirs.thermal.width), (i) => i !== pad && cutting(pad.net, pad.layers)(i));
+      const before = cutSpokes(corridors, around);
+      if ([...byNew].some((k) => !before.has(k)) && corridors.length - new Set([...before, ...byNew]).size < MIN_SPOKES) return { item: pad, reason: "room for its thermal spokes" };
+    }
     return undefined;
   }
 
   /**
-   * Room a new pad needs around it for thermal spokes: a zone of its own net on one of its
-   * layers around its centre will join it with spokes, and KiCad's DRC counts a pad whose spokes
-   * other copper cuts off as starved. 0 when no pour of its net is there.
+   * The spokes of `pad` (an item of the board) that no other net's copper cuts off yet, each
+   * corridor grown by its zone's clearance (`spokes.ts`): where new copper of another net keeps
+   * out so the pad keeps its spokes. Empty when no pour joins it by spokes.
    */
-  private spokeRoom(copper: CopperShape): number {
+  freeSpokes(pad: BoardItem): Shape[] {
+    const spoked = this.spokedPad({ shape: pad.shape(), net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame });
+    if (!spoked) return [];
+    const corridors = spokeCorridors(spoked);
+    const { gap, thickness, clearance, width } = spoked.thermal;
+    const cutting = (i: BoardItem) => i !== pad && (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") && i.net !== pad.net && [...pad.layers].some((l) => i.layers.has(l));
+    const cut = cutSpokes(corridors, this.near(growBox(pad.box, gap + thickness + clearance + width), cutting));
+    return corridors.filter((_, k) => !cut.has(k));
+  }
+
+  /** A pad with the pour of its net that will join it by spokes; undefined when none does. */
+  private spokedPad(copper: CopperShape): SpokedPad | undefined {
+    if (copper.kind !== "pad" || !copper.spokeFrame || copper.net === "") return undefined;
     const box = copper.shape.box;
     const centre = { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 };
-    let room = 0;
     for (const item of this.near({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y })) {
-      if (item.kind !== "pour" || item.net !== copper.net || ![...copper.layers].some((l) => item.layers.has(l))) continue;
-      if (insideSegments(centre, item.shape().paths[0]!.map((p, i, path) => [p, path[(i + 1) % path.length]!] as [Point, Point]))) room = Math.max(room, item.spokeRoom ?? 0);
+      if (item.kind !== "pour" || !item.thermal || item.net !== copper.net || ![...copper.layers].some((l) => item.layers.has(l))) continue;
+      if (insideSegments(centre, item.shape().paths[0]!.map((p, i, path) => [p, path[(i + 1) % path.length]!] as [Point, Point]))) return { shape: copper.shape, frame: copper.spokeFrame, thermal: item.thermal };
     }
-    return room;
+    return undefined;
   }
 
   /**

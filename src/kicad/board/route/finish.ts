@@ -1,6 +1,7 @@
 /**
  * Finishing what a change added to a board: its new footprints are routed (`route.ts`), the
- * zones their copper touches are refilled by KiCad's own filler (`zones/refill.ts`), and a pad
+ * zones their copper touches are refilled by KiCad's own filler around that copper
+ * (`zones/refill.ts`), and a pad
  * or via that was to connect through a pour is checked to be in the refilled pour. What is
  * left gets one reason per part, for a person.
  */
@@ -22,12 +23,16 @@ export interface FinishedLayout {
   refilled: string[];
 }
 
-/** Routes the footprints `refs`, refills the zones their copper touches, and checks the pours they rely on. */
-export async function finishAdded(board: Board, boardFile: string, rules: BoardRules, refs: string[]): Promise<FinishedLayout> {
+/**
+ * Routes the footprints `refs`, refills the zones their copper touches, and checks the pours
+ * they rely on. `vacated` is copper taken off the board (a part moved, its tracks lifted): the
+ * zones there are refilled too.
+ */
+export async function finishAdded(board: Board, boardFile: string, rules: BoardRules, refs: string[], vacated: NewCopper[] = []): Promise<FinishedLayout> {
   const outcomes = routeFootprints(board, rules, refs);
-  const added: NewCopper[] = outcomes.flatMap((o) => o.added);
+  const added: NewCopper[] = [...vacated, ...outcomes.flatMap((o) => o.added)];
   for (const fp of board.footprints().filter((f) => refs.includes(f.ref))) {
-    for (const pad of footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad")) added.push({ box: pad.box, net: pad.net, layers: "all" });
+    for (const pad of footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad")) added.push({ box: pad.box, net: pad.net, layers: pad.layers.size > 1 ? "all" : new Set(pad.layers) });
   }
   const touched = zonesTouchedBy(boardZones(board.root), added, REFILL_REACH);
   const near = added.map(({ box }) => ({ minX: box.minX - REFILL_REACH, minY: box.minY - REFILL_REACH, maxX: box.maxX + REFILL_REACH, maxY: box.maxY + REFILL_REACH }));

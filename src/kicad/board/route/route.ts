@@ -14,7 +14,7 @@
  */
 import { boxesOverlap, circle, growBox, inflate, overlap, shapeOf, stroke, type Shape } from "../clearance/geometry.ts";
 import { footprintItems, type BoardItem } from "../clearance/items.ts";
-import { BoardObstacles, type Blocker } from "../clearance/obstacles.ts";
+import { BoardObstacles, clearanceTo, holeClearanceTo, type Blocker } from "../clearance/obstacles.ts";
 import type { BoardRules } from "../clearance/rules.ts";
 import { boardZones, filledPolygons, insidePolygon, zoneFills, type NewCopper } from "../zones/zones.ts";
 import type { Board, Point } from "../view.ts";
@@ -58,6 +58,8 @@ export interface RouteOutcome {
   left: PadLeft[];
   /** Boxes of the new copper (tracks and vias) on their layers, for the zone refill. */
   added: NewCopper[];
+  /** Ids of the tracks and vias written for it. */
+  ids: string[];
 }
 
 /** New copper of this routing session, an obstacle to the next route of another net. */
@@ -75,7 +77,7 @@ export function routeFootprints(board: Board, rules: BoardRules, refs: string[])
   const obstacles = new BoardObstacles(board, rules);
   const laid: Laid[] = [];
   return refs.map((ref) => {
-    const outcome: RouteOutcome = { ref, connected: [], left: [], added: [] };
+    const outcome: RouteOutcome = { ref, connected: [], left: [], added: [], ids: [] };
     const fp = board.footprints().find((f) => f.ref === ref);
     if (!fp) return outcome;
     const pads = footprintItems(fp.node, obstacles.copper).filter((i) => i.kind === "pad" && i.net !== "");
@@ -97,7 +99,53 @@ function othersOnNet(obstacles: BoardObstacles, pad: BoardItem): boolean {
 
 type PadResult = Omit<PadRoute, "pad" | "net"> | { reason: string };
 
+/** How a pad would be connected: at once (touching its net's copper, or in its pour), by a checked route, or not, with the reason. */
+type PadPlan = Omit<PadRoute, "pad" | "net"> | { reason: string; noCopper?: boolean } | { route: CopperPlan; end: GridPoint; pourAt: BuiltGrid["pourAt"] };
+
 function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, laid: Laid[], outcome: RouteOutcome): PadResult {
+  const planned = planPad(board, obstacles, rules, pad, laid);
+  if (!("route" in planned)) return planned;
+  const { route: plan, end, pourAt } = planned;
+  const net = pad.net;
+  const width = rules.trackWidth(net);
+  const via = rules.via(net);
+  for (const track of plan.tracks) {
+    const ids: string[] = [];
+    for (let i = 1; i < track.points.length; i++) ids.push(writeTrack(board, track.points[i - 1]!, track.points[i]!, width, track.layer, net));
+    const shape = stroke(track.points, width);
+    laid.push({ net, layers: new Set([track.layer]), shape });
+    outcome.added.push({ box: shape.box, net, layers: new Set([track.layer]), ids });
+    outcome.ids.push(...ids);
+  }
+  for (const at of plan.vias) {
+    const id = writeVia(board, at, via.diameter, via.drill, net);
+    const shape = circle(at, via.diameter / 2);
+    laid.push({ net, layers: new Set(obstacles.copper), shape });
+    outcome.added.push({ box: shape.box, net, layers: "all", ids: [id] });
+    outcome.ids.push(id);
+  }
+  const pour = pourAt(end.x, end.y, plan.endsInPour ? undefined : ROUTING_LAYERS[end.layer]);
+  return { how: "routed", length: Math.round(plan.length * 100) / 100, vias: plan.vias.length, ...(pour ? { pour } : {}) };
+}
+
+/**
+ * Whether every pad of a footprint that is not on the board yet (`pads`, with their nets)
+ * could be connected where they stand: a placement that would leave a pad boxed in by other
+ * nets' copper is worse than one a little farther away. A pad with no copper of its net within
+ * reach (a net the change adds) has nothing to be cut off from. Nothing is written.
+ */
+export function padsConnectable(board: Board, obstacles: BoardObstacles, rules: BoardRules, pads: BoardItem[]): boolean {
+  return pads.every((pad) => {
+    if (pad.net === "") return true;
+    // Its footprint's other pads are in the way as much as any new copper.
+    const siblings = pads.filter((p) => p !== pad).map((p) => ({ net: p.net, layers: new Set(p.layers), shape: p.shape() }));
+    const planned = planPad(board, obstacles, rules, pad, siblings);
+    return !("reason" in planned) || planned.noCopper === true;
+  });
+}
+
+/** How `pad` would be connected: the route it would take, checked exactly against the obstacles and this session's copper. */
+function planPad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, laid: Laid[]): PadPlan {
   const net = pad.net;
   const centre = { x: (pad.box.minX + pad.box.maxX) / 2, y: (pad.box.minY + pad.box.maxY) / 2 };
   const padShape = pad.shape();
@@ -115,7 +163,10 @@ function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pa
   const grid = buildGrid(board, obstacles, rules, pad, centre, laid, { width, via });
   const startLayers = ROUTING_LAYERS.map((l, i) => (pad.layers.has(l) ? i : -1)).filter((i) => i >= 0);
   if (startLayers.length === 0) return { reason: `pad on ${[...pad.layers].join(", ")}, where copperhead does not route` };
-  if (!grid.hasGoal()) return { reason: grid.grid.goal.some((g) => g.includes(1)) || grid.grid.viaGoal.includes(1) ? `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper` : `no ${net} copper within ${MAX_ROUTE_LENGTH} mm` };
+  if (!grid.hasGoal()) {
+    const blocked = grid.grid.goal.some((g) => g.includes(1)) || grid.grid.viaGoal.includes(1);
+    return blocked ? { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper` } : { reason: `no ${net} copper within ${MAX_ROUTE_LENGTH} mm`, noCopper: true };
+  }
   const path = grid.grid.search(startLayers, VIA_COST, MAX_ROUTE_LENGTH);
   if (!path) return { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper` };
   const plan = toCopper(grid.grid, path, grid.pourAt);
@@ -131,22 +182,7 @@ function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pa
     const blocker = describe(obstacles.copperBlocker({ shape, net, layers: all, kind: "via" }, [circle(at, via.drill / 2)])) ?? laidBlocker(laid, shape, net, all, rules);
     if (blocker) return { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper (${blocker})` };
   }
-  for (const track of plan.tracks) {
-    const ids: string[] = [];
-    for (let i = 1; i < track.points.length; i++) ids.push(writeTrack(board, track.points[i - 1]!, track.points[i]!, width, track.layer, net));
-    const shape = stroke(track.points, width);
-    laid.push({ net, layers: new Set([track.layer]), shape });
-    outcome.added.push({ box: shape.box, net, layers: new Set([track.layer]), ids });
-  }
-  for (const at of plan.vias) {
-    const id = writeVia(board, at, via.diameter, via.drill, net);
-    const shape = circle(at, via.diameter / 2);
-    laid.push({ net, layers: new Set(obstacles.copper), shape });
-    outcome.added.push({ box: shape.box, net, layers: "all", ids: [id] });
-  }
-  const end = path.at(-1)!;
-  const pour = grid.pourAt(end.x, end.y, plan.endsInPour ? undefined : ROUTING_LAYERS[end.layer]);
-  return { how: "routed", length: Math.round(plan.length * 100) / 100, vias: plan.vias.length, ...(pour ? { pour } : {}) };
+  return { route: plan, end: path.at(-1)!, pourAt: grid.pourAt };
 }
 
 /** "clearance to pad 2 of U3": what stops a route, for the reason a person reads. */
@@ -226,7 +262,7 @@ function buildGrid(board: Board, obstacles: BoardObstacles, rules: BoardRules, p
         if (item.keepout!.vias && item.layers.size > 0) grid.fill(grid.noVia, grown(key, item.shape(), vr));
         break;
       case "hole":
-        if (other) block({ layers: new Set(ROUTING_LAYERS), shape: item.shape }, key, rules.holeClearance(net, item.net) + tw, Math.max(rules.holeClearance(net, item.net) + vr, rules.holeToHole() + size.via.drill / 2 + MARGIN));
+        if (other) block({ layers: new Set(ROUTING_LAYERS), shape: item.shape }, key, holeClearanceTo(rules, net, item) + tw, Math.max(holeClearanceTo(rules, net, item) + vr, rules.holeToHole() + size.via.drill / 2 + MARGIN));
         else grid.fill(grid.noVia, grown(key, item.shape(), rules.holeToHole() + size.via.drill / 2 + MARGIN));
         break;
       case "pad":
@@ -234,8 +270,10 @@ function buildGrid(board: Board, obstacles: BoardObstacles, rules: BoardRules, p
       case "via":
       case "copper":
         if (other) {
-          const c = rules.clearance(net, item.net);
+          const c = clearanceTo(rules, net, item);
           block(item, key, c + tw, c + vr);
+          // Its spokes into its pour that are still free stay free (the corridors carry the zone's clearance).
+          if (item.kind === "pad") for (const [k, corridor] of obstacles.freeSpokes(item).entries()) block({ layers: item.layers, shape: () => corridor }, `${key}:spoke${k}`, tw, vr);
         } else if (item !== pad && item.ref !== pad.ref && item.kind !== "copper") {
           for (const l of item.layers) {
             const i = layerIndex.get(l);

@@ -8,8 +8,8 @@
 import { boardDialect } from "../../format.ts";
 import { insertInDialect } from "../footprint/dialect.ts";
 import { uuidSource } from "../footprint/instance.ts";
-import type { Board, Point } from "../view.ts";
-import { head, list, q, sym, type SList, type SValue } from "../../sexpr/index.ts";
+import type { BBox, Board, Point } from "../view.ts";
+import { child, childText, head, list, num, q, removeChild, sym, type SList, type SValue } from "../../sexpr/index.ts";
 
 /** Writes a track segment; returns its id. */
 export function writeTrack(board: Board, a: Point, b: Point, width: number, layer: string, net: string): string {
@@ -41,4 +41,29 @@ function insert(board: Board, kind: string, geometry: SList[], net: string, iden
   }
   insertInDialect(board.root, node, at, dialect);
   return id;
+}
+
+/**
+ * Takes the tracks and vias with the given ids out of the board (copper a run laid and now
+ * lifts to route a part again); returns where they were, for the refill.
+ */
+export function liftCopper(board: Board, ids: ReadonlySet<string>): { box: BBox; net: string; layers: Set<string> | "all" }[] {
+  const lifted: { box: BBox; net: string; layers: Set<string> | "all" }[] = [];
+  for (const item of [...board.root.items]) {
+    if (item.type !== "list" || !TRACKS.has(head(item) ?? "")) continue;
+    const id = childText(item, "uuid") ?? childText(item, "tstamp");
+    if (!id || !ids.has(id)) continue;
+    const points = ["start", "end", "at"].flatMap((name) => {
+      const at = child(item, name);
+      return at ? [{ x: num(at, 1) ?? 0, y: num(at, 2) ?? 0 }] : [];
+    });
+    const size = num(child(item, "width") ?? child(item, "size") ?? item, 1) ?? 0;
+    const xs = points.map((p) => p.x);
+    const ys = points.map((p) => p.y);
+    const box = { minX: Math.min(...xs) - size / 2, minY: Math.min(...ys) - size / 2, maxX: Math.max(...xs) + size / 2, maxY: Math.max(...ys) + size / 2 };
+    const layer = childText(item, "layer");
+    lifted.push({ box, net: "", layers: head(item) === "via" || !layer ? "all" : new Set([layer]) });
+    removeChild(board.root, item);
+  }
+  return lifted;
 }
