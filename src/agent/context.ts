@@ -59,6 +59,8 @@ export interface RunContext {
    * do not fail the gate; the records say so (agent/gate.ts).
    */
   layoutPending: Map<string, string>;
+  /** Ids of the tracks and vias this run laid for each part it routed: what moving it may lift. */
+  routedByRun?: Map<string, Set<string>>;
   /** Decisions recorded during the run, appended to DECISIONS.md by the gated run. */
   decisions: { decision: string; why: string }[];
   /** The model's closing summary, set by `finish`. */

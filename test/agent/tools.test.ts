@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { currentDesign } from "../../src/agent/context.ts";
 import { loadDesign } from "../../src/design/design.ts";
 import { Board } from "../../src/kicad/board/view.ts";
+import { copperItems } from "../support/board-zones.ts";
 import { rejectedToolError } from "../support/errors.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
 import { copyRepo, fingerprint, initialisedRepo } from "../support/repos.ts";
@@ -199,15 +200,27 @@ describe("run_check", () => {
 });
 
 describe("place_footprint", () => {
-  test("moves an unrouted footprint next to another part, to coordinates or to the back, and refuses what would not fit", async () => {
+  test("moves a footprint next to another part (one this run routed lifts its own tracks and is routed again), to coordinates or to the back, and refuses what would not fit", async () => {
     const repo = await copyRepo(template);
+    const boardFile = join(repo, "usb-led.kicad_pcb");
+    const before = copperItems(readFileSync(boardFile));
     await withTools(repo, async ({ ctx, call }) => {
-      // A part sync_board places is routed at once: it is no longer movable, and nothing is left for layout.
+      // A part sync_board places is routed at once, and nothing is left for layout.
       await call("add_component", { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", near: "U1", connect: { "1": "+3V3", "2": "GND" } });
       const synced = (await call("sync_board")) as { routing: string[] };
-      expect(synced.routing).toEqual([expect.stringMatching(/^C3: pad 1 \(\+3V3\) (routed|already connected|through the pour).*; pad 2 \(GND\) (routed|already connected|through the pour)/)]);
+      const routed = /^C3: pad 1 \(\+3V3\) (routed|already connected|through the pour).*; pad 2 \(GND\) (routed|already connected|through the pour)/;
+      expect(synced.routing).toEqual([expect.stringMatching(routed)]);
       expect([...ctx.layoutPending]).toEqual([]);
-      expect(await rejectedToolError(call("place_footprint", { ref: "C3", near: "R1" }))).toContain("C3 is routed");
+      const laid = [...copperItems(readFileSync(boardFile))].filter((item) => !before.has(item));
+      expect(laid.length).toBeGreaterThan(0);
+
+      // Moved, it leaves the tracks and vias this run laid for it and is routed again; the copper that was there before the run stays.
+      const moved = (await call("place_footprint", { ref: "C3", near: "R1" })) as { routing: string[] };
+      expect(moved.routing).toEqual([expect.stringMatching(routed)]);
+      const now = copperItems(readFileSync(boardFile));
+      expect([...before].filter((item) => !now.has(item))).toEqual([]);
+      expect(laid.filter((item) => now.has(item))).toEqual([]);
+      expect([...ctx.layoutPending]).toEqual([]);
 
       // A part on no net yet has nothing to route, so it can still be moved.
       await call("add_component", { lib_id: "Device:C", value: "1u", footprint: "Capacitor_SMD:C_0603_1608Metric", near: "U1" });

@@ -12,8 +12,10 @@ import { Board } from "../../kicad/board/view.ts";
 import { placeAdditions } from "../../kicad/board/placement.ts";
 import { BoardRules } from "../../kicad/board/clearance/rules.ts";
 import { setFootprintFlags } from "../../kicad/board/sync/apply.ts";
+import { copperLayers, footprintItems } from "../../kicad/board/clearance/items.ts";
 import { finishAdded } from "../../kicad/board/route/finish.ts";
-import { boardZones } from "../../kicad/board/zones/zones.ts";
+import { liftCopper } from "../../kicad/board/route/write.ts";
+import { boardZones, type NewCopper } from "../../kicad/board/zones/zones.ts";
 import { findKicadPython } from "../../kicad/cli/python.ts";
 import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board/sync/sync.ts";
 import { driftKeys, proposalFilter } from "../../kicad/board/sync/scope.ts";
@@ -36,9 +38,14 @@ const STAGED = "staged below the outline: no free spot inside it near its anchor
  * Routes the placed new parts `refs`, refills the zones their copper touches (KiCad's filler),
  * and records in layoutPending what is left and why; returns one line per part for the model.
  */
-export async function finishLayout(ctx: RunContext, board: Board, boardFile: string, refs: string[]): Promise<string[]> {
+export async function finishLayout(ctx: RunContext, board: Board, boardFile: string, refs: string[], vacated: NewCopper[] = []): Promise<string[]> {
   if (refs.length === 0) return [];
-  const layout = await finishAdded(board, boardFile, BoardRules.load(ctx.project.projectFile, ctx.repoRoot), refs);
+  const layout = await finishAdded(board, boardFile, BoardRules.load(ctx.project.projectFile, ctx.repoRoot), refs, vacated);
+  for (const o of layout.outcomes) {
+    const own = (ctx.routedByRun ??= new Map()).get(o.ref) ?? new Set<string>();
+    for (const id of o.ids) own.add(id);
+    ctx.routedByRun.set(o.ref, own);
+  }
   for (const ref of refs) {
     const left = layout.left.get(ref);
     if (left) ctx.layoutPending.set(ref, left);
@@ -49,6 +56,24 @@ export async function finishLayout(ctx: RunContext, board: Board, boardFile: str
     const left = o.left.map((l) => `pad ${l.pad} (${l.net}) left for layout: ${l.reason}`);
     return `${o.ref}: ${[...done, ...left].join("; ") || "nothing to connect"}`;
   });
+}
+
+/**
+ * Clears the way for moving `ref`: lifts the tracks and vias this run laid for it (see
+ * `finishLayout`) and returns where they and its pads were, for the refill once it has moved.
+ */
+export function vacate(ctx: RunContext, board: Board, ref: string): NewCopper[] {
+  const fp = board.footprints().find((f) => f.ref === ref);
+  if (!fp) return [];
+  const pads = footprintItems(fp.node, copperLayers(board)).filter((i) => i.kind === "pad");
+  const vacated: NewCopper[] = pads.map((p) => ({ box: p.box, net: "", layers: "all" }));
+  const ids = ctx.routedByRun?.get(ref);
+  if (ids?.size) {
+    vacated.push(...liftCopper(board, ids));
+    // The placement index still holds the lifted copper.
+    boardWritten(ctx, board);
+  }
+  return vacated;
 }
 
 /** Refilling zones needs KiCad's Python: a board with pours fails before any edit without it. */

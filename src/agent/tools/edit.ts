@@ -7,12 +7,13 @@
  */
 import * as v from "valibot";
 import { placeFootprint } from "../../kicad/board/placement.ts";
+import { Board } from "../../kicad/board/view.ts";
 import type { SchematicEditor } from "../../kicad/schematic/edit/editor.ts";
 import { checkVisibleName } from "../../kicad/schematic/edit/lookup.ts";
 import { printSexprBytes } from "../../kicad/sexpr/index.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
 import { boardObstacles, boardWritten, forgetDesign, runBoard, runEditor, type RunContext } from "../context.ts";
-import { assertCanRefill, finishLayout, routeTool, setBoardFlag, syncBoardTool } from "./board.ts";
+import { assertCanRefill, finishLayout, routeTool, setBoardFlag, syncBoardTool, vacate } from "./board.ts";
 import { docEditTool } from "./docs.ts";
 import { enforceScope, type Touches } from "./scope.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
@@ -215,11 +216,21 @@ export const editTools = [
       enforceScope(ctx, "place_footprint", { refs: [ref] }, () => []);
       const board = toolCall(() => runBoard(ctx)!);
       await assertCanRefill(board);
+      // A part this run routed moves without its tracks and vias: they are lifted, and it is
+      // routed again where it lands. Copper that was there before the run still keeps it put.
+      const vacated = vacate(ctx, board, ref);
       const obstacles = toolCall(() => boardObstacles(ctx, board));
-      const spot = toolCall(() => placeFootprint(board, ref, move, obstacles.rules, obstacles));
+      let spot;
+      try {
+        spot = toolCall(() => placeFootprint(board, ref, move, obstacles.rules, obstacles));
+      } catch (e) {
+        // Nothing moved: the board is the file's again, lifted copper and all.
+        boardWritten(ctx, Board.load(boardFile, { within: ctx.repoRoot }));
+        throw e;
+      }
       // Placed, it is routed and its pours refilled at once.
       const journal = ctx.journal ?? ctx.beginEdits();
-      const routing = await finishLayout(ctx, board, boardFile, [ref]);
+      const routing = await finishLayout(ctx, board, boardFile, [ref], vacated);
       journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
       boardWritten(ctx, board);
       return {
