@@ -196,7 +196,7 @@ function movable(footprints: Footprint[], ref: string, board: Board): Footprint 
   if (!fp) throw new CopperheadError("not_found", `No footprint ${ref} on the board.`, { fix: "Call sync_board first so the board has the part, or check the reference.", ref });
   if (fp.locked) throw new CopperheadError("edit_conflict", `${ref} is locked on the board; a lock means "do not move".`, { fix: "Unlock it in KiCad if it really should move.", ref });
   if (copperOnPads(board, fp) > 0) {
-    throw new CopperheadError("edit_conflict", `${ref} is routed: moving it would leave its tracks behind.`, { fix: "Move it in KiCad, where its tracks can follow.", ref });
+    throw new CopperheadError("edit_conflict", `${ref} is routed with copper that was there before this run: moving it would leave its tracks behind.`, { fix: "Move it in KiCad, where its tracks can follow.", ref });
   }
   return fp;
 }
