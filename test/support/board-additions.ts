@@ -13,13 +13,15 @@ export function mainIc(board: Board): Footprint {
   return (ics.length ? ics : fps).reduce((a, b) => (b.pads.length > a.pads.length ? b : a));
 }
 
-/** A ground net and a supply net on `ic`'s pads, else on the board (any two nets when the names say nothing). */
+/** A ground net and a supply net, on `ic`'s pads where it has them, else on the board (any other named net when the names say nothing, else the ground itself). */
 export function decouplingNets(board: Board, ic: Footprint): [string, string] {
   const named = (n: string) => n !== "" && !n.startsWith("unconnected") && !n.startsWith("Net-(");
   const own = [...new Set(ic.pads.flatMap((p) => (p.net?.name && named(p.net.name) ? [p.net.name] : [])))];
-  const nets = own.length >= 2 ? own : [...own, ...board.nets().map((n) => n.name).filter((n) => named(n) && !own.includes(n))];
-  const ground = nets.find((n) => /gnd|vss/i.test(n)) ?? nets[0]!;
-  const supply = nets.find((n) => n !== ground && /^\+|v(cc|dd|io|bus)|3v3|1v8|5v|vin/i.test(n)) ?? nets.find((n) => n !== ground) ?? ground;
+  const nets = [...own, ...board.nets().map((n) => n.name).filter((n) => named(n) && !own.includes(n))];
+  const isGround = (n: string) => /gnd|vss/i.test(n);
+  const isSupply = (n: string) => n !== ground && /^\+|v(cc|dd|io|bus)|3v3|1v8|5v|vin/i.test(n);
+  const ground = own.find(isGround) ?? nets.find(isGround) ?? nets[0]!;
+  const supply = own.find(isSupply) ?? nets.find(isSupply) ?? nets.find((n) => n !== ground) ?? ground;
   return [supply, ground];
 }
 

@@ -5,8 +5,11 @@
  */
 import { children, head, parseSexpr, printSexpr, removeChild, text } from "../../src/kicad/sexpr/index.ts";
 
-/** The board's text without zone fills, without the footprints `refs`, and without the tracks and vias not in `keepCopper`. */
-export function withoutAdditions(bytes: Uint8Array | string, refs: string[] = [], keepCopper?: Set<string>): string {
+/**
+ * The board's text without zone fills, without the footprints `refs`, without the tracks and
+ * vias not in `keepCopper`, and without the net declarations `newNets` (the nets a change adds).
+ */
+export function withoutAdditions(bytes: Uint8Array | string, refs: string[] = [], keepCopper?: Set<string>, newNets: string[] = []): string {
   const doc = parseSexpr(bytes);
   for (const zone of children(doc.root, "zone")) for (const fill of children(zone, "filled_polygon")) removeChild(zone, fill);
   for (const item of [...doc.root.items]) {
@@ -14,6 +17,7 @@ export function withoutAdditions(bytes: Uint8Array | string, refs: string[] = []
     const kind = head(item);
     if (kind === "footprint" && refs.includes(referenceOf(item))) removeChild(doc.root, item);
     else if (keepCopper && (kind === "segment" || kind === "via") && !keepCopper.has(printSexpr(item).trim())) removeChild(doc.root, item);
+    else if (kind === "net" && newNets.includes(text(item, 2) ?? "")) removeChild(doc.root, item);
   }
   return printSexpr(doc);
 }
@@ -28,4 +32,9 @@ function referenceOf(fp: import("../../src/kicad/sexpr/index.ts").SList): string
   const property = children(fp, "property").find((p) => text(p, 1) === "Reference");
   if (property) return text(property, 2) ?? "";
   return text(children(fp, "fp_text").find((t) => text(t, 1) === "reference") ?? fp, 2) ?? "";
+}
+
+/** The names of the nets a board declares at its top level (KiCad 9 boards declare none). */
+export function declaredNets(bytes: Uint8Array | string): string[] {
+  return children(parseSexpr(bytes).root, "net").map((n) => text(n, 2) ?? "");
 }

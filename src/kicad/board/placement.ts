@@ -24,7 +24,7 @@ import { NetCopper } from "./ratsnest.ts";
 import { blockerOf, describeBlockers, searchSpot, type BoardSpot, type SearchRequest, type SearchResult, type SpotPad } from "./spot-search.ts";
 import { drawn } from "./clearance/items.ts";
 import { padsConnectable } from "./route/route.ts";
-import { child, children, cloneNode, text, type SList } from "../sexpr/index.ts";
+import { child, children, cloneNode, list, q, text, type SList } from "../sexpr/index.ts";
 
 export type { BoardSpot } from "./spot-search.ts";
 
@@ -98,6 +98,11 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
     add.at = { x: result.spot.x, y: result.spot.y, rotation: result.spot.rotation };
     add.side = result.spot.side;
     const placed = placedCopy(instance, result.spot);
+    // With its nets, so the next part's route to it counts (a resistor to its new LED).
+    for (const pad of children(placed, "pad")) {
+      const net = add.pads.find((p) => p.pad === text(pad, 1))?.net;
+      if (net) pad.items.push(list("net", q(net)));
+    }
     obstacles.add(placed);
     anchors.set(add.ref, { ref: add.ref, side: result.spot.side, rotation: result.spot.rotation, box: boardBounds(placed) });
   }

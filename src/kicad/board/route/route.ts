@@ -16,7 +16,7 @@ import { boxesOverlap, circle, growBox, inflate, overlap, shapeOf, stroke, type 
 import { footprintItems, type BoardItem } from "../clearance/items.ts";
 import { BoardObstacles, clearanceTo, holeClearanceTo, type Blocker } from "../clearance/obstacles.ts";
 import type { BoardRules } from "../clearance/rules.ts";
-import { boardZones, filledPolygons, insidePolygon, zoneFills, type NewCopper } from "../zones/zones.ts";
+import { boardZones, filledPolygons, insideOutline, insidePolygon, zoneFills, zoneOnLayer, type NewCopper, type Zone } from "../zones/zones.ts";
 import type { Board, Point } from "../view.ts";
 import { RouteGrid, type GridPoint } from "./grid.ts";
 import { writeTrack, writeVia } from "./write.ts";
@@ -165,10 +165,13 @@ function planPad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad
   if (startLayers.length === 0) return { reason: `pad on ${[...pad.layers].join(", ")}, where copperhead does not route` };
   if (!grid.hasGoal()) {
     const blocked = grid.grid.goal.some((g) => g.includes(1)) || grid.grid.viaGoal.includes(1);
-    return blocked ? { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper` } : { reason: `no ${net} copper within ${MAX_ROUTE_LENGTH} mm`, noCopper: true };
+    if (blocked) return { reason: noPath(obstacles, pad, centre) };
+    // A zone of the net around the pad that KiCad left unfilled there is not copper to reach, and the reason says so.
+    const unfilled = boardZones(board.root).some((z) => z.net === net && !z.ruleArea && zoneOnLayerOf(z, pad) && insideOutline(z, centre));
+    return { reason: unfilled ? `no ${net} copper within ${MAX_ROUTE_LENGTH} mm: the ${net} zone around it has no fill there` : `no ${net} copper within ${MAX_ROUTE_LENGTH} mm`, noCopper: true };
   }
   const path = grid.grid.search(startLayers, VIA_COST, MAX_ROUTE_LENGTH);
-  if (!path) return { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper` };
+  if (!path) return { reason: noPath(obstacles, pad, centre) };
   const plan = toCopper(grid.grid, path, grid.pourAt);
   for (const track of plan.tracks) {
     const shape = stroke(track.points, width);
@@ -183,6 +186,28 @@ function planPad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad
     if (blocker) return { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper (${blocker})` };
   }
   return { route: plan, end: path.at(-1)!, pourAt: grid.pourAt };
+}
+
+/** How many of the other nets' items in the way a reason names. */
+const NAMED_IN_THE_WAY = 3;
+
+/**
+ * Why no path was found, for a person: the other nets' copper on the outer layers that crosses
+ * the straight line from the pad to the nearest copper of its net.
+ */
+function noPath(obstacles: BoardObstacles, pad: BoardItem, centre: Point): string {
+  const reason = `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${pad.net} copper`;
+  const own = obstacles.near(growBox(pad.box, MAX_ROUTE_LENGTH), (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"));
+  const target = own.flatMap((i) => i.ends ?? []).reduce<Point | undefined>((best, p) => (!best || Math.hypot(p.x - centre.x, p.y - centre.y) < Math.hypot(best.x - centre.x, best.y - centre.y) ? p : best), undefined);
+  if (!target) return reason;
+  const line = stroke([centre, target], 0.01);
+  const crossing = obstacles.near(line.box, (i) => i.net !== pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via") && ROUTING_LAYERS.some((l) => i.layers.has(l)) && overlap(line, i.shape()));
+  const named = [...new Set(crossing.map((i) => i.what))].slice(0, NAMED_IN_THE_WAY);
+  return named.length ? `${reason} (in the way: ${named.join(", ")})` : reason;
+}
+
+function zoneOnLayerOf(zone: Zone, pad: BoardItem): boolean {
+  return [...pad.layers].some((l) => zoneOnLayer(zone, l));
 }
 
 /** "clearance to pad 2 of U3": what stops a route, for the reason a person reads. */
