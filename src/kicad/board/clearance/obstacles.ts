@@ -180,7 +180,8 @@ export class BoardObstacles {
       const own = siblings.filter((p) => p.net !== copper.net && [...p.layers].some((l) => copper.layers.has(l))).map((p): BoardItem => ({ kind: "pad", what: "another pad of the part", net: p.net, layers: p.layers, box: p.shape.box, shape: () => p.shape }));
       const others = [...candidates.filter(cutting(copper.net, copper.layers)), ...own];
       const corridors = spokeCorridors(spoked);
-      if (corridors.length - cutSpokes(corridors, others).size < MIN_SPOKES) {
+      // One spoke to spare: KiCad drops fill too thin to keep, which can starve a spoke the corridors count as free.
+      if (corridors.length - cutSpokes(corridors, others).size < MIN_SPOKES + 1) {
         const item = others.find((i) => corridors.some((c) => overlap(c, i.shape())))!;
         return { item, reason: "room for thermal spokes" };
       }
