@@ -133,11 +133,9 @@ function blockerAt(obstacles: BoardObstacles, v: Variant, x: number, y: number):
     const b = obstacles.courtyardBlocker(translate(court.shape, x, y), court.layer);
     if (b) return b;
   }
-  const placed = v.pads.map((p) => ({ shape: translate(p.shape, x, y), net: p.net, layers: p.layers, kind: "pad" as const }));
-  for (const [i, pad] of v.pads.entries()) {
-    const shape = placed[i]!.shape;
-    const siblings = placed.filter((_, j) => j !== i);
-    const b = obstacles.copperBlocker({ shape, net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame }, pad.holes.map((h) => translate(h, x, y)), siblings);
+  for (const pad of v.pads) {
+    const shape = translate(pad.shape, x, y);
+    const b = obstacles.copperBlocker({ shape, net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame }, pad.holes.map((h) => translate(h, x, y)));
     if (b) return b;
     for (const layer of pad.layers) {
       if (layer !== "F.Cu" && layer !== "B.Cu") continue;

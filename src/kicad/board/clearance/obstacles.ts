@@ -126,7 +126,7 @@ export class BoardObstacles {
    * net) on a shared layer, holes of other nets, the board edge, a rule area that keeps such
    * copper out. Undefined when it is clear. `holes` are the new item's own drills.
    */
-  copperBlocker(copper: CopperShape, holes: Shape[] = [], siblings: CopperShape[] = []): Blocker | undefined {
+  copperBlocker(copper: CopperShape, holes: Shape[] = []): Blocker | undefined {
     const spoked = this.spokedPad(copper);
     const spokeReach = spoked ? Math.max(...spoked.frame.half) + spoked.thermal.gap + spoked.thermal.thickness + spoked.thermal.clearance + spoked.thermal.width : 0;
     const reach = Math.max(this.rules.clearance(copper.net, ""), this.rules.edgeClearance(copper.net), this.rules.holeClearance(copper.net, ""), spokeReach, 1);
@@ -165,26 +165,23 @@ export class BoardObstacles {
         if (item.kind === "hole" && overlap(inflate(hole, this.rules.holeToHole()), item.shape())) return { item, reason: "hole to hole" };
       }
     }
-    return this.spokeBlocker(copper, spoked, candidates, siblings);
+    return this.spokeBlocker(copper, spoked, candidates);
   }
 
   /**
    * What leaves a pad with too few thermal spokes (`spokes.ts`): the new pad's own, cut off by
    * the copper around it, or an existing pad's, cut off by the new copper.
    */
-  private spokeBlocker(copper: CopperShape, spoked: SpokedPad | undefined, candidates: BoardItem[], siblings: CopperShape[]): Blocker | undefined {
+  private spokeBlocker(copper: CopperShape, spoked: SpokedPad | undefined, candidates: BoardItem[]): Blocker | undefined {
     const cutting = (net: string, layers: ReadonlySet<string>) => (i: BoardItem) =>
       (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") && i.net !== net && [...layers].some((l) => i.layers.has(l));
     if (spoked) {
-      // Its own footprint's pads of other nets cut spokes off as much as the board's copper.
-      const own = siblings.filter((p) => p.net !== copper.net && [...p.layers].some((l) => copper.layers.has(l))).map((p): BoardItem => ({ kind: "pad", what: "another pad of the part", net: p.net, layers: p.layers, box: p.shape.box, shape: () => p.shape }));
-      const others = [...candidates.filter(cutting(copper.net, copper.layers)), ...own];
-      const corridors = spokeCorridors(spoked);
-      // One spoke to spare: KiCad drops fill too thin to keep, which can starve a spoke the corridors count as free.
-      if (corridors.length - cutSpokes(corridors, others).size < MIN_SPOKES + 1) {
-        const item = others.find((i) => corridors.some((c) => overlap(c, i.shape())))!;
-        return { item, reason: "room for thermal spokes" };
-      }
+      // A new pad keeps its whole thermal ring clear: KiCad drops fill too thin to keep, and
+      // a spoke the corridors count as free can still come out starved.
+      const { gap, clearance, thickness } = spoked.thermal;
+      const ring = inflate(copper.shape, gap + clearance + thickness);
+      const item = candidates.find((i) => cutting(copper.net, copper.layers)(i) && overlap(ring, i.shape()));
+      if (item) return { item, reason: "room for thermal spokes" };
     }
     for (const pad of candidates.filter((i) => i.kind === "pad" && cutting(copper.net, copper.layers)(i))) {
       const theirs = this.spokedPad({ shape: pad.shape(), net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame });
