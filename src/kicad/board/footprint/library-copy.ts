@@ -25,13 +25,18 @@ export function libraryCopy(footprint: SList): SList {
 
 /**
  * A footprint source over a board file, for `Libraries.footprintFallback`: the first footprint
- * on the board with the lib id asked for, as a library copy; the board is read on first use.
+ * on the board with the lib id asked for, as a library copy. The board is read and indexed by
+ * lib id on first use: board sync asks once per footprint whose library is missing, which on a
+ * large board is a thousand asks.
  */
 export function boardFootprints(boardFile: string, within: string): (libId: string) => { file: string; doc: SDocument } | undefined {
-  let board: Board | undefined;
+  let byLibId: Map<string, SList> | undefined;
   return (libId) => {
-    board ??= Board.load(boardFile, { within });
-    const fp = board.footprints().find((f) => f.libId === libId);
-    return fp ? { file: boardFile, doc: parseSexpr(printSexpr(libraryCopy(fp.node)), { file: boardFile }) } : undefined;
+    if (!byLibId) {
+      byLibId = new Map();
+      for (const f of Board.load(boardFile, { within }).footprints()) if (!byLibId.has(f.libId)) byLibId.set(f.libId, f.node);
+    }
+    const node = byLibId.get(libId);
+    return node ? { file: boardFile, doc: parseSexpr(printSexpr(libraryCopy(node)), { file: boardFile }) } : undefined;
   };
 }
