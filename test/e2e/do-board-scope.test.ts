@@ -4,7 +4,8 @@
  * (`footprints:X` on the board, `Capacitor_THT:X` in the schematic). A recorded session adds an
  * LED with its resistor, through the compiled binary with real kicad-cli and git: the run
  * commits, `sync_board` adds the two footprints and changes no byte of any footprint that was
- * there, and raw DRC finds no error and no parity issue the board did not have.
+ * there, and raw DRC finds no error and no parity issue the board did not have; a connection
+ * left unrouted belongs to a part the run lists in layoutPending with its reason.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
@@ -48,7 +49,10 @@ describe("do on a demo board with footprint-library drift", () => {
         const run = await runBinary(["do", REQUEST, "--model", `replay:${join(SESSIONS_DIR, `${session}.json`)}`, "--json", "--repo", repo], { env: ISOLATED_ENV });
         expect(run.exitCode).toBe(0);
         const summary = JSON.parse(run.stdout);
-        expect(summary).toMatchObject({ status: "committed", layoutPending: added.map((ref) => ({ ref, reason: expect.any(String) })) });
+        expect(summary.status).toBe("committed");
+        // What the run could not route is one of the new parts, with its reason.
+        const pending: string[] = summary.layoutPending.map((p: { ref: string; reason: string }) => (p.reason ? p.ref : `${p.ref} without a reason`));
+        expect(pending.filter((ref) => !added.includes(ref))).toEqual([]);
         // The record says what the board carries: its warnings, and that the change added none.
         const message = await git(repo, "log", "-1", "--format=%B");
         // (pic_programmer: "ERC clean (1 warning, none new), DRC clean (1 warning, none new), parity clean (61 warnings, none new)".)
@@ -70,7 +74,7 @@ describe("do on a demo board with footprint-library drift", () => {
         const drcAfter = (await runDrc(boardFile, { cli, schematicParity: true })).report;
         expect(grown(drcBefore.violations, drcAfter.violations, (v) => v.severity === "error")).toEqual([]);
         expect(grown(drcBefore.schematic_parity, drcAfter.schematic_parity, () => true)).toEqual([]);
-        expect(unroutedOutside(drcAfter, added)).toEqual([]);
+        expect(unroutedOutside(drcAfter, pending)).toEqual([]);
       },
       300_000,
     );
@@ -96,9 +100,9 @@ function grown(before: Violation[], after: Violation[], which: (v: Violation) =>
   return [...count(after)].filter(([type, n]) => n > (was.get(type) ?? 0)).map(([type, n]) => `${type}: ${was.get(type) ?? 0} → ${n}`);
 }
 
-/** Unrouted connections that involve none of the new parts (those wait for a person). */
-function unroutedOutside(report: DrcReport, added: string[]): string[] {
+/** Unrouted connections that involve none of the parts the run left for layout (those wait for a person). */
+function unroutedOutside(report: DrcReport, pending: string[]): string[] {
   return report.unconnected_items
-    .filter((v) => !v.items.some((i) => added.some((ref) => i.description.includes(` of ${ref}`))))
+    .filter((v) => !v.items.some((i) => pending.some((ref) => i.description.includes(` of ${ref}`))))
     .map((v) => v.items.map((i) => i.description).join(" / "));
 }

@@ -11,12 +11,12 @@
  * how KiCad saves them), in nanometres; they are written as KiCad writes coordinates
  * (millimetres, at most six decimals).
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
 import { runKicadPython } from "../../cli/python.ts";
 import { withScratchDir } from "../../cli/process.ts";
-import { child, childText, children, flag, formatNumber, insertChild, list, printSexprBytes, q, readDesignBytes, removeChild, sym, type SList, type SNode } from "../../sexpr/index.ts";
+import { child, childText, children, flag, formatNumber, head, insertChild, list, printSexprBytes, q, readDesignBytes, removeChild, sym, type SList, type SNode } from "../../sexpr/index.ts";
 import type { BBox, Board } from "../view.ts";
 import type { Zone } from "./zones.ts";
 
@@ -28,8 +28,10 @@ import sys, json, pcbnew
 spec = json.loads(sys.argv[2])
 wanted = set(spec["ids"])
 
-def fill(board):
-    zones = [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
+def wanted_zones(board):
+    return [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
+
+def fill(board, zones):
     board.BuildConnectivity()
     pcbnew.ZONE_FILLER(board).Fill(zones)
     return zones
@@ -49,20 +51,15 @@ def fills(zones):
 board = pcbnew.LoadBoard(sys.argv[1])
 change = spec.get("change")
 island_flags = {}
+zones = wanted_zones(board)
 if change:
-    before, before_islands = fills([z for z in board.Zones() if z.m_Uuid.AsString() in wanted])
-zones = fill(board)
+    before, before_islands = fills(zones)
+fill(board, zones)
 if change:
     # The same board without this change's copper, filled by the same KiCad: what the fill
     # would be today anyway. Only the difference the change makes is applied to the saved fill.
-    base = pcbnew.LoadBoard(sys.argv[1])
-    for fp in list(base.GetFootprints()):
-        if fp.GetReference() in change["refs"]:
-            base.Remove(fp)
-    for item in list(base.GetTracks()):
-        if item.m_Uuid.AsString() in change["items"]:
-            base.Remove(item)
-    unchanged, _ = fills(fill(base))
+    base = pcbnew.LoadBoard(change["base"])
+    unchanged, _ = fills(fill(base, wanted_zones(base)))
     after, after_islands = fills(zones)
     near = pcbnew.SHAPE_POLY_SET()
     for x1, y1, x2, y2 in change["near"]:
@@ -118,8 +115,10 @@ if len(sys.argv) > 4:
  * saved by an older KiCad often has fills today's filler would draw a little differently
  * (thermal spokes, clearances); refilling a whole pour would carry those differences into the
  * change, with DRC findings far from anything it touched. So KiCad fills the board twice, with
- * and without the change's copper, and only what differs between the two is applied to the
- * saved fill; near the new copper (`near`, boxes in millimetres) the fill is KiCad's new one.
+ * and without the change's copper (the latter printed from the tree without it, as a board
+ * of its own: removing items through KiCad's Python bindings corrupts their later answers),
+ * and only what differs between the two is applied to the saved fill; near the new copper
+ * (`near`, boxes in millimetres) the fill is KiCad's new one.
  */
 export interface FillChange {
   /** References of the footprints the change added. */
@@ -180,7 +179,15 @@ export async function fillWithKicad(board: Board, boardFile: string, ids: string
       if (existsSync(beside)) writeFileSync(join(dir, stem + ext), readDesignBytes(beside));
     }
     const nm = (mm: number) => Math.round(mm * 1e6);
-    const spec = { ids, ...(change ? { change: { refs: change.refs, items: change.items, near: change.near.map((b) => [nm(b.minX), nm(b.minY), nm(b.maxX), nm(b.maxY)]) } } : {}) };
+    let spec: object = { ids };
+    if (change) {
+      // The board without the change's copper, beside its own copy of the project and rules.
+      const base = join(dir, "base", `${stem}.kicad_pcb`);
+      mkdirSync(dirname(base));
+      for (const ext of [".kicad_pro", ".kicad_dru"]) if (existsSync(join(dir, stem + ext))) copyFileSync(join(dir, stem + ext), join(dir, "base", stem + ext));
+      writeFileSync(base, withoutChange(board, change));
+      spec = { ids, change: { base, near: change.near.map((b) => [nm(b.minX), nm(b.minY), nm(b.maxX), nm(b.maxY)]) } };
+    }
     const resultFile = join(dir, "fills.json");
     const args = [copy, JSON.stringify(spec), resultFile, ...(savedCopy ? [savedCopy] : [])];
     const stdout = await runKicadPython(FILL_SCRIPT, "fill zones", { timeoutMs: REFILL_TIMEOUT_MS, args });
@@ -190,6 +197,25 @@ export async function fillWithKicad(board: Board, boardFile: string, ids: string
       throw new CopperheadError("kicad_failed", `KiCad's Python wrote no fill result for ${boardFile}.`, { fix: "Open the board in KiCad and refill its zones by hand (B).", output: stdout.slice(0, 500) });
     }
   });
+}
+
+const TRACKS = new Set(["segment", "arc", "via"]);
+
+/** The board's bytes without the footprints and tracks a change added (the tree is left as it was). */
+function withoutChange(board: Board, change: FillChange): Uint8Array {
+  const refs = new Set(change.refs);
+  const items = new Set(change.items);
+  const added = new Set<SNode>(board.footprints().filter((f) => refs.has(f.ref)).map((f) => f.node));
+  for (const node of board.root.items) {
+    if (node.type === "list" && TRACKS.has(head(node) ?? "") && items.has(childText(node, "uuid") ?? childText(node, "tstamp") ?? "")) added.add(node);
+  }
+  const all = board.root.items;
+  board.root.items = all.filter((node) => !added.has(node));
+  try {
+    return printSexprBytes(board.doc);
+  } finally {
+    board.root.items = all;
+  }
 }
 
 /** Replaces a zone's `filled_polygon` nodes by KiCad's; false (nothing touched) when they are the same. */
