@@ -165,3 +165,27 @@ describe("near a net", () => {
     expect(j1.libId).toMatch(/USB|Conn/i);
   });
 });
+
+/**
+ * A new wire joined to the middle of an existing one breaks that wire in two where they meet,
+ * as eeschema does. Left whole, kicad-cli breaks it on load and, for a wire drawn right to left,
+ * drops the half leading to U5 pin 14 on pic_programmer, taking VDD off VCC_PIC.
+ */
+describe("joining the middle of a wire", () => {
+  test("demos/pic_programmer: a capacitor joined to VCC_PIC next to U5 leaves U5 pin 14 on it", async () => {
+    const cli = await requireKicadCli();
+    const project = demoProjects().find((p) => p.id === "demos/pic_programmer/pic_programmer")!;
+    const root = join((await copyCorpusProject(project)).root, "pic_programmer.kicad_sch");
+    const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
+    const added = editor.addComponent({ libId: "Device:C", value: "100n", near: "U5", connect: { "1": "/pic_sockets/VCC_PIC", "2": "GND" } });
+    editor.save();
+
+    const sheet = readFileSync(join(root, "..", "pic_sockets.kicad_sch"), "utf8");
+    expect(sheet).toContain("(xy 139.7 116.84) (xy 120.65 116.84)");
+    expect(sheet).toContain("(xy 120.65 116.84) (xy 114.3 116.84)");
+    const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
+    const netOf = (ref: string, pin: string) => netlist.nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
+    expect(netOf("U5", "14")).toBe("/pic_sockets/VCC_PIC");
+    expect(netOf(added.ref, "1")).toBe("/pic_sockets/VCC_PIC");
+  }, TIMEOUT);
+});

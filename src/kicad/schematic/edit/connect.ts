@@ -16,7 +16,7 @@ import { removeChild } from "../../sexpr/index.ts";
 import type { EditorState } from "./state.ts";
 import { findPin, netOfPin, newReferences } from "./lookup.ts";
 import { ensureLibSymbol, instancePinNumbers, libSymbolView, referencePrefix, symbolFields } from "./lib-symbols.ts";
-import { applyPlan, insertItem, placeSymbol, toMm } from "./tree.ts";
+import { applyPlan, insertItem, placeSymbol, splitWiresAt, toMm } from "./tree.ts";
 import { labelAngle, labelLanding, landingOf, lastLeg, netPoints, netTarget, type NetTarget } from "./net-target.ts";
 
 /**
@@ -78,7 +78,10 @@ export function connect(state: EditorState, ref: string, pin: string, net: strin
       for (const node of wiring.noConnectsAt(hit.tip)) removeChild(file.doc.root, node);
       for (let i = 1; i < route.points.length; i++) insertItem(file, lineNode("wire", toMm(route.points[i - 1]!), toMm(route.points[i]!), crypto.randomUUID()));
       if (route.join) {
-        if (needsJunction(wiring, end)) insertItem(file, junctionNode(toMm(end), crypto.randomUUID()));
+        if (needsJunction(wiring, end)) {
+          splitWiresAt(file, wiring, end);
+          insertItem(file, junctionNode(toMm(end), crypto.randomUUID()));
+        }
       } else if (target.kind === "power") placePowerSymbol(state, hit.instance, target, end);
       else {
         const angle = labelAngle(lastLeg(route.points));

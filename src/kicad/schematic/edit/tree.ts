@@ -7,9 +7,9 @@ import { toIU, type Point } from "../geometry.ts";
 import { itemRank, type MmPoint } from "../items.ts";
 import { fieldBox, labelBox, libUnitBox, placeBox, pointBox, union, type Box } from "../space.ts";
 import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath } from "../dialect.ts";
-import type { DetachPlan } from "../wiring.ts";
+import type { DetachPlan, SheetWiring } from "../wiring.ts";
 import type { PlacedSymbol, SchematicFile } from "../view.ts";
-import { child, children, childText, head, insertChild, removeChild, setAtom, text, type SList } from "../../sexpr/index.ts";
+import { child, children, childText, cloneNode, head, insertChild, q, removeChild, setAtom, text, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./state.ts";
 
 /** `items` without repeats, in first-seen order. */
@@ -46,6 +46,28 @@ export function placeSymbol(state: EditorState, file: SchematicFile, node: SList
     );
   }
   insertItem(file, node);
+}
+
+/**
+ * Breaks every wire passing through `p` into two that meet there, as eeschema does when a wire
+ * or junction is put on the middle of another. Left whole, kicad-cli breaks it on load itself
+ * and, for a wire drawn right to left, drops the half that leads on (pic_programmer's VCC_PIC
+ * wire lost U5 pin 14 to a junction put on it).
+ */
+export function splitWiresAt(file: SchematicFile, wiring: SheetWiring, p: Point): void {
+  for (const wire of wiring.linesThrough(p)) {
+    if (head(wire.node) !== "wire") continue;
+    const [, second] = children(child(wire.node, "pts")!, "xy");
+    const half = cloneNode(wire.node);
+    const [start] = children(child(half, "pts")!, "xy");
+    for (const xy of [second!, start!]) {
+      setAtom(xy, 1, p.x / 10_000);
+      setAtom(xy, 2, p.y / 10_000);
+    }
+    const uuid = child(half, "uuid");
+    if (uuid) setAtom(uuid, 1, q(crypto.randomUUID()));
+    insertItem(file, half);
+  }
 }
 
 /**
