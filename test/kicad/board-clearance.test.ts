@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { BoardRules, parseCustomRules } from "../../src/kicad/board/clearance/rules.ts";
-import { circle, rectangle, stroke } from "../../src/kicad/board/clearance/geometry.ts";
+import { circle, overlap, rectangle, stroke } from "../../src/kicad/board/clearance/geometry.ts";
 import { Board } from "../../src/kicad/board/view.ts";
 import { corpusProjects } from "../support/corpora.ts";
 import { FIXTURES_DIR } from "../support/kicad.ts";
@@ -104,6 +104,23 @@ describe("board obstacles", () => {
     const centre = { x: (hole!.box.minX + hole!.box.maxX) / 2, y: (hole!.box.minY + hole!.box.maxY) / 2 };
     const blocker = o.copperBlocker({ shape: circle(centre, 0.05), net: "GND", layers: new Set(["F.Cu"]), kind: "via" });
     expect(blocker).toBeDefined();
+  });
+});
+
+describe("a custom pad", () => {
+  // custom_pads_test's SW1 pad 2 (/PAD2) is a ring pad reaching some 18 mm from its anchor.
+  const board = Board.load("/usr/share/kicad/demos/custom_pads_test/custom_pads_test.kicad_pcb");
+  const obstacles = new BoardObstacles(board, BoardRules.load("/usr/share/kicad/demos/custom_pads_test/custom_pads_test.kicad_pro", null));
+  const pad = obstacles.near(board.edgeCutsBBox()!, (i) => i.kind === "pad" && i.what === "pad 2 of SW1")[0]!;
+  const copperAt = (p: { x: number; y: number }) => overlap(pad.shape(), circle(p, 0.05));
+
+  test("is its primitives turned with the pad, not the square of its reach", () => {
+    const shape = pad.shape();
+    expect(shape.box.maxX - shape.box.minX).toBeLessThan(pad.box.maxX - pad.box.minX);
+    // A corner of the square of reach, where a route once ended believing it had reached /PAD2.
+    expect(copperAt({ x: pad.box.maxX - 0.3, y: pad.box.minY + 0.3 })).toBe(false);
+    // Its anchor is copper.
+    expect(copperAt(pad.ends[0]!)).toBe(true);
   });
 });
 

@@ -88,6 +88,13 @@ export function polygon(points: Point[]): Shape {
   return shapeOf([points]);
 }
 
+/** The area of all `shapes`, each filled non-zero on its own (so a ring's hole stays a hole). */
+export function union(shapes: Shape[]): Shape {
+  let paths: PathsD = shapes[0]?.paths ?? [];
+  for (const shape of shapes.slice(1)) paths = Clipper.unionD(paths, shape.paths, FillRule.NonZero, PRECISION);
+  return shapeOf(paths);
+}
+
 /** An outline and its cut-outs (holes wound the other way, so non-zero filling leaves them out). */
 export function withHoles(paths: Point[][]): Shape {
   const [outer, ...holes] = paths;

@@ -9,7 +9,7 @@
 import { arcCircle, footprintToBoard, readNetRef, type BBox, type Board, type Placement, type Point } from "../view.ts";
 import { localBounds } from "../footprint/instance.ts";
 import { child, children, childText, head, num, text, type SList } from "../../sexpr/index.ts";
-import { boxOf, circle, growBox, polygon, rectangle, withHoles, stroke, turn, type Shape } from "./geometry.ts";
+import { boxOf, circle, growBox, polygon, rectangle, stroke, turn, union, withHoles, type Shape } from "./geometry.ts";
 
 export type ItemKind = "pad" | "track" | "via" | "copper" | "hole" | "courtyard" | "keepout" | "edge" | "silk" | "pour";
 
@@ -336,20 +336,39 @@ function padReach(pad: SList, w: number, h: number): number {
   return reach;
 }
 
-/** A pad's copper: circles and ovals as they are, every other form as its bounding rectangle (custom pads as a square of their reach). */
+/** A pad's copper: circles, ovals and custom shapes as they are, every other form as its bounding rectangle. */
 function padShape(pad: SList, form: string, centre: Point, w: number, h: number, angle: number): Shape {
   if (form === "circle") return circle(centre, w / 2);
   if (form === "oval") return oblong(centre, w, h, angle);
-  if (form === "custom") {
-    const r = padReach(pad, w, h);
-    return rectangle(centre, 2 * r, 2 * r, 0);
-  }
+  if (form === "custom") return customPadShape(pad, centre, w, h, angle);
   if (form === "trapezoid") {
     const delta = child(pad, "rect_delta");
     const [dx, dy] = delta ? [Math.abs(num(delta, 1) ?? 0), Math.abs(num(delta, 2) ?? 0)] : [0, 0];
     return rectangle(centre, w + dy, h + dx, angle);
   }
   return rectangle(centre, w, h, angle);
+}
+
+/**
+ * A custom pad's copper: its anchor and every primitive, turned with the pad. Its square of
+ * reach would do as an obstacle but not as a target: a route ending on the square's edge may
+ * end nowhere near the copper (custom_pads_test's ring pad on /PAD2).
+ */
+function customPadShape(pad: SList, centre: Point, w: number, h: number, angle: number): Shape {
+  const anchor = childText(child(pad, "options") ?? pad, "anchor");
+  const parts = [anchor === "circle" ? circle(centre, w / 2) : rectangle(centre, w, h, angle)];
+  const toBoard = (p: Point) => turn(p, angle, centre);
+  for (const primitive of child(pad, "primitives")?.items ?? []) {
+    if (primitive.type !== "list") continue;
+    const { lines, filled } = drawingPolylines(primitive, toBoard);
+    const width = num(child(primitive, "width") ?? child(child(primitive, "stroke") ?? primitive, "width") ?? primitive, 1) ?? 0;
+    for (const line of lines) {
+      if (width > 0) parts.push(stroke(line, width));
+      // A pad's polygon is copper inside, whatever its fill says, as pcbnew merges the primitives.
+      if (filled || head(primitive) === "gr_poly") parts.push(polygon(line));
+    }
+  }
+  return union(parts);
 }
 
 /** A stadium `w`×`h` turned by `angle`. */
