@@ -120,7 +120,7 @@ describe("a custom pad", () => {
     // A corner of the square of reach, where a route once ended believing it had reached /PAD2.
     expect(copperAt({ x: pad.box.maxX - 0.3, y: pad.box.minY + 0.3 })).toBe(false);
     // Its anchor is copper.
-    expect(copperAt(pad.ends[0]!)).toBe(true);
+    expect(copperAt(pad.ends![0]!)).toBe(true);
   });
 });
 

@@ -16,7 +16,7 @@ import { boxesOverlap, circle, growBox, inflate, overlap, shapeOf, stroke, type 
 import { footprintItems, type BoardItem } from "../clearance/items.ts";
 import { BoardObstacles, clearanceTo, holeClearanceTo, type Blocker } from "../clearance/obstacles.ts";
 import type { BoardRules } from "../clearance/rules.ts";
-import { boardZones, filledPolygons, insideOutline, insidePolygon, zoneFills, zoneOnLayer, type NewCopper, type Zone } from "../zones/zones.ts";
+import { boardZones, distanceToPolygon, filledPolygons, insideOutline, insidePolygon, zoneFills, zoneOnLayer, type NewCopper, type Zone } from "../zones/zones.ts";
 import type { Board, Point } from "../view.ts";
 import { RouteGrid, type GridPoint } from "./grid.ts";
 import { writeTrack, writeVia } from "./write.ts";
@@ -242,7 +242,11 @@ function windowReach(board: Board, obstacles: BoardObstacles, pad: BoardItem, ce
   const gap = (b: { minX: number; minY: number; maxX: number; maxY: number }) => Math.max(Math.abs(centre.x - (b.minX + b.maxX) / 2) - (b.maxX - b.minX) / 2, Math.abs(centre.y - (b.minY + b.maxY) / 2) - (b.maxY - b.minY) / 2, 0);
   let nearest = Infinity;
   for (const item of obstacles.near(growBox(pad.box, most), (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"))) nearest = Math.min(nearest, gap(item.box));
-  for (const zone of boardZones(board.root)) if (zone.net === pad.net && zone.filled) for (const fill of zoneFills(zone)) if (fill.points.length > 2) nearest = Math.min(nearest, gap(shapeOf([fill.points]).box));
+  // A fill's own outline, not its box: a board-wide pour's box holds every pad, its fill not always (flat_hierarchy's GND).
+  for (const zone of boardZones(board.root)) {
+    if (zone.net !== pad.net || !zone.filled) continue;
+    for (const fill of zoneFills(zone)) if (fill.points.length > 2 && gap(shapeOf([fill.points]).box) < nearest) nearest = Math.min(nearest, distanceToPolygon(fill.points, centre));
+  }
   return Math.min(most, Math.max(3, nearest + 3));
 }
 

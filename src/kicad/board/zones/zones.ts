@@ -89,6 +89,20 @@ export function insidePolygon(polygon: Point[], point: Point): boolean {
   return inside;
 }
 
+/** How far `point` is from a polygon's area, mm: 0 inside it (even-odd, so a fill's holes count as outside). */
+export function distanceToPolygon(polygon: Point[], point: Point): number {
+  if (insidePolygon(polygon, point)) return 0;
+  let nearest = Infinity;
+  for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
+    const a = polygon[j]!;
+    const b = polygon[i]!;
+    const [dx, dy] = [b.x - a.x, b.y - a.y];
+    const t = dx === 0 && dy === 0 ? 0 : Math.max(0, Math.min(1, ((point.x - a.x) * dx + (point.y - a.y) * dy) / (dx * dx + dy * dy)));
+    nearest = Math.min(nearest, Math.hypot(a.x + t * dx - point.x, a.y + t * dy - point.y));
+  }
+  return nearest;
+}
+
 /** The zone's filled polygons with their layers, board coordinates. */
 export function zoneFills(zone: Zone): { layer: string; points: Point[] }[] {
   return children(zone.node, "filled_polygon").map((fill) => {
