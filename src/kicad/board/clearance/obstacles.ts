@@ -12,7 +12,7 @@
  */
 import type { BBox, Board, Point } from "../view.ts";
 import { boardItems, copperLayers, footprintItems, outlineSegments, type BoardItem, type SpokeFrame } from "./items.ts";
-import { cutSpokes, MIN_SPOKES, spokeCorridors, type SpokedPad } from "./spokes.ts";
+import { cutSpokes, MIN_SPOKES, spokeCorridors, spokeTips, type SpokedPad } from "./spokes.ts";
 import { boxesOverlap, growBox, inflate, insideSegments, overlap, type Shape } from "./geometry.ts";
 import type { BoardRules } from "./rules.ts";
 import { children, type SList } from "../../sexpr/index.ts";
@@ -46,6 +46,15 @@ export interface CopperShape {
   kind: "pad" | "track" | "via";
   /** A pad's spoke directions, for the thermal spokes a pour of its net will join it by. */
   spokeFrame?: SpokeFrame;
+}
+
+/**
+ * Another pad of `pad`'s net on its layers: a spoke running into it ends in that pad's own
+ * clearance from the pour, not in fill, so KiCad does not count it (antenna-eval's mounting
+ * holes, a ring of small via pads around a large one).
+ */
+function ownPad(pad: BoardItem): (item: BoardItem) => boolean {
+  return (i) => i !== pad && i.kind === "pad" && i.net === pad.net && [...pad.layers].some((l) => i.layers.has(l));
 }
 
 export class BoardObstacles {
@@ -189,8 +198,8 @@ export class BoardObstacles {
       const corridors = spokeCorridors(theirs);
       const byNew = cutSpokes(corridors, [{ ...pad, shape: () => copper.shape }]);
       if (byNew.size === 0) continue;
-      const around = this.near(growBox(pad.box, theirs.thermal.gap + theirs.thermal.thickness + theirs.thermal.clearance + theirs.thermal.width), (i) => i !== pad && cutting(pad.net, pad.layers)(i));
-      const before = cutSpokes(corridors, around);
+      const reach = growBox(pad.box, theirs.thermal.gap + theirs.thermal.thickness + theirs.thermal.clearance + theirs.thermal.width);
+      const before = new Set([...cutSpokes(corridors, this.near(reach, (i) => i !== pad && cutting(pad.net, pad.layers)(i))), ...cutSpokes(spokeTips(theirs), this.near(reach, ownPad(pad)))]);
       if ([...byNew].some((k) => !before.has(k)) && corridors.length - new Set([...before, ...byNew]).size < MIN_SPOKES) return { item: pad, reason: "room for its thermal spokes" };
     }
     return undefined;
@@ -207,7 +216,8 @@ export class BoardObstacles {
     const corridors = spokeCorridors(spoked);
     const { gap, thickness, clearance, width } = spoked.thermal;
     const cutting = (i: BoardItem) => i !== pad && (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") && i.net !== pad.net && [...pad.layers].some((l) => i.layers.has(l));
-    const cut = cutSpokes(corridors, this.near(growBox(pad.box, gap + thickness + clearance + width), cutting));
+    const reach = growBox(pad.box, gap + thickness + clearance + width);
+    const cut = new Set([...cutSpokes(corridors, this.near(reach, cutting)), ...cutSpokes(spokeTips(spoked), this.near(reach, ownPad(pad)))]);
     return corridors.filter((_, k) => !cut.has(k));
   }
 
@@ -218,7 +228,10 @@ export class BoardObstacles {
     const centre = { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 };
     for (const item of this.near({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y })) {
       if (item.kind !== "pour" || !item.thermal || item.net !== copper.net || ![...copper.layers].some((l) => item.layers.has(l))) continue;
-      if (insideSegments(centre, item.shape().paths[0]!.map((p, i, path) => [p, path[(i + 1) % path.length]!] as [Point, Point]))) return { shape: copper.shape, frame: copper.spokeFrame, thermal: item.thermal };
+      if (insideSegments(centre, item.shape().paths[0]!.map((p, i, path) => [p, path[(i + 1) % path.length]!] as [Point, Point]))) {
+        // The fill keeps the net class's clearance too, where the zone's own is smaller (antenna-eval's is 0).
+        return { shape: copper.shape, frame: copper.spokeFrame, thermal: { ...item.thermal, clearance: Math.max(item.thermal.clearance, this.rules.clearance(copper.net, "")) } };
+      }
     }
     return undefined;
   }

@@ -23,14 +23,27 @@ export interface SpokedPad {
 
 /** Each spoke's corridor, grown by the zone's clearance: other nets' copper overlapping one cuts that spoke off. */
 export function spokeCorridors(pad: SpokedPad): Shape[] {
+  const { width, clearance, thickness } = pad.thermal;
+  return spokeEnds(pad).map((end) => inflate(stroke([end.from, end.to], Math.max(width, thickness)), clearance));
+}
+
+/**
+ * Where each spoke meets the fill: another pad of the pad's net over that spot leaves no fill
+ * there (it keeps its own gap), so the spoke does not count, though its corridor may start
+ * inside that pad (antenna-eval's ring of small via pads inside a large mounting pad).
+ */
+export function spokeTips(pad: SpokedPad): Shape[] {
+  return spokeEnds(pad).map((end) => stroke([end.to], pad.thermal.thickness));
+}
+
+function spokeEnds(pad: SpokedPad): { from: Point; to: Point }[] {
   const { box } = pad.shape;
   const centre = { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 };
-  const { gap, width, clearance, thickness } = pad.thermal;
+  const { gap, thickness } = pad.thermal;
   return [0, 1, 2, 3].map((k) => {
     const angle = ((pad.frame.angle + 90 * k) * Math.PI) / 180;
     const reach = pad.frame.half[k % 2]! + gap + thickness;
-    const end: Point = { x: centre.x + reach * Math.cos(angle), y: centre.y - reach * Math.sin(angle) };
-    return inflate(stroke([centre, end], Math.max(width, thickness)), clearance);
+    return { from: centre, to: { x: centre.x + reach * Math.cos(angle), y: centre.y - reach * Math.sin(angle) } };
   });
 }
 
