@@ -292,6 +292,10 @@ describe("SchematicEditor on usb-led", () => {
     expect(sheet.fix).toContain("/Regulator/");
 
     expect(thrownCopperheadError(() => p.editor.connect("R3", "1", "/Regulator/VOUT")).code).toBe("edit_conflict");
+    // A name KiCad made up for an unnamed net: a label of that text would start another net.
+    const unnamed = thrownCopperheadError(() => p.editor.addComponent({ libId: "Device:C", connect: { "1": "unconnected-(U1-NC-Pad4)", "2": "GND" } }));
+    expect(unnamed.code).toBe("edit_conflict");
+    expect(unnamed.message).toContain("after U1 pin 4");
     expect(thrownCopperheadError(() => p.editor.renameNet("/NOPE", "/X")).code).toBe("not_found");
     expect(thrownCopperheadError(() => p.editor.renameNet("/LED_A", "GND")).code).toBe("edit_conflict");
     expect(thrownCopperheadError(() => p.editor.addComponent({ libId: "Device:C", ref: "C1" })).code).toBe("edit_conflict");

@@ -15,6 +15,9 @@ import { child, cloneNode, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./state.ts";
 import { libSymbolView, symbolFields, tryResolve } from "./lib-symbols.ts";
 
+/** KiCad's names for nets no label, power symbol or sheet pin names (kicad/netlist/netlist.ts). */
+const UNNAMED = /^(Net|unconnected)-\(/;
+
 /** How `connect` names the net at the end of its stub. */
 export type NetTarget =
   | { kind: "power"; libId: string; def: () => SList; value: string; expected: string }
@@ -57,6 +60,14 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   // A short name means the one local net it names (see kicad/netlist/net-names.ts), else a new net here.
   const own = instance.humanPath + net;
   const found = lookupNet(state.netlist().nets.map((n) => n.name), net);
+  if (found.kind === "found" && UNNAMED.test(found.name)) {
+    const pin = state.netlist().nets.find((n) => n.name === found.name)!.nodes[0];
+    throw new CopperheadError(
+      "edit_conflict",
+      `${found.name} is the name KiCad makes up for a net that nothing names${pin ? ` (after ${pin.ref} pin ${pin.pin})` : ""}: a label of that text would start a new net instead of joining it, and the name changes as parts join the net. Nothing was written.`,
+      { fix: "Connect to a named net (get_net lists them), or have the net named by a label in KiCad first.", net: found.name },
+    );
+  }
   if (found.kind === "found" && found.name.startsWith("/") && found.name !== own) return netTarget(state, found.name, instance, ref);
   if (found.kind === "ambiguous" && !found.candidates.includes(own)) resolveNet(found.candidates, net);
   return { kind: "local", text: net, expected: own };
