@@ -150,6 +150,18 @@ describe("thermal spokes", () => {
     expect(blocker?.reason).toBe("room for its thermal spokes");
     expect(blocker?.item.what).toBe("pad 1 of TP1");
   });
+
+  // antenna-eval's H2 at (50, 64): a 6 mm pad ringed by 0.8 mm via pads, in a GND pour whose own
+  // clearance is 0. The ring pad at (50, 66.25) has two spokes into fill, both pointing down
+  // (its other two end inside the large pad); KiCad's DRC starved it when a pad sat below.
+  test("a via pad inside a larger pad of its net keeps the two spokes that reach fill", () => {
+    const { board: antenna, pro } = corpusBoard("corpus/antenna-eval");
+    const o = new BoardObstacles(antenna, BoardRules.load(pro, null));
+    const ring = o.near({ minX: 49.9, minY: 66.2, maxX: 50.1, maxY: 66.3 }, (i) => i.kind === "pad" && i.box.maxX - i.box.minX < 2)[0]!;
+    expect(o.freeSpokes(ring)).toHaveLength(2);
+    const pad = { shape: rectangle({ x: 50.775, y: 68 }, 0.9, 0.95, 0), net: "SIG", layers: new Set(["F.Cu"]), kind: "pad" as const };
+    expect(o.copperBlocker(pad)?.reason).toBe("room for its thermal spokes");
+  });
 });
 
 describe("a pad's own clearance", () => {
