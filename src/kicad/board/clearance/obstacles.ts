@@ -191,6 +191,14 @@ export class BoardObstacles {
       const ring = inflate(copper.shape, gap + clearance + thickness);
       const item = candidates.find((i) => cutting(copper.net, copper.layers)(i) && overlap(ring, i.shape()));
       if (item) return { item, reason: "room for thermal spokes" };
+      // A spoke ending in the thermal gap of another pad of its net meets no fill (multichannel's
+      // capacitor beside a ground pin); the part's own other pad cuts one more, as a 0603's does.
+      const tips = spokeTips(spoked);
+      const gapped = candidates
+        .filter((i) => i.kind === "pad" && i.net === copper.net && [...copper.layers].some((l) => i.layers.has(l)))
+        .map((pad) => ({ pad, cuts: cutSpokes(tips, [{ ...pad, shape: () => inflate(pad.shape(), gap) }]) }));
+      const dead = new Set(gapped.flatMap((g) => [...g.cuts]));
+      if (dead.size > 0 && tips.length - dead.size - 1 < MIN_SPOKES) return { item: gapped.find((g) => g.cuts.size > 0)!.pad, reason: "room for thermal spokes" };
     }
     for (const pad of candidates.filter((i) => i.kind === "pad" && cutting(copper.net, copper.layers)(i))) {
       const theirs = this.spokedPad({ shape: pad.shape(), net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame });
