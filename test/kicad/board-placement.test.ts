@@ -142,3 +142,33 @@ describe("a board with no room", () => {
     expect(() => placeFootprint(board, "R4", { x: 102.5, y: 102.5 }, BoardRules.defaults())).toThrow(/R4 does not fit at 102.5, 102.5: the courtyard of R1 is in the way \(courtyard\)/);
   });
 });
+
+/**
+ * Two parts added together, the second next to the first (an LED and its series resistor):
+ * the resistor lands beside the LED on the LED's side, where their new net is a short track,
+ * though pic_programmer carries parts on the back too. (In a full run there, it went under the
+ * LED on B.Cu, and their net could not be routed past a VCC_PIC track; the acceptance in
+ * test/e2e/board-finish-demos*.test.ts covers that run.)
+ */
+describe("parts added together", () => {
+  test("demos/pic_programmer: the resistor goes beside the new LED, on its side", async () => {
+    const copy = await copyCorpusProject(demoProjects().find((p) => p.id === "demos/pic_programmer/pic_programmer")!);
+    const board = Board.load(copy.board!);
+    const project = join(copy.root, copy.projectFile);
+    const libraries = await openLibraries(project);
+    const rules = BoardRules.load(project, null);
+    // As the acceptance's sessions do: a decoupling capacitor by U5 first.
+    const capacitor = additionPlan(board, "C900", "Capacitor_SMD:C_0603_1608Metric", ["/pic_sockets/VCC_PIC", "GND"]);
+    expect(placeAdditions(board, capacitor, libraries, () => "U5", rules)).toEqual([]);
+    applyBoardSync(board, capacitor, libraries);
+    const led = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", ["GND", "PWR_LED"]);
+    const resistor = additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", ["/pic_sockets/VCC_PIC", "PWR_LED"]);
+    const plan = { ...led, added: [...led.added, ...resistor.added] };
+    const staged = placeAdditions(board, plan, libraries, (ref) => (ref === "R900" ? "D900" : "U5"), rules);
+    expect(staged).toEqual([]);
+    const [d, r] = plan.added;
+    expect(r!.side).toBe(d!.side);
+    console.log(`D900 at ${d!.at.x}, ${d!.at.y} (${d!.side}); R900 at ${r!.at.x}, ${r!.at.y} (${r!.side})`);
+    expect(Math.hypot(r!.at.x - d!.at.x, r!.at.y - d!.at.y)).toBeLessThan(5);
+  });
+});

@@ -7,9 +7,9 @@
  * after the edit. When no spot is clear, the footprint stays where board sync staged it, below
  * the outline, and the reason names what blocked the best spots.
  *
- * Sides: a footprint stays on its anchor's side. A surface-mount passive may go on the other
- * side when the board already carries parts there, or when its own side has no room near the
- * anchor; a through-hole part changes side only when asked (`side`). A footprint on the back is
+ * Sides: a footprint stays on its anchor's side. A surface-mount passive goes on the other side
+ * when its own side has no room near the anchor; a through-hole part changes side only when
+ * asked (`side`). A footprint on the back is
  * flipped exactly as KiCad flips it (`flipFootprint`).
  */
 import type { Board, Footprint } from "./view.ts";
@@ -22,7 +22,7 @@ import { BoardObstacles } from "./clearance/obstacles.ts";
 import type { BoardRules } from "./clearance/rules.ts";
 import { NetCopper } from "./ratsnest.ts";
 import { blockerOf, describeBlockers, searchSpot, type BoardSpot, type SearchRequest, type SearchResult, type SpotPad } from "./spot-search.ts";
-import { drawn } from "./clearance/items.ts";
+import { drawn, footprintItems } from "./clearance/items.ts";
 import { padsConnectable } from "./route/route.ts";
 import { child, children, cloneNode, list, q, text, type SList } from "../sexpr/index.ts";
 
@@ -52,10 +52,10 @@ function isSmdPassive(footprint: SList): boolean {
  * whose pads could not be connected is taken only when no attempt near it finds a better one.
  */
 function findSpot(board: Board, obstacles: BoardObstacles, copper: NetCopper, request: Omit<SearchRequest, "sides" | "reach">, side: Side, mayFlip: boolean): SearchResult {
-  const backCarriesParts = obstacles.hasCourtyardOn(side === "front" ? "B.CrtYd" : "F.CrtYd");
-  const near = mayFlip && backCarriesParts ? [side, otherSide(side)] : [side];
-  const attempts: Pick<SearchRequest, "sides" | "reach">[] = request.anchor ? [{ sides: near, reach: REACH }] : [];
-  if (request.anchor && mayFlip && !backCarriesParts) attempts.push({ sides: [otherSide(side)], reach: REACH });
+  // The anchor's side first, even on a board with parts on both: a designer puts an LED's
+  // resistor beside it, not under it (pic_programmer's was, and its net could not be routed).
+  const attempts: Pick<SearchRequest, "sides" | "reach">[] = request.anchor ? [{ sides: [side], reach: REACH }] : [];
+  if (request.anchor && mayFlip) attempts.push({ sides: [otherSide(side)], reach: REACH });
   attempts.push({ sides: mayFlip ? [side, otherSide(side)] : [side] });
   let first: SearchResult | undefined;
   let unconnected: SearchResult | undefined;
@@ -104,6 +104,7 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
       if (net) pad.items.push(list("net", q(net)));
     }
     obstacles.add(placed);
+    for (const item of footprintItems(placed, obstacles.copper)) copper.add(item);
     anchors.set(add.ref, { ref: add.ref, side: result.spot.side, rotation: result.spot.rotation, box: boardBounds(placed) });
   }
   return staged;

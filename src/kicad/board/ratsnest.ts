@@ -5,6 +5,7 @@
  */
 import type { Point } from "./view.ts";
 import type { BoardObstacles } from "./clearance/obstacles.ts";
+import type { BoardItem } from "./clearance/items.ts";
 
 const BUCKET = 2;
 /** Past this a pad counts as this far: nothing nearer exists. */
@@ -18,20 +19,27 @@ export class NetCopper {
   private readonly points = new Map<string, Point[]>();
   private readonly known = new Map<string, Map<number, number>>();
 
+  private readonly wanted: Set<string>;
+
   constructor(obstacles: BoardObstacles, nets: Iterable<string>) {
-    const wanted = new Set([...nets].filter((n) => n !== ""));
-    for (const item of obstacles.all((i) => wanted.has(i.net) && i.ends !== undefined)) {
-      let buckets = this.nets.get(item.net);
-      if (!buckets) this.nets.set(item.net, (buckets = new Map()));
-      let points = this.points.get(item.net);
-      if (!points) this.points.set(item.net, (points = []));
-      points.push(...item.ends!);
-      for (const p of item.ends!) {
-        const key = keyOf(Math.floor(p.x / BUCKET), Math.floor(p.y / BUCKET));
-        const bucket = buckets.get(key);
-        if (bucket) bucket.push(p);
-        else buckets.set(key, [p]);
-      }
+    this.wanted = new Set([...nets].filter((n) => n !== ""));
+    for (const item of obstacles.all((i) => this.wanted.has(i.net))) this.add(item);
+  }
+
+  /** Counts `item` as copper of its net from now on: a part just placed is what the next one connects to (the LED its resistor goes beside). */
+  add(item: BoardItem): void {
+    if (!this.wanted.has(item.net) || !item.ends) return;
+    let buckets = this.nets.get(item.net);
+    if (!buckets) this.nets.set(item.net, (buckets = new Map()));
+    let points = this.points.get(item.net);
+    if (!points) this.points.set(item.net, (points = []));
+    points.push(...item.ends);
+    this.known.delete(item.net);
+    for (const p of item.ends) {
+      const key = keyOf(Math.floor(p.x / BUCKET), Math.floor(p.y / BUCKET));
+      const bucket = buckets.get(key);
+      if (bucket) bucket.push(p);
+      else buckets.set(key, [p]);
     }
   }
 

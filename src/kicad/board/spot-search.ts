@@ -64,7 +64,9 @@ export interface SpotPad {
 }
 
 /** How many clear spots are asked whether their pads could be connected (each costs a route search). */
-const TRIALS = 6;
+const TRIALS = 10;
+/** How far apart the spots asked are, mm: the next grid step over is boxed in the same way. */
+const TRIAL_SPACING = 1.5;
 
 export interface SearchResult {
   spot?: BoardSpot;
@@ -214,7 +216,7 @@ function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper
   const tally = new Map<string, { blocker: Blocker; count: number }>();
   let tried = 0;
   let firstClear: Candidate | undefined;
-  let trials = 0;
+  const trials: Candidate[] = [];
   const found = (c: Candidate, connectable?: boolean): SearchResult => ({
     spot: { x: c.x, y: c.y, rotation: c.v.rotation, side: c.v.side, distance: round(c.distance), ratsnest: round(c.ratsnest), ...(connectable === false ? { connectable } : {}) },
     blockers: [],
@@ -224,8 +226,10 @@ function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper
     if (!blocker) {
       if (!request.connectable) return found(c);
       firstClear ??= c;
+      if (trials.some((t) => t.v.side === c.v.side && Math.hypot(t.x - c.x, t.y - c.y) < TRIAL_SPACING)) continue;
       if (request.connectable(c.v.pads.map((p) => ({ shape: translate(p.shape, c.x, c.y), net: p.net, layers: p.layers })))) return found(c);
-      if (++trials >= TRIALS) break;
+      trials.push(c);
+      if (trials.length >= TRIALS) break;
       continue;
     }
     if (tried++ < REPORTED) {

@@ -284,9 +284,4 @@ export class BoardObstacles {
     }
     return undefined;
   }
-
-  /** Whether any footprint's courtyard is on `layer` (does the board carry parts on the back?). */
-  hasCourtyardOn(layer: string): boolean {
-    return this.items.some((item, index) => item.kind === "courtyard" && item.layers.has(layer) && !this.removed.has(index));
-  }
 }
