@@ -5,7 +5,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
-import { routeFootprints } from "../../src/kicad/board/route/route.ts";
+import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
+import { fillJoinsNet, routeFootprints } from "../../src/kicad/board/route/route.ts";
+import { boardZones, zoneFills } from "../../src/kicad/board/zones/zones.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync.ts";
 import { Board } from "../../src/kicad/board/view.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
@@ -28,5 +30,33 @@ describe("the copper a route may end on", () => {
     const [outcome] = routeFootprints(board, BoardRules.load(join(copy.root, copy.projectFile), null), ["D900"]);
     expect(outcome!.left.filter((l) => l.net === "GND")).toEqual([]);
     expect(outcome!.connected.find((c) => c.net === "GND")?.how).toBe("routed");
+  });
+});
+
+describe("a pour a pad may rely on", () => {
+  // A GND zone whose fill has two pieces: one around TP1's GND pad, one (an island, which this
+  // zone keeps) with no GND copper in it.
+  const board = Board.parse(`(kicad_pcb (version 20241229) (generator "pcbnew")
+  (layers (0 "F.Cu" signal) (2 "B.Cu" signal) (25 "Edge.Cuts" user))
+  (net 0 "") (net 1 "GND")
+  (footprint "T:P" (layer "F.Cu") (uuid "00000000-0000-0000-0000-000000000001") (at 5 5)
+    (property "Reference" "TP1" (at 0 0 0) (layer "F.SilkS") (uuid "00000000-0000-0000-0000-000000000002"))
+    (pad "1" smd rect (at 0 0) (size 1 1) (layers "F.Cu") (net 1 "GND") (uuid "00000000-0000-0000-0000-000000000003")))
+  (zone (net 1) (net_name "GND") (layer "F.Cu") (uuid "00000000-0000-0000-0000-000000000004") (hatch edge 0.5)
+    (connect_pads (clearance 0.2)) (min_thickness 0.25) (filled_areas_thickness no)
+    (fill yes (thermal_gap 0.5) (thermal_bridge_width 0.5) (island_removal_mode 1))
+    (polygon (pts (xy 0 0) (xy 20 0) (xy 20 10) (xy 0 10)))
+    (filled_polygon (layer "F.Cu") (pts (xy 0 0) (xy 8 0) (xy 8 10) (xy 0 10)))
+    (filled_polygon (layer "F.Cu") (pts (xy 12 0) (xy 20 0) (xy 20 10) (xy 12 10))))
+  (gr_rect (start 0 0) (end 20 10) (stroke (width 0.1) (type default)) (fill no) (layer "Edge.Cuts") (uuid "00000000-0000-0000-0000-000000000005"))
+)`);
+  const obstacles = new BoardObstacles(board, BoardRules.fromProject({}));
+  const [main, island] = zoneFills(boardZones(board.root)[0]!).map((f) => f.points);
+
+  test("is a piece of fill that reaches other copper of its net, not an island", () => {
+    expect(fillJoinsNet(obstacles, main!, "GND", "F.Cu", [])).toBe(true);
+    expect(fillJoinsNet(obstacles, island!, "GND", "F.Cu", [])).toBe(false);
+    // The new part's own pad does not make a connection of it.
+    expect(fillJoinsNet(obstacles, main!, "GND", "F.Cu", ["TP1"])).toBe(false);
   });
 });

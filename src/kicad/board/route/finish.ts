@@ -5,12 +5,14 @@
  * or via that was to connect through a pour is checked to be in the refilled pour. What is
  * left gets one reason per part, for a person.
  */
+import { inflate, overlap, polygon } from "../clearance/geometry.ts";
+import { BoardObstacles } from "../clearance/obstacles.ts";
 import { footprintItems } from "../clearance/items.ts";
 import type { BoardRules } from "../clearance/rules.ts";
 import { refillZones } from "../zones/refill.ts";
-import { boardZones, filledPolygons, insidePolygon, zonesTouchedBy, type NewCopper } from "../zones/zones.ts";
-import type { Board } from "../view.ts";
-import { routeFootprints, type RouteOutcome } from "./route.ts";
+import { boardZones, filledPolygons, zonesTouchedBy, type NewCopper } from "../zones/zones.ts";
+import type { Board, Point } from "../view.ts";
+import { fillJoinsNet, routeFootprints, type RouteOutcome } from "./route.ts";
 
 /** How far past new copper a zone's fill may change: its clearance and thermal gap at most. */
 const REFILL_REACH = 1;
@@ -38,11 +40,15 @@ export async function finishAdded(board: Board, boardFile: string, rules: BoardR
   const near = added.map(({ box }) => ({ minX: box.minX - REFILL_REACH, minY: box.minY - REFILL_REACH, maxX: box.maxX + REFILL_REACH, maxY: box.maxY + REFILL_REACH }));
   const { changed } = await refillZones(board, boardFile, touched, { refs, items: added.flatMap((a) => a.ids ?? []), near });
   const zones = new Map(boardZones(board.root).map((z) => [z.id, z]));
+  let obstacles: BoardObstacles | undefined;
+  const joinsNet = (fill: Point[], net: string, layer: string) => fillJoinsNet((obstacles ??= new BoardObstacles(board, rules)), fill, net, layer, refs);
   for (const outcome of outcomes) {
     outcome.connected = outcome.connected.filter((c) => {
       if (!c.pour) return true;
       const zone = zones.get(c.pour.zone);
-      if (zone && filledPolygons(zone, c.pour.layer).some((f) => insidePolygon(f, c.pour!.at))) return true;
+      // Touching counts: a thermal spoke meets a pad at its edge.
+      const copper = inflate(c.pour.copper, 0.01);
+      if (zone && filledPolygons(zone, c.pour.layer).some((f) => overlap(copper, polygon(f)) && joinsNet(f, c.net, c.pour!.layer))) return true;
       outcome.left.push({ pad: c.pad, net: c.net, reason: `the ${c.net} pour on ${c.pour.layer} does not reach it once refilled` });
       return false;
     });

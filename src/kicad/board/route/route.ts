@@ -12,7 +12,7 @@
  * finds is checked exactly against the obstacle model before it is written. What cannot be
  * routed is left with its reason, for a person.
  */
-import { boxesOverlap, circle, growBox, inflate, overlap, shapeOf, stroke, type Shape } from "../clearance/geometry.ts";
+import { boxesOverlap, boxOf, circle, growBox, inflate, overlap, polygon, shapeOf, stroke, type Shape } from "../clearance/geometry.ts";
 import { footprintItems, type BoardItem } from "../clearance/items.ts";
 import { BoardObstacles, clearanceTo, holeClearanceTo, type Blocker } from "../clearance/obstacles.ts";
 import type { BoardRules } from "../clearance/rules.ts";
@@ -42,8 +42,8 @@ export interface PadRoute {
   how: "routed" | "pour" | "connected";
   length?: number;
   vias?: number;
-  /** For `pour` (and a route ending in a via into a pour): the zone and layer to check after the refill. */
-  pour?: { zone: string; layer: string; at: Point };
+  /** For `pour` (and a route ending in a via into a pour): the zone and layer to check after the refill, and the copper that must meet its fill there. */
+  pour?: Pour;
 }
 
 export interface PadLeft {
@@ -124,15 +124,17 @@ function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pa
     outcome.added.push({ box: shape.box, net, layers: "all", ids: [id] });
     outcome.ids.push(id);
   }
-  const pour = pourAt(end.x, end.y, plan.endsInPour ? undefined : ROUTING_LAYERS[end.layer]);
+  const pour = pourAt(end.x, end.y, plan.endsInPour ? undefined : ROUTING_LAYERS[end.layer], (plan.endsInPour ? via.diameter : width) / 2);
   return { how: "routed", length: Math.round(plan.length * 100) / 100, vias: plan.vias.length, ...(pour ? { pour } : {}) };
 }
 
 /**
  * Whether every pad of a footprint that is not on the board yet (`pads`, with their nets)
  * could be connected where they stand: a placement that would leave a pad boxed in by other
- * nets' copper is worse than one a little farther away. A pad with no copper of its net within
- * reach (a net the change adds) has nothing to be cut off from. Nothing is written.
+ * nets' copper is worse than one a little farther away. A pad whose net has no copper on the
+ * board yet (a net the change adds, its first part) has nothing to be cut off from; one whose
+ * copper is out of reach (the new LED a resistor goes next to, too far away) cannot be routed.
+ * Nothing is written.
  */
 export function padsConnectable(board: Board, obstacles: BoardObstacles, rules: BoardRules, pads: BoardItem[]): boolean {
   return pads.every((pad) => {
@@ -140,8 +142,27 @@ export function padsConnectable(board: Board, obstacles: BoardObstacles, rules: 
     // Its footprint's other pads are in the way as much as any new copper.
     const siblings = pads.filter((p) => p !== pad).map((p) => ({ net: p.net, layers: new Set(p.layers), shape: p.shape() }));
     const planned = planPad(board, obstacles, rules, pad, siblings);
-    return !("reason" in planned) || planned.noCopper === true;
+    return !("reason" in planned) || (planned.noCopper === true && !netHasCopper(board, obstacles, pad));
   });
+}
+
+/**
+ * Whether a fill of `net` on `layer` holds copper of the net but `refs`' own (a pad's or via's
+ * centre, a track's end): a fill piece that holds only the new part is an island, not a way to
+ * the net (a board may keep its islands, as sweep does).
+ */
+export function fillJoinsNet(obstacles: BoardObstacles, fill: Point[], net: string, layer: string, refs: string[]): boolean {
+  const items = obstacles.near(boxOf([fill]), (i) => i.net === net && !refs.includes(i.ref ?? "") && i.layers.has(layer) && (i.kind === "pad" || i.kind === "via" || i.kind === "track"));
+  // Fill runs over tracks and vias of its net; a pad it joins by spokes that meet only its edge.
+  if (items.some((i) => i.kind !== "pad" && i.ends?.some((p) => insidePolygon(fill, p)))) return true;
+  const area = polygon(fill);
+  return items.some((i) => i.kind === "pad" && overlap(inflate(i.shape(), 0.01), area));
+}
+
+/** Whether `pad`'s net has any copper on the board but `pad`'s own footprint's (pads, tracks, vias, filled zones). */
+function netHasCopper(board: Board, obstacles: BoardObstacles, pad: BoardItem): boolean {
+  const own = obstacles.all((i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"));
+  return own.length > 0 || boardZones(board.root).some((z) => z.net === pad.net && z.filled && !z.ruleArea);
 }
 
 /** How `pad` would be connected: the route it would take, checked exactly against the obstacles and this session's copper. */
@@ -155,7 +176,7 @@ function planPad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad
   const zones = boardZones(board.root).filter((z) => z.net === net && z.filled && !z.ruleArea);
   for (const zone of zones) {
     for (const layer of pad.layers) {
-      if (filledPolygons(zone, layer).some((f) => insidePolygon(f, centre))) return { how: "pour", pour: { zone: zone.id, layer, at: centre } };
+      if (filledPolygons(zone, layer).some((f) => insidePolygon(f, centre) && fillJoinsNet(obstacles, f, net, layer, [pad.ref ?? ""]))) return { how: "pour", pour: { zone: zone.id, layer, at: centre, copper: padShape } };
     }
   }
   const width = rules.trackWidth(net);
@@ -233,7 +254,8 @@ interface BuiltGrid {
   grid: RouteGrid;
   hasGoal(): boolean;
   /** The pour of the net a via at cell (col, row) lands in. */
-  pourAt(col: number, row: number, layer?: string): Pour | undefined;
+  /** The pour at a cell (on `layer` when given), with the copper of `radius` that ends there. */
+  pourAt(col: number, row: number, layer?: string, radius?: number): Pour | undefined;
 }
 
 /** Room around the pad and the nearest copper of its net it could reach: the grid's half-width, mm. */
@@ -323,24 +345,29 @@ function buildGrid(board: Board, obstacles: BoardObstacles, rules: BoardRules, p
   // The pad's own footprint: its other pads (of this net too) are no place for a via.
   grid.fill(grid.noVia, inflate(pad.shape(), vr));
   grid.keepInsideOutline(obstacles.outline);
-  const pourAt = pourGoals(board, grid, net, pad);
+  const pourAt = pourGoals(board, obstacles, grid, net, pad);
   return { grid, hasGoal: () => grid.hasGoal(), pourAt };
 }
 
-/** A pour of the net a route ends in, to be checked after the refill. */
-type Pour = { zone: string; layer: string; at: Point };
+/**
+ * A pour of the net a pad or route relies on, checked after the refill: the fill must meet
+ * `copper` (the pad, the via or the track's end), not merely cover `at`, for a pad in a thermal
+ * relief or a hatched fill has no fill at its centre.
+ */
+export type Pour = { zone: string; layer: string; at: Point; copper: Shape };
 
 /**
- * Marks the net's pours: on a routing layer the pad is on, the route may end in them; a via
- * anywhere in them (any layer) ends it too. Returns the lookup from a cell to the pour it is
- * in (on `layer` when given), for the check after the refill.
+ * Marks the net's pours (fills that reach its copper, not islands): on a routing layer the pad
+ * is on, the route may end in them; a via anywhere in them (any layer) ends it too. Returns the
+ * lookup from a cell to the pour it is in (on `layer` when given), for the check after the refill.
  */
-function pourGoals(board: Board, grid: RouteGrid, net: string, pad: BoardItem): (col: number, row: number, layer?: string) => Pour | undefined {
+function pourGoals(board: Board, obstacles: BoardObstacles, grid: RouteGrid, net: string, pad: BoardItem): BuiltGrid["pourAt"] {
   const found: { zone: string; layer: string; polygon: Point[] }[] = [];
+  const window = { minX: grid.point(0, 0).x, minY: grid.point(0, 0).y, maxX: grid.point(grid.size - 1, grid.size - 1).x, maxY: grid.point(grid.size - 1, grid.size - 1).y };
   for (const zone of boardZones(board.root)) {
     if (zone.net !== net || !zone.filled || zone.ruleArea) continue;
     for (const { layer, points } of zoneFills(zone)) {
-      if (points.length < 3) continue;
+      if (points.length < 3 || !boxesOverlap(boxOf([points]), window) || !fillJoinsNet(obstacles, points, net, layer, [pad.ref ?? ""])) continue;
       found.push({ zone: zone.id, layer, polygon: points });
       const shape = shapeOf([points]);
       const index = ROUTING_LAYERS.indexOf(layer);
@@ -348,10 +375,10 @@ function pourGoals(board: Board, grid: RouteGrid, net: string, pad: BoardItem): 
       grid.fill(grid.viaGoal, shape);
     }
   }
-  return (col, row, layer) => {
+  return (col, row, layer, radius = 0.05) => {
     const at = grid.point(col, row);
     const hit = found.find((f) => (layer === undefined || f.layer === layer) && insidePolygon(f.polygon, at));
-    return hit ? { zone: hit.zone, layer: hit.layer, at } : undefined;
+    return hit ? { zone: hit.zone, layer: hit.layer, at, copper: circle(at, radius) } : undefined;
   };
 }
 
