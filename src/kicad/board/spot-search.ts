@@ -64,9 +64,9 @@ export interface SpotPad {
 }
 
 /** How many clear spots are asked whether their pads could be connected (each costs a route search). */
-const TRIALS = 10;
-/** How far apart the spots asked are, mm: the next grid step over is boxed in the same way. */
-const TRIAL_SPACING = 1.5;
+const TRIALS = 24;
+/** How far apart the spots asked are, mm (two grid steps): the very next step over is mostly boxed in the same way. */
+const TRIAL_SPACING = 0.5;
 
 export interface SearchResult {
   spot?: BoardSpot;

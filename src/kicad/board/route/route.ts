@@ -76,20 +76,27 @@ interface Laid {
 export function routeFootprints(board: Board, rules: BoardRules, refs: string[]): RouteOutcome[] {
   const obstacles = new BoardObstacles(board, rules);
   const laid: Laid[] = [];
-  return refs.map((ref) => {
+  const outcomes: RouteOutcome[] = [];
+  const work: { pad: BoardItem; outcome: RouteOutcome }[] = [];
+  for (const ref of refs) {
     const outcome: RouteOutcome = { ref, connected: [], left: [], added: [], ids: [] };
+    outcomes.push(outcome);
     const fp = board.footprints().find((f) => f.ref === ref);
-    if (!fp) return outcome;
-    const pads = footprintItems(fp.node, obstacles.copper).filter((i) => i.kind === "pad" && i.net !== "");
-    for (const pad of pads) {
-      const number = /^pad (\S+) of /.exec(pad.what)?.[1] ?? "";
-      if (/^(unconnected|Net)-\(/.test(pad.net) && !othersOnNet(obstacles, pad)) continue;
-      const result = routePad(board, obstacles, rules, pad, laid, outcome);
-      if ("reason" in result) outcome.left.push({ pad: number, net: pad.net, reason: result.reason });
-      else outcome.connected.push({ ...result, pad: number, net: pad.net });
-    }
-    return outcome;
-  });
+    if (!fp) continue;
+    for (const pad of footprintItems(fp.node, obstacles.copper)) if (pad.kind === "pad" && pad.net !== "") work.push({ pad, outcome });
+  }
+  // Connections between the new parts first (an LED to its resistor): placement put them where
+  // that net gets through, and the routes to the board's copper go round it afterwards.
+  const between = (pad: BoardItem) => obstacles.all((i) => i.net === pad.net && i !== pad && (i.kind === "pad" || i.kind === "track" || i.kind === "via")).every((i) => refs.includes(i.ref ?? ""));
+  const order = new Map(work.map(({ pad }) => [pad, between(pad) ? 0 : 1]));
+  for (const { pad, outcome } of work.sort((a, b) => order.get(a.pad)! - order.get(b.pad)!)) {
+    const number = /^pad (\S+) of /.exec(pad.what)?.[1] ?? "";
+    if (/^(unconnected|Net)-\(/.test(pad.net) && !othersOnNet(obstacles, pad)) continue;
+    const result = routePad(board, obstacles, rules, pad, laid, outcome);
+    if ("reason" in result) outcome.left.push({ pad: number, net: pad.net, reason: result.reason });
+    else outcome.connected.push({ ...result, pad: number, net: pad.net });
+  }
+  return outcomes;
 }
 
 /** Whether any other copper is on the pad's net at all (a single-pad net needs no route). */
@@ -137,13 +144,27 @@ function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pa
  * Nothing is written.
  */
 export function padsConnectable(board: Board, obstacles: BoardObstacles, rules: BoardRules, pads: BoardItem[]): boolean {
+  // The routes planned for the pads before are in the way of the next, as they will be when
+  // the pads are routed in this order.
+  const routes: Laid[] = [];
   return pads.every((pad) => {
     if (pad.net === "") return true;
     // Its footprint's other pads are in the way as much as any new copper.
     const siblings = pads.filter((p) => p !== pad).map((p) => ({ net: p.net, layers: new Set(p.layers), shape: p.shape() }));
-    const planned = planPad(board, obstacles, rules, pad, siblings);
+    const planned = planPad(board, obstacles, rules, pad, [...siblings, ...routes]);
+    if ("route" in planned) routes.push(...laidCopper(planned.route, pad.net, rules, obstacles.copper));
     return !("reason" in planned) || (planned.noCopper === true && !netHasCopper(board, obstacles, pad));
   });
+}
+
+/** A planned route's tracks and vias as copper in the way of the next route. */
+function laidCopper(plan: CopperPlan, net: string, rules: BoardRules, copper: string[]): Laid[] {
+  const width = rules.trackWidth(net);
+  const via = rules.via(net);
+  return [
+    ...plan.tracks.map((t) => ({ net, layers: new Set([t.layer]), shape: stroke(t.points, width) })),
+    ...plan.vias.map((at) => ({ net, layers: new Set(copper), shape: circle(at, via.diameter / 2) })),
+  ];
 }
 
 /**
