@@ -1,9 +1,12 @@
 /**
- * The acceptance checks of a part added by `do` to a real board: a scripted session run in a
- * repo copy through the compiled binary, judged by raw `kicad-cli pcb drc` against the commit
- * before it, and the final board with every zone refilled by KiCad.
+ * The acceptance of a part added by `do` to a real board: two scripted sessions per board, made
+ * from a template with the board's main IC and supply ("add a 100 nF decoupling capacitor next
+ * to <IC>", then "add a power LED with its series resistor between <supply> and <ground>"), run
+ * one after the other in one repo copy through the compiled binary, each judged by raw
+ * `kicad-cli pcb drc` against the commit before it. One raw DRC per board state: the base, each
+ * commit, and the final board with every zone refilled by KiCad.
  */
-import { expect } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { boardBounds } from "../../src/kicad/board/footprint/instance.ts";
@@ -12,12 +15,15 @@ import { fillWithKicad } from "../../src/kicad/board/zones/refill.ts";
 import { boardZones } from "../../src/kicad/board/zones/zones.ts";
 import { runDrc, type DrcReport, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { discoverProject } from "../../src/repo/project.ts";
-import { runBinary } from "../e2e/binary.ts";
+import { requireBinary, runBinary } from "../e2e/binary.ts";
 import { git } from "../repo/git-repo.ts";
+import { decouplingNets, mainIc } from "./board-additions.ts";
 import { copperItems, declaredNets, withoutAdditions } from "./board-zones.ts";
 import { insideOutline } from "./board-outline.ts";
-import { makeTempDir } from "./kicad.ts";
-import { ISOLATED_ENV } from "./repos.ts";
+import { printSexpr } from "../../src/kicad/sexpr/index.ts";
+import { allProjects, demoProjects, type CorpusProject } from "./corpora.ts";
+import { cleanupTempDirs, makeTempDir, requireKicadCli } from "./kicad.ts";
+import { initialisedCorpusRepo, ISOLATED_ENV } from "./repos.ts";
 
 /** Generous: vme-wren's raw DRC alone takes minutes on a loaded machine. */
 const DRC_TIMEOUT = 900_000;
@@ -47,6 +53,131 @@ export function addedKeys(after: string[], before: string[]): string[] {
     left.splice(i, 1);
     return false;
   });
+}
+
+/**
+ * The unconnected items of `after` the change added. KiCad reports one item per pair of islands
+ * of a net, naming whichever items of the two lie nearest, so an old one can come back naming
+ * other items (tinytapeout's J15 shield pad, then a track beside it): what counts is how many a
+ * net has. For each net with more than before, its items not in `before`, those naming
+ * `refs` (the new parts) first.
+ */
+export function addedUnconnected(after: string[], before: string[], refs: string[]): string[] {
+  const netOf = (key: string) => /\[([^\]]*)\]/.exec(key)?.[1] ?? key;
+  const count = (keys: string[]) => keys.reduce((m, k) => m.set(netOf(k), (m.get(netOf(k)) ?? 0) + 1), new Map<string, number>());
+  const [was, now] = [count(before), count(after)];
+  const names = (k: string) => refs.some((ref) => k.includes(`of ${ref}`));
+  return [...now].flatMap(([net, n]) => {
+    const more = n - (was.get(net) ?? 0);
+    if (more <= 0) return [];
+    const fresh = addedKeys(after.filter((k) => netOf(k) === net), before.filter((k) => netOf(k) === net));
+    return fresh.sort((a, b) => Number(names(b)) - Number(names(a))).slice(0, more);
+  });
+}
+
+/** The first free reference `prefix` + n, n from 900. */
+function freeRef(board: Board, prefix: string): string {
+  const taken = new Set(board.footprints().map((f) => f.ref));
+  let n = 900;
+  while (taken.has(`${prefix}${n}`)) n++;
+  return `${prefix}${n}`;
+}
+
+const use = (id: string, name: string, input: unknown) => ({ type: "tool_use", id, name, input });
+const turn = (...content: unknown[]) => ({ content, usage: { inputTokens: 3000, outputTokens: 100 } });
+
+/** The part a session works next to and the nets it connects to. */
+export interface SessionTarget {
+  ic: string;
+  supply: string;
+  ground: string;
+}
+
+/**
+ * Where the template does not pick what a designer would: on glasgow the part with the most
+ * pads is the FPGA, whose sheet has no free room beside its PLL supply pins for a new symbol's
+ * wiring; its 3.3 V regulator's neighbourhood is where a person would add these.
+ */
+const TARGETS: Record<string, SessionTarget> = {
+  // A passive RF board: no supply, and no named net but GND (J1's feed is KiCad's unnamed
+  // Net-(J1-In), which add_component refuses to label). Both sessions put their parts on GND by
+  // J1, which still tests placement among the via rings of its mounting holes, routing into the
+  // pour and the refill.
+  "corpus/antenna-eval": { ic: "J1", supply: "GND", ground: "GND" },
+  "corpus/glasgow-revc3": { ic: "U1", supply: "+3V3", ground: "GND" },
+  // The op-amp with the most pads has no ground pin and no room on its sheet beside it.
+  "demos/complex_hierarchy/complex_hierarchy": { ic: "U102", supply: "VCC", ground: "GND" },
+};
+
+/** The board's main IC with its supply and ground (`board-additions.ts`), unless `TARGETS` names them. */
+export function sessionTarget(projectId: string, board: Board): SessionTarget {
+  if (TARGETS[projectId]) return TARGETS[projectId];
+  const ic = mainIc(board);
+  const [supply, ground] = decouplingNets(board, ic);
+  return { ic: ic.ref, supply, ground };
+}
+
+/** "Add a 100 nF decoupling capacitor next to <main IC>", between its supply and ground. */
+export function capacitorSession(board: Board, { ic, supply, ground }: SessionTarget): FinishSession {
+  const ref = freeRef(board, "C");
+  // An unannotated part ("U***") cannot be named: the new one goes next to what it shares nets with.
+  const near = ic.includes("*") ? {} : { near: ic };
+  return {
+    request: `add a 100 nF decoupling capacitor next to ${ic}`,
+    added: [{ ref, anchor: ic }],
+    turns: [
+      turn(
+        use("t1", "propose_change", {
+          title: `Add a 100 nF decoupling capacitor next to ${ic}`,
+          why: `A 100 nF ceramic close to ${ic} lowers the high-frequency impedance of ${supply} where ${ic} draws its current.`,
+          changes: [`add ${ref}, 100 nF 0603, next to ${ic}`, `connect ${ref} between ${supply} and ${ground}`, `sync the board: ${ref} goes next to ${ic}`],
+          requirements_touched: [],
+          verification: "ERC and DRC show no new error; parity holds.",
+          refs: "near" in near ? [ic] : [],
+          nets: [supply, ground].filter((n) => board.nets().some((b) => b.name === n)),
+          new_refs: [ref],
+          new_nets: [supply, ground].filter((n) => !board.nets().some((b) => b.name === n)),
+        }),
+      ),
+      turn(use("t2", "add_component", { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", ref, ...near, connect: { "1": supply, "2": ground } })),
+      turn(use("t3", "sync_board", {})),
+      turn(use("t4", "finish", { summary: `Added ${ref} (100 nF) between ${supply} and ${ground} next to ${ic}.` })),
+    ],
+  };
+}
+
+/** "Add a power LED with its series resistor between <supply> and <ground>", next to the main IC. */
+export function powerLedSession(board: Board, { ic, supply, ground }: SessionTarget): FinishSession {
+  const near = ic.includes("*") ? {} : { near: ic };
+  const [led, resistor] = [freeRef(board, "D"), freeRef(board, "R")];
+  return {
+    request: `add a power LED with its series resistor between ${supply} and ${ground}`,
+    added: [
+      { ref: led, anchor: ic },
+      { ref: resistor, anchor: led },
+    ],
+    turns: [
+      turn(
+        use("t1", "propose_change", {
+          title: "Add a power LED with its series resistor",
+          why: `Nothing shows that ${supply} is up. An LED with a 1k resistor from ${supply} to ${ground} does.`,
+          changes: [`add ${led}, a 0603 LED, next to ${ic}`, `add ${resistor}, 1k, in series with ${led}`, `connect ${supply}, ${resistor}, ${led} and ${ground}`, "sync the board"],
+          requirements_touched: [],
+          verification: "ERC and DRC show no new error; parity holds.",
+          refs: [],
+          nets: [supply, ground],
+          new_refs: [led, resistor],
+          new_nets: ["PWR_LED"],
+        }),
+      ),
+      turn(
+        use("t2", "add_component", { lib_id: "Device:LED", value: "LED", footprint: "LED_SMD:LED_0603_1608Metric", ref: led, ...near, connect: { A: "PWR_LED", K: ground } }),
+        use("t3", "add_component", { lib_id: "Device:R", value: "1k", footprint: "Resistor_SMD:R_0603_1608Metric", ref: resistor, near: led, connect: { "1": supply, "2": "PWR_LED" } }),
+      ),
+      turn(use("t4", "sync_board", {})),
+      turn(use("t5", "finish", { summary: `Added ${led} and ${resistor} in series between ${supply} and ${ground}.` })),
+    ],
+  };
 }
 
 /** The gap between two boxes, mm (0 when they overlap). */
@@ -81,7 +212,7 @@ export async function runAndCheck(cli: KicadCli, repo: string, projectFile: stri
   // Raw DRC on the committed board: nothing new, or what is new is listed with its reason.
   const drc = drcKeys((await runDrc(boardFile, { cli, timeoutMs: DRC_TIMEOUT })).report);
   expect(addedKeys(drc.errors, base.drc.errors)).toEqual([]);
-  const unrouted = addedKeys(drc.unconnected, base.drc.unconnected);
+  const unrouted = addedUnconnected(drc.unconnected, base.drc.unconnected, refs);
   const pending: { ref: string; reason: string }[] = summary.layoutPending;
   if (pending.length === 0) {
     expect(unrouted).toEqual([]);
@@ -127,12 +258,118 @@ async function refilledDrc(cli: KicadCli, board: Board, boardFile: string) {
 export async function checkRefillChangesNothing(cli: KicadCli, board: Board, boardFile: string, drc: ReturnType<typeof drcKeys>, base: Buffer) {
   const again = await refilledDrc(cli, board, boardFile);
   let errors = addedKeys(again.errors, drc.errors);
-  let unconnected = addedKeys(again.unconnected, drc.unconnected);
+  let unconnected = addedUnconnected(again.unconnected, drc.unconnected, []);
   if (errors.length + unconnected.length > 0) {
     const stale = await refilledDrc(cli, Board.parse(base), boardFile);
     errors = addedKeys(errors, stale.errors);
-    unconnected = addedKeys(unconnected, stale.unconnected);
+    unconnected = addedUnconnected(unconnected, stale.unconnected, []);
   }
   expect(errors).toEqual([]);
   expect(unconnected).toEqual([]);
+}
+
+/**
+ * Both sessions on one board, one after the other in one repo copy: the LED session's base is
+ * the capacitor session's commit, so one raw DRC per board state serves both. Nothing may be
+ * left for layout unless `mayLeave` (one board per corpus at most), and then what the reason
+ * names as in the way is on the board near the part.
+ */
+export async function finishAcceptance(cli: KicadCli, projectId: string, mayLeave = false): Promise<SessionResult[]> {
+  const project = allProjects().find((p) => p.id === projectId);
+  if (!project) throw new Error(`no corpus project ${projectId}`);
+  const repo = await initialisedCorpusRepo(project);
+  const boardFile = discoverProject(repo, project.projectFile).board!;
+  const base = readFileSync(boardFile);
+  let bytes = base;
+  let drc = drcKeys((await runDrc(boardFile, { cli, timeoutMs: DRC_TIMEOUT })).report);
+  const results: SessionResult[] = [];
+  let last: Awaited<ReturnType<typeof runAndCheck>> | undefined;
+  for (const make of [capacitorSession, powerLedSession]) {
+    const board = Board.parse(bytes);
+    last = await runAndCheck(cli, repo, project.projectFile, make(board, sessionTarget(projectId, board)), { bytes, drc });
+    ({ bytes, drc } = last);
+    results.push(last.result);
+    if (mayLeave) expectBlockersExist(last.board, last.result.layoutPending);
+    else expect(last.result.layoutPending, `${projectId}: left for layout`).toEqual([]);
+  }
+  await checkRefillChangesNothing(cli, last!.board, last!.boardFile, last!.drc, base);
+  return results;
+}
+
+/**
+ * A part left for layout on a board where that is allowed: every item its reason names as in
+ * the way ("pad 2 of U3", "a track of GND on F.Cu") is on the board, within reach of the part.
+ */
+export function expectBlockersExist(board: Board, pending: { ref: string; reason: string }[]) {
+  for (const { ref, reason } of pending) {
+    const part = boardBounds(board.footprints().find((f) => f.ref === ref)!.node)!;
+    const named = [...reason.matchAll(/\((?:in the way: ([^()]*)|[^()]* to ([^()]*))\)/g)].flatMap((m) => (m[1] ?? m[2]!).split(", "));
+    expect(named.length, `${ref}: ${reason} names what is in the way`).toBeGreaterThan(0);
+    for (const what of named) {
+      const pad = /^pad (\S+) of (\S+)$/.exec(what);
+      const track = /^a track of (.+) on (\S+)$/.exec(what);
+      const near = (b: BBox) => gap(b, part) <= 15;
+      if (pad) {
+        const fp = board.footprints().find((f) => f.ref === pad[2]);
+        expect(fp?.pads.some((p) => p.number === pad[1]), `${what} is on the board`).toBe(true);
+        expect(near(boardBounds(fp!.node)!), `${what} is near ${ref}`).toBe(true);
+      } else if (track) {
+        const segments = board.root.items.filter((i) => i.type === "list" && i.items[0]?.type === "atom" && i.items[0].raw === "segment");
+        const found = segments.some((s) => {
+          const text = printSexpr(s as never);
+          const [x1, y1, x2, y2] = [...text.matchAll(/\((?:start|end) ([-\d.]+) ([-\d.]+)\)/g)].flatMap((m) => [Number(m[1]), Number(m[2])]);
+          const netOk = board.netFormat === "named" ? text.includes(`(net "${track[1]}")`) : board.nets().some((n) => n.name === track[1] && text.includes(`(net ${n.code})`));
+          return netOk && text.includes(`(layer "${track[2]}")`) && near({ minX: Math.min(x1!, x2!), minY: Math.min(y1!, y2!), maxX: Math.max(x1!, x2!), maxY: Math.max(y1!, y2!) });
+        });
+        expect(found, `${what} is near ${ref}`).toBe(true);
+      } else {
+        throw new Error(`${ref}: the reason names "${what}", which this test cannot look for`);
+      }
+    }
+  }
+}
+
+/**
+ * Boards the product does not finish yet, each with what goes wrong. They run as known failures
+ * (`test.failing`, the reason in the test's name), so one that starts to pass fails the suite
+ * until it is taken off this list.
+ */
+const KNOWN_FAILURES: Record<string, string> = {
+  "corpus/bms-c1": "the LED's and resistor's copper cuts a piece of the F.Cu GND fill off the vias that joined it to In1.Cu, and the gate rolls the run back on that new unconnected item",
+  "corpus/glasgow-revc3": "the LED and its resistor go next to U1 one at a time, and no spot for the resistor near the LED lets their new net through the tracks of SDA, SCL and U2 around them",
+  "corpus/sweep-half-swept": "the LED lands by U1 where no vcc copper is within reach of its resistor",
+  "demos/multichannel/multichannel_mixer": "after the LED is added, KiCad's DRC reports an old clearance violation of the IC2B-IN- track against C7 instead of C11, which the gate counts as new",
+  "demos/stickhub/StickHub": "the capacitor's +1V8 pad is boxed in by a GND track and the MP pads of J4 and J5",
+};
+
+/**
+ * The acceptance as a test file runs it: one test per project, both sessions in each, through
+ * the compiled binary (`FINISH_ONLY=id,…` narrows it while working on one board).
+ */
+export function finishSuite(title: string, projects: CorpusProject[], mayLeave?: string): void {
+  let cli: KicadCli;
+  beforeAll(async () => {
+    requireBinary();
+    cli = await requireKicadCli();
+  }, 120_000);
+  afterAll(cleanupTempDirs);
+  const only = process.env.FINISH_ONLY?.split(",");
+  describe(title, () => {
+    for (const project of projects.filter((p) => !only || only.some((o) => p.id.endsWith(o)))) {
+      const known = KNOWN_FAILURES[project.id];
+      (known ? test.failing : test)(
+        known ? `${project.id} (known failure: ${known})` : project.id,
+        async () => {
+          const results = await finishAcceptance(cli, project.id, project.id === mayLeave);
+          console.log(`${project.id}: ${JSON.stringify(results)}`);
+        },
+        900_000,
+      );
+    }
+  });
+}
+
+/** KiCad's demo boards with a zone and a schematic, but vme-wren (its raw DRCs alone take minutes; the board-finish bench covers it). */
+export function demosWithZones(): CorpusProject[] {
+  return demoProjects().filter((p) => p.board && p.schematic && !p.id.includes("vme-wren") && readFileSync(p.board, "utf8").includes("(zone"));
 }

@@ -39,16 +39,17 @@ export async function initialisedRepo(extra?: (repo: string) => void): Promise<s
 export async function initialisedCorpusRepo(project: CorpusProject): Promise<string> {
   await requireKicadCli();
   const copy = await copyCorpusProject(project);
-  return initialise(copy.root, `${project.id} design`);
+  // A folder with two projects (ecc83 holds ecc83-pp and ecc83-pp_v2) needs the one named.
+  return initialise(copy.root, `${project.id} design`, undefined, project.projectFile);
 }
 
-async function initialise(repo: string, message: string, extra?: (repo: string) => void): Promise<string> {
+async function initialise(repo: string, message: string, extra?: (repo: string) => void, project?: string): Promise<string> {
   await git(repo, "init", "--quiet", "--initial-branch=main");
   await git(repo, "config", "user.name", "Test User");
   await git(repo, "config", "user.email", "test@example.com");
   await git(repo, "add", "-A");
   await git(repo, "commit", "--quiet", "-m", message);
-  await runInit({ repo, hooks: false });
+  await runInit({ repo, hooks: false, project });
   extra?.(repo);
   await git(repo, "add", "-A");
   await git(repo, "commit", "--quiet", "-m", "copperhead init");
