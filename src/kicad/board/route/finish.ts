@@ -31,7 +31,8 @@ export interface FinishedLayout {
  * zones there are refilled too.
  */
 export async function finishAdded(board: Board, boardFile: string, rules: BoardRules, refs: string[], vacated: NewCopper[] = []): Promise<FinishedLayout> {
-  const outcomes = routeFootprints(board, rules, refs);
+  const obstacles = new BoardObstacles(board, rules);
+  const outcomes = routeFootprints(board, rules, refs, obstacles);
   const added: NewCopper[] = [...vacated, ...outcomes.flatMap((o) => o.added)];
   for (const fp of board.footprints().filter((f) => refs.includes(f.ref))) {
     for (const pad of footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad")) added.push({ box: pad.box, net: pad.net, layers: pad.layers.size > 1 ? "all" : new Set(pad.layers) });
@@ -40,8 +41,8 @@ export async function finishAdded(board: Board, boardFile: string, rules: BoardR
   const near = added.map(({ box }) => ({ minX: box.minX - REFILL_REACH, minY: box.minY - REFILL_REACH, maxX: box.maxX + REFILL_REACH, maxY: box.maxY + REFILL_REACH }));
   const { changed } = await refillZones(board, boardFile, touched, { refs, items: added.flatMap((a) => a.ids ?? []), near });
   const zones = new Map(boardZones(board.root).map((z) => [z.id, z]));
-  let obstacles: BoardObstacles | undefined;
-  const joinsNet = (fill: Point[], net: string, layer: string) => fillJoinsNet((obstacles ??= new BoardObstacles(board, rules)), fill, net, layer, refs);
+  // The index from before the routes is enough: what counts is copper the new parts did not bring.
+  const joinsNet = (fill: Point[], net: string, layer: string) => fillJoinsNet(obstacles, fill, net, layer, refs);
   for (const outcome of outcomes) {
     outcome.connected = outcome.connected.filter((c) => {
       if (!c.pour) return true;

@@ -73,8 +73,7 @@ interface Laid {
  * Routes every pad of the footprints `refs` that has a net and is not connected yet, and writes
  * the tracks and vias into the board. The obstacle model is built once for all of them.
  */
-export function routeFootprints(board: Board, rules: BoardRules, refs: string[]): RouteOutcome[] {
-  const obstacles = new BoardObstacles(board, rules);
+export function routeFootprints(board: Board, rules: BoardRules, refs: string[], obstacles = new BoardObstacles(board, rules)): RouteOutcome[] {
   const laid: Laid[] = [];
   const outcomes: RouteOutcome[] = [];
   const work: { pad: BoardItem; outcome: RouteOutcome }[] = [];
@@ -87,8 +86,9 @@ export function routeFootprints(board: Board, rules: BoardRules, refs: string[])
   }
   // Connections between the new parts first (an LED to its resistor): placement put them where
   // that net gets through, and the routes to the board's copper go round it afterwards.
-  const between = (pad: BoardItem) => obstacles.all((i) => i.net === pad.net && i !== pad && (i.kind === "pad" || i.kind === "track" || i.kind === "via")).every((i) => refs.includes(i.ref ?? ""));
-  const order = new Map(work.map(({ pad }) => [pad, between(pad) ? 0 : 1]));
+  const nets = new Set(work.map(({ pad }) => pad.net));
+  const elsewhere = new Set(obstacles.all((i) => nets.has(i.net) && !refs.includes(i.ref ?? "") && (i.kind === "pad" || i.kind === "track" || i.kind === "via")).map((i) => i.net));
+  const order = new Map(work.map(({ pad }) => [pad, elsewhere.has(pad.net) ? 1 : 0]));
   for (const { pad, outcome } of work.sort((a, b) => order.get(a.pad)! - order.get(b.pad)!)) {
     const number = /^pad (\S+) of /.exec(pad.what)?.[1] ?? "";
     if (/^(unconnected|Net)-\(/.test(pad.net) && !othersOnNet(obstacles, pad)) continue;
@@ -116,21 +116,20 @@ function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pa
   const net = pad.net;
   const width = rules.trackWidth(net);
   const via = rules.via(net);
-  for (const track of plan.tracks) {
+  // laidCopper lists the tracks, then the vias, in the plan's order.
+  const copper = laidCopper(plan, net, rules, obstacles.copper);
+  plan.tracks.forEach((track, k) => {
     const ids: string[] = [];
     for (let i = 1; i < track.points.length; i++) ids.push(writeTrack(board, track.points[i - 1]!, track.points[i]!, width, track.layer, net));
-    const shape = stroke(track.points, width);
-    laid.push({ net, layers: new Set([track.layer]), shape });
-    outcome.added.push({ box: shape.box, net, layers: new Set([track.layer]), ids });
+    outcome.added.push({ box: copper[k]!.shape.box, net, layers: copper[k]!.layers, ids });
     outcome.ids.push(...ids);
-  }
-  for (const at of plan.vias) {
+  });
+  plan.vias.forEach((at, k) => {
     const id = writeVia(board, at, via.diameter, via.drill, net);
-    const shape = circle(at, via.diameter / 2);
-    laid.push({ net, layers: new Set(obstacles.copper), shape });
-    outcome.added.push({ box: shape.box, net, layers: "all", ids: [id] });
+    outcome.added.push({ box: copper[plan.tracks.length + k]!.shape.box, net, layers: "all", ids: [id] });
     outcome.ids.push(id);
-  }
+  });
+  laid.push(...copper);
   const pour = pourAt(end.x, end.y, plan.endsInPour ? undefined : ROUTING_LAYERS[end.layer], (plan.endsInPour ? via.diameter : width) / 2);
   return { how: "routed", length: Math.round(plan.length * 100) / 100, vias: plan.vias.length, ...(pour ? { pour } : {}) };
 }
