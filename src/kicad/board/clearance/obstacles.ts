@@ -53,7 +53,7 @@ export interface CopperShape {
  * clearance from the pour, not in fill, so KiCad does not count it (antenna-eval's mounting
  * holes, a ring of small via pads around a large one).
  */
-function ownPad(pad: BoardItem): (item: BoardItem) => boolean {
+function ownPad(pad: Pick<BoardItem, "net" | "layers">): (item: BoardItem) => boolean {
   return (i) => i !== pad && i.kind === "pad" && i.net === pad.net && [...pad.layers].some((l) => i.layers.has(l));
 }
 
@@ -195,7 +195,7 @@ export class BoardObstacles {
       // capacitor beside a ground pin); the part's own other pad cuts one more, as a 0603's does.
       const tips = spokeTips(spoked);
       const gapped = candidates
-        .filter((i) => i.kind === "pad" && i.net === copper.net && [...copper.layers].some((l) => i.layers.has(l)))
+        .filter(ownPad(copper))
         .map((pad) => ({ pad, cuts: cutSpokes(tips, [{ ...pad, shape: () => inflate(pad.shape(), gap) }]) }));
       const dead = new Set(gapped.flatMap((g) => [...g.cuts]));
       if (dead.size > 0 && tips.length - dead.size - 1 < MIN_SPOKES) return { item: gapped.find((g) => g.cuts.size > 0)!.pad, reason: "room for thermal spokes" };

@@ -60,9 +60,10 @@ export function splitWiresAt(file: SchematicFile, wiring: SheetWiring, p: Point)
     const [, second] = children(child(wire.node, "pts")!, "xy");
     const half = cloneNode(wire.node);
     const [start] = children(child(half, "pts")!, "xy");
+    const [x, y] = toMm(p);
     for (const xy of [second!, start!]) {
-      setAtom(xy, 1, p.x / 10_000);
-      setAtom(xy, 2, p.y / 10_000);
+      setAtom(xy, 1, x);
+      setAtom(xy, 2, y);
     }
     const uuid = child(half, "uuid");
     if (uuid) setAtom(uuid, 1, q(crypto.randomUUID()));
