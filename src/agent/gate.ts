@@ -2,18 +2,22 @@
  * The verification gate (ARCHITECTURE.md, "Invariants"): a run may commit only when it made nothing
  * worse. Judged by finding keys, which survive moves, against the check that ran before any
  * edit: no error finding may be new, so no requirement rule that passed may now fail; with
- * `strict`, the result must be spotless.
+ * `strict`, the result must be spotless. A violation between board items the run left as they
+ * were, which KiCad reported before with another partner, is not new (`unchangedByRun`).
  *
  * A new unconnected item (the `routing` family) is new copper left unrouted. It warns in a
  * `check`, but a run that adds one commits only when the part is in the run's layout-pending
  * list with the reason it was left for a person, and then every record says so in words.
  */
-import { compareWithBaseline } from "../checks/baseline.ts";
+import { compareWithBaseline, unchangedItems, type Unchanged } from "../checks/baseline.ts";
 import type { CheckReport, Finding } from "../checks/types.ts";
 import type { Design } from "../design/design.ts";
+import { Board } from "../kicad/board/view.ts";
 import { lookupNet } from "../kicad/netlist/net-names.ts";
 import { partOf } from "../kicad/proposal-scope.ts";
+import { repoRelative } from "../repo/repo-path.ts";
 import type { Proposal } from "../spec/proposal.ts";
+import type { RunContext } from "./context.ts";
 
 export interface GateResult {
   ok: boolean;
@@ -27,15 +31,31 @@ export interface GateResult {
 /** Parts left for a person to place or route, by reference, with the reason. */
 export type LayoutPending = ReadonlyMap<string, string>;
 
-export function evaluateGate(baseline: CheckReport, after: CheckReport, strict: boolean, pending: LayoutPending = new Map()): GateResult {
+export function evaluateGate(baseline: CheckReport, after: CheckReport, strict: boolean, pending: LayoutPending = new Map(), unchanged?: Unchanged): GateResult {
   if (strict) {
     const all = after.checks.flatMap((c) => c.findings).filter((f) => f.severity !== "info");
     return { ok: all.length === 0, newFindings: all };
   }
-  const { current, failing } = compareWithBaseline(baseline, after, false);
+  const { current, failing } = compareWithBaseline(baseline, after, false, unchanged);
   const unrouted = current.filter((f) => isNewUnconnected(f) && f.severity !== "error" && pendingRef(f, pending) === undefined);
   const newFindings = [...failing, ...unrouted];
   return { ok: newFindings.length === 0, newFindings };
+}
+
+/**
+ * The board items the run left as they were, for telling a violation KiCad reports again from a
+ * new one (`checks/baseline.ts`): the board as the run started (the journal keeps it) against
+ * the board on disk.
+ */
+export function unchangedByRun(ctx: RunContext): Unchanged {
+  return unchangedItems(() => {
+    const file = ctx.project.board;
+    if (!file) return {};
+    const after = Board.load(file, { within: ctx.repoRoot });
+    if (!ctx.journal) return { before: after, after };
+    const before = ctx.journal.bytesBefore(repoRelative(ctx.repoRoot, file));
+    return { before: before && Board.parse(before, file), after };
+  });
 }
 
 function isNewUnconnected(f: Finding): boolean {
@@ -106,8 +126,8 @@ function escape(text: string): string {
  * how many of them the change added, so a record never calls a design with warnings clean
  * without saying so.
  */
-export function verificationLine(report: CheckReport, baseline?: CheckReport, pending: LayoutPending = new Map()): string {
-  const marked = baseline ? compareWithBaseline(baseline, report, false).current : undefined;
+export function verificationLine(report: CheckReport, baseline?: CheckReport, pending: LayoutPending = new Map(), unchanged?: Unchanged): string {
+  const marked = baseline ? compareWithBaseline(baseline, report, false, unchanged).current : undefined;
   const word = (id: string, label: string) => {
     const c = report.checks.find((check) => check.id === id);
     if (!c || c.status === "skipped") return `${label} skipped`;

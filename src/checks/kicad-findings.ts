@@ -54,6 +54,7 @@ export function violationFinding(check: CheckId, violation: Violation, ctx: Viol
     location,
   };
   const uuids = violation.items.map((i) => i.uuid).sort();
+  if (uuids.length > 0 && resolved.every((r) => r.identity)) finding.items = uuids;
   return { finding, order: `${ctx.sheet ?? ""}\u0000${uuids.join("+")}` };
 }
 

@@ -38,6 +38,13 @@ export interface Finding {
   /** Stable identity, e.g. `erc:pin_not_connected:U1.5`; survives coordinate changes. */
   key: string;
   location?: FindingLocation;
+  /**
+   * The uuids kicad-cli gives for the objects a finding is about, when every one of them is an
+   * object of the design's files (KiCad makes up a uuid for one it cannot name, anew on every
+   * load). `checks/baseline.ts` uses them to tell a violation KiCad reports again, with
+   * another partner, from a new one.
+   */
+  items?: string[];
   /** Set only in a report checked against a baseline. */
   baselineState?: BaselineState;
 }

@@ -8,12 +8,13 @@
  */
 import { existsSync, realpathSync } from "node:fs";
 import { join, posix } from "node:path";
-import { reportAgainstBaseline } from "../checks/baseline.ts";
+import { reportAgainstBaseline, unchangedItems } from "../checks/baseline.ts";
 import { checkProject } from "../checks/check.ts";
 import { skippedResult } from "../checks/result.ts";
 import { CHECK_IDS, type CheckReport } from "../checks/types.ts";
 import { CONFIG_PATH, discoverConfiguredProject } from "../config/config.ts";
 import { repoPath } from "../design/design.ts";
+import { Board } from "../kicad/board/view.ts";
 import { openRepo } from "../repo/recovery.ts";
 import { headOrNothing, stagedPaths, withSnapshot, withStagedSnapshot, workTreePrefix } from "../repo/snapshot.ts";
 import { trimEndOf } from "../util/text.ts";
@@ -57,17 +58,28 @@ export async function runCheck(options: CheckOptions = {}): Promise<CheckReport>
     const there = discoverConfiguredProject(realpathSync(folder), projectPath);
     return checkProject(there.project, { ...there.config, ...flags });
   };
-  const against = (report: CheckReport, ref: string) =>
-    withSnapshot(repoRoot, ref, async (snapshot) => reportAgainstBaseline(report, await checkAt(snapshot.root, ref), { ref, commit: snapshot.commit }));
+  // The board in the repo's folder of a tree (the working tree, a snapshot), when it has one.
+  const boardIn = (folder: string) => {
+    const file = project.board && join(folder, repoPath(project, project.board));
+    return file && existsSync(file) ? Board.load(file, { within: realpathSync(folder) }) : undefined;
+  };
+  // `report` is the check of the tree in `folder`; the boards tell a violation KiCad reports again from a new one.
+  const against = (report: CheckReport, ref: string, folder: string) =>
+    withSnapshot(repoRoot, ref, async (snapshot) => {
+      const unchanged = unchangedItems(() => ({ before: boardIn(join(snapshot.root, prefix)), after: boardIn(folder) }));
+      return reportAgainstBaseline(report, await checkAt(snapshot.root, ref), { ref, commit: snapshot.commit }, unchanged);
+    });
 
-  if (!options.staged) return against(await current(), options.baseline!);
+  if (!options.staged) return against(await current(), options.baseline!, repoRoot);
   const staged = (await stagedPaths(repoRoot)).filter((path) => path.startsWith(prefix));
   const touched = staged.filter((path) => readByChecks(path.slice(prefix.length), config.docs));
   if (touched.length === 0) return uncheckedReport(projectPath, flags);
-  const report = await withStagedSnapshot(repoRoot, (root) => checkAt(root));
   // A repo's first commit has no HEAD to compare with: everything staged is checked.
-  if (options.baseline === undefined && (await headOrNothing(repoRoot)) === undefined) return report;
-  return against(report, options.baseline ?? "HEAD");
+  const first = options.baseline === undefined && (await headOrNothing(repoRoot)) === undefined;
+  return withStagedSnapshot(repoRoot, async (root) => {
+    const report = await checkAt(root);
+    return first ? report : against(report, options.baseline ?? "HEAD", join(root, prefix));
+  });
 }
 
 const KICAD_FILE = /\.kicad_(?:pro|sch|pcb|sym|mod|dru|wks)$/;

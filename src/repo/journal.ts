@@ -182,6 +182,17 @@ export class RunJournal {
     unlinkSync(target.abs);
   }
 
+  /**
+   * What a repo file held when the run started: the backup of one the run changed, the file
+   * itself otherwise; undefined when there was none (the run created it, or nobody did).
+   */
+  bytesBefore(relPath: string): Buffer | undefined {
+    const target = resolveRepoPath(this.repoRoot, relPath);
+    const entry = this.byPath.get(target.path);
+    if (entry) return entry.existed ? backupBytes(this.repoRoot, this.runId, entry) : undefined;
+    return lstatOrUndefined(target.abs) ? readRepoBytes(target.abs, { within: this.repoRoot }) : undefined;
+  }
+
   /** Canonical repo-relative paths the run has touched, in first-touch order. */
   touched(): string[] {
     return this.data.files.map((entry) => entry.path);

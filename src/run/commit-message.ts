@@ -4,7 +4,7 @@
  * back to the proposal, the verification and the run's record.
  */
 import type { RunContext } from "../agent/context.ts";
-import { verificationLine } from "../agent/gate.ts";
+import { unchangedByRun, verificationLine } from "../agent/gate.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { diffShort } from "../diff/format.ts";
 import { describeAmendment, type Proposal } from "../spec/proposal.ts";
@@ -23,7 +23,7 @@ export function commitMessage(ctx: RunContext, summary: RunSummary, report: Chec
     ...amendmentLines(proposal.amendments ?? []),
     ...(summary.diff ? [diffShort(summary.diff), ""] : []),
     `Change: ${summary.proposal!.path}`,
-    `Verification: ${verificationLine(report, baseline, ctx.layoutPending)}`,
+    `Verification: ${verificationLine(report, baseline, ctx.layoutPending, unchangedByRun(ctx))}`,
     `Copperhead-Run: ${summary.runId}`,
     `Copperhead-Approval: ${proposal.approval}`,
     "",

@@ -15,7 +15,7 @@ import type { DesignDiff } from "../diff/diff.ts";
 import { asCopperheadError } from "../errors.ts";
 import { commitAll, diffPatch, headCommit } from "../repo/git.ts";
 import { repoRelative } from "../repo/repo-path.ts";
-import { verificationLine } from "../agent/gate.ts";
+import { unchangedByRun, verificationLine } from "../agent/gate.ts";
 import { commitMessage } from "./commit-message.ts";
 import { finish, rollback } from "./end.ts";
 import { appendRecords } from "./records.ts";
@@ -51,7 +51,7 @@ export async function commit(run: RunState): Promise<RunSummary> {
   const journal = ctx.journal!;
   // A verified run had its baseline; the records count what the change added against it.
   const baseline = await run.baseline?.report.catch(() => undefined);
-  summary.verificationLine = verificationLine(run.lastReport!, baseline, ctx.layoutPending);
+  summary.verificationLine = verificationLine(run.lastReport!, baseline, ctx.layoutPending, unchangedByRun(ctx));
   appendRecords(ctx, run.lastReport!, baseline);
   summary.filesTouched = journal.touched();
   writeFileSync(join(run.dir, "diff.patch"), await diffPatch(options.repoRoot, summary.filesTouched));

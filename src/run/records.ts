@@ -5,7 +5,7 @@
  * spelled out (visible.ts), like every record.
  */
 import { readRepoText, type RunContext } from "../agent/context.ts";
-import { verificationLine } from "../agent/gate.ts";
+import { unchangedByRun, verificationLine } from "../agent/gate.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
@@ -29,7 +29,7 @@ export function appendRecords(ctx: RunContext, report: CheckReport, baseline?: C
     "",
     oneLine(ctx.finished ?? proposal.why),
     "",
-    `Change: \`${ctx.docs}/changes/${proposal.id}.md\` · Run: \`${ctx.runId}\` · Verification: ${verificationLine(report, baseline, ctx.layoutPending)}`,
+    `Change: \`${ctx.docs}/changes/${proposal.id}.md\` · Run: \`${ctx.runId}\` · Verification: ${verificationLine(report, baseline, ctx.layoutPending, unchangedByRun(ctx))}`,
     "",
   ].join("\n");
   const updated = insertChangelogEntries(existing, [visible(entry)]);

@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { currentDesign, type RunContext } from "../agent/context.ts";
-import { evaluateGate, unmetPlan } from "../agent/gate.ts";
+import { evaluateGate, unchangedByRun, unmetPlan } from "../agent/gate.ts";
 import type { VerifyOutcome } from "../agent/loop.ts";
 import { asCopperheadError } from "../errors.ts";
 import { regenerateDerivedDocs } from "./derived-docs.ts";
@@ -30,7 +30,7 @@ export async function verify(run: RunState): Promise<VerifyOutcome> {
   }
   const report = current.value;
   run.lastReport = report;
-  const gate = evaluateGate(base.value, report, options.config.strict, ctx.layoutPending);
+  const gate = evaluateGate(base.value, report, options.config.strict, ctx.layoutPending, unchangedByRun(ctx));
   const plan = ctx.proposal ? unmetPlan(ctx.proposal, currentDesign(ctx), changedDesign(ctx)) : [];
   const extra = [...plan, ...(options.strategy.extraGate?.(ctx) ?? [])];
   summary.verification.ok = gate.ok && extra.length === 0;

@@ -5,7 +5,12 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { evaluateGate, unmetPlan, verificationLine } from "../../src/agent/gate.ts";
-import { loadDesign } from "../../src/design/design.ts";
+import { unchangedItems } from "../../src/checks/baseline.ts";
+import { checkDrc } from "../../src/checks/drc.ts";
+import { indexBoard } from "../../src/checks/kicad-items.ts";
+import { loadDesign, type Design } from "../../src/design/design.ts";
+import { Board } from "../../src/kicad/board/view.ts";
+import { parseDrcReport } from "../../src/kicad/cli/report.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import type { Amendment, Proposal, ProposalScope } from "../../src/spec/proposal.ts";
 import { FIXTURES_DIR } from "../support/kicad.ts";
@@ -118,5 +123,106 @@ describe("the gate and unconnected items", () => {
       "ERC clean, DRC no new violations, routing: 2 connections left for layout (C4: no rule-clean path within 10 mm), parity clean, requirements 6/6",
     );
     expect(verificationLine(report({ routing: [unconnected("J1.1", "J2.1")] }), before, pending)).toBe("ERC clean, DRC clean, parity clean, requirements 6/6");
+  });
+});
+
+/**
+ * KiCad reports a clearance violation once per item, against whichever partner it meets first,
+ * and adding anything to the board can change which one: the multichannel_mixer demo's
+ * Net-(IC2B-IN-) tracks, reported against C11 before an LED was added, came back against C7
+ * and RV1, none of them touched. Boards and reports are cut down from that run, uuids,
+ * descriptions and positions as KiCad 9 wrote them.
+ */
+describe("a violation KiCad reports again with another partner", () => {
+  const uuid = {
+    c11: "40967179-725d-4b9f-85c4-a62d4bfc9e2a",
+    c7: "1fdc0925-4977-48de-8f48-b31b544dfc16",
+    rv1: "cb82a97e-d3bf-475f-9e22-904fbaf27340",
+    d900: "0b6c3e1c-6a0e-4d6f-9a53-3a8c1f0d9e00",
+    track1: "4e9d4b3d-9d86-404b-bcec-dda2bc8a2ede",
+    track2: "5c1225c8-8457-4dda-847b-ddd28aeb8ba5",
+    track3: "fac33179-5cf1-4305-9537-1f9ff224022b",
+    zone: "7d1b3c52-3f8e-4c43-9d0a-2f5e2c7a1b10",
+  };
+  const pad = (ref: string, n: string, pid: string, at: string, net: string) =>
+    `(footprint "Capacitor_SMD:C_1206" (layer "B.Cu") (uuid "${ref}-fp") (at ${at}) (property "Reference" "${ref}")
+      (pad "${n}" smd rect (at -1.5 0 180) (size 1.15 1.8) (layers "B.Cu" "B.Mask" "B.Paste") (net ${net}) (uuid "${pid}")))`;
+  const track = (id: string, start: string, end: string) => `(segment (start ${start}) (end ${end}) (width 0.5) (layer "B.Cu") (net 16) (uuid "${id}"))`;
+  /** The board before the change, and after it with what `changes` adds or alters. */
+  function boardText(changes: { c7At?: string; d900?: boolean; fill?: string } = {}): string {
+    return `(kicad_pcb (version 20241229) (generator "pcbnew")
+      (net 0 "") (net 1 "GND") (net 11 "Net-(C7-Pad1)") (net 16 "Net-(IC2B-IN-)")
+      ${pad("C11", "1", uuid.c11, "151.9 114.3", '1 "GND"')}
+      ${pad("C7", "1", uuid.c7, changes.c7At ?? "149.5 117.9", '11 "Net-(C7-Pad1)"')}
+      ${pad("RV1", "3", uuid.rv1, "149 115.4", '11 "Net-(C7-Pad1)"')}
+      ${changes.d900 ? pad("D900", "1", uuid.d900, "152 112", '1 "GND"') : ""}
+      ${track(uuid.track1, "146.8 111.2", "146.8 114.38")}
+      ${track(uuid.track2, "146.8 114.38", "149.05 116.63")}
+      ${track(uuid.track3, "148.85 92.85", "148.85 96.85")}
+      (zone (net 1) (net_name "GND") (layer "B.Cu") (uuid "${uuid.zone}")
+        (filled_polygon (layer "B.Cu") (pts (xy 140 100) (xy 160 100) ${changes.fill ?? "(xy 160 120)"} (xy 140 120))))
+    )`;
+  }
+  const item = (description: string, x: number, y: number, id: string) => ({ description, pos: { x, y }, uuid: id });
+  const items = {
+    c11: item("Pad 1 [GND] of C11 on B.Cu", 150.4, 114.3, uuid.c11),
+    c7: item("Pad 1 [Net-(C7-Pad1)] of C7 on B.Cu", 148.0, 117.9, uuid.c7),
+    rv1: item("PTH pad 3 [Net-(C7-Pad1)] of RV1", 147.5, 115.4, uuid.rv1),
+    d900: item("Pad 1 [GND] of D900 on B.Cu", 150.5, 112, uuid.d900),
+    track1: item("Track [Net-(IC2B-IN-)] on B.Cu, length 3.1820 mm", 146.8, 112.790811, uuid.track1),
+    track2: item("Track [Net-(IC2B-IN-)] on B.Cu, length 4.4592 mm", 149.05, 115.040811, uuid.track2),
+    track3: item("Track [Net-(IC2B-IN-)] on B.Cu, length 4.0000 mm", 148.85, 94.85, uuid.track3),
+    zone: item("Zone [GND] on B.Cu", 140, 100, uuid.zone),
+  };
+  type Item = (typeof items)[keyof typeof items];
+  const clearance = (actual: string, ...pair: Item[]) => ({
+    description: `Clearance violation (board minimum clearance 0.3000 mm; actual ${actual} mm)`,
+    items: pair,
+    severity: "error",
+    type: "clearance",
+  });
+  /** The check of `board` given kicad-cli's violations, as `checkProject` makes it. */
+  function checked(board: Board, violations: unknown[]): CheckReport {
+    const file = "/repo/board.kicad_pcb";
+    const drc = parseDrcReport(JSON.stringify({ $schema: "https://schemas.kicad.org/drc.v1.json", kicad_version: "9.0.8", coordinate_units: "mm", violations, unconnected_items: [] }), file);
+    const design = { project: { repoRoot: "/repo", board: file } } as unknown as Design;
+    return report({ drc: checkDrc(drc, design, indexBoard(board, file), false).findings });
+  }
+  const base = Board.parse(boardText());
+  const before = checked(base, [clearance("0.2296", items.c11, items.track1), clearance("0.2296", items.c11, items.track2)]);
+  const gate = (edited: Board, violations: unknown[]) =>
+    evaluateGate(before, checked(edited, violations), false, new Map(), unchangedItems(() => ({ before: base, after: edited })));
+  const newKeys = (edited: Board, violations: unknown[]) => gate(edited, violations).newFindings.map((f) => f.key);
+
+  test("the same tracks against C7 and RV1 instead of C11, nothing of them touched: nothing new", () => {
+    const edited = Board.parse(boardText({ d900: true }));
+    const after = [clearance("0.2000", items.track1, items.rv1), clearance("0.2250", items.c7, items.track2)];
+    expect(gate(edited, after)).toEqual({ ok: true, newFindings: [] });
+    const unchanged = unchangedItems(() => ({ before: base, after: edited }));
+    expect(verificationLine(checked(edited, after), before, new Map(), unchanged)).toBe("ERC clean, DRC 2 errors (baseline, none new), parity clean, requirements 6/6");
+    // Matched by key alone, with nothing to say which items the change left as they were, both read as new.
+    expect(evaluateGate(before, checked(edited, after), false).newFindings.map((f) => f.key)).toEqual([
+      "drc:clearance:C7.1+track:Net-(IC2B-IN-)@B.Cu",
+      "drc:clearance:RV1.3+track:Net-(IC2B-IN-)@B.Cu",
+    ]);
+  });
+
+  test("the same pair as before is the baseline's finding, by key", () => {
+    const edited = Board.parse(boardText({ d900: true }));
+    expect(gate(edited, [clearance("0.2296", items.c11, items.track1)]).ok).toBe(true);
+  });
+
+  test("a partner the change added, moved or refilled keeps the violation new", () => {
+    expect(newKeys(Board.parse(boardText({ d900: true })), [clearance("0.2100", items.d900, items.track2)])).toEqual(["drc:clearance:D900.1+track:Net-(IC2B-IN-)@B.Cu"]);
+    expect(newKeys(Board.parse(boardText({ c7At: "149.3 117.9" })), [clearance("0.2250", items.c7, items.track2)])).toEqual(["drc:clearance:C7.1+track:Net-(IC2B-IN-)@B.Cu"]);
+    expect(newKeys(Board.parse(boardText({ fill: "(xy 160 118) (xy 150 118)" })), [clearance("0.1000", items.zone, items.track2)])).toEqual([
+      "drc:clearance:track:Net-(IC2B-IN-)@B.Cu+zone:GND@B.Cu",
+    ]);
+  });
+
+  test("untouched items the baseline reported nothing of the kind about are new", () => {
+    const edited = Board.parse(boardText({ d900: true }));
+    expect(newKeys(edited, [clearance("0.2000", items.rv1, items.track3)])).toEqual(["drc:clearance:RV1.3+track:Net-(IC2B-IN-)@B.Cu"]);
+    expect(newKeys(edited, [{ ...clearance("0.2250", items.c7, items.track2), type: "shorting_items" }])).toEqual(["drc:shorting_items:C7.1+track:Net-(IC2B-IN-)@B.Cu"]);
   });
 });

@@ -97,6 +97,19 @@ describe("RunJournal", () => {
     });
   });
 
+  test("what a file held when the run started: the backup of a changed one, an untouched one as it is, nothing for a created one", async () => {
+    const root = await sampleRepo();
+    await inRun(root, async (journal) => {
+      journal.writeFile("board.kicad_pcb", "(kicad_pcb (version 20241229) (changed))\n");
+      journal.writeFile("docs/new.md", "new\n");
+      expect(journal.bytesBefore("board.kicad_pcb")?.toString()).toBe("(kicad_pcb (version 20241229))\n");
+      expect(journal.bytesBefore("docs/BOM.md")?.toString()).toBe("# BOM\n");
+      expect(journal.bytesBefore("docs/new.md")).toBeUndefined();
+      expect(journal.bytesBefore("docs/none.md")).toBeUndefined();
+      journal.rollback();
+    });
+  });
+
   test("CRLF and binary bytes survive a write exactly as given", async () => {
     const root = await sampleRepo();
     await inRun(root, async (journal) => {

@@ -14,6 +14,7 @@ import { naturalCompare } from "../../kicad/netlist/netlist.ts";
 import { child, children, text } from "../../kicad/sexpr/index.ts";
 import { closeMatches } from "../../util/close-matches.ts";
 import { currentDesign, readRepoText, type RunContext } from "../context.ts";
+import { unchangedByRun } from "../gate.ts";
 import { symbolLayout } from "../view/sheet.ts";
 import { docPath } from "./paths.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
@@ -155,7 +156,7 @@ export const readTools = [
     }),
     async run(ctx: RunContext, { check, severity, offset = 0, limit = MAX_FINDINGS }) {
       const [report, baseline] = await Promise.all([ctx.check(), ctx.baseline?.()]);
-      const comparison = baseline ? compareWithBaseline(baseline, report, false) : undefined;
+      const comparison = baseline ? compareWithBaseline(baseline, report, false, unchangedByRun(ctx)) : undefined;
       // Rows of the generated docs are regenerated before verification: not the model's to fix.
       const [regenerated, own] = partition(comparison?.current ?? report.checks.flatMap((c) => c.findings), isRegeneratedRow);
       const all = own.filter((f) => (!check || f.check === check) && (!severity || f.severity === severity));
