@@ -9,7 +9,8 @@
  * `check`, but a run that adds one commits only when the part is in the run's layout-pending
  * list with the reason it was left for a person, and then every record says so in words.
  */
-import { compareWithBaseline, unchangedItems, type Unchanged } from "../checks/baseline.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { compareWithBaseline, ruleFiles, sameBytes, unchangedItems, type Unchanged } from "../checks/baseline.ts";
 import type { CheckReport, Finding } from "../checks/types.ts";
 import type { Design } from "../design/design.ts";
 import { Board } from "../kicad/board/view.ts";
@@ -50,11 +51,13 @@ export function evaluateGate(baseline: CheckReport, after: CheckReport, strict: 
 export function unchangedByRun(ctx: RunContext): Unchanged {
   return unchangedItems(() => {
     const file = ctx.project.board;
-    if (!file) return {};
+    if (!file) return { sameRules: true };
     const after = Board.load(file, { within: ctx.repoRoot });
-    if (!ctx.journal) return { before: after, after };
-    const before = ctx.journal.bytesBefore(repoRelative(ctx.repoRoot, file));
-    return { before: before && Board.parse(before, file), after };
+    const journal = ctx.journal;
+    if (!journal) return { before: after, after, sameRules: true };
+    const before = journal.bytesBefore(repoRelative(ctx.repoRoot, file));
+    const sameRules = ruleFiles(ctx.project.projectFile).every((rules) => sameBytes(journal.bytesBefore(repoRelative(ctx.repoRoot, rules)), existsSync(rules) ? readFileSync(rules) : undefined));
+    return { before: before && Board.parse(before, file), after, sameRules };
   });
 }
 

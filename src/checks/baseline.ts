@@ -65,18 +65,26 @@ export function reportedAgain(finding: ReportedItems, baseline: ReportedItems[],
   return named && items.every(unchanged);
 }
 
+/** The two states of a board, and whether the design rules (`.kicad_pro`, `.kicad_dru`) are the same in both. */
+export interface BoardStates {
+  before?: Board;
+  after?: Board;
+  sameRules: boolean;
+}
+
 /**
  * The board items two states share unchanged: the same uuid, and the same bytes in both boards
  * (a pad's are its footprint's, which places it), whitespace before them aside. New, moved and
  * refilled items are changed. The boards are loaded at the first question, which only a
- * finding that may be `reportedAgain` asks; a state without a board has no item unchanged.
+ * finding that may be `reportedAgain` asks; a state without a board has no item unchanged, and
+ * neither has one whose rules changed (a tighter clearance makes a new violation of old items).
  */
-export function unchangedItems(load: () => { before?: Board; after?: Board }): Unchanged {
+export function unchangedItems(load: () => BoardStates): Unchanged {
   let same: Unchanged | undefined;
   return (uuid) => {
     if (!same) {
-      const { before, after } = load();
-      const [was, is] = [itemsByUuid(before), itemsByUuid(after)];
+      const { before, after, sameRules } = load();
+      const [was, is] = sameRules ? [itemsByUuid(before), itemsByUuid(after)] : [new Map(), new Map()];
       same = (id) => {
         const [a, b] = [was.get(id), is.get(id)];
         return a !== undefined && b !== undefined && printBare(a) === printBare(b);
@@ -84,6 +92,16 @@ export function unchangedItems(load: () => { before?: Board; after?: Board }): U
     }
     return same(uuid);
   };
+}
+
+/** The files that hold a project's design rules: the project file and its custom rules. */
+export function ruleFiles(projectFile: string): string[] {
+  return [projectFile, projectFile.replace(/\.kicad_pro$/, ".kicad_dru")];
+}
+
+/** Whether two states of a file hold the same bytes (absent in both counts as the same). */
+export function sameBytes(a: Buffer | undefined, b: Buffer | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : a.equals(b);
 }
 
 /** A board's items by uuid: its top-level items, and each footprint and pad as its footprint. */

@@ -6,9 +6,9 @@
  * HEAD) the other state is checked on a snapshot in a temporary folder, sharing the repo's
  * result cache, and the report is judged against it (see `checks/baseline.ts`).
  */
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join, posix } from "node:path";
-import { reportAgainstBaseline, unchangedItems } from "../checks/baseline.ts";
+import { reportAgainstBaseline, ruleFiles, sameBytes, unchangedItems } from "../checks/baseline.ts";
 import { checkProject } from "../checks/check.ts";
 import { skippedResult } from "../checks/result.ts";
 import { CHECK_IDS, type CheckReport } from "../checks/types.ts";
@@ -63,10 +63,13 @@ export async function runCheck(options: CheckOptions = {}): Promise<CheckReport>
     const file = project.board && join(folder, repoPath(project, project.board));
     return file && existsSync(file) ? Board.load(file, { within: realpathSync(folder) }) : undefined;
   };
+  const bytesIn = (folder: string, path: string) => (existsSync(join(folder, path)) ? readFileSync(join(folder, path)) : undefined);
   // `report` is the check of the tree in `folder`; the boards tell a violation KiCad reports again from a new one.
   const against = (report: CheckReport, ref: string, folder: string) =>
     withSnapshot(repoRoot, ref, async (snapshot) => {
-      const unchanged = unchangedItems(() => ({ before: boardIn(join(snapshot.root, prefix)), after: boardIn(folder) }));
+      const base = join(snapshot.root, prefix);
+      const sameRules = ruleFiles(repoPath(project, project.projectFile)).every((rules) => sameBytes(bytesIn(base, rules), bytesIn(folder, rules)));
+      const unchanged = unchangedItems(() => ({ before: boardIn(base), after: boardIn(folder), sameRules }));
       return reportAgainstBaseline(report, await checkAt(snapshot.root, ref), { ref, commit: snapshot.commit }, unchanged);
     });
 

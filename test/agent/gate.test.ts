@@ -191,20 +191,27 @@ describe("a violation KiCad reports again with another partner", () => {
   const base = Board.parse(boardText());
   const before = checked(base, [clearance("0.2296", items.c11, items.track1), clearance("0.2296", items.c11, items.track2)]);
   const gate = (edited: Board, violations: unknown[]) =>
-    evaluateGate(before, checked(edited, violations), false, new Map(), unchangedItems(() => ({ before: base, after: edited })));
+    evaluateGate(before, checked(edited, violations), false, new Map(), unchangedItems(() => ({ before: base, after: edited, sameRules: true })));
   const newKeys = (edited: Board, violations: unknown[]) => gate(edited, violations).newFindings.map((f) => f.key);
 
   test("the same tracks against C7 and RV1 instead of C11, nothing of them touched: nothing new", () => {
     const edited = Board.parse(boardText({ d900: true }));
     const after = [clearance("0.2000", items.track1, items.rv1), clearance("0.2250", items.c7, items.track2)];
     expect(gate(edited, after)).toEqual({ ok: true, newFindings: [] });
-    const unchanged = unchangedItems(() => ({ before: base, after: edited }));
+    const unchanged = unchangedItems(() => ({ before: base, after: edited, sameRules: true }));
     expect(verificationLine(checked(edited, after), before, new Map(), unchanged)).toBe("ERC clean, DRC 2 errors (baseline, none new), parity clean, requirements 6/6");
     // Matched by key alone, with nothing to say which items the change left as they were, both read as new.
     expect(evaluateGate(before, checked(edited, after), false).newFindings.map((f) => f.key)).toEqual([
       "drc:clearance:C7.1+track:Net-(IC2B-IN-)@B.Cu",
       "drc:clearance:RV1.3+track:Net-(IC2B-IN-)@B.Cu",
     ]);
+  });
+
+  test("with the design rules changed, no item counts as left as it was: the re-reported violations are new", () => {
+    const edited = Board.parse(boardText({ d900: true }));
+    const after = [clearance("0.2000", items.track1, items.rv1), clearance("0.2250", items.c7, items.track2)];
+    const unchanged = unchangedItems(() => ({ before: base, after: edited, sameRules: false }));
+    expect(evaluateGate(before, checked(edited, after), false, new Map(), unchanged).newFindings).toHaveLength(2);
   });
 
   test("the same pair as before is the baseline's finding, by key", () => {

@@ -55,7 +55,7 @@ export function drcKeys(report: DrcReport): { errors: string[]; unconnected: str
  * partner between items the change left as they were (`reportedAgain`, as the gate judges).
  */
 export function addedErrors(after: { drc: ReturnType<typeof drcKeys>; bytes: Buffer }, before: { drc: ReturnType<typeof drcKeys>; bytes: Buffer }): string[] {
-  const unchanged = unchangedItems(() => ({ before: Board.parse(before.bytes), after: Board.parse(after.bytes) }));
+  const unchanged = unchangedItems(() => ({ before: Board.parse(before.bytes), after: Board.parse(after.bytes), sameRules: true }));
   const again = after.drc.reported.filter((r) => reportedAgain(r, before.drc.reported, unchanged)).map((r) => r.key);
   return addedKeys(addedKeys(after.drc.errors, before.drc.errors), again);
 }
