@@ -1,24 +1,30 @@
 /**
  * How far a new pad is from the existing copper of its net: the length of the ratsnest line
  * KiCad would draw for it. The copper is the board's pads, vias and track ends (zone fills are
- * refilled after an edit, so they do not count), bucketed per net for nearest-point lookups.
+ * refilled after an edit, so they do not count), in a static R-tree per net (`flatbush`) for
+ * nearest-point lookups: a ground net on a big board has tens of thousands of points, and
+ * placement asks for the nearest one from every candidate spot.
  */
+import Flatbush from "flatbush";
 import type { Point } from "./view.ts";
 import type { BoardObstacles } from "./clearance/obstacles.ts";
 import type { BoardItem } from "./clearance/items.ts";
 
-const BUCKET = 2;
 /** Past this a pad counts as this far: nothing nearer exists. */
 const HORIZON = 100;
 
-/** A net with at most this many points is searched point by point; bigger ones by buckets. */
-const FEW = 64;
+interface NetPoints {
+  points: Point[];
+  /** Built on the first lookup after a change. */
+  index?: Flatbush;
+  /** Answers by position, dropped when the net gains copper: candidates share pad positions. */
+  known: Map<number, number>;
+  /** The last answer: the next spot is a grid step away, so its answer is within a step of this one and the search can stop there. */
+  last?: { p: Point; d: number };
+}
 
 export class NetCopper {
-  private readonly nets = new Map<string, Map<number, Point[]>>();
-  private readonly points = new Map<string, Point[]>();
-  private readonly known = new Map<string, Map<number, number>>();
-
+  private readonly nets = new Map<string, NetPoints>();
   private readonly wanted: Set<string>;
 
   constructor(obstacles: BoardObstacles, nets: Iterable<string>) {
@@ -29,18 +35,12 @@ export class NetCopper {
   /** Counts `item` as copper of its net from now on: a part just placed is what the next one connects to (the LED its resistor goes beside). */
   add(item: BoardItem): void {
     if (!this.wanted.has(item.net) || !item.ends) return;
-    let buckets = this.nets.get(item.net);
-    if (!buckets) this.nets.set(item.net, (buckets = new Map()));
-    let points = this.points.get(item.net);
-    if (!points) this.points.set(item.net, (points = []));
-    points.push(...item.ends);
-    this.known.delete(item.net);
-    for (const p of item.ends) {
-      const key = keyOf(Math.floor(p.x / BUCKET), Math.floor(p.y / BUCKET));
-      const bucket = buckets.get(key);
-      if (bucket) bucket.push(p);
-      else buckets.set(key, [p]);
-    }
+    let net = this.nets.get(item.net);
+    if (!net) this.nets.set(item.net, (net = { points: [], known: new Map() }));
+    net.points.push(...item.ends);
+    net.index = undefined;
+    net.known.clear();
+    net.last = undefined;
   }
 
   /** Whether the board has copper of `net` already (a new net's pads connect only to new parts). */
@@ -48,45 +48,28 @@ export class NetCopper {
     return this.nets.has(net);
   }
 
-  /** Distance from `p` to the nearest copper of `net`; 0 for a net with none. Candidates share pad positions, so answers are kept. */
-  distance(net: string, p: Point): number {
-    const buckets = this.nets.get(net);
-    if (!buckets) return 0;
-    let known = this.known.get(net);
-    if (!known) this.known.set(net, (known = new Map()));
+  /** Distance from `p` to the nearest copper of `net`, at most `HORIZON`; 0 for a net with none. */
+  distance(name: string, p: Point): number {
+    const net = this.nets.get(name);
+    if (!net) return 0;
     const key = Math.round(p.x * 1000) * 4_194_304 + Math.round(p.y * 1000);
-    let d = known.get(key);
-    if (d === undefined) known.set(key, (d = this.nearest(net, buckets, p)));
+    let d = net.known.get(key);
+    if (d === undefined) net.known.set(key, (d = nearest(net, p)));
     return d;
-  }
-
-  private nearest(net: string, buckets: Map<number, Point[]>, p: Point): number {
-    const points = this.points.get(net)!;
-    if (points.length <= FEW) {
-      let best = HORIZON;
-      for (const q of points) best = Math.min(best, Math.hypot(q.x - p.x, q.y - p.y));
-      return best;
-    }
-    const cx = Math.floor(p.x / BUCKET);
-    const cy = Math.floor(p.y / BUCKET);
-    let best = Infinity;
-    for (let ring = 0; ring * BUCKET <= HORIZON; ring++) {
-      // Everything in this ring is at least (ring - 1) buckets away.
-      if (best <= (ring - 1) * BUCKET) break;
-      for (let x = cx - ring; x <= cx + ring; x++) {
-        for (let y = cy - ring; y <= cy + ring; y++) {
-          if (Math.max(Math.abs(x - cx), Math.abs(y - cy)) !== ring) continue;
-          for (const q of buckets.get(keyOf(x, y)) ?? []) {
-            const d = Math.hypot(q.x - p.x, q.y - p.y);
-            if (d < best) best = d;
-          }
-        }
-      }
-    }
-    return Math.min(best, HORIZON);
   }
 }
 
-function keyOf(x: number, y: number): number {
-  return (x + 32768) * 65536 + (y + 32768);
+function nearest(net: NetPoints, p: Point): number {
+  if (net.points.length === 0) return HORIZON;
+  if (!net.index) {
+    net.index = new Flatbush(net.points.length);
+    for (const q of net.points) net.index.add(q.x, q.y, q.x, q.y);
+    net.index.finish();
+  }
+  const bound = net.last ? Math.min(HORIZON, net.last.d + Math.hypot(p.x - net.last.p.x, p.y - net.last.p.y)) + 1e-6 : HORIZON;
+  const [found] = net.index.neighbors(p.x, p.y, 1, bound);
+  const q = found === undefined ? undefined : net.points[found]!;
+  const d = q ? Math.min(Math.hypot(q.x - p.x, q.y - p.y), HORIZON) : HORIZON;
+  net.last = { p, d };
+  return d;
 }
