@@ -204,7 +204,7 @@ function boardMarks(diff: DesignDiff, before: DesignState, after: DesignState): 
   const marks: Mark[] = [];
   for (const change of diff.board?.footprints ?? []) {
     const state = change.status === "removed" ? before : after;
-    const fp = state.board?.footprints().find((f) => f.ref === change.ref);
+    const fp = state.board?.footprint(change.ref);
     if (!fp) continue;
     const kind: MarkKind = change.status === "added" || change.status === "removed" ? change.status : change.status === "moved" ? "moved" : "changed";
     const label = change.status === "swapped" ? `${change.ref}: ${change.swappedFrom} → ${change.libId}` : `${change.ref} ${change.status}`;

@@ -63,7 +63,7 @@ export async function finishLayout(ctx: RunContext, board: Board, boardFile: str
  * `finishLayout`) and returns where they and its pads were, for the refill once it has moved.
  */
 export function vacate(ctx: RunContext, board: Board, ref: string): NewCopper[] {
-  const fp = board.footprints().find((f) => f.ref === ref);
+  const fp = board.footprint(ref);
   if (!fp) return [];
   const pads = footprintItems(fp.node, copperLayers(board)).filter((i) => i.kind === "pad");
   const vacated: NewCopper[] = pads.map((p) => ({ box: p.box, net: "", layers: "all" }));
@@ -164,7 +164,7 @@ export function setBoardFlag(ctx: RunContext, ref: string, flag: string, on: boo
   const component = currentDesign(ctx).components.find((c) => c.ref === ref);
   if (!component) throw new ToolError(`no component ${ref}`);
   const board = Board.load(boardFile, { within: ctx.repoRoot });
-  const fp = board.footprints().find((f) => f.path === component.symbolPath) ?? board.footprints().find((f) => f.ref === ref);
+  const fp = board.footprints().find((f) => f.path === component.symbolPath) ?? board.footprint(ref);
   if (!fp) throw new ToolError(`${ref} has no footprint on the board yet; call sync_board first, then set ${flag}`);
   return () => {
     setFootprintFlags(fp, boardDialect(board.version), on ? { add: [flag], remove: [] } : { add: [], remove: [flag] });

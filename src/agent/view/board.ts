@@ -28,7 +28,7 @@ const MARGIN_MM = 3;
 export function boardRegion(board: Board, q: BoardQuestion): Rect {
   let focus: Rect | undefined;
   if (q.ref) {
-    const fp = board.footprints().find((f) => f.ref === q.ref);
+    const fp = board.footprint(q.ref);
     if (!fp) throw new ToolError(`no footprint ${q.ref} on the board (sync_board adds the schematic's new parts)`);
     focus = rect(boardBounds(fp.node) ?? { minX: fp.at.x, minY: fp.at.y, maxX: fp.at.x, maxY: fp.at.y });
   } else if (q.x !== undefined && q.y !== undefined) focus = { x0: q.x, y0: q.y, x1: q.x, y1: q.y };

@@ -58,7 +58,7 @@ function boardSpace(design: Design, q: SpaceQuestion) {
   if (!board) throw new ToolError("the project has no board (.kicad_pcb)");
   let anchor;
   if (q.near) {
-    const fp = board.footprints().find((f) => f.ref === q.near);
+    const fp = board.footprint(q.near);
     if (!fp) throw new ToolError(`no footprint ${q.near} on the board`);
     anchor = boardBounds(fp.node) ?? { minX: fp.at.x, minY: fp.at.y, maxX: fp.at.x, maxY: fp.at.y };
   } else if (q.x !== undefined && q.y !== undefined) anchor = { minX: q.x, minY: q.y, maxX: q.x, maxY: q.y };

@@ -163,8 +163,7 @@ export interface FootprintMove {
  * as KiCad does. `obstacles` is the board's index when the caller keeps one; it is kept current.
  */
 export function placeFootprint(board: Board, ref: string, move: FootprintMove, rules: BoardRules, obstacles = new BoardObstacles(board, rules)): BoardSpot {
-  const footprints = board.footprints();
-  const fp = movable(footprints, ref, board);
+  const fp = movable(board, ref);
   const side = sideOf(fp.layer);
   const target = move.side ?? side;
   const padNets = new Map(fp.pads.flatMap((p) => (p.net?.name ? [[p.number, p.net.name] as [string, string]] : [])));
@@ -172,7 +171,7 @@ export function placeFootprint(board: Board, ref: string, move: FootprintMove, r
   try {
     let spot: BoardSpot;
     if (move.near !== undefined) {
-      const anchor = footprints.find((f) => f.ref === move.near);
+      const anchor = board.footprint(move.near);
       const anchorBox = anchor && boardBounds(anchor.node);
       if (!anchor || !anchorBox) throw new CopperheadError("not_found", `No footprint ${move.near} on the board to place ${ref} next to.`, { fix: "Name a part that is on the board.", ref: move.near });
       const copper = new NetCopper(obstacles, padNets.values());
@@ -197,8 +196,8 @@ export function placeFootprint(board: Board, ref: string, move: FootprintMove, r
 }
 
 /** The footprint `ref`, refusing one that is missing, locked or routed. */
-function movable(footprints: Footprint[], ref: string, board: Board): Footprint {
-  const fp = footprints.find((f) => f.ref === ref);
+function movable(board: Board, ref: string): Footprint {
+  const fp = board.footprint(ref);
   if (!fp) throw new CopperheadError("not_found", `No footprint ${ref} on the board.`, { fix: "Call sync_board first so the board has the part, or check the reference.", ref });
   if (fp.locked) throw new CopperheadError("edit_conflict", `${ref} is locked on the board; a lock means "do not move".`, { fix: "Unlock it in KiCad if it really should move.", ref });
   if (copperOnPads(board, fp) > 0) {

@@ -120,6 +120,12 @@ export class Board {
     return children(this.root, "footprint").map(readFootprint);
   }
 
+  /** The footprint `ref`, reading no other: a big board has thousands, and a tool call names one. */
+  footprint(ref: string): Footprint | undefined {
+    const node = children(this.root, "footprint").find((fp) => referenceOf(fp) === ref);
+    return node && readFootprint(node);
+  }
+
   /** Bounding box of everything on Edge.Cuts (board graphics and footprint graphics). */
   edgeCutsBBox(): BBox | undefined {
     const box = emptyBox();
@@ -133,6 +139,13 @@ export class Board {
     }
     return box.minX <= box.maxX ? box : undefined;
   }
+}
+
+/** A footprint's reference: its Reference property, or (KiCad 7 and older) its reference fp_text. */
+function referenceOf(node: SList): string | undefined {
+  for (const p of children(node, "property")) if (text(p, 1) === "Reference") return text(p, 2) ?? "";
+  for (const t of children(node, "fp_text")) if (text(t, 1) === "reference") return text(t, 2) ?? "";
+  return undefined;
 }
 
 function readFootprint(node: SList): Footprint {

@@ -80,7 +80,7 @@ export function routeFootprints(board: Board, rules: BoardRules, refs: string[],
   for (const ref of refs) {
     const outcome: RouteOutcome = { ref, connected: [], left: [], added: [], ids: [] };
     outcomes.push(outcome);
-    const fp = board.footprints().find((f) => f.ref === ref);
+    const fp = board.footprint(ref);
     if (!fp) continue;
     for (const pad of footprintItems(fp.node, obstacles.copper)) if (pad.kind === "pad" && pad.net !== "") work.push({ pad, outcome });
   }
