@@ -222,11 +222,13 @@ function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper
     blockers: [],
   });
   for (const c of candidates) {
+    // A spot by one already asked is not asked again, clear or not, and once one is clear the
+    // blockers are not reported: such a spot need not be checked at all.
+    if (trials.some((t) => t.v.side === c.v.side && Math.hypot(t.x - c.x, t.y - c.y) < TRIAL_SPACING)) continue;
     const blocker = blockerAt(obstacles, c.v, c.x, c.y);
     if (!blocker) {
       if (!request.connectable) return found(c);
       firstClear ??= c;
-      if (trials.some((t) => t.v.side === c.v.side && Math.hypot(t.x - c.x, t.y - c.y) < TRIAL_SPACING)) continue;
       if (request.connectable(c.v.pads.map((p) => ({ shape: translate(p.shape, c.x, c.y), net: p.net, layers: p.layers })))) return found(c);
       trials.push(c);
       if (trials.length >= TRIALS) break;

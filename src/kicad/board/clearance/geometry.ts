@@ -102,10 +102,21 @@ export function withHoles(paths: Point[][]): Shape {
   return shapeOf([outer!, ...holes.map((h) => (Math.sign(Clipper.areaD(h)) === sign ? [...h].reverse() : h))]);
 }
 
+/**
+ * Offsets already made, by shape and distance: a board item's shape is drawn once and grown by
+ * the same clearances for every route grid and spot that meets it, and the offset is the
+ * costliest step of both. Held weakly, so a shape's offsets go with it.
+ */
+const grownBy = new WeakMap<Shape, Map<number, Shape>>();
+
 /** `shape` grown by `by` mm with round corners. */
 export function inflate(shape: Shape, by: number): Shape {
   if (by <= 0) return shape;
-  return shapeOf(Clipper.inflatePathsD(shape.paths, by + ARC_TOLERANCE, JoinType.Round, EndType.Polygon, 2, PRECISION, ARC_TOLERANCE));
+  let made = grownBy.get(shape);
+  if (!made) grownBy.set(shape, (made = new Map()));
+  let grown = made.get(by);
+  if (!grown) made.set(by, (grown = shapeOf(Clipper.inflatePathsD(shape.paths, by + ARC_TOLERANCE, JoinType.Round, EndType.Polygon, 2, PRECISION, ARC_TOLERANCE))));
+  return grown;
 }
 
 export function translate(shape: Shape, dx: number, dy: number): Shape {
@@ -130,10 +141,9 @@ export function overlap(a: Shape, b: Shape): boolean {
   return common.length > 0 && Math.abs(Clipper.areaPathsD(common)) > 1e-9;
 }
 
-/** True when `a` comes closer to `b` than `distance` (`grown` is `a` inflated by it, when the caller has it). */
-export function within(a: Shape, b: Shape, distance: number, grown?: Shape): boolean {
-  if (!boxesOverlap(growBox(a.box, distance), b.box)) return false;
-  return overlap(grown ?? inflate(a, distance), b);
+/** Whether two boxes come closer than `distance`, with the margin `inflate` adds: asked before any shape is drawn or grown. */
+export function boxesWithin(a: BBox, b: BBox, distance: number): boolean {
+  return boxesOverlap(growBox(a, distance + ARC_TOLERANCE), b);
 }
 
 /** Even-odd point in polygon over a set of segments (an outline that may hold cut-outs). */

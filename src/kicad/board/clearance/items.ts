@@ -82,6 +82,12 @@ function lazy(item: Omit<BoardItem, "shape">, draw: () => Shape): BoardItem {
   return { ...item, shape: () => (shape ??= draw()) };
 }
 
+/** Whether two layer sets have a layer in common (a loop: checks run by the hundred thousand). */
+export function sharesLayer(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  for (const layer of a) if (b.has(layer)) return true;
+  return false;
+}
+
 /** An item whose outline is drawn already. */
 export function drawn(item: Omit<BoardItem, "shape" | "box">, shape: Shape): BoardItem {
   return { ...item, box: shape.box, shape: () => shape };

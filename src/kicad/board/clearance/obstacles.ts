@@ -11,9 +11,9 @@
  * named for a person.
  */
 import type { BBox, Board, Point } from "../view.ts";
-import { boardItems, copperLayers, footprintItems, outlineSegments, type BoardItem, type SpokeFrame } from "./items.ts";
+import { boardItems, copperLayers, footprintItems, outlineSegments, sharesLayer, type BoardItem, type SpokeFrame } from "./items.ts";
 import { cutSpokes, MIN_SPOKES, spokeCorridors, spokeTips, type SpokedPad } from "./spokes.ts";
-import { boxesOverlap, growBox, inflate, insideSegments, overlap, type Shape } from "./geometry.ts";
+import { boxesOverlap, boxesWithin, growBox, inflate, insideSegments, overlap, type Shape } from "./geometry.ts";
 import type { BoardRules } from "./rules.ts";
 import { children, type SList } from "../../sexpr/index.ts";
 
@@ -26,9 +26,6 @@ export function clearanceTo(rules: BoardRules, net: string, item: BoardItem): nu
 export function holeClearanceTo(rules: BoardRules, net: string, item: BoardItem): number {
   return Math.max(rules.holeClearance(net, item.net), item.clearance ?? 0);
 }
-
-/** Edge length of a grid bucket, mm. */
-const BUCKET = 2.5;
 
 /** The item that stops a new one, and why. */
 export interface Blocker {
@@ -54,17 +51,20 @@ export interface CopperShape {
  * holes, a ring of small via pads around a large one).
  */
 function ownPad(pad: Pick<BoardItem, "net" | "layers">): (item: BoardItem) => boolean {
-  return (i) => i !== pad && i.kind === "pad" && i.net === pad.net && [...pad.layers].some((l) => i.layers.has(l));
+  return (i) => i !== pad && i.kind === "pad" && i.net === pad.net && sharesLayer(pad.layers, i.layers);
 }
 
 export class BoardObstacles {
   readonly copper: string[];
   readonly outline: [Point, Point][];
   private readonly items: BoardItem[] = [];
-  private readonly buckets = new Map<number, number[]>();
   private readonly removed = new Set<number>();
-  private seen = new Uint32Array(0);
-  private query = 0;
+  /** Every item. */
+  private readonly every = new BucketIndex();
+  /** What a courtyard can hit (courtyards, rule areas, the edge): most spots fail here, so it scans no tracks. */
+  private readonly forCourtyards = new BucketIndex();
+  /** What copper can hit: all but courtyards and silkscreen. */
+  private readonly forCopper = new BucketIndex();
 
   constructor(
     board: Board,
@@ -90,33 +90,19 @@ export class BoardObstacles {
 
   private insert(item: BoardItem): void {
     const index = this.items.push(item) - 1;
-    for (const key of this.keys(item.box)) {
-      const bucket = this.buckets.get(key);
-      if (bucket) bucket.push(index);
-      else this.buckets.set(key, [index]);
-    }
+    this.every.insert(index, item.box);
+    if (item.kind === "courtyard" || item.kind === "keepout" || item.kind === "edge") this.forCourtyards.insert(index, item.box);
+    if (item.kind !== "courtyard" && item.kind !== "silk") this.forCopper.insert(index, item.box);
   }
 
-  private *keys(box: BBox): Generator<number> {
-    const [x0, x1] = [Math.floor(box.minX / BUCKET), Math.floor(box.maxX / BUCKET)];
-    const [y0, y1] = [Math.floor(box.minY / BUCKET), Math.floor(box.maxY / BUCKET)];
-    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) yield (x + 32768) * 65536 + (y + 32768);
-  }
-
-  /** Items whose box meets `box` and that `keep` accepts, each once. */
-  near(box: BBox, keep: (item: BoardItem) => boolean = () => true): BoardItem[] {
-    // Each query stamps the items it saw, so an item in several buckets is looked at once.
-    if (this.seen.length < this.items.length) this.seen = new Uint32Array(this.items.length * 2);
-    const query = ++this.query;
+  /** Items whose box meets `box` and that `keep` accepts, each once, in the order they were added. */
+  near(box: BBox, keep: (item: BoardItem) => boolean = () => true, index = this.every): BoardItem[] {
     const out: BoardItem[] = [];
-    for (const key of this.keys(box)) {
-      for (const index of this.buckets.get(key) ?? []) {
-        if (this.seen[index] === query || this.removed.has(index)) continue;
-        this.seen[index] = query;
-        const item = this.items[index]!;
-        if (boxesOverlap(item.box, box) && keep(item)) out.push(item);
-      }
-    }
+    index.visit(box, (i) => {
+      if (this.removed.size > 0 && this.removed.has(i)) return;
+      const item = this.items[i]!;
+      if (boxesOverlap(item.box, box) && keep(item)) out.push(item);
+    });
     return out;
   }
 
@@ -139,23 +125,20 @@ export class BoardObstacles {
     const spoked = this.spokedPad(copper);
     const spokeReach = spoked ? Math.max(...spoked.frame.half) + spoked.thermal.gap + spoked.thermal.thickness + spoked.thermal.clearance + spoked.thermal.width : 0;
     const reach = Math.max(this.rules.clearance(copper.net, ""), this.rules.edgeClearance(copper.net), this.rules.holeClearance(copper.net, ""), spokeReach, 1);
-    const grown = new Map<number, Shape>();
-    const tooClose = (target: Shape, distance: number) => {
-      let g = grown.get(distance);
-      if (!g) grown.set(distance, (g = inflate(copper.shape, distance)));
-      return overlap(g, target);
-    };
-    const candidates = this.near(growBox(copper.shape.box, reach * 2));
+    // By the item's box first: most items near a spot are farther than their clearance, and
+    // neither their shape nor the spot's offset need be drawn for them.
+    const tooClose = (item: BoardItem, distance: number) => boxesWithin(copper.shape.box, item.box, distance) && overlap(inflate(copper.shape, distance), item.shape());
+    const candidates = this.near(growBox(copper.shape.box, reach * 2), undefined, this.forCopper);
     for (const item of candidates) {
-      const shared = [...copper.layers].some((l) => item.layers.has(l));
+      const shared = sharesLayer(copper.layers, item.layers);
       if (item.kind === "edge") {
-        if (tooClose(item.shape(), this.rules.edgeClearance(copper.net))) return { item, reason: "edge clearance" };
+        if (tooClose(item, this.rules.edgeClearance(copper.net))) return { item, reason: "edge clearance" };
       } else if (item.kind === "keepout") {
         const rules = item.keepout!;
         const forbidden = copper.kind === "pad" ? rules.pads : copper.kind === "via" ? rules.vias : rules.tracks;
         if (forbidden && shared && overlap(copper.shape, item.shape())) return { item, reason: "keepout" };
       } else if (item.kind === "hole") {
-        if ((item.net === "" || item.net !== copper.net) && tooClose(item.shape(), holeClearanceTo(this.rules, copper.net, item))) return { item, reason: "hole clearance" };
+        if ((item.net === "" || item.net !== copper.net) && tooClose(item, holeClearanceTo(this.rules, copper.net, item))) return { item, reason: "hole clearance" };
       } else if (item.kind === "pad" || item.kind === "track" || item.kind === "via" || item.kind === "copper") {
         if (!shared) continue;
         // Copper of its own net may touch a new pad, not run under it: a pad on a via or over a
@@ -164,7 +147,7 @@ export class BoardObstacles {
         const sameNet = item.net !== "" && item.net === copper.net;
         if (sameNet) {
           if (copper.kind === "pad" && overlap(copper.shape, item.shape())) return { item, reason: "on its own net's copper" };
-        } else if (tooClose(item.shape(), clearanceTo(this.rules, copper.net, item))) {
+        } else if (tooClose(item, clearanceTo(this.rules, copper.net, item))) {
           return { item, reason: "clearance" };
         }
       }
@@ -183,7 +166,7 @@ export class BoardObstacles {
    */
   private spokeBlocker(copper: CopperShape, spoked: SpokedPad | undefined, candidates: BoardItem[]): Blocker | undefined {
     const cutting = (net: string, layers: ReadonlySet<string>) => (i: BoardItem) =>
-      (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") && i.net !== net && [...layers].some((l) => i.layers.has(l));
+      (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") && i.net !== net && sharesLayer(layers, i.layers);
     if (spoked) {
       // A new pad keeps its whole thermal ring clear: KiCad drops fill too thin to keep, and
       // a spoke the corridors count as free can still come out starved.
@@ -223,7 +206,7 @@ export class BoardObstacles {
     if (!spoked) return [];
     const corridors = spokeCorridors(spoked);
     const { gap, thickness, clearance, width } = spoked.thermal;
-    const cutting = (i: BoardItem) => i !== pad && (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") && i.net !== pad.net && [...pad.layers].some((l) => i.layers.has(l));
+    const cutting = (i: BoardItem) => i !== pad && (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") && i.net !== pad.net && sharesLayer(pad.layers, i.layers);
     const reach = growBox(pad.box, gap + thickness + clearance + width);
     const cut = new Set([...cutSpokes(corridors, this.near(reach, cutting)), ...cutSpokes(spokeTips(spoked), this.near(reach, ownPad(pad)))]);
     return corridors.filter((_, k) => !cut.has(k));
@@ -235,7 +218,7 @@ export class BoardObstacles {
     const box = copper.shape.box;
     const centre = { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 };
     for (const item of this.near({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y })) {
-      if (item.kind !== "pour" || !item.thermal || item.net !== copper.net || ![...copper.layers].some((l) => item.layers.has(l))) continue;
+      if (item.kind !== "pour" || !item.thermal || item.net !== copper.net || !sharesLayer(copper.layers, item.layers)) continue;
       if (insideSegments(centre, item.shape().paths[0]!.map((p, i, path) => [p, path[(i + 1) % path.length]!] as [Point, Point]))) {
         // The fill keeps the net class's clearance too, where the zone's own is smaller (antenna-eval's is 0).
         return { shape: copper.shape, frame: copper.spokeFrame, thermal: { ...item.thermal, clearance: Math.max(item.thermal.clearance, this.rules.clearance(copper.net, "")) } };
@@ -255,7 +238,7 @@ export class BoardObstacles {
     if (!this.inside(centre)) return { item: { kind: "edge", what: "the board edge", net: "", layers: new Set(), box: courtyard.box, shape: () => courtyard }, reason: "outside the outline" };
     const margin = this.rules.courtyardClearance();
     const grown = margin > 0 ? inflate(courtyard, margin) : courtyard;
-    const near = this.near(growBox(courtyard.box, margin));
+    const near = this.near(growBox(courtyard.box, margin), undefined, this.forCourtyards);
     // Another part's courtyard is the likeliest cause and the clearest to name: it goes first.
     const court = near.find((item) => item.kind === "courtyard" && item.layers.has(layer) && overlap(grown, item.shape()));
     if (court) return { item: court, reason: "courtyard" };
@@ -283,5 +266,53 @@ export class BoardObstacles {
       if (item.kind === "silk" && item.layers.has(layer) && overlap(pad, item.shape())) return { item, reason: "silkscreen over a pad" };
     }
     return undefined;
+  }
+}
+
+/** Edge length of a grid bucket, mm. */
+const BUCKET = 2.5;
+
+/**
+ * Item numbers in grid buckets. A query stamps the items it saw, so an item in several buckets
+ * is visited once, and visits buckets in one fixed order, so what a query finds first does not
+ * depend on which index holds it.
+ */
+class BucketIndex {
+  private readonly buckets = new Map<number, number[]>();
+  private seen = new Uint32Array(0);
+  private query = 0;
+
+  insert(index: number, box: BBox): void {
+    if (this.seen.length <= index) {
+      const seen = new Uint32Array((index + 1) * 2);
+      seen.set(this.seen);
+      this.seen = seen;
+    }
+    this.eachKey(box, (key) => {
+      const bucket = this.buckets.get(key);
+      if (bucket) bucket.push(index);
+      else this.buckets.set(key, [index]);
+    });
+  }
+
+  /** Calls `found` once with each item number in the buckets `box` meets. */
+  visit(box: BBox, found: (index: number) => void): void {
+    const query = ++this.query;
+    this.eachKey(box, (key) => {
+      const bucket = this.buckets.get(key);
+      if (!bucket) return;
+      for (const index of bucket) {
+        if (this.seen[index] === query) continue;
+        this.seen[index] = query;
+        found(index);
+      }
+    });
+  }
+
+  /** Calls `visit` with the key of each bucket `box` meets (a plain loop: queries run by the million). */
+  private eachKey(box: BBox, visit: (key: number) => void): void {
+    const [x0, x1] = [Math.floor(box.minX / BUCKET), Math.floor(box.maxX / BUCKET)];
+    const [y0, y1] = [Math.floor(box.minY / BUCKET), Math.floor(box.maxY / BUCKET)];
+    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) visit((x + 32768) * 65536 + (y + 32768));
   }
 }

@@ -13,7 +13,7 @@
  * routed is left with its reason, for a person.
  */
 import { boxesOverlap, boxOf, circle, growBox, inflate, overlap, polygon, shapeOf, stroke, type Shape } from "../clearance/geometry.ts";
-import { footprintItems, type BoardItem } from "../clearance/items.ts";
+import { footprintItems, sharesLayer, type BoardItem } from "../clearance/items.ts";
 import { BoardObstacles, clearanceTo, holeClearanceTo, type Blocker } from "../clearance/obstacles.ts";
 import type { BoardRules } from "../clearance/rules.ts";
 import { boardZones, distanceToPolygon, filledPolygons, insideOutline, insidePolygon, zoneFills, zoneOnLayer, type NewCopper, type Zone } from "../zones/zones.ts";
@@ -191,8 +191,8 @@ function planPad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad
   const centre = { x: (pad.box.minX + pad.box.maxX) / 2, y: (pad.box.minY + pad.box.maxY) / 2 };
   const padShape = pad.shape();
   const own = (i: BoardItem) => i.net === net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via");
-  const touching = obstacles.near(pad.box, own).some((i) => sharesLayer(i, pad) && overlap(padShape, i.shape()));
-  if (touching || laid.some((l) => l.net === net && [...l.layers].some((x) => pad.layers.has(x)) && overlap(padShape, l.shape))) return { how: "connected" };
+  const touching = obstacles.near(pad.box, own).some((i) => sharesLayer(i.layers, pad.layers) && overlap(padShape, i.shape()));
+  if (touching || laid.some((l) => l.net === net && sharesLayer(l.layers, pad.layers) && overlap(padShape, l.shape))) return { how: "connected" };
   const zones = boardZones(board.root).filter((z) => z.net === net && z.filled && !z.ruleArea);
   for (const zone of zones) {
     for (const layer of pad.layers) {
@@ -256,15 +256,10 @@ function describe(blocker: Blocker | undefined): string | undefined {
   return blocker ? `${blocker.reason} to ${blocker.item.what}` : undefined;
 }
 
-function sharesLayer(a: BoardItem, b: BoardItem): boolean {
-  for (const l of a.layers) if (b.layers.has(l)) return true;
-  return false;
-}
-
 /** A track or via of this session on another net that new copper would come too close to. */
 function laidBlocker(laid: Laid[], shape: Shape, net: string, layers: Set<string>, rules: BoardRules): string | undefined {
   for (const other of laid) {
-    if (other.net === net || ![...layers].some((l) => other.layers.has(l))) continue;
+    if (other.net === net || !sharesLayer(layers, other.layers)) continue;
     if (boxesOverlap(growBox(shape.box, 1), other.shape.box) && overlap(inflate(shape, rules.clearance(net, other.net)), other.shape)) return `clearance to a new track of ${other.net}`;
   }
   return undefined;
@@ -305,36 +300,27 @@ function buildGrid(board: Board, obstacles: BoardObstacles, rules: BoardRules, p
   const window = growBox({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y }, half * STEP);
   const tw = size.width / 2 + MARGIN;
   const vr = size.via.diameter / 2 + MARGIN;
-  const cache = new Map<string, Shape>();
-  const grown = (key: string, shape: Shape, by: number) => {
-    const k = `${key}@${by}`;
-    let g = cache.get(k);
-    if (!g) cache.set(k, (g = inflate(shape, by)));
-    return g;
-  };
-  let id = 0;
-  const block = (item: { layers: ReadonlySet<string>; shape(): Shape }, key: string, track: number | undefined, via: number | undefined) => {
+  const block = (item: { layers: ReadonlySet<string>; shape(): Shape }, track: number | undefined, via: number | undefined) => {
     const shape = item.shape();
     if (track !== undefined) for (const l of item.layers) {
       const i = layerIndex.get(l);
-      if (i !== undefined) grid.fill(grid.blocked[i]!, grown(key, shape, track));
+      if (i !== undefined) grid.fill(grid.blocked[i]!, inflate(shape, track));
     }
-    if (via !== undefined) grid.fill(grid.noVia, grown(key, shape, via));
+    if (via !== undefined) grid.fill(grid.noVia, inflate(shape, via));
   };
   for (const item of obstacles.near(growBox(window, 2))) {
-    const key = String(id++);
     const other = item.net === "" || item.net !== net;
     switch (item.kind) {
       case "edge":
-        block({ layers: new Set(ROUTING_LAYERS), shape: item.shape }, key, rules.edgeClearance(net) + tw, rules.edgeClearance(net) + vr);
+        block({ layers: new Set(ROUTING_LAYERS), shape: item.shape }, rules.edgeClearance(net) + tw, rules.edgeClearance(net) + vr);
         break;
       case "keepout":
-        if (item.keepout!.tracks) block(item, key, tw, undefined);
-        if (item.keepout!.vias && item.layers.size > 0) grid.fill(grid.noVia, grown(key, item.shape(), vr));
+        if (item.keepout!.tracks) block(item, tw, undefined);
+        if (item.keepout!.vias && item.layers.size > 0) grid.fill(grid.noVia, inflate(item.shape(), vr));
         break;
       case "hole":
-        if (other) block({ layers: new Set(ROUTING_LAYERS), shape: item.shape }, key, holeClearanceTo(rules, net, item) + tw, Math.max(holeClearanceTo(rules, net, item) + vr, rules.holeToHole() + size.via.drill / 2 + MARGIN));
-        else grid.fill(grid.noVia, grown(key, item.shape(), rules.holeToHole() + size.via.drill / 2 + MARGIN));
+        if (other) block({ layers: new Set(ROUTING_LAYERS), shape: item.shape }, holeClearanceTo(rules, net, item) + tw, Math.max(holeClearanceTo(rules, net, item) + vr, rules.holeToHole() + size.via.drill / 2 + MARGIN));
+        else grid.fill(grid.noVia, inflate(item.shape(), rules.holeToHole() + size.via.drill / 2 + MARGIN));
         break;
       case "pad":
       case "track":
@@ -342,25 +328,24 @@ function buildGrid(board: Board, obstacles: BoardObstacles, rules: BoardRules, p
       case "copper":
         if (other) {
           const c = clearanceTo(rules, net, item);
-          block(item, key, c + tw, c + vr);
+          block(item, c + tw, c + vr);
           // Its spokes into its pour that are still free stay free (the corridors carry the zone's clearance).
-          if (item.kind === "pad") for (const [k, corridor] of obstacles.freeSpokes(item).entries()) block({ layers: item.layers, shape: () => corridor }, `${key}:spoke${k}`, tw, vr);
+          if (item.kind === "pad") for (const corridor of obstacles.freeSpokes(item)) block({ layers: item.layers, shape: () => corridor }, tw, vr);
         } else if (item !== pad && item.ref !== pad.ref && item.kind !== "copper") {
           for (const l of item.layers) {
             const i = layerIndex.get(l);
             if (i !== undefined) grid.fill(grid.goal[i]!, item.shape());
           }
           // A via may not stand in a pad of its own net either (via in pad).
-          if (item.kind === "pad") grid.fill(grid.noVia, grown(key, item.shape(), vr));
+          if (item.kind === "pad") grid.fill(grid.noVia, inflate(item.shape(), vr));
         }
         break;
     }
   }
   for (const other of laid) {
-    const key = String(id++);
     if (other.net === net) continue;
     const c = rules.clearance(net, other.net);
-    block({ layers: other.layers, shape: () => other.shape }, key, c + tw, c + vr);
+    block({ layers: other.layers, shape: () => other.shape }, c + tw, c + vr);
   }
   // The pad's own footprint: its other pads (of this net too) are no place for a via.
   grid.fill(grid.noVia, inflate(pad.shape(), vr));
