@@ -65,6 +65,14 @@ export class BoardObstacles {
   private readonly forCourtyards = new BucketIndex();
   /** What copper can hit: all but courtyards and silkscreen. */
   private readonly forCopper = new BucketIndex();
+  /**
+   * What copper on one outer layer can hit: its items, holes and the edge. A new pad or track is
+   * on one of these, and on a board of many layers most items near it are on the others.
+   */
+  private readonly forOuterCopper = new Map([
+    ["F.Cu", new BucketIndex()],
+    ["B.Cu", new BucketIndex()],
+  ]);
 
   constructor(
     board: Board,
@@ -93,6 +101,7 @@ export class BoardObstacles {
     this.every.insert(index, item.box);
     if (item.kind === "courtyard" || item.kind === "keepout" || item.kind === "edge") this.forCourtyards.insert(index, item.box);
     if (item.kind !== "courtyard" && item.kind !== "silk") this.forCopper.insert(index, item.box);
+    for (const [layer, outer] of this.forOuterCopper) if (item.kind === "edge" || item.kind === "hole" || (item.kind !== "courtyard" && item.kind !== "silk" && item.layers.has(layer))) outer.insert(index, item.box);
   }
 
   /** Items whose box meets `box` and that `keep` accepts, each once, in the order they were added. */
@@ -128,7 +137,9 @@ export class BoardObstacles {
     // By the item's box first: most items near a spot are farther than their clearance, and
     // neither their shape nor the spot's offset need be drawn for them.
     const tooClose = (item: BoardItem, distance: number) => boxesWithin(copper.shape.box, item.box, distance) && overlap(inflate(copper.shape, distance), item.shape());
-    const candidates = this.near(growBox(copper.shape.box, reach * 2), undefined, this.forCopper);
+    const [layer, ...more] = copper.layers;
+    const index = (more.length === 0 && layer !== undefined && this.forOuterCopper.get(layer)) || this.forCopper;
+    const candidates = this.near(growBox(copper.shape.box, reach * 2), undefined, index);
     for (const item of candidates) {
       const shared = sharesLayer(copper.layers, item.layers);
       if (item.kind === "edge") {
