@@ -10,7 +10,7 @@ import type { BBox, Board, Point } from "./view.ts";
 import type { Side } from "./footprint/instance.ts";
 import { flipFootprint, moveFootprint } from "./footprint/instance.ts";
 import { footprintItems, type SpokeFrame } from "./clearance/items.ts";
-import { boxOf, rectangle, translate, type Shape } from "./clearance/geometry.ts";
+import { boxOf, inflate, rectangle, translate, type Shape } from "./clearance/geometry.ts";
 import type { Blocker, BoardObstacles } from "./clearance/obstacles.ts";
 import type { NetCopper } from "./ratsnest.ts";
 
@@ -137,7 +137,8 @@ function blockerAt(obstacles: BoardObstacles, v: Variant, x: number, y: number):
   }
   for (const pad of v.pads) {
     const shape = translate(pad.shape, x, y);
-    const b = obstacles.copperBlocker({ shape, net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame }, pad.holes.map((h) => translate(h, x, y)));
+    const grown = (by: number) => translate(inflate(pad.shape, by), x, y);
+    const b = obstacles.copperBlocker({ shape, net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame, grown }, pad.holes.map((h) => translate(h, x, y)));
     if (b) return b;
     for (const layer of pad.layers) {
       if (layer !== "F.Cu" && layer !== "B.Cu") continue;

@@ -146,6 +146,17 @@ export function boxesWithin(a: BBox, b: BBox, distance: number): boolean {
   return boxesOverlap(growBox(a, distance + ARC_TOLERANCE), b);
 }
 
+/** Even-odd point in polygon over a closed path, as `insideSegments` over its edges, without making them. */
+export function insidePath(p: Point, path: readonly Point[]): boolean {
+  let inside = false;
+  for (let i = 0; i < path.length; i++) {
+    const a = path[i]!;
+    const b = path[(i + 1) % path.length]!;
+    if (a.y > p.y !== b.y > p.y && p.x < ((b.x - a.x) * (p.y - a.y)) / (b.y - a.y) + a.x) inside = !inside;
+  }
+  return inside;
+}
+
 /** Even-odd point in polygon over a set of segments (an outline that may hold cut-outs). */
 export function insideSegments(p: Point, segments: [Point, Point][]): boolean {
   let inside = false;

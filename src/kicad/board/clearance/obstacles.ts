@@ -13,7 +13,7 @@
 import type { BBox, Board, Point } from "../view.ts";
 import { boardItems, copperLayers, footprintItems, outlineSegments, sharesLayer, type BoardItem, type SpokeFrame } from "./items.ts";
 import { cutSpokes, MIN_SPOKES, spokeCorridors, spokeTips, type SpokedPad } from "./spokes.ts";
-import { boxesOverlap, boxesWithin, growBox, inflate, insideSegments, overlap, type Shape } from "./geometry.ts";
+import { boxesOverlap, boxesWithin, growBox, inflate, insidePath, insideSegments, overlap, type Shape } from "./geometry.ts";
 import type { BoardRules } from "./rules.ts";
 import { children, type SList } from "../../sexpr/index.ts";
 
@@ -43,6 +43,11 @@ export interface CopperShape {
   kind: "pad" | "track" | "via";
   /** A pad's spoke directions, for the thermal spokes a pour of its net will join it by. */
   spokeFrame?: SpokeFrame;
+  /**
+   * `shape` grown by a distance, when the caller can make it cheaper than an offset of `shape`:
+   * a spot search grows each pad once at the origin and moves the result to every spot.
+   */
+  grown?: (by: number) => Shape;
 }
 
 /**
@@ -54,11 +59,18 @@ function ownPad(pad: Pick<BoardItem, "net" | "layers">): (item: BoardItem) => bo
   return (i) => i !== pad && i.kind === "pad" && i.net === pad.net && sharesLayer(pad.layers, i.layers);
 }
 
+/** A copper shape grown by `by`: its own offset when it has one (`CopperShape.grown`). */
+function grow(copper: CopperShape, by: number): Shape {
+  return copper.grown ? copper.grown(by) : inflate(copper.shape, by);
+}
+
 export class BoardObstacles {
   readonly copper: string[];
   readonly outline: [Point, Point][];
   private readonly items: BoardItem[] = [];
   private readonly removed = new Set<number>();
+  /** Each pad's spokes as `spokesOf` found them (null: none). */
+  private readonly spokes = new WeakMap<BoardItem, { spoked: SpokedPad; corridors: Shape[] } | null>();
   /** Every item. */
   private readonly every = new BucketIndex();
   /** What a courtyard can hit (courtyards, rule areas, the edge): most spots fail here, so it scans no tracks. */
@@ -136,7 +148,7 @@ export class BoardObstacles {
     const reach = Math.max(this.rules.clearance(copper.net, ""), this.rules.edgeClearance(copper.net), this.rules.holeClearance(copper.net, ""), spokeReach, 1);
     // By the item's box first: most items near a spot are farther than their clearance, and
     // neither their shape nor the spot's offset need be drawn for them.
-    const tooClose = (item: BoardItem, distance: number) => boxesWithin(copper.shape.box, item.box, distance) && overlap(inflate(copper.shape, distance), item.shape());
+    const tooClose = (item: BoardItem, distance: number) => boxesWithin(copper.shape.box, item.box, distance) && overlap(grow(copper, distance), item.shape());
     const [layer, ...more] = copper.layers;
     const index = (more.length === 0 && layer !== undefined && this.forOuterCopper.get(layer)) || this.forCopper;
     const candidates = this.near(growBox(copper.shape.box, reach * 2), undefined, index);
@@ -182,7 +194,7 @@ export class BoardObstacles {
       // A new pad keeps its whole thermal ring clear: KiCad drops fill too thin to keep, and
       // a spoke the corridors count as free can still come out starved.
       const { gap, clearance, thickness } = spoked.thermal;
-      const ring = inflate(copper.shape, gap + clearance + thickness);
+      const ring = grow(copper, gap + clearance + thickness);
       const item = candidates.find((i) => cutting(copper.net, copper.layers)(i) && overlap(ring, i.shape()));
       if (item) return { item, reason: "room for thermal spokes" };
       // A spoke ending in the thermal gap of another pad of its net meets no fill (multichannel's
@@ -195,9 +207,9 @@ export class BoardObstacles {
       if (dead.size > 0 && tips.length - dead.size - 1 < MIN_SPOKES) return { item: gapped.find((g) => g.cuts.size > 0)!.pad, reason: "room for thermal spokes" };
     }
     for (const pad of candidates.filter((i) => i.kind === "pad" && cutting(copper.net, copper.layers)(i))) {
-      const theirs = this.spokedPad({ shape: pad.shape(), net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame });
-      if (!theirs) continue;
-      const corridors = spokeCorridors(theirs);
+      const spokes = this.spokesOf(pad);
+      if (!spokes) continue;
+      const { spoked: theirs, corridors } = spokes;
       const byNew = cutSpokes(corridors, [{ ...pad, shape: () => copper.shape }]);
       if (byNew.size === 0) continue;
       const reach = growBox(pad.box, theirs.thermal.gap + theirs.thermal.thickness + theirs.thermal.clearance + theirs.thermal.width);
@@ -213,14 +225,29 @@ export class BoardObstacles {
    * out so the pad keeps its spokes. Empty when no pour joins it by spokes.
    */
   freeSpokes(pad: BoardItem): Shape[] {
-    const spoked = this.spokedPad({ shape: pad.shape(), net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame });
-    if (!spoked) return [];
-    const corridors = spokeCorridors(spoked);
+    const spokes = this.spokesOf(pad);
+    if (!spokes) return [];
+    const { spoked, corridors } = spokes;
     const { gap, thickness, clearance, width } = spoked.thermal;
     const cutting = (i: BoardItem) => i !== pad && (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") && i.net !== pad.net && sharesLayer(pad.layers, i.layers);
     const reach = growBox(pad.box, gap + thickness + clearance + width);
     const cut = new Set([...cutSpokes(corridors, this.near(reach, cutting)), ...cutSpokes(spokeTips(spoked), this.near(reach, ownPad(pad)))]);
     return corridors.filter((_, k) => !cut.has(k));
+  }
+
+  /**
+   * A pad of the board with its pour and spoke corridors, undefined when no pour joins it by
+   * spokes. Kept per pad: the pours do not change while parts are placed and routed, and every
+   * spot and route grid near the pad asks again.
+   */
+  private spokesOf(pad: BoardItem): { spoked: SpokedPad; corridors: Shape[] } | undefined {
+    let known = this.spokes.get(pad);
+    if (known === undefined) {
+      const spoked = this.spokedPad({ shape: pad.shape(), net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame });
+      known = spoked ? { spoked, corridors: spokeCorridors(spoked) } : null;
+      this.spokes.set(pad, known);
+    }
+    return known ?? undefined;
   }
 
   /** A pad with the pour of its net that will join it by spokes; undefined when none does. */
@@ -230,7 +257,7 @@ export class BoardObstacles {
     const centre = { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 };
     for (const item of this.near({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y })) {
       if (item.kind !== "pour" || !item.thermal || item.net !== copper.net || !sharesLayer(copper.layers, item.layers)) continue;
-      if (insideSegments(centre, item.shape().paths[0]!.map((p, i, path) => [p, path[(i + 1) % path.length]!] as [Point, Point]))) {
+      if (insidePath(centre, item.shape().paths[0]!)) {
         // The fill keeps the net class's clearance too, where the zone's own is smaller (antenna-eval's is 0).
         return { shape: copper.shape, frame: copper.spokeFrame, thermal: { ...item.thermal, clearance: Math.max(item.thermal.clearance, this.rules.clearance(copper.net, "")) } };
       }
