@@ -5,12 +5,14 @@
  * by scanline over their outlines grown by the distance they must be kept at (Clipper2 offsets,
  * `clearance/geometry.ts`), plus one cell of margin so the straight track between two free
  * cells is clear too; the routes found are checked exactly afterwards anyway (`route.ts`).
+ * Obstacles are drawn lazily, a tile at a time, when the search first looks at a cell of the
+ * tile: a pad boxed in by other copper is answered after a few tiles, not the whole window.
  *
  * The search is A* over (cell, layer, heading): eight headings, so tracks run at 0°, 45° and
  * 90°; a turn costs a little so the path has few corners, a layer change costs a via.
  */
 import type { Shape } from "../clearance/geometry.ts";
-import type { Point } from "../view.ts";
+import type { BBox, Point } from "../view.ts";
 
 export interface GridWindow {
   /** Centre of cell (0, 0): the pad the route starts from, so it starts exactly there. */
@@ -20,6 +22,17 @@ export interface GridWindow {
   step: number;
   layers: number;
 }
+
+/** Cells from `col0` to `col1` and `row0` to `row1`, inclusive: a tile, as a clip of `fill`. */
+export interface CellRect {
+  col0: number;
+  col1: number;
+  row0: number;
+  row1: number;
+}
+
+/** Edge of a tile, cells. */
+const TILE = 16;
 
 /** A cell of one layer. */
 export interface GridPoint {
@@ -38,6 +51,9 @@ export class RouteGrid {
   readonly goal: Uint8Array[];
   /** 1 where a via ends the route (it lands in a pour of the net on another layer). */
   readonly viaGoal: Uint8Array;
+  private readonly tiles: number;
+  /** Per tile: the obstacles that reach it (`defer`), undefined once drawn. */
+  private readonly waiting: (((clip: CellRect) => void)[] | undefined)[];
 
   constructor(readonly window: GridWindow) {
     this.size = 2 * window.half + 1;
@@ -46,6 +62,37 @@ export class RouteGrid {
     this.goal = Array.from({ length: window.layers }, () => new Uint8Array(cells));
     this.noVia = new Uint8Array(cells);
     this.viaGoal = new Uint8Array(cells);
+    this.tiles = Math.ceil(this.size / TILE);
+    this.waiting = Array.from({ length: this.tiles * this.tiles }, () => []);
+  }
+
+  /**
+   * Draws an obstacle when the search first needs a cell it may cover: `draw` fills the planes
+   * within the clip it is given, once per tile that `box` (board mm, what it may cover) meets.
+   * Every plane is only ever set, so drawing late changes nothing but when.
+   */
+  defer(box: BBox, draw: (clip: CellRect) => void): void {
+    const { origin, half, step } = this.window;
+    const cell = (v: number, o: number) => Math.min(this.size - 1, Math.max(0, Math.floor((v - o) / step + half)));
+    // A cell of margin each side: an offset reaches a little past the box grown by its distance.
+    const [c0, c1] = [cell(box.minX - step, origin.x), cell(box.maxX + step, origin.x)];
+    const [r0, r1] = [cell(box.minY - step, origin.y), cell(box.maxY + step, origin.y)];
+    if (box.maxX < origin.x - (half + 1) * step || box.minX > origin.x + (half + 1) * step || box.maxY < origin.y - (half + 1) * step || box.minY > origin.y + (half + 1) * step) return;
+    for (let ty = Math.floor(r0 / TILE); ty <= Math.floor(r1 / TILE); ty++) {
+      for (let tx = Math.floor(c0 / TILE); tx <= Math.floor(c1 / TILE); tx++) this.waiting[ty * this.tiles + tx]!.push(draw);
+    }
+  }
+
+  /** Draws the obstacles of the tile holding cell (col, row), the first time it is asked. */
+  ready(col: number, row: number): void {
+    const t = Math.floor(row / TILE) * this.tiles + Math.floor(col / TILE);
+    const draws = this.waiting[t];
+    if (!draws) return;
+    this.waiting[t] = undefined;
+    const col0 = (t % this.tiles) * TILE;
+    const row0 = Math.floor(t / this.tiles) * TILE;
+    const clip = { col0, col1: Math.min(this.size - 1, col0 + TILE - 1), row0, row1: Math.min(this.size - 1, row0 + TILE - 1) };
+    for (const draw of draws) draw(clip);
   }
 
   /** Board coordinates of cell (col, row). */
@@ -59,10 +106,10 @@ export class RouteGrid {
    * taken to the rows it spans only: a grown outline has many short edges (its round corners)
    * and a grid is drawn from hundreds of them.
    */
-  fill(plane: Uint8Array, shape: Shape): void {
+  fill(plane: Uint8Array, shape: Shape, clip: CellRect = { col0: 0, col1: this.size - 1, row0: 0, row1: this.size - 1 }): void {
     const { origin, half, step } = this.window;
-    const row0 = Math.max(0, Math.ceil((shape.box.minY - origin.y) / step + half));
-    const row1 = Math.min(this.size - 1, Math.floor((shape.box.maxY - origin.y) / step + half));
+    const row0 = Math.max(clip.row0, Math.ceil((shape.box.minY - origin.y) / step + half));
+    const row1 = Math.min(clip.row1, Math.floor((shape.box.maxY - origin.y) / step + half));
     if (row1 < row0) return;
     const rows: number[][] = Array.from({ length: row1 - row0 + 1 }, () => []);
     for (const path of shape.paths) {
@@ -78,10 +125,14 @@ export class RouteGrid {
       }
     }
     for (let row = row0; row <= row1; row++) {
-      const crossings = rows[row - row0]!.sort((p, q) => p - q);
+      const crossings = rows[row - row0]!;
+      // Most rows cross a grown outline twice: two numbers need no sort.
+      if (crossings.length === 2) {
+        if (crossings[0]! > crossings[1]!) crossings.reverse();
+      } else crossings.sort((p, q) => p - q);
       for (let k = 0; k + 1 < crossings.length; k += 2) {
-        const c0 = Math.max(0, Math.ceil((crossings[k]! - origin.x) / step + half));
-        const c1 = Math.min(this.size - 1, Math.floor((crossings[k + 1]! - origin.x) / step + half));
+        const c0 = Math.max(clip.col0, Math.ceil((crossings[k]! - origin.x) / step + half));
+        const c1 = Math.min(clip.col1, Math.floor((crossings[k + 1]! - origin.x) / step + half));
         for (let col = c0; col <= c1; col++) plane[row * this.size + col] = 1;
       }
     }
@@ -115,12 +166,16 @@ export class RouteGrid {
 
   /** Whether any goal is reachable at all: a free goal cell, or a via goal where a via may stand. */
   hasGoal(): boolean {
+    const free = (plane: Uint8Array, i: number) => {
+      this.ready(i % this.size, Math.floor(i / this.size));
+      return !plane[i];
+    };
     for (let layer = 0; layer < this.goal.length; layer++) {
       const goal = this.goal[layer]!;
       const blocked = this.blocked[layer]!;
-      for (let i = 0; i < goal.length; i++) if (goal[i] && !blocked[i]) return true;
+      for (let i = 0; i < goal.length; i++) if (goal[i] && free(blocked, i)) return true;
     }
-    for (let i = 0; i < this.viaGoal.length; i++) if (this.viaGoal[i] && !this.noVia[i]) return true;
+    for (let i = 0; i < this.viaGoal.length; i++) if (this.viaGoal[i] && free(this.noVia, i)) return true;
     return false;
   }
 
@@ -129,6 +184,7 @@ export class RouteGrid {
    * when none exists within `maxLength` mm of track (vias count `viaCost`).
    */
   search(startLayers: number[], viaCost: number, maxLength: number): GridPoint[] | undefined {
+    this.ready(this.window.half, this.window.half);
     return astar(this, startLayers, viaCost, maxLength);
   }
 }
@@ -184,7 +240,12 @@ function astar(grid: RouteGrid, startLayers: number[], viaCost: number, maxLengt
       const nr = row + dr;
       if (nc < 0 || nr < 0 || nc >= size || nr >= size) continue;
       const next = nr * size + nc;
+      grid.ready(nc, nr);
       if (grid.blocked[layer]![next]) continue;
+      if (dc !== 0 && dr !== 0) {
+        grid.ready(nc, row);
+        grid.ready(col, nr);
+      }
       // A diagonal step must not cut the corner between two blocked cells.
       if (dc !== 0 && dr !== 0 && grid.blocked[layer]![row * size + nc] && grid.blocked[layer]![nr * size + col]) continue;
       const turn = heading === ANY ? 0 : Math.min((d - heading + 8) % 8, (heading - d + 8) % 8);
@@ -252,6 +313,11 @@ function reachable(grid: RouteGrid, startLayers: number[], limit: number): boole
       const nr = row + dr;
       if (nc < 0 || nr < 0 || nc >= size || nr >= size) continue;
       const next = nr * size + nc;
+      grid.ready(nc, nr);
+      if (dc !== 0 && dr !== 0) {
+        grid.ready(nc, row);
+        grid.ready(col, nr);
+      }
       if (blocked[next] || (dc !== 0 && dr !== 0 && blocked[row * size + nc] && blocked[nr * size + col])) continue;
       visit(layer * cells + next, d);
     }

@@ -17,7 +17,7 @@ import { footprintItems, sharesLayer, type BoardItem } from "../clearance/items.
 import { BoardObstacles, clearanceTo, holeClearanceTo, type Blocker } from "../clearance/obstacles.ts";
 import type { BoardRules } from "../clearance/rules.ts";
 import { boardZones, distanceToPolygon, filledPolygons, insideOutline, insidePolygon, zoneFills, zoneOnLayer, type NewCopper, type Zone } from "../zones/zones.ts";
-import type { Board, Point } from "../view.ts";
+import type { BBox, Board, Point } from "../view.ts";
 import { RouteGrid, type GridPoint } from "./grid.ts";
 import { writeTrack, writeVia } from "./write.ts";
 
@@ -193,7 +193,9 @@ function planPad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad
   const own = (i: BoardItem) => i.net === net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via");
   const touching = obstacles.near(pad.box, own).some((i) => sharesLayer(i.layers, pad.layers) && overlap(padShape, i.shape()));
   if (touching || laid.some((l) => l.net === net && sharesLayer(l.layers, pad.layers) && overlap(padShape, l.shape))) return { how: "connected" };
-  const zones = boardZones(board.root).filter((z) => z.net === net && z.filled && !z.ruleArea);
+  // The net's zones, read once: the window, the pours and the reason all ask for them.
+  const netZones = boardZones(board.root).filter((z) => z.net === net && !z.ruleArea);
+  const zones = netZones.filter((z) => z.filled);
   for (const zone of zones) {
     for (const layer of pad.layers) {
       if (filledPolygons(zone, layer).some((f) => insidePolygon(f, centre) && fillJoinsNet(obstacles, f, net, layer, [pad.ref ?? ""]))) return { how: "pour", pour: { zone: zone.id, layer, at: centre, copper: padShape } };
@@ -201,14 +203,14 @@ function planPad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad
   }
   const width = rules.trackWidth(net);
   const via = rules.via(net);
-  const grid = buildGrid(board, obstacles, rules, pad, centre, laid, { width, via });
+  const grid = buildGrid(obstacles, rules, pad, centre, laid, { width, via }, zones);
   const startLayers = ROUTING_LAYERS.map((l, i) => (pad.layers.has(l) ? i : -1)).filter((i) => i >= 0);
   if (startLayers.length === 0) return { reason: `pad on ${[...pad.layers].join(", ")}, where copperhead does not route` };
   if (!grid.hasGoal()) {
     const blocked = grid.grid.goal.some((g) => g.includes(1)) || grid.grid.viaGoal.includes(1);
     if (blocked) return { reason: noPath(obstacles, pad, centre) };
     // A zone of the net around the pad that KiCad left unfilled there is not copper to reach, and the reason says so.
-    const unfilled = boardZones(board.root).some((z) => z.net === net && !z.ruleArea && zoneOnLayerOf(z, pad) && insideOutline(z, centre));
+    const unfilled = netZones.some((z) => zoneOnLayerOf(z, pad) && insideOutline(z, centre));
     return { reason: unfilled ? `no ${net} copper within ${MAX_ROUTE_LENGTH} mm: the ${net} zone around it has no fill there` : `no ${net} copper within ${MAX_ROUTE_LENGTH} mm`, noCopper: true };
   }
   const path = grid.grid.search(startLayers, VIA_COST, MAX_ROUTE_LENGTH);
@@ -274,14 +276,13 @@ interface BuiltGrid {
 }
 
 /** Room around the pad and the nearest copper of its net it could reach: the grid's half-width, mm. */
-function windowReach(board: Board, obstacles: BoardObstacles, pad: BoardItem, centre: Point): number {
+function windowReach(obstacles: BoardObstacles, pad: BoardItem, centre: Point, zones: Zone[]): number {
   const most = MAX_ROUTE_LENGTH * 0.75;
   const gap = (b: { minX: number; minY: number; maxX: number; maxY: number }) => Math.max(Math.abs(centre.x - (b.minX + b.maxX) / 2) - (b.maxX - b.minX) / 2, Math.abs(centre.y - (b.minY + b.maxY) / 2) - (b.maxY - b.minY) / 2, 0);
   let nearest = Infinity;
   for (const item of obstacles.near(growBox(pad.box, most), (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"))) nearest = Math.min(nearest, gap(item.box));
   // A fill's own outline, not its box: a board-wide pour's box holds every pad, its fill not always (flat_hierarchy's GND).
-  for (const zone of boardZones(board.root)) {
-    if (zone.net !== pad.net || !zone.filled) continue;
+  for (const zone of zones) {
     for (const fill of zoneFills(zone)) if (fill.points.length > 2 && gap(shapeOf([fill.points]).box) < nearest) nearest = Math.min(nearest, distanceToPolygon(fill.points, centre));
   }
   return Math.min(most, Math.max(3, nearest + 3));
@@ -290,37 +291,38 @@ function windowReach(board: Board, obstacles: BoardObstacles, pad: BoardItem, ce
 /**
  * The grid around a pad: blocked where a track or via of its net would break a rule, goals on
  * the net's copper (other footprints' pads, tracks, vias) and, for a via, in the net's pours on
- * other layers.
+ * other layers (`zones`: the net's filled zones).
  */
-function buildGrid(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, centre: Point, laid: Laid[], size: { width: number; via: { diameter: number; drill: number } }): BuiltGrid {
+function buildGrid(obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, centre: Point, laid: Laid[], size: { width: number; via: { diameter: number; drill: number } }, zones: Zone[]): BuiltGrid {
   const net = pad.net;
-  const half = Math.ceil(windowReach(board, obstacles, pad, centre) / STEP);
+  const half = Math.ceil(windowReach(obstacles, pad, centre, zones) / STEP);
   const layerIndex = new Map(ROUTING_LAYERS.map((l, i) => [l, i]));
   const grid = new RouteGrid({ origin: centre, half, step: STEP, layers: ROUTING_LAYERS.length });
   const window = growBox({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y }, half * STEP);
   const tw = size.width / 2 + MARGIN;
   const vr = size.via.diameter / 2 + MARGIN;
-  const block = (item: { layers: ReadonlySet<string>; shape(): Shape }, track: number | undefined, via: number | undefined) => {
-    const shape = item.shape();
+  // An obstacle is drawn when the search reaches it (`RouteGrid.defer`): `box` is its shape's, undrawn.
+  const keepOff = (plane: Uint8Array, box: BBox, shape: () => Shape, by: number) => grid.defer(growBox(box, by), (clip) => grid.fill(plane, inflate(shape(), by), clip));
+  const block = (item: { layers: ReadonlySet<string>; box: BBox; shape(): Shape }, track: number | undefined, via: number | undefined) => {
     if (track !== undefined) for (const l of item.layers) {
       const i = layerIndex.get(l);
-      if (i !== undefined) grid.fill(grid.blocked[i]!, inflate(shape, track));
+      if (i !== undefined) keepOff(grid.blocked[i]!, item.box, () => item.shape(), track);
     }
-    if (via !== undefined) grid.fill(grid.noVia, inflate(shape, via));
+    if (via !== undefined) keepOff(grid.noVia, item.box, () => item.shape(), via);
   };
   for (const item of obstacles.near(growBox(window, 2))) {
     const other = item.net === "" || item.net !== net;
     switch (item.kind) {
       case "edge":
-        block({ layers: new Set(ROUTING_LAYERS), shape: item.shape }, rules.edgeClearance(net) + tw, rules.edgeClearance(net) + vr);
+        block({ ...item, layers: new Set(ROUTING_LAYERS) }, rules.edgeClearance(net) + tw, rules.edgeClearance(net) + vr);
         break;
       case "keepout":
         if (item.keepout!.tracks) block(item, tw, undefined);
-        if (item.keepout!.vias && item.layers.size > 0) grid.fill(grid.noVia, inflate(item.shape(), vr));
+        if (item.keepout!.vias && item.layers.size > 0) keepOff(grid.noVia, item.box, () => item.shape(), vr);
         break;
       case "hole":
-        if (other) block({ layers: new Set(ROUTING_LAYERS), shape: item.shape }, holeClearanceTo(rules, net, item) + tw, Math.max(holeClearanceTo(rules, net, item) + vr, rules.holeToHole() + size.via.drill / 2 + MARGIN));
-        else grid.fill(grid.noVia, inflate(item.shape(), rules.holeToHole() + size.via.drill / 2 + MARGIN));
+        if (other) block({ ...item, layers: new Set(ROUTING_LAYERS) }, holeClearanceTo(rules, net, item) + tw, Math.max(holeClearanceTo(rules, net, item) + vr, rules.holeToHole() + size.via.drill / 2 + MARGIN));
+        else keepOff(grid.noVia, item.box, () => item.shape(), rules.holeToHole() + size.via.drill / 2 + MARGIN);
         break;
       case "pad":
       case "track":
@@ -330,14 +332,14 @@ function buildGrid(board: Board, obstacles: BoardObstacles, rules: BoardRules, p
           const c = clearanceTo(rules, net, item);
           block(item, c + tw, c + vr);
           // Its spokes into its pour that are still free stay free (the corridors carry the zone's clearance).
-          if (item.kind === "pad") for (const corridor of obstacles.freeSpokes(item)) block({ layers: item.layers, shape: () => corridor }, tw, vr);
+          if (item.kind === "pad") for (const corridor of obstacles.freeSpokes(item)) block({ layers: item.layers, box: corridor.box, shape: () => corridor }, tw, vr);
         } else if (item !== pad && item.ref !== pad.ref && item.kind !== "copper") {
           for (const l of item.layers) {
             const i = layerIndex.get(l);
             if (i !== undefined) grid.fill(grid.goal[i]!, item.shape());
           }
           // A via may not stand in a pad of its own net either (via in pad).
-          if (item.kind === "pad") grid.fill(grid.noVia, inflate(item.shape(), vr));
+          if (item.kind === "pad") keepOff(grid.noVia, item.box, () => item.shape(), vr);
         }
         break;
     }
@@ -345,12 +347,12 @@ function buildGrid(board: Board, obstacles: BoardObstacles, rules: BoardRules, p
   for (const other of laid) {
     if (other.net === net) continue;
     const c = rules.clearance(net, other.net);
-    block({ layers: other.layers, shape: () => other.shape }, c + tw, c + vr);
+    block({ layers: other.layers, box: other.shape.box, shape: () => other.shape }, c + tw, c + vr);
   }
   // The pad's own footprint: its other pads (of this net too) are no place for a via.
   grid.fill(grid.noVia, inflate(pad.shape(), vr));
   grid.keepInsideOutline(obstacles.outline);
-  const pourAt = pourGoals(board, obstacles, grid, net, pad);
+  const pourAt = pourGoals(obstacles, grid, net, pad, zones);
   return { grid, hasGoal: () => grid.hasGoal(), pourAt };
 }
 
@@ -366,11 +368,10 @@ export type Pour = { zone: string; layer: string; at: Point; copper: Shape };
  * is on, the route may end in them; a via anywhere in them (any layer) ends it too. Returns the
  * lookup from a cell to the pour it is in (on `layer` when given), for the check after the refill.
  */
-function pourGoals(board: Board, obstacles: BoardObstacles, grid: RouteGrid, net: string, pad: BoardItem): BuiltGrid["pourAt"] {
+function pourGoals(obstacles: BoardObstacles, grid: RouteGrid, net: string, pad: BoardItem, zones: Zone[]): BuiltGrid["pourAt"] {
   const found: { zone: string; layer: string; polygon: Point[] }[] = [];
   const window = { minX: grid.point(0, 0).x, minY: grid.point(0, 0).y, maxX: grid.point(grid.size - 1, grid.size - 1).x, maxY: grid.point(grid.size - 1, grid.size - 1).y };
-  for (const zone of boardZones(board.root)) {
-    if (zone.net !== net || !zone.filled || zone.ruleArea) continue;
+  for (const zone of zones) {
     for (const { layer, points } of zoneFills(zone)) {
       if (points.length < 3 || !boxesOverlap(boxOf([points]), window) || !fillJoinsNet(obstacles, points, net, layer, [pad.ref ?? ""])) continue;
       found.push({ zone: zone.id, layer, polygon: points });
