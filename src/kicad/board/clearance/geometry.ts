@@ -137,8 +137,49 @@ function isBox(shape: Shape): boolean {
 export function overlap(a: Shape, b: Shape): boolean {
   if (!boxesOverlap(a.box, b.box)) return false;
   if (isBox(a) && isBox(b)) return Math.min(a.box.maxX, b.box.maxX) - Math.max(a.box.minX, b.box.minX) > 1e-6 && Math.min(a.box.maxY, b.box.maxY) - Math.max(a.box.minY, b.box.minY) > 1e-6;
+  // Pads, tracks and their offsets are mostly convex outlines: two of those overlap unless an
+  // edge of one separates them, which is cheaper to ask than a Clipper intersection.
+  if (a.paths.length === 1 && b.paths.length === 1 && convex(a.paths[0]!) && convex(b.paths[0]!)) return !separated(a.paths[0]!, b.paths[0]!) && !separated(b.paths[0]!, a.paths[0]!);
   const common = Clipper.intersectD(a.paths, b.paths, FillRule.NonZero, PRECISION);
   return common.length > 0 && Math.abs(Clipper.areaPathsD(common)) > 1e-9;
+}
+
+/** Whether a closed path turns one way only (collinear points allowed). */
+function convex(path: PathD): boolean {
+  if (path.length < 3) return false;
+  let sign = 0;
+  for (let i = 0; i < path.length; i++) {
+    const [p, q, r] = [path[i]!, path[(i + 1) % path.length]!, path[(i + 2) % path.length]!];
+    const cross = (q.x - p.x) * (r.y - q.y) - (q.y - p.y) * (r.x - q.x);
+    if (Math.abs(cross) < 1e-12) continue;
+    if (sign === 0) sign = Math.sign(cross);
+    else if (Math.sign(cross) !== sign) return false;
+  }
+  return sign !== 0;
+}
+
+/**
+ * Whether an edge of convex `a` has all of convex `b` on its outer side, or reaching in by at
+ * most 1 nm (Clipper's grid: the box test above lets such touching pass too).
+ */
+function separated(a: PathD, b: PathD): boolean {
+  let area = 0;
+  for (let i = 0; i < a.length; i++) {
+    const [p, q] = [a[i]!, a[(i + 1) % a.length]!];
+    area += p.x * q.y - q.x * p.y;
+  }
+  // The inside of `a` is to the left of each edge when it winds counter-clockwise.
+  const inward = Math.sign(area);
+  for (let i = 0; i < a.length; i++) {
+    const [p, q] = [a[i]!, a[(i + 1) % a.length]!];
+    const [nx, ny] = [p.y - q.y, q.x - p.x];
+    const length = Math.hypot(nx, ny);
+    if (length < 1e-12) continue;
+    let deepest = -Infinity;
+    for (const v of b) deepest = Math.max(deepest, (inward * ((v.x - p.x) * nx + (v.y - p.y) * ny)) / length);
+    if (deepest <= 1e-6) return true;
+  }
+  return false;
 }
 
 /** Whether two boxes come closer than `distance`, with the margin `inflate` adds: asked before any shape is drawn or grown. */
