@@ -139,7 +139,9 @@ export function overlap(a: Shape, b: Shape): boolean {
   if (isBox(a) && isBox(b)) return Math.min(a.box.maxX, b.box.maxX) - Math.max(a.box.minX, b.box.minX) > 1e-6 && Math.min(a.box.maxY, b.box.maxY) - Math.max(a.box.minY, b.box.minY) > 1e-6;
   // Pads, tracks and their offsets are mostly convex outlines: two of those overlap unless an
   // edge of one separates them, which is cheaper to ask than a Clipper intersection.
-  if (a.paths.length === 1 && b.paths.length === 1 && convex(a.paths[0]!) && convex(b.paths[0]!)) return !separated(a.paths[0]!, b.paths[0]!) && !separated(b.paths[0]!, a.paths[0]!);
+  if (a.paths.length === 1 && b.paths.length === 1 && convex(a.paths[0]!) && convex(b.paths[0]!)) {
+    return !apartAlongCentres(a, b) && !separated(a.paths[0]!, b.paths[0]!) && !separated(b.paths[0]!, a.paths[0]!);
+  }
   const common = Clipper.intersectD(a.paths, b.paths, FillRule.NonZero, PRECISION);
   return common.length > 0 && Math.abs(Clipper.areaPathsD(common)) > 1e-9;
 }
@@ -156,6 +158,22 @@ function convex(path: PathD): boolean {
     else if (Math.sign(cross) !== sign) return false;
   }
   return sign !== 0;
+}
+
+/**
+ * Whether the line through the two boxes' centres shows a gap between the shapes: most pairs a
+ * clearance check asks about are apart that way, which one projection of each shows. When it
+ * does, an edge separates them too, so the answer is the edges' (`separated`).
+ */
+function apartAlongCentres(a: Shape, b: Shape): boolean {
+  const dx = (b.box.minX + b.box.maxX - a.box.minX - a.box.maxX) / 2;
+  const dy = (b.box.minY + b.box.maxY - a.box.minY - a.box.maxY) / 2;
+  if (dx === 0 && dy === 0) return false;
+  let reachA = -Infinity;
+  for (const p of a.paths[0]!) reachA = Math.max(reachA, p.x * dx + p.y * dy);
+  let startB = Infinity;
+  for (const p of b.paths[0]!) startB = Math.min(startB, p.x * dx + p.y * dy);
+  return startB > reachA;
 }
 
 /**

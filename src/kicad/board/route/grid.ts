@@ -83,6 +83,20 @@ export class RouteGrid {
     }
   }
 
+  /**
+   * Makes the cells round (col, row) ready to read: its own tile is, so only a cell on a tile's
+   * border has neighbours elsewhere, and the four diagonal ones lie in every tile they touch.
+   */
+  readyAround(col: number, row: number): void {
+    if (((col + 1) & (TILE - 1)) >= 2 && ((row + 1) & (TILE - 1)) >= 2) return;
+    const [c0, c1] = [Math.max(0, col - 1), Math.min(this.size - 1, col + 1)];
+    const [r0, r1] = [Math.max(0, row - 1), Math.min(this.size - 1, row + 1)];
+    this.ready(c0, r0);
+    this.ready(c1, r0);
+    this.ready(c0, r1);
+    this.ready(c1, r1);
+  }
+
   /** Draws the obstacles of the tile holding cell (col, row), the first time it is asked. */
   ready(col: number, row: number): void {
     const t = Math.floor(row / TILE) * this.tiles + Math.floor(col / TILE);
@@ -234,18 +248,14 @@ function astar(grid: RouteGrid, startLayers: number[], viaCost: number, maxLengt
     if (grid.goal[layer]![cell] || (grid.viaGoal[cell] && !grid.noVia[cell])) return trace(grid, from, state, cells);
     const col = cell % size;
     const row = (cell - col) / size;
+    grid.readyAround(col, row);
     for (let d = 0; d < 8; d++) {
       const [dc, dr] = DIRECTIONS[d]!;
       const nc = col + dc;
       const nr = row + dr;
       if (nc < 0 || nr < 0 || nc >= size || nr >= size) continue;
       const next = nr * size + nc;
-      grid.ready(nc, nr);
       if (grid.blocked[layer]![next]) continue;
-      if (dc !== 0 && dr !== 0) {
-        grid.ready(nc, row);
-        grid.ready(col, nr);
-      }
       // A diagonal step must not cut the corner between two blocked cells.
       if (dc !== 0 && dr !== 0 && grid.blocked[layer]![row * size + nc] && grid.blocked[layer]![nr * size + col]) continue;
       const turn = heading === ANY ? 0 : Math.min((d - heading + 8) % 8, (heading - d + 8) % 8);
@@ -308,16 +318,12 @@ function reachable(grid: RouteGrid, startLayers: number[], limit: number): boole
     const blocked = grid.blocked[layer]!;
     const col = cell % size;
     const row = (cell - col) / size;
+    grid.readyAround(col, row);
     for (const [dc, dr] of d > limit ? [] : DIRECTIONS) {
       const nc = col + dc;
       const nr = row + dr;
       if (nc < 0 || nr < 0 || nc >= size || nr >= size) continue;
       const next = nr * size + nc;
-      grid.ready(nc, nr);
-      if (dc !== 0 && dr !== 0) {
-        grid.ready(nc, row);
-        grid.ready(col, nr);
-      }
       if (blocked[next] || (dc !== 0 && dr !== 0 && blocked[row * size + nc] && blocked[nr * size + col])) continue;
       visit(layer * cells + next, d);
     }
