@@ -17,8 +17,6 @@ interface NetPoints {
   points: Point[];
   /** Built on the first lookup after a change. */
   index?: Flatbush;
-  /** Answers by position, dropped when the net gains copper: candidates share pad positions. */
-  known: Map<number, number>;
   /** The last answer: the next spot is a grid step away, so its answer is within a step of this one and the search can stop there. */
   last?: { p: Point; d: number };
 }
@@ -36,10 +34,9 @@ export class NetCopper {
   add(item: BoardItem): void {
     if (!this.wanted.has(item.net) || !item.ends) return;
     let net = this.nets.get(item.net);
-    if (!net) this.nets.set(item.net, (net = { points: [], known: new Map() }));
+    if (!net) this.nets.set(item.net, (net = { points: [] }));
     net.points.push(...item.ends);
     net.index = undefined;
-    net.known.clear();
     net.last = undefined;
   }
 
@@ -51,11 +48,7 @@ export class NetCopper {
   /** Distance from `p` to the nearest copper of `net`, at most `HORIZON`; 0 for a net with none. */
   distance(name: string, p: Point): number {
     const net = this.nets.get(name);
-    if (!net) return 0;
-    const key = Math.round(p.x * 1000) * 4_194_304 + Math.round(p.y * 1000);
-    let d = net.known.get(key);
-    if (d === undefined) net.known.set(key, (d = nearest(net, p)));
-    return d;
+    return net ? nearest(net, p) : 0;
   }
 }
 
