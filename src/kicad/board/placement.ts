@@ -82,32 +82,82 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
   if (plan.added.length === 0) return staged;
   // Not the cached index: the sync edits this tree after placing.
   const obstacles = new BoardObstacles(board, rules);
-  const copper = new NetCopper(obstacles, plan.added.flatMap((a) => a.pads.map((p) => p.net)));
+  const nets = plan.added.flatMap((a) => a.pads.map((p) => p.net));
+  let copper = new NetCopper(obstacles, nets);
   const anchors = new Map<string, Anchor>(board.footprints().map((f) => [f.ref, { ref: f.ref, side: sideOf(f.layer), rotation: f.at.rotation, box: boardBounds(f.node) }]));
-  for (const add of anchoredLast(plan.added, anchorOf)) {
-    const anchorRef = anchorOf(add.ref);
-    const anchor = anchorRef ? anchors.get(anchorRef) : undefined;
-    const instance = newInstance(libraries, add);
-    const connectable = (pads: SpotPad[]) => padsConnectable(board, obstacles, rules, pads.map((p) => drawn({ kind: "pad", what: `a pad of ${add.ref}`, net: p.net, layers: p.layers, ref: add.ref }, p.shape)));
-    const request = { footprint: instance, padNets: new Map(add.pads.map((p) => [p.pad, p.net])), rotation: anchor?.rotation ?? 0, anchor: anchor?.box, connectable };
-    const result = findSpot(board, obstacles, copper, request, anchor?.side ?? "front", isSmdPassive(instance));
-    if (!result.spot) {
-      staged.push({ ref: add.ref, reason: `no free spot${anchor ? ` within ${REACH} mm of ${anchor.ref} or elsewhere on the board` : " on the board"}: ${describeBlockers(result.blockers)}` });
-      continue;
-    }
-    add.at = { x: result.spot.x, y: result.spot.y, rotation: result.spot.rotation };
-    add.side = result.spot.side;
-    const placed = placedCopy(instance, result.spot);
+  const placedHere = new Map<string, Placed>();
+  const search = (part: Omit<Placed, "spot">) => {
+    const anchor = part.anchorRef ? anchors.get(part.anchorRef) : undefined;
+    const connectable = (pads: SpotPad[]) => padsConnectable(board, obstacles, rules, pads.map((p) => drawn({ kind: "pad", what: `a pad of ${part.add.ref}`, net: p.net, layers: p.layers, ref: part.add.ref }, p.shape)));
+    const request = { footprint: part.instance, padNets: new Map(part.add.pads.map((p) => [p.pad, p.net])), rotation: anchor?.rotation ?? 0, anchor: anchor?.box, connectable, avoid: part.avoid };
+    return findSpot(board, obstacles, copper, request, anchor?.side ?? "front", isSmdPassive(part.instance));
+  };
+  const place = (part: Omit<Placed, "spot">, spot: BoardSpot) => {
+    part.add.at = { x: spot.x, y: spot.y, rotation: spot.rotation };
+    part.add.side = spot.side;
+    const placed = placedCopy(part.instance, spot);
     // With its nets, so the next part's route to it counts (a resistor to its new LED).
     for (const pad of children(placed, "pad")) {
-      const net = add.pads.find((p) => p.pad === text(pad, 1))?.net;
+      const net = part.add.pads.find((p) => p.pad === text(pad, 1))?.net;
       if (net) pad.items.push(list("net", q(net)));
     }
     obstacles.add(placed);
     for (const item of footprintItems(placed, obstacles.copper)) copper.add(item);
-    anchors.set(add.ref, { ref: add.ref, side: result.spot.side, rotation: result.spot.rotation, box: boardBounds(placed) });
+    anchors.set(part.add.ref, { ref: part.add.ref, side: spot.side, rotation: spot.rotation, box: boardBounds(placed) });
+    placedHere.set(part.add.ref, { ...part, spot });
+  };
+  const unplace = (ref: string) => {
+    obstacles.remove(ref);
+    copper = new NetCopper(obstacles, nets);
+    anchors.delete(ref);
+  };
+  for (const add of anchoredLast(plan.added, anchorOf)) {
+    const part = { add, instance: newInstance(libraries, add), anchorRef: anchorOf(add.ref), avoid: [] };
+    let result = search(part);
+    // Beside a part this plan adds, where none of its spots connects: that part moves to its next
+    // spots first (an LED by its IC where its resistor's supply is out of reach, sweep's), and
+    // stays where it was when none is better.
+    const anchor = part.anchorRef ? placedHere.get(part.anchorRef) : undefined;
+    if (anchor && result.spot?.connectable === false) {
+      const first = { spot: anchor.spot, result };
+      for (let retry = 0; retry < ANCHOR_RETRIES && result.spot?.connectable === false; retry++) {
+        unplace(anchor.add.ref);
+        anchor.avoid.push(placedHere.get(anchor.add.ref)!.spot);
+        const moved = search(anchor);
+        if (!moved.spot || moved.spot.connectable === false) {
+          place(anchor, first.spot);
+          result = first.result;
+          break;
+        }
+        place(anchor, moved.spot);
+        result = search(part);
+      }
+      if (result.spot?.connectable === false && placedHere.get(anchor.add.ref)!.spot !== first.spot) {
+        unplace(anchor.add.ref);
+        place(anchor, first.spot);
+        result = first.result;
+      }
+    }
+    if (!result.spot) {
+      const anchor = part.anchorRef ? anchors.get(part.anchorRef) : undefined;
+      staged.push({ ref: add.ref, reason: `no free spot${anchor ? ` within ${REACH} mm of ${anchor.ref} or elsewhere on the board` : " on the board"}: ${describeBlockers(result.blockers)}` });
+      continue;
+    }
+    place(part, result.spot);
   }
   return staged;
+}
+
+/** How many more spots a new part tries when a part placed beside it cannot be connected there. */
+const ANCHOR_RETRIES = 4;
+
+/** A part this plan adds, where it was placed, and the spots it was moved away from. */
+interface Placed {
+  add: FootprintAdd;
+  instance: SList;
+  anchorRef: string | undefined;
+  avoid: BoardSpot[];
+  spot: BoardSpot;
 }
 
 /** What a new footprint is placed next to: a footprint on the board or one placed before it. */

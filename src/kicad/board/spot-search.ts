@@ -54,6 +54,8 @@ export interface SearchRequest {
    * the first `TRIALS` clear spots are asked, and when none passes the first clear one is taken.
    */
   connectable?: (pads: SpotPad[]) => boolean;
+  /** Spots not to take again, nor any within `TRIAL_SPACING` of one on its side (a spot whose dependants could not be connected). */
+  avoid?: Pick<BoardSpot, "x" | "y" | "side">[];
 }
 
 /** A pad of a footprint at a candidate spot. */
@@ -189,7 +191,7 @@ export function searchArea(board: Board, obstacles: BoardObstacles, width: numbe
   return rankAndTry(board, obstacles, undefined, variants, { anchor, reach });
 }
 
-function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper | undefined, variants: { v: Variant; penalty: number }[], request: Pick<SearchRequest, "anchor" | "reach" | "connectable">): SearchResult {
+function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper | undefined, variants: { v: Variant; penalty: number }[], request: Pick<SearchRequest, "anchor" | "reach" | "connectable" | "avoid">): SearchResult {
   const grid = boardGrid(board);
   const outline = board.edgeCutsBBox();
   if (!outline) return { blockers: [] };
@@ -225,7 +227,8 @@ function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper
   for (const c of candidates) {
     // A spot by one already asked is not asked again, clear or not, and once one is clear the
     // blockers are not reported: such a spot need not be checked at all.
-    if (trials.some((t) => t.v.side === c.v.side && Math.hypot(t.x - c.x, t.y - c.y) < TRIAL_SPACING)) continue;
+    const by = (t: { x: number; y: number }) => Math.hypot(t.x - c.x, t.y - c.y) < TRIAL_SPACING;
+    if (trials.some((t) => t.v.side === c.v.side && by(t)) || request.avoid?.some((t) => t.side === c.v.side && by(t))) continue;
     const blocker = blockerAt(obstacles, c.v, c.x, c.y);
     if (!blocker) {
       if (!request.connectable) return found(c);
