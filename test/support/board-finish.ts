@@ -352,7 +352,6 @@ export function expectBlockersExist(board: Board, pending: { ref: string; reason
  */
 const KNOWN_FAILURES: Record<string, string> = {
   "corpus/bms-c1": "the LED's and resistor's copper cuts a piece of the F.Cu GND fill off the vias that joined it to In1.Cu, and the gate rolls the run back on that new unconnected item",
-  "corpus/sweep-half-swept": "the LED lands by U1 where no vcc copper is within reach of its resistor",
   "demos/stickhub/StickHub": "the capacitor's +1V8 pad is boxed in by a GND track and the MP pads of J4 and J5",
 };
 

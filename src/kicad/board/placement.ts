@@ -122,7 +122,7 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
       const first = { spot: anchor.spot, result };
       for (let retry = 0; retry < ANCHOR_RETRIES && result.spot?.connectable === false; retry++) {
         unplace(anchor.add.ref);
-        anchor.avoid.push(placedHere.get(anchor.add.ref)!.spot);
+        anchor.avoid.push({ ...placedHere.get(anchor.add.ref)!.spot, radius: ANCHOR_MOVE });
         const moved = search(anchor);
         if (!moved.spot || moved.spot.connectable === false) {
           place(anchor, first.spot);
@@ -150,13 +150,15 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
 
 /** How many more spots a new part tries when a part placed beside it cannot be connected there. */
 const ANCHOR_RETRIES = 4;
+/** How far each of those spots is from the ones tried before, mm: the next grid step over is boxed in the same way. */
+const ANCHOR_MOVE = 3;
 
 /** A part this plan adds, where it was placed, and the spots it was moved away from. */
 interface Placed {
   add: FootprintAdd;
   instance: SList;
   anchorRef: string | undefined;
-  avoid: BoardSpot[];
+  avoid: NonNullable<SearchRequest["avoid"]>;
   spot: BoardSpot;
 }
 

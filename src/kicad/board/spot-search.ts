@@ -54,8 +54,8 @@ export interface SearchRequest {
    * the first `TRIALS` clear spots are asked, and when none passes the first clear one is taken.
    */
   connectable?: (pads: SpotPad[]) => boolean;
-  /** Spots not to take again, nor any within `TRIAL_SPACING` of one on its side (a spot whose dependants could not be connected). */
-  avoid?: Pick<BoardSpot, "x" | "y" | "side">[];
+  /** Spots not to take again, nor any within `radius` mm of one on its side (a spot whose dependants could not be connected). */
+  avoid?: (Pick<BoardSpot, "x" | "y" | "side"> & { radius: number })[];
 }
 
 /** A pad of a footprint at a candidate spot. */
@@ -227,8 +227,8 @@ function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper
   for (const c of candidates) {
     // A spot by one already asked is not asked again, clear or not, and once one is clear the
     // blockers are not reported: such a spot need not be checked at all.
-    const by = (t: { x: number; y: number }) => Math.hypot(t.x - c.x, t.y - c.y) < TRIAL_SPACING;
-    if (trials.some((t) => t.v.side === c.v.side && by(t)) || request.avoid?.some((t) => t.side === c.v.side && by(t))) continue;
+    const within = (t: { x: number; y: number }, radius: number) => Math.hypot(t.x - c.x, t.y - c.y) < radius;
+    if (trials.some((t) => t.v.side === c.v.side && within(t, TRIAL_SPACING)) || request.avoid?.some((t) => t.side === c.v.side && within(t, t.radius))) continue;
     const blocker = blockerAt(obstacles, c.v, c.x, c.y);
     if (!blocker) {
       if (!request.connectable) return found(c);
