@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { evaluateGate, unmetPlan, verificationLine } from "../../src/agent/gate.ts";
-import { unchangedItems } from "../../src/checks/baseline.ts";
+import { reportedAgain, unchangedItems } from "../../src/checks/baseline.ts";
 import { checkDrc } from "../../src/checks/drc.ts";
 import { indexBoard } from "../../src/checks/kicad-items.ts";
 import { loadDesign, type Design } from "../../src/design/design.ts";
@@ -231,5 +231,19 @@ describe("a violation KiCad reports again with another partner", () => {
     const edited = Board.parse(boardText({ d900: true }));
     expect(newKeys(edited, [clearance("0.2000", items.rv1, items.track3)])).toEqual(["drc:clearance:RV1.3+track:Net-(IC2B-IN-)@B.Cu"]);
     expect(newKeys(edited, [{ ...clearance("0.2250", items.c7, items.track2), type: "shorting_items" }])).toEqual(["drc:shorting_items:C7.1+track:Net-(IC2B-IN-)@B.Cu"]);
+  });
+});
+
+describe("an unconnected gap KiCad names by other items", () => {
+  // KiCad names a gap between two islands by their nearest items: an old gap at J15's shield pad
+  // came back against another track of the net (tinytapeout-demo).
+  const base = [{ check: "routing" as const, rule: "unconnected", items: ["j15-s1", "track-a"] }];
+  const again = { check: "routing" as const, rule: "unconnected", items: ["j15-s1", "track-b"] };
+  test("between items the change left as they were, one of them named before: not new", () => {
+    expect(reportedAgain(again, base, (uuid) => uuid !== "new-pad")).toBe(true);
+  });
+  test("naming an item the change added or changed, or items the baseline never named: new", () => {
+    expect(reportedAgain({ ...again, items: ["j15-s1", "new-pad"] }, base, (uuid) => uuid !== "new-pad")).toBe(false);
+    expect(reportedAgain({ ...again, items: ["c3-1", "track-b"] }, base, () => true)).toBe(false);
   });
 });
