@@ -112,8 +112,9 @@ export class BoardObstacles {
     const index = this.items.push(item) - 1;
     this.every.insert(index, item.box);
     if (item.kind === "courtyard" || item.kind === "keepout" || item.kind === "edge") this.forCourtyards.insert(index, item.box);
-    if (item.kind !== "courtyard" && item.kind !== "silk") this.forCopper.insert(index, item.box);
-    for (const [layer, outer] of this.forOuterCopper) if (item.kind === "edge" || item.kind === "hole" || (item.kind !== "courtyard" && item.kind !== "silk" && item.layers.has(layer))) outer.insert(index, item.box);
+    if (item.kind === "courtyard" || item.kind === "silk") return;
+    this.forCopper.insert(index, item.box);
+    for (const [layer, outer] of this.forOuterCopper) if (item.kind === "edge" || item.kind === "hole" || item.layers.has(layer)) outer.insert(index, item.box);
   }
 
   /** Items whose box meets `box` and that `keep` accepts, each once, in the order they were added. */

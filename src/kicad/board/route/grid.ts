@@ -73,11 +73,12 @@ export class RouteGrid {
    */
   defer(box: BBox, draw: (clip: CellRect) => void): void {
     const { origin, half, step } = this.window;
+    const reach = (half + 1) * step;
+    if (box.maxX < origin.x - reach || box.minX > origin.x + reach || box.maxY < origin.y - reach || box.minY > origin.y + reach) return;
     const cell = (v: number, o: number) => Math.min(this.size - 1, Math.max(0, Math.floor((v - o) / step + half)));
     // A cell of margin each side: an offset reaches a little past the box grown by its distance.
     const [c0, c1] = [cell(box.minX - step, origin.x), cell(box.maxX + step, origin.x)];
     const [r0, r1] = [cell(box.minY - step, origin.y), cell(box.maxY + step, origin.y)];
-    if (box.maxX < origin.x - (half + 1) * step || box.minX > origin.x + (half + 1) * step || box.maxY < origin.y - (half + 1) * step || box.minY > origin.y + (half + 1) * step) return;
     for (let ty = Math.floor(r0 / TILE); ty <= Math.floor(r1 / TILE); ty++) {
       for (let tx = Math.floor(c0 / TILE); tx <= Math.floor(c1 / TILE); tx++) this.waiting[ty * this.tiles + tx]!.push(draw);
     }
