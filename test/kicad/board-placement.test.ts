@@ -13,6 +13,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { copyFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { placeAdditions, placeFootprint, REACH } from "../../src/kicad/board/placement.ts";
+import { routeFootprints } from "../../src/kicad/board/route/route.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync.ts";
 import { Board } from "../../src/kicad/board/view.ts";
@@ -170,5 +171,26 @@ describe("parts added together", () => {
     expect(r!.side).toBe(d!.side);
     console.log(`D900 at ${d!.at.x}, ${d!.at.y} (${d!.side}); R900 at ${r!.at.x}, ${r!.at.y} (${r!.side})`);
     expect(Math.hypot(r!.at.x - d!.at.x, r!.at.y - d!.at.y)).toBeLessThan(5);
+  });
+
+  // By U5 the LED's ground pad has one way out, and the resistor's best spot sat on it.
+  test("corpus/bms-c1: the resistor keeps off the route planned for its LED, and every new pad can be routed", async () => {
+    const copy = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/bms-c1")!);
+    const board = Board.load(copy.board!);
+    const project = join(copy.root, copy.projectFile);
+    const libraries = await openLibraries(project);
+    const rules = BoardRules.load(project, null);
+    const capacitor = additionPlan(board, "C900", "Capacitor_SMD:C_0603_1608Metric", ["+3V3", "GND"]);
+    expect(placeAdditions(board, capacitor, libraries, () => "U5", rules)).toEqual([]);
+    applyBoardSync(board, capacitor, libraries);
+    routeFootprints(board, rules, ["C900"]);
+    const led = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", ["GND", "PWR_LED"]);
+    const resistor = additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", ["+3V3", "PWR_LED"]);
+    const code = Math.max(...board.nets().map((n) => n.code ?? 0)) + 1;
+    const plan = { ...led, added: [...led.added, ...resistor.added], renets: [{ to: "PWR_LED", code }] };
+    expect(placeAdditions(board, plan, libraries, (ref) => (ref === "R900" ? "D900" : "U5"), rules)).toEqual([]);
+    applyBoardSync(board, plan, libraries);
+    const outcomes = routeFootprints(board, rules, ["D900", "R900"]);
+    expect(outcomes.flatMap((o) => o.left.map((l) => `${o.ref} pad ${l.pad}: ${l.reason}`))).toEqual([]);
   });
 });

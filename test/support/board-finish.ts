@@ -351,7 +351,6 @@ export function expectBlockersExist(board: Board, pending: { ref: string; reason
  * until it is taken off this list.
  */
 const KNOWN_FAILURES: Record<string, string> = {
-  "corpus/bms-c1": "the LED's and resistor's copper cuts a piece of the F.Cu GND fill off the vias that joined it to In1.Cu, and the gate rolls the run back on that new unconnected item",
   "demos/stickhub/StickHub": "the capacitor's +1V8 pad is boxed in by a GND track and the MP pads of J4 and J5",
 };
 

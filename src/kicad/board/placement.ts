@@ -23,7 +23,7 @@ import type { BoardRules } from "./clearance/rules.ts";
 import { NetCopper } from "./ratsnest.ts";
 import { blockerOf, describeBlockers, searchSpot, type BoardSpot, type SearchRequest, type SearchResult, type SpotPad } from "./spot-search.ts";
 import { drawn, footprintItems } from "./clearance/items.ts";
-import { padsConnectable } from "./route/route.ts";
+import { connectingRoutes, type Laid } from "./route/route.ts";
 import { child, children, cloneNode, list, q, text, type SList } from "../sexpr/index.ts";
 
 export type { BoardSpot } from "./spot-search.ts";
@@ -86,13 +86,15 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
   let copper = new NetCopper(obstacles, nets);
   const anchors = new Map<string, Anchor>(board.footprints().map((f) => [f.ref, { ref: f.ref, side: sideOf(f.layer), rotation: f.at.rotation, box: boardBounds(f.node) }]));
   const placedHere = new Map<string, Placed>();
-  const search = (part: Omit<Placed, "spot">) => {
+  const search = (part: Omit<Placed, "spot" | "routes">) => {
     const anchor = part.anchorRef ? anchors.get(part.anchorRef) : undefined;
-    const connectable = (pads: SpotPad[]) => padsConnectable(board, obstacles, rules, pads.map((p) => drawn({ kind: "pad", what: `a pad of ${part.add.ref}`, net: p.net, layers: p.layers, ref: part.add.ref }, p.shape)));
+    const connectable = (pads: SpotPad[]) => connectingRoutes(board, obstacles, rules, pads.map((p) => drawn({ kind: "pad", what: `a pad of ${part.add.ref}`, net: p.net, layers: p.layers, ref: part.add.ref }, p.shape)));
     const request = { footprint: part.instance, padNets: new Map(part.add.pads.map((p) => [p.pad, p.net])), rotation: anchor?.rotation ?? 0, anchor: anchor?.box, connectable, avoid: part.avoid };
     return findSpot(board, obstacles, copper, request, anchor?.side ?? "front", isSmdPassive(part.instance));
   };
-  const place = (part: Omit<Placed, "spot">, spot: BoardSpot) => {
+  // A part's planned routes are in the way of the next part, as they will be when it is routed
+  // (bms-c1's resistor sat on the way out of its LED's ground pad).
+  const place = (part: Omit<Placed, "spot" | "routes">, spot: BoardSpot, routes: Laid[] = []) => {
     part.add.at = { x: spot.x, y: spot.y, rotation: spot.rotation };
     part.add.side = spot.side;
     const placed = placedCopy(part.instance, spot);
@@ -102,9 +104,10 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
       if (net) pad.items.push(list("net", q(net)));
     }
     obstacles.add(placed);
+    obstacles.addPlanned(part.add.ref, routes);
     for (const item of footprintItems(placed, obstacles.copper)) copper.add(item);
     anchors.set(part.add.ref, { ref: part.add.ref, side: spot.side, rotation: spot.rotation, box: boardBounds(placed) });
-    placedHere.set(part.add.ref, { ...part, spot });
+    placedHere.set(part.add.ref, { ...part, spot, routes });
   };
   const unplace = (ref: string) => {
     obstacles.remove(ref);
@@ -119,22 +122,22 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
     // stays where it was when none is better.
     const anchor = part.anchorRef ? placedHere.get(part.anchorRef) : undefined;
     if (anchor && result.spot?.connectable === false) {
-      const first = { spot: anchor.spot, result };
+      const first = { spot: anchor.spot, routes: anchor.routes, result };
       for (let retry = 0; retry < ANCHOR_RETRIES && result.spot?.connectable === false; retry++) {
         unplace(anchor.add.ref);
         anchor.avoid.push({ ...placedHere.get(anchor.add.ref)!.spot, radius: ANCHOR_MOVE });
         const moved = search(anchor);
         if (!moved.spot || moved.spot.connectable === false) {
-          place(anchor, first.spot);
+          place(anchor, first.spot, first.routes);
           result = first.result;
           break;
         }
-        place(anchor, moved.spot);
+        place(anchor, moved.spot, moved.routes);
         result = search(part);
       }
       if (result.spot?.connectable === false && placedHere.get(anchor.add.ref)!.spot !== first.spot) {
         unplace(anchor.add.ref);
-        place(anchor, first.spot);
+        place(anchor, first.spot, first.routes);
         result = first.result;
       }
     }
@@ -143,7 +146,7 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
       staged.push({ ref: add.ref, reason: `no free spot${anchor ? ` within ${REACH} mm of ${anchor.ref} or elsewhere on the board` : " on the board"}: ${describeBlockers(result.blockers)}` });
       continue;
     }
-    place(part, result.spot);
+    place(part, result.spot, result.routes);
   }
   return staged;
 }
@@ -160,6 +163,8 @@ interface Placed {
   anchorRef: string | undefined;
   avoid: NonNullable<SearchRequest["avoid"]>;
   spot: BoardSpot;
+  /** The routes planned for its pads there. */
+  routes: Laid[];
 }
 
 /** What a new footprint is placed next to: a footprint on the board or one placed before it. */

@@ -13,6 +13,7 @@ import { footprintItems, type SpokeFrame } from "./clearance/items.ts";
 import { boxOf, inflate, rectangle, translate, type Shape } from "./clearance/geometry.ts";
 import type { Blocker, BoardObstacles } from "./clearance/obstacles.ts";
 import type { NetCopper } from "./ratsnest.ts";
+import type { Laid } from "./route/route.ts";
 
 export interface BoardSpot {
   x: number;
@@ -50,10 +51,11 @@ export interface SearchRequest {
   /** Farthest courtyard gap from the anchor, mm; the whole board when absent. */
   reach?: number;
   /**
-   * Whether the pads (board coordinates, with their nets) could be connected at a clear spot;
-   * the first `TRIALS` clear spots are asked, and when none passes the first clear one is taken.
+   * The routes that would connect the pads (board coordinates, with their nets) at a clear
+   * spot, undefined when they could not be; the first `TRIALS` clear spots are asked, and when
+   * none passes the first clear one is taken.
    */
-  connectable?: (pads: SpotPad[]) => boolean;
+  connectable?: (pads: SpotPad[]) => Laid[] | undefined;
   /** Spots not to take again, nor any within `radius` mm of one on its side (a spot whose dependants could not be connected). */
   avoid?: (Pick<BoardSpot, "x" | "y" | "side"> & { radius: number })[];
 }
@@ -72,6 +74,8 @@ const TRIAL_SPACING = 0.5;
 
 export interface SearchResult {
   spot?: BoardSpot;
+  /** The routes `connectable` planned for its pads there. */
+  routes?: Laid[];
   /** What stopped the best-ranked candidates, most frequent first. */
   blockers: { blocker: Blocker; count: number }[];
 }
@@ -220,8 +224,9 @@ function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper
   let tried = 0;
   let firstClear: Candidate | undefined;
   const trials: Candidate[] = [];
-  const found = (c: Candidate, connectable?: boolean): SearchResult => ({
+  const found = (c: Candidate, connectable?: boolean, routes?: Laid[]): SearchResult => ({
     spot: { x: c.x, y: c.y, rotation: c.v.rotation, side: c.v.side, distance: round(c.distance), ratsnest: round(c.ratsnest), ...(connectable === false ? { connectable } : {}) },
+    ...(routes ? { routes } : {}),
     blockers: [],
   });
   for (const c of candidates) {
@@ -233,7 +238,8 @@ function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper
     if (!blocker) {
       if (!request.connectable) return found(c);
       firstClear ??= c;
-      if (request.connectable(c.v.pads.map((p) => ({ shape: translate(p.shape, c.x, c.y), net: p.net, layers: p.layers })))) return found(c);
+      const routes = request.connectable(c.v.pads.map((p) => ({ shape: translate(p.shape, c.x, c.y), net: p.net, layers: p.layers })));
+      if (routes) return found(c, true, routes);
       trials.push(c);
       if (trials.length >= TRIALS) break;
       continue;

@@ -11,7 +11,7 @@
  * named for a person.
  */
 import type { BBox, Board, Point } from "../view.ts";
-import { boardItems, copperLayers, footprintItems, outlineSegments, sharesLayer, type BoardItem, type SpokeFrame } from "./items.ts";
+import { boardItems, copperLayers, drawn, footprintItems, outlineSegments, sharesLayer, type BoardItem, type SpokeFrame } from "./items.ts";
 import { cutSpokes, MIN_SPOKES, spokeCorridors, spokeTips, type SpokedPad } from "./spokes.ts";
 import { boxesOverlap, boxesWithin, growBox, inflate, insidePath, insideSegments, overlap, type Shape } from "./geometry.ts";
 import type { BoardRules } from "./rules.ts";
@@ -99,6 +99,17 @@ export class BoardObstacles {
   /** Adds a footprint's items (a footprint just placed). */
   add(fp: SList): void {
     for (const item of footprintItems(fp, this.copper)) this.insert(item);
+  }
+
+  /**
+   * Adds copper planned for a footprint that is not written yet (the routes its pads would
+   * take), under its reference: `remove` takes it out with the footprint.
+   */
+  addPlanned(ref: string, copper: { net: string; layers: ReadonlySet<string>; shape: Shape }[]): void {
+    for (const { net, layers, shape } of copper) {
+      const kind = layers.size > 1 ? "via" : "track";
+      this.insert(drawn({ kind, what: `a planned ${kind} of ${ref} (${net})`, net, layers, ref }, shape));
+    }
   }
 
   /** Takes a footprint's items out (the footprint about to move). */

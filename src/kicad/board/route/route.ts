@@ -63,7 +63,7 @@ export interface RouteOutcome {
 }
 
 /** New copper of this routing session, an obstacle to the next route of another net. */
-interface Laid {
+export interface Laid {
   net: string;
   layers: Set<string>;
   shape: Shape;
@@ -135,18 +135,19 @@ function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pa
 }
 
 /**
- * Whether every pad of a footprint that is not on the board yet (`pads`, with their nets)
- * could be connected where they stand: a placement that would leave a pad boxed in by other
- * nets' copper is worse than one a little farther away. A pad whose net has no copper on the
- * board yet (a net the change adds, its first part) has nothing to be cut off from; one whose
- * copper is out of reach (the new LED a resistor goes next to, too far away) cannot be routed.
- * Nothing is written.
+ * The routes that would connect every pad of a footprint that is not on the board yet (`pads`,
+ * with their nets) where they stand; undefined when a pad could not be connected. A placement
+ * that would leave a pad boxed in by other nets' copper is worse than one a little farther
+ * away, and the routes are in the way of the next part placed (kicad/board/placement.ts). A pad
+ * whose net has no copper on the board yet (a net the change adds, its first part) has nothing
+ * to be cut off from; one whose copper is out of reach (the new LED a resistor goes next to,
+ * too far away) cannot be routed. Nothing is written.
  */
-export function padsConnectable(board: Board, obstacles: BoardObstacles, rules: BoardRules, pads: BoardItem[]): boolean {
+export function connectingRoutes(board: Board, obstacles: BoardObstacles, rules: BoardRules, pads: BoardItem[]): Laid[] | undefined {
   // The routes planned for the pads before are in the way of the next, as they will be when
   // the pads are routed in this order.
   const routes: Laid[] = [];
-  return pads.every((pad) => {
+  const connected = pads.every((pad) => {
     if (pad.net === "") return true;
     // Its footprint's other pads are in the way as much as any new copper.
     const siblings = pads.filter((p) => p !== pad).map((p) => ({ net: p.net, layers: new Set(p.layers), shape: p.shape() }));
@@ -154,6 +155,7 @@ export function padsConnectable(board: Board, obstacles: BoardObstacles, rules: 
     if ("route" in planned) routes.push(...laidCopper(planned.route, pad.net, rules, obstacles.copper));
     return !("reason" in planned) || (planned.noCopper === true && !netHasCopper(board, obstacles, pad));
   });
+  return connected ? routes : undefined;
 }
 
 /** A planned route's tracks and vias as copper in the way of the next route. */
