@@ -351,7 +351,7 @@ export function expectBlockersExist(board: Board, pending: { ref: string; reason
  * until it is taken off this list.
  */
 const KNOWN_FAILURES: Record<string, string> = {
-  "demos/stickhub/StickHub": "the capacitor's +1V8 pad is boxed in by a GND track and the MP pads of J4 and J5",
+  "demos/stickhub/StickHub": "the capacitor's +1V8 pad is boxed in by a GND track and the MP pads of J4 and J5, and then the board has no free spot left for the LED's resistor",
 };
 
 /**
