@@ -80,11 +80,12 @@ function pendingRef(f: Finding, pending: LayoutPending): string | undefined {
 
 /**
  * "routing: 2 connections left for layout (C4: no rule-clean path within 10 mm)": the new
- * unconnected items the run left, counted, with each part's reason; undefined when there are none.
+ * unconnected items the run left among `marked` (the report against the baseline, with gaps
+ * KiCad names again by other unchanged items not new, as the gate judges them), counted, with
+ * each part's reason; undefined when there are none.
  */
-export function routingLine(report: CheckReport, baseline: CheckReport | undefined, pending: LayoutPending): string | undefined {
-  if (!baseline) return undefined;
-  const left = compareWithBaseline(baseline, report, false).current.filter(isNewUnconnected);
+function routingLine(marked: Finding[], pending: LayoutPending): string | undefined {
+  const left = marked.filter(isNewUnconnected);
   if (left.length === 0) return undefined;
   const reasons = new Map<string, string>();
   for (const f of left) {
@@ -147,7 +148,7 @@ export function verificationLine(report: CheckReport, baseline?: CheckReport, pe
   const ratio = req && /^\d+\/\d+/.exec(req.summary)?.[0];
   const reqPart = !req || req.status === "skipped" ? "requirements skipped" : `requirements ${ratio ?? "none"}`;
   // Raw kicad-cli DRC counts unconnected items as errors: a board with new ones is not "DRC clean".
-  const routing = routingLine(report, baseline, pending);
+  const routing = marked && routingLine(marked, pending);
   const drc = routing ? [word("drc", "DRC").replace(/^DRC clean/, "DRC no new violations"), routing] : [word("drc", "DRC")];
   return [word("erc", "ERC"), ...drc, word("parity", "parity"), reqPart].join(", ");
 }

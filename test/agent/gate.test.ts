@@ -242,6 +242,16 @@ describe("an unconnected gap KiCad names by other items", () => {
   test("between items the change left as they were, one of them named before: not new", () => {
     expect(reportedAgain(again, base, (uuid) => uuid !== "new-pad")).toBe(true);
   });
+  test("the Verification line counts it as the gate does: not a connection the run left", () => {
+    const gap = (b: string, id: string): Finding => ({ ...unconnected("C900.1", b), items: ["c900-1", id] });
+    const before = report({ routing: [gap("C11.1", "c11-1")] });
+    // StickHub: C900's old gap came back against a track of +1V8 instead of C11's pad.
+    const after = report({ routing: [gap("track:+1V8@B.Cu", "track-a"), unconnected("D900.2", "R900.2")] });
+    const pending = new Map([["D900", "no /PWR_LED copper within 15 mm"]]);
+    expect(verificationLine(after, before, pending, () => true)).toBe(
+      "ERC clean, DRC no new violations, routing: 1 connection left for layout (D900: no /PWR_LED copper within 15 mm), parity clean, requirements 6/6",
+    );
+  });
   test("naming an item the change added or changed, or items the baseline never named: new", () => {
     expect(reportedAgain({ ...again, items: ["j15-s1", "new-pad"] }, base, (uuid) => uuid !== "new-pad")).toBe(false);
     expect(reportedAgain({ ...again, items: ["c3-1", "track-b"] }, base, () => true)).toBe(false);
