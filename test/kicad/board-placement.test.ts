@@ -22,7 +22,7 @@ import { boardZones, zonesTouchedBy } from "../../src/kicad/board/zones/zones.ts
 import { refillZones } from "../../src/kicad/board/zones/refill.ts";
 import { runDrc, type DrcReport, type Violation } from "../../src/kicad/cli/kicad-cli.ts";
 import type { BBox } from "../../src/kicad/board/view.ts";
-import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import { openLibraries, type Libraries } from "../../src/kicad/library/libraries.ts";
 import { printSexpr } from "../../src/kicad/sexpr/index.ts";
 import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { insideOutline } from "../support/board-outline.ts";
@@ -152,20 +152,31 @@ describe("a board with no room", () => {
  * test/e2e/board-finish-demos*.test.ts covers that run.)
  */
 describe("parts added together", () => {
-  test("demos/pic_programmer: the resistor goes beside the new LED, on its side", async () => {
-    const copy = await copyCorpusProject(demoProjects().find((p) => p.id === "demos/pic_programmer/pic_programmer")!);
+  /** A copy of `id` with a decoupling capacitor between `supply` and GND placed by U5 first, as the acceptance's sessions do. */
+  async function withCapacitor(projects: CorpusProject[], id: string, supply: string) {
+    const copy = await copyCorpusProject(projects.find((p) => p.id === id)!);
     const board = Board.load(copy.board!);
     const project = join(copy.root, copy.projectFile);
     const libraries = await openLibraries(project);
     const rules = BoardRules.load(project, null);
-    // As the acceptance's sessions do: a decoupling capacitor by U5 first.
-    const capacitor = additionPlan(board, "C900", "Capacitor_SMD:C_0603_1608Metric", ["/pic_sockets/VCC_PIC", "GND"]);
+    const capacitor = additionPlan(board, "C900", "Capacitor_SMD:C_0603_1608Metric", [supply, "GND"]);
     expect(placeAdditions(board, capacitor, libraries, () => "U5", rules)).toEqual([]);
     applyBoardSync(board, capacitor, libraries);
+    return { board, libraries, rules };
+  }
+
+  /** An LED (by U5) and its series resistor (by the LED) from `supply` to GND, on a new net PWR_LED; placed, the LED first. */
+  function placeLedPair(board: Board, libraries: Libraries, rules: BoardRules, supply: string) {
     const led = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", ["GND", "PWR_LED"]);
-    const resistor = additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", ["/pic_sockets/VCC_PIC", "PWR_LED"]);
-    const plan = { ...led, added: [...led.added, ...resistor.added] };
-    const staged = placeAdditions(board, plan, libraries, (ref) => (ref === "R900" ? "D900" : "U5"), rules);
+    const resistor = additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", [supply, "PWR_LED"]);
+    const code = Math.max(...board.nets().map((n) => n.code ?? 0)) + 1;
+    const plan = { ...led, added: [...led.added, ...resistor.added], renets: [{ to: "PWR_LED", code }] };
+    return { plan, staged: placeAdditions(board, plan, libraries, (ref) => (ref === "R900" ? "D900" : "U5"), rules) };
+  }
+
+  test("demos/pic_programmer: the resistor goes beside the new LED, on its side", async () => {
+    const { board, libraries, rules } = await withCapacitor(demoProjects(), "demos/pic_programmer/pic_programmer", "/pic_sockets/VCC_PIC");
+    const { plan, staged } = placeLedPair(board, libraries, rules, "/pic_sockets/VCC_PIC");
     expect(staged).toEqual([]);
     const [d, r] = plan.added;
     expect(r!.side).toBe(d!.side);
@@ -175,20 +186,10 @@ describe("parts added together", () => {
 
   // By U5 the LED's ground pad has one way out, and the resistor's best spot sat on it.
   test("corpus/bms-c1: the resistor keeps off the route planned for its LED, and every new pad can be routed", async () => {
-    const copy = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/bms-c1")!);
-    const board = Board.load(copy.board!);
-    const project = join(copy.root, copy.projectFile);
-    const libraries = await openLibraries(project);
-    const rules = BoardRules.load(project, null);
-    const capacitor = additionPlan(board, "C900", "Capacitor_SMD:C_0603_1608Metric", ["+3V3", "GND"]);
-    expect(placeAdditions(board, capacitor, libraries, () => "U5", rules)).toEqual([]);
-    applyBoardSync(board, capacitor, libraries);
+    const { board, libraries, rules } = await withCapacitor(corpusProjects(), "corpus/bms-c1", "+3V3");
     routeFootprints(board, rules, ["C900"]);
-    const led = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", ["GND", "PWR_LED"]);
-    const resistor = additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", ["+3V3", "PWR_LED"]);
-    const code = Math.max(...board.nets().map((n) => n.code ?? 0)) + 1;
-    const plan = { ...led, added: [...led.added, ...resistor.added], renets: [{ to: "PWR_LED", code }] };
-    expect(placeAdditions(board, plan, libraries, (ref) => (ref === "R900" ? "D900" : "U5"), rules)).toEqual([]);
+    const { plan, staged } = placeLedPair(board, libraries, rules, "+3V3");
+    expect(staged).toEqual([]);
     applyBoardSync(board, plan, libraries);
     const outcomes = routeFootprints(board, rules, ["D900", "R900"]);
     expect(outcomes.flatMap((o) => o.left.map((l) => `${o.ref} pad ${l.pad}: ${l.reason}`))).toEqual([]);
