@@ -8,15 +8,14 @@
  * Parity is compared finding for finding: copperhead's native parity check (DRC runs without
  * `--schematic-parity`) reports the keys and severities kicad-cli's schematic parity list maps to.
  *
- * Each project is copied, then checked once by kicad-cli (ERC, then DRC with schematic parity,
- * default severities) and once by copperhead. A project copperhead cannot load yet must fail with
- * exactly the typed error listed in NOT_YET_LOADED; once it loads, it is compared like any other.
+ * Each project is copied, then checked once by copperhead and once by kicad-cli (ERC, then DRC
+ * with schematic parity; raw reports are cached by content, support/kicad-cache.ts). A project
+ * copperhead cannot load yet must fail with exactly the typed error listed in NOT_YET_LOADED;
+ * once it loads, it is compared like any other.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { cpSync, existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { runCheck } from "../../src/commands/check.ts";
 import { indexBoard } from "../../src/checks/kicad-items.ts";
 import { kicadParityFindings } from "../../src/checks/parity.ts";
@@ -26,7 +25,8 @@ import { discoverProject } from "../../src/repo/project.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import type { KicadCli, Violation } from "../../src/kicad/cli/kicad-cli.ts";
 import { allProjects, copyCorpusProject, type CorpusProject } from "../support/corpora.ts";
-import { cleanupTempDirs, makeTempDir, rawKicadCli, requireKicadCli } from "../support/kicad.ts";
+import { cachedErc, cachedParityDrc } from "../support/kicad-cache.ts";
+import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 
 /** Projects copperhead refuses today, and the error that refuses them. */
 const NOT_YET_LOADED: Record<string, RegExp> = {
@@ -61,29 +61,6 @@ function count(violations: Violation[]): Counts {
 }
 
 /**
- * kicad-cli's report is a function of the project's files and the KiCad version, so it is kept
- * between runs (vme-wren's DRC takes minutes); a cold machine runs every one.
- */
-const RAW_CACHE = join(import.meta.dir, "..", "..", "node_modules", ".cache", "copperhead-raw-kicad");
-
-async function rawReport(args: string[], input: string, projectDir: string): Promise<Record<string, unknown>> {
-  const hash = createHash("sha256").update(`${cli.version.raw}\n${args.join(" ")}\n${relative(projectDir, input)}\n`);
-  for (const file of [...new Bun.Glob("**/*").scanSync({ cwd: projectDir, dot: true })].sort()) {
-    if (file.includes(".copperhead/")) continue;
-    hash.update(`${file}\n`).update(await readFile(join(projectDir, file)));
-  }
-  const cached = join(RAW_CACHE, `${hash.digest("hex")}.json`);
-  if (existsSync(cached)) return JSON.parse(await readFile(cached, "utf8"));
-  const out = join(await makeTempDir(), "report.json");
-  const run = await rawKicadCli(cli, [...args, "--format", "json", "-o", out, input]);
-  if (run.exitCode !== 0) throw new Error(`kicad-cli ${args.join(" ")} failed on ${input} (exit ${run.exitCode}): ${run.stderr}`);
-  const text = await readFile(out, "utf8");
-  await mkdir(RAW_CACHE, { recursive: true });
-  await writeFile(cached, text);
-  return JSON.parse(text);
-}
-
-/**
  * copperhead's own kicad-cli results for a project are kept between runs the same way (its
  * cache is keyed by content, KiCad install and copperhead version): what this test checks is
  * how copperhead turns them into findings, and a cold machine still runs everything.
@@ -99,21 +76,26 @@ async function withKeptCache<T>(project: CorpusProject, copy: CorpusProject, che
   return result;
 }
 
-/** What raw kicad-cli reports for the project, per family, and its schematic parity list. */
-async function kicadCounts(project: CorpusProject): Promise<{ counts: Record<Family, Counts>; parity: Violation[] }> {
+/**
+ * What raw kicad-cli reports for the project, per family, and its schematic parity list. The
+ * reports are shared with the other corpus tests (support/kicad-cache.ts), so vme-wren's DRC runs
+ * once for all of them. They ask for every severity; what kicad-cli's default report leaves out
+ * (the project's exclusions) is left out here.
+ */
+async function kicadCounts(project: CorpusProject, timeoutMs: number): Promise<{ counts: Record<Family, Counts>; parity: Violation[] }> {
   const none = { error: 0, warning: 0 };
   const counts: Record<Family, Counts> = { erc: none, drc: none, parity: none, routing: none };
   let parity: Violation[] = [];
   if (project.schematic) {
-    const erc = (await rawReport(["sch", "erc"], project.schematic, project.root)) as { sheets: { violations: Violation[] }[] };
+    const erc = await cachedErc(cli, project.root, project.schematic, timeoutMs);
     counts.erc = count(erc.sheets.flatMap((s) => s.violations));
   }
   if (project.board) {
-    const drc = (await rawReport(["pcb", "drc", "--schematic-parity"], project.board, project.root)) as Record<string, Violation[]>;
-    counts.drc = count(drc.violations ?? []);
-    parity = drc.schematic_parity ?? [];
+    const { report } = await cachedParityDrc(cli, project.root, project.board, timeoutMs);
+    counts.drc = count(report.violations);
+    parity = report.schematic_parity.filter((v) => !v.excluded);
     counts.parity = count(parity);
-    counts.routing = count(drc.unconnected_items ?? []);
+    counts.routing = count(report.unconnected_items);
   }
   return { counts, parity };
 }
@@ -134,6 +116,8 @@ function copperheadCounts(report: CheckReport): Record<Family, Counts> {
 
 describe("findings equal raw kicad-cli's, per family, on every corpus project", () => {
   for (const project of allProjects()) {
+    // vme-wren's DRC takes a minute and a half on an idle machine, many more on a busy one.
+    const timeoutMs = project.id.includes("vme-wren") ? 3_600_000 : 300_000;
     test(
       project.id,
       async () => {
@@ -147,7 +131,7 @@ describe("findings equal raw kicad-cli's, per family, on every corpus project", 
           expect(err.message).toMatch(pending);
           return;
         }
-        const { counts: kicad, parity } = await kicadCounts(copy);
+        const { counts: kicad, parity } = await kicadCounts(copy, timeoutMs);
         const ours = copperheadCounts(report);
         // Routing severity is copperhead's policy; the number of unconnected items is KiCad's.
         const total = (c: Counts) => c.error + c.warning;
@@ -162,8 +146,7 @@ describe("findings equal raw kicad-cli's, per family, on every corpus project", 
         const keys = report.checks.flatMap((c) => c.findings.map((f) => f.key));
         expect(keys.length - new Set(keys).size).toBe(0);
       },
-      // vme-wren's DRC takes a minute and a half on an idle machine, many more on a busy one.
-      project.id.includes("vme-wren") ? 3_600_000 : 300_000,
+      timeoutMs,
     );
   }
 });

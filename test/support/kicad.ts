@@ -4,7 +4,7 @@
  * Tests never skip when KiCad is missing: a skipped KiCad test is a check that silently did
  * not run, which is exactly what copperhead exists to prevent. They fail with the fix instead.
  */
-import { copyFile, cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CopperheadError } from "../../src/errors.ts";
@@ -53,23 +53,4 @@ export async function makeTempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "copperhead-test-"));
   tempDirs.push(dir);
   return dir;
-}
-
-/**
- * Runs kicad-cli itself, as a user on a configured machine would: a fresh config home seeded
- * with KiCad's template library tables and the language pinned to English, nothing else of
- * copperhead's in between. The oracle that fidelity tests compare copperhead with.
- */
-export async function rawKicadCli(cli: KicadCli, args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  const home = await makeTempDir();
-  const dir = join(home, `${cli.version.major}.0`);
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, "kicad_common.json"), JSON.stringify({ system: { language: "English" } }));
-  for (const table of ["sym-lib-table", "fp-lib-table"]) {
-    if (cli.shareDir) await copyFile(join(cli.shareDir, "template", table), join(dir, table));
-  }
-  const proc = Bun.spawn([cli.path, ...args], { cwd: home, env: { ...process.env, KICAD_CONFIG_HOME: home }, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  await rm(home, { recursive: true, force: true });
-  return { exitCode, stdout, stderr };
 }
