@@ -33,6 +33,25 @@ describe("the copper a route may end on", () => {
   });
 });
 
+describe("a pad whose other end is staged", () => {
+  // The LED goes in flat_hierarchy's free patch; its resistor found no spot and stays staged.
+  test("demos/flat_hierarchy: the LED's pad says it waits for the staged resistor, not that its net has no copper", async () => {
+    const copy = await copyCorpusProject(demoProjects().find((p) => p.id === "demos/flat_hierarchy/flat_hierarchy")!);
+    const board = Board.load(copy.board!);
+    const libraries = await openLibraries(join(copy.root, copy.projectFile));
+    const led = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", ["GND", "/PWR_LED"]);
+    led.added[0]!.at = { x: 203.2, y: 124.46, rotation: 0 };
+    led.added[0]!.staged = false;
+    led.renets = [{ to: "/PWR_LED", code: Math.max(...board.nets().map((n) => n.code ?? 0)) + 1 }];
+    applyBoardSync(board, led, libraries);
+    applyBoardSync(board, additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", ["VCC_PIC", "/PWR_LED"]), libraries);
+    const rules = BoardRules.load(join(copy.root, copy.projectFile), null);
+    const left = (staged: string[]) => routeFootprints(board, rules, ["D900"], undefined, staged)[0]!.left;
+    expect(left(["R900"])).toEqual([{ pad: "2", net: "/PWR_LED", reason: "waits for R900, staged below the outline" }]);
+    expect(left([])).toEqual([{ pad: "2", net: "/PWR_LED", reason: "no /PWR_LED copper within 15 mm" }]);
+  });
+});
+
 describe("a pour a pad may rely on", () => {
   // A GND zone whose fill has two pieces: one around TP1's GND pad, one (an island, which this
   // zone keeps) with no GND copper in it.

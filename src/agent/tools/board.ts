@@ -13,7 +13,7 @@ import { placeAdditions } from "../../kicad/board/placement.ts";
 import { BoardRules } from "../../kicad/board/clearance/rules.ts";
 import { setFootprintFlags } from "../../kicad/board/sync/apply.ts";
 import { copperLayers, footprintItems } from "../../kicad/board/clearance/items.ts";
-import { finishAdded } from "../../kicad/board/route/finish.ts";
+import { finishAdded, type FinishOptions } from "../../kicad/board/route/finish.ts";
 import { liftCopper } from "../../kicad/board/route/write.ts";
 import { boardZones, type NewCopper } from "../../kicad/board/zones/zones.ts";
 import { findKicadPython } from "../../kicad/cli/python.ts";
@@ -38,9 +38,9 @@ const STAGED = "staged below the outline: no free spot inside it near its anchor
  * Routes the placed new parts `refs`, refills the zones their copper touches (KiCad's filler),
  * and records in layoutPending what is left and why; returns one line per part for the model.
  */
-export async function finishLayout(ctx: RunContext, board: Board, boardFile: string, refs: string[], vacated: NewCopper[] = []): Promise<string[]> {
+export async function finishLayout(ctx: RunContext, board: Board, boardFile: string, refs: string[], options: FinishOptions = {}): Promise<string[]> {
   if (refs.length === 0) return [];
-  const layout = await finishAdded(board, boardFile, BoardRules.load(ctx.project.projectFile, ctx.repoRoot), refs, vacated);
+  const layout = await finishAdded(board, boardFile, BoardRules.load(ctx.project.projectFile, ctx.repoRoot), refs, options);
   for (const o of layout.outcomes) {
     const own = (ctx.routedByRun ??= new Map()).get(o.ref) ?? new Set<string>();
     for (const id of o.ids) own.add(id);
@@ -106,7 +106,7 @@ export async function syncBoardFromSchematic(ctx: RunContext, options: Pick<Boar
     if (placed.length > 0) await assertCanRefill(board);
     const journal = ctx.journal ?? ctx.beginEdits();
     applyBoardSync(board, plan, ctx.libraries);
-    routing = await finishLayout(ctx, board, boardFile, placed);
+    routing = await finishLayout(ctx, board, boardFile, placed, { staged: plan.added.filter((a) => a.staged).map((a) => a.ref) });
     journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
     boardWritten(ctx, board);
   }

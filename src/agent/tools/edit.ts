@@ -230,7 +230,7 @@ export const editTools = [
       }
       // Placed, it is routed and its pours refilled at once.
       const journal = ctx.journal ?? ctx.beginEdits();
-      const routing = await finishLayout(ctx, board, boardFile, [ref], vacated);
+      const routing = await finishLayout(ctx, board, boardFile, [ref], { vacated });
       journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
       boardWritten(ctx, board);
       return {

@@ -25,14 +25,20 @@ export interface FinishedLayout {
   refilled: string[];
 }
 
+export interface FinishOptions {
+  /** Copper taken off the board (a part moved, its tracks lifted): the zones there are refilled too. */
+  vacated?: NewCopper[];
+  /** Parts of the same change left staged below the outline, which a pad may be waiting for. */
+  staged?: string[];
+}
+
 /**
  * Routes the footprints `refs`, refills the zones their copper touches, and checks the pours
- * they rely on. `vacated` is copper taken off the board (a part moved, its tracks lifted): the
- * zones there are refilled too.
+ * they rely on.
  */
-export async function finishAdded(board: Board, boardFile: string, rules: BoardRules, refs: string[], vacated: NewCopper[] = []): Promise<FinishedLayout> {
+export async function finishAdded(board: Board, boardFile: string, rules: BoardRules, refs: string[], { vacated = [], staged = [] }: FinishOptions = {}): Promise<FinishedLayout> {
   const obstacles = new BoardObstacles(board, rules);
-  const outcomes = routeFootprints(board, rules, refs, obstacles);
+  const outcomes = routeFootprints(board, rules, refs, obstacles, staged);
   const added: NewCopper[] = [...vacated, ...outcomes.flatMap((o) => o.added)];
   for (const fp of board.footprints().filter((f) => refs.includes(f.ref))) {
     for (const pad of footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad")) added.push({ box: pad.box, net: pad.net, layers: pad.layers.size > 1 ? "all" : new Set(pad.layers) });

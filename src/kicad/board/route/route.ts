@@ -71,9 +71,11 @@ export interface Laid {
 
 /**
  * Routes every pad of the footprints `refs` that has a net and is not connected yet, and writes
- * the tracks and vias into the board. The obstacle model is built once for all of them.
+ * the tracks and vias into the board. The obstacle model is built once for all of them. A pad
+ * with no copper of its net in reach, whose net the pads of `staged` parts (the same change's,
+ * left below the outline) are on, says it waits for them.
  */
-export function routeFootprints(board: Board, rules: BoardRules, refs: string[], obstacles = new BoardObstacles(board, rules)): RouteOutcome[] {
+export function routeFootprints(board: Board, rules: BoardRules, refs: string[], obstacles = new BoardObstacles(board, rules), staged: string[] = []): RouteOutcome[] {
   const laid: Laid[] = [];
   const outcomes: RouteOutcome[] = [];
   const work: { pad: BoardItem; outcome: RouteOutcome }[] = [];
@@ -93,10 +95,17 @@ export function routeFootprints(board: Board, rules: BoardRules, refs: string[],
     const number = /^pad (\S+) of /.exec(pad.what)?.[1] ?? "";
     if (/^(unconnected|Net)-\(/.test(pad.net) && !othersOnNet(obstacles, pad)) continue;
     const result = routePad(board, obstacles, rules, pad, laid, outcome);
-    if ("reason" in result) outcome.left.push({ pad: number, net: pad.net, reason: result.reason });
+    if ("reason" in result) outcome.left.push({ pad: number, net: pad.net, reason: result.noCopper ? waitingFor(obstacles, pad, staged) ?? result.reason : result.reason });
     else outcome.connected.push({ ...result, pad: number, net: pad.net });
   }
   return outcomes;
+}
+
+/** "waits for R900, staged below the outline": the staged parts with a pad on `pad`'s net. */
+function waitingFor(obstacles: BoardObstacles, pad: BoardItem, staged: string[]): string | undefined {
+  const refs = [...new Set(obstacles.all((i) => i.kind === "pad" && i.net === pad.net && staged.includes(i.ref ?? "")).map((i) => i.ref!))].sort();
+  if (refs.length === 0) return undefined;
+  return `waits for ${refs.join(" and ")}, staged below the outline`;
 }
 
 /** Whether any other copper is on the pad's net at all (a single-pad net needs no route). */
@@ -104,7 +113,7 @@ function othersOnNet(obstacles: BoardObstacles, pad: BoardItem): boolean {
   return obstacles.near(growBox(pad.box, MAX_ROUTE_LENGTH), (i) => i.net === pad.net && i !== pad && i.kind !== "hole").length > 0;
 }
 
-type PadResult = Omit<PadRoute, "pad" | "net"> | { reason: string };
+type PadResult = Omit<PadRoute, "pad" | "net"> | { reason: string; noCopper?: boolean };
 
 /** How a pad would be connected: at once (touching its net's copper, or in its pour), by a checked route, or not, with the reason. */
 type PadPlan = Omit<PadRoute, "pad" | "net"> | { reason: string; noCopper?: boolean } | { route: CopperPlan; end: GridPoint; pourAt: BuiltGrid["pourAt"] };
