@@ -24,6 +24,7 @@ import { NetCopper } from "./ratsnest.ts";
 import { blockerOf, describeBlockers, searchSpot, type BoardSpot, type SearchRequest, type SearchResult, type SpotPad } from "./spot-search.ts";
 import { drawn, footprintItems } from "./clearance/items.ts";
 import { connectingRoutes, type Laid } from "./route/route.ts";
+import { boardZones } from "./zones/zones.ts";
 import { child, children, cloneNode, list, q, text, type SList } from "../sexpr/index.ts";
 
 export type { BoardSpot } from "./spot-search.ts";
@@ -86,9 +87,11 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
   let copper = new NetCopper(obstacles, nets);
   const anchors = new Map<string, Anchor>(board.footprints().map((f) => [f.ref, { ref: f.ref, side: sideOf(f.layer), rotation: f.at.rotation, box: boardBounds(f.node) }]));
   const placedHere = new Map<string, Placed>();
+  // Placing changes no zone: the route trials all read the same ones.
+  const zones = boardZones(board.root);
   const search = (part: Omit<Placed, "spot" | "routes">) => {
     const anchor = part.anchorRef ? anchors.get(part.anchorRef) : undefined;
-    const connectable = (pads: SpotPad[]) => connectingRoutes(board, obstacles, rules, pads.map((p) => drawn({ kind: "pad", what: `a pad of ${part.add.ref}`, net: p.net, layers: p.layers, ref: part.add.ref }, p.shape)));
+    const connectable = (pads: SpotPad[]) => connectingRoutes(board, obstacles, rules, pads.map((p) => drawn({ kind: "pad", what: `a pad of ${part.add.ref}`, net: p.net, layers: p.layers, ref: part.add.ref }, p.shape)), zones);
     const request = { footprint: part.instance, padNets: new Map(part.add.pads.map((p) => [p.pad, p.net])), rotation: anchor?.rotation ?? 0, anchor: anchor?.box, connectable, avoid: part.avoid };
     return findSpot(board, obstacles, copper, request, anchor?.side ?? "front", isSmdPassive(part.instance));
   };

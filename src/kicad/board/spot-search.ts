@@ -10,7 +10,8 @@ import type { BBox, Board, Point } from "./view.ts";
 import type { Side } from "./footprint/instance.ts";
 import { flipFootprint, moveFootprint } from "./footprint/instance.ts";
 import { footprintItems, type SpokeFrame } from "./clearance/items.ts";
-import { boxOf, inflate, rectangle, translate, type Shape } from "./clearance/geometry.ts";
+import { boxOf, inflate, innerBox, rectangle, translate, type Shape } from "./clearance/geometry.ts";
+import { Occupancy } from "./clearance/occupancy.ts";
 import type { Blocker, BoardObstacles } from "./clearance/obstacles.ts";
 import type { NetCopper } from "./ratsnest.ts";
 import type { Laid } from "./route/route.ts";
@@ -88,6 +89,14 @@ const SIDE_PENALTY = 2;
 const WHOLE_BOARD_POSITIONS = 40_000;
 /** The best-ranked failed candidates whose blockers are reported. */
 const REPORTED = 60;
+/**
+ * After this many blocked spots (past the reported ones) a search draws the occupancy raster, a
+ * few tens of ms: a search that long is one through a crowded part of the board.
+ */
+const RASTER_AFTER = 2_000;
+/** How deep inside a new pad or courtyard a board item must reach for the raster to count it, mm: an overlap the exact check sees too. */
+const CORE_DEPTH = 0.005;
+const OUTER_COPPER = ["F.Cu", "B.Cu"];
 
 /** The grid a board's footprints sit on, and its origin (`(setup (grid_origin …))`). */
 export function boardGrid(board: Board): { origin: Point; step: number } {
@@ -229,11 +238,19 @@ function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper
     ...(routes ? { routes } : {}),
     blockers: [],
   });
+  // Once the reported blockers are known, only whether a spot is blocked matters: a long search
+  // turns most spots down from the occupancy raster, unasked (clearance/occupancy.ts).
+  // `tried` counts the blocked spots asked.
+  let covered: ((c: Candidate) => boolean) | undefined;
   for (const c of candidates) {
     // A spot by one already asked is not asked again, clear or not, and once one is clear the
     // blockers are not reported: such a spot need not be checked at all.
     const within = (t: { x: number; y: number }, radius: number) => Math.hypot(t.x - c.x, t.y - c.y) < radius;
     if (trials.some((t) => t.v.side === c.v.side && within(t, TRIAL_SPACING)) || request.avoid?.some((t) => t.side === c.v.side && within(t, t.radius))) continue;
+    if (tried >= RASTER_AFTER) {
+      covered ??= coveredSpots(obstacles, variants.map((v) => v.v), window);
+      if (covered(c)) continue;
+    }
     const blocker = blockerAt(obstacles, c.v, c.x, c.y);
     if (!blocker) {
       if (!request.connectable) return found(c);
@@ -253,6 +270,27 @@ function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper
   }
   if (firstClear) return found(firstClear, false);
   return { blockers: [...tally.values()].sort((a, b) => b.count - a.count) };
+}
+
+/**
+ * Whether a candidate is certainly blocked by what the occupancy raster of `window` (grown by
+ * the variants' reach) shows: a courtyard of the board under its courtyard, or copper of the
+ * board under one of its pads on an outer layer.
+ */
+function coveredSpots(obstacles: BoardObstacles, variants: Variant[], window: BBox): (c: Candidate) => boolean {
+  const cores = new Map(
+    variants.map((v) => [
+      v,
+      [
+        ...v.courtyards.map((c) => ({ layer: c.layer, box: innerBox(c.shape, CORE_DEPTH) })),
+        ...v.pads.flatMap((p) => [...p.layers].filter((l) => OUTER_COPPER.includes(l)).map((layer) => ({ layer, box: innerBox(p.shape, CORE_DEPTH) }))),
+      ].filter((core): core is { layer: string; box: BBox } => core.box !== undefined),
+    ]),
+  );
+  const parts = [...cores.values()].flat();
+  const reach = Math.max(0, ...parts.map(({ box }) => Math.max(Math.abs(box.minX), Math.abs(box.minY), Math.abs(box.maxX), Math.abs(box.maxY))));
+  const occupancy = Occupancy.of(obstacles, grow(window, reach), [...new Set(parts.map((p) => p.layer))]);
+  return (c) => cores.get(c.v)!.some(({ layer, box }) => occupancy.covers(layer, { minX: box.minX + c.x, minY: box.minY + c.y, maxX: box.maxX + c.x, maxY: box.maxY + c.y }));
 }
 
 /** What blocked a search, in words: "the courtyard of U3 (courtyard), the board edge (edge clearance)". */

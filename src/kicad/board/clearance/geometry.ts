@@ -146,6 +146,33 @@ export function overlap(a: Shape, b: Shape): boolean {
   return common.length > 0 && Math.abs(Clipper.areaPathsD(common)) > 1e-9;
 }
 
+/**
+ * An axis-aligned box inside `shape` with every point of it at least `depth` mm from the
+ * shape's edge: the shape's own box when it is one, else that box shrunk evenly toward its
+ * centre until its corners are inside (a few halvings). Undefined for a shape of more than one
+ * path or not convex, where corners inside do not make the box inside, or too small for `depth`.
+ */
+export function innerBox(shape: Shape, depth: number): BBox | undefined {
+  const { minX, minY, maxX, maxY } = shape.box;
+  const shrunk = (by: number) => ({ minX: minX + by, minY: minY + by, maxX: maxX - by, maxY: maxY - by });
+  let by = 0;
+  if (!isBox(shape)) {
+    const path = shape.paths[0]!;
+    if (shape.paths.length !== 1 || !convex(path)) return undefined;
+    const fits = (b: BBox) => [{ x: b.minX, y: b.minY }, { x: b.maxX, y: b.minY }, { x: b.maxX, y: b.maxY }, { x: b.minX, y: b.maxY }].every((p) => insidePath(p, path));
+    let [lo, hi] = [0, Math.min(maxX - minX, maxY - minY) / 2];
+    if (!fits(shrunk(hi - 1e-9))) return undefined;
+    for (let i = 0; i < 16; i++) {
+      const mid = (lo + hi) / 2;
+      if (fits(shrunk(mid))) hi = mid;
+      else lo = mid;
+    }
+    by = hi;
+  }
+  const box = shrunk(by + depth);
+  return box.maxX > box.minX && box.maxY > box.minY ? box : undefined;
+}
+
 /** Whether a closed path turns one way only (collinear points allowed). */
 function convex(path: PathD): boolean {
   if (path.length < 3) return false;

@@ -13,7 +13,7 @@
 import type { BBox, Board, Point } from "../view.ts";
 import { boardItems, copperLayers, drawn, footprintItems, outlineSegments, sharesLayer, type BoardItem, type SpokeFrame } from "./items.ts";
 import { cutSpokes, MIN_SPOKES, spokeCorridors, spokeTips, type SpokedPad } from "./spokes.ts";
-import { boxesOverlap, boxesWithin, growBox, inflate, insidePath, insideSegments, overlap, type Shape } from "./geometry.ts";
+import { boxesOverlap, boxesWithin, boxOf, growBox, inflate, insidePath, insideSegments, overlap, type Shape } from "./geometry.ts";
 import type { BoardRules } from "./rules.ts";
 import { children, type SList } from "../../sexpr/index.ts";
 
@@ -69,6 +69,8 @@ export class BoardObstacles {
   readonly outline: [Point, Point][];
   private readonly items: BoardItem[] = [];
   private readonly removed = new Set<number>();
+  /** The largest clearance an item of the board keeps of its own (a pad's override). */
+  private largestOwnClearance = 0;
   /** Each pad's spokes as `spokesOf` found them (null: none). */
   private readonly spokes = new WeakMap<BoardItem, { spoked: SpokedPad; corridors: Shape[] } | null>();
   /** Every item. */
@@ -121,6 +123,7 @@ export class BoardObstacles {
 
   private insert(item: BoardItem): void {
     const index = this.items.push(item) - 1;
+    this.largestOwnClearance = Math.max(this.largestOwnClearance, item.clearance ?? 0);
     this.every.insert(index, item.box);
     if (item.kind === "courtyard" || item.kind === "keepout" || item.kind === "edge") this.forCourtyards.insert(index, item.box);
     if (item.kind === "courtyard" || item.kind === "silk") return;
@@ -155,15 +158,14 @@ export class BoardObstacles {
    * copper out. Undefined when it is clear. `holes` are the new item's own drills.
    */
   copperBlocker(copper: CopperShape, holes: Shape[] = []): Blocker | undefined {
-    const spoked = this.spokedPad(copper);
-    const spokeReach = spoked ? Math.max(...spoked.frame.half) + spoked.thermal.gap + spoked.thermal.thickness + spoked.thermal.clearance + spoked.thermal.width : 0;
-    const reach = Math.max(this.rules.clearance(copper.net, ""), this.rules.edgeClearance(copper.net), this.rules.holeClearance(copper.net, ""), spokeReach, 1);
     // By the item's box first: most items near a spot are farther than their clearance, and
     // neither their shape nor the spot's offset need be drawn for them.
     const tooClose = (item: BoardItem, distance: number) => boxesWithin(copper.shape.box, item.box, distance) && overlap(grow(copper, distance), item.shape());
     const [layer, ...more] = copper.layers;
     const index = (more.length === 0 && layer !== undefined && this.forOuterCopper.get(layer)) || this.forCopper;
-    const candidates = this.near(growBox(copper.shape.box, reach * 2), undefined, index);
+    // Only items within the largest clearance can be too close; most spots are turned down by
+    // one of them, and the wider look the thermal spokes need is left for the spots that are not.
+    const candidates = this.near(growBox(copper.shape.box, Math.max(this.rules.largestClearance(), this.largestOwnClearance)), undefined, index);
     for (const item of candidates) {
       const shared = sharesLayer(copper.layers, item.layers);
       if (item.kind === "edge") {
@@ -192,7 +194,9 @@ export class BoardObstacles {
         if (item.kind === "hole" && overlap(inflate(hole, this.rules.holeToHole()), item.shape())) return { item, reason: "hole to hole" };
       }
     }
-    return this.spokeBlocker(copper, spoked, candidates);
+    const spoked = this.spokedPad(copper);
+    const spokeReach = spoked ? Math.max(...spoked.frame.half) + spoked.thermal.gap + spoked.thermal.thickness + spoked.thermal.clearance + spoked.thermal.width : 0;
+    return this.spokeBlocker(copper, spoked, this.near(growBox(copper.shape.box, Math.max(spokeReach, 1) * 2), undefined, index));
   }
 
   /**
@@ -245,6 +249,12 @@ export class BoardObstacles {
     const reach = growBox(pad.box, gap + thickness + clearance + width);
     const cut = new Set([...cutSpokes(corridors, this.near(reach, cutting)), ...cutSpokes(spokeTips(spoked), this.near(reach, ownPad(pad)))]);
     return corridors.filter((_, k) => !cut.has(k));
+  }
+
+  /** The box the spoke corridors of `pad` (an item of the board) lie in; undefined when no pour joins it by spokes. */
+  spokeBox(pad: BoardItem): BBox | undefined {
+    const spokes = this.spokesOf(pad);
+    return spokes && spokes.corridors.length > 0 ? boxOf(spokes.corridors.flatMap((c) => c.paths)) : undefined;
   }
 
   /**

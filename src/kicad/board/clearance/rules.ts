@@ -71,6 +71,7 @@ export class BoardRules {
   private readonly patterns: { pattern: RegExp; netclass: string }[] = [];
   private readonly netClassCache = new Map<string, NetClass>();
   private readonly clearanceCache = new Map<string, Map<string, number>>();
+  private largest: number | undefined;
 
   constructor(
     readonly constraints: BoardConstraints,
@@ -162,6 +163,23 @@ export class BoardRules {
       row.set(b, value);
     }
     return value;
+  }
+
+  /**
+   * No copper-to-copper, copper-to-hole, copper-to-edge or hole-to-hole clearance any rule of
+   * the board can ask for is larger than this, whatever the nets: how far around new copper
+   * the items it could be too close to lie.
+   */
+  largestClearance(): number {
+    this.largest ??= Math.max(
+      ...[...this.classes.values()].map((c) => c.clearance),
+      this.constraints.minClearance,
+      this.constraints.copperEdgeClearance,
+      this.constraints.holeClearance,
+      this.constraints.holeToHole,
+      ...this.custom.flatMap((rule) => (["clearance", "edge_clearance", "hole_clearance", "hole_to_hole"] as const).map((kind) => rule.min[kind] ?? 0)),
+    );
+    return this.largest;
   }
 
   /** Copper to the board edge. */

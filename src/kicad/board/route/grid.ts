@@ -11,24 +11,13 @@
  * The search is A* over (cell, layer, heading): eight headings, so tracks run at 0°, 45° and
  * 90°; a turn costs a little so the path has few corners, a layer change costs a via.
  */
+import { fillCells, type CellRect, type CellWindow } from "../clearance/cells.ts";
 import type { Shape } from "../clearance/geometry.ts";
 import type { BBox, Point } from "../view.ts";
 
-export interface GridWindow {
-  /** Centre of cell (0, 0): the pad the route starts from, so it starts exactly there. */
-  origin: Point;
-  /** Cells from the origin to each side: columns -half..half, rows likewise. */
-  half: number;
-  step: number;
+/** The window's origin is the pad the route starts from, so it starts exactly there. */
+export interface GridWindow extends CellWindow {
   layers: number;
-}
-
-/** Cells from `col0` to `col1` and `row0` to `row1`, inclusive: a tile, as a clip of `fill`. */
-export interface CellRect {
-  col0: number;
-  col1: number;
-  row0: number;
-  row1: number;
 }
 
 /** Edge of a tile, cells. */
@@ -116,41 +105,9 @@ export class RouteGrid {
     return { x: origin.x + (col - half) * step, y: origin.y + (row - half) * step };
   }
 
-  /**
-   * Marks every cell whose centre lies inside `shape` (even-odd over its paths). Each edge is
-   * taken to the rows it spans only: a grown outline has many short edges (its round corners)
-   * and a grid is drawn from hundreds of them.
-   */
-  fill(plane: Uint8Array, shape: Shape, clip: CellRect = { col0: 0, col1: this.size - 1, row0: 0, row1: this.size - 1 }): void {
-    const { origin, half, step } = this.window;
-    const row0 = Math.max(clip.row0, Math.ceil((shape.box.minY - origin.y) / step + half));
-    const row1 = Math.min(clip.row1, Math.floor((shape.box.maxY - origin.y) / step + half));
-    if (row1 < row0) return;
-    const rows: number[][] = Array.from({ length: row1 - row0 + 1 }, () => []);
-    for (const path of shape.paths) {
-      for (let i = 0, j = path.length - 1; i < path.length; j = i++) {
-        const a = path[i]!;
-        const b = path[j]!;
-        const first = Math.max(row0, Math.floor((Math.min(a.y, b.y) - origin.y) / step + half));
-        const last = Math.min(row1, Math.ceil((Math.max(a.y, b.y) - origin.y) / step + half));
-        for (let row = first; row <= last; row++) {
-          const y = origin.y + (row - half) * step;
-          if (a.y > y !== b.y > y) rows[row - row0]!.push(a.x + ((y - a.y) * (b.x - a.x)) / (b.y - a.y));
-        }
-      }
-    }
-    for (let row = row0; row <= row1; row++) {
-      const crossings = rows[row - row0]!;
-      // Most rows cross a grown outline twice: two numbers need no sort.
-      if (crossings.length === 2) {
-        if (crossings[0]! > crossings[1]!) crossings.reverse();
-      } else crossings.sort((p, q) => p - q);
-      for (let k = 0; k + 1 < crossings.length; k += 2) {
-        const c0 = Math.max(clip.col0, Math.ceil((crossings[k]! - origin.x) / step + half));
-        const c1 = Math.min(clip.col1, Math.floor((crossings[k + 1]! - origin.x) / step + half));
-        for (let col = c0; col <= c1; col++) plane[row * this.size + col] = 1;
-      }
-    }
+  /** Marks every cell whose centre lies inside `shape` (`clearance/cells.ts`). */
+  fill(plane: Uint8Array, shape: Shape, clip?: CellRect): void {
+    fillCells(plane, this.window, shape, clip);
   }
 
   /**
@@ -291,48 +248,97 @@ function astar(grid: RouteGrid, startLayers: number[], viaCost: number, maxLengt
  * cells with every move (a step either way, a via) counted as one: no more than A* would pay,
  * and no turn limit. A spot boxed in by other copper, the common case when placement asks
  * spot after spot whether it routes, is answered here at a ninth of the A* states.
+ *
+ * A flood from the goals runs beside it, one state for each of the search's: when the goals
+ * are the ones boxed in (a supply pin inside a BGA's fan-out, glasgow's PLL pins), it runs dry
+ * long before the search has flooded the window, and a flood that never met the origin proves
+ * there is no way. The answer is the search's alone otherwise, so it is the same either way.
  */
 function reachable(grid: RouteGrid, startLayers: number[], limit: number): boolean {
   const { size } = grid;
   const layers = grid.window.layers;
   const cells = size * size;
   const centre = grid.window.half * size + grid.window.half;
-  const depth = new Int32Array(cells * layers).fill(-1);
-  const queue = new Int32Array(cells * layers);
-  let head = 0;
-  let tail = 0;
-  for (const layer of startLayers) {
-    depth[layer * cells + centre] = 0;
-    queue[tail++] = layer * cells + centre;
-  }
-  const visit = (state: number, d: number) => {
-    if (depth[state] !== -1) return;
-    depth[state] = d;
-    queue[tail++] = state;
+  const starts = new Set(startLayers.map((layer) => layer * cells + centre));
+  const isGoal = (state: number) => {
+    const cell = state % cells;
+    return grid.goal[(state - cell) / cells]![cell] === 1 || (grid.viaGoal[cell] === 1 && !grid.noVia[cell]);
   };
-  while (head < tail) {
-    const state = queue[head++]!;
+  const forward = new Flood(grid, starts, limit);
+  for (const state of starts) forward.visit(state, 0);
+  const backward = new Flood(grid, starts, Infinity);
+  for (let state = 0; state < cells * layers; state++) if (isGoal(state)) backward.visit(state, 0);
+  let metOrigin = false;
+  for (;;) {
+    const state = forward.next();
+    if (state === undefined) return false;
+    if (isGoal(state)) return true;
+    if (!metOrigin) {
+      const back = backward.next();
+      if (back === undefined) return false;
+      metOrigin = starts.has(back);
+    }
+  }
+}
+
+/**
+ * One breadth-first flood over a route grid's cells and layers, a state at a time: steps to
+ * the eight neighbours (no corner cut between two blocked cells) up to `limit` deep, and vias
+ * at any depth but at the origin. The origin's cells may be entered though a pad blocks them.
+ */
+class Flood {
+  private readonly depth: Int32Array;
+  private readonly queue: Int32Array;
+  private head = 0;
+  private tail = 0;
+
+  constructor(
+    private readonly grid: RouteGrid,
+    private readonly origin: Set<number>,
+    private readonly limit: number,
+  ) {
+    const states = grid.size * grid.size * grid.window.layers;
+    this.depth = new Int32Array(states).fill(-1);
+    this.queue = new Int32Array(states);
+  }
+
+  visit(state: number, depth: number): void {
+    if (this.depth[state] !== -1) return;
+    this.depth[state] = depth;
+    this.queue[this.tail++] = state;
+  }
+
+  /** Takes the next state and queues its neighbours; undefined when the flood has run dry. */
+  next(): number | undefined {
+    if (this.head === this.tail) return undefined;
+    const { grid } = this;
+    const { size } = grid;
+    const cells = size * size;
+    const state = this.queue[this.head++]!;
     const cell = state % cells;
     const layer = (state - cell) / cells;
-    if (grid.goal[layer]![cell] || (grid.viaGoal[cell] && !grid.noVia[cell])) return true;
-    const d = depth[state]! + 1;
+    const d = this.depth[state]! + 1;
     const blocked = grid.blocked[layer]!;
     const col = cell % size;
     const row = (cell - col) / size;
     grid.readyAround(col, row);
-    for (const [dc, dr] of d > limit ? [] : DIRECTIONS) {
+    grid.ready(col, row);
+    // A goal the flood from the goals starts on may be in a pad or another net's clearance.
+    if (blocked[cell] && !this.origin.has(state)) return state;
+    for (const [dc, dr] of d > this.limit ? [] : DIRECTIONS) {
       const nc = col + dc;
       const nr = row + dr;
       if (nc < 0 || nr < 0 || nc >= size || nr >= size) continue;
       const next = nr * size + nc;
-      if (blocked[next] || (dc !== 0 && dr !== 0 && blocked[row * size + nc] && blocked[nr * size + col])) continue;
-      visit(layer * cells + next, d);
+      if ((blocked[next] && !this.origin.has(layer * cells + next)) || (dc !== 0 && dr !== 0 && blocked[row * size + nc] && blocked[nr * size + col])) continue;
+      this.visit(layer * cells + next, d);
     }
     // A* does not hold a via to the length limit, so neither does this.
-    if (grid.noVia[cell] || cell === centre) continue;
-    for (let other = 0; other < layers; other++) if (other !== layer && !grid.blocked[other]![cell]) visit(other * cells + cell, d);
+    const centre = grid.window.half * size + grid.window.half;
+    if (grid.noVia[cell] || cell === centre) return state;
+    for (let other = 0; other < grid.window.layers; other++) if (other !== layer && !grid.blocked[other]![cell]) this.visit(other * cells + cell, d);
+    return state;
   }
-  return false;
 }
 
 /**

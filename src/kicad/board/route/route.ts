@@ -152,7 +152,7 @@ function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pa
  * to be cut off from; one whose copper is out of reach (the new LED a resistor goes next to,
  * too far away) cannot be routed. Nothing is written.
  */
-export function connectingRoutes(board: Board, obstacles: BoardObstacles, rules: BoardRules, pads: BoardItem[]): Laid[] | undefined {
+export function connectingRoutes(board: Board, obstacles: BoardObstacles, rules: BoardRules, pads: BoardItem[], zones = boardZones(board.root)): Laid[] | undefined {
   // The routes planned for the pads before are in the way of the next, as they will be when
   // the pads are routed in this order.
   const routes: Laid[] = [];
@@ -160,9 +160,9 @@ export function connectingRoutes(board: Board, obstacles: BoardObstacles, rules:
     if (pad.net === "") return true;
     // Its footprint's other pads are in the way as much as any new copper.
     const siblings = pads.filter((p) => p !== pad).map((p) => ({ net: p.net, layers: new Set(p.layers), shape: p.shape() }));
-    const planned = planPad(board, obstacles, rules, pad, [...siblings, ...routes]);
+    const planned = planPad(board, obstacles, rules, pad, [...siblings, ...routes], { zones, explain: false });
     if ("route" in planned) routes.push(...laidCopper(planned.route, pad.net, rules, obstacles.copper));
-    return !("reason" in planned) || (planned.noCopper === true && !netHasCopper(board, obstacles, pad));
+    return !("reason" in planned) || (planned.noCopper === true && !netHasCopper(obstacles, pad, zones));
   });
   return connected ? routes : undefined;
 }
@@ -191,13 +191,20 @@ export function fillJoinsNet(obstacles: BoardObstacles, fill: Point[], net: stri
 }
 
 /** Whether `pad`'s net has any copper on the board but `pad`'s own footprint's (pads, tracks, vias, filled zones). */
-function netHasCopper(board: Board, obstacles: BoardObstacles, pad: BoardItem): boolean {
+function netHasCopper(obstacles: BoardObstacles, pad: BoardItem, zones: Zone[]): boolean {
   const own = obstacles.all((i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"));
-  return own.length > 0 || boardZones(board.root).some((z) => z.net === pad.net && z.filled && !z.ruleArea);
+  return own.length > 0 || zones.some((z) => z.net === pad.net && z.filled && !z.ruleArea);
+}
+
+/** What a route plan may take as read: the board's zones, and whether a failure needs its reason in words. */
+interface PlanContext {
+  zones: Zone[];
+  /** False where only whether a pad connects matters (placement's trials): the items in the way are not looked for. */
+  explain: boolean;
 }
 
 /** How `pad` would be connected: the route it would take, checked exactly against the obstacles and this session's copper. */
-function planPad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, laid: Laid[]): PadPlan {
+function planPad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, laid: Laid[], { zones: allZones, explain }: PlanContext = { zones: boardZones(board.root), explain: true }): PadPlan {
   const net = pad.net;
   const centre = { x: (pad.box.minX + pad.box.maxX) / 2, y: (pad.box.minY + pad.box.maxY) / 2 };
   const padShape = pad.shape();
@@ -205,7 +212,7 @@ function planPad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad
   const touching = obstacles.near(pad.box, own).some((i) => sharesLayer(i.layers, pad.layers) && overlap(padShape, i.shape()));
   if (touching || laid.some((l) => l.net === net && sharesLayer(l.layers, pad.layers) && overlap(padShape, l.shape))) return { how: "connected" };
   // The net's zones, read once: the window, the pours and the reason all ask for them.
-  const netZones = boardZones(board.root).filter((z) => z.net === net && !z.ruleArea);
+  const netZones = allZones.filter((z) => z.net === net && !z.ruleArea);
   const zones = netZones.filter((z) => z.filled);
   for (const zone of zones) {
     for (const layer of pad.layers) {
@@ -219,13 +226,13 @@ function planPad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad
   if (startLayers.length === 0) return { reason: `pad on ${[...pad.layers].join(", ")}, where copperhead does not route` };
   if (!grid.hasGoal()) {
     const blocked = grid.grid.goal.some((g) => g.includes(1)) || grid.grid.viaGoal.includes(1);
-    if (blocked) return { reason: noPath(obstacles, pad, centre) };
+    if (blocked) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
     // A zone of the net around the pad that KiCad left unfilled there is not copper to reach, and the reason says so.
     const unfilled = netZones.some((z) => zoneOnLayerOf(z, pad) && insideOutline(z, centre));
     return { reason: unfilled ? `no ${net} copper within ${MAX_ROUTE_LENGTH} mm: the ${net} zone around it has no fill there` : `no ${net} copper within ${MAX_ROUTE_LENGTH} mm`, noCopper: true };
   }
   const path = grid.grid.search(startLayers, VIA_COST, MAX_ROUTE_LENGTH);
-  if (!path) return { reason: noPath(obstacles, pad, centre) };
+  if (!path) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
   const plan = toCopper(grid.grid, path, grid.pourAt);
   for (const track of plan.tracks) {
     const shape = stroke(track.points, width);
@@ -241,6 +248,9 @@ function planPad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad
   }
   return { route: plan, end: path.at(-1)!, pourAt: grid.pourAt };
 }
+
+/** A failed route's reason where no one reads it (`PlanContext.explain`). */
+const NO_PATH = "no rule-clean path";
 
 /** How many of the other nets' items in the way a reason names. */
 const NAMED_IN_THE_WAY = 3;
@@ -342,8 +352,21 @@ function buildGrid(obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem,
         if (other) {
           const c = clearanceTo(rules, net, item);
           block(item, c + tw, c + vr);
-          // Its spokes into its pour that are still free stay free (the corridors carry the zone's clearance).
-          if (item.kind === "pad") for (const corridor of obstacles.freeSpokes(item)) block({ layers: item.layers, box: corridor.box, shape: () => corridor }, tw, vr);
+          // Its spokes into its pour that are still free stay free (the corridors carry the zone's
+          // clearance). Which are free is asked only when the search reaches them.
+          const spokes = item.kind === "pad" ? obstacles.spokeBox(item) : undefined;
+          if (spokes) {
+            let free: Shape[] | undefined;
+            grid.defer(growBox(spokes, Math.max(tw, vr)), (clip) => {
+              for (const corridor of (free ??= obstacles.freeSpokes(item))) {
+                for (const l of item.layers) {
+                  const i = layerIndex.get(l);
+                  if (i !== undefined) grid.fill(grid.blocked[i]!, inflate(corridor, tw), clip);
+                }
+                grid.fill(grid.noVia, inflate(corridor, vr), clip);
+              }
+            });
+          }
         } else if (item !== pad && item.ref !== pad.ref && item.kind !== "copper") {
           for (const l of item.layers) {
             const i = layerIndex.get(l);

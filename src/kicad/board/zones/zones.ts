@@ -103,11 +103,22 @@ export function distanceToPolygon(polygon: Point[], point: Point): number {
   return nearest;
 }
 
-/** The zone's filled polygons with their layers, board coordinates. */
+/**
+ * Fills already read, by their `filled_polygon` node: every route trial asks for the fills
+ * around it again, and a refill puts new nodes in place of the old, never edits one.
+ */
+const readFills = new WeakMap<SList, { layer: string; points: Point[] }>();
+
+/** The zone's filled polygons with their layers, board coordinates (shared: not to be changed). */
 export function zoneFills(zone: Zone): { layer: string; points: Point[] }[] {
   return children(zone.node, "filled_polygon").map((fill) => {
-    const pts = child(fill, "pts");
-    return { layer: childText(fill, "layer") ?? "", points: (pts ? children(pts, "xy") : []).map((xy) => ({ x: num(xy, 1) ?? 0, y: num(xy, 2) ?? 0 })) };
+    let read = readFills.get(fill);
+    if (!read) {
+      const pts = child(fill, "pts");
+      read = { layer: childText(fill, "layer") ?? "", points: (pts ? children(pts, "xy") : []).map((xy) => ({ x: num(xy, 1) ?? 0, y: num(xy, 2) ?? 0 })) };
+      readFills.set(fill, read);
+    }
+    return read;
   });
 }
 
