@@ -3,7 +3,7 @@
  * vme-wren (70 MB, 12 layers) and glasgow-revc3, against one raw `kicad-cli pcb drc` of the same
  * board, side by side. Two placement figures: the whole job from the file (parse, index the
  * obstacles, search), and `place_footprint` on a board the run has indexed already (what each
- * later call costs). The target for place, route and refill together is ≤ 0.25× the DRC.
+ * later call costs). Place, route and refill together are measured by board-finish.bench.ts.
  */
 import { dirname, join } from "node:path";
 import { BoardObstacles } from "../src/kicad/board/clearance/obstacles.ts";

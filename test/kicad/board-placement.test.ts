@@ -12,9 +12,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { copyFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { placeAdditions, placeFootprint, REACH } from "../../src/kicad/board/placement.ts";
+import { indexForRouting, placeAdditions, placeFootprint, REACH } from "../../src/kicad/board/placement.ts";
 import { routeFootprints } from "../../src/kicad/board/route/route.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
+import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync.ts";
 import { Board } from "../../src/kicad/board/view.ts";
 import { boardBounds } from "../../src/kicad/board/footprint/instance.ts";
@@ -23,7 +24,7 @@ import { refillZones } from "../../src/kicad/board/zones/refill.ts";
 import { runDrc, type DrcReport, type Violation } from "../../src/kicad/cli/kicad-cli.ts";
 import type { BBox } from "../../src/kicad/board/view.ts";
 import { openLibraries, type Libraries } from "../../src/kicad/library/libraries.ts";
-import { printSexpr } from "../../src/kicad/sexpr/index.ts";
+import { printSexpr, printSexprBytes } from "../../src/kicad/sexpr/index.ts";
 import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { insideOutline } from "../support/board-outline.ts";
 import { copyCorpusProject, corpusProjects, demoProjects, type CorpusProject } from "../support/corpora.ts";
@@ -166,12 +167,12 @@ describe("parts added together", () => {
   }
 
   /** An LED (by U5) and its series resistor (by the LED) from `supply` to GND, on a new net PWR_LED; placed, the LED first. */
-  function placeLedPair(board: Board, libraries: Libraries, rules: BoardRules, supply: string) {
+  function placeLedPair(board: Board, libraries: Libraries, rules: BoardRules, supply: string, obstacles?: BoardObstacles) {
     const led = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", ["GND", "PWR_LED"]);
     const resistor = additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", [supply, "PWR_LED"]);
     const code = Math.max(...board.nets().map((n) => n.code ?? 0)) + 1;
     const plan = { ...led, added: [...led.added, ...resistor.added], renets: [{ to: "PWR_LED", code }] };
-    return { plan, staged: placeAdditions(board, plan, libraries, (ref) => (ref === "R900" ? "D900" : "U5"), rules) };
+    return { plan, staged: placeAdditions(board, plan, libraries, (ref) => (ref === "R900" ? "D900" : "U5"), rules, obstacles) };
   }
 
   test("demos/pic_programmer: the resistor goes beside the new LED, on its side", async () => {
@@ -193,5 +194,23 @@ describe("parts added together", () => {
     applyBoardSync(board, plan, libraries);
     const outcomes = routeFootprints(board, rules, ["D900", "R900"]);
     expect(outcomes.flatMap((o) => o.left.map((l) => `${o.ref} pad ${l.pad}: ${l.reason}`))).toEqual([]);
+  });
+
+  // The sync routes on the index it placed with, once that index holds the footprints written.
+  test("corpus/bms-c1: routing on the placement's index writes what routing on a fresh index does", async () => {
+    const { board, libraries, rules } = await withCapacitor(corpusProjects(), "corpus/bms-c1", "+3V3");
+    const twin = Board.parse(printSexprBytes(board.doc));
+    const obstacles = new BoardObstacles(board, rules);
+    const shared = placeLedPair(board, libraries, rules, "+3V3", obstacles);
+    const fresh = placeLedPair(twin, libraries, rules, "+3V3");
+    applyBoardSync(board, shared.plan, libraries);
+    applyBoardSync(twin, fresh.plan, libraries);
+    const index = indexForRouting(obstacles, board, shared.plan);
+    expect(index).toBe(obstacles);
+    const outcomes = (b: Board, o?: BoardObstacles) => JSON.stringify(routeFootprints(b, rules, ["D900", "R900"], o).map((r) => [r.connected, r.left]));
+    expect(outcomes(board, index)).toBe(outcomes(twin));
+    expect(Buffer.from(printSexprBytes(board.doc)).equals(Buffer.from(printSexprBytes(twin.doc)))).toBe(true);
+    // A sync that also renames a net changes items the index read: the routing indexes afresh.
+    expect(indexForRouting(new BoardObstacles(twin, rules), twin, { ...fresh.plan, renets: [{ from: "GND", to: "GND2" }] })).toBeUndefined();
   });
 });

@@ -9,8 +9,9 @@ import * as v from "valibot";
 import { loadDesign } from "../../design/design.ts";
 import { CopperheadError } from "../../errors.ts";
 import { Board } from "../../kicad/board/view.ts";
-import { placeAdditions } from "../../kicad/board/placement.ts";
+import { indexForRouting, placeAdditions } from "../../kicad/board/placement.ts";
 import { BoardRules } from "../../kicad/board/clearance/rules.ts";
+import { BoardObstacles } from "../../kicad/board/clearance/obstacles.ts";
 import { setFootprintFlags } from "../../kicad/board/sync/apply.ts";
 import { copperLayers, footprintItems } from "../../kicad/board/clearance/items.ts";
 import { finishAdded, type FinishOptions } from "../../kicad/board/route/finish.ts";
@@ -95,7 +96,9 @@ export async function syncBoardFromSchematic(ctx: RunContext, options: Pick<Boar
   // A new footprint goes next to the part it was placed beside in the schematic (or shares the
   // most nets with); where nothing fits, it stays staged beside the outline.
   const anchorOf = (ref: string) => ctx.placementAnchors?.get(ref) ?? bestPartOn(design.netlist, nets(design.netlist, ref), (other) => other !== ref && !plan.added.some((a) => a.ref === other));
-  const staged = new Map(placeAdditions(board, plan, ctx.libraries, anchorOf, BoardRules.load(ctx.project.projectFile, ctx.repoRoot)).map((s) => [s.ref, s.reason]));
+  const rules = BoardRules.load(ctx.project.projectFile, ctx.repoRoot);
+  const obstacles = new BoardObstacles(board, rules);
+  const staged = new Map(placeAdditions(board, plan, ctx.libraries, anchorOf, rules, obstacles).map((s) => [s.ref, s.reason]));
   for (const add of plan.added) {
     add.staged = staged.has(add.ref);
     add.stagedReason = staged.get(add.ref);
@@ -106,7 +109,7 @@ export async function syncBoardFromSchematic(ctx: RunContext, options: Pick<Boar
     if (placed.length > 0) await assertCanRefill(board);
     const journal = ctx.journal ?? ctx.beginEdits();
     applyBoardSync(board, plan, ctx.libraries);
-    routing = await finishLayout(ctx, board, boardFile, placed, { staged: plan.added.filter((a) => a.staged).map((a) => a.ref) });
+    routing = await finishLayout(ctx, board, boardFile, placed, { staged: plan.added.filter((a) => a.staged).map((a) => a.ref), obstacles: indexForRouting(obstacles, board, plan) });
     journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
     boardWritten(ctx, board);
   }

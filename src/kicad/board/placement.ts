@@ -15,7 +15,7 @@
 import type { Board, Footprint } from "./view.ts";
 import { CopperheadError } from "../../errors.ts";
 import { copperOnPads } from "./nets.ts";
-import type { BoardSyncPlan, FootprintAdd } from "./sync/sync.ts";
+import { onlyAdds, type BoardSyncPlan, type FootprintAdd } from "./sync/plan.ts";
 import { boardBounds, flipFootprint, instantiateFootprint, moveFootprint, type Side } from "./footprint/instance.ts";
 import type { Libraries } from "../library/libraries.ts";
 import { BoardObstacles } from "./clearance/obstacles.ts";
@@ -72,17 +72,29 @@ function findSpot(board: Board, obstacles: BoardObstacles, copper: NetCopper, re
 }
 
 /**
+ * The placement's index made the routing's once the sync is written (`applyBoardSync`): when
+ * the plan only adds parts, the index is the board's but for them, and takes the footprints
+ * written in place of its copies and their planned routes; undefined when the sync changed the
+ * board elsewhere, and the routing indexes it afresh.
+ */
+export function indexForRouting(obstacles: BoardObstacles, board: Board, plan: BoardSyncPlan): BoardObstacles | undefined {
+  if (!onlyAdds(plan)) return undefined;
+  for (const add of plan.added) obstacles.replace(add.ref, board.footprint(add.ref)!.node);
+  return obstacles;
+}
+
+/**
  * Moves the footprints a sync plan adds from the staging row onto the board, each where
  * `findSpot` puts it near its anchor's footprint (`anchorOf`), or, with no anchor, where its
  * ratsnest is shortest. Footprints are placed one after the other, each an obstacle for the
  * next, a part anchored on another new part after it (a resistor beside its new LED); those that
- * fit nowhere stay staged, with the reason.
+ * fit nowhere stay staged, with the reason. `obstacles` is an index of `board` as it stands
+ * (not the run's cached one: the sync edits this tree after placing); it holds the placed parts
+ * and their planned routes afterwards (`indexForRouting` makes it the routing's).
  */
-export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Libraries, anchorOf: (ref: string) => string | undefined, rules: BoardRules): StagedFootprint[] {
+export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Libraries, anchorOf: (ref: string) => string | undefined, rules: BoardRules, obstacles = new BoardObstacles(board, rules)): StagedFootprint[] {
   const staged: StagedFootprint[] = [];
   if (plan.added.length === 0) return staged;
-  // Not the cached index: the sync edits this tree after placing.
-  const obstacles = new BoardObstacles(board, rules);
   const nets = plan.added.flatMap((a) => a.pads.map((p) => p.net));
   let copper = new NetCopper(obstacles, nets);
   const anchors = new Map<string, Anchor>(board.footprints().map((f) => [f.ref, { ref: f.ref, side: sideOf(f.layer), rotation: f.at.rotation, box: boardBounds(f.node) }]));

@@ -400,12 +400,16 @@ export function boardItems(board: Board, copper: string[]): BoardItem[] {
     else if (kind === "zone") items.push(...keepoutItems(item, copper, undefined, netOf(item)));
     else if (kind.startsWith("gr_")) items.push(...drawingItems(item, copper));
   }
-  for (const fp of children(board.root, "footprint")) {
-    for (const zone of children(fp, "zone")) items.push(...keepoutItems(zone, copper, referenceOf(fp)));
-    const at = placementOf(fp);
-    for (const item of fp.items) {
-      if (item.type === "list" && childText(item, "layer") === "Edge.Cuts" && /^fp_/.test(head(item) ?? "")) items.push(...edgeItems(item, (p) => footprintToBoard(p, at)));
-    }
+  for (const fp of children(board.root, "footprint")) items.push(...footprintBoardItems(fp, copper));
+  return items;
+}
+
+/** What a footprint adds to the board's own items: its rule areas, and its graphics on Edge.Cuts (a cut-out). */
+export function footprintBoardItems(fp: SList, copper: string[]): BoardItem[] {
+  const items = children(fp, "zone").flatMap((zone) => keepoutItems(zone, copper, referenceOf(fp)));
+  const at = placementOf(fp);
+  for (const item of fp.items) {
+    if (item.type === "list" && childText(item, "layer") === "Edge.Cuts" && /^fp_/.test(head(item) ?? "")) items.push(...edgeItems(item, (p) => footprintToBoard(p, at)));
   }
   return items;
 }

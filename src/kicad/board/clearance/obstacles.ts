@@ -11,7 +11,7 @@
  * named for a person.
  */
 import type { BBox, Board, Point } from "../view.ts";
-import { boardItems, copperLayers, drawn, footprintItems, outlineSegments, sharesLayer, type BoardItem, type SpokeFrame } from "./items.ts";
+import { boardItems, copperLayers, drawn, footprintBoardItems, footprintItems, outlineSegments, sharesLayer, type BoardItem, type SpokeFrame } from "./items.ts";
 import { cutSpokes, MIN_SPOKES, spokeCorridors, spokeTips, type SpokedPad } from "./spokes.ts";
 import { boxesOverlap, boxesWithin, boxOf, growBox, inflate, insidePath, insideSegments, overlap, type Shape } from "./geometry.ts";
 import type { BoardRules } from "./rules.ts";
@@ -112,6 +112,17 @@ export class BoardObstacles {
       const kind = layers.size > 1 ? "via" : "track";
       this.insert(drawn({ kind, what: `a planned ${kind} of ${ref} (${net})`, net, layers, ref }, shape));
     }
+  }
+
+  /**
+   * Puts footprint `fp`, a part the change adds, in place of what the index holds under its
+   * reference (the copy placement tried, with its planned routes): its items as a fresh index
+   * of the board has them, so the index placement used serves the routing that follows.
+   */
+  replace(ref: string, fp: SList): void {
+    this.remove(ref);
+    for (const item of footprintBoardItems(fp, this.copper)) this.insert(item);
+    this.add(fp);
   }
 
   /** Takes a footprint's items out (the footprint about to move). */

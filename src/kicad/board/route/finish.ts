@@ -30,14 +30,15 @@ export interface FinishOptions {
   vacated?: NewCopper[];
   /** Parts of the same change left staged below the outline, which a pad may be waiting for. */
   staged?: string[];
+  /** An index of the board as it stands now, when the caller has one (a fresh one is built otherwise). */
+  obstacles?: BoardObstacles;
 }
 
 /**
  * Routes the footprints `refs`, refills the zones their copper touches, and checks the pours
  * they rely on.
  */
-export async function finishAdded(board: Board, boardFile: string, rules: BoardRules, refs: string[], { vacated = [], staged = [] }: FinishOptions = {}): Promise<FinishedLayout> {
-  const obstacles = new BoardObstacles(board, rules);
+export async function finishAdded(board: Board, boardFile: string, rules: BoardRules, refs: string[], { vacated = [], staged = [], obstacles = new BoardObstacles(board, rules) }: FinishOptions = {}): Promise<FinishedLayout> {
   const outcomes = routeFootprints(board, rules, refs, obstacles, staged);
   const added: NewCopper[] = [...vacated, ...outcomes.flatMap((o) => o.added)];
   for (const fp of board.footprints().filter((f) => refs.includes(f.ref))) {

@@ -212,6 +212,11 @@ export interface BoardSyncOptions {
   overrideLock?: (ref: string) => boolean;
 }
 
+/** True when the plan only adds footprints (and the nets they bring): nothing already on the board changes. */
+export function onlyAdds(plan: BoardSyncPlan): boolean {
+  return plan.updated.length === 0 && plan.removed.length === 0 && plan.renets.every((r) => r.from === undefined);
+}
+
 /** True when the plan changes nothing on the board. */
 export function isEmptyPlan(plan: BoardSyncPlan): boolean {
   return plan.added.length === 0 && plan.updated.length === 0 && plan.removed.length === 0 && plan.renets.length === 0;
