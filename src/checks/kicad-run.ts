@@ -11,9 +11,10 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { asCopperheadError, CopperheadError } from "../errors.ts";
+import { asCopperheadError } from "../errors.ts";
 import { DEFAULT_KICAD_TIMEOUT_MS, exportDrill, exportGerbers, findKicadCli, runDrc, runErc, type DrcResult, type ErcReport, type KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { kicadInstallStamp } from "../kicad/cli/install.ts";
+import { kicadTimeoutMs } from "../kicad/cli/timeout.ts";
 import { readLibTable, type LibraryKind } from "../kicad/library/libraries.ts";
 import { cacheDirOf, cacheKey, openCache, readCache, writeCache } from "./cache.ts";
 import type { Design } from "../design/design.ts";
@@ -141,7 +142,7 @@ export async function runKicadChecks(design: Design, request: KicadRequest): Pro
     const cli = await findKicadCli();
     await Promise.all(
       missing.map(async (entry) => {
-        const result = await entry.run(cli, kicadTimeout(entry.files));
+        const result = await entry.run(cli, kicadTimeoutMs(entry.files, DEFAULT_KICAD_TIMEOUT_MS));
         entry.cached = { family: entry.family, version: cli.version.raw, result };
         writeCache(cache, entry.key, entry.cached);
       }),
@@ -153,30 +154,6 @@ export async function runKicadChecks(design: Design, request: KicadRequest): Pro
   const fabExport = result<FabExport>("fab");
   const version = entries[0]?.cached?.version ?? (await findKicadCli()).version.raw;
   return { version, ...(erc && { erc }), ...(drc && { drc }), ...(fabExport && { fabExport }) };
-}
-
-/** Overrides how long each kicad-cli run may take, in seconds. */
-export const KICAD_TIMEOUT_ENV = "COPPERHEAD_KICAD_TIMEOUT";
-
-/**
- * How long kicad-cli may take: DRC time grows with the board (a 70 MB board takes a minute and
- * a half on an idle machine, many more on a busy one), so the default grows by 10 s per MB of
- * input: a cut-off for a hung process, not a budget. `COPPERHEAD_KICAD_TIMEOUT` (seconds)
- * replaces it for machines slower than that.
- */
-function kicadTimeout(files: string[]): number {
-  const override = process.env[KICAD_TIMEOUT_ENV];
-  if (override !== undefined && override !== "") {
-    const seconds = Number(override);
-    if (!Number.isFinite(seconds) || seconds <= 0) {
-      throw new CopperheadError("usage", `${KICAD_TIMEOUT_ENV} must be a number of seconds, not ${JSON.stringify(override)}.`, {
-        fix: `Set ${KICAD_TIMEOUT_ENV}=600 (for example), or unset it for the default, which grows with the design.`,
-      });
-    }
-    return seconds * 1000;
-  }
-  const bytes = files.reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0);
-  return DEFAULT_KICAD_TIMEOUT_MS + Math.ceil(bytes / 1e6) * 10_000;
 }
 
 /** A fab house needs Gerbers and drill files; a board that cannot produce them fails `--fab`. */

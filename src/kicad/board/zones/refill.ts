@@ -15,12 +15,13 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { basename, dirname, extname, join } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
 import { runKicadPython } from "../../cli/python.ts";
+import { kicadTimeoutMs } from "../../cli/timeout.ts";
 import { withScratchDir } from "../../cli/process.ts";
 import { child, childText, children, flag, formatNumber, head, insertChild, list, printSexprBytes, q, readDesignBytes, removeChild, sym, type SList, type SNode } from "../../sexpr/index.ts";
 import type { BBox, Board } from "../view.ts";
 import type { Zone } from "./zones.ts";
 
-/** A large board (70 MB) takes tens of seconds to load and fill. */
+/** KiCad's Python loads the board and fills whole zones: the floor of its cut-off (`cli/timeout.ts`). */
 const REFILL_TIMEOUT_MS = 300_000;
 
 const FILL_SCRIPT = `
@@ -190,7 +191,7 @@ export async function fillWithKicad(board: Board, boardFile: string, ids: string
     }
     const resultFile = join(dir, "fills.json");
     const args = [copy, JSON.stringify(spec), resultFile, ...(savedCopy ? [savedCopy] : [])];
-    const stdout = await runKicadPython(FILL_SCRIPT, "fill zones", { timeoutMs: REFILL_TIMEOUT_MS, args });
+    const stdout = await runKicadPython(FILL_SCRIPT, "fill zones", { timeoutMs: kicadTimeoutMs([boardFile], REFILL_TIMEOUT_MS), args });
     try {
       return JSON.parse(readFileSync(resultFile, "utf8")) as { id: string; layers: FilledLayer[] }[];
     } catch {
