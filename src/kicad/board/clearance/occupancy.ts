@@ -16,8 +16,8 @@ import type { BoardObstacles } from "./obstacles.ts";
 
 /** Finest cell, mm: a 0402 pad still holds a few centres. */
 const FINEST = 0.05;
-/** At most this many cells a layer: a whole-board raster of a large board gets coarser cells. */
-const MOST_CELLS = 1_000_000;
+/** At most this many cells a side: a whole-board raster of a large board gets coarser cells. */
+const MOST_CELLS_A_SIDE = 1_000;
 
 /** Item kinds drawn on a layer: courtyards on courtyard layers, copper on copper layers. */
 function drawnOn(layer: string): (item: BoardItem) => boolean {
@@ -38,9 +38,10 @@ export class Occupancy {
 
   /** The items on `layers` within `area` as they stand in `obstacles` now. */
   static of(obstacles: BoardObstacles, area: BBox, layers: string[]): Occupancy {
-    const [width, height] = [area.maxX - area.minX, area.maxY - area.minY];
-    const step = Math.max(FINEST, Math.sqrt((width * height) / MOST_CELLS), Math.max(width, height) / 2 / 4096);
-    const window = { origin: { x: (area.minX + area.maxX) / 2, y: (area.minY + area.maxY) / 2 }, half: Math.ceil(Math.max(width, height) / 2 / step), step };
+    // A square window over the area's longer side.
+    const side = Math.max(area.maxX - area.minX, area.maxY - area.minY);
+    const step = Math.max(FINEST, side / MOST_CELLS_A_SIDE);
+    const window = { origin: { x: (area.minX + area.maxX) / 2, y: (area.minY + area.maxY) / 2 }, half: Math.ceil(side / 2 / step), step };
     const size = 2 * window.half + 1;
     const sums = new Map<string, Int32Array>();
     for (const layer of layers) {

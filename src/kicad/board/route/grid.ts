@@ -291,12 +291,15 @@ class Flood {
   private readonly queue: Int32Array;
   private head = 0;
   private tail = 0;
+  /** The window's middle cell, where the route starts: no via there. */
+  private readonly centre: number;
 
   constructor(
     private readonly grid: RouteGrid,
     private readonly origin: Set<number>,
     private readonly limit: number,
   ) {
+    this.centre = grid.window.half * grid.size + grid.window.half;
     const states = grid.size * grid.size * grid.window.layers;
     this.depth = new Int32Array(states).fill(-1);
     this.queue = new Int32Array(states);
@@ -334,8 +337,7 @@ class Flood {
       this.visit(layer * cells + next, d);
     }
     // A* does not hold a via to the length limit, so neither does this.
-    const centre = grid.window.half * size + grid.window.half;
-    if (grid.noVia[cell] || cell === centre) return state;
+    if (grid.noVia[cell] || cell === this.centre) return state;
     for (let other = 0; other < grid.window.layers; other++) if (other !== layer && !grid.blocked[other]![cell]) this.visit(other * cells + cell, d);
     return state;
   }
