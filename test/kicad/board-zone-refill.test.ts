@@ -7,10 +7,17 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { Clipper, FillRule } from "clipper2-ts";
+import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
+import { placeAdditions } from "../../src/kicad/board/placement.ts";
+import { finishAdded } from "../../src/kicad/board/route/finish.ts";
+import { applyBoardSync } from "../../src/kicad/board/sync/sync.ts";
 import { Board } from "../../src/kicad/board/view.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { boardZones, filledPolygons, insidePolygon, zonesTouchedBy, type Zone } from "../../src/kicad/board/zones/zones.ts";
 import { fillWithKicad, refillZones } from "../../src/kicad/board/zones/refill.ts";
 import { children, parseSexpr, printSexpr, printSexprBytes, removeChild } from "../../src/kicad/sexpr/index.ts";
+import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { BoardEdit } from "../support/board-edits.ts";
 import { corpusDir, demosDir } from "../support/corpora.ts";
 import { rejectedCopperheadError } from "../support/errors.ts";
@@ -112,6 +119,31 @@ describe("refillZones", () => {
     expect(filledPolygons(after, "F.Cu").some((f) => insidePolygon(f, { x: at[0], y: at[1] }))).toBe(false);
   }, 180_000);
 
+  test("a refill around a change gives KiCad's fill of the whole board, though KiCad fills only a window around it", async () => {
+    // The capacitor's tracks on complex_hierarchy cut a strip of the B.Cu GND pour off from the
+    // rest of it inside the window; the strip joins its pour outside, so it must stay.
+    const file = await copyBoard(join(demosDir(), "complex_hierarchy/complex_hierarchy.kicad_pcb"));
+    const board = Board.load(file);
+    const rules = BoardRules.load(file.replace(/\.kicad_pcb$/, ".kicad_pro"), null);
+    const ic = mainIc(board);
+    const plan = additionPlan(board, "C900", "Capacitor_SMD:C_0603_1608Metric", decouplingNets(board, ic));
+    const libraries = await openLibraries(dirname(file));
+    expect(placeAdditions(board, plan, libraries, () => ic.ref, rules)).toEqual([]);
+    applyBoardSync(board, plan, libraries);
+    const { refilled } = await finishAdded(board, file, rules, ["C900"]);
+    expect(refilled.length).toBeGreaterThan(0);
+
+    const mine = printSexprBytes(board.doc);
+    const whole = join(dirname(file), "whole-refill.kicad_pcb");
+    await fillWithKicad(Board.parse(mine), file, refilled, whole);
+    const theirs = boardZones(Board.parse(readFileSync(whole)).root);
+    for (const zone of boardZones(Board.parse(mine).root).filter((z) => refilled.includes(z.id))) {
+      const kicad = theirs.find((t) => t.id === zone.id)!;
+      // The same copper: what differs is rounding where the change's fill was joined in.
+      for (const layer of ["F.Cu", "B.Cu"]) expect(differingArea(filledPolygons(zone, layer), filledPolygons(kicad, layer))).toBeLessThan(0.001);
+    }
+  }, 180_000);
+
   test("a zone whose fill comes out the same keeps its bytes", async () => {
     const file = await copyBoard(join(demosDir(), "ecc83/ecc83-pp.kicad_pcb"));
     const board = Board.load(file);
@@ -138,6 +170,11 @@ test("a FIFO or a link to a device beside the board (the rules, the project) is 
     expect({ ext, code: refused.code }).toEqual({ ext, code: "bad_path" });
   }
 }, 60_000);
+
+/** The area, mm², that lies in one set of fills but not in the other. */
+function differingArea(a: { x: number; y: number }[][], b: { x: number; y: number }[][]): number {
+  return Clipper.xorD(a, b, FillRule.NonZero, 6).reduce((sum, path) => sum + Math.abs(Clipper.areaD(path)), 0);
+}
 
 /**
  * Same polygons, point for point. KiCad's filler runs threaded and two fills of the same board

@@ -18,75 +18,155 @@ import { runKicadPython } from "../../cli/python.ts";
 import { kicadTimeoutMs } from "../../cli/timeout.ts";
 import { withScratchDir } from "../../cli/process.ts";
 import { child, childText, children, flag, formatNumber, head, insertChild, list, printSexprBytes, q, readDesignBytes, removeChild, sym, type SList, type SNode } from "../../sexpr/index.ts";
+import { boxesOverlap, boxOf, growBox } from "../clearance/geometry.ts";
 import type { BBox, Board } from "../view.ts";
-import type { Zone } from "./zones.ts";
+import { boardZones, zoneFills, type Zone } from "./zones.ts";
 
 /** KiCad's Python loads the board and fills whole zones: the floor of its cut-off (`cli/timeout.ts`). */
 const REFILL_TIMEOUT_MS = 300_000;
 
+/**
+ * How far past the change's `near` boxes KiCad refills, mm: well past where the change's copper
+ * can move a fill (its clearance and thermal gaps), so the window's edge is the same with and
+ * without the change.
+ */
+const WINDOW_MARGIN = 5;
+
+/** An island this close to the window's edge, mm, may be joined to its pour outside the window: it is kept. */
+const ISLAND_EDGE = 1;
+
 const FILL_SCRIPT = `
 import sys, json, pcbnew
-spec = json.loads(sys.argv[2])
+with open(sys.argv[2]) as spec_file:
+    spec = json.load(spec_file)
 wanted = set(spec["ids"])
+change = spec.get("change")
 
-def wanted_zones(board):
-    return [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
+def rectangles(boxes):
+    shape = pcbnew.SHAPE_POLY_SET()
+    for x1, y1, x2, y2 in boxes:
+        outline = shape.NewOutline()
+        for x, y in ((x1, y1), (x2, y1), (x2, y2), (x1, y2)):
+            shape.Append(int(x), int(y), outline)
+    shape.Simplify()
+    return shape
 
-def fill(board, zones):
+def outlines(fills):
+    shape = pcbnew.SHAPE_POLY_SET()
+    for pts in fills:
+        outline = shape.NewOutline()
+        for i in range(0, len(pts), 2):
+            shape.Append(pts[i], pts[i + 1], outline)
+    return shape
+
+def layer_name(layer):
+    return pcbnew.BOARD.GetStandardLayerName(layer)
+
+def fill(path):
+    """Loads and fills a board: the zones asked for, their fills and their islands."""
+    board = pcbnew.LoadBoard(path)
+    zones = [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
+    if change:
+        # The copy carries no fills (reading a large board's fills costs KiCad a minute): other
+        # zones get theirs near the change from the spec, and the zones to refill are cut to the
+        # window. Fills come fractured (outlines with slits), as KiCad keeps them.
+        for z in board.Zones():
+            given = change["fills"].get(z.m_Uuid.AsString())
+            if given is None or z.m_Uuid.AsString() in wanted:
+                continue
+            for layer in z.GetLayerSet().Seq():
+                shape = outlines([f["pts"] for f in given if f["layer"] == layer_name(layer)])
+                shape.BooleanIntersection(reach)
+                shape.Fracture()
+                z.SetFilledPolysList(layer, shape)
+            z.SetIsFilled(True)
+        # A piece the window's edge cuts off from the rest of its pour is no island: KiCad keeps
+        # every piece here, and only those wholly inside the window go as the zone says.
+        modes = {}
+        for z in zones:
+            modes[z.m_Uuid.AsString()] = (z.GetIslandRemovalMode(), z.GetMinIslandArea())
+            z.SetIslandRemovalMode(pcbnew.ISLAND_REMOVAL_MODE_NEVER)
+            # A hatch's grid may follow the zone's outline: a hatched zone is filled whole.
+            if z.GetFillMode() != pcbnew.ZONE_FILL_MODE_HATCH_PATTERN:
+                z.Outline().BooleanIntersection(window)
+                z.CacheBoundingBox()
     board.BuildConnectivity()
     pcbnew.ZONE_FILLER(board).Fill(zones)
-    return zones
-
-def fills(zones):
+    if not change:
+        return board, zones, None, None
     polys, islands = {}, {}
     for z in zones:
         for layer in z.GetLayerSet().Seq():
             key = (z.m_Uuid.AsString(), layer)
-            polys[key] = z.GetFilledPolysList(layer).CloneDropTriangulation()
-            islands[key] = pcbnew.SHAPE_POLY_SET()
-            for i in range(polys[key].OutlineCount()):
+            filled = z.GetFilledPolysList(layer)
+            polys[key], islands[key] = pcbnew.SHAPE_POLY_SET(), pcbnew.SHAPE_POLY_SET()
+            for i in range(filled.OutlineCount()):
+                piece = filled.COutline(i)
                 if z.IsIsland(layer, i):
-                    islands[key].AddOutline(polys[key].COutline(i))
-    return polys, islands
+                    if removed(piece, *modes[key[0]]):
+                        continue
+                    islands[key].AddOutline(piece)
+                polys[key].AddOutline(piece)
+    return board, zones, polys, islands
 
-board = pcbnew.LoadBoard(sys.argv[1])
-change = spec.get("change")
+def removed(piece, mode, min_area):
+    """Whether KiCad would remove this island: it lies inside the window, clear of its edge."""
+    box = piece.BBox()
+    x1, y1, x2, y2 = change["inner"]
+    inside = box.GetX() > x1 and box.GetY() > y1 and box.GetRight() < x2 and box.GetBottom() < y2
+    return inside and (mode == pcbnew.ISLAND_REMOVAL_MODE_ALWAYS or (mode == pcbnew.ISLAND_REMOVAL_MODE_AREA and piece.Area() < min_area))
+
+# A difference this small, nm² (a 10 µm square), is rounding, not copper.
+SLIVER = 1e8
 island_flags = {}
-zones = wanted_zones(board)
 if change:
-    before, before_islands = fills(zones)
-fill(board, zones)
-if change:
+    window = rectangles([change["window"]])
+    reach = rectangles([change["reach"]])
     # The same board without this change's copper, filled by the same KiCad: what the fill
     # would be today anyway. Only the difference the change makes is applied to the saved fill.
-    base = pcbnew.LoadBoard(change["base"])
-    unchanged, _ = fills(fill(base, wanted_zones(base)))
-    after, after_islands = fills(zones)
-    near = pcbnew.SHAPE_POLY_SET()
-    for x1, y1, x2, y2 in change["near"]:
-        outline = near.NewOutline()
-        for x, y in ((x1, y1), (x2, y1), (x2, y2), (x1, y2)):
-            near.Append(int(x), int(y), outline)
-    near.Simplify()
+    _, _, unchanged, unchanged_islands = fill(change["base"])
+board, zones, after, after_islands = fill(sys.argv[1])
+if change:
+    near = rectangles(change["near"])
     for z in zones:
+        saved = change["fills"][z.m_Uuid.AsString()]
         for layer in z.GetLayerSet().Seq():
             key = (z.m_Uuid.AsString(), layer)
+            mine = [f for f in saved if f["layer"] == layer_name(layer)]
             gained = after[key].CloneDropTriangulation()
             gained.BooleanSubtract(unchanged[key])
             lost = unchanged[key].CloneDropTriangulation()
             lost.BooleanSubtract(after[key])
-            merged = before[key].CloneDropTriangulation()
-            merged.BooleanAdd(gained)
-            merged.BooleanSubtract(lost)
+            # Boolean operations on a whole plane's slit outline cost KiCad seconds each;
+            # without the slits they take a fraction of one.
+            merged = outlines([f["pts"] for f in mine])
+            merged.Unfracture()
             # Around the new copper the fill is KiCad's new one alone: no copper of the saved
             # fill is left inside the new items' clearance.
             stale = near.CloneDropTriangulation()
             stale.BooleanSubtract(after[key])
+            new_copper = gained.CloneDropTriangulation()
+            new_copper.BooleanSubtract(merged)
+            cut = lost.CloneDropTriangulation()
+            cut.BooleanAdd(stale)
+            cut.BooleanIntersection(merged)
+            if new_copper.Area() < SLIVER and cut.Area() < SLIVER:
+                # Nothing to change here (boolean operations leave slivers of rounding): the
+                # saved fill keeps its points, and its bytes.
+                z.SetFilledPolysList(layer, outlines([f["pts"] for f in mine]))
+                island_flags[key] = [f["island"] for f in mine]
+                continue
+            merged.BooleanAdd(gained)
+            merged.BooleanSubtract(lost)
             merged.BooleanSubtract(stale)
             merged.Fracture()
             z.SetFilledPolysList(layer, merged)
-            known = before_islands[key].CloneDropTriangulation()
-            known.BooleanAdd(after_islands[key])
+            # Islands are the saved ones and those the change made (the window's edge cuts off
+            # the same pieces with and without the change).
+            known = outlines([f["pts"] for f in mine if f["island"]])
+            made = after_islands[key].CloneDropTriangulation()
+            made.BooleanSubtract(unchanged_islands[key])
+            known.BooleanAdd(made)
             island_flags[key] = [known.Collide(merged.COutline(i).CPoint(0), 10) for i in range(merged.OutlineCount())]
 out = []
 for z in zones:
@@ -103,7 +183,7 @@ for z in zones:
                 pts.append(p.x)
                 pts.append(p.y)
             fills_.append({"island": bool(flags[i] if flags else z.IsIsland(layer, i)), "pts": pts})
-        layers.append({"layer": pcbnew.BOARD.GetStandardLayerName(layer), "fills": fills_})
+        layers.append({"layer": layer_name(layer), "fills": fills_})
     out.append({"id": z.m_Uuid.AsString(), "layers": layers})
 with open(sys.argv[3], "w") as result:
     json.dump(out, result)
@@ -120,6 +200,14 @@ if len(sys.argv) > 4:
  * of its own: removing items through KiCad's Python bindings corrupts their later answers),
  * and only what differs between the two is applied to the saved fill; near the new copper
  * (`near`, boxes in millimetres) the fill is KiCad's new one.
+ *
+ * Both fills are made inside a window around the change (`WINDOW_MARGIN` past `near`): the
+ * zones are cut to it, and the copies KiCad loads carry no fills; the spec brings the fills of
+ * other zones that reach the window, and the saved fills of the zones to refill, for the merge.
+ * Reading and filling whole planes is what costs: on vme-wren (12 layers), reading its fills
+ * took KiCad a minute and refilling six planes four more, for a difference a few millimetres
+ * across. The window's edge cuts the fill the same way with and without the change, so the
+ * difference is the same.
  */
 export interface FillChange {
   /** References of the footprints the change added. */
@@ -132,6 +220,13 @@ export interface FillChange {
 interface FilledLayer {
   layer: string;
   fills: { island: boolean; pts: number[] }[];
+}
+
+/** A zone's fill as the spec hands it to KiCad's Python: one outline, points in nanometres. */
+interface SavedFill {
+  layer: string;
+  island: boolean;
+  pts: number[];
 }
 
 export interface RefillResult {
@@ -172,25 +267,33 @@ export async function fillWithKicad(board: Board, boardFile: string, ids: string
   return withScratchDir(async (dir) => {
     const stem = basename(boardFile, extname(boardFile));
     const copy = join(dir, `${stem}.kicad_pcb`);
-    writeFileSync(copy, printSexprBytes(board.doc));
     for (const ext of [".kicad_pro", ".kicad_dru"]) {
       const beside = join(dirname(boardFile), stem + ext);
       // Read like any design file (regular, confined to the board's folder, capped): a FIFO or
       // a link to a device in its place must not hang or flood the copy.
       if (existsSync(beside)) writeFileSync(join(dir, stem + ext), readDesignBytes(beside));
     }
-    const nm = (mm: number) => Math.round(mm * 1e6);
     let spec: object = { ids };
     if (change) {
       // The board without the change's copper, beside its own copy of the project and rules.
       const base = join(dir, "base", `${stem}.kicad_pcb`);
       mkdirSync(dirname(base));
       for (const ext of [".kicad_pro", ".kicad_dru"]) if (existsSync(join(dir, stem + ext))) copyFileSync(join(dir, stem + ext), join(dir, "base", stem + ext));
-      writeFileSync(base, withoutChange(board, change));
-      spec = { ids, change: { base, near: change.near.map((b) => [nm(b.minX), nm(b.minY), nm(b.maxX), nm(b.maxY)]) } };
+      const window = growBox(boxOf(change.near.map((b) => [{ x: b.minX, y: b.minY }, { x: b.maxX, y: b.maxY }])), WINDOW_MARGIN);
+      const zones = boardZones(board.root);
+      writeFileSync(copy, printWithout(board, zones, new Set()));
+      writeFileSync(base, printWithout(board, zones, changeNodes(board, change)));
+      // Other zones' fills knock out the refilled ones up to their clearance past the window.
+      const reach = growBox(window, WINDOW_MARGIN);
+      const inner = growBox(window, -ISLAND_EDGE);
+      spec = { ids, change: { base, near: change.near.map(nanometres), window: nanometres(window), inner: nanometres(inner), reach: nanometres(reach), fills: fillsReaching(zones, new Set(ids), reach) } };
+    } else {
+      writeFileSync(copy, printSexprBytes(board.doc));
     }
     const resultFile = join(dir, "fills.json");
-    const args = [copy, JSON.stringify(spec), resultFile, ...(savedCopy ? [savedCopy] : [])];
+    const specFile = join(dir, "spec.json");
+    writeFileSync(specFile, JSON.stringify(spec));
+    const args = [copy, specFile, resultFile, ...(savedCopy ? [savedCopy] : [])];
     const stdout = await runKicadPython(FILL_SCRIPT, "fill zones", { timeoutMs: kicadTimeoutMs([boardFile], REFILL_TIMEOUT_MS), args });
     try {
       return JSON.parse(readFileSync(resultFile, "utf8")) as { id: string; layers: FilledLayer[] }[];
@@ -202,21 +305,54 @@ export async function fillWithKicad(board: Board, boardFile: string, ids: string
 
 const TRACKS = new Set(["segment", "arc", "via"]);
 
-/** The board's bytes without the footprints and tracks a change added (the tree is left as it was). */
-function withoutChange(board: Board, change: FillChange): Uint8Array {
+const nm = (mm: number) => Math.round(mm * 1e6);
+
+function nanometres(box: BBox): number[] {
+  return [nm(box.minX), nm(box.minY), nm(box.maxX), nm(box.maxY)];
+}
+
+/** The footprints and tracks a change added. */
+function changeNodes(board: Board, change: FillChange): Set<SNode> {
   const refs = new Set(change.refs);
   const items = new Set(change.items);
   const added = new Set<SNode>(board.footprints().filter((f) => refs.has(f.ref)).map((f) => f.node));
   for (const node of board.root.items) {
     if (node.type === "list" && TRACKS.has(head(node) ?? "") && items.has(childText(node, "uuid") ?? childText(node, "tstamp") ?? "")) added.add(node);
   }
+  return added;
+}
+
+/** The board's bytes without `dropped` items and without the fills of its zones (the tree is left as it was). */
+function printWithout(board: Board, zones: Zone[], dropped: Set<SNode>): Uint8Array {
   const all = board.root.items;
-  board.root.items = all.filter((node) => !added.has(node));
+  const zoneItems = zones.map((z) => z.node.items);
+  board.root.items = all.filter((node) => !dropped.has(node));
+  for (const zone of zones) zone.node.items = zone.node.items.filter((node) => !(node.type === "list" && head(node) === "filled_polygon"));
   try {
     return printSexprBytes(board.doc);
   } finally {
     board.root.items = all;
+    zones.forEach((zone, i) => (zone.node.items = zoneItems[i]!));
   }
+}
+
+/**
+ * The saved fills KiCad needs for a refill around a change, per zone id, in nanometres: all of
+ * the zones to refill (`ids`: the merge starts from them), and of any other zone the pieces
+ * that come into `reach` (a zone's fill knocks out the fills of lower priority).
+ */
+function fillsReaching(zones: Zone[], ids: Set<string>, reach: BBox): Record<string, SavedFill[]> {
+  const out: Record<string, SavedFill[]> = {};
+  for (const zone of zones) {
+    const read = zoneFills(zone);
+    const fills = children(zone.node, "filled_polygon").flatMap((node, i) => {
+      const { layer, points } = read[i]!;
+      if (!ids.has(zone.id) && !boxesOverlap(boxOf([points]), reach)) return [];
+      return [{ layer, island: flag(node, "island") === true, pts: points.flatMap((p) => [nm(p.x), nm(p.y)]) }];
+    });
+    if (fills.length > 0 || ids.has(zone.id)) out[zone.id] = fills;
+  }
+  return out;
 }
 
 /** Replaces a zone's `filled_polygon` nodes by KiCad's; false (nothing touched) when they are the same. */
