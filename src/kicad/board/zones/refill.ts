@@ -22,7 +22,7 @@ import { boxesOverlap, boxOf, growBox } from "../clearance/geometry.ts";
 import type { BBox, Board } from "../view.ts";
 import { boardZones, zoneFills, type Zone } from "./zones.ts";
 
-/** KiCad's Python loads the board and fills whole zones: the floor of its cut-off (`cli/timeout.ts`). */
+/** A refill with no change to window fills whole zones of the whole board: the floor of its cut-off (`cli/timeout.ts`). */
 const REFILL_TIMEOUT_MS = 300_000;
 
 /**
