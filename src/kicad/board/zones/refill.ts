@@ -139,7 +139,8 @@ if change:
             lost.BooleanSubtract(after[key])
             # Boolean operations on a whole plane's slit outline cost KiCad seconds each;
             # without the slits they take a fraction of one.
-            merged = outlines([f["pts"] for f in mine])
+            saved_fill = outlines([f["pts"] for f in mine])
+            merged = saved_fill.CloneDropTriangulation()
             merged.Unfracture()
             # Around the new copper the fill is KiCad's new one alone: no copper of the saved
             # fill is left inside the new items' clearance.
@@ -153,7 +154,7 @@ if change:
             if new_copper.Area() < SLIVER and cut.Area() < SLIVER:
                 # Nothing to change here (boolean operations leave slivers of rounding): the
                 # saved fill keeps its points, and its bytes.
-                z.SetFilledPolysList(layer, outlines([f["pts"] for f in mine]))
+                z.SetFilledPolysList(layer, saved_fill)
                 island_flags[key] = [f["island"] for f in mine]
                 continue
             merged.BooleanAdd(gained)
