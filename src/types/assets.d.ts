@@ -16,3 +16,8 @@ declare module "*.wasm" {
   const path: string;
   export default path;
 }
+/** Python programs run under KiCad's Python (`with { type: "text" }`), embedded in the compiled binary. */
+declare module "*.py" {
+  const text: string;
+  export default text;
+}

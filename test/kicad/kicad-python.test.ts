@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { findKicadPython, KICAD_PYTHON_ENV, runKicadPython } from "../../src/kicad/cli/python.ts";
 import { rejectedCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
@@ -58,5 +58,21 @@ describe("runKicadPython", () => {
     expect(err.code).toBe("kicad_failed");
     expect(err.message).toContain("load a board");
     expect(err.message).toContain("ValueError: no such board");
+  });
+});
+
+describe("the refill program (src/kicad/board/zones/fill.py)", () => {
+  test("compiles under KiCad's Python", async () => {
+    const python = await findKicadPython();
+    const program = resolve(import.meta.dir, "../../src/kicad/board/zones/fill.py");
+    const compiled = Bun.spawnSync([python.path, "-c", "import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')", program]);
+    expect(compiled.stderr.toString()).toBe("");
+    expect(compiled.exitCode).toBe(0);
+  });
+
+  test("a failing program's traceback names its file and line", async () => {
+    const err = await rejectedCopperheadError(runKicadPython("import pcbnew\n\nraise ValueError('no such zone')\n", "fill zones", { timeoutMs: 60_000, name: "fill.py" }));
+    expect(err.code).toBe("kicad_failed");
+    expect(String(err.details?.output)).toMatch(/fill\.py", line 3/);
   });
 });

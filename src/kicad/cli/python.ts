@@ -14,7 +14,8 @@
  * home, output captured, killed after a timeout.
  */
 import { realpathSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { CopperheadError } from "../../errors.ts";
 import { findKicadCli, isExecutableFile } from "./install.ts";
 import { execKicad, withScratchDir, type KicadRun } from "./process.ts";
@@ -32,6 +33,8 @@ export interface PythonRunOptions {
   timeoutMs: number;
   /** Arguments the script sees as `sys.argv[1:]`. */
   args?: string[];
+  /** The file name the script runs as, which its tracebacks name (default `script.py`). */
+  name?: string;
 }
 
 /** How to get KiCad's Python module, per platform. */
@@ -113,8 +116,8 @@ async function probePython(path: string): Promise<{ version: string } | { error:
 }
 
 /**
- * Runs `script` (Python source, passed with `-c`) under KiCad's Python in a scratch dir and
- * returns its captured output; a non-zero exit is `kicad_failed` with the end of its stderr.
+ * Runs `script` (Python source) under KiCad's Python in a scratch dir and returns its captured
+ * output; a non-zero exit is `kicad_failed` with the end of its stderr.
  */
 export async function runKicadPython(script: string, what: string, opts: PythonRunOptions): Promise<string> {
   const python = await findKicadPython();
@@ -130,8 +133,16 @@ export async function runKicadPython(script: string, what: string, opts: PythonR
   return run.stdout;
 }
 
+/**
+ * The script runs from a file in the scratch dir, not `-c`: a traceback then names the
+ * program's file and line, and the source stays out of the process table.
+ */
 async function execPython(path: string, script: string, opts: PythonRunOptions): Promise<KicadRun> {
-  return withScratchDir((scratch) => execKicad(path, ["-c", script, ...(opts.args ?? [])], { scratchDir: scratch, timeoutMs: opts.timeoutMs, label: "KiCad's Python" }));
+  return withScratchDir(async (scratch) => {
+    const file = join(scratch, basename(opts.name ?? "script.py"));
+    await writeFile(file, script, { mode: 0o600 });
+    return execKicad(path, [file, ...(opts.args ?? [])], { scratchDir: scratch, timeoutMs: opts.timeoutMs, label: "KiCad's Python" });
+  });
 }
 
 function lastLine(text: string): string {

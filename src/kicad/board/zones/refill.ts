@@ -6,10 +6,11 @@
  * file keeps its bytes, its `(version …)` included, and a zone whose fill came out the same
  * keeps its bytes too.
  *
- * The script writes to a file (KiCad's Python bindings print warnings on stdout), per zone, its
- * filled polygons per layer as KiCad keeps them (fractured: outlines without holes, which is
- * how KiCad saves them), in nanometres; they are written as KiCad writes coordinates
- * (millimetres, at most six decimals).
+ * The program is `fill.py` beside this file, run from a file so its tracebacks name its lines;
+ * `FillSpec` and `FilledZone` are the contract between the two. It writes to a file (KiCad's
+ * Python bindings print warnings on stdout), per zone, its filled polygons per layer as KiCad
+ * keeps them (fractured: outlines without holes, which is how KiCad saves them), in
+ * nanometres; they are written as KiCad writes coordinates (millimetres, at most six decimals).
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
@@ -20,6 +21,7 @@ import { withScratchDir } from "../../cli/process.ts";
 import { child, childText, children, flag, formatNumber, head, insertChild, list, printSexprBytes, q, readDesignBytes, removeChild, sym, type SList, type SNode } from "../../sexpr/index.ts";
 import { boxesOverlap, boxOf, growBox } from "../clearance/geometry.ts";
 import type { BBox, Board } from "../view.ts";
+import fillProgram from "./fill.py" with { type: "text" };
 import { boardZones, zoneFills, type Zone } from "./zones.ts";
 
 /** A refill with no change to window fills whole zones of the whole board: the floor of its cut-off (`cli/timeout.ts`). */
@@ -34,163 +36,6 @@ const WINDOW_MARGIN = 5;
 
 /** An island this close to the window's edge, mm, may be joined to its pour outside the window: it is kept. */
 const ISLAND_EDGE = 1;
-
-const FILL_SCRIPT = `
-import sys, json, pcbnew
-with open(sys.argv[2]) as spec_file:
-    spec = json.load(spec_file)
-wanted = set(spec["ids"])
-change = spec.get("change")
-
-def rectangles(boxes):
-    shape = pcbnew.SHAPE_POLY_SET()
-    for x1, y1, x2, y2 in boxes:
-        outline = shape.NewOutline()
-        for x, y in ((x1, y1), (x2, y1), (x2, y2), (x1, y2)):
-            shape.Append(int(x), int(y), outline)
-    shape.Simplify()
-    return shape
-
-def outlines(fills):
-    shape = pcbnew.SHAPE_POLY_SET()
-    for pts in fills:
-        outline = shape.NewOutline()
-        for i in range(0, len(pts), 2):
-            shape.Append(pts[i], pts[i + 1], outline)
-    return shape
-
-def layer_name(layer):
-    return pcbnew.BOARD.GetStandardLayerName(layer)
-
-def fill(path):
-    """Loads and fills a board: the zones asked for, their fills and their islands."""
-    board = pcbnew.LoadBoard(path)
-    zones = [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
-    if change:
-        # The copy carries no fills (reading a large board's fills costs KiCad a minute): other
-        # zones get theirs near the change from the spec, and the zones to refill are cut to the
-        # window. Fills come fractured (outlines with slits), as KiCad keeps them.
-        for z in board.Zones():
-            given = change["fills"].get(z.m_Uuid.AsString())
-            if given is None or z.m_Uuid.AsString() in wanted:
-                continue
-            for layer in z.GetLayerSet().Seq():
-                shape = outlines([f["pts"] for f in given if f["layer"] == layer_name(layer)])
-                shape.BooleanIntersection(reach)
-                shape.Fracture()
-                z.SetFilledPolysList(layer, shape)
-            z.SetIsFilled(True)
-        # A piece the window's edge cuts off from the rest of its pour is no island: KiCad keeps
-        # every piece here, and only those wholly inside the window go as the zone says.
-        modes = {}
-        for z in zones:
-            modes[z.m_Uuid.AsString()] = (z.GetIslandRemovalMode(), z.GetMinIslandArea())
-            z.SetIslandRemovalMode(pcbnew.ISLAND_REMOVAL_MODE_NEVER)
-            # A hatch's grid may follow the zone's outline: a hatched zone is filled whole.
-            if z.GetFillMode() != pcbnew.ZONE_FILL_MODE_HATCH_PATTERN:
-                z.Outline().BooleanIntersection(window)
-                z.CacheBoundingBox()
-    board.BuildConnectivity()
-    pcbnew.ZONE_FILLER(board).Fill(zones)
-    if not change:
-        return board, zones, None, None
-    polys, islands = {}, {}
-    for z in zones:
-        for layer in z.GetLayerSet().Seq():
-            key = (z.m_Uuid.AsString(), layer)
-            filled = z.GetFilledPolysList(layer)
-            polys[key], islands[key] = pcbnew.SHAPE_POLY_SET(), pcbnew.SHAPE_POLY_SET()
-            for i in range(filled.OutlineCount()):
-                piece = filled.COutline(i)
-                if z.IsIsland(layer, i):
-                    if removed(piece, *modes[key[0]]):
-                        continue
-                    islands[key].AddOutline(piece)
-                polys[key].AddOutline(piece)
-    return board, zones, polys, islands
-
-def removed(piece, mode, min_area):
-    """Whether KiCad would remove this island: it lies inside the window, clear of its edge."""
-    box = piece.BBox()
-    x1, y1, x2, y2 = change["inner"]
-    inside = box.GetX() > x1 and box.GetY() > y1 and box.GetRight() < x2 and box.GetBottom() < y2
-    return inside and (mode == pcbnew.ISLAND_REMOVAL_MODE_ALWAYS or (mode == pcbnew.ISLAND_REMOVAL_MODE_AREA and piece.Area() < min_area))
-
-# A difference this small, nm² (a 10 µm square), is rounding, not copper.
-SLIVER = 1e8
-island_flags = {}
-if change:
-    window = rectangles([change["window"]])
-    reach = rectangles([change["reach"]])
-    # The same board without this change's copper, filled by the same KiCad: what the fill
-    # would be today anyway. Only the difference the change makes is applied to the saved fill.
-    _, _, unchanged, unchanged_islands = fill(change["base"])
-board, zones, after, after_islands = fill(sys.argv[1])
-if change:
-    near = rectangles(change["near"])
-    for z in zones:
-        saved = change["fills"][z.m_Uuid.AsString()]
-        for layer in z.GetLayerSet().Seq():
-            key = (z.m_Uuid.AsString(), layer)
-            mine = [f for f in saved if f["layer"] == layer_name(layer)]
-            gained = after[key].CloneDropTriangulation()
-            gained.BooleanSubtract(unchanged[key])
-            lost = unchanged[key].CloneDropTriangulation()
-            lost.BooleanSubtract(after[key])
-            # Boolean operations on a whole plane's slit outline cost KiCad seconds each;
-            # without the slits they take a fraction of one.
-            saved_fill = outlines([f["pts"] for f in mine])
-            merged = saved_fill.CloneDropTriangulation()
-            merged.Unfracture()
-            # Around the new copper the fill is KiCad's new one alone: no copper of the saved
-            # fill is left inside the new items' clearance.
-            stale = near.CloneDropTriangulation()
-            stale.BooleanSubtract(after[key])
-            new_copper = gained.CloneDropTriangulation()
-            new_copper.BooleanSubtract(merged)
-            cut = lost.CloneDropTriangulation()
-            cut.BooleanAdd(stale)
-            cut.BooleanIntersection(merged)
-            if new_copper.Area() < SLIVER and cut.Area() < SLIVER:
-                # Nothing to change here (boolean operations leave slivers of rounding): the
-                # saved fill keeps its points, and its bytes.
-                z.SetFilledPolysList(layer, saved_fill)
-                island_flags[key] = [f["island"] for f in mine]
-                continue
-            merged.BooleanAdd(gained)
-            merged.BooleanSubtract(lost)
-            merged.BooleanSubtract(stale)
-            merged.Fracture()
-            z.SetFilledPolysList(layer, merged)
-            # Islands are the saved ones and those the change made (the window's edge cuts off
-            # the same pieces with and without the change).
-            known = outlines([f["pts"] for f in mine if f["island"]])
-            made = after_islands[key].CloneDropTriangulation()
-            made.BooleanSubtract(unchanged_islands[key])
-            known.BooleanAdd(made)
-            island_flags[key] = [known.Collide(merged.COutline(i).CPoint(0), 10) for i in range(merged.OutlineCount())]
-out = []
-for z in zones:
-    layers = []
-    for layer in z.GetLayerSet().Seq():
-        polys = z.GetFilledPolysList(layer)
-        flags = island_flags.get((z.m_Uuid.AsString(), layer))
-        fills_ = []
-        for i in range(polys.OutlineCount()):
-            chain = polys.COutline(i)
-            pts = []
-            for j in range(chain.PointCount()):
-                p = chain.CPoint(j)
-                pts.append(p.x)
-                pts.append(p.y)
-            fills_.append({"island": bool(flags[i] if flags else z.IsIsland(layer, i)), "pts": pts})
-        layers.append({"layer": layer_name(layer), "fills": fills_})
-    out.append({"id": z.m_Uuid.AsString(), "layers": layers})
-with open(sys.argv[3], "w") as result:
-    json.dump(out, result)
-if len(sys.argv) > 4:
-    board.Save(sys.argv[4])
-`;
 
 /**
  * What a change added, so a refill applies only the difference that change makes. A board
@@ -221,6 +66,31 @@ export interface FillChange {
 interface FilledLayer {
   layer: string;
   fills: { island: boolean; pts: number[] }[];
+}
+
+/** One zone of `fill.py`'s result. */
+export interface FilledZone {
+  id: string;
+  layers: FilledLayer[];
+}
+
+/** What `fill.py` reads from its spec file; boxes are `[x1, y1, x2, y2]` in nanometres. */
+interface FillSpec {
+  /** Ids of the zones to fill. */
+  ids: string[];
+  change?: {
+    /** The board without the change's copper, beside its own project and rules. */
+    base: string;
+    near: number[][];
+    /** The zones to refill are cut to this. */
+    window: number[];
+    /** An island inside this is wholly inside the window, clear of its edge. */
+    inner: number[];
+    /** Other zones' saved fills are given as far as this. */
+    reach: number[];
+    /** Saved fills per zone id: every fill of the zones to refill, other zones' pieces within `reach`. */
+    fills: Record<string, SavedFill[]>;
+  };
 }
 
 /** A zone's fill as the spec hands it to KiCad's Python: one outline, points in nanometres. */
@@ -264,7 +134,7 @@ export async function refillZones(board: Board, boardFile: string, zones: Zone[]
  * Runs the fill; with `savedCopy`, KiCad also saves the filled board there (for comparisons);
  * with `change`, only the difference that change makes is applied (see {@link FillChange}).
  */
-export async function fillWithKicad(board: Board, boardFile: string, ids: string[], savedCopy?: string, change?: FillChange): Promise<{ id: string; layers: FilledLayer[] }[]> {
+export async function fillWithKicad(board: Board, boardFile: string, ids: string[], savedCopy?: string, change?: FillChange): Promise<FilledZone[]> {
   return withScratchDir(async (dir) => {
     const stem = basename(boardFile, extname(boardFile));
     const copy = join(dir, `${stem}.kicad_pcb`);
@@ -274,7 +144,7 @@ export async function fillWithKicad(board: Board, boardFile: string, ids: string
       // a link to a device in its place must not hang or flood the copy.
       if (existsSync(beside)) writeFileSync(join(dir, stem + ext), readDesignBytes(beside));
     }
-    let spec: object = { ids };
+    let spec: FillSpec = { ids };
     if (change) {
       // The board without the change's copper, beside its own copy of the project and rules.
       const base = join(dir, "base", `${stem}.kicad_pcb`);
@@ -295,9 +165,9 @@ export async function fillWithKicad(board: Board, boardFile: string, ids: string
     const specFile = join(dir, "spec.json");
     writeFileSync(specFile, JSON.stringify(spec));
     const args = [copy, specFile, resultFile, ...(savedCopy ? [savedCopy] : [])];
-    const stdout = await runKicadPython(FILL_SCRIPT, "fill zones", { timeoutMs: kicadTimeoutMs([boardFile], REFILL_TIMEOUT_MS), args });
+    const stdout = await runKicadPython(fillProgram, "fill zones", { timeoutMs: kicadTimeoutMs([boardFile], REFILL_TIMEOUT_MS), args, name: "fill.py" });
     try {
-      return JSON.parse(readFileSync(resultFile, "utf8")) as { id: string; layers: FilledLayer[] }[];
+      return JSON.parse(readFileSync(resultFile, "utf8")) as FilledZone[];
     } catch {
       throw new CopperheadError("kicad_failed", `KiCad's Python wrote no fill result for ${boardFile}.`, { fix: "Open the board in KiCad and refill its zones by hand (B).", output: stdout.slice(0, 500) });
     }
