@@ -2,14 +2,14 @@
  * What the agent's tools work on during one `do` (or `sync --resolve`) run: the repo, the
  * design as the run has it, the journal every write goes through, and the run's state.
  *
- * The run has one schematic editor and one design model over it: the edit tools change the
- * editor's trees (and write what changed through the journal), and the read tools read the
- * same trees, whose views follow every edit, so nothing is loaded again after an edit.
+ * The run has two editors, one for the schematic and one for the board, and one design model
+ * over them: the edit tools change the editors' trees (and write what changed through the
+ * journal), and the read tools read the same trees, whose views follow every edit, so nothing
+ * is loaded again after an edit.
  */
 import type { Design } from "../design/design.ts";
-import { Board } from "../kicad/board/view.ts";
-import { BoardObstacles } from "../kicad/board/clearance/obstacles.ts";
-import { BoardRules } from "../kicad/board/clearance/rules.ts";
+import { BoardEditor } from "../kicad/board/editor.ts";
+import type { Board } from "../kicad/board/view.ts";
 import { listComponents } from "../kicad/netlist/components.ts";
 import type { CheckReport } from "../checks/types.ts";
 import type { ProposalNames } from "../kicad/proposal-scope.ts";
@@ -17,6 +17,7 @@ import type { Libraries } from "../kicad/library/libraries.ts";
 import { SchematicEditor } from "../kicad/schematic/edit/editor.ts";
 import type { RunJournal } from "../repo/journal.ts";
 import type { KicadProject } from "../repo/project.ts";
+import { repoRelative } from "../repo/repo-path.ts";
 import { readRepoDoc } from "../repo/repo-files.ts";
 import type { Amendment, Proposal } from "../spec/proposal.ts";
 
@@ -59,24 +60,20 @@ export interface RunContext {
    * do not fail the gate; the records say so (agent/gate.ts).
    */
   layoutPending: Map<string, string>;
-  /** Ids of the tracks and vias this run laid for each part it routed: what moving it may lift. */
-  routedByRun?: Map<string, Set<string>>;
   /** Decisions recorded during the run, appended to DECISIONS.md by the gated run. */
   decisions: { decision: string; why: string }[];
   /** The model's closing summary, set by `finish`. */
   finished?: string;
   /** The run's design model (see `currentDesign`), opened by the first tool that reads or edits it. */
   design?: RunDesign;
+  /** The run's board editor (see `runBoardEditor`), opened by the first tool that reads or edits the board. */
+  boardEditor?: BoardEditor;
 }
 
-/** The run's one editor, and what the design model built over its trees at their last state. */
+/** The run's schematic editor, and what the design model built over its trees at their last state. */
 interface RunDesign {
   editor: SchematicEditor;
-  /** The board as the run last read or wrote it; undefined until read. */
-  board?: Board;
   built?: { revision: number; board?: Board; design: Design };
-  /** The board's placement index, while it matches the board. */
-  obstacles?: { board: Board; index: BoardObstacles };
 }
 
 /**
@@ -87,17 +84,17 @@ interface RunDesign {
 export function currentDesign(ctx: RunContext): Design {
   const run = runDesign(ctx);
   const schematic = run.editor.project;
-  run.board ??= ctx.project.board ? Board.load(ctx.project.board, { within: ctx.repoRoot }) : undefined;
+  const board = runBoardEditor(ctx)?.board;
   const built = run.built;
-  if (built?.revision === schematic.revision && built.board === run.board) return built.design;
+  if (built?.revision === schematic.revision && built.board === board) return built.design;
   const design: Design = {
     project: ctx.project,
     schematic,
     netlist: run.editor.netlist(),
     components: built?.revision === schematic.revision ? built.design.components : listComponents(schematic),
-    board: run.board,
+    board,
   };
-  run.built = { revision: schematic.revision, board: run.board, design };
+  run.built = { revision: schematic.revision, board, design };
   return design;
 }
 
@@ -107,28 +104,23 @@ export function runEditor(ctx: RunContext): SchematicEditor {
 }
 
 /**
- * Records the board a tool just wrote, so the design model reads it without parsing it again.
- * `obstacles` is its placement index when the tool kept it current (place_footprint); any
- * other write drops the index, and the next placement builds it again.
+ * The run's board editor, the only way a run changes the board (`kicad/board/editor.ts`);
+ * undefined when the project has no board.
  */
-export function boardWritten(ctx: RunContext, board: Board, obstacles?: BoardObstacles): void {
-  const run = runDesign(ctx);
-  run.board = board;
-  run.obstacles = obstacles ? { board, index: obstacles } : undefined;
+export function runBoardEditor(ctx: RunContext): BoardEditor | undefined {
+  const file = ctx.project.board;
+  if (!file) return undefined;
+  return (ctx.boardEditor ??= BoardEditor.open(file, { within: ctx.repoRoot, projectFile: ctx.project.projectFile }));
 }
 
-/** The board as the run last read or wrote it, parsed on first use. */
-export function runBoard(ctx: RunContext): Board | undefined {
-  const run = runDesign(ctx);
-  run.board ??= ctx.project.board ? Board.load(ctx.project.board, { within: ctx.repoRoot }) : undefined;
-  return run.board;
+/** The journal every write of the run goes through, opened by the first write. */
+export function runJournal(ctx: RunContext): RunJournal {
+  return ctx.journal ?? ctx.beginEdits();
 }
 
-/** The placement obstacles of `board` (the run's), indexed once per board state (see `boardWritten`). */
-export function boardObstacles(ctx: RunContext, board: Board): BoardObstacles {
-  const run = runDesign(ctx);
-  if (run.obstacles?.board !== board) run.obstacles = { board, index: new BoardObstacles(board, BoardRules.load(ctx.project.projectFile, ctx.repoRoot)) };
-  return run.obstacles.index;
+/** Writes the board through the run's journal when the board editor changed it. */
+export function saveBoard(ctx: RunContext): void {
+  ctx.boardEditor?.save((file, bytes) => runJournal(ctx).writeFile(repoRelative(ctx.repoRoot, file), bytes));
 }
 
 /**

@@ -8,15 +8,13 @@ import { relative } from "node:path";
 import * as v from "valibot";
 import { loadDesign } from "../../design/design.ts";
 import { CopperheadError } from "../../errors.ts";
-import { Board } from "../../kicad/board/view.ts";
+import type { BoardEditor } from "../../kicad/board/editor.ts";
+import type { Board } from "../../kicad/board/view.ts";
 import { indexForRouting, placeAdditions } from "../../kicad/board/placement.ts";
-import { BoardRules } from "../../kicad/board/clearance/rules.ts";
 import { BoardObstacles } from "../../kicad/board/clearance/obstacles.ts";
 import { setFootprintFlags } from "../../kicad/board/sync/apply.ts";
-import { copperLayers, footprintItems } from "../../kicad/board/clearance/items.ts";
-import { finishAdded, type FinishOptions } from "../../kicad/board/route/finish.ts";
-import { liftCopper } from "../../kicad/board/route/write.ts";
-import { boardZones, type NewCopper } from "../../kicad/board/zones/zones.ts";
+import type { FinishedLayout } from "../../kicad/board/route/finish.ts";
+import { boardZones } from "../../kicad/board/zones/zones.ts";
 import { findKicadPython } from "../../kicad/cli/python.ts";
 import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board/sync/sync.ts";
 import { driftKeys, proposalFilter } from "../../kicad/board/sync/scope.ts";
@@ -24,29 +22,20 @@ import { namesPart } from "../../kicad/proposal-scope.ts";
 import type { Netlist } from "../../kicad/netlist/netlist.ts";
 import { bestPartOn } from "../../kicad/schematic/edit/placement.ts";
 import { boardDialect } from "../../kicad/format.ts";
-import { printSexprBytes } from "../../kicad/sexpr/index.ts";
 import { discoverProject } from "../../repo/project.ts";
-import { repoRelative } from "../../repo/repo-path.ts";
 import { withSnapshot } from "../../repo/snapshot.ts";
-import { boardWritten, currentDesign, type RunContext } from "../context.ts";
+import { currentDesign, runBoardEditor, saveBoard, type RunContext } from "../context.ts";
 import { enforceScope } from "./scope.ts";
-import { defineTool, ToolError } from "./tool.ts";
+import { defineTool, toolCall, ToolError } from "./tool.ts";
 
 /** Why a part is left for a person: no spot inside the outline. */
 const STAGED = "staged below the outline: no free spot inside it near its anchor";
 
 /**
- * Routes the placed new parts `refs`, refills the zones their copper touches (KiCad's filler),
- * and records in layoutPending what is left and why; returns one line per part for the model.
+ * Records in layoutPending what routing `refs` left and why (`BoardEditor.finish`); returns one
+ * line per part for the model.
  */
-export async function finishLayout(ctx: RunContext, board: Board, boardFile: string, refs: string[], options: FinishOptions = {}): Promise<string[]> {
-  if (refs.length === 0) return [];
-  const layout = await finishAdded(board, boardFile, BoardRules.load(ctx.project.projectFile, ctx.repoRoot), refs, options);
-  for (const o of layout.outcomes) {
-    const own = (ctx.routedByRun ??= new Map()).get(o.ref) ?? new Set<string>();
-    for (const id of o.ids) own.add(id);
-    ctx.routedByRun.set(o.ref, own);
-  }
+export function reportLayout(ctx: RunContext, layout: FinishedLayout, refs: string[]): string[] {
   for (const ref of refs) {
     const left = layout.left.get(ref);
     if (left) ctx.layoutPending.set(ref, left);
@@ -59,22 +48,11 @@ export async function finishLayout(ctx: RunContext, board: Board, boardFile: str
   });
 }
 
-/**
- * Clears the way for moving `ref`: lifts the tracks and vias this run laid for it (see
- * `finishLayout`) and returns where they and its pads were, for the refill once it has moved.
- */
-export function vacate(ctx: RunContext, board: Board, ref: string): NewCopper[] {
-  const fp = board.footprint(ref);
-  if (!fp) return [];
-  const pads = footprintItems(fp.node, copperLayers(board)).filter((i) => i.kind === "pad");
-  const vacated: NewCopper[] = pads.map((p) => ({ box: p.box, net: "", layers: "all" }));
-  const ids = ctx.routedByRun?.get(ref);
-  if (ids?.size) {
-    vacated.push(...liftCopper(board, ids));
-    // The placement index still holds the lifted copper.
-    boardWritten(ctx, board);
-  }
-  return vacated;
+/** The run's board editor, or a tool error when the project has no board. */
+export function boardEditorOf(ctx: RunContext): BoardEditor {
+  const editor = toolCall(() => runBoardEditor(ctx));
+  if (!editor) throw new ToolError("the project has no board");
+  return editor;
 }
 
 /** Refilling zones needs KiCad's Python: a board with pours fails before any edit without it. */
@@ -85,36 +63,38 @@ export async function assertCanRefill(board: Board): Promise<void> {
 /**
  * Updates the board from the schematic through the journal; new footprints are placed, routed
  * and their pours refilled, and what is left is remembered as layout work for a person, with
- * the reason. Without a filter every change is applied (`sync --resolve`).
+ * the reason. Without a filter every change is applied (`sync --resolve`). All or nothing: a
+ * sync that fails midway leaves the board as it was.
  */
 export async function syncBoardFromSchematic(ctx: RunContext, options: Pick<BoardSyncOptions, "filter" | "overrideLock"> = {}): Promise<BoardSyncPlan & { routing: string[] }> {
-  const boardFile = ctx.project.board;
-  if (!boardFile) throw new ToolError("the project has no board to sync");
+  const editor = runBoardEditor(ctx);
+  if (!editor) throw new ToolError("the project has no board to sync");
   const design = currentDesign(ctx);
-  const board = Board.load(boardFile, { within: ctx.repoRoot });
-  const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries }, options);
-  // A new footprint goes next to the part it was placed beside in the schematic (or shares the
-  // most nets with); where nothing fits, it stays staged beside the outline.
-  const anchorOf = (ref: string) => ctx.placementAnchors?.get(ref) ?? bestPartOn(design.netlist, nets(design.netlist, ref), (other) => other !== ref && !plan.added.some((a) => a.ref === other));
-  const rules = BoardRules.load(ctx.project.projectFile, ctx.repoRoot);
-  const obstacles = new BoardObstacles(board, rules);
-  const staged = new Map(placeAdditions(board, plan, ctx.libraries, anchorOf, rules, obstacles).map((s) => [s.ref, s.reason]));
-  for (const add of plan.added) {
-    add.staged = staged.has(add.ref);
-    add.stagedReason = staged.get(add.ref);
-  }
-  let routing: string[] = [];
-  if (!isEmptyPlan(plan)) {
-    const placed = plan.added.filter((a) => !a.staged).map((a) => a.ref);
-    if (placed.length > 0) await assertCanRefill(board);
-    const journal = ctx.journal ?? ctx.beginEdits();
-    applyBoardSync(board, plan, ctx.libraries);
-    routing = await finishLayout(ctx, board, boardFile, placed, { staged: plan.added.filter((a) => a.staged).map((a) => a.ref), obstacles: indexForRouting(obstacles, board, plan) });
-    journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
-    boardWritten(ctx, board);
-  }
-  for (const added of plan.added) if (added.staged) ctx.layoutPending.set(added.ref, added.stagedReason ? `staged below the outline: ${added.stagedReason}` : STAGED);
-  return { ...plan, routing };
+  const result = await editor.attempt(async (board) => {
+    const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries }, options);
+    // A new footprint goes next to the part it was placed beside in the schematic (or shares the
+    // most nets with); where nothing fits, it stays staged beside the outline.
+    const anchorOf = (ref: string) => ctx.placementAnchors?.get(ref) ?? bestPartOn(design.netlist, nets(design.netlist, ref), (other) => other !== ref && !plan.added.some((a) => a.ref === other));
+    // Not the editor's index: the sync edits this tree after placing.
+    const obstacles = new BoardObstacles(board, editor.rules);
+    const staged = new Map(placeAdditions(board, plan, ctx.libraries, anchorOf, editor.rules, obstacles).map((s) => [s.ref, s.reason]));
+    for (const add of plan.added) {
+      add.staged = staged.has(add.ref);
+      add.stagedReason = staged.get(add.ref);
+    }
+    let routing: string[] = [];
+    if (!isEmptyPlan(plan)) {
+      const placed = plan.added.filter((a) => !a.staged).map((a) => a.ref);
+      if (placed.length > 0) await assertCanRefill(board);
+      editor.change((b) => applyBoardSync(b, plan, ctx.libraries));
+      const layout = await editor.finish(placed, { staged: plan.added.filter((a) => a.staged).map((a) => a.ref), obstacles: indexForRouting(obstacles, board, plan) });
+      routing = reportLayout(ctx, layout, placed);
+    }
+    return { ...plan, routing };
+  });
+  saveBoard(ctx);
+  for (const added of result.added) if (added.staged) ctx.layoutPending.set(added.ref, added.stagedReason ? `staged below the outline: ${added.stagedReason}` : STAGED);
+  return result;
 }
 
 /** The nets a part's pins are on. */
@@ -162,17 +142,15 @@ export const syncBoardTool = defineTool({
  * can refuse a part without one before it edits anything else.
  */
 export function setBoardFlag(ctx: RunContext, ref: string, flag: string, on: boolean): () => void {
-  const boardFile = ctx.project.board;
-  if (!boardFile) throw new ToolError(`the project has no board, so ${ref} has no footprint to mark ${flag}`);
+  if (!ctx.project.board) throw new ToolError(`the project has no board, so ${ref} has no footprint to mark ${flag}`);
   const component = currentDesign(ctx).components.find((c) => c.ref === ref);
   if (!component) throw new ToolError(`no component ${ref}`);
-  const board = Board.load(boardFile, { within: ctx.repoRoot });
-  const fp = board.footprints().find((f) => f.path === component.symbolPath) ?? board.footprint(ref);
+  const editor = boardEditorOf(ctx);
+  const fp = editor.board.footprints().find((f) => f.path === component.symbolPath) ?? editor.board.footprint(ref);
   if (!fp) throw new ToolError(`${ref} has no footprint on the board yet; call sync_board first, then set ${flag}`);
   return () => {
-    setFootprintFlags(fp, boardDialect(board.version), on ? { add: [flag], remove: [] } : { add: [], remove: [flag] });
-    (ctx.journal ?? ctx.beginEdits()).writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
-    boardWritten(ctx, board);
+    editor.change((board) => setFootprintFlags(fp, boardDialect(board.version), on ? { add: [flag], remove: [] } : { add: [], remove: [flag] }));
+    saveBoard(ctx);
   };
 }
 
@@ -183,16 +161,12 @@ export const routeTool = defineTool({
     "Route a footprint's pads that are not connected yet to the existing copper of their nets: tracks and vias that keep the board's rules (net class width and clearance, custom rules, via size), never moving or cutting existing copper; a pad inside a pour of its net connects through it. The zones the new copper touches are refilled by KiCad. A connection with no rule-clean path within 15 mm is left for layout with its reason. sync_board and place_footprint already route what they place.",
   schema: v.strictObject({ ref: v.pipe(v.string(), v.minLength(1)) }),
   async run(ctx: RunContext, { ref }) {
-    const boardFile = ctx.project.board;
-    if (!boardFile) throw new ToolError("the project has no board");
+    const editor = boardEditorOf(ctx);
     enforceScope(ctx, "route", { refs: [ref] }, () => []);
-    const board = Board.load(boardFile, { within: ctx.repoRoot });
-    if (!board.footprints().some((f) => f.ref === ref)) throw new ToolError(`there is no footprint ${ref} on the board`);
-    await assertCanRefill(board);
-    const journal = ctx.journal ?? ctx.beginEdits();
-    const routing = await finishLayout(ctx, board, boardFile, [ref]);
-    journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
-    boardWritten(ctx, board);
+    if (!editor.board.footprint(ref)) throw new ToolError(`there is no footprint ${ref} on the board`);
+    await assertCanRefill(editor.board);
+    const routing = await editor.attempt(async () => reportLayout(ctx, await editor.finish([ref]), [ref]));
+    saveBoard(ctx);
     return { routing, layoutPending: ctx.layoutPending.get(ref) ?? null };
   },
 });

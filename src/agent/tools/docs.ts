@@ -7,7 +7,7 @@ import * as v from "valibot";
 import { isIgnored } from "../../repo/git.ts";
 import { GENERATED_DOCS } from "../../spec/generated-docs.ts";
 import { requirementsSectionTexts } from "../../spec/requirements.ts";
-import { readRepoText, type RunContext } from "../context.ts";
+import { readRepoText, runJournal, type RunContext } from "../context.ts";
 import { docPath } from "./paths.ts";
 import { defineTool, ToolError } from "./tool.ts";
 
@@ -63,7 +63,7 @@ export const docEditTool = defineTool({
           : `${rel}: a Requirements section can only be written by people; copperhead will not create one`,
       );
     }
-    (ctx.journal ?? ctx.beginEdits()).writeFile(rel, after);
+    runJournal(ctx).writeFile(rel, after);
     return { path: rel, bytes: Buffer.byteLength(after) };
   },
 });

@@ -6,14 +6,11 @@
  * proposal does not name them (scope.ts).
  */
 import * as v from "valibot";
-import { placeFootprint } from "../../kicad/board/placement.ts";
-import { Board } from "../../kicad/board/view.ts";
 import type { SchematicEditor } from "../../kicad/schematic/edit/editor.ts";
 import { checkVisibleName } from "../../kicad/schematic/edit/lookup.ts";
-import { printSexprBytes } from "../../kicad/sexpr/index.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
-import { boardObstacles, boardWritten, forgetDesign, runBoard, runEditor, type RunContext } from "../context.ts";
-import { assertCanRefill, finishLayout, routeTool, setBoardFlag, syncBoardTool, vacate } from "./board.ts";
+import { forgetDesign, runEditor, runJournal, saveBoard, type RunContext } from "../context.ts";
+import { assertCanRefill, boardEditorOf, reportLayout, routeTool, setBoardFlag, syncBoardTool } from "./board.ts";
 import { docEditTool } from "./docs.ts";
 import { enforceScope, type Touches } from "./scope.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
@@ -41,7 +38,7 @@ function editSchematic<T>(ctx: RunContext, tool: string, touches: Touches, opera
       return result;
     }),
   );
-  const journal = ctx.journal ?? ctx.beginEdits();
+  const journal = runJournal(ctx);
   try {
     editor.save((file, bytes) => journal.writeFile(repoRelative(ctx.repoRoot, file), bytes));
   } catch (err) {
@@ -210,29 +207,18 @@ export const editTools = [
       side: v.optional(v.picklist(["front", "back"])),
     }),
     async run(ctx: RunContext, { ref, ...move }) {
-      const boardFile = ctx.project.board;
-      if (!boardFile) throw new ToolError("the project has no board");
+      const editor = boardEditorOf(ctx);
       // The footprint it is placed next to (near) is only read.
       enforceScope(ctx, "place_footprint", { refs: [ref] }, () => []);
-      const board = toolCall(() => runBoard(ctx)!);
-      await assertCanRefill(board);
+      await assertCanRefill(editor.board);
       // A part this run routed moves without its tracks and vias: they are lifted, and it is
-      // routed again where it lands. Copper that was there before the run still keeps it put.
-      const vacated = vacate(ctx, board, ref);
-      const obstacles = toolCall(() => boardObstacles(ctx, board));
-      let spot;
-      try {
-        spot = toolCall(() => placeFootprint(board, ref, move, obstacles.rules, obstacles));
-      } catch (e) {
-        // Nothing moved: the board is the file's again, lifted copper and all.
-        boardWritten(ctx, Board.load(boardFile, { within: ctx.repoRoot }));
-        throw e;
-      }
-      // Placed, it is routed and its pours refilled at once.
-      const journal = ctx.journal ?? ctx.beginEdits();
-      const routing = await finishLayout(ctx, board, boardFile, [ref], { vacated });
-      journal.writeFile(repoRelative(ctx.repoRoot, boardFile), printSexprBytes(board.doc));
-      boardWritten(ctx, board);
+      // routed again where it lands, its pours refilled. Copper that was there before the run
+      // still keeps it put. A refusal or a failed refill leaves the board as it was.
+      const { spot, routing } = await editor.attempt(async () => {
+        const { spot, vacated } = toolCall(() => editor.place(ref, move));
+        return { spot, routing: reportLayout(ctx, await editor.finish([ref], { vacated }), [ref]) };
+      });
+      saveBoard(ctx);
       return {
         ref,
         x: spot.x,

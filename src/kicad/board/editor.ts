@@ -1,0 +1,173 @@
+/**
+ * `BoardEditor`: the board's counterpart of `SchematicEditor` (`kicad/schematic/edit/editor.ts`),
+ * and the one way a run changes the board. It owns the parsed board, its placement index and
+ * the copper the run laid itself, and hands each operation to the module that does it
+ * (`placement.ts`, `route/finish.ts`, `sync/apply.ts`).
+ *
+ * Like the schematic editor it works in two steps: `attempt` runs one or more operations as a
+ * single edit, and when any of them throws, the board goes back to what it was before (its
+ * bytes parsed again, the run's copper as it was); `save` writes the board once, through the
+ * caller's writer (a run's journal). What is saved is from then on what an attempt returns to.
+ */
+import { printSexprBytes, readDesignBytes } from "../sexpr/index.ts";
+import { BoardObstacles } from "./clearance/obstacles.ts";
+import { BoardRules } from "./clearance/rules.ts";
+import { copperLayers, footprintItems } from "./clearance/items.ts";
+import { placeFootprint, type BoardSpot, type FootprintMove } from "./placement.ts";
+import { finishAdded, type FinishedLayout, type FinishOptions } from "./route/finish.ts";
+import { liftCopper } from "./route/write.ts";
+import type { NewCopper } from "./zones/zones.ts";
+import { Board } from "./view.ts";
+
+export interface BoardEditorOptions {
+  /** The repo root: the board must resolve inside it. */
+  within: string;
+  /** The project file beside the board, whose rules (and custom rules) the board keeps. */
+  projectFile: string;
+}
+
+export class BoardEditor {
+  private current: Board;
+  /** The board's bytes as last loaded or saved: what a failed attempt returns to. */
+  private saved: Uint8Array;
+  /** Whether the tree has changed since it was loaded or saved. */
+  private dirty = false;
+  private index?: BoardObstacles;
+  private loadedRules?: BoardRules;
+  /** Ids of the tracks and vias the run laid for each part it routed: what moving it may lift. */
+  private routed = new Map<string, Set<string>>();
+
+  private constructor(
+    readonly file: string,
+    private readonly options: BoardEditorOptions,
+  ) {
+    this.saved = readDesignBytes(file, { within: options.within });
+    this.current = Board.parse(this.saved, file);
+  }
+
+  /** Opens the board `file`, read through the confined reader (inside `options.within`). */
+  static open(file: string, options: BoardEditorOptions): BoardEditor {
+    return new BoardEditor(file, options);
+  }
+
+  /** The board being edited: every operation so far shows in it. */
+  get board(): Board {
+    return this.current;
+  }
+
+  /** The board's design rules (net classes, custom rules), read once. */
+  get rules(): BoardRules {
+    return (this.loadedRules ??= BoardRules.load(this.options.projectFile, this.options.within));
+  }
+
+  /** The board's placement index, built once per state of the board. */
+  obstacles(): BoardObstacles {
+    return (this.index ??= new BoardObstacles(this.current, this.rules));
+  }
+
+  /** The tracks and vias the run laid for `ref`, by id. */
+  ownCopper(ref: string): ReadonlySet<string> | undefined {
+    return this.routed.get(ref);
+  }
+
+  // --- Operations --------------------------------------------------------------------------
+
+  /**
+   * Moves `ref` (see `placeFootprint`): the tracks and vias the run laid for it are lifted first,
+   * and it is routed again where it lands (`finish` with `vacated`). Returns the spot and where
+   * its pads and lifted copper were, for the refill.
+   */
+  place(ref: string, move: FootprintMove): { spot: BoardSpot; vacated: NewCopper[] } {
+    const vacated = this.vacate(ref);
+    const spot = placeFootprint(this.current, ref, move, this.rules, this.obstacles());
+    this.dirty = true;
+    return { spot, vacated };
+  }
+
+  /**
+   * Routes the footprints `refs` to their nets' copper and refills the zones their copper
+   * touches (see `finishAdded`); the copper laid is remembered as the run's own.
+   */
+  async finish(refs: string[], options: FinishOptions = {}): Promise<FinishedLayout> {
+    if (refs.length === 0) return { outcomes: [], left: new Map(), refilled: [] };
+    this.dirty = true;
+    const layout = await finishAdded(this.current, this.file, this.rules, refs, options);
+    for (const o of layout.outcomes) {
+      const own = this.routed.get(o.ref) ?? new Set<string>();
+      for (const id of o.ids) own.add(id);
+      this.routed.set(o.ref, own);
+    }
+    this.index = undefined;
+    return layout;
+  }
+
+  /**
+   * Any other change to the tree (a sync plan applied, a footprint flag set): `change` edits
+   * `board` in place; the placement index is built again on next use.
+   */
+  change<T>(change: (board: Board) => T): T {
+    this.dirty = true;
+    this.index = undefined;
+    return change(this.current);
+  }
+
+  // --- The edit ----------------------------------------------------------------------------
+
+  /**
+   * Runs `fn` as one edit: when it throws, the board is the saved one again (its bytes parsed
+   * anew, so no half-made change survives in the tree) and the run's copper is as it was.
+   */
+  async attempt<T>(fn: (board: Board) => Promise<T> | T): Promise<T> {
+    const before = this.dirty ? printSexprBytes(this.current.doc) : this.saved;
+    const routed = new Map([...this.routed].map(([ref, ids]) => [ref, new Set(ids)]));
+    const wasDirty = this.dirty;
+    try {
+      return await fn(this.current);
+    } catch (err) {
+      this.current = Board.parse(before, this.file);
+      this.routed = routed;
+      this.index = undefined;
+      this.dirty = wasDirty;
+      throw err;
+    }
+  }
+
+  /**
+   * Writes the board through `write` when it changed since it was loaded or saved; true when it
+   * wrote. A write that fails leaves the editor at the saved board, which is what the file holds.
+   */
+  save(write: (file: string, bytes: Uint8Array) => void): boolean {
+    if (!this.dirty) return false;
+    const bytes = printSexprBytes(this.current.doc);
+    try {
+      write(this.file, bytes);
+    } catch (err) {
+      this.current = Board.parse(this.saved, this.file);
+      this.index = undefined;
+      this.dirty = false;
+      throw err;
+    }
+    this.saved = bytes;
+    this.dirty = false;
+    return true;
+  }
+
+  /**
+   * Clears the way for moving `ref`: lifts the tracks and vias the run laid for it and returns
+   * where they and its pads were.
+   */
+  private vacate(ref: string): NewCopper[] {
+    const fp = this.current.footprint(ref);
+    if (!fp) return [];
+    const pads = footprintItems(fp.node, copperLayers(this.current)).filter((i) => i.kind === "pad");
+    const vacated: NewCopper[] = pads.map((p) => ({ box: p.box, net: "", layers: "all" }));
+    const ids = this.routed.get(ref);
+    if (ids?.size) {
+      this.dirty = true;
+      vacated.push(...liftCopper(this.current, ids));
+      // The placement index still holds the lifted copper.
+      this.index = undefined;
+    }
+    return vacated;
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Every board tool changes the board through the run's `BoardEditor`, all or nothing: a tool
+ * that fails midway (here KiCad's refill, after the tool has placed, moved or routed in memory)
+ * leaves the board file byte for byte as it was, and the next tool sees the board the file
+ * holds. On KiCad's complex_hierarchy demo, whose pours need a refill after every board edit.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { currentDesign } from "../../src/agent/context.ts";
+import { findKicadPython, KICAD_PYTHON_ENV } from "../../src/kicad/cli/python.ts";
+import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
+import { placeAdditions } from "../../src/kicad/board/placement.ts";
+import { applyBoardSync } from "../../src/kicad/board/sync/sync.ts";
+import { Board } from "../../src/kicad/board/view.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import { printSexpr, printSexprBytes } from "../../src/kicad/sexpr/index.ts";
+import { git } from "../repo/git-repo.ts";
+import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
+import { demoRepo } from "../support/demo-repo.ts";
+import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
+import { withTools, type ToolSession } from "../support/tool-context.ts";
+
+afterAll(cleanupTempDirs);
+
+/** KiCad's Python, except that the refill program fails as a crashed filler would. */
+let failingRefill = "";
+beforeAll(async () => {
+  const python = await findKicadPython();
+  failingRefill = join(await makeTempDir(), "python3");
+  writeFileSync(failingRefill, `#!/bin/sh\ncase "$1" in */fill.py) echo "RuntimeError: the filler crashed" >&2; exit 1;; esac\nexec "${python.path}" "$@"\n`, { mode: 0o755 });
+});
+
+/** Runs `fn` with the refill failing; the board file must come out byte for byte as it went in. */
+async function failingMidway(boardFile: string, fn: () => Promise<string>): Promise<string> {
+  const before = readFileSync(boardFile);
+  const saved = process.env[KICAD_PYTHON_ENV];
+  process.env[KICAD_PYTHON_ENV] = failingRefill;
+  try {
+    const message = await fn();
+    expect(readFileSync(boardFile).equals(before)).toBe(true);
+    return message;
+  } finally {
+    if (saved === undefined) delete process.env[KICAD_PYTHON_ENV];
+    else process.env[KICAD_PYTHON_ENV] = saved;
+  }
+}
+
+/** The message a tool call failed with (the loop hands the model a tool error and a typed error alike). */
+async function failure(call: Promise<unknown>): Promise<string> {
+  return call.then(
+    () => {
+      throw new Error("the call succeeded");
+    },
+    (err: Error) => err.message,
+  );
+}
+
+/** The board the run's tools read is the one on disk. */
+function expectToolsSeeTheFile(session: ToolSession, boardFile: string): void {
+  const seen = currentDesign(session.ctx).board!;
+  expect(seen.footprints().map((f) => `${f.ref}@${f.at.x},${f.at.y}`)).toEqual(Board.load(boardFile).footprints().map((f) => `${f.ref}@${f.at.x},${f.at.y}`));
+}
+
+/** The tracks and vias of the board file, as text. */
+function copperOf(boardFile: string): string[] {
+  return Board.load(boardFile).root.items.flatMap((node) => (node.type === "list" && /^\((segment|via|arc)\b/.test(printSexpr(node).trim()) ? [printSexpr(node).trim()] : []));
+}
+
+describe("BoardEditor: a board tool that fails midway changes nothing", () => {
+  test("route, place_footprint and sync_board on complex_hierarchy, each failing in KiCad's refill", async () => {
+    // C900 sits unrouted beside the main IC, as a sync that left it for layout would leave it.
+    const project = await demoRepo("complex_hierarchy/complex_hierarchy");
+    const boardFile = join(project.root, "complex_hierarchy.kicad_pcb");
+    const board = Board.load(boardFile);
+    const ic = mainIc(board);
+    const nets = decouplingNets(board, ic);
+    const plan = additionPlan(board, "C900", "Capacitor_SMD:C_0805_2012Metric", nets);
+    const libraries = await openLibraries(project.root);
+    expect(placeAdditions(board, plan, libraries, () => ic.ref, BoardRules.load(join(project.root, "complex_hierarchy.kicad_pro"), project.root))).toEqual([]);
+    applyBoardSync(board, plan, libraries);
+    writeFileSync(boardFile, printSexprBytes(board.doc));
+    await git(project.root, "commit", "--quiet", "-am", "C900 placed, not routed");
+    const unrouted = copperOf(boardFile);
+
+    await withTools(project.root, async (session) => {
+      const { call } = session;
+      // route laid C900's tracks and vias in memory, then the refill failed.
+      expect(await failingMidway(boardFile, () => failure(call("route", { ref: "C900" })))).toContain("the filler crashed");
+      expectToolsSeeTheFile(session, boardFile);
+      expect(printSexprBytes(currentDesign(session.ctx).board!.doc)).toEqual(new Uint8Array(readFileSync(boardFile)));
+
+      // place_footprint moved it to the back in memory, then the refill failed.
+      expect(await failingMidway(boardFile, () => failure(call("place_footprint", { ref: "C900", near: ic.ref, side: "back" })))).toContain("the filler crashed");
+      expectToolsSeeTheFile(session, boardFile);
+      expect(currentDesign(session.ctx).board!.footprint("C900")!.layer).toBe("F.Cu");
+
+      // sync_board placed and routed a new part in memory, then the refill failed.
+      const added = (await call("add_component", { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0805_2012Metric", near: ic.ref, connect: { "1": nets[0], "2": nets[1] } })) as { ref: string };
+      expect(await failingMidway(boardFile, () => failure(call("sync_board")))).toContain("the filler crashed");
+      expectToolsSeeTheFile(session, boardFile);
+      expect(currentDesign(session.ctx).board!.footprint(added.ref)).toBeUndefined();
+
+      // With a working refill the same calls go through: the failed ones left nothing behind.
+      const routed = (await call("route", { ref: "C900" })) as { routing: string[] };
+      expect(routed.routing).toEqual([expect.stringMatching(/^C900: pad 1 .* pad 2 /)]);
+      expect(copperOf(boardFile).length).toBeGreaterThan(unrouted.length);
+      const moved = (await call("place_footprint", { ref: "C900", near: ic.ref, side: "back" })) as { side: string };
+      expect(moved.side).toBe("back");
+      expect(Board.load(boardFile).footprint("C900")!.layer).toBe("B.Cu");
+      await call("sync_board");
+      expect(Board.load(boardFile).footprint(added.ref)).toBeDefined();
+    });
+  }, 300_000);
+});
