@@ -6,7 +6,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { currentDesign } from "../../src/agent/context.ts";
 import { WithImages } from "../../src/agent/tools/tool.ts";
+import { drawingOrder } from "../../src/agent/view/board.ts";
+import { boardZones, insidePolygon, zoneFills, type Zone } from "../../src/kicad/board/zones/zones.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 import { withTools } from "../support/tool-context.ts";
@@ -27,6 +30,20 @@ function image(answer: unknown) {
   expect(images).toHaveLength(1);
   expect(images[0]!.mediaType).toBe("image/png");
   return { legend: result as Record<string, unknown>, png: pngInfo(Buffer.from(images[0]!.data, "base64")) };
+}
+
+/** A point with a millimetre of `layer`'s fill on every side, in one of `zones`. */
+function deepInside(zones: Zone[], layer: string): { x: number; y: number } {
+  for (const zone of zones) {
+    const fills = zoneFills(zone).filter((f) => f.layer === layer).map((f) => f.points);
+    for (let x = Math.ceil(zone.box.minX); x < zone.box.maxX; x += 0.5) {
+      for (let y = Math.ceil(zone.box.minY); y < zone.box.maxY; y += 0.5) {
+        const around = [[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]].map(([dx, dy]) => ({ x: x + dx!, y: y + dy! }));
+        if (fills.some((f) => around.every((p) => insidePolygon(f, p)))) return { x, y };
+      }
+    }
+  }
+  throw new Error(`no point deep inside a fill on ${layer}`);
 }
 
 describe("view", () => {
@@ -53,6 +70,27 @@ describe("view", () => {
       expect(png.inked).toBeGreaterThan(0.01);
       expect((legend.footprints as { ref: string }[]).map((f) => f.ref)).toContain("R1");
       expect(legend.layers).toContain("F.CrtYd");
+    });
+  });
+
+  test("the board's pours: drawn under the plot in their layer's colour, and listed in the legend", async () => {
+    await withTools(repo, async ({ call, ctx }) => {
+      const { legend, png } = image(await call("view", { document: "board" }));
+      const zones = legend.zones as { net: string | null; layers: string[]; priority: number; filled: boolean }[];
+      const board = currentDesign(ctx).board!;
+      const filled = boardZones(board.root).filter((z) => z.filled && !z.ruleArea && zoneFills(z).length > 0);
+      expect(filled.length).toBeGreaterThan(0);
+      expect(zones.filter((z) => z.filled).map((z) => z.net).sort()).toEqual(filled.map((z) => z.net).sort());
+      expect(zones.every((z) => Array.isArray(z.layers) && typeof z.priority === "number")).toBe(true);
+      // A spot with a millimetre of the front pour all round, where kicad-cli drew nothing: tinted, not bare board.
+      const region = legend.region as { x: number; y: number; width: number; height: number };
+      const spot = deepInside(filled, "F.Cu");
+      const px = Math.round(((spot.x - region.x) / region.width) * (png.width - 1));
+      const py = Math.round(((spot.y - region.y) / region.height) * (png.height - 1));
+      expect(png.rgb(px, py)).not.toBe("ffffff");
+      // The front is drawn on top when the question names no part on the back.
+      expect(legend.layers).toEqual(["B.Cu", "F.Cu", "F.SilkS", "F.CrtYd", "B.CrtYd", "Edge.Cuts"]);
+      expect(drawingOrder(["F.Cu", "In1.Cu", "B.Cu", "B.SilkS"], "back")).toEqual(["In1.Cu", "F.Cu", "B.Cu", "B.SilkS"]);
     });
   });
 

@@ -10,6 +10,8 @@ export interface PngInfo {
   height: number;
   /** Share of pixels that differ from the most common colour. */
   inked: number;
+  /** The colour at pixel (x, y), as RGB hex ("ffffff"). */
+  rgb(x: number, y: number): string;
 }
 
 export function pngInfo(png: Uint8Array): PngInfo {
@@ -54,5 +56,6 @@ export function pngInfo(png: Uint8Array): PngInfo {
     counts.set(colour, (counts.get(colour) ?? 0) + 1);
   }
   const paper = Math.max(...counts.values());
-  return { width, height, inked: 1 - paper / (width * height) };
+  const rgb = (x: number, y: number) => pixels.toString("hex", (y * width + x) * channels, (y * width + x) * channels + Math.min(3, channels));
+  return { width, height, inked: 1 - paper / (width * height), rgb };
 }

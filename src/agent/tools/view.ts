@@ -19,7 +19,7 @@ export const viewTools = [
     name: "view",
     family: "read",
     description:
-      "See a region of a schematic sheet or of the board: a PNG rendered by KiCad and a legend of what is there (parts with their positions, nets, labels, free rectangles; on the board footprints, courtyards and unrouted connections drawn as blue ratsnest lines). Centre it on a ref, a net (schematic) or x, y (with sheet); with none, the whole sheet or board. Coordinates are mm as the edit tools take them.",
+      "See a region of a schematic sheet or of the board: a PNG rendered by KiCad and a legend of what is there (parts with their positions, nets, labels, free rectangles; on the board footprints, courtyards, the zones with their net, layers, priority and whether filled, and unrouted connections drawn as blue ratsnest lines; pours are drawn translucent in their layer's colour under the tracks, the side of the part asked about on top). Centre it on a ref, a net (schematic) or x, y (with sheet); with none, the whole sheet or board. Coordinates are mm as the edit tools take them.",
     schema: v.strictObject({
       document: v.optional(v.picklist(["schematic", "board"]), "schematic"),
       ref: ref("A reference to centre on, e.g. U3"),

@@ -2,6 +2,10 @@
  * The board side of the `view` tool: the region around a footprint or a point, the ratsnest
  * drawn over kicad-cli's plot (kicad-cli plots no ratsnest), and the legend of what is there.
  *
+ * Pours are drawn under the plot (kicad-cli plots a copy without fills, whose planes would
+ * cover every track and pad), translucent in their layer's colour, so a pad on a pour shows on
+ * it and the tracks stay readable.
+ *
  * The ratsnest is the one a designer reads in KiCad, simplified: pads joined by tracks and vias
  * whose ends meet, or by a filled zone of their net on their layer, count as connected; each
  * net's remaining islands are joined by the shortest pad-to-pad lines (a spanning tree).
@@ -9,6 +13,7 @@
 import type { Design } from "../../design/design.ts";
 import { boardBounds } from "../../kicad/board/footprint/instance.ts";
 import { footprintToBoard, readNetRef, type BBox, type Board, type Footprint, type Point } from "../../kicad/board/view.ts";
+import { boardZones, zoneFills, type Zone } from "../../kicad/board/zones/zones.ts";
 import { child, children, head, num, text } from "../../kicad/sexpr/index.ts";
 import { ToolError } from "../tools/tool.ts";
 import { freeRectangles, type Rect } from "./free.ts";
@@ -186,7 +191,50 @@ export function ratsnestSvg(lines: RatsLine[]): string {
   return `<g stroke="#0050d0" stroke-width="0.12" stroke-opacity="0.9" fill="none">${body}</g>`;
 }
 
-/** What is in the region: footprints, nets, unrouted connections, free rectangles. */
+/** KiCad's default colours of the copper layers; inner layers past these take the last. */
+const COPPER_COLOURS: Record<string, string> = { "F.Cu": "#C83434", "B.Cu": "#4D7FC4", "In1.Cu": "#7FC87F", "In2.Cu": "#CE7D2C", "In3.Cu": "#4FCBCB", "In4.Cu": "#DB628B" };
+
+function copperColour(layer: string): string {
+  return COPPER_COLOURS[layer] ?? "#A8A8A8";
+}
+
+/**
+ * The copper layers of `layers` in drawing order, the last on top: the side of the part the
+ * question is about (the front when it names none) goes last, as KiCad shows the active layer
+ * over the others. Other layers keep their order, after the copper.
+ */
+export function drawingOrder(layers: string[], side: "front" | "back"): string[] {
+  const top = side === "back" ? "B.Cu" : "F.Cu";
+  const copper = layers.filter((l) => l.endsWith(".Cu"));
+  const ordered = [...copper.filter((l) => l !== top).reverse(), ...copper.filter((l) => l === top)];
+  return [...ordered, ...layers.filter((l) => !l.endsWith(".Cu"))];
+}
+
+/** The side of the part a question is about. */
+export function questionSide(board: Board, q: BoardQuestion): "front" | "back" {
+  return q.ref && board.footprint(q.ref)?.layer.startsWith("B.") ? "back" : "front";
+}
+
+/** The zones with an outline in `region`, and whether each is filled there. */
+function zonesIn(board: Board, region: Rect): Zone[] {
+  return boardZones(board.root).filter((z) => z.outline.length > 0 && !(z.box.maxX < region.x0 || z.box.minX > region.x1 || z.box.maxY < region.y0 || z.box.minY > region.y1));
+}
+
+/**
+ * The fills of the zones in `region` on the plotted copper layers, as translucent SVG polygons
+ * in board millimetres, bottom layer first (`layers` in drawing order).
+ */
+export function zoneFillsSvg(board: Board, region: Rect, layers: string[]): string {
+  const zones = zonesIn(board, region).filter((z) => !z.ruleArea);
+  const f = (n: number) => String(Math.round(n * 1000) / 1000);
+  const groups = layers.flatMap((layer) => {
+    const paths = zones.flatMap((z) => zoneFills(z).filter((fill) => fill.layer === layer && fill.points.length > 2).map((fill) => `M${fill.points.map((p) => `${f(p.x)} ${f(p.y)}`).join("L")}Z`));
+    return paths.length ? [`<path fill="${copperColour(layer)}" fill-opacity="0.35" fill-rule="evenodd" stroke="none" d="${paths.join("")}"/>`] : [];
+  });
+  return groups.length ? `<g class="zone-fills">${groups.join("")}</g>` : "";
+}
+
+/** What is in the region: footprints, nets, zones, unrouted connections, free rectangles. */
 export function boardLegend(design: Design, region: Rect, lines: RatsLine[], layers: string[]) {
   const board = design.board!;
   const footprints = board.footprints().flatMap((fp) => {
@@ -208,6 +256,14 @@ export function boardLegend(design: Design, region: Rect, lines: RatsLine[], lay
     layers,
     footprints,
     nets: [...nets].sort(),
+    zones: zonesIn(board, region).map((z) => ({
+      net: z.ruleArea ? null : z.net,
+      ...(z.ruleArea ? { ruleArea: true } : {}),
+      layers: z.layers,
+      priority: z.priority,
+      filled: z.filled && zoneFills(z).length > 0,
+      ...(layers.some((l) => z.layers.includes(l) || z.layers.includes("*.Cu") || (z.layers.includes("F&B.Cu") && (l === "F.Cu" || l === "B.Cu"))) ? {} : { drawn: false }),
+    })),
     unrouted: lines.slice(0, 40).map((l) => ({ net: l.net, from: l.from, to: l.to })),
     ...(lines.length > 40 ? { unroutedTotal: lines.length } : {}),
     freeAreas: freeRectangles(obstacles.map((o) => grow(o, 0.25)), region, { cell: 0.5, perMm: 1 }, outline ? grow(rect(outline), -0.5) : undefined),

@@ -15,7 +15,7 @@ import { IU_PER_MM } from "../../kicad/schematic/geometry.ts";
 import type { KicadProject } from "../../repo/project.ts";
 import { svgToPng } from "../../util/png.ts";
 import { ToolError } from "../tools/tool.ts";
-import { boardLegend, boardRegion, ratsnest, ratsnestSvg, type BoardQuestion } from "./board.ts";
+import { boardLegend, boardRegion, drawingOrder, questionSide, ratsnest, ratsnestSvg, zoneFillsSvg, type BoardQuestion } from "./board.ts";
 import { documentKey, plotFolder, readView, viewKey, writeView, type CachedView } from "./cache.ts";
 import { sheetLegend, sheetRegion, type SheetQuestion } from "./sheet.ts";
 
@@ -70,17 +70,29 @@ async function sheetView(project: KicadProject, loadDesign: () => Design, docKey
 async function boardView(project: KicadProject, design: Design, docKey: string, question: BoardQuestion & { layers?: string[] }): Promise<CachedView> {
   const board = design.board!;
   const known = boardLayers(board);
-  const layers = question.layers ?? DEFAULT_BOARD_LAYERS.filter((l) => known.has(l));
-  const unknown = layers.filter((l) => !known.has(l));
+  const asked = question.layers ?? DEFAULT_BOARD_LAYERS.filter((l) => known.has(l));
+  const unknown = asked.filter((l) => !known.has(l));
   if (unknown.length > 0) throw new ToolError(`the board has no layer ${unknown.join(", ")}; its layers: ${[...known].join(", ")}`);
   const region = boardRegion(board, question);
-  const name = `board-${[...layers].sort().join("+").replace(/[^A-Za-z0-9_.+-]/g, "_")}.svg`;
+  // kicad-cli draws the layers in the order given, the last on top.
+  const layers = drawingOrder(asked, questionSide(board, question));
+  const name = `board-${layers.join("+").replace(/[^A-Za-z0-9_.+-]/g, "_")}.svg`;
   const dir = await plotFolder(project.repoRoot, "board", `${docKey}`, async () => {});
   const file = join(dir, name);
   if (!existsSync(file)) await plotBoardUnfilled(project.board!, file, await findKicadCli(), layers);
   const lines = ratsnest(board, region);
-  const svg = withoutTimestamp(readFileSync(file, "utf8")).replace(/<\/svg>\s*$/, `${ratsnestSvg(lines)}</svg>\n`);
+  const plot = withoutTimestamp(readFileSync(file, "utf8"));
+  // The pours go under everything kicad-cli drew; the ratsnest over it.
+  const svg = afterOpeningTag(plot, zoneFillsSvg(board, region, layers)).replace(/<\/svg>\s*$/, `${ratsnestSvg(lines)}</svg>\n`);
   return { legend: boardLegend(design, region, lines, layers), png: await rasterise(cropped(svg, region), region) };
+}
+
+/** `svg` with `content` inserted right after its root element's opening tag (drawn first, so beneath). */
+function afterOpeningTag(svg: string, content: string): string {
+  if (!content) return svg;
+  const open = svg.search(/<svg[\s>]/);
+  const end = open < 0 ? -1 : svg.indexOf(">", open);
+  return end < 0 ? svg : `${svg.slice(0, end + 1)}${content}${svg.slice(end + 1)}`;
 }
 
 async function rasterise(svg: string, box: MmBox): Promise<string> {
