@@ -6,15 +6,15 @@
  * cover every track and pad), translucent in their layer's colour, so a pad on a pour shows on
  * it and the tracks stay readable.
  *
- * The ratsnest is the one a designer reads in KiCad, simplified: pads joined by tracks and vias
- * whose ends meet, or by a filled zone of their net on their layer, count as connected; each
- * net's remaining islands are joined by the shortest pad-to-pad lines (a spanning tree).
+ * The ratsnest is the one a designer reads in KiCad: each net's islands, as KiCad's
+ * connectivity joins its copper, linked by the shortest lines between them.
  */
 import type { Design } from "../../design/design.ts";
 import { boardBounds } from "../../kicad/board/footprint/instance.ts";
-import { footprintToBoard, readNetRef, type BBox, type Board, type Footprint, type Point } from "../../kicad/board/view.ts";
+import { footprintToBoard, type BBox, type Board, type Footprint, type Point } from "../../kicad/board/view.ts";
+import { netIslands, type CopperPiece } from "../../kicad/board/connectivity.ts";
 import { boardZones, zoneFills, type Zone } from "../../kicad/board/zones/zones.ts";
-import { child, children, head, num, text } from "../../kicad/sexpr/index.ts";
+import { child, num } from "../../kicad/sexpr/index.ts";
 import { ToolError } from "../tools/tool.ts";
 import { freeRectangles, type Rect } from "./free.ts";
 
@@ -63,31 +63,15 @@ function within(p: Point, r: Rect): boolean {
 }
 
 interface PadPoint {
-  ref: string;
-  pad: string;
   net: string;
   at: Point;
-  /** Half the pad's larger side: how far from its centre a track end still lands on it. */
-  reach: number;
-  layers: string[];
 }
 
 function padPoints(fp: Footprint): PadPoint[] {
   return fp.pads.flatMap((pad) => {
     if (!pad.net?.name) return [];
     const at = child(pad.node, "at");
-    const size = child(pad.node, "size");
-    const layers = child(pad.node, "layers");
-    return [
-      {
-        ref: fp.ref,
-        pad: pad.number,
-        net: pad.net.name,
-        at: footprintToBoard({ x: num(at ?? pad.node, 1) ?? 0, y: num(at ?? pad.node, 2) ?? 0 }, fp.at),
-        reach: Math.max(num(size ?? pad.node, 1) ?? 0, num(size ?? pad.node, 2) ?? 0) / 2,
-        layers: layers ? layers.items.slice(1).map((_, i) => text(layers, i + 1) ?? "") : [],
-      },
-    ];
+    return [{ net: pad.net.name, at: footprintToBoard({ x: num(at ?? pad.node, 1) ?? 0, y: num(at ?? pad.node, 2) ?? 0 }, fp.at) }];
   });
 }
 
@@ -99,77 +83,27 @@ export interface RatsLine {
   b: Point;
 }
 
-/** Unrouted connections of every net with a pad in `region` (at least one end inside it). */
+/**
+ * Unrouted connections of every net with a pad in `region` (at least one end inside it): each
+ * net's islands as KiCad's connectivity finds them (`kicad/board/connectivity.ts`), joined by
+ * the shortest lines between them (a spanning tree), so the lines are as many as KiCad's DRC
+ * lists unconnected items.
+ */
 export function ratsnest(board: Board, region: Rect): RatsLine[] {
-  const pads = board.footprints().flatMap(padPoints);
-  const wanted = new Set(pads.filter((p) => within(p.at, region)).map((p) => p.net));
-  const byNet = Map.groupBy(
-    pads.filter((p) => wanted.has(p.net)),
-    (p) => p.net,
-  );
-  const names = new Map(board.nets().flatMap((n) => (n.code !== undefined ? [[n.code, n.name] as [number, string]] : [])));
-  const netOf = (node: Parameters<typeof child>[0]) => {
-    const ref = readNetRef(child(node, "net"));
-    return ref?.name || (ref?.code !== undefined ? (names.get(ref.code) ?? "") : "");
-  };
-  const copper = new Map<string, { a: Point; b: Point; layer: string }[]>();
-  const zoned = new Map<string, Set<string>>();
-  for (const item of board.root.items) {
-    if (item.type !== "list") continue;
-    const kind = head(item);
-    if (kind !== "segment" && kind !== "arc" && kind !== "via" && kind !== "zone") continue;
-    const net = netOf(item);
-    if (!wanted.has(net)) continue;
-    if (kind === "zone") {
-      for (const fill of children(item, "filled_polygon")) zoned.set(net, (zoned.get(net) ?? new Set()).add(text(child(fill, "layer") ?? fill, 1) ?? ""));
-      continue;
-    }
-    const point = (name: string) => {
-      const p = child(item, name);
-      return p ? { x: num(p, 1) ?? 0, y: num(p, 2) ?? 0 } : undefined;
-    };
-    const a = point(kind === "via" ? "at" : "start");
-    const b = point(kind === "via" ? "at" : "end");
-    if (!a || !b) continue;
-    const list = copper.get(net) ?? [];
-    list.push({ a, b, layer: kind === "via" ? "*" : (text(child(item, "layer") ?? item, 1) ?? "") });
-    copper.set(net, list);
-  }
-  const lines: RatsLine[] = [];
-  for (const [net, members] of byNet) lines.push(...netRatsnest(net, members, copper.get(net) ?? [], zoned.get(net)));
+  const wanted = new Set(board.footprints().flatMap(padPoints).filter((p) => within(p.at, region)).map((p) => p.net));
+  const lines = netIslands(board, (net) => wanted.has(net)).flatMap(({ net, islands }) => spanningLines(net, islands));
   return lines.filter((l) => within(l.a, region) || within(l.b, region));
 }
 
-/** One net's islands (pads joined by its copper) and the shortest lines joining them. */
-function netRatsnest(net: string, pads: PadPoint[], copper: { a: Point; b: Point }[], zoneLayers: Set<string> | undefined): RatsLine[] {
-  const parent = Array.from({ length: pads.length + copper.length }, (_, i) => i);
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
-  const join = (i: number, j: number) => {
-    parent[find(i)] = find(j);
-  };
-  const near = (p: Point, q: Point, r: number) => Math.hypot(p.x - q.x, p.y - q.y) <= r + 1e-3;
-  copper.forEach((c, ci) => {
-    const i = pads.length + ci;
-    pads.forEach((p, pi) => {
-      if (near(c.a, p.at, p.reach) || near(c.b, p.at, p.reach)) join(i, pi);
-    });
-    for (let cj = 0; cj < ci; cj++) {
-      const d = copper[cj]!;
-      if (near(c.a, d.a, 0) || near(c.a, d.b, 0) || near(c.b, d.a, 0) || near(c.b, d.b, 0)) join(i, pads.length + cj);
-    }
-  });
-  if (zoneLayers) {
-    const onZone = pads.map((p, i) => [p, i] as const).filter(([p]) => p.layers.some((l) => zoneLayers.has(l) || (l === "*.Cu" && zoneLayers.size > 0)));
-    for (const [, i] of onZone.slice(1)) join(i, onZone[0]![1]);
-  }
-  // Prim's tree over islands: repeatedly join the island nearest the grown tree.
-  const islands = [...Map.groupBy(pads.map((p, i) => [p, i] as const), ([, i]) => find(i)).values()].map((g) => g.map(([p]) => p));
+/** Prim's tree over a net's islands: repeatedly join the island nearest the grown tree, anchor to anchor. */
+function spanningLines(net: string, islands: CopperPiece[][]): RatsLine[] {
   if (islands.length < 2) return [];
+  const points = (island: CopperPiece[]) => island.flatMap((piece) => piece.anchors.map((at) => ({ name: piece.name, at })));
   const lines: RatsLine[] = [];
-  const tree = [...islands[0]!];
-  const rest = islands.slice(1);
+  const tree = points(islands[0]!);
+  const rest = islands.slice(1).map(points);
   while (rest.length > 0) {
-    let best: { d: number; a: PadPoint; b: PadPoint; k: number } | undefined;
+    let best: { d: number; a: (typeof tree)[number]; b: (typeof tree)[number]; k: number } | undefined;
     rest.forEach((island, k) => {
       for (const a of tree) for (const b of island) {
         const d = Math.hypot(a.at.x - b.at.x, a.at.y - b.at.y);
@@ -177,7 +111,7 @@ function netRatsnest(net: string, pads: PadPoint[], copper: { a: Point; b: Point
       }
     });
     const { a, b, k } = best!;
-    lines.push({ net, from: `${a.ref}.${a.pad}`, to: `${b.ref}.${b.pad}`, a: a.at, b: b.at });
+    lines.push({ net, from: a.name, to: b.name, a: a.at, b: b.at });
     tree.push(...rest.splice(k, 1)[0]!);
   }
   return lines;

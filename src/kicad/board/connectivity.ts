@@ -1,0 +1,176 @@
+/**
+ * Which copper of a net is joined, as KiCad's connectivity joins it: pads, tracks, arcs and vias
+ * whose copper meets on a layer they share (a track that ends anywhere on a pad, not only at its
+ * centre), and zone fills, which join whatever copper of their net they touch on their layer (a
+ * pad on a pour joins it by its thermal spokes). Each net's copper falls into islands; a net of
+ * n islands needs n − 1 more connections, which is what KiCad's DRC lists as unconnected items
+ * and its ratsnest draws.
+ *
+ * The fills are the saved ones: what KiCad would show before it refills.
+ */
+import Flatbush from "flatbush";
+import { boxOf, inflate, insidePath, polygon, overlap, type Shape } from "./clearance/geometry.ts";
+import { boardItems, copperLayers, footprintItems, sharesLayer, type BoardItem } from "./clearance/items.ts";
+import { boardZones, zoneFills } from "./zones/zones.ts";
+import type { BBox, Board, Point } from "./view.ts";
+
+/** One piece of a net's copper. */
+export interface CopperPiece {
+  kind: "pad" | "track" | "via" | "fill";
+  /** "C3.2" for a pad; the item's description otherwise. */
+  name: string;
+  layers: ReadonlySet<string>;
+  box: BBox;
+  /** Where a ratsnest line can end on it: a pad's or via's centre, a track's ends, a fill's first point. */
+  anchors: Point[];
+  /** A fill's outline. */
+  outline?: IndexedOutline;
+  shape(): Shape;
+}
+
+export interface NetIslands {
+  net: string;
+  /** The net's copper in islands: pieces joined among themselves, and to nothing else of the net. */
+  islands: CopperPiece[][];
+}
+
+/** How much a fill is grown to meet copper that only touches it (a thermal spoke meets its pad at the pad's edge). */
+const TOUCH = 0.005;
+
+/** The islands of each net that has copper, for the nets `wanted` (every net when absent). */
+export function netIslands(board: Board, wanted?: (net: string) => boolean): NetIslands[] {
+  const copper = copperLayers(board);
+  const byNet = new Map<string, CopperPiece[]>();
+  const add = (net: string, piece: CopperPiece) => {
+    if (net === "" || (wanted && !wanted(net))) return;
+    const list = byNet.get(net);
+    if (list) list.push(piece);
+    else byNet.set(net, [piece]);
+  };
+  for (const fp of board.footprints()) {
+    for (const item of footprintItems(fp.node, copper)) if (item.kind === "pad" && item.layers.size > 0) add(item.net, itemPiece(item, "pad", `${fp.ref}.${item.pad ?? ""}`));
+  }
+  for (const item of boardItems(board, copper)) {
+    if (item.kind === "track" || item.kind === "via") add(item.net, itemPiece(item, item.kind, item.what));
+  }
+  for (const zone of boardZones(board.root)) {
+    if (zone.ruleArea || zone.net === "") continue;
+    for (const fill of zoneFills(zone)) {
+      if (fill.points.length < 3) continue;
+      const box = boxOf([fill.points]);
+      let shape: Shape | undefined;
+      add(zone.net, { kind: "fill", name: `the ${zone.net} pour on ${fill.layer}`, layers: new Set([fill.layer]), box, anchors: [fill.points[0]!], outline: new IndexedOutline(fill.points), shape: () => (shape ??= polygon(fill.points)) });
+    }
+  }
+  return [...byNet].map(([net, pieces]) => ({ net, islands: islandsOf(pieces) }));
+}
+
+function itemPiece(item: BoardItem, kind: CopperPiece["kind"], name: string): CopperPiece {
+  return { kind, name, layers: item.layers, box: item.box, anchors: item.ends ?? [centre(item.box)], shape: () => item.shape() };
+}
+
+/**
+ * Pieces joined where their copper meets on a shared layer (union–find over an R-tree of their
+ * boxes): first the pads, tracks and vias among themselves, then the fills, so a fill is tested
+ * against an island once it has met one of its pieces, not against each of them.
+ */
+function islandsOf(pieces: CopperPiece[]): CopperPiece[][] {
+  const parent = pieces.map((_, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
+    return i;
+  };
+  const index = new Flatbush(pieces.length);
+  for (const p of pieces) index.add(p.box.minX - TOUCH, p.box.minY - TOUCH, p.box.maxX + TOUCH, p.box.maxY + TOUCH);
+  index.finish();
+  for (const fills of [false, true]) {
+    pieces.forEach((a, i) => {
+      if ((a.kind === "fill") !== fills) return;
+      for (const j of index.search(a.box.minX - TOUCH, a.box.minY - TOUCH, a.box.maxX + TOUCH, a.box.maxY + TOUCH)) {
+        const b = pieces[j]!;
+        // Copper pairs once each; a fill with everything (other fills included) in the second pass.
+        if (fills ? j === i || (b.kind === "fill" && j < i) : b.kind === "fill" || j <= i) continue;
+        if (find(i) !== find(j) && sharesLayer(a.layers, b.layers) && meet(a, b)) parent[find(i)] = find(j);
+      }
+    });
+  }
+  return [...Map.groupBy(pieces, (_, i) => find(i)).values()];
+}
+
+/** Whether two pieces' copper meets: overlaps, or (a fill and another piece) touches. */
+function meet(a: CopperPiece, b: CopperPiece): boolean {
+  if (a.kind !== "fill" && b.kind !== "fill") return overlap(a.shape(), b.shape());
+  if (a.kind === "fill" && b.kind === "fill") return fillsMeet(a.outline!, b.outline!);
+  const [fill, other] = a.kind === "fill" ? [a, b] : [b, a];
+  // Most copper in a pour sits on it (a via, a track's end, a solidly joined pad): a point test.
+  // A pad joined by thermal spokes has its centre in the gap; only that needs the outlines.
+  const outline = fill.outline!;
+  if (other.anchors.some((p) => outline.contains(p))) return true;
+  const shape = inflate(other.shape(), TOUCH);
+  const { minX, minY, maxX, maxY } = shape.box;
+  // Else an edge of the fill crosses into it (the spokes' ends); a whole outline of the fill
+  // inside it (a small island on a big pad) has its first point there.
+  return outline.edgesIn(minX, minY, maxX, maxY).some(([a, b]) => segmentMeets(a, b, shape)) || shape.paths.some((path) => insidePath(outline.first, path));
+}
+
+/** Whether two fills (of one net, on one layer: zones that overlap) share copper. */
+function fillsMeet(a: IndexedOutline, b: IndexedOutline): boolean {
+  if (a.contains(b.first) || b.contains(a.first)) return true;
+  return a.edgesIn(-Infinity, -Infinity, Infinity, Infinity).some(([p, q]) =>
+    b.edgesIn(Math.min(p.x, q.x), Math.min(p.y, q.y), Math.max(p.x, q.x), Math.max(p.y, q.y)).some(([r, t]) => crosses(p, q, r, t)),
+  );
+}
+
+/** Whether segment a–b has a point in `shape`: an end inside it, or a crossing with one of its edges. */
+function segmentMeets(a: Point, b: Point, shape: Shape): boolean {
+  if (shape.paths.some((path) => insidePath(a, path) || insidePath(b, path))) return true;
+  return shape.paths.some((path) => path.some((c, i) => crosses(a, b, c, path[(i + 1) % path.length]!)));
+}
+
+/** Whether segments a–b and c–d cross (proper or touching). */
+function crosses(a: Point, b: Point, c: Point, d: Point): boolean {
+  const side = (p: Point, q: Point, r: Point) => Math.sign((q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x));
+  const d1 = side(c, d, a);
+  const d2 = side(c, d, b);
+  const d3 = side(a, b, c);
+  const d4 = side(a, b, d);
+  return d1 !== d2 && d3 !== d4 && d1 * d2 <= 0 && d3 * d4 <= 0;
+}
+
+/**
+ * A fill's outline (a pour may have tens of thousands of points) with its edges in an R-tree:
+ * a point test counts the crossings of a ray to the right over the edges on its row, and a
+ * piece of copper is tested against the edges near it only.
+ */
+class IndexedOutline {
+  private index?: Flatbush;
+
+  constructor(private readonly points: Point[]) {}
+
+  get first(): Point {
+    return this.points[0]!;
+  }
+
+  contains(p: Point): boolean {
+    let inside = false;
+    for (const [a, b] of this.edgesIn(p.x, p.y, Infinity, p.y)) if (a.y > p.y !== b.y > p.y && p.x < ((b.x - a.x) * (p.y - a.y)) / (b.y - a.y) + a.x) inside = !inside;
+    return inside;
+  }
+
+  edgesIn(minX: number, minY: number, maxX: number, maxY: number): [Point, Point][] {
+    const pts = this.points;
+    if (!this.index) {
+      this.index = new Flatbush(pts.length);
+      pts.forEach((a, i) => {
+        const b = pts[(i + 1) % pts.length]!;
+        this.index!.add(Math.min(a.x, b.x), Math.min(a.y, b.y), Math.max(a.x, b.x), Math.max(a.y, b.y));
+      });
+      this.index.finish();
+    }
+    return this.index.search(minX, minY, maxX, maxY).map((i) => [pts[i]!, pts[(i + 1) % pts.length]!]);
+  }
+}
+
+function centre(box: BBox): Point {
+  return { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 };
+}
