@@ -94,11 +94,11 @@ export interface CheckCache {
  * made on first use. Read once per process.
  */
 function cacheSecret(): Buffer | undefined {
-  secret ??= keyAt(join(userStateDir(), "cache.key"), true);
-  return secret;
+  userKey ??= keyAt(join(userStateDir(), "cache.key"), true);
+  return userKey;
 }
 
-let secret: Buffer | undefined;
+let userKey: Buffer | undefined;
 
 /**
  * An entry, or undefined: a missing, oversized, linked, non-regular, tracked, unsigned,
@@ -144,7 +144,8 @@ function entryPath(key: string): string {
  */
 function trackedCacheFiles(repoRoot: string): ReadonlySet<string> {
   const listed = runGitSync(repoRoot, ["--literal-pathspecs", "ls-files", "-z", "--cached", "--", CACHE_DIR]);
-  const tracked = new Set(listed.code === 0 ? listed.stdout.split("\0").filter(Boolean) : []);
+  // The folder's own `.gitignore` holds nothing to trust.
+  const tracked = new Set(listed.code === 0 ? listed.stdout.split("\0").filter((path) => path !== "" && path !== `${CACHE_DIR}/.gitignore`) : []);
   if (tracked.size > 0 && !reported.has(repoRoot)) {
     reported.add(repoRoot);
     const [first] = tracked;
