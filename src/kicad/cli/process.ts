@@ -115,13 +115,13 @@ export async function execKicad(binary: string, args: string[], opts: ExecOption
       stderr: "pipe",
       detached: OWN_GROUP,
     });
-    trackGroup(proc);
   } catch (err) {
     throw new CopperheadError("kicad_cli_missing", `Could not start ${binary}: ${(err as Error).message}`, {
       fix: "Check that kicad-cli is installed and executable, or set COPPERHEAD_KICAD_CLI to it.",
       path: binary,
     });
   }
+  trackGroup(proc);
   const label = opts.label ?? `kicad-cli ${args.slice(0, 2).join(" ")}`;
   let stopped: "timeout" | "stdout" | "stderr" | undefined;
   const killed = Promise.withResolvers<void>();
