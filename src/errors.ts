@@ -37,6 +37,7 @@ export type ErrorCode =
   | "kicad_python_missing"
   | "kicad_load_failed"
   | "kicad_timeout"
+  | "kicad_output_too_large"
   | "kicad_failed"
   | "library_not_found"
   | "library_unreadable"

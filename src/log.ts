@@ -8,7 +8,7 @@
  */
 import { createConsola, type ConsolaReporter, type LogObject } from "consola";
 import { redactSecrets } from "./redact.ts";
-import { visible } from "./visible.ts";
+import { shown } from "./visible.ts";
 
 export const log = createConsola({
   stdout: process.stderr,
@@ -24,11 +24,7 @@ function redacting(reporter: ConsolaReporter): ConsolaReporter {
   };
 }
 
-/** A line as a person may see it: no secrets, no characters that act instead of print. */
-function shown(text: string): string {
-  return visible(redactSecrets(text));
-}
-
+/** An argument as a person may see it: no secrets, no characters that act instead of print. */
 function redactArg(arg: unknown): unknown {
   if (typeof arg === "string") return shown(arg);
   if (arg instanceof Error) {

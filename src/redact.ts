@@ -97,6 +97,26 @@ export function redactDeep<T>(value: T, redact: (text: string) => string = redac
   return walk(value) as T;
 }
 
+/**
+ * `value` as JSON, with every string and object key redacted before JSON escapes it: JSON
+ * spells a control character, a quote or a backslash in a key as an escape, after which the
+ * redactor no longer finds the key in the text.
+ */
+export function redactedJson(value: unknown, options: { redact?: (text: string) => string; space?: number } = {}): string {
+  const redact = options.redact ?? redactSecrets;
+  return JSON.stringify(
+    value,
+    (_key, v: unknown) => {
+      if (typeof v === "string") return redact(v);
+      if (v !== null && typeof v === "object" && !Array.isArray(v) && isPlainObject(v)) {
+        return Object.fromEntries(Object.entries(v).map(([k, item]) => [redact(k), item]));
+      }
+      return v;
+    },
+    options.space,
+  );
+}
+
 /** Whether any string in `value`, object keys included, holds something `redact` would hide. */
 export function containsSecret(value: unknown, redact: (text: string) => string = redactSecrets): boolean {
   const stack: unknown[] = [value];

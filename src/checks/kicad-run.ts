@@ -16,7 +16,7 @@ import { DEFAULT_KICAD_TIMEOUT_MS, exportDrill, exportGerbers, findKicadCli, run
 import { kicadInstallStamp } from "../kicad/cli/install.ts";
 import { kicadTimeoutMs } from "../kicad/cli/timeout.ts";
 import { readLibTable, type LibraryKind } from "../kicad/library/libraries.ts";
-import { cacheDirOf, cacheKey, openCache, readCache, writeCache } from "./cache.ts";
+import { CACHE_DIR, cacheKey, openCache, readCache, writeCache } from "./cache.ts";
 import type { Design } from "../design/design.ts";
 
 export interface KicadRequest {
@@ -113,8 +113,9 @@ function filesUnder(path: string): string[] {
  */
 export function cachedJobs(repoRoot: string): Map<string, KicadFamily> {
   const jobs = new Map<string, KicadFamily>();
-  const cache = { repoRoot, dir: cacheDirOf(repoRoot) };
-  if (!existsSync(cache.dir)) return jobs;
+  if (!existsSync(join(repoRoot, CACHE_DIR))) return jobs;
+  const cache = openCache(repoRoot);
+  if (!cache) return jobs;
   for (const name of readdirSync(cache.dir).filter((n) => n.endsWith(".json"))) {
     const family = readCache<KicadCacheEntry>(cache, name.slice(0, -".json".length))?.family;
     if (family) jobs.set(name, family);

@@ -5,8 +5,8 @@
  */
 import { CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
-import { redactSecrets } from "../redact.ts";
-import { visible } from "../visible.ts";
+import { redactedJson } from "../redact.ts";
+import { shown } from "../visible.ts";
 
 /**
  * Writes one result to stdout; an empty result (e.g. no annotations) writes nothing. Hidden
@@ -15,12 +15,12 @@ import { visible } from "../visible.ts";
  */
 export function writeData(text: string): void {
   if (text === "") return;
-  const redacted = visible(redactSecrets(text));
+  const redacted = shown(text);
   process.stdout.write(redacted.endsWith("\n") ? redacted : redacted + "\n");
 }
 
 export function writeJson(value: unknown): void {
-  writeData(JSON.stringify(value, null, 2));
+  writeData(redactedJson(value, { space: 2 }));
 }
 
 /** Renders a typed error: JSON on stdout with `--json` (so scripts can parse it), else stderr. */

@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import * as v from "valibot";
 import { CopperheadError } from "../errors.ts";
+import { redactedJson } from "../redact.ts";
 import { discoverProject, type KicadProject } from "../repo/project.ts";
 import { READ_LIMITS, readRepoTextIfPresent } from "../repo/repo-files.ts";
 import { parseJsonText } from "./json-syntax.ts";
@@ -124,7 +125,7 @@ function describeIssue(issue: Issue, file: string): ConfigIssue {
  */
 function shown(value: unknown): string {
   if (typeof value === "number" && !Number.isFinite(value)) return "a number out of range (too large to represent)";
-  const text = JSON.stringify(value) ?? String(value);
+  const text = redactedJson(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 

@@ -10,7 +10,7 @@
  * a code span's fence is longer than any backtick run inside it.
  */
 import { codeSpans } from "../spec/mentions.ts";
-import { visible } from "../visible.ts";
+import { shown } from "../visible.ts";
 import type { BoardDiff, ComponentChange, CopperItem, DesignDiff, FieldChange, GroupChange, MemberMove, SymbolPlacement } from "./diff.ts";
 
 export interface DiffLabels {
@@ -55,7 +55,7 @@ export function diffText(diff: DesignDiff, labels: DiffLabels, options: { headin
     if (out.length > 0) out.push("");
     out.push(section.title, ...section.lines.map((l) => `  ${l}`));
   }
-  return visible(out.join("\n"));
+  return shown(out.join("\n"));
 }
 
 export function diffMarkdown(diff: DesignDiff, labels: DiffLabels, options: { heading?: string } = {}): string {
@@ -63,7 +63,7 @@ export function diffMarkdown(diff: DesignDiff, labels: DiffLabels, options: { he
   if (diff.empty && diff.problems.length === 0) return `${heading}\n\nNo changes to the design.\n`;
   const out = [heading];
   for (const section of sections(diff, MARKDOWN)) out.push("", `**${section.title}**`, "", ...section.lines.map((l) => `- ${inertHtml(l)}`));
-  return visible(`${out.join("\n")}\n`);
+  return shown(`${out.join("\n")}\n`);
 }
 
 /** A few lines for a commit message body: what changed, by kind, each list capped. */
@@ -85,7 +85,7 @@ export function diffShort(diff: DesignDiff): string {
   line("requirements", diff.requirements.map((r) => `${r.id} ${r.status}`));
   line("BOM", diff.bom.map((r) => (r.status === "added" ? `+${r.ref}` : r.status === "removed" ? `-${r.ref}` : `${r.ref} changed`)));
   if (parts.length === 0) line("sheets", diff.sheets.map((s) => `${s.path} ${s.status}`));
-  return visible(["Design changes:", ...parts].join("\n"));
+  return shown(["Design changes:", ...parts].join("\n"));
 }
 
 function boardShort(board: BoardDiff): string[] {

@@ -16,7 +16,7 @@ import { describeProgress } from "../agent/progress.ts";
 import type { HostSampler } from "../agent/providers/host.ts";
 import { asCopperheadError, CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
-import { redactDeep } from "../redact.ts";
+import { redactDeep, redactedJson } from "../redact.ts";
 import { VERSION } from "../version.ts";
 import { CheckedStdioTransport } from "./stdio.ts";
 import { relayError } from "./relay.ts";
@@ -111,7 +111,7 @@ export function createMcpServer(repo: string): McpServerHandle {
       const response: CallToolResult = {
         content: [
           { type: "text", text: tool.relay(result) },
-          { type: "text", text: JSON.stringify(result, null, 2) },
+          { type: "text", text: redactedJson(result, { space: 2 }) },
         ],
         structuredContent: result as Record<string, unknown>,
       };
@@ -142,7 +142,7 @@ function errorResult(err: CopperheadError): CallToolResult {
   return {
     content: [
       { type: "text", text: relayError(err) },
-      { type: "text", text: JSON.stringify(err.toJSON(), null, 2) },
+      { type: "text", text: redactedJson(err.toJSON(), { space: 2 }) },
     ],
     isError: true,
   };

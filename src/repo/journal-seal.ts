@@ -12,14 +12,12 @@
  * The seal covers the whole journal and, through each entry's `sha256`, the bytes of every
  * backup, so a swapped backup is caught as well as a swapped journal.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { isAbsolute, join } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { runGitSync } from "./git.ts";
-import { errorCode } from "./repo-path.ts";
+import { keyAt } from "./local-key.ts";
 
-const KEY_BYTES = 32;
 const keys = new Map<string, Buffer>();
 
 /** The HMAC of `payload` (the journal without its seal) under this clone's key. */
@@ -51,30 +49,9 @@ function journalKey(repoRoot: string, create: boolean): Buffer | undefined {
       fix: "Run copperhead inside a git repository (`git init` and a first commit).",
     });
   }
-  const file = join(dir, "copperhead", "journal.key");
-  let key = readKey(file);
-  if (!key && create) {
-    mkdirSync(join(dir, "copperhead"), { recursive: true, mode: 0o700 });
-    try {
-      writeFileSync(file, randomBytes(KEY_BYTES).toString("hex") + "\n", { flag: "wx", mode: 0o600 });
-    } catch (err) {
-      if (errorCode(err) !== "EEXIST") throw err;
-    }
-    key = readKey(file);
-  }
+  const key = keyAt(join(dir, "copperhead", "journal.key"), create);
   if (key) keys.set(repoRoot, key);
   return key;
-}
-
-function readKey(file: string): Buffer | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8").trim();
-  } catch (err) {
-    if (errorCode(err) === "ENOENT") return undefined;
-    throw err;
-  }
-  return /^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, "hex") : undefined;
 }
 
 function gitDir(repoRoot: string): string | undefined {

@@ -29,6 +29,7 @@ import { CopperheadError } from "../errors.ts";
 import { runGitSync } from "./git.ts";
 import { ownFolder, readOwnFile } from "./repo-files.ts";
 import { errorCode } from "./repo-path.ts";
+import { signalHandledElsewhere } from "../util/signals.ts";
 
 export const LOCK_PATH = ".copperhead/lock";
 /** A lock is one short JSON line; anything bigger is not ours. */
@@ -223,7 +224,7 @@ const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 function onSignal(signal: NodeJS.Signals): void {
   // Someone else (withCancellation, an MCP server) turns the signal into an orderly stop, and
   // `finally` releases the lock then.
-  if (process.listenerCount(signal) > 1) return;
+  if (signalHandledElsewhere(signal, onSignal)) return;
   releaseAllHeld();
   removeReleaseHandlers();
   process.kill(process.pid, signal);

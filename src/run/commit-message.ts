@@ -9,13 +9,13 @@ import type { CheckReport } from "../checks/types.ts";
 import { diffShort } from "../diff/format.ts";
 import { describeAmendment, type Proposal } from "../spec/proposal.ts";
 import { oneLine } from "../util/text.ts";
-import { visible } from "../visible.ts";
+import { shown } from "../visible.ts";
 import type { RunSummary } from "./summary.ts";
 
 export function commitMessage(ctx: RunContext, summary: RunSummary, report: CheckReport, baseline?: CheckReport): string {
   const proposal = ctx.proposal!;
   // `git log` shows the body raw: a value's bidi override or ESC would act there.
-  return visible([
+  return shown([
     `copperhead: ${proposal.title}`,
     "",
     ctx.finished ?? proposal.why,

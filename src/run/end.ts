@@ -13,7 +13,7 @@ export async function finish(run: RunState, status: RunStatus, reason?: RunReaso
   await Promise.all([run.renders.before, run.renders.after]);
   Object.assign(summary, { status }, reason ? { reason } : {}, detail ? { detail } : {});
   transcript.append({ type: "end", status, reason, detail });
-  writeFileSync(join(run.dir, "summary.md"), transcript.redact(renderRunSummary(summary, run.options.provider.label)));
+  writeFileSync(join(run.dir, "summary.md"), renderRunSummary(summary, run.options.provider.label, transcript.redact));
   return summary;
 }
 

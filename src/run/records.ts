@@ -10,7 +10,7 @@ import type { CheckReport } from "../checks/types.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
 import { oneLine } from "../util/text.ts";
-import { visible } from "../visible.ts";
+import { shown } from "../visible.ts";
 
 export function appendRecords(ctx: RunContext, report: CheckReport, baseline?: CheckReport): void {
   const journal = ctx.journal!;
@@ -20,7 +20,7 @@ export function appendRecords(ctx: RunContext, report: CheckReport, baseline?: C
     const file = `${ctx.docs}/DECISIONS.md`;
     const existing = readRepoText(ctx, file) ?? decisionsTemplate();
     const lines = ctx.decisions.map((d) => `- ${date} ${ctx.runId}: ${oneLine(d.decision)} — ${oneLine(d.why)}`);
-    journal.writeFile(file, `${existing}${existing.endsWith("\n") ? "" : "\n"}${visible(lines.join("\n"))}\n`);
+    journal.writeFile(file, `${existing}${existing.endsWith("\n") ? "" : "\n"}${shown(lines.join("\n"))}\n`);
   }
   const file = `${ctx.docs}/CHANGELOG.md`;
   const existing = readRepoText(ctx, file) ?? changelogTemplate(ctx.docs);
@@ -32,6 +32,6 @@ export function appendRecords(ctx: RunContext, report: CheckReport, baseline?: C
     `Change: \`${ctx.docs}/changes/${proposal.id}.md\` · Run: \`${ctx.runId}\` · Verification: ${verificationLine(report, baseline, ctx.layoutPending, unchangedByRun(ctx))}`,
     "",
   ].join("\n");
-  const updated = insertChangelogEntries(existing, [visible(entry)]);
+  const updated = insertChangelogEntries(existing, [shown(entry)]);
   journal.writeFile(file, updated);
 }

@@ -7,8 +7,9 @@ import type { Finding } from "../checks/types.ts";
 import type { DesignDiff } from "../diff/diff.ts";
 import { diffMarkdown } from "../diff/format.ts";
 import { describeAmendment, type Amendment, type Approval } from "../spec/proposal.ts";
+import { redactDeep, redactSecrets } from "../redact.ts";
 import { oneLine } from "../util/text.ts";
-import { visible } from "../visible.ts";
+import { shown } from "../visible.ts";
 
 export type RunStatus = "committed" | "rolled_back" | "refused" | "proposed";
 export type RunReason =
@@ -81,8 +82,13 @@ export function failedBeforeEditing(s: RunSummary): string | undefined {
   return `the model provider failed before any edit, nothing was changed: ${oneLine(s.detail ?? "")}`;
 }
 
-/** The run's `summary.md`, with hidden characters spelled out (visible.ts). */
-export function renderRunSummary(s: RunSummary, model: string): string {
+/**
+ * The run's `summary.md`, with secrets redacted (by `redact`, the run's own redactor) and then
+ * hidden characters spelled out (visible.ts). The summary is redacted before any of it is
+ * folded onto one line or escaped, so neither can change a key before the redactor sees it.
+ */
+export function renderRunSummary(summary: RunSummary, model: string, redact: (text: string) => string = redactSecrets): string {
+  const s = redactDeep(summary, redact);
   const lines = [
     `# copperhead run ${s.runId}`,
     "",
@@ -109,5 +115,5 @@ export function renderRunSummary(s: RunSummary, model: string): string {
   if (s.verification.newFindings.length > 0) {
     lines.push("## New findings", "", ...s.verification.newFindings.map(describeFinding), "");
   }
-  return visible(lines.join("\n"));
+  return shown(lines.join("\n"), redact);
 }

@@ -8,7 +8,8 @@ import { dirname, join } from "node:path";
 import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { editFile } from "../support/variants.ts";
 import { ISOLATED_ENV } from "../support/repos.ts";
-import { BINARY, runBinary } from "./binary.ts";
+import { childPid, isRunning, launcher } from "../support/launchers.ts";
+import { BINARY, runBinary, runBinaryBounded } from "./binary.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -134,6 +135,55 @@ describe("check", () => {
 });
 
 describe("could not run: exit 3 with a message that says how to fix it", () => {
+  test("a kicad-cli started through a launcher that hangs: kicad_timeout within seconds, and the program below the launcher is gone", async () => {
+    const repo = await copyFixture("usb-led");
+    const dir = await makeTempDir();
+    const cli = launcher(dir, "kicad-cli", kicadCli, { unless: "version", command: "sleep 600" });
+    const result = await runBinaryBounded(["check", "--repo", repo, "--json"], {
+      env: { ...ISOLATED_ENV, COPPERHEAD_KICAD_CLI: cli, COPPERHEAD_KICAD_TIMEOUT: "2" },
+      timeoutMs: 30_000,
+      maxRssBytes: 1024 * 1024 * 1024,
+    });
+    // It used to wait for the hung program, which held the pipes, for as long as it ran.
+    expect(result.timedOut).toBe(false);
+    expect({ exitCode: result.exitCode, code: JSON.parse(result.stdout).error.code }).toEqual({ exitCode: 3, code: "kicad_timeout" });
+    await Bun.sleep(200);
+    expect(isRunning(childPid(dir))).toBe(false);
+  }, 60_000);
+
+  test("Ctrl-C while kicad-cli runs in its own process group still ends copperhead and the program below the launcher", async () => {
+    const repo = await copyFixture("usb-led");
+    const dir = await makeTempDir();
+    const cli = launcher(dir, "kicad-cli", kicadCli, { unless: "version", command: "sleep 600" });
+    const proc = Bun.spawn([BINARY, "check", "--repo", repo], { env: { ...process.env, ...ISOLATED_ENV, COPPERHEAD_KICAD_CLI: cli } as Record<string, string>, stdout: "ignore", stderr: "ignore" });
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(join(dir, "child.pid")) && Date.now() < deadline) await Bun.sleep(50);
+    // What the terminal does: SIGINT to copperhead's group, which no longer holds kicad-cli.
+    process.kill(proc.pid, "SIGINT");
+    const ended = await Promise.race([proc.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
+    if (!ended) proc.kill("SIGKILL");
+    expect({ ended, signal: proc.signalCode }).toEqual({ ended: true, signal: "SIGINT" });
+    await Bun.sleep(200);
+    expect(isRunning(childPid(dir))).toBe(false);
+  }, 60_000);
+
+  test("a kicad-cli that prints without end: kicad_output_too_large, in bounded memory", async () => {
+    const repo = await copyFixture("usb-led");
+    const dir = await makeTempDir();
+    const cli = launcher(dir, "kicad-cli", kicadCli, { unless: "version", command: "cat /dev/zero" });
+    const result = await runBinaryBounded(["check", "--repo", repo, "--json"], {
+      env: { ...ISOLATED_ENV, COPPERHEAD_KICAD_CLI: cli },
+      timeoutMs: 60_000,
+      maxRssBytes: 1024 * 1024 * 1024,
+    });
+    expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory }).toEqual({ timedOut: false, outOfMemory: false });
+    expect({ exitCode: result.exitCode, code: JSON.parse(result.stdout).error.code }).toEqual({ exitCode: 3, code: "kicad_output_too_large" });
+    // Two runs (ERC and DRC) at 64 MiB of stdout each, and the rest of copperhead.
+    expect(result.peakRssBytes).toBeLessThan(512 * 1024 * 1024);
+    await Bun.sleep(200);
+    expect(isRunning(childPid(dir))).toBe(false);
+  }, 90_000);
+
   test("kicad-cli missing", async () => {
     const repo = await copyFixture("usb-led");
     const { exitCode, stdout, stderr } = await runBinary(["check", "--repo", repo], { env: { COPPERHEAD_KICAD_CLI: join(repo, "nope") } });

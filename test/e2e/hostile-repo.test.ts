@@ -2,6 +2,7 @@
  * A cloned repo is input, and a hostile one must not make copperhead read, write or restore
  * anything outside it. Each test plays one attack through the compiled binary:
  * - forged run journals, committed upstream or planted (recovery acts only on this clone's own);
+ * - a forged check cache entry, committed upstream or planted (only this user's signed entries count);
  * - reads that leave the repo or never end (`Sheetfile "/dev/zero"`, `/dev/stdin`, `../../etc`,
  *   symlinks from design files, docs and config to devices or outside files, oversized files);
  * - writes through committed symlinks (`docs`, `.copperhead`, `.copperhead/runs`);
@@ -10,14 +11,15 @@
  * bound (each run is killed past 60 s or 1 GB, and the test then fails).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git, treeFingerprint } from "../repo/git-repo.ts";
 import { cleanupTempDirs, copyFixture, makeTempDir } from "../support/kicad.ts";
 import { copyRepo, ISOLATED_ENV, LOCAL_STATE } from "../support/repos.ts";
-import { editFile } from "../support/variants.ts";
-import { runBinaryBounded, templateRepo, type BoundedResult } from "./binary.ts";
+import { disconnectLdoEnable, editFile } from "../support/variants.ts";
+import { preCommitHook } from "../../src/repo/hooks.ts";
+import { BINARY, runBinaryBounded, templateRepo, type BoundedResult } from "./binary.ts";
 import { SESSIONS_DIR } from "./scripted-model.ts";
 
 afterAll(cleanupTempDirs);
@@ -27,8 +29,8 @@ const LIMITS = { timeoutMs: 60_000, maxRssBytes: 1024 * 1024 * 1024 };
 /** usb-led with `init` committed, copied per test. */
 const template = templateRepo();
 
-async function run(args: string[], options: { stdin?: "ignore" | "pipe" } = {}): Promise<BoundedResult> {
-  const result = await runBinaryBounded(args, { env: ISOLATED_ENV, ...LIMITS, ...options });
+async function run(args: string[], options: { stdin?: "ignore" | "pipe"; env?: Record<string, string | undefined> } = {}): Promise<BoundedResult> {
+  const result = await runBinaryBounded(args, { ...LIMITS, ...options, env: { ...ISOLATED_ENV, ...options.env } });
   expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory }).toEqual({ timedOut: false, outOfMemory: false });
   return result;
 }
@@ -136,6 +138,85 @@ describe("forged run journals", () => {
     expect(treeFingerprint(outside, [])).toEqual(outsideBefore);
     expect(existsSync(join(repo, "usb-led.kicad_sch"))).toBe(true);
   }, 60_000);
+});
+
+describe("a forged check cache", () => {
+  /** The ERC entry of the cache, and its JSON (an entry is its MAC's line, then its JSON). */
+  function ercEntry(repo: string): { name: string; entry: { family: string; result: unknown } } {
+    const dir = join(repo, ".copperhead/cache");
+    for (const name of readdirSync(dir).filter((n) => n.endsWith(".json"))) {
+      const text = readFileSync(join(dir, name), "utf8");
+      const entry = JSON.parse(text.slice(text.indexOf("{")));
+      if (entry.family === "erc") return { name, entry };
+    }
+    throw new Error("check wrote no ERC cache entry");
+  }
+
+  /** The entry with every violation KiCad reported taken out: what a forger commits. */
+  function withoutViolations(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map(withoutViolations);
+    if (value === null || typeof value !== "object") return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === "violations" ? [] : withoutViolations(v)]));
+  }
+
+  const stateDir = async () => ({ XDG_STATE_HOME: await makeTempDir() });
+  const ercStatus = (result: BoundedResult) => JSON.parse(result.stdout).checks.find((c: { id: string }) => c.id === "erc").status;
+
+  test("an ERC entry with no violations, committed upstream, passes neither check nor the pre-commit hook on a clone, and is reported", async () => {
+    // Upstream: the entry for the design with U1's EN pin left open, emptied, committed alone.
+    const upstream = await copyRepo(template());
+    const attacker = await stateDir();
+    disconnectLdoEnable(upstream);
+    const honest = await run(["check", "--repo", upstream, "--json"], { env: attacker });
+    expect({ exitCode: honest.exitCode, erc: ercStatus(honest) }).toEqual({ exitCode: 1, erc: "fail" });
+    const { name, entry } = ercEntry(upstream);
+    const forged = join(upstream, ".copperhead/cache", name);
+    writeFileSync(forged, JSON.stringify(withoutViolations(entry)));
+    await git(upstream, "checkout", "--", ".");
+    await git(upstream, "add", "-f", `.copperhead/cache/${name}`);
+    await git(upstream, "commit", "--quiet", "-m", "upstream: innocuous change");
+
+    // The victim clones it and leaves the pin open.
+    const victim = join(await makeTempDir(), "clone");
+    await git(upstream, "clone", "--quiet", upstream, victim);
+    await git(victim, "config", "user.name", "Victim");
+    await git(victim, "config", "user.email", "victim@example.com");
+    const env = await stateDir();
+    disconnectLdoEnable(victim);
+    const checked = await run(["check", "--repo", victim, "--json"], { env });
+    expect({ exitCode: checked.exitCode, erc: ercStatus(checked) }).toEqual({ exitCode: 1, erc: "fail" });
+    expect(checked.stderr).toContain(`.copperhead/cache/${name} is tracked by git`);
+    expect(checked.stderr).toContain("git rm -r --cached .copperhead/cache");
+    // The tracked entry is left as it came, not written over.
+    expect(await git(victim, "status", "--porcelain", "--", ".copperhead/cache")).toBe("");
+    // The signing key stays with the user, readable by nobody else.
+    expect(statSync(join(env.XDG_STATE_HOME, "copperhead/cache.key")).mode & 0o777).toBe(0o600);
+
+    // The pre-commit hook runs the same check on what is staged: the commit is blocked.
+    const hook = join(victim, ".git/hooks/pre-commit");
+    writeFileSync(hook, preCommitHook([BINARY]));
+    chmodSync(hook, 0o755);
+    await git(victim, "add", "-A");
+    const commit = Bun.spawnSync(["git", "commit", "--quiet", "-m", "leave EN open"], { cwd: victim, env: { ...process.env, ...ISOLATED_ENV, ...env } as Record<string, string> });
+    expect({ exitCode: commit.exitCode, blocked: `${commit.stdout}${commit.stderr}`.includes("pin_not_connected") }).toEqual({ exitCode: 1, blocked: true });
+  }, 240_000);
+
+  test("an untracked ERC entry that this user did not sign (unsigned, or signed under another key) is run again", async () => {
+    const repo = await copyRepo(template());
+    const env = await stateDir();
+    disconnectLdoEnable(repo);
+    expect((await run(["check", "--repo", repo, "--json"], { env })).exitCode).toBe(1);
+    const { name, entry } = ercEntry(repo);
+    const body = JSON.stringify(withoutViolations(entry));
+    const key = name.slice(0, -".json".length);
+    const otherMac = createHmac("sha256", randomBytes(32)).update(`${key}\n${body}`).digest("hex");
+    for (const forged of [body, `${otherMac}\n${body}`]) {
+      writeFileSync(join(repo, ".copperhead/cache", name), forged);
+      const checked = await run(["check", "--repo", repo, "--json"], { env });
+      expect({ exitCode: checked.exitCode, erc: ercStatus(checked) }).toEqual({ exitCode: 1, erc: "fail" });
+      expect(checked.stderr).not.toContain("tracked by git");
+    }
+  }, 180_000);
 });
 
 describe("reads outside the repo, of devices, or without bound", () => {

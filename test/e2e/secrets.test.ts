@@ -94,3 +94,52 @@ describe("a model that puts secrets in keys, names and values", () => {
     await expectNoLeakInRepo(repo);
   }, 150_000);
 });
+
+describe("a key holding invisible characters", () => {
+  // A line separator, a zero-width space and a BEL: each is spelled out (`\u2028`) or escaped
+  // by JSON where a person reads it, and the key must be redacted before either happens.
+  const ODD_KEY = "ctt-canary-qz7wvx\u2028kj9mnp\u200bhgf4rt\u0007wq8zyx";
+  const PIECES = ["ctt-canary", "qz7wvx", "kj9mnp", "hgf4rt", "wq8zyx"];
+  const oddLeaks = (text: string) => PIECES.filter((p) => text.includes(p));
+  const env = { ...ISOLATED_ENV, COPPERHEAD_TEST_TOKEN: ODD_KEY };
+
+  test("do: a request that quotes it leaves it out of summary.md, the transcript, stdout, stderr and the repo", async () => {
+    const repo = await copyRepo(template());
+    const result = await runBinaryBounded(["do", `${REQUEST} (token ${ODD_KEY})`, "--model", `replay:${join(SESSIONS_DIR, "add-decoupling-cap.json")}`, "--repo", repo, "--json"], {
+      env,
+      timeoutMs: 120_000,
+      maxRssBytes: 2 * 1024 * 1024 * 1024,
+    });
+    expect(result.exitCode).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(summary.status).toBe("committed");
+    const runDir = join(repo, summary.transcriptPath, "..");
+    const summaryMd = readFileSync(join(runDir, "summary.md"), "utf8");
+    expect(summaryMd).toContain("(token [REDACTED])");
+    expect(oddLeaks(summaryMd)).toEqual([]);
+    expect(oddLeaks(readFileSync(join(runDir, "transcript.jsonl"), "utf8"))).toEqual([]);
+    expect({ stdout: oddLeaks(result.stdout), stderr: oddLeaks(result.stderr) }).toEqual({ stdout: [], stderr: [] });
+    for (const { path, text } of filesUnder(repo)) expect({ path, leaks: oddLeaks(text) }).toEqual({ path, leaks: [] });
+    expect(oddLeaks(await git(repo, "log", "-p", "--all"))).toEqual([]);
+  }, 150_000);
+
+  test("mcp: no frame of a copperhead_do whose request quotes it holds any of it", async () => {
+    const repo = await copyRepo(template());
+    const wireEnv: Record<string, string> = {};
+    for (const [k, v] of Object.entries({ ...process.env, ...env, COPPERHEAD_MODEL: `replay:${join(SESSIONS_DIR, "add-decoupling-cap.json")}` })) if (v !== undefined) wireEnv[k] = v;
+    const wire = await openMcpWire(repo, wireEnv);
+    await wire.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "copperhead_do", arguments: { request: `${REQUEST} (token ${ODD_KEY})` }, _meta: { progressToken: "p" } } });
+    const response = await wire.response(1, 120_000);
+    const { stderr } = await wire.close();
+    expect((response.result?.structuredContent as { status: string }).status).toBe("committed");
+    expect({ frames: oddLeaks(wire.lines.join("\n")), stderr: oddLeaks(stderr) }).toEqual({ frames: [], stderr: [] });
+  }, 150_000);
+
+  test("an error that quotes it (a --project of that name) leaves it out of the JSON error and the log line", async () => {
+    const repo = await copyRepo(template());
+    const result = await runBinaryBounded(["check", "--repo", repo, "--project", `${ODD_KEY}.kicad_pro`, "--json"], { env, timeoutMs: 60_000, maxRssBytes: 1024 * 1024 * 1024 });
+    expect(result.exitCode).toBe(3);
+    expect(JSON.parse(result.stdout).error.message).toContain("[REDACTED]");
+    expect({ stdout: oddLeaks(result.stdout), stderr: oddLeaks(result.stderr) }).toEqual({ stdout: [], stderr: [] });
+  }, 90_000);
+});

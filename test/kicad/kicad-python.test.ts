@@ -2,8 +2,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { findKicadPython, KICAD_PYTHON_ENV, runKicadPython } from "../../src/kicad/cli/python.ts";
+import { MAX_OUTPUT_BYTES } from "../../src/kicad/cli/process.ts";
 import { rejectedCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
+import { isRunning, launcher } from "../support/launchers.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -75,4 +77,35 @@ describe("the refill program (src/kicad/board/zones/fill.py)", () => {
     expect(err.code).toBe("kicad_failed");
     expect(String(err.details?.output)).toMatch(/fill\.py", line 3/);
   });
+});
+
+describe("KiCad's Python started through a launcher", () => {
+  test("past its timeout, the launcher and the Python it started are killed, and the call ends at once", async () => {
+    const dir = await makeTempDir();
+    const python = launcher(dir, "python3", (await withPython(undefined, () => findKicadPython())).path);
+    const pidFile = join(dir, "python.pid");
+    const started = Date.now();
+    const err = await withPython(python, () =>
+      rejectedCopperheadError(runKicadPython("import os, sys, time\nopen(sys.argv[1], 'w').write(str(os.getpid()))\ntime.sleep(600)", "sleep", { timeoutMs: 3000, args: [pidFile] })),
+    );
+    expect(err.code).toBe("kicad_timeout");
+    // It used to wait for the Python below the launcher, which held its pipes, to end.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const pid = Number(await Bun.file(pidFile).text());
+    await Bun.sleep(200);
+    expect(isRunning(pid)).toBe(false);
+  }, 60_000);
+
+  test("a Python that prints past the output cap is kicad_output_too_large, its output not kept", async () => {
+    const dir = await makeTempDir();
+    const python = launcher(dir, "python3", (await withPython(undefined, () => findKicadPython())).path);
+    const mib = MAX_OUTPUT_BYTES / (1024 * 1024);
+    const err = await withPython(python, () =>
+      rejectedCopperheadError(runKicadPython(`import sys\nchunk = b'x' * (1 << 20)\nfor _ in range(${mib + 32}): sys.stdout.buffer.write(chunk)`, "print", { timeoutMs: 120_000 })),
+    );
+    expect(err.code).toBe("kicad_output_too_large");
+    expect(err.message).toContain(`more than ${mib} MiB to stdout`);
+    expect(err.details.limitBytes).toBe(MAX_OUTPUT_BYTES);
+    expect(String(err.details.output).length).toBeLessThan(4096);
+  }, 60_000);
 });

@@ -74,11 +74,13 @@ export function writeView(repoRoot: string, key: string, view: CachedView): void
  * link in their place is `bad_path`, never written through or emptied.
  */
 export async function plotFolder(repoRoot: string, document: Document, key: string, plot: (dir: string) => Promise<void>): Promise<string> {
-  openCache(repoRoot);
+  const cache = openCache(repoRoot);
   const base = ownFolder(repoRoot, `${CACHE_DIR}/plots`);
   const dir = join(base, `${document}-${key}`);
-  // A plot is trusted only as a real folder that copperhead finished; a link in its place is not one.
-  if (lstatOrUndefined(dir)?.isDirectory() && lstatOrUndefined(join(dir, "done"))?.isFile()) return dir;
+  // A plot is trusted only as a real folder that copperhead finished here; a link in its place,
+  // or a folder that came with the repository, is not one.
+  const done = `${CACHE_DIR}/plots/${document}-${key}/done`;
+  if (cache && !cache.tracked.has(done) && lstatOrUndefined(dir)?.isDirectory() && lstatOrUndefined(join(dir, "done"))?.isFile()) return dir;
   const scratch = `${dir}.${process.pid}.tmp`;
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });

@@ -3,6 +3,7 @@
  * the same repo state prints the same bytes in every format; writing to stdout is the CLI's job.
  */
 import type { CheckReport } from "../../checks/types.ts";
+import { redactedJson } from "../../redact.ts";
 import { VERSION } from "../../version.ts";
 import { renderGithub } from "./github.ts";
 import { renderJunit } from "./junit.ts";
@@ -24,7 +25,7 @@ export function renderReport(report: CheckReport, format: ReportFormat, opts: Re
     case "text":
       return renderText(report, opts);
     case "json":
-      return JSON.stringify(report, null, 2);
+      return redactedJson(report, { space: 2 });
     case "sarif":
       return renderSarif(report, { version: VERSION });
     case "github":

@@ -9,6 +9,7 @@
  * a dashboard shows what a pull request introduced.
  */
 import type { CheckReport, Finding, Severity } from "../../checks/types.ts";
+import { redactedJson } from "../../redact.ts";
 
 export interface SarifOptions {
   /** The copperhead version, for `tool.driver.version`. */
@@ -51,7 +52,7 @@ export function renderSarif(report: CheckReport, opts: SarifOptions): string {
       },
     ],
   };
-  return JSON.stringify(log, null, 2);
+  return redactedJson(log, { space: 2 });
 }
 
 function ruleId(finding: Finding): string {

@@ -11,7 +11,7 @@ import { styleText } from "node:util";
 import { CHECK_IDS, type CheckReport, type CheckResult, type CheckStatus, type Finding, type Severity } from "../../checks/types.ts";
 import { countSeverities, describeCounts } from "../../checks/result.ts";
 import { locationParts } from "../../checks/location.ts";
-import { visible } from "../../visible.ts";
+import { shown } from "../../visible.ts";
 
 export interface TextOptions {
   color: boolean;
@@ -146,7 +146,7 @@ export function describeVerdict(report: CheckReport): string {
  * honours them.
  */
 function clean(text: string): string {
-  return visible(text.replace(/\r\n?/g, "\n").replace(/\t/g, "  "));
+  return shown(text.replace(/\r\n?/g, "\n").replace(/\t/g, "  "));
 }
 
 /**

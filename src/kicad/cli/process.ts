@@ -28,12 +28,24 @@
  * The stock-library variables (`KICAD9_SYMBOL_DIR`, …) are set from the same share dir the
  * template tables came from, unless the user set them; KiCad derives the same defaults for a
  * standard install, and this keeps a relocated install consistent with its own tables.
+ *
+ * ## A process group of its own, and bounded output
+ *
+ * Many installs start KiCad through a launcher (Flatpak, AppImage, a distribution's wrapper
+ * script) that runs the real program as its child. Killing the launcher alone on a timeout
+ * would leave that child running, holding our pipes open, so the call would wait for it as
+ * long as it ran. Each process therefore starts a process group of its own (a new session on
+ * POSIX), and a timeout kills the whole group; pipes some process outside it still holds are
+ * given up shortly after. Output is captured up to `MAX_OUTPUT_BYTES` per stream: a process
+ * that prints more is killed the same way, and the call is `kicad_output_too_large`. Signals
+ * and exit are handled in `process-group.ts`.
  */
 import { existsSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CopperheadError } from "../../errors.ts";
+import { OWN_GROUP, signalGroup, trackGroup } from "./process-group.ts";
 
 /** What a config home is seeded from; null seeds nothing (the version probe, before the major is known). */
 export interface ConfigSeed {
@@ -60,6 +72,12 @@ export interface KicadRun {
 
 const EXCERPT_MAX = 2000;
 
+/** How much of each of stdout and stderr is kept; a report of a huge board is a few MB. */
+export const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/** How long a killed group's pipes are waited for once its leader is gone, ms. */
+const PIPE_GRACE_MS = 2000;
+
 /** Library-path variables KiCad reads, suffix → subdir of the share dir. */
 const LIBRARY_VARS: ReadonlyArray<readonly [string, string]> = [
   ["SYMBOL_DIR", "symbols"],
@@ -80,8 +98,9 @@ export async function withScratchDir<T>(fn: (dir: string) => Promise<T>): Promis
 
 /**
  * Spawns kicad-cli with captured stdout/stderr (it prints chatter on stdout, which must never
- * reach ours) and kills it with SIGKILL on timeout. Resolves with the exit code whatever it
- * is; callers decide what a non-zero code means.
+ * reach ours) in a process group of its own, which is killed with SIGKILL on timeout or when
+ * either stream passes `MAX_OUTPUT_BYTES`. Resolves with the exit code whatever it is; callers
+ * decide what a non-zero code means.
  */
 export async function execKicad(binary: string, args: string[], opts: ExecOptions): Promise<KicadRun> {
   const configHome = join(opts.scratchDir, "config");
@@ -94,6 +113,7 @@ export async function execKicad(binary: string, args: string[], opts: ExecOption
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
+      detached: OWN_GROUP,
     });
   } catch (err) {
     throw new CopperheadError("kicad_cli_missing", `Could not start ${binary}: ${(err as Error).message}`, {
@@ -101,22 +121,38 @@ export async function execKicad(binary: string, args: string[], opts: ExecOption
       path: binary,
     });
   }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    proc.kill("SIGKILL");
-  }, opts.timeoutMs);
+  trackGroup(proc);
+  const label = opts.label ?? `kicad-cli ${args.slice(0, 2).join(" ")}`;
+  let stopped: "timeout" | "stdout" | "stderr" | undefined;
+  const killed = Promise.withResolvers<void>();
+  const stop = (why: NonNullable<typeof stopped>) => {
+    if (stopped) return;
+    stopped = why;
+    signalGroup(proc);
+    killed.resolve();
+  };
+  // Once the group is killed and its leader gone, pipes still open belong to something that
+  // left the group: they are not waited for.
+  const abandoned = killed.promise.then(() => proc.exited).then(() => Bun.sleep(PIPE_GRACE_MS));
+  const timer = setTimeout(() => stop("timeout"), opts.timeoutMs);
   try {
     const [stdout, stderr, exitCode] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
+      capture(proc.stdout, () => stop("stdout"), abandoned),
+      capture(proc.stderr, () => stop("stderr"), abandoned),
       proc.exited,
     ]);
     const run = { exitCode, stdout, stderr, excerpt: excerpt(stderr, stdout) };
-    if (timedOut) {
-      throw new CopperheadError("kicad_timeout", `${opts.label ?? `kicad-cli ${args.slice(0, 2).join(" ")}`} timed out after ${opts.timeoutMs} ms.`, {
+    if (stopped === "timeout") {
+      throw new CopperheadError("kicad_timeout", `${label} timed out after ${opts.timeoutMs} ms.`, {
         fix: "The design may be very large or the machine busy; set COPPERHEAD_KICAD_TIMEOUT to more seconds and retry.",
         timeoutMs: opts.timeoutMs,
+        output: run.excerpt,
+      });
+    }
+    if (stopped) {
+      throw new CopperheadError("kicad_output_too_large", `${label} wrote more than ${MAX_OUTPUT_BYTES / (1024 * 1024)} MiB to ${stopped}, so it was stopped.`, {
+        fix: "Run the same command by hand to see what it prints; a KiCad that prints without end is broken or is not KiCad.",
+        limitBytes: MAX_OUTPUT_BYTES,
         output: run.excerpt,
       });
     }
@@ -124,6 +160,29 @@ export async function execKicad(binary: string, args: string[], opts: ExecOption
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A stream's text, read until it ends or `abandoned` settles; past `MAX_OUTPUT_BYTES` it calls
+ * `overflow` and keeps nothing more.
+ */
+async function capture(stream: ReadableStream<Uint8Array>, overflow: () => void, abandoned: Promise<void>): Promise<string> {
+  const reader = stream.getReader();
+  void abandoned.then(() => reader.cancel().catch(() => {}));
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (size + value.byteLength > MAX_OUTPUT_BYTES) {
+      overflow();
+      await reader.cancel().catch(() => {});
+      break;
+    }
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**

@@ -9,8 +9,10 @@
  * calls. The socket is accepted only with the run's random token, and lives as long as the run.
  *
  * Wire format on the socket: one JSON object per line. Bridge → run:
- * `{ token, id, method: "list" }` and `{ token, id, method: "call", name, arguments }`;
- * run → bridge: `{ id, tools }` and `{ id, content, isError }`.
+ * `{ token, id, method: "list" }` and `{ token, id, method: "call", name, arguments }`, the
+ * token always first, so a connection that does not start with it is hung up within its first
+ * bytes and every line is capped (`MAX_REQUEST_BYTES`): nothing that finds the socket can make
+ * the run hold more. Run → bridge: `{ id, tools }` and `{ id, content, isError }`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -68,27 +70,65 @@ export function flushUnsent(socket: Pick<Socket<unknown>, "write">, unsent: Uint
 }
 
 /**
- * Splits a socket's byte stream into lines. A socket hands over chunks wherever the kernel cut
- * them, which may be inside a multi-byte character, so the bytes go through one streaming
- * decoder per socket rather than being decoded chunk by chunk.
+ * A request line's cap: a tool call's arguments past 1 MiB are refused by the agent loop
+ * anyway, and the rest of a request (token, id, name) is short.
  */
-export function lineReader(onLine: (line: string) => boolean | void): (chunk: Uint8Array) => void {
+export const MAX_REQUEST_BYTES = 1024 * 1024 + 64 * 1024;
+
+export interface LineLimits {
+  /** The longest line taken, in bytes; a longer one hangs up as soon as it passes the cap. */
+  maxLineBytes?: number;
+  /** What every line must start with; one that starts otherwise hangs up at its first wrong byte. */
+  prefix?: string;
+  /** Closes the connection when a line breaks a limit. */
+  hangUp?: () => void;
+}
+
+/**
+ * Splits a socket's byte stream into lines, in time and memory linear in what arrives: each
+ * chunk is searched for a newline once, and a line's bytes are kept only up to its cap. A
+ * socket hands over chunks wherever the kernel cut them, possibly inside a multi-byte
+ * character, so a line is decoded only once whole (a newline byte is never part of one).
+ */
+export function lineReader(onLine: (line: string) => boolean | void, limits: LineLimits = {}): (chunk: Uint8Array) => void {
+  const maxLineBytes = limits.maxLineBytes ?? Number.POSITIVE_INFINITY;
+  const prefix = limits.prefix === undefined ? undefined : Buffer.from(limits.prefix);
   const decoder = new TextDecoder();
-  let buffer = "";
+  let parts: Uint8Array[] = [];
+  let held = 0;
   let hungUp = false;
+  const stop = () => {
+    hungUp = true;
+    parts = [];
+  };
+  /** Whether `piece`, starting at byte `at` of its line, agrees with the prefix. */
+  const startsRight = (piece: Uint8Array, at: number) => {
+    if (!prefix) return true;
+    for (let i = 0; at + i < prefix.length && i < piece.length; i++) if (piece[i] !== prefix[at + i]) return false;
+    return true;
+  };
   return (chunk) => {
-    if (hungUp) return;
-    buffer += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      // A handler that returns false has hung up: the rest of the stream is not read.
-      if (onLine(line) === false) {
-        hungUp = true;
-        buffer = "";
+    let from = 0;
+    while (!hungUp && from <= chunk.length) {
+      const newline = chunk.indexOf(0x0a, from);
+      const piece = chunk.subarray(from, newline < 0 ? chunk.length : newline);
+      if (held + piece.length > maxLineBytes || !startsRight(piece, held)) {
+        stop();
+        limits.hangUp?.();
         return;
       }
+      if (newline < 0) {
+        // The socket may reuse its buffer once this returns: keep a copy.
+        if (piece.length > 0) parts.push(piece.slice());
+        held += piece.length;
+        return;
+      }
+      const line = decoder.decode(parts.length === 0 ? piece : Buffer.concat([...parts, piece]));
+      parts = [];
+      held = 0;
+      from = newline + 1;
+      // A handler that returns false has hung up: the rest of the stream is not read.
+      if (onLine(line) === false) stop();
     }
   };
 }
@@ -108,12 +148,12 @@ export function openToolBridge(): ToolBridge {
     try {
       request = JSON.parse(line);
     } catch {
-      socket.end();
+      socket.terminate();
       return false;
     }
     // Anything else on this machine that finds the socket gets nothing from it.
     if (request.token !== token || typeof request.id !== "number") {
-      socket.end();
+      socket.terminate();
       return false;
     }
     const id = request.id;
@@ -136,7 +176,8 @@ export function openToolBridge(): ToolBridge {
     unix: socketPath,
     socket: {
       open(socket) {
-        socket.data = { read: lineReader((line) => answer(socket, line)), unsent: [] };
+        const limits = { maxLineBytes: MAX_REQUEST_BYTES, prefix: `{"token":${JSON.stringify(token)},`, hangUp: () => socket.terminate() };
+        socket.data = { read: lineReader((line) => answer(socket, line), limits), unsent: [] };
       },
       drain(socket) {
         flushUnsent(socket, socket.data.unsent);

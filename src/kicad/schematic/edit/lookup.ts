@@ -4,7 +4,7 @@
  * that fails throws a typed `CopperheadError` with close matches in `fix`.
  */
 import { CopperheadError } from "../../../errors.ts";
-import { hiddenCharacter, visible } from "../../../visible.ts";
+import { hiddenCharacter, shown } from "../../../visible.ts";
 import { closeMatches, suggestion } from "../../../util/close-matches.ts";
 import { trimEndOf, trimStartOf } from "../../../util/text.ts";
 import { naturalCompare } from "../../netlist/netlist.ts";
@@ -167,8 +167,8 @@ export function netOfPin(state: EditorState, ref: string, pin: string): string |
 export function checkVisibleName(what: "reference" | "net name", name: string): void {
   const hidden = hiddenCharacter(name);
   if (hidden === undefined) return;
-  throw new CopperheadError("usage", `The ${what} "${visible(name)}" holds ${hidden}, a control, bidirectional or invisible character.`, {
+  throw new CopperheadError("usage", `The ${what} "${shown(name)}" holds ${hidden}, a control, bidirectional or invisible character.`, {
     fix: `Write the ${what} in plain printing characters, e.g. ${what === "reference" ? "R12" : "VBUS"}.`,
-    [what === "reference" ? "ref" : "net"]: visible(name),
+    [what === "reference" ? "ref" : "net"]: shown(name),
   });
 }
