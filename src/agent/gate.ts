@@ -8,6 +8,11 @@
  * A new unconnected item (the `routing` family) is new copper left unrouted. It warns in a
  * `check`, but a run that adds one commits only when the part is in the run's layout-pending
  * list with the reason it was left for a person, and then every record says so in words.
+ *
+ * A part the run added or re-footprinted that the board does not carry as the schematic asks
+ * (a new parity finding: no footprint, or another footprint) fails too, though parity only
+ * warns in a `check`: the schematic half of a change is not committed without the board half,
+ * which a board sync that failed (a zone refill cut off) or was never called leaves out.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { compareWithBaseline, ruleFiles, sameBytes, unchangedItems, type Unchanged } from "../checks/baseline.ts";
@@ -23,8 +28,8 @@ import type { RunContext } from "./context.ts";
 export interface GateResult {
   ok: boolean;
   /**
-   * Error findings absent from the baseline, and new unconnected items of parts not left for
-   * layout (when strict, any finding at all).
+   * Error findings absent from the baseline, new unconnected items of parts not left for
+   * layout, and new parts the board does not carry as asked (when strict, any finding at all).
    */
   newFindings: Finding[];
 }
@@ -39,7 +44,8 @@ export function evaluateGate(baseline: CheckReport, after: CheckReport, strict: 
   }
   const { current, failing } = compareWithBaseline(baseline, after, false, unchanged);
   const unrouted = current.filter((f) => isNewUnconnected(f) && f.severity !== "error" && pendingRef(f, pending) === undefined);
-  const newFindings = [...failing, ...unrouted];
+  const unsynced = current.filter((f) => f.baselineState === "new" && f.severity !== "error" && notOnBoardAsAsked(f));
+  const newFindings = [...failing, ...unrouted, ...unsynced];
   return { ok: newFindings.length === 0, newFindings };
 }
 
@@ -63,6 +69,11 @@ export function unchangedByRun(ctx: RunContext): Unchanged {
 
 function isNewUnconnected(f: Finding): boolean {
   return f.check === "routing" && f.baselineState === "new";
+}
+
+/** A parity finding that the board lacks a part's footprint, or carries another than the schematic names (`checks/parity.ts`'s keys). */
+function notOnBoardAsAsked(f: Finding): boolean {
+  return f.check === "parity" && (f.rule === "missing_footprint" || (f.rule === "footprint_symbol_mismatch" && f.key.endsWith(":footprint")));
 }
 
 /**

@@ -91,6 +91,24 @@ describe("unmetPlan", () => {
   });
 });
 
+describe("the gate and parts the board does not carry as asked", () => {
+  const stale = finding("parity", "warning", "parity:missing_footprint:J9");
+  const before = report({ parity: [stale] });
+
+  test("a new missing footprint, or a new footprint mismatch, fails though parity rates it a warning", () => {
+    const added = finding("parity", "warning", "parity:missing_footprint:C3");
+    const refootprinted = finding("parity", "warning", "parity:footprint_symbol_mismatch:R2:footprint");
+    const failed = evaluateGate(before, report({ parity: [stale, added, refootprinted] }), false);
+    expect(failed.ok).toBe(false);
+    expect(failed.newFindings.map((f) => f.key)).toEqual(["parity:missing_footprint:C3", "parity:footprint_symbol_mismatch:R2:footprint"]);
+  });
+
+  test("a board that lacked a part before the run, or a new mismatch of value, is not the run's to fix", () => {
+    const value = finding("parity", "warning", "parity:footprint_symbol_mismatch:R2:value");
+    expect(evaluateGate(before, report({ parity: [stale, value] }), false)).toEqual({ ok: true, newFindings: [] });
+  });
+});
+
 /** An unconnected item between two pads, as the routing family keys it. */
 function unconnected(a: string, b: string): Finding {
   return { ...finding("routing", "warning", `routing:unconnected:${[a, b].sort().join("+")}`), location: { file: "board.kicad_pcb", ref: a.split(".")[0] } };

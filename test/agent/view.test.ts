@@ -4,16 +4,18 @@
  * region, and a second view of the unchanged design comes from the cache.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { currentDesign } from "../../src/agent/context.ts";
 import { WithImages } from "../../src/agent/tools/tool.ts";
 import { drawingOrder } from "../../src/agent/view/board.ts";
 import { boardZones, insidePolygon, zoneFills, type Zone } from "../../src/kicad/board/zones/zones.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
-import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
+import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
 import { withTools } from "../support/tool-context.ts";
 import { pngInfo } from "../support/png.ts";
+import { pageArea } from "../../src/kicad/schematic/space.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
 
 let repo: string;
 
@@ -147,3 +149,67 @@ describe("find_space", () => {
   });
 });
 
+/** Replaces `from` (which must be there) in a file of `dir`. */
+function edit(dir: string, file: string, from: string, to: string): void {
+  const path = join(dir, file);
+  const text = readFileSync(path, "utf8");
+  expect(text).toContain(from);
+  writeFileSync(path, text.replace(from, to));
+}
+
+/** Seconds `fn` takes, with what it answered or the error it threw. */
+async function timed(fn: () => Promise<unknown>): Promise<{ seconds: number; answer: unknown }> {
+  const start = performance.now();
+  const answer = await fn().catch((e: unknown) => e);
+  return { seconds: (performance.now() - start) / 1000, answer };
+}
+
+describe("find_space on a 2 m design", () => {
+  // usb-led's parts sit in the middle of an outline (or a page) 2,000 mm a side: a metre-wide
+  // area asked for there took 100 s to 5 minutes a call, each check of it walking hundreds of
+  // thousands of empty index buckets, at tens of thousands of positions 0.25 mm apart.
+  test("on the board, a 1,000 mm area is searched on a coarse grid, in seconds", async () => {
+    const big = await copyFixture("usb-led");
+    edit(big, "usb-led.kicad_pcb", "(start 100 83)\n\t\t(end 140 102)", "(start -880 -907)\n\t\t(end 1120 1093)");
+    await withTools(big, async ({ call }) => {
+      const blocked = await timed(() => call("find_space", { document: "board", width: 1000, height: 1000, near: "R1" }));
+      expect(String(blocked.answer)).toContain("no free area of 1000 × 1000 mm on the front within 15 mm of R1: the courtyard of");
+      expect(blocked.seconds).toBeLessThan(10);
+
+      const back = await timed(() => call("find_space", { document: "board", side: "back", width: 1000, height: 1000, x: 120, y: 90 }));
+      const spot = back.answer as { centre: { x: number; y: number }; distance: number };
+      // Tried 10 mm apart (a hundredth of the area), from the grid's origin: a few dozen positions.
+      expect(spot.centre).toEqual({ x: 110, y: 80 });
+      expect(spot.distance).toBe(0);
+      expect(back.seconds).toBeLessThan(10);
+
+      // A small area keeps the fine search: the same spot as on the board at its own size.
+      const small = (await call("find_space", { document: "board", width: 3, height: 2, near: "R1" })) as { centre: { x: number; y: number } };
+      expect(small.centre).toEqual({ x: 109, y: 84.5 });
+    });
+  }, 60_000);
+
+  test("on a sheet, a 1,000 mm area that fits nowhere is turned down in seconds", async () => {
+    const big = await copyFixture("usb-led");
+    edit(big, "usb-led.kicad_sch", '(paper "A4")', '(paper "User" 2000 2000)');
+    // A small rectangle in the middle of the page: no metre square clears it.
+    edit(big, "usb-led.kicad_sch", "\n\t(symbol\n", '\n\t(rectangle (start 1000 1000) (end 1001 1001) (stroke (width 0) (type default)) (fill (type none)) (uuid "5b0c3a52-8d7e-4f0e-9a43-2f6f7e1d9c11"))\n\t(symbol\n');
+    await withTools(big, async ({ call }) => {
+      const full = await timed(() => call("find_space", { width: 1000, height: 1000, near: "R1" }));
+      expect(String(full.answer)).toContain("no free area of 1000 × 1000 mm on sheet /");
+      expect(full.seconds).toBeLessThan(10);
+      const fits = (await call("find_space", { width: 900, height: 900, near: "R1" })) as { x: number; y: number };
+      expect(fits.x + 900).toBeLessThan(1000);
+      const small = (await call("find_space", { width: 20, height: 10, near: "R1" })) as { x: number; y: number };
+      expect(small).toMatchObject({ x: 96.52, y: 106.68 });
+    });
+  }, 60_000);
+
+  test("a user page size is clamped as eeschema clamps it", async () => {
+    const big = await copyFixture("usb-led");
+    edit(big, "usb-led.kicad_sch", '(paper "A4")', '(paper "User" 1000000000 1)');
+    const { area } = pageArea(loadSchematicProject(join(big, "usb-led.kicad_sch")).root.file);
+    // 3,048 mm by 25.4 mm less the 12.7 mm frame, in IU (10,000 a mm).
+    expect(area).toEqual({ x0: 127_000, y0: 127_000, x1: 30_353_000, y1: 127_000 });
+  });
+});

@@ -21,6 +21,7 @@ import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.
 import { BINARY, requireBinary, runBinary, type RunResult } from "./binary.ts";
 import { serveScriptedModel, sessionTurns, SESSIONS_DIR, type ScriptedModel } from "./scripted-model.ts";
 import { copyRepo, initialisedRepo, ISOLATED_ENV, LOCAL_STATE } from "../support/repos.ts";
+import { BoardEdit } from "../support/board-edits.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -194,6 +195,81 @@ describe("copperhead do", () => {
     expect(summary.verification.repairCycles).toBe(1);
     expect(fingerprint(repo)).toEqual(before);
   }, 60_000);
+
+  test("a part added to the schematic but not to the board is not committed: the gate names it, and the run rolls back", async () => {
+    const repo = await freshRepo();
+    const before = fingerprint(repo);
+    const commit = await head(repo);
+    const session = `replay:${join(SESSIONS_DIR, "add-cap-board-unsynced.json")}`;
+    const { exitCode, stdout } = await run(["do", ADD_CAP_REQUEST, "--model", session, "--json", "--repo", repo]);
+    expect(exitCode).toBe(1);
+    const summary = JSON.parse(stdout);
+    expect(summary).toMatchObject({ status: "rolled_back", reason: "stalled" });
+    // Parity rates a missing footprint a warning; new in a run, it fails the gate.
+    expect(summary.verification.newFindings).toEqual([expect.objectContaining({ check: "parity", rule: "missing_footprint", severity: "warning", key: "parity:missing_footprint:C3" })]);
+    expect(summary.detail).toContain("C3 (100n) is in the schematic but has no footprint on the board");
+    expect(fingerprint(repo)).toEqual(before);
+    expect(await head(repo)).toBe(commit);
+    expect(readJournal(repo, summary.runId).state).toBe("rolled_back");
+  }, 60_000);
+
+  test("told that the board lacks the part it added, the model syncs the board and the run commits", async () => {
+    const repo = await freshRepo();
+    const session = `replay:${join(SESSIONS_DIR, "add-cap-board-synced-on-repair.json")}`;
+    const { exitCode, stdout } = await run(["do", ADD_CAP_REQUEST, "--model", session, "--json", "--repo", repo]);
+    expect(exitCode).toBe(0);
+    const summary = JSON.parse(stdout);
+    expect(summary).toMatchObject({ status: "committed", verification: { ok: true, repairCycles: 1 } });
+    const events = readFileSync(join(repo, summary.transcriptPath), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; ok?: boolean; feedback?: string });
+    const verdicts = events.filter((e) => e.type === "verify");
+    expect(verdicts.map((e) => e.ok)).toEqual([false, true]);
+    expect(verdicts[0]!.feedback).toContain("[parity/missing_footprint] C3 (100n) is in the schematic but has no footprint on the board");
+    expect(summary.filesTouched).toEqual(expect.arrayContaining(["regulator.kicad_sch", "usb-led.kicad_pcb"]));
+  }, 60_000);
+
+  test("a board sync whose zone refill fails leaves the part off the board, and the run does not commit", async () => {
+    // A GND pour KiCad fills (`fill yes`) over the whole board, so the placed capacitor needs
+    // KiCad's filler, and a KiCad Python that loads pcbnew but crashes on the refill.
+    const repo = await initialisedRepo((dir) => {
+      const file = join(dir, "usb-led.kicad_pcb");
+      const board = new BoardEdit(file);
+      board.addZone("GND", "F.Cu", [100, 83], [140, 102], true);
+      board.save();
+      const poured = readFileSync(file, "utf8").replace(/\(fill(\s+)\(thermal_gap/, "(fill yes$1(thermal_gap");
+      expect(poured).toContain("(fill yes");
+      writeFileSync(file, poured);
+    });
+    const python = join(await makeTempDir(), "python3");
+    writeFileSync(python, '#!/bin/sh\ncase "$2" in *pcbnew.Version*) printf 9.0.8; exit 0;; esac\necho "Segmentation fault (core dumped)" >&2\nexit 139\n', { mode: 0o755 });
+    const before = fingerprint(repo);
+    const commit = await head(repo);
+    // add-cap-next-to-u1 finishes after its sync_board, which fails; told why, it finishes again.
+    const turns = sessionTurns("add-cap-next-to-u1");
+    const server = serveScriptedModel([...turns, turns.at(-1)!]);
+    try {
+      const { exitCode, stdout } = await run(["do", "add a 100 nF capacitor next to U1", "--model", "compat:test", "--json", "--repo", repo], {
+        COPPERHEAD_BASE_URL: server.baseUrl,
+        COPPERHEAD_KICAD_PYTHON: python,
+      });
+      expect(exitCode).toBe(1);
+      const summary = JSON.parse(stdout);
+      expect(summary).toMatchObject({ status: "rolled_back", reason: "stalled" });
+      expect(summary.verification.newFindings.map((f: { key: string }) => f.key)).toEqual(["parity:missing_footprint:C900"]);
+      const results = readFileSync(join(repo, summary.transcriptPath), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { type: string; name?: string; isError?: boolean; content?: string })
+        .filter((e) => e.type === "tool_result" && e.name === "sync_board");
+      expect(results).toEqual([expect.objectContaining({ isError: true, content: expect.stringContaining("Segmentation fault") })]);
+      expect(fingerprint(repo)).toEqual(before);
+      expect(await head(repo)).toBe(commit);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
 
   test("SIGKILL mid-edit: the next command restores the tree byte-identically and says so", async () => {
     const repo = await freshRepo();

@@ -87,6 +87,13 @@ const TURN_PENALTY = 0.5;
 const SIDE_PENALTY = 2;
 /** Candidate positions per variant on a whole-board search (the step grows to keep to it). */
 const WHOLE_BOARD_POSITIONS = 40_000;
+/**
+ * A free area is searched in steps of at least its longer side over this: an area of 25 mm or
+ * less keeps the 0.25 mm step, a larger one needs no finer placing than a hundredth of itself,
+ * and each check of it meets more of the board. On a 2 m board a 1 m area is tried at a few
+ * dozen spots, not tens of thousands.
+ */
+const AREA_STEPS = 100;
 /** The best-ranked failed candidates whose blockers are reported. */
 const REPORTED = 60;
 /**
@@ -201,16 +208,23 @@ export function searchArea(board: Board, obstacles: BoardObstacles, width: numbe
     v: { side, rotation, courtyards: [{ shape: rectangle({ x: 0, y: 0 }, width, height, rotation), layer }], pads: [], silk: [] },
     penalty: rotation === 0 ? 0 : TURN_PENALTY,
   }));
-  return rankAndTry(board, obstacles, undefined, variants, { anchor, reach });
+  return rankAndTry(board, obstacles, undefined, variants, { anchor, reach, step: Math.max(width, height) / AREA_STEPS });
 }
 
-function rankAndTry(board: Board, obstacles: BoardObstacles, copperOf: NetCopper | undefined, variants: { v: Variant; penalty: number }[], request: Pick<SearchRequest, "anchor" | "reach" | "connectable" | "avoid">): SearchResult {
+/** `step`: the finest step the positions tried may take, mm (the board's grid sets it otherwise). */
+function rankAndTry(
+  board: Board,
+  obstacles: BoardObstacles,
+  copperOf: NetCopper | undefined,
+  variants: { v: Variant; penalty: number }[],
+  request: Pick<SearchRequest, "anchor" | "reach" | "connectable" | "avoid"> & { step?: number },
+): SearchResult {
   const grid = boardGrid(board);
   const outline = board.edgeCutsBBox();
   if (!outline) return { blockers: [] };
   const window = request.anchor && request.reach !== undefined ? clip(grow(request.anchor, request.reach), outline) : outline;
   const area = (window.maxX - window.minX) * (window.maxY - window.minY);
-  const wanted = request.reach !== undefined ? 0.25 : Math.max(0.25, Math.sqrt(area / WHOLE_BOARD_POSITIONS));
+  const wanted = Math.max(request.step ?? 0, request.reach !== undefined ? 0.25 : Math.max(0.25, Math.sqrt(area / WHOLE_BOARD_POSITIONS)));
   const step = grid.step * Math.max(1, Math.ceil(wanted / grid.step - 1e-9));
   const candidates: Candidate[] = [];
   const x0 = grid.origin.x + Math.ceil((window.minX - grid.origin.x) / step) * step;

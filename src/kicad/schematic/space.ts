@@ -386,18 +386,30 @@ export function blocks(file: SchematicFile): Box[] {
 
 /**
  * Boxes bucketed on a coarse grid, so "does this box hit anything?" looks at the few boxes
- * nearby instead of every item on the sheet.
+ * nearby instead of every item on the sheet. A box wider than `WIDE` cells (a frame drawn round
+ * a large page) is kept apart and always looked at; a probe over more cells than there are boxes
+ * (a large free area asked for) looks at every box instead, so neither costs more than the sheet
+ * holds.
  */
 export class BoxIndex {
   private readonly cells = new Map<string, Box[]>();
+  private readonly wide: Box[] = [];
+  private readonly all: Box[] = [];
   private static readonly CELL = toIU(12.7);
+  /** A 1 m square. */
+  private static readonly WIDE = 6_400;
 
   constructor(boxes: Iterable<Box> = []) {
     for (const box of boxes) this.add(box);
   }
 
   add(box: Box): void {
-    for (const key of this.keys(box)) {
+    this.all.push(box);
+    if (BoxIndex.cellCount(box) > BoxIndex.WIDE) {
+      this.wide.push(box);
+      return;
+    }
+    for (const key of BoxIndex.keys(box)) {
       const cell = this.cells.get(key);
       if (cell) cell.push(box);
       else this.cells.set(key, [box]);
@@ -407,13 +419,20 @@ export class BoxIndex {
   /** True when `box` overlaps any indexed box grown by `clearance`. */
   hits(box: Box, clearance = 0): boolean {
     const probe = grow(box, clearance);
-    for (const key of this.keys(probe)) {
+    if (BoxIndex.cellCount(probe) > this.all.length) return this.all.some((other) => intersects(probe, other));
+    if (this.wide.some((other) => intersects(probe, other))) return true;
+    for (const key of BoxIndex.keys(probe)) {
       for (const other of this.cells.get(key) ?? []) if (intersects(probe, other)) return true;
     }
     return false;
   }
 
-  private *keys(box: Box): Generator<string> {
+  private static cellCount(box: Box): number {
+    const c = BoxIndex.CELL;
+    return (Math.floor(box.x1 / c) - Math.floor(box.x0 / c) + 1) * (Math.floor(box.y1 / c) - Math.floor(box.y0 / c) + 1);
+  }
+
+  private static *keys(box: Box): Generator<string> {
     const c = BoxIndex.CELL;
     for (let i = Math.floor(box.x0 / c); i <= Math.floor(box.x1 / c); i++) {
       for (let j = Math.floor(box.y0 / c); j <= Math.floor(box.y1 / c); j++) yield `${i},${j}`;
@@ -439,6 +458,8 @@ const PAPER: Record<string, [number, number]> = {
   USLedger: [431.8, 279.4],
 };
 
+/** A user page size is clamped to these, mm, as eeschema clamps it when it reads the file. */
+const USER_PAGE_MM = { min: 25.4, max: 3048 };
 /** The drawing frame's border and the default title block (bottom right), in mm. */
 const BORDER_MM = 12.7;
 const TITLE_BLOCK_MM: [number, number] = [115, 40];
@@ -447,7 +468,8 @@ const TITLE_BLOCK_MM: [number, number] = [115, 40];
 export function pageArea(file: SchematicFile): { area: Box; titleBlock: Box } {
   const paper = child(file.doc.root, "paper");
   const name = paper ? (text(paper, 1) ?? "A4") : "A4";
-  let [w, h] = name === "User" && paper ? [num(paper, 2) ?? 297, num(paper, 3) ?? 210] : (PAPER[name] ?? PAPER.A4!);
+  const user = (v: number | undefined, otherwise: number) => (v !== undefined && Number.isFinite(v) ? Math.min(USER_PAGE_MM.max, Math.max(USER_PAGE_MM.min, v)) : otherwise);
+  let [w, h] = name === "User" && paper ? [user(num(paper, 2), 297), user(num(paper, 3), 210)] : (PAPER[name] ?? PAPER.A4!);
   if (paper && paper.items.some((i) => i.type === "atom" && i.raw === "portrait")) [w, h] = [h, w];
   const area = { x0: toIU(BORDER_MM), y0: toIU(BORDER_MM), x1: toIU(w - BORDER_MM), y1: toIU(h - BORDER_MM) };
   const titleBlock = { x0: area.x1 - toIU(TITLE_BLOCK_MM[0]), y0: area.y1 - toIU(TITLE_BLOCK_MM[1]), x1: area.x1, y1: area.y1 };

@@ -342,6 +342,23 @@ export class BoardObstacles {
 
 /** Edge length of a grid bucket, mm. */
 const BUCKET = 2.5;
+/**
+ * An item whose box meets more buckets than this (a 640 mm square) is kept out of the buckets:
+ * an outline drawn as one rectangle on a 2 m board would otherwise fill 640,000 of them in every
+ * index, and every query would walk them. No board of ordinary size has one.
+ */
+const WIDE = 65_536;
+
+/** The buckets a box meets, as inclusive bucket columns and rows. */
+interface BucketRange {
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
+
+/** A bucket's key: sorting keys as numbers orders buckets by column, then row. */
+const bucketKey = (x: number, y: number) => (x + 32768) * 65536 + (y + 32768);
 
 /**
  * Item numbers in grid buckets. A query stamps the items it saw, so an item in several buckets
@@ -350,26 +367,46 @@ const BUCKET = 2.5;
  */
 class BucketIndex {
   private readonly buckets = new Map<number, number[]>();
+  /** Items wider than `WIDE` buckets, each with its box, in the order they were added. */
+  private readonly wide: { index: number; box: BBox }[] = [];
+  /** The keys of `buckets` in visiting order; dropped when a bucket is added. */
+  private sortedKeys: number[] | undefined;
   private seen = new Uint32Array(0);
   private query = 0;
 
   insert(index: number, box: BBox): void {
+    const range = rangeOf(box);
+    if ((range.x1 - range.x0 + 1) * (range.y1 - range.y0 + 1) > WIDE) {
+      this.wide.push({ index, box });
+      return;
+    }
     if (this.seen.length <= index) {
       const seen = new Uint32Array((index + 1) * 2);
       seen.set(this.seen);
       this.seen = seen;
     }
-    this.eachKey(box, (key) => {
-      const bucket = this.buckets.get(key);
-      if (bucket) bucket.push(index);
-      else this.buckets.set(key, [index]);
-    });
+    for (let x = range.x0; x <= range.x1; x++) {
+      for (let y = range.y0; y <= range.y1; y++) {
+        const key = bucketKey(x, y);
+        const bucket = this.buckets.get(key);
+        if (bucket) bucket.push(index);
+        else {
+          this.buckets.set(key, [index]);
+          this.sortedKeys = undefined;
+        }
+      }
+    }
   }
 
-  /** Calls `found` once with each item number in the buckets `box` meets. */
+  /**
+   * Calls `found` once with each item number in the buckets `box` meets, the wide items whose
+   * box meets it first. A box wider than the buckets in use (a large area asked on a large
+   * board) walks those buckets, in the same order, instead of every empty one it covers.
+   */
   visit(box: BBox, found: (index: number) => void): void {
+    for (const item of this.wide) if (boxesOverlap(item.box, box)) found(item.index);
     const query = ++this.query;
-    this.eachKey(box, (key) => {
+    const take = (key: number) => {
       const bucket = this.buckets.get(key);
       if (!bucket) return;
       for (const index of bucket) {
@@ -377,13 +414,22 @@ class BucketIndex {
         this.seen[index] = query;
         found(index);
       }
-    });
+    };
+    const { x0, x1, y0, y1 } = rangeOf(box);
+    if ((x1 - x0 + 1) * (y1 - y0 + 1) <= this.buckets.size) {
+      // A plain loop: queries run by the million.
+      for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) take(bucketKey(x, y));
+      return;
+    }
+    this.sortedKeys ??= [...this.buckets.keys()].sort((a, b) => a - b);
+    for (const key of this.sortedKeys) {
+      const x = Math.floor(key / 65536) - 32768;
+      const y = (key % 65536) - 32768;
+      if (x >= x0 && x <= x1 && y >= y0 && y <= y1) take(key);
+    }
   }
+}
 
-  /** Calls `visit` with the key of each bucket `box` meets (a plain loop: queries run by the million). */
-  private eachKey(box: BBox, visit: (key: number) => void): void {
-    const [x0, x1] = [Math.floor(box.minX / BUCKET), Math.floor(box.maxX / BUCKET)];
-    const [y0, y1] = [Math.floor(box.minY / BUCKET), Math.floor(box.maxY / BUCKET)];
-    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) visit((x + 32768) * 65536 + (y + 32768));
-  }
+function rangeOf(box: BBox): BucketRange {
+  return { x0: Math.floor(box.minX / BUCKET), x1: Math.floor(box.maxX / BUCKET), y0: Math.floor(box.minY / BUCKET), y1: Math.floor(box.maxY / BUCKET) };
 }

@@ -41,6 +41,13 @@ const GRID_SHARE = 0.8;
 const BLOCK_PENALTY = toIU(25);
 /** The first search looks this far from the anchor; the second, the whole page. */
 const NEAR_MM = 60;
+/**
+ * A shape is placed in steps of at least its longer side over this: a symbol keeps its grid,
+ * a free area a metre wide is tried a centimetre apart, not at every grid point.
+ */
+const SHAPE_STEPS = 100;
+/** Positions per shape a search tries at most (the step grows to keep to it): an A0 page on the 100 mil grid is 155,000. */
+const MOST_POSITIONS = 160_000;
 
 /** The grid a sheet's symbols are placed on: the coarsest most of their origins sit on. */
 export function sheetGrid(file: SchematicFile): number {
@@ -108,11 +115,15 @@ export class SheetSpace {
     return this.search(shapes, anchor, block, grow(anchor, reach), this.grid) ?? this.search(shapes, anchor, block, this.page.area, Math.max(this.grid, GRIDS[0]!));
   }
 
-  private search(shapes: Shape[], anchor: Box, block: Box | undefined, area: Box, step: number): Spot | undefined {
+  /** `grid`: the step the positions tried keep to; a large shape or area takes a multiple of it. */
+  private search(shapes: Shape[], anchor: Box, block: Box | undefined, area: Box, grid: number): Spot | undefined {
     const candidates: { at: Point; shape: Shape; score: number; gap: number; centre: number }[] = [];
     const centre = { x: (anchor.x0 + anchor.x1) / 2, y: (anchor.y0 + anchor.y1) / 2 };
-    const first = (v: number) => Math.ceil(v / step) * step;
     for (const shape of shapes) {
+      const side = Math.max(shape.body.x1 - shape.body.x0, shape.body.y1 - shape.body.y0);
+      const wanted = Math.max(side / SHAPE_STEPS, Math.sqrt(((area.x1 - area.x0) * (area.y1 - area.y0)) / MOST_POSITIONS));
+      const step = grid * Math.max(1, Math.ceil(wanted / grid - 1e-9));
+      const first = (v: number) => Math.ceil(v / step) * step;
       for (let y = first(area.y0 - shape.body.y0); y + shape.body.y1 <= area.y1; y += step) {
         for (let x = first(area.x0 - shape.body.x0); x + shape.body.x1 <= area.x1; x += step) {
           const body = translate(shape.body, { x, y });
