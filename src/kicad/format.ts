@@ -195,6 +195,10 @@ export const BOARD = {
     since: 20211229,
     what: "graphic line widths are `(stroke (width 0.12) (type solid))`; before, `(width 0.12)`",
   },
+  soldermaskBridgesFlag: {
+    since: 20211228,
+    what: "a footprint may carry `(attr … allow_soldermask_bridges)`; KiCad 6 does not know the flag",
+  },
   footprintDnp: {
     since: 20230410,
     what:

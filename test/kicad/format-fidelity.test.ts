@@ -34,6 +34,7 @@ const SCHEMATIC_TOKENS: Partial<Record<keyof typeof SCHEMATIC, RegExp[]>> = {
 };
 const BOARD_TOKENS: Partial<Record<keyof typeof BOARD, RegExp[]>> = {
   strokes: [/\(stroke\s*\(width /g],
+  soldermaskBridgesFlag: [/\(attr\b[^()]*\ballow_soldermask_bridges\b/g],
   footprintDnp: [/\(attr\b[^()]*\bdnp\b/g],
   footprintFields: [/\(property "(Reference|Value)" /g],
   v8Syntax: [/\(uuid /g, /\(sheetname /g, /\(sheetfile /g],
