@@ -48,6 +48,6 @@ export function diffLabels(result: DiffResult, base: string | undefined, head: s
 
 function renderCount(result: DiffResult): number {
   const r = result.renders!;
-  const files = [...r.sheets.flatMap((s) => [s.before, s.after, s.diff, s.png]), ...(r.board ? [r.board.before, r.board.after, r.board.diff, r.board.png] : [])];
+  const files = [...r.sheets, ...(r.board ? [r.board] : [])].flatMap((page) => [page.before, page.after, page.diff, ...page.insets.flatMap((i) => [i.svg, i.png])]);
   return files.filter(Boolean).length;
 }

@@ -1,13 +1,16 @@
 /**
  * The visual half of a diff (`copperhead diff --render DIR`): for every sheet that changed and
- * for the board, the before and after plots by kicad-cli, and one image that shows what changed
- * (see svg.ts) with boxes around the parts the semantic diff names.
+ * for the board, the before and after plots by kicad-cli; an overview that marks every change
+ * on the page; and one inset per change (inset.ts): the changed item and the 20 mm around it,
+ * before and after side by side, the changed field boxed in each, as SVG and PNG.
  *
  * Files land flat in the folder, named after kicad-cli's own plot names:
- * `usb-led-Regulator.before.svg`, `….after.svg`, `….diff.svg` with `….diff.png` beside it (the
- * same image rasterised, for viewers that do not open SVG), and `board.before.svg` … for the
- * board. Nothing else in the folder is touched. kicad-cli plots every sheet of a state in one
- * run (it cannot pick pages), into a scratch folder; only the changed sheets are kept.
+ * `usb-led-Regulator.before.svg`, `….after.svg`, the overview `….diff.svg`, and per change
+ * `usb-led-Regulator.R3.svg` with `….R3.png` beside it (for viewers that do not open SVG);
+ * `board.before.svg` … `board.R3.svg` for the board. Nothing else in the folder is touched.
+ * kicad-cli plots every sheet of a state in one run (it cannot pick pages), into a scratch
+ * folder; only the changed sheets are kept. The board is plotted when the change draws
+ * something on it (see `boardDrawn`): a value change shows on its sheet.
  *
  * The folder may hold anything already, a checked-out repo's files included: each file is
  * replaced whole (`writeFileAtomic`), never written through a symlink found at its name, so
@@ -25,9 +28,18 @@ import { IU_PER_MM, placePoint } from "../kicad/schematic/geometry.ts";
 import { libUnitBox, placeBox } from "../kicad/schematic/space.ts";
 import { symbolInstance, unitPins } from "../kicad/schematic/view.ts";
 import { child, children, childText, head, num } from "../kicad/sexpr/index.ts";
-import type { DesignDiff, SheetChange } from "./diff.ts";
+import type { BoardDiff, DesignDiff, SheetChange } from "./diff.ts";
+import { insetRegion, insetSvg, type Inset } from "./inset.ts";
 import type { DesignState } from "./state.ts";
-import { cropped, highlightSvg, withoutTimestamp, type Mark, type MarkKind, type MmBox } from "./svg.ts";
+import { cropped, overlap, overviewSvg, readFrame, textBoxes, withoutTimestamp, type Mark, type MarkKind, type MmBox } from "./svg.ts";
+
+/** One change up close: its SVG and the PNG beside it. */
+export interface InsetRender {
+  /** What changed, as the inset's title says. */
+  what: string;
+  svg: string;
+  png?: string;
+}
 
 export interface SheetRender {
   /** Human sheet path. */
@@ -36,16 +48,16 @@ export interface SheetRender {
   /** File names inside the render folder; `before` is absent for an added sheet, `after` for a removed one. */
   before?: string;
   after?: string;
+  /** The overview: the page with every change marked. */
   diff: string;
-  /** The what-changed image rasterised, beside its SVG. */
-  png?: string;
+  insets: InsetRender[];
 }
 
 export interface BoardRender {
   before?: string;
   after?: string;
   diff: string;
-  png?: string;
+  insets: InsetRender[];
 }
 
 export interface DiffRenders {
@@ -55,13 +67,16 @@ export interface DiffRenders {
   skipped: string[];
 }
 
+/** Insets per page at most; past them, the overview still marks every change. */
+const MAX_INSETS = 12;
+
 export async function renderDiff(diff: DesignDiff, before: DesignState, after: DesignState, outDir: string, cli: KicadCli): Promise<DiffRenders> {
   mkdirSync(outDir, { recursive: true });
   const out: DiffRenders = { sheets: [], skipped: [] };
   const scratch = mkdtempSync(join(tmpdir(), "copperhead-render-"));
   try {
     const sheetsNeeded = diff.sheets.length > 0;
-    const boardNeeded = diff.board !== null;
+    const boardNeeded = diff.board !== null && boardDrawn(diff.board);
     const [platesBefore, platesAfter, boardBefore, boardAfter] = await Promise.all([
       sheetsNeeded ? plotSheets(before, join(scratch, "before"), cli, out.skipped, "before") : new Map<string, string>(),
       sheetsNeeded ? plotSheets(after, join(scratch, "after"), cli, out.skipped, "after") : new Map<string, string>(),
@@ -75,13 +90,14 @@ export async function renderDiff(diff: DesignDiff, before: DesignState, after: D
       const name = basename(b ?? a!, ".svg");
       const beforeSvg = a ? withoutTimestamp(readFileSync(a, "utf8")) : undefined;
       const afterSvg = b ? withoutTimestamp(readFileSync(b, "utf8")) : undefined;
-      const entry: SheetRender = { path: sheet.path, status: sheet.status, diff: `${name}.diff.svg` };
-      if (beforeSvg) writeFileAtomic(join(outDir, (entry.before = `${name}.before.svg`)), beforeSvg);
-      if (afterSvg) writeFileAtomic(join(outDir, (entry.after = `${name}.after.svg`)), afterSvg);
-      const marks = sheetMarks(diff, before, after, sheet.path);
-      const svg = highlightSvg({ before: beforeSvg, after: afterSvg, marks, title: `${sheet.path} — what changed` });
-      writeFileAtomic(join(outDir, entry.diff), svg);
-      entry.png = await writePng(svg, outDir, `${name}.diff.png`, out.skipped);
+      const entry: SheetRender = { path: sheet.path, status: sheet.status, ...(beforeSvg ? { before: `${name}.before.svg` } : {}), ...(afterSvg ? { after: `${name}.after.svg` } : {}), diff: `${name}.diff.svg`, insets: [] };
+      if (beforeSvg) writeFileAtomic(join(outDir, entry.before!), beforeSvg);
+      if (afterSvg) writeFileAtomic(join(outDir, entry.after!), afterSvg);
+      const changes = sheetChanges(diff, before, after, sheet.path, { before: beforeSvg, after: afterSvg });
+      const plot = (afterSvg ?? beforeSvg)!;
+      writeFileAtomic(join(outDir, entry.diff), overviewSvg({ plot, marks: overviewMarks(changes), title: `${sheet.path} — what changed` }));
+      const [x, y, w, h] = readFrame(plot).viewBox;
+      entry.insets = await writeInsets(changes, { x0: x, y0: y, x1: x + w, y1: y + h }, { before: beforeSvg, after: afterSvg }, outDir, name, out.skipped);
       out.sheets.push(entry);
     }
     if (boardNeeded && (boardBefore || boardAfter)) {
@@ -89,12 +105,12 @@ export async function renderDiff(diff: DesignDiff, before: DesignState, after: D
       const read = (file: string | undefined) => (file ? cropped(withoutTimestamp(readFileSync(file, "utf8")), view) : undefined);
       const beforeSvg = read(boardBefore);
       const afterSvg = read(boardAfter);
-      const entry: BoardRender = { diff: "board.diff.svg" };
-      if (beforeSvg) writeFileAtomic(join(outDir, (entry.before = "board.before.svg")), beforeSvg);
-      if (afterSvg) writeFileAtomic(join(outDir, (entry.after = "board.after.svg")), afterSvg);
-      const svg = highlightSvg({ before: beforeSvg, after: afterSvg, marks: boardMarks(diff, before, after), view, title: "board — what changed" });
-      writeFileAtomic(join(outDir, entry.diff), svg);
-      entry.png = await writePng(svg, outDir, "board.diff.png", out.skipped);
+      const entry: BoardRender = { ...(beforeSvg ? { before: "board.before.svg" } : {}), ...(afterSvg ? { after: "board.after.svg" } : {}), diff: "board.diff.svg", insets: [] };
+      if (beforeSvg) writeFileAtomic(join(outDir, entry.before!), beforeSvg);
+      if (afterSvg) writeFileAtomic(join(outDir, entry.after!), afterSvg);
+      const changes = boardChanges(diff, before, after);
+      writeFileAtomic(join(outDir, entry.diff), overviewSvg({ plot: (afterSvg ?? beforeSvg)!, marks: overviewMarks(changes), view, title: "board — what changed" }));
+      entry.insets = await writeInsets(changes, view, { before: beforeSvg, after: afterSvg }, outDir, "board", out.skipped);
       out.board = entry;
     }
   } finally {
@@ -103,21 +119,99 @@ export async function renderDiff(diff: DesignDiff, before: DesignState, after: D
   return out;
 }
 
-/** Width of the PNG beside each what-changed SVG: enough to read a sheet's references. */
-const PNG_WIDTH = 2400;
+/**
+ * Whether a board change draws anything the board plot shows: footprints added, removed,
+ * moved or swapped, pads on other nets (a renamed net's pads are marked), copper, layers, the
+ * outline. A value, field or attribute change of a footprint draws nothing there (values sit
+ * on fabrication layers) and shows on its sheet; zones are plotted unfilled, so zone changes
+ * are in the semantic diff alone.
+ */
+function boardDrawn(board: BoardDiff): boolean {
+  return (
+    board.status !== "changed" ||
+    board.footprints.some((f) => f.status !== "changed") ||
+    board.pads.length + board.tracks.length + board.layers.length > 0 ||
+    board.nets.some((n) => n.status === "renamed") ||
+    board.outline !== null
+  );
+}
+
+/** One change on a page: what it is, where it is, and what each state's panel marks. */
+interface Change {
+  /** Short name for its files: a reference, a pin, a net. */
+  key: string;
+  title: string;
+  /** The changed item in either state, page millimetres. */
+  focus: MmBox;
+  before: Mark[];
+  after: Mark[];
+  /** Its marks on the overview. */
+  overview: Mark[];
+}
 
 /**
- * The what-changed image as a PNG too, for viewers that do not open SVG (a pull request's page,
- * a mail client); undefined, with the reason in `skipped`, when it cannot be rasterised.
+ * Pixels per millimetre of an inset's PNG (KiCad's 1.27 mm text comes out 13 px high), and the
+ * narrowest and widest PNG: rasterising in-process costs in proportion to the pixels.
  */
-async function writePng(svg: string, outDir: string, name: string, skipped: string[]): Promise<string | undefined> {
-  try {
-    writeFileAtomic(join(outDir, name), (await svgToPng(svg, { width: PNG_WIDTH })).png);
-    return name;
-  } catch (err) {
-    skipped.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
-    return undefined;
+const INSET_PX_PER_MM = 10;
+const INSET_MIN_PX = 800;
+const INSET_MAX_PX = 1200;
+
+/**
+ * Writes one inset per change (changes whose regions overlap share one), up to `MAX_INSETS`,
+ * each as SVG and PNG; a PNG that cannot be made is noted in `skipped`.
+ */
+async function writeInsets(changes: Change[], page: MmBox, plots: { before?: string; after?: string }, outDir: string, name: string, skipped: string[]): Promise<InsetRender[]> {
+  const renders: InsetRender[] = [];
+  const used = new Set<string>();
+  for (const group of groupChanges(changes, page).slice(0, MAX_INSETS)) {
+    const focus = group.map((c) => c.focus).reduce(union);
+    const inset: Inset = {
+      title: group.map((c) => c.title).join("; "),
+      region: insetRegion(focus, page),
+      ...(plots.before ? { before: { plot: plots.before, marks: group.flatMap((c) => c.before) } } : {}),
+      ...(plots.after ? { after: { plot: plots.after, marks: group.flatMap((c) => c.after) } } : {}),
+    };
+    const { svg, width } = insetSvg(inset);
+    let stem = `${name}.${fileSafe(group[0]!.key)}`;
+    for (let n = 2; used.has(stem); n++) stem = `${name}.${fileSafe(group[0]!.key)}-${n}`;
+    used.add(stem);
+    const render: InsetRender = { what: inset.title, svg: `${stem}.svg` };
+    writeFileAtomic(join(outDir, render.svg), svg);
+    try {
+      const png = await svgToPng(svg, { width: Math.round(Math.min(INSET_MAX_PX, Math.max(INSET_MIN_PX, width * INSET_PX_PER_MM))) });
+      writeFileAtomic(join(outDir, (render.png = `${stem}.png`)), png.png);
+    } catch (err) {
+      skipped.push(`${stem}.png: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    renders.push(render);
   }
+  return renders;
+}
+
+/** Changes whose insets would overlap, together, in page order (top to bottom, left to right). */
+function groupChanges(changes: Change[], page: MmBox): Change[][] {
+  const groups: Change[][] = [];
+  for (const change of [...changes].sort((a, b) => a.focus.y0 - b.focus.y0 || a.focus.x0 - b.focus.x0)) {
+    const region = insetRegion(change.focus, page);
+    const group = groups.find((g) => overlap(insetRegion(g.map((c) => c.focus).reduce(union), page), region));
+    if (group) group.push(change);
+    else groups.push([change]);
+  }
+  return groups;
+}
+
+function overviewMarks(changes: Change[]): Mark[] {
+  return changes.flatMap((c) => c.overview);
+}
+
+/** A file-name part from a reference or net name: letters, digits and `+-_.` only. */
+function fileSafe(key: string): string {
+  return key.replace(/[^A-Za-z0-9+_.-]+/g, "_").replace(/^\.+/, "_").slice(0, 60) || "change";
+}
+
+function union(a: MmBox, b: MmBox): MmBox {
+  return { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };
 }
 
 /** Sheet path → its plot in the scratch folder, matched by kicad-cli's plot order (page order). */
@@ -154,19 +248,19 @@ async function plotBoard(state: DesignState, file: string, cli: KicadCli, skippe
   }
 }
 
+/** How far from its symbol a field's text may be drawn and still be taken for it, mm. */
+const FIELD_REACH = 15;
+
 /**
- * Boxes around the parts on one sheet that the diff names, each drawn in the state that shows
- * it (a removed part where it was, everything else where it is now), and a dot on every pin
- * that moved to another net.
+ * The changes on one sheet: every part the diff names that has a unit here (in the state that
+ * shows it: a removed part where it was, everything else where it is now, a moved one in both)
+ * and every pin here that moved to another net. A changed field is boxed where each plot draws
+ * its old and its new text; a field drawn nowhere (hidden) boxes the symbol instead.
  */
-function sheetMarks(diff: DesignDiff, before: DesignState, after: DesignState, sheet: string): Mark[] {
-  const marks: Mark[] = [];
-  const kinds = new Map<string, { kind: MarkKind; label: string }>();
-  for (const c of diff.components) {
-    const kind: MarkKind = c.status === "added" ? "added" : c.status === "removed" ? "removed" : c.status === "moved" ? "moved" : "changed";
-    const what = c.status === "changed" ? `: ${c.changes.map((f) => f.field).join(", ")}` : c.status === "moved" ? " moved" : c.status === "added" ? " added" : " removed";
-    kinds.set(c.ref, { kind, label: `${c.ref}${what}` });
-  }
+function sheetChanges(diff: DesignDiff, before: DesignState, after: DesignState, sheet: string, plots: { before?: string; after?: string }): Change[] {
+  const parts = new Map(diff.components.map((c) => [c.ref, c]));
+  const placed = new Map<string, { before: MmBox[]; after: MmBox[] }>();
+  const changes: Change[] = [];
   const movedPins = new Map(diff.pins.map((p) => [p.member, p]));
   for (const [state, which] of [
     [before, "before"],
@@ -176,66 +270,142 @@ function sheetMarks(diff: DesignDiff, before: DesignState, after: DesignState, s
       if (instance.humanPath !== sheet) continue;
       for (const symbol of instance.file.symbols) {
         const { reference, unit } = symbolInstance(symbol, instance.path, state.schematic!.projectName);
-        const mark = kinds.get(reference);
-        if (mark && (mark.kind === "removed") === (which === "before")) {
+        if (parts.has(reference)) {
           const lib = symbol.lib ? libUnitBox(symbol.lib.node, unit, symbol.bodyStyle) : undefined;
           const box = lib ? placeBox(lib, symbol.placement) : { x0: symbol.placement.at.x, y0: symbol.placement.at.y, x1: symbol.placement.at.x, y1: symbol.placement.at.y };
-          marks.push({ kind: mark.kind, label: mark.label, box: toMm(box) });
+          const boxes = placed.get(reference) ?? { before: [], after: [] };
+          boxes[which].push(toMm(box));
+          placed.set(reference, boxes);
         }
         if (which !== "after") continue;
         for (const pin of unitPins(symbol, unit)) {
           const move = movedPins.get(`${reference}.${pin.number}`);
           if (!move) continue;
           const at = placePoint(pin.at, symbol.placement);
-          marks.push({ kind: "changed", label: `${move.member}: ${move.before} → ${move.after}`, box: toMm({ x0: at.x, y0: at.y, x1: at.x, y1: at.y }) });
+          const box = toMm({ x0: at.x, y0: at.y, x1: at.x, y1: at.y });
+          const title = `${move.member}: ${move.before} → ${move.after}`;
+          changes.push({ key: move.member, title, focus: box, before: [{ kind: "changed", label: "", box }], after: [{ kind: "changed", label: "", box }], overview: [{ kind: "changed", label: title, box }] });
         }
       }
     }
   }
-  return marks;
+  for (const [ref, boxes] of placed) {
+    const part = parts.get(ref)!;
+    const status = part.status;
+    const shown = status === "removed" ? boxes.before : boxes.after;
+    if (shown.length === 0) continue;
+    const kind: MarkKind = status === "added" ? "added" : status === "removed" ? "removed" : status === "moved" ? "moved" : "changed";
+    const beforeMarks: Mark[] = [];
+    const afterMarks: Mark[] = [];
+    if (status === "removed") beforeMarks.push(...boxes.before.map((box) => ({ kind, label: "", box })));
+    else if (status === "added") afterMarks.push(...boxes.after.map((box) => ({ kind, label: "", box })));
+    else {
+      let boxed = false;
+      for (const f of part.changes) {
+        if (f.before === null || f.after === null) continue;
+        const old = plots.before ? nearest(textBoxes(plots.before, f.before), boxes.before) : undefined;
+        const now = plots.after ? nearest(textBoxes(plots.after, f.after), boxes.after) : undefined;
+        if (old) beforeMarks.push({ kind: "removed", label: "", box: old });
+        if (now) afterMarks.push({ kind: "added", label: "", box: now });
+        boxed ||= Boolean(old || now);
+      }
+      // A move, or a change no field draws (an attribute, a hidden field): the symbol itself.
+      if (status === "moved" || part.moves.length > 0 || !boxed) {
+        beforeMarks.push(...boxes.before.map((box) => ({ kind, label: "", box })));
+        afterMarks.push(...boxes.after.map((box) => ({ kind, label: "", box })));
+      }
+    }
+    const focus = [...boxes.before, ...boxes.after, ...beforeMarks.map((m) => m.box), ...afterMarks.map((m) => m.box)].reduce(union);
+    changes.push({ key: ref, title: partTitle(part), focus, before: beforeMarks, after: afterMarks, overview: [{ kind, label: ref, box: shown.reduce(union) }] });
+  }
+  return changes;
+}
+
+/** `R3 Value 100k → 4k7`, `R4 added (10k)`, `D1 moved`. */
+function partTitle(part: DesignDiff["components"][number]): string {
+  if (part.status === "added") return `${part.ref} added${part.value ? ` (${part.value})` : ""}`;
+  if (part.status === "removed") return `${part.ref} removed`;
+  if (part.status === "moved") return `${part.ref} moved`;
+  const show = (v: string | null) => (v === null ? "(none)" : v === "" ? '""' : v);
+  const fields = part.changes.map((f) => `${f.field} ${show(f.before)} → ${show(f.after)}`);
+  return `${part.ref} ${[...fields, ...(part.moves.length ? ["moved"] : [])].join(", ")}`;
+}
+
+/** Of `boxes`, the one nearest to any of `near`, if it is within `FIELD_REACH`. */
+function nearest(boxes: MmBox[], near: MmBox[]): MmBox | undefined {
+  let best: { box: MmBox; d: number } | undefined;
+  for (const box of boxes) {
+    for (const n of near) {
+      const d = Math.hypot(Math.max(0, n.x0 - box.x1, box.x0 - n.x1), Math.max(0, n.y0 - box.y1, box.y0 - n.y1));
+      if (d <= FIELD_REACH && (!best || d < best.d)) best = { box, d };
+    }
+  }
+  return best?.box;
 }
 
 function toMm(box: { x0: number; y0: number; x1: number; y1: number }): MmBox {
   return { x0: box.x0 / IU_PER_MM, y0: box.y0 / IU_PER_MM, x1: box.x1 / IU_PER_MM, y1: box.y1 / IU_PER_MM };
 }
 
-/** Boxes around the footprints the diff names, in the state that shows them. */
-function boardMarks(diff: DesignDiff, before: DesignState, after: DesignState): Mark[] {
-  const marks: Mark[] = [];
+/**
+ * The changes on the board: each footprint added, removed, moved or swapped (where it was and
+ * where it is), and the pads whose net changed, one change per footprint; a renamed net (which
+ * changes no copper) on the pads of the first footprint that carries it.
+ */
+function boardChanges(diff: DesignDiff, before: DesignState, after: DesignState): Change[] {
+  const changes: Change[] = [];
   for (const change of diff.board?.footprints ?? []) {
-    const state = change.status === "removed" ? before : after;
-    const fp = state.board?.footprint(change.ref);
-    if (!fp) continue;
+    if (change.status === "changed") continue;
+    const was = change.status === "added" ? undefined : before.board?.footprint(change.ref);
+    const is = change.status === "removed" ? undefined : after.board?.footprint(change.ref);
+    if (!was && !is) continue;
     const kind: MarkKind = change.status === "added" || change.status === "removed" ? change.status : change.status === "moved" ? "moved" : "changed";
-    const label = change.status === "swapped" ? `${change.ref}: ${change.swappedFrom} → ${change.libId}` : `${change.ref} ${change.status}`;
-    marks.push({ kind, label, box: footprintBox(fp) });
+    const title = change.status === "swapped" ? `${change.ref}: ${change.swappedFrom} → ${change.libId}` : `${change.ref} ${change.status}`;
+    const beforeMarks: Mark[] = was ? [{ kind, label: "", box: footprintBox(was) }] : [];
+    const afterMarks: Mark[] = is ? [{ kind, label: "", box: footprintBox(is) }] : [];
+    const focus = [...beforeMarks, ...afterMarks].map((m) => m.box).reduce(union);
+    changes.push({ key: change.ref, title, focus, before: beforeMarks, after: afterMarks, overview: [{ kind, label: title, box: (afterMarks[0] ?? beforeMarks[0])!.box }] });
   }
-  return [...marks, ...padMarks(diff, after)];
+  return [...changes, ...padChanges(diff, after)];
 }
 
 /**
- * A box on every pad whose net changed: pads moved to another net, and the pads of a renamed
- * net (a rename changes no copper, so without these it would show nothing). One label per net
- * change, on its first pad; the other pads are boxes alone.
+ * Pads on another net, one change per footprint. A renamed net changes no copper: its inset
+ * shows the pads of the first footprint that carries it, and the overview boxes every pad on
+ * it, labelled once.
  */
-function padMarks(diff: DesignDiff, after: DesignState): Mark[] {
+function padChanges(diff: DesignDiff, after: DesignState): Change[] {
   const board = after.board;
   if (!board || !diff.board) return [];
-  const changes = new Map<string, string>();
-  for (const move of diff.board.pads) changes.set(move.member, `${move.member}: ${move.before} → ${move.after}`);
+  const moves = new Map(diff.board.pads.map((m) => [m.member, `${m.member}: ${m.before} → ${m.after}`]));
   const renamed = new Map(diff.board.nets.filter((n) => n.status === "renamed").map((n) => [n.name, `${n.before} → ${n.name}`]));
-  const marks: Mark[] = [];
-  const labelled = new Set<string>();
+  const changes: Change[] = [];
+  /** The change that shows each renamed net, by its title. */
+  const renames = new Map<string, Change>();
   for (const fp of board.footprints()) {
+    const titles = new Set<string>();
+    const boxes: MmBox[] = [];
     for (const pad of fp.pads) {
-      const label = changes.get(`${fp.ref}.${pad.number}`) ?? (pad.net ? renamed.get(pad.net.name) : undefined);
-      if (!label) continue;
+      const move = moves.get(`${fp.ref}.${pad.number}`);
+      const rename = pad.net ? renamed.get(pad.net.name) : undefined;
       const box = padBox(fp, pad.node);
-      marks.push({ kind: "changed", label: labelled.has(label) ? "" : label, box });
-      labelled.add(label);
+      if (!move && rename && renames.has(rename)) {
+        renames.get(rename)!.overview.push({ kind: "changed", label: "", box });
+        continue;
+      }
+      if (!move && !rename) continue;
+      titles.add((move ?? rename)!);
+      boxes.push(box);
     }
+    if (boxes.length === 0) continue;
+    const marks: Mark[] = boxes.map((box) => ({ kind: "changed", label: "", box }));
+    const title = [...titles].join(", ");
+    const change: Change = { key: `${fp.ref}-pads`, title, focus: boxes.reduce(union), before: marks, after: marks, overview: marks.map((m, i) => ({ ...m, label: i === 0 ? title : "" })) };
+    const renameTitles = new Set(renamed.values());
+    for (const t of titles) if (renameTitles.has(t)) renames.set(t, change);
+    changes.push(change);
   }
-  return marks;
+  return changes;
 }
 
 /** One pad's box in board millimetres. */

@@ -1,14 +1,12 @@
 /**
- * SVG plumbing for the visual diff: reading the frame of a kicad-cli plot, and composing the
- * "what changed" image from a before and an after plot of the same page.
+ * SVG plumbing for the visual diff: reading the frame of a kicad-cli plot, finding what it
+ * draws where, cutting a region out of it, and composing the overview of a changed page.
  *
- * The composition is the classic overlay: each plot is turned into ink of one colour (the
- * before state red, the after state green) and the two are multiplied onto white, so what both
- * states draw comes out dark, what only the before state draws (removed) stays red, and what
- * only the after state draws (added) stays green. kicad-cli plots in millimetres with the page
- * origin at the top left (sheets) or the board origin (boards), which is also how the files
- * store coordinates, so marks computed from the model (boxes around changed parts) land on
- * the drawing without any transform.
+ * kicad-cli plots in millimetres with the page origin at the top left (sheets) or the board
+ * origin (boards), which is also how the files store coordinates, so marks computed from the
+ * model (boxes around changed parts) land on the drawing without any transform. It draws all
+ * text as strokes, each string in a `<g class="stroked-text"><desc>text</desc>…</g>` group, so
+ * the place where a field's value is drawn can be read off the plot itself.
  */
 
 export interface Frame {
@@ -87,39 +85,27 @@ function namespaces(svg: string | undefined): Map<string, string> {
 }
 
 /**
- * The overlay of `before` and `after` (either may be absent: an added or removed page), with
- * `marks` drawn on top and a legend, showing `view` (default: the after page).
+ * The overview of a changed page: the plot of one state (the after state, or the before state
+ * of a removed page) with `marks` drawn on top and a legend, showing `view` (default: the page).
+ * It locates the changes; the insets (inset.ts) show each one before and after, side by side,
+ * so old and new text are never drawn over each other.
  */
-export function highlightSvg(options: { before?: string; after?: string; marks: Mark[]; view?: MmBox; title: string }): string {
-  const frame = readFrame(options.after ?? options.before ?? "");
+export function overviewSvg(options: { plot: string; marks: Mark[]; view?: MmBox; title: string }): string {
+  const frame = readFrame(options.plot);
   const [vx, vy, vw, vh] = options.view
     ? [options.view.x0, options.view.y0, options.view.x1 - options.view.x0, options.view.y1 - options.view.y0]
     : frame.viewBox;
   const unit = Math.max(vw, vh) / 300;
-  const layer = (svg: string | undefined, filter: string) => {
-    if (!svg) return "";
-    const f = readFrame(svg);
-    const [x, y, w, h] = f.viewBox;
-    return `<g filter="url(#${filter})" style="mix-blend-mode:multiply"><svg x="${fmt(x)}" y="${fmt(y)}" width="${fmt(w)}" height="${fmt(h)}" viewBox="${f.viewBox.map(fmt).join(" ")}">${body(svg)}</svg></g>`;
-  };
-  const declared = new Map([...namespaces(options.before), ...namespaces(options.after)]);
-  declared.delete("svg");
-  const xmlns = [...declared].map(([prefix, uri]) => ` xmlns:${prefix}="${escapeXml(uri)}"`).join("");
-  const marks = markSvgs(options.marks, unit).join("\n");
-  const legend = legendSvg(legendSpot([options.before, options.after], options.marks, [vx, vy, vw, vh], unit), unit);
+  const occupied = new Occupancy();
+  for (const box of drawnBoxes(options.plot)) occupied.add(box);
+  const marks = markSvgs(options.marks, unit, occupied).join("\n");
+  const legend = legendSvg(legendSpot(occupied, options.marks, [vx, vy, vw, vh], unit), unit);
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<svg xmlns="http://www.w3.org/2000/svg"${xmlns} version="1.1" width="${fmt(vw)}mm" height="${fmt(vh)}mm" viewBox="${fmt(vx)} ${fmt(vy)} ${fmt(vw)} ${fmt(vh)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg"${xmlnsOf([options.plot])} version="1.1" width="${fmt(vw)}mm" height="${fmt(vh)}mm" viewBox="${fmt(vx)} ${fmt(vy)} ${fmt(vw)} ${fmt(vh)}">`,
     `<title>${escapeXml(options.title)}</title>`,
-    `<defs>`,
-    inkFilter("before-ink", MARK_COLOURS.removed),
-    inkFilter("after-ink", MARK_COLOURS.added),
-    `</defs>`,
     `<rect x="${fmt(vx)}" y="${fmt(vy)}" width="${fmt(vw)}" height="${fmt(vh)}" fill="#ffffff"/>`,
-    `<g style="isolation:isolate">`,
-    layer(options.before, "before-ink"),
-    layer(options.after, "after-ink"),
-    `</g>`,
+    nestedPlot(options.plot),
     marks,
     legend,
     `</svg>`,
@@ -127,32 +113,40 @@ export function highlightSvg(options: { before?: string; after?: string; marks: 
   ].join("\n");
 }
 
+/** The namespace declarations composed files need for the plots they carry, as attributes. */
+export function xmlnsOf(plots: (string | undefined)[]): string {
+  const declared = new Map(plots.flatMap((plot) => [...namespaces(plot)]));
+  declared.delete("svg");
+  return [...declared].map(([prefix, uri]) => ` xmlns:${prefix}="${escapeXml(uri)}"`).join("");
+}
+
 /**
- * Any colour → `colour` with an opacity of its darkness (alpha minus luminance): black ink stays
- * opaque, white paper vanishes, and KiCad's coloured wires and text keep most of their weight.
+ * A plot as a nested `<svg>` in its own page coordinates, optionally showing `box` only at
+ * `place`; `extra` (marks) is drawn over it in the same coordinates.
  */
-function inkFilter(id: string, colour: string): string {
-  const [r, g, b] = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16) / 255);
-  return [
-    `<filter id="${id}" color-interpolation-filters="sRGB" x="0" y="0" width="1" height="1">`,
-    `<feColorMatrix type="matrix" values="0 0 0 0 ${fmt(r!)}  0 0 0 0 ${fmt(g!)}  0 0 0 0 ${fmt(b!)}  -0.2126 -0.7152 -0.0722 1 0"/>`,
-    `</filter>`,
-  ].join("");
+export function nestedPlot(plot: string, place?: { x: number; y: number; width: number; height: number; box: MmBox }, extra = ""): string {
+  const frame = readFrame(plot);
+  const [x, y, w, h] = frame.viewBox;
+  const viewBox = place ? [place.box.x0, place.box.y0, place.box.x1 - place.box.x0, place.box.y1 - place.box.y0] : frame.viewBox;
+  const at = place ? [place.x, place.y, place.width, place.height] : [x, y, w, h];
+  return `<svg x="${fmt(at[0]!)}" y="${fmt(at[1]!)}" width="${fmt(at[2]!)}" height="${fmt(at[3]!)}" viewBox="${viewBox.map(fmt).join(" ")}" overflow="hidden">${body(plot)}${extra}</svg>`;
 }
 
 /** Advance of one character of the labels' sans-serif font, as a share of its size (generous). */
 const LABEL_ADVANCE = 0.62;
 
 /**
- * The marks, each a box with its label above it (or below, or further up, when that spot is
- * taken): labels of parts close together are laid out one by one, each clear of the ones
- * before it, so they never stack into an unreadable block. A mark with an empty label (a pad
- * of a renamed net past the first) is a box alone.
+ * The marks, each a box with its label above it (or below, or further up or down, when that
+ * spot is taken): a label goes where it covers neither the drawing (`occupied`: a net label,
+ * a value) nor a label placed before it, and where no spot is clear of the drawing, where it
+ * is at least clear of the other labels, so labels of parts close together never stack into
+ * an unreadable block. Each label placed is added to `occupied`. A mark with an empty label (a
+ * pad of a renamed net past the first) is a box alone.
  */
-function markSvgs(marks: Mark[], unit: number): string[] {
+function markSvgs(marks: Mark[], unit: number, occupied: Occupancy): string[] {
   const size = unit * 3;
   const pad = unit * 1.5;
-  const taken: MmBox[] = [];
+  const labels = new Occupancy();
   return marks.map((mark) => {
     const { x0, y0, x1, y1 } = mark.box;
     const colour = MARK_COLOURS[mark.kind];
@@ -164,16 +158,19 @@ function markSvgs(marks: Mark[], unit: number): string[] {
     const above = y - unit * 0.8;
     const below = y1 + pad + size;
     const step = size * 1.2;
-    const baselines = [above, below, ...Array.from({ length: 12 }, (_, i) => above - (i + 1) * step), ...Array.from({ length: 12 }, (_, i) => below + (i + 1) * step)];
+    const baselines = [above, below, ...Array.from({ length: 12 }, (_, i) => [above - (i + 1) * step, below + (i + 1) * step]).flat()];
     const boxAt = (baseline: number): MmBox => ({ x0: x, y0: baseline - size, x1: x + width, y1: baseline + size * 0.25 });
-    const baseline = baselines.find((b) => !taken.some((t) => overlap(t, boxAt(b)))) ?? above;
-    taken.push(boxAt(baseline));
+    const baseline =
+      baselines.find((b) => labels.clear(boxAt(b)) && occupied.clear(boxAt(b))) ?? baselines.find((b) => labels.clear(boxAt(b))) ?? above;
+    labels.add(boxAt(baseline));
+    occupied.add(boxAt(baseline));
     const leader = baseline !== above && baseline !== below ? `<line x1="${fmt(x)}" y1="${fmt(baseline < y ? baseline : baseline - size)}" x2="${fmt(x)}" y2="${fmt(baseline < y ? y : y1 + pad)}" stroke="${colour}" stroke-width="${fmt(unit * 0.2)}"/>` : "";
     return `<g>${rect}${leader}<text x="${fmt(x)}" y="${fmt(baseline)}" font-family="sans-serif" font-size="${fmt(size)}" fill="${colour}" stroke="#ffffff" stroke-width="${fmt(unit * 0.5)}" paint-order="stroke">${escapeXml(mark.label)}</text></g>`;
   });
 }
 
-function overlap(a: MmBox, b: MmBox): boolean {
+/** Whether two boxes share some area. */
+export function overlap(a: MmBox, b: MmBox): boolean {
   return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 }
 
@@ -184,8 +181,8 @@ function legendSize(unit: number): { width: number; height: number } {
 }
 
 const LEGEND: [MarkKind, string][] = [
-  ["removed", "removed (before only)"],
-  ["added", "added (after only)"],
+  ["removed", "removed"],
+  ["added", "added"],
   ["changed", "changed"],
   ["moved", "moved"],
 ];
@@ -208,33 +205,46 @@ function legendSvg(at: { x: number; y: number }, unit: number): string {
 /** Side of the cells drawn boxes are bucketed by, mm. */
 const CELL = 10;
 
+/** Boxes of what is drawn on a page, bucketed in square cells so "is this spot clear" is quick. */
+class Occupancy {
+  private readonly cells = new Map<string, MmBox[]>();
+
+  add(box: MmBox): void {
+    for (const key of cellsOf(box)) {
+      const list = this.cells.get(key);
+      if (list) list.push(box);
+      else this.cells.set(key, [box]);
+    }
+  }
+
+  clear(box: MmBox): boolean {
+    for (const key of cellsOf(box)) if ((this.cells.get(key) ?? []).some((b) => overlap(b, box))) return false;
+    return true;
+  }
+}
+
+function cellsOf(box: MmBox): string[] {
+  const keys: string[] = [];
+  for (let i = Math.floor(box.x0 / CELL); i <= Math.floor(box.x1 / CELL); i++) {
+    for (let j = Math.floor(box.y0 / CELL); j <= Math.floor(box.y1 / CELL); j++) keys.push(`${i},${j}`);
+  }
+  return keys;
+}
+
 /**
- * Where the legend goes: the first spot of the view, row by row from the top left, where
- * neither plot draws anything (frame, title block, symbols, wires, text) and no mark sits, so
+ * Where the legend goes: the first spot of the view, row by row from the top left, where the
+ * plot draws nothing (frame, title block, symbols, wires, text) and no mark or label sits, so
  * it never covers the sheet's own text; the view's top-left corner when the page is full.
  */
-function legendSpot(plots: (string | undefined)[], marks: Mark[], view: [number, number, number, number], unit: number): { x: number; y: number } {
+function legendSpot(occupied: Occupancy, marks: Mark[], view: [number, number, number, number], unit: number): { x: number; y: number } {
   const [vx, vy, vw, vh] = view;
   const { width, height } = legendSize(unit);
-  const cells = new Map<string, MmBox[]>();
-  const add = (box: MmBox) => {
-    for (let i = Math.floor(box.x0 / CELL); i <= Math.floor(box.x1 / CELL); i++) {
-      for (let j = Math.floor(box.y0 / CELL); j <= Math.floor(box.y1 / CELL); j++) cells.set(`${i},${j}`, [...(cells.get(`${i},${j}`) ?? []), box]);
-    }
-  };
-  for (const plot of plots) if (plot) for (const box of drawnBoxes(plot)) add(box);
-  for (const mark of marks) add({ x0: mark.box.x0 - unit * 6, y0: mark.box.y0 - unit * 6, x1: mark.box.x1 + unit * 6, y1: mark.box.y1 + unit * 2 });
-  const clear = (box: MmBox) => {
-    for (let i = Math.floor(box.x0 / CELL); i <= Math.floor(box.x1 / CELL); i++) {
-      for (let j = Math.floor(box.y0 / CELL); j <= Math.floor(box.y1 / CELL); j++) if ((cells.get(`${i},${j}`) ?? []).some((b) => overlap(b, box))) return false;
-    }
-    return true;
-  };
+  for (const mark of marks) occupied.add({ x0: mark.box.x0 - unit * 2, y0: mark.box.y0 - unit * 2, x1: mark.box.x1 + unit * 2, y1: mark.box.y1 + unit * 2 });
   const step = unit * 2;
   const margin = unit * 1.5;
   for (let y = vy + margin; y + height <= vy + vh - margin; y += step) {
     for (let x = vx + margin; x + width <= vx + vw - margin; x += step) {
-      if (clear({ x0: x - margin, y0: y - margin, x1: x + width + margin, y1: y + height + margin })) return { x, y };
+      if (occupied.clear({ x0: x - margin, y0: y - margin, x1: x + width + margin, y1: y + height + margin })) return { x, y };
     }
   }
   return { x: vx + margin, y: vy + margin };
@@ -266,6 +276,70 @@ function drawnBoxes(svg: string): MmBox[] {
   return boxes;
 }
 
+/** The box of a set of points; undefined for none. */
+function boxOf(points: [number, number][]): MmBox | undefined {
+  if (points.length === 0) return undefined;
+  const xs = points.map((p) => p[0]);
+  const ys = points.map((p) => p[1]);
+  return { x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) };
+}
+
+/**
+ * Where a plot draws `text` (a field's value, a reference): the box of each stroked-text group
+ * whose string is `text`, as kicad-cli writes one group per string it draws.
+ */
+export function textBoxes(svg: string, text: string): MmBox[] {
+  const boxes: MmBox[] = [];
+  for (const m of svg.matchAll(/<g class="stroked-text"><desc>([^<]*)<\/desc>([\s\S]*?)<\/g>/g)) {
+    if (unescapeXml(m[1]!) !== text) continue;
+    const box = boxOf([...m[2]!.matchAll(/\bd="([^"]*)"/g)].flatMap((d) => pathPoints(d[1]!)));
+    if (box) boxes.push(box);
+  }
+  return boxes;
+}
+
+/** Stroke widths and text strokes reach this far past the points they are drawn through, mm. */
+const CLIP_SLACK = 2;
+
+/**
+ * The plot with only what it draws in or near `box`: paths, circles and rects wholly outside
+ * it are left out, and so are the invisible copies of text kicad-cli adds for searching. A
+ * region rasterises in a fraction of the time and memory of the whole page it comes from
+ * (a busy sheet draws tens of thousands of paths); what shows in the region is unchanged.
+ */
+export function clipped(svg: string, box: MmBox): string {
+  const near: MmBox = { x0: box.x0 - CLIP_SLACK, y0: box.y0 - CLIP_SLACK, x1: box.x1 + CLIP_SLACK, y1: box.y1 + CLIP_SLACK };
+  const keep = (b: MmBox | undefined) => b === undefined || touches(b, near);
+  let out = svg
+    .replace(/<path\b[^>]*?\bd="([^"]*)"[^>]*?\/>/g, (element, d: string) => (keep(boxOf(pathPoints(d))) ? element : ""))
+    .replace(/<circle\b[^>]*\/>/g, (element) => {
+      const [cx, cy, r] = ["cx", "cy", "r"].map((name) => attribute(element, name));
+      return cx === undefined || cy === undefined || r === undefined || keep({ x0: cx - r, y0: cy - r, x1: cx + r, y1: cy + r }) ? element : "";
+    })
+    .replace(/<rect\b[^>]*\/>/g, (element) => {
+      const [x, y, w, h] = ["x", "y", "width", "height"].map((name) => attribute(element, name));
+      return x === undefined || y === undefined || w === undefined || h === undefined || keep({ x0: x, y0: y, x1: x + w, y1: y + h }) ? element : "";
+    })
+    .replace(/<text\b[^>]*\bopacity="0"[^>]*>[^<]*<\/text>/g, "");
+  // Groups left with nothing in them, innermost first.
+  for (let before = ""; before !== out; ) {
+    before = out;
+    out = out.replace(/<g\b[^>]*>\s*(?:<desc>[^<]*<\/desc>\s*)?<\/g>/g, "");
+  }
+  return out;
+}
+
+/** Whether `a` and `b` overlap or touch (a horizontal or vertical line has an empty box). */
+function touches(a: MmBox, b: MmBox): boolean {
+  return a.x0 <= b.x1 && b.x0 <= a.x1 && a.y0 <= b.y1 && b.y0 <= a.y1;
+}
+
+/** A numeric attribute of an element. */
+function attribute(element: string, name: string): number | undefined {
+  const m = new RegExp(`\\s${name}="(-?[\\d.]+(?:e-?\\d+)?)"`).exec(element);
+  return m ? Number(m[1]) : undefined;
+}
+
 /** The vertices of an SVG path's absolute commands as kicad-cli writes them (M, L, A, Z; numbers after M/L go on as lines). */
 function pathPoints(d: string): [number, number][] {
   const points: [number, number][] = [];
@@ -286,10 +360,14 @@ function pathPoints(d: string): [number, number][] {
   return points;
 }
 
-function fmt(n: number): string {
+export function fmt(n: number): string {
   return String(Math.round(n * 10_000) / 10_000);
 }
 
-function escapeXml(text: string): string {
+function unescapeXml(text: string): string {
+  return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+}
+
+export function escapeXml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }

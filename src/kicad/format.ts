@@ -185,6 +185,51 @@ export function symbolLibraryVersion(version: number): number {
 }
 
 /**
+ * Board files (`.kicad_pcb`), by pcbnew's `SEXPR_BOARD_FILE_VERSION` history: the changes to
+ * what board sync, placement and routing write. The release dialects below bundle most of them;
+ * a change that a writer must check on its own (it has no older spelling, so older boards go
+ * without it) is asked with `has(board.version, BOARD.…)`.
+ */
+export const BOARD = {
+  strokes: {
+    since: 20211229,
+    what: "graphic line widths are `(stroke (width 0.12) (type solid))`; before, `(width 0.12)`",
+  },
+  soldermaskBridgesFlag: {
+    since: 20211228,
+    what: "a footprint may carry `(attr … allow_soldermask_bridges)`; KiCad 6 does not know the flag",
+  },
+  footprintDnp: {
+    since: 20230410,
+    what:
+      "a footprint carries the symbol's \"Do not populate\" as `(attr … dnp)`; before (KiCad 7), a board has no DNP at all: " +
+      "it lives in the schematic only, and KiCad 7 cannot open a board holding the flag",
+  },
+  footprintFields: {
+    since: 20230620,
+    what: "a footprint's Reference and Value are `(property \"Reference\" \"R1\" (at …) …)`; before, `(fp_text reference \"R1\" …)`",
+  },
+  v8Syntax: {
+    since: 20231014,
+    what:
+      "KiCad 8's writer: item ids are `(uuid \"…\")`, every string quoted, a footprint's sheet is `(sheetname …)` and " +
+      "`(sheetfile …)`; before, `(tstamp …)` with bare ids and `(property \"Sheetname\" …)`",
+  },
+  booleans: {
+    since: 20231212,
+    what: "yes/no flags are lists, `(locked yes)`, `(hide yes)`; before, bare atoms `locked`, `hide`",
+  },
+  embeddedFiles: {
+    since: 20240706,
+    what: "the board and each footprint may end with `(embedded_fonts no)` and `(embedded_files …)`",
+  },
+  netNames: {
+    since: 20251028,
+    what: "pads, tracks, vias and zones name their net, `(net \"GND\")`, and the board has no net table; before, `(net 3 \"GND\")` and a numbered table",
+  },
+} as const satisfies Record<string, FormatChange>;
+
+/**
  * Board files (`.kicad_pcb`) and footprints (`.kicad_mod`), as one dialect per release: what
  * board sync writes so that an edit keeps a board in its own format. A board from a
  * development build is written in the dialect of the release it leads up to. The facts were

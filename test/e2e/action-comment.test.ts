@@ -158,7 +158,7 @@ describe("action.yml comment: true", () => {
       "Comment on the pull request: 0",
       "copperhead check: 0",
     ]);
-    expect(uploads.at(-1)).toMatchObject({ name: "copperhead-renders", "if-no-files-found": "ignore", files: "diff.md,usb-led.after.svg,usb-led.before.svg,usb-led.diff.png,usb-led.diff.svg" });
+    expect(uploads.at(-1)).toMatchObject({ name: "copperhead-renders", "if-no-files-found": "ignore", files: "diff.md,usb-led.R3.png,usb-led.R3.svg,usb-led.after.svg,usb-led.before.svg,usb-led.diff.svg" });
     expect(steps[4]!.stdout).toContain("posted comment https://github.com/octo/board/pull/7#issuecomment-100");
 
     const ours = github.comments.filter((c) => c.body.startsWith(MARKER));

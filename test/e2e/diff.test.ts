@@ -58,15 +58,15 @@ describe("copperhead diff", () => {
     expect(md.stdout).toContain("- *added* `R4` `10k` (Device:R, Resistor_SMD:R_0603_1608Metric) on `/` — 1: `/LED_A`, 2: `GND`\n");
   });
 
-  test("--render writes the plots; stdout still carries only the result", async () => {
+  test("--render writes the plots, the overview and an inset per change; stdout still carries only the result", async () => {
     const repo = await editedRepo();
     const out = join(await makeTempDir(), "renders");
     const r = await diff(["--repo", repo, "--json", "--render", out]);
     expect(r.exitCode).toBe(0);
     const result = JSON.parse(r.stdout);
     expect(result.renders.sheets.map((s: { path: string }) => s.path)).toEqual(["/"]);
-    expect(readdirSync(out).sort()).toEqual(["usb-led.after.svg", "usb-led.before.svg", "usb-led.diff.png", "usb-led.diff.svg"]);
-    expect(r.stderr).toContain(`renders: 4 file(s) in ${out}`);
+    expect(readdirSync(out).sort()).toEqual(["usb-led.R1.png", "usb-led.R1.svg", "usb-led.R4.png", "usb-led.R4.svg", "usb-led.after.svg", "usb-led.before.svg", "usb-led.diff.svg"]);
+    expect(r.stderr).toContain(`renders: 7 file(s) in ${out}`);
   }, 60_000);
 
   test("an unknown ref: exit 3, the fix on stderr, a typed error with --json", async () => {

@@ -10,7 +10,10 @@ import { Board } from "../../src/kicad/board/view.ts";
 import { applyBoardSync, BOARD_SYNC_SCHEMA, footprintId, type BoardSyncPlan } from "../../src/kicad/board/sync/sync.ts";
 import { runDrc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
-import { printSexpr } from "../../src/kicad/sexpr/index.ts";
+import { child, parseSexpr, printSexpr } from "../../src/kicad/sexpr/index.ts";
+import { boardDialect, RELEASES } from "../../src/kicad/format.ts";
+import { footprintInDialect } from "../../src/kicad/board/footprint/dialect.ts";
+import { instantiateFootprint } from "../../src/kicad/board/footprint/instance.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 
@@ -127,4 +130,24 @@ describe("a footprint added to an older board is written in that board's dialect
       120_000,
     );
   }
+});
+
+describe("(attr …) flags a board's format does not have are left out of a footprint added to it", () => {
+  /** A KiCad library footprint whose `(attr …)` carries the given flags. */
+  const library = (flags: string) =>
+    parseSexpr(readFileSync("/usr/share/kicad/footprints/Resistor_SMD.pretty/R_0603_1608Metric.kicad_mod", "utf8").replace(/\(attr [^)]*\)/, `(attr ${flags})`)).root;
+  const attrOf = (version: number, flags: string) => {
+    const node = instantiateFootprint(library(flags), { libId: "Resistor_SMD:R_0603_1608Metric", uuidSeed: "attr", at: { x: 0, y: 0, rotation: 0 }, side: "front", reference: "R1", value: "1k", fields: [], flags: [] });
+    footprintInDialect(node, boardDialect(version));
+    const attr = child(node, "attr");
+    return attr ? printSexpr(attr).trim().replace(/\s+/g, " ") : "(none)";
+  };
+
+  test.each([
+    [RELEASES.board[0]!.version, "smd allow_soldermask_bridges", "(attr smd)"],
+    [RELEASES.board[1]!.version, "smd allow_soldermask_bridges", "(attr smd allow_soldermask_bridges)"],
+    [RELEASES.board[0]!.version, "allow_soldermask_bridges", "(none)"],
+  ])("board %d, library (attr %s): %s", (version, flags, expected) => {
+    expect(attrOf(version, flags)).toBe(expected);
+  });
 });

@@ -39,6 +39,14 @@ export class BoardEdit {
     setAtom(this.footprint(ref), 1, q(libId));
   }
 
+  /** A footprint's Value, as KiCad's "Update PCB from Schematic" writes a new one. */
+  setValue(ref: string, value: string): void {
+    const fp = this.footprint(ref);
+    const field = children(fp, "property").find((p) => text(p, 1) === "Value") ?? children(fp, "fp_text").find((t) => text(t, 1) === "value");
+    if (!field) throw new Error(`${ref} has no Value field in ${this.path}`);
+    setAtom(field, 2, q(value));
+  }
+
   /** Renames a net everywhere the board names it: the net table, pads and zones. */
   renameNet(from: string, to: string): void {
     walk(this.board.root, (node) => {

@@ -7,13 +7,16 @@
  * fills, and lay the file out with two-space indents and most items on one line. KiCad 6 also
  * writes line widths without a stroke.
  */
-import type { BoardDialect } from "../../format.ts";
+import { BOARD, has, type BoardDialect, type FormatChange } from "../../format.ts";
 import { child, head, insertChild, isList, list, q, sym, text, type SList, type SNode } from "../../sexpr/index.ts";
 
 /** Tokens KiCad 9 writes that no older release knows (dropped for older boards). */
 const NEWER_THAN_8 = new Set(["embedded_fonts", "padstack", "tenting", "zone_layer_connections", "embedded_files"]);
 const NEWER_THAN_7 = new Set(["teardrops", "unlocked", "solder_paste_margin_ratio"]);
 const NEWER_THAN_6 = new Set(["thermal_bridge_angle", "fp_text_box", "table"]);
+
+/** `(attr …)` flags and the board format that brought each (older boards drop them). */
+const ATTR_FLAGS: Record<string, FormatChange> = { allow_soldermask_bridges: BOARD.soldermaskBridgesFlag, dnp: BOARD.footprintDnp };
 
 const SHAPES = new Set(["fp_line", "fp_rect", "fp_circle", "fp_arc", "fp_poly", "fp_curve"]);
 const GEOMETRY = new Set(["start", "mid", "end", "center", "pts"]);
@@ -25,6 +28,7 @@ const GEOMETRY = new Set(["start", "mid", "end", "center", "pts"]);
 export function footprintInDialect(node: SList, dialect: BoardDialect): void {
   if (dialect.release >= 9) return;
   dropTokens(node, dialect);
+  dropAttrFlags(node, dialect);
   if (dialect.release >= 8) return;
   legacyTokens(node, dialect);
   legacyOrder(node);
@@ -38,6 +42,17 @@ function dropTokens(node: SList, dialect: BoardDialect): void {
     current.items = current.items.filter((item) => !(item.type === "list" && drop(head(item) ?? "")));
     for (const item of current.items) if (item.type === "list") stack.push(item);
   }
+}
+
+/**
+ * Leaves out the `(attr …)` flags the board's format does not have, as a library footprint of
+ * a newer KiCad may carry them; an `(attr)` left with no flag is not written.
+ */
+function dropAttrFlags(node: SList, dialect: BoardDialect): void {
+  const attr = child(node, "attr");
+  if (!attr) return;
+  attr.items = attr.items.filter((a, i) => i === 0 || a.type !== "atom" || !ATTR_FLAGS[a.raw] || has(dialect.version, ATTR_FLAGS[a.raw]!));
+  if (attr.items.length === 1) node.items = node.items.filter((item) => item !== attr);
 }
 
 /** KiCad 6/7 tokens: fp_text fields, bare properties, tstamps, atom flags, old fills and widths. */

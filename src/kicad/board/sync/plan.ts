@@ -32,7 +32,7 @@ import { compareFootprint, type FootprintDifference } from "../footprint/compare
 import { boardBounds, localBounds, SYMBOL_FLAGS, type FootprintField, type Side } from "../footprint/instance.ts";
 import { matchFootprints, unitPaths } from "../footprint/match.ts";
 import { sheetNameIn, sheetNames, type SheetNames, type SymbolSheet } from "../footprint/sheet.ts";
-import { boardDialect, type BoardDialect } from "../../format.ts";
+import { BOARD, boardDialect, describeVersion, has, type BoardDialect } from "../../format.ts";
 import type { Libraries } from "../../library/libraries.ts";
 import { naturalCompare, type Netlist } from "../../netlist/netlist.ts";
 import { indexPins, padMismatches, padNets, padShape, padTargets, type PadNet, type PadShape, type PinIndex, type PinNet } from "../pad-nets.ts";
@@ -136,7 +136,8 @@ export type SyncWarningCode =
   | "unannotated"
   | "pad_without_pin"
   | "pin_without_pad"
-  | "copper_on_removed_net";
+  | "copper_on_removed_net"
+  | "dnp_not_on_board";
 
 export interface SyncWarning {
   code: SyncWarningCode;
@@ -247,10 +248,13 @@ class Planner {
   private readonly filter: ChangeFilter;
   private readonly overrideLock: (ref: string) => boolean;
   private readonly dialect: BoardDialect;
+  /** Whether the board's format has a footprint DNP flag (KiCad 8 on); before, DNP stays in the schematic. */
+  private readonly boardHoldsDnp: boolean;
   private readonly pins: PinIndex;
   private readonly sheets: SheetNames;
   private readonly footprints: Footprint[];
   private readonly warnings: SyncWarning[] = [];
+  private readonly dnpKeptInSchematic: string[] = [];
   private readonly skipped: SkippedChange[] = [];
 
   constructor(inputs: BoardSyncInputs, options: BoardSyncOptions) {
@@ -258,6 +262,7 @@ class Planner {
     this.filter = options.filter ?? defaultFilter(options.fields === true);
     this.overrideLock = options.overrideLock ?? (() => false);
     this.dialect = boardDialect(inputs.board.version);
+    this.boardHoldsDnp = inputs.board.version === undefined || has(inputs.board.version, BOARD.footprintDnp);
     this.pins = indexPins(inputs.netlist);
     this.sheets = sheetNames(inputs.schematic);
     this.footprints = inputs.board.footprints();
@@ -292,6 +297,7 @@ class Planner {
     for (const k of kept) this.planPads(k, renamed);
 
     const added = this.planAdditions(unmatchedComponents);
+    this.dnpWarning();
     const renets = this.planNetTable(kept, added, renames, boardNets, renamed);
     const updated = kept.flatMap((k) => (k.update && hasChanges(k.update) ? [k.update] : []));
     return {
@@ -424,12 +430,37 @@ class Planner {
       if (fp.fields[name] === value) continue;
       if (change("fields", `${name}=${value}`, `${name} ${fp.fields[name] ?? "(new)"} → ${value}`)) update.fields.push({ name, from: fp.fields[name], to: value });
     }
-    const flags = wantedFlags(c);
+    const flags = this.wantedFlags(c);
     const add = flags.filter((f) => !fp.attributes.includes(f));
     const remove = SYMBOL_FLAGS.filter((f) => fp.attributes.includes(f) && !flags.includes(f));
     if ((add.length || remove.length) && change("flags", flags.join(",") || "none", `attributes ${[...add.map((f) => `+${f}`), ...remove.map((f) => `-${f}`)].join(" ")}`)) {
       update.flags = { add, remove };
     }
+  }
+
+  /**
+   * The fabrication flags a footprint takes from its symbol. A board from before KiCad 8 has no
+   * DNP flag (KiCad 7 keeps DNP in the schematic and cannot open a board that holds one), so
+   * there DNP parts are only noted, once per plan, and the board keeps its own format.
+   */
+  private wantedFlags(c: Component): string[] {
+    if (c.dnp && !this.boardHoldsDnp) this.dnpKeptInSchematic.push(c.ref);
+    return [...(c.inBom ? [] : ["exclude_from_bom"]), ...(c.dnp && this.boardHoldsDnp ? ["dnp"] : [])];
+  }
+
+  /** The note for DNP parts a pre-KiCad 8 board cannot mark. */
+  private dnpWarning(): void {
+    const refs = [...new Set(this.dnpKeptInSchematic)].sort(naturalCompare);
+    if (refs.length === 0) return;
+    const format = describeVersion("board", this.inputs.board.version!);
+    this.warnings.push({
+      code: "dnp_not_on_board",
+      ...(refs.length === 1 ? { ref: refs[0] } : {}),
+      message:
+        `${refs.join(", ")} ${refs.length === 1 ? "is" : "are"} "Do not populate" in the schematic; a ${format} board has no DNP flag ` +
+        `(footprints carry it from board format ${BOARD.footprintDnp.since}, KiCad 8), so the board was left without it, as KiCad 7 keeps it. ` +
+        "KiCad 8's DRC reports the difference until the board is saved by KiCad 8 or newer.",
+    });
   }
 
   private setSheet(update: FootprintUpdate, fp: Footprint, sheet: SymbolSheet): void {
@@ -520,7 +551,7 @@ class Planner {
         side: spot.side,
         staged: spot.staged,
         fields: footprintFields(c),
-        flags: wantedFlags(c),
+        flags: this.wantedFlags(c),
         pads,
         uuidSeed: `${c.symbolPath}|${c.footprint}`,
       };
@@ -584,9 +615,6 @@ function footprintFields(c: Component): FootprintField[] {
     .map(([name, value]) => ({ name, value }));
 }
 
-function wantedFlags(c: Component): string[] {
-  return [...(c.inBom ? [] : ["exclude_from_bom"]), ...(c.dnp ? ["dnp"] : [])];
-}
 
 function itemName(libId: string): string {
   return libId.slice(libId.indexOf(":") + 1);
