@@ -60,6 +60,8 @@ export function violationFinding(check: CheckId, violation: Violation, ctx: Viol
     key: [check, violation.type, ...(ids.length ? [ids.join("+")] : []), ...(layer ? [layer] : [])].join(":"),
     location,
   };
+  const refs = [...new Set(resolved.flatMap((r) => (r.identity?.ref ? [r.identity.ref] : [])))].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  if (refs.length > 0) finding.refs = refs;
   const uuids = violation.items.map((i) => i.uuid).sort();
   if (uuids.length > 0 && resolved.every((r) => r.identity) && !ids[0]?.startsWith("net:")) finding.items = uuids;
   return { finding, order: `${ctx.sheet ?? ""}\u0000${uuids.join("+")}` };

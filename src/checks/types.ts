@@ -53,6 +53,8 @@ export interface Finding {
    * and tells a violation KiCad reports again, with another partner, from a new one.
    */
   items?: string[];
+  /** The parts the finding's objects belong to (`C4`, `U1`), for a kicad-cli finding that names any. */
+  refs?: string[];
   /** Set only in a report checked against a baseline. */
   baselineState?: BaselineState;
 }
