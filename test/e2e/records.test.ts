@@ -178,6 +178,36 @@ describe("records on usb-led only", () => {
   );
 
   test(
+    "a change that commits with new warnings: run_check only new, the record's newFindings and the Verification line name the same findings, each with its place",
+    async () => {
+      const repo = await copyRepo(template);
+      const model = `replay:${join(SESSIONS_DIR, "rename-net-similar-label.json")}`;
+      const result = await run(["do", "Rename CC1 to cc2", "--model", model, "--repo", repo, "--json"]);
+      const summary = JSON.parse(result.stdout);
+      expect([result.exitCode, summary.status]).toEqual([0, "committed"]);
+      const counted = [...(summary.verificationLine as string).matchAll(/(\d+) new\b/g)].reduce((n, m) => n + Number(m[1]), 0);
+      expect(counted).toBeGreaterThan(0);
+      type Row = { key: string; location?: { x?: number; y?: number; sheet?: string; layer?: string } };
+      const listed = summary.verification.newFindings as Row[];
+      expect(listed).toHaveLength(counted);
+      const events = readFileSync(join(repo, summary.transcriptPath), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const asked = JSON.parse(events.find((e) => e.type === "tool_result" && e.id === "t3").content) as { ok: boolean; total: number; new: number; baseline: number; findings: Row[] };
+      expect(asked).toMatchObject({ ok: true, total: counted, new: counted, baseline: 0 });
+      expect(asked.findings.map((f) => f.key).sort()).toEqual(listed.map((f) => f.key).sort());
+      for (const f of [...listed, ...asked.findings]) {
+        expect(f.location?.x).toBeNumber();
+        expect(f.location?.y).toBeNumber();
+        expect(f.location?.sheet ?? f.location?.layer).toBeString();
+      }
+      const record = readFileSync(join(repo, summary.summaryPath), "utf8");
+      expect(record).toContain("## New findings");
+      expect(record.split("\n").filter((l) => l.startsWith("- [") && l.includes(" at ("))).toHaveLength(counted);
+      expect(await git(repo, "log", "-1", "--format=%B")).toContain(`Verification: ${summary.verificationLine}`);
+    },
+    LONG,
+  );
+
+  test(
     "a provider that fails before any edit: one line says so; verification not run",
     async () => {
       const repo = await copyRepo(template);
