@@ -6,14 +6,14 @@
  * usb-led the one-line provider failure and a run that did not carry out its proposal.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseBom } from "../../src/spec/bom.ts";
 import { git } from "../repo/git-repo.ts";
-import { corpusProjects } from "../support/corpora.ts";
+import { corpusProjects, demoProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { relayOf, textOf } from "../support/mcp.ts";
 import { copyRepo, fingerprint, initialisedCorpusRepo, initialisedRepo, ISOLATED_ENV } from "../support/repos.ts";
@@ -154,6 +154,32 @@ for (const board of BOARDS) {
     );
   });
 }
+
+describe("records of a run that ends by an error", () => {
+  test(
+    "internal_error mid-conversation (a board edit on a poured board without KiCad's Python): the summary counts the model's turns and tokens",
+    async () => {
+      const demo = demoProjects().find((p) => p.id === "demos/custom_pads_test/custom_pads_test")!;
+      const repo = await initialisedCorpusRepo(demo);
+      const file = join(await makeTempDir(), "sync.json");
+      const turn = (id: string, name: string, input: unknown) => ({ content: [{ type: "tool_use", id, name, input }], usage: { inputTokens: 1000, outputTokens: 50 } });
+      const turns = [
+        turn("t1", "propose_change", { title: "Add a spare resistor", why: "A footprint for rework.", changes: ["add R900", "sync the board"], requirements_touched: [], verification: "as before", new_refs: ["R900"] }),
+        turn("t2", "add_component", { lib_id: "Device:R", value: "10k", footprint: "Resistor_SMD:R_0603_1608Metric", sheet: "/", ref: "R900" }),
+        turn("t3", "sync_board", {}),
+      ];
+      writeFileSync(file, JSON.stringify({ schema: "copperhead.session/1", model: "scripted", turns }));
+      const result = await run(["do", "Add a spare resistor", "--model", `replay:${file}`, "--repo", repo, "--json"], { COPPERHEAD_KICAD_PYTHON: "/bin/false" });
+      expect(result.exitCode).toBe(3);
+      const runs = join(repo, ".copperhead/runs");
+      const [id] = readdirSync(runs);
+      const record = readFileSync(join(runs, id!, "summary.md"), "utf8");
+      expect(record).toContain("internal_error");
+      expect(record).toContain("- Model usage: 3 turns, 3000 input and 150 output tokens");
+    },
+    LONG,
+  );
+});
 
 describe("records on usb-led only", () => {
   let template = "";
