@@ -23,7 +23,7 @@ import type { Transcript } from "./transcript.ts";
 
 export type LoopEnd =
   | { kind: "verified"; repairCycles: number }
-  | { kind: "refused"; reason: "spec_gate" | "requirement_change" | "needs_input" | "not_approved"; detail: string }
+  | { kind: "refused"; reason: "refused" | "requirement_change" | "needs_input" | "not_approved"; detail: string }
   | { kind: "failed"; reason: "verification_failed" | "turn_budget_exhausted" | "stalled" | "abandoned" | "provider_error" | "cancelled"; detail: string; repairCycles: number };
 
 export interface VerifyOutcome {

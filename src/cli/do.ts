@@ -122,7 +122,7 @@ export function renderDoSummary(s: DoSummary, command = "copperhead do"): string
       : s.status === "proposed"
         ? "verified (dry run): nothing committed, the tree is as it was"
         : s.status === "refused"
-          ? `refused (${s.reason}): nothing was changed`
+          ? `refused (${s.reason === "refused" ? "the model declined" : s.reason}): nothing was changed`
           : `rolled back (${s.reason}): the tree is byte-identical to before`;
   const lines = [`${command}: ${outcome}`];
   if (s.detail) lines.push(`  ${s.detail.split("\n").join("\n  ")}`);

@@ -82,7 +82,7 @@ describe.each([
       const { repo, result, summary } = await runDo(model, "refuse-unclear-request");
       expect(result.exitCode).toBe(2);
       expect(summary.status).toBe("refused");
-      expect(summary.reason).toBe("spec_gate");
+      expect(summary.reason).toBe("refused");
       expect(summary.filesTouched).toEqual([]);
       expect(await git(repo, "status", "--porcelain")).toBe("");
     },

@@ -234,6 +234,25 @@ describe("records on usb-led only", () => {
   );
 
   test(
+    "the model's own refuse: reason refused (no spec gate involved) in --json, the text report, summary.md and the MCP relay; exit 2",
+    async () => {
+      const repo = await copyRepo(template);
+      const model = `replay:${join(SESSIONS_DIR, "refuse-unclear-request.json")}`;
+      const [json, text] = [await run(["do", "Make it better", "--model", model, "--repo", repo, "--json"]), await run(["do", "Make it better", "--model", model, "--repo", repo])];
+      const summary = JSON.parse(json.stdout);
+      expect([json.exitCode, text.exitCode, summary.status, summary.reason]).toEqual([2, 2, "refused", "refused"]);
+      expect(text.stdout).toStartWith("copperhead do: refused (the model declined): nothing was changed");
+      expect(readFileSync(join(repo, summary.summaryPath), "utf8")).toContain("- Status: **refused** (refused)");
+      const server = await mcp(repo, { COPPERHEAD_MODEL: model });
+      const result = await server.call("copperhead_do", { request: "Make it better" });
+      await server.close();
+      expect(JSON.parse(textOf(result)).reason).toBe("refused");
+      expect(relayOf(result)).toStartWith("Refused (the model declined), nothing was changed: ");
+    },
+    LONG,
+  );
+
+  test(
     "a provider that fails before any edit: one line says so; verification not run",
     async () => {
       const repo = await copyRepo(template);
