@@ -253,6 +253,24 @@ describe("records on usb-led only", () => {
   );
 
   test(
+    "a proposal's id is whole words of its title with the signs spelled (plus-12v, minus-12v)",
+    async () => {
+      const repo = await copyRepo(template);
+      const file = join(await makeTempDir(), "rails.json");
+      const title = "Add bulk capacitors on +12V and -12V at the regulator inputs";
+      const turn = (id: string, name: string, input: unknown) => ({ content: [{ type: "tool_use", id, name, input }], usage: { inputTokens: 100, outputTokens: 10 } });
+      const turns = [
+        turn("t1", "propose_change", { title, why: "Bulk capacitance at each rail's input.", changes: ["add C10 on +12V", "add C11 on -12V"], requirements_touched: [], verification: "as before" }),
+        turn("t2", "refuse", { reason: "This board has no ±12 V rails." }),
+      ];
+      writeFileSync(file, JSON.stringify({ schema: "copperhead.session/1", model: "scripted", turns }));
+      const summary = JSON.parse((await run(["do", title, "--model", `replay:${file}`, "--repo", repo, "--json"])).stdout);
+      expect(summary.proposal.id).toBe(`${summary.runId.slice(0, 8)}-add-bulk-capacitors-on-plus-12v-and-minus-12v`);
+    },
+    LONG,
+  );
+
+  test(
     "a provider that fails before any edit: one line says so; verification not run",
     async () => {
       const repo = await copyRepo(template);
