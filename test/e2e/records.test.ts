@@ -271,6 +271,30 @@ describe("records on usb-led only", () => {
   );
 
   test(
+    "a refused edit advises only what the model's tools can do: moving a part routed before the run names find_space and refuse, not KiCad",
+    async () => {
+      const repo = await copyRepo(template);
+      const file = join(await makeTempDir(), "move-routed.json");
+      const turn = (id: string, name: string, input: unknown) => ({ content: [{ type: "tool_use", id, name, input }], usage: { inputTokens: 100, outputTokens: 10 } });
+      const turns = [
+        turn("t1", "propose_change", { title: "Move R3 closer to the LED", why: "Shorter LED loop.", changes: ["move R3 next to D1"], requirements_touched: [], verification: "as before", refs: ["R3", "D1"] }),
+        turn("t2", "place_footprint", { ref: "R3", near: "D1" }),
+        turn("t3", "refuse", { reason: "R3 is routed; it stays where it is." }),
+      ];
+      writeFileSync(file, JSON.stringify({ schema: "copperhead.session/1", model: "scripted", turns }));
+      const summary = JSON.parse((await run(["do", "Move R3 closer to the LED", "--model", `replay:${file}`, "--repo", repo, "--json"])).stdout);
+      const events = readFileSync(join(repo, summary.transcriptPath), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const refused = events.find((e) => e.type === "tool_result" && e.id === "t2");
+      expect(refused.isError).toBe(true);
+      expect(refused.content).toContain("R3 is routed with copper that was there before this run");
+      expect(refused.content).toContain("find_space");
+      expect(refused.content).toContain("refuse");
+      expect(refused.content).not.toMatch(/KiCad/);
+    },
+    LONG,
+  );
+
+  test(
     "a provider that fails before any edit: one line says so; verification not run",
     async () => {
       const repo = await copyRepo(template);
