@@ -3,7 +3,10 @@
  * corpus projects: `check`'s text by rule with `--all`, the MCP relay block beside a JSON block
  * byte-equal to `check --json`, the `needs_input` ending over the CLI and MCP, the BOM's DNP
  * column after a gated DNP change (with sync_board saying what it did to attributes), and on
- * usb-led the one-line provider failure and a run that did not carry out its proposal.
+ * usb-led the one-line provider failure and a run that did not carry out its proposal. The
+ * record agrees with itself: newFindings, run_check only "new" and the Verification line name
+ * the same findings; usage is counted when a run ends by an error; the model's refuse has its
+ * own reason; proposal ids spell signs; a refused edit advises only what the tools can do.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
