@@ -77,7 +77,7 @@ describe.each([
   );
 
   test(
-    "the spec gate refuses: exit 2, nothing edited",
+    "the model refuses: exit 2, reason refused, nothing edited",
     async () => {
       const { repo, result, summary } = await runDo(model, "refuse-unclear-request");
       expect(result.exitCode).toBe(2);
