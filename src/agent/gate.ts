@@ -28,8 +28,14 @@ import type { RunContext } from "./context.ts";
 export interface GateResult {
   ok: boolean;
   /**
-   * Error findings absent from the baseline, new unconnected items of parts not left for
-   * layout, and new parts the board does not carry as asked (when strict, any finding at all).
+   * What fails the gate: error findings absent from the baseline, new unconnected items of
+   * parts not left for layout, and new parts the board does not carry as asked (when strict,
+   * any finding at all).
+   */
+  blocking: Finding[];
+  /**
+   * Every new finding the run's record lists: the blocking ones, and each one the Verification
+   * line counts as new (`countedNew`), warnings and unconnected items left for layout included.
    */
   newFindings: Finding[];
 }
@@ -40,13 +46,27 @@ export type LayoutPending = ReadonlyMap<string, string>;
 export function evaluateGate(baseline: CheckReport, after: CheckReport, strict: boolean, pending: LayoutPending = new Map(), unchanged?: Unchanged): GateResult {
   if (strict) {
     const all = after.checks.flatMap((c) => c.findings).filter((f) => f.severity !== "info");
-    return { ok: all.length === 0, newFindings: all };
+    return { ok: all.length === 0, blocking: all, newFindings: all };
   }
   const { current, failing } = compareWithBaseline(baseline, after, false, unchanged);
   const unrouted = current.filter((f) => isNewUnconnected(f) && f.severity !== "error" && pendingRef(f, pending) === undefined);
   const unsynced = current.filter((f) => f.baselineState === "new" && f.severity !== "error" && notOnBoardAsAsked(f));
-  const newFindings = [...failing, ...unrouted, ...unsynced];
-  return { ok: newFindings.length === 0, newFindings };
+  const blocking = [...failing, ...unrouted, ...unsynced];
+  const listed = new Set(blocking);
+  const newFindings = [...blocking, ...countedNew(current).filter((f) => !listed.has(f))];
+  return { ok: blocking.length === 0, blocking, newFindings };
+}
+
+/** The families the Verification line counts findings of (routing as connections left for layout). */
+const LINE_FAMILIES = new Set<Finding["check"]>(["erc", "drc", "parity", "routing"]);
+
+/**
+ * The findings of `marked` (a report against the baseline) that the Verification line counts
+ * as new: ERC, DRC and parity errors and warnings, and unconnected items. The line and the
+ * record's `newFindings` both read this, so the two never disagree.
+ */
+function countedNew(marked: Finding[]): Finding[] {
+  return marked.filter((f) => f.baselineState === "new" && f.severity !== "info" && LINE_FAMILIES.has(f.check));
 }
 
 /**
@@ -91,12 +111,12 @@ function pendingRef(f: Finding, pending: LayoutPending): string | undefined {
 
 /**
  * "routing: 2 connections left for layout (C4: no rule-clean path within 10 mm)": the new
- * unconnected items the run left among `marked` (the report against the baseline, with gaps
- * KiCad names again by other unchanged items not new, as the gate judges them), counted, with
+ * unconnected items the run left among `counted` (`countedNew` of the report against the
+ * baseline, with gaps KiCad names again by other unchanged items not new, as the gate judges them), counted, with
  * each part's reason; undefined when there are none.
  */
-function routingLine(marked: Finding[], pending: LayoutPending): string | undefined {
-  const left = marked.filter(isNewUnconnected);
+function routingLine(counted: Finding[], pending: LayoutPending): string | undefined {
+  const left = counted.filter(isNewUnconnected);
   if (left.length === 0) return undefined;
   const reasons = new Map<string, string>();
   for (const f of left) {
@@ -143,13 +163,14 @@ function escape(text: string): string {
  */
 export function verificationLine(report: CheckReport, baseline?: CheckReport, pending: LayoutPending = new Map(), unchanged?: Unchanged): string {
   const marked = baseline ? compareWithBaseline(baseline, report, false, unchanged).current : undefined;
+  const counted = marked && countedNew(marked);
   const word = (id: string, label: string) => {
     const c = report.checks.find((check) => check.id === id);
     if (!c || c.status === "skipped") return `${label} skipped`;
     const count = (severity: Finding["severity"]) => c.findings.filter((f) => f.severity === severity).length;
     const [errors, warnings] = [count("error"), count("warning")];
     if (errors + warnings === 0) return `${label} clean`;
-    const added = marked?.filter((f) => f.check === id && f.baselineState === "new" && f.severity !== "info").length;
+    const added = counted?.filter((f) => f.check === id).length;
     const news = added === undefined ? "" : `, ${added === 0 ? "none" : added} new`;
     const warned = warnings > 0 ? `${plural(warnings, "warning")}` : "";
     if (errors === 0) return `${label} clean (${warned}${news})`;
@@ -159,7 +180,7 @@ export function verificationLine(report: CheckReport, baseline?: CheckReport, pe
   const ratio = req && /^\d+\/\d+/.exec(req.summary)?.[0];
   const reqPart = !req || req.status === "skipped" ? "requirements skipped" : `requirements ${ratio ?? "none"}`;
   // Raw kicad-cli DRC counts unconnected items as errors: a board with new ones is not "DRC clean".
-  const routing = marked && routingLine(marked, pending);
+  const routing = counted && routingLine(counted, pending);
   const drc = routing ? [word("drc", "DRC").replace(/^DRC clean/, "DRC no new violations"), routing] : [word("drc", "DRC")];
   return [word("erc", "ERC"), ...drc, word("parity", "parity"), reqPart].join(", ");
 }

@@ -23,7 +23,7 @@ import type { Transcript } from "./transcript.ts";
 
 export type LoopEnd =
   | { kind: "verified"; repairCycles: number }
-  | { kind: "refused"; reason: "spec_gate" | "requirement_change" | "needs_input" | "not_approved"; detail: string }
+  | { kind: "refused"; reason: "refused" | "requirement_change" | "needs_input" | "not_approved"; detail: string }
   | { kind: "failed"; reason: "verification_failed" | "turn_budget_exhausted" | "stalled" | "abandoned" | "provider_error" | "cancelled"; detail: string; repairCycles: number };
 
 export interface VerifyOutcome {
@@ -57,6 +57,11 @@ export interface LoopOptions {
   editState(): string;
   /** Model calls this run may make in a row without calling any tool before it is stalled. */
   maxIdleTurns?: number;
+  /**
+   * Where the turns and tokens are counted as they happen (default: a fresh count), so a run
+   * that ends by an error thrown mid-conversation still records what the model used.
+   */
+  usage?: LoopResult["usage"];
 }
 
 export interface LoopResult {
@@ -75,7 +80,7 @@ export const MAX_TOOL_CALLS_PER_TURN = 64;
 export const MAX_TOOL_ARGUMENT_BYTES = 1024 * 1024;
 
 export async function runLoop(options: LoopOptions): Promise<LoopResult> {
-  const usage = { turns: 0, inputTokens: 0, outputTokens: 0 };
+  const usage = options.usage ?? { turns: 0, inputTokens: 0, outputTokens: 0 };
   try {
     return await converse(options, usage);
   } finally {

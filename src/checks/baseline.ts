@@ -1,10 +1,12 @@
 /**
  * A check report against a baseline: the one comparison behind `do`'s verification gate,
- * `check --baseline <ref>` (and the CI formats it feeds) and the pre-commit hook.
+ * `check --baseline <ref>` (and the CI formats it feeds), the model's `run_check` and the
+ * pre-commit hook.
  *
- * Findings are matched by key, which names the objects a finding is about and is unique per
- * violation, so a finding is `new` (only in the current report), `unchanged` (in both) or
- * `absent` (only in the baseline: fixed, or gone with what it was about). Only new findings can
+ * A finding is `new` (only in the current report), `unchanged` (in both) or `absent` (only in
+ * the baseline: fixed, or gone with what it was about). New means a violation whose kind,
+ * objects and place the baseline does not have (`matchFindings`); never its rank among
+ * violations of one kind, which shifts whenever one is added or removed. Only new findings can
  * fail: new errors always, new warnings with `strict`. A requirement rule that passed at the
  * baseline and fails now is a new error, because a failing rule is a finding keyed by the rule.
  * One more finding is not new: a violation between board items the change left as they were,
@@ -12,6 +14,7 @@
  */
 import type { Board } from "../kicad/board/view.ts";
 import { childText, printBare, type SList } from "../kicad/sexpr/index.ts";
+import { withoutOccurrence } from "./result.ts";
 import { compareFindings, type BaselineReport, type BaselineState, type CheckReport, type Finding } from "./types.ts";
 
 export interface BaselineComparison {
@@ -26,19 +29,94 @@ export interface BaselineComparison {
 /** Whether the change left a board item, named by its uuid, as it was in the baseline (see `unchangedItems`). */
 export type Unchanged = (uuid: string) => boolean;
 
-/** Without `unchanged` (nothing says which board items the change left alone), findings match by key alone. */
+/** Without `unchanged` (nothing says which board items the change left alone), findings match as `matchFindings` pairs them. */
 export function compareWithBaseline(baseline: CheckReport, current: CheckReport, strict: boolean, unchanged?: Unchanged): BaselineComparison {
   const was = findingsOf(baseline);
-  const before = new Set(was.map((f) => f.key));
-  const old = (f: Finding) => before.has(f.key) || (unchanged !== undefined && reportedAgain(f, was, unchanged));
-  const marked = findingsOf(current).map((f) => withState(f, old(f) ? "unchanged" : "new"));
-  const after = new Set(marked.map((f) => f.key));
+  const is = findingsOf(current);
+  const match = matchFindings(was, is);
+  const matched = new Set(match.values());
+  const old = (f: Finding) => match.has(f) || (unchanged !== undefined && reportedAgain(f, was, unchanged));
+  const marked = is.map((f) => withState(f, old(f) ? "unchanged" : "new"));
   const absent = was
-    .filter((f) => !after.has(f.key))
+    .filter((f) => !matched.has(f))
     .map((f) => withState(f, "absent"))
     .sort(compareFindings);
   const failing = marked.filter((f) => f.baselineState === "new" && (f.severity === "error" || (strict && f.severity === "warning")));
   return { current: marked, absent, failing };
+}
+
+/** Two reports' positions of one object agree within this: kicad-cli writes them to the micrometre. */
+export const SAME_PLACE_MM = 0.01;
+
+/**
+ * Pairs each current finding with the baseline finding it is, if any (current → baseline).
+ * Candidates share their kind and the names of their objects (the key without its occurrence
+ * index); among them, in this order:
+ *  1. the same objects (item uuids): one on each side is the same violation, wherever its
+ *     objects moved; several violations between the same objects (slivers between two zones)
+ *     are paired by equal description, and the rest are new or gone;
+ *  2. when a side does not name its objects by uuid (KiCad makes one up afresh on each load for
+ *     an object it cannot name), the same place;
+ *  3. findings that name no objects by uuid (net-wide ones, and every finding copperhead makes
+ *     itself, such as drift or requirements): by equal message, then one for one.
+ * So a reshuffle of a family matches all of it, and a family that loses one violation and
+ * gains another has exactly one new finding.
+ */
+export function matchFindings(baseline: Finding[], current: Finding[]): Map<Finding, Finding> {
+  const match = new Map<Finding, Finding>();
+  const groups = new Map<string, { was: Finding[]; is: Finding[] }>();
+  const group = (f: Finding) => {
+    const id = `${f.check}\u0000${withoutOccurrence(f.key)}`;
+    let g = groups.get(id);
+    if (!g) groups.set(id, (g = { was: [], is: [] }));
+    return g;
+  };
+  for (const f of baseline) group(f).was.push(f);
+  for (const f of current) group(f).is.push(f);
+  for (const { was, is } of groups.values()) {
+    const taken = new Set<Finding>();
+    const pair = (eligible: (a: Finding, b: Finding) => boolean) => {
+      for (const f of is) {
+        if (match.has(f)) continue;
+        const partner = was.find((b) => !taken.has(b) && eligible(f, b));
+        if (!partner) continue;
+        match.set(f, partner);
+        taken.add(partner);
+      }
+    };
+    const bySameItems = new Map<string, { was: number; is: number }>();
+    for (const [side, list] of [["was", was], ["is", is]] as const) {
+      for (const f of list) {
+        if (!f.items) continue;
+        const counts = bySameItems.get(itemsOf(f)) ?? { was: 0, is: 0 };
+        counts[side]++;
+        bySameItems.set(itemsOf(f), counts);
+      }
+    }
+    const alone = (f: Finding) => {
+      const counts = bySameItems.get(itemsOf(f))!;
+      return counts.was === 1 && counts.is === 1;
+    };
+    const sameItems = (a: Finding, b: Finding) => a.items !== undefined && b.items !== undefined && itemsOf(a) === itemsOf(b);
+    pair((a, b) => sameItems(a, b) && (alone(a) || a.message === b.message));
+    const placed = (a: Finding, b: Finding) => (a.items === undefined || b.items === undefined) && samePlace(a, b);
+    pair((a, b) => placed(a, b) && a.message === b.message);
+    pair(placed);
+    const unnamed = (a: Finding, b: Finding) => a.items === undefined && b.items === undefined;
+    pair((a, b) => unnamed(a, b) && a.message === b.message);
+    pair(unnamed);
+  }
+  return match;
+}
+
+function itemsOf(f: Finding): string {
+  return f.items!.join("+");
+}
+
+function samePlace(a: Finding, b: Finding): boolean {
+  const [p, q] = [a.location, b.location];
+  if (p?.x === undefined || p.y === undefined || q?.x === undefined || q.y === undefined) return false;
+  return p.sheet === q.sheet && p.layer === q.layer && Math.hypot(p.x - q.x, p.y - q.y) <= SAME_PLACE_MM;
 }
 
 /**

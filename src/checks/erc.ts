@@ -19,6 +19,7 @@ export function checkErc(report: ErcReport, design: Design, index: SchematicInde
         identify,
         file: instance?.file.path ?? design.project.schematic,
         sheet: sheet.path,
+        positionScale: 100,
       });
       if (finding) findings.push(finding);
     }

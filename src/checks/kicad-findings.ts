@@ -23,6 +23,12 @@ export interface ViolationContext {
   file: string;
   /** Human sheet path for schematic violations. */
   sheet?: string;
+  /**
+   * What turns an item's `pos` into millimetres. kicad-cli's ERC JSON writer scales schematic
+   * positions as if they were board units, 100× too small (KiCad 9 and 10 alike), so ERC passes
+   * 100; DRC positions are right as written.
+   */
+  positionScale?: number;
 }
 
 /**
@@ -43,8 +49,9 @@ export function violationFinding(check: CheckId, violation: Violation, ctx: Viol
   if (first?.pin) location.pin = first.pin;
   const net = resolved.find((r) => r.identity?.net)?.identity?.net;
   if (net) location.net = net;
-  const described = violation.items.map((i) => i.description).filter(Boolean);
   const layer = layerOf(violation.description);
+  Object.assign(location, placeOf(violation, ctx, layer));
+  const described = violation.items.map((i) => i.description).filter(Boolean);
   const finding: Finding = {
     check,
     rule: violation.type,
@@ -53,15 +60,38 @@ export function violationFinding(check: CheckId, violation: Violation, ctx: Viol
     key: [check, violation.type, ...(ids.length ? [ids.join("+")] : []), ...(layer ? [layer] : [])].join(":"),
     location,
   };
+  const refs = [...new Set(resolved.flatMap((r) => (r.identity?.ref ? [r.identity.ref] : [])))].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  if (refs.length > 0) finding.refs = refs;
   const uuids = violation.items.map((i) => i.uuid).sort();
-  if (uuids.length > 0 && resolved.every((r) => r.identity)) finding.items = uuids;
+  if (uuids.length > 0 && resolved.every((r) => r.identity) && !ids[0]?.startsWith("net:")) finding.items = uuids;
   return { finding, order: `${ctx.sheet ?? ""}\u0000${uuids.join("+")}` };
+}
+
+/**
+ * Where a violation is: the position of its first item (kicad-cli writes no position for the
+ * violation itself, and its first item is the one the violation is reported on), rounded to
+ * the micrometre, and for a board violation the layer it is on when kicad-cli says (in the
+ * violation's text, or as its first item's, "Track [GND] on F.Cu").
+ */
+function placeOf(violation: Violation, ctx: ViolationContext, layer: string | undefined): Pick<FindingLocation, "layer" | "x" | "y"> {
+  const first = violation.items.find((i) => i.pos);
+  const scale = ctx.positionScale ?? 1;
+  const place: Pick<FindingLocation, "layer" | "x" | "y"> = {};
+  const onBoard = ctx.sheet === undefined;
+  const onLayer = layer ?? (onBoard && first ? / on ([A-Za-z0-9_]+\.[A-Za-z_]+)/.exec(first.description)?.[1] : undefined);
+  if (onLayer) place.layer = onLayer;
+  if (first?.pos) {
+    place.x = Math.round(first.pos.x * scale * 1000) / 1000;
+    place.y = Math.round(first.pos.y * scale * 1000) / 1000;
+  }
+  return place;
 }
 
 /**
  * Violations of a whole net that kicad-cli reports on one pin of it, whichever its connection
  * graph meets first (ERC_TESTER::TestPinToPin): adding a power symbol to an undriven net can move
- * the report to the new symbol's pin. Keyed by the net, the finding stays the one it was.
+ * the report to the new symbol's pin. Keyed by the net, the finding stays the one it was: its
+ * items are not what it is about, so it carries none for matching.
  */
 const NET_WIDE = new Set(["pin_not_driven", "power_pin_not_driven"]);
 

@@ -1,6 +1,6 @@
 /**
- * Naming the objects kicad-cli's reports point at. ERC and DRC items carry only a uuid (their
- * positions are unreliable and their descriptions translated), so findings are keyed by what
+ * Naming the objects kicad-cli's reports point at. ERC and DRC items carry a uuid, a position
+ * (an item's own, which moves with it) and a translated description, so findings are keyed by what
  * the uuid names in the design — `U1.5`, `U2B`, `label:VBUS`, `track:GND@F.Cu` — which survives moves and
  * re-routing and lets `do` tell a new finding from a baseline one.
  */

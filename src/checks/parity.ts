@@ -43,7 +43,9 @@ export function nativeParity(design: Design): Finding[] {
     const uuids = items.map((item) => uuidOf(item.node));
     if (settings.excluded(rule, at, uuids)) return;
     const key = ["parity", rule, extra.pin !== undefined ? `${ref}.${extra.pin}` : ref, ...(extra.aspect ? [extra.aspect] : [])].join(":");
-    const location = { file, ref, ...(extra.pin !== undefined ? { pin: extra.pin } : {}), ...(extra.net ? { net: extra.net } : {}) };
+    // Placed where KiCad's parity marker is: at the footprint, on its side of the board.
+    const place = at ? { layer: at.layer, x: at.at.x, y: at.at.y } : {};
+    const location = { file, ref, ...(extra.pin !== undefined ? { pin: extra.pin } : {}), ...(extra.net ? { net: extra.net } : {}), ...place };
     found.push({ finding: { check: "parity", rule, severity, message, key, location }, order: uuids.join("+") });
   };
 

@@ -21,8 +21,8 @@ export interface Candidate {
  * Gives every finding its own key. Two findings are two violations even when they name the
  * same objects (KiCad reports a teardrop's clearance twice when two teardrops of one net touch
  * a zone), so the second and later of a group get an occurrence index, `…#2`, `…#3`, in
- * `order`: the first keeps the plain key, and a violation that appears beside an existing one
- * is the one that reads as new.
+ * `order`: the first keeps the plain key. The index only keeps keys unique within a report; a
+ * finding is matched to a baseline by what it names (`checks/baseline.ts`), never by its index.
  */
 export function distinctKeys(candidates: Candidate[]): Finding[] {
   const groups = new Map<string, Candidate[]>();
@@ -40,6 +40,11 @@ export function distinctKeys(candidates: Candidate[]): Finding[] {
     }
   }
   return out;
+}
+
+/** A key without its occurrence index: what every violation of one kind between the same objects shares. */
+export function withoutOccurrence(key: string): string {
+  return key.replace(/#\d+$/, "");
 }
 
 function cmp(a: string, b: string): number {

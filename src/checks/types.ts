@@ -22,6 +22,9 @@ export interface FindingLocation {
   net?: string;
   /** Human sheet path, e.g. `/` or `/Regulator/`. */
   sheet?: string;
+  /** Board layer, e.g. `F.Cu`, for a board finding on one layer. */
+  layer?: string;
+  /** Position in mm on the sheet or the board: for kicad-cli findings, the first item's. */
   x?: number;
   y?: number;
 }
@@ -35,16 +38,23 @@ export interface Finding {
   rule: string;
   severity: Severity;
   message: string;
-  /** Stable identity, e.g. `erc:pin_not_connected:U1.5`; survives coordinate changes. */
+  /**
+   * Identity within a report, e.g. `erc:pin_not_connected:U1.5`; survives coordinate changes.
+   * Violations that name the same objects are told apart by an occurrence suffix (`…#2`), which
+   * keeps keys unique but is no identity across reports (see `checks/baseline.ts`).
+   */
   key: string;
   location?: FindingLocation;
   /**
    * The uuids kicad-cli gives for the objects a finding is about, when every one of them is an
    * object of the design's files (KiCad makes up a uuid for one it cannot name, anew on every
-   * load). `checks/baseline.ts` uses them to tell a violation KiCad reports again, with
-   * another partner, from a new one.
+   * load) and they are what the finding is about (a net-wide finding is about its net, whichever
+   * pin KiCad reports it on). `checks/baseline.ts` matches findings to the baseline by them,
+   * and tells a violation KiCad reports again, with another partner, from a new one.
    */
   items?: string[];
+  /** The parts the finding's objects belong to (`C4`, `U1`), for a kicad-cli finding that names any. */
+  refs?: string[];
   /** Set only in a report checked against a baseline. */
   baselineState?: BaselineState;
 }

@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { defineCommand } from "citty";
 import { describeProgress, type ProgressEvent } from "../agent/progress.ts";
+import { describeLocation } from "../checks/location.ts";
 import { runDo, type DoSummary } from "../commands/do.ts";
 import { diffText } from "../diff/format.ts";
 import { CopperheadError, ExitCode } from "../errors.ts";
@@ -121,7 +122,7 @@ export function renderDoSummary(s: DoSummary, command = "copperhead do"): string
       : s.status === "proposed"
         ? "verified (dry run): nothing committed, the tree is as it was"
         : s.status === "refused"
-          ? `refused (${s.reason}): nothing was changed`
+          ? `refused (${s.reason === "refused" ? "the model declined" : s.reason}): nothing was changed`
           : `rolled back (${s.reason}): the tree is byte-identical to before`;
   const lines = [`${command}: ${outcome}`];
   if (s.detail) lines.push(`  ${s.detail.split("\n").join("\n  ")}`);
@@ -131,7 +132,7 @@ export function renderDoSummary(s: DoSummary, command = "copperhead do"): string
   const v = s.verification;
   if (v.ok === null) lines.push("verification: not run");
   else lines.push(`verification: ${v.ok ? "passed" : "failed"} after ${v.repairCycles} repair cycle${v.repairCycles === 1 ? "" : "s"} — ${v.checks.map((c) => `${c.id} ${c.status}`).join(", ")}`);
-  for (const f of v.newFindings) lines.push(`  new: [${f.check}/${f.rule}] ${f.message}`);
+  for (const f of v.newFindings) lines.push(`  new: [${f.check}/${f.rule}] ${f.message}${f.location ? ` (${describeLocation(f.location)})` : ""}`);
   if (s.diff) lines.push("design changes:", indent(diffText(s.diff, { base: "HEAD", head: "the change" }, { heading: null })));
   if (s.verificationLine) lines.push(`verification line: ${s.verificationLine}`);
   for (const p of s.layoutPending) lines.push(`layout pending: ${p.ref} — ${p.reason}`);

@@ -90,10 +90,14 @@ export function diffShort(diff: DesignDiff): string {
 
 function boardShort(board: BoardDiff): string[] {
   const items = board.footprints.map((f) => (f.status === "added" ? `+${f.ref}` : f.status === "removed" ? `-${f.ref}` : `${f.ref} ${f.status}`));
-  const added = board.tracks.filter((t) => t.status === "added").length;
-  const removed = board.tracks.length - added;
-  if (added || removed) items.push(`tracks +${added}/-${removed}`);
-  if (board.zones.length) items.push(`zones +${board.zones.filter((z) => z.status === "added").length}/-${board.zones.filter((z) => z.status === "removed").length}`);
+  // Segments and arcs are tracks; vias are counted apart, as a reviewer counts them on the board.
+  const tracks = board.tracks.filter((t) => t.kind !== "via");
+  const vias = board.tracks.filter((t) => t.kind === "via");
+  for (const [label, list] of [["tracks", tracks], ["vias", vias], ["zones", board.zones]] as const) {
+    const added = list.filter((t) => t.status === "added").length;
+    const removed = list.length - added;
+    if (list.length) items.push(`${label} ${[added ? `+${added}` : "", removed ? `-${removed}` : ""].filter(Boolean).join("/")}`);
+  }
   // Counted as the long form counts them: the pads of each net, and each pad moved on its own.
   for (const n of board.nets) {
     const pads = `${n.members.length} pad${n.members.length === 1 ? "" : "s"}`;

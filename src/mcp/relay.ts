@@ -38,7 +38,7 @@ export function relayDo(s: DoSummary): string {
       if (s.reason === "needs_input") {
         return `copperhead needs an answer before it changes anything: ${oneLine(s.detail ?? "")} Ask your user, then call copperhead_do again with the request and their answer.`;
       }
-      return `Refused (${s.reason}), nothing was changed: ${oneLine(s.detail ?? "")}`;
+      return `Refused (${s.reason === "refused" ? "the model declined" : s.reason}), nothing was changed: ${oneLine(s.detail ?? "")}`;
     case "rolled_back": {
       const findings = s.verification.newFindings.length ? ` New findings: ${s.verification.newFindings.map((f) => `${f.check}/${f.rule}`).join(", ")}.` : "";
       return `Rolled back (${s.reason}), the design is as it was: ${firstLine(s.detail ?? title)}${findings}`;

@@ -35,9 +35,9 @@ export async function change(run: RunState): Promise<LoopEnd> {
       approve: ({ args }) => approveProposal(run, args),
       verify: () => verify(run),
       editState: () => editState(ctx),
+      usage: summary.usage,
     });
     end = result.end;
-    summary.usage = result.usage;
   }
   summary.layoutPending = [...ctx.layoutPending].map(([ref, reason]) => ({ ref, reason })).sort((a, b) => a.ref.localeCompare(b.ref, "en", { numeric: true }));
   return end;

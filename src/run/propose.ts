@@ -13,6 +13,7 @@ import { CopperheadError } from "../errors.ts";
 import { widen } from "../kicad/proposal-scope.ts";
 import { lstatOrUndefined, resolveRepoPath } from "../repo/repo-path.ts";
 import { describeAmendment, renderProposal, type Amendment, type Approval, type Proposal, type ProposalScope } from "../spec/proposal.ts";
+import { proposalSlug } from "../spec/proposal-id.ts";
 import { oneLine } from "../util/text.ts";
 import type { PreparedRun, RunState } from "./state.ts";
 
@@ -104,13 +105,14 @@ function adoptProposal(run: RunState, proposal: Proposal): Proposal {
   return proposal;
 }
 
-/** A proposal id: the date and a slug of the title (whole words), unique among existing proposals. */
+/**
+ * A proposal id: the date and the title's words (`proposalSlug`), unique among existing
+ * proposals: a second proposal of one day with the same words gets `-2`, then `-3`, … (the
+ * slug itself never ends in a number, so such a suffix is always this one).
+ */
 function proposalId(ctx: RunContext, title: string): string {
   const date = ctx.runId.slice(0, 8);
-  const words = title.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-  let slug = "";
-  for (const word of words) if ((slug + "-" + word).length <= 48 || !slug) slug = slug ? `${slug}-${word}` : word.slice(0, 48);
-  slug ||= "change";
+  const slug = proposalSlug(title);
   let id = `${date}-${slug}`;
   for (let n = 2; existsSync(join(ctx.repoRoot, ctx.docs, "changes", `${id}.md`)); n++) id = `${date}-${slug}-${n}`;
   return id;

@@ -14,7 +14,8 @@ import { shown } from "../visible.ts";
 export type RunStatus = "committed" | "rolled_back" | "refused" | "proposed";
 export type RunReason =
   | "dirty_tree"
-  | "spec_gate"
+  /** The model declined the request (its `refuse` tool), before or after approval. */
+  | "refused"
   | "requirement_change"
   | "needs_input"
   | "not_approved"

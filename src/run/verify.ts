@@ -36,8 +36,8 @@ export async function verify(run: RunState): Promise<VerifyOutcome> {
   summary.verification.ok = gate.ok && extra.length === 0;
   summary.verification.newFindings = gate.newFindings;
   summary.verification.checks = report.checks.map((c) => ({ id: c.id, status: c.status, summary: c.summary }));
-  const feedback = [...gate.newFindings.map(describeFinding), ...extra.map((e) => `- ${e}`)].join("\n");
-  return { ok: summary.verification.ok, newFindings: gate.newFindings.length + extra.length, feedback };
+  const feedback = [...gate.blocking.map(describeFinding), ...extra.map((e) => `- ${e}`)].join("\n");
+  return { ok: summary.verification.ok, newFindings: gate.blocking.length + extra.length, feedback };
 }
 
 /** Whether the run wrote a schematic or the board (not only docs and records). */

@@ -39,6 +39,15 @@ describe("verificationLine", () => {
     expect(verificationLine(after, before)).toBe("ERC clean (44 warnings, none new), DRC clean (15 warnings, 2 new), parity clean, requirements 6/6");
   });
 
+  test("the record lists every finding the line counts as new, warnings included, though none blocks", () => {
+    const before = report({ erc: warnings("erc", 2), drc: warnings("drc", 1) });
+    const after = report({ erc: [...warnings("erc", 2), ...warnings("erc", 1, "new")], drc: [...warnings("drc", 1), ...warnings("drc", 2, "new")] });
+    expect(verificationLine(after, before)).toBe("ERC clean (3 warnings, 1 new), DRC clean (3 warnings, 2 new), parity clean, requirements 6/6");
+    const gate = evaluateGate(before, after, false);
+    expect(gate).toMatchObject({ ok: true, blocking: [] });
+    expect(gate.newFindings.map((f) => f.key)).toEqual(["erc:new:0", "drc:new:0", "drc:new:1"]);
+  });
+
   test("errors that were there before the run are called the baseline's", () => {
     const errors = [finding("parity", "error", "parity:missing_footprint:J1")];
     const before = report({ parity: [...errors, ...warnings("parity", 1)] });
@@ -100,12 +109,16 @@ describe("the gate and parts the board does not carry as asked", () => {
     const refootprinted = finding("parity", "warning", "parity:footprint_symbol_mismatch:R2:footprint");
     const failed = evaluateGate(before, report({ parity: [stale, added, refootprinted] }), false);
     expect(failed.ok).toBe(false);
-    expect(failed.newFindings.map((f) => f.key)).toEqual(["parity:missing_footprint:C3", "parity:footprint_symbol_mismatch:R2:footprint"]);
+    expect(failed.blocking.map((f) => f.key)).toEqual(["parity:missing_footprint:C3", "parity:footprint_symbol_mismatch:R2:footprint"]);
   });
 
   test("a board that lacked a part before the run, or a new mismatch of value, is not the run's to fix", () => {
     const value = finding("parity", "warning", "parity:footprint_symbol_mismatch:R2:value");
-    expect(evaluateGate(before, report({ parity: [stale, value] }), false)).toEqual({ ok: true, newFindings: [] });
+    const gate = evaluateGate(before, report({ parity: [stale, value] }), false);
+    expect(gate.ok).toBe(true);
+    expect(gate.blocking).toEqual([]);
+    // Still listed in the record: the Verification line counts it as new.
+    expect(gate.newFindings.map((f) => f.key)).toEqual(["parity:footprint_symbol_mismatch:R2:value"]);
   });
 });
 
@@ -123,7 +136,10 @@ describe("the gate and unconnected items", () => {
     const failed = evaluateGate(before, after, false);
     expect(failed.ok).toBe(false);
     expect(failed.newFindings.map((f) => f.key)).toEqual(["routing:unconnected:C4.1+U1.5", "routing:unconnected:C4.2+U1.7"]);
-    expect(evaluateGate(before, after, false, pending)).toEqual({ ok: true, newFindings: [] });
+    const left = evaluateGate(before, after, false, pending);
+    expect(left).toMatchObject({ ok: true, blocking: [] });
+    // Left for layout, they pass the gate, and the record still lists them as new, as the Verification line counts them.
+    expect(left.newFindings.map((f) => f.key)).toEqual(["routing:unconnected:C4.1+U1.5", "routing:unconnected:C4.2+U1.7"]);
     expect(evaluateGate(before, after, false, new Map([["C5", "placed, not routed"]])).ok).toBe(false);
   });
 
@@ -215,7 +231,7 @@ describe("a violation KiCad reports again with another partner", () => {
   test("the same tracks against C7 and RV1 instead of C11, nothing of them touched: nothing new", () => {
     const edited = Board.parse(boardText({ d900: true }));
     const after = [clearance("0.2000", items.track1, items.rv1), clearance("0.2250", items.c7, items.track2)];
-    expect(gate(edited, after)).toEqual({ ok: true, newFindings: [] });
+    expect(gate(edited, after)).toEqual({ ok: true, blocking: [], newFindings: [] });
     const unchanged = unchangedItems(() => ({ before: base, after: edited, sameRules: true }));
     expect(verificationLine(checked(edited, after), before, new Map(), unchanged)).toBe("ERC clean, DRC 2 errors (baseline, none new), parity clean, requirements 6/6");
     // Matched by key alone, with nothing to say which items the change left as they were, both read as new.

@@ -172,6 +172,35 @@ describe("run_check", () => {
   );
 
   test(
+    'only: "new" lists what the run added, each with its place and parts; paging puts new findings first; ok answers for what was asked',
+    async () => {
+      const repo = await copyRepo(template);
+      await withTools(repo, async ({ ctx, call }) => {
+        const baseline = await ctx.check();
+        ctx.baseline = async () => baseline;
+        await call("disconnect", { ref: "D1", pin: "2" });
+        type Row = { key: string; baseline: string; severity: string; check: string; refs?: string[]; location?: { sheet?: string; layer?: string; x?: number; y?: number } };
+        type Page = { ok: boolean; total: number; new: number; baseline: number; findings: Row[] };
+        const all = (await call("run_check", { limit: 200 })) as Page;
+        const fresh = (await call("run_check", { only: "new", limit: 200 })) as Page;
+        expect(fresh.total).toBeGreaterThan(0);
+        expect(fresh).toMatchObject({ ok: false, new: fresh.total, baseline: 0 });
+        expect(fresh.findings.map((f) => f.key)).toEqual(all.findings.filter((f) => f.baseline === "new").map((f) => f.key));
+        expect(all.findings.slice(0, all.new).every((f) => f.baseline === "new")).toBe(true);
+        expect(all).toMatchObject({ new: fresh.total, baseline: all.total - fresh.total });
+        const erc = fresh.findings.filter((f) => f.check === "erc");
+        expect(erc.map((f) => f.key)).toContain("erc:pin_not_connected:D1.2");
+        for (const f of erc) expect(f.location).toMatchObject({ sheet: "/", x: expect.any(Number), y: expect.any(Number) });
+        expect(erc.find((f) => f.key === "erc:pin_not_connected:D1.2")).toMatchObject({ refs: ["D1"], location: { x: 142.24, y: 97.79 } });
+        // Asked only for what the run added on the board, which is nothing: ok, whatever the sheet says.
+        const board = (await call("run_check", { only: "new", check: "drc" })) as Page;
+        expect(board).toMatchObject({ ok: true, total: 0 });
+      });
+    },
+    120_000,
+  );
+
+  test(
     "rows of the generated BOM and pinout that a change leaves behind are not the model's findings: copperhead regenerates them",
     async () => {
       const repo = await copyRepo(template);

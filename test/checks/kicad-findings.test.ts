@@ -48,6 +48,18 @@ describe("one finding per violation, each with its own key", () => {
   );
 
   test(
+    "pic_programmer: an ERC finding is placed where its symbol sits on the sheet, in mm",
+    async () => {
+      const report = await check(await demo("pic_programmer/pic_programmer"));
+      const j1 = family(report, "erc").find((f) => f.rule === "footprint_link_issues" && f.location?.ref === "J1");
+      // J1 is at (31.75, 91.44) in the sheet; kicad-cli's JSON writes (0.3175, 0.9144).
+      expect(j1?.location).toMatchObject({ sheet: "/", x: 31.75, y: 91.44 });
+      expect(j1?.location?.layer).toBeUndefined();
+    },
+    SLOW,
+  );
+
+  test(
     "multichannel: the units of a multi-unit part are their own objects (IC1A, IC1B)",
     async () => {
       const report = await check(await demo("multichannel/multichannel_mixer"));

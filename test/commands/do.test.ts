@@ -323,7 +323,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
       const summary = await run(repo, "refuse-after-edit", ADD_CAP_REQUEST);
 
       expect(summary.status).toBe("refused");
-      expect(summary.reason).toBe("spec_gate");
+      expect(summary.reason).toBe("refused");
       expect(summary.detail).toContain("AP2112K");
       expect(summary.proposal).toBeDefined();
       await expectUntouched(repo, before);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runDiff, type DiffResult } from "../../src/commands/diff.ts";
+import { diffShort } from "../../src/diff/format.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
 import { git } from "../repo/git-repo.ts";
@@ -327,6 +328,19 @@ describe("board", () => {
         ],
       },
     });
+  });
+
+  test("the commit body's short form counts tracks and vias apart", async () => {
+    const repo = await edited((r) =>
+      board(r, (b) => {
+        b.addSegment([110, 95], [115, 95], "B.Cu", "GND", 0.4);
+        b.addSegment([115, 95], [115, 97], "B.Cu", "GND", 0.4);
+        b.addSegment([115, 97], [118, 97], "B.Cu", "GND", 0.4);
+        b.addVia([118, 97], "GND");
+        b.removeSegment([135.5, 87]);
+      }),
+    );
+    expect(diffShort(await runDiff({ repo }))).toBe("Design changes:\n- board: tracks +3/-1, vias +1");
   });
 
   test("a zone added", async () => {

@@ -77,12 +77,12 @@ describe.each([
   );
 
   test(
-    "the spec gate refuses: exit 2, nothing edited",
+    "the model refuses: exit 2, reason refused, nothing edited",
     async () => {
       const { repo, result, summary } = await runDo(model, "refuse-unclear-request");
       expect(result.exitCode).toBe(2);
       expect(summary.status).toBe("refused");
-      expect(summary.reason).toBe("spec_gate");
+      expect(summary.reason).toBe("refused");
       expect(summary.filesTouched).toEqual([]);
       expect(await git(repo, "status", "--porcelain")).toBe("");
     },

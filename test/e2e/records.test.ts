@@ -3,17 +3,20 @@
  * corpus projects: `check`'s text by rule with `--all`, the MCP relay block beside a JSON block
  * byte-equal to `check --json`, the `needs_input` ending over the CLI and MCP, the BOM's DNP
  * column after a gated DNP change (with sync_board saying what it did to attributes), and on
- * usb-led the one-line provider failure and a run that did not carry out its proposal.
+ * usb-led the one-line provider failure and a run that did not carry out its proposal. The
+ * record agrees with itself: newFindings, run_check only "new" and the Verification line name
+ * the same findings; usage is counted when a run ends by an error; the model's refuse has its
+ * own reason; proposal ids spell signs; a refused edit advises only what the tools can do.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseBom } from "../../src/spec/bom.ts";
 import { git } from "../repo/git-repo.ts";
-import { corpusProjects } from "../support/corpora.ts";
+import { corpusProjects, demoProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { relayOf, textOf } from "../support/mcp.ts";
 import { copyRepo, fingerprint, initialisedCorpusRepo, initialisedRepo, ISOLATED_ENV } from "../support/repos.ts";
@@ -155,6 +158,32 @@ for (const board of BOARDS) {
   });
 }
 
+describe("records of a run that ends by an error", () => {
+  test(
+    "internal_error mid-conversation (a board edit on a poured board without KiCad's Python): the summary counts the model's turns and tokens",
+    async () => {
+      const demo = demoProjects().find((p) => p.id === "demos/custom_pads_test/custom_pads_test")!;
+      const repo = await initialisedCorpusRepo(demo);
+      const file = join(await makeTempDir(), "sync.json");
+      const turn = (id: string, name: string, input: unknown) => ({ content: [{ type: "tool_use", id, name, input }], usage: { inputTokens: 1000, outputTokens: 50 } });
+      const turns = [
+        turn("t1", "propose_change", { title: "Add a spare resistor", why: "A footprint for rework.", changes: ["add R900", "sync the board"], requirements_touched: [], verification: "as before", new_refs: ["R900"] }),
+        turn("t2", "add_component", { lib_id: "Device:R", value: "10k", footprint: "Resistor_SMD:R_0603_1608Metric", sheet: "/", ref: "R900" }),
+        turn("t3", "sync_board", {}),
+      ];
+      writeFileSync(file, JSON.stringify({ schema: "copperhead.session/1", model: "scripted", turns }));
+      const result = await run(["do", "Add a spare resistor", "--model", `replay:${file}`, "--repo", repo, "--json"], { COPPERHEAD_KICAD_PYTHON: "/bin/false" });
+      expect(result.exitCode).toBe(3);
+      const runs = join(repo, ".copperhead/runs");
+      const [id] = readdirSync(runs);
+      const record = readFileSync(join(runs, id!, "summary.md"), "utf8");
+      expect(record).toContain("internal_error");
+      expect(record).toContain("- Model usage: 3 turns, 3000 input and 150 output tokens");
+    },
+    LONG,
+  );
+});
+
 describe("records on usb-led only", () => {
   let template = "";
   beforeAll(async () => {
@@ -173,6 +202,97 @@ describe("records on usb-led only", () => {
       expect([summary.status, summary.reason]).toEqual(["refused", "needs_input"]);
       expect(relayOf(result)).toBe(`copperhead needs an answer before it changes anything: ${summary.detail} Ask your user, then call copperhead_do again with the request and their answer.`);
       expect(fingerprint(repo)).toEqual(before);
+    },
+    LONG,
+  );
+
+  test(
+    "a change that commits with new warnings: run_check only new, the record's newFindings and the Verification line name the same findings, each with its place",
+    async () => {
+      const repo = await copyRepo(template);
+      const model = `replay:${join(SESSIONS_DIR, "rename-net-similar-label.json")}`;
+      const result = await run(["do", "Rename CC1 to cc2", "--model", model, "--repo", repo, "--json"]);
+      const summary = JSON.parse(result.stdout);
+      expect([result.exitCode, summary.status]).toEqual([0, "committed"]);
+      const counted = [...(summary.verificationLine as string).matchAll(/(\d+) new\b/g)].reduce((n, m) => n + Number(m[1]), 0);
+      expect(counted).toBeGreaterThan(0);
+      type Row = { key: string; location?: { x?: number; y?: number; sheet?: string; layer?: string } };
+      const listed = summary.verification.newFindings as Row[];
+      expect(listed).toHaveLength(counted);
+      const events = readFileSync(join(repo, summary.transcriptPath), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const asked = JSON.parse(events.find((e) => e.type === "tool_result" && e.id === "t3").content) as { ok: boolean; total: number; new: number; baseline: number; findings: Row[] };
+      expect(asked).toMatchObject({ ok: true, total: counted, new: counted, baseline: 0 });
+      expect(asked.findings.map((f) => f.key).sort()).toEqual(listed.map((f) => f.key).sort());
+      for (const f of [...listed, ...asked.findings]) {
+        expect(f.location?.x).toBeNumber();
+        expect(f.location?.y).toBeNumber();
+        expect(f.location?.sheet ?? f.location?.layer).toBeString();
+      }
+      const record = readFileSync(join(repo, summary.summaryPath), "utf8");
+      expect(record).toContain("## New findings");
+      expect(record.split("\n").filter((l) => l.startsWith("- [") && l.includes(" at ("))).toHaveLength(counted);
+      expect(await git(repo, "log", "-1", "--format=%B")).toContain(`Verification: ${summary.verificationLine}`);
+    },
+    LONG,
+  );
+
+  test(
+    "the model's own refuse: reason refused (no spec gate involved) in --json, the text report, summary.md and the MCP relay; exit 2",
+    async () => {
+      const repo = await copyRepo(template);
+      const model = `replay:${join(SESSIONS_DIR, "refuse-unclear-request.json")}`;
+      const [json, text] = [await run(["do", "Make it better", "--model", model, "--repo", repo, "--json"]), await run(["do", "Make it better", "--model", model, "--repo", repo])];
+      const summary = JSON.parse(json.stdout);
+      expect([json.exitCode, text.exitCode, summary.status, summary.reason]).toEqual([2, 2, "refused", "refused"]);
+      expect(text.stdout).toStartWith("copperhead do: refused (the model declined): nothing was changed");
+      expect(readFileSync(join(repo, summary.summaryPath), "utf8")).toContain("- Status: **refused** (refused)");
+      const server = await mcp(repo, { COPPERHEAD_MODEL: model });
+      const result = await server.call("copperhead_do", { request: "Make it better" });
+      await server.close();
+      expect(JSON.parse(textOf(result)).reason).toBe("refused");
+      expect(relayOf(result)).toStartWith("Refused (the model declined), nothing was changed: ");
+    },
+    LONG,
+  );
+
+  test(
+    "a proposal's id is whole words of its title with the signs spelled (plus-12v, minus-12v)",
+    async () => {
+      const repo = await copyRepo(template);
+      const file = join(await makeTempDir(), "rails.json");
+      const title = "Add bulk capacitors on +12V and -12V at the regulator inputs";
+      const turn = (id: string, name: string, input: unknown) => ({ content: [{ type: "tool_use", id, name, input }], usage: { inputTokens: 100, outputTokens: 10 } });
+      const turns = [
+        turn("t1", "propose_change", { title, why: "Bulk capacitance at each rail's input.", changes: ["add C10 on +12V", "add C11 on -12V"], requirements_touched: [], verification: "as before" }),
+        turn("t2", "refuse", { reason: "This board has no ±12 V rails." }),
+      ];
+      writeFileSync(file, JSON.stringify({ schema: "copperhead.session/1", model: "scripted", turns }));
+      const summary = JSON.parse((await run(["do", title, "--model", `replay:${file}`, "--repo", repo, "--json"])).stdout);
+      expect(summary.proposal.id).toBe(`${summary.runId.slice(0, 8)}-add-bulk-capacitors-on-plus-12v-and-minus-12v`);
+    },
+    LONG,
+  );
+
+  test(
+    "a refused edit advises only what the model's tools can do: moving a part routed before the run names find_space and refuse, not KiCad",
+    async () => {
+      const repo = await copyRepo(template);
+      const file = join(await makeTempDir(), "move-routed.json");
+      const turn = (id: string, name: string, input: unknown) => ({ content: [{ type: "tool_use", id, name, input }], usage: { inputTokens: 100, outputTokens: 10 } });
+      const turns = [
+        turn("t1", "propose_change", { title: "Move R3 closer to the LED", why: "Shorter LED loop.", changes: ["move R3 next to D1"], requirements_touched: [], verification: "as before", refs: ["R3", "D1"] }),
+        turn("t2", "place_footprint", { ref: "R3", near: "D1" }),
+        turn("t3", "refuse", { reason: "R3 is routed; it stays where it is." }),
+      ];
+      writeFileSync(file, JSON.stringify({ schema: "copperhead.session/1", model: "scripted", turns }));
+      const summary = JSON.parse((await run(["do", "Move R3 closer to the LED", "--model", `replay:${file}`, "--repo", repo, "--json"])).stdout);
+      const events = readFileSync(join(repo, summary.transcriptPath), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const refused = events.find((e) => e.type === "tool_result" && e.id === "t2");
+      expect(refused.isError).toBe(true);
+      expect(refused.content).toContain("R3 is routed with copper that was there before this run");
+      expect(refused.content).toContain("find_space");
+      expect(refused.content).toContain("refuse");
+      expect(refused.content).not.toMatch(/KiCad/);
     },
     LONG,
   );

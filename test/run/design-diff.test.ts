@@ -75,7 +75,7 @@ describe("the design diff of a gated run", () => {
     expect(report).toContain("design changes:\n  Parts\n    + C3 100n (Device:C, Capacitor_SMD:C_0603_1608Metric) on /Regulator/ — 1: +3V3, 2: GND\n");
 
     const body = await git(repo, "log", "-1", "--format=%B");
-    expect(body).toMatch(/\n\nDesign changes:\n- parts: \+C3 \(100n\)\n- board: \+C3, tracks \+\d+\/-0\n- BOM: \+C3\n\nChange: docs\/changes\//);
+    expect(body).toMatch(/\n\nDesign changes:\n- parts: \+C3 \(100n\)\n- board: \+C3, tracks \+\d+\n- BOM: \+C3\n\nChange: docs\/changes\//);
     // The trailers stay the last paragraph, where git finds them.
     expect(body.trimEnd().split("\n\n").at(-1)).toMatch(/^Change: .*\nVerification: .*\nCopperhead-Run: \S+\nCopperhead-Approval: auto$/);
   }, 120_000);
@@ -110,6 +110,6 @@ describe("the design diff of a gated run", () => {
     expect(diff.sheets).toEqual([]);
     expect(diff.board!.footprints.map((f) => `${f.status} ${f.ref} ${f.pads.map((p) => `${p.pin}:${p.net}`).join(",")}`)).toEqual(["added D1 1:GND,2:/LED_A"]);
     expect(diff.bom).toEqual([{ ref: "R3", status: "changed", changes: [{ field: "Value", before: "2k2", after: "1k" }] }]);
-    expect(await git(repo, "log", "-1", "--format=%B")).toMatch(/Design changes:\n- board: \+D1, tracks \+\d+\/-0\n- BOM: R3 changed\n/);
+    expect(await git(repo, "log", "-1", "--format=%B")).toMatch(/Design changes:\n- board: \+D1, tracks \+\d+\n- BOM: R3 changed\n/);
   }, 120_000);
 });

@@ -67,11 +67,19 @@ export function expectShortAgrees(diff: DesignDiff): void {
   const zones = board.filter((l) => / (zone|rule area)\b/.test(l) && !l.startsWith("tracks"));
   const shown = items.join(", ");
   if (!shown.includes("(more)")) expect(sum([shown], /on (\d+) pads?/g) + sum([shown], /(\d+) pads? moved/g)).toBe(sum(padNets, /\((\d+) pads?/g) + padMoves.length);
-  const trackItem = /tracks \+(\d+)\/-(\d+)/.exec(shown);
-  if (trackItem) expect([Number(trackItem[1]), Number(trackItem[2])]).toEqual([sum(tracks, /\+(\d+) /g), sum(tracks, /−(\d+) /g)]);
-  const zoneItem = /zones \+(\d+)\/-(\d+)/.exec(shown);
-  if (zoneItem) expect([Number(zoneItem[1]), Number(zoneItem[2])]).toEqual([zones.filter((l) => l.startsWith("+")).length, zones.filter((l) => l.startsWith("−")).length]);
+  // `tracks +3/-1`, `vias +1`, `zones -2`: added and removed, a zero left out.
+  const shortCount = (label: string) => {
+    const m = new RegExp(`(?:^|, )${label} (?:\\+(\\d+))?/?(?:-(\\d+))?(?:,|$)`).exec(shown);
+    return m ? [Number(m[1] ?? 0), Number(m[2] ?? 0)] : undefined;
+  };
+  const segments = [sum(tracks, /\+(\d+) (?:segment|arc)/g), sum(tracks, /−(\d+) (?:segment|arc)/g)];
+  const vias = [sum(tracks, /\+(\d+) via/g), sum(tracks, /−(\d+) via/g)];
+  expect(shortCount("tracks") ?? [0, 0]).toEqual(segments);
+  expect(shortCount("vias") ?? [0, 0]).toEqual(vias);
+  const zoneItem = shortCount("zones");
+  if (zoneItem) expect(zoneItem).toEqual([zones.filter((l) => l.startsWith("+")).length, zones.filter((l) => l.startsWith("−")).length]);
   const footprints = board.filter((l) => / footprint /.test(l)).length;
-  const expected = footprints + padNets.length + (padMoves.length ? 1 : 0) + (tracks.length ? 1 : 0) + (zones.length ? 1 : 0) + (diff.board.layers.length ? 1 : 0) + (diff.board.outline ? 1 : 0);
+  const copper = (segments[0]! + segments[1]! ? 1 : 0) + (vias[0]! + vias[1]! ? 1 : 0);
+  const expected = footprints + padNets.length + (padMoves.length ? 1 : 0) + copper + (zones.length ? 1 : 0) + (diff.board.layers.length ? 1 : 0) + (diff.board.outline ? 1 : 0);
   expect(items.length).toBe(expected || 1);
 }

@@ -21,7 +21,7 @@ export const exitTools = [
       "Decline the request (unsafe, impossible, or unclear), at any point of the run. Ends the run at once as refused; anything already edited is rolled back.",
     schema: v.strictObject({ reason }),
     run(_ctx: RunContext, { reason }): SpecOutcome {
-      return { specDecision: { kind: "refused", reason: "spec_gate", detail: reason } };
+      return { specDecision: { kind: "refused", reason: "refused", detail: reason } };
     },
   }),
   defineTool({

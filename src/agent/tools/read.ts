@@ -147,28 +147,36 @@ export const readTools = [
     name: "run_check",
     family: "read",
     description:
-      "Run the full deterministic check (ERC, DRC, parity, routing, drift, requirements, proposals) on the design as it is now. Returns each check's status and one page of findings (filter by check and severity; page with offset), each marked baseline: new (not there before the run) or unchanged.",
+      'Run the full deterministic check (ERC, DRC, parity, routing, drift, requirements, proposals) on the design as it is now. Returns each check\'s status and one page of findings (filter by check and severity; page with offset), new ones first, each marked baseline: new (not there before the run) or unchanged, with where it is (sheet or board layer, x, y in mm) and the parts it involves. only: "new" lists just what the run added, the findings the Verification line counts as new; ok then answers for the findings asked for.',
     schema: v.strictObject({
       check: v.optional(v.pipe(v.string(), v.description("Only this check's findings, e.g. erc, drc, routing"))),
       severity: v.optional(v.picklist(["error", "warning", "info"])),
+      only: v.optional(v.pipe(v.picklist(["new"]), v.description("new: only findings that were not there before the run"))),
       offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
       limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_FINDINGS * 5))),
     }),
-    async run(ctx: RunContext, { check, severity, offset = 0, limit = MAX_FINDINGS }) {
+    async run(ctx: RunContext, { check, severity, only, offset = 0, limit = MAX_FINDINGS }) {
       const [report, baseline] = await Promise.all([ctx.check(), ctx.baseline?.()]);
+      if (only === "new" && !baseline) throw new ToolError('There is no baseline to tell new findings from: run_check without only: "new" lists them all.');
       const comparison = baseline ? compareWithBaseline(baseline, report, false, unchangedByRun(ctx)) : undefined;
       // Rows of the generated docs are regenerated before verification: not the model's to fix.
       const [regenerated, own] = partition(comparison?.current ?? report.checks.flatMap((c) => c.findings), isRegeneratedRow);
-      const all = own.filter((f) => (!check || f.check === check) && (!severity || f.severity === severity));
+      const asked = own.filter((f) => (!check || f.check === check) && (!severity || f.severity === severity) && (!only || f.baselineState === "new"));
+      // New findings first, so the first page holds what the run added however long the baseline's list.
+      const [fresh, old] = partition(asked, (f) => f.baselineState === "new");
+      const all = [...fresh, ...old];
       const page = all.slice(offset, offset + limit).map(({ baselineState, ...f }) => ({ ...f, baseline: baselineState ?? "unknown" }));
       const count = (severity: Severity) => own.filter((f) => f.severity === severity).length;
+      const filtered = check !== undefined || severity !== undefined || only !== undefined;
+      const fails = (f: Finding) => f.severity === "error" || (report.strict && f.severity === "warning");
       return {
-        ok: report.ok || (regenerated.length > 0 && count("error") === 0),
+        ok: filtered ? !all.some(fails) : report.ok || (regenerated.length > 0 && count("error") === 0),
         counts: { error: count("error"), warning: count("warning"), info: count("info") },
         checks: report.checks.map((c) => familyView(c, own, regenerated, report.strict)),
         findings: page,
         offset,
         total: all.length,
+        ...(comparison ? { new: fresh.length, baseline: old.length } : {}),
         ...(offset + page.length < all.length ? { nextOffset: offset + page.length } : {}),
         ...(comparison ? { newErrors: comparison.failing.filter((f) => !isRegeneratedRow(f)).length } : {}),
         ...(regenerated.length > 0

@@ -63,7 +63,7 @@ export type AmendmentArgs = v.InferOutput<typeof AmendmentInput>;
 /** What the spec gate (or one of the ways out, tools/exit.ts) decided. */
 export type SpecDecision =
   | { kind: "proposal"; args: ProposalArgs }
-  | { kind: "refused"; reason: "spec_gate" | "requirement_change" | "needs_input"; detail: string }
+  | { kind: "refused"; reason: "refused" | "requirement_change" | "needs_input"; detail: string }
   | { kind: "abandoned"; detail: string };
 
 /** Spec tools return this marker; the loop acts on it (approval, or ending the run). */

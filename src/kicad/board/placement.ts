@@ -251,7 +251,7 @@ export function placeFootprint(board: Board, ref: string, move: FootprintMove, r
       const result = findSpot(board, obstacles, copper, { footprint: fp.node, padNets, rotation: move.rotation ?? anchor.at.rotation, anchor: anchorBox }, target, move.side === undefined && isSmdPassive(fp.node));
       if (!result.spot) {
         throw new CopperheadError("edit_conflict", `No free spot for ${ref} near ${move.near}${move.side ? ` on the ${move.side}` : ""}: ${describeBlockers(result.blockers)}.`, {
-          fix: "Give coordinates, name another part, or make room in KiCad.",
+          fix: 'Ask find_space (document: "board") for a free area near it and place_footprint at its x, y; or name another part as near, or try side: "back" or another rotation.',
           ref,
         });
       }
@@ -267,13 +267,19 @@ export function placeFootprint(board: Board, ref: string, move: FootprintMove, r
   }
 }
 
+/**
+ * What a run can do about a part it may not move: no edit tool unlocks a part or drags its
+ * tracks along, so the advice names only what the model can do.
+ */
+const LEAVE_IT = "Leave it where it is and place the other parts around it (find_space shows the free areas); if the request needs it moved, refuse and say why.";
+
 /** The footprint `ref`, refusing one that is missing, locked or routed. */
 function movable(board: Board, ref: string): Footprint {
   const fp = board.footprint(ref);
   if (!fp) throw new CopperheadError("not_found", `No footprint ${ref} on the board.`, { fix: "Call sync_board first so the board has the part, or check the reference.", ref });
-  if (fp.locked) throw new CopperheadError("edit_conflict", `${ref} is locked on the board; a lock means "do not move".`, { fix: "Unlock it in KiCad if it really should move.", ref });
+  if (fp.locked) throw new CopperheadError("edit_conflict", `${ref} is locked on the board; a lock means "do not move".`, { fix: LEAVE_IT, ref });
   if (copperOnPads(board, fp) > 0) {
-    throw new CopperheadError("edit_conflict", `${ref} is routed with copper that was there before this run: moving it would leave its tracks behind.`, { fix: "Move it in KiCad, where its tracks can follow.", ref });
+    throw new CopperheadError("edit_conflict", `${ref} is routed with copper that was there before this run: moving it would leave its tracks behind.`, { fix: LEAVE_IT, ref });
   }
   return fp;
 }

@@ -8,7 +8,8 @@
  * KiCad's (snake_case) so a report can be compared with kicad-cli's file directly.
  *
  * Match violations on `type`; `description` is translated in some locales. Item `pos` in
- * ERC reports is about 100× too small (a KiCad bug), so locate objects by `uuid`.
+ * ERC reports is 100× too small (a KiCad bug, see `checks/kicad-findings.ts`), so identify
+ * objects by `uuid`.
  */
 import * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";

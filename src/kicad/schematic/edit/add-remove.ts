@@ -208,7 +208,7 @@ function likeSource(state: EditorState, ref: string): { libId: string; def: SLis
   const { symbol } = unitsOf(state, ref)[0]!;
   if (!symbol.lib) {
     throw new CopperheadError("not_found", `${ref}'s symbol ${symbol.libKey} is not embedded in its sheet, so it cannot be copied.`, {
-      fix: `Open and save the sheet in KiCad, or pass lib_id instead of like.`,
+      fix: "Pass lib_id instead of like (search_library finds it, get_library_symbol shows its pins).",
       ref,
     });
   }

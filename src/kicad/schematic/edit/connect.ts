@@ -104,7 +104,7 @@ export function disconnect(state: EditorState, ref: string, pin: string): void {
   const plan = wiring.planDetach(hit.tip, (p) => p.symbol === hit.symbol && p.lib === hit.lib, "disconnect");
   if (plan.conflict) {
     throw new CopperheadError("edit_conflict", `Cannot disconnect ${ref} pin ${hit.lib.number}: ${plan.conflict}.`, {
-      fix: "Redraw that part of the schematic in KiCad, or disconnect the other pins instead.",
+      fix: "Disconnect the other pins of that wiring instead, or refuse and say which wiring is in the way.",
       ref,
       pin: hit.lib.number,
     });
@@ -117,7 +117,7 @@ export function disconnect(state: EditorState, ref: string, pin: string): void {
       const net = state.netlist().nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === hit.lib.number));
       if (net && net.nodes.length > 1) {
         throw new CopperheadError("edit_conflict", `${ref} pin ${hit.lib.number} would still be on net ${net.name} after removing its wiring.`, {
-          fix: "The pin is joined some other way (a wire over its tip, a bus); redraw that part in KiCad.",
+          fix: "The pin is joined some other way (a wire over its tip, a bus) that no edit tool cuts: leave it on its net, or refuse and say so.",
           ref,
           pin: hit.lib.number,
         });

@@ -115,7 +115,7 @@ function planMoveWiring(state: EditorState, ref: string, symbol: PlacedSymbol, w
     if (!wiring.attached(pin.at, (p) => p.symbol === symbol && p.lib === pin.lib) && !noConnect) continue;
     const plan = wiring.planDetach(pin.at, self, "disconnect");
     if (plan.conflict) {
-      throw new CopperheadError("edit_conflict", `Cannot move ${ref}: pin ${pin.lib.number} ${plan.conflict}.`, { fix: "Move it in KiCad, or disconnect that pin first.", ref, pin: pin.lib.number });
+      throw new CopperheadError("edit_conflict", `Cannot move ${ref}: pin ${pin.lib.number} ${plan.conflict}.`, { fix: "Disconnect that pin first, move it, then connect it again; or leave it where it is.", ref, pin: pin.lib.number });
     }
     if (!plan.joins && !turned) {
       for (const node of plan.remove) carried.add(node);

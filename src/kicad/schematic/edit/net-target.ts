@@ -65,7 +65,7 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
     throw new CopperheadError(
       "edit_conflict",
       `${found.name} is the name KiCad makes up for a net that nothing names${pin ? ` (after ${pin.ref} pin ${pin.pin})` : ""}: a label of that text would start a new net instead of joining it, and the name changes as parts join the net. Nothing was written.`,
-      { fix: "Connect to a named net (get_net lists them), or have the net named by a label in KiCad first.", net: found.name },
+      { fix: "Connect to a named net instead (list_nets lists them), or refuse and say that the net needs a name.", net: found.name },
     );
   }
   if (found.kind === "found" && found.name.startsWith("/") && found.name !== own) return netTarget(state, found.name, instance, ref);

@@ -61,7 +61,7 @@ export function renameNet(state: EditorState, name: string, to: string): void {
       const problems = compareRenamed(before, after, scope.expected);
       if (problems.length > 0) {
         throw new CopperheadError("edit_conflict", `Renaming ${from} to ${scope.newName} would change more than that net: ${problems.slice(0, 5).join("; ")}.`, {
-          fix: "Some pins join the net another way (hidden power pins, a second label); rename those in KiCad.",
+          fix: "Some pins join the net another way (hidden power pins, a second label), which rename_net does not change: disconnect them and connect them to the new name, or refuse and say which pins they are.",
           net: from,
         });
       }
@@ -95,7 +95,7 @@ function globalRenameScope(state: EditorState, from: string, to: string): Rename
       const pin = symbol.lib.pins[0];
       if (!has(rootVersion, SCHEMATIC.modernPowerSymbols) && pin?.type === "power_in" && pin.hidden) {
         throw new CopperheadError("edit_conflict", `${from} is named by the hidden pin of power symbol ${symbol.libId}: in this project's format (${describeVersion("schematic", rootVersion)}, before KiCad 7's modern power symbols) KiCad ignores a power symbol's Value, so renaming it would not rename the net.`, {
-          fix: "Disconnect the pins from the power symbols and connect them to the new net, or open and save the project in KiCad 7 or newer first.",
+          fix: "Disconnect the pins from the power symbols and connect them to the new net (disconnect, then connect).",
           net: from,
         });
       }

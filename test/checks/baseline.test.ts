@@ -1,0 +1,128 @@
+/**
+ * New findings are new things: a finding is matched to the baseline by its kind, its objects
+ * and their place, never by its rank among violations of one kind. The reports are kicad-cli's
+ * own DRC of the custom_pads_test demo, and variations of it in the same schema (KiCad's
+ * violations reordered, dropped, or repeated with other measurements between the same objects).
+ */
+import { beforeAll, afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { evaluateGate, verificationLine } from "../../src/agent/gate.ts";
+import { compareWithBaseline, reportAgainstBaseline } from "../../src/checks/baseline.ts";
+import { checkDrc } from "../../src/checks/drc.ts";
+import { indexBoard } from "../../src/checks/kicad-items.ts";
+import type { CheckReport, Finding } from "../../src/checks/types.ts";
+import { loadDesign, type Design } from "../../src/design/design.ts";
+import { Board } from "../../src/kicad/board/view.ts";
+import { parseDrcReport, type Violation } from "../../src/kicad/cli/report.ts";
+import { discoverProject } from "../../src/repo/project.ts";
+import { copyCorpusProject, demoProjects } from "../support/corpora.ts";
+import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
+
+const PAD2_FAMILY = "drc:clearance:teardrop:/PAD2@F.Cu+zone:GND@F.Cu";
+
+let design: Design;
+let items: ReturnType<typeof indexBoard>;
+/** kicad-cli's DRC violations of the demo as it ships. */
+let shipped: Violation[];
+
+beforeAll(async () => {
+  const cli = await requireKicadCli();
+  const demo = demoProjects().find((p) => p.id === "demos/custom_pads_test/custom_pads_test");
+  if (!demo) throw new Error("the KiCad demo custom_pads_test is not installed");
+  const project = await copyCorpusProject(demo);
+  design = loadDesign(discoverProject(project.root));
+  const board = design.project.board!;
+  const out = join(await makeTempDir(), "drc.json");
+  const run = Bun.spawnSync([cli.path, "pcb", "drc", "--format", "json", "--severity-all", "-o", out, board]);
+  if (run.exitCode !== 0) throw new Error(`kicad-cli pcb drc failed: ${run.stderr.toString()}`);
+  shipped = parseDrcReport(readFileSync(out, "utf8"), out).violations;
+  items = indexBoard(Board.load(board), board);
+}, 120_000);
+afterAll(cleanupTempDirs);
+
+function checked(violations: Violation[]): CheckReport {
+  const drc = checkDrc({ ...parseDrcReport(JSON.stringify({ violations }), "drc.json") }, design, items, false);
+  return { schema: "copperhead.check/1", ok: true, project: "p.kicad_pro", kicad: { version: "9.0.8" }, strict: false, fab: false, checks: [drc], counts: { error: 0, warning: 0, info: 0 } };
+}
+
+/** The demo's two clearance violations between the GND zone and a /PAD2 teardrop (two teardrops, one family). */
+const pad2 = () => shipped.filter((v) => v.type === "clearance" && v.items.some((i) => i.description.includes("[/PAD2]")));
+/** A violation between the same objects as `like`, measured `actual`: one more sliver between them. */
+const measured = (like: Violation, actual: string): Violation => ({ ...like, description: `Clearance violation (zone clearance 0.5000 mm; actual ${actual} mm)` });
+
+/** What is new against `before`, as the run's gate, `check --baseline` and the Verification line each judge it. */
+function judged(before: Violation[], after: Violation[]) {
+  const [base, now] = [checked(before), checked(after)];
+  const gate = evaluateGate(base, now, false).newFindings;
+  const against = reportAgainstBaseline(now, base, { ref: "HEAD", commit: "0".repeat(40) });
+  const checkNew = against.checks.flatMap((c) => c.findings).filter((f) => f.baselineState === "new");
+  const line = verificationLine(now, base);
+  return { gate, checkNew, counts: against.baseline!.counts, line, absent: compareWithBaseline(base, now, false).absent };
+}
+
+const messages = (findings: Finding[]) => findings.map((f) => f.message.replace(/:.*/, ""));
+
+describe("matching findings to the baseline", () => {
+  test("the demo's report carries a family of two between the same kinds of objects, keyed …#2", () => {
+    const keys = checked(shipped).checks[0]!.findings.map((f) => f.key);
+    expect(keys).toContain(PAD2_FAMILY);
+    expect(keys).toContain(`${PAD2_FAMILY}#2`);
+  });
+
+  test("a reshuffle is nothing new: the same violations in another order", () => {
+    const { gate, checkNew, counts, absent, line } = judged(shipped, [...shipped].reverse());
+    expect(gate).toEqual([]);
+    expect(checkNew).toEqual([]);
+    expect(absent).toEqual([]);
+    expect(counts).toEqual({ new: 0, unchanged: 4, absent: 0 });
+    expect(line).toContain("DRC 3 errors, 1 warning (baseline, none new)");
+  });
+
+  test("a family that loses one violation and gains a different one has one new finding", () => {
+    const [a, b] = pad2();
+    const others = shipped.filter((v) => !pad2().includes(v));
+    // The family had the violation at teardrop a; now it has the one at teardrop b instead.
+    const { gate, checkNew, counts, absent } = judged([...others, a!], [...others, b!]);
+    expect(gate.map((f) => f.items)).toEqual([[...b!.items.map((i) => i.uuid)].sort()]);
+    expect(checkNew.map((f) => f.items)).toEqual(gate.map((f) => f.items));
+    expect(absent.map((f) => f.items)).toEqual([[...a!.items.map((i) => i.uuid)].sort()]);
+    expect(counts).toEqual({ new: 1, unchanged: 2, absent: 1 });
+  });
+
+  test("slivers between the same two objects: losing one and gaining another is one new finding", () => {
+    const [a] = pad2();
+    const family = ["0.4901", "0.4902", "0.4903"].map((actual) => measured(a!, actual));
+    const now = [family[0]!, family[2]!, measured(a!, "0.4960")];
+    const { gate, counts } = judged(family, now);
+    expect(messages(gate)).toEqual(["Clearance violation (zone clearance 0.5000 mm; actual 0.4960 mm)"]);
+    expect(counts).toEqual({ new: 1, unchanged: 2, absent: 1 });
+  });
+
+  test("a family of identical slivers grows from 7 to 8 while the total falls: exactly the new one is new", () => {
+    const [a] = pad2();
+    const family = Array.from({ length: 7 }, (_, i) => measured(a!, `0.490${i + 1}`));
+    const before = [...shipped, ...family];
+    // The new sliver measures least, so it ranks first in its family and every other one's index shifts.
+    const fresh = measured(a!, "0.4900");
+    const after = [fresh, ...[...family].reverse(), ...shipped.filter((v) => v.type === "clearance" && !v.items.some((i) => i.description.includes("[/PAD1]")))];
+    expect(after.length).toBe(before.length - 1);
+    const { gate, checkNew, counts, line } = judged(before, after);
+    expect(messages(gate)).toEqual([fresh.description]);
+    expect(messages(checkNew)).toEqual([fresh.description]);
+    expect(counts).toEqual({ new: 1, unchanged: 9, absent: 2 });
+    expect(line).toContain("DRC 10 errors (baseline, 1 new)");
+  });
+
+  test("a violation whose objects moved is the one it was", () => {
+    const moved = shipped.map((v) => ({ ...v, items: v.items.map((i) => ({ ...i, pos: { x: i.pos!.x + 5, y: i.pos!.y - 2 } })) }));
+    expect(judged(shipped, moved).gate).toEqual([]);
+  });
+
+  test("every finding carries its place: layer and position of its first object", () => {
+    const findings = checked(shipped).checks[0]!.findings;
+    const mismatch = findings.find((f) => f.rule === "lib_footprint_mismatch")!;
+    expect(mismatch.location).toMatchObject({ ref: "AE2", x: 166.3, y: 72.5 });
+    for (const f of findings.filter((f) => f.rule === "clearance")) expect(f.location).toMatchObject({ layer: "F.Cu", x: 62.992, y: 48.768 });
+  });
+});
