@@ -12,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CheckReport } from "../../src/checks/types.ts";
+import { groupMissingLibraries } from "../../src/checks/missing-libraries.ts";
 import { summariseCheck } from "../../src/mcp/check-summary.ts";
 import { parseBom } from "../../src/spec/bom.ts";
 import { git } from "../repo/git-repo.ts";
@@ -85,15 +86,20 @@ for (const board of BOARDS) {
       async () => {
         const repo = await copyRepo(template);
         const json = await run(["check", "--json", "--repo", repo]);
-        const report = JSON.parse(json.stdout) as { ok: boolean; checks: { id: string; status: string; summary: string; findings: { rule: string; message: string }[] }[] };
+        const report = JSON.parse(json.stdout) as CheckReport;
         const [text, all] = await Promise.all([run(["check", "--repo", repo]), run(["check", "--all", "--repo", repo])]);
         expect([text.exitCode, all.exitCode]).toEqual([json.exitCode, json.exitCode]);
         expect(text.stdout.trimEnd().split("\n").at(-1)).toBe(all.stdout.trimEnd().split("\n").at(-1));
         for (const f of report.checks.flatMap((c) => c.findings)) expect(all.stdout).toContain(f.message.split("\n")[0]!.split(" ").slice(0, 3).join(" "));
+        // A missing library is one line of its own; the rest of each family is shown by rule.
+        const { libraries, rest } = groupMissingLibraries(report.checks.flatMap((c) => c.findings));
+        for (const lib of libraries) expect(text.stdout).toContain(`${lib.kind} library ${lib.library}: `);
         let elided = false;
-        for (const c of report.checks.filter((c) => c.findings.length > 10)) {
+        for (const c of report.checks) {
+          const findings = rest.filter((f) => f.check === c.id);
+          if (findings.length <= 10) continue;
           const byRule = new Map<string, number>();
-          for (const f of c.findings) byRule.set(f.rule, (byRule.get(f.rule) ?? 0) + 1);
+          for (const f of findings) byRule.set(f.rule, (byRule.get(f.rule) ?? 0) + 1);
           for (const [rule, n] of byRule) {
             expect(text.stdout).toContain(`    ${rule}: `);
             if (n > 3) {
