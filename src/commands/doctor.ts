@@ -154,7 +154,9 @@ function librariesItem(where: KicadProject | string, cli: KicadCli | undefined):
   }
   const tables = `${counts.join(", ")} in the tables resolve`;
   if (missing.length > 0) {
-    const named = missing.map((m) => `${m.kind} library "${m.nickname}" (${describeUses(m)})`);
+    // The summary names the first few; the fix and `missing` carry every one.
+    const named = missing.slice(0, LIBRARIES_NAMED).map((m) => `${m.kind} library "${m.nickname}" (${describeUses(m)})`);
+    if (missing.length > LIBRARIES_NAMED) named.push(`and ${missing.length - LIBRARIES_NAMED} more`);
     return {
       id: "libraries",
       status: "warn",
@@ -171,6 +173,9 @@ function librariesItem(where: KicadProject | string, cli: KicadCli | undefined):
     fix: "Install the missing libraries or fix their URIs in the lib tables; parts from them cannot be added or checked.",
   };
 }
+
+/** Missing libraries the doctor's summary line names before it counts the rest. */
+const LIBRARIES_NAMED = 8;
 
 /**
  * Every library id the design names: its symbols' lib ids and Footprint fields (once per sheet
