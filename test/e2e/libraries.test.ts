@@ -47,8 +47,11 @@ describe("libraries the design names", () => {
       for (const m of missing) {
         expect(m.table).toBe(`HARDWARE/RVPC_Rev.B/${m.kind === "symbol" ? "sym" : "fp"}-lib-table`);
         expect(m.line).toStartWith(`(lib (name "${m.nickname}")(type "KiCad")(uri "\${KIPRJMOD}/`);
-        expect(item.summary).toContain(`${m.kind} library "${m.nickname}"`);
+        expect(item.fix).toContain(m.line);
       }
+      // The summary names the first eight and counts the rest.
+      expect(item.summary).toContain('the design names 19 libraries that do not resolve: symbol library "OLIMEX_Connectors" (4 symbols), ');
+      expect(item.summary).toContain(", and 11 more; ");
 
       const text = await run(["doctor"]);
       expect(text.stdout).toContain("Preferences > Manage Symbol Libraries");
