@@ -37,6 +37,8 @@ export function checkFab(design: Design, exported: FabExport | undefined, librar
     if (exported && !exported.ok) add("export_failed", "gerbers", `Gerber/drill export failed: ${exported.error ?? "unknown error"}`, { file: boardFile });
   }
 
+  // A library missing from the tables is one finding naming its parts, not one per part.
+  const missingLibraries = new Map<string, { refs: string[]; message: string; file: string }>();
   for (const c of design.components) {
     const where = { file: schematicFile(c.file), ref: c.ref, sheet: c.sheet };
     if (c.onBoard && !c.footprint) add("footprint_missing", c.ref, `${c.ref} (${c.value}) has no footprint assigned`, where);
@@ -44,10 +46,25 @@ export function checkFab(design: Design, exported: FabExport | undefined, librar
       try {
         libraries.resolveFootprint(c.footprint);
       } catch (err) {
-        add("footprint_unresolved", c.ref, `${c.ref} footprint ${c.footprint} does not resolve: ${asCopperheadError(err).message}`, where);
+        const typed = asCopperheadError(err);
+        const library = typed.code === "library_not_found" ? typed.details.library : undefined;
+        if (typeof library !== "string") add("footprint_unresolved", c.ref, `${c.ref} footprint ${c.footprint} does not resolve: ${typed.message}`, where);
+        else {
+          const missing = missingLibraries.get(library) ?? { refs: [], message: typed.message, file: where.file };
+          missing.refs.push(c.ref);
+          missingLibraries.set(library, missing);
+        }
       }
     }
     if (c.inBom && !c.dnp && !componentMpn(c)) add("mpn_missing", c.ref, `${c.ref} (${c.value}) has no MPN field`, where);
   }
+  for (const [library, { refs, message, file }] of missingLibraries) {
+    const parts = refs.length > REFS_NAMED ? `${refs.slice(0, REFS_NAMED).join(", ")} and ${refs.length - REFS_NAMED} more` : refs.join(", ");
+    const count = refs.length === 1 ? "1 footprint does" : `${refs.length} footprints do`;
+    add("footprint_unresolved", `library:${library}`, `${count} not resolve (${parts}): ${message}`, { file });
+  }
   return familyResult("fab", findings, { cleanSummary: "ready for fabrication" });
 }
+
+/** Parts a missing library's finding names before it counts the rest. */
+const REFS_NAMED = 10;

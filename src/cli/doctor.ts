@@ -22,7 +22,8 @@ const GLYPH = { ok: "✔", warn: "⚠", fail: "✖" } as const;
 export function renderDoctor(result: DoctorResult): string {
   const lines = result.items.flatMap((item) => [
     `${GLYPH[item.status]} ${item.id.padEnd(10)} ${item.summary}`,
-    ...(item.fix && item.status !== "ok" ? [`  ${" ".repeat(10)} fix: ${item.fix}`] : []),
+    // A fix of several lines (table lines to paste) keeps its lines, indented under "fix:".
+    ...(item.fix && item.status !== "ok" ? item.fix.split("\n").map((line, i) => `  ${" ".repeat(10)} ${i === 0 ? "fix: " : "     "}${line}`) : []),
   ]);
   lines.push("", result.ok ? "copperhead is ready." : "copperhead cannot run here yet; see the fixes above.");
   return lines.join("\n");

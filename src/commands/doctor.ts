@@ -4,15 +4,19 @@
  * reported by variable name only, never by value.
  */
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { resolvePatience, type Patience } from "../agent/providers/patience.ts";
 import { discoverConfiguredProject, loadConfig } from "../config/config.ts";
 import type { Config } from "../config/schema.ts";
 import { asCopperheadError } from "../errors.ts";
 import { findKicadCli, type KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { findKicadPython } from "../kicad/cli/python.ts";
+import { Board } from "../kicad/board/view.ts";
+import { unresolvedLibraries, type LibraryUse } from "../kicad/library/design-libraries.ts";
 import { projectLibraries, type LibraryKind } from "../kicad/library/libraries.ts";
+import { loadSchematicProject } from "../kicad/schematic/view.ts";
 import { installedGit } from "../repo/git.ts";
-import { resolveRepoRoot } from "../repo/project.ts";
+import { resolveRepoRoot, type KicadProject } from "../repo/project.ts";
 import { repoPath } from "../design/design.ts";
 
 export type DoctorStatus = "ok" | "warn" | "fail";
@@ -22,6 +26,19 @@ export interface DoctorItem {
   status: DoctorStatus;
   summary: string;
   fix?: string;
+  /** For `libraries`: each library the design names that does not resolve, and the table line that adds it. */
+  missing?: MissingLibrary[];
+}
+
+export interface MissingLibrary {
+  kind: LibraryKind;
+  nickname: string;
+  symbols: number;
+  footprints: number;
+  reason: string;
+  /** The project's table (repo-relative) and the line to add to it. */
+  table: string;
+  line: string;
 }
 
 export interface DoctorResult {
@@ -68,18 +85,17 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     items.push(failure("config", err));
   }
 
-  let projectFile: string | undefined;
+  let project: KicadProject | undefined;
   if (repoRoot && configOk) {
     try {
-      const { project } = discoverConfiguredProject(repoRoot, options.project);
-      projectFile = project.projectFile;
+      project = discoverConfiguredProject(repoRoot, options.project).project;
       const parts = [repoPath(project, project.schematic), project.board ? repoPath(project, project.board) : "no board"];
       items.push({ id: "project", status: "ok", summary: `${repoPath(project, project.projectFile)} (${parts.join(", ")})` });
     } catch (err) {
       items.push(failure("project", err));
     }
   }
-  items.push(librariesItem(projectFile ?? repoRoot ?? process.cwd(), kicad.cli));
+  items.push(librariesItem(project ?? repoRoot ?? process.cwd(), kicad.cli));
   items.push(providersItem(config), agentClisItem());
   return { schema: "copperhead.doctor/1", ok: items.every((i) => i.status !== "fail"), items };
 }
@@ -111,29 +127,91 @@ function gitItem(): DoctorItem {
   return { id: "git", status: "ok", summary: `${git.version} at ${git.path}` };
 }
 
-/** Every library named by the project and global tables must point at something that exists. */
-function librariesItem(project: string, cli: KicadCli | undefined): DoctorItem {
-  const libraries = projectLibraries(project, cli);
+/**
+ * The libraries the design names must resolve (a design from another machine often names
+ * libraries that were only in its author's global table), and every library named by the
+ * project and global tables must point at something that exists.
+ */
+function librariesItem(where: KicadProject | string, cli: KicadCli | undefined): DoctorItem {
+  const project = typeof where === "string" ? undefined : where;
+  const libraries = projectLibraries(project?.projectFile ?? (where as string), cli);
   const problems: string[] = [];
   const counts: string[] = [];
+  let missing: MissingLibrary[] = [];
   try {
     for (const kind of ["symbol", "footprint"] as LibraryKind[]) {
       const entries = libraries.entries(kind);
-      const missing = entries.filter((e) => !existsSync(e.path));
-      counts.push(`${entries.length - missing.length}/${entries.length} ${kind} libraries`);
-      for (const e of missing.slice(0, 5)) problems.push(`${kind} library "${e.nickname}" → ${e.path} (from ${e.table})`);
-      if (missing.length > 5) problems.push(`…and ${missing.length - 5} more ${kind} libraries`);
+      const broken = entries.filter((e) => !existsSync(e.path));
+      counts.push(`${entries.length - broken.length}/${entries.length} ${kind} libraries`);
+      for (const e of broken.slice(0, 5)) problems.push(`${kind} library "${e.nickname}" → ${e.path} (from ${e.table})`);
+      if (broken.length > 5) problems.push(`…and ${broken.length - 5} more ${kind} libraries`);
+    }
+    if (project) {
+      missing = unresolvedLibraries(libraries, designLibraryUses(project)).map((lib) => ({ ...lib, table: repoPath(project, lib.table) }));
     }
   } catch (err) {
     return failure("libraries", err);
   }
-  if (problems.length === 0) return { id: "libraries", status: "ok", summary: `${counts.join(", ")} resolve` };
+  const tables = `${counts.join(", ")} in the tables resolve`;
+  if (missing.length > 0) {
+    // The summary names the first few; the fix and `missing` carry every one.
+    const named = missing.slice(0, LIBRARIES_NAMED).map((m) => `${m.kind} library "${m.nickname}" (${describeUses(m)})`);
+    if (missing.length > LIBRARIES_NAMED) named.push(`and ${missing.length - LIBRARIES_NAMED} more`);
+    return {
+      id: "libraries",
+      status: "warn",
+      summary: `the design names ${missing.length} ${missing.length === 1 ? "library" : "libraries"} that do not resolve: ${named.join(", ")}; ${tables}${problems.length ? `; missing: ${problems.join("; ")}` : ""}`,
+      fix: addLibrariesFix(project!, missing),
+      missing,
+    };
+  }
+  if (problems.length === 0) return { id: "libraries", status: "ok", summary: project ? `every library the design names resolves; ${tables}` : tables };
   return {
     id: "libraries",
     status: "warn",
-    summary: `${counts.join(", ")} resolve; missing: ${problems.join("; ")}`,
+    summary: `${tables}; missing: ${problems.join("; ")}`,
     fix: "Install the missing libraries or fix their URIs in the lib tables; parts from them cannot be added or checked.",
   };
+}
+
+/** Missing libraries the doctor's summary line names before it counts the rest. */
+const LIBRARIES_NAMED = 8;
+
+/**
+ * Every library id the design names: its symbols' lib ids and Footprint fields (once per sheet
+ * instance, as ERC reports them), and the board's footprints.
+ */
+function designLibraryUses(project: KicadProject): LibraryUse[] {
+  const within = project.repoRoot;
+  const uses: LibraryUse[] = [];
+  for (const instance of loadSchematicProject(project.schematic, { within }).instances) {
+    for (const symbol of instance.file.symbols) {
+      uses.push({ kind: "symbol", libId: symbol.libId, by: "symbol" });
+      if (symbol.footprint) uses.push({ kind: "footprint", libId: symbol.footprint, by: "symbol" });
+    }
+  }
+  if (project.board) for (const fp of Board.load(project.board, { within }).footprints()) uses.push({ kind: "footprint", libId: fp.libId, by: "footprint" });
+  return uses;
+}
+
+function describeUses(lib: { symbols: number; footprints: number }): string {
+  const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+  return [lib.symbols && plural(lib.symbols, "symbol"), lib.footprints && plural(lib.footprints, "footprint")].filter(Boolean).join(", ");
+}
+
+/** Per table, the lines that add each library (or the whole table, when there is none yet); or KiCad's own dialog. */
+function addLibrariesFix(project: KicadProject, missing: MissingLibrary[]): string {
+  const tables = [...new Set(missing.map((m) => m.table))];
+  const parts = tables.map((table) => {
+    const lines = missing.filter((m) => m.table === table).map((m) => `  ${m.line}`);
+    if (existsSync(join(project.repoRoot, table))) return `add to ${table}, before its closing parenthesis, with each library's real folder:\n${lines.join("\n")}`;
+    const root = missing.find((m) => m.table === table)!.kind === "symbol" ? "sym_lib_table" : "fp_lib_table";
+    return `create ${table}, with each library's real folder:\n(${root}\n  (version 7)\n${lines.join("\n")}\n)`;
+  });
+  return [
+    `Install each library, then ${parts.join("\nand ")}`,
+    "Or in KiCad: Preferences > Manage Symbol Libraries / Manage Footprint Libraries, Project Specific Libraries tab. Until then ERC and DRC warn about every part from them.",
+  ].join("\n");
 }
 
 function providersItem(config: Config | undefined): DoctorItem {

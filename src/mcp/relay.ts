@@ -4,25 +4,33 @@
  * new; layout: nothing pending"). The JSON block after it stays exactly what `--json` prints;
  * this only says, in words, what that JSON holds.
  */
-import type { CheckReport } from "../checks/types.ts";
 import type { CopperheadError } from "../errors.ts";
 import type { DoSummary } from "../commands/do.ts";
 import type { InitResult } from "../commands/init.ts";
 import type { SyncResult } from "../commands/sync.ts";
 import { failedBeforeEditing } from "../run/summary.ts";
+import { PER_RULE, type CheckSummary } from "./check-summary.ts";
 import { oneLine } from "../util/text.ts";
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
-export function relayCheck(report: CheckReport): string {
+export function relayCheck(report: CheckSummary): string {
   const failing = report.checks.filter((c) => c.status === "fail" || c.status === "warn").map((c) => `${c.id} ${c.summary}`);
   const state = failing.length ? failing.join("; ") : "every check passed";
-  if (report.baseline) {
-    const fresh = report.baseline.counts.new;
-    const verdict = report.ok ? "nothing new fails" : "new findings fail";
-    return `Check against ${report.baseline.ref}: ${verdict} (${plural(fresh, "new finding")}, ${report.baseline.counts.absent} fixed). ${state}.`;
-  }
-  return `Check ${report.ok ? "passed" : "failed"}: ${state}.`;
+  const verdict = report.baseline
+    ? `Check against ${report.baseline.ref}: ${report.ok ? "nothing new fails" : "new findings fail"} (${plural(report.baseline.counts.new, "new finding")}, ${report.baseline.counts.absent} fixed). ${state}.`
+    : `Check ${report.ok ? "passed" : "failed"}: ${state}.`;
+  return `${verdict}${shown(report)}`;
+}
+
+/** Which findings the answer lists, when it does not list every one of the report. */
+function shown(report: CheckSummary): string {
+  const { page } = report;
+  const total = report.counts.error + report.counts.warning + report.counts.info;
+  const next = page.next === undefined ? "" : `; offset ${page.next} gives the next page`;
+  if (page.mode === "filter") return ` Listed ${page.returned} of the ${page.selected} findings asked for${next}.`;
+  if (page.returned === total) return "";
+  return ` Listed ${page.returned} of ${total} findings (every new one and the first ${PER_RULE} of each rule)${next}; check, rule, severity, only_new, limit and offset ask for others.`;
 }
 
 export function relayDo(s: DoSummary): string {

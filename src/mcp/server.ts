@@ -2,9 +2,11 @@
  * `copperhead mcp`: a stdio MCP server with the four outcome tools.
  *
  * It is a transport, not a pipeline: every call goes to the command layer the CLI uses and
- * returns the same object — `structuredContent` is the result, and of the two text blocks the
+ * returns its object — `structuredContent` is the result, and of the two text blocks the
  * first says what happened in plain words for the host to relay (relay.ts) and the second is
- * exactly what `--json` prints. A rollback or refusal is a normal result; `isError` is reserved for
+ * the same object as JSON, which the MCP specification asks for the hosts that read only text
+ * (what `--json` prints, except that `copperhead_check` answers a summary of its report, sized
+ * for a host: check-summary.ts). A rollback or refusal is a normal result; `isError` is reserved for
  * misuse and typed errors (bad input, missing key, busy, could not run), which come back as
  * `{ error: { code, message, fix? } }`. The server opens no network listener.
  */

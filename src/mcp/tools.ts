@@ -12,6 +12,9 @@ import { runCheck } from "../commands/check.ts";
 import { MAX_REQUEST_BYTES, runDo } from "../commands/do.ts";
 import { runInit } from "../commands/init.ts";
 import { runSync } from "../commands/sync.ts";
+import { CopperheadError } from "../errors.ts";
+import { CHECK_IDS } from "../checks/types.ts";
+import { summariseCheck } from "./check-summary.ts";
 import { relayCheck, relayDo, relayInit, relaySync } from "./relay.ts";
 
 export interface ToolRunContext {
@@ -47,15 +50,26 @@ const BLOCKS =
 
 const FindingOut = v.looseObject({ check: v.string(), rule: v.string(), severity: v.string(), message: v.string(), key: v.string() });
 
-const CheckReportOut = v.looseObject({
-  schema: v.literal("copperhead.check/1"),
+const Counts = v.looseObject({ error: v.number(), warning: v.number(), info: v.number() });
+
+const CheckSummaryOut = v.looseObject({
+  schema: v.literal("copperhead.check-summary/1"),
   ok: v.boolean(),
   project: v.string(),
   kicad: v.nullable(v.looseObject({ version: v.string() })),
   strict: v.boolean(),
   fab: v.boolean(),
-  checks: v.array(v.looseObject({ id: v.string(), status: v.picklist(["pass", "fail", "warn", "skipped"]), summary: v.string(), findings: v.array(FindingOut) })),
-  counts: v.looseObject({ error: v.number(), warning: v.number(), info: v.number() }),
+  counts: Counts,
+  checks: v.array(
+    v.looseObject({
+      id: v.string(),
+      status: v.picklist(["pass", "fail", "warn", "skipped"]),
+      summary: v.string(),
+      counts: Counts,
+      rules: v.array(v.looseObject({ rule: v.string(), severity: v.string(), count: v.number(), new: v.optional(v.number()) })),
+      otherRules: v.optional(v.number()),
+    }),
+  ),
   baseline: v.optional(
     v.looseObject({
       ref: v.string(),
@@ -64,6 +78,8 @@ const CheckReportOut = v.looseObject({
       absent: v.array(FindingOut),
     }),
   ),
+  findings: v.array(FindingOut),
+  page: v.looseObject({ mode: v.picklist(["summary", "filter"]), selected: v.number(), offset: v.number(), returned: v.number(), next: v.optional(v.number()) }),
 });
 
 const DoSummaryOut = v.looseObject({
@@ -100,8 +116,13 @@ export const MCP_TOOLS = [
   defineMcpTool({
     name: "copperhead_check",
     title: "Check the KiCad design",
-    description:
-      "Run copperhead's deterministic gate on the repo: KiCad ERC and DRC, schematic/board parity, routing, doc drift, the machine-checkable requirements in docs/SPEC.md and change-proposal format (plus fabrication readiness with fab). Read-only, no network, no model, no key needed. Returns the same report as `copperhead check --json`: every finding with a stable key. With baseline (a git ref such as HEAD or main), each finding is marked new, unchanged or absent against the design at that ref, and ok means nothing new fails. " + BLOCKS,
+    description: [
+      "Run copperhead's deterministic gate on the repo: KiCad ERC and DRC, schematic/board parity, routing, doc drift, the machine-checkable requirements in docs/SPEC.md and change-proposal format (plus fabrication readiness with fab). Read-only, no network, no model, no key needed.",
+      "With baseline (a git ref such as HEAD or main), each finding is marked new, unchanged or absent against the design at that ref, and ok means nothing new fails.",
+      "Returns a summary sized for you to hold: the verdict, counts per check, rule and severity, every new finding, and the first few findings of each rule, each with a stable key.",
+      "For more, filter with only_new, check, rule and severity and page with limit and offset (page.next is the offset of the next page); the user's own `copperhead check --json` prints the full list.",
+      "The result has two text blocks: first a few plain sentences to relay to your user as they are, then the summary as JSON (structuredContent holds the same object).",
+    ].join(" "),
     input: v.strictObject({
       fab: v.optional(v.pipe(v.boolean(), v.description("Also check fabrication readiness; unconnected items become errors"))),
       strict: v.optional(v.pipe(v.boolean(), v.description("Warnings fail too"))),
@@ -115,10 +136,28 @@ export const MCP_TOOLS = [
           v.description("Compare with the design at this git ref (e.g. HEAD, main): only findings new since then fail"),
         ),
       ),
+      only_new: v.optional(v.pipe(v.boolean(), v.description("List only findings new against baseline (which it needs)"))),
+      check: v.optional(v.pipe(v.picklist(CHECK_IDS), v.description("List only this check's findings"))),
+      rule: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200), v.description("List only this rule's findings (as in checks[].rules, e.g. pin_not_connected)"))),
+      severity: v.optional(v.pipe(v.picklist(["error", "warning", "info"]), v.description("List only findings of this severity"))),
+      limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000), v.description("List at most this many findings (fewer when they would not fit the answer)"))),
+      offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Skip this many of the selected findings: the previous answer's page.next"))),
     }),
-    output: CheckReportOut,
+    output: CheckSummaryOut,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    run: (args, ctx) => runCheck({ repo: ctx.repo, fab: args.fab, strict: args.strict, baseline: args.baseline }),
+    run: async (args, ctx) => {
+      if (args.only_new && args.baseline === undefined) {
+        throw new CopperheadError("usage", "only_new needs a baseline: a finding is new against a git ref.", { fix: 'Pass baseline too, e.g. "HEAD" or "main".' });
+      }
+      return summariseCheck(await runCheck({ repo: ctx.repo, fab: args.fab, strict: args.strict, baseline: args.baseline }), {
+        onlyNew: args.only_new,
+        check: args.check,
+        rule: args.rule,
+        severity: args.severity,
+        limit: args.limit,
+        offset: args.offset,
+      });
+    },
     relay: relayCheck,
   }),
   defineMcpTool({

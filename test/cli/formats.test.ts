@@ -507,3 +507,47 @@ describe("text on a board with history", () => {
     expect(all).toContain("lib_symbol_issues number 25\n");
   });
 });
+
+describe("missing libraries against a baseline", () => {
+  /** KiCad's own wording for a part whose library is in no table. */
+  const missing = (check: "erc" | "drc", rule: string, kind: string, library: string, ref: string): Finding => ({
+    check,
+    rule,
+    severity: "warning",
+    message: `The current configuration does not include the ${kind} library '${library}': ${check === "erc" ? "Symbol" : "Footprint"} ${ref}`,
+    key: `${check}:${rule}:${ref}`,
+    location: { file: check === "erc" ? "hw/board.kicad_sch" : PCB },
+  });
+  const before = [missing("erc", "lib_symbol_issues", "symbol", "Vendor", "U1"), missing("erc", "lib_symbol_issues", "symbol", "Vendor", "U2"), missing("drc", "lib_footprint_issues", "footprint", "Vendor-FP", "U1")];
+  // A part added from the missing symbol library, and one from another missing library.
+  const after = [...before, missing("erc", "lib_symbol_issues", "symbol", "Vendor", "U3"), missing("erc", "lib_symbol_issues", "symbol", "Other", "U4")];
+  const withFindings = (list: Finding[]): CheckReport => ({
+    ...report,
+    checks: [
+      { id: "erc", status: "warn", summary: "", findings: list.filter((f) => f.check === "erc") },
+      { id: "drc", status: "warn", summary: "", findings: list.filter((f) => f.check === "drc") },
+    ],
+    counts: { error: 0, warning: list.length, info: 0 },
+  });
+  const judged = reportAgainstBaseline(withFindings(after), withFindings(before), { ref: "main", commit: "a".repeat(40) });
+
+  test("text: each library once, with what it explains and how many of those are new", () => {
+    const text = renderText(judged, { color: false });
+    expect(text).toContain("    warning  symbol library Other: 1 symbol (1 new)\n    warning  symbol library Vendor: 3 symbols (1 new)\n    warning  footprint library Vendor-FP: 1 footprint\n");
+    expect(text).not.toContain("does not include");
+    expect(text).toContain("    4 about missing libraries, above");
+  });
+
+  test("github annotates the libraries with something new; sarif has one result per library, in its state", () => {
+    const annotations = renderGithub(judged).split("\n");
+    expect(annotations.map((a) => a.split("::")[2]!.split(" is in")[0])).toEqual(['symbol library "Other"', 'symbol library "Vendor"']);
+    const results = JSON.parse(renderSarif(judged, { version: VERSION })).runs[0].results as Array<{ ruleId: string; baselineState: string; partialFingerprints: Record<string, string> }>;
+    expect(results.map((r) => [r.ruleId, r.baselineState, r.partialFingerprints["copperheadKey/v1"]])).toEqual([
+      ["erc/missing_library", "new", "erc:missing_library:symbol:Other"],
+      ["erc/missing_library", "new", "erc:missing_library:symbol:Vendor"],
+      ["drc/missing_library", "unchanged", "drc:missing_library:footprint:Vendor-FP"],
+    ]);
+    // The JSON keeps each of kicad-cli's findings.
+    expect(JSON.parse(renderReport(judged, "json", { color: false })).checks[0].findings.length).toBe(4);
+  });
+});

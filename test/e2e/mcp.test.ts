@@ -1,7 +1,7 @@
 /**
  * `copperhead mcp` as a host runs it: the compiled binary over real stdio, driven by the SDK's
- * `Client` + `StdioClientTransport` or by raw JSON-RPC lines. Covers check parity with
- * `check --json`, `do` with a `replay:` session and progress, cancellation and disconnect
+ * `Client` + `StdioClientTransport` or by raw JSON-RPC lines. Covers check answering the summary
+ * of `check --json` (within a host's budget on the largest board, and its filters), `do` with a `replay:` session and progress, cancellation and disconnect
  * mid-edit (the loopback scripted model parks the run), the one-line shell smoke test from
  * docs/mcp.md, stdout carrying protocol frames only, and no listening socket.
  */
@@ -12,6 +12,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fixtureText, goldenExchanges } from "../../scripts/gen-mcp-fixtures.ts";
+import type { CheckReport } from "../../src/checks/types.ts";
+import { summariseCheck } from "../../src/mcp/check-summary.ts";
 import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
 import { ADD_CAP_REQUEST, buildTemplateRepo, copyRepo, fingerprint, gitStatus, head, PROVIDER_VARS, replayModel, textOf, TOOL_NAMES } from "../support/mcp.ts";
@@ -64,7 +66,7 @@ const INITIALIZED_LINE = JSON.stringify({ jsonrpc: "2.0", method: "notifications
 
 describe("copperhead mcp (compiled binary, stdio)", () => {
   test(
-    "check: structuredContent deep-equals and the text block byte-equals `check --json`, for each flag set",
+    "check: structuredContent and the text block are the summary of what `check --json` prints, for each flag set",
     async () => {
       const repo = await copyRepo(template);
       const { client, transport, errors } = await connectBinary(repo);
@@ -74,8 +76,9 @@ describe("copperhead mcp (compiled binary, stdio)", () => {
         const cli = await runBinary(["check", "--json", "--repo", repo, ...flags], { env: serverEnv() });
         expect(cli.exitCode).toBe(0);
         expect(result.isError ?? false).toBe(false);
-        expect(`${textOf(result)}\n`).toBe(cli.stdout);
-        expect(result.structuredContent).toEqual(JSON.parse(cli.stdout));
+        const summary = summariseCheck(JSON.parse(cli.stdout) as CheckReport);
+        expect(textOf(result)).toBe(JSON.stringify(summary, null, 2));
+        expect(result.structuredContent).toEqual(JSON.parse(JSON.stringify(summary)));
       }
       await transport.close();
       expect(errors).toEqual([]);

@@ -12,9 +12,9 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema, McpError, type CallToolResult, type JSONRPCMessage, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { CheckReport } from "../../src/checks/types.ts";
 import { runCheck } from "../../src/commands/check.ts";
 import { MAX_REQUEST_BYTES } from "../../src/commands/do.ts";
+import { summariseCheck, type CheckSummary } from "../../src/mcp/check-summary.ts";
 import { createMcpServer, type McpServerHandle } from "../../src/mcp/server.ts";
 import { serveScriptedModel, sessionTurns } from "../e2e/scripted-model.ts";
 import { git, makeRepo } from "../repo/git-repo.ts";
@@ -159,7 +159,7 @@ describe("tools/list", () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t])) as Record<string, Tool>;
 
     const properties: Record<string, string[]> = {
-      copperhead_check: ["baseline", "fab", "strict"],
+      copperhead_check: ["baseline", "check", "fab", "limit", "offset", "only_new", "rule", "severity", "strict"],
       copperhead_do: ["dry_run", "request"],
       copperhead_sync: ["resolve"],
       copperhead_init: ["force"],
@@ -211,6 +211,8 @@ describe("tools/list", () => {
       for (const tool of tools) {
         let combos: Record<string, unknown>[] = [{}];
         for (const [prop, schema] of Object.entries(tool.inputSchema.properties ?? {}) as Array<[string, { type?: string }]>) {
+          // check's selection inputs choose what its answer lists, never what runs.
+          if (tool.name === "copperhead_check" && SELECTION_INPUTS.includes(prop)) continue;
           if (schema.type !== "boolean") {
             // Only check's baseline (a ref it reads a snapshot of) and do's request (do is gated
             // as a whole) are not booleans.
@@ -239,9 +241,12 @@ describe("tools/list", () => {
   );
 });
 
+/** copperhead_check's inputs that choose which findings its answer lists. */
+const SELECTION_INPUTS = ["only_new", "check", "rule", "severity", "limit", "offset"];
+
 describe("copperhead_check", () => {
   test(
-    "structuredContent deep-equals runCheck and the text block is its --json text, for every flag",
+    "structuredContent deep-equals the summary of runCheck and the text block is its JSON, for every flag",
     async () => {
       const repo = await copyRepo(template);
       // A design with a finding, so the report has something in it.
@@ -250,9 +255,12 @@ describe("copperhead_check", () => {
       const conn = await connect(repo);
       for (const args of [{}, { fab: true }, { strict: true }, { fab: true, strict: true }, { baseline: "HEAD" }]) {
         const result = await call(conn, "copperhead_check", args);
-        const expected = await runCheck({ repo, ...args });
+        const report = await runCheck({ repo, ...args });
+        const expected = summariseCheck(report);
         expect(result.structuredContent).toEqual(JSON.parse(JSON.stringify(expected)));
         expect(textOf(result)).toBe(JSON.stringify(expected, null, 2));
+        // usb-led's report is small: the summary lists every finding.
+        expect(expected.findings.map((f) => f.key)).toEqual(report.checks.flatMap((c) => c.findings.map((f) => f.key)));
         expect(result.isError ?? false).toBe(false);
         // The relay block says the verdict and names each family that did not pass, with its summary.
         const relay = relayOf(result);
@@ -273,10 +281,18 @@ describe("copperhead_check baseline", () => {
       const sch = join(repo, "usb-led.kicad_sch");
       writeFileSync(sch, readFileSync(sch, "utf8").replace('(property "Value" "1k"', '(property "Value" "680"'));
       const conn = await connect(repo);
-      const judged = (await call(conn, "copperhead_check", { baseline: "HEAD" })).structuredContent as unknown as CheckReport;
+      const judged = (await call(conn, "copperhead_check", { baseline: "HEAD" })).structuredContent as unknown as CheckSummary;
       expect(judged.baseline?.ref).toBe("HEAD");
       expect(judged.baseline!.counts.new).toBeGreaterThan(0);
-      expect(judged.checks.flatMap((c) => c.findings).every((f) => f.baselineState === "new")).toBe(true);
+      expect(judged.findings.length).toBe(judged.baseline!.counts.new);
+      expect(judged.findings.every((f) => f.baselineState === "new")).toBe(true);
+      const onlyNew = (await call(conn, "copperhead_check", { baseline: "HEAD", only_new: true })).structuredContent as unknown as CheckSummary;
+      expect(onlyNew.findings).toEqual(judged.findings);
+      expect(onlyNew.page).toMatchObject({ mode: "filter", selected: judged.baseline!.counts.new });
+      // only_new without a baseline is refused before anything runs.
+      const alone = await call(conn, "copperhead_check", { only_new: true });
+      expect(alone.isError).toBe(true);
+      expect(errorOf(alone).code).toBe("usage");
       for (const baseline of ["--upload-pack=x", "", "two words"]) {
         const refused = await call(conn, "copperhead_check", { baseline });
         expect(refused.isError).toBe(true);
@@ -510,7 +526,7 @@ describe("keys", () => {
       await drift(repo);
       const before = fingerprint(repo);
       const conn = await connect(repo);
-      expect(ok(await call(conn, "copperhead_check")).schema).toBe("copperhead.check/1");
+      expect(ok(await call(conn, "copperhead_check")).schema).toBe("copperhead.check-summary/1");
       expect(ok(await call(conn, "copperhead_init")).schema).toBe("copperhead.init/1");
       const afterInit = fingerprint(repo);
 
@@ -641,7 +657,7 @@ describe("serialisation", () => {
           expect(fingerprint(repo)).toEqual(drifted);
         }
         // check does not take the lock.
-        expect(ok(await call(conn, "copperhead_check")).schema).toBe("copperhead.check/1");
+        expect(ok(await call(conn, "copperhead_check")).schema).toBe("copperhead.check-summary/1");
         await conn.close();
         expect(before).not.toEqual(drifted);
       } finally {
@@ -672,9 +688,9 @@ describe("serialisation", () => {
         const hook = join(repo, ".git/hooks/pre-commit");
         const init = call(conn, "copperhead_init").catch(() => undefined);
         const [c1, c2] = await Promise.all([call(conn, "copperhead_check"), call(conn, "copperhead_check")]);
-        expect(ok(c1).schema).toBe("copperhead.check/1");
+        expect(ok(c1).schema).toBe("copperhead.check-summary/1");
         // The same findings (KiCad may name a different nearest track in a message, so by key).
-        const keys = (r: CallToolResult) => (r.structuredContent as { checks: Array<{ findings: Array<{ key: string }> }> }).checks.flatMap((c) => c.findings.map((f) => f.key)).sort();
+        const keys = (r: CallToolResult) => (r.structuredContent as unknown as CheckSummary).findings.map((f) => f.key).sort();
         expect(keys(c2)).toEqual(keys(c1));
         const settled = { run: false, init: false };
         void run.then(() => (settled.run = true));

@@ -5,12 +5,15 @@
  * stdout; the runner would otherwise echo stray lines into the log and, worse, might read them
  * as commands.
  */
+import { groupMissingLibraries } from "../../checks/missing-libraries.ts";
 import type { CheckReport, Finding, Severity } from "../../checks/types.ts";
 
 const COMMAND: Record<Severity, string> = { error: "error", warning: "warning", info: "notice" };
 
 export function renderGithub(report: CheckReport): string {
-  const findings = report.checks.flatMap((check) => check.findings);
+  // A missing library is one annotation, not one per part from it.
+  const { libraries, rest } = groupMissingLibraries(report.checks.flatMap((check) => check.findings));
+  const findings = [...libraries.map((lib) => lib.finding), ...rest];
   return (report.baseline ? findings.filter((f) => f.baselineState === "new") : findings).map(annotation).join("\n");
 }
 

@@ -8,6 +8,7 @@
  * `unchanged`, and `absent` for the baseline's findings that are gone, which are listed too), so
  * a dashboard shows what a pull request introduced.
  */
+import { groupMissingLibraries } from "../../checks/missing-libraries.ts";
 import type { CheckReport, Finding, Severity } from "../../checks/types.ts";
 import { redactedJson } from "../../redact.ts";
 
@@ -24,7 +25,11 @@ const LEVEL: Record<Severity, string> = { error: "error", warning: "warning", in
 const FINGERPRINT = "copperheadKey/v1";
 
 export function renderSarif(report: CheckReport, opts: SarifOptions): string {
-  const findings = [...report.checks.flatMap((check) => check.findings), ...(report.baseline?.absent ?? [])];
+  // A missing library is one result, not one per part from it.
+  const findings = [report.checks.flatMap((check) => check.findings), report.baseline?.absent ?? []].flatMap((list) => {
+    const { libraries, rest } = groupMissingLibraries(list);
+    return [...libraries.map((lib) => lib.finding), ...rest];
+  });
   // One rule per distinct check/rule, in code-unit order so the log does not depend on locale.
   const rules = [...new Map(findings.map((f) => [ruleId(f), f.check])).entries()].sort(([a], [b]) => (a < b ? -1 : 1));
   const ruleIndex = new Map(rules.map(([id], i) => [id, i]));

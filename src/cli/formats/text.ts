@@ -9,6 +9,7 @@
  */
 import { styleText } from "node:util";
 import { CHECK_IDS, type CheckReport, type CheckResult, type CheckStatus, type Finding, type Severity } from "../../checks/types.ts";
+import { describeExplained, groupMissingLibraries } from "../../checks/missing-libraries.ts";
 import { countSeverities, describeCounts } from "../../checks/result.ts";
 import { locationParts } from "../../checks/location.ts";
 import { shown } from "../../visible.ts";
@@ -49,13 +50,28 @@ export function renderText(report: CheckReport, opts: TextOptions): string {
     opts.color ? styleText(style, text, { validateStream: false }) : text;
   const lines = [heading(report), ""];
   const baseline = report.baseline;
+  // A missing library is one line of its own, above the families, instead of one per part from
+  // it (unless all are asked for).
+  const libraries = opts.all ? [] : groupMissingLibraries(report.checks.flatMap((c) => c.findings)).libraries;
+  const grouped = new Set(libraries.flatMap((lib) => lib.findings));
+  if (libraries.length > 0) {
+    lines.push("Missing libraries (in no library table, or disabled; `copperhead doctor` says how to add them):");
+    for (const lib of libraries) {
+      const fresh = baseline && lib.finding.baselineState === "new" ? ` (${lib.findings.filter((f) => f.baselineState === "new").length} new)` : "";
+      const severity = paint(SEVERITY_STYLE[lib.finding.severity], lib.finding.severity.padEnd(SEVERITY_WIDTH));
+      lines.push(`${FINDING_INDENT}${severity}${lib.kind} library ${clean(lib.library)}: ${describeExplained(lib)}${fresh}`);
+    }
+    lines.push("");
+  }
   let elided = false;
   for (const check of report.checks) {
     lines.push(checkLine(check, paint));
+    const findings = check.findings.filter((f) => !grouped.has(f));
+    if (findings.length < check.findings.length) lines.push(paint("dim", `${FINDING_INDENT}${check.findings.length - findings.length} about missing libraries, above`));
     // Against a baseline the findings that were already there are counted, not listed (unless
     // all are asked for): what a person has to act on is what is new, so that is listed in full.
-    const fresh = baseline ? check.findings.filter((f) => f.baselineState === "new") : [];
-    const rest = baseline ? check.findings.filter((f) => f.baselineState !== "new") : check.findings;
+    const fresh = baseline ? findings.filter((f) => f.baselineState === "new") : [];
+    const rest = baseline ? findings.filter((f) => f.baselineState !== "new") : findings;
     for (const finding of fresh) lines.push(...findingLines(finding, paint));
     if (baseline && rest.length > 0) lines.push(paint("dim", `${FINDING_INDENT}${rest.length} unchanged since ${baseline.ref}`));
     if (baseline && !opts.all) continue;
