@@ -32,7 +32,13 @@ export const initCommand = defineCommand({
 export function renderInit(result: InitResult): string {
   const width = Math.max(...result.files.map((f) => f.action.length));
   const lines = result.files.map((f) => `${f.action.padEnd(width)}  ${f.path}${f.reason ? `\n${" ".repeat(width + 2)}${f.reason}` : ""}`);
-  return [`project ${result.project}`, ...lines, ...baselineLines(result.baseline)].join("\n");
+  return [...rootLines(result), `project ${result.project}`, ...lines, ...baselineLines(result.baseline)].join("\n");
+}
+
+/** Run from a subfolder, init set up the repository's root: said first, so no one looks for the files in the subfolder. */
+function rootLines(result: InitResult): string[] {
+  if (result.from === undefined) return [];
+  return [`Set up the repository's root, ${result.root}, not ${result.from}/: every copperhead command anywhere in the repository reads the root's .copperhead/.`];
 }
 
 /** What the first check found, and what that means for the hook. */

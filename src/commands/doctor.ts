@@ -5,14 +5,14 @@
  */
 import { existsSync } from "node:fs";
 import { resolvePatience, type Patience } from "../agent/providers/patience.ts";
-import { discoverConfiguredProject, loadConfig } from "../config/config.ts";
+import { CONFIG_PATH, discoverConfiguredProject, loadConfig } from "../config/config.ts";
 import type { Config } from "../config/schema.ts";
 import { asCopperheadError } from "../errors.ts";
 import { findKicadCli, type KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { findKicadPython } from "../kicad/cli/python.ts";
 import { projectLibraries, type LibraryKind } from "../kicad/library/libraries.ts";
 import { installedGit } from "../repo/git.ts";
-import { resolveRepoRoot } from "../repo/project.ts";
+import { locateRepo } from "../repo/project.ts";
 import { repoPath } from "../design/design.ts";
 
 export type DoctorStatus = "ok" | "warn" | "fail";
@@ -55,15 +55,18 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   items.push(kicad.item, await kicadPythonItem(), gitItem());
 
   let repoRoot: string | undefined;
+  let within = "";
   let configOk = false;
   let config: Config | undefined;
   try {
-    repoRoot = resolveRepoRoot(options.repo);
+    ({ root: repoRoot, within } = locateRepo(options.repo));
     const loaded = loadConfig(repoRoot);
     const path = loaded.path;
     config = loaded.config;
     configOk = true;
-    items.push({ id: "config", status: "ok", summary: path ? `${path} is valid` : "no .copperhead/config.json; defaults apply" });
+    // From a subfolder, say which root's config applies: it is the one every command there reads.
+    const where = within === "" ? "" : ` (the repository's root, ${repoRoot})`;
+    items.push({ id: "config", status: "ok", summary: path ? `${path} is valid${where}` : `no ${CONFIG_PATH}${where}; defaults apply` });
   } catch (err) {
     items.push(failure("config", err));
   }
@@ -71,7 +74,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   let projectFile: string | undefined;
   if (repoRoot && configOk) {
     try {
-      const { project } = discoverConfiguredProject(repoRoot, options.project);
+      const { project } = discoverConfiguredProject(repoRoot, options.project, within);
       projectFile = project.projectFile;
       const parts = [repoPath(project, project.schematic), project.board ? repoPath(project, project.board) : "no board"];
       items.push({ id: "project", status: "ok", summary: `${repoPath(project, project.projectFile)} (${parts.join(", ")})` });

@@ -40,8 +40,8 @@ export interface SyncResult extends SyncReport {
 }
 
 export async function runSync(options: SyncOptions = {}): Promise<SyncResult> {
-  const repoRoot = await openRepo(options.repo);
-  const { config, project } = discoverConfiguredProject(repoRoot, options.project);
+  const { root: repoRoot, within } = await openRepo(options.repo);
+  const { config, project } = discoverConfiguredProject(repoRoot, options.project, within);
   const docs = config.docs;
   const report = verifySync({ project, docs });
   if (!options.resolve) return report;
