@@ -178,13 +178,16 @@ function writeGitignore(repoRoot: string): FileOutcome {
   return writeOwnedFile(repoRoot, GITIGNORE_PATH, base + missing.join("\n") + "\n");
 }
 
-/** Human-owned docs: written when missing, never touched again. */
-function createOnce(repoRoot: string, path: string, content: () => string): FileOutcome {
+/** Human-owned docs: written when missing, never touched again (also `sync --resolve`'s fix for a missing record). */
+export function createOnce(repoRoot: string, path: string, content: () => string): FileOutcome {
   return refusedWhenConfined(path, () => (readRepoDoc(repoRoot, path) !== undefined ? { path, action: "unchanged" } : writeOwnedFile(repoRoot, path, content())));
 }
 
-/** A generated doc: regenerated, unless that would undo a hand edit and `force` is off. */
-function writeGenerated(design: Design, doc: GeneratedDoc, path: string, force: boolean): FileOutcome {
+/**
+ * A generated doc: regenerated, unless that would undo a hand edit and `force` is off (also
+ * `sync --resolve`'s fix for a table that drifted, in the working tree).
+ */
+export function writeGenerated(design: Design, doc: GeneratedDoc, path: string, force: boolean): FileOutcome {
   const repoRoot = design.project.repoRoot;
   const existing = readRepoDoc(repoRoot, path);
   if (existing !== undefined && !force) {

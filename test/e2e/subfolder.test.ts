@@ -131,4 +131,33 @@ describe("a project in a subfolder of its repository, every command run from tha
       await wire.close();
     }
   }, 200_000);
+
+  test("the hook blocks a resistor value changed in KiCad with the fix named; that fix, run with no model, lets the commit pass", async () => {
+    const sch = join(folder, "RVPC_Rev_B.kicad_sch");
+    // R1's value, as KiCad's symbol properties dialog saves it.
+    const text = readFileSync(sch, "utf8");
+    const r1 = text.indexOf('(property "Reference" "R1"');
+    const at = text.indexOf('(property "Value" "2k/1/8W"', r1);
+    expect(r1).toBeGreaterThan(0);
+    await Bun.write(sch, `${text.slice(0, at)}(property "Value" "4.7k/1/8W"${text.slice(at + '(property "Value" "2k/1/8W"'.length)}`);
+    gitOk(folder, "add", "RVPC_Rev_B.kicad_sch");
+    const blocked = git(folder, "commit", "-q", "-m", "R1 4.7k");
+    expect(blocked.code).not.toBe(0);
+    // The text report wraps at 80 columns.
+    const said = blocked.out.replace(/\s+/g, " ");
+    expect(said).toContain('R1 value is "2k/1/8W" in the BOM but "4.7k/1/8W" in the design; fix: run `copperhead sync --resolve` (no model needed)');
+    expect(said).toContain("fix: run `copperhead sync --resolve`: it regenerates the BOM and pinout and updates the board from the schematic, no model needed");
+
+    const resolved = await run(["sync", "--resolve"]);
+    expect(resolved.exitCode).toBe(0);
+    expect(resolved.stdout).toContain("resolved by code in the working tree:");
+    expect(resolved.stdout).toContain(`updated  ${SUBFOLDER}/RVPC_Rev_B.kicad_pcb`);
+    expect(resolved.stdout).toContain("updated  docs/BOM.md");
+    expect(readFileSync(join(root, "docs/BOM.md"), "utf8")).toContain("| R1 | 4.7k/1/8W |");
+    gitOk(folder, "add", "-A", root);
+    const commit = git(folder, "commit", "-q", "-m", "R1 4.7k");
+    expect(commit.out).toContain("check passed");
+    expect(commit.code).toBe(0);
+    expect(gitOk(root, "status", "--porcelain")).toBe("");
+  }, 240_000);
 });
