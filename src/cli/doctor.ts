@@ -23,6 +23,7 @@ export function renderDoctor(result: DoctorResult): string {
   const lines = result.items.flatMap((item) => [
     `${GLYPH[item.status]} ${item.id.padEnd(10)} ${item.summary}`,
     ...(item.fix && item.status !== "ok" ? [`  ${" ".repeat(10)} fix: ${item.fix}`] : []),
+    ...(item.commands ?? []).map((command) => `  ${" ".repeat(10)} ${command}`),
   ]);
   lines.push("", result.ok ? "copperhead is ready." : "copperhead cannot run here yet; see the fixes above.");
   return lines.join("\n");

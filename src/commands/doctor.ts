@@ -14,14 +14,17 @@ import { projectLibraries, type LibraryKind } from "../kicad/library/libraries.t
 import { installedGit } from "../repo/git.ts";
 import { locateRepo } from "../repo/project.ts";
 import { repoPath } from "../design/design.ts";
+import { selfCommand } from "../util/self-command.ts";
 
 export type DoctorStatus = "ok" | "warn" | "fail";
 
 export interface DoctorItem {
-  id: "kicad-cli" | "kicad-python" | "git" | "config" | "project" | "libraries" | "providers" | "agent-clis";
+  id: "kicad-cli" | "kicad-python" | "git" | "config" | "project" | "libraries" | "providers" | "agent-clis" | "mcp";
   status: DoctorStatus;
   summary: string;
   fix?: string;
+  /** Command lines to run as they are (the host registrations for this machine). */
+  commands?: string[];
 }
 
 export interface DoctorResult {
@@ -83,7 +86,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     }
   }
   items.push(librariesItem(projectFile ?? repoRoot ?? process.cwd(), kicad.cli));
-  items.push(providersItem(config), agentClisItem());
+  items.push(providersItem(config), agentClisItem(), mcpItem());
   return { schema: "copperhead.doctor/1", ok: items.every((i) => i.status !== "fail"), items };
 }
 
@@ -179,6 +182,27 @@ function agentClisItem(): DoctorItem {
   }
   const parts = found.map((c) => (c.path ? `${c.executable} at ${c.path} (--model ${c.model})` : `${c.executable} not installed`));
   return { id: "agent-clis", status: "ok", summary: `${parts.join("; ")}; ${host}` };
+}
+
+/**
+ * The exact lines that register this copperhead with Claude Code and Codex, by the absolute path
+ * of the running binary: a host starts the server without the user's shell, so a bare
+ * `copperhead` off PATH (the binary a source setup leaves in `dist/`) fails to connect.
+ */
+function mcpItem(): DoctorItem {
+  const command = selfCommand().map(shellWord).join(" ");
+  return {
+    id: "mcp",
+    status: "ok",
+    summary:
+      "to register this copperhead with an AI host, run one of these in the design's repository (Claude Code's --scope project writes .mcp.json for the team to commit; name the binary there as every machine has it)",
+    commands: AGENT_CLIS.map(({ executable, model }) => `${executable} mcp add copperhead --env COPPERHEAD_MODEL=${model} -- ${command} mcp`),
+  };
+}
+
+/** A word as a POSIX shell reads it back: bare when it is plainly a path, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 const AGENT_CLIS = [
