@@ -17,7 +17,12 @@ export const initCommand = defineCommand({
       description: "Regenerate a BOM table whose generated cells were edited by hand (never overwrites a foreign hook)",
       default: false,
     },
-    hooks: { type: "boolean", description: "Install the git pre-commit hook (--no-hooks to skip)", default: true },
+    hooks: {
+      type: "boolean",
+      description: "Install the git pre-commit hook (the default)",
+      negativeDescription: "Do not install the pre-commit hook",
+      default: true,
+    },
   },
   async run({ args }) {
     const result = await runInit({ repo: args.repo, project: args.project, force: args.force, hooks: args.hooks });
