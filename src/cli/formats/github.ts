@@ -20,11 +20,12 @@ export function renderGithub(report: CheckReport): string {
   const all = report.checks.flatMap((check) => check.findings);
   const findings = report.baseline ? all.filter((f) => f.baselineState === "new") : all;
   // In report order; a severity past the limit keeps room for the annotation that says so.
-  const count = (severity: Severity) => findings.filter((f) => f.severity === severity).length;
-  const room = (severity: Severity) => (count(severity) > SHOWN_PER_SEVERITY ? SHOWN_PER_SEVERITY - 1 : SHOWN_PER_SEVERITY);
+  const counts: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
+  for (const f of findings) counts[f.severity]++;
+  const room = (severity: Severity) => (counts[severity] > SHOWN_PER_SEVERITY ? SHOWN_PER_SEVERITY - 1 : SHOWN_PER_SEVERITY);
   const seen: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
   const shown = findings.filter((f) => ++seen[f.severity] <= room(f.severity));
-  const more = (["error", "warning", "info"] as const).filter((s) => count(s) > SHOWN_PER_SEVERITY).map((s) => moreAnnotation(s, count(s) - room(s), report));
+  const more = (["error", "warning", "info"] as const).filter((s) => counts[s] > SHOWN_PER_SEVERITY).map((s) => moreAnnotation(s, counts[s] - room(s), report));
   return [...shown.map(annotation), ...more].join("\n");
 }
 
