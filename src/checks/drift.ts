@@ -112,7 +112,7 @@ export function checkDrift(design: Design, options: DriftOptions): CheckResult {
     check: "drift",
     rule: item.kind.startsWith("bom_") ? "bom" : item.kind.startsWith("pinout_") ? "pinout" : item.kind === "stale_ref" ? "stale-ref" : "stale-net",
     severity: "error",
-    message: item.message,
+    message: withFix(item),
     key: item.key,
     location: {
       file: item.doc,
@@ -122,6 +122,16 @@ export function checkDrift(design: Design, options: DriftOptions): CheckResult {
     },
   }));
   return familyResult("drift", findings, { cleanSummary: "BOM, pinout and docs agree with the design" });
+}
+
+/** The command that fixes a drift item, in its message: wherever it is read (the hook, CI), the way out is named. */
+export const SYNC_FIX = "copperhead sync --resolve";
+
+function withFix(item: DriftItem): string {
+  // A table that cannot be parsed names its own fix (init --force).
+  if (item.kind === "bom_table" || item.kind === "pinout_table") return item.message;
+  if (item.kind === "stale_ref" || item.kind === "stale_net") return `${item.message}; fix: reword it, or run \`${SYNC_FIX}\` with a model (--model)`;
+  return `${item.message}; fix: run \`${SYNC_FIX}\` (no model needed)`;
 }
 
 function bomDrift(design: Design, bomFile: string, markdown: string): DriftItem[] {

@@ -1,10 +1,10 @@
 import { defineCommand, parseArgs, type ArgsDef } from "citty";
 import { runCheck } from "../commands/check.ts";
-import { ExitCode } from "../errors.ts";
+import { asCopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
 import { projectArgs } from "./args.ts";
 import { describeVerdict } from "./formats/text.ts";
-import { REPORT_FORMATS, renderReport, type ReportFormat } from "./formats/index.ts";
+import { REPORT_FORMATS, renderFailure, renderReport, type ReportFormat } from "./formats/index.ts";
 import { useColor, writeData } from "./output.ts";
 
 const args = {
@@ -42,6 +42,11 @@ export const checkCommand = defineCommand({
       strict: parsed.strict,
       baseline: parsed.baseline,
       staged: parsed.staged,
+    }).catch((err: unknown) => {
+      // The error still goes to stderr with exit 3 (the runner); a format that must stay a document says it too.
+      const document = renderFailure(asCopperheadError(err), format);
+      if (document) writeData(document);
+      throw err;
     });
     writeData(renderReport(report, format, { color: useColor(), all: parsed.all }));
     // Machine formats carry the verdict themselves; say it on stderr too for CI logs.

@@ -15,10 +15,12 @@ export const demoCommand = defineCommand({
   args: {
     json: globalArgs.json,
     dir: { type: "string", description: "Create the demo repo here instead of a temp folder", valueHint: "DIR" },
+    // Every command takes --repo; the demo's repository is one it creates, so it names where.
+    repo: { type: "string", description: "The same as --dir", valueHint: "DIR" },
   },
   async run({ args }) {
     const result = await runDemo({
-      dir: args.dir,
+      dir: args.dir ?? args.repo,
       onScenario: (name, request) => log.start(`${name}: copperhead do "${request}" (replaying a recorded session)`),
       onProgress: (event) => {
         if (event.type !== "turn") log.info(`  ${describeProgress(event)}`);

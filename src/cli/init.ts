@@ -17,7 +17,12 @@ export const initCommand = defineCommand({
       description: "Regenerate a BOM table whose generated cells were edited by hand (never overwrites a foreign hook)",
       default: false,
     },
-    hooks: { type: "boolean", description: "Install the git pre-commit hook (--no-hooks to skip)", default: true },
+    hooks: {
+      type: "boolean",
+      description: "Install the git pre-commit hook (the default)",
+      negativeDescription: "Do not install the pre-commit hook",
+      default: true,
+    },
   },
   async run({ args }) {
     const result = await runInit({ repo: args.repo, project: args.project, force: args.force, hooks: args.hooks });
@@ -32,7 +37,13 @@ export const initCommand = defineCommand({
 export function renderInit(result: InitResult): string {
   const width = Math.max(...result.files.map((f) => f.action.length));
   const lines = result.files.map((f) => `${f.action.padEnd(width)}  ${f.path}${f.reason ? `\n${" ".repeat(width + 2)}${f.reason}` : ""}`);
-  return [`project ${result.project}`, ...lines, ...baselineLines(result.baseline)].join("\n");
+  return [...rootLines(result), `project ${result.project}`, ...lines, ...baselineLines(result.baseline)].join("\n");
+}
+
+/** Run from a subfolder, init set up the repository's root: said first, so no one looks for the files in the subfolder. */
+function rootLines(result: InitResult): string[] {
+  if (result.from === undefined) return [];
+  return [`Set up the repository's root, ${result.root}, not ${result.from}/: every copperhead command anywhere in the repository reads the root's .copperhead/.`];
 }
 
 /** What the first check found, and what that means for the hook. */

@@ -11,6 +11,7 @@ import { renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
 import { asCopperheadError, CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
 import { VERSION } from "../version.ts";
+import { closeMatches } from "../util/close-matches.ts";
 import { globalArgs } from "./args.ts";
 import { checkOptions } from "./options.ts";
 import { renderError, useColor } from "./output.ts";
@@ -34,8 +35,50 @@ export const rootCommand: CommandDef = {
     "mcp-bridge": () => import("./mcp-bridge.ts").then((m) => m.mcpBridgeCommand),
     sync: () => import("./sync.ts").then((m) => m.syncCommand),
     netlist: () => import("./netlist.ts").then((m) => m.netlistCommand),
+    help: () => helpCommand,
+    version: () => versionCommand,
   },
 };
+
+const versionCommand: CommandDef = {
+  meta: { name: "version", description: "Print copperhead's version (as --version does)" },
+  run: () => {
+    process.stdout.write(`${VERSION}\n`);
+    return ExitCode.ok;
+  },
+};
+
+const helpCommand: CommandDef = {
+  meta: { name: "help", description: "Show how to use copperhead, or a command (copperhead help board sync)" },
+  args: {
+    command: { type: "positional", required: false, description: "The command to explain", valueHint: "COMMAND" },
+    subcommand: { type: "positional", required: false, description: "Its subcommand, for board", valueHint: "SUBCOMMAND" },
+  },
+  run: async ({ args }) => {
+    let cmd = rootCommand;
+    const path = ["copperhead"];
+    const words = [args.command, args.subcommand].filter((w) => typeof w === "string" && w !== "") as string[];
+    for (const word of words) {
+      const subCommands = (await resolve(cmd.subCommands)) ?? {};
+      const next = subCommands[word];
+      if (!next) throw unknownCommand(word, path, Object.keys(subCommands));
+      cmd = (await resolve(next)) as CommandDef;
+      path.push(word);
+    }
+    process.stdout.write(await usage({ cmd, path }, process.stdout));
+    return ExitCode.ok;
+  },
+};
+
+/** A mistyped command, with the closest one: `chek` is a usage error that says `check`. */
+function unknownCommand(word: string, path: string[], known: string[]): CopperheadError {
+  const close = closeMatches(word, known.filter((name) => name !== "mcp-bridge"), 1);
+  const hint = close.length > 0 ? `Did you mean \`${[...path, close[0]].join(" ")}\`? ` : "";
+  return new CopperheadError("usage", `Unknown command ${word} for \`${path.join(" ")}\`.`, {
+    command: word,
+    fix: `${hint}Run \`${path.join(" ")} --help\` for its commands.`,
+  });
+}
 
 /** What one dispatch saw: the deepest command citty reached, and the exit code it returned. */
 interface Dispatch {
@@ -68,7 +111,7 @@ export async function runCli(rawArgs: string[]): Promise<number> {
     if (!help) return failed(err, dispatch, wantsJson);
   }
   if (help) {
-    process.stdout.write(await usage(dispatch, process.stdout));
+    process.stdout.write(await usage(dispatch.reached, process.stdout));
     return ExitCode.ok;
   }
   return dispatch.code;
@@ -76,8 +119,14 @@ export async function runCli(rawArgs: string[]): Promise<number> {
 
 async function failed(err: unknown, dispatch: Dispatch, json: boolean): Promise<number> {
   if (isCittyUsageError(err)) {
-    log.error(plain((err as Error).message, process.stderr));
-    process.stderr.write(await usage(dispatch, process.stderr));
+    const message = Bun.stripANSI((err as Error).message);
+    // citty names an unknown command; which commands there were is known here, so say the closest.
+    const unknown = /^Unknown command (.+)$/.exec(message);
+    if (unknown) {
+      const known = Object.keys((await resolve(dispatch.reached.cmd.subCommands)) ?? {});
+      renderError(unknownCommand(unknown[1]!, dispatch.reached.path, known), json);
+    } else log.error(message);
+    if (!json) process.stderr.write(await usage(dispatch.reached, process.stderr));
     return ExitCode.cannotRun;
   }
   const typed = asCopperheadError(err);
@@ -87,8 +136,8 @@ async function failed(err: unknown, dispatch: Dispatch, json: boolean): Promise<
 }
 
 /** The reached command's usage, titled with its whole name and copperhead's version. */
-async function usage(dispatch: Dispatch, stream: NodeJS.WriteStream): Promise<string> {
-  const { cmd, path } = dispatch.reached;
+async function usage(reached: Dispatch["reached"], stream: NodeJS.WriteStream): Promise<string> {
+  const { cmd, path } = reached;
   const parent = path.length > 1 ? { meta: { name: path.slice(0, -1).join(" "), version: VERSION } } : undefined;
   return plain(await renderUsage(cmd, parent), stream) + "\n";
 }

@@ -1,6 +1,7 @@
 import { defineCommand } from "citty";
 import { describeProgress } from "../agent/progress.ts";
 import { runSync, type SyncItem, type SyncResult } from "../commands/sync.ts";
+import type { FileOutcome } from "../repo/owned-files.ts";
 import { CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
 import { resolvable } from "../checks/sync.ts";
@@ -10,10 +11,14 @@ import { renderDoSummary } from "./do.ts";
 import { writeData, writeJson } from "./output.ts";
 
 export const syncCommand = defineCommand({
-  meta: { name: "sync", description: "Verify that docs and board agree with the schematic; --resolve fixes drift through the gated pipeline" },
+  meta: { name: "sync", description: "Verify that docs and board agree with the schematic; --resolve fixes the drift" },
   args: {
     ...projectArgs,
-    resolve: { type: "boolean", description: "Fix drift: code first, then a gated model run for prose (needs a model)", default: false },
+    resolve: {
+      type: "boolean",
+      description: "Fix drift: code regenerates the BOM and pinout and syncs the board without a model; only prose to reword needs one (a gated run)",
+      default: false,
+    },
     ...modelArg,
   },
   async run({ args }) {
@@ -72,8 +77,26 @@ function renderItems(title: string, items: SyncItem[]): string[] {
 export function renderSync(result: SyncResult): string {
   const lines: string[] = [];
   if (result.resolution) lines.push(renderDoSummary(result.resolution, "copperhead sync --resolve"), "");
+  if (result.written) lines.push(...renderWritten(result.written), "");
   lines.push(...renderItems("drift", result.drift), ...renderItems("requirement violations — a human must decide", result.violations));
   if (result.ok) lines.push("in sync: docs and board agree with the design, and every requirement rule passes");
-  else if (!result.resolution && result.drift.some(resolvable)) lines.push("", "run `copperhead sync --resolve` to fix the drift through the gated pipeline");
+  else if (!result.resolution && !result.written && result.drift.some(resolvable)) lines.push("", resolveAdvice(result.drift));
   return lines.join("\n");
+}
+
+/** The exact command, and whether it needs a model: only prose to reword does. */
+export function resolveAdvice(drift: SyncItem[]): string {
+  const prose = drift.filter((item) => item.resolution === "model").length;
+  if (prose === 0) return "run `copperhead sync --resolve` to fix the drift (code alone: no model needed)";
+  return `run \`copperhead sync --resolve\` to fix the drift (${prose} prose mention(s) need a model: --model, or reword them by hand)`;
+}
+
+/** Files a resolve wrote beside the user's own changes: theirs to stage with them. */
+function renderWritten(written: FileOutcome[]): string[] {
+  const width = Math.max(...written.map((f) => f.action.length));
+  return [
+    "resolved by code in the working tree:",
+    ...written.map((f) => `  ${f.action.padEnd(width)}  ${f.path}${f.reason ? ` (${f.reason})` : ""}`),
+    "stage them with your change (git add) and commit; the pre-commit hook checks the result.",
+  ];
 }

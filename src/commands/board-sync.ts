@@ -9,7 +9,8 @@
  */
 import { syncBoard, type BoardSyncPlan } from "../kicad/board/sync/sync.ts";
 import { withRepoLock } from "../repo/lock.ts";
-import { discoverProject, resolveRepoRoot } from "../repo/project.ts";
+import { discoverConfiguredProject } from "../config/config.ts";
+import { locateRepo } from "../repo/project.ts";
 import { restoreInterruptedRuns } from "../repo/recovery.ts";
 import { repoRelative } from "../repo/repo-path.ts";
 
@@ -31,10 +32,10 @@ export interface BoardSyncResult extends BoardSyncPlan {
 }
 
 export async function runBoardSync(options: BoardSyncOptions = {}): Promise<BoardSyncResult> {
-  const repoRoot = resolveRepoRoot(options.repo);
+  const { root: repoRoot, within } = locateRepo(options.repo);
   const sync = async () => {
     await restoreInterruptedRuns(repoRoot);
-    const project = discoverProject(repoRoot, options.project);
+    const { project } = discoverConfiguredProject(repoRoot, options.project, within);
     const { plan, board, written } = await syncBoard(project, { dryRun: options.dryRun, fields: options.fields });
     return { ...plan, board: repoRelative(project.repoRoot, board), dryRun: options.dryRun === true, written };
   };

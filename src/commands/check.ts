@@ -16,7 +16,7 @@ import { CONFIG_PATH, discoverConfiguredProject } from "../config/config.ts";
 import { repoPath } from "../design/design.ts";
 import { Board } from "../kicad/board/view.ts";
 import { openRepo } from "../repo/recovery.ts";
-import { headOrNothing, stagedPaths, withSnapshot, withStagedSnapshot, workTreePrefix } from "../repo/snapshot.ts";
+import { headOrNothing, stagedPaths, withSnapshot, withStagedSnapshot } from "../repo/snapshot.ts";
 import { trimEndOf } from "../util/text.ts";
 
 export interface CheckOptions {
@@ -41,21 +41,19 @@ export interface CheckOptions {
 }
 
 export async function runCheck(options: CheckOptions = {}): Promise<CheckReport> {
-  const repoRoot = await openRepo(options.repo);
-  const { config, project } = discoverConfiguredProject(repoRoot, options.project);
+  const { root: repoRoot, within } = await openRepo(options.repo);
+  const { config, project } = discoverConfiguredProject(repoRoot, options.project, within);
   const flags = { strict: options.strict ?? config.strict, fab: options.fab ?? false, cacheRepo: repoRoot };
   const projectPath = repoPath(project, project.projectFile);
   const current = () => checkProject(project, { ...config, ...flags });
   if (options.baseline === undefined && !options.staged) return current();
 
-  // Another state is checked on a snapshot (the repo's folder inside it), with that state's own
-  // config (docs folder, switches) and this run's flags.
-  const prefix = await workTreePrefix(repoRoot);
+  // Another state is checked on a snapshot of the whole tree, with that state's own config (docs
+  // folder, switches) and this run's flags.
   const checkAt = async (root: string, ref?: string): Promise<CheckReport> => {
-    const folder = join(root, prefix);
     // A ref from before the project existed has nothing to compare with: every finding is new.
-    if (ref && !existsSync(join(folder, projectPath))) return uncheckedReport(projectPath, flags, `${projectPath} does not exist at ${ref}`);
-    const there = discoverConfiguredProject(realpathSync(folder), projectPath);
+    if (ref && !existsSync(join(root, projectPath))) return uncheckedReport(projectPath, flags, `${projectPath} does not exist at ${ref}`);
+    const there = discoverConfiguredProject(realpathSync(root), projectPath);
     return checkProject(there.project, { ...there.config, ...flags });
   };
   // The board in the repo's folder of a tree (the working tree, a snapshot), when it has one.
@@ -67,21 +65,20 @@ export async function runCheck(options: CheckOptions = {}): Promise<CheckReport>
   // `report` is the check of the tree in `folder`; the boards tell a violation KiCad reports again from a new one.
   const against = (report: CheckReport, ref: string, folder: string) =>
     withSnapshot(repoRoot, ref, async (snapshot) => {
-      const base = join(snapshot.root, prefix);
+      const base = snapshot.root;
       const sameRules = ruleFiles(repoPath(project, project.projectFile)).every((rules) => sameBytes(bytesIn(base, rules), bytesIn(folder, rules)));
       const unchanged = unchangedItems(() => ({ before: boardIn(base), after: boardIn(folder), sameRules }));
       return reportAgainstBaseline(report, await checkAt(snapshot.root, ref), { ref, commit: snapshot.commit }, unchanged);
     });
 
   if (!options.staged) return against(await current(), options.baseline!, repoRoot);
-  const staged = (await stagedPaths(repoRoot)).filter((path) => path.startsWith(prefix));
-  const touched = staged.filter((path) => readByChecks(path.slice(prefix.length), config.docs));
+  const touched = (await stagedPaths(repoRoot)).filter((path) => readByChecks(path, config.docs));
   if (touched.length === 0) return uncheckedReport(projectPath, flags);
   // A repo's first commit has no HEAD to compare with: everything staged is checked.
   const first = options.baseline === undefined && (await headOrNothing(repoRoot)) === undefined;
   return withStagedSnapshot(repoRoot, async (root) => {
     const report = await checkAt(root);
-    return first ? report : against(report, options.baseline ?? "HEAD", join(root, prefix));
+    return first ? report : against(report, options.baseline ?? "HEAD", root);
   });
 }
 

@@ -11,7 +11,7 @@ import { resolveProvider } from "../agent/providers/index.ts";
 import { discoverConfiguredProject } from "../config/config.ts";
 import { CopperheadError } from "../errors.ts";
 import { assertGitRepo } from "../repo/git.ts";
-import { resolveRepoRoot } from "../repo/project.ts";
+import { locateRepo } from "../repo/project.ts";
 import { doStrategy } from "../run/do.ts";
 import { runGatedChange, type RunSummary } from "../run/gated-run.ts";
 import type { Proposal } from "../spec/proposal.ts";
@@ -47,8 +47,8 @@ export async function runDo(options: DoOptions): Promise<DoSummary> {
   if (Buffer.byteLength(request) > MAX_REQUEST_BYTES) {
     throw new CopperheadError("input_too_large", `The request is ${Buffer.byteLength(request)} bytes; the limit is ${MAX_REQUEST_BYTES}.`, { fix: "Describe the change in a few sentences." });
   }
-  const repoRoot = resolveRepoRoot(options.repo);
-  const { config, project } = discoverConfiguredProject(repoRoot, options.project);
+  const { root: repoRoot, within } = locateRepo(options.repo);
+  const { config, project } = discoverConfiguredProject(repoRoot, options.project, within);
   const provider = options.provider ?? resolveProvider({ model: options.model, providerTimeoutSeconds: options.providerTimeoutSeconds, config, host: options.host });
   await assertGitRepo(repoRoot);
   await provider.preflight?.();

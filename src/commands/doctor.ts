@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { resolvePatience, type Patience } from "../agent/providers/patience.ts";
-import { discoverConfiguredProject, loadConfig } from "../config/config.ts";
+import { CONFIG_PATH, discoverConfiguredProject, loadConfig } from "../config/config.ts";
 import type { Config } from "../config/schema.ts";
 import { asCopperheadError } from "../errors.ts";
 import { findKicadCli, type KicadCli } from "../kicad/cli/kicad-cli.ts";
@@ -16,18 +16,21 @@ import { unresolvedLibraries, type LibraryUse } from "../kicad/library/design-li
 import { projectLibraries, type LibraryKind } from "../kicad/library/libraries.ts";
 import { loadSchematicProject } from "../kicad/schematic/view.ts";
 import { installedGit } from "../repo/git.ts";
-import { resolveRepoRoot, type KicadProject } from "../repo/project.ts";
+import { locateRepo, type KicadProject } from "../repo/project.ts";
 import { repoPath } from "../design/design.ts";
+import { selfCommand } from "../util/self-command.ts";
 
 export type DoctorStatus = "ok" | "warn" | "fail";
 
 export interface DoctorItem {
-  id: "kicad-cli" | "kicad-python" | "git" | "config" | "project" | "libraries" | "providers" | "agent-clis";
+  id: "kicad-cli" | "kicad-python" | "git" | "config" | "project" | "libraries" | "providers" | "agent-clis" | "mcp";
   status: DoctorStatus;
   summary: string;
   fix?: string;
   /** For `libraries`: each library the design names that does not resolve, and the table line that adds it. */
   missing?: MissingLibrary[];
+  /** Command lines to run as they are (the host registrations for this machine). */
+  commands?: string[];
 }
 
 export interface MissingLibrary {
@@ -72,15 +75,18 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   items.push(kicad.item, await kicadPythonItem(), gitItem());
 
   let repoRoot: string | undefined;
+  let within = "";
   let configOk = false;
   let config: Config | undefined;
   try {
-    repoRoot = resolveRepoRoot(options.repo);
+    ({ root: repoRoot, within } = locateRepo(options.repo));
     const loaded = loadConfig(repoRoot);
     const path = loaded.path;
     config = loaded.config;
     configOk = true;
-    items.push({ id: "config", status: "ok", summary: path ? `${path} is valid` : "no .copperhead/config.json; defaults apply" });
+    // From a subfolder, say which root's config applies: it is the one every command there reads.
+    const where = within === "" ? "" : ` (the repository's root, ${repoRoot})`;
+    items.push({ id: "config", status: "ok", summary: path ? `${path} is valid${where}` : `no ${CONFIG_PATH}${where}; defaults apply` });
   } catch (err) {
     items.push(failure("config", err));
   }
@@ -88,7 +94,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   let project: KicadProject | undefined;
   if (repoRoot && configOk) {
     try {
-      project = discoverConfiguredProject(repoRoot, options.project).project;
+      project = discoverConfiguredProject(repoRoot, options.project, within).project;
       const parts = [repoPath(project, project.schematic), project.board ? repoPath(project, project.board) : "no board"];
       items.push({ id: "project", status: "ok", summary: `${repoPath(project, project.projectFile)} (${parts.join(", ")})` });
     } catch (err) {
@@ -96,7 +102,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     }
   }
   items.push(librariesItem(project ?? repoRoot ?? process.cwd(), kicad.cli));
-  items.push(providersItem(config), agentClisItem());
+  items.push(providersItem(config), agentClisItem(), mcpItem());
   return { schema: "copperhead.doctor/1", ok: items.every((i) => i.status !== "fail"), items };
 }
 
@@ -254,6 +260,27 @@ function agentClisItem(): DoctorItem {
   }
   const parts = found.map((c) => (c.path ? `${c.executable} at ${c.path} (--model ${c.model})` : `${c.executable} not installed`));
   return { id: "agent-clis", status: "ok", summary: `${parts.join("; ")}; ${host}` };
+}
+
+/**
+ * The exact lines that register this copperhead with Claude Code and Codex, by the absolute path
+ * of the running binary: a host starts the server without the user's shell, so a bare
+ * `copperhead` off PATH (the binary a source setup leaves in `dist/`) fails to connect.
+ */
+function mcpItem(): DoctorItem {
+  const command = selfCommand().map(shellWord).join(" ");
+  return {
+    id: "mcp",
+    status: "ok",
+    summary:
+      "to register this copperhead with an AI host, run one of these in the design's repository (Claude Code's --scope project writes .mcp.json for the team to commit; name the binary there as every machine has it)",
+    commands: AGENT_CLIS.map(({ executable, model }) => `${executable} mcp add copperhead --env COPPERHEAD_MODEL=${model} -- ${command} mcp`),
+  };
+}
+
+/** A word as a POSIX shell reads it back: bare when it is plainly a path, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 const AGENT_CLIS = [

@@ -19,6 +19,10 @@
  * that already has findings they are the baseline the hook (and `do`) compare with, not
  * blockers, and saying so up front keeps a first failing check from reading as a broken setup.
  *
+ * Run in a subfolder (where the `.kicad_pro` is), init sets up the repository's root, as every
+ * command run anywhere in the repository reads the root's `.copperhead/`; the config's `project`
+ * then names the subfolder's project, and the result says where the root is.
+ *
  * Idempotent: the output is a pure function of the design and the existing files (no dates),
  * so a second run reports every file `unchanged` and leaves `git status` clean.
  */
@@ -31,7 +35,7 @@ import { asCopperheadError, CopperheadError } from "../errors.ts";
 import { installPreCommitHook } from "../repo/hooks.ts";
 import { withRepoLock } from "../repo/lock.ts";
 import { refusedWhenConfined, writeOwnedFile, type FileOutcome } from "../repo/owned-files.ts";
-import { resolveRepoRoot } from "../repo/project.ts";
+import { locateRepo } from "../repo/project.ts";
 import { restoreInterruptedRuns } from "../repo/recovery.ts";
 import { readRepoDoc } from "../repo/repo-files.ts";
 import { GENERATED_DOCS, type GeneratedDoc } from "../spec/generated-docs.ts";
@@ -51,6 +55,10 @@ export type { FileAction, FileOutcome } from "../repo/owned-files.ts";
 
 export interface InitResult {
   schema: "copperhead.init/1";
+  /** Absolute path of the repository's root, where the files below are. */
+  root: string;
+  /** Repo-relative folder init was run from, when not the root. */
+  from?: string;
   /** Repo-relative path of the `.kicad_pro`. */
   project: string;
   files: FileOutcome[];
@@ -70,12 +78,12 @@ const GITIGNORE_ENTRIES = ["runs/", "cache/", "lock", "lock.*"];
  * KiCad project fails first, before taking the lock could create `.copperhead/` in it.
  */
 export async function runInit(options: InitOptions = {}): Promise<InitResult> {
-  const repoRoot = resolveRepoRoot(options.repo);
-  discoverConfiguredProject(repoRoot, options.project);
+  const { root: repoRoot, within } = locateRepo(options.repo);
+  discoverConfiguredProject(repoRoot, options.project, within);
   let locked = false;
   const init = async () => {
     await restoreInterruptedRuns(repoRoot);
-    return initRepo(repoRoot, options);
+    return initRepo(repoRoot, within, options);
   };
   try {
     return await withRepoLock(repoRoot, () => {
@@ -90,8 +98,8 @@ export async function runInit(options: InitOptions = {}): Promise<InitResult> {
   }
 }
 
-async function initRepo(repoRoot: string, options: InitOptions): Promise<InitResult> {
-  const { project, config } = discoverConfiguredProject(repoRoot, options.project);
+async function initRepo(repoRoot: string, within: string, options: InitOptions): Promise<InitResult> {
+  const { project, config } = discoverConfiguredProject(repoRoot, options.project, within);
   const design = loadDesign(project);
   const projectPath = repoPath(design, project.projectFile);
   const docs = trimEndOf(config.docs, "\\/");
@@ -114,16 +122,16 @@ async function initRepo(repoRoot: string, options: InitOptions): Promise<InitRes
       : installPreCommitHook(repoRoot),
   ];
   const hook = files.at(-1)!;
-  const result: InitResult = { schema: "copperhead.init/1", project: projectPath, files };
-  if (hook.action === "created" || hook.action === "updated" || hook.action === "unchanged") result.baseline = await baselineFindings(repoRoot, options.project);
+  const result: InitResult = { schema: "copperhead.init/1", root: repoRoot, ...(within ? { from: within } : {}), project: projectPath, files };
+  if (hook.action === "created" || hook.action === "updated" || hook.action === "unchanged") result.baseline = await baselineFindings(repoRoot, projectPath);
   return result;
 }
 
 /** The findings of the design as init leaves it; a check that cannot run is reported, not thrown. */
-async function baselineFindings(repoRoot: string, explicitProject: string | undefined): Promise<NonNullable<InitResult["baseline"]>> {
+async function baselineFindings(repoRoot: string, projectPath: string): Promise<NonNullable<InitResult["baseline"]>> {
   try {
     // The config init just wrote, so the check sees the docs it just created.
-    const { project, config } = discoverConfiguredProject(repoRoot, explicitProject);
+    const { project, config } = discoverConfiguredProject(repoRoot, projectPath);
     return { counts: (await checkProject(project, config)).counts };
   } catch (err) {
     const typed = asCopperheadError(err);
@@ -170,13 +178,16 @@ function writeGitignore(repoRoot: string): FileOutcome {
   return writeOwnedFile(repoRoot, GITIGNORE_PATH, base + missing.join("\n") + "\n");
 }
 
-/** Human-owned docs: written when missing, never touched again. */
-function createOnce(repoRoot: string, path: string, content: () => string): FileOutcome {
+/** Human-owned docs: written when missing, never touched again (also `sync --resolve`'s fix for a missing record). */
+export function createOnce(repoRoot: string, path: string, content: () => string): FileOutcome {
   return refusedWhenConfined(path, () => (readRepoDoc(repoRoot, path) !== undefined ? { path, action: "unchanged" } : writeOwnedFile(repoRoot, path, content())));
 }
 
-/** A generated doc: regenerated, unless that would undo a hand edit and `force` is off. */
-function writeGenerated(design: Design, doc: GeneratedDoc, path: string, force: boolean): FileOutcome {
+/**
+ * A generated doc: regenerated, unless that would undo a hand edit and `force` is off (also
+ * `sync --resolve`'s fix for a table that drifted, in the working tree).
+ */
+export function writeGenerated(design: Design, doc: GeneratedDoc, path: string, force: boolean): FileOutcome {
   const repoRoot = design.project.repoRoot;
   const existing = readRepoDoc(repoRoot, path);
   if (existing !== undefined && !force) {

@@ -5,7 +5,7 @@ import { relative, sep } from "node:path";
 import { openRepo } from "../repo/recovery.ts";
 import { buildNetlist, type Net } from "../kicad/netlist/netlist.ts";
 import { loadSchematicProject } from "../kicad/schematic/view.ts";
-import { discoverProject } from "../repo/project.ts";
+import { discoverConfiguredProject } from "../config/config.ts";
 
 export interface NetlistOptions {
   repo?: string;
@@ -20,7 +20,8 @@ export interface NetlistResult {
 }
 
 export async function runNetlist(options: NetlistOptions = {}): Promise<NetlistResult> {
-  const project = discoverProject(await openRepo(options.repo), options.project);
+  const { root, within } = await openRepo(options.repo);
+  const { project } = discoverConfiguredProject(root, options.project, within);
   const { nets } = buildNetlist(loadSchematicProject(project.schematic, { within: project.repoRoot }));
   return { schema: "copperhead.netlist/1", project: relative(project.repoRoot, project.projectFile).split(sep).join("/"), nets };
 }

@@ -184,9 +184,10 @@ export interface ConfiguredProject extends LoadedConfig {
 
 /**
  * Project discovery honouring the config: an explicit `--project` wins, then the config's
- * `project`, then discovery of the only `.kicad_pro` in the repo.
+ * `project`, then discovery (in the folder `within` first: see `discoverProject`). The config
+ * speaks for the whole repository, so it wins wherever in the repository a command runs.
  */
-export function discoverConfiguredProject(repoRoot: string, explicit?: string): ConfiguredProject {
+export function discoverConfiguredProject(repoRoot: string, explicit?: string, within = ""): ConfiguredProject {
   const loaded = loadConfig(repoRoot);
   const configured = loaded.config.project;
   if (!explicit && configured && !existsSync(join(repoRoot, configured))) {
@@ -196,5 +197,6 @@ export function discoverConfiguredProject(repoRoot: string, explicit?: string): 
       fix: `Set "project" in ${CONFIG_PATH} to the repo-relative path of an existing .kicad_pro, or remove it to discover the project.`,
     });
   }
-  return { ...loaded, project: discoverProject(repoRoot, explicit || configured) };
+  if (explicit) return { ...loaded, project: discoverProject(repoRoot, explicit, within) };
+  return { ...loaded, project: configured ? discoverProject(repoRoot, configured) : discoverProject(repoRoot, undefined, within) };
 }

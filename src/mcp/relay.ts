@@ -56,9 +56,17 @@ export function relayDo(s: DoSummary): string {
 
 export function relaySync(r: SyncResult): string {
   if (r.resolution) return relayDo(r.resolution);
+  if (r.written) {
+    const files = r.written.filter((f) => f.action === "updated" || f.action === "created").map((f) => f.path);
+    const left = r.ok ? "" : ` Still out of sync: ${plural(r.drift.length + r.violations.length, "item")}.`;
+    return `Resolved by code beside the uncommitted changes, nothing committed: ${files.length ? files.join(", ") : "no file needed changing"}. Stage them with the change and commit.${left}`;
+  }
   if (r.ok) return "Docs and board agree with the schematic; every requirement rule passes.";
   const parts = [r.drift.length ? plural(r.drift.length, "drift item") : "", r.violations.length ? plural(r.violations.length, "requirement violation") : ""].filter(Boolean);
-  const next = r.needsHuman ? "some need a person to decide" : "copperhead_sync with resolve can fix them";
+  const prose = r.drift.filter((item) => item.resolution === "model").length;
+  const next = r.needsHuman
+    ? "some need a person to decide"
+    : `copperhead_sync with resolve can fix them${prose ? ` (${plural(prose, "prose mention")} need a model)` : " without a model"}`;
   return `Out of sync: ${parts.join(", ")}; ${next}.`;
 }
 

@@ -188,8 +188,9 @@ export const MCP_TOOLS = [
     description: [
       "Report whether the docs and board agree with the schematic: BOM drift, stale references, a board out of parity, committed changes missing from the CHANGELOG, missing DECISIONS/CHANGELOG — and every failing requirement rule.",
       "Without resolve it writes nothing and needs no key.",
-      "With resolve it fixes drift through the same gated pipeline as copperhead_do (derived docs and board sync first, then a gated model run limited to docs and board sync), committing only if the result verifies, else rolling back byte for byte.",
-      "Requirement violations are never changed: they are reported with needsHuman. Resolve: " + KEYS,
+      "With resolve it fixes drift: code regenerates the BOM and pinout, syncs the board and restores records without a model; only prose to reword needs one (a gated model run limited to docs and board sync).",
+      "On a clean tree the fix goes through the same gated pipeline as copperhead_do, committing only if the result verifies, else rolling back byte for byte; beside uncommitted changes, drift code resolves is fixed in the working tree (listed in written) for the user to commit with them.",
+      "Requirement violations are never changed: they are reported with needsHuman. Resolving prose: " + KEYS,
       BLOCKS,
     ].join(" "),
     input: v.strictObject({ resolve: v.optional(v.pipe(v.boolean(), v.description("Fix drift through the gated pipeline"))) }),

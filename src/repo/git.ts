@@ -291,7 +291,8 @@ export async function diffPatch(repoRoot: string, paths: string[]): Promise<stri
 
 /**
  * Writes `commit`'s tree into the folder `into` (`git archive | tar -x`): the files with
- * checkout's line-ending rules, and nothing from `.git`.
+ * checkout's line-ending rules, and nothing from `.git`. `repoRoot` is the top of the work tree
+ * (`locateRepo`): run in a subfolder, `git archive` would hold only that folder, moved up.
  */
 export async function extractCommit(repoRoot: string, commit: string, into: string): Promise<void> {
   const archive = Bun.spawn(["git", "archive", "--format=tar", commit], { cwd: repoRoot, env: gitEnvironment(), stdout: "pipe", stderr: "pipe", stdin: "ignore" });

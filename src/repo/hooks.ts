@@ -16,7 +16,8 @@
  * - It steps aside when `COPPERHEAD_RUN` is set: `do` verified its commit already and sets it.
  * - The hooks folder comes from `git rev-parse --git-path hooks`, so `core.hooksPath` and
  *   linked worktrees are honoured; the hook is installed only when the repo root is the top
- *   of its git work tree, because a hook at an enclosing repo's top would run `check` there.
+ *   of its git work tree (`locateRepo` finds it so), where git runs hooks and where `check`
+ *   then finds the repository's config.
  */
 import { realpathSync } from "node:fs";
 import { isAbsolute, join } from "node:path";

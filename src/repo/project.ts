@@ -9,9 +9,10 @@
  * no `.kicad_pro`) is a typed `legacy_format` error that says how to convert it.
  */
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { log } from "../log.ts";
+import { runGitSync } from "./git.ts";
 import { assertRepoFile } from "./repo-files.ts";
 import { errorCode, lstatOrUndefined } from "./repo-path.ts";
 
@@ -33,20 +34,56 @@ export interface KicadProject {
 /** Folders that hold someone else's projects (libraries, dependencies, outputs). */
 const IGNORED_DIRS = new Set(["node_modules", "vendor", "third_party", "3rdparty", "dist", "build"]);
 
-/** Resolves `--repo` (default: the working directory) to an existing directory. */
-export function resolveRepoRoot(repo: string | undefined): string {
-  const root = resolve(repo ?? process.cwd());
-  if (!existsSync(root)) {
-    throw new CopperheadError("not_found", `Repository folder not found: ${root}`, {
+/**
+ * Where a command works: the repository, found the way git finds it, and the folder inside it
+ * the command was pointed at. KiCad users work in the folder that holds the `.kicad_pro`, often
+ * a subfolder (`hw/`) of the repository; every command run anywhere inside it shares the root's
+ * `.copperhead/`, and snapshots of a commit hold the whole tree from the root.
+ */
+export interface RepoLocation {
+  /** Absolute, symlink-resolved repo root: the top of the git work tree, or the folder itself outside git. */
+  root: string;
+  /** The folder the command was pointed at (`--repo`, default the working directory), repo-relative, `""` at the root. */
+  within: string;
+}
+
+/** Locates `--repo` (default: the working directory), which must be an existing folder. */
+export function locateRepo(repo: string | undefined): RepoLocation {
+  const start = resolve(repo ?? process.cwd());
+  if (!existsSync(start)) {
+    throw new CopperheadError("not_found", `Repository folder not found: ${start}`, {
       fix: "Pass --repo with the path of a folder that holds a KiCad project.",
     });
   }
-  if (!statSync(root).isDirectory()) {
-    throw new CopperheadError("bad_path", `${root} is not a folder; --repo names the repository's folder.`, {
+  if (!statSync(start).isDirectory()) {
+    throw new CopperheadError("bad_path", `${start} is not a folder; --repo names the repository's folder.`, {
       fix: "Pass --repo with the path of a folder that holds a KiCad project (not a file or device in it).",
     });
   }
-  return realpathSync(root);
+  const folder = realpathSync(start);
+  const root = workTreeTop(folder) ?? folder;
+  return { root, within: relative(root, folder).split(sep).join("/") };
+}
+
+/** The repo root of `--repo` (default: the working directory); see `locateRepo`. */
+export function resolveRepoRoot(repo: string | undefined): string {
+  return locateRepo(repo).root;
+}
+
+/**
+ * The top of the git work tree holding `folder`, as git itself finds it (`.git` files of
+ * linked worktrees and submodules, `GIT_CEILING_DIRECTORIES`), or undefined outside one or
+ * without git: then the folder is the repo.
+ */
+function workTreeTop(folder: string): string | undefined {
+  let result;
+  try {
+    result = runGitSync(folder, ["rev-parse", "--show-toplevel"]);
+  } catch {
+    return undefined;
+  }
+  const top = result.stdout.trim();
+  return result.code === 0 && isAbsolute(top) && existsSync(top) ? realpathSync(top) : undefined;
 }
 
 /**
@@ -82,12 +119,16 @@ export function findProjectFiles(repoRoot: string): string[] {
   return scanRepo(repoRoot, ".kicad_pro");
 }
 
-/** Finds the project to work on, or throws a typed error that says how to choose one. */
-export function discoverProject(repoRoot: string, explicit?: string): KicadProject {
+/**
+ * Finds the project to work on, or throws a typed error that says how to choose one. `within`
+ * is the repo-relative folder the command was pointed at: a relative `explicit` path is taken
+ * from there, as git takes paths from the working directory, and discovery looks there first.
+ */
+export function discoverProject(repoRoot: string, explicit?: string, within = ""): KicadProject {
   let projectFile: string;
   let discovery: KicadProject["discovery"] = { how: "explicit", others: [] };
   if (explicit) {
-    projectFile = isAbsolute(explicit) ? explicit : join(repoRoot, explicit);
+    projectFile = isAbsolute(explicit) ? explicit : join(repoRoot, within, explicit);
     if (!projectFile.endsWith(".kicad_pro") || !existsSync(projectFile)) {
       throw new CopperheadError("project_not_found", `Project file not found: ${explicit}`, {
         fix: "Pass --project with the path of an existing .kicad_pro file, relative to the repo.",
@@ -99,7 +140,9 @@ export function discoverProject(repoRoot: string, explicit?: string): KicadProje
       });
     }
   } else {
-    const candidates = findProjectFiles(repoRoot);
+    const everywhere = findProjectFiles(repoRoot);
+    const inside = within === "" ? [] : everywhere.filter((path) => path.startsWith(`${within}/`));
+    const candidates = inside.length > 0 ? inside : everywhere;
     if (candidates.length === 0) {
       const legacy = findLegacyProject(repoRoot);
       if (legacy) {

@@ -4,7 +4,7 @@
  */
 import { log } from "../log.ts";
 import { recoverUnfinished } from "./journal.ts";
-import { resolveRepoRoot } from "./project.ts";
+import { locateRepo, type RepoLocation } from "./project.ts";
 
 /** Restores runs that died mid-edit (no live lock holder); returns their ids. */
 export async function restoreInterruptedRuns(repoRoot: string): Promise<string[]> {
@@ -15,9 +15,9 @@ export async function restoreInterruptedRuns(repoRoot: string): Promise<string[]
   return recovered.map((r) => r.runId);
 }
 
-/** The repo a command works on (`--repo`, default the working directory), restored first. */
-export async function openRepo(repo: string | undefined): Promise<string> {
-  const root = resolveRepoRoot(repo);
-  await restoreInterruptedRuns(root);
-  return root;
+/** The repo a command works on (`--repo`, default the working directory; see `locateRepo`), restored first. */
+export async function openRepo(repo: string | undefined): Promise<RepoLocation> {
+  const location = locateRepo(repo);
+  await restoreInterruptedRuns(location.root);
+  return location;
 }

@@ -114,17 +114,3 @@ export async function headOrNothing(repoRoot: string): Promise<string | undefine
   const head = await runGit(repoRoot, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
   return head.code === 0 ? head.stdout.trim() : undefined;
 }
-
-/**
- * Where `repoRoot` sits inside its git work tree, `/`-separated with a trailing slash (`""` at
- * the top): a snapshot holds the whole tree, so the same folder inside it is `root + prefix`.
- */
-export async function workTreePrefix(repoRoot: string): Promise<string> {
-  const result = await runGit(repoRoot, ["rev-parse", "--show-prefix"]);
-  if (result.code !== 0) {
-    throw new CopperheadError("not_a_git_repo", `${repoRoot} is not inside a git repository, so there is no other state to compare with.`, {
-      fix: "Run copperhead inside the git repository that holds the KiCad project, or pass --repo PATH.",
-    });
-  }
-  return result.stdout.trim();
-}

@@ -6,6 +6,7 @@
  * verified once.
  */
 import { runLoop, type LoopEnd } from "../agent/loop.ts";
+import { CopperheadError } from "../errors.ts";
 import { editState } from "./edit-state.ts";
 import { adoptPrepared, approveProposal } from "./propose.ts";
 import type { RunState } from "./state.ts";
@@ -21,6 +22,11 @@ export async function change(run: RunState): Promise<LoopEnd> {
     const verdict = await verifyOnce(run);
     end = verdict.ok ? { kind: "verified", repairCycles: 0 } : { kind: "failed", reason: "verification_failed", detail: verdict.feedback, repairCycles: 0 };
   } else {
+    if (!options.provider) {
+      throw new CopperheadError("missing_api_key", "This change needs a model, and none was given.", {
+        fix: "Configure a model provider (see `copperhead doctor`) or pass --model.",
+      });
+    }
     const result = await runLoop({
       provider: options.provider,
       ctx,

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RunState } from "./state.ts";
+import { modelLabel, type RunState } from "./state.ts";
 import { renderRunSummary, type RunReason, type RunStatus, type RunSummary } from "./summary.ts";
 
 export async function finish(run: RunState, status: RunStatus, reason?: RunReason, detail?: string): Promise<RunSummary> {
@@ -13,7 +13,7 @@ export async function finish(run: RunState, status: RunStatus, reason?: RunReaso
   await Promise.all([run.renders.before, run.renders.after]);
   Object.assign(summary, { status }, reason ? { reason } : {}, detail ? { detail } : {});
   transcript.append({ type: "end", status, reason, detail });
-  writeFileSync(join(run.dir, "summary.md"), renderRunSummary(summary, run.options.provider.label, transcript.redact));
+  writeFileSync(join(run.dir, "summary.md"), renderRunSummary(summary, modelLabel(run.options), transcript.redact));
   return summary;
 }
 

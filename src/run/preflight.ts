@@ -6,13 +6,13 @@
  */
 import { dirtyPaths } from "../repo/git.ts";
 import { assertProposalFolder } from "./propose.ts";
-import type { RunState } from "./state.ts";
+import { modelLabel, type RunState } from "./state.ts";
 
 /** Why the run cannot start, or undefined when it can. */
 export async function preflight(run: RunState): Promise<string | undefined> {
   const { summary, options } = run;
-  run.transcript.append({ type: "phase", phase: "preflight", runId: run.runId, request: summary.request, model: options.provider.label, dryRun: summary.dryRun, recovered: summary.recovered });
-  run.progress({ type: "phase", phase: "preflight", message: `run ${run.runId} with ${options.provider.label}` });
+  run.transcript.append({ type: "phase", phase: "preflight", runId: run.runId, request: summary.request, model: modelLabel(options), dryRun: summary.dryRun, recovered: summary.recovered });
+  run.progress({ type: "phase", phase: "preflight", message: `run ${run.runId} with ${modelLabel(options)}` });
   assertProposalFolder(options.repoRoot, run.ctx.docs);
   const dirty = await dirtyPaths(options.repoRoot);
   if (dirty.length === 0) return undefined;

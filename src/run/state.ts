@@ -52,7 +52,11 @@ export interface GatedRunOptions {
   repoRoot: string;
   project: KicadProject;
   config: Config;
-  provider: ModelProvider;
+  /**
+   * The model. None when the strategy's code resolves everything (`sync --resolve` of drift
+   * that needs no judgement): then no model is asked, and none need be configured.
+   */
+  provider?: ModelProvider;
   strategy: RunStrategy;
   dryRun?: boolean;
   maxRepairCycles?: number;
@@ -61,6 +65,11 @@ export interface GatedRunOptions {
   approve?: (proposal: Proposal) => Promise<boolean>;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
+}
+
+/** How a run's records name its model: the provider's label, or that code alone did the work. */
+export function modelLabel(options: GatedRunOptions): string {
+  return options.provider?.label ?? "none (resolved by code alone)";
 }
 
 export interface RunState {

@@ -9,6 +9,9 @@ import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { cleanupTempDirs, copyFixture } from "../support/kicad.ts";
 
+/** Every drift finding code resolves names the command, wherever it is read. */
+const CODE_FIX = "; fix: run `copperhead sync --resolve` (no model needed)";
+
 afterAll(cleanupTempDirs);
 
 /** A copy of usb-led set up by `init` (no git, no hook), ready for doc edits. */
@@ -48,7 +51,7 @@ describe("drift: BOM", () => {
         rule: "bom",
         severity: "error",
         key: "drift:bom:R3:value",
-        message: 'docs/BOM.md:' + lineOf(repo, "docs/BOM.md", "| R3 |") + ': R3 value is "2k2" in the BOM but "1k" in the design',
+        message: 'docs/BOM.md:' + lineOf(repo, "docs/BOM.md", "| R3 |") + ': R3 value is "2k2" in the BOM but "1k" in the design' + CODE_FIX,
         location: { file: "docs/BOM.md", line: lineOf(repo, "docs/BOM.md", "| R3 |"), ref: "R3" },
       },
     ]);
@@ -65,7 +68,7 @@ describe("drift: BOM", () => {
     setDnp(true);
     expect(loadDesign(discoverProject(repo)).components.find((c) => c.ref === "R3")!.dnp).toBe(true);
     const line = lineOf(repo, "docs/BOM.md", "| R3 |");
-    expect(drift(repo).findings.map((f) => [f.key, f.message])).toEqual([["drift:bom:R3:dnp", `docs/BOM.md:${line}: R3 is fitted in the BOM but not fitted (DNP) in the design`]]);
+    expect(drift(repo).findings.map((f) => [f.key, f.message])).toEqual([["drift:bom:R3:dnp", `docs/BOM.md:${line}: R3 is fitted in the BOM but not fitted (DNP) in the design${CODE_FIX}`]]);
     // A table written before the DNP column: no finding until a part is DNP.
     editFile(repo, "docs/BOM.md", (t) => t.replace("| MPN | DNP |", "| MPN |").replace("| --- | --- | --- | --- | --- | --- |", "| --- | --- | --- | --- | --- |").replace(/^(\| [A-Z]+\d+ \|[^|]*\|[^|]*\|[^|]*\|)  \|/gm, "$1"));
     expect(drift(repo).findings.map((f) => f.key)).toEqual(["drift:bom:R3:dnp"]);
@@ -136,7 +139,7 @@ describe("drift: PINOUT", () => {
         rule: "pinout",
         severity: "error",
         key: "drift:pinout:J1.A5:net",
-        message: `docs/PINOUT.md:${line}: J1 pin A5 net is "/CC1" in the pinout but "/CC1_IN" in the design`,
+        message: `docs/PINOUT.md:${line}: J1 pin A5 net is "/CC1" in the pinout but "/CC1_IN" in the design${CODE_FIX}`,
         location: { file: "docs/PINOUT.md", line, ref: "J1" },
       },
     ]);
@@ -187,7 +190,7 @@ describe("drift: stale references", () => {
       rule: "stale-ref",
       severity: "error",
       key: "drift:stale-ref:docs/NOTES.md:R9",
-      message: "docs/NOTES.md:3: `R9` names R9, which does not exist in the design",
+      message: "docs/NOTES.md:3: `R9` names R9, which does not exist in the design; fix: reword it, or run `copperhead sync --resolve` with a model (--model)",
       location: { file: "docs/NOTES.md", line: 3, ref: "R9" },
     });
     expect(result.findings.find((f) => f.key.endsWith(":+5V"))!.location).toEqual({ file: "docs/NOTES.md", line: 5, net: "+5V" });

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { cp, readdir } from "node:fs/promises";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkDrift } from "../../src/checks/drift.ts";
 import { evaluateRequirements } from "../../src/checks/requirements.ts";
@@ -284,13 +284,16 @@ echo "${said} $*"
     expect(existsSync(join(repo, ".git/hooks/pre-commit"))).toBe(false);
   });
 
-  test("a project inside a larger git work tree gets no hook at the outer repo's top", async () => {
-    const outer = await makeTempDir();
+  test("a project in a subfolder of its git work tree is set up at the work tree's top, hook included", async () => {
+    const outer = realpathSync(await makeTempDir());
     git(outer, "init", "-q");
     await cp(join(FIXTURES_DIR, "usb-led"), join(outer, "hw"), { recursive: true });
     const result = await runInit({ repo: join(outer, "hw") });
-    expect(result.files.at(-1)!.action).toBe("skipped");
-    expect(existsSync(join(outer, ".git/hooks/pre-commit"))).toBe(false);
+    expect(result).toMatchObject({ root: outer, from: "hw", project: "hw/usb-led.kicad_pro" });
+    expect(result.files.at(-1)!.action).toBe("created");
+    expect(existsSync(join(outer, ".git/hooks/pre-commit"))).toBe(true);
+    expect(existsSync(join(outer, ".copperhead/config.json"))).toBe(true);
+    expect(existsSync(join(outer, "hw/.copperhead"))).toBe(false);
   });
 
   test("an explicit --project that differs from the config updates only that key", async () => {

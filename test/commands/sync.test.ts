@@ -16,7 +16,6 @@ import { CopperheadError } from "../../src/errors.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { renderProposal } from "../../src/spec/proposal.ts";
 import { requirementsSectionRange } from "../../src/spec/requirements.ts";
-import { rejectedCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, FIXTURES_DIR } from "../support/kicad.ts";
 import { editFile, removeFootprint } from "../support/variants.ts";
 import { git, treeFingerprint } from "../repo/git-repo.ts";
@@ -453,10 +452,10 @@ describe("copperhead sync --resolve", () => {
       const again = await runSync({ repo, resolve: true, provider: noModel() });
       expect(again.resolution).toBeUndefined();
       expect(syncExitCode(again)).toBe(2);
-      // ...and without one it is still missing_api_key (a keyless resolve never "succeeds").
-      const keyless = await rejectedCopperheadError(withoutModelEnv(() => runSync({ repo, resolve: true })));
-      expect(keyless.code).toBe("missing_api_key");
-      expect((keyless.details.report as SyncResult).needsHuman).toBe(true);
+      // ...and neither does one without a model: nothing is left that code or a model may fix.
+      const keyless = await withoutModelEnv(() => runSync({ repo, resolve: true }));
+      expect(keyless.resolution).toBeUndefined();
+      expect(keyless.needsHuman).toBe(true);
       expect(await status(repo)).toBe("");
     },
     120_000,
@@ -521,10 +520,57 @@ describe("copperhead sync --resolve", () => {
   );
 
   test(
-    "without a key: missing_api_key, carrying the verify report; nothing starts",
+    "without a key: drift code resolves is resolved and committed with no model; the violation stays a person's",
     async () => {
       const repo = await initialisedRepo();
       drift.bom(repo);
+      drift.board(repo);
+      drift.violation(repo);
+      await commit(repo, "edits made outside copperhead");
+      const result = await withoutModelEnv(() => runSync({ repo, resolve: true }));
+      expect(result.resolution!.status).toBe("committed");
+      expect(result.drift).toEqual([]);
+      expect(keys(result.violations)).toEqual(["requirements:REQ-LED-1:R3.value >= 2k"]);
+      expect(read(repo, "docs/BOM.md")).toContain("| R3 | 1k |");
+      expect(await status(repo)).toBe("");
+    },
+    180_000,
+  );
+
+  test(
+    "without a key, beside uncommitted changes: code's fixes are written in the working tree for the user to commit",
+    async () => {
+      const repo = await initialisedRepo();
+      // R3's value changed in the schematic, as KiCad saves it: the BOM and the board fall behind.
+      editFile(join(repo, "usb-led.kicad_sch"), (t) => t.replace(/(\(property "Reference" "R3"[\s\S]*?\(property "Value" )"1k"/, '$1"2k2"'));
+      const head = await git(repo, "rev-parse", "HEAD");
+      const result = await withoutModelEnv(() => runSync({ repo, resolve: true }));
+      expect(result.resolution).toBeUndefined();
+      expect(result.written).toEqual([
+        { path: "usb-led.kicad_pcb", action: "updated" },
+        { path: "docs/BOM.md", action: "updated" },
+      ]);
+      expect(result.ok).toBe(true);
+      expect(read(repo, "docs/BOM.md")).toContain("| R3 | 2k2 |");
+      expect(await git(repo, "rev-parse", "HEAD")).toBe(head);
+      expect(existsSync(join(repo, ".copperhead/runs"))).toBe(false);
+
+      // A generated cell edited by hand is not overwritten in the working tree: that edit is nobody's commit yet.
+      editFile(join(repo, "docs/BOM.md"), (t) => t.replace("| R3 | 2k2 |", "| R3 | 3k3 |"));
+      editFile(join(repo, "usb-led.kicad_sch"), (t) => t.replace('"2k2"', '"4k7"'));
+      const handEdited = await withoutModelEnv(() => runSync({ repo, resolve: true }));
+      expect(handEdited.written!.find((f) => f.path === "docs/BOM.md")).toMatchObject({ action: "refused" });
+      expect(read(repo, "docs/BOM.md")).toContain("| R3 | 3k3 |");
+    },
+    180_000,
+  );
+
+  test(
+    "without a key, prose to reword: missing_api_key naming it, carrying the verify report; nothing starts",
+    async () => {
+      const repo = await initialisedRepo();
+      drift.bom(repo);
+      drift.staleRef(repo);
       drift.violation(repo);
       await commit(repo, "edits made outside copperhead");
       const before = treeFingerprint(repo);
@@ -535,8 +581,10 @@ describe("copperhead sync --resolve", () => {
       const typed = error as CopperheadError;
       expect(typed.code).toBe("missing_api_key");
       expect(typed.exitCode).toBe(3);
+      expect(typed.message).toStartWith("1 drift item(s) need a model to reword prose: docs/NOTES.md:3 (R9).");
+      expect(typed.fix).toContain("Reword them by hand");
       expect(typed.details.report).toEqual(report);
-      expect(keys(report.drift)).toEqual(["drift:bom:R3:value"]);
+      expect(keys(report.drift)).toEqual(["drift:bom:R3:value", "drift:stale-ref:docs/NOTES.md:R9"]);
       expect(keys(report.violations)).toEqual(["requirements:REQ-LED-1:R3.value >= 2k"]);
       // No run was started: no run directory, no lock, no journal.
       expect(treeFingerprint(repo)).toEqual(before);

@@ -219,7 +219,7 @@ describe("doctor", () => {
     const { exitCode, stdout } = await runBinary(["doctor", "--repo", repo, "--json"], { env: { ANTHROPIC_API_KEY: secret } });
     expect(exitCode).toBe(0);
     const result = JSON.parse(stdout);
-    expect(result.items.map((i: { id: string }) => i.id)).toEqual(["kicad-cli", "kicad-python", "git", "config", "project", "libraries", "providers", "agent-clis"]);
+    expect(result.items.map((i: { id: string }) => i.id)).toEqual(["kicad-cli", "kicad-python", "git", "config", "project", "libraries", "providers", "agent-clis", "mcp"]);
     expect(result.items.find((i: { id: string }) => i.id === "providers").summary).toContain("ANTHROPIC_API_KEY");
     expect(stdout).not.toContain(secret);
   }, 30_000);

@@ -131,9 +131,10 @@ describe("copperhead sync: exit codes, and --json alone on stdout", () => {
     expect(text.stdout).toContain("requirements:REQ-LED-1:R3.value >= 2k");
   }, 120_000);
 
-  test("3: --resolve without a key prints the report and the error; --json carries both", async () => {
+  test("3: --resolve without a key, with prose to reword, prints the report and the error; --json carries both", async () => {
     const repo = await freshRepo((r) => {
       bomDrift(r);
+      staleNote(r);
       violation(r);
     });
     const before = treeFingerprint(repo);
@@ -145,7 +146,8 @@ describe("copperhead sync: exit codes, and --json alone on stdout", () => {
     expect(error.code).toBe("missing_api_key");
     expect(error.fix).toContain("ANTHROPIC_API_KEY");
     expect(error.report).toEqual(report);
-    expect(keys(error.report.drift)).toEqual(["drift:bom:R3:value"]);
+    expect(error.message).toContain("need a model to reword prose: docs/NOTES.md");
+    expect(keys(error.report.drift)).toEqual(["drift:bom:R3:value", "drift:stale-ref:docs/NOTES.md:R9"]);
 
     const text = await run(["sync", "--resolve", "--repo", repo]);
     expect(text.exitCode).toBe(3);
@@ -163,6 +165,7 @@ describe("copperhead sync: exit codes, and --json alone on stdout", () => {
     expect(noProject.exitCode).toBe(3);
     expect(JSON.parse(noProject.stdout).error.code).toBeString();
     const repo = await freshRepo(bomDrift);
+    // A --model given is checked even when code alone would resolve the drift.
     const badModel = await run(["sync", "--resolve", "--model", "nosuch:model", "--repo", repo]);
     expect(badModel.exitCode).toBe(3);
     expect(badModel.stdout).toContain("drift:bom:R3:value");

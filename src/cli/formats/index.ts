@@ -7,7 +7,7 @@ import { redactedJson } from "../../redact.ts";
 import { VERSION } from "../../version.ts";
 import { renderGithub } from "./github.ts";
 import { renderJunit } from "./junit.ts";
-import { renderSarif } from "./sarif.ts";
+import { renderSarif, renderSarifFailure } from "./sarif.ts";
 import { renderText } from "./text.ts";
 
 export const REPORT_FORMATS = ["text", "json", "sarif", "github", "junit"] as const;
@@ -18,6 +18,14 @@ export interface RenderOptions {
   color: boolean;
   /** The text format lists every finding instead of the first few of each rule. */
   all?: boolean;
+}
+
+/**
+ * What a format prints when the check could not run, when it must still be a document: a SARIF
+ * file is uploaded as it is, so it carries the error; the other formats print nothing then.
+ */
+export function renderFailure(error: { code: string; message: string; fix?: string }, format: ReportFormat): string | undefined {
+  return format === "sarif" ? renderSarifFailure(error, { version: VERSION }) : undefined;
 }
 
 export function renderReport(report: CheckReport, format: ReportFormat, opts: RenderOptions): string {

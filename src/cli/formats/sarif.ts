@@ -24,6 +24,38 @@ const LEVEL: Record<Severity, string> = { error: "error", warning: "warning", in
 /** Versioned, as SARIF advises, so a future change of what `key` means cannot collide with old alerts. */
 const FINGERPRINT = "copperheadKey/v1";
 
+/**
+ * The log for a check that could not run (no project, kicad-cli missing, a bad config): still
+ * one valid SARIF document, so `--format sarif > results.sarif` never leaves a file an uploader
+ * rejects; the error is the run's tool execution notification, and the run is marked failed.
+ */
+export function renderSarifFailure(error: { code: string; message: string; fix?: string }, opts: SarifOptions): string {
+  const log = {
+    $schema: "https://json.schemastore.org/sarif-2.1.0.json",
+    version: "2.1.0",
+    runs: [
+      {
+        tool: { driver: driver(opts, []) },
+        invocations: [
+          {
+            executionSuccessful: false,
+            exitCode: 3,
+            toolExecutionNotifications: [
+              { level: "error", descriptor: { id: error.code }, message: { text: error.fix ? `${error.message} Fix: ${error.fix}` : error.message } },
+            ],
+          },
+        ],
+        results: [],
+      },
+    ],
+  };
+  return JSON.stringify(log, null, 2);
+}
+
+function driver(opts: SarifOptions, rules: object[]): object {
+  return { name: "copperhead", version: opts.version, ...(opts.informationUri ? { informationUri: opts.informationUri } : {}), rules };
+}
+
 export function renderSarif(report: CheckReport, opts: SarifOptions): string {
   // A missing library is one result, not one per part from it.
   const findings = [report.checks.flatMap((check) => check.findings), report.baseline?.absent ?? []].flatMap((list) => {
@@ -38,14 +70,7 @@ export function renderSarif(report: CheckReport, opts: SarifOptions): string {
     version: "2.1.0",
     runs: [
       {
-        tool: {
-          driver: {
-            name: "copperhead",
-            version: opts.version,
-            ...(opts.informationUri ? { informationUri: opts.informationUri } : {}),
-            rules: rules.map(([id, check]) => ({ id, shortDescription: { text: id }, properties: { tags: [check] } })),
-          },
-        },
+        tool: { driver: driver(opts, rules.map(([id, check]) => ({ id, shortDescription: { text: id }, properties: { tags: [check] } }))) },
         results: findings.map((finding) => result(finding, ruleIndex.get(ruleId(finding)) ?? 0, report.project)),
         properties: {
           project: report.project,

@@ -8,6 +8,7 @@
  * or the JSON format). Findings new against a baseline are always listed in full.
  */
 import { styleText } from "node:util";
+import { SYNC_FIX } from "../../checks/drift.ts";
 import { CHECK_IDS, type CheckReport, type CheckResult, type CheckStatus, type Finding, type Severity } from "../../checks/types.ts";
 import { describeExplained, groupMissingLibraries } from "../../checks/missing-libraries.ts";
 import { countSeverities, describeCounts } from "../../checks/result.ts";
@@ -85,8 +86,24 @@ export function renderText(report: CheckReport, opts: TextOptions): string {
   // The verdict stays the last line; how to see what was left out comes just before it.
   if (elided) lines.push("", paint("dim", `Long families show the first ${PER_RULE} findings of each rule: --all lists every finding, --format json gives them all as data.`));
   else if (baseline && !opts.all && baseline.counts.unchanged > 0) lines.push("", paint("dim", "Unchanged findings are counted: --all lists them, --format json gives them all as data."));
+  const fix = codeFix(report);
+  if (fix) lines.push("", fix);
   lines.push("", verdict(report, paint));
   return lines.join("\n");
+}
+
+/**
+ * When what fails is drift code resolves (a BOM or pinout row, the board behind the schematic),
+ * the way out, named just above the verdict: it is what the pre-commit hook shows when it blocks
+ * an ordinary KiCad edit.
+ */
+function codeFix(report: CheckReport): string | undefined {
+  const failing = report.checks
+    .flatMap((c) => c.findings)
+    .filter((f) => (!report.baseline || f.baselineState === "new") && (f.severity === "error" || (report.strict && f.severity === "warning")));
+  const byCode = failing.some((f) => f.check === "parity" || (f.check === "drift" && (f.rule === "bom" || f.rule === "pinout")));
+  if (!byCode) return undefined;
+  return `fix: run \`${SYNC_FIX}\`: it regenerates the BOM and pinout and updates the board from the schematic, no model needed; then stage what it wrote (git add) and commit.`;
 }
 
 /** A long family: per rule its counts and first findings; whether any were left out. */
