@@ -26,6 +26,8 @@ export interface SyncOptions {
   model?: string;
   /** `--provider-timeout`: seconds a model server may stay silent (see `agent/providers/patience.ts`). */
   providerTimeoutSeconds?: number;
+  /** `--provider-deadline`: seconds one model call may take in all (see `agent/providers/patience.ts`). */
+  providerDeadlineSeconds?: number;
   /** A ready provider (tests); otherwise resolved from `model`, the environment and config. */
   provider?: ModelProvider;
   /** The MCP client's model, when the command runs under `copperhead mcp`. */
@@ -49,7 +51,7 @@ export async function runSync(options: SyncOptions = {}): Promise<SyncResult> {
   // keyless resolve is missing_api_key and starts nothing, whatever the repo holds.
   let provider: ModelProvider;
   try {
-    provider = options.provider ?? resolveProvider({ model: options.model, providerTimeoutSeconds: options.providerTimeoutSeconds, config, host: options.host });
+    provider = options.provider ?? resolveProvider({ model: options.model, providerTimeoutSeconds: options.providerTimeoutSeconds, providerDeadlineSeconds: options.providerDeadlineSeconds, config, host: options.host });
   } catch (err) {
     // Without a key nothing starts, but the verify report is still the answer to "what drifted".
     if (err instanceof CopperheadError) throw new CopperheadError(err.code, err.message, { ...err.details, report }, err.exitCode);

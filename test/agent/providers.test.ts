@@ -10,13 +10,13 @@ import { createCompatProvider, createOpenAIProvider, DEFAULT_OPENAI_MODEL, mapFi
 import { codexDriver } from "../../src/agent/providers/agent-cli/codex.ts";
 import { userProviderOverrides } from "../../src/agent/providers/agent-cli/codex-provider.ts";
 import { toSamplingRequest } from "../../src/agent/providers/host.ts";
-import { parseTimeoutSeconds, resolvePatience } from "../../src/agent/providers/patience.ts";
+import { parseDeadlineSeconds, parseTimeoutSeconds, resolvePatience } from "../../src/agent/providers/patience.ts";
 import { createReplayProvider, SESSION_SCHEMA } from "../../src/agent/providers/replay.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { closedPortUrl, json, loopback, never, type Loopback } from "./loopback.ts";
 import { rejectedCopperheadError, thrownCopperheadError } from "../support/errors.ts";
-import { anthropicFrames, chatCompletionFrames, sseResponse, type StreamPacing } from "../support/model-streams.ts";
+import { anthropicFrames, chatCompletionFrames, encodeFrame, sseResponse, type StreamPacing } from "../support/model-streams.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -377,9 +377,9 @@ describe("HTTP behaviour", () => {
   });
 
   test("a slow stream completes however long it takes in all, while every gap is under the idle interval", async () => {
-    // 40 frames 15 ms apart: about 600 ms in all, six times the idle interval.
+    // 40 frames 15 ms apart: about 600 ms in all, six times the idle interval (within the deadline).
     const server = serve(() => anthropicReply([{ type: "text", text: "x".repeat(200) }], "end_turn", undefined, { intervalMs: 15 }));
-    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 100, maxRetries: 0 } });
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 100, deadlineMs: 30_000, maxRetries: 0 } });
     expect((await provider.complete(REQUEST)).content).toEqual([{ type: "text", text: "x".repeat(200) }]);
   });
 
@@ -395,6 +395,62 @@ describe("HTTP behaviour", () => {
     const once = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: stalled.url, http: { idleTimeoutMs: 100, maxRetries: 0 } });
     const err = await rejectedCopperheadError(once.complete(REQUEST));
     expect(err.message).toContain("the server sent nothing for 100 ms (gave up after 1 attempt)");
+  });
+
+  /** A stream that is never idle and never ends: `piece` every 50 ms, forever. */
+  function trickle(piece: string): Response {
+    const bytes = new TextEncoder().encode(piece);
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        timer = setInterval(() => {
+          try {
+            controller.enqueue(bytes);
+          } catch {
+            clearInterval(timer);
+          }
+        }, 50);
+      },
+      cancel: () => clearInterval(timer),
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  }
+
+  test("a server sending keep-alives forever is given up at the call's deadline, not retried", async () => {
+    const server = serve(() => trickle(": keep-alive\n\n"));
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 200, deadlineMs: 800, backoffBaseMs: 1 } });
+    const started = Date.now();
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("anthropic:m: the model call ran past its deadline of 800 ms without a complete answer");
+    expect(err.details.deadlineMs).toBe(800);
+    expect(err.fix).toContain("providerDeadlineSeconds");
+    expect(server.requests).toHaveLength(1);
+    // It used to wait forever; the bound is generous.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  test("an answer trickled a byte at a time is given up at the deadline", async () => {
+    const answer = chatCompletionFrames({ message: { content: "x".repeat(10_000) }, finish_reason: "stop" }).map(encodeFrame).join("");
+    let sent = 0;
+    const server = serve(() => {
+      const stream = trickle(" ");
+      // The real answer's bytes, one per tick, rather than spaces.
+      return new Response(stream.body!.pipeThrough(new TransformStream({ transform: (_chunk, c) => c.enqueue(new TextEncoder().encode(answer[sent++ % answer.length])) })), { headers: stream.headers });
+    });
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 200, deadlineMs: 800 } });
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
+    expect(err.message).toContain("openai:m: the model call ran past its deadline of 800 ms");
+    expect(sent).toBeGreaterThan(5);
+  });
+
+  test("the deadline spans the retries: a server failing over and over ends the call at the deadline, with the last failure", async () => {
+    const server = serve(() => json({ error: { message: "overloaded" } }, { status: 503, headers: { "retry-after": "0.2" } }));
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 1_000, deadlineMs: 700, maxRetries: 10, backoffBaseMs: 1 } });
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
+    expect(err.message).toContain("ran past its deadline of 700 ms without a complete answer (last attempt: HTTP 503: overloaded)");
+    expect(server.requests.length).toBeGreaterThan(1);
+    expect(server.requests.length).toBeLessThan(11);
   });
 
   test("an aborted call throws at once and is not retried", async () => {
@@ -699,10 +755,30 @@ describe("patience", () => {
   test("the idle timeout: --provider-timeout, then COPPERHEAD_PROVIDER_TIMEOUT, then the config, then the default", () => {
     const config = { providerTimeoutSeconds: 300, providerRetries: 5 };
     const env = { COPPERHEAD_PROVIDER_TIMEOUT: "450" };
-    expect(resolvePatience({ timeoutSeconds: 900, env, config })).toEqual({ timeoutSeconds: 900, timeoutFrom: "--provider-timeout", retries: 5, retriesFrom: "config" });
+    expect(resolvePatience({ timeoutSeconds: 900, env, config })).toEqual({
+      timeoutSeconds: 900,
+      timeoutFrom: "--provider-timeout",
+      deadlineSeconds: 3600,
+      deadlineFrom: "default",
+      retries: 5,
+      retriesFrom: "config",
+    });
     expect(resolvePatience({ env, config })).toMatchObject({ timeoutSeconds: 450, timeoutFrom: "COPPERHEAD_PROVIDER_TIMEOUT" });
     expect(resolvePatience({ env: {}, config })).toMatchObject({ timeoutSeconds: 300, timeoutFrom: "config" });
-    expect(resolvePatience({ env: {}, config: null })).toEqual({ timeoutSeconds: 120, timeoutFrom: "default", retries: 3, retriesFrom: "default" });
+    expect(resolvePatience({ env: {}, config: null })).toEqual({ timeoutSeconds: 120, timeoutFrom: "default", deadlineSeconds: 480, deadlineFrom: "default", retries: 3, retriesFrom: "default" });
+  });
+
+  test("the total deadline: --provider-deadline, then COPPERHEAD_PROVIDER_DEADLINE, then the config, then four idle timeouts", () => {
+    const config = { providerDeadlineSeconds: 700 };
+    const env = { COPPERHEAD_PROVIDER_DEADLINE: "650" };
+    expect(resolvePatience({ deadlineSeconds: 900, env, config })).toMatchObject({ deadlineSeconds: 900, deadlineFrom: "--provider-deadline" });
+    expect(resolvePatience({ env, config })).toMatchObject({ deadlineSeconds: 650, deadlineFrom: "COPPERHEAD_PROVIDER_DEADLINE" });
+    expect(resolvePatience({ env: {}, config })).toMatchObject({ deadlineSeconds: 700, deadlineFrom: "config" });
+    expect(resolvePatience({ timeoutSeconds: 3, env: {} })).toMatchObject({ deadlineSeconds: 12, deadlineFrom: "default" });
+    expect(parseDeadlineSeconds("14400", "--provider-deadline")).toBe(14400);
+    const err = thrownCopperheadError(() => resolvePatience({ env: { COPPERHEAD_PROVIDER_DEADLINE: "0" } }));
+    expect(err.message).toContain("COPPERHEAD_PROVIDER_DEADLINE needs a number of seconds from 1 to 14400");
+    expect(err.fix).toContain("COPPERHEAD_PROVIDER_DEADLINE=1800");
   });
 
   test("a timeout written by a person is checked, naming where it came from", () => {

@@ -31,9 +31,11 @@ export const COMPAT_IMAGES_VARIABLE = "COPPERHEAD_IMAGES";
 export interface ResolveProviderOptions {
   /** The `--model` flag. */
   model?: string;
-  config?: (Pick<Config, "providerTimeoutSeconds" | "providerRetries"> & { model: string | null }) | null;
+  config?: (Pick<Config, "providerTimeoutSeconds" | "providerDeadlineSeconds" | "providerRetries"> & { model: string | null }) | null;
   /** `--provider-timeout`, in seconds (see `patience.ts` for the order of the sources). */
   providerTimeoutSeconds?: number;
+  /** `--provider-deadline`, in seconds. */
+  providerDeadlineSeconds?: number;
   /** Defaults to `process.env`. */
   env?: Record<string, string | undefined>;
   /** Where a relative `replay:` path is resolved; defaults to the current directory. */
@@ -129,10 +131,10 @@ function build(
   get: (name: string) => string | undefined,
   options: ResolveProviderOptions,
 ): ModelProvider {
-  // Read only for the HTTP providers, so a bad COPPERHEAD_PROVIDER_TIMEOUT bothers no one else.
-  const http = () => ({
-    http: options.http ?? httpOptions(resolvePatience({ timeoutSeconds: options.providerTimeoutSeconds, env: options.env, config: options.config })),
-  });
+  // Read only for the providers that wait on a model, so a bad COPPERHEAD_PROVIDER_TIMEOUT bothers no one else.
+  const patience = () =>
+    resolvePatience({ timeoutSeconds: options.providerTimeoutSeconds, deadlineSeconds: options.providerDeadlineSeconds, env: options.env, config: options.config });
+  const http = () => ({ http: options.http ?? httpOptions(patience()) });
   switch (provider) {
     case "anthropic": {
       const apiKey = requireVar(get, "ANTHROPIC_API_KEY", `anthropic:${id}`);
