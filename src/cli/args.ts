@@ -33,7 +33,7 @@ export const modelArg = {
   },
   "provider-timeout": {
     type: "string",
-    description: "Seconds a model server may stay silent before the call is retried (default: COPPERHEAD_PROVIDER_TIMEOUT, the config's providerTimeoutSeconds, 120)",
+    description: "Seconds a model server may stay silent before the call is retried, or an agent CLI before it is stopped (default: COPPERHEAD_PROVIDER_TIMEOUT, the config's providerTimeoutSeconds, 120)",
     valueHint: "SECONDS",
   },
   "provider-deadline": {

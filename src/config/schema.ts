@@ -112,7 +112,7 @@ export const ConfigSchema = v.strictObject(
         v.minValue(1, `a number of seconds from 1 to ${MAX_PROVIDER_TIMEOUT_SECONDS}`),
         v.maxValue(MAX_PROVIDER_TIMEOUT_SECONDS, `a number of seconds from 1 to ${MAX_PROVIDER_TIMEOUT_SECONDS}`),
         v.description(
-          `How long a model server may stay silent (before its answer starts, and between two pieces of it) before the call is retried; absent means ${DEFAULT_PROVIDER_TIMEOUT_SECONDS}. Raise it for a local model (Ollama, LM Studio) on a CPU. COPPERHEAD_PROVIDER_TIMEOUT and --provider-timeout override it.`,
+          `How long a model server may stay silent (before its answer starts, and between two pieces of it) before the call is retried, and an agent CLI (claude-code, codex) before it is stopped; absent means ${DEFAULT_PROVIDER_TIMEOUT_SECONDS}. Raise it for a local model (Ollama, LM Studio) on a CPU. COPPERHEAD_PROVIDER_TIMEOUT and --provider-timeout override it.`,
         ),
       ),
     ),
@@ -122,7 +122,7 @@ export const ConfigSchema = v.strictObject(
         v.minValue(1, `a number of seconds from 1 to ${MAX_PROVIDER_DEADLINE_SECONDS}`),
         v.maxValue(MAX_PROVIDER_DEADLINE_SECONDS, `a number of seconds from 1 to ${MAX_PROVIDER_DEADLINE_SECONDS}`),
         v.description(
-          `The most one model call may take in all, however steadily the server keeps sending, retries included; absent means ${PROVIDER_DEADLINE_FACTOR} times the idle timeout. COPPERHEAD_PROVIDER_DEADLINE and --provider-deadline override it.`,
+          `The most one model call may take in all, however steadily the server (or agent CLI) keeps sending, retries included; absent means ${PROVIDER_DEADLINE_FACTOR} times the idle timeout. COPPERHEAD_PROVIDER_DEADLINE and --provider-deadline override it.`,
         ),
       ),
     ),

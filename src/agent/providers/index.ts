@@ -14,7 +14,8 @@ import { selfCommand } from "../../util/self-command.ts";
 import type { ModelProvider } from "../model.ts";
 import { claudeCodeDriver } from "./agent-cli/claude-code.ts";
 import { codexDriver } from "./agent-cli/codex.ts";
-import { createAgentCliProvider, notInstalledError } from "./agent-cli/session.ts";
+import { notInstalledError } from "./agent-cli/driver.ts";
+import { createAgentCliProvider } from "./agent-cli/session.ts";
 import { createAnthropicProvider, DEFAULT_ANTHROPIC_MODEL } from "./anthropic.ts";
 import { createHostProvider, hostUnavailableError, type HostSampler } from "./host.ts";
 import type { HttpOptions } from "./http.ts";
@@ -166,7 +167,8 @@ function build(
       const driver = provider === "codex" ? codexDriver : claudeCodeDriver;
       const env = options.env ?? process.env;
       if (!Bun.which(driver.executable, { PATH: env.PATH ?? "" })) throw notInstalledError(driver);
-      return createAgentCliProvider(driver, { ...(id ? { model: id } : {}), selfCommand: selfCommand(), env });
+      const { timeoutSeconds, deadlineSeconds } = patience();
+      return createAgentCliProvider(driver, { ...(id ? { model: id } : {}), selfCommand: selfCommand(), env, limits: { idleMs: timeoutSeconds * 1000, deadlineMs: deadlineSeconds * 1000 } });
     }
   }
 }
