@@ -348,12 +348,15 @@ describe("HTTP behaviour", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  test("network errors are retried, then reported", async () => {
-    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: closedPortUrl(), http: { ...FAST, maxRetries: 1 } });
+  test("network errors are retried, then reported naming the URL nothing answered at", async () => {
+    const base = closedPortUrl();
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: base, http: { ...FAST, maxRetries: 1 } });
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
-    expect(err.message).toContain("network error");
+    expect(err.message).toContain(`network error reaching ${base}/chat/completions`);
+    expect(err.message).not.toContain("Is the computer able to access the url?");
     expect(err.message).toContain("2 attempts");
+    expect(err.fix).toContain(`Nothing answered at ${new URL(base).origin}`);
   });
 
   test("malformed JSON in a 200 is a provider_error, not retried", async () => {
@@ -954,6 +957,22 @@ describe("resolveProvider", () => {
 
   test("missing key for a chosen provider names its variable", () => {
     expect(thrownCopperheadError(() => resolveProvider({ model: "anthropic:c", env: {} })).message).toContain("ANTHROPIC_API_KEY");
+  });
+
+  test("over MCP, the errors name what an MCP user can set: the server's environment, never --model", () => {
+    const host = { supportsToolSampling: () => false, createMessage: () => Promise.reject(new Error("unused")) };
+    const errors = [
+      thrownCopperheadError(() => resolveProvider({ env: {}, host })),
+      thrownCopperheadError(() => resolveProvider({ env: { COPPERHEAD_BASE_URL: "http://127.0.0.1:9/v1" }, host })),
+      thrownCopperheadError(() => resolveProvider({ env: { COPPERHEAD_MODEL: "openai:gpt-5" }, host })),
+      thrownCopperheadError(() => resolveProvider({ env: { COPPERHEAD_MODEL: "codex", PATH: "/nonexistent" }, host })),
+    ];
+    expect(errors.map((e) => e.code)).toEqual(["missing_api_key", "usage", "missing_api_key", "cli_not_found"]);
+    for (const err of errors) {
+      expect(err.fix).not.toContain("--model");
+      expect(err.fix).toContain("COPPERHEAD_MODEL in the copperhead MCP server's environment");
+    }
+    expect(thrownCopperheadError(() => resolveProvider({ env: { COPPERHEAD_MODEL: "openai:gpt-5" } })).fix).toContain("--model");
   });
 
   test("nothing configured: names every way to get a model and explains --model / COPPERHEAD_MODEL", () => {

@@ -160,7 +160,9 @@ async function attempts<T>(
         { ...outcome.details, attempts: attempt + 1 },
         outcome.details.idleTimeoutMs !== undefined
           ? "The model server stopped sending; if it is a slow local model, raise providerTimeoutSeconds in .copperhead/config.json (or --provider-timeout, COPPERHEAD_PROVIDER_TIMEOUT)."
-          : "The model provider is unavailable or rate-limiting; try again later.",
+          : outcome.details.network
+            ? `Nothing answered at ${new URL(request.url).origin}: check that the model server is running there and that the provider's base URL is right.`
+            : "The model provider is unavailable or rate-limiting; try again later.",
       );
     }
     let delay = backoffDelay(attempt, opts.backoffBaseMs);
@@ -277,8 +279,9 @@ async function attemptOnce<T>(
       if (err.retryable) return { kind: "retry", reason: redact(err.message), details: { stream: true } };
       return { kind: "fatal", error: providerError(redact, `${request.label}: ${err.message}`, {}, "The provider rejected the request; see the message for the reason.") };
     }
-    const message = err instanceof Error ? err.message : String(err);
-    return { kind: "retry", reason: `network error: ${redact(message)}`, details: { network: true } };
+    // Bun's own words ask whether the machine can reach "the url" without naming it.
+    const message = (err instanceof Error ? err.message : String(err)).replace(/\s*Is the computer able to access the url\?/, "");
+    return { kind: "retry", reason: `network error reaching ${request.url}: ${redact(message)}`, details: { network: true, url: request.url } };
   } finally {
     idle.stop();
   }

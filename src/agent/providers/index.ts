@@ -43,26 +43,41 @@ export interface ResolveProviderOptions {
   cwd?: string;
   /** Timeouts and retries for the HTTP providers, overriding everything (tests). */
   http?: HttpOptions;
-  /** The MCP client's model, lent by `copperhead mcp`; `host` needs it. */
+  /**
+   * The MCP client's model, lent by `copperhead mcp` (and only there); `host` needs it. Its
+   * presence also says the run was asked for over MCP, where there is no `--model`: errors then
+   * name what an MCP user can set (see {@link howToPickModel}).
+   */
   host?: HostSampler;
 }
 
+/**
+ * Where a person picks the model: a terminal has `--model`; an MCP server's tools take no model,
+ * so only its environment (set in the host's MCP config) and the repo's config choose one.
+ */
+export function howToPickModel(overMcp: boolean): string {
+  return overMcp
+    ? "COPPERHEAD_MODEL in the copperhead MCP server's environment (the env of its entry in your AI host's MCP config; restart the server after changing it) or the config's model"
+    : "--model or COPPERHEAD_MODEL";
+}
+
 /** The error for "no model provider is configured", for every command that needs one. */
-export function missingApiKeyError(): CopperheadError {
+export function missingApiKeyError(overMcp = false): CopperheadError {
   return new CopperheadError(
     "missing_api_key",
     "No model provider is configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or COPPERHEAD_BASE_URL, or COPPERHEAD_MODEL=host|claude-code|codex",
     {
       fix:
         "Without an API key: COPPERHEAD_MODEL=claude-code or codex runs your logged-in Claude Code or Codex CLI, and under `copperhead mcp` " +
-        "COPPERHEAD_MODEL=host uses the AI host's own model. With a key: export ANTHROPIC_API_KEY or OPENAI_API_KEY, or COPPERHEAD_BASE_URL " +
-        `for an OpenAI-compatible server. Pick a model with --model or COPPERHEAD_MODEL (providers: ${MODEL_PROVIDERS.join(", ")}; e.g. anthropic:${DEFAULT_ANTHROPIC_MODEL}).`,
+        `COPPERHEAD_MODEL=host uses the AI host's own model. With a key: ${overMcp ? "set" : "export"} ANTHROPIC_API_KEY or OPENAI_API_KEY, or COPPERHEAD_BASE_URL ` +
+        `for an OpenAI-compatible server${overMcp ? ", in the MCP server's environment" : ""}. Pick a model with ${howToPickModel(overMcp)} (providers: ${MODEL_PROVIDERS.join(", ")}; e.g. anthropic:${DEFAULT_ANTHROPIC_MODEL}).`,
     },
   );
 }
 
 export function resolveProvider(options: ResolveProviderOptions = {}): ModelProvider {
   const env = options.env ?? process.env;
+  const overMcp = options.host !== undefined;
   const get = (name: string): string | undefined => env[name] || undefined;
   const fromConfig = options.config?.model ? { spec: options.config.model, from: "the config's model" } : undefined;
   const explicit =
@@ -79,10 +94,10 @@ export function resolveProvider(options: ResolveProviderOptions = {}): ModelProv
   if (get("COPPERHEAD_BASE_URL")) {
     // A local server's models have no common default; guessing one would fail later and vaguer.
     throw new CopperheadError("usage", "COPPERHEAD_BASE_URL is set but no model is chosen for it", {
-      fix: "Name the server's model with --model compat:<id> or COPPERHEAD_MODEL=compat:<id>.",
+      fix: `Name the server's model as compat:<id> with ${howToPickModel(overMcp)}.`,
     });
   }
-  throw missingApiKeyError();
+  throw missingApiKeyError(overMcp);
 }
 
 type Provider = (typeof MODEL_PROVIDERS)[number];
@@ -132,21 +147,22 @@ function build(
   get: (name: string) => string | undefined,
   options: ResolveProviderOptions,
 ): ModelProvider {
+  const overMcp = options.host !== undefined;
   // Read only for the providers that wait on a model, so a bad COPPERHEAD_PROVIDER_TIMEOUT bothers no one else.
   const patience = () =>
     resolvePatience({ timeoutSeconds: options.providerTimeoutSeconds, deadlineSeconds: options.providerDeadlineSeconds, env: options.env, config: options.config });
   const http = () => ({ http: options.http ?? httpOptions(patience()) });
   switch (provider) {
     case "anthropic": {
-      const apiKey = requireVar(get, "ANTHROPIC_API_KEY", `anthropic:${id}`);
+      const apiKey = requireVar(get, "ANTHROPIC_API_KEY", `anthropic:${id}`, overMcp);
       return createAnthropicProvider({ model: id, apiKey, ...baseUrl(get, "ANTHROPIC_BASE_URL"), ...http() });
     }
     case "openai": {
-      const apiKey = requireVar(get, "OPENAI_API_KEY", `openai:${id}`);
+      const apiKey = requireVar(get, "OPENAI_API_KEY", `openai:${id}`, overMcp);
       return createOpenAIProvider({ model: id, apiKey, ...baseUrl(get, "OPENAI_BASE_URL"), ...http() });
     }
     case "compat": {
-      requireVar(get, "COPPERHEAD_BASE_URL", `compat:${id}`);
+      requireVar(get, "COPPERHEAD_BASE_URL", `compat:${id}`, overMcp);
       const apiKey = get("COPPERHEAD_API_KEY");
       return createCompatProvider({
         model: id,
@@ -166,18 +182,18 @@ function build(
     case "codex": {
       const driver = provider === "codex" ? codexDriver : claudeCodeDriver;
       const env = options.env ?? process.env;
-      if (!Bun.which(driver.executable, { PATH: env.PATH ?? "" })) throw notInstalledError(driver);
+      if (!Bun.which(driver.executable, { PATH: env.PATH ?? "" })) throw notInstalledError(driver, howToPickModel(overMcp));
       const { timeoutSeconds, deadlineSeconds } = patience();
-      return createAgentCliProvider(driver, { ...(id ? { model: id } : {}), selfCommand: selfCommand(), env, limits: { idleMs: timeoutSeconds * 1000, deadlineMs: deadlineSeconds * 1000 } });
+      return createAgentCliProvider(driver, { ...(id ? { model: id } : {}), selfCommand: selfCommand(), env, howToPickModel: howToPickModel(overMcp), limits: { idleMs: timeoutSeconds * 1000, deadlineMs: deadlineSeconds * 1000 } });
     }
   }
 }
 
-function requireVar(get: (name: string) => string | undefined, name: string, model: string): string {
+function requireVar(get: (name: string) => string | undefined, name: string, model: string, overMcp: boolean): string {
   const value = get(name);
   if (value) return value;
   throw new CopperheadError("missing_api_key", `${model} needs ${name}, which is not set`, {
-    fix: `Export ${name}, or pick another model with --model or COPPERHEAD_MODEL.`,
+    fix: overMcp ? `Set ${name} in the copperhead MCP server's environment, or pick another model with ${howToPickModel(true)}.` : `Export ${name}, or pick another model with ${howToPickModel(false)}.`,
   });
 }
 

@@ -63,8 +63,9 @@ export function tokenCount(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }
 
-export function notInstalledError(driver: AgentCliDriver): CopperheadError {
+/** `howToPickModel`: where the person running copperhead chooses the model (a flag, or MCP's server environment). */
+export function notInstalledError(driver: AgentCliDriver, howToPickModel: string): CopperheadError {
   return new CopperheadError("cli_not_found", `${driver.product}'s \`${driver.executable}\` is not on PATH.`, {
-    fix: `${driver.install}, run \`${driver.login}\`, then run the change again; or pick another model with --model.`,
+    fix: `${driver.install}, run \`${driver.login}\`, then run the change again; or pick another model with ${howToPickModel}.`,
   });
 }

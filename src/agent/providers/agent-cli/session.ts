@@ -35,6 +35,8 @@ export interface AgentCliOptions {
   env?: Record<string, string | undefined>;
   /** The idle timeout and the total deadline of each model call (see deadlines.ts). */
   limits: CallLimits;
+  /** Where the model is chosen, for errors (`howToPickModel` in providers/index.ts). */
+  howToPickModel: string;
 }
 
 /** How long a CLI may take to end its turn once the run is over, before it is stopped. */
@@ -155,7 +157,7 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
     supportsImages: true,
     async preflight() {
       const path = Bun.which(driver.executable, { PATH: env.PATH ?? "" });
-      if (!path) throw notInstalledError(driver);
+      if (!path) throw notInstalledError(driver, options.howToPickModel);
       const status = Bun.spawn([path, ...driver.loginStatusArgs], { env: env as Record<string, string>, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
       if ((await status.exited) !== 0) {
         throw new CopperheadError("cli_not_logged_in", `${driver.product} is installed but not logged in (\`${driver.executable} ${driver.loginStatusArgs.join(" ")}\` failed).`, {
