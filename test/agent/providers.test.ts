@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Message, ModelRequest, ToolSpec } from "../../src/agent/model.ts";
@@ -707,6 +707,95 @@ describe("images in tool results", () => {
         ],
       },
     ]);
+  });
+});
+
+describe("the provider's own model list", () => {
+  /** Anthropic's `GET /v1/models`, paged two models at a time as the real one pages (`has_more`, `last_id`, `after_id`). */
+  const ANTHROPIC_MODELS = [
+    { type: "model", id: "claude-opus-4-1-20250805", display_name: "Claude Opus 4.1", created_at: "2025-08-05T00:00:00Z" },
+    { type: "model", id: "claude-sonnet-4-5-20250929", display_name: "Claude Sonnet 4.5", created_at: "2025-09-29T00:00:00Z" },
+    { type: "model", id: "claude-sonnet-4-20250514", display_name: "Claude Sonnet 4", created_at: "2025-05-14T00:00:00Z" },
+    { type: "model", id: "claude-haiku-4-5-20251001", display_name: "Claude Haiku 4.5", created_at: "2025-10-01T00:00:00Z" },
+  ];
+  function anthropicApi(models = ANTHROPIC_MODELS) {
+    return serve((req) => {
+      if (req.method === "GET" && req.path === "/v1/models") {
+        const after = new URLSearchParams(req.search).get("after_id");
+        const start = after ? models.findIndex((m) => m.id === after) + 1 : 0;
+        const page = models.slice(start, start + 2);
+        return json({ data: page, has_more: start + 2 < models.length, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null });
+      }
+      const model = req.body?.model;
+      if (!models.some((m) => m.id === model)) return json({ type: "error", error: { type: "not_found_error", message: `model: ${model}` } }, { status: 404 });
+      return anthropicReply([{ type: "text", text: `hello from ${model}` }], "end_turn");
+    });
+  }
+
+  test("with no model chosen, a default the list lacks gives way to the newest of its family, asked once a day", async () => {
+    const server = anthropicApi();
+    const cache = await makeTempDir();
+    const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, XDG_CACHE_HOME: cache };
+    const provider = resolveProvider({ env, http: FAST });
+    expect(provider.model).toBe(DEFAULT_ANTHROPIC_MODEL);
+    await provider.preflight!();
+    expect(provider.model).toBe("claude-sonnet-4-5-20250929");
+    expect(provider.label).toBe("anthropic:claude-sonnet-4-5-20250929");
+    expect((await provider.complete(REQUEST)).content).toEqual([{ type: "text", text: "hello from claude-sonnet-4-5-20250929" }]);
+    const lists = server.requests.filter((r) => r.method === "GET");
+    // Two pages, each with the key and the API version.
+    expect(lists).toHaveLength(2);
+    for (const r of lists) expect([r.headers["x-api-key"], r.headers["anthropic-version"]]).toEqual([KEY, "2023-06-01"]);
+    // A day's cache in the user's cache folder: ids and dates, never the key.
+    const again = resolveProvider({ env, http: FAST });
+    await again.preflight!();
+    expect(again.model).toBe("claude-sonnet-4-5-20250929");
+    expect(server.requests.filter((r) => r.method === "GET")).toHaveLength(2);
+    const cached = readdirSync(join(cache, "copperhead/models"));
+    expect(cached).toHaveLength(1);
+    expect(readFileSync(join(cache, "copperhead/models", cached[0]!), "utf8")).not.toContain(KEY);
+  });
+
+  test("a default the list has, or a model named on purpose, is kept", async () => {
+    const server = anthropicApi([...ANTHROPIC_MODELS, { type: "model", id: DEFAULT_ANTHROPIC_MODEL, display_name: "default", created_at: "2025-01-01T00:00:00Z" }]);
+    const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, XDG_CACHE_HOME: await makeTempDir() };
+    const provider = resolveProvider({ env, http: FAST });
+    await provider.preflight!();
+    expect(provider.model).toBe(DEFAULT_ANTHROPIC_MODEL);
+    const named = resolveProvider({ model: "anthropic:claude-sonnet-4-20250514", env, http: FAST });
+    await named.preflight!();
+    expect(named.model).toBe("claude-sonnet-4-20250514");
+    expect(server.requests.filter((r) => r.method === "GET")).toHaveLength(3);
+  });
+
+  test("a model the server does not have: the error lists what it serves, newest first", async () => {
+    const server = anthropicApi();
+    const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, XDG_CACHE_HOME: await makeTempDir() };
+    const err = await rejectedCopperheadError(resolveProvider({ model: "anthropic:claude-nonesuch-9", env, http: FAST }).complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("HTTP 404: model: claude-nonesuch-9");
+    expect(err.details.available).toEqual(["claude-haiku-4-5-20251001", "claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-sonnet-4-20250514"]);
+    expect(err.fix).toContain('The server has no model "claude-nonesuch-9"; it serves claude-haiku-4-5-20251001, claude-sonnet-4-5-20250929');
+    expect(err.fix).toContain("Pick one with --model or COPPERHEAD_MODEL.");
+  });
+
+  test("an OpenAI-compatible server's list ({ id, created } in seconds) names its models the same way", async () => {
+    const server = serve((req) =>
+      req.method === "GET" && req.path === "/v1/models"
+        ? json({ object: "list", data: [{ id: "llama3.1:8b", object: "model", created: 1721000000, owned_by: "library" }, { id: "qwen3:8b", object: "model", created: 1746000000, owned_by: "library" }] })
+        : json({ error: { message: 'model "qwen3" not found, try pulling it first', type: "api_error" } }, { status: 404 }),
+    );
+    const env = { COPPERHEAD_BASE_URL: `${server.url}/v1`, XDG_CACHE_HOME: await makeTempDir() };
+    const err = await rejectedCopperheadError(resolveProvider({ model: "compat:qwen3", env, http: FAST }).complete(REQUEST));
+    expect(err.fix).toContain('The server has no model "qwen3"; it serves qwen3:8b, llama3.1:8b (newest first).');
+  });
+
+  test("an unreachable server at preflight: provider_error naming the URL, before anything starts", async () => {
+    const base = closedPortUrl();
+    const err = await rejectedCopperheadError(resolveProvider({ env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: base, XDG_CACHE_HOME: await makeTempDir() }, http: FAST }).preflight!());
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain(`network error reaching ${base}/v1/models`);
+    expect(err.fix).toContain(`Nothing answered at ${new URL(base).origin}`);
   });
 });
 

@@ -161,7 +161,7 @@ async function attempts<T>(
         outcome.details.idleTimeoutMs !== undefined
           ? "The model server stopped sending; if it is a slow local model, raise providerTimeoutSeconds in .copperhead/config.json (or --provider-timeout, COPPERHEAD_PROVIDER_TIMEOUT)."
           : outcome.details.network
-            ? `Nothing answered at ${new URL(request.url).origin}: check that the model server is running there and that the provider's base URL is right.`
+            ? unreachableFix(request.url)
             : "The model provider is unavailable or rate-limiting; try again later.",
       );
     }
@@ -279,9 +279,38 @@ async function attemptOnce<T>(
       if (err.retryable) return { kind: "retry", reason: redact(err.message), details: { stream: true } };
       return { kind: "fatal", error: providerError(redact, `${request.label}: ${err.message}`, {}, "The provider rejected the request; see the message for the reason.") };
     }
-    // Bun's own words ask whether the machine can reach "the url" without naming it.
-    const message = (err instanceof Error ? err.message : String(err)).replace(/\s*Is the computer able to access the url\?/, "");
-    return { kind: "retry", reason: `network error reaching ${request.url}: ${redact(message)}`, details: { network: true, url: request.url } };
+    return { kind: "retry", reason: `network error reaching ${request.url}: ${redact(networkMessage(err))}`, details: { network: true, url: request.url } };
+  } finally {
+    idle.stop();
+  }
+}
+
+/**
+ * GETs a small JSON document from the provider (its model list): one attempt, ended by the idle
+ * timeout, read within {@link MAX_RESPONSE_BYTES}. Throws `provider_error` (with `details.status`
+ * for an HTTP error), redacted like every other provider error.
+ */
+export async function getJson(request: Omit<JsonPost, "body">, idleTimeoutMs: number = DEFAULT_IDLE_TIMEOUT_MS): Promise<unknown> {
+  const redact = makeRedactor({}, request.secrets);
+  const idle = new AbortTimer(idleTimeoutMs);
+  try {
+    const res = await fetch(request.url, { headers: request.headers, signal: idle.signal, redirect: "manual" });
+    idle.touch();
+    if (res.status < 200 || res.status >= 300) {
+      const text = await readText(res, idle, MAX_ERROR_BODY_BYTES);
+      const detail = errorDetail(text);
+      throw providerError(redact, `${request.label}: HTTP ${res.status}${detail ? `: ${detail}` : ""}`, { status: res.status, url: request.url }, fixFor(res.status, { ...request, body: undefined }));
+    }
+    const text = await readText(res, idle, MAX_RESPONSE_BYTES, request.label);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw providerError(redact, `${request.label}: the answer from ${request.url} was not valid JSON: ${excerpt(text)}`, { url: request.url }, "The server at the configured base URL does not speak this provider's API; check the base URL.");
+    }
+  } catch (err) {
+    if (err instanceof CopperheadError) throw err;
+    const why = idle.fired ? `the server sent nothing for ${formatSeconds(idleTimeoutMs)}` : networkMessage(err);
+    throw providerError(redact, `${request.label}: network error reaching ${request.url}: ${why}`, { network: true, url: request.url }, unreachableFix(request.url));
   } finally {
     idle.stop();
   }
@@ -333,6 +362,15 @@ async function* chunks(res: Response, idle: AbortTimer): AsyncGenerator<Uint8Arr
   } finally {
     body.cancel().catch(() => {});
   }
+}
+
+/** A failed connection in words; Bun's own ask whether the machine can reach "the url" without naming it. */
+function networkMessage(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/\s*Is the computer able to access the url\?/, "");
+}
+
+function unreachableFix(url: string): string {
+  return `Nothing answered at ${new URL(url).origin}: check that the model server is running there and that the provider's base URL is right.`;
 }
 
 function responseCapError(label: string): CopperheadError {

@@ -16,10 +16,11 @@ import { claudeCodeDriver } from "./agent-cli/claude-code.ts";
 import { codexDriver } from "./agent-cli/codex.ts";
 import { notInstalledError } from "./agent-cli/driver.ts";
 import { createAgentCliProvider } from "./agent-cli/session.ts";
-import { createAnthropicProvider, DEFAULT_ANTHROPIC_MODEL } from "./anthropic.ts";
+import { ANTHROPIC_VERSION, createAnthropicProvider, DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_ANTHROPIC_MODEL } from "./anthropic.ts";
 import { createHostProvider, hostUnavailableError, type HostSampler } from "./host.ts";
-import type { HttpOptions } from "./http.ts";
-import { createCompatProvider, createOpenAIProvider, DEFAULT_OPENAI_MODEL } from "./openai.ts";
+import { joinUrl, type HttpOptions } from "./http.ts";
+import { withModelList, type ModelListing } from "./model-list.ts";
+import { createCompatProvider, createOpenAIProvider, DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "./openai.ts";
 import { httpOptions, resolvePatience } from "./patience.ts";
 import { createReplayProvider } from "./replay.ts";
 
@@ -89,7 +90,8 @@ export function resolveProvider(options: ResolveProviderOptions = {}): ModelProv
     if (provider === "replay" && explicit === fromConfig) throw replayFromRepoError(explicit.spec);
     return build(provider, id, get, options);
   }
-  if (get("ANTHROPIC_API_KEY")) return build("anthropic", DEFAULT_ANTHROPIC_MODEL, get, options);
+  // The default is checked against the provider's own model list at preflight (model-list.ts).
+  if (get("ANTHROPIC_API_KEY")) return build("anthropic", DEFAULT_ANTHROPIC_MODEL, get, options, true);
   if (get("OPENAI_API_KEY")) return build("openai", DEFAULT_OPENAI_MODEL, get, options);
   if (get("COPPERHEAD_BASE_URL")) {
     // A local server's models have no common default; guessing one would fail later and vaguer.
@@ -146,32 +148,61 @@ function build(
   id: string,
   get: (name: string) => string | undefined,
   options: ResolveProviderOptions,
+  defaultModel = false,
 ): ModelProvider {
   const overMcp = options.host !== undefined;
   // Read only for the providers that wait on a model, so a bad COPPERHEAD_PROVIDER_TIMEOUT bothers no one else.
   const patience = () =>
     resolvePatience({ timeoutSeconds: options.providerTimeoutSeconds, deadlineSeconds: options.providerDeadlineSeconds, env: options.env, config: options.config });
   const http = () => ({ http: options.http ?? httpOptions(patience()) });
+  const listed = (listing: ModelListing, make: (model: string) => ModelProvider) =>
+    withModelList(make, id, { listing, defaultModel, howToPickModel: howToPickModel(overMcp), ...(options.env ? { env: options.env } : {}) });
   switch (provider) {
     case "anthropic": {
       const apiKey = requireVar(get, "ANTHROPIC_API_KEY", `anthropic:${id}`, overMcp);
-      return createAnthropicProvider({ model: id, apiKey, ...baseUrl(get, "ANTHROPIC_BASE_URL"), ...http() });
+      const base = baseUrl(get, "ANTHROPIC_BASE_URL");
+      const listing = {
+        label: "anthropic (its model list)",
+        url: joinUrl(base.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL, "v1/models"),
+        headers: { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION },
+        secrets: [apiKey],
+        keyEnvVar: "ANTHROPIC_API_KEY",
+      };
+      return listed(listing, (model) => createAnthropicProvider({ model, apiKey, ...base, ...http() }));
     }
     case "openai": {
       const apiKey = requireVar(get, "OPENAI_API_KEY", `openai:${id}`, overMcp);
-      return createOpenAIProvider({ model: id, apiKey, ...baseUrl(get, "OPENAI_BASE_URL"), ...http() });
+      const base = baseUrl(get, "OPENAI_BASE_URL");
+      const listing = {
+        label: "openai (its model list)",
+        url: joinUrl(base.baseUrl ?? DEFAULT_OPENAI_BASE_URL, "models"),
+        headers: { authorization: `Bearer ${apiKey}` },
+        secrets: [apiKey],
+        keyEnvVar: "OPENAI_API_KEY",
+      };
+      return listed(listing, (model) => createOpenAIProvider({ model, apiKey, ...base, ...http() }));
     }
     case "compat": {
       requireVar(get, "COPPERHEAD_BASE_URL", `compat:${id}`, overMcp);
       const apiKey = get("COPPERHEAD_API_KEY");
-      return createCompatProvider({
-        model: id,
-        baseUrl: baseUrl(get, "COPPERHEAD_BASE_URL").baseUrl!,
-        ...(apiKey ? { apiKey } : {}),
-        // Only the user knows whether the server's model is a vision model.
-        images: get(COMPAT_IMAGES_VARIABLE) === "1",
-        ...http(),
-      });
+      const base = baseUrl(get, "COPPERHEAD_BASE_URL").baseUrl!;
+      const listing: ModelListing = {
+        label: "compat (its model list)",
+        url: joinUrl(base, "models"),
+        headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+        secrets: apiKey ? [apiKey] : [],
+        keyEnvVar: "COPPERHEAD_API_KEY",
+      };
+      return listed(listing, (model) =>
+        createCompatProvider({
+          model,
+          baseUrl: base,
+          ...(apiKey ? { apiKey } : {}),
+          // Only the user knows whether the server's model is a vision model.
+          images: get(COMPAT_IMAGES_VARIABLE) === "1",
+          ...http(),
+        }),
+      );
     }
     case "replay":
       return createReplayProvider(id, options.cwd);
