@@ -91,6 +91,8 @@ export interface ScriptedMessagesApi {
   readonly toolLists: string[][];
   /** The system prompt of each of those requests, as JSON (a string or the CLI's blocks). */
   readonly systems: string[];
+  /** The `model` of each of those requests. */
+  readonly models: string[];
   stop(): Promise<void>;
 }
 
@@ -101,20 +103,32 @@ export interface ScriptedMessagesApi {
  * `unprefixed` ones, the CLI's own tools a model may reach for); once the script is used up, and
  * for the CLI's own side requests, a short text answer ends the turn.
  */
-export function serveScriptedMessagesApi(turns: SessionTurn[], toolPrefix: string, unprefixed: string[] = []): ScriptedMessagesApi {
+export function serveScriptedMessagesApi(
+  turns: SessionTurn[],
+  toolPrefix: string,
+  unprefixed: string[] = [],
+  /** What `GET /v1/models` lists (Anthropic's format, one page); absent, the server has no list (404). */
+  listed?: Array<{ id: string; created_at: string }>,
+): ScriptedMessagesApi {
   const toolLists: string[][] = [];
   const systems: string[] = [];
+  const models: string[] = [];
   let next = 0;
   const server = serveLoopback(async (req) => {
     const path = new URL(req.url).pathname;
+    if (req.method === "GET" && path === "/v1/models" && listed) {
+      const data = listed.map((m) => ({ type: "model", display_name: m.id, ...m }));
+      return Response.json({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+    }
     if (req.method !== "POST" || !path.startsWith("/v1/messages")) return new Response("not found", { status: 404 });
-    const body = (await req.json()) as { stream?: boolean; tools?: Array<{ name: string }>; system?: unknown };
+    const body = (await req.json()) as { stream?: boolean; tools?: Array<{ name: string }>; system?: unknown; model?: string };
     if (path.endsWith("/count_tokens")) return Response.json({ input_tokens: 1000 });
     const names = (body.tools ?? []).map((t) => t.name);
     const forRun = names.some((n) => n.startsWith(toolPrefix));
     if (forRun) {
       toolLists.push(names);
       systems.push(JSON.stringify(body.system ?? ""));
+      models.push(body.model ?? "");
     }
     const turn = forRun ? turns[next++] : undefined;
     const content = turn
@@ -128,7 +142,7 @@ export function serveScriptedMessagesApi(turns: SessionTurn[], toolPrefix: strin
     if (body.stream) return sseResponse(anthropicFrames(answer));
     return Response.json({ id: "msg_scripted", type: "message", role: "assistant", model: "loopback", stop_sequence: null, ...answer });
   });
-  return { baseUrl: `http://127.0.0.1:${server.port}`, toolLists, systems, stop: () => server.stop(true) };
+  return { baseUrl: `http://127.0.0.1:${server.port}`, toolLists, systems, models, stop: () => server.stop(true) };
 }
 
 

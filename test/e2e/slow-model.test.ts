@@ -3,7 +3,9 @@
  * streams: a first answer that takes 200 s in all, an event every few seconds (a local model on
  * a CPU), completes a committed run with the default idle timeout; a stream that stalls longer
  * than the idle timeout ends the run `provider_error` with the reason, byte-identical; so does a
- * stream kept alive with keep-alives past the call's total deadline.
+ * stream kept alive with keep-alives past the call's total deadline. A server that does not
+ * answer at all is named by its URL, and the run says nothing was started; with a key and no
+ * --model, the model is the one the provider's own list offers.
  *
  * The 200 s run is the one slow test the acceptance asks for; the stall uses a short timeout.
  */
@@ -12,10 +14,11 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_PROVIDER_TIMEOUT_SECONDS } from "../../src/config/schema.ts";
 import { LOCK_PATH } from "../../src/repo/lock.ts";
-import { cleanupTempDirs } from "../support/kicad.ts";
+import { DEFAULT_ANTHROPIC_MODEL } from "../../src/agent/providers/index.ts";
+import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { copyRepo, fingerprint, ISOLATED_ENV } from "../support/repos.ts";
 import { runBinary, templateRepo } from "./binary.ts";
-import { serveScriptedModel, sessionTurns } from "./scripted-model.ts";
+import { serveScriptedMessagesApi, serveScriptedModel, sessionTurns } from "./scripted-model.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -87,6 +90,21 @@ describe("a slow model", () => {
     }
   }, 240_000);
 
+  test("an unreachable server: provider_error naming its URL, and the run says nothing was started", async () => {
+    const repo = await copyRepo(template());
+    const before = fingerprint(repo);
+    const url = "http://127.0.0.1:9/v1";
+    const result = await runBinary(["do", REQUEST, "--model", "compat:test", "--repo", repo], {
+      env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: url, COPPERHEAD_PROVIDER_TIMEOUT: "1", COPPERHEAD_PROVIDER_DEADLINE: "60" },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toStartWith("copperhead do: the model provider failed before any edit, so nothing was started and nothing was changed: ");
+    expect(result.stdout).toContain(`network error reaching ${url}/chat/completions`);
+    expect(result.stderr).toContain("ended before any edit (provider_error): nothing was started, nothing to roll back");
+    expect(result.stderr).not.toContain("rolled back");
+    expect(fingerprint(repo)).toEqual(before);
+  }, 120_000);
+
   test("a malformed timeout is a usage error naming its source, before anything starts", async () => {
     const repo = await copyRepo(template());
     const before = fingerprint(repo);
@@ -107,4 +125,27 @@ describe("a slow model", () => {
     expect(JSON.parse(deadline.stdout).error.message).toContain('--provider-deadline needs a number of seconds from 1 to 14400, not "a while"');
     expect(fingerprint(repo)).toEqual(before);
   }, 60_000);
+});
+
+describe("the default model", () => {
+  test("with a key and no --model, the run uses the newest model of the default's family the provider lists", async () => {
+    const repo = await copyRepo(template());
+    const listed = [
+      { id: "claude-opus-4-1-20250805", created_at: "2025-08-05T00:00:00Z" },
+      { id: "claude-sonnet-4-20250514", created_at: "2025-05-14T00:00:00Z" },
+      { id: "claude-sonnet-4-5-20250929", created_at: "2025-09-29T00:00:00Z" },
+    ];
+    const api = serveScriptedMessagesApi(sessionTurns("add-decoupling-cap"), "", [], listed);
+    try {
+      const result = await runBinary(["do", REQUEST, "--repo", repo, "--json"], {
+        env: { ...ISOLATED_ENV, ANTHROPIC_API_KEY: "sk-ant-loopback-not-a-key", ANTHROPIC_BASE_URL: api.baseUrl, XDG_CACHE_HOME: await makeTempDir() },
+      });
+      const summary = JSON.parse(result.stdout);
+      expect({ exitCode: result.exitCode, status: summary.status }).toEqual({ exitCode: 0, status: "committed" });
+      expect(result.stderr).toContain(`${DEFAULT_ANTHROPIC_MODEL} is not among the models ${api.baseUrl} lists; using claude-sonnet-4-5-20250929`);
+      expect(new Set(api.models)).toEqual(new Set(["claude-sonnet-4-5-20250929"]));
+    } finally {
+      await api.stop();
+    }
+  }, 240_000);
 });
