@@ -11,7 +11,8 @@ export type ProgressEvent =
   | { type: "verify"; ok: boolean; newFindings: number }
   | { type: "repair"; cycle: number; maxRepairCycles: number }
   | { type: "commit"; commit: string }
-  | { type: "rollback"; reason: string };
+  /** `files`: how many files the run had touched and restored; none means it ended before any edit. */
+  | { type: "rollback"; reason: string; files: number };
 
 export type ProgressListener = (event: ProgressEvent) => void;
 
@@ -31,6 +32,6 @@ export function describeProgress(event: ProgressEvent): string {
     case "commit":
       return `committed ${event.commit.slice(0, 12)}`;
     case "rollback":
-      return `rolled back: ${event.reason}`;
+      return event.files > 0 ? `rolled back: ${event.reason}` : `ended before any edit (${event.reason}): nothing was started, nothing to roll back`;
   }
 }

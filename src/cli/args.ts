@@ -1,4 +1,4 @@
-import { parseTimeoutSeconds } from "../agent/providers/patience.ts";
+import { parseDeadlineSeconds, parseTimeoutSeconds } from "../agent/providers/patience.ts";
 
 /**
  * Options shared by the commands, declared once. Each command spreads the set it takes into its
@@ -33,7 +33,12 @@ export const modelArg = {
   },
   "provider-timeout": {
     type: "string",
-    description: "Seconds a model server may stay silent before the call is retried (default: COPPERHEAD_PROVIDER_TIMEOUT, the config's providerTimeoutSeconds, 120)",
+    description: "Seconds a model server may stay silent before the call is retried, or an agent CLI before it is stopped (default: COPPERHEAD_PROVIDER_TIMEOUT, the config's providerTimeoutSeconds, 120)",
+    valueHint: "SECONDS",
+  },
+  "provider-deadline": {
+    type: "string",
+    description: "Seconds one model call may take in all, however steadily the server sends (default: COPPERHEAD_PROVIDER_DEADLINE, the config's providerDeadlineSeconds, 4 × the idle timeout)",
     valueHint: "SECONDS",
   },
 } as const;
@@ -41,4 +46,9 @@ export const modelArg = {
 /** `--provider-timeout`'s value, checked. */
 export function providerTimeout(value: string | undefined): number | undefined {
   return value === undefined ? undefined : parseTimeoutSeconds(value, "--provider-timeout");
+}
+
+/** `--provider-deadline`'s value, checked. */
+export function providerDeadline(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : parseDeadlineSeconds(value, "--provider-deadline");
 }

@@ -9,7 +9,7 @@ import { log } from "../log.ts";
 import { withCancellation } from "../repo/cancel.ts";
 import { failedBeforeEditing } from "../run/summary.ts";
 import { describeAmendment, renderProposal, type Proposal } from "../spec/proposal.ts";
-import { modelArg, projectArgs, providerTimeout } from "./args.ts";
+import { modelArg, projectArgs, providerDeadline, providerTimeout } from "./args.ts";
 import { writeData, writeJson } from "./output.ts";
 
 export const doCommand = defineCommand({
@@ -34,6 +34,7 @@ export const doCommand = defineCommand({
         dryRun: args["dry-run"],
         model: args.model,
         providerTimeoutSeconds: providerTimeout(args["provider-timeout"]),
+        providerDeadlineSeconds: providerDeadline(args["provider-deadline"]),
         maxRepairCycles: count(args["max-repair-cycles"], "--max-repair-cycles"),
         maxTurns: count(args["max-turns"], "--max-turns"),
         approve: interactive ? (proposal) => askApproval(proposal, status) : undefined,

@@ -6,7 +6,7 @@ import { CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
 import { resolvable } from "../checks/sync.ts";
 import { withCancellation } from "../repo/cancel.ts";
-import { modelArg, projectArgs, providerTimeout } from "./args.ts";
+import { modelArg, projectArgs, providerDeadline, providerTimeout } from "./args.ts";
 import { renderDoSummary } from "./do.ts";
 import { writeData, writeJson } from "./output.ts";
 
@@ -29,6 +29,7 @@ export const syncCommand = defineCommand({
         resolve: args.resolve,
         model: args.model,
         providerTimeoutSeconds: providerTimeout(args["provider-timeout"]),
+        providerDeadlineSeconds: providerDeadline(args["provider-deadline"]),
         signal,
         json: args.json,
         onProgress: (event) => {

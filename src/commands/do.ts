@@ -26,6 +26,8 @@ export interface DoOptions {
   model?: string;
   /** `--provider-timeout`: seconds a model server may stay silent (see `agent/providers/patience.ts`). */
   providerTimeoutSeconds?: number;
+  /** `--provider-deadline`: seconds one model call may take in all (see `agent/providers/patience.ts`). */
+  providerDeadlineSeconds?: number;
   maxRepairCycles?: number;
   maxTurns?: number;
   /** Interactive approval; without it approval is AUTO (recorded as such everywhere). */
@@ -49,7 +51,7 @@ export async function runDo(options: DoOptions): Promise<DoSummary> {
   }
   const { root: repoRoot, within } = locateRepo(options.repo);
   const { config, project } = discoverConfiguredProject(repoRoot, options.project, within);
-  const provider = options.provider ?? resolveProvider({ model: options.model, providerTimeoutSeconds: options.providerTimeoutSeconds, config, host: options.host });
+  const provider = options.provider ?? resolveProvider({ model: options.model, providerTimeoutSeconds: options.providerTimeoutSeconds, providerDeadlineSeconds: options.providerDeadlineSeconds, config, host: options.host });
   await assertGitRepo(repoRoot);
   await provider.preflight?.();
   try {

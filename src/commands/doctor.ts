@@ -228,7 +228,9 @@ function providersItem(config: Config | undefined): DoctorItem {
     return failure("providers", err);
   }
   const set = PROVIDER_VARIABLES.filter((name) => (process.env[name] ?? "") !== "");
-  const calls = `model calls: idle timeout ${patience.timeoutSeconds} s (${patience.timeoutFrom}), ${patience.retries} retries (${patience.retriesFrom})`;
+  const calls =
+    `model calls: idle timeout ${patience.timeoutSeconds} s (${patience.timeoutFrom}), deadline ${patience.deadlineSeconds} s (${patience.deadlineFrom}), ` +
+    `${patience.retries} retries (${patience.retriesFrom})`;
   if (set.length === 0) {
     return {
       id: "providers",

@@ -43,6 +43,8 @@ export interface SyncOptions {
   model?: string;
   /** `--provider-timeout`: seconds a model server may stay silent (see `agent/providers/patience.ts`). */
   providerTimeoutSeconds?: number;
+  /** `--provider-deadline`: seconds one model call may take in all (see `agent/providers/patience.ts`). */
+  providerDeadlineSeconds?: number;
   /** A ready provider (tests); otherwise resolved from `model`, the environment and config. */
   provider?: ModelProvider;
   /** The MCP client's model, when the command runs under `copperhead mcp`. */
@@ -103,7 +105,7 @@ export async function runSync(options: SyncOptions = {}): Promise<SyncResult> {
  */
 function modelFor(judgement: SyncItem[], report: SyncReport, options: SyncOptions, config: Config): ModelProvider {
   try {
-    return resolveProvider({ model: options.model, providerTimeoutSeconds: options.providerTimeoutSeconds, config, host: options.host });
+    return resolveProvider({ model: options.model, providerTimeoutSeconds: options.providerTimeoutSeconds, providerDeadlineSeconds: options.providerDeadlineSeconds, config, host: options.host });
   } catch (err) {
     if (!(err instanceof CopperheadError)) throw err;
     if (judgement.length === 0) throw new CopperheadError(err.code, err.message, { ...err.details, report }, err.exitCode);

@@ -38,6 +38,13 @@ const MODEL_EXPECTED = `null, "${HOST_MODEL}", "${CLI_PROVIDERS.join('" or "')}"
 export const DEFAULT_PROVIDER_TIMEOUT_SECONDS = 120;
 /** An hour of silence is no longer a slow model. */
 export const MAX_PROVIDER_TIMEOUT_SECONDS = 3600;
+/**
+ * The total deadline of a model call, absent a setting, is this many idle timeouts: a server
+ * that keeps a call alive with keep-alives or a byte at a time is never idle, and without a
+ * total it would hold the run (and the repo lock) forever.
+ */
+export const PROVIDER_DEADLINE_FACTOR = 4;
+export const MAX_PROVIDER_DEADLINE_SECONDS = PROVIDER_DEADLINE_FACTOR * MAX_PROVIDER_TIMEOUT_SECONDS;
 export const DEFAULT_PROVIDER_RETRIES = 3;
 export const MAX_PROVIDER_RETRIES = 10;
 
@@ -105,7 +112,17 @@ export const ConfigSchema = v.strictObject(
         v.minValue(1, `a number of seconds from 1 to ${MAX_PROVIDER_TIMEOUT_SECONDS}`),
         v.maxValue(MAX_PROVIDER_TIMEOUT_SECONDS, `a number of seconds from 1 to ${MAX_PROVIDER_TIMEOUT_SECONDS}`),
         v.description(
-          `How long a model server may stay silent (before its answer starts, and between two pieces of it) before the call is retried; absent means ${DEFAULT_PROVIDER_TIMEOUT_SECONDS}. Raise it for a local model (Ollama, LM Studio) on a CPU. COPPERHEAD_PROVIDER_TIMEOUT and --provider-timeout override it.`,
+          `How long a model server may stay silent (before its answer starts, and between two pieces of it) before the call is retried, and an agent CLI (claude-code, codex) before it is stopped; absent means ${DEFAULT_PROVIDER_TIMEOUT_SECONDS}. Raise it for a local model (Ollama, LM Studio) on a CPU. COPPERHEAD_PROVIDER_TIMEOUT and --provider-timeout override it.`,
+        ),
+      ),
+    ),
+    providerDeadlineSeconds: v.optional(
+      v.pipe(
+        v.number(`a number of seconds from 1 to ${MAX_PROVIDER_DEADLINE_SECONDS}`),
+        v.minValue(1, `a number of seconds from 1 to ${MAX_PROVIDER_DEADLINE_SECONDS}`),
+        v.maxValue(MAX_PROVIDER_DEADLINE_SECONDS, `a number of seconds from 1 to ${MAX_PROVIDER_DEADLINE_SECONDS}`),
+        v.description(
+          `The most one model call may take in all, however steadily the server (or agent CLI) keeps sending, retries included; absent means ${PROVIDER_DEADLINE_FACTOR} times the idle timeout. COPPERHEAD_PROVIDER_DEADLINE and --provider-deadline override it.`,
         ),
       ),
     ),

@@ -77,8 +77,14 @@ export function relayInit(r: InitResult): string {
   return `Set up ${r.project}: ${files}.`;
 }
 
+/** What went wrong as a sentence of its own, then what to do about it after "To fix:", so a host can tell them apart. */
 export function relayError(err: CopperheadError): string {
-  return `copperhead could not do it (${err.code}): ${oneLine(err.message)}${err.fix ? ` ${oneLine(err.fix)}` : ""}`;
+  return `copperhead could not do it (${err.code}): ${sentence(oneLine(err.message))}${err.fix ? ` To fix: ${sentence(oneLine(err.fix))}` : ""}`;
+}
+
+/** `text`, ending in a full stop unless it ends a sentence already. */
+function sentence(text: string): string {
+  return /[.?!)]$/.test(text) ? text : `${text}.`;
 }
 
 function layout(s: DoSummary): string {

@@ -23,6 +23,6 @@ export async function rollback(run: RunState, reason: RunReason, detail: string)
   summary.filesTouched = ctx.journal?.touched() ?? [];
   ctx.journal?.rollback();
   run.transcript.append({ type: "rollback", reason, files: summary.filesTouched });
-  run.progress({ type: "rollback", reason });
+  run.progress({ type: "rollback", reason, files: summary.filesTouched.length });
   return finish(run, "rolled_back", reason, detail);
 }

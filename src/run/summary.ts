@@ -80,7 +80,7 @@ export function describeVerification(v: RunSummary["verification"]): string {
 /** The provider failed before the run edited anything: one line says all there is to say. */
 export function failedBeforeEditing(s: RunSummary): string | undefined {
   if (s.reason !== "provider_error" || s.filesTouched.length > 0) return undefined;
-  return `the model provider failed before any edit, nothing was changed: ${oneLine(s.detail ?? "")}`;
+  return `the model provider failed before any edit, so nothing was started and nothing was changed: ${oneLine(s.detail ?? "")}`;
 }
 
 /**

@@ -8,6 +8,8 @@ import type { Server } from "bun";
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The query string, `?` included (or empty). */
+  search: string;
   headers: Record<string, string>;
   body: any;
   /** Arrival time (epoch ms). */
@@ -39,6 +41,7 @@ export function loopback(handler: (req: RecordedRequest, index: number) => Reply
       const recorded: RecordedRequest = {
         method: request.method,
         path: new URL(request.url).pathname,
+        search: new URL(request.url).search,
         headers: Object.fromEntries(request.headers.entries()),
         body,
         at: Date.now(),

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Message, ModelRequest, ToolSpec } from "../../src/agent/model.ts";
@@ -10,13 +10,13 @@ import { createCompatProvider, createOpenAIProvider, DEFAULT_OPENAI_MODEL, mapFi
 import { codexDriver } from "../../src/agent/providers/agent-cli/codex.ts";
 import { userProviderOverrides } from "../../src/agent/providers/agent-cli/codex-provider.ts";
 import { toSamplingRequest } from "../../src/agent/providers/host.ts";
-import { parseTimeoutSeconds, resolvePatience } from "../../src/agent/providers/patience.ts";
+import { parseDeadlineSeconds, parseTimeoutSeconds, resolvePatience } from "../../src/agent/providers/patience.ts";
 import { createReplayProvider, SESSION_SCHEMA } from "../../src/agent/providers/replay.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { closedPortUrl, json, loopback, never, type Loopback } from "./loopback.ts";
 import { rejectedCopperheadError, thrownCopperheadError } from "../support/errors.ts";
-import { anthropicFrames, chatCompletionFrames, sseResponse, type StreamPacing } from "../support/model-streams.ts";
+import { anthropicFrames, chatCompletionFrames, encodeFrame, sseResponse, type StreamPacing } from "../support/model-streams.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -348,12 +348,15 @@ describe("HTTP behaviour", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  test("network errors are retried, then reported", async () => {
-    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: closedPortUrl(), http: { ...FAST, maxRetries: 1 } });
+  test("network errors are retried, then reported naming the URL nothing answered at", async () => {
+    const base = closedPortUrl();
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: base, http: { ...FAST, maxRetries: 1 } });
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
-    expect(err.message).toContain("network error");
+    expect(err.message).toContain(`network error reaching ${base}/chat/completions`);
+    expect(err.message).not.toContain("Is the computer able to access the url?");
     expect(err.message).toContain("2 attempts");
+    expect(err.fix).toContain(`Nothing answered at ${new URL(base).origin}`);
   });
 
   test("malformed JSON in a 200 is a provider_error, not retried", async () => {
@@ -377,9 +380,9 @@ describe("HTTP behaviour", () => {
   });
 
   test("a slow stream completes however long it takes in all, while every gap is under the idle interval", async () => {
-    // 40 frames 15 ms apart: about 600 ms in all, six times the idle interval.
+    // 40 frames 15 ms apart: about 600 ms in all, six times the idle interval (within the deadline).
     const server = serve(() => anthropicReply([{ type: "text", text: "x".repeat(200) }], "end_turn", undefined, { intervalMs: 15 }));
-    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 100, maxRetries: 0 } });
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 100, deadlineMs: 30_000, maxRetries: 0 } });
     expect((await provider.complete(REQUEST)).content).toEqual([{ type: "text", text: "x".repeat(200) }]);
   });
 
@@ -395,6 +398,62 @@ describe("HTTP behaviour", () => {
     const once = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: stalled.url, http: { idleTimeoutMs: 100, maxRetries: 0 } });
     const err = await rejectedCopperheadError(once.complete(REQUEST));
     expect(err.message).toContain("the server sent nothing for 100 ms (gave up after 1 attempt)");
+  });
+
+  /** A stream that is never idle and never ends: `piece` every 50 ms, forever. */
+  function trickle(piece: string): Response {
+    const bytes = new TextEncoder().encode(piece);
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        timer = setInterval(() => {
+          try {
+            controller.enqueue(bytes);
+          } catch {
+            clearInterval(timer);
+          }
+        }, 50);
+      },
+      cancel: () => clearInterval(timer),
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  }
+
+  test("a server sending keep-alives forever is given up at the call's deadline, not retried", async () => {
+    const server = serve(() => trickle(": keep-alive\n\n"));
+    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 200, deadlineMs: 800, backoffBaseMs: 1 } });
+    const started = Date.now();
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("anthropic:m: the model call ran past its deadline of 800 ms without a complete answer");
+    expect(err.details.deadlineMs).toBe(800);
+    expect(err.fix).toContain("providerDeadlineSeconds");
+    expect(server.requests).toHaveLength(1);
+    // It used to wait forever; the bound is generous.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  test("an answer trickled a byte at a time is given up at the deadline", async () => {
+    const answer = chatCompletionFrames({ message: { content: "x".repeat(10_000) }, finish_reason: "stop" }).map(encodeFrame).join("");
+    let sent = 0;
+    const server = serve(() => {
+      const stream = trickle(" ");
+      // The real answer's bytes, one per tick, rather than spaces.
+      return new Response(stream.body!.pipeThrough(new TransformStream({ transform: (_chunk, c) => c.enqueue(new TextEncoder().encode(answer[sent++ % answer.length])) })), { headers: stream.headers });
+    });
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 200, deadlineMs: 800 } });
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
+    expect(err.message).toContain("openai:m: the model call ran past its deadline of 800 ms");
+    expect(sent).toBeGreaterThan(5);
+  });
+
+  test("the deadline spans the retries: a server failing over and over ends the call at the deadline, with the last failure", async () => {
+    const server = serve(() => json({ error: { message: "overloaded" } }, { status: 503, headers: { "retry-after": "0.2" } }));
+    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 1_000, deadlineMs: 700, maxRetries: 10, backoffBaseMs: 1 } });
+    const err = await rejectedCopperheadError(provider.complete(REQUEST));
+    expect(err.message).toContain("ran past its deadline of 700 ms without a complete answer (last attempt: HTTP 503: overloaded)");
+    expect(server.requests.length).toBeGreaterThan(1);
+    expect(server.requests.length).toBeLessThan(11);
   });
 
   test("an aborted call throws at once and is not retried", async () => {
@@ -651,6 +710,95 @@ describe("images in tool results", () => {
   });
 });
 
+describe("the provider's own model list", () => {
+  /** Anthropic's `GET /v1/models`, paged two models at a time as the real one pages (`has_more`, `last_id`, `after_id`). */
+  const ANTHROPIC_MODELS = [
+    { type: "model", id: "claude-opus-4-1-20250805", display_name: "Claude Opus 4.1", created_at: "2025-08-05T00:00:00Z" },
+    { type: "model", id: "claude-sonnet-4-5-20250929", display_name: "Claude Sonnet 4.5", created_at: "2025-09-29T00:00:00Z" },
+    { type: "model", id: "claude-sonnet-4-20250514", display_name: "Claude Sonnet 4", created_at: "2025-05-14T00:00:00Z" },
+    { type: "model", id: "claude-haiku-4-5-20251001", display_name: "Claude Haiku 4.5", created_at: "2025-10-01T00:00:00Z" },
+  ];
+  function anthropicApi(models = ANTHROPIC_MODELS) {
+    return serve((req) => {
+      if (req.method === "GET" && req.path === "/v1/models") {
+        const after = new URLSearchParams(req.search).get("after_id");
+        const start = after ? models.findIndex((m) => m.id === after) + 1 : 0;
+        const page = models.slice(start, start + 2);
+        return json({ data: page, has_more: start + 2 < models.length, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null });
+      }
+      const model = req.body?.model;
+      if (!models.some((m) => m.id === model)) return json({ type: "error", error: { type: "not_found_error", message: `model: ${model}` } }, { status: 404 });
+      return anthropicReply([{ type: "text", text: `hello from ${model}` }], "end_turn");
+    });
+  }
+
+  test("with no model chosen, a default the list lacks gives way to the newest of its family, asked once a day", async () => {
+    const server = anthropicApi();
+    const cache = await makeTempDir();
+    const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, XDG_CACHE_HOME: cache };
+    const provider = resolveProvider({ env, http: FAST });
+    expect(provider.model).toBe(DEFAULT_ANTHROPIC_MODEL);
+    await provider.preflight!();
+    expect(provider.model).toBe("claude-sonnet-4-5-20250929");
+    expect(provider.label).toBe("anthropic:claude-sonnet-4-5-20250929");
+    expect((await provider.complete(REQUEST)).content).toEqual([{ type: "text", text: "hello from claude-sonnet-4-5-20250929" }]);
+    const lists = server.requests.filter((r) => r.method === "GET");
+    // Two pages, each with the key and the API version.
+    expect(lists).toHaveLength(2);
+    for (const r of lists) expect([r.headers["x-api-key"], r.headers["anthropic-version"]]).toEqual([KEY, "2023-06-01"]);
+    // A day's cache in the user's cache folder: ids and dates, never the key.
+    const again = resolveProvider({ env, http: FAST });
+    await again.preflight!();
+    expect(again.model).toBe("claude-sonnet-4-5-20250929");
+    expect(server.requests.filter((r) => r.method === "GET")).toHaveLength(2);
+    const cached = readdirSync(join(cache, "copperhead/models"));
+    expect(cached).toHaveLength(1);
+    expect(readFileSync(join(cache, "copperhead/models", cached[0]!), "utf8")).not.toContain(KEY);
+  });
+
+  test("a default the list has, or a model named on purpose, is kept", async () => {
+    const server = anthropicApi([...ANTHROPIC_MODELS, { type: "model", id: DEFAULT_ANTHROPIC_MODEL, display_name: "default", created_at: "2025-01-01T00:00:00Z" }]);
+    const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, XDG_CACHE_HOME: await makeTempDir() };
+    const provider = resolveProvider({ env, http: FAST });
+    await provider.preflight!();
+    expect(provider.model).toBe(DEFAULT_ANTHROPIC_MODEL);
+    const named = resolveProvider({ model: "anthropic:claude-sonnet-4-20250514", env, http: FAST });
+    await named.preflight!();
+    expect(named.model).toBe("claude-sonnet-4-20250514");
+    expect(server.requests.filter((r) => r.method === "GET")).toHaveLength(3);
+  });
+
+  test("a model the server does not have: the error lists what it serves, newest first", async () => {
+    const server = anthropicApi();
+    const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, XDG_CACHE_HOME: await makeTempDir() };
+    const err = await rejectedCopperheadError(resolveProvider({ model: "anthropic:claude-nonesuch-9", env, http: FAST }).complete(REQUEST));
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain("HTTP 404: model: claude-nonesuch-9");
+    expect(err.details.available).toEqual(["claude-haiku-4-5-20251001", "claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-sonnet-4-20250514"]);
+    expect(err.fix).toContain('The server has no model "claude-nonesuch-9"; it serves claude-haiku-4-5-20251001, claude-sonnet-4-5-20250929');
+    expect(err.fix).toContain("Pick one with --model or COPPERHEAD_MODEL.");
+  });
+
+  test("an OpenAI-compatible server's list ({ id, created } in seconds) names its models the same way", async () => {
+    const server = serve((req) =>
+      req.method === "GET" && req.path === "/v1/models"
+        ? json({ object: "list", data: [{ id: "llama3.1:8b", object: "model", created: 1721000000, owned_by: "library" }, { id: "qwen3:8b", object: "model", created: 1746000000, owned_by: "library" }] })
+        : json({ error: { message: 'model "qwen3" not found, try pulling it first', type: "api_error" } }, { status: 404 }),
+    );
+    const env = { COPPERHEAD_BASE_URL: `${server.url}/v1`, XDG_CACHE_HOME: await makeTempDir() };
+    const err = await rejectedCopperheadError(resolveProvider({ model: "compat:qwen3", env, http: FAST }).complete(REQUEST));
+    expect(err.fix).toContain('The server has no model "qwen3"; it serves qwen3:8b, llama3.1:8b (newest first).');
+  });
+
+  test("an unreachable server at preflight: provider_error naming the URL, before anything starts", async () => {
+    const base = closedPortUrl();
+    const err = await rejectedCopperheadError(resolveProvider({ env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: base, XDG_CACHE_HOME: await makeTempDir() }, http: FAST }).preflight!());
+    expect(err.code).toBe("provider_error");
+    expect(err.message).toContain(`network error reaching ${base}/v1/models`);
+    expect(err.fix).toContain(`Nothing answered at ${new URL(base).origin}`);
+  });
+});
+
 describe("codex: the user's own model provider", () => {
   test("model_provider and its table come over as -c overrides; nothing else in config.toml does", async () => {
     const home = await makeTempDir();
@@ -699,10 +847,30 @@ describe("patience", () => {
   test("the idle timeout: --provider-timeout, then COPPERHEAD_PROVIDER_TIMEOUT, then the config, then the default", () => {
     const config = { providerTimeoutSeconds: 300, providerRetries: 5 };
     const env = { COPPERHEAD_PROVIDER_TIMEOUT: "450" };
-    expect(resolvePatience({ timeoutSeconds: 900, env, config })).toEqual({ timeoutSeconds: 900, timeoutFrom: "--provider-timeout", retries: 5, retriesFrom: "config" });
+    expect(resolvePatience({ timeoutSeconds: 900, env, config })).toEqual({
+      timeoutSeconds: 900,
+      timeoutFrom: "--provider-timeout",
+      deadlineSeconds: 3600,
+      deadlineFrom: "default",
+      retries: 5,
+      retriesFrom: "config",
+    });
     expect(resolvePatience({ env, config })).toMatchObject({ timeoutSeconds: 450, timeoutFrom: "COPPERHEAD_PROVIDER_TIMEOUT" });
     expect(resolvePatience({ env: {}, config })).toMatchObject({ timeoutSeconds: 300, timeoutFrom: "config" });
-    expect(resolvePatience({ env: {}, config: null })).toEqual({ timeoutSeconds: 120, timeoutFrom: "default", retries: 3, retriesFrom: "default" });
+    expect(resolvePatience({ env: {}, config: null })).toEqual({ timeoutSeconds: 120, timeoutFrom: "default", deadlineSeconds: 480, deadlineFrom: "default", retries: 3, retriesFrom: "default" });
+  });
+
+  test("the total deadline: --provider-deadline, then COPPERHEAD_PROVIDER_DEADLINE, then the config, then four idle timeouts", () => {
+    const config = { providerDeadlineSeconds: 700 };
+    const env = { COPPERHEAD_PROVIDER_DEADLINE: "650" };
+    expect(resolvePatience({ deadlineSeconds: 900, env, config })).toMatchObject({ deadlineSeconds: 900, deadlineFrom: "--provider-deadline" });
+    expect(resolvePatience({ env, config })).toMatchObject({ deadlineSeconds: 650, deadlineFrom: "COPPERHEAD_PROVIDER_DEADLINE" });
+    expect(resolvePatience({ env: {}, config })).toMatchObject({ deadlineSeconds: 700, deadlineFrom: "config" });
+    expect(resolvePatience({ timeoutSeconds: 3, env: {} })).toMatchObject({ deadlineSeconds: 12, deadlineFrom: "default" });
+    expect(parseDeadlineSeconds("14400", "--provider-deadline")).toBe(14400);
+    const err = thrownCopperheadError(() => resolvePatience({ env: { COPPERHEAD_PROVIDER_DEADLINE: "0" } }));
+    expect(err.message).toContain("COPPERHEAD_PROVIDER_DEADLINE needs a number of seconds from 1 to 14400");
+    expect(err.fix).toContain("COPPERHEAD_PROVIDER_DEADLINE=1800");
   });
 
   test("a timeout written by a person is checked, naming where it came from", () => {
@@ -878,6 +1046,22 @@ describe("resolveProvider", () => {
 
   test("missing key for a chosen provider names its variable", () => {
     expect(thrownCopperheadError(() => resolveProvider({ model: "anthropic:c", env: {} })).message).toContain("ANTHROPIC_API_KEY");
+  });
+
+  test("over MCP, the errors name what an MCP user can set: the server's environment, never --model", () => {
+    const host = { supportsToolSampling: () => false, createMessage: () => Promise.reject(new Error("unused")) };
+    const errors = [
+      thrownCopperheadError(() => resolveProvider({ env: {}, host })),
+      thrownCopperheadError(() => resolveProvider({ env: { COPPERHEAD_BASE_URL: "http://127.0.0.1:9/v1" }, host })),
+      thrownCopperheadError(() => resolveProvider({ env: { COPPERHEAD_MODEL: "openai:gpt-5" }, host })),
+      thrownCopperheadError(() => resolveProvider({ env: { COPPERHEAD_MODEL: "codex", PATH: "/nonexistent" }, host })),
+    ];
+    expect(errors.map((e) => e.code)).toEqual(["missing_api_key", "usage", "missing_api_key", "cli_not_found"]);
+    for (const err of errors) {
+      expect(err.fix).not.toContain("--model");
+      expect(err.fix).toContain("COPPERHEAD_MODEL in the copperhead MCP server's environment");
+    }
+    expect(thrownCopperheadError(() => resolveProvider({ env: { COPPERHEAD_MODEL: "openai:gpt-5" } })).fix).toContain("--model");
   });
 
   test("nothing configured: names every way to get a model and explains --model / COPPERHEAD_MODEL", () => {

@@ -92,7 +92,7 @@ describe("config errors", () => {
 
   test("an unknown key with no close match lists the valid keys", () => {
     const err = configError('{ "banana": 1 }');
-    expect(err.message).toContain('unknown key "banana" (valid keys are $schema, project, docs, model, maxRepairCycles, maxTurns, providerTimeoutSeconds, providerRetries, strict, checks)');
+    expect(err.message).toContain('unknown key "banana" (valid keys are $schema, project, docs, model, maxRepairCycles, maxTurns, providerTimeoutSeconds, providerDeadlineSeconds, providerRetries, strict, checks)');
   });
 
   test("a wrong type says what was expected and what was found", () => {
@@ -117,11 +117,13 @@ describe("config errors", () => {
     }
   });
 
-  test("the provider's patience: seconds from 1 to 3600, whole retries from 0 to 10", () => {
+  test("the provider's patience: an idle timeout from 1 to 3600 s, a deadline to 14400 s, whole retries from 0 to 10", () => {
     expect(parseConfigText('{ "providerTimeoutSeconds": 600, "providerRetries": 0 }')).toMatchObject({ providerTimeoutSeconds: 600, providerRetries: 0 });
     expect(parseConfigText("{}").providerTimeoutSeconds).toBeUndefined();
     expect(configError('{ "providerTimeoutSeconds": 0 }').message).toBe(".copperhead/config.json: providerTimeoutSeconds: expected a number of seconds from 1 to 3600, got 0");
     expect(configError('{ "providerTimeoutSeconds": 7200 }').details.path).toBe("providerTimeoutSeconds");
+    expect(parseConfigText('{ "providerDeadlineSeconds": 14400 }').providerDeadlineSeconds).toBe(14400);
+    expect(configError('{ "providerDeadlineSeconds": 14401 }').message).toBe(".copperhead/config.json: providerDeadlineSeconds: expected a number of seconds from 1 to 14400, got 14401");
     expect(configError('{ "providerRetries": 1.5 }').message).toBe(".copperhead/config.json: providerRetries: expected a whole number from 0 to 10, got 1.5");
     expect(configError('{ "providerRetries": 11 }').details.path).toBe("providerRetries");
   });

@@ -17,7 +17,7 @@ test("the JSON Schema is strict and carries the defaults editors show", () => {
     properties: Record<string, { default?: unknown; properties?: Record<string, unknown>; additionalProperties?: boolean }>;
   };
   expect(schema.additionalProperties).toBe(false);
-  expect(Object.keys(schema.properties)).toEqual(["$schema", "project", "docs", "model", "maxRepairCycles", "maxTurns", "providerTimeoutSeconds", "providerRetries", "strict", "checks"]);
+  expect(Object.keys(schema.properties)).toEqual(["$schema", "project", "docs", "model", "maxRepairCycles", "maxTurns", "providerTimeoutSeconds", "providerDeadlineSeconds", "providerRetries", "strict", "checks"]);
   expect(schema.properties.docs!.default).toBe("docs");
   expect(schema.properties.model!.default).toBeNull();
   expect(schema.properties.maxRepairCycles!.default).toBe(3);

@@ -6,8 +6,9 @@
  * events. kicad-cli and git are real; so are the gates: the CLI only chooses tool calls.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { LOCK_PATH } from "../../src/repo/lock.ts";
 import { git } from "../repo/git-repo.ts";
 import { standIns, type StandIns } from "../support/agent-clis.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
@@ -46,6 +47,15 @@ async function records(repo: string, result: RunResult): Promise<string> {
     .map((e) => readFileSync(join(e.parentPath, e.name), "utf8"));
   const log = await git(repo, "log", "-p", "--all");
   return [result.stdout, result.stderr, log, ...files].join("\n");
+}
+
+/** Whether `pid` still runs (a zombie, dead but not yet reaped, does not). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
 }
 
 function expectNoSecrets(text: string): void {
@@ -142,6 +152,56 @@ describe.each([
   );
 
   test(
+    "a CLI that starts and says nothing is stopped at the idle timeout with everything it started; the prompts were never in its argv",
+    async () => {
+      const repo = await copyRepo(template);
+      const before = fingerprint(repo);
+      const seen = clis.inputs().length;
+      const running = runBinary(["do", "--repo", repo, ADD_CAP, "--model", model, "--provider-timeout", "3", "--json"], {
+        env: { ...ISOLATED_ENV, ...clis.env(join(SESSIONS_DIR, "add-decoupling-cap.json"), { COPPERHEAD_STANDIN_HANG: "silent" }) },
+      });
+      // While the run waits on it, the CLI's command line is in the process table for anyone to read.
+      let finished = false;
+      void running.then(() => (finished = true));
+      while (clis.inputs().length === seen && !finished) await Bun.sleep(50);
+      const input = clis.inputs()[seen]!;
+      const cmdline = readFileSync(`/proc/${input.pid}/cmdline`, "utf8");
+      const result = await running;
+      expect(input.prompt).toContain(ADD_CAP);
+      expect(input.system).toContain("copperhead");
+      expect(cmdline).toContain(cli);
+      expect(cmdline).not.toContain(ADD_CAP);
+      expect(cmdline).not.toContain(input.system.slice(0, 40));
+
+      const summary = JSON.parse(result.stdout);
+      expect({ exitCode: result.exitCode, reason: summary.reason }).toEqual({ exitCode: 1, reason: "provider_error" });
+      expect(summary.detail).toContain(`printed nothing for 3 s; copperhead stopped it`);
+      expect(fingerprint(repo)).toEqual(before);
+      expect(existsSync(join(repo, LOCK_PATH))).toBe(false);
+      // The CLI's own helper died with it: the whole process group was stopped.
+      for (const pid of [input.pid, ...clis.helpers().slice(-1)]) expect(alive(pid)).toBe(false);
+    },
+    60_000,
+  );
+
+  test(
+    "a CLI that keeps printing but never makes its move is stopped at the call's deadline",
+    async () => {
+      const repo = await copyRepo(template);
+      const before = fingerprint(repo);
+      const result = await runBinary(["do", "--repo", repo, ADD_CAP, "--model", model, "--provider-timeout", "2", "--provider-deadline", "6", "--json"], {
+        env: { ...ISOLATED_ENV, ...clis.env(join(SESSIONS_DIR, "add-decoupling-cap.json"), { COPPERHEAD_STANDIN_HANG: "chatty" }) },
+      });
+      const summary = JSON.parse(result.stdout);
+      expect({ exitCode: result.exitCode, reason: summary.reason }).toEqual({ exitCode: 1, reason: "provider_error" });
+      expect(summary.detail).toContain("ran past the model call's deadline of 6 s without finishing its move; copperhead stopped it");
+      expect(fingerprint(repo)).toEqual(before);
+      expect(alive(clis.helpers().at(-1)!)).toBe(false);
+    },
+    60_000,
+  );
+
+  test(
     "not logged in: a typed error naming the login command, and nothing starts",
     async () => {
       const repo = await copyRepo(template);
@@ -168,6 +228,9 @@ describe("the flags copperhead relies on", () => {
     expect(value("--tools")).toBe("");
     expect(claude).toContain("--strict-mcp-config");
     expect(value("--allowedTools")).toBe("mcp__copperhead");
+    // The prompt comes on stdin, the system prompt from a file.
+    expect(claude).not.toContain("--append-system-prompt");
+    expect(value("--append-system-prompt-file")).toEndWith("/system-prompt.md");
   });
 
   test("codex: exec --json, the shell off, a read-only sandbox, the user's config and rules ignored", () => {
@@ -180,6 +243,9 @@ describe("the flags copperhead relies on", () => {
     const flags = codex.slice(exec);
     expect(flags).toEqual(expect.arrayContaining(["--json", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules"]));
     expect(flags[flags.indexOf("--sandbox") + 1]).toBe("read-only");
+    expect(flags.at(-1)).toBe("-");
+    expect(overrides.some((o) => o.startsWith("developer_instructions="))).toBe(false);
+    expect(overrides.find((o) => o.startsWith("model_instructions_file="))).toEndWith('/system-prompt.md"');
   });
 });
 

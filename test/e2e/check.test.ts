@@ -234,14 +234,15 @@ describe("doctor", () => {
     expect(item.fix).toContain("brew install --cask kicad");
   }, 30_000);
 
-  test("shows the model calls' idle timeout and retries in force, and where each came from", async () => {
+  test("shows the model calls' idle timeout, deadline and retries in force, and where each came from", async () => {
     const repo = await copyFixture("usb-led");
     mkdirSync(join(repo, ".copperhead"), { recursive: true });
     writeFileSync(join(repo, ".copperhead/config.json"), JSON.stringify({ providerTimeoutSeconds: 600, providerRetries: 5 }));
     const providers = async (env: Record<string, string | undefined>) =>
       JSON.parse((await runBinary(["doctor", "--repo", repo, "--json"], { env: { ...ISOLATED_ENV, ...env } })).stdout).items.find((i: { id: string }) => i.id === "providers");
-    expect((await providers({})).summary).toContain("model calls: idle timeout 600 s (config), 5 retries (config)");
+    expect((await providers({})).summary).toContain("model calls: idle timeout 600 s (config), deadline 2400 s (default), 5 retries (config)");
     expect((await providers({ COPPERHEAD_PROVIDER_TIMEOUT: "900" })).summary).toContain("idle timeout 900 s (COPPERHEAD_PROVIDER_TIMEOUT)");
+    expect((await providers({ COPPERHEAD_PROVIDER_DEADLINE: "1000" })).summary).toContain("deadline 1000 s (COPPERHEAD_PROVIDER_DEADLINE)");
     const bad = await providers({ COPPERHEAD_PROVIDER_TIMEOUT: "later" });
     expect(bad.status).toBe("fail");
     expect(bad.summary).toContain('COPPERHEAD_PROVIDER_TIMEOUT needs a number of seconds from 1 to 3600, not "later"');

@@ -89,6 +89,8 @@ describe("the real Codex CLI", () => {
     // One request per scripted turn, and one more after the last tool output (answered "Done.").
     expect(api.toolLists.length).toBe(turns.length + 1);
     for (const names of api.toolLists) expect([...names].sort()).toEqual(expected);
+    // copperhead's system prompt reached the model, read from its file.
+    for (const instructions of api.instructions) expect(instructions).toContain("You are copperhead's design agent.");
     // Every call the script made came back to the model as its output, in the next request.
     const calls = turns.flatMap((t) => t.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])));
     expect(api.outputs.map((o) => o.call_id).filter((id, i, all) => all.indexOf(id) === i)).toEqual(calls);
@@ -120,12 +122,14 @@ describe("the real Codex CLI", () => {
     try {
       const home = await codexHome(api.baseUrl);
       // copperhead's stdio MCP server stands in for the bridge: the CLI must start it (`required`).
-      const launch = codexDriver.launch({ prompt: "p", system: "s", model: MODEL, dir: "/tmp", env: { CODEX_HOME: home }, bridge: { command: BINARY, args: ["mcp"], env: {} } });
+      const dir = await makeTempDir();
+      const launch = codexDriver.launch({ prompt: "p", system: "s", model: MODEL, dir, env: { CODEX_HOME: home }, bridge: { command: BINARY, args: ["mcp"], env: {} } });
+      for (const [name, text] of Object.entries(launch.files ?? {})) writeFileSync(join(dir, name), text, { mode: 0o600 });
       const env = { ...ISOLATED_ENV, PATH: process.env.PATH, CODEX_HOME: home, LOOPBACK_MODEL_KEY: KEY };
       // Unknown -c keys are silently ignored unless --strict-config, which names them.
       const args = launch.args.flatMap((a) => (a === "exec" ? ["exec", "--strict-config"] : [a]));
       // Not spawnSync: the loopback answering the CLI runs in this process.
-      const run = Bun.spawn([requireCodex(), ...args], { env, cwd: await makeTempDir(), stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+      const run = Bun.spawn([requireCodex(), ...args], { env, cwd: dir, stdin: new Blob([launch.stdin]), stdout: "ignore", stderr: "pipe" });
       const stderr = await new Response(run.stderr).text();
       await run.exited;
       const unknown = /unknown configuration field `([^`]+)`/.exec(stderr)?.[1];

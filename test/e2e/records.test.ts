@@ -315,7 +315,7 @@ describe("records on usb-led only", () => {
         const text = await run(["do", "Add a test point", "--model", "compat:test", "--repo", repo], env);
         expect(text.exitCode).toBe(1);
         const [first, ...rest] = text.stdout.trimEnd().split("\n");
-        expect(first).toStartWith("copperhead do: the model provider failed before any edit, nothing was changed: ");
+        expect(first).toStartWith("copperhead do: the model provider failed before any edit, so nothing was started and nothing was changed: ");
         expect(rest).toHaveLength(1);
         expect(rest[0]).toStartWith("transcript: ");
         const json = JSON.parse((await run(["do", "Add a test point", "--model", "compat:test", "--repo", repo, "--json"], env)).stdout);

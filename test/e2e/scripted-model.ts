@@ -89,6 +89,10 @@ export interface ScriptedMessagesApi {
   baseUrl: string;
   /** The tool names of every request that carried the run's tools, in order. */
   readonly toolLists: string[][];
+  /** The system prompt of each of those requests, as JSON (a string or the CLI's blocks). */
+  readonly systems: string[];
+  /** The `model` of each of those requests. */
+  readonly models: string[];
   stop(): Promise<void>;
 }
 
@@ -99,17 +103,33 @@ export interface ScriptedMessagesApi {
  * `unprefixed` ones, the CLI's own tools a model may reach for); once the script is used up, and
  * for the CLI's own side requests, a short text answer ends the turn.
  */
-export function serveScriptedMessagesApi(turns: SessionTurn[], toolPrefix: string, unprefixed: string[] = []): ScriptedMessagesApi {
+export function serveScriptedMessagesApi(
+  turns: SessionTurn[],
+  toolPrefix: string,
+  unprefixed: string[] = [],
+  /** What `GET /v1/models` lists (Anthropic's format, one page); absent, the server has no list (404). */
+  listed?: Array<{ id: string; created_at: string }>,
+): ScriptedMessagesApi {
   const toolLists: string[][] = [];
+  const systems: string[] = [];
+  const models: string[] = [];
   let next = 0;
   const server = serveLoopback(async (req) => {
     const path = new URL(req.url).pathname;
+    if (req.method === "GET" && path === "/v1/models" && listed) {
+      const data = listed.map((m) => ({ type: "model", display_name: m.id, ...m }));
+      return Response.json({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+    }
     if (req.method !== "POST" || !path.startsWith("/v1/messages")) return new Response("not found", { status: 404 });
-    const body = (await req.json()) as { stream?: boolean; tools?: Array<{ name: string }> };
+    const body = (await req.json()) as { stream?: boolean; tools?: Array<{ name: string }>; system?: unknown; model?: string };
     if (path.endsWith("/count_tokens")) return Response.json({ input_tokens: 1000 });
     const names = (body.tools ?? []).map((t) => t.name);
     const forRun = names.some((n) => n.startsWith(toolPrefix));
-    if (forRun) toolLists.push(names);
+    if (forRun) {
+      toolLists.push(names);
+      systems.push(JSON.stringify(body.system ?? ""));
+      models.push(body.model ?? "");
+    }
     const turn = forRun ? turns[next++] : undefined;
     const content = turn
       ? turn.content.map((b) => (b.type === "tool_use" ? { type: "tool_use", id: b.id, name: unprefixed.includes(b.name) ? b.name : `${toolPrefix}${b.name}`, input: b.input } : b))
@@ -122,7 +142,7 @@ export function serveScriptedMessagesApi(turns: SessionTurn[], toolPrefix: strin
     if (body.stream) return sseResponse(anthropicFrames(answer));
     return Response.json({ id: "msg_scripted", type: "message", role: "assistant", model: "loopback", stop_sequence: null, ...answer });
   });
-  return { baseUrl: `http://127.0.0.1:${server.port}`, toolLists, stop: () => server.stop(true) };
+  return { baseUrl: `http://127.0.0.1:${server.port}`, toolLists, systems, models, stop: () => server.stop(true) };
 }
 
 
@@ -135,6 +155,8 @@ export interface ScriptedResponsesApi {
   readonly outputs: Array<{ call_id: string; output: unknown }>;
   /** The `authorization` header of every request. */
   readonly authorizations: Array<string | null>;
+  /** What each request that carried the run's tools told the model first: its `instructions` and developer messages. */
+  readonly instructions: string[];
   stop(): Promise<void>;
 }
 
@@ -149,14 +171,23 @@ export function serveScriptedResponsesApi(turns: SessionTurn[], namespace: strin
   const toolLists: string[][] = [];
   const outputs: Array<{ call_id: string; output: unknown }> = [];
   const authorizations: Array<string | null> = [];
+  const instructions: string[] = [];
   let next = 0;
   const server = serveLoopback(async (req) => {
     if (req.method !== "POST" || new URL(req.url).pathname !== "/v1/responses") return new Response("not found", { status: 404 });
     authorizations.push(req.headers.get("authorization"));
-    const body = (await req.json()) as { tools?: Array<{ type: string; name?: string; tools?: Array<{ name: string }> }>; input?: Array<{ type?: string; call_id?: string; output?: unknown }> };
+    const body = (await req.json()) as {
+      tools?: Array<{ type: string; name?: string; tools?: Array<{ name: string }> }>;
+      input?: Array<{ type?: string; call_id?: string; output?: unknown; role?: string; content?: Array<{ text?: string }> }>;
+      instructions?: string;
+    };
     const names = (body.tools ?? []).flatMap((t) => (t.type === "namespace" ? (t.tools ?? []).map((inner) => `${t.name}/${inner.name}`) : [t.name ?? t.type]));
     const forRun = names.some((n) => n.startsWith(`${namespace}/`));
-    if (forRun) toolLists.push(names);
+    if (forRun) {
+      toolLists.push(names);
+      const developer = (body.input ?? []).flatMap((item) => (item.type === "message" && item.role === "developer" ? (item.content ?? []).map((c) => c.text ?? "") : []));
+      instructions.push([body.instructions ?? "", ...developer].join("\n"));
+    }
     for (const item of body.input ?? []) if (item.type === "function_call_output") outputs.push({ call_id: String(item.call_id), output: item.output });
     const turn = forRun ? turns[next++] : undefined;
     const n = toolLists.length;
@@ -167,7 +198,7 @@ export function serveScriptedResponsesApi(turns: SessionTurn[], namespace: strin
     );
     return sseResponse(responsesFrames(`resp_${n}`, output, { input_tokens: turn?.usage?.inputTokens ?? 10, output_tokens: turn?.usage?.outputTokens ?? 5 }));
   });
-  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, toolLists, outputs, authorizations, stop: () => server.stop(true) };
+  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, toolLists, outputs, authorizations, instructions, stop: () => server.stop(true) };
 }
 
 /** A model API on 127.0.0.1 (an ephemeral port) that never times a slow client out. */

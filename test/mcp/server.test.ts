@@ -538,6 +538,10 @@ describe("keys", () => {
         const result = await call(conn, name, args);
         const error = errorOf(result);
         expect(relayOf(result)).toStartWith(`copperhead could not do it (${error.code}): `);
+        // The message, then what to do on a line of its own, in MCP's terms: no --model there.
+        expect(relayOf(result)).toContain(`|claude-code|codex. To fix: ${error.fix}`);
+        expect(error.fix).not.toContain("--model");
+        expect(error.fix).toContain("COPPERHEAD_MODEL in the copperhead MCP server's environment");
         expect(error.code).toBe("missing_api_key");
         for (const v of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "COPPERHEAD_BASE_URL"]) expect(error.message).toContain(v);
         expect(existsSync(join(repo, ".copperhead/runs"))).toBe(false);

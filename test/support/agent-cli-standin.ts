@@ -15,8 +15,13 @@
  * `COPPERHEAD_STANDIN_FAIL_AT=<n>` makes it fail at the n-th turn of the session (1-based) the
  * way the real CLI reports an API error, exiting 1;
  * `COPPERHEAD_STANDIN_ECHO=<VAR>` makes its model repeat that variable's value in its words (a
- * secret the CLI can see must still never reach copperhead's records). Every invocation's
- * arguments, and the environment its MCP servers were given, are appended to
+ * secret the CLI can see must still never reach copperhead's records);
+ * `COPPERHEAD_STANDIN_HANG=silent` makes it start a helper process of its own and then wait
+ * forever without a word, `=chatty` the same but printing a progress event every 0.5 s.
+ * Like the real CLIs, it takes the prompt on stdin when none is given as an argument (`-` for
+ * Codex), and the system prompt from a file (`--append-system-prompt-file`,
+ * `-c model_instructions_file=…`). Every invocation's arguments, pid and the prompts it read,
+ * its helper's pid, and the environment its MCP servers were given, are appended to
  * `COPPERHEAD_STANDIN_LOG` when set, so tests can pin the flags and look for leaks.
  *
  * Usage (through a wrapper named `claude` or `codex` on PATH): `bun agent-cli-standin.ts claude …`.
@@ -65,10 +70,15 @@ async function claude(args: string[]): Promise<void> {
   if (args[0] === "auth" && args[1] === "status") process.exit(loggedIn ? 0 : 1);
   const flags = parseFlags(args, new Set(["-p", "--print", "--verbose", "--strict-mcp-config"]));
   if (!flags.has("-p") && !flags.has("--print")) fail("the stand-in only knows print mode (-p)");
-  if (flags.positional.length === 0) fail("Error: Input must be provided either through stdin or as a prompt argument when using --print");
+  const prompt = flags.positional[0] ?? (await Bun.stdin.text());
+  if (!prompt.trim()) fail("Error: Input must be provided either through stdin or as a prompt argument when using --print");
   if (flags.get("--output-format") === "stream-json" && !flags.has("--verbose")) {
     fail("Error: When using --print, --output-format=stream-json requires --verbose");
   }
+  const systemFile = flags.get("--append-system-prompt-file");
+  if (systemFile !== undefined && !existsSync(systemFile)) fail(`Error: Append system prompt file not found: ${systemFile}`);
+  log({ pid: process.pid, prompt, system: systemFile !== undefined ? readFileSync(systemFile, "utf8") : (flags.get("--append-system-prompt") ?? "") });
+  await hangIfAsked({ type: "system", subtype: "status", status: "requesting" });
   const sessionId = flags.get("--resume") ?? crypto.randomUUID();
   if (!loggedIn) {
     print({ type: "result", subtype: "success", is_error: true, result: "Invalid API key · Please run /login", session_id: sessionId, num_turns: 0 });
@@ -142,8 +152,14 @@ async function codex(args: string[]): Promise<void> {
   }
   const resuming = flags.positional[0] === "resume";
   const threadId = resuming ? flags.positional[1]! : crypto.randomUUID();
-  const prompt = resuming ? flags.positional[2] : flags.positional[0];
-  if (!prompt) fail("No prompt provided.");
+  const given = resuming ? flags.positional[2] : flags.positional[0];
+  // No prompt argument, or `-`: the prompt is read from stdin.
+  const prompt = given === undefined || given === "-" ? await Bun.stdin.text() : given;
+  if (!prompt.trim()) fail("No prompt provided.");
+  const instructions = overrides.model_instructions_file;
+  if (instructions !== undefined && (typeof instructions !== "string" || !existsSync(instructions))) fail(`Error: failed to read model_instructions_file ${String(instructions)}`);
+  log({ pid: process.pid, prompt, system: instructions !== undefined ? readFileSync(instructions as string, "utf8") : String(overrides.developer_instructions ?? "") });
+  await hangIfAsked({ type: "item.updated", item: { id: "item_0", type: "reasoning", text: "" } });
   if (!loggedIn) {
     print({ type: "error", message: "Not logged in: run `codex login`" });
     process.exit(1);
@@ -202,13 +218,26 @@ async function codex(args: string[]): Promise<void> {
   await closeAll(clients);
 }
 
+/**
+ * `COPPERHEAD_STANDIN_HANG`: a CLI that started a helper of its own (a real one starts MCP
+ * servers and shells) and then never finishes its move, silent or printing `chatter` every 0.5 s.
+ */
+async function hangIfAsked(chatter: object): Promise<void> {
+  const mode = process.env.COPPERHEAD_STANDIN_HANG;
+  if (!mode) return;
+  const helper = Bun.spawn(["sleep", "600"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  log({ helper: helper.pid });
+  if (mode === "chatty") setInterval(() => print(chatter), 500);
+  await new Promise(() => {});
+}
+
 /** Flags as `--name value` (or a bare switch from `switches`), and the positional arguments. */
 function parseFlags(args: string[], switches: Set<string>) {
   const values = new Map<string, string>();
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    if (arg.startsWith("-")) {
+    if (arg.startsWith("-") && arg !== "-") {
       if (switches.has(arg)) values.set(arg, "");
       else values.set(arg, args[++i] ?? fail(`error: option '${arg}' argument missing`));
     } else positional.push(arg);

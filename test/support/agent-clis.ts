@@ -17,6 +17,10 @@ export interface StandIns {
   invocations(): string[][];
   /** The environment each MCP server the stand-ins started was given (the bridge's socket and token). */
   serverEnvs(): Record<string, string>[];
+  /** Each session's pid and the prompt and system prompt it read (on stdin, from a file). */
+  inputs(): { pid: number; prompt: string; system: string }[];
+  /** The pids of the helper processes hanging stand-ins started. */
+  helpers(): number[];
 }
 
 export async function standIns(): Promise<StandIns> {
@@ -36,10 +40,12 @@ export async function standIns(): Promise<StandIns> {
     env: (session, extra = {}) => ({ PATH: path, COPPERHEAD_STANDIN_SESSION: session, COPPERHEAD_STANDIN_LOG: log, ...extra }),
     invocations: () => entries(log).flatMap((e) => (e.args ? [e.args] : [])),
     serverEnvs: () => entries(log).flatMap((e) => (e.env ? [e.env] : [])),
+    inputs: () => entries(log).flatMap((e) => (e.pid !== undefined ? [{ pid: e.pid, prompt: e.prompt ?? "", system: e.system ?? "" }] : [])),
+    helpers: () => entries(log).flatMap((e) => (e.helper !== undefined ? [e.helper] : [])),
   };
 }
 
-function entries(log: string): { args?: string[]; env?: Record<string, string> }[] {
+function entries(log: string): { args?: string[]; env?: Record<string, string>; pid?: number; prompt?: string; system?: string; helper?: number }[] {
   return readFileSync(log, "utf8")
     .split("\n")
     .filter(Boolean)

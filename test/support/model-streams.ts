@@ -23,21 +23,31 @@ export interface StreamPacing {
   totalMs?: number;
   /** Send this many frames, then nothing more: the stream stays open and silent. */
   stallAfter?: number;
+  /**
+   * With `stallAfter`: instead of silence, an SSE comment (a keep-alive) this often, forever.
+   * The stream is never idle and never ends.
+   */
+  keepAliveMs?: number;
 }
 
 /** A `text/event-stream` response sending `frames`, paced as asked. */
 export function sseResponse(frames: SseFrame[], pacing: StreamPacing = {}): Response {
   const encoder = new TextEncoder();
   const interval = pacing.totalMs !== undefined ? pacing.totalMs / frames.length : pacing.intervalMs;
+  let keepAlive: ReturnType<typeof setInterval> | undefined;
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       for (const [i, frame] of frames.entries()) {
-        if (pacing.stallAfter !== undefined && i >= pacing.stallAfter) return;
+        if (pacing.stallAfter !== undefined && i >= pacing.stallAfter) {
+          if (pacing.keepAliveMs) keepAlive = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), pacing.keepAliveMs);
+          return;
+        }
         if (interval) await Bun.sleep(interval);
         controller.enqueue(encoder.encode(encodeFrame(frame)));
       }
       controller.close();
     },
+    cancel: () => clearInterval(keepAlive),
   });
   return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
 }

@@ -1,7 +1,9 @@
 /**
  * The HTTP behaviour shared by the real providers: plain `fetch` of a streamed answer
- * (server-sent events), an idle timeout (the call is given up when the server stays silent
- * too long, however long the whole answer takes), a cap on the bytes one answer may take,
+ * (server-sent events), an idle timeout (an attempt is given up when the server stays silent
+ * too long, however long the whole answer takes), a total deadline on the call (a server that
+ * keeps it alive with keep-alives or a byte at a time is never idle), a cap on the bytes one
+ * answer may take,
  * retries with exponential backoff and jitter on 429, 5xx, network failures and streams cut
  * short, `retry-after` honoured, and the caller's abort signal obeyed at once.
  *
@@ -9,7 +11,7 @@
  * passed through a redactor that knows the API key, so a key can never reach an error, a log
  * line or the transcript by way of a server echoing it back.
  */
-import { DEFAULT_PROVIDER_RETRIES, DEFAULT_PROVIDER_TIMEOUT_SECONDS } from "../../config/schema.ts";
+import { DEFAULT_PROVIDER_RETRIES, DEFAULT_PROVIDER_TIMEOUT_SECONDS, PROVIDER_DEADLINE_FACTOR } from "../../config/schema.ts";
 import { CopperheadError } from "../../errors.ts";
 import { makeRedactor } from "../../redact.ts";
 import { trimEndOf } from "../../util/text.ts";
@@ -21,6 +23,11 @@ export interface HttpOptions {
    * it) before the attempt is given up. Default {@link DEFAULT_IDLE_TIMEOUT_MS}.
    */
   idleTimeoutMs?: number;
+  /**
+   * The most the whole call may take, every attempt and backoff included, however steadily the
+   * server sends. Default {@link PROVIDER_DEADLINE_FACTOR} × the idle timeout.
+   */
+  deadlineMs?: number;
   /** Retries after the first attempt. Default 3. */
   maxRetries?: number;
   /** Backoff before retry n is about base × 2ⁿ, with jitter. Default 1 s. */
@@ -40,7 +47,7 @@ export interface HttpOptions {
  */
 export const DEFAULT_IDLE_TIMEOUT_MS = DEFAULT_PROVIDER_TIMEOUT_SECONDS * 1000;
 
-export const DEFAULT_HTTP_OPTIONS: Required<HttpOptions> = {
+export const DEFAULT_HTTP_OPTIONS: Required<Omit<HttpOptions, "deadlineMs">> = {
   idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
   maxRetries: DEFAULT_PROVIDER_RETRIES,
   backoffBaseMs: 1_000,
@@ -114,11 +121,36 @@ export function eventObject(data: string): Record<string, unknown> {
  */
 export async function postStreaming<T>(request: JsonPost, newReader: () => AnswerReader<T>, options: HttpOptions = {}, signal?: AbortSignal): Promise<T> {
   const opts = { ...DEFAULT_HTTP_OPTIONS, ...options };
+  const deadlineMs = options.deadlineMs ?? PROVIDER_DEADLINE_FACTOR * opts.idleTimeoutMs;
   const redact = makeRedactor({}, request.secrets);
   const payload = JSON.stringify(request.body);
+  const deadline = new AbortTimer(deadlineMs);
+  const stop: Stop = { caller: signal, deadline, deadlineMs };
+  try {
+    return await attempts(request, payload, newReader, opts, redact, stop);
+  } finally {
+    deadline.stop();
+  }
+}
+
+/** What ends a call from outside an attempt: the caller's signal, or the call's deadline. */
+interface Stop {
+  caller: AbortSignal | undefined;
+  deadline: AbortTimer;
+  deadlineMs: number;
+}
+
+async function attempts<T>(
+  request: JsonPost,
+  payload: string,
+  newReader: () => AnswerReader<T>,
+  opts: Required<Omit<HttpOptions, "deadlineMs">>,
+  redact: (text: string) => string,
+  stop: Stop,
+): Promise<T> {
   let attempt = 0;
   for (;;) {
-    const outcome = await attemptOnce(request, payload, newReader(), opts.idleTimeoutMs, redact, signal);
+    const outcome = await attemptOnce(request, payload, newReader(), opts.idleTimeoutMs, redact, stop);
     if (outcome.kind === "ok") return outcome.value;
     if (outcome.kind === "fatal") throw outcome.error;
     if (attempt >= opts.maxRetries) {
@@ -128,7 +160,9 @@ export async function postStreaming<T>(request: JsonPost, newReader: () => Answe
         { ...outcome.details, attempts: attempt + 1 },
         outcome.details.idleTimeoutMs !== undefined
           ? "The model server stopped sending; if it is a slow local model, raise providerTimeoutSeconds in .copperhead/config.json (or --provider-timeout, COPPERHEAD_PROVIDER_TIMEOUT)."
-          : "The model provider is unavailable or rate-limiting; try again later.",
+          : outcome.details.network
+            ? unreachableFix(request.url)
+            : "The model provider is unavailable or rate-limiting; try again later.",
       );
     }
     let delay = backoffDelay(attempt, opts.backoffBaseMs);
@@ -143,7 +177,7 @@ export async function postStreaming<T>(request: JsonPost, newReader: () => Answe
       }
       delay = Math.max(delay, outcome.retryAfterMs);
     }
-    await sleep(delay, signal, request.label);
+    await sleep(delay, stop, request.label, () => deadlineError(request.label, stop.deadlineMs, redact, outcome.reason));
     attempt++;
   }
 }
@@ -153,8 +187,11 @@ type Outcome<T> =
   | { kind: "fatal"; error: CopperheadError }
   | { kind: "retry"; reason: string; details: Record<string, unknown>; retryAfterMs?: number };
 
-/** An abort that fires when nothing arrived for `ms`; every arrival re-arms it. */
-class IdleTimer {
+/**
+ * An abort that fires after `ms`: the idle timer re-arms it on every arrival with
+ * {@link touch}, the call's deadline never does.
+ */
+class AbortTimer {
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout>;
   fired = false;
@@ -190,11 +227,13 @@ async function attemptOnce<T>(
   reader: AnswerReader<T>,
   idleTimeoutMs: number,
   redact: (text: string) => string,
-  signal: AbortSignal | undefined,
+  stop: Stop,
 ): Promise<Outcome<T>> {
+  const signal = stop.caller;
   if (signal?.aborted) return { kind: "fatal", error: cancelled(request.label) };
-  const idle = new IdleTimer(idleTimeoutMs);
-  const combined = signal ? AbortSignal.any([signal, idle.signal]) : idle.signal;
+  if (stop.deadline.fired) return { kind: "fatal", error: deadlineError(request.label, stop.deadlineMs, redact) };
+  const idle = new AbortTimer(idleTimeoutMs);
+  const combined = AbortSignal.any([...(signal ? [signal] : []), stop.deadline.signal, idle.signal]);
   try {
     const res = await fetch(request.url, {
       method: "POST",
@@ -231,6 +270,7 @@ async function attemptOnce<T>(
     return { kind: "ok", value: reader.whole(json) };
   } catch (err) {
     if (signal?.aborted) return { kind: "fatal", error: cancelled(request.label) };
+    if (stop.deadline.fired) return { kind: "fatal", error: deadlineError(request.label, stop.deadlineMs, redact) };
     if (idle.fired) {
       return { kind: "retry", reason: `the server sent nothing for ${formatSeconds(idleTimeoutMs)}`, details: { idleTimeoutMs } };
     }
@@ -239,15 +279,45 @@ async function attemptOnce<T>(
       if (err.retryable) return { kind: "retry", reason: redact(err.message), details: { stream: true } };
       return { kind: "fatal", error: providerError(redact, `${request.label}: ${err.message}`, {}, "The provider rejected the request; see the message for the reason.") };
     }
-    const message = err instanceof Error ? err.message : String(err);
-    return { kind: "retry", reason: `network error: ${redact(message)}`, details: { network: true } };
+    return { kind: "retry", reason: `network error reaching ${request.url}: ${redact(networkMessage(err))}`, details: { network: true, url: request.url } };
+  } finally {
+    idle.stop();
+  }
+}
+
+/**
+ * GETs a small JSON document from the provider (its model list): one attempt, ended by the idle
+ * timeout, read within {@link MAX_RESPONSE_BYTES}. Throws `provider_error` (with `details.status`
+ * for an HTTP error), redacted like every other provider error.
+ */
+export async function getJson(request: Omit<JsonPost, "body">, idleTimeoutMs: number = DEFAULT_IDLE_TIMEOUT_MS): Promise<unknown> {
+  const redact = makeRedactor({}, request.secrets);
+  const idle = new AbortTimer(idleTimeoutMs);
+  try {
+    const res = await fetch(request.url, { headers: request.headers, signal: idle.signal, redirect: "manual" });
+    idle.touch();
+    if (res.status < 200 || res.status >= 300) {
+      const text = await readText(res, idle, MAX_ERROR_BODY_BYTES);
+      const detail = errorDetail(text);
+      throw providerError(redact, `${request.label}: HTTP ${res.status}${detail ? `: ${detail}` : ""}`, { status: res.status, url: request.url }, fixFor(res.status, { ...request, body: undefined }));
+    }
+    const text = await readText(res, idle, MAX_RESPONSE_BYTES, request.label);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw providerError(redact, `${request.label}: the answer from ${request.url} was not valid JSON: ${excerpt(text)}`, { url: request.url }, "The server at the configured base URL does not speak this provider's API; check the base URL.");
+    }
+  } catch (err) {
+    if (err instanceof CopperheadError) throw err;
+    const why = idle.fired ? `the server sent nothing for ${formatSeconds(idleTimeoutMs)}` : networkMessage(err);
+    throw providerError(redact, `${request.label}: network error reaching ${request.url}: ${why}`, { network: true, url: request.url }, unreachableFix(request.url));
   } finally {
     idle.stop();
   }
 }
 
 /** Feeds the body's events to `reader` as they arrive, within {@link MAX_RESPONSE_BYTES}. */
-async function readEvents<T>(res: Response, reader: AnswerReader<T>, idle: IdleTimer, label: string): Promise<void> {
+async function readEvents<T>(res: Response, reader: AnswerReader<T>, idle: AbortTimer, label: string): Promise<void> {
   const parser = new SseParser();
   const decoder = new TextDecoder();
   let bytes = 0;
@@ -263,7 +333,7 @@ async function readEvents<T>(res: Response, reader: AnswerReader<T>, idle: IdleT
  * The body as text, at most `maxBytes`: past that an answer is refused (`refuseAs`, the
  * provider's label, given) or cut there (an error answer, whose message comes first).
  */
-async function readText(res: Response, idle: IdleTimer, maxBytes: number, refuseAs?: string): Promise<string> {
+async function readText(res: Response, idle: AbortTimer, maxBytes: number, refuseAs?: string): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";
   let bytes = 0;
@@ -279,7 +349,7 @@ async function readText(res: Response, idle: IdleTimer, maxBytes: number, refuse
 }
 
 /** The body's chunks, each arrival re-arming the idle timer; leaving early cancels the body. */
-async function* chunks(res: Response, idle: IdleTimer): AsyncGenerator<Uint8Array> {
+async function* chunks(res: Response, idle: AbortTimer): AsyncGenerator<Uint8Array> {
   if (!res.body) return;
   const body = res.body.getReader();
   try {
@@ -292,6 +362,15 @@ async function* chunks(res: Response, idle: IdleTimer): AsyncGenerator<Uint8Arra
   } finally {
     body.cancel().catch(() => {});
   }
+}
+
+/** A failed connection in words; Bun's own ask whether the machine can reach "the url" without naming it. */
+function networkMessage(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/\s*Is the computer able to access the url\?/, "");
+}
+
+function unreachableFix(url: string): string {
+  return `Nothing answered at ${new URL(url).origin}: check that the model server is running there and that the provider's base URL is right.`;
 }
 
 function responseCapError(label: string): CopperheadError {
@@ -372,6 +451,19 @@ function providerError(
   return new CopperheadError("provider_error", redact(message), { ...safe, fix });
 }
 
+/**
+ * The call ran past its total deadline: the server kept sending (keep-alives, a byte at a
+ * time) or kept failing in ways worth a retry, but never finished an answer in time.
+ */
+function deadlineError(label: string, deadlineMs: number, redact: (text: string) => string, lastFailure?: string): CopperheadError {
+  return providerError(
+    redact,
+    `${label}: the model call ran past its deadline of ${formatSeconds(deadlineMs)} without a complete answer${lastFailure ? ` (last attempt: ${lastFailure})` : ""}`,
+    { deadlineMs },
+    "The model server kept the call open without finishing its answer. If a slow model needs longer, raise providerDeadlineSeconds in .copperhead/config.json (or --provider-deadline, COPPERHEAD_PROVIDER_DEADLINE).",
+  );
+}
+
 function cancelled(label: string): CopperheadError {
   return new CopperheadError("provider_error", `${label}: the model call was cancelled`, {
     cancelled: true,
@@ -400,18 +492,21 @@ function backoffDelay(attempt: number, baseMs: number): number {
   return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined, label: string): Promise<void> {
+/** The backoff before the next attempt, cut short by the caller's cancel or the call's deadline. */
+function sleep(ms: number, stop: Stop, label: string, pastDeadline: () => CopperheadError): Promise<void> {
+  const signal = stop.caller ? AbortSignal.any([stop.caller, stop.deadline.signal]) : stop.deadline.signal;
+  const stopped = () => (stop.caller?.aborted ? cancelled(label) : pastDeadline());
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(cancelled(label));
+    if (signal.aborted) return reject(stopped());
     const onAbort = () => {
       clearTimeout(timer);
-      reject(cancelled(label));
+      reject(stopped());
     };
     const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
+      signal.removeEventListener("abort", onAbort);
       resolve();
     }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    signal.addEventListener("abort", onAbort, { once: true });
   });
 }
 

@@ -8,10 +8,10 @@
  * KiCad would make results depend on which one happened to be installed.
  */
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { CopperheadError } from "../../errors.ts";
 import { log } from "../../log.ts";
+import { userCacheDir } from "../../util/user-dirs.ts";
 import { execKicad, withScratchDir } from "./process.ts";
 
 export const KICAD_CLI_ENV = "COPPERHEAD_KICAD_CLI";
@@ -142,7 +142,7 @@ export function isExecutableFile(path: string): boolean {
  * cannot be read or written only costs the probe.
  */
 async function rememberedProbe(path: string): Promise<KicadCli> {
-  const file = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "copperhead", "kicad-cli.json");
+  const file = join(userCacheDir(), "kicad-cli.json");
   const stamp = kicadInstallStamp();
   let known: Record<string, KicadCli> = {};
   try {

@@ -2,19 +2,22 @@
  * `claude-code[:<model>]`: Claude Code's non-interactive print mode, with its saved login.
  *
  * What this relies on (pinned by the stand-in CLI the tests run):
- * - `claude -p <prompt> --output-format stream-json --verbose` prints one JSON event per line
- *   (stream-json needs --verbose): `system`/`init` with `session_id` and the `tools` the session
+ * - `claude -p --output-format stream-json --verbose` reads the prompt from stdin when none is
+ *   given as an argument, and prints one JSON event per line (stream-json needs --verbose): `system`/`init` with `session_id` and the `tools` the session
  *   has, `assistant` messages with `text` and `tool_use` content and `usage`, `user` messages
  *   with tool results, and a final `result` with `is_error`;
  * - `--tools ""` removes every built-in tool, and `--strict-mcp-config --mcp-config <file>`
  *   loads only the servers in that file, so copperhead's bridge is the session's only source
  *   of tools (its tools are named `mcp__copperhead__<tool>`); `--allowedTools mcp__copperhead`
  *   lets them run without a permission prompt;
- * - `--append-system-prompt`, `--model`, `--resume <session_id>`;
+ * - `--append-system-prompt-file <file>` (print mode; the CLI's help lists only its sibling
+ *   `--append-system-prompt <text>`, which would put the system prompt in the process table),
+ *   `--model`, `--resume <session_id>`;
  * - `claude auth status` exits 0 exactly when a login is saved; `claude login` saves one.
  * The `system`/`init` tool list is checked too: any tool that is not copperhead's stops the run.
  */
-import { tokenCount, TOOL_TIMEOUT_SECONDS, type AgentCliDriver, type CliEvent } from "./session.ts";
+import { join } from "node:path";
+import { SYSTEM_PROMPT_FILE, tokenCount, TOOL_TIMEOUT_SECONDS, type AgentCliDriver, type CliEvent } from "./driver.ts";
 
 const SERVER = "copperhead";
 const PREFIX = `mcp__${SERVER}__`;
@@ -26,11 +29,10 @@ export const claudeCodeDriver: AgentCliDriver = {
   install: "Install Claude Code (npm install -g @anthropic-ai/claude-code)",
   login: "claude login",
   loginStatusArgs: ["auth", "status"],
-  launch({ prompt, system, model, resume, bridge }) {
+  launch({ prompt, system, model, resume, bridge, dir }) {
     const config = { mcpServers: { [SERVER]: { type: "stdio", command: bridge.command, args: bridge.args, env: bridge.env } } };
     const args = [
       "-p",
-      prompt,
       "--output-format",
       "stream-json",
       "--verbose",
@@ -41,8 +43,8 @@ export const claudeCodeDriver: AgentCliDriver = {
       "mcp-config.json",
       "--allowedTools",
       `mcp__${SERVER}`,
-      "--append-system-prompt",
-      system,
+      "--append-system-prompt-file",
+      join(dir, SYSTEM_PROMPT_FILE),
       ...(model ? ["--model", model] : []),
       ...(resume ? ["--resume", resume] : []),
     ];
@@ -51,7 +53,8 @@ export const claudeCodeDriver: AgentCliDriver = {
     // sees a placeholder, not the tool): ENABLE_TOOL_SEARCH=false offers every one of them.
     return {
       args,
-      files: { "mcp-config.json": JSON.stringify(config) },
+      files: { "mcp-config.json": JSON.stringify(config), [SYSTEM_PROMPT_FILE]: system },
+      stdin: prompt,
       env: { MCP_TOOL_TIMEOUT: String(TOOL_TIMEOUT_SECONDS * 1000), MCP_TIMEOUT: "60000", ENABLE_TOOL_SEARCH: "false" },
     };
   },

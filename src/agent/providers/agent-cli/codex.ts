@@ -2,11 +2,16 @@
  * `codex[:<model>]`: the Codex CLI's `exec` mode, with its saved login.
  *
  * What this relies on (pinned by the stand-in CLI the tests run):
- * - `codex [-c key=value]… exec --json … <prompt>` prints one JSON event per line:
+ * - `codex [-c key=value]… exec --json … -` reads the prompt from stdin and prints one JSON
+ *   event per line:
  *   `thread.started` (`thread_id`), `item.started`/`item.completed` items (`agent_message`,
  *   `reasoning`, `mcp_tool_call`, `command_execution`, `file_change`, `web_search`…),
- *   `turn.completed` with `usage`, `turn.failed` and `error`; `exec … resume <thread_id> <prompt>`
+ *   `turn.completed` with `usage`, `turn.failed` and `error`; `exec … resume <thread_id> -`
  *   continues a thread;
+ * - `-c model_instructions_file=<file>` gives the model copperhead's system prompt, read from
+ *   a file, in place of Codex's own instructions (which describe the shell and file tools the run
+ *   switches off); the pinned version sends it as the first developer message. Codex's inline
+ *   `developer_instructions` would put it in the process table, readable by any local user;
  * - `-c` overrides (TOML values) placed before `exec`; `--ignore-user-config` and
  *   `--ignore-rules` leave the user's config.toml (and the MCP servers and hooks in it) out
  *   while the saved login in CODEX_HOME still works; `features.shell_tool=false` removes the
@@ -23,7 +28,8 @@
  * Any item that is not the agent's words or a call to copperhead's server stops the run.
  */
 import { userProviderOverrides } from "./codex-provider.ts";
-import { tokenCount, TOOL_TIMEOUT_SECONDS, type AgentCliDriver, type CliEvent } from "./session.ts";
+import { join } from "node:path";
+import { SYSTEM_PROMPT_FILE, tokenCount, TOOL_TIMEOUT_SECONDS, type AgentCliDriver, type CliEvent } from "./driver.ts";
 
 const SERVER = "copperhead";
 
@@ -43,7 +49,7 @@ export const codexDriver: AgentCliDriver = {
   install: "Install the Codex CLI (npm install -g @openai/codex)",
   login: "codex login",
   loginStatusArgs: ["login", "status"],
-  launch({ prompt, system, model, resume, bridge, env }) {
+  launch({ prompt, system, model, resume, bridge, dir, env }) {
     const overrides: Record<string, string> = {
       // The user's own model provider, the one thing kept from their config (codex-provider.ts).
       ...Object.fromEntries(userProviderOverrides(env)),
@@ -59,7 +65,7 @@ export const codexDriver: AgentCliDriver = {
       "features.plugins": "false",
       web_search: toml("disabled"),
       approval_policy: toml("never"),
-      developer_instructions: toml(system),
+      model_instructions_file: toml(join(dir, SYSTEM_PROMPT_FILE)),
       [`mcp_servers.${SERVER}.command`]: toml(bridge.command),
       [`mcp_servers.${SERVER}.args`]: `[${bridge.args.map(toml).join(", ")}]`,
       // The bridge's socket and token reach it through Codex's environment, not its argv.
@@ -83,9 +89,10 @@ export const codexDriver: AgentCliDriver = {
       "read-only",
       ...(model ? ["--model", model] : []),
       ...(resume ? ["resume", resume] : []),
-      prompt,
+      // The prompt comes on stdin.
+      "-",
     ];
-    return { args, env: bridge.env };
+    return { args, files: { [SYSTEM_PROMPT_FILE]: system }, env: bridge.env, stdin: prompt };
   },
   readEvent(event) {
     const out: CliEvent[] = [];

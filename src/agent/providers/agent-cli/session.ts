@@ -12,53 +12,20 @@
  * When the CLI ends its session without calling `finish`, the turn ends with its last words,
  * and the loop's nudge resumes the same session. A CLI that uses a tool it was not given (its
  * shell, its file tools, another MCP server), or calls a tool the run did not list, is stopped
- * at once and the run fails with `provider_error`.
+ * at once and the run fails with `provider_error`; so is one that stays silent past the idle
+ * timeout or takes longer than the call's deadline for its next move.
+ *
+ * The stages of a session each live in their own module: the process (spawn, the prompt on
+ * stdin, its output, teardown of its process group) in cli-process.ts, the event stream read
+ * into the turn's words and usage in turn.ts, and the deadlines of each call in deadlines.ts.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import type { Subprocess } from "bun";
 import { CopperheadError } from "../../../errors.ts";
-import type { ContentBlock, ModelProvider, ModelRequest, ModelResponse, ToolUseBlock, Usage } from "../../model.ts";
+import type { ModelProvider, ModelRequest, ModelResponse, ToolResultBlock, ToolUseBlock, Usage } from "../../model.ts";
 import { openToolBridge, type BridgeCall, type ToolBridge } from "./bridge.ts";
-
-/** One line of the CLI's JSON event stream, in the terms the adapter needs. */
-export type CliEvent =
-  | { type: "session"; id: string }
-  | { type: "text"; text: string }
-  | { type: "usage"; inputTokens: number; outputTokens: number }
-  /** The CLI has, or used, a tool copperhead did not give it. */
-  | { type: "foreign_tool"; name: string }
-  | { type: "failed"; message: string };
-
-export interface LaunchOptions {
-  prompt: string;
-  system: string;
-  model?: string;
-  /** The session to continue, when the CLI already ended one this run. */
-  resume?: string;
-  /** How the CLI starts the bridge: this binary's `mcp-bridge`, with the run's socket. */
-  bridge: { command: string; args: string[]; env: Record<string, string> };
-  /** The private folder the CLI runs in. */
-  dir: string;
-  /** The environment the CLI runs with (where its own config lives). */
-  env: Record<string, string | undefined>;
-}
-
-/** What differs between CLIs: flags, files and the event format. */
-export interface AgentCliDriver {
-  /** `claude-code` or `codex`. */
-  readonly provider: string;
-  /** The executable looked up on PATH. */
-  readonly executable: string;
-  readonly product: string;
-  readonly install: string;
-  /** The command that saves a login, named in every login error. */
-  readonly login: string;
-  /** Arguments that exit 0 exactly when a login is saved. */
-  readonly loginStatusArgs: string[];
-  launch(options: LaunchOptions): { args: string[]; files?: Record<string, string>; env?: Record<string, string> };
-  readEvent(event: Record<string, unknown>): CliEvent[];
-}
+import { CliProcess } from "./cli-process.ts";
+import { CallDeadlines, expiredError, type CallLimits } from "./deadlines.ts";
+import { notInstalledError, type AgentCliDriver } from "./driver.ts";
+import { Inbox, TurnRecord, type Incoming } from "./turn.ts";
 
 export interface AgentCliOptions {
   /** The model id after the colon, passed to the CLI's own `--model`. */
@@ -66,43 +33,35 @@ export interface AgentCliOptions {
   /** How to start this binary (`mcp-bridge` is appended). */
   selfCommand: string[];
   env?: Record<string, string | undefined>;
+  /** The idle timeout and the total deadline of each model call (see deadlines.ts). */
+  limits: CallLimits;
+  /** Where the model is chosen, for errors (`howToPickModel` in providers/index.ts). */
+  howToPickModel: string;
 }
-
-type Incoming =
-  | { kind: "call"; block: ToolUseBlock; call: BridgeCall }
-  | { kind: "exit"; code: number }
-  | { kind: "stopped"; detail: string };
 
 /** How long a CLI may take to end its turn once the run is over, before it is stopped. */
 const CLOSE_GRACE_MS = 10_000;
-
-/** Long enough for a full check of a big design inside `finish`. */
-export const TOOL_TIMEOUT_SECONDS = 3600;
 
 export type AgentCliProvider = ModelProvider & { preflight(): Promise<void>; close(): Promise<Usage> };
 
 export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCliOptions): AgentCliProvider {
   const env = options.env ?? process.env;
   const label = `${driver.provider}${options.model ? `:${options.model}` : ""} (your logged-in ${driver.product} CLI)`;
-  let bridge: ToolBridge | undefined;
-  let child: Subprocess<"ignore", "pipe", "pipe"> | undefined;
-  let session: string | undefined;
-  let stderrTail = "";
-  let failure: string | undefined;
-  let toolNames = new Set<string>();
-  const inbox: Incoming[] = [];
-  let wake: (() => void) | undefined;
+  const OVER = "The copperhead run is over; end your turn now without calling tools.";
+  const inbox = new Inbox();
+  const turn = new TurnRecord(driver, (name) =>
+    inbox.push({ kind: "stopped", detail: `the ${driver.product} CLI has or used ${name}, a tool copperhead did not give it; copperhead stopped it` }),
+  );
+  /** The CLI's calls the loop is answering, by the tool_use id they were given. */
   const awaiting = new Map<string, BridgeCall>();
-  const pending = { text: [] as string[], usage: { inputTokens: 0, outputTokens: 0 } as Usage };
+  let bridge: ToolBridge | undefined;
+  let cli: CliProcess | undefined;
+  /** The deadlines of the call in progress, which the CLI's output keeps alive. */
+  let clock: CallDeadlines | undefined;
+  let toolNames = new Set<string>();
   let callCount = 0;
   /** Set once the run is over: every call from then on is answered at once with the news. */
   let over = false;
-  const OVER = "The copperhead run is over; end your turn now without calling tools.";
-
-  const push = (item: Incoming) => {
-    inbox.push(item);
-    wake?.();
-  };
 
   const openBridge = (): ToolBridge => {
     const opened = openToolBridge();
@@ -113,112 +72,75 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
       }
       if (!toolNames.has(call.name)) {
         call.reply({ content: `copperhead gave you no tool called ${call.name}`, isError: true });
-        push({ kind: "stopped", detail: `the ${driver.product} CLI called ${JSON.stringify(call.name)}, a tool copperhead did not give it; copperhead stopped it` });
+        inbox.push({ kind: "stopped", detail: `the ${driver.product} CLI called ${JSON.stringify(call.name)}, a tool copperhead did not give it; copperhead stopped it` });
         return;
       }
       const block: ToolUseBlock = { type: "tool_use", id: `cli-${++callCount}`, name: call.name, input: call.arguments ?? {} };
-      push({ kind: "call", block, call });
+      inbox.push({ kind: "call", block, call });
     });
     return opened;
   };
 
-  const start = (prompt: string, system: string) => {
+  /** A CLI process for a new prompt, resuming the CLI's own session when it has one. */
+  const start = (prompt: string, system: string): void => {
     const dir = bridge!.dir;
-    const launch = driver.launch({
-      prompt,
-      system,
-      model: options.model,
-      resume: session,
-      dir,
-      env,
-      bridge: { command: options.selfCommand[0]!, args: [...options.selfCommand.slice(1), "mcp-bridge"], env: bridge!.env },
-    });
-    for (const [name, text] of Object.entries(launch.files ?? {})) writeFileSync(join(dir, name), text, { mode: 0o600 });
-    const childEnv: Record<string, string> = {};
-    for (const [key, value] of Object.entries({ ...env, ...launch.env })) if (value !== undefined) childEnv[key] = value;
-    failure = undefined;
-    stderrTail = "";
-    const proc = Bun.spawn([driver.executable, ...launch.args], { cwd: dir, env: childEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-    child = proc;
-    void (async () => {
-      await Promise.all([readEvents(proc.stdout), readStderr(proc.stderr)]);
-      const code = await proc.exited;
-      if (child === proc) child = undefined;
-      push({ kind: "exit", code });
-    })();
+    const bridgeCommand = { command: options.selfCommand[0]!, args: [...options.selfCommand.slice(1), "mcp-bridge"], env: bridge!.env };
+    const launch = driver.launch({ prompt, system, model: options.model, resume: turn.session, dir, env, bridge: bridgeCommand });
+    turn.failure = undefined;
+    const proc: CliProcess = CliProcess.start(
+      { executable: driver.executable, args: launch.args, dir, files: launch.files, env: { ...env, ...launch.env }, stdin: launch.stdin },
+      {
+        line: (text) => turn.line(text),
+        activity: () => clock?.touch(),
+        exit: (code) => {
+          if (cli === proc) cli = undefined;
+          // What it started may still run: the group goes with it.
+          void proc.stop();
+          inbox.push({ kind: "exit", code, stderr: proc.stderrTail });
+        },
+      },
+    );
+    cli = proc;
   };
 
-  const readEvents = async (stream: ReadableStream<Uint8Array>) => {
-    let buffer = "";
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let newline: number;
-      while ((newline = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, newline).trim();
-        buffer = buffer.slice(newline + 1);
-        if (line) handleLine(line);
-      }
-    }
-    if (buffer.trim()) handleLine(buffer.trim());
+  const stopCli = async (): Promise<void> => {
+    const proc = cli;
+    cli = undefined;
+    await proc?.stop();
   };
 
-  const handleLine = (line: string) => {
-    let event: unknown;
+  /** The CLI's next move (a tool call, its exit, a safety stop), within the call's deadlines. */
+  const nextMove = async (signal: AbortSignal | undefined): Promise<Incoming> => {
+    const deadlines = new CallDeadlines(options.limits, () => inbox.poke());
+    clock = deadlines;
+    const onAbort = () => inbox.poke();
+    signal?.addEventListener("abort", onAbort);
     try {
-      event = JSON.parse(line);
-    } catch {
-      return; // chatter that is not an event (some CLIs print notices on stdout)
-    }
-    if (!event || typeof event !== "object") return;
-    for (const e of driver.readEvent(event as Record<string, unknown>)) {
-      if (e.type === "session") session = e.id;
-      else if (e.type === "text") pending.text.push(e.text);
-      else if (e.type === "usage") {
-        pending.usage.inputTokens += e.inputTokens;
-        pending.usage.outputTokens += e.outputTokens;
-      } else if (e.type === "failed") failure = e.message;
-      else if (e.type === "foreign_tool") {
-        push({ kind: "stopped", detail: `the ${driver.product} CLI has or used ${e.name}, a tool copperhead did not give it; copperhead stopped it` });
+      for (;;) {
+        const item = inbox.take();
+        if (item) return item;
+        if (signal?.aborted) throw cancelled();
+        if (deadlines.fired) throw expiredError(driver.product, deadlines.fired);
+        await inbox.changed();
       }
+    } finally {
+      deadlines.stop();
+      clock = undefined;
+      signal?.removeEventListener("abort", onAbort);
     }
   };
 
-  const readStderr = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) stderrTail = (stderrTail + decoder.decode(chunk, { stream: true })).slice(-2000);
+  /** The loop's tool results (and the notes it adds after them) become the answers to the CLI's calls. */
+  const answerCalls = (content: ModelRequest["messages"][number]["content"]): void => {
+    const results = content.filter((b): b is ToolResultBlock => b.type === "tool_result");
+    const notes = content.flatMap((b) => (b.type === "text" ? [b.text] : []));
+    results.forEach((result, i) => {
+      const call = awaiting.get(result.toolUseId);
+      awaiting.delete(result.toolUseId);
+      const text = i === results.length - 1 && notes.length ? [result.content, ...notes].join("\n\n") : result.content;
+      call?.reply({ content: text, isError: result.isError === true, ...(result.images?.length ? { images: result.images } : {}) });
+    });
   };
-
-  const stopChild = async () => {
-    const proc = child;
-    child = undefined;
-    if (!proc) return;
-    proc.kill("SIGTERM");
-    if (!(await exitsWithin(proc, 3000))) proc.kill("SIGKILL");
-  };
-
-  const next = async (signal?: AbortSignal): Promise<Incoming> => {
-    for (;;) {
-      // A safety stop overtakes calls queued before it.
-      const stop = inbox.findIndex((i) => i.kind === "stopped");
-      const item = stop >= 0 ? inbox.splice(stop, 1)[0] : inbox.shift();
-      if (item) return item;
-      if (signal?.aborted) throw cancelled();
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        signal?.addEventListener("abort", () => resolve(), { once: true });
-      });
-      wake = undefined;
-    }
-  };
-
-  const takeUsage = (): Usage => {
-    const usage = pending.usage;
-    pending.usage = { inputTokens: 0, outputTokens: 0 };
-    return usage;
-  };
-
-  const takeText = (): ContentBlock[] => pending.text.splice(0).map((text) => ({ type: "text", text }));
 
   const providerError = (message: string) => {
     const loginHint = /log ?in|logged|api key|auth|401|403|credential/i.test(message);
@@ -235,7 +157,7 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
     supportsImages: true,
     async preflight() {
       const path = Bun.which(driver.executable, { PATH: env.PATH ?? "" });
-      if (!path) throw notInstalledError(driver);
+      if (!path) throw notInstalledError(driver, options.howToPickModel);
       const status = Bun.spawn([path, ...driver.loginStatusArgs], { env: env as Record<string, string>, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
       if ((await status.exited) !== 0) {
         throw new CopperheadError("cli_not_logged_in", `${driver.product} is installed but not logged in (\`${driver.executable} ${driver.loginStatusArgs.join(" ")}\` failed).`, {
@@ -248,81 +170,48 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
       bridge.setTools(request.tools);
       toolNames = new Set(request.tools.map((t) => t.name));
       const last = request.messages[request.messages.length - 1];
-      const results = last?.content.filter((b) => b.type === "tool_result") ?? [];
-      if (results.length > 0) {
-        const notes = last!.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
-        results.forEach((result, i) => {
-          const call = awaiting.get(result.toolUseId);
-          awaiting.delete(result.toolUseId);
-          const content = i === results.length - 1 && notes.length ? [result.content, ...notes].join("\n\n") : result.content;
-          call?.reply({ content, isError: result.isError === true, ...(result.images?.length ? { images: result.images } : {}) });
-        });
-      } else {
+      if (last?.content.some((b) => b.type === "tool_result")) answerCalls(last.content);
+      else {
         const prompt = last?.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n") ?? "";
-        if (child) await stopChild();
+        await stopCli();
         start(prompt, request.system);
       }
       let item: Incoming;
       try {
-        item = await next(signal);
+        item = await nextMove(signal);
       } catch (err) {
-        await stopChild();
+        await stopCli();
         throw err;
       }
       if (item.kind === "stopped") {
-        await stopChild();
+        await stopCli();
         throw new CopperheadError("provider_error", item.detail, { fix: `This is a safety stop: copperhead gives ${driver.product} only its own tools. Report it if it happens with an unmodified CLI.` });
       }
       if (item.kind === "exit") {
         if (item.code !== 0) {
-          const why = failure ?? (stderrTail.trim().split("\n").pop() || `exit code ${item.code}`);
+          const why = turn.failure ?? (item.stderr.trim().split("\n").pop() || `exit code ${item.code}`);
           throw providerError(`${driver.product} ended with an error: ${why}`);
         }
-        const text = takeText();
-        return { content: text.length ? text : [{ type: "text", text: "(the CLI ended its turn without a word)" }], stopReason: "end_turn", usage: takeUsage() };
+        const text = turn.takeText();
+        return { content: text.length ? text : [{ type: "text", text: "(the CLI ended its turn without a word)" }], stopReason: "end_turn", usage: turn.takeUsage() };
       }
-      const calls = [item, ...inbox.splice(0).filter((i): i is Extract<Incoming, { kind: "call" }> => i.kind === "call")];
+      const calls = [item, ...inbox.takeCalls()];
       for (const c of calls) awaiting.set(c.block.id, c.call);
-      return { content: [...takeText(), ...calls.map((c) => c.block)], stopReason: "tool_use", usage: takeUsage() };
+      return { content: [...turn.takeText(), ...calls.map((c) => c.block)], stopReason: "tool_use", usage: turn.takeUsage() };
     },
     async close() {
       over = true;
-      const proc = child;
-      for (const call of [...awaiting.values(), ...inbox.flatMap((i) => (i.kind === "call" ? [i.call] : []))]) call.reply({ content: OVER, isError: true });
-      inbox.length = 0;
+      const proc = cli;
+      for (const call of [...awaiting.values(), ...inbox.clear()]) call.reply({ content: OVER, isError: true });
       awaiting.clear();
       // A CLI reports some usage only as its turn ends: give it a moment to end on its own.
-      if (proc) await exitsWithin(proc, CLOSE_GRACE_MS);
-      await stopChild();
+      if (proc) await proc.exitsWithin(CLOSE_GRACE_MS);
+      await stopCli();
       bridge?.close();
       bridge = undefined;
-      return takeUsage();
+      return turn.takeUsage();
     },
   };
-}
-
-/** A token count from a CLI's event, or 0 when it is missing or malformed. */
-export function tokenCount(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-}
-
-export function notInstalledError(driver: AgentCliDriver): CopperheadError {
-  return new CopperheadError("cli_not_found", `${driver.product}'s \`${driver.executable}\` is not on PATH.`, {
-    fix: `${driver.install}, run \`${driver.login}\`, then run the change again; or pick another model with --model.`,
-  });
-}
-
-/** Whether `proc` exits within `ms`; the timer never outlives the answer (it would hold the process open). */
-async function exitsWithin(proc: Subprocess, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([proc.exited.then(() => true as const), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function cancelled(): CopperheadError {

@@ -1,0 +1,11 @@
+/**
+ * The user's own folders for what copperhead keeps between runs outside any repository: the
+ * XDG base directories, with their usual defaults.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** `$XDG_CACHE_HOME/copperhead` (default `~/.cache/copperhead`): what can be rebuilt at any time. */
+export function userCacheDir(env: Record<string, string | undefined> = process.env): string {
+  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "copperhead");
+}
