@@ -4,7 +4,7 @@
  * centre), and zone fills, which join whatever copper of their net they touch on their layer (a
  * pad on a pour joins it by its thermal spokes). Each net's copper falls into islands; a net of
  * n islands needs n − 1 more connections, which is what KiCad's DRC lists as unconnected items
- * and its ratsnest draws.
+ * and its ratsnest draws. An island of pour alone is isolated copper, not an island here.
  *
  * The fills are the saved ones: what KiCad would show before it refills.
  */
@@ -62,7 +62,9 @@ export function netIslands(board: Board, wanted?: (net: string) => boolean): Net
       add(zone.net, { kind: "fill", name: `the ${zone.net} pour on ${fill.layer}`, layers: new Set([fill.layer]), box, anchors: [fill.points[0]!], outline: new IndexedOutline(fill.points), shape: () => (shape ??= polygon(fill.points)) });
     }
   }
-  return [...byNet].map(([net, pieces]) => ({ net, islands: islandsOf(pieces) }));
+  // A piece of pour that touches nothing else of its net is isolated copper (a DRC warning of
+  // its own), not a connection left open: KiCad's ratsnest leaves it out, and so do these.
+  return [...byNet].map(([net, pieces]) => ({ net, islands: islandsOf(pieces).filter((island) => island.some((piece) => piece.kind !== "fill")) }));
 }
 
 function itemPiece(item: BoardItem, kind: CopperPiece["kind"], name: string): CopperPiece {
