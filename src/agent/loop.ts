@@ -12,7 +12,7 @@
 import { asCopperheadError, CopperheadError } from "../errors.ts";
 import type { Proposal } from "../spec/proposal.ts";
 import type { RunContext } from "./context.ts";
-import type { ContentBlock, Message, ModelProvider, ModelRequest, ToolImage, ToolUseBlock, Usage } from "./model.ts";
+import { addUsage, emptyUsage, type ContentBlock, type Message, type ModelProvider, type ModelRequest, type ToolImage, type ToolUseBlock, type UsageTotals } from "./model.ts";
 import type { ProgressListener } from "./progress.ts";
 import { redactDeep } from "../redact.ts";
 import { exceedsNesting, MAX_NESTING } from "../util/nesting.ts";
@@ -61,7 +61,7 @@ export interface LoopOptions {
 
 export interface LoopResult {
   end: LoopEnd;
-  usage: { turns: number; inputTokens: number; outputTokens: number };
+  usage: UsageTotals;
 }
 
 /** Room for reasoning models to think and still call tools. */
@@ -75,7 +75,7 @@ export const MAX_TOOL_CALLS_PER_TURN = 64;
 export const MAX_TOOL_ARGUMENT_BYTES = 1024 * 1024;
 
 export async function runLoop(options: LoopOptions): Promise<LoopResult> {
-  const usage = { turns: 0, inputTokens: 0, outputTokens: 0 };
+  const usage = emptyUsage();
   try {
     return await converse(options, usage);
   } finally {
@@ -310,11 +310,6 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
     ...(outcome.images ? { images: outcome.images.length } : {}),
   });
   return outcome;
-}
-
-function addUsage(total: { inputTokens: number; outputTokens: number }, usage: Usage): void {
-  total.inputTokens += usage.inputTokens;
-  total.outputTokens += usage.outputTokens;
 }
 
 function firstLine(text: string): string {

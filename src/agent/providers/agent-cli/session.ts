@@ -25,7 +25,7 @@ import { openToolBridge, type BridgeCall, type ToolBridge } from "./bridge.ts";
 export type CliEvent =
   | { type: "session"; id: string }
   | { type: "text"; text: string }
-  | { type: "usage"; inputTokens: number; outputTokens: number }
+  | ({ type: "usage" } & Usage)
   /** The CLI has, or used, a tool copperhead did not give it. */
   | { type: "foreign_tool"; name: string }
   | { type: "failed"; message: string };
@@ -175,8 +175,8 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
       if (e.type === "session") session = e.id;
       else if (e.type === "text") pending.text.push(e.text);
       else if (e.type === "usage") {
-        pending.usage.inputTokens += e.inputTokens;
-        pending.usage.outputTokens += e.outputTokens;
+        const { type: _, ...usage } = e;
+        pending.usage = addCallUsage(pending.usage, usage);
       } else if (e.type === "failed") failure = e.message;
       else if (e.type === "foreign_tool") {
         push({ kind: "stopped", detail: `the ${driver.product} CLI has or used ${e.name}, a tool copperhead did not give it; copperhead stopped it` });
@@ -302,6 +302,14 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
 }
 
 /** A token count from a CLI's event, or 0 when it is missing or malformed. */
+/** Two usage reports as one; the cache counts appear once either has them. */
+function addCallUsage(a: Usage, b: Usage): Usage {
+  const sum: Usage = { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+  if (a.cacheReadTokens !== undefined || b.cacheReadTokens !== undefined) sum.cacheReadTokens = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
+  if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined) sum.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
+  return sum;
+}
+
 export function tokenCount(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }
