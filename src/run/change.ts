@@ -5,6 +5,7 @@
  * anything is left for it, starts with the edit tools unlocked, and otherwise the result is
  * verified once.
  */
+import { contextOptions } from "../agent/history.ts";
 import { runLoop, type LoopEnd } from "../agent/loop.ts";
 import { editState } from "./edit-state.ts";
 import { adoptPrepared, approveProposal } from "./propose.ts";
@@ -35,6 +36,7 @@ export async function change(run: RunState): Promise<LoopEnd> {
       approve: ({ args }) => approveProposal(run, args),
       verify: () => verify(run),
       editState: () => editState(ctx),
+      context: contextOptions(options.config.contextBudgetTokens, options.provider),
     });
     end = result.end;
     summary.usage = result.usage;
