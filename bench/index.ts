@@ -2,6 +2,7 @@
 import { benchBoardFinish } from "./board-finish.bench.ts";
 import { benchBoardSync } from "./board-sync.bench.ts";
 import { benchCheck } from "./check.bench.ts";
+import { benchContext } from "./context.bench.ts";
 import { benchDiff } from "./diff.bench.ts";
 import { benchDo } from "./do.bench.ts";
 import { benchEdit } from "./edit.bench.ts";
@@ -24,5 +25,6 @@ await benchBoardFinish();
 await benchDiff();
 await benchRollback();
 await benchDo();
+await benchContext();
 await benchMcp();
 await benchView();
