@@ -2,6 +2,7 @@
 import { benchBoardFinish } from "./board-finish.bench.ts";
 import { benchBoardSync } from "./board-sync.bench.ts";
 import { benchCheck } from "./check.bench.ts";
+import { benchContext } from "./context.bench.ts";
 import { benchDiff } from "./diff.bench.ts";
 import { benchDiffRender } from "./diff-render.bench.ts";
 import { benchDo } from "./do.bench.ts";
@@ -26,5 +27,6 @@ await benchDiff();
 await benchDiffRender();
 await benchRollback();
 await benchDo();
+await benchContext();
 await benchMcp();
 await benchView();

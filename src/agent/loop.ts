@@ -12,7 +12,8 @@
 import { asCopperheadError, CopperheadError } from "../errors.ts";
 import type { Proposal } from "../spec/proposal.ts";
 import type { RunContext } from "./context.ts";
-import type { ContentBlock, Message, ModelProvider, ModelRequest, ToolImage, ToolUseBlock, Usage } from "./model.ts";
+import { History, type ContextOptions } from "./history.ts";
+import { addUsage, emptyUsage, type ContentBlock, type Message, type ModelProvider, type ModelRequest, type ToolImage, type ToolUseBlock, type UsageTotals } from "./model.ts";
 import type { ProgressListener } from "./progress.ts";
 import { redactDeep } from "../redact.ts";
 import { exceedsNesting, MAX_NESTING } from "../util/nesting.ts";
@@ -62,11 +63,13 @@ export interface LoopOptions {
    * that ends by an error thrown mid-conversation still records what the model used.
    */
   usage?: LoopResult["usage"];
+  /** The request budget and whether the history is compacted to it (agent/history.ts). */
+  context: ContextOptions;
 }
 
 export interface LoopResult {
   end: LoopEnd;
-  usage: { turns: number; inputTokens: number; outputTokens: number };
+  usage: UsageTotals;
 }
 
 /** Room for reasoning models to think and still call tools. */
@@ -80,7 +83,7 @@ export const MAX_TOOL_CALLS_PER_TURN = 64;
 export const MAX_TOOL_ARGUMENT_BYTES = 1024 * 1024;
 
 export async function runLoop(options: LoopOptions): Promise<LoopResult> {
-  const usage = options.usage ?? { turns: 0, inputTokens: 0, outputTokens: 0 };
+  const usage = options.usage ?? emptyUsage();
   try {
     return await converse(options, usage);
   } finally {
@@ -97,7 +100,8 @@ interface Conversation {
   readonly progress: ProgressListener;
   /** The system prompt, tools and token budget: fixed for the whole conversation. */
   readonly prefix: Omit<ModelRequest, "messages">;
-  readonly messages: Message[];
+  /** What the model has said and been told, compacted to the request budget. */
+  readonly history: History;
   phase: "propose" | "edit";
   repairCycles: number;
   /** Model calls in a row that called no tool. */
@@ -117,11 +121,12 @@ async function converse(options: LoopOptions, usage: LoopResult["usage"]): Promi
     // The system prompt and tool list stay fixed for the whole conversation (providers that
     // cache or verify the prefix reject changes); locked tools are refused per call instead.
     prefix: { system: systemPrompt(options.ctx), tools: options.tools.map(toolSpec), maxTokens: MAX_TOKENS },
-    messages: [{ role: "user", content: [{ type: "text", text: redact(options.request) }] }],
+    history: new History(options.context),
     phase: options.startInEditPhase ? "edit" : "propose",
     repairCycles: 0,
     idle: 0,
   };
+  talk.history.push({ role: "user", content: [{ type: "text", text: redact(options.request) }] });
   talk.progress(
     talk.phase === "propose"
       ? { type: "phase", phase: "propose", message: "the model studies the design and proposes a change" }
@@ -145,16 +150,18 @@ const ENDS_RUN = new Set<string>(["internal_error", "kicad_python_missing"]);
 
 /** One model call and the tool calls it makes; how the run ends, when this turn ends it. */
 async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
-  const { options, usage, messages } = talk;
+  const { options, usage, history } = talk;
   const failed = (reason: Extract<LoopEnd, { kind: "failed" }>["reason"], detail: string): LoopEnd => ({ kind: "failed", reason, detail, repairCycles: talk.repairCycles });
   if (options.signal?.aborted) return failed("cancelled", "cancelled by the user");
   if (usage.turns >= options.maxTurns) return failed("turn_budget_exhausted", `the model used all ${options.maxTurns} turns`);
   usage.turns++;
   talk.progress({ type: "turn", turn: usage.turns, maxTurns: options.maxTurns });
-  options.transcript.append({ type: "model_request", turn: usage.turns, phase: talk.phase, messages: messages.length });
+  const fit = history.fit(talk.prefix);
+  const { messages } = history;
+  options.transcript.append({ type: "model_request", turn: usage.turns, phase: talk.phase, messages: messages.length, ...fit });
   let response;
   try {
-    response = await options.provider.complete({ ...talk.prefix, messages }, options.signal);
+    response = await options.provider.complete({ ...talk.prefix, messages: [...messages] }, options.signal);
   } catch (err) {
     if (options.signal?.aborted) return failed("cancelled", "cancelled by the user");
     const typed = asCopperheadError(err);
@@ -170,12 +177,13 @@ async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
   }
   boundArguments(response.content);
   options.transcript.append({ type: "model_response", turn: usage.turns, stopReason: response.stopReason, content: response.content, usage: response.usage });
-  messages.push({ role: "assistant", content: redactDeep(response.content, options.transcript.redact) });
+  const answer: Message = { role: "assistant", content: redactDeep(response.content, options.transcript.redact) };
+  history.push(answer);
 
   const calls = response.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
   if (calls.length === 0) {
     if (++talk.idle >= (options.maxIdleTurns ?? 3)) return failed("stalled", "the model stopped calling tools");
-    messages.push({ role: "user", content: [{ type: "text", text: nudgeMessage(talk.phase) }] });
+    history.push({ role: "user", content: [{ type: "text", text: nudgeMessage(talk.phase) }] });
     return undefined;
   }
   talk.idle = 0;
@@ -185,13 +193,20 @@ async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
   let finished = false;
   for (const call of calls) {
     const outcome = await callTool(options, talk.phase, call);
-    results.push({ type: "tool_result", toolUseId: call.id, content: outcome.content, ...(outcome.images ? { images: outcome.images } : {}), ...(outcome.isError ? { isError: true } : {}) });
+    const result: ContentBlock = { type: "tool_result", toolUseId: call.id, content: outcome.content, ...(outcome.images ? { images: outcome.images } : {}), ...(outcome.isError ? { isError: true } : {}) };
+    results.push(result);
+    // The proposal (and each amendment) stays whole in the history, call and result.
+    if (PROPOSAL_TOOLS.has(call.name) && !outcome.isError) {
+      history.keep(result);
+      const sent = answer.content.find((b) => b.type === "tool_use" && b.id === call.id);
+      if (sent) history.keep(sent);
+    }
     talk.progress({ type: "tool", name: call.name, ok: !outcome.isError, message: outcome.isError ? firstLine(outcome.content) : "ok" });
     if (outcome.decision && !decision) decision = outcome.decision;
     if (call.name === "finish" && !outcome.isError) finished = true;
   }
   const end = (decision && (await decide(talk, decision, results))) || (finished ? await verifyFinished(talk, results) : undefined);
-  messages.push({ role: "user", content: results });
+  history.push({ role: "user", content: results });
   return end;
 }
 
@@ -209,7 +224,9 @@ async function decide(talk: Conversation, decision: SpecDecision, results: Conte
   talk.phase = "edit";
   talk.options.transcript.append({ type: "phase", phase: "edit", proposal: proposal.id, approval: proposal.approval });
   talk.progress({ type: "phase", phase: "edit", message: `approved (${proposal.approval}); edit tools unlocked` });
-  results.push({ type: "text", text: approvedMessage(proposal) });
+  const approved: ContentBlock = { type: "text", text: approvedMessage(proposal) };
+  talk.history.keep(approved);
+  results.push(approved);
   return undefined;
 }
 
@@ -233,9 +250,14 @@ async function verifyFinished(talk: Conversation, results: ContentBlock[]): Prom
   options.ctx.finished = undefined;
   options.transcript.append({ type: "repair", cycle: talk.repairCycles, maxRepairCycles: options.maxRepairCycles });
   talk.progress({ type: "repair", cycle: talk.repairCycles, maxRepairCycles: options.maxRepairCycles });
-  results.push({ type: "text", text: repairMessage(verdict.feedback, talk.repairCycles, options.maxRepairCycles) });
+  const findings: ContentBlock = { type: "text", text: repairMessage(verdict.feedback, talk.repairCycles, options.maxRepairCycles) };
+  talk.history.keepLatest("findings", findings);
+  results.push(findings);
   return undefined;
 }
+
+/** The calls that make or widen the proposal: what every later edit is checked against. */
+const PROPOSAL_TOOLS = new Set(["propose_change", "amend_proposal"]);
 
 const PHASE_FAMILIES: Record<"propose" | "edit", ToolFamily[]> = { propose: ["read", "spec", "exit"], edit: ["read", "edit", "exit"] };
 
@@ -315,11 +337,6 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
     ...(outcome.images ? { images: outcome.images.length } : {}),
   });
   return outcome;
-}
-
-function addUsage(total: { inputTokens: number; outputTokens: number }, usage: Usage): void {
-  total.inputTokens += usage.inputTokens;
-  total.outputTokens += usage.outputTokens;
 }
 
 function firstLine(text: string): string {

@@ -59,8 +59,34 @@ export interface ModelRequest {
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "other";
 
 export interface Usage {
+  /** Every input token of the call, those read from or written to the prompt cache included. */
   inputTokens: number;
   outputTokens: number;
+  /** Of `inputTokens`, those read from the provider's prompt cache (billed at a fraction). */
+  cacheReadTokens?: number;
+  /** Of `inputTokens`, those written to the prompt cache (Anthropic bills them at a premium). */
+  cacheWriteTokens?: number;
+}
+
+/** A run's usage so far: every call's {@link Usage} added up, and how many calls. */
+export interface UsageTotals {
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export function emptyUsage(): UsageTotals {
+  return { turns: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+}
+
+/** Adds one call's usage (or a CLI's late report) to the totals; turns are counted by the caller. */
+export function addUsage(total: UsageTotals, usage: Usage): void {
+  total.inputTokens += usage.inputTokens;
+  total.outputTokens += usage.outputTokens;
+  total.cacheReadTokens += usage.cacheReadTokens ?? 0;
+  total.cacheWriteTokens += usage.cacheWriteTokens ?? 0;
 }
 
 export interface ModelResponse {

@@ -138,7 +138,8 @@ export function renderDoSummary(s: DoSummary, command = "copperhead do"): string
   if (s.verificationLine) lines.push(`verification line: ${s.verificationLine}`);
   for (const p of s.layoutPending) lines.push(`layout pending: ${p.ref} — ${p.reason}`);
   if (s.recovered.length) lines.push(`recovered first: ${s.recovered.join(", ")}`);
-  lines.push(`model: ${s.usage.turns} turns, ${s.usage.inputTokens}+${s.usage.outputTokens} tokens`);
+  const cached = s.usage.cacheReadTokens > 0 ? ` (${s.usage.cacheReadTokens} input tokens from the prompt cache)` : "";
+  lines.push(`model: ${s.usage.turns} turns, ${s.usage.inputTokens}+${s.usage.outputTokens} tokens${cached}`);
   lines.push(`transcript: ${s.transcriptPath}`, `summary: ${s.summaryPath}`);
   return lines.join("\n");
 }

@@ -48,6 +48,13 @@ export const MAX_PROVIDER_DEADLINE_SECONDS = PROVIDER_DEADLINE_FACTOR * MAX_PROV
 export const DEFAULT_PROVIDER_RETRIES = 3;
 export const MAX_PROVIDER_RETRIES = 10;
 
+/** A request's default size bound, in estimated tokens (see agent/history.ts). */
+export const DEFAULT_CONTEXT_BUDGET_TOKENS = 60_000;
+/** Below this the system prompt and tool list alone would not fit. */
+export const MIN_CONTEXT_BUDGET_TOKENS = 16_000;
+const BUDGET_KEY_PATTERN = new RegExp(`^(default|(${CONFIG_PROVIDERS.join("|")}|${HOST_MODEL}|${CLI_PROVIDERS.join("|")})(:${MODEL_ID})?)$`);
+const BUDGET_EXPECTED = `a whole number of tokens >= ${MIN_CONTEXT_BUDGET_TOKENS}, or an object of them keyed by "provider:model-id", "provider" or "default"`;
+
 const checkSwitch = v.optional(v.boolean("true or false"));
 
 /** Per-check switches: one optional boolean per check family, nothing else. */
@@ -133,6 +140,23 @@ export const ConfigSchema = v.strictObject(
         v.minValue(0, `a whole number from 0 to ${MAX_PROVIDER_RETRIES}`),
         v.maxValue(MAX_PROVIDER_RETRIES, `a whole number from 0 to ${MAX_PROVIDER_RETRIES}`),
         v.description(`Retries of a model call after a timeout, a network error, a 429 or a 5xx, with backoff; absent means ${DEFAULT_PROVIDER_RETRIES}.`),
+      ),
+    ),
+    contextBudgetTokens: v.optional(
+      v.pipe(
+        v.union(
+          [
+            v.pipe(v.number(), v.integer(), v.minValue(MIN_CONTEXT_BUDGET_TOKENS)),
+            v.record(
+              v.pipe(v.string(), v.regex(BUDGET_KEY_PATTERN)),
+              v.pipe(v.number(), v.integer(), v.minValue(MIN_CONTEXT_BUDGET_TOKENS)),
+            ),
+          ],
+          BUDGET_EXPECTED,
+        ),
+        v.description(
+          `The most tokens one model request of \`do\` may carry (estimated as text characters / 3.5 plus 1,600 per picture); older turns are compacted to stay within it. A number for every model, or an object keyed by "provider:model-id", "provider" or "default" (the most specific wins). Absent means ${DEFAULT_CONTEXT_BUDGET_TOKENS}.`,
+        ),
       ),
     ),
     strict: v.optional(

@@ -5,6 +5,7 @@
  * anything is left for it, starts with the edit tools unlocked, and otherwise the result is
  * verified once.
  */
+import { contextOptions } from "../agent/history.ts";
 import { runLoop, type LoopEnd } from "../agent/loop.ts";
 import { CopperheadError } from "../errors.ts";
 import { editState } from "./edit-state.ts";
@@ -42,6 +43,7 @@ export async function change(run: RunState): Promise<LoopEnd> {
       verify: () => verify(run),
       editState: () => editState(ctx),
       usage: summary.usage,
+      context: contextOptions(options.config.contextBudgetTokens, options.provider),
     });
     end = result.end;
   }

@@ -9,7 +9,7 @@ import { checkProject } from "../checks/check.ts";
 import type { CheckReport } from "../checks/types.ts";
 import type { Config } from "../config/schema.ts";
 import type { RunContext } from "../agent/context.ts";
-import type { ModelProvider } from "../agent/model.ts";
+import { emptyUsage, type ModelProvider } from "../agent/model.ts";
 import type { ProgressListener } from "../agent/progress.ts";
 import type { Tool } from "../agent/tools/tool.ts";
 import { Transcript } from "../agent/transcript.ts";
@@ -147,7 +147,7 @@ export function openRun(options: GatedRunOptions, runId: string, cli: KicadCli, 
       verification: { ok: null, newFindings: [], checks: [], repairCycles: 0, maxRepairCycles: options.maxRepairCycles ?? config.maxRepairCycles },
       transcriptPath: rel("transcript.jsonl"),
       summaryPath: rel("summary.md"),
-      usage: { turns: 0, inputTokens: 0, outputTokens: 0 },
+      usage: emptyUsage(),
       layoutPending: [],
       renders: [],
       diff: null,

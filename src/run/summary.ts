@@ -4,6 +4,7 @@
  */
 import { describeLocation } from "../checks/location.ts";
 import type { Finding } from "../checks/types.ts";
+import type { UsageTotals } from "../agent/model.ts";
 import type { DesignDiff } from "../diff/diff.ts";
 import { diffMarkdown } from "../diff/format.ts";
 import { describeAmendment, type Amendment, type Approval } from "../spec/proposal.ts";
@@ -46,7 +47,8 @@ export interface RunSummary {
   verification: { ok: boolean | null; newFindings: Finding[]; checks: { id: string; status: string; summary: string }[]; repairCycles: number; maxRepairCycles: number };
   transcriptPath: string;
   summaryPath: string;
-  usage: { turns: number; inputTokens: number; outputTokens: number };
+  /** Model calls and tokens; the cache counts are the part of the input read from and written to the prompt cache. */
+  usage: UsageTotals;
   /** Parts the run left for a person to place or route, each with the reason (see agent/gate.ts). */
   layoutPending: { ref: string; reason: string }[];
   /**
@@ -83,6 +85,12 @@ export function failedBeforeEditing(s: RunSummary): string | undefined {
   return `the model provider failed before any edit, so nothing was started and nothing was changed: ${oneLine(s.detail ?? "")}`;
 }
 
+/** "6 turns, 22000 input (18000 read from the prompt cache, 3000 written to it) and 820 output tokens". */
+export function describeUsage(u: UsageTotals): string {
+  const cached = u.cacheReadTokens > 0 || u.cacheWriteTokens > 0 ? ` (${u.cacheReadTokens} read from the prompt cache, ${u.cacheWriteTokens} written to it)` : "";
+  return `${u.turns} turns, ${u.inputTokens} input${cached} and ${u.outputTokens} output tokens`;
+}
+
 /**
  * The run's `summary.md`, with secrets redacted (by `redact`, the run's own redactor) and then
  * hidden characters spelled out (visible.ts). The summary is redacted before any of it is
@@ -101,7 +109,7 @@ export function renderRunSummary(summary: RunSummary, model: string, redact: (te
     ...(s.proposal?.amendments ?? []).map((a, i) => `- Amendment ${i + 1}: ${describeAmendment(a)} — ${oneLine(a.why)}`),
     ...(s.commit ? [`- Commit: ${s.commit}`] : []),
     `- Verification: ${describeVerification(s.verification)}`,
-    `- Model usage: ${s.usage.turns} turns, ${s.usage.inputTokens} input and ${s.usage.outputTokens} output tokens`,
+    `- Model usage: ${describeUsage(s.usage)}`,
     ...(s.verificationLine ? [`- Verification line: ${s.verificationLine}`] : []),
     ...s.layoutPending.map((p) => `- Layout pending: ${p.ref} — ${p.reason}`),
     ...(s.renders.length ? [`- Schematic renders: ${s.renders.join(", ")}`] : []),

@@ -108,13 +108,14 @@ describe("anthropic provider", () => {
       model: "claude-test",
       max_tokens: 1000,
       stream: true,
-      system: "You are copperhead.",
+      // Cache breakpoints: the system prompt (tools come before it), the last two user turns.
+      system: [{ type: "text", text: "You are copperhead.", cache_control: { type: "ephemeral" } }],
       tools: [
         { name: "read_schematic", description: "Reads the schematic", input_schema: TOOLS[0]!.inputSchema },
         { name: "finish", description: "Ends the edit", input_schema: TOOLS[1]!.inputSchema },
       ],
       messages: [
-        { role: "user", content: [{ type: "text", text: "Add a decoupling capacitor" }] },
+        { role: "user", content: [{ type: "text", text: "Add a decoupling capacitor", cache_control: { type: "ephemeral" } }] },
         {
           role: "assistant",
           content: [
@@ -129,11 +130,33 @@ describe("anthropic provider", () => {
           content: [
             { type: "tool_result", tool_use_id: "call_a", content: '{"symbols":3}' },
             { type: "tool_result", tool_use_id: "call_b", content: "not yet", is_error: true },
-            { type: "text", text: "Note: be brief." },
+            { type: "text", text: "Note: be brief.", cache_control: { type: "ephemeral" } },
           ],
         },
       ],
     });
+  });
+
+  test("prompt cache: reads and writes are counted, and promptCache: false sends no breakpoint", async () => {
+    const usage = { input_tokens: 50, output_tokens: 7, cache_read_input_tokens: 4000, cache_creation_input_tokens: 300 };
+    const server = serve(() => sseResponse(anthropicFrames({ content: [{ type: "text", text: "ok" }], stop_reason: "end_turn", usage })));
+    const cached = await createAnthropicProvider({ model: "claude-test", apiKey: KEY, baseUrl: server.url, http: FAST }).complete(REQUEST);
+    // input_tokens leaves the cached part out; copperhead's input count is all of it.
+    expect(cached.usage).toEqual({ inputTokens: 4350, outputTokens: 7, cacheReadTokens: 4000, cacheWriteTokens: 300 });
+    await createAnthropicProvider({ model: "claude-test", apiKey: KEY, baseUrl: server.url, http: FAST, promptCache: false }).complete(REQUEST);
+    expect(JSON.stringify(server.requests[0]!.body)).toContain("cache_control");
+    expect(JSON.stringify(server.requests[1]!.body)).not.toContain("cache_control");
+    expect((server.requests[1]!.body as { system: unknown }).system).toBe("You are copperhead.");
+  });
+
+  test("prompt cache: without a system prompt the last tool is the breakpoint; echoed assistant turns are never marked", async () => {
+    const server = serve(() => anthropicReply([{ type: "text", text: "ok" }], "end_turn"));
+    await createAnthropicProvider({ model: "claude-test", apiKey: KEY, baseUrl: server.url, http: FAST }).complete({ ...REQUEST, system: "" });
+    const body = server.requests[0]!.body as { tools: Array<Record<string, unknown>>; messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
+    expect(body.tools.map((t) => t.cache_control)).toEqual([undefined, { type: "ephemeral" }]);
+    expect(JSON.stringify(body.messages.filter((m) => m.role === "assistant"))).not.toContain("cache_control");
+    // At most four breakpoints in all, as the API allows.
+    expect(JSON.stringify(body).split("cache_control").length - 1).toBeLessThanOrEqual(4);
   });
 
   test("returns parallel tool calls as separate blocks, in order", async () => {
@@ -197,6 +220,13 @@ describe("anthropic provider", () => {
 });
 
 describe("openai provider", () => {
+  test("records the cached part of the prompt (prompt_tokens_details.cached_tokens)", async () => {
+    const usage = { prompt_tokens: 5000, completion_tokens: 30, total_tokens: 5030, prompt_tokens_details: { cached_tokens: 4608 } };
+    const server = serve(() => openaiReply({ content: "ok" }, "stop", usage));
+    const response = await createOpenAIProvider({ model: "gpt-test", apiKey: KEY, baseUrl: `${server.url}/v1/`, http: FAST }).complete(REQUEST);
+    expect(response.usage).toEqual({ inputTokens: 5000, outputTokens: 30, cacheReadTokens: 4608 });
+  });
+
   test("sends the Chat Completions request shape and maps tool calls back", async () => {
     const server = serve(() =>
       openaiReply({
@@ -657,7 +687,7 @@ describe("images in tool results", () => {
           { type: "image", source: { type: "base64", media_type: "image/png", data: image.data } },
         ],
       },
-      { type: "text", text: "approved" },
+      { type: "text", text: "approved", cache_control: { type: "ephemeral" } },
     ]);
   });
 

@@ -94,7 +94,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
       expect(summary.verification.maxRepairCycles).toBe(3);
       const checks = Object.fromEntries(summary.verification.checks.map((c) => [c.id, c.status]));
       for (const id of ["erc", "drc", "parity", "requirements", "drift", "changes"]) expect(checks[id]).toBe("pass");
-      expect(summary.usage).toEqual({ turns: 6, inputTokens: 22000, outputTokens: 820 });
+      expect(summary.usage).toEqual({ turns: 6, inputTokens: 22000, outputTokens: 820, cacheReadTokens: 0, cacheWriteTokens: 0 });
       // C3's footprint went onto the board next to the regulator, so no layout is left pending.
       expect(summary.layoutPending).toEqual([]);
       const board = Board.load(join(repo, "usb-led.kicad_pcb"));
@@ -175,7 +175,7 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
       expect(summary.verification.ok).toBe(true);
       expect(summary.verification.repairCycles).toBe(0);
       expect(summary.layoutPending).toEqual([]);
-      expect(summary.usage).toEqual({ turns: 5, inputTokens: 13400, outputTokens: 350 });
+      expect(summary.usage).toEqual({ turns: 5, inputTokens: 13400, outputTokens: 350, cacheReadTokens: 0, cacheWriteTokens: 0 });
       expect(await status(repo)).toBe("");
 
       const proposal = summary.proposal!.path;

@@ -260,7 +260,7 @@ describe("copperhead sync --resolve", () => {
       const run = result.resolution!;
       expect(run.status).toBe("committed");
       expect(run.approval).toBe("auto");
-      expect(run.usage).toEqual({ turns: 0, inputTokens: 0, outputTokens: 0 });
+      expect(run.usage).toEqual({ turns: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
       expect(run.verification.ok).toBe(true);
       expect(run.verification.newFindings).toEqual([]);
       // D1's footprint goes back onto the board beside the part it shares the most nets with.
@@ -325,7 +325,7 @@ describe("copperhead sync --resolve", () => {
       expect(result).toMatchObject({ ok: true, drift: [], violations: [], needsHuman: false });
       expect(syncExitCode(result)).toBe(0);
       expect(model.requests.length).toBe(3);
-      expect(result.resolution!.usage).toEqual({ turns: 3, inputTokens: 5000, outputTokens: 180 });
+      expect(result.resolution!.usage).toEqual({ turns: 3, inputTokens: 5000, outputTokens: 180, cacheReadTokens: 0, cacheWriteTokens: 0 });
 
       // The model was given only what code could not fix: the stale mention, not the BOM or board.
       const task = firstTask(model);

@@ -66,7 +66,13 @@ export function pieces(text: string): string[] {
 type Block = Record<string, unknown> & { type: string };
 
 /** A Messages API answer (`content`, `stop_reason`, `usage`) as the events that stream it. */
-export function anthropicFrames(message: { content: Block[]; stop_reason: string; usage: { input_tokens: number; output_tokens: number } }): SseFrame[] {
+export function anthropicFrames(message: {
+  content: Block[];
+  stop_reason: string;
+  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
+}): SseFrame[] {
+  // The input counts, the cache's included, come in message_start; output_tokens grows to message_delta's.
+  const { output_tokens, ...input } = message.usage;
   const frames: SseFrame[] = [
     {
       event: "message_start",
@@ -80,7 +86,7 @@ export function anthropicFrames(message: { content: Block[]; stop_reason: string
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: message.usage.input_tokens, output_tokens: 1 },
+          usage: { ...input, output_tokens: 1 },
         },
       },
     },
@@ -95,7 +101,7 @@ export function anthropicFrames(message: { content: Block[]; stop_reason: string
   frames.push(
     {
       event: "message_delta",
-      data: { type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: message.usage.output_tokens } },
+      data: { type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens } },
     },
     { event: "message_stop", data: { type: "message_stop" } },
   );

@@ -8,7 +8,18 @@
  *   `tool_use` blocks in one turn are parallel calls); results go back in the next user message
  *   as `tool_result { tool_use_id, content, is_error }` blocks, which must come first in it;
  * - `stop_reason` is `end_turn`, `tool_use`, `max_tokens`, `stop_sequence`, `pause_turn`,
- *   `refusal` or `model_context_window_exceeded`; `usage` has `input_tokens`/`output_tokens`.
+ *   `refusal` or `model_context_window_exceeded`; `usage` has `input_tokens`/`output_tokens`,
+ *   and `cache_read_input_tokens`/`cache_creation_input_tokens` for the prompt cache (which
+ *   `input_tokens` does not include).
+ *
+ * Prompt caching. A block marked `cache_control: { type: "ephemeral" }` is a breakpoint: the
+ * request up to it (in the order tools, system, messages) is cached, and a later request with
+ * the same prefix reads it back at a tenth of the input price (writing costs a quarter more).
+ * A conversation resends everything before its last turn, so this provider marks three
+ * breakpoints of the four the API allows: the system prompt (with the tools before it, fixed for
+ * the run), the last message (so the next request reads all of it), and the message the previous
+ * request ended with (the API looks back only 20 blocks from a breakpoint for an earlier cache
+ * entry, and a turn of parallel tool calls adds more). `promptCache: false` sends none.
  *
  * Thinking. Current Claude models think by default and cannot all turn it off, so an answer may
  * carry `thinking` / `redacted_thinking` blocks the neutral model has no place for. The API
@@ -38,7 +49,11 @@ export interface AnthropicConfig {
   /** Defaults to {@link DEFAULT_ANTHROPIC_BASE_URL}. */
   baseUrl?: string;
   http?: HttpOptions;
+  /** Marks cache breakpoints (the default); false sends none, for measuring what caching saves. */
+  promptCache?: boolean;
 }
+
+const EPHEMERAL = { type: "ephemeral" } as const;
 
 type WireBlock = Record<string, unknown>;
 
@@ -70,15 +85,17 @@ export function createAnthropicProvider(config: AnthropicConfig): ModelProvider 
     supportsImages: true,
     async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
       const prefix = JSON.stringify([request.system, request.tools]);
+      const cache = config.promptCache !== false;
+      const tools = request.tools.map((t): WireBlock => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+      const messages = echo.render(request.messages, prefix);
+      if (cache) markBreakpoints(messages, tools, !request.system);
       const body = {
         model: config.model,
         max_tokens: request.maxTokens,
         stream: true,
-        ...(request.system ? { system: request.system } : {}),
-        messages: echo.render(request.messages, prefix),
-        ...(request.tools.length > 0
-          ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })) }
-          : {}),
+        ...(request.system ? { system: cache ? [{ type: "text", text: request.system, cache_control: EPHEMERAL }] : request.system } : {}),
+        messages,
+        ...(tools.length > 0 ? { tools } : {}),
       };
       const json = await postStreaming(
         {
@@ -237,12 +254,18 @@ function parseResponse(json: unknown, label: string): ModelResponse & { raw: Wir
     }
     // thinking, redacted_thinking and anything newer: kept only in the raw echo.
   }
-  const inputTokens =
-    (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0);
+  const cacheRead = usage?.cache_read_input_tokens ?? undefined;
+  const cacheWrite = usage?.cache_creation_input_tokens ?? undefined;
+  const inputTokens = (usage?.input_tokens ?? 0) + (cacheWrite ?? 0) + (cacheRead ?? 0);
   return {
     content,
     stopReason: mapStopReason(stop_reason ?? null),
-    usage: { inputTokens, outputTokens: usage?.output_tokens ?? 0 },
+    usage: {
+      inputTokens,
+      outputTokens: usage?.output_tokens ?? 0,
+      ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
+      ...(cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {}),
+    },
     raw: raw as WireBlock[],
   };
 }
@@ -260,6 +283,17 @@ export function mapStopReason(reason: string | null): StopReason {
     default:
       return "other";
   }
+}
+
+/**
+ * Marks the cache breakpoints (see the header): the last block of the last message and of the
+ * user message before it, and the last tool when there is no system prompt to mark. Marked
+ * blocks are copies: an echoed assistant turn is never changed, and only user turns are marked.
+ */
+function markBreakpoints(messages: Array<{ role: string; content: WireBlock[] }>, tools: WireBlock[], markTools: boolean): void {
+  if (markTools && tools.length > 0) tools[tools.length - 1] = { ...tools.at(-1), cache_control: EPHEMERAL };
+  const users = messages.filter((m) => m.role === "user" && m.content.length > 0);
+  for (const message of users.slice(-2)) message.content = [...message.content.slice(0, -1), { ...message.content.at(-1), cache_control: EPHEMERAL }];
 }
 
 /** Neutral blocks to wire blocks. Tool results go first in a user turn, as the API requires. */

@@ -11,6 +11,7 @@
 import { CLI_PROVIDERS, HOST_MODEL, KEYED_PROVIDERS, MODEL_PROVIDERS, type Config } from "../../config/schema.ts";
 import { CopperheadError } from "../../errors.ts";
 import { selfCommand } from "../../util/self-command.ts";
+import { FULL_CONTEXT_VARIABLE } from "../history.ts";
 import type { ModelProvider } from "../model.ts";
 import { claudeCodeDriver } from "./agent-cli/claude-code.ts";
 import { codexDriver } from "./agent-cli/codex.ts";
@@ -168,7 +169,8 @@ function build(
         secrets: [apiKey],
         keyEnvVar: "ANTHROPIC_API_KEY",
       };
-      return listed(listing, (model) => createAnthropicProvider({ model, apiKey, ...base, ...http() }));
+      // The full-context switch (for measuring) sends no cache breakpoints either.
+      return listed(listing, (model) => createAnthropicProvider({ model, apiKey, ...base, ...http(), promptCache: get(FULL_CONTEXT_VARIABLE) !== "1" }));
     }
     case "openai": {
       const apiKey = requireVar(get, "OPENAI_API_KEY", `openai:${id}`, overMcp);

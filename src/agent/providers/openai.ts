@@ -13,7 +13,10 @@
  * - tool results go back as one `{ role: "tool", tool_call_id, content }` message per call,
  *   directly after the assistant message that made the calls;
  * - `finish_reason` is `stop`, `tool_calls`, `length`, `content_filter` (or the legacy
- *   `function_call`); `usage` has `prompt_tokens`/`completion_tokens`.
+ *   `function_call`); `usage` has `prompt_tokens`/`completion_tokens`, and OpenAI's
+ *   `prompt_tokens_details.cached_tokens`: the part of `prompt_tokens` read from its prompt
+ *   cache. OpenAI caches a repeated prefix by itself (no marker to send), so the history is kept
+ *   stable from the front (`agent/history.ts`) and the count is recorded.
  *
  * Streaming (`stream: true` with `stream_options: { include_usage: true }`): the answer arrives
  * as `data:` events, each a `chat.completion.chunk` whose `choices[0].delta` carries a piece:
@@ -106,7 +109,11 @@ const ResponseSchema = v.looseObject({
     v.minLength(1),
   ),
   usage: v.nullish(
-    v.looseObject({ prompt_tokens: v.nullish(v.number()), completion_tokens: v.nullish(v.number()) }),
+    v.looseObject({
+      prompt_tokens: v.nullish(v.number()),
+      completion_tokens: v.nullish(v.number()),
+      prompt_tokens_details: v.nullish(v.looseObject({ cached_tokens: v.nullish(v.number()) })),
+    }),
   ),
 });
 
@@ -252,7 +259,11 @@ function parseResponse(json: unknown, label: string, newId: () => string): Model
   return {
     content,
     stopReason: mapFinishReason(choice.finish_reason ?? null, content.some((b) => b.type === "tool_use")),
-    usage: { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0 },
+    usage: {
+      inputTokens: usage?.prompt_tokens ?? 0,
+      outputTokens: usage?.completion_tokens ?? 0,
+      ...(typeof usage?.prompt_tokens_details?.cached_tokens === "number" ? { cacheReadTokens: usage.prompt_tokens_details.cached_tokens } : {}),
+    },
   };
 }
 

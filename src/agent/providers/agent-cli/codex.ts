@@ -104,8 +104,11 @@ export const codexDriver: AgentCliDriver = {
       else if (kind === "mcp_tool_call" && (item.server !== SERVER || CODEX_RESOURCE_TOOLS.has(String(item.tool)))) out.push({ type: "foreign_tool", name: `${String(item.server)}.${String(item.tool)}` });
       else if (kind === "agent_message" && event.type === "item.completed" && typeof item.text === "string" && item.text.trim()) out.push({ type: "text", text: item.text });
     } else if (event.type === "turn.completed") {
-      const usage = (event.usage ?? {}) as { input_tokens?: unknown; output_tokens?: unknown };
-      out.push({ type: "usage", inputTokens: tokenCount(usage.input_tokens), outputTokens: tokenCount(usage.output_tokens) });
+      // Codex's requests carry a prompt_cache_key, so OpenAI caches the repeated prefix; the
+      // cached part is included in input_tokens.
+      const usage = (event.usage ?? {}) as { input_tokens?: unknown; cached_input_tokens?: unknown; output_tokens?: unknown };
+      const cached = tokenCount(usage.cached_input_tokens);
+      out.push({ type: "usage", inputTokens: tokenCount(usage.input_tokens), outputTokens: tokenCount(usage.output_tokens), ...(cached ? { cacheReadTokens: cached } : {}) });
     } else if (event.type === "turn.failed") {
       out.push({ type: "failed", message: String((event.error as { message?: unknown } | undefined)?.message ?? "the turn failed") });
     } else if (event.type === "error") {

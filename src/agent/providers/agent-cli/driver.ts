@@ -3,12 +3,13 @@
  * event stream reads. The session (session.ts) is the same for every CLI.
  */
 import { CopperheadError } from "../../../errors.ts";
+import type { Usage } from "../../model.ts";
 
 /** One line of the CLI's JSON event stream, in the terms the adapter needs. */
 export type CliEvent =
   | { type: "session"; id: string }
   | { type: "text"; text: string }
-  | { type: "usage"; inputTokens: number; outputTokens: number }
+  | ({ type: "usage" } & Usage)
   /** The CLI has, or used, a tool copperhead did not give it. */
   | { type: "foreign_tool"; name: string }
   | { type: "failed"; message: string };

@@ -88,8 +88,8 @@ export class TurnRecord {
       if (e.type === "session") this.session = e.id;
       else if (e.type === "text") this.text.push(e.text);
       else if (e.type === "usage") {
-        this.usage.inputTokens += e.inputTokens;
-        this.usage.outputTokens += e.outputTokens;
+        const { type: _, ...usage } = e;
+        this.usage = addCallUsage(this.usage, usage);
       } else if (e.type === "failed") this.failure = e.message;
       else if (e.type === "foreign_tool") this.onForeignTool(e.name);
     }
@@ -104,4 +104,12 @@ export class TurnRecord {
     this.usage = { inputTokens: 0, outputTokens: 0 };
     return usage;
   }
+}
+
+/** Two usage reports as one; the cache counts appear once either has them. */
+function addCallUsage(a: Usage, b: Usage): Usage {
+  const sum: Usage = { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+  if (a.cacheReadTokens !== undefined || b.cacheReadTokens !== undefined) sum.cacheReadTokens = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
+  if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined) sum.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
+  return sum;
 }
