@@ -10,6 +10,7 @@
  */
 import Flatbush from "flatbush";
 import { boxOf, inflate, insidePath, polygon, overlap, type Shape } from "./clearance/geometry.ts";
+import { segmentsTouch } from "../../util/segments.ts";
 import { boardItems, copperLayers, footprintItems, sharesLayer, type BoardItem } from "./clearance/items.ts";
 import { boardZones, zoneFills } from "./zones/zones.ts";
 import type { BBox, Board, Point } from "./view.ts";
@@ -119,25 +120,16 @@ function meet(a: CopperPiece, b: CopperPiece): boolean {
 function fillsMeet(a: IndexedOutline, b: IndexedOutline): boolean {
   if (a.contains(b.first) || b.contains(a.first)) return true;
   return a.edgesIn(-Infinity, -Infinity, Infinity, Infinity).some(([p, q]) =>
-    b.edgesIn(Math.min(p.x, q.x), Math.min(p.y, q.y), Math.max(p.x, q.x), Math.max(p.y, q.y)).some(([r, t]) => crosses(p, q, r, t)),
+    b.edgesIn(Math.min(p.x, q.x), Math.min(p.y, q.y), Math.max(p.x, q.x), Math.max(p.y, q.y)).some(([r, t]) => segmentsTouch(p, q, r, t)),
   );
 }
 
 /** Whether segment a–b has a point in `shape`: an end inside it, or a crossing with one of its edges. */
 function segmentMeets(a: Point, b: Point, shape: Shape): boolean {
   if (shape.paths.some((path) => insidePath(a, path) || insidePath(b, path))) return true;
-  return shape.paths.some((path) => path.some((c, i) => crosses(a, b, c, path[(i + 1) % path.length]!)));
+  return shape.paths.some((path) => path.some((c, i) => segmentsTouch(a, b, c, path[(i + 1) % path.length]!)));
 }
 
-/** Whether segments a–b and c–d cross (proper or touching). */
-function crosses(a: Point, b: Point, c: Point, d: Point): boolean {
-  const side = (p: Point, q: Point, r: Point) => Math.sign((q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x));
-  const d1 = side(c, d, a);
-  const d2 = side(c, d, b);
-  const d3 = side(a, b, c);
-  const d4 = side(a, b, d);
-  return d1 !== d2 && d3 !== d4 && d1 * d2 <= 0 && d3 * d4 <= 0;
-}
 
 /**
  * A fill's outline (a pour may have tens of thousands of points) with its edges in an R-tree:

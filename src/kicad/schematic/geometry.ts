@@ -5,6 +5,7 @@
  * in eeschema), so two points are "the same" exactly when their rounded IU values are equal.
  * Doing the same here keeps float noise (0.1 + 0.2) from splitting a net KiCad considers whole.
  */
+import { onSegment } from "../../util/segments.ts";
 
 /** Eeschema internal units per millimetre (schIUScale.IU_PER_MM). */
 export const IU_PER_MM = 10_000;
@@ -60,23 +61,8 @@ export function placePoint(lib: Point, placement: Placement): Point {
   return { x: placement.at.x + x + 0, y: placement.at.y + y + 0 };
 }
 
-/**
- * True when `p` lies on the segment a–b, endpoints included, within `accuracy` IU. KiCad's
- * TestSegmentHit with accuracy 1 is what attaches a label to the wire it sits on.
- */
-export function onSegment(p: Point, a: Point, b: Point, accuracy = 1): boolean {
-  const minX = Math.min(a.x, b.x) - accuracy;
-  const maxX = Math.max(a.x, b.x) + accuracy;
-  const minY = Math.min(a.y, b.y) - accuracy;
-  const maxY = Math.max(a.y, b.y) + accuracy;
-  if (p.x < minX || p.x > maxX || p.y < minY || p.y > maxY) return false;
-  const dx = b.x - a.x;
-  const dy = b.y - a.y;
-  const lengthSq = dx * dx + dy * dy;
-  if (lengthSq === 0) return Math.hypot(p.x - a.x, p.y - a.y) <= accuracy;
-  const cross = (p.x - a.x) * dy - (p.y - a.y) * dx;
-  return (cross * cross) / lengthSq <= accuracy * accuracy;
-}
+/** True when `p` lies on the segment a–b, endpoints included, within `accuracy` IU (see `util/segments.ts`). */
+export { onSegment };
 
 /** True when `p` is strictly inside segment a–b (on it, and not at either end). */
 export function insideSegment(p: Point, a: Point, b: Point): boolean {

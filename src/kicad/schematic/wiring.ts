@@ -5,6 +5,7 @@
  * disconnecting or deleting it takes them along and nothing else).
  */
 import { samePoint, insideSegment, onSegment, placePoint, type Point } from "./geometry.ts";
+import { segmentsTouch } from "../../util/segments.ts";
 import { symbolInstance, unitPins, type Label, type LibPin, type Line, type PlacedSymbol, type SchematicFile, type SheetPin, type SheetSymbol } from "./view.ts";
 import type { SList } from "../sexpr/index.ts";
 
@@ -236,13 +237,3 @@ function unique<T>(items: T[]): T[] {
   return [...new Set(items)];
 }
 
-/** True when segments a–b and c–d share at least one point (integer coordinates, exact). */
-function segmentsTouch(a: Point, b: Point, c: Point, d: Point): boolean {
-  const orient = (p: Point, q: Point, r: Point) => Math.sign((q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x));
-  const o1 = orient(a, b, c);
-  const o2 = orient(a, b, d);
-  const o3 = orient(c, d, a);
-  const o4 = orient(c, d, b);
-  if (o1 !== o2 && o3 !== o4) return true;
-  return (o1 === 0 && onSegment(c, a, b, 0)) || (o2 === 0 && onSegment(d, a, b, 0)) || (o3 === 0 && onSegment(a, c, d, 0)) || (o4 === 0 && onSegment(b, c, d, 0));
-}
