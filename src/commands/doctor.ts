@@ -12,7 +12,7 @@ import { asCopperheadError } from "../errors.ts";
 import { findKicadCli, type KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { findKicadPython } from "../kicad/cli/python.ts";
 import { Board } from "../kicad/board/view.ts";
-import { unresolvedLibraries, type LibraryUse } from "../kicad/library/design-libraries.ts";
+import { unresolvedLibraries, type LibraryUse, type UnresolvedLibrary } from "../kicad/library/design-libraries.ts";
 import { projectLibraries, type LibraryKind } from "../kicad/library/libraries.ts";
 import { loadSchematicProject } from "../kicad/schematic/view.ts";
 import { installedGit } from "../repo/git.ts";
@@ -33,16 +33,8 @@ export interface DoctorItem {
   commands?: string[];
 }
 
-export interface MissingLibrary {
-  kind: LibraryKind;
-  nickname: string;
-  symbols: number;
-  footprints: number;
-  reason: string;
-  /** The project's table (repo-relative) and the line to add to it. */
-  table: string;
-  line: string;
-}
+/** A library the design names that does not resolve; its table is repo-relative here. */
+export type MissingLibrary = UnresolvedLibrary;
 
 export interface DoctorResult {
   schema: "copperhead.doctor/1";
