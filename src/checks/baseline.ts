@@ -125,8 +125,24 @@ function samePlace(a: Finding, b: Finding): boolean {
  * one can change when anything is added to the board, near the items or not. An unconnected
  * pair is one per two islands of a net, named by whichever of their items lie nearest: on
  * tinytapeout-demo an old gap at J15's shield pad comes back against another track of the net.
+ * A net's length, skew or via count out of its rule's range is about the whole net, and KiCad
+ * names a pad and whichever track of it: on vme-wren, /DDR4-PS.A3's length came back against
+ * another of its tracks after a capacitor was added beside IC14.
  */
-const ONE_PARTNER = new Set(["clearance", "shorting_items", "tracks_crossing", "hole_clearance", "copper_edge_clearance", "hole_to_hole", "holes_co_located", "unconnected"]);
+const ONE_PARTNER = new Set([
+  "clearance",
+  "shorting_items",
+  "tracks_crossing",
+  "hole_clearance",
+  "copper_edge_clearance",
+  "hole_to_hole",
+  "holes_co_located",
+  "unconnected",
+  "length_out_of_range",
+  "skew_out_of_range",
+  "via_count_out_of_range",
+  "diff_pair_uncoupled_length_too_long",
+]);
 
 /** What `reportedAgain` reads of a finding. */
 export type ReportedItems = Pick<Finding, "check" | "rule" | "items">;

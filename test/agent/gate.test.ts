@@ -268,6 +268,17 @@ describe("a violation KiCad reports again with another partner", () => {
   });
 });
 
+describe("a net's length KiCad names by another of its tracks", () => {
+  // vme-wren: /DDR4-PS.A3's length out of range, at IC14's pad AA28 and a track of the net, came
+  // back against another track of the net once a capacitor was added beside IC14.
+  const base = [{ check: "drc" as const, rule: "length_out_of_range", items: ["ic14-aa28", "track-a"] }];
+  const again = { check: "drc" as const, rule: "length_out_of_range", items: ["ic14-aa28", "track-b"] };
+  test("between items the change left as they were: not new; naming a changed item: new", () => {
+    expect(reportedAgain(again, base, () => true)).toBe(true);
+    expect(reportedAgain(again, base, (uuid) => uuid !== "track-b")).toBe(false);
+  });
+});
+
 describe("an unconnected gap KiCad names by other items", () => {
   // KiCad names a gap between two islands by their nearest items: an old gap at J15's shield pad
   // came back against another track of the net (tinytapeout-demo).
