@@ -16,7 +16,9 @@ import { Board } from "../../src/kicad/board/view.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { printSexpr, printSexprBytes } from "../../src/kicad/sexpr/index.ts";
 import { git } from "../repo/git-repo.ts";
+import { boardFootprints } from "../../src/kicad/board/footprint/library-copy.ts";
 import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
+import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { demoRepo } from "../support/demo-repo.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { withTools, type ToolSession } from "../support/tool-context.ts";
@@ -110,6 +112,26 @@ describe("BoardEditor: a board tool that fails midway changes nothing", () => {
       expect(Board.load(boardFile).footprint("C900")!.layer).toBe("B.Cu");
       await call("sync_board");
       expect(Board.load(boardFile).footprint(added.ref)).toBeDefined();
+    });
+  }, 300_000);
+});
+
+describe("a part added like one whose footprint only the board holds", () => {
+  test("on a KiCad 7 board (rvpc-revb, OLIMEX libraries in no table): synced under its own reference, not the example's", async () => {
+    const project = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/rvpc-revb")!);
+    await git(project.root, "init", "--quiet");
+    await git(project.root, "add", "-A");
+    await git(project.root, "-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "--quiet", "-m", "rvpc-revb");
+    await withTools(project.root, async ({ call, ctx }) => {
+      // As a run has it (run/state.ts): a footprint no library holds comes from the board's copy.
+      ctx.libraries.footprintFallback = boardFootprints(ctx.project.board!, ctx.repoRoot);
+      await call("add_component", { like: "C1", ref: "C900", connect: { "1": "+5V", "2": "GND" } });
+      // It crashed: the copy of C1 kept C1's `(fp_text reference "C1")`, so no C900 was on the board.
+      const synced = (await call("sync_board")) as { added: string[] };
+      expect(synced.added).toEqual([expect.stringMatching(/^C900 OLIMEX_RLC-FP:C2010 /)]);
+      const board = Board.load(ctx.project.board!, { within: ctx.repoRoot });
+      expect(board.footprint("C900")?.libId).toBe("OLIMEX_RLC-FP:C2010");
+      expect(board.footprints().filter((f) => f.ref === "C1")).toHaveLength(1);
     });
   }, 300_000);
 });

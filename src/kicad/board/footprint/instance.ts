@@ -85,6 +85,13 @@ export function instantiateFootprint(library: SList, options: InstanceOptions): 
   };
   propertyValue("Reference", options.reference);
   propertyValue("Value", options.value);
+  // KiCad 6 and 7 keep Reference and Value as `(fp_text reference|value …)`: so does a footprint
+  // copied from such a board (`library-copy.ts`), whose texts still name the part it came from.
+  for (const item of body) {
+    if (head(item) !== "fp_text") continue;
+    if (text(item, 1) === "reference") setAtom(item, 2, q(options.reference));
+    else if (text(item, 1) === "value") setAtom(item, 2, q(options.value));
+  }
   const mandatory = new Map(options.fields.filter((f) => f.name === "Datasheet" || f.name === "Description").map((f) => [f.name, f.value]));
   const added: SList[] = [];
   for (const name of ["Datasheet", "Description"]) {
