@@ -12,7 +12,7 @@ import type { RunSummary } from "./summary.ts";
 
 export async function conclude(run: RunState, end: LoopEnd): Promise<RunSummary> {
   const { summary, ctx } = run;
-  if (run.baseline?.failure !== undefined) return failBaseline(run);
+  if (run.baseline?.failure !== undefined) return cancelled(run) ? rollback(run, "cancelled", CANCELLED) : failBaseline(run);
   if (end.kind === "refused") {
     ctx.journal?.rollback();
     return finish(run, "refused", end.reason, end.detail);
@@ -31,8 +31,15 @@ export async function conclude(run: RunState, end: LoopEnd): Promise<RunSummary>
   }
 }
 
+/**
+ * A cancellation stops the KiCad processes of the run too (kicad/cli/process-group.ts): what
+ * fails because of it, the baseline's check or the verification's, is the cancellation.
+ */
+const CANCELLED = "cancelled by the user, with what KiCad was running; nothing was committed";
+
 /** The change stage threw: undo whatever was done, and say why. */
 export async function abort(run: RunState, err: unknown): Promise<RunSummary> {
+  if (cancelled(run)) return rollback(run, "cancelled", CANCELLED);
   if (run.baseline?.failure !== undefined) return failBaseline(run);
   const typed = asCopperheadError(err);
   run.transcript.append({ type: "error", where: "pipeline", code: typed.code, message: typed.message });
