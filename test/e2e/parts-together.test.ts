@@ -4,7 +4,8 @@
  * library and shows its Footprint field): one scripted session per project, from one template
  * (its supply net and its capacitor to copy), adds a decoupling capacitor connected to the
  * supply and ground, and an LED with its series resistor, through the compiled binary with real
- * kicad-cli (the schematic only: laying the parts out on the board is another test's concern).
+ * kicad-cli (the sheets only: the copies carry no board, since a run that adds parts to a board
+ * must lay them out, which the board tests judge).
  * Each run commits, and in the committed sheets (boxes from the saved tree, not the
  * placement engine):
  *
@@ -23,6 +24,7 @@ import { child, children, flag, num, parseSexpr, text } from "../../src/kicad/se
 import { discoverProject } from "../../src/repo/project.ts";
 import { corpusProjects, demoProjects, type CorpusProject } from "../support/corpora.ts";
 import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
+import { git } from "../repo/git-repo.ts";
 import { initialisedCorpusRepo, ISOLATED_ENV } from "../support/repos.ts";
 import { drawnItems, gap, overlaps, wiredTogether, type DrawnItem } from "../support/sheet-boxes.ts";
 import { requireBinary, runBinary } from "./binary.ts";
@@ -65,9 +67,11 @@ const CASES: Case[] = [
 
 const NEW = { cap: "C900", led: "D900", resistor: "R900" };
 
-/** The recorded session for one project: propose, add the three parts, sync the board, finish. */
+/** The recorded session for one project: propose, add the three parts, finish. */
 function session(c: Case): unknown {
-  const cap = c.like ? { like: c.like } : { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric" };
+  // A stock footprint: the example's may be in no library table, and without a board there is
+  // no copy of it to take (the symbol and its fields still come from the example).
+  const cap = c.like ? { like: c.like, footprint: "Capacitor_SMD:C_0603_1608Metric" } : { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric" };
   const call = (id: string, name: string, input: unknown) => ({ type: "tool_use", id, name, input });
   const adds = [
     call("t2", "add_component", { ...cap, ref: NEW.cap, connect: { "1": c.supply, "2": c.ground } }),
@@ -155,6 +159,13 @@ interface Outcome {
 /** Copies the project into a fresh repo, notes what was drawn, and runs the session through the binary. */
 async function runCase(c: Case): Promise<Outcome> {
   const repo = await initialisedCorpusRepo(project(c.id));
+  // The sheets only: a run that adds parts to a project with a board must lay them out there,
+  // which the board tests judge, so these copies carry no board.
+  const board = discoverProject(repo).board;
+  if (board) {
+    await git(repo, "rm", "--quiet", board);
+    await git(repo, "commit", "--quiet", "-m", "the sheets only");
+  }
   const root = discoverProject(repo).schematic;
   const before = loadSchematicProject(root);
   const oldUuids = new Set([...before.files.values()].flatMap((f) => drawnItems(f.path).map((i) => i.uuid)));
