@@ -123,7 +123,7 @@ describe("edits that older formats cannot express", () => {
     const error = thrownCopperheadError(() => editor.renameNet("+3V3", "+3V3_MCU"));
     expect(error.code).toBe("edit_conflict");
     expect(error.message).toContain("KiCad 6 (20211123)");
-    expect(error.fix).toContain("KiCad 7 or newer");
+    expect(error.fix).toContain("(disconnect, then connect)");
     expect(editor.changedFiles()).toEqual([]);
   });
 
