@@ -84,7 +84,7 @@ describe("host registrations", () => {
   }
 
   test("Claude Code: the documented one-liner, on the saved login", () => {
-    const line = "claude mcp add copperhead --env COPPERHEAD_MODEL=claude-code -- copperhead mcp";
+    const line = 'claude mcp add copperhead --env COPPERHEAD_MODEL=claude-code -- "$(command -v copperhead)" mcp';
     expect(read("integrations/claude-code/README.md")).toContain(line);
     expect(read("README.md")).toContain(line);
   });
