@@ -92,7 +92,7 @@ describe("config errors", () => {
 
   test("an unknown key with no close match lists the valid keys", () => {
     const err = configError('{ "banana": 1 }');
-    expect(err.message).toContain('unknown key "banana" (valid keys are $schema, project, docs, model, maxRepairCycles, maxTurns, providerTimeoutSeconds, providerDeadlineSeconds, providerRetries, strict, checks)');
+    expect(err.message).toContain('unknown key "banana" (valid keys are $schema, project, docs, model, maxRepairCycles, maxTurns, providerTimeoutSeconds, providerDeadlineSeconds, providerRetries, contextBudgetTokens, strict, checks)');
   });
 
   test("a wrong type says what was expected and what was found", () => {
