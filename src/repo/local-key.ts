@@ -6,8 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { errorCode } from "./repo-path.ts";
 
 const KEY_BYTES = 32;
@@ -29,15 +28,6 @@ export function keyAt(file: string, create: boolean): Buffer | undefined {
     key = readKey(file);
   }
   return key;
-}
-
-/**
- * copperhead's folder for what stays with this user on this machine: `$XDG_STATE_HOME/copperhead`,
- * by default `~/.local/state/copperhead` (`%LOCALAPPDATA%\copperhead` on Windows).
- */
-export function userStateDir(env: Record<string, string | undefined> = process.env): string {
-  if (process.platform === "win32") return join(env.LOCALAPPDATA || join(homedir(), "AppData", "Local"), "copperhead");
-  return join(env.XDG_STATE_HOME || join(homedir(), ".local", "state"), "copperhead");
 }
 
 function readKey(file: string): Buffer | undefined {

@@ -9,3 +9,12 @@ import { join } from "node:path";
 export function userCacheDir(env: Record<string, string | undefined> = process.env): string {
   return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "copperhead");
 }
+
+/**
+ * copperhead's folder for what stays with this user on this machine: `$XDG_STATE_HOME/copperhead`,
+ * by default `~/.local/state/copperhead` (`%LOCALAPPDATA%\copperhead` on Windows).
+ */
+export function userStateDir(env: Record<string, string | undefined> = process.env): string {
+  if (process.platform === "win32") return join(env.LOCALAPPDATA || join(homedir(), "AppData", "Local"), "copperhead");
+  return join(env.XDG_STATE_HOME || join(homedir(), ".local", "state"), "copperhead");
+}
