@@ -9,7 +9,7 @@
  * The fills are the saved ones: what KiCad would show before it refills.
  */
 import Flatbush from "flatbush";
-import { boxOf, inflate, insidePath, polygon, overlap, type Shape } from "./clearance/geometry.ts";
+import { boxOf, inflate, insidePath, overlap, type Shape } from "./clearance/geometry.ts";
 import { segmentsTouch } from "../../util/segments.ts";
 import { boardItems, copperLayers, footprintItems, sharesLayer, type BoardItem } from "./clearance/items.ts";
 import { boardZones, zoneFills } from "./zones/zones.ts";
@@ -26,7 +26,8 @@ export interface CopperPiece {
   anchors: Point[];
   /** A fill's outline. */
   outline?: IndexedOutline;
-  shape(): Shape;
+  /** A pad's, track's or via's outline; a fill is tested by its `outline`'s edges instead. */
+  shape?: () => Shape;
 }
 
 export interface NetIslands {
@@ -59,8 +60,7 @@ export function netIslands(board: Board, wanted?: (net: string) => boolean): Net
     for (const fill of zoneFills(zone)) {
       if (fill.points.length < 3) continue;
       const box = boxOf([fill.points]);
-      let shape: Shape | undefined;
-      add(zone.net, { kind: "fill", name: `the ${zone.net} pour on ${fill.layer}`, layers: new Set([fill.layer]), box, anchors: [fill.points[0]!], outline: new IndexedOutline(fill.points), shape: () => (shape ??= polygon(fill.points)) });
+      add(zone.net, { kind: "fill", name: `the ${zone.net} pour on ${fill.layer}`, layers: new Set([fill.layer]), box, anchors: [fill.points[0]!], outline: new IndexedOutline(fill.points) });
     }
   }
   // A piece of pour that touches nothing else of its net is isolated copper (a DRC warning of
@@ -102,14 +102,14 @@ function islandsOf(pieces: CopperPiece[]): CopperPiece[][] {
 
 /** Whether two pieces' copper meets: overlaps, or (a fill and another piece) touches. */
 function meet(a: CopperPiece, b: CopperPiece): boolean {
-  if (a.kind !== "fill" && b.kind !== "fill") return overlap(a.shape(), b.shape());
+  if (a.kind !== "fill" && b.kind !== "fill") return overlap(a.shape!(), b.shape!());
   if (a.kind === "fill" && b.kind === "fill") return fillsMeet(a.outline!, b.outline!);
   const [fill, other] = a.kind === "fill" ? [a, b] : [b, a];
   // Most copper in a pour sits on it (a via, a track's end, a solidly joined pad): a point test.
   // A pad joined by thermal spokes has its centre in the gap; only that needs the outlines.
   const outline = fill.outline!;
   if (other.anchors.some((p) => outline.contains(p))) return true;
-  const shape = inflate(other.shape(), TOUCH);
+  const shape = inflate(other.shape!(), TOUCH);
   const { minX, minY, maxX, maxY } = shape.box;
   // Else an edge of the fill crosses into it (the spokes' ends); a whole outline of the fill
   // inside it (a small island on a big pad) has its first point there.
