@@ -21,3 +21,19 @@ export function addSignalForwarder(signal: NodeJS.Signals, listener: Listener): 
 export function signalHandledElsewhere(signal: NodeJS.Signals, self: Listener): boolean {
   return process.listeners(signal).some((listener) => listener !== self && !forwarders.has(listener as Listener));
 }
+
+/** Windows has no process groups to signal; there the process itself is signalled. */
+export const OWN_GROUP = process.platform !== "win32";
+
+/**
+ * Sends `signal` to the whole group of a process started with `detached: OWN_GROUP` (its own
+ * session and group, so a launcher and what it started go together); nothing when it is gone.
+ */
+export function signalGroup(proc: Bun.Subprocess, signal: NodeJS.Signals = "SIGKILL"): void {
+  try {
+    if (OWN_GROUP) process.kill(-proc.pid, signal);
+    else proc.kill(signal);
+  } catch {
+    // Already gone.
+  }
+}

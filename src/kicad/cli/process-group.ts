@@ -8,23 +8,10 @@
  * terminal did, without changing what they do to copperhead (`util/signals.ts`); and on exit,
  * every group still alive is killed, so none outlives the process that started it.
  */
-import { addSignalForwarder, signalHandledElsewhere } from "../../util/signals.ts";
-
-/** Windows has no process groups to signal; there the process itself is signalled. */
-export const OWN_GROUP = process.platform !== "win32";
+import { addSignalForwarder, signalGroup, signalHandledElsewhere } from "../../util/signals.ts";
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 const live = new Set<Bun.Subprocess>();
-
-/** Sends `signal` to the process's whole group; nothing when it is gone already. */
-export function signalGroup(proc: Bun.Subprocess, signal: NodeJS.Signals = "SIGKILL"): void {
-  try {
-    if (OWN_GROUP) process.kill(-proc.pid, signal);
-    else proc.kill(signal);
-  } catch {
-    // Already gone.
-  }
-}
 
 /** Watches `proc`'s group until it exits (see above). */
 export function trackGroup(proc: Bun.Subprocess): void {

@@ -45,7 +45,8 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CopperheadError } from "../../errors.ts";
-import { OWN_GROUP, signalGroup, trackGroup } from "./process-group.ts";
+import { OWN_GROUP, signalGroup } from "../../util/signals.ts";
+import { trackGroup } from "./process-group.ts";
 
 /** What a config home is seeded from; null seeds nothing (the version probe, before the major is known). */
 export interface ConfigSeed {

@@ -13,6 +13,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { OWN_GROUP, signalGroup } from "../../../util/signals.ts";
 import type { Subprocess } from "bun";
 
 export interface CliLaunch {
@@ -58,7 +59,7 @@ export class CliProcess {
       stdout: "pipe",
       stderr: "pipe",
       // Its own session and process group: stop() reaches everything the CLI started.
-      detached: true,
+      detached: OWN_GROUP,
     });
     const cli = new CliProcess(proc);
     cli.feed(launch.stdin);
@@ -94,9 +95,9 @@ export class CliProcess {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    signalGroup(this.proc.pid, "SIGTERM");
+    signalGroup(this.proc, "SIGTERM");
     if (!(await this.exitsWithin(STOP_GRACE_MS))) this.proc.kill("SIGKILL");
-    signalGroup(this.proc.pid, "SIGKILL");
+    signalGroup(this.proc, "SIGKILL");
   }
 
   private feed(text: string): void {
@@ -135,12 +136,4 @@ async function readLines(stream: ReadableStream<Uint8Array>, output: CliOutput):
     buffer = buffer.slice(start);
   }
   if (buffer.trim()) output.line(buffer.trim());
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // the group is gone already
-  }
 }
