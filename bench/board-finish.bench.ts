@@ -21,7 +21,7 @@ import { BoardObstacles } from "../src/kicad/board/clearance/obstacles.ts";
 import { indexForRouting, placeAdditions } from "../src/kicad/board/placement.ts";
 import { finishAdded, type FinishedLayout } from "../src/kicad/board/route/finish.ts";
 import { applyBoardSync } from "../src/kicad/board/sync/sync.ts";
-import { Board } from "../src/kicad/board/view.ts";
+import { Board } from "../src/kicad/board/model.ts";
 import { findKicadCli, runDrc } from "../src/kicad/cli/kicad-cli.ts";
 import { openLibraries } from "../src/kicad/library/libraries.ts";
 import { child, children, num, printSexprBytes, removeChild } from "../src/kicad/sexpr/index.ts";

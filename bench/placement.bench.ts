@@ -10,7 +10,7 @@ import { BoardObstacles } from "../src/kicad/board/clearance/obstacles.ts";
 import { BoardRules } from "../src/kicad/board/clearance/rules.ts";
 import { placeAdditions, placeFootprint } from "../src/kicad/board/placement.ts";
 import { applyBoardSync } from "../src/kicad/board/sync/sync.ts";
-import { Board } from "../src/kicad/board/view.ts";
+import { Board } from "../src/kicad/board/model.ts";
 import { findKicadCli, runDrc } from "../src/kicad/cli/kicad-cli.ts";
 import { openLibraries } from "../src/kicad/library/libraries.ts";
 import { additionPlan, decouplingNets, mainIc } from "../test/support/board-additions.ts";

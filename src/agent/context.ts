@@ -9,7 +9,7 @@
  */
 import type { Design } from "../design/design.ts";
 import { BoardEditor } from "../kicad/board/editor.ts";
-import type { Board } from "../kicad/board/view.ts";
+import type { Board } from "../kicad/board/model.ts";
 import { listComponents } from "../kicad/netlist/components.ts";
 import type { CheckReport } from "../checks/types.ts";
 import type { ProposalNames } from "../kicad/proposal-scope.ts";

@@ -18,7 +18,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { compareWithBaseline, ruleFiles, sameBytes, unchangedItems, type Unchanged } from "../checks/baseline.ts";
 import type { CheckReport, Finding } from "../checks/types.ts";
 import type { Design } from "../design/design.ts";
-import { Board } from "../kicad/board/view.ts";
+import { Board } from "../kicad/board/model.ts";
 import { lookupNet } from "../kicad/netlist/net-names.ts";
 import { partOf } from "../kicad/proposal-scope.ts";
 import { repoRelative } from "../repo/repo-path.ts";

@@ -12,7 +12,7 @@
  * One more finding is not new: a violation between board items the change left as they were,
  * which KiCad reported before with another partner (see `reportedAgain`).
  */
-import type { Board } from "../kicad/board/view.ts";
+import type { Board } from "../kicad/board/model.ts";
 import { childText, printBare, type SList } from "../kicad/sexpr/index.ts";
 import { withoutOccurrence } from "./result.ts";
 import { compareFindings, type BaselineReport, type BaselineState, type CheckReport, type Finding } from "./types.ts";

@@ -6,7 +6,7 @@
  */
 import { atomText, child, childText, children, head, text, type SList } from "../kicad/sexpr/index.ts";
 import { fieldValue, symbolInstance, unitLetter } from "../kicad/schematic/view.ts";
-import type { Board } from "../kicad/board/view.ts";
+import type { Board } from "../kicad/board/model.ts";
 import type { Design } from "../design/design.ts";
 
 export interface ItemIdentity {

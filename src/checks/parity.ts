@@ -16,7 +16,7 @@
  * witnesses can be compared finding for finding.
  */
 import { existsSync, readFileSync } from "node:fs";
-import type { Footprint, Pad } from "../kicad/board/view.ts";
+import type { Footprint, Pad } from "../kicad/board/model.ts";
 import type { Violation } from "../kicad/cli/kicad-cli.ts";
 import { child, childText, text } from "../kicad/sexpr/index.ts";
 import { repoPath, type Design } from "../design/design.ts";

@@ -14,7 +14,7 @@ import { skippedResult } from "../checks/result.ts";
 import { CHECK_IDS, type CheckReport } from "../checks/types.ts";
 import { CONFIG_PATH, discoverConfiguredProject } from "../config/config.ts";
 import { repoPath } from "../design/design.ts";
-import { Board } from "../kicad/board/view.ts";
+import { Board } from "../kicad/board/model.ts";
 import { openRepo } from "../repo/recovery.ts";
 import { headOrNothing, stagedPaths, withSnapshot, withStagedSnapshot } from "../repo/snapshot.ts";
 import { trimEndOf } from "../util/text.ts";

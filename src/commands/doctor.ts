@@ -11,7 +11,7 @@ import type { Config } from "../config/schema.ts";
 import { asCopperheadError } from "../errors.ts";
 import { findKicadCli, type KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { findKicadPython } from "../kicad/cli/python.ts";
-import { Board } from "../kicad/board/view.ts";
+import { Board } from "../kicad/board/model.ts";
 import { unresolvedLibraries, type LibraryUse, type UnresolvedLibrary } from "../kicad/library/design-libraries.ts";
 import { projectLibraries, type LibraryKind } from "../kicad/library/libraries.ts";
 import { loadSchematicProject } from "../kicad/schematic/view.ts";

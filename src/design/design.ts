@@ -3,7 +3,7 @@
  * the board when there is one. Checks, the requirement evaluator, generated docs and the agent's
  * read tools all read the design through it; a check run loads it once and shares it.
  */
-import { Board } from "../kicad/board/view.ts";
+import { Board } from "../kicad/board/model.ts";
 import { listComponents, type Component } from "../kicad/netlist/components.ts";
 import { buildNetlist, type DesignNetlist } from "../kicad/netlist/netlist.ts";
 import { loadSchematicProject, type SchematicProject } from "../kicad/schematic/view.ts";

@@ -10,7 +10,7 @@
  * part of that identity: a renamed net does not make every track and zone on it new (the pads
  * say that the net was renamed).
  */
-import { footprintToBoard, readNetRef, type Board, type Footprint } from "../kicad/board/view.ts";
+import { footprintToBoard, readNetRef, type Board, type Footprint } from "../kicad/board/model.ts";
 import { naturalCompare } from "../kicad/netlist/netlist.ts";
 import { child, children, childText, head, num, text, type SList } from "../kicad/sexpr/index.ts";
 import type { FieldChange, PinNet } from "./components.ts";

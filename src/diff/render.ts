@@ -20,7 +20,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { writeFileAtomic } from "../repo/atomic-write.ts";
-import { footprintToBoard, type Footprint } from "../kicad/board/view.ts";
+import { footprintToBoard, type Footprint } from "../kicad/board/model.ts";
 import { boardLayers, plotBoardUnfilled } from "../kicad/board/plot.ts";
 import { exportSvg, type KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { svgToPng } from "../util/png.ts";

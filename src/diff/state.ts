@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join, posix } from "node:path";
 import { loadDesign } from "../design/design.ts";
-import type { Board } from "../kicad/board/view.ts";
+import type { Board } from "../kicad/board/model.ts";
 import type { Component } from "../kicad/netlist/components.ts";
 import type { Netlist } from "../kicad/netlist/netlist.ts";
 import type { SchematicProject } from "../kicad/schematic/view.ts";

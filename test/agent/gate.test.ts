@@ -9,7 +9,7 @@ import { reportedAgain, unchangedItems } from "../../src/checks/baseline.ts";
 import { checkDrc } from "../../src/checks/drc.ts";
 import { indexBoard } from "../../src/checks/kicad-items.ts";
 import { loadDesign, type Design } from "../../src/design/design.ts";
-import { Board } from "../../src/kicad/board/view.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { parseDrcReport } from "../../src/kicad/cli/report.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import type { Amendment, Proposal, ProposalScope } from "../../src/spec/proposal.ts";

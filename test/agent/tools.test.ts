@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { currentDesign } from "../../src/agent/context.ts";
 import { loadDesign } from "../../src/design/design.ts";
-import { Board } from "../../src/kicad/board/view.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { copperItems } from "../support/board-zones.ts";
 import { rejectedToolError } from "../support/errors.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";

@@ -13,7 +13,7 @@ import { checkDrc } from "../../src/checks/drc.ts";
 import { indexBoard } from "../../src/checks/kicad-items.ts";
 import type { CheckReport, Finding } from "../../src/checks/types.ts";
 import { loadDesign, type Design } from "../../src/design/design.ts";
-import { Board } from "../../src/kicad/board/view.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { parseDrcReport, type Violation } from "../../src/kicad/cli/report.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { copyCorpusProject, demoProjects } from "../support/corpora.ts";

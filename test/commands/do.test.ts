@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import { join } from "node:path";
 import { createReplayProvider } from "../../src/agent/providers/replay.ts";
 import { runDo, type DoOptions, type DoSummary } from "../../src/commands/do.ts";
-import { Board } from "../../src/kicad/board/view.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
 import { RunJournal } from "../../src/repo/journal.ts";
 import { withRepoLock } from "../../src/repo/lock.ts";

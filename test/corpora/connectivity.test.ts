@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { ratsnest } from "../../src/agent/view/board.ts";
 import { netIslands } from "../../src/kicad/board/connectivity.ts";
-import { Board, readNetRef } from "../../src/kicad/board/view.ts";
+import { Board, readNetRef } from "../../src/kicad/board/model.ts";
 import { runDrc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { child, head, printSexprBytes, type SNode } from "../../src/kicad/sexpr/index.ts";
 import { allProjects, copyCorpusProject, demoProjects } from "../support/corpora.ts";

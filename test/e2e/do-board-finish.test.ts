@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Board } from "../../src/kicad/board/view.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { runDrc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { git } from "../repo/git-repo.ts";

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { Board } from "../../src/kicad/board/view.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { listComponents } from "../../src/kicad/netlist/components.ts";
 import { boardBounds } from "../../src/kicad/board/footprint/instance.ts";
 import { placePoint } from "../../src/kicad/schematic/geometry.ts";

@@ -15,7 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CheckReport } from "../../src/checks/types.ts";
-import { Board as PcbBoard } from "../../src/kicad/board/view.ts";
+import { Board as PcbBoard } from "../../src/kicad/board/model.ts";
 import { BOARD, has } from "../../src/kicad/format.ts";
 import { groupMissingLibraries } from "../../src/checks/missing-libraries.ts";
 import { summariseCheck } from "../../src/mcp/check-summary.ts";

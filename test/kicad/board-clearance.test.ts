@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { BoardRules, parseCustomRules } from "../../src/kicad/board/clearance/rules.ts";
 import { circle, overlap, rectangle, stroke } from "../../src/kicad/board/clearance/geometry.ts";
-import { Board } from "../../src/kicad/board/view.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { corpusProjects } from "../support/corpora.ts";
 import { FIXTURES_DIR } from "../support/kicad.ts";
 

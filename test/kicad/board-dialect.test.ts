@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Board } from "../../src/kicad/board/view.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { applyBoardSync, BOARD_SYNC_SCHEMA, footprintId, type BoardSyncPlan } from "../../src/kicad/board/sync/sync.ts";
 import { runDrc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";

@@ -11,7 +11,7 @@ import { flipFootprint } from "../../src/kicad/board/footprint/instance.ts";
 import { placeAdditions, placeFootprint } from "../../src/kicad/board/placement.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync.ts";
-import { Board } from "../../src/kicad/board/view.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { runKicadPython } from "../../src/kicad/cli/python.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { printSexpr } from "../../src/kicad/sexpr/index.ts";

@@ -9,7 +9,7 @@ import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { Occupancy } from "../../src/kicad/board/clearance/occupancy.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { boardBounds } from "../../src/kicad/board/footprint/instance.ts";
-import { Board, type BBox } from "../../src/kicad/board/view.ts";
+import { Board, type BBox } from "../../src/kicad/board/model.ts";
 import { corpusProjects } from "../support/corpora.ts";
 
 const inside = (box: BBox, shape: Shape) => box.minX >= shape.box.minX && box.maxX <= shape.box.maxX && box.minY >= shape.box.minY && box.maxY <= shape.box.maxY;

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { NetCopper } from "../../src/kicad/board/ratsnest.ts";
-import { Board, type Point } from "../../src/kicad/board/view.ts";
+import { Board, type Point } from "../../src/kicad/board/model.ts";
 import { corpusProjects } from "../support/corpora.ts";
 
 const glasgow = corpusProjects().find((p) => p.id === "corpus/glasgow-revc3")!.board!;

@@ -9,7 +9,7 @@ import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { fillJoinsNet, routeFootprints } from "../../src/kicad/board/route/route.ts";
 import { boardZones, zoneFills } from "../../src/kicad/board/zones/zones.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync.ts";
-import { Board } from "../../src/kicad/board/view.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { additionPlan } from "../support/board-additions.ts";
 import { copyCorpusProject, demoProjects } from "../support/corpora.ts";

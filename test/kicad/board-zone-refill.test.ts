@@ -12,7 +12,7 @@ import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { placeAdditions } from "../../src/kicad/board/placement.ts";
 import { finishAdded } from "../../src/kicad/board/route/finish.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync.ts";
-import { Board } from "../../src/kicad/board/view.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { boardZones, filledPolygons, insidePolygon, zonesTouchedBy, type Zone } from "../../src/kicad/board/zones/zones.ts";
 import { fillWithKicad, refillZones } from "../../src/kicad/board/zones/refill.ts";

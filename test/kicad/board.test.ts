@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { Board } from "../../src/kicad/board/view.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { printSexpr } from "../../src/kicad/sexpr/index.ts";
 
 const USB_LED = "fixtures/usb-led/usb-led.kicad_pcb";

@@ -4,7 +4,7 @@
  * judged on every corpus board with kicad-cli's DRC alone.
  */
 import { BOARD_SYNC_SCHEMA, type BoardSyncPlan, type FootprintAdd } from "../../src/kicad/board/sync/plan.ts";
-import type { Board, Footprint } from "../../src/kicad/board/view.ts";
+import type { Board, Footprint } from "../../src/kicad/board/model.ts";
 
 /** The main IC: the U-part with the most pads (else the footprint with the most). */
 export function mainIc(board: Board): Footprint {

@@ -3,7 +3,7 @@
  * footprint, rename a net, move a pad to another net, add or remove copper, add a zone, rename
  * a layer, resize the outline. Each touches only what it names.
  */
-import { Board } from "../../src/kicad/board/view.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { child, children, head, insertChild, list, num, q, removeChild, setAtom, text, walk, writeSexprFile, type SList } from "../../src/kicad/sexpr/index.ts";
 
 export class BoardEdit {

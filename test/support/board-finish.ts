@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { reportedAgain, unchangedItems, type ReportedItems } from "../../src/checks/baseline.ts";
 import { boardBounds } from "../../src/kicad/board/footprint/instance.ts";
-import { Board, type BBox } from "../../src/kicad/board/view.ts";
+import { Board, type BBox } from "../../src/kicad/board/model.ts";
 import { fillWithKicad } from "../../src/kicad/board/zones/refill.ts";
 import { boardZones } from "../../src/kicad/board/zones/zones.ts";
 import { runDrc, type DrcReport, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";

@@ -4,7 +4,7 @@
  */
 import { insideSegments } from "../../src/kicad/board/clearance/geometry.ts";
 import { outlineSegments } from "../../src/kicad/board/clearance/items.ts";
-import type { BBox, Board } from "../../src/kicad/board/view.ts";
+import type { BBox, Board } from "../../src/kicad/board/model.ts";
 
 export function insideOutline(board: Board, b: BBox): boolean {
   const segments = outlineSegments(board);

@@ -9,7 +9,7 @@ import * as v from "valibot";
 import { loadDesign } from "../../design/design.ts";
 import { CopperheadError } from "../../errors.ts";
 import type { BoardEditor } from "../../kicad/board/editor.ts";
-import type { Board } from "../../kicad/board/view.ts";
+import type { Board } from "../../kicad/board/model.ts";
 import { indexForRouting, placeAdditions } from "../../kicad/board/placement.ts";
 import { BoardObstacles } from "../../kicad/board/clearance/obstacles.ts";
 import { setFootprintFlags } from "../../kicad/board/sync/apply.ts";

@@ -6,7 +6,7 @@ import * as v from "valibot";
 import { compareWithBaseline } from "../../checks/baseline.ts";
 import { familyVerdict } from "../../checks/result.ts";
 import type { CheckResult, Finding, Severity } from "../../checks/types.ts";
-import type { Board } from "../../kicad/board/view.ts";
+import type { Board } from "../../kicad/board/model.ts";
 import type { Component } from "../../kicad/netlist/components.ts";
 import { designSymbols, searchLibraries } from "../../kicad/library/search.ts";
 import { resolveNet } from "../../kicad/netlist/net-names.ts";

@@ -11,7 +11,7 @@
  */
 import type { Design } from "../../design/design.ts";
 import { boardBounds } from "../../kicad/board/footprint/instance.ts";
-import { footprintToBoard, type BBox, type Board, type Footprint, type Point } from "../../kicad/board/view.ts";
+import { footprintToBoard, type BBox, type Board, type Footprint, type Point } from "../../kicad/board/model.ts";
 import { netIslands, type CopperPiece } from "../../kicad/board/connectivity.ts";
 import { boardZones, zoneFills, type Zone } from "../../kicad/board/zones/zones.ts";
 import { child, num } from "../../kicad/sexpr/index.ts";

@@ -13,7 +13,7 @@ import { boxOf, inflate, insidePath, overlap, type Shape } from "./clearance/geo
 import { segmentsTouch } from "../../util/segments.ts";
 import { boardItems, copperLayers, footprintItems, sharesLayer, type BoardItem } from "./clearance/items.ts";
 import { boardZones, zoneFills } from "./zones/zones.ts";
-import type { BBox, Board, Point } from "./view.ts";
+import type { BBox, Board, Point } from "./model.ts";
 
 /** One piece of a net's copper. */
 export interface CopperPiece {

@@ -17,7 +17,7 @@ import { placeFootprint, type BoardSpot, type FootprintMove } from "./placement.
 import { finishAdded, type FinishedLayout, type FinishOptions } from "./route/finish.ts";
 import { liftCopper } from "./route/write.ts";
 import type { NewCopper } from "./zones/zones.ts";
-import { Board } from "./view.ts";
+import { Board } from "./model.ts";
 
 export interface BoardEditorOptions {
   /** The repo root: the board must resolve inside it. */

@@ -5,7 +5,7 @@
  * would rewrite every track of the board.
  */
 import { CopperheadError } from "../../errors.ts";
-import { footprintToBoard, readNetRef, type Board, type Footprint, type NetFormat } from "./view.ts";
+import { footprintToBoard, readNetRef, type Board, type Footprint, type NetFormat } from "./model.ts";
 import { afterLast, BOARD_HEADER } from "../sexpr/node-order.ts";
 import { insertInDialect } from "./footprint/dialect.ts";
 import type { BoardDialect } from "../format.ts";

@@ -4,7 +4,7 @@
  * of an open Edge.Cuts stroke (line, arc, curve) must meet exactly one other end; rectangles,
  * circles and polygons are closed by construction.
  */
-import { footprintToBoard, type Board, type Point } from "./view.ts";
+import { footprintToBoard, type Board, type Point } from "./model.ts";
 import { child, childText, children, head, num, type SList } from "../sexpr/index.ts";
 
 /** Ends closer than this (mm) meet; KiCad's own outline builder allows a similar epsilon. */

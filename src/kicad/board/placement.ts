@@ -12,7 +12,7 @@
  * asked (`side`). A footprint on the back is
  * flipped exactly as KiCad flips it (`flipFootprint`).
  */
-import type { Board, Footprint } from "./view.ts";
+import type { Board, Footprint } from "./model.ts";
 import { CopperheadError } from "../../errors.ts";
 import { copperOnPads } from "./nets.ts";
 import { onlyAdds, type BoardSyncPlan, type FootprintAdd } from "./sync/plan.ts";

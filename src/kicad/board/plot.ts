@@ -5,7 +5,7 @@
  */
 import { exportBoardSvg, type KicadCli } from "../cli/kicad-cli.ts";
 import { child, children, readSexprFile, removeChild, text, writeSexprFile } from "../sexpr/index.ts";
-import type { Board } from "./view.ts";
+import type { Board } from "./model.ts";
 
 /** Plots `layers` of the board file `pcbPath` into `outFile` without zone fills. */
 export async function plotBoardUnfilled(pcbPath: string, outFile: string, cli: KicadCli, layers: string[]): Promise<string> {

@@ -6,7 +6,7 @@
  * placement asks for the nearest one from every candidate spot.
  */
 import Flatbush from "flatbush";
-import type { Point } from "./view.ts";
+import type { Point } from "./model.ts";
 import type { BoardObstacles } from "./clearance/obstacles.ts";
 import type { BoardItem } from "./clearance/items.ts";
 

@@ -6,7 +6,7 @@
  * wins; when none is, the items that blocked the best candidates are what the caller reports.
  */
 import { cloneNode, child, children, childText, num, type SList } from "../sexpr/index.ts";
-import type { BBox, Board, Point } from "./view.ts";
+import type { BBox, Board, Point } from "./model.ts";
 import type { Side } from "./footprint/instance.ts";
 import { flipFootprint, moveFootprint } from "./footprint/instance.ts";
 import { footprintItems, type SpokeFrame } from "./clearance/items.ts";

@@ -4,7 +4,7 @@
  * below the board. A plan's additions are then moved onto the board next to the parts they
  * belong with where they fit (kicad/board/placement.ts); the rest wait there for a person.
  */
-import type { BBox, Board, Placement } from "./view.ts";
+import type { BBox, Board, Placement } from "./model.ts";
 import type { Side } from "./footprint/instance.ts";
 import { CopperheadError } from "../../errors.ts";
 

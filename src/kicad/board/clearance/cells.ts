@@ -4,7 +4,7 @@
  * marked centre is a point of the shape. The routing grid (`route/grid.ts`) and the occupancy
  * raster of placement (`occupancy.ts`) both draw this way.
  */
-import type { Point } from "../view.ts";
+import type { Point } from "../model.ts";
 import type { Shape } from "./geometry.ts";
 
 export interface CellWindow {

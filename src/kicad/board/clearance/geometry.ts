@@ -7,7 +7,7 @@
  * grown by the arc tolerance), so a shape found clear is clear in KiCad's own geometry too.
  */
 import { Clipper, EndType, FillRule, JoinType, type PathD, type PathsD } from "clipper2-ts";
-import type { BBox, Point } from "../view.ts";
+import type { BBox, Point } from "../model.ts";
 
 export interface Shape {
   paths: PathsD;

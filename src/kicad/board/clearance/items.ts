@@ -6,7 +6,7 @@
  * Zone fills are not items here: they are refilled after an edit, so they follow new copper
  * rather than block it. Rule areas (keepouts) are.
  */
-import { arcCircle, footprintToBoard, readNetRef, type BBox, type Board, type Placement, type Point } from "../view.ts";
+import { arcCircle, footprintToBoard, readNetRef, type BBox, type Board, type Placement, type Point } from "../model.ts";
 import { localBounds } from "../footprint/instance.ts";
 import { child, children, childText, head, num, text, type SList } from "../../sexpr/index.ts";
 import { boxOf, circle, growBox, polygon, rectangle, stroke, turn, union, withHoles, type Shape } from "./geometry.ts";

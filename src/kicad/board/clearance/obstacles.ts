@@ -10,7 +10,7 @@
  * silkscreen over pads and over other silkscreen. Each check answers with the item in the way,
  * named for a person.
  */
-import type { BBox, Board, Point } from "../view.ts";
+import type { BBox, Board, Point } from "../model.ts";
 import { boardItems, copperLayers, drawn, footprintBoardItems, footprintItems, outlineSegments, sharesLayer, type BoardItem, type SpokeFrame } from "./items.ts";
 import { cutSpokes, MIN_SPOKES, spokeCorridors, spokeTips, type SpokedPad } from "./spokes.ts";
 import { boxesOverlap, boxesWithin, boxOf, growBox, inflate, insidePath, insideSegments, overlap, type Shape } from "./geometry.ts";

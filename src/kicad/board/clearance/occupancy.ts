@@ -9,7 +9,7 @@
  * another. So "covered" is certain; "not covered" says nothing, and the exact check decides.
  * On a dense board most spots near a part are turned down this way (glasgow's FPGA fan-out).
  */
-import type { BBox } from "../view.ts";
+import type { BBox } from "../model.ts";
 import { fillCells, type CellWindow } from "./cells.ts";
 import type { BoardItem } from "./items.ts";
 import type { BoardObstacles } from "./obstacles.ts";

@@ -7,7 +7,7 @@
  * are left, so a track may pass beside a pad's free spokes and a part may sit next to a
  * ground pad without starving it.
  */
-import type { Point } from "../view.ts";
+import type { Point } from "../model.ts";
 import { inflate, overlap, stroke, type Shape } from "./geometry.ts";
 import type { BoardItem, SpokeFrame, Thermal } from "./items.ts";
 

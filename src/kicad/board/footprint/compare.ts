@@ -12,7 +12,7 @@
  * own. So are what the board adds to an instance — uuids, nets, pin functions — and the
  * spelling differences between file-format versions.
  */
-import type { Placement } from "../view.ts";
+import type { Placement } from "../model.ts";
 import { instantiateFootprint, type Side } from "./instance.ts";
 import { atomText, child, head, num, text, type SList, type SNode } from "../../sexpr/index.ts";
 

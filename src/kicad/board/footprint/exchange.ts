@@ -7,7 +7,7 @@
  * and mask/paste overrides stay; pads get the nets of the old pads with the same number;
  * graphics, pads, courtyard and 3D model are the library's.
  */
-import type { Footprint } from "../view.ts";
+import type { Footprint } from "../model.ts";
 import { afterLast, FOOTPRINT_HEADER } from "../../sexpr/node-order.ts";
 import { child, children, cloneNode, head, insertChild, q, removeChild, setAtom, text, type SList } from "../../sexpr/index.ts";
 

@@ -5,7 +5,7 @@
  * `(fp_text reference …)`/`(fp_text value …)`, every other field and the sheet as bare
  * `(property "name" "value")` pairs, which they write sorted by name.
  */
-import type { Footprint } from "../view.ts";
+import type { Footprint } from "../model.ts";
 import { fieldForFootprint, uuidSource } from "./instance.ts";
 import type { BoardDialect } from "../../format.ts";
 import { afterLast, FOOTPRINT_HEADER } from "../../sexpr/node-order.ts";

@@ -19,7 +19,7 @@
  * angles mirrored to `180 - a` and text justified `mirror`.
  */
 import { createHash } from "node:crypto";
-import { footprintToBoard, type BBox, type Placement, type Point } from "../view.ts";
+import { footprintToBoard, type BBox, type Placement, type Point } from "../model.ts";
 import { child, children, cloneNode, formatNumber, head, insertChild, isList, list, num, q, removeChild, setAtom, sym, text, type SAtom, type SList } from "../../sexpr/index.ts";
 
 export type Side = "front" | "back";

@@ -5,7 +5,7 @@
  * swapping in a stock footprint. The copy is the instance brought back to the front, unturned,
  * at the origin, without what only an instance carries: pad nets, pin data and the symbol's fields.
  */
-import { Board } from "../view.ts";
+import { Board } from "../model.ts";
 import { flipFootprint, moveFootprint } from "./instance.ts";
 import { childText, children, cloneNode, parseSexpr, printSexpr, removeChild, text, type SDocument, type SList } from "../../sexpr/index.ts";
 

@@ -8,7 +8,7 @@
  * them is linked (KiCad records the first uuid of its netlist, whose order is not the file's,
  * so a board KiCad synced may hold any unit's).
  */
-import type { Footprint } from "../view.ts";
+import type { Footprint } from "../model.ts";
 import type { Component } from "../../netlist/components.ts";
 
 /** Every symbol path a component's footprint may be linked under, its first unit's first. */

@@ -11,7 +11,7 @@ import { footprintItems } from "../clearance/items.ts";
 import type { BoardRules } from "../clearance/rules.ts";
 import { refillZones } from "../zones/refill.ts";
 import { boardZones, filledPolygons, zonesTouchedBy, type NewCopper } from "../zones/zones.ts";
-import type { Board, Point } from "../view.ts";
+import type { Board, Point } from "../model.ts";
 import { fillJoinsNet, routeFootprints, type RouteOutcome } from "./route.ts";
 
 /** How far past new copper a zone's fill may change: its clearance and thermal gap at most. */

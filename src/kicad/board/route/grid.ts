@@ -13,7 +13,7 @@
  */
 import { fillCells, type CellRect, type CellWindow } from "../clearance/cells.ts";
 import type { Shape } from "../clearance/geometry.ts";
-import type { BBox, Point } from "../view.ts";
+import type { BBox, Point } from "../model.ts";
 
 /** The window's origin is the pad the route starts from, so it starts exactly there. */
 export interface GridWindow extends CellWindow {

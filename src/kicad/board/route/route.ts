@@ -17,7 +17,7 @@ import { footprintItems, sharesLayer, type BoardItem } from "../clearance/items.
 import { BoardObstacles, clearanceTo, holeClearanceTo, type Blocker } from "../clearance/obstacles.ts";
 import type { BoardRules } from "../clearance/rules.ts";
 import { boardZones, distanceToPolygon, filledPolygons, insideOutline, insidePolygon, zoneFills, zoneOnLayer, type NewCopper, type Zone } from "../zones/zones.ts";
-import type { BBox, Board, Point } from "../view.ts";
+import type { BBox, Board, Point } from "../model.ts";
 import { RouteGrid, type GridPoint } from "./grid.ts";
 import { writeTrack, writeVia } from "./write.ts";
 

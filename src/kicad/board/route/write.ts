@@ -8,7 +8,7 @@
 import { boardDialect } from "../../format.ts";
 import { insertInDialect } from "../footprint/dialect.ts";
 import { uuidSource } from "../footprint/instance.ts";
-import type { BBox, Board, Point } from "../view.ts";
+import type { BBox, Board, Point } from "../model.ts";
 import { child, childText, head, list, num, q, removeChild, sym, type SList, type SValue } from "../../sexpr/index.ts";
 
 /** Writes a track segment; returns its id. */

@@ -4,7 +4,7 @@
  * untouched footprints — keeps its bytes, and what it writes is in the board's own dialect.
  */
 import { CopperheadError } from "../../../errors.ts";
-import type { Board, Footprint } from "../view.ts";
+import type { Board, Footprint } from "../model.ts";
 import { NetTable } from "../nets.ts";
 import { footprintId, type BoardSyncPlan, type FootprintUpdate, type PadNet } from "./plan.ts";
 import { keepFootprintSettings } from "../footprint/exchange.ts";

@@ -24,7 +24,7 @@
  * — and the plan lists the others in `skipped`, so nothing found is silent.
  */
 import { CopperheadError } from "../../../errors.ts";
-import type { BBox, Board, Footprint, NetFormat, Placement } from "../view.ts";
+import type { BBox, Board, Footprint, NetFormat, Placement } from "../model.ts";
 import { copperNets, copperOnPads } from "../nets.ts";
 import { stagingPlacer } from "../staging.ts";
 import type { Component } from "../../netlist/components.ts";

@@ -14,7 +14,7 @@ import { existsSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
 import type { KicadProject } from "../../../repo/project.ts";
-import { Board } from "../view.ts";
+import { Board } from "../model.ts";
 import { boardFootprints } from "../footprint/library-copy.ts";
 import { applyBoardSync } from "./apply.ts";
 import { isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan } from "./plan.ts";

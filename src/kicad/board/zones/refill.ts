@@ -20,7 +20,7 @@ import { kicadTimeoutMs } from "../../cli/timeout.ts";
 import { withScratchDir } from "../../cli/process.ts";
 import { child, childText, children, flag, formatNumber, head, insertChild, list, printSexprBytes, q, readDesignBytes, removeChild, sym, type SList, type SNode } from "../../sexpr/index.ts";
 import { boxesOverlap, boxOf, growBox } from "../clearance/geometry.ts";
-import type { BBox, Board } from "../view.ts";
+import type { BBox, Board } from "../model.ts";
 import fillProgram from "./fill.py" with { type: "text" };
 import { boardZones, zoneFills, type Zone } from "./zones.ts";
 

@@ -6,8 +6,8 @@
  * reads the one as the other). Its layers are `(layer "F.Cu")` or `(layers …)`, where KiCad 6
  * and 7 write `F&B.Cu` for both outer layers and `*.Cu` (or `In*.Cu`) for a set of them.
  */
-import type { BBox, Point } from "../view.ts";
-import { readNetRef } from "../view.ts";
+import type { BBox, Point } from "../model.ts";
+import { readNetRef } from "../model.ts";
 import { atomText, child, children, childText, num, type SList } from "../../sexpr/index.ts";
 
 export interface Zone {

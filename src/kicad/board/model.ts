@@ -1,11 +1,11 @@
 /**
- * `kicad/board/` holds the board document: this view, nets, the outline, footprint instances
+ * `kicad/board/` holds the board document: this model, nets, the outline, footprint instances
  * (`footprint/`), placement and staging, and board sync (`sync/`). It reads the schematic's
  * views and the netlist, never the schematic editor (ARCHITECTURE.md).
  *
- * Typed view over a `.kicad_pcb` tree: footprints, pads and nets, and the Edge.Cuts outline.
+ * Typed model of a `.kicad_pcb` tree: footprints, pads and nets, and the Edge.Cuts outline.
  *
- * The view reads the parsed tree in place and hands out the underlying nodes, so edits made
+ * The model reads the parsed tree in place and hands out the underlying nodes, so edits made
  * through it (board sync, parity fixes) change only the tokens they must and the file stays
  * byte-identical elsewhere. Both net encodings are understood: KiCad 8/9's numbered table with
  * `(net 3 "GND")` on pads, and KiCad 10's name-only `(net "GND")`.
