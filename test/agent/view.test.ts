@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { currentDesign } from "../../src/agent/context.ts";
 import { WithImages } from "../../src/agent/tools/tool.ts";
-import { drawingOrder } from "../../src/agent/view/board.ts";
+import { drawingOrder } from "../../src/agent/view/board-view.ts";
 import { boardZones, insidePolygon, zoneFills, type Zone } from "../../src/kicad/board/zones/zones.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";

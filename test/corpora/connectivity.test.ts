@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
-import { ratsnest } from "../../src/agent/view/board.ts";
+import { ratsnest } from "../../src/agent/view/board-view.ts";
 import { netIslands } from "../../src/kicad/board/connectivity.ts";
 import { Board, readNetRef } from "../../src/kicad/board/model.ts";
 import { runDrc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";

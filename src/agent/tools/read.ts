@@ -15,7 +15,7 @@ import { child, children, text } from "../../kicad/sexpr/index.ts";
 import { closeMatches } from "../../util/close-matches.ts";
 import { currentDesign, readRepoText, type RunContext } from "../context.ts";
 import { unchangedByRun } from "../gate.ts";
-import { symbolLayout } from "../view/sheet.ts";
+import { symbolLayout } from "../view/sheet-view.ts";
 import { docPath } from "./paths.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
 

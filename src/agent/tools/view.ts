@@ -7,7 +7,7 @@
 import * as v from "valibot";
 import { currentDesign, type RunContext } from "../context.ts";
 import { viewRegion } from "../view/render.ts";
-import { findSpace } from "../view/space.ts";
+import { findSpace } from "../view/find-space.ts";
 import { defineTool, WithImages } from "./tool.ts";
 
 const mm = (what: string) => v.optional(v.pipe(v.number(), v.minValue(-10_000), v.maxValue(10_000), v.description(what)));

@@ -1,7 +1,7 @@
 /**
  * The `view` tool's picture: a region of a sheet or of the board, cut out of kicad-cli's SVG
  * plot through the SVG's viewBox and rasterised in-process (util/png.ts), with a legend of what
- * is in it. Answers are cached by content (cache.ts): an unchanged design re-views without
+ * is in it. Answers are cached by content (view-cache.ts): an unchanged design re-views without
  * loading it or starting kicad-cli, and a new region of an unchanged design is cut from the
  * plot already made.
  */
@@ -15,9 +15,9 @@ import { IU_PER_MM } from "../../kicad/schematic/geometry.ts";
 import type { KicadProject } from "../../repo/project.ts";
 import { svgToPng } from "../../util/png.ts";
 import { ToolError } from "../tools/tool.ts";
-import { boardLegend, boardRegion, drawingOrder, questionSide, ratsnest, ratsnestSvg, zoneFillsSvg, type BoardQuestion } from "./board.ts";
-import { documentKey, plotFolder, readView, viewKey, writeView, type CachedView } from "./cache.ts";
-import { sheetLegend, sheetRegion, type SheetQuestion } from "./sheet.ts";
+import { boardLegend, boardRegion, drawingOrder, questionSide, ratsnest, ratsnestSvg, zoneFillsSvg, type BoardQuestion } from "./board-view.ts";
+import { documentKey, plotFolder, readView, viewKey, writeView, type CachedView } from "./view-cache.ts";
+import { sheetLegend, sheetRegion, type SheetQuestion } from "./sheet-view.ts";
 
 export type ViewQuestion = ({ document: "schematic" } & SheetQuestion) | ({ document: "board"; layers?: string[] } & BoardQuestion);
 

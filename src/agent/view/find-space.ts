@@ -13,7 +13,7 @@ import { BoardRules } from "../../kicad/board/clearance/rules.ts";
 import { IU_PER_MM, toIU } from "../../kicad/schematic/geometry.ts";
 import { SheetSpace } from "../../kicad/schematic/edit/placement.ts";
 import { ToolError } from "../tools/tool.ts";
-import { sheetRegion } from "./sheet.ts";
+import { sheetRegion } from "./sheet-view.ts";
 
 export interface SpaceQuestion {
   document: "schematic" | "board";
