@@ -20,7 +20,7 @@ import { BoardRules } from "../src/kicad/board/clearance/rules.ts";
 import { BoardObstacles } from "../src/kicad/board/clearance/obstacles.ts";
 import { indexForRouting, placeAdditions } from "../src/kicad/board/placement.ts";
 import { finishAdded, type FinishedLayout } from "../src/kicad/board/route/finish.ts";
-import { applyBoardSync } from "../src/kicad/board/sync/sync.ts";
+import { applyBoardSync } from "../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../src/kicad/board/model.ts";
 import { findKicadCli, runDrc } from "../src/kicad/cli/kicad-cli.ts";
 import { openLibraries } from "../src/kicad/library/libraries.ts";

@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Board } from "../src/kicad/board/model.ts";
-import { applyBoardSync, planBoardSync, type BoardSyncInputs } from "../src/kicad/board/sync/sync.ts";
+import { applyBoardSync, planBoardSync, type BoardSyncInputs } from "../src/kicad/board/sync/sync-board.ts";
 import { listComponents, type Component } from "../src/kicad/netlist/components.ts";
 import { findKicadCli, runDrc } from "../src/kicad/cli/kicad-cli.ts";
 import { openLibraries } from "../src/kicad/library/libraries.ts";

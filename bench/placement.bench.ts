@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { BoardObstacles } from "../src/kicad/board/clearance/obstacles.ts";
 import { BoardRules } from "../src/kicad/board/clearance/rules.ts";
 import { placeAdditions, placeFootprint } from "../src/kicad/board/placement.ts";
-import { applyBoardSync } from "../src/kicad/board/sync/sync.ts";
+import { applyBoardSync } from "../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../src/kicad/board/model.ts";
 import { findKicadCli, runDrc } from "../src/kicad/cli/kicad-cli.ts";
 import { openLibraries } from "../src/kicad/library/libraries.ts";

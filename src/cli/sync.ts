@@ -4,7 +4,7 @@ import { runSync, type SyncItem, type SyncResult } from "../commands/sync.ts";
 import type { FileOutcome } from "../repo/owned-files.ts";
 import { CopperheadError, ExitCode } from "../errors.ts";
 import { log } from "../log.ts";
-import { resolvable } from "../checks/sync.ts";
+import { resolvable } from "../checks/sync-report.ts";
 import { withCancellation } from "../repo/cancel.ts";
 import { modelArg, projectArgs, providerDeadline, providerTimeout } from "./args.ts";
 import { renderDoSummary } from "./do.ts";

@@ -7,7 +7,7 @@
  * is `busy`, and one queued in this process waits), so a board sync can never land in the
  * middle of a `do` that later rolls back. A dry run writes nothing and takes no lock.
  */
-import { syncBoard, type BoardSyncPlan } from "../kicad/board/sync/sync.ts";
+import { syncBoard, type BoardSyncPlan } from "../kicad/board/sync/sync-board.ts";
 import { withRepoLock } from "../repo/lock.ts";
 import { discoverConfiguredProject } from "../config/config.ts";
 import { locateRepo } from "../repo/project.ts";

@@ -12,7 +12,7 @@ import { discoverConfiguredProject } from "../config/config.ts";
 import { CopperheadError } from "../errors.ts";
 import { assertGitRepo } from "../repo/git.ts";
 import { locateRepo } from "../repo/project.ts";
-import { doStrategy } from "../run/do.ts";
+import { doStrategy } from "../run/do-strategy.ts";
 import { runGatedChange, type RunSummary } from "../run/gated-run.ts";
 import type { Proposal } from "../spec/proposal.ts";
 

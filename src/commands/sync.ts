@@ -16,12 +16,12 @@ import type { ModelProvider } from "../agent/model.ts";
 import type { ProgressListener } from "../agent/progress.ts";
 import type { HostSampler } from "../agent/providers/host.ts";
 import { resolveProvider } from "../agent/providers/index.ts";
-import { resolvable, verifySync, type SyncItem, type SyncReport } from "../checks/sync.ts";
+import { resolvable, verifySync, type SyncItem, type SyncReport } from "../checks/sync-report.ts";
 import { discoverConfiguredProject } from "../config/config.ts";
 import { CopperheadError } from "../errors.ts";
 import type { Config } from "../config/config.ts";
 import { loadDesign } from "../design/design.ts";
-import { syncBoard } from "../kicad/board/sync/sync.ts";
+import { syncBoard } from "../kicad/board/sync/sync-board.ts";
 import { assertGitRepo, dirtyPaths } from "../repo/git.ts";
 import { withRepoLock } from "../repo/lock.ts";
 import { refusedWhenConfined, type FileOutcome } from "../repo/owned-files.ts";
@@ -32,9 +32,9 @@ import { GENERATED_DOCS } from "../spec/generated-docs.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
 import { createOnce, writeGenerated } from "./init.ts";
 import { runGatedChange, type RunSummary } from "../run/gated-run.ts";
-import { syncStrategy } from "../run/sync.ts";
+import { syncStrategy } from "../run/sync-strategy.ts";
 
-export type { SyncItem, SyncReport } from "../checks/sync.ts";
+export type { SyncItem, SyncReport } from "../checks/sync-report.ts";
 
 export interface SyncOptions {
   repo?: string;

@@ -11,7 +11,7 @@ import { currentDesign } from "../../src/agent/context.ts";
 import { findKicadPython, KICAD_PYTHON_ENV } from "../../src/kicad/cli/python.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { placeAdditions } from "../../src/kicad/board/placement.ts";
-import { applyBoardSync } from "../../src/kicad/board/sync/sync.ts";
+import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { printSexpr, printSexprBytes } from "../../src/kicad/sexpr/index.ts";

@@ -17,7 +17,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { syncBoard, type BoardSyncPlan, type SyncWarningCode } from "../../src/kicad/board/sync/sync.ts";
+import { syncBoard, type BoardSyncPlan, type SyncWarningCode } from "../../src/kicad/board/sync/sync-board.ts";
 import { runDrc, type DrcReport, type KicadCli, type Violation } from "../../src/kicad/cli/kicad-cli.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { allProjects, copyCorpusProject, type CorpusProject } from "../support/corpora.ts";

@@ -15,7 +15,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { claudeCodeDriver } from "../../src/agent/providers/agent-cli/claude-code.ts";
-import { DO_TOOLS } from "../../src/run/do.ts";
+import { DO_TOOLS } from "../../src/run/do-strategy.ts";
 import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { copyRepo, fingerprint, ISOLATED_ENV } from "../support/repos.ts";

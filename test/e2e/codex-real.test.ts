@@ -18,7 +18,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { codexDriver } from "../../src/agent/providers/agent-cli/codex.ts";
-import { DO_TOOLS } from "../../src/run/do.ts";
+import { DO_TOOLS } from "../../src/run/do-strategy.ts";
 import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { copyRepo, fingerprint, ISOLATED_ENV } from "../support/repos.ts";

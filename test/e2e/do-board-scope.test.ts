@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Board } from "../../src/kicad/board/model.ts";
-import { footprintId } from "../../src/kicad/board/sync/sync.ts";
+import { footprintId } from "../../src/kicad/board/sync/sync-board.ts";
 import { runDrc, type DrcReport, type KicadCli, type Violation } from "../../src/kicad/cli/kicad-cli.ts";
 import { printSexpr } from "../../src/kicad/sexpr/index.ts";
 import { copyCorpusProject, demoProjects } from "../support/corpora.ts";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Board } from "../../src/kicad/board/model.ts";
-import { applyBoardSync, BOARD_SYNC_SCHEMA, footprintId, type BoardSyncPlan } from "../../src/kicad/board/sync/sync.ts";
+import { applyBoardSync, BOARD_SYNC_SCHEMA, footprintId, type BoardSyncPlan } from "../../src/kicad/board/sync/sync-board.ts";
 import { runDrc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { child, parseSexpr, printSexpr } from "../../src/kicad/sexpr/index.ts";

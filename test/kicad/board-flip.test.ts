@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { flipFootprint } from "../../src/kicad/board/footprint/instance.ts";
 import { placeAdditions, placeFootprint } from "../../src/kicad/board/placement.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
-import { applyBoardSync } from "../../src/kicad/board/sync/sync.ts";
+import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { runKicadPython } from "../../src/kicad/cli/python.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";

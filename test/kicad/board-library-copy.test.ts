@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { boardFootprints, libraryCopy } from "../../src/kicad/board/footprint/library-copy.ts";
 import { localBounds } from "../../src/kicad/board/footprint/instance.ts";
-import { applyBoardSync, planBoardSync } from "../../src/kicad/board/sync/sync.ts";
+import { applyBoardSync, planBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { listComponents } from "../../src/kicad/netlist/components.ts";

@@ -16,7 +16,7 @@ import { indexForRouting, placeAdditions, placeFootprint, REACH } from "../../sr
 import { routeFootprints } from "../../src/kicad/board/route/route.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
-import { applyBoardSync } from "../../src/kicad/board/sync/sync.ts";
+import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { boardBounds } from "../../src/kicad/board/footprint/instance.ts";
 import { boardZones, zonesTouchedBy } from "../../src/kicad/board/zones/zones.ts";

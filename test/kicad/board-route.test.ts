@@ -8,7 +8,7 @@ import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { fillJoinsNet, routeFootprints } from "../../src/kicad/board/route/route.ts";
 import { boardZones, zoneFills } from "../../src/kicad/board/zones/zones.ts";
-import { applyBoardSync } from "../../src/kicad/board/sync/sync.ts";
+import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { additionPlan } from "../support/board-additions.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Board } from "../../src/kicad/board/model.ts";
-import { applyBoardSync, isEmptyPlan, planBoardSync, syncBoard, type BoardSyncPlan } from "../../src/kicad/board/sync/sync.ts";
+import { applyBoardSync, isEmptyPlan, planBoardSync, syncBoard, type BoardSyncPlan } from "../../src/kicad/board/sync/sync-board.ts";
 import { listComponents } from "../../src/kicad/netlist/components.ts";
 import { runDrc, runErc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { Libraries, openLibraries } from "../../src/kicad/library/libraries.ts";

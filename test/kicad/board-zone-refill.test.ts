@@ -11,7 +11,7 @@ import { Clipper, FillRule } from "clipper2-ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { placeAdditions } from "../../src/kicad/board/placement.ts";
 import { finishAdded } from "../../src/kicad/board/route/finish.ts";
-import { applyBoardSync } from "../../src/kicad/board/sync/sync.ts";
+import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { boardZones, filledPolygons, insidePolygon, zonesTouchedBy, type Zone } from "../../src/kicad/board/zones/zones.ts";

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createReplayProvider } from "../../src/agent/providers/replay.ts";
 import { runDo } from "../../src/commands/do.ts";
-import { syncBoard } from "../../src/kicad/board/sync/sync.ts";
+import { syncBoard } from "../../src/kicad/board/sync/sync-board.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";

@@ -16,7 +16,7 @@ import { setFootprintFlags } from "../../kicad/board/sync/apply.ts";
 import type { FinishedLayout } from "../../kicad/board/route/finish.ts";
 import { boardZones } from "../../kicad/board/zones/zones.ts";
 import { findKicadPython } from "../../kicad/cli/python.ts";
-import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board/sync/sync.ts";
+import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board/sync/sync-board.ts";
 import { driftKeys, proposalFilter } from "../../kicad/board/sync/scope.ts";
 import { namesPart } from "../../kicad/proposal-scope.ts";
 import type { Netlist } from "../../kicad/netlist/netlist.ts";

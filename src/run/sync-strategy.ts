@@ -13,7 +13,7 @@ import { exitTools } from "../agent/tools/exit.ts";
 import { readTools } from "../agent/tools/read.ts";
 import { viewTools } from "../agent/tools/view.ts";
 import type { Tool } from "../agent/tools/tool.ts";
-import { resolvable, verifySync, type SyncItem, type SyncReport } from "../checks/sync.ts";
+import { resolvable, verifySync, type SyncItem, type SyncReport } from "../checks/sync-report.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
 import { parseProposal } from "../spec/proposal.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
