@@ -5,7 +5,7 @@
  *
  * - Add a part: what a run's board sync does for a new 0603 capacitor next to the board's main
  *   IC, from the file: parse, index, place (`placeAdditions`), write it in (`applyBoardSync`),
- *   route on the same index and refill (`kicad/board/route/finish.ts`).
+ *   route on the same index and refill (`kicad/board/route/connect-added.ts`).
  * - Route and refill a designer's part: a grounded two-pad capacitor of the board loses its
  *   tracks and vias on a copy, and is routed and refilled where it stands: a part whose pads do
  *   route, where the new one next to a dense IC may not (glasgow's PLL pins are boxed in).
@@ -19,7 +19,7 @@ import { footprintItems } from "../src/kicad/board/clearance/items.ts";
 import { BoardRules } from "../src/kicad/board/clearance/rules.ts";
 import { BoardObstacles } from "../src/kicad/board/clearance/obstacles.ts";
 import { indexForRouting, placeAdditions } from "../src/kicad/board/placement.ts";
-import { finishAdded, type FinishedLayout } from "../src/kicad/board/route/finish.ts";
+import { connectAdded, type AddedConnections } from "../src/kicad/board/route/connect-added.ts";
 import { applyBoardSync } from "../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../src/kicad/board/model.ts";
 import { findKicadCli, runDrc } from "../src/kicad/cli/kicad-cli.ts";
@@ -57,7 +57,7 @@ function stripCapacitor(board: Board, file: string): string {
 }
 
 /** "1:routed 2:pour" and what was left, for the report. */
-function outcome(done: FinishedLayout): string {
+function outcome(done: AddedConnections): string {
   return done.outcomes.map((o) => `${o.connected.map((c) => `${c.pad}:${c.how}`).join(" ")}${o.left.length ? ` left ${o.left.map((l) => `${l.pad}: ${l.reason}`).join("; ")}` : ""}`).join("");
 }
 
@@ -83,14 +83,14 @@ export async function benchBoardFinish(): Promise<void> {
       const staged = placeAdditions(board, plan, libraries, () => ic.ref, rules, obstacles);
       if (staged.length > 0) throw new Error(`${name}: the capacitor was staged: ${staged[0]!.reason}`);
       applyBoardSync(board, plan, libraries);
-      const done = await finishAdded(board, path, rules, ["C900"], { obstacles: indexForRouting(obstacles, board, plan) });
+      const done = await connectAdded(board, path, rules, ["C900"], { obstacles: indexForRouting(obstacles, board, plan) });
       const { at, side } = plan.added[0]!;
       summary.added = `C900 next to ${ic.ref} at ${at.x}, ${at.y} on the ${side}: ${outcome(done)}`;
       return printSexprBytes(board.doc);
     };
     const routeAgain = async () => {
       const board = Board.parse(strippedBytes, path);
-      summary.routed = `${ref}: ${outcome(await finishAdded(board, path, rules, [ref]))}`;
+      summary.routed = `${ref}: ${outcome(await connectAdded(board, path, rules, [ref]))}`;
       return printSexprBytes(board.doc);
     };
     report(`board finish on ${name} (${(original.length / 1e6).toFixed(1)} MB) vs kicad-cli ${cli.version.raw} pcb drc`);

@@ -17,7 +17,7 @@ import { commitAll, diffPatch, headCommit } from "../repo/git.ts";
 import { repoRelative } from "../repo/repo-path.ts";
 import { unchangedByRun, verificationLine } from "../agent/gate.ts";
 import { commitMessage } from "./commit-message.ts";
-import { finish, rollback } from "./end.ts";
+import { endRun, rollback } from "./end.ts";
 import { appendRecords } from "./records.ts";
 import { renderDir, type RunState } from "./state.ts";
 import type { RunSummary } from "./summary.ts";
@@ -64,7 +64,7 @@ export async function commit(run: RunState): Promise<RunSummary> {
   if (summary.dryRun) {
     journal.rollback();
     transcript.append({ type: "dry_run", files: summary.filesTouched });
-    return finish(run, "proposed", undefined, "dry run: verified, not committed; the diff is in diff.patch");
+    return endRun(run, "proposed", undefined, "dry run: verified, not committed; the diff is in diff.patch");
   }
   if (cancelled(run)) return rollback(run, "cancelled", "cancelled before the commit started; nothing was committed");
   run.progress({ type: "phase", phase: "commit", message: "committing" });
@@ -86,5 +86,5 @@ export async function commit(run: RunState): Promise<RunSummary> {
   run.progress({ type: "commit", commit: committed.hash });
   const late = cancelled(run) ? CANCELLED_DURING_COMMIT : undefined;
   if (late) transcript.append({ type: "note", cancel: late });
-  return finish(run, "committed", undefined, late);
+  return endRun(run, "committed", undefined, late);
 }

@@ -6,7 +6,7 @@
 import type { LoopEnd } from "../agent/loop.ts";
 import { asCopperheadError } from "../errors.ts";
 import { cancelled, commit } from "./commit.ts";
-import { finish, rollback } from "./end.ts";
+import { endRun, rollback } from "./end.ts";
 import type { RunState } from "./state.ts";
 import type { RunSummary } from "./summary.ts";
 
@@ -15,7 +15,7 @@ export async function conclude(run: RunState, end: LoopEnd): Promise<RunSummary>
   if (run.baseline?.failure !== undefined) return cancelled(run) ? rollback(run, "cancelled", CANCELLED) : failBaseline(run);
   if (end.kind === "refused") {
     ctx.journal?.rollback();
-    return finish(run, "refused", end.reason, end.detail);
+    return endRun(run, "refused", end.reason, end.detail);
   }
   summary.verification.repairCycles = end.repairCycles;
   if (end.kind === "failed") return rollback(run, end.reason, end.detail);

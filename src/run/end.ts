@@ -1,5 +1,5 @@
 /**
- * The two ways every run ends: `finish` writes the verdict to the transcript and `summary.md`
+ * The two ways every run ends: `endRun` writes the verdict to the transcript and `summary.md`
  * (after the schematic plots in flight are done), and `rollback` first restores every file the
  * run touched, byte for byte, through its journal.
  */
@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { modelLabel, type RunState } from "./state.ts";
 import { renderRunSummary, type RunReason, type RunStatus, type RunSummary } from "./summary.ts";
 
-export async function finish(run: RunState, status: RunStatus, reason?: RunReason, detail?: string): Promise<RunSummary> {
+export async function endRun(run: RunState, status: RunStatus, reason?: RunReason, detail?: string): Promise<RunSummary> {
   const { summary, transcript } = run;
   await Promise.all([run.renders.before, run.renders.after]);
   Object.assign(summary, { status }, reason ? { reason } : {}, detail ? { detail } : {});
@@ -24,5 +24,5 @@ export async function rollback(run: RunState, reason: RunReason, detail: string)
   ctx.journal?.rollback();
   run.transcript.append({ type: "rollback", reason, files: summary.filesTouched });
   run.progress({ type: "rollback", reason, files: summary.filesTouched.length });
-  return finish(run, "rolled_back", reason, detail);
+  return endRun(run, "rolled_back", reason, detail);
 }

@@ -16,7 +16,7 @@ import { newRunId } from "../repo/run-dir.ts";
 import { startBaseline } from "./baseline.ts";
 import { change } from "./change.ts";
 import { abort, conclude } from "./conclude.ts";
-import { finish } from "./end.ts";
+import { endRun } from "./end.ts";
 import { preflight } from "./preflight.ts";
 import { openRun, type GatedRunOptions } from "./state.ts";
 import type { RunSummary } from "./summary.ts";
@@ -33,7 +33,7 @@ export async function runGatedChange(options: GatedRunOptions): Promise<RunSumma
       const recovered = await restoreInterruptedRuns(options.repoRoot);
       const run = openRun(options, runId, cli, recovered);
       const refusal = await preflight(run);
-      if (refusal) return finish(run, "refused", "dirty_tree", refusal);
+      if (refusal) return endRun(run, "refused", "dirty_tree", refusal);
       startBaseline(run);
       let end: LoopEnd;
       try {

@@ -10,7 +10,7 @@ import { basename, dirname, join } from "node:path";
 import { Clipper, FillRule } from "clipper2-ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { placeAdditions } from "../../src/kicad/board/placement.ts";
-import { finishAdded } from "../../src/kicad/board/route/finish.ts";
+import { connectAdded } from "../../src/kicad/board/route/connect-added.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
@@ -130,7 +130,7 @@ describe("refillZones", () => {
     const libraries = await openLibraries(dirname(file));
     expect(placeAdditions(board, plan, libraries, () => ic.ref, rules)).toEqual([]);
     applyBoardSync(board, plan, libraries);
-    const { refilled } = await finishAdded(board, file, rules, ["C900"]);
+    const { refilled } = await connectAdded(board, file, rules, ["C900"]);
     expect(refilled.length).toBeGreaterThan(0);
 
     const mine = printSexprBytes(board.doc);

@@ -13,7 +13,7 @@ import type { Board } from "../../kicad/board/model.ts";
 import { indexForRouting, placeAdditions } from "../../kicad/board/placement.ts";
 import { BoardObstacles } from "../../kicad/board/clearance/obstacles.ts";
 import { setFootprintFlags } from "../../kicad/board/sync/apply.ts";
-import type { FinishedLayout } from "../../kicad/board/route/finish.ts";
+import type { AddedConnections } from "../../kicad/board/route/connect-added.ts";
 import { boardZones } from "../../kicad/board/zones/zones.ts";
 import { findKicadPython } from "../../kicad/cli/python.ts";
 import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board/sync/sync-board.ts";
@@ -35,7 +35,7 @@ const STAGED = "staged below the outline: no free spot inside it near its anchor
  * Records in layoutPending what routing `refs` left and why (`BoardEditor.finish`); returns one
  * line per part for the model.
  */
-export function reportLayout(ctx: RunContext, layout: FinishedLayout, refs: string[]): string[] {
+export function reportLayout(ctx: RunContext, layout: AddedConnections, refs: string[]): string[] {
   for (const ref of refs) {
     const left = layout.left.get(ref);
     if (left) ctx.layoutPending.set(ref, left);
@@ -87,7 +87,7 @@ export async function syncBoardFromSchematic(ctx: RunContext, options: Pick<Boar
       const placed = plan.added.filter((a) => !a.staged).map((a) => a.ref);
       if (placed.length > 0) await assertCanRefill(board);
       editor.change((b) => applyBoardSync(b, plan, ctx.libraries));
-      const layout = await editor.finish(placed, { staged: plan.added.filter((a) => a.staged).map((a) => a.ref), obstacles: indexForRouting(obstacles, board, plan) });
+      const layout = await editor.connect(placed, { staged: plan.added.filter((a) => a.staged).map((a) => a.ref), obstacles: indexForRouting(obstacles, board, plan) });
       routing = reportLayout(ctx, layout, placed);
     }
     return { ...plan, routing };
@@ -165,7 +165,7 @@ export const routeTool = defineTool({
     enforceScope(ctx, "route", { refs: [ref] }, () => []);
     if (!editor.board.footprint(ref)) throw new ToolError(`there is no footprint ${ref} on the board`);
     await assertCanRefill(editor.board);
-    const routing = await editor.attempt(async () => reportLayout(ctx, await editor.finish([ref]), [ref]));
+    const routing = await editor.attempt(async () => reportLayout(ctx, await editor.connect([ref]), [ref]));
     saveBoard(ctx);
     return { routing, layoutPending: ctx.layoutPending.get(ref) ?? null };
   },

@@ -216,7 +216,7 @@ export const editTools = [
       // still keeps it put. A refusal or a failed refill leaves the board as it was.
       const { spot, routing } = await editor.attempt(async () => {
         const { spot, vacated } = toolCall(() => editor.place(ref, move));
-        return { spot, routing: reportLayout(ctx, await editor.finish([ref], { vacated }), [ref]) };
+        return { spot, routing: reportLayout(ctx, await editor.connect([ref], { vacated }), [ref]) };
       });
       saveBoard(ctx);
       return {

@@ -2,7 +2,7 @@
  * `BoardEditor`: the board's counterpart of `SchematicEditor` (`kicad/schematic/edit/editor.ts`),
  * and the one way a run changes the board. It owns the parsed board, its placement index and
  * the copper the run laid itself, and hands each operation to the module that does it
- * (`placement.ts`, `route/finish.ts`, `sync/apply.ts`).
+ * (`placement.ts`, `route/connect-added.ts`, `sync/apply.ts`).
  *
  * Like the schematic editor it works in two steps: `attempt` runs one or more operations as a
  * single edit, and when any of them throws, the board goes back to what it was before (its
@@ -14,7 +14,7 @@ import { BoardObstacles } from "./clearance/obstacles.ts";
 import { BoardRules } from "./clearance/rules.ts";
 import { copperLayers, footprintItems } from "./clearance/items.ts";
 import { placeFootprint, type BoardSpot, type FootprintMove } from "./placement.ts";
-import { finishAdded, type FinishedLayout, type FinishOptions } from "./route/finish.ts";
+import { connectAdded, type AddedConnections, type ConnectOptions } from "./route/connect-added.ts";
 import { liftCopper } from "./route/write.ts";
 import type { NewCopper } from "./zones/zones.ts";
 import { Board } from "./model.ts";
@@ -74,7 +74,7 @@ export class BoardEditor {
 
   /**
    * Moves `ref` (see `placeFootprint`): the tracks and vias the run laid for it are lifted first,
-   * and it is routed again where it lands (`finish` with `vacated`). Returns the spot and where
+   * and it is routed again where it lands (`connect` with `vacated`). Returns the spot and where
    * its pads and lifted copper were, for the refill.
    */
   place(ref: string, move: FootprintMove): { spot: BoardSpot; vacated: NewCopper[] } {
@@ -86,12 +86,12 @@ export class BoardEditor {
 
   /**
    * Routes the footprints `refs` to their nets' copper and refills the zones their copper
-   * touches (see `finishAdded`); the copper laid is remembered as the run's own.
+   * touches (see `connectAdded`); the copper laid is remembered as the run's own.
    */
-  async finish(refs: string[], options: FinishOptions = {}): Promise<FinishedLayout> {
+  async connect(refs: string[], options: ConnectOptions = {}): Promise<AddedConnections> {
     if (refs.length === 0) return { outcomes: [], left: new Map(), refilled: [] };
     this.dirty = true;
-    const layout = await finishAdded(this.current, this.file, this.rules, refs, options);
+    const layout = await connectAdded(this.current, this.file, this.rules, refs, options);
     for (const o of layout.outcomes) {
       const own = this.routed.get(o.ref) ?? new Set<string>();
       for (const id of o.ids) own.add(id);

@@ -1,5 +1,5 @@
 /**
- * Finishing what a change added to a board: its new footprints are routed (`route.ts`), the
+ * Connecting what a change added to a board: its new footprints are routed (`route.ts`), the
  * zones their copper touches are refilled by KiCad's own filler around that copper
  * (`zones/refill.ts`), and a pad
  * or via that was to connect through a pour is checked to be in the refilled pour. What is
@@ -17,7 +17,7 @@ import { fillJoinsNet, routeFootprints, type RouteOutcome } from "./route.ts";
 /** How far past new copper a zone's fill may change: its clearance and thermal gap at most. */
 const REFILL_REACH = 1;
 
-export interface FinishedLayout {
+export interface AddedConnections {
   outcomes: RouteOutcome[];
   /** Parts with connections left unrouted, each with its reason ("pad 2 (GND): …"). */
   left: Map<string, string>;
@@ -25,7 +25,7 @@ export interface FinishedLayout {
   refilled: string[];
 }
 
-export interface FinishOptions {
+export interface ConnectOptions {
   /** Copper taken off the board (a part moved, its tracks lifted): the zones there are refilled too. */
   vacated?: NewCopper[];
   /** Parts of the same change left staged below the outline, which a pad may be waiting for. */
@@ -38,7 +38,7 @@ export interface FinishOptions {
  * Routes the footprints `refs`, refills the zones their copper touches, and checks the pours
  * they rely on.
  */
-export async function finishAdded(board: Board, boardFile: string, rules: BoardRules, refs: string[], { vacated = [], staged = [], obstacles = new BoardObstacles(board, rules) }: FinishOptions = {}): Promise<FinishedLayout> {
+export async function connectAdded(board: Board, boardFile: string, rules: BoardRules, refs: string[], { vacated = [], staged = [], obstacles = new BoardObstacles(board, rules) }: ConnectOptions = {}): Promise<AddedConnections> {
   const outcomes = routeFootprints(board, rules, refs, obstacles, staged);
   const added: NewCopper[] = [...vacated, ...outcomes.flatMap((o) => o.added)];
   for (const fp of board.footprints().filter((f) => refs.includes(f.ref))) {
