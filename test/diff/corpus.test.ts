@@ -12,7 +12,7 @@ import { runDiff } from "../../src/commands/diff.ts";
 import { loadDesignState, type DesignState } from "../../src/diff/state.ts";
 import { naturalCompare } from "../../src/kicad/netlist/netlist.ts";
 import { collectItems, type ConnItem } from "../../src/kicad/schematic/connectivity.ts";
-import { onSegment, samePoint, toIU, type Point } from "../../src/kicad/schematic/geometry.ts";
+import { onSegment, samePoint, toIU, type PointIu } from "../../src/kicad/schematic/geometry.ts";
 import { symbolInstance, type PlacedSymbol, type SheetInstance } from "../../src/kicad/schematic/view.ts";
 import { git } from "../repo/git-repo.ts";
 import { BoardEdit } from "../support/board-edits.ts";
@@ -75,7 +75,7 @@ function draggable(p: Placed, projectName: string): boolean {
   const pins = items.filter((i) => i.kind === "pin" && i.pin.symbol === p.symbol);
   if (pins.length === 0) return false;
   const offset = { x: toIU(MOVE.dx), y: toIU(MOVE.dy) };
-  const at = (i: ConnItem, point: Point) => i.points.some((q) => samePoint(q, point));
+  const at = (i: ConnItem, point: PointIu) => i.points.some((q) => samePoint(q, point));
   return pins.every((pin) => {
     const tip = pin.points[0]!;
     const touching = items.filter((i) => i !== pin && at(i, tip));

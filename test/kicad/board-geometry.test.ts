@@ -5,10 +5,10 @@
  */
 import { describe, expect, test } from "bun:test";
 import { Clipper, FillRule } from "clipper2-ts";
-import { circle, inflate, overlap, rectangle, stroke, type Shape } from "../../src/kicad/board/clearance/geometry.ts";
+import { circle, inflate, overlap, rectangle, stroke, type ShapeMm } from "../../src/kicad/board/clearance/geometry.ts";
 
 /** What Clipper says: the shapes' intersection has area. */
-function clipperOverlap(a: Shape, b: Shape): boolean {
+function clipperOverlap(a: ShapeMm, b: ShapeMm): boolean {
   const common = Clipper.intersectD(a.paths, b.paths, FillRule.NonZero, 6);
   return common.length > 0 && Math.abs(Clipper.areaPathsD(common)) > 1e-9;
 }
@@ -17,7 +17,7 @@ describe("overlap", () => {
   // A fixed walk of pads, tracks and round pads at every distance from clear to deep inside.
   let seed = 7;
   const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-  const shapeAt = (k: number): Shape => {
+  const shapeAt = (k: number): ShapeMm => {
     const at = { x: random() * 4, y: random() * 4 };
     if (k % 3 === 0) return rectangle(at, 0.3 + random(), 0.3 + random(), random() * 360);
     if (k % 3 === 1) return stroke([at, { x: at.x + random() * 2 - 1, y: at.y + random() * 2 - 1 }], 0.1 + random() * 0.4);
@@ -46,7 +46,7 @@ describe("overlap", () => {
   });
 
   test("a concave outline goes to Clipper: an L's notch holds a pad clear of it", () => {
-    const l: Shape = { paths: [[{ x: 0, y: 0 }, { x: 4, y: 0 }, { x: 4, y: 1 }, { x: 1, y: 1 }, { x: 1, y: 4 }, { x: 0, y: 4 }]], box: { minX: 0, minY: 0, maxX: 4, maxY: 4 } };
+    const l: ShapeMm = { paths: [[{ x: 0, y: 0 }, { x: 4, y: 0 }, { x: 4, y: 1 }, { x: 1, y: 1 }, { x: 1, y: 4 }, { x: 0, y: 4 }]], box: { minX: 0, minY: 0, maxX: 4, maxY: 4 } };
     expect(overlap(l, circle({ x: 2.5, y: 2.5 }, 1))).toBe(false);
     expect(overlap(l, circle({ x: 2.5, y: 1.5 }, 1))).toBe(true);
   });

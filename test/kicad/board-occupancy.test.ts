@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { circle, innerBox, rectangle, stroke, translate, type Shape } from "../../src/kicad/board/clearance/geometry.ts";
+import { circle, innerBox, rectangle, stroke, translate, type ShapeMm } from "../../src/kicad/board/clearance/geometry.ts";
 import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { Occupancy } from "../../src/kicad/board/clearance/occupancy.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
@@ -12,7 +12,7 @@ import { boardBounds } from "../../src/kicad/board/footprint/instance.ts";
 import { Board, type BBox } from "../../src/kicad/board/model.ts";
 import { corpusProjects } from "../support/corpora.ts";
 
-const inside = (box: BBox, shape: Shape) => box.minX >= shape.box.minX && box.maxX <= shape.box.maxX && box.minY >= shape.box.minY && box.maxY <= shape.box.maxY;
+const inside = (box: BBox, shape: ShapeMm) => box.minX >= shape.box.minX && box.maxX <= shape.box.maxX && box.minY >= shape.box.minY && box.maxY <= shape.box.maxY;
 
 describe("a box inside a pad or courtyard", () => {
   test("is the shape's own box, less the depth, for a rectangle; inside the shape for round ones; none for a shape too thin", () => {

@@ -7,13 +7,13 @@ import { describe, expect, test } from "bun:test";
 import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { NetCopper } from "../../src/kicad/board/ratsnest.ts";
-import { Board, type Point } from "../../src/kicad/board/model.ts";
+import { Board, type PointMm } from "../../src/kicad/board/model.ts";
 import { corpusProjects } from "../support/corpora.ts";
 
 const glasgow = corpusProjects().find((p) => p.id === "corpus/glasgow-revc3")!.board!;
 
 /** The nearest point of `points` to `p` by trying every one, capped as the ratsnest caps it. */
-function bruteForce(points: Point[], p: Point): number {
+function bruteForce(points: PointMm[], p: PointMm): number {
   return Math.min(100, ...points.map((q) => Math.hypot(q.x - p.x, q.y - p.y)));
 }
 
@@ -22,7 +22,7 @@ describe("ratsnest lengths", () => {
   const obstacles = new BoardObstacles(board, BoardRules.load(glasgow.replace(/\.kicad_pcb$/, ".kicad_pro"), null));
   const box = board.edgeCutsBBox()!;
   // A walk over the board in grid steps, as the spot search asks, then jumps across it.
-  const walk: Point[] = [];
+  const walk: PointMm[] = [];
   for (let i = 0; i < 400; i++) walk.push({ x: box.minX + 10 + (i % 20) * 0.25, y: box.minY + 10 + Math.floor(i / 20) * 0.25 });
   for (let i = 0; i < 100; i++) walk.push({ x: box.minX + ((i * 37) % 100) / 100 * (box.maxX - box.minX), y: box.minY + ((i * 61) % 100) / 100 * (box.maxY - box.minY) });
 

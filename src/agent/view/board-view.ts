@@ -11,7 +11,7 @@
  */
 import type { Design } from "../../design/design.ts";
 import { boardBounds } from "../../kicad/board/footprint/instance.ts";
-import { footprintToBoard, type BBox, type Board, type Footprint, type Point } from "../../kicad/board/model.ts";
+import { footprintToBoard, type BBox, type Board, type Footprint, type PointMm } from "../../kicad/board/model.ts";
 import { netIslands, type CopperPiece } from "../../kicad/board/connectivity.ts";
 import { boardZones, zoneFills, type Zone } from "../../kicad/board/zones/zones.ts";
 import { child, num } from "../../kicad/sexpr/index.ts";
@@ -58,13 +58,13 @@ function grow(r: Rect, by: number): Rect {
   return { x0: r.x0 - by, y0: r.y0 - by, x1: r.x1 + by, y1: r.y1 + by };
 }
 
-function within(p: Point, r: Rect): boolean {
+function within(p: PointMm, r: Rect): boolean {
   return p.x >= r.x0 && p.x <= r.x1 && p.y >= r.y0 && p.y <= r.y1;
 }
 
 interface PadPoint {
   net: string;
-  at: Point;
+  at: PointMm;
 }
 
 function padPoints(fp: Footprint): PadPoint[] {
@@ -79,8 +79,8 @@ export interface RatsLine {
   net: string;
   from: string;
   to: string;
-  a: Point;
-  b: Point;
+  a: PointMm;
+  b: PointMm;
 }
 
 /**

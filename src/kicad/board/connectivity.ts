@@ -9,11 +9,11 @@
  * The fills are the saved ones: what KiCad would show before it refills.
  */
 import Flatbush from "flatbush";
-import { boxOf, inflate, insidePath, overlap, type Shape } from "./clearance/geometry.ts";
+import { boxOf, inflate, insidePath, overlap, type ShapeMm } from "./clearance/geometry.ts";
 import { segmentsTouch } from "../../util/segments.ts";
 import { boardItems, copperLayers, footprintItems, sharesLayer, type BoardItem } from "./clearance/items.ts";
 import { boardZones, zoneFills } from "./zones/zones.ts";
-import type { BBox, Board, Point } from "./model.ts";
+import type { BBox, Board, PointMm } from "./model.ts";
 
 /** One piece of a net's copper. */
 export interface CopperPiece {
@@ -23,11 +23,11 @@ export interface CopperPiece {
   layers: ReadonlySet<string>;
   box: BBox;
   /** Where a ratsnest line can end on it: a pad's or via's centre, a track's ends, a fill's first point. */
-  anchors: Point[];
+  anchors: PointMm[];
   /** A fill's outline. */
   outline?: IndexedOutline;
   /** A pad's, track's or via's outline; a fill is tested by its `outline`'s edges instead. */
-  shape?: () => Shape;
+  shape?: () => ShapeMm;
 }
 
 export interface NetIslands {
@@ -125,7 +125,7 @@ function fillsMeet(a: IndexedOutline, b: IndexedOutline): boolean {
 }
 
 /** Whether segment a–b has a point in `shape`: an end inside it, or a crossing with one of its edges. */
-function segmentMeets(a: Point, b: Point, shape: Shape): boolean {
+function segmentMeets(a: PointMm, b: PointMm, shape: ShapeMm): boolean {
   if (shape.paths.some((path) => insidePath(a, path) || insidePath(b, path))) return true;
   return shape.paths.some((path) => path.some((c, i) => segmentsTouch(a, b, c, path[(i + 1) % path.length]!)));
 }
@@ -139,19 +139,19 @@ function segmentMeets(a: Point, b: Point, shape: Shape): boolean {
 class IndexedOutline {
   private index?: Flatbush;
 
-  constructor(private readonly points: Point[]) {}
+  constructor(private readonly points: PointMm[]) {}
 
-  get first(): Point {
+  get first(): PointMm {
     return this.points[0]!;
   }
 
-  contains(p: Point): boolean {
+  contains(p: PointMm): boolean {
     let inside = false;
     for (const [a, b] of this.edgesIn(p.x, p.y, Infinity, p.y)) if (a.y > p.y !== b.y > p.y && p.x < ((b.x - a.x) * (p.y - a.y)) / (b.y - a.y) + a.x) inside = !inside;
     return inside;
   }
 
-  edgesIn(minX: number, minY: number, maxX: number, maxY: number): [Point, Point][] {
+  edgesIn(minX: number, minY: number, maxX: number, maxY: number): [PointMm, PointMm][] {
     const pts = this.points;
     if (!this.index) {
       this.index = new Flatbush(pts.length);
@@ -165,6 +165,6 @@ class IndexedOutline {
   }
 }
 
-function centre(box: BBox): Point {
+function centre(box: BBox): PointMm {
   return { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 };
 }

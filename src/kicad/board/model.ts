@@ -13,12 +13,13 @@
 import { CopperheadError } from "../../errors.ts";
 import { child, children, childText, flag, head, num, parseSexpr, readSexprFile, text, type SDocument, type SList } from "../sexpr/index.ts";
 
-export interface Point {
+/** A point on the board, in millimetres as the file stores them (Y down). */
+export interface PointMm {
   x: number;
   y: number;
 }
 
-export interface Placement extends Point {
+export interface PlacementMm extends PointMm {
   /** Rotation in degrees, counter-clockwise as KiCad stores it. */
   rotation: number;
 }
@@ -58,7 +59,7 @@ export interface Footprint {
   sheetname?: string;
   sheetfile?: string;
   layer: string;
-  at: Placement;
+  at: PlacementMm;
   locked: boolean;
   /** `(attr ...)` flags such as `smd`, `through_hole`, `board_only`, `exclude_from_bom`, `dnp`. */
   attributes: string[];
@@ -134,7 +135,7 @@ export class Board {
     }
     for (const fp of children(this.root, "footprint")) {
       const at = placementOf(fp);
-      const transform = (p: Point) => footprintToBoard(p, at);
+      const transform = (p: PointMm) => footprintToBoard(p, at);
       for (const item of fp.items) if (item.type === "list" && onEdgeCuts(item)) addGraphic(box, item, transform);
     }
     return box.minX <= box.maxX ? box : undefined;
@@ -207,15 +208,15 @@ export function readNetRef(node: SList | undefined): BoardNet | undefined {
     : { name: first };
 }
 
-function placementOf(node: SList): Placement {
+function placementOf(node: SList): PlacementMm {
   const at = child(node, "at");
   return { x: (at && num(at, 1)) ?? 0, y: (at && num(at, 2)) ?? 0, rotation: (at && num(at, 3)) ?? 0 };
 }
 
-const identity = (p: Point) => p;
+const identity = (p: PointMm) => p;
 
 /** Footprint-local coordinates to board coordinates (KiCad rotates clockwise on screen). */
-export function footprintToBoard(p: Point, at: Placement): Point {
+export function footprintToBoard(p: PointMm, at: PlacementMm): PointMm {
   const rad = (-at.rotation * Math.PI) / 180;
   const cos = Math.cos(rad);
   const sin = Math.sin(rad);
@@ -232,21 +233,21 @@ function emptyBox(): BBox {
   return { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
 }
 
-function include(box: BBox, p: Point): void {
+function include(box: BBox, p: PointMm): void {
   box.minX = Math.min(box.minX, p.x);
   box.minY = Math.min(box.minY, p.y);
   box.maxX = Math.max(box.maxX, p.x);
   box.maxY = Math.max(box.maxY, p.y);
 }
 
-function pointOf(node: SList | undefined): Point | undefined {
+function pointOf(node: SList | undefined): PointMm | undefined {
   if (!node) return undefined;
   const x = num(node, 1);
   const y = num(node, 2);
   return x === undefined || y === undefined ? undefined : { x, y };
 }
 
-function addGraphic(box: BBox, item: SList, transform: (p: Point) => Point): void {
+function addGraphic(box: BBox, item: SList, transform: (p: PointMm) => PointMm): void {
   const kind = head(item)!.slice(3);
   const start = pointOf(child(item, "start"));
   const end = pointOf(child(item, "end"));
@@ -288,21 +289,21 @@ function addGraphic(box: BBox, item: SList, transform: (p: Point) => Point): voi
 }
 
 /** Centre and radius of the circle through three points; undefined when they are collinear. */
-export function arcCircle(a: Point, m: Point, b: Point): { cx: number; cy: number; r: number } | undefined {
+export function arcCircle(a: PointMm, m: PointMm, b: PointMm): { cx: number; cy: number; r: number } | undefined {
   const d = 2 * (a.x * (m.y - b.y) + m.x * (b.y - a.y) + b.x * (a.y - m.y));
   if (Math.abs(d) < 1e-12) return undefined;
-  const sq = (p: Point) => p.x * p.x + p.y * p.y;
+  const sq = (p: PointMm) => p.x * p.x + p.y * p.y;
   const cx = (sq(a) * (m.y - b.y) + sq(m) * (b.y - a.y) + sq(b) * (a.y - m.y)) / d;
   const cy = (sq(a) * (b.x - m.x) + sq(m) * (a.x - b.x) + sq(b) * (m.x - a.x)) / d;
   return { cx, cy, r: Math.hypot(a.x - cx, a.y - cy) };
 }
 
 /** End points of a three-point arc plus the axis extremes its sweep passes through. */
-function arcExtremes(a: Point, m: Point, b: Point): Point[] {
+function arcExtremes(a: PointMm, m: PointMm, b: PointMm): PointMm[] {
   const circle = arcCircle(a, m, b);
   if (!circle) return [a, m, b];
   const { cx, cy, r } = circle;
-  const angle = (p: Point) => Math.atan2(p.y - cy, p.x - cx);
+  const angle = (p: PointMm) => Math.atan2(p.y - cy, p.x - cx);
   const norm = (t: number) => ((t % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
   const sweepToEnd = norm(angle(b) - angle(a));
   const clockwise = norm(angle(m) - angle(a)) > sweepToEnd;

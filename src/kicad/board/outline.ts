@@ -4,7 +4,7 @@
  * of an open Edge.Cuts stroke (line, arc, curve) must meet exactly one other end; rectangles,
  * circles and polygons are closed by construction.
  */
-import { footprintToBoard, type Board, type Point } from "./model.ts";
+import { footprintToBoard, type Board, type PointMm } from "./model.ts";
 import { child, childText, children, head, num, type SList } from "../sexpr/index.ts";
 
 /** Ends closer than this (mm) meet; KiCad's own outline builder allows a similar epsilon. */
@@ -14,13 +14,13 @@ export interface OutlineReport {
   /** Number of Edge.Cuts items on the board (footprint graphics included). */
   items: number;
   /** Stroke ends that meet no other end, in board coordinates. */
-  openEnds: Point[];
+  openEnds: PointMm[];
 }
 
 export function checkOutline(board: Board): OutlineReport {
-  const ends: Point[] = [];
+  const ends: PointMm[] = [];
   let items = 0;
-  const visit = (item: SList, toBoard: (p: Point) => Point) => {
+  const visit = (item: SList, toBoard: (p: PointMm) => PointMm) => {
     const kind = head(item);
     if (!kind || childText(item, "layer") !== "Edge.Cuts" || !/^(gr|fp)_/.test(kind)) return;
     items++;

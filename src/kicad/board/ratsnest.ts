@@ -6,7 +6,7 @@
  * placement asks for the nearest one from every candidate spot.
  */
 import Flatbush from "flatbush";
-import type { Point } from "./model.ts";
+import type { PointMm } from "./model.ts";
 import type { BoardObstacles } from "./clearance/obstacles.ts";
 import type { BoardItem } from "./clearance/items.ts";
 
@@ -14,11 +14,11 @@ import type { BoardItem } from "./clearance/items.ts";
 const HORIZON = 100;
 
 interface NetPoints {
-  points: Point[];
+  points: PointMm[];
   /** Built on the first lookup after a change. */
   index?: Flatbush;
   /** The last answer: the next spot is a grid step away, so its answer is within a step of this one and the search can stop there. */
-  last?: { p: Point; d: number };
+  last?: { p: PointMm; d: number };
 }
 
 export class NetCopper {
@@ -46,13 +46,13 @@ export class NetCopper {
   }
 
   /** Distance from `p` to the nearest copper of `net`, at most `HORIZON`; 0 for a net with none. */
-  distance(name: string, p: Point): number {
+  distance(name: string, p: PointMm): number {
     const net = this.nets.get(name);
     return net ? nearest(net, p) : 0;
   }
 }
 
-function nearest(net: NetPoints, p: Point): number {
+function nearest(net: NetPoints, p: PointMm): number {
   if (net.points.length === 0) return HORIZON;
   if (!net.index) {
     net.index = new Flatbush(net.points.length);

@@ -6,11 +6,11 @@
  * wins; when none is, the items that blocked the best candidates are what the caller reports.
  */
 import { cloneNode, child, children, childText, num, type SList } from "../sexpr/index.ts";
-import type { BBox, Board, Point } from "./model.ts";
+import type { BBox, Board, PointMm } from "./model.ts";
 import type { Side } from "./footprint/instance.ts";
 import { flipFootprint, moveFootprint } from "./footprint/instance.ts";
 import { footprintItems, type SpokeFrame } from "./clearance/items.ts";
-import { boxOf, inflate, innerBox, rectangle, translate, type Shape } from "./clearance/geometry.ts";
+import { boxOf, inflate, innerBox, rectangle, translate, type ShapeMm } from "./clearance/geometry.ts";
 import { Occupancy } from "./clearance/occupancy.ts";
 import type { Blocker, BoardObstacles } from "./clearance/obstacles.ts";
 import type { NetCopper } from "./ratsnest.ts";
@@ -33,9 +33,9 @@ export interface BoardSpot {
 interface Variant {
   side: Side;
   rotation: number;
-  courtyards: { shape: Shape; layer: string }[];
-  pads: { shape: Shape; net: string; layers: ReadonlySet<string>; holes: Shape[]; centre: Point; spokeFrame?: SpokeFrame }[];
-  silk: { shape: Shape; layer: string }[];
+  courtyards: { shape: ShapeMm; layer: string }[];
+  pads: { shape: ShapeMm; net: string; layers: ReadonlySet<string>; holes: ShapeMm[]; centre: PointMm; spokeFrame?: SpokeFrame }[];
+  silk: { shape: ShapeMm; layer: string }[];
 }
 
 export interface SearchRequest {
@@ -63,7 +63,7 @@ export interface SearchRequest {
 
 /** A pad of a footprint at a candidate spot. */
 export interface SpotPad {
-  shape: Shape;
+  shape: ShapeMm;
   net: string;
   layers: ReadonlySet<string>;
 }
@@ -106,7 +106,7 @@ const CORE_DEPTH = 0.005;
 const OUTER_COPPER = ["F.Cu", "B.Cu"];
 
 /** The grid a board's footprints sit on, and its origin (`(setup (grid_origin …))`). */
-export function boardGrid(board: Board): { origin: Point; step: number } {
+export function boardGrid(board: Board): { origin: PointMm; step: number } {
   const setup = child(board.root, "setup");
   const origin = setup ? child(setup, "grid_origin") : undefined;
   const o = { x: (origin && num(origin, 1)) ?? 0, y: (origin && num(origin, 2)) ?? 0 };
@@ -130,7 +130,7 @@ function variantOf(canonical: SList, side: Side, rotation: number, padNets: Map<
 /** A footprint tree as it stands, as a variant tried at (0, 0). */
 function variantAsPlaced(node: SList, side: Side, rotation: number, padNets: Map<string, string> | undefined, copper: string[]): Variant {
   const items = footprintItems(node, copper);
-  const holes = new Map<string, Shape[]>();
+  const holes = new Map<string, ShapeMm[]>();
   for (const h of items.filter((i) => i.kind === "hole")) holes.set(h.pad ?? "", [...(holes.get(h.pad ?? "") ?? []), h.shape()]);
   return {
     side,

@@ -4,7 +4,7 @@
  * below the board. A plan's additions are then moved onto the board next to the parts they
  * belong with where they fit (kicad/board/placement.ts); the rest wait there for a person.
  */
-import type { BBox, Board, Placement } from "./model.ts";
+import type { BBox, Board, PlacementMm } from "./model.ts";
 import type { Side } from "./footprint/instance.ts";
 import { CopperheadError } from "../../errors.ts";
 
@@ -18,7 +18,7 @@ interface PlacementRequest {
 }
 
 interface PlacementResult {
-  at: Placement;
+  at: PlacementMm;
   side: Side;
   /** True when parked outside the outline for a person to place and route. */
   staged: boolean;

@@ -30,7 +30,7 @@ import {
   type SheetPin,
   type SheetSymbol,
 } from "./view.ts";
-import { insideSegment, onSegment, placePoint, pointKey, SegmentIndex, type Point } from "./geometry.ts";
+import { insideSegment, onSegment, placePoint, pointKey, SegmentIndex, type PointIu } from "./geometry.ts";
 
 export interface PlacedPin {
   symbol: PlacedSymbol;
@@ -40,16 +40,16 @@ export interface PlacedPin {
   /** Shown name (alternate applied, `~` → empty) and electrical type. */
   name: string;
   type: PinElectricalType;
-  at: Point;
+  at: PointIu;
 }
 
 export type ConnItem =
-  | { kind: "wire" | "bus"; line: Line; points: Point[] }
-  | { kind: "busEntry"; points: Point[] }
-  | { kind: "junction" | "noConnect"; points: Point[] }
-  | { kind: "label"; label: Label; points: Point[] }
-  | { kind: "sheetPin"; sheet: SheetSymbol; pin: SheetPin; points: Point[] }
-  | { kind: "pin"; pin: PlacedPin; points: Point[] };
+  | { kind: "wire" | "bus"; line: Line; points: PointIu[] }
+  | { kind: "busEntry"; points: PointIu[] }
+  | { kind: "junction" | "noConnect"; points: PointIu[] }
+  | { kind: "label"; label: Label; points: PointIu[] }
+  | { kind: "sheetPin"; sheet: SheetSymbol; pin: SheetPin; points: PointIu[] }
+  | { kind: "pin"; pin: PlacedPin; points: PointIu[] };
 
 /**
  * The connected subgraphs (lists of items) of every sheet instance of a project. Instances of
@@ -112,7 +112,7 @@ export function effectiveLines(instance: SheetInstance): (Line & { kind: "wire" 
     ...file.wires.map((l) => ({ ...l, kind: "wire" as const })),
     ...file.buses.map((l) => ({ ...l, kind: "bus" as const })),
   ];
-  const points: Point[] = [];
+  const points: PointIu[] = [];
   const seen = new Set<number>();
   for (const p of [...file.junctions.map((j) => j.at), ...file.busEntries.flatMap((e) => [e.at, e.end])]) {
     const norm = p.x * p.x + p.y * p.y;
@@ -157,7 +157,7 @@ function groupIndices(items: ConnItem[]): number[][] {
   const busIndex = new SegmentIndex(buses.map((l) => l.item.line));
   const wireIndex = new SegmentIndex(wires.map((l) => l.item.line));
   /** The first line of `among` (in item order) that `p` lies on. */
-  const firstOn = (among: typeof lines, index: SegmentIndex, p: Point, accuracy?: number) => {
+  const firstOn = (among: typeof lines, index: SegmentIndex, p: PointIu, accuracy?: number) => {
     for (const n of index.near(p)) {
       const l = among[n]!;
       if (onSegment(p, l.item.line.a, l.item.line.b, accuracy)) return l;
@@ -166,7 +166,7 @@ function groupIndices(items: ConnItem[]): number[][] {
   };
 
   const atPoint = new Map<string, number[]>();
-  const addAt = (p: Point, index: number) => {
+  const addAt = (p: PointIu, index: number) => {
     const key = pointKey(p);
     const list = atPoint.get(key);
     if (!list) atPoint.set(key, [index]);

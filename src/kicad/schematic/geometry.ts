@@ -10,7 +10,8 @@ import { onSegment } from "../../util/segments.ts";
 /** Eeschema internal units per millimetre (schIUScale.IU_PER_MM). */
 export const IU_PER_MM = 10_000;
 
-export interface Point {
+/** A point on a sheet, in eeschema's integer units (Y down). */
+export interface PointIu {
   x: number;
   y: number;
 }
@@ -19,18 +20,18 @@ export function toIU(mm: number): number {
   return Math.round(mm * IU_PER_MM);
 }
 
-export function pointKey(p: Point): string {
+export function pointKey(p: PointIu): string {
   return `${p.x},${p.y}`;
 }
 
-export function samePoint(a: Point, b: Point): boolean {
+export function samePoint(a: PointIu, b: PointIu): boolean {
   return a.x === b.x && a.y === b.y;
 }
 
 /** How a placed symbol maps library coordinates into the sheet. */
-export interface Placement {
+export interface PlacementIu {
   /** Symbol origin in the sheet, IU. */
-  at: Point;
+  at: PointIu;
   /** Rotation in degrees as written in `(at x y rot)`: 0, 90, 180 or 270, counter-clockwise. */
   rotation: number;
   /** `(mirror x)` flips across the X axis (negates y), `(mirror y)` across the Y axis. */
@@ -45,7 +46,7 @@ export interface Placement {
  * each composition applies the new step after the old ones. So: negate y, rotate, mirror,
  * translate.
  */
-export function placePoint(lib: Point, placement: Placement): Point {
+export function placePoint(lib: PointIu, placement: PlacementIu): PointIu {
   let x = lib.x;
   let y = -lib.y;
   const turns = (((Math.round(placement.rotation / 90) % 4) + 4) % 4) as 0 | 1 | 2 | 3;
@@ -65,7 +66,7 @@ export function placePoint(lib: Point, placement: Placement): Point {
 export { onSegment };
 
 /** True when `p` is strictly inside segment a–b (on it, and not at either end). */
-export function insideSegment(p: Point, a: Point, b: Point): boolean {
+export function insideSegment(p: PointIu, a: PointIu, b: PointIu): boolean {
   return onSegment(p, a, b, 0) && !samePoint(p, a) && !samePoint(p, b);
 }
 
@@ -85,7 +86,7 @@ export class SegmentIndex {
     return x * 2_097_152 + y;
   }
 
-  constructor(segments: readonly { a: Point; b: Point }[]) {
+  constructor(segments: readonly { a: PointIu; b: PointIu }[]) {
     const cell = SegmentIndex.CELL;
     segments.forEach(({ a, b }, n) => {
       const x0 = Math.floor((Math.min(a.x, b.x) - 1) / cell);
@@ -104,7 +105,7 @@ export class SegmentIndex {
   }
 
   /** Numbers of the segments whose bounding box (grown by 1 IU) may hold `p`, ascending. */
-  near(p: Point): readonly number[] {
+  near(p: PointIu): readonly number[] {
     const cell = SegmentIndex.CELL;
     return this.cells.get(SegmentIndex.key(Math.floor(p.x / cell), Math.floor(p.y / cell))) ?? [];
   }

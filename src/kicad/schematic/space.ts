@@ -10,7 +10,7 @@
  * part may go inside a block but never across its border.
  */
 import { child, children, flag, head, num, text, walk, type SList } from "../sexpr/index.ts";
-import { placePoint, toIU, type Placement, type Point } from "./geometry.ts";
+import { placePoint, toIU, type PlacementIu, type PointIu } from "./geometry.ts";
 import type { PlacedSymbol, SchematicFile } from "./view.ts";
 
 /** Axis-aligned box in sheet IU (Y down). */
@@ -23,7 +23,7 @@ export interface Box {
 
 const CHAR = toIU(1.27);
 
-export function pointBox(p: Point, margin = 0): Box {
+export function pointBox(p: PointIu, margin = 0): Box {
   return { x0: p.x - margin, y0: p.y - margin, x1: p.x + margin, y1: p.y + margin };
 }
 
@@ -36,7 +36,7 @@ export function grow(box: Box, by: number): Box {
   return { x0: box.x0 - by, y0: box.y0 - by, x1: box.x1 + by, y1: box.y1 + by };
 }
 
-export function translate(box: Box, d: Point): Box {
+export function translate(box: Box, d: PointIu): Box {
   return { x0: box.x0 + d.x, y0: box.y0 + d.y, x1: box.x1 + d.x, y1: box.y1 + d.y };
 }
 
@@ -62,7 +62,7 @@ const CHAR_ADVANCE = 0.9;
  * A text of `chars` characters anchored at `at`, reading along `angle`, extending both ways
  * from the anchor (for text whose justification is not known on the sheet).
  */
-export function textBox(at: Point, chars: number, angle: number, size = CHAR): Box {
+export function textBox(at: PointIu, chars: number, angle: number, size = CHAR): Box {
   const along = Math.max(1, chars) * size * CHAR_ADVANCE;
   const across = size * 0.9;
   return angle % 180 === 0 ? { x0: at.x - along, y0: at.y - across, x1: at.x + along, y1: at.y + across } : { x0: at.x - across, y0: at.y - along, x1: at.x + across, y1: at.y + along };
@@ -72,7 +72,7 @@ export function textBox(at: Point, chars: number, angle: number, size = CHAR): B
  * A text drawn from `at` along the screen direction `angle` (0 right, 90 up, 180 left, 270
  * down), `length` IU long and `size` high, centred across its baseline.
  */
-function runBox(at: Point, angle: number, length: number, size: number): Box {
+function runBox(at: PointIu, angle: number, length: number, size: number): Box {
   const a = ((angle % 360) + 360) % 360;
   const across = size * 0.9;
   if (a === 0) return { x0: at.x, y0: at.y - across, x1: at.x + length, y1: at.y + across };
@@ -82,19 +82,19 @@ function runBox(at: Point, angle: number, length: number, size: number): Box {
 }
 
 /** Box of a label: its text runs away from the anchor; global and sheet labels add their flag shape. */
-export function labelBox(at: Point, textLength: number, angle: number, flagged: boolean, size = CHAR): Box {
+export function labelBox(at: PointIu, textLength: number, angle: number, flagged: boolean, size = CHAR): Box {
   const length = (textLength * CHAR_ADVANCE + (flagged ? 2.5 : 0.5)) * size;
   return runBox(at, angle, length, size);
 }
 
 /** Unit vector (IU) a library pin points out of its symbol, in library coordinates (Y up). */
-export function pinOutwardLib(orientation: number): Point {
+export function pinOutwardLib(orientation: number): PointIu {
   const rad = (orientation * Math.PI) / 180;
   return { x: -Math.round(Math.cos(rad)), y: -Math.round(Math.sin(rad)) };
 }
 
 /** A library direction mapped onto the sheet by a placement (rotation and mirror only). */
-export function placeDirection(d: Point, placement: Placement): Point {
+export function placeDirection(d: PointIu, placement: PlacementIu): PointIu {
   const p = placePoint(d, { ...placement, at: { x: 0, y: 0 } });
   return { x: p.x + 0, y: p.y + 0 };
 }
@@ -145,7 +145,7 @@ export function libUnitBox(libNode: SList, unit: number, bodyStyle: number, pinR
 }
 
 /** A library-coordinate box placed on the sheet. */
-export function placeBox(box: Box, placement: Placement): Box {
+export function placeBox(box: Box, placement: PlacementIu): Box {
   const a = placePoint({ x: box.x0, y: box.y0 }, placement);
   const b = placePoint({ x: box.x1, y: box.y1 }, placement);
   return { x0: Math.min(a.x, b.x), y0: Math.min(a.y, b.y), x1: Math.max(a.x, b.x), y1: Math.max(a.y, b.y) };
@@ -167,7 +167,7 @@ function justification(item: SList): Set<string> {
  * `horizontal` text reads left to right, `flipX` when a symbol transform mirrors its
  * justification (KiCad keeps field text readable, flipping left and right instead).
  */
-function justifiedBox(at: Point, lines: string[], size: number, horizontal: boolean, justify: Set<string> | undefined, flipX = false): Box {
+function justifiedBox(at: PointIu, lines: string[], size: number, horizontal: boolean, justify: Set<string> | undefined, flipX = false): Box {
   const length = Math.max(1, ...lines.map((l) => l.length)) * size * CHAR_ADVANCE;
   const height = Math.max(1, lines.length) * size * 1.6;
   if (!horizontal || !justify) {
@@ -187,7 +187,7 @@ function justifiedBox(at: Point, lines: string[], size: number, horizontal: bool
  * symbol it belongs to, the text is placed as KiCad draws it (justification mirrored with the
  * symbol for upright and upside-down symbols); otherwise it is assumed to spread both ways.
  */
-export function fieldBox(prop: SList, placement?: Placement): Box | undefined {
+export function fieldBox(prop: SList, placement?: PlacementIu): Box | undefined {
   const effects = child(prop, "effects");
   if (flag(prop, "hide") || (effects && flag(effects, "hide"))) return undefined;
   const value = text(prop, 2) ?? "";
@@ -203,17 +203,17 @@ export function fieldBox(prop: SList, placement?: Placement): Box | undefined {
 }
 
 /** Thin boxes along a polyline's segments (a closed one ends where it starts). */
-function strokeBoxes(points: Point[]): Box[] {
+function strokeBoxes(points: PointIu[]): Box[] {
   const out: Box[] = [];
   for (let i = 1; i < points.length; i++) out.push(union(pointBox(points[i - 1]!), pointBox(points[i]!)));
   return out;
 }
 
-function xyPoints(node: SList): Point[] {
+function xyPoints(node: SList): PointIu[] {
   return children(child(node, "pts") ?? node, "xy").map((xy) => ({ x: toIU(num(xy, 1) ?? 0), y: toIU(num(xy, 2) ?? 0) }));
 }
 
-function pointOf(node: SList | undefined): Point | undefined {
+function pointOf(node: SList | undefined): PointIu | undefined {
   if (!node) return undefined;
   return { x: toIU(num(node, 1) ?? 0), y: toIU(num(node, 2) ?? 0) };
 }

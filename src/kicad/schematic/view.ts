@@ -36,7 +36,7 @@ import {
   type SList,
 } from "../sexpr/index.ts";
 import { has, OLDEST_SCHEMATIC_VERSION, SCHEMATIC } from "../format.ts";
-import { toIU, type Placement, type Point } from "./geometry.ts";
+import { toIU, type PlacementIu as Placement, type PointIu as Point } from "./geometry.ts";
 import { trimEndOf } from "../../util/text.ts";
 
 export type PinElectricalType =

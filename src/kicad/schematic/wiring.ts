@@ -4,7 +4,7 @@
  * would touch anything, and which wires, labels and power symbols only serve a pin (so that
  * disconnecting or deleting it takes them along and nothing else).
  */
-import { samePoint, insideSegment, onSegment, placePoint, type Point } from "./geometry.ts";
+import { samePoint, insideSegment, onSegment, placePoint, type PointIu } from "./geometry.ts";
 import { segmentsTouch } from "../../util/segments.ts";
 import { symbolInstance, unitPins, type Label, type LibPin, type Line, type PlacedSymbol, type SchematicFile, type SheetPin, type SheetSymbol } from "./view.ts";
 import type { SList } from "../sexpr/index.ts";
@@ -13,7 +13,7 @@ export interface PinAt {
   symbol: PlacedSymbol;
   lib: LibPin;
   reference: string;
-  at: Point;
+  at: PointIu;
   /** A pin of a power symbol (or PWR_FLAG): it names or flags a net, it is not a part. */
   power: boolean;
 }
@@ -23,17 +23,17 @@ export interface DetachPlan {
   /** Top-level nodes to delete (wires, labels, power symbols, flags, junctions). */
   remove: Set<SList>;
   /** Labels or power symbols at the pin that name a wired net: moved along to where it continues. */
-  moves: { node: SList; kind: "label" | "symbol"; from: Point; to: Point }[];
+  moves: { node: SList; kind: "label" | "symbol"; from: PointIu; to: PointIu }[];
   /** Why the pin cannot be cut loose without redrawing other connections (disconnect only). */
   conflict?: string;
   /** Where its wiring meets a larger net (cut back to there), when it does. */
-  joins?: Point;
+  joins?: PointIu;
 }
 
 interface Walk {
   network: boolean;
   path: Line[];
-  end: Point;
+  end: PointIu;
   /** Dead ends only: what hangs off the far end and serves nothing else. */
   removables: SList[];
   /** Junctions at bends the walk passed through (redundant once its wires go). */
@@ -56,41 +56,41 @@ export class SheetWiring {
     }
   }
 
-  wiresEndingAt(p: Point): Line[] {
+  wiresEndingAt(p: PointIu): Line[] {
     return this.file.wires.filter((w) => samePoint(w.a, p) || samePoint(w.b, p));
   }
 
   /** Wires and buses that pass through `p` without ending there. */
-  linesThrough(p: Point): Line[] {
+  linesThrough(p: PointIu): Line[] {
     return [...this.file.wires, ...this.file.buses].filter((l) => insideSegment(p, l.a, l.b));
   }
 
-  pinsAt(p: Point): PinAt[] {
+  pinsAt(p: PointIu): PinAt[] {
     return this.pins.filter((pin) => samePoint(pin.at, p));
   }
 
-  labelsAt(p: Point): Label[] {
+  labelsAt(p: PointIu): Label[] {
     return this.file.labels.filter((l) => samePoint(l.at, p));
   }
 
-  junctionsAt(p: Point): SList[] {
+  junctionsAt(p: PointIu): SList[] {
     return this.file.junctions.filter((j) => samePoint(j.at, p)).map((j) => j.node);
   }
 
-  noConnectsAt(p: Point): SList[] {
+  noConnectsAt(p: PointIu): SList[] {
     return this.file.noConnects.filter((n) => samePoint(n.at, p)).map((n) => n.node);
   }
 
-  sheetPinsAt(p: Point): { sheet: SheetSymbol; pin: SheetPin }[] {
+  sheetPinsAt(p: PointIu): { sheet: SheetSymbol; pin: SheetPin }[] {
     return this.file.sheets.flatMap((sheet) => sheet.pins.filter((pin) => samePoint(pin.at, p)).map((pin) => ({ sheet, pin })));
   }
 
-  busEntriesAt(p: Point): number {
+  busEntriesAt(p: PointIu): number {
     return this.file.busEntries.filter((e) => samePoint(e.at, p) || samePoint(e.end, p)).length;
   }
 
   /** True when anything electrical other than `self` (and no-connect flags) is at `p`. */
-  attached(p: Point, self: (pin: PinAt) => boolean): boolean {
+  attached(p: PointIu, self: (pin: PinAt) => boolean): boolean {
     return (
       this.wiresEndingAt(p).length > 0 ||
       this.labelsAt(p).length > 0 ||
@@ -106,7 +106,7 @@ export class SheetWiring {
    * and, with `join`, what is at its last point: no connection point, wire or bus along the
    * way, corners included.
    */
-  pathClear(points: Point[], join = false): boolean {
+  pathClear(points: PointIu[], join = false): boolean {
     for (let i = 1; i < points.length; i++) {
       let a = points[i - 1]!;
       let b = points[i]!;
@@ -124,11 +124,11 @@ export class SheetWiring {
   }
 
   /** A connection point on segment a–b (with `exceptEnd`, other than at b itself). */
-  private onSomething(a: Point, b: Point, exceptEnd: boolean): boolean {
+  private onSomething(a: PointIu, b: PointIu, exceptEnd: boolean): boolean {
     return this.connectionPoints().some((p) => onSegment(p, a, b, 0) && !(exceptEnd && samePoint(p, b)));
   }
 
-  private connectionPoints(): Point[] {
+  private connectionPoints(): PointIu[] {
     return [
       ...this.pins.map((p) => p.at),
       ...this.file.labels.map((l) => l.at),
@@ -140,7 +140,7 @@ export class SheetWiring {
   }
 
   /** Items a wire ending at `p` would join there, counted as eeschema counts them for junctions. */
-  endsAt(p: Point): number {
+  endsAt(p: PointIu): number {
     return this.wiresEndingAt(p).length + this.pinsAt(p).length + this.sheetPinsAt(p).length + 2 * this.linesThrough(p).length;
   }
 
@@ -153,7 +153,7 @@ export class SheetWiring {
    * mode a pin that touches another pin or sheet pin directly, or joins two wired nets, is a
    * conflict; in "remove" mode such a pin keeps its wiring (it stays connected without the pin).
    */
-  planDetach(tip: Point, ignore: (pin: PinAt) => boolean, mode: "disconnect" | "remove"): DetachPlan {
+  planDetach(tip: PointIu, ignore: (pin: PinAt) => boolean, mode: "disconnect" | "remove"): DetachPlan {
     const plan: DetachPlan = { remove: new Set(), moves: [] };
     const others = this.pinsAt(tip).filter((p) => !ignore(p));
     const parts = others.filter((p) => !p.power);
@@ -201,7 +201,7 @@ export class SheetWiring {
     return plan;
   }
 
-  private walk(first: Line, from: Point, ignore: (pin: PinAt) => boolean): Walk {
+  private walk(first: Line, from: PointIu, ignore: (pin: PinAt) => boolean): Walk {
     const path = [first];
     const seen = new Set([first]);
     const passed: SList[] = [];

@@ -4,12 +4,12 @@
  * marked centre is a point of the shape. The routing grid (`route/grid.ts`) and the occupancy
  * raster of placement (`occupancy.ts`) both draw this way.
  */
-import type { Point } from "../model.ts";
-import type { Shape } from "./geometry.ts";
+import type { PointMm } from "../model.ts";
+import type { ShapeMm } from "./geometry.ts";
 
 export interface CellWindow {
   /** Centre of the middle cell. */
-  origin: Point;
+  origin: PointMm;
   /** Cells from the origin to each side: columns -half..half, rows likewise. */
   half: number;
   step: number;
@@ -28,7 +28,7 @@ export interface CellRect {
  * centre lies inside `shape`. Each edge is taken to the rows it spans only: a grown outline has
  * many short edges (its round corners) and a grid is drawn from hundreds of them.
  */
-export function fillCells(plane: Uint8Array, window: CellWindow, shape: Shape, clip?: CellRect): void {
+export function fillCells(plane: Uint8Array, window: CellWindow, shape: ShapeMm, clip?: CellRect): void {
   const { origin, half, step } = window;
   const size = 2 * half + 1;
   const { col0, col1, row0: clipRow0, row1: clipRow1 } = clip ?? { col0: 0, col1: size - 1, row0: 0, row1: size - 1 };

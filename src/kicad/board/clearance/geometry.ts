@@ -7,9 +7,10 @@
  * grown by the arc tolerance), so a shape found clear is clear in KiCad's own geometry too.
  */
 import { Clipper, EndType, FillRule, JoinType, type PathD, type PathsD } from "clipper2-ts";
-import type { BBox, Point } from "../model.ts";
+import type { BBox, PointMm } from "../model.ts";
 
-export interface Shape {
+/** A board item's outline as polygons, with its bounding box, in millimetres. */
+export interface ShapeMm {
   paths: PathsD;
   box: BBox;
 }
@@ -37,7 +38,7 @@ export function boxOf(paths: PathsD): BBox {
   return { minX, minY, maxX, maxY };
 }
 
-export function shapeOf(paths: PathsD): Shape {
+export function shapeOf(paths: PathsD): ShapeMm {
   return { paths, box: boxOf(paths) };
 }
 
@@ -50,7 +51,7 @@ export function boxesOverlap(a: BBox, b: BBox): boolean {
 }
 
 /** A point turned by `angle` degrees (KiCad's sense: counter-clockwise on screen, Y down) about `about`. */
-export function turn(p: Point, angle: number, about: Point = { x: 0, y: 0 }): Point {
+export function turn(p: PointMm, angle: number, about: PointMm = { x: 0, y: 0 }): PointMm {
   if (angle === 0) return { x: about.x + p.x, y: about.y + p.y };
   const rad = (-angle * Math.PI) / 180;
   const cos = Math.cos(rad);
@@ -59,7 +60,7 @@ export function turn(p: Point, angle: number, about: Point = { x: 0, y: 0 }): Po
 }
 
 /** A `w`×`h` rectangle centred on `at`, turned by `angle`. */
-export function rectangle(at: Point, w: number, h: number, angle: number): Shape {
+export function rectangle(at: PointMm, w: number, h: number, angle: number): ShapeMm {
   const corners = [
     { x: -w / 2, y: -h / 2 },
     { x: w / 2, y: -h / 2 },
@@ -70,33 +71,33 @@ export function rectangle(at: Point, w: number, h: number, angle: number): Shape
 }
 
 /** A circle, drawn around (not inside) the true one. */
-export function circle(at: Point, r: number): Shape {
+export function circle(at: PointMm, r: number): ShapeMm {
   const outer = r / Math.cos(Math.PI / CIRCLE_STEPS);
   const path: PathD = Array.from({ length: CIRCLE_STEPS }, (_, i) => ({ x: at.x + outer * Math.cos((2 * Math.PI * i) / CIRCLE_STEPS), y: at.y + outer * Math.sin((2 * Math.PI * i) / CIRCLE_STEPS) }));
   return shapeOf([path]);
 }
 
 /** A stroke of `width` along a polyline, round-ended (a track, an oval pad, a drawn line). */
-export function stroke(points: Point[], width: number): Shape {
+export function stroke(points: PointMm[], width: number): ShapeMm {
   if (points.length === 1) return circle(points[0]!, width / 2);
   const paths = Clipper.inflatePathsD([points], width / 2 + ARC_TOLERANCE, JoinType.Round, EndType.Round, 2, PRECISION, ARC_TOLERANCE);
   return shapeOf(paths);
 }
 
 /** A closed polygon (a courtyard, a rule area, a filled drawing). */
-export function polygon(points: Point[]): Shape {
+export function polygon(points: PointMm[]): ShapeMm {
   return shapeOf([points]);
 }
 
 /** The area of all `shapes`, each filled non-zero on its own (so a ring's hole stays a hole). */
-export function union(shapes: Shape[]): Shape {
+export function union(shapes: ShapeMm[]): ShapeMm {
   let paths: PathsD = shapes[0]?.paths ?? [];
   for (const shape of shapes.slice(1)) paths = Clipper.unionD(paths, shape.paths, FillRule.NonZero, PRECISION);
   return shapeOf(paths);
 }
 
 /** An outline and its cut-outs (holes wound the other way, so non-zero filling leaves them out). */
-export function withHoles(paths: Point[][]): Shape {
+export function withHoles(paths: PointMm[][]): ShapeMm {
   const [outer, ...holes] = paths;
   const sign = Math.sign(Clipper.areaD(outer!));
   return shapeOf([outer!, ...holes.map((h) => (Math.sign(Clipper.areaD(h)) === sign ? [...h].reverse() : h))]);
@@ -107,10 +108,10 @@ export function withHoles(paths: Point[][]): Shape {
  * the same clearances for every route grid and spot that meets it, and the offset is the
  * costliest step of both. Held weakly, so a shape's offsets go with it.
  */
-const grownBy = new WeakMap<Shape, Map<number, Shape>>();
+const grownBy = new WeakMap<ShapeMm, Map<number, ShapeMm>>();
 
 /** `shape` grown by `by` mm with round corners. */
-export function inflate(shape: Shape, by: number): Shape {
+export function inflate(shape: ShapeMm, by: number): ShapeMm {
   if (by <= 0) return shape;
   let made = grownBy.get(shape);
   if (!made) grownBy.set(shape, (made = new Map()));
@@ -119,7 +120,7 @@ export function inflate(shape: Shape, by: number): Shape {
   return grown;
 }
 
-export function translate(shape: Shape, dx: number, dy: number): Shape {
+export function translate(shape: ShapeMm, dx: number, dy: number): ShapeMm {
   return {
     paths: shape.paths.map((path) => path.map((p) => ({ x: p.x + dx, y: p.y + dy }))),
     box: { minX: shape.box.minX + dx, minY: shape.box.minY + dy, maxX: shape.box.maxX + dx, maxY: shape.box.maxY + dy },
@@ -127,14 +128,14 @@ export function translate(shape: Shape, dx: number, dy: number): Shape {
 }
 
 /** True when the shape is one rectangle along the axes: its box is its outline. */
-function isBox(shape: Shape): boolean {
+function isBox(shape: ShapeMm): boolean {
   if (shape.paths.length !== 1 || shape.paths[0]!.length !== 4) return false;
   const { minX, minY, maxX, maxY } = shape.box;
   return shape.paths[0]!.every((p) => (Math.abs(p.x - minX) < 1e-9 || Math.abs(p.x - maxX) < 1e-9) && (Math.abs(p.y - minY) < 1e-9 || Math.abs(p.y - maxY) < 1e-9));
 }
 
 /** True when the two shapes share area (touching edges do not count). */
-export function overlap(a: Shape, b: Shape): boolean {
+export function overlap(a: ShapeMm, b: ShapeMm): boolean {
   if (!boxesOverlap(a.box, b.box)) return false;
   if (isBox(a) && isBox(b)) return Math.min(a.box.maxX, b.box.maxX) - Math.max(a.box.minX, b.box.minX) > 1e-6 && Math.min(a.box.maxY, b.box.maxY) - Math.max(a.box.minY, b.box.minY) > 1e-6;
   // Pads, tracks and their offsets are mostly convex outlines: two of those overlap unless an
@@ -152,7 +153,7 @@ export function overlap(a: Shape, b: Shape): boolean {
  * centre until its corners are inside (a few halvings). Undefined for a shape of more than one
  * path or not convex, where corners inside do not make the box inside, or too small for `depth`.
  */
-export function innerBox(shape: Shape, depth: number): BBox | undefined {
+export function innerBox(shape: ShapeMm, depth: number): BBox | undefined {
   const { minX, minY, maxX, maxY } = shape.box;
   const shrunk = (by: number) => ({ minX: minX + by, minY: minY + by, maxX: maxX - by, maxY: maxY - by });
   let by = 0;
@@ -192,7 +193,7 @@ function convex(path: PathD): boolean {
  * clearance check asks about are apart that way, which one projection of each shows. When it
  * does, an edge separates them too, so the answer is the edges' (`separated`).
  */
-function apartAlongCentres(a: Shape, b: Shape): boolean {
+function apartAlongCentres(a: ShapeMm, b: ShapeMm): boolean {
   const dx = (b.box.minX + b.box.maxX - a.box.minX - a.box.maxX) / 2;
   const dy = (b.box.minY + b.box.maxY - a.box.minY - a.box.maxY) / 2;
   if (dx === 0 && dy === 0) return false;
@@ -233,7 +234,7 @@ export function boxesWithin(a: BBox, b: BBox, distance: number): boolean {
 }
 
 /** Even-odd point in polygon over a closed path, as `insideSegments` over its edges, without making them. */
-export function insidePath(p: Point, path: readonly Point[]): boolean {
+export function insidePath(p: PointMm, path: readonly PointMm[]): boolean {
   let inside = false;
   for (let i = 0; i < path.length; i++) {
     const a = path[i]!;
@@ -244,7 +245,7 @@ export function insidePath(p: Point, path: readonly Point[]): boolean {
 }
 
 /** Even-odd point in polygon over a set of segments (an outline that may hold cut-outs). */
-export function insideSegments(p: Point, segments: [Point, Point][]): boolean {
+export function insideSegments(p: PointMm, segments: [PointMm, PointMm][]): boolean {
   let inside = false;
   for (const [a, b] of segments) {
     if (a.y > p.y !== b.y > p.y && p.x < ((b.x - a.x) * (p.y - a.y)) / (b.y - a.y) + a.x) inside = !inside;

@@ -6,10 +6,10 @@
  * Zone fills are not items here: they are refilled after an edit, so they follow new copper
  * rather than block it. Rule areas (keepouts) are.
  */
-import { arcCircle, footprintToBoard, readNetRef, type BBox, type Board, type Placement, type Point } from "../model.ts";
+import { arcCircle, footprintToBoard, readNetRef, type BBox, type Board, type PlacementMm, type PointMm } from "../model.ts";
 import { localBounds } from "../footprint/instance.ts";
 import { child, children, childText, head, num, text, type SList } from "../../sexpr/index.ts";
-import { boxOf, circle, growBox, polygon, rectangle, stroke, turn, union, withHoles, type Shape } from "./geometry.ts";
+import { boxOf, circle, growBox, polygon, rectangle, stroke, turn, union, withHoles, type ShapeMm } from "./geometry.ts";
 
 export type ItemKind = "pad" | "track" | "via" | "copper" | "hole" | "courtyard" | "keepout" | "edge" | "silk" | "pour";
 
@@ -30,7 +30,7 @@ export interface BoardItem {
   /** Copper layers for copper, holes and rule areas; `F.CrtYd`/`B.CrtYd` for courtyards; `F.SilkS`/`B.SilkS` for silkscreen. */
   layers: ReadonlySet<string>;
   box: BBox;
-  shape(): Shape;
+  shape(): ShapeMm;
   /** The footprint it belongs to. */
   ref?: string;
   keepout?: KeepoutRules;
@@ -39,7 +39,7 @@ export interface BoardItem {
   /** The pad number, for a pad and its hole. */
   pad?: string;
   /** Where the ratsnest can reach it: a pad's or via's centre, a track's ends. */
-  ends?: Point[];
+  ends?: PointMm[];
   /** A zone that will be refilled: how it joins a pad of its net by thermal spokes (`spokes.ts`). */
   thermal?: Thermal;
   /** A pad's own clearance (KiCad's local override), for its copper and its hole: no rule may bring other nets closer. */
@@ -65,20 +65,20 @@ export interface SpokeFrame {
 /** Segments of a full circle or a three-point arc traced for the outline. */
 const ARC_SEGMENTS = 16;
 
-function pointOf(node: SList | undefined): Point | undefined {
+function pointOf(node: SList | undefined): PointMm | undefined {
   const x = node ? num(node, 1) : undefined;
   const y = node ? num(node, 2) : undefined;
   return x === undefined || y === undefined ? undefined : { x, y };
 }
 
-function placementOf(node: SList): Placement {
+function placementOf(node: SList): PlacementMm {
   const at = child(node, "at");
   return { x: (at && num(at, 1)) ?? 0, y: (at && num(at, 2)) ?? 0, rotation: (at && num(at, 3)) ?? 0 };
 }
 
 /** A lazily drawn item: `draw` runs once, on the first check that needs the outline. */
-function lazy(item: Omit<BoardItem, "shape">, draw: () => Shape): BoardItem {
-  let shape: Shape | undefined;
+function lazy(item: Omit<BoardItem, "shape">, draw: () => ShapeMm): BoardItem {
+  let shape: ShapeMm | undefined;
   return { ...item, shape: () => (shape ??= draw()) };
 }
 
@@ -89,7 +89,7 @@ export function sharesLayer(a: ReadonlySet<string>, b: ReadonlySet<string>): boo
 }
 
 /** An item whose outline is drawn already. */
-export function drawn(item: Omit<BoardItem, "shape" | "box">, shape: Shape): BoardItem {
+export function drawn(item: Omit<BoardItem, "shape" | "box">, shape: ShapeMm): BoardItem {
   return { ...item, box: shape.box, shape: () => shape };
 }
 
@@ -119,10 +119,10 @@ function layerNames(node: SList): string[] {
 }
 
 /** Points along a three-point arc, ends included. */
-export function arcPoints(a: Point, m: Point, b: Point): Point[] {
+export function arcPoints(a: PointMm, m: PointMm, b: PointMm): PointMm[] {
   const c = arcCircle(a, m, b);
   if (!c) return [a, b];
-  const angle = (p: Point) => Math.atan2(p.y - c.cy, p.x - c.cx);
+  const angle = (p: PointMm) => Math.atan2(p.y - c.cy, p.x - c.cx);
   const norm = (t: number) => ((t % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
   const toEnd = norm(angle(b) - angle(a));
   const sweep = norm(angle(m) - angle(a)) <= toEnd ? toEnd : toEnd - 2 * Math.PI;
@@ -136,7 +136,7 @@ export function arcPoints(a: Point, m: Point, b: Point): Point[] {
  * A drawing (`gr_*`/`fp_*` line, rect, arc, circle, poly, curve) as the polylines of its stroke,
  * in board coordinates, and whether it is filled.
  */
-export function drawingPolylines(item: SList, toBoard: (p: Point) => Point): { lines: Point[][]; filled: boolean } {
+export function drawingPolylines(item: SList, toBoard: (p: PointMm) => PointMm): { lines: PointMm[][]; filled: boolean } {
   const kind = (head(item) ?? "").slice(3);
   const start = pointOf(child(item, "start"));
   const end = pointOf(child(item, "end"));
@@ -173,7 +173,7 @@ function strokeWidth(item: SList): number {
 }
 
 /** A drawing's box and, drawn on demand, its outline: its stroke, and its inside when filled. */
-function drawingShape(item: SList, toBoard: (p: Point) => Point): { box: BBox; draw: () => Shape } | undefined {
+function drawingShape(item: SList, toBoard: (p: PointMm) => PointMm): { box: BBox; draw: () => ShapeMm } | undefined {
   const { lines, filled } = drawingPolylines(item, toBoard);
   if (lines.length === 0) return undefined;
   const width = Math.max(strokeWidth(item), 0.001);
@@ -186,9 +186,9 @@ function drawingShape(item: SList, toBoard: (p: Point) => Point): { box: BBox; d
 }
 
 /** The Edge.Cuts outline as segments (outer edge and cut-outs alike), board coordinates. */
-export function outlineSegments(board: Board): [Point, Point][] {
-  const segments: [Point, Point][] = [];
-  const visit = (item: SList, toBoard: (p: Point) => Point) => {
+export function outlineSegments(board: Board): [PointMm, PointMm][] {
+  const segments: [PointMm, PointMm][] = [];
+  const visit = (item: SList, toBoard: (p: PointMm) => PointMm) => {
     if (childText(item, "layer") !== "Edge.Cuts" || !/^(gr|fp)_/.test(head(item) ?? "")) return;
     for (const line of drawingPolylines(item, toBoard).lines) for (let i = 1; i < line.length; i++) segments.push([line[i - 1]!, line[i]!]);
   };
@@ -205,7 +205,7 @@ export function outlineSegments(board: Board): [Point, Point][] {
  * undefined for a hidden or empty one. `rotation` is what the text's own angle is relative to
  * (its footprint's rotation; 0 on the board); `toBoard` places the box.
  */
-export function textShape(item: SList, rotation: number, toBoard: (p: Point) => Point): Shape | undefined {
+export function textShape(item: SList, rotation: number, toBoard: (p: PointMm) => PointMm): ShapeMm | undefined {
   const effects = child(item, "effects");
   const hidden = child(item, "hide") ? text(child(item, "hide")!, 1) !== "no" : !!effects && effects.items.some((a) => a.type === "atom" && a.raw === "hide");
   const value = text(item, head(item) === "gr_text" ? 1 : 2) ?? "";
@@ -230,7 +230,7 @@ export function textShape(item: SList, rotation: number, toBoard: (p: Point) => 
 /** Every item of a footprint instance, in board coordinates. */
 export function footprintItems(fp: SList, copper: string[]): BoardItem[] {
   const at = placementOf(fp);
-  const toBoard = (p: Point) => footprintToBoard(p, at);
+  const toBoard = (p: PointMm) => footprintToBoard(p, at);
   const ref = referenceOf(fp);
   const side = (childText(fp, "layer") ?? "F.Cu").startsWith("B.") ? "B" : "F";
   const items: BoardItem[] = [];
@@ -287,7 +287,7 @@ function referenceOf(fp: SList): string {
 }
 
 /** A pad's copper and its hole. */
-function padItems(pad: SList, toBoard: (p: Point) => Point, ref: string, copper: string[]): BoardItem[] {
+function padItems(pad: SList, toBoard: (p: PointMm) => PointMm, ref: string, copper: string[]): BoardItem[] {
   const at = child(pad, "at");
   const size = child(pad, "size");
   if (!at || !size) return [];
@@ -343,7 +343,7 @@ function padReach(pad: SList, w: number, h: number): number {
 }
 
 /** A pad's copper: circles, ovals and custom shapes as they are, every other form as its bounding rectangle. */
-function padShape(pad: SList, form: string, centre: Point, w: number, h: number, angle: number): Shape {
+function padShape(pad: SList, form: string, centre: PointMm, w: number, h: number, angle: number): ShapeMm {
   if (form === "circle") return circle(centre, w / 2);
   if (form === "oval") return oblong(centre, w, h, angle);
   if (form === "custom") return customPadShape(pad, centre, w, h, angle);
@@ -360,10 +360,10 @@ function padShape(pad: SList, form: string, centre: Point, w: number, h: number,
  * reach would do as an obstacle but not as a target: a route ending on the square's edge may
  * end nowhere near the copper (custom_pads_test's ring pad on /PAD2).
  */
-function customPadShape(pad: SList, centre: Point, w: number, h: number, angle: number): Shape {
+function customPadShape(pad: SList, centre: PointMm, w: number, h: number, angle: number): ShapeMm {
   const anchor = childText(child(pad, "options") ?? pad, "anchor");
   const parts = [anchor === "circle" ? circle(centre, w / 2) : rectangle(centre, w, h, angle)];
-  const toBoard = (p: Point) => turn(p, angle, centre);
+  const toBoard = (p: PointMm) => turn(p, angle, centre);
   for (const primitive of child(pad, "primitives")?.items ?? []) {
     if (primitive.type !== "list") continue;
     const { lines, filled } = drawingPolylines(primitive, toBoard);
@@ -378,7 +378,7 @@ function customPadShape(pad: SList, centre: Point, w: number, h: number, angle: 
 }
 
 /** A stadium `w`×`h` turned by `angle`. */
-function oblong(centre: Point, w: number, h: number, angle: number): Shape {
+function oblong(centre: PointMm, w: number, h: number, angle: number): ShapeMm {
   const half = Math.abs(w - h) / 2;
   const axis = w >= h ? { x: half, y: 0 } : { x: 0, y: half };
   return stroke([turn({ x: -axis.x, y: -axis.y }, angle, centre), turn(axis, angle, centre)], Math.min(w, h));
@@ -492,6 +492,6 @@ function drawingItems(item: SList, copper: string[]): BoardItem[] {
 }
 
 /** An Edge.Cuts drawing, a hair wide: copper keeps the edge clearance from it, courtyards stay off it. */
-function edgeItems(item: SList, toBoard: (p: Point) => Point): BoardItem[] {
+function edgeItems(item: SList, toBoard: (p: PointMm) => PointMm): BoardItem[] {
   return drawingPolylines(item, toBoard).lines.map((line) => drawn({ kind: "edge", what: "the board edge", net: "", layers: new Set(["Edge.Cuts"]) }, stroke(line, 0.002)));
 }

@@ -10,10 +10,10 @@
  * silkscreen over pads and over other silkscreen. Each check answers with the item in the way,
  * named for a person.
  */
-import type { BBox, Board, Point } from "../model.ts";
+import type { BBox, Board, PointMm } from "../model.ts";
 import { boardItems, copperLayers, drawn, footprintBoardItems, footprintItems, outlineSegments, sharesLayer, type BoardItem, type SpokeFrame } from "./items.ts";
 import { cutSpokes, MIN_SPOKES, spokeCorridors, spokeTips, type SpokedPad } from "./spokes.ts";
-import { boxesOverlap, boxesWithin, boxOf, growBox, inflate, insidePath, insideSegments, overlap, type Shape } from "./geometry.ts";
+import { boxesOverlap, boxesWithin, boxOf, growBox, inflate, insidePath, insideSegments, overlap, type ShapeMm } from "./geometry.ts";
 import type { BoardRules } from "./rules.ts";
 import { children, type SList } from "../../sexpr/index.ts";
 
@@ -36,7 +36,7 @@ export interface Blocker {
 
 /** A copper shape to check: a pad, a track or a via of `net` on `layers`. */
 export interface CopperShape {
-  shape: Shape;
+  shape: ShapeMm;
   net: string;
   layers: ReadonlySet<string>;
   /** What it is, for the keepout rules: pads, tracks and vias are kept out separately. */
@@ -47,7 +47,7 @@ export interface CopperShape {
    * `shape` grown by a distance, when the caller can make it cheaper than an offset of `shape`:
    * a spot search grows each pad once at the origin and moves the result to every spot.
    */
-  grown?: (by: number) => Shape;
+  grown?: (by: number) => ShapeMm;
 }
 
 /**
@@ -60,19 +60,19 @@ function ownPad(pad: Pick<BoardItem, "net" | "layers">): (item: BoardItem) => bo
 }
 
 /** A copper shape grown by `by`: its own offset when it has one (`CopperShape.grown`). */
-function grow(copper: CopperShape, by: number): Shape {
+function grow(copper: CopperShape, by: number): ShapeMm {
   return copper.grown ? copper.grown(by) : inflate(copper.shape, by);
 }
 
 export class BoardObstacles {
   readonly copper: string[];
-  readonly outline: [Point, Point][];
+  readonly outline: [PointMm, PointMm][];
   private readonly items: BoardItem[] = [];
   private readonly removed = new Set<number>();
   /** The largest clearance an item of the board keeps of its own (a pad's override). */
   private largestOwnClearance = 0;
   /** Each pad's spokes as `spokesOf` found them (null: none). */
-  private readonly spokes = new WeakMap<BoardItem, { spoked: SpokedPad; corridors: Shape[] } | null>();
+  private readonly spokes = new WeakMap<BoardItem, { spoked: SpokedPad; corridors: ShapeMm[] } | null>();
   /** Every item. */
   private readonly every = new BucketIndex();
   /** What a courtyard can hit (courtyards, rule areas, the edge): most spots fail here, so it scans no tracks. */
@@ -107,7 +107,7 @@ export class BoardObstacles {
    * Adds copper planned for a footprint that is not written yet (the routes its pads would
    * take), under its reference: `remove` takes it out with the footprint.
    */
-  addPlanned(ref: string, copper: { net: string; layers: ReadonlySet<string>; shape: Shape }[]): void {
+  addPlanned(ref: string, copper: { net: string; layers: ReadonlySet<string>; shape: ShapeMm }[]): void {
     for (const { net, layers, shape } of copper) {
       const kind = layers.size > 1 ? "via" : "track";
       this.insert(drawn({ kind, what: `a planned ${kind} of ${ref} (${net})`, net, layers, ref }, shape));
@@ -159,7 +159,7 @@ export class BoardObstacles {
   }
 
   /** True when `p` lies inside the board outline (an outline with cut-outs counts them out). */
-  inside(p: Point): boolean {
+  inside(p: PointMm): boolean {
     return insideSegments(p, this.outline);
   }
 
@@ -168,7 +168,7 @@ export class BoardObstacles {
    * net) on a shared layer, holes of other nets, the board edge, a rule area that keeps such
    * copper out. Undefined when it is clear. `holes` are the new item's own drills.
    */
-  copperBlocker(copper: CopperShape, holes: Shape[] = []): Blocker | undefined {
+  copperBlocker(copper: CopperShape, holes: ShapeMm[] = []): Blocker | undefined {
     // By the item's box first: most items near a spot are farther than their clearance, and
     // neither their shape nor the spot's offset need be drawn for them.
     const tooClose = (item: BoardItem, distance: number) => boxesWithin(copper.shape.box, item.box, distance) && overlap(grow(copper, distance), item.shape());
@@ -251,7 +251,7 @@ export class BoardObstacles {
    * corridor grown by its zone's clearance (`spokes.ts`): where new copper of another net keeps
    * out so the pad keeps its spokes. Empty when no pour joins it by spokes.
    */
-  freeSpokes(pad: BoardItem): Shape[] {
+  freeSpokes(pad: BoardItem): ShapeMm[] {
     const spokes = this.spokesOf(pad);
     if (!spokes) return [];
     const { spoked, corridors } = spokes;
@@ -273,7 +273,7 @@ export class BoardObstacles {
    * spokes. Kept per pad: the pours do not change while parts are placed and routed, and every
    * spot and route grid near the pad asks again.
    */
-  private spokesOf(pad: BoardItem): { spoked: SpokedPad; corridors: Shape[] } | undefined {
+  private spokesOf(pad: BoardItem): { spoked: SpokedPad; corridors: ShapeMm[] } | undefined {
     let known = this.spokes.get(pad);
     if (known === undefined) {
       const spoked = this.spokedPad({ shape: pad.shape(), net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame });
@@ -303,7 +303,7 @@ export class BoardObstacles {
    * courtyard on the same side, a rule area that keeps footprints out, the board edge; or
    * "outside the outline" when its centre is off the board.
    */
-  courtyardBlocker(courtyard: Shape, layer: string): Blocker | undefined {
+  courtyardBlocker(courtyard: ShapeMm, layer: string): Blocker | undefined {
     const copperLayer = layer.startsWith("B.") ? "B.Cu" : "F.Cu";
     const centre = { x: (courtyard.box.minX + courtyard.box.maxX) / 2, y: (courtyard.box.minY + courtyard.box.maxY) / 2 };
     if (!this.inside(centre)) return { item: { kind: "edge", what: "the board edge", net: "", layers: new Set(), box: courtyard.box, shape: () => courtyard }, reason: "outside the outline" };
@@ -321,7 +321,7 @@ export class BoardObstacles {
   }
 
   /** The first silkscreen or pad a new silkscreen item on `layer` would print over. */
-  silkBlocker(silk: Shape, layer: string): Blocker | undefined {
+  silkBlocker(silk: ShapeMm, layer: string): Blocker | undefined {
     const copperLayer = layer.startsWith("B.") ? "B.Cu" : "F.Cu";
     for (const item of this.near(silk.box)) {
       if (item.kind === "silk" && item.layers.has(layer) && overlap(silk, item.shape())) return { item, reason: "silkscreen" };
@@ -331,7 +331,7 @@ export class BoardObstacles {
   }
 
   /** The first silkscreen a new pad on `copperLayer` would sit under. */
-  padUnderSilk(pad: Shape, copperLayer: string): Blocker | undefined {
+  padUnderSilk(pad: ShapeMm, copperLayer: string): Blocker | undefined {
     const layer = copperLayer === "B.Cu" ? "B.SilkS" : "F.SilkS";
     for (const item of this.near(pad.box)) {
       if (item.kind === "silk" && item.layers.has(layer) && overlap(pad, item.shape())) return { item, reason: "silkscreen over a pad" };

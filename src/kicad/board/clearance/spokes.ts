@@ -7,8 +7,8 @@
  * are left, so a track may pass beside a pad's free spokes and a part may sit next to a
  * ground pad without starving it.
  */
-import type { Point } from "../model.ts";
-import { inflate, overlap, stroke, type Shape } from "./geometry.ts";
+import type { PointMm } from "../model.ts";
+import { inflate, overlap, stroke, type ShapeMm } from "./geometry.ts";
 import type { BoardItem, SpokeFrame, Thermal } from "./items.ts";
 
 /** A zone's minimum spoke count as KiCad sets it by default. */
@@ -16,13 +16,13 @@ export const MIN_SPOKES = 2;
 
 /** A pad as the spoke check sees it: its outline, its spokes' directions, and the pour that joins it. */
 export interface SpokedPad {
-  shape: Shape;
+  shape: ShapeMm;
   frame: SpokeFrame;
   thermal: Thermal;
 }
 
 /** Each spoke's corridor, grown by the zone's clearance: other nets' copper overlapping one cuts that spoke off. */
-export function spokeCorridors(pad: SpokedPad): Shape[] {
+export function spokeCorridors(pad: SpokedPad): ShapeMm[] {
   const { width, clearance, thickness } = pad.thermal;
   return spokeEnds(pad).map((end) => inflate(stroke([end.from, end.to], Math.max(width, thickness)), clearance));
 }
@@ -32,11 +32,11 @@ export function spokeCorridors(pad: SpokedPad): Shape[] {
  * there (it keeps its own gap), so the spoke does not count, though its corridor may start
  * inside that pad (antenna-eval's ring of small via pads inside a large mounting pad).
  */
-export function spokeTips(pad: SpokedPad): Shape[] {
+export function spokeTips(pad: SpokedPad): ShapeMm[] {
   return spokeEnds(pad).map((end) => stroke([end.to], pad.thermal.thickness));
 }
 
-function spokeEnds(pad: SpokedPad): { from: Point; to: Point }[] {
+function spokeEnds(pad: SpokedPad): { from: PointMm; to: PointMm }[] {
   const { box } = pad.shape;
   const centre = { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 };
   const { gap, thickness } = pad.thermal;
@@ -48,7 +48,7 @@ function spokeEnds(pad: SpokedPad): { from: Point; to: Point }[] {
 }
 
 /** The spokes (indices) that any of `items` cuts off. */
-export function cutSpokes(corridors: Shape[], items: BoardItem[]): Set<number> {
+export function cutSpokes(corridors: ShapeMm[], items: BoardItem[]): Set<number> {
   const cut = new Set<number>();
   corridors.forEach((corridor, k) => {
     if (items.some((item) => overlap(corridor, item.shape()))) cut.add(k);

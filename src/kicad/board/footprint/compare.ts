@@ -12,14 +12,14 @@
  * own. So are what the board adds to an instance — uuids, nets, pin functions — and the
  * spelling differences between file-format versions.
  */
-import type { Placement } from "../model.ts";
+import type { PlacementMm } from "../model.ts";
 import { instantiateFootprint, type Side } from "./instance.ts";
 import { atomText, child, head, num, text, type SList, type SNode } from "../../sexpr/index.ts";
 
 /** Differences the comparison found, for the sync's report; empty when the footprints match. */
 export type FootprintDifference = "pads" | "graphics" | "zones" | "mount";
 
-export function compareFootprint(board: SList, library: SList, at: Placement, side: Side): FootprintDifference[] {
+export function compareFootprint(board: SList, library: SList, at: PlacementMm, side: Side): FootprintDifference[] {
   const placed = instantiateFootprint(library, { libId: text(board, 1) ?? "", uuidSeed: "compare", at, side, reference: "", value: "", fields: [], flags: [] });
   const differences: FootprintDifference[] = [];
   if (!sameBag(items(board, isPad).map(padKey), items(placed, isPad).map(padKey))) differences.push("pads");

@@ -19,7 +19,7 @@
  * angles mirrored to `180 - a` and text justified `mirror`.
  */
 import { createHash } from "node:crypto";
-import { footprintToBoard, type BBox, type Placement, type Point } from "../model.ts";
+import { footprintToBoard, type BBox, type PlacementMm, type PointMm } from "../model.ts";
 import { child, children, cloneNode, formatNumber, head, insertChild, isList, list, num, q, removeChild, setAtom, sym, text, type SAtom, type SList } from "../../sexpr/index.ts";
 
 export type Side = "front" | "back";
@@ -33,7 +33,7 @@ export interface InstanceOptions {
   libId: string;
   /** Seed for the deterministic uuids of the footprint and everything in it. */
   uuidSeed: string;
-  at: Placement;
+  at: PlacementMm;
   side: Side;
   reference: string;
   value: string;
@@ -141,7 +141,7 @@ const SHAPE_KIND: Record<string, number> = { fp_line: 0, fp_rect: 1, fp_arc: 2, 
  * number, then footprint-relative position; uuids break ties. A library lists them in this order
  * for an unrotated front-side footprint, so only rotated and flipped instances move anything.
  */
-function sortLikeKicad(node: SList, at: Placement, layerIds: Map<string, number>): void {
+function sortLikeKicad(node: SList, at: PlacementMm, layerIds: Map<string, number>): void {
   const slots = (test: (item: SList) => boolean) => node.items.map((item, i) => (item.type === "list" && test(item) ? i : -1)).filter((i) => i >= 0);
   const iu = (v: number) => Math.round(v * 1e6);
   const boardPoint = (p: SList | undefined): [number, number] => {
@@ -258,7 +258,7 @@ export function normalizeAngle(angle: number): number {
  * absolute angles of its pads and texts turned by the change in rotation, as pcbnew's move and
  * rotate leave them. Child positions are footprint-relative, so they stay.
  */
-export function moveFootprint(node: SList, to: Placement): void {
+export function moveFootprint(node: SList, to: PlacementMm): void {
   const at = child(node, "at");
   if (!at) return;
   const from = num(at, 3) ?? 0;
@@ -439,7 +439,7 @@ export function localBounds(footprint: SList): BBox | undefined {
   const courtyard = footprint.items.filter((i): i is SList => i.type === "list" && /^(F|B)\.CrtYd$/.test(layerOf(i) ?? ""));
   const items = courtyard.length > 0 ? courtyard : footprint.items.filter((i): i is SList => i.type === "list" && /^(fp_|pad$)/.test(head(i) ?? ""));
   const box: BBox = { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
-  const add = (p: Point) => {
+  const add = (p: PointMm) => {
     box.minX = Math.min(box.minX, p.x);
     box.minY = Math.min(box.minY, p.y);
     box.maxX = Math.max(box.maxX, p.x);
@@ -485,7 +485,7 @@ export function boardBounds(footprint: SList): BBox | undefined {
   const local = localBounds(footprint);
   if (!local) return undefined;
   const at = child(footprint, "at");
-  const place: Placement = { x: (at && num(at, 1)) ?? 0, y: (at && num(at, 2)) ?? 0, rotation: (at && num(at, 3)) ?? 0 };
+  const place: PlacementMm = { x: (at && num(at, 1)) ?? 0, y: (at && num(at, 2)) ?? 0, rotation: (at && num(at, 3)) ?? 0 };
   const box: BBox = { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
   for (const [x, y] of [
     [local.minX, local.minY],
@@ -507,7 +507,7 @@ function layerOf(item: SList): string | undefined {
   return layer ? text(layer, 1) : undefined;
 }
 
-function pointOf(node: SList | undefined): Point | undefined {
+function pointOf(node: SList | undefined): PointMm | undefined {
   if (!node) return undefined;
   const x = num(node, 1);
   const y = num(node, 2);

@@ -11,7 +11,7 @@ import { footprintItems } from "../clearance/items.ts";
 import type { BoardRules } from "../clearance/rules.ts";
 import { refillZones } from "../zones/refill.ts";
 import { boardZones, filledPolygons, zonesTouchedBy, type NewCopper } from "../zones/zones.ts";
-import type { Board, Point } from "../model.ts";
+import type { Board, PointMm } from "../model.ts";
 import { fillJoinsNet, routeFootprints, type RouteOutcome } from "./route.ts";
 
 /** How far past new copper a zone's fill may change: its clearance and thermal gap at most. */
@@ -49,7 +49,7 @@ export async function connectAdded(board: Board, boardFile: string, rules: Board
   const { changed } = await refillZones(board, boardFile, touched, { refs, items: added.flatMap((a) => a.ids ?? []), near });
   const zones = new Map(boardZones(board.root).map((z) => [z.id, z]));
   // The index from before the routes is enough: what counts is copper the new parts did not bring.
-  const joinsNet = (fill: Point[], net: string, layer: string) => fillJoinsNet(obstacles, fill, net, layer, refs);
+  const joinsNet = (fill: PointMm[], net: string, layer: string) => fillJoinsNet(obstacles, fill, net, layer, refs);
   for (const outcome of outcomes) {
     outcome.connected = outcome.connected.filter((c) => {
       if (!c.pour) return true;

@@ -12,8 +12,8 @@
  * 90°; a turn costs a little so the path has few corners, a layer change costs a via.
  */
 import { fillCells, type CellRect, type CellWindow } from "../clearance/cells.ts";
-import type { Shape } from "../clearance/geometry.ts";
-import type { BBox, Point } from "../model.ts";
+import type { ShapeMm } from "../clearance/geometry.ts";
+import type { BBox, PointMm } from "../model.ts";
 
 /** The window's origin is the pad the route starts from, so it starts exactly there. */
 export interface GridWindow extends CellWindow {
@@ -100,13 +100,13 @@ export class RouteGrid {
   }
 
   /** Board coordinates of cell (col, row). */
-  point(col: number, row: number): Point {
+  point(col: number, row: number): PointMm {
     const { origin, half, step } = this.window;
     return { x: origin.x + (col - half) * step, y: origin.y + (row - half) * step };
   }
 
   /** Marks every cell whose centre lies inside `shape` (`clearance/cells.ts`). */
-  fill(plane: Uint8Array, shape: Shape, clip?: CellRect): void {
+  fill(plane: Uint8Array, shape: ShapeMm, clip?: CellRect): void {
     fillCells(plane, this.window, shape, clip);
   }
 
@@ -114,7 +114,7 @@ export class RouteGrid {
    * Blocks every cell outside the board outline (given as its segments, cut-outs included,
    * even-odd), on every layer and for vias.
    */
-  keepInsideOutline(segments: [Point, Point][]): void {
+  keepInsideOutline(segments: [PointMm, PointMm][]): void {
     const inside = new Uint8Array(this.size * this.size);
     const { origin, half, step } = this.window;
     const crossings: number[] = [];

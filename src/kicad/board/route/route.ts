@@ -12,12 +12,12 @@
  * finds is checked exactly against the obstacle model before it is written. What cannot be
  * routed is left with its reason, for a person.
  */
-import { boxesOverlap, boxOf, circle, growBox, inflate, overlap, polygon, shapeOf, stroke, type Shape } from "../clearance/geometry.ts";
+import { boxesOverlap, boxOf, circle, growBox, inflate, overlap, polygon, shapeOf, stroke, type ShapeMm } from "../clearance/geometry.ts";
 import { footprintItems, sharesLayer, type BoardItem } from "../clearance/items.ts";
 import { BoardObstacles, clearanceTo, holeClearanceTo, type Blocker } from "../clearance/obstacles.ts";
 import type { BoardRules } from "../clearance/rules.ts";
 import { boardZones, distanceToPolygon, filledPolygons, insideOutline, insidePolygon, zoneFills, zoneOnLayer, type NewCopper, type Zone } from "../zones/zones.ts";
-import type { BBox, Board, Point } from "../model.ts";
+import type { BBox, Board, PointMm } from "../model.ts";
 import { RouteGrid, type GridPoint } from "./grid.ts";
 import { writeTrack, writeVia } from "./write.ts";
 
@@ -66,7 +66,7 @@ export interface RouteOutcome {
 export interface Laid {
   net: string;
   layers: Set<string>;
-  shape: Shape;
+  shape: ShapeMm;
 }
 
 /**
@@ -182,7 +182,7 @@ function laidCopper(plan: CopperPlan, net: string, rules: BoardRules, copper: st
  * centre, a track's end): a fill piece that holds only the new part is an island, not a way to
  * the net (a board may keep its islands, as sweep does).
  */
-export function fillJoinsNet(obstacles: BoardObstacles, fill: Point[], net: string, layer: string, refs: string[]): boolean {
+export function fillJoinsNet(obstacles: BoardObstacles, fill: PointMm[], net: string, layer: string, refs: string[]): boolean {
   const items = obstacles.near(boxOf([fill]), (i) => i.net === net && !refs.includes(i.ref ?? "") && i.layers.has(layer) && (i.kind === "pad" || i.kind === "via" || i.kind === "track"));
   // Fill runs over tracks and vias of its net; a pad it joins by spokes that meet only its edge.
   if (items.some((i) => i.kind !== "pad" && i.ends?.some((p) => insidePolygon(fill, p)))) return true;
@@ -259,10 +259,10 @@ const NAMED_IN_THE_WAY = 3;
  * Why no path was found, for a person: the other nets' copper on the outer layers that crosses
  * the straight line from the pad to the nearest copper of its net.
  */
-function noPath(obstacles: BoardObstacles, pad: BoardItem, centre: Point): string {
+function noPath(obstacles: BoardObstacles, pad: BoardItem, centre: PointMm): string {
   const reason = `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${pad.net} copper`;
   const own = obstacles.near(growBox(pad.box, MAX_ROUTE_LENGTH), (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"));
-  const target = own.flatMap((i) => i.ends ?? []).reduce<Point | undefined>((best, p) => (!best || Math.hypot(p.x - centre.x, p.y - centre.y) < Math.hypot(best.x - centre.x, best.y - centre.y) ? p : best), undefined);
+  const target = own.flatMap((i) => i.ends ?? []).reduce<PointMm | undefined>((best, p) => (!best || Math.hypot(p.x - centre.x, p.y - centre.y) < Math.hypot(best.x - centre.x, best.y - centre.y) ? p : best), undefined);
   if (!target) return reason;
   const line = stroke([centre, target], 0.01);
   const crossing = obstacles.near(line.box, (i) => i.net !== pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via") && ROUTING_LAYERS.some((l) => i.layers.has(l)) && overlap(line, i.shape()));
@@ -280,7 +280,7 @@ function describe(blocker: Blocker | undefined): string | undefined {
 }
 
 /** A track or via of this session on another net that new copper would come too close to. */
-function laidBlocker(laid: Laid[], shape: Shape, net: string, layers: Set<string>, rules: BoardRules): string | undefined {
+function laidBlocker(laid: Laid[], shape: ShapeMm, net: string, layers: Set<string>, rules: BoardRules): string | undefined {
   for (const other of laid) {
     if (other.net === net || !sharesLayer(layers, other.layers)) continue;
     if (boxesOverlap(growBox(shape.box, 1), other.shape.box) && overlap(inflate(shape, rules.clearance(net, other.net)), other.shape)) return `clearance to a new track of ${other.net}`;
@@ -297,7 +297,7 @@ interface BuiltGrid {
 }
 
 /** Room around the pad and the nearest copper of its net it could reach: the grid's half-width, mm. */
-function windowReach(obstacles: BoardObstacles, pad: BoardItem, centre: Point, zones: Zone[]): number {
+function windowReach(obstacles: BoardObstacles, pad: BoardItem, centre: PointMm, zones: Zone[]): number {
   const most = MAX_ROUTE_LENGTH * 0.75;
   const gap = (b: { minX: number; minY: number; maxX: number; maxY: number }) => Math.max(Math.abs(centre.x - (b.minX + b.maxX) / 2) - (b.maxX - b.minX) / 2, Math.abs(centre.y - (b.minY + b.maxY) / 2) - (b.maxY - b.minY) / 2, 0);
   let nearest = Infinity;
@@ -314,7 +314,7 @@ function windowReach(obstacles: BoardObstacles, pad: BoardItem, centre: Point, z
  * the net's copper (other footprints' pads, tracks, vias) and, for a via, in the net's pours on
  * other layers (`zones`: the net's filled zones).
  */
-function buildGrid(obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, centre: Point, laid: Laid[], size: { width: number; via: { diameter: number; drill: number } }, zones: Zone[]): BuiltGrid {
+function buildGrid(obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, centre: PointMm, laid: Laid[], size: { width: number; via: { diameter: number; drill: number } }, zones: Zone[]): BuiltGrid {
   const net = pad.net;
   const half = Math.ceil(windowReach(obstacles, pad, centre, zones) / STEP);
   const layerIndex = new Map(ROUTING_LAYERS.map((l, i) => [l, i]));
@@ -323,8 +323,8 @@ function buildGrid(obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem,
   const tw = size.width / 2 + MARGIN;
   const vr = size.via.diameter / 2 + MARGIN;
   // An obstacle is drawn when the search reaches it (`RouteGrid.defer`): `box` is its shape's, undrawn.
-  const keepOff = (plane: Uint8Array, box: BBox, shape: () => Shape, by: number) => grid.defer(growBox(box, by), (clip) => grid.fill(plane, inflate(shape(), by), clip));
-  const block = (item: { layers: ReadonlySet<string>; box: BBox; shape(): Shape }, track: number | undefined, via: number | undefined) => {
+  const keepOff = (plane: Uint8Array, box: BBox, shape: () => ShapeMm, by: number) => grid.defer(growBox(box, by), (clip) => grid.fill(plane, inflate(shape(), by), clip));
+  const block = (item: { layers: ReadonlySet<string>; box: BBox; shape(): ShapeMm }, track: number | undefined, via: number | undefined) => {
     if (track !== undefined) for (const l of item.layers) {
       const i = layerIndex.get(l);
       if (i !== undefined) keepOff(grid.blocked[i]!, item.box, () => item.shape(), track);
@@ -356,7 +356,7 @@ function buildGrid(obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem,
           // clearance). Which are free is asked only when the search reaches them.
           const spokes = item.kind === "pad" ? obstacles.spokeBox(item) : undefined;
           if (spokes) {
-            let free: Shape[] | undefined;
+            let free: ShapeMm[] | undefined;
             grid.defer(growBox(spokes, Math.max(tw, vr)), (clip) => {
               for (const corridor of (free ??= obstacles.freeSpokes(item))) {
                 for (const l of item.layers) {
@@ -395,7 +395,7 @@ function buildGrid(obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem,
  * `copper` (the pad, the via or the track's end), not merely cover `at`, for a pad in a thermal
  * relief or a hatched fill has no fill at its centre.
  */
-export type Pour = { zone: string; layer: string; at: Point; copper: Shape };
+export type Pour = { zone: string; layer: string; at: PointMm; copper: ShapeMm };
 
 /**
  * Marks the net's pours (fills that reach its copper, not islands): on a routing layer the pad
@@ -403,7 +403,7 @@ export type Pour = { zone: string; layer: string; at: Point; copper: Shape };
  * lookup from a cell to the pour it is in (on `layer` when given), for the check after the refill.
  */
 function pourGoals(obstacles: BoardObstacles, grid: RouteGrid, net: string, pad: BoardItem, zones: Zone[]): BuiltGrid["pourAt"] {
-  const found: { zone: string; layer: string; polygon: Point[] }[] = [];
+  const found: { zone: string; layer: string; polygon: PointMm[] }[] = [];
   const window = { minX: grid.point(0, 0).x, minY: grid.point(0, 0).y, maxX: grid.point(grid.size - 1, grid.size - 1).x, maxY: grid.point(grid.size - 1, grid.size - 1).y };
   for (const zone of zones) {
     for (const { layer, points } of zoneFills(zone)) {
@@ -423,8 +423,8 @@ function pourGoals(obstacles: BoardObstacles, grid: RouteGrid, net: string, pad:
 }
 
 interface CopperPlan {
-  tracks: { layer: string; points: Point[] }[];
-  vias: Point[];
+  tracks: { layer: string; points: PointMm[] }[];
+  vias: PointMm[];
   length: number;
   endsInPour: boolean;
 }

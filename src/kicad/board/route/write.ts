@@ -8,16 +8,16 @@
 import { boardDialect } from "../../format.ts";
 import { insertInDialect } from "../footprint/dialect.ts";
 import { uuidSource } from "../footprint/instance.ts";
-import type { BBox, Board, Point } from "../model.ts";
+import type { BBox, Board, PointMm } from "../model.ts";
 import { child, childText, head, list, num, q, removeChild, sym, type SList, type SValue } from "../../sexpr/index.ts";
 
 /** Writes a track segment; returns its id. */
-export function writeTrack(board: Board, a: Point, b: Point, width: number, layer: string, net: string): string {
+export function writeTrack(board: Board, a: PointMm, b: PointMm, width: number, layer: string, net: string): string {
   return insert(board, "segment", [list("start", a.x, a.y), list("end", b.x, b.y), list("width", width), list("layer", q(layer))], net, `${a.x},${a.y},${b.x},${b.y},${layer}`);
 }
 
 /** Writes a through via; returns its id. */
-export function writeVia(board: Board, at: Point, diameter: number, drill: number, net: string): string {
+export function writeVia(board: Board, at: PointMm, diameter: number, drill: number, net: string): string {
   return insert(board, "via", [list("at", at.x, at.y), list("size", diameter), list("drill", drill), list("layers", q("F.Cu"), q("B.Cu"))], net, `${at.x},${at.y}`);
 }
 

@@ -24,7 +24,7 @@
  * — and the plan lists the others in `skipped`, so nothing found is silent.
  */
 import { CopperheadError } from "../../../errors.ts";
-import type { BBox, Board, Footprint, NetFormat, Placement } from "../model.ts";
+import type { BBox, Board, Footprint, NetFormat, PlacementMm } from "../model.ts";
 import { copperNets, copperOnPads } from "../nets.ts";
 import { stagingPlacer } from "../staging.ts";
 import type { Component } from "../../netlist/components.ts";
@@ -50,7 +50,7 @@ export interface FootprintAdd {
   path: string;
   sheetname?: string;
   sheetfile?: string;
-  at: Placement;
+  at: PlacementMm;
   side: Side;
   /** Parked beside the outline (not placed on the board yet), for a person to place and route. */
   staged: boolean;

@@ -6,7 +6,7 @@
  * reads the one as the other). Its layers are `(layer "F.Cu")` or `(layers …)`, where KiCad 6
  * and 7 write `F&B.Cu` for both outer layers and `*.Cu` (or `In*.Cu`) for a set of them.
  */
-import type { BBox, Point } from "../model.ts";
+import type { BBox, PointMm } from "../model.ts";
 import { readNetRef } from "../model.ts";
 import { atomText, child, children, childText, num, type SList } from "../../sexpr/index.ts";
 
@@ -19,7 +19,7 @@ export interface Zone {
   netCode?: number;
   /** Copper layer patterns as written: a name, `F&B.Cu`, `*.Cu`, `In*.Cu`. */
   layers: string[];
-  outline: Point[];
+  outline: PointMm[];
   box: BBox;
   /** A rule area (keepout): never filled. */
   ruleArea: boolean;
@@ -75,11 +75,11 @@ export function zoneOnLayer(zone: Zone, layer: string): boolean {
 }
 
 /** Whether `point` lies inside the zone's outline (even-odd rule). */
-export function insideOutline(zone: Zone, point: Point): boolean {
+export function insideOutline(zone: Zone, point: PointMm): boolean {
   return insidePolygon(zone.outline, point);
 }
 
-export function insidePolygon(polygon: Point[], point: Point): boolean {
+export function insidePolygon(polygon: PointMm[], point: PointMm): boolean {
   let inside = false;
   for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
     const a = polygon[i]!;
@@ -90,7 +90,7 @@ export function insidePolygon(polygon: Point[], point: Point): boolean {
 }
 
 /** How far `point` is from a polygon's area, mm: 0 inside it (even-odd, so a fill's holes count as outside). */
-export function distanceToPolygon(polygon: Point[], point: Point): number {
+export function distanceToPolygon(polygon: PointMm[], point: PointMm): number {
   if (insidePolygon(polygon, point)) return 0;
   let nearest = Infinity;
   for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
@@ -107,10 +107,10 @@ export function distanceToPolygon(polygon: Point[], point: Point): number {
  * Fills already read, by their `filled_polygon` node: every route trial asks for the fills
  * around it again, and a refill puts new nodes in place of the old, never edits one.
  */
-const readFills = new WeakMap<SList, { layer: string; points: Point[] }>();
+const readFills = new WeakMap<SList, { layer: string; points: PointMm[] }>();
 
 /** The zone's filled polygons with their layers, board coordinates (shared: not to be changed). */
-export function zoneFills(zone: Zone): { layer: string; points: Point[] }[] {
+export function zoneFills(zone: Zone): { layer: string; points: PointMm[] }[] {
   return children(zone.node, "filled_polygon").map((fill) => {
     let read = readFills.get(fill);
     if (!read) {
@@ -123,7 +123,7 @@ export function zoneFills(zone: Zone): { layer: string; points: Point[] }[] {
 }
 
 /** The zone's filled polygons on `layer`, board coordinates. */
-export function filledPolygons(zone: Zone, layer: string): Point[][] {
+export function filledPolygons(zone: Zone, layer: string): PointMm[][] {
   return zoneFills(zone).filter((f) => f.layer === layer).map((f) => f.points);
 }
 

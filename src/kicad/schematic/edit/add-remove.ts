@@ -5,7 +5,7 @@
  */
 import { CopperheadError } from "../../../errors.ts";
 import { naturalCompare } from "../../netlist/netlist.ts";
-import { placePoint, samePoint, toIU, type Placement } from "../geometry.ts";
+import { placePoint, samePoint, toIU, type PlacementIu } from "../geometry.ts";
 import { placedSymbolNode, type MmPoint } from "../items.ts";
 import { SheetSpace, type Spot } from "./placement.ts";
 import { fieldBox, grow, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union } from "../space.ts";
@@ -156,7 +156,7 @@ function placeUnits(
   const { libName } = ensureLibSymbol(file, libId, () => def);
   spots.forEach((spot, i) => {
     const unit = i + 1;
-    const placement: Placement = { at: spot.at, rotation: spot.shape.rotation };
+    const placement: PlacementIu = { at: spot.at, rotation: spot.shape.rotation };
     placeSymbol(state, 
       file,
       placedSymbolNode({
@@ -261,7 +261,7 @@ function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<str
   const rotations = rotation !== undefined ? [rotation] : turn || [...landings.values()].some((l) => l.kind === "power") ? [0, 180, 90, 270] : [0];
   const pins = lib.pins.filter((p) => (p.unit === 0 || p.unit === unit) && (p.bodyStyle === 0 || p.bodyStyle === 1) && !p.hidden);
   return rotations.map((r) => {
-    const placement: Placement = { at: { x: 0, y: 0 }, rotation: r };
+    const placement: PlacementIu = { at: { x: 0, y: 0 }, rotation: r };
     const drawing = libUnitBox(def, unit, 1);
     const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
     const fixed = [body, ...symbolFields(def, placement, values, example).flatMap((f) => fieldBox(f, placement) ?? [])];

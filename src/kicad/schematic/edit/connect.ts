@@ -4,7 +4,7 @@
  * Each checks its outcome against the netlist and rolls back when the claim does not hold.
  */
 import { CopperheadError } from "../../../errors.ts";
-import { placePoint, type Placement, type Point } from "../geometry.ts";
+import { placePoint, type PlacementIu, type PointIu } from "../geometry.ts";
 import { globalLabelNode, junctionNode, labelNode, lineNode, noConnectNode, placedSymbolNode } from "../items.ts";
 import { SheetSpace } from "./placement.ts";
 import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Route } from "./routing.ts";
@@ -143,13 +143,13 @@ export function markNoConnect(state: EditorState, ref: string, pin: string): voi
 }
 
 /** An upright power symbol whose pin lands on `end`. */
-function placePowerSymbol(state: EditorState, instance: SheetInstance, target: Extract<NetTarget, { kind: "power" }>, end: Point): void {
+function placePowerSymbol(state: EditorState, instance: SheetInstance, target: Extract<NetTarget, { kind: "power" }>, end: PointIu): void {
   const file = instance.file;
   const { def, libName } = ensureLibSymbol(file, target.libId, target.def);
   const lib = libSymbolView(def);
   const rotation = 0;
   const offset = placePoint(lib.pins[0]!.at, { at: { x: 0, y: 0 }, rotation });
-  const placement: Placement = { at: { x: end.x - offset.x, y: end.y - offset.y }, rotation };
+  const placement: PlacementIu = { at: { x: end.x - offset.x, y: end.y - offset.y }, rotation };
   const refs = newReferences(state, file, referencePrefix(def, "#PWR"));
   const instances = [...refs].map(([i, reference]) => ({ path: i.path, reference }));
   placeSymbol(state, 

@@ -6,7 +6,7 @@
  * copied relative to its body, and a part's own fields moved clear of the wiring `connect`
  * draws at its pins, so they never block it.
  */
-import { toIU, type Placement, type Point } from "../geometry.ts";
+import { toIU, type PlacementIu, type PointIu } from "../geometry.ts";
 import { fieldBox, intersects, translate, type Box } from "../space.ts";
 import type { PlacedSymbol } from "../view.ts";
 import { child, cloneNode, flag, list, setAtom, text, type SList } from "../../sexpr/index.ts";
@@ -35,7 +35,7 @@ export function hideDefaultHidden(props: SList[]): void {
  * the other angle, so the text keeps reading the same way on screen). The copy is relative to
  * the symbol's origin.
  */
-export function turnedField(prop: SList, origin: Point, from: number, to: number): SList {
+export function turnedField(prop: SList, origin: PointIu, from: number, to: number): SList {
   const copy = cloneNode(prop);
   const at = child(copy, "at")!;
   let x = toIU(Number(text(at, 1))) - origin.x;
@@ -57,7 +57,7 @@ export function turnedField(prop: SList, origin: Point, from: number, to: number
  * relative to the example's body (turned to the new rotation), size, justification and
  * visibility, keeping its own value.
  */
-export function copyFieldLayout(props: SList[], example: PlacedSymbol, placement: Placement): void {
+export function copyFieldLayout(props: SList[], example: PlacedSymbol, placement: PlacementIu): void {
   for (const prop of props) {
     const name = text(prop, 1);
     const source = example.fields.find((f) => f.name === name);
@@ -94,7 +94,7 @@ export function clearOwnFields(fields: { node: SList; box: Box }[], drawn: Box[]
   const placed = fields.map((f) => f.box);
   fields.forEach((field, i) => {
     if (!drawn.some((d) => intersects(d, field.box))) return;
-    const offsets: Point[] = [];
+    const offsets: PointIu[] = [];
     for (let r = 1; r <= NUDGE_STEPS; r++) {
       for (let dx = -r; dx <= r; dx++) for (let dy = -r; dy <= r; dy++) if (Math.max(Math.abs(dx), Math.abs(dy)) === r) offsets.push({ x: dx * GRID, y: dy * GRID });
     }

@@ -9,23 +9,23 @@
  * would draw (`joinRoutes`: straight, or out of the pin and across), with the part's drawing,
  * fields and its other pins' wiring in free space and the wire crossing none of them.
  */
-import { toIU, type Point } from "../geometry.ts";
+import { toIU, type PointIu } from "../geometry.ts";
 import { distance, grow, inside, intersects, pointBox, translate, union, type Box } from "../space.ts";
 import type { SheetWiring } from "../wiring.ts";
-import { type Shape, type SheetSpace, type Spot } from "./placement.ts";
+import { type ShapeIu, type SheetSpace, type Spot } from "./placement.ts";
 import { JOIN_REACH, joinRoutes, routeBoxes, routeUsable } from "./routing.ts";
 
 /** A pin of a candidate shape, relative to the symbol's origin, with the room its wiring will take. */
 export interface PlannedPin {
   number: string;
-  tip: Point;
-  outward: Point;
+  tip: PointIu;
+  outward: PointIu;
   /** The stub and power symbol or label it gets when it does not join its net by a wire. */
   wiring: Box[];
 }
 
 /** A candidate orientation of a new unit, its occupied boxes split into what is fixed and what each wired pin adds. */
-export interface UnitShape extends Shape {
+export interface UnitShape extends ShapeIu {
   /** Drawing, fields and the room kept beyond pins left unconnected. */
   fixed: Box[];
   pins: PlannedPin[];
@@ -34,7 +34,7 @@ export interface UnitShape extends Shape {
 /** Connection points of the net a pin will be wired to, where the part should meet it. */
 export interface JoinTarget {
   pin: string;
-  points: Point[];
+  points: PointIu[];
 }
 
 /** Room kept beyond a pin that starts a net, for the partner that will meet it: this deep, this wide either side. */
@@ -45,7 +45,7 @@ const PARTNER_SIDE = toIU(6.35);
  * The room a pin starting a new net keeps in front of it (beyond its stub and label) for the
  * part that will join it there, so a partner added next finds a spot beside it.
  */
-export function partnerRoom(tip: Point, outward: Point): Box {
+export function partnerRoom(tip: PointIu, outward: PointIu): Box {
   const from = { x: tip.x + outward.x * toIU(2.54), y: tip.y + outward.y * toIU(2.54) };
   const to = { x: from.x + outward.x * PARTNER_DEPTH, y: from.y + outward.y * PARTNER_DEPTH };
   return grow(union(pointBox(from), pointBox(to)), PARTNER_SIDE);
@@ -91,7 +91,7 @@ export function joinSpot(space: SheetSpace, wiring: SheetWiring, shapes: UnitSha
   return best?.spot;
 }
 
-function routeLength(points: Point[]): number {
+function routeLength(points: PointIu[]): number {
   let length = 0;
   for (let i = 1; i < points.length; i++) length += Math.abs(points[i]!.x - points[i - 1]!.x) + Math.abs(points[i]!.y - points[i - 1]!.y);
   return length;

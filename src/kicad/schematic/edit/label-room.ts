@@ -6,7 +6,7 @@
  * what is in the way.
  */
 import { CopperheadError } from "../../../errors.ts";
-import { onSegment, toIU, type Point } from "../geometry.ts";
+import { onSegment, toIU, type PointIu } from "../geometry.ts";
 import { describeItem, inside, intersects, labelBox, occupiedItems, pageArea, pointBox, union, type Box, type DrawnBox } from "../space.ts";
 import type { Label, SchematicFile } from "../view.ts";
 import { toMm } from "./tree.ts";
@@ -19,9 +19,9 @@ const STEP = toIU(1.27);
  * the other way from the same point); else the nearest clear spot along the wire it sits on,
  * either way round. Throws (before anything is written) when none is clear.
  */
-export function renamedLabelAt(file: SchematicFile, label: Label, text: string): { at: Point; rotation: number } {
+export function renamedLabelAt(file: SchematicFile, label: Label, text: string): { at: PointIu; rotation: number } {
   const flagged = label.kind !== "local";
-  const box = (at: Point, chars: number, rotation = label.rotation) => labelBox(at, chars, rotation, flagged);
+  const box = (at: PointIu, chars: number, rotation = label.rotation) => labelBox(at, chars, rotation, flagged);
   const own = box(label.at, label.text.length);
   const wires = file.wires.filter((w) => onSegment(label.at, w.a, w.b, 0));
   const wireBoxes = wires.map((w) => union(pointBox(w.a), pointBox(w.b)));
@@ -56,8 +56,8 @@ function across(wire: Box, rotation: number): boolean {
 }
 
 /** Points along the wires through `at`, on the label grid, nearest first (`at` itself left out). */
-function slides(at: Point, wires: { a: Point; b: Point }[]): Point[] {
-  const points: { p: Point; d: number }[] = [];
+function slides(at: PointIu, wires: { a: PointIu; b: PointIu }[]): PointIu[] {
+  const points: { p: PointIu; d: number }[] = [];
   for (const { a, b } of wires) {
     const step = { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
     const length = Math.abs(b.x - a.x) + Math.abs(b.y - a.y);

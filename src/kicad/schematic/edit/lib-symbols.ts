@@ -5,7 +5,7 @@
  */
 import { CopperheadError } from "../../../errors.ts";
 import { closeMatches } from "../../../util/close-matches.ts";
-import { placePoint, toIU, type Placement } from "../geometry.ts";
+import { placePoint, toIU, type PlacementIu } from "../geometry.ts";
 import { hiddenPropertyNode, libraryFields, propertyNode } from "../items.ts";
 import { RELEASES } from "../../format.ts";
 import { adaptSyntax, layOutInserted } from "../dialect.ts";
@@ -161,7 +161,7 @@ export function instancePinNumbers(lib: LibSymbol, unit: number): string[] {
  * from an old library may show them); with `like`, the example's layout is copied instead,
  * visibility included (see field-layout.ts).
  */
-export function symbolFields(def: SList, placement: Placement, values: Record<string, string>, like?: PlacedSymbol): SList[] {
+export function symbolFields(def: SList, placement: PlacementIu, values: Record<string, string>, like?: PlacedSymbol): SList[] {
   const fields: SList[] = [];
   const lib = libraryFields(def);
   for (const f of lib) {

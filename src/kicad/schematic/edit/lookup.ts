@@ -8,7 +8,7 @@ import { hiddenCharacter, shown } from "../../../visible.ts";
 import { closeMatches, suggestion } from "../../../util/close-matches.ts";
 import { trimEndOf, trimStartOf } from "../../../util/text.ts";
 import { naturalCompare } from "../../netlist/netlist.ts";
-import { placePoint, type Point } from "../geometry.ts";
+import { placePoint, type PointIu } from "../geometry.ts";
 import { pinOutwardLib, placeDirection } from "../space.ts";
 import { symbolInstance, unitPins, type LibPin, type PlacedSymbol, type SchematicFile, type SheetInstance } from "../view.ts";
 import type { EditorState } from "./state.ts";
@@ -25,9 +25,9 @@ export interface PlacedUnit {
 export interface PinHit extends PlacedUnit {
   ref: string;
   lib: LibPin;
-  tip: Point;
+  tip: PointIu;
   /** Unit step (IU) pointing away from the symbol body. */
-  outward: Point;
+  outward: PointIu;
 }
 
 /** A sheet instance by human path (`/`, `/Regulator/`, `Regulator`), or a typed error naming the sheets. */

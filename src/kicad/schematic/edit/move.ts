@@ -5,9 +5,9 @@
  */
 import { CopperheadError } from "../../../errors.ts";
 import { lookupNet, resolveNet } from "../../netlist/net-names.ts";
-import { placePoint, toIU, type Placement, type Point } from "../geometry.ts";
+import { placePoint, toIU, type PlacementIu, type PointIu } from "../geometry.ts";
 import type { MmPoint } from "../items.ts";
-import { bestPartOn, CLEARANCE, netAnchorPart, SheetSpace, type Shape } from "./placement.ts";
+import { bestPartOn, CLEARANCE, netAnchorPart, SheetSpace, type ShapeIu } from "./placement.ts";
 import { blockersOf, fieldBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "../space.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "../wiring.ts";
 import { unitPins, type PlacedSymbol, type SheetInstance } from "../view.ts";
@@ -67,7 +67,7 @@ export function moveSymbol(state: EditorState, ref: string, args: MoveSymbolArgs
   const exceptBoxes = [...leaving].flatMap((node) => itemBoxes(file, node));
   const space = new SheetSpace(file, { symbols: new Set([symbol, ...file.symbols.filter((s) => leaving.has(s.node))]), boxes: exceptBoxes });
   const origin = symbol.placement.at;
-  const placement: Placement = { at: { x: 0, y: 0 }, rotation, mirror: symbol.placement.mirror };
+  const placement: PlacementIu = { at: { x: 0, y: 0 }, rotation, mirror: symbol.placement.mirror };
   const drawing = symbol.lib ? libUnitBox(symbol.lib.node, unit.unit, symbol.bodyStyle) : undefined;
   const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
   const fields = symbol.fields.map((f) => turnedField(f.node, origin, symbol.placement.rotation, rotation));
@@ -78,7 +78,7 @@ export function moveSymbol(state: EditorState, ref: string, args: MoveSymbolArgs
     const out = placeDirection(pinOutwardLib(pin.lib.orientation), placement);
     boxes.push(...(r.net ? plannedWiring(tip, out, landingOf(netTarget(state, r.net, instance, ref))) : [pointBox(tip, toIU(1.27))]));
   }
-  const shape: Shape = { rotation, mirror: symbol.placement.mirror, penalty: 0, body, boxes };
+  const shape: ShapeIu = { rotation, mirror: symbol.placement.mirror, penalty: 0, body, boxes };
   const { at, near, distance } = moveTarget(state, ref, args, instance, shape, space);
   const delta = { x: at.x - origin.x, y: at.y - origin.y };
   state.edit(
@@ -135,8 +135,8 @@ function planMoveWiring(state: EditorState, ref: string, symbol: PlacedSymbol, w
 }
 
 /** Where a move puts a symbol of `shape`: `args.at` when it is free there, else the nearest free spot next to `args.near`. */
-function moveTarget(state: EditorState, ref: string, args: MoveSymbolArgs, instance: SheetInstance, shape: Shape, space: SheetSpace): { at: Point; near?: string; distance?: number } {
-  let at: Point;
+function moveTarget(state: EditorState, ref: string, args: MoveSymbolArgs, instance: SheetInstance, shape: ShapeIu, space: SheetSpace): { at: PointIu; near?: string; distance?: number } {
+  let at: PointIu;
   let distance: number | undefined;
   let near: string | undefined;
   if (args.at) {
@@ -214,7 +214,7 @@ export function placementAnchor(state: EditorState, args: { near?: string; sheet
 }
 
 /** Puts a moved symbol's origin at `at`, turned to `rotation`, with its `fields` (turned copies relative to the origin, see `turnedField`). */
-function placeMoved(node: SList, fields: SList[], at: Point, rotation: number): void {
+function placeMoved(node: SList, fields: SList[], at: PointIu, rotation: number): void {
   const atNode = child(node, "at")!;
   setAtom(atNode, 1, toMm(at)[0]);
   setAtom(atNode, 2, toMm(at)[1]);

@@ -5,7 +5,7 @@
  */
 import { CopperheadError } from "../../../errors.ts";
 import { lookupNet, resolveNet } from "../../netlist/net-names.ts";
-import { placePoint, toIU, type Placement, type Point } from "../geometry.ts";
+import { placePoint, toIU, type PlacementIu, type PointIu } from "../geometry.ts";
 import type { LabelShape } from "../items.ts";
 import { routeBoxes, stubRoutes, type Landing } from "./routing.ts";
 import { fieldBox, labelBox, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, type Box } from "../space.ts";
@@ -74,10 +74,10 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
 }
 
 /** Connection points of `target`'s net on a sheet (pins, power symbols, labels), the pins of `except` (the part being wired) aside. */
-export function netPoints(state: EditorState, target: NetTarget, wiring: SheetWiring, except?: PlacedSymbol): Point[] {
+export function netPoints(state: EditorState, target: NetTarget, wiring: SheetWiring, except?: PlacedSymbol): PointIu[] {
   const net = state.netlist().nets.find((n) => n.name === target.expected);
   const onNet = new Set((net?.nodes ?? []).map((n) => `${n.ref}\u0000${n.pin}`));
-  const points: Point[] = [];
+  const points: PointIu[] = [];
   for (const pin of wiring.pins) {
     if (pin.symbol === except) continue;
     if (onNet.has(`${pin.reference}\u0000${pin.lib.number}`)) points.push(pin.at);
@@ -91,7 +91,7 @@ export function netPoints(state: EditorState, target: NetTarget, wiring: SheetWi
 }
 
 /** What a new pin's connection ends in: an upright power symbol (boxes relative to its pin) or a label. */
-export type PinLanding = { kind: "power"; boxes: Box[]; arrive: Point } | { kind: "label"; text: string; flagged: boolean };
+export type PinLanding = { kind: "power"; boxes: Box[]; arrive: PointIu } | { kind: "label"; text: string; flagged: boolean };
 
 /** What a connection to `target` ends in, relative to the stub's end. */
 export function landingOf(target: NetTarget): PinLanding {
@@ -99,9 +99,9 @@ export function landingOf(target: NetTarget): PinLanding {
   const def = target.def();
   const lib = libSymbolView(def);
   const pin = lib.pins[0]!;
-  const upright: Placement = { at: { x: 0, y: 0 }, rotation: 0 };
+  const upright: PlacementIu = { at: { x: 0, y: 0 }, rotation: 0 };
   const offset = placePoint(pin.at, upright);
-  const placement: Placement = { at: { x: -offset.x, y: -offset.y }, rotation: 0 };
+  const placement: PlacementIu = { at: { x: -offset.x, y: -offset.y }, rotation: 0 };
   const out = placeDirection(pinOutwardLib(pin.orientation), upright);
   const body = libUnitBox(def, 1, 1);
   const drawn = body ? placeBox(body, placement) : undefined;
@@ -113,7 +113,7 @@ export function landingOf(target: NetTarget): PinLanding {
 }
 
 /** Room for the stub and power symbol or label a pin at `tip` will get (its preferred route). */
-export function plannedWiring(tip: Point, outward: Point, landing: PinLanding): Box[] {
+export function plannedWiring(tip: PointIu, outward: PointIu, landing: PinLanding): Box[] {
   const route = stubRoutes(tip, outward, landing.kind === "power" ? landing.arrive : undefined)[0]!;
   const end = route.points[route.points.length - 1]!;
   const landed = landing.kind === "power" ? landing : labelLanding(landing, route.points);
@@ -121,19 +121,19 @@ export function plannedWiring(tip: Point, outward: Point, landing: PinLanding): 
 }
 
 /** A label at the end of `points`, reading away from the last leg. */
-export function labelLanding(landing: Extract<PinLanding, { kind: "label" }>, points: Point[]): Landing {
+export function labelLanding(landing: Extract<PinLanding, { kind: "label" }>, points: PointIu[]): Landing {
   return { boxes: [labelBox({ x: 0, y: 0 }, landing.text.length, labelAngle(lastLeg(points)), landing.flagged)] };
 }
 
 /** Unit direction of a polyline's last segment. */
-export function lastLeg(points: Point[]): Point {
+export function lastLeg(points: PointIu[]): PointIu {
   const a = points[points.length - 2]!;
   const b = points[points.length - 1]!;
   return { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
 }
 
 /** Angle of a label at the end of a stub running along `d`, so it reads away from the wire. */
-export function labelAngle(d: Point): number {
+export function labelAngle(d: PointIu): number {
   if (d.x < 0) return 180;
   if (d.y < 0) return 90;
   if (d.y > 0) return 270;
@@ -141,7 +141,7 @@ export function labelAngle(d: Point): number {
 }
 
 /** The axis direction from the origin to the middle of `box`; undefined when it is centred there. */
-function towards(box: Box): Point | undefined {
+function towards(box: Box): PointIu | undefined {
   const x = (box.x0 + box.x1) / 2;
   const y = (box.y0 + box.y1) / 2;
   if (x === 0 && y === 0) return undefined;

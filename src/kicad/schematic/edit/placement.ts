@@ -9,11 +9,12 @@
  * the search returns the candidate nearest the anchor that fits.
  */
 import { blocks, BoxIndex, distance, grow, inside, intersects, occupiedBoxes, pageArea, translate, union, type Box } from "../space.ts";
-import { toIU, type Point } from "../geometry.ts";
+import { toIU, type PointIu } from "../geometry.ts";
 import { naturalCompare, type Netlist } from "../../netlist/netlist.ts";
 import type { PlacedSymbol, SchematicFile } from "../view.ts";
 
-export interface Shape {
+/** One orientation a symbol would accept, with what it occupies there, in eeschema's integer units. */
+export interface ShapeIu {
   rotation: number;
   mirror?: "x" | "y";
   /** Extra distance (IU) this orientation costs; the preferred one costs nothing. */
@@ -25,8 +26,8 @@ export interface Shape {
 }
 
 export interface Spot {
-  at: Point;
-  shape: Shape;
+  at: PointIu;
+  shape: ShapeIu;
   /** Gap between the placed drawing and the anchor, IU. */
   distance: number;
 }
@@ -109,15 +110,15 @@ export class SheetSpace {
    * reach of the anchor, then anywhere on the page. Shapes are compared by distance plus their
    * penalty, and a spot outside the anchor's block pays the block penalty.
    */
-  findSpot(shapes: Shape[], anchor: Box): Spot | undefined {
+  findSpot(shapes: ShapeIu[], anchor: Box): Spot | undefined {
     const block = this.blockOf(anchor);
     const reach = toIU(NEAR_MM);
     return this.search(shapes, anchor, block, grow(anchor, reach), this.grid) ?? this.search(shapes, anchor, block, this.page.area, Math.max(this.grid, GRIDS[0]!));
   }
 
   /** `grid`: the step the positions tried keep to; a large shape or area takes a multiple of it. */
-  private search(shapes: Shape[], anchor: Box, block: Box | undefined, area: Box, grid: number): Spot | undefined {
-    const candidates: { at: Point; shape: Shape; score: number; gap: number; centre: number }[] = [];
+  private search(shapes: ShapeIu[], anchor: Box, block: Box | undefined, area: Box, grid: number): Spot | undefined {
+    const candidates: { at: PointIu; shape: ShapeIu; score: number; gap: number; centre: number }[] = [];
     const centre = { x: (anchor.x0 + anchor.x1) / 2, y: (anchor.y0 + anchor.y1) / 2 };
     for (const shape of shapes) {
       const side = Math.max(shape.body.x1 - shape.body.x0, shape.body.y1 - shape.body.y0);

@@ -8,7 +8,7 @@
  * wire touches nothing on its way (see `SheetWiring.pathClear`), crosses no drawing, and what
  * it ends in (a power symbol, a label) lands in free space.
  */
-import { samePoint, toIU, type Point } from "../geometry.ts";
+import { samePoint, toIU, type PointIu } from "../geometry.ts";
 import type { SheetSpace } from "./placement.ts";
 import { pointBox, translate, union, type Box } from "../space.ts";
 import type { SheetWiring } from "../wiring.ts";
@@ -17,11 +17,11 @@ import type { SheetWiring } from "../wiring.ts";
 export interface Landing {
   boxes: Box[];
   /** For power symbols: the direction the wire must arrive in (into the symbol's pin). */
-  arrive?: Point;
+  arrive?: PointIu;
 }
 
 export interface Route {
-  points: Point[];
+  points: PointIu[];
   /** True when the route ends on an existing connection point of the net. */
   join: boolean;
 }
@@ -32,11 +32,11 @@ const LABEL_STUBS = [1, 2, 3, 4, 5].map((n) => n * STEP);
 /** A wire to the net's nearest point is drawn when it is at most this long (Manhattan). */
 export const JOIN_REACH = toIU(10.16);
 
-function add(p: Point, d: Point, length: number): Point {
+function add(p: PointIu, d: PointIu, length: number): PointIu {
   return { x: p.x + d.x * length, y: p.y + d.y * length };
 }
 
-function same(a: Point, b: Point): boolean {
+function same(a: PointIu, b: PointIu): boolean {
   return a.x === b.x && a.y === b.y;
 }
 
@@ -44,8 +44,8 @@ function same(a: Point, b: Point): boolean {
  * Candidate stubs out of a pin facing `outward`, best first, for a landing that wants the wire
  * to arrive along `arrive` (power symbols) or along the stub itself (labels).
  */
-export function stubRoutes(tip: Point, outward: Point, arrive: Point | undefined): Route[] {
-  const routes: Point[][] = [];
+export function stubRoutes(tip: PointIu, outward: PointIu, arrive: PointIu | undefined): Route[] {
+  const routes: PointIu[][] = [];
   if (!arrive || same(arrive, outward)) {
     for (const length of arrive ? LABEL_STUBS.slice(0, 3) : LABEL_STUBS) routes.push([tip, add(tip, outward, length)]);
   } else if (arrive.x * outward.x + arrive.y * outward.y === 0) {
@@ -69,8 +69,8 @@ export function stubRoutes(tip: Point, outward: Point, arrive: Point | undefined
  * Wires from a pin to a nearby point of its net: straight when the point lies ahead of the pin,
  * else out of the pin first and then across (never back over the symbol). Nearest first.
  */
-export function joinRoutes(tip: Point, outward: Point, targets: Point[]): Route[] {
-  const routes: { points: Point[]; length: number }[] = [];
+export function joinRoutes(tip: PointIu, outward: PointIu, targets: PointIu[]): Route[] {
+  const routes: { points: PointIu[]; length: number }[] = [];
   for (const target of targets) {
     const dx = target.x - tip.x;
     const dy = target.y - tip.y;
@@ -86,7 +86,7 @@ export function joinRoutes(tip: Point, outward: Point, targets: Point[]): Route[
 }
 
 /** Thin boxes along a route's segments (the first one starts just off the pin tip). */
-export function routeBoxes(points: Point[]): Box[] {
+export function routeBoxes(points: PointIu[]): Box[] {
   const boxes: Box[] = [];
   for (let i = 1; i < points.length; i++) boxes.push(union(pointBox(points[i - 1]!), pointBox(points[i]!)));
   return boxes;
@@ -112,9 +112,9 @@ export function routeUsable(route: Route, wiring: SheetWiring, space: SheetSpace
 }
 
 /** A segment's box less one unit at the ends that touch something on purpose. */
-function trim(box: Box, a: Point, b: Point, startTouches: boolean, endTouches: boolean): Box {
+function trim(box: Box, a: PointIu, b: PointIu, startTouches: boolean, endTouches: boolean): Box {
   const out = { ...box };
-  const cut = (p: Point) => {
+  const cut = (p: PointIu) => {
     if (box.x0 === box.x1) {
       if (p.y === box.y0) out.y0 += 1;
       else out.y1 -= 1;
@@ -127,6 +127,6 @@ function trim(box: Box, a: Point, b: Point, startTouches: boolean, endTouches: b
 }
 
 /** True when joining at `point` needs a junction dot: three or more items would meet there. */
-export function needsJunction(wiring: SheetWiring, point: Point): boolean {
+export function needsJunction(wiring: SheetWiring, point: PointIu): boolean {
   return wiring.endsAt(point) + 1 >= 3 && !wiring.file.junctions.some((j) => samePoint(j.at, point));
 }

@@ -3,7 +3,7 @@
  * order and in the file's own format, placed symbols with their instance rows (in the root's
  * `symbol_instances` in a KiCad 6 project), detach plans applied, and the boxes an item covers.
  */
-import { toIU, type Point } from "../geometry.ts";
+import { toIU, type PointIu } from "../geometry.ts";
 import { itemRank, type MmPoint } from "../items.ts";
 import { fieldBox, labelBox, libUnitBox, placeBox, pointBox, union, type Box } from "../space.ts";
 import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath } from "../dialect.ts";
@@ -18,7 +18,7 @@ export function unique<T>(items: T[]): T[] {
 }
 
 /** A point in IU as the mm pair the sheet files write. */
-export function toMm(p: Point): MmPoint {
+export function toMm(p: PointIu): MmPoint {
   return [p.x / 10_000, p.y / 10_000];
 }
 
@@ -54,7 +54,7 @@ export function placeSymbol(state: EditorState, file: SchematicFile, node: SList
  * and, for a wire drawn right to left, drops the half that leads on (pic_programmer's VCC_PIC
  * wire lost U5 pin 14 to a junction put on it).
  */
-export function splitWiresAt(file: SchematicFile, wiring: SheetWiring, p: Point): void {
+export function splitWiresAt(file: SchematicFile, wiring: SheetWiring, p: PointIu): void {
   for (const wire of wiring.linesThrough(p)) {
     if (head(wire.node) !== "wire") continue;
     const [, second] = children(child(wire.node, "pts")!, "xy");
@@ -153,7 +153,7 @@ export function itemBoxes(file: SchematicFile, node: SList): Box[] {
 }
 
 /** Shifts every position inside an item (its `at`s and polyline points) by `d` (IU). */
-export function shiftNode(node: SList, d: Point): void {
+export function shiftNode(node: SList, d: PointIu): void {
   const shift = (n: SList) => {
     setAtom(n, 1, Math.round((Number(text(n, 1)) + d.x / 10_000) * 10_000) / 10_000);
     setAtom(n, 2, Math.round((Number(text(n, 2)) + d.y / 10_000) * 10_000) / 10_000);
