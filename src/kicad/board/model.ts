@@ -240,7 +240,8 @@ function include(box: BBox, p: PointMm): void {
   box.maxY = Math.max(box.maxY, p.y);
 }
 
-function pointOf(node: SList | undefined): PointMm | undefined {
+/** The point a list such as `(at x y)`, `(start x y)` or `(xy x y)` gives; undefined when it gives none. */
+export function pointMmOf(node: SList | undefined): PointMm | undefined {
   if (!node) return undefined;
   const x = num(node, 1);
   const y = num(node, 2);
@@ -249,8 +250,8 @@ function pointOf(node: SList | undefined): PointMm | undefined {
 
 function addGraphic(box: BBox, item: SList, transform: (p: PointMm) => PointMm): void {
   const kind = head(item)!.slice(3);
-  const start = pointOf(child(item, "start"));
-  const end = pointOf(child(item, "end"));
+  const start = pointMmOf(child(item, "start"));
+  const end = pointMmOf(child(item, "end"));
   switch (kind) {
     case "line":
       if (start) include(box, transform(start));
@@ -262,7 +263,7 @@ function addGraphic(box: BBox, item: SList, transform: (p: PointMm) => PointMm):
       }
       return;
     case "circle": {
-      const center = pointOf(child(item, "center"));
+      const center = pointMmOf(child(item, "center"));
       if (!center || !end) return;
       const c = transform(center);
       const r = Math.hypot(end.x - center.x, end.y - center.y);
@@ -271,7 +272,7 @@ function addGraphic(box: BBox, item: SList, transform: (p: PointMm) => PointMm):
       return;
     }
     case "arc": {
-      const mid = pointOf(child(item, "mid"));
+      const mid = pointMmOf(child(item, "mid"));
       if (!start || !mid || !end) return;
       for (const p of arcExtremes(transform(start), transform(mid), transform(end))) include(box, p);
       return;
@@ -280,7 +281,7 @@ function addGraphic(box: BBox, item: SList, transform: (p: PointMm) => PointMm):
     case "curve": {
       const pts = child(item, "pts");
       for (const xy of pts ? children(pts, "xy") : []) {
-        const p = pointOf(xy);
+        const p = pointMmOf(xy);
         if (p) include(box, transform(p));
       }
       return;

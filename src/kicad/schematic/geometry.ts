@@ -5,6 +5,7 @@
  * in eeschema), so two points are "the same" exactly when their rounded IU values are equal.
  * Doing the same here keeps float noise (0.1 + 0.2) from splitting a net KiCad considers whole.
  */
+import { num, type SList } from "../sexpr/index.ts";
 import { onSegment } from "../../util/segments.ts";
 
 /** Eeschema internal units per millimetre (schIUScale.IU_PER_MM). */
@@ -18,6 +19,12 @@ export interface PointIu {
 
 export function toIU(mm: number): number {
   return Math.round(mm * IU_PER_MM);
+}
+
+/** The point a list such as `(at x y)` or `(xy x y)` gives, in IU (a missing coordinate reads 0); undefined without the list. */
+export function pointIuOf(node: SList | undefined): PointIu | undefined {
+  if (!node) return undefined;
+  return { x: toIU(num(node, 1) ?? 0), y: toIU(num(node, 2) ?? 0) };
 }
 
 export function pointKey(p: PointIu): string {

@@ -10,7 +10,7 @@
  * part may go inside a block but never across its border.
  */
 import { child, children, flag, head, num, text, walk, type SList } from "../sexpr/index.ts";
-import { placePoint, toIU, type PlacementIu, type PointIu } from "./geometry.ts";
+import { placePoint, pointIuOf, toIU, type PlacementIu, type PointIu } from "./geometry.ts";
 import type { PlacedSymbol, SchematicFile } from "./view.ts";
 
 /** Axis-aligned box in sheet IU (Y down). */
@@ -120,7 +120,7 @@ export function libUnitBox(libNode: SList, unit: number, bodyStyle: number, pinR
       if (name === "pin") {
         const at = child(node, "at");
         if (!at) return false;
-        const tip = { x: toIU(num(at, 1) ?? 0), y: toIU(num(at, 2) ?? 0) };
+        const tip = pointIuOf(at)!;
         const length = toIU(num(child(node, "length") ?? node, 1) ?? 0);
         const out = pinOutwardLib(num(at, 3) ?? 0);
         add(tip.x - out.x * length, tip.y - out.y * length);
@@ -193,7 +193,7 @@ export function fieldBox(prop: SList, placement?: PlacementIu): Box | undefined 
   const value = text(prop, 2) ?? "";
   const at = child(prop, "at");
   if (!at || value === "") return undefined;
-  const anchor = { x: toIU(num(at, 1) ?? 0), y: toIU(num(at, 2) ?? 0) };
+  const anchor = pointIuOf(at)!;
   // eeschema draws a field of a symbol turned by a quarter at the other angle than stored.
   const turned = placement !== undefined && placement.rotation % 180 !== 0;
   const horizontal = ((num(at, 3) ?? 0) % 180 === 0) !== turned;
@@ -210,18 +210,13 @@ function strokeBoxes(points: PointIu[]): Box[] {
 }
 
 function xyPoints(node: SList): PointIu[] {
-  return children(child(node, "pts") ?? node, "xy").map((xy) => ({ x: toIU(num(xy, 1) ?? 0), y: toIU(num(xy, 2) ?? 0) }));
-}
-
-function pointOf(node: SList | undefined): PointIu | undefined {
-  if (!node) return undefined;
-  return { x: toIU(num(node, 1) ?? 0), y: toIU(num(node, 2) ?? 0) };
+  return children(child(node, "pts") ?? node, "xy").map((xy) => pointIuOf(xy)!);
 }
 
 /** The four edges of a rectangle item, as strokes. */
 function rectangleEdges(item: SList): Box[] {
-  const a = pointOf(child(item, "start"));
-  const b = pointOf(child(item, "end"));
+  const a = pointIuOf(child(item, "start"));
+  const b = pointIuOf(child(item, "end"));
   if (!a || !b) return [];
   return strokeBoxes([a, { x: b.x, y: a.y }, b, { x: a.x, y: b.y }, a]);
 }
@@ -232,7 +227,7 @@ function pointsBox(item: SList): Box | undefined {
   walk(item, (node) => {
     const name = head(node);
     if (name === "xy" || name === "start" || name === "end" || name === "at" || name === "center" || name === "mid") {
-      box = union(box, pointBox(pointOf(node)!));
+      box = union(box, pointBox(pointIuOf(node)!));
       return false;
     }
     return true;
@@ -251,21 +246,21 @@ function graphicBoxes(item: SList): Box[] {
     case "text": {
       const at = child(item, "at");
       if (!at) return [];
-      const anchor = pointOf(at)!;
+      const anchor = pointIuOf(at)!;
       return [justifiedBox(anchor, (text(item, 1) ?? "").split("\n"), fontSize(item), (num(at, 3) ?? 0) % 180 === 0, justification(item))];
     }
     case "text_box": {
-      const at = pointOf(child(item, "at"));
+      const at = pointIuOf(child(item, "at"));
       const size = child(item, "size");
       if (!at || !size) return [];
       return [{ x0: at.x, y0: at.y, x1: at.x + toIU(num(size, 1) ?? 0), y1: at.y + toIU(num(size, 2) ?? 0) }];
     }
     case "image": {
-      const at = pointOf(child(item, "at"));
+      const at = pointIuOf(child(item, "at"));
       return at ? [pointBox(at, toIU(10))] : [];
     }
     case "netclass_flag": {
-      const at = pointOf(child(item, "at"));
+      const at = pointIuOf(child(item, "at"));
       return at ? [grow(pointBox(at), toIU(3.81))] : [];
     }
     case "circle":
@@ -371,8 +366,8 @@ export function blocks(file: SchematicFile): Box[] {
     if (item.type !== "list") continue;
     let box: Box | undefined;
     if (head(item) === "rectangle") {
-      const a = pointOf(child(item, "start"));
-      const b = pointOf(child(item, "end"));
+      const a = pointIuOf(child(item, "start"));
+      const b = pointIuOf(child(item, "end"));
       if (a && b) box = union(pointBox(a), pointBox(b));
     } else if (head(item) === "polyline") {
       const points = xyPoints(item);

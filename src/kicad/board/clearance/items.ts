@@ -6,7 +6,7 @@
  * Zone fills are not items here: they are refilled after an edit, so they follow new copper
  * rather than block it. Rule areas (keepouts) are.
  */
-import { arcCircle, footprintToBoard, readNetRef, type BBox, type Board, type PlacementMm, type PointMm } from "../model.ts";
+import { arcCircle, footprintToBoard, pointMmOf, readNetRef, type BBox, type Board, type PlacementMm, type PointMm } from "../model.ts";
 import { localBounds } from "../footprint/instance.ts";
 import { child, children, childText, head, num, text, type SList } from "../../sexpr/index.ts";
 import { boxOf, circle, growBox, polygon, rectangle, stroke, turn, union, withHoles, type ShapeMm } from "./geometry.ts";
@@ -64,12 +64,6 @@ export interface SpokeFrame {
 
 /** Segments of a full circle or a three-point arc traced for the outline. */
 const ARC_SEGMENTS = 16;
-
-function pointOf(node: SList | undefined): PointMm | undefined {
-  const x = node ? num(node, 1) : undefined;
-  const y = node ? num(node, 2) : undefined;
-  return x === undefined || y === undefined ? undefined : { x, y };
-}
 
 function placementOf(node: SList): PlacementMm {
   const at = child(node, "at");
@@ -138,8 +132,8 @@ export function arcPoints(a: PointMm, m: PointMm, b: PointMm): PointMm[] {
  */
 export function drawingPolylines(item: SList, toBoard: (p: PointMm) => PointMm): { lines: PointMm[][]; filled: boolean } {
   const kind = (head(item) ?? "").slice(3);
-  const start = pointOf(child(item, "start"));
-  const end = pointOf(child(item, "end"));
+  const start = pointMmOf(child(item, "start"));
+  const end = pointMmOf(child(item, "end"));
   const fill = childText(item, "fill");
   const filled = fill === "solid" || fill === "yes";
   switch (kind) {
@@ -148,11 +142,11 @@ export function drawingPolylines(item: SList, toBoard: (p: PointMm) => PointMm):
     case "rect":
       return { lines: start && end ? [[start, { x: end.x, y: start.y }, end, { x: start.x, y: end.y }, start].map(toBoard)] : [], filled };
     case "arc": {
-      const mid = pointOf(child(item, "mid"));
+      const mid = pointMmOf(child(item, "mid"));
       return { lines: start && mid && end ? [arcPoints(start, mid, end).map(toBoard)] : [], filled: false };
     }
     case "circle": {
-      const center = pointOf(child(item, "center"));
+      const center = pointMmOf(child(item, "center"));
       if (!center || !end) return { lines: [], filled };
       const r = Math.hypot(end.x - center.x, end.y - center.y);
       const n = ARC_SEGMENTS * 2;
@@ -160,7 +154,7 @@ export function drawingPolylines(item: SList, toBoard: (p: PointMm) => PointMm):
     }
     case "poly":
     case "curve": {
-      const pts = children(child(item, "pts") ?? item, "xy").flatMap((xy) => pointOf(xy) ?? []);
+      const pts = children(child(item, "pts") ?? item, "xy").flatMap((xy) => pointMmOf(xy) ?? []);
       if (kind === "poly" && pts.length > 2) pts.push(pts[0]!);
       return { lines: pts.length > 1 ? [pts.map(toBoard)] : [], filled: kind === "poly" && filled };
     }
@@ -222,7 +216,7 @@ export function textShape(item: SList, rotation: number, toBoard: (p: PointMm) =
   // Left- or right-justified text runs from its anchor along its direction (mirrored: against it).
   const justify = child(effects ?? item, "justify")?.items.flatMap((a) => (a.type === "atom" ? [a.raw] : [])) ?? [];
   const along = (justify.includes("left") ? w / 2 : justify.includes("right") ? -w / 2 : 0) * (justify.includes("mirror") ? -1 : 1);
-  const centre = turn({ x: along, y: 0 }, angle, pointOf(at)!);
+  const centre = turn({ x: along, y: 0 }, angle, pointMmOf(at)!);
   const corners = rectangle(centre, w, tall, angle).paths[0]!.map(toBoard);
   return polygon(corners);
 }
@@ -291,7 +285,7 @@ function padItems(pad: SList, toBoard: (p: PointMm) => PointMm, ref: string, cop
   const at = child(pad, "at");
   const size = child(pad, "size");
   if (!at || !size) return [];
-  const centre = toBoard(pointOf(at)!);
+  const centre = toBoard(pointMmOf(at)!);
   const angle = num(at, 3) ?? 0;
   const [w, h] = [num(size, 1) ?? 0, num(size, 2) ?? num(size, 1) ?? 0];
   const type = text(pad, 2) ?? "";
@@ -314,7 +308,7 @@ function padItems(pad: SList, toBoard: (p: PointMm) => PointMm, ref: string, cop
     const oval = text(drill, 1) === "oval";
     const dw = num(drill, oval ? 2 : 1) ?? 0;
     const dh = oval ? (num(drill, 3) ?? dw) : dw;
-    const offset = pointOf(child(drill, "offset")) ?? { x: 0, y: 0 };
+    const offset = pointMmOf(child(drill, "offset")) ?? { x: 0, y: 0 };
     const hc = turn(offset, angle, centre);
     // An NPTH pad drawn bigger than its drill is still only a hole: its pad has no copper.
     const [hw, hh] = type === "np_thru_hole" ? [Math.max(dw, w), Math.max(dh, h)] : [dw, dh];
@@ -333,7 +327,7 @@ function padReach(pad: SList, w: number, h: number): number {
   if (primitives) {
     for (const p of primitives.items) {
       if (p.type !== "list") continue;
-      const pts = [child(p, "start"), child(p, "end"), child(p, "center"), child(p, "mid"), ...children(child(p, "pts") ?? p, "xy")].flatMap((n) => pointOf(n) ?? []);
+      const pts = [child(p, "start"), child(p, "end"), child(p, "center"), child(p, "mid"), ...children(child(p, "pts") ?? p, "xy")].flatMap((n) => pointMmOf(n) ?? []);
       const width = num(child(p, "width") ?? p, 1) ?? 0;
       for (const q of pts) reach = Math.max(reach, Math.hypot(q.x, q.y) + width / 2);
       if (head(p) === "gr_circle" && pts.length === 2) reach = Math.max(reach, Math.hypot(pts[0]!.x, pts[0]!.y) + Math.hypot(pts[1]!.x - pts[0]!.x, pts[1]!.y - pts[0]!.y));
@@ -416,7 +410,7 @@ export function footprintBoardItems(fp: SList, copper: string[]): BoardItem[] {
 
 function trackItem(item: SList, net: string): BoardItem {
   const width = num(child(item, "width") ?? item, 1) ?? 0.2;
-  const [start, mid, end] = [pointOf(child(item, "start")), pointOf(child(item, "mid")), pointOf(child(item, "end"))];
+  const [start, mid, end] = [pointMmOf(child(item, "start")), pointMmOf(child(item, "mid")), pointMmOf(child(item, "end"))];
   const pts = [start, mid, end].flatMap((p) => p ?? []);
   const layer = childText(item, "layer") ?? "";
   const box = growBox(boxOf([pts]), width / 2);
@@ -425,7 +419,7 @@ function trackItem(item: SList, net: string): BoardItem {
 }
 
 function viaItems(item: SList, net: string, copper: string[]): BoardItem[] {
-  const at = pointOf(child(item, "at"));
+  const at = pointMmOf(child(item, "at"));
   if (!at) return [];
   const size = num(child(item, "size") ?? item, 1) ?? 0.6;
   const drill = num(child(item, "drill") ?? item, 1) ?? 0.3;
@@ -454,7 +448,7 @@ function pourItems(zone: SList, net: string, copper: string[]): BoardItem[] {
   const width = num(child(fill ?? zone, "thermal_bridge_width") ?? zone, 1) ?? 0.5;
   const layers = new Set([...expandLayers(layerNames(zone), copper)].filter((l) => copper.includes(l)));
   return children(zone, "polygon").flatMap((p) => {
-    const pts = children(child(p, "pts") ?? p, "xy").flatMap((xy) => pointOf(xy) ?? []);
+    const pts = children(child(p, "pts") ?? p, "xy").flatMap((xy) => pointMmOf(xy) ?? []);
     return pts.length > 2 ? [drawn({ kind: "pour", what: `a zone of ${net}`, net, layers, thermal: { gap, width, clearance, thickness } }, polygon(pts))] : [];
   });
 }
@@ -470,7 +464,7 @@ function keepoutItems(zone: SList, copper: string[], ref?: string, net = ""): Bo
   const layers = expandLayers(layerNames(zone), copper);
   // The first polygon is the outline; KiCad writes any further ones as its cut-outs.
   const paths = children(zone, "polygon")
-    .map((p) => children(child(p, "pts") ?? p, "xy").flatMap((xy) => pointOf(xy) ?? []))
+    .map((p) => children(child(p, "pts") ?? p, "xy").flatMap((xy) => pointMmOf(xy) ?? []))
     .filter((pts) => pts.length > 2);
   if (paths.length === 0) return [];
   return [drawn({ kind: "keepout", what: name ? `the rule area "${name}"` : ref ? `a rule area of ${ref}` : "a rule area", net: "", layers, keepout: rules, ref }, withHoles(paths))];

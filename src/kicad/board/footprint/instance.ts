@@ -19,7 +19,7 @@
  * angles mirrored to `180 - a` and text justified `mirror`.
  */
 import { createHash } from "node:crypto";
-import { footprintToBoard, type BBox, type PlacementMm, type PointMm } from "../model.ts";
+import { footprintToBoard, pointMmOf, type BBox, type PlacementMm, type PointMm } from "../model.ts";
 import { child, children, cloneNode, formatNumber, head, insertChild, isList, list, num, q, removeChild, setAtom, sym, text, type SAtom, type SList } from "../../sexpr/index.ts";
 
 export type Side = "front" | "back";
@@ -458,8 +458,8 @@ export function localBounds(footprint: SList): BBox | undefined {
       continue;
     }
     if (head(item) === "fp_circle") {
-      const c = pointOf(child(item, "center"));
-      const e = pointOf(child(item, "end"));
+      const c = pointMmOf(child(item, "center"));
+      const e = pointMmOf(child(item, "end"));
       if (c && e) {
         const r = Math.hypot(e.x - c.x, e.y - c.y);
         add({ x: c.x - r, y: c.y - r });
@@ -468,12 +468,12 @@ export function localBounds(footprint: SList): BBox | undefined {
       continue;
     }
     for (const name of ["start", "end", "mid"]) {
-      const p = pointOf(child(item, name));
+      const p = pointMmOf(child(item, name));
       if (p) add(p);
     }
     const pts = child(item, "pts");
     for (const xy of pts ? children(pts, "xy") : []) {
-      const p = pointOf(xy);
+      const p = pointMmOf(xy);
       if (p) add(p);
     }
   }
@@ -505,11 +505,4 @@ export function boardBounds(footprint: SList): BBox | undefined {
 function layerOf(item: SList): string | undefined {
   const layer = child(item, "layer");
   return layer ? text(layer, 1) : undefined;
-}
-
-function pointOf(node: SList | undefined): PointMm | undefined {
-  if (!node) return undefined;
-  const x = num(node, 1);
-  const y = num(node, 2);
-  return x === undefined || y === undefined ? undefined : { x, y };
 }
