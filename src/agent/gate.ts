@@ -15,7 +15,8 @@
  * which a board sync that failed (a zone refill cut off) or was never called leaves out.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { compareWithBaseline, ruleFiles, sameBytes, unchangedItems, type Unchanged } from "../checks/baseline.ts";
+import { compareWithBaseline, ruleFiles, unchangedItems, type Unchanged } from "../checks/baseline.ts";
+import { sameBytes } from "../kicad/sexpr/index.ts";
 import type { CheckReport, Finding } from "../checks/types.ts";
 import type { Design } from "../design/design.ts";
 import { Board } from "../kicad/board/model.ts";

@@ -195,11 +195,6 @@ export function ruleFiles(projectFile: string): string[] {
   return [projectFile, projectFile.replace(/\.kicad_pro$/, ".kicad_dru")];
 }
 
-/** Whether two states of a file hold the same bytes (absent in both counts as the same). */
-export function sameBytes(a: Buffer | undefined, b: Buffer | undefined): boolean {
-  return a === undefined || b === undefined ? a === b : a.equals(b);
-}
-
 /** A board's items by uuid: its top-level items, and each footprint and pad as its footprint. */
 function itemsByUuid(board: Board | undefined): Map<string, SList> {
   const items = new Map<string, SList>();

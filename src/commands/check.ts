@@ -8,7 +8,8 @@
  */
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join, posix } from "node:path";
-import { reportAgainstBaseline, ruleFiles, sameBytes, unchangedItems } from "../checks/baseline.ts";
+import { reportAgainstBaseline, ruleFiles, unchangedItems } from "../checks/baseline.ts";
+import { sameBytes } from "../kicad/sexpr/index.ts";
 import { checkProject } from "../checks/check.ts";
 import { skippedResult } from "../checks/result.ts";
 import { CHECK_IDS, type CheckReport } from "../checks/types.ts";

@@ -64,8 +64,9 @@ export function displayText(text: string): string {
   return out;
 }
 
-/** True when two byte arrays hold the same bytes. */
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+/** True when two byte arrays hold the same bytes; a file absent in both states counts as the same. */
+export function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
 
