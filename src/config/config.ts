@@ -13,6 +13,7 @@ import { CopperheadError } from "../errors.ts";
 import { redactedJson } from "../redact.ts";
 import { discoverProject, type KicadProject } from "../repo/project.ts";
 import { READ_LIMITS, readRepoTextIfPresent } from "../repo/repo-files.ts";
+import { editDistance } from "../util/close-matches.ts";
 import { parseJsonText } from "./json-syntax.ts";
 import { CHECK_SWITCH_KEYS, CONFIG_KEYS, ConfigSchema, type Config } from "./schema.ts";
 
@@ -163,19 +164,6 @@ export function closestKey(key: string, valid: readonly string[]): string | unde
     }
   }
   return bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
-}
-
-/** Levenshtein distance. */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
 }
 
 export interface ConfiguredProject extends LoadedConfig {

@@ -43,7 +43,8 @@ function tokens(name: string): string[] {
   return name.match(/[a-z]+|\d+/g) ?? [];
 }
 
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance: the fewest single-character insertions, deletions and substitutions from `a` to `b`. */
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
