@@ -18,7 +18,6 @@ import { SchematicEditor } from "../kicad/schematic/edit/editor.ts";
 import type { RunJournal } from "../repo/journal.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { repoRelative } from "../repo/repo-path.ts";
-import { readRepoDoc } from "../repo/repo-files.ts";
 import type { Amendment, Proposal } from "../spec/proposal.ts";
 
 export interface RunContext {
@@ -133,9 +132,4 @@ export function forgetDesign(ctx: RunContext): void {
 
 function runDesign(ctx: RunContext): RunDesign {
   return (ctx.design ??= { editor: SchematicEditor.open(ctx.project.schematic, ctx.libraries, { within: ctx.repoRoot }) });
-}
-
-/** Reads a repo-relative doc (confined, capped, never a FIFO), or undefined when absent. */
-export function readRepoText(ctx: RunContext, rel: string): string | undefined {
-  return readRepoDoc(ctx.repoRoot, rel);
 }

@@ -3,14 +3,15 @@
  * generated doc that the repo has (the BOM, the connector pinout) is regenerated from the design
  * as it is now.
  */
-import { currentDesign, readRepoText, type RunContext } from "../agent/context.ts";
+import { currentDesign, type RunContext } from "../agent/context.ts";
+import { readRepoDoc } from "../repo/repo-files.ts";
 import { CopperheadError } from "../errors.ts";
 import { GENERATED_DOCS } from "../spec/generated-docs.ts";
 
 export function regenerateDerivedDocs(ctx: RunContext): void {
   for (const doc of GENERATED_DOCS) {
     const path = `${ctx.docs}/${doc.file}`;
-    const existing = readRepoText(ctx, path);
+    const existing = readRepoDoc(ctx.repoRoot, path);
     if (existing === undefined) continue;
     let regenerated: string;
     try {

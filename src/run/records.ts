@@ -4,7 +4,8 @@
  * committed run, newest first). What the model wrote is shown with its hidden characters
  * spelled out (visible.ts), like every record.
  */
-import { readRepoText, type RunContext } from "../agent/context.ts";
+import type { RunContext } from "../agent/context.ts";
+import { readRepoDoc } from "../repo/repo-files.ts";
 import { unchangedByRun, verificationLine } from "../agent/gate.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
@@ -18,12 +19,12 @@ export function appendRecords(ctx: RunContext, report: CheckReport, baseline?: C
   const proposal = ctx.proposal!;
   if (ctx.decisions.length > 0) {
     const file = `${ctx.docs}/DECISIONS.md`;
-    const existing = readRepoText(ctx, file) ?? decisionsTemplate();
+    const existing = readRepoDoc(ctx.repoRoot, file) ?? decisionsTemplate();
     const lines = ctx.decisions.map((d) => `- ${date} ${ctx.runId}: ${oneLine(d.decision)} — ${oneLine(d.why)}`);
     journal.writeFile(file, `${existing}${existing.endsWith("\n") ? "" : "\n"}${shown(lines.join("\n"))}\n`);
   }
   const file = `${ctx.docs}/CHANGELOG.md`;
-  const existing = readRepoText(ctx, file) ?? changelogTemplate(ctx.docs);
+  const existing = readRepoDoc(ctx.repoRoot, file) ?? changelogTemplate(ctx.docs);
   const entry = [
     `### ${date} — ${proposal.title}`,
     "",

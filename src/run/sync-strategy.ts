@@ -5,7 +5,8 @@
  * unlocked.
  * Requirement violations are never resolved: they are left for a person.
  */
-import { readRepoText, type RunContext } from "../agent/context.ts";
+import type { RunContext } from "../agent/context.ts";
+import { readRepoDoc } from "../repo/repo-files.ts";
 import { docEditTool } from "../agent/tools/docs.ts";
 import { syncBoardFromSchematic } from "../agent/tools/board.ts";
 import { editTools } from "../agent/tools/edit.ts";
@@ -110,10 +111,10 @@ function humanNotice(report: SyncReport): string[] {
 /** One CHANGELOG entry per proposal that has none, newest first below the entries marker. */
 function appendChangelogEntries(ctx: RunContext, items: SyncItem[]): void {
   const file = `${ctx.docs}/CHANGELOG.md`;
-  const existing = readRepoText(ctx, file) ?? changelogTemplate(ctx.docs);
+  const existing = readRepoDoc(ctx.repoRoot, file) ?? changelogTemplate(ctx.docs);
   const entries = items.map((item) => {
     const rel = item.key.replace(/^sync:changelog:/, "");
-    const title = parseProposal(readRepoText(ctx, rel) ?? "").proposal?.title ?? rel;
+    const title = parseProposal(readRepoDoc(ctx.repoRoot, rel) ?? "").proposal?.title ?? rel;
     return [`### ${title}`, "", `Change: \`${rel}\` · entry restored by \`copperhead sync\` (run \`${ctx.runId}\`)`, ""].join("\n");
   });
   const updated = insertChangelogEntries(existing, entries);

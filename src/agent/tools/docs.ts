@@ -7,7 +7,8 @@ import * as v from "valibot";
 import { isIgnored } from "../../repo/git.ts";
 import { GENERATED_DOCS } from "../../spec/generated-docs.ts";
 import { requirementsSectionTexts } from "../../spec/requirements.ts";
-import { readRepoText, runJournal, type RunContext } from "../context.ts";
+import { runJournal, type RunContext } from "../context.ts";
+import { readRepoDoc } from "../../repo/repo-files.ts";
 import { docPath } from "./paths.ts";
 import { defineTool, ToolError } from "./tool.ts";
 
@@ -39,7 +40,7 @@ export const docEditTool = defineTool({
     if (writtenByCopperhead(rel.slice(ctx.docs.length + 1))) {
       throw new ToolError(`${rel} is written by copperhead itself (derived or append-only); use record_decision for decisions`);
     }
-    const before = readRepoText(ctx, rel);
+    const before = readRepoDoc(ctx.repoRoot, rel);
     // The commit takes tracked and new files; an ignored one would stay changed outside it.
     if (await isIgnored(ctx.repoRoot, rel)) {
       throw new ToolError(`${rel} is ignored by git, so a change to it could not be committed; edit a tracked doc or create one git does not ignore`);

@@ -13,7 +13,8 @@ import { resolveNet } from "../../kicad/netlist/net-names.ts";
 import { naturalCompare } from "../../kicad/netlist/netlist.ts";
 import { child, children, text } from "../../kicad/sexpr/index.ts";
 import { closeMatches } from "../../util/close-matches.ts";
-import { currentDesign, readRepoText, type RunContext } from "../context.ts";
+import { currentDesign, type RunContext } from "../context.ts";
+import { readRepoDoc } from "../../repo/repo-files.ts";
 import { unchangedByRun } from "../gate.ts";
 import { symbolLayout } from "../view/sheet-view.ts";
 import { docPath } from "./paths.ts";
@@ -47,7 +48,7 @@ export const readTools = [
     schema: v.strictObject({ path: v.pipe(v.string(), v.description("Path relative to the docs folder, e.g. SPEC.md")) }),
     run(ctx: RunContext, { path }) {
       const rel = docPath(ctx, path);
-      const text = readRepoText(ctx, rel);
+      const text = readRepoDoc(ctx.repoRoot, rel);
       if (text === undefined) throw new ToolError(`${rel} does not exist`);
       return { path: rel, text: text.split("\n").map((line, i) => `${String(i + 1).padStart(4)}  ${line}`).join("\n") };
     },
