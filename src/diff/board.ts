@@ -11,7 +11,7 @@
  * say that the net was renamed).
  */
 import { footprintToBoard, readNetRef, type Board, type Footprint } from "../kicad/board/model.ts";
-import { naturalCompare } from "../kicad/netlist/netlist.ts";
+import { naturalCompare } from "../util/natural-compare.ts";
 import { child, children, childText, head, num, text, type SList } from "../kicad/sexpr/index.ts";
 import type { FieldChange, PinNet } from "./components.ts";
 import { diffGroups, type GroupChange, type MemberMove } from "./groups.ts";

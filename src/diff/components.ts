@@ -7,7 +7,8 @@
  * net diff's business, which looks at nets and nothing else.
  */
 import type { Component } from "../kicad/netlist/components.ts";
-import { naturalCompare, type Netlist } from "../kicad/netlist/netlist.ts";
+import { naturalCompare } from "../util/natural-compare.ts";
+import type { Netlist } from "../kicad/netlist/netlist.ts";
 import { IU_PER_MM } from "../kicad/schematic/geometry.ts";
 import { symbolInstance, type SchematicProject } from "../kicad/schematic/view.ts";
 import type { DesignState } from "./state.ts";

@@ -7,7 +7,8 @@
  * order of references, nets and ids), and nothing depends on paths, times or the machine, so
  * the same two states give byte-identical JSON.
  */
-import { naturalCompare, type Netlist } from "../kicad/netlist/netlist.ts";
+import { naturalCompare } from "../util/natural-compare.ts";
+import type { Netlist } from "../kicad/netlist/netlist.ts";
 import { diffBoards, type BoardDiff } from "./board.ts";
 import { diffComponents, type ComponentChange } from "./components.ts";
 import { diffBom, diffRequirements, type BomRowChange, type RequirementChange } from "./docs.ts";

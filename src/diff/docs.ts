@@ -2,7 +2,7 @@
  * The docs half of a diff: the requirements of SPEC.md (the section a reviewer must watch,
  * since its rules gate every change) by id, and the rows of the BOM table by reference.
  */
-import { naturalCompare } from "../kicad/netlist/netlist.ts";
+import { naturalCompare } from "../util/natural-compare.ts";
 import type { BomRow, BomTable } from "../spec/bom.ts";
 import type { ParsedSpec } from "../spec/requirements.ts";
 import type { FieldChange } from "./components.ts";

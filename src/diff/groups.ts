@@ -9,7 +9,7 @@
  * a rename, not a removed and an added net. Since each member belongs to one group per state,
  * a group can be renamed to at most one other.
  */
-import { naturalCompare } from "../kicad/netlist/netlist.ts";
+import { naturalCompare } from "../util/natural-compare.ts";
 
 /** Group name → its members, in one state. */
 export type Groups = ReadonlyMap<string, readonly string[]>;

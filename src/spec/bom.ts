@@ -24,7 +24,7 @@
  * - No dates or versions: the same design always renders the same bytes.
  */
 import type { Component } from "../kicad/netlist/components.ts";
-import { naturalCompare } from "../kicad/netlist/netlist.ts";
+import { naturalCompare } from "../util/natural-compare.ts";
 import { beginMarker, contentHash, endMarker, findGeneratedRegion, replaceGeneratedRegion } from "./generated-region.ts";
 import { isRuleRow, splitTableRow, tableRow, tableRule } from "./markdown-table.ts";
 

@@ -17,7 +17,8 @@
  */
 import type { Design } from "../design/design.ts";
 import type { Component } from "../kicad/netlist/components.ts";
-import { naturalCompare, type Net, type NetNode } from "../kicad/netlist/netlist.ts";
+import { naturalCompare } from "../util/natural-compare.ts";
+import type { Net, NetNode } from "../kicad/netlist/netlist.ts";
 import { globMatch } from "../util/glob.ts";
 import type { Op, Rule } from "./requirements.ts";
 import { compareQuantities, parseQuantity } from "./units.ts";

@@ -13,7 +13,8 @@
  * of its own (`unconnected-(…)`) shows as not connected.
  */
 import type { Component } from "../kicad/netlist/components.ts";
-import { naturalCompare, type Netlist } from "../kicad/netlist/netlist.ts";
+import { naturalCompare } from "../util/natural-compare.ts";
+import type { Netlist } from "../kicad/netlist/netlist.ts";
 import { beginMarker, contentHash, endMarker, findGeneratedRegion, replaceGeneratedRegion } from "./generated-region.ts";
 import { isRuleRow, splitTableRow, tableRow, tableRule } from "./markdown-table.ts";
 

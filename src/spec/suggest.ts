@@ -8,7 +8,7 @@
  * why counts and sizes use `>=` / `<=` bounds rather than equalities.
  */
 import type { Design } from "../design/design.ts";
-import { naturalCompare } from "../kicad/netlist/netlist.ts";
+import { naturalCompare } from "../util/natural-compare.ts";
 
 export interface SuggestedRequirement {
   id: string;

@@ -10,7 +10,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { runDiff } from "../../src/commands/diff.ts";
 import { loadDesignState, type DesignState } from "../../src/diff/state.ts";
-import { naturalCompare } from "../../src/kicad/netlist/netlist.ts";
+import { naturalCompare } from "../../src/util/natural-compare.ts";
 import { collectItems, type ConnItem } from "../../src/kicad/schematic/connectivity.ts";
 import { onSegment, samePoint, toIU, type PointIu } from "../../src/kicad/schematic/geometry.ts";
 import { symbolInstance, type PlacedSymbol, type SheetInstance } from "../../src/kicad/schematic/view.ts";

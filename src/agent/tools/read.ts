@@ -10,7 +10,7 @@ import type { Board } from "../../kicad/board/model.ts";
 import type { Component } from "../../kicad/netlist/components.ts";
 import { designSymbols, searchLibraries } from "../../kicad/library/search.ts";
 import { resolveNet } from "../../kicad/netlist/net-names.ts";
-import { naturalCompare } from "../../kicad/netlist/netlist.ts";
+import { naturalCompare } from "../../util/natural-compare.ts";
 import { child, children, text } from "../../kicad/sexpr/index.ts";
 import { closeMatches } from "../../util/close-matches.ts";
 import { currentDesign, type RunContext } from "../context.ts";

@@ -4,7 +4,7 @@
  * virtual symbols (references starting with `#`) are not components.
  */
 import { fieldValue, symbolInstance, type PlacedSymbol, type SchematicProject } from "../schematic/view.ts";
-import { naturalCompare } from "./netlist.ts";
+import { naturalCompare } from "../../util/natural-compare.ts";
 
 export interface Component {
   ref: string;

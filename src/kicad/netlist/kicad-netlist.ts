@@ -3,7 +3,8 @@
  * native netlister produces, so the two can be compared net by net.
  */
 import { child, children, childText, isList, parseSexpr } from "../sexpr/index.ts";
-import { naturalCompare, type Net, type Netlist, type NetNode } from "./netlist.ts";
+import { naturalCompare } from "../../util/natural-compare.ts";
+import type { Net, Netlist, NetNode } from "./netlist.ts";
 import { CopperheadError } from "../../errors.ts";
 
 export function parseKicadNetlist(source: string, file?: string): Netlist {

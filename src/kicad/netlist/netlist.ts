@@ -24,6 +24,7 @@
  * board and whose reference does not start with `#`, duplicates (shared pins of multi-unit
  * symbols) removed, nets without pins omitted.
  */
+import { naturalCompare } from "../../util/natural-compare.ts";
 import { escapeNetName, expandBus, parseBusVector, type BusMember } from "./bus.ts";
 import { sheetSubgraphs, type ConnItem, type PlacedPin } from "../schematic/connectivity.ts";
 import { unitLetter, unitPins, effectivePin, type SchematicProject, type SheetInstance } from "../schematic/view.ts";
@@ -749,36 +750,6 @@ export function defaultNetName(pin: PlacedPin, forceNoConnect: boolean): string 
     return `${name})`;
   }
   return `${name}${pin.reference}-Pad${escapeNetName(number)})`;
-}
-
-/** KiCad's StrNumCmp (case-sensitive, as the netlist exporter calls it): digit runs compare by value. */
-export function naturalCompare(a: string, b: string): number {
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    if (isDigit(a[i]!) && isDigit(b[j]!)) {
-      let ei = i;
-      while (ei < a.length && isDigit(a[ei]!)) ei++;
-      let ej = j;
-      while (ej < b.length && isDigit(b[ej]!)) ej++;
-      const na = Number(a.slice(i, ei));
-      const nb = Number(b.slice(j, ej));
-      if (na !== nb) return na < nb ? -1 : 1;
-      i = ei;
-      j = ej;
-      continue;
-    }
-    if (a[i] !== b[j]) return a[i]! < b[j]! ? -1 : 1;
-    i++;
-    j++;
-  }
-  if (i < a.length) return 1;
-  if (j < b.length) return -1;
-  return compareStrings(a, b);
-}
-
-function isDigit(c: string): boolean {
-  return c >= "0" && c <= "9";
 }
 
 function compareStrings(a: string, b: string): number {

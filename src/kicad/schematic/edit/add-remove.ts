@@ -4,7 +4,7 @@
  * away; and removing a part with the wiring that served only its pins.
  */
 import { CopperheadError } from "../../../errors.ts";
-import { naturalCompare } from "../../netlist/netlist.ts";
+import { naturalCompare } from "../../../util/natural-compare.ts";
 import { placePoint, samePoint, toIU, type PlacementIu } from "../geometry.ts";
 import { placedSymbolNode, type MmPoint } from "../items.ts";
 import { SheetSpace, type Spot } from "./placement.ts";

@@ -7,7 +7,7 @@ import { CopperheadError } from "../../../errors.ts";
 import { hiddenCharacter, shown } from "../../../visible.ts";
 import { closeMatches, suggestion } from "../../../util/close-matches.ts";
 import { trimEndOf, trimStartOf } from "../../../util/text.ts";
-import { naturalCompare } from "../../netlist/netlist.ts";
+import { naturalCompare } from "../../../util/natural-compare.ts";
 import { placePoint, type PointIu } from "../geometry.ts";
 import { pinOutwardLib, placeDirection } from "../space.ts";
 import { symbolInstance, unitPins, type LibPin, type PlacedSymbol, type SchematicFile, type SheetInstance } from "../view.ts";

@@ -10,7 +10,8 @@
  */
 import { blocks, BoxIndex, distance, grow, inside, intersects, occupiedBoxes, pageArea, translate, union, type Box } from "../space.ts";
 import { toIU, type PointIu } from "../geometry.ts";
-import { naturalCompare, type Netlist } from "../../netlist/netlist.ts";
+import { naturalCompare } from "../../../util/natural-compare.ts";
+import type { Netlist } from "../../netlist/netlist.ts";
 import type { PlacedSymbol, SchematicFile } from "../view.ts";
 
 /** One orientation a symbol would accept, with what it occupies there, in eeschema's integer units. */
