@@ -18,7 +18,7 @@ import { repoPath } from "../design/design.ts";
 import { Board } from "../kicad/board/model.ts";
 import { openRepo } from "../repo/recovery.ts";
 import { headOrNothing, stagedPaths, withSnapshot, withStagedSnapshot } from "../repo/snapshot.ts";
-import { trimEndOf } from "../util/text.ts";
+import { trimEndOf } from "../util/trim.ts";
 
 export interface CheckOptions {
   repo?: string;

@@ -40,7 +40,7 @@ import { restoreInterruptedRuns } from "../repo/recovery.ts";
 import { readRepoDoc } from "../repo/repo-files.ts";
 import { GENERATED_DOCS, type GeneratedDoc } from "../spec/generated-docs.ts";
 import { changelogTemplate, decisionsTemplate, specTemplate } from "../spec/templates.ts";
-import { trimEndOf } from "../util/text.ts";
+import { trimEndOf } from "../util/trim.ts";
 
 export interface InitOptions {
   repo?: string;

@@ -10,7 +10,7 @@ import type { InitResult } from "../commands/init.ts";
 import type { SyncResult } from "../commands/sync.ts";
 import { failedBeforeEditing } from "../run/summary.ts";
 import { PER_RULE, type CheckSummary } from "./check-summary.ts";
-import { oneLine } from "../util/text.ts";
+import { oneLine } from "../util/trim.ts";
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 

@@ -8,7 +8,7 @@ import { unchangedByRun, verificationLine } from "../agent/gate.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { diffShort } from "../diff/format.ts";
 import { describeAmendment, type Proposal } from "../spec/proposal.ts";
-import { oneLine } from "../util/text.ts";
+import { oneLine } from "../util/trim.ts";
 import { shown } from "../visible.ts";
 import type { RunSummary } from "./summary.ts";
 

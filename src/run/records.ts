@@ -10,7 +10,7 @@ import { unchangedByRun, verificationLine } from "../agent/gate.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
-import { oneLine } from "../util/text.ts";
+import { oneLine } from "../util/trim.ts";
 import { shown } from "../visible.ts";
 
 export function appendRecords(ctx: RunContext, report: CheckReport, baseline?: CheckReport): void {

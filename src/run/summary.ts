@@ -9,7 +9,7 @@ import type { DesignDiff } from "../diff/diff.ts";
 import { diffMarkdown } from "../diff/format.ts";
 import { describeAmendment, type Amendment, type Approval } from "../spec/proposal.ts";
 import { redactDeep, redactSecrets } from "../redact.ts";
-import { oneLine } from "../util/text.ts";
+import { oneLine } from "../util/trim.ts";
 import { shown } from "../visible.ts";
 
 export type RunStatus = "committed" | "rolled_back" | "refused" | "proposed";

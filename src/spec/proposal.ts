@@ -37,7 +37,7 @@
  *
  * `renderProposal` and `parseProposal` are inverses, so what `do` writes always validates.
  */
-import { oneLine } from "../util/text.ts";
+import { oneLine } from "../util/trim.ts";
 
 export const APPROVALS = ["auto", "interactive"] as const;
 export type Approval = (typeof APPROVALS)[number];

@@ -16,7 +16,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CheckReport } from "../../src/checks/types.ts";
 import { Board as PcbBoard } from "../../src/kicad/board/model.ts";
-import { BOARD, has } from "../../src/kicad/format.ts";
+import { BOARD, has } from "../../src/kicad/format-versions.ts";
 import { groupMissingLibraries } from "../../src/checks/missing-libraries.ts";
 import { summariseCheck } from "../../src/mcp/check-summary.ts";
 import { parseBom } from "../../src/spec/bom.ts";

@@ -11,7 +11,7 @@ import { applyBoardSync, BOARD_SYNC_SCHEMA, footprintId, type BoardSyncPlan } fr
 import { runDrc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { child, parseSexpr, printSexpr } from "../../src/kicad/sexpr/index.ts";
-import { boardDialect, RELEASES } from "../../src/kicad/format.ts";
+import { boardDialect, RELEASES } from "../../src/kicad/format-versions.ts";
 import { footprintInDialect } from "../../src/kicad/board/footprint/dialect.ts";
 import { instantiateFootprint } from "../../src/kicad/board/footprint/instance.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";

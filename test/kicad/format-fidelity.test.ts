@@ -1,7 +1,7 @@
 /**
  * Every kind of edit copperhead makes, written into a schematic and a board of each format in
  * the corpus (KiCad 6, 7, 8 and 9): no token appears that the file's own `(version …)` does not
- * have. The tokens checked are those of the version table (kicad/format.ts): for each entry
+ * have. The tokens checked are those of the version table (kicad/format-versions.ts): for each entry
  * newer than a file, the text that entry introduces must not grow in the file. An edit whose
  * attribute the file's format lacks is refused with the version in the message, and nothing
  * else is refused.
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { ToolError } from "../../src/agent/tools/tool.ts";
 import { CopperheadError } from "../../src/errors.ts";
-import { BOARD, has, SCHEMATIC, type FormatChange } from "../../src/kicad/format.ts";
+import { BOARD, has, SCHEMATIC, type FormatChange } from "../../src/kicad/format-versions.ts";
 import { childText, parseSexpr } from "../../src/kicad/sexpr/index.ts";
 import { corpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { describeVersion, has, kicadMajor, SCHEMATIC, symbolLibraryVersion } from "../../src/kicad/format.ts";
+import { describeVersion, has, kicadMajor, SCHEMATIC, symbolLibraryVersion } from "../../src/kicad/format-versions.ts";
 import { kicadShareDir } from "../../src/kicad/cli/install.ts";
 import { Libraries } from "../../src/kicad/library/libraries.ts";
 import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath, removeLegacyInstances, setLegacyInstanceField } from "../../src/kicad/schematic/dialect.ts";

@@ -14,7 +14,7 @@
 import { DEFAULT_PROVIDER_RETRIES, DEFAULT_PROVIDER_TIMEOUT_SECONDS, PROVIDER_DEADLINE_FACTOR } from "../../config/schema.ts";
 import { CopperheadError } from "../../errors.ts";
 import { makeRedactor } from "../../redact.ts";
-import { trimEndOf } from "../../util/text.ts";
+import { trimEndOf } from "../../util/trim.ts";
 import { SseParser, type SseEvent } from "./sse.ts";
 
 export interface HttpOptions {

@@ -21,7 +21,7 @@ import { driftKeys, proposalFilter } from "../../kicad/board/sync/scope.ts";
 import { namesPart } from "../../kicad/proposal-scope.ts";
 import type { Netlist } from "../../kicad/netlist/netlist.ts";
 import { bestPartOn } from "../../kicad/schematic/edit/placement.ts";
-import { boardDialect } from "../../kicad/format.ts";
+import { boardDialect } from "../../kicad/format-versions.ts";
 import { discoverProject } from "../../repo/project.ts";
 import { withSnapshot } from "../../repo/snapshot.ts";
 import { currentDesign, runBoardEditor, saveBoard, type RunContext } from "../context.ts";

@@ -8,7 +8,7 @@ import { CopperheadError } from "../../errors.ts";
 import { footprintToBoard, readNetRef, type Board, type Footprint, type NetFormat } from "./model.ts";
 import { afterLast, BOARD_HEADER } from "../sexpr/node-order.ts";
 import { insertInDialect } from "./footprint/dialect.ts";
-import type { BoardDialect } from "../format.ts";
+import type { BoardDialect } from "../format-versions.ts";
 import { child, children, head, list, num, q, removeChild, setAtom, text, type SList } from "../sexpr/index.ts";
 
 /** Heads of the top-level items that carry copper on a net. */

@@ -8,7 +8,7 @@
  * handled by the `symbol_instances` helpers below: KiCad 6 keeps every placed symbol's reference
  * in one root-level list, later versions inside each symbol.
  */
-import { has, SCHEMATIC } from "../format.ts";
+import { has, SCHEMATIC } from "../format-versions.ts";
 import { child, children, childText, head, insertChild, isList, list, q, removeChild, setAtom, sym, text, type SList } from "../sexpr/index.ts";
 
 /** Field numbers of the mandatory fields, written as `(id N)` before `SCHEMATIC.propertyIdsDropped`. */

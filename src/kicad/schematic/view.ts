@@ -35,9 +35,9 @@ import {
   type SDocument,
   type SList,
 } from "../sexpr/index.ts";
-import { has, OLDEST_SCHEMATIC_VERSION, SCHEMATIC } from "../format.ts";
+import { has, OLDEST_SCHEMATIC_VERSION, SCHEMATIC } from "../format-versions.ts";
 import { toIU, type PlacementIu as Placement, type PointIu as Point } from "./geometry.ts";
-import { trimEndOf } from "../../util/text.ts";
+import { trimEndOf } from "../../util/trim.ts";
 
 export type PinElectricalType =
   | "input"

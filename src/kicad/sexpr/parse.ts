@@ -16,7 +16,7 @@
 import { encodeLossless } from "./bytes.ts";
 import { BACKSLASH, HASH, LF, LPAREN, QUOTE, RPAREN, WHITESPACE } from "./chars.ts";
 import { IMPLICIT, MAX_BYTES, OPEN, ParsedDocument, Source } from "./compact.ts";
-import { SexprError, positionAt } from "./errors.ts";
+import { SexprError, positionAt } from "./syntax-error.ts";
 import type { SDocument } from "./tree.ts";
 
 /** Byte classes: atom text, whitespace, `(`, `)`, `"`, and control characters. */

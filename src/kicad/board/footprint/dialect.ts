@@ -7,7 +7,7 @@
  * fills, and lay the file out with two-space indents and most items on one line. KiCad 6 also
  * writes line widths without a stroke.
  */
-import { BOARD, has, type BoardDialect, type FormatChange } from "../../format.ts";
+import { BOARD, has, type BoardDialect, type FormatChange } from "../../format-versions.ts";
 import { child, head, insertChild, isList, list, q, sym, text, type SList, type SNode } from "../../sexpr/index.ts";
 
 /** Tokens KiCad 9 writes that no older release knows (dropped for older boards). */

@@ -7,7 +7,7 @@
  */
 import type { Footprint } from "../model.ts";
 import { fieldForFootprint, uuidSource } from "./instance.ts";
-import type { BoardDialect } from "../../format.ts";
+import type { BoardDialect } from "../../format-versions.ts";
 import { afterLast, FOOTPRINT_HEADER } from "../../sexpr/node-order.ts";
 import { insertInDialect } from "./dialect.ts";
 import { child, children, list, q, removeChild, setAtom, text, type SList } from "../../sexpr/index.ts";

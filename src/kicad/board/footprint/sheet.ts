@@ -11,7 +11,7 @@
  */
 import { basename } from "node:path";
 import type { Component } from "../../netlist/components.ts";
-import type { BoardDialect } from "../../format.ts";
+import type { BoardDialect } from "../../format-versions.ts";
 import type { SchematicProject } from "../../schematic/view.ts";
 
 export interface SymbolSheet {

@@ -5,7 +5,7 @@
  * writes them), else before its zones. Their ids are derived from what they are, so the same
  * route writes the same bytes.
  */
-import { boardDialect } from "../../format.ts";
+import { boardDialect } from "../../format-versions.ts";
 import { insertInDialect } from "../footprint/dialect.ts";
 import { uuidSource } from "../footprint/instance.ts";
 import type { BBox, Board, PointMm } from "../model.ts";

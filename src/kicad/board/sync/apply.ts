@@ -11,7 +11,7 @@ import { keepFootprintSettings } from "../footprint/exchange.ts";
 import { setFootprintField, setSheetData, setSymbolPath } from "../footprint/fields.ts";
 import { footprintInDialect, insertInDialect, legacyLayout } from "../footprint/dialect.ts";
 import { addAttrFlags, instantiateFootprint } from "../footprint/instance.ts";
-import { boardDialect, type BoardDialect } from "../../format.ts";
+import { boardDialect, type BoardDialect } from "../../format-versions.ts";
 import type { Libraries } from "../../library/libraries.ts";
 import { afterLast, BOARD_HEADER, FOOTPRINT_HEADER, PAD_BEFORE_NET } from "../../sexpr/node-order.ts";
 import { child, children, isList, list, num, q, removeChild, setAtom, text, type SList } from "../../sexpr/index.ts";

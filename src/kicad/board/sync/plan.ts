@@ -32,7 +32,7 @@ import { compareFootprint, type FootprintDifference } from "../footprint/compare
 import { boardBounds, localBounds, SYMBOL_FLAGS, type FootprintField, type Side } from "../footprint/instance.ts";
 import { matchFootprints, unitPaths } from "../footprint/match.ts";
 import { sheetNameIn, sheetNames, type SheetNames, type SymbolSheet } from "../footprint/sheet.ts";
-import { BOARD, boardDialect, describeVersion, has, type BoardDialect } from "../../format.ts";
+import { BOARD, boardDialect, describeVersion, has, type BoardDialect } from "../../format-versions.ts";
 import type { Libraries } from "../../library/libraries.ts";
 import { naturalCompare } from "../../../util/natural-compare.ts";
 import type { Netlist } from "../../netlist/netlist.ts";

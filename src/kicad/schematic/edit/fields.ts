@@ -5,7 +5,7 @@
  */
 import { CopperheadError } from "../../../errors.ts";
 import { hiddenPropertyNode } from "../items.ts";
-import { describeVersion, has, SCHEMATIC, type FormatChange } from "../../format.ts";
+import { describeVersion, has, SCHEMATIC, type FormatChange } from "../../format-versions.ts";
 import { adaptNewField, layOutInserted, setLegacyInstanceField } from "../dialect.ts";
 import { child, children, head, insertChild, list, q, setAtom, text, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./state.ts";

@@ -7,7 +7,7 @@ import { CopperheadError } from "../../../errors.ts";
 import { closeMatches } from "../../../util/close-matches.ts";
 import { placePoint, toIU, type PlacementIu } from "../geometry.ts";
 import { hiddenPropertyNode, libraryFields, propertyNode } from "../items.ts";
-import { RELEASES } from "../../format.ts";
+import { RELEASES } from "../../format-versions.ts";
 import { adaptSyntax, layOutInserted } from "../dialect.ts";
 import { readLibSymbol, type LibSymbol, type PlacedSymbol, type SchematicFile } from "../view.ts";
 import { child, children, cloneNode, head, insertChild, q, readDesignText, setAtom, text, type SList } from "../../sexpr/index.ts";

@@ -6,7 +6,7 @@
 import { CopperheadError } from "../../../errors.ts";
 import { hiddenCharacter, shown } from "../../../visible.ts";
 import { closeMatches, suggestion } from "../../../util/close-matches.ts";
-import { trimEndOf, trimStartOf } from "../../../util/text.ts";
+import { trimEndOf, trimStartOf } from "../../../util/trim.ts";
 import { naturalCompare } from "../../../util/natural-compare.ts";
 import { placePoint, type PointIu } from "../geometry.ts";
 import { pinOutwardLib, placeDirection } from "../space.ts";

@@ -6,7 +6,7 @@
 import { CopperheadError } from "../../../errors.ts";
 import { resolveNet } from "../../netlist/net-names.ts";
 import type { Netlist } from "../../netlist/netlist.ts";
-import { describeVersion, has, SCHEMATIC } from "../../format.ts";
+import { describeVersion, has, SCHEMATIC } from "../../format-versions.ts";
 import { fieldValue, type Label, type PlacedSymbol, type SchematicFile } from "../view.ts";
 import { child, children, q, setAtom, text, type SList } from "../../sexpr/index.ts";
 import { checkVisibleName } from "./lookup.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { oneLine, trimEndOf, trimStartOf } from "../../src/util/text.ts";
+import { oneLine, trimEndOf, trimStartOf } from "../../src/util/trim.ts";
 
 describe("text trimming", () => {
   test("oneLine joins trimmed lines and drops blank ones", () => {

@@ -7,7 +7,7 @@ import { byteLength } from "./bytes.ts";
 import { INDENTS } from "./chars.ts";
 import { quoteString } from "./escapes.ts";
 import { printBare } from "./print.ts";
-import { head, isList } from "./read.ts";
+import { head, isList } from "./accessors.ts";
 import type { SAtom, SList, SNode } from "./tree.ts";
 
 
