@@ -9,7 +9,7 @@ import type { KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { withSnapshot } from "../repo/snapshot.ts";
 import { diffStates, type DesignDiff } from "./diff.ts";
 import { renderDiff, type DiffRenders } from "./render.ts";
-import { loadDesignState, type DesignState } from "./state.ts";
+import { loadDesignState, type DesignState } from "./design-state.ts";
 
 export interface CompareOptions {
   repoRoot: string;

@@ -11,7 +11,7 @@ import { naturalCompare } from "../util/natural-compare.ts";
 import type { Netlist } from "../kicad/netlist/netlist.ts";
 import { IU_PER_MM } from "../kicad/schematic/geometry.ts";
 import { symbolInstance, type SchematicProject } from "../kicad/schematic/view.ts";
-import type { DesignState } from "./state.ts";
+import type { DesignState } from "./design-state.ts";
 
 export interface FieldChange {
   /**

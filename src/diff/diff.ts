@@ -13,7 +13,7 @@ import { diffBoards, type BoardDiff } from "./board.ts";
 import { diffComponents, type ComponentChange } from "./components.ts";
 import { diffBom, diffRequirements, type BomRowChange, type RequirementChange } from "./docs.ts";
 import { diffGroups, type GroupChange, type MemberMove } from "./groups.ts";
-import type { DesignState } from "./state.ts";
+import type { DesignState } from "./design-state.ts";
 
 export type { BoardDiff, CopperItem, FootprintChange, LayerChange, OutlineChange, ZoneItem } from "./board.ts";
 export type { ComponentChange, FieldChange, PinNet, SymbolMove, SymbolPlacement } from "./components.ts";

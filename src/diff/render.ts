@@ -30,7 +30,7 @@ import { symbolInstance, unitPins } from "../kicad/schematic/view.ts";
 import { child, children, childText, head, num } from "../kicad/sexpr/index.ts";
 import type { BoardDiff, DesignDiff, SheetChange } from "./diff.ts";
 import { insetRegion, insetSvg, type Inset } from "./inset.ts";
-import type { DesignState } from "./state.ts";
+import type { DesignState } from "./design-state.ts";
 import { cropped, overlap, overviewSvg, readFrame, textBoxes, withoutTimestamp, type Mark, type MarkKind, type MmBox } from "./svg.ts";
 
 /** One change up close: its SVG and the PNG beside it. */

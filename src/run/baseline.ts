@@ -14,7 +14,7 @@ import type { KicadProject } from "../repo/project.ts";
 import { repoRelative } from "../repo/repo-path.ts";
 import { withSnapshot } from "../repo/snapshot.ts";
 import { renderCommitted } from "./renders.ts";
-import { renderDir, type Baseline, type RunState } from "./state.ts";
+import { renderDir, type Baseline, type RunState } from "./run-state.ts";
 
 /** Starts the baseline check and the "before" plots, both alongside the model. */
 export function startBaseline(run: RunState): void {

@@ -10,7 +10,7 @@ import { runLoop, type LoopEnd } from "../agent/loop.ts";
 import { CopperheadError } from "../errors.ts";
 import { editState } from "./edit-state.ts";
 import { adoptPrepared, approveProposal } from "./propose.ts";
-import type { RunState } from "./state.ts";
+import type { RunState } from "./run-state.ts";
 import { verify, verifyOnce } from "./verify.ts";
 
 export async function change(run: RunState): Promise<LoopEnd> {

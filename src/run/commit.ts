@@ -19,7 +19,7 @@ import { unchangedByRun, verificationLine } from "../agent/gate.ts";
 import { commitMessage } from "./commit-message.ts";
 import { endRun, rollback } from "./end.ts";
 import { appendRecords } from "./records.ts";
-import { renderDir, type RunState } from "./state.ts";
+import { renderDir, type RunState } from "./run-state.ts";
 import type { RunSummary } from "./summary.ts";
 
 /**

@@ -7,7 +7,7 @@ import type { LoopEnd } from "../agent/loop.ts";
 import { asCopperheadError } from "../errors.ts";
 import { cancelled, commit } from "./commit.ts";
 import { endRun, rollback } from "./end.ts";
-import type { RunState } from "./state.ts";
+import type { RunState } from "./run-state.ts";
 import type { RunSummary } from "./summary.ts";
 
 export async function conclude(run: RunState, end: LoopEnd): Promise<RunSummary> {

@@ -9,7 +9,7 @@ import { readTools } from "../agent/tools/read.ts";
 import { viewTools } from "../agent/tools/view.ts";
 import { specTools } from "../agent/tools/spec.ts";
 import type { Tool } from "../agent/tools/tool.ts";
-import type { RunStrategy } from "./state.ts";
+import type { RunStrategy } from "./run-state.ts";
 
 export const DO_TOOLS = [...readTools, ...viewTools, ...specTools, ...editTools, ...exitTools] as Tool<RunContext>[];
 

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { modelLabel, type RunState } from "./state.ts";
+import { modelLabel, type RunState } from "./run-state.ts";
 import { renderRunSummary, type RunReason, type RunStatus, type RunSummary } from "./summary.ts";
 
 export async function endRun(run: RunState, status: RunStatus, reason?: RunReason, detail?: string): Promise<RunSummary> {

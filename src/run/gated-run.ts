@@ -18,10 +18,10 @@ import { change } from "./change.ts";
 import { abort, conclude } from "./conclude.ts";
 import { endRun } from "./end.ts";
 import { preflight } from "./preflight.ts";
-import { openRun, type GatedRunOptions } from "./state.ts";
+import { openRun, type GatedRunOptions } from "./run-state.ts";
 import type { RunSummary } from "./summary.ts";
 
-export type { GatedRunOptions, PreparedRun, RunStrategy } from "./state.ts";
+export type { GatedRunOptions, PreparedRun, RunStrategy } from "./run-state.ts";
 export type { RunReason, RunStatus, RunSummary } from "./summary.ts";
 
 export async function runGatedChange(options: GatedRunOptions): Promise<RunSummary> {

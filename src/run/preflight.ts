@@ -6,7 +6,7 @@
  */
 import { dirtyPaths } from "../repo/git.ts";
 import { assertProposalFolder } from "./propose.ts";
-import { modelLabel, type RunState } from "./state.ts";
+import { modelLabel, type RunState } from "./run-state.ts";
 
 /** Why the run cannot start, or undefined when it can. */
 export async function preflight(run: RunState): Promise<string | undefined> {

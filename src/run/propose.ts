@@ -15,7 +15,7 @@ import { lstatOrUndefined, resolveRepoPath } from "../repo/repo-path.ts";
 import { describeAmendment, renderProposal, type Amendment, type Approval, type Proposal, type ProposalScope } from "../spec/proposal.ts";
 import { proposalSlug } from "../spec/proposal-id.ts";
 import { oneLine } from "../util/trim.ts";
-import type { PreparedRun, RunState } from "./state.ts";
+import type { PreparedRun, RunState } from "./run-state.ts";
 
 /** The model's validated proposal, approved and adopted; null when the person said no. */
 export async function approveProposal(run: RunState, args: ProposalArgs): Promise<Proposal | null> {

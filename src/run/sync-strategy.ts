@@ -19,7 +19,7 @@ import { insertChangelogEntries } from "../spec/changelog.ts";
 import { parseProposal } from "../spec/proposal.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
 import { regenerateDerivedDocs } from "./derived-docs.ts";
-import type { PreparedRun, RunStrategy } from "./state.ts";
+import type { PreparedRun, RunStrategy } from "./run-state.ts";
 
 /** The model's tools for prose drift: read, edit docs, sync the board, record, finish, give up. */
 const SYNC_TOOLS = [

@@ -12,7 +12,7 @@ import type { VerifyOutcome } from "../agent/loop.ts";
 import { asCopperheadError } from "../errors.ts";
 import { regenerateDerivedDocs } from "./derived-docs.ts";
 import { renderWorkingTree } from "./renders.ts";
-import { renderDir, type RunState } from "./state.ts";
+import { renderDir, type RunState } from "./run-state.ts";
 import { describeFinding } from "./summary.ts";
 
 export async function verify(run: RunState): Promise<VerifyOutcome> {

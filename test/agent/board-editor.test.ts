@@ -123,7 +123,7 @@ describe("a part added like one whose footprint only the board holds", () => {
     await git(project.root, "add", "-A");
     await git(project.root, "-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "--quiet", "-m", "rvpc-revb");
     await withTools(project.root, async ({ call, ctx }) => {
-      // As a run has it (run/state.ts): a footprint no library holds comes from the board's copy.
+      // As a run has it (run/run-state.ts): a footprint no library holds comes from the board's copy.
       ctx.libraries.footprintFallback = boardFootprints(ctx.project.board!, ctx.repoRoot);
       await call("add_component", { like: "C1", ref: "C900", connect: { "1": "+5V", "2": "GND" } });
       // It crashed: the copy of C1 kept C1's `(fp_text reference "C1")`, so no C900 was on the board.

@@ -9,7 +9,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { runDiff } from "../../src/commands/diff.ts";
-import { loadDesignState, type DesignState } from "../../src/diff/state.ts";
+import { loadDesignState, type DesignState } from "../../src/diff/design-state.ts";
 import { naturalCompare } from "../../src/util/natural-compare.ts";
 import { collectItems, type ConnItem } from "../../src/kicad/schematic/connectivity.ts";
 import { onSegment, samePoint, toIU, type PointIu } from "../../src/kicad/schematic/geometry.ts";

@@ -3,7 +3,7 @@ import { describeVersion, has, kicadMajor, SCHEMATIC, symbolLibraryVersion } fro
 import { kicadShareDir } from "../../src/kicad/cli/install.ts";
 import { Libraries } from "../../src/kicad/library/libraries.ts";
 import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath, removeLegacyInstances, setLegacyInstanceField } from "../../src/kicad/schematic/dialect.ts";
-import { junctionNode, labelNode, lineNode, noConnectNode } from "../../src/kicad/schematic/items.ts";
+import { junctionNode, labelNode, lineNode, noConnectNode } from "../../src/kicad/schematic/item-nodes.ts";
 import { child, children, childText, insertChild, list, parseSexpr, printSexpr, q, text, type SList } from "../../src/kicad/sexpr/index.ts";
 
 describe("format versions", () => {

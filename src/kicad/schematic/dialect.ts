@@ -2,7 +2,7 @@
  * Writing into a schematic in its own format version: the syntax of every version KiCad 9
  * reads, applied to nodes before they are inserted, so an edit never upgrades a file.
  *
- * New nodes are built in today's syntax (kicad/schematic/items.ts, or copied from a symbol library of
+ * New nodes are built in today's syntax (kicad/schematic/item-nodes.ts, or copied from a symbol library of
  * any version); `adaptSyntax` rewrites such a node into the syntax of the file it goes into,
  * following the table in format.ts. The structural difference, where instance data lives, is
  * handled by the `symbol_instances` helpers below: KiCad 6 keeps every placed symbol's reference

@@ -5,7 +5,7 @@
  */
 import { CopperheadError } from "../../../errors.ts";
 import { placePoint, type PlacementIu, type PointIu } from "../geometry.ts";
-import { globalLabelNode, junctionNode, labelNode, lineNode, noConnectNode, placedSymbolNode } from "../items.ts";
+import { globalLabelNode, junctionNode, labelNode, lineNode, noConnectNode, placedSymbolNode } from "../item-nodes.ts";
 import { SheetSpace } from "./placement.ts";
 import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Route } from "./routing.ts";
 import { blockersOf, symbolBodyBox, translate } from "../space.ts";
@@ -13,10 +13,10 @@ import { clearOwnFields, fieldBoxes } from "./field-layout.ts";
 import type { PinAt } from "../wiring.ts";
 import type { PlacedSymbol, SheetInstance } from "../view.ts";
 import { removeChild } from "../../sexpr/index.ts";
-import type { EditorState } from "./state.ts";
+import type { EditorState } from "./editor-state.ts";
 import { findPin, netOfPin, newReferences } from "./lookup.ts";
 import { ensureLibSymbol, instancePinNumbers, libSymbolView, referencePrefix, symbolFields } from "./lib-symbols.ts";
-import { applyPlan, insertItem, placeSymbol, splitWiresAt, toMm } from "./tree.ts";
+import { applyPlan, insertItem, placeSymbol, splitWiresAt, toMm } from "./sheet-tree.ts";
 import { labelAngle, labelLanding, landingOf, lastLeg, netPoints, netTarget, type NetTarget } from "./net-target.ts";
 
 /**

@@ -16,7 +16,7 @@
  *
  * This module is the front door: `SchematicEditor` opens a project and hands each operation to
  * the module of its family (`add-remove.ts`, `move.ts`, `connect.ts`, `rename.ts`,
- * `fields.ts`), all working on one `EditorState` (`state.ts`) over the shared transaction
+ * `fields.ts`), all working on one `EditorState` (`editor-state.ts`) over the shared transaction
  * (`transaction.ts`).
  *
  * Sheets used by several sheet symbols share one file, so an edit in such a sheet shows in every
@@ -33,7 +33,7 @@ import { connect, disconnect, markNoConnect } from "./connect.ts";
 import { setAttributes, setField, type PartAttributes } from "./fields.ts";
 import { moveSymbol, type MovedSymbol, type MoveSymbolArgs } from "./move.ts";
 import { renameNet } from "./rename.ts";
-import { EditorState } from "./state.ts";
+import { EditorState } from "./editor-state.ts";
 
 export type { AddComponentArgs, AddedComponent, MovedSymbol, MoveSymbolArgs, PartAttributes };
 

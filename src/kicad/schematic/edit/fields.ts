@@ -4,13 +4,13 @@
  * unit, in the sheet's own format version.
  */
 import { CopperheadError } from "../../../errors.ts";
-import { hiddenPropertyNode } from "../items.ts";
+import { hiddenPropertyNode } from "../item-nodes.ts";
 import { describeVersion, has, SCHEMATIC, type FormatChange } from "../../format-versions.ts";
 import { adaptNewField, layOutInserted, setLegacyInstanceField } from "../dialect.ts";
 import { child, children, head, insertChild, list, q, setAtom, text, type SList } from "../../sexpr/index.ts";
-import type { EditorState } from "./state.ts";
+import type { EditorState } from "./editor-state.ts";
 import { checkNewReference, references, unitsOf } from "./lookup.ts";
-import { toMm, unique } from "./tree.ts";
+import { toMm, unique } from "./sheet-tree.ts";
 
 export interface PartAttributes {
   dnp?: boolean;

@@ -9,7 +9,7 @@ import { CopperheadError } from "../../../errors.ts";
 import { onSegment, toIU, type PointIu } from "../geometry.ts";
 import { describeItem, inside, intersects, labelBox, occupiedItems, pageArea, pointBox, union, type Box, type DrawnBox } from "../space.ts";
 import type { Label, SchematicFile } from "../view.ts";
-import { toMm } from "./tree.ts";
+import { toMm } from "./sheet-tree.ts";
 
 /** Steps a label slides along its wire (the half grid KiCad snaps labels to). */
 const STEP = toIU(1.27);

@@ -6,14 +6,14 @@
 import { CopperheadError } from "../../../errors.ts";
 import { closeMatches } from "../../../util/close-matches.ts";
 import { placePoint, toIU, type PlacementIu } from "../geometry.ts";
-import { hiddenPropertyNode, libraryFields, propertyNode } from "../items.ts";
+import { hiddenPropertyNode, libraryFields, propertyNode } from "../item-nodes.ts";
 import { RELEASES } from "../../format-versions.ts";
 import { adaptSyntax, layOutInserted } from "../dialect.ts";
 import { readLibSymbol, type LibSymbol, type PlacedSymbol, type SchematicFile } from "../view.ts";
 import { child, children, cloneNode, head, insertChild, q, readDesignText, setAtom, text, type SList } from "../../sexpr/index.ts";
-import type { EditorState } from "./state.ts";
+import type { EditorState } from "./editor-state.ts";
 import { copyFieldLayout, hideDefaultHidden } from "./field-layout.ts";
-import { toMm, unique } from "./tree.ts";
+import { toMm, unique } from "./sheet-tree.ts";
 
 /**
  * The symbol for `libId` as `lib_symbols` embeds it: the design's own embedded copy when a

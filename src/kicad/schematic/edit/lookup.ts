@@ -11,8 +11,8 @@ import { naturalCompare } from "../../../util/natural-compare.ts";
 import { placePoint, type PointIu } from "../geometry.ts";
 import { pinOutwardLib, placeDirection } from "../space.ts";
 import { symbolInstance, unitPins, type LibPin, type PlacedSymbol, type SchematicFile, type SheetInstance } from "../view.ts";
-import type { EditorState } from "./state.ts";
-import { unique } from "./tree.ts";
+import type { EditorState } from "./editor-state.ts";
+import { unique } from "./sheet-tree.ts";
 
 /** One placed unit of a reference in one sheet instance. */
 export interface PlacedUnit {

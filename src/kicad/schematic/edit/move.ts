@@ -6,15 +6,15 @@
 import { CopperheadError } from "../../../errors.ts";
 import { lookupNet, resolveNet } from "../../netlist/net-names.ts";
 import { placePoint, toIU, type PlacementIu, type PointIu } from "../geometry.ts";
-import type { MmPoint } from "../items.ts";
+import type { MmPoint } from "../item-nodes.ts";
 import { bestPartOn, CLEARANCE, netAnchorPart, SheetSpace, type ShapeIu } from "./placement.ts";
 import { blockersOf, fieldBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "../space.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "../wiring.ts";
 import { unitPins, type PlacedSymbol, type SheetInstance } from "../view.ts";
 import { child, children, setAtom, text, type SList } from "../../sexpr/index.ts";
-import type { EditorState } from "./state.ts";
+import type { EditorState } from "./editor-state.ts";
 import { references, sheetInstance, unitsOf } from "./lookup.ts";
-import { applyPlan, itemBoxes, shiftNode, symbolBox, toMm, unique } from "./tree.ts";
+import { applyPlan, itemBoxes, shiftNode, symbolBox, toMm, unique } from "./sheet-tree.ts";
 import { landingOf, netTarget, plannedWiring } from "./net-target.ts";
 import { connect, markNoConnect } from "./connect.ts";
 import { turnedField } from "./field-layout.ts";

@@ -6,13 +6,13 @@
 import { CopperheadError } from "../../../errors.ts";
 import { lookupNet, resolveNet } from "../../netlist/net-names.ts";
 import { placePoint, toIU, type PlacementIu, type PointIu } from "../geometry.ts";
-import type { LabelShape } from "../items.ts";
+import type { LabelShape } from "../item-nodes.ts";
 import { routeBoxes, stubRoutes, type Landing } from "./routing.ts";
 import { fieldBox, labelBox, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, type Box } from "../space.ts";
 import { fieldValue, type PlacedSymbol, type SheetInstance } from "../view.ts";
 import type { SheetWiring } from "../wiring.ts";
 import { child, cloneNode, type SList } from "../../sexpr/index.ts";
-import type { EditorState } from "./state.ts";
+import type { EditorState } from "./editor-state.ts";
 import { libSymbolView, symbolFields, tryResolve } from "./lib-symbols.ts";
 
 /** KiCad's names for nets no label, power symbol or sheet pin names (kicad/netlist/netlist.ts). */

@@ -11,8 +11,8 @@ import { fieldValue, type Label, type PlacedSymbol, type SchematicFile } from ".
 import { child, children, q, setAtom, text, type SList } from "../../sexpr/index.ts";
 import { checkVisibleName } from "./lookup.ts";
 import { renamedLabelAt } from "./label-room.ts";
-import { shiftNode } from "./tree.ts";
-import type { EditorState } from "./state.ts";
+import { shiftNode } from "./sheet-tree.ts";
+import type { EditorState } from "./editor-state.ts";
 
 /** One change `renameNet` makes, and the sheet it changes. */
 interface Rename {

@@ -4,13 +4,13 @@
  * `symbol_instances` in a KiCad 6 project), detach plans applied, and the boxes an item covers.
  */
 import { toIU, type PointIu } from "../geometry.ts";
-import { itemRank, type MmPoint } from "../items.ts";
+import { itemRank, type MmPoint } from "../item-nodes.ts";
 import { fieldBox, labelBox, libUnitBox, placeBox, pointBox, union, type Box } from "../space.ts";
 import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath } from "../dialect.ts";
 import type { DetachPlan, SheetWiring } from "../wiring.ts";
 import type { PlacedSymbol, SchematicFile } from "../view.ts";
 import { child, children, childText, cloneNode, head, insertChild, q, removeChild, setAtom, text, type SList } from "../../sexpr/index.ts";
-import type { EditorState } from "./state.ts";
+import type { EditorState } from "./editor-state.ts";
 
 /** `items` without repeats, in first-seen order. */
 export function unique<T>(items: T[]): T[] {
