@@ -23,7 +23,7 @@
  * still over the budget, the latest results are cut too.
  */
 import { DEFAULT_CONTEXT_BUDGET_TOKENS, type Config } from "../config/schema.ts";
-import type { ContentBlock, Message, ModelProvider, ModelRequest, ToolResultBlock, ToolUseBlock } from "./model.ts";
+import type { ContentBlock, Message, ModelProvider, ModelRequest, ToolResultBlock, ToolUseBlock } from "./conversation.ts";
 
 /** The estimate of a request's size: characters of text per token. */
 export const CHARS_PER_TOKEN = 3.5;

@@ -13,7 +13,7 @@ import { asCopperheadError, CopperheadError } from "../errors.ts";
 import type { Proposal } from "../spec/proposal.ts";
 import type { RunContext } from "./context.ts";
 import { History, type ContextOptions } from "./history.ts";
-import { addUsage, emptyUsage, type ContentBlock, type Message, type ModelProvider, type ModelRequest, type ToolImage, type ToolUseBlock, type UsageTotals } from "./model.ts";
+import { addUsage, emptyUsage, type ContentBlock, type Message, type ModelProvider, type ModelRequest, type ToolImage, type ToolUseBlock, type UsageTotals } from "./conversation.ts";
 import type { ProgressListener } from "./progress.ts";
 import { redactDeep } from "../redact.ts";
 import { exceedsNesting, MAX_NESTING } from "../util/nesting.ts";

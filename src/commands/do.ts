@@ -4,7 +4,7 @@
  * the repo is left exactly as it was — whatever the model does, whether the network fails,
  * the user presses Ctrl-C, or the process is killed (the journal restores the next command).
  */
-import type { ModelProvider } from "../agent/model.ts";
+import type { ModelProvider } from "../agent/conversation.ts";
 import type { ProgressListener } from "../agent/progress.ts";
 import type { HostSampler } from "../agent/providers/host.ts";
 import { resolveProvider } from "../agent/providers/index.ts";

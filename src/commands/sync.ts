@@ -12,7 +12,7 @@
  *   the files are left for the user to stage and commit with their change, which the hook then
  *   checks. A gated run could not start there: it needs a clean tree to roll back to.
  */
-import type { ModelProvider } from "../agent/model.ts";
+import type { ModelProvider } from "../agent/conversation.ts";
 import type { ProgressListener } from "../agent/progress.ts";
 import type { HostSampler } from "../agent/providers/host.ts";
 import { resolveProvider } from "../agent/providers/index.ts";

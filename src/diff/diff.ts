@@ -9,15 +9,15 @@
  */
 import { naturalCompare } from "../util/natural-compare.ts";
 import type { Netlist } from "../kicad/netlist/netlist.ts";
-import { diffBoards, type BoardDiff } from "./board.ts";
-import { diffComponents, type ComponentChange } from "./components.ts";
-import { diffBom, diffRequirements, type BomRowChange, type RequirementChange } from "./docs.ts";
+import { diffBoards, type BoardDiff } from "./board-diff.ts";
+import { diffComponents, type ComponentChange } from "./component-diff.ts";
+import { diffBom, diffRequirements, type BomRowChange, type RequirementChange } from "./doc-diff.ts";
 import { diffGroups, type GroupChange, type MemberMove } from "./groups.ts";
 import type { DesignState } from "./design-state.ts";
 
-export type { BoardDiff, CopperItem, FootprintChange, LayerChange, OutlineChange, ZoneItem } from "./board.ts";
-export type { ComponentChange, FieldChange, PinNet, SymbolMove, SymbolPlacement } from "./components.ts";
-export type { BomRowChange, RequirementChange } from "./docs.ts";
+export type { BoardDiff, CopperItem, FootprintChange, LayerChange, OutlineChange, ZoneItem } from "./board-diff.ts";
+export type { ComponentChange, FieldChange, PinNet, SymbolMove, SymbolPlacement } from "./component-diff.ts";
+export type { BomRowChange, RequirementChange } from "./doc-diff.ts";
 export type { GroupChange, MemberMove } from "./groups.ts";
 
 export const DIFF_SCHEMA = "copperhead.diff/1";

@@ -1,7 +1,7 @@
 /**
  * What an approved change proposal covers — the one definition both the edit tools (which
  * refuse a call that reaches beyond it) and the board sync inside a run (which applies only
- * what follows from it, kicad/board/sync/scope.ts) use.
+ * what follows from it, kicad/board/sync/sync-scope.ts) use.
  *
  * A proposal names parts and nets, existing and new. A part is named by its reference: a unit
  * (`U1A`) is its part (`U1`). A net is named as a person writes it: its netlist name (`/DATA`,

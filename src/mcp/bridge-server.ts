@@ -8,7 +8,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { BRIDGE_SOCKET_ENV, BRIDGE_TOKEN_ENV, flushUnsent, lineReader, writeLine } from "../agent/providers/agent-cli/bridge.ts";
-import type { ToolImage, ToolSpec } from "../agent/model.ts";
+import type { ToolImage, ToolSpec } from "../agent/conversation.ts";
 import { mcpImages } from "../agent/providers/host.ts";
 import { CopperheadError } from "../errors.ts";
 import { VERSION } from "../version.ts";

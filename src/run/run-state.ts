@@ -9,7 +9,7 @@ import { checkProject } from "../checks/check.ts";
 import type { CheckReport } from "../checks/types.ts";
 import type { Config } from "../config/schema.ts";
 import type { RunContext } from "../agent/context.ts";
-import { emptyUsage, type ModelProvider } from "../agent/model.ts";
+import { emptyUsage, type ModelProvider } from "../agent/conversation.ts";
 import type { ProgressListener } from "../agent/progress.ts";
 import type { Tool } from "../agent/tools/tool.ts";
 import { Transcript } from "../agent/transcript.ts";

@@ -4,7 +4,7 @@
  */
 import { describeLocation } from "../checks/location.ts";
 import type { Finding } from "../checks/types.ts";
-import type { UsageTotals } from "../agent/model.ts";
+import type { UsageTotals } from "../agent/conversation.ts";
 import type { DesignDiff } from "../diff/diff.ts";
 import { diffMarkdown } from "../diff/format.ts";
 import { describeAmendment, type Amendment, type Approval } from "../spec/proposal.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { contextOptions, estimateTokens, FULL_CONTEXT_VARIABLE, History, KEEP_PICTURES, LONG_RESULT_CHARS, TOKENS_PER_PICTURE } from "../../src/agent/history.ts";
-import type { ContentBlock, Message, ToolSpec } from "../../src/agent/model.ts";
+import type { ContentBlock, Message, ToolSpec } from "../../src/agent/conversation.ts";
 
 const PREFIX = { system: "You are copperhead.", tools: [] as ToolSpec[] };
 const PICTURE = { mediaType: "image/png" as const, data: "iVBORw0KGgo".repeat(50) };

@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Message, ModelRequest, ToolSpec } from "../../src/agent/model.ts";
+import type { Message, ModelRequest, ToolSpec } from "../../src/agent/conversation.ts";
 import { createAnthropicProvider, DEFAULT_ANTHROPIC_MODEL, mapStopReason } from "../../src/agent/providers/anthropic.ts";
 import { MAX_RESPONSE_BYTES, parseRetryAfter, type HttpOptions } from "../../src/agent/providers/http.ts";
 import { missingApiKeyError, resolveProvider } from "../../src/agent/providers/index.ts";

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { ModelProvider, ModelRequest } from "../../src/agent/model.ts";
+import type { ModelProvider, ModelRequest } from "../../src/agent/conversation.ts";
 import { createReplayProvider } from "../../src/agent/providers/replay.ts";
 import { loadDesign } from "../../src/design/design.ts";
 import { syncExitCode } from "../../src/cli/sync.ts";

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Board } from "../../src/kicad/board/model.ts";
 import { applyBoardSync, planBoardSync, type BoardSyncInputs } from "../../src/kicad/board/sync/sync-board.ts";
-import { driftKeys, proposalFilter } from "../../src/kicad/board/sync/scope.ts";
+import { driftKeys, proposalFilter } from "../../src/kicad/board/sync/sync-scope.ts";
 import type { ProposalNames } from "../../src/kicad/proposal-scope.ts";
 import { listComponents } from "../../src/kicad/netlist/components.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";

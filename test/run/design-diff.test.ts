@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ModelProvider } from "../../src/agent/model.ts";
+import type { ModelProvider } from "../../src/agent/conversation.ts";
 import { createReplayProvider } from "../../src/agent/providers/replay.ts";
 import { renderDoSummary } from "../../src/cli/do.ts";
 import { runDo, type DoSummary } from "../../src/commands/do.ts";

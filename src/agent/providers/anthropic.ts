@@ -34,7 +34,7 @@
  */
 import * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
-import type { ContentBlock, Message, ModelProvider, ModelRequest, ModelResponse, StopReason } from "../model.ts";
+import type { ContentBlock, Message, ModelProvider, ModelRequest, ModelResponse, StopReason } from "../conversation.ts";
 import { errorDetail, eventObject, joinUrl, postStreaming, StreamFailure, type AnswerReader, type HttpOptions } from "./http.ts";
 import type { SseEvent } from "./sse.ts";
 

@@ -17,7 +17,7 @@ import type {
   ToolResultContent,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CopperheadError } from "../../errors.ts";
-import type { ContentBlock, Message, ModelProvider, ModelRequest, ModelResponse, StopReason, ToolImage } from "../model.ts";
+import type { ContentBlock, Message, ModelProvider, ModelRequest, ModelResponse, StopReason, ToolImage } from "../conversation.ts";
 
 /** What an MCP transport lends a run so the client's model can answer it. */
 export interface HostSampler {

@@ -12,7 +12,7 @@ import { CLI_PROVIDERS, HOST_MODEL, KEYED_PROVIDERS, MODEL_PROVIDERS, type Confi
 import { CopperheadError } from "../../errors.ts";
 import { selfCommand } from "../../util/self-command.ts";
 import { FULL_CONTEXT_VARIABLE } from "../history.ts";
-import type { ModelProvider } from "../model.ts";
+import type { ModelProvider } from "../conversation.ts";
 import { claudeCodeDriver } from "./agent-cli/claude-code.ts";
 import { codexDriver } from "./agent-cli/codex.ts";
 import { notInstalledError } from "./agent-cli/driver.ts";

@@ -14,7 +14,7 @@ import { dirname, join } from "node:path";
 import { CopperheadError } from "../../errors.ts";
 import { log } from "../../log.ts";
 import { userCacheDir } from "../../util/user-dirs.ts";
-import type { ModelProvider, ModelRequest } from "../model.ts";
+import type { ModelProvider, ModelRequest } from "../conversation.ts";
 import { getJson, type JsonPost } from "./http.ts";
 
 export interface ListedModel {

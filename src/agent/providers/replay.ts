@@ -39,7 +39,7 @@ import * as v from "valibot";
 import { parseJsonText } from "../../config/json-syntax.ts";
 import { CopperheadError } from "../../errors.ts";
 import { READ_LIMITS, readRepoBytes } from "../../repo/repo-files.ts";
-import type { ContentBlock, ModelProvider, ModelResponse } from "../model.ts";
+import type { ContentBlock, ModelProvider, ModelResponse } from "../conversation.ts";
 
 export const SESSION_SCHEMA = "copperhead.session/1";
 /** A recorded session is text; the cap for docs and journals holds hundreds of turns. */

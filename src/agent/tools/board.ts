@@ -1,6 +1,6 @@
 /**
  * `sync_board`: the board follows the schematic's edits. Inside a `do` run it applies only what
- * the approved proposal covers (kicad/board/sync/scope.ts): drift that was on the board before
+ * the approved proposal covers (kicad/board/sync/sync-scope.ts): drift that was on the board before
  * the run is reported, never applied. The result is a short summary by kind — what changed,
  * what needs a person, what was left alone and why — not the whole plan.
  */
@@ -17,7 +17,7 @@ import type { AddedConnections } from "../../kicad/board/route/connect-added.ts"
 import { boardZones } from "../../kicad/board/zones/zones.ts";
 import { findKicadPython } from "../../kicad/cli/python.ts";
 import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board/sync/sync-board.ts";
-import { driftKeys, proposalFilter } from "../../kicad/board/sync/scope.ts";
+import { driftKeys, proposalFilter } from "../../kicad/board/sync/sync-scope.ts";
 import { namesPart } from "../../kicad/proposal-scope.ts";
 import type { Netlist } from "../../kicad/netlist/netlist.ts";
 import { bestPartOn } from "../../kicad/schematic/edit/placement.ts";

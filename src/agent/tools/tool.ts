@@ -8,7 +8,7 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
 import { containsSecret } from "../../redact.ts";
-import type { ToolImage, ToolSpec } from "../model.ts";
+import type { ToolImage, ToolSpec } from "../conversation.ts";
 
 /**
  * Read tools are always available; spec tools before approval; edit tools after it; exit

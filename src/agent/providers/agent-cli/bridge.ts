@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Socket } from "bun";
-import type { ToolImage, ToolSpec } from "../../model.ts";
+import type { ToolImage, ToolSpec } from "../../conversation.ts";
 
 export const BRIDGE_SOCKET_ENV = "COPPERHEAD_BRIDGE_SOCKET";
 export const BRIDGE_TOKEN_ENV = "COPPERHEAD_BRIDGE_TOKEN";

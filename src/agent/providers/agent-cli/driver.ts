@@ -3,7 +3,7 @@
  * event stream reads. The session (session.ts) is the same for every CLI.
  */
 import { CopperheadError } from "../../../errors.ts";
-import type { Usage } from "../../model.ts";
+import type { Usage } from "../../conversation.ts";
 
 /** One line of the CLI's JSON event stream, in the terms the adapter needs. */
 export type CliEvent =

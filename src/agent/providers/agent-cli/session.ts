@@ -20,7 +20,7 @@
  * into the turn's words and usage in turn.ts, and the deadlines of each call in deadlines.ts.
  */
 import { CopperheadError } from "../../../errors.ts";
-import type { ModelProvider, ModelRequest, ModelResponse, ToolResultBlock, ToolUseBlock, Usage } from "../../model.ts";
+import type { ModelProvider, ModelRequest, ModelResponse, ToolResultBlock, ToolUseBlock, Usage } from "../../conversation.ts";
 import { openToolBridge, type BridgeCall, type ToolBridge } from "./bridge.ts";
 import { CliProcess } from "./cli-process.ts";
 import { CallDeadlines, expiredError, type CallLimits } from "./deadlines.ts";

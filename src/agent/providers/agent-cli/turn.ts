@@ -6,7 +6,7 @@
  * and failure the CLI's JSON events report are folded into the {@link TurnRecord} as its lines
  * arrive, and taken with the turn's answer.
  */
-import type { ContentBlock, ToolUseBlock, Usage } from "../../model.ts";
+import type { ContentBlock, ToolUseBlock, Usage } from "../../conversation.ts";
 import type { BridgeCall } from "./bridge.ts";
 import type { AgentCliDriver } from "./driver.ts";
 

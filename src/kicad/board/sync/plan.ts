@@ -9,7 +9,7 @@
  *   footprints, reference, value, footprint id and pad nets; so is a footprint's link to its
  *   symbol when it points at no unit of it;
  * - a footprint the schematic names under another library nickname, or another name for the
- *   same footprint (kicad/board/footprint/compare.ts), is only re-linked; a really different one is swapped
+ *   same footprint (kicad/board/footprint/needs-update.ts), is only re-linked; a really different one is swapped
  *   in place, keeping what KiCad's "Change Footprint" keeps (kicad/board/footprint/exchange.ts);
  * - fields and sheet names, which parity does not compare, are updated on request only (KiCad's
  *   "Update footprint fields"), so syncing a board that is in sync changes nothing; the DNP and
@@ -20,7 +20,7 @@
  *   left with no pad is dropped unless copper still uses it.
  *
  * Every change is a `SyncChange` with a stable key. A filter decides which are applied — all of
- * them by default; inside a `do` run only those the approved proposal covers (kicad/board/sync/scope.ts)
+ * them by default; inside a `do` run only those the approved proposal covers (kicad/board/sync/sync-scope.ts)
  * — and the plan lists the others in `skipped`, so nothing found is silent.
  */
 import { CopperheadError } from "../../../errors.ts";
@@ -28,7 +28,7 @@ import type { BBox, Board, Footprint, NetFormat, PlacementMm } from "../model.ts
 import { copperNets, copperOnPads } from "../nets.ts";
 import { stagingPlacer } from "../staging.ts";
 import type { Component } from "../../netlist/components.ts";
-import { compareFootprint, type FootprintDifference } from "../footprint/compare.ts";
+import { compareFootprint, type FootprintDifference } from "../footprint/needs-update.ts";
 import { boardBounds, localBounds, SYMBOL_FLAGS, type FootprintField, type Side } from "../footprint/instance.ts";
 import { matchFootprints, unitPaths } from "../footprint/match.ts";
 import { sheetNameIn, sheetNames, type SheetNames, type SymbolSheet } from "../footprint/sheet.ts";

@@ -5,7 +5,7 @@
 import { naturalCompare } from "../util/natural-compare.ts";
 import type { BomRow, BomTable } from "../spec/bom.ts";
 import type { ParsedSpec } from "../spec/requirements.ts";
-import type { FieldChange } from "./components.ts";
+import type { FieldChange } from "./component-diff.ts";
 
 export interface RequirementChange {
   id: string;

@@ -13,7 +13,7 @@
 import { footprintToBoard, readNetRef, type Board, type Footprint } from "../kicad/board/model.ts";
 import { naturalCompare } from "../util/natural-compare.ts";
 import { child, children, childText, head, num, text, type SList } from "../kicad/sexpr/index.ts";
-import type { FieldChange, PinNet } from "./components.ts";
+import type { FieldChange, PinNet } from "./component-diff.ts";
 import { diffGroups, type GroupChange, type MemberMove } from "./groups.ts";
 
 export interface FootprintPlacement {
