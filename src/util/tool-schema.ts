@@ -28,12 +28,18 @@ export interface ToolJsonSchema {
 }
 
 /**
+ * Checks JSON Schema has no keyword for: what a caller sends is trimmed, or held to a predicate,
+ * by the validator alone. Anything else that does not convert (a date, a class instance) throws
+ * when the tool is declared, rather than being advertised as "anything".
+ */
+const VALIDATOR_ONLY_ACTIONS = ["trim", "check"];
+
+/**
  * The JSON Schema of a tool's arguments (`"input"`: what a caller sends, before any trim or
- * default of the schema's pipeline) or of its result (`"output"`: what the handler returns).
- * Actions with no JSON Schema counterpart (a trim, a custom check) are left to the validator.
+ * transform of the schema's pipeline) or of its result (`"output"`: what the handler returns).
  */
 export function toolJsonSchema(schema: v.GenericSchema, side: "input" | "output"): ToolJsonSchema {
-  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: "draft-2020-12", typeMode: side, errorMode: "ignore" });
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: "draft-2020-12", typeMode: side, errorMode: "throw", ignoreActions: VALIDATOR_ONLY_ACTIONS });
   if (rest.type !== "object") throw new Error(`a tool's ${side} schema must describe an object, not ${JSON.stringify(rest.type)}`);
   return rest as ToolJsonSchema;
 }

@@ -67,8 +67,14 @@ describe("tool schemas", () => {
     expect(toolJsonSchema(schema, "output").properties!.count).toEqual({ type: "number" });
   });
 
-  test("a schema for something other than an object is refused at declaration", () => {
+  test("a schema for something other than an object, or with a part JSON cannot describe, is refused at declaration", () => {
     expect(() => toolJsonSchema(v.string(), "input")).toThrow("a tool's input schema must describe an object");
+    expect(() => toolJsonSchema(v.object({ when: v.date() }), "output")).toThrow('The "date" schema cannot be converted');
+  });
+
+  test("a trim or a custom check is the validator's alone: the JSON Schema keeps the rest", () => {
+    const schema = v.object({ ref: v.pipe(v.string(), v.trim(), v.check((s) => s !== "?"), v.minLength(1)) });
+    expect(toolJsonSchema(schema, "input").properties!.ref).toEqual({ type: "string", minLength: 1 });
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * The agent's tools: each has a valibot schema (which also gives the JSON Schema the model
- * sees, as util/tool-schema.ts declares every tool's), the phase family that unlocks it, and a
- * handler. Arguments are validated before a handler runs, and a tool called outside its phase
- * is refused — in both cases the model gets a tool error and nothing is written.
+ * sees, made by util/tool-schema.ts as the MCP tools' are), the phase family that unlocks it,
+ * and a handler. Arguments are validated before a handler runs, and a tool called outside its
+ * phase is refused — in both cases the model gets a tool error and nothing is written.
  */
 import type * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
