@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: typecheck, build dist/copperhead, then every test file, unit,
-# integration (real kicad-cli) and binary-level (test/e2e/, against the fresh build), in one
-# `bun test` over two worker processes. Ends with the plain line "N passed, N failed".
+# The whole test suite: typecheck, the formatter check, build dist/copperhead, then every test
+# file, unit, integration (real kicad-cli) and binary-level (test/e2e/, against the fresh build),
+# in one `bun test` over two worker processes. Ends with the plain line "N passed, N failed",
+# where an unformatted tree counts as one failure more.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +17,11 @@ WORKERS=${COPPERHEAD_TEST_WORKERS:-2}
 
 echo "== typecheck" >&2
 bun run typecheck || status=1
+
+# Biome (biome.json) names each file it would change; `bun run format` rewrites them.
+echo "== format:check" >&2
+format_failed=0
+bun run format:check >&2 || { status=1; format_failed=1; }
 
 echo "== build" >&2
 bun run build || status=1
@@ -32,6 +38,8 @@ if [ "$rc" -ne 0 ]; then
   # A crash before any summary must still count as a failure.
   [ "$failed" -eq 0 ] && failed=1
 fi
+
+failed=$((failed + format_failed))
 
 echo "$passed passed, $failed failed"
 exit $status

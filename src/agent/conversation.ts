@@ -3,6 +3,7 @@
  * this to and from its wire format (Anthropic Messages, OpenAI Chat Completions, a replayed
  * session), so the loop never sees vendor shapes.
  */
+import * as v from "valibot";
 
 export interface TextBlock {
   type: "text";
@@ -69,13 +70,14 @@ export interface Usage {
 }
 
 /** A run's usage so far: every call's {@link Usage} added up, and how many calls. */
-export interface UsageTotals {
-  turns: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-}
+export const UsageTotalsSchema = v.object({
+  turns: v.number(),
+  inputTokens: v.number(),
+  outputTokens: v.number(),
+  cacheReadTokens: v.number(),
+  cacheWriteTokens: v.number(),
+});
+export type UsageTotals = v.InferOutput<typeof UsageTotalsSchema>;
 
 export function emptyUsage(): UsageTotals {
   return { turns: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };

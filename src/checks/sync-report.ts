@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import * as v from "valibot";
 import { loadDesign, type Design } from "../design/design.ts";
 import { scanDrift } from "./drift.ts";
 import { nativeParity } from "./parity.ts";
@@ -17,36 +18,41 @@ import { requirementsSectionRange } from "../spec/requirements.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { listRepoFolder, readRepoDoc } from "../repo/repo-files.ts";
 
-export type SyncItemKind = "bom" | "pinout" | "stale-ref" | "board" | "changelog" | "coverage" | "requirement";
+const SyncItemKindSchema = v.picklist(["bom", "pinout", "stale-ref", "board", "changelog", "coverage", "requirement"]);
+export type SyncItemKind = v.InferOutput<typeof SyncItemKindSchema>;
 
 /** How an item gets resolved: by code, by the gated model run, or only by a person. */
-export type Resolution = "regenerate" | "board_sync" | "append" | "create" | "model" | "human";
+const ResolutionSchema = v.picklist(["regenerate", "board_sync", "append", "create", "model", "human"]);
+export type Resolution = v.InferOutput<typeof ResolutionSchema>;
 
-export interface SyncItem {
-  kind: SyncItemKind;
+export const SyncItemSchema = v.object({
+  kind: SyncItemKindSchema,
   /** Repo-relative doc the item is about, when there is one. */
-  doc?: string;
-  line?: number;
+  doc: v.optional(v.string()),
+  line: v.optional(v.number()),
   /** What the doc (or board, or rule) claims. */
-  claim: string;
+  claim: v.string(),
   /** What the design actually says. */
-  actual: string;
-  key: string;
-  resolution: Resolution;
-}
+  actual: v.string(),
+  key: v.string(),
+  resolution: ResolutionSchema,
+});
+export type SyncItem = v.InferOutput<typeof SyncItemSchema>;
 
-export interface SyncReport {
-  schema: "copperhead.sync/1";
+/** `sync`'s report: its type, and the `outputSchema` of the MCP tool that returns it. */
+export const SyncReportSchema = v.object({
+  schema: v.literal("copperhead.sync/1"),
   /** Nothing drifted and no requirement is violated. */
-  ok: boolean;
-  drift: SyncItem[];
-  violations: SyncItem[];
+  ok: v.boolean(),
+  drift: v.array(SyncItemSchema),
+  violations: v.array(SyncItemSchema),
   /**
    * Requirement violations need a person, and so does drift only a person may fix (a stale
    * mention inside a Requirements section): copperhead never resolves either.
    */
-  needsHuman: boolean;
-}
+  needsHuman: v.boolean(),
+});
+export type SyncReport = v.InferOutput<typeof SyncReportSchema>;
 
 export interface VerifyInputs {
   project: KicadProject;

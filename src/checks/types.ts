@@ -4,47 +4,59 @@
  * The report is a pure function of the repo state — no timestamps, durations or absolute
  * paths — so the same state always serialises to the same bytes, and a finding's `key` stays
  * stable when coordinates move, which lets `do` tell new findings from baseline ones.
+ *
+ * The parts that MCP results carry are valibot schemas (their types are inferred from them), so
+ * the MCP server's output schemas describe exactly these shapes.
  */
+import * as v from "valibot";
 
-export type Severity = "error" | "warning" | "info";
+const SEVERITIES = ["error", "warning", "info"] as const;
+export const SeveritySchema = v.picklist(SEVERITIES);
+export type Severity = v.InferOutput<typeof SeveritySchema>;
+
+/** A count for each severity. */
+export const SeverityCountsSchema = v.object({ error: v.number(), warning: v.number(), info: v.number() });
 
 /** Families in the order they run and are reported. */
 export const CHECK_IDS = ["erc", "drc", "parity", "routing", "drift", "requirements", "changes", "fab"] as const;
-export type CheckId = (typeof CHECK_IDS)[number];
+export const CheckIdSchema = v.picklist(CHECK_IDS);
+export type CheckId = v.InferOutput<typeof CheckIdSchema>;
 
-export interface FindingLocation {
+export const FindingLocationSchema = v.object({
   /** Repo-relative path, `/`-separated. */
-  file: string;
-  line?: number;
-  column?: number;
-  ref?: string;
-  pin?: string;
-  net?: string;
+  file: v.string(),
+  line: v.optional(v.number()),
+  column: v.optional(v.number()),
+  ref: v.optional(v.string()),
+  pin: v.optional(v.string()),
+  net: v.optional(v.string()),
   /** Human sheet path, e.g. `/` or `/Regulator/`. */
-  sheet?: string;
+  sheet: v.optional(v.string()),
   /** Board layer, e.g. `F.Cu`, for a board finding on one layer. */
-  layer?: string;
+  layer: v.optional(v.string()),
   /** Position in mm on the sheet or the board: for kicad-cli findings, the first item's. */
-  x?: number;
-  y?: number;
-}
+  x: v.optional(v.number()),
+  y: v.optional(v.number()),
+});
+export type FindingLocation = v.InferOutput<typeof FindingLocationSchema>;
 
 /** Where a finding stands against a baseline (`check --baseline`, the hook, `do`'s gate). */
-export type BaselineState = "new" | "unchanged" | "absent";
+const BASELINE_STATES = ["new", "unchanged", "absent"] as const;
+export type BaselineState = (typeof BASELINE_STATES)[number];
 
-export interface Finding {
-  check: CheckId;
+export const FindingSchema = v.object({
+  check: CheckIdSchema,
   /** Rule within the family, e.g. kicad-cli's violation type or a requirement id. */
-  rule: string;
-  severity: Severity;
-  message: string;
+  rule: v.string(),
+  severity: SeveritySchema,
+  message: v.string(),
   /**
    * Identity within a report, e.g. `erc:pin_not_connected:U1.5`; survives coordinate changes.
    * Violations that name the same objects are told apart by an occurrence suffix (`…#2`), which
    * keeps keys unique but is no identity across reports (see `checks/baseline.ts`).
    */
-  key: string;
-  location?: FindingLocation;
+  key: v.string(),
+  location: v.optional(FindingLocationSchema),
   /**
    * The uuids kicad-cli gives for the objects a finding is about, when every one of them is an
    * object of the design's files (KiCad makes up a uuid for one it cannot name, anew on every
@@ -52,14 +64,16 @@ export interface Finding {
    * pin KiCad reports it on). `checks/baseline.ts` matches findings to the baseline by them,
    * and tells a violation KiCad reports again, with another partner, from a new one.
    */
-  items?: string[];
+  items: v.optional(v.array(v.string())),
   /** The parts the finding's objects belong to (`C4`, `U1`), for a kicad-cli finding that names any. */
-  refs?: string[];
+  refs: v.optional(v.array(v.string())),
   /** Set only in a report checked against a baseline. */
-  baselineState?: BaselineState;
-}
+  baselineState: v.optional(v.picklist(BASELINE_STATES)),
+});
+export type Finding = v.InferOutput<typeof FindingSchema>;
 
-export type CheckStatus = "pass" | "fail" | "warn" | "skipped";
+export const CheckStatusSchema = v.picklist(["pass", "fail", "warn", "skipped"]);
+export type CheckStatus = v.InferOutput<typeof CheckStatusSchema>;
 
 export interface CheckResult {
   id: CheckId;
@@ -83,15 +97,16 @@ export interface CheckReport {
   baseline?: BaselineReport;
 }
 
-export interface BaselineReport {
+export const BaselineReportSchema = v.object({
   /** The ref as given (`HEAD`, `main`, `HEAD~1`, a hash). */
-  ref: string;
+  ref: v.string(),
   /** The commit it named. */
-  commit: string;
-  counts: Record<BaselineState, number>;
+  commit: v.string(),
+  counts: v.object({ new: v.number(), unchanged: v.number(), absent: v.number() }),
   /** Findings of the baseline that the checked state no longer has. */
-  absent: Finding[];
-}
+  absent: v.array(FindingSchema),
+});
+export type BaselineReport = v.InferOutput<typeof BaselineReportSchema>;
 
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 

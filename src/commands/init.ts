@@ -26,15 +26,16 @@
  * Idempotent: the output is a pure function of the design and the existing files (no dates),
  * so a second run reports every file `unchanged` and leaves `git status` clean.
  */
+import * as v from "valibot";
 import { loadDesign, repoPath, type Design } from "../design/design.ts";
 import { CONFIG_PATH, CONFIG_SCHEMA_PATH, discoverConfiguredProject, type Config } from "../config/config.ts";
 import { configJsonSchemaText } from "../config/schema.ts";
 import { checkProject } from "../checks/check.ts";
-import type { Severity } from "../checks/types.ts";
+import { SeverityCountsSchema } from "../checks/types.ts";
 import { asCopperheadError, CopperheadError } from "../errors.ts";
 import { installPreCommitHook } from "../repo/hooks.ts";
 import { withRepoLock } from "../repo/lock.ts";
-import { refusedWhenConfined, writeOwnedFile, type FileOutcome } from "../repo/owned-files.ts";
+import { FileOutcomeSchema, refusedWhenConfined, writeOwnedFile, type FileOutcome } from "../repo/owned-files.ts";
 import { locateRepo } from "../repo/project.ts";
 import { restoreInterruptedRuns } from "../repo/recovery.ts";
 import { readRepoDoc } from "../repo/repo-files.ts";
@@ -53,21 +54,23 @@ export interface InitOptions {
 
 export type { FileAction, FileOutcome } from "../repo/owned-files.ts";
 
-export interface InitResult {
-  schema: "copperhead.init/1";
+/** What `init` returns (`init --json`, the MCP result): its type, and the tool's `outputSchema`. */
+export const InitResultSchema = v.object({
+  schema: v.literal("copperhead.init/1"),
   /** Absolute path of the repository's root, where the files below are. */
-  root: string;
+  root: v.string(),
   /** Repo-relative folder init was run from, when not the root. */
-  from?: string;
+  from: v.optional(v.string()),
   /** Repo-relative path of the `.kicad_pro`. */
-  project: string;
-  files: FileOutcome[];
+  project: v.string(),
+  files: v.array(FileOutcomeSchema),
   /**
    * The design's findings when the hook was installed: what it and `do` will compare with, so
    * only findings new since then block. `error` says why the check could not run instead.
    */
-  baseline?: { counts: Record<Severity, number> } | { error: string };
-}
+  baseline: v.optional(v.union([v.object({ counts: SeverityCountsSchema }), v.object({ error: v.string() })])),
+});
+export type InitResult = v.InferOutput<typeof InitResultSchema>;
 
 const GITIGNORE_PATH = ".copperhead/.gitignore";
 const GITIGNORE_ENTRIES = ["runs/", "cache/", "lock", "lock.*"];

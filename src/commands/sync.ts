@@ -12,11 +12,12 @@
  *   the files are left for the user to stage and commit with their change, which the hook then
  *   checks. A gated run could not start there: it needs a clean tree to roll back to.
  */
+import * as v from "valibot";
 import type { ModelProvider } from "../agent/conversation.ts";
 import type { ProgressListener } from "../agent/progress.ts";
 import type { HostSampler } from "../agent/providers/host.ts";
 import { resolveProvider } from "../agent/providers/index.ts";
-import { resolvable, verifySync, type SyncItem, type SyncReport } from "../checks/sync-report.ts";
+import { resolvable, SyncReportSchema, verifySync, type SyncItem, type SyncReport } from "../checks/sync-report.ts";
 import { discoverConfiguredProject } from "../config/config.ts";
 import { CopperheadError } from "../errors.ts";
 import type { Config } from "../config/config.ts";
@@ -24,14 +25,15 @@ import { loadDesign } from "../design/design.ts";
 import { syncBoard } from "../kicad/board/sync/sync-board.ts";
 import { assertGitRepo, dirtyPaths } from "../repo/git.ts";
 import { withRepoLock } from "../repo/lock.ts";
-import { refusedWhenConfined, type FileOutcome } from "../repo/owned-files.ts";
+import { FileOutcomeSchema, refusedWhenConfined, type FileOutcome } from "../repo/owned-files.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { openRepo } from "../repo/recovery.ts";
 import { repoRelative } from "../repo/repo-path.ts";
 import { GENERATED_DOCS } from "../spec/generated-docs.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";
 import { createOnce, writeGenerated } from "./init.ts";
-import { runGatedChange, type RunSummary } from "../run/gated-run.ts";
+import { runGatedChange } from "../run/gated-run.ts";
+import { RunSummarySchema } from "../run/summary.ts";
 import { syncStrategy } from "../run/sync-strategy.ts";
 
 export type { SyncItem, SyncReport } from "../checks/sync-report.ts";
@@ -53,15 +55,18 @@ export interface SyncOptions {
   signal?: AbortSignal;
 }
 
-export interface SyncResult extends SyncReport {
+/** What `sync` returns (`sync --json`, the MCP result): its type, and the tool's `outputSchema`. */
+export const SyncResultSchema = v.object({
+  ...SyncReportSchema.entries,
   /** The gated run that resolved drift (with `resolve`), committed or rolled back. */
-  resolution?: RunSummary;
+  resolution: v.optional(RunSummarySchema),
   /**
    * What a resolve wrote in the working tree beside the user's uncommitted changes (drift code
    * alone resolves), for the user to stage and commit with them; the report above is of after.
    */
-  written?: FileOutcome[];
-}
+  written: v.optional(v.array(FileOutcomeSchema)),
+});
+export type SyncResult = v.InferOutput<typeof SyncResultSchema>;
 
 export async function runSync(options: SyncOptions = {}): Promise<SyncResult> {
   const { root: repoRoot, within } = await openRepo(options.repo);

@@ -10,94 +10,110 @@
  * part of that identity: a renamed net does not make every track and zone on it new (the pads
  * say that the net was renamed).
  */
+import * as v from "valibot";
 import { footprintToBoard, readNetRef, type Board, type Footprint } from "../kicad/board/model.ts";
 import { naturalCompare } from "../util/natural-compare.ts";
 import { child, children, childText, head, num, text, type SList } from "../kicad/sexpr/index.ts";
-import type { FieldChange, PinNet } from "./component-diff.ts";
-import { diffGroups, type GroupChange, type MemberMove } from "./groups.ts";
+import { FieldChangeSchema, PinNetSchema, type FieldChange, type PinNet } from "./component-diff.ts";
+import { diffGroups, GroupChangeSchema, MemberMoveSchema } from "./groups.ts";
 
-export interface FootprintPlacement {
-  x: number;
-  y: number;
-  angle: number;
+export const FootprintPlacementSchema = v.object({
+  x: v.number(),
+  y: v.number(),
+  angle: v.number(),
   /** `F.Cu` or `B.Cu`: the side it is mounted on. */
-  layer: string;
-}
+  layer: v.string(),
+});
+export type FootprintPlacement = v.InferOutput<typeof FootprintPlacementSchema>;
 
-export interface FootprintChange {
-  ref: string;
+export const FootprintChangeSchema = v.object({
+  ref: v.string(),
   /** `swapped`: another library footprint (with or without a move); `moved`: placement only. */
-  status: "added" | "removed" | "swapped" | "moved" | "changed";
+  status: v.picklist(["added", "removed", "swapped", "moved", "changed"]),
   /** Library footprint in the state that has it (after, for a change). */
-  libId: string;
-  value: string;
+  libId: v.string(),
+  value: v.string(),
   /** The library footprint before a swap. */
-  swappedFrom?: string;
+  swappedFrom: v.optional(v.string()),
   /** Before and after of a move. */
-  move?: { before: FootprintPlacement; after: FootprintPlacement };
+  move: v.optional(v.object({ before: FootprintPlacementSchema, after: FootprintPlacementSchema })),
   /** Fields (`Value`, …) and `attributes`, `locked`. */
-  changes: FieldChange[];
+  changes: v.array(FieldChangeSchema),
   /** Where an added or removed footprint sits. */
-  at?: FootprintPlacement;
+  at: v.optional(FootprintPlacementSchema),
   /** The nets an added footprint's pads are on, or a removed one's were. */
-  pads: PinNet[];
-}
+  pads: v.array(PinNetSchema),
+});
+export type FootprintChange = v.InferOutput<typeof FootprintChangeSchema>;
 
-export interface CopperItem {
-  status: "added" | "removed";
-  kind: "segment" | "arc" | "via";
+/**
+ * Millimetres, x then y. The length bound closes the tuple for validators that read 2020-12's
+ * `prefixItems`, and bounds it for those that know only draft-07 and skip that keyword.
+ */
+const XyMm = v.pipe(v.tuple([v.number(), v.number()]), v.length(2));
+
+export const CopperItemSchema = v.object({
+  status: v.picklist(["added", "removed"]),
+  kind: v.picklist(["segment", "arc", "via"]),
   /** Net name; `""` for an item on no net. */
-  net: string;
+  net: v.string(),
   /** The layer of a track, the layer pair of a via. */
-  layers: string[];
-  /** Millimetres: a track's start (and end), a via's position. */
-  start: [number, number];
-  end?: [number, number];
-  width: number;
-}
+  layers: v.array(v.string()),
+  /** A track's start (and end), a via's position. */
+  start: XyMm,
+  end: v.optional(XyMm),
+  width: v.number(),
+});
+export type CopperItem = v.InferOutput<typeof CopperItemSchema>;
 
-export interface ZoneItem {
-  status: "added" | "removed";
-  net: string;
-  layers: string[];
-  name: string;
+export const ZoneItemSchema = v.object({
+  status: v.picklist(["added", "removed"]),
+  net: v.string(),
+  layers: v.array(v.string()),
+  name: v.string(),
   /** A rule area (keepout) rather than a copper fill. */
-  ruleArea: boolean;
+  ruleArea: v.boolean(),
   /** Corners of the zone's outline. */
-  corners: number;
-}
+  corners: v.number(),
+});
+export type ZoneItem = v.InferOutput<typeof ZoneItemSchema>;
 
-export interface LayerChange {
-  status: "added" | "removed" | "changed";
+export const LayerChangeSchema = v.object({
+  status: v.picklist(["added", "removed", "changed"]),
   /** KiCad's canonical name, e.g. `In1.Cu`. */
-  layer: string;
+  layer: v.string(),
   /** `signal`, `power`, `user` … and the user-given name, as `type "name"`. */
-  before: string | null;
-  after: string | null;
-}
+  before: v.nullable(v.string()),
+  after: v.nullable(v.string()),
+});
+export type LayerChange = v.InferOutput<typeof LayerChangeSchema>;
 
-export interface OutlineChange {
-  /** Size of the Edge.Cuts bounding box, mm; null when the state has no outline. */
-  before: { width: number; height: number } | null;
-  after: { width: number; height: number } | null;
+/** Size of the Edge.Cuts bounding box, mm; null when the state has no outline. */
+const OutlineSize = v.nullable(v.object({ width: v.number(), height: v.number() }));
+
+export const OutlineChangeSchema = v.object({
+  before: OutlineSize,
+  after: OutlineSize,
   /** Edge.Cuts strokes that exist only after, only before. */
-  added: number;
-  removed: number;
-}
+  added: v.number(),
+  removed: v.number(),
+});
+export type OutlineChange = v.InferOutput<typeof OutlineChangeSchema>;
 
-export interface BoardDiff {
+export const BoardDiffSchema = v.object({
   /** `added`/`removed`: the project gained or lost its board. */
-  status: "added" | "removed" | "changed";
-  footprints: FootprintChange[];
+  status: v.picklist(["added", "removed", "changed"]),
+  footprints: v.array(FootprintChangeSchema),
   /** Nets as the pads carry them: added, removed, renamed. */
-  nets: GroupChange[];
+  nets: v.array(GroupChangeSchema),
   /** Pads whose net changed beyond a rename: `R5.2: VBUS → VBUS_PROT`. */
-  pads: MemberMove[];
-  tracks: CopperItem[];
-  zones: ZoneItem[];
-  layers: LayerChange[];
-  outline: OutlineChange | null;
-}
+  pads: v.array(MemberMoveSchema),
+  tracks: v.array(CopperItemSchema),
+  zones: v.array(ZoneItemSchema),
+  layers: v.array(LayerChangeSchema),
+  outline: v.nullable(OutlineChangeSchema),
+});
+export type BoardDiff = v.InferOutput<typeof BoardDiffSchema>;
 
 /**
  * Undefined when neither state has a board, or both hold the same file. A board file that

@@ -6,6 +6,7 @@
  * reviewer sees that a part was only tidied; whether the move changed connectivity is the
  * net diff's business, which looks at nets and nothing else.
  */
+import * as v from "valibot";
 import type { Component } from "../kicad/netlist/components.ts";
 import { naturalCompare } from "../util/natural-compare.ts";
 import type { Netlist } from "../kicad/netlist/netlist.ts";
@@ -13,51 +14,53 @@ import { IU_PER_MM } from "../kicad/schematic/geometry.ts";
 import { symbolInstance, type SchematicProject } from "../kicad/schematic/view.ts";
 import type { DesignState } from "./design-state.ts";
 
-export interface FieldChange {
+export const FieldChangeSchema = v.object({
   /**
    * A field name as KiCad shows it (`Value`, `MPN`), or an attribute: `lib_id`, `sheet`,
    * `in_bom`, `on_board`, `dnp`, `units` (units placed), `unit` (a placed symbol's unit).
    */
-  field: string;
+  field: v.string(),
   /** `null`: the field does not exist in that state. */
-  before: string | null;
-  after: string | null;
-}
+  before: v.nullable(v.string()),
+  after: v.nullable(v.string()),
+});
+export type FieldChange = v.InferOutput<typeof FieldChangeSchema>;
 
-export interface SymbolPlacement {
+export const SymbolPlacementSchema = v.object({
   /** Millimetres on the sheet, as the file writes them. */
-  x: number;
-  y: number;
-  angle: number;
-  mirror?: "x" | "y";
-}
+  x: v.number(),
+  y: v.number(),
+  angle: v.number(),
+  mirror: v.optional(v.picklist(["x", "y"])),
+});
+export type SymbolPlacement = v.InferOutput<typeof SymbolPlacementSchema>;
 
-export interface SymbolMove {
-  unit: number;
-  sheet: string;
-  before: SymbolPlacement;
-  after: SymbolPlacement;
-}
+export const SymbolMoveSchema = v.object({
+  unit: v.number(),
+  sheet: v.string(),
+  before: SymbolPlacementSchema,
+  after: SymbolPlacementSchema,
+});
+export type SymbolMove = v.InferOutput<typeof SymbolMoveSchema>;
 
-export interface PinNet {
-  pin: string;
-  net: string;
-}
+export const PinNetSchema = v.object({ pin: v.string(), net: v.string() });
+export type PinNet = v.InferOutput<typeof PinNetSchema>;
 
-export interface ComponentChange {
-  ref: string;
+export const ComponentChangeSchema = v.object({
+  ref: v.string(),
   /** `moved`: placement only; `changed`: anything else (with or without moves). */
-  status: "added" | "removed" | "changed" | "moved";
+  status: v.picklist(["added", "removed", "changed", "moved"]),
   /** Human sheet path of its first unit, in the state that has it (after, for a change). */
-  sheet: string;
-  value: string;
-  footprint: string;
-  libId: string;
-  changes: FieldChange[];
-  moves: SymbolMove[];
+  sheet: v.string(),
+  value: v.string(),
+  footprint: v.string(),
+  libId: v.string(),
+  changes: v.array(FieldChangeSchema),
+  moves: v.array(SymbolMoveSchema),
   /** The nets an added part's pins joined, or a removed part's pins left. */
-  pins: PinNet[];
-}
+  pins: v.array(PinNetSchema),
+});
+export type ComponentChange = v.InferOutput<typeof ComponentChangeSchema>;
 
 export function diffComponents(before: DesignState, after: DesignState): ComponentChange[] {
   const was = new Map(before.components.map((c) => [c.ref, c]));

@@ -7,12 +7,13 @@
  * order of references, nets and ids), and nothing depends on paths, times or the machine, so
  * the same two states give byte-identical JSON.
  */
+import * as v from "valibot";
 import { naturalCompare } from "../util/natural-compare.ts";
 import type { Netlist } from "../kicad/netlist/netlist.ts";
-import { diffBoards, type BoardDiff } from "./board-diff.ts";
-import { diffComponents, type ComponentChange } from "./component-diff.ts";
-import { diffBom, diffRequirements, type BomRowChange, type RequirementChange } from "./doc-diff.ts";
-import { diffGroups, type GroupChange, type MemberMove } from "./groups.ts";
+import { BoardDiffSchema, diffBoards } from "./board-diff.ts";
+import { ComponentChangeSchema, diffComponents } from "./component-diff.ts";
+import { BomRowChangeSchema, diffBom, diffRequirements, RequirementChangeSchema } from "./doc-diff.ts";
+import { diffGroups, GroupChangeSchema, MemberMoveSchema } from "./groups.ts";
 import type { DesignState } from "./design-state.ts";
 
 export type { BoardDiff, CopperItem, FootprintChange, LayerChange, OutlineChange, ZoneItem } from "./board-diff.ts";
@@ -22,32 +23,34 @@ export type { GroupChange, MemberMove } from "./groups.ts";
 
 export const DIFF_SCHEMA = "copperhead.diff/1";
 
-export interface SheetChange {
+export const SheetChangeSchema = v.object({
   /** Human sheet path: `/`, `/Regulator/`. */
-  path: string;
-  status: "added" | "removed" | "changed";
+  path: v.string(),
+  status: v.picklist(["added", "removed", "changed"]),
   /** Repo-relative file of the sheet, in the state that has it (after, for a change). */
-  file: string;
-}
+  file: v.string(),
+});
+export type SheetChange = v.InferOutput<typeof SheetChangeSchema>;
 
-export interface DesignDiff {
-  schema: typeof DIFF_SCHEMA;
+export const DesignDiffSchema = v.object({
+  schema: v.literal(DIFF_SCHEMA),
   /** True when nothing below changed. */
-  empty: boolean;
+  empty: v.boolean(),
   /** Sheets whose file differs, byte for byte (a tidy-up shows here and in moves, not in nets). */
-  sheets: SheetChange[];
-  components: ComponentChange[];
+  sheets: v.array(SheetChangeSchema),
+  components: v.array(ComponentChangeSchema),
   /** Schematic nets added, removed or renamed (a rename is a net whose pins stayed together). */
-  nets: GroupChange[];
+  nets: v.array(GroupChangeSchema),
   /** Pins of parts in both states that moved to another net: `R5.2: VBUS → VBUS_PROT`. */
-  pins: MemberMove[];
+  pins: v.array(MemberMoveSchema),
   /** Null when neither state has a board or both boards are the same. */
-  board: BoardDiff | null;
-  requirements: RequirementChange[];
-  bom: BomRowChange[];
+  board: v.nullable(BoardDiffSchema),
+  requirements: v.array(RequirementChangeSchema),
+  bom: v.array(BomRowChangeSchema),
   /** What could not be compared, and why (a broken BOM table). */
-  problems: string[];
-}
+  problems: v.array(v.string()),
+});
+export type DesignDiff = v.InferOutput<typeof DesignDiffSchema>;
 
 export function diffStates(before: DesignState, after: DesignState): DesignDiff {
   const nets = diffGroups(netGroups(before.netlist), netGroups(after.netlist));

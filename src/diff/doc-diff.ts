@@ -2,29 +2,32 @@
  * The docs half of a diff: the requirements of SPEC.md (the section a reviewer must watch,
  * since its rules gate every change) by id, and the rows of the BOM table by reference.
  */
+import * as v from "valibot";
 import { naturalCompare } from "../util/natural-compare.ts";
 import type { BomRow, BomTable } from "../spec/bom.ts";
 import type { ParsedSpec } from "../spec/requirements.ts";
-import type { FieldChange } from "./component-diff.ts";
+import { FieldChangeSchema, type FieldChange } from "./component-diff.ts";
 
-export interface RequirementChange {
-  id: string;
-  status: "added" | "removed" | "changed";
+export const RequirementChangeSchema = v.object({
+  id: v.string(),
+  status: v.picklist(["added", "removed", "changed"]),
   /** The requirement's prose in the state that has it (after, for a change). */
-  text: string;
+  text: v.string(),
   /** A changed requirement's prose before, when it changed. */
-  textBefore?: string;
+  textBefore: v.optional(v.string()),
   /** `check:` rules (canonical text) only after, only before; all of them for added/removed. */
-  checksAdded: string[];
-  checksRemoved: string[];
-}
+  checksAdded: v.array(v.string()),
+  checksRemoved: v.array(v.string()),
+});
+export type RequirementChange = v.InferOutput<typeof RequirementChangeSchema>;
 
-export interface BomRowChange {
-  ref: string;
-  status: "added" | "removed" | "changed";
+export const BomRowChangeSchema = v.object({
+  ref: v.string(),
+  status: v.picklist(["added", "removed", "changed"]),
   /** Cells by column (`Value`, `Footprint`, `MPN`, and the human columns) that differ. */
-  changes: FieldChange[];
-}
+  changes: v.array(FieldChangeSchema),
+});
+export type BomRowChange = v.InferOutput<typeof BomRowChangeSchema>;
 
 export function diffRequirements(before: ParsedSpec | undefined, after: ParsedSpec | undefined): RequirementChange[] {
   const byId = (spec: ParsedSpec | undefined) => new Map((spec?.requirements ?? []).map((r) => [r.id, r]));

@@ -9,26 +9,25 @@
  * a rename, not a removed and an added net. Since each member belongs to one group per state,
  * a group can be renamed to at most one other.
  */
+import * as v from "valibot";
 import { naturalCompare } from "../util/natural-compare.ts";
 
 /** Group name → its members, in one state. */
 export type Groups = ReadonlyMap<string, readonly string[]>;
 
-export interface GroupChange {
-  status: "added" | "removed" | "renamed";
+export const GroupChangeSchema = v.object({
+  status: v.picklist(["added", "removed", "renamed"]),
   /** The name in the state that has it: after for added and renamed, before for removed. */
-  name: string;
+  name: v.string(),
   /** The old name of a renamed group. */
-  before?: string;
+  before: v.optional(v.string()),
   /** Members of an added or removed group; the count of a renamed one's (in the after state). */
-  members: string[];
-}
+  members: v.array(v.string()),
+});
+export type GroupChange = v.InferOutput<typeof GroupChangeSchema>;
 
-export interface MemberMove {
-  member: string;
-  before: string;
-  after: string;
-}
+export const MemberMoveSchema = v.object({ member: v.string(), before: v.string(), after: v.string() });
+export type MemberMove = v.InferOutput<typeof MemberMoveSchema>;
 
 export interface GroupDiff {
   groups: GroupChange[];

@@ -9,8 +9,20 @@
  * Whatever is asked, the answer stays within `SUMMARY_BUDGET` characters and says where the
  * next page starts. The CLI's `check --json` keeps the full list.
  */
+import * as v from "valibot";
 import { countSeverities } from "../checks/result.ts";
-import type { BaselineReport, CheckId, CheckReport, CheckStatus, Finding, Severity } from "../checks/types.ts";
+import {
+  BaselineReportSchema,
+  CheckIdSchema,
+  CheckStatusSchema,
+  FindingSchema,
+  SeverityCountsSchema,
+  SeveritySchema,
+  type CheckId,
+  type CheckReport,
+  type Finding,
+  type Severity,
+} from "../checks/types.ts";
 
 /** Findings per rule in the default answer (the text format's count too). */
 export const PER_RULE = 3;
@@ -37,37 +49,51 @@ export interface CheckSelection {
   offset?: number;
 }
 
-export interface RuleCount {
-  rule: string;
-  severity: Severity;
-  count: number;
+export const RuleCountSchema = v.object({
+  rule: v.string(),
+  severity: SeveritySchema,
+  count: v.number(),
   /** How many are new, in a report checked against a baseline. */
-  new?: number;
-}
+  new: v.optional(v.number()),
+});
+export type RuleCount = v.InferOutput<typeof RuleCountSchema>;
 
-export interface CheckSummary {
-  schema: "copperhead.check-summary/1";
-  ok: boolean;
-  project: string;
-  kicad: { version: string } | null;
-  strict: boolean;
-  fab: boolean;
-  counts: Record<Severity, number>;
-  checks: Array<{ id: CheckId; status: CheckStatus; summary: string; counts: Record<Severity, number>; rules: RuleCount[]; otherRules?: number }>;
-  baseline?: Omit<BaselineReport, "absent"> & { absent: Finding[] };
+/** The answer's type, and the `outputSchema` the MCP server advertises for it. */
+export const CheckSummarySchema = v.object({
+  schema: v.literal("copperhead.check-summary/1"),
+  ok: v.boolean(),
+  project: v.string(),
+  kicad: v.nullable(v.object({ version: v.string() })),
+  strict: v.boolean(),
+  fab: v.boolean(),
+  counts: SeverityCountsSchema,
+  checks: v.array(
+    v.object({
+      id: CheckIdSchema,
+      status: CheckStatusSchema,
+      summary: v.string(),
+      counts: SeverityCountsSchema,
+      rules: v.array(RuleCountSchema),
+      /** Rules left out of `rules`, the least frequent. */
+      otherRules: v.optional(v.number()),
+    }),
+  ),
+  /** The baseline's absent findings are the first few, without their uuids. */
+  baseline: v.optional(BaselineReportSchema),
   /** The findings asked for, in report order (new ones first in the default answer). */
-  findings: Finding[];
-  page: {
+  findings: v.array(FindingSchema),
+  page: v.object({
     /** "summary": new findings and the first few of each rule; "filter": every finding that matches. */
-    mode: "summary" | "filter";
+    mode: v.picklist(["summary", "filter"]),
     /** How many findings the answer's mode and filters select, over every page. */
-    selected: number;
-    offset: number;
-    returned: number;
+    selected: v.number(),
+    offset: v.number(),
+    returned: v.number(),
     /** The `offset` of the next page, when findings are left. */
-    next?: number;
-  };
-}
+    next: v.optional(v.number()),
+  }),
+});
+export type CheckSummary = v.InferOutput<typeof CheckSummarySchema>;
 
 export function summariseCheck(report: CheckReport, selection: CheckSelection = {}): CheckSummary {
   const filtered = [selection.onlyNew, selection.check, selection.rule, selection.severity, selection.limit, selection.offset].some((x) => x !== undefined);

@@ -13,7 +13,6 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import * as v from "valibot";
 import { describeProgress } from "../agent/progress.ts";
 import type { HostSampler } from "../agent/providers/host.ts";
 import { asCopperheadError, CopperheadError } from "../errors.ts";
@@ -22,7 +21,8 @@ import { redactDeep, redactedJson } from "../redact.ts";
 import { VERSION } from "../version.ts";
 import { CheckedStdioTransport } from "./stdio.ts";
 import { relayError } from "./relay.ts";
-import { jsonSchema, MCP_TOOLS } from "./tools.ts";
+import { checkArguments, toolJsonSchema } from "../util/tool-schema.ts";
+import { MCP_TOOLS } from "./tools.ts";
 
 /** tools/list: the four tools with their schemas, computed once. */
 const TOOL_LIST = {
@@ -30,8 +30,8 @@ const TOOL_LIST = {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: jsonSchema(tool.input) as { type: "object" },
-    outputSchema: jsonSchema(tool.output) as { type: "object" },
+    inputSchema: toolJsonSchema(tool.input, "input"),
+    outputSchema: toolJsonSchema(tool.output, "output"),
     annotations: { title: tool.title, ...tool.annotations },
   })),
 };
@@ -77,10 +77,9 @@ export function createMcpServer(repo: string): McpServerHandle {
         new CopperheadError("usage", `Unknown tool ${JSON.stringify(request.params.name)}.`, { fix: `Call one of ${MCP_TOOLS.map((t) => t.name).join(", ")}.` }),
       );
     }
-    const parsed = v.safeParse(tool.input, request.params.arguments ?? {});
-    if (!parsed.success) {
-      const problems = parsed.issues.map((i) => `${v.getDotPath(i) ?? "arguments"}: ${i.message}`);
-      return errorResult(new CopperheadError("usage", `Invalid arguments for ${tool.name}: ${problems.join("; ")}.`, { fix: "Send arguments that match the tool's input schema." }));
+    const parsed = checkArguments(tool.input, request.params.arguments);
+    if (!parsed.ok) {
+      return errorResult(new CopperheadError("usage", `Invalid arguments for ${tool.name}: ${parsed.problems.join("; ")}.`, { fix: "Send arguments that match the tool's input schema." }));
     }
     const token = request.params._meta?.progressToken;
     let step = 0;
@@ -105,7 +104,7 @@ export function createMcpServer(repo: string): McpServerHandle {
     };
     // Through an async function, so a handler that throws before its first await is a typed
     // error result like any other, not a protocol error.
-    const call = (async () => tool.run(parsed.output, { repo, signal: extra.signal, onProgress, host }))();
+    const call = (async () => tool.run(parsed.value, { repo, signal: extra.signal, onProgress, host }))();
     inFlight.add(call);
     try {
       const result = await call;
@@ -115,7 +114,7 @@ export function createMcpServer(repo: string): McpServerHandle {
           { type: "text", text: tool.relay(result) },
           { type: "text", text: redactedJson(result, { space: 2 }) },
         ],
-        structuredContent: result as Record<string, unknown>,
+        structuredContent: result,
       };
       // The SDK sends nothing for a request the client cancelled. A copperhead_do whose
       // cancellation came too late (git commit had started) committed anyway, and a client that

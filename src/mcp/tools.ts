@@ -3,18 +3,22 @@
  * CLI and returns the same object; there is no file tool, no raw KiCad tool and no step of the
  * loop exposed on its own, so whatever a host does it cannot get around the spec gate, the
  * verification gate or the rollback.
+ *
+ * Each tool is declared as the model's tools are (util/tool-schema.ts): its arguments and its
+ * result are valibot schemas, and the result schema is the one the command's result type is
+ * inferred from, so the `outputSchema` a host reads cannot drift from what the tool returns.
  */
-import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { ProgressListener } from "../agent/progress.ts";
 import type { HostSampler } from "../agent/providers/host.ts";
 import { runCheck } from "../commands/check.ts";
 import { MAX_REQUEST_BYTES, runDo } from "../commands/do.ts";
-import { runInit } from "../commands/init.ts";
-import { runSync } from "../commands/sync.ts";
+import { InitResultSchema, runInit } from "../commands/init.ts";
+import { runSync, SyncResultSchema } from "../commands/sync.ts";
 import { CopperheadError } from "../errors.ts";
-import { CHECK_IDS } from "../checks/types.ts";
-import { summariseCheck } from "./check-summary.ts";
+import { CHECK_IDS, SeveritySchema } from "../checks/types.ts";
+import { RunSummarySchema } from "../run/summary.ts";
+import { CheckSummarySchema, summariseCheck } from "./check-summary.ts";
 import { relayCheck, relayDo, relayInit, relaySync } from "./relay.ts";
 
 export interface ToolRunContext {
@@ -26,88 +30,34 @@ export interface ToolRunContext {
   host?: HostSampler;
 }
 
-export interface McpTool<S extends v.GenericSchema = v.GenericSchema, R extends object = object> {
+/** An object schema: what a tool takes, and what it returns as `structuredContent`. */
+type ObjectSchema = v.GenericSchema<Record<string, unknown>, Record<string, unknown>>;
+
+export interface McpTool<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> {
   name: string;
   title: string;
   description: string;
-  input: S;
-  /** Top-level shape of the result, for hosts that read structuredContent. */
-  output: v.GenericSchema;
+  input: I;
+  /** The result, whose type the handler returns: the tool's `outputSchema`. */
+  output: O;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
-  run(args: v.InferOutput<S>, ctx: ToolRunContext): Promise<R>;
+  run(args: v.InferOutput<I>, ctx: ToolRunContext): Promise<v.InferOutput<O>>;
   /** The relay block: what the result says, in a few plain sentences (relay.ts). */
-  relay(result: R): string;
+  relay(result: v.InferOutput<O>): string;
 }
 
-/** Types each tool's handler from its schema, then erases it for the registry (arguments are parsed by that schema before any handler runs). */
-function defineMcpTool<S extends v.GenericSchema, R extends object>(tool: McpTool<S, R>): McpTool {
+/**
+ * Types each tool's handler from its schemas, then erases them for the registry: arguments are
+ * parsed by the input schema before any handler runs, and the handler returns what the output
+ * schema describes.
+ */
+function defineMcpTool<I extends ObjectSchema, O extends ObjectSchema>(tool: McpTool<I, O>): McpTool {
   return tool as unknown as McpTool;
 }
 
 /** What every description ends with: which block of the result is which. */
 const BLOCKS =
   "The result has two text blocks: first a few plain sentences to relay to your user as they are, then the JSON (byte for byte what the CLI's --json prints; structuredContent holds the same object).";
-
-const FindingOut = v.looseObject({ check: v.string(), rule: v.string(), severity: v.string(), message: v.string(), key: v.string() });
-
-const Counts = v.looseObject({ error: v.number(), warning: v.number(), info: v.number() });
-
-const CheckSummaryOut = v.looseObject({
-  schema: v.literal("copperhead.check-summary/1"),
-  ok: v.boolean(),
-  project: v.string(),
-  kicad: v.nullable(v.looseObject({ version: v.string() })),
-  strict: v.boolean(),
-  fab: v.boolean(),
-  counts: Counts,
-  checks: v.array(
-    v.looseObject({
-      id: v.string(),
-      status: v.picklist(["pass", "fail", "warn", "skipped"]),
-      summary: v.string(),
-      counts: Counts,
-      rules: v.array(v.looseObject({ rule: v.string(), severity: v.string(), count: v.number(), new: v.optional(v.number()) })),
-      otherRules: v.optional(v.number()),
-    }),
-  ),
-  baseline: v.optional(
-    v.looseObject({
-      ref: v.string(),
-      commit: v.string(),
-      counts: v.looseObject({ new: v.number(), unchanged: v.number(), absent: v.number() }),
-      absent: v.array(FindingOut),
-    }),
-  ),
-  findings: v.array(FindingOut),
-  page: v.looseObject({ mode: v.picklist(["summary", "filter"]), selected: v.number(), offset: v.number(), returned: v.number(), next: v.optional(v.number()) }),
-});
-
-const DoSummaryOut = v.looseObject({
-  schema: v.literal("copperhead.do/1"),
-  status: v.picklist(["committed", "rolled_back", "refused", "proposed"]),
-  reason: v.optional(v.string()),
-  runId: v.string(),
-  commit: v.optional(v.string()),
-  filesTouched: v.array(v.string()),
-  verification: v.looseObject({ ok: v.nullable(v.boolean()), newFindings: v.array(FindingOut), repairCycles: v.number(), maxRepairCycles: v.number() }),
-  transcriptPath: v.string(),
-  summaryPath: v.string(),
-  diff: v.nullable(v.looseObject({ schema: v.literal("copperhead.diff/1"), empty: v.boolean() })),
-});
-
-const SyncReportOut = v.looseObject({
-  schema: v.literal("copperhead.sync/1"),
-  ok: v.boolean(),
-  drift: v.array(v.looseObject({ kind: v.string(), claim: v.string(), actual: v.string(), key: v.string(), resolution: v.string() })),
-  violations: v.array(v.looseObject({ kind: v.string(), claim: v.string(), actual: v.string(), key: v.string(), resolution: v.string() })),
-  needsHuman: v.boolean(),
-});
-
-const InitResultOut = v.looseObject({
-  schema: v.literal("copperhead.init/1"),
-  project: v.string(),
-  files: v.array(v.looseObject({ path: v.string(), action: v.picklist(["created", "unchanged", "updated", "refused", "skipped"]) })),
-});
 
 const KEYS =
   "Needs a model, chosen in the server's environment: COPPERHEAD_MODEL=host (this client's own model through sampling with tools; a client without it gets sampling_unsupported), COPPERHEAD_MODEL=claude-code or codex (the user's logged-in CLI), or a key (ANTHROPIC_API_KEY, OPENAI_API_KEY, or COPPERHEAD_BASE_URL for an OpenAI-compatible server); without one it returns the error missing_api_key and starts nothing.";
@@ -139,11 +89,11 @@ export const MCP_TOOLS = [
       only_new: v.optional(v.pipe(v.boolean(), v.description("List only findings new against baseline (which it needs)"))),
       check: v.optional(v.pipe(v.picklist(CHECK_IDS), v.description("List only this check's findings"))),
       rule: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200), v.description("List only this rule's findings (as in checks[].rules, e.g. pin_not_connected)"))),
-      severity: v.optional(v.pipe(v.picklist(["error", "warning", "info"]), v.description("List only findings of this severity"))),
+      severity: v.optional(v.pipe(SeveritySchema, v.description("List only findings of this severity"))),
       limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000), v.description("List at most this many findings (fewer when they would not fit the answer)"))),
       offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Skip this many of the selected findings: the previous answer's page.next"))),
     }),
-    output: CheckSummaryOut,
+    output: CheckSummarySchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async (args, ctx) => {
       if (args.only_new && args.baseline === undefined) {
@@ -177,7 +127,7 @@ export const MCP_TOOLS = [
       request: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(MAX_REQUEST_BYTES), v.description("The change, in words")),
       dry_run: v.optional(v.pipe(v.boolean(), v.description("Verify the change, keep diff.patch, then restore the tree: status proposed"))),
     }),
-    output: DoSummaryOut,
+    output: RunSummarySchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: (args, ctx) => runDo({ request: args.request, dryRun: args.dry_run, repo: ctx.repo, signal: ctx.signal, onProgress: ctx.onProgress, host: ctx.host }),
     relay: relayDo,
@@ -194,7 +144,7 @@ export const MCP_TOOLS = [
       BLOCKS,
     ].join(" "),
     input: v.strictObject({ resolve: v.optional(v.pipe(v.boolean(), v.description("Fix drift through the gated pipeline"))) }),
-    output: SyncReportOut,
+    output: SyncResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: (args, ctx) => runSync({ repo: ctx.repo, resolve: args.resolve, signal: ctx.signal, onProgress: ctx.onProgress, host: ctx.host }),
     relay: relaySync,
@@ -205,14 +155,9 @@ export const MCP_TOOLS = [
     description:
       "Write .copperhead/config.json, docs/SPEC.md (with requirement rules suggested from the design), docs/BOM.md, DECISIONS.md, CHANGELOG.md and the pre-commit hook. Idempotent: each file reports created, unchanged, updated or refused; hand-edited generated regions and foreign hooks are never overwritten (force overwrites generated regions only). No network, no key needed. " + BLOCKS,
     input: v.strictObject({ force: v.optional(v.pipe(v.boolean(), v.description("Regenerate hand-edited generated regions"))) }),
-    output: InitResultOut,
+    output: InitResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: (args, ctx) => runInit({ repo: ctx.repo, force: args.force }),
     relay: relayInit,
   }),
 ];
-
-export function jsonSchema(schema: v.GenericSchema): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = toJsonSchema(schema, { errorMode: "ignore" }) as Record<string, unknown>;
-  return rest;
-}

@@ -8,21 +8,24 @@
  */
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
+import * as v from "valibot";
 import { CopperheadError } from "../errors.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { READ_LIMITS, readRepoDoc, readRepoTextIfPresent } from "./repo-files.ts";
 import { resolveRepoPath } from "./repo-path.ts";
 
 /** `skipped`: nothing to do by design (no git repo, `--no-hooks`); `refused`: a human must act. */
-export type FileAction = "created" | "unchanged" | "updated" | "refused" | "skipped";
+const FileActionSchema = v.picklist(["created", "unchanged", "updated", "refused", "skipped"]);
+export type FileAction = v.InferOutput<typeof FileActionSchema>;
 
-export interface FileOutcome {
+export const FileOutcomeSchema = v.object({
   /** Repo-relative, `/`-separated. */
-  path: string;
-  action: FileAction;
+  path: v.string(),
+  action: FileActionSchema,
   /** Why a file was refused or skipped, and what to do about it. */
-  reason?: string;
-}
+  reason: v.optional(v.string()),
+});
+export type FileOutcome = v.InferOutput<typeof FileOutcomeSchema>;
 
 /**
  * Writes `content` to the repo file `path` unless it already holds exactly that (and, with

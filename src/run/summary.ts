@@ -2,71 +2,86 @@
  * What a gated run returns (`do --json`, the MCP result, `sync --resolve`'s resolution) and the
  * record a person opens first, `.copperhead/runs/<run-id>/summary.md`.
  */
+import * as v from "valibot";
 import { describeLocation } from "../checks/location.ts";
-import type { Finding } from "../checks/types.ts";
-import type { UsageTotals } from "../agent/conversation.ts";
-import type { DesignDiff } from "../diff/diff.ts";
+import { FindingSchema, type Finding } from "../checks/types.ts";
+import { UsageTotalsSchema, type UsageTotals } from "../agent/conversation.ts";
+import { DesignDiffSchema } from "../diff/diff.ts";
 import { diffMarkdown } from "../diff/format.ts";
-import { describeAmendment, type Amendment, type Approval } from "../spec/proposal.ts";
+import { AmendmentSchema, ApprovalSchema, describeAmendment } from "../spec/proposal.ts";
 import { redactDeep, redactSecrets } from "../redact.ts";
 import { oneLine } from "../util/trim.ts";
 import { shown } from "../visible.ts";
 
-export type RunStatus = "committed" | "rolled_back" | "refused" | "proposed";
-export type RunReason =
-  | "dirty_tree"
-  /** The model declined the request (its `refuse` tool), before or after approval. */
-  | "refused"
-  | "requirement_change"
-  | "needs_input"
-  | "not_approved"
-  | "verification_failed"
-  | "turn_budget_exhausted"
-  | "provider_error"
-  | "cancelled"
-  | "commit_failed"
-  | "stalled"
-  | "abandoned"
-  | "internal_error";
+const RunStatusSchema = v.picklist(["committed", "rolled_back", "refused", "proposed"]);
+export type RunStatus = v.InferOutput<typeof RunStatusSchema>;
 
-export interface RunSummary {
-  schema: "copperhead.do/1";
-  status: RunStatus;
-  reason?: RunReason;
+const RunReasonSchema = v.picklist([
+  "dirty_tree",
+  // The model declined the request (its `refuse` tool), before or after approval.
+  "refused",
+  "requirement_change",
+  "needs_input",
+  "not_approved",
+  "verification_failed",
+  "turn_budget_exhausted",
+  "provider_error",
+  "cancelled",
+  "commit_failed",
+  "stalled",
+  "abandoned",
+  "internal_error",
+]);
+export type RunReason = v.InferOutput<typeof RunReasonSchema>;
+
+/** The run's summary: its type, and the `outputSchema` of the MCP tool that returns it. */
+export const RunSummarySchema = v.object({
+  schema: v.literal("copperhead.do/1"),
+  status: RunStatusSchema,
+  reason: v.optional(RunReasonSchema),
   /** Why, in a sentence a person reads (the refusal, the failing findings, the error). */
-  detail?: string;
-  runId: string;
-  request: string;
-  approval: Approval | null;
-  dryRun: boolean;
-  commit?: string;
-  filesTouched: string[];
+  detail: v.optional(v.string()),
+  runId: v.string(),
+  request: v.string(),
+  approval: v.nullable(ApprovalSchema),
+  dryRun: v.boolean(),
+  commit: v.optional(v.string()),
+  filesTouched: v.array(v.string()),
   /** The proposal that gated the run; `amendments` are what the run added to it, in order. */
-  proposal?: { id: string; path: string; title: string; amendments?: Amendment[] };
+  proposal: v.optional(
+    v.object({ id: v.string(), path: v.string(), title: v.string(), amendments: v.optional(v.array(AmendmentSchema)) }),
+  ),
   /** `ok` is null while verification has not run (a refusal, or a run that ended before `finish`). */
-  verification: { ok: boolean | null; newFindings: Finding[]; checks: { id: string; status: string; summary: string }[]; repairCycles: number; maxRepairCycles: number };
-  transcriptPath: string;
-  summaryPath: string;
+  verification: v.object({
+    ok: v.nullable(v.boolean()),
+    newFindings: v.array(FindingSchema),
+    checks: v.array(v.object({ id: v.string(), status: v.string(), summary: v.string() })),
+    repairCycles: v.number(),
+    maxRepairCycles: v.number(),
+  }),
+  transcriptPath: v.string(),
+  summaryPath: v.string(),
   /** Model calls and tokens; the cache counts are the part of the input read from and written to the prompt cache. */
-  usage: UsageTotals;
+  usage: UsageTotalsSchema,
   /** Parts the run left for a person to place or route, each with the reason (see agent/gate.ts). */
-  layoutPending: { ref: string; reason: string }[];
+  layoutPending: v.array(v.object({ ref: v.string(), reason: v.string() })),
   /**
    * The Verification line of a verified change, as the commit and the CHANGELOG carry it: it
    * says in words how many connections were left for layout, and why.
    */
-  verificationLine?: string;
+  verificationLine: v.optional(v.string()),
   /** Before/after SVG renders of the schematic in the run directory (repo-relative). */
-  renders: string[];
+  renders: v.array(v.string()),
   /**
    * What the change did to the design — parts, nets, pins, board, requirements, BOM — from HEAD
    * to the tree as the verified run left it (`copperhead diff`'s result); null unless the change
    * verified (committed, or proposed by a dry run).
    */
-  diff: DesignDiff | null;
+  diff: v.nullable(DesignDiffSchema),
   /** Earlier runs that had crashed mid-edit and were restored before this one started. */
-  recovered: string[];
-}
+  recovered: v.array(v.string()),
+});
+export type RunSummary = v.InferOutput<typeof RunSummarySchema>;
 
 /** One line per finding, as the model reads it in a repair cycle and a person in summary.md. */
 export function describeFinding(f: Finding): string {

@@ -37,10 +37,12 @@
  *
  * `renderProposal` and `parseProposal` are inverses, so what `do` writes always validates.
  */
+import * as v from "valibot";
 import { oneLine } from "../util/trim.ts";
 
 export const APPROVALS = ["auto", "interactive"] as const;
-export type Approval = (typeof APPROVALS)[number];
+export const ApprovalSchema = v.picklist(APPROVALS);
+export type Approval = v.InferOutput<typeof ApprovalSchema>;
 
 export interface Proposal {
   id: string;
@@ -61,23 +63,25 @@ export interface Proposal {
 }
 
 /** The parts and nets a proposal names, as it wrote them. */
-export interface ProposalScope {
-  refs: string[];
-  nets: string[];
-  newRefs: string[];
-  newNets: string[];
-}
+export const ProposalScopeSchema = v.object({
+  refs: v.array(v.string()),
+  nets: v.array(v.string()),
+  newRefs: v.array(v.string()),
+  newNets: v.array(v.string()),
+});
+export type ProposalScope = v.InferOutput<typeof ProposalScopeSchema>;
 
 /** A widening of the approved proposal during the run: more names, and why. */
-export interface Amendment {
-  why: string;
+export const AmendmentSchema = v.object({
+  why: v.string(),
   /** Planned changes it adds (may be none). */
-  changes: string[];
+  changes: v.array(v.string()),
   /** Further requirement ids involved. */
-  requirements: string[];
+  requirements: v.array(v.string()),
   /** The names it adds. */
-  scope: ProposalScope;
-}
+  scope: ProposalScopeSchema,
+});
+export type Amendment = v.InferOutput<typeof AmendmentSchema>;
 
 export interface ProposalProblem {
   line: number;

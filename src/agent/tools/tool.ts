@@ -1,13 +1,13 @@
 /**
  * The agent's tools: each has a valibot schema (which also gives the JSON Schema the model
- * sees), the phase family that unlocks it, and a handler. Arguments are validated before a
- * handler runs, and a tool called outside its phase is refused — in both cases the model gets
- * a tool error and nothing is written.
+ * sees, made by util/tool-schema.ts as the MCP tools' are), the phase family that unlocks it,
+ * and a handler. Arguments are validated before a handler runs, and a tool called outside its
+ * phase is refused — in both cases the model gets a tool error and nothing is written.
  */
-import { toJsonSchema } from "@valibot/to-json-schema";
-import * as v from "valibot";
+import type * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
 import { containsSecret } from "../../redact.ts";
+import { checkArguments, toolJsonSchema } from "../../util/tool-schema.ts";
 import type { ToolImage, ToolSpec } from "../conversation.ts";
 
 /**
@@ -66,10 +66,7 @@ export function toolCall<T>(fn: () => T): T {
 }
 
 export function toolSpec(tool: Tool<unknown>): ToolSpec {
-  // JSON Schema 2020-12, the dialect of MCP tool schemas and the Messages API: a tuple is
-  // `prefixItems`. Claude Code drops a tool whose schema uses draft-07's array-form `items`.
-  const { $schema: _ignored, ...schema } = toJsonSchema(tool.schema, { errorMode: "ignore", target: "draft-2020-12" }) as Record<string, unknown>;
-  return { name: tool.name, description: tool.description, inputSchema: schema };
+  return { name: tool.name, description: tool.description, inputSchema: toolJsonSchema(tool.schema, "input") };
 }
 
 /** Whether `input` holds a secret where `tool` must refuse it rather than redact it (see `prose`). */
@@ -93,11 +90,7 @@ export function parseArgs<S extends v.GenericSchema>(tool: Tool<unknown, S>, inp
   if (input && typeof input === "object" && "__invalid_arguments" in input) {
     throw new ToolError(`invalid arguments for ${tool.name}: ${String((input as { __invalid_arguments: unknown }).__invalid_arguments)}`);
   }
-  const result = v.safeParse(tool.schema, input ?? {});
-  if (result.success) return result.output;
-  const problems = result.issues.map((issue) => {
-    const path = v.getDotPath(issue);
-    return path ? `${path}: ${issue.message}` : issue.message;
-  });
-  throw new ToolError(`invalid arguments for ${tool.name}: ${problems.join("; ")}`);
+  const checked = checkArguments(tool.schema, input);
+  if (checked.ok) return checked.value;
+  throw new ToolError(`invalid arguments for ${tool.name}: ${checked.problems.join("; ")}`);
 }
