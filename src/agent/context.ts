@@ -7,9 +7,11 @@
  * journal), and the read tools read the same trees, whose views follow every edit, so nothing
  * is loaded again after an edit.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { ruleFiles, sameBytes, unchangedItems, type Unchanged } from "../checks/baseline.ts";
 import type { Design } from "../design/design.ts";
 import { BoardEditor } from "../kicad/board/editor.ts";
-import type { Board } from "../kicad/board/view.ts";
+import { Board } from "../kicad/board/view.ts";
 import { listComponents } from "../kicad/netlist/components.ts";
 import type { CheckReport } from "../checks/types.ts";
 import type { ProposalNames } from "../kicad/proposal-scope.ts";
@@ -57,7 +59,7 @@ export interface RunContext {
   /**
    * Parts left for a person, by reference, with the reason: footprints staged beside the outline
    * (no room), and connections no rule-clean route was found for. Their new unconnected items
-   * do not fail the gate; the records say so (agent/gate.ts).
+   * do not fail the gate; the records say so (run/gate.ts).
    */
   layoutPending: Map<string, string>;
   /** Decisions recorded during the run, appended to DECISIONS.md by the gated run. */
@@ -133,6 +135,24 @@ export function forgetDesign(ctx: RunContext): void {
 
 function runDesign(ctx: RunContext): RunDesign {
   return (ctx.design ??= { editor: SchematicEditor.open(ctx.project.schematic, ctx.libraries, { within: ctx.repoRoot }) });
+}
+
+/**
+ * The board items the run left as they were, for telling a violation KiCad reports again from a
+ * new one (`checks/baseline.ts`): the board as the run started (the journal keeps it) against
+ * the board on disk.
+ */
+export function unchangedByRun(ctx: RunContext): Unchanged {
+  return unchangedItems(() => {
+    const file = ctx.project.board;
+    if (!file) return { sameRules: true };
+    const after = Board.load(file, { within: ctx.repoRoot });
+    const journal = ctx.journal;
+    if (!journal) return { before: after, after, sameRules: true };
+    const before = journal.bytesBefore(repoRelative(ctx.repoRoot, file));
+    const sameRules = ruleFiles(ctx.project.projectFile).every((rules) => sameBytes(journal.bytesBefore(repoRelative(ctx.repoRoot, rules)), existsSync(rules) ? readFileSync(rules) : undefined));
+    return { before: before && Board.parse(before, file), after, sameRules };
+  });
 }
 
 /** Reads a repo-relative doc (confined, capped, never a FIFO), or undefined when absent. */

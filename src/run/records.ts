@@ -4,8 +4,8 @@
  * committed run, newest first). What the model wrote is shown with its hidden characters
  * spelled out (visible.ts), like every record.
  */
-import { readRepoText, type RunContext } from "../agent/context.ts";
-import { unchangedByRun, verificationLine } from "../agent/gate.ts";
+import { readRepoText, unchangedByRun, type RunContext } from "../agent/context.ts";
+import { verificationLine } from "./gate.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";

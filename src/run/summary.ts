@@ -49,7 +49,7 @@ export interface RunSummary {
   summaryPath: string;
   /** Model calls and tokens; the cache counts are the part of the input read from and written to the prompt cache. */
   usage: UsageTotals;
-  /** Parts the run left for a person to place or route, each with the reason (see agent/gate.ts). */
+  /** Parts the run left for a person to place or route, each with the reason (see run/gate.ts). */
   layoutPending: { ref: string; reason: string }[];
   /**
    * The Verification line of a verified change, as the commit and the CHANGELOG carry it: it
