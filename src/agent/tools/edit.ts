@@ -6,11 +6,13 @@
  * proposal does not name them (scope.ts).
  */
 import * as v from "valibot";
+import { reportLayout } from "../../kicad/board/route/report.ts";
+import { assertCanRefill } from "../../kicad/board/zones/refill.ts";
 import type { SchematicEditor } from "../../kicad/schematic/edit/editor.ts";
 import { checkVisibleName } from "../../kicad/schematic/edit/lookup.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
 import { forgetDesign, runEditor, runJournal, saveBoard, type RunContext } from "../context.ts";
-import { assertCanRefill, boardEditorOf, reportLayout, routeTool, setBoardFlag, syncBoardTool } from "./board.ts";
+import { boardEditorOf, routeTool, setBoardFlag, syncBoardTool } from "./board.ts";
 import { docEditTool } from "./docs.ts";
 import { enforceScope, type Touches } from "./scope.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
@@ -216,7 +218,7 @@ export const editTools = [
       // still keeps it put. A refusal or a failed refill leaves the board as it was.
       const { spot, routing } = await editor.attempt(async () => {
         const { spot, vacated } = toolCall(() => editor.place(ref, move));
-        return { spot, routing: reportLayout(ctx, await editor.finish([ref], { vacated }), [ref]) };
+        return { spot, routing: reportLayout(ctx.layoutPending, await editor.finish([ref], { vacated }), [ref]) };
       });
       saveBoard(ctx);
       return {
