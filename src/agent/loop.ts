@@ -19,7 +19,7 @@ import { redactDeep } from "../redact.ts";
 import { exceedsNesting, MAX_NESTING } from "../util/nesting.ts";
 import { systemPrompt, approvedMessage, repairMessage, nudgeMessage } from "./prompt.ts";
 import type { SpecDecision, SpecOutcome } from "./tools/spec.ts";
-import { invalidArguments, parseArgs, refusesSecret, ToolError, toolSpec, WithImages, type Tool, type ToolFamily } from "./tools/tool.ts";
+import { invalidArguments, parseArgs, refusesSecret, ToolError, toolSpec, WithImages, type Tool, type ToolEffect } from "./tools/tool.ts";
 import type { Transcript } from "./transcript.ts";
 
 export type LoopEnd =
@@ -196,14 +196,14 @@ async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
     const result: ContentBlock = { type: "tool_result", toolUseId: call.id, content: outcome.content, ...(outcome.images ? { images: outcome.images } : {}), ...(outcome.isError ? { isError: true } : {}) };
     results.push(result);
     // The proposal (and each amendment) stays whole in the history, call and result.
-    if (PROPOSAL_TOOLS.has(call.name) && !outcome.isError) {
+    if (outcome.effect === "propose" && !outcome.isError) {
       history.keep(result);
       const sent = answer.content.find((b) => b.type === "tool_use" && b.id === call.id);
       if (sent) history.keep(sent);
     }
     talk.progress({ type: "tool", name: call.name, ok: !outcome.isError, message: outcome.isError ? firstLine(outcome.content) : "ok" });
     if (outcome.decision && !decision) decision = outcome.decision;
-    if (call.name === "finish" && !outcome.isError) finished = true;
+    if (outcome.effect === "finish" && !outcome.isError) finished = true;
   }
   const end = (decision && (await decide(talk, decision, results))) || (finished ? await verifyFinished(talk, results) : undefined);
   history.push({ role: "user", content: results });
@@ -256,10 +256,12 @@ async function verifyFinished(talk: Conversation, results: ContentBlock[]): Prom
   return undefined;
 }
 
-/** The calls that make or widen the proposal: what every later edit is checked against. */
-const PROPOSAL_TOOLS = new Set(["propose_change", "amend_proposal"]);
-
-const PHASE_FAMILIES: Record<"propose" | "edit", ToolFamily[]> = { propose: ["read", "spec", "exit"], edit: ["read", "edit", "exit"] };
+/**
+ * What each phase unlocks. A proposal is made before approval and widened after it: each
+ * `propose` tool refuses the phase it is not for, as `abandon` refuses a run with nothing
+ * approved to give up.
+ */
+const PHASE_EFFECTS: Record<"propose" | "edit", ToolEffect[]> = { propose: ["read", "propose", "exit"], edit: ["read", "propose", "edit", "exit", "finish"] };
 
 /**
  * Tool arguments nested deeper than any tool takes, or larger than the cap, are replaced before
@@ -288,8 +290,13 @@ interface ToolOutcome {
   isError: boolean;
   /** The tool error's kind, for the transcript. */
   code?: string;
+  /** The called tool's effect; none for a call to a tool that does not exist. */
+  effect?: ToolEffect;
   decision?: SpecDecision;
 }
+
+/** The effects whose result may carry the spec gate's decision or a way out (`SpecOutcome`). */
+const DECIDES: ToolEffect[] = ["propose", "exit"];
 
 /** Runs one tool call; every failure the model can act on becomes a tool error, not a crash. */
 async function callTool(options: LoopOptions, phase: "propose" | "edit", call: ToolUseBlock): Promise<ToolOutcome> {
@@ -299,7 +306,7 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
   let outcome: ToolOutcome;
   try {
     if (!tool) throw new ToolError(`there is no tool called ${call.name}`);
-    if (!PHASE_FAMILIES[phase].includes(tool.family)) {
+    if (!PHASE_EFFECTS[phase].includes(tool.effect)) {
       throw new ToolError(
         phase === "propose"
           ? `${call.name} is locked until a proposal is accepted and approved: call propose_change first`
@@ -317,8 +324,8 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
     const args = parseArgs(tool, redactDeep(call.input, transcript.redact));
     const answer = await tool.run(ctx, args);
     const result = answer instanceof WithImages ? answer.result : answer;
-    const decision = (result as SpecOutcome | undefined)?.specDecision;
-    outcome = { content: JSON.stringify(decision ? { accepted: decision.kind === "proposal" } : (result ?? { ok: true })), isError: false, decision };
+    const decision = DECIDES.includes(tool.effect) ? (result as SpecOutcome).specDecision : undefined;
+    outcome = { content: JSON.stringify(decision ? { accepted: decision.kind === "proposal" } : (result ?? { ok: true })), isError: false, effect: tool.effect, decision };
     if (answer instanceof WithImages && answer.images.length > 0) outcome.images = answer.images;
   } catch (err) {
     if (err instanceof ToolError) outcome = { content: err.message, isError: true, ...(err.code ? { code: err.code } : {}) };

@@ -49,7 +49,7 @@ async function driftBeforeRun(ctx: RunContext): Promise<Set<string>> {
 
 export const syncBoardTool = defineTool({
   name: "sync_board",
-  family: "edit",
+  effect: "edit",
   description:
     "Update the board from the schematic for what the approved proposal names: add, remove and re-footprint its parts, update values and pad nets. Drift elsewhere on the board is reported, not changed. attributes lists the DNP, exclude-from-BOM and exclude-from-board changes it pushed to the footprints, and those it left. New footprints go where their ratsnest is shortest near the footprint of the part they were placed beside (inside the outline, clear of courtyards, other nets' copper, holes, rule areas and the edge by the board's rules; a surface-mount passive may go on the back), or are staged below the outline with what blocked them when there is no room. Placed footprints are routed to the existing copper of their nets with tracks and vias that keep the board's rules, and the zones their copper touches are refilled by KiCad; a connection with no rule-clean path is left for layout with its reason (layoutPending).",
   schema: v.strictObject({}),
@@ -91,7 +91,7 @@ export function setBoardFlag(ctx: RunContext, ref: string, flag: string, on: boo
 
 export const routeTool = defineTool({
   name: "route",
-  family: "edit",
+  effect: "edit",
   description:
     "Route a footprint's pads that are not connected yet to the existing copper of their nets: tracks and vias that keep the board's rules (net class width and clearance, custom rules, via size), never moving or cutting existing copper; a pad inside a pour of its net connects through it. The zones the new copper touches are refilled by KiCad. A connection with no rule-clean path within 15 mm is left for layout with its reason. sync_board and place_footprint already route what they place.",
   schema: v.strictObject({ ref: v.pipe(v.string(), v.minLength(1)) }),

@@ -54,7 +54,7 @@ function editSchematic<T>(ctx: RunContext, tool: string, touches: Touches, opera
 export const editTools = [
   defineTool({
     name: "add_component",
-    family: "edit",
+    effect: "edit",
     description:
       "Add a part from the libraries or the design's own symbols (lib_id), or another one like an existing part (like: its symbol, footprint and fields), next to the part or net it belongs with (near; by default the part it shares the most connect nets with), on that part's sheet, in free space on the sheet's grid. With connect ({pin: net}) its pins are wired at once and it is turned so supply pins face up and ground pins down. Returns its reference, pins, position and the gap to what it was placed near." + CONFINED,
     schema: v.strictObject({
@@ -86,7 +86,7 @@ export const editTools = [
   }),
   defineTool({
     name: "move_symbol",
-    family: "edit",
+    effect: "edit",
     description:
       "Move a symbol on its sheet next to a part or net (near: the nearest free spot, as add_component finds one) or to at [x, y] mm (checked free), optionally turned (rotation). Wiring that serves only its pins moves along; pins wired into a larger net are reconnected to it by name at the new place." + CONFINED,
     schema: v.strictObject({
@@ -102,7 +102,7 @@ export const editTools = [
   }),
   defineTool({
     name: "remove_component",
-    family: "edit",
+    effect: "edit",
     description: "Remove a component (all units) and the wire stubs and labels that served only its pins." + CONFINED,
     schema: v.strictObject({ ref: name() }),
     run(ctx: RunContext, { ref }) {
@@ -112,7 +112,7 @@ export const editTools = [
   }),
   defineTool({
     name: "set_field",
-    family: "edit",
+    effect: "edit",
     description: "Set a field of a component: Value, Footprint, MPN, Datasheet or any other (added hidden when missing)." + CONFINED,
     schema: v.strictObject({ ref: name(), field: name(60), value: v.pipe(v.string(), v.maxLength(500)) }),
     run(ctx: RunContext, { ref, field, value }) {
@@ -125,7 +125,7 @@ export const editTools = [
   }),
   defineTool({
     name: "set_attribute",
-    family: "edit",
+    effect: "edit",
     description:
       "Set a component's attributes on every unit: dnp (do not populate), exclude_from_bom, exclude_from_board (sync_board then removes its footprint), exclude_from_sim; and on its board footprint, exclude_from_pos_files (left out of the pick-and-place file; KiCad keeps this one on the footprint only, so the part must be on the board). Omitted attributes keep their value." + CONFINED,
     schema: v.strictObject({
@@ -154,7 +154,7 @@ export const editTools = [
   }),
   defineTool({
     name: "connect",
-    family: "edit",
+    effect: "edit",
     description: "Connect a pin (by number or name) to a net by name, in the sheet's style: a short wire to a nearby pin or label of the net when the way is free, else a wire stub and label, or an upright power symbol for power nets." + CONFINED,
     schema: v.strictObject({ ref: name(), pin: name(), net: name(200) }),
     run(ctx: RunContext, { ref, pin, net }) {
@@ -164,7 +164,7 @@ export const editTools = [
   }),
   defineTool({
     name: "disconnect",
-    family: "edit",
+    effect: "edit",
     description: "Disconnect a pin from whatever it is wired to (only the segment that ends at the pin)." + CONFINED,
     schema: v.strictObject({ ref: name(), pin: name() }),
     run(ctx: RunContext, { ref, pin }) {
@@ -174,7 +174,7 @@ export const editTools = [
   }),
   defineTool({
     name: "rename_net",
-    family: "edit",
+    effect: "edit",
     description: "Rename a net by changing the labels or power symbols that name it." + CONFINED,
     schema: v.strictObject({ from: name(200), to: name(200) }),
     run(ctx: RunContext, { from, to }) {
@@ -185,7 +185,7 @@ export const editTools = [
   }),
   defineTool({
     name: "mark_no_connect",
-    family: "edit",
+    effect: "edit",
     description: "Mark a pin as intentionally unconnected (a no-connect flag)." + CONFINED,
     schema: v.strictObject({ ref: name(), pin: name() }),
     run(ctx: RunContext, { ref, pin }) {
@@ -197,7 +197,7 @@ export const editTools = [
   routeTool,
   defineTool({
     name: "place_footprint",
-    family: "edit",
+    effect: "edit",
     description:
       "Move a footprint that is not routed yet, or one this run placed and routed (its tracks and vias from this run are lifted and laid again): next to another part's footprint (near: the spot with the shortest ratsnest to its nets' copper, then nearest the part, on the board's grid) or to x, y (mm), optionally turned (rotation) or put on the other side (side: back flips it as KiCad does; a through-hole part changes side only when you ask). Checked against courtyards, other nets' pads, tracks and vias, holes, rule areas, the board edge and silkscreen with the board's own rules; zone fills are refilled afterwards and do not block. A refusal names what is in the way. Once placed it is routed and the zones it touches are refilled, as sync_board does; what cannot be routed stays layout pending with its reason." + CONFINED,
     schema: v.strictObject({
@@ -234,7 +234,7 @@ export const editTools = [
   }),
   defineTool({
     name: "record_decision",
-    family: "edit",
+    effect: "edit",
     prose: ["decision", "why"],
     description: "Record a design decision (what and why); it is appended to DECISIONS.md when the run commits.",
     schema: v.strictObject({ decision: name(300), why: name(1000) }),
@@ -246,7 +246,7 @@ export const editTools = [
   docEditTool,
   defineTool({
     name: "finish",
-    family: "edit",
+    effect: "finish",
     prose: ["summary"],
     description: "Declare the change complete. copperhead then runs the full check; new findings come back as a repair cycle.",
     schema: v.strictObject({ summary: name(4000) }),
