@@ -133,6 +133,16 @@ export function forgetDesign(ctx: RunContext): void {
   ctx.design = undefined;
 }
 
+/**
+ * Drops both of the run's editors, so the next tool reads the schematic and the board again: for
+ * when a tool failed in a way its editor's all-or-nothing cannot vouch for (a fault of
+ * copperhead's own). The board's record of the run's own copper goes with it.
+ */
+export function forgetEditors(ctx: RunContext): void {
+  forgetDesign(ctx);
+  ctx.boardEditor = undefined;
+}
+
 function runDesign(ctx: RunContext): RunDesign {
   return (ctx.design ??= { editor: SchematicEditor.open(ctx.project.schematic, ctx.libraries, { within: ctx.repoRoot }) });
 }

@@ -9,9 +9,10 @@
  * invalid arguments are refused before a handler runs, and only the spec gate's own decision
  * moves the conversation from proposing to editing.
  */
-import { asCopperheadError, CopperheadError } from "../errors.ts";
+import { asCopperheadError } from "../errors.ts";
+import { log } from "../log.ts";
 import type { Proposal } from "../spec/proposal.ts";
-import type { RunContext } from "./context.ts";
+import { forgetEditors, type RunContext } from "./context.ts";
 import { History, type ContextOptions } from "./history.ts";
 import { addUsage, emptyUsage, type ContentBlock, type Message, type ModelProvider, type ModelRequest, type ToolImage, type ToolUseBlock, type UsageTotals } from "./model.ts";
 import type { ProgressListener } from "./progress.ts";
@@ -140,13 +141,6 @@ async function converse(options: LoopOptions, usage: LoopResult["usage"]): Promi
     if (end) return { end, usage };
   }
 }
-
-/**
- * Errors a tool call ends the run with instead of telling the model: copperhead's own faults,
- * and a machine that cannot finish the edit (no KiCad Python to refill zones), which no model
- * can work around and a staged or unrouted part must not hide.
- */
-const ENDS_RUN = new Set<string>(["internal_error", "kicad_python_missing"]);
 
 /** One model call and the tool calls it makes; how the run ends, when this turn ends it. */
 async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
@@ -328,9 +322,7 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
     outcome = { content: JSON.stringify(decision ? { accepted: decision.kind === "proposal" } : (result ?? { ok: true })), isError: false, effect: tool.effect, decision };
     if (answer instanceof WithImages && answer.images.length > 0) outcome.images = answer.images;
   } catch (err) {
-    if (err instanceof ToolError) outcome = { content: err.message, isError: true, ...(err.code ? { code: err.code } : {}) };
-    else if (err instanceof CopperheadError && !ENDS_RUN.has(err.code)) outcome = { content: err.fix ? `${err.message} (${err.fix})` : err.message, isError: true };
-    else throw err;
+    outcome = failedCall(ctx, tool, err);
   }
   // The model reads it, the transcript records it, progress shows its first line.
   outcome.content = transcript.redact(outcome.content);
@@ -345,6 +337,33 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
   });
   return outcome;
 }
+
+/**
+ * What the model reads when a tool call failed; throws what ends the run instead. An error the
+ * model can act on comes back with its fix; one that ends the run (`CopperheadError.endsRun`)
+ * is thrown on. A fault of copperhead's own (an untyped exception, or `internal_error`) comes
+ * back too, as a tool error saying the run goes on, when the tool's effect lets the run recover:
+ * its edits were all or nothing (`SchematicEditor`, `BoardEditor`), and after an edit tool the
+ * run's editors are dropped so the next tool reads the files as they are. The fault is logged with its stack, for
+ * a bug report. A `propose` tool may have half-recorded an amendment: its fault ends the run.
+ */
+function failedCall(ctx: RunContext, tool: Tool<RunContext> | undefined, err: unknown): ToolOutcome {
+  if (err instanceof ToolError) return { content: err.message, isError: true, ...(err.code ? { code: err.code } : {}) };
+  const typed = asCopperheadError(err);
+  if (typed.endsRun) throw err;
+  if (typed.code !== "internal_error") return { content: typed.fix ? `${typed.message} (${typed.fix})` : typed.message, isError: true };
+  if (!tool || !RECOVERS.includes(tool.effect)) throw err;
+  log.error(`${tool.name} failed on a fault of copperhead's own; the run goes on without it. Please report this with the stack below.\n${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  if (tool.effect === "edit") forgetEditors(ctx);
+  return {
+    content: `${tool.name} failed on a fault of copperhead's own (${typed.message}), not on your arguments as such. Nothing it changed was kept, and the run goes on: try another way (other arguments, another tool), or abandon with the reason.`,
+    isError: true,
+    code: "internal_error",
+  };
+}
+
+/** The effects whose faults the run recovers from (see `failedCall`). */
+const RECOVERS: ToolEffect[] = ["read", "edit", "exit", "finish"];
 
 function firstLine(text: string): string {
   const line = text.split("\n")[0] ?? "";

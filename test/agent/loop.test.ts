@@ -1,19 +1,21 @@
 /**
  * The agent loop on a real project (usb-led after `copperhead init`), driven by scripted turns
  * through the replay provider: how it unlocks and handles a tool depends on the effect the tool
- * declares, never on its name or the shape of its result.
+ * declares, never on its name or the shape of its result; and a fault inside a tool reaches the
+ * model as a tool error, not the user as a crash.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import type { RunContext } from "../../src/agent/context.ts";
+import { currentDesign, type RunContext } from "../../src/agent/context.ts";
 import { runLoop, type LoopResult } from "../../src/agent/loop.ts";
 import { createReplayProvider } from "../../src/agent/providers/replay.ts";
 import { exitTools } from "../../src/agent/tools/exit.ts";
 import { readTools } from "../../src/agent/tools/read.ts";
 import { defineTool, type Tool } from "../../src/agent/tools/tool.ts";
 import { Transcript } from "../../src/agent/transcript.ts";
+import { CopperheadError } from "../../src/errors.ts";
 import type { Proposal } from "../../src/spec/proposal.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { copyRepo, initialisedRepo } from "../support/repos.ts";
@@ -110,5 +112,55 @@ describe("the loop reads a tool's effect", () => {
     expect(late.result.end).toMatchObject({ reason: "abandoned" });
     // An edit's secret fails the call; a way out's reason is redacted and the run ends as asked.
     expect((late.result.end as { detail: string }).detail).not.toContain("sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789");
+  });
+});
+
+describe("a fault inside a tool", () => {
+  /** A tool that fails the way a bug does: an untyped exception, not a typed error. */
+  const crashing = (effect: "edit" | "propose" | "read") =>
+    defineTool({
+      name: `crash_${effect}`,
+      effect,
+      description: "fails",
+      schema: v.strictObject({}),
+      run: (ctx: RunContext) => {
+        // A tool that read the design before it failed: its editor must not outlive the fault.
+        currentDesign(ctx);
+        return (undefined as unknown as { node: string }).node;
+      },
+    });
+
+  test("becomes a tool error the model reads, the editors are dropped, and the run goes on", async () => {
+    let ctxSeen: RunContext | undefined;
+    const run = await converse([[{ name: "crash_edit" }], [{ name: "refuse", input: { reason: "giving up" } }]], [crashing("edit"), ...exitTools] as Tool<RunContext>[], {
+      approved: true,
+      prepare: (ctx) => (ctxSeen = ctx),
+    });
+    const told = run.results.get("t1.1")!;
+    expect(told.isError).toBe(true);
+    expect(told.content).toStartWith("crash_edit failed on a fault of copperhead's own (undefined is not an object");
+    expect(told.content).toContain("the run goes on");
+    expect(ctxSeen!.design).toBeUndefined();
+    expect(run.result.end).toEqual({ kind: "refused", reason: "refused", detail: "giving up" });
+  });
+
+  test("of a read tool too; only a propose tool's fault, which may have half-recorded an amendment, ends the run", async () => {
+    const read = await converse([[{ name: "crash_read" }], [{ name: "refuse", input: { reason: "done" } }]], [crashing("read"), ...exitTools] as Tool<RunContext>[]);
+    expect(read.results.get("t1.1")!.isError).toBe(true);
+    expect(read.result.end.kind).toBe("refused");
+    await expect(converse([[{ name: "crash_propose" }]], [crashing("propose")] as Tool<RunContext>[])).rejects.toThrow("undefined is not an object");
+  });
+
+  test("a typed error that ends the run (no KiCad Python to refill zones) is not handed to the model", async () => {
+    const noPython = defineTool({
+      name: "refill",
+      effect: "edit",
+      description: "refills",
+      schema: v.strictObject({}),
+      run: () => {
+        throw new CopperheadError("kicad_python_missing", "KiCad's Python is not installed.");
+      },
+    });
+    await expect(converse([[{ name: "refill" }]], [noPython] as Tool<RunContext>[], { approved: true })).rejects.toThrow("KiCad's Python is not installed.");
   });
 });

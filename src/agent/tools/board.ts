@@ -10,7 +10,6 @@
 import { relative } from "node:path";
 import * as v from "valibot";
 import { loadDesign } from "../../design/design.ts";
-import { CopperheadError } from "../../errors.ts";
 import type { BoardEditor } from "../../kicad/board/editor.ts";
 import { reportLayout } from "../../kicad/board/route/report.ts";
 import { setFootprintFlags } from "../../kicad/board/sync/apply.ts";
@@ -54,20 +53,15 @@ export const syncBoardTool = defineTool({
     "Update the board from the schematic for what the approved proposal names: add, remove and re-footprint its parts, update values and pad nets. Drift elsewhere on the board is reported, not changed. attributes lists the DNP, exclude-from-BOM and exclude-from-board changes it pushed to the footprints, and those it left. New footprints go where their ratsnest is shortest near the footprint of the part they were placed beside (inside the outline, clear of courtyards, other nets' copper, holes, rule areas and the edge by the board's rules; a surface-mount passive may go on the back), or are staged below the outline with what blocked them when there is no room. Placed footprints are routed to the existing copper of their nets with tracks and vias that keep the board's rules, and the zones their copper touches are refilled by KiCad; a connection with no rule-clean path is left for layout with its reason (layoutPending).",
   schema: v.strictObject({}),
   async run(ctx: RunContext) {
-    try {
-      const scope = ctx.scope;
-      // A part the proposal names is one the user asked to change: its lock does not stop it.
-      const options = scope ? { filter: proposalFilter(scope, await driftBeforeRun(ctx), currentDesign(ctx).netlist), overrideLock: (ref: string) => namesPart(scope, ref) } : {};
-      const editor = runBoardEditor(ctx);
-      if (!editor) throw new ToolError("the project has no board to sync");
-      const { schematic, components, netlist } = currentDesign(ctx);
-      const plan = await updateBoardFromSchematic(editor, { schematic, components, netlist, libraries: ctx.libraries }, { ...options, anchors: ctx.placementAnchors, pending: ctx.layoutPending });
-      saveBoard(ctx);
-      return { ...summarizeSync(plan, [...ctx.layoutPending].map(([ref, reason]) => `${ref}: ${reason}`).sort(), scope?.refs), routing: plan.routing };
-    } catch (err) {
-      if (err instanceof CopperheadError && err.code !== "kicad_python_missing") throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
-      throw err;
-    }
+    const scope = ctx.scope;
+    // A part the proposal names is one the user asked to change: its lock does not stop it.
+    const options = scope ? { filter: proposalFilter(scope, await driftBeforeRun(ctx), currentDesign(ctx).netlist), overrideLock: (ref: string) => namesPart(scope, ref) } : {};
+    const editor = runBoardEditor(ctx);
+    if (!editor) throw new ToolError("the project has no board to sync");
+    const { schematic, components, netlist } = currentDesign(ctx);
+    const plan = await updateBoardFromSchematic(editor, { schematic, components, netlist, libraries: ctx.libraries }, { ...options, anchors: ctx.placementAnchors, pending: ctx.layoutPending });
+    saveBoard(ctx);
+    return { ...summarizeSync(plan, [...ctx.layoutPending].map(([ref, reason]) => `${ref}: ${reason}`).sort(), scope?.refs), routing: plan.routing };
   },
 });
 

@@ -62,12 +62,12 @@ export class ToolError extends Error {
   readonly code?: string;
 }
 
-/** Runs `fn`; a typed error (what the model can act on) becomes a tool error with its fix. */
+/** Runs `fn`; a typed error the model can act on becomes a tool error with its fix. */
 export function toolCall<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof CopperheadError) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
+    if (err instanceof CopperheadError && !err.endsRun) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
     throw err;
   }
 }
