@@ -11,7 +11,7 @@ import { assertCanRefill } from "../../kicad/board/zones/refill.ts";
 import type { SchematicEditor } from "../../kicad/schematic/edit/editor.ts";
 import { checkVisibleName } from "../../kicad/schematic/edit/lookup.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
-import { forgetDesign, runEditor, runJournal, saveBoard, type RunContext } from "../context.ts";
+import { forgetDesign, runBoardEditor, runEditor, runJournal, saveBoard, type RunContext } from "../context.ts";
 import { boardEditorOf, routeTool, setBoardFlag, syncBoardTool } from "./board.ts";
 import { docEditTool } from "./docs.ts";
 import { enforceScope, type Touches } from "./scope.ts";
@@ -73,11 +73,12 @@ export const editTools = [
       if (a.ref) checkVisibleName("reference", a.ref);
       // Its placement anchor (near) and the part it copies (like) are only read.
       const touches = { refs: a.ref ? [a.ref] : [], nets: Object.values(a.connect ?? {}) };
+      const reserved = runBoardEditor(ctx)?.board.footprints().map((f) => f.ref);
       const added = editSchematic(
         ctx,
         "add_component",
         touches,
-        (e) => e.addComponent({ libId: a.lib_id, like: a.like, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref, near: a.near, connect: a.connect, rotation: a.rotation }),
+        (e) => e.addComponent({ libId: a.lib_id, like: a.like, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref, near: a.near, connect: a.connect, rotation: a.rotation, reserved }),
         (result) => ({ refs: result.refs }),
       );
       if (added.near) (ctx.placementAnchors ??= new Map()).set(added.ref, added.near);

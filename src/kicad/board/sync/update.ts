@@ -47,8 +47,8 @@ export async function updateBoardFromSchematic(editor: BoardEditor, source: Omit
     if (!isEmptyPlan(plan)) {
       const placed = plan.added.filter((a) => !a.staged).map((a) => a.ref);
       if (placed.length > 0) await assertCanRefill(board);
-      editor.change((b) => applyBoardSync(b, plan, source.libraries));
-      const layout = await editor.finish(placed, { staged: plan.added.filter((a) => a.staged).map((a) => a.ref), obstacles: indexForRouting(obstacles, board, plan) });
+      const written = editor.change((b) => applyBoardSync(b, plan, source.libraries));
+      const layout = await editor.finish(placed, { staged: plan.added.filter((a) => a.staged).map((a) => a.ref), obstacles: indexForRouting(obstacles, written, plan) });
       routing = reportLayout(options.pending, layout, placed);
     }
     return { ...plan, routing };
