@@ -343,9 +343,10 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
  * model can act on comes back with its fix; one that ends the run (`CopperheadError.endsRun`)
  * is thrown on. A fault of copperhead's own (an untyped exception, or `internal_error`) comes
  * back too, as a tool error saying the run goes on, when the tool's effect lets the run recover:
- * its edits were all or nothing (`SchematicEditor`, `BoardEditor`), and after an edit tool the
- * run's editors are dropped so the next tool reads the files as they are. The fault is logged with its stack, for
- * a bug report. A `propose` tool may have half-recorded an amendment: its fault ends the run.
+ * an edit is all or nothing until it is written (`SchematicEditor`, `BoardEditor`), and after
+ * an edit tool the run's editors are dropped, so the next tool reads the files as they are. The
+ * fault is logged with its stack, for a bug report. A `propose` tool may have half-recorded an
+ * amendment: its fault ends the run.
  */
 function failedCall(ctx: RunContext, tool: Tool<RunContext> | undefined, err: unknown): ToolOutcome {
   if (err instanceof ToolError) return { content: err.message, isError: true, ...(err.code ? { code: err.code } : {}) };
@@ -356,7 +357,7 @@ function failedCall(ctx: RunContext, tool: Tool<RunContext> | undefined, err: un
   log.error(`${tool.name} failed on a fault of copperhead's own; the run goes on without it. Please report this with the stack below.\n${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   if (tool.effect === "edit") forgetEditors(ctx);
   return {
-    content: `${tool.name} failed on a fault of copperhead's own (${typed.message}), not on your arguments as such. Nothing it changed was kept, and the run goes on: try another way (other arguments, another tool), or abandon with the reason.`,
+    content: `${tool.name} failed on a fault of copperhead's own (${typed.message}), not on your arguments as such. The design is as its files say (an edit not yet written was dropped; read again what you need), and the run goes on: try another way (other arguments, another tool), or abandon with the reason.`,
     isError: true,
     code: "internal_error",
   };
