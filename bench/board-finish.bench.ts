@@ -82,8 +82,8 @@ export async function benchBoardFinish(): Promise<void> {
       const obstacles = new BoardObstacles(board, rules);
       const staged = placeAdditions(board, plan, libraries, () => ic.ref, rules, obstacles);
       if (staged.length > 0) throw new Error(`${name}: the capacitor was staged: ${staged[0]!.reason}`);
-      applyBoardSync(board, plan, libraries);
-      const done = await connectAdded(board, path, rules, ["C900"], { obstacles: indexForRouting(obstacles, board, plan) });
+      const written = applyBoardSync(board, plan, libraries);
+      const done = await connectAdded(board, path, rules, ["C900"], { obstacles: indexForRouting(obstacles, written, plan) });
       const { at, side } = plan.added[0]!;
       summary.added = `C900 next to ${ic.ref} at ${at.x}, ${at.y} on the ${side}: ${outcome(done)}`;
       return printSexprBytes(board.doc);

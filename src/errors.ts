@@ -58,6 +58,16 @@ export type ErrorCode =
   | "lock_refused"
   | "internal_error";
 
+/**
+ * Errors no model can work around, which end a gated run when a tool call hits them (rolled
+ * back), and which the command then fails with for the user to fix: a machine that cannot
+ * finish the edit (no KiCad Python to refill zones), which a staged or unrouted part must not
+ * hide. Every other error is the model's to read as a tool error, and the run goes on — a fault
+ * of copperhead's own (`internal_error`) included, when the tool's effect lets the run recover
+ * from it (agent/loop.ts).
+ */
+const ENDS_RUN: ReadonlySet<ErrorCode> = new Set(["kicad_python_missing"]);
+
 export interface ErrorDetails {
   /** One sentence telling the user how to fix it. */
   fix?: string;
@@ -80,6 +90,11 @@ export class CopperheadError extends Error {
 
   get fix(): string | undefined {
     return this.details.fix;
+  }
+
+  /** Whether a gated run ends when a tool call hits this error (see `ENDS_RUN`). */
+  get endsRun(): boolean {
+    return ENDS_RUN.has(this.code);
   }
 
   toJSON(): { error: { code: ErrorCode; message: string } & ErrorDetails } {

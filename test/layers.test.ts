@@ -115,6 +115,29 @@ function kicadEdges(graph: Map<string, string[]>): string[] {
   return wrong.sort();
 }
 
+/**
+ * What `run/` may take from `agent/`: the tools it hands the model and the loop that runs them,
+ * with the loop's own parts (the run's context, the model interface, the history's budget,
+ * progress events, the transcript). What judges a result (the gate) and what edits a design
+ * (the board services) belong to `run/` and `kicad/`, not to the model's side.
+ */
+const RUN_USES_OF_AGENT = ["agent/tools/", "agent/loop.ts", "agent/context.ts", "agent/conversation.ts", "agent/history.ts", "agent/progress.ts", "agent/transcript.ts"];
+
+/** Each import from `run/` into `agent/` beyond the tools and the loop, as a sentence. */
+function runIntoAgent(graph: Map<string, string[]>): string[] {
+  const wrong: string[] = [];
+  for (const [file, targets] of graph) {
+    if (layerOf(file) !== "run") continue;
+    for (const target of targets) {
+      const path = rel(target);
+      if (layerOf(target) === "agent" && !RUN_USES_OF_AGENT.some((allowed) => (allowed.endsWith("/") ? path.startsWith(allowed) : path === allowed))) {
+        wrong.push(`${rel(file)} imports ${path}, which is neither a tool nor the loop`);
+      }
+    }
+  }
+  return wrong.sort();
+}
+
 /** Strongly connected components with more than one file, or a file that imports itself (Tarjan). */
 function cycles(graph: Map<string, string[]>): string[][] {
   const index = new Map<string, number>();
@@ -194,6 +217,30 @@ describe("src/ layers", () => {
 
   test("inside kicad/, each document imports only the documents below it", () => {
     expect(kicadEdges(graph)).toEqual([]);
+  });
+
+  test("the run check finds a run/ module reaching into agent/ beyond the tools and the loop", () => {
+    const at = (file: string) => join(SRC, file);
+    const broken = new Map([[at("run/verify.ts"), [at("agent/prompt.ts"), at("agent/tools/read.ts"), at("agent/loop.ts")]]]);
+    expect(runIntoAgent(broken)).toEqual(["run/verify.ts imports agent/prompt.ts, which is neither a tool nor the loop"]);
+  });
+
+  test("run/ takes from agent/ only the tools and the loop", () => {
+    expect(runIntoAgent(graph)).toEqual([]);
+  });
+
+  test("the moved modules are where their layer says", () => {
+    // The gate judges a run's result (run/); the board services edit a board (kicad/board/).
+    for (const [file, layer] of [
+      ["run/gate.ts", "run"],
+      ["kicad/board/sync/update.ts", "kicad/board"],
+      ["kicad/board/route/layout-report.ts", "kicad/board"],
+      ["kicad/netlist/parts.ts", "kicad/netlist"],
+    ] as const) {
+      expect(existsSync(join(SRC, file))).toBe(true);
+      expect(layer.startsWith("kicad/") ? kicadUnitOf(join(SRC, file)) : layerOf(join(SRC, file))).toBe(layer);
+    }
+    expect(existsSync(join(SRC, "agent/gate.ts"))).toBe(false);
   });
 
   test("no module imports a layer above its own", () => {

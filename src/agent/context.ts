@@ -7,9 +7,12 @@
  * journal), and the read tools read the same trees, whose views follow every edit, so nothing
  * is loaded again after an edit.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { ruleFiles, unchangedItems, type Unchanged } from "../checks/baseline.ts";
+import { sameBytes } from "../kicad/sexpr/index.ts";
 import type { Design } from "../design/design.ts";
 import { BoardEditor } from "../kicad/board/editor.ts";
-import type { Board } from "../kicad/board/model.ts";
+import { Board } from "../kicad/board/model.ts";
 import { listComponents } from "../kicad/netlist/components.ts";
 import type { CheckReport } from "../checks/types.ts";
 import type { ProposalNames } from "../kicad/proposal-scope.ts";
@@ -56,7 +59,7 @@ export interface RunContext {
   /**
    * Parts left for a person, by reference, with the reason: footprints staged beside the outline
    * (no room), and connections no rule-clean route was found for. Their new unconnected items
-   * do not fail the gate; the records say so (agent/gate.ts).
+   * do not fail the gate; the records say so (run/gate.ts).
    */
   layoutPending: Map<string, string>;
   /** Decisions recorded during the run, appended to DECISIONS.md by the gated run. */
@@ -130,6 +133,35 @@ export function forgetDesign(ctx: RunContext): void {
   ctx.design = undefined;
 }
 
+/**
+ * Drops both of the run's editors, so the next tool reads the schematic and the board again: for
+ * when a tool failed in a way its editor's all-or-nothing cannot vouch for (a fault of
+ * copperhead's own). The board's record of the run's own copper goes with it.
+ */
+export function forgetEditors(ctx: RunContext): void {
+  forgetDesign(ctx);
+  ctx.boardEditor = undefined;
+}
+
 function runDesign(ctx: RunContext): RunDesign {
   return (ctx.design ??= { editor: SchematicEditor.open(ctx.project.schematic, ctx.libraries, { within: ctx.repoRoot }) });
 }
+
+/**
+ * The board items the run left as they were, for telling a violation KiCad reports again from a
+ * new one (`checks/baseline.ts`): the board as the run started (the journal keeps it) against
+ * the board on disk.
+ */
+export function unchangedByRun(ctx: RunContext): Unchanged {
+  return unchangedItems(() => {
+    const file = ctx.project.board;
+    if (!file) return { sameRules: true };
+    const after = Board.load(file, { within: ctx.repoRoot });
+    const journal = ctx.journal;
+    if (!journal) return { before: after, after, sameRules: true };
+    const before = journal.bytesBefore(repoRelative(ctx.repoRoot, file));
+    const sameRules = ruleFiles(ctx.project.projectFile).every((rules) => sameBytes(journal.bytesBefore(repoRelative(ctx.repoRoot, rules)), existsSync(rules) ? readFileSync(rules) : undefined));
+    return { before: before && Board.parse(before, file), after, sameRules };
+  });
+}
+

@@ -9,9 +9,10 @@
  * invalid arguments are refused before a handler runs, and only the spec gate's own decision
  * moves the conversation from proposing to editing.
  */
-import { asCopperheadError, CopperheadError } from "../errors.ts";
+import { asCopperheadError } from "../errors.ts";
+import { log } from "../log.ts";
 import type { Proposal } from "../spec/proposal.ts";
-import type { RunContext } from "./context.ts";
+import { forgetEditors, type RunContext } from "./context.ts";
 import { History, type ContextOptions } from "./history.ts";
 import { addUsage, emptyUsage, type ContentBlock, type Message, type ModelProvider, type ModelRequest, type ToolImage, type ToolUseBlock, type UsageTotals } from "./conversation.ts";
 import type { ProgressListener } from "./progress.ts";
@@ -19,7 +20,7 @@ import { redactDeep } from "../redact.ts";
 import { exceedsNesting, MAX_NESTING } from "../util/nesting.ts";
 import { systemPrompt, approvedMessage, repairMessage, nudgeMessage } from "./prompt.ts";
 import type { SpecDecision, SpecOutcome } from "./tools/spec.ts";
-import { invalidArguments, parseArgs, refusesSecret, ToolError, toolSpec, WithImages, type Tool, type ToolFamily } from "./tools/tool.ts";
+import { invalidArguments, parseArgs, refusesSecret, ToolError, toolSpec, WithImages, type Tool, type ToolEffect } from "./tools/tool.ts";
 import type { Transcript } from "./transcript.ts";
 
 export type LoopEnd =
@@ -141,13 +142,6 @@ async function converse(options: LoopOptions, usage: LoopResult["usage"]): Promi
   }
 }
 
-/**
- * Errors a tool call ends the run with instead of telling the model: copperhead's own faults,
- * and a machine that cannot finish the edit (no KiCad Python to refill zones), which no model
- * can work around and a staged or unrouted part must not hide.
- */
-const ENDS_RUN = new Set<string>(["internal_error", "kicad_python_missing"]);
-
 /** One model call and the tool calls it makes; how the run ends, when this turn ends it. */
 async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
   const { options, usage, history } = talk;
@@ -196,14 +190,14 @@ async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
     const result: ContentBlock = { type: "tool_result", toolUseId: call.id, content: outcome.content, ...(outcome.images ? { images: outcome.images } : {}), ...(outcome.isError ? { isError: true } : {}) };
     results.push(result);
     // The proposal (and each amendment) stays whole in the history, call and result.
-    if (PROPOSAL_TOOLS.has(call.name) && !outcome.isError) {
+    if (outcome.effect === "propose" && !outcome.isError) {
       history.keep(result);
       const sent = answer.content.find((b) => b.type === "tool_use" && b.id === call.id);
       if (sent) history.keep(sent);
     }
     talk.progress({ type: "tool", name: call.name, ok: !outcome.isError, message: outcome.isError ? firstLine(outcome.content) : "ok" });
     if (outcome.decision && !decision) decision = outcome.decision;
-    if (call.name === "finish" && !outcome.isError) finished = true;
+    if (outcome.effect === "finish" && !outcome.isError) finished = true;
   }
   const end = (decision && (await decide(talk, decision, results))) || (finished ? await verifyFinished(talk, results) : undefined);
   history.push({ role: "user", content: results });
@@ -256,10 +250,12 @@ async function verifyFinished(talk: Conversation, results: ContentBlock[]): Prom
   return undefined;
 }
 
-/** The calls that make or widen the proposal: what every later edit is checked against. */
-const PROPOSAL_TOOLS = new Set(["propose_change", "amend_proposal"]);
-
-const PHASE_FAMILIES: Record<"propose" | "edit", ToolFamily[]> = { propose: ["read", "spec", "exit"], edit: ["read", "edit", "exit"] };
+/**
+ * What each phase unlocks. A proposal is made before approval and widened after it: each
+ * `propose` tool refuses the phase it is not for, as `abandon` refuses a run with nothing
+ * approved to give up.
+ */
+const PHASE_EFFECTS: Record<"propose" | "edit", ToolEffect[]> = { propose: ["read", "propose", "exit"], edit: ["read", "propose", "edit", "exit", "finish"] };
 
 /**
  * Tool arguments nested deeper than any tool takes, or larger than the cap, are replaced before
@@ -288,8 +284,13 @@ interface ToolOutcome {
   isError: boolean;
   /** The tool error's kind, for the transcript. */
   code?: string;
+  /** The called tool's effect; none for a call to a tool that does not exist. */
+  effect?: ToolEffect;
   decision?: SpecDecision;
 }
+
+/** The effects whose result may carry the spec gate's decision or a way out (`SpecOutcome`). */
+const DECIDES: ToolEffect[] = ["propose", "exit"];
 
 /** Runs one tool call; every failure the model can act on becomes a tool error, not a crash. */
 async function callTool(options: LoopOptions, phase: "propose" | "edit", call: ToolUseBlock): Promise<ToolOutcome> {
@@ -299,7 +300,7 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
   let outcome: ToolOutcome;
   try {
     if (!tool) throw new ToolError(`there is no tool called ${call.name}`);
-    if (!PHASE_FAMILIES[phase].includes(tool.family)) {
+    if (!PHASE_EFFECTS[phase].includes(tool.effect)) {
       throw new ToolError(
         phase === "propose"
           ? `${call.name} is locked until a proposal is accepted and approved: call propose_change first`
@@ -317,13 +318,11 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
     const args = parseArgs(tool, redactDeep(call.input, transcript.redact));
     const answer = await tool.run(ctx, args);
     const result = answer instanceof WithImages ? answer.result : answer;
-    const decision = (result as SpecOutcome | undefined)?.specDecision;
-    outcome = { content: JSON.stringify(decision ? { accepted: decision.kind === "proposal" } : (result ?? { ok: true })), isError: false, decision };
+    const decision = DECIDES.includes(tool.effect) ? (result as SpecOutcome).specDecision : undefined;
+    outcome = { content: JSON.stringify(decision ? { accepted: decision.kind === "proposal" } : (result ?? { ok: true })), isError: false, effect: tool.effect, decision };
     if (answer instanceof WithImages && answer.images.length > 0) outcome.images = answer.images;
   } catch (err) {
-    if (err instanceof ToolError) outcome = { content: err.message, isError: true, ...(err.code ? { code: err.code } : {}) };
-    else if (err instanceof CopperheadError && !ENDS_RUN.has(err.code)) outcome = { content: err.fix ? `${err.message} (${err.fix})` : err.message, isError: true };
-    else throw err;
+    outcome = failedCall(ctx, tool, err);
   }
   // The model reads it, the transcript records it, progress shows its first line.
   outcome.content = transcript.redact(outcome.content);
@@ -338,6 +337,34 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
   });
   return outcome;
 }
+
+/**
+ * What the model reads when a tool call failed; throws what ends the run instead. An error the
+ * model can act on comes back with its fix; one that ends the run (`CopperheadError.endsRun`)
+ * is thrown on. A fault of copperhead's own (an untyped exception, or `internal_error`) comes
+ * back too, as a tool error saying the run goes on, when the tool's effect lets the run recover:
+ * an edit is all or nothing until it is written (`SchematicEditor`, `BoardEditor`), and after
+ * an edit tool the run's editors are dropped, so the next tool reads the files as they are. The
+ * fault is logged with its stack, for a bug report. A `propose` tool may have half-recorded an
+ * amendment: its fault ends the run.
+ */
+function failedCall(ctx: RunContext, tool: Tool<RunContext> | undefined, err: unknown): ToolOutcome {
+  if (err instanceof ToolError) return { content: err.message, isError: true, ...(err.code ? { code: err.code } : {}) };
+  const typed = asCopperheadError(err);
+  if (typed.endsRun) throw err;
+  if (typed.code !== "internal_error") return { content: typed.fix ? `${typed.message} (${typed.fix})` : typed.message, isError: true };
+  if (!tool || !RECOVERS.includes(tool.effect)) throw err;
+  log.error(`${tool.name} failed on a fault of copperhead's own; the run goes on without it. Please report this with the stack below.\n${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  if (tool.effect === "edit") forgetEditors(ctx);
+  return {
+    content: `${tool.name} failed on a fault of copperhead's own (${typed.message}), not on your arguments as such. The design is as its files say (an edit not yet written was dropped; read again what you need), and the run goes on: try another way (other arguments, another tool), or abandon with the reason.`,
+    isError: true,
+    code: "internal_error",
+  };
+}
+
+/** The effects whose faults the run recovers from (see `failedCall`). */
+const RECOVERS: ToolEffect[] = ["read", "edit", "exit", "finish"];
 
 function firstLine(text: string): string {
   const line = text.split("\n")[0] ?? "";

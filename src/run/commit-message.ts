@@ -3,8 +3,8 @@
  * run made to its proposal, the short form of what it did to the design, and trailers that lead
  * back to the proposal, the verification and the run's record.
  */
-import type { RunContext } from "../agent/context.ts";
-import { unchangedByRun, verificationLine } from "../agent/gate.ts";
+import { unchangedByRun, type RunContext } from "../agent/context.ts";
+import { verificationLine } from "./gate.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { diffShort } from "../diff/format.ts";
 import { describeAmendment, type Proposal } from "../spec/proposal.ts";

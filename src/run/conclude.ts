@@ -44,9 +44,9 @@ export async function abort(run: RunState, err: unknown): Promise<RunSummary> {
   const typed = asCopperheadError(err);
   run.transcript.append({ type: "error", where: "pipeline", code: typed.code, message: typed.message });
   const summary = await rollback(run, "internal_error", typed.message);
-  // A machine that cannot finish a board edit (no KiCad Python) is the user's to fix: the
-  // command fails with that error and its fix, like a baseline that could not run.
-  if (typed.code === "kicad_python_missing") throw typed;
+  // An error that ends a run (no KiCad Python to finish a board edit) is the user's to fix: the
+  // command fails with it and its fix, like a baseline that could not run.
+  if (typed.endsRun) throw typed;
   return summary;
 }
 

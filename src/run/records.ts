@@ -4,9 +4,9 @@
  * committed run, newest first). What the model wrote is shown with its hidden characters
  * spelled out (visible.ts), like every record.
  */
-import type { RunContext } from "../agent/context.ts";
+import { unchangedByRun, type RunContext } from "../agent/context.ts";
 import { readRepoDoc } from "../repo/repo-files.ts";
-import { unchangedByRun, verificationLine } from "../agent/gate.ts";
+import { verificationLine } from "./gate.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
 import { changelogTemplate, decisionsTemplate } from "../spec/templates.ts";

@@ -63,7 +63,7 @@ export const RunSummarySchema = v.object({
   summaryPath: v.string(),
   /** Model calls and tokens; the cache counts are the part of the input read from and written to the prompt cache. */
   usage: UsageTotalsSchema,
-  /** Parts the run left for a person to place or route, each with the reason (see agent/gate.ts). */
+  /** Parts the run left for a person to place or route, each with the reason (see run/gate.ts). */
   layoutPending: v.array(v.object({ ref: v.string(), reason: v.string() })),
   /**
    * The Verification line of a verified change, as the commit and the CHANGELOG carry it: it

@@ -5,15 +5,15 @@
  * unlocked.
  * Requirement violations are never resolved: they are left for a person.
  */
-import type { RunContext } from "../agent/context.ts";
+import { currentDesign, runBoardEditor, saveBoard, type RunContext } from "../agent/context.ts";
 import { readRepoDoc } from "../repo/repo-files.ts";
 import { docEditTool } from "../agent/tools/docs.ts";
-import { syncBoardFromSchematic } from "../agent/tools/board.ts";
 import { editTools } from "../agent/tools/edit.ts";
 import { exitTools } from "../agent/tools/exit.ts";
 import { readTools } from "../agent/tools/read.ts";
 import { viewTools } from "../agent/tools/view.ts";
 import type { Tool } from "../agent/tools/tool.ts";
+import { updateBoardFromSchematic } from "../kicad/board/sync/update.ts";
 import { resolvable, verifySync, type SyncItem, type SyncReport } from "../checks/sync-report.ts";
 import { insertChangelogEntries } from "../spec/changelog.ts";
 import { parseProposal } from "../spec/proposal.ts";
@@ -54,8 +54,12 @@ async function resolveByCode(ctx: RunContext, report: SyncReport): Promise<Prepa
   const resolving = report.drift.filter(resolvable);
   const kinds = new Set(resolving.map((d) => d.kind));
   const done: string[] = [];
-  if (kinds.has("board")) {
-    await syncBoardFromSchematic(ctx);
+  const board = kinds.has("board") ? runBoardEditor(ctx) : undefined;
+  if (board) {
+    // Every change the sync plans is applied: the run's proposal is copperhead's own, and names none.
+    const { schematic, components, netlist } = currentDesign(ctx);
+    await updateBoardFromSchematic(board, { schematic, components, netlist, libraries: ctx.libraries }, { anchors: ctx.placementAnchors, pending: ctx.layoutPending });
+    saveBoard(ctx);
     done.push("sync the board with the schematic");
   }
   regenerateDerivedDocs(ctx);

@@ -1,13 +1,13 @@
 /**
  * Verify: after the edits (each `finish`, and once for a run code resolved alone), derived docs
  * are regenerated and the full check runs against the baseline. The gate passes when nothing
- * got worse (see agent/gate.ts), the result carries out the approved proposal (`unmetPlan`) and
+ * got worse (see run/gate.ts), the result carries out the approved proposal (`unmetPlan`) and
  * the strategy has no objection; otherwise the new findings and unmet items are what the model
  * reads in its repair cycle.
  */
 import { join } from "node:path";
-import { currentDesign, type RunContext } from "../agent/context.ts";
-import { evaluateGate, unchangedByRun, unmetPlan } from "../agent/gate.ts";
+import { currentDesign, unchangedByRun, type RunContext } from "../agent/context.ts";
+import { evaluateGate, unmetPlan } from "./gate.ts";
 import type { VerifyOutcome } from "../agent/loop.ts";
 import { asCopperheadError } from "../errors.ts";
 import { regenerateDerivedDocs } from "./derived-docs.ts";

@@ -7,7 +7,7 @@
 import { beforeAll, afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { evaluateGate, verificationLine } from "../../src/agent/gate.ts";
+import { evaluateGate, verificationLine } from "../../src/run/gate.ts";
 import { compareWithBaseline, reportAgainstBaseline } from "../../src/checks/baseline.ts";
 import { checkDrc } from "../../src/checks/drc.ts";
 import { indexBoard } from "../../src/checks/kicad-items.ts";

@@ -203,14 +203,14 @@ describe("parts added together", () => {
     const obstacles = new BoardObstacles(board, rules);
     const shared = placeLedPair(board, libraries, rules, "+3V3", obstacles);
     const fresh = placeLedPair(twin, libraries, rules, "+3V3");
-    applyBoardSync(board, shared.plan, libraries);
-    applyBoardSync(twin, fresh.plan, libraries);
-    const index = indexForRouting(obstacles, board, shared.plan);
+    const written = applyBoardSync(board, shared.plan, libraries);
+    const twinWritten = applyBoardSync(twin, fresh.plan, libraries);
+    const index = indexForRouting(obstacles, written, shared.plan);
     expect(index).toBe(obstacles);
     const outcomes = (b: Board, o?: BoardObstacles) => JSON.stringify(routeFootprints(b, rules, ["D900", "R900"], o).map((r) => [r.connected, r.left]));
     expect(outcomes(board, index)).toBe(outcomes(twin));
     expect(Buffer.from(printSexprBytes(board.doc)).equals(Buffer.from(printSexprBytes(twin.doc)))).toBe(true);
     // A sync that also renames a net changes items the index read: the routing indexes afresh.
-    expect(indexForRouting(new BoardObstacles(twin, rules), twin, { ...fresh.plan, renets: [{ from: "GND", to: "GND2" }] })).toBeUndefined();
+    expect(indexForRouting(new BoardObstacles(twin, rules), twinWritten, { ...fresh.plan, renets: [{ from: "GND", to: "GND2" }] })).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import * as v from "valibot";
 import { toolSpec, type Tool } from "../../src/agent/tools/tool.ts";
 import { MCP_TOOLS } from "../../src/mcp/tools.ts";
-import { DO_TOOLS } from "../../src/run/do.ts";
+import { DO_TOOLS } from "../../src/run/do-strategy.ts";
 import { checkArguments, toolJsonSchema, type ToolJsonSchema } from "../../src/util/tool-schema.ts";
 
 // Strict, except for the lint on open tuples: a model tool's `[x, y]` takes (and ignores) more

@@ -1,4 +1,7 @@
 /**
+ * The board tools: `sync_board` (the board follows the schematic's edits) and `route`; the
+ * board edits themselves are `kicad/board/`'s, through the run's `BoardEditor`.
+ *
  * `sync_board`: the board follows the schematic's edits. Inside a `do` run it applies only what
  * the approved proposal covers (kicad/board/sync/sync-scope.ts): drift that was on the board before
  * the run is reported, never applied. The result is a short summary by kind — what changed,
@@ -7,99 +10,26 @@
 import { relative } from "node:path";
 import * as v from "valibot";
 import { loadDesign } from "../../design/design.ts";
-import { CopperheadError } from "../../errors.ts";
 import type { BoardEditor } from "../../kicad/board/editor.ts";
-import type { Board } from "../../kicad/board/model.ts";
-import { indexForRouting, placeAdditions } from "../../kicad/board/placement.ts";
-import { BoardObstacles } from "../../kicad/board/clearance/obstacles.ts";
+import { reportLayout } from "../../kicad/board/route/layout-report.ts";
 import { setFootprintFlags } from "../../kicad/board/sync/apply.ts";
-import type { AddedConnections } from "../../kicad/board/route/connect-added.ts";
-import { boardZones } from "../../kicad/board/zones/zones.ts";
-import { findKicadPython } from "../../kicad/cli/python.ts";
-import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan, type SkipReason } from "../../kicad/board/sync/sync-board.ts";
 import { driftKeys, proposalFilter } from "../../kicad/board/sync/sync-scope.ts";
-import { namesPart } from "../../kicad/proposal-scope.ts";
-import type { Netlist } from "../../kicad/netlist/netlist.ts";
-import { bestPartOn } from "../../kicad/schematic/edit/placement.ts";
+import { isEmptyPlan, type BoardSyncPlan, type SkipReason } from "../../kicad/board/sync/sync-board.ts";
+import { updateBoardFromSchematic } from "../../kicad/board/sync/update.ts";
+import { assertCanRefill } from "../../kicad/board/zones/refill.ts";
 import { boardDialect } from "../../kicad/format-versions.ts";
+import { namesPart } from "../../kicad/proposal-scope.ts";
 import { discoverProject } from "../../repo/project.ts";
 import { withSnapshot } from "../../repo/snapshot.ts";
 import { currentDesign, runBoardEditor, saveBoard, type RunContext } from "../context.ts";
 import { enforceScope } from "./scope.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
 
-/** Why a part is left for a person: no spot inside the outline. */
-const STAGED = "staged below the outline: no free spot inside it near its anchor";
-
-/**
- * Records in layoutPending what routing `refs` left and why (`BoardEditor.finish`); returns one
- * line per part for the model.
- */
-export function reportLayout(ctx: RunContext, layout: AddedConnections, refs: string[]): string[] {
-  for (const ref of refs) {
-    const left = layout.left.get(ref);
-    if (left) ctx.layoutPending.set(ref, left);
-    else ctx.layoutPending.delete(ref);
-  }
-  return layout.outcomes.map((o) => {
-    const done = o.connected.map((c) => `pad ${c.pad} (${c.net}) ${c.how === "routed" ? `routed, ${c.length} mm${c.vias ? `, ${c.vias} via(s)` : ""}${c.pour ? ` into the ${c.net} pour` : ""}` : c.how === "pour" ? "through the pour" : "already connected"}`);
-    const left = o.left.map((l) => `pad ${l.pad} (${l.net}) left for layout: ${l.reason}`);
-    return `${o.ref}: ${[...done, ...left].join("; ") || "nothing to connect"}`;
-  });
-}
-
 /** The run's board editor, or a tool error when the project has no board. */
 export function boardEditorOf(ctx: RunContext): BoardEditor {
   const editor = toolCall(() => runBoardEditor(ctx));
   if (!editor) throw new ToolError("the project has no board");
   return editor;
-}
-
-/** Refilling zones needs KiCad's Python: a board with pours fails before any edit without it. */
-export async function assertCanRefill(board: Board): Promise<void> {
-  if (boardZones(board.root).some((z) => z.filled && !z.ruleArea)) await findKicadPython();
-}
-
-/**
- * Updates the board from the schematic through the journal; new footprints are placed, routed
- * and their pours refilled, and what is left is remembered as layout work for a person, with
- * the reason. Without a filter every change is applied (`sync --resolve`). All or nothing: a
- * sync that fails midway leaves the board as it was.
- */
-export async function syncBoardFromSchematic(ctx: RunContext, options: Pick<BoardSyncOptions, "filter" | "overrideLock"> = {}): Promise<BoardSyncPlan & { routing: string[] }> {
-  const editor = runBoardEditor(ctx);
-  if (!editor) throw new ToolError("the project has no board to sync");
-  const design = currentDesign(ctx);
-  const result = await editor.attempt(async (board) => {
-    const plan = planBoardSync({ board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries }, options);
-    // A new footprint goes next to the part it was placed beside in the schematic (or shares the
-    // most nets with); where nothing fits, it stays staged beside the outline.
-    const anchorOf = (ref: string) => ctx.placementAnchors?.get(ref) ?? bestPartOn(design.netlist, nets(design.netlist, ref), (other) => other !== ref && !plan.added.some((a) => a.ref === other));
-    // Not the editor's index: the sync edits this tree after placing.
-    const obstacles = new BoardObstacles(board, editor.rules);
-    const staged = new Map(placeAdditions(board, plan, ctx.libraries, anchorOf, editor.rules, obstacles).map((s) => [s.ref, s.reason]));
-    for (const add of plan.added) {
-      add.staged = staged.has(add.ref);
-      add.stagedReason = staged.get(add.ref);
-    }
-    let routing: string[] = [];
-    if (!isEmptyPlan(plan)) {
-      const placed = plan.added.filter((a) => !a.staged).map((a) => a.ref);
-      if (placed.length > 0) await assertCanRefill(board);
-      editor.change((b) => applyBoardSync(b, plan, ctx.libraries));
-      const layout = await editor.connect(placed, { staged: plan.added.filter((a) => a.staged).map((a) => a.ref), obstacles: indexForRouting(obstacles, board, plan) });
-      routing = reportLayout(ctx, layout, placed);
-    }
-    return { ...plan, routing };
-  });
-  saveBoard(ctx);
-  for (const added of result.added) if (added.staged) ctx.layoutPending.set(added.ref, added.stagedReason ? `staged below the outline: ${added.stagedReason}` : STAGED);
-  return result;
-}
-
-/** The nets a part's pins are on. */
-function nets(netlist: Netlist, ref: string): string[] {
-  return netlist.nets.filter((n) => n.nodes.some((node) => node.ref === ref)).map((n) => n.name);
 }
 
 /**
@@ -118,21 +48,20 @@ async function driftBeforeRun(ctx: RunContext): Promise<Set<string>> {
 
 export const syncBoardTool = defineTool({
   name: "sync_board",
-  family: "edit",
+  effect: "edit",
   description:
     "Update the board from the schematic for what the approved proposal names: add, remove and re-footprint its parts, update values and pad nets. Drift elsewhere on the board is reported, not changed. attributes lists the DNP, exclude-from-BOM and exclude-from-board changes it pushed to the footprints, and those it left. New footprints go where their ratsnest is shortest near the footprint of the part they were placed beside (inside the outline, clear of courtyards, other nets' copper, holes, rule areas and the edge by the board's rules; a surface-mount passive may go on the back), or are staged below the outline with what blocked them when there is no room. Placed footprints are routed to the existing copper of their nets with tracks and vias that keep the board's rules, and the zones their copper touches are refilled by KiCad; a connection with no rule-clean path is left for layout with its reason (layoutPending).",
   schema: v.strictObject({}),
   async run(ctx: RunContext) {
-    try {
-      const scope = ctx.scope;
-      // A part the proposal names is one the user asked to change: its lock does not stop it.
-      const options = scope ? { filter: proposalFilter(scope, await driftBeforeRun(ctx), currentDesign(ctx).netlist), overrideLock: (ref: string) => namesPart(scope, ref) } : {};
-      const plan = await syncBoardFromSchematic(ctx, options);
-      return { ...summarizeSync(plan, [...ctx.layoutPending].map(([ref, reason]) => `${ref}: ${reason}`).sort(), scope?.refs), routing: plan.routing };
-    } catch (err) {
-      if (err instanceof CopperheadError && err.code !== "kicad_python_missing") throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
-      throw err;
-    }
+    const scope = ctx.scope;
+    // A part the proposal names is one the user asked to change: its lock does not stop it.
+    const options = scope ? { filter: proposalFilter(scope, await driftBeforeRun(ctx), currentDesign(ctx).netlist), overrideLock: (ref: string) => namesPart(scope, ref) } : {};
+    const editor = runBoardEditor(ctx);
+    if (!editor) throw new ToolError("the project has no board to sync");
+    const { schematic, components, netlist } = currentDesign(ctx);
+    const plan = await updateBoardFromSchematic(editor, { schematic, components, netlist, libraries: ctx.libraries }, { ...options, anchors: ctx.placementAnchors, pending: ctx.layoutPending });
+    saveBoard(ctx);
+    return { ...summarizeSync(plan, [...ctx.layoutPending].map(([ref, reason]) => `${ref}: ${reason}`).sort(), scope?.refs), routing: plan.routing };
   },
 });
 
@@ -156,7 +85,7 @@ export function setBoardFlag(ctx: RunContext, ref: string, flag: string, on: boo
 
 export const routeTool = defineTool({
   name: "route",
-  family: "edit",
+  effect: "edit",
   description:
     "Route a footprint's pads that are not connected yet to the existing copper of their nets: tracks and vias that keep the board's rules (net class width and clearance, custom rules, via size), never moving or cutting existing copper; a pad inside a pour of its net connects through it. The zones the new copper touches are refilled by KiCad. A connection with no rule-clean path within 15 mm is left for layout with its reason. sync_board and place_footprint already route what they place.",
   schema: v.strictObject({ ref: v.pipe(v.string(), v.minLength(1)) }),
@@ -165,7 +94,7 @@ export const routeTool = defineTool({
     enforceScope(ctx, "route", { refs: [ref] }, () => []);
     if (!editor.board.footprint(ref)) throw new ToolError(`there is no footprint ${ref} on the board`);
     await assertCanRefill(editor.board);
-    const routing = await editor.attempt(async () => reportLayout(ctx, await editor.connect([ref]), [ref]));
+    const routing = await editor.attempt(async () => reportLayout(ctx.layoutPending, await editor.connect([ref]), [ref]));
     saveBoard(ctx);
     return { routing, layoutPending: ctx.layoutPending.get(ref) ?? null };
   },

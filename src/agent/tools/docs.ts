@@ -26,7 +26,7 @@ function writtenByCopperhead(inDocs: string): boolean {
 
 export const docEditTool = defineTool({
   name: "edit_doc",
-  family: "edit",
+  effect: "edit",
   prose: ["old_text", "new_text"],
   description:
     "Edit a markdown doc under the docs folder: replace old_text (which must occur exactly once) with new_text; without old_text, new_text is appended (or creates the file). Never the Requirements section of SPEC.md, nor BOM/PINOUT/DECISIONS/CHANGELOG/changes (copperhead writes those).",

@@ -6,11 +6,13 @@
  * proposal does not name them (scope.ts).
  */
 import * as v from "valibot";
+import { reportLayout } from "../../kicad/board/route/layout-report.ts";
+import { assertCanRefill } from "../../kicad/board/zones/refill.ts";
 import type { SchematicEditor } from "../../kicad/schematic/edit/editor.ts";
 import { checkVisibleName } from "../../kicad/schematic/edit/lookup.ts";
 import { repoRelative } from "../../repo/repo-path.ts";
-import { forgetDesign, runEditor, runJournal, saveBoard, type RunContext } from "../context.ts";
-import { assertCanRefill, boardEditorOf, reportLayout, routeTool, setBoardFlag, syncBoardTool } from "./board.ts";
+import { forgetDesign, runBoardEditor, runEditor, runJournal, saveBoard, type RunContext } from "../context.ts";
+import { boardEditorOf, routeTool, setBoardFlag, syncBoardTool } from "./board.ts";
 import { docEditTool } from "./docs.ts";
 import { enforceScope, type Touches } from "./scope.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
@@ -52,7 +54,7 @@ function editSchematic<T>(ctx: RunContext, tool: string, touches: Touches, opera
 export const editTools = [
   defineTool({
     name: "add_component",
-    family: "edit",
+    effect: "edit",
     description:
       "Add a part from the libraries or the design's own symbols (lib_id), or another one like an existing part (like: its symbol, footprint and fields), next to the part or net it belongs with (near; by default the part it shares the most connect nets with), on that part's sheet, in free space on the sheet's grid. With connect ({pin: net}) its pins are wired at once and it is turned so supply pins face up and ground pins down. Returns its reference, pins, position and the gap to what it was placed near." + CONFINED,
     schema: v.strictObject({
@@ -71,11 +73,12 @@ export const editTools = [
       if (a.ref) checkVisibleName("reference", a.ref);
       // Its placement anchor (near) and the part it copies (like) are only read.
       const touches = { refs: a.ref ? [a.ref] : [], nets: Object.values(a.connect ?? {}) };
+      const reserved = runBoardEditor(ctx)?.board.footprints().map((f) => f.ref);
       const added = editSchematic(
         ctx,
         "add_component",
         touches,
-        (e) => e.addComponent({ libId: a.lib_id, like: a.like, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref, near: a.near, connect: a.connect, rotation: a.rotation }),
+        (e) => e.addComponent({ libId: a.lib_id, like: a.like, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref, near: a.near, connect: a.connect, rotation: a.rotation, reserved }),
         (result) => ({ refs: result.refs }),
       );
       if (added.near) (ctx.placementAnchors ??= new Map()).set(added.ref, added.near);
@@ -84,7 +87,7 @@ export const editTools = [
   }),
   defineTool({
     name: "move_symbol",
-    family: "edit",
+    effect: "edit",
     description:
       "Move a symbol on its sheet next to a part or net (near: the nearest free spot, as add_component finds one) or to at [x, y] mm (checked free), optionally turned (rotation). Wiring that serves only its pins moves along; pins wired into a larger net are reconnected to it by name at the new place." + CONFINED,
     schema: v.strictObject({
@@ -100,7 +103,7 @@ export const editTools = [
   }),
   defineTool({
     name: "remove_component",
-    family: "edit",
+    effect: "edit",
     description: "Remove a component (all units) and the wire stubs and labels that served only its pins." + CONFINED,
     schema: v.strictObject({ ref: name() }),
     run(ctx: RunContext, { ref }) {
@@ -110,7 +113,7 @@ export const editTools = [
   }),
   defineTool({
     name: "set_field",
-    family: "edit",
+    effect: "edit",
     description: "Set a field of a component: Value, Footprint, MPN, Datasheet or any other (added hidden when missing)." + CONFINED,
     schema: v.strictObject({ ref: name(), field: name(60), value: v.pipe(v.string(), v.maxLength(500)) }),
     run(ctx: RunContext, { ref, field, value }) {
@@ -123,7 +126,7 @@ export const editTools = [
   }),
   defineTool({
     name: "set_attribute",
-    family: "edit",
+    effect: "edit",
     description:
       "Set a component's attributes on every unit: dnp (do not populate), exclude_from_bom, exclude_from_board (sync_board then removes its footprint), exclude_from_sim; and on its board footprint, exclude_from_pos_files (left out of the pick-and-place file; KiCad keeps this one on the footprint only, so the part must be on the board). Omitted attributes keep their value." + CONFINED,
     schema: v.strictObject({
@@ -152,7 +155,7 @@ export const editTools = [
   }),
   defineTool({
     name: "connect",
-    family: "edit",
+    effect: "edit",
     description: "Connect a pin (by number or name) to a net by name, in the sheet's style: a short wire to a nearby pin or label of the net when the way is free, else a wire stub and label, or an upright power symbol for power nets." + CONFINED,
     schema: v.strictObject({ ref: name(), pin: name(), net: name(200) }),
     run(ctx: RunContext, { ref, pin, net }) {
@@ -162,7 +165,7 @@ export const editTools = [
   }),
   defineTool({
     name: "disconnect",
-    family: "edit",
+    effect: "edit",
     description: "Disconnect a pin from whatever it is wired to (only the segment that ends at the pin)." + CONFINED,
     schema: v.strictObject({ ref: name(), pin: name() }),
     run(ctx: RunContext, { ref, pin }) {
@@ -172,7 +175,7 @@ export const editTools = [
   }),
   defineTool({
     name: "rename_net",
-    family: "edit",
+    effect: "edit",
     description: "Rename a net by changing the labels or power symbols that name it." + CONFINED,
     schema: v.strictObject({ from: name(200), to: name(200) }),
     run(ctx: RunContext, { from, to }) {
@@ -183,7 +186,7 @@ export const editTools = [
   }),
   defineTool({
     name: "mark_no_connect",
-    family: "edit",
+    effect: "edit",
     description: "Mark a pin as intentionally unconnected (a no-connect flag)." + CONFINED,
     schema: v.strictObject({ ref: name(), pin: name() }),
     run(ctx: RunContext, { ref, pin }) {
@@ -195,7 +198,7 @@ export const editTools = [
   routeTool,
   defineTool({
     name: "place_footprint",
-    family: "edit",
+    effect: "edit",
     description:
       "Move a footprint that is not routed yet, or one this run placed and routed (its tracks and vias from this run are lifted and laid again): next to another part's footprint (near: the spot with the shortest ratsnest to its nets' copper, then nearest the part, on the board's grid) or to x, y (mm), optionally turned (rotation) or put on the other side (side: back flips it as KiCad does; a through-hole part changes side only when you ask). Checked against courtyards, other nets' pads, tracks and vias, holes, rule areas, the board edge and silkscreen with the board's own rules; zone fills are refilled afterwards and do not block. A refusal names what is in the way. Once placed it is routed and the zones it touches are refilled, as sync_board does; what cannot be routed stays layout pending with its reason." + CONFINED,
     schema: v.strictObject({
@@ -216,7 +219,7 @@ export const editTools = [
       // still keeps it put. A refusal or a failed refill leaves the board as it was.
       const { spot, routing } = await editor.attempt(async () => {
         const { spot, vacated } = toolCall(() => editor.place(ref, move));
-        return { spot, routing: reportLayout(ctx, await editor.connect([ref], { vacated }), [ref]) };
+        return { spot, routing: reportLayout(ctx.layoutPending, await editor.connect([ref], { vacated }), [ref]) };
       });
       saveBoard(ctx);
       return {
@@ -232,7 +235,7 @@ export const editTools = [
   }),
   defineTool({
     name: "record_decision",
-    family: "edit",
+    effect: "edit",
     prose: ["decision", "why"],
     description: "Record a design decision (what and why); it is appended to DECISIONS.md when the run commits.",
     schema: v.strictObject({ decision: name(300), why: name(1000) }),
@@ -244,7 +247,7 @@ export const editTools = [
   docEditTool,
   defineTool({
     name: "finish",
-    family: "edit",
+    effect: "finish",
     prose: ["summary"],
     description: "Declare the change complete. copperhead then runs the full check; new findings come back as a repair cycle.",
     schema: v.strictObject({ summary: name(4000) }),

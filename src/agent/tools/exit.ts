@@ -8,7 +8,7 @@
  */
 import * as v from "valibot";
 import type { RunContext } from "../context.ts";
-import type { SpecOutcome } from "./spec.ts";
+import { requireApproved, type SpecOutcome } from "./spec.ts";
 import { defineTool, ToolError } from "./tool.ts";
 
 const reason = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(2000));
@@ -16,7 +16,7 @@ const reason = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(2000));
 export const exitTools = [
   defineTool({
     name: "refuse",
-    family: "exit",
+    effect: "exit",
     description:
       "Decline the request (unsafe, impossible, or unclear), at any point of the run. Ends the run at once as refused; anything already edited is rolled back.",
     schema: v.strictObject({ reason }),
@@ -26,7 +26,7 @@ export const exitTools = [
   }),
   defineTool({
     name: "ask",
-    family: "exit",
+    effect: "exit",
     description:
       "Ask the person who made the request a question, when it is ambiguous or names something the design does not have (which part, which value, which net?) and guessing would be wrong. Any time before your first edit. Ends the run at once as refused (needs_input) with your question; nothing is written. They run the request again with the answer.",
     schema: v.strictObject({ question: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(1000), v.description("One clear question, with the choices you see")) }),
@@ -38,11 +38,12 @@ export const exitTools = [
   }),
   defineTool({
     name: "abandon",
-    family: "edit",
+    effect: "exit",
     description:
       "Give up the approved change when you know it cannot pass verification (say why). Ends the run at once: every edit is rolled back, byte for byte, and the reason is recorded.",
     schema: v.strictObject({ reason }),
-    run(_ctx: RunContext, { reason }): SpecOutcome {
+    run(ctx: RunContext, { reason }): SpecOutcome {
+      requireApproved(ctx, "abandon");
       return { specDecision: { kind: "abandoned", detail: reason } };
     },
   }),

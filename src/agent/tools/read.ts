@@ -13,9 +13,8 @@ import { resolveNet } from "../../kicad/netlist/net-names.ts";
 import { naturalCompare } from "../../util/natural-compare.ts";
 import { child, children, text } from "../../kicad/sexpr/index.ts";
 import { closeMatches } from "../../util/close-matches.ts";
-import { currentDesign, type RunContext } from "../context.ts";
+import { currentDesign, unchangedByRun, type RunContext } from "../context.ts";
 import { readRepoDoc } from "../../repo/repo-files.ts";
-import { unchangedByRun } from "../gate.ts";
 import { symbolLayout } from "../view/sheet-view.ts";
 import { docPath } from "./paths.ts";
 import { defineTool, toolCall, ToolError } from "./tool.ts";
@@ -43,7 +42,7 @@ const ComponentFilter = {
 export const readTools = [
   defineTool({
     name: "read_doc",
-    family: "read",
+    effect: "read",
     description: "Read a markdown file under the docs folder (e.g. SPEC.md, BOM.md, DECISIONS.md). Returns its text with line numbers.",
     schema: v.strictObject({ path: v.pipe(v.string(), v.description("Path relative to the docs folder, e.g. SPEC.md")) }),
     run(ctx: RunContext, { path }) {
@@ -55,7 +54,7 @@ export const readTools = [
   }),
   defineTool({
     name: "list_components",
-    family: "read",
+    effect: "read",
     description:
       "List components: reference, value, footprint, library id, sheet, and whether it is on the board and in the BOM. Filters narrow the list (all must match; text filters are case-insensitive substrings): ref_prefix (e.g. LED, R), value, lib_id, footprint, sheet, attribute.",
     schema: v.strictObject(ComponentFilter),
@@ -74,7 +73,7 @@ export const readTools = [
   }),
   defineTool({
     name: "get_component",
-    family: "read",
+    effect: "read",
     description:
       "One component in detail: all fields and attributes, where each unit is drawn (sheet, position in sheet mm, rotation, mirror, body box, and every field's place, size, visibility and reading direction), its board footprint (library id, position in mm, rotation, side, lock; null when it has none on the board), and every pin with its name, type, the net it is on and the other pins on that net (neighbours, e.g. R5.2; the first few of a large net, with how many more).",
     schema: v.strictObject({ ref: v.pipe(v.string(), v.minLength(1)) }),
@@ -104,7 +103,7 @@ export const readTools = [
   }),
   defineTool({
     name: "list_nets",
-    family: "read",
+    effect: "read",
     description: "List every net with its number of pins.",
     schema: v.strictObject({}),
     run(ctx: RunContext) {
@@ -113,7 +112,7 @@ export const readTools = [
   }),
   defineTool({
     name: "get_net",
-    family: "read",
+    effect: "read",
     description: "The pins on one net (reference, pin number, pin name, pin type).",
     schema: v.strictObject({ name: v.pipe(v.string(), v.minLength(1)) }),
     run(ctx: RunContext, { name }) {
@@ -124,7 +123,7 @@ export const readTools = [
   }),
   defineTool({
     name: "search_library",
-    family: "read",
+    effect: "read",
     description: "Search the symbols the design already embeds (source: design), the project's and KiCad's symbol and footprint libraries by words (all must match the id, description or keywords). Returns library ids for add_component and Footprint fields.",
     schema: v.strictObject({
       query: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
@@ -137,7 +136,7 @@ export const readTools = [
   }),
   defineTool({
     name: "get_library_symbol",
-    family: "read",
+    effect: "read",
     description: "A library symbol's pins (number, name, electrical type, unit) and fields, to plan connections before adding it.",
     schema: v.strictObject({ libId: v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Symbol")) }),
     run(ctx: RunContext, { libId }) {
@@ -146,7 +145,7 @@ export const readTools = [
   }),
   defineTool({
     name: "run_check",
-    family: "read",
+    effect: "read",
     description:
       'Run the full deterministic check (ERC, DRC, parity, routing, drift, requirements, proposals) on the design as it is now. Returns each check\'s status and one page of findings (filter by check and severity; page with offset), new ones first, each marked baseline: new (not there before the run) or unchanged, with where it is (sheet or board layer, x, y in mm) and the parts it involves. only: "new" lists just what the run added, the findings the Verification line counts as new; ok then answers for the findings asked for.',
     schema: v.strictObject({

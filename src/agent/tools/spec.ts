@@ -85,13 +85,22 @@ function requirementRefusal(change: { id: string; why: string }, proposed: { tit
   return { specDecision: { kind: "refused", reason: "requirement_change", detail } };
 }
 
+/**
+ * A proposal is made once, before approval; amending it or giving it up needs it approved. The
+ * loop unlocks `propose` and `exit` tools in both phases, so these refuse the phase they are not for.
+ */
+export function requireApproved(ctx: RunContext, tool: string): void {
+  if (!ctx.proposal) throw new ToolError(`${tool} is locked until a proposal is accepted and approved: call propose_change first`);
+}
+
 const proposeTool = defineTool({
   name: "propose_change",
-  family: "spec",
+  effect: "propose",
   description:
     "Propose the change before editing anything. Name every existing ref and net you will touch and every ref/net you will create; list the requirements involved. Validated deterministically; edit tools unlock only after it is accepted and approved.",
   schema: ProposalInput,
   run(ctx: RunContext, args): SpecOutcome {
+    if (ctx.proposal) throw new ToolError("propose_change is not available now: the proposal is already approved; use the edit tools and finish");
     if (args.requirement_change) return requirementRefusal(args.requirement_change, args);
     const problems = validateProposal(ctx, args);
     if (problems.length > 0) throw new ToolError(`the proposal does not match the design:\n- ${problems.join("\n- ")}\nFix the proposal and call propose_change again.`);
@@ -106,12 +115,13 @@ const proposeTool = defineTool({
  */
 const amendTool = defineTool({
   name: "amend_proposal",
-  family: "edit",
+  effect: "propose",
   prose: ["why", "changes"],
   description:
     'Widen the approved proposal when the change needs a part or net it does not name (an edit tool refused with "out of scope" says which). Add the refs, nets, new_refs and new_nets, say why, and list any planned changes it adds. Validated like propose_change and approved the same way; it is recorded in the proposal file, the transcript and the commit. A requirement_change ends the run, as in propose_change.',
   schema: AmendmentInput,
   async run(ctx: RunContext, args): Promise<SpecOutcome | { amendment: number; covers: { refs: string[]; nets: string[] } }> {
+    requireApproved(ctx, "amend_proposal");
     if (args.requirement_change) return requirementRefusal(args.requirement_change, args);
     if (!ctx.amendProposal) throw new ToolError("this run's proposal was written by copperhead and binds nothing to amend; make the changes, then call finish");
     const problems = validateProposal(ctx, args);

@@ -1,8 +1,9 @@
 /**
  * The agent's tools: each has a valibot schema (which also gives the JSON Schema the model
- * sees, made by util/tool-schema.ts as the MCP tools' are), the phase family that unlocks it,
- * and a handler. Arguments are validated before a handler runs, and a tool called outside its
- * phase is refused — in both cases the model gets a tool error and nothing is written.
+ * sees, made by util/tool-schema.ts as the MCP tools' are), the effect it has on the run (which decides when it is unlocked and what the loop does
+ * with its result), and a handler. Arguments are validated before a
+ * handler runs, and a tool called outside its phase is refused — in both cases the model gets
+ * a tool error and nothing is written.
  */
 import type * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
@@ -11,14 +12,20 @@ import { checkArguments, toolJsonSchema } from "../../util/tool-schema.ts";
 import type { ToolImage, ToolSpec } from "../conversation.ts";
 
 /**
- * Read tools are always available; spec tools before approval; edit tools after it; exit
- * tools (a refusal) at any point.
+ * What a tool call does to the run, which is all the loop reads of a tool:
+ * - `read` changes nothing, and is available at any point;
+ * - `propose` makes the proposal (before approval) or widens it (after): its result is a
+ *   `SpecOutcome` when it decides (the proposal to approve, or a refusal), and the call and its
+ *   result stay whole in the history;
+ * - `edit` changes the design or the run's records, once a proposal is approved;
+ * - `exit` ends the run (a refusal, a question, a change given up): its result is a `SpecOutcome`;
+ * - `finish` hands the change over to verification.
  */
-export type ToolFamily = "read" | "spec" | "edit" | "exit";
+export type ToolEffect = "read" | "propose" | "edit" | "exit" | "finish";
 
 export interface Tool<Ctx, S extends v.GenericSchema = v.GenericSchema> {
   name: string;
-  family: ToolFamily;
+  effect: ToolEffect;
   description: string;
   schema: S;
   /**
@@ -26,7 +33,7 @@ export interface Tool<Ctx, S extends v.GenericSchema = v.GenericSchema> {
    * never design-file content or a path: a secret in them is redacted and the call goes on. A
    * secret anywhere else in an edit tool's arguments (an object key included) fails the call,
    * so none is ever written into a schematic, a board or a file name, not even as
-   * `[REDACTED]`. Read and spec tools write no file of their own and always redact.
+   * `[REDACTED]`. Other tools write no design file and always redact.
    */
   prose?: string[];
   run(ctx: Ctx, args: v.InferOutput<S>): unknown | Promise<unknown>;
@@ -55,12 +62,12 @@ export class ToolError extends Error {
   readonly code?: string;
 }
 
-/** Runs `fn`; a typed error (what the model can act on) becomes a tool error with its fix. */
+/** Runs `fn`; a typed error the model can act on becomes a tool error with its fix. */
 export function toolCall<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof CopperheadError) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
+    if (err instanceof CopperheadError && !err.endsRun) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
     throw err;
   }
 }
@@ -71,7 +78,7 @@ export function toolSpec(tool: Tool<unknown>): ToolSpec {
 
 /** Whether `input` holds a secret where `tool` must refuse it rather than redact it (see `prose`). */
 export function refusesSecret(tool: Tool<unknown>, input: unknown, redact: (text: string) => string): boolean {
-  if (tool.family !== "edit") return false;
+  if (tool.effect !== "edit") return false;
   if (input === null || typeof input !== "object" || Array.isArray(input)) return containsSecret(input, redact);
   const prose = new Set(tool.prose ?? []);
   return Object.entries(input).some(([key, value]) => containsSecret(key, redact) || (!prose.has(key) && containsSecret(value, redact)));

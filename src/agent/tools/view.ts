@@ -17,7 +17,7 @@ const ref = (what: string) => v.optional(v.pipe(v.string(), v.minLength(1), v.ma
 export const viewTools = [
   defineTool({
     name: "view",
-    family: "read",
+    effect: "read",
     description:
       "See a region of a schematic sheet or of the board: a PNG rendered by KiCad and a legend of what is there (parts with their positions, nets, labels, free rectangles; on the board footprints, courtyards, the zones with their net, layers, priority and whether filled, and unrouted connections drawn as blue ratsnest lines; pours are drawn translucent in their layer's colour under the tracks, the side of the part asked about on top). Centre it on a ref, a net (schematic) or x, y (with sheet); with none, the whole sheet or board. Coordinates are mm as the edit tools take them.",
     schema: v.strictObject({
@@ -40,7 +40,7 @@ export const viewTools = [
   }),
   defineTool({
     name: "find_space",
-    family: "read",
+    effect: "read",
     description:
       "Where is a free area of width × height mm near a part (near) or a point (x, y), on a sheet (clear of every symbol, field, wire, label and the title block, on the sheet's grid) or on the board (inside the outline, clear of courtyards)? Returns its position in the coordinates move_symbol / add_component / place_footprint take.",
     schema: v.strictObject({

@@ -72,14 +72,14 @@ function findSpot(board: Board, obstacles: BoardObstacles, copper: NetCopper, re
 }
 
 /**
- * The placement's index made the routing's once the sync is written (`applyBoardSync`): when
- * the plan only adds parts, the index is the board's but for them, and takes the footprints
- * written in place of its copies and their planned routes; undefined when the sync changed the
+ * The placement's index made the routing's once the sync is written (`applyBoardSync`, which
+ * returns the footprints it wrote, `added`): when the plan only adds parts, the index is the
+ * board's but for them, and takes the footprints written in place of its copies and their planned routes; undefined when the sync changed the
  * board elsewhere, and the routing indexes it afresh.
  */
-export function indexForRouting(obstacles: BoardObstacles, board: Board, plan: BoardSyncPlan): BoardObstacles | undefined {
+export function indexForRouting(obstacles: BoardObstacles, added: ReadonlyMap<string, SList>, plan: BoardSyncPlan): BoardObstacles | undefined {
   if (!onlyAdds(plan)) return undefined;
-  for (const add of plan.added) obstacles.replace(add.ref, board.footprint(add.ref)!.node);
+  for (const add of plan.added) obstacles.replace(add.ref, added.get(add.ref)!);
   return obstacles;
 }
 

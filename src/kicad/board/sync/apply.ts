@@ -20,8 +20,11 @@ import { child, children, isList, list, num, q, removeChild, setAtom, text, type
  * Carries out a plan made by `planBoardSync` for this same board, in place. Throws
  * `internal_error` when the board is not the one the plan was made for (a footprint moved or
  * vanished), and a library error when a footprint cannot be read, before changing anything.
+ * Returns the footprints it added, by reference: the board may hold another footprint bearing
+ * the same reference (one only on the board, or one of a part never annotated), so an added
+ * footprint is known by the node written, not looked up by its reference.
  */
-export function applyBoardSync(board: Board, plan: BoardSyncPlan, libraries: Libraries): void {
+export function applyBoardSync(board: Board, plan: BoardSyncPlan, libraries: Libraries): Map<string, SList> {
   const dialect = boardDialect(board.version);
   const footprints = board.footprints();
   const located = (entry: { index: number; uuid: string; ref: string }): Footprint => {
@@ -61,6 +64,7 @@ export function applyBoardSync(board: Board, plan: BoardSyncPlan, libraries: Lib
     }
   }
 
+  const added = new Map<string, SList>();
   for (const add of plan.added) {
     const node = instantiateFootprint(newLibraries.get(add.libId)!, {
       libId: add.libId,
@@ -79,9 +83,11 @@ export function applyBoardSync(board: Board, plan: BoardSyncPlan, libraries: Lib
     footprintInDialect(node, dialect);
     assignPadNets(node, add.pads, nets, dialect);
     insertFootprint(board.root, node, dialect);
+    added.set(add.ref, node);
   }
 
   for (const change of plan.renets) if (change.from !== undefined && change.to === undefined) nets.remove(change.from);
+  return added;
 }
 
 function applyFieldChanges(fp: Footprint, update: FootprintUpdate, dialect: BoardDialect): void {

@@ -282,13 +282,17 @@ class Planner {
 
   plan(): BoardSyncPlan {
     const { board, netlist } = this.inputs;
-    const wanted = this.wantedComponents();
-    const { matches, unmatchedComponents, unmatchedFootprints } = matchFootprints(this.footprints, wanted);
+    const { wanted, unannotated } = this.wantedComponents();
+    // An unannotated part keeps the footprint linked to it: matched, left as it is, never
+    // removed as deleted, and never handed to a new part that took its old reference.
+    const { matches: all, unmatchedComponents, unmatchedFootprints } = matchFootprints(this.footprints, [...wanted, ...unannotated]);
+    const matches = all.filter(([, c]) => !unannotated.includes(c));
     const removed = this.planRemovals(unmatchedFootprints);
     const kept: Kept[] = [];
     for (const index of unmatchedFootprints) {
       if (!removed.some((r) => r.index === index)) kept.push(this.keptAsIs(index));
     }
+    for (const [index, component] of all) if (unannotated.includes(component)) kept.push(this.keptAsIs(index));
     for (const [index, component] of matches) kept.push(this.planUpdate(index, component));
 
     const netlistNames = new Set(netlist.nets.map((n) => n.name));
@@ -297,7 +301,7 @@ class Planner {
     const renamed = (name: string | undefined) => (name === undefined ? undefined : (renames.get(name) ?? name));
     for (const k of kept) this.planPads(k, renamed);
 
-    const added = this.planAdditions(unmatchedComponents);
+    const added = this.planAdditions(unmatchedComponents.filter((c) => !unannotated.includes(c)));
     this.dnpWarning();
     const renets = this.planNetTable(kept, added, renames, boardNets, renamed);
     const updated = kept.flatMap((k) => (k.update && hasChanges(k.update) ? [k.update] : []));
@@ -314,18 +318,20 @@ class Planner {
     };
   }
 
-  /** Components that need a footprint: on the board, annotated. */
-  private wantedComponents(): Component[] {
-    const out: Component[] = [];
+  /** Components that need a footprint (on the board, annotated), and those on the board that are not annotated. */
+  private wantedComponents(): { wanted: Component[]; unannotated: Component[] } {
+    const wanted: Component[] = [];
+    const unannotated: Component[] = [];
     for (const c of this.inputs.components) {
       if (!c.onBoard) continue;
       if (c.ref.includes("?")) {
-        this.warnings.push({ code: "unannotated", ref: c.ref, message: `${c.ref} is not annotated, so it cannot be matched to a footprint; annotate the schematic.` });
+        this.warnings.push({ code: "unannotated", ref: c.ref, message: `${c.ref} is not annotated, so its footprint is left as it is and none is added for it; annotate the schematic.` });
+        unannotated.push(c);
         continue;
       }
-      out.push(c);
+      wanted.push(c);
     }
-    return out;
+    return { wanted, unannotated };
   }
 
   private planRemovals(unmatched: number[]): FootprintRemove[] {

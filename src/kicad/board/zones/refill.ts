@@ -15,7 +15,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
-import { runKicadPython } from "../../cli/python.ts";
+import { findKicadPython, runKicadPython } from "../../cli/python.ts";
 import { kicadTimeoutMs } from "../../cli/timeout.ts";
 import { withScratchDir } from "../../cli/process.ts";
 import { child, childText, children, flag, formatNumber, head, insertChild, list, printSexprBytes, q, readDesignBytes, removeChild, sym, type SList, type SNode } from "../../sexpr/index.ts";
@@ -105,6 +105,11 @@ export interface RefillResult {
   changed: string[];
   /** Ids of the zones KiCad refilled to the same polygons (their bytes kept). */
   unchanged: string[];
+}
+
+/** Refilling zones needs KiCad's Python: a board with pours fails before any edit without it. */
+export async function assertCanRefill(board: Board): Promise<void> {
+  if (boardZones(board.root).some((z) => z.filled && !z.ruleArea)) await findKicadPython();
 }
 
 /**

@@ -37,6 +37,12 @@ export interface AddComponentArgs {
   fields?: Record<string, string>;
   /** Human sheet path, `/` (default) or `/Regulator/` (`Regulator` and `/Regulator` work too). */
   sheet?: string;
+  /**
+   * References the new part may not take though no symbol bears them: those of the board's
+   * footprints (one only on the board, one whose part was never annotated here, "C?"), which a
+   * board sync would otherwise hand to the new part by its reference.
+   */
+  reserved?: Iterable<string>;
   /** Default: the next free number for the symbol's prefix, e.g. `C3`. */
   ref?: string;
   /**
@@ -95,7 +101,7 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
   const anchor = placementAnchor(state, args, connections.map((c) => c.net));
   const target = anchor.instance;
   const file = target.file;
-  const refs = newReferences(state, file, referencePrefix(def, "U"), args.ref === undefined ? undefined : { instance: target, ref: args.ref });
+  const refs = newReferences(state, file, referencePrefix(def, "U"), args.ref === undefined ? undefined : { instance: target, ref: args.ref }, args.reserved);
   const ownRef = refs.get(target)!;
   const values: Record<string, string> = { ...(like && like.libId === libId ? like.values : {}), ...args.fields, Reference: ownRef };
   if (args.value !== undefined) values.Value = args.value;

@@ -55,10 +55,11 @@ export function references(state: EditorState): Set<string> {
 
 /**
  * References for a new symbol in `file`, one per sheet instance of it: the next free ones
- * for `prefix`, or `own.ref` (checked usable and free) in `own.instance`.
+ * for `prefix`, or `own.ref` (checked usable and free) in `own.instance`; none of `reserved`.
  */
-export function newReferences(state: EditorState, file: SchematicFile, prefix: string, own?: { instance: SheetInstance; ref: string }): Map<SheetInstance, string> {
+export function newReferences(state: EditorState, file: SchematicFile, prefix: string, own?: { instance: SheetInstance; ref: string }, reserved: Iterable<string> = []): Map<SheetInstance, string> {
   const taken = references(state);
+  for (const ref of reserved) taken.add(ref);
   if (own) checkNewReference(own.ref, taken);
   const refs = new Map<SheetInstance, string>();
   for (const instance of state.instancesOf(file)) {

@@ -144,25 +144,6 @@ export class SheetSpace {
   }
 }
 
-/** The part with the most pins on `nets` (signal nets weigh more than power nets), then the biggest. */
-export function bestPartOn(netlist: Netlist, nets: string[], allowed: (ref: string) => boolean): string | undefined {
-  const score = new Map<string, { shared: number; pins: number }>();
-  const pinCount = new Map<string, number>();
-  for (const net of netlist.nets) for (const node of net.nodes) pinCount.set(node.ref, (pinCount.get(node.ref) ?? 0) + 1);
-  for (const name of nets) {
-    const net = netlist.nets.find((n) => n.name === name);
-    if (!net) continue;
-    const weight = name.startsWith("/") ? 3 : 1;
-    for (const ref of new Set(net.nodes.map((n) => n.ref))) {
-      if (!allowed(ref)) continue;
-      const s = score.get(ref) ?? { shared: 0, pins: pinCount.get(ref) ?? 0 };
-      s.shared += weight;
-      score.set(ref, s);
-    }
-  }
-  return [...score].sort(([a, x], [b, y]) => y.shared - x.shared || y.pins - x.pins || naturalCompare(a, b))[0]?.[0];
-}
-
 /** References of parts that bring a supply in: connectors, battery holders, terminal blocks. */
 const CONNECTOR = /^(J|P|CN|X|BT|CON|TB)\d/i;
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { evaluateGate, unmetPlan, verificationLine } from "../../src/agent/gate.ts";
+import { evaluateGate, unmetPlan, verificationLine } from "../../src/run/gate.ts";
 import { reportedAgain, unchangedItems } from "../../src/checks/baseline.ts";
 import { checkDrc } from "../../src/checks/drc.ts";
 import { indexBoard } from "../../src/checks/kicad-items.ts";

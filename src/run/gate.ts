@@ -3,7 +3,7 @@
  * worse. Judged by finding keys, which survive moves, against the check that ran before any
  * edit: no error finding may be new, so no requirement rule that passed may now fail; with
  * `strict`, the result must be spotless. A violation between board items the run left as they
- * were, which KiCad reported before with another partner, is not new (`unchangedByRun`).
+ * were, which KiCad reported before with another partner, is not new (`unchangedByRun`, agent/context.ts).
  *
  * A new unconnected item (the `routing` family) is new copper left unrouted. It warns in a
  * `check`, but a run that adds one commits only when the part is in the run's layout-pending
@@ -14,17 +14,12 @@
  * warns in a `check`: the schematic half of a change is not committed without the board half,
  * which a board sync that failed (a zone refill cut off) or was never called leaves out.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { compareWithBaseline, ruleFiles, unchangedItems, type Unchanged } from "../checks/baseline.ts";
-import { sameBytes } from "../kicad/sexpr/index.ts";
+import { compareWithBaseline, type Unchanged } from "../checks/baseline.ts";
 import type { CheckReport, Finding } from "../checks/types.ts";
 import type { Design } from "../design/design.ts";
-import { Board } from "../kicad/board/model.ts";
 import { lookupNet } from "../kicad/netlist/net-names.ts";
 import { partOf } from "../kicad/proposal-scope.ts";
-import { repoRelative } from "../repo/repo-path.ts";
 import type { Proposal } from "../spec/proposal.ts";
-import type { RunContext } from "./context.ts";
 
 export interface GateResult {
   ok: boolean;
@@ -68,24 +63,6 @@ const LINE_FAMILIES = new Set<Finding["check"]>(["erc", "drc", "parity", "routin
  */
 function countedNew(marked: Finding[]): Finding[] {
   return marked.filter((f) => f.baselineState === "new" && f.severity !== "info" && LINE_FAMILIES.has(f.check));
-}
-
-/**
- * The board items the run left as they were, for telling a violation KiCad reports again from a
- * new one (`checks/baseline.ts`): the board as the run started (the journal keeps it) against
- * the board on disk.
- */
-export function unchangedByRun(ctx: RunContext): Unchanged {
-  return unchangedItems(() => {
-    const file = ctx.project.board;
-    if (!file) return { sameRules: true };
-    const after = Board.load(file, { within: ctx.repoRoot });
-    const journal = ctx.journal;
-    if (!journal) return { before: after, after, sameRules: true };
-    const before = journal.bytesBefore(repoRelative(ctx.repoRoot, file));
-    const sameRules = ruleFiles(ctx.project.projectFile).every((rules) => sameBytes(journal.bytesBefore(repoRelative(ctx.repoRoot, rules)), existsSync(rules) ? readFileSync(rules) : undefined));
-    return { before: before && Board.parse(before, file), after, sameRules };
-  });
 }
 
 function isNewUnconnected(f: Finding): boolean {
