@@ -6,7 +6,7 @@ import { exportNetlist, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
 import { buildNetlist, defaultNetName, driverPriority, naturalCompare, Priority } from "../../src/kicad/netlist/netlist.ts";
 import { collectItems } from "../../src/kicad/schematic/connectivity.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { child, parseSexpr, printSexpr } from "../../src/kicad/sexpr/index.ts";
 import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { netlistDiff } from "../support/netlist.ts";

@@ -9,7 +9,8 @@ import type { Design } from "../../design/design.ts";
 import { child, flag, num } from "../../kicad/sexpr/index.ts";
 import { IU_PER_MM, placePoint, toIU } from "../../kicad/schematic/geometry.ts";
 import { fieldBox, grow, intersects, occupiedBoxes, pageArea, symbolBodyBox, union, type Box } from "../../kicad/schematic/space.ts";
-import { symbolInstance, unitPins, type PlacedSymbol, type SheetInstance } from "../../kicad/schematic/view.ts";
+import type { SheetInstance } from "../../kicad/schematic/model/hierarchy.ts";
+import { symbolInstance, unitPins, type PlacedSymbol } from "../../kicad/schematic/model/symbols.ts";
 import { freeRectangles, type MmRect } from "./free.ts";
 
 export interface SheetQuestion {

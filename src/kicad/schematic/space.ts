@@ -11,7 +11,8 @@
  */
 import { child, children, flag, head, num, text, walk, type SList } from "../sexpr/index.ts";
 import { placePoint, toIU, type Placement, type Point } from "./geometry.ts";
-import type { PlacedSymbol, SchematicFile } from "./view.ts";
+import type { SchematicFile } from "./model/schematic-file.ts";
+import type { PlacedSymbol } from "./model/symbols.ts";
 
 /** Axis-aligned box in sheet IU (Y down). */
 export interface Box {

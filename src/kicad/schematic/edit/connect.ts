@@ -11,7 +11,8 @@ import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Ro
 import { blockersOf, symbolBodyBox, translate } from "../space.ts";
 import { clearOwnFields, fieldBoxes } from "./field-layout.ts";
 import type { PinAt } from "../wiring.ts";
-import type { PlacedSymbol, SheetInstance } from "../view.ts";
+import type { SheetInstance } from "../model/hierarchy.ts";
+import type { PlacedSymbol } from "../model/symbols.ts";
 import { removeChild } from "../../sexpr/index.ts";
 import type { EditorState } from "./state.ts";
 import { findPin, netOfPin, newReferences } from "./lookup.ts";

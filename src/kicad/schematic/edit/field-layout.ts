@@ -8,7 +8,7 @@
  */
 import { toIU, type Placement, type Point } from "../geometry.ts";
 import { fieldBox, intersects, translate, type Box } from "../space.ts";
-import type { PlacedSymbol } from "../view.ts";
+import type { PlacedSymbol } from "../model/symbols.ts";
 import { child, cloneNode, flag, list, setAtom, text, type SList } from "../../sexpr/index.ts";
 import type { SheetSpace } from "./placement.ts";
 

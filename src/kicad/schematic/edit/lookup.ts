@@ -10,7 +10,9 @@ import { trimEndOf, trimStartOf } from "../../../util/text.ts";
 import { naturalCompare } from "../../netlist/netlist.ts";
 import { placePoint, type Point } from "../geometry.ts";
 import { pinOutwardLib, placeDirection } from "../space.ts";
-import { symbolInstance, unitPins, type LibPin, type PlacedSymbol, type SchematicFile, type SheetInstance } from "../view.ts";
+import type { SheetInstance } from "../model/hierarchy.ts";
+import type { SchematicFile } from "../model/schematic-file.ts";
+import { symbolInstance, unitPins, type LibPin, type PlacedSymbol } from "../model/symbols.ts";
 import type { EditorState } from "./state.ts";
 import { unique } from "./tree.ts";
 

@@ -11,7 +11,8 @@
 import { blocks, BoxIndex, distance, grow, inside, intersects, occupiedBoxes, pageArea, translate, union, type Box } from "../space.ts";
 import { toIU, type Point } from "../geometry.ts";
 import { naturalCompare, type Netlist } from "../../netlist/netlist.ts";
-import type { PlacedSymbol, SchematicFile } from "../view.ts";
+import type { SchematicFile } from "../model/schematic-file.ts";
+import type { PlacedSymbol } from "../model/symbols.ts";
 
 export interface Shape {
   rotation: number;
