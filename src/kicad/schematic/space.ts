@@ -153,7 +153,7 @@ export function placeBox(box: Box, placement: Placement): Box {
 }
 
 /** Font height of a text's `(effects (font (size h w)))`, IU (KiCad's 1.27 mm default). */
-function fontSize(item: SList): number {
+export function fontSize(item: SList): number {
   const size = child(child(child(item, "effects") ?? item, "font") ?? item, "size");
   return size ? toIU(Math.max(num(size, 1) ?? 1.27, num(size, 2) ?? 1.27)) : CHAR;
 }

@@ -160,8 +160,8 @@ export function instancePinNumbers(lib: LibSymbol, unit: number): string[] {
  * The fields of a freshly placed symbol: the library's, where the library puts them
  * (transformed like the symbol), with `values` overriding; `values` the library lacks follow,
  * hidden at the origin. Footprint, Datasheet and Description are hidden (a symbol converted
- * from an old library may show them); with `like`, the example's layout is copied instead,
- * visibility included (see field-layout.ts).
+ * from an old library may show them); with `like`, the example's sizes and visibility are
+ * copied instead, and its layout where that stays beside the body (see field-layout.ts).
  */
 export function symbolFields(def: SList, placement: Placement, values: Record<string, string>, like?: PlacedSymbol): SList[] {
   const fields: SList[] = [];
@@ -173,7 +173,7 @@ export function symbolFields(def: SList, placement: Placement, values: Record<st
   for (const [name, value] of Object.entries(values)) {
     if (!lib.some((f) => f.name === name)) fields.push(hiddenPropertyNode(name, value, toMm(placement.at)));
   }
-  if (like) copyFieldLayout(fields, like, placement);
+  if (like) copyFieldLayout(fields, like, placement, new Set(lib.map((f) => f.name)));
   else hideDefaultHidden(fields);
   return fields;
 }
