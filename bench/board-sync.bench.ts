@@ -18,7 +18,7 @@ import { listComponents, type Component } from "../src/kicad/netlist/components.
 import { findKicadCli, runDrc } from "../src/kicad/cli/kicad-cli.ts";
 import { openLibraries } from "../src/kicad/library/libraries.ts";
 import { buildNetlist, type Netlist } from "../src/kicad/netlist/netlist.ts";
-import { loadSchematicProject } from "../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../src/kicad/schematic/model/hierarchy.ts";
 import { printSexpr } from "../src/kicad/sexpr/index.ts";
 import { generateBigBoard, retileRef } from "./lib/big-board.ts";
 import { compare, ms, ratio, report } from "./lib/measure.ts";

@@ -17,7 +17,7 @@ import { join, relative } from "node:path";
 import { openLibraries, type Libraries } from "../src/kicad/library/libraries.ts";
 import { buildNetlist } from "../src/kicad/netlist/netlist.ts";
 import { SchematicEditor } from "../src/kicad/schematic/edit/editor.ts";
-import { loadSchematicProject } from "../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../src/kicad/schematic/model/hierarchy.ts";
 import type { RunContext } from "../src/agent/context.ts";
 import { corpusProjects, demoProjects, demosDir, type CorpusProject } from "../test/support/corpora.ts";
 import { initialisedCorpusRepo } from "../test/support/repos.ts";

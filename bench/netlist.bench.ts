@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { exportNetlist, findKicadCli, type KicadCli } from "../src/kicad/cli/kicad-cli.ts";
 import { parseKicadNetlist } from "../src/kicad/netlist/kicad-netlist.ts";
 import { buildNetlist } from "../src/kicad/netlist/netlist.ts";
-import { loadSchematicProject } from "../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../src/kicad/schematic/model/hierarchy.ts";
 import { childText, parseSexpr } from "../src/kicad/sexpr/index.ts";
 import { demosDir } from "../test/support/corpora.ts";
 import { netlistDiff } from "../test/support/netlist.ts";

@@ -57,10 +57,6 @@ const SHARED: Record<string, { files: string[]; why: string }> = {
   "fields.ts": peers("footprint/fields.ts", "edit/fields.ts"),
   "geometry.ts": peers("clearance/geometry.ts", "geometry.ts"),
   "placement.ts": peers("placement.ts", "edit/placement.ts"),
-  "view.ts": {
-    files: ["agent/tools/view.ts", "kicad/schematic/view.ts"],
-    why: "the schematic's typed model keeps its old name until it is split by what it reads (the board's is kicad/board/model.ts)",
-  },
 };
 
 function sourceFiles(dir: string): string[] {

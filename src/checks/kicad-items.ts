@@ -5,7 +5,7 @@
  * re-routing and lets `do` tell a new finding from a baseline one.
  */
 import { atomText, child, childText, children, head, text, type SList } from "../kicad/sexpr/index.ts";
-import { fieldValue, symbolInstance, unitLetter } from "../kicad/schematic/view.ts";
+import { fieldValue, symbolInstance, unitLetter } from "../kicad/schematic/model/symbols.ts";
 import type { Board } from "../kicad/board/model.ts";
 import type { Design } from "../design/design.ts";
 

@@ -14,7 +14,7 @@ import { findKicadPython } from "../kicad/cli/python.ts";
 import { Board } from "../kicad/board/model.ts";
 import { unresolvedLibraries, type LibraryUse, type UnresolvedLibrary } from "../kicad/library/design-libraries.ts";
 import { projectLibraries, type LibraryKind } from "../kicad/library/libraries.ts";
-import { loadSchematicProject } from "../kicad/schematic/view.ts";
+import { loadSchematicProject } from "../kicad/schematic/model/hierarchy.ts";
 import { installedGit } from "../repo/git.ts";
 import { locateRepo, type KicadProject } from "../repo/project.ts";
 import { repoPath } from "../design/design.ts";

@@ -4,7 +4,7 @@
 import { relative, sep } from "node:path";
 import { openRepo } from "../repo/recovery.ts";
 import { buildNetlist, type Net } from "../kicad/netlist/netlist.ts";
-import { loadSchematicProject } from "../kicad/schematic/view.ts";
+import { loadSchematicProject } from "../kicad/schematic/model/hierarchy.ts";
 import { discoverConfiguredProject } from "../config/config.ts";
 
 export interface NetlistOptions {

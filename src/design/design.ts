@@ -6,7 +6,7 @@
 import { Board } from "../kicad/board/model.ts";
 import { listComponents, type Component } from "../kicad/netlist/components.ts";
 import { buildNetlist, type DesignNetlist } from "../kicad/netlist/netlist.ts";
-import { loadSchematicProject, type SchematicProject } from "../kicad/schematic/view.ts";
+import { loadSchematicProject, type SchematicProject } from "../kicad/schematic/model/hierarchy.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { repoRelative } from "../repo/repo-path.ts";
 

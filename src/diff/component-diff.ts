@@ -11,7 +11,8 @@ import type { Component } from "../kicad/netlist/components.ts";
 import { naturalCompare } from "../util/natural-compare.ts";
 import type { Netlist } from "../kicad/netlist/netlist.ts";
 import { IU_PER_MM } from "../kicad/schematic/geometry.ts";
-import { symbolInstance, type SchematicProject } from "../kicad/schematic/view.ts";
+import type { SchematicProject } from "../kicad/schematic/model/hierarchy.ts";
+import { symbolInstance } from "../kicad/schematic/model/symbols.ts";
 import type { DesignState } from "./design-state.ts";
 
 export const FieldChangeSchema = v.object({

@@ -13,7 +13,7 @@ import { loadDesign } from "../design/design.ts";
 import type { Board } from "../kicad/board/model.ts";
 import type { Component } from "../kicad/netlist/components.ts";
 import type { Netlist } from "../kicad/netlist/netlist.ts";
-import type { SchematicProject } from "../kicad/schematic/view.ts";
+import type { SchematicProject } from "../kicad/schematic/model/hierarchy.ts";
 import { discoverProject, type KicadProject } from "../repo/project.ts";
 import { readRepoBytes, readRepoDoc } from "../repo/repo-files.ts";
 import { repoRelative } from "../repo/repo-path.ts";

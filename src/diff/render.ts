@@ -26,7 +26,7 @@ import { exportSvg, type KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { svgToPng } from "../util/png.ts";
 import { IU_PER_MM, placePoint } from "../kicad/schematic/geometry.ts";
 import { libUnitBox, placeBox } from "../kicad/schematic/space.ts";
-import { symbolInstance, unitPins } from "../kicad/schematic/view.ts";
+import { symbolInstance, unitPins } from "../kicad/schematic/model/symbols.ts";
 import { child, children, childText, head, num } from "../kicad/sexpr/index.ts";
 import type { BoardDiff, DesignDiff, SheetChange } from "./diff.ts";
 import { insetRegion, insetSvg, type Inset } from "./inset.ts";

@@ -15,7 +15,7 @@ import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.
 import { withTools } from "../support/tool-context.ts";
 import { pngInfo } from "../support/png.ts";
 import { pageArea } from "../../src/kicad/schematic/space.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 
 let repo: string;
 

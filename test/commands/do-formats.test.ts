@@ -13,7 +13,7 @@ import { runInit } from "../../src/commands/init.ts";
 import { exportNetlist, runDrc, runErc, type Violation } from "../../src/kicad/cli/kicad-cli.ts";
 import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
 import { buildNetlist } from "../../src/kicad/netlist/netlist.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { childText, parseSexpr } from "../../src/kicad/sexpr/index.ts";
 import { git } from "../repo/git-repo.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";

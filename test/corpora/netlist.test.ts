@@ -9,7 +9,7 @@ import { dirname } from "node:path";
 import { exportNetlist, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
 import { buildNetlist } from "../../src/kicad/netlist/netlist.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { allProjects, copyCorpusProject } from "../support/corpora.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 import { netlistDiff } from "../support/netlist.ts";

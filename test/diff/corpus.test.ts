@@ -13,7 +13,8 @@ import { loadDesignState, type DesignState } from "../../src/diff/design-state.t
 import { naturalCompare } from "../../src/util/natural-compare.ts";
 import { collectItems, type ConnItem } from "../../src/kicad/schematic/connectivity.ts";
 import { onSegment, samePoint, toIU, type PointIu } from "../../src/kicad/schematic/geometry.ts";
-import { symbolInstance, type PlacedSymbol, type SheetInstance } from "../../src/kicad/schematic/view.ts";
+import type { SheetInstance } from "../../src/kicad/schematic/model/hierarchy.ts";
+import { symbolInstance, type PlacedSymbol } from "../../src/kicad/schematic/model/symbols.ts";
 import { git } from "../repo/git-repo.ts";
 import { BoardEdit } from "../support/board-edits.ts";
 import { copyCorpusProject, corpusProjects, type CorpusProject } from "../support/corpora.ts";

@@ -15,7 +15,7 @@ import { copyRepo, initialisedRepo } from "../support/repos.ts";
 import { pngInfo } from "../support/png.ts";
 import { drawnItems, overlaps } from "../support/sheet-boxes.ts";
 import { pageArea } from "../../src/kicad/schematic/space.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { addResistor, rootSheet, setField } from "../support/usb-led-edits.ts";
 
 afterAll(cleanupTempDirs);

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { listComponents } from "../../src/kicad/netlist/components.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { parseProposal } from "../../src/spec/proposal.ts";

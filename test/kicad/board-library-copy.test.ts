@@ -14,7 +14,7 @@ import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { listComponents } from "../../src/kicad/netlist/components.ts";
 import { buildNetlist } from "../../src/kicad/netlist/netlist.ts";
 import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { child, children, printSexpr, text } from "../../src/kicad/sexpr/index.ts";
 import { cleanupTempDirs, copyFixture } from "../support/kicad.ts";
 

@@ -8,7 +8,7 @@ import type { ProposalNames } from "../../src/kicad/proposal-scope.ts";
 import { listComponents } from "../../src/kicad/netlist/components.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { buildNetlist } from "../../src/kicad/netlist/netlist.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { printSexpr } from "../../src/kicad/sexpr/index.ts";
 import { cleanupTempDirs, copyFixture } from "../support/kicad.ts";
 import { addResistor, renameLedNet, setField } from "../support/usb-led-edits.ts";

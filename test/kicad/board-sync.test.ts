@@ -7,7 +7,7 @@ import { listComponents } from "../../src/kicad/netlist/components.ts";
 import { runDrc, runErc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { Libraries, openLibraries } from "../../src/kicad/library/libraries.ts";
 import { buildNetlist } from "../../src/kicad/netlist/netlist.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { child, children, printSexpr, removeChild, setAtom, sym, text } from "../../src/kicad/sexpr/index.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import { discoverProject } from "../../src/repo/project.ts";

@@ -11,7 +11,7 @@ import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
 import { designSymbols, searchLibraries } from "../../src/kicad/library/search.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { thrownCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";

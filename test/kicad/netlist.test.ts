@@ -7,7 +7,7 @@ import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
 import { naturalCompare } from "../../src/util/natural-compare.ts";
 import { buildNetlist, defaultNetName, driverPriority, Priority } from "../../src/kicad/netlist/netlist.ts";
 import { collectItems } from "../../src/kicad/schematic/connectivity.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { child, parseSexpr, printSexpr } from "../../src/kicad/sexpr/index.ts";
 import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { netlistDiff } from "../support/netlist.ts";

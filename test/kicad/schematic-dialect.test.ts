@@ -11,7 +11,7 @@ import { exportNetlist, runErc, type KicadCli, type Violation } from "../../src/
 import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { child, children, childText, parseSexpr, text, type SList } from "../../src/kicad/sexpr/index.ts";
 import { corpusProjects, copyCorpusProject } from "../support/corpora.ts";
 import { thrownCopperheadError } from "../support/errors.ts";

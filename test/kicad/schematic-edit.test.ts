@@ -7,7 +7,7 @@ import { openLibraries, type Libraries } from "../../src/kicad/library/libraries
 import { buildNetlist, type Netlist } from "../../src/kicad/netlist/netlist.ts";
 import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
 import { listComponents } from "../../src/kicad/netlist/components.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { cleanupTempDirs, copyFixture, FIXTURES_DIR, requireKicadCli } from "../support/kicad.ts";
 import { netlistDiff } from "../support/netlist.ts";
 import { thrownCopperheadError } from "../support/errors.ts";

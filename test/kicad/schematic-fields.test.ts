@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { child, children, flag, num, parseSexpr, text } from "../../src/kicad/sexpr/index.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
 import { drawnItems, overlaps } from "../support/sheet-boxes.ts";

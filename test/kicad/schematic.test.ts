@@ -4,15 +4,10 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CopperheadError } from "../../src/errors.ts";
 import { head, printSexpr, q, setAtom } from "../../src/kicad/sexpr/index.ts";
-import {
-  convertLegacyOverbars,
-  fieldValue,
-  loadSchematicProject,
-  readSchematicFile,
-  symbolInstance,
-  unitLetter,
-  unitPins,
-} from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
+import { convertLegacyOverbars } from "../../src/kicad/schematic/model/read-items.ts";
+import { readSchematicFile } from "../../src/kicad/schematic/model/schematic-file.ts";
+import { fieldValue, symbolInstance, unitLetter, unitPins } from "../../src/kicad/schematic/model/symbols.ts";
 import { thrownCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, copyFixture } from "../support/kicad.ts";
 

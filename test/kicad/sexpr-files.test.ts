@@ -12,7 +12,7 @@ import { runDo } from "../../src/commands/do.ts";
 import { syncBoard } from "../../src/kicad/board/sync/sync-board.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
-import { loadSchematicProject } from "../../src/kicad/schematic/view.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { childText } from "../../src/kicad/sexpr/index.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { cleanupTempDirs, copyFixture, FIXTURES_DIR } from "../support/kicad.ts";

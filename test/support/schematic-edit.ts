@@ -5,7 +5,8 @@
  * the sheet, pins landing on labels, wires or power symbols).
  */
 import { placePoint, pointKey, toIU } from "../../src/kicad/schematic/geometry.ts";
-import { readSchematicFile, unitPins } from "../../src/kicad/schematic/view.ts";
+import { readSchematicFile } from "../../src/kicad/schematic/model/schematic-file.ts";
+import { unitPins } from "../../src/kicad/schematic/model/symbols.ts";
 import { child, children, cloneNode, insertChild, num, printSexprBytes, q, readSexprFile, removeChild, setAtom, text, writeSexprFile, type SDocument, type SList } from "../../src/kicad/sexpr/index.ts";
 
 export class SchematicEdit {

@@ -56,10 +56,10 @@ export const editTools = [
     name: "add_component",
     effect: "edit",
     description:
-      "Add a part from the libraries or the design's own symbols (lib_id), or another one like an existing part (like: its symbol, footprint and fields), next to the part or net it belongs with (near; by default the part it shares the most connect nets with), on that part's sheet, in free space on the sheet's grid. With connect ({pin: net}) its pins are wired at once and it is turned so supply pins face up and ground pins down. Returns its reference, pins, position and the gap to what it was placed near." + CONFINED,
+      "Add a part from the libraries or the design's own symbols (lib_id), or another one like an existing part (like: its symbol, footprint and fields), next to the part or net it belongs with (near; by default the part it shares the most connect nets with), on that part's sheet, in free space on the sheet's grid, inside the block drawn round that part when one fits it (block and note in the result say when not). With connect ({pin: net}) its pins are wired at once and it is turned so supply pins face up and ground and negative-rail pins down; power symbols are the design's own, numbered and shown as its others. Returns its reference, pins, position and the gap to what it was placed near." + CONFINED,
     schema: v.strictObject({
       lib_id: v.optional(v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Symbol, e.g. Device:C"))),
-      like: v.optional(v.pipe(name(), v.description("An existing part to copy: its symbol, footprint and fields (MPN, manufacturer); other arguments override"))),
+      like: v.optional(v.pipe(name(), v.description("An existing part to copy: its symbol, footprint and fields (MPN, manufacturer), shown and sized as on it but laid out beside the new body; other arguments override"))),
       value: v.optional(name(200)),
       footprint: v.optional(v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Footprint"))),
       fields: v.optional(v.record(name(60), v.pipe(v.string(), v.maxLength(500)))),

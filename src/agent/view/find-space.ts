@@ -49,7 +49,8 @@ function sheetSpace(design: Design, q: SpaceQuestion) {
     height: q.height,
     centre: { x: mm(spot.at.x + body.x1 / 2), y: mm(spot.at.y + body.y1 / 2) },
     distance: mm(spot.distance),
-    note: "x, y is the free area's top-left corner in sheet mm; it keeps 1.27 mm clear of everything drawn",
+    ...(spot.block ? { inBlock: spot.block.inside } : {}),
+    note: `x, y is the free area's top-left corner in sheet mm; it keeps 1.27 mm clear of everything drawn${spot.block ? (spot.block.inside ? ", inside the block drawn around the anchor" : "; no area of this size is free inside the block drawn around the anchor, so this one is outside it") : ""}`,
   };
 }
 

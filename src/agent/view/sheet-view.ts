@@ -8,8 +8,9 @@ import { ToolError } from "../tools/tool.ts";
 import type { Design } from "../../design/design.ts";
 import { child, flag, num } from "../../kicad/sexpr/index.ts";
 import { IU_PER_MM, placePoint, toIU } from "../../kicad/schematic/geometry.ts";
-import { fieldBox, grow, intersects, occupiedBoxes, pageArea, symbolBodyBox, union, type Box } from "../../kicad/schematic/space.ts";
-import { symbolInstance, unitPins, type PlacedSymbol, type SheetInstance } from "../../kicad/schematic/view.ts";
+import { drawingArea, fieldBox, grow, intersects, occupiedBoxes, pageArea, symbolBodyBox, union, type Box } from "../../kicad/schematic/space.ts";
+import type { SheetInstance } from "../../kicad/schematic/model/hierarchy.ts";
+import { symbolInstance, unitPins, type PlacedSymbol } from "../../kicad/schematic/model/symbols.ts";
 import { freeRectangles, type MmRect } from "./free.ts";
 
 export interface SheetQuestion {
@@ -163,7 +164,8 @@ export function sheetLegend(design: Design, region: SheetRegion) {
     .filter((l) => l.at.x >= box.x0 && l.at.x <= box.x1 && l.at.y >= box.y0 && l.at.y <= box.y1)
     .map((l) => ({ text: l.text, kind: l.kind, x: mm(l.at.x), y: mm(l.at.y), rotation: l.rotation }));
   const page = pageArea(instance.file);
-  const free: MmRect[] = freeRectangles([...occupiedBoxes(instance.file).map((b) => grow(b, toIU(1.27))), page.titleBlock], box, { cell: toIU(2.54), perMm: IU_PER_MM }, page.area);
+  const occupied = occupiedBoxes(instance.file);
+  const free: MmRect[] = freeRectangles([...occupied.map((b) => grow(b, toIU(1.27))), page.titleBlock], box, { cell: toIU(2.54), perMm: IU_PER_MM }, drawingArea(page.area, occupied));
   return {
     document: "schematic",
     sheet: instance.humanPath,

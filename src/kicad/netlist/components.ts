@@ -3,7 +3,8 @@
  * what a BOM, a requirement rule or a parity check talks about. Power symbols, flags and other
  * virtual symbols (references starting with `#`) are not components.
  */
-import { fieldValue, symbolInstance, type PlacedSymbol, type SchematicProject } from "../schematic/view.ts";
+import type { SchematicProject } from "../schematic/model/hierarchy.ts";
+import { fieldValue, symbolInstance, type PlacedSymbol } from "../schematic/model/symbols.ts";
 import { naturalCompare } from "../../util/natural-compare.ts";
 
 export interface Component {

@@ -27,7 +27,8 @@
 import { naturalCompare } from "../../util/natural-compare.ts";
 import { escapeNetName, expandBus, parseBusVector, type BusMember } from "./bus.ts";
 import { sheetSubgraphs, type ConnItem, type PlacedPin } from "../schematic/connectivity.ts";
-import { unitLetter, unitPins, effectivePin, type SchematicProject, type SheetInstance } from "../schematic/view.ts";
+import type { SchematicProject, SheetInstance } from "../schematic/model/hierarchy.ts";
+import { unitLetter, unitPins, effectivePin } from "../schematic/model/symbols.ts";
 
 export interface NetNode {
   ref: string;

@@ -17,19 +17,10 @@
  * - no-connect-type pins connect to nothing; bus entries never join the bus itself (the bus to
  *   net change happens by name), and wires do not join buses.
  */
-import {
-  effectivePin,
-  symbolInstance,
-  unitPins,
-  type Label,
-  type LibPin,
-  type Line,
-  type PinElectricalType,
-  type PlacedSymbol,
-  type SheetInstance,
-  type SheetPin,
-  type SheetSymbol,
-} from "./view.ts";
+import type { SheetInstance } from "./model/hierarchy.ts";
+import type { SheetPin, SheetSymbol } from "./model/sheet-items.ts";
+import type { Label, Line } from "./model/sheet-items.ts";
+import { effectivePin, symbolInstance, unitPins, type LibPin, type PinElectricalType, type PlacedSymbol } from "./model/symbols.ts";
 import { insideSegment, onSegment, placePoint, pointKey, SegmentIndex, type PointIu } from "./geometry.ts";
 
 export interface PlacedPin {

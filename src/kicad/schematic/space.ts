@@ -11,7 +11,8 @@
  */
 import { child, children, flag, head, num, text, walk, type SList } from "../sexpr/index.ts";
 import { placePoint, pointIuOf, toIU, type PlacementIu, type PointIu } from "./geometry.ts";
-import type { PlacedSymbol, SchematicFile } from "./view.ts";
+import type { SchematicFile } from "./model/schematic-file.ts";
+import type { PlacedSymbol } from "./model/symbols.ts";
 
 /** Axis-aligned box in sheet IU (Y down). */
 export interface Box {
@@ -152,7 +153,7 @@ export function placeBox(box: Box, placement: PlacementIu): Box {
 }
 
 /** Font height of a text's `(effects (font (size h w)))`, IU (KiCad's 1.27 mm default). */
-function fontSize(item: SList): number {
+export function fontSize(item: SList): number {
   const size = child(child(child(item, "effects") ?? item, "font") ?? item, "size");
   return size ? toIU(Math.max(num(size, 1) ?? 1.27, num(size, 2) ?? 1.27)) : CHAR;
 }
@@ -235,6 +236,38 @@ function pointsBox(item: SList): Box | undefined {
   return box;
 }
 
+/** The resolution eeschema draws a picture at (BITMAP_BASE; a PNG's own pHYs is not used). */
+const IMAGE_PPI = 300;
+
+/**
+ * The area a pasted picture covers: its pixels at 300 ppi times its scale, centred on its
+ * position, as eeschema draws it. A picture whose data cannot be read counts as a 10 mm square.
+ */
+function imageBox(item: SList): Box | undefined {
+  const at = pointIuOf(child(item, "at"));
+  if (!at) return undefined;
+  const scale = num(child(item, "scale") ?? item, 1) ?? 1;
+  const data = child(item, "data");
+  // The width and height are in the PNG's header, within its first 24 bytes (32 base64 characters).
+  const start = data ? data.items.slice(1, 3).map((i) => (i.type === "atom" ? i.raw.replace(/"/g, "") : "")).join("") : "";
+  const header = Buffer.from(start.slice(0, 32), "base64");
+  if (header.length < 24 || header.readUInt32BE(0) !== 0x89504e47 || header.toString("latin1", 12, 16) !== "IHDR") return pointBox(at, toIU(10));
+  const mmPerPixel = (25.4 / IMAGE_PPI) * scale;
+  const half = { x: toIU((header.readUInt32BE(16) * mmPerPixel) / 2), y: toIU((header.readUInt32BE(20) * mmPerPixel) / 2) };
+  return { x0: at.x - half.x, y0: at.y - half.y, x1: at.x + half.x, y1: at.y + half.y };
+}
+
+/** A table's cells, each at its position with its size. */
+function tableBox(item: SList): Box[] {
+  let box: Box | undefined;
+  for (const cell of children(child(item, "cells") ?? item, "table_cell")) {
+    const at = pointIuOf(child(cell, "at"));
+    const size = child(cell, "size");
+    if (at) box = union(box, { x0: at.x, y0: at.y, x1: at.x + toIU(num(size ?? cell, 1) ?? 0), y1: at.y + toIU(num(size ?? cell, 2) ?? 0) });
+  }
+  return box ? [box] : [];
+}
+
 /** Boxes of a top-level graphic or text item: strokes for lines and outlines, areas for the rest. */
 function graphicBoxes(item: SList): Box[] {
   switch (head(item)) {
@@ -256,17 +289,18 @@ function graphicBoxes(item: SList): Box[] {
       return [{ x0: at.x, y0: at.y, x1: at.x + toIU(num(size, 1) ?? 0), y1: at.y + toIU(num(size, 2) ?? 0) }];
     }
     case "image": {
-      const at = pointIuOf(child(item, "at"));
-      return at ? [pointBox(at, toIU(10))] : [];
+      const box = imageBox(item);
+      return box ? [box] : [];
     }
+    case "table":
+      return tableBox(item);
     case "netclass_flag": {
       const at = pointIuOf(child(item, "at"));
       return at ? [grow(pointBox(at), toIU(3.81))] : [];
     }
     case "circle":
     case "arc":
-    case "bezier":
-    case "table": {
+    case "bezier": {
       const box = pointsBox(item);
       if (!box) return [];
       const radius = head(item) === "circle" ? toIU(num(child(item, "radius") ?? item, 1) ?? 0) : 0;
@@ -458,6 +492,16 @@ const USER_PAGE_MM = { min: 25.4, max: 3048 };
 /** The drawing frame's border and the default title block (bottom right), in mm. */
 const BORDER_MM = 12.7;
 const TITLE_BLOCK_MM: [number, number] = [115, 40];
+
+/**
+ * Where new items may go on a sheet: the page inside its frame, and beyond the frame as far as
+ * the design already draws there (connectors drawn off the page), given what is `drawn`.
+ */
+export function drawingArea(page: Box, drawn: Iterable<Box>): Box {
+  let area = page;
+  for (const box of drawn) area = union(area, box);
+  return area;
+}
 
 /** The page inside its frame, and the title block to keep clear of. */
 export function pageArea(file: SchematicFile): { area: Box; titleBlock: Box } {

@@ -6,7 +6,10 @@
  */
 import { samePoint, insideSegment, onSegment, placePoint, type PointIu } from "./geometry.ts";
 import { segmentsTouch } from "../../util/segments.ts";
-import { symbolInstance, unitPins, type Label, type LibPin, type Line, type PlacedSymbol, type SchematicFile, type SheetPin, type SheetSymbol } from "./view.ts";
+import type { SheetPin, SheetSymbol } from "./model/sheet-items.ts";
+import type { Label, Line } from "./model/sheet-items.ts";
+import type { SchematicFile } from "./model/schematic-file.ts";
+import { symbolInstance, unitPins, type LibPin, type PlacedSymbol } from "./model/symbols.ts";
 import type { SList } from "../sexpr/index.ts";
 
 export interface PinAt {

@@ -12,7 +12,7 @@
 import { basename } from "node:path";
 import type { Component } from "../../netlist/components.ts";
 import type { BoardDialect } from "../../format-versions.ts";
-import type { SchematicProject } from "../../schematic/view.ts";
+import type { SchematicProject } from "../../schematic/model/hierarchy.ts";
 
 export interface SymbolSheet {
   /** The sheet's name; empty for the root. */

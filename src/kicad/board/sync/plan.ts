@@ -37,7 +37,7 @@ import type { Libraries } from "../../library/libraries.ts";
 import { naturalCompare } from "../../../util/natural-compare.ts";
 import type { Netlist } from "../../netlist/netlist.ts";
 import { indexPins, padMismatches, padNets, padShape, padTargets, type PadNet, type PadShape, type PinIndex, type PinNet } from "../pad-nets.ts";
-import type { SchematicProject } from "../../schematic/view.ts";
+import type { SchematicProject } from "../../schematic/model/hierarchy.ts";
 import { child, children, text, type SList } from "../../sexpr/index.ts";
 
 export type { PadNet } from "../pad-nets.ts";

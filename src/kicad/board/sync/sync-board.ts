@@ -21,7 +21,7 @@ import { isEmptyPlan, planBoardSync, type BoardSyncOptions, type BoardSyncPlan }
 import { listComponents } from "../../netlist/components.ts";
 import { openLibraries, type Libraries } from "../../library/libraries.ts";
 import { buildNetlist } from "../../netlist/netlist.ts";
-import { loadSchematicProject } from "../../schematic/view.ts";
+import { loadSchematicProject } from "../../schematic/model/hierarchy.ts";
 import { printSexprBytes, sameBytes, writeSexprFile } from "../../sexpr/index.ts";
 
 export { applyBoardSync } from "./apply.ts";

@@ -11,7 +11,9 @@ import { SheetSpace, type Spot } from "./placement.ts";
 import { fieldBox, grow, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union } from "../space.ts";
 import { removeLegacyInstances } from "../dialect.ts";
 import type { DetachPlan } from "../wiring.ts";
-import type { LibPin, LibSymbol, PlacedSymbol, SchematicFile, SheetInstance } from "../view.ts";
+import type { SheetInstance } from "../model/hierarchy.ts";
+import type { SchematicFile } from "../model/schematic-file.ts";
+import type { LibPin, LibSymbol, PlacedSymbol } from "../model/symbols.ts";
 import { cloneNode, removeChild, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
 import { newReferences, unitsOf } from "./lookup.ts";
@@ -68,6 +70,12 @@ export interface AddedComponent {
   /** The part it was placed next to (the `near` part, or the part `near` names a net of), and the gap to it in mm. */
   near?: string;
   distance?: number;
+  /**
+   * The block drawn around what it was placed near (corners in mm), and whether it went inside;
+   * `note` says why not when it did not.
+   */
+  block?: { from: MmPoint; to: MmPoint; inside: boolean };
+  note?: string;
 }
 
 /** Room kept beyond each unconnected pin of a new symbol for the stub and label a later `connect` adds. */
@@ -148,6 +156,21 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
     at: toMm(spots[0]!.at),
     rotation: spots[0]!.shape.rotation,
     ...(anchor.near ? { near: anchor.near, distance: Math.round(spots[0]!.distance / 1000) / 10 } : {}),
+    ...blockReport(spots[0]!, anchor.near ?? "the middle of the sheet"),
+  };
+}
+
+/** What `AddedComponent` says of the block around the anchor: where it is, and whether the part fitted in it. */
+function blockReport(spot: Spot, near: string): Pick<AddedComponent, "block" | "note"> {
+  if (!spot.block) return {};
+  const { box, inside } = spot.block;
+  const from = toMm({ x: box.x0, y: box.y0 });
+  const to = toMm({ x: box.x1, y: box.y1 });
+  const block = { from, to, inside };
+  if (inside) return { block };
+  return {
+    block,
+    note: `No free spot inside the block drawn around ${near} (${from.join(", ")} to ${to.join(", ")} mm) holds the part with its fields and wiring, so it went outside the block; make room inside it (move_symbol) and move the part in if it belongs there.`,
   };
 }
 

@@ -11,13 +11,14 @@ import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Ro
 import { blockersOf, symbolBodyBox, translate } from "../space.ts";
 import { clearOwnFields, fieldBoxes } from "./field-layout.ts";
 import type { PinAt } from "../wiring.ts";
-import type { PlacedSymbol, SheetInstance } from "../view.ts";
+import type { SheetInstance } from "../model/hierarchy.ts";
+import type { PlacedSymbol } from "../model/symbols.ts";
 import { removeChild } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
 import { findPin, netOfPin, newReferences } from "./lookup.ts";
-import { ensureLibSymbol, instancePinNumbers, libSymbolView, referencePrefix, symbolFields } from "./lib-symbols.ts";
+import { ensureLibSymbol, instancePinNumbers, libSymbolView, referencePrefix } from "./lib-symbols.ts";
 import { applyPlan, insertItem, placeSymbol, splitWiresAt, toMm } from "./sheet-tree.ts";
-import { labelAngle, labelLanding, landingOf, lastLeg, netPoints, netTarget, type NetTarget } from "./net-target.ts";
+import { labelAngle, labelLanding, landingOf, lastLeg, netPoints, netTarget, powerSymbolFields, type NetTarget } from "./net-target.ts";
 
 /**
  * Attaches a free pin to `net` in the sheet's style: a short wire to a pin, label or power
@@ -142,12 +143,12 @@ export function markNoConnect(state: EditorState, ref: string, pin: string): voi
   state.edit([hit.instance.file], () => insertItem(hit.instance.file, noConnectNode(toMm(hit.tip), crypto.randomUUID())));
 }
 
-/** An upright power symbol whose pin lands on `end`. */
+/** A power symbol whose pin lands on `end`, standing and showing its text as the design's others of its name (see `NetTarget`). */
 function placePowerSymbol(state: EditorState, instance: SheetInstance, target: Extract<NetTarget, { kind: "power" }>, end: PointIu): void {
   const file = instance.file;
   const { def, libName } = ensureLibSymbol(file, target.libId, target.def);
   const lib = libSymbolView(def);
-  const rotation = 0;
+  const rotation = target.rotation;
   const offset = placePoint(lib.pins[0]!.at, { at: { x: 0, y: 0 }, rotation });
   const placement: PlacementIu = { at: { x: end.x - offset.x, y: end.y - offset.y }, rotation };
   const refs = newReferences(state, file, referencePrefix(def, "#PWR"));
@@ -162,7 +163,7 @@ function placePowerSymbol(state: EditorState, instance: SheetInstance, target: E
       rotation,
       unit: 1,
       uuid: crypto.randomUUID(),
-      fields: symbolFields(def, placement, { Reference: refs.get(instance)!, Value: target.value }),
+      fields: powerSymbolFields(def, placement, { Reference: refs.get(instance)!, Value: target.value }, target.example),
       pins: instancePinNumbers(lib, 1).map((number) => ({ number, uuid: crypto.randomUUID() })),
       project: state.project.projectName,
       instances,

@@ -9,7 +9,9 @@ import { suggestion } from "../../../util/close-matches.ts";
 import type { Libraries } from "../../library/libraries.ts";
 import { buildNetlist, type DesignNetlist } from "../../netlist/netlist.ts";
 import { instancesInRoot } from "../dialect.ts";
-import type { PlacedSymbol, SchematicFile, SchematicProject, SheetInstance } from "../view.ts";
+import type { SchematicProject, SheetInstance } from "../model/hierarchy.ts";
+import type { SchematicFile } from "../model/schematic-file.ts";
+import type { PlacedSymbol } from "../model/symbols.ts";
 import { SheetWiring } from "../wiring.ts";
 import { SchematicTransactions } from "./transaction.ts";
 

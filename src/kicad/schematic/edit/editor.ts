@@ -27,7 +27,7 @@
 import type { Libraries } from "../../library/libraries.ts";
 import type { DesignNetlist } from "../../netlist/netlist.ts";
 import { printSexpr, printSexprBytes } from "../../sexpr/index.ts";
-import { loadSchematicProject, type SchematicProject } from "../view.ts";
+import { loadSchematicProject, type SchematicProject } from "../model/hierarchy.ts";
 import { addComponent, removeComponent, type AddComponentArgs, type AddedComponent } from "./add-remove.ts";
 import { connect, disconnect, markNoConnect } from "./connect.ts";
 import { setAttributes, setField, type PartAttributes } from "./fields.ts";

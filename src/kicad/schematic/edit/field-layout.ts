@@ -2,13 +2,13 @@
  * Where a symbol's fields go, the way KiCad lays them out: turned with the symbol (a field of a
  * symbol turned by a quarter is drawn at the other angle than stored, so its text stays
  * horizontal or reads bottom to top, never upside down), Footprint, Datasheet and Description
- * hidden unless the part copied with `like` shows them, the `like` example's field layout
- * copied relative to its body, and a part's own fields moved clear of the wiring `connect`
- * draws at its pins, so they never block it.
+ * hidden unless the part copied with `like` shows them, the `like` example's field sizes and
+ * visibility copied, with its layout where that keeps the fields beside the body, and a part's
+ * own fields moved clear of the wiring `connect` draws at its pins, so they never block it.
  */
 import { toIU, type PlacementIu, type PointIu } from "../geometry.ts";
-import { fieldBox, intersects, translate, type Box } from "../space.ts";
-import type { PlacedSymbol } from "../view.ts";
+import { distance, fieldBox, fontSize, intersects, symbolBodyBox, translate, type Box } from "../space.ts";
+import type { PlacedSymbol } from "../model/symbols.ts";
 import { child, cloneNode, flag, list, setAtom, text, type SList } from "../../sexpr/index.ts";
 import type { SheetSpace } from "./placement.ts";
 
@@ -53,15 +53,33 @@ export function turnedField(prop: SList, origin: PointIu, from: number, to: numb
 }
 
 /**
- * The `like` example's layout put on fresh fields: each field the example has takes its place
- * relative to the example's body (turned to the new rotation), size, justification and
- * visibility, keeping its own value.
+ * A field of the example whose text sits farther than this from its body was placed by hand
+ * for that spot (a value moved clear of a neighbour): copied, it would widen the new part by
+ * as much and drop its text among other parts.
  */
-export function copyFieldLayout(props: SList[], example: PlacedSymbol, placement: PlacementIu): void {
+const NEAR_BODY = toIU(2.54);
+
+/**
+ * The `like` example's look put on fresh fields, laid out compactly beside the new body: each
+ * field the example has keeps its own value and takes the example's size and visibility. One
+ * the example shows near its body also takes its place relative to the body (turned to the new
+ * rotation) and justification; one it shows farther away keeps where the library puts it
+ * (`fromLibrary` names those fields), or, a field the library lacks, goes on the next line
+ * below the fields already beside the body.
+ */
+export function copyFieldLayout(props: SList[], example: PlacedSymbol, placement: PlacementIu, fromLibrary: Set<string>): void {
+  const exampleBody = symbolBodyBox(example);
+  const stacked: SList[] = [];
   for (const prop of props) {
-    const name = text(prop, 1);
+    const name = text(prop, 1) ?? "";
     const source = example.fields.find((f) => f.name === name);
     if (!source || !child(source.node, "at")) continue;
+    const shown = fieldBox(source.node, example.placement);
+    if (shown && distance(shown, exampleBody) > NEAR_BODY) {
+      copyLook(prop, source.node);
+      if (!fromLibrary.has(name)) stacked.push(prop);
+      continue;
+    }
     const turned = turnedField(source.node, example.placement.at, example.placement.rotation, placement.rotation);
     const at = child(turned, "at")!;
     setAtom(at, 1, Math.round((Number(text(at, 1)) + placement.at.x / 10_000) * 10_000) / 10_000);
@@ -70,6 +88,48 @@ export function copyFieldLayout(props: SList[], example: PlacedSymbol, placement
     prop.items.splice(0, prop.items.length, ...keep, ...turned.items.slice(3));
     prop.items[2] = keep[2]!;
   }
+  const besides = props.filter((p) => !stacked.includes(p)).flatMap((p) => fieldBox(p, placement) ?? []);
+  for (const prop of stacked) {
+    const lowest = besides.reduce<Box | undefined>((low, b) => (!low || b.y1 > low.y1 ? b : low), undefined);
+    const at = child(prop, "at")!;
+    setAtom(at, 1, snapMm(lowest ? lowest.x0 : placement.at.x));
+    setAtom(at, 2, snapMm((lowest ? lowest.y1 : placement.at.y) + fontSize(prop) / 2));
+    const effects = child(prop, "effects");
+    const justify = effects && child(effects, "justify");
+    if (justify) effects.items.splice(effects.items.indexOf(justify), 1);
+    effects?.items.push(list("justify", "left"));
+    const box = fieldBox(prop, placement);
+    if (box) besides.push(box);
+  }
+}
+
+/** IU to millimetres, on a 0.01 mm step. */
+function snapMm(iu: number): number {
+  return Math.round(iu / 100) / 100;
+}
+
+/**
+ * The font and visibility of `example`'s fields put on fresh ones, which keep their places: a
+ * new power symbol shows or hides its text as the design's others of its name do.
+ */
+export function copyFieldLook(props: SList[], example: PlacedSymbol): void {
+  for (const prop of props) {
+    const source = example.fields.find((f) => f.name === text(prop, 1));
+    if (source) copyLook(prop, source.node);
+  }
+}
+
+/** The example field's font and visibility on `prop`, which keeps its place and justification. */
+function copyLook(prop: SList, source: SList): void {
+  const font = child(child(source, "effects") ?? source, "font");
+  const hidden = flag(source, "hide") || flag(child(source, "effects") ?? source, "hide");
+  let effects = child(prop, "effects");
+  if (!effects) prop.items.push((effects = list("effects", list("font", list("size", 1.27, 1.27)))));
+  const own = child(effects, "font");
+  if (font && own) effects.items[effects.items.indexOf(own)] = cloneNode(font);
+  const hide = child(effects, "hide");
+  if (hide) effects.items.splice(effects.items.indexOf(hide), 1);
+  if (hidden) effects.items.push(list("hide", "yes"));
 }
 
 /** A placed symbol's visible fields with their boxes. */

@@ -8,7 +8,8 @@
 import { CopperheadError } from "../../../errors.ts";
 import { onSegment, toIU, type PointIu } from "../geometry.ts";
 import { describeItem, inside, intersects, labelBox, occupiedItems, pageArea, pointBox, union, type Box, type DrawnBox } from "../space.ts";
-import type { Label, SchematicFile } from "../view.ts";
+import type { Label } from "../model/sheet-items.ts";
+import type { SchematicFile } from "../model/schematic-file.ts";
 import { toMm } from "./sheet-tree.ts";
 
 /** Steps a label slides along its wire (the half grid KiCad snaps labels to). */

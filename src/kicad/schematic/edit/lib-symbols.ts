@@ -9,7 +9,9 @@ import { placePoint, toIU, type PlacementIu } from "../geometry.ts";
 import { hiddenPropertyNode, libraryFields, propertyNode } from "../item-nodes.ts";
 import { RELEASES } from "../../format-versions.ts";
 import { adaptSyntax, layOutInserted } from "../dialect.ts";
-import { readLibSymbol, type LibSymbol, type PlacedSymbol, type SchematicFile } from "../view.ts";
+import { readLibSymbol } from "../model/read-items.ts";
+import type { SchematicFile } from "../model/schematic-file.ts";
+import type { LibSymbol, PlacedSymbol } from "../model/symbols.ts";
 import { child, children, cloneNode, head, insertChild, q, readDesignText, setAtom, text, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
 import { copyFieldLayout, hideDefaultHidden } from "./field-layout.ts";
@@ -158,8 +160,8 @@ export function instancePinNumbers(lib: LibSymbol, unit: number): string[] {
  * The fields of a freshly placed symbol: the library's, where the library puts them
  * (transformed like the symbol), with `values` overriding; `values` the library lacks follow,
  * hidden at the origin. Footprint, Datasheet and Description are hidden (a symbol converted
- * from an old library may show them); with `like`, the example's layout is copied instead,
- * visibility included (see field-layout.ts).
+ * from an old library may show them); with `like`, the example's sizes and visibility are
+ * copied instead, and its layout where that stays beside the body (see field-layout.ts).
  */
 export function symbolFields(def: SList, placement: PlacementIu, values: Record<string, string>, like?: PlacedSymbol): SList[] {
   const fields: SList[] = [];
@@ -171,7 +173,7 @@ export function symbolFields(def: SList, placement: PlacementIu, values: Record<
   for (const [name, value] of Object.entries(values)) {
     if (!lib.some((f) => f.name === name)) fields.push(hiddenPropertyNode(name, value, toMm(placement.at)));
   }
-  if (like) copyFieldLayout(fields, like, placement);
+  if (like) copyFieldLayout(fields, like, placement, new Set(lib.map((f) => f.name)));
   else hideDefaultHidden(fields);
   return fields;
 }

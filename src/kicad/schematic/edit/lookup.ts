@@ -10,7 +10,9 @@ import { trimEndOf, trimStartOf } from "../../../util/trim.ts";
 import { naturalCompare } from "../../../util/natural-compare.ts";
 import { placePoint, type PointIu } from "../geometry.ts";
 import { pinOutwardLib, placeDirection } from "../space.ts";
-import { symbolInstance, unitPins, type LibPin, type PlacedSymbol, type SchematicFile, type SheetInstance } from "../view.ts";
+import type { SheetInstance } from "../model/hierarchy.ts";
+import type { SchematicFile } from "../model/schematic-file.ts";
+import { symbolInstance, unitPins, type LibPin, type PlacedSymbol } from "../model/symbols.ts";
 import type { EditorState } from "./editor-state.ts";
 import { unique } from "./sheet-tree.ts";
 
@@ -55,7 +57,8 @@ export function references(state: EditorState): Set<string> {
 
 /**
  * References for a new symbol in `file`, one per sheet instance of it: the next free ones
- * for `prefix`, or `own.ref` (checked usable and free) in `own.instance`; none of `reserved`.
+ * for `prefix` in the design's numbering scheme (see `nextFreeReference`), or `own.ref`
+ * (checked usable and free) in `own.instance`.
  */
 export function newReferences(state: EditorState, file: SchematicFile, prefix: string, own?: { instance: SheetInstance; ref: string }, reserved: Iterable<string> = []): Map<SheetInstance, string> {
   const taken = references(state);
@@ -63,7 +66,7 @@ export function newReferences(state: EditorState, file: SchematicFile, prefix: s
   if (own) checkNewReference(own.ref, taken);
   const refs = new Map<SheetInstance, string>();
   for (const instance of state.instancesOf(file)) {
-    const ref = own && instance === own.instance ? own.ref : nextFreeReference(prefix, taken);
+    const ref = own && instance === own.instance ? own.ref : nextFreeReference(prefix, taken, sheetBlock(state, instance, prefix));
     taken.add(ref);
     refs.set(instance, ref);
   }
@@ -91,17 +94,67 @@ export function checkNewReference(ref: string, taken: Set<string>): void {
   }
 }
 
-/** The first `prefix<n>` (n ≥ 1) not in `taken`. */
-function nextFreeReference(prefix: string, taken: Set<string>): string {
+/**
+ * The first free `prefix<n>` after `block` (0, or the hundreds or thousands a sheet's references
+ * are numbered in, see `sheetBlock`), written as the design writes that prefix's numbers:
+ * eeschema's annotation puts a 0 before a power symbol's number (`#PWR01`, `#PWR0101` on a
+ * sheet numbered from 100), so a design whose references of the prefix mostly start so gets one
+ * too.
+ */
+function nextFreeReference(prefix: string, taken: Set<string>, block: number): string {
   const used = new Set<number>();
-  const pattern = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(\\d+)$`);
+  let zeroLed = 0;
+  let plain = 0;
+  const pattern = referencePattern(prefix);
   for (const ref of taken) {
-    const m = pattern.exec(ref);
-    if (m) used.add(Number(m[1]));
+    const digits = pattern.exec(ref)?.[1];
+    if (digits === undefined) continue;
+    used.add(Number(digits));
+    if (digits.length > 1 && digits.startsWith("0")) zeroLed++;
+    else plain++;
   }
-  let n = 1;
+  let n = block + 1;
   while (used.has(n)) n++;
-  return `${prefix}${n}`;
+  return `${prefix}${zeroLed > plain ? "0" : ""}${n}`;
+}
+
+function referencePattern(prefix: string): RegExp {
+  return new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(\\d+)$`);
+}
+
+/** How far apart KiCad's annotation sets sheets' numbers when it numbers by sheet ("sheet number × 100" or "× 1000"). */
+const BLOCK_STEPS = [100, 1000];
+
+/**
+ * The block a new reference on `instance` is numbered in: when the sheet's references of
+ * `prefix` (else all of them) lie in one block of a hundred or a thousand above zero, that
+ * block; when the sheet has none and every other sheet's lie in the block of its page number,
+ * this sheet's page's; else 0.
+ */
+function sheetBlock(state: EditorState, instance: SheetInstance, prefix: string): number {
+  const numbersOn = (sheet: SheetInstance): number[] => {
+    const refs = sheet.file.symbols.map((s) => symbolInstance(s, sheet.path, state.project.projectName).reference);
+    const own = refs.flatMap((r) => referencePattern(prefix).exec(r)?.[1] ?? []);
+    const numbers = own.length > 0 ? own : refs.flatMap((r) => /(\d+)$/.exec(r)?.[1] ?? []);
+    return numbers.map(Number);
+  };
+  const blockOf = (numbers: number[], step: number): number | undefined => {
+    const blocks = new Set(numbers.map((n) => Math.floor(n / step)));
+    const [only] = blocks;
+    return blocks.size === 1 && only! >= 1 && numbers.every((n) => n % step !== 0) ? only : undefined;
+  };
+  const here = numbersOn(instance);
+  for (const step of BLOCK_STEPS) {
+    if (here.length > 0) {
+      const block = blockOf(here, step);
+      if (block !== undefined) return block * step;
+      continue;
+    }
+    const others = state.project.instances.filter((i) => i !== instance).map((i) => ({ page: Number(i.page), numbers: numbersOn(i) })).filter((o) => o.numbers.length > 0);
+    const page = Number(instance.page);
+    if (others.length > 0 && Number.isInteger(page) && page >= 1 && others.every((o) => blockOf(o.numbers, step) === o.page)) return page * step;
+  }
+  return 0;
 }
 
 /** Every placed unit of `ref`, in every sheet instance; a typed error with close references when there is none. */

@@ -9,18 +9,30 @@ import { placePoint, toIU, type PlacementIu, type PointIu } from "../geometry.ts
 import type { LabelShape } from "../item-nodes.ts";
 import { routeBoxes, stubRoutes, type Landing } from "./routing.ts";
 import { fieldBox, labelBox, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, type Box } from "../space.ts";
-import { fieldValue, type PlacedSymbol, type SheetInstance } from "../view.ts";
+import type { SheetInstance } from "../model/hierarchy.ts";
+import { fieldValue, type PlacedSymbol } from "../model/symbols.ts";
 import type { SheetWiring } from "../wiring.ts";
 import { child, cloneNode, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
 import { libSymbolView, symbolFields, tryResolve } from "./lib-symbols.ts";
+import { copyFieldLook } from "./field-layout.ts";
 
 /** KiCad's names for nets no label, power symbol or sheet pin names (kicad/netlist/netlist.ts). */
 const UNNAMED = /^(Net|unconnected)-\(/;
 
 /** How `connect` names the net at the end of its stub. */
 export type NetTarget =
-  | { kind: "power"; libId: string; def: () => SList; value: string; expected: string }
+  | {
+      kind: "power";
+      libId: string;
+      def: () => SList;
+      value: string;
+      expected: string;
+      /** How the symbol stands: as its library draws it, a negative rail's hanging below its pin (see `standing`). */
+      rotation: number;
+      /** One of the design's symbols of this name, whose field look a new one takes. */
+      example?: PlacedSymbol;
+    }
   | { kind: "global"; text: string; shape: LabelShape; expected: string }
   | { kind: "local"; text: string; expected: string };
 
@@ -42,13 +54,12 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
     return { kind: "local", text: base, expected: net };
   }
   if (net === "") throw new CopperheadError("usage", "A net name is required.", { fix: "Pass the net name, e.g. GND or /LED_A." });
-  for (const file of state.project.files.values()) {
-    for (const symbol of file.symbols) {
-      if (symbol.lib?.power === "global" && fieldValue(symbol, "Value") === net) {
-        const cached = symbol.lib.node;
-        return { kind: "power", libId: symbol.libKey, value: net, expected: net, def: () => tryResolve(state, symbol.libKey) ?? cloneNode(cached) };
-      }
-    }
+  const designs = designPowerSymbols(state, net, instance);
+  if (designs.length > 0) {
+    const example = designs[0]!;
+    const own = instance.file.libSymbols.get(example.libKey) ?? example.lib!;
+    const rotation = standing(own.node, net);
+    return { kind: "power", libId: example.libKey, value: net, expected: net, def: () => cloneNode(own.node), rotation, example };
   }
   for (const file of state.project.files.values()) {
     const label = file.labels.find((l) => l.kind === "global" && l.text === net);
@@ -56,7 +67,7 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   }
   const libId = `power:${net}`;
   const def = /^[+-]?[\w.]+$/.test(net) ? tryResolve(state, libId) : undefined;
-  if (def && child(def, "power")) return { kind: "power", libId, value: net, expected: net, def: () => def };
+  if (def && child(def, "power")) return { kind: "power", libId, value: net, expected: net, def: () => def, rotation: standing(def, net) };
   // A short name means the one local net it names (see kicad/netlist/net-names.ts), else a new net here.
   const own = instance.humanPath + net;
   const found = lookupNet(state.netlist().nets.map((n) => n.name), net);
@@ -71,6 +82,40 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   if (found.kind === "found" && found.name.startsWith("/") && found.name !== own) return netTarget(state, found.name, instance, ref);
   if (found.kind === "ambiguous" && !found.candidates.includes(own)) resolveNet(found.candidates, net);
   return { kind: "local", text: net, expected: own };
+}
+
+/** A negative supply: its pin faces down, its symbol hangs below the part. */
+const NEGATIVE_RAIL = /^(-|VEE)/i;
+
+/**
+ * How a power symbol for `net` stands: as its library draws it, but a negative rail's turned
+ * over when drawn above its pin (KiCad's own `-12V` points up like `+12V`), so it hangs below
+ * the part's pin, which then faces down.
+ */
+function standing(def: SList, net: string): number {
+  if (!NEGATIVE_RAIL.test(net)) return 0;
+  const pin = libSymbolView(def).pins[0];
+  const body = libUnitBox(def, 1, 1);
+  if (!pin || !body) return 0;
+  const upright: PlacementIu = { at: { x: 0, y: 0 }, rotation: 0 };
+  const drawn = placeBox(body, upright);
+  return (drawn.y0 + drawn.y1) / 2 < placePoint(pin.at, upright).y ? 180 : 0;
+}
+
+/**
+ * The design's global power symbols of `net`, embedded under their lib id, those on
+ * `instance`'s sheet first: a new one reuses their embedded library symbol (the library's may
+ * have changed since; eeschema would embed it beside theirs as a renamed copy) and shows its
+ * text as they do.
+ */
+function designPowerSymbols(state: EditorState, net: string, instance: SheetInstance): PlacedSymbol[] {
+  const found: PlacedSymbol[] = [];
+  for (const file of [instance.file, ...[...state.project.files.values()].filter((f) => f !== instance.file)]) {
+    for (const symbol of file.symbols) {
+      if (symbol.lib?.power === "global" && symbol.libKey === symbol.libId && fieldValue(symbol, "Value") === net) found.push(symbol);
+    }
+  }
+  return found;
 }
 
 /** Connection points of `target`'s net on a sheet (pins, power symbols, labels), the pins of `except` (the part being wired) aside. */
@@ -90,7 +135,7 @@ export function netPoints(state: EditorState, target: NetTarget, wiring: SheetWi
   return points;
 }
 
-/** What a new pin's connection ends in: an upright power symbol (boxes relative to its pin) or a label. */
+/** What a new pin's connection ends in: a power symbol standing as `NetTarget` says (boxes relative to its pin) or a label. */
 export type PinLanding = { kind: "power"; boxes: Box[]; arrive: PointIu } | { kind: "label"; text: string; flagged: boolean };
 
 /** What a connection to `target` ends in, relative to the stub's end. */
@@ -99,17 +144,24 @@ export function landingOf(target: NetTarget): PinLanding {
   const def = target.def();
   const lib = libSymbolView(def);
   const pin = lib.pins[0]!;
-  const upright: PlacementIu = { at: { x: 0, y: 0 }, rotation: 0 };
-  const offset = placePoint(pin.at, upright);
-  const placement: PlacementIu = { at: { x: -offset.x, y: -offset.y }, rotation: 0 };
-  const out = placeDirection(pinOutwardLib(pin.orientation), upright);
+  const standing: PlacementIu = { at: { x: 0, y: 0 }, rotation: target.rotation };
+  const offset = placePoint(pin.at, standing);
+  const placement: PlacementIu = { at: { x: -offset.x, y: -offset.y }, rotation: target.rotation };
+  const out = placeDirection(pinOutwardLib(pin.orientation), standing);
   const body = libUnitBox(def, 1, 1);
   const drawn = body ? placeBox(body, placement) : undefined;
-  const boxes = [drawn ?? pointBox({ x: 0, y: 0 }, toIU(1.27)), ...symbolFields(def, placement, { Value: target.value }).flatMap((f) => fieldBox(f, placement) ?? [])];
+  const boxes = [drawn ?? pointBox({ x: 0, y: 0 }, toIU(1.27)), ...powerSymbolFields(def, placement, { Value: target.value }, target.example).flatMap((f) => fieldBox(f, placement) ?? [])];
   // The wire arrives from the side away from the drawing: power pins have no length, and
   // older libraries give them any orientation (a pre-KiCad 6 GND points its pin up while its
   // triangle hangs below), so the drawing says which way the symbol stands.
   return { kind: "power", boxes, arrive: (drawn && towards(drawn)) ?? { x: -out.x, y: -out.y } };
+}
+
+/** The fields of a new power symbol: the library's, with the look of the design's others of its name (`example`). */
+export function powerSymbolFields(def: SList, placement: PlacementIu, values: Record<string, string>, example: PlacedSymbol | undefined): SList[] {
+  const fields = symbolFields(def, placement, values);
+  if (example) copyFieldLook(fields, example);
+  return fields;
 }
 
 /** Room for the stub and power symbol or label a pin at `tip` will get (its preferred route). */

@@ -8,11 +8,12 @@
  * accept, each with everything it will occupy: drawing, fields and the wiring still to come);
  * the search returns the candidate nearest the anchor that fits.
  */
-import { blocks, BoxIndex, distance, grow, inside, intersects, occupiedBoxes, pageArea, translate, union, type Box } from "../space.ts";
+import { blocks, BoxIndex, distance, drawingArea, grow, inside, intersects, occupiedBoxes, pageArea, translate, union, type Box } from "../space.ts";
 import { toIU, type PointIu } from "../geometry.ts";
 import { naturalCompare } from "../../../util/natural-compare.ts";
 import type { Netlist } from "../../netlist/netlist.ts";
-import type { PlacedSymbol, SchematicFile } from "../view.ts";
+import type { SchematicFile } from "../model/schematic-file.ts";
+import type { PlacedSymbol } from "../model/symbols.ts";
 
 /** One orientation a symbol would accept, with what it occupies there, in eeschema's integer units. */
 export interface ShapeIu {
@@ -31,6 +32,8 @@ export interface Spot {
   shape: ShapeIu;
   /** Gap between the placed drawing and the anchor, IU. */
   distance: number;
+  /** The designer's block around the anchor, if any, and whether the spot is inside it. */
+  block?: { box: Box; inside: boolean };
 }
 
 /** Clearance kept between anything new and anything drawn. */
@@ -39,8 +42,6 @@ export const CLEARANCE = toIU(1.27);
 const GRIDS = [toIU(2.54), toIU(1.27), toIU(0.635)];
 /** Share of symbol origins that must sit on a grid for the sheet to count as drawn on it. */
 const GRID_SHARE = 0.8;
-/** Leaving the anchor's block costs as much as this much extra distance. */
-const BLOCK_PENALTY = toIU(25);
 /** The first search looks this far from the anchor; the second, the whole page. */
 const NEAR_MM = 60;
 /**
@@ -65,6 +66,8 @@ export function sheetGrid(file: SchematicFile): number {
 /** The free space of one sheet, for placing one symbol at a time. */
 export class SheetSpace {
   readonly page: { area: Box; titleBlock: Box };
+  /** Where a new item may go (see `drawingArea`): an anchor beyond the frame gets its part beside it, not on the page far away. */
+  readonly area: Box;
   readonly grid: number;
   readonly blocks: Box[];
   /** Everything drawn, as one box (undefined on an empty sheet). */
@@ -89,11 +92,12 @@ export class SheetSpace {
     let content: Box | undefined;
     for (const b of boxes) content = union(content, b);
     this.content = content;
+    this.area = drawingArea(this.page.area, boxes);
   }
 
-  /** True when `box` is on the page, off the title block, and `clearance` clear of everything drawn. */
+  /** True when `box` is in the drawing area, off the title block, and `clearance` clear of everything drawn. */
   free(box: Box, clearance = CLEARANCE): boolean {
-    return inside(box, this.page.area) && !intersects(box, this.page.titleBlock) && !this.index.hits(box, clearance);
+    return inside(box, this.area) && !intersects(box, this.page.titleBlock) && !this.index.hits(box, clearance);
   }
 
   /** Marks `box` as taken (a unit just placed, so the next one goes beside it). */
@@ -107,18 +111,27 @@ export class SheetSpace {
   }
 
   /**
-   * The fitting spot nearest `anchor` over every shape, on the grid: first within a generous
-   * reach of the anchor, then anywhere on the page. Shapes are compared by distance plus their
-   * penalty, and a spot outside the anchor's block pays the block penalty.
+   * The fitting spot nearest `anchor` over every shape, on the grid: inside the designer's
+   * block around the anchor when one is drawn and a spot there fits (drawing, fields and wiring
+   * all within it), else first within a generous reach of the anchor, then anywhere in the
+   * drawing area. Shapes are compared by distance plus their penalty.
    */
   findSpot(shapes: ShapeIu[], anchor: Box): Spot | undefined {
     const block = this.blockOf(anchor);
+    if (block) {
+      const inside = this.search(shapes, anchor, block, this.grid, block);
+      if (inside) return { ...inside, block: { box: block, inside: true } };
+    }
     const reach = toIU(NEAR_MM);
-    return this.search(shapes, anchor, block, grow(anchor, reach), this.grid) ?? this.search(shapes, anchor, block, this.page.area, Math.max(this.grid, GRIDS[0]!));
+    const spot = this.search(shapes, anchor, grow(anchor, reach), this.grid) ?? this.search(shapes, anchor, this.area, Math.max(this.grid, GRIDS[0]!));
+    return spot && block ? { ...spot, block: { box: block, inside: false } } : spot;
   }
 
-  /** `grid`: the step the positions tried keep to; a large shape or area takes a multiple of it. */
-  private search(shapes: ShapeIu[], anchor: Box, block: Box | undefined, area: Box, grid: number): Spot | undefined {
+  /**
+   * `grid`: the step the positions tried keep to; a large shape or area takes a multiple of it.
+   * `within`: a box everything the shape occupies must stay inside (the anchor's block).
+   */
+  private search(shapes: ShapeIu[], anchor: Box, area: Box, grid: number, within?: Box): Spot | undefined {
     const candidates: { at: PointIu; shape: ShapeIu; score: number; gap: number; centre: number }[] = [];
     const centre = { x: (anchor.x0 + anchor.x1) / 2, y: (anchor.y0 + anchor.y1) / 2 };
     for (const shape of shapes) {
@@ -130,15 +143,15 @@ export class SheetSpace {
         for (let x = first(area.x0 - shape.body.x0); x + shape.body.x1 <= area.x1; x += step) {
           const body = translate(shape.body, { x, y });
           const gap = distance(body, anchor);
-          const outside = block !== undefined && !inside(body, block);
-          const score = gap + shape.penalty + (outside ? BLOCK_PENALTY : 0);
-          candidates.push({ at: { x, y }, shape, score, gap, centre: Math.hypot((body.x0 + body.x1) / 2 - centre.x, (body.y0 + body.y1) / 2 - centre.y) });
+          candidates.push({ at: { x, y }, shape, score: gap + shape.penalty, gap, centre: Math.hypot((body.x0 + body.x1) / 2 - centre.x, (body.y0 + body.y1) / 2 - centre.y) });
         }
       }
     }
     candidates.sort((a, b) => a.score - b.score || a.centre - b.centre || a.at.y - b.at.y || a.at.x - b.at.x);
     for (const c of candidates) {
-      if (c.shape.boxes.every((b) => this.free(translate(b, c.at)))) return { at: c.at, shape: c.shape, distance: c.gap };
+      const boxes = c.shape.boxes.map((b) => translate(b, c.at));
+      if (within && !boxes.every((b) => inside(b, within))) continue;
+      if (boxes.every((b) => this.free(b))) return { at: c.at, shape: c.shape, distance: c.gap };
     }
     return undefined;
   }

@@ -8,7 +8,8 @@ import { itemRank, type MmPoint } from "../item-nodes.ts";
 import { fieldBox, labelBox, libUnitBox, placeBox, pointBox, union, type Box } from "../space.ts";
 import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath } from "../dialect.ts";
 import type { DetachPlan, SheetWiring } from "../wiring.ts";
-import type { PlacedSymbol, SchematicFile } from "../view.ts";
+import type { SchematicFile } from "../model/schematic-file.ts";
+import type { PlacedSymbol } from "../model/symbols.ts";
 import { child, children, childText, cloneNode, head, insertChild, q, removeChild, setAtom, text, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
 

@@ -7,7 +7,8 @@
  * keep them for a rollback (and only once they were edited: a sheet still as parsed is its
  * bytes), to tell whether they changed, and to save them.
  */
-import type { SchematicFile, SchematicProject } from "../view.ts";
+import type { SchematicProject } from "../model/hierarchy.ts";
+import type { SchematicFile } from "../model/schematic-file.ts";
 import { printSexprBytes, sameBytes, writeSexprFile } from "../../sexpr/index.ts";
 
 export class SchematicTransactions {
