@@ -173,12 +173,28 @@ export const editTools = [
   defineTool({
     name: "rename_net",
     family: "edit",
-    description: "Rename a net by changing the labels or power symbols that name it." + CONFINED,
+    description:
+      "Rename a net by changing the labels or power symbols that name it. A label whose longer name would run over another item makes room the least way that keeps it readable: read the other way, slid along its wire, moved to the wire's other end, or its wire's free end lengthened into free space; when none is clear the call says what each way ran into (move_label then places it where you choose)." + CONFINED,
     schema: v.strictObject({ from: name(200), to: name(200) }),
     run(ctx: RunContext, { from, to }) {
       checkVisibleName("net name", to);
       editSchematic(ctx, "rename_net", { nets: [from, to] }, (e) => e.renameNet(from, to));
       return { from, to };
+    },
+  }),
+  defineTool({
+    name: "move_label",
+    family: "edit",
+    description:
+      "Move a label that names a net: to another point (to, [x, y] mm) on a wire of its sheet, or beyond the free end of the wire it sits on, in line with it (the wire is lengthened to meet it; the longer wire must cross nothing). from ([x, y] mm) says which label when the net has several; rotation turns it. Refused with what is in the way when the label would run over another item, and when the nets would change." + CONFINED,
+    schema: v.strictObject({
+      net: name(200),
+      to: v.tuple([v.number(), v.number()]),
+      from: v.optional(v.tuple([v.number(), v.number()])),
+      rotation: v.optional(v.picklist([0, 90, 180, 270])),
+    }),
+    run(ctx: RunContext, { net, ...args }) {
+      return editSchematic(ctx, "move_label", { nets: [net] }, (e) => e.moveLabel(net, args));
     },
   }),
   defineTool({
