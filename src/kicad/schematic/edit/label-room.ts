@@ -17,6 +17,8 @@ import { insertItem, shiftNode, toMm } from "./tree.ts";
 
 /** Steps a label slides along its wire (the half grid KiCad snaps labels to). */
 const STEP = toIU(1.27);
+/** KiCad's default text size, 1.27 mm. */
+const TEXT_SIZE = toIU(1.27);
 /** How many spots along its wiring a label tries at most. */
 const MAX_SPOTS = 400;
 /** How far a free wire end is lengthened at most to clear a label, mm. */
@@ -70,9 +72,18 @@ export class LabelRoom {
     this.page = pageArea(file);
   }
 
-  /** The label's box with `chars` characters at `at`, reading along `rotation`. */
+  /**
+   * The label's box with `chars` characters at `at`, reading along `rotation`. A local label's
+   * text stands off its wire on the side its letters' tops face (above a horizontal label, left
+   * of a vertical one, as KiCad keeps text readable), further than `labelBox`'s band reaches:
+   * the box is widened to there, so a label turned across its wire is not taken as clear of
+   * what its text covers.
+   */
   box(at: Point, chars: number, rotation = this.label.rotation): Box {
-    return labelBox(at, chars, rotation, this.label.kind !== "local");
+    const box = labelBox(at, chars, rotation, this.label.kind !== "local");
+    if (this.label.kind !== "local") return box;
+    const reach = Math.round(TEXT_SIZE * 1.6);
+    return rotation % 180 === 0 ? { ...box, y0: Math.min(box.y0, at.y - reach) } : { ...box, x0: Math.min(box.x0, at.x - reach) };
   }
 
   /**
@@ -187,6 +198,7 @@ export function renamedLabelAt(file: SchematicFile, label: Label, text: string):
   const lengthened = lengthenTo(room, chars);
   if ("spot" in lengthened) return lengthened.spot;
   tried.push({ way: `lengthening its wire's free end by up to ${MAX_LENGTHEN_MM} mm`, failed: lengthened.failed });
+
 
   throw new CopperheadError(
     "edit_conflict",
