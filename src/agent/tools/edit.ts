@@ -54,7 +54,7 @@ export const editTools = [
     name: "add_component",
     family: "edit",
     description:
-      "Add a part from the libraries or the design's own symbols (lib_id), or another one like an existing part (like: its symbol, footprint and fields), next to the part or net it belongs with (near; by default the part it shares the most connect nets with), on that part's sheet, in free space on the sheet's grid. With connect ({pin: net}) its pins are wired at once and it is turned so supply pins face up and ground pins down. Returns its reference, pins, position and the gap to what it was placed near." + CONFINED,
+      "Add a part from the libraries or the design's own symbols (lib_id), or another one like an existing part (like: its symbol, footprint and fields), next to the part or net it belongs with (near; by default the part it shares the most connect nets with), on that part's sheet, in free space on the sheet's grid, or at a given origin (at). With connect ({pin: net}) its pins are wired at once and it is turned so supply pins face up and ground pins down. Returns its reference, pins, position and the gap to what it was placed near." + CONFINED,
     schema: v.strictObject({
       lib_id: v.optional(v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Symbol, e.g. Device:C"))),
       like: v.optional(v.pipe(name(), v.description("An existing part to copy: its symbol, footprint and fields (MPN, manufacturer); other arguments override"))),
@@ -66,6 +66,7 @@ export const editTools = [
       sheet: v.optional(v.pipe(v.string(), v.description('Human sheet path, e.g. "/" or "/Regulator/" (default: the sheet of near, else "/")'))),
       ref: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z#]+\d+$/))),
       rotation: v.optional(v.picklist([0, 90, 180, 270])),
+      at: v.optional(v.pipe(v.tuple([v.number(), v.number()]), v.description("The symbol's origin, mm, instead of a spot next to near: checked like move_symbol (drawing, fields and wiring clear); find_space with lib_id gives one that fits"))),
     }),
     run(ctx: RunContext, a) {
       if (a.ref) checkVisibleName("reference", a.ref);
@@ -75,7 +76,7 @@ export const editTools = [
         ctx,
         "add_component",
         touches,
-        (e) => e.addComponent({ libId: a.lib_id, like: a.like, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref, near: a.near, connect: a.connect, rotation: a.rotation }),
+        (e) => e.addComponent({ libId: a.lib_id, like: a.like, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref, near: a.near, connect: a.connect, rotation: a.rotation, at: a.at }),
         (result) => ({ refs: result.refs }),
       );
       if (added.near) (ctx.placementAnchors ??= new Map()).set(added.ref, added.near);

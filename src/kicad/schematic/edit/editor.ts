@@ -147,6 +147,25 @@ export class SchematicEditor {
     return result as T;
   }
 
+  /**
+   * What `fn` would do, without doing it: its result, with every sheet it changed put back as
+   * it was. Asks the operations themselves ("where would add_component put this?"), so a
+   * preview and the edit that follows it cannot disagree.
+   */
+  preview<T>(fn: (editor: SchematicEditor) => T): T {
+    const undo = new Error("preview");
+    let result: T | undefined;
+    try {
+      this.state.edit([], () => {
+        result = fn(this);
+        throw undo;
+      });
+    } catch (err) {
+      if (err !== undo) throw err;
+    }
+    return result as T;
+  }
+
   /** The netlist of the edited trees, as kicad-cli would export it (built once per state of the trees). */
   netlist(): DesignNetlist {
     return this.state.netlist();
