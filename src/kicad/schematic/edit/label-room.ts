@@ -1,7 +1,7 @@
 /**
  * Where a label goes when it must make room. A label that grows with a new name must not run
  * over another item; it is moved the least that keeps the sheet readable, each way tried in
- * turn: as it is (when its longer text crosses nothing it did not cross before), reading the
+ * turn: as it is (when its longer text crosses nothing), reading the
  * other way from the same point, slid along the wire it sits on (which keeps it on its net),
  * moved to that wire's other end, or carried out beyond the wire's free end with the wire
  * lengthened to meet it. When none is clear the rename is refused, saying what each way ran
@@ -90,30 +90,18 @@ export class LabelRoom {
    * What a label of `chars` characters at `at`, reading along `rotation`, runs over. The wire
    * it sits on is no obstacle as the designer drew it; any other wire through `at` is one only
    * where it goes on in the direction the label reads (a label at a wire's end reading away
-   * from it is how a label is drawn). `ignore` leaves out what it crossed before (a rename only
-   * answers for what it adds).
+   * from it is how a label is drawn).
    */
-  blockers(at: Point, chars: number, rotation: number, ignore?: Set<DrawnBox>): string[] {
+  blockers(at: Point, chars: number, rotation: number): string[] {
     const box = this.box(at, chars, rotation);
     const turned = rotation !== this.label.rotation;
     const reads = readingDirection(rotation);
     const ahead = { x: at.x + reads.x, y: at.y + reads.y };
     const harmless = this.file.wires.filter((w) => onSegment(at, w.a, w.b, 0) && ((!turned && this.wires.includes(w)) || !onSegment(ahead, w.a, w.b, 0))).map(lineBox);
-    const found = this.others.filter((i) => intersects(box, i.box) && !ignore?.has(i) && !(i.what === "wire" && harmless.some((w) => same(w, i.box)))).map(describeItem);
+    const found = this.others.filter((i) => intersects(box, i.box) && !(i.what === "wire" && harmless.some((w) => same(w, i.box)))).map(describeItem);
     if (!inside(box, this.page.area)) found.push("the page frame");
     if (intersects(box, this.page.titleBlock)) found.push("the title block");
     return found;
-  }
-
-  /**
-   * What the label crosses as it is drawn now, for a rename to answer only for what it adds:
-   * measured at the width KiCad's stroke font draws (about 0.7 of its size a character, where
-   * `labelBox` counts a generous 0.9), so an item the text merely came near is not taken for
-   * one it already ran over.
-   */
-  crossedNow(): Set<DrawnBox> {
-    const box = this.box(this.label.at, Math.floor((this.label.text.length * 0.7) / 0.9));
-    return new Set(this.others.filter((i) => intersects(box, i.box)));
   }
 
   /**
@@ -162,9 +150,9 @@ export class LabelRoom {
  */
 export function renamedLabelAt(file: SchematicFile, label: Label, text: string): LabelSpot {
   const room = new LabelRoom(file, label);
-  const before = room.crossedNow();
   const chars = text.length;
-  const fresh = room.blockers(label.at, chars, label.rotation, before);
+  // Strict even where the old text already ran over something: the renamed label must read clear.
+  const fresh = room.blockers(label.at, chars, label.rotation);
   if (fresh.length === 0) return { at: label.at, rotation: label.rotation };
   const flipped = (label.rotation + 180) % 360;
   const turns = [flipped, (label.rotation + 90) % 360, (label.rotation + 270) % 360];
