@@ -119,6 +119,15 @@ describe("the proposal binds every edit tool", () => {
     });
   }, 60_000);
 
+  test("move_label: the net the label names", async () => {
+    await scoped({ refs: [], nets: ["/CC1"] }, async (session, repo) => {
+      await expectRefused(repo, session.call("move_label", { net: "LED_A", to: [142.24, 96.52], rotation: 180 }), [], ["/LED_A"]);
+    });
+    await scoped({ refs: [], nets: ["/LED_A"] }, async ({ call }) => {
+      expect(await call("move_label", { net: "LED_A", to: [142.24, 96.52], rotation: 180 })).toMatchObject({ net: "/LED_A", at: [142.24, 96.52] });
+    });
+  }, 60_000);
+
   test("place_footprint: the footprint moved, not the one it is placed next to", async () => {
     await scoped({ refs: ["C3"], nets: ["+3V3", "GND"] }, async (session, repo) => {
       const { call } = session;

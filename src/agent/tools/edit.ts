@@ -56,7 +56,7 @@ export const editTools = [
     name: "add_component",
     effect: "edit",
     description:
-      "Add a part from the libraries or the design's own symbols (lib_id), or another one like an existing part (like: its symbol, footprint and fields), next to the part or net it belongs with (near; by default the part it shares the most connect nets with), on that part's sheet, in free space on the sheet's grid, inside the block drawn round that part when one fits it (block and note in the result say when not). With connect ({pin: net}) its pins are wired at once and it is turned so supply pins face up and ground and negative-rail pins down; power symbols are the design's own, numbered and shown as its others. Returns its reference, pins, position and the gap to what it was placed near." + CONFINED,
+      "Add a part from the libraries or the design's own symbols (lib_id), or another one like an existing part (like: its symbol, footprint and fields), next to the part or net it belongs with (near; by default the part it shares the most connect nets with), on that part's sheet, in free space on the sheet's grid, inside the block drawn round that part when one fits it (block and note in the result say when not), or at a given origin (at, checked like move_symbol). With connect ({pin: net}) its pins are wired at once and it is turned so supply pins face up and ground and negative-rail pins down; power symbols are the design's own, numbered and shown as its others. Returns its reference, pins, position and the gap to what it was placed near." + CONFINED,
     schema: v.strictObject({
       lib_id: v.optional(v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Symbol, e.g. Device:C"))),
       like: v.optional(v.pipe(name(), v.description("An existing part to copy: its symbol, footprint and fields (MPN, manufacturer), shown and sized as on it but laid out beside the new body; other arguments override"))),
@@ -68,6 +68,7 @@ export const editTools = [
       sheet: v.optional(v.pipe(v.string(), v.description('Human sheet path, e.g. "/" or "/Regulator/" (default: the sheet of near, else "/")'))),
       ref: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z#]+\d+$/))),
       rotation: v.optional(v.picklist([0, 90, 180, 270])),
+      at: v.optional(v.pipe(v.tuple([v.number(), v.number()]), v.description("The symbol's origin, mm, instead of a spot next to near: checked like move_symbol (drawing, fields and wiring clear); find_space with lib_id gives one that fits"))),
     }),
     run(ctx: RunContext, a) {
       if (a.ref) checkVisibleName("reference", a.ref);
@@ -78,7 +79,7 @@ export const editTools = [
         ctx,
         "add_component",
         touches,
-        (e) => e.addComponent({ libId: a.lib_id, like: a.like, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref, near: a.near, connect: a.connect, rotation: a.rotation, reserved }),
+        (e) => e.addComponent({ libId: a.lib_id, like: a.like, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref, near: a.near, connect: a.connect, rotation: a.rotation, at: a.at, reserved }),
         (result) => ({ refs: result.refs }),
       );
       if (added.near) (ctx.placementAnchors ??= new Map()).set(added.ref, added.near);
@@ -176,12 +177,28 @@ export const editTools = [
   defineTool({
     name: "rename_net",
     effect: "edit",
-    description: "Rename a net by changing the labels or power symbols that name it." + CONFINED,
+    description:
+      "Rename a net by changing the labels or power symbols that name it. A label whose longer name would run over another item makes room the least way that keeps it readable: read the other way, slid along its wire, moved to the wire's other end, or its wire's free end lengthened into free space; when none is clear the call says what each way ran into (move_label then places it where you choose)." + CONFINED,
     schema: v.strictObject({ from: name(200), to: name(200) }),
     run(ctx: RunContext, { from, to }) {
       checkVisibleName("net name", to);
       editSchematic(ctx, "rename_net", { nets: [from, to] }, (e) => e.renameNet(from, to));
       return { from, to };
+    },
+  }),
+  defineTool({
+    name: "move_label",
+    effect: "edit",
+    description:
+      "Move a label that names a net: to another point (to, [x, y] mm) on a wire of its sheet, or beyond the free end of the wire it sits on, in line with it (the wire is lengthened to meet it; the longer wire must cross nothing). from ([x, y] mm) says which label when the net has several; rotation turns it. Refused with what is in the way when the label would run over another item, and when the nets would change." + CONFINED,
+    schema: v.strictObject({
+      net: name(200),
+      to: v.tuple([v.number(), v.number()]),
+      from: v.optional(v.tuple([v.number(), v.number()])),
+      rotation: v.optional(v.picklist([0, 90, 180, 270])),
+    }),
+    run(ctx: RunContext, { net, ...args }) {
+      return editSchematic(ctx, "move_label", { nets: [net] }, (e) => e.moveLabel(net, args));
     },
   }),
   defineTool({

@@ -5,7 +5,7 @@
  * the coordinates the edit tools take, so a model places parts where it has looked.
  */
 import * as v from "valibot";
-import { currentDesign, type RunContext } from "../context.ts";
+import { currentDesign, runEditor, type RunContext } from "../context.ts";
 import { viewRegion } from "../view/render.ts";
 import { findSpace } from "../view/find-space.ts";
 import { defineTool, WithImages } from "./tool.ts";
@@ -42,19 +42,22 @@ export const viewTools = [
     name: "find_space",
     effect: "read",
     description:
-      "Where is a free area of width × height mm near a part (near) or a point (x, y), on a sheet (clear of every symbol, field, wire, label and the title block, on the sheet's grid) or on the board (inside the outline, clear of courtyards)? Returns its position in the coordinates move_symbol / add_component / place_footprint take.",
+      "Where is a free area of width × height mm near a part (near) or a point (x, y), on a sheet (clear of every symbol, field, wire, label and the title block, on the sheet's grid) or on the board (inside the outline, clear of courtyards)? Returns its position in the coordinates move_symbol / add_component / place_footprint take. For a part to add, give lib_id (or like) with near or sheet instead of width and height guesses: the answer is the origin add_component accepts as at, with room for the symbol's fields and wiring.",
     schema: v.strictObject({
       document: v.optional(v.picklist(["schematic", "board"]), "schematic"),
-      width: v.pipe(v.number(), v.minValue(0.5), v.maxValue(1_000)),
-      height: v.pipe(v.number(), v.minValue(0.5), v.maxValue(1_000)),
+      width: v.optional(v.pipe(v.number(), v.minValue(0.5), v.maxValue(1_000))),
+      height: v.optional(v.pipe(v.number(), v.minValue(0.5), v.maxValue(1_000))),
       near: ref("A reference to search around"),
       x: mm("Point to search around, mm (with y)"),
       y: mm("Point to search around, mm (with x)"),
       sheet: ref("Sheet path or file name for x, y (schematic); default the root"),
       side: v.optional(v.picklist(["front", "back"])),
+      lib_id: v.optional(v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Symbol, e.g. Device:C"), v.description("On a sheet: room for this symbol with its fields and wiring, as add_component places it; x, y is then its origin, to pass to add_component as at"))),
+      like: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100), v.description("On a sheet: room for a part like this one (as add_component like)"))),
+      rotation: v.optional(v.picklist([0, 90, 180, 270])),
     }),
-    run(ctx: RunContext, args) {
-      return findSpace(currentDesign(ctx), args);
+    run(ctx: RunContext, { lib_id, ...args }) {
+      return findSpace(currentDesign(ctx), { ...args, libId: lib_id }, () => runEditor(ctx));
     },
   }),
 ];

@@ -12,13 +12,19 @@ import { BoardObstacles } from "../../kicad/board/clearance/obstacles.ts";
 import { BoardRules } from "../../kicad/board/clearance/rules.ts";
 import { IU_PER_MM, toIU } from "../../kicad/schematic/geometry.ts";
 import { SheetSpace } from "../../kicad/schematic/edit/placement.ts";
-import { ToolError } from "../tools/tool.ts";
+import type { SchematicEditor } from "../../kicad/schematic/edit/editor.ts";
+import { toolCall, ToolError } from "../tools/tool.ts";
 import { sheetRegion } from "./sheet-view.ts";
 
 export interface SpaceQuestion {
   document: "schematic" | "board";
-  width: number;
-  height: number;
+  /** On a sheet: room for this symbol (or one like this part), with its fields and wiring, rather than for a bare rectangle. */
+  libId?: string;
+  like?: string;
+  rotation?: number;
+  /** The area asked for, mm (needed unless a symbol is asked about). */
+  width?: number;
+  height?: number;
   near?: string;
   x?: number;
   y?: number;
@@ -28,11 +34,37 @@ export interface SpaceQuestion {
 
 const round = (v: number) => Math.round(v * 100) / 100;
 
-export function findSpace(design: Design, q: SpaceQuestion) {
-  return q.document === "board" ? boardSpace(design, q) : sheetSpace(design, q);
+export function findSpace(design: Design, q: SpaceQuestion, editor: () => SchematicEditor) {
+  if (q.document === "schematic" && (q.libId !== undefined || q.like !== undefined)) return symbolSpace(editor(), q);
+  const { width, height } = q;
+  if (width === undefined || height === undefined) throw new ToolError("find_space needs width and height (mm), or on a sheet lib_id (or like) for the symbol to make room for");
+  const area = { ...q, width, height };
+  return q.document === "board" ? boardSpace(design, area) : sheetSpace(design, area);
 }
 
-function sheetSpace(design: Design, q: SpaceQuestion) {
+/**
+ * Where `add_component` would put a symbol, asked of `add_component` itself (a preview that
+ * changes nothing), so the spot returned is one it accepts as `at`: the symbol's drawing, its
+ * fields and the room its wiring needs, not just a rectangle of the size the model guessed.
+ */
+function symbolSpace(editor: SchematicEditor, q: SpaceQuestion) {
+  if (q.x !== undefined || q.y !== undefined) throw new ToolError("find_space for a symbol (lib_id or like) searches next to near (a part or net) or on sheet; x and y are for a bare area");
+  const added = toolCall(() => editor.preview((e) => e.addComponent({ libId: q.libId, like: q.like, near: q.near, sheet: q.sheet, rotation: q.rotation })));
+  return {
+    document: "schematic",
+    sheet: added.sheet,
+    symbol: q.libId ?? `like ${q.like}`,
+    x: added.at[0],
+    y: added.at[1],
+    rotation: added.rotation,
+    ...(added.near ? { near: added.near, distance: added.distance } : {}),
+    note: "x, y is where the symbol's origin goes: pass it to add_component as at, with this rotation; its drawing, fields and wiring fit there",
+  };
+}
+
+type AreaQuestion = SpaceQuestion & { width: number; height: number };
+
+function sheetSpace(design: Design, q: AreaQuestion) {
   const region = sheetRegion(design, { ref: q.near, x: q.x, y: q.y, sheet: q.sheet, width: 0, height: 0 });
   const space = new SheetSpace(region.instance.file);
   const anchor = q.near || q.x !== undefined ? region.box : space.page.area;
@@ -54,7 +86,7 @@ function sheetSpace(design: Design, q: SpaceQuestion) {
   };
 }
 
-function boardSpace(design: Design, q: SpaceQuestion) {
+function boardSpace(design: Design, q: AreaQuestion) {
   const board = design.board;
   if (!board) throw new ToolError("the project has no board (.kicad_pcb)");
   let anchor;

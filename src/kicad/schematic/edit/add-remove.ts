@@ -7,8 +7,8 @@ import { CopperheadError } from "../../../errors.ts";
 import { naturalCompare } from "../../../util/natural-compare.ts";
 import { placePoint, samePoint, toIU, type PlacementIu } from "../geometry.ts";
 import { placedSymbolNode, type MmPoint } from "../item-nodes.ts";
-import { SheetSpace, type Spot } from "./placement.ts";
-import { fieldBox, grow, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union } from "../space.ts";
+import { CLEARANCE, SheetSpace, type ShapeIu, type Spot } from "./placement.ts";
+import { blockersOf, fieldBox, grow, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union } from "../space.ts";
 import { removeLegacyInstances } from "../dialect.ts";
 import type { DetachPlan } from "../wiring.ts";
 import type { SheetInstance } from "../model/hierarchy.ts";
@@ -56,6 +56,11 @@ export interface AddComponentArgs {
   connect?: Record<string, string>;
   /** Fixed rotation (0, 90, 180, 270); by default the one that puts supply pins up and ground pins down. */
   rotation?: number;
+  /**
+   * The (first) unit's origin, mm, instead of a spot found next to `near`: checked as
+   * `move_symbol` checks one, its drawing, fields and wiring clear of everything drawn.
+   */
+  at?: MmPoint;
 }
 
 export interface AddedComponent {
@@ -80,6 +85,8 @@ export interface AddedComponent {
 
 /** Room kept beyond each unconnected pin of a new symbol for the stub and label a later `connect` adds. */
 const PIN_REACH = toIU(7.62);
+/** The least of that room, on a sheet too full for more: a wire stub's length. */
+const COMPACT_REACH = toIU(2.54);
 /** Half the width of that room: a power symbol's value or a short label. */
 const PIN_SPREAD = toIU(2.54);
 /** An orientation that puts a supply pin down (or a ground pin up) costs this much distance. */
@@ -125,14 +132,18 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
   const joins: JoinTarget[] = lib.unitCount === 1 ? [...nets].filter(([, net]) => net.kind !== "power").map(([pin, net]) => ({ pin, points: netPoints(state, net, wiring) })) : [];
   const starts = new Set(joins.filter((j) => j.points.length === 0).map((j) => j.pin));
   const spots = units.map((unit) => {
-    const shapes = (partnerRoom: Set<string>, turn = false) => unitShapes(def, lib, unit, values, { landings, partnerRoom, turn, rotation: args.rotation, example });
+    const shapes = (partnerRoom: Set<string>, turn = false, pinReach = PIN_REACH) => unitShapes(def, lib, unit, values, { landings, partnerRoom, turn, rotation: args.rotation, example, pinReach });
+    // On a full sheet, a spot that keeps only a stub's length in front of the pins not wired
+    // yet is better than none: a later connect checks its own room.
     const spot =
+      (args.at && unit === 1 ? spotAt(space, target, libId, [...shapes(new Set()), ...shapes(new Set(), false, COMPACT_REACH)], args.at) : undefined) ??
       (joins.some((j) => j.points.length > 0) ? joinSpot(space, wiring, shapes(new Set(), true), joins, anchor.box) : undefined) ??
       (starts.size > 0 ? space.findSpot(shapes(starts), anchor.box) : undefined) ??
-      space.findSpot(shapes(new Set()), anchor.box);
+      space.findSpot(shapes(new Set()), anchor.box) ??
+      space.findSpot(shapes(new Set(), false, COMPACT_REACH), anchor.box);
     if (!spot) {
       throw new CopperheadError("edit_conflict", `No free room for ${libId}${lib.unitCount > 1 ? ` unit ${unit}` : ""} on sheet ${target.humanPath}: no free spot for its drawing, fields and wiring anywhere on the page. Nothing was added.`, {
-        fix: "Place it on another sheet, or make room on this one (find_space and view show where there is any).",
+        fix: "Place it on another sheet, or make room on this one (find_space with this lib_id says where it would fit, if anywhere; view shows what is drawn).",
         sheet: target.humanPath,
       });
     }
@@ -172,6 +183,23 @@ function blockReport(spot: Spot, near: string): Pick<AddedComponent, "block" | "
     block,
     note: `No free spot inside the block drawn around ${near} (${from.join(", ")} to ${to.join(", ")} mm) holds the part with its fields and wiring, so it went outside the block; make room inside it (move_symbol) and move the part in if it belongs there.`,
   };
+}
+
+/**
+ * The spot at `at` (mm) for a new unit: the first of `shapes` (its orientations with full room
+ * for wiring, then with a stub's room) whose drawing, fields and wiring are clear there. Throws, naming what is in the way, when none is.
+ */
+function spotAt(space: SheetSpace, target: SheetInstance, libId: string, shapes: ShapeIu[], at: MmPoint): Spot {
+  const origin = { x: toIU(at[0]), y: toIU(at[1]) };
+  const ordered = shapes;
+  const shape = ordered.find((s) => s.boxes.every((b) => space.free(translate(b, origin))));
+  if (shape) return { at: origin, shape, distance: 0 };
+  const blockers = blockersOf(target.file, ordered[0]!.boxes.map((b) => translate(b, origin)), CLEARANCE);
+  throw new CopperheadError(
+    "edit_conflict",
+    `${libId} does not fit at ${at.join(", ")} on sheet ${target.humanPath}: its drawing, fields and wiring would overlap ${blockers.length > 0 ? blockers.join("; ") : "what is drawn there"}. Nothing was added.`,
+    { fix: "Pick another spot (find_space with this lib_id gives one that fits), or leave at out to let copperhead find the nearest free one.", sheet: target.humanPath, blockers },
+  );
 }
 
 /** Places a new symbol's units (unit n at `spots[n - 1]`), its library symbol embedded in the sheet. */
@@ -277,6 +305,8 @@ interface ShapePlan {
   rotation?: number;
   /** The `like` example, whose field layout is copied. */
   example?: PlacedSymbol;
+  /** Room kept in front of each pin not wired yet (default `PIN_REACH`). */
+  pinReach?: number;
 }
 
 /**
@@ -285,7 +315,7 @@ interface ShapePlan {
  * (or room for one). Orientations that put a supply pin down or a ground pin up cost extra.
  */
 function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<string, string>, plan: ShapePlan): UnitShape[] {
-  const { landings, partnerRoom: room, turn, rotation, example } = plan;
+  const { landings, partnerRoom: room, turn, rotation, example, pinReach = PIN_REACH } = plan;
   // Turning a part only pays when it puts its power pins the right way up, or a pin in front of its partner's (`turn`).
   const rotations = rotation !== undefined ? [rotation] : turn || [...landings.values()].some((l) => l.kind === "power") ? [0, 180, 90, 270] : [0];
   const pins = lib.pins.filter((p) => (p.unit === 0 || p.unit === unit) && (p.bodyStyle === 0 || p.bodyStyle === 1) && !p.hidden);
@@ -301,7 +331,7 @@ function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<str
       const outward = placeDirection(pinOutwardLib(pin.orientation), placement);
       const landing = landings.get(pin.number);
       if (!landing) {
-        fixed.push(grow(union(pointBox(tip), pointBox({ x: tip.x + outward.x * PIN_REACH, y: tip.y + outward.y * PIN_REACH })), PIN_SPREAD));
+        fixed.push(grow(union(pointBox(tip), pointBox({ x: tip.x + outward.x * pinReach, y: tip.y + outward.y * pinReach })), PIN_SPREAD));
         continue;
       }
       if (landing.kind === "power" && !samePoint(landing.arrive, outward)) penalty += UPSIDE_DOWN;

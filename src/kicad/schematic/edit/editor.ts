@@ -16,7 +16,7 @@
  *
  * This module is the front door: `SchematicEditor` opens a project and hands each operation to
  * the module of its family (`add-remove.ts`, `move.ts`, `connect.ts`, `rename.ts`,
- * `fields.ts`), all working on one `EditorState` (`editor-state.ts`) over the shared transaction
+ * `label-move.ts`, `fields.ts`), all working on one `EditorState` (`editor-state.ts`) over the shared transaction
  * (`transaction.ts`).
  *
  * Sheets used by several sheet symbols share one file, so an edit in such a sheet shows in every
@@ -32,10 +32,11 @@ import { addComponent, removeComponent, type AddComponentArgs, type AddedCompone
 import { connect, disconnect, markNoConnect } from "./connect.ts";
 import { setAttributes, setField, type PartAttributes } from "./fields.ts";
 import { moveSymbol, type MovedSymbol, type MoveSymbolArgs } from "./move.ts";
+import { moveLabel, type MovedLabel, type MoveLabelArgs } from "./label-move.ts";
 import { renameNet } from "./rename.ts";
 import { EditorState } from "./editor-state.ts";
 
-export type { AddComponentArgs, AddedComponent, MovedSymbol, MoveSymbolArgs, PartAttributes };
+export type { AddComponentArgs, AddedComponent, MovedLabel, MoveLabelArgs, MovedSymbol, MoveSymbolArgs, PartAttributes };
 
 export class SchematicEditor {
   private readonly state: EditorState;
@@ -94,6 +95,11 @@ export class SchematicEditor {
     renameNet(this.state, name, to);
   }
 
+  /** Moves a label of `net` along its wiring, lengthening its wire's free end to reach (see `label-move.ts`). */
+  moveLabel(net: string, args: MoveLabelArgs): MovedLabel {
+    return moveLabel(this.state, net, args);
+  }
+
   /** Sets a field on every unit of `ref`; setting `Reference` renames the part (see `fields.ts`). */
   setField(ref: string, field: string, value: string): void {
     setField(this.state, ref, field, value);
@@ -138,6 +144,25 @@ export class SchematicEditor {
     this.state.edit([], () => {
       result = fn();
     });
+    return result as T;
+  }
+
+  /**
+   * What `fn` would do, without doing it: its result, with every sheet it changed put back as
+   * it was. Asks the operations themselves ("where would add_component put this?"), so a
+   * preview and the edit that follows it cannot disagree.
+   */
+  preview<T>(fn: (editor: SchematicEditor) => T): T {
+    const undo = new Error("preview");
+    let result: T | undefined;
+    try {
+      this.state.edit([], () => {
+        result = fn(this);
+        throw undo;
+      });
+    } catch (err) {
+      if (err !== undo) throw err;
+    }
     return result as T;
   }
 

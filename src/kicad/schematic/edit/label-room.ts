@@ -1,71 +1,323 @@
 /**
- * Where a renamed label goes. A label that grows with its new name must not run over another
- * item: it stays as it is when its longer text crosses nothing it did not cross before; else it
- * reads the other way from the same point, or slides along the wire it sits on (which keeps it
- * on its net) to the nearest spot where it crosses nothing; else the rename is refused, naming
- * what is in the way.
+ * Where a label goes when it must make room. A label that grows with a new name must not run
+ * over another item; it is moved the least that keeps the sheet readable, each way tried in
+ * turn: as it is (when its longer text crosses nothing), reading the
+ * other way from the same point, slid along the wire it sits on (which keeps it on its net),
+ * moved to that wire's other end, or carried out beyond the wire's free end with the wire
+ * lengthened to meet it. When none is clear the rename is refused, saying what each way ran
+ * into. `move_label` checks a spot the model picks by the same rules (`LabelRoom.check`).
  */
 import { CopperheadError } from "../../../errors.ts";
-import { onSegment, toIU, type PointIu } from "../geometry.ts";
-import { describeItem, inside, intersects, labelBox, occupiedItems, pageArea, pointBox, union, type Box, type DrawnBox } from "../space.ts";
-import type { Label } from "../model/sheet-items.ts";
+import { child, setAtom, type SList } from "../../sexpr/index.ts";
+import { onSegment, placePoint, samePoint, toIU, type PointIu } from "../geometry.ts";
+import { describeItem, inside, intersects, labelBox, occupiedItems, pageArea, pinOutwardLib, placeDirection, pointBox, union, type Box, type DrawnBox } from "../space.ts";
+import { unitPins } from "../model/symbols.ts";
+import type { Label, Line } from "../model/sheet-items.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
-import { toMm } from "./sheet-tree.ts";
+import { lineNode } from "../item-nodes.ts";
+import { insertItem, shiftNode, toMm } from "./sheet-tree.ts";
 
 /** Steps a label slides along its wire (the half grid KiCad snaps labels to). */
 const STEP = toIU(1.27);
+/** KiCad's default text size, 1.27 mm. */
+const TEXT_SIZE = toIU(1.27);
+/** How many spots along its wiring a label tries at most. */
+const MAX_SPOTS = 400;
+/** How far a free wire end is lengthened at most to clear a label, mm. */
+const MAX_LENGTHEN_MM = 25.4;
 
 /**
- * The anchor and angle `label` takes when renamed to `text`: its own; else turned around (reading
- * the other way from the same point); else the nearest clear spot along the wire it sits on,
- * either way round. Throws (before anything is written) when none is clear.
+ * Where a label goes: its anchor and angle, and, when its wire is lengthened, the end moved out
+ * to meet it (`wire` undefined: a label sitting on a pin gets a new stub from the pin).
  */
-export function renamedLabelAt(file: SchematicFile, label: Label, text: string): { at: PointIu; rotation: number } {
-  const flagged = label.kind !== "local";
-  const box = (at: PointIu, chars: number, rotation = label.rotation) => labelBox(at, chars, rotation, flagged);
-  const own = box(label.at, label.text.length);
-  const wires = file.wires.filter((w) => onSegment(label.at, w.a, w.b, 0));
-  const wireBoxes = wires.map((w) => union(pointBox(w.a), pointBox(w.b)));
-  const same = (a: Box, b: Box) => a.x0 === b.x0 && a.y0 === b.y0 && a.x1 === b.x1 && a.y1 === b.y1;
-  const others = occupiedItems(file).filter((i) => !same(i.box, own));
-  // The wire a label sits on is no obstacle as the designer turned it; turned around, the
-  // label must not run along it.
-  const ownWire = (i: DrawnBox) => i.what === "wire" && wireBoxes.some((w) => same(w, i.box));
-  const hits = (b: Box, turned: boolean) => others.filter((i) => intersects(b, i.box) && !(ownWire(i) && (!turned || across(i.box, label.rotation))));
-  const before = new Set(hits(own, false));
-  const fresh = hits(box(label.at, text.length), false).filter((i) => !before.has(i));
+export interface LabelSpot {
+  at: PointIu;
+  rotation: number;
+  lengthen?: { wire?: Line; end: PointIu; to: PointIu };
+}
+
+/** The free end of a label's wiring: the wire's end it sits at, or the pin it sits on, and the way out from it. */
+export interface FreeEnd {
+  wire?: Line;
+  end: PointIu;
+  out: PointIu;
+}
+
+/** One way of making room that was tried, and why it did not do. */
+interface Tried {
+  way: string;
+  failed: string;
+}
+
+/**
+ * What stands around one label on its sheet: every other drawn item, the wires it sits on, and
+ * the page. Answers whether the label, with some text, is readable at a spot.
+ */
+export class LabelRoom {
+  readonly wires: Line[];
+  /** Every wire joined to the label's own, through wire ends (the net's wiring it can slide along). */
+  readonly network: Line[];
+  private readonly others: DrawnBox[];
+  private readonly wireBoxes: Box[];
+  private readonly page: { area: Box; titleBlock: Box };
+  private readonly own: Box;
+
+  constructor(
+    readonly file: SchematicFile,
+    readonly label: Label,
+  ) {
+    this.own = this.box(label.at, label.text.length);
+    this.wires = file.wires.filter((w) => onSegment(label.at, w.a, w.b, 0));
+    this.wireBoxes = this.wires.map(lineBox);
+    this.network = joinedWires(file.wires, this.wires);
+    this.others = occupiedItems(file).filter((i) => !same(i.box, this.own));
+    this.page = pageArea(file);
+  }
+
+  /**
+   * The label's box with `chars` characters at `at`, reading along `rotation`. A local label's
+   * text stands off its wire on the side its letters' tops face (above a horizontal label, left
+   * of a vertical one, as KiCad keeps text readable), further than `labelBox`'s band reaches:
+   * the box is widened to there, so a label turned across its wire is not taken as clear of
+   * what its text covers.
+   */
+  box(at: PointIu, chars: number, rotation = this.label.rotation): Box {
+    const box = labelBox(at, chars, rotation, this.label.kind !== "local");
+    if (this.label.kind !== "local") return box;
+    const reach = Math.round(TEXT_SIZE * 1.6);
+    return rotation % 180 === 0 ? { ...box, y0: Math.min(box.y0, at.y - reach) } : { ...box, x0: Math.min(box.x0, at.x - reach) };
+  }
+
+  /**
+   * What a label of `chars` characters at `at`, reading along `rotation`, runs over. The wire
+   * it sits on is no obstacle as the designer drew it; any other wire through `at` is one only
+   * where it goes on in the direction the label reads (a label at a wire's end reading away
+   * from it is how a label is drawn).
+   */
+  blockers(at: PointIu, chars: number, rotation: number): string[] {
+    const box = this.box(at, chars, rotation);
+    const turned = rotation !== this.label.rotation;
+    const reads = readingDirection(rotation);
+    const ahead = { x: at.x + reads.x, y: at.y + reads.y };
+    const harmless = this.file.wires.filter((w) => onSegment(at, w.a, w.b, 0) && ((!turned && this.wires.includes(w)) || !onSegment(ahead, w.a, w.b, 0))).map(lineBox);
+    const found = this.others.filter((i) => intersects(box, i.box) && !(i.what === "wire" && harmless.some((w) => same(w, i.box)))).map(describeItem);
+    if (!inside(box, this.page.area)) found.push("the page frame");
+    if (intersects(box, this.page.titleBlock)) found.push("the title block");
+    return found;
+  }
+
+  /**
+   * The free end the label sits at, when it sits at one: the end of its wire with nothing else
+   * attached (no other wire, pin, junction, sheet pin or bus entry), or a pin with nothing but
+   * the label on it. Its wiring can be lengthened from there. Otherwise why not, for an error to say.
+   */
+  freeEnd(): FreeEnd | string {
+    const at = this.label.at;
+    const f = this.file;
+    const wire = this.wires.find((w) => samePoint(w.a, at) || samePoint(w.b, at));
+    if (!wire && this.wires.length > 0) return "the label sits along its wire, not at an end of it";
+    const pins = f.symbols.flatMap((s) => unitPins(s, s.unit).filter((p) => samePoint(placePoint(p.at, s.placement), at)).map((p) => placeDirection(pinOutwardLib(p.orientation), s.placement)));
+    const others = [
+      ...f.wires.filter((w) => w !== wire && onSegment(at, w.a, w.b, 0)).map(() => "another wire"),
+      ...f.junctions.filter((j) => samePoint(j.at, at)).map(() => "a junction"),
+      ...pins.slice(wire ? 0 : 1).map(() => "a pin"),
+      ...f.sheets.filter((s) => s.pins.some((p) => samePoint(p.at, at))).map(() => "a sheet pin"),
+      ...f.busEntries.filter((e) => samePoint(e.at, at) || samePoint(e.end, at)).map(() => "a bus entry"),
+    ];
+    if (!wire && pins.length === 0) return "the label sits on no wire or pin";
+    if (others.length > 0) return `its ${wire ? "wire's end" : "pin"} at (${toMm(at).join(", ")}) also meets ${others[0]}`;
+    if (!wire) return { end: at, out: pins[0]! };
+    const other = samePoint(wire.a, at) ? wire.b : wire.a;
+    return { wire, end: at, out: { x: Math.sign(at.x - other.x), y: Math.sign(at.y - other.y) } };
+  }
+
+  /**
+   * What a wire lengthened from `end` to `to` would run into (the label's own box and wire
+   * left out): a longer wire must cross nothing, or it would join or cover it.
+   */
+  extensionBlockers(end: PointIu, to: PointIu): string[] {
+    const step = { x: Math.sign(to.x - end.x), y: Math.sign(to.y - end.y) };
+    const start = { x: end.x + step.x, y: end.y + step.y };
+    const segment = union(pointBox(start), pointBox(to));
+    const found = this.others.filter((i) => intersects(grow1(segment), i.box) && !this.wireBoxes.some((w) => same(w, i.box))).map(describeItem);
+    if (!inside(segment, this.page.area)) found.push("the page frame");
+    if (intersects(segment, this.page.titleBlock)) found.push("the title block");
+    return found;
+  }
+}
+
+/**
+ * The spot `label` takes when renamed to `text` (see the module comment). Throws (before anything
+ * is written) when no way is clear, naming what each way ran into.
+ */
+export function renamedLabelAt(file: SchematicFile, label: Label, text: string): LabelSpot {
+  const room = new LabelRoom(file, label);
+  const chars = text.length;
+  // Strict even where the old text already ran over something: the renamed label must read clear.
+  const fresh = room.blockers(label.at, chars, label.rotation);
   if (fresh.length === 0) return { at: label.at, rotation: label.rotation };
-  const page = pageArea(file);
   const flipped = (label.rotation + 180) % 360;
-  for (const at of [label.at, ...slides(label.at, wires)]) {
-    for (const rotation of at === label.at ? [flipped] : [label.rotation, flipped]) {
-      const moved = box(at, text.length, rotation);
-      if (inside(moved, page.area) && !intersects(moved, page.titleBlock) && hits(moved, rotation !== label.rotation).length === 0) return { at, rotation };
+  const turns = [flipped, (label.rotation + 90) % 360, (label.rotation + 270) % 360];
+  const tried: Tried[] = [];
+
+  for (const rotation of turns) if (room.blockers(label.at, chars, rotation).length === 0) return { at: label.at, rotation };
+  tried.push({ way: "turned at the same point", failed: `read the other way it would run over ${room.blockers(label.at, chars, flipped)[0]}, and across its wire over ${room.blockers(label.at, chars, turns[1]!)[0] ?? room.blockers(label.at, chars, turns[2]!)[0]}` });
+
+  const along = slides(label.at, room.wires, room.network);
+  let nearest: string | undefined;
+  for (const at of along) {
+    for (const rotation of [label.rotation, ...turns]) {
+      const hit = room.blockers(at, chars, rotation);
+      if (hit.length === 0) return { at, rotation };
+      nearest ??= `the nearest, (${toMm(at).join(", ")}), runs over ${hit[0]}`;
     }
   }
-  const blockers = fresh.map(describeItem);
+  tried.push({ way: "sliding along the wiring it sits on, any way round", failed: along.length === 0 ? (room.wires.length === 0 ? "it sits on no wire" : "its wiring has no other spot on the grid") : `none of the ${along.length} spots is clear: ${nearest}` });
+
+  const ends = room.wires.flatMap((w) => [w.a, w.b]).filter((p) => !samePoint(p, label.at));
+  const endFailures: string[] = [];
+  for (const at of ends) {
+    for (const rotation of [label.rotation, ...turns]) {
+      const hit = room.blockers(at, chars, rotation);
+      if (hit.length === 0) return { at, rotation };
+      if (rotation === label.rotation) endFailures.push(`at (${toMm(at).join(", ")}) it would run over ${hit[0]}`);
+    }
+  }
+  tried.push({ way: "moving to its wire's other end", failed: ends.length === 0 ? "it sits on no wire" : endFailures.join("; ") });
+
+  const lengthened = lengthenTo(room, chars);
+  if ("spot" in lengthened) return lengthened.spot;
+  tried.push({ way: `lengthening its wire's free end by up to ${MAX_LENGTHEN_MM} mm`, failed: lengthened.failed });
+
+
   throw new CopperheadError(
     "edit_conflict",
-    `Renaming label ${label.text} at (${toMm(label.at).join(", ")}) to ${text} would run it over ${blockers.join("; ")}, and no spot along its wire is clear, either way round. Nothing was renamed.`,
-    { fix: "Pick a shorter name, or make room beside the label (move_symbol the part it runs into) and retry.", label: label.text, blockers },
+    `Renaming label ${label.text} at (${toMm(label.at).join(", ")}) to ${text} would run it over ${fresh.join("; ")}. Tried, least change first: ${tried.map((t) => `${t.way}: ${t.failed}`).join(". ")}. Nothing was renamed.`,
+    {
+      fix: "Pick a shorter name; or move the label yourself with move_label (to a spot on its wire, or beyond its wire's free end, which lengthens the wire) or make room (move_symbol the part it runs into), then retry.",
+      label: label.text,
+      blockers: fresh,
+      tried: tried.map((t) => t.way),
+    },
   );
 }
 
-/** True when a wire's box runs across a label reading at `rotation` (a vertical wire under a horizontal label). */
-function across(wire: Box, rotation: number): boolean {
-  return rotation % 180 === 0 ? wire.x0 === wire.x1 : wire.y0 === wire.y1;
+/**
+ * The nearest spot beyond the free end of the label's wire, on the grid and in the wire's
+ * direction, where the lengthened wire crosses nothing and the label reads clear.
+ */
+function lengthenTo(room: LabelRoom, chars: number): { spot: LabelSpot } | { failed: string } {
+  const free = room.freeEnd();
+  if (typeof free === "string") return { failed: free };
+  const { wire, end, out } = free;
+  if (out.x !== 0 && out.y !== 0) return { failed: "its wire is not horizontal or vertical" };
+  const label = room.label;
+  let last = "";
+  for (let k = 1; k * STEP <= toIU(MAX_LENGTHEN_MM); k++) {
+    const to = { x: end.x + out.x * k * STEP, y: end.y + out.y * k * STEP };
+    const blocked = room.extensionBlockers(end, to);
+    if (blocked.length > 0) return { failed: `after ${(k * 1.27).toFixed(2)} mm the wire would run into ${blocked[0]}${last ? `, and short of that ${last}` : ""}` };
+    for (const rotation of [0, 90, 180, 270].sort((a, b) => (b === label.rotation ? 1 : 0) - (a === label.rotation ? 1 : 0))) {
+      // Read back along its lengthened wire, a label would sit on it.
+      const reads = readingDirection(rotation);
+      if (reads.x === -out.x && reads.y === -out.y) continue;
+      const hit = room.blockers(to, chars, rotation);
+      if (hit.length === 0) return { spot: { at: to, rotation, lengthen: { wire, end, to } } };
+      if (rotation === label.rotation) last = `the label would still run over ${hit[0]}`;
+    }
+  }
+  return { failed: last || "no length up to that is clear" };
 }
 
-/** Points along the wires through `at`, on the label grid, nearest first (`at` itself left out). */
-function slides(at: PointIu, wires: { a: PointIu; b: PointIu }[]): PointIu[] {
+/** Changes `label` to read `text` at `spot`, lengthening its wire when the spot says so. */
+export function placeLabel(file: SchematicFile, label: Label, spot: LabelSpot): void {
+  const lengthen = spot.lengthen;
+  if (lengthen?.wire) moveWireEnd(lengthen.wire, lengthen.end, lengthen.to);
+  else if (lengthen) insertItem(file, lineNode("wire", toMm(lengthen.end), toMm(lengthen.to), crypto.randomUUID()));
+  if (!samePoint(spot.at, label.at)) shiftNode(label.node, { x: spot.at.x - label.at.x, y: spot.at.y - label.at.y });
+  if (spot.rotation !== label.rotation) turnLabel(label.node, spot.rotation);
+}
+
+/** Moves the end of `wire` at `end` to `to`. */
+function moveWireEnd(wire: Line, end: PointIu, to: PointIu): void {
+  const xy = (child(wire.node, "pts")?.items ?? []).filter((i): i is SList => i.type === "list");
+  const index = samePoint(wire.a, end) ? 0 : 1;
+  const node = xy[index]!;
+  setAtom(node, 1, toMm(to)[0]);
+  setAtom(node, 2, toMm(to)[1]);
+}
+
+/** Turns a label to read along `rotation`, justified as KiCad justifies a label at that angle. */
+function turnLabel(node: SList, rotation: number): void {
+  setAtom(child(node, "at")!, 3, rotation);
+  const justify = child(child(node, "effects") ?? node, "justify");
+  if (justify) setAtom(justify, 1, rotation === 180 || rotation === 270 ? "right" : "left");
+}
+
+function lineBox(line: Line): Box {
+  return union(pointBox(line.a), pointBox(line.b));
+}
+
+function same(a: Box, b: Box): boolean {
+  return a.x0 === b.x0 && a.y0 === b.y0 && a.x1 === b.x1 && a.y1 === b.y1;
+}
+
+/** A thin segment's box, one IU wider each way, so boxes it only touches along their edge count. */
+function grow1(b: Box): Box {
+  return { x0: b.x0 - 1, y0: b.y0 - 1, x1: b.x1 + 1, y1: b.y1 + 1 };
+}
+
+/** The screen direction a label at `rotation` reads in (Y down). */
+function readingDirection(rotation: number): PointIu {
+  return [{ x: 1, y: 0 }, { x: 0, y: -1 }, { x: -1, y: 0 }, { x: 0, y: 1 }][(((rotation / 90) % 4) + 4) % 4]!;
+}
+
+/**
+ * Spots a label can slide to, nearest first (`at` itself left out): along the wires through
+ * `at` on the label grid from `at`, then along the rest of the wiring joined to them, on the
+ * grid from each wire's start. At most `MAX_SPOTS` are looked at, so a sheet with a long bus of
+ * wiring stays quick.
+ */
+function slides(at: PointIu, own: Line[], network: Line[]): PointIu[] {
   const points: { p: PointIu; d: number }[] = [];
-  for (const { a, b } of wires) {
+  const seen = new Set<string>([`${at.x},${at.y}`]);
+  const add = (p: PointIu) => {
+    const key = `${p.x},${p.y}`;
+    if (!seen.has(key)) points.push({ p, d: Math.abs(p.x - at.x) + Math.abs(p.y - at.y) });
+    seen.add(key);
+  };
+  for (const { a, b } of own) {
     const step = { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
     const length = Math.abs(b.x - a.x) + Math.abs(b.y - a.y);
     for (let k = -Math.floor(length / STEP); k <= Math.floor(length / STEP); k++) {
       const p = { x: at.x + step.x * k * STEP, y: at.y + step.y * k * STEP };
-      if (k !== 0 && onSegment(p, a, b, 0)) points.push({ p, d: Math.abs(k) });
+      if (onSegment(p, a, b, 0)) add(p);
     }
   }
-  return points.sort((x, y) => x.d - y.d).map((x) => x.p);
+  for (const { a, b } of network) {
+    if (own.some((w) => w.a === a && w.b === b)) continue;
+    const step = { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
+    if (step.x !== 0 && step.y !== 0) continue;
+    const length = Math.abs(b.x - a.x) + Math.abs(b.y - a.y);
+    for (let k = 0; k <= Math.floor(length / STEP); k++) add({ x: a.x + step.x * k * STEP, y: a.y + step.y * k * STEP });
+  }
+  return points.sort((x, y) => x.d - y.d).slice(0, MAX_SPOTS).map((x) => x.p);
+}
+
+/** The wires joined to `start` through their ends (a wire end on another wire, or two ends meeting), `start` included. */
+function joinedWires(wires: Line[], start: Line[]): Line[] {
+  const found = new Set(start);
+  const queue = [...start];
+  while (queue.length > 0) {
+    const w = queue.pop()!;
+    for (const other of wires) {
+      if (found.has(other)) continue;
+      const touches = [other.a, other.b].some((p) => onSegment(p, w.a, w.b, 0)) || [w.a, w.b].some((p) => onSegment(p, other.a, other.b, 0));
+      if (touches) {
+        found.add(other);
+        queue.push(other);
+      }
+    }
+  }
+  return [...found];
 }

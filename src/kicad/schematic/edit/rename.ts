@@ -7,13 +7,13 @@ import { CopperheadError } from "../../../errors.ts";
 import { resolveNet } from "../../netlist/net-names.ts";
 import type { Netlist } from "../../netlist/netlist.ts";
 import { describeVersion, has, SCHEMATIC } from "../../format-versions.ts";
+import { fieldValue, type PlacedSymbol } from "../model/symbols.ts";
 import type { Label } from "../model/sheet-items.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
-import { fieldValue, type PlacedSymbol } from "../model/symbols.ts";
-import { child, children, q, setAtom, text, type SList } from "../../sexpr/index.ts";
+import type { SheetInstance } from "../model/hierarchy.ts";
+import { children, q, setAtom, text, type SList } from "../../sexpr/index.ts";
 import { checkVisibleName } from "./lookup.ts";
-import { renamedLabelAt } from "./label-room.ts";
-import { shiftNode } from "./sheet-tree.ts";
+import { placeLabel, renamedLabelAt } from "./label-room.ts";
 import type { EditorState } from "./editor-state.ts";
 
 /** One change `renameNet` makes, and the sheet it changes. */
@@ -110,9 +110,7 @@ function globalRenameScope(state: EditorState, from: string, to: string): Rename
 /** `renameScope` for a net local to a sheet: its labels, local power symbols, and the sheet pins facing its hierarchical labels. */
 function localRenameScope(state: EditorState, from: string, to: string): RenameScope {
   const renames: Rename[] = [];
-  const instance = [...state.project.instances].sort((a, b) => b.humanPath.length - a.humanPath.length).find((i) => from.startsWith(i.humanPath) && !from.slice(i.humanPath.length).includes("/"));
-  const base = instance ? from.slice(instance.humanPath.length) : "";
-  if (!instance || base === "") throw new CopperheadError("not_found", `No sheet holds net ${from}.`, { fix: "Pass the net name as the netlist shows it.", net: from });
+  const { instance, base } = localNetSheet(state, from);
   const newBase = to.startsWith("/") ? to.slice(instance.humanPath.length) : to;
   if ((to.startsWith("/") && !to.startsWith(instance.humanPath)) || newBase === "" || newBase.includes("/")) {
     throw new CopperheadError("usage", `${from} is local to sheet ${instance.humanPath}; its new name must stay on that sheet, not ${JSON.stringify(to)}.`, {
@@ -144,27 +142,19 @@ function localRenameScope(state: EditorState, from: string, to: string): RenameS
 }
 
 /**
- * Renames a label, turned around or moved along its wire when its longer name would run over another item
- * (see label-room.ts; a label with no clear spot refuses the whole rename before anything is
- * written).
+ * Renames a label, moved or its wire lengthened when its longer name would run over another
+ * item (see label-room.ts; a label with no clear spot refuses the whole rename before anything
+ * is written).
  */
 function renameLabel(file: SchematicFile, label: Label, value: string): Rename {
-  const { at, rotation } = renamedLabelAt(file, label, value);
+  const spot = renamedLabelAt(file, label, value);
   return {
     file,
     apply: () => {
       setAtom(label.node, 1, q(value));
-      if (at.x !== label.at.x || at.y !== label.at.y) shiftNode(label.node, { x: at.x - label.at.x, y: at.y - label.at.y });
-      if (rotation !== label.rotation) turnLabel(label.node, rotation);
+      placeLabel(file, label, spot);
     },
   };
-}
-
-/** Turns a label to read along `rotation`, justified as KiCad justifies a label at that angle. */
-function turnLabel(node: SList, rotation: number): void {
-  setAtom(child(node, "at")!, 3, rotation);
-  const justify = child(child(node, "effects") ?? node, "justify");
-  if (justify) setAtom(justify, 1, rotation === 180 || rotation === 270 ? "right" : "left");
 }
 
 /** Renames a sheet pin. */
@@ -183,11 +173,19 @@ function renameValue(file: SchematicFile, symbol: PlacedSymbol, value: string): 
   };
 }
 
+/** The sheet instance a local net (`/Sheet/NAME`) belongs to, and its name on that sheet. */
+export function localNetSheet(state: EditorState, net: string): { instance: SheetInstance; base: string } {
+  const instance = [...state.project.instances].sort((a, b) => b.humanPath.length - a.humanPath.length).find((i) => net.startsWith(i.humanPath) && !net.slice(i.humanPath.length).includes("/"));
+  const base = instance ? net.slice(instance.humanPath.length) : "";
+  if (!instance || base === "") throw new CopperheadError("not_found", `No sheet holds net ${net}.`, { fix: "Pass the net name as the netlist shows it.", net });
+  return { instance, base };
+}
+
 /**
  * Checks a rename against the netlists before and after: every net keeps its pins, and only
  * the expected names change.
  */
-function compareRenamed(before: Netlist, after: Netlist, renamed: Map<string, string>): string[] {
+export function compareRenamed(before: Netlist, after: Netlist, renamed: Map<string, string>): string[] {
   const key = (nodes: { ref: string; pin: string }[]) => nodes.map((n) => `${n.ref}.${n.pin}`).sort().join(" ");
   const afterByName = new Map(after.nets.map((n) => [n.name, key(n.nodes)]));
   const problems: string[] = [];
