@@ -12,12 +12,13 @@ import { asCopperheadError } from "../errors.ts";
 import { findKicadCli, type KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { findKicadPython } from "../kicad/cli/python.ts";
 import { Board } from "../kicad/board/model.ts";
-import { unresolvedLibraries, type LibraryUse, type UnresolvedLibrary } from "../kicad/library/design-libraries.ts";
+import type { UnresolvedLibrary } from "../kicad/library/design-libraries.ts";
 import { projectLibraries, type LibraryKind } from "../kicad/library/libraries.ts";
 import { loadSchematicProject } from "../kicad/schematic/model/hierarchy.ts";
 import { installedGit } from "../repo/git.ts";
 import { locateRepo, type KicadProject } from "../repo/project.ts";
 import { repoPath } from "../design/design.ts";
+import { missingDesignLibraries } from "../design/library-uses.ts";
 import { selfCommand } from "../util/self-command.ts";
 
 export type DoctorStatus = "ok" | "warn" | "fail";
@@ -145,7 +146,10 @@ function librariesItem(where: KicadProject | string, cli: KicadCli | undefined):
       if (broken.length > 5) problems.push(`…and ${broken.length - 5} more ${kind} libraries`);
     }
     if (project) {
-      missing = unresolvedLibraries(libraries, designLibraryUses(project)).map((lib) => ({ ...lib, table: repoPath(project, lib.table) }));
+      const within = project.repoRoot;
+      const schematic = loadSchematicProject(project.schematic, { within });
+      const board = project.board ? Board.load(project.board, { within }) : undefined;
+      missing = missingDesignLibraries(libraries, schematic, board).map((lib) => ({ ...lib, table: repoPath(project, lib.table) }));
     }
   } catch (err) {
     return failure("libraries", err);
@@ -174,23 +178,6 @@ function librariesItem(where: KicadProject | string, cli: KicadCli | undefined):
 
 /** Missing libraries the doctor's summary line names before it counts the rest. */
 const LIBRARIES_NAMED = 8;
-
-/**
- * Every library id the design names: its symbols' lib ids and Footprint fields (once per sheet
- * instance, as ERC reports them), and the board's footprints.
- */
-function designLibraryUses(project: KicadProject): LibraryUse[] {
-  const within = project.repoRoot;
-  const uses: LibraryUse[] = [];
-  for (const instance of loadSchematicProject(project.schematic, { within }).instances) {
-    for (const symbol of instance.file.symbols) {
-      uses.push({ kind: "symbol", libId: symbol.libId, by: "symbol" });
-      if (symbol.footprint) uses.push({ kind: "footprint", libId: symbol.footprint, by: "symbol" });
-    }
-  }
-  if (project.board) for (const fp of Board.load(project.board, { within }).footprints()) uses.push({ kind: "footprint", libId: fp.libId, by: "footprint" });
-  return uses;
-}
 
 function describeUses(lib: { symbols: number; footprints: number }): string {
   const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;

@@ -9,7 +9,8 @@ import type { KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { withSnapshot } from "../repo/snapshot.ts";
 import { diffStates, type DesignDiff } from "./diff.ts";
 import { renderDiff, type DiffRenders } from "./render.ts";
-import { loadDesignState, type DesignState } from "./design-state.ts";
+import { SheetPlots } from "./sheet-plots.ts";
+import { loadDesignState, stateProject } from "./design-state.ts";
 
 export interface CompareOptions {
   repoRoot: string;
@@ -35,21 +36,30 @@ export interface Comparison {
 
 export function compareStates(options: CompareOptions): Promise<Comparison> {
   const { repoRoot, projectFile, docs } = options;
-  const inState = (root: string, label: string) => loadDesignState({ root, projectFile, docs, label });
   return withSnapshot(repoRoot, options.base, async (base) => {
-    const before = inState(base.root, options.base);
-    const compare = async (after: DesignState, headCommit: string | null): Promise<Comparison> => {
-      if (!before.project && !after.project) {
-        throw new CopperheadError("project_not_found", `${projectFile} exists neither in ${options.base} nor in ${options.head ?? "the working tree"}.`, {
+    const compare = async (headRoot: string, headLabel: string, headCommit: string | null): Promise<Comparison> => {
+      const at = { before: { root: base.root, projectFile, docs, label: options.base }, after: { root: headRoot, projectFile, docs, label: headLabel } };
+      const projects = { before: stateProject(at.before), after: stateProject(at.after) };
+      if (!projects.before && !projects.after) {
+        throw new CopperheadError("project_not_found", `${projectFile} exists neither in ${options.base} nor in ${headLabel}.`, {
           fix: "Pass --project with the .kicad_pro to compare, relative to the repo.",
         });
       }
-      const diff = diffStates(before, after);
-      const comparison: Comparison = { diff, base: { commit: base.commit }, head: { commit: headCommit } };
-      if (options.render) comparison.renders = await renderDiff(diff, before, after, resolve(options.render.dir), options.render.cli);
-      return comparison;
+      // kicad-cli plots while the states load and compare (sheet-plots.ts says why).
+      const plots = options.render ? new SheetPlots(projects, options.render.cli) : undefined;
+      try {
+        await plots?.started;
+        const before = loadDesignState(at.before, projects.before);
+        const after = loadDesignState(at.after, projects.after);
+        const diff = diffStates(before, after);
+        const comparison: Comparison = { diff, base: { commit: base.commit }, head: { commit: headCommit } };
+        if (options.render && plots) comparison.renders = await renderDiff(diff, before, after, resolve(options.render.dir), options.render.cli, plots);
+        return comparison;
+      } finally {
+        await plots?.close();
+      }
     };
-    if (options.head === undefined) return compare(inState(repoRoot, "the working tree"), null);
-    return withSnapshot(repoRoot, options.head, (head) => compare(inState(head.root, options.head!), head.commit));
+    if (options.head === undefined) return compare(repoRoot, "the working tree", null);
+    return withSnapshot(repoRoot, options.head, (head) => compare(head.root, options.head!, head.commit));
   });
 }

@@ -63,8 +63,13 @@ export interface StateLocation {
   label: string;
 }
 
-export function loadDesignState(at: StateLocation): DesignState {
-  const project = existsSync(join(at.root, at.projectFile)) ? discoverProject(at.root, at.projectFile) : undefined;
+/** The project as it lies in the state's folder, vetted like every project; undefined when it is not there. */
+export function stateProject(at: StateLocation): KicadProject | undefined {
+  return existsSync(join(at.root, at.projectFile)) ? discoverProject(at.root, at.projectFile) : undefined;
+}
+
+/** Loads the state; `project` is `stateProject(at)`, passed by a caller that needed it first. */
+export function loadDesignState(at: StateLocation, project = stateProject(at)): DesignState {
   const state: DesignState = { root: at.root, project, components: [], netlist: { nets: [] }, sheets: [], problems: [] };
   if (project) {
     const design = loadDesign(project);

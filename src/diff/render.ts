@@ -9,7 +9,7 @@
  * `usb-led-Regulator.R3.svg` with `….R3.png` beside it (for viewers that do not open SVG);
  * `board.before.svg` … `board.R3.svg` for the board. Nothing else in the folder is touched.
  * kicad-cli plots every sheet of a state in one run (it cannot pick pages), into a scratch
- * folder; only the changed sheets are kept. The board is plotted when the change draws
+ * folder, begun before the diff is known (sheet-plots.ts); only the changed sheets are kept. The board is plotted when the change draws
  * something on it (see `boardDrawn`): a value change shows on its sheet.
  *
  * The folder may hold anything already, a checked-out repo's files included: each file is
@@ -22,7 +22,7 @@ import { basename, join } from "node:path";
 import { writeFileAtomic } from "../repo/atomic-write.ts";
 import { footprintToBoard, type Footprint } from "../kicad/board/model.ts";
 import { boardLayers, plotBoardUnfilled } from "../kicad/board/plot.ts";
-import { exportSvg, type KicadCli } from "../kicad/cli/kicad-cli.ts";
+import type { KicadCli } from "../kicad/cli/kicad-cli.ts";
 import { svgToPng } from "../util/png.ts";
 import { IU_PER_MM, placePoint } from "../kicad/schematic/geometry.ts";
 import { libUnitBox, placeBox } from "../kicad/schematic/space.ts";
@@ -30,6 +30,7 @@ import { symbolInstance, unitPins } from "../kicad/schematic/model/symbols.ts";
 import { child, children, childText, head, num } from "../kicad/sexpr/index.ts";
 import type { BoardDiff, DesignDiff, SheetChange } from "./diff.ts";
 import { insetRegion, insetSvg, type Inset } from "./inset.ts";
+import type { SheetPlots } from "./sheet-plots.ts";
 import type { DesignState } from "./design-state.ts";
 import { cropped, overlap, overviewSvg, readFrame, textBoxes, withoutTimestamp, type Mark, type MarkKind, type MmBox } from "./svg.ts";
 
@@ -70,7 +71,8 @@ export interface DiffRenders {
 /** Insets per page at most; past them, the overview still marks every change. */
 const MAX_INSETS = 12;
 
-export async function renderDiff(diff: DesignDiff, before: DesignState, after: DesignState, outDir: string, cli: KicadCli): Promise<DiffRenders> {
+/** Renders `diff` into `outDir` from `sheetPlots`, the states' sheet plots (sheet-plots.ts). */
+export async function renderDiff(diff: DesignDiff, before: DesignState, after: DesignState, outDir: string, cli: KicadCli, sheetPlots: SheetPlots): Promise<DiffRenders> {
   mkdirSync(outDir, { recursive: true });
   const out: DiffRenders = { sheets: [], skipped: [] };
   const scratch = mkdtempSync(join(tmpdir(), "copperhead-render-"));
@@ -78,8 +80,8 @@ export async function renderDiff(diff: DesignDiff, before: DesignState, after: D
     const sheetsNeeded = diff.sheets.length > 0;
     const boardNeeded = diff.board !== null && boardDrawn(diff.board);
     const [platesBefore, platesAfter, boardBefore, boardAfter] = await Promise.all([
-      sheetsNeeded ? plotSheets(before, join(scratch, "before"), cli, out.skipped, "before") : new Map<string, string>(),
-      sheetsNeeded ? plotSheets(after, join(scratch, "after"), cli, out.skipped, "after") : new Map<string, string>(),
+      sheetsNeeded ? sheetPlots.of(before, "before", out.skipped) : new Map<string, string>(),
+      sheetsNeeded ? sheetPlots.of(after, "after", out.skipped) : new Map<string, string>(),
       boardNeeded ? plotBoard(before, join(scratch, "board-before.svg"), cli, out.skipped, "before") : undefined,
       boardNeeded ? plotBoard(after, join(scratch, "board-after.svg"), cli, out.skipped, "after") : undefined,
     ]);
@@ -212,23 +214,6 @@ function fileSafe(key: string): string {
 
 function union(a: MmBox, b: MmBox): MmBox {
   return { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };
-}
-
-/** Sheet path → its plot in the scratch folder, matched by kicad-cli's plot order (page order). */
-async function plotSheets(state: DesignState, dir: string, cli: KicadCli, skipped: string[], label: string): Promise<Map<string, string>> {
-  const plots = new Map<string, string>();
-  if (!state.project) return plots;
-  try {
-    const files = await exportSvg(state.project.schematic, dir, { cli, noBackground: true });
-    if (files.length !== state.sheets.length) {
-      skipped.push(`${label}: kicad-cli plotted ${files.length} sheets, the design has ${state.sheets.length}`);
-      return plots;
-    }
-    state.sheets.forEach((sheet, i) => plots.set(sheet.path, files[i]!));
-  } catch (err) {
-    skipped.push(`${label} sheets: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  return plots;
 }
 
 /**

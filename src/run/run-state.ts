@@ -104,9 +104,13 @@ export interface Baseline {
   failure?: unknown;
 }
 
-/** The project's libraries, falling back to the board's own copy of a footprint no library holds. */
-function withBoardFootprints(libraries: Libraries, project: KicadProject, repoRoot: string): Libraries {
-  if (project.board) libraries.footprintFallback = boardFootprints(project.board, repoRoot);
+/**
+ * A run's libraries: the project's tables, falling back to the board's own copy of a footprint
+ * no library holds (a vendor library in no table), as KiCad's "update from board" would.
+ */
+export function runLibraries(project: KicadProject, cli: KicadCli): Libraries {
+  const libraries = projectLibraries(project.projectFile, cli);
+  if (project.board) libraries.footprintFallback = boardFootprints(project.board, project.repoRoot);
   return libraries;
 }
 
@@ -122,7 +126,7 @@ export function openRun(options: GatedRunOptions, runId: string, cli: KicadCli, 
     project,
     docs: config.docs,
     runId,
-    libraries: withBoardFootprints(projectLibraries(project.projectFile, cli), project, repoRoot),
+    libraries: runLibraries(project, cli),
     check: () => checkProject(project, config),
     layoutPending: new Map(),
     decisions: [],

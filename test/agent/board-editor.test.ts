@@ -16,10 +16,10 @@ import { Board } from "../../src/kicad/board/model.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { printSexpr, printSexprBytes } from "../../src/kicad/sexpr/index.ts";
 import { git } from "../repo/git-repo.ts";
-import { boardFootprints } from "../../src/kicad/board/footprint/library-copy.ts";
 import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { demoRepo } from "../support/demo-repo.ts";
+import { copyRepo, initialisedRepo } from "../support/repos.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { withTools, type ToolSession } from "../support/tool-context.ts";
 
@@ -122,9 +122,19 @@ describe("a part added like one whose footprint only the board holds", () => {
     await git(project.root, "init", "--quiet");
     await git(project.root, "add", "-A");
     await git(project.root, "-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "--quiet", "-m", "rvpc-revb");
+    // The tools get the run's own libraries (run/run-state.ts `runLibraries`): nothing here adds the board's copies.
     await withTools(project.root, async ({ call, ctx }) => {
-      // As a run has it (run/run-state.ts): a footprint no library holds comes from the board's copy.
-      ctx.libraries.footprintFallback = boardFootprints(ctx.project.board!, ctx.repoRoot);
+      // search_library says the library is missing and offers the board's footprint by name.
+      const found = (await call("search_library", { query: "C2010", kind: "footprint" })) as {
+        results: { libId: string; source?: string }[];
+        missingLibraries: { kind: string; library: string; footprints: number }[];
+        note: string;
+      };
+      expect(found.results).toContainEqual(expect.objectContaining({ libId: "OLIMEX_RLC-FP:C2010", source: "board" }));
+      expect(found.missingLibraries).toContainEqual(expect.objectContaining({ kind: "footprint", library: "OLIMEX_RLC-FP" }));
+      expect(found.missingLibraries.find((m) => m.library === "OLIMEX_RLC-FP" && m.kind === "footprint")!.footprints).toBeGreaterThan(0);
+      expect(found.note).toContain("in no library table");
+      expect(found.note).toContain("sync_board places the board's copy");
       await call("add_component", { like: "C1", ref: "C900", connect: { "1": "+5V", "2": "GND" } });
       // It crashed: the copy of C1 kept C1's `(fp_text reference "C1")`, so no C900 was on the board.
       const synced = (await call("sync_board")) as { added: string[] };
@@ -132,6 +142,20 @@ describe("a part added like one whose footprint only the board holds", () => {
       const board = Board.load(ctx.project.board!, { within: ctx.repoRoot });
       expect(board.footprint("C900")?.libId).toBe("OLIMEX_RLC-FP:C2010");
       expect(board.footprints().filter((f) => f.ref === "C1")).toHaveLength(1);
+      // The board's copy: C1's pads, under the new part's nets.
+      const copy = board.footprint("C900")!;
+      const example = board.footprint("C1")!;
+      expect(copy.pads.map((p) => p.number)).toEqual(example.pads.map((p) => p.number));
+      expect(copy.pads.map((p) => p.net?.name)).toEqual(["+5V", "GND"]);
     });
   }, 300_000);
+
+  test("search_library on a design whose libraries all resolve names no missing library", async () => {
+    const repo = await copyRepo(await initialisedRepo());
+    await withTools(repo, async ({ call }) => {
+      const found = (await call("search_library", { query: "R_0603", kind: "footprint" })) as Record<string, unknown>;
+      expect(Object.keys(found)).toEqual(["results"]);
+      expect((found.results as { source?: string }[]).every((r) => r.source !== "board")).toBe(true);
+    });
+  }, 120_000);
 });

@@ -4,7 +4,7 @@
  * as a local file:// release, on a temp copy of the usb-led fixture with the real kicad-cli.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { expressionsIn, loadAction, runCompositeAction, type CompositeAction, type StepResult } from "./action-runner.ts";
@@ -118,6 +118,51 @@ describe("action.yml", () => {
     const none = await runAction({ format: "json", baseline: "none" }, release.url, { repo, pullRequestBase: base });
     expect(JSON.parse(none.steps[2]!.stdout).baseline).toBeUndefined();
   }, 180_000);
+
+  test("working-directory is taken from the workspace: a project in a folder of the checkout is checked there, against the root's config, and the base is its baseline", async () => {
+    // The checkout as actions/checkout leaves it in the workspace, the project in hw/ and
+    // copperhead set up at the checkout's root (as `init` in hw/ does).
+    const workspace = await makeTempDir();
+    cpSync(await copyFixture("usb-led"), join(workspace, "hw"), { recursive: true });
+    const git = (...args: string[]) => Bun.spawnSync(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: workspace, stdout: "pipe" }).stdout.toString().trim();
+    git("init", "-q", "-b", "main");
+    expect((await runBinary(["init", "--repo", join(workspace, "hw"), "--no-hooks"])).exitCode).toBe(0);
+    expect(existsSync(join(workspace, ".copperhead/config.json"))).toBe(true);
+    writeFileSync(join(workspace, "docs/NOTES.md"), "The LED hangs off `R42`.\n");
+    git("add", "-A");
+    git("commit", "-q", "-m", "base");
+    const base = git("rev-parse", "HEAD");
+    const run = async (inputs: Record<string, string>) => {
+      const temp = await makeTempDir();
+      const github = { "github.event.pull_request.base.sha": base };
+      const steps = await runCompositeAction(action, { "release-url": release.url, format: "json", ...inputs }, { actionPath: ROOT, workspace, temp, github });
+      expect(steps.map((s) => s.name), describeSteps(steps)).toEqual(["Install copperhead", "Install KiCad 9", "copperhead check"]);
+      return { code: steps[2]!.exitCode, stdout: steps[2]!.stdout, steps };
+    };
+
+    // The folder, relative to the workspace as a workflow writes it, and the default ".".
+    for (const inputs of [{ "working-directory": "hw" }, {}] as Record<string, string>[]) {
+      const { code, stdout, steps } = await run(inputs);
+      expect(code, describeSteps(steps)).toBe(0);
+      const report = JSON.parse(stdout);
+      expect(report.project).toBe("hw/usb-led.kicad_pro");
+      // The stale reference is in the base already: nothing is new, and drift (which needs the
+      // root's config and docs) ran.
+      expect(report.baseline).toMatchObject({ commit: base, counts: { new: 0 } });
+      expect(report.baseline.counts.unchanged).toBeGreaterThan(0);
+      expect(report.checks.find((c: { id: string }) => c.id === "drift").status).toBe("fail");
+    }
+
+    writeFileSync(join(workspace, "docs/MORE.md"), "And `R43` too.\n");
+    const worse = await run({ "working-directory": "hw" });
+    expect(worse.code).toBe(1);
+    expect(JSON.parse(worse.stdout).baseline.counts.new).toBe(1);
+
+    // A folder that is not there stops the check with copperhead's own error, not a check of something else.
+    const missing = await run({ "working-directory": "nowhere" });
+    expect(missing.code, describeSteps(missing.steps)).toBeGreaterThan(1);
+    expect(missing.stdout + missing.steps[2]!.stderr).toContain("nowhere");
+  }, 240_000);
 
   test("a checksum that does not match fails the install step, and nothing else runs", async () => {
     const tampered = await makeTempDir();

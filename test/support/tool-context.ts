@@ -3,18 +3,17 @@
  * schema, then its handler) on a real project in a real repo, inside the repo lock with a real
  * journal — so a test can drive one tool and look at the files it wrote, then roll back.
  */
-import { dirname } from "node:path";
 import type { RunContext } from "../../src/agent/context.ts";
 import { editTools } from "../../src/agent/tools/edit.ts";
 import { readTools } from "../../src/agent/tools/read.ts";
 import { viewTools } from "../../src/agent/tools/view.ts";
 import { parseArgs, type Tool } from "../../src/agent/tools/tool.ts";
 import { runCheck } from "../../src/commands/check.ts";
-import { Libraries } from "../../src/kicad/library/libraries.ts";
-import { findKicadCli, kicadShareDir } from "../../src/kicad/cli/install.ts";
+import { findKicadCli } from "../../src/kicad/cli/install.ts";
 import { RunJournal } from "../../src/repo/journal.ts";
 import { withRepoLock } from "../../src/repo/lock.ts";
 import { discoverProject } from "../../src/repo/project.ts";
+import { runLibraries } from "../../src/run/run-state.ts";
 import { newRunId, runDir } from "../../src/repo/run-dir.ts";
 
 const TOOLS = new Map<string, Tool<RunContext>>([...readTools, ...viewTools, ...editTools].map((t) => [t.name, t as Tool<RunContext>]));
@@ -37,7 +36,7 @@ export async function withTools<T>(repo: string, fn: (session: ToolSession) => P
       project,
       docs: "docs",
       runId,
-      libraries: new Libraries({ projectDir: dirname(project.projectFile), major: cli.version.major, shareDir: kicadShareDir() }),
+      libraries: runLibraries(project, cli),
       check: () => runCheck({ repo: project.repoRoot, project: project.projectFile, strict: false }),
       layoutPending: new Map(),
       decisions: [],

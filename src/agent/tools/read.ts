@@ -6,9 +6,10 @@ import * as v from "valibot";
 import { compareWithBaseline } from "../../checks/baseline.ts";
 import { familyVerdict } from "../../checks/result.ts";
 import type { CheckResult, Finding, Severity } from "../../checks/types.ts";
+import { missingDesignLibraries } from "../../design/library-uses.ts";
 import type { Board } from "../../kicad/board/model.ts";
 import type { Component } from "../../kicad/netlist/components.ts";
-import { designSymbols, searchLibraries } from "../../kicad/library/search.ts";
+import { designSymbols, searchLibraries, type LibraryHit } from "../../kicad/library/search.ts";
 import { resolveNet } from "../../kicad/netlist/net-names.ts";
 import { naturalCompare } from "../../util/natural-compare.ts";
 import { child, children, text } from "../../kicad/sexpr/index.ts";
@@ -124,14 +125,27 @@ export const readTools = [
   defineTool({
     name: "search_library",
     effect: "read",
-    description: "Search the symbols the design already embeds (source: design), the project's and KiCad's symbol and footprint libraries by words (all must match the id, description or keywords). Returns library ids for add_component and Footprint fields.",
+    description:
+      "Search the symbols the design already embeds (source: design), the footprints its board carries from libraries no table holds (source: board), and the project's and KiCad's symbol and footprint libraries, by words (all must match the id, description or keywords). Returns library ids for add_component and Footprint fields, and names the design's libraries that are missing from the library tables: their parts can still be used by name (add_component like or lib_id; sync_board takes the board's copy of the footprint).",
     schema: v.strictObject({
       query: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
       kind: v.optional(v.picklist(["symbol", "footprint"])),
       limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50))),
     }),
     run(ctx: RunContext, { query, kind, limit }) {
-      return searchLibraries(ctx.libraries, query, { kind, limit, design: designSymbols(currentDesign(ctx).schematic.files.values()) });
+      const design = currentDesign(ctx);
+      const missing = missingDesignLibraries(ctx.libraries, design.schematic, design.board);
+      const absent = new Set(missing.filter((m) => m.kind === "footprint").map((m) => m.nickname));
+      const board = [...new Set((design.board?.footprints() ?? []).map((f) => f.libId))]
+        .filter((libId) => absent.has(libId.slice(0, libId.indexOf(":"))))
+        .map((libId): LibraryHit => ({ kind: "footprint", libId, description: "", keywords: "" }));
+      const results = searchLibraries(ctx.libraries, query, { kind, limit, design: designSymbols(design.schematic.files.values()), board });
+      if (missing.length === 0) return { results };
+      return {
+        results,
+        missingLibraries: missing.map((m) => ({ kind: m.kind, library: m.nickname, symbols: m.symbols, footprints: m.footprints })),
+        note: `${missing.length === 1 ? "This library the design uses is" : "These libraries the design uses are"} in no library table, so the table search cannot find their parts. Their symbols are embedded in the design (source: design) and their footprints are on the board (source: board): use them by name (add_component like a part that has one, or lib_id; a Footprint field); sync_board places the board's copy of the footprint.`,
+      };
     },
   }),
   defineTool({

@@ -41,6 +41,8 @@ export interface KicadCallOptions {
   timeoutMs?: number;
   /** A kicad-cli already found with `findKicadCli()`; found afresh when omitted. */
   cli?: KicadCli;
+  /** Called once kicad-cli has been started, so a caller can do other work while it runs. */
+  onStart?: () => void;
 }
 
 export interface DrcOptions extends KicadCallOptions {
@@ -168,6 +170,7 @@ async function runOnFile<T>(
         scratchDir: scratch,
         timeoutMs: opts.timeoutMs ?? DEFAULT_KICAD_TIMEOUT_MS,
         seed: { major: cli.version.major, shareDir: cli.shareDir },
+        onSpawn: opts.onStart,
       });
       assertRunSucceeded(run, input, what);
       return run;

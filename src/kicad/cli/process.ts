@@ -61,6 +61,8 @@ export interface ExecOptions {
   seed?: ConfigSeed;
   /** What the program is called in errors; default "kicad-cli" and its subcommand. */
   label?: string;
+  /** Called once the process has been spawned. */
+  onSpawn?: () => void;
 }
 
 export interface KicadRun {
@@ -123,6 +125,7 @@ export async function execKicad(binary: string, args: string[], opts: ExecOption
     });
   }
   trackGroup(proc);
+  opts.onSpawn?.();
   const label = opts.label ?? `kicad-cli ${args.slice(0, 2).join(" ")}`;
   let stopped: "timeout" | "stdout" | "stderr" | undefined;
   const killed = Promise.withResolvers<void>();

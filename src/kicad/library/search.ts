@@ -16,8 +16,11 @@ export interface LibraryHit {
   libId: string;
   description: string;
   keywords: string;
-  /** `design` for a symbol the design's sheets embed (usable even when no library table has it). */
-  source?: "design";
+  /**
+   * `design` for a symbol the design's sheets embed, `board` for a footprint the board carries
+   * from a library no table holds: usable by name all the same (board sync takes the board's copy).
+   */
+  source?: "design" | "board";
 }
 
 interface IndexedSymbol {
@@ -70,7 +73,7 @@ export function designSymbols(files: Iterable<{ libSymbols: Map<string, { node: 
  * Library parts matching every word of `query` (case-insensitive) in their id, description or
  * keywords; exact name matches first, then shorter ids.
  */
-export function searchLibraries(libraries: Libraries, query: string, options: { kind?: LibraryKind; limit?: number; design?: LibraryHit[] } = {}): LibraryHit[] {
+export function searchLibraries(libraries: Libraries, query: string, options: { kind?: LibraryKind; limit?: number; design?: LibraryHit[]; board?: LibraryHit[] } = {}): LibraryHit[] {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   const limit = options.limit ?? 20;
   const hits: LibraryHit[] = [];
@@ -79,10 +82,12 @@ export function searchLibraries(libraries: Libraries, query: string, options: { 
     return words.every((w) => hay.includes(w));
   };
   const own = new Set<string>();
-  for (const hit of options.design ?? []) {
-    if ((options.kind === undefined || options.kind === hit.kind) && matches(hit) && !own.has(hit.libId)) {
-      own.add(hit.libId);
-      hits.push({ ...hit, source: "design" });
+  for (const [source, found] of [["design", options.design], ["board", options.board]] as const) {
+    for (const hit of found ?? []) {
+      if ((options.kind === undefined || options.kind === hit.kind) && matches(hit) && !own.has(hit.libId)) {
+        own.add(hit.libId);
+        hits.push({ ...hit, source });
+      }
     }
   }
   if (options.kind !== "footprint") {
@@ -100,7 +105,7 @@ export function searchLibraries(libraries: Libraries, query: string, options: { 
       for (const file of readdirSync(entry.path)) {
         if (!file.endsWith(".kicad_mod")) continue;
         const hit: LibraryHit = { kind: "footprint", libId: `${entry.nickname}:${basename(file, ".kicad_mod")}`, description: "", keywords: "" };
-        if (matches(hit)) hits.push(hit);
+        if (matches(hit) && !own.has(hit.libId)) hits.push(hit);
       }
     }
   }
