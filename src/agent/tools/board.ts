@@ -85,9 +85,11 @@ export async function syncBoardFromSchematic(ctx: RunContext, options: Pick<Boar
     let routing: string[] = [];
     if (!isEmptyPlan(plan)) {
       const placed = plan.added.filter((a) => !a.staged).map((a) => a.ref);
-      if (placed.length > 0) await assertCanRefill(board);
+      if (placed.length > 0 || plan.removed.length > 0) await assertCanRefill(board);
+      // A removed part takes the run's tracks for it along, and leaves no voids in the pours.
+      const vacated = editor.vacateForRemoval(plan.removed.map((r) => r.ref));
       editor.change((b) => applyBoardSync(b, plan, ctx.libraries));
-      const layout = await editor.finish(placed, { staged: plan.added.filter((a) => a.staged).map((a) => a.ref), obstacles: indexForRouting(obstacles, board, plan) });
+      const layout = await editor.finish(placed, { vacated, staged: plan.added.filter((a) => a.staged).map((a) => a.ref), obstacles: indexForRouting(obstacles, board, plan) });
       routing = reportLayout(ctx, layout, placed);
     }
     return { ...plan, routing };
@@ -120,7 +122,7 @@ export const syncBoardTool = defineTool({
   name: "sync_board",
   family: "edit",
   description:
-    "Update the board from the schematic for what the approved proposal names: add, remove and re-footprint its parts, update values and pad nets. Drift elsewhere on the board is reported, not changed. attributes lists the DNP, exclude-from-BOM and exclude-from-board changes it pushed to the footprints, and those it left. New footprints go where their ratsnest is shortest near the footprint of the part they were placed beside (inside the outline, clear of courtyards, other nets' copper, holes, rule areas and the edge by the board's rules; a surface-mount passive may go on the back), or are staged below the outline with what blocked them when there is no room. Placed footprints are routed to the existing copper of their nets with tracks and vias that keep the board's rules, and the zones their copper touches are refilled by KiCad; a connection with no rule-clean path is left for layout with its reason (layoutPending).",
+    "Update the board from the schematic for what the approved proposal names: add, remove and re-footprint its parts, update values and pad nets. Drift elsewhere on the board is reported, not changed. attributes lists the DNP, exclude-from-BOM and exclude-from-board changes it pushed to the footprints, and those it left. New footprints go where their ratsnest is shortest near the footprint of the part they were placed beside (inside the outline, clear of courtyards, other nets' copper, holes, rule areas and the edge by the board's rules; a surface-mount passive may go on the back), or are staged below the outline with what blocked them when there is no room. Placed footprints are routed to the existing copper of their nets with tracks and vias that keep the board's rules, and the zones their copper touches are refilled by KiCad; a removed footprint takes this run's tracks and vias for it along, and the pours are refilled where it was; a connection with no rule-clean path is left for layout with its reason (layoutPending).",
   schema: v.strictObject({}),
   async run(ctx: RunContext) {
     try {

@@ -85,11 +85,23 @@ export class BoardEditor {
   }
 
   /**
+   * Clears the way for taking the footprints `refs` off the board (a sync removing them): the
+   * tracks and vias the run laid for them are lifted. Returns where their pads and that copper
+   * were, for the refill (`finish` with `vacated`), so their voids and spokes leave the pours.
+   */
+  vacateForRemoval(refs: string[]): NewCopper[] {
+    const vacated = refs.flatMap((ref) => this.vacate(ref));
+    for (const ref of refs) this.routed.delete(ref);
+    return vacated;
+  }
+
+  /**
    * Routes the footprints `refs` to their nets' copper and refills the zones their copper
-   * touches (see `finishAdded`); the copper laid is remembered as the run's own.
+   * touches, and those where copper was taken away (`vacated`: see `finishAdded`); the copper
+   * laid is remembered as the run's own.
    */
   async finish(refs: string[], options: FinishOptions = {}): Promise<FinishedLayout> {
-    if (refs.length === 0) return { outcomes: [], left: new Map(), refilled: [] };
+    if (refs.length === 0 && !options.vacated?.length) return { outcomes: [], left: new Map(), refilled: [] };
     this.dirty = true;
     const layout = await finishAdded(this.current, this.file, this.rules, refs, options);
     for (const o of layout.outcomes) {
@@ -165,6 +177,7 @@ export class BoardEditor {
     if (ids?.size) {
       this.dirty = true;
       vacated.push(...liftCopper(this.current, ids));
+      ids.clear();
       // The placement index still holds the lifted copper.
       this.index = undefined;
     }
