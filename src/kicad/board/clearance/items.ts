@@ -40,6 +40,8 @@ export interface BoardItem {
   pad?: string;
   /** Where the ratsnest can reach it: a pad's or via's centre, a track's ends. */
   ends?: PointMm[];
+  /** A track's width, mm. */
+  width?: number;
   /** A zone that will be refilled: how it joins a pad of its net by thermal spokes (`spokes.ts`). */
   thermal?: Thermal;
   /** A pad's own clearance (KiCad's local override), for its copper and its hole: no rule may bring other nets closer. */
@@ -415,7 +417,7 @@ function trackItem(item: SList, net: string): BoardItem {
   const layer = childText(item, "layer") ?? "";
   const box = growBox(boxOf([pts]), width / 2);
   const line = start && mid && end ? arcPoints(start, mid, end) : pts;
-  return lazy({ kind: "track", what: `a track of ${net || "no net"} on ${layer}`, net, layers: new Set([layer]), box, ends: [pts[0]!, pts[pts.length - 1]!] }, () => stroke(line, width));
+  return lazy({ kind: "track", what: `a track of ${net || "no net"} on ${layer}`, net, layers: new Set([layer]), box, ends: [pts[0]!, pts[pts.length - 1]!], width }, () => stroke(line, width));
 }
 
 function viaItems(item: SList, net: string, copper: string[]): BoardItem[] {

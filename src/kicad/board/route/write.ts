@@ -48,8 +48,15 @@ function insert(board: Board, kind: string, geometry: SList[], net: string, iden
  * lifts to route a part again); returns where they were, for the refill.
  */
 export function liftCopper(board: Board, ids: ReadonlySet<string>): { box: BBox; net: string; layers: Set<string> | "all" }[] {
-  const lifted: { box: BBox; net: string; layers: Set<string> | "all" }[] = [];
-  for (const item of [...board.root.items]) {
+  const lifted = copperWithIds(board, ids);
+  for (const { node } of lifted) removeChild(board.root, node);
+  return lifted.map(({ box, layers }) => ({ box, net: "", layers }));
+}
+
+/** The tracks and vias with the given ids, with where they are. */
+export function copperWithIds(board: Board, ids: ReadonlySet<string>): { node: SList; box: BBox; layers: Set<string> | "all" }[] {
+  const found: { node: SList; box: BBox; layers: Set<string> | "all" }[] = [];
+  for (const item of board.root.items) {
     if (item.type !== "list" || !TRACKS.has(head(item) ?? "")) continue;
     const id = childText(item, "uuid") ?? childText(item, "tstamp");
     if (!id || !ids.has(id)) continue;
@@ -62,8 +69,7 @@ export function liftCopper(board: Board, ids: ReadonlySet<string>): { box: BBox;
     const ys = points.map((p) => p.y);
     const box = { minX: Math.min(...xs) - size / 2, minY: Math.min(...ys) - size / 2, maxX: Math.max(...xs) + size / 2, maxY: Math.max(...ys) + size / 2 };
     const layer = childText(item, "layer");
-    lifted.push({ box, net: "", layers: head(item) === "via" || !layer ? "all" : new Set([layer]) });
-    removeChild(board.root, item);
+    found.push({ node: item, box, layers: head(item) === "via" || !layer ? "all" : new Set([layer]) });
   }
-  return lifted;
+  return found;
 }
