@@ -30,14 +30,19 @@ import { compare, ms, ratio, report } from "./lib/measure.ts";
 
 const BOARDS = [
   { name: "vme-wren", file: "/usr/share/kicad/demos/vme-wren/vme-wren.kicad_pcb" },
-  { name: "glasgow-revc3", file: join(import.meta.dir, "../../shared/corpus/glasgow-revc3/hardware/boards/glasgow/glasgow.kicad_pcb") },
+  {
+    name: "glasgow-revc3",
+    file: join(import.meta.dir, "../../shared/corpus/glasgow-revc3/hardware/boards/glasgow/glasgow.kicad_pcb"),
+  },
 ];
 
 /** A copy of the board with its project and rules beside it, in a temp folder. */
 function projectCopy(file: string, board: Board): string {
   const dir = mkdtempSync(join(tmpdir(), "copperhead-bench-finish-"));
   const stem = basename(file, ".kicad_pcb");
-  for (const ext of [".kicad_pro", ".kicad_dru"]) if (existsSync(join(dirname(file), stem + ext))) copyFileSync(join(dirname(file), stem + ext), join(dir, stem + ext));
+  for (const ext of [".kicad_pro", ".kicad_dru"])
+    if (existsSync(join(dirname(file), stem + ext)))
+      copyFileSync(join(dirname(file), stem + ext), join(dir, stem + ext));
   const path = join(dir, `${stem}.kicad_pcb`);
   writeFileSync(path, printSexprBytes(board.doc));
   return path;
@@ -45,10 +50,19 @@ function projectCopy(file: string, board: Board): string {
 
 /** `board` with one grounded two-pad capacitor stripped of its tracks and vias; returns its reference. */
 function stripCapacitor(board: Board, file: string): string {
-  const part = board.footprints().find((f) => /^C\d+$/.test(f.ref) && f.pads.length === 2 && f.pads.some((p) => /GND/i.test(p.net?.name ?? "")) && f.pads.every((p) => p.net?.name));
+  const part = board
+    .footprints()
+    .find(
+      (f) =>
+        /^C\d+$/.test(f.ref) &&
+        f.pads.length === 2 &&
+        f.pads.some((p) => /GND/i.test(p.net?.name ?? "")) &&
+        f.pads.every((p) => p.net?.name),
+    );
   if (!part) throw new Error(`no grounded two-pad capacitor on ${file}`);
   const pads = footprintItems(part.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad");
-  const onPad = (x: number, y: number) => pads.some((p) => x >= p.box.minX && x <= p.box.maxX && y >= p.box.minY && y <= p.box.maxY);
+  const onPad = (x: number, y: number) =>
+    pads.some((p) => x >= p.box.minX && x <= p.box.maxX && y >= p.box.minY && y <= p.box.maxY);
   for (const item of [...children(board.root, "segment"), ...children(board.root, "via")]) {
     const ends = ["start", "end", "at"].flatMap((k) => (child(item, k) ? [child(item, k)!] : []));
     if (ends.some((n) => onPad(num(n, 1)!, num(n, 2)!))) removeChild(board.root, item);
@@ -58,13 +72,21 @@ function stripCapacitor(board: Board, file: string): string {
 
 /** "1:routed 2:pour" and what was left, for the report. */
 function outcome(done: AddedConnections): string {
-  return done.outcomes.map((o) => `${o.connected.map((c) => `${c.pad}:${c.how}`).join(" ")}${o.left.length ? ` left ${o.left.map((l) => `${l.pad}: ${l.reason}`).join("; ")}` : ""}`).join("");
+  return done.outcomes
+    .map(
+      (o) =>
+        `${o.connected.map((c) => `${c.pad}:${c.how}`).join(" ")}${o.left.length ? ` left ${o.left.map((l) => `${l.pad}: ${l.reason}`).join("; ")}` : ""}`,
+    )
+    .join("");
 }
 
 export async function benchBoardFinish(): Promise<void> {
   const cli = await findKicadCli();
   for (const { name, file } of BOARDS) {
-    if (!existsSync(file)) throw new Error(`${file} is missing (scripts/setup.sh --test installs the demos; the corpus is ../shared/corpus)`);
+    if (!existsSync(file))
+      throw new Error(
+        `${file} is missing (scripts/setup.sh --test installs the demos; the corpus is ../shared/corpus)`,
+      );
     const original = readFileSync(file);
     const path = projectCopy(file, Board.parse(original, file));
     const stripped = Board.parse(original, file);
@@ -83,7 +105,9 @@ export async function benchBoardFinish(): Promise<void> {
       const staged = placeAdditions(board, plan, libraries, () => ic.ref, rules, obstacles);
       if (staged.length > 0) throw new Error(`${name}: the capacitor was staged: ${staged[0]!.reason}`);
       const written = applyBoardSync(board, plan, libraries);
-      const done = await connectAdded(board, path, rules, ["C900"], { obstacles: indexForRouting(obstacles, written, plan) });
+      const done = await connectAdded(board, path, rules, ["C900"], {
+        obstacles: indexForRouting(obstacles, written, plan),
+      });
       const { at, side } = plan.added[0]!;
       summary.added = `C900 next to ${ic.ref} at ${at.x}, ${at.y} on the ${side}: ${outcome(done)}`;
       return printSexprBytes(board.doc);
@@ -93,11 +117,20 @@ export async function benchBoardFinish(): Promise<void> {
       summary.routed = `${ref}: ${outcome(await connectAdded(board, path, rules, [ref]))}`;
       return printSexprBytes(board.doc);
     };
-    report(`board finish on ${name} (${(original.length / 1e6).toFixed(1)} MB) vs kicad-cli ${cli.version.raw} pcb drc`);
-    const result = await compare({ addPart, routeAgain, "kicad-cli pcb drc": () => runDrc(path, { cli, timeoutMs: 900_000 }) }, 1);
+    report(
+      `board finish on ${name} (${(original.length / 1e6).toFixed(1)} MB) vs kicad-cli ${cli.version.raw} pcb drc`,
+    );
+    const result = await compare(
+      { addPart, routeAgain, "kicad-cli pcb drc": () => runDrc(path, { cli, timeoutMs: 900_000 }) },
+      1,
+    );
     const drc = result["kicad-cli pcb drc"]!.median;
-    report(`  add a part (parse, place, route, refill) ${ms(result.addPart!.median)}  ${ratio(result.addPart!.median / drc, { max: 0.25 })}  ${summary.added}`);
-    report(`  route + refill a designer's part ${ms(result.routeAgain!.median)}  ${ratio(result.routeAgain!.median / drc, { max: 0.25 })}  ${summary.routed}`);
+    report(
+      `  add a part (parse, place, route, refill) ${ms(result.addPart!.median)}  ${ratio(result.addPart!.median / drc, { max: 0.25 })}  ${summary.added}`,
+    );
+    report(
+      `  route + refill a designer's part ${ms(result.routeAgain!.median)}  ${ratio(result.routeAgain!.median / drc, { max: 0.25 })}  ${summary.routed}`,
+    );
     report(`  kicad-cli pcb drc ${ms(drc)}`);
   }
 }

@@ -68,9 +68,13 @@ export async function benchBoardSync(): Promise<void> {
   const { plan } = sync();
   const changed = plan.updated.length + plan.renets.length;
   if (plan.updated.length !== 45 || plan.renets.length !== 5 || plan.added.length || plan.removed.length) {
-    throw new Error(`unexpected plan: ${plan.updated.length} updated, ${plan.renets.length} renets, ${plan.added.length} added, ${plan.removed.length} removed`);
+    throw new Error(
+      `unexpected plan: ${plan.updated.length} updated, ${plan.renets.length} renets, ${plan.added.length} added, ${plan.removed.length} removed`,
+    );
   }
-  report(`board sync: ${big.footprints} footprints (${(big.bytes / 1e6).toFixed(1)} MB), ${changed} changes, native vs kicad-cli ${cli.version.raw} pcb drc`);
+  report(
+    `board sync: ${big.footprints} footprints (${(big.bytes / 1e6).toFixed(1)} MB), ${changed} changes, native vs kicad-cli ${cli.version.raw} pcb drc`,
+  );
   const result = await compare(
     {
       "board sync": sync,
@@ -80,7 +84,9 @@ export async function benchBoardSync(): Promise<void> {
   );
   const native = result["board sync"]!.median;
   const drc = result["kicad-cli pcb drc"]!.median;
-  report(`  parse + plan + apply + print ${ms(native)}, kicad-cli pcb drc ${ms(drc)}  ${ratio(native / drc, { max: 0.5 })}`);
+  report(
+    `  parse + plan + apply + print ${ms(native)}, kicad-cli pcb drc ${ms(drc)}  ${ratio(native / drc, { max: 0.5 })}`,
+  );
   report(`  (board in ${dirname(big.path)})`);
 }
 

@@ -20,7 +20,17 @@
  * repair cycle fixes a schematic-only finding, per cycle against one raw DRC; last, generated
  * boards, to show how DRC itself grows.
  */
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { cachedJobs } from "../src/checks/kicad-run.ts";
@@ -79,7 +89,10 @@ async function benchDemo(cli: KicadCli, root: string, demo: Demo): Promise<void>
   const check = async (name: string) => {
     const before = cachedJobs(repo);
     await run([BINARY, "check", "--json", "--repo", repo]);
-    ran[name] = [...cachedJobs(repo)].filter(([file]) => !before.has(file)).map(([, family]) => family).sort();
+    ran[name] = [...cachedJobs(repo)]
+      .filter(([file]) => !before.has(file))
+      .map(([, family]) => family)
+      .sort();
   };
   const samples = await compare(
     {
@@ -103,13 +116,17 @@ async function benchDemo(cli: KicadCli, root: string, demo: Demo): Promise<void>
   );
   const base = samples["kicad-cli erc+drc"]!.median;
   const sheets = readdirSync(repo).filter((f) => f.endsWith(".kicad_sch")).length;
-  report(`check on ${demo.name} (${sheets} sheets, ${(statSync(board).size / 1e6).toFixed(1)} MB board), ${demo.rounds} round(s) after a warm-up:`);
+  report(
+    `check on ${demo.name} (${sheets} sheets, ${(statSync(board).size / 1e6).toFixed(1)} MB board), ${demo.rounds} round(s) after a warm-up:`,
+  );
   report(`  raw sequential kicad-cli ERC + DRC --schematic-parity ${ms(base).padStart(9)}`);
   const targets: Record<string, number> = { cold: 0.75, "docs-only": 0.05, "schematic-only": 0.15 };
   for (const [name, max] of Object.entries(targets)) {
     const time = samples[name]!.median;
     const jobs = ran[name]!.length ? ran[name]!.join("+") : "no kicad-cli job";
-    report(`  ${`${name} check`.padEnd(21)} ${ms(time).padStart(9)}  ${ratio(time / base, demo.targets ? { max } : undefined)}  (${jobs})`);
+    report(
+      `  ${`${name} check`.padEnd(21)} ${ms(time).padStart(9)}  ${ratio(time / base, demo.targets ? { max } : undefined)}  (${jobs})`,
+    );
   }
 }
 
@@ -126,7 +143,8 @@ async function rawErcDrc(cli: KicadCli, schematic: string, board: string, out: s
 async function rawKicad(cli: KicadCli, args: string[]): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), "copperhead-bench-home-"));
   mkdirSync(join(home, `${cli.version.major}.0`));
-  for (const table of ["sym-lib-table", "fp-lib-table"]) copyFileSync(join(cli.shareDir!, "template", table), join(home, `${cli.version.major}.0`, table));
+  for (const table of ["sym-lib-table", "fp-lib-table"])
+    copyFileSync(join(cli.shareDir!, "template", table), join(home, `${cli.version.major}.0`, table));
   await run([cli.path, ...args], { KICAD_CONFIG_HOME: home });
   rmSync(home, { recursive: true, force: true });
 }
@@ -154,27 +172,46 @@ async function benchRepairCycle(cli: KicadCli, root: string): Promise<void> {
 
   const started = performance.now();
   const session = `replay:${join(SESSIONS, "vme-wren-repair-pullup-value.json")}`;
-  const proc = Bun.spawn([BINARY, "do", "change the GA0 pull-up R56 to 4.7k", "--model", session, "--yes", "--json", "--repo", repo], {
-    stdout: "pipe",
-    stderr: "ignore",
-    env: { ...process.env, ...GIT_ENV },
-  });
+  const proc = Bun.spawn(
+    [BINARY, "do", "change the GA0 pull-up R56 to 4.7k", "--model", session, "--yes", "--json", "--repo", repo],
+    {
+      stdout: "pipe",
+      stderr: "ignore",
+      env: { ...process.env, ...GIT_ENV },
+    },
+  );
   const summary = JSON.parse(await new Response(proc.stdout).text()) as { status: string; transcriptPath: string };
   await proc.exited;
   const total = performance.now() - started;
   const cycles = verificationTimes(join(repo, summary.transcriptPath));
 
   const drcStarted = performance.now();
-  await rawKicad(cli, ["pcb", "drc", "--schematic-parity", "--format", "json", "-o", join(root, "out.json"), join(repo, "vme-wren.kicad_pcb")]);
+  await rawKicad(cli, [
+    "pcb",
+    "drc",
+    "--schematic-parity",
+    "--format",
+    "json",
+    "-o",
+    join(root, "out.json"),
+    join(repo, "vme-wren.kicad_pcb"),
+  ]);
   const drc = performance.now() - drcStarted;
-  report(`do on vme-wren (vme-wren-repair-pullup-value, zero-latency replay, ${summary.status}), against one raw DRC ${ms(drc)}:`);
+  report(
+    `do on vme-wren (vme-wren-repair-pullup-value, zero-latency replay, ${summary.status}), against one raw DRC ${ms(drc)}:`,
+  );
   report(`  whole run ${ms(total).padStart(9)}  ${ratio(total / drc)}`);
-  cycles.forEach((time, i) => report(`  ${i === 0 ? "verification " : `repair cycle ${i}`} ${ms(time).padStart(9)}  ${ratio(time / drc)}`));
+  cycles.forEach((time, i) =>
+    report(`  ${i === 0 ? "verification " : `repair cycle ${i}`} ${ms(time).padStart(9)}  ${ratio(time / drc)}`),
+  );
 }
 
 /** Milliseconds from each `finish` to its verification verdict, from the run's transcript. */
 function verificationTimes(transcript: string): number[] {
-  const events = readFileSync(transcript, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { t: number; type: string; name?: string });
+  const events = readFileSync(transcript, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { t: number; type: string; name?: string });
   const times: number[] = [];
   let finished: number | undefined;
   for (const event of events) {
@@ -198,9 +235,14 @@ function benchGeneratedBoards(cli: KicadCli): void {
   for (const tiles of [1, 16, 64, 256]) {
     const board = generateBigBoard(tiles);
     const started = performance.now();
-    Bun.spawnSync([cli.path, "pcb", "drc", "--format", "json", "-o", join(board.path, "..", "drc.json"), board.path], { stdout: "ignore", stderr: "ignore" });
+    Bun.spawnSync([cli.path, "pcb", "drc", "--format", "json", "-o", join(board.path, "..", "drc.json"), board.path], {
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     const drc = performance.now() - started;
-    report(`  ${String(board.footprints).padStart(5)} footprints ${(board.bytes / 1e6).toFixed(1).padStart(5)} MB  kicad-cli drc ${ms(drc).padStart(9)}  ${(drc / board.footprints).toFixed(2)} ms/footprint`);
+    report(
+      `  ${String(board.footprints).padStart(5)} footprints ${(board.bytes / 1e6).toFixed(1).padStart(5)} MB  kicad-cli drc ${ms(drc).padStart(9)}  ${(drc / board.footprints).toFixed(2)} ms/footprint`,
+    );
     rmSync(join(board.path, ".."), { recursive: true, force: true });
   }
 }

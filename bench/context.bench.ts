@@ -38,7 +38,11 @@ const SESSIONS: BenchSession[] = [
   { name: "add-decoupling-cap", request: "add a 100 nF decoupling capacitor on +3V3", repo: () => initialisedRepo() },
   { name: "add-cap-next-to-u1", request: "add a 100 nF capacitor next to U1", repo: () => initialisedRepo() },
   { name: "view-sheet-and-board", request: "show me R1", repo: corpusRepo("corpus/rvpc-revb") },
-  { name: "bms-c1-add-bulk-cap", request: "add a 10 µF bulk capacitor on +3V3 next to U5", repo: corpusRepo("corpus/bms-c1") },
+  {
+    name: "bms-c1-add-bulk-cap",
+    request: "add a 10 µF bulk capacitor on +3V3 next to U5",
+    repo: corpusRepo("corpus/bms-c1"),
+  },
 ];
 
 const APIS: WireApi[] = ["anthropic", "openai"];
@@ -83,7 +87,9 @@ export async function benchContext(names: string[] = []): Promise<void> {
   try {
     for (const session of chosen) {
       const turns = sessionTurns(session.name);
-      report(`${session.name} (${turns.length} recorded turns): tokens per request by the estimate, compacted and cached vs the full history`);
+      report(
+        `${session.name} (${turns.length} recorded turns): tokens per request by the estimate, compacted and cached vs the full history`,
+      );
       for (const api of APIS) {
         const small = await meteredRun(api, turns, session.request, await session.repo());
         const full = await meteredRun(api, turns, session.request, await session.repo(), { full: true });
@@ -91,8 +97,12 @@ export async function benchContext(names: string[] = []): Promise<void> {
         report(`  ${api} (${small.summary.status}${small.summary.reason ? `/${small.summary.reason}` : ""})`);
         report(line("copperhead", s));
         report(line("full history", f));
-        report(`    largest request vs the ${DEFAULT_CONTEXT_BUDGET_TOKENS / 1000}k budget ${ratio(s.largest / DEFAULT_CONTEXT_BUDGET_TOKENS, { max: 1 })}`);
-        report(`    whole run vs full history: tokens ${ratio(f.total ? s.total / f.total : 1)}  input cost ${ratio(f.cost ? s.cost / f.cost : 1)}`);
+        report(
+          `    largest request vs the ${DEFAULT_CONTEXT_BUDGET_TOKENS / 1000}k budget ${ratio(s.largest / DEFAULT_CONTEXT_BUDGET_TOKENS, { max: 1 })}`,
+        );
+        report(
+          `    whole run vs full history: tokens ${ratio(f.total ? s.total / f.total : 1)}  input cost ${ratio(f.cost ? s.cost / f.cost : 1)}`,
+        );
       }
     }
   } finally {

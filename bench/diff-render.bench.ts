@@ -53,7 +53,9 @@ function changeOneValue(schematic: string, board: string): string {
 
 export async function benchDiffRender(): Promise<void> {
   const cli = await findKicadCli();
-  report(`diff --render: one value changed and committed, copperhead vs raw kicad-cli ${cli.version.raw} sch export svg of the same schematic`);
+  report(
+    `diff --render: one value changed and committed, copperhead vs raw kicad-cli ${cli.version.raw} sch export svg of the same schematic`,
+  );
   for (const p of PROJECTS) {
     const repo = mkdtempSync(join(tmpdir(), "copperhead-bench-render-"));
     try {
@@ -69,8 +71,29 @@ export async function benchDiffRender(): Promise<void> {
       for (let round = 0; round <= ROUNDS; round++) {
         const out = join(repo, `render-${round}`);
         const plots = join(repo, `plots-${round}`);
-        const a = await measured([BINARY, "diff", "--repo", join(repo, "hw"), "--base", "HEAD~1", "--head", "HEAD", "--render", out, "--json"]);
-        const b = await measured([cli.path, "sch", "export", "svg", "--no-background-color", "-o", plots, `${stem}.kicad_sch`]);
+        const a = await measured([
+          BINARY,
+          "diff",
+          "--repo",
+          join(repo, "hw"),
+          "--base",
+          "HEAD~1",
+          "--head",
+          "HEAD",
+          "--render",
+          out,
+          "--json",
+        ]);
+        const b = await measured([
+          cli.path,
+          "sch",
+          "export",
+          "svg",
+          "--no-background-color",
+          "-o",
+          plots,
+          `${stem}.kicad_sch`,
+        ]);
         // The first round warms the caches of both; it is not counted.
         if (round > 0) {
           ours.push(a);

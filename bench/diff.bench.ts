@@ -16,7 +16,11 @@ import { compare, median, ms, ratio, report } from "./lib/measure.ts";
 
 const PROJECTS = [
   { name: "usb-led", dir: "fixtures/usb-led", project: "usb-led.kicad_pro" },
-  { name: "glasgow-revc3", dir: join(corpusDir(), "glasgow-revc3/hardware/boards/glasgow"), project: "glasgow.kicad_pro" },
+  {
+    name: "glasgow-revc3",
+    dir: join(corpusDir(), "glasgow-revc3/hardware/boards/glasgow"),
+    project: "glasgow.kicad_pro",
+  },
   { name: "bms-c1", dir: join(corpusDir(), "bms-c1/kicad"), project: "bms-c1.kicad_pro" },
 ];
 
@@ -27,7 +31,9 @@ async function git(repo: string, ...args: string[]): Promise<void> {
 
 export async function benchDiff(): Promise<void> {
   const cli = await findKicadCli();
-  report(`diff: HEAD against the working tree (one value changed), native vs 2 × kicad-cli ${cli.version.raw} netlist export`);
+  report(
+    `diff: HEAD against the working tree (one value changed), native vs 2 × kicad-cli ${cli.version.raw} netlist export`,
+  );
   const ratios: number[] = [];
   for (const p of PROJECTS) {
     const repo = join(mkdtempSync(join(tmpdir(), "copperhead-bench-")), basename(p.dir));
@@ -39,7 +45,11 @@ export async function benchDiff(): Promise<void> {
       const root = join(repo, p.project.replace(/\.kicad_pro$/, ".kicad_sch"));
       const text = readFileSync(root, "latin1");
       const at = text.indexOf('(property "Value" "', text.indexOf("(symbol\n", text.indexOf("(lib_symbols") + 1000));
-      writeFileSync(root, `${text.slice(0, at)}(property "Value" "BENCH${text.slice(at + '(property "Value" "'.length)}`, "latin1");
+      writeFileSync(
+        root,
+        `${text.slice(0, at)}(property "Value" "BENCH${text.slice(at + '(property "Value" "'.length)}`,
+        "latin1",
+      );
       const result = await compare({
         native: () => runDiff({ repo, project: p.project }),
         "kicad-cli": async () => {
@@ -49,12 +59,16 @@ export async function benchDiff(): Promise<void> {
       });
       const r = result.native!.median / result["kicad-cli"]!.median;
       ratios.push(r);
-      report(`  ${p.name.padEnd(16)} native ${ms(result.native!.median).padStart(9)}  2 × kicad-cli ${ms(result["kicad-cli"]!.median).padStart(8)}  ${ratio(r)}`);
+      report(
+        `  ${p.name.padEnd(16)} native ${ms(result.native!.median).padStart(9)}  2 × kicad-cli ${ms(result["kicad-cli"]!.median).padStart(8)}  ${ratio(r)}`,
+      );
     } finally {
       rmSync(join(repo, ".."), { recursive: true, force: true });
     }
   }
-  report(`  median ratio native/kicad-cli: ${ratio(median(ratios), { max: 1 })}, worst ${ratio(Math.max(...ratios), { max: 1 })}`);
+  report(
+    `  median ratio native/kicad-cli: ${ratio(median(ratios), { max: 1 })}, worst ${ratio(Math.max(...ratios), { max: 1 })}`,
+  );
 }
 
 if (import.meta.main) await benchDiff();

@@ -51,7 +51,11 @@ export async function benchDo(): Promise<void> {
     const samples = await compare(
       {
         "copperhead check (cold)": () => copperhead(["check", "--json", "--repo", checkRepos.shift()!], [0]),
-        "copperhead do (replay)": () => copperhead(["do", "add a 100 nF decoupling capacitor", "--model", add, "--json", "--repo", doRepos.shift()!], [0]),
+        "copperhead do (replay)": () =>
+          copperhead(
+            ["do", "add a 100 nF decoupling capacitor", "--model", add, "--json", "--repo", doRepos.shift()!],
+            [0],
+          ),
       },
       ROUNDS,
     );
@@ -63,7 +67,9 @@ export async function benchDo(): Promise<void> {
 
     const rollback = await rollbackTimes(Array.from({ length: ROLLBACK_ROUNDS + 1 }, freshCopy));
     report(`rollback of a failed run (remove-cc-pulldown, ${rollback.files} files), ${ROLLBACK_ROUNDS} rounds`);
-    report(`  journal.rollback() median ${ms(median(rollback.timed))}, budget 100 ms  ${ratio(median(rollback.timed) / 100, { max: 1 })}`);
+    report(
+      `  journal.rollback() median ${ms(median(rollback.timed))}, budget 100 ms  ${ratio(median(rollback.timed) / 100, { max: 1 })}`,
+    );
     report(`  transcript gap before the rollback event: median ${median(rollback.gaps)} ms (whole ms, cross-check)`);
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -113,12 +119,17 @@ async function rollbackTimes(repos: string[]): Promise<{ timed: number[]; gaps: 
         repo,
         provider: createReplayProvider(join(SESSIONS, "remove-cc-pulldown.json")),
       });
-      if (summary.status !== "rolled_back" || Number.isNaN(last)) throw new Error(`round ${round}: expected a rollback, got ${summary.status}/${summary.reason}`);
-      if (git(repo, "status", "--porcelain") !== "") throw new Error(`round ${round}: the rollback left the tree dirty`);
+      if (summary.status !== "rolled_back" || Number.isNaN(last))
+        throw new Error(`round ${round}: expected a rollback, got ${summary.status}/${summary.reason}`);
+      if (git(repo, "status", "--porcelain") !== "")
+        throw new Error(`round ${round}: the rollback left the tree dirty`);
       if (round === 0) continue;
       timed.push(last);
       files = summary.filesTouched.length;
-      const lines = readFileSync(join(repo, summary.transcriptPath), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; t: number });
+      const lines = readFileSync(join(repo, summary.transcriptPath), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { type: string; t: number });
       const at = lines.findIndex((l) => l.type === "rollback");
       gaps.push(lines[at]!.t - lines[at - 1]!.t);
     }

@@ -43,7 +43,9 @@ export async function benchEdit(): Promise<void> {
     corpus("corpus/rp2040-designguide", "GND"),
     { name: "demos/vme-wren", root: join(demosDir(), "vme-wren", "vme-wren.kicad_sch"), net: "GND" },
   ];
-  report(`edit: ${EDITS} × (add_component + connect) = ${EDITS * 2} edits, then changedFiles and printing the changed sheets`);
+  report(
+    `edit: ${EDITS} × (add_component + connect) = ${EDITS * 2} edits, then changedFiles and printing the changed sheets`,
+  );
   for (const target of targets) {
     const libraries = await openLibraries(target.root.replace(/\.kicad_sch$/, ".kicad_pro"));
     const result = await compare(
@@ -76,8 +78,13 @@ function editSequence(target: Target, libraries: Libraries, read = false): numbe
 
 /** The edit sequence through the agent's tools against the editor alone, on vme-wren and a corpus board. */
 export async function benchEditTools(): Promise<void> {
-  const targets: CorpusProject[] = [demoProjects().find((p) => p.id === "demos/vme-wren/vme-wren")!, corpusProjects().find((p) => p.id === "corpus/bms-c1")!];
-  report(`edit tools: ${EDITS} × (add_component + connect + list_nets) through the agent's tools and the run's journal, against the editor alone`);
+  const targets: CorpusProject[] = [
+    demoProjects().find((p) => p.id === "demos/vme-wren/vme-wren")!,
+    corpusProjects().find((p) => p.id === "corpus/bms-c1")!,
+  ];
+  report(
+    `edit tools: ${EDITS} × (add_component + connect + list_nets) through the agent's tools and the run's journal, against the editor alone`,
+  );
   for (const target of targets) {
     const repo = await initialisedCorpusRepo(target);
     const libraries = await openLibraries(join(repo, target.projectFile));
@@ -91,11 +98,19 @@ export async function benchEditTools(): Promise<void> {
     );
     const tools = result.tools!.median;
     const editor = result.editor!.median;
-    report(`  ${target.id.padEnd(28)} tools ${ms(tools).padStart(9)}, editor alone ${ms(editor).padStart(9)}  tools / editor ${ratio(tools / editor)}`);
+    report(
+      `  ${target.id.padEnd(28)} tools ${ms(tools).padStart(9)}, editor alone ${ms(editor).padStart(9)}  tools / editor ${ratio(tools / editor)}`,
+    );
   }
 }
 
-async function toolSequence({ ctx, call }: { ctx: RunContext; call: (name: string, args?: unknown) => Promise<unknown> }): Promise<void> {
+async function toolSequence({
+  ctx,
+  call,
+}: {
+  ctx: RunContext;
+  call: (name: string, args?: unknown) => Promise<unknown>;
+}): Promise<void> {
   try {
     for (let i = 0; i < EDITS; i++) {
       const added = (await call("add_component", { lib_id: "Device:C", value: "100n" })) as { ref: string };

@@ -13,7 +13,12 @@ import { median, ms, ratio, report } from "./lib/measure.ts";
 const ROOT = resolve(import.meta.dir, "..");
 const ROUNDS = 15;
 
-const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } },
+};
 const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
 const TOOLS_LIST = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
 
@@ -49,7 +54,8 @@ async function coldStart(cmd: string[]): Promise<ColdStart> {
     if (times.toolsList !== undefined) break;
   }
   await proc.exited;
-  if (times.initialize === undefined || times.toolsList === undefined) throw new Error(`${cmd.join(" ")} did not answer initialize and tools/list`);
+  if (times.initialize === undefined || times.toolsList === undefined)
+    throw new Error(`${cmd.join(" ")} did not answer initialize and tools/list`);
   return times as ColdStart;
 }
 
@@ -59,7 +65,11 @@ export async function benchMcp(): Promise<void> {
     const servers: Record<string, string[]> = {
       "dist/copperhead mcp": [join(ROOT, "dist/copperhead"), "mcp", "--repo", dir],
       "bun src/main.ts mcp": ["bun", join(ROOT, "src/main.ts"), "mcp", "--repo", dir],
-      "node server-filesystem": ["node", join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"), dir],
+      "node server-filesystem": [
+        "node",
+        join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
+        dir,
+      ],
     };
     const names = Object.keys(servers);
     const runs: Record<string, ColdStart[]> = Object.fromEntries(names.map((n) => [n, []]));
@@ -71,10 +81,13 @@ export async function benchMcp(): Promise<void> {
     const binary = med(names[0]!, "initialize");
     report(`MCP cold start, spawn → initialize response → tools/list response, median of ${ROUNDS} interleaved rounds`);
     for (const name of names) {
-      report(`  ${name.padEnd(24)} initialize ${ms(med(name, "initialize")).padStart(9)}   tools/list ${ms(med(name, "toolsList")).padStart(9)}`);
+      report(
+        `  ${name.padEnd(24)} initialize ${ms(med(name, "initialize")).padStart(9)}   tools/list ${ms(med(name, "toolsList")).padStart(9)}`,
+      );
     }
     report(`  compiled binary initialize vs the 100 ms budget  ${ratio(binary / 100, { max: 1 })}`);
-    for (const name of names.slice(1)) report(`  compiled binary vs ${name.padEnd(24)} ${ratio(binary / med(name, "initialize"), { max: 1 })}`);
+    for (const name of names.slice(1))
+      report(`  compiled binary vs ${name.padEnd(24)} ${ratio(binary / med(name, "initialize"), { max: 1 })}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

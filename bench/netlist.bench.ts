@@ -42,9 +42,13 @@ async function fixtures(cli: KicadCli): Promise<void> {
     const result = await compare({ native: native(root), "kicad-cli": () => exportNetlist(root, { cli }) });
     const r = result.native!.median / result["kicad-cli"]!.median;
     ratios.push(r);
-    report(`  ${root.padEnd(52)} native ${ms(result.native!.median).padStart(9)}  kicad-cli ${ms(result["kicad-cli"]!.median).padStart(7)}  ${ratio(r)}`);
+    report(
+      `  ${root.padEnd(52)} native ${ms(result.native!.median).padStart(9)}  kicad-cli ${ms(result["kicad-cli"]!.median).padStart(7)}  ${ratio(r)}`,
+    );
   }
-  report(`  median ratio native/kicad-cli: ${ratio(median(ratios), { max: 0.25 })}, worst ${ratio(Math.max(...ratios), { max: 0.25 })}`);
+  report(
+    `  median ratio native/kicad-cli: ${ratio(median(ratios), { max: 0.25 })}, worst ${ratio(Math.max(...ratios), { max: 0.25 })}`,
+  );
 }
 
 async function vmeWren(cli: KicadCli): Promise<void> {
@@ -53,11 +57,20 @@ async function vmeWren(cli: KicadCli): Promise<void> {
   cpSync(join(demosDir(), "vme-wren"), dir, { recursive: true });
   try {
     const root = join(dir, "vme-wren.kicad_sch");
-    const diff = netlistDiff(parseKicadNetlist(await exportNetlist(root, { cli, timeoutMs: 600_000 }), root), native(root)());
-    if (diff.length > 0) throw new Error(`vme-wren: the native netlist differs from kicad-cli's:\n  ${diff.slice(0, 20).join("\n  ")}`);
-    const result = await compare({ native: native(root), "kicad-cli": () => exportNetlist(root, { cli, timeoutMs: 600_000 }) }, 3);
+    const diff = netlistDiff(
+      parseKicadNetlist(await exportNetlist(root, { cli, timeoutMs: 600_000 }), root),
+      native(root)(),
+    );
+    if (diff.length > 0)
+      throw new Error(`vme-wren: the native netlist differs from kicad-cli's:\n  ${diff.slice(0, 20).join("\n  ")}`);
+    const result = await compare(
+      { native: native(root), "kicad-cli": () => exportNetlist(root, { cli, timeoutMs: 600_000 }) },
+      3,
+    );
     const r = result.native!.median / result["kicad-cli"]!.median;
-    report(`netlist: vme-wren (equal to kicad-cli's) native ${ms(result.native!.median)}, kicad-cli ${ms(result["kicad-cli"]!.median)}  ${ratio(r, { max: 0.1 })}`);
+    report(
+      `netlist: vme-wren (equal to kicad-cli's) native ${ms(result.native!.median)}, kicad-cli ${ms(result["kicad-cli"]!.median)}  ${ratio(r, { max: 0.1 })}`,
+    );
 
     // Growth: 1, 2 and 4 separate copies of the hierarchy under a new root.
     const times: { copies: number; native: number; kicad: number }[] = [];
@@ -67,7 +80,10 @@ async function vmeWren(cli: KicadCli): Promise<void> {
       const grown = join(dir, `grown-${copies}.kicad_sch`);
       writeFileSync(grown, replicatedRoot(root, copies));
       writeFileSync(grown.replace(/\.kicad_sch$/, ".kicad_pro"), readFileSync(join(dir, "vme-wren.kicad_pro")));
-      const step = await compare({ native: native(grown), "kicad-cli": () => exportNetlist(grown, { cli, timeoutMs: 600_000 }) }, 3);
+      const step = await compare(
+        { native: native(grown), "kicad-cli": () => exportNetlist(grown, { cli, timeoutMs: 600_000 }) },
+        3,
+      );
       times.push({ copies, native: step.native!.median, kicad: step["kicad-cli"]!.median });
     }
     const growth = (t: number, base: number) => (t / base).toFixed(2);
@@ -77,7 +93,9 @@ async function vmeWren(cli: KicadCli): Promise<void> {
       );
     }
     const last = times[times.length - 1]!;
-    report(`  growth 1× → ${last.copies}×: native ${ratio(last.native / times[0]!.native, { max: last.copies * 1.25 })} (linear is ${last.copies}×)`);
+    report(
+      `  growth 1× → ${last.copies}×: native ${ratio(last.native / times[0]!.native, { max: last.copies * 1.25 })} (linear is ${last.copies}×)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -89,7 +107,10 @@ async function vmeWren(cli: KicadCli): Promise<void> {
  */
 function copyHierarchy(dir: string, sheets: string[], prefix: string): void {
   for (const name of sheets) {
-    const text = readFileSync(join(dir, name), "latin1").replace(/\(property "Sheetfile" "([^"]+)"/g, (_, file: string) => `(property "Sheetfile" "${prefix}${file}"`);
+    const text = readFileSync(join(dir, name), "latin1").replace(
+      /\(property "Sheetfile" "([^"]+)"/g,
+      (_, file: string) => `(property "Sheetfile" "${prefix}${file}"`,
+    );
     writeFileSync(join(dir, prefix + name), text, "latin1");
   }
 }
@@ -116,11 +137,15 @@ async function processes(cli: KicadCli): Promise<void> {
   }
   const root = "fixtures/usb-led/usb-led.kicad_sch";
   const result = await compare({
-    copperhead: () => Bun.spawn([BINARY, "netlist", "--json", "--repo", "fixtures/usb-led"], { stdout: "ignore", stderr: "ignore" }).exited,
+    copperhead: () =>
+      Bun.spawn([BINARY, "netlist", "--json", "--repo", "fixtures/usb-led"], { stdout: "ignore", stderr: "ignore" })
+        .exited,
     "kicad-cli": () => exportNetlist(root, { cli }),
   });
   const r = result.copperhead!.median / result["kicad-cli"]!.median;
-  report(`  whole process on usb-led: copperhead ${ms(result.copperhead!.median)}, kicad-cli ${ms(result["kicad-cli"]!.median)}  ${ratio(r, { max: 0.25 })}`);
+  report(
+    `  whole process on usb-led: copperhead ${ms(result.copperhead!.median)}, kicad-cli ${ms(result["kicad-cli"]!.median)}  ${ratio(r, { max: 0.25 })}`,
+  );
 }
 
 const BINARY = "dist/copperhead";

@@ -31,7 +31,8 @@ export async function benchPlacement(): Promise<void> {
       const board = Board.load(file);
       const ic = mainIc(board);
       const plan = additionPlan(board, "C900", "Capacitor_SMD:C_0603_1608Metric", decouplingNets(board, ic));
-      if (placeAdditions(board, plan, libraries, () => ic.ref, rules).length) throw new Error(`${name}: the capacitor was staged`);
+      if (placeAdditions(board, plan, libraries, () => ic.ref, rules).length)
+        throw new Error(`${name}: the capacitor was staged`);
       return { board, plan, ic };
     };
     // A board with the part on it and its index built, for the per-call figure.

@@ -37,11 +37,14 @@ export async function benchRollback(): Promise<void> {
       for (let round = 0; round <= ROUNDS; round++) {
         const elapsed = timedRollback(root);
         if (round > 0) times.push(elapsed); // round 0 warms up
-        if (fingerprint(root, files) !== before) throw new Error(`round ${round}: rollback did not restore the tree byte-identically`);
+        if (fingerprint(root, files) !== before)
+          throw new Error(`round ${round}: rollback did not restore the tree byte-identically`);
       }
     });
     const med = median(times);
-    report(`rollback: usb-led run touching ${DESIGN.length} design files + 3 docs (${(bytes / 1024).toFixed(0)} KiB), ${ROUNDS} rounds`);
+    report(
+      `rollback: usb-led run touching ${DESIGN.length} design files + 3 docs (${(bytes / 1024).toFixed(0)} KiB), ${ROUNDS} rounds`,
+    );
     report(`  median ${ms(med)}, budget 100 ms  ${ratio(med / 100, { max: 1 })}`);
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -52,7 +55,8 @@ export async function benchRollback(): Promise<void> {
 function timedRollback(root: string): number {
   const id = newRunId();
   const journal = RunJournal.begin(root, id, runDir(root, id));
-  for (const file of DESIGN) journal.writeFile(file, `${readFileSync(join(root, file), "utf8").replace("(generator", "(generator_edited")}\n`);
+  for (const file of DESIGN)
+    journal.writeFile(file, `${readFileSync(join(root, file), "utf8").replace("(generator", "(generator_edited")}\n`);
   journal.writeFile("docs/BOM.md", `${DOCS["docs/BOM.md"]}| C9 | 100n | Capacitor_SMD:C_0603_1608Metric |\n`);
   journal.writeFile("docs/CHANGELOG.md", DOCS["docs/CHANGELOG.md"]!.replace("\n\n", `\n\n## ${id}\n\n- added C9\n\n`));
   journal.writeFile(`docs/changes/${id}.md`, "# Add C9\n\nwhy: decoupling\n");

@@ -11,7 +11,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseKicadPcb } from "kicadts";
-import { child, children, parseSexpr, printSexprBytes, sameBytes, setAtom, walk, type SDocument } from "../src/kicad/sexpr/index.ts";
+import {
+  child,
+  children,
+  parseSexpr,
+  printSexprBytes,
+  sameBytes,
+  setAtom,
+  walk,
+  type SDocument,
+} from "../src/kicad/sexpr/index.ts";
 import { generateBigBoard, tilesForBytes } from "./lib/big-board.ts";
 import { compare, ms, ratio, report } from "./lib/measure.ts";
 import { measureParseMemory } from "./lib/parse-memory.ts";
@@ -21,7 +30,10 @@ const MB = 1e6;
 /** KiCad's vme-wren demo board; the demos come from the kicad-demos package (`scripts/setup.sh --test`). */
 function vmeWrenBoard(): string {
   const path = join(process.env.COPPERHEAD_DEMOS_DIR ?? "/usr/share/kicad/demos", "vme-wren", "vme-wren.kicad_pcb");
-  if (!existsSync(path)) throw new Error(`${path} is missing: install KiCad's demos (bash scripts/setup.sh --test) or set COPPERHEAD_DEMOS_DIR`);
+  if (!existsSync(path))
+    throw new Error(
+      `${path} is missing: install KiCad's demos (bash scripts/setup.sh --test) or set COPPERHEAD_DEMOS_DIR`,
+    );
   return path;
 }
 
@@ -66,11 +78,17 @@ async function throughput(path: string): Promise<void> {
   const allOpened = await compare({ print: () => printSexprBytes(opened) }, 3);
 
   const p = parse.parse!.median;
-  report(`  parse:                     ${ms(p).padStart(8)} = ${mbps(bytes.length, p)}  ${ratio(bytes.length / MB / (p / 1000) / 100, { min: 1 })} of 100 MB/s`);
+  report(
+    `  parse:                     ${ms(p).padStart(8)} = ${mbps(bytes.length, p)}  ${ratio(bytes.length / MB / (p / 1000) / 100, { min: 1 })} of 100 MB/s`,
+  );
   const u = unedited.print!.median;
-  report(`  print, unedited:           ${ms(u).padStart(8)} = ${mbps(bytes.length, u)}  ${ratio(bytes.length / MB / (u / 1000) / 100, { min: 1 })} of 100 MB/s`);
+  report(
+    `  print, unedited:           ${ms(u).padStart(8)} = ${mbps(bytes.length, u)}  ${ratio(bytes.length / MB / (u / 1000) / 100, { min: 1 })} of 100 MB/s`,
+  );
   const e = oneEdit.print!.median;
-  report(`  print, one edit:           ${ms(e).padStart(8)} = ${mbps(bytes.length, e)}  ${ratio(bytes.length / MB / (e / 1000) / 100, { min: 1 })} of 100 MB/s`);
+  report(
+    `  print, one edit:           ${ms(e).padStart(8)} = ${mbps(bytes.length, e)}  ${ratio(bytes.length / MB / (e / 1000) / 100, { min: 1 })} of 100 MB/s`,
+  );
   const o = allOpened.print!.median;
   report(`  print, every node opened:  ${ms(o).padStart(8)} = ${mbps(bytes.length, o)}`);
 }
@@ -96,15 +114,23 @@ async function againstKicadts(path: string, footprints: number): Promise<void> {
     3,
   );
   const ours = { parse: parse.copperhead!.median, print: print.copperhead!.median };
-  report(`  parse: copperhead ${ms(ours.parse)} = ${mbps(bytes.length, ours.parse)}, kicadts ${ms(parse.kicadts!.median)}`);
-  report(`  print: copperhead ${ms(ours.print)} = ${mbps(bytes.length, ours.print)}, kicadts ${ms(print.kicadts!.median)}`);
-  report(`  speed-up over kicadts: parse ${ratio(parse.kicadts!.median / ours.parse, { min: 5 })}, print ${ratio(print.kicadts!.median / ours.print, { min: 5 })}`);
+  report(
+    `  parse: copperhead ${ms(ours.parse)} = ${mbps(bytes.length, ours.parse)}, kicadts ${ms(parse.kicadts!.median)}`,
+  );
+  report(
+    `  print: copperhead ${ms(ours.print)} = ${mbps(bytes.length, ours.print)}, kicadts ${ms(print.kicadts!.median)}`,
+  );
+  report(
+    `  speed-up over kicadts: parse ${ratio(parse.kicadts!.median / ours.parse, { min: 5 })}, print ${ratio(print.kicadts!.median / ours.print, { min: 5 })}`,
+  );
 }
 
 /** Time (in this process, warm) and peak RSS (a fresh process each) of parsing files of growing size. */
 async function growth(files: string[]): Promise<void> {
   report("sexpr growth: parse time and peak RSS of a fresh process parsing the file (runtime, bytes and tree)");
-  report(`  ${"file".padEnd(28)} ${"size".padStart(9)} ${"parse".padStart(9)} ${"rate".padStart(10)} ${"peak RSS".padStart(9)}  ${"above runtime/size".padEnd(19)} RSS/size`);
+  report(
+    `  ${"file".padEnd(28)} ${"size".padStart(9)} ${"parse".padStart(9)} ${"rate".padStart(10)} ${"peak RSS".padStart(9)}  ${"above runtime/size".padEnd(19)} RSS/size`,
+  );
   let base = 0;
   for (const file of files) {
     const bytes = readFileSync(file);
@@ -118,7 +144,9 @@ async function growth(files: string[]): Promise<void> {
     );
   }
   // A small file's multiple is mostly the runtime itself, so the 3× target is read on the large boards.
-  report(`  (a bare runtime peaks at ${(base / MB).toFixed(0)} MB before reading anything; the 3× target applies from 50 MB)`);
+  report(
+    `  (a bare runtime peaks at ${(base / MB).toFixed(0)} MB before reading anything; the 3× target applies from 50 MB)`,
+  );
 }
 
 /** A 200 MB board: vme-wren's items three times over, in one root list. */

@@ -13,7 +13,8 @@ import { compare, ms, ratio, report } from "./lib/measure.ts";
 /** `n` requirements with a rule each, every tenth id repeated (duplicates are looked up too). */
 function spec(n: number): string {
   const lines = ["# Spec", "", "## Requirements", ""];
-  for (let i = 0; i < n; i++) lines.push(`- REQ-GEN-${i % 10 === 9 ? i - 1 : i}: generated requirement ${i}`, "  - check: net VBUS exists");
+  for (let i = 0; i < n; i++)
+    lines.push(`- REQ-GEN-${i % 10 === 9 ? i - 1 : i}: generated requirement ${i}`, "  - check: net VBUS exists");
   return `${lines.join("\n")}\n`;
 }
 
@@ -29,11 +30,21 @@ export async function benchSpec(): Promise<void> {
     }
     throw new Error("a spec of 100,000 requirements parsed; it must be refused");
   };
-  const samples = await compare({ ...Object.fromEntries(sizes.map((n) => [`${n}`, () => parseRequirements(texts.get(n)!, "docs/SPEC.md")])), refuse }, 9);
-  report(`SPEC.md requirements parsing (one rule each): ${sizes.map((n) => `${n} in ${ms(samples[`${n}`]!.median)}`).join(", ")}`);
+  const samples = await compare(
+    {
+      ...Object.fromEntries(sizes.map((n) => [`${n}`, () => parseRequirements(texts.get(n)!, "docs/SPEC.md")])),
+      refuse,
+    },
+    9,
+  );
+  report(
+    `SPEC.md requirements parsing (one rule each): ${sizes.map((n) => `${n} in ${ms(samples[`${n}`]!.median)}`).join(", ")}`,
+  );
   for (let i = 1; i < sizes.length; i++) {
     const grow = samples[`${sizes[i]}`]!.median / samples[`${sizes[i - 1]}`]!.median;
     report(`  ${sizes[i - 1]} → ${sizes[i]} requirements  ${ratio(grow, { max: 2.5 })}`);
   }
-  report(`  100000 requirements refused (input_too_large) vs ${MAX_REQUIREMENTS} parsed  ${ratio(samples.refuse!.median / samples[`${MAX_REQUIREMENTS}`]!.median, { max: 12 })}`);
+  report(
+    `  100000 requirements refused (input_too_large) vs ${MAX_REQUIREMENTS} parsed  ${ratio(samples.refuse!.median / samples[`${MAX_REQUIREMENTS}`]!.median, { max: 12 })}`,
+  );
 }

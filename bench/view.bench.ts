@@ -35,7 +35,9 @@ export async function benchView(): Promise<void> {
     const cached = await time(() => viewRegion(project, () => loadDesign(project), question));
     report(`view: one region of vme-wren /power-supply-1/ vs one kicad-cli ${cli.version.raw} sch export svg`);
     report(`  kicad-cli ${ms(raw).padStart(9)}  view cold ${ms(cold).padStart(9)}  ${ratio(cold / raw, { max: 1.5 })}`);
-    report(`  kicad-cli ${ms(raw).padStart(9)}  view cached ${ms(cached).padStart(7)}  ${ratio(cached / raw, { max: 0.1 })}`);
+    report(
+      `  kicad-cli ${ms(raw).padStart(9)}  view cached ${ms(cached).padStart(7)}  ${ratio(cached / raw, { max: 0.1 })}`,
+    );
   } finally {
     rmSync(join(repo, ".."), { recursive: true, force: true });
   }

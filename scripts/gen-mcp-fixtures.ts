@@ -38,7 +38,11 @@ async function exchange(protocolVersion: string, requests: JSONRPCMessage[]): Pr
   };
   await server.connect(serverSide);
   await client.start();
-  const all = [initialize(protocolVersion), { jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage, ...requests];
+  const all = [
+    initialize(protocolVersion),
+    { jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage,
+    ...requests,
+  ];
   const out: Exchange[] = [];
   for (const request of all) {
     await client.send(request);
@@ -59,7 +63,9 @@ function normalise(message: JSONRPCMessage): JSONRPCMessage {
 /** File name → exchange, exactly as stored in fixtures/mcp/. */
 export async function goldenExchanges(): Promise<Record<string, Exchange>> {
   const [pinned] = await exchange("2025-06-18", []);
-  const [latest, toolsList] = await exchange(LATEST_PROTOCOL_VERSION, [{ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }]);
+  const [latest, toolsList] = await exchange(LATEST_PROTOCOL_VERSION, [
+    { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
+  ]);
   return {
     "initialize-2025-06-18.json": pinned!,
     "initialize-latest.json": latest!,

@@ -25,5 +25,17 @@ for await (const file of new Glob("test/**/*.test.ts").scan(".")) {
 files.sort();
 
 console.error(`test:fast: ${files.length} files (the full suite: bash scripts/test.sh)`);
-const run = Bun.spawn(["bun", "test", "--timeout", "60000", "--parallel=2", "--timings=test/timings.json", ...process.argv.slice(2), ...files], { stdio: ["inherit", "inherit", "inherit"] });
+const run = Bun.spawn(
+  [
+    "bun",
+    "test",
+    "--timeout",
+    "60000",
+    "--parallel=2",
+    "--timings=test/timings.json",
+    ...process.argv.slice(2),
+    ...files,
+  ],
+  { stdio: ["inherit", "inherit", "inherit"] },
+);
 process.exit(await run.exited);

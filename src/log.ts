@@ -20,7 +20,11 @@ log.setReporters(log.options.reporters.map(redacting));
 
 function redacting(reporter: ConsolaReporter): ConsolaReporter {
   return {
-    log: (logObj: LogObject, ctx) => reporter.log({ ...logObj, args: logObj.args.map(redactArg), ...(logObj.message ? { message: shown(logObj.message) } : {}) }, ctx),
+    log: (logObj: LogObject, ctx) =>
+      reporter.log(
+        { ...logObj, args: logObj.args.map(redactArg), ...(logObj.message ? { message: shown(logObj.message) } : {}) },
+        ctx,
+      ),
   };
 }
 

@@ -72,13 +72,17 @@ export function makeRedactor(
  */
 export function redactSecrets(text: string): string {
   const values: string[] = [];
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && SECRET_NAME.test(name)) values.push(`${name}=${value}`);
+  for (const [name, value] of Object.entries(process.env))
+    if (value !== undefined && SECRET_NAME.test(name)) values.push(`${name}=${value}`);
   const stamp = values.join("\0");
   if (stamp !== current.stamp) current = { stamp, redact: makeRedactor(process.env) };
   return current.redact(text);
 }
 
-let current: { stamp: string | undefined; redact: (text: string) => string } = { stamp: undefined, redact: (text) => text };
+let current: { stamp: string | undefined; redact: (text: string) => string } = {
+  stamp: undefined,
+  redact: (text) => text,
+};
 
 /**
  * Redacts every string inside plain JSON-like data (arrays and plain objects), object keys
@@ -102,7 +106,10 @@ export function redactDeep<T>(value: T, redact: (text: string) => string = redac
  * spells a control character, a quote or a backslash in a key as an escape, after which the
  * redactor no longer finds the key in the text.
  */
-export function redactedJson(value: unknown, options: { redact?: (text: string) => string; space?: number } = {}): string {
+export function redactedJson(
+  value: unknown,
+  options: { redact?: (text: string) => string; space?: number } = {},
+): string {
   const redact = options.redact ?? redactSecrets;
   return JSON.stringify(
     value,

@@ -14,7 +14,8 @@
 import { redactSecrets } from "./redact.ts";
 
 /** Every character the rule spells out. */
-const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
+const HIDDEN =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
 const HIDDEN_ONE = new RegExp(HIDDEN.source);
 
 /** A character spelled as a visible `\u001b`-style escape. */

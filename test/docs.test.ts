@@ -21,7 +21,7 @@ const OLD_HEADINGS = [
   "Install",
   "Upgrading",
   "Commands",
-  '`copperhead demo [--dir DIR] [--json]`',
+  "`copperhead demo [--dir DIR] [--json]`",
   '`copperhead do "<request>" [--dry-run] [--yes] [--model M] [--max-repair-cycles N] [--max-turns N] [--json]`',
   "The proposal binds the edits",
   "Board sync in a run",

@@ -82,14 +82,18 @@ describe("file names in src/", () => {
       if (files.length < 2 || name === ENTRY_POINT) continue;
       const shared = SHARED[name];
       if (!shared) unlisted.push(`${name}: ${files.sort().join(", ")}`);
-      else for (const file of files) if (!shared.files.includes(file)) unlisted.push(`${name}: ${file} is not one of ${shared.files.join(", ")}`);
+      else
+        for (const file of files)
+          if (!shared.files.includes(file)) unlisted.push(`${name}: ${file} is not one of ${shared.files.join(", ")}`);
     }
     expect(unlisted).toEqual([]);
   });
 
   test("every listed file exists, so the list says no more than the tree", () => {
     const byName = filesByName();
-    const stale = Object.entries(SHARED).flatMap(([name, { files }]) => files.filter((file) => !byName.get(name)?.includes(file)));
+    const stale = Object.entries(SHARED).flatMap(([name, { files }]) =>
+      files.filter((file) => !byName.get(name)?.includes(file)),
+    );
     expect(stale).toEqual([]);
   });
 

@@ -87,7 +87,8 @@ function upwardEdges(graph: Map<string, string[]>): string[] {
   for (const [file, targets] of graph) {
     for (const target of targets) {
       const [from, to] = [layerOf(file), layerOf(target)];
-      if ((RANK.get(to) ?? -1) > (RANK.get(from) ?? Infinity)) upward.push(`${rel(file)} (${from}) imports ${rel(target)} (${to}), a layer above it`);
+      if ((RANK.get(to) ?? -1) > (RANK.get(from) ?? Infinity))
+        upward.push(`${rel(file)} (${from}) imports ${rel(target)} (${to}), a layer above it`);
     }
   }
   return upward.sort();
@@ -109,7 +110,8 @@ function kicadEdges(graph: Map<string, string[]>): string[] {
     for (const target of targets) {
       const to = kicadUnitOf(target);
       if (to === undefined || to === from) continue;
-      if (KICAD_RANK.get(to)! >= KICAD_RANK.get(from)!) wrong.push(`${rel(file)} (${from}) imports ${rel(target)} (${to}), which is not below it`);
+      if (KICAD_RANK.get(to)! >= KICAD_RANK.get(from)!)
+        wrong.push(`${rel(file)} (${from}) imports ${rel(target)} (${to}), which is not below it`);
     }
   }
   return wrong.sort();
@@ -121,7 +123,15 @@ function kicadEdges(graph: Map<string, string[]>): string[] {
  * progress events, the transcript). What judges a result (the gate) and what edits a design
  * (the board services) belong to `run/` and `kicad/`, not to the model's side.
  */
-const RUN_USES_OF_AGENT = ["agent/tools/", "agent/loop.ts", "agent/context.ts", "agent/conversation.ts", "agent/history.ts", "agent/progress.ts", "agent/transcript.ts"];
+const RUN_USES_OF_AGENT = [
+  "agent/tools/",
+  "agent/loop.ts",
+  "agent/context.ts",
+  "agent/conversation.ts",
+  "agent/history.ts",
+  "agent/progress.ts",
+  "agent/transcript.ts",
+];
 
 /** Each import from `run/` into `agent/` beyond the tools and the loop, as a sentence. */
 function runIntoAgent(graph: Map<string, string[]>): string[] {
@@ -130,7 +140,10 @@ function runIntoAgent(graph: Map<string, string[]>): string[] {
     if (layerOf(file) !== "run") continue;
     for (const target of targets) {
       const path = rel(target);
-      if (layerOf(target) === "agent" && !RUN_USES_OF_AGENT.some((allowed) => (allowed.endsWith("/") ? path.startsWith(allowed) : path === allowed))) {
+      if (
+        layerOf(target) === "agent" &&
+        !RUN_USES_OF_AGENT.some((allowed) => (allowed.endsWith("/") ? path.startsWith(allowed) : path === allowed))
+      ) {
         wrong.push(`${rel(file)} imports ${path}, which is neither a tool nor the loop`);
       }
     }
@@ -205,7 +218,10 @@ describe("src/ layers", () => {
   test("the kicad/ check finds an edge to a peer or a unit above", () => {
     const at = (file: string) => join(SRC, file);
     const broken = new Map([
-      [at("kicad/board/placement.ts"), [at("kicad/schematic/edit/editor.ts"), at("kicad/schematic/model/hierarchy.ts")]],
+      [
+        at("kicad/board/placement.ts"),
+        [at("kicad/schematic/edit/editor.ts"), at("kicad/schematic/model/hierarchy.ts")],
+      ],
       [at("kicad/cli/kicad-cli.ts"), [at("kicad/board/model.ts")]],
       [at("kicad/schematic/model/hierarchy.ts"), [at("kicad/sexpr/index.ts"), at("kicad/schematic/geometry.ts")]],
     ]);
@@ -221,8 +237,12 @@ describe("src/ layers", () => {
 
   test("the run check finds a run/ module reaching into agent/ beyond the tools and the loop", () => {
     const at = (file: string) => join(SRC, file);
-    const broken = new Map([[at("run/verify.ts"), [at("agent/prompt.ts"), at("agent/tools/read.ts"), at("agent/loop.ts")]]]);
-    expect(runIntoAgent(broken)).toEqual(["run/verify.ts imports agent/prompt.ts, which is neither a tool nor the loop"]);
+    const broken = new Map([
+      [at("run/verify.ts"), [at("agent/prompt.ts"), at("agent/tools/read.ts"), at("agent/loop.ts")]],
+    ]);
+    expect(runIntoAgent(broken)).toEqual([
+      "run/verify.ts imports agent/prompt.ts, which is neither a tool nor the loop",
+    ]);
   });
 
   test("run/ takes from agent/ only the tools and the loop", () => {

@@ -6,12 +6,38 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { child, children, cloneNode, head, insertChild, list, num, printSexprBytes, q, readSexprFile, setAtom, text, writeSexprFile, type SList } from "../../src/kicad/sexpr/index.ts";
+import {
+  child,
+  children,
+  cloneNode,
+  head,
+  insertChild,
+  list,
+  num,
+  printSexprBytes,
+  q,
+  readSexprFile,
+  setAtom,
+  text,
+  writeSexprFile,
+  type SList,
+} from "../../src/kicad/sexpr/index.ts";
 
 const FIXTURE = join(import.meta.dir, "../../fixtures/usb-led/usb-led.kicad_pcb");
 const TILE_PITCH = { x: 45, y: 25 };
 const TILE_ITEMS = new Set(["footprint", "segment", "via", "arc", "zone"]);
-const HEADER_ITEMS = new Set(["version", "generator", "generator_version", "general", "paper", "title_block", "layers", "setup", "property", "embedded_fonts"]);
+const HEADER_ITEMS = new Set([
+  "version",
+  "generator",
+  "generator_version",
+  "general",
+  "paper",
+  "title_block",
+  "layers",
+  "setup",
+  "property",
+  "embedded_fonts",
+]);
 
 export interface BigBoard {
   path: string;
@@ -63,7 +89,12 @@ export function generateBigBoard(tiles: number, name = "big"): BigBoard {
   const path = join(dir, `${name}.kicad_pcb`);
   const bytes = Buffer.concat([printSexprBytes(root), Buffer.from("\n")]);
   writeSexprFile(path, bytes);
-  return { path, bytes: bytes.length, footprints: tiles * tileItems.filter((i) => head(i) === "footprint").length, tiles };
+  return {
+    path,
+    bytes: bytes.length,
+    footprints: tiles * tileItems.filter((i) => head(i) === "footprint").length,
+    tiles,
+  };
 }
 
 /** The number of tiles needed for a board of at least `bytes`. */
@@ -95,7 +126,8 @@ function retile(item: SList, r: Retile): void {
     const p = child(item, part);
     if (p) shift(p, r);
   }
-  if (kind === "zone") for (const poly of children(item, "polygon")) for (const xy of children(child(poly, "pts")!, "xy")) shift(xy, r);
+  if (kind === "zone")
+    for (const poly of children(item, "polygon")) for (const xy of children(child(poly, "pts")!, "xy")) shift(xy, r);
   const stack: SList[] = [item];
   while (stack.length) {
     const node = stack.pop()!;

@@ -14,7 +14,10 @@ export interface Sample {
  * Runs each contender `rounds` times, interleaved, after one warm-up run each. A full garbage
  * collection precedes every timed run so no contender pays for the garbage of the one before.
  */
-export async function compare(contenders: Record<string, () => unknown | Promise<unknown>>, rounds = 5): Promise<Record<string, Sample>> {
+export async function compare(
+  contenders: Record<string, () => unknown | Promise<unknown>>,
+  rounds = 5,
+): Promise<Record<string, Sample>> {
   const names = Object.keys(contenders);
   const runs: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
   for (const name of names) await contenders[name]!();
@@ -45,6 +48,11 @@ export function ms(value: number): string {
 }
 
 export function ratio(value: number, target?: { max?: number; min?: number }): string {
-  const met = target === undefined ? "" : (target.max !== undefined ? value <= target.max : value >= target.min!) ? "  (target met)" : "  (TARGET MISSED)";
+  const met =
+    target === undefined
+      ? ""
+      : (target.max !== undefined ? value <= target.max : value >= target.min!)
+        ? "  (target met)"
+        : "  (TARGET MISSED)";
   return `${value.toFixed(3)}×${met}`;
 }

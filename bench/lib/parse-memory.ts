@@ -29,7 +29,12 @@ if (import.meta.main) {
   if (!file) throw new Error("usage: bun bench/lib/parse-memory.ts <file>");
   const baseRss = peakRss();
   const doc = parseSexpr(readFileSync(file), { file });
-  const result: ParseMemory = { bytes: doc.bytes.length, baseRss, peakRss: peakRss(), rootItems: doc.root.items.length };
+  const result: ParseMemory = {
+    bytes: doc.bytes.length,
+    baseRss,
+    peakRss: peakRss(),
+    rootItems: doc.root.items.length,
+  };
   console.log(JSON.stringify(result));
 }
 

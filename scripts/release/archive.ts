@@ -14,7 +14,8 @@ import { join, resolve } from "node:path";
 
 function run(cmd: string[], options: { cwd: string; env?: Record<string, string> }): Uint8Array<ArrayBuffer> {
   const result = Bun.spawnSync(cmd, { cwd: options.cwd, env: { ...process.env, ...options.env }, stderr: "pipe" });
-  if (result.exitCode !== 0) throw new Error(`${cmd[0]} failed (exit ${result.exitCode}): ${result.stderr.toString().trim()}`);
+  if (result.exitCode !== 0)
+    throw new Error(`${cmd[0]} failed (exit ${result.exitCode}): ${result.stderr.toString().trim()}`);
   return new Uint8Array(result.stdout);
 }
 
@@ -36,7 +37,19 @@ export function writeArchive(binary: string, entryName: string, archive: string,
       run(["zip", "-X", "-q", "-9", outFile, entryName], { cwd: stage, env: { TZ: "UTC" } });
     } else {
       const tar = run(
-        ["tar", "--sort=name", "--format=gnu", "--owner=0", "--group=0", "--numeric-owner", `--mtime=@${mtime}`, "--mode=0755", "-cf", "-", entryName],
+        [
+          "tar",
+          "--sort=name",
+          "--format=gnu",
+          "--owner=0",
+          "--group=0",
+          "--numeric-owner",
+          `--mtime=@${mtime}`,
+          "--mode=0755",
+          "-cf",
+          "-",
+          entryName,
+        ],
         { cwd: stage },
       );
       // zlib writes a gzip header with no file name and a zero timestamp.

@@ -39,11 +39,23 @@ export function sha256File(path: string): string {
 }
 
 /** Packs an already built executable for `target` into `releaseDir`. */
-export function packageTarget(binary: string, target: ReleaseTarget, version: string, releaseDir: string, mtime: number): ReleaseArtifact {
+export function packageTarget(
+  binary: string,
+  target: ReleaseTarget,
+  version: string,
+  releaseDir: string,
+  mtime: number,
+): ReleaseArtifact {
   const archive = archiveName(target, version);
   const path = join(releaseDir, archive);
   writeArchive(binary, binaryName(target), path, mtime);
-  return { target, archive, sha256: sha256File(path), binaryBytes: statSync(binary).size, archiveBytes: statSync(path).size };
+  return {
+    target,
+    archive,
+    sha256: sha256File(path),
+    binaryBytes: statSync(binary).size,
+    archiveBytes: statSync(path).size,
+  };
 }
 
 /** SHA256SUMS in the format `sha256sum -c` reads, sorted by file name. */
@@ -56,7 +68,9 @@ export function checksumsText(artifacts: ReleaseArtifact[]): string {
 
 export function sizeReport(artifacts: ReleaseArtifact[]): string {
   const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`.padStart(10);
-  const rows = artifacts.map((a) => `${`${a.target.os}-${a.target.arch}`.padEnd(14)}${mib(a.binaryBytes)}${mib(a.archiveBytes)}  ${a.archive}`);
+  const rows = artifacts.map(
+    (a) => `${`${a.target.os}-${a.target.arch}`.padEnd(14)}${mib(a.binaryBytes)}${mib(a.archiveBytes)}  ${a.archive}`,
+  );
   return [`${"target".padEnd(14)}${"binary".padStart(10)}${"archive".padStart(10)}  file`, ...rows].join("\n") + "\n";
 }
 

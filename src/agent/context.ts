@@ -144,7 +144,9 @@ export function forgetEditors(ctx: RunContext): void {
 }
 
 function runDesign(ctx: RunContext): RunDesign {
-  return (ctx.design ??= { editor: SchematicEditor.open(ctx.project.schematic, ctx.libraries, { within: ctx.repoRoot }) });
+  return (ctx.design ??= {
+    editor: SchematicEditor.open(ctx.project.schematic, ctx.libraries, { within: ctx.repoRoot }),
+  });
 }
 
 /**
@@ -160,8 +162,12 @@ export function unchangedByRun(ctx: RunContext): Unchanged {
     const journal = ctx.journal;
     if (!journal) return { before: after, after, sameRules: true };
     const before = journal.bytesBefore(repoRelative(ctx.repoRoot, file));
-    const sameRules = ruleFiles(ctx.project.projectFile).every((rules) => sameBytes(journal.bytesBefore(repoRelative(ctx.repoRoot, rules)), existsSync(rules) ? readFileSync(rules) : undefined));
+    const sameRules = ruleFiles(ctx.project.projectFile).every((rules) =>
+      sameBytes(
+        journal.bytesBefore(repoRelative(ctx.repoRoot, rules)),
+        existsSync(rules) ? readFileSync(rules) : undefined,
+      ),
+    );
     return { before: before && Board.parse(before, file), after, sameRules };
   });
 }
-

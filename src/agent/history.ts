@@ -23,7 +23,14 @@
  * still over the budget, the latest results are cut too.
  */
 import { DEFAULT_CONTEXT_BUDGET_TOKENS, type Config } from "../config/schema.ts";
-import type { ContentBlock, Message, ModelProvider, ModelRequest, ToolResultBlock, ToolUseBlock } from "./conversation.ts";
+import type {
+  ContentBlock,
+  Message,
+  ModelProvider,
+  ModelRequest,
+  ToolResultBlock,
+  ToolUseBlock,
+} from "./conversation.ts";
 
 /** The estimate of a request's size: characters of text per token. */
 export const CHARS_PER_TOKEN = 3.5;
@@ -65,7 +72,10 @@ export function contextOptions(
   const budget =
     typeof setting === "number"
       ? setting
-      : (setting?.[`${provider.provider}:${provider.model}`] ?? setting?.[provider.provider] ?? setting?.default ?? DEFAULT_CONTEXT_BUDGET_TOKENS);
+      : (setting?.[`${provider.provider}:${provider.model}`] ??
+        setting?.[provider.provider] ??
+        setting?.default ??
+        DEFAULT_CONTEXT_BUDGET_TOKENS);
   return { budgetTokens: budget, compact: env[FULL_CONTEXT_VARIABLE] !== "1" };
 }
 
@@ -157,9 +167,15 @@ export class History {
         const keep = Math.max(0, KEEP_PICTURES - seen);
         seen += block.images.length;
         if (keep >= block.images.length) continue;
-        const lines = block.images.slice(0, block.images.length - keep).map(() => `(${this.describePicture(block, turnOf(i))}, superseded by later views)`);
+        const lines = block.images
+          .slice(0, block.images.length - keep)
+          .map(() => `(${this.describePicture(block, turnOf(i))}, superseded by later views)`);
         const images = block.images.slice(block.images.length - keep);
-        this.replace(message, j, { ...withoutImages(block), content: `${block.content}\n${lines.join("\n")}`, ...(images.length ? { images } : {}) });
+        this.replace(message, j, {
+          ...withoutImages(block),
+          content: `${block.content}\n${lines.join("\n")}`,
+          ...(images.length ? { images } : {}),
+        });
         replaced += block.images.length - images.length;
       }
     }
@@ -176,7 +192,10 @@ export class History {
         const call = this.callOf(block.toolUseId);
         const head = cutAtLine(block.content, KEPT_HEAD_CHARS);
         const rest = block.content.length - head.length;
-        this.replace(message, j, { ...block, content: `${head}\n… (${rest} more characters left out to keep the conversation small; ${again(call)} to read them)` });
+        this.replace(message, j, {
+          ...block,
+          content: `${head}\n… (${rest} more characters left out to keep the conversation small; ${again(call)} to read them)`,
+        });
         shortened++;
       }
     }
@@ -192,7 +211,9 @@ export class History {
     for (let i = 1; i < this.messages.length - 2 && size() > target; i++) {
       const message = this.messages[i]!;
       if (this.compacted.has(message)) continue;
-      const content = message.content.map((block) => (this.kept.has(block) ? block : this.compactBlock(block, turnOf(i))));
+      const content = message.content.map((block) =>
+        this.kept.has(block) ? block : this.compactBlock(block, turnOf(i)),
+      );
       const smaller: Message = { role: message.role, content };
       this.compacted.add(smaller);
       this.messages[i] = smaller;
@@ -204,15 +225,25 @@ export class History {
   private compactBlock(block: ContentBlock, turn: number): ContentBlock {
     switch (block.type) {
       case "text":
-        return block.text.length > COMPACTED_CHARS ? { type: "text", text: `${block.text.slice(0, COMPACTED_CHARS)}… (cut to fit the context budget)` } : block;
+        return block.text.length > COMPACTED_CHARS
+          ? { type: "text", text: `${block.text.slice(0, COMPACTED_CHARS)}… (cut to fit the context budget)` }
+          : block;
       case "tool_use": {
         const json = JSON.stringify(block.input ?? {}) ?? "";
-        return json.length > COMPACTED_CHARS ? { ...block, input: { left_out: `${json.length} characters of arguments, left out to fit the context budget` } } : block;
+        return json.length > COMPACTED_CHARS
+          ? {
+              ...block,
+              input: { left_out: `${json.length} characters of arguments, left out to fit the context budget` },
+            }
+          : block;
       }
       case "tool_result": {
         const call = this.callOf(block.toolUseId);
         const what = call ? `${call.name} result from turn ${turn}` : `tool result from turn ${turn}`;
-        return { ...withoutImages(block), content: `(${what}, left out to fit the context budget; ${again(call)} if it is still needed)` };
+        return {
+          ...withoutImages(block),
+          content: `(${what}, left out to fit the context budget; ${again(call)} if it is still needed)`,
+        };
       }
     }
   }
@@ -245,7 +276,9 @@ export class History {
       type: "text",
       text: `(${this.dropped} earlier turn${this.dropped === 1 ? " was" : "s were"} left out to fit the context budget; the design holds what they did: read it again where needed.)`,
     };
-    const at = first.content.findIndex((b) => b.type === "text" && b.text.endsWith("read it again where needed.)") && !this.kept.has(b));
+    const at = first.content.findIndex(
+      (b) => b.type === "text" && b.text.endsWith("read it again where needed.)") && !this.kept.has(b),
+    );
     first.content = at < 0 ? [...first.content, note] : first.content.map((b, j) => (j === at ? note : b));
   }
 
@@ -260,7 +293,10 @@ export class History {
       if (keep >= block.content.length && !block.images?.length) continue;
       const call = this.callOf(block.toolUseId);
       const head = block.content.slice(0, keep);
-      this.replace(last, j, { ...withoutImages(block), content: `${head}\n… (${block.content.length - head.length} more characters left out to fit the context budget; ${again(call)} with a narrower question)` });
+      this.replace(last, j, {
+        ...withoutImages(block),
+        content: `${head}\n… (${block.content.length - head.length} more characters left out to fit the context budget; ${again(call)} with a narrower question)`,
+      });
     }
   }
 
@@ -283,8 +319,22 @@ export class History {
   private describePicture(result: ToolResultBlock, turn: number): string {
     const call = this.callOf(result.toolUseId);
     if (call?.name !== "view") return `picture from ${call?.name ?? "a tool"} at turn ${turn}`;
-    const input = (call.input ?? {}) as { document?: string; ref?: string; net?: string; x?: number; y?: number; sheet?: string };
-    const where = input.ref ?? input.net ?? (input.x !== undefined && input.y !== undefined ? `(${input.x}, ${input.y})` : input.document === "board" ? "the whole board" : `sheet ${input.sheet ?? "/"}`);
+    const input = (call.input ?? {}) as {
+      document?: string;
+      ref?: string;
+      net?: string;
+      x?: number;
+      y?: number;
+      sheet?: string;
+    };
+    const where =
+      input.ref ??
+      input.net ??
+      (input.x !== undefined && input.y !== undefined
+        ? `(${input.x}, ${input.y})`
+        : input.document === "board"
+          ? "the whole board"
+          : `sheet ${input.sheet ?? "/"}`);
     return `${input.document === "board" ? "board" : "schematic"} view of ${where} at turn ${turn}`;
   }
 }
@@ -304,7 +354,9 @@ function again(call: ToolUseBlock | undefined): string {
   if (!call) return "call the tool again";
   const args = JSON.stringify(call.input ?? {}) ?? "{}";
   const page = call.name === "run_check" ? " (offset and limit page through its findings)" : "";
-  return args.length <= 200 ? `call ${call.name} again with ${args}${page}` : `call ${call.name} again with the same arguments${page}`;
+  return args.length <= 200
+    ? `call ${call.name} again with ${args}${page}`
+    : `call ${call.name} again with the same arguments${page}`;
 }
 
 /** The beginning of `text`, up to `max` characters, cut after a whole line when there is one. */

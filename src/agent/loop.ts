@@ -14,19 +14,49 @@ import { log } from "../log.ts";
 import type { Proposal } from "../spec/proposal.ts";
 import { forgetEditors, type RunContext } from "./context.ts";
 import { History, type ContextOptions } from "./history.ts";
-import { addUsage, emptyUsage, type ContentBlock, type Message, type ModelProvider, type ModelRequest, type ToolImage, type ToolUseBlock, type UsageTotals } from "./conversation.ts";
+import {
+  addUsage,
+  emptyUsage,
+  type ContentBlock,
+  type Message,
+  type ModelProvider,
+  type ModelRequest,
+  type ToolImage,
+  type ToolUseBlock,
+  type UsageTotals,
+} from "./conversation.ts";
 import type { ProgressListener } from "./progress.ts";
 import { redactDeep } from "../redact.ts";
 import { exceedsNesting, MAX_NESTING } from "../util/nesting.ts";
 import { systemPrompt, approvedMessage, repairMessage, nudgeMessage } from "./prompt.ts";
 import type { SpecDecision, SpecOutcome } from "./tools/spec.ts";
-import { invalidArguments, parseArgs, refusesSecret, ToolError, toolSpec, WithImages, type Tool, type ToolEffect } from "./tools/tool.ts";
+import {
+  invalidArguments,
+  parseArgs,
+  refusesSecret,
+  ToolError,
+  toolSpec,
+  WithImages,
+  type Tool,
+  type ToolEffect,
+} from "./tools/tool.ts";
 import type { Transcript } from "./transcript.ts";
 
 export type LoopEnd =
   | { kind: "verified"; repairCycles: number }
   | { kind: "refused"; reason: "refused" | "requirement_change" | "needs_input" | "not_approved"; detail: string }
-  | { kind: "failed"; reason: "verification_failed" | "turn_budget_exhausted" | "stalled" | "abandoned" | "provider_error" | "cancelled"; detail: string; repairCycles: number };
+  | {
+      kind: "failed";
+      reason:
+        | "verification_failed"
+        | "turn_budget_exhausted"
+        | "stalled"
+        | "abandoned"
+        | "provider_error"
+        | "cancelled";
+      detail: string;
+      repairCycles: number;
+    };
 
 export interface VerifyOutcome {
   ok: boolean;
@@ -145,14 +175,26 @@ async function converse(options: LoopOptions, usage: LoopResult["usage"]): Promi
 /** One model call and the tool calls it makes; how the run ends, when this turn ends it. */
 async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
   const { options, usage, history } = talk;
-  const failed = (reason: Extract<LoopEnd, { kind: "failed" }>["reason"], detail: string): LoopEnd => ({ kind: "failed", reason, detail, repairCycles: talk.repairCycles });
+  const failed = (reason: Extract<LoopEnd, { kind: "failed" }>["reason"], detail: string): LoopEnd => ({
+    kind: "failed",
+    reason,
+    detail,
+    repairCycles: talk.repairCycles,
+  });
   if (options.signal?.aborted) return failed("cancelled", "cancelled by the user");
-  if (usage.turns >= options.maxTurns) return failed("turn_budget_exhausted", `the model used all ${options.maxTurns} turns`);
+  if (usage.turns >= options.maxTurns)
+    return failed("turn_budget_exhausted", `the model used all ${options.maxTurns} turns`);
   usage.turns++;
   talk.progress({ type: "turn", turn: usage.turns, maxTurns: options.maxTurns });
   const fit = history.fit(talk.prefix);
   const { messages } = history;
-  options.transcript.append({ type: "model_request", turn: usage.turns, phase: talk.phase, messages: messages.length, ...fit });
+  options.transcript.append({
+    type: "model_request",
+    turn: usage.turns,
+    phase: talk.phase,
+    messages: messages.length,
+    ...fit,
+  });
   let response;
   try {
     response = await options.provider.complete({ ...talk.prefix, messages: [...messages] }, options.signal);
@@ -166,11 +208,23 @@ async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
   const callCount = response.content.filter((b) => b.type === "tool_use").length;
   if (callCount > MAX_TOOL_CALLS_PER_TURN) {
     const detail = `${options.provider.label}: the model made ${callCount} tool calls in one turn; at most ${MAX_TOOL_CALLS_PER_TURN} are allowed (the tool-calls-per-turn cap)`;
-    options.transcript.append({ type: "error", where: "provider", code: "provider_error", cap: "tool_calls_per_turn", message: detail });
+    options.transcript.append({
+      type: "error",
+      where: "provider",
+      code: "provider_error",
+      cap: "tool_calls_per_turn",
+      message: detail,
+    });
     return failed("provider_error", detail);
   }
   boundArguments(response.content);
-  options.transcript.append({ type: "model_response", turn: usage.turns, stopReason: response.stopReason, content: response.content, usage: response.usage });
+  options.transcript.append({
+    type: "model_response",
+    turn: usage.turns,
+    stopReason: response.stopReason,
+    content: response.content,
+    usage: response.usage,
+  });
   const answer: Message = { role: "assistant", content: redactDeep(response.content, options.transcript.redact) };
   history.push(answer);
 
@@ -187,7 +241,13 @@ async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
   let finished = false;
   for (const call of calls) {
     const outcome = await callTool(options, talk.phase, call);
-    const result: ContentBlock = { type: "tool_result", toolUseId: call.id, content: outcome.content, ...(outcome.images ? { images: outcome.images } : {}), ...(outcome.isError ? { isError: true } : {}) };
+    const result: ContentBlock = {
+      type: "tool_result",
+      toolUseId: call.id,
+      content: outcome.content,
+      ...(outcome.images ? { images: outcome.images } : {}),
+      ...(outcome.isError ? { isError: true } : {}),
+    };
     results.push(result);
     // The proposal (and each amendment) stays whole in the history, call and result.
     if (outcome.effect === "propose" && !outcome.isError) {
@@ -195,11 +255,18 @@ async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
       const sent = answer.content.find((b) => b.type === "tool_use" && b.id === call.id);
       if (sent) history.keep(sent);
     }
-    talk.progress({ type: "tool", name: call.name, ok: !outcome.isError, message: outcome.isError ? firstLine(outcome.content) : "ok" });
+    talk.progress({
+      type: "tool",
+      name: call.name,
+      ok: !outcome.isError,
+      message: outcome.isError ? firstLine(outcome.content) : "ok",
+    });
     if (outcome.decision && !decision) decision = outcome.decision;
     if (outcome.effect === "finish" && !outcome.isError) finished = true;
   }
-  const end = (decision && (await decide(talk, decision, results))) || (finished ? await verifyFinished(talk, results) : undefined);
+  const end =
+    (decision && (await decide(talk, decision, results))) ||
+    (finished ? await verifyFinished(talk, results) : undefined);
   history.push({ role: "user", content: results });
   return end;
 }
@@ -208,9 +275,14 @@ async function turn(talk: Conversation): Promise<LoopEnd | undefined> {
  * The spec gate or a way out decided: a refusal or an abandoned change ends the run; an approved
  * proposal unlocks the edit tools.
  */
-async function decide(talk: Conversation, decision: SpecDecision, results: ContentBlock[]): Promise<LoopEnd | undefined> {
+async function decide(
+  talk: Conversation,
+  decision: SpecDecision,
+  results: ContentBlock[],
+): Promise<LoopEnd | undefined> {
   if (decision.kind === "refused") return { kind: "refused", reason: decision.reason, detail: decision.detail };
-  if (decision.kind === "abandoned") return { kind: "failed", reason: "abandoned", detail: decision.detail, repairCycles: talk.repairCycles };
+  if (decision.kind === "abandoned")
+    return { kind: "failed", reason: "abandoned", detail: decision.detail, repairCycles: talk.repairCycles };
   talk.progress({ type: "phase", phase: "approve", message: decision.args.title });
   const proposal = await talk.options.approve(decision);
   if (!proposal) return { kind: "refused", reason: "not_approved", detail: "the proposal was not approved" };
@@ -234,17 +306,27 @@ async function verifyFinished(talk: Conversation, results: ContentBlock[]): Prom
   }
   talk.progress({ type: "phase", phase: "verify", message: "running the full check" });
   const verdict = await options.verify();
-  options.transcript.append({ type: "verify", ok: verdict.ok, newFindings: verdict.newFindings, repairCycles: talk.repairCycles, feedback: verdict.feedback });
+  options.transcript.append({
+    type: "verify",
+    ok: verdict.ok,
+    newFindings: verdict.newFindings,
+    repairCycles: talk.repairCycles,
+    feedback: verdict.feedback,
+  });
   talk.progress({ type: "verify", ok: verdict.ok, newFindings: verdict.newFindings });
   if (verdict.ok) return { kind: "verified", repairCycles: talk.repairCycles };
-  if (talk.repairCycles >= options.maxRepairCycles) return { kind: "failed", reason: "verification_failed", detail: verdict.feedback, repairCycles: talk.repairCycles };
+  if (talk.repairCycles >= options.maxRepairCycles)
+    return { kind: "failed", reason: "verification_failed", detail: verdict.feedback, repairCycles: talk.repairCycles };
   // Taken after the check: verification itself regenerates the derived docs.
   talk.failed = { state: options.editState(), feedback: verdict.feedback };
   talk.repairCycles++;
   options.ctx.finished = undefined;
   options.transcript.append({ type: "repair", cycle: talk.repairCycles, maxRepairCycles: options.maxRepairCycles });
   talk.progress({ type: "repair", cycle: talk.repairCycles, maxRepairCycles: options.maxRepairCycles });
-  const findings: ContentBlock = { type: "text", text: repairMessage(verdict.feedback, talk.repairCycles, options.maxRepairCycles) };
+  const findings: ContentBlock = {
+    type: "text",
+    text: repairMessage(verdict.feedback, talk.repairCycles, options.maxRepairCycles),
+  };
   talk.history.keepLatest("findings", findings);
   results.push(findings);
   return undefined;
@@ -255,7 +337,10 @@ async function verifyFinished(talk: Conversation, results: ContentBlock[]): Prom
  * `propose` tool refuses the phase it is not for, as `abandon` refuses a run with nothing
  * approved to give up.
  */
-const PHASE_EFFECTS: Record<"propose" | "edit", ToolEffect[]> = { propose: ["read", "propose", "exit"], edit: ["read", "propose", "edit", "exit", "finish"] };
+const PHASE_EFFECTS: Record<"propose" | "edit", ToolEffect[]> = {
+  propose: ["read", "propose", "exit"],
+  edit: ["read", "propose", "edit", "exit", "finish"],
+};
 
 /**
  * Tool arguments nested deeper than any tool takes, or larger than the cap, are replaced before
@@ -272,7 +357,9 @@ function boundArguments(content: ContentBlock[]): void {
     }
     const bytes = Buffer.byteLength(JSON.stringify(block.input ?? {}) ?? "");
     if (bytes > MAX_TOOL_ARGUMENT_BYTES) {
-      block.input = invalidArguments(`they are ${bytes} bytes as JSON; a tool call's arguments may hold at most ${MAX_TOOL_ARGUMENT_BYTES} (the tool-argument cap)`);
+      block.input = invalidArguments(
+        `they are ${bytes} bytes as JSON; a tool call's arguments may hold at most ${MAX_TOOL_ARGUMENT_BYTES} (the tool-argument cap)`,
+      );
     }
   }
 }
@@ -319,7 +406,12 @@ async function callTool(options: LoopOptions, phase: "propose" | "edit", call: T
     const answer = await tool.run(ctx, args);
     const result = answer instanceof WithImages ? answer.result : answer;
     const decision = DECIDES.includes(tool.effect) ? (result as SpecOutcome).specDecision : undefined;
-    outcome = { content: JSON.stringify(decision ? { accepted: decision.kind === "proposal" } : (result ?? { ok: true })), isError: false, effect: tool.effect, decision };
+    outcome = {
+      content: JSON.stringify(decision ? { accepted: decision.kind === "proposal" } : (result ?? { ok: true })),
+      isError: false,
+      effect: tool.effect,
+      decision,
+    };
     if (answer instanceof WithImages && answer.images.length > 0) outcome.images = answer.images;
   } catch (err) {
     outcome = failedCall(ctx, tool, err);
@@ -352,9 +444,12 @@ function failedCall(ctx: RunContext, tool: Tool<RunContext> | undefined, err: un
   if (err instanceof ToolError) return { content: err.message, isError: true, ...(err.code ? { code: err.code } : {}) };
   const typed = asCopperheadError(err);
   if (typed.endsRun) throw err;
-  if (typed.code !== "internal_error") return { content: typed.fix ? `${typed.message} (${typed.fix})` : typed.message, isError: true };
+  if (typed.code !== "internal_error")
+    return { content: typed.fix ? `${typed.message} (${typed.fix})` : typed.message, isError: true };
   if (!tool || !RECOVERS.includes(tool.effect)) throw err;
-  log.error(`${tool.name} failed on a fault of copperhead's own; the run goes on without it. Please report this with the stack below.\n${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  log.error(
+    `${tool.name} failed on a fault of copperhead's own; the run goes on without it. Please report this with the stack below.\n${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+  );
   if (tool.effect === "edit") forgetEditors(ctx);
   return {
     content: `${tool.name} failed on a fault of copperhead's own (${typed.message}), not on your arguments as such. The design is as its files say (an edit not yet written was dropped; read again what you need), and the run goes on: try another way (other arguments, another tool), or abandon with the reason.`,

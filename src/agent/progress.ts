@@ -26,12 +26,16 @@ export function describeProgress(event: ProgressEvent): string {
     case "tool":
       return `${event.ok ? "tool" : "tool error"} ${event.name}: ${event.message}`;
     case "verify":
-      return event.ok ? "verification passed" : `verification found ${event.newFindings} new finding${event.newFindings === 1 ? "" : "s"}`;
+      return event.ok
+        ? "verification passed"
+        : `verification found ${event.newFindings} new finding${event.newFindings === 1 ? "" : "s"}`;
     case "repair":
       return `repair cycle ${event.cycle}/${event.maxRepairCycles}`;
     case "commit":
       return `committed ${event.commit.slice(0, 12)}`;
     case "rollback":
-      return event.files > 0 ? `rolled back: ${event.reason}` : `ended before any edit (${event.reason}): nothing was started, nothing to roll back`;
+      return event.files > 0
+        ? `rolled back: ${event.reason}`
+        : `ended before any edit (${event.reason}): nothing was started, nothing to roll back`;
   }
 }

@@ -78,10 +78,16 @@ export class Transcript {
     // that will actually be written, then redact every string in it.
     const plain = JSON.parse(JSON.stringify(fields, errorsAsData)) as Record<string, unknown>;
     const place = { seq: ++this.seq, t: Date.now() - this.startedAt, type: cut(this.redact(type)) };
-    let line: TranscriptLine = { ...place, ...(cutLongStrings(redactDeep(plain, this.redact)) as Record<string, unknown>) };
+    let line: TranscriptLine = {
+      ...place,
+      ...(cutLongStrings(redactDeep(plain, this.redact)) as Record<string, unknown>),
+    };
     let text = `${JSON.stringify(line)}\n`;
     if (this.bytes + Buffer.byteLength(text) > this.maxBytes) {
-      line = { ...place, truncated: `the transcript reached its cap of ${this.maxBytes} bytes; this event's fields were left out` };
+      line = {
+        ...place,
+        truncated: `the transcript reached its cap of ${this.maxBytes} bytes; this event's fields were left out`,
+      };
       text = `${JSON.stringify(line)}\n`;
     }
     appendFileSync(this.path, text);
@@ -91,14 +97,17 @@ export class Transcript {
 }
 
 function cut(text: string): string {
-  return text.length > MAX_TRANSCRIPT_STRING ? `${text.slice(0, MAX_TRANSCRIPT_STRING)}… [cut: ${text.length} characters in all]` : text;
+  return text.length > MAX_TRANSCRIPT_STRING
+    ? `${text.slice(0, MAX_TRANSCRIPT_STRING)}… [cut: ${text.length} characters in all]`
+    : text;
 }
 
 /** Plain JSON data with every string cut to {@link MAX_TRANSCRIPT_STRING}, object keys included. */
 function cutLongStrings(value: unknown): unknown {
   if (typeof value === "string") return cut(value);
   if (Array.isArray(value)) return value.map(cutLongStrings);
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [cut(k), cutLongStrings(v)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [cut(k), cutLongStrings(v)]));
   return value;
 }
 

@@ -30,7 +30,12 @@ export interface BaselineComparison {
 export type Unchanged = (uuid: string) => boolean;
 
 /** Without `unchanged` (nothing says which board items the change left alone), findings match as `matchFindings` pairs them. */
-export function compareWithBaseline(baseline: CheckReport, current: CheckReport, strict: boolean, unchanged?: Unchanged): BaselineComparison {
+export function compareWithBaseline(
+  baseline: CheckReport,
+  current: CheckReport,
+  strict: boolean,
+  unchanged?: Unchanged,
+): BaselineComparison {
   const was = findingsOf(baseline);
   const is = findingsOf(current);
   const match = matchFindings(was, is);
@@ -41,7 +46,9 @@ export function compareWithBaseline(baseline: CheckReport, current: CheckReport,
     .filter((f) => !matched.has(f))
     .map((f) => withState(f, "absent"))
     .sort(compareFindings);
-  const failing = marked.filter((f) => f.baselineState === "new" && (f.severity === "error" || (strict && f.severity === "warning")));
+  const failing = marked.filter(
+    (f) => f.baselineState === "new" && (f.severity === "error" || (strict && f.severity === "warning")),
+  );
   return { current: marked, absent, failing };
 }
 
@@ -85,7 +92,10 @@ export function matchFindings(baseline: Finding[], current: Finding[]): Map<Find
       }
     };
     const bySameItems = new Map<string, { was: number; is: number }>();
-    for (const [side, list] of [["was", was], ["is", is]] as const) {
+    for (const [side, list] of [
+      ["was", was],
+      ["is", is],
+    ] as const) {
       for (const f of list) {
         if (!f.items) continue;
         const counts = bySameItems.get(itemsOf(f)) ?? { was: 0, is: 0 };
@@ -97,7 +107,8 @@ export function matchFindings(baseline: Finding[], current: Finding[]): Map<Find
       const counts = bySameItems.get(itemsOf(f))!;
       return counts.was === 1 && counts.is === 1;
     };
-    const sameItems = (a: Finding, b: Finding) => a.items !== undefined && b.items !== undefined && itemsOf(a) === itemsOf(b);
+    const sameItems = (a: Finding, b: Finding) =>
+      a.items !== undefined && b.items !== undefined && itemsOf(a) === itemsOf(b);
     pair((a, b) => sameItems(a, b) && (alone(a) || a.message === b.message));
     const placed = (a: Finding, b: Finding) => (a.items === undefined || b.items === undefined) && samePlace(a, b);
     pair((a, b) => placed(a, b) && a.message === b.message);
@@ -157,7 +168,9 @@ export type ReportedItems = Pick<Finding, "check" | "rule" | "items">;
 export function reportedAgain(finding: ReportedItems, baseline: ReportedItems[], unchanged: Unchanged): boolean {
   const items = finding.items;
   if (!items || !ONE_PARTNER.has(finding.rule)) return false;
-  const named = baseline.some((b) => b.check === finding.check && b.rule === finding.rule && b.items?.some((uuid) => items.includes(uuid)));
+  const named = baseline.some(
+    (b) => b.check === finding.check && b.rule === finding.rule && b.items?.some((uuid) => items.includes(uuid)),
+  );
   return named && items.every(unchanged);
 }
 
@@ -221,10 +234,18 @@ export type BaselineSource = Pick<BaselineReport, "ref" | "commit">;
  * the findings that went away are listed under `baseline.absent`, and `ok` means that no new
  * finding fails. Family statuses still describe the design as it is.
  */
-export function reportAgainstBaseline(current: CheckReport, baseline: CheckReport, source: BaselineSource, unchanged?: Unchanged): CheckReport {
+export function reportAgainstBaseline(
+  current: CheckReport,
+  baseline: CheckReport,
+  source: BaselineSource,
+  unchanged?: Unchanged,
+): CheckReport {
   const comparison = compareWithBaseline(baseline, current, current.strict, unchanged);
   const states = new Map(comparison.current.map((f) => [f.key, f.baselineState!]));
-  const checks = current.checks.map((c) => ({ ...c, findings: c.findings.map((f) => withState(f, states.get(f.key)!)) }));
+  const checks = current.checks.map((c) => ({
+    ...c,
+    findings: c.findings.map((f) => withState(f, states.get(f.key)!)),
+  }));
   const count = (state: BaselineState) => comparison.current.filter((f) => f.baselineState === state).length;
   return {
     ...current,

@@ -48,7 +48,13 @@ export function cacheKey(inputs: CacheKeyInputs): string {
   for (const file of [...new Set(inputs.files)].sort()) {
     const rel = repoRelative(inputs.repoRoot, file);
     hash.update(`${rel}\n`);
-    hash.update(existsSync(file) ? createHash("sha256").update(readRepoBytes(file, { within: inputs.repoRoot })).digest("hex") : "absent");
+    hash.update(
+      existsSync(file)
+        ? createHash("sha256")
+            .update(readRepoBytes(file, { within: inputs.repoRoot }))
+            .digest("hex")
+        : "absent",
+    );
     hash.update("\n");
   }
   return hash.digest("hex");
@@ -114,7 +120,8 @@ export function readCache<T>(cache: CheckCache | undefined, key: string): T | un
     const newline = text.indexOf("\n");
     const mac = text.slice(0, newline);
     const body = text.slice(newline + 1);
-    if (newline < 0 || !/^[0-9a-f]{64}$/.test(mac) || !timingSafeEqual(Buffer.from(mac, "hex"), sign(cache, key, body))) return undefined;
+    if (newline < 0 || !/^[0-9a-f]{64}$/.test(mac) || !timingSafeEqual(Buffer.from(mac, "hex"), sign(cache, key, body)))
+      return undefined;
     return JSON.parse(body) as T;
   } catch {
     return undefined;
@@ -126,7 +133,9 @@ export function writeCache(cache: CheckCache | undefined, key: string, value: un
   if (!cache || cache.tracked.has(entryPath(key))) return;
   const body = JSON.stringify(value);
   const tmp = join(cache.dir, `${key}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-  bestEffort(() => writeFileAtomic(join(cache.dir, `${key}.json`), `${sign(cache, key, body).toString("hex")}\n${body}`, { tmp }));
+  bestEffort(() =>
+    writeFileAtomic(join(cache.dir, `${key}.json`), `${sign(cache, key, body).toString("hex")}\n${body}`, { tmp }),
+  );
 }
 
 /** The MAC covers the entry's key too, so a signed entry moved under another key is a miss. */
@@ -146,7 +155,11 @@ function entryPath(key: string): string {
 function trackedCacheFiles(repoRoot: string): ReadonlySet<string> {
   const listed = runGitSync(repoRoot, ["--literal-pathspecs", "ls-files", "-z", "--cached", "--", CACHE_DIR]);
   // The folder's own `.gitignore` holds nothing to trust.
-  const tracked = new Set(listed.code === 0 ? listed.stdout.split("\0").filter((path) => path !== "" && path !== `${CACHE_DIR}/.gitignore`) : []);
+  const tracked = new Set(
+    listed.code === 0
+      ? listed.stdout.split("\0").filter((path) => path !== "" && path !== `${CACHE_DIR}/.gitignore`)
+      : [],
+  );
   if (tracked.size > 0 && !reported.has(repoRoot)) {
     reported.add(repoRoot);
     const [first] = tracked;

@@ -24,15 +24,25 @@ export function checkChanges(design: Design, options: ChangesOptions): CheckResu
     const path = join(dir, name);
     const file = repoPath(design, path);
     const problem = (rule: string, line: number, message: string) =>
-      findings.push({ check: "changes", rule, severity: "error", message: `${file}: ${message}`, key: `changes:${rule}:${file}:${message}`, location: { file, ...(line ? { line } : {}) } });
+      findings.push({
+        check: "changes",
+        rule,
+        severity: "error",
+        message: `${file}: ${message}`,
+        key: `changes:${rule}:${file}:${message}`,
+        location: { file, ...(line ? { line } : {}) },
+      });
     const { proposal, problems } = parseProposal(readRepoDoc(design.project.repoRoot, path) ?? "");
     for (const p of problems) problem("malformed", p.line, p.message);
     if (!proposal) continue;
-    if (proposal.id !== basename(name, ".md")) problem("id_mismatch", 0, `the proposal's id "${proposal.id}" does not match its file name`);
+    if (proposal.id !== basename(name, ".md"))
+      problem("id_mismatch", 0, `the proposal's id "${proposal.id}" does not match its file name`);
     for (const req of proposal.requirements) {
-      if (options.requirementIds && !options.requirementIds.has(req)) problem("unknown_requirement", 0, `names ${req}, which docs/SPEC.md does not define`);
+      if (options.requirementIds && !options.requirementIds.has(req))
+        problem("unknown_requirement", 0, `names ${req}, which docs/SPEC.md does not define`);
     }
   }
-  const clean = files.length === 0 ? "no change proposals" : `${files.length} proposal${files.length === 1 ? "" : "s"} well-formed`;
+  const clean =
+    files.length === 0 ? "no change proposals" : `${files.length} proposal${files.length === 1 ? "" : "s"} well-formed`;
   return familyResult("changes", findings, { cleanSummary: clean });
 }

@@ -59,10 +59,13 @@ export async function checkProject(project: KicadProject, settings: CheckSetting
     : undefined;
 
   const boardItems = design.board && kicad?.drc ? indexBoard(design.board, design.project.board!) : undefined;
-  const onBoard = (id: CheckId, run: (drc: NonNullable<KicadResults["drc"]>, items: NonNullable<typeof boardItems>) => CheckResult) =>
-    boardItems && kicad?.drc ? run(kicad.drc, boardItems) : skippedResult(id, "the project has no board");
+  const onBoard = (
+    id: CheckId,
+    run: (drc: NonNullable<KicadResults["drc"]>, items: NonNullable<typeof boardItems>) => CheckResult,
+  ) => (boardItems && kicad?.drc ? run(kicad.drc, boardItems) : skippedResult(id, "the project has no board"));
   const requirements = evaluateRequirements(design, { docsDir });
-  const requirementIds = requirements.state === "evaluated" ? new Set(requirements.spec.requirements.map((r) => r.id)) : undefined;
+  const requirementIds =
+    requirements.state === "evaluated" ? new Set(requirements.spec.requirements.map((r) => r.id)) : undefined;
   const families: Record<CheckId, () => CheckResult> = {
     erc: () => checkErc(kicad!.erc!, design, indexSchematic(design), strict),
     drc: () => onBoard("drc", (drc, items) => checkDrc(drc.report, design, items, strict)),

@@ -9,20 +9,40 @@ import type { ItemIdentity } from "./kicad-items.ts";
 import { familyResult, type Candidate } from "./result.ts";
 import type { CheckId, CheckResult } from "./types.ts";
 
-export function drcFindings(check: CheckId, violations: Violation[], design: Design, items: Map<string, ItemIdentity>): Candidate[] {
+export function drcFindings(
+  check: CheckId,
+  violations: Violation[],
+  design: Design,
+  items: Map<string, ItemIdentity>,
+): Candidate[] {
   const file = design.project.board!;
-  return violations.flatMap((violation) => violationFinding(check, violation, { design, identify: (uuid) => items.get(uuid), file }) ?? []);
+  return violations.flatMap(
+    (violation) => violationFinding(check, violation, { design, identify: (uuid) => items.get(uuid), file }) ?? [],
+  );
 }
 
-export function checkDrc(report: DrcReport, design: Design, items: Map<string, ItemIdentity>, strict: boolean): CheckResult {
-  return familyResult("drc", drcFindings("drc", report.violations, design, items), { strict, cleanSummary: "no violations" });
+export function checkDrc(
+  report: DrcReport,
+  design: Design,
+  items: Map<string, ItemIdentity>,
+  strict: boolean,
+): CheckResult {
+  return familyResult("drc", drcFindings("drc", report.violations, design, items), {
+    strict,
+    cleanSummary: "no violations",
+  });
 }
 
 /**
  * Unconnected items are work in progress while a design is being routed, so they warn; for a
  * fabrication check (`--fab`) or with `--strict` they are errors.
  */
-export function checkRouting(report: DrcReport, design: Design, items: Map<string, ItemIdentity>, asErrors: boolean): CheckResult {
+export function checkRouting(
+  report: DrcReport,
+  design: Design,
+  items: Map<string, ItemIdentity>,
+  asErrors: boolean,
+): CheckResult {
   const findings = drcFindings("routing", report.unconnected_items, design, items).map(({ finding, order }) => ({
     finding: {
       ...finding,

@@ -110,7 +110,13 @@ export function checkDrift(design: Design, options: DriftOptions): CheckResult {
   if (!scan.bomPresent) return skippedResult("drift", `${scan.bomFile} not found: run copperhead init`);
   const findings: Finding[] = scan.items.map((item) => ({
     check: "drift",
-    rule: item.kind.startsWith("bom_") ? "bom" : item.kind.startsWith("pinout_") ? "pinout" : item.kind === "stale_ref" ? "stale-ref" : "stale-net",
+    rule: item.kind.startsWith("bom_")
+      ? "bom"
+      : item.kind.startsWith("pinout_")
+        ? "pinout"
+        : item.kind === "stale_ref"
+          ? "stale-ref"
+          : "stale-net",
     severity: "error",
     message: withFix(item),
     key: item.key,
@@ -130,7 +136,8 @@ export const SYNC_FIX = "copperhead sync --resolve";
 function withFix(item: DriftItem): string {
   // A table that cannot be parsed names its own fix (init --force).
   if (item.kind === "bom_table" || item.kind === "pinout_table") return item.message;
-  if (item.kind === "stale_ref" || item.kind === "stale_net") return `${item.message}; fix: reword it, or run \`${SYNC_FIX}\` with a model (--model)`;
+  if (item.kind === "stale_ref" || item.kind === "stale_net")
+    return `${item.message}; fix: reword it, or run \`${SYNC_FIX}\` with a model (--model)`;
   return `${item.message}; fix: run \`${SYNC_FIX}\` (no model needed)`;
 }
 
@@ -142,11 +149,31 @@ function bomDrift(design: Design, bomFile: string, markdown: string): DriftItem[
     if (!(err instanceof CopperheadError) || err.code !== "parse_error") throw err;
     return [generatedTableItem("bom", bomFile, err.message, err.details.line as number | undefined)];
   }
-  if (!table) return [generatedTableItem("bom", bomFile, `${bomFile} has no copperhead BOM table (its marker comments are missing)`)];
+  if (!table)
+    return [
+      generatedTableItem("bom", bomFile, `${bomFile} has no copperhead BOM table (its marker comments are missing)`),
+    ];
 
   const items: DriftItem[] = [];
-  const item = (kind: DriftKind, ref: string, line: number, claim: string | null, actual: string | null, what: string, message: string) =>
-    items.push({ kind, doc: bomFile, line, ref, claim, actual, key: `drift:bom:${ref}:${what}`, message: `${bomFile}:${line}: ${message}` });
+  const item = (
+    kind: DriftKind,
+    ref: string,
+    line: number,
+    claim: string | null,
+    actual: string | null,
+    what: string,
+    message: string,
+  ) =>
+    items.push({
+      kind,
+      doc: bomFile,
+      line,
+      ref,
+      claim,
+      actual,
+      key: `drift:bom:${ref}:${what}`,
+      message: `${bomFile}:${line}: ${message}`,
+    });
   const expected = new Map(bomLines(design.components).map((l) => [l.ref, l]));
   const seen = new Set<string>();
   for (const row of table.rows) {
@@ -157,12 +184,28 @@ function bomDrift(design: Design, bomFile: string, markdown: string): DriftItem[
     seen.add(row.ref);
     const want = expected.get(row.ref);
     if (!want) {
-      item("bom_extra_row", row.ref, row.line, row.ref, null, "extra", `${row.ref} has a BOM row but is not a BOM component of the design`);
+      item(
+        "bom_extra_row",
+        row.ref,
+        row.line,
+        row.ref,
+        null,
+        "extra",
+        `${row.ref} has a BOM row but is not a BOM component of the design`,
+      );
       continue;
     }
     if (row.dnp !== want.dnp) {
       const fitted = (dnp: string) => (dnp ? "not fitted (DNP)" : "fitted");
-      item("bom_dnp", row.ref, row.line, row.dnp, want.dnp, "dnp", `${row.ref} is ${fitted(row.dnp)} in the BOM but ${fitted(want.dnp)} in the design`);
+      item(
+        "bom_dnp",
+        row.ref,
+        row.line,
+        row.dnp,
+        want.dnp,
+        "dnp",
+        `${row.ref} is ${fitted(row.dnp)} in the BOM but ${fitted(want.dnp)} in the design`,
+      );
     }
     for (const field of ["value", "footprint", "mpn"] as const) {
       if (row[field] === want[field]) continue;
@@ -171,7 +214,16 @@ function bomDrift(design: Design, bomFile: string, markdown: string): DriftItem[
     }
   }
   for (const [ref, want] of expected) {
-    if (!seen.has(ref)) item("bom_missing_row", ref, table.beginLine, null, want.value, "missing", `${ref} (${want.value}) is in the design but has no BOM row`);
+    if (!seen.has(ref))
+      item(
+        "bom_missing_row",
+        ref,
+        table.beginLine,
+        null,
+        want.value,
+        "missing",
+        `${ref} (${want.value}) is in the design but has no BOM row`,
+      );
   }
   return items;
 }
@@ -185,7 +237,10 @@ function pinoutDrift(design: Design, file: string, markdown: string): DriftItem[
     if (!(err instanceof CopperheadError) || err.code !== "parse_error") throw err;
     return [generatedTableItem("pinout", file, err.message, err.details.line as number | undefined)];
   }
-  if (!table) return [generatedTableItem("pinout", file, `${file} has no copperhead pinout tables (their marker comments are missing)`)];
+  if (!table)
+    return [
+      generatedTableItem("pinout", file, `${file} has no copperhead pinout tables (their marker comments are missing)`),
+    ];
   return pinoutDifferences(pinoutConnectors(design), table).map((d) => ({
     kind: `pinout_${d.what}` as const,
     doc: file,
@@ -207,7 +262,15 @@ function show(text: string): string {
 /** A generated doc whose tables cannot be read (markers missing or broken). */
 function generatedTableItem(doc: "bom" | "pinout", file: string, message: string, line?: number): DriftItem {
   const fix = "run copperhead init --force to regenerate it";
-  return { kind: `${doc}_table`, doc: file, line, claim: null, actual: null, key: `drift:${doc}:table`, message: `${message}; ${fix}` };
+  return {
+    kind: `${doc}_table`,
+    doc: file,
+    line,
+    claim: null,
+    actual: null,
+    key: `drift:${doc}:table`,
+    message: `${message}; ${fix}`,
+  };
 }
 
 /** Markdown docs whose backticked mentions are claims about the current design. */
@@ -224,8 +287,39 @@ function proseDocs(root: string, docsDir: string): string[] {
 
 /** Designator prefixes common enough that an unknown `XX9` with one is surely a ref. */
 const COMMON_REF_PREFIXES = [
-  "BT", "BZ", "C", "CN", "D", "DS", "F", "FB", "FID", "H", "IC", "J", "JP", "K", "L", "LED", "LS",
-  "M", "MH", "MK", "P", "Q", "R", "RN", "RV", "S", "SW", "T", "TP", "U", "VR", "X", "Y",
+  "BT",
+  "BZ",
+  "C",
+  "CN",
+  "D",
+  "DS",
+  "F",
+  "FB",
+  "FID",
+  "H",
+  "IC",
+  "J",
+  "JP",
+  "K",
+  "L",
+  "LED",
+  "LS",
+  "M",
+  "MH",
+  "MK",
+  "P",
+  "Q",
+  "R",
+  "RN",
+  "RV",
+  "S",
+  "SW",
+  "T",
+  "TP",
+  "U",
+  "VR",
+  "X",
+  "Y",
 ];
 const REF_RE = /^([A-Z]{1,3})(\d+)(?:\.[A-Za-z0-9_+-]+)?$/;
 const RAIL_RE = /^(?:[+-]\d+(?:\.\d+)?V\d*|[+-]?\d+V\d+)$/;
@@ -264,7 +358,13 @@ function declaredAbsent(markdown: string): Set<string> {
   return names;
 }
 
-function classify(m: Mention, doc: string, refs: Set<string>, prefixes: Set<string>, nets: Set<string>): DriftItem | undefined {
+function classify(
+  m: Mention,
+  doc: string,
+  refs: Set<string>,
+  prefixes: Set<string>,
+  nets: Set<string>,
+): DriftItem | undefined {
   const token = m.text;
   if (/\s/.test(token)) return undefined;
   const ref = REF_RE.exec(token);
@@ -272,12 +372,28 @@ function classify(m: Mention, doc: string, refs: Set<string>, prefixes: Set<stri
   if ((refName && refs.has(refName)) || nets.has(token)) return undefined;
   const netContext = NET_WORD_BEFORE.test(m.before) || NET_WORD_AFTER.test(m.after);
   if (netContext || (!ref && (RAIL_RE.test(token) || SUPPLY_RE.test(token)))) {
-    return { kind: "stale_net", doc, line: m.line, net: token, claim: token, actual: null,
-      key: `drift:stale-net:${doc}:${token}`, message: `${doc}:${m.line}: net \`${token}\` does not exist in the design` };
+    return {
+      kind: "stale_net",
+      doc,
+      line: m.line,
+      net: token,
+      claim: token,
+      actual: null,
+      key: `drift:stale-net:${doc}:${token}`,
+      message: `${doc}:${m.line}: net \`${token}\` does not exist in the design`,
+    };
   }
   if (ref && refName && prefixes.has(ref[1]!)) {
-    return { kind: "stale_ref", doc, line: m.line, ref: refName, claim: refName, actual: null,
-      key: `drift:stale-ref:${doc}:${refName}`, message: `${doc}:${m.line}: \`${token}\` names ${refName}, which does not exist in the design` };
+    return {
+      kind: "stale_ref",
+      doc,
+      line: m.line,
+      ref: refName,
+      claim: refName,
+      actual: null,
+      key: `drift:stale-ref:${doc}:${refName}`,
+      message: `${doc}:${m.line}: \`${token}\` names ${refName}, which does not exist in the design`,
+    };
   }
   return undefined;
 }

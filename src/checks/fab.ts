@@ -21,34 +21,55 @@ export function checkFab(design: Design, exported: FabExport | undefined, librar
   const board = design.board;
   const boardFile = design.project.board ? repoPath(design, design.project.board) : undefined;
   if (!board || !boardFile) {
-    add("no_board", design.project.name, `${design.project.name} has no board (${design.project.name}.kicad_pcb) to fabricate`, {
-      file: repoPath(design, design.project.projectFile),
-    });
+    add(
+      "no_board",
+      design.project.name,
+      `${design.project.name} has no board (${design.project.name}.kicad_pcb) to fabricate`,
+      {
+        file: repoPath(design, design.project.projectFile),
+      },
+    );
   } else {
     const outline = checkOutline(board);
-    if (outline.items === 0) add("outline_missing", "Edge.Cuts", "the board has no outline on Edge.Cuts", { file: boardFile });
+    if (outline.items === 0)
+      add("outline_missing", "Edge.Cuts", "the board has no outline on Edge.Cuts", { file: boardFile });
     for (const end of outline.openEnds) {
-      add("outline_open", `${end.x.toFixed(3)},${end.y.toFixed(3)}`, `the Edge.Cuts outline is open at (${end.x}, ${end.y}) mm`, {
-        file: boardFile,
-        x: end.x,
-        y: end.y,
-      });
+      add(
+        "outline_open",
+        `${end.x.toFixed(3)},${end.y.toFixed(3)}`,
+        `the Edge.Cuts outline is open at (${end.x}, ${end.y}) mm`,
+        {
+          file: boardFile,
+          x: end.x,
+          y: end.y,
+        },
+      );
     }
-    if (exported && !exported.ok) add("export_failed", "gerbers", `Gerber/drill export failed: ${exported.error ?? "unknown error"}`, { file: boardFile });
+    if (exported && !exported.ok)
+      add("export_failed", "gerbers", `Gerber/drill export failed: ${exported.error ?? "unknown error"}`, {
+        file: boardFile,
+      });
   }
 
   // A library missing from the tables is one finding naming its parts, not one per part.
   const missingLibraries = new Map<string, { refs: string[]; message: string; file: string }>();
   for (const c of design.components) {
     const where = { file: schematicFile(c.file), ref: c.ref, sheet: c.sheet };
-    if (c.onBoard && !c.footprint) add("footprint_missing", c.ref, `${c.ref} (${c.value}) has no footprint assigned`, where);
+    if (c.onBoard && !c.footprint)
+      add("footprint_missing", c.ref, `${c.ref} (${c.value}) has no footprint assigned`, where);
     else if (c.onBoard) {
       try {
         libraries.resolveFootprint(c.footprint);
       } catch (err) {
         const typed = asCopperheadError(err);
         const library = typed.code === "library_not_found" ? typed.details.library : undefined;
-        if (typeof library !== "string") add("footprint_unresolved", c.ref, `${c.ref} footprint ${c.footprint} does not resolve: ${typed.message}`, where);
+        if (typeof library !== "string")
+          add(
+            "footprint_unresolved",
+            c.ref,
+            `${c.ref} footprint ${c.footprint} does not resolve: ${typed.message}`,
+            where,
+          );
         else {
           const missing = missingLibraries.get(library) ?? { refs: [], message: typed.message, file: where.file };
           missing.refs.push(c.ref);
@@ -56,10 +77,14 @@ export function checkFab(design: Design, exported: FabExport | undefined, librar
         }
       }
     }
-    if (c.inBom && !c.dnp && !componentMpn(c)) add("mpn_missing", c.ref, `${c.ref} (${c.value}) has no MPN field`, where);
+    if (c.inBom && !c.dnp && !componentMpn(c))
+      add("mpn_missing", c.ref, `${c.ref} (${c.value}) has no MPN field`, where);
   }
   for (const [library, { refs, message, file }] of missingLibraries) {
-    const parts = refs.length > REFS_NAMED ? `${refs.slice(0, REFS_NAMED).join(", ")} and ${refs.length - REFS_NAMED} more` : refs.join(", ");
+    const parts =
+      refs.length > REFS_NAMED
+        ? `${refs.slice(0, REFS_NAMED).join(", ")} and ${refs.length - REFS_NAMED} more`
+        : refs.join(", ");
     const count = refs.length === 1 ? "1 footprint does" : `${refs.length} footprints do`;
     add("footprint_unresolved", `library:${library}`, `${count} not resolve (${parts}): ${message}`, { file });
   }

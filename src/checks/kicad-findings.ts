@@ -39,9 +39,10 @@ export interface ViolationContext {
 export function violationFinding(check: CheckId, violation: Violation, ctx: ViolationContext): Candidate | undefined {
   if (violation.excluded) return undefined;
   const resolved = violation.items.map((item) => ({ item, identity: ctx.identify(item.uuid) }));
-  const ids = NET_WIDE.has(violation.type) && resolved.length === 1 && resolved[0]!.identity?.net
-    ? [`net:${resolved[0]!.identity.net}`]
-    : resolved.map(({ item, identity }) => stableId(item, identity, ctx.sheet)).sort();
+  const ids =
+    NET_WIDE.has(violation.type) && resolved.length === 1 && resolved[0]!.identity?.net
+      ? [`net:${resolved[0]!.identity.net}`]
+      : resolved.map(({ item, identity }) => stableId(item, identity, ctx.sheet)).sort();
   const first = resolved.find((r) => r.identity)?.identity;
   const location: FindingLocation = { file: repoPath(ctx.design, first?.file ?? ctx.file) };
   if (ctx.sheet) location.sheet = ctx.sheet;
@@ -60,7 +61,9 @@ export function violationFinding(check: CheckId, violation: Violation, ctx: Viol
     key: [check, violation.type, ...(ids.length ? [ids.join("+")] : []), ...(layer ? [layer] : [])].join(":"),
     location,
   };
-  const refs = [...new Set(resolved.flatMap((r) => (r.identity?.ref ? [r.identity.ref] : [])))].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  const refs = [...new Set(resolved.flatMap((r) => (r.identity?.ref ? [r.identity.ref] : [])))].sort((a, b) =>
+    a.localeCompare(b, "en", { numeric: true }),
+  );
   if (refs.length > 0) finding.refs = refs;
   const uuids = violation.items.map((i) => i.uuid).sort();
   if (uuids.length > 0 && resolved.every((r) => r.identity) && !ids[0]?.startsWith("net:")) finding.items = uuids;
@@ -73,12 +76,17 @@ export function violationFinding(check: CheckId, violation: Violation, ctx: Viol
  * the micrometre, and for a board violation the layer it is on when kicad-cli says (in the
  * violation's text, or as its first item's, "Track [GND] on F.Cu").
  */
-function placeOf(violation: Violation, ctx: ViolationContext, layer: string | undefined): Pick<FindingLocation, "layer" | "x" | "y"> {
+function placeOf(
+  violation: Violation,
+  ctx: ViolationContext,
+  layer: string | undefined,
+): Pick<FindingLocation, "layer" | "x" | "y"> {
   const first = violation.items.find((i) => i.pos);
   const scale = ctx.positionScale ?? 1;
   const place: Pick<FindingLocation, "layer" | "x" | "y"> = {};
   const onBoard = ctx.sheet === undefined;
-  const onLayer = layer ?? (onBoard && first ? / on ([A-Za-z0-9_]+\.[A-Za-z_]+)/.exec(first.description)?.[1] : undefined);
+  const onLayer =
+    layer ?? (onBoard && first ? / on ([A-Za-z0-9_]+\.[A-Za-z_]+)/.exec(first.description)?.[1] : undefined);
   if (onLayer) place.layer = onLayer;
   if (first?.pos) {
     place.x = Math.round(first.pos.x * scale * 1000) / 1000;

@@ -41,15 +41,24 @@ export function indexSchematic(design: Design): SchematicIndex {
       add(symbol.uuid, { id: (symbol.lib?.unitCount ?? 1) > 1 ? `${ref}${unitLetter(unit)}` : ref, ref });
       for (const pin of children(symbol.node, "pin")) {
         const number = text(pin, 1);
-        if (number !== undefined) add(childText(pin, "uuid"), { id: `${ref}.${number}`, ref, pin: number, net: design.netlist.pinNets.get(`${ref}.${number}`) });
+        if (number !== undefined)
+          add(childText(pin, "uuid"), {
+            id: `${ref}.${number}`,
+            ref,
+            pin: number,
+            net: design.netlist.pinNets.get(`${ref}.${number}`),
+          });
       }
     }
     for (const label of instance.file.labels) {
-      add(childText(label.node, "uuid"), { id: `${label.kind === "local" ? "label" : `${label.kind}_label`}:${label.text}` });
+      add(childText(label.node, "uuid"), {
+        id: `${label.kind === "local" ? "label" : `${label.kind}_label`}:${label.text}`,
+      });
     }
     for (const sheetSymbol of instance.file.sheets) {
       add(sheetSymbol.uuid, { id: `sheet:${sheetSymbol.name}` });
-      for (const pin of sheetSymbol.pins) add(childText(pin.node, "uuid"), { id: `sheet:${sheetSymbol.name}:${pin.name}` });
+      for (const pin of sheetSymbol.pins)
+        add(childText(pin.node, "uuid"), { id: `sheet:${sheetSymbol.name}:${pin.name}` });
     }
     // Wiring has no name of its own; its kind is what stays when it is moved or stretched.
     const wiring = [
@@ -69,7 +78,10 @@ export function indexSchematic(design: Design): SchematicIndex {
  * Resolves an ERC item: first in the sheet instance that reported the violation, then anywhere
  * in the design (a global label's violation names labels on other sheets).
  */
-export function schematicLookup(index: SchematicIndex, instancePath: string | undefined): (uuid: string) => ItemIdentity | undefined {
+export function schematicLookup(
+  index: SchematicIndex,
+  instancePath: string | undefined,
+): (uuid: string) => ItemIdentity | undefined {
   const here = (instancePath && index.get(instancePath)) || new Map<string, ItemIdentity>();
   return (uuid) => {
     const found = here.get(uuid);
@@ -99,7 +111,8 @@ export function indexBoard(board: Board, file: string): Map<string, ItemIdentity
     if (uuid) items.set(uuid, { id: fp.ref, ref: fp.ref, file });
     for (const pad of fp.pads) {
       const padUuid = childText(pad.node, "uuid");
-      if (padUuid) items.set(padUuid, { id: `${fp.ref}.${pad.number}`, ref: fp.ref, pin: pad.number, net: pad.net?.name, file });
+      if (padUuid)
+        items.set(padUuid, { id: `${fp.ref}.${pad.number}`, ref: fp.ref, pin: pad.number, net: pad.net?.name, file });
     }
   }
   for (const item of board.root.items) {
@@ -107,13 +120,22 @@ export function indexBoard(board: Board, file: string): Map<string, ItemIdentity
     const kind = head(item);
     const uuid = childText(item, "uuid");
     if (!uuid) continue;
-    if (kind === "segment" || kind === "arc") items.set(uuid, copperIdentity("track", netOf(item), layersOf(item), file));
+    if (kind === "segment" || kind === "arc")
+      items.set(uuid, copperIdentity("track", netOf(item), layersOf(item), file));
     else if (kind === "via") items.set(uuid, copperIdentity("via", netOf(item), [], file));
     else if (kind === "zone") {
       const teardrop = child(child(item, "attr") ?? item, "teardrop") !== undefined;
-      items.set(uuid, copperIdentity(teardrop ? "teardrop" : "zone", childText(item, "net_name") ?? netOf(item), layersOf(item), file));
-    }
-    else if (kind?.startsWith("gr_")) items.set(uuid, { id: `${kind.slice(3)}:${childText(item, "layer") ?? "?"}`, file });
+      items.set(
+        uuid,
+        copperIdentity(
+          teardrop ? "teardrop" : "zone",
+          childText(item, "net_name") ?? netOf(item),
+          layersOf(item),
+          file,
+        ),
+      );
+    } else if (kind?.startsWith("gr_"))
+      items.set(uuid, { id: `${kind.slice(3)}:${childText(item, "layer") ?? "?"}`, file });
   }
   return items;
 }
@@ -123,7 +145,11 @@ export function indexBoard(board: Board, file: string): Map<string, ItemIdentity
  * that a designer sees as different things, and neither changes when the copper moves.
  */
 function copperIdentity(kind: string, net: string | undefined, layers: string[], file: string): ItemIdentity {
-  return { id: `${kind}:${net || "no-net"}${layers.length ? `@${layers.join(",")}` : ""}`, net: net || undefined, file };
+  return {
+    id: `${kind}:${net || "no-net"}${layers.length ? `@${layers.join(",")}` : ""}`,
+    net: net || undefined,
+    file,
+  };
 }
 
 function layersOf(node: SList): string[] {

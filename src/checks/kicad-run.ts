@@ -12,7 +12,17 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { asCopperheadError } from "../errors.ts";
-import { DEFAULT_KICAD_TIMEOUT_MS, exportDrill, exportGerbers, findKicadCli, runDrc, runErc, type DrcResult, type ErcReport, type KicadCli } from "../kicad/cli/kicad-cli.ts";
+import {
+  DEFAULT_KICAD_TIMEOUT_MS,
+  exportDrill,
+  exportGerbers,
+  findKicadCli,
+  runDrc,
+  runErc,
+  type DrcResult,
+  type ErcReport,
+  type KicadCli,
+} from "../kicad/cli/kicad-cli.ts";
 import { kicadInstallStamp } from "../kicad/cli/install.ts";
 import { kicadTimeoutMs } from "../kicad/cli/timeout.ts";
 import { readLibTable, type LibraryKind } from "../kicad/library/libraries.ts";
@@ -70,7 +80,12 @@ export function kicadInputs(design: Design, family: KicadFamily): string[] {
     case "erc":
       return [project.projectFile, ...design.schematic.files.keys(), ...libraryInputs(design, "symbol")];
     case "drc":
-      return [project.projectFile, ...board, project.projectFile.replace(/\.kicad_pro$/, ".kicad_dru"), ...libraryInputs(design, "footprint")];
+      return [
+        project.projectFile,
+        ...board,
+        project.projectFile.replace(/\.kicad_pro$/, ".kicad_dru"),
+        ...libraryInputs(design, "footprint"),
+      ];
     case "fab":
       return [project.projectFile, ...board];
   }
@@ -87,7 +102,9 @@ function libraryInputs(design: Design, kind: LibraryKind): string[] {
   const files = [table];
   let entries;
   try {
-    entries = readLibTable(table, kind, (uri) => resolve(projectDir, uri.replace(/\$\{KIPRJMOD\}|\$\(KIPRJMOD\)/g, projectDir)));
+    entries = readLibTable(table, kind, (uri) =>
+      resolve(projectDir, uri.replace(/\$\{KIPRJMOD\}|\$\(KIPRJMOD\)/g, projectDir)),
+    );
   } catch {
     // kicad-cli reports an unreadable table itself; its bytes are still in the key.
     return files;
@@ -104,7 +121,9 @@ function libraryInputs(design: Design, kind: LibraryKind): string[] {
 function filesUnder(path: string): string[] {
   const stat = statSync(path);
   if (!stat.isDirectory()) return stat.isFile() ? [path] : [];
-  return readdirSync(path, { withFileTypes: true }).flatMap((entry) => (entry.isFile() ? [join(path, entry.name)] : []));
+  return readdirSync(path, { withFileTypes: true }).flatMap((entry) =>
+    entry.isFile() ? [join(path, entry.name)] : [],
+  );
 }
 
 /**

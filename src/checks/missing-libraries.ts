@@ -36,7 +36,8 @@ const RULE_KIND: Record<string, MissingLibrary["kind"]> = {
  * configuration", and, before KiCad 8, the same without "symbol". Other messages of these rules
  * ("Symbol 'R' not found in symbol library 'X'") are about one part and stay as they are.
  */
-const MISSING = /^(?:The current configuration does not include the (?:symbol |footprint )?library '([^']+)'|The (?:symbol |footprint )?library '([^']+)' is not enabled)/;
+const MISSING =
+  /^(?:The current configuration does not include the (?:symbol |footprint )?library '([^']+)'|The (?:symbol |footprint )?library '([^']+)' is not enabled)/;
 
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
@@ -68,7 +69,9 @@ export function groupMissingLibraries(findings: Finding[]): { libraries: Missing
 /** What a missing library explains: `17 symbols`, `3 symbols, 3 footprints`. */
 export function describeExplained(lib: Pick<MissingLibrary, "symbols" | "footprints">): string {
   const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
-  return [lib.symbols && plural(lib.symbols, "symbol"), lib.footprints && plural(lib.footprints, "footprint")].filter(Boolean).join(", ");
+  return [lib.symbols && plural(lib.symbols, "symbol"), lib.footprints && plural(lib.footprints, "footprint")]
+    .filter(Boolean)
+    .join(", ");
 }
 
 function standIn(group: MissingLibrary): Finding {

@@ -37,15 +37,33 @@ export function nativeParity(design: Design): Finding[] {
   const settings = boardSettings(design.project.projectFile);
   const found: Candidate[] = [];
   /** `items` are the footprints and pads KiCad attaches, which is what an exclusion names. */
-  const add = (rule: string, ref: string, message: string, at: Footprint | undefined, items: Array<Footprint | Pad>, extra: { pin?: string; net?: string; aspect?: string } = {}) => {
+  const add = (
+    rule: string,
+    ref: string,
+    message: string,
+    at: Footprint | undefined,
+    items: Array<Footprint | Pad>,
+    extra: { pin?: string; net?: string; aspect?: string } = {},
+  ) => {
     const severity = settings.severity(rule);
     if (severity === "ignore") return;
     const uuids = items.map((item) => uuidOf(item.node));
     if (settings.excluded(rule, at, uuids)) return;
-    const key = ["parity", rule, extra.pin !== undefined ? `${ref}.${extra.pin}` : ref, ...(extra.aspect ? [extra.aspect] : [])].join(":");
+    const key = [
+      "parity",
+      rule,
+      extra.pin !== undefined ? `${ref}.${extra.pin}` : ref,
+      ...(extra.aspect ? [extra.aspect] : []),
+    ].join(":");
     // Placed where KiCad's parity marker is: at the footprint, on its side of the board.
     const place = at ? { layer: at.layer, x: at.at.x, y: at.at.y } : {};
-    const location = { file, ref, ...(extra.pin !== undefined ? { pin: extra.pin } : {}), ...(extra.net ? { net: extra.net } : {}), ...place };
+    const location = {
+      file,
+      ref,
+      ...(extra.pin !== undefined ? { pin: extra.pin } : {}),
+      ...(extra.net ? { net: extra.net } : {}),
+      ...place,
+    };
     found.push({ finding: { check: "parity", rule, severity, message, key, location }, order: uuids.join("+") });
   };
 
@@ -55,7 +73,8 @@ export function nativeParity(design: Design): Finding[] {
   for (const fp of footprints) {
     const earlier = first.get(fp.ref.toLowerCase());
     if (!earlier) first.set(fp.ref.toLowerCase(), fp);
-    else if (!fp.attributes.includes("board_only")) add("duplicate_footprints", fp.ref, `${fp.ref} is on the board more than once`, fp, [fp, earlier]);
+    else if (!fp.attributes.includes("board_only"))
+      add("duplicate_footprints", fp.ref, `${fp.ref} is on the board more than once`, fp, [fp, earlier]);
   }
 
   const pinsOf = new Map<string, Map<string, string>>();
@@ -73,19 +92,38 @@ export function nativeParity(design: Design): Finding[] {
   for (const c of components) {
     const fp = byRef.get(c.ref);
     if (!fp) {
-      add("missing_footprint", c.ref, `${c.ref} (${c.value}) is in the schematic but has no footprint on the board`, undefined, []);
+      add(
+        "missing_footprint",
+        c.ref,
+        `${c.ref} (${c.value}) is in the schematic but has no footprint on the board`,
+        undefined,
+        [],
+      );
       continue;
     }
-    const mismatch = (aspect: string, message: string) => add("footprint_symbol_mismatch", c.ref, message, fp, [fp], { aspect });
+    const mismatch = (aspect: string, message: string) =>
+      add("footprint_symbol_mismatch", c.ref, message, fp, [fp], { aspect });
     // The value and footprint KiCad loaded (a KiCad 6 root's instance rows override the
     // fields); the netlist pcbnew compares with writes an empty value as `~`, read literally.
     const symbol = c.symbols[0]!;
     const value = symbol.value || "~";
-    if (fp.value !== value) mismatch("value", `${c.ref}: board value ${quote(fp.value)} differs from schematic value ${quote(value)}`);
-    if (fp.libId !== symbol.footprint) mismatch("footprint", `${c.ref}: board footprint ${quote(fp.libId)} differs from schematic footprint ${quote(symbol.footprint)}`);
-    if (fp.attributes.includes("dnp") !== c.dnp) mismatch("do_not_populate", `${c.ref}: 'Do not populate' is ${onOff(c.dnp)} in the schematic, ${onOff(!c.dnp)} on the board`);
+    if (fp.value !== value)
+      mismatch("value", `${c.ref}: board value ${quote(fp.value)} differs from schematic value ${quote(value)}`);
+    if (fp.libId !== symbol.footprint)
+      mismatch(
+        "footprint",
+        `${c.ref}: board footprint ${quote(fp.libId)} differs from schematic footprint ${quote(symbol.footprint)}`,
+      );
+    if (fp.attributes.includes("dnp") !== c.dnp)
+      mismatch(
+        "do_not_populate",
+        `${c.ref}: 'Do not populate' is ${onOff(c.dnp)} in the schematic, ${onOff(!c.dnp)} on the board`,
+      );
     if (fp.attributes.includes("exclude_from_bom") !== !c.inBom) {
-      mismatch("exclude_from_bill_of_materials", `${c.ref}: 'Exclude from bill of materials' is ${onOff(!c.inBom)} in the schematic, ${onOff(c.inBom)} on the board`);
+      mismatch(
+        "exclude_from_bill_of_materials",
+        `${c.ref}: 'Exclude from bill of materials' is ${onOff(!c.inBom)} in the schematic, ${onOff(c.inBom)} on the board`,
+      );
     }
 
     const pins = pinsOf.get(c.ref) ?? new Map<string, string>();
@@ -93,16 +131,28 @@ export function nativeParity(design: Design): Finding[] {
       if (!canHaveNumber(pad)) continue;
       const expected = pins.get(pad.number);
       const actual = pad.net?.name ?? "";
-      const conflict = (message: string) => add("net_conflict", c.ref, `${c.ref} pad ${pad.number}: ${message}`, fp, [pad], { pin: pad.number, net: expected });
+      const conflict = (message: string) =>
+        add("net_conflict", c.ref, `${c.ref} pad ${pad.number}: ${message}`, fp, [pad], {
+          pin: pad.number,
+          net: expected,
+        });
       if (actual && expected === undefined) conflict(`on ${quote(actual)}, but the symbol has no pin ${pad.number}`);
       else if (!actual && expected) conflict(`on no net, but the schematic puts it on ${quote(expected)}`);
-      else if (expected !== undefined && actual !== expected && !(actual.startsWith("unconnected-") && actual.startsWith(expected))) {
+      else if (
+        expected !== undefined &&
+        actual !== expected &&
+        !(actual.startsWith("unconnected-") && actual.startsWith(expected))
+      ) {
         conflict(`on ${quote(actual)}, but the schematic puts it on ${quote(expected)}`);
       }
     }
     const numbers = new Set(fp.pads.map((pad) => pad.number));
     for (const [pin, net] of pins) {
-      if (!numbers.has(pin)) add("net_conflict", c.ref, `${c.ref} pin ${pin} (${net}) has no pad on footprint ${fp.libId}`, fp, [fp], { pin, net });
+      if (!numbers.has(pin))
+        add("net_conflict", c.ref, `${c.ref} pin ${pin} (${net}) has no pad on footprint ${fp.libId}`, fp, [fp], {
+          pin,
+          net,
+        });
     }
   }
 
@@ -142,7 +192,11 @@ interface BoardSettings {
 function boardSettings(projectFile: string): BoardSettings {
   const settings = readBoardSettings(projectFile);
   const severities = settings.rule_severities ?? {};
-  const exclusions = new Set((settings.drc_exclusions ?? []).map((e) => (Array.isArray(e) ? e[0] : e)).filter((e): e is string => typeof e === "string"));
+  const exclusions = new Set(
+    (settings.drc_exclusions ?? [])
+      .map((e) => (Array.isArray(e) ? e[0] : e))
+      .filter((e): e is string => typeof e === "string"),
+  );
   return {
     severity: (rule) => {
       const rated = severities[rule];
@@ -177,18 +231,32 @@ function readBoardSettings(projectFile: string): BoardDesignSettings {
  * `PTH pad 3 [GND] of J1`), the pin of "No pad found for pin 3", the aspect of a mismatch
  * from its (English) wording.
  */
-export function kicadParityFindings(design: Design, violations: Violation[], items: Map<string, ItemIdentity>): Finding[] {
+export function kicadParityFindings(
+  design: Design,
+  violations: Violation[],
+  items: Map<string, ItemIdentity>,
+): Finding[] {
   const file = design.project.board!;
-  const refs = [...new Set([...design.components.map((c) => c.ref), ...(design.board?.footprints().map((f) => f.ref) ?? [])])].sort((a, b) => b.length - a.length);
+  const refs = [
+    ...new Set([...design.components.map((c) => c.ref), ...(design.board?.footprints().map((f) => f.ref) ?? [])]),
+  ].sort((a, b) => b.length - a.length);
   const found = violations.flatMap((violation): Candidate[] => {
     const candidate = violationFinding("parity", violation, { design, identify: (uuid) => items.get(uuid), file });
     if (!candidate) return [];
     const { finding, order } = candidate;
     const described = violation.items.map((item) => item.description);
-    const ref = finding.location?.ref ?? described.map((d) => refInDescription(d, refs)).find(Boolean) ?? refs.find((r) => violation.description.includes(`${r} `));
-    const pin = finding.location?.pin ?? described.map(padInDescription).find((p) => p !== undefined) ?? /No pad found for pin (\S+)/.exec(violation.description)?.[1];
+    const ref =
+      finding.location?.ref ??
+      described.map((d) => refInDescription(d, refs)).find(Boolean) ??
+      refs.find((r) => violation.description.includes(`${r} `));
+    const pin =
+      finding.location?.pin ??
+      described.map(padInDescription).find((p) => p !== undefined) ??
+      /No pad found for pin (\S+)/.exec(violation.description)?.[1];
     const aspect = finding.rule === "footprint_symbol_mismatch" ? mismatchAspect(violation.description) : undefined;
-    const key = ref ? ["parity", finding.rule, pin !== undefined ? `${ref}.${pin}` : ref, ...(aspect ? [aspect] : [])].join(":") : finding.key;
+    const key = ref
+      ? ["parity", finding.rule, pin !== undefined ? `${ref}.${pin}` : ref, ...(aspect ? [aspect] : [])].join(":")
+      : finding.key;
     return [{ finding: { ...finding, key, location: { ...finding.location!, ...(ref ? { ref } : {}) } }, order }];
   });
   return distinctKeys(found);
@@ -196,7 +264,7 @@ export function kicadParityFindings(design: Design, violations: Violation[], ite
 
 function refInDescription(description: string, refs: string[]): string | undefined {
   const owner = /^Footprint (.+)$/.exec(description)?.[1] ?? /\] of (.+?)(?: on \S+)?$/.exec(description)?.[1];
-  return owner === undefined ? undefined : refs.find((r) => owner === r || owner.startsWith(`${r} `)) ?? owner;
+  return owner === undefined ? undefined : (refs.find((r) => owner === r || owner.startsWith(`${r} `)) ?? owner);
 }
 
 function padInDescription(description: string): string | undefined {

@@ -107,7 +107,8 @@ export function requirementsResult(evaluation: RequirementsEvaluation): CheckRes
       ? `no rules yet; add \`- check:\` bullets under requirements in ${file}`
       : `${passed}/${outcomes.length} rules pass`,
   ];
-  if (spec.problems.length > 0) parts.push(`${spec.problems.length} spec problem${spec.problems.length === 1 ? "" : "s"}`);
+  if (spec.problems.length > 0)
+    parts.push(`${spec.problems.length} spec problem${spec.problems.length === 1 ? "" : "s"}`);
   const failed = findings.some((f) => f.severity === "error");
   return { id: "requirements", status: failed ? "fail" : "pass", summary: parts.join(", "), findings };
 }

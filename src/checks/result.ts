@@ -56,7 +56,11 @@ function cmp(a: string, b: string): number {
  * (`distinctKeys`), so keys stay unique within a report: ranked by message, or by the
  * candidate's own order (families fed by kicad-cli rank by item uuid).
  */
-export function familyResult(id: CheckId, findings: Array<Finding | Candidate>, options: ResultOptions = {}): CheckResult {
+export function familyResult(
+  id: CheckId,
+  findings: Array<Finding | Candidate>,
+  options: ResultOptions = {},
+): CheckResult {
   const candidates = findings.map((f) => ("finding" in f ? f : { finding: f, order: "" }));
   const sorted = distinctKeys(candidates).sort(compareFindings);
   const { status, summary } = familyVerdict(sorted, options);
@@ -64,7 +68,10 @@ export function familyResult(id: CheckId, findings: Array<Finding | Candidate>, 
 }
 
 /** A family's status and summary from its findings: one rule for the report and every view of it. */
-export function familyVerdict(findings: Finding[], options: ResultOptions = {}): Pick<CheckResult, "status" | "summary"> {
+export function familyVerdict(
+  findings: Finding[],
+  options: ResultOptions = {},
+): Pick<CheckResult, "status" | "summary"> {
   const count = countSeverities(findings);
   const failed = count.error > 0 || (options.strict === true && count.warning > 0);
   const status = failed ? "fail" : count.warning > 0 ? "warn" : "pass";

@@ -67,7 +67,13 @@ export function verifySync({ project, docs }: VerifyInputs): SyncReport {
   drift.sort(byKey);
   violations.sort(byKey);
   const needsHuman = violations.length > 0 || !drift.every(resolvable);
-  return { schema: "copperhead.sync/1", ok: drift.length === 0 && violations.length === 0, drift, violations, needsHuman };
+  return {
+    schema: "copperhead.sync/1",
+    ok: drift.length === 0 && violations.length === 0,
+    drift,
+    violations,
+    needsHuman,
+  };
 }
 
 function docDrift(design: Design, docs: string): SyncItem[] {
@@ -87,7 +93,13 @@ function docDrift(design: Design, docs: string): SyncItem[] {
       // A stale mention inside a Requirements section is a person's (see requirementsLines). A
       // table without markers is regenerated below the text; one whose markers or rows cannot be
       // parsed cannot be rewritten in place without guessing what the person meant.
-      resolution: stale ? (inRequirements(item.doc, item.line) ? "human" : "model") : table && !generatedTableParses(root, item.doc, pinout ? PINOUT_FILE : BOM_FILE) ? "human" : "regenerate",
+      resolution: stale
+        ? inRequirements(item.doc, item.line)
+          ? "human"
+          : "model"
+        : table && !generatedTableParses(root, item.doc, pinout ? PINOUT_FILE : BOM_FILE)
+          ? "human"
+          : "regenerate",
     };
   });
 }
@@ -141,7 +153,14 @@ function recordDrift(design: Design, docs: string): SyncItem[] {
   const items: SyncItem[] = [];
   for (const file of ["DECISIONS.md", "CHANGELOG.md"]) {
     if (!existsSync(join(root, docs, file))) {
-      items.push({ kind: "coverage", doc: `${docs}/${file}`, claim: `${docs}/${file} exists`, actual: "missing", key: `sync:coverage:${docs}/${file}`, resolution: "create" });
+      items.push({
+        kind: "coverage",
+        doc: `${docs}/${file}`,
+        claim: `${docs}/${file} exists`,
+        actual: "missing",
+        key: `sync:coverage:${docs}/${file}`,
+        resolution: "create",
+      });
     }
   }
   const changelogPath = join(root, docs, "CHANGELOG.md");
@@ -151,7 +170,14 @@ function recordDrift(design: Design, docs: string): SyncItem[] {
   for (const file of proposals) {
     const rel = `${docs}/changes/${file}`;
     if (changelog.includes(rel)) continue;
-    items.push({ kind: "changelog", doc: `${docs}/CHANGELOG.md`, claim: `an entry for ${rel}`, actual: "no CHANGELOG entry names it", key: `sync:changelog:${rel}`, resolution: "append" });
+    items.push({
+      kind: "changelog",
+      doc: `${docs}/CHANGELOG.md`,
+      claim: `an entry for ${rel}`,
+      actual: "no CHANGELOG entry names it",
+      key: `sync:changelog:${rel}`,
+      resolution: "append",
+    });
   }
   return items;
 }
@@ -161,7 +187,15 @@ function requirementViolations(design: Design, docs: string): SyncItem[] {
   if (evaluation.state !== "evaluated") return [];
   return evaluation.outcomes
     .filter((o) => !o.pass)
-    .map((o) => ({ kind: "requirement", doc: evaluation.file, line: o.rule.span.line, claim: `${o.reqId}: ${o.rule.text}`, actual: o.actual, key: o.key, resolution: "human" }));
+    .map((o) => ({
+      kind: "requirement",
+      doc: evaluation.file,
+      line: o.rule.span.line,
+      claim: `${o.reqId}: ${o.rule.text}`,
+      actual: o.actual,
+      key: o.key,
+      resolution: "human",
+    }));
 }
 
 function byKey(a: SyncItem, b: SyncItem): number {

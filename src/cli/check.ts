@@ -9,15 +9,28 @@ import { useColor, writeData } from "./output.ts";
 
 const args = {
   ...projectArgs,
-  fab: { type: "boolean", description: "Also check fabrication readiness; unconnected items become errors", default: false },
-  strict: { type: "boolean", description: "Warnings fail too (default: the config's \"strict\")" },
+  fab: {
+    type: "boolean",
+    description: "Also check fabrication readiness; unconnected items become errors",
+    default: false,
+  },
+  strict: { type: "boolean", description: 'Warnings fail too (default: the config\'s "strict")' },
   baseline: {
     type: "string",
     description: "Compare with the design at this git ref (default HEAD): only findings new since then fail",
     valueHint: "REF",
   },
-  staged: { type: "boolean", description: "Check what is staged, against HEAD (what the pre-commit hook runs)", default: false },
-  all: { type: "boolean", description: "Text format: list every finding (by default a long family shows its counts by rule and the first few of each)", default: false },
+  staged: {
+    type: "boolean",
+    description: "Check what is staged, against HEAD (what the pre-commit hook runs)",
+    default: false,
+  },
+  all: {
+    type: "boolean",
+    description:
+      "Text format: list every finding (by default a long family shows its counts by rule and the first few of each)",
+    default: false,
+  },
   format: {
     type: "enum",
     options: [...REPORT_FORMATS],
@@ -76,7 +89,9 @@ interface CheckFlags {
  */
 function withBaselineRef(given: CheckFlags, rawArgs: string[]): CheckFlags {
   if (given.baseline === undefined || (given.baseline !== "" && !given.baseline.startsWith("-"))) return given;
-  const words = rawArgs.flatMap((arg, i) => (arg === "--baseline" && (i === rawArgs.length - 1 || rawArgs[i + 1]!.startsWith("-")) ? [arg, "HEAD"] : [arg]));
+  const words = rawArgs.flatMap((arg, i) =>
+    arg === "--baseline" && (i === rawArgs.length - 1 || rawArgs[i + 1]!.startsWith("-")) ? [arg, "HEAD"] : [arg],
+  );
   const again = parseArgs(words, args) as unknown as CheckFlags;
   return { ...again, repo: again.repo ?? given.repo, json: again.json || given.json };
 }

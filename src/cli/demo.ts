@@ -10,7 +10,8 @@ import { writeData, writeJson } from "./output.ts";
 export const demoCommand = defineCommand({
   meta: {
     name: "demo",
-    description: "Run the gated loop on the built-in board with two recorded sessions: one committed change, one rolled back (no key needed)",
+    description:
+      "Run the gated loop on the built-in board with two recorded sessions: one committed change, one rolled back (no key needed)",
   },
   args: {
     json: globalArgs.json,
@@ -36,8 +37,12 @@ export function renderDemo(result: DemoResult): string {
   const parts = result.runs.map((run) => [`── ${run.scenario}: "${run.request}"`, renderDoSummary(run)].join("\n"));
   parts.push(
     [
-      result.ok ? "The demo ran as recorded: the first change was verified and committed; the second broke a" : "The demo did NOT end as recorded; see the summaries above.",
-      ...(result.ok ? ["requirement, the model abandoned it after the failed verification, and it was rolled back byte for byte."] : []),
+      result.ok
+        ? "The demo ran as recorded: the first change was verified and committed; the second broke a"
+        : "The demo did NOT end as recorded; see the summaries above.",
+      ...(result.ok
+        ? ["requirement, the model abandoned it after the failed verification, and it was rolled back byte for byte."]
+        : []),
       "",
       `Demo repo: ${result.repo}`,
       `  cd ${result.repo} && git log --stat          # the committed change, with its trailers`,

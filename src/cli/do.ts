@@ -13,14 +13,29 @@ import { modelArg, projectArgs, providerDeadline, providerTimeout } from "./args
 import { writeData, writeJson } from "./output.ts";
 
 export const doCommand = defineCommand({
-  meta: { name: "do", description: "Make a design change through the spec gate and the verification gate, or roll it back" },
+  meta: {
+    name: "do",
+    description: "Make a design change through the spec gate and the verification gate, or roll it back",
+  },
   args: {
     ...projectArgs,
     request: { type: "positional", description: "What to change, in words", required: true },
-    "dry-run": { type: "boolean", description: "Do everything but commit: keep diff.patch, restore the tree", default: false },
-    yes: { type: "boolean", description: "Approve the proposal without asking (the approval is recorded as AUTO)", default: false },
+    "dry-run": {
+      type: "boolean",
+      description: "Do everything but commit: keep diff.patch, restore the tree",
+      default: false,
+    },
+    yes: {
+      type: "boolean",
+      description: "Approve the proposal without asking (the approval is recorded as AUTO)",
+      default: false,
+    },
     ...modelArg,
-    "max-repair-cycles": { type: "string", description: "Repair cycles before rolling back (default: config, 3)", valueHint: "N" },
+    "max-repair-cycles": {
+      type: "string",
+      description: "Repair cycles before rolling back (default: config, 3)",
+      valueHint: "N",
+    },
     "max-turns": { type: "string", description: "Model turns before giving up (default: config, 40)", valueHint: "N" },
   },
   async run({ args }) {
@@ -64,7 +79,10 @@ export function exitCodeOf(summary: DoSummary): number {
 function count(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new CopperheadError("usage", `${flag} needs a whole number, not "${value}".`, { fix: `Pass ${flag} 3, for example.` });
+  if (!Number.isInteger(n) || n < 0)
+    throw new CopperheadError("usage", `${flag} needs a whole number, not "${value}".`, {
+      fix: `Pass ${flag} 3, for example.`,
+    });
   return n;
 }
 
@@ -96,7 +114,9 @@ async function askApproval(proposal: Proposal, status: { done(): void }): Promis
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const amendments = proposal.amendments?.length ?? 0;
-    const answer = await rl.question(amendments ? `Approve amendment ${amendments} of this change? [y/N] ` : "Apply this change? [y/N] ");
+    const answer = await rl.question(
+      amendments ? `Approve amendment ${amendments} of this change? [y/N] ` : "Apply this change? [y/N] ",
+    );
     return /^y(es)?$/i.test(answer.trim());
   } finally {
     rl.close();
@@ -115,7 +135,12 @@ export function renderDoSummary(s: DoSummary, command = "copperhead do"): string
   const early = failedBeforeEditing(s);
   if (early) return `${command}: ${early}\ntranscript: ${s.transcriptPath}`;
   if (s.reason === "needs_input") {
-    return [`${command}: needs input — nothing was changed. The model asks:`, `  ${s.detail!.split("\n").join("\n  ")}`, "Run the request again with your answer in it.", `transcript: ${s.transcriptPath}`].join("\n");
+    return [
+      `${command}: needs input — nothing was changed. The model asks:`,
+      `  ${s.detail!.split("\n").join("\n  ")}`,
+      "Run the request again with your answer in it.",
+      `transcript: ${s.transcriptPath}`,
+    ].join("\n");
   }
   const outcome =
     s.status === "committed"
@@ -128,13 +153,19 @@ export function renderDoSummary(s: DoSummary, command = "copperhead do"): string
   const lines = [`${command}: ${outcome}`];
   if (s.detail) lines.push(`  ${s.detail.split("\n").join("\n  ")}`);
   if (s.proposal) lines.push(`proposal: ${s.proposal.title} — ${s.proposal.path} (approval: ${s.approval})`);
-  for (const [i, a] of (s.proposal?.amendments ?? []).entries()) lines.push(`  amendment ${i + 1}: ${describeAmendment(a)} — ${a.why}`);
+  for (const [i, a] of (s.proposal?.amendments ?? []).entries())
+    lines.push(`  amendment ${i + 1}: ${describeAmendment(a)} — ${a.why}`);
   if (s.filesTouched.length) lines.push(`files: ${s.filesTouched.join(", ")}`);
   const v = s.verification;
   if (v.ok === null) lines.push("verification: not run");
-  else lines.push(`verification: ${v.ok ? "passed" : "failed"} after ${v.repairCycles} repair cycle${v.repairCycles === 1 ? "" : "s"} — ${v.checks.map((c) => `${c.id} ${c.status}`).join(", ")}`);
-  for (const f of v.newFindings) lines.push(`  new: [${f.check}/${f.rule}] ${f.message}${f.location ? ` (${describeLocation(f.location)})` : ""}`);
-  if (s.diff) lines.push("design changes:", indent(diffText(s.diff, { base: "HEAD", head: "the change" }, { heading: null })));
+  else
+    lines.push(
+      `verification: ${v.ok ? "passed" : "failed"} after ${v.repairCycles} repair cycle${v.repairCycles === 1 ? "" : "s"} — ${v.checks.map((c) => `${c.id} ${c.status}`).join(", ")}`,
+    );
+  for (const f of v.newFindings)
+    lines.push(`  new: [${f.check}/${f.rule}] ${f.message}${f.location ? ` (${describeLocation(f.location)})` : ""}`);
+  if (s.diff)
+    lines.push("design changes:", indent(diffText(s.diff, { base: "HEAD", head: "the change" }, { heading: null })));
   if (s.verificationLine) lines.push(`verification line: ${s.verificationLine}`);
   for (const p of s.layoutPending) lines.push(`layout pending: ${p.ref} — ${p.reason}`);
   if (s.recovered.length) lines.push(`recovered first: ${s.recovered.join(", ")}`);

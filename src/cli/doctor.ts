@@ -23,7 +23,9 @@ export function renderDoctor(result: DoctorResult): string {
   const lines = result.items.flatMap((item) => [
     `${GLYPH[item.status]} ${item.id.padEnd(10)} ${item.summary}`,
     // A fix of several lines (table lines to paste) keeps its lines, indented under "fix:".
-    ...(item.fix && item.status !== "ok" ? item.fix.split("\n").map((line, i) => `  ${" ".repeat(10)} ${i === 0 ? "fix: " : "     "}${line}`) : []),
+    ...(item.fix && item.status !== "ok"
+      ? item.fix.split("\n").map((line, i) => `  ${" ".repeat(10)} ${i === 0 ? "fix: " : "     "}${line}`)
+      : []),
     ...(item.commands ?? []).map((command) => `  ${" ".repeat(10)} ${command}`),
   ]);
   lines.push("", result.ok ? "copperhead is ready." : "copperhead cannot run here yet; see the fixes above.");

@@ -8,7 +8,8 @@ import { writeData, writeJson } from "./output.ts";
 export const initCommand = defineCommand({
   meta: {
     name: "init",
-    description: "Set the repo up for copperhead: config, docs (SPEC, BOM, DECISIONS, CHANGELOG) and the pre-commit hook",
+    description:
+      "Set the repo up for copperhead: config, docs (SPEC, BOM, DECISIONS, CHANGELOG) and the pre-commit hook",
   },
   args: {
     ...projectArgs,
@@ -36,20 +37,29 @@ export const initCommand = defineCommand({
 /** One line per file: the action, the path, and for refused or skipped files the reason. */
 export function renderInit(result: InitResult): string {
   const width = Math.max(...result.files.map((f) => f.action.length));
-  const lines = result.files.map((f) => `${f.action.padEnd(width)}  ${f.path}${f.reason ? `\n${" ".repeat(width + 2)}${f.reason}` : ""}`);
+  const lines = result.files.map(
+    (f) => `${f.action.padEnd(width)}  ${f.path}${f.reason ? `\n${" ".repeat(width + 2)}${f.reason}` : ""}`,
+  );
   return [...rootLines(result), `project ${result.project}`, ...lines, ...baselineLines(result.baseline)].join("\n");
 }
 
 /** Run from a subfolder, init set up the repository's root: said first, so no one looks for the files in the subfolder. */
 function rootLines(result: InitResult): string[] {
   if (result.from === undefined) return [];
-  return [`Set up the repository's root, ${result.root}, not ${result.from}/: every copperhead command anywhere in the repository reads the root's .copperhead/.`];
+  return [
+    `Set up the repository's root, ${result.root}, not ${result.from}/: every copperhead command anywhere in the repository reads the root's .copperhead/.`,
+  ];
 }
 
 /** What the first check found, and what that means for the hook. */
 function baselineLines(baseline: InitResult["baseline"]): string[] {
   if (!baseline) return [];
-  if ("error" in baseline) return ["", `The design could not be checked: ${baseline.error}`, "Until it can, the pre-commit hook blocks commits that touch the design."];
+  if ("error" in baseline)
+    return [
+      "",
+      `The design could not be checked: ${baseline.error}`,
+      "Until it can, the pre-commit hook blocks commits that touch the design.",
+    ];
   const { error, warning } = baseline.counts;
   if (error + warning === 0) return ["", "The design checks clean."];
   return [

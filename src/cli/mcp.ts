@@ -9,7 +9,11 @@ export const mcpCommand = defineCommand({
     description: "Serve the four outcome tools (copperhead_check, _do, _sync, _init) to an AI host over stdio MCP",
   },
   args: {
-    repo: { type: "string", description: "A folder of the repository to serve (default: current directory); the repository is its git root", valueHint: "PATH" },
+    repo: {
+      type: "string",
+      description: "A folder of the repository to serve (default: current directory); the repository is its git root",
+      valueHint: "PATH",
+    },
   },
   async run({ args }) {
     // The tools take the folder the server was started in, so they find the project as a

@@ -21,7 +21,11 @@ const HELP = new Set(["help", "h"]);
  * its own here (`check --baseline --format github`: the command reads the missing value as
  * its default), so the next option is checked as one.
  */
-export function checkOptions(rawArgs: readonly string[], args: ArgsDef, command: { path: string[]; hasSubcommands: boolean }): void {
+export function checkOptions(
+  rawArgs: readonly string[],
+  args: ArgsDef,
+  command: { path: string[]; hasSubcommands: boolean },
+): void {
   const options = optionTable(args);
   let positionals = Object.values(args).filter((def) => def.type === "positional").length;
   const name = command.path.join(" ");
@@ -45,7 +49,8 @@ export function checkOptions(rawArgs: readonly string[], args: ArgsDef, command:
     const type = options.get(flag)?.type;
     if (type === undefined) throw unknownOption(word, flag, options, name);
     if (type === "boolean") {
-      if (eq !== -1 && !["true", "false"].includes(word.slice(eq + 1))) throw malformedBoolean(word.slice(0, eq), word.slice(eq + 1), name);
+      if (eq !== -1 && !["true", "false"].includes(word.slice(eq + 1)))
+        throw malformedBoolean(word.slice(0, eq), word.slice(eq + 1), name);
     } else if (eq === -1 && !rawArgs[i + 1]?.startsWith("-")) i++;
   }
 }
@@ -63,12 +68,18 @@ function optionTable(args: ArgsDef): Map<string, OptionEntry> {
     if (def.type === "positional") continue;
     const entry = { type: def.type ?? "string", canonical: name };
     const aliases = "alias" in def && def.alias ? (Array.isArray(def.alias) ? def.alias : [def.alias]) : [];
-    for (const spelling of [name, name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()), ...aliases]) table.set(spelling, entry);
+    for (const spelling of [name, name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()), ...aliases])
+      table.set(spelling, entry);
   }
   return table;
 }
 
-function unknownOption(word: string, flag: string, options: Map<string, OptionEntry>, command: string): CopperheadError {
+function unknownOption(
+  word: string,
+  flag: string,
+  options: Map<string, OptionEntry>,
+  command: string,
+): CopperheadError {
   const known = [...new Set([...options.values()].map((o) => o.canonical))];
   const close = closeMatches(flag.replace(/^no-/, ""), known, 1);
   const hint = close.length > 0 ? `Did you mean --${close[0]}? ` : "";

@@ -52,7 +52,12 @@ const helpCommand: CommandDef = {
   meta: { name: "help", description: "Show how to use copperhead, or a command (copperhead help board sync)" },
   args: {
     command: { type: "positional", required: false, description: "The command to explain", valueHint: "COMMAND" },
-    subcommand: { type: "positional", required: false, description: "Its subcommand, for board", valueHint: "SUBCOMMAND" },
+    subcommand: {
+      type: "positional",
+      required: false,
+      description: "Its subcommand, for board",
+      valueHint: "SUBCOMMAND",
+    },
   },
   run: async ({ args }) => {
     let cmd = rootCommand;
@@ -72,7 +77,11 @@ const helpCommand: CommandDef = {
 
 /** A mistyped command, with the closest one: `chek` is a usage error that says `check`. */
 function unknownCommand(word: string, path: string[], known: string[]): CopperheadError {
-  const close = closeMatches(word, known.filter((name) => name !== "mcp-bridge"), 1);
+  const close = closeMatches(
+    word,
+    known.filter((name) => name !== "mcp-bridge"),
+    1,
+  );
   const hint = close.length > 0 ? `Did you mean \`${[...path, close[0]].join(" ")}\`? ` : "";
   return new CopperheadError("usage", `Unknown command ${word} for \`${path.join(" ")}\`.`, {
     command: word,
@@ -101,7 +110,12 @@ export async function runCli(rawArgs: string[]): Promise<number> {
     return ExitCode.ok;
   }
   const help = rawArgs.length === 0 || rawArgs.includes("--help") || rawArgs.includes("-h");
-  const dispatch: Dispatch = { help, reached: { cmd: rootCommand, path: ["copperhead"] }, globals: {}, code: ExitCode.ok };
+  const dispatch: Dispatch = {
+    help,
+    reached: { cmd: rootCommand, path: ["copperhead"] },
+    globals: {},
+    code: ExitCode.ok,
+  };
   if (!help) log.debug(`copperhead ${VERSION}`);
   try {
     await runCommand(watched(rootCommand, ["copperhead"], dispatch), { rawArgs });
@@ -162,10 +176,14 @@ function watched(cmd: CommandDef, path: string[], dispatch: Dispatch): CommandDe
       const args = (await resolve(cmd.args)) ?? {};
       options = args;
       declared = GLOBAL_KEYS.filter((key) => key in args);
-      defaults = Object.fromEntries(declared.flatMap((key) => ("default" in args[key]! ? [[key, args[key]!.default]] : [])));
+      defaults = Object.fromEntries(
+        declared.flatMap((key) => ("default" in args[key]! ? [[key, args[key]!.default]] : [])),
+      );
       // Without their defaults, the global options a command line leaves out stay undefined,
       // so `withGlobals` can tell them from options given.
-      return Object.fromEntries(Object.entries(args).map(([key, def]) => [key, key in defaults ? { ...def, default: undefined } : def]));
+      return Object.fromEntries(
+        Object.entries(args).map(([key, def]) => [key, key in defaults ? { ...def, default: undefined } : def]),
+      );
     },
     setup: (context) => {
       if (!dispatch.help) checkOptions(context.rawArgs, options, { path, hasSubcommands: subCommands !== undefined });
@@ -185,7 +203,12 @@ function watched(cmd: CommandDef, path: string[], dispatch: Dispatch): CommandDe
       subCommands &&
       (async () => {
         const resolved = (await resolve(subCommands)) ?? {};
-        return Object.fromEntries(Object.entries(resolved).map(([name, sub]) => [name, async () => watched((await resolve(sub)) as CommandDef, [...path, name], dispatch)]));
+        return Object.fromEntries(
+          Object.entries(resolved).map(([name, sub]) => [
+            name,
+            async () => watched((await resolve(sub)) as CommandDef, [...path, name], dispatch),
+          ]),
+        );
       }),
   };
 }

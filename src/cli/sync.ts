@@ -16,7 +16,8 @@ export const syncCommand = defineCommand({
     ...projectArgs,
     resolve: {
       type: "boolean",
-      description: "Fix drift: code regenerates the BOM and pinout and syncs the board without a model; only prose to reword needs one (a gated run)",
+      description:
+        "Fix drift: code regenerates the BOM and pinout and syncs the board without a model; only prose to reword needs one (a gated run)",
       default: false,
     },
     ...modelArg,
@@ -71,7 +72,10 @@ function renderItems(title: string, items: SyncItem[]): string[] {
   if (items.length === 0) return [];
   return [
     `${title} (${items.length})`,
-    ...items.flatMap((i) => [`  ${i.kind.padEnd(11)} ${i.doc ? `${i.doc}${i.line ? `:${i.line}` : ""} ` : ""}${i.key}`, `              claims ${i.claim || "(empty)"}; actually ${i.actual || "(empty)"} → ${i.resolution}`]),
+    ...items.flatMap((i) => [
+      `  ${i.kind.padEnd(11)} ${i.doc ? `${i.doc}${i.line ? `:${i.line}` : ""} ` : ""}${i.key}`,
+      `              claims ${i.claim || "(empty)"}; actually ${i.actual || "(empty)"} → ${i.resolution}`,
+    ]),
   ];
 }
 
@@ -79,9 +83,13 @@ export function renderSync(result: SyncResult): string {
   const lines: string[] = [];
   if (result.resolution) lines.push(renderDoSummary(result.resolution, "copperhead sync --resolve"), "");
   if (result.written) lines.push(...renderWritten(result.written), "");
-  lines.push(...renderItems("drift", result.drift), ...renderItems("requirement violations — a human must decide", result.violations));
+  lines.push(
+    ...renderItems("drift", result.drift),
+    ...renderItems("requirement violations — a human must decide", result.violations),
+  );
   if (result.ok) lines.push("in sync: docs and board agree with the design, and every requirement rule passes");
-  else if (!result.resolution && !result.written && result.drift.some(resolvable)) lines.push("", resolveAdvice(result.drift));
+  else if (!result.resolution && !result.written && result.drift.some(resolvable))
+    lines.push("", resolveAdvice(result.drift));
   return lines.join("\n");
 }
 

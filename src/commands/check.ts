@@ -53,7 +53,8 @@ export async function runCheck(options: CheckOptions = {}): Promise<CheckReport>
   // folder, switches) and this run's flags.
   const checkAt = async (root: string, ref?: string): Promise<CheckReport> => {
     // A ref from before the project existed has nothing to compare with: every finding is new.
-    if (ref && !existsSync(join(root, projectPath))) return uncheckedReport(projectPath, flags, `${projectPath} does not exist at ${ref}`);
+    if (ref && !existsSync(join(root, projectPath)))
+      return uncheckedReport(projectPath, flags, `${projectPath} does not exist at ${ref}`);
     const there = discoverConfiguredProject(realpathSync(root), projectPath);
     return checkProject(there.project, { ...there.config, ...flags });
   };
@@ -62,14 +63,22 @@ export async function runCheck(options: CheckOptions = {}): Promise<CheckReport>
     const file = project.board && join(folder, repoPath(project, project.board));
     return file && existsSync(file) ? Board.load(file, { within: realpathSync(folder) }) : undefined;
   };
-  const bytesIn = (folder: string, path: string) => (existsSync(join(folder, path)) ? readFileSync(join(folder, path)) : undefined);
+  const bytesIn = (folder: string, path: string) =>
+    existsSync(join(folder, path)) ? readFileSync(join(folder, path)) : undefined;
   // `report` is the check of the tree in `folder`; the boards tell a violation KiCad reports again from a new one.
   const against = (report: CheckReport, ref: string, folder: string) =>
     withSnapshot(repoRoot, ref, async (snapshot) => {
       const base = snapshot.root;
-      const sameRules = ruleFiles(repoPath(project, project.projectFile)).every((rules) => sameBytes(bytesIn(base, rules), bytesIn(folder, rules)));
+      const sameRules = ruleFiles(repoPath(project, project.projectFile)).every((rules) =>
+        sameBytes(bytesIn(base, rules), bytesIn(folder, rules)),
+      );
       const unchanged = unchangedItems(() => ({ before: boardIn(base), after: boardIn(folder), sameRules }));
-      return reportAgainstBaseline(report, await checkAt(snapshot.root, ref), { ref, commit: snapshot.commit }, unchanged);
+      return reportAgainstBaseline(
+        report,
+        await checkAt(snapshot.root, ref),
+        { ref, commit: snapshot.commit },
+        unchanged,
+      );
     });
 
   if (!options.staged) return against(await current(), options.baseline!, repoRoot);
@@ -93,14 +102,24 @@ const LIBRARY_TABLES = new Set(["sym-lib-table", "fp-lib-table"]);
  */
 function readByChecks(path: string, docs: string): boolean {
   const folder = trimEndOf(posix.normalize(docs), "/");
-  return path === CONFIG_PATH || folder === "." || path.startsWith(`${folder}/`) || KICAD_FILE.test(path) || LIBRARY_TABLES.has(posix.basename(path));
+  return (
+    path === CONFIG_PATH ||
+    folder === "." ||
+    path.startsWith(`${folder}/`) ||
+    KICAD_FILE.test(path) ||
+    LIBRARY_TABLES.has(posix.basename(path))
+  );
 }
 
 /**
  * A report with every family skipped and no finding: a commit that stages nothing a check
  * reads passes with it, and a baseline from before the project existed is it.
  */
-function uncheckedReport(project: string, flags: { strict: boolean; fab: boolean }, why = "nothing staged touches the design, the docs or .copperhead/config.json"): CheckReport {
+function uncheckedReport(
+  project: string,
+  flags: { strict: boolean; fab: boolean },
+  why = "nothing staged touches the design, the docs or .copperhead/config.json",
+): CheckReport {
   return {
     schema: "copperhead.check/1",
     ok: true,

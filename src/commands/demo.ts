@@ -40,7 +40,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   await git(repo, ["init", "-q", "-b", "main"]);
   await commit(repo, Object.keys(DEMO_BOARD), "usb-led: USB-C powered 3.3 V LED board");
   const init = await runInit({ repo, hooks: false });
-  await commit(repo, init.files.filter((f) => f.action === "created").map((f) => f.path), "copperhead init");
+  await commit(
+    repo,
+    init.files.filter((f) => f.action === "created").map((f) => f.path),
+    "copperhead init",
+  );
 
   const sessions = join(base, "sessions");
   mkdirSync(sessions, { recursive: true });
@@ -49,7 +53,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     const file = join(sessions, `${scenario.name}.json`);
     writeFileSync(file, JSON.stringify(scenario.session, null, 2));
     options.onScenario?.(scenario.name, scenario.request);
-    const summary = await runDo({ request: scenario.request, repo, provider: createReplayProvider(file), onProgress: options.onProgress });
+    const summary = await runDo({
+      request: scenario.request,
+      repo,
+      provider: createReplayProvider(file),
+      onProgress: options.onProgress,
+    });
     runs.push({ ...summary, scenario: scenario.name, expected: scenario.expect });
   }
   return { schema: "copperhead.demo/1", ok: runs.every((r) => r.status === r.expected), repo, runs };
@@ -57,10 +66,16 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
 
 async function git(repo: string, args: string[]): Promise<void> {
   const result = await runGit(repo, args);
-  if (result.code !== 0) throw new CopperheadError("git_failed", `git ${args.join(" ")} failed: ${result.stderr.trim()}`, { fix: "Check that git works: `git --version`." });
+  if (result.code !== 0)
+    throw new CopperheadError("git_failed", `git ${args.join(" ")} failed: ${result.stderr.trim()}`, {
+      fix: "Check that git works: `git --version`.",
+    });
 }
 
 async function commit(repo: string, paths: string[], message: string): Promise<void> {
   const result = await commitAll(repo, { message, paths, env: {} });
-  if (!result.ok) throw new CopperheadError("git_failed", `git commit failed: ${result.output.trim()}`, { fix: "Check that git works: `git --version`." });
+  if (!result.ok)
+    throw new CopperheadError("git_failed", `git commit failed: ${result.output.trim()}`, {
+      fix: "Check that git works: `git --version`.",
+    });
 }

@@ -42,7 +42,14 @@ export async function runDiff(options: DiffOptions = {}): Promise<DiffResult> {
   const { root: repoRoot, within } = await openRepo(options.repo);
   const { projectFile, docs } = locateProject(repoRoot, within, options.project);
   const render = options.render !== undefined ? { dir: options.render, cli: await findKicadCli() } : undefined;
-  const { diff, base, head, renders } = await compareStates({ repoRoot, projectFile, docs, base: options.base ?? "HEAD", head: options.head, render });
+  const { diff, base, head, renders } = await compareStates({
+    repoRoot,
+    projectFile,
+    docs,
+    base: options.base ?? "HEAD",
+    head: options.head,
+    render,
+  });
   const { schema, ...changes } = diff;
   return { schema, project: projectFile, base, head, ...changes, ...(renders ? { renders } : {}) };
 }
@@ -52,11 +59,17 @@ export async function runDiff(options: DiffOptions = {}): Promise<DiffResult> {
  * in the working tree. An explicit project need not exist in the working tree (it may have
  * been deleted, which the diff then shows).
  */
-function locateProject(repoRoot: string, within: string, explicit: string | undefined): { projectFile: string; docs: string } {
+function locateProject(
+  repoRoot: string,
+  within: string,
+  explicit: string | undefined,
+): { projectFile: string; docs: string } {
   if (explicit) {
     const rel = repoRelative(repoRoot, resolve(repoRoot, within, explicit));
     if (!rel.endsWith(".kicad_pro") || rel.startsWith("../")) {
-      throw new CopperheadError("usage", `--project must name a .kicad_pro inside the repo, not ${explicit}.`, { fix: "Pass the project's path relative to the repo, e.g. --project hw/board.kicad_pro." });
+      throw new CopperheadError("usage", `--project must name a .kicad_pro inside the repo, not ${explicit}.`, {
+        fix: "Pass the project's path relative to the repo, e.g. --project hw/board.kicad_pro.",
+      });
     }
     return { projectFile: rel, docs: loadConfig(repoRoot).config.docs };
   }

@@ -45,13 +45,28 @@ export const MAX_REQUEST_BYTES = 16 * 1024;
 
 export async function runDo(options: DoOptions): Promise<DoSummary> {
   const request = options.request.trim();
-  if (!request) throw new CopperheadError("usage", "The request is empty.", { fix: 'Say what to change, e.g. copperhead do "add a 100 nF decoupling capacitor on +3V3".' });
+  if (!request)
+    throw new CopperheadError("usage", "The request is empty.", {
+      fix: 'Say what to change, e.g. copperhead do "add a 100 nF decoupling capacitor on +3V3".',
+    });
   if (Buffer.byteLength(request) > MAX_REQUEST_BYTES) {
-    throw new CopperheadError("input_too_large", `The request is ${Buffer.byteLength(request)} bytes; the limit is ${MAX_REQUEST_BYTES}.`, { fix: "Describe the change in a few sentences." });
+    throw new CopperheadError(
+      "input_too_large",
+      `The request is ${Buffer.byteLength(request)} bytes; the limit is ${MAX_REQUEST_BYTES}.`,
+      { fix: "Describe the change in a few sentences." },
+    );
   }
   const { root: repoRoot, within } = locateRepo(options.repo);
   const { config, project } = discoverConfiguredProject(repoRoot, options.project, within);
-  const provider = options.provider ?? resolveProvider({ model: options.model, providerTimeoutSeconds: options.providerTimeoutSeconds, providerDeadlineSeconds: options.providerDeadlineSeconds, config, host: options.host });
+  const provider =
+    options.provider ??
+    resolveProvider({
+      model: options.model,
+      providerTimeoutSeconds: options.providerTimeoutSeconds,
+      providerDeadlineSeconds: options.providerDeadlineSeconds,
+      config,
+      host: options.host,
+    });
   await assertGitRepo(repoRoot);
   await provider.preflight?.();
   try {

@@ -79,7 +79,11 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
     configOk = true;
     // From a subfolder, say which root's config applies: it is the one every command there reads.
     const where = within === "" ? "" : ` (the repository's root, ${repoRoot})`;
-    items.push({ id: "config", status: "ok", summary: path ? `${path} is valid${where}` : `no ${CONFIG_PATH}${where}; defaults apply` });
+    items.push({
+      id: "config",
+      status: "ok",
+      summary: path ? `${path} is valid${where}` : `no ${CONFIG_PATH}${where}; defaults apply`,
+    });
   } catch (err) {
     items.push(failure("config", err));
   }
@@ -88,8 +92,15 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
   if (repoRoot && configOk) {
     try {
       project = discoverConfiguredProject(repoRoot, options.project, within).project;
-      const parts = [repoPath(project, project.schematic), project.board ? repoPath(project, project.board) : "no board"];
-      items.push({ id: "project", status: "ok", summary: `${repoPath(project, project.projectFile)} (${parts.join(", ")})` });
+      const parts = [
+        repoPath(project, project.schematic),
+        project.board ? repoPath(project, project.board) : "no board",
+      ];
+      items.push({
+        id: "project",
+        status: "ok",
+        summary: `${repoPath(project, project.projectFile)} (${parts.join(", ")})`,
+      });
     } catch (err) {
       items.push(failure("project", err));
     }
@@ -102,8 +113,17 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorResu
 async function kicadItem(): Promise<{ item: DoctorItem; cli?: KicadCli }> {
   try {
     const cli = await findKicadCli();
-    const libs = cli.shareDir ? `, stock libraries in ${cli.shareDir}` : "; KiCad's template library tables were not found";
-    return { cli, item: { id: "kicad-cli", status: cli.shareDir ? "ok" : "warn", summary: `KiCad ${cli.version.raw} at ${cli.path}${libs}` } };
+    const libs = cli.shareDir
+      ? `, stock libraries in ${cli.shareDir}`
+      : "; KiCad's template library tables were not found";
+    return {
+      cli,
+      item: {
+        id: "kicad-cli",
+        status: cli.shareDir ? "ok" : "warn",
+        summary: `KiCad ${cli.version.raw} at ${cli.path}${libs}`,
+      },
+    };
   } catch (err) {
     return { item: failure("kicad-cli", err) };
   }
@@ -122,7 +142,13 @@ async function kicadPythonItem(): Promise<DoctorItem> {
 
 function gitItem(): DoctorItem {
   const git = installedGit();
-  if (!git) return { id: "git", status: "fail", summary: "git is not on PATH", fix: "Install git; `do` and `sync --resolve` commit through it." };
+  if (!git)
+    return {
+      id: "git",
+      status: "fail",
+      summary: "git is not on PATH",
+      fix: "Install git; `do` and `sync --resolve` commit through it.",
+    };
   return { id: "git", status: "ok", summary: `${git.version} at ${git.path}` };
 }
 
@@ -142,14 +168,18 @@ function librariesItem(where: KicadProject | string, cli: KicadCli | undefined):
       const entries = libraries.entries(kind);
       const broken = entries.filter((e) => !existsSync(e.path));
       counts.push(`${entries.length - broken.length}/${entries.length} ${kind} libraries`);
-      for (const e of broken.slice(0, 5)) problems.push(`${kind} library "${e.nickname}" → ${e.path} (from ${e.table})`);
+      for (const e of broken.slice(0, 5))
+        problems.push(`${kind} library "${e.nickname}" → ${e.path} (from ${e.table})`);
       if (broken.length > 5) problems.push(`…and ${broken.length - 5} more ${kind} libraries`);
     }
     if (project) {
       const within = project.repoRoot;
       const schematic = loadSchematicProject(project.schematic, { within });
       const board = project.board ? Board.load(project.board, { within }) : undefined;
-      missing = missingDesignLibraries(libraries, schematic, board).map((lib) => ({ ...lib, table: repoPath(project, lib.table) }));
+      missing = missingDesignLibraries(libraries, schematic, board).map((lib) => ({
+        ...lib,
+        table: repoPath(project, lib.table),
+      }));
     }
   } catch (err) {
     return failure("libraries", err);
@@ -157,7 +187,9 @@ function librariesItem(where: KicadProject | string, cli: KicadCli | undefined):
   const tables = `${counts.join(", ")} in the tables resolve`;
   if (missing.length > 0) {
     // The summary names the first few; the fix and `missing` carry every one.
-    const named = missing.slice(0, LIBRARIES_NAMED).map((m) => `${m.kind} library "${m.nickname}" (${describeUses(m)})`);
+    const named = missing
+      .slice(0, LIBRARIES_NAMED)
+      .map((m) => `${m.kind} library "${m.nickname}" (${describeUses(m)})`);
     if (missing.length > LIBRARIES_NAMED) named.push(`and ${missing.length - LIBRARIES_NAMED} more`);
     return {
       id: "libraries",
@@ -167,7 +199,12 @@ function librariesItem(where: KicadProject | string, cli: KicadCli | undefined):
       missing,
     };
   }
-  if (problems.length === 0) return { id: "libraries", status: "ok", summary: project ? `every library the design names resolves; ${tables}` : tables };
+  if (problems.length === 0)
+    return {
+      id: "libraries",
+      status: "ok",
+      summary: project ? `every library the design names resolves; ${tables}` : tables,
+    };
   return {
     id: "libraries",
     status: "warn",
@@ -181,7 +218,9 @@ const LIBRARIES_NAMED = 8;
 
 function describeUses(lib: { symbols: number; footprints: number }): string {
   const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
-  return [lib.symbols && plural(lib.symbols, "symbol"), lib.footprints && plural(lib.footprints, "footprint")].filter(Boolean).join(", ");
+  return [lib.symbols && plural(lib.symbols, "symbol"), lib.footprints && plural(lib.footprints, "footprint")]
+    .filter(Boolean)
+    .join(", ");
 }
 
 /** Per table, the lines that add each library (or the whole table, when there is none yet); or KiCad's own dialog. */
@@ -189,7 +228,8 @@ function addLibrariesFix(project: KicadProject, missing: MissingLibrary[]): stri
   const tables = [...new Set(missing.map((m) => m.table))];
   const parts = tables.map((table) => {
     const lines = missing.filter((m) => m.table === table).map((m) => `  ${m.line}`);
-    if (existsSync(join(project.repoRoot, table))) return `add to ${table}, before its closing parenthesis, with each library's real folder:\n${lines.join("\n")}`;
+    if (existsSync(join(project.repoRoot, table)))
+      return `add to ${table}, before its closing parenthesis, with each library's real folder:\n${lines.join("\n")}`;
     const root = missing.find((m) => m.table === table)!.kind === "symbol" ? "sym_lib_table" : "fp_lib_table";
     return `create ${table}, with each library's real folder:\n(${root}\n  (version 7)\n${lines.join("\n")}\n)`;
   });
@@ -230,7 +270,8 @@ function providersItem(config: Config | undefined): DoctorItem {
 function agentClisItem(): DoctorItem {
   const found = AGENT_CLIS.map(({ executable, model }) => ({ executable, model, path: Bun.which(executable) }));
   const installed = found.filter((c) => c.path);
-  const host = "COPPERHEAD_MODEL=host works under `copperhead mcp` when the MCP client supports sampling with tools (decided per connection)";
+  const host =
+    "COPPERHEAD_MODEL=host works under `copperhead mcp` when the MCP client supports sampling with tools (decided per connection)";
   if (installed.length === 0) {
     return {
       id: "agent-clis",
@@ -239,7 +280,9 @@ function agentClisItem(): DoctorItem {
       fix: "To use a subscription instead of an API key, install Claude Code or the Codex CLI and log in (claude login, codex login).",
     };
   }
-  const parts = found.map((c) => (c.path ? `${c.executable} at ${c.path} (--model ${c.model})` : `${c.executable} not installed`));
+  const parts = found.map((c) =>
+    c.path ? `${c.executable} at ${c.path} (--model ${c.model})` : `${c.executable} not installed`,
+  );
   return { id: "agent-clis", status: "ok", summary: `${parts.join("; ")}; ${host}` };
 }
 
@@ -255,7 +298,9 @@ function mcpItem(): DoctorItem {
     status: "ok",
     summary:
       "to register this copperhead with an AI host, run one of these in the design's repository (Claude Code's --scope project writes .mcp.json for the team to commit; name the binary there as every machine has it)",
-    commands: AGENT_CLIS.map(({ executable, model }) => `${executable} mcp add copperhead --env COPPERHEAD_MODEL=${model} -- ${command} mcp`),
+    commands: AGENT_CLIS.map(
+      ({ executable, model }) => `${executable} mcp add copperhead --env COPPERHEAD_MODEL=${model} -- ${command} mcp`,
+    ),
   };
 }
 

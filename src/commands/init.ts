@@ -125,8 +125,15 @@ async function initRepo(repoRoot: string, within: string, options: InitOptions):
       : installPreCommitHook(repoRoot),
   ];
   const hook = files.at(-1)!;
-  const result: InitResult = { schema: "copperhead.init/1", root: repoRoot, ...(within ? { from: within } : {}), project: projectPath, files };
-  if (hook.action === "created" || hook.action === "updated" || hook.action === "unchanged") result.baseline = await baselineFindings(repoRoot, projectPath);
+  const result: InitResult = {
+    schema: "copperhead.init/1",
+    root: repoRoot,
+    ...(within ? { from: within } : {}),
+    project: projectPath,
+    files,
+  };
+  if (hook.action === "created" || hook.action === "updated" || hook.action === "unchanged")
+    result.baseline = await baselineFindings(repoRoot, projectPath);
   return result;
 }
 
@@ -183,7 +190,11 @@ function writeGitignore(repoRoot: string): FileOutcome {
 
 /** Human-owned docs: written when missing, never touched again (also `sync --resolve`'s fix for a missing record). */
 export function createOnce(repoRoot: string, path: string, content: () => string): FileOutcome {
-  return refusedWhenConfined(path, () => (readRepoDoc(repoRoot, path) !== undefined ? { path, action: "unchanged" } : writeOwnedFile(repoRoot, path, content())));
+  return refusedWhenConfined(path, () =>
+    readRepoDoc(repoRoot, path) !== undefined
+      ? { path, action: "unchanged" }
+      : writeOwnedFile(repoRoot, path, content()),
+  );
 }
 
 /**

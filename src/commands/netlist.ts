@@ -23,5 +23,9 @@ export async function runNetlist(options: NetlistOptions = {}): Promise<NetlistR
   const { root, within } = await openRepo(options.repo);
   const { project } = discoverConfiguredProject(root, options.project, within);
   const { nets } = buildNetlist(loadSchematicProject(project.schematic, { within: project.repoRoot }));
-  return { schema: "copperhead.netlist/1", project: relative(project.repoRoot, project.projectFile).split(sep).join("/"), nets };
+  return {
+    schema: "copperhead.netlist/1",
+    project: relative(project.repoRoot, project.projectFile).split(sep).join("/"),
+    nets,
+  };
 }

@@ -78,7 +78,10 @@ export async function runSync(options: SyncOptions = {}): Promise<SyncResult> {
   // for only when prose needs rewording; one named with --model is checked all the same.
   const resolving = report.drift.filter(resolvable);
   const judgement = resolving.filter((item) => item.resolution === "model");
-  const model = judgement.length > 0 || options.model !== undefined ? (options.provider ?? modelFor(judgement, report, options, config)) : undefined;
+  const model =
+    judgement.length > 0 || options.model !== undefined
+      ? (options.provider ?? modelFor(judgement, report, options, config))
+      : undefined;
   const provider = judgement.length > 0 ? model : undefined;
   try {
     if (resolving.length === 0) return report;
@@ -110,10 +113,17 @@ export async function runSync(options: SyncOptions = {}): Promise<SyncResult> {
  */
 function modelFor(judgement: SyncItem[], report: SyncReport, options: SyncOptions, config: Config): ModelProvider {
   try {
-    return resolveProvider({ model: options.model, providerTimeoutSeconds: options.providerTimeoutSeconds, providerDeadlineSeconds: options.providerDeadlineSeconds, config, host: options.host });
+    return resolveProvider({
+      model: options.model,
+      providerTimeoutSeconds: options.providerTimeoutSeconds,
+      providerDeadlineSeconds: options.providerDeadlineSeconds,
+      config,
+      host: options.host,
+    });
   } catch (err) {
     if (!(err instanceof CopperheadError)) throw err;
-    if (judgement.length === 0) throw new CopperheadError(err.code, err.message, { ...err.details, report }, err.exitCode);
+    if (judgement.length === 0)
+      throw new CopperheadError(err.code, err.message, { ...err.details, report }, err.exitCode);
     const items = judgement.map((item) => `${item.doc}${item.line ? `:${item.line}` : ""} (${item.claim})`).join(", ");
     const message = `${judgement.length} drift item(s) need a model to reword prose: ${items}. ${err.message}`;
     const fix = `Reword them by hand and run \`copperhead sync --resolve\` again (code resolves the rest without a model), or: ${err.details.fix ?? "configure a model"}`;
@@ -131,11 +141,16 @@ async function resolveInWorkingTree(project: KicadProject, docs: string, items: 
   const design = loadDesign(project);
   for (const doc of GENERATED_DOCS) {
     const path = `${docs}/${doc.file}`;
-    if (items.some((item) => item.resolution === "regenerate" && item.doc === path)) written.push(refusedWhenConfined(path, () => writeGenerated(design, doc, path, false)));
+    if (items.some((item) => item.resolution === "regenerate" && item.doc === path))
+      written.push(refusedWhenConfined(path, () => writeGenerated(design, doc, path, false)));
   }
   for (const item of items.filter((i) => i.resolution === "create")) {
     const file = item.doc!;
-    written.push(createOnce(project.repoRoot, file, () => (file.endsWith("DECISIONS.md") ? decisionsTemplate() : changelogTemplate(docs))));
+    written.push(
+      createOnce(project.repoRoot, file, () =>
+        file.endsWith("DECISIONS.md") ? decisionsTemplate() : changelogTemplate(docs),
+      ),
+    );
   }
   // A committed proposal's missing CHANGELOG entry names the run that restores it: that is the
   // gated resolve's, on a clean tree; here it stays reported as drift.

@@ -70,7 +70,9 @@ export function parseConfigValue(value: unknown, file: string = CONFIG_PATH): Co
     });
   }
   const result = v.safeParse(ConfigSchema, value);
-  const issues = result.success ? pathIssues(result.output) : firstPerPath(result.issues.map((i) => describeIssue(i, file)));
+  const issues = result.success
+    ? pathIssues(result.output)
+    : firstPerPath(result.issues.map((i) => describeIssue(i, file)));
   if (issues.length > 0 || !result.success) {
     const first = issues[0]!;
     const message =
@@ -186,5 +188,8 @@ export function discoverConfiguredProject(repoRoot: string, explicit?: string, w
     });
   }
   if (explicit) return { ...loaded, project: discoverProject(repoRoot, explicit, within) };
-  return { ...loaded, project: configured ? discoverProject(repoRoot, configured) : discoverProject(repoRoot, undefined, within) };
+  return {
+    ...loaded,
+    project: configured ? discoverProject(repoRoot, configured) : discoverProject(repoRoot, undefined, within),
+  };
 }

@@ -25,9 +25,13 @@ export const MAX_JSON_DEPTH = 512;
  * JSON, `invalid` gets where it stops being valid — "line 7, column 3: …", or "not valid JSON"
  * when no position is known — and the error it returns is thrown.
  */
-export function parseJsonText(text: string, invalid: (where: string, at: JsonSyntaxError | undefined) => Error): unknown {
+export function parseJsonText(
+  text: string,
+  invalid: (where: string, at: JsonSyntaxError | undefined) => Error,
+): unknown {
   const source = text.replace(/^\uFEFF/, "");
-  const fail = (at: JsonSyntaxError | undefined) => invalid(at ? `line ${at.line}, column ${at.column}: ${at.message}` : "not valid JSON", at);
+  const fail = (at: JsonSyntaxError | undefined) =>
+    invalid(at ? `line ${at.line}, column ${at.column}: ${at.message}` : "not valid JSON", at);
   const deep = tooDeep(source);
   if (deep) throw fail(deep);
   try {
@@ -56,7 +60,11 @@ function tooDeep(text: string): JsonSyntaxError | undefined {
     // A token that starts with a bracket is that bracket: strings start with a quote.
     const ch = text[scanner.getTokenOffset()];
     if (ch === "[" || ch === "{") {
-      if (++depth > MAX_JSON_DEPTH) return { ...lineColumn(text, scanner.getTokenOffset()), message: `nested more than ${MAX_JSON_DEPTH} levels deep` };
+      if (++depth > MAX_JSON_DEPTH)
+        return {
+          ...lineColumn(text, scanner.getTokenOffset()),
+          message: `nested more than ${MAX_JSON_DEPTH} levels deep`,
+        };
     } else if (ch === "]" || ch === "}") depth--;
   }
   return undefined;
@@ -69,8 +77,11 @@ function describe(text: string, error: ParseError): string {
   switch (printParseErrorCode(error.error)) {
     case "PropertyNameExpected":
     case "ValueExpected":
-      if (before.endsWith(",") && (found === '"}"' || found === '"]"')) return `trailing comma before ${text[error.offset]}`;
-      return printParseErrorCode(error.error) === "PropertyNameExpected" ? `expected a quoted key but found ${found}` : `expected a value but found ${found}`;
+      if (before.endsWith(",") && (found === '"}"' || found === '"]"'))
+        return `trailing comma before ${text[error.offset]}`;
+      return printParseErrorCode(error.error) === "PropertyNameExpected"
+        ? `expected a quoted key but found ${found}`
+        : `expected a value but found ${found}`;
     case "InvalidSymbol":
       return `expected a value but found ${found}`;
     case "ColonExpected":
@@ -88,7 +99,9 @@ function describe(text: string, error: ParseError): string {
       return "comments are not allowed in JSON";
     case "UnexpectedEndOfString":
       // jsonc-parser ends a string at a line break, as at the end of the file.
-      return error.offset + error.length >= text.length ? "unterminated string" : "line break inside a string (close the quotes, or write \\n)";
+      return error.offset + error.length >= text.length
+        ? "unterminated string"
+        : "line break inside a string (close the quotes, or write \\n)";
     case "InvalidUnicode":
       return "invalid \\u escape in string";
     case "InvalidEscapeCharacter":

@@ -31,7 +31,9 @@ export const CONFIG_PROVIDERS = KEYED_PROVIDERS.filter((p) => p !== "replay");
  * and holds no ":", whitespace or control character.
  */
 const MODEL_ID = "[A-Za-z0-9][A-Za-z0-9._/@+-]{0,199}";
-const MODEL_PATTERN = new RegExp(`^((${CONFIG_PROVIDERS.join("|")}):${MODEL_ID}|${HOST_MODEL}|(${CLI_PROVIDERS.join("|")})(:${MODEL_ID})?)$`);
+const MODEL_PATTERN = new RegExp(
+  `^((${CONFIG_PROVIDERS.join("|")}):${MODEL_ID}|${HOST_MODEL}|(${CLI_PROVIDERS.join("|")})(:${MODEL_ID})?)$`,
+);
 const MODEL_EXPECTED = `null, "${HOST_MODEL}", "${CLI_PROVIDERS.join('" or "')}" (optionally ":model-id"), or "provider:model-id" with provider one of ${CONFIG_PROVIDERS.join(", ")} (replay: only with --model or COPPERHEAD_MODEL)`;
 
 /** The idle timeout of a model call, in seconds: hosted APIs send within seconds; a local model on a CPU may need minutes. */
@@ -52,7 +54,9 @@ export const MAX_PROVIDER_RETRIES = 10;
 export const DEFAULT_CONTEXT_BUDGET_TOKENS = 60_000;
 /** Below this the system prompt and tool list alone would not fit. */
 export const MIN_CONTEXT_BUDGET_TOKENS = 16_000;
-const BUDGET_KEY_PATTERN = new RegExp(`^(default|(${CONFIG_PROVIDERS.join("|")}|${HOST_MODEL}|${CLI_PROVIDERS.join("|")})(:${MODEL_ID})?)$`);
+const BUDGET_KEY_PATTERN = new RegExp(
+  `^(default|(${CONFIG_PROVIDERS.join("|")}|${HOST_MODEL}|${CLI_PROVIDERS.join("|")})(:${MODEL_ID})?)$`,
+);
 const BUDGET_EXPECTED = `a whole number of tokens >= ${MIN_CONTEXT_BUDGET_TOKENS}, or an object of them keyed by "provider:model-id", "provider" or "default"`;
 
 const checkSwitch = v.optional(v.boolean("true or false"));
@@ -75,7 +79,9 @@ export const ConfigSchema = v.strictObject(
       v.pipe(
         v.string("a path to a .kicad_pro file, relative to the repo"),
         v.endsWith(".kicad_pro", "a path ending in .kicad_pro"),
-        v.description("The KiCad project to work on, relative to the repo root. Needed only when the repo holds several."),
+        v.description(
+          "The KiCad project to work on, relative to the repo root. Needed only when the repo holds several.",
+        ),
       ),
     ),
     docs: v.optional(
@@ -139,7 +145,9 @@ export const ConfigSchema = v.strictObject(
         v.integer(`a whole number from 0 to ${MAX_PROVIDER_RETRIES}`),
         v.minValue(0, `a whole number from 0 to ${MAX_PROVIDER_RETRIES}`),
         v.maxValue(MAX_PROVIDER_RETRIES, `a whole number from 0 to ${MAX_PROVIDER_RETRIES}`),
-        v.description(`Retries of a model call after a timeout, a network error, a 429 or a 5xx, with backoff; absent means ${DEFAULT_PROVIDER_RETRIES}.`),
+        v.description(
+          `Retries of a model call after a timeout, a network error, a 429 or a 5xx, with backoff; absent means ${DEFAULT_PROVIDER_RETRIES}.`,
+        ),
       ),
     ),
     contextBudgetTokens: v.optional(

@@ -26,6 +26,10 @@ export function designLibraryUses(schematic: SchematicProject, board?: Board): L
 }
 
 /** The libraries the design names that `libraries` cannot resolve (see `unresolvedLibraries`). */
-export function missingDesignLibraries(libraries: Libraries, schematic: SchematicProject, board?: Board): UnresolvedLibrary[] {
+export function missingDesignLibraries(
+  libraries: Libraries,
+  schematic: SchematicProject,
+  board?: Board,
+): UnresolvedLibrary[] {
   return unresolvedLibraries(libraries, designLibraryUses(schematic, board));
 }

@@ -120,7 +120,11 @@ export type BoardDiff = v.InferOutput<typeof BoardDiffSchema>;
  * changed in nothing compared here (silkscreen text, settings) is a `changed` board with empty
  * lists, so a reviewer still learns that it changed.
  */
-export function diffBoards(before: Board | undefined, after: Board | undefined, sameFile: boolean): BoardDiff | undefined {
+export function diffBoards(
+  before: Board | undefined,
+  after: Board | undefined,
+  sameFile: boolean,
+): BoardDiff | undefined {
   if (!before && !after) return undefined;
   const a = before ? readBoard(before) : emptyBoard();
   const b = after ? readBoard(after) : emptyBoard();
@@ -137,7 +141,13 @@ export function diffBoards(before: Board | undefined, after: Board | undefined, 
   };
   const empty =
     diff.status === "changed" &&
-    diff.footprints.length + diff.nets.length + diff.pads.length + diff.tracks.length + diff.zones.length + diff.layers.length === 0 &&
+    diff.footprints.length +
+      diff.nets.length +
+      diff.pads.length +
+      diff.tracks.length +
+      diff.zones.length +
+      diff.layers.length ===
+      0 &&
     !diff.outline;
   return empty && sameFile ? undefined : diff;
 }
@@ -163,7 +173,16 @@ interface BoardModel {
 }
 
 function emptyBoard(): BoardModel {
-  return { codes: new Map(), footprints: [], padNets: new Map(), copper: [], zones: [], layers: new Map(), edges: [], size: null };
+  return {
+    codes: new Map(),
+    footprints: [],
+    padNets: new Map(),
+    copper: [],
+    zones: [],
+    layers: new Map(),
+    edges: [],
+    size: null,
+  };
 }
 
 function readBoard(board: Board): BoardModel {
@@ -202,7 +221,13 @@ function readBoard(board: Board): BoardModel {
       const mid = kind === "arc" ? point(child(item, "mid")) : undefined;
       copper.push({ item: track, key: JSON.stringify([kind, track.layers, track.start, track.end, mid, track.width]) });
     } else if (kind === "via") {
-      const via: Omit<CopperItem, "status"> = { kind, net: netName(item), layers: atoms(child(item, "layers")), start: point(child(item, "at")), width: mm(num(child(item, "size") ?? item, 1) ?? 0) };
+      const via: Omit<CopperItem, "status"> = {
+        kind,
+        net: netName(item),
+        layers: atoms(child(item, "layers")),
+        start: point(child(item, "at")),
+        width: mm(num(child(item, "size") ?? item, 1) ?? 0),
+      };
       const drill = num(child(item, "drill") ?? item, 1);
       copper.push({ item: via, key: JSON.stringify([kind, via.layers, via.start, via.width, drill]) });
     } else if (kind === "zone") {
@@ -300,7 +325,12 @@ function diffOutline(a: BoardModel, b: BoardModel): OutlineChange | null {
  * Footprints by reference. A reference that appears on more than one footprint in either state
  * (mounting holes, logos) is told apart by the footprint's uuid.
  */
-function diffFootprints(before: Footprint[], after: Footprint[], codesBefore: NetCodes, codesAfter: NetCodes): FootprintChange[] {
+function diffFootprints(
+  before: Footprint[],
+  after: Footprint[],
+  codesBefore: NetCodes,
+  codesAfter: NetCodes,
+): FootprintChange[] {
   const counts = new Map<string, number>();
   for (const fp of [...before, ...after]) counts.set(fp.ref, (counts.get(fp.ref) ?? 0) + 1);
   const seen = new Set<string>();
@@ -312,14 +342,23 @@ function diffFootprints(before: Footprint[], after: Footprint[], codesBefore: Ne
       seen.add(fp.ref);
     }
   }
-  const key = (fp: Footprint) => (ambiguous.has(fp.ref) ? `${fp.ref}@${childText(fp.node, "uuid") ?? childText(fp.node, "tstamp") ?? ""}` : fp.ref);
+  const key = (fp: Footprint) =>
+    ambiguous.has(fp.ref) ? `${fp.ref}@${childText(fp.node, "uuid") ?? childText(fp.node, "tstamp") ?? ""}` : fp.ref;
   const was = new Map(before.map((fp) => [key(fp), fp]));
   const now = new Map(after.map((fp) => [key(fp), fp]));
   const out: FootprintChange[] = [];
   for (const [k, old] of was) {
     const fp = now.get(k);
     if (!fp) {
-      out.push({ ref: old.ref, status: "removed", libId: old.libId, value: old.value, changes: [], at: placement(old), pads: padNets(old, codesBefore) });
+      out.push({
+        ref: old.ref,
+        status: "removed",
+        libId: old.libId,
+        value: old.value,
+        changes: [],
+        at: placement(old),
+        pads: padNets(old, codesBefore),
+      });
       continue;
     }
     const changes = footprintChanges(old, fp);
@@ -340,7 +379,16 @@ function diffFootprints(before: Footprint[], after: Footprint[], codesBefore: Ne
     });
   }
   for (const [k, fp] of now) {
-    if (!was.has(k)) out.push({ ref: fp.ref, status: "added", libId: fp.libId, value: fp.value, changes: [], at: placement(fp), pads: padNets(fp, codesAfter) });
+    if (!was.has(k))
+      out.push({
+        ref: fp.ref,
+        status: "added",
+        libId: fp.libId,
+        value: fp.value,
+        changes: [],
+        at: placement(fp),
+        pads: padNets(fp, codesAfter),
+      });
   }
   return out.sort((x, y) => naturalCompare(x.ref, y.ref) || naturalCompare(x.status, y.status));
 }
@@ -350,7 +398,8 @@ function padNets(fp: Footprint, codes: NetCodes): PinNet[] {
   const out = new Map<string, PinNet>();
   for (const pad of fp.pads) {
     const net = pad.net?.name || (pad.net?.code !== undefined ? codes.get(pad.net.code) : undefined);
-    if (net && pad.number && !out.has(`${pad.number}\u0000${net}`)) out.set(`${pad.number}\u0000${net}`, { pin: pad.number, net });
+    if (net && pad.number && !out.has(`${pad.number}\u0000${net}`))
+      out.set(`${pad.number}\u0000${net}`, { pin: pad.number, net });
   }
   return [...out.values()].sort((a, b) => naturalCompare(a.pin, b.pin) || naturalCompare(a.net, b.net));
 }
@@ -369,7 +418,8 @@ function footprintChanges(a: Footprint, b: Footprint): FieldChange[] {
   }
   const attrs = (fp: Footprint) => [...fp.attributes].sort().join(" ");
   if (attrs(a) !== attrs(b)) out.push({ field: "attributes", before: attrs(a), after: attrs(b) });
-  if (a.locked !== b.locked) out.push({ field: "locked", before: a.locked ? "yes" : "no", after: b.locked ? "yes" : "no" });
+  if (a.locked !== b.locked)
+    out.push({ field: "locked", before: a.locked ? "yes" : "no", after: b.locked ? "yes" : "no" });
   return out;
 }
 
@@ -387,7 +437,12 @@ function compareCopper(a: CopperItem, b: CopperItem): number {
 }
 
 function compareZones(a: ZoneItem, b: ZoneItem): number {
-  return naturalCompare(a.net, b.net) || naturalCompare(a.layers.join(","), b.layers.join(",")) || naturalCompare(a.name, b.name) || naturalCompare(a.status, b.status);
+  return (
+    naturalCompare(a.net, b.net) ||
+    naturalCompare(a.layers.join(","), b.layers.join(",")) ||
+    naturalCompare(a.name, b.name) ||
+    naturalCompare(a.status, b.status)
+  );
 }
 
 /** What only one side has, counting duplicates (two identical vias are two vias). */
@@ -411,7 +466,10 @@ function multisetDifference<T>(before: T[], after: T[], key: (t: T) => string): 
 /** Items only one side has, each with its status. */
 function diffItems<T extends object>(before: Keyed<T>[], after: Keyed<T>[]): (T & { status: "added" | "removed" })[] {
   const { added, removed } = multisetDifference(before, after, (k) => k.key);
-  return [...added.map((k) => ({ status: "added" as const, ...k.item })), ...removed.map((k) => ({ status: "removed" as const, ...k.item }))];
+  return [
+    ...added.map((k) => ({ status: "added" as const, ...k.item })),
+    ...removed.map((k) => ({ status: "removed" as const, ...k.item })),
+  ];
 }
 
 function atoms(list: SList | undefined): string[] {

@@ -38,12 +38,19 @@ export function compareStates(options: CompareOptions): Promise<Comparison> {
   const { repoRoot, projectFile, docs } = options;
   return withSnapshot(repoRoot, options.base, async (base) => {
     const compare = async (headRoot: string, headLabel: string, headCommit: string | null): Promise<Comparison> => {
-      const at = { before: { root: base.root, projectFile, docs, label: options.base }, after: { root: headRoot, projectFile, docs, label: headLabel } };
+      const at = {
+        before: { root: base.root, projectFile, docs, label: options.base },
+        after: { root: headRoot, projectFile, docs, label: headLabel },
+      };
       const projects = { before: stateProject(at.before), after: stateProject(at.after) };
       if (!projects.before && !projects.after) {
-        throw new CopperheadError("project_not_found", `${projectFile} exists neither in ${options.base} nor in ${headLabel}.`, {
-          fix: "Pass --project with the .kicad_pro to compare, relative to the repo.",
-        });
+        throw new CopperheadError(
+          "project_not_found",
+          `${projectFile} exists neither in ${options.base} nor in ${headLabel}.`,
+          {
+            fix: "Pass --project with the .kicad_pro to compare, relative to the repo.",
+          },
+        );
       }
       // kicad-cli plots while the states load and compare (sheet-plots.ts says why).
       const plots = options.render ? new SheetPlots(projects, options.render.cli) : undefined;
@@ -53,7 +60,15 @@ export function compareStates(options: CompareOptions): Promise<Comparison> {
         const after = loadDesignState(at.after, projects.after);
         const diff = diffStates(before, after);
         const comparison: Comparison = { diff, base: { commit: base.commit }, head: { commit: headCommit } };
-        if (options.render && plots) comparison.renders = await renderDiff(diff, before, after, resolve(options.render.dir), options.render.cli, plots);
+        if (options.render && plots)
+          comparison.renders = await renderDiff(
+            diff,
+            before,
+            after,
+            resolve(options.render.dir),
+            options.render.cli,
+            plots,
+          );
         return comparison;
       } finally {
         await plots?.close();

@@ -77,14 +77,31 @@ export function diffComponents(before: DesignState, after: DesignState): Compone
     }
     const changes = [...fieldChanges(old, c), ...unitChanges(old, c, placedBefore.get(ref), placedAfter.get(ref))];
     const moves = symbolMoves(placedBefore.get(ref), placedAfter.get(ref));
-    if (changes.length > 0 || moves.length > 0) out.push(entry(c, changes.length > 0 ? "changed" : "moved", changes, moves, []));
+    if (changes.length > 0 || moves.length > 0)
+      out.push(entry(c, changes.length > 0 ? "changed" : "moved", changes, moves, []));
   }
   for (const [ref, c] of now) if (!was.has(ref)) out.push(entry(c, "added", [], [], pinNets(after.netlist, ref)));
   return out.sort((a, b) => naturalCompare(a.ref, b.ref));
 }
 
-function entry(c: Component, status: ComponentChange["status"], changes: FieldChange[], moves: SymbolMove[], pins: PinNet[]): ComponentChange {
-  return { ref: c.ref, status, sheet: c.sheet, value: c.value, footprint: c.footprint, libId: c.libId, changes, moves, pins };
+function entry(
+  c: Component,
+  status: ComponentChange["status"],
+  changes: FieldChange[],
+  moves: SymbolMove[],
+  pins: PinNet[],
+): ComponentChange {
+  return {
+    ref: c.ref,
+    status,
+    sheet: c.sheet,
+    value: c.value,
+    footprint: c.footprint,
+    libId: c.libId,
+    changes,
+    moves,
+    pins,
+  };
 }
 
 /** Every field but Reference (the key), then the attributes that are not fields. */
@@ -111,7 +128,12 @@ function fieldChanges(a: Component, b: Component): FieldChange[] {
  * Units: `units` when units were placed or deleted (`1,2,3` → `1,2`), else `unit` for each
  * placed symbol that now shows another unit of the part (a gate swap is two of them).
  */
-function unitChanges(a: Component, b: Component, before: Map<string, Placed> | undefined, after: Map<string, Placed> | undefined): FieldChange[] {
+function unitChanges(
+  a: Component,
+  b: Component,
+  before: Map<string, Placed> | undefined,
+  after: Map<string, Placed> | undefined,
+): FieldChange[] {
   const keysA = [...(before ?? new Map()).keys()].sort();
   const keysB = [...(after ?? new Map()).keys()].sort();
   if (keysA.join("\n") !== keysB.join("\n")) {
@@ -186,6 +208,7 @@ function samePlacement(a: SymbolPlacement, b: SymbolPlacement): boolean {
 
 function pinNets(netlist: Netlist, ref: string): PinNet[] {
   const out: PinNet[] = [];
-  for (const net of netlist.nets) for (const node of net.nodes) if (node.ref === ref) out.push({ pin: node.pin, net: net.name });
+  for (const net of netlist.nets)
+    for (const node of net.nodes) if (node.ref === ref) out.push({ pin: node.pin, net: net.name });
   return out.sort((a, b) => naturalCompare(a.pin, b.pin));
 }

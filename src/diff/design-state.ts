@@ -70,10 +70,22 @@ export function stateProject(at: StateLocation): KicadProject | undefined {
 
 /** Loads the state; `project` is `stateProject(at)`, passed by a caller that needed it first. */
 export function loadDesignState(at: StateLocation, project = stateProject(at)): DesignState {
-  const state: DesignState = { root: at.root, project, components: [], netlist: { nets: [] }, sheets: [], problems: [] };
+  const state: DesignState = {
+    root: at.root,
+    project,
+    components: [],
+    netlist: { nets: [] },
+    sheets: [],
+    problems: [],
+  };
   if (project) {
     const design = loadDesign(project);
-    Object.assign(state, { schematic: design.schematic, components: design.components, netlist: design.netlist, board: design.board });
+    Object.assign(state, {
+      schematic: design.schematic,
+      components: design.components,
+      netlist: design.netlist,
+      board: design.board,
+    });
     state.sheets = design.schematic.instances.map((instance) => ({
       path: instance.humanPath,
       file: repoRelative(at.root, instance.file.path),
@@ -100,5 +112,7 @@ export function loadDesignState(at: StateLocation, project = stateProject(at)): 
 
 /** Design files are read confined and capped, like every repo file (repo-files.ts). */
 function hashFile(root: string, path: string): string {
-  return createHash("sha256").update(readRepoBytes(path, { within: root })).digest("hex");
+  return createHash("sha256")
+    .update(readRepoBytes(path, { within: root }))
+    .digest("hex");
 }

@@ -65,8 +65,13 @@ export function diffStates(before: DesignState, after: DesignState): DesignDiff 
     bom: diffBom(before.bom, after.bom),
   };
   const empty =
-    parts.sheets.length + parts.components.length + parts.nets.length + parts.pins.length + parts.requirements.length + parts.bom.length === 0 &&
-    board === null;
+    parts.sheets.length +
+      parts.components.length +
+      parts.nets.length +
+      parts.pins.length +
+      parts.requirements.length +
+      parts.bom.length ===
+      0 && board === null;
   return { schema: DIFF_SCHEMA, empty, ...parts, problems: [...before.problems, ...after.problems] };
 }
 

@@ -44,7 +44,14 @@ export function diffRequirements(before: ParsedSpec | undefined, after: ParsedSp
     if (!a) out.push({ id, status: "added", text: b!.text, checksAdded, checksRemoved });
     else if (!b) out.push({ id, status: "removed", text: a.text, checksAdded, checksRemoved });
     else if (a.text !== b.text || checksAdded.length > 0 || checksRemoved.length > 0) {
-      out.push({ id, status: "changed", text: b.text, ...(a.text !== b.text ? { textBefore: a.text } : {}), checksAdded, checksRemoved });
+      out.push({
+        id,
+        status: "changed",
+        text: b.text,
+        ...(a.text !== b.text ? { textBefore: a.text } : {}),
+        checksAdded,
+        checksRemoved,
+      });
     }
   }
   return out.sort((x, y) => naturalCompare(x.id, y.id));
@@ -75,7 +82,8 @@ function cellChanges(a: BomRow | undefined, b: BomRow | undefined): FieldChange[
     out.set("Footprint", row.footprint);
     out.set("MPN", row.mpn);
     out.set("DNP", row.dnp);
-    for (const [column, value] of Object.entries(row.human).sort(([x], [y]) => naturalCompare(x, y))) out.set(column, value);
+    for (const [column, value] of Object.entries(row.human).sort(([x], [y]) => naturalCompare(x, y)))
+      out.set(column, value);
     return out;
   };
   const ca = cells(a);

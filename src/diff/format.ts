@@ -11,7 +11,16 @@
  */
 import { codeSpans } from "../spec/mentions.ts";
 import { shown } from "../visible.ts";
-import type { BoardDiff, ComponentChange, CopperItem, DesignDiff, FieldChange, GroupChange, MemberMove, SymbolPlacement } from "./diff.ts";
+import type {
+  BoardDiff,
+  ComponentChange,
+  CopperItem,
+  DesignDiff,
+  FieldChange,
+  GroupChange,
+  MemberMove,
+  SymbolPlacement,
+} from "./diff.ts";
 
 export interface DiffLabels {
   /** How the states are named in the heading: `HEAD (1a2b3c4)`, `the working tree`. */
@@ -62,7 +71,8 @@ export function diffMarkdown(diff: DesignDiff, labels: DiffLabels, options: { he
   const heading = options.heading ?? `### Design changes: ${labels.base} → ${labels.head}`;
   if (diff.empty && diff.problems.length === 0) return `${heading}\n\nNo changes to the design.\n`;
   const out = [heading];
-  for (const section of sections(diff, MARKDOWN)) out.push("", `**${section.title}**`, "", ...section.lines.map((l) => `- ${inertHtml(l)}`));
+  for (const section of sections(diff, MARKDOWN))
+    out.push("", `**${section.title}**`, "", ...section.lines.map((l) => `- ${inertHtml(l)}`));
   return shown(`${out.join("\n")}\n`);
 }
 
@@ -76,34 +86,72 @@ export function diffShort(diff: DesignDiff): string {
   line(
     "parts",
     diff.components.map((c) =>
-      c.status === "added" ? `+${c.ref} (${c.value})` : c.status === "removed" ? `-${c.ref}` : c.status === "moved" ? `${c.ref} moved` : `${c.ref} ${c.changes.map((f) => f.field).join("/")}`,
+      c.status === "added"
+        ? `+${c.ref} (${c.value})`
+        : c.status === "removed"
+          ? `-${c.ref}`
+          : c.status === "moved"
+            ? `${c.ref} moved`
+            : `${c.ref} ${c.changes.map((f) => f.field).join("/")}`,
     ),
   );
-  line("nets", diff.nets.map((n) => (n.status === "renamed" ? `${n.before} -> ${n.name}` : `${n.status === "added" ? "+" : "-"}${n.name}`)));
-  line("pins", diff.pins.map((p) => `${p.member} ${p.before} -> ${p.after}`));
+  line(
+    "nets",
+    diff.nets.map((n) =>
+      n.status === "renamed" ? `${n.before} -> ${n.name}` : `${n.status === "added" ? "+" : "-"}${n.name}`,
+    ),
+  );
+  line(
+    "pins",
+    diff.pins.map((p) => `${p.member} ${p.before} -> ${p.after}`),
+  );
   if (diff.board) line("board", boardShort(diff.board));
-  line("requirements", diff.requirements.map((r) => `${r.id} ${r.status}`));
-  line("BOM", diff.bom.map((r) => (r.status === "added" ? `+${r.ref}` : r.status === "removed" ? `-${r.ref}` : `${r.ref} changed`)));
-  if (parts.length === 0) line("sheets", diff.sheets.map((s) => `${s.path} ${s.status}`));
+  line(
+    "requirements",
+    diff.requirements.map((r) => `${r.id} ${r.status}`),
+  );
+  line(
+    "BOM",
+    diff.bom.map((r) =>
+      r.status === "added" ? `+${r.ref}` : r.status === "removed" ? `-${r.ref}` : `${r.ref} changed`,
+    ),
+  );
+  if (parts.length === 0)
+    line(
+      "sheets",
+      diff.sheets.map((s) => `${s.path} ${s.status}`),
+    );
   return shown(["Design changes:", ...parts].join("\n"));
 }
 
 function boardShort(board: BoardDiff): string[] {
-  const items = board.footprints.map((f) => (f.status === "added" ? `+${f.ref}` : f.status === "removed" ? `-${f.ref}` : `${f.ref} ${f.status}`));
+  const items = board.footprints.map((f) =>
+    f.status === "added" ? `+${f.ref}` : f.status === "removed" ? `-${f.ref}` : `${f.ref} ${f.status}`,
+  );
   // Segments and arcs are tracks; vias are counted apart, as a reviewer counts them on the board.
   const tracks = board.tracks.filter((t) => t.kind !== "via");
   const vias = board.tracks.filter((t) => t.kind === "via");
-  for (const [label, list] of [["tracks", tracks], ["vias", vias], ["zones", board.zones]] as const) {
+  for (const [label, list] of [
+    ["tracks", tracks],
+    ["vias", vias],
+    ["zones", board.zones],
+  ] as const) {
     const added = list.filter((t) => t.status === "added").length;
     const removed = list.length - added;
-    if (list.length) items.push(`${label} ${[added ? `+${added}` : "", removed ? `-${removed}` : ""].filter(Boolean).join("/")}`);
+    if (list.length)
+      items.push(`${label} ${[added ? `+${added}` : "", removed ? `-${removed}` : ""].filter(Boolean).join("/")}`);
   }
   // Counted as the long form counts them: the pads of each net, and each pad moved on its own.
   for (const n of board.nets) {
     const pads = `${n.members.length} pad${n.members.length === 1 ? "" : "s"}`;
-    items.push(n.status === "renamed" ? `net ${n.before} -> ${n.name} on ${pads}` : `${n.status === "added" ? "+" : "-"}net ${n.name} on ${pads}`);
+    items.push(
+      n.status === "renamed"
+        ? `net ${n.before} -> ${n.name} on ${pads}`
+        : `${n.status === "added" ? "+" : "-"}net ${n.name} on ${pads}`,
+    );
   }
-  if (board.pads.length) items.push(`${board.pads.length} pad${board.pads.length === 1 ? "" : "s"} moved to another net`);
+  if (board.pads.length)
+    items.push(`${board.pads.length} pad${board.pads.length === 1 ? "" : "s"} moved to another net`);
   if (board.layers.length) items.push("layers changed");
   if (board.outline) items.push("outline changed");
   if (items.length === 0) items.push(board.status === "changed" ? "file changed" : board.status);
@@ -116,14 +164,26 @@ function sections(diff: DesignDiff, st: Style): Section[] {
   const add = (title: string, lines: string[]) => {
     if (lines.length > 0) out.push({ title, lines });
   };
-  add("Parts", diff.components.map((x) => componentLine(x, st)));
-  add("Nets", diff.nets.map((n) => groupLine(n, "pin", st)));
-  add("Pins moved to another net", diff.pins.map((p) => moveLine(p, c)));
-  if (diff.board) add(diff.board.status === "changed" ? "Board" : `Board (${diff.board.status})`, boardLines(diff.board, st));
+  add(
+    "Parts",
+    diff.components.map((x) => componentLine(x, st)),
+  );
+  add(
+    "Nets",
+    diff.nets.map((n) => groupLine(n, "pin", st)),
+  );
+  add(
+    "Pins moved to another net",
+    diff.pins.map((p) => moveLine(p, c)),
+  );
+  if (diff.board)
+    add(diff.board.status === "changed" ? "Board" : `Board (${diff.board.status})`, boardLines(diff.board, st));
   add(
     "Requirements (docs/SPEC.md)",
     diff.requirements.map((r) => {
-      const parts = [`${st.mark(r.status)} ${c(r.id)}: ${r.textBefore !== undefined ? `${quote(r.textBefore)} → ${quote(r.text)}` : r.text}`];
+      const parts = [
+        `${st.mark(r.status)} ${c(r.id)}: ${r.textBefore !== undefined ? `${quote(r.textBefore)} → ${quote(r.text)}` : r.text}`,
+      ];
       for (const rule of r.checksAdded) parts.push(`${r.status === "added" ? "" : "+"}check: ${c(rule)}`);
       for (const rule of r.checksRemoved) parts.push(`${r.status === "removed" ? "" : "−"}check: ${c(rule)}`);
       return parts.join("; ");
@@ -131,9 +191,15 @@ function sections(diff: DesignDiff, st: Style): Section[] {
   );
   add(
     "BOM rows",
-    diff.bom.map((r) => `${st.mark(r.status)} ${c(r.ref)}${r.changes.length ? `: ${r.changes.map((f) => fieldLine(f, c, r.status !== "changed")).join(", ")}` : ""}`),
+    diff.bom.map(
+      (r) =>
+        `${st.mark(r.status)} ${c(r.ref)}${r.changes.length ? `: ${r.changes.map((f) => fieldLine(f, c, r.status !== "changed")).join(", ")}` : ""}`,
+    ),
   );
-  add("Sheets", diff.sheets.map((s) => `${st.mark(s.status)} ${c(s.path)} (${s.file})`));
+  add(
+    "Sheets",
+    diff.sheets.map((s) => `${st.mark(s.status)} ${c(s.path)} (${s.file})`),
+  );
   add("Not compared", diff.problems);
   return out;
 }
@@ -179,7 +245,9 @@ function componentLine(x: ComponentChange, st: Style): string {
   }
   const parts = x.changes.map((f) => fieldLine(f, c));
   for (const m of x.moves) {
-    const what = [x.moves.length > 1 ? `unit ${m.unit}` : "", x.status === "changed" ? "moved" : ""].filter(Boolean).join(" ");
+    const what = [x.moves.length > 1 ? `unit ${m.unit}` : "", x.status === "changed" ? "moved" : ""]
+      .filter(Boolean)
+      .join(" ");
     parts.push(`${what ? `${what} ` : ""}${placementText(m.before)} → ${placementText(m.after)}`);
   }
   return `${st.mark(x.status)} ${c(x.ref)} ${where}: ${parts.join("; ")}`;
@@ -204,12 +272,17 @@ function boardLines(board: BoardDiff, st: Style): string[] {
   const c = st.code;
   const lines: string[] = [];
   for (const f of board.footprints) {
-    const at = (p: { x: number; y: number; angle: number; layer: string }) => `(${p.x}, ${p.y}${p.angle ? `, ${p.angle}°` : ""}, ${p.layer})`;
+    const at = (p: { x: number; y: number; angle: number; layer: string }) =>
+      `(${p.x}, ${p.y}${p.angle ? `, ${p.angle}°` : ""}, ${p.layer})`;
     if (f.status === "added" || f.status === "removed") {
-      const pads = f.pads.length ? ` — ${f.status === "removed" ? "was on " : ""}${capped(f.pads.map((p) => `${p.pin}: ${c(p.net)}`), LIST_LIMIT)}` : "";
+      const pads = f.pads.length
+        ? ` — ${f.status === "removed" ? "was on " : ""}${capped(
+            f.pads.map((p) => `${p.pin}: ${c(p.net)}`),
+            LIST_LIMIT,
+          )}`
+        : "";
       lines.push(`${st.mark(f.status)} footprint ${c(f.ref)} ${f.libId} at ${at(f.at!)}${pads}`);
-    }
-    else {
+    } else {
       const parts: string[] = [];
       if (f.swappedFrom !== undefined) parts.push(`${f.swappedFrom} → ${f.libId}`);
       if (f.move) parts.push(`${f.status === "moved" ? "" : "moved "}${at(f.move.before)} → ${at(f.move.after)}`);
@@ -221,16 +294,26 @@ function boardLines(board: BoardDiff, st: Style): string[] {
   for (const p of board.pads) lines.push(`pad ${moveLine(p, c)}`);
   lines.push(...copperLines(board.tracks, c));
   for (const z of board.zones) {
-    lines.push(`${st.mark(z.status)} ${z.ruleArea ? "rule area" : "zone"}${z.net ? ` ${c(z.net)}` : ""}${z.name ? ` "${z.name}"` : ""} on ${z.layers.join(", ")} (${z.corners} corners)`);
+    lines.push(
+      `${st.mark(z.status)} ${z.ruleArea ? "rule area" : "zone"}${z.net ? ` ${c(z.net)}` : ""}${z.name ? ` "${z.name}"` : ""} on ${z.layers.join(", ")} (${z.corners} corners)`,
+    );
   }
   for (const l of board.layers) {
-    lines.push(l.status === "changed" ? `${st.mark("changed")} layer ${c(l.layer)}: ${l.before} → ${l.after}` : `${st.mark(l.status)} layer ${c(l.layer)} (${l.before ?? l.after})`);
+    lines.push(
+      l.status === "changed"
+        ? `${st.mark("changed")} layer ${c(l.layer)}: ${l.before} → ${l.after}`
+        : `${st.mark(l.status)} layer ${c(l.layer)} (${l.before ?? l.after})`,
+    );
   }
   if (board.outline) {
-    const size = (s: { width: number; height: number } | null) => (s ? `${round(s.width)} × ${round(s.height)} mm` : "none");
-    lines.push(`${st.mark("changed")} outline: ${size(board.outline.before)} → ${size(board.outline.after)} (${board.outline.added} Edge.Cuts strokes added, ${board.outline.removed} removed)`);
+    const size = (s: { width: number; height: number } | null) =>
+      s ? `${round(s.width)} × ${round(s.height)} mm` : "none";
+    lines.push(
+      `${st.mark("changed")} outline: ${size(board.outline.before)} → ${size(board.outline.after)} (${board.outline.added} Edge.Cuts strokes added, ${board.outline.removed} removed)`,
+    );
   }
-  if (lines.length === 0 && board.status === "changed") lines.push("the board file changed in nothing compared here (graphics, text or settings)");
+  if (lines.length === 0 && board.status === "changed")
+    lines.push("the board file changed in nothing compared here (graphics, text or settings)");
   return lines;
 }
 

@@ -64,7 +64,8 @@ export function diffGroups(before: Groups, after: Groups): GroupDiff {
   }
   const renamedTargets = new Set(renamedTo.values());
   for (const [name, members] of after) {
-    if (!before.has(name) && !renamedTargets.has(name)) changes.push({ status: "added", name, members: sorted(members) });
+    if (!before.has(name) && !renamedTargets.has(name))
+      changes.push({ status: "added", name, members: sorted(members) });
   }
 
   const moves: MemberMove[] = [];

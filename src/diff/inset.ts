@@ -57,7 +57,10 @@ export function insetSvg(inset: Inset): { svg: string; width: number; height: nu
   const stacked = w > h * 1.4;
   const width = stacked ? pad * 2 + w : pad * 2 + w * 2 + gap;
   const height = pad * 2 + titleHeight + (stacked ? (captionHeight + h) * 2 + gap : captionHeight + h);
-  const panelAt = (i: number) => (stacked ? { x: pad, y: pad + titleHeight + i * (captionHeight + h + gap) + captionHeight } : { x: pad + i * (w + gap), y: pad + titleHeight + captionHeight });
+  const panelAt = (i: number) =>
+    stacked
+      ? { x: pad, y: pad + titleHeight + i * (captionHeight + h + gap) + captionHeight }
+      : { x: pad + i * (w + gap), y: pad + titleHeight + captionHeight };
   const panels = (["before", "after"] as const).map((which, i) => {
     const { x, y } = panelAt(i);
     const panel = inset[which];

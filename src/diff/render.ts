@@ -32,7 +32,17 @@ import type { BoardDiff, DesignDiff, SheetChange } from "./diff.ts";
 import { insetRegion, insetSvg, type Inset } from "./inset.ts";
 import type { SheetPlots } from "./sheet-plots.ts";
 import type { DesignState } from "./design-state.ts";
-import { cropped, overlap, overviewSvg, readFrame, textBoxes, withoutTimestamp, type Mark, type MarkKind, type MmBox } from "./svg.ts";
+import {
+  cropped,
+  overlap,
+  overviewSvg,
+  readFrame,
+  textBoxes,
+  withoutTimestamp,
+  type Mark,
+  type MarkKind,
+  type MmBox,
+} from "./svg.ts";
 
 /** One change up close: its SVG and the PNG beside it. */
 export interface InsetRender {
@@ -72,7 +82,14 @@ export interface DiffRenders {
 const MAX_INSETS = 12;
 
 /** Renders `diff` into `outDir` from `sheetPlots`, the states' sheet plots (sheet-plots.ts). */
-export async function renderDiff(diff: DesignDiff, before: DesignState, after: DesignState, outDir: string, cli: KicadCli, sheetPlots: SheetPlots): Promise<DiffRenders> {
+export async function renderDiff(
+  diff: DesignDiff,
+  before: DesignState,
+  after: DesignState,
+  outDir: string,
+  cli: KicadCli,
+  sheetPlots: SheetPlots,
+): Promise<DiffRenders> {
   mkdirSync(outDir, { recursive: true });
   const out: DiffRenders = { sheets: [], skipped: [] };
   const scratch = mkdtempSync(join(tmpdir(), "copperhead-render-"));
@@ -92,27 +109,65 @@ export async function renderDiff(diff: DesignDiff, before: DesignState, after: D
       const name = basename(b ?? a!, ".svg");
       const beforeSvg = a ? withoutTimestamp(readFileSync(a, "utf8")) : undefined;
       const afterSvg = b ? withoutTimestamp(readFileSync(b, "utf8")) : undefined;
-      const entry: SheetRender = { path: sheet.path, status: sheet.status, ...(beforeSvg ? { before: `${name}.before.svg` } : {}), ...(afterSvg ? { after: `${name}.after.svg` } : {}), diff: `${name}.diff.svg`, insets: [] };
+      const entry: SheetRender = {
+        path: sheet.path,
+        status: sheet.status,
+        ...(beforeSvg ? { before: `${name}.before.svg` } : {}),
+        ...(afterSvg ? { after: `${name}.after.svg` } : {}),
+        diff: `${name}.diff.svg`,
+        insets: [],
+      };
       if (beforeSvg) writeFileAtomic(join(outDir, entry.before!), beforeSvg);
       if (afterSvg) writeFileAtomic(join(outDir, entry.after!), afterSvg);
       const changes = sheetChanges(diff, before, after, sheet.path, { before: beforeSvg, after: afterSvg });
       const plot = (afterSvg ?? beforeSvg)!;
-      writeFileAtomic(join(outDir, entry.diff), overviewSvg({ plot, marks: overviewMarks(changes), title: `${sheet.path} — what changed` }));
+      writeFileAtomic(
+        join(outDir, entry.diff),
+        overviewSvg({ plot, marks: overviewMarks(changes), title: `${sheet.path} — what changed` }),
+      );
       const [x, y, w, h] = readFrame(plot).viewBox;
-      entry.insets = await writeInsets(changes, { x0: x, y0: y, x1: x + w, y1: y + h }, { before: beforeSvg, after: afterSvg }, outDir, name, out.skipped);
+      entry.insets = await writeInsets(
+        changes,
+        { x0: x, y0: y, x1: x + w, y1: y + h },
+        { before: beforeSvg, after: afterSvg },
+        outDir,
+        name,
+        out.skipped,
+      );
       out.sheets.push(entry);
     }
     if (boardNeeded && (boardBefore || boardAfter)) {
       const view = boardView(before, after);
-      const read = (file: string | undefined) => (file ? cropped(withoutTimestamp(readFileSync(file, "utf8")), view) : undefined);
+      const read = (file: string | undefined) =>
+        file ? cropped(withoutTimestamp(readFileSync(file, "utf8")), view) : undefined;
       const beforeSvg = read(boardBefore);
       const afterSvg = read(boardAfter);
-      const entry: BoardRender = { ...(beforeSvg ? { before: "board.before.svg" } : {}), ...(afterSvg ? { after: "board.after.svg" } : {}), diff: "board.diff.svg", insets: [] };
+      const entry: BoardRender = {
+        ...(beforeSvg ? { before: "board.before.svg" } : {}),
+        ...(afterSvg ? { after: "board.after.svg" } : {}),
+        diff: "board.diff.svg",
+        insets: [],
+      };
       if (beforeSvg) writeFileAtomic(join(outDir, entry.before!), beforeSvg);
       if (afterSvg) writeFileAtomic(join(outDir, entry.after!), afterSvg);
       const changes = boardChanges(diff, before, after);
-      writeFileAtomic(join(outDir, entry.diff), overviewSvg({ plot: (afterSvg ?? beforeSvg)!, marks: overviewMarks(changes), view, title: "board — what changed" }));
-      entry.insets = await writeInsets(changes, view, { before: beforeSvg, after: afterSvg }, outDir, "board", out.skipped);
+      writeFileAtomic(
+        join(outDir, entry.diff),
+        overviewSvg({
+          plot: (afterSvg ?? beforeSvg)!,
+          marks: overviewMarks(changes),
+          view,
+          title: "board — what changed",
+        }),
+      );
+      entry.insets = await writeInsets(
+        changes,
+        view,
+        { before: beforeSvg, after: afterSvg },
+        outDir,
+        "board",
+        out.skipped,
+      );
       out.board = entry;
     }
   } finally {
@@ -163,7 +218,14 @@ const INSET_MAX_PX = 1200;
  * Writes one inset per change (changes whose regions overlap share one), up to `MAX_INSETS`,
  * each as SVG and PNG; a PNG that cannot be made is noted in `skipped`.
  */
-async function writeInsets(changes: Change[], page: MmBox, plots: { before?: string; after?: string }, outDir: string, name: string, skipped: string[]): Promise<InsetRender[]> {
+async function writeInsets(
+  changes: Change[],
+  page: MmBox,
+  plots: { before?: string; after?: string },
+  outDir: string,
+  name: string,
+  skipped: string[],
+): Promise<InsetRender[]> {
   const renders: InsetRender[] = [];
   const used = new Set<string>();
   for (const group of groupChanges(changes, page).slice(0, MAX_INSETS)) {
@@ -181,7 +243,9 @@ async function writeInsets(changes: Change[], page: MmBox, plots: { before?: str
     const render: InsetRender = { what: inset.title, svg: `${stem}.svg` };
     writeFileAtomic(join(outDir, render.svg), svg);
     try {
-      const png = await svgToPng(svg, { width: Math.round(Math.min(INSET_MAX_PX, Math.max(INSET_MIN_PX, width * INSET_PX_PER_MM))) });
+      const png = await svgToPng(svg, {
+        width: Math.round(Math.min(INSET_MAX_PX, Math.max(INSET_MIN_PX, width * INSET_PX_PER_MM))),
+      });
       writeFileAtomic(join(outDir, (render.png = `${stem}.png`)), png.png);
     } catch (err) {
       skipped.push(`${stem}.png: ${err instanceof Error ? err.message : String(err)}`);
@@ -209,7 +273,12 @@ function overviewMarks(changes: Change[]): Mark[] {
 
 /** A file-name part from a reference or net name: letters, digits and `+-_.` only. */
 function fileSafe(key: string): string {
-  return key.replace(/[^A-Za-z0-9+_.-]+/g, "_").replace(/^\.+/, "_").slice(0, 60) || "change";
+  return (
+    key
+      .replace(/[^A-Za-z0-9+_.-]+/g, "_")
+      .replace(/^\.+/, "_")
+      .slice(0, 60) || "change"
+  );
 }
 
 function union(a: MmBox, b: MmBox): MmBox {
@@ -221,10 +290,18 @@ function union(a: MmBox, b: MmBox): MmBox {
  * `plotBoardUnfilled`): a filled plane covers the same tracks and pads in both states and leaves
  * nothing to compare; zone changes are in the semantic diff.
  */
-async function plotBoard(state: DesignState, file: string, cli: KicadCli, skipped: string[], label: string): Promise<string | undefined> {
+async function plotBoard(
+  state: DesignState,
+  file: string,
+  cli: KicadCli,
+  skipped: string[],
+  label: string,
+): Promise<string | undefined> {
   if (!state.project?.board || !state.board) return undefined;
   const names = boardLayers(state.board);
-  const layers = [...names].filter((n) => n.endsWith(".Cu")).concat(["F.SilkS", "B.SilkS", "Edge.Cuts"].filter((n) => names.has(n)));
+  const layers = [...names]
+    .filter((n) => n.endsWith(".Cu"))
+    .concat(["F.SilkS", "B.SilkS", "Edge.Cuts"].filter((n) => names.has(n)));
   try {
     return await plotBoardUnfilled(state.project.board, file, cli, layers);
   } catch (err) {
@@ -242,7 +319,13 @@ const FIELD_REACH = 15;
  * and every pin here that moved to another net. A changed field is boxed where each plot draws
  * its old and its new text; a field drawn nowhere (hidden) boxes the symbol instead.
  */
-function sheetChanges(diff: DesignDiff, before: DesignState, after: DesignState, sheet: string, plots: { before?: string; after?: string }): Change[] {
+function sheetChanges(
+  diff: DesignDiff,
+  before: DesignState,
+  after: DesignState,
+  sheet: string,
+  plots: { before?: string; after?: string },
+): Change[] {
   const parts = new Map(diff.components.map((c) => [c.ref, c]));
   const placed = new Map<string, { before: MmBox[]; after: MmBox[] }>();
   const changes: Change[] = [];
@@ -257,7 +340,14 @@ function sheetChanges(diff: DesignDiff, before: DesignState, after: DesignState,
         const { reference, unit } = symbolInstance(symbol, instance.path, state.schematic!.projectName);
         if (parts.has(reference)) {
           const lib = symbol.lib ? libUnitBox(symbol.lib.node, unit, symbol.bodyStyle) : undefined;
-          const box = lib ? placeBox(lib, symbol.placement) : { x0: symbol.placement.at.x, y0: symbol.placement.at.y, x1: symbol.placement.at.x, y1: symbol.placement.at.y };
+          const box = lib
+            ? placeBox(lib, symbol.placement)
+            : {
+                x0: symbol.placement.at.x,
+                y0: symbol.placement.at.y,
+                x1: symbol.placement.at.x,
+                y1: symbol.placement.at.y,
+              };
           const boxes = placed.get(reference) ?? { before: [], after: [] };
           boxes[which].push(toMm(box));
           placed.set(reference, boxes);
@@ -269,7 +359,14 @@ function sheetChanges(diff: DesignDiff, before: DesignState, after: DesignState,
           const at = placePoint(pin.at, symbol.placement);
           const box = toMm({ x0: at.x, y0: at.y, x1: at.x, y1: at.y });
           const title = `${move.member}: ${move.before} → ${move.after}`;
-          changes.push({ key: move.member, title, focus: box, before: [{ kind: "changed", label: "", box }], after: [{ kind: "changed", label: "", box }], overview: [{ kind: "changed", label: title, box }] });
+          changes.push({
+            key: move.member,
+            title,
+            focus: box,
+            before: [{ kind: "changed", label: "", box }],
+            after: [{ kind: "changed", label: "", box }],
+            overview: [{ kind: "changed", label: title, box }],
+          });
         }
       }
     }
@@ -279,7 +376,8 @@ function sheetChanges(diff: DesignDiff, before: DesignState, after: DesignState,
     const status = part.status;
     const shown = status === "removed" ? boxes.before : boxes.after;
     if (shown.length === 0) continue;
-    const kind: MarkKind = status === "added" ? "added" : status === "removed" ? "removed" : status === "moved" ? "moved" : "changed";
+    const kind: MarkKind =
+      status === "added" ? "added" : status === "removed" ? "removed" : status === "moved" ? "moved" : "changed";
     const beforeMarks: Mark[] = [];
     const afterMarks: Mark[] = [];
     if (status === "removed") beforeMarks.push(...boxes.before.map((box) => ({ kind, label: "", box })));
@@ -300,8 +398,20 @@ function sheetChanges(diff: DesignDiff, before: DesignState, after: DesignState,
         afterMarks.push(...boxes.after.map((box) => ({ kind, label: "", box })));
       }
     }
-    const focus = [...boxes.before, ...boxes.after, ...beforeMarks.map((m) => m.box), ...afterMarks.map((m) => m.box)].reduce(union);
-    changes.push({ key: ref, title: partTitle(part), focus, before: beforeMarks, after: afterMarks, overview: [{ kind, label: ref, box: shown.reduce(union) }] });
+    const focus = [
+      ...boxes.before,
+      ...boxes.after,
+      ...beforeMarks.map((m) => m.box),
+      ...afterMarks.map((m) => m.box),
+    ].reduce(union);
+    changes.push({
+      key: ref,
+      title: partTitle(part),
+      focus,
+      before: beforeMarks,
+      after: afterMarks,
+      overview: [{ kind, label: ref, box: shown.reduce(union) }],
+    });
   }
   return changes;
 }
@@ -344,12 +454,27 @@ function boardChanges(diff: DesignDiff, before: DesignState, after: DesignState)
     const was = change.status === "added" ? undefined : before.board?.footprint(change.ref);
     const is = change.status === "removed" ? undefined : after.board?.footprint(change.ref);
     if (!was && !is) continue;
-    const kind: MarkKind = change.status === "added" || change.status === "removed" ? change.status : change.status === "moved" ? "moved" : "changed";
-    const title = change.status === "swapped" ? `${change.ref}: ${change.swappedFrom} → ${change.libId}` : `${change.ref} ${change.status}`;
+    const kind: MarkKind =
+      change.status === "added" || change.status === "removed"
+        ? change.status
+        : change.status === "moved"
+          ? "moved"
+          : "changed";
+    const title =
+      change.status === "swapped"
+        ? `${change.ref}: ${change.swappedFrom} → ${change.libId}`
+        : `${change.ref} ${change.status}`;
     const beforeMarks: Mark[] = was ? [{ kind, label: "", box: footprintBox(was) }] : [];
     const afterMarks: Mark[] = is ? [{ kind, label: "", box: footprintBox(is) }] : [];
     const focus = [...beforeMarks, ...afterMarks].map((m) => m.box).reduce(union);
-    changes.push({ key: change.ref, title, focus, before: beforeMarks, after: afterMarks, overview: [{ kind, label: title, box: (afterMarks[0] ?? beforeMarks[0])!.box }] });
+    changes.push({
+      key: change.ref,
+      title,
+      focus,
+      before: beforeMarks,
+      after: afterMarks,
+      overview: [{ kind, label: title, box: (afterMarks[0] ?? beforeMarks[0])!.box }],
+    });
   }
   return [...changes, ...padChanges(diff, after)];
 }
@@ -363,7 +488,9 @@ function padChanges(diff: DesignDiff, after: DesignState): Change[] {
   const board = after.board;
   if (!board || !diff.board) return [];
   const moves = new Map(diff.board.pads.map((m) => [m.member, `${m.member}: ${m.before} → ${m.after}`]));
-  const renamed = new Map(diff.board.nets.filter((n) => n.status === "renamed").map((n) => [n.name, `${n.before} → ${n.name}`]));
+  const renamed = new Map(
+    diff.board.nets.filter((n) => n.status === "renamed").map((n) => [n.name, `${n.before} → ${n.name}`]),
+  );
   const changes: Change[] = [];
   /** The change that shows each renamed net, by its title. */
   const renames = new Map<string, Change>();
@@ -385,7 +512,14 @@ function padChanges(diff: DesignDiff, after: DesignState): Change[] {
     if (boxes.length === 0) continue;
     const marks: Mark[] = boxes.map((box) => ({ kind: "changed", label: "", box }));
     const title = [...titles].join(", ");
-    const change: Change = { key: `${fp.ref}-pads`, title, focus: boxes.reduce(union), before: marks, after: marks, overview: marks.map((m, i) => ({ ...m, label: i === 0 ? title : "" })) };
+    const change: Change = {
+      key: `${fp.ref}-pads`,
+      title,
+      focus: boxes.reduce(union),
+      before: marks,
+      after: marks,
+      overview: marks.map((m, i) => ({ ...m, label: i === 0 ? title : "" })),
+    };
     const renameTitles = new Set(renamed.values());
     for (const t of titles) if (renameTitles.has(t)) renames.set(t, change);
     changes.push(change);
@@ -421,7 +555,12 @@ function footprintBox(fp: Footprint): MmBox {
     add(x + w, y + h);
   }
   for (const item of fp.node.items) {
-    if (item.type !== "list" || !/^fp_(line|rect|poly|circle|arc)$/.test(head(item) ?? "") || !/CrtYd$/.test(childText(item, "layer") ?? "")) continue;
+    if (
+      item.type !== "list" ||
+      !/^fp_(line|rect|poly|circle|arc)$/.test(head(item) ?? "") ||
+      !/CrtYd$/.test(childText(item, "layer") ?? "")
+    )
+      continue;
     for (const name of ["start", "end", "mid", "center"]) {
       const p = child(item, name);
       if (p) add(num(p, 1) ?? 0, num(p, 2) ?? 0);

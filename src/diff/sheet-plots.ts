@@ -30,9 +30,11 @@ export class SheetPlots {
       const project = projects[side];
       if (!project) return undefined;
       const started = Promise.withResolvers<void>();
-      const run = exportSvg(project.schematic, join(this.scratch, side), { cli, noBackground: true, onStart: started.resolve }).catch((err: unknown) =>
-        err instanceof Error ? err : new Error(String(err)),
-      );
+      const run = exportSvg(project.schematic, join(this.scratch, side), {
+        cli,
+        noBackground: true,
+        onStart: started.resolve,
+      }).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
       starts.push(Promise.race([started.promise, run.then(() => undefined)]));
       return run;
     };

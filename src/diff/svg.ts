@@ -40,8 +40,13 @@ export const MARK_COLOURS: Record<MarkKind, string> = {
 /** The plot's page, from the root element's `viewBox` (kicad-cli always writes one, in mm). */
 export function readFrame(svg: string): Frame {
   const root = /<svg\b[^>]*>/.exec(svg)?.[0] ?? "";
-  const box = /viewBox="([^"]+)"/.exec(root)?.[1]?.trim().split(/[\s,]+/).map(Number);
-  if (!box || box.length !== 4 || box.some((n) => !Number.isFinite(n))) return { width: 297, height: 210, viewBox: [0, 0, 297, 210] };
+  const box = /viewBox="([^"]+)"/
+    .exec(root)?.[1]
+    ?.trim()
+    .split(/[\s,]+/)
+    .map(Number);
+  if (!box || box.length !== 4 || box.some((n) => !Number.isFinite(n)))
+    return { width: 297, height: 210, viewBox: [0, 0, 297, 210] };
   return { width: box[2]!, height: box[3]!, viewBox: box as Frame["viewBox"] };
 }
 
@@ -51,7 +56,10 @@ function body(svg: string): string {
   const open = svg.indexOf(">", start);
   const close = svg.lastIndexOf("</svg>");
   if (start < 0 || open < 0 || close < open) return "";
-  return svg.slice(open + 1, close).replace(/<title>[\s\S]*?<\/title>/, "").replace(/<desc>[\s\S]*?<\/desc>/, "");
+  return svg
+    .slice(open + 1, close)
+    .replace(/<title>[\s\S]*?<\/title>/, "")
+    .replace(/<desc>[\s\S]*?<\/desc>/, "");
 }
 
 /**
@@ -124,10 +132,16 @@ export function xmlnsOf(plots: (string | undefined)[]): string {
  * A plot as a nested `<svg>` in its own page coordinates, optionally showing `box` only at
  * `place`; `extra` (marks) is drawn over it in the same coordinates.
  */
-export function nestedPlot(plot: string, place?: { x: number; y: number; width: number; height: number; box: MmBox }, extra = ""): string {
+export function nestedPlot(
+  plot: string,
+  place?: { x: number; y: number; width: number; height: number; box: MmBox },
+  extra = "",
+): string {
   const frame = readFrame(plot);
   const [x, y, w, h] = frame.viewBox;
-  const viewBox = place ? [place.box.x0, place.box.y0, place.box.x1 - place.box.x0, place.box.y1 - place.box.y0] : frame.viewBox;
+  const viewBox = place
+    ? [place.box.x0, place.box.y0, place.box.x1 - place.box.x0, place.box.y1 - place.box.y0]
+    : frame.viewBox;
   const at = place ? [place.x, place.y, place.width, place.height] : [x, y, w, h];
   return `<svg x="${fmt(at[0]!)}" y="${fmt(at[1]!)}" width="${fmt(at[2]!)}" height="${fmt(at[3]!)}" viewBox="${viewBox.map(fmt).join(" ")}" overflow="hidden">${body(plot)}${extra}</svg>`;
 }
@@ -158,13 +172,27 @@ function markSvgs(marks: Mark[], unit: number, occupied: Occupancy): string[] {
     const above = y - unit * 0.8;
     const below = y1 + pad + size;
     const step = size * 1.2;
-    const baselines = [above, below, ...Array.from({ length: 12 }, (_, i) => [above - (i + 1) * step, below + (i + 1) * step]).flat()];
-    const boxAt = (baseline: number): MmBox => ({ x0: x, y0: baseline - size, x1: x + width, y1: baseline + size * 0.25 });
+    const baselines = [
+      above,
+      below,
+      ...Array.from({ length: 12 }, (_, i) => [above - (i + 1) * step, below + (i + 1) * step]).flat(),
+    ];
+    const boxAt = (baseline: number): MmBox => ({
+      x0: x,
+      y0: baseline - size,
+      x1: x + width,
+      y1: baseline + size * 0.25,
+    });
     const baseline =
-      baselines.find((b) => labels.clear(boxAt(b)) && occupied.clear(boxAt(b))) ?? baselines.find((b) => labels.clear(boxAt(b))) ?? above;
+      baselines.find((b) => labels.clear(boxAt(b)) && occupied.clear(boxAt(b))) ??
+      baselines.find((b) => labels.clear(boxAt(b))) ??
+      above;
     labels.add(boxAt(baseline));
     occupied.add(boxAt(baseline));
-    const leader = baseline !== above && baseline !== below ? `<line x1="${fmt(x)}" y1="${fmt(baseline < y ? baseline : baseline - size)}" x2="${fmt(x)}" y2="${fmt(baseline < y ? y : y1 + pad)}" stroke="${colour}" stroke-width="${fmt(unit * 0.2)}"/>` : "";
+    const leader =
+      baseline !== above && baseline !== below
+        ? `<line x1="${fmt(x)}" y1="${fmt(baseline < y ? baseline : baseline - size)}" x2="${fmt(x)}" y2="${fmt(baseline < y ? y : y1 + pad)}" stroke="${colour}" stroke-width="${fmt(unit * 0.2)}"/>`
+        : "";
     return `<g>${rect}${leader}<text x="${fmt(x)}" y="${fmt(baseline)}" font-family="sans-serif" font-size="${fmt(size)}" fill="${colour}" stroke="#ffffff" stroke-width="${fmt(unit * 0.5)}" paint-order="stroke">${escapeXml(mark.label)}</text></g>`;
   });
 }
@@ -236,15 +264,27 @@ function cellsOf(box: MmBox): string[] {
  * plot draws nothing (frame, title block, symbols, wires, text) and no mark or label sits, so
  * it never covers the sheet's own text; the view's top-left corner when the page is full.
  */
-function legendSpot(occupied: Occupancy, marks: Mark[], view: [number, number, number, number], unit: number): { x: number; y: number } {
+function legendSpot(
+  occupied: Occupancy,
+  marks: Mark[],
+  view: [number, number, number, number],
+  unit: number,
+): { x: number; y: number } {
   const [vx, vy, vw, vh] = view;
   const { width, height } = legendSize(unit);
-  for (const mark of marks) occupied.add({ x0: mark.box.x0 - unit * 2, y0: mark.box.y0 - unit * 2, x1: mark.box.x1 + unit * 2, y1: mark.box.y1 + unit * 2 });
+  for (const mark of marks)
+    occupied.add({
+      x0: mark.box.x0 - unit * 2,
+      y0: mark.box.y0 - unit * 2,
+      x1: mark.box.x1 + unit * 2,
+      y1: mark.box.y1 + unit * 2,
+    });
   const step = unit * 2;
   const margin = unit * 1.5;
   for (let y = vy + margin; y + height <= vy + vh - margin; y += step) {
     for (let x = vx + margin; x + width <= vx + vw - margin; x += step) {
-      if (occupied.clear({ x0: x - margin, y0: y - margin, x1: x + width + margin, y1: y + height + margin })) return { x, y };
+      if (occupied.clear({ x0: x - margin, y0: y - margin, x1: x + width + margin, y1: y + height + margin }))
+        return { x, y };
     }
   }
   return { x: vx + margin, y: vy + margin };
@@ -262,14 +302,21 @@ function drawnBoxes(svg: string): MmBox[] {
     if (points.length === 1) boxes.push({ x0: points[0]![0], y0: points[0]![1], x1: points[0]![0], y1: points[0]![1] });
     for (let i = 1; i < points.length; i++) {
       const [a, b] = [points[i - 1]!, points[i]!];
-      boxes.push({ x0: Math.min(a[0], b[0]), y0: Math.min(a[1], b[1]), x1: Math.max(a[0], b[0]), y1: Math.max(a[1], b[1]) });
+      boxes.push({
+        x0: Math.min(a[0], b[0]),
+        y0: Math.min(a[1], b[1]),
+        x1: Math.max(a[0], b[0]),
+        y1: Math.max(a[1], b[1]),
+      });
     }
   }
   for (const m of svg.matchAll(/<circle\b[^>]*\bcx="(-?[\d.]+)"[^>]*\bcy="(-?[\d.]+)"[^>]*\br="([\d.]+)"/g)) {
     const [x, y, r] = [Number(m[1]), Number(m[2]), Number(m[3])];
     boxes.push({ x0: x - r, y0: y - r, x1: x + r, y1: y + r });
   }
-  for (const m of svg.matchAll(/<rect\b[^>]*\bx="(-?[\d.]+)"[^>]*\by="(-?[\d.]+)"[^>]*\bwidth="([\d.]+)"[^>]*\bheight="([\d.]+)"/g)) {
+  for (const m of svg.matchAll(
+    /<rect\b[^>]*\bx="(-?[\d.]+)"[^>]*\by="(-?[\d.]+)"[^>]*\bwidth="([\d.]+)"[^>]*\bheight="([\d.]+)"/g,
+  )) {
     const [x, y, w, h] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
     boxes.push({ x0: x, y0: y, x1: x + w, y1: y + h });
   }
@@ -308,17 +355,35 @@ const CLIP_SLACK = 2;
  * (a busy sheet draws tens of thousands of paths); what shows in the region is unchanged.
  */
 export function clipped(svg: string, box: MmBox): string {
-  const near: MmBox = { x0: box.x0 - CLIP_SLACK, y0: box.y0 - CLIP_SLACK, x1: box.x1 + CLIP_SLACK, y1: box.y1 + CLIP_SLACK };
+  const near: MmBox = {
+    x0: box.x0 - CLIP_SLACK,
+    y0: box.y0 - CLIP_SLACK,
+    x1: box.x1 + CLIP_SLACK,
+    y1: box.y1 + CLIP_SLACK,
+  };
   const keep = (b: MmBox | undefined) => b === undefined || touches(b, near);
   let out = svg
-    .replace(/<path\b[^>]*?\bd="([^"]*)"[^>]*?\/>/g, (element, d: string) => (keep(boxOf(pathPoints(d))) ? element : ""))
+    .replace(/<path\b[^>]*?\bd="([^"]*)"[^>]*?\/>/g, (element, d: string) =>
+      keep(boxOf(pathPoints(d))) ? element : "",
+    )
     .replace(/<circle\b[^>]*\/>/g, (element) => {
       const [cx, cy, r] = ["cx", "cy", "r"].map((name) => attribute(element, name));
-      return cx === undefined || cy === undefined || r === undefined || keep({ x0: cx - r, y0: cy - r, x1: cx + r, y1: cy + r }) ? element : "";
+      return cx === undefined ||
+        cy === undefined ||
+        r === undefined ||
+        keep({ x0: cx - r, y0: cy - r, x1: cx + r, y1: cy + r })
+        ? element
+        : "";
     })
     .replace(/<rect\b[^>]*\/>/g, (element) => {
       const [x, y, w, h] = ["x", "y", "width", "height"].map((name) => attribute(element, name));
-      return x === undefined || y === undefined || w === undefined || h === undefined || keep({ x0: x, y0: y, x1: x + w, y1: y + h }) ? element : "";
+      return x === undefined ||
+        y === undefined ||
+        w === undefined ||
+        h === undefined ||
+        keep({ x0: x, y0: y, x1: x + w, y1: y + h })
+        ? element
+        : "";
     })
     .replace(/<text\b[^>]*\bopacity="0"[^>]*>[^<]*<\/text>/g, "");
   // Groups left with nothing in them, innermost first.
@@ -347,7 +412,8 @@ function pathPoints(d: string): [number, number][] {
   let numbers: number[] = [];
   const flush = () => {
     const arity = command === "A" ? 7 : 2;
-    for (let i = 0; i + arity <= numbers.length; i += arity) points.push([numbers[i + arity - 2]!, numbers[i + arity - 1]!]);
+    for (let i = 0; i + arity <= numbers.length; i += arity)
+      points.push([numbers[i + arity - 2]!, numbers[i + arity - 1]!]);
     numbers = [];
   };
   for (const token of d.match(/[A-Za-z]|-?\d*\.?\d+(?:e-?\d+)?/g) ?? []) {
@@ -365,7 +431,12 @@ export function fmt(n: number): string {
 }
 
 function unescapeXml(text: string): string {
-  return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+  return text
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, "&");
 }
 
 export function escapeXml(text: string): string {

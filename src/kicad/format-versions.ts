@@ -99,7 +99,7 @@ export const SCHEMATIC = {
   },
   propertyIdsDropped: {
     since: 20220929,
-    what: "properties are `(property \"Value\" \"1k\" (at …))`; before, with a field number `(id 1)` after the value",
+    what: 'properties are `(property "Value" "1k" (at …))`; before, with a field number `(id 1)` after the value',
   },
   dnp: {
     since: 20220914,
@@ -108,15 +108,15 @@ export const SCHEMATIC = {
   symbolInstancesInSymbols: {
     since: 20221002,
     what:
-      "each placed symbol holds its references in `(instances (project \"name\" (path \"/root-uuid/…\" (reference) (unit))))`; " +
-      "before, the root schematic lists every placed symbol in `(symbol_instances (path \"/sheet-uuid…/symbol-uuid\" (reference) (unit) (value) (footprint)))`, " +
+      'each placed symbol holds its references in `(instances (project "name" (path "/root-uuid/…" (reference) (unit))))`; ' +
+      'before, the root schematic lists every placed symbol in `(symbol_instances (path "/sheet-uuid…/symbol-uuid" (reference) (unit) (value) (footprint)))`, ' +
       "its paths without the root's uuid",
   },
   sheetInstancesInSheets: {
     since: 20221110,
     what:
       "each sheet symbol holds its page numbers in `(instances (project … (path … (page))))`; before, the root schematic's " +
-      "`(sheet_instances (path \"/sheet-uuid/\" (page \"2\")))` lists every sheet (its paths without the root's uuid before 20221002)",
+      '`(sheet_instances (path "/sheet-uuid/" (page "2")))` lists every sheet (its paths without the root\'s uuid before 20221002)',
   },
   instanceValueDropped: {
     since: 20221126,
@@ -144,7 +144,7 @@ export const SCHEMATIC = {
   v8Syntax: {
     since: 20231120,
     what:
-      "KiCad 8's writer: every string quoted (uuids, `(generator \"eeschema\")`), `(generator_version)`, text effects with " +
+      'KiCad 8\'s writer: every string quoted (uuids, `(generator "eeschema")`), `(generator_version)`, text effects with ' +
       "`(hide yes)` and `(fields_autoplaced yes)`, tab-indented one-item-per-line layout; before, bare `hide` and " +
       "`(fields_autoplaced)`, unquoted uuids and two-space indentation",
   },
@@ -202,18 +202,18 @@ export const BOARD = {
   footprintDnp: {
     since: 20230410,
     what:
-      "a footprint carries the symbol's \"Do not populate\" as `(attr … dnp)`; before (KiCad 7), a board has no DNP at all: " +
+      'a footprint carries the symbol\'s "Do not populate" as `(attr … dnp)`; before (KiCad 7), a board has no DNP at all: ' +
       "it lives in the schematic only, and KiCad 7 cannot open a board holding the flag",
   },
   footprintFields: {
     since: 20230620,
-    what: "a footprint's Reference and Value are `(property \"Reference\" \"R1\" (at …) …)`; before, `(fp_text reference \"R1\" …)`",
+    what: 'a footprint\'s Reference and Value are `(property "Reference" "R1" (at …) …)`; before, `(fp_text reference "R1" …)`',
   },
   v8Syntax: {
     since: 20231014,
     what:
       "KiCad 8's writer: item ids are `(uuid \"…\")`, every string quoted, a footprint's sheet is `(sheetname …)` and " +
-      "`(sheetfile …)`; before, `(tstamp …)` with bare ids and `(property \"Sheetname\" …)`",
+      '`(sheetfile …)`; before, `(tstamp …)` with bare ids and `(property "Sheetname" …)`',
   },
   booleans: {
     since: 20231212,
@@ -225,7 +225,7 @@ export const BOARD = {
   },
   netNames: {
     since: 20251028,
-    what: "pads, tracks, vias and zones name their net, `(net \"GND\")`, and the board has no net table; before, `(net 3 \"GND\")` and a numbered table",
+    what: 'pads, tracks, vias and zones name their net, `(net "GND")`, and the board has no net table; before, `(net 3 "GND")` and a numbered table',
   },
 } as const satisfies Record<string, FormatChange>;
 
@@ -288,7 +288,16 @@ const KICAD6: BoardDialect = {
   nets: "numbered",
 };
 const KICAD7: BoardDialect = { ...KICAD6, release: 7, version: boardRelease(7), strokes: "stroke" };
-const KICAD8: BoardDialect = { ...KICAD7, release: 8, version: boardRelease(8), textFields: "property", ids: "uuid", flags: "list", sheetData: "token", rootSheetName: "Root" };
+const KICAD8: BoardDialect = {
+  ...KICAD7,
+  release: 8,
+  version: boardRelease(8),
+  textFields: "property",
+  ids: "uuid",
+  flags: "list",
+  sheetData: "token",
+  rootSheetName: "Root",
+};
 const KICAD9: BoardDialect = { ...KICAD8, release: 9, version: boardRelease(9), sheetName: "path", rootSheetName: "/" };
 const KICAD10: BoardDialect = { ...KICAD9, release: 10, version: Number.POSITIVE_INFINITY, nets: "named" };
 

@@ -7,7 +7,13 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { BRIDGE_SOCKET_ENV, BRIDGE_TOKEN_ENV, flushUnsent, lineReader, writeLine } from "../agent/providers/agent-cli/bridge.ts";
+import {
+  BRIDGE_SOCKET_ENV,
+  BRIDGE_TOKEN_ENV,
+  flushUnsent,
+  lineReader,
+  writeLine,
+} from "../agent/providers/agent-cli/bridge.ts";
 import type { ToolImage, ToolSpec } from "../agent/conversation.ts";
 import { mcpImages } from "../agent/providers/host.ts";
 import { CopperheadError } from "../errors.ts";
@@ -22,9 +28,13 @@ export async function serveToolBridge(env: Record<string, string | undefined> = 
   const socketPath = env[BRIDGE_SOCKET_ENV];
   const token = env[BRIDGE_TOKEN_ENV];
   if (!socketPath || !token) {
-    throw new CopperheadError("usage", "copperhead mcp-bridge is started by a copperhead run for its agent CLI, not by hand.", {
-      fix: "Use `copperhead mcp` to serve copperhead to an AI host.",
-    });
+    throw new CopperheadError(
+      "usage",
+      "copperhead mcp-bridge is started by a copperhead run for its agent CLI, not by hand.",
+      {
+        fix: "Use `copperhead mcp` to serve copperhead to an AI host.",
+      },
+    );
   }
   const pending = new Map<number, Pending>();
   let nextId = 1;
@@ -50,7 +60,9 @@ export async function serveToolBridge(env: Record<string, string | undefined> = 
       error: gone,
     },
   }).catch(() => {
-    throw new CopperheadError("not_found", "The copperhead run this bridge belongs to is not running.", { fix: "Start the change with copperhead do." });
+    throw new CopperheadError("not_found", "The copperhead run this bridge belongs to is not running.", {
+      fix: "Start the change with copperhead do.",
+    });
   });
   const ask = (request: Record<string, unknown>) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
@@ -59,14 +71,30 @@ export async function serveToolBridge(env: Record<string, string | undefined> = 
       writeLine(socket, unsent, JSON.stringify({ token, id, ...request }));
     });
 
-  const server = new Server({ name: "copperhead", version: VERSION }, { capabilities: { tools: { listChanged: false } } });
+  const server = new Server(
+    { name: "copperhead", version: VERSION },
+    { capabilities: { tools: { listChanged: false } } },
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const { tools } = (await ask({ method: "list" })) as { tools: ToolSpec[] };
-    return { tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: { type: "object" as const, ...t.inputSchema } })) };
+    return {
+      tools: tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: { type: "object" as const, ...t.inputSchema },
+      })),
+    };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const answer = (await ask({ method: "call", name: request.params.name, arguments: request.params.arguments ?? {} })) as { content: string; isError: boolean; images?: ToolImage[] };
-    return { content: [{ type: "text", text: answer.content }, ...mcpImages(answer.images)], ...(answer.isError ? { isError: true } : {}) };
+    const answer = (await ask({
+      method: "call",
+      name: request.params.name,
+      arguments: request.params.arguments ?? {},
+    })) as { content: string; isError: boolean; images?: ToolImage[] };
+    return {
+      content: [{ type: "text", text: answer.content }, ...mcpImages(answer.images)],
+      ...(answer.isError ? { isError: true } : {}),
+    };
   });
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();

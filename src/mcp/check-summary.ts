@@ -96,11 +96,20 @@ export const CheckSummarySchema = v.object({
 export type CheckSummary = v.InferOutput<typeof CheckSummarySchema>;
 
 export function summariseCheck(report: CheckReport, selection: CheckSelection = {}): CheckSummary {
-  const filtered = [selection.onlyNew, selection.check, selection.rule, selection.severity, selection.limit, selection.offset].some((x) => x !== undefined);
+  const filtered = [
+    selection.onlyNew,
+    selection.check,
+    selection.rule,
+    selection.severity,
+    selection.limit,
+    selection.offset,
+  ].some((x) => x !== undefined);
   const all = report.checks.flatMap((c) => c.findings);
   const selected = filtered ? all.filter((f) => matches(f, selection)) : defaultPick(report);
   const offset = selection.offset ?? 0;
-  const wanted = selected.slice(offset, selection.limit === undefined ? undefined : offset + selection.limit).map(withoutItems);
+  const wanted = selected
+    .slice(offset, selection.limit === undefined ? undefined : offset + selection.limit)
+    .map(withoutItems);
 
   const summary: CheckSummary = {
     schema: "copperhead.check-summary/1",
@@ -113,9 +122,18 @@ export function summariseCheck(report: CheckReport, selection: CheckSelection = 
     checks: report.checks.map((c) => {
       const rules = ruleCounts(c.findings);
       const more = rules.length - RULES_SHOWN;
-      return { id: c.id, status: c.status, summary: c.summary, counts: countSeverities(c.findings), rules: rules.slice(0, RULES_SHOWN), ...(more > 0 ? { otherRules: more } : {}) };
+      return {
+        id: c.id,
+        status: c.status,
+        summary: c.summary,
+        counts: countSeverities(c.findings),
+        rules: rules.slice(0, RULES_SHOWN),
+        ...(more > 0 ? { otherRules: more } : {}),
+      };
     }),
-    ...(report.baseline ? { baseline: { ...report.baseline, absent: report.baseline.absent.slice(0, ABSENT_SHOWN).map(withoutItems) } } : {}),
+    ...(report.baseline
+      ? { baseline: { ...report.baseline, absent: report.baseline.absent.slice(0, ABSENT_SHOWN).map(withoutItems) } }
+      : {}),
     findings: [],
     page: { mode: filtered ? "filter" : "summary", selected: selected.length, offset, returned: 0 },
   };
@@ -153,11 +171,18 @@ function defaultPick(report: CheckReport): Finding[] {
     perRule.set(rule, shown + 1);
     picked.add(f);
   }
-  return findings.filter((f) => picked.has(f)).sort((a, b) => Number(b.baselineState === "new") - Number(a.baselineState === "new"));
+  return findings
+    .filter((f) => picked.has(f))
+    .sort((a, b) => Number(b.baselineState === "new") - Number(a.baselineState === "new"));
 }
 
 function matches(f: Finding, s: CheckSelection): boolean {
-  return (!s.onlyNew || f.baselineState === "new") && (s.check === undefined || f.check === s.check) && (s.rule === undefined || f.rule === s.rule) && (s.severity === undefined || f.severity === s.severity);
+  return (
+    (!s.onlyNew || f.baselineState === "new") &&
+    (s.check === undefined || f.check === s.check) &&
+    (s.rule === undefined || f.rule === s.rule) &&
+    (s.severity === undefined || f.severity === s.severity)
+  );
 }
 
 /** Counts per rule and severity, most frequent first. */
@@ -165,7 +190,12 @@ function ruleCounts(findings: Finding[]): RuleCount[] {
   const rules = new Map<string, RuleCount>();
   for (const f of findings) {
     const id = `${f.rule}\0${f.severity}`;
-    const count = rules.get(id) ?? { rule: f.rule, severity: f.severity, count: 0, ...(f.baselineState ? { new: 0 } : {}) };
+    const count = rules.get(id) ?? {
+      rule: f.rule,
+      severity: f.severity,
+      count: 0,
+      ...(f.baselineState ? { new: 0 } : {}),
+    };
     count.count++;
     if (f.baselineState === "new") count.new = (count.new ?? 0) + 1;
     rules.set(id, count);

@@ -15,7 +15,9 @@ import { oneLine } from "../util/trim.ts";
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 export function relayCheck(report: CheckSummary): string {
-  const failing = report.checks.filter((c) => c.status === "fail" || c.status === "warn").map((c) => `${c.id} ${c.summary}`);
+  const failing = report.checks
+    .filter((c) => c.status === "fail" || c.status === "warn")
+    .map((c) => `${c.id} ${c.summary}`);
   const state = failing.length ? failing.join("; ") : "every check passed";
   const verdict = report.baseline
     ? `Check against ${report.baseline.ref}: ${report.ok ? "nothing new fails" : "new findings fail"} (${plural(report.baseline.counts.new, "new finding")}, ${report.baseline.counts.absent} fixed). ${state}.`
@@ -48,7 +50,9 @@ export function relayDo(s: DoSummary): string {
       }
       return `Refused (${s.reason === "refused" ? "the model declined" : s.reason}), nothing was changed: ${oneLine(s.detail ?? "")}`;
     case "rolled_back": {
-      const findings = s.verification.newFindings.length ? ` New findings: ${s.verification.newFindings.map((f) => `${f.check}/${f.rule}`).join(", ")}.` : "";
+      const findings = s.verification.newFindings.length
+        ? ` New findings: ${s.verification.newFindings.map((f) => `${f.check}/${f.rule}`).join(", ")}.`
+        : "";
       return `Rolled back (${s.reason}), the design is as it was: ${firstLine(s.detail ?? title)}${findings}`;
     }
   }
@@ -62,7 +66,10 @@ export function relaySync(r: SyncResult): string {
     return `Resolved by code beside the uncommitted changes, nothing committed: ${files.length ? files.join(", ") : "no file needed changing"}. Stage them with the change and commit.${left}`;
   }
   if (r.ok) return "Docs and board agree with the schematic; every requirement rule passes.";
-  const parts = [r.drift.length ? plural(r.drift.length, "drift item") : "", r.violations.length ? plural(r.violations.length, "requirement violation") : ""].filter(Boolean);
+  const parts = [
+    r.drift.length ? plural(r.drift.length, "drift item") : "",
+    r.violations.length ? plural(r.violations.length, "requirement violation") : "",
+  ].filter(Boolean);
   const prose = r.drift.filter((item) => item.resolution === "model").length;
   const next = r.needsHuman
     ? "some need a person to decide"
@@ -92,7 +99,13 @@ function layout(s: DoSummary): string {
 }
 
 function firstLine(text: string): string {
-  return text.split("\n").find((line) => line.trim() !== "")?.replace(/^- /, "").trim() ?? "";
+  return (
+    text
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.replace(/^- /, "")
+      .trim() ?? ""
+  );
 }
 
 function capitalise(text: string): string {

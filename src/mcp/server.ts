@@ -12,7 +12,13 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { describeProgress } from "../agent/progress.ts";
 import type { HostSampler } from "../agent/providers/host.ts";
 import { asCopperheadError, CopperheadError } from "../errors.ts";
@@ -59,13 +65,19 @@ class RedactingServer extends Server {
 }
 
 export function createMcpServer(repo: string): McpServerHandle {
-  const server = new RedactingServer({ name: "copperhead", version: VERSION }, { capabilities: { tools: { listChanged: false } } });
+  const server = new RedactingServer(
+    { name: "copperhead", version: VERSION },
+    { capabilities: { tools: { listChanged: false } } },
+  );
   const inFlight = new Set<Promise<unknown>>();
 
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     // All four tools come in one page, so no cursor names a page that exists.
     if (request.params?.cursor !== undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `cursor: there is no page ${JSON.stringify(request.params.cursor)}; copperhead lists all its tools in one page`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `cursor: there is no page ${JSON.stringify(request.params.cursor)}; copperhead lists all its tools in one page`,
+      );
     }
     return TOOL_LIST;
   });
@@ -74,12 +86,18 @@ export function createMcpServer(repo: string): McpServerHandle {
     const tool = MCP_TOOLS.find((t) => t.name === request.params.name);
     if (!tool) {
       return errorResult(
-        new CopperheadError("usage", `Unknown tool ${JSON.stringify(request.params.name)}.`, { fix: `Call one of ${MCP_TOOLS.map((t) => t.name).join(", ")}.` }),
+        new CopperheadError("usage", `Unknown tool ${JSON.stringify(request.params.name)}.`, {
+          fix: `Call one of ${MCP_TOOLS.map((t) => t.name).join(", ")}.`,
+        }),
       );
     }
     const parsed = checkArguments(tool.input, request.params.arguments);
     if (!parsed.ok) {
-      return errorResult(new CopperheadError("usage", `Invalid arguments for ${tool.name}: ${parsed.problems.join("; ")}.`, { fix: "Send arguments that match the tool's input schema." }));
+      return errorResult(
+        new CopperheadError("usage", `Invalid arguments for ${tool.name}: ${parsed.problems.join("; ")}.`, {
+          fix: "Send arguments that match the tool's input schema.",
+        }),
+      );
     }
     const token = request.params._meta?.progressToken;
     let step = 0;
@@ -100,7 +118,8 @@ export function createMcpServer(repo: string): McpServerHandle {
     // settled when it connected.
     const host: HostSampler = {
       supportsToolSampling: () => server.getClientCapabilities()?.sampling?.tools !== undefined,
-      createMessage: (params, signal) => server.createMessage(params, { signal, timeout: SAMPLING_TIMEOUT_MS, relatedRequestId: extra.requestId }),
+      createMessage: (params, signal) =>
+        server.createMessage(params, { signal, timeout: SAMPLING_TIMEOUT_MS, relatedRequestId: extra.requestId }),
     };
     // Through an async function, so a handler that throws before its first await is a typed
     // error result like any other, not a protocol error.

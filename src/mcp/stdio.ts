@@ -30,7 +30,10 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { exceedsNesting, MAX_NESTING } from "../util/nesting.ts";
 
 /** The requests the server handles, each with the params schema the SDK will hold it to. */
-const REQUEST_SCHEMAS: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: Issue[] } } }> = {
+const REQUEST_SCHEMAS: Record<
+  string,
+  { safeParse(value: unknown): { success: boolean; error?: { issues: Issue[] } } }
+> = {
   initialize: InitializeRequestSchema,
   ping: PingRequestSchema,
   "tools/list": ListToolsRequestSchema,
@@ -109,7 +112,11 @@ export class CheckedStdioTransport implements Transport {
       return;
     }
     if (Array.isArray(value)) {
-      this.reply(null, ErrorCode.InvalidRequest, "Invalid Request: batches are not part of MCP; send one request per line");
+      this.reply(
+        null,
+        ErrorCode.InvalidRequest,
+        "Invalid Request: batches are not part of MCP; send one request per line",
+      );
       return;
     }
     const request = asRequest(value);
@@ -128,8 +135,10 @@ export class CheckedStdioTransport implements Transport {
       this.onmessage?.(message.data);
       return;
     }
-    const issues = (fit?.error?.issues as Issue[] | undefined) ?? (message.success ? [] : (message.error.issues as Issue[]));
-    if (request?.method !== undefined && request.hasParams) this.refuse(request, ErrorCode.InvalidParams, `Invalid params: ${describeIssues(issues)}`);
+    const issues =
+      (fit?.error?.issues as Issue[] | undefined) ?? (message.success ? [] : (message.error.issues as Issue[]));
+    if (request?.method !== undefined && request.hasParams)
+      this.refuse(request, ErrorCode.InvalidParams, `Invalid params: ${describeIssues(issues)}`);
     else this.refuse(request, ErrorCode.InvalidRequest, `Invalid Request: ${describeIssues(issues)}`);
   }
 
@@ -142,14 +151,16 @@ export class CheckedStdioTransport implements Transport {
 
   private reply(id: RequestId | null, code: number, message: string): void {
     // An error response with a null id is what JSON-RPC prescribes when the id is unknown.
-    void this.send({ jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage).catch((err: unknown) =>
-      this.onerror?.(err instanceof Error ? err : new Error(String(err))),
+    void this.send({ jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage).catch(
+      (err: unknown) => this.onerror?.(err instanceof Error ? err : new Error(String(err))),
     );
   }
 }
 
 /** What of a parsed line looks like a request: its id (when usable), method, and whether it has params. */
-function asRequest(value: unknown): { id?: RequestId; hasId: boolean; method?: string; hasParams: boolean } | undefined {
+function asRequest(
+  value: unknown,
+): { id?: RequestId; hasId: boolean; method?: string; hasParams: boolean } | undefined {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
   const record = value as Record<string, unknown>;
   const id = record.id;

@@ -74,7 +74,9 @@ export const MCP_TOOLS = [
       "The result has two text blocks: first a few plain sentences to relay to your user as they are, then the summary as JSON (structuredContent holds the same object).",
     ].join(" "),
     input: v.strictObject({
-      fab: v.optional(v.pipe(v.boolean(), v.description("Also check fabrication readiness; unconnected items become errors"))),
+      fab: v.optional(
+        v.pipe(v.boolean(), v.description("Also check fabrication readiness; unconnected items become errors")),
+      ),
       strict: v.optional(v.pipe(v.boolean(), v.description("Warnings fail too"))),
       baseline: v.optional(
         v.pipe(
@@ -86,27 +88,57 @@ export const MCP_TOOLS = [
           v.description("Compare with the design at this git ref (e.g. HEAD, main): only findings new since then fail"),
         ),
       ),
-      only_new: v.optional(v.pipe(v.boolean(), v.description("List only findings new against baseline (which it needs)"))),
+      only_new: v.optional(
+        v.pipe(v.boolean(), v.description("List only findings new against baseline (which it needs)")),
+      ),
       check: v.optional(v.pipe(v.picklist(CHECK_IDS), v.description("List only this check's findings"))),
-      rule: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200), v.description("List only this rule's findings (as in checks[].rules, e.g. pin_not_connected)"))),
+      rule: v.optional(
+        v.pipe(
+          v.string(),
+          v.trim(),
+          v.minLength(1),
+          v.maxLength(200),
+          v.description("List only this rule's findings (as in checks[].rules, e.g. pin_not_connected)"),
+        ),
+      ),
       severity: v.optional(v.pipe(SeveritySchema, v.description("List only findings of this severity"))),
-      limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000), v.description("List at most this many findings (fewer when they would not fit the answer)"))),
-      offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Skip this many of the selected findings: the previous answer's page.next"))),
+      limit: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer(),
+          v.minValue(1),
+          v.maxValue(1000),
+          v.description("List at most this many findings (fewer when they would not fit the answer)"),
+        ),
+      ),
+      offset: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer(),
+          v.minValue(0),
+          v.description("Skip this many of the selected findings: the previous answer's page.next"),
+        ),
+      ),
     }),
     output: CheckSummarySchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async (args, ctx) => {
       if (args.only_new && args.baseline === undefined) {
-        throw new CopperheadError("usage", "only_new needs a baseline: a finding is new against a git ref.", { fix: 'Pass baseline too, e.g. "HEAD" or "main".' });
+        throw new CopperheadError("usage", "only_new needs a baseline: a finding is new against a git ref.", {
+          fix: 'Pass baseline too, e.g. "HEAD" or "main".',
+        });
       }
-      return summariseCheck(await runCheck({ repo: ctx.repo, fab: args.fab, strict: args.strict, baseline: args.baseline }), {
-        onlyNew: args.only_new,
-        check: args.check,
-        rule: args.rule,
-        severity: args.severity,
-        limit: args.limit,
-        offset: args.offset,
-      });
+      return summariseCheck(
+        await runCheck({ repo: ctx.repo, fab: args.fab, strict: args.strict, baseline: args.baseline }),
+        {
+          onlyNew: args.only_new,
+          check: args.check,
+          rule: args.rule,
+          severity: args.severity,
+          limit: args.limit,
+          offset: args.offset,
+        },
+      );
     },
     relay: relayCheck,
   }),
@@ -124,12 +156,31 @@ export const MCP_TOOLS = [
       BLOCKS,
     ].join(" "),
     input: v.strictObject({
-      request: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(MAX_REQUEST_BYTES), v.description("The change, in words")),
-      dry_run: v.optional(v.pipe(v.boolean(), v.description("Verify the change, keep diff.patch, then restore the tree: status proposed"))),
+      request: v.pipe(
+        v.string(),
+        v.trim(),
+        v.minLength(1),
+        v.maxLength(MAX_REQUEST_BYTES),
+        v.description("The change, in words"),
+      ),
+      dry_run: v.optional(
+        v.pipe(
+          v.boolean(),
+          v.description("Verify the change, keep diff.patch, then restore the tree: status proposed"),
+        ),
+      ),
     }),
     output: RunSummarySchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: (args, ctx) => runDo({ request: args.request, dryRun: args.dry_run, repo: ctx.repo, signal: ctx.signal, onProgress: ctx.onProgress, host: ctx.host }),
+    run: (args, ctx) =>
+      runDo({
+        request: args.request,
+        dryRun: args.dry_run,
+        repo: ctx.repo,
+        signal: ctx.signal,
+        onProgress: ctx.onProgress,
+        host: ctx.host,
+      }),
     relay: relayDo,
   }),
   defineMcpTool({
@@ -143,18 +194,30 @@ export const MCP_TOOLS = [
       "Requirement violations are never changed: they are reported with needsHuman. Resolving prose: " + KEYS,
       BLOCKS,
     ].join(" "),
-    input: v.strictObject({ resolve: v.optional(v.pipe(v.boolean(), v.description("Fix drift through the gated pipeline"))) }),
+    input: v.strictObject({
+      resolve: v.optional(v.pipe(v.boolean(), v.description("Fix drift through the gated pipeline"))),
+    }),
     output: SyncResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: (args, ctx) => runSync({ repo: ctx.repo, resolve: args.resolve, signal: ctx.signal, onProgress: ctx.onProgress, host: ctx.host }),
+    run: (args, ctx) =>
+      runSync({
+        repo: ctx.repo,
+        resolve: args.resolve,
+        signal: ctx.signal,
+        onProgress: ctx.onProgress,
+        host: ctx.host,
+      }),
     relay: relaySync,
   }),
   defineMcpTool({
     name: "copperhead_init",
     title: "Set the repo up for copperhead",
     description:
-      "Write .copperhead/config.json, docs/SPEC.md (with requirement rules suggested from the design), docs/BOM.md, DECISIONS.md, CHANGELOG.md and the pre-commit hook. Idempotent: each file reports created, unchanged, updated or refused; hand-edited generated regions and foreign hooks are never overwritten (force overwrites generated regions only). No network, no key needed. " + BLOCKS,
-    input: v.strictObject({ force: v.optional(v.pipe(v.boolean(), v.description("Regenerate hand-edited generated regions"))) }),
+      "Write .copperhead/config.json, docs/SPEC.md (with requirement rules suggested from the design), docs/BOM.md, DECISIONS.md, CHANGELOG.md and the pre-commit hook. Idempotent: each file reports created, unchanged, updated or refused; hand-edited generated regions and foreign hooks are never overwritten (force overwrites generated regions only). No network, no key needed. " +
+      BLOCKS,
+    input: v.strictObject({
+      force: v.optional(v.pipe(v.boolean(), v.description("Regenerate hand-edited generated regions"))),
+    }),
     output: InitResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: (args, ctx) => runInit({ repo: ctx.repo, force: args.force }),

@@ -34,10 +34,14 @@ export function writeFileAtomic(abs: string, bytes: Uint8Array | string, options
   } catch (err) {
     const code = errorCode(err);
     if (code === undefined) throw err;
-    throw new CopperheadError("write_failed", `Could not write ${abs}: ${WHY[code] ?? (err instanceof Error ? err.message : code)}; the file is unchanged.`, {
-      file: abs,
-      fix: "Free disk space or lift the file-size limit, check the folder's permissions, then run the command again.",
-    });
+    throw new CopperheadError(
+      "write_failed",
+      `Could not write ${abs}: ${WHY[code] ?? (err instanceof Error ? err.message : code)}; the file is unchanged.`,
+      {
+        file: abs,
+        fix: "Free disk space or lift the file-size limit, check the folder's permissions, then run the command again.",
+      },
+    );
   }
 }
 

@@ -26,7 +26,10 @@ export interface CancellationOptions {
 const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 type HandledSignal = keyof typeof SIGNAL_NUMBERS;
 
-export async function withCancellation<T>(fn: (signal: AbortSignal) => Promise<T>, options: CancellationOptions = {}): Promise<T> {
+export async function withCancellation<T>(
+  fn: (signal: AbortSignal) => Promise<T>,
+  options: CancellationOptions = {},
+): Promise<T> {
   const controller = new AbortController();
   let received = 0;
   const onSignal = (name: HandledSignal): void => {
@@ -34,12 +37,16 @@ export async function withCancellation<T>(fn: (signal: AbortSignal) => Promise<T
     if (received === 1) {
       controller.abort(new DOMException(`Cancelled by ${name}`, "AbortError"));
     } else if (received === 2) {
-      log.warn(`${name} again: finishing safely (rolling back, or letting a git commit that already started end); send it once more to exit now (the next copperhead command then restores the tree).`);
+      log.warn(
+        `${name} again: finishing safely (rolling back, or letting a git commit that already started end); send it once more to exit now (the next copperhead command then restores the tree).`,
+      );
     } else {
       process.exit(128 + SIGNAL_NUMBERS[name]);
     }
   };
-  const handlers = (Object.keys(SIGNAL_NUMBERS) as HandledSignal[]).map((name) => [name, () => onSignal(name)] as const);
+  const handlers = (Object.keys(SIGNAL_NUMBERS) as HandledSignal[]).map(
+    (name) => [name, () => onSignal(name)] as const,
+  );
   const onOuterAbort = (): void => controller.abort(options.signal?.reason);
   for (const [name, handler] of handlers) process.on(name, handler);
   if (options.signal?.aborted) onOuterAbort();

@@ -78,7 +78,10 @@ function gitEnvironment(extra: GitEnv = {}): Record<string, string> {
 export function installedGit(): { path: string; version: string } | undefined {
   const path = Bun.which("git");
   if (!path) return undefined;
-  return { path, version: Bun.spawnSync([path, "--version"], { env: gitEnvironment(), stderr: "ignore" }).stdout.toString().trim() };
+  return {
+    path,
+    version: Bun.spawnSync([path, "--version"], { env: gitEnvironment(), stderr: "ignore" }).stdout.toString().trim(),
+  };
 }
 
 export async function runGit(repoRoot: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
@@ -98,7 +101,11 @@ export async function runGit(repoRoot: string, args: string[], options: GitOptio
     });
   }
   options.onSpawn?.(proc.pid);
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -109,7 +116,13 @@ export async function runGit(repoRoot: string, args: string[], options: GitOptio
 export function runGitSync(repoRoot: string, args: string[]): GitResult {
   let proc;
   try {
-    proc = Bun.spawnSync(["git", ...args], { cwd: repoRoot, env: gitEnvironment(), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    proc = Bun.spawnSync(["git", ...args], {
+      cwd: repoRoot,
+      env: gitEnvironment(),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
   } catch (err) {
     throw new CopperheadError("git_failed", `Could not run git: ${err instanceof Error ? err.message : String(err)}`, {
       fix: "Install git and make sure it is on PATH.",
@@ -120,7 +133,8 @@ export function runGitSync(repoRoot: string, args: string[]): GitResult {
 
 function withoutRepoLocating(env: GitEnv): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined && !REPO_LOCATING_VARS.has(key)) kept[key] = value;
+  for (const [key, value] of Object.entries(env))
+    if (value !== undefined && !REPO_LOCATING_VARS.has(key)) kept[key] = value;
   return kept;
 }
 
@@ -128,10 +142,14 @@ function withoutRepoLocating(env: GitEnv): Record<string, string> {
 async function gitOk(repoRoot: string, args: string[], options: GitOptions = {}): Promise<string> {
   const result = await runGit(repoRoot, args, options);
   if (result.code !== 0) {
-    throw new CopperheadError("git_failed", `git ${args.find((a) => !a.startsWith("-"))} failed: ${(result.stderr || result.stdout).trim()}`, {
-      fix: "Run the same git command yourself in the repo to see what git needs.",
-      exitStatus: result.code,
-    });
+    throw new CopperheadError(
+      "git_failed",
+      `git ${args.find((a) => !a.startsWith("-"))} failed: ${(result.stderr || result.stdout).trim()}`,
+      {
+        fix: "Run the same git command yourself in the repo to see what git needs.",
+        exitStatus: result.code,
+      },
+    );
   }
   return result.stdout;
 }
@@ -149,9 +167,13 @@ export async function assertGitRepo(repoRoot: string): Promise<void> {
   }
   const topPath = top.stdout.trim();
   if (realpathSync(topPath) !== realpathSync(repoRoot)) {
-    throw new CopperheadError("not_a_git_repo", `${repoRoot} is inside the git work tree at ${topPath}, not at its top.`, {
-      fix: `Run copperhead with --repo ${topPath}, or make ${repoRoot} a repository of its own with \`git init\` and a first commit.`,
-    });
+    throw new CopperheadError(
+      "not_a_git_repo",
+      `${repoRoot} is inside the git work tree at ${topPath}, not at its top.`,
+      {
+        fix: `Run copperhead with --repo ${topPath}, or make ${repoRoot} a repository of its own with \`git init\` and a first commit.`,
+      },
+    );
   }
   const head = await runGit(repoRoot, ["rev-parse", "--verify", "--quiet", "HEAD"]);
   if (head.code !== 0) {
@@ -169,7 +191,14 @@ export async function assertGitRepo(repoRoot: string): Promise<void> {
 export async function dirtyPaths(repoRoot: string): Promise<string[]> {
   // `-uall` lists files inside untracked folders one by one, so an untracked `.copperhead/`
   // holding only run records is not reported as a whole.
-  const out = await gitOk(repoRoot, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=no", "--no-renames"]);
+  const out = await gitOk(repoRoot, [
+    "status",
+    "--porcelain=v1",
+    "-z",
+    "--untracked-files=all",
+    "--ignored=no",
+    "--no-renames",
+  ]);
   const paths = new Set<string>();
   for (const entry of out.split("\0")) {
     if (entry.length < 4) continue;
@@ -251,7 +280,14 @@ export async function commitAll(repoRoot: string, options: CommitOptions): Promi
       detached: true,
       onSpawn: options.onCommitSpawned,
     });
-    if (commit.code !== 0) return { ok: false, output: [commit.stdout, commit.stderr].filter((s) => s.trim() !== "").join("\n").trim() };
+    if (commit.code !== 0)
+      return {
+        ok: false,
+        output: [commit.stdout, commit.stderr]
+          .filter((s) => s.trim() !== "")
+          .join("\n")
+          .trim(),
+      };
   } finally {
     await rm(scratch ?? indexFile, { recursive: true, force: true });
   }
@@ -264,7 +300,8 @@ export async function commitAll(repoRoot: string, options: CommitOptions): Promi
  * index, the working tree, the index and HEAD then agree on them.
  */
 export async function indexPathsAtHead(repoRoot: string, paths: string[], env: GitEnv = {}): Promise<void> {
-  if (paths.length > 0) await gitOk(repoRoot, ["--literal-pathspecs", "reset", "--quiet", "HEAD", "--", ...paths], { env });
+  if (paths.length > 0)
+    await gitOk(repoRoot, ["--literal-pathspecs", "reset", "--quiet", "HEAD", "--", ...paths], { env });
 }
 
 /**
@@ -281,7 +318,21 @@ export async function diffPatch(repoRoot: string, paths: string[]): Promise<stri
     await stagePaths(repoRoot, paths, env);
     return await gitOk(
       repoRoot,
-      ["--literal-pathspecs", "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative", "--src-prefix=a/", "--dst-prefix=b/", "HEAD", "--", ...paths],
+      [
+        "--literal-pathspecs",
+        "diff",
+        "--cached",
+        "--binary",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-relative",
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        "HEAD",
+        "--",
+        ...paths,
+      ],
       { env },
     );
   } finally {
@@ -295,8 +346,18 @@ export async function diffPatch(repoRoot: string, paths: string[]): Promise<stri
  * (`locateRepo`): run in a subfolder, `git archive` would hold only that folder, moved up.
  */
 export async function extractCommit(repoRoot: string, commit: string, into: string): Promise<void> {
-  const archive = Bun.spawn(["git", "archive", "--format=tar", commit], { cwd: repoRoot, env: gitEnvironment(), stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const untar = Bun.spawn(["tar", "-x", "-f", "-", "-C", into], { stdin: archive.stdout, stdout: "ignore", stderr: "pipe" });
+  const archive = Bun.spawn(["git", "archive", "--format=tar", commit], {
+    cwd: repoRoot,
+    env: gitEnvironment(),
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
+  const untar = Bun.spawn(["tar", "-x", "-f", "-", "-C", into], {
+    stdin: archive.stdout,
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   const [archived, extracted, archiveErr, untarErr] = await Promise.all([
     archive.exited,
     untar.exited,
@@ -304,9 +365,13 @@ export async function extractCommit(repoRoot: string, commit: string, into: stri
     new Response(untar.stderr).text(),
   ]);
   if (archived !== 0 || extracted !== 0) {
-    throw new CopperheadError("git_failed", `Could not read commit ${commit.slice(0, 12)} into a temporary folder: ${(archiveErr || untarErr).trim()}`, {
-      fix: `Check that \`git archive ${commit.slice(0, 12)}\` works in this repo and that the temp folder has space.`,
-    });
+    throw new CopperheadError(
+      "git_failed",
+      `Could not read commit ${commit.slice(0, 12)} into a temporary folder: ${(archiveErr || untarErr).trim()}`,
+      {
+        fix: `Check that \`git archive ${commit.slice(0, 12)}\` works in this repo and that the temp folder has space.`,
+      },
+    );
   }
 }
 

@@ -101,13 +101,19 @@ function gitHooksDir(repoRoot: string): { hooksDir: string } | { skip: string } 
   try {
     result = runGitSync(repoRoot, ["rev-parse", "--show-toplevel", "--git-path", "hooks"]);
   } catch (err) {
-    if (err instanceof CopperheadError && err.code === "git_failed") return { skip: "git is not installed, so no pre-commit hook was installed" };
+    if (err instanceof CopperheadError && err.code === "git_failed")
+      return { skip: "git is not installed, so no pre-commit hook was installed" };
     throw err;
   }
-  if (result.code !== 0) return { skip: "not a git repository, so no pre-commit hook was installed; run copperhead init again after git init" };
+  if (result.code !== 0)
+    return {
+      skip: "not a git repository, so no pre-commit hook was installed; run copperhead init again after git init",
+    };
   const [top = "", hooks = ""] = result.stdout.split("\n");
   if (realpathSync(top) !== repoRoot) {
-    return { skip: `the repo is inside the git work tree at ${top}, not at its top, so no pre-commit hook was installed` };
+    return {
+      skip: `the repo is inside the git work tree at ${top}, not at its top, so no pre-commit hook was installed`,
+    };
   }
   return { hooksDir: isAbsolute(hooks) ? hooks : join(repoRoot, hooks) };
 }

@@ -45,9 +45,13 @@ function journalKey(repoRoot: string, create: boolean): Buffer | undefined {
   if (dir === undefined) {
     // Without a git folder there is no key, and so no journal this clone could have written.
     if (!create) return undefined;
-    throw new CopperheadError("not_a_git_repo", `${repoRoot} is not a git repository, so copperhead cannot keep a run journal for it.`, {
-      fix: "Run copperhead inside a git repository (`git init` and a first commit).",
-    });
+    throw new CopperheadError(
+      "not_a_git_repo",
+      `${repoRoot} is not a git repository, so copperhead cannot keep a run journal for it.`,
+      {
+        fix: "Run copperhead inside a git repository (`git init` and a first commit).",
+      },
+    );
   }
   const key = keyAt(join(dir, "copperhead", "journal.key"), create);
   if (key) keys.set(repoRoot, key);

@@ -125,9 +125,13 @@ export class RunJournal {
   static begin(repoRoot: string, runId: string, runDir: string): RunJournal {
     const root = realpathSync(repoRoot);
     if (runDir !== join(root, RUNS_DIR, runId)) {
-      throw new CopperheadError("internal_error", `Run ${runId}'s journal must live in ${RUNS_DIR}/${runId}, not ${runDir}.`, {
-        fix: "This is a bug in copperhead: pass the folder runDir() returns.",
-      });
+      throw new CopperheadError(
+        "internal_error",
+        `Run ${runId}'s journal must live in ${RUNS_DIR}/${runId}, not ${runDir}.`,
+        {
+          fix: "This is a bug in copperhead: pass the folder runDir() returns.",
+        },
+      );
     }
     const lock = lockHolder(root);
     if (lock?.pid !== process.pid || lock.hostname !== hostname()) {
@@ -164,7 +168,10 @@ export class RunJournal {
     this.assertEditing();
     const target = resolveRepoPath(this.repoRoot, relPath);
     const before = lstatOrUndefined(target.abs);
-    if (before?.isDirectory()) throw new CopperheadError("bad_path", `Refused path ${JSON.stringify(relPath)}: it is a folder.`, { path: relPath });
+    if (before?.isDirectory())
+      throw new CopperheadError("bad_path", `Refused path ${JSON.stringify(relPath)}: it is a folder.`, {
+        path: relPath,
+      });
     this.remember(target.path, target.abs);
     this.createFolders(target.path, target.existingDirs);
     writeFileAtomic(target.abs, content, { mode: before ? before.mode & 0o7777 : undefined });
@@ -176,7 +183,11 @@ export class RunJournal {
     const target = resolveRepoPath(this.repoRoot, relPath);
     const before = lstatOrUndefined(target.abs);
     if (!before?.isFile()) {
-      throw new CopperheadError("not_found", `Cannot remove ${relPath}: ${before ? "it is not a file" : "there is no such file"}.`, { path: relPath });
+      throw new CopperheadError(
+        "not_found",
+        `Cannot remove ${relPath}: ${before ? "it is not a file" : "there is no such file"}.`,
+        { path: relPath },
+      );
     }
     this.remember(target.path, target.abs);
     unlinkSync(target.abs);
@@ -205,7 +216,10 @@ export class RunJournal {
    */
   rollback(): string[] {
     if (this.data.state === "committed") {
-      throw new CopperheadError("internal_error", `Run ${this.runId} is committed already; rolling back its files would not undo the commit.`);
+      throw new CopperheadError(
+        "internal_error",
+        `Run ${this.runId} is committed already; rolling back its files would not undo the commit.`,
+      );
     }
     restoreAll(this.repoRoot, this.runDir, this.data);
     this.complete("rolled_back");
@@ -237,7 +251,10 @@ export class RunJournal {
 
   private assertEditing(): void {
     if (this.data.state !== "editing") {
-      throw new CopperheadError("internal_error", `Run ${this.runId} is ${this.data.state}; its journal takes no more writes.`);
+      throw new CopperheadError(
+        "internal_error",
+        `Run ${this.runId} is ${this.data.state}; its journal takes no more writes.`,
+      );
     }
   }
 
@@ -248,7 +265,11 @@ export class RunJournal {
     let entry: JournalEntry;
     if (stat) {
       // Copying a FIFO would block forever and a device would never end: only files are edited.
-      if (!stat.isFile()) throw new CopperheadError("bad_path", `Refused path ${JSON.stringify(path)}: it is not a regular file.`, { path, fix: `Replace ${path} with a regular file.` });
+      if (!stat.isFile())
+        throw new CopperheadError("bad_path", `Refused path ${JSON.stringify(path)}: it is not a regular file.`, {
+          path,
+          fix: `Replace ${path} with a regular file.`,
+        });
       const bytes = readRepoBytes(abs, { within: this.repoRoot });
       const backup = `backup/${this.data.files.length}`;
       const backupAbs = join(this.runDir, backup);
@@ -315,11 +336,15 @@ export async function recoverUnfinished(repoRoot: string): Promise<RecoveredRun[
       continue;
     }
     if (!data) continue;
-    if (holder?.pid === data.pid && holder.hostname === data.hostname && holder.startedAt === data.lockStartedAt) continue;
+    if (holder?.pid === data.pid && holder.hostname === data.hostname && holder.startedAt === data.lockStartedAt)
+      continue;
     if (data.commitBase && (await committedByRun(root, data))) {
       // The commit was built in a private index: the repo's own still says the files are as
       // HEAD was before, until it is told otherwise.
-      await indexPathsAtHead(root, data.files.map((entry) => entry.path));
+      await indexPathsAtHead(
+        root,
+        data.files.map((entry) => entry.path),
+      );
       data.state = "committed";
       persistJournal(root, runDir, data);
       log.info(`Run ${data.runId} was interrupted after its commit landed; the commit stands.`);
@@ -366,13 +391,32 @@ function ownUnfinishedJournal(root: string, name: string, tracked: Set<string>):
     return undefined;
   }
   if (typeof data !== "object" || data === null || data.state !== "editing") return undefined;
-  if (tracked.has(name)) throw journalRefused(name, "it is tracked by git, so it came with the repository rather than from a run on this machine", tracked);
-  if (data.schema !== JOURNAL_SCHEMA || !Array.isArray(data.files) || !Array.isArray(data.createdDirs) || data.runId !== name) {
+  if (tracked.has(name))
+    throw journalRefused(
+      name,
+      "it is tracked by git, so it came with the repository rather than from a run on this machine",
+      tracked,
+    );
+  if (
+    data.schema !== JOURNAL_SCHEMA ||
+    !Array.isArray(data.files) ||
+    !Array.isArray(data.createdDirs) ||
+    data.runId !== name
+  ) {
     throw journalRefused(name, `it is not a ${JOURNAL_SCHEMA} journal for run ${name}`, tracked);
   }
-  if (data.hostname !== hostname()) throw journalRefused(name, `it was written on another machine (${String(data.hostname)}); run copperhead there to restore it`, tracked);
+  if (data.hostname !== hostname())
+    throw journalRefused(
+      name,
+      `it was written on another machine (${String(data.hostname)}); run copperhead there to restore it`,
+      tracked,
+    );
   if (!sealMatches(root, sealedPayload(data), data.mac)) {
-    throw journalRefused(name, "it is not sealed by copperhead for this clone (it was not written here, or was changed since)", tracked);
+    throw journalRefused(
+      name,
+      "it is not sealed by copperhead for this clone (it was not written here, or was changed since)",
+      tracked,
+    );
   }
   for (const entry of data.files) {
     if (!entry.existed) continue;
@@ -387,11 +431,15 @@ function ownUnfinishedJournal(root: string, name: string, tracked: Set<string>):
 
 function journalRefused(name: string, why: string, tracked: Set<string>): CopperheadError {
   const dir = `${RUNS_DIR}/${name}`;
-  return new CopperheadError("journal_refused", `Run folder ${dir} holds an unfinished journal that copperhead will not act on: ${why.replace(/\.$/, "")}. Nothing was restored from it.`, {
-    fix: `Delete the run directory (\`rm -rf ${dir}\`${tracked.has(name) ? ` and \`git rm -r --cached ${dir}\`` : ""}), then run the command again.`,
-    runId: name,
-    file: dir,
-  });
+  return new CopperheadError(
+    "journal_refused",
+    `Run folder ${dir} holds an unfinished journal that copperhead will not act on: ${why.replace(/\.$/, "")}. Nothing was restored from it.`,
+    {
+      fix: `Delete the run directory (\`rm -rf ${dir}\`${tracked.has(name) ? ` and \`git rm -r --cached ${dir}\`` : ""}), then run the command again.`,
+      runId: name,
+      file: dir,
+    },
+  );
 }
 
 /** Run ids with any file in git's index: a journal git tracks came with the repo. */
@@ -418,17 +466,24 @@ function isRealFolder(abs: string): boolean {
  */
 function commitInFlight(runDir: string, data: JournalData): CopperheadError | undefined {
   const lock = lstatOrUndefined(join(runDir, `${COMMIT_INDEX}.lock`));
-  const alive = data.commitPid !== undefined ? isGitProcess(data.commitPid) : lock !== undefined && Date.now() - lock.mtimeMs < UNRECORDED_COMMIT_MS;
+  const alive =
+    data.commitPid !== undefined
+      ? isGitProcess(data.commitPid)
+      : lock !== undefined && Date.now() - lock.mtimeMs < UNRECORDED_COMMIT_MS;
   if (!alive) return undefined;
   const who = data.commitPid !== undefined ? `git commit (pid ${data.commitPid})` : "git commit";
-  return new CopperheadError("busy", `Run ${data.runId} was interrupted while its ${who} was running, and that commit may still land; nothing is restored until it ends.`, {
-    fix:
-      data.commitPid !== undefined
-        ? `Wait for the user hooks of that commit to finish (or stop them: kill -- -${data.commitPid}), then run the command again.`
-        : `Wait for that commit to finish, then run the command again; if no git commit is running, delete ${join(runDir, `${COMMIT_INDEX}.lock`)}.`,
-    runId: data.runId,
-    ...(data.commitPid !== undefined ? { pid: data.commitPid } : {}),
-  });
+  return new CopperheadError(
+    "busy",
+    `Run ${data.runId} was interrupted while its ${who} was running, and that commit may still land; nothing is restored until it ends.`,
+    {
+      fix:
+        data.commitPid !== undefined
+          ? `Wait for the user hooks of that commit to finish (or stop them: kill -- -${data.commitPid}), then run the command again.`
+          : `Wait for that commit to finish, then run the command again; if no git commit is running, delete ${join(runDir, `${COMMIT_INDEX}.lock`)}.`,
+      runId: data.runId,
+      ...(data.commitPid !== undefined ? { pid: data.commitPid } : {}),
+    },
+  );
 }
 
 /** Whether `pid` is alive and, where the system says (Linux), a git process. */
@@ -439,7 +494,9 @@ function isGitProcess(pid: number): boolean {
     if (errorCode(err) !== "EPERM") return false;
   }
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").some((arg) => /(^|[\\/])git(\.exe)?$/.test(arg));
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      .split("\0")
+      .some((arg) => /(^|[\\/])git(\.exe)?$/.test(arg));
   } catch {
     return true;
   }
@@ -467,12 +524,18 @@ function persistJournal(root: string, runDir: string, data: JournalData): void {
 
 /** A backup's bytes, read without following links, and only when they match the journal's hash. */
 function backupBytes(root: string, runId: string, entry: JournalEntry): Buffer {
-  if (entry.backup === undefined || !BACKUP.test(entry.backup) || entry.mode === undefined || typeof entry.sha256 !== "string") {
+  if (
+    entry.backup === undefined ||
+    !BACKUP.test(entry.backup) ||
+    entry.mode === undefined ||
+    typeof entry.sha256 !== "string"
+  ) {
     throw new Error(`the journal entry for ${entry.path} has no backup`);
   }
   const bytes = readOwnFile(root, `${RUNS_DIR}/${runId}/${entry.backup}`, READ_LIMITS.design);
   if (bytes === undefined) throw new Error(`the backup of ${entry.path} (${entry.backup}) is missing`);
-  if (sha256(bytes) !== entry.sha256) throw new Error(`the backup of ${entry.path} (${entry.backup}) does not match its hash`);
+  if (sha256(bytes) !== entry.sha256)
+    throw new Error(`the backup of ${entry.path} (${entry.backup}) does not match its hash`);
   return bytes;
 }
 
@@ -516,14 +579,24 @@ function restoreAll(root: string, runDir: string, data: JournalData): void {
   }
   for (const dir of touchedDirs) if (existsSync(dir)) fsyncPath(dir);
   if (failures.length > 0) {
-    throw new CopperheadError("internal_error", `Could not restore every file of run ${data.runId}:\n${failures.join("\n")}`, {
-      fix: `Fix what blocks these files, then run any copperhead command on the repo to finish restoring them; the original bytes are in ${join(runDir, "backup")}.`,
-      runId: data.runId,
-    });
+    throw new CopperheadError(
+      "internal_error",
+      `Could not restore every file of run ${data.runId}:\n${failures.join("\n")}`,
+      {
+        fix: `Fix what blocks these files, then run any copperhead command on the repo to finish restoring them; the original bytes are in ${join(runDir, "backup")}.`,
+        runId: data.runId,
+      },
+    );
   }
 }
 
 function sameFile(abs: string, bytes: Uint8Array, mode: number): boolean {
   const stat = lstatOrUndefined(abs);
-  return stat !== undefined && stat.isFile() && (stat.mode & 0o7777) === mode && stat.size === bytes.length && readFileSync(abs).equals(bytes);
+  return (
+    stat !== undefined &&
+    stat.isFile() &&
+    (stat.mode & 0o7777) === mode &&
+    stat.size === bytes.length &&
+    readFileSync(abs).equals(bytes)
+  );
 }

@@ -54,7 +54,11 @@ const queues = new Map<string, Promise<void>>();
 /** Lock files this process holds, by real repo root: released on signals and exit. */
 const held = new Map<string, LockInfo>();
 
-export async function withRepoLock<T>(repoRoot: string, fn: () => Promise<T> | T, options: RepoLockOptions = {}): Promise<T> {
+export async function withRepoLock<T>(
+  repoRoot: string,
+  fn: () => Promise<T> | T,
+  options: RepoLockOptions = {},
+): Promise<T> {
   const key = realpathSync(repoRoot);
   const ahead = queues.get(key);
   let leave!: () => void;
@@ -86,7 +90,12 @@ export function lockHolder(repoRoot: string): LockInfo | undefined {
 
 function acquireLockFile(root: string, runId: string | undefined): LockInfo {
   const path = join(ownFolder(root, dirname(LOCK_PATH)), basename(LOCK_PATH));
-  const mine: LockInfo = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), ...(runId ? { runId } : {}) };
+  const mine: LockInfo = {
+    pid: process.pid,
+    hostname: hostname(),
+    startedAt: new Date().toISOString(),
+    ...(runId ? { runId } : {}),
+  };
   // Three tries: a holder may release, or another process take a stale lock over, in between.
   for (let attempt = 0; attempt < 3; attempt++) {
     if (createExclusive(path, `${JSON.stringify(mine)}\n`)) {
@@ -98,9 +107,13 @@ function acquireLockFile(root: string, runId: string | undefined): LockInfo {
     if (found === undefined) continue;
     refuseTrackedLock(root);
     if (found.info === undefined) {
-      throw new CopperheadError("busy", `The lock file ${LOCK_PATH} is unreadable, so copperhead cannot tell whether another run holds the repo.`, {
-        fix: `If no copperhead is running on this repo, delete ${LOCK_PATH} and try again.`,
-      });
+      throw new CopperheadError(
+        "busy",
+        `The lock file ${LOCK_PATH} is unreadable, so copperhead cannot tell whether another run holds the repo.`,
+        {
+          fix: `If no copperhead is running on this repo, delete ${LOCK_PATH} and try again.`,
+        },
+      );
     }
     if (isLive(found.info)) throw busyError(found.info);
     // Stale. Remove it only if it is still the file judged stale, not a fresh lock that
@@ -120,10 +133,14 @@ function acquireLockFile(root: string, runId: string | undefined): LockInfo {
 function refuseTrackedLock(root: string): void {
   const listed = runGitSync(root, ["--literal-pathspecs", "ls-files", "--cached", "--", LOCK_PATH]);
   if (listed.code !== 0 || listed.stdout.trim() === "") return;
-  throw new CopperheadError("lock_refused", `The lock file ${LOCK_PATH} is tracked by git, so it came with the repository rather than from a copperhead run on this machine.`, {
-    fix: `Remove it from the repository (\`git rm --cached ${LOCK_PATH}\`, commit, then \`rm ${LOCK_PATH}\`); copperhead's own lock is never committed.`,
-    file: LOCK_PATH,
-  });
+  throw new CopperheadError(
+    "lock_refused",
+    `The lock file ${LOCK_PATH} is tracked by git, so it came with the repository rather than from a copperhead run on this machine.`,
+    {
+      fix: `Remove it from the repository (\`git rm --cached ${LOCK_PATH}\`, commit, then \`rm ${LOCK_PATH}\`); copperhead's own lock is never committed.`,
+      file: LOCK_PATH,
+    },
+  );
 }
 
 function releaseLockFile(root: string, mine: LockInfo): void {
@@ -197,16 +214,20 @@ function pidAlive(pid: number): boolean {
 function busyError(holder: LockInfo): CopperheadError {
   const who = `pid ${holder.pid}${holder.hostname === hostname() ? "" : ` on ${holder.hostname}`}`;
   const run = holder.runId ? `, run ${holder.runId}` : "";
-  return new CopperheadError("busy", `Another copperhead process (${who}${run}, since ${holder.startedAt}) is changing this repo.`, {
-    fix:
-      holder.hostname === hostname()
-        ? `Wait for it to finish and try again, or stop it (kill ${holder.pid}); its changes are rolled back either way.`
-        : `Wait for it to finish on ${holder.hostname}; if nothing runs there any more, delete ${LOCK_PATH}.`,
-    pid: holder.pid,
-    hostname: holder.hostname,
-    startedAt: holder.startedAt,
-    ...(holder.runId ? { runId: holder.runId } : {}),
-  });
+  return new CopperheadError(
+    "busy",
+    `Another copperhead process (${who}${run}, since ${holder.startedAt}) is changing this repo.`,
+    {
+      fix:
+        holder.hostname === hostname()
+          ? `Wait for it to finish and try again, or stop it (kill ${holder.pid}); its changes are rolled back either way.`
+          : `Wait for it to finish on ${holder.hostname}; if nothing runs there any more, delete ${LOCK_PATH}.`,
+      pid: holder.pid,
+      hostname: holder.hostname,
+      startedAt: holder.startedAt,
+      ...(holder.runId ? { runId: holder.runId } : {}),
+    },
+  );
 }
 
 function releaseAllHeld(): void {

@@ -43,7 +43,9 @@ export function writeOwnedFile(repoRoot: string, path: string, content: string, 
  * tree and may live elsewhere (`core.hooksPath`, linked worktrees): `abs` as git named it.
  */
 export function writeGitFile(abs: string, path: string, content: string, mode?: number): FileOutcome {
-  return refusedWhenConfined(path, () => writeIfChanged(abs, path, readRepoTextIfPresent(abs, { within: null, maxBytes: READ_LIMITS.text }), content, mode));
+  return refusedWhenConfined(path, () =>
+    writeIfChanged(abs, path, readRepoTextIfPresent(abs, { within: null, maxBytes: READ_LIMITS.text }), content, mode),
+  );
 }
 
 /**
@@ -55,14 +57,23 @@ export function refusedWhenConfined(path: string, step: () => FileOutcome): File
   try {
     return step();
   } catch (err) {
-    if (err instanceof CopperheadError && (err.code === "bad_path" || err.code === "input_too_large" || err.code === "unreadable")) {
+    if (
+      err instanceof CopperheadError &&
+      (err.code === "bad_path" || err.code === "input_too_large" || err.code === "unreadable")
+    ) {
       return { path, action: "refused", reason: `${err.message}${err.fix ? ` ${err.fix}` : ""}` };
     }
     throw err;
   }
 }
 
-function writeIfChanged(abs: string, path: string, existing: string | undefined, content: string, mode: number | undefined): FileOutcome {
+function writeIfChanged(
+  abs: string,
+  path: string,
+  existing: string | undefined,
+  content: string,
+  mode: number | undefined,
+): FileOutcome {
   const existed = existing !== undefined;
   const sameBytes = existing === content;
   const sameMode = mode === undefined || !existed || (statSync(abs).mode & 0o777) === mode;

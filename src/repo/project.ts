@@ -146,10 +146,14 @@ export function discoverProject(repoRoot: string, explicit?: string, within = ""
     if (candidates.length === 0) {
       const legacy = findLegacyProject(repoRoot);
       if (legacy) {
-        throw new CopperheadError("legacy_format", `${legacy} is a KiCad 5 project (.pro and .sch); copperhead reads the formats of KiCad 6 and later.`, {
-          file: legacy,
-          fix: "Open the project in KiCad 6 or newer and save it (KiCad converts it to .kicad_pro and .kicad_sch), then run copperhead again.",
-        });
+        throw new CopperheadError(
+          "legacy_format",
+          `${legacy} is a KiCad 5 project (.pro and .sch); copperhead reads the formats of KiCad 6 and later.`,
+          {
+            file: legacy,
+            fix: "Open the project in KiCad 6 or newer and save it (KiCad converts it to .kicad_pro and .kicad_sch), then run copperhead again.",
+          },
+        );
       }
       throw new CopperheadError("project_not_found", `No .kicad_pro file found in ${repoRoot}`, {
         fix: "Run copperhead inside a KiCad project repository, or pass --repo PATH.",
@@ -159,13 +163,20 @@ export function discoverProject(repoRoot: string, explicit?: string, within = ""
     const shallowest = Math.min(...candidates.map(depth));
     const top = candidates.filter((c) => depth(c) === shallowest);
     if (top.length > 1) {
-      throw new CopperheadError("project_ambiguous", `Found ${top.length} KiCad projects at the same depth: ${top.join(", ")}`, {
-        fix: "Choose one with --project <path/to/name.kicad_pro>, or set \"project\" in .copperhead/config.json.",
-        candidates,
-      });
+      throw new CopperheadError(
+        "project_ambiguous",
+        `Found ${top.length} KiCad projects at the same depth: ${top.join(", ")}`,
+        {
+          fix: 'Choose one with --project <path/to/name.kicad_pro>, or set "project" in .copperhead/config.json.',
+          candidates,
+        },
+      );
     }
     const chosen = top[0]!;
-    discovery = { how: candidates.length === 1 ? "only" : "shallowest", others: candidates.filter((c) => c !== chosen) };
+    discovery = {
+      how: candidates.length === 1 ? "only" : "shallowest",
+      others: candidates.filter((c) => c !== chosen),
+    };
     if (discovery.how === "shallowest") announce(repoRoot, chosen, discovery.others);
     projectFile = join(repoRoot, chosen);
   }
@@ -192,7 +203,9 @@ function announce(repoRoot: string, chosen: string, others: string[]): void {
   const key = `${repoRoot}\0${chosen}`;
   if (announced.has(key)) return;
   announced.add(key);
-  log.info(`Using ${chosen}, the top-level KiCad project (also found: ${others.join(", ")}). Pass --project to choose another.`);
+  log.info(
+    `Using ${chosen}, the top-level KiCad project (also found: ${others.join(", ")}). Pass --project to choose another.`,
+  );
 }
 
 /** A KiCad 5 project file (`name.pro` with `name.sch` beside it), repo-relative, if the repo holds one. */

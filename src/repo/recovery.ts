@@ -10,7 +10,9 @@ import { locateRepo, type RepoLocation } from "./project.ts";
 export async function restoreInterruptedRuns(repoRoot: string): Promise<string[]> {
   const recovered = await recoverUnfinished(repoRoot);
   for (const run of recovered) {
-    log.warn(`Run ${run.runId} was interrupted mid-edit; restored ${run.restored.length} file(s) to their state before it started.`);
+    log.warn(
+      `Run ${run.runId} was interrupted mid-edit; restored ${run.restored.length} file(s) to their state before it started.`,
+    );
   }
   return recovered.map((r) => r.runId);
 }

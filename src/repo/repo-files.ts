@@ -16,7 +16,17 @@
  * Writes are confined by `resolveRepoPath` (repo-path.ts); copperhead's own folders under
  * `.copperhead/` must in addition be real folders (`ownFolder`), never symlinks.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+} from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { CopperheadError } from "../errors.ts";
 import { errorCode } from "./repo-path.ts";
@@ -133,7 +143,11 @@ export function listRepoFolder(repoRoot: string, path: string): string[] {
   try {
     return readdirSync(real).sort();
   } catch (err) {
-    if (errorCode(err) === "ENOTDIR") throw new CopperheadError("bad_path", `${shown} is a file, not a folder.`, { file: shown, fix: `Move ${shown} aside: copperhead expects a folder there.` });
+    if (errorCode(err) === "ENOTDIR")
+      throw new CopperheadError("bad_path", `${shown} is a file, not a folder.`, {
+        file: shown,
+        fix: `Move ${shown} aside: copperhead expects a folder there.`,
+      });
     throw fileError(err, shown);
   }
 }
@@ -178,7 +192,10 @@ export function ownFolder(repoRoot: string, rel: string): string {
     }
     if (stat?.isSymbolicLink()) throw symlinkInOwnPath(shown);
     if (stat && !stat.isDirectory()) {
-      throw new CopperheadError("bad_path", `${shown} is not a folder.`, { file: shown, fix: `Delete ${shown}; copperhead recreates it as a folder.` });
+      throw new CopperheadError("bad_path", `${shown} is not a folder.`, {
+        file: shown,
+        fix: `Delete ${shown}; copperhead recreates it as a folder.`,
+      });
     }
     if (!stat) {
       try {
@@ -212,10 +229,14 @@ function resolveInside(abs: string, shown: string, within: string | null): strin
   if (within === null) return real;
   const rel = relative(realpathSync(within), real);
   if (!isAbsolute(real) || rel.startsWith("..") || isAbsolute(rel)) {
-    throw new CopperheadError("bad_path", `${shown} resolves to ${real}, outside the repository; copperhead reads only files inside it.`, {
-      file: shown,
-      fix: `Make ${shown} a file inside the repository (replace the symlink, or fix the path that names it).`,
-    });
+    throw new CopperheadError(
+      "bad_path",
+      `${shown} resolves to ${real}, outside the repository; copperhead reads only files inside it.`,
+      {
+        file: shown,
+        fix: `Make ${shown} a file inside the repository (replace the symlink, or fix the path that names it).`,
+      },
+    );
   }
   return real;
 }
@@ -237,10 +258,14 @@ function readAll(fd: number, size: number, maxBytes: number, shown: string): Buf
 }
 
 function symlinkInOwnPath(shown: string): CopperheadError {
-  return new CopperheadError("bad_path", `${shown} is a symlink; copperhead keeps its own records only in real folders and files inside the repository.`, {
-    file: shown,
-    fix: `Delete the symlink ${shown} (and remove it from git if it is committed); copperhead recreates what it needs.`,
-  });
+  return new CopperheadError(
+    "bad_path",
+    `${shown} is a symlink; copperhead keeps its own records only in real folders and files inside the repository.`,
+    {
+      file: shown,
+      fix: `Delete the symlink ${shown} (and remove it from git if it is committed); copperhead recreates what it needs.`,
+    },
+  );
 }
 
 function folderInPlace(shown: string): CopperheadError {
@@ -251,18 +276,26 @@ function folderInPlace(shown: string): CopperheadError {
 }
 
 function notRegular(shown: string): CopperheadError {
-  return new CopperheadError("bad_path", `${shown} is not a regular file (a FIFO, device or socket); copperhead reads only regular files.`, {
-    file: shown,
-    fix: `Replace ${shown} with the real file, or fix the reference to it.`,
-  });
+  return new CopperheadError(
+    "bad_path",
+    `${shown} is not a regular file (a FIFO, device or socket); copperhead reads only regular files.`,
+    {
+      file: shown,
+      fix: `Replace ${shown} with the real file, or fix the reference to it.`,
+    },
+  );
 }
 
 function tooLarge(shown: string, size: number, maxBytes: number): CopperheadError {
-  return new CopperheadError("input_too_large", `${shown} is over ${describeBytes(maxBytes)}, copperhead's limit for this kind of file${size > maxBytes ? ` (${describeBytes(size)} read)` : ""}.`, {
-    file: shown,
-    limitBytes: maxBytes,
-    fix: `Check that ${shown} is the file it should be; restore it from git if it was damaged.`,
-  });
+  return new CopperheadError(
+    "input_too_large",
+    `${shown} is over ${describeBytes(maxBytes)}, copperhead's limit for this kind of file${size > maxBytes ? ` (${describeBytes(size)} read)` : ""}.`,
+    {
+      file: shown,
+      limitBytes: maxBytes,
+      fix: `Check that ${shown} is the file it should be; restore it from git if it was damaged.`,
+    },
+  );
 }
 
 function describeBytes(n: number): string {
@@ -274,25 +307,45 @@ export function fileError(err: unknown, shown: string): CopperheadError {
   const code = errorCode(err);
   switch (code) {
     case "ENOENT":
-      return new CopperheadError("not_found", `${shown} does not exist.`, { file: shown, fix: `Restore ${shown} (e.g. from git), or fix the reference to it.` });
+      return new CopperheadError("not_found", `${shown} does not exist.`, {
+        file: shown,
+        fix: `Restore ${shown} (e.g. from git), or fix the reference to it.`,
+      });
     case "EISDIR":
       return folderInPlace(shown);
     case "ELOOP":
-      return new CopperheadError("bad_path", `${shown} is a symlink loop (or a symlink where copperhead needs a file).`, {
-        file: shown,
-        fix: `Replace the symlink ${shown} with the file it should be.`,
-      });
+      return new CopperheadError(
+        "bad_path",
+        `${shown} is a symlink loop (or a symlink where copperhead needs a file).`,
+        {
+          file: shown,
+          fix: `Replace the symlink ${shown} with the file it should be.`,
+        },
+      );
     case "ENOTDIR":
-      return new CopperheadError("bad_path", `${shown}: a folder on its path is a file.`, { file: shown, fix: `Fix the path ${shown}: one of its folders is a plain file.` });
+      return new CopperheadError("bad_path", `${shown}: a folder on its path is a file.`, {
+        file: shown,
+        fix: `Fix the path ${shown}: one of its folders is a plain file.`,
+      });
     case "ENAMETOOLONG":
-      return new CopperheadError("bad_path", `${shown}: the path is too long.`, { file: shown, fix: "Use a shorter path." });
+      return new CopperheadError("bad_path", `${shown}: the path is too long.`, {
+        file: shown,
+        fix: "Use a shorter path.",
+      });
     case "EACCES":
     case "EPERM":
-      return new CopperheadError("unreadable", `${shown} cannot be read: permission denied.`, { file: shown, fix: `Give your user read access to ${shown}.` });
-    default:
-      return new CopperheadError("unreadable", `${shown} cannot be read: ${err instanceof Error ? err.message : String(err)}.`, {
+      return new CopperheadError("unreadable", `${shown} cannot be read: permission denied.`, {
         file: shown,
-        fix: `Check ${shown} and the disk it is on, then try again.`,
+        fix: `Give your user read access to ${shown}.`,
       });
+    default:
+      return new CopperheadError(
+        "unreadable",
+        `${shown} cannot be read: ${err instanceof Error ? err.message : String(err)}.`,
+        {
+          file: shown,
+          fix: `Check ${shown} and the disk it is on, then try again.`,
+        },
+      );
   }
 }

@@ -33,7 +33,8 @@ export function resolveRepoPath(repoRoot: string, relPath: string): RepoPath {
   if (relPath.startsWith("/") || /^[A-Za-z]:/.test(relPath)) {
     throw badPath(relPath, "it is absolute; give a path relative to the repo root, with / separators");
   }
-  if (relPath.includes("\\")) throw badPath(relPath, "it contains a backslash; give a path relative to the repo root, with / separators");
+  if (relPath.includes("\\"))
+    throw badPath(relPath, "it contains a backslash; give a path relative to the repo root, with / separators");
   const parts = relPath.split("/").filter((part) => part !== "" && part !== ".");
   if (parts.length === 0) throw badPath(relPath, "it names no file");
   if (parts.includes("..")) throw badPath(relPath, "it contains '..'");
@@ -46,7 +47,8 @@ export function resolveRepoPath(repoRoot: string, relPath: string): RepoPath {
     try {
       dir = realpathSync(join(root, ...parts.slice(0, existing)));
     } catch (err) {
-      if (errorCode(err) === "ENOTDIR") throw badPath(relPath, `${parts.slice(0, existing).join("/")} is a file, not a folder`);
+      if (errorCode(err) === "ENOTDIR")
+        throw badPath(relPath, `${parts.slice(0, existing).join("/")} is a file, not a folder`);
       if (errorCode(err) !== "ENOENT") throw err;
       existing--;
     }
@@ -55,12 +57,14 @@ export function resolveRepoPath(repoRoot: string, relPath: string): RepoPath {
     throw badPath(relPath, `${parts.slice(0, existing + 1).join("/")} is a dangling symlink`);
   }
   const inside = relative(root, dir);
-  if (inside.startsWith("..") || isAbsolute(inside)) throw badPath(relPath, "a symlinked folder leads outside the repository");
+  if (inside.startsWith("..") || isAbsolute(inside))
+    throw badPath(relPath, "a symlinked folder leads outside the repository");
   const canonical = [...(inside === "" ? [] : inside.split(sep)), ...parts.slice(existing)];
   if (canonical.some(isGitFolder)) throw badPath(relPath, "a symlinked folder leads into a .git folder");
 
   const abs = join(root, ...canonical);
-  if (lstatOrUndefined(abs)?.isSymbolicLink()) throw badPath(relPath, "it is a symlink; copperhead does not follow file symlinks");
+  if (lstatOrUndefined(abs)?.isSymbolicLink())
+    throw badPath(relPath, "it is a symlink; copperhead does not follow file symlinks");
   return { path: canonical.join("/"), abs, existingDirs: canonical.length - 1 - (parts.length - 1 - existing) };
 }
 

@@ -17,7 +17,10 @@ const RUN_ID = /^\d{8}T\d{6}Z-[0-9a-f]{6}$/;
 
 /** e.g. `20261129T214501Z-ab12cd`. */
 export function newRunId(now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}Z$/, "Z");
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}Z$/, "Z");
   return `${stamp}-${randomBytes(3).toString("hex")}`;
 }
 

@@ -28,18 +28,26 @@ export interface Snapshot {
  */
 export async function resolveCommit(repoRoot: string, ref: string): Promise<string> {
   const unknown = (why: string) =>
-    new CopperheadError("not_found", `${JSON.stringify(ref)} does not name a commit in ${repoRoot}${why ? `: ${why}` : ""}.`, {
-      ref,
-      fix: "Name a commit: a branch, a tag, a hash, or HEAD~1 (`git log --oneline` lists them).",
-    });
+    new CopperheadError(
+      "not_found",
+      `${JSON.stringify(ref)} does not name a commit in ${repoRoot}${why ? `: ${why}` : ""}.`,
+      {
+        ref,
+        fix: "Name a commit: a branch, a tag, a hash, or HEAD~1 (`git log --oneline` lists them).",
+      },
+    );
   if (ref === "" || ref.startsWith("-")) throw unknown("");
   const result = await runGit(repoRoot, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]);
   if (result.code !== 0) {
     const inRepo = await runGit(repoRoot, ["rev-parse", "--git-dir"]);
     if (inRepo.code !== 0) {
-      throw new CopperheadError("not_a_git_repo", `${repoRoot} is not a git repository, so there is no ${ref} to compare with.`, {
-        fix: "Run copperhead inside the git repository that holds the KiCad project, or pass --repo PATH.",
-      });
+      throw new CopperheadError(
+        "not_a_git_repo",
+        `${repoRoot} is not a git repository, so there is no ${ref} to compare with.`,
+        {
+          fix: "Run copperhead inside the git repository that holds the KiCad project, or pass --repo PATH.",
+        },
+      );
     }
     throw unknown(result.stderr.trim());
   }
@@ -50,7 +58,11 @@ export async function resolveCommit(repoRoot: string, ref: string): Promise<stri
  * Extracts `ref`'s tree into a fresh temporary folder, runs `use` on it and removes the folder
  * afterwards, whatever `use` does.
  */
-export async function withSnapshot<T>(repoRoot: string, ref: string, use: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+export async function withSnapshot<T>(
+  repoRoot: string,
+  ref: string,
+  use: (snapshot: Snapshot) => Promise<T>,
+): Promise<T> {
   const commit = await resolveCommit(repoRoot, ref);
   // Real path: project discovery compares resolved paths (macOS's /var is a symlink).
   const root = realpathSync(mkdtempSync(join(tmpdir(), "copperhead-snapshot-")));
@@ -61,7 +73,6 @@ export async function withSnapshot<T>(repoRoot: string, ref: string, use: (snaps
     rmSync(root, { recursive: true, force: true });
   }
 }
-
 
 /**
  * The index a commit being made will record. Inside a pre-commit hook git names it in
@@ -81,11 +92,17 @@ function indexEnvironment(): { GIT_INDEX_FILE?: string } {
 export async function withStagedSnapshot<T>(repoRoot: string, use: (root: string) => Promise<T>): Promise<T> {
   const root = mkdtempSync(join(tmpdir(), "copperhead-staged-"));
   try {
-    const result = await runGit(repoRoot, ["checkout-index", "--all", "--force", `--prefix=${root}${sep}`], { env: indexEnvironment() });
+    const result = await runGit(repoRoot, ["checkout-index", "--all", "--force", `--prefix=${root}${sep}`], {
+      env: indexEnvironment(),
+    });
     if (result.code !== 0) {
-      throw new CopperheadError("git_failed", `Could not read the staged files into a temporary folder: ${result.stderr.trim()}`, {
-        fix: "Check that `git status` works in this repo and that the temp folder has space.",
-      });
+      throw new CopperheadError(
+        "git_failed",
+        `Could not read the staged files into a temporary folder: ${result.stderr.trim()}`,
+        {
+          fix: "Check that `git status` works in this repo and that the temp folder has space.",
+        },
+      );
     }
     return await use(root);
   } finally {
@@ -99,7 +116,9 @@ export async function withStagedSnapshot<T>(repoRoot: string, use: (root: string
  */
 export async function stagedPaths(repoRoot: string): Promise<string[]> {
   const head = await headOrNothing(repoRoot);
-  const args = head ? ["diff", "--cached", "--name-only", "--no-renames", "-z", "HEAD"] : ["ls-files", "--cached", "-z"];
+  const args = head
+    ? ["diff", "--cached", "--name-only", "--no-renames", "-z", "HEAD"]
+    : ["ls-files", "--cached", "-z"];
   const result = await runGit(repoRoot, args, { env: indexEnvironment() });
   if (result.code !== 0) {
     throw new CopperheadError("git_failed", `Could not list the staged changes: ${result.stderr.trim()}`, {

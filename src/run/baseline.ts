@@ -19,7 +19,11 @@ import { renderDir, type Baseline, type RunState } from "./run-state.ts";
 /** Starts the baseline check and the "before" plots, both alongside the model. */
 export function startBaseline(run: RunState): void {
   const { project, config } = run.options;
-  run.progress({ type: "phase", phase: "baseline", message: "checking the design before any change (alongside the model)" });
+  run.progress({
+    type: "phase",
+    phase: "baseline",
+    message: "checking the design before any change (alongside the model)",
+  });
   const baseline: Baseline = { report: checkCommitted(project, config.strict) };
   // A baseline that cannot run (kicad-cli cannot load HEAD's files) stops the model at once;
   // the run then rolls back and reports that error, as a check would have.

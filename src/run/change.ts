@@ -21,7 +21,9 @@ export async function change(run: RunState): Promise<LoopEnd> {
   let end: LoopEnd;
   if (prepared && prepared.modelTask === undefined) {
     const verdict = await verifyOnce(run);
-    end = verdict.ok ? { kind: "verified", repairCycles: 0 } : { kind: "failed", reason: "verification_failed", detail: verdict.feedback, repairCycles: 0 };
+    end = verdict.ok
+      ? { kind: "verified", repairCycles: 0 }
+      : { kind: "failed", reason: "verification_failed", detail: verdict.feedback, repairCycles: 0 };
   } else {
     if (!options.provider) {
       throw new CopperheadError("missing_api_key", "This change needs a model, and none was given.", {
@@ -47,6 +49,8 @@ export async function change(run: RunState): Promise<LoopEnd> {
     });
     end = result.end;
   }
-  summary.layoutPending = [...ctx.layoutPending].map(([ref, reason]) => ({ ref, reason })).sort((a, b) => a.ref.localeCompare(b.ref, "en", { numeric: true }));
+  summary.layoutPending = [...ctx.layoutPending]
+    .map(([ref, reason]) => ({ ref, reason }))
+    .sort((a, b) => a.ref.localeCompare(b.ref, "en", { numeric: true }));
   return end;
 }

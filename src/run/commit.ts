@@ -31,7 +31,12 @@ import type { RunSummary } from "./summary.ts";
 async function designDiff(run: RunState): Promise<DesignDiff | null> {
   const { repoRoot, project } = run.options;
   try {
-    const { diff } = await compareStates({ repoRoot, projectFile: repoRelative(repoRoot, project.projectFile), docs: run.ctx.docs, base: "HEAD" });
+    const { diff } = await compareStates({
+      repoRoot,
+      projectFile: repoRelative(repoRoot, project.projectFile),
+      docs: run.ctx.docs,
+      base: "HEAD",
+    });
     return diff;
   } catch (err) {
     run.transcript.append({ type: "note", diff: `no design diff: ${asCopperheadError(err).message}` });
@@ -40,7 +45,8 @@ async function designDiff(run: RunState): Promise<DesignDiff | null> {
 }
 
 /** What a committed summary says when the cancellation arrived after `git commit` started. */
-export const CANCELLED_DURING_COMMIT = "the cancellation arrived while git commit was running, so copperhead let it finish: the change is committed";
+export const CANCELLED_DURING_COMMIT =
+  "the cancellation arrived while git commit was running, so copperhead let it finish: the change is committed";
 
 /** Whether the caller cancelled the run (a baseline that could not run stops it too, but is not this). */
 export function cancelled(run: RunState): boolean {
@@ -57,7 +63,10 @@ export async function commit(run: RunState): Promise<RunSummary> {
   summary.filesTouched = journal.touched();
   writeFileSync(join(run.dir, "diff.patch"), await diffPatch(options.repoRoot, summary.filesTouched));
   summary.diff = await designDiff(run);
-  const plotted = [(await run.renders.before) ?? { files: [], skipped: "no baseline" }, (await run.renders.after) ?? { files: [], skipped: "not verified" }];
+  const plotted = [
+    (await run.renders.before) ?? { files: [], skipped: "no baseline" },
+    (await run.renders.after) ?? { files: [], skipped: "not verified" },
+  ];
   if (summary.filesTouched.some((f) => f.endsWith(".kicad_sch"))) {
     summary.renders = plotted.flatMap((r) => r.files);
     for (const r of plotted) if (r.skipped) transcript.append({ type: "note", renders: `not rendered: ${r.skipped}` });
@@ -79,7 +88,11 @@ export async function commit(run: RunState): Promise<RunSummary> {
   });
   if (!committed.ok) {
     transcript.append({ type: "commit", ok: false, output: committed.output });
-    return rollback(run, "commit_failed", `git commit failed: ${committed.output.trim().split("\n").slice(-5).join(" / ")}`);
+    return rollback(
+      run,
+      "commit_failed",
+      `git commit failed: ${committed.output.trim().split("\n").slice(-5).join(" / ")}`,
+    );
   }
   journal.complete("committed");
   summary.commit = committed.hash;

@@ -12,7 +12,8 @@ import type { RunSummary } from "./summary.ts";
 
 export async function conclude(run: RunState, end: LoopEnd): Promise<RunSummary> {
   const { summary, ctx } = run;
-  if (run.baseline?.failure !== undefined) return cancelled(run) ? rollback(run, "cancelled", CANCELLED) : failBaseline(run);
+  if (run.baseline?.failure !== undefined)
+    return cancelled(run) ? rollback(run, "cancelled", CANCELLED) : failBaseline(run);
   if (end.kind === "refused") {
     ctx.journal?.rollback();
     return endRun(run, "refused", end.reason, end.detail);
@@ -21,7 +22,12 @@ export async function conclude(run: RunState, end: LoopEnd): Promise<RunSummary>
   if (end.kind === "failed") return rollback(run, end.reason, end.detail);
   summary.verification.ok = true;
   // A cancellation during the last verification (after the model's finish) still stops the run.
-  if (cancelled(run)) return rollback(run, "cancelled", "cancelled after the change verified, before the commit started; nothing was committed");
+  if (cancelled(run))
+    return rollback(
+      run,
+      "cancelled",
+      "cancelled after the change verified, before the commit started; nothing was committed",
+    );
   try {
     return await commit(run);
   } catch (err) {

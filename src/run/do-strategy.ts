@@ -1,6 +1,6 @@
 /**
  * The `do` strategy: the model studies the design, proposes the change the user asked for, and
- * makes it once the proposal is approved. It gets every tool family; the phase unlocks them.
+ * makes it once the proposal is approved. It gets every tool; the phase unlocks each by its effect.
  */
 import type { RunContext } from "../agent/context.ts";
 import { editTools } from "../agent/tools/edit.ts";

@@ -8,7 +8,12 @@ import { join } from "node:path";
 import { modelLabel, type RunState } from "./run-state.ts";
 import { renderRunSummary, type RunReason, type RunStatus, type RunSummary } from "./summary.ts";
 
-export async function endRun(run: RunState, status: RunStatus, reason?: RunReason, detail?: string): Promise<RunSummary> {
+export async function endRun(
+  run: RunState,
+  status: RunStatus,
+  reason?: RunReason,
+  detail?: string,
+): Promise<RunSummary> {
   const { summary, transcript } = run;
   await Promise.all([run.renders.before, run.renders.after]);
   Object.assign(summary, { status }, reason ? { reason } : {}, detail ? { detail } : {});

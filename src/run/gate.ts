@@ -39,13 +39,21 @@ export interface GateResult {
 /** Parts left for a person to place or route, by reference, with the reason. */
 export type LayoutPending = ReadonlyMap<string, string>;
 
-export function evaluateGate(baseline: CheckReport, after: CheckReport, strict: boolean, pending: LayoutPending = new Map(), unchanged?: Unchanged): GateResult {
+export function evaluateGate(
+  baseline: CheckReport,
+  after: CheckReport,
+  strict: boolean,
+  pending: LayoutPending = new Map(),
+  unchanged?: Unchanged,
+): GateResult {
   if (strict) {
     const all = after.checks.flatMap((c) => c.findings).filter((f) => f.severity !== "info");
     return { ok: all.length === 0, blocking: all, newFindings: all };
   }
   const { current, failing } = compareWithBaseline(baseline, after, false, unchanged);
-  const unrouted = current.filter((f) => isNewUnconnected(f) && f.severity !== "error" && pendingRef(f, pending) === undefined);
+  const unrouted = current.filter(
+    (f) => isNewUnconnected(f) && f.severity !== "error" && pendingRef(f, pending) === undefined,
+  );
   const unsynced = current.filter((f) => f.baselineState === "new" && f.severity !== "error" && notOnBoardAsAsked(f));
   const blocking = [...failing, ...unrouted, ...unsynced];
   const listed = new Set(blocking);
@@ -71,7 +79,10 @@ function isNewUnconnected(f: Finding): boolean {
 
 /** A parity finding that the board lacks a part's footprint, or carries another than the schematic names (`checks/parity.ts`'s keys). */
 function notOnBoardAsAsked(f: Finding): boolean {
-  return f.check === "parity" && (f.rule === "missing_footprint" || (f.rule === "footprint_symbol_mismatch" && f.key.endsWith(":footprint")));
+  return (
+    f.check === "parity" &&
+    (f.rule === "missing_footprint" || (f.rule === "footprint_symbol_mismatch" && f.key.endsWith(":footprint")))
+  );
 }
 
 /**
@@ -82,7 +93,12 @@ function notOnBoardAsAsked(f: Finding): boolean {
 function pendingRef(f: Finding, pending: LayoutPending): string | undefined {
   for (const ref of pending.keys()) {
     const escaped = ref.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    if (f.location?.ref === ref || new RegExp(`(^|[:+])${escaped}(\\.[^:+]*)?([:+]|$)`).test(f.key) || f.message.includes(` of ${ref} `)) return ref;
+    if (
+      f.location?.ref === ref ||
+      new RegExp(`(^|[:+])${escaped}(\\.[^:+]*)?([:+]|$)`).test(f.key) ||
+      f.message.includes(` of ${ref} `)
+    )
+      return ref;
   }
   return undefined;
 }
@@ -101,7 +117,9 @@ function routingLine(counted: Finding[], pending: LayoutPending): string | undef
     const ref = pendingRef(f, pending);
     if (ref) reasons.set(ref, pending.get(ref)!);
   }
-  const why = [...reasons].sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true })).map(([ref, reason]) => `${ref}: ${reason}`);
+  const why = [...reasons]
+    .sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }))
+    .map(([ref, reason]) => `${ref}: ${reason}`);
   return `routing: ${plural(left.length, "connection")} left for layout${why.length ? ` (${why.join("; ")})` : ""}`;
 }
 
@@ -119,13 +137,25 @@ export function unmetPlan(proposal: Proposal, design: Design, designChanged: boo
   const refs = new Set(design.components.map((c) => c.ref));
   const nets = design.netlist.nets.map((n) => n.name);
   const exists = (ref: string) => refs.has(ref) || refs.has(partOf(ref));
-  const removes = (ref: string) => changes.some((line) => new RegExp(`\\b(remov|delet|drop|replac)\\w*\\b.*\\b${escape(ref)}\\b|\\b${escape(ref)}\\b.*\\b(remov|delet|drop|replac)`, "i").test(line));
+  const removes = (ref: string) =>
+    changes.some((line) =>
+      new RegExp(
+        `\\b(remov|delet|drop|replac)\\w*\\b.*\\b${escape(ref)}\\b|\\b${escape(ref)}\\b.*\\b(remov|delet|drop|replac)`,
+        "i",
+      ).test(line),
+    );
   const unmet: string[] = [];
-  for (const ref of all((s) => s.newRefs)) if (!exists(ref)) unmet.push(`the proposal adds ${ref}, but the design has no ${ref}`);
-  for (const net of all((s) => s.newNets)) if (lookupNet(nets, net).kind === "missing") unmet.push(`the proposal creates net ${net}, but the design has no such net`);
-  for (const ref of all((s) => s.refs)) if (!exists(ref) && !removes(ref)) unmet.push(`the proposal changes ${ref}, but ${ref} is no longer in the design and no planned change removes it`);
+  for (const ref of all((s) => s.newRefs))
+    if (!exists(ref)) unmet.push(`the proposal adds ${ref}, but the design has no ${ref}`);
+  for (const net of all((s) => s.newNets))
+    if (lookupNet(nets, net).kind === "missing")
+      unmet.push(`the proposal creates net ${net}, but the design has no such net`);
+  for (const ref of all((s) => s.refs))
+    if (!exists(ref) && !removes(ref))
+      unmet.push(`the proposal changes ${ref}, but ${ref} is no longer in the design and no planned change removes it`);
   const named = all((s) => [...s.refs, ...s.nets, ...s.newRefs, ...s.newNets]);
-  if (!designChanged && named.length > 0) unmet.push(`the proposal plans design changes (${named.join(", ")}), but no schematic or board file changed`);
+  if (!designChanged && named.length > 0)
+    unmet.push(`the proposal plans design changes (${named.join(", ")}), but no schematic or board file changed`);
   return unmet;
 }
 
@@ -139,7 +169,12 @@ function escape(text: string): string {
  * how many of them the change added, so a record never calls a design with warnings clean
  * without saying so.
  */
-export function verificationLine(report: CheckReport, baseline?: CheckReport, pending: LayoutPending = new Map(), unchanged?: Unchanged): string {
+export function verificationLine(
+  report: CheckReport,
+  baseline?: CheckReport,
+  pending: LayoutPending = new Map(),
+  unchanged?: Unchanged,
+): string {
   const marked = baseline ? compareWithBaseline(baseline, report, false, unchanged).current : undefined;
   const counted = marked && countedNew(marked);
   const word = (id: string, label: string) => {
@@ -159,7 +194,9 @@ export function verificationLine(report: CheckReport, baseline?: CheckReport, pe
   const reqPart = !req || req.status === "skipped" ? "requirements skipped" : `requirements ${ratio ?? "none"}`;
   // Raw kicad-cli DRC counts unconnected items as errors: a board with new ones is not "DRC clean".
   const routing = counted && routingLine(counted, pending);
-  const drc = routing ? [word("drc", "DRC").replace(/^DRC clean/, "DRC no new violations"), routing] : [word("drc", "DRC")];
+  const drc = routing
+    ? [word("drc", "DRC").replace(/^DRC clean/, "DRC no new violations"), routing]
+    : [word("drc", "DRC")];
   return [word("erc", "ERC"), ...drc, word("parity", "parity"), reqPart].join(", ");
 }
 

@@ -11,7 +11,15 @@ import { modelLabel, type RunState } from "./run-state.ts";
 /** Why the run cannot start, or undefined when it can. */
 export async function preflight(run: RunState): Promise<string | undefined> {
   const { summary, options } = run;
-  run.transcript.append({ type: "phase", phase: "preflight", runId: run.runId, request: summary.request, model: modelLabel(options), dryRun: summary.dryRun, recovered: summary.recovered });
+  run.transcript.append({
+    type: "phase",
+    phase: "preflight",
+    runId: run.runId,
+    request: summary.request,
+    model: modelLabel(options),
+    dryRun: summary.dryRun,
+    recovered: summary.recovered,
+  });
   run.progress({ type: "phase", phase: "preflight", message: `run ${run.runId} with ${modelLabel(options)}` });
   assertProposalFolder(options.repoRoot, run.ctx.docs);
   const dirty = await dirtyPaths(options.repoRoot);

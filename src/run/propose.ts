@@ -12,7 +12,14 @@ import type { ProposalArgs } from "../agent/tools/spec.ts";
 import { CopperheadError } from "../errors.ts";
 import { widen } from "../kicad/proposal-scope.ts";
 import { lstatOrUndefined, resolveRepoPath } from "../repo/repo-path.ts";
-import { describeAmendment, renderProposal, type Amendment, type Approval, type Proposal, type ProposalScope } from "../spec/proposal.ts";
+import {
+  describeAmendment,
+  renderProposal,
+  type Amendment,
+  type Approval,
+  type Proposal,
+  type ProposalScope,
+} from "../spec/proposal.ts";
 import { proposalSlug } from "../spec/proposal-id.ts";
 import { oneLine } from "../util/trim.ts";
 import type { PreparedRun, RunState } from "./run-state.ts";
@@ -56,7 +63,14 @@ async function amendProposal(run: RunState, amendment: Amendment): Promise<Propo
   ctx.proposal = amended;
   ctx.beginEdits().writeFile(proposalPath(ctx, amended), renderProposal(amended));
   summary.proposal = { ...summary.proposal!, amendments: amended.amendments };
-  run.transcript.append({ type: "amendment", proposal: current.id, approved: true, number: amended.amendments!.length, ...recorded, covers: ctx.scope });
+  run.transcript.append({
+    type: "amendment",
+    proposal: current.id,
+    approved: true,
+    number: amended.amendments!.length,
+    ...recorded,
+    covers: ctx.scope,
+  });
   run.progress({ type: "phase", phase: "approve", message: `proposal amended (${describeAmendment(recorded)})` });
   return amended;
 }
@@ -82,16 +96,25 @@ export function assertProposalFolder(repoRoot: string, docs: string): void {
   const folder = proposalFolder(docs);
   resolveRepoPath(repoRoot, `${folder}/proposal.md`);
   if (lstatOrUndefined(join(repoRoot, folder))?.isSymbolicLink()) {
-    throw new CopperheadError("bad_path", `${folder} is a symlink; change proposals are written only into a real folder of the repository.`, {
-      file: folder,
-      fix: `Replace the symlink ${folder} with a folder (\`rm ${folder} && mkdir ${folder}\`, and commit that), then run again.`,
-    });
+    throw new CopperheadError(
+      "bad_path",
+      `${folder} is a symlink; change proposals are written only into a real folder of the repository.`,
+      {
+        file: folder,
+        fix: `Replace the symlink ${folder} with a folder (\`rm ${folder} && mkdir ${folder}\`, and commit that), then run again.`,
+      },
+    );
   }
 }
 
 /** The proposal copperhead wrote itself (sync), approved AUTO. */
 export function adoptPrepared(run: RunState, prepared: PreparedRun): Proposal {
-  return adoptProposal(run, { ...prepared.proposal, id: proposalId(run.ctx, prepared.proposal.title), approval: "auto", runId: run.runId });
+  return adoptProposal(run, {
+    ...prepared.proposal,
+    id: proposalId(run.ctx, prepared.proposal.title),
+    approval: "auto",
+    runId: run.runId,
+  });
 }
 
 /** Writes the proposal that gates the edits and records the approval. */

@@ -22,9 +22,9 @@ export interface RenderOutcome {
 /** Plots the sheets as committed at HEAD (the state before the run) into `outDir`. */
 export function renderCommitted(project: KicadProject, outDir: string, cli: KicadCli): Promise<RenderOutcome> {
   const root = project.repoRoot;
-  return withSnapshot(root, "HEAD", (snapshot) => plot(root, join(snapshot.root, repoRelative(root, project.schematic)), outDir, cli)).catch(
-    (err: unknown): RenderOutcome => ({ files: [], skipped: err instanceof Error ? err.message : String(err) }),
-  );
+  return withSnapshot(root, "HEAD", (snapshot) =>
+    plot(root, join(snapshot.root, repoRelative(root, project.schematic)), outDir, cli),
+  ).catch((err: unknown): RenderOutcome => ({ files: [], skipped: err instanceof Error ? err.message : String(err) }));
 }
 
 /** Plots the sheets as they are in the working tree into `outDir`. */
@@ -40,4 +40,3 @@ async function plot(root: string, schematic: string, outDir: string, cli: KicadC
     return { files: [], skipped: err instanceof Error ? err.message : String(err) };
   }
 }
-

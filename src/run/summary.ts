@@ -102,7 +102,10 @@ export function failedBeforeEditing(s: RunSummary): string | undefined {
 
 /** "6 turns, 22000 input (18000 read from the prompt cache, 3000 written to it) and 820 output tokens". */
 export function describeUsage(u: UsageTotals): string {
-  const cached = u.cacheReadTokens > 0 || u.cacheWriteTokens > 0 ? ` (${u.cacheReadTokens} read from the prompt cache, ${u.cacheWriteTokens} written to it)` : "";
+  const cached =
+    u.cacheReadTokens > 0 || u.cacheWriteTokens > 0
+      ? ` (${u.cacheReadTokens} read from the prompt cache, ${u.cacheWriteTokens} written to it)`
+      : "";
   return `${u.turns} turns, ${u.inputTokens} input${cached} and ${u.outputTokens} output tokens`;
 }
 
@@ -111,7 +114,11 @@ export function describeUsage(u: UsageTotals): string {
  * hidden characters spelled out (visible.ts). The summary is redacted before any of it is
  * folded onto one line or escaped, so neither can change a key before the redactor sees it.
  */
-export function renderRunSummary(summary: RunSummary, model: string, redact: (text: string) => string = redactSecrets): string {
+export function renderRunSummary(
+  summary: RunSummary,
+  model: string,
+  redact: (text: string) => string = redactSecrets,
+): string {
   const s = redactDeep(summary, redact);
   const lines = [
     `# copperhead run ${s.runId}`,
@@ -119,9 +126,15 @@ export function renderRunSummary(summary: RunSummary, model: string, redact: (te
     `- Request: ${oneLine(s.request)}`,
     `- Model: ${model}`,
     `- Status: **${s.status}**${s.reason ? ` (${s.reason})` : ""}${s.dryRun ? " — dry run" : ""}`,
-    ...(failedBeforeEditing(s) ? [`- ${failedBeforeEditing(s)}`] : s.detail ? [`- ${s.reason === "needs_input" ? "Question" : "Detail"}: ${oneLine(s.detail)}`] : []),
+    ...(failedBeforeEditing(s)
+      ? [`- ${failedBeforeEditing(s)}`]
+      : s.detail
+        ? [`- ${s.reason === "needs_input" ? "Question" : "Detail"}: ${oneLine(s.detail)}`]
+        : []),
     ...(s.proposal ? [`- Proposal: ${s.proposal.path} — ${s.proposal.title} (approval: ${s.approval})`] : []),
-    ...(s.proposal?.amendments ?? []).map((a, i) => `- Amendment ${i + 1}: ${describeAmendment(a)} — ${oneLine(a.why)}`),
+    ...(s.proposal?.amendments ?? []).map(
+      (a, i) => `- Amendment ${i + 1}: ${describeAmendment(a)} — ${oneLine(a.why)}`,
+    ),
     ...(s.commit ? [`- Commit: ${s.commit}`] : []),
     `- Verification: ${describeVerification(s.verification)}`,
     `- Model usage: ${describeUsage(s.usage)}`,

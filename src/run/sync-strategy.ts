@@ -33,7 +33,10 @@ const SYNC_TOOLS = [
 /** Resolves the drift in `report` (from `verifySync`) that copperhead may resolve. */
 export function syncStrategy(report: SyncReport, docs: string): RunStrategy {
   return {
-    request: `Resolve drift between the design and its docs and board: ${report.drift.filter(resolvable).map((d) => d.key).join(", ")}`,
+    request: `Resolve drift between the design and its docs and board: ${report.drift
+      .filter(resolvable)
+      .map((d) => d.key)
+      .join(", ")}`,
     tools: SYNC_TOOLS,
     prepare: (ctx) => resolveByCode(ctx, report),
     // The run's own proposal gets its CHANGELOG entry when it commits, so it is not drift yet;
@@ -58,7 +61,11 @@ async function resolveByCode(ctx: RunContext, report: SyncReport): Promise<Prepa
   if (board) {
     // Every change the sync plans is applied: the run's proposal is copperhead's own, and names none.
     const { schematic, components, netlist } = currentDesign(ctx);
-    await updateBoardFromSchematic(board, { schematic, components, netlist, libraries: ctx.libraries }, { anchors: ctx.placementAnchors, pending: ctx.layoutPending });
+    await updateBoardFromSchematic(
+      board,
+      { schematic, components, netlist, libraries: ctx.libraries },
+      { anchors: ctx.placementAnchors, pending: ctx.layoutPending },
+    );
     saveBoard(ctx);
     done.push("sync the board with the schematic");
   }
@@ -67,7 +74,10 @@ async function resolveByCode(ctx: RunContext, report: SyncReport): Promise<Prepa
   if (kinds.has("pinout")) done.push("regenerate the connector pinout from the design");
   for (const item of resolving.filter((d) => d.kind === "coverage")) {
     const file = item.doc!;
-    (ctx.journal ?? ctx.beginEdits()).writeFile(file, file.endsWith("DECISIONS.md") ? decisionsTemplate() : changelogTemplate(ctx.docs));
+    (ctx.journal ?? ctx.beginEdits()).writeFile(
+      file,
+      file.endsWith("DECISIONS.md") ? decisionsTemplate() : changelogTemplate(ctx.docs),
+    );
     done.push(`create ${file}`);
   }
   const missingEntries = resolving.filter((d) => d.kind === "changelog");
@@ -78,7 +88,10 @@ async function resolveByCode(ctx: RunContext, report: SyncReport): Promise<Prepa
   const remaining = verifySync({ project: ctx.project, docs: ctx.docs }).drift;
   // (prepare runs before the run's proposal exists, so nothing here is the run's own.)
   const prose = remaining.filter((d) => d.resolution === "model");
-  const changes = [...done, ...(prose.length ? [`update the prose that names what no longer exists (${prose.length} mention(s))`] : [])];
+  const changes = [
+    ...done,
+    ...(prose.length ? [`update the prose that names what no longer exists (${prose.length} mention(s))`] : []),
+  ];
   return {
     proposal: {
       title: "Resolve drift between the design and its docs",
@@ -119,7 +132,12 @@ function appendChangelogEntries(ctx: RunContext, items: SyncItem[]): void {
   const entries = items.map((item) => {
     const rel = item.key.replace(/^sync:changelog:/, "");
     const title = parseProposal(readRepoDoc(ctx.repoRoot, rel) ?? "").proposal?.title ?? rel;
-    return [`### ${title}`, "", `Change: \`${rel}\` · entry restored by \`copperhead sync\` (run \`${ctx.runId}\`)`, ""].join("\n");
+    return [
+      `### ${title}`,
+      "",
+      `Change: \`${rel}\` · entry restored by \`copperhead sync\` (run \`${ctx.runId}\`)`,
+      "",
+    ].join("\n");
   });
   const updated = insertChangelogEntries(existing, entries);
   (ctx.journal ?? ctx.beginEdits()).writeFile(file, updated);

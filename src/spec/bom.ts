@@ -25,7 +25,13 @@
  */
 import type { Component } from "../kicad/netlist/components.ts";
 import { naturalCompare } from "../util/natural-compare.ts";
-import { beginMarker, contentHash, endMarker, findGeneratedRegion, replaceGeneratedRegion } from "./generated-region.ts";
+import {
+  beginMarker,
+  contentHash,
+  endMarker,
+  findGeneratedRegion,
+  replaceGeneratedRegion,
+} from "./generated-region.ts";
 import { isRuleRow, splitTableRow, tableRow, tableRule } from "./markdown-table.ts";
 
 export const BOM_FILE = "BOM.md";
@@ -98,7 +104,13 @@ export function componentMpn(component: Component): string {
 export function bomLines(components: readonly Component[]): BomLine[] {
   return components
     .filter((c) => c.inBom)
-    .map((c) => ({ ref: c.ref, value: c.value, footprint: c.footprint, mpn: componentMpn(c), dnp: c.dnp ? DNP_MARK : "" }))
+    .map((c) => ({
+      ref: c.ref,
+      value: c.value,
+      footprint: c.footprint,
+      mpn: componentMpn(c),
+      dnp: c.dnp ? DNP_MARK : "",
+    }))
     .sort((a, b) => naturalCompare(a.ref, b.ref));
 }
 
@@ -157,7 +169,9 @@ export function parseBom(markdown: string, file: string = `docs/${BOM_FILE}`): B
     hash,
     edited: storedHash !== undefined && storedHash !== hash,
     columns,
-    missingColumns: GENERATED_COLUMNS.filter((c) => !OPTIONAL_COLUMNS.includes(c) && findColumn(columns, c) === undefined),
+    missingColumns: GENERATED_COLUMNS.filter(
+      (c) => !OPTIONAL_COLUMNS.includes(c) && findColumn(columns, c) === undefined,
+    ),
     humanColumns: columns.filter((c) => !isGeneratedColumn(c)),
     rows,
   };
@@ -168,7 +182,10 @@ export function parseBom(markdown: string, file: string = `docs/${BOM_FILE}`): B
  * human column is kept (cells matched by ref); a file without markers gets the table appended.
  * Whether a hand-edited generated region may be overwritten is the caller's decision.
  */
-export function renderBom(design: { project: { name: string }; components: readonly Component[] }, existing?: string): string {
+export function renderBom(
+  design: { project: { name: string }; components: readonly Component[] },
+  existing?: string,
+): string {
   const lines = bomLines(design.components);
   if (existing === undefined) return [...preamble(design.project.name), ...renderTable(lines), ""].join("\n");
   const table = parseBom(existing);

@@ -66,14 +66,17 @@ export function evaluateRule(rule: Rule, design: Design): RuleEvaluation {
       const shown = net && net.name !== rule.net ? ` (as ${net.name})` : "";
       if (!net) {
         const missing = `net ${rule.net} does not exist${suggestNet(index, rule.net)}`;
-        return rule.expect === "exists" ? { pass: false, actual: missing } : { pass: true, actual: `net ${rule.net} is absent` };
+        return rule.expect === "exists"
+          ? { pass: false, actual: missing }
+          : { pass: true, actual: `net ${rule.net} is absent` };
       }
       if (rule.expect === "exists") return { pass: true, actual: `net ${rule.net} exists${shown}` };
       return { pass: false, actual: `net ${rule.net} exists${shown}, expected absent` };
     }
     case "ref": {
       const exists = index.components.has(rule.ref);
-      if (rule.expect === "exists") return { pass: exists, actual: `${rule.ref} ${exists ? "exists" : "does not exist"}` };
+      if (rule.expect === "exists")
+        return { pass: exists, actual: `${rule.ref} ${exists ? "exists" : "does not exist"}` };
       return { pass: !exists, actual: exists ? `${rule.ref} exists, expected absent` : `${rule.ref} is absent` };
     }
     case "pin":
@@ -81,7 +84,9 @@ export function evaluateRule(rule: Rule, design: Design): RuleEvaluation {
     case "field":
       return evaluateField(index, rule);
     case "count": {
-      const matched = design.components.filter((c) => globMatch(rule.pattern, rule.by === "libId" ? c.libId : c.ref)).map((c) => c.ref);
+      const matched = design.components
+        .filter((c) => globMatch(rule.pattern, rule.by === "libId" ? c.libId : c.ref))
+        .map((c) => c.ref);
       const list = matched.length > 0 && matched.length <= 10 ? ` (${matched.join(", ")})` : "";
       return {
         pass: holds(rule.op, order(matched.length, rule.count)),
@@ -117,7 +122,8 @@ function evaluatePin(index: DesignIndex, ref: string, pin: string, netName: stri
   let matched = pins.filter((p) => p.node.pin === pin);
   if (matched.length === 0) matched = pins.filter((p) => p.node.pinfunction === pin);
   if (matched.length === 0) {
-    if (!component.onBoard) return { pass: false, actual: `${ref} is excluded from the board, so its pins are on no net` };
+    if (!component.onBoard)
+      return { pass: false, actual: `${ref} is excluded from the board, so its pins are on no net` };
     const known = pins
       .map((p) => p.node)
       .sort((a, b) => naturalCompare(a.pin, b.pin))
@@ -127,11 +133,17 @@ function evaluatePin(index: DesignIndex, ref: string, pin: string, netName: stri
   }
   const target = findNet(index, netName)?.name ?? netName;
   const label = (p: { node: NetNode }) =>
-    p.node.pin === pin ? `${ref}.${pin}${p.node.pinfunction ? ` (${p.node.pinfunction})` : ""}` : `${ref}.${pin} (pin ${p.node.pin})`;
+    p.node.pin === pin
+      ? `${ref}.${pin}${p.node.pinfunction ? ` (${p.node.pinfunction})` : ""}`
+      : `${ref}.${pin} (pin ${p.node.pin})`;
   const off = matched.filter((p) => p.net !== target);
   const missingNet = index.nets.has(target) ? "" : " (no such net)";
-  if (off.length === 0) return { pass: true, actual: `${matched.map(label).join(", ")} ${matched.length > 1 ? "are" : "is"} on ${target}` };
-  return { pass: false, actual: `${off.map((p) => `${label(p)} is on ${p.net}`).join(", ")}, expected ${netName}${missingNet}` };
+  if (off.length === 0)
+    return { pass: true, actual: `${matched.map(label).join(", ")} ${matched.length > 1 ? "are" : "is"} on ${target}` };
+  return {
+    pass: false,
+    actual: `${off.map((p) => `${label(p)} is on ${p.net}`).join(", ")}, expected ${netName}${missingNet}`,
+  };
 }
 
 function evaluateField(index: DesignIndex, rule: Extract<Rule, { kind: "field" }>): RuleEvaluation {

@@ -32,13 +32,15 @@ export const GENERATED_DOCS: readonly GeneratedDoc[] = [
     file: BOM_FILE,
     render: renderBom,
     parse: parseBom,
-    editedAdvice: "the generated Ref/Value/Footprint/MPN cells were edited by hand and regenerating would undo that; change the design instead (or move notes to a human column such as Notes), then rerun with --force",
+    editedAdvice:
+      "the generated Ref/Value/Footprint/MPN cells were edited by hand and regenerating would undo that; change the design instead (or move notes to a human column such as Notes), then rerun with --force",
   },
   {
     file: PINOUT_FILE,
     render: renderPinout,
     parse: parsePinout,
-    editedAdvice: "the generated pin rows were edited by hand and regenerating would undo that; change the design instead (notes go outside the markers), then rerun with --force",
+    editedAdvice:
+      "the generated pin rows were edited by hand and regenerating would undo that; change the design instead (notes go outside the markers), then rerun with --force",
   },
 ];
 

@@ -30,11 +30,15 @@ export function findGeneratedRegion(lines: readonly string[], name: string, file
   if (begin < 0) return undefined;
   const endOffset = lines.slice(begin + 1).findIndex((l) => endRe.test(l.trim()));
   if (endOffset < 0) {
-    throw new CopperheadError("parse_error", `${file}:${begin + 1}: ${name.toUpperCase()} begin marker without an end marker`, {
-      file,
-      line: begin + 1,
-      fix: `Add "${endMarker(name)}" after the generated part of ${file}, or delete its begin marker.`,
-    });
+    throw new CopperheadError(
+      "parse_error",
+      `${file}:${begin + 1}: ${name.toUpperCase()} begin marker without an end marker`,
+      {
+        file,
+        line: begin + 1,
+        fix: `Add "${endMarker(name)}" after the generated part of ${file}, or delete its begin marker.`,
+      },
+    );
   }
   return { begin, end: begin + 1 + endOffset, storedHash: beginRe.exec(lines[begin]!.trim())![1] || undefined };
 }
@@ -58,7 +62,12 @@ export function contentHash(rows: readonly (readonly string[])[]): string {
  * `existing` with its `name` region replaced by `region` (marker lines included); a doc with no
  * region gets it appended after one blank line.
  */
-export function replaceGeneratedRegion(existing: string, name: string, region: readonly string[], file: string): string {
+export function replaceGeneratedRegion(
+  existing: string,
+  name: string,
+  region: readonly string[],
+  file: string,
+): string {
   const eol = existing.includes("\r\n") ? "\r\n" : "\n";
   const old = existing.split(/\r?\n/);
   const found = findGeneratedRegion(old, name, file);

@@ -15,7 +15,13 @@
 import type { Component } from "../kicad/netlist/components.ts";
 import { naturalCompare } from "../util/natural-compare.ts";
 import type { Netlist } from "../kicad/netlist/netlist.ts";
-import { beginMarker, contentHash, endMarker, findGeneratedRegion, replaceGeneratedRegion } from "./generated-region.ts";
+import {
+  beginMarker,
+  contentHash,
+  endMarker,
+  findGeneratedRegion,
+  replaceGeneratedRegion,
+} from "./generated-region.ts";
 import { isRuleRow, splitTableRow, tableRow, tableRule } from "./markdown-table.ts";
 
 export const PINOUT_FILE = "PINOUT.md";
@@ -65,13 +71,22 @@ export function pinoutConnectors(design: { components: readonly Component[]; net
   for (const net of design.netlist.nets) {
     for (const node of net.nodes) {
       const pins = pinsByRef.get(node.ref) ?? [];
-      pins.push({ pin: node.pin, name: node.pinfunction ?? "", net: net.name.startsWith("unconnected-(") ? NOT_CONNECTED : net.name });
+      pins.push({
+        pin: node.pin,
+        name: node.pinfunction ?? "",
+        net: net.name.startsWith("unconnected-(") ? NOT_CONNECTED : net.name,
+      });
       pinsByRef.set(node.ref, pins);
     }
   }
   return design.components
     .filter(isConnector)
-    .map((c) => ({ ref: c.ref, value: c.value, libId: c.libId, pins: (pinsByRef.get(c.ref) ?? []).sort((a, b) => naturalCompare(a.pin, b.pin)) }))
+    .map((c) => ({
+      ref: c.ref,
+      value: c.value,
+      libId: c.libId,
+      pins: (pinsByRef.get(c.ref) ?? []).sort((a, b) => naturalCompare(a.pin, b.pin)),
+    }))
     .sort((a, b) => naturalCompare(a.ref, b.ref));
 }
 
@@ -105,11 +120,19 @@ export function parsePinout(markdown: string, file: string = `docs/${PINOUT_FILE
     byRef.set(row.ref, connector);
   }
   const hash = pinoutHash([...byRef.values()]);
-  return { beginLine: region.begin + 1, endLine: region.end + 1, edited: region.storedHash !== undefined && region.storedHash !== hash, rows };
+  return {
+    beginLine: region.begin + 1,
+    endLine: region.end + 1,
+    edited: region.storedHash !== undefined && region.storedHash !== hash,
+    rows,
+  };
 }
 
 /** The whole PINOUT.md for a design; with `existing`, everything outside the markers is kept. */
-export function renderPinout(design: { project: { name: string }; components: readonly Component[]; netlist: Netlist }, existing?: string): string {
+export function renderPinout(
+  design: { project: { name: string }; components: readonly Component[]; netlist: Netlist },
+  existing?: string,
+): string {
   const region = renderRegion(pinoutConnectors(design));
   if (existing === undefined) return [...preamble(design.project.name), ...region, ""].join("\n");
   return replaceGeneratedRegion(existing, REGION, region, `docs/${PINOUT_FILE}`);
@@ -119,7 +142,13 @@ function renderRegion(connectors: readonly PinoutConnector[]): string[] {
   const out = [beginMarker(REGION, pinoutHash(connectors))];
   if (connectors.length === 0) out.push("", "The design has no connectors.", "");
   for (const c of connectors) {
-    out.push("", `### ${c.ref}: ${c.value}${c.libId ? ` (\`${c.libId}\`)` : ""}`, "", tableRow(COLUMNS), tableRule(COLUMNS.length));
+    out.push(
+      "",
+      `### ${c.ref}: ${c.value}${c.libId ? ` (\`${c.libId}\`)` : ""}`,
+      "",
+      tableRow(COLUMNS),
+      tableRule(COLUMNS.length),
+    );
     for (const p of c.pins) out.push(tableRow([p.pin, p.name, p.net]));
   }
   if (connectors.length > 0) out.push("");
@@ -162,13 +191,30 @@ export function pinoutDifferences(connectors: readonly PinoutConnector[], table:
       const k = key(c.ref, p.pin);
       seen.add(k);
       const row = rows.get(k);
-      if (!row) out.push({ ref: c.ref, pin: p.pin, what: "missing", claim: "no row", actual: `${p.name || p.pin} on ${p.net}` });
-      else if (row.net !== p.net) out.push({ ref: c.ref, pin: p.pin, what: "net", claim: row.net, actual: p.net, line: row.line });
-      else if (row.name !== p.name) out.push({ ref: c.ref, pin: p.pin, what: "name", claim: row.name, actual: p.name, line: row.line });
+      if (!row)
+        out.push({
+          ref: c.ref,
+          pin: p.pin,
+          what: "missing",
+          claim: "no row",
+          actual: `${p.name || p.pin} on ${p.net}`,
+        });
+      else if (row.net !== p.net)
+        out.push({ ref: c.ref, pin: p.pin, what: "net", claim: row.net, actual: p.net, line: row.line });
+      else if (row.name !== p.name)
+        out.push({ ref: c.ref, pin: p.pin, what: "name", claim: row.name, actual: p.name, line: row.line });
     }
   }
   for (const row of table.rows) {
-    if (!seen.has(key(row.ref, row.pin))) out.push({ ref: row.ref, pin: row.pin, what: "extra", claim: `${row.name || row.pin} on ${row.net}`, actual: "no such connector pin", line: row.line });
+    if (!seen.has(key(row.ref, row.pin)))
+      out.push({
+        ref: row.ref,
+        pin: row.pin,
+        what: "extra",
+        claim: `${row.name || row.pin} on ${row.net}`,
+        actual: "no such connector pin",
+        line: row.line,
+      });
   }
   return out;
 }

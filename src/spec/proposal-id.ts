@@ -11,7 +11,26 @@
 const MAX_SLUG = 48;
 
 /** Words that only lead into the next one: an id cut after them reads as cut. */
-const LEADING_WORDS = new Set(["a", "an", "the", "and", "or", "at", "on", "in", "of", "to", "for", "with", "by", "from", "into", "near", "next", "between"]);
+const LEADING_WORDS = new Set([
+  "a",
+  "an",
+  "the",
+  "and",
+  "or",
+  "at",
+  "on",
+  "in",
+  "of",
+  "to",
+  "for",
+  "with",
+  "by",
+  "from",
+  "into",
+  "near",
+  "next",
+  "between",
+]);
 
 export function proposalSlug(title: string): string {
   const spelled = title
@@ -22,7 +41,10 @@ export function proposalSlug(title: string): string {
     .replace(/(^|[^\p{L}\p{N}])[-−](?=\p{N})/gu, "$1 minus ")
     .replace(/µ/g, "u")
     // The unit's letter takes the point's place: written on (`4.7k`), or a lone letter after a space (`3.3 V`).
-    .replace(/(\d+)\.(\d+)(?:([a-z])|\s([a-z])(?![a-z]))/g, (_, whole: string, part: string, on?: string, apart?: string) => `${whole}${on ?? apart}${part}`)
+    .replace(
+      /(\d+)\.(\d+)(?:([a-z])|\s([a-z])(?![a-z]))/g,
+      (_, whole: string, part: string, on?: string, apart?: string) => `${whole}${on ?? apart}${part}`,
+    )
     .replace(/(\d+)\.(\d+)/g, "$1p$2");
   const words = spelled.split(/[^a-z0-9]+/).filter(Boolean);
   const kept: string[] = [];

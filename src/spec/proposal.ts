@@ -88,7 +88,12 @@ export interface ProposalProblem {
   message: string;
 }
 
-const SECTIONS = { why: "Why", changes: "Planned changes", verification: "Verification", amendments: "Amendments" } as const;
+const SECTIONS = {
+  why: "Why",
+  changes: "Planned changes",
+  verification: "Verification",
+  amendments: "Amendments",
+} as const;
 
 /** The scope's meta lines: label and field, in the order they are written. */
 const SCOPE_LINES = [
@@ -102,7 +107,13 @@ const SCOPE_LINES = [
 const META_LINE_RE = /^- ([A-Za-z ]+):\s*([^]*)/;
 
 const list = (items: string[]) => (items.length ? items.join(", ") : "none");
-const unlist = (text: string) => (text && text.toLowerCase() !== "none" ? text.split(",").map((item) => item.trim()).filter(Boolean) : []);
+const unlist = (text: string) =>
+  text && text.toLowerCase() !== "none"
+    ? text
+        .split(",")
+        .map((item) => item.trim())
+        .filter(Boolean)
+    : [];
 
 function scopeLines(scope: ProposalScope): string[] {
   return SCOPE_LINES.map(([label, key]) => `- ${label}: ${list(scope[key])}`);
@@ -163,7 +174,8 @@ function parseAmendments(body: string[], start: number, problems: ProposalProble
   body.forEach((line, i) => {
     if (/^### Amendment \d+\s*$/.test(line)) blocks.push({ line: start + i + 1, lines: [] });
     else if (blocks.length) blocks[blocks.length - 1]!.lines.push(line);
-    else if (line.trim()) problems.push({ line: start + i + 1, message: "the Amendments section holds only `### Amendment N` blocks" });
+    else if (line.trim())
+      problems.push({ line: start + i + 1, message: "the Amendments section holds only `### Amendment N` blocks" });
   });
   return blocks.map(({ line, lines }) => {
     const meta = new Map<string, { value: string }>();
@@ -178,18 +190,35 @@ function parseAmendments(body: string[], start: number, problems: ProposalProble
     let end = rest.length;
     while (end > 0 && (rest[end - 1]!.trim() === "" || /^- /.test(rest[end - 1]!.trim()))) end--;
     const why = rest.slice(0, end).join("\n").trim();
-    const changes = rest.slice(end).map((l) => /^- (.+)$/.exec(l.trim())?.[1]).filter((c): c is string => Boolean(c));
+    const changes = rest
+      .slice(end)
+      .map((l) => /^- (.+)$/.exec(l.trim())?.[1])
+      .filter((c): c is string => Boolean(c));
     const scope = scopeFrom(meta);
-    if (!scope) problems.push({ line, message: "an amendment needs its `- Refs:`, `- Nets:`, `- New refs:` and `- New nets:` lines" });
+    if (!scope)
+      problems.push({
+        line,
+        message: "an amendment needs its `- Refs:`, `- Nets:`, `- New refs:` and `- New nets:` lines",
+      });
     if (!why) problems.push({ line, message: "an amendment needs its why" });
-    return { why, changes, requirements: unlist(meta.get("requirements touched")?.value ?? ""), scope: scope ?? { refs: [], nets: [], newRefs: [], newNets: [] } };
+    return {
+      why,
+      changes,
+      requirements: unlist(meta.get("requirements touched")?.value ?? ""),
+      scope: scope ?? { refs: [], nets: [], newRefs: [], newNets: [] },
+    };
   });
 }
 
 /** What an amendment adds, in a few words: "adds R4, TP1 (new), net GND". */
 export function describeAmendment(amendment: Amendment): string {
   const { refs, newRefs, nets, newNets } = amendment.scope;
-  const added = [...refs, ...newRefs.map((r) => `${r} (new)`), ...nets.map((n) => `net ${n}`), ...newNets.map((n) => `net ${n} (new)`)];
+  const added = [
+    ...refs,
+    ...newRefs.map((r) => `${r} (new)`),
+    ...nets.map((n) => `net ${n}`),
+    ...newNets.map((n) => `net ${n} (new)`),
+  ];
   return added.length ? `adds ${added.join(", ")}` : "adds planned changes";
 }
 
@@ -221,18 +250,26 @@ export function parseProposal(markdown: string): { proposal?: Proposal; problems
 
   const requireMeta = (key: string): string => {
     const entry = meta.get(key);
-    if (!entry || !entry.value) problems.push({ line: titleIndex + 2, message: `missing \`- ${capitalise(key)}: …\` line` });
+    if (!entry || !entry.value)
+      problems.push({ line: titleIndex + 2, message: `missing \`- ${capitalise(key)}: …\` line` });
     return entry?.value ?? "";
   };
   const id = requireMeta("change");
   const approvalText = requireMeta("approval").toLowerCase();
   if (approvalText && !(APPROVALS as readonly string[]).includes(approvalText)) {
-    problems.push({ line: meta.get("approval")!.line, message: `approval must be one of ${APPROVALS.join(", ")}, not "${approvalText}"` });
+    problems.push({
+      line: meta.get("approval")!.line,
+      message: `approval must be one of ${APPROVALS.join(", ")}, not "${approvalText}"`,
+    });
   }
   const reqText = requireMeta("requirements touched");
   const requirements = unlist(reqText);
   for (const req of requirements) {
-    if (!/^REQ-[A-Z0-9-]+$/.test(req)) problems.push({ line: meta.get("requirements touched")!.line, message: `"${req}" is not a requirement id (REQ-…)` });
+    if (!/^REQ-[A-Z0-9-]+$/.test(req))
+      problems.push({
+        line: meta.get("requirements touched")!.line,
+        message: `"${req}" is not a requirement id (REQ-…)`,
+      });
   }
 
   const section = (name: string): string[] => {

@@ -118,7 +118,10 @@ function heading(line: string): { level: number; text: string } | undefined {
   const text = line.slice(end).trim();
   let close = text.length;
   while (close > 0 && text[close - 1] === "#") close--;
-  return { level, text: close > 0 && close < text.length && isSpace(text[close - 1]) ? text.slice(0, close).trimEnd() : text };
+  return {
+    level,
+    text: close > 0 && close < text.length && isSpace(text[close - 1]) ? text.slice(0, close).trimEnd() : text,
+  };
 }
 
 /** A list item (`- text`, `* text`, `+ text`): its indent and its text, or undefined. */
@@ -211,11 +214,31 @@ export function parseRequirements(markdown: string, file: string): ParsedSpec | 
   const inert = inertLines(lines);
   const problems: SpecProblem[] = [];
   const requirements: Requirement[] = [];
-  const problem = (kind: SpecProblem["kind"], line: number, column: number, message: string, source: string, reqId?: string) =>
-    problems.push({ kind, message: `${file}:${line}:${column}: ${message}`, line, column, source, ...(reqId ? { reqId } : {}) });
+  const problem = (
+    kind: SpecProblem["kind"],
+    line: number,
+    column: number,
+    message: string,
+    source: string,
+    reqId?: string,
+  ) =>
+    problems.push({
+      kind,
+      message: `${file}:${line}:${column}: ${message}`,
+      line,
+      column,
+      source,
+      ...(reqId ? { reqId } : {}),
+    });
 
   for (const extra of sections.slice(1)) {
-    problem("parse", extra.start, 1, "a second Requirements section; merge it into the first", lines[extra.start - 1]!.trim());
+    problem(
+      "parse",
+      extra.start,
+      1,
+      "a second Requirements section; merge it into the first",
+      lines[extra.start - 1]!.trim(),
+    );
   }
 
   let current: Requirement | undefined;
@@ -252,14 +275,28 @@ export function parseRequirements(markdown: string, file: string): ParsedSpec | 
         continuing = true;
         const first = firstLine.get(current.id);
         if (first !== undefined) {
-          problem("duplicate", lineNo, bodyColumn, `duplicate requirement id ${current.id} (first on line ${first})`, body, current.id);
+          problem(
+            "duplicate",
+            lineNo,
+            bodyColumn,
+            `duplicate requirement id ${current.id} (first on line ${first})`,
+            body,
+            current.id,
+          );
         } else firstLine.set(current.id, lineNo);
-        if (requirements.length === MAX_REQUIREMENTS) throw tooManyEntries(file, lineNo, `${MAX_REQUIREMENTS} requirements`);
+        if (requirements.length === MAX_REQUIREMENTS)
+          throw tooManyEntries(file, lineNo, `${MAX_REQUIREMENTS} requirements`);
         requirements.push(current);
       } else {
         current = undefined;
         if (/^\**REQ-/i.test(body)) {
-          problem("parse", lineNo, bodyColumn, "malformed requirement; write `- REQ-<AREA>-<N>: text` (upper-case letters and digits)", body);
+          problem(
+            "parse",
+            lineNo,
+            bodyColumn,
+            "malformed requirement; write `- REQ-<AREA>-<N>: text` (upper-case letters and digits)",
+            body,
+          );
         } else if (CHECK_RE.test(body)) {
           problem("parse", lineNo, bodyColumn, "a check must be a nested bullet under a requirement", body);
         }
@@ -283,11 +320,15 @@ export function parseRequirements(markdown: string, file: string): ParsedSpec | 
 }
 
 function tooManyEntries(file: string, line: number, limit: string): CopperheadError {
-  return new CopperheadError("input_too_large", `${file}:${line}: the Requirements section holds more than ${limit}, copperhead's limit.`, {
-    file,
-    line,
-    fix: `Keep ${file} to the requirements people review: split generated or repeated rules into fewer, broader ones (e.g. \`count R* == 40\`).`,
-  });
+  return new CopperheadError(
+    "input_too_large",
+    `${file}:${line}: the Requirements section holds more than ${limit}, copperhead's limit.`,
+    {
+      file,
+      line,
+      fix: `Keep ${file} to the requirements people review: split generated or repeated rules into fewer, broader ones (e.g. \`count R* == 40\`).`,
+    },
+  );
 }
 
 interface Token {
@@ -430,7 +471,13 @@ function parseNetRule(rt: RuleTokens): Rule | RuleProblem {
   const verb = rt.keyword(2, "exists", "absent", "pins");
   if (!verb) return rt.expected(2, "`exists`, `absent` or `pins` after the net name");
   if (verb !== "pins") {
-    return rt.done(3, { kind: "net", net: net.text, expect: verb as "exists" | "absent", span: rt.span, text: `net ${quote(net.text)} ${verb}` });
+    return rt.done(3, {
+      kind: "net",
+      net: net.text,
+      expect: verb as "exists" | "absent",
+      span: rt.span,
+      text: `net ${quote(net.text)} ${verb}`,
+    });
   }
   const op = rt.op(3);
   if ("problem" in op) return op;
@@ -461,7 +508,10 @@ function parseBoardRule(rt: RuleTokens): Rule | RuleProblem {
   if (!value) return rt.expected(3, "a length such as `40mm`, `1500mil` or `1.6in`");
   const mm = value.token.quoted ? undefined : parseLength(value.text);
   if (mm === undefined) {
-    return { problem: `\`${value.text}\` is not a length; use mm, mil or in (e.g. \`40mm\`)`, column: value.token.column };
+    return {
+      problem: `\`${value.text}\` is not a length; use mm, mil or in (e.g. \`40mm\`)`,
+      column: value.token.column,
+    };
   }
   const text = `board ${dimension} ${op.op} ${value.text}`;
   return rt.done(value.next, { kind: "board", dimension, op: op.op, length: value.text, mm, span: rt.span, text });
@@ -492,7 +542,14 @@ function parseRefRule(rt: RuleTokens): Rule | RuleProblem {
   if (rt.keyword(1, "on")) {
     const net = rt.at(2);
     if (!net) return rt.expected(2, "a net name after `on`");
-    return rt.done(3, { kind: "pin", ref, pin: member, net: net.text, span: rt.span, text: `${ref}.${quote(member)} on ${quote(net.text)}` });
+    return rt.done(3, {
+      kind: "pin",
+      ref,
+      pin: member,
+      net: net.text,
+      span: rt.span,
+      text: `${ref}.${quote(member)} on ${quote(net.text)}`,
+    });
   }
   const op = rt.op(1, `\`on\` or one of ${OPS.join(" ")} after \`${first.text}\``);
   if ("problem" in op) return op;

@@ -75,11 +75,18 @@ function powerNetNames(design: Design): string[] {
  * rail is preferred to ground, and only pin numbers that occur once on the part are used, so
  * `J1.A9` can mean one pin only.
  */
-function connectorPowerPin(design: Design, powerNets: Set<string>): { ref: string; pin: string; net: string } | undefined {
-  const connectors = design.components.filter((c) => c.onBoard && (/^(J|P|CN)\d/.test(c.ref) || c.libId.startsWith("Connector")));
+function connectorPowerPin(
+  design: Design,
+  powerNets: Set<string>,
+): { ref: string; pin: string; net: string } | undefined {
+  const connectors = design.components.filter(
+    (c) => c.onBoard && (/^(J|P|CN)\d/.test(c.ref) || c.libId.startsWith("Connector")),
+  );
   let ground: { ref: string; pin: string; net: string } | undefined;
   for (const c of connectors) {
-    const pins = design.netlist.nets.flatMap((net) => net.nodes.filter((n) => n.ref === c.ref).map((n) => ({ pin: n.pin, net: net.name })));
+    const pins = design.netlist.nets.flatMap((net) =>
+      net.nodes.filter((n) => n.ref === c.ref).map((n) => ({ pin: n.pin, net: net.name })),
+    );
     const counts = new Map<string, number>();
     for (const p of pins) counts.set(p.pin, (counts.get(p.pin) ?? 0) + 1);
     const usable = pins.filter((p) => powerNets.has(p.net) && counts.get(p.pin) === 1 && /^[A-Za-z0-9_]+$/.test(p.pin));

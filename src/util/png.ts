@@ -94,6 +94,8 @@ const SEGMENT_RUN = new RegExp(`(?:${SEGMENT.source}\\s*){2,}`, "g");
  * pixels differ: their anti-aliased edges blend once instead of twice.
  */
 function joinedSegments(svg: string): string {
-  return svg.replace(SEGMENT_RUN, (run) => `<path d="${[...run.matchAll(SEGMENT)].map((m) => m[1]!.replace(/\s+/g, " ")).join(" ")}"/>`);
+  return svg.replace(
+    SEGMENT_RUN,
+    (run) => `<path d="${[...run.matchAll(SEGMENT)].map((m) => m[1]!.replace(/\s+/g, " ")).join(" ")}"/>`,
+  );
 }
-

@@ -35,5 +35,10 @@ export function segmentsTouch(a: XY, b: XY, c: XY, d: XY): boolean {
   const o3 = orient(c, d, a);
   const o4 = orient(c, d, b);
   if (o1 !== o2 && o3 !== o4) return true;
-  return (o1 === 0 && onSegment(c, a, b, 0)) || (o2 === 0 && onSegment(d, a, b, 0)) || (o3 === 0 && onSegment(a, c, d, 0)) || (o4 === 0 && onSegment(b, c, d, 0));
+  return (
+    (o1 === 0 && onSegment(c, a, b, 0)) ||
+    (o2 === 0 && onSegment(d, a, b, 0)) ||
+    (o3 === 0 && onSegment(a, c, d, 0)) ||
+    (o4 === 0 && onSegment(b, c, d, 0))
+  );
 }

@@ -39,8 +39,14 @@ const VALIDATOR_ONLY_ACTIONS = ["trim", "check"];
  * transform of the schema's pipeline) or of its result (`"output"`: what the handler returns).
  */
 export function toolJsonSchema(schema: v.GenericSchema, side: "input" | "output"): ToolJsonSchema {
-  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: "draft-2020-12", typeMode: side, errorMode: "throw", ignoreActions: VALIDATOR_ONLY_ACTIONS });
-  if (rest.type !== "object") throw new Error(`a tool's ${side} schema must describe an object, not ${JSON.stringify(rest.type)}`);
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, {
+    target: "draft-2020-12",
+    typeMode: side,
+    errorMode: "throw",
+    ignoreActions: VALIDATOR_ONLY_ACTIONS,
+  });
+  if (rest.type !== "object")
+    throw new Error(`a tool's ${side} schema must describe an object, not ${JSON.stringify(rest.type)}`);
   return rest as ToolJsonSchema;
 }
 
@@ -51,7 +57,10 @@ export type CheckedArguments<T> = { ok: true; value: T } | { ok: false; problems
  * Validates `input` against a tool's argument schema. Each problem is `path: message` (just the
  * message for the arguments as a whole), so the caller, a model or a host, can fix its call.
  */
-export function checkArguments<S extends v.GenericSchema>(schema: S, input: unknown): CheckedArguments<v.InferOutput<S>> {
+export function checkArguments<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+): CheckedArguments<v.InferOutput<S>> {
   const result = v.safeParse(schema, input ?? {});
   if (result.success) return { ok: true, value: result.output };
   const problems = result.issues.map((issue) => {

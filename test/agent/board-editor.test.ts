@@ -30,7 +30,11 @@ let failingRefill = "";
 beforeAll(async () => {
   const python = await findKicadPython();
   failingRefill = join(await makeTempDir(), "python3");
-  writeFileSync(failingRefill, `#!/bin/sh\ncase "$1" in */fill.py) echo "RuntimeError: the filler crashed" >&2; exit 1;; esac\nexec "${python.path}" "$@"\n`, { mode: 0o755 });
+  writeFileSync(
+    failingRefill,
+    `#!/bin/sh\ncase "$1" in */fill.py) echo "RuntimeError: the filler crashed" >&2; exit 1;; esac\nexec "${python.path}" "$@"\n`,
+    { mode: 0o755 },
+  );
 });
 
 /** Runs `fn` with the refill failing; the board file must come out byte for byte as it went in. */
@@ -61,12 +65,18 @@ async function failure(call: Promise<unknown>): Promise<string> {
 /** The board the run's tools read is the one on disk. */
 function expectToolsSeeTheFile(session: ToolSession, boardFile: string): void {
   const seen = currentDesign(session.ctx).board!;
-  expect(seen.footprints().map((f) => `${f.ref}@${f.at.x},${f.at.y}`)).toEqual(Board.load(boardFile).footprints().map((f) => `${f.ref}@${f.at.x},${f.at.y}`));
+  expect(seen.footprints().map((f) => `${f.ref}@${f.at.x},${f.at.y}`)).toEqual(
+    Board.load(boardFile)
+      .footprints()
+      .map((f) => `${f.ref}@${f.at.x},${f.at.y}`),
+  );
 }
 
 /** The tracks and vias of the board file, as text. */
 function copperOf(boardFile: string): string[] {
-  return Board.load(boardFile).root.items.flatMap((node) => (node.type === "list" && /^\((segment|via|arc)\b/.test(printSexpr(node).trim()) ? [printSexpr(node).trim()] : []));
+  return Board.load(boardFile).root.items.flatMap((node) =>
+    node.type === "list" && /^\((segment|via|arc)\b/.test(printSexpr(node).trim()) ? [printSexpr(node).trim()] : [],
+  );
 }
 
 describe("BoardEditor: a board tool that fails midway changes nothing", () => {
@@ -79,7 +89,15 @@ describe("BoardEditor: a board tool that fails midway changes nothing", () => {
     const nets = decouplingNets(board, ic);
     const plan = additionPlan(board, "C900", "Capacitor_SMD:C_0805_2012Metric", nets);
     const libraries = await openLibraries(project.root);
-    expect(placeAdditions(board, plan, libraries, () => ic.ref, BoardRules.load(join(project.root, "complex_hierarchy.kicad_pro"), project.root))).toEqual([]);
+    expect(
+      placeAdditions(
+        board,
+        plan,
+        libraries,
+        () => ic.ref,
+        BoardRules.load(join(project.root, "complex_hierarchy.kicad_pro"), project.root),
+      ),
+    ).toEqual([]);
     applyBoardSync(board, plan, libraries);
     writeFileSync(boardFile, printSexprBytes(board.doc));
     await git(project.root, "commit", "--quiet", "-am", "C900 placed, not routed");
@@ -88,17 +106,29 @@ describe("BoardEditor: a board tool that fails midway changes nothing", () => {
     await withTools(project.root, async (session) => {
       const { call } = session;
       // route laid C900's tracks and vias in memory, then the refill failed.
-      expect(await failingMidway(boardFile, () => failure(call("route", { ref: "C900" })))).toContain("the filler crashed");
+      expect(await failingMidway(boardFile, () => failure(call("route", { ref: "C900" })))).toContain(
+        "the filler crashed",
+      );
       expectToolsSeeTheFile(session, boardFile);
       expect(printSexprBytes(currentDesign(session.ctx).board!.doc)).toEqual(new Uint8Array(readFileSync(boardFile)));
 
       // place_footprint moved it to the back in memory, then the refill failed.
-      expect(await failingMidway(boardFile, () => failure(call("place_footprint", { ref: "C900", near: ic.ref, side: "back" })))).toContain("the filler crashed");
+      expect(
+        await failingMidway(boardFile, () =>
+          failure(call("place_footprint", { ref: "C900", near: ic.ref, side: "back" })),
+        ),
+      ).toContain("the filler crashed");
       expectToolsSeeTheFile(session, boardFile);
       expect(currentDesign(session.ctx).board!.footprint("C900")!.layer).toBe("F.Cu");
 
       // sync_board placed and routed a new part in memory, then the refill failed.
-      const added = (await call("add_component", { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0805_2012Metric", near: ic.ref, connect: { "1": nets[0], "2": nets[1] } })) as { ref: string };
+      const added = (await call("add_component", {
+        lib_id: "Device:C",
+        value: "100n",
+        footprint: "Capacitor_SMD:C_0805_2012Metric",
+        near: ic.ref,
+        connect: { "1": nets[0], "2": nets[1] },
+      })) as { ref: string };
       expect(await failingMidway(boardFile, () => failure(call("sync_board")))).toContain("the filler crashed");
       expectToolsSeeTheFile(session, boardFile);
       expect(currentDesign(session.ctx).board!.footprint(added.ref)).toBeUndefined();
@@ -121,7 +151,17 @@ describe("a part added like one whose footprint only the board holds", () => {
     const project = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/rvpc-revb")!);
     await git(project.root, "init", "--quiet");
     await git(project.root, "add", "-A");
-    await git(project.root, "-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "--quiet", "-m", "rvpc-revb");
+    await git(
+      project.root,
+      "-c",
+      "user.name=Test",
+      "-c",
+      "user.email=test@example.com",
+      "commit",
+      "--quiet",
+      "-m",
+      "rvpc-revb",
+    );
     // The tools get the run's own libraries (run/run-state.ts `runLibraries`): nothing here adds the board's copies.
     await withTools(project.root, async ({ call, ctx }) => {
       // search_library says the library is missing and offers the board's footprint by name.
@@ -131,8 +171,12 @@ describe("a part added like one whose footprint only the board holds", () => {
         note: string;
       };
       expect(found.results).toContainEqual(expect.objectContaining({ libId: "OLIMEX_RLC-FP:C2010", source: "board" }));
-      expect(found.missingLibraries).toContainEqual(expect.objectContaining({ kind: "footprint", library: "OLIMEX_RLC-FP" }));
-      expect(found.missingLibraries.find((m) => m.library === "OLIMEX_RLC-FP" && m.kind === "footprint")!.footprints).toBeGreaterThan(0);
+      expect(found.missingLibraries).toContainEqual(
+        expect.objectContaining({ kind: "footprint", library: "OLIMEX_RLC-FP" }),
+      );
+      expect(
+        found.missingLibraries.find((m) => m.library === "OLIMEX_RLC-FP" && m.kind === "footprint")!.footprints,
+      ).toBeGreaterThan(0);
       expect(found.note).toContain("in no library table");
       expect(found.note).toContain("sync_board places the board's copy");
       await call("add_component", { like: "C1", ref: "C900", connect: { "1": "+5V", "2": "GND" } });

@@ -1,14 +1,34 @@
 import { describe, expect, test } from "bun:test";
-import { contextOptions, estimateTokens, FULL_CONTEXT_VARIABLE, History, KEEP_PICTURES, LONG_RESULT_CHARS, TOKENS_PER_PICTURE } from "../../src/agent/history.ts";
+import {
+  contextOptions,
+  estimateTokens,
+  FULL_CONTEXT_VARIABLE,
+  History,
+  KEEP_PICTURES,
+  LONG_RESULT_CHARS,
+  TOKENS_PER_PICTURE,
+} from "../../src/agent/history.ts";
 import type { ContentBlock, Message, ToolSpec } from "../../src/agent/conversation.ts";
 
 const PREFIX = { system: "You are copperhead.", tools: [] as ToolSpec[] };
 const PICTURE = { mediaType: "image/png" as const, data: "iVBORw0KGgo".repeat(50) };
 
 /** One model turn: a call, then its result, the way the loop records them. */
-function turn(history: History, n: number, name: string, input: unknown, result: string, images = 0): { call: ContentBlock; result: ContentBlock } {
+function turn(
+  history: History,
+  n: number,
+  name: string,
+  input: unknown,
+  result: string,
+  images = 0,
+): { call: ContentBlock; result: ContentBlock } {
   const call: ContentBlock = { type: "tool_use", id: `t${n}`, name, input };
-  const answer: ContentBlock = { type: "tool_result", toolUseId: `t${n}`, content: result, ...(images ? { images: Array.from({ length: images }, () => PICTURE) } : {}) };
+  const answer: ContentBlock = {
+    type: "tool_result",
+    toolUseId: `t${n}`,
+    content: result,
+    ...(images ? { images: Array.from({ length: images }, () => PICTURE) } : {}),
+  };
   history.push({ role: "assistant", content: [{ type: "text", text: `turn ${n}` }, call] });
   history.push({ role: "user", content: [answer] });
   return { call, result: answer };
@@ -32,8 +52,10 @@ function expectValidPairing(messages: Message[]): void {
   }
 }
 
-const pictures = (messages: Message[]) => messages.flatMap((m) => m.content.flatMap((b) => (b.type === "tool_result" ? (b.images ?? []) : [])));
-const text = (block: ContentBlock | undefined) => (block?.type === "tool_result" ? block.content : block?.type === "text" ? block.text : JSON.stringify(block));
+const pictures = (messages: Message[]) =>
+  messages.flatMap((m) => m.content.flatMap((b) => (b.type === "tool_result" ? (b.images ?? []) : [])));
+const text = (block: ContentBlock | undefined) =>
+  block?.type === "tool_result" ? block.content : block?.type === "text" ? block.text : JSON.stringify(block);
 
 describe("history", () => {
   test("only the last two pictures are sent; an older one becomes a line saying what it showed", () => {
@@ -45,8 +67,12 @@ describe("history", () => {
     const report = history.fit(PREFIX);
     expect(pictures(history.messages)).toHaveLength(KEEP_PICTURES);
     expect(report.pictures).toBe(2);
-    expect(text(history.messages[2]!.content[0])).toBe("legend of C1\n(board view of C1 at turn 1, superseded by later views)");
-    expect(text(history.messages[4]!.content[0])).toBe("legend of U1\n(schematic view of U1 at turn 2, superseded by later views)");
+    expect(text(history.messages[2]!.content[0])).toBe(
+      "legend of C1\n(board view of C1 at turn 1, superseded by later views)",
+    );
+    expect(text(history.messages[4]!.content[0])).toBe(
+      "legend of U1\n(schematic view of U1 at turn 2, superseded by later views)",
+    );
     expect(text(history.messages[6]!.content[0])).toBe("legend at 10, 20");
     expect(report.estimatedTokens).toBe(estimateTokens({ ...PREFIX, messages: history.messages }));
     expect(report.estimatedTokens).toBeGreaterThan(2 * TOKENS_PER_PICTURE);
@@ -62,7 +88,9 @@ describe("history", () => {
     const older = text(history.messages[2]!.content[0]);
     expect(older.length).toBeLessThan(LONG_RESULT_CHARS);
     expect(older.startsWith("finding 0: clearance violation between two pads\nfinding 1:")).toBe(true);
-    expect(older).toMatch(/more characters left out to keep the conversation small; call run_check again with \{"check":"drc"\} \(offset and limit page through its findings\) to read them\)$/);
+    expect(older).toMatch(
+      /more characters left out to keep the conversation small; call run_check again with \{"check":"drc"\} \(offset and limit page through its findings\) to read them\)$/,
+    );
     expect(text(history.messages[4]!.content[0])).toBe(long);
   });
 
@@ -71,11 +99,23 @@ describe("history", () => {
     const big = "x".repeat(3_900);
     let proposal!: { call: ContentBlock; result: ContentBlock };
     const approval: ContentBlock = { type: "text", text: "Proposal add-c900 accepted and approved (auto)." };
-    const oldFindings: ContentBlock = { type: "text", text: `Verification failed (repair cycle 1 of 3).\n${"- [drc/clearance] too close\n".repeat(40)}` };
-    const latestFindings: ContentBlock = { type: "text", text: `Verification failed (repair cycle 2 of 3).\n${"- [erc/pin] unconnected\n".repeat(40)}` };
+    const oldFindings: ContentBlock = {
+      type: "text",
+      text: `Verification failed (repair cycle 1 of 3).\n${"- [drc/clearance] too close\n".repeat(40)}`,
+    };
+    const latestFindings: ContentBlock = {
+      type: "text",
+      text: `Verification failed (repair cycle 2 of 3).\n${"- [erc/pin] unconnected\n".repeat(40)}`,
+    };
     for (let n = 1; n <= 40; n++) {
       if (n === 5) {
-        proposal = turn(history, n, "propose_change", { title: "Add C900", why: "w".repeat(600), changes: ["add C900"] }, '{"accepted":true}');
+        proposal = turn(
+          history,
+          n,
+          "propose_change",
+          { title: "Add C900", why: "w".repeat(600), changes: ["add C900"] },
+          '{"accepted":true}',
+        );
         history.keep(proposal.call);
         history.keep(proposal.result);
         history.keep(approval);
@@ -85,7 +125,15 @@ describe("history", () => {
         const findings = n === 20 ? oldFindings : latestFindings;
         history.keepLatest("findings", findings);
         history.messages.at(-1)!.content.push(findings);
-      } else turn(history, n, n % 3 === 0 ? "view" : "get_net", { ref: `C${n}`, document: "board" }, big, n % 3 === 0 ? 1 : 0);
+      } else
+        turn(
+          history,
+          n,
+          n % 3 === 0 ? "view" : "get_net",
+          { ref: `C${n}`, document: "board" },
+          big,
+          n % 3 === 0 ? 1 : 0,
+        );
       const report = history.fit(PREFIX);
       expect(report.estimatedTokens).toBeLessThanOrEqual(20_000);
       expectValidPairing(history.messages);
@@ -119,7 +167,9 @@ describe("history", () => {
     expect(report.droppedTurns).toBeGreaterThan(0);
     expect(report.estimatedTokens).toBeLessThanOrEqual(16_000);
     expectValidPairing(history.messages);
-    expect(text(history.messages[0]!.content.at(-1))).toMatch(/^\(\d+ earlier turns were left out to fit the context budget/);
+    expect(text(history.messages[0]!.content.at(-1))).toMatch(
+      /^\(\d+ earlier turns were left out to fit the context budget/,
+    );
     expect(history.messages[0]!.content).toHaveLength(2);
   });
 
@@ -128,7 +178,9 @@ describe("history", () => {
     turn(history, 1, "read_doc", { path: "docs/SPEC.md" }, "s".repeat(200_000), 3);
     const report = history.fit(PREFIX);
     expect(report.estimatedTokens).toBeLessThanOrEqual(16_000);
-    expect(text(history.messages[2]!.content[0])).toMatch(/more characters left out to fit the context budget; call read_doc again with \{"path":"docs\/SPEC.md"\} with a narrower question\)$/);
+    expect(text(history.messages[2]!.content[0])).toMatch(
+      /more characters left out to fit the context budget; call read_doc again with \{"path":"docs\/SPEC.md"\} with a narrower question\)$/,
+    );
   });
 
   test("with compaction off, the history is sent as it is", () => {

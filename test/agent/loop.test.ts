@@ -33,7 +33,9 @@ type Call = { name: string; input?: unknown };
 /** A scripted session: one turn per list of tool calls. */
 async function session(turns: Call[][]): Promise<string> {
   const file = join(await makeTempDir(), "session.json");
-  const script = turns.map((calls, t) => ({ content: calls.map((c, i) => ({ type: "tool_use", id: `t${t + 1}.${i + 1}`, name: c.name, input: c.input ?? {} })) }));
+  const script = turns.map((calls, t) => ({
+    content: calls.map((c, i) => ({ type: "tool_use", id: `t${t + 1}.${i + 1}`, name: c.name, input: c.input ?? {} })),
+  }));
   writeFileSync(file, JSON.stringify({ schema: "copperhead.session/1", model: "scripted", turns: script }));
   return file;
 }
@@ -46,7 +48,11 @@ interface Run {
 }
 
 /** Runs the loop over `turns` with `tools` on a fresh copy of the project. */
-async function converse(turns: Call[][], tools: Tool<RunContext>[], options: { approved?: boolean; prepare?: (ctx: RunContext) => void } = {}): Promise<Run> {
+async function converse(
+  turns: Call[][],
+  tools: Tool<RunContext>[],
+  options: { approved?: boolean; prepare?: (ctx: RunContext) => void } = {},
+): Promise<Run> {
   const repo = await copyRepo(template);
   const file = await session(turns);
   return withTools(repo, async ({ ctx }) => {
@@ -90,28 +96,69 @@ describe("the loop reads a tool's effect", () => {
       schema: v.strictObject({}),
       run: () => ({ specDecision: { kind: "refused", reason: "refused", detail: "not a decision" } }),
     });
-    const run = await converse([[{ name: "propose_change" }], [{ name: "refuse", input: { reason: "the request cannot be met" } }]], [...readTools, impostor, ...exitTools] as Tool<RunContext>[]);
-    expect(run.results.get("t1.1")).toEqual({ content: JSON.stringify({ specDecision: { kind: "refused", reason: "refused", detail: "not a decision" } }), isError: false });
+    const run = await converse(
+      [[{ name: "propose_change" }], [{ name: "refuse", input: { reason: "the request cannot be met" } }]],
+      [...readTools, impostor, ...exitTools] as Tool<RunContext>[],
+    );
+    expect(run.results.get("t1.1")).toEqual({
+      content: JSON.stringify({ specDecision: { kind: "refused", reason: "refused", detail: "not a decision" } }),
+      isError: false,
+    });
     expect(run.result.end).toEqual({ kind: "refused", reason: "refused", detail: "the request cannot be met" });
   });
 
   test("finish is the tool whose effect is finish, whatever its name", async () => {
-    const wrapUp = defineTool({ name: "wrap_up", effect: "finish", description: "done", schema: v.strictObject({}), run: () => ({ verifying: true }) });
-    const namedFinish = defineTool({ name: "finish", effect: "read", description: "reads", schema: v.strictObject({}), run: () => ({ read: true }) });
-    const run = await converse([[{ name: "finish" }], [{ name: "wrap_up" }]], [wrapUp, namedFinish] as Tool<RunContext>[], { approved: true });
+    const wrapUp = defineTool({
+      name: "wrap_up",
+      effect: "finish",
+      description: "done",
+      schema: v.strictObject({}),
+      run: () => ({ verifying: true }),
+    });
+    const namedFinish = defineTool({
+      name: "finish",
+      effect: "read",
+      description: "reads",
+      schema: v.strictObject({}),
+      run: () => ({ read: true }),
+    });
+    const run = await converse(
+      [[{ name: "finish" }], [{ name: "wrap_up" }]],
+      [wrapUp, namedFinish] as Tool<RunContext>[],
+      { approved: true },
+    );
     expect(run.results.get("t1.1")).toEqual({ content: JSON.stringify({ read: true }), isError: false });
     expect(run.verified).toBe(1);
     expect(run.result.end).toEqual({ kind: "verified", repairCycles: 0 });
   });
 
   test("abandon is a way out, not an edit: it needs an approved change, and its reason is prose", async () => {
-    const early = await converse([[{ name: "abandon", input: { reason: "too hard" } }], [{ name: "refuse", input: { reason: "no" } }]], exitTools as Tool<RunContext>[]);
-    expect(early.results.get("t1.1")).toEqual({ content: "abandon is locked until a proposal is accepted and approved: call propose_change first", isError: true });
-    const late = await converse([[{ name: "abandon", input: { reason: "the key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 was in the way" } }]], exitTools as Tool<RunContext>[], { approved: true });
+    const early = await converse(
+      [[{ name: "abandon", input: { reason: "too hard" } }], [{ name: "refuse", input: { reason: "no" } }]],
+      exitTools as Tool<RunContext>[],
+    );
+    expect(early.results.get("t1.1")).toEqual({
+      content: "abandon is locked until a proposal is accepted and approved: call propose_change first",
+      isError: true,
+    });
+    const late = await converse(
+      [
+        [
+          {
+            name: "abandon",
+            input: { reason: "the key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 was in the way" },
+          },
+        ],
+      ],
+      exitTools as Tool<RunContext>[],
+      { approved: true },
+    );
     expect(late.result.end.kind).toBe("failed");
     expect(late.result.end).toMatchObject({ reason: "abandoned" });
     // An edit's secret fails the call; a way out's reason is redacted and the run ends as asked.
-    expect((late.result.end as { detail: string }).detail).not.toContain("sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789");
+    expect((late.result.end as { detail: string }).detail).not.toContain(
+      "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
+    );
   });
 });
 
@@ -132,10 +179,14 @@ describe("a fault inside a tool", () => {
 
   test("becomes a tool error the model reads, the editors are dropped, and the run goes on", async () => {
     let ctxSeen: RunContext | undefined;
-    const run = await converse([[{ name: "crash_edit" }], [{ name: "refuse", input: { reason: "giving up" } }]], [crashing("edit"), ...exitTools] as Tool<RunContext>[], {
-      approved: true,
-      prepare: (ctx) => (ctxSeen = ctx),
-    });
+    const run = await converse(
+      [[{ name: "crash_edit" }], [{ name: "refuse", input: { reason: "giving up" } }]],
+      [crashing("edit"), ...exitTools] as Tool<RunContext>[],
+      {
+        approved: true,
+        prepare: (ctx) => (ctxSeen = ctx),
+      },
+    );
     const told = run.results.get("t1.1")!;
     expect(told.isError).toBe(true);
     expect(told.content).toStartWith("crash_edit failed on a fault of copperhead's own (undefined is not an object");
@@ -145,10 +196,15 @@ describe("a fault inside a tool", () => {
   });
 
   test("of a read tool too; only a propose tool's fault, which may have half-recorded an amendment, ends the run", async () => {
-    const read = await converse([[{ name: "crash_read" }], [{ name: "refuse", input: { reason: "done" } }]], [crashing("read"), ...exitTools] as Tool<RunContext>[]);
+    const read = await converse([[{ name: "crash_read" }], [{ name: "refuse", input: { reason: "done" } }]], [
+      crashing("read"),
+      ...exitTools,
+    ] as Tool<RunContext>[]);
     expect(read.results.get("t1.1")!.isError).toBe(true);
     expect(read.result.end.kind).toBe("refused");
-    await expect(converse([[{ name: "crash_propose" }]], [crashing("propose")] as Tool<RunContext>[])).rejects.toThrow("undefined is not an object");
+    await expect(converse([[{ name: "crash_propose" }]], [crashing("propose")] as Tool<RunContext>[])).rejects.toThrow(
+      "undefined is not an object",
+    );
   });
 
   test("a typed error that ends the run (no KiCad Python to refill zones) is not handed to the model", async () => {
@@ -161,6 +217,8 @@ describe("a fault inside a tool", () => {
         throw new CopperheadError("kicad_python_missing", "KiCad's Python is not installed.");
       },
     });
-    await expect(converse([[{ name: "refill" }]], [noPython] as Tool<RunContext>[], { approved: true })).rejects.toThrow("KiCad's Python is not installed.");
+    await expect(
+      converse([[{ name: "refill" }]], [noPython] as Tool<RunContext>[], { approved: true }),
+    ).rejects.toThrow("KiCad's Python is not installed.");
   });
 });

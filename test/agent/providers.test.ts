@@ -3,10 +3,19 @@ import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Message, ModelRequest, ToolSpec } from "../../src/agent/conversation.ts";
-import { createAnthropicProvider, DEFAULT_ANTHROPIC_MODEL, mapStopReason } from "../../src/agent/providers/anthropic.ts";
+import {
+  createAnthropicProvider,
+  DEFAULT_ANTHROPIC_MODEL,
+  mapStopReason,
+} from "../../src/agent/providers/anthropic.ts";
 import { MAX_RESPONSE_BYTES, parseRetryAfter, type HttpOptions } from "../../src/agent/providers/http.ts";
 import { missingApiKeyError, resolveProvider } from "../../src/agent/providers/index.ts";
-import { createCompatProvider, createOpenAIProvider, DEFAULT_OPENAI_MODEL, mapFinishReason } from "../../src/agent/providers/openai.ts";
+import {
+  createCompatProvider,
+  createOpenAIProvider,
+  DEFAULT_OPENAI_MODEL,
+  mapFinishReason,
+} from "../../src/agent/providers/openai.ts";
 import { codexDriver } from "../../src/agent/providers/agent-cli/codex.ts";
 import { userProviderOverrides } from "../../src/agent/providers/agent-cli/codex-provider.ts";
 import { toSamplingRequest } from "../../src/agent/providers/host.ts";
@@ -16,7 +25,13 @@ import { CopperheadError } from "../../src/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { closedPortUrl, json, loopback, never, type Loopback } from "./loopback.ts";
 import { rejectedCopperheadError, thrownCopperheadError } from "../support/errors.ts";
-import { anthropicFrames, chatCompletionFrames, encodeFrame, sseResponse, type StreamPacing } from "../support/model-streams.ts";
+import {
+  anthropicFrames,
+  chatCompletionFrames,
+  encodeFrame,
+  sseResponse,
+  type StreamPacing,
+} from "../support/model-streams.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -68,12 +83,22 @@ const HISTORY: Message[] = [
 const REQUEST: ModelRequest = { system: "You are copperhead.", messages: HISTORY, tools: TOOLS, maxTokens: 1000 };
 
 /** The answer streamed as the Messages API streams it. */
-function anthropicReply(content: any[], stop_reason = "tool_use", usage = { input_tokens: 120, output_tokens: 45 }, pacing?: StreamPacing) {
+function anthropicReply(
+  content: any[],
+  stop_reason = "tool_use",
+  usage = { input_tokens: 120, output_tokens: 45 },
+  pacing?: StreamPacing,
+) {
   return sseResponse(anthropicFrames({ content, stop_reason, usage }), pacing);
 }
 
 /** The answer streamed as Chat Completions chunks. */
-function openaiReply(message: any, finish_reason = "tool_calls", usage: unknown = { prompt_tokens: 200, completion_tokens: 30, total_tokens: 230 }, pacing?: StreamPacing) {
+function openaiReply(
+  message: any,
+  finish_reason = "tool_calls",
+  usage: unknown = { prompt_tokens: 200, completion_tokens: 30, total_tokens: 230 },
+  pacing?: StreamPacing,
+) {
   return sseResponse(chatCompletionFrames({ message, finish_reason, usage }), pacing);
 }
 
@@ -115,7 +140,10 @@ describe("anthropic provider", () => {
         { name: "finish", description: "Ends the edit", input_schema: TOOLS[1]!.inputSchema },
       ],
       messages: [
-        { role: "user", content: [{ type: "text", text: "Add a decoupling capacitor", cache_control: { type: "ephemeral" } }] },
+        {
+          role: "user",
+          content: [{ type: "text", text: "Add a decoupling capacitor", cache_control: { type: "ephemeral" } }],
+        },
         {
           role: "assistant",
           content: [
@@ -138,12 +166,30 @@ describe("anthropic provider", () => {
   });
 
   test("prompt cache: reads and writes are counted, and promptCache: false sends no breakpoint", async () => {
-    const usage = { input_tokens: 50, output_tokens: 7, cache_read_input_tokens: 4000, cache_creation_input_tokens: 300 };
-    const server = serve(() => sseResponse(anthropicFrames({ content: [{ type: "text", text: "ok" }], stop_reason: "end_turn", usage })));
-    const cached = await createAnthropicProvider({ model: "claude-test", apiKey: KEY, baseUrl: server.url, http: FAST }).complete(REQUEST);
+    const usage = {
+      input_tokens: 50,
+      output_tokens: 7,
+      cache_read_input_tokens: 4000,
+      cache_creation_input_tokens: 300,
+    };
+    const server = serve(() =>
+      sseResponse(anthropicFrames({ content: [{ type: "text", text: "ok" }], stop_reason: "end_turn", usage })),
+    );
+    const cached = await createAnthropicProvider({
+      model: "claude-test",
+      apiKey: KEY,
+      baseUrl: server.url,
+      http: FAST,
+    }).complete(REQUEST);
     // input_tokens leaves the cached part out; copperhead's input count is all of it.
     expect(cached.usage).toEqual({ inputTokens: 4350, outputTokens: 7, cacheReadTokens: 4000, cacheWriteTokens: 300 });
-    await createAnthropicProvider({ model: "claude-test", apiKey: KEY, baseUrl: server.url, http: FAST, promptCache: false }).complete(REQUEST);
+    await createAnthropicProvider({
+      model: "claude-test",
+      apiKey: KEY,
+      baseUrl: server.url,
+      http: FAST,
+      promptCache: false,
+    }).complete(REQUEST);
     expect(JSON.stringify(server.requests[0]!.body)).toContain("cache_control");
     expect(JSON.stringify(server.requests[1]!.body)).not.toContain("cache_control");
     expect((server.requests[1]!.body as { system: unknown }).system).toBe("You are copperhead.");
@@ -151,8 +197,14 @@ describe("anthropic provider", () => {
 
   test("prompt cache: without a system prompt the last tool is the breakpoint; echoed assistant turns are never marked", async () => {
     const server = serve(() => anthropicReply([{ type: "text", text: "ok" }], "end_turn"));
-    await createAnthropicProvider({ model: "claude-test", apiKey: KEY, baseUrl: server.url, http: FAST }).complete({ ...REQUEST, system: "" });
-    const body = server.requests[0]!.body as { tools: Array<Record<string, unknown>>; messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
+    await createAnthropicProvider({ model: "claude-test", apiKey: KEY, baseUrl: server.url, http: FAST }).complete({
+      ...REQUEST,
+      system: "",
+    });
+    const body = server.requests[0]!.body as {
+      tools: Array<Record<string, unknown>>;
+      messages: Array<{ role: string; content: Array<Record<string, unknown>> }>;
+    };
     expect(body.tools.map((t) => t.cache_control)).toEqual([undefined, { type: "ephemeral" }]);
     expect(JSON.stringify(body.messages.filter((m) => m.role === "assistant"))).not.toContain("cache_control");
     // At most four breakpoints in all, as the API allows.
@@ -177,10 +229,17 @@ describe("anthropic provider", () => {
     const redacted = { type: "redacted_thinking", data: "opaque" };
     const toolUse = { type: "tool_use", id: "toolu_9", name: "read_schematic", input: {} };
     const server = serve((_req, i) =>
-      i === 0 ? anthropicReply([thinking, redacted, toolUse]) : anthropicReply([{ type: "text", text: "done" }], "end_turn"),
+      i === 0
+        ? anthropicReply([thinking, redacted, toolUse])
+        : anthropicReply([{ type: "text", text: "done" }], "end_turn"),
     );
     const provider = createAnthropicProvider({ model: "claude-test", apiKey: KEY, baseUrl: server.url, http: FAST });
-    const first: ModelRequest = { system: "s", tools: TOOLS, maxTokens: 100, messages: [{ role: "user", content: [{ type: "text", text: "go" }] }] };
+    const first: ModelRequest = {
+      system: "s",
+      tools: TOOLS,
+      maxTokens: 100,
+      messages: [{ role: "user", content: [{ type: "text", text: "go" }] }],
+    };
     const response = await provider.complete(first);
     // The neutral content has no place for thinking; the loop never sees it.
     expect(response.content).toEqual([{ type: "tool_use", id: "toolu_9", name: "read_schematic", input: {} }]);
@@ -221,9 +280,19 @@ describe("anthropic provider", () => {
 
 describe("openai provider", () => {
   test("records the cached part of the prompt (prompt_tokens_details.cached_tokens)", async () => {
-    const usage = { prompt_tokens: 5000, completion_tokens: 30, total_tokens: 5030, prompt_tokens_details: { cached_tokens: 4608 } };
+    const usage = {
+      prompt_tokens: 5000,
+      completion_tokens: 30,
+      total_tokens: 5030,
+      prompt_tokens_details: { cached_tokens: 4608 },
+    };
     const server = serve(() => openaiReply({ content: "ok" }, "stop", usage));
-    const response = await createOpenAIProvider({ model: "gpt-test", apiKey: KEY, baseUrl: `${server.url}/v1/`, http: FAST }).complete(REQUEST);
+    const response = await createOpenAIProvider({
+      model: "gpt-test",
+      apiKey: KEY,
+      baseUrl: `${server.url}/v1/`,
+      http: FAST,
+    }).complete(REQUEST);
     expect(response.usage).toEqual({ inputTokens: 5000, outputTokens: 30, cacheReadTokens: 4608 });
   });
 
@@ -260,8 +329,14 @@ describe("openai provider", () => {
       stream: true,
       stream_options: { include_usage: true },
       tools: [
-        { type: "function", function: { name: "read_schematic", description: "Reads the schematic", parameters: TOOLS[0]!.inputSchema } },
-        { type: "function", function: { name: "finish", description: "Ends the edit", parameters: TOOLS[1]!.inputSchema } },
+        {
+          type: "function",
+          function: { name: "read_schematic", description: "Reads the schematic", parameters: TOOLS[0]!.inputSchema },
+        },
+        {
+          type: "function",
+          function: { name: "finish", description: "Ends the edit", parameters: TOOLS[1]!.inputSchema },
+        },
       ],
       messages: [
         { role: "system", content: "You are copperhead." },
@@ -304,8 +379,14 @@ describe("openai provider", () => {
       ...REQUEST,
       messages: [
         { role: "user", content: [{ type: "text", text: "go" }] },
-        { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "finish", input: { __invalid_json: "{oops" } }] },
-        { role: "user", content: [{ type: "tool_result", toolUseId: "c1", content: "arguments are not JSON", isError: true }] },
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "c1", name: "finish", input: { __invalid_json: "{oops" } }],
+        },
+        {
+          role: "user",
+          content: [{ type: "tool_result", toolUseId: "c1", content: "arguments are not JSON", isError: true }],
+        },
       ],
     });
     const call = server.requests[0]!.body.messages[2].tool_calls[0];
@@ -315,7 +396,18 @@ describe("openai provider", () => {
   test("compat: same code, max_tokens, no Authorization header without a key, lenient parsing", async () => {
     const server = serve(() =>
       // no usage, a call without an id, arguments already an object
-      json({ choices: [{ message: { role: "assistant", content: "", tool_calls: [{ function: { name: "finish", arguments: { a: 1 } } }] }, finish_reason: "stop" }] }),
+      json({
+        choices: [
+          {
+            message: {
+              role: "assistant",
+              content: "",
+              tool_calls: [{ function: { name: "finish", arguments: { a: 1 } } }],
+            },
+            finish_reason: "stop",
+          },
+        ],
+      }),
     );
     const provider = createCompatProvider({ model: "llama3.1", baseUrl: server.url, http: FAST });
     expect(provider.label).toBe("compat:llama3.1");
@@ -340,7 +432,10 @@ describe("HTTP behaviour", () => {
   test("429 with retry-after: waits at least that long, then succeeds", async () => {
     const server = serve((_req, i) =>
       i === 0
-        ? json({ error: { type: "rate_limit_error", message: "slow down" } }, { status: 429, headers: { "retry-after": "1" } })
+        ? json(
+            { error: { type: "rate_limit_error", message: "slow down" } },
+            { status: 429, headers: { "retry-after": "1" } },
+          )
         : anthropicReply([{ type: "text", text: "hi" }], "end_turn"),
     );
     const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
@@ -352,15 +447,24 @@ describe("HTTP behaviour", () => {
   });
 
   test("500 then success: retried", async () => {
-    const server = serve((_req, i) => (i === 0 ? new Response("upstream broke", { status: 500 }) : openaiReply({ content: "ok" }, "stop")));
+    const server = serve((_req, i) =>
+      i === 0 ? new Response("upstream broke", { status: 500 }) : openaiReply({ content: "ok" }, "stop"),
+    );
     const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
     expect((await provider.complete(REQUEST)).content).toEqual([{ type: "text", text: "ok" }]);
     expect(server.requests).toHaveLength(2);
   });
 
   test("gives up after the configured retries with the last status", async () => {
-    const server = serve(() => json({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, { status: 529 }));
-    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { ...FAST, maxRetries: 2 } });
+    const server = serve(() =>
+      json({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, { status: 529 }),
+    );
+    const provider = createAnthropicProvider({
+      model: "m",
+      apiKey: KEY,
+      baseUrl: server.url,
+      http: { ...FAST, maxRetries: 2 },
+    });
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
     expect(err.message).toContain("HTTP 529: Overloaded");
@@ -370,7 +474,9 @@ describe("HTTP behaviour", () => {
   });
 
   test("a retry-after beyond the cap fails at once instead of sleeping", async () => {
-    const server = serve(() => json({ error: { message: "quota" } }, { status: 429, headers: { "retry-after": "3600" } }));
+    const server = serve(() =>
+      json({ error: { message: "quota" } }, { status: 429, headers: { "retry-after": "3600" } }),
+    );
     const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
@@ -390,7 +496,9 @@ describe("HTTP behaviour", () => {
   });
 
   test("malformed JSON in a 200 is a provider_error, not retried", async () => {
-    const server = serve(() => new Response("{\"choices\": [", { status: 200, headers: { "content-type": "application/json" } }));
+    const server = serve(
+      () => new Response('{"choices": [', { status: 200, headers: { "content-type": "application/json" } }),
+    );
     const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
@@ -400,7 +508,12 @@ describe("HTTP behaviour", () => {
 
   test("a server that never answers times out after the idle interval", async () => {
     const server = serve(() => never());
-    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 50, maxRetries: 1, backoffBaseMs: 1 } });
+    const provider = createAnthropicProvider({
+      model: "m",
+      apiKey: KEY,
+      baseUrl: server.url,
+      http: { idleTimeoutMs: 50, maxRetries: 1, backoffBaseMs: 1 },
+    });
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
     expect(err.message).toContain("the server sent nothing for 50 ms");
@@ -411,21 +524,40 @@ describe("HTTP behaviour", () => {
 
   test("a slow stream completes however long it takes in all, while every gap is under the idle interval", async () => {
     // 40 frames 15 ms apart: about 600 ms in all, six times the idle interval (within the deadline).
-    const server = serve(() => anthropicReply([{ type: "text", text: "x".repeat(200) }], "end_turn", undefined, { intervalMs: 15 }));
-    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 100, deadlineMs: 30_000, maxRetries: 0 } });
+    const server = serve(() =>
+      anthropicReply([{ type: "text", text: "x".repeat(200) }], "end_turn", undefined, { intervalMs: 15 }),
+    );
+    const provider = createAnthropicProvider({
+      model: "m",
+      apiKey: KEY,
+      baseUrl: server.url,
+      http: { idleTimeoutMs: 100, deadlineMs: 30_000, maxRetries: 0 },
+    });
     expect((await provider.complete(REQUEST)).content).toEqual([{ type: "text", text: "x".repeat(200) }]);
   });
 
   test("a stream that stalls mid-answer is given up after the idle interval, and retried", async () => {
     const server = serve((_req, i) =>
-      i === 0 ? openaiReply({ content: "a long answer that stops" }, "stop", undefined, { stallAfter: 2 }) : openaiReply({ content: "whole" }, "stop"),
+      i === 0
+        ? openaiReply({ content: "a long answer that stops" }, "stop", undefined, { stallAfter: 2 })
+        : openaiReply({ content: "whole" }, "stop"),
     );
-    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 100, backoffBaseMs: 1 } });
+    const provider = createOpenAIProvider({
+      model: "m",
+      apiKey: KEY,
+      baseUrl: server.url,
+      http: { idleTimeoutMs: 100, backoffBaseMs: 1 },
+    });
     expect((await provider.complete(REQUEST)).content).toEqual([{ type: "text", text: "whole" }]);
     expect(server.requests).toHaveLength(2);
 
     const stalled = serve(() => openaiReply({ content: "stops" }, "stop", undefined, { stallAfter: 1 }));
-    const once = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: stalled.url, http: { idleTimeoutMs: 100, maxRetries: 0 } });
+    const once = createOpenAIProvider({
+      model: "m",
+      apiKey: KEY,
+      baseUrl: stalled.url,
+      http: { idleTimeoutMs: 100, maxRetries: 0 },
+    });
     const err = await rejectedCopperheadError(once.complete(REQUEST));
     expect(err.message).toContain("the server sent nothing for 100 ms (gave up after 1 attempt)");
   });
@@ -451,11 +583,18 @@ describe("HTTP behaviour", () => {
 
   test("a server sending keep-alives forever is given up at the call's deadline, not retried", async () => {
     const server = serve(() => trickle(": keep-alive\n\n"));
-    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 200, deadlineMs: 800, backoffBaseMs: 1 } });
+    const provider = createAnthropicProvider({
+      model: "m",
+      apiKey: KEY,
+      baseUrl: server.url,
+      http: { idleTimeoutMs: 200, deadlineMs: 800, backoffBaseMs: 1 },
+    });
     const started = Date.now();
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.code).toBe("provider_error");
-    expect(err.message).toContain("anthropic:m: the model call ran past its deadline of 800 ms without a complete answer");
+    expect(err.message).toContain(
+      "anthropic:m: the model call ran past its deadline of 800 ms without a complete answer",
+    );
     expect(err.details.deadlineMs).toBe(800);
     expect(err.fix).toContain("providerDeadlineSeconds");
     expect(server.requests).toHaveLength(1);
@@ -464,31 +603,59 @@ describe("HTTP behaviour", () => {
   });
 
   test("an answer trickled a byte at a time is given up at the deadline", async () => {
-    const answer = chatCompletionFrames({ message: { content: "x".repeat(10_000) }, finish_reason: "stop" }).map(encodeFrame).join("");
+    const answer = chatCompletionFrames({ message: { content: "x".repeat(10_000) }, finish_reason: "stop" })
+      .map(encodeFrame)
+      .join("");
     let sent = 0;
     const server = serve(() => {
       const stream = trickle(" ");
       // The real answer's bytes, one per tick, rather than spaces.
-      return new Response(stream.body!.pipeThrough(new TransformStream({ transform: (_chunk, c) => c.enqueue(new TextEncoder().encode(answer[sent++ % answer.length])) })), { headers: stream.headers });
+      return new Response(
+        stream.body!.pipeThrough(
+          new TransformStream({
+            transform: (_chunk, c) => c.enqueue(new TextEncoder().encode(answer[sent++ % answer.length])),
+          }),
+        ),
+        { headers: stream.headers },
+      );
     });
-    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 200, deadlineMs: 800 } });
+    const provider = createOpenAIProvider({
+      model: "m",
+      apiKey: KEY,
+      baseUrl: server.url,
+      http: { idleTimeoutMs: 200, deadlineMs: 800 },
+    });
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.message).toContain("openai:m: the model call ran past its deadline of 800 ms");
     expect(sent).toBeGreaterThan(5);
   });
 
   test("the deadline spans the retries: a server failing over and over ends the call at the deadline, with the last failure", async () => {
-    const server = serve(() => json({ error: { message: "overloaded" } }, { status: 503, headers: { "retry-after": "0.2" } }));
-    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { idleTimeoutMs: 1_000, deadlineMs: 700, maxRetries: 10, backoffBaseMs: 1 } });
+    const server = serve(() =>
+      json({ error: { message: "overloaded" } }, { status: 503, headers: { "retry-after": "0.2" } }),
+    );
+    const provider = createOpenAIProvider({
+      model: "m",
+      apiKey: KEY,
+      baseUrl: server.url,
+      http: { idleTimeoutMs: 1_000, deadlineMs: 700, maxRetries: 10, backoffBaseMs: 1 },
+    });
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
-    expect(err.message).toContain("ran past its deadline of 700 ms without a complete answer (last attempt: HTTP 503: overloaded)");
+    expect(err.message).toContain(
+      "ran past its deadline of 700 ms without a complete answer (last attempt: HTTP 503: overloaded)",
+    );
     expect(server.requests.length).toBeGreaterThan(1);
     expect(server.requests.length).toBeLessThan(11);
   });
 
   test("an aborted call throws at once and is not retried", async () => {
     const server = serve(() => never());
-    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { ...FAST, idleTimeoutMs: 60_000 } });
+    const provider = createOpenAIProvider({
+      model: "m",
+      apiKey: KEY,
+      baseUrl: server.url,
+      http: { ...FAST, idleTimeoutMs: 60_000 },
+    });
     const controller = new AbortController();
     const pending = provider.complete(REQUEST, controller.signal);
     while (server.requests.length === 0) await Bun.sleep(5);
@@ -502,7 +669,12 @@ describe("HTTP behaviour", () => {
   test("an abort during the backoff sleep ends the call at once", async () => {
     // With a one-minute backoff, only a prompt abort lets this finish inside the test timeout.
     const server = serve(() => new Response("busy", { status: 503 }));
-    const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { backoffBaseMs: 60_000 } });
+    const provider = createOpenAIProvider({
+      model: "m",
+      apiKey: KEY,
+      baseUrl: server.url,
+      http: { backoffBaseMs: 60_000 },
+    });
     const controller = new AbortController();
     const pending = provider.complete(REQUEST, controller.signal);
     while (server.requests.length === 0) await Bun.sleep(5);
@@ -515,7 +687,10 @@ describe("HTTP behaviour", () => {
 
   test("401: not retried, and the key never appears in the error even when the server echoes it", async () => {
     const server = serve(() =>
-      json({ type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } }, { status: 401 }),
+      json(
+        { type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } },
+        { status: 401 },
+      ),
     );
     const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
@@ -562,14 +737,21 @@ describe("HTTP behaviour", () => {
 describe("streamed answers", () => {
   const blocks = [
     { type: "text", text: "Two reads, in parallel." },
-    { type: "tool_use", id: "toolu_1", name: "read_schematic", input: { sheet: "power", deep: { list: [1, "two", null], s: "quote \" and ünïcode" } } },
+    {
+      type: "tool_use",
+      id: "toolu_1",
+      name: "read_schematic",
+      input: { sheet: "power", deep: { list: [1, "two", null], s: 'quote " and ünïcode' } },
+    },
     { type: "tool_use", id: "toolu_2", name: "finish", input: {} },
   ];
 
   test("anthropic: the streamed answer assembles to exactly the non-streamed one", async () => {
     const usage = { input_tokens: 120, output_tokens: 45 };
     const server = serve((_req, i) =>
-      i === 0 ? anthropicReply(blocks, "tool_use", usage) : json({ id: "m", type: "message", role: "assistant", content: blocks, stop_reason: "tool_use", usage }),
+      i === 0
+        ? anthropicReply(blocks, "tool_use", usage)
+        : json({ id: "m", type: "message", role: "assistant", content: blocks, stop_reason: "tool_use", usage }),
     );
     const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
     const streamed = await provider.complete(REQUEST);
@@ -580,11 +762,17 @@ describe("streamed answers", () => {
 
   test("openai: tool calls assembled by index from interleaved chunks, usage from the final chunk", async () => {
     const args1 = JSON.stringify({ sheet: "power" });
-    const chunk = (delta: unknown, finish_reason: string | null = null) => ({ data: { object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] } });
+    const chunk = (delta: unknown, finish_reason: string | null = null) => ({
+      data: { object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] },
+    });
     const frames = [
       chunk({ role: "assistant", content: "" }),
-      chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "read_schematic", arguments: "" } }] }),
-      chunk({ tool_calls: [{ index: 1, id: "call_2", type: "function", function: { name: "finish", arguments: "{" } }] }),
+      chunk({
+        tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "read_schematic", arguments: "" } }],
+      }),
+      chunk({
+        tool_calls: [{ index: 1, id: "call_2", type: "function", function: { name: "finish", arguments: "{" } }],
+      }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: args1.slice(0, 5) } }] }),
       chunk({ tool_calls: [{ index: 1, function: { arguments: "}" } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: args1.slice(5) } }] }),
@@ -608,13 +796,23 @@ describe("streamed answers", () => {
     const message = {
       content: "Reading.",
       tool_calls: [
-        { id: "call_1", type: "function", function: { name: "read_schematic", arguments: JSON.stringify({ sheet: "a", n: [1, 2] }) } },
+        {
+          id: "call_1",
+          type: "function",
+          function: { name: "read_schematic", arguments: JSON.stringify({ sheet: "a", n: [1, 2] }) },
+        },
         { id: "call_2", type: "function", function: { name: "finish", arguments: "{broken" } },
       ],
     };
     const usage = { prompt_tokens: 9, completion_tokens: 4 };
     const server = serve((_req, i) =>
-      i === 0 ? openaiReply(message, "tool_calls", usage) : json({ object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: "tool_calls" }], usage }),
+      i === 0
+        ? openaiReply(message, "tool_calls", usage)
+        : json({
+            object: "chat.completion",
+            choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: "tool_calls" }],
+            usage,
+          }),
     );
     const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
     expect(await provider.complete(REQUEST)).toEqual(await provider.complete(REQUEST));
@@ -625,12 +823,18 @@ describe("streamed answers", () => {
       { event: "message_start", data: { type: "message_start", message: { content: [], usage: { input_tokens: 1 } } } },
       { event: "error", data: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } },
     ]);
-    const server = serve((_req, i) => (i === 0 ? overloaded : anthropicReply([{ type: "text", text: "ok" }], "end_turn")));
+    const server = serve((_req, i) =>
+      i === 0 ? overloaded : anthropicReply([{ type: "text", text: "ok" }], "end_turn"),
+    );
     const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
     expect((await provider.complete(REQUEST)).content).toEqual([{ type: "text", text: "ok" }]);
     expect(server.requests).toHaveLength(2);
 
-    const invalid = serve(() => sseResponse([{ event: "error", data: { type: "error", error: { type: "invalid_request_error", message: "bad tools" } } }]));
+    const invalid = serve(() =>
+      sseResponse([
+        { event: "error", data: { type: "error", error: { type: "invalid_request_error", message: "bad tools" } } },
+      ]),
+    );
     const strict = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: invalid.url, http: FAST });
     const err = await rejectedCopperheadError(strict.complete(REQUEST));
     expect(err.code).toBe("provider_error");
@@ -639,9 +843,18 @@ describe("streamed answers", () => {
   });
 
   test("a stream that ends before its last event is retried, then reported", async () => {
-    const frames = anthropicFrames({ content: [{ type: "text", text: "cut" }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } });
+    const frames = anthropicFrames({
+      content: [{ type: "text", text: "cut" }],
+      stop_reason: "end_turn",
+      usage: { input_tokens: 1, output_tokens: 1 },
+    });
     const server = serve(() => sseResponse(frames.slice(0, -1)));
-    const provider = createAnthropicProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: { ...FAST, maxRetries: 1 } });
+    const provider = createAnthropicProvider({
+      model: "m",
+      apiKey: KEY,
+      baseUrl: server.url,
+      http: { ...FAST, maxRetries: 1 },
+    });
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.message).toContain("the stream ended before message_stop");
     expect(server.requests).toHaveLength(2);
@@ -651,7 +864,9 @@ describe("streamed answers", () => {
     const megabyte = new TextEncoder().encode(`: ${"x".repeat(1024 * 1024 - 3)}\n`);
     const server = serve(
       () =>
-        new Response(new ReadableStream({ pull: (controller) => controller.enqueue(megabyte) }), { headers: { "content-type": "text/event-stream" } }),
+        new Response(new ReadableStream({ pull: (controller) => controller.enqueue(megabyte) }), {
+          headers: { "content-type": "text/event-stream" },
+        }),
     );
     const provider = createOpenAIProvider({ model: "m", apiKey: KEY, baseUrl: server.url, http: FAST });
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
@@ -669,7 +884,13 @@ describe("images in tool results", () => {
     messages: [
       { role: "user", content: [{ type: "text", text: "Look first" }] },
       { role: "assistant", content: [{ type: "tool_use", id: "v1", name: "read_schematic", input: {} }] },
-      { role: "user", content: [{ type: "tool_result", toolUseId: "v1", content: "legend: R1 at (10, 20)", images: [image] }, { type: "text", text: "approved" }] },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", toolUseId: "v1", content: "legend: R1 at (10, 20)", images: [image] },
+          { type: "text", text: "approved" },
+        ],
+      },
     ],
   };
 
@@ -718,7 +939,11 @@ describe("images in tool results", () => {
       { role: "tool", tool_call_id: "v1", content: "legend: R1 at (10, 20)" },
       { role: "user", content: "approved" },
     ]);
-    const vision = resolveProvider({ model: "compat:llava", env: { COPPERHEAD_BASE_URL: server.url, COPPERHEAD_IMAGES: "1" }, http: FAST });
+    const vision = resolveProvider({
+      model: "compat:llava",
+      env: { COPPERHEAD_BASE_URL: server.url, COPPERHEAD_IMAGES: "1" },
+      http: FAST,
+    });
     expect(vision.supportsImages).toBe(true);
     await vision.complete(WITH_IMAGE);
     expect(JSON.stringify(server.requests[1]!.body.messages[4])).toContain(`data:image/png;base64,${image.data}`);
@@ -743,10 +968,30 @@ describe("images in tool results", () => {
 describe("the provider's own model list", () => {
   /** Anthropic's `GET /v1/models`, paged two models at a time as the real one pages (`has_more`, `last_id`, `after_id`). */
   const ANTHROPIC_MODELS = [
-    { type: "model", id: "claude-opus-4-1-20250805", display_name: "Claude Opus 4.1", created_at: "2025-08-05T00:00:00Z" },
-    { type: "model", id: "claude-sonnet-4-5-20250929", display_name: "Claude Sonnet 4.5", created_at: "2025-09-29T00:00:00Z" },
-    { type: "model", id: "claude-sonnet-4-20250514", display_name: "Claude Sonnet 4", created_at: "2025-05-14T00:00:00Z" },
-    { type: "model", id: "claude-haiku-4-5-20251001", display_name: "Claude Haiku 4.5", created_at: "2025-10-01T00:00:00Z" },
+    {
+      type: "model",
+      id: "claude-opus-4-1-20250805",
+      display_name: "Claude Opus 4.1",
+      created_at: "2025-08-05T00:00:00Z",
+    },
+    {
+      type: "model",
+      id: "claude-sonnet-4-5-20250929",
+      display_name: "Claude Sonnet 4.5",
+      created_at: "2025-09-29T00:00:00Z",
+    },
+    {
+      type: "model",
+      id: "claude-sonnet-4-20250514",
+      display_name: "Claude Sonnet 4",
+      created_at: "2025-05-14T00:00:00Z",
+    },
+    {
+      type: "model",
+      id: "claude-haiku-4-5-20251001",
+      display_name: "Claude Haiku 4.5",
+      created_at: "2025-10-01T00:00:00Z",
+    },
   ];
   function anthropicApi(models = ANTHROPIC_MODELS) {
     return serve((req) => {
@@ -754,10 +999,16 @@ describe("the provider's own model list", () => {
         const after = new URLSearchParams(req.search).get("after_id");
         const start = after ? models.findIndex((m) => m.id === after) + 1 : 0;
         const page = models.slice(start, start + 2);
-        return json({ data: page, has_more: start + 2 < models.length, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null });
+        return json({
+          data: page,
+          has_more: start + 2 < models.length,
+          first_id: page[0]?.id ?? null,
+          last_id: page.at(-1)?.id ?? null,
+        });
       }
       const model = req.body?.model;
-      if (!models.some((m) => m.id === model)) return json({ type: "error", error: { type: "not_found_error", message: `model: ${model}` } }, { status: 404 });
+      if (!models.some((m) => m.id === model))
+        return json({ type: "error", error: { type: "not_found_error", message: `model: ${model}` } }, { status: 404 });
       return anthropicReply([{ type: "text", text: `hello from ${model}` }], "end_turn");
     });
   }
@@ -771,11 +1022,14 @@ describe("the provider's own model list", () => {
     await provider.preflight!();
     expect(provider.model).toBe("claude-sonnet-4-5-20250929");
     expect(provider.label).toBe("anthropic:claude-sonnet-4-5-20250929");
-    expect((await provider.complete(REQUEST)).content).toEqual([{ type: "text", text: "hello from claude-sonnet-4-5-20250929" }]);
+    expect((await provider.complete(REQUEST)).content).toEqual([
+      { type: "text", text: "hello from claude-sonnet-4-5-20250929" },
+    ]);
     const lists = server.requests.filter((r) => r.method === "GET");
     // Two pages, each with the key and the API version.
     expect(lists).toHaveLength(2);
-    for (const r of lists) expect([r.headers["x-api-key"], r.headers["anthropic-version"]]).toEqual([KEY, "2023-06-01"]);
+    for (const r of lists)
+      expect([r.headers["x-api-key"], r.headers["anthropic-version"]]).toEqual([KEY, "2023-06-01"]);
     // A day's cache in the user's cache folder: ids and dates, never the key.
     const again = resolveProvider({ env, http: FAST });
     await again.preflight!();
@@ -787,7 +1041,10 @@ describe("the provider's own model list", () => {
   });
 
   test("a default the list has, or a model named on purpose, is kept", async () => {
-    const server = anthropicApi([...ANTHROPIC_MODELS, { type: "model", id: DEFAULT_ANTHROPIC_MODEL, display_name: "default", created_at: "2025-01-01T00:00:00Z" }]);
+    const server = anthropicApi([
+      ...ANTHROPIC_MODELS,
+      { type: "model", id: DEFAULT_ANTHROPIC_MODEL, display_name: "default", created_at: "2025-01-01T00:00:00Z" },
+    ]);
     const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, XDG_CACHE_HOME: await makeTempDir() };
     const provider = resolveProvider({ env, http: FAST });
     await provider.preflight!();
@@ -801,28 +1058,53 @@ describe("the provider's own model list", () => {
   test("a model the server does not have: the error lists what it serves, newest first", async () => {
     const server = anthropicApi();
     const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, XDG_CACHE_HOME: await makeTempDir() };
-    const err = await rejectedCopperheadError(resolveProvider({ model: "anthropic:claude-nonesuch-9", env, http: FAST }).complete(REQUEST));
+    const err = await rejectedCopperheadError(
+      resolveProvider({ model: "anthropic:claude-nonesuch-9", env, http: FAST }).complete(REQUEST),
+    );
     expect(err.code).toBe("provider_error");
     expect(err.message).toContain("HTTP 404: model: claude-nonesuch-9");
-    expect(err.details.available).toEqual(["claude-haiku-4-5-20251001", "claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-sonnet-4-20250514"]);
-    expect(err.fix).toContain('The server has no model "claude-nonesuch-9"; it serves claude-haiku-4-5-20251001, claude-sonnet-4-5-20250929');
+    expect(err.details.available).toEqual([
+      "claude-haiku-4-5-20251001",
+      "claude-sonnet-4-5-20250929",
+      "claude-opus-4-1-20250805",
+      "claude-sonnet-4-20250514",
+    ]);
+    expect(err.fix).toContain(
+      'The server has no model "claude-nonesuch-9"; it serves claude-haiku-4-5-20251001, claude-sonnet-4-5-20250929',
+    );
     expect(err.fix).toContain("Pick one with --model or COPPERHEAD_MODEL.");
   });
 
   test("an OpenAI-compatible server's list ({ id, created } in seconds) names its models the same way", async () => {
     const server = serve((req) =>
       req.method === "GET" && req.path === "/v1/models"
-        ? json({ object: "list", data: [{ id: "llama3.1:8b", object: "model", created: 1721000000, owned_by: "library" }, { id: "qwen3:8b", object: "model", created: 1746000000, owned_by: "library" }] })
-        : json({ error: { message: 'model "qwen3" not found, try pulling it first', type: "api_error" } }, { status: 404 }),
+        ? json({
+            object: "list",
+            data: [
+              { id: "llama3.1:8b", object: "model", created: 1721000000, owned_by: "library" },
+              { id: "qwen3:8b", object: "model", created: 1746000000, owned_by: "library" },
+            ],
+          })
+        : json(
+            { error: { message: 'model "qwen3" not found, try pulling it first', type: "api_error" } },
+            { status: 404 },
+          ),
     );
     const env = { COPPERHEAD_BASE_URL: `${server.url}/v1`, XDG_CACHE_HOME: await makeTempDir() };
-    const err = await rejectedCopperheadError(resolveProvider({ model: "compat:qwen3", env, http: FAST }).complete(REQUEST));
+    const err = await rejectedCopperheadError(
+      resolveProvider({ model: "compat:qwen3", env, http: FAST }).complete(REQUEST),
+    );
     expect(err.fix).toContain('The server has no model "qwen3"; it serves qwen3:8b, llama3.1:8b (newest first).');
   });
 
   test("an unreachable server at preflight: provider_error naming the URL, before anything starts", async () => {
     const base = closedPortUrl();
-    const err = await rejectedCopperheadError(resolveProvider({ env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: base, XDG_CACHE_HOME: await makeTempDir() }, http: FAST }).preflight!());
+    const err = await rejectedCopperheadError(
+      resolveProvider({
+        env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: base, XDG_CACHE_HOME: await makeTempDir() },
+        http: FAST,
+      }).preflight!(),
+    );
     expect(err.code).toBe("provider_error");
     expect(err.message).toContain(`network error reaching ${base}/v1/models`);
     expect(err.fix).toContain(`Nothing answered at ${new URL(base).origin}`);
@@ -842,7 +1124,7 @@ describe("codex: the user's own model provider", () => {
         'base_url = "https://example.invalid/openai"',
         'env_key = "AZURE_OPENAI_API_KEY"',
         'wire_api = "responses"',
-        "query_params = { api-version = \"2025-04-01-preview\" }",
+        'query_params = { api-version = "2025-04-01-preview" }',
         "request_max_retries = 4",
         "[mcp_servers.theirs]",
         'command = "evil"',
@@ -851,11 +1133,22 @@ describe("codex: the user's own model provider", () => {
     const overrides = userProviderOverrides({ CODEX_HOME: home });
     expect(overrides).toEqual([
       ["model_provider", '"azure"'],
-      ["model_providers.azure", '{name = "Azure", base_url = "https://example.invalid/openai", env_key = "AZURE_OPENAI_API_KEY", wire_api = "responses", query_params = {api-version = "2025-04-01-preview"}, request_max_retries = 4}'],
+      [
+        "model_providers.azure",
+        '{name = "Azure", base_url = "https://example.invalid/openai", env_key = "AZURE_OPENAI_API_KEY", wire_api = "responses", query_params = {api-version = "2025-04-01-preview"}, request_max_retries = 4}',
+      ],
     ]);
     // Round trip: what Codex parses from the override is the user's table.
-    expect(Bun.TOML.parse(`x = ${overrides[1]![1]}`)).toEqual({ x: (Bun.TOML.parse(readFileSync(join(home, "config.toml"), "utf8")) as any).model_providers.azure });
-    const launch = codexDriver.launch({ prompt: "p", system: "s", dir: home, env: { CODEX_HOME: home }, bridge: { command: "copperhead", args: ["mcp-bridge"], env: {} } });
+    expect(Bun.TOML.parse(`x = ${overrides[1]![1]}`)).toEqual({
+      x: (Bun.TOML.parse(readFileSync(join(home, "config.toml"), "utf8")) as any).model_providers.azure,
+    });
+    const launch = codexDriver.launch({
+      prompt: "p",
+      system: "s",
+      dir: home,
+      env: { CODEX_HOME: home },
+      bridge: { command: "copperhead", args: ["mcp-bridge"], env: {} },
+    });
     expect(launch.args).toContain('model_provider="azure"');
     expect(launch.args.join(" ")).not.toContain("theirs");
     expect(launch.args).toContain("--ignore-user-config");
@@ -885,18 +1178,37 @@ describe("patience", () => {
       retries: 5,
       retriesFrom: "config",
     });
-    expect(resolvePatience({ env, config })).toMatchObject({ timeoutSeconds: 450, timeoutFrom: "COPPERHEAD_PROVIDER_TIMEOUT" });
+    expect(resolvePatience({ env, config })).toMatchObject({
+      timeoutSeconds: 450,
+      timeoutFrom: "COPPERHEAD_PROVIDER_TIMEOUT",
+    });
     expect(resolvePatience({ env: {}, config })).toMatchObject({ timeoutSeconds: 300, timeoutFrom: "config" });
-    expect(resolvePatience({ env: {}, config: null })).toEqual({ timeoutSeconds: 120, timeoutFrom: "default", deadlineSeconds: 480, deadlineFrom: "default", retries: 3, retriesFrom: "default" });
+    expect(resolvePatience({ env: {}, config: null })).toEqual({
+      timeoutSeconds: 120,
+      timeoutFrom: "default",
+      deadlineSeconds: 480,
+      deadlineFrom: "default",
+      retries: 3,
+      retriesFrom: "default",
+    });
   });
 
   test("the total deadline: --provider-deadline, then COPPERHEAD_PROVIDER_DEADLINE, then the config, then four idle timeouts", () => {
     const config = { providerDeadlineSeconds: 700 };
     const env = { COPPERHEAD_PROVIDER_DEADLINE: "650" };
-    expect(resolvePatience({ deadlineSeconds: 900, env, config })).toMatchObject({ deadlineSeconds: 900, deadlineFrom: "--provider-deadline" });
-    expect(resolvePatience({ env, config })).toMatchObject({ deadlineSeconds: 650, deadlineFrom: "COPPERHEAD_PROVIDER_DEADLINE" });
+    expect(resolvePatience({ deadlineSeconds: 900, env, config })).toMatchObject({
+      deadlineSeconds: 900,
+      deadlineFrom: "--provider-deadline",
+    });
+    expect(resolvePatience({ env, config })).toMatchObject({
+      deadlineSeconds: 650,
+      deadlineFrom: "COPPERHEAD_PROVIDER_DEADLINE",
+    });
     expect(resolvePatience({ env: {}, config })).toMatchObject({ deadlineSeconds: 700, deadlineFrom: "config" });
-    expect(resolvePatience({ timeoutSeconds: 3, env: {} })).toMatchObject({ deadlineSeconds: 12, deadlineFrom: "default" });
+    expect(resolvePatience({ timeoutSeconds: 3, env: {} })).toMatchObject({
+      deadlineSeconds: 12,
+      deadlineFrom: "default",
+    });
     expect(parseDeadlineSeconds("14400", "--provider-deadline")).toBe(14400);
     const err = thrownCopperheadError(() => resolvePatience({ env: { COPPERHEAD_PROVIDER_DEADLINE: "0" } }));
     expect(err.message).toContain("COPPERHEAD_PROVIDER_DEADLINE needs a number of seconds from 1 to 14400");
@@ -924,14 +1236,19 @@ describe("patience", () => {
     });
     const err = await rejectedCopperheadError(provider.complete(REQUEST));
     expect(err.message).toContain("the server sent nothing for 1 s (gave up after 1 attempt)");
-    expect(() => resolveProvider({ model: "replay:x.json", env: { COPPERHEAD_PROVIDER_TIMEOUT: "bad" }, cwd: "/nonexistent" })).not.toThrow(/PROVIDER_TIMEOUT/);
+    expect(() =>
+      resolveProvider({ model: "replay:x.json", env: { COPPERHEAD_PROVIDER_TIMEOUT: "bad" }, cwd: "/nonexistent" }),
+    ).not.toThrow(/PROVIDER_TIMEOUT/);
   });
 });
 
 describe("replay provider", () => {
   async function sessionFile(content: unknown): Promise<{ dir: string; name: string }> {
     const dir = await makeTempDir();
-    await writeFile(join(dir, "session.json"), typeof content === "string" ? content : JSON.stringify(content, null, 2));
+    await writeFile(
+      join(dir, "session.json"),
+      typeof content === "string" ? content : JSON.stringify(content, null, 2),
+    );
     return { dir, name: "session.json" };
   }
 
@@ -940,7 +1257,10 @@ describe("replay provider", () => {
     model: "anthropic:claude-sonnet-5-5",
     description: "test",
     turns: [
-      { content: [{ type: "tool_use", id: "t1", name: "read_schematic", input: {} }], usage: { inputTokens: 10, outputTokens: 2 } },
+      {
+        content: [{ type: "tool_use", id: "t1", name: "read_schematic", input: {} }],
+        usage: { inputTokens: 10, outputTokens: 2 },
+      },
       { fail: { kind: "http", status: 500 } },
       { fail: { kind: "network" } },
       { content: [{ type: "text", text: "done" }], stopReason: "max_tokens" },
@@ -991,7 +1311,9 @@ describe("replay provider", () => {
     expect(e1.message).toContain("$.turns[0]: a turn needs content");
 
     const wrongSchema = await sessionFile({ ...SESSION, schema: "copperhead.session/9" });
-    expect(thrownCopperheadError(() => createReplayProvider(wrongSchema.name, wrongSchema.dir)).message).toContain("$.schema");
+    expect(thrownCopperheadError(() => createReplayProvider(wrongSchema.name, wrongSchema.dir)).message).toContain(
+      "$.schema",
+    );
 
     const badJson = await sessionFile('{ "schema": "copperhead.session/1",\n  "turns": [ }');
     const e3 = thrownCopperheadError(() => createReplayProvider(badJson.name, badJson.dir));
@@ -1015,16 +1337,44 @@ describe("resolveProvider", () => {
     label?: string;
     error?: string;
   }> = [
-    { name: "--model wins over everything", model: "openai:gpt-x", config: "anthropic:c", env: { ...anthropicKey, ...openaiKey, COPPERHEAD_MODEL: "anthropic:b" }, label: "openai:gpt-x" },
-    { name: "then COPPERHEAD_MODEL", config: "openai:gpt-y", env: { ...anthropicKey, ...openaiKey, COPPERHEAD_MODEL: "anthropic:b" }, label: "anthropic:b" },
+    {
+      name: "--model wins over everything",
+      model: "openai:gpt-x",
+      config: "anthropic:c",
+      env: { ...anthropicKey, ...openaiKey, COPPERHEAD_MODEL: "anthropic:b" },
+      label: "openai:gpt-x",
+    },
+    {
+      name: "then COPPERHEAD_MODEL",
+      config: "openai:gpt-y",
+      env: { ...anthropicKey, ...openaiKey, COPPERHEAD_MODEL: "anthropic:b" },
+      label: "anthropic:b",
+    },
     { name: "then the config", config: "openai:gpt-y", env: { ...anthropicKey, ...openaiKey }, label: "openai:gpt-y" },
-    { name: "then ANTHROPIC_API_KEY", env: { ...anthropicKey, ...openaiKey, ...compat }, label: `anthropic:${DEFAULT_ANTHROPIC_MODEL}` },
+    {
+      name: "then ANTHROPIC_API_KEY",
+      env: { ...anthropicKey, ...openaiKey, ...compat },
+      label: `anthropic:${DEFAULT_ANTHROPIC_MODEL}`,
+    },
     { name: "then OPENAI_API_KEY", env: { ...openaiKey, ...compat }, label: `openai:${DEFAULT_OPENAI_MODEL}` },
     { name: "COPPERHEAD_BASE_URL alone names no model", env: compat, error: "usage" },
-    { name: "compat with its model", env: { ...compat, COPPERHEAD_MODEL: "compat:llama3.1" }, label: "compat:llama3.1" },
+    {
+      name: "compat with its model",
+      env: { ...compat, COPPERHEAD_MODEL: "compat:llama3.1" },
+      label: "compat:llama3.1",
+    },
     { name: "compat without a key is fine", model: "compat:qwen", env: compat, label: "compat:qwen" },
-    { name: "empty values count as unset", env: { ANTHROPIC_API_KEY: "", COPPERHEAD_MODEL: "", ...openaiKey }, label: `openai:${DEFAULT_OPENAI_MODEL}` },
-    { name: "a null config model falls through", config: null, env: anthropicKey, label: `anthropic:${DEFAULT_ANTHROPIC_MODEL}` },
+    {
+      name: "empty values count as unset",
+      env: { ANTHROPIC_API_KEY: "", COPPERHEAD_MODEL: "", ...openaiKey },
+      label: `openai:${DEFAULT_OPENAI_MODEL}`,
+    },
+    {
+      name: "a null config model falls through",
+      config: null,
+      env: anthropicKey,
+      label: `anthropic:${DEFAULT_ANTHROPIC_MODEL}`,
+    },
     { name: "chosen anthropic without its key", model: "anthropic:c", env: openaiKey, error: "missing_api_key" },
     { name: "chosen openai without its key", config: "openai:g", env: anthropicKey, error: "missing_api_key" },
     { name: "chosen compat without a base URL", model: "compat:x", env: anthropicKey, error: "missing_api_key" },
@@ -1035,14 +1385,28 @@ describe("resolveProvider", () => {
     { name: "nothing configured", env: {}, error: "missing_api_key" },
     { name: "host outside copperhead mcp", model: "host", env: {}, error: "usage" },
     { name: "host with a model id", env: { COPPERHEAD_MODEL: "host:gpt" }, error: "usage" },
-    { name: "claude-code when claude is not on PATH", model: "claude-code", env: { PATH: "/nonexistent" }, error: "cli_not_found" },
-    { name: "codex:<id> when codex is not on PATH", config: "codex:gpt-5-codex", env: { PATH: "/nonexistent" }, error: "cli_not_found" },
+    {
+      name: "claude-code when claude is not on PATH",
+      model: "claude-code",
+      env: { PATH: "/nonexistent" },
+      error: "cli_not_found",
+    },
+    {
+      name: "codex:<id> when codex is not on PATH",
+      config: "codex:gpt-5-codex",
+      env: { PATH: "/nonexistent" },
+      error: "cli_not_found",
+    },
     { name: "claude-code with an empty id", model: "claude-code:", env: {}, error: "usage" },
   ];
 
   for (const c of cases) {
     test(c.name, () => {
-      const options = { env: c.env, ...(c.model ? { model: c.model } : {}), ...(c.config !== undefined ? { config: { model: c.config } } : {}) };
+      const options = {
+        env: c.env,
+        ...(c.model ? { model: c.model } : {}),
+        ...(c.config !== undefined ? { config: { model: c.config } } : {}),
+      };
       if (c.label) {
         expect(resolveProvider(options).label).toBe(c.label);
       } else {
@@ -1053,13 +1417,21 @@ describe("resolveProvider", () => {
 
   test("unknown provider lists them all", () => {
     const err = thrownCopperheadError(() => resolveProvider({ model: "gemini:pro", env: {} }));
-    for (const p of ["anthropic", "openai", "compat", "replay", "host", "claude-code", "codex"]) expect(err.message).toContain(p);
+    for (const p of ["anthropic", "openai", "compat", "replay", "host", "claude-code", "codex"])
+      expect(err.message).toContain(p);
   });
 
   test("host with a client that samples with tools; without tools it is sampling_unsupported", () => {
-    const sampler = (tools: boolean) => ({ supportsToolSampling: () => tools, createMessage: () => Promise.reject(new Error("not called")) });
-    expect(resolveProvider({ model: "host", env: {}, host: sampler(true) }).label).toBe("host (the MCP client's model, through sampling)");
-    expect(thrownCopperheadError(() => resolveProvider({ env: { COPPERHEAD_MODEL: "host" }, host: sampler(false) })).code).toBe("sampling_unsupported");
+    const sampler = (tools: boolean) => ({
+      supportsToolSampling: () => tools,
+      createMessage: () => Promise.reject(new Error("not called")),
+    });
+    expect(resolveProvider({ model: "host", env: {}, host: sampler(true) }).label).toBe(
+      "host (the MCP client's model, through sampling)",
+    );
+    expect(
+      thrownCopperheadError(() => resolveProvider({ env: { COPPERHEAD_MODEL: "host" }, host: sampler(false) })).code,
+    ).toBe("sampling_unsupported");
   });
 
   test("claude-code and codex resolve to the CLI on PATH, with the model passed on", async () => {
@@ -1070,12 +1442,16 @@ describe("resolveProvider", () => {
     }
     const env = { PATH: bin };
     expect(resolveProvider({ model: "claude-code", env }).label).toBe("claude-code (your logged-in Claude Code CLI)");
-    expect(resolveProvider({ model: "codex:gpt-5-codex", env }).label).toBe("codex:gpt-5-codex (your logged-in Codex CLI)");
+    expect(resolveProvider({ model: "codex:gpt-5-codex", env }).label).toBe(
+      "codex:gpt-5-codex (your logged-in Codex CLI)",
+    );
     expect(resolveProvider({ config: { model: "claude-code:opus" }, env }).model).toBe("opus");
   });
 
   test("missing key for a chosen provider names its variable", () => {
-    expect(thrownCopperheadError(() => resolveProvider({ model: "anthropic:c", env: {} })).message).toContain("ANTHROPIC_API_KEY");
+    expect(thrownCopperheadError(() => resolveProvider({ model: "anthropic:c", env: {} })).message).toContain(
+      "ANTHROPIC_API_KEY",
+    );
   });
 
   test("over MCP, the errors name what an MCP user can set: the server's environment, never --model", () => {
@@ -1091,13 +1467,21 @@ describe("resolveProvider", () => {
       expect(err.fix).not.toContain("--model");
       expect(err.fix).toContain("COPPERHEAD_MODEL in the copperhead MCP server's environment");
     }
-    expect(thrownCopperheadError(() => resolveProvider({ env: { COPPERHEAD_MODEL: "openai:gpt-5" } })).fix).toContain("--model");
+    expect(thrownCopperheadError(() => resolveProvider({ env: { COPPERHEAD_MODEL: "openai:gpt-5" } })).fix).toContain(
+      "--model",
+    );
   });
 
   test("nothing configured: names every way to get a model and explains --model / COPPERHEAD_MODEL", () => {
     for (const err of [thrownCopperheadError(() => resolveProvider({ env: {} })), missingApiKeyError()]) {
       expect(err.code).toBe("missing_api_key");
-      for (const name of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "COPPERHEAD_BASE_URL", "COPPERHEAD_MODEL=host|claude-code|codex"]) expect(err.message).toContain(name);
+      for (const name of [
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "COPPERHEAD_BASE_URL",
+        "COPPERHEAD_MODEL=host|claude-code|codex",
+      ])
+        expect(err.message).toContain(name);
       expect(err.fix).toContain("--model");
       expect(err.fix).toContain("COPPERHEAD_MODEL");
     }
@@ -1108,7 +1492,9 @@ describe("resolveProvider", () => {
     await writeFile(join(dir, "demo.json"), JSON.stringify({ schema: SESSION_SCHEMA, model: "scripted", turns: [] }));
     const provider = resolveProvider({ env: { COPPERHEAD_MODEL: "replay:demo.json" }, cwd: dir });
     expect(provider.label).toBe("replay:demo.json (recorded session)");
-    const refused = thrownCopperheadError(() => resolveProvider({ config: { model: "replay:demo.json" }, env: {}, cwd: dir }));
+    const refused = thrownCopperheadError(() =>
+      resolveProvider({ config: { model: "replay:demo.json" }, env: {}, cwd: dir }),
+    );
     expect(refused.code).toBe("config_invalid");
     expect(refused.fix).toContain("--model replay:<file>");
   });
@@ -1122,14 +1508,25 @@ describe("resolveProvider", () => {
   });
 
   test("base URLs and keys come from the environment", async () => {
-    const server = serve((req) => (req.path.endsWith("/v1/messages") ? anthropicReply([{ type: "text", text: "a" }], "end_turn") : openaiReply({ content: "o" }, "stop")));
-    const anthropic = resolveProvider({ env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: `${server.url}/` }, http: FAST });
+    const server = serve((req) =>
+      req.path.endsWith("/v1/messages")
+        ? anthropicReply([{ type: "text", text: "a" }], "end_turn")
+        : openaiReply({ content: "o" }, "stop"),
+    );
+    const anthropic = resolveProvider({
+      env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: `${server.url}/` },
+      http: FAST,
+    });
     await anthropic.complete(REQUEST);
     const openai = resolveProvider({ env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${server.url}/v1` }, http: FAST });
     await openai.complete(REQUEST);
     const local = resolveProvider({ model: "compat:llama3.1", env: { COPPERHEAD_BASE_URL: server.url }, http: FAST });
     await local.complete(REQUEST);
-    const keyed = resolveProvider({ model: "compat:llama3.1", env: { COPPERHEAD_BASE_URL: server.url, COPPERHEAD_API_KEY: KEY }, http: FAST });
+    const keyed = resolveProvider({
+      model: "compat:llama3.1",
+      env: { COPPERHEAD_BASE_URL: server.url, COPPERHEAD_API_KEY: KEY },
+      http: FAST,
+    });
     await keyed.complete(REQUEST);
 
     expect(server.requests.map((r) => [r.path, r.headers["x-api-key"] ?? r.headers.authorization ?? null])).toEqual([

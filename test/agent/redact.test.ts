@@ -24,7 +24,9 @@ describe("makeRedactor", () => {
   });
 
   test("leaves short values and non-secret variables alone", () => {
-    expect(redact(`${ENV.SHORT_KEY} ${ENV.HOME} ${ENV.COPPERHEAD_MODEL}`)).toBe(`${ENV.SHORT_KEY} ${ENV.HOME} ${ENV.COPPERHEAD_MODEL}`);
+    expect(redact(`${ENV.SHORT_KEY} ${ENV.HOME} ${ENV.COPPERHEAD_MODEL}`)).toBe(
+      `${ENV.SHORT_KEY} ${ENV.HOME} ${ENV.COPPERHEAD_MODEL}`,
+    );
   });
 
   test("a secret containing another is replaced whole", () => {

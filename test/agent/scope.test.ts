@@ -32,7 +32,10 @@ async function refusal(promise: Promise<unknown>): Promise<OutOfScope> {
 }
 
 /** Runs `fn` on a fresh usb-led with the run's scope set to `names`. */
-async function scoped(names: { refs: string[]; nets: string[] }, fn: (session: ToolSession, repo: string) => Promise<void>): Promise<void> {
+async function scoped(
+  names: { refs: string[]; nets: string[] },
+  fn: (session: ToolSession, repo: string) => Promise<void>,
+): Promise<void> {
   const repo = await copyRepo(template);
   await withTools(repo, async (session) => {
     session.ctx.scope = names;
@@ -58,14 +61,24 @@ describe("the proposal binds every edit tool", () => {
     await scoped({ refs: ["U1", "C3"], nets: ["+3V3"] }, async (session, repo) => {
       const { call, ctx } = session;
       const message = await expectRefused(repo, call("add_component", { ...C3, ref: "C7", near: "U1" }), ["C7"], []);
-      expect(message).toStartWith("out of scope: add_component would change part C7, which the approved proposal does not name; nothing was changed.");
+      expect(message).toStartWith(
+        "out of scope: add_component would change part C7, which the approved proposal does not name; nothing was changed.",
+      );
       expect(message).toContain('amend_proposal (refs or new_refs: ["C7"], with why)');
       // No ref given: the editor numbers it C3 — and a resistor would be R4, which is not named.
       await expectRefused(repo, call("add_component", { lib_id: "Device:R", value: "10k", near: "U1" }), ["R4"], []);
-      await expectRefused(repo, call("add_component", { ...C3, near: "U1", connect: { "1": "+3V3", "2": "GND" } }), [], ["GND"]);
+      await expectRefused(
+        repo,
+        call("add_component", { ...C3, near: "U1", connect: { "1": "+3V3", "2": "GND" } }),
+        [],
+        ["GND"],
+      );
       expect(ctx.journal).toBeUndefined();
       // Its near and like parts are only read: U1 and C2 need not be named for that.
-      expect(await call("add_component", { ...C3, like: "C2", near: "U1", connect: { "1": "+3V3" } })).toMatchObject({ ref: "C3", refs: ["C3"] });
+      expect(await call("add_component", { ...C3, like: "C2", near: "U1", connect: { "1": "+3V3" } })).toMatchObject({
+        ref: "C3",
+        refs: ["C3"],
+      });
     });
   }, 60_000);
 
@@ -77,7 +90,11 @@ describe("the proposal binds every edit tool", () => {
       await expectRefused(repo, call("connect", { ref: "D1", pin: "2", net: "LED_A" }), ["D1"], []);
       await expectRefused(repo, call("connect", { ref: "C3", pin: "1", net: "LED_B" }), [], ["LED_B"]);
       // The short name resolves to /LED_A, which the proposal names.
-      expect(await call("connect", { ref: "C3", pin: "1", net: "LED_A" })).toEqual({ ref: "C3", pin: "1", net: "LED_A" });
+      expect(await call("connect", { ref: "C3", pin: "1", net: "LED_A" })).toEqual({
+        ref: "C3",
+        pin: "1",
+        net: "LED_A",
+      });
       // GND is drawn as a power symbol (#PWR…): wiring, not a part.
       expect(await call("connect", { ref: "C3", pin: "2", net: "GND" })).toEqual({ ref: "C3", pin: "2", net: "GND" });
     });
@@ -102,7 +119,11 @@ describe("the proposal binds every edit tool", () => {
       await expectRefused(repo, call("mark_no_connect", { ref: "U1", pin: "4" }), ["U1"], []);
       // Renumbering a named part touches the reference it gets, too.
       await expectRefused(repo, call("set_field", { ref: "R1", field: "Reference", value: "R9" }), ["R9"], []);
-      expect(await call("set_field", { ref: "R1", field: "Value", value: "5.6k" })).toEqual({ ref: "R1", field: "Value", value: "5.6k" });
+      expect(await call("set_field", { ref: "R1", field: "Value", value: "5.6k" })).toEqual({
+        ref: "R1",
+        field: "Value",
+        value: "5.6k",
+      });
       expect(await call("set_attribute", { ref: "R1", dnp: true })).toEqual({ ref: "R1", dnp: true });
       expect(await call("move_symbol", { ref: "R1", near: "J1" })).toMatchObject({ ref: "R1" });
     });
@@ -121,10 +142,18 @@ describe("the proposal binds every edit tool", () => {
 
   test("move_label: the net the label names", async () => {
     await scoped({ refs: [], nets: ["/CC1"] }, async (session, repo) => {
-      await expectRefused(repo, session.call("move_label", { net: "LED_A", to: [142.24, 96.52], rotation: 180 }), [], ["/LED_A"]);
+      await expectRefused(
+        repo,
+        session.call("move_label", { net: "LED_A", to: [142.24, 96.52], rotation: 180 }),
+        [],
+        ["/LED_A"],
+      );
     });
     await scoped({ refs: [], nets: ["/LED_A"] }, async ({ call }) => {
-      expect(await call("move_label", { net: "LED_A", to: [142.24, 96.52], rotation: 180 })).toMatchObject({ net: "/LED_A", at: [142.24, 96.52] });
+      expect(await call("move_label", { net: "LED_A", to: [142.24, 96.52], rotation: 180 })).toMatchObject({
+        net: "/LED_A",
+        at: [142.24, 96.52],
+      });
     });
   }, 60_000);
 
@@ -148,7 +177,11 @@ describe("the proposal binds every edit tool", () => {
     const repo = await copyRepo(template);
     await withTools(repo, async ({ call, ctx }) => {
       expect(ctx.scope).toBeUndefined();
-      expect(await call("set_field", { ref: "R2", field: "Value", value: "5.6k" })).toEqual({ ref: "R2", field: "Value", value: "5.6k" });
+      expect(await call("set_field", { ref: "R2", field: "Value", value: "5.6k" })).toEqual({
+        ref: "R2",
+        field: "Value",
+        value: "5.6k",
+      });
     });
   }, 60_000);
 
@@ -191,6 +224,9 @@ describe("what a proposal names", () => {
   });
 
   test("an amendment widens the names, each once", () => {
-    expect(widen({ refs: ["U1"], nets: ["GND"] }, { refs: ["U1", "R4"], nets: ["VCC"] })).toEqual({ refs: ["U1", "R4"], nets: ["GND", "VCC"] });
+    expect(widen({ refs: ["U1"], nets: ["GND"] }, { refs: ["U1", "R4"], nets: ["VCC"] })).toEqual({
+      refs: ["U1", "R4"],
+      nets: ["GND", "VCC"],
+    });
   });
 });

@@ -14,7 +14,10 @@ const SHAPED = "sk-ant-api03-CanaryCanaryCanary0123456789";
 async function lines(t: Transcript): Promise<any[]> {
   const text = await readFile(t.path, "utf8");
   expect(text.endsWith("\n")).toBe(true);
-  return text.trimEnd().split("\n").map((l) => JSON.parse(l));
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 }
 
 describe("Transcript", () => {
@@ -57,7 +60,19 @@ describe("Transcript", () => {
   test("events keep their order, with increasing seq and a time offset from the run start", async () => {
     const startedAt = Date.now() - 5_000;
     const t = new Transcript(await makeTempDir(), { env: {}, startedAt });
-    const types = ["phase", "model_request", "model_response", "tool_call", "tool_result", "verify", "repair", "commit", "rollback", "error", "note"];
+    const types = [
+      "phase",
+      "model_request",
+      "model_response",
+      "tool_call",
+      "tool_result",
+      "verify",
+      "repair",
+      "commit",
+      "rollback",
+      "error",
+      "note",
+    ];
     const written = types.map((type, i) => t.append({ type, i, seq: 999, t: -1 }));
     const read = await lines(t);
     expect(read).toEqual(written);
@@ -73,7 +88,12 @@ describe("Transcript", () => {
     new Transcript(dir, { env: {} }).append({ type: "note", n: 1 });
     new Transcript(dir, { env: {} }).append({ type: "note", n: 2 });
     const text = await readFile(join(dir, TRANSCRIPT_FILE), "utf8");
-    expect(text.trimEnd().split("\n").map((l) => JSON.parse(l).n)).toEqual([1, 2]);
+    expect(
+      text
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l).n),
+    ).toEqual([1, 2]);
   });
 });
 
@@ -83,7 +103,9 @@ describe("Transcript caps", () => {
     const long = "y".repeat(MAX_TRANSCRIPT_STRING + 10);
     t.append({ type: "tool_call", input: { text: long, [long]: 1 } });
     const [line] = await lines(t);
-    expect(line.input.text).toBe(`${"y".repeat(MAX_TRANSCRIPT_STRING)}… [cut: ${MAX_TRANSCRIPT_STRING + 10} characters in all]`);
+    expect(line.input.text).toBe(
+      `${"y".repeat(MAX_TRANSCRIPT_STRING)}… [cut: ${MAX_TRANSCRIPT_STRING + 10} characters in all]`,
+    );
     expect(Object.keys(line.input)[1]).toStartWith("yyy");
     expect(Object.keys(line.input)[1]!.length).toBeLessThan(MAX_TRANSCRIPT_STRING + 50);
   });
@@ -96,7 +118,12 @@ describe("Transcript caps", () => {
     expect(all).toHaveLength(11);
     // Each full line is about 350 bytes: two fit.
     expect(all.slice(0, 2).every((l) => l.text)).toBe(true);
-    expect(all[2]).toEqual({ seq: 3, t: expect.any(Number), type: "model_response", truncated: expect.stringContaining("cap of 1000 bytes") });
+    expect(all[2]).toEqual({
+      seq: 3,
+      t: expect.any(Number),
+      type: "model_response",
+      truncated: expect.stringContaining("cap of 1000 bytes"),
+    });
     expect(all[10]).toMatchObject({ seq: 11, type: "commit" });
     const size = (await readFile(t.path)).byteLength;
     expect(size).toBeLessThan(1000 + 8 * 200);

@@ -32,7 +32,10 @@ beforeAll(async () => {
   const symbol = text.slice(start, end);
   const foreign = symbol
     .replace('(property "Reference" "C1"', '(property "Reference" "C?"')
-    .replace('(project "RVPC_Rev_B"\n        (path "/61827188-a485-403a-89e3-b210d5eae0ab"', '(project "Other"\n        (path "/0cc5d1fe-ac5d-4ccd-80d6-bd00bc463a7b"');
+    .replace(
+      '(project "RVPC_Rev_B"\n        (path "/61827188-a485-403a-89e3-b210d5eae0ab"',
+      '(project "Other"\n        (path "/0cc5d1fe-ac5d-4ccd-80d6-bd00bc463a7b"',
+    );
   expect(foreign).not.toBe(symbol);
   writeFileSync(file, text.slice(0, start) + foreign + text.slice(end));
 }, 120_000);
@@ -44,19 +47,32 @@ describe("a part another project annotated", () => {
     const repo = await copyRepo(template);
     await withTools(repo, async ({ ctx, call }) => {
       expect(currentDesign(ctx).components.find((c) => c.symbolPath === C1_PATH)?.ref).toBe("C?");
-      const sync = (await call("sync_board")) as { removed: string[]; updated: string[]; warnings: { byKind: Record<string, unknown> } };
+      const sync = (await call("sync_board")) as {
+        removed: string[];
+        updated: string[];
+        warnings: { byKind: Record<string, unknown> };
+      };
       // It was removed as "symbol deleted", its 9 track ends left dangling.
       expect(sync.removed).toEqual([]);
       expect(sync.updated).toEqual([]);
       expect(Object.keys(sync.warnings.byKind)).toEqual(["unannotated"]);
     });
-    expect(footprintsOf(repo).filter((f) => f.ref === "C1").map((f) => f.path)).toEqual([C1_PATH]);
+    expect(
+      footprintsOf(repo)
+        .filter((f) => f.ref === "C1")
+        .map((f) => f.path),
+    ).toEqual([C1_PATH]);
   }, 120_000);
 
   test("a new part like it takes no reference a footprint on the board bears, and gets a footprint of its own", async () => {
     const repo = await copyRepo(template);
     await withTools(repo, async ({ call }) => {
-      const added = (await call("add_component", { like: "C?", footprint: "Capacitor_SMD:C_0603_1608Metric", near: "C?", connect: { "1": "GND", "2": "+5V" } })) as { ref: string };
+      const added = (await call("add_component", {
+        like: "C?",
+        footprint: "Capacitor_SMD:C_0603_1608Metric",
+        near: "C?",
+        connect: { "1": "GND", "2": "+5V" },
+      })) as { ref: string };
       // It was given C1, and the sync handed it C1's footprint, swapped and re-linked.
       expect(added.ref).toBe("C2");
       const sync = (await call("sync_board")) as { added: string[]; updated: string[]; removed: string[] };
@@ -66,7 +82,9 @@ describe("a part another project annotated", () => {
       expect(sync.removed).toEqual([]);
     });
     const footprints = footprintsOf(repo);
-    expect(footprints.filter((f) => f.ref === "C1").map((f) => [f.libId, f.path])).toEqual([["OLIMEX_RLC-FP:C2010", C1_PATH]]);
+    expect(footprints.filter((f) => f.ref === "C1").map((f) => [f.libId, f.path])).toEqual([
+      ["OLIMEX_RLC-FP:C2010", C1_PATH],
+    ]);
     expect(footprints.filter((f) => f.ref === "C2").map((f) => f.libId)).toEqual(["Capacitor_SMD:C_0603_1608Metric"]);
   }, 240_000);
 });

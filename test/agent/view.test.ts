@@ -37,10 +37,18 @@ function image(answer: unknown) {
 /** A point with a millimetre of `layer`'s fill on every side, in one of `zones`. */
 function deepInside(zones: Zone[], layer: string): { x: number; y: number } {
   for (const zone of zones) {
-    const fills = zoneFills(zone).filter((f) => f.layer === layer).map((f) => f.points);
+    const fills = zoneFills(zone)
+      .filter((f) => f.layer === layer)
+      .map((f) => f.points);
     for (let x = Math.ceil(zone.box.minX); x < zone.box.maxX; x += 0.5) {
       for (let y = Math.ceil(zone.box.minY); y < zone.box.maxY; y += 0.5) {
-        const around = [[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]].map(([dx, dy]) => ({ x: x + dx!, y: y + dy! }));
+        const around = [
+          [0, 0],
+          [1, 0],
+          [-1, 0],
+          [0, 1],
+          [0, -1],
+        ].map(([dx, dy]) => ({ x: x + dx!, y: y + dy! }));
         if (fills.some((f) => around.every((p) => insidePolygon(f, p)))) return { x, y };
       }
     }
@@ -82,7 +90,12 @@ describe("view", () => {
       const board = currentDesign(ctx).board!;
       const filled = boardZones(board.root).filter((z) => z.filled && !z.ruleArea && zoneFills(z).length > 0);
       expect(filled.length).toBeGreaterThan(0);
-      expect(zones.filter((z) => z.filled).map((z) => z.net).sort()).toEqual(filled.map((z) => z.net).sort());
+      expect(
+        zones
+          .filter((z) => z.filled)
+          .map((z) => z.net)
+          .sort(),
+      ).toEqual(filled.map((z) => z.net).sort());
       expect(zones.every((z) => Array.isArray(z.layers) && typeof z.priority === "number")).toBe(true);
       // A spot with a millimetre of the front pour all round, where kicad-cli drew nothing: tinted, not bare board.
       const region = legend.region as { x: number; y: number; width: number; height: number };
@@ -92,7 +105,12 @@ describe("view", () => {
       expect(png.rgb(px, py)).not.toBe("ffffff");
       // The front is drawn on top when the question names no part on the back.
       expect(legend.layers).toEqual(["B.Cu", "F.Cu", "F.SilkS", "F.CrtYd", "B.CrtYd", "Edge.Cuts"]);
-      expect(drawingOrder(["F.Cu", "In1.Cu", "B.Cu", "B.SilkS"], "back")).toEqual(["In1.Cu", "F.Cu", "B.Cu", "B.SilkS"]);
+      expect(drawingOrder(["F.Cu", "In1.Cu", "B.Cu", "B.SilkS"], "back")).toEqual([
+        "In1.Cu",
+        "F.Cu",
+        "B.Cu",
+        "B.SilkS",
+      ]);
     });
   });
 
@@ -117,7 +135,15 @@ describe("view", () => {
 describe("get_component", () => {
   test("says where each unit is drawn and how its fields are laid out", async () => {
     await withTools(repo, async ({ call }) => {
-      const r1 = (await call("get_component", { ref: "R1" })) as { schematic: { sheet: string; x: number; y: number; rotation: number; fields: { name: string; visible: boolean; reads: string; box?: unknown }[] }[] };
+      const r1 = (await call("get_component", { ref: "R1" })) as {
+        schematic: {
+          sheet: string;
+          x: number;
+          y: number;
+          rotation: number;
+          fields: { name: string; visible: boolean; reads: string; box?: unknown }[];
+        }[];
+      };
       expect(r1.schematic).toHaveLength(1);
       expect(r1.schematic[0]).toMatchObject({ sheet: "/", x: 60.96, y: 72.39, rotation: 270 });
       const reference = r1.schematic[0]!.fields.find((f) => f.name === "Reference")!;
@@ -130,11 +156,20 @@ describe("get_component", () => {
 describe("find_space", () => {
   test("a free area on the sheet near a part is clear of everything drawn", async () => {
     await withTools(repo, async ({ call, ctx }) => {
-      const spot = (await call("find_space", { width: 20, height: 10, near: "R1" })) as { x: number; y: number; width: number; height: number };
+      const spot = (await call("find_space", { width: 20, height: 10, near: "R1" })) as {
+        x: number;
+        y: number;
+        width: number;
+        height: number;
+      };
       expect(spot.width).toBe(20);
       const { legend } = image(await call("view", { x: spot.x + 10, y: spot.y + 5, width: 20, height: 10 }));
       const inside = (legend.parts as { box: { x: number; y: number; width: number; height: number } }[]).filter(
-        (p) => p.box.x < spot.x + 20 && p.box.x + p.box.width > spot.x && p.box.y < spot.y + 10 && p.box.y + p.box.height > spot.y,
+        (p) =>
+          p.box.x < spot.x + 20 &&
+          p.box.x + p.box.width > spot.x &&
+          p.box.y < spot.y + 10 &&
+          p.box.y + p.box.height > spot.y,
       );
       expect(inside).toEqual([]);
       expect(existsSync(ctx.project.schematic)).toBe(true);
@@ -143,7 +178,9 @@ describe("find_space", () => {
 
   test("on the board near a footprint", async () => {
     await withTools(repo, async ({ call }) => {
-      const spot = (await call("find_space", { document: "board", width: 3, height: 2, near: "R1" })) as { centre: { x: number; y: number } };
+      const spot = (await call("find_space", { document: "board", width: 3, height: 2, near: "R1" })) as {
+        centre: { x: number; y: number };
+      };
       expect(Number.isFinite(spot.centre.x)).toBe(true);
     });
   });
@@ -172,11 +209,17 @@ describe("find_space on a 2 m design", () => {
     const big = await copyFixture("usb-led");
     edit(big, "usb-led.kicad_pcb", "(start 100 83)\n\t\t(end 140 102)", "(start -880 -907)\n\t\t(end 1120 1093)");
     await withTools(big, async ({ call }) => {
-      const blocked = await timed(() => call("find_space", { document: "board", width: 1000, height: 1000, near: "R1" }));
-      expect(String(blocked.answer)).toContain("no free area of 1000 × 1000 mm on the front within 15 mm of R1: the courtyard of");
+      const blocked = await timed(() =>
+        call("find_space", { document: "board", width: 1000, height: 1000, near: "R1" }),
+      );
+      expect(String(blocked.answer)).toContain(
+        "no free area of 1000 × 1000 mm on the front within 15 mm of R1: the courtyard of",
+      );
       expect(blocked.seconds).toBeLessThan(10);
 
-      const back = await timed(() => call("find_space", { document: "board", side: "back", width: 1000, height: 1000, x: 120, y: 90 }));
+      const back = await timed(() =>
+        call("find_space", { document: "board", side: "back", width: 1000, height: 1000, x: 120, y: 90 }),
+      );
       const spot = back.answer as { centre: { x: number; y: number }; distance: number };
       // Tried 10 mm apart (a hundredth of the area), from the grid's origin: a few dozen positions.
       expect(spot.centre).toEqual({ x: 110, y: 80 });
@@ -184,7 +227,9 @@ describe("find_space on a 2 m design", () => {
       expect(back.seconds).toBeLessThan(10);
 
       // A small area keeps the fine search: the same spot as on the board at its own size.
-      const small = (await call("find_space", { document: "board", width: 3, height: 2, near: "R1" })) as { centre: { x: number; y: number } };
+      const small = (await call("find_space", { document: "board", width: 3, height: 2, near: "R1" })) as {
+        centre: { x: number; y: number };
+      };
       expect(small.centre).toEqual({ x: 109, y: 84.5 });
     });
   }, 60_000);
@@ -193,7 +238,12 @@ describe("find_space on a 2 m design", () => {
     const big = await copyFixture("usb-led");
     edit(big, "usb-led.kicad_sch", '(paper "A4")', '(paper "User" 2000 2000)');
     // A small rectangle in the middle of the page: no metre square clears it.
-    edit(big, "usb-led.kicad_sch", "\n\t(symbol\n", '\n\t(rectangle (start 1000 1000) (end 1001 1001) (stroke (width 0) (type default)) (fill (type none)) (uuid "5b0c3a52-8d7e-4f0e-9a43-2f6f7e1d9c11"))\n\t(symbol\n');
+    edit(
+      big,
+      "usb-led.kicad_sch",
+      "\n\t(symbol\n",
+      '\n\t(rectangle (start 1000 1000) (end 1001 1001) (stroke (width 0) (type default)) (fill (type none)) (uuid "5b0c3a52-8d7e-4f0e-9a43-2f6f7e1d9c11"))\n\t(symbol\n',
+    );
     await withTools(big, async ({ call }) => {
       const full = await timed(() => call("find_space", { width: 1000, height: 1000, near: "R1" }));
       expect(String(full.answer)).toContain("no free area of 1000 × 1000 mm on sheet /");

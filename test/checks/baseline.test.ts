@@ -43,13 +43,26 @@ afterAll(cleanupTempDirs);
 
 function checked(violations: Violation[]): CheckReport {
   const drc = checkDrc({ ...parseDrcReport(JSON.stringify({ violations }), "drc.json") }, design, items, false);
-  return { schema: "copperhead.check/1", ok: true, project: "p.kicad_pro", kicad: { version: "9.0.8" }, strict: false, fab: false, checks: [drc], counts: { error: 0, warning: 0, info: 0 } };
+  return {
+    schema: "copperhead.check/1",
+    ok: true,
+    project: "p.kicad_pro",
+    kicad: { version: "9.0.8" },
+    strict: false,
+    fab: false,
+    checks: [drc],
+    counts: { error: 0, warning: 0, info: 0 },
+  };
 }
 
 /** The demo's two clearance violations between the GND zone and a /PAD2 teardrop (two teardrops, one family). */
-const pad2 = () => shipped.filter((v) => v.type === "clearance" && v.items.some((i) => i.description.includes("[/PAD2]")));
+const pad2 = () =>
+  shipped.filter((v) => v.type === "clearance" && v.items.some((i) => i.description.includes("[/PAD2]")));
 /** A violation between the same objects as `like`, measured `actual`: one more sliver between them. */
-const measured = (like: Violation, actual: string): Violation => ({ ...like, description: `Clearance violation (zone clearance 0.5000 mm; actual ${actual} mm)` });
+const measured = (like: Violation, actual: string): Violation => ({
+  ...like,
+  description: `Clearance violation (zone clearance 0.5000 mm; actual ${actual} mm)`,
+});
 
 /** What is new against `before`, as the run's gate, `check --baseline` and the Verification line each judge it. */
 function judged(before: Violation[], after: Violation[]) {
@@ -58,7 +71,13 @@ function judged(before: Violation[], after: Violation[]) {
   const against = reportAgainstBaseline(now, base, { ref: "HEAD", commit: "0".repeat(40) });
   const checkNew = against.checks.flatMap((c) => c.findings).filter((f) => f.baselineState === "new");
   const line = verificationLine(now, base);
-  return { gate, checkNew, counts: against.baseline!.counts, line, absent: compareWithBaseline(base, now, false).absent };
+  return {
+    gate,
+    checkNew,
+    counts: against.baseline!.counts,
+    line,
+    absent: compareWithBaseline(base, now, false).absent,
+  };
 }
 
 const messages = (findings: Finding[]) => findings.map((f) => f.message.replace(/:.*/, ""));
@@ -105,7 +124,11 @@ describe("matching findings to the baseline", () => {
     const before = [...shipped, ...family];
     // The new sliver measures least, so it ranks first in its family and every other one's index shifts.
     const fresh = measured(a!, "0.4900");
-    const after = [fresh, ...[...family].reverse(), ...shipped.filter((v) => v.type === "clearance" && !v.items.some((i) => i.description.includes("[/PAD1]")))];
+    const after = [
+      fresh,
+      ...[...family].reverse(),
+      ...shipped.filter((v) => v.type === "clearance" && !v.items.some((i) => i.description.includes("[/PAD1]"))),
+    ];
     expect(after.length).toBe(before.length - 1);
     const { gate, checkNew, counts, line } = judged(before, after);
     expect(messages(gate)).toEqual([fresh.description]);
@@ -115,7 +138,10 @@ describe("matching findings to the baseline", () => {
   });
 
   test("a violation whose objects moved is the one it was", () => {
-    const moved = shipped.map((v) => ({ ...v, items: v.items.map((i) => ({ ...i, pos: { x: i.pos!.x + 5, y: i.pos!.y - 2 } })) }));
+    const moved = shipped.map((v) => ({
+      ...v,
+      items: v.items.map((i) => ({ ...i, pos: { x: i.pos!.x + 5, y: i.pos!.y - 2 } })),
+    }));
     expect(judged(shipped, moved).gate).toEqual([]);
   });
 
@@ -123,6 +149,7 @@ describe("matching findings to the baseline", () => {
     const findings = checked(shipped).checks[0]!.findings;
     const mismatch = findings.find((f) => f.rule === "lib_footprint_mismatch")!;
     expect(mismatch.location).toMatchObject({ ref: "AE2", x: 166.3, y: 72.5 });
-    for (const f of findings.filter((f) => f.rule === "clearance")) expect(f.location).toMatchObject({ layer: "F.Cu", x: 62.992, y: 48.768 });
+    for (const f of findings.filter((f) => f.rule === "clearance"))
+      expect(f.location).toMatchObject({ layer: "F.Cu", x: 62.992, y: 48.768 });
   });
 });

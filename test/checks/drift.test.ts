@@ -31,13 +31,22 @@ function editFile(repo: string, path: string, edit: (text: string) => string): v
 }
 
 function lineOf(repo: string, path: string, needle: string): number {
-  return readFileSync(join(repo, path), "utf8").split("\n").findIndex((l) => l.startsWith(needle)) + 1;
+  return (
+    readFileSync(join(repo, path), "utf8")
+      .split("\n")
+      .findIndex((l) => l.startsWith(needle)) + 1
+  );
 }
 
 describe("drift: BOM", () => {
   test("docs fresh from init: pass", async () => {
     const repo = await initialised();
-    expect(drift(repo)).toEqual({ id: "drift", status: "pass", summary: "BOM, pinout and docs agree with the design", findings: [] });
+    expect(drift(repo)).toEqual({
+      id: "drift",
+      status: "pass",
+      summary: "BOM, pinout and docs agree with the design",
+      findings: [],
+    });
   });
 
   test("a BOM value that disagrees with the design: one error keyed by ref and field, at its line", async () => {
@@ -51,7 +60,11 @@ describe("drift: BOM", () => {
         rule: "bom",
         severity: "error",
         key: "drift:bom:R3:value",
-        message: 'docs/BOM.md:' + lineOf(repo, "docs/BOM.md", "| R3 |") + ': R3 value is "2k2" in the BOM but "1k" in the design' + CODE_FIX,
+        message:
+          "docs/BOM.md:" +
+          lineOf(repo, "docs/BOM.md", "| R3 |") +
+          ': R3 value is "2k2" in the BOM but "1k" in the design' +
+          CODE_FIX,
         location: { file: "docs/BOM.md", line: lineOf(repo, "docs/BOM.md", "| R3 |"), ref: "R3" },
       },
     ]);
@@ -68,9 +81,19 @@ describe("drift: BOM", () => {
     setDnp(true);
     expect(loadDesign(discoverProject(repo)).components.find((c) => c.ref === "R3")!.dnp).toBe(true);
     const line = lineOf(repo, "docs/BOM.md", "| R3 |");
-    expect(drift(repo).findings.map((f) => [f.key, f.message])).toEqual([["drift:bom:R3:dnp", `docs/BOM.md:${line}: R3 is fitted in the BOM but not fitted (DNP) in the design${CODE_FIX}`]]);
+    expect(drift(repo).findings.map((f) => [f.key, f.message])).toEqual([
+      [
+        "drift:bom:R3:dnp",
+        `docs/BOM.md:${line}: R3 is fitted in the BOM but not fitted (DNP) in the design${CODE_FIX}`,
+      ],
+    ]);
     // A table written before the DNP column: no finding until a part is DNP.
-    editFile(repo, "docs/BOM.md", (t) => t.replace("| MPN | DNP |", "| MPN |").replace("| --- | --- | --- | --- | --- | --- |", "| --- | --- | --- | --- | --- |").replace(/^(\| [A-Z]+\d+ \|[^|]*\|[^|]*\|[^|]*\|)  \|/gm, "$1"));
+    editFile(repo, "docs/BOM.md", (t) =>
+      t
+        .replace("| MPN | DNP |", "| MPN |")
+        .replace("| --- | --- | --- | --- | --- | --- |", "| --- | --- | --- | --- | --- |")
+        .replace(/^(\| [A-Z]+\d+ \|[^|]*\|[^|]*\|[^|]*\|)  \|/gm, "$1"),
+    );
     expect(drift(repo).findings.map((f) => f.key)).toEqual(["drift:bom:R3:dnp"]);
     setDnp(false);
     expect(drift(repo).findings).toEqual([]);
@@ -86,7 +109,10 @@ describe("drift: BOM", () => {
     editFile(repo, "docs/BOM.md", (t) =>
       t
         .replace("| C1 | 1u | Capacitor_SMD:C_0603_1608Metric |", "| C1 | 1u | Capacitor_SMD:C_0805_2012Metric |")
-        .replace("| U1 | AP2112K-3.3 | Package_TO_SOT_SMD:SOT-23-5 | AP2112K-3.3TRG1 |", "| U1 | AP2112K-3.3 | Package_TO_SOT_SMD:SOT-23-5 |  |")
+        .replace(
+          "| U1 | AP2112K-3.3 | Package_TO_SOT_SMD:SOT-23-5 | AP2112K-3.3TRG1 |",
+          "| U1 | AP2112K-3.3 | Package_TO_SOT_SMD:SOT-23-5 |  |",
+        )
         .replace(/^\| R2 \|.*\n/m, "")
         .replace(/^(\| R3 \|.*\n)/m, "$1| R9 | 10k | Resistor_SMD:R_0603_1608Metric |  |  |\n$1"),
     );
@@ -106,13 +132,22 @@ describe("drift: BOM", () => {
       claim: "",
       actual: "AP2112K-3.3TRG1",
     });
-    expect(scan.items.find((i) => i.key === "drift:bom:R9:extra")).toMatchObject({ kind: "bom_extra_row", claim: "R9", actual: null });
+    expect(scan.items.find((i) => i.key === "drift:bom:R9:extra")).toMatchObject({
+      kind: "bom_extra_row",
+      claim: "R9",
+      actual: null,
+    });
   });
 
   test("no BOM.md: skipped, pointing at init; a BOM.md without the table: one error", async () => {
     const repo = await initialised();
     rmSync(join(repo, "docs/BOM.md"));
-    expect(drift(repo)).toEqual({ id: "drift", status: "skipped", summary: "docs/BOM.md not found: run copperhead init", findings: [] });
+    expect(drift(repo)).toEqual({
+      id: "drift",
+      status: "skipped",
+      summary: "docs/BOM.md not found: run copperhead init",
+      findings: [],
+    });
     writeFileSync(join(repo, "docs/BOM.md"), "# Parts\n");
     expect(drift(repo).findings.map((f) => f.key)).toEqual(["drift:bom:table"]);
   });
@@ -147,8 +182,17 @@ describe("drift: PINOUT", () => {
 
   test("missing, extra and renamed pins each get their own key; a doc without markers is one error", async () => {
     const repo = await initialised();
-    editFile(repo, "docs/PINOUT.md", (t) => t.replace("| A12 | GND | GND |\n", "").replace("| 2 | Pin_2 | GND |", "| 2 | Pin_2 | GND |\n| 3 | Pin_3 | GND |").replace("| S1 | SHIELD |", "| S1 | SHLD |"));
-    expect(drift(repo).findings.map((f) => f.key).sort()).toEqual(["drift:pinout:J1.A12:missing", "drift:pinout:J1.S1:name", "drift:pinout:J2.3:extra"]);
+    editFile(repo, "docs/PINOUT.md", (t) =>
+      t
+        .replace("| A12 | GND | GND |\n", "")
+        .replace("| 2 | Pin_2 | GND |", "| 2 | Pin_2 | GND |\n| 3 | Pin_3 | GND |")
+        .replace("| S1 | SHIELD |", "| S1 | SHLD |"),
+    );
+    expect(
+      drift(repo)
+        .findings.map((f) => f.key)
+        .sort(),
+    ).toEqual(["drift:pinout:J1.A12:missing", "drift:pinout:J1.S1:name", "drift:pinout:J2.3:extra"]);
     writeFileSync(join(repo, "docs/PINOUT.md"), "# Pinout\n\nWritten by hand.\n");
     expect(drift(repo).findings.map((f) => f.key)).toEqual(["drift:pinout:table"]);
   });
@@ -190,17 +234,24 @@ describe("drift: stale references", () => {
       rule: "stale-ref",
       severity: "error",
       key: "drift:stale-ref:docs/NOTES.md:R9",
-      message: "docs/NOTES.md:3: `R9` names R9, which does not exist in the design; fix: reword it, or run `copperhead sync --resolve` with a model (--model)",
+      message:
+        "docs/NOTES.md:3: `R9` names R9, which does not exist in the design; fix: reword it, or run `copperhead sync --resolve` with a model (--model)",
       location: { file: "docs/NOTES.md", line: 3, ref: "R9" },
     });
-    expect(result.findings.find((f) => f.key.endsWith(":+5V"))!.location).toEqual({ file: "docs/NOTES.md", line: 5, net: "+5V" });
+    expect(result.findings.find((f) => f.key.endsWith(":+5V"))!.location).toEqual({
+      file: "docs/NOTES.md",
+      line: 5,
+      net: "+5V",
+    });
   });
 
   test("a ref mentioned twice in one doc is one finding, at its first line; REF.PIN names the ref", async () => {
     const repo = await initialised();
     mkdirSync(join(repo, "docs/design"));
     writeFileSync(join(repo, "docs/design/power.md"), "`U7` here.\n\nAnd `U7.3` again.\n");
-    expect(drift(repo).findings.map((f) => [f.key, f.location?.line])).toEqual([["drift:stale-ref:docs/design/power.md:U7", 1]]);
+    expect(drift(repo).findings.map((f) => [f.key, f.location?.line])).toEqual([
+      ["drift:stale-ref:docs/design/power.md:U7", 1],
+    ]);
   });
 
   test("check: rule lines, names declared absent, history docs and change proposals are not scanned", async () => {

@@ -24,7 +24,8 @@ async function demo(name: string): Promise<CorpusProject> {
   return copyCorpusProject(project);
 }
 
-const check = (p: CorpusProject, options: { strict?: boolean } = {}) => runCheck({ repo: p.root, project: p.projectFile, ...options });
+const check = (p: CorpusProject, options: { strict?: boolean } = {}) =>
+  runCheck({ repo: p.root, project: p.projectFile, ...options });
 
 function family(report: CheckReport, id: string): Finding[] {
   return report.checks.find((c) => c.id === id)!.findings;
@@ -63,7 +64,9 @@ describe("one finding per violation, each with its own key", () => {
     "multichannel: the units of a multi-unit part are their own objects (IC1A, IC1B)",
     async () => {
       const report = await check(await demo("multichannel/multichannel_mixer"));
-      const linkIssues = keys(family(report, "erc").filter((f) => f.rule === "footprint_link_issues" && f.location?.ref === "IC1"));
+      const linkIssues = keys(
+        family(report, "erc").filter((f) => f.rule === "footprint_link_issues" && f.location?.ref === "IC1"),
+      );
       expect(linkIssues).toEqual(["erc:footprint_link_issues:IC1A", "erc:footprint_link_issues:IC1B"]);
       expect(family(report, "drc").filter((f) => f.severity === "error")).toHaveLength(12);
     },
@@ -75,8 +78,12 @@ describe("one finding per violation, each with its own key", () => {
     async () => {
       const report = await check(await demo("tiny_tapeout/tinytapeout-demo"));
       const erc = family(report, "erc");
-      expect(keys(erc.filter((f) => f.rule === "similar_labels"))).toContain("erc:similar_labels:/RP2040/hierarchical_label:BOOT_MODE+global_label:boot_mode");
-      const offGrid = erc.filter((f) => f.rule === "endpoint_off_grid" && f.key.startsWith("erc:endpoint_off_grid:wire"));
+      expect(keys(erc.filter((f) => f.rule === "similar_labels"))).toContain(
+        "erc:similar_labels:/RP2040/hierarchical_label:BOOT_MODE+global_label:boot_mode",
+      );
+      const offGrid = erc.filter(
+        (f) => f.rule === "endpoint_off_grid" && f.key.startsWith("erc:endpoint_off_grid:wire"),
+      );
       expect(offGrid.length).toBeGreaterThan(1);
       expect(new Set(offGrid.map((f) => f.key)).size).toBe(offGrid.length);
     },
@@ -140,7 +147,9 @@ describe("severities are the project's", () => {
       const report = await check(project);
       const parity = report.checks.find((c) => c.id === "parity")!;
       expect(parity.findings).toHaveLength(61);
-      expect(parity.findings.every((f) => f.rule === "footprint_symbol_mismatch" && f.severity === "warning")).toBe(true);
+      expect(parity.findings.every((f) => f.rule === "footprint_symbol_mismatch" && f.severity === "warning")).toBe(
+        true,
+      );
       expect(parity.status).toBe("warn");
       expect(report.ok).toBe(true);
       const strict = await check(project, { strict: true });
@@ -167,13 +176,25 @@ describe("severities are the project's", () => {
 
 describe("key parts", () => {
   test("the layer kicad-cli 9 names in a description", () => {
-    expect(layerOf("Thermal relief connection to zone incomplete (layer B.Cu; zone min spoke count 2; actual 1)")).toBe("B.Cu");
-    expect(layerOf("Copper connection too narrow (board setup constraints minimum connection width 0.3000 mm; actual 0.2490 mm) (B.Cu)")).toBe("B.Cu");
+    expect(layerOf("Thermal relief connection to zone incomplete (layer B.Cu; zone min spoke count 2; actual 1)")).toBe(
+      "B.Cu",
+    );
+    expect(
+      layerOf(
+        "Copper connection too narrow (board setup constraints minimum connection width 0.3000 mm; actual 0.2490 mm) (B.Cu)",
+      ),
+    ).toBe("B.Cu");
     expect(layerOf("Clearance violation (netclass 'Default' clearance 0.2000 mm; actual 0.1500 mm)")).toBeUndefined();
   });
 
   test("findings that share a key get an occurrence index in their own order; the first keeps the plain key", () => {
-    const finding = (key: string, message: string): Finding => ({ check: "drc", rule: "clearance", severity: "error", message, key });
+    const finding = (key: string, message: string): Finding => ({
+      check: "drc",
+      rule: "clearance",
+      severity: "error",
+      message,
+      key,
+    });
     const out = distinctKeys([
       { finding: finding("k", "b"), order: "2" },
       { finding: finding("k", "a"), order: "1" },

@@ -18,7 +18,10 @@ beforeAll(requireKicadCli);
 async function ranFor(repo: string, options: { fab?: boolean } = {}): Promise<KicadFamily[]> {
   const before = cachedJobs(repo);
   await runCheck({ repo, ...options });
-  return [...cachedJobs(repo)].filter(([name]) => !before.has(name)).map(([, family]) => family).sort();
+  return [...cachedJobs(repo)]
+    .filter(([name]) => !before.has(name))
+    .map(([, family]) => family)
+    .sort();
 }
 
 describe("check re-runs only the kicad-cli jobs whose inputs changed", () => {
@@ -52,7 +55,10 @@ describe("check re-runs only the kicad-cli jobs whose inputs changed", () => {
   }, 120_000);
 
   test("custom DRC rules re-run DRC; project settings re-run both", async () => {
-    writeFileSync(join(repo, "usb-led.kicad_dru"), '(version 1)\n(rule "wide"\n\t(constraint track_width (min 0.1mm))\n)\n');
+    writeFileSync(
+      join(repo, "usb-led.kicad_dru"),
+      '(version 1)\n(rule "wide"\n\t(constraint track_width (min 0.1mm))\n)\n',
+    );
     expect(await ranFor(repo)).toEqual(["drc"]);
     editFile(join(repo, "usb-led.kicad_pro"), (t) => {
       const pro = JSON.parse(t);
@@ -64,15 +70,27 @@ describe("check re-runs only the kicad-cli jobs whose inputs changed", () => {
 
   test("a project symbol library re-runs ERC, a project footprint library DRC", async () => {
     mkdirSync(join(repo, "lib", "local.pretty"), { recursive: true });
-    writeFileSync(join(repo, "lib", "local.kicad_sym"), '(kicad_symbol_lib\n\t(version 20241209)\n\t(generator "kicad_symbol_editor")\n)\n');
-    writeFileSync(join(repo, "sym-lib-table"), '(sym_lib_table\n\t(version 7)\n\t(lib (name "local")(type "KiCad")(uri "${KIPRJMOD}/lib/local.kicad_sym")(options "")(descr ""))\n)\n');
+    writeFileSync(
+      join(repo, "lib", "local.kicad_sym"),
+      '(kicad_symbol_lib\n\t(version 20241209)\n\t(generator "kicad_symbol_editor")\n)\n',
+    );
+    writeFileSync(
+      join(repo, "sym-lib-table"),
+      '(sym_lib_table\n\t(version 7)\n\t(lib (name "local")(type "KiCad")(uri "${KIPRJMOD}/lib/local.kicad_sym")(options "")(descr ""))\n)\n',
+    );
     expect(await ranFor(repo)).toEqual(["erc"]);
     editFile(join(repo, "lib", "local.kicad_sym"), (t) => t.replace("kicad_symbol_editor", "kicad_symbol_editor "));
     expect(await ranFor(repo)).toEqual(["erc"]);
 
-    writeFileSync(join(repo, "fp-lib-table"), '(fp_lib_table\n\t(version 7)\n\t(lib (name "local")(type "KiCad")(uri "${KIPRJMOD}/lib/local.pretty")(options "")(descr ""))\n)\n');
+    writeFileSync(
+      join(repo, "fp-lib-table"),
+      '(fp_lib_table\n\t(version 7)\n\t(lib (name "local")(type "KiCad")(uri "${KIPRJMOD}/lib/local.pretty")(options "")(descr ""))\n)\n',
+    );
     expect(await ranFor(repo)).toEqual(["drc"]);
-    writeFileSync(join(repo, "lib", "local.pretty", "Pad.kicad_mod"), '(footprint "Pad"\n\t(version 20241229)\n\t(generator "pcbnew")\n\t(layer "F.Cu")\n)\n');
+    writeFileSync(
+      join(repo, "lib", "local.pretty", "Pad.kicad_mod"),
+      '(footprint "Pad"\n\t(version 20241229)\n\t(generator "pcbnew")\n\t(layer "F.Cu")\n)\n',
+    );
     expect(await ranFor(repo)).toEqual(["drc"]);
   }, 120_000);
 });

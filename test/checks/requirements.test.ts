@@ -34,11 +34,18 @@ const PASSING = `# USB LED
 describe("checkRequirements on the usb-led design", () => {
   test("every rule passing → pass, with a count in the summary", () => {
     writeSpec(PASSING);
-    expect(checkRequirements(design)).toEqual({ id: "requirements", status: "pass", summary: "6/6 rules pass", findings: [] });
+    expect(checkRequirements(design)).toEqual({
+      id: "requirements",
+      status: "pass",
+      summary: "6/6 rules pass",
+      findings: [],
+    });
   });
 
   test("a failing rule is an error finding keyed by REQ id and canonical rule text", () => {
-    writeSpec(PASSING.replace("R3.value >= 680", "R3.value  >=   4k7").replace("board width <= 40mm", "board  width <= 1.5 in"));
+    writeSpec(
+      PASSING.replace("R3.value >= 680", "R3.value  >=   4k7").replace("board width <= 40mm", "board  width <= 1.5 in"),
+    );
     const result = checkRequirements(design);
     expect(result.status).toBe("fail");
     expect(result.summary).toBe("4/6 rules pass");
@@ -135,7 +142,10 @@ describe("checkRequirements on the usb-led design", () => {
       status: "skipped",
       summary: "no elsewhere/SPEC.md; run `copperhead init` to create one with a Requirements section",
     });
-    expect(checkRequirements(design, { docsDir: "design-docs" })).toMatchObject({ status: "pass", summary: "6/6 rules pass" });
+    expect(checkRequirements(design, { docsDir: "design-docs" })).toMatchObject({
+      status: "pass",
+      summary: "6/6 rules pass",
+    });
     rmSync(join(repo, "design-docs"), { recursive: true });
   });
 
@@ -155,6 +165,8 @@ describe("checkRequirements on the usb-led design", () => {
 
   test("the result is deterministic: same spec, same bytes", () => {
     writeSpec(PASSING.replace("net VBUS exists", "net VIN exists"));
-    expect(JSON.stringify(checkRequirements(design))).toBe(JSON.stringify(checkRequirements(loadDesign(discoverProject(repo)))));
+    expect(JSON.stringify(checkRequirements(design))).toBe(
+      JSON.stringify(checkRequirements(loadDesign(discoverProject(repo)))),
+    );
   });
 });

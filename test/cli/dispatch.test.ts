@@ -10,8 +10,16 @@ import { cleanupTempDirs, copyFixture } from "../support/kicad.ts";
 const MAIN = resolve(import.meta.dir, "../../src/main.ts");
 
 async function copperhead(args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { exitCode, stdout, stderr };
 }
 
@@ -102,7 +110,15 @@ describe("strict options", () => {
     const extra = await copperhead(["check", "staged", "--repo", "/nonexistent/board"]);
     expect(extra.exitCode).toBe(3);
     expect(extra.stderr).toContain('Unexpected argument "staged"');
-    const noHooks = await copperhead(["board", "--json", "sync", "--no-fields", "--dry-run=false", "--repo", "/nonexistent/board"]);
+    const noHooks = await copperhead([
+      "board",
+      "--json",
+      "sync",
+      "--no-fields",
+      "--dry-run=false",
+      "--repo",
+      "/nonexistent/board",
+    ]);
     // Past option checking: the missing repo is what stops it.
     expect(JSON.parse(noHooks.stdout).error.code).toBe("not_found");
     const noString = await copperhead(["netlist", "--no-repo"]);

@@ -173,7 +173,9 @@ describe("github", () => {
 
   test("properties escape their own delimiters", () => {
     const odd: Finding = { ...note, rule: "R:1,2", location: { file: "a%b.md" } };
-    expect(renderGithub({ ...passing, checks: [{ id: "requirements", status: "pass", summary: "", findings: [odd] }] })).toBe(
+    expect(
+      renderGithub({ ...passing, checks: [{ id: "requirements", status: "pass", summary: "", findings: [odd] }] }),
+    ).toBe(
       "::notice file=a%25b.md,title=requirements/R%3A1%2C2::Tab\there, ESC \u001b[31mred, bell \u0007, 'quotes' %250A",
     );
   });
@@ -205,7 +207,11 @@ describe("sarif", () => {
   test("driver, one rule per check/rule in stable order", () => {
     expect(log.version).toBe("2.1.0");
     expect(log.runs).toHaveLength(1);
-    expect(run.tool.driver).toMatchObject({ name: "copperhead", version: "1.2.3", informationUri: "https://example.org/copperhead" });
+    expect(run.tool.driver).toMatchObject({
+      name: "copperhead",
+      version: "1.2.3",
+      informationUri: "https://example.org/copperhead",
+    });
     expect(run.tool.driver.rules.map((r: { id: string }) => r.id)).toEqual([
       "drc/clearance",
       "drc/shorting_items",
@@ -218,7 +224,14 @@ describe("sarif", () => {
 
   test("results carry level, message, repo-relative location and the key as fingerprint", () => {
     const results = run.results;
-    expect(results.map((r: { level: string }) => r.level)).toEqual(["error", "error", "warning", "warning", "error", "note"]);
+    expect(results.map((r: { level: string }) => r.level)).toEqual([
+      "error",
+      "error",
+      "warning",
+      "warning",
+      "error",
+      "note",
+    ]);
     for (const r of results) expect(run.tool.driver.rules[r.ruleIndex].id).toBe(r.ruleId);
     expect(results[1]).toMatchObject({
       ruleId: "drc/shorting_items",
@@ -270,25 +283,39 @@ describe("junit", () => {
     for (const suite of suites) {
       const cases = suite.children.filter((c) => c.name === "testcase");
       expect(String(cases.length)).toBe(suite.attrs.tests!);
-      expect(String(cases.filter((c) => c.children.some((k) => k.name === "failure")).length)).toBe(suite.attrs.failures!);
-      expect(String(cases.filter((c) => c.children.some((k) => k.name === "skipped")).length)).toBe(suite.attrs.skipped!);
+      expect(String(cases.filter((c) => c.children.some((k) => k.name === "failure")).length)).toBe(
+        suite.attrs.failures!,
+      );
+      expect(String(cases.filter((c) => c.children.some((k) => k.name === "skipped")).length)).toBe(
+        suite.attrs.skipped!,
+      );
     }
   });
 
   test("passing and skipped families, errors as failures, warnings as output", () => {
     const [erc, drc, , routing, , requirements, , fab] = doc.children;
-    expect(testcases(erc!)).toEqual([{ name: "testcase", attrs: { name: "erc", classname: "copperhead.erc" }, text: "", children: [] }]);
-    expect(testcases(fab!)[0]!.children).toEqual([{ name: "skipped", attrs: { message: "run with --fab" }, text: "", children: [] }]);
+    expect(testcases(erc!)).toEqual([
+      { name: "testcase", attrs: { name: "erc", classname: "copperhead.erc" }, text: "", children: [] },
+    ]);
+    expect(testcases(fab!)[0]!.children).toEqual([
+      { name: "skipped", attrs: { message: "run with --fab" }, text: "", children: [] },
+    ]);
     const [c1, c2, c3] = testcases(drc!);
     expect(c1!.attrs).toEqual({ name: clearance.key, classname: "copperhead.drc", file: PCB, line: "120" });
-    expect(c1!.children[0]!).toMatchObject({ name: "failure", attrs: { message: clearance.message, type: "drc/clearance" } });
+    expect(c1!.children[0]!).toMatchObject({
+      name: "failure",
+      attrs: { message: clearance.message, type: "drc/clearance" },
+    });
     expect(c1!.children[0]!.text).toBe(
       `error: ${clearance.message}\n${PCB}:120 · U1 pin 5 · net GND · at (101.6, 50.8)\nrule drc/clearance`,
     );
     // Attribute and text escaping round-trip CR, LF, `%`, `::` and commas exactly.
     expect(c2!.children[0]!.attrs.message).toBe(short.message);
     expect(c2!.children[0]!.text.startsWith(`error: ${short.message}\n`)).toBe(true);
-    expect(c3!.children[0]!).toMatchObject({ name: "system-out", text: `warning: ${silk.message}\n${PCB}\nrule drc/silk_overlap` });
+    expect(c3!.children[0]!).toMatchObject({
+      name: "system-out",
+      text: `warning: ${silk.message}\n${PCB}\nrule drc/silk_overlap`,
+    });
     expect(testcases(routing!)[0]!.children[0]!.name).toBe("system-out");
     // Control characters XML cannot carry are spelled out; tabs and quotes survive.
     expect(testcases(requirements!)[0]!.children[0]!.text).toBe(
@@ -335,7 +362,8 @@ describe("junit", () => {
 
 describe("renderReport", () => {
   test("knows every format", () => {
-    for (const format of REPORT_FORMATS) expect(renderReport(report, format, { color: false }).length).toBeGreaterThan(0);
+    for (const format of REPORT_FORMATS)
+      expect(renderReport(report, format, { color: false }).length).toBeGreaterThan(0);
   });
 
   test("json is exactly the report", () => {
@@ -385,19 +413,36 @@ print(json.dumps(node(m.parseString(sys.stdin.buffer.read()).documentElement)))
 
 describe("against a baseline", () => {
   // HEAD had the clearance error, the silk warning and a parity warning since fixed; the short is new.
-  const fixed: Finding = { check: "parity", rule: "footprint_symbol_mismatch", severity: "warning", message: "R2 value differs", key: "parity:footprint_symbol_mismatch:R2:value" };
+  const fixed: Finding = {
+    check: "parity",
+    rule: "footprint_symbol_mismatch",
+    severity: "warning",
+    message: "R2 value differs",
+    key: "parity:footprint_symbol_mismatch:R2:value",
+  };
   const baselineOf = (head: Finding[]): CheckReport => ({
     ...report,
-    checks: [{ id: "drc", status: "fail", summary: "", findings: head }, { id: "parity", status: "warn", summary: "", findings: [fixed] }],
+    checks: [
+      { id: "drc", status: "fail", summary: "", findings: head },
+      { id: "parity", status: "warn", summary: "", findings: [fixed] },
+    ],
   });
-  const judged = reportAgainstBaseline(report, baselineOf([clearance, silk, unrouted, note]), { ref: "main", commit: "a".repeat(40) });
+  const judged = reportAgainstBaseline(report, baselineOf([clearance, silk, unrouted, note]), {
+    ref: "main",
+    commit: "a".repeat(40),
+  });
   const state = (key: string) => judged.checks.flatMap((c) => c.findings).find((f) => f.key === key)?.baselineState;
 
   test("every finding is new or unchanged, the fixed ones are absent, and ok means nothing new fails", () => {
     expect(state(short.key)).toBe("new");
     expect(state(clearance.key)).toBe("unchanged");
     expect(state(stale.key)).toBe("new");
-    expect(judged.baseline).toEqual({ ref: "main", commit: "a".repeat(40), counts: { new: 2, unchanged: 4, absent: 1 }, absent: [{ ...fixed, baselineState: "absent" }] });
+    expect(judged.baseline).toEqual({
+      ref: "main",
+      commit: "a".repeat(40),
+      counts: { new: 2, unchanged: 4, absent: 1 },
+      absent: [{ ...fixed, baselineState: "absent" }],
+    });
     expect(judged.ok).toBe(false);
     const onlyOld = reportAgainstBaseline(report, report, { ref: "main", commit: "a".repeat(40) });
     expect(onlyOld.ok).toBe(true);
@@ -405,7 +450,11 @@ describe("against a baseline", () => {
   });
 
   test("with strict, a new warning fails too; an unchanged one does not", () => {
-    const strict = { ...report, strict: true, checks: report.checks.map((c) => ({ ...c, findings: c.findings.filter((f) => f.severity !== "error") })) };
+    const strict = {
+      ...report,
+      strict: true,
+      checks: report.checks.map((c) => ({ ...c, findings: c.findings.filter((f) => f.severity !== "error") })),
+    };
     expect(reportAgainstBaseline(strict, baselineOf([silk]), { ref: "HEAD", commit: "b".repeat(40) }).ok).toBe(false);
     expect(reportAgainstBaseline(strict, strict, { ref: "HEAD", commit: "b".repeat(40) }).ok).toBe(true);
   });
@@ -416,7 +465,12 @@ describe("against a baseline", () => {
     addFormats(ajv);
     const validate = ajv.compile(sarifSchema);
     expect(validate(log), JSON.stringify(validate.errors)).toBe(true);
-    const states = Object.fromEntries(log.runs[0].results.map((r: { partialFingerprints: Record<string, string>; baselineState: string }) => [r.partialFingerprints["copperheadKey/v1"], r.baselineState]));
+    const states = Object.fromEntries(
+      log.runs[0].results.map((r: { partialFingerprints: Record<string, string>; baselineState: string }) => [
+        r.partialFingerprints["copperheadKey/v1"],
+        r.baselineState,
+      ]),
+    );
     expect(states).toEqual({
       [clearance.key]: "unchanged",
       [short.key]: "new",
@@ -428,7 +482,11 @@ describe("against a baseline", () => {
     });
     expect(log.runs[0].properties.baseline).toEqual({ ref: "main", commit: "a".repeat(40) });
     // Without a baseline, no result claims a state.
-    expect(JSON.parse(renderSarif(report, { version: "1.2.3" })).runs[0].results.every((r: object) => !("baselineState" in r))).toBe(true);
+    expect(
+      JSON.parse(renderSarif(report, { version: "1.2.3" })).runs[0].results.every(
+        (r: object) => !("baselineState" in r),
+      ),
+    ).toBe(true);
   });
 
   test("github: annotations for new findings only", () => {
@@ -449,23 +507,41 @@ describe("against a baseline", () => {
 
   test("text: new findings listed, unchanged ones counted, the fixed ones shown, and the verdict says what is new", () => {
     const text = renderText(judged, { color: false });
-    expect(text.split("\n")[0]).toBe(`Checked hw/usb led/usb-led.kicad_pro with KiCad 9.0.8 against main (aaaaaaaaaaaa)`);
+    expect(text.split("\n")[0]).toBe(
+      `Checked hw/usb led/usb-led.kicad_pro with KiCad 9.0.8 against main (aaaaaaaaaaaa)`,
+    );
     expect(text).toContain("Items shorting two nets");
     expect(text).not.toContain("Clearance violation");
     expect(text).toContain("    2 unchanged since main");
     expect(text).toContain("Gone since main:\n    warning  R2 value differs");
-    expect(text.split("\n").at(-1)).toBe("check failed: new since main: 2 errors; unchanged: 1 error, 2 warnings, 1 note; 1 gone");
+    expect(text.split("\n").at(-1)).toBe(
+      "check failed: new since main: 2 errors; unchanged: 1 error, 2 warnings, 1 note; 1 gone",
+    );
   });
 });
 
 describe("text on a board with history", () => {
   /** `n` findings of `rule` in `check`, numbered so each is its own. */
   const many = (check: Finding["check"], rule: string, severity: Finding["severity"], n: number): Finding[] =>
-    Array.from({ length: n }, (_, i) => ({ check, rule, severity, message: `${rule} number ${i + 1}`, key: `${check}:${rule}:${i + 1}`, location: { file: PCB } }));
-  const erc = [...many("erc", "pin_not_connected", "error", 40), ...many("erc", "lib_symbol_issues", "warning", 25), ...many("erc", "label_dangling", "warning", 2)];
+    Array.from({ length: n }, (_, i) => ({
+      check,
+      rule,
+      severity,
+      message: `${rule} number ${i + 1}`,
+      key: `${check}:${rule}:${i + 1}`,
+      location: { file: PCB },
+    }));
+  const erc = [
+    ...many("erc", "pin_not_connected", "error", 40),
+    ...many("erc", "lib_symbol_issues", "warning", 25),
+    ...many("erc", "label_dangling", "warning", 2),
+  ];
   const noisy: CheckReport = {
     ...report,
-    checks: [{ id: "erc", status: "fail", summary: "40 errors, 27 warnings", findings: erc }, ...report.checks.slice(1)],
+    checks: [
+      { id: "erc", status: "fail", summary: "40 errors, 27 warnings", findings: erc },
+      ...report.checks.slice(1),
+    ],
     counts: { error: 43, warning: 29, info: 1 },
   };
 
@@ -479,7 +555,9 @@ describe("text on a board with history", () => {
     expect(text).toContain("… and 37 more pin_not_connected");
     expect(text).toContain("… and 22 more lib_symbol_issues");
     expect(text).not.toContain("more label_dangling");
-    expect(text.trimEnd().split("\n").at(-3)).toBe("Long families show the first 3 findings of each rule: --all lists every finding, --format json gives them all as data.");
+    expect(text.trimEnd().split("\n").at(-3)).toBe(
+      "Long families show the first 3 findings of each rule: --all lists every finding, --format json gives them all as data.",
+    );
     // Short families read as before: every finding listed, no rule lines.
     expect(text).not.toContain("    clearance: ");
     for (const f of [silk, unrouted]) expect(text).toContain(f.message);
@@ -496,7 +574,10 @@ describe("text on a board with history", () => {
   });
 
   test("against a baseline, new findings are listed in full however many, the unchanged counted", () => {
-    const head = { ...noisy, checks: noisy.checks.map((c) => ({ ...c, findings: c.findings.filter((f) => f.rule !== "pin_not_connected") })) };
+    const head = {
+      ...noisy,
+      checks: noisy.checks.map((c) => ({ ...c, findings: c.findings.filter((f) => f.rule !== "pin_not_connected") })),
+    };
     const judged = reportAgainstBaseline(noisy, head, { ref: "main", commit: "a".repeat(40) });
     const text = renderText(judged, { color: false });
     for (const f of erc.filter((f) => f.rule === "pin_not_connected")) expect(text).toContain(`${f.message}\n`);
@@ -518,9 +599,17 @@ describe("missing libraries against a baseline", () => {
     key: `${check}:${rule}:${ref}`,
     location: { file: check === "erc" ? "hw/board.kicad_sch" : PCB },
   });
-  const before = [missing("erc", "lib_symbol_issues", "symbol", "Vendor", "U1"), missing("erc", "lib_symbol_issues", "symbol", "Vendor", "U2"), missing("drc", "lib_footprint_issues", "footprint", "Vendor-FP", "U1")];
+  const before = [
+    missing("erc", "lib_symbol_issues", "symbol", "Vendor", "U1"),
+    missing("erc", "lib_symbol_issues", "symbol", "Vendor", "U2"),
+    missing("drc", "lib_footprint_issues", "footprint", "Vendor-FP", "U1"),
+  ];
   // A part added from the missing symbol library, and one from another missing library.
-  const after = [...before, missing("erc", "lib_symbol_issues", "symbol", "Vendor", "U3"), missing("erc", "lib_symbol_issues", "symbol", "Other", "U4")];
+  const after = [
+    ...before,
+    missing("erc", "lib_symbol_issues", "symbol", "Vendor", "U3"),
+    missing("erc", "lib_symbol_issues", "symbol", "Other", "U4"),
+  ];
   const withFindings = (list: Finding[]): CheckReport => ({
     ...report,
     checks: [
@@ -529,19 +618,31 @@ describe("missing libraries against a baseline", () => {
     ],
     counts: { error: 0, warning: list.length, info: 0 },
   });
-  const judged = reportAgainstBaseline(withFindings(after), withFindings(before), { ref: "main", commit: "a".repeat(40) });
+  const judged = reportAgainstBaseline(withFindings(after), withFindings(before), {
+    ref: "main",
+    commit: "a".repeat(40),
+  });
 
   test("text: each library once, with what it explains and how many of those are new", () => {
     const text = renderText(judged, { color: false });
-    expect(text).toContain("    warning  symbol library Other: 1 symbol (1 new)\n    warning  symbol library Vendor: 3 symbols (1 new)\n    warning  footprint library Vendor-FP: 1 footprint\n");
+    expect(text).toContain(
+      "    warning  symbol library Other: 1 symbol (1 new)\n    warning  symbol library Vendor: 3 symbols (1 new)\n    warning  footprint library Vendor-FP: 1 footprint\n",
+    );
     expect(text).not.toContain("does not include");
     expect(text).toContain("    4 about missing libraries, above");
   });
 
   test("github annotates the libraries with something new; sarif has one result per library, in its state", () => {
     const annotations = renderGithub(judged).split("\n");
-    expect(annotations.map((a) => a.split("::")[2]!.split(" is in")[0])).toEqual(['symbol library "Other"', 'symbol library "Vendor"']);
-    const results = JSON.parse(renderSarif(judged, { version: VERSION })).runs[0].results as Array<{ ruleId: string; baselineState: string; partialFingerprints: Record<string, string> }>;
+    expect(annotations.map((a) => a.split("::")[2]!.split(" is in")[0])).toEqual([
+      'symbol library "Other"',
+      'symbol library "Vendor"',
+    ]);
+    const results = JSON.parse(renderSarif(judged, { version: VERSION })).runs[0].results as Array<{
+      ruleId: string;
+      baselineState: string;
+      partialFingerprints: Record<string, string>;
+    }>;
     expect(results.map((r) => [r.ruleId, r.baselineState, r.partialFingerprints["copperheadKey/v1"]])).toEqual([
       ["erc/missing_library", "new", "erc:missing_library:symbol:Other"],
       ["erc/missing_library", "new", "erc:missing_library:symbol:Vendor"],

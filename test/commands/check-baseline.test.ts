@@ -43,11 +43,17 @@ describe("check --baseline", () => {
       expect(plain.ok).toBe(false);
       const report = await runCheck({ repo: root, baseline: "HEAD" });
       expect(report.ok).toBe(true);
-      expect(report.baseline).toMatchObject({ ref: "HEAD", counts: { new: 0, unchanged: findings(plain).length, absent: 0 }, absent: [] });
+      expect(report.baseline).toMatchObject({
+        ref: "HEAD",
+        counts: { new: 0, unchanged: findings(plain).length, absent: 0 },
+        absent: [],
+      });
       expect(report.baseline!.commit).toBe((await git(root, "rev-parse", "HEAD")).trim());
       expect(report.checks.find((c) => c.id === "drc")!.status).toBe("fail");
       // The snapshot is never a checkout in the user's tree: nothing but the cache changed.
-      expect(treeFingerprint(root, [".git", ".copperhead"])).toEqual(Object.fromEntries(Object.entries(before).filter(([p]) => !p.startsWith(".copperhead"))));
+      expect(treeFingerprint(root, [".git", ".copperhead"])).toEqual(
+        Object.fromEntries(Object.entries(before).filter(([p]) => !p.startsWith(".copperhead"))),
+      );
     },
     SLOW,
   );
@@ -68,9 +74,14 @@ describe("check --baseline", () => {
       writeFileSync(project.schematic!, original);
       const fixed = await runCheck({ repo: root, baseline: "HEAD" });
       expect(fixed.ok).toBe(true);
-      expect(fixed.baseline!.absent.map((f) => [f.key, f.baselineState])).toEqual([["erc:label_dangling:label:NOT_CONNECTED", "absent"]]);
+      expect(fixed.baseline!.absent.map((f) => [f.key, f.baselineState])).toEqual([
+        ["erc:label_dangling:label:NOT_CONNECTED", "absent"],
+      ]);
       // HEAD~1 had no label: against it the fixed tree has nothing new and nothing gone.
-      expect((await runCheck({ repo: root, baseline: "HEAD~1" })).baseline!.counts).toMatchObject({ new: 0, absent: 0 });
+      expect((await runCheck({ repo: root, baseline: "HEAD~1" })).baseline!.counts).toMatchObject({
+        new: 0,
+        absent: 0,
+      });
     },
     SLOW,
   );
@@ -86,7 +97,9 @@ describe("check --baseline", () => {
       writeFileSync(pro, JSON.stringify(settings, null, 2));
       addDanglingLabel(project.schematic!, "ONLY_A_WARNING");
       const lenient = await runCheck({ repo: project.root, baseline: "HEAD" });
-      expect(inState(lenient, "new").map((f) => `${f.severity} ${f.key}`)).toEqual(["warning erc:label_dangling:label:ONLY_A_WARNING"]);
+      expect(inState(lenient, "new").map((f) => `${f.severity} ${f.key}`)).toEqual([
+        "warning erc:label_dangling:label:ONLY_A_WARNING",
+      ]);
       expect(lenient.ok).toBe(true);
       expect((await runCheck({ repo: project.root, baseline: "HEAD", strict: true })).ok).toBe(false);
     },
@@ -98,13 +111,19 @@ describe("check --baseline", () => {
     async () => {
       const project = await demoRepo("custom_pads_test/custom_pads_test");
       await runInit({ repo: project.root, hooks: false });
-      appendFileSync(join(project.root, "docs/SPEC.md"), "\n- REQ-TEST-1: R2 stays what it is.\n  - check: R2.value == R\n");
+      appendFileSync(
+        join(project.root, "docs/SPEC.md"),
+        "\n- REQ-TEST-1: R2 stays what it is.\n  - check: R2.value == R\n",
+      );
       await git(project.root, "add", "-A");
       await git(project.root, "commit", "--quiet", "-m", "init");
       const text = readFileSync(project.schematic!, "utf8");
       const at = text.indexOf('(property "Reference" "R2"');
       const value = text.indexOf('(property "Value" "R"', at);
-      writeFileSync(project.schematic!, text.slice(0, value) + '(property "Value" "10k"' + text.slice(value + '(property "Value" "R"'.length));
+      writeFileSync(
+        project.schematic!,
+        text.slice(0, value) + '(property "Value" "10k"' + text.slice(value + '(property "Value" "R"'.length),
+      );
       const report = await runCheck({ repo: project.root, baseline: "HEAD" });
       const fresh = inState(report, "new").map((f) => `${f.severity} ${f.key}`);
       expect(fresh).toContain("error requirements:REQ-TEST-1:R2.value == R");
@@ -122,7 +141,8 @@ describe("check --baseline", () => {
       const root = project.root;
       // History: an empty first commit, then the design moved into a folder.
       mkdirSync(join(root, "hw"));
-      for (const name of ["custom_pads_test.kicad_pro", "custom_pads_test.kicad_sch", "custom_pads_test.kicad_pcb"]) renameSync(join(root, name), join(root, "hw", name));
+      for (const name of ["custom_pads_test.kicad_pro", "custom_pads_test.kicad_sch", "custom_pads_test.kicad_pcb"])
+        renameSync(join(root, name), join(root, "hw", name));
       await git(root, "add", "-A");
       await git(root, "commit", "--quiet", "-m", "into hw/");
       const report = await runCheck({ repo: root, project: "hw/custom_pads_test.kicad_pro", baseline: "HEAD~1" });
@@ -138,11 +158,16 @@ describe("check --baseline", () => {
     const err = await rejectedCopperheadError(runCheck({ repo: root, baseline: "no-such-branch" }));
     expect(err).toMatchObject({ code: "not_found", exitCode: 3 });
     expect(err.fix).toContain("HEAD~1");
-    expect(await rejectedCopperheadError(runCheck({ repo: root, baseline: "--output=x" }))).toMatchObject({ code: "not_found" });
+    expect(await rejectedCopperheadError(runCheck({ repo: root, baseline: "--output=x" }))).toMatchObject({
+      code: "not_found",
+    });
     const plain = await makeTempDir();
     writeFileSync(join(plain, "a.kicad_pro"), "{}");
     writeFileSync(join(plain, "a.kicad_sch"), readFileSync(join(root, "custom_pads_test.kicad_sch")));
-    expect(await rejectedCopperheadError(runCheck({ repo: plain, baseline: "HEAD" }))).toMatchObject({ code: "not_a_git_repo", exitCode: 3 });
+    expect(await rejectedCopperheadError(runCheck({ repo: plain, baseline: "HEAD" }))).toMatchObject({
+      code: "not_a_git_repo",
+      exitCode: 3,
+    });
   });
 });
 
@@ -157,7 +182,9 @@ describe("check --staged (the pre-commit hook's check)", () => {
       const report = await withoutKicad(() => runCheck({ repo: root, staged: true }));
       expect(report.ok).toBe(true);
       expect(report.kicad).toBeNull();
-      expect(report.checks.every((c) => c.status === "skipped" && c.summary.startsWith("nothing staged touches"))).toBe(true);
+      expect(report.checks.every((c) => c.status === "skipped" && c.summary.startsWith("nothing staged touches"))).toBe(
+        true,
+      );
     },
     SLOW,
   );

@@ -17,9 +17,24 @@ describe("check on the clean usb-led fixture", () => {
   test("every kicad-cli family passes and the report is well formed", async () => {
     const repo = await copyFixture("usb-led");
     const report = await runCheck({ repo });
-    expect(report).toMatchObject({ schema: "copperhead.check/1", ok: true, project: "usb-led.kicad_pro", strict: false, fab: false });
+    expect(report).toMatchObject({
+      schema: "copperhead.check/1",
+      ok: true,
+      project: "usb-led.kicad_pro",
+      strict: false,
+      fab: false,
+    });
     expect(report.kicad?.version).toMatch(/^\d+\.\d+/);
-    expect(report.checks.map((c) => c.id)).toEqual(["erc", "drc", "parity", "routing", "drift", "requirements", "changes", "fab"]);
+    expect(report.checks.map((c) => c.id)).toEqual([
+      "erc",
+      "drc",
+      "parity",
+      "routing",
+      "drift",
+      "requirements",
+      "changes",
+      "fab",
+    ]);
     for (const id of ["erc", "drc", "parity", "routing", "changes"]) expect(family(report, id).status).toBe("pass");
     expect(family(report, "fab").status).toBe("skipped");
     expect(report.counts).toEqual({ error: 0, warning: 0, info: 0 });

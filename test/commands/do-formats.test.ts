@@ -62,7 +62,8 @@ function versions(repo: string): Record<string, string> {
 
 function counts(violations: Violation[]): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const v of violations) if (!v.excluded) out[`${v.type}/${v.severity}`] = (out[`${v.type}/${v.severity}`] ?? 0) + 1;
+  for (const v of violations)
+    if (!v.excluded) out[`${v.type}/${v.severity}`] = (out[`${v.type}/${v.severity}`] ?? 0) + 1;
   return out;
 }
 
@@ -76,46 +77,49 @@ async function findings(schematic: string, board: string, part: string): Promise
   const unrouted = report.unconnected_items.filter((v) => !v.items.some((i) => i.description.includes(`of ${part}`)));
   return {
     ...counts(erc.sheets.flatMap((s) => s.violations)),
-    ...counts([...report.violations, ...unrouted, ...report.schematic_parity].map((v) => ({ ...v, type: `drc:${v.type}` }))),
+    ...counts(
+      [...report.violations, ...unrouted, ...report.schematic_parity].map((v) => ({ ...v, type: `drc:${v.type}` })),
+    ),
   };
 }
 
 describe("do on older formats", () => {
   for (const c of CASES) {
-    test(
-      `${c.project}, ${c.format}: a part is added and committed, formats kept, kicad-cli finds nothing new`,
-      async () => {
-        await requireKicadCli();
-        const copy = await copyCorpusProject(corpusProjects().find((p) => p.id === c.project)!);
-        const repo = copy.root;
-        await git(repo, "init", "--quiet", "--initial-branch=main");
-        await git(repo, "config", "user.name", "Test User");
-        await git(repo, "config", "user.email", "test@example.com");
-        await git(repo, "add", "-A");
-        await git(repo, "commit", "--quiet", "-m", "design");
-        await runInit({ repo, hooks: false });
-        await git(repo, "add", "-A");
-        await git(repo, "commit", "--quiet", "-m", "copperhead init");
-        const before = versions(repo);
-        const baseline = await findings(copy.schematic!, copy.board!, c.part);
+    test(`${c.project}, ${c.format}: a part is added and committed, formats kept, kicad-cli finds nothing new`, async () => {
+      await requireKicadCli();
+      const copy = await copyCorpusProject(corpusProjects().find((p) => p.id === c.project)!);
+      const repo = copy.root;
+      await git(repo, "init", "--quiet", "--initial-branch=main");
+      await git(repo, "config", "user.name", "Test User");
+      await git(repo, "config", "user.email", "test@example.com");
+      await git(repo, "add", "-A");
+      await git(repo, "commit", "--quiet", "-m", "design");
+      await runInit({ repo, hooks: false });
+      await git(repo, "add", "-A");
+      await git(repo, "commit", "--quiet", "-m", "copperhead init");
+      const before = versions(repo);
+      const baseline = await findings(copy.schematic!, copy.board!, c.part);
 
-        const summary = await runDo({ request: c.request, repo, provider: createReplayProvider(join(FIXTURES_DIR, "sessions", `${c.session}.json`)) });
-        expect({ status: summary.status, reason: summary.reason }).toEqual({ status: "committed", reason: undefined });
-        expect(summary.verification.newFindings).toEqual([]);
-        expect(summary.filesTouched).toContain(relative(repo, copy.schematic!));
-        expect(summary.filesTouched).toContain(relative(repo, copy.board!));
-        expect((await git(repo, "status", "--porcelain")).trim()).toBe("");
+      const summary = await runDo({
+        request: c.request,
+        repo,
+        provider: createReplayProvider(join(FIXTURES_DIR, "sessions", `${c.session}.json`)),
+      });
+      expect({ status: summary.status, reason: summary.reason }).toEqual({ status: "committed", reason: undefined });
+      expect(summary.verification.newFindings).toEqual([]);
+      expect(summary.filesTouched).toContain(relative(repo, copy.schematic!));
+      expect(summary.filesTouched).toContain(relative(repo, copy.board!));
+      expect((await git(repo, "status", "--porcelain")).trim()).toBe("");
 
-        expect(versions(repo)).toEqual(before);
-        const netlist = parseKicadNetlist(await exportNetlist(copy.schematic!), copy.schematic);
-        expect(netlistDiff(netlist, buildNetlist(loadSchematicProject(copy.schematic!)))).toEqual([]);
-        for (const [pin, net] of Object.entries(c.pins)) {
-          expect(netlist.nets.find((n) => n.nodes.some((x) => x.ref === c.part && x.pin === pin))?.name).toBe(net);
-        }
-        const after = await findings(copy.schematic!, copy.board!, c.part);
-        for (const [kind, n] of Object.entries(after)) expect({ kind, n }).toEqual({ kind, n: Math.min(n, baseline[kind] ?? 0) });
-      },
-      600_000,
-    );
+      expect(versions(repo)).toEqual(before);
+      const netlist = parseKicadNetlist(await exportNetlist(copy.schematic!), copy.schematic);
+      expect(netlistDiff(netlist, buildNetlist(loadSchematicProject(copy.schematic!)))).toEqual([]);
+      for (const [pin, net] of Object.entries(c.pins)) {
+        expect(netlist.nets.find((n) => n.nodes.some((x) => x.ref === c.part && x.pin === pin))?.name).toBe(net);
+      }
+      const after = await findings(copy.schematic!, copy.board!, c.part);
+      for (const [kind, n] of Object.entries(after))
+        expect({ kind, n }).toEqual({ kind, n: Math.min(n, baseline[kind] ?? 0) });
+    }, 600_000);
   }
 });

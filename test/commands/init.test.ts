@@ -81,7 +81,17 @@ describe("copperhead init", () => {
     expect(read(repo, ".copperhead/.gitignore").split("\n")).toEqual(expect.arrayContaining(["runs/", "cache/"]));
     expect(read(repo, "docs/DECISIONS.md")).toContain("- YYYY-MM-DD run-id: decision — why");
     expect(read(repo, "docs/CHANGELOG.md")).toContain("newest first");
-    expect(parseBom(read(repo, "docs/BOM.md"))!.rows.map((r) => r.ref)).toEqual(["C1", "C2", "D1", "J1", "J2", "R1", "R2", "R3", "U1"]);
+    expect(parseBom(read(repo, "docs/BOM.md"))!.rows.map((r) => r.ref)).toEqual([
+      "C1",
+      "C2",
+      "D1",
+      "J1",
+      "J2",
+      "R1",
+      "R2",
+      "R3",
+      "U1",
+    ]);
 
     const hook = join(repo, ".git/hooks/pre-commit");
     expect(readFileSync(hook, "utf8")).toContain(HOOK_MARKER);
@@ -131,7 +141,10 @@ describe("copperhead init", () => {
       const evaluation = evaluateRequirements(design);
       if (evaluation.state !== "evaluated") throw new Error(`${dir}: spec not evaluated: ${evaluation.state}`);
       expect({ dir, problems: evaluation.spec.problems }).toEqual({ dir, problems: [] });
-      expect({ dir, failing: evaluation.outcomes.filter((o) => !o.pass).map((o) => o.actual) }).toEqual({ dir, failing: [] });
+      expect({ dir, failing: evaluation.outcomes.filter((o) => !o.pass).map((o) => o.actual) }).toEqual({
+        dir,
+        failing: [],
+      });
       expect({ dir, drift: checkDrift(design, { docsDir: "docs" }).findings }).toEqual({ dir, drift: [] });
     }
   });
@@ -148,7 +161,9 @@ describe("copperhead init", () => {
       expect(entry.reason).toContain('[ -n "$COPPERHEAD_RUN" ] || copperhead check --staged || exit 1');
       expect(readFileSync(hook, "utf8")).toBe("#!/bin/sh\nnpx lint-staged\n");
     }
-    expect(renderInit(await runInit({ repo }))).toContain("refused    .git/hooks/pre-commit\n           a pre-commit hook");
+    expect(renderInit(await runInit({ repo }))).toContain(
+      "refused    .git/hooks/pre-commit\n           a pre-commit hook",
+    );
   });
 
   test("on a design with findings, init says how many and that they are the baseline, not blockers", async () => {
@@ -180,9 +195,13 @@ describe("copperhead init", () => {
   test("the hook runs the copperhead that installed it by absolute path, copperhead on PATH when that is gone", async () => {
     const bin = await makeTempDir();
     const fake = (dir: string, said: string) => {
-      writeFileSync(join(dir, "copperhead"), `#!/bin/sh
+      writeFileSync(
+        join(dir, "copperhead"),
+        `#!/bin/sh
 echo "${said} $*"
-`, { mode: 0o755 });
+`,
+        { mode: 0o755 },
+      );
       return join(dir, "copperhead");
     };
     const recorded = fake(bin, "recorded");
@@ -201,7 +220,9 @@ echo "${said} $*"
     expect(runHook(`${onPath}:/usr/bin:/bin`).stderr.toString()).toBe("from PATH check --staged\n");
     const missing = runHook("/usr/bin:/bin");
     expect(missing.exitCode).toBe(1);
-    expect(missing.stderr.toString()).toContain(`copperhead is neither at ${recorded} (where 'copperhead init' ran from) nor on PATH`);
+    expect(missing.stderr.toString()).toContain(
+      `copperhead is neither at ${recorded} (where 'copperhead init' ran from) nor on PATH`,
+    );
     expect(missing.stderr.toString()).toContain("run 'copperhead init' again");
     // A path that needs quoting survives the shell.
     expect(preCommitHook(["/opt/it's here/copperhead"])).toContain(`set -- '/opt/it'\\''s here/copperhead'`);
@@ -256,7 +277,9 @@ echo "${said} $*"
     expect(actions(result)["docs/BOM.md"]).toBe("updated");
     expect(actions(result)["docs/SPEC.md"]).toBe("unchanged");
     expect(read(repo, "docs/SPEC.md")).toBe("# Ours\n");
-    expect(readFileSync(bom, "utf8")).toContain("| R3 | 680 | Resistor_SMD:R_0603_1608Metric | RC0603FR-071KL |  | LED current |");
+    expect(readFileSync(bom, "utf8")).toContain(
+      "| R3 | 680 | Resistor_SMD:R_0603_1608Metric | RC0603FR-071KL |  | LED current |",
+    );
   });
 
   test("a BOM.md without markers is refused; --force appends the table", async () => {
@@ -265,7 +288,9 @@ echo "${said} $*"
     writeFileSync(join(repo, "docs/BOM.md"), "# Parts\n\nKept by hand.\n");
     expect(actions(await runInit({ repo, hooks: false }))["docs/BOM.md"]).toBe("refused");
     expect(actions(await runInit({ repo, hooks: false, force: true }))["docs/BOM.md"]).toBe("updated");
-    expect(read(repo, "docs/BOM.md").startsWith("# Parts\n\nKept by hand.\n\n<!-- copperhead:bom:begin sha256=")).toBe(true);
+    expect(read(repo, "docs/BOM.md").startsWith("# Parts\n\nKept by hand.\n\n<!-- copperhead:bom:begin sha256=")).toBe(
+      true,
+    );
   });
 
   test("no git repo, or --no-hooks: the hook is skipped with the reason", async () => {
@@ -310,14 +335,20 @@ echo "${said} $*"
     const switched = await runInit({ repo, hooks: false, project: "other/kicad8.kicad_pro" });
     expect(switched.project).toBe("other/kicad8.kicad_pro");
     expect(actions(switched)[".copperhead/config.json"]).toBe("updated");
-    expect(JSON.parse(readFileSync(configPath, "utf8"))).toMatchObject({ project: "other/kicad8.kicad_pro", strict: true });
+    expect(JSON.parse(readFileSync(configPath, "utf8"))).toMatchObject({
+      project: "other/kicad8.kicad_pro",
+      strict: true,
+    });
   });
 
   test("init holds the repo lock, whichever transport calls it: another process's run makes it busy", async () => {
     const repo = await copyFixture("usb-led");
     mkdirSync(join(repo, ".copperhead"));
     // A lock from another host cannot be checked, so it counts as a live run changing the repo.
-    writeFileSync(join(repo, LOCK_PATH), JSON.stringify({ pid: 1, hostname: "build-box-7", startedAt: "2026-01-01T00:00:00.000Z" }));
+    writeFileSync(
+      join(repo, LOCK_PATH),
+      JSON.stringify({ pid: 1, hostname: "build-box-7", startedAt: "2026-01-01T00:00:00.000Z" }),
+    );
     await expect(runInit({ repo, hooks: false })).rejects.toMatchObject({ code: "busy" });
     expect(existsSync(join(repo, "docs"))).toBe(false);
     rmSync(join(repo, LOCK_PATH));

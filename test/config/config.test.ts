@@ -42,7 +42,12 @@ describe("loadConfig", () => {
 
   test("a valid file: its values over the defaults, and its repo-relative path", async () => {
     const dir = await repoWithConfig(
-      JSON.stringify({ $schema: "./config.schema.json", model: "anthropic:claude-sonnet-4-5", maxTurns: 10, checks: { fab: true } }),
+      JSON.stringify({
+        $schema: "./config.schema.json",
+        model: "anthropic:claude-sonnet-4-5",
+        maxTurns: 10,
+        checks: { fab: true },
+      }),
     );
     expect(loadConfig(dir)).toEqual({
       config: {
@@ -79,7 +84,9 @@ describe("config errors", () => {
   test("a misspelt key names the key and the closest valid key", () => {
     const err = configError('{ "maxRepairCycle": 2 }');
     expect(err.code).toBe("config_invalid");
-    expect(err.message).toBe('.copperhead/config.json: maxRepairCycle: unknown key "maxRepairCycle" (did you mean maxRepairCycles?)');
+    expect(err.message).toBe(
+      '.copperhead/config.json: maxRepairCycle: unknown key "maxRepairCycle" (did you mean maxRepairCycles?)',
+    );
     expect(err.details.path).toBe("maxRepairCycle");
     expect(err.fix).toBe('Rename "maxRepairCycle" to "maxRepairCycles", or remove it.');
   });
@@ -92,11 +99,15 @@ describe("config errors", () => {
 
   test("an unknown key with no close match lists the valid keys", () => {
     const err = configError('{ "banana": 1 }');
-    expect(err.message).toContain('unknown key "banana" (valid keys are $schema, project, docs, model, maxRepairCycles, maxTurns, providerTimeoutSeconds, providerDeadlineSeconds, providerRetries, contextBudgetTokens, strict, checks)');
+    expect(err.message).toContain(
+      'unknown key "banana" (valid keys are $schema, project, docs, model, maxRepairCycles, maxTurns, providerTimeoutSeconds, providerDeadlineSeconds, providerRetries, contextBudgetTokens, strict, checks)',
+    );
   });
 
   test("a wrong type says what was expected and what was found", () => {
-    expect(configError('{ "strict": "yes" }').message).toBe('.copperhead/config.json: strict: expected true or false, got "yes"');
+    expect(configError('{ "strict": "yes" }').message).toBe(
+      '.copperhead/config.json: strict: expected true or false, got "yes"',
+    );
     expect(configError('{ "maxRepairCycles": 1.5 }').message).toBe(
       ".copperhead/config.json: maxRepairCycles: expected a whole number >= 0, got 1.5",
     );
@@ -111,32 +122,65 @@ describe("config errors", () => {
     expect(err.message).toContain(
       'expected null, "host", "claude-code" or "codex" (optionally ":model-id"), or "provider:model-id" with provider one of anthropic, openai, compat (replay: only with --model or COPPERHEAD_MODEL), got "gpt-4o"',
     );
-    for (const bad of ["foo:bar", "host:x", "anthropic", "claude-code:"]) expect(configError(JSON.stringify({ model: bad })).details.path).toBe("model");
-    for (const model of [null, "anthropic:x", "openai:gpt-4o", "compat:llama3", "compat:meta-llama/Llama-3.1-8B", "host", "claude-code", "claude-code:opus", "codex", "codex:gpt-5-codex"]) {
+    for (const bad of ["foo:bar", "host:x", "anthropic", "claude-code:"])
+      expect(configError(JSON.stringify({ model: bad })).details.path).toBe("model");
+    for (const model of [
+      null,
+      "anthropic:x",
+      "openai:gpt-4o",
+      "compat:llama3",
+      "compat:meta-llama/Llama-3.1-8B",
+      "host",
+      "claude-code",
+      "claude-code:opus",
+      "codex",
+      "codex:gpt-5-codex",
+    ]) {
       expect(parseConfigText(JSON.stringify({ model })).model).toBe(model);
     }
   });
 
   test("the provider's patience: an idle timeout from 1 to 3600 s, a deadline to 14400 s, whole retries from 0 to 10", () => {
-    expect(parseConfigText('{ "providerTimeoutSeconds": 600, "providerRetries": 0 }')).toMatchObject({ providerTimeoutSeconds: 600, providerRetries: 0 });
+    expect(parseConfigText('{ "providerTimeoutSeconds": 600, "providerRetries": 0 }')).toMatchObject({
+      providerTimeoutSeconds: 600,
+      providerRetries: 0,
+    });
     expect(parseConfigText("{}").providerTimeoutSeconds).toBeUndefined();
-    expect(configError('{ "providerTimeoutSeconds": 0 }').message).toBe(".copperhead/config.json: providerTimeoutSeconds: expected a number of seconds from 1 to 3600, got 0");
+    expect(configError('{ "providerTimeoutSeconds": 0 }').message).toBe(
+      ".copperhead/config.json: providerTimeoutSeconds: expected a number of seconds from 1 to 3600, got 0",
+    );
     expect(configError('{ "providerTimeoutSeconds": 7200 }').details.path).toBe("providerTimeoutSeconds");
     expect(parseConfigText('{ "providerDeadlineSeconds": 14400 }').providerDeadlineSeconds).toBe(14400);
-    expect(configError('{ "providerDeadlineSeconds": 14401 }').message).toBe(".copperhead/config.json: providerDeadlineSeconds: expected a number of seconds from 1 to 14400, got 14401");
-    expect(configError('{ "providerRetries": 1.5 }').message).toBe(".copperhead/config.json: providerRetries: expected a whole number from 0 to 10, got 1.5");
+    expect(configError('{ "providerDeadlineSeconds": 14401 }').message).toBe(
+      ".copperhead/config.json: providerDeadlineSeconds: expected a number of seconds from 1 to 14400, got 14401",
+    );
+    expect(configError('{ "providerRetries": 1.5 }').message).toBe(
+      ".copperhead/config.json: providerRetries: expected a whole number from 0 to 10, got 1.5",
+    );
     expect(configError('{ "providerRetries": 11 }').details.path).toBe("providerRetries");
   });
 
   test("the repo's config names a provider and a model id, never a file, URL or option", () => {
-    for (const bad of ["replay:/dev/zero", "replay:../../../../etc/shadow", "replay:/dev/stdin", "replay:s.json", "compat:http://evil.example/v1", "compat:/etc/passwd", "codex:--dangerously-bypass", "anthropic:a b", "openai:x\u001b]0;t\u0007"]) {
+    for (const bad of [
+      "replay:/dev/zero",
+      "replay:../../../../etc/shadow",
+      "replay:/dev/stdin",
+      "replay:s.json",
+      "compat:http://evil.example/v1",
+      "compat:/etc/passwd",
+      "codex:--dangerously-bypass",
+      "anthropic:a b",
+      "openai:x\u001b]0;t\u0007",
+    ]) {
       expect({ bad, path: configError(JSON.stringify({ model: bad })).details.path }).toEqual({ bad, path: "model" });
     }
   });
 
   test("invalid JSON reports line and column", () => {
     const err = configError('{\n  "docs": "docs",\n  "strict": tru\n}\n');
-    expect(err.message).toBe('.copperhead/config.json is not valid JSON (line 3, column 13: expected a value but found "t")');
+    expect(err.message).toBe(
+      '.copperhead/config.json is not valid JSON (line 3, column 13: expected a value but found "t")',
+    );
     expect(err.details).toMatchObject({ line: 3, column: 13 });
     expect(err.fix).toContain("line 3, column 13");
   });
@@ -144,14 +188,21 @@ describe("config errors", () => {
   test("nesting past the cap is a config error with line and column, never a stack overflow", () => {
     const err = configError("[".repeat(300_000));
     expect(err.code).toBe("config_invalid");
-    expect(err.message).toBe(`.copperhead/config.json is not valid JSON (line 1, column ${MAX_JSON_DEPTH + 1}: nested more than ${MAX_JSON_DEPTH} levels deep)`);
+    expect(err.message).toBe(
+      `.copperhead/config.json is not valid JSON (line 1, column ${MAX_JSON_DEPTH + 1}: nested more than ${MAX_JSON_DEPTH} levels deep)`,
+    );
     // Well-formed but as deep: refused the same way, before JSON.parse or a message prints it.
-    expect(configError(`{ "docs": ${"[".repeat(300_000)}${"]".repeat(300_000)} }`).details).toMatchObject({ line: 1, column: 10 + MAX_JSON_DEPTH });
+    expect(configError(`{ "docs": ${"[".repeat(300_000)}${"]".repeat(300_000)} }`).details).toMatchObject({
+      line: 1,
+      column: 10 + MAX_JSON_DEPTH,
+    });
   });
 
   test("a number past a double's range is out of range, not null", () => {
     const err = configError('{ "maxRepairCycles": 1e400 }');
-    expect(err.message).toBe(".copperhead/config.json: maxRepairCycles: expected a whole number >= 0, got a number out of range (too large to represent)");
+    expect(err.message).toBe(
+      ".copperhead/config.json: maxRepairCycles: expected a whole number >= 0, got a number out of range (too large to represent)",
+    );
   });
 
   test("several problems are all reported", () => {
@@ -181,10 +232,22 @@ describe("findJsonSyntaxError", () => {
   });
 
   test("names what is wrong where a person would look", () => {
-    expect(findJsonSyntaxError('{\n  "a": "x\ny"\n}')).toEqual({ line: 2, column: 8, message: "line break inside a string (close the quotes, or write \\n)" });
-    expect(findJsonSyntaxError('{ "a": 1 /* why */ }')).toEqual({ line: 1, column: 10, message: "comments are not allowed in JSON" });
+    expect(findJsonSyntaxError('{\n  "a": "x\ny"\n}')).toEqual({
+      line: 2,
+      column: 8,
+      message: "line break inside a string (close the quotes, or write \\n)",
+    });
+    expect(findJsonSyntaxError('{ "a": 1 /* why */ }')).toEqual({
+      line: 1,
+      column: 10,
+      message: "comments are not allowed in JSON",
+    });
     expect(findJsonSyntaxError("[1, 2,]")).toEqual({ line: 1, column: 7, message: "trailing comma before ]" });
-    expect(findJsonSyntaxError('{ "a": "\\q" }')).toMatchObject({ line: 1, column: 8, message: "invalid escape in string" });
+    expect(findJsonSyntaxError('{ "a": "\\q" }')).toMatchObject({
+      line: 1,
+      column: 8,
+      message: "invalid escape in string",
+    });
     expect(findJsonSyntaxError("{ 'a': 1 }")).toMatchObject({ line: 1, column: 3 });
     expect(findJsonSyntaxError("")).toEqual({ line: 1, column: 1, message: "expected a value but found end of file" });
   });

@@ -15,10 +15,26 @@ test("schema/config.schema.json is what the valibot definition generates", () =>
 test("the JSON Schema is strict and carries the defaults editors show", () => {
   const schema = configJsonSchema() as {
     additionalProperties: boolean;
-    properties: Record<string, { default?: unknown; properties?: Record<string, unknown>; additionalProperties?: boolean }>;
+    properties: Record<
+      string,
+      { default?: unknown; properties?: Record<string, unknown>; additionalProperties?: boolean }
+    >;
   };
   expect(schema.additionalProperties).toBe(false);
-  expect(Object.keys(schema.properties)).toEqual(["$schema", "project", "docs", "model", "maxRepairCycles", "maxTurns", "providerTimeoutSeconds", "providerDeadlineSeconds", "providerRetries", "contextBudgetTokens", "strict", "checks"]);
+  expect(Object.keys(schema.properties)).toEqual([
+    "$schema",
+    "project",
+    "docs",
+    "model",
+    "maxRepairCycles",
+    "maxTurns",
+    "providerTimeoutSeconds",
+    "providerDeadlineSeconds",
+    "providerRetries",
+    "contextBudgetTokens",
+    "strict",
+    "checks",
+  ]);
   expect(schema.properties.docs!.default).toBe("docs");
   expect(schema.properties.model!.default).toBeNull();
   expect(schema.properties.maxRepairCycles!.default).toBe(3);

@@ -31,10 +31,18 @@ beforeAll(async () => {
 afterAll(cleanupTempDirs);
 
 /** Warnings that leave a parity issue in place on purpose, and say so. */
-const UNFIXABLE: SyncWarningCode[] = ["footprint_unavailable", "locked_not_swapped", "locked_not_removed", "no_footprint_assigned", "unannotated"];
+const UNFIXABLE: SyncWarningCode[] = [
+  "footprint_unavailable",
+  "locked_not_swapped",
+  "locked_not_removed",
+  "no_footprint_assigned",
+  "unannotated",
+];
 
 const BIG_BOARD = 40_000_000;
-const boards = allProjects().filter((p): p is CorpusProject & { board: string; schematic: string } => p.board !== undefined && p.schematic !== undefined);
+const boards = allProjects().filter(
+  (p): p is CorpusProject & { board: string; schematic: string } => p.board !== undefined && p.schematic !== undefined,
+);
 
 describe("board sync on the corpora, judged by raw kicad-cli", () => {
   for (const project of boards) {
@@ -72,7 +80,9 @@ function issues(violations: Violation[]): Violation[] {
 function unexplained(parity: Violation[], plan: BoardSyncPlan): string[] {
   const warned = new Set(plan.warnings.filter((w) => UNFIXABLE.includes(w.code)).map((w) => w.ref));
   return issues(parity)
-    .filter((v) => !warned.has(missingRef(v.description)) && !v.items.some((item) => warned.has(refOf(item.description))))
+    .filter(
+      (v) => !warned.has(missingRef(v.description)) && !v.items.some((item) => warned.has(refOf(item.description))),
+    )
     .map((v) => `${v.type}: ${v.description} (${v.items.map((i) => i.description).join("; ")})`);
 }
 
@@ -95,8 +105,13 @@ interface Renetted {
 }
 
 function renetted(plan: BoardSyncPlan): Renetted {
-  const moved = plan.updated.flatMap((u) => u.pads.filter((p) => p.from !== undefined && p.from !== p.to).map((p) => ({ ref: u.ref, ...p })));
-  return { pads: new Set(moved.map((p) => `${p.pad} [${p.to ?? "<no net>"}] of ${p.ref}`)), nets: new Set(moved.map((p) => p.from!)) };
+  const moved = plan.updated.flatMap((u) =>
+    u.pads.filter((p) => p.from !== undefined && p.from !== p.to).map((p) => ({ ref: u.ref, ...p })),
+  );
+  return {
+    pads: new Set(moved.map((p) => `${p.pad} [${p.to ?? "<no net>"}] of ${p.ref}`)),
+    nets: new Set(moved.map((p) => p.from!)),
+  };
 }
 
 /**
@@ -105,15 +120,21 @@ function renetted(plan: BoardSyncPlan): Renetted {
  * copper of a net that lost a pad.
  */
 function newErrors(before: DrcReport, after: DrcReport, moved: Renetted): string[] {
-  const onRenettedPad = (v: Violation) => v.items.some((item) => [...moved.pads].some((pad) => item.description.includes(`ad ${pad}`)));
-  const leftByPad = (v: Violation) => v.type === "unconnected_items" && v.items.some((item) => [...moved.nets].some((net) => item.description.includes(`[${net}]`)));
+  const onRenettedPad = (v: Violation) =>
+    v.items.some((item) => [...moved.pads].some((pad) => item.description.includes(`ad ${pad}`)));
+  const leftByPad = (v: Violation) =>
+    v.type === "unconnected_items" &&
+    v.items.some((item) => [...moved.nets].some((net) => item.description.includes(`[${net}]`)));
   const count = (report: DrcReport) => {
     const counts = new Map<string, number>();
     for (const v of [...report.violations, ...report.unconnected_items]) {
-      if (v.severity === "error" && !v.excluded && !onRenettedPad(v) && !leftByPad(v)) counts.set(v.type, (counts.get(v.type) ?? 0) + 1);
+      if (v.severity === "error" && !v.excluded && !onRenettedPad(v) && !leftByPad(v))
+        counts.set(v.type, (counts.get(v.type) ?? 0) + 1);
     }
     return counts;
   };
   const was = count(before);
-  return [...count(after)].filter(([type, n]) => n > (was.get(type) ?? 0)).map(([type, n]) => `${type}: ${was.get(type) ?? 0} → ${n}`);
+  return [...count(after)]
+    .filter(([type, n]) => n > (was.get(type) ?? 0))
+    .map(([type, n]) => `${type}: ${was.get(type) ?? 0} → ${n}`);
 }

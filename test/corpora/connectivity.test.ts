@@ -42,25 +42,37 @@ function openPerNet(board: Board): Record<string, number> {
 describe("connections left open: copperhead's connectivity against raw DRC", () => {
   for (const project of allProjects().filter((p) => p.board)) {
     const timeoutMs = project.id.includes("vme-wren") ? 3_600_000 : 300_000;
-    test(project.id, async () => {
-      const { report } = await cachedParityDrc(cli, project.root, project.board!, timeoutMs);
-      const board = Board.load(project.board!, { within: project.root });
-      expect(openPerNet(board)).toEqual(perNet(report.unconnected_items.filter((u) => !u.excluded)));
-      const outline = board.edgeCutsBBox();
-      if (outline) {
-        const lines = ratsnest(board, { x0: outline.minX - 1, y0: outline.minY - 1, x1: outline.maxX + 1, y1: outline.maxY + 1 });
-        expect(lines.length).toBe(report.unconnected_items.filter((u) => !u.excluded).length);
-      }
-    }, timeoutMs);
+    test(
+      project.id,
+      async () => {
+        const { report } = await cachedParityDrc(cli, project.root, project.board!, timeoutMs);
+        const board = Board.load(project.board!, { within: project.root });
+        expect(openPerNet(board)).toEqual(perNet(report.unconnected_items.filter((u) => !u.excluded)));
+        const outline = board.edgeCutsBBox();
+        if (outline) {
+          const lines = ratsnest(board, {
+            x0: outline.minX - 1,
+            y0: outline.minY - 1,
+            x1: outline.maxX + 1,
+            y1: outline.maxY + 1,
+          });
+          expect(lines.length).toBe(report.unconnected_items.filter((u) => !u.excluded).length);
+        }
+      },
+      timeoutMs,
+    );
   }
 });
 
 describe("an edited board", () => {
   test("the tracks of one net taken out leave as many open connections as KiCad finds", async () => {
-    const project = await copyCorpusProject(demoProjects().find((p) => p.id === "demos/complex_hierarchy/complex_hierarchy")!);
+    const project = await copyCorpusProject(
+      demoProjects().find((p) => p.id === "demos/complex_hierarchy/complex_hierarchy")!,
+    );
     const file = project.board!;
     const board = Board.load(file, { within: project.root });
-    const netOf = (node: SNode) => (node.type === "list" && head(node) === "segment" ? readNetRef(child(node, "net"))?.code : undefined);
+    const netOf = (node: SNode) =>
+      node.type === "list" && head(node) === "segment" ? readNetRef(child(node, "net"))?.code : undefined;
     const target = board.root.items.map(netOf).find((code) => code !== undefined && code > 0);
     board.root.items = board.root.items.filter((node) => netOf(node) !== target);
     writeFileSync(file, printSexprBytes(board.doc));

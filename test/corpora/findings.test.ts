@@ -56,7 +56,8 @@ afterAll(cleanupTempDirs);
 
 function count(violations: Violation[]): Counts {
   const counts = { error: 0, warning: 0 };
-  for (const v of violations) if (!v.excluded && (v.severity === "error" || v.severity === "warning")) counts[v.severity]++;
+  for (const v of violations)
+    if (!v.excluded && (v.severity === "error" || v.severity === "warning")) counts[v.severity]++;
   return counts;
 }
 
@@ -82,7 +83,10 @@ async function withKeptCache<T>(project: CorpusProject, copy: CorpusProject, che
  * once for all of them. They ask for every severity; what kicad-cli's default report leaves out
  * (the project's exclusions) is left out here.
  */
-async function kicadCounts(project: CorpusProject, timeoutMs: number): Promise<{ counts: Record<Family, Counts>; parity: Violation[] }> {
+async function kicadCounts(
+  project: CorpusProject,
+  timeoutMs: number,
+): Promise<{ counts: Record<Family, Counts>; parity: Violation[] }> {
   const none = { error: 0, warning: 0 };
   const counts: Record<Family, Counts> = { erc: none, drc: none, parity: none, routing: none };
   let parity: Violation[] = [];
@@ -109,7 +113,10 @@ function copperheadCounts(report: CheckReport): Record<Family, Counts> {
   const counts = {} as Record<Family, Counts>;
   for (const id of FAMILIES) {
     const findings = report.checks.find((c) => c.id === id)!.findings;
-    counts[id] = { error: findings.filter((f) => f.severity === "error").length, warning: findings.filter((f) => f.severity === "warning").length };
+    counts[id] = {
+      error: findings.filter((f) => f.severity === "error").length,
+      warning: findings.filter((f) => f.severity === "warning").length,
+    };
   }
   return counts;
 }

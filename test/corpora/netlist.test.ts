@@ -30,20 +30,22 @@ test("both corpora have projects with schematics", () => {
 
 describe("netlist equals kicad-cli's", () => {
   for (const project of projects) {
-    test(
-      project.id,
-      async () => {
-        const copy = await copyCorpusProject(project);
-        const expected = parseKicadNetlist(await exportNetlist(copy.schematic!, { cli, timeoutMs: 300_000 }), copy.schematic);
-        const actual = buildNetlist(loadSchematicProject(copy.schematic!));
-        const diff = netlistDiff(expected, actual);
-        if (diff.length > 0) throw new Error(`${project.id}: ${diff.length} differences from kicad-cli:\n  ${diff.slice(0, 40).join("\n  ")}`);
-        expect(actual.nets.length).toBe(expected.nets.length);
-        expect(actual.nets).toEqual(expected.nets);
-        // The copies are large (vme-wren's board is 70 MB): free each one as soon as it is done.
-        await rm(dirname(copy.root), { recursive: true, force: true });
-      },
-      300_000,
-    );
+    test(project.id, async () => {
+      const copy = await copyCorpusProject(project);
+      const expected = parseKicadNetlist(
+        await exportNetlist(copy.schematic!, { cli, timeoutMs: 300_000 }),
+        copy.schematic,
+      );
+      const actual = buildNetlist(loadSchematicProject(copy.schematic!));
+      const diff = netlistDiff(expected, actual);
+      if (diff.length > 0)
+        throw new Error(
+          `${project.id}: ${diff.length} differences from kicad-cli:\n  ${diff.slice(0, 40).join("\n  ")}`,
+        );
+      expect(actual.nets.length).toBe(expected.nets.length);
+      expect(actual.nets).toEqual(expected.nets);
+      // The copies are large (vme-wren's board is 70 MB): free each one as soon as it is done.
+      await rm(dirname(copy.root), { recursive: true, force: true });
+    }, 300_000);
   }
 });

@@ -37,7 +37,10 @@ describe("init writes it; drift follows the schematic", () => {
     test(project.id, async () => {
       const copy = await copyCorpusProject(project);
       await runInit({ repo: copy.root, project: project.projectFile, hooks: false });
-      const drift = () => scanDrift(loadDesign(discoverProject(copy.root, project.projectFile)), { docsDir: "docs" }).items.filter((i) => i.kind.startsWith("pinout_"));
+      const drift = () =>
+        scanDrift(loadDesign(discoverProject(copy.root, project.projectFile)), { docsDir: "docs" }).items.filter((i) =>
+          i.kind.startsWith("pinout_"),
+        );
       expect(drift()).toEqual([]);
       // A connector pin's net, renamed in the doc's stead: the row is drift until regenerated.
       const design = loadDesign(discoverProject(copy.root, project.projectFile));
@@ -45,7 +48,10 @@ describe("init writes it; drift follows the schematic", () => {
       expect(pin, `${project.id} has a connector`).toBeDefined();
       const file = join(copy.root, "docs", "PINOUT.md");
       const text = await Bun.file(file).text();
-      writeFileSync(file, text.replace(`| ${pin!.pin} | ${pin!.name} | ${pin!.net} |`, `| ${pin!.pin} | ${pin!.name} | RENAMED |`));
+      writeFileSync(
+        file,
+        text.replace(`| ${pin!.pin} | ${pin!.name} | ${pin!.net} |`, `| ${pin!.pin} | ${pin!.name} | RENAMED |`),
+      );
       expect(drift().map((i) => i.key)).toEqual([`drift:pinout:${pin!.ref}.${pin!.pin}:net`]);
     }, 60_000);
   }

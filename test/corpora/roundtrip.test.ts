@@ -34,7 +34,16 @@ for (const [name, projects] of Object.entries(corpora)) {
 
     test("the corpus has KiCad files of every kind it ships", () => {
       const kinds = new Set(files.map((f) => basename(f).replace(/^.*\./, "")));
-      for (const kind of ["kicad_sch", "kicad_pcb", "kicad_mod", "kicad_sym", "kicad_wks", "fp-lib-table", "sym-lib-table"]) expect(kinds).toContain(kind);
+      for (const kind of [
+        "kicad_sch",
+        "kicad_pcb",
+        "kicad_mod",
+        "kicad_sym",
+        "kicad_wks",
+        "fp-lib-table",
+        "sym-lib-table",
+      ])
+        expect(kinds).toContain(kind);
       expect(files.length).toBeGreaterThan(name === "demos" ? 400 : 70);
     });
 
@@ -58,7 +67,10 @@ describe("files KiCad 9.0.0 wrote with a missing '(' read in full, as KiCad read
   });
 
   test("the FFC connector footprint: all seven pads", () => {
-    const file = join(demo, "lib/footprints/RoyalBlue54L-Feather-Connector_FFC-FPC.pretty/CONN-SMD_5P-P0.50_HCTL_HC-FPC-05-09-5RLTAG.kicad_mod");
+    const file = join(
+      demo,
+      "lib/footprints/RoyalBlue54L-Feather-Connector_FFC-FPC.pretty/CONN-SMD_5P-P0.50_HCTL_HC-FPC-05-09-5RLTAG.kicad_mod",
+    );
     const doc = parseSexpr(readFileSync(file));
     expect(doc.trailing).toBe("\n");
     expect(children(doc.root, "pad").length).toBe(7);

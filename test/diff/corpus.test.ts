@@ -61,7 +61,13 @@ interface Placed {
 function placedParts(state: DesignState, instances: SheetInstance[]): Placed[] {
   const units = new Map(state.components.map((c) => [c.ref, c.symbols.length]));
   return instances
-    .flatMap((instance) => instance.file.symbols.map((symbol) => ({ instance, symbol, ref: symbolInstance(symbol, instance.path, state.schematic!.projectName).reference })))
+    .flatMap((instance) =>
+      instance.file.symbols.map((symbol) => ({
+        instance,
+        symbol,
+        ref: symbolInstance(symbol, instance.path, state.schematic!.projectName).reference,
+      })),
+    )
     .filter((p) => units.get(p.ref) === 1)
     .sort((a, b) => naturalCompare(a.ref, b.ref));
 }
@@ -82,9 +88,19 @@ function draggable(p: Placed, projectName: string): boolean {
     const touching = items.filter((i) => i !== pin && at(i, tip));
     if (touching.length !== 1 || touching[0]!.kind !== "wire") return false;
     const wire = touching[0]! as Extract<ConnItem, { line: unknown }>;
-    const along = items.some((i) => i !== wire && i !== pin && i.points.some((q) => onSegment(q, wire.line.a, wire.line.b) && !samePoint(q, wire.line.a) && !samePoint(q, wire.line.b)));
+    const along = items.some(
+      (i) =>
+        i !== wire &&
+        i !== pin &&
+        i.points.some(
+          (q) => onSegment(q, wire.line.a, wire.line.b) && !samePoint(q, wire.line.a) && !samePoint(q, wire.line.b),
+        ),
+    );
     const landing = { x: tip.x + offset.x, y: tip.y + offset.y };
-    return !along && !items.some((i) => at(i, landing) || (i.kind === "wire" && i !== wire && onSegment(landing, i.line.a, i.line.b)));
+    return (
+      !along &&
+      !items.some((i) => at(i, landing) || (i.kind === "wire" && i !== wire && onSegment(landing, i.line.a, i.line.b)))
+    );
   });
 }
 
@@ -93,15 +109,24 @@ describe("corpus/glasgow-revc3", () => {
     const { project, repo, state } = await committed("corpus/glasgow-revc3");
     const u30 = state.components.find((c) => c.ref === "U30")!;
     const [a, b] = [1, 2].map((unit) => u30.symbols.find((s) => s.unit === unit)!);
-    const instance = state.schematic!.instances.find((i) => i.file.symbols.includes(a!) && i.file.symbols.includes(b!))!;
+    const instance = state.schematic!.instances.find(
+      (i) => i.file.symbols.includes(a!) && i.file.symbols.includes(b!),
+    )!;
     expect(instance, "units 1 and 2 on one sheet").toBeDefined();
     const sheet = new SchematicEdit(instance.file.path);
-    const [nodeA, nodeB] = [a!, b!].map((s) => children(sheet.root, "symbol").find((node) => childText(node, "uuid") === s.uuid)!);
+    const [nodeA, nodeB] = [a!, b!].map(
+      (s) => children(sheet.root, "symbol").find((node) => childText(node, "uuid") === s.uuid)!,
+    );
     setAtom(child(nodeA!, "uuid")!, 1, q(b!.uuid));
     setAtom(child(nodeB!, "uuid")!, 1, q(a!.uuid));
     sheet.save();
     const diff = await runDiff({ repo });
-    const at = (s: PlacedSymbol) => ({ x: s.placement.at.x / 1e4, y: s.placement.at.y / 1e4, angle: s.placement.rotation, ...(s.placement.mirror ? { mirror: s.placement.mirror } : {}) });
+    const at = (s: PlacedSymbol) => ({
+      x: s.placement.at.x / 1e4,
+      y: s.placement.at.y / 1e4,
+      angle: s.placement.rotation,
+      ...(s.placement.mirror ? { mirror: s.placement.mirror } : {}),
+    });
     // The two unit changes come in the order of the symbols' uuids; compare them in unit order.
     diff.components[0]?.changes.sort((x, y) => Number(x.before) - Number(y.before));
     expectOnly(diff, project.projectFile, {
@@ -136,78 +161,110 @@ describe.each(PROJECTS)("%s", (id) => {
     expectOnly(diff, project.projectFile, {});
   }, 60_000);
 
-  if (SCHEMATIC_EDITABLE.includes(id)) test("a value, a pure move and a renamed net label: exactly those three entries", async () => {
-    const { project, repo, state } = await committed(id);
-    const projectName = state.schematic!.projectName;
-    const sheets = singleSheets(state);
-    const parts = placedParts(state, sheets);
-    const mover = parts.find((p) => draggable(p, projectName));
-    const changed = parts.find((p) => p.ref !== mover?.ref && p.instance === mover?.instance && state.components.find((c) => c.ref === p.ref)!.value !== "");
-    expect(mover, "a symbol that can be dragged").toBeDefined();
-    expect(changed, "a second part on the same sheet").toBeDefined();
-    // A local label that names its net, alone with that name on its sheet.
-    const netNames = new Set(state.netlist.nets.filter((n) => n.nodes.length >= 2).map((n) => n.name));
-    const label = sheets
-      .flatMap((instance) => instance.file.labels.filter((l) => l.kind === "local").map((l) => ({ instance, label: l })))
-      .find(({ instance, label: l }) => netNames.has(`${instance.humanPath}${l.text}`) && instance.file.labels.filter((o) => o.text === l.text).every((o) => o.kind === "local") && !/[{}[\]~]/.test(l.text));
-    expect(label, "a local label that drives its net").toBeDefined();
+  if (SCHEMATIC_EDITABLE.includes(id))
+    test("a value, a pure move and a renamed net label: exactly those three entries", async () => {
+      const { project, repo, state } = await committed(id);
+      const projectName = state.schematic!.projectName;
+      const sheets = singleSheets(state);
+      const parts = placedParts(state, sheets);
+      const mover = parts.find((p) => draggable(p, projectName));
+      const changed = parts.find(
+        (p) =>
+          p.ref !== mover?.ref &&
+          p.instance === mover?.instance &&
+          state.components.find((c) => c.ref === p.ref)!.value !== "",
+      );
+      expect(mover, "a symbol that can be dragged").toBeDefined();
+      expect(changed, "a second part on the same sheet").toBeDefined();
+      // A local label that names its net, alone with that name on its sheet.
+      const netNames = new Set(state.netlist.nets.filter((n) => n.nodes.length >= 2).map((n) => n.name));
+      const label = sheets
+        .flatMap((instance) =>
+          instance.file.labels.filter((l) => l.kind === "local").map((l) => ({ instance, label: l })),
+        )
+        .find(
+          ({ instance, label: l }) =>
+            netNames.has(`${instance.humanPath}${l.text}`) &&
+            instance.file.labels.filter((o) => o.text === l.text).every((o) => o.kind === "local") &&
+            !/[{}[\]~]/.test(l.text),
+        );
+      expect(label, "a local label that drives its net").toBeDefined();
 
-    const moverFile = new SchematicEdit(mover!.instance.file.path);
-    moverFile.moveSymbol(mover!.ref, MOVE.dx, MOVE.dy);
-    moverFile.setField(changed!.ref, "Value", "DIFF-TEST");
-    moverFile.save();
-    const labelFile = new SchematicEdit(label!.instance.file.path);
-    labelFile.renameLabels(label!.label.text, `${label!.label.text}_RENAMED`);
-    labelFile.save();
+      const moverFile = new SchematicEdit(mover!.instance.file.path);
+      moverFile.moveSymbol(mover!.ref, MOVE.dx, MOVE.dy);
+      moverFile.setField(changed!.ref, "Value", "DIFF-TEST");
+      moverFile.save();
+      const labelFile = new SchematicEdit(label!.instance.file.path);
+      labelFile.renameLabels(label!.label.text, `${label!.label.text}_RENAMED`);
+      labelFile.save();
 
-    const diff = await runDiff({ repo, project: project.projectFile });
-    const before = (ref: string) => state.components.find((c) => c.ref === ref)!;
-    const place = mover!.symbol.placement;
-    const expectedSheets = [...new Set([mover!.instance, label!.instance])].map((i) => ({ path: i.humanPath, status: "changed" as const, file: i.file.path.slice(repo.length + 1) }));
-    const net = `${label!.instance.humanPath}${label!.label.text}`;
-    expectOnly(diff, project.projectFile, {
-      sheets: expectedSheets.sort((a, b) => (a.path === "/" ? -1 : b.path === "/" ? 1 : naturalCompare(a.path, b.path))),
-      components: [
-        {
-          ref: mover!.ref,
-          status: "moved" as const,
-          sheet: mover!.instance.humanPath,
-          value: before(mover!.ref).value,
-          footprint: before(mover!.ref).footprint,
-          libId: before(mover!.ref).libId,
-          changes: [],
-          moves: [
-            {
-              unit: symbolInstance(mover!.symbol, mover!.instance.path, projectName).unit,
-              sheet: mover!.instance.humanPath,
-              before: { x: place.at.x / 1e4, y: place.at.y / 1e4, angle: place.rotation, ...(place.mirror ? { mirror: place.mirror } : {}) },
-              after: { x: Math.round((place.at.x / 1e4 + MOVE.dx) * 1e4) / 1e4, y: Math.round((place.at.y / 1e4 + MOVE.dy) * 1e4) / 1e4, angle: place.rotation, ...(place.mirror ? { mirror: place.mirror } : {}) },
-            },
-          ],
-          pins: [],
-        },
-        {
-          ref: changed!.ref,
-          status: "changed" as const,
-          sheet: changed!.instance.humanPath,
-          value: "DIFF-TEST",
-          footprint: before(changed!.ref).footprint,
-          libId: before(changed!.ref).libId,
-          changes: [{ field: "Value", before: before(changed!.ref).value, after: "DIFF-TEST" }],
-          moves: [],
-          pins: [],
-        },
-      ].sort((a, b) => naturalCompare(a.ref, b.ref)),
-      nets: [
-        {
-          status: "renamed" as const,
-          name: `${net}_RENAMED`,
-          before: net,
-          members: state.netlist.nets.find((n) => n.name === net)!.nodes.map((n) => `${n.ref}.${n.pin}`).sort(naturalCompare),
-        },
-      ],
-    });
-  }, 60_000);
+      const diff = await runDiff({ repo, project: project.projectFile });
+      const before = (ref: string) => state.components.find((c) => c.ref === ref)!;
+      const place = mover!.symbol.placement;
+      const expectedSheets = [...new Set([mover!.instance, label!.instance])].map((i) => ({
+        path: i.humanPath,
+        status: "changed" as const,
+        file: i.file.path.slice(repo.length + 1),
+      }));
+      const net = `${label!.instance.humanPath}${label!.label.text}`;
+      expectOnly(diff, project.projectFile, {
+        sheets: expectedSheets.sort((a, b) =>
+          a.path === "/" ? -1 : b.path === "/" ? 1 : naturalCompare(a.path, b.path),
+        ),
+        components: [
+          {
+            ref: mover!.ref,
+            status: "moved" as const,
+            sheet: mover!.instance.humanPath,
+            value: before(mover!.ref).value,
+            footprint: before(mover!.ref).footprint,
+            libId: before(mover!.ref).libId,
+            changes: [],
+            moves: [
+              {
+                unit: symbolInstance(mover!.symbol, mover!.instance.path, projectName).unit,
+                sheet: mover!.instance.humanPath,
+                before: {
+                  x: place.at.x / 1e4,
+                  y: place.at.y / 1e4,
+                  angle: place.rotation,
+                  ...(place.mirror ? { mirror: place.mirror } : {}),
+                },
+                after: {
+                  x: Math.round((place.at.x / 1e4 + MOVE.dx) * 1e4) / 1e4,
+                  y: Math.round((place.at.y / 1e4 + MOVE.dy) * 1e4) / 1e4,
+                  angle: place.rotation,
+                  ...(place.mirror ? { mirror: place.mirror } : {}),
+                },
+              },
+            ],
+            pins: [],
+          },
+          {
+            ref: changed!.ref,
+            status: "changed" as const,
+            sheet: changed!.instance.humanPath,
+            value: "DIFF-TEST",
+            footprint: before(changed!.ref).footprint,
+            libId: before(changed!.ref).libId,
+            changes: [{ field: "Value", before: before(changed!.ref).value, after: "DIFF-TEST" }],
+            moves: [],
+            pins: [],
+          },
+        ].sort((a, b) => naturalCompare(a.ref, b.ref)),
+        nets: [
+          {
+            status: "renamed" as const,
+            name: `${net}_RENAMED`,
+            before: net,
+            members: state.netlist.nets
+              .find((n) => n.name === net)!
+              .nodes.map((n) => `${n.ref}.${n.pin}`)
+              .sort(naturalCompare),
+          },
+        ],
+      });
+    }, 60_000);
 
   test("a moved and a swapped footprint, a renamed board net, a new track: exactly those", async () => {
     const { project, repo, state } = await committed(id);
@@ -221,7 +278,9 @@ describe.each(PROJECTS)("%s", (id) => {
     const [moved, swapped] = footprints;
     const padNets = new Map<string, string[]>();
     for (const fp of board.footprints()) {
-      for (const pad of fp.pads) if (pad.net?.name && pad.number && fp.ref) padNets.set(pad.net.name, [...(padNets.get(pad.net.name) ?? []), `${fp.ref}.${pad.number}`]);
+      for (const pad of fp.pads)
+        if (pad.net?.name && pad.number && fp.ref)
+          padNets.set(pad.net.name, [...(padNets.get(pad.net.name) ?? []), `${fp.ref}.${pad.number}`]);
     }
     const [net, pads] = [...padNets].filter(([, p]) => p.length >= 2).sort(([a], [b]) => naturalCompare(a, b))[0]!;
 
@@ -238,12 +297,52 @@ describe.each(PROJECTS)("%s", (id) => {
       board: {
         status: "changed" as const,
         footprints: [
-          { ref: moved!.ref, status: "moved" as const, libId: moved!.libId, value: moved!.value, move: { before: at(moved), after: { ...at(moved), x: Math.round((moved!.at.x + 1) * 1e6) / 1e6, y: Math.round((moved!.at.y + 1) * 1e6) / 1e6 } }, changes: [], pads: [] },
-          { ref: swapped!.ref, status: "swapped" as const, libId: "Diff_Test:Swapped", value: swapped!.value, swappedFrom: swapped!.libId, changes: [], pads: [] },
+          {
+            ref: moved!.ref,
+            status: "moved" as const,
+            libId: moved!.libId,
+            value: moved!.value,
+            move: {
+              before: at(moved),
+              after: {
+                ...at(moved),
+                x: Math.round((moved!.at.x + 1) * 1e6) / 1e6,
+                y: Math.round((moved!.at.y + 1) * 1e6) / 1e6,
+              },
+            },
+            changes: [],
+            pads: [],
+          },
+          {
+            ref: swapped!.ref,
+            status: "swapped" as const,
+            libId: "Diff_Test:Swapped",
+            value: swapped!.value,
+            swappedFrom: swapped!.libId,
+            changes: [],
+            pads: [],
+          },
         ].sort((a, b) => naturalCompare(a.ref, b.ref)),
-        nets: [{ status: "renamed" as const, name: `${net}_RENAMED`, before: net, members: [...new Set(pads)].sort(naturalCompare) }],
+        nets: [
+          {
+            status: "renamed" as const,
+            name: `${net}_RENAMED`,
+            before: net,
+            members: [...new Set(pads)].sort(naturalCompare),
+          },
+        ],
         pads: [],
-        tracks: [{ status: "added" as const, kind: "segment" as const, net: `${net}_RENAMED`, layers: ["F.Cu"], start: [1, 1], end: [2, 1], width: 0.2 }],
+        tracks: [
+          {
+            status: "added" as const,
+            kind: "segment" as const,
+            net: `${net}_RENAMED`,
+            layers: ["F.Cu"],
+            start: [1, 1],
+            end: [2, 1],
+            width: 0.2,
+          },
+        ],
         zones: [],
         layers: [],
         outline: null,

@@ -17,7 +17,14 @@ import { expectOnly as expectUsbLed, type Sections } from "../support/diff.ts";
 import { rejectedCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { copyRepo, initialisedRepo } from "../support/repos.ts";
-import { addResistor, deleteHeader, moveHeaderToRegulator, renameLedNet, rootSheet, setField } from "../support/usb-led-edits.ts";
+import {
+  addResistor,
+  deleteHeader,
+  moveHeaderToRegulator,
+  renameLedNet,
+  rootSheet,
+  setField,
+} from "../support/usb-led-edits.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -29,7 +36,8 @@ beforeAll(async () => {
 const ROOT_SHEET = { path: "/", status: "changed" as const, file: "usb-led.kicad_sch" };
 const BOARD = "usb-led.kicad_pcb";
 
-const expectOnly = (result: DiffResult, expected: Partial<Sections>) => expectUsbLed(result, "usb-led.kicad_pro", expected);
+const expectOnly = (result: DiffResult, expected: Partial<Sections>) =>
+  expectUsbLed(result, "usb-led.kicad_pro", expected);
 
 /** A private copy of the committed repo with `edit` applied to its working tree. */
 async function edited(edit: (repo: string) => void | Promise<void>): Promise<string> {
@@ -44,7 +52,15 @@ const board = (repo: string, edit: (b: BoardEdit) => void) => {
   edit(b);
   b.save();
 };
-const r3 = { ref: "R3", sheet: "/", value: "1k", footprint: "Resistor_SMD:R_0603_1608Metric", libId: "Device:R", moves: [], pins: [] };
+const r3 = {
+  ref: "R3",
+  sheet: "/",
+  value: "1k",
+  footprint: "Resistor_SMD:R_0603_1608Metric",
+  libId: "Device:R",
+  moves: [],
+  pins: [],
+};
 
 describe("a state against itself", () => {
   test("the working tree of a clean checkout against HEAD is empty, and the JSON is the same every time", async () => {
@@ -69,7 +85,9 @@ describe("parts", () => {
     const repo = await edited((r) => setField(r, "R3", "Value", "2k2"));
     expectOnly(await runDiff({ repo }), {
       sheets: [ROOT_SHEET],
-      components: [{ ...r3, status: "changed", value: "2k2", changes: [{ field: "Value", before: "1k", after: "2k2" }] }],
+      components: [
+        { ...r3, status: "changed", value: "2k2", changes: [{ field: "Value", before: "1k", after: "2k2" }] },
+      ],
     });
   });
 
@@ -107,11 +125,21 @@ describe("parts", () => {
       // The embedded symbol stays the one it was drawn from (`lib_name`), as KiCad writes it.
       const uuidAt = text.indexOf('(property "Reference" "R3"');
       const symbolAt = text.lastIndexOf('(lib_id "Device:R")', uuidAt);
-      writeFileSync(path, `${text.slice(0, symbolAt)}(lib_name "Device:R") (lib_id "Device:R_Small")${text.slice(symbolAt + '(lib_id "Device:R")'.length)}`);
+      writeFileSync(
+        path,
+        `${text.slice(0, symbolAt)}(lib_name "Device:R") (lib_id "Device:R_Small")${text.slice(symbolAt + '(lib_id "Device:R")'.length)}`,
+      );
     });
     expectOnly(await runDiff({ repo }), {
       sheets: [ROOT_SHEET],
-      components: [{ ...r3, status: "changed", libId: "Device:R_Small", changes: [{ field: "lib_id", before: "Device:R", after: "Device:R_Small" }] }],
+      components: [
+        {
+          ...r3,
+          status: "changed",
+          libId: "Device:R_Small",
+          changes: [{ field: "lib_id", before: "Device:R", after: "Device:R_Small" }],
+        },
+      ],
     });
   });
 
@@ -222,7 +250,14 @@ describe("parts", () => {
           footprint: "LED_SMD:LED_0603_1608Metric",
           libId: "Device:LED",
           changes: [],
-          moves: [{ unit: 1, sheet: "/", before: { x: 142.24, y: 101.6, angle: 90 }, after: { x: 147.32, y: 101.6, angle: 90 } }],
+          moves: [
+            {
+              unit: 1,
+              sheet: "/",
+              before: { x: 142.24, y: 101.6, angle: 90 },
+              after: { x: 147.32, y: 101.6, angle: 90 },
+            },
+          ],
           pins: [],
         },
       ],
@@ -246,7 +281,10 @@ describe("nets and pins", () => {
       e.connect("R3", "1", "VBUS");
       e.save();
     });
-    expectOnly(await runDiff({ repo }), { sheets: [ROOT_SHEET], pins: [{ member: "R3.1", before: "+3V3", after: "VBUS" }] });
+    expectOnly(await runDiff({ repo }), {
+      sheets: [ROOT_SHEET],
+      pins: [{ member: "R3.1", before: "+3V3", after: "VBUS" }],
+    });
   });
 
   test("a pin moved to a new net: the net is added and the pin moved into it", async () => {
@@ -279,7 +317,10 @@ describe("board", () => {
             status: "moved",
             libId: "Resistor_SMD:R_0603_1608Metric",
             value: "1k",
-            move: { before: { x: at.x, y: at.y, angle: at.rotation, layer: "F.Cu" }, after: { x: at.x + 1, y: at.y - 0.5, angle: 90, layer: "F.Cu" } },
+            move: {
+              before: { x: at.x, y: at.y, angle: at.rotation, layer: "F.Cu" },
+              after: { x: at.x + 1, y: at.y - 0.5, angle: 90, layer: "F.Cu" },
+            },
             changes: [],
             pads: [],
           },
@@ -293,7 +334,17 @@ describe("board", () => {
     expectOnly(await runDiff({ repo }), {
       board: {
         ...emptyBoard(),
-        footprints: [{ ref: "R3", status: "swapped", libId: "Resistor_SMD:R_0805_2012Metric", value: "1k", swappedFrom: "Resistor_SMD:R_0603_1608Metric", changes: [], pads: [] }],
+        footprints: [
+          {
+            ref: "R3",
+            status: "swapped",
+            libId: "Resistor_SMD:R_0805_2012Metric",
+            value: "1k",
+            swappedFrom: "Resistor_SMD:R_0603_1608Metric",
+            changes: [],
+            pads: [],
+          },
+        ],
       },
     });
   });
@@ -301,13 +352,20 @@ describe("board", () => {
   test("a net renamed on the pads is one rename; the tracks on it are unchanged", async () => {
     const repo = await edited((r) => board(r, (b) => b.renameNet("VBUS", "VBUS_IN")));
     expectOnly(await runDiff({ repo }), {
-      board: { ...emptyBoard(), nets: [{ status: "renamed", name: "VBUS_IN", before: "VBUS", members: ["C1.1", "J1.A9", "J1.B9", "U1.1", "U1.3"] }] },
+      board: {
+        ...emptyBoard(),
+        nets: [
+          { status: "renamed", name: "VBUS_IN", before: "VBUS", members: ["C1.1", "J1.A9", "J1.B9", "U1.1", "U1.3"] },
+        ],
+      },
     });
   });
 
   test("a pad moved to another net", async () => {
     const repo = await edited((r) => board(r, (b) => b.setPadNet("R3", "1", "VBUS")));
-    expectOnly(await runDiff({ repo }), { board: { ...emptyBoard(), pads: [{ member: "R3.1", before: "+3V3", after: "VBUS" }] } });
+    expectOnly(await runDiff({ repo }), {
+      board: { ...emptyBoard(), pads: [{ member: "R3.1", before: "+3V3", after: "VBUS" }] },
+    });
   });
 
   test("tracks and vias added and removed", async () => {
@@ -322,8 +380,24 @@ describe("board", () => {
       board: {
         ...emptyBoard(),
         tracks: [
-          { status: "removed", kind: "segment", net: "+3V3", layers: ["F.Cu"], start: [135.5, 87], end: [135.5, 89.6], width: 0.4 },
-          { status: "added", kind: "segment", net: "GND", layers: ["B.Cu"], start: [110, 95], end: [115, 95], width: 0.4 },
+          {
+            status: "removed",
+            kind: "segment",
+            net: "+3V3",
+            layers: ["F.Cu"],
+            start: [135.5, 87],
+            end: [135.5, 89.6],
+            width: 0.4,
+          },
+          {
+            status: "added",
+            kind: "segment",
+            net: "GND",
+            layers: ["B.Cu"],
+            start: [110, 95],
+            end: [115, 95],
+            width: 0.4,
+          },
           { status: "added", kind: "via", net: "GND", layers: ["F.Cu", "B.Cu"], start: [115, 95], width: 0.6 },
         ],
       },
@@ -346,7 +420,10 @@ describe("board", () => {
   test("a zone added", async () => {
     const repo = await edited((r) => board(r, (b) => b.addZone("GND", "B.Cu", [100, 83], [140, 102])));
     expectOnly(await runDiff({ repo }), {
-      board: { ...emptyBoard(), zones: [{ status: "added", net: "GND", layers: ["B.Cu"], name: "", ruleArea: false, corners: 4 }] },
+      board: {
+        ...emptyBoard(),
+        zones: [{ status: "added", net: "GND", layers: ["B.Cu"], name: "", ruleArea: false, corners: 4 }],
+      },
     });
   });
 
@@ -367,7 +444,9 @@ describe("board", () => {
   });
 
   test("a board file changed in nothing compared is still reported as changed", async () => {
-    const repo = await edited((r) => writeFileSync(join(r, BOARD), readFileSync(join(r, BOARD), "utf8").replace('(thickness 1.6)', "(thickness 1.2)")));
+    const repo = await edited((r) =>
+      writeFileSync(join(r, BOARD), readFileSync(join(r, BOARD), "utf8").replace("(thickness 1.6)", "(thickness 1.2)")),
+    );
     expectOnly(await runDiff({ repo }), { board: emptyBoard() });
   });
 });
@@ -386,10 +465,35 @@ describe("docs", () => {
     });
     expectOnly(await runDiff({ repo }), {
       requirements: [
-        { id: "REQ-BOM-1", status: "changed", text: "The design keeps at least 3 resistors.", textBefore: "The design keeps at least 3 `R*` parts.", checksAdded: [], checksRemoved: [] },
-        { id: "REQ-CON-1", status: "removed", text: "Connector J1 keeps pin A9 on VBUS.", checksAdded: [], checksRemoved: ["J1.A9 on VBUS"] },
-        { id: "REQ-LED-1", status: "added", text: "The status LED is green.", checksAdded: ["D1.value == Green"], checksRemoved: [] },
-        { id: "REQ-PWR-1", status: "changed", text: "The power nets +3V3, GND and VBUS exist.", checksAdded: ["net /LED_A exists"], checksRemoved: [] },
+        {
+          id: "REQ-BOM-1",
+          status: "changed",
+          text: "The design keeps at least 3 resistors.",
+          textBefore: "The design keeps at least 3 `R*` parts.",
+          checksAdded: [],
+          checksRemoved: [],
+        },
+        {
+          id: "REQ-CON-1",
+          status: "removed",
+          text: "Connector J1 keeps pin A9 on VBUS.",
+          checksAdded: [],
+          checksRemoved: ["J1.A9 on VBUS"],
+        },
+        {
+          id: "REQ-LED-1",
+          status: "added",
+          text: "The status LED is green.",
+          checksAdded: ["D1.value == Green"],
+          checksRemoved: [],
+        },
+        {
+          id: "REQ-PWR-1",
+          status: "changed",
+          text: "The power nets +3V3, GND and VBUS exist.",
+          checksAdded: ["net /LED_A exists"],
+          checksRemoved: [],
+        },
       ],
     });
   });
@@ -398,7 +502,10 @@ describe("docs", () => {
     const repo = await edited((r) => {
       const path = join(r, "docs/BOM.md");
       const text = readFileSync(path, "utf8")
-        .replace("| R3 | 1k | Resistor_SMD:R_0603_1608Metric | RC0603FR-071KL |  |  |", "| R3 | 2k2 | Resistor_SMD:R_0603_1608Metric | RC0603FR-071KL |  | brighter |")
+        .replace(
+          "| R3 | 1k | Resistor_SMD:R_0603_1608Metric | RC0603FR-071KL |  |  |",
+          "| R3 | 2k2 | Resistor_SMD:R_0603_1608Metric | RC0603FR-071KL |  | brighter |",
+        )
         .replace(/^\| J2 .*\n/m, "");
       writeFileSync(path, text);
     });
@@ -445,7 +552,12 @@ describe("states", () => {
     setField(repo, "R1", "Value", "4k7");
     const diff = await runDiff({ repo, base: "HEAD~1", head: "HEAD" });
     expect(diff.head.commit).toBe((await git(repo, "rev-parse", "HEAD")).trim());
-    expectOnly(diff, { sheets: [ROOT_SHEET], components: [{ ...r3, status: "changed", value: "2k2", changes: [{ field: "Value", before: "1k", after: "2k2" }] }] });
+    expectOnly(diff, {
+      sheets: [ROOT_SHEET],
+      components: [
+        { ...r3, status: "changed", value: "2k2", changes: [{ field: "Value", before: "1k", after: "2k2" }] },
+      ],
+    });
   });
 
   test("a project that does not exist at the base shows as all added", async () => {
@@ -459,7 +571,15 @@ describe("states", () => {
     expect(diff.empty).toBe(false);
     expect(new Set(diff.components.map((c) => c.status))).toEqual(new Set(["added"]));
     expect(diff.components.map((c) => c.ref)).toEqual(["C1", "C2", "D1", "J1", "J2", "R1", "R2", "R3", "U1"]);
-    expect(diff.nets.map((n) => `${n.status} ${n.name}`)).toEqual(["added +3V3", "added /CC1", "added /CC2", "added /LED_A", "added GND", "added VBUS", "added unconnected-(U1-NC-Pad4)"]);
+    expect(diff.nets.map((n) => `${n.status} ${n.name}`)).toEqual([
+      "added +3V3",
+      "added /CC1",
+      "added /CC2",
+      "added /LED_A",
+      "added GND",
+      "added VBUS",
+      "added unconnected-(U1-NC-Pad4)",
+    ]);
     expect(diff.pins).toEqual([]);
     expect(diff.sheets.map((s) => `${s.status} ${s.path}`)).toEqual(["added /", "added /Regulator/"]);
     expect(diff.board?.status).toBe("added");
@@ -485,5 +605,14 @@ describe("states", () => {
 });
 
 function emptyBoard() {
-  return { status: "changed" as const, footprints: [], nets: [], pads: [], tracks: [], zones: [], layers: [], outline: null };
+  return {
+    status: "changed" as const,
+    footprints: [],
+    nets: [],
+    pads: [],
+    tracks: [],
+    zones: [],
+    layers: [],
+    outline: null,
+  };
 }

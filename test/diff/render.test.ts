@@ -57,7 +57,12 @@ describe("--render", () => {
           ],
         },
       ],
-      board: { before: "board.before.svg", after: "board.after.svg", diff: "board.diff.svg", insets: [{ what: "R3 moved", svg: "board.R3.svg", png: "board.R3.png" }] },
+      board: {
+        before: "board.before.svg",
+        after: "board.after.svg",
+        diff: "board.diff.svg",
+        insets: [{ what: "R3 moved", svg: "board.R3.svg", png: "board.R3.png" }],
+      },
       skipped: [],
     });
     // The Regulator sheet did not change: no plot of it is kept.
@@ -96,10 +101,15 @@ describe("--render", () => {
     expect(svg).not.toContain("<filter");
     expect(svg.match(/<desc>4k7<\/desc>/g)).toHaveLength(1);
     // The old value is drawn as often as the after plot draws it (by other parts), not once more.
-    expect(svg.match(/<desc>5.1k<\/desc>/g)).toHaveLength(read("usb-led.after.svg").match(/<desc>5.1k<\/desc>/g)!.length);
+    expect(svg.match(/<desc>5.1k<\/desc>/g)).toHaveLength(
+      read("usb-led.after.svg").match(/<desc>5.1k<\/desc>/g)!.length,
+    );
     expect(svg.match(/<svg\b/g)!.length).toBe(svg.match(/<\/svg>/g)!.length);
     for (const label of ["R1", "D1", "R4"]) expect(svg).toContain(`>${label}</text>`);
-    const frame = /<svg xmlns="http:\/\/www.w3.org\/2000\/svg"(?: xmlns:xlink="[^"]*")? version="1.1" width="([\d.]+)mm" height="([\d.]+)mm" viewBox="0 0 ([\d.]+) ([\d.]+)">/.exec(svg);
+    const frame =
+      /<svg xmlns="http:\/\/www.w3.org\/2000\/svg"(?: xmlns:xlink="[^"]*")? version="1.1" width="([\d.]+)mm" height="([\d.]+)mm" viewBox="0 0 ([\d.]+) ([\d.]+)">/.exec(
+        svg,
+      );
     expect(frame?.slice(1).map(Number)).toEqual([297.0022, 210.0072, 297.0022, 210.0072]);
   });
 
@@ -107,7 +117,11 @@ describe("--render", () => {
     const svg = read("usb-led.R1.svg");
     expect(svg).toContain(">R1 Value 5.1k → 4k7</text>");
     // Two panels, each the same region of its own plot: R1's symbol and 20 mm on every side.
-    const panels = [...svg.matchAll(/<svg x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" viewBox="([-\d. ]+)" overflow="hidden">/g)];
+    const panels = [
+      ...svg.matchAll(
+        /<svg x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" viewBox="([-\d. ]+)" overflow="hidden">/g,
+      ),
+    ];
     expect(panels).toHaveLength(2);
     expect(panels[0]![5]).toBe(panels[1]![5]);
     const [vx, vy, vw, vh] = panels[0]![5]!.split(" ").map(Number);
@@ -122,7 +136,14 @@ describe("--render", () => {
     expect(after).toContain("<desc>4k7</desc>");
     // ... each boxed tightly (a field, not the symbol body), inside the region.
     const boxes = (part: string, colour: string) =>
-      [...part.matchAll(new RegExp(`<rect x="([-\\d.]+)" y="([-\\d.]+)" width="([\\d.]+)" height="([\\d.]+)" rx="[\\d.]+" fill="${colour}"`, "g"))].map((m) => m.slice(1, 5).map(Number));
+      [
+        ...part.matchAll(
+          new RegExp(
+            `<rect x="([-\\d.]+)" y="([-\\d.]+)" width="([\\d.]+)" height="([\\d.]+)" rx="[\\d.]+" fill="${colour}"`,
+            "g",
+          ),
+        ),
+      ].map((m) => m.slice(1, 5).map(Number));
     const [old] = boxes(before!, "#d62728");
     const [now] = boxes(after!, "#2ca02c");
     for (const [x, y, w, h] of [old!, now!]) {
@@ -176,7 +197,14 @@ describe("--render", () => {
   test("plotting the same states again writes the same bytes", async () => {
     const again = await makeTempDir();
     await runDiff({ repo, render: again });
-    for (const name of ["usb-led.before.svg", "usb-led.after.svg", "usb-led.diff.svg", "usb-led.R1.svg", "board.diff.svg", "board.R3.svg"]) {
+    for (const name of [
+      "usb-led.before.svg",
+      "usb-led.after.svg",
+      "usb-led.diff.svg",
+      "usb-led.R1.svg",
+      "board.diff.svg",
+      "board.R3.svg",
+    ]) {
       expect(readFileSync(join(again, name), "utf8")).toBe(read(name));
     }
   }, 60_000);
@@ -200,7 +228,12 @@ describe("--render", () => {
     const diff = await runDiff({ repo: fresh, base: "bare", head: "main", render: dir });
     expect(diff.renders!.sheets.map(({ insets, ...files }) => files)).toEqual([
       { path: "/", status: "added", after: "usb-led.after.svg", diff: "usb-led.diff.svg" },
-      { path: "/Regulator/", status: "added", after: "usb-led-Regulator.after.svg", diff: "usb-led-Regulator.diff.svg" },
+      {
+        path: "/Regulator/",
+        status: "added",
+        after: "usb-led-Regulator.after.svg",
+        diff: "usb-led-Regulator.diff.svg",
+      },
     ]);
     // Every inset has an after panel and says the before state has no such page.
     const regulator = diff.renders!.sheets[1]!.insets;
@@ -229,7 +262,11 @@ describe("--render", () => {
   test("the labels of parts drawn close together do not overlap", () => {
     const svg = read("usb-led.diff.svg");
     const size = Number(/<text x="[^"]+" y="[^"]+" font-family="sans-serif" font-size="([\d.]+)"/.exec(svg)![1]);
-    const labels = [...svg.matchAll(/<text x="([\d.-]+)" y="([\d.-]+)" font-family="sans-serif" font-size="[\d.]+" fill="#[0-9a-f]+" stroke[^>]*>([^<]*)<\/text>/g)].map((m) => ({
+    const labels = [
+      ...svg.matchAll(
+        /<text x="([\d.-]+)" y="([\d.-]+)" font-family="sans-serif" font-size="[\d.]+" fill="#[0-9a-f]+" stroke[^>]*>([^<]*)<\/text>/g,
+      ),
+    ].map((m) => ({
       x0: Number(m[1]),
       y0: Number(m[2]) - size,
       x1: Number(m[1]) + m[3]!.length * size * 0.55,
@@ -245,16 +282,37 @@ describe("--render", () => {
 describe("the legend of a what-changed image", () => {
   test("sits where the sheet draws nothing: inside the frame, off the title block, clear of every item and mark", () => {
     const svg = read("usb-led.diff.svg");
-    const m = /<rect x="([\d.-]+)" y="([\d.-]+)" width="([\d.]+)" height="([\d.]+)" fill="#ffffff" fill-opacity="0.9"/.exec(svg)!;
-    const legend = { x0: Number(m[1]), y0: Number(m[2]), x1: Number(m[1]) + Number(m[3]), y1: Number(m[2]) + Number(m[4]) };
+    const m =
+      /<rect x="([\d.-]+)" y="([\d.-]+)" width="([\d.]+)" height="([\d.]+)" fill="#ffffff" fill-opacity="0.9"/.exec(
+        svg,
+      )!;
+    const legend = {
+      x0: Number(m[1]),
+      y0: Number(m[2]),
+      x1: Number(m[1]) + Number(m[3]),
+      y1: Number(m[2]) + Number(m[4]),
+    };
     const page = pageArea(loadSchematicProject(join(repo, "usb-led.kicad_sch")).root.file);
-    const mm = (b: { x0: number; y0: number; x1: number; y1: number }) => ({ x0: b.x0 / 10_000, y0: b.y0 / 10_000, x1: b.x1 / 10_000, y1: b.y1 / 10_000 });
+    const mm = (b: { x0: number; y0: number; x1: number; y1: number }) => ({
+      x0: b.x0 / 10_000,
+      y0: b.y0 / 10_000,
+      x1: b.x1 / 10_000,
+      y1: b.y1 / 10_000,
+    });
     const [frame, titleBlock] = [mm(page.area), mm(page.titleBlock)];
     // Inside the frame's inner border (2 mm in from the outer one), off the title block.
-    expect(legend.x0 > frame.x0 + 2 && legend.y0 > frame.y0 + 2 && legend.x1 < frame.x1 - 2 && legend.y1 < frame.y1 - 2).toBe(true);
+    expect(
+      legend.x0 > frame.x0 + 2 && legend.y0 > frame.y0 + 2 && legend.x1 < frame.x1 - 2 && legend.y1 < frame.y1 - 2,
+    ).toBe(true);
     expect(overlaps(legend, titleBlock)).toBe(false);
-    expect(drawnItems(join(repo, "usb-led.kicad_sch")).filter((i) => overlaps(legend, i.box)).map((i) => `${i.kind} ${JSON.stringify(i.box)}`)).toEqual([]);
-    const marks = [...svg.matchAll(/<rect x="([\d.-]+)" y="([\d.-]+)" width="([\d.]+)" height="([\d.]+)" rx=/g)].map((r) => ({ x0: Number(r[1]), y0: Number(r[2]), x1: Number(r[1]) + Number(r[3]), y1: Number(r[2]) + Number(r[4]) }));
+    expect(
+      drawnItems(join(repo, "usb-led.kicad_sch"))
+        .filter((i) => overlaps(legend, i.box))
+        .map((i) => `${i.kind} ${JSON.stringify(i.box)}`),
+    ).toEqual([]);
+    const marks = [...svg.matchAll(/<rect x="([\d.-]+)" y="([\d.-]+)" width="([\d.]+)" height="([\d.]+)" rx=/g)].map(
+      (r) => ({ x0: Number(r[1]), y0: Number(r[2]), x1: Number(r[1]) + Number(r[3]), y1: Number(r[2]) + Number(r[4]) }),
+    );
     expect(marks.filter((b) => overlaps(legend, b))).toEqual([]);
   });
 });
@@ -278,9 +336,15 @@ describe("--render on a sheet that embeds a logo", () => {
     expect(svg).toMatch(/<svg xmlns="http:\/\/www.w3.org\/2000\/svg" xmlns:xlink="http:\/\/www.w3.org\/1999\/xlink"/);
     // librsvg is what most viewers use; scripts/setup.sh --test installs it (librsvg2-bin).
     const rsvg = Bun.which("rsvg-convert");
-    if (!rsvg) throw new Error("rsvg-convert is missing: run `bash scripts/setup.sh --test` (it installs librsvg2-bin)");
+    if (!rsvg)
+      throw new Error("rsvg-convert is missing: run `bash scripts/setup.sh --test` (it installs librsvg2-bin)");
     for (const name of [sheet.diff, ...sheet.insets.map((i) => i.svg)]) {
-      const parsed = Bun.spawnSync(["/usr/bin/python3", "-c", "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1]); print('ok')", join(dir, name)]);
+      const parsed = Bun.spawnSync([
+        "/usr/bin/python3",
+        "-c",
+        "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1]); print('ok')",
+        join(dir, name),
+      ]);
       expect(parsed.stderr.toString()).toBe("");
       expect(parsed.stdout.toString().trim()).toBe("ok");
       const converted = Bun.spawnSync([rsvg, "-w", "800", "-o", join(dir, "rsvg.png"), join(dir, name)]);

@@ -49,9 +49,11 @@ class FakeGitHub {
   private async handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
     this.requests.push(`${req.method} ${url.pathname}${url.search}`);
-    if (req.headers.get("authorization") !== `Bearer ${TOKEN}`) return Response.json({ message: "Bad credentials" }, { status: 401 });
+    if (req.headers.get("authorization") !== `Bearer ${TOKEN}`)
+      return Response.json({ message: "Bad credentials" }, { status: 401 });
     // As for the Actions GITHUB_TOKEN, an installation token: it has no user of its own.
-    if (url.pathname === "/user") return Response.json({ message: "Resource not accessible by integration" }, { status: 403 });
+    if (url.pathname === "/user")
+      return Response.json({ message: "Resource not accessible by integration" }, { status: 403 });
     const list = /^\/repos\/octo\/board\/issues\/7\/comments$/.exec(url.pathname);
     if (list && req.method === "GET") {
       const perPage = Number(url.searchParams.get("per_page") ?? 30);
@@ -62,12 +64,16 @@ class FakeGitHub {
     if (list && req.method === "POST") {
       const comment = { id: this.nextId++, body: ((await req.json()) as { body: string }).body, user: { login: BOT } };
       this.comments.push(comment);
-      return Response.json({ ...comment, html_url: `https://github.com/octo/board/pull/7#issuecomment-${comment.id}` }, { status: 201 });
+      return Response.json(
+        { ...comment, html_url: `https://github.com/octo/board/pull/7#issuecomment-${comment.id}` },
+        { status: 201 },
+      );
     }
     const one = /^\/repos\/octo\/board\/issues\/comments\/(\d+)$/.exec(url.pathname);
     const comment = one && this.comments.find((c) => c.id === Number(one[1]));
     // Only a comment's author may edit it (this token posts as github-actions[bot]).
-    if (comment && req.method === "PATCH" && comment.user.login !== BOT) return Response.json({ message: "Resource not accessible by integration" }, { status: 403 });
+    if (comment && req.method === "PATCH" && comment.user.login !== BOT)
+      return Response.json({ message: "Resource not accessible by integration" }, { status: 403 });
     if (comment && req.method === "PATCH") {
       comment.body = ((await req.json()) as { body: string }).body;
       return Response.json({ ...comment, html_url: `https://github.com/octo/board/pull/7#issuecomment-${comment.id}` });
@@ -131,13 +137,28 @@ async function runAction(repo: string, pr: { number: string; base: string } | un
 }
 
 /** Runs scripts/pr-comment.sh for pull request 7 with `markdown` as the diff. */
-async function postComment(markdown: string, env: Record<string, string> = {}): Promise<{ out: string; err: string; code: number }> {
+async function postComment(
+  markdown: string,
+  env: Record<string, string> = {},
+): Promise<{ out: string; err: string; code: number }> {
   const proc = Bun.spawn(["bash", join(ROOT, "scripts/pr-comment.sh")], {
-    env: { ...process.env, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: "octo/board", GITHUB_TOKEN: TOKEN, PR_NUMBER: "7", DIFF_MARKDOWN: markdown, ...env },
+    env: {
+      ...process.env,
+      GITHUB_API_URL: github.url,
+      GITHUB_REPOSITORY: "octo/board",
+      GITHUB_TOKEN: TOKEN,
+      PR_NUMBER: "7",
+      DIFF_MARKDOWN: markdown,
+      ...env,
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { out, err, code };
 }
 
@@ -150,7 +171,10 @@ describe("action.yml comment: true", () => {
     github.comments.push({ id: 1, body: "Looks good to me", user: { login: "reviewer" } });
     const { repo, base } = await pullRequest();
     const steps = await runAction(repo, { number: "7", base });
-    expect(steps.map((s) => `${s.name}: ${s.exitCode}`), describeSteps(steps)).toEqual([
+    expect(
+      steps.map((s) => `${s.name}: ${s.exitCode}`),
+      describeSteps(steps),
+    ).toEqual([
       "Install copperhead: 0",
       "Install KiCad 9: 0",
       "copperhead diff against the pull request's base: 0",
@@ -158,7 +182,11 @@ describe("action.yml comment: true", () => {
       "Comment on the pull request: 0",
       "copperhead check: 0",
     ]);
-    expect(uploads.at(-1)).toMatchObject({ name: "copperhead-renders", "if-no-files-found": "ignore", files: "diff.md,usb-led.R3.png,usb-led.R3.svg,usb-led.after.svg,usb-led.before.svg,usb-led.diff.svg" });
+    expect(uploads.at(-1)).toMatchObject({
+      name: "copperhead-renders",
+      "if-no-files-found": "ignore",
+      files: "diff.md,usb-led.R3.png,usb-led.R3.svg,usb-led.after.svg,usb-led.before.svg,usb-led.diff.svg",
+    });
     expect(steps[4]!.stdout).toContain("posted comment https://github.com/octo/board/pull/7#issuecomment-100");
 
     const ours = github.comments.filter((c) => c.body.startsWith(MARKER));
@@ -179,17 +207,25 @@ describe("action.yml comment: true", () => {
     setField(repo, "R1", "MPN", "RC0603FR-074K7L");
     await git(repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--quiet", "-am", "another push");
     const again = await runAction(repo, { number: "7", base });
-    expect(again.every((s) => s.exitCode === 0), describeSteps(again)).toBe(true);
+    expect(
+      again.every((s) => s.exitCode === 0),
+      describeSteps(again),
+    ).toBe(true);
     expect(again[4]!.stdout).toContain("updated comment https://github.com/octo/board/pull/7#issuecomment-100");
     const after = github.comments.filter((c) => c.body.startsWith(MARKER));
     expect(after).toHaveLength(1);
     expect(after[0]!.body).toContain("`R1` on `/`: MPN");
-    expect(github.requests.filter((r) => r.startsWith("PATCH"))).toEqual(["PATCH /repos/octo/board/issues/comments/100"]);
+    expect(github.requests.filter((r) => r.startsWith("PATCH"))).toEqual([
+      "PATCH /repos/octo/board/issues/comments/100",
+    ]);
   }, 180_000);
 
   test("a diff longer than a comment may be is cut at a line and says where the rest is", async () => {
     const dir = await makeTempDir();
-    const lines = Array.from({ length: 4000 }, (_, i) => `- *added* \`R${i + 1}\` \`10k\` (Device:R, Resistor_SMD:R_0603_1608Metric) on \`/\``);
+    const lines = Array.from(
+      { length: 4000 },
+      (_, i) => `- *added* \`R${i + 1}\` \`10k\` (Device:R, Resistor_SMD:R_0603_1608Metric) on \`/\``,
+    );
     const markdown = join(dir, "diff.md");
     writeFileSync(markdown, `### Design changes: 1234567 → HEAD (89abcde)\n\n**Parts**\n\n${lines.join("\n")}\n`);
     const { out, err, code } = await postComment(markdown, { RENDERS_URL: "https://example.com/a" });
@@ -199,7 +235,9 @@ describe("action.yml comment: true", () => {
     expect(body.length).toBeLessThanOrEqual(65536);
     expect(body).toContain("- *added* `R1` `10k`");
     expect(body).not.toContain("`R4000`");
-    expect(body).toMatch(/`R\d+` `10k` \(Device:R, Resistor_SMD:R_0603_1608Metric\) on `\/`\n\n\*The diff is longer than a comment may be/);
+    expect(body).toMatch(
+      /`R\d+` `10k` \(Device:R, Resistor_SMD:R_0603_1608Metric\) on `\/`\n\n\*The diff is longer than a comment may be/,
+    );
     expect(body).toContain("[copperhead renders](https://example.com/a)");
   });
 
@@ -207,7 +245,10 @@ describe("action.yml comment: true", () => {
     const { repo } = await pullRequest();
     const before = github.requests.length;
     const steps = await runAction(repo, undefined);
-    expect(steps.map((s) => `${s.name}: ${s.exitCode}`), describeSteps(steps)).toEqual([
+    expect(
+      steps.map((s) => `${s.name}: ${s.exitCode}`),
+      describeSteps(steps),
+    ).toEqual([
       "Install copperhead: 0",
       "Install KiCad 9: 0",
       "copperhead diff against the pull request's base: 0",
@@ -222,7 +263,10 @@ describe("action.yml comment: true", () => {
     github.failWrites = true;
     try {
       const steps = await runAction(repo, { number: "8", base });
-      expect(steps.map((s) => s.exitCode), describeSteps(steps)).toEqual([0, 0, 0, 0, 0, 0]);
+      expect(
+        steps.map((s) => s.exitCode),
+        describeSteps(steps),
+      ).toEqual([0, 0, 0, 0, 0, 0]);
       expect(steps[4]!.stdout).toContain("::warning::could not comment on the pull request");
       expect(steps[4]!.stderr).toMatch(/40[34]/);
     } finally {
@@ -238,7 +282,9 @@ describe("action.yml comment: true", () => {
     github.comments.unshift(planted);
     const first = await postComment(markdown);
     expect(first.code, first.err).toBe(0);
-    expect(first.out).toMatch(/^(posted|updated) comment https:\/\/github.com\/octo\/board\/pull\/7#issuecomment-1\d\d\n$/);
+    expect(first.out).toMatch(
+      /^(posted|updated) comment https:\/\/github.com\/octo\/board\/pull\/7#issuecomment-1\d\d\n$/,
+    );
     expect(github.comments.find((c) => c.id === 5)).toEqual(planted);
     expect(github.requests).not.toContain("PATCH /repos/octo/board/issues/comments/5");
 
@@ -259,7 +305,10 @@ describe("action.yml comment: true", () => {
     setField(repo, "R3", "MPN", "x\n::error::forged\n::add-mask::hunter2\n::stop-commands::x\n<!-- the rest is hidden");
     await git(repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--quiet", "-am", "hostile");
     const steps = await runAction(repo, { number: "7", base });
-    expect(steps.map((s) => s.exitCode), describeSteps(steps)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(
+      steps.map((s) => s.exitCode),
+      describeSteps(steps),
+    ).toEqual([0, 0, 0, 0, 0, 0]);
     // Every line of the diff step that the runner would read as a command: only our own pair,
     // with the pull request's lines between them.
     const lines = steps[2]!.stdout.split("\n");

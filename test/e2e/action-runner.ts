@@ -122,8 +122,10 @@ export async function runCompositeAction(
     ["runner.temp", options.temp],
     ...Object.entries(options.github ?? {}),
   ]);
-  for (const [name, input] of Object.entries(action.inputs)) context.set(`inputs.${name}`, inputs[name] ?? input.default ?? "");
-  for (const name of Object.keys(inputs)) if (!(name in action.inputs)) throw new Error(`the action has no input "${name}"`);
+  for (const [name, input] of Object.entries(action.inputs))
+    context.set(`inputs.${name}`, inputs[name] ?? input.default ?? "");
+  for (const name of Object.keys(inputs))
+    if (!(name in action.inputs)) throw new Error(`the action has no input "${name}"`);
 
   const githubPath = join(options.temp, "github_path");
   writeFileSync(githubPath, "");
@@ -133,7 +135,9 @@ export async function runCompositeAction(
     if (step.uses !== undefined) {
       const standIn = options.uses?.[step.uses];
       if (!standIn) throw new Error(`step "${step.name}" uses ${step.uses}, and the test gave no stand-in for it`);
-      const withValues = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, evaluate(String(v), context)]));
+      const withValues = Object.fromEntries(
+        Object.entries(step.with ?? {}).map(([k, v]) => [k, evaluate(String(v), context)]),
+      );
       const outputs = await standIn(withValues);
       results.push({ name: step.name, exitCode: 0, stdout: "", stderr: "" });
       if (step.id) for (const [k, v] of Object.entries(outputs)) context.set(`steps.${step.id}.outputs.${k}`, v);
@@ -145,7 +149,9 @@ export async function runCompositeAction(
     const script = join(options.temp, `step_${index}.sh`);
     writeFileSync(script, step.run);
     const addedPath = readFileSync(githubPath, "utf8").split("\n").filter(Boolean).reverse();
-    const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, evaluate(String(v), context)]));
+    const stepEnv = Object.fromEntries(
+      Object.entries(step.env ?? {}).map(([k, v]) => [k, evaluate(String(v), context)]),
+    );
     const cwd = resolve(options.workspace, evaluate(step["working-directory"] ?? ".", context));
     const proc = Bun.spawn(["bash", "--noprofile", "--norc", "-eo", "pipefail", script], {
       cwd,
@@ -163,10 +169,16 @@ export async function runCompositeAction(
       stderr: "pipe",
       stdin: "ignore",
     });
-    const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const [stdout, stderr, exitCode] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     results.push({ name: step.name, exitCode, stdout, stderr });
     if (exitCode !== 0) break;
-    if (step.id) for (const [k, v] of parseOutputs(readFileSync(githubOutput, "utf8"))) context.set(`steps.${step.id}.outputs.${k}`, v);
+    if (step.id)
+      for (const [k, v] of parseOutputs(readFileSync(githubOutput, "utf8")))
+        context.set(`steps.${step.id}.outputs.${k}`, v);
   }
   return results;
 }

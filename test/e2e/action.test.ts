@@ -7,12 +7,30 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { cleanupTempDirs, copyFixture, makeTempDir, requireKicadCli } from "../support/kicad.ts";
-import { expressionsIn, loadAction, runCompositeAction, type CompositeAction, type StepResult } from "./action-runner.ts";
+import {
+  expressionsIn,
+  loadAction,
+  runCompositeAction,
+  type CompositeAction,
+  type StepResult,
+} from "./action-runner.ts";
 import { runBinary } from "./binary.ts";
 import { makeLocalRelease, type LocalRelease } from "./local-release.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const INPUTS = ["version", "fab", "strict", "baseline", "format", "sarif-file", "working-directory", "release-url", "comment", "github-token", "artifact-name"];
+const INPUTS = [
+  "version",
+  "fab",
+  "strict",
+  "baseline",
+  "format",
+  "sarif-file",
+  "working-directory",
+  "release-url",
+  "comment",
+  "github-token",
+  "artifact-name",
+];
 
 afterAll(cleanupTempDirs);
 
@@ -28,12 +46,20 @@ beforeAll(async () => {
  * Runs the action on a fresh copy of usb-led inside a fresh workspace (or on `repo`), for a push
  * event unless a pull request's base commit is given.
  */
-async function runAction(inputs: Record<string, string>, releaseUrl = release.url, event: { repo?: string; pullRequestBase?: string } = {}) {
+async function runAction(
+  inputs: Record<string, string>,
+  releaseUrl = release.url,
+  event: { repo?: string; pullRequestBase?: string } = {},
+) {
   const workspace = await makeTempDir();
   const temp = await makeTempDir();
   const repo = event.repo ?? (await copyFixture("usb-led"));
   const github = { "github.event.pull_request.base.sha": event.pullRequestBase ?? "" };
-  const steps = await runCompositeAction(action, { "release-url": releaseUrl, "working-directory": repo, ...inputs }, { actionPath: ROOT, workspace, temp, github });
+  const steps = await runCompositeAction(
+    action,
+    { "release-url": releaseUrl, "working-directory": repo, ...inputs },
+    { actionPath: ROOT, workspace, temp, github },
+  );
   return { steps, workspace, temp, repo };
 }
 
@@ -58,7 +84,8 @@ describe("action.yml", () => {
       if (step.uses === undefined) expect(step.shell).toBe("bash");
       // An expression pasted into `run:` is a script injection hole; inputs go through env.
       expect(expressionsIn(step.run ?? "")).toEqual([]);
-      for (const value of [...Object.values(step.env ?? {}), ...Object.values(step.with ?? {})]) for (const expr of expressionsIn(String(value))) used.add(expr);
+      for (const value of [...Object.values(step.env ?? {}), ...Object.values(step.with ?? {})])
+        for (const expr of expressionsIn(String(value))) used.add(expr);
       for (const input of (step.if ?? "").match(/inputs\.[\w-]+/g) ?? []) used.add(input);
     }
     for (const input of INPUTS) expect(used).toContain(`inputs.${input}`);
@@ -66,7 +93,10 @@ describe("action.yml", () => {
 
   test("format sarif: installs the verified binary, finds kicad-cli, writes the SARIF file", async () => {
     const { steps, workspace, temp } = await runAction({ format: "sarif", "sarif-file": "reports/copperhead.sarif" });
-    expect(steps.map((s) => s.exitCode), describeSteps(steps)).toEqual([0, 0, 0]);
+    expect(
+      steps.map((s) => s.exitCode),
+      describeSteps(steps),
+    ).toEqual([0, 0, 0]);
     expect(steps[0]!.stderr).toContain(`installed copperhead ${(await runBinary(["--version"])).stdout.trim()}`);
     expect(readFileSync(join(temp, "github_path"), "utf8")).toContain(join(temp, "copperhead-bin"));
     expect(steps[1]!.stdout).toContain("using ");
@@ -79,7 +109,10 @@ describe("action.yml", () => {
 
   test("fab, strict and format reach copperhead check", async () => {
     const { steps } = await runAction({ fab: "true", strict: "true", format: "json" });
-    expect(steps.map((s) => s.exitCode), describeSteps(steps)).toEqual([0, 0, 0]);
+    expect(
+      steps.map((s) => s.exitCode),
+      describeSteps(steps),
+    ).toEqual([0, 0, 0]);
     const report = JSON.parse(steps[2]!.stdout);
     expect(report.schema).toBe("copperhead.check/1");
     expect(report.strict).toBe(true);
@@ -88,14 +121,23 @@ describe("action.yml", () => {
 
   test("the default format prints workflow annotations and still writes the SARIF file", async () => {
     const { steps, workspace } = await runAction({ "sarif-file": "out.sarif" });
-    expect(steps.map((s) => s.exitCode), describeSteps(steps)).toEqual([0, 0, 0]);
+    expect(
+      steps.map((s) => s.exitCode),
+      describeSteps(steps),
+    ).toEqual([0, 0, 0]);
     expect(JSON.parse(readFileSync(join(workspace, "out.sarif"), "utf8")).version).toBe("2.1.0");
-    expect(steps[2]!.stdout).not.toContain("\"version\": \"2.1.0\"");
+    expect(steps[2]!.stdout).not.toContain('"version": "2.1.0"');
   }, 120_000);
 
   test("on a pull request the base commit is the baseline: findings already there pass, a new one fails", async () => {
     const repo = await copyFixture("usb-led");
-    const git = (...args: string[]) => Bun.spawnSync(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: repo, stdout: "pipe" }).stdout.toString().trim();
+    const git = (...args: string[]) =>
+      Bun.spawnSync(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", ...args], {
+        cwd: repo,
+        stdout: "pipe",
+      })
+        .stdout.toString()
+        .trim();
     git("init", "-q", "-b", "main");
     // The base already has a stale doc reference: a finding the pull request did not bring.
     expect((await runBinary(["init", "--repo", repo, "--no-hooks"])).exitCode).toBe(0);
@@ -105,7 +147,10 @@ describe("action.yml", () => {
     const base = git("rev-parse", "HEAD");
 
     const same = await runAction({ format: "json" }, release.url, { repo, pullRequestBase: base });
-    expect(same.steps.map((s) => s.exitCode), describeSteps(same.steps)).toEqual([0, 0, 0]);
+    expect(
+      same.steps.map((s) => s.exitCode),
+      describeSteps(same.steps),
+    ).toEqual([0, 0, 0]);
     const report = JSON.parse(same.steps[2]!.stdout);
     expect(report.baseline).toMatchObject({ ref: base, commit: base, counts: { new: 0 } });
     expect(report.checks.find((c: { id: string }) => c.id === "drift").status).toBe("fail");
@@ -124,7 +169,13 @@ describe("action.yml", () => {
     // copperhead set up at the checkout's root (as `init` in hw/ does).
     const workspace = await makeTempDir();
     cpSync(await copyFixture("usb-led"), join(workspace, "hw"), { recursive: true });
-    const git = (...args: string[]) => Bun.spawnSync(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: workspace, stdout: "pipe" }).stdout.toString().trim();
+    const git = (...args: string[]) =>
+      Bun.spawnSync(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", ...args], {
+        cwd: workspace,
+        stdout: "pipe",
+      })
+        .stdout.toString()
+        .trim();
     git("init", "-q", "-b", "main");
     expect((await runBinary(["init", "--repo", join(workspace, "hw"), "--no-hooks"])).exitCode).toBe(0);
     expect(existsSync(join(workspace, ".copperhead/config.json"))).toBe(true);
@@ -135,8 +186,15 @@ describe("action.yml", () => {
     const run = async (inputs: Record<string, string>) => {
       const temp = await makeTempDir();
       const github = { "github.event.pull_request.base.sha": base };
-      const steps = await runCompositeAction(action, { "release-url": release.url, format: "json", ...inputs }, { actionPath: ROOT, workspace, temp, github });
-      expect(steps.map((s) => s.name), describeSteps(steps)).toEqual(["Install copperhead", "Install KiCad 9", "copperhead check"]);
+      const steps = await runCompositeAction(
+        action,
+        { "release-url": release.url, format: "json", ...inputs },
+        { actionPath: ROOT, workspace, temp, github },
+      );
+      expect(
+        steps.map((s) => s.name),
+        describeSteps(steps),
+      ).toEqual(["Install copperhead", "Install KiCad 9", "copperhead check"]);
       return { code: steps[2]!.exitCode, stdout: steps[2]!.stdout, steps };
     };
 

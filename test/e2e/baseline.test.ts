@@ -20,9 +20,16 @@ const SLOW = 180_000;
 
 /** git as a user runs it: hooks on, copperhead nowhere on PATH (the hook must find it itself). */
 function commit(repo: string, message: string, ...extra: string[]) {
-  const env: Record<string, string> = { PATH: "/usr/bin:/bin", HOME: repo, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", NO_COLOR: "1" };
+  const env: Record<string, string> = {
+    PATH: "/usr/bin:/bin",
+    HOME: repo,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    NO_COLOR: "1",
+  };
   if (process.env.COPPERHEAD_KICAD_CLI) env.COPPERHEAD_KICAD_CLI = process.env.COPPERHEAD_KICAD_CLI;
-  const run = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
+  const run = (...args: string[]) =>
+    Bun.spawnSync(["git", ...args], { cwd: repo, env, stdout: "pipe", stderr: "pipe" });
   run("add", "-A");
   const result = run("commit", "-q", "-m", message, ...extra);
   return { exitCode: result.exitCode, output: result.stdout.toString() + result.stderr.toString() };
@@ -113,7 +120,12 @@ describe("check --baseline through the binary", () => {
       addFormats(ajv);
       const validate = ajv.compile(sarifSchema);
       expect(validate(log), JSON.stringify(validate.errors)).toBe(true);
-      const byKey = new Map<string, string>(log.runs[0].results.map((r: { partialFingerprints: Record<string, string>; baselineState: string }) => [r.partialFingerprints["copperheadKey/v1"], r.baselineState]));
+      const byKey = new Map<string, string>(
+        log.runs[0].results.map((r: { partialFingerprints: Record<string, string>; baselineState: string }) => [
+          r.partialFingerprints["copperheadKey/v1"],
+          r.baselineState,
+        ]),
+      );
       expect(byKey.get("erc:label_dangling:label:NEW_LABEL")).toBe("new");
       expect(byKey.get("erc:label_dangling:label:OLD_LABEL")).toBe("absent");
       expect(byKey.get("drc:clearance:teardrop:/PAD1@F.Cu+zone:GND@F.Cu")).toBe("unchanged");
@@ -123,7 +135,9 @@ describe("check --baseline through the binary", () => {
       writeFileSync(project.schematic!, original);
       const clean = await runBinary(["check", "--repo", repo, "--baseline", "HEAD~1", "--format", "sarif"]);
       expect(clean.exitCode, clean.stderr).toBe(0);
-      expect(JSON.parse(clean.stdout).runs[0].results.filter((r: { baselineState: string }) => r.baselineState === "new")).toEqual([]);
+      expect(
+        JSON.parse(clean.stdout).runs[0].results.filter((r: { baselineState: string }) => r.baselineState === "new"),
+      ).toEqual([]);
       // Without --baseline the same tree still fails on the errors it always had.
       expect((await runBinary(["check", "--repo", repo, "--format", "sarif"])).exitCode).toBe(1);
     },
@@ -136,7 +150,9 @@ describe("check --baseline through the binary", () => {
       const { repo } = await history();
       const github = await runBinary(["check", "--repo", repo, "--baseline", "--format", "github"]);
       expect(github.exitCode).toBe(1);
-      expect(github.stdout.trimEnd().split("\n")).toEqual([expect.stringMatching(/^::error file=custom_pads_test\.kicad_sch,title=erc\/label_dangling::.*NEW_LABEL/)]);
+      expect(github.stdout.trimEnd().split("\n")).toEqual([
+        expect.stringMatching(/^::error file=custom_pads_test\.kicad_sch,title=erc\/label_dangling::.*NEW_LABEL/),
+      ]);
       const junit = await runBinary(["check", "--repo", repo, "--baseline", "--strict", "--format", "junit"]);
       expect(junit.exitCode).toBe(1);
       expect(junit.stdout.match(/<failure /g)).toHaveLength(1);

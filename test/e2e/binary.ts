@@ -29,8 +29,15 @@ export async function runBinary(
   options: { cwd?: string; env?: Record<string, string | undefined> } = {},
 ): Promise<RunResult> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries({ ...process.env, ...options.env })) if (value !== undefined) env[key] = value;
-  const proc = Bun.spawn([requireBinary(), ...args], { cwd: options.cwd, env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  for (const [key, value] of Object.entries({ ...process.env, ...options.env }))
+    if (value !== undefined) env[key] = value;
+  const proc = Bun.spawn([requireBinary(), ...args], {
+    cwd: options.cwd,
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
   const [stdout, stderr, exitCode] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
@@ -67,9 +74,16 @@ export async function runBinaryBounded(
   },
 ): Promise<BoundedResult> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries({ ...process.env, ...options.env })) if (value !== undefined) env[key] = value;
+  for (const [key, value] of Object.entries({ ...process.env, ...options.env }))
+    if (value !== undefined) env[key] = value;
   // setsid: the binary leads its own process group, so kicad-cli children die with it.
-  const proc = Bun.spawn(["setsid", ...(options.wrap ?? []), requireBinary(), ...args], { cwd: options.cwd, env, stdout: "pipe", stderr: "pipe", stdin: options.stdin ?? "ignore" });
+  const proc = Bun.spawn(["setsid", ...(options.wrap ?? []), requireBinary(), ...args], {
+    cwd: options.cwd,
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: options.stdin ?? "ignore",
+  });
   let timedOut = false;
   let outOfMemory = false;
   let peakRssBytes = 0;
@@ -93,7 +107,11 @@ export async function runBinaryBounded(
     }
   }, 50);
   try {
-    const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const [stdout, stderr, exitCode] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     return { exitCode, stdout, stderr, timedOut, outOfMemory, peakRssBytes };
   } finally {
     clearTimeout(deadline);

@@ -7,4 +7,8 @@
 import { DEMO_LEFT_FOR_LAYOUT, demosWithZones, finishSuite } from "../support/board-finish.ts";
 
 const demos = demosWithZones();
-finishSuite("do on KiCad's demos: an added part arrives finished", demos.slice(0, Math.ceil(demos.length / 2)), DEMO_LEFT_FOR_LAYOUT);
+finishSuite(
+  "do on KiCad's demos: an added part arrives finished",
+  demos.slice(0, Math.ceil(demos.length / 2)),
+  DEMO_LEFT_FOR_LAYOUT,
+);

@@ -51,42 +51,42 @@ function attrOf(board: string, ref: string): string {
   return /\(attr\b[^()]*\)/.exec(text.slice(start, end < 0 ? undefined : end))?.[0] ?? "";
 }
 
-const sync = (repo: string) => runBinary(["board", "sync", "--json", "--repo", join(repo, "hw")], { env: ISOLATED_ENV });
+const sync = (repo: string) =>
+  runBinary(["board", "sync", "--json", "--repo", join(repo, "hw")], { env: ISOLATED_ENV });
 
 describe("board sync writes DNP only into boards whose format has it", () => {
-  test(
-    "KiCad 7 board (20221018): no dnp flag, the format kept, a warning that says why",
-    async () => {
-      const { repo, schematic, board } = await repoWith("corpus/antenna-eval");
-      markDnp(schematic, "R2");
-      const result = await sync(repo);
-      expect(result.exitCode).toBe(0);
-      const plan = JSON.parse(result.stdout) as { version: number; updated: unknown[]; warnings: { code: string; ref?: string; message: string }[] };
-      expect(plan.version).toBe(20221018);
-      expect(plan.updated).toEqual([]);
-      const warning = plan.warnings.find((w) => w.code === "dnp_not_on_board")!;
-      expect(warning.ref).toBe("R2");
-      expect(warning.message).toContain("KiCad 7 (20221018) board has no DNP flag");
-      expect(warning.message).toContain("20230410");
-      expect(attrOf(board, "R2")).not.toContain("dnp");
-      expect(readFileSync(board, "utf8")).not.toMatch(/\(attr\b[^()]*\bdnp\b/);
-      expect((await git(repo, "status", "--porcelain", "--", "hw/*.kicad_pcb")).trim()).toBe("");
-    },
-    180_000,
-  );
+  test("KiCad 7 board (20221018): no dnp flag, the format kept, a warning that says why", async () => {
+    const { repo, schematic, board } = await repoWith("corpus/antenna-eval");
+    markDnp(schematic, "R2");
+    const result = await sync(repo);
+    expect(result.exitCode).toBe(0);
+    const plan = JSON.parse(result.stdout) as {
+      version: number;
+      updated: unknown[];
+      warnings: { code: string; ref?: string; message: string }[];
+    };
+    expect(plan.version).toBe(20221018);
+    expect(plan.updated).toEqual([]);
+    const warning = plan.warnings.find((w) => w.code === "dnp_not_on_board")!;
+    expect(warning.ref).toBe("R2");
+    expect(warning.message).toContain("KiCad 7 (20221018) board has no DNP flag");
+    expect(warning.message).toContain("20230410");
+    expect(attrOf(board, "R2")).not.toContain("dnp");
+    expect(readFileSync(board, "utf8")).not.toMatch(/\(attr\b[^()]*\bdnp\b/);
+    expect((await git(repo, "status", "--porcelain", "--", "hw/*.kicad_pcb")).trim()).toBe("");
+  }, 180_000);
 
-  test(
-    "KiCad 9 board: the footprint gets (attr … dnp), as KiCad's update does",
-    async () => {
-      const { repo, schematic, board } = await repoWith("corpus/bms-c1");
-      markDnp(schematic, "R24");
-      const result = await sync(repo);
-      expect(result.exitCode).toBe(0);
-      const plan = JSON.parse(result.stdout) as { updated: { ref: string; flags?: { add: string[] } }[]; warnings: { code: string }[] };
-      expect(plan.updated.find((u) => u.ref === "R24")?.flags?.add).toEqual(["dnp"]);
-      expect(plan.warnings.map((w) => w.code)).not.toContain("dnp_not_on_board");
-      expect(attrOf(board, "R24")).toMatch(/\bdnp\b/);
-    },
-    180_000,
-  );
+  test("KiCad 9 board: the footprint gets (attr … dnp), as KiCad's update does", async () => {
+    const { repo, schematic, board } = await repoWith("corpus/bms-c1");
+    markDnp(schematic, "R24");
+    const result = await sync(repo);
+    expect(result.exitCode).toBe(0);
+    const plan = JSON.parse(result.stdout) as {
+      updated: { ref: string; flags?: { add: string[] } }[];
+      warnings: { code: string }[];
+    };
+    expect(plan.updated.find((u) => u.ref === "R24")?.flags?.add).toEqual(["dnp"]);
+    expect(plan.warnings.map((w) => w.code)).not.toContain("dnp_not_on_board");
+    expect(attrOf(board, "R24")).toMatch(/\bdnp\b/);
+  }, 180_000);
 });

@@ -17,9 +17,17 @@ test("a tool result's images reach the CLI as MCP image content after the text",
   bridge.setTools([{ name: "view", description: "Shows a region", inputSchema: { type: "object", properties: {} } }]);
   // A few hundred KB of base64, as a rendered region is: more than one socket write holds.
   const data = Buffer.alloc(300 * 1024, 7).toString("base64");
-  bridge.onCall((call) => call.reply({ content: `legend for ${call.name}`, isError: false, images: [{ mediaType: "image/png", data }] }));
+  bridge.onCall((call) =>
+    call.reply({ content: `legend for ${call.name}`, isError: false, images: [{ mediaType: "image/png", data }] }),
+  );
   const client = new Client({ name: "cli-under-test", version: "0" });
-  await client.connect(new StdioClientTransport({ command: requireBinary(), args: ["mcp-bridge"], env: { ...(process.env as Record<string, string>), ...bridge.env } }));
+  await client.connect(
+    new StdioClientTransport({
+      command: requireBinary(),
+      args: ["mcp-bridge"],
+      env: { ...(process.env as Record<string, string>), ...bridge.env },
+    }),
+  );
   try {
     const result = await client.callTool({ name: "view", arguments: {} });
     expect(result.content).toEqual([

@@ -21,7 +21,14 @@ beforeAll(async () => {
 /** git with the built binary first on PATH, so the pre-commit hook `init` installs really runs it. */
 function git(repo: string, ...args: string[]): string {
   const r = Bun.spawnSync(["git", "-C", repo, ...args], {
-    env: { ...process.env, PATH: `${dirname(BINARY)}:${process.env.PATH}`, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" },
+    env: {
+      ...process.env,
+      PATH: `${dirname(BINARY)}:${process.env.PATH}`,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@example.com",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@example.com",
+    },
   });
   if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
   return r.stdout.toString();
@@ -44,7 +51,15 @@ describe("init", () => {
     const created = JSON.parse(first.stdout);
     expect(created.schema).toBe("copperhead.init/1");
     const paths = created.files.map((f: { path: string }) => f.path);
-    for (const path of [".copperhead/config.json", "docs/SPEC.md", "docs/BOM.md", "docs/DECISIONS.md", "docs/CHANGELOG.md", ".copperhead/.gitignore", ".git/hooks/pre-commit"]) {
+    for (const path of [
+      ".copperhead/config.json",
+      "docs/SPEC.md",
+      "docs/BOM.md",
+      "docs/DECISIONS.md",
+      "docs/CHANGELOG.md",
+      ".copperhead/.gitignore",
+      ".git/hooks/pre-commit",
+    ]) {
       expect(paths).toContain(path);
       expect(existsSync(join(repo, path))).toBe(true);
     }
@@ -146,7 +161,10 @@ describe("could not run: exit 3 with a message that says how to fix it", () => {
     });
     // It used to wait for the hung program, which held the pipes, for as long as it ran.
     expect(result.timedOut).toBe(false);
-    expect({ exitCode: result.exitCode, code: JSON.parse(result.stdout).error.code }).toEqual({ exitCode: 3, code: "kicad_timeout" });
+    expect({ exitCode: result.exitCode, code: JSON.parse(result.stdout).error.code }).toEqual({
+      exitCode: 3,
+      code: "kicad_timeout",
+    });
     await Bun.sleep(200);
     expect(isRunning(childPid(dir))).toBe(false);
   }, 60_000);
@@ -155,7 +173,11 @@ describe("could not run: exit 3 with a message that says how to fix it", () => {
     const repo = await copyFixture("usb-led");
     const dir = await makeTempDir();
     const cli = launcher(dir, "kicad-cli", kicadCli, { unless: "version", command: "sleep 600" });
-    const proc = Bun.spawn([BINARY, "check", "--repo", repo], { env: { ...process.env, ...ISOLATED_ENV, COPPERHEAD_KICAD_CLI: cli } as Record<string, string>, stdout: "ignore", stderr: "ignore" });
+    const proc = Bun.spawn([BINARY, "check", "--repo", repo], {
+      env: { ...process.env, ...ISOLATED_ENV, COPPERHEAD_KICAD_CLI: cli } as Record<string, string>,
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     const deadline = Date.now() + 30_000;
     while (!existsSync(join(dir, "child.pid")) && Date.now() < deadline) await Bun.sleep(50);
     // What the terminal does: SIGINT to copperhead's group, which no longer holds kicad-cli.
@@ -176,8 +198,14 @@ describe("could not run: exit 3 with a message that says how to fix it", () => {
       timeoutMs: 60_000,
       maxRssBytes: 1024 * 1024 * 1024,
     });
-    expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory }).toEqual({ timedOut: false, outOfMemory: false });
-    expect({ exitCode: result.exitCode, code: JSON.parse(result.stdout).error.code }).toEqual({ exitCode: 3, code: "kicad_output_too_large" });
+    expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory }).toEqual({
+      timedOut: false,
+      outOfMemory: false,
+    });
+    expect({ exitCode: result.exitCode, code: JSON.parse(result.stdout).error.code }).toEqual({
+      exitCode: 3,
+      code: "kicad_output_too_large",
+    });
     // Two runs (ERC and DRC) at 64 MiB of stdout each, and the rest of copperhead.
     expect(result.peakRssBytes).toBeLessThan(512 * 1024 * 1024);
     await Bun.sleep(200);
@@ -186,7 +214,9 @@ describe("could not run: exit 3 with a message that says how to fix it", () => {
 
   test("kicad-cli missing", async () => {
     const repo = await copyFixture("usb-led");
-    const { exitCode, stdout, stderr } = await runBinary(["check", "--repo", repo], { env: { COPPERHEAD_KICAD_CLI: join(repo, "nope") } });
+    const { exitCode, stdout, stderr } = await runBinary(["check", "--repo", repo], {
+      env: { COPPERHEAD_KICAD_CLI: join(repo, "nope") },
+    });
     expect(exitCode).toBe(3);
     expect(stdout).toBe("");
     expect(stderr).toContain("COPPERHEAD_KICAD_CLI");
@@ -216,17 +246,31 @@ describe("doctor", () => {
   test("reports kicad-cli, git, config, project and libraries; provider keys by name only", async () => {
     const repo = await copyFixture("usb-led");
     const secret = "sk-ant-test-0123456789";
-    const { exitCode, stdout } = await runBinary(["doctor", "--repo", repo, "--json"], { env: { ANTHROPIC_API_KEY: secret } });
+    const { exitCode, stdout } = await runBinary(["doctor", "--repo", repo, "--json"], {
+      env: { ANTHROPIC_API_KEY: secret },
+    });
     expect(exitCode).toBe(0);
     const result = JSON.parse(stdout);
-    expect(result.items.map((i: { id: string }) => i.id)).toEqual(["kicad-cli", "kicad-python", "git", "config", "project", "libraries", "providers", "agent-clis", "mcp"]);
+    expect(result.items.map((i: { id: string }) => i.id)).toEqual([
+      "kicad-cli",
+      "kicad-python",
+      "git",
+      "config",
+      "project",
+      "libraries",
+      "providers",
+      "agent-clis",
+      "mcp",
+    ]);
     expect(result.items.find((i: { id: string }) => i.id === "providers").summary).toContain("ANTHROPIC_API_KEY");
     expect(stdout).not.toContain(secret);
   }, 30_000);
 
   test("without KiCad's Python: a warning naming the install per platform", async () => {
     const repo = await copyFixture("usb-led");
-    const { exitCode, stdout } = await runBinary(["doctor", "--repo", repo, "--json"], { env: { COPPERHEAD_KICAD_PYTHON: join(repo, "nope") } });
+    const { exitCode, stdout } = await runBinary(["doctor", "--repo", repo, "--json"], {
+      env: { COPPERHEAD_KICAD_PYTHON: join(repo, "nope") },
+    });
     expect(exitCode).toBe(0);
     const item = JSON.parse(stdout).items.find((i: { id: string }) => i.id === "kicad-python");
     expect(item.status).toBe("warn");
@@ -237,12 +281,23 @@ describe("doctor", () => {
   test("shows the model calls' idle timeout, deadline and retries in force, and where each came from", async () => {
     const repo = await copyFixture("usb-led");
     mkdirSync(join(repo, ".copperhead"), { recursive: true });
-    writeFileSync(join(repo, ".copperhead/config.json"), JSON.stringify({ providerTimeoutSeconds: 600, providerRetries: 5 }));
+    writeFileSync(
+      join(repo, ".copperhead/config.json"),
+      JSON.stringify({ providerTimeoutSeconds: 600, providerRetries: 5 }),
+    );
     const providers = async (env: Record<string, string | undefined>) =>
-      JSON.parse((await runBinary(["doctor", "--repo", repo, "--json"], { env: { ...ISOLATED_ENV, ...env } })).stdout).items.find((i: { id: string }) => i.id === "providers");
-    expect((await providers({})).summary).toContain("model calls: idle timeout 600 s (config), deadline 2400 s (default), 5 retries (config)");
-    expect((await providers({ COPPERHEAD_PROVIDER_TIMEOUT: "900" })).summary).toContain("idle timeout 900 s (COPPERHEAD_PROVIDER_TIMEOUT)");
-    expect((await providers({ COPPERHEAD_PROVIDER_DEADLINE: "1000" })).summary).toContain("deadline 1000 s (COPPERHEAD_PROVIDER_DEADLINE)");
+      JSON.parse(
+        (await runBinary(["doctor", "--repo", repo, "--json"], { env: { ...ISOLATED_ENV, ...env } })).stdout,
+      ).items.find((i: { id: string }) => i.id === "providers");
+    expect((await providers({})).summary).toContain(
+      "model calls: idle timeout 600 s (config), deadline 2400 s (default), 5 retries (config)",
+    );
+    expect((await providers({ COPPERHEAD_PROVIDER_TIMEOUT: "900" })).summary).toContain(
+      "idle timeout 900 s (COPPERHEAD_PROVIDER_TIMEOUT)",
+    );
+    expect((await providers({ COPPERHEAD_PROVIDER_DEADLINE: "1000" })).summary).toContain(
+      "deadline 1000 s (COPPERHEAD_PROVIDER_DEADLINE)",
+    );
     const bad = await providers({ COPPERHEAD_PROVIDER_TIMEOUT: "later" });
     expect(bad.status).toBe("fail");
     expect(bad.summary).toContain('COPPERHEAD_PROVIDER_TIMEOUT needs a number of seconds from 1 to 3600, not "later"');
@@ -250,7 +305,9 @@ describe("doctor", () => {
 
   test("without kicad-cli: exit 3 and the fix", async () => {
     const repo = await copyFixture("usb-led");
-    const { exitCode, stdout } = await runBinary(["doctor", "--repo", repo], { env: { COPPERHEAD_KICAD_CLI: join(repo, "nope") } });
+    const { exitCode, stdout } = await runBinary(["doctor", "--repo", repo], {
+      env: { COPPERHEAD_KICAD_CLI: join(repo, "nope") },
+    });
     expect(exitCode).toBe(3);
     expect(stdout).toContain("✖ kicad-cli");
     expect(stdout).toContain("fix:");
@@ -260,13 +317,17 @@ describe("doctor", () => {
 describe("no network", () => {
   /** Every connect() the process tree makes, as strace prints them. */
   async function connects(args: string[], repo: string): Promise<string[]> {
-    if (!Bun.which("strace")) throw new Error("strace is needed to prove no network use; install it (scripts/setup.sh --test does).");
+    if (!Bun.which("strace"))
+      throw new Error("strace is needed to prove no network use; install it (scripts/setup.sh --test does).");
     const dir = await makeTempDir();
     const trace = join(dir, "trace");
-    const proc = Bun.spawn(["strace", "-f", "-qq", "-e", "trace=connect,sendto,sendmsg", "-o", trace, BINARY, ...args, "--repo", repo], {
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    const proc = Bun.spawn(
+      ["strace", "-f", "-qq", "-e", "trace=connect,sendto,sendmsg", "-o", trace, BINARY, ...args, "--repo", repo],
+      {
+        stdout: "ignore",
+        stderr: "ignore",
+      },
+    );
     await proc.exited;
     return readFileSync(trace, "utf8")
       .split("\n")

@@ -30,7 +30,10 @@ const REQUEST = "add a 100 nF decoupling capacitor on the LDO output";
 const template = templateRepo();
 
 function requireClaude(): string {
-  if (!existsSync(CLAUDE)) throw new Error(`${CLAUDE} is missing: run \`bun install --frozen-lockfile\` (Claude Code is a pinned devDependency).`);
+  if (!existsSync(CLAUDE))
+    throw new Error(
+      `${CLAUDE} is missing: run \`bun install --frozen-lockfile\` (Claude Code is a pinned devDependency).`,
+    );
   return CLAUDE;
 }
 
@@ -52,7 +55,9 @@ async function claudeEnv(baseUrl: string): Promise<Record<string, string | undef
 async function runDo(turns: SessionTurn[], repo: string) {
   const api = serveScriptedMessagesApi(turns, PREFIX, ["Bash"]);
   try {
-    const result = await runBinary(["do", REQUEST, "--model", "claude-code", "--repo", repo, "--json"], { env: await claudeEnv(api.baseUrl) });
+    const result = await runBinary(["do", REQUEST, "--model", "claude-code", "--repo", repo, "--json"], {
+      env: await claudeEnv(api.baseUrl),
+    });
     return { result, toolLists: api.toolLists, systems: api.systems };
   } finally {
     await api.stop();
@@ -64,7 +69,11 @@ describe("the real Claude Code CLI", () => {
     const repo = await copyRepo(template());
     const { result, toolLists, systems } = await runDo(sessionTurns("add-decoupling-cap"), repo);
     const summary = JSON.parse(result.stdout || "{}");
-    expect({ exitCode: result.exitCode, status: summary.status, stderr: result.exitCode === 0 ? "" : result.stderr }).toEqual({ exitCode: 0, status: "committed", stderr: "" });
+    expect({
+      exitCode: result.exitCode,
+      status: summary.status,
+      stderr: result.exitCode === 0 ? "" : result.stderr,
+    }).toEqual({ exitCode: 0, status: "committed", stderr: "" });
     const expected = DO_TOOLS.map((t) => `${PREFIX}${t.name}`).sort();
     expect(toolLists.length).toBeGreaterThan(0);
     for (const names of toolLists) expect([...names].sort()).toEqual(expected);
@@ -92,23 +101,43 @@ describe("the real Claude Code CLI", () => {
   }, 240_000);
 
   test("every flag copperhead passes is one the pinned CLI documents, or one it takes though its help leaves it out", async () => {
-    const env = { ...process.env, HOME: await makeTempDir(), DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" };
+    const env = {
+      ...process.env,
+      HOME: await makeTempDir(),
+      DISABLE_AUTOUPDATER: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    };
     const help = Bun.spawnSync([requireClaude(), "--help"], { env });
     const text = help.stdout.toString();
     expect(help.exitCode).toBe(0);
-    const launch = claudeCodeDriver.launch({ prompt: "p", system: "s", model: "m", resume: "r", dir: "/tmp", env: {}, bridge: { command: "copperhead", args: ["mcp-bridge"], env: {} } });
+    const launch = claudeCodeDriver.launch({
+      prompt: "p",
+      system: "s",
+      model: "m",
+      resume: "r",
+      dir: "/tmp",
+      env: {},
+      bridge: { command: "copperhead", args: ["mcp-bridge"], env: {} },
+    });
     expect(launch.args).not.toContain("p");
     expect(launch.args).not.toContain("s");
     expect(launch.stdin).toBe("p");
     // Not in the help, yet taken: a missing file is refused by name, not as an unknown option.
     const hidden = ["--append-system-prompt-file"];
     for (const flag of hidden) {
-      const run = Bun.spawnSync([requireClaude(), "-p", flag, "/nonexistent/system-prompt.md", "hello"], { env: { ...env, ANTHROPIC_API_KEY: "sk-ant-loopback-not-a-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" } });
+      const run = Bun.spawnSync([requireClaude(), "-p", flag, "/nonexistent/system-prompt.md", "hello"], {
+        env: { ...env, ANTHROPIC_API_KEY: "sk-ant-loopback-not-a-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" },
+      });
       expect(run.stdout.toString() + run.stderr.toString()).toContain("file not found: /nonexistent/system-prompt.md");
     }
     const flags = launch.args.filter((a) => a.startsWith("-") && !hidden.includes(a));
     expect(flags.length).toBeGreaterThan(5);
-    const missing = flags.filter((flag) => !new RegExp(`(^|[\\s,])${flag.replace(/[-]/g, "\\-")}([\\s,=<\\[]|$)`, "m").test(text));
-    if (missing.length > 0) throw new Error(`the pinned claude CLI no longer documents ${missing.join(", ")}, which copperhead passes (src/agent/providers/agent-cli/claude-code.ts)`);
+    const missing = flags.filter(
+      (flag) => !new RegExp(`(^|[\\s,])${flag.replace(/[-]/g, "\\-")}([\\s,=<\\[]|$)`, "m").test(text),
+    );
+    if (missing.length > 0)
+      throw new Error(
+        `the pinned claude CLI no longer documents ${missing.join(", ")}, which copperhead passes (src/agent/providers/agent-cli/claude-code.ts)`,
+      );
   }, 60_000);
 });

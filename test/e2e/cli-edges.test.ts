@@ -24,7 +24,11 @@ describe("commands", () => {
     const sub = await run(["board", "snyc"]);
     expect(sub.stderr).toMatch(/Did you mean `?copperhead board sync`?\?/);
     const json = await run(["--json", "chek"]);
-    expect(JSON.parse(json.stdout).error).toMatchObject({ code: "usage", command: "chek", fix: "Did you mean `copperhead check`? Run `copperhead --help` for its commands." });
+    expect(JSON.parse(json.stdout).error).toMatchObject({
+      code: "usage",
+      command: "chek",
+      fix: "Did you mean `copperhead check`? Run `copperhead --help` for its commands.",
+    });
   });
 
   test("help and version are commands", async () => {
@@ -66,7 +70,9 @@ describe("check formats at their edges", () => {
     const result = await run(["check", "--repo", project, "--format", "github"]);
     const warnings = result.stdout.split("\n").filter((line) => line.startsWith("::warning "));
     expect(warnings.length).toBe(10);
-    expect(warnings.at(-1)).toMatch(/^::warning title=copperhead::\d+ more warnings not annotated \(GitHub shows 10 per step\): check against the base branch \(`copperhead check --baseline origin\/main`\)/);
+    expect(warnings.at(-1)).toMatch(
+      /^::warning title=copperhead::\d+ more warnings not annotated \(GitHub shows 10 per step\): check against the base branch \(`copperhead check --baseline origin\/main`\)/,
+    );
   }, 120_000);
 
   test("--format sarif stays a valid SARIF log when the check cannot run", async () => {
@@ -82,7 +88,13 @@ describe("check formats at their edges", () => {
         executionSuccessful: false,
         exitCode: 3,
         toolExecutionNotifications: [
-          { level: "error", descriptor: { id: "not_found" }, message: { text: "Repository folder not found: /nonexistent/board Fix: Pass --repo with the path of a folder that holds a KiCad project." } },
+          {
+            level: "error",
+            descriptor: { id: "not_found" },
+            message: {
+              text: "Repository folder not found: /nonexistent/board Fix: Pass --repo with the path of a folder that holds a KiCad project.",
+            },
+          },
         ],
       },
     ]);

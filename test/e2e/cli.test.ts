@@ -9,7 +9,9 @@ describe("compiled binary", () => {
   test("--version prints the package version and git revision", async () => {
     const { exitCode, stdout } = await runBinary(["--version"]);
     expect(exitCode).toBe(0);
-    expect(stdout.trim()).toMatch(new RegExp(`^${pkg.version.replaceAll(".", "\\.")}\\+([0-9a-f]{12}(\\.dirty)?|nogit)$`));
+    expect(stdout.trim()).toMatch(
+      new RegExp(`^${pkg.version.replaceAll(".", "\\.")}\\+([0-9a-f]{12}(\\.dirty)?|nogit)$`),
+    );
   });
 
   test("--help lists the commands on stdout", async () => {

@@ -41,7 +41,8 @@ const REQUEST = "add a 100 nF decoupling capacitor on the LDO output";
 const template = templateRepo();
 
 function requireCodex(): string {
-  if (!existsSync(CODEX)) throw new Error(`${CODEX} is missing: run \`bun install --frozen-lockfile\` (Codex is a pinned devDependency).`);
+  if (!existsSync(CODEX))
+    throw new Error(`${CODEX} is missing: run \`bun install --frozen-lockfile\` (Codex is a pinned devDependency).`);
   return CODEX;
 }
 
@@ -61,7 +62,10 @@ async function codexHome(baseUrl: string): Promise<string> {
       'command = "their-own-server"',
     ].join("\n"),
   );
-  const login = Bun.spawnSync([requireCodex(), "login", "--with-api-key"], { env: { ...process.env, CODEX_HOME: home }, stdin: Buffer.from(KEY) });
+  const login = Bun.spawnSync([requireCodex(), "login", "--with-api-key"], {
+    env: { ...process.env, CODEX_HOME: home },
+    stdin: Buffer.from(KEY),
+  });
   expect(login.exitCode).toBe(0);
   return home;
 }
@@ -69,7 +73,12 @@ async function codexHome(baseUrl: string): Promise<string> {
 async function runDo(turns: SessionTurn[], repo: string) {
   const api = serveScriptedResponsesApi(turns, NAMESPACE, CODEX_OWN);
   try {
-    const env = { ...ISOLATED_ENV, PATH: `${dirname(requireCodex())}:${process.env.PATH ?? ""}`, CODEX_HOME: await codexHome(api.baseUrl), LOOPBACK_MODEL_KEY: KEY };
+    const env = {
+      ...ISOLATED_ENV,
+      PATH: `${dirname(requireCodex())}:${process.env.PATH ?? ""}`,
+      CODEX_HOME: await codexHome(api.baseUrl),
+      LOOPBACK_MODEL_KEY: KEY,
+    };
     const result = await runBinary(["do", REQUEST, "--model", `codex:${MODEL}`, "--repo", repo, "--json"], { env });
     return { result, api };
   } finally {
@@ -83,7 +92,11 @@ describe("the real Codex CLI", () => {
     const turns = sessionTurns("add-decoupling-cap");
     const { result, api } = await runDo(turns, repo);
     const summary = JSON.parse(result.stdout || "{}");
-    expect({ exitCode: result.exitCode, status: summary.status, stderr: result.exitCode === 0 ? "" : result.stderr }).toEqual({ exitCode: 0, status: "committed", stderr: "" });
+    expect({
+      exitCode: result.exitCode,
+      status: summary.status,
+      stderr: result.exitCode === 0 ? "" : result.stderr,
+    }).toEqual({ exitCode: 0, status: "committed", stderr: "" });
     for (const auth of api.authorizations) expect(auth).toBe(`Bearer ${KEY}`);
     const expected = [...DO_TOOLS.map((t) => `${NAMESPACE}/${t.name}`), ...CODEX_OWN].sort();
     // One request per scripted turn, and one more after the last tool output (answered "Done.").
@@ -104,7 +117,16 @@ describe("the real Codex CLI", () => {
     // The edits are made, then the model asks Codex to read a resource off copperhead's server.
     const turns: SessionTurn[] = [
       ...sessionTurns("add-decoupling-cap").slice(0, 5),
-      { content: [{ type: "tool_use", id: "resource", name: "read_mcp_resource", input: { server: "copperhead", uri: "file:///etc/passwd" } }] },
+      {
+        content: [
+          {
+            type: "tool_use",
+            id: "resource",
+            name: "read_mcp_resource",
+            input: { server: "copperhead", uri: "file:///etc/passwd" },
+          },
+        ],
+      },
     ];
     const { result } = await runDo(turns, repo);
     const { status, reason, detail } = JSON.parse(result.stdout || "{}");
@@ -112,7 +134,9 @@ describe("the real Codex CLI", () => {
       exitCode: 1,
       status: "rolled_back",
       reason: "provider_error",
-      detail: expect.stringContaining('the Codex CLI has or used copperhead.read_mcp_resource, a tool copperhead did not give it'),
+      detail: expect.stringContaining(
+        "the Codex CLI has or used copperhead.read_mcp_resource, a tool copperhead did not give it",
+      ),
     });
     expect(fingerprint(repo)).toEqual(before);
   }, 300_000);
@@ -123,31 +147,61 @@ describe("the real Codex CLI", () => {
       const home = await codexHome(api.baseUrl);
       // copperhead's stdio MCP server stands in for the bridge: the CLI must start it (`required`).
       const dir = await makeTempDir();
-      const launch = codexDriver.launch({ prompt: "p", system: "s", model: MODEL, dir, env: { CODEX_HOME: home }, bridge: { command: BINARY, args: ["mcp"], env: {} } });
-      for (const [name, text] of Object.entries(launch.files ?? {})) writeFileSync(join(dir, name), text, { mode: 0o600 });
+      const launch = codexDriver.launch({
+        prompt: "p",
+        system: "s",
+        model: MODEL,
+        dir,
+        env: { CODEX_HOME: home },
+        bridge: { command: BINARY, args: ["mcp"], env: {} },
+      });
+      for (const [name, text] of Object.entries(launch.files ?? {}))
+        writeFileSync(join(dir, name), text, { mode: 0o600 });
       const env = { ...ISOLATED_ENV, PATH: process.env.PATH, CODEX_HOME: home, LOOPBACK_MODEL_KEY: KEY };
       // Unknown -c keys are silently ignored unless --strict-config, which names them.
       const args = launch.args.flatMap((a) => (a === "exec" ? ["exec", "--strict-config"] : [a]));
       // Not spawnSync: the loopback answering the CLI runs in this process.
-      const run = Bun.spawn([requireCodex(), ...args], { env, cwd: dir, stdin: new Blob([launch.stdin]), stdout: "ignore", stderr: "pipe" });
+      const run = Bun.spawn([requireCodex(), ...args], {
+        env,
+        cwd: dir,
+        stdin: new Blob([launch.stdin]),
+        stdout: "ignore",
+        stderr: "pipe",
+      });
       const stderr = await new Response(run.stderr).text();
       await run.exited;
       const unknown = /unknown configuration field `([^`]+)`/.exec(stderr)?.[1];
-      if (unknown) throw new Error(`the pinned codex CLI no longer knows -c ${unknown}, which copperhead passes (src/agent/providers/agent-cli/codex.ts)`);
+      if (unknown)
+        throw new Error(
+          `the pinned codex CLI no longer knows -c ${unknown}, which copperhead passes (src/agent/providers/agent-cli/codex.ts)`,
+        );
       expect({ exitCode: run.exitCode, stderr: run.exitCode === 0 ? "" : stderr }).toEqual({ exitCode: 0, stderr: "" });
 
       // A feature switch that still parses but is removed no longer does anything.
       const list = Bun.spawnSync([requireCodex(), "features", "list"], { env }).stdout.toString();
-      const stages = new Map(list.split("\n").map((line) => line.trim().split(/\s{2,}/)).map(([name, stage]) => [name, stage]));
+      const stages = new Map(
+        list
+          .split("\n")
+          .map((line) => line.trim().split(/\s{2,}/))
+          .map(([name, stage]) => [name, stage]),
+      );
       const features = launch.args.flatMap((a) => /^features\.([^.=]+)/.exec(a)?.[1] ?? []);
       expect(features.length).toBeGreaterThan(5);
       const stale = features.filter((f) => !stages.has(f) || /removed/.test(stages.get(f) ?? ""));
-      if (stale.length > 0) throw new Error(`the pinned codex CLI lists ${stale.map((f) => `features.${f} (${stages.get(f) ?? "unknown"})`).join(", ")}, which copperhead passes (src/agent/providers/agent-cli/codex.ts)`);
+      if (stale.length > 0)
+        throw new Error(
+          `the pinned codex CLI lists ${stale.map((f) => `features.${f} (${stages.get(f) ?? "unknown"})`).join(", ")}, which copperhead passes (src/agent/providers/agent-cli/codex.ts)`,
+        );
 
       const help = Bun.spawnSync([requireCodex(), "exec", "--help"], { env }).stdout.toString();
       const flags = launch.args.filter((a) => a.startsWith("--"));
-      const missing = flags.filter((flag) => !new RegExp(`(^|[\\s,])${flag.replace(/[-]/g, "\\-")}([\\s,=<\\[]|$)`, "m").test(help));
-      if (missing.length > 0) throw new Error(`the pinned codex CLI no longer documents ${missing.join(", ")}, which copperhead passes (src/agent/providers/agent-cli/codex.ts)`);
+      const missing = flags.filter(
+        (flag) => !new RegExp(`(^|[\\s,])${flag.replace(/[-]/g, "\\-")}([\\s,=<\\[]|$)`, "m").test(help),
+      );
+      if (missing.length > 0)
+        throw new Error(
+          `the pinned codex CLI no longer documents ${missing.join(", ")}, which copperhead passes (src/agent/providers/agent-cli/codex.ts)`,
+        );
     } finally {
       await api.stop();
     }

@@ -43,14 +43,20 @@ async function scene(options: { hookExit?: number; slowKicad?: boolean } = {}): 
   const repo = await copyRepo(template());
   const marks = await makeTempDir();
   const hook = join(repo, ".git/hooks/pre-commit");
-  writeFileSync(hook, `#!/bin/sh\n: > "${marks}/hook-started"\nsleep ${HOOK_SECONDS}\n: > "${marks}/hook-done"\nexit ${options.hookExit ?? 0}\n`);
+  writeFileSync(
+    hook,
+    `#!/bin/sh\n: > "${marks}/hook-started"\nsleep ${HOOK_SECONDS}\n: > "${marks}/hook-done"\nexit ${options.hookExit ?? 0}\n`,
+  );
   chmodSync(hook, 0o755);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, ...ISOLATED_ENV })) if (v !== undefined) env[k] = v;
   if (options.slowKicad) {
     // kicad-cli that takes 3 s for real work: the verification after `finish` lasts that long.
     const wrapper = join(marks, "kicad-cli");
-    writeFileSync(wrapper, `#!/bin/sh\ncase "$1" in --version|version) ;; *) sleep 3 ;; esac\nexec "${(await requireKicadCli()).path}" "$@"\n`);
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\ncase "$1" in --version|version) ;; *) sleep 3 ;; esac\nexec "${(await requireKicadCli()).path}" "$@"\n`,
+    );
     chmodSync(wrapper, 0o755);
     env.COPPERHEAD_KICAD_CLI = wrapper;
   }
@@ -58,14 +64,27 @@ async function scene(options: { hookExit?: number; slowKicad?: boolean } = {}): 
 }
 
 /** Starts `do` in a process group of its own, so the test can kill it, or all of it. */
-function startDo(s: Scene): { proc: Subprocess<"ignore", "pipe", "pipe">; stderr: string[]; result: Promise<{ exitCode: number; stdout: string }> } {
-  const proc = Bun.spawn([BINARY, "do", REQUEST, "--model", MODEL, "--repo", s.repo, "--json"], { env: s.env, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+function startDo(s: Scene): {
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  stderr: string[];
+  result: Promise<{ exitCode: number; stdout: string }>;
+} {
+  const proc = Bun.spawn([BINARY, "do", REQUEST, "--model", MODEL, "--repo", s.repo, "--json"], {
+    env: s.env,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    detached: true,
+  });
   const stderr: string[] = [];
   void (async () => {
     const decoder = new TextDecoder();
     for await (const chunk of proc.stderr) stderr.push(decoder.decode(chunk, { stream: true }));
   })();
-  const result = Promise.all([new Response(proc.stdout).text(), proc.exited]).then(([stdout, exitCode]) => ({ stdout, exitCode }));
+  const result = Promise.all([new Response(proc.stdout).text(), proc.exited]).then(([stdout, exitCode]) => ({
+    stdout,
+    exitCode,
+  }));
   return { proc, stderr, result };
 }
 
@@ -106,7 +125,10 @@ describe("kill -9 while the user's pre-commit hook runs", () => {
 
     const early = await netlist(s);
     expect(early.exitCode).toBe(3);
-    expect(JSON.parse(early.stdout).error).toMatchObject({ code: "busy", message: expect.stringContaining("may still land") });
+    expect(JSON.parse(early.stdout).error).toMatchObject({
+      code: "busy",
+      message: expect.stringContaining("may still land"),
+    });
     expect(existsSync(join(s.marks, "hook-done"))).toBe(false);
 
     await until("recovery to go through", async () => (await netlist(s)).exitCode === 0);
@@ -152,7 +174,11 @@ describe("SIGINT and SIGTERM after finish", () => {
       run.proc.kill(signal);
       const { exitCode, stdout } = await run.result;
       const summary = JSON.parse(stdout);
-      expect({ exitCode, status: summary.status, reason: summary.reason }).toEqual({ exitCode: 1, status: "rolled_back", reason: "cancelled" });
+      expect({ exitCode, status: summary.status, reason: summary.reason }).toEqual({
+        exitCode: 1,
+        status: "rolled_back",
+        reason: "cancelled",
+      });
       expect(existsSync(join(s.marks, "hook-started"))).toBe(false);
       expect((await git(s.repo, "rev-parse", "HEAD")).trim()).toBe(s.before.head);
       expect(fingerprint(s.repo)).toEqual(s.before.tree);
@@ -177,9 +203,18 @@ describe("mcp", () => {
   test("a copperhead_do cancelled while its git commit runs still answers, with the committed summary", async () => {
     const s = await scene();
     const wire = await openMcpWire(s.repo, { ...s.env, COPPERHEAD_MODEL: MODEL });
-    await wire.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "copperhead_do", arguments: { request: REQUEST } } });
+    await wire.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "copperhead_do", arguments: { request: REQUEST } },
+    });
     await until("the hook to start", () => existsSync(join(s.marks, "hook-started")));
-    await wire.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "the host gave up" } });
+    await wire.send({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 1, reason: "the host gave up" },
+    });
     const response = await wire.response(1, 60_000);
     const summary = response.result?.structuredContent as { status: string; commit: string; detail: string };
     expect(summary.status).toBe("committed");

@@ -29,36 +29,44 @@ async function bmsRepo(): Promise<string> {
 }
 
 describe("a 35-turn add-part run on a four-layer board stays within the context budget", () => {
-  test("through the Anthropic provider: no request over 60k tokens, the run under 600k, a cache breakpoint on every request", async () => {
-    const turns = sessionTurns(SESSION);
-    expect(turns).toHaveLength(35);
-    const { summary, requests } = await meteredRun("anthropic", turns, REQUEST, await bmsRepo());
-    expect(summary.status, `${summary.reason}: ${summary.detail}`).toBe("committed");
-    expect(requests).toHaveLength(35);
-    expect(requests.reduce((n, r) => n + r.pictures, 0)).toBeGreaterThan(0);
-    for (const [i, r] of requests.entries()) {
-      expect(r.tokens, `request ${i + 1}`).toBeLessThanOrEqual(DEFAULT_CONTEXT_BUDGET_TOKENS);
-      expect(r.breakpoints, `request ${i + 1}`).toBeGreaterThan(0);
-      expect(r.pictures, `request ${i + 1}`).toBeLessThanOrEqual(2);
-      expect(r.unpaired, `request ${i + 1}`).toEqual([]);
-    }
-    const total = requests.reduce((n, r) => n + r.tokens, 0);
-    expect(total).toBeLessThanOrEqual(600_000);
-    // The cache serves most of it, and the run's usage says so.
-    const read = requests.reduce((n, r) => n + r.cacheRead, 0);
-    expect(read / total).toBeGreaterThan(0.5);
-    expect(summary.usage.cacheReadTokens).toBe(read);
-    expect(summary.usage.turns).toBe(35);
-  }, TIMEOUT);
+  test(
+    "through the Anthropic provider: no request over 60k tokens, the run under 600k, a cache breakpoint on every request",
+    async () => {
+      const turns = sessionTurns(SESSION);
+      expect(turns).toHaveLength(35);
+      const { summary, requests } = await meteredRun("anthropic", turns, REQUEST, await bmsRepo());
+      expect(summary.status, `${summary.reason}: ${summary.detail}`).toBe("committed");
+      expect(requests).toHaveLength(35);
+      expect(requests.reduce((n, r) => n + r.pictures, 0)).toBeGreaterThan(0);
+      for (const [i, r] of requests.entries()) {
+        expect(r.tokens, `request ${i + 1}`).toBeLessThanOrEqual(DEFAULT_CONTEXT_BUDGET_TOKENS);
+        expect(r.breakpoints, `request ${i + 1}`).toBeGreaterThan(0);
+        expect(r.pictures, `request ${i + 1}`).toBeLessThanOrEqual(2);
+        expect(r.unpaired, `request ${i + 1}`).toEqual([]);
+      }
+      const total = requests.reduce((n, r) => n + r.tokens, 0);
+      expect(total).toBeLessThanOrEqual(600_000);
+      // The cache serves most of it, and the run's usage says so.
+      const read = requests.reduce((n, r) => n + r.cacheRead, 0);
+      expect(read / total).toBeGreaterThan(0.5);
+      expect(summary.usage.cacheReadTokens).toBe(read);
+      expect(summary.usage.turns).toBe(35);
+    },
+    TIMEOUT,
+  );
 
-  test("through the OpenAI provider: every request within the budget", async () => {
-    const { summary, requests } = await meteredRun("openai", sessionTurns(SESSION), REQUEST, await bmsRepo());
-    expect(summary.status, `${summary.reason}: ${summary.detail}`).toBe("committed");
-    expect(requests).toHaveLength(35);
-    for (const [i, r] of requests.entries()) {
-      expect(r.tokens, `request ${i + 1}`).toBeLessThanOrEqual(DEFAULT_CONTEXT_BUDGET_TOKENS);
-      expect(r.unpaired, `request ${i + 1}`).toEqual([]);
-    }
-    expect(summary.usage.cacheReadTokens).toBeGreaterThan(0);
-  }, TIMEOUT);
+  test(
+    "through the OpenAI provider: every request within the budget",
+    async () => {
+      const { summary, requests } = await meteredRun("openai", sessionTurns(SESSION), REQUEST, await bmsRepo());
+      expect(summary.status, `${summary.reason}: ${summary.detail}`).toBe("committed");
+      expect(requests).toHaveLength(35);
+      for (const [i, r] of requests.entries()) {
+        expect(r.tokens, `request ${i + 1}`).toBeLessThanOrEqual(DEFAULT_CONTEXT_BUDGET_TOKENS);
+        expect(r.unpaired, `request ${i + 1}`).toEqual([]);
+      }
+      expect(summary.usage.cacheReadTokens).toBeGreaterThan(0);
+    },
+    TIMEOUT,
+  );
 });

@@ -42,7 +42,10 @@ describe("copperhead diff", () => {
     const result = JSON.parse(r.stdout);
     expect(result.schema).toBe("copperhead.diff/1");
     expect(result.head).toEqual({ commit: null });
-    expect(result.components.map((c: { ref: string; status: string }) => `${c.status} ${c.ref}`)).toEqual(["changed R1", "added R4"]);
+    expect(result.components.map((c: { ref: string; status: string }) => `${c.status} ${c.ref}`)).toEqual([
+      "changed R1",
+      "added R4",
+    ]);
     expect((await diff(["--repo", repo, "--json"])).stdout).toBe(r.stdout);
   });
 
@@ -50,12 +53,16 @@ describe("copperhead diff", () => {
     const repo = await editedRepo();
     const text = await diff(["--repo", repo]);
     expect(text.exitCode).toBe(0);
-    expect(text.stdout).toContain("Parts\n  ~ R1 on /: Value 5.1k → 4k7\n  + R4 10k (Device:R, Resistor_SMD:R_0603_1608Metric) on / — 1: /LED_A, 2: GND\n");
+    expect(text.stdout).toContain(
+      "Parts\n  ~ R1 on /: Value 5.1k → 4k7\n  + R4 10k (Device:R, Resistor_SMD:R_0603_1608Metric) on / — 1: /LED_A, 2: GND\n",
+    );
     const md = await diff(["--repo", repo, "--format", "markdown"]);
     expect(md.exitCode).toBe(0);
     expect(md.stdout).toMatch(/^### Design changes: HEAD \([0-9a-f]{7}\) → the working tree\n/);
     expect(md.stdout).toContain("- *changed* `R1` on `/`: Value `5.1k` → `4k7`\n");
-    expect(md.stdout).toContain("- *added* `R4` `10k` (Device:R, Resistor_SMD:R_0603_1608Metric) on `/` — 1: `/LED_A`, 2: `GND`\n");
+    expect(md.stdout).toContain(
+      "- *added* `R4` `10k` (Device:R, Resistor_SMD:R_0603_1608Metric) on `/` — 1: `/LED_A`, 2: `GND`\n",
+    );
   });
 
   test("--render writes the plots, the overview and an inset per change; stdout still carries only the result", async () => {
@@ -65,7 +72,15 @@ describe("copperhead diff", () => {
     expect(r.exitCode).toBe(0);
     const result = JSON.parse(r.stdout);
     expect(result.renders.sheets.map((s: { path: string }) => s.path)).toEqual(["/"]);
-    expect(readdirSync(out).sort()).toEqual(["usb-led.R1.png", "usb-led.R1.svg", "usb-led.R4.png", "usb-led.R4.svg", "usb-led.after.svg", "usb-led.before.svg", "usb-led.diff.svg"]);
+    expect(readdirSync(out).sort()).toEqual([
+      "usb-led.R1.png",
+      "usb-led.R1.svg",
+      "usb-led.R4.png",
+      "usb-led.R4.svg",
+      "usb-led.after.svg",
+      "usb-led.before.svg",
+      "usb-led.diff.svg",
+    ]);
     expect(r.stderr).toContain(`renders: 7 file(s) in ${out}`);
   }, 60_000);
 

@@ -31,7 +31,11 @@ describe("do: an added part arrives placed, routed and refilled", () => {
     const boardFile = project.board!;
     const bytes = readFileSync(boardFile);
     const drc = drcKeys((await runDrc(boardFile, { cli })).report);
-    const session = { request: "add a 100 nF capacitor next to U1", turns: sessionTurns("add-cap-next-to-u1"), added: [{ ref: "C900", anchor: "U1" }] };
+    const session = {
+      request: "add a 100 nF capacitor next to U1",
+      turns: sessionTurns("add-cap-next-to-u1"),
+      added: [{ ref: "C900", anchor: "U1" }],
+    };
     const done = await runAndCheck(cli, repo, "usb-led.kicad_pro", session, { bytes, drc });
     expect(done.result.layoutPending).toEqual([]);
     await checkRefillChangesNothing(cli, done.board, done.boardFile, done.drc, bytes);
@@ -42,7 +46,8 @@ describe("do: an added part arrives placed, routed and refilled", () => {
 function fillWithCourtyards(boardFile: string): void {
   const text = readFileSync(boardFile, "utf8");
   const { minX, minY, maxX, maxY } = Board.parse(text).edgeCutsBBox()!;
-  const rect = (layer: string, id: number) => `(fp_rect (start ${minX} ${minY}) (end ${maxX} ${maxY}) (stroke (width 0.05) (type solid)) (fill no) (layer "${layer}") (uuid "30000000-0000-4000-8000-00000000000${id}"))`;
+  const rect = (layer: string, id: number) =>
+    `(fp_rect (start ${minX} ${minY}) (end ${maxX} ${maxY}) (stroke (width 0.05) (type solid)) (fill no) (layer "${layer}") (uuid "30000000-0000-4000-8000-00000000000${id}"))`;
   const block = `\t(footprint "Test:Block" (layer "F.Cu") (uuid "00000000-0000-4000-8000-000000000001") (at 0 0)
 \t\t(property "Reference" "BLK1" (at ${minX} ${minY} 0) (layer "F.Fab") (uuid "10000000-0000-4000-8000-000000000001") (effects (font (size 1 1) (thickness 0.15))))
 \t\t(property "Value" "block" (at ${minX} ${minY} 0) (layer "F.Fab") (uuid "20000000-0000-4000-8000-000000000001") (effects (font (size 1 1) (thickness 0.15))))
@@ -63,13 +68,33 @@ describe("do on a board with no room", () => {
     await git(repo, "commit", "--quiet", "-am", "no room left");
     const bytes = readFileSync(boardFile);
     const drc = drcKeys((await runDrc(boardFile, { cli })).report);
-    const run = await runBinary(["do", "add a 100 nF capacitor next to U1", "--model", `replay:${join(SESSIONS_DIR, "add-cap-next-to-u1.json")}`, "--json", "--repo", repo], { env: ISOLATED_ENV });
+    const run = await runBinary(
+      [
+        "do",
+        "add a 100 nF capacitor next to U1",
+        "--model",
+        `replay:${join(SESSIONS_DIR, "add-cap-next-to-u1.json")}`,
+        "--json",
+        "--repo",
+        repo,
+      ],
+      { env: ISOLATED_ENV },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout);
     expect(summary.status).toBe("committed");
-    expect(summary.layoutPending).toEqual([{ ref: "C900", reason: expect.stringMatching(/^staged below the outline: no free spot within 15 mm of U1 or elsewhere on the board: the courtyard of BLK1 \(courtyard\)/) }]);
+    expect(summary.layoutPending).toEqual([
+      {
+        ref: "C900",
+        reason: expect.stringMatching(
+          /^staged below the outline: no free spot within 15 mm of U1 or elsewhere on the board: the courtyard of BLK1 \(courtyard\)/,
+        ),
+      },
+    ]);
     const message = await git(repo, "log", "-1", "--format=%B");
-    expect(message).toMatch(/Verification: .*routing: 2 connections left for layout \(C900: staged below the outline: .*the courtyard of BLK1/);
+    expect(message).toMatch(
+      /Verification: .*routing: 2 connections left for layout \(C900: staged below the outline: .*the courtyard of BLK1/,
+    );
     expect(message).not.toMatch(/Verification: .*DRC clean/);
     // Raw DRC agrees: no new error, and the two new unconnected items are C900's.
     const after = drcKeys((await runDrc(boardFile, { cli })).report);
@@ -77,6 +102,10 @@ describe("do on a board with no room", () => {
     const unconnected = addedKeys(after.unconnected, drc.unconnected);
     expect(unconnected).toHaveLength(2);
     expect(unconnected.every((k) => k.includes("of C900"))).toBe(true);
-    expect(Board.parse(readFileSync(boardFile)).footprints().find((f) => f.ref === "C900")!.at.y).toBeGreaterThan(Board.parse(bytes).edgeCutsBBox()!.maxY);
+    expect(
+      Board.parse(readFileSync(boardFile))
+        .footprints()
+        .find((f) => f.ref === "C900")!.at.y,
+    ).toBeGreaterThan(Board.parse(bytes).edgeCutsBBox()!.maxY);
   }, 300_000);
 });

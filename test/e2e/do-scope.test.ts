@@ -60,39 +60,46 @@ function transcript(repo: string): Event[] {
 
 describe("do: an out-of-scope edit is refused, the model amends the proposal, the run commits", () => {
   for (const c of CASES) {
-    test(
-      c.id,
-      async () => {
-        const repo = await c.repo();
-        const parts = () => listComponents(loadSchematicProject(discoverProject(repo).schematic)).map((p) => p.ref);
-        const before = parts();
-        const run = await runBinary(["do", "add a 100 nF capacitor next to U1", "--model", `replay:${join(SESSIONS_DIR, `${c.session}.json`)}`, "--json", "--repo", repo], { env: ISOLATED_ENV });
-        expect(run.exitCode, run.stderr).toBe(0);
-        const summary = JSON.parse(run.stdout);
-        expect(summary.status).toBe("committed");
-        expect(summary.proposal.amendments.map((a: { scope: unknown }) => a.scope)).toEqual([c.amendment]);
+    test(c.id, async () => {
+      const repo = await c.repo();
+      const parts = () => listComponents(loadSchematicProject(discoverProject(repo).schematic)).map((p) => p.ref);
+      const before = parts();
+      const run = await runBinary(
+        [
+          "do",
+          "add a 100 nF capacitor next to U1",
+          "--model",
+          `replay:${join(SESSIONS_DIR, `${c.session}.json`)}`,
+          "--json",
+          "--repo",
+          repo,
+        ],
+        { env: ISOLATED_ENV },
+      );
+      expect(run.exitCode, run.stderr).toBe(0);
+      const summary = JSON.parse(run.stdout);
+      expect(summary.status).toBe("committed");
+      expect(summary.proposal.amendments.map((a: { scope: unknown }) => a.scope)).toEqual([c.amendment]);
 
-        // The refusal came first, typed, and the amendment after it; the same call then ran.
-        const events = transcript(repo);
-        const refusal = events.findIndex((e) => e.type === "tool_result" && e.code === "out_of_scope");
-        const amendment = events.findIndex((e) => e.type === "amendment" && e.approved === true);
-        expect(refusal).toBeGreaterThan(-1);
-        expect(String(events[refusal]!.content)).toContain(c.refused);
-        expect(String(events[refusal]!.content)).toContain("call amend_proposal");
-        expect(amendment).toBeGreaterThan(refusal);
-        expect(events.filter((e) => e.type === "tool_result" && e.isError === true)).toHaveLength(1);
+      // The refusal came first, typed, and the amendment after it; the same call then ran.
+      const events = transcript(repo);
+      const refusal = events.findIndex((e) => e.type === "tool_result" && e.code === "out_of_scope");
+      const amendment = events.findIndex((e) => e.type === "amendment" && e.approved === true);
+      expect(refusal).toBeGreaterThan(-1);
+      expect(String(events[refusal]!.content)).toContain(c.refused);
+      expect(String(events[refusal]!.content)).toContain("call amend_proposal");
+      expect(amendment).toBeGreaterThan(refusal);
+      expect(events.filter((e) => e.type === "tool_result" && e.isError === true)).toHaveLength(1);
 
-        // Each new part exists once: the refused call wrote nothing.
-        const after = parts();
-        expect(after.filter((ref) => !before.includes(ref)).sort()).toEqual(c.added);
-        expect(after.length).toBe(before.length + c.added.length);
+      // Each new part exists once: the refused call wrote nothing.
+      const after = parts();
+      expect(after.filter((ref) => !before.includes(ref)).sort()).toEqual(c.added);
+      expect(after.length).toBe(before.length + c.added.length);
 
-        const committed = parseProposal(await git(repo, "show", `HEAD:${summary.proposal.path}`));
-        expect(committed.problems).toEqual([]);
-        expect(committed.proposal!.amendments!.map((a) => a.scope)).toEqual([c.amendment]);
-        expect(await git(repo, "log", "-1", "--format=%B")).toContain("\nProposal amended during the run:\n1. adds ");
-      },
-      300_000,
-    );
+      const committed = parseProposal(await git(repo, "show", `HEAD:${summary.proposal.path}`));
+      expect(committed.problems).toEqual([]);
+      expect(committed.proposal!.amendments!.map((a) => a.scope)).toEqual([c.amendment]);
+      expect(await git(repo, "log", "-1", "--format=%B")).toContain("\nProposal amended during the run:\n1. adds ");
+    }, 300_000);
   }
 });

@@ -50,9 +50,13 @@ function run(args: string[], env: Record<string, string | undefined> = {}): Prom
 }
 
 /** Starts the binary without waiting for it, so a test can signal it mid-run. */
-function start(args: string[], env: Record<string, string | undefined> = {}): { proc: Subprocess; result: Promise<RunResult> } {
+function start(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): { proc: Subprocess; result: Promise<RunResult> } {
   const merged: Record<string, string> = {};
-  for (const [key, value] of Object.entries({ ...process.env, ...ENV, ...env })) if (value !== undefined) merged[key] = value;
+  for (const [key, value] of Object.entries({ ...process.env, ...ENV, ...env }))
+    if (value !== undefined) merged[key] = value;
   const proc = Bun.spawn([BINARY, ...args], { env: merged, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const result = Promise.all([
     new Response(proc.stdout as ReadableStream).text(),
@@ -90,11 +94,18 @@ async function head(repo: string): Promise<string> {
  * Starts `do` against a scripted compat server and returns once the run has made its edits and
  * is parked on the held model request, with its journal `editing`.
  */
-async function parkMidEdit(repo: string, extraArgs: string[] = []): Promise<{ proc: Subprocess; result: Promise<RunResult>; server: ScriptedModel; journal: Journal }> {
+async function parkMidEdit(
+  repo: string,
+  extraArgs: string[] = [],
+): Promise<{ proc: Subprocess; result: Promise<RunResult>; server: ScriptedModel; journal: Journal }> {
   const server = serveScriptedModel(sessionTurns("add-decoupling-cap").slice(0, EDIT_TURNS));
-  const started = start(["do", ADD_CAP_REQUEST, "--model", "compat:test", "--repo", repo, ...extraArgs], { COPPERHEAD_BASE_URL: server.baseUrl });
+  const started = start(["do", ADD_CAP_REQUEST, "--model", "compat:test", "--repo", repo, ...extraArgs], {
+    COPPERHEAD_BASE_URL: server.baseUrl,
+  });
   const endedEarly = started.result.then((r) => {
-    throw new Error(`copperhead do ended before the scripted model held it (exit ${r.exitCode}):\n${r.stderr}\n${r.stdout}`);
+    throw new Error(
+      `copperhead do ended before the scripted model held it (exit ${r.exitCode}):\n${r.stderr}\n${r.stdout}`,
+    );
   });
   await Promise.race([server.held, endedEarly]);
   expect(server.requests).toBe(EDIT_TURNS + 1);
@@ -103,19 +114,37 @@ async function parkMidEdit(repo: string, extraArgs: string[] = []): Promise<{ pr
   const journal = readJournal(repo, runId!);
   expect(journal.state).toBe("editing");
   expect(journal.pid).toBe(started.proc.pid);
-  expect(journal.files.map((f) => f.path)).toEqual(expect.arrayContaining(["regulator.kicad_sch", "usb-led.kicad_pcb"]));
+  expect(journal.files.map((f) => f.path)).toEqual(
+    expect.arrayContaining(["regulator.kicad_sch", "usb-led.kicad_pcb"]),
+  );
   return { ...started, server, journal };
 }
 
 describe("copperhead do", () => {
   test("--json: a verified change is committed; stdout is the summary alone, progress goes to stderr", async () => {
     const repo = await freshRepo();
-    const { exitCode, stdout, stderr } = await run(["do", ADD_CAP_REQUEST, "--model", ADD_CAP, "--json", "--repo", repo]);
+    const { exitCode, stdout, stderr } = await run([
+      "do",
+      ADD_CAP_REQUEST,
+      "--model",
+      ADD_CAP,
+      "--json",
+      "--repo",
+      repo,
+    ]);
     expect(exitCode).toBe(0);
     const summary = JSON.parse(stdout);
-    expect(summary).toMatchObject({ schema: "copperhead.do/1", status: "committed", approval: "auto", dryRun: false, layoutPending: [] });
+    expect(summary).toMatchObject({
+      schema: "copperhead.do/1",
+      status: "committed",
+      approval: "auto",
+      dryRun: false,
+      layoutPending: [],
+    });
     expect(summary.verification.ok).toBe(true);
-    expect(summary.filesTouched).toEqual(expect.arrayContaining(["regulator.kicad_sch", "usb-led.kicad_pcb", summary.proposal.path]));
+    expect(summary.filesTouched).toEqual(
+      expect.arrayContaining(["regulator.kicad_sch", "usb-led.kicad_pcb", summary.proposal.path]),
+    );
     expect(stderr).toContain("baseline");
     expect(stderr).toContain("committed");
     expect(stderr).not.toContain('"schema"');
@@ -135,7 +164,9 @@ describe("copperhead do", () => {
     const { exitCode, stdout } = await run(["do", ADD_CAP_REQUEST, "--model", ADD_CAP, "--repo", repo]);
     expect(exitCode).toBe(0);
     expect(stdout).toStartWith(`copperhead do: committed ${await head(repo)}`);
-    expect(stdout).toMatch(/^proposal: Add a 100 nF decoupling capacitor on the LDO output — docs\/changes\/\S+\.md \(approval: auto\)$/m);
+    expect(stdout).toMatch(
+      /^proposal: Add a 100 nF decoupling capacitor on the LDO output — docs\/changes\/\S+\.md \(approval: auto\)$/m,
+    );
     expect(stdout).toMatch(/^files: .*regulator\.kicad_sch.*usb-led\.kicad_pcb/m);
     expect(stdout).toMatch(/^verification: passed after 0 repair cycles — erc pass, drc pass, parity pass/m);
     expect(stdout).not.toContain("layout pending");
@@ -158,7 +189,10 @@ describe("copperhead do", () => {
 
   test("a dirty tree is refused (exit 2) and left exactly as it was", async () => {
     const repo = await freshRepo();
-    writeFileSync(join(repo, "docs/DECISIONS.md"), `${readFileSync(join(repo, "docs/DECISIONS.md"), "utf8")}- an uncommitted note\n`);
+    writeFileSync(
+      join(repo, "docs/DECISIONS.md"),
+      `${readFileSync(join(repo, "docs/DECISIONS.md"), "utf8")}- an uncommitted note\n`,
+    );
     const before = fingerprint(repo);
     const { exitCode, stdout } = await run(["do", ADD_CAP_REQUEST, "--model", ADD_CAP, "--json", "--repo", repo]);
     expect(exitCode).toBe(2);
@@ -173,7 +207,15 @@ describe("copperhead do", () => {
     const repo = await freshRepo();
     const before = fingerprint(repo);
     const commit = await head(repo);
-    const { exitCode, stdout } = await run(["do", "remove the CC2 pull-down resistor R2", "--model", REMOVE_R2, "--json", "--repo", repo]);
+    const { exitCode, stdout } = await run([
+      "do",
+      "remove the CC2 pull-down resistor R2",
+      "--model",
+      REMOVE_R2,
+      "--json",
+      "--repo",
+      repo,
+    ]);
     expect(exitCode).toBe(1);
     const summary = JSON.parse(stdout);
     expect(summary).toMatchObject({ status: "rolled_back", reason: "abandoned" });
@@ -188,7 +230,15 @@ describe("copperhead do", () => {
   test("a second finish on a design unchanged since the failed verification: stalled, exit 1, byte-identical", async () => {
     const repo = await freshRepo();
     const before = fingerprint(repo);
-    const { exitCode, stdout } = await run(["do", "add a 10k pull-down resistor R4 to GND", "--model", `replay:${join(SESSIONS_DIR, "finish-unchanged.json")}`, "--json", "--repo", repo]);
+    const { exitCode, stdout } = await run([
+      "do",
+      "add a 10k pull-down resistor R4 to GND",
+      "--model",
+      `replay:${join(SESSIONS_DIR, "finish-unchanged.json")}`,
+      "--json",
+      "--repo",
+      repo,
+    ]);
     expect(exitCode).toBe(1);
     const summary = JSON.parse(stdout);
     expect(summary).toMatchObject({ status: "rolled_back", reason: "stalled" });
@@ -206,7 +256,14 @@ describe("copperhead do", () => {
     const summary = JSON.parse(stdout);
     expect(summary).toMatchObject({ status: "rolled_back", reason: "stalled" });
     // Parity rates a missing footprint a warning; new in a run, it fails the gate.
-    expect(summary.verification.newFindings).toEqual([expect.objectContaining({ check: "parity", rule: "missing_footprint", severity: "warning", key: "parity:missing_footprint:C3" })]);
+    expect(summary.verification.newFindings).toEqual([
+      expect.objectContaining({
+        check: "parity",
+        rule: "missing_footprint",
+        severity: "warning",
+        key: "parity:missing_footprint:C3",
+      }),
+    ]);
     expect(summary.detail).toContain("C3 (100n) is in the schematic but has no footprint on the board");
     expect(fingerprint(repo)).toEqual(before);
     expect(await head(repo)).toBe(commit);
@@ -226,7 +283,9 @@ describe("copperhead do", () => {
       .map((line) => JSON.parse(line) as { type: string; ok?: boolean; feedback?: string });
     const verdicts = events.filter((e) => e.type === "verify");
     expect(verdicts.map((e) => e.ok)).toEqual([false, true]);
-    expect(verdicts[0]!.feedback).toContain("[parity/missing_footprint] C3 (100n) is in the schematic but has no footprint on the board");
+    expect(verdicts[0]!.feedback).toContain(
+      "[parity/missing_footprint] C3 (100n) is in the schematic but has no footprint on the board",
+    );
     expect(summary.filesTouched).toEqual(expect.arrayContaining(["regulator.kicad_sch", "usb-led.kicad_pcb"]));
   }, 60_000);
 
@@ -244,27 +303,38 @@ describe("copperhead do", () => {
     });
     const python = join(await makeTempDir(), "python3");
     // KiCad's Python runs each script from a file: the probe's asks for pcbnew's version.
-    writeFileSync(python, '#!/bin/sh\nif grep -q "pcbnew.Version" "$1"; then printf 9.0.8; exit 0; fi\necho "Segmentation fault (core dumped)" >&2\nexit 139\n', { mode: 0o755 });
+    writeFileSync(
+      python,
+      '#!/bin/sh\nif grep -q "pcbnew.Version" "$1"; then printf 9.0.8; exit 0; fi\necho "Segmentation fault (core dumped)" >&2\nexit 139\n',
+      { mode: 0o755 },
+    );
     const before = fingerprint(repo);
     const commit = await head(repo);
     // add-cap-next-to-u1 finishes after its sync_board, which fails; told why, it finishes again.
     const turns = sessionTurns("add-cap-next-to-u1");
     const server = serveScriptedModel([...turns, turns.at(-1)!]);
     try {
-      const { exitCode, stdout } = await run(["do", "add a 100 nF capacitor next to U1", "--model", "compat:test", "--json", "--repo", repo], {
-        COPPERHEAD_BASE_URL: server.baseUrl,
-        COPPERHEAD_KICAD_PYTHON: python,
-      });
+      const { exitCode, stdout } = await run(
+        ["do", "add a 100 nF capacitor next to U1", "--model", "compat:test", "--json", "--repo", repo],
+        {
+          COPPERHEAD_BASE_URL: server.baseUrl,
+          COPPERHEAD_KICAD_PYTHON: python,
+        },
+      );
       expect(exitCode).toBe(1);
       const summary = JSON.parse(stdout);
       expect(summary).toMatchObject({ status: "rolled_back", reason: "stalled" });
-      expect(summary.verification.newFindings.map((f: { key: string }) => f.key)).toEqual(["parity:missing_footprint:C900"]);
+      expect(summary.verification.newFindings.map((f: { key: string }) => f.key)).toEqual([
+        "parity:missing_footprint:C900",
+      ]);
       const results = readFileSync(join(repo, summary.transcriptPath), "utf8")
         .trim()
         .split("\n")
         .map((line) => JSON.parse(line) as { type: string; name?: string; isError?: boolean; content?: string })
         .filter((e) => e.type === "tool_result" && e.name === "sync_board");
-      expect(results).toEqual([expect.objectContaining({ isError: true, content: expect.stringContaining("Segmentation fault") })]);
+      expect(results).toEqual([
+        expect.objectContaining({ isError: true, content: expect.stringContaining("Segmentation fault") }),
+      ]);
       expect(fingerprint(repo)).toEqual(before);
       expect(await head(repo)).toBe(commit);
     } finally {
@@ -313,31 +383,35 @@ describe("copperhead do", () => {
   }, 90_000);
 
   // SIGINT is Ctrl-C; SIGTERM is what CI runners, `timeout` and process managers send.
-  test.each(["SIGINT", "SIGTERM"] as const)("%s mid-edit: exit 1, rolled_back/cancelled, and the tree is byte-identical", async (signal) => {
-    const repo = await freshRepo();
-    const before = fingerprint(repo);
-    const commit = await head(repo);
-    const { proc, result, server, journal } = await parkMidEdit(repo, ["--json"]);
-    let outcome: RunResult;
-    try {
-      expect(fingerprint(repo)).not.toEqual(before);
-      proc.kill(signal);
-      outcome = await result;
-    } finally {
-      proc.kill("SIGKILL");
-      await server.stop();
-    }
-    expect(outcome.exitCode).toBe(1);
-    const summary = JSON.parse(outcome.stdout);
-    expect(summary).toMatchObject({ status: "rolled_back", reason: "cancelled", runId: journal.runId });
-    expect(summary.filesTouched).toEqual(expect.arrayContaining(["regulator.kicad_sch", "usb-led.kicad_pcb"]));
-    expect(outcome.stderr).toContain("rollback");
-    expect(fingerprint(repo)).toEqual(before);
-    expect(readJournal(repo, journal.runId).state).toBe("rolled_back");
-    expect(existsSync(join(repo, ".copperhead/lock"))).toBe(false);
-    expect(await head(repo)).toBe(commit);
-    expect(await git(repo, "status", "--porcelain")).toBe("");
-  }, 60_000);
+  test.each(["SIGINT", "SIGTERM"] as const)(
+    "%s mid-edit: exit 1, rolled_back/cancelled, and the tree is byte-identical",
+    async (signal) => {
+      const repo = await freshRepo();
+      const before = fingerprint(repo);
+      const commit = await head(repo);
+      const { proc, result, server, journal } = await parkMidEdit(repo, ["--json"]);
+      let outcome: RunResult;
+      try {
+        expect(fingerprint(repo)).not.toEqual(before);
+        proc.kill(signal);
+        outcome = await result;
+      } finally {
+        proc.kill("SIGKILL");
+        await server.stop();
+      }
+      expect(outcome.exitCode).toBe(1);
+      const summary = JSON.parse(outcome.stdout);
+      expect(summary).toMatchObject({ status: "rolled_back", reason: "cancelled", runId: journal.runId });
+      expect(summary.filesTouched).toEqual(expect.arrayContaining(["regulator.kicad_sch", "usb-led.kicad_pcb"]));
+      expect(outcome.stderr).toContain("rollback");
+      expect(fingerprint(repo)).toEqual(before);
+      expect(readJournal(repo, journal.runId).state).toBe("rolled_back");
+      expect(existsSync(join(repo, ".copperhead/lock"))).toBe(false);
+      expect(await head(repo)).toBe(commit);
+      expect(await git(repo, "status", "--porcelain")).toBe("");
+    },
+    60_000,
+  );
 
   test("two runs started at once on one repo: one commits, the other is busy naming it; never interleaved", async () => {
     const repo = await freshRepo();
@@ -357,7 +431,9 @@ describe("copperhead do", () => {
 
     // The busy run started nothing: one run record, one commit, a clean tree.
     expect(runIds(repo)).toEqual([JSON.parse(results[winner]!.stdout).runId]);
-    expect(await git(repo, "log", "--format=%s", `${commit}..HEAD`)).toBe("copperhead: Add a 100 nF decoupling capacitor on the LDO output\n");
+    expect(await git(repo, "log", "--format=%s", `${commit}..HEAD`)).toBe(
+      "copperhead: Add a 100 nF decoupling capacitor on the LDO output\n",
+    );
     expect(await git(repo, "status", "--porcelain")).toBe("");
     expect(existsSync(join(repo, ".copperhead/lock"))).toBe(false);
   }, 60_000);
@@ -389,6 +465,8 @@ describe("copperhead demo", () => {
     expect(exitCode).toBe(0);
     const result = JSON.parse(stdout);
     expect(result).toMatchObject({ schema: "copperhead.demo/1", ok: true, repo: join(dir, "usb-led") });
-    expect(result.runs.map((r: { status: string; reason?: string }) => `${r.status}${r.reason ? `/${r.reason}` : ""}`)).toEqual(["committed", "rolled_back/abandoned"]);
+    expect(
+      result.runs.map((r: { status: string; reason?: string }) => `${r.status}${r.reason ? `/${r.reason}` : ""}`),
+    ).toEqual(["committed", "rolled_back/abandoned"]);
   }, 90_000);
 });

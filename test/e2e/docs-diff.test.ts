@@ -17,9 +17,14 @@ test("docs/commands.md's diff example is the binary's output on the demo's commi
   const dir = join(await makeTempDir(), "demo");
   const demo = await runBinary(["demo", "--dir", dir, "--json"], { env: ISOLATED_ENV });
   expect(demo.exitCode, demo.stderr).toBe(0);
-  const diff = await runBinary(["diff", "--repo", join(dir, "usb-led"), "--base", "HEAD~1", "--head", "HEAD", "--format", "markdown"], { env: ISOLATED_ENV });
+  const diff = await runBinary(
+    ["diff", "--repo", join(dir, "usb-led"), "--base", "HEAD~1", "--head", "HEAD", "--format", "markdown"],
+    { env: ISOLATED_ENV },
+  );
   expect(diff.exitCode, diff.stderr).toBe(0);
   const example = diffExample(readFileSync(PAGE, "utf8"));
   expect(example, "docs/commands.md has the generated example block").toBeDefined();
-  expect(withoutHashes(example!), "docs/commands.md is out of date: run bun scripts/gen-docs-diff.ts").toBe(withoutHashes(diff.stdout));
+  expect(withoutHashes(example!), "docs/commands.md is out of date: run bun scripts/gen-docs-diff.ts").toBe(
+    withoutHashes(diff.stdout),
+  );
 }, 120_000);

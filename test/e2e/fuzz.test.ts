@@ -66,7 +66,8 @@ function random(seed: number): () => number {
   };
 }
 
-const insertAt = (b: Buffer, at: number, what: Buffer | string) => Buffer.concat([b.subarray(0, at), Buffer.from(what as string), b.subarray(at)]);
+const insertAt = (b: Buffer, at: number, what: Buffer | string) =>
+  Buffer.concat([b.subarray(0, at), Buffer.from(what as string), b.subarray(at)]);
 const deleteAt = (b: Buffer, at: number, n = 1) => Buffer.concat([b.subarray(0, at), b.subarray(at + n)]);
 /** The offset of the `nth` occurrence of `byte` at or after a fraction of the file. */
 const nearest = (b: Buffer, fraction: number, byte: string) => {
@@ -80,23 +81,63 @@ function mutants(): Mutant[] {
   const sexprFiles = FILES.filter((f) => f !== "usb-led.kicad_pro");
   for (const file of sexprFiles) {
     // The most hostile first: the first of the mutants that parse are the ones check runs.
-    list.push({ name: "nested 100,000 lists deep", file, bytes: (b) => insertAt(b, nearest(b, 0.5, "("), `${"(".repeat(100_000)}${")".repeat(100_000)}`) });
-    list.push({ name: "nested 100,000 lists deep, never closed", file, bytes: (b) => insertAt(b, nearest(b, 0.5, "("), "(".repeat(100_000)) });
-    list.push({ name: "invalid UTF-8 between tokens", file, bytes: (b) => insertAt(b, nearest(b, 0.3, "("), Buffer.from([0xc0, 0x80, 0xff])) });
-    list.push({ name: "invalid UTF-8 inside a string", file, bytes: (b) => insertAt(b, b.indexOf('"', b.indexOf("(property")) + 1, Buffer.from([0xff, 0xfe, 0xc3])) });
+    list.push({
+      name: "nested 100,000 lists deep",
+      file,
+      bytes: (b) => insertAt(b, nearest(b, 0.5, "("), `${"(".repeat(100_000)}${")".repeat(100_000)}`),
+    });
+    list.push({
+      name: "nested 100,000 lists deep, never closed",
+      file,
+      bytes: (b) => insertAt(b, nearest(b, 0.5, "("), "(".repeat(100_000)),
+    });
+    list.push({
+      name: "invalid UTF-8 between tokens",
+      file,
+      bytes: (b) => insertAt(b, nearest(b, 0.3, "("), Buffer.from([0xc0, 0x80, 0xff])),
+    });
+    list.push({
+      name: "invalid UTF-8 inside a string",
+      file,
+      bytes: (b) => insertAt(b, b.indexOf('"', b.indexOf("(property")) + 1, Buffer.from([0xff, 0xfe, 0xc3])),
+    });
     const f3 = rand();
-    list.push({ name: `NUL bytes at ${(f3 * 100).toFixed(0)}%`, file, bytes: (b) => insertAt(b, Math.floor(b.length * f3), Buffer.from([0, 0, 0])) });
+    list.push({
+      name: `NUL bytes at ${(f3 * 100).toFixed(0)}%`,
+      file,
+      bytes: (b) => insertAt(b, Math.floor(b.length * f3), Buffer.from([0, 0, 0])),
+    });
     for (const fraction of [0, 0.001, 0.5, 0.999, rand()]) {
-      list.push({ name: `truncated to ${(fraction * 100).toFixed(1)}%`, file, bytes: (b) => b.subarray(0, Math.floor(b.length * fraction)) });
+      list.push({
+        name: `truncated to ${(fraction * 100).toFixed(1)}%`,
+        file,
+        bytes: (b) => b.subarray(0, Math.floor(b.length * fraction)),
+      });
     }
     const f1 = rand();
-    list.push({ name: `an extra "(" at ${(f1 * 100).toFixed(0)}%`, file, bytes: (b) => insertAt(b, nearest(b, f1, "("), "(") });
+    list.push({
+      name: `an extra "(" at ${(f1 * 100).toFixed(0)}%`,
+      file,
+      bytes: (b) => insertAt(b, nearest(b, f1, "("), "("),
+    });
     const f2 = rand();
-    list.push({ name: `a ")" removed at ${(f2 * 100).toFixed(0)}%`, file, bytes: (b) => deleteAt(b, nearest(b, f2, ")")) });
+    list.push({
+      name: `a ")" removed at ${(f2 * 100).toFixed(0)}%`,
+      file,
+      bytes: (b) => deleteAt(b, nearest(b, f2, ")")),
+    });
     list.push({ name: 'an extra ")" in the middle', file, bytes: (b) => insertAt(b, nearest(b, 0.5, ")"), ")") });
-    list.push({ name: "escape sequences and bidi characters in a string", file, bytes: (b) => insertAt(b, b.indexOf('"', b.indexOf("(property")) + 1, HOSTILE_TEXT) });
+    list.push({
+      name: "escape sequences and bidi characters in a string",
+      file,
+      bytes: (b) => insertAt(b, b.indexOf('"', b.indexOf("(property")) + 1, HOSTILE_TEXT),
+    });
   }
-  const spec = (name: string, lines: string[]): Mutant => ({ name, file: "docs/SPEC.md", bytes: () => Buffer.from(["# Spec", "", "## Requirements", ...lines, ""].join("\n")) });
+  const spec = (name: string, lines: string[]): Mutant => ({
+    name,
+    file: "docs/SPEC.md",
+    bytes: () => Buffer.from(["# Spec", "", "## Requirements", ...lines, ""].join("\n")),
+  });
   list.push(
     spec("long whitespace runs", [
       `- REQ-WS-1:${"\t".repeat(RUN)}padded\r`,
@@ -106,15 +147,29 @@ function mutants(): Mutant[] {
       `## Other${" ".repeat(RUN)}#\r`,
       `Some \`net\`${" ".repeat(RUN)}and ${"`".repeat(RUN)}`,
     ]),
-    spec("escape sequences and bidi characters", [`- REQ-ESC-1: ${HOSTILE_TEXT}`, `  - check: net ${HOSTILE_TEXT} exists`, `  - check: R1.value == "${HOSTILE_TEXT}"`, `\`${HOSTILE_TEXT}\``]),
-    spec("many-star globs", [`- REQ-GLOB-1: globs`, `  - check: count ${"*R".repeat(40)}x == 0`, `  - check: count ${"?*".repeat(40)} >= 0`, `  - check: count ${"*:".repeat(40)}* >= 0`]),
+    spec("escape sequences and bidi characters", [
+      `- REQ-ESC-1: ${HOSTILE_TEXT}`,
+      `  - check: net ${HOSTILE_TEXT} exists`,
+      `  - check: R1.value == "${HOSTILE_TEXT}"`,
+      `\`${HOSTILE_TEXT}\``,
+    ]),
+    spec("many-star globs", [
+      `- REQ-GLOB-1: globs`,
+      `  - check: count ${"*R".repeat(40)}x == 0`,
+      `  - check: count ${"?*".repeat(40)} >= 0`,
+      `  - check: count ${"*:".repeat(40)}* >= 0`,
+    ]),
   );
   for (const file of FILES) {
     list.push({ name: "a folder in its place", file, replace: (abs) => mkdirSync(abs) });
     list.push({ name: "a FIFO in its place", file, replace: (abs) => void Bun.spawnSync(["mkfifo", abs]) });
     list.push({ name: "a symlink to /dev/zero in its place", file, replace: (abs) => symlinkSync("/dev/zero", abs) });
     list.push({ name: "a symlink loop in its place", file, replace: (abs) => symlinkSync(basename(abs), abs) });
-    list.push({ name: "a symlink to an outside copy in its place", file, replace: (abs, outside) => symlinkSync(outside, abs) });
+    list.push({
+      name: "a symlink to an outside copy in its place",
+      file,
+      replace: (abs, outside) => symlinkSync(outside, abs),
+    });
   }
   list.push({ name: "not JSON", file: "usb-led.kicad_pro", bytes: (b) => b.subarray(0, Math.floor(b.length / 2)) });
   list.push({ name: "NUL bytes", file: "usb-led.kicad_pro", bytes: (b) => insertAt(b, 1, Buffer.from([0, 0])) });
@@ -125,7 +180,8 @@ function mutants(): Mutant[] {
 function badEnd(file: string, run: BoundedResult): string | undefined {
   if (run.timedOut) return "ran past 60 s";
   if (run.outOfMemory) return "grew past 1 GB";
-  if (run.exitCode < 0 || run.exitCode > 3) return `exit ${run.exitCode}: ${run.stderr.trim().split("\n").slice(-3).join(" / ")}`;
+  if (run.exitCode < 0 || run.exitCode > 3)
+    return `exit ${run.exitCode}: ${run.stderr.trim().split("\n").slice(-3).join(" / ")}`;
   const active = ACTIVE.exec(run.stdout + run.stderr);
   if (active) return `printed a raw U+${active[0].charCodeAt(0).toString(16).padStart(4, "0")}`;
   if (run.exitCode !== 3) return undefined;
@@ -136,7 +192,8 @@ function badEnd(file: string, run: BoundedResult): string | undefined {
     return `exit 3 without a typed error on stdout: ${run.stdout.slice(0, 200)}`;
   }
   if (error.code === "internal_error") return `internal_error: ${error.message}`;
-  if (!`${error.message} ${error.file ?? ""}`.includes(basename(file))) return `${error.code} does not name ${file}: ${error.message}`;
+  if (!`${error.message} ${error.file ?? ""}`.includes(basename(file)))
+    return `${error.code} does not name ${file}: ${error.message}`;
   if (typeof error.fix !== "string") return `${error.code} has no fix: ${error.message}`;
   return undefined;
 }
@@ -169,11 +226,19 @@ describe("fuzzed design files", () => {
       for (const command of ["netlist", "sync", "check"]) {
         // Only mutants copperhead itself could read reach kicad-cli in check; those are capped.
         const toKicad = command === "check" && parses && mutant.file !== "usb-led.kicad_pro";
-        if (toKicad && reachedKicad.set(mutant.file, (reachedKicad.get(mutant.file) ?? 0) + 1).get(mutant.file)! > KICAD_MUTANTS_PER_FILE) {
+        if (
+          toKicad &&
+          reachedKicad.set(mutant.file, (reachedKicad.get(mutant.file) ?? 0) + 1).get(mutant.file)! >
+            KICAD_MUTANTS_PER_FILE
+        ) {
           skippedCheck.push(label);
           continue;
         }
-        const run = await runBinaryBounded([command, "--repo", repo, "--json"], { env: ISOLATED_ENV, stdin: "pipe", ...LIMITS });
+        const run = await runBinaryBounded([command, "--repo", repo, "--json"], {
+          env: ISOLATED_ENV,
+          stdin: "pipe",
+          ...LIMITS,
+        });
         const bad = badEnd(mutant.file, run);
         if (bad) problems.push(`${label} (${command}): ${bad}`);
         if (command !== "check" && run.exitCode === 3) parses = false;
@@ -182,7 +247,10 @@ describe("fuzzed design files", () => {
     }
     expect(problems).toEqual([]);
     // The cap is what keeps this test fast; say how much it left out.
-    if (skippedCheck.length > 0) console.log(`check skipped for ${skippedCheck.length} mutants copperhead could parse (netlist and sync ran): ${skippedCheck.join("; ")}`);
+    if (skippedCheck.length > 0)
+      console.log(
+        `check skipped for ${skippedCheck.length} mutants copperhead could parse (netlist and sync ran): ${skippedCheck.join("; ")}`,
+      );
   }, 900_000);
 });
 
@@ -204,17 +272,43 @@ const replaceCache = (repo: string, put: (abs: string) => void) => {
   put(join(repo, ".copperhead/cache"));
 };
 const setFootprint = (repo: string, footprint: string) =>
-  editFile(join(repo, "regulator.kicad_sch"), (t) => t.replace('(property "Footprint" "Capacitor_SMD:C_0603_1608Metric"', `(property "Footprint" ${JSON.stringify(footprint)}`));
-const setModel = (repo: string, model: unknown) => editFile(join(repo, ".copperhead/config.json"), (t) => JSON.stringify({ ...JSON.parse(t), model }));
+  editFile(join(repo, "regulator.kicad_sch"), (t) =>
+    t.replace(
+      '(property "Footprint" "Capacitor_SMD:C_0603_1608Metric"',
+      `(property "Footprint" ${JSON.stringify(footprint)}`,
+    ),
+  );
+const setModel = (repo: string, model: unknown) =>
+  editFile(join(repo, ".copperhead/config.json"), (t) => JSON.stringify({ ...JSON.parse(t), model }));
 
 function repoInputs(): RepoInput[] {
   const check = ["check"];
   const cache: RepoInput[] = [
-    { name: "cache: a symlink to an outside folder", setup: (repo, outside) => replaceCache(repo, (abs) => symlinkSync(outside, abs)), command: check, code: "bad_path" },
-    { name: "cache: a symlink to /dev/zero", setup: (repo) => replaceCache(repo, (abs) => symlinkSync("/dev/zero", abs)), command: check, code: "bad_path" },
-    { name: "cache: a dangling symlink", setup: (repo, outside) => replaceCache(repo, (abs) => symlinkSync(join(outside, "nothing"), abs)), command: check, code: "bad_path" },
+    {
+      name: "cache: a symlink to an outside folder",
+      setup: (repo, outside) => replaceCache(repo, (abs) => symlinkSync(outside, abs)),
+      command: check,
+      code: "bad_path",
+    },
+    {
+      name: "cache: a symlink to /dev/zero",
+      setup: (repo) => replaceCache(repo, (abs) => symlinkSync("/dev/zero", abs)),
+      command: check,
+      code: "bad_path",
+    },
+    {
+      name: "cache: a dangling symlink",
+      setup: (repo, outside) => replaceCache(repo, (abs) => symlinkSync(join(outside, "nothing"), abs)),
+      command: check,
+      code: "bad_path",
+    },
     { name: "cache: a FIFO", setup: (repo) => replaceCache(repo, fifo), command: check, code: "bad_path" },
-    { name: "cache: a file", setup: (repo) => replaceCache(repo, (abs) => writeFileSync(abs, "x")), command: check, code: "bad_path" },
+    {
+      name: "cache: a file",
+      setup: (repo) => replaceCache(repo, (abs) => writeFileSync(abs, "x")),
+      command: check,
+      code: "bad_path",
+    },
     {
       name: "cache: .copperhead a symlink to an outside folder",
       setup: (repo, outside) => {
@@ -240,15 +334,32 @@ function repoInputs(): RepoInput[] {
       command: check,
     },
   ];
-  const names = ["../../../../../../etc/x", "..", ".", "a/b", "a\\b", "x\u0000y", "x\u001b]0;t\u0007", "/abs", "..\\..\\x", "C_0603..x"];
-  const footprints: RepoInput[] = [...names.map((name) => `Capacitor_SMD:${name}`), ":x", "Capacitor_SMD:"].map((footprint) => ({
-    name: `footprint ${JSON.stringify(footprint)}`,
-    setup: (repo: string) => setFootprint(repo, footprint),
-    command: ["board", "sync"],
-    code: "footprint_not_found",
-  }));
+  const names = [
+    "../../../../../../etc/x",
+    "..",
+    ".",
+    "a/b",
+    "a\\b",
+    "x\u0000y",
+    "x\u001b]0;t\u0007",
+    "/abs",
+    "..\\..\\x",
+    "C_0603..x",
+  ];
+  const footprints: RepoInput[] = [...names.map((name) => `Capacitor_SMD:${name}`), ":x", "Capacitor_SMD:"].map(
+    (footprint) => ({
+      name: `footprint ${JSON.stringify(footprint)}`,
+      setup: (repo: string) => setFootprint(repo, footprint),
+      command: ["board", "sync"],
+      code: "footprint_not_found",
+    }),
+  );
   // A nickname is looked up in the lib tables, never joined to a path: no library, whatever it spells.
-  footprints.push({ name: "footprint library ../Capacitor_SMD", setup: (repo) => setFootprint(repo, "../Capacitor_SMD:C_0603_1608Metric"), command: ["board", "sync"] });
+  footprints.push({
+    name: "footprint library ../Capacitor_SMD",
+    setup: (repo) => setFootprint(repo, "../Capacitor_SMD:C_0603_1608Metric"),
+    command: ["board", "sync"],
+  });
   const models: unknown[] = [
     "replay:/dev/zero",
     "replay:/dev/stdin",
@@ -288,14 +399,22 @@ describe("fuzzed repo inputs", () => {
       const outside = await makeTempDir();
       input.setup(repo, outside);
       const board = readFileSync(join(repo, "usb-led.kicad_pcb"));
-      const run = await runBinaryBounded([...input.command, "--repo", repo, "--json"], { env: ISOLATED_ENV, stdin: "pipe", ...LIMITS });
+      const run = await runBinaryBounded([...input.command, "--repo", repo, "--json"], {
+        env: ISOLATED_ENV,
+        stdin: "pipe",
+        ...LIMITS,
+      });
       const code = run.exitCode === 3 ? (JSON.parse(run.stdout || "{}").error?.code as string | undefined) : undefined;
-      if (run.timedOut || run.outOfMemory) problems.push(`${input.name}: ${run.timedOut ? "ran past 60 s" : "grew past 1 GB"}`);
+      if (run.timedOut || run.outOfMemory)
+        problems.push(`${input.name}: ${run.timedOut ? "ran past 60 s" : "grew past 1 GB"}`);
       else if (run.exitCode < 0 || run.exitCode > 3) problems.push(`${input.name}: exit ${run.exitCode}`);
-      else if (run.exitCode === 3 && (code === undefined || code === "internal_error")) problems.push(`${input.name}: ${run.stdout.slice(0, 300)}`);
-      else if (input.code !== undefined && code !== input.code) problems.push(`${input.name}: expected ${input.code}, got exit ${run.exitCode} ${code ?? ""}`);
+      else if (run.exitCode === 3 && (code === undefined || code === "internal_error"))
+        problems.push(`${input.name}: ${run.stdout.slice(0, 300)}`);
+      else if (input.code !== undefined && code !== input.code)
+        problems.push(`${input.name}: expected ${input.code}, got exit ${run.exitCode} ${code ?? ""}`);
       if (Object.keys(treeFingerprint(outside, [])).length > 0) problems.push(`${input.name}: wrote outside the repo`);
-      if (input.code !== undefined && !readFileSync(join(repo, "usb-led.kicad_pcb")).equals(board)) problems.push(`${input.name}: changed the board`);
+      if (input.code !== undefined && !readFileSync(join(repo, "usb-led.kicad_pcb")).equals(board))
+        problems.push(`${input.name}: changed the board`);
       rmSync(repo, { recursive: true, force: true });
     }
     expect(problems).toEqual([]);

@@ -34,9 +34,16 @@ const template = templateRepo();
  * as well, whose own footprint is not the attack's: those runs get `maxRssBytes` of 2 GB, as in
  * hostile-model.test.ts.
  */
-async function run(args: string[], env: Record<string, string | undefined> = {}, maxRssBytes = LIMITS.maxRssBytes): Promise<BoundedResult> {
+async function run(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  maxRssBytes = LIMITS.maxRssBytes,
+): Promise<BoundedResult> {
   const result = await runBinaryBounded(args, { env: { ...ISOLATED_ENV, ...env }, ...LIMITS, maxRssBytes });
-  expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory }).toEqual({ timedOut: false, outOfMemory: false });
+  expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory }).toEqual({
+    timedOut: false,
+    outOfMemory: false,
+  });
   return result;
 }
 
@@ -66,11 +73,28 @@ describe("mistyped options", () => {
     const before = fingerprint(repo);
     const model = serveScriptedModel(DOC_CHANGE);
     try {
-      const result = await run(["do", "Write a note about the LED indicator", "--dryrun", "--yes", "--model", "compat:test", "--repo", repo, "--json"], {
-        COPPERHEAD_BASE_URL: model.baseUrl,
-      });
+      const result = await run(
+        [
+          "do",
+          "Write a note about the LED indicator",
+          "--dryrun",
+          "--yes",
+          "--model",
+          "compat:test",
+          "--repo",
+          repo,
+          "--json",
+        ],
+        {
+          COPPERHEAD_BASE_URL: model.baseUrl,
+        },
+      );
       expect(result.exitCode).toBe(3);
-      expect(JSON.parse(result.stdout).error).toMatchObject({ code: "usage", option: "--dryrun", fix: expect.stringContaining("--dry-run") });
+      expect(JSON.parse(result.stdout).error).toMatchObject({
+        code: "usage",
+        option: "--dryrun",
+        fix: expect.stringContaining("--dry-run"),
+      });
       expect(model.requests).toBe(0);
     } finally {
       await model.stop();
@@ -100,7 +124,11 @@ describe("a SPEC.md built to make pattern matching blow up", () => {
     const repo = await copyRepo(template());
     // A 40-character reference for the glob to chew on.
     const longRef = `R${"R".repeat(38)}1`;
-    editFile(join(repo, "usb-led.kicad_sch"), (text) => text.replace('(property "Reference" "R1"', `(property "Reference" "${longRef}"`).replace('(reference "R1")', `(reference "${longRef}")`));
+    editFile(join(repo, "usb-led.kicad_sch"), (text) =>
+      text
+        .replace('(property "Reference" "R1"', `(property "Reference" "${longRef}"`)
+        .replace('(reference "R1")', `(reference "${longRef}")`),
+    );
     const whitespace = 1_000_000;
     const hostile = [
       "## Requirements",
@@ -119,7 +147,9 @@ describe("a SPEC.md built to make pattern matching blow up", () => {
     const requirements = JSON.parse(result.stdout).checks.find((c: { id: string }) => c.id === "requirements");
     // Every rule evaluated; the stray top-level `check:` line is the one problem.
     expect(requirements).toMatchObject({ status: "fail", summary: "9/9 rules pass, 1 spec problem" });
-    expect(requirements.findings.map((f: { message: string }) => f.message)).toEqual([expect.stringContaining("a check must be a nested bullet under a requirement")]);
+    expect(requirements.findings.map((f: { message: string }) => f.message)).toEqual([
+      expect.stringContaining("a check must be a nested bullet under a requirement"),
+    ]);
   }, 120_000);
 });
 
@@ -130,7 +160,11 @@ describe("terminal escapes from repo content", () => {
   test("netlist, diff and sync spell out ESC, OSC and CSI from a value and a label", async () => {
     const repo = await copyRepo(template());
     const hostile = "\u001b]0;pwned\u0007\u001b[2J\u001b]52;c;cHduZWQ=\u0007\u009b31m";
-    editFile(join(repo, "usb-led.kicad_sch"), (text) => text.replace('(property "Value" "5.1k"', `(property "Value" "5.1k${hostile}"`).replace('(label "LED_A"', `(label "LED_A${hostile}"`));
+    editFile(join(repo, "usb-led.kicad_sch"), (text) =>
+      text
+        .replace('(property "Value" "5.1k"', `(property "Value" "5.1k${hostile}"`)
+        .replace('(label "LED_A"', `(label "LED_A${hostile}"`),
+    );
     for (const args of [["netlist"], ["diff"], ["sync"]]) {
       const result = await run([...args, "--repo", repo]);
       const output = result.stdout + result.stderr;
@@ -156,21 +190,35 @@ describe("bidi and invisible characters from the model", () => {
           }),
         ],
       },
-      { content: [call("r1", "set_field", { ref: "R1", field: "Reference", value: "R\u202e1" }), call("r2", "set_field", { ref: "R1", field: "Reference", value: "R\u200b2" })] },
+      {
+        content: [
+          call("r1", "set_field", { ref: "R1", field: "Reference", value: "R\u202e1" }),
+          call("r2", "set_field", { ref: "R1", field: "Reference", value: "R\u200b2" }),
+        ],
+      },
       { content: [call("n1", "set_field", { ref: "R1", field: "Note", value: "1% \u202e(10k)\u001b[2J" })] },
       { content: [call("f1", "finish", { summary: "Noted R1\u2066's tolerance." })] },
     ]);
     let result: BoundedResult;
     try {
-      result = await run(["do", "Note R1's tolerance", "--yes", "--model", "compat:test", "--repo", repo, "--json"], { COPPERHEAD_BASE_URL: model.baseUrl }, 2 * LIMITS.maxRssBytes);
+      result = await run(
+        ["do", "Note R1's tolerance", "--yes", "--model", "compat:test", "--repo", repo, "--json"],
+        { COPPERHEAD_BASE_URL: model.baseUrl },
+        2 * LIMITS.maxRssBytes,
+      );
     } finally {
       await model.stop();
     }
     expect(result.exitCode).toBe(0);
     const summary = JSON.parse(result.stdout);
     expect(summary.status).toBe("committed");
-    const events = readFileSync(join(repo, summary.transcriptPath), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    const errors = Object.fromEntries(events.filter((e) => e.type === "tool_result" && e.isError).map((e) => [e.id, e.content as string]));
+    const events = readFileSync(join(repo, summary.transcriptPath), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const errors = Object.fromEntries(
+      events.filter((e) => e.type === "tool_result" && e.isError).map((e) => [e.id, e.content as string]),
+    );
     expect(Object.keys(errors).sort()).toEqual(["r1", "r2"]);
     expect(errors.r1).toContain("\\u202e");
     expect(errors.r2).toContain("\\u200b");
@@ -183,7 +231,8 @@ describe("bidi and invisible characters from the model", () => {
       summary: readFileSync(join(runDir, "summary.md"), "utf8"),
       stdout: result.stdout,
     };
-    for (const [name, text] of Object.entries(records)) expect({ name, active: ACTIVE.exec(text)?.[0] }).toEqual({ name, active: undefined });
+    for (const [name, text] of Object.entries(records))
+      expect({ name, active: ACTIVE.exec(text)?.[0] }).toEqual({ name, active: undefined });
     expect(records.commit).toContain("Noted R1\\u2066's tolerance.");
     expect(records.changelog).toContain("Note R1\\u202e's tolerance");
     expect(records.summary).toContain("\\u202e(10k)\\u001b[2J");

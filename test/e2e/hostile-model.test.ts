@@ -26,7 +26,13 @@ afterAll(cleanupTempDirs);
 /** usb-led with `init` committed, copied per test. */
 const template = templateRepo();
 
-const call = (id: string, name: string, input: unknown, raw?: string) => ({ type: "tool_use" as const, id, name, input, ...(raw ? { arguments: raw } : {}) });
+const call = (id: string, name: string, input: unknown, raw?: string) => ({
+  type: "tool_use" as const,
+  id,
+  name,
+  input,
+  ...(raw ? { arguments: raw } : {}),
+});
 
 /** The proposal every session opens with: a doc-only change. */
 const PROPOSE: SessionTurn = {
@@ -52,26 +58,44 @@ const PROPER_END: SessionTurn[] = [
  * end as the model's turns; expects the run to commit the proposal, the CHANGELOG entry and
  * docs/led.md alone, and returns the tool errors by call id.
  */
-async function runMisuse(misuse: SessionTurn[], setup: (repo: string) => void = () => {}): Promise<{ repo: string; errors: Record<string, string> }> {
+async function runMisuse(
+  misuse: SessionTurn[],
+  setup: (repo: string) => void = () => {},
+): Promise<{ repo: string; errors: Record<string, string> }> {
   const repo = await copyRepo(template());
   setup(repo);
   const spec = readFileSync(join(repo, "docs/SPEC.md"), "utf8");
   const model = serveScriptedModel([PROPOSE, ...misuse, ...PROPER_END]);
   try {
-    const result = await runBinaryBounded(["do", "Write a note about the LED indicator", "--model", "compat:test", "--repo", repo, "--json"], {
-      env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: model.baseUrl },
-      timeoutMs: 90_000,
-      maxRssBytes: 2 * 1024 * 1024 * 1024,
+    const result = await runBinaryBounded(
+      ["do", "Write a note about the LED indicator", "--model", "compat:test", "--repo", repo, "--json"],
+      {
+        env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: model.baseUrl },
+        timeoutMs: 90_000,
+        maxRssBytes: 2 * 1024 * 1024 * 1024,
+      },
+    );
+    expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory, exitCode: result.exitCode }).toEqual({
+      timedOut: false,
+      outOfMemory: false,
+      exitCode: 0,
     });
-    expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory, exitCode: result.exitCode }).toEqual({ timedOut: false, outOfMemory: false, exitCode: 0 });
     const summary = JSON.parse(result.stdout);
     expect(summary.status).toBe("committed");
     expect(readFileSync(join(repo, "docs/SPEC.md"), "utf8")).toBe(spec);
     const committed = (await git(repo, "show", "--name-only", "--format=", "HEAD")).trim().split("\n").sort();
     expect(committed).toEqual([summary.proposal.path, "docs/CHANGELOG.md", "docs/led.md"].sort());
     expect(await git(repo, "status", "--porcelain")).toBe("");
-    const events = readFileSync(join(repo, summary.transcriptPath), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    return { repo, errors: Object.fromEntries(events.filter((e) => e.type === "tool_result" && e.isError).map((e) => [e.id, e.content as string])) };
+    const events = readFileSync(join(repo, summary.transcriptPath), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    return {
+      repo,
+      errors: Object.fromEntries(
+        events.filter((e) => e.type === "tool_result" && e.isError).map((e) => [e.id, e.content as string]),
+      ),
+    };
   } finally {
     await model.stop();
   }
@@ -136,9 +160,15 @@ describe("a model aiming its tools where they must not reach", () => {
     const { errors } = await runMisuse([
       {
         content: [
-          call("r1", "edit_doc", { path: "SPEC.md", new_text: "\n## Requirements\n\n- REQ-EVIL-1: smuggled in\n  - check: net EVIL exists\n" }),
+          call("r1", "edit_doc", {
+            path: "SPEC.md",
+            new_text: "\n## Requirements\n\n- REQ-EVIL-1: smuggled in\n  - check: net EVIL exists\n",
+          }),
           call("r2", "edit_doc", { path: "SPEC.md", old_text: "## Requirements", new_text: "## Requirements (draft)" }),
-          call("r3", "edit_doc", { path: "notes.md", new_text: "# Notes\n\n## Requirements\n\n- REQ-NOTE-1: from a note\n" }),
+          call("r3", "edit_doc", {
+            path: "notes.md",
+            new_text: "# Notes\n\n## Requirements\n\n- REQ-NOTE-1: from a note\n",
+          }),
         ],
       },
     ]);

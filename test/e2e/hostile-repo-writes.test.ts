@@ -32,16 +32,28 @@ const LIMITS = { timeoutMs: 60_000, maxRssBytes: 1024 * 1024 * 1024 };
 /** usb-led with `init` committed, copied per test. */
 const template = templateRepo();
 
-async function run(args: string[], options: { env?: Record<string, string | undefined>; wrap?: string[]; stdin?: "ignore" | "pipe" } = {}): Promise<BoundedResult> {
+async function run(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; wrap?: string[]; stdin?: "ignore" | "pipe" } = {},
+): Promise<BoundedResult> {
   const result = await runBinaryBounded(args, { ...LIMITS, ...options, env: { ...ISOLATED_ENV, ...options.env } });
-  expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory }).toEqual({ timedOut: false, outOfMemory: false });
+  expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory }).toEqual({
+    timedOut: false,
+    outOfMemory: false,
+  });
   return result;
 }
 
 /** Runs `args --json` and returns the typed error it must end with (exit 3). */
-async function typedError(args: string[], options: Parameters<typeof run>[1] = {}): Promise<{ code: string; message: string; fix: string; stderr: string }> {
+async function typedError(
+  args: string[],
+  options: Parameters<typeof run>[1] = {},
+): Promise<{ code: string; message: string; fix: string; stderr: string }> {
   const result = await run([...args, "--json"], options);
-  expect({ exitCode: result.exitCode, stdout: result.stdout.slice(0, 600) }).toEqual({ exitCode: 3, stdout: expect.stringContaining('"error"') });
+  expect({ exitCode: result.exitCode, stdout: result.stdout.slice(0, 600) }).toEqual({
+    exitCode: 3,
+    stdout: expect.stringContaining('"error"'),
+  });
   const { error } = JSON.parse(result.stdout);
   expect(error.code).not.toBe("internal_error");
   expect(error.fix).toBeString();
@@ -65,7 +77,11 @@ function setC1Footprint(repo: string, footprint: string): void {
   editFile(join(repo, "regulator.kicad_sch"), (t) => {
     const at = t.indexOf(`(property "Footprint" ${C1_FOOTPRINT}`);
     expect(at).toBeGreaterThan(0);
-    return t.slice(0, at) + `(property "Footprint" ${JSON.stringify(footprint)}` + t.slice(at + `(property "Footprint" ${C1_FOOTPRINT}`.length);
+    return (
+      t.slice(0, at) +
+      `(property "Footprint" ${JSON.stringify(footprint)}` +
+      t.slice(at + `(property "Footprint" ${C1_FOOTPRINT}`.length)
+    );
   });
 }
 
@@ -74,7 +90,11 @@ describe("the check cache is a repo write like any other", () => {
     for (const link of [".copperhead/cache", ".copperhead"] as const) {
       const { repo, outside } = await linkedRepo(link);
       const error = await typedError(["check", "--repo", repo]);
-      expect({ link, code: error.code, named: error.message.includes(`${link} is a symlink`) }).toEqual({ link, code: "bad_path", named: true });
+      expect({ link, code: error.code, named: error.message.includes(`${link} is a symlink`) }).toEqual({
+        link,
+        code: "bad_path",
+        named: true,
+      });
       expect(treeFingerprint(outside, [])).toEqual({});
     }
   }, 120_000);
@@ -123,7 +143,9 @@ describe("the repo's config does not choose the model", () => {
       const repo = await copyRepo(template());
       editFile(join(repo, ".copperhead/config.json"), (t) => JSON.stringify({ ...JSON.parse(t), model }, null, 2));
       await git(repo, "commit", "--quiet", "-am", "upstream: pick the model");
-      const error = await typedError(["do", "add a test point", "--repo", repo], { env: { ANTHROPIC_API_KEY: "sk-ant-test-not-a-key" } });
+      const error = await typedError(["do", "add a test point", "--repo", repo], {
+        env: { ANTHROPIC_API_KEY: "sk-ant-test-not-a-key" },
+      });
       expect({ model, code: error.code }).toEqual({ model, code: "config_invalid" });
       expect(error.message).toContain("replay: only with --model or COPPERHEAD_MODEL");
       expect(error.stderr).not.toContain("root:x:0:0");
@@ -135,7 +157,11 @@ describe("the repo's config does not choose the model", () => {
     const request = ["do", "add a test point", "--repo", repo];
     for (const file of ["/dev/zero", "/dev/stdin"]) {
       const error = await typedError([...request, "--model", `replay:${file}`], { stdin: "pipe" });
-      expect({ file, code: error.code, message: error.message }).toEqual({ file, code: "bad_path", message: expect.stringContaining(`${file} is not a regular file`) });
+      expect({ file, code: error.code, message: error.message }).toEqual({
+        file,
+        code: "bad_path",
+        message: expect.stringContaining(`${file} is not a regular file`),
+      });
     }
     const huge = join(await makeTempDir(), "huge.json");
     writeFileSync(huge, "");
@@ -153,7 +179,10 @@ describe("board sync is a repo change like a run", () => {
     const repo = await copyRepo(template());
     setC1Footprint(repo, "Capacitor_SMD:C_0805_2012Metric");
     // This test process stands in for a live `do` holding the repo.
-    writeFileSync(join(repo, ".copperhead/lock"), `${JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), runId: "20250101T000000Z-abcdef" })}\n`);
+    writeFileSync(
+      join(repo, ".copperhead/lock"),
+      `${JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), runId: "20250101T000000Z-abcdef" })}\n`,
+    );
     const board = readFileSync(join(repo, "usb-led.kicad_pcb"));
     const error = await typedError(["board", "sync", "--repo", repo]);
     expect(error.code).toBe("busy");
@@ -163,7 +192,10 @@ describe("board sync is a repo change like a run", () => {
     expect((await run(["board", "sync", "--repo", repo, "--dry-run", "--json"])).exitCode).toBe(0);
     rmSync(join(repo, ".copperhead/lock"));
     const synced = await run(["board", "sync", "--repo", repo, "--json"]);
-    expect({ exitCode: synced.exitCode, written: JSON.parse(synced.stdout).written }).toEqual({ exitCode: 0, written: true });
+    expect({ exitCode: synced.exitCode, written: JSON.parse(synced.stdout).written }).toEqual({
+      exitCode: 0,
+      written: true,
+    });
   }, 60_000);
 
   test("a board write cut short by a file-size limit keeps the whole original board: write_failed, no temp file left", async () => {
@@ -171,7 +203,9 @@ describe("board sync is a repo change like a run", () => {
     setC1Footprint(repo, "Capacitor_SMD:C_0805_2012Metric");
     const board = readFileSync(join(repo, "usb-led.kicad_pcb"));
     const before = treeFingerprint(repo, LOCAL_STATE);
-    const error = await typedError(["board", "sync", "--repo", repo], { wrap: ["prlimit", `--fsize=${Math.floor(board.length / 2)}`] });
+    const error = await typedError(["board", "sync", "--repo", repo], {
+      wrap: ["prlimit", `--fsize=${Math.floor(board.length / 2)}`],
+    });
     expect(error.code).toBe("write_failed");
     expect(error.message).toContain("usb-led.kicad_pcb");
     expect(readFileSync(join(repo, "usb-led.kicad_pcb")).equals(board)).toBe(true);
@@ -206,7 +240,14 @@ describe("renders and the run's own files", () => {
     await git(repo, "add", "-f", ".copperhead/lock");
     await git(repo, "commit", "--quiet", "-m", "upstream: commit the lock");
     const session = join(SESSIONS_DIR, "add-decoupling-cap.json");
-    const error = await typedError(["do", "add a 100 nF decoupling capacitor on the LDO output", "--model", `replay:${session}`, "--repo", repo]);
+    const error = await typedError([
+      "do",
+      "add a 100 nF decoupling capacitor on the LDO output",
+      "--model",
+      `replay:${session}`,
+      "--repo",
+      repo,
+    ]);
     expect(error.code).toBe("lock_refused");
     expect(error.message).toContain("tracked by git");
     expect(error.fix).toContain("git rm --cached .copperhead/lock");
@@ -221,7 +262,14 @@ describe("renders and the run's own files", () => {
       await git(repo, "add", "docs/changes");
       await git(repo, "commit", "--quiet", "-m", "upstream: link changes");
       const session = join(SESSIONS_DIR, "add-decoupling-cap.json");
-      const error = await typedError(["do", "add a 100 nF decoupling capacitor on the LDO output", "--model", `replay:${session}`, "--repo", repo]);
+      const error = await typedError([
+        "do",
+        "add a 100 nF decoupling capacitor on the LDO output",
+        "--model",
+        `replay:${session}`,
+        "--repo",
+        repo,
+      ]);
       expect({ to, code: error.code }).toEqual({ to, code: "bad_path" });
       expect(error.message).toContain("docs/changes");
       expect(treeFingerprint(outside, [])).toEqual({});
@@ -232,7 +280,11 @@ describe("renders and the run's own files", () => {
   test("--repo naming a device or a file is bad_path, not 'not found'", async () => {
     for (const path of ["/dev/zero", join(SESSIONS_DIR, "add-decoupling-cap.json")]) {
       const error = await typedError(["check", "--repo", path]);
-      expect({ path, code: error.code, message: error.message }).toEqual({ path, code: "bad_path", message: expect.stringContaining("is not a folder") });
+      expect({ path, code: error.code, message: error.message }).toEqual({
+        path,
+        code: "bad_path",
+        message: expect.stringContaining("is not a folder"),
+      });
     }
   }, 30_000);
 });

@@ -12,7 +12,18 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { git, treeFingerprint } from "../repo/git-repo.ts";
 import { cleanupTempDirs, copyFixture, makeTempDir } from "../support/kicad.ts";
@@ -29,14 +40,23 @@ const LIMITS = { timeoutMs: 60_000, maxRssBytes: 1024 * 1024 * 1024 };
 /** usb-led with `init` committed, copied per test. */
 const template = templateRepo();
 
-async function run(args: string[], options: { stdin?: "ignore" | "pipe"; env?: Record<string, string | undefined> } = {}): Promise<BoundedResult> {
+async function run(
+  args: string[],
+  options: { stdin?: "ignore" | "pipe"; env?: Record<string, string | undefined> } = {},
+): Promise<BoundedResult> {
   const result = await runBinaryBounded(args, { ...LIMITS, ...options, env: { ...ISOLATED_ENV, ...options.env } });
-  expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory }).toEqual({ timedOut: false, outOfMemory: false });
+  expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory }).toEqual({
+    timedOut: false,
+    outOfMemory: false,
+  });
   return result;
 }
 
 /** Runs `args --json` and returns the typed error it must end with (exit 3). */
-async function typedError(args: string[], options: { stdin?: "ignore" | "pipe" } = {}): Promise<{ code: string; message: string; fix?: string; file?: string; stderr: string }> {
+async function typedError(
+  args: string[],
+  options: { stdin?: "ignore" | "pipe" } = {},
+): Promise<{ code: string; message: string; fix?: string; file?: string; stderr: string }> {
   const result = await run([...args, "--json"], options);
   expect({ exitCode: result.exitCode, stderr: result.stderr }).toEqual({ exitCode: 3, stderr: expect.any(String) });
   const { error } = JSON.parse(result.stdout);
@@ -71,7 +91,13 @@ describe("forged run journals", () => {
       state: "editing",
       files: [
         { path: "usb-led.kicad_sch", existed: false },
-        { path: "docs/SPEC.md", existed: true, backup: "backup/0", mode: 0o644, sha256: createHash("sha256").update(bytes).digest("hex") },
+        {
+          path: "docs/SPEC.md",
+          existed: true,
+          backup: "backup/0",
+          mode: 0o644,
+          sha256: createHash("sha256").update(bytes).digest("hex"),
+        },
       ],
       createdDirs: [],
     };
@@ -156,11 +182,14 @@ describe("a forged check cache", () => {
   function withoutViolations(value: unknown): unknown {
     if (Array.isArray(value)) return value.map(withoutViolations);
     if (value === null || typeof value !== "object") return value;
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === "violations" ? [] : withoutViolations(v)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, k === "violations" ? [] : withoutViolations(v)]),
+    );
   }
 
   const stateDir = async () => ({ XDG_STATE_HOME: await makeTempDir() });
-  const ercStatus = (result: BoundedResult) => JSON.parse(result.stdout).checks.find((c: { id: string }) => c.id === "erc").status;
+  const ercStatus = (result: BoundedResult) =>
+    JSON.parse(result.stdout).checks.find((c: { id: string }) => c.id === "erc").status;
 
   test("an ERC entry with no violations, committed upstream, passes neither check nor the pre-commit hook on a clone, and is reported", async () => {
     // Upstream: the entry for the design with U1's EN pin left open, emptied, committed alone.
@@ -197,8 +226,14 @@ describe("a forged check cache", () => {
     writeFileSync(hook, preCommitHook([BINARY]));
     chmodSync(hook, 0o755);
     await git(victim, "add", "-A");
-    const commit = Bun.spawnSync(["git", "commit", "--quiet", "-m", "leave EN open"], { cwd: victim, env: { ...process.env, ...ISOLATED_ENV, ...env } as Record<string, string> });
-    expect({ exitCode: commit.exitCode, blocked: `${commit.stdout}${commit.stderr}`.includes("pin_not_connected") }).toEqual({ exitCode: 1, blocked: true });
+    const commit = Bun.spawnSync(["git", "commit", "--quiet", "-m", "leave EN open"], {
+      cwd: victim,
+      env: { ...process.env, ...ISOLATED_ENV, ...env } as Record<string, string>,
+    });
+    expect({
+      exitCode: commit.exitCode,
+      blocked: `${commit.stdout}${commit.stderr}`.includes("pin_not_connected"),
+    }).toEqual({ exitCode: 1, blocked: true });
   }, 240_000);
 
   test("an untracked ERC entry that this user did not sign (unsigned, or signed under another key) is run again", async () => {
@@ -221,7 +256,9 @@ describe("a forged check cache", () => {
 
 describe("reads outside the repo, of devices, or without bound", () => {
   const setSheetfile = (repo: string, to: string) =>
-    editFile(join(repo, "usb-led.kicad_sch"), (t) => t.replace('(property "Sheetfile" "regulator.kicad_sch"', `(property "Sheetfile" ${JSON.stringify(to)}`));
+    editFile(join(repo, "usb-led.kicad_sch"), (t) =>
+      t.replace('(property "Sheetfile" "regulator.kicad_sch"', `(property "Sheetfile" ${JSON.stringify(to)}`),
+    );
 
   test('Sheetfile "/dev/zero", "/dev/stdin" and "../../../../../etc/passwd" read nothing, in netlist and check', async () => {
     for (const target of ["/dev/zero", "/dev/stdin", "../../../../../etc/passwd"]) {
@@ -240,12 +277,22 @@ describe("reads outside the repo, of devices, or without bound", () => {
   }, 120_000);
 
   test("symlinks from the schematic, board, SPEC.md and config to /dev/zero are refused by name", async () => {
-    for (const file of ["usb-led.kicad_sch", "regulator.kicad_sch", "usb-led.kicad_pcb", "docs/SPEC.md", ".copperhead/config.json"]) {
+    for (const file of [
+      "usb-led.kicad_sch",
+      "regulator.kicad_sch",
+      "usb-led.kicad_pcb",
+      "docs/SPEC.md",
+      ".copperhead/config.json",
+    ]) {
       const repo = await copyRepo(template());
       rmSync(join(repo, file), { force: true });
       symlinkSync("/dev/zero", join(repo, file));
       const error = await typedError(["check", "--repo", repo]);
-      expect({ file, code: error.code, named: error.message.includes(file) }).toEqual({ file, code: "bad_path", named: true });
+      expect({ file, code: error.code, named: error.message.includes(file) }).toEqual({
+        file,
+        code: "bad_path",
+        named: true,
+      });
     }
   }, 120_000);
 
@@ -277,7 +324,10 @@ describe("reads outside the repo, of devices, or without bound", () => {
 describe("a SPEC.md no person maintains", () => {
   test("100,000 requirements: check ends at once with input_too_large naming SPEC.md and the line", async () => {
     const repo = await copyRepo(template());
-    const generated = Array.from({ length: 100_000 }, (_, i) => `- REQ-GEN-${i}: generated requirement ${i}\n  - check: net VBUS exists\n`).join("");
+    const generated = Array.from(
+      { length: 100_000 },
+      (_, i) => `- REQ-GEN-${i}: generated requirement ${i}\n  - check: net VBUS exists\n`,
+    ).join("");
     editFile(join(repo, "docs/SPEC.md"), (t) => t.replace("## Requirements\n", `## Requirements\n\n${generated}`));
     const error = await typedError(["check", "--repo", repo]);
     expect(error.code).toBe("input_too_large");
@@ -291,7 +341,9 @@ describe("a config built to break the parser", () => {
     writeFileSync(join(repo, ".copperhead/config.json"), "[".repeat(300_000));
     const deep = await typedError(["check", "--repo", repo]);
     expect(deep.code).toBe("config_invalid");
-    expect(deep.message).toBe(".copperhead/config.json is not valid JSON (line 1, column 513: nested more than 512 levels deep)");
+    expect(deep.message).toBe(
+      ".copperhead/config.json is not valid JSON (line 1, column 513: nested more than 512 levels deep)",
+    );
     writeFileSync(join(repo, ".copperhead/config.json"), '{ "maxRepairCycles": 1e400 }\n');
     const huge = await typedError(["check", "--repo", repo]);
     expect(huge.code).toBe("config_invalid");
@@ -305,7 +357,14 @@ describe("writes through committed symlinks", () => {
   /** `do` with a recorded session ends in `bad_path` naming the link, and `outside` stays empty. */
   async function expectDoRefusedBefore(repo: string, outside: string, why: string): Promise<void> {
     const session = join(SESSIONS_DIR, "add-decoupling-cap.json");
-    const error = await typedError(["do", "add a 100 nF decoupling capacitor on the LDO output", "--model", `replay:${session}`, "--repo", repo]);
+    const error = await typedError([
+      "do",
+      "add a 100 nF decoupling capacitor on the LDO output",
+      "--model",
+      `replay:${session}`,
+      "--repo",
+      repo,
+    ]);
     expect(error.code).toBe("bad_path");
     expect(error.message).toContain(why);
     expect(treeFingerprint(outside, [])).toEqual({});
@@ -320,7 +379,11 @@ describe("writes through committed symlinks", () => {
     const files = JSON.parse(result.stdout).files as { path: string; action: string; reason?: string }[];
     for (const doc of ["docs/SPEC.md", "docs/BOM.md", "docs/DECISIONS.md", "docs/CHANGELOG.md"]) {
       const outcome = files.find((f) => f.path === doc);
-      expect({ doc, action: outcome?.action, why: outcome?.reason?.includes("outside the repository") }).toEqual({ doc, action: "refused", why: true });
+      expect({ doc, action: outcome?.action, why: outcome?.reason?.includes("outside the repository") }).toEqual({
+        doc,
+        action: "refused",
+        why: true,
+      });
     }
     expect(files.find((f) => f.path === ".copperhead/config.json")?.action).toBe("created");
     expect(treeFingerprint(outside, [])).toEqual({});
@@ -336,7 +399,9 @@ describe("writes through committed symlinks", () => {
 
     const init = await run(["init", "--repo", repo, "--no-hooks", "--json"]);
     expect(init.exitCode).toBe(2);
-    const refused = (JSON.parse(init.stdout).files as { path: string; action: string }[]).filter((f) => f.action === "refused").map((f) => f.path);
+    const refused = (JSON.parse(init.stdout).files as { path: string; action: string }[])
+      .filter((f) => f.action === "refused")
+      .map((f) => f.path);
     expect(refused).toEqual(expect.arrayContaining([".copperhead/config.json", ".copperhead/.gitignore"]));
 
     await expectDoRefusedBefore(repo, outside, ".copperhead is a symlink");
@@ -388,8 +453,16 @@ describe("filesystem errors name the file and the fix", () => {
       const repo = await copyRepo(template());
       breakages[errno](repo, file);
       const error = await typedError(["check", "--repo", repo]);
-      const named = file.split("/").slice(0, errno === "ENOTDIR" ? -1 : undefined).join("/");
-      expect({ errno, file, code: error.code, named: error.message.includes(named) }).toEqual({ errno, file, code: expect.stringMatching(/^(bad_path|project_not_found)$/), named: true });
+      const named = file
+        .split("/")
+        .slice(0, errno === "ENOTDIR" ? -1 : undefined)
+        .join("/");
+      expect({ errno, file, code: error.code, named: error.message.includes(named) }).toEqual({
+        errno,
+        file,
+        code: expect.stringMatching(/^(bad_path|project_not_found)$/),
+        named: true,
+      });
     }
   }, 240_000);
 

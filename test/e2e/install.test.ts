@@ -38,7 +38,11 @@ async function install(args: string[], env: Record<string, string> = {}) {
     stderr: "pipe",
     stdin: "ignore",
   });
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { exitCode, stdout, stderr, home, sudoCalled: existsSync(sudoTrace) };
 }
 
@@ -66,7 +70,10 @@ describe("install.sh", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(run(join(prefix, "bin/copperhead"), "--version")).toBe(expectedVersion);
 
-    const again = await install(["--release-url", release.url], { COPPERHEAD_INSTALL_DIR: join(prefix, "bin"), PATH: `${join(prefix, "bin")}:/usr/bin:/bin` });
+    const again = await install(["--release-url", release.url], {
+      COPPERHEAD_INSTALL_DIR: join(prefix, "bin"),
+      PATH: `${join(prefix, "bin")}:/usr/bin:/bin`,
+    });
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).not.toContain("not on your PATH");
     expect(again.stderr).toContain("claude mcp add copperhead -- copperhead mcp");

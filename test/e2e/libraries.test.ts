@@ -50,7 +50,9 @@ describe("libraries the design names", () => {
         expect(item.fix).toContain(m.line);
       }
       // The summary names the first eight and counts the rest.
-      expect(item.summary).toContain('the design names 19 libraries that do not resolve: symbol library "OLIMEX_Connectors" (4 symbols), ');
+      expect(item.summary).toContain(
+        'the design names 19 libraries that do not resolve: symbol library "OLIMEX_Connectors" (4 symbols), ',
+      );
       expect(item.summary).toContain(", and 11 more; ");
 
       const text = await run(["doctor"]);
@@ -63,7 +65,11 @@ describe("libraries the design names", () => {
       const findings = report.checks.flatMap((c) => c.findings);
       for (const m of missing) {
         const about = findings.filter((f) => missingIn(f) === m.nickname);
-        expect({ library: m.nickname, symbols: about.filter((f) => f.check === "erc").length, footprints: about.filter((f) => f.check === "drc").length }).toEqual({
+        expect({
+          library: m.nickname,
+          symbols: about.filter((f) => f.check === "erc").length,
+          footprints: about.filter((f) => f.check === "drc").length,
+        }).toEqual({
           library: m.nickname,
           symbols: m.symbols,
           footprints: m.footprints,
@@ -80,9 +86,15 @@ describe("libraries the design names", () => {
       const report = JSON.parse((await run(["check", "--json"])).stdout) as CheckReport;
       const about = report.checks.flatMap((c) => c.findings).filter(missingIn);
       expect(about.length).toBe(119);
-      const [text, github, sarif] = await Promise.all([run(["check"]), run(["check", "--format", "github"]), run(["check", "--format", "sarif"])]);
+      const [text, github, sarif] = await Promise.all([
+        run(["check"]),
+        run(["check", "--format", "github"]),
+        run(["check", "--format", "sarif"]),
+      ]);
 
-      expect(text.stdout).toContain("Missing libraries (in no library table, or disabled; `copperhead doctor` says how to add them):");
+      expect(text.stdout).toContain(
+        "Missing libraries (in no library table, or disabled; `copperhead doctor` says how to add them):",
+      );
       expect(text.stdout).toContain("    warning  symbol library OLIMEX_Power: 17 symbols\n");
       expect(text.stdout).toContain("    warning  footprint library OLIMEX_RLC-FP: 9 symbols, 9 footprints\n");
       expect(text.stdout).toContain("    warning  footprint library OLIMEX_Signs-FP: 6 footprints\n");
@@ -100,10 +112,14 @@ describe("libraries the design names", () => {
         '::warning file=HARDWARE/RVPC_Rev.B/RVPC_Rev_B.kicad_sch,title=erc/missing_library::symbol library "OLIMEX_Power" is in no library table (or is disabled): 17 symbols from it cannot be checked; `copperhead doctor` says how to add it',
       );
 
-      const results = (JSON.parse(sarif.stdout) as { runs: Array<{ results: Array<{ ruleId: string; message: { text: string } }> }> }).runs[0]!.results;
+      const results = (
+        JSON.parse(sarif.stdout) as { runs: Array<{ results: Array<{ ruleId: string; message: { text: string } }> }> }
+      ).runs[0]!.results;
       expect(results.length).toBe(19);
       expect(new Set(results.map((r) => r.ruleId))).toEqual(new Set(["erc/missing_library", "drc/missing_library"]));
-      expect(results.find((r) => r.message.text.startsWith('footprint library "OLIMEX_Signs-FP"'))!.ruleId).toBe("drc/missing_library");
+      expect(results.find((r) => r.message.text.startsWith('footprint library "OLIMEX_Signs-FP"'))!.ruleId).toBe(
+        "drc/missing_library",
+      );
     },
     LONG,
   );
@@ -112,7 +128,9 @@ describe("libraries the design names", () => {
     "--fab: the footprints that do not resolve are one finding per missing library, naming its parts",
     async () => {
       const report = JSON.parse((await run(["check", "--fab", "--json"])).stdout) as CheckReport;
-      const unresolved = report.checks.find((c) => c.id === "fab")!.findings.filter((f) => f.rule === "footprint_unresolved");
+      const unresolved = report.checks
+        .find((c) => c.id === "fab")!
+        .findings.filter((f) => f.rule === "footprint_unresolved");
       expect(unresolved.length).toBe(9);
       const connectors = unresolved.find((f) => f.key === "fab:footprint_unresolved:library:OLIMEX_Connectors-FP")!;
       expect(connectors.message).toStartWith("4 footprints do not resolve (PGM/DBG1, PS2_KBD1, PWR_JACK1, VGA1): ");

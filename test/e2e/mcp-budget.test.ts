@@ -34,7 +34,12 @@ if (!largest) throw new Error("no corpus board: scripts/setup.sh --test installs
 
 function serverEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...ISOLATED_ENV, COPPERHEAD_KICAD_TIMEOUT: String(LONG / 1000) })) if (v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries({
+    ...process.env,
+    ...ISOLATED_ENV,
+    COPPERHEAD_KICAD_TIMEOUT: String(LONG / 1000),
+  }))
+    if (v !== undefined) env[k] = v;
   return env;
 }
 
@@ -66,10 +71,19 @@ describe(`copperhead_check on the largest corpus board (${largest.id})`, () => {
   /** The result frame as it went over the wire, and its summary. */
   async function check(args: Record<string, unknown>): Promise<{ line: string; summary: CheckSummary; relay: string }> {
     const n = ++id;
-    await wire.send({ jsonrpc: "2.0", id: n, method: "tools/call", params: { name: "copperhead_check", arguments: args } });
+    await wire.send({
+      jsonrpc: "2.0",
+      id: n,
+      method: "tools/call",
+      params: { name: "copperhead_check", arguments: args },
+    });
     const frame: Frame = await wire.response(n, LONG);
     const line = wire.lines.find((l) => (JSON.parse(l) as Frame).id === n)!;
-    const result = frame.result as { isError?: boolean; content: Array<{ text: string }>; structuredContent: CheckSummary };
+    const result = frame.result as {
+      isError?: boolean;
+      content: Array<{ text: string }>;
+      structuredContent: CheckSummary;
+    };
     expect(result.isError ?? false).toBe(false);
     expect(result.content[1]!.text).toBe(JSON.stringify(result.structuredContent, null, 2));
     return { line, summary: result.structuredContent, relay: result.content[0]!.text };
@@ -99,7 +113,9 @@ describe(`copperhead_check on the largest corpus board (${largest.id})`, () => {
     "rule, severity and limit give what they ask for, and pages continue where the last one stopped",
     async () => {
       const findings = report.checks.flatMap((c) => c.findings);
-      const top = [...new Set(findings.map((f) => f.rule))].sort((a, b) => findings.filter((f) => f.rule === b).length - findings.filter((f) => f.rule === a).length)[0]!;
+      const top = [...new Set(findings.map((f) => f.rule))].sort(
+        (a, b) => findings.filter((f) => f.rule === b).length - findings.filter((f) => f.rule === a).length,
+      )[0]!;
       const ofRule = findings.filter((f) => f.rule === top).map((f) => f.key);
 
       const limited = await check({ rule: top, limit: 7 });
@@ -115,7 +131,12 @@ describe(`copperhead_check on the largest corpus board (${largest.id})`, () => {
         expect(line.length / CHARS_PER_TOKEN).toBeLessThan(TOKENS);
         expect(summary.page.selected).toBe(report.counts[severity]);
         expect(summary.findings.every((f) => f.severity === severity)).toBe(true);
-        expect(summary.findings.map((f) => f.key)).toEqual(findings.filter((f) => f.severity === severity).slice(0, summary.findings.length).map((f) => f.key));
+        expect(summary.findings.map((f) => f.key)).toEqual(
+          findings
+            .filter((f) => f.severity === severity)
+            .slice(0, summary.findings.length)
+            .map((f) => f.key),
+        );
       }
     },
     LONG,

@@ -32,17 +32,57 @@ const DEEP = 100_000;
 
 /** Each hostile request, what it is, and the code and words its answer must carry. */
 const CASES: [label: string, request: Record<string, unknown>, code: number, says: string][] = [
-  ["progressToken an object", call({ ...INIT, _meta: { progressToken: { a: 1 } } }), -32602, "_meta.progressToken must be a string or an integer"],
-  ["progressToken an array", call({ ...INIT, _meta: { progressToken: [1] } }), -32602, "_meta.progressToken must be a string or an integer"],
-  ["progressToken a boolean", call({ ...INIT, _meta: { progressToken: true } }), -32602, "_meta.progressToken must be a string or an integer"],
-  ["progressToken null", call({ ...INIT, _meta: { progressToken: null } }), -32602, "_meta.progressToken must be a string or an integer"],
-  ["progressToken a fraction", call({ ...INIT, _meta: { progressToken: 1.5 } }), -32602, "_meta.progressToken must be a string or an integer"],
+  [
+    "progressToken an object",
+    call({ ...INIT, _meta: { progressToken: { a: 1 } } }),
+    -32602,
+    "_meta.progressToken must be a string or an integer",
+  ],
+  [
+    "progressToken an array",
+    call({ ...INIT, _meta: { progressToken: [1] } }),
+    -32602,
+    "_meta.progressToken must be a string or an integer",
+  ],
+  [
+    "progressToken a boolean",
+    call({ ...INIT, _meta: { progressToken: true } }),
+    -32602,
+    "_meta.progressToken must be a string or an integer",
+  ],
+  [
+    "progressToken null",
+    call({ ...INIT, _meta: { progressToken: null } }),
+    -32602,
+    "_meta.progressToken must be a string or an integer",
+  ],
+  [
+    "progressToken a fraction",
+    call({ ...INIT, _meta: { progressToken: 1.5 } }),
+    -32602,
+    "_meta.progressToken must be a string or an integer",
+  ],
   ["_meta a string", call({ ...INIT, _meta: "x" }), -32602, "_meta: expected object"],
-  ["arguments a string", call({ name: "copperhead_init", arguments: "x" }), -32602, "arguments: expected an object, received string"],
-  ["arguments an array", call({ name: "copperhead_init", arguments: [1] }), -32602, "arguments: expected an object, received array"],
+  [
+    "arguments a string",
+    call({ name: "copperhead_init", arguments: "x" }),
+    -32602,
+    "arguments: expected an object, received string",
+  ],
+  [
+    "arguments an array",
+    call({ name: "copperhead_init", arguments: [1] }),
+    -32602,
+    "arguments: expected an object, received array",
+  ],
   ["a numeric tool name", call({ name: 5, arguments: {} }), -32602, "name: expected string, received number"],
   ["params missing", { method: "tools/call" }, -32600, "Invalid Request"],
-  ["a numeric cursor", { method: "tools/list", params: { cursor: 5 } }, -32602, "cursor: expected string, received number"],
+  [
+    "a numeric cursor",
+    { method: "tools/list", params: { cursor: 5 } },
+    -32602,
+    "cursor: expected string, received number",
+  ],
   ["a cursor naming no page", { method: "tools/list", params: { cursor: "page-2" } }, -32602, "there is no page"],
 ];
 
@@ -56,17 +96,28 @@ describe("hostile frames", () => {
       await wire.send({ jsonrpc: "2.0", id: n, ...request });
       answered.push({ label, error: (await wire.response(n, 10_000)).error });
     }
-    expect(answered).toEqual(CASES.map(([label, , code, says]) => ({ label, error: { code, message: expect.stringContaining(says) } })));
+    expect(answered).toEqual(
+      CASES.map(([label, , code, says]) => ({ label, error: { code, message: expect.stringContaining(says) } })),
+    );
 
     // Lines that are not requests at all.
     await wire.send("{not json");
     await wire.send("[1, 2]");
     await wire.send({ jsonrpc: "2.0", id: { nested: true }, method: "tools/list" });
     // Nested deeper than any request needs: bad input, not a stack overflow.
-    await wire.send(`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"copperhead_check","arguments":{"fab":${'{"a":'.repeat(DEEP)}1${"}".repeat(DEEP)}}}}`);
-    expect((await wire.response("deep", 10_000)).error).toEqual({ code: -32602, message: "Invalid params: nested more than 64 levels deep" });
+    await wire.send(
+      `{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"copperhead_check","arguments":{"fab":${'{"a":'.repeat(DEEP)}1${"}".repeat(DEEP)}}}}`,
+    );
+    expect((await wire.response("deep", 10_000)).error).toEqual({
+      code: -32602,
+      message: "Invalid params: nested more than 64 levels deep",
+    });
     // A tool argument nested (a little) too deep for its schema is a typed tool error.
-    await wire.send({ jsonrpc: "2.0", id: "shallow", ...call({ name: "copperhead_check", arguments: { fab: { a: 1 } } }) });
+    await wire.send({
+      jsonrpc: "2.0",
+      id: "shallow",
+      ...call({ name: "copperhead_check", arguments: { fab: { a: 1 } } }),
+    });
     const shallow = await wire.response("shallow", 10_000);
     expect(shallow.result?.isError).toBe(true);
 
@@ -76,14 +127,19 @@ describe("hostile frames", () => {
     const { exitCode } = await wire.close();
     expect(exitCode).toBe(0);
 
-    const nullIds = wire.frames().filter((f) => f.id === null).map((f) => f.error?.code);
+    const nullIds = wire
+      .frames()
+      .filter((f) => f.id === null)
+      .map((f) => f.error?.code);
     expect(nullIds).toEqual([-32700, -32600, -32600]);
     expect(wire.frames().some((f) => f.error?.code === -32603)).toBe(false);
   }, 60_000);
 
   test('copperhead_check on a repo whose Sheetfile is "/dev/stdin" is a typed tool error, and the protocol stream is untouched', async () => {
     const repo = await copyRepo(template());
-    editFile(join(repo, "usb-led.kicad_sch"), (t) => t.replace('(property "Sheetfile" "regulator.kicad_sch"', '(property "Sheetfile" "/dev/stdin"'));
+    editFile(join(repo, "usb-led.kicad_sch"), (t) =>
+      t.replace('(property "Sheetfile" "regulator.kicad_sch"', '(property "Sheetfile" "/dev/stdin"'),
+    );
     const wire = await openMcpWire(repo, serverEnv());
     await wire.send({ jsonrpc: "2.0", id: 1, ...call({ name: "copperhead_check", arguments: {} }) });
     const result = (await wire.response(1, 30_000)).result!;
@@ -99,9 +155,15 @@ describe("hostile frames", () => {
 
   test('a repo config with "model": "replay:/dev/stdin" makes copperhead_do a typed tool error; the server keeps answering', async () => {
     const repo = await copyRepo(template());
-    editFile(join(repo, ".copperhead/config.json"), (t) => JSON.stringify({ ...JSON.parse(t), model: "replay:/dev/stdin" }, null, 2));
+    editFile(join(repo, ".copperhead/config.json"), (t) =>
+      JSON.stringify({ ...JSON.parse(t), model: "replay:/dev/stdin" }, null, 2),
+    );
     const wire = await openMcpWire(repo, serverEnv());
-    await wire.send({ jsonrpc: "2.0", id: 1, ...call({ name: "copperhead_do", arguments: { request: "add a test point" } }) });
+    await wire.send({
+      jsonrpc: "2.0",
+      id: 1,
+      ...call({ name: "copperhead_do", arguments: { request: "add a test point" } }),
+    });
     const result = (await wire.response(1, 30_000)).result!;
     expect(result.isError).toBe(true);
     const { error } = JSON.parse((result.content as { text: string }[])[1]!.text);

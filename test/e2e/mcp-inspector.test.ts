@@ -20,14 +20,31 @@ const template = templateRepo();
 
 /** Runs the Inspector's CLI mode against `copperhead mcp --repo <repo>`; its stdout is JSON. */
 async function inspect(repo: string, ...args: string[]): Promise<{ exitCode: number; result: any; stderr: string }> {
-  if (!existsSync(INSPECTOR)) throw new Error(`${INSPECTOR} is missing: run \`bun install --frozen-lockfile\` (the Inspector is a pinned devDependency).`);
+  if (!existsSync(INSPECTOR))
+    throw new Error(
+      `${INSPECTOR} is missing: run \`bun install --frozen-lockfile\` (the Inspector is a pinned devDependency).`,
+    );
   const home = await makeTempDir();
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries({ ...process.env, ...ISOLATED_ENV, HOME: home, MCP_CATALOG_PATH: resolve(home, "catalog.json") })) {
+  for (const [key, value] of Object.entries({
+    ...process.env,
+    ...ISOLATED_ENV,
+    HOME: home,
+    MCP_CATALOG_PATH: resolve(home, "catalog.json"),
+  })) {
     if (value !== undefined) env[key] = value;
   }
-  const proc = Bun.spawn([INSPECTOR, "--cli", requireBinary(), "mcp", "--repo", repo, ...args], { env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn([INSPECTOR, "--cli", requireBinary(), "mcp", "--repo", repo, ...args], {
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   let result: unknown;
   try {
     result = JSON.parse(stdout);
@@ -41,7 +58,12 @@ describe("copperhead mcp under the MCP Inspector", () => {
   test("tools/list: exactly the four outcome tools", async () => {
     const { exitCode, result } = await inspect(template(), "--method", "tools/list");
     expect(exitCode).toBe(0);
-    expect(result.tools.map((t: { name: string }) => t.name).sort()).toEqual(["copperhead_check", "copperhead_do", "copperhead_init", "copperhead_sync"]);
+    expect(result.tools.map((t: { name: string }) => t.name).sort()).toEqual([
+      "copperhead_check",
+      "copperhead_do",
+      "copperhead_init",
+      "copperhead_sync",
+    ]);
   }, 60_000);
 
   test("copperhead_check answers the summary of what check --json prints", async () => {
@@ -57,11 +79,22 @@ describe("copperhead mcp under the MCP Inspector", () => {
   }, 120_000);
 
   test("copperhead_do with no model provider: the typed missing_api_key error", async () => {
-    const { exitCode, result } = await inspect(template(), "--method", "tools/call", "--tool-name", "copperhead_do", "--tool-arg", "request=add a 100 nF capacitor");
+    const { exitCode, result } = await inspect(
+      template(),
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "copperhead_do",
+      "--tool-arg",
+      "request=add a 100 nF capacitor",
+    );
     // The Inspector exits non-zero on a tool result with isError; the result is still printed.
     expect(exitCode).not.toBe(0);
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toStartWith("copperhead could not do it (missing_api_key): ");
-    expect(JSON.parse(result.content[1].text).error).toMatchObject({ code: "missing_api_key", fix: expect.stringContaining("COPPERHEAD_MODEL=claude-code") });
+    expect(JSON.parse(result.content[1].text).error).toMatchObject({
+      code: "missing_api_key",
+      fix: expect.stringContaining("COPPERHEAD_MODEL=claude-code"),
+    });
   }, 60_000);
 });

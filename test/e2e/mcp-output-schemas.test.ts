@@ -17,7 +17,14 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
-import { ADD_CAP_REQUEST, buildTemplateRepo, copyRepo, PROVIDER_VARS, replayModel, TOOL_NAMES } from "../support/mcp.ts";
+import {
+  ADD_CAP_REQUEST,
+  buildTemplateRepo,
+  copyRepo,
+  PROVIDER_VARS,
+  replayModel,
+  TOOL_NAMES,
+} from "../support/mcp.ts";
 import { BINARY, requireBinary } from "./binary.ts";
 
 afterAll(cleanupTempDirs);
@@ -37,7 +44,9 @@ interface Server {
 }
 
 async function serve(repo: string, env: Record<string, string> = {}): Promise<Server> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => v !== undefined && !PROVIDER_VARS.includes(k))) as Record<string, string>;
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([k, v]) => v !== undefined && !PROVIDER_VARS.includes(k)),
+  ) as Record<string, string>;
   const transport = new StdioClientTransport({
     command: BINARY,
     args: ["mcp", "--repo", repo],
@@ -54,8 +63,14 @@ async function serve(repo: string, env: Record<string, string> = {}): Promise<Se
 function closed(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(closed);
   if (schema === null || typeof schema !== "object") return schema;
-  const out = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === "properties" ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closed(s)])) : closed(v)]));
-  if (out.type === "object" && out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
+  const out = Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [
+      k,
+      k === "properties" ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closed(s)])) : closed(v),
+    ]),
+  );
+  if (out.type === "object" && out.properties && out.additionalProperties === undefined)
+    out.additionalProperties = false;
   return out;
 }
 
@@ -66,15 +81,23 @@ addFormats(ajv);
 const validated = new Map<string, string[]>();
 
 /** Calls `name` and validates its structuredContent against the advertised outputSchema, open and closed. */
-async function callValidated(server: Server, name: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-  const result = (await server.client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: LONG })) as CallToolResult;
+async function callValidated(
+  server: Server,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const result = (await server.client.callTool({ name, arguments: args }, CallToolResultSchema, {
+    timeout: LONG,
+  })) as CallToolResult;
   expect(result.isError ?? false).toBe(false);
   const content = result.structuredContent!;
   const schema = server.tools.get(name)!.outputSchema!;
   for (const form of [schema, closed(schema)] as object[]) {
     const validate = ajv.compile(form);
     const valid = validate(content);
-    expect(valid ? [] : validate.errors!.map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`)).toEqual([]);
+    expect(
+      valid ? [] : validate.errors!.map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`),
+    ).toEqual([]);
   }
   validated.set(name, [...(validated.get(name) ?? []), String(content.status ?? content.ok ?? content.schema)]);
   return content;
@@ -84,7 +107,11 @@ async function callValidated(server: Server, name: string, args: Record<string, 
 function drift(repo: string): void {
   writeFileSync(join(repo, "docs/NOTES.md"), "# Notes\n\nThe LED current is set by `R9`.\n");
   const spec = join(repo, "docs/SPEC.md");
-  writeFileSync(spec, readFileSync(spec, "utf8").trimEnd() + "\n- REQ-LED-1: The LED series resistor is at least 2k.\n  - check: R3.value >= 2k\n");
+  writeFileSync(
+    spec,
+    readFileSync(spec, "utf8").trimEnd() +
+      "\n- REQ-LED-1: The LED series resistor is at least 2k.\n  - check: R3.value >= 2k\n",
+  );
   const bom = join(repo, "docs/BOM.md");
   writeFileSync(bom, readFileSync(bom, "utf8").replace("| R3 | 1k |", "| R3 | 2k2 |"));
 }
@@ -102,7 +129,9 @@ describe("MCP structuredContent matches each tool's advertised outputSchema (com
       const baselined = await callValidated(server, "copperhead_check", { baseline: "HEAD", only_new: true, limit: 1 });
       expect((baselined.baseline as { counts: { new: number } }).counts.new).toBeGreaterThan(0);
       const init = await callValidated(server, "copperhead_init");
-      expect((init.files as Array<{ action: string; reason?: string }>).some((f) => f.action === "refused" && f.reason)).toBe(true);
+      expect(
+        (init.files as Array<{ action: string; reason?: string }>).some((f) => f.action === "refused" && f.reason),
+      ).toBe(true);
       await server.close();
     },
     LONG,
@@ -136,7 +165,9 @@ describe("MCP structuredContent matches each tool's advertised outputSchema (com
       expect((summary.diff as { board: unknown }).board).not.toBeNull();
 
       const rolledBack = await serve(await copyRepo(template), { COPPERHEAD_MODEL: replayModel("erc-never-repaired") });
-      const failed = await callValidated(rolledBack, "copperhead_do", { request: "Add a 10k pull-down resistor R4 to GND" });
+      const failed = await callValidated(rolledBack, "copperhead_do", {
+        request: "Add a 10k pull-down resistor R4 to GND",
+      });
       await rolledBack.close();
       expect(failed.status).toBe("rolled_back");
       expect((failed.verification as { newFindings: unknown[] }).newFindings.length).toBeGreaterThan(0);

@@ -31,7 +31,11 @@ export interface McpWire {
 const PROTOCOL = "2025-06-18";
 
 /** Collects a stream's lines as they arrive; `rest()` is what follows the last newline. */
-export function readLines(stream: ReadableStream<Uint8Array>): { lines: string[]; rest(): string; done: Promise<void> } {
+export function readLines(stream: ReadableStream<Uint8Array>): {
+  lines: string[];
+  rest(): string;
+  done: Promise<void>;
+} {
   const lines: string[] = [];
   let buffer = "";
   const done = (async () => {
@@ -50,7 +54,12 @@ export function readLines(stream: ReadableStream<Uint8Array>): { lines: string[]
 
 /** Starts the server on `repo` and completes the initialize handshake. */
 export async function openMcpWire(repo: string, env: Record<string, string>): Promise<McpWire> {
-  const proc: Subprocess<"pipe", "pipe", "pipe"> = Bun.spawn([requireBinary(), "mcp", "--repo", repo], { env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const proc: Subprocess<"pipe", "pipe", "pipe"> = Bun.spawn([requireBinary(), "mcp", "--repo", repo], {
+    env,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const { lines, done: reading } = readLines(proc.stdout);
   const stderr = new Response(proc.stderr).text();
   const frames = () => lines.map((line) => JSON.parse(line) as Frame);
@@ -66,7 +75,10 @@ export async function openMcpWire(repo: string, env: Record<string, string>): Pr
       for (;;) {
         const found = frames().find((f) => f.id === id && (f.result !== undefined || f.error !== undefined));
         if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no response to request ${JSON.stringify(id)} within ${timeoutMs} ms; frames so far:\n${lines.join("\n")}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `no response to request ${JSON.stringify(id)} within ${timeoutMs} ms; frames so far:\n${lines.join("\n")}`,
+          );
         await Bun.sleep(10);
       }
     },
@@ -77,7 +89,12 @@ export async function openMcpWire(repo: string, env: Record<string, string>): Pr
       return { exitCode, stderr: await stderr };
     },
   };
-  await wire.send({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "wire", version: "0" } } });
+  await wire.send({
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "wire", version: "0" } },
+  });
   await wire.response("init");
   await wire.send({ jsonrpc: "2.0", method: "notifications/initialized" });
   return wire;

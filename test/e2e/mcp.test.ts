@@ -16,7 +16,18 @@ import type { CheckReport } from "../../src/checks/types.ts";
 import { summariseCheck } from "../../src/mcp/check-summary.ts";
 import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
-import { ADD_CAP_REQUEST, buildTemplateRepo, copyRepo, fingerprint, gitStatus, head, PROVIDER_VARS, replayModel, textOf, TOOL_NAMES } from "../support/mcp.ts";
+import {
+  ADD_CAP_REQUEST,
+  buildTemplateRepo,
+  copyRepo,
+  fingerprint,
+  gitStatus,
+  head,
+  PROVIDER_VARS,
+  replayModel,
+  textOf,
+  TOOL_NAMES,
+} from "../support/mcp.ts";
 import { BINARY, requireBinary, runBinary } from "./binary.ts";
 import { readLines } from "./mcp-wire.ts";
 import { serveScriptedModel, sessionTurns } from "./scripted-model.ts";
@@ -36,8 +47,16 @@ function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { ...env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", NO_COLOR: "1", ...extra };
 }
 
-async function connectBinary(repo: string, env: Record<string, string> = {}): Promise<{ client: Client; transport: StdioClientTransport; errors: Error[] }> {
-  const transport = new StdioClientTransport({ command: BINARY, args: ["mcp", "--repo", repo], env: serverEnv(env), stderr: "ignore" });
+async function connectBinary(
+  repo: string,
+  env: Record<string, string> = {},
+): Promise<{ client: Client; transport: StdioClientTransport; errors: Error[] }> {
+  const transport = new StdioClientTransport({
+    command: BINARY,
+    args: ["mcp", "--repo", repo],
+    env: serverEnv(env),
+    stderr: "ignore",
+  });
   const client = new Client({ name: "copperhead-e2e", version: "0" });
   const errors: Error[] = [];
   // A stdout line that is not JSON-RPC surfaces here.
@@ -49,8 +68,16 @@ async function connectBinary(repo: string, env: Record<string, string> = {}): Pr
 
 const LONG = { timeout: 600_000 };
 
-function callTool(client: Client, name: string, args: Record<string, unknown>, options: { onprogress?: (p: { progress: number; message?: string }) => void; signal?: AbortSignal } = {}) {
-  return client.callTool({ name, arguments: args }, CallToolResultSchema, { ...LONG, ...options }) as Promise<CallToolResult>;
+function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  options: { onprogress?: (p: { progress: number; message?: string }) => void; signal?: AbortSignal } = {},
+) {
+  return client.callTool({ name, arguments: args }, CallToolResultSchema, {
+    ...LONG,
+    ...options,
+  }) as Promise<CallToolResult>;
 }
 
 function lastTranscriptEvent(repo: string): Record<string, unknown> | undefined {
@@ -61,7 +88,12 @@ function lastTranscriptEvent(repo: string): Record<string, unknown> | undefined 
   return JSON.parse(readFileSync(path, "utf8").trim().split("\n").at(-1)!);
 }
 
-const INIT_LINE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "sh", version: "0" } } });
+const INIT_LINE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "sh", version: "0" } },
+});
 const INITIALIZED_LINE = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
 
 describe("copperhead mcp (compiled binary, stdio)", () => {
@@ -91,24 +123,41 @@ describe("copperhead mcp (compiled binary, stdio)", () => {
     async () => {
       const repo = await copyRepo(template);
       const parent = await head(repo);
-      const { client, transport, errors } = await connectBinary(repo, { COPPERHEAD_MODEL: replayModel("add-decoupling-cap") });
+      const { client, transport, errors } = await connectBinary(repo, {
+        COPPERHEAD_MODEL: replayModel("add-decoupling-cap"),
+      });
       const progress: Array<{ progress: number; message?: string }> = [];
-      const result = await callTool(client, "copperhead_do", { request: ADD_CAP_REQUEST }, { onprogress: (p) => void progress.push(p) });
+      const result = await callTool(
+        client,
+        "copperhead_do",
+        { request: ADD_CAP_REQUEST },
+        { onprogress: (p) => void progress.push(p) },
+      );
       await transport.close();
       // SDK 1.32 clients dispatch notifications a microtask later than responses, so when the
       // last progress and the response arrive in one read, the client has already dropped the
       // token and reports the (correctly ordered) notification as unknown. The server's order
       // is asserted on the wire in test/mcp/server.test.ts.
-      expect(errors.filter((e) => !/^Received a progress notification for an unknown token: .*"committed [0-9a-f]{12}"/.test(e.message))).toEqual([]);
+      expect(
+        errors.filter(
+          (e) => !/^Received a progress notification for an unknown token: .*"committed [0-9a-f]{12}"/.test(e.message),
+        ),
+      ).toEqual([]);
       expect(result.isError ?? false).toBe(false);
-      const summary = result.structuredContent as { status: string; commit: string; approval: string; verification: { ok: boolean } };
+      const summary = result.structuredContent as {
+        status: string;
+        commit: string;
+        approval: string;
+        verification: { ok: boolean };
+      };
       expect(textOf(result)).toBe(JSON.stringify(summary, null, 2));
       expect([summary.status, summary.approval, summary.verification.ok]).toEqual(["committed", "auto", true]);
       expect(summary.commit).toBe(await head(repo));
       expect((await git(repo, "rev-parse", "HEAD~1")).trim()).toBe(parent);
       expect(await gitStatus(repo)).toBe("");
       expect(progress.length).toBeGreaterThan(10);
-      for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
+      for (let i = 1; i < progress.length; i++)
+        expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
       expect(progress.map((p) => p.message)).toContain("tool add_component: ok");
       // The last one, unless the client race above dropped it.
       const committed = `committed ${summary.commit.slice(0, 12)}`;
@@ -124,7 +173,10 @@ describe("copperhead mcp (compiled binary, stdio)", () => {
       const model = serveScriptedModel(sessionTurns("add-decoupling-cap").slice(0, 5));
       try {
         const before = { tree: fingerprint(repo), head: await head(repo) };
-        const { client, transport, errors } = await connectBinary(repo, { COPPERHEAD_MODEL: "compat:test", COPPERHEAD_BASE_URL: model.baseUrl });
+        const { client, transport, errors } = await connectBinary(repo, {
+          COPPERHEAD_MODEL: "compat:test",
+          COPPERHEAD_BASE_URL: model.baseUrl,
+        });
         const controller = new AbortController();
         const run = callTool(client, "copperhead_do", { request: ADD_CAP_REQUEST }, { signal: controller.signal });
         await model.held;
@@ -162,7 +214,12 @@ describe("copperhead mcp (compiled binary, stdio)", () => {
           stdout: "pipe",
           stderr: "ignore",
         });
-        const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "copperhead_do", arguments: { request: ADD_CAP_REQUEST } } };
+        const call = {
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "copperhead_do", arguments: { request: ADD_CAP_REQUEST } },
+        };
         proc.stdin.write(`${INIT_LINE}\n${INITIALIZED_LINE}\n${JSON.stringify(call)}\n`);
         await proc.stdin.flush();
         await model.held;
@@ -197,7 +254,12 @@ describe("copperhead mcp (compiled binary, stdio)", () => {
     "stdout carries protocol frames only, tools/list equals the golden fixture, and no socket listens",
     async () => {
       const repo = await copyRepo(template);
-      const proc = Bun.spawn([BINARY, "mcp", "--repo", repo], { env: serverEnv(), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+      const proc = Bun.spawn([BINARY, "mcp", "--repo", repo], {
+        env: serverEnv(),
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       const out = readLines(proc.stdout);
       const lines = out.lines;
       const waitFor = async (id: number) => {
@@ -213,7 +275,12 @@ describe("copperhead mcp (compiled binary, stdio)", () => {
       await waitFor(2);
       const listening = [listeningSockets(proc.pid)];
       // A tool call runs kicad-cli and git: their output must not reach stdout either.
-      await send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "copperhead_check", arguments: { fab: true } } });
+      await send({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "copperhead_check", arguments: { fab: true } },
+      });
       await send({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "copperhead_sync", arguments: {} } });
       await send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "copperhead_init", arguments: {} } });
       await send({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "nope", arguments: {} } });
@@ -236,7 +303,10 @@ describe("copperhead mcp (compiled binary, stdio)", () => {
       }
       const byId = Object.fromEntries(lines.map((l) => [JSON.parse(l).id, JSON.parse(l)]));
       const golden = await goldenExchanges();
-      const normalise = (m: { result: { serverInfo: { version: string } } }) => ({ ...m, result: { ...m.result, serverInfo: { ...m.result.serverInfo, version: "<version>" } } });
+      const normalise = (m: { result: { serverInfo: { version: string } } }) => ({
+        ...m,
+        result: { ...m.result, serverInfo: { ...m.result.serverInfo, version: "<version>" } },
+      });
       expect(normalise(byId[1])).toEqual(JSON.parse(fixtureText(golden["initialize-2025-06-18.json"]!)).response);
       expect(byId[2]).toEqual(JSON.parse(fixtureText(golden["tools-list.json"]!)).response);
       expect(byId[3].result.isError ?? false).toBe(false);

@@ -29,7 +29,10 @@ async function runAgainst(repo: string, baseUrl: string): Promise<BoundedResult>
 }
 
 function expectBounded(result: BoundedResult): void {
-  expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory }).toEqual({ timedOut: false, outOfMemory: false });
+  expect({ timedOut: result.timedOut, outOfMemory: result.outOfMemory }).toEqual({
+    timedOut: false,
+    outOfMemory: false,
+  });
   expect(result.peakRssBytes).toBeLessThan(GB);
 }
 
@@ -38,7 +41,9 @@ describe("caps on what a model server sends", () => {
     const repo = await copyRepo(template());
     const before = fingerprint(repo);
     let sent = 0;
-    const chunk = new TextEncoder().encode(`data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "x".repeat(64 * 1024) } }] })}\n\n`);
+    const chunk = new TextEncoder().encode(
+      `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "x".repeat(64 * 1024) } }] })}\n\n`,
+    );
     const server = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
@@ -86,7 +91,10 @@ describe("caps on what a model server sends", () => {
       expect(summary.reason).toBe("stalled");
       const transcript = join(repo, summary.transcriptPath);
       expect(statSync(transcript).size).toBeLessThan(1024 * 1024);
-      const events = readFileSync(transcript, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const events = readFileSync(transcript, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       const error = events.find((e) => e.type === "tool_result" && e.id === "big");
       expect(error.isError).toBe(true);
       expect(error.content).toContain(`at most ${MAX_TOOL_ARGUMENT_BYTES} (the tool-argument cap)`);
@@ -100,7 +108,12 @@ describe("caps on what a model server sends", () => {
     const repo = await copyRepo(template());
     const before = fingerprint(repo);
     const flood: SessionTurn = {
-      content: Array.from({ length: 10_000 }, (_, i) => ({ type: "tool_use" as const, id: `c${i}`, name: "read_doc", input: { path: "SPEC.md" } })),
+      content: Array.from({ length: 10_000 }, (_, i) => ({
+        type: "tool_use" as const,
+        id: `c${i}`,
+        name: "read_doc",
+        input: { path: "SPEC.md" },
+      })),
     };
     const model = serveScriptedModel([flood]);
     try {
@@ -109,8 +122,13 @@ describe("caps on what a model server sends", () => {
       const summary = JSON.parse(result.stdout);
       expect(summary.status).toBe("rolled_back");
       expect(summary.reason).toBe("provider_error");
-      expect(summary.detail).toContain(`made 10000 tool calls in one turn; at most ${MAX_TOOL_CALLS_PER_TURN} are allowed (the tool-calls-per-turn cap)`);
-      const events = readFileSync(join(repo, summary.transcriptPath), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      expect(summary.detail).toContain(
+        `made 10000 tool calls in one turn; at most ${MAX_TOOL_CALLS_PER_TURN} are allowed (the tool-calls-per-turn cap)`,
+      );
+      const events = readFileSync(join(repo, summary.transcriptPath), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       expect(events.filter((e) => e.type === "tool_call")).toEqual([]);
       expect(fingerprint(repo)).toEqual(before);
     } finally {

@@ -72,13 +72,30 @@ const NEW = { cap: "C900", led: "D900", resistor: "R900" };
 function session(c: Case): unknown {
   // A stock footprint: the example's may be in no library table, and without a board there is
   // no copy of it to take (the symbol and its fields still come from the example).
-  const cap = c.like ? { like: c.like, footprint: "Capacitor_SMD:C_0603_1608Metric" } : { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric" };
+  const cap = c.like
+    ? { like: c.like, footprint: "Capacitor_SMD:C_0603_1608Metric" }
+    : { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric" };
   const call = (id: string, name: string, input: unknown) => ({ type: "tool_use", id, name, input });
   const adds = [
     call("t2", "add_component", { ...cap, ref: NEW.cap, connect: { "1": c.supply, "2": c.ground } }),
-    call("t3", "add_component", { lib_id: "Device:LED", value: "LED", footprint: "LED_SMD:LED_0603_1608Metric", ref: NEW.led, connect: { A: c.supply, K: "LED_K" } }),
-    call("t4", "add_component", { lib_id: "Device:R", value: "1k", footprint: "Resistor_SMD:R_0603_1608Metric", ref: NEW.resistor, near: NEW.led, connect: { "1": "LED_K", "2": c.ground } }),
-    ...(c.newSupply ? [call("t5", "add_component", { lib_id: "power:PWR_FLAG", ref: "#FLG0900", connect: { "1": c.supply } })] : []),
+    call("t3", "add_component", {
+      lib_id: "Device:LED",
+      value: "LED",
+      footprint: "LED_SMD:LED_0603_1608Metric",
+      ref: NEW.led,
+      connect: { A: c.supply, K: "LED_K" },
+    }),
+    call("t4", "add_component", {
+      lib_id: "Device:R",
+      value: "1k",
+      footprint: "Resistor_SMD:R_0603_1608Metric",
+      ref: NEW.resistor,
+      near: NEW.led,
+      connect: { "1": "LED_K", "2": c.ground },
+    }),
+    ...(c.newSupply
+      ? [call("t5", "add_component", { lib_id: "power:PWR_FLAG", ref: "#FLG0900", connect: { "1": c.supply } })]
+      : []),
   ];
   return {
     schema: "copperhead.session/1",
@@ -90,7 +107,10 @@ function session(c: Case): unknown {
           call("t1", "propose_change", {
             title: "Add a decoupling capacitor and a power-on LED",
             why: `${c.supply} needs local decoupling, and nothing shows that the board is powered.`,
-            changes: [`add ${NEW.cap} from ${c.supply} to ${c.ground}`, `add ${NEW.led} and ${NEW.resistor} in series from ${c.supply} to ${c.ground}`],
+            changes: [
+              `add ${NEW.cap} from ${c.supply} to ${c.ground}`,
+              `add ${NEW.led} and ${NEW.resistor} in series from ${c.supply} to ${c.ground}`,
+            ],
             requirements_touched: [],
             verification: "No new ERC error; the new parts wait for layout.",
             refs: c.like ? [c.like] : [],
@@ -124,7 +144,11 @@ function savedFields(file: string, uuid: string): SavedField[] {
   const symbol = children(root, "symbol").find((s) => text(child(s, "uuid")!, 1) === uuid)!;
   return children(symbol, "property").map((p) => {
     const effects = child(p, "effects");
-    return { name: text(p, 1)!, angle: num(child(p, "at")!, 3) ?? 0, hidden: Boolean(flag(p, "hide") || (effects && flag(effects, "hide"))) };
+    return {
+      name: text(p, 1)!,
+      angle: num(child(p, "at")!, 3) ?? 0,
+      hidden: Boolean(flag(p, "hide") || (effects && flag(effects, "hide"))),
+    };
   });
 }
 
@@ -136,7 +160,10 @@ function crowding(fresh: DrawnItem[], all: DrawnItem[]): string[] {
       if (other === item || (other.uuid === item.uuid && other.kind === "symbol")) continue;
       if (item.kind === "label" && other.kind === "wire") continue;
       if (item.symbol?.power && other.kind === "wire") continue;
-      if (overlaps(item.box, other.box)) problems.push(`${item.kind} ${JSON.stringify(item.box)} over ${other.kind}${other.symbol ? ` ${other.symbol.reference}` : ""} ${JSON.stringify(other.box)}`);
+      if (overlaps(item.box, other.box))
+        problems.push(
+          `${item.kind} ${JSON.stringify(item.box)} over ${other.kind}${other.symbol ? ` ${other.symbol.reference}` : ""} ${JSON.stringify(other.box)}`,
+        );
     }
   }
   return problems;
@@ -145,7 +172,10 @@ function crowding(fresh: DrawnItem[], all: DrawnItem[]): string[] {
 /** A pin's tip on the sheet, mm. */
 function tip(component: Component, pin: string): [number, number] {
   const symbol = component.symbols[0]!;
-  const at = placePoint(unitPins(symbol, symbol.unit).find((p) => p.number === pin || p.name === pin)!.at, symbol.placement);
+  const at = placePoint(
+    unitPins(symbol, symbol.unit).find((p) => p.number === pin || p.name === pin)!.at,
+    symbol.placement,
+  );
   return [at.x / 10_000, at.y / 10_000];
 }
 
@@ -171,10 +201,15 @@ async function runCase(c: Case): Promise<Outcome> {
   const before = loadSchematicProject(root);
   const oldUuids = new Set([...before.files.values()].flatMap((f) => drawnItems(f.path).map((i) => i.uuid)));
   const example = c.like ? listComponents(before).find((x) => x.ref === c.like)! : undefined;
-  const exampleShows = example ? new Map(savedFields(example.file, example.symbols[0]!.uuid).map((f) => [f.name, !f.hidden])) : undefined;
+  const exampleShows = example
+    ? new Map(savedFields(example.file, example.symbols[0]!.uuid).map((f) => [f.name, !f.hidden]))
+    : undefined;
   const file = join(await makeTempDir(), "session.json");
   writeFileSync(file, JSON.stringify(session(c)));
-  const run = await runBinary(["do", "add a decoupling capacitor and a power-on LED", "--model", `replay:${file}`, "--json", "--repo", repo], { env: ISOLATED_ENV });
+  const run = await runBinary(
+    ["do", "add a decoupling capacitor and a power-on LED", "--model", `replay:${file}`, "--json", "--repo", repo],
+    { env: ISOLATED_ENV },
+  );
   return { root, oldUuids, exampleShows, run };
 }
 
@@ -208,10 +243,14 @@ describe("do: a capacitor, and an LED with its resistor, drawn as a designer wou
           const fresh = items.filter((i) => !oldUuids.has(i.uuid));
           problems.push(...crowding(fresh, items).map((p) => `${component.sheet}: ${p}`));
           for (const field of savedFields(component.file, component.symbols[0]!.uuid)) {
-            if (!field.hidden && field.angle !== 0 && field.angle !== 90) problems.push(`${ref} ${field.name} at angle ${field.angle}`);
+            if (!field.hidden && field.angle !== 0 && field.angle !== 90)
+              problems.push(`${ref} ${field.name} at angle ${field.angle}`);
             if (field.name === "Footprint" || field.name === "Datasheet") {
               const shown = ref === NEW.cap && exampleShows ? (exampleShows.get(field.name) ?? false) : false;
-              if (!field.hidden !== shown) problems.push(`${ref} ${field.name} ${field.hidden ? "hidden" : "shown"}, the example's is ${shown ? "shown" : "hidden"}`);
+              if (!field.hidden !== shown)
+                problems.push(
+                  `${ref} ${field.name} ${field.hidden ? "hidden" : "shown"}, the example's is ${shown ? "shown" : "hidden"}`,
+                );
             }
           }
         }
@@ -225,7 +264,9 @@ describe("do: a capacitor, and an LED with its resistor, drawn as a designer wou
         const apart = gap(box(led), box(resistor));
         expect(apart).toBeLessThanOrEqual(PARTNERS_MM);
         expect(wiredTogether(led.file, tip(led, "K"), tip(resistor, "1"))).toBe(true);
-        console.log(`${c.id}: committed; ${NEW.led}–${NEW.resistor} ${apart.toFixed(2)} mm apart, joined by a wire on ${led.sheet}`);
+        console.log(
+          `${c.id}: committed; ${NEW.led}–${NEW.resistor} ${apart.toFixed(2)} mm apart, joined by a wire on ${led.sheet}`,
+        );
       },
       TIMEOUT,
     );

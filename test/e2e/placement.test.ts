@@ -67,15 +67,22 @@ describe("do: add a 100 nF capacitor next to U1", () => {
         const before = listComponents(loadSchematicProject(findRoot(repo)));
         const u1 = before.find((x) => x.ref === "U1")!;
         const oldItems = new Set(drawnItems(u1.file).map((i) => i.uuid));
-        const oldFootprints = Board.load(findBoard(repo)).footprints().map((f) => f.ref);
+        const oldFootprints = Board.load(findBoard(repo))
+          .footprints()
+          .map((f) => f.ref);
 
-        const { exitCode, stdout, stderr } = await runBinary(["do", REQUEST, "--model", SESSION, "--json", "--repo", repo], { env: ISOLATED_ENV });
+        const { exitCode, stdout, stderr } = await runBinary(
+          ["do", REQUEST, "--model", SESSION, "--json", "--repo", repo],
+          { env: ISOLATED_ENV },
+        );
         expect(exitCode, stderr).toBe(0);
         const summary = JSON.parse(stdout);
         expect(summary.status).toBe("committed");
         // What the run left unrouted is listed with its reason, and the Verification line says so.
-        for (const pending of summary.layoutPending) expect(pending).toEqual({ ref: "C900", reason: expect.any(String) });
-        if (summary.layoutPending.length > 0) expect(summary.verificationLine).toMatch(/routing: \d+ connections? left for layout \(C900: /);
+        for (const pending of summary.layoutPending)
+          expect(pending).toEqual({ ref: "C900", reason: expect.any(String) });
+        if (summary.layoutPending.length > 0)
+          expect(summary.verificationLine).toMatch(/routing: \d+ connections? left for layout \(C900: /);
 
         // The schematic: on U1's sheet, next to it, over nothing, power symbols upright.
         const project = loadSchematicProject(findRoot(repo));
@@ -88,8 +95,20 @@ describe("do: add a 100 nF capacitor next to U1", () => {
         const near = Math.min(...old.filter((i) => i.symbol?.reference === "U1").map((i) => gap(capBox, i.box)));
         expect(near).toBeLessThanOrEqual(15);
         for (const item of fresh.filter((i) => i.kind !== "junction")) {
-          const box = item.kind === "wire" ? { ...item.box, ...(item.box.x0 === item.box.x1 ? { y0: item.box.y0 + 0.01, y1: item.box.y1 - 0.01 } : { x0: item.box.x0 + 0.01, x1: item.box.x1 - 0.01 }) } : item.box;
-          expect(old.filter((o) => overlaps(box, o.box)).map((o) => `${item.kind} over ${o.kind} ${o.symbol?.reference ?? ""}`)).toEqual([]);
+          const box =
+            item.kind === "wire"
+              ? {
+                  ...item.box,
+                  ...(item.box.x0 === item.box.x1
+                    ? { y0: item.box.y0 + 0.01, y1: item.box.y1 - 0.01 }
+                    : { x0: item.box.x0 + 0.01, x1: item.box.x1 - 0.01 }),
+                }
+              : item.box;
+          expect(
+            old
+              .filter((o) => overlaps(box, o.box))
+              .map((o) => `${item.kind} over ${o.kind} ${o.symbol?.reference ?? ""}`),
+          ).toEqual([]);
         }
         for (const power of fresh.filter((i) => i.symbol?.power)) expect(power.symbol!.rotation).toBe(0);
         const symbol = cap.symbols[0]!;
@@ -101,12 +120,23 @@ describe("do: add a 100 nF capacitor next to U1", () => {
         const footprint = board.footprints().find((f) => f.ref === "C900")!;
         const courtyard = boardBounds(footprint.node)!;
         expect(insideOutline(board, courtyard)).toBe(true);
-        const clash = board.footprints().filter((f) => oldFootprints.includes(f.ref) && f.layer === footprint.layer).filter((f) => {
-          const b = boardBounds(f.node);
-          return b !== undefined && b.minX < courtyard.maxX && courtyard.minX < b.maxX && b.minY < courtyard.maxY && courtyard.minY < b.maxY;
-        });
+        const clash = board
+          .footprints()
+          .filter((f) => oldFootprints.includes(f.ref) && f.layer === footprint.layer)
+          .filter((f) => {
+            const b = boardBounds(f.node);
+            return (
+              b !== undefined &&
+              b.minX < courtyard.maxX &&
+              courtyard.minX < b.maxX &&
+              b.minY < courtyard.maxY &&
+              courtyard.minY < b.maxY
+            );
+          });
         expect(clash.map((f) => f.ref)).toEqual([]);
-        console.log(`${c.id}: C900 ${near.toFixed(2)} mm from U1 on ${cap.sheet}; footprint at ${footprint.at.x}, ${footprint.at.y} on ${footprint.layer}`);
+        console.log(
+          `${c.id}: C900 ${near.toFixed(2)} mm from U1 on ${cap.sheet}; footprint at ${footprint.at.x}, ${footprint.at.y} on ${footprint.layer}`,
+        );
       },
       TIMEOUT,
     );

@@ -25,7 +25,11 @@ async function registrationLines(): Promise<string[]> {
 /** Runs a printed line (plain words, no quoting needed for these paths) with the CLI from node_modules. */
 function runLine(words: string[], cwd: string, env: Record<string, string>): { code: number; out: string } {
   const [cli, ...args] = words;
-  const r = Bun.spawnSync([join(BIN_DIR, cli!), ...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, stdin: "ignore" });
+  const r = Bun.spawnSync([join(BIN_DIR, cli!), ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdin: "ignore",
+  });
   return { code: r.exitCode ?? 1, out: r.stdout.toString() + r.stderr.toString() };
 }
 
@@ -48,7 +52,11 @@ test("Claude Code takes the line as printed, and with --scope project writes it 
   const added = runLine(scoped, repo, { HOME: home });
   expect(added.code).toBe(0);
   const config = JSON.parse(readFileSync(join(repo, ".mcp.json"), "utf8"));
-  expect(config.mcpServers.copperhead).toMatchObject({ command: BINARY, args: ["mcp"], env: { COPPERHEAD_MODEL: "claude-code" } });
+  expect(config.mcpServers.copperhead).toMatchObject({
+    command: BINARY,
+    args: ["mcp"],
+    env: { COPPERHEAD_MODEL: "claude-code" },
+  });
 }, 60_000);
 
 test("Codex takes the line as printed", async () => {

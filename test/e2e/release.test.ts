@@ -56,7 +56,12 @@ describe("release archives", () => {
     const second = packageTarget(binary, target("windows", "x64"), pkg.version, b, MTIME);
     expect(first.archive).toBe(`copperhead-${pkg.version}-windows-x64.zip`);
     expect(second.sha256).toBe(first.sha256);
-    const info = sh(["python3", "-c", "import sys,zipfile; [print(i.filename, i.date_time, len(i.extra), oct(i.external_attr >> 16)) for i in zipfile.ZipFile(sys.argv[1]).infolist()]", join(a, first.archive)]);
+    const info = sh([
+      "python3",
+      "-c",
+      "import sys,zipfile; [print(i.filename, i.date_time, len(i.extra), oct(i.external_attr >> 16)) for i in zipfile.ZipFile(sys.argv[1]).infolist()]",
+      join(a, first.archive),
+    ]);
     expect(info.trim()).toBe("copperhead.exe (2023, 11, 14, 22, 13, 20) 0 0o100755");
   });
 
@@ -84,12 +89,20 @@ describe("Homebrew formula", () => {
   const formula = homebrewFormula(pkg.version, artifacts);
 
   test("points each macOS and Linux platform at its archive and checksum", () => {
-    for (const [block, os] of [["on_macos", "darwin"], ["on_linux", "linux"]] as const) {
+    for (const [block, os] of [
+      ["on_macos", "darwin"],
+      ["on_linux", "linux"],
+    ] as const) {
       const section = formula.slice(formula.indexOf(`${block} do`));
-      for (const [arm, arch] of [["on_arm", "arm64"], ["on_intel", "x64"]] as const) {
+      for (const [arm, arch] of [
+        ["on_arm", "arm64"],
+        ["on_intel", "x64"],
+      ] as const) {
         const a = artifacts.find((x) => x.target.os === os && x.target.arch === arch)!;
         const entry = section.slice(section.indexOf(`${arm} do`));
-        expect(entry).toStartWith(`${arm} do\n      url "${releaseBaseUrl(pkg.version)}/${a.archive}"\n      sha256 "${a.sha256}"`);
+        expect(entry).toStartWith(
+          `${arm} do\n      url "${releaseBaseUrl(pkg.version)}/${a.archive}"\n      sha256 "${a.sha256}"`,
+        );
       }
     }
     expect(formula).not.toContain("windows");

@@ -9,14 +9,22 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { anthropicFrames, chatCompletionFrames, responsesFrames, sseResponse, type StreamPacing } from "../support/model-streams.ts";
+import {
+  anthropicFrames,
+  chatCompletionFrames,
+  responsesFrames,
+  sseResponse,
+  type StreamPacing,
+} from "../support/model-streams.ts";
 
 export const SESSIONS_DIR = resolve(import.meta.dir, "../../fixtures/sessions");
 
 /** A turn of a `copperhead.session/1` file (content-only turns; see `src/agent/providers/replay.ts`). */
 export interface SessionTurn {
   /** A tool call's `arguments`, when given, are sent verbatim instead of `input` serialised (for inputs JSON.stringify cannot write). */
-  content: Array<{ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown; arguments?: string }>;
+  content: Array<
+    { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown; arguments?: string }
+  >;
   usage?: { inputTokens: number; outputTokens: number };
 }
 
@@ -50,7 +58,8 @@ export function serveScriptedModel(turns: SessionTurn[], options: ScriptOptions 
     // A held request must stay open however long the test takes (Bun's default is 10 s).
     idleTimeout: 0,
     async fetch(req) {
-      if (req.method !== "POST" || new URL(req.url).pathname !== "/v1/chat/completions") return new Response("not found", { status: 404 });
+      if (req.method !== "POST" || new URL(req.url).pathname !== "/v1/chat/completions")
+        return new Response("not found", { status: 404 });
       await req.json();
       const n = ++requests;
       const turn = turns[n - 1];
@@ -75,7 +84,9 @@ export function serveScriptedModel(turns: SessionTurn[], options: ScriptOptions 
 function chatCompletion(turn: SessionTurn): Parameters<typeof chatCompletionFrames>[0] {
   const text = turn.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n");
   const calls = turn.content.flatMap((b) =>
-    b.type === "tool_use" ? [{ id: b.id, type: "function", function: { name: b.name, arguments: b.arguments ?? JSON.stringify(b.input) } }] : [],
+    b.type === "tool_use"
+      ? [{ id: b.id, type: "function", function: { name: b.name, arguments: b.arguments ?? JSON.stringify(b.input) } }]
+      : [],
   );
   return {
     message: { content: text || null, ...(calls.length ? { tool_calls: calls } : {}) },
@@ -121,7 +132,12 @@ export function serveScriptedMessagesApi(
       return Response.json({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
     }
     if (req.method !== "POST" || !path.startsWith("/v1/messages")) return new Response("not found", { status: 404 });
-    const body = (await req.json()) as { stream?: boolean; tools?: Array<{ name: string }>; system?: unknown; model?: string };
+    const body = (await req.json()) as {
+      stream?: boolean;
+      tools?: Array<{ name: string }>;
+      system?: unknown;
+      model?: string;
+    };
     if (path.endsWith("/count_tokens")) return Response.json({ input_tokens: 1000 });
     const names = (body.tools ?? []).map((t) => t.name);
     const forRun = names.some((n) => n.startsWith(toolPrefix));
@@ -132,7 +148,16 @@ export function serveScriptedMessagesApi(
     }
     const turn = forRun ? turns[next++] : undefined;
     const content = turn
-      ? turn.content.map((b) => (b.type === "tool_use" ? { type: "tool_use", id: b.id, name: unprefixed.includes(b.name) ? b.name : `${toolPrefix}${b.name}`, input: b.input } : b))
+      ? turn.content.map((b) =>
+          b.type === "tool_use"
+            ? {
+                type: "tool_use",
+                id: b.id,
+                name: unprefixed.includes(b.name) ? b.name : `${toolPrefix}${b.name}`,
+                input: b.input,
+              }
+            : b,
+        )
       : [{ type: "text", text: "Done." }];
     const answer = {
       content,
@@ -140,11 +165,17 @@ export function serveScriptedMessagesApi(
       usage: { input_tokens: turn?.usage?.inputTokens ?? 10, output_tokens: turn?.usage?.outputTokens ?? 5 },
     };
     if (body.stream) return sseResponse(anthropicFrames(answer));
-    return Response.json({ id: "msg_scripted", type: "message", role: "assistant", model: "loopback", stop_sequence: null, ...answer });
+    return Response.json({
+      id: "msg_scripted",
+      type: "message",
+      role: "assistant",
+      model: "loopback",
+      stop_sequence: null,
+      ...answer,
+    });
   });
   return { baseUrl: `http://127.0.0.1:${server.port}`, toolLists, systems, models, stop: () => server.stop(true) };
 }
-
 
 export interface ScriptedResponsesApi {
   /** The provider's `base_url` (ends in `/v1`). */
@@ -167,38 +198,79 @@ export interface ScriptedResponsesApi {
  * namespace (as Codex names MCP tools: `mcp__<server>`), but for `unnamespaced` ones, Codex's own
  * tools a model may reach for. Once the script is used up, a short message ends the turn.
  */
-export function serveScriptedResponsesApi(turns: SessionTurn[], namespace: string, unnamespaced: string[] = []): ScriptedResponsesApi {
+export function serveScriptedResponsesApi(
+  turns: SessionTurn[],
+  namespace: string,
+  unnamespaced: string[] = [],
+): ScriptedResponsesApi {
   const toolLists: string[][] = [];
   const outputs: Array<{ call_id: string; output: unknown }> = [];
   const authorizations: Array<string | null> = [];
   const instructions: string[] = [];
   let next = 0;
   const server = serveLoopback(async (req) => {
-    if (req.method !== "POST" || new URL(req.url).pathname !== "/v1/responses") return new Response("not found", { status: 404 });
+    if (req.method !== "POST" || new URL(req.url).pathname !== "/v1/responses")
+      return new Response("not found", { status: 404 });
     authorizations.push(req.headers.get("authorization"));
     const body = (await req.json()) as {
       tools?: Array<{ type: string; name?: string; tools?: Array<{ name: string }> }>;
-      input?: Array<{ type?: string; call_id?: string; output?: unknown; role?: string; content?: Array<{ text?: string }> }>;
+      input?: Array<{
+        type?: string;
+        call_id?: string;
+        output?: unknown;
+        role?: string;
+        content?: Array<{ text?: string }>;
+      }>;
       instructions?: string;
     };
-    const names = (body.tools ?? []).flatMap((t) => (t.type === "namespace" ? (t.tools ?? []).map((inner) => `${t.name}/${inner.name}`) : [t.name ?? t.type]));
+    const names = (body.tools ?? []).flatMap((t) =>
+      t.type === "namespace" ? (t.tools ?? []).map((inner) => `${t.name}/${inner.name}`) : [t.name ?? t.type],
+    );
     const forRun = names.some((n) => n.startsWith(`${namespace}/`));
     if (forRun) {
       toolLists.push(names);
-      const developer = (body.input ?? []).flatMap((item) => (item.type === "message" && item.role === "developer" ? (item.content ?? []).map((c) => c.text ?? "") : []));
+      const developer = (body.input ?? []).flatMap((item) =>
+        item.type === "message" && item.role === "developer" ? (item.content ?? []).map((c) => c.text ?? "") : [],
+      );
       instructions.push([body.instructions ?? "", ...developer].join("\n"));
     }
-    for (const item of body.input ?? []) if (item.type === "function_call_output") outputs.push({ call_id: String(item.call_id), output: item.output });
+    for (const item of body.input ?? [])
+      if (item.type === "function_call_output") outputs.push({ call_id: String(item.call_id), output: item.output });
     const turn = forRun ? turns[next++] : undefined;
     const n = toolLists.length;
     const output = (turn?.content ?? [{ type: "text" as const, text: "Done." }]).map((b, i) =>
       b.type === "tool_use"
-        ? { type: "function_call", id: `fc_${n}_${i}`, call_id: b.id, name: b.name, ...(unnamespaced.includes(b.name) ? {} : { namespace }), arguments: b.arguments ?? JSON.stringify(b.input) }
-        : { type: "message", id: `msg_${n}_${i}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: b.text, annotations: [] }] },
+        ? {
+            type: "function_call",
+            id: `fc_${n}_${i}`,
+            call_id: b.id,
+            name: b.name,
+            ...(unnamespaced.includes(b.name) ? {} : { namespace }),
+            arguments: b.arguments ?? JSON.stringify(b.input),
+          }
+        : {
+            type: "message",
+            id: `msg_${n}_${i}`,
+            role: "assistant",
+            status: "completed",
+            content: [{ type: "output_text", text: b.text, annotations: [] }],
+          },
     );
-    return sseResponse(responsesFrames(`resp_${n}`, output, { input_tokens: turn?.usage?.inputTokens ?? 10, output_tokens: turn?.usage?.outputTokens ?? 5 }));
+    return sseResponse(
+      responsesFrames(`resp_${n}`, output, {
+        input_tokens: turn?.usage?.inputTokens ?? 10,
+        output_tokens: turn?.usage?.outputTokens ?? 5,
+      }),
+    );
   });
-  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, toolLists, outputs, authorizations, instructions, stop: () => server.stop(true) };
+  return {
+    baseUrl: `http://127.0.0.1:${server.port}/v1`,
+    toolLists,
+    outputs,
+    authorizations,
+    instructions,
+    stop: () => server.stop(true),
+  };
 }
 
 /** A model API on 127.0.0.1 (an ephemeral port) that never times a slow client out. */

@@ -38,7 +38,10 @@ function filesUnder(dir: string): { path: string; text: string }[] {
 
 /** The tool errors the transcript recorded, by call id. */
 function toolErrors(repo: string, transcriptPath: string): Record<string, string> {
-  const events = readFileSync(join(repo, transcriptPath), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const events = readFileSync(join(repo, transcriptPath), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   return Object.fromEntries(events.filter((e) => e.type === "tool_result" && e.isError).map((e) => [e.id, e.content]));
 }
 
@@ -63,7 +66,8 @@ describe("a model that puts secrets in keys, names and values", () => {
 
     const errors = toolErrors(repo, summary.transcriptPath);
     expect(Object.keys(errors).sort()).toEqual(["s10", "s11", "s2", "s3", "s5", "s6"]);
-    for (const id of ["s2", "s5", "s6", "s10", "s11"]) expect(errors[id]).toContain("never writes one into a design file");
+    for (const id of ["s2", "s5", "s6", "s10", "s11"])
+      expect(errors[id]).toContain("never writes one into a design file");
     expect(errors.s3).toBe("there is no tool called [REDACTED]");
     // What did go through: C3 with its MPN, on the schematic and the board.
     const regulator = readFileSync(join(repo, "regulator.kicad_sch"), "utf8");
@@ -76,9 +80,15 @@ describe("a model that puts secrets in keys, names and values", () => {
   test("mcp: no frame the server writes (progress, result, errors) holds a secret", async () => {
     const repo = await copyRepo(template());
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ ...process.env, ...ISOLATED_ENV, ...SECRETS, COPPERHEAD_MODEL: MODEL })) if (v !== undefined) env[k] = v;
+    for (const [k, v] of Object.entries({ ...process.env, ...ISOLATED_ENV, ...SECRETS, COPPERHEAD_MODEL: MODEL }))
+      if (v !== undefined) env[k] = v;
     const wire = await openMcpWire(repo, env);
-    await wire.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "copperhead_do", arguments: { request: REQUEST }, _meta: { progressToken: "p" } } });
+    await wire.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "copperhead_do", arguments: { request: REQUEST }, _meta: { progressToken: "p" } },
+    });
     const response = await wire.response(1, 120_000);
     // An unknown tool whose name is a secret, over MCP itself.
     await wire.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: TOKEN, arguments: {} } });
@@ -105,11 +115,22 @@ describe("a key holding invisible characters", () => {
 
   test("do: a request that quotes it leaves it out of summary.md, the transcript, stdout, stderr and the repo", async () => {
     const repo = await copyRepo(template());
-    const result = await runBinaryBounded(["do", `${REQUEST} (token ${ODD_KEY})`, "--model", `replay:${join(SESSIONS_DIR, "add-decoupling-cap.json")}`, "--repo", repo, "--json"], {
-      env,
-      timeoutMs: 120_000,
-      maxRssBytes: 2 * 1024 * 1024 * 1024,
-    });
+    const result = await runBinaryBounded(
+      [
+        "do",
+        `${REQUEST} (token ${ODD_KEY})`,
+        "--model",
+        `replay:${join(SESSIONS_DIR, "add-decoupling-cap.json")}`,
+        "--repo",
+        repo,
+        "--json",
+      ],
+      {
+        env,
+        timeoutMs: 120_000,
+        maxRssBytes: 2 * 1024 * 1024 * 1024,
+      },
+    );
     expect(result.exitCode).toBe(0);
     const summary = JSON.parse(result.stdout);
     expect(summary.status).toBe("committed");
@@ -126,9 +147,23 @@ describe("a key holding invisible characters", () => {
   test("mcp: no frame of a copperhead_do whose request quotes it holds any of it", async () => {
     const repo = await copyRepo(template());
     const wireEnv: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ ...process.env, ...env, COPPERHEAD_MODEL: `replay:${join(SESSIONS_DIR, "add-decoupling-cap.json")}` })) if (v !== undefined) wireEnv[k] = v;
+    for (const [k, v] of Object.entries({
+      ...process.env,
+      ...env,
+      COPPERHEAD_MODEL: `replay:${join(SESSIONS_DIR, "add-decoupling-cap.json")}`,
+    }))
+      if (v !== undefined) wireEnv[k] = v;
     const wire = await openMcpWire(repo, wireEnv);
-    await wire.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "copperhead_do", arguments: { request: `${REQUEST} (token ${ODD_KEY})` }, _meta: { progressToken: "p" } } });
+    await wire.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "copperhead_do",
+        arguments: { request: `${REQUEST} (token ${ODD_KEY})` },
+        _meta: { progressToken: "p" },
+      },
+    });
     const response = await wire.response(1, 120_000);
     const { stderr } = await wire.close();
     expect((response.result?.structuredContent as { status: string }).status).toBe("committed");
@@ -137,7 +172,11 @@ describe("a key holding invisible characters", () => {
 
   test("an error that quotes it (a --project of that name) leaves it out of the JSON error and the log line", async () => {
     const repo = await copyRepo(template());
-    const result = await runBinaryBounded(["check", "--repo", repo, "--project", `${ODD_KEY}.kicad_pro`, "--json"], { env, timeoutMs: 60_000, maxRssBytes: 1024 * 1024 * 1024 });
+    const result = await runBinaryBounded(["check", "--repo", repo, "--project", `${ODD_KEY}.kicad_pro`, "--json"], {
+      env,
+      timeoutMs: 60_000,
+      maxRssBytes: 1024 * 1024 * 1024,
+    });
     expect(result.exitCode).toBe(3);
     expect(JSON.parse(result.stdout).error.message).toContain("[REDACTED]");
     expect({ stdout: oddLeaks(result.stdout), stderr: oddLeaks(result.stderr) }).toEqual({ stdout: [], stderr: [] });

@@ -30,7 +30,9 @@ const EDIT_TURNS = 5;
 describe("a slow model", () => {
   test("a first answer streamed over 200 s commits with the default idle timeout", async () => {
     const repo = await copyRepo(template());
-    const model = serveScriptedModel(sessionTurns("add-decoupling-cap"), { pacing: (n) => (n === 1 ? { totalMs: 200_000 } : undefined) });
+    const model = serveScriptedModel(sessionTurns("add-decoupling-cap"), {
+      pacing: (n) => (n === 1 ? { totalMs: 200_000 } : undefined),
+    });
     try {
       const started = Date.now();
       const result = await runBinary(["do", REQUEST, "--model", "compat:test", "--repo", repo, "--json"], {
@@ -53,7 +55,12 @@ describe("a slow model", () => {
     try {
       const result = await runBinary(["do", REQUEST, "--model", "compat:test", "--repo", repo, "--json"], {
         // A deadline well past the four attempts and their backoff, so the idle timeout is what ends them.
-        env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: model.baseUrl, COPPERHEAD_PROVIDER_TIMEOUT: "2", COPPERHEAD_PROVIDER_DEADLINE: "60" },
+        env: {
+          ...ISOLATED_ENV,
+          COPPERHEAD_BASE_URL: model.baseUrl,
+          COPPERHEAD_PROVIDER_TIMEOUT: "2",
+          COPPERHEAD_PROVIDER_DEADLINE: "60",
+        },
       });
       const summary = JSON.parse(result.stdout);
       expect(result.exitCode).toBe(1);
@@ -70,14 +77,35 @@ describe("a slow model", () => {
     const repo = await copyRepo(template());
     const before = fingerprint(repo);
     const turns = sessionTurns("add-decoupling-cap").slice(0, EDIT_TURNS + 1);
-    const model = serveScriptedModel(turns, { pacing: (n) => (n === EDIT_TURNS + 1 ? { stallAfter: 2, keepAliveMs: 500 } : undefined) });
+    const model = serveScriptedModel(turns, {
+      pacing: (n) => (n === EDIT_TURNS + 1 ? { stallAfter: 2, keepAliveMs: 500 } : undefined),
+    });
     try {
       const started = Date.now();
-      const result = await runBinary(["do", REQUEST, "--model", "compat:test", "--provider-timeout", "3", "--provider-deadline", "8", "--repo", repo, "--json"], {
-        env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: model.baseUrl },
-      });
+      const result = await runBinary(
+        [
+          "do",
+          REQUEST,
+          "--model",
+          "compat:test",
+          "--provider-timeout",
+          "3",
+          "--provider-deadline",
+          "8",
+          "--repo",
+          repo,
+          "--json",
+        ],
+        {
+          env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: model.baseUrl },
+        },
+      );
       const summary = JSON.parse(result.stdout);
-      expect({ exitCode: result.exitCode, status: summary.status, reason: summary.reason }).toEqual({ exitCode: 1, status: "rolled_back", reason: "provider_error" });
+      expect({ exitCode: result.exitCode, status: summary.status, reason: summary.reason }).toEqual({
+        exitCode: 1,
+        status: "rolled_back",
+        reason: "provider_error",
+      });
       expect(summary.detail).toContain("the model call ran past its deadline of 8 s without a complete answer");
       // One attempt: a deadline is not retried.
       expect(model.requests).toBe(EDIT_TURNS + 1);
@@ -95,12 +123,21 @@ describe("a slow model", () => {
     const before = fingerprint(repo);
     const url = "http://127.0.0.1:9/v1";
     const result = await runBinary(["do", REQUEST, "--model", "compat:test", "--repo", repo], {
-      env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: url, COPPERHEAD_PROVIDER_TIMEOUT: "1", COPPERHEAD_PROVIDER_DEADLINE: "60" },
+      env: {
+        ...ISOLATED_ENV,
+        COPPERHEAD_BASE_URL: url,
+        COPPERHEAD_PROVIDER_TIMEOUT: "1",
+        COPPERHEAD_PROVIDER_DEADLINE: "60",
+      },
     });
     expect(result.exitCode).toBe(1);
-    expect(result.stdout).toStartWith("copperhead do: the model provider failed before any edit, so nothing was started and nothing was changed: ");
+    expect(result.stdout).toStartWith(
+      "copperhead do: the model provider failed before any edit, so nothing was started and nothing was changed: ",
+    );
     expect(result.stdout).toContain(`network error reaching ${url}/chat/completions`);
-    expect(result.stderr).toContain("ended before any edit (provider_error): nothing was started, nothing to roll back");
+    expect(result.stderr).toContain(
+      "ended before any edit (provider_error): nothing was started, nothing to roll back",
+    );
     expect(result.stderr).not.toContain("rolled back");
     expect(fingerprint(repo)).toEqual(before);
   }, 120_000);
@@ -108,21 +145,32 @@ describe("a slow model", () => {
   test("a malformed timeout is a usage error naming its source, before anything starts", async () => {
     const repo = await copyRepo(template());
     const before = fingerprint(repo);
-    const flag = await runBinary(["do", REQUEST, "--model", "compat:test", "--provider-timeout", "soon", "--repo", repo, "--json"], {
-      env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: "http://127.0.0.1:9/v1" },
-    });
+    const flag = await runBinary(
+      ["do", REQUEST, "--model", "compat:test", "--provider-timeout", "soon", "--repo", repo, "--json"],
+      {
+        env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: "http://127.0.0.1:9/v1" },
+      },
+    );
     expect(flag.exitCode).toBe(3);
-    expect(JSON.parse(flag.stdout).error).toMatchObject({ code: "usage", message: expect.stringContaining('--provider-timeout needs a number of seconds from 1 to 3600, not "soon"') });
+    expect(JSON.parse(flag.stdout).error).toMatchObject({
+      code: "usage",
+      message: expect.stringContaining('--provider-timeout needs a number of seconds from 1 to 3600, not "soon"'),
+    });
     const env = await runBinary(["sync", "--resolve", "--model", "compat:test", "--repo", repo, "--json"], {
       env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: "http://127.0.0.1:9/v1", COPPERHEAD_PROVIDER_TIMEOUT: "0" },
     });
     expect(env.exitCode).toBe(3);
     expect(env.stdout).toContain("COPPERHEAD_PROVIDER_TIMEOUT needs a number of seconds");
-    const deadline = await runBinary(["do", REQUEST, "--model", "compat:test", "--provider-deadline", "a while", "--repo", repo, "--json"], {
-      env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: "http://127.0.0.1:9/v1" },
-    });
+    const deadline = await runBinary(
+      ["do", REQUEST, "--model", "compat:test", "--provider-deadline", "a while", "--repo", repo, "--json"],
+      {
+        env: { ...ISOLATED_ENV, COPPERHEAD_BASE_URL: "http://127.0.0.1:9/v1" },
+      },
+    );
     expect(deadline.exitCode).toBe(3);
-    expect(JSON.parse(deadline.stdout).error.message).toContain('--provider-deadline needs a number of seconds from 1 to 14400, not "a while"');
+    expect(JSON.parse(deadline.stdout).error.message).toContain(
+      '--provider-deadline needs a number of seconds from 1 to 14400, not "a while"',
+    );
     expect(fingerprint(repo)).toEqual(before);
   }, 60_000);
 });
@@ -138,11 +186,18 @@ describe("the default model", () => {
     const api = serveScriptedMessagesApi(sessionTurns("add-decoupling-cap"), "", [], listed);
     try {
       const result = await runBinary(["do", REQUEST, "--repo", repo, "--json"], {
-        env: { ...ISOLATED_ENV, ANTHROPIC_API_KEY: "sk-ant-loopback-not-a-key", ANTHROPIC_BASE_URL: api.baseUrl, XDG_CACHE_HOME: await makeTempDir() },
+        env: {
+          ...ISOLATED_ENV,
+          ANTHROPIC_API_KEY: "sk-ant-loopback-not-a-key",
+          ANTHROPIC_BASE_URL: api.baseUrl,
+          XDG_CACHE_HOME: await makeTempDir(),
+        },
       });
       const summary = JSON.parse(result.stdout);
       expect({ exitCode: result.exitCode, status: summary.status }).toEqual({ exitCode: 0, status: "committed" });
-      expect(result.stderr).toContain(`${DEFAULT_ANTHROPIC_MODEL} is not among the models ${api.baseUrl} lists; using claude-sonnet-4-5-20250929`);
+      expect(result.stderr).toContain(
+        `${DEFAULT_ANTHROPIC_MODEL} is not among the models ${api.baseUrl} lists; using claude-sonnet-4-5-20250929`,
+      );
       expect(new Set(api.models)).toEqual(new Set(["claude-sonnet-4-5-20250929"]));
     } finally {
       await api.stop();

@@ -22,7 +22,16 @@ const PROJECT = `${SUBFOLDER}/RVPC_Rev_B.kicad_pro`;
 function git(cwd: string, ...args: string[]): { code: number; out: string } {
   const r = Bun.spawnSync(["git", ...args], {
     cwd,
-    env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", PATH: `${join(BINARY, "..")}:${process.env.PATH}`, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" },
+    env: {
+      ...process.env,
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_CONFIG_NOSYSTEM: "1",
+      PATH: `${join(BINARY, "..")}:${process.env.PATH}`,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@example.com",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@example.com",
+    },
   });
   return { code: r.exitCode ?? 1, out: r.stdout.toString() + r.stderr.toString() };
 }
@@ -90,7 +99,8 @@ describe("a project in a subfolder of its repository, every command run from tha
       expect(report.baseline.counts.new).toBe(0);
       expect(report.baseline.counts.unchanged).toBeGreaterThan(0);
       // Drift and requirements ran: the root's config and docs were found.
-      for (const id of ["drift", "requirements"]) expect(report.checks.find((c: { id: string }) => c.id === id).status).not.toBe("skipped");
+      for (const id of ["drift", "requirements"])
+        expect(report.checks.find((c: { id: string }) => c.id === id).status).not.toBe("skipped");
     }
   }, 180_000);
 
@@ -119,10 +129,16 @@ describe("a project in a subfolder of its repository, every command run from tha
 
   test("an MCP server started in the folder checks against HEAD with nothing new", async () => {
     const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries({ ...process.env, ...ISOLATED_ENV })) if (value !== undefined) env[key] = value;
+    for (const [key, value] of Object.entries({ ...process.env, ...ISOLATED_ENV }))
+      if (value !== undefined) env[key] = value;
     const wire = await openMcpWire(folder, env);
     try {
-      await wire.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "copperhead_check", arguments: { baseline: "HEAD" } } });
+      await wire.send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "copperhead_check", arguments: { baseline: "HEAD" } },
+      });
       const response = await wire.response(1, 180_000);
       const report = response.result!.structuredContent as { project: string; baseline: { counts: { new: number } } };
       expect(report.project).toBe(PROJECT);
@@ -139,14 +155,21 @@ describe("a project in a subfolder of its repository, every command run from tha
     const r1 = text.indexOf('(property "Reference" "R1"');
     const at = text.indexOf('(property "Value" "2k/1/8W"', r1);
     expect(r1).toBeGreaterThan(0);
-    await Bun.write(sch, `${text.slice(0, at)}(property "Value" "4.7k/1/8W"${text.slice(at + '(property "Value" "2k/1/8W"'.length)}`);
+    await Bun.write(
+      sch,
+      `${text.slice(0, at)}(property "Value" "4.7k/1/8W"${text.slice(at + '(property "Value" "2k/1/8W"'.length)}`,
+    );
     gitOk(folder, "add", "RVPC_Rev_B.kicad_sch");
     const blocked = git(folder, "commit", "-q", "-m", "R1 4.7k");
     expect(blocked.code).not.toBe(0);
     // The text report wraps at 80 columns.
     const said = blocked.out.replace(/\s+/g, " ");
-    expect(said).toContain('R1 value is "2k/1/8W" in the BOM but "4.7k/1/8W" in the design; fix: run `copperhead sync --resolve` (no model needed)');
-    expect(said).toContain("fix: run `copperhead sync --resolve`: it regenerates the BOM and pinout and updates the board from the schematic, no model needed");
+    expect(said).toContain(
+      'R1 value is "2k/1/8W" in the BOM but "4.7k/1/8W" in the design; fix: run `copperhead sync --resolve` (no model needed)',
+    );
+    expect(said).toContain(
+      "fix: run `copperhead sync --resolve`: it regenerates the BOM and pinout and updates the board from the schematic, no model needed",
+    );
 
     const resolved = await run(["sync", "--resolve"]);
     expect(resolved.exitCode).toBe(0);

@@ -46,7 +46,8 @@ async function freshRepo(edit?: (repo: string) => void): Promise<string> {
 
 const staleNote = (repo: string) => writeFileSync(join(repo, "docs/NOTES.md"), NOTE);
 const bomDrift = (repo: string) => editFile(join(repo, "docs/BOM.md"), (t) => t.replace("| R3 | 1k |", "| R3 | 2k2 |"));
-const violation = (repo: string) => editFile(join(repo, "docs/SPEC.md"), (t) => `${t.replace(/\n*$/, "\n")}${LED_RULE}`);
+const violation = (repo: string) =>
+  editFile(join(repo, "docs/SPEC.md"), (t) => `${t.replace(/\n*$/, "\n")}${LED_RULE}`);
 
 function run(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
   return runBinary(args, { env: { ...ENV, ...env } });
@@ -61,7 +62,13 @@ describe("copperhead sync: exit codes, and --json alone on stdout", () => {
     const repo = await freshRepo();
     const json = await run(["sync", "--repo", repo, "--json"]);
     expect(json.exitCode).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({ schema: "copperhead.sync/1", ok: true, drift: [], violations: [], needsHuman: false });
+    expect(JSON.parse(json.stdout)).toEqual({
+      schema: "copperhead.sync/1",
+      ok: true,
+      drift: [],
+      violations: [],
+      needsHuman: false,
+    });
     const text = await run(["sync", "--repo", repo]);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).toContain("in sync");
@@ -73,10 +80,24 @@ describe("copperhead sync: exit codes, and --json alone on stdout", () => {
       staleNote(r);
     });
     const parent = await head(repo);
-    const { exitCode, stdout, stderr } = await run(["sync", "--resolve", "--model", session("sync-fix-stale-note"), "--repo", repo, "--json"]);
+    const { exitCode, stdout, stderr } = await run([
+      "sync",
+      "--resolve",
+      "--model",
+      session("sync-fix-stale-note"),
+      "--repo",
+      repo,
+      "--json",
+    ]);
     expect({ exitCode, stderr: exitCode === 0 ? "" : stderr }).toEqual({ exitCode: 0, stderr: "" });
     const result = JSON.parse(stdout);
-    expect(result).toMatchObject({ schema: "copperhead.sync/1", ok: true, drift: [], violations: [], needsHuman: false });
+    expect(result).toMatchObject({
+      schema: "copperhead.sync/1",
+      ok: true,
+      drift: [],
+      violations: [],
+      needsHuman: false,
+    });
     expect(result.resolution).toMatchObject({ schema: "copperhead.do/1", status: "committed", approval: "auto" });
     expect(result.resolution.commit).toBe(await head(repo));
     expect((await git(repo, "rev-parse", "HEAD~1")).trim()).toBe(parent);
@@ -98,7 +119,15 @@ describe("copperhead sync: exit codes, and --json alone on stdout", () => {
     expect(text.stdout).toContain("copperhead sync --resolve");
 
     const before = { tree: fingerprint(repo), head: await head(repo) };
-    const resolve = await run(["sync", "--resolve", "--model", session("sync-prose-left-stale"), "--repo", repo, "--json"]);
+    const resolve = await run([
+      "sync",
+      "--resolve",
+      "--model",
+      session("sync-prose-left-stale"),
+      "--repo",
+      repo,
+      "--json",
+    ]);
     expect(resolve.exitCode).toBe(1);
     const result = JSON.parse(resolve.stdout);
     expect(result.resolution).toMatchObject({ status: "rolled_back", reason: "stalled" });
@@ -115,9 +144,20 @@ describe("copperhead sync: exit codes, and --json alone on stdout", () => {
     const spec = readFileSync(join(repo, "docs/SPEC.md"), "utf8");
     const verify = await run(["sync", "--repo", repo, "--json"]);
     expect(verify.exitCode).toBe(2);
-    expect(JSON.parse(verify.stdout)).toMatchObject({ needsHuman: true, violations: [{ key: "requirements:REQ-LED-1:R3.value >= 2k", resolution: "human" }] });
+    expect(JSON.parse(verify.stdout)).toMatchObject({
+      needsHuman: true,
+      violations: [{ key: "requirements:REQ-LED-1:R3.value >= 2k", resolution: "human" }],
+    });
 
-    const resolve = await run(["sync", "--resolve", "--model", session("sync-respects-requirements"), "--repo", repo, "--json"]);
+    const resolve = await run([
+      "sync",
+      "--resolve",
+      "--model",
+      session("sync-respects-requirements"),
+      "--repo",
+      repo,
+      "--json",
+    ]);
     expect(resolve.exitCode).toBe(2);
     const result = JSON.parse(resolve.stdout);
     expect(result.resolution.status).toBe("committed");
@@ -176,11 +216,15 @@ describe("copperhead sync: exit codes, and --json alone on stdout", () => {
 describe("no network", () => {
   /** Every internet connect() or send the process tree makes, as strace prints them. */
   async function connects(args: string[]): Promise<string[]> {
-    if (!Bun.which("strace")) throw new Error("strace is needed to prove no network use; install it (scripts/setup.sh --test does).");
+    if (!Bun.which("strace"))
+      throw new Error("strace is needed to prove no network use; install it (scripts/setup.sh --test does).");
     const trace = join(await makeTempDir(), "trace");
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries({ ...process.env, ...ENV })) if (value !== undefined) env[key] = value;
-    const proc = Bun.spawn(["strace", "-f", "-qq", "-e", "trace=connect,sendto,sendmsg", "-o", trace, BINARY, ...args], { env, stdout: "ignore", stderr: "ignore" });
+    const proc = Bun.spawn(
+      ["strace", "-f", "-qq", "-e", "trace=connect,sendto,sendmsg", "-o", trace, BINARY, ...args],
+      { env, stdout: "ignore", stderr: "ignore" },
+    );
     await proc.exited;
     return readFileSync(trace, "utf8")
       .split("\n")
@@ -193,7 +237,10 @@ describe("no network", () => {
       staleNote(r);
       violation(r);
     });
-    const before = { tree: treeFingerprint(repo), status: await git(repo, "status", "--porcelain", "--untracked-files=all") };
+    const before = {
+      tree: treeFingerprint(repo),
+      status: await git(repo, "status", "--porcelain", "--untracked-files=all"),
+    };
     for (const command of [["sync"], ["sync", "--json"], ["sync", "--resolve"]]) {
       expect({ command, connects: await connects([...command, "--repo", repo]) }).toEqual({ command, connects: [] });
     }

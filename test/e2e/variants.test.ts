@@ -62,30 +62,51 @@ const VARIANTS: Variant[] = [
   },
   {
     name: "a failing requirement",
-    break: (repo) => appendRequirement(repo, "- REQ-LED-9: The LED resistor is at least 10k.\n  - check: R3.value >= 10k\n"),
+    break: (repo) =>
+      appendRequirement(repo, "- REQ-LED-9: The LED resistor is at least 10k.\n  - check: R3.value >= 10k\n"),
     failing: ["requirements"],
-    finding: { check: "requirements", rule: "REQ-LED-9", key: "requirements:REQ-LED-9:R3.value >= 10k", severity: "error" },
+    finding: {
+      check: "requirements",
+      rule: "REQ-LED-9",
+      key: "requirements:REQ-LED-9:R3.value >= 10k",
+      severity: "error",
+    },
   },
   {
     name: "a malformed rule",
     break: (repo) => appendRequirement(repo, "- REQ-LED-9: Bad rule.\n  - check: R3.value >>= 10k\n"),
     failing: ["requirements"],
-    finding: { check: "requirements", rule: "parse", key: "requirements:parse:REQ-LED-9:R3.value >>= 10k", severity: "error" },
+    finding: {
+      check: "requirements",
+      rule: "parse",
+      key: "requirements:parse:REQ-LED-9:R3.value >>= 10k",
+      severity: "error",
+    },
   },
   {
     name: "a malformed change proposal",
     break: (repo) => {
       mkdirSync(join(repo, "docs/changes"), { recursive: true });
-      writeFileSync(join(repo, "docs/changes/0001-led.md"), "# Brighter LED\n\n- Change: 0001-led\n- Approval: auto\n- Requirements touched: none\n\n## Why\n\nIt is dim.\n");
+      writeFileSync(
+        join(repo, "docs/changes/0001-led.md"),
+        "# Brighter LED\n\n- Change: 0001-led\n- Approval: auto\n- Requirements touched: none\n\n## Why\n\nIt is dim.\n",
+      );
     },
     failing: ["changes"],
-    finding: { check: "changes", rule: "malformed", key: 'changes:malformed:docs/changes/0001-led.md:section "## Planned changes" is missing or empty', severity: "error" },
+    finding: {
+      check: "changes",
+      rule: "malformed",
+      key: 'changes:malformed:docs/changes/0001-led.md:section "## Planned changes" is missing or empty',
+      severity: "error",
+    },
   },
   {
     name: "fab: a BOM line without an MPN",
     // The BOM is regenerated afterwards, as a person would, so only fab has something to say.
     break: async (repo) => {
-      editFile(join(repo, "usb-led.kicad_sch"), (t) => t.replace(/\n\t\t\(property "MPN" "RC0603FR-071KL"[\s\S]*?\n\t\t\)(?=\n)/, ""));
+      editFile(join(repo, "usb-led.kicad_sch"), (t) =>
+        t.replace(/\n\t\t\(property "MPN" "RC0603FR-071KL"[\s\S]*?\n\t\t\)(?=\n)/, ""),
+      );
       await initialise(repo);
     },
     args: ["--fab"],
@@ -117,11 +138,15 @@ describe("each failure mode fails in exactly its family, with exit 1", () => {
       await variant.break(repo);
       const { exitCode, stdout } = await runBinary(["check", "--repo", repo, "--json", ...(variant.args ?? [])]);
       const report = JSON.parse(stdout);
-      const failing = report.checks.filter((c: { status: string }) => c.status === "fail").map((c: { id: string }) => c.id);
+      const failing = report.checks
+        .filter((c: { status: string }) => c.status === "fail")
+        .map((c: { id: string }) => c.id);
       expect(failing).toEqual(variant.failing);
       const findings = report.checks.flatMap((c: { findings: unknown[] }) => c.findings);
       const found = findings.find((f: { key: string }) => f.key === variant.finding.key);
-      expect(found && { check: found.check, rule: found.rule, key: found.key, severity: found.severity }).toEqual(variant.finding);
+      expect(found && { check: found.check, rule: found.rule, key: found.key, severity: found.severity }).toEqual(
+        variant.finding,
+      );
       expect(exitCode).toBe(1);
     }, 60_000);
   }
@@ -144,7 +169,10 @@ describe("could not run: exit 3 and a message that says how to fix it", () => {
     editFile(join(repo, "regulator.kicad_sch"), (t) => t.replace("(lib_symbols", "(lib_symbols (((("));
     const { exitCode, stdout, stderr } = await runBinary(["check", "--repo", repo, "--json"]);
     expect(exitCode).toBe(3);
-    expect(JSON.parse(stdout).error).toMatchObject({ code: "parse_error", file: expect.stringContaining("regulator.kicad_sch") });
+    expect(JSON.parse(stdout).error).toMatchObject({
+      code: "parse_error",
+      file: expect.stringContaining("regulator.kicad_sch"),
+    });
     expect(stderr).toMatch(/regulator\.kicad_sch:\d+:\d+: unexpected end of input/);
     expect(stderr).toContain("Fix:");
   });

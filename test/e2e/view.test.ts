@@ -28,13 +28,18 @@ beforeAll(async () => {
 
 test("view and find_space answer through the binary, with an image each view", async () => {
   const session = `replay:${join(SESSIONS_DIR, "view-sheet-and-board.json")}`;
-  const { exitCode, stderr } = await runBinary(["do", "show me R1", "--model", session, "--json", "--repo", repo], { env: ISOLATED_ENV });
+  const { exitCode, stderr } = await runBinary(["do", "show me R1", "--model", session, "--json", "--repo", repo], {
+    env: ISOLATED_ENV,
+  });
   expect(exitCode, stderr).toBe(2);
   const runs = join(repo, ".copperhead/runs");
   const transcript = readFileSync(join(runs, readdirSync(runs)[0]!, "transcript.jsonl"), "utf8")
     .trim()
     .split("\n")
-    .map((line) => JSON.parse(line) as { type: string; name?: string; isError?: boolean; images?: number; content?: string });
+    .map(
+      (line) =>
+        JSON.parse(line) as { type: string; name?: string; isError?: boolean; images?: number; content?: string },
+    );
   const results = transcript.filter((e) => e.type === "tool_result");
   const views = results.filter((e) => e.name === "view");
   expect(views).toHaveLength(2);
@@ -51,7 +56,9 @@ async function viewThrough(model: string, env: Record<string, string>, reply: (t
   const server = loopback((_req, i) => reply(i));
   try {
     const urlVars = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace("{url}", server.url)]));
-    const { exitCode, stderr } = await runBinary(["do", "show me R1", "--model", model, "--json", "--repo", repo], { env: { ...ISOLATED_ENV, ...urlVars } });
+    const { exitCode, stderr } = await runBinary(["do", "show me R1", "--model", model, "--json", "--repo", repo], {
+      env: { ...ISOLATED_ENV, ...urlVars },
+    });
     expect(exitCode, stderr).toBe(2);
     expect(server.requests).toHaveLength(2);
     return server.requests[1]!.body;
@@ -61,14 +68,21 @@ async function viewThrough(model: string, env: Record<string, string>, reply: (t
 }
 
 test("the Anthropic provider sends the view's PNG as an image block after the legend", async () => {
-  const body = await viewThrough("anthropic:claude-test", { ANTHROPIC_API_KEY: "sk-ant-test-0000", ANTHROPIC_BASE_URL: "{url}" }, (turn) =>
-    sseResponse(
-      anthropicFrames({
-        content: [turn === 0 ? { type: "tool_use", id: "v1", name: "view", input: { ref: "R1" } } : { type: "tool_use", id: "r1", name: "refuse", input: { reason: "Only looking." } }],
-        stop_reason: "tool_use",
-        usage: { input_tokens: 100, output_tokens: 20 },
-      }),
-    ),
+  const body = await viewThrough(
+    "anthropic:claude-test",
+    { ANTHROPIC_API_KEY: "sk-ant-test-0000", ANTHROPIC_BASE_URL: "{url}" },
+    (turn) =>
+      sseResponse(
+        anthropicFrames({
+          content: [
+            turn === 0
+              ? { type: "tool_use", id: "v1", name: "view", input: { ref: "R1" } }
+              : { type: "tool_use", id: "r1", name: "refuse", input: { reason: "Only looking." } },
+          ],
+          stop_reason: "tool_use",
+          usage: { input_tokens: 100, output_tokens: 20 },
+        }),
+      ),
   );
   const results = body.messages.at(-1).content.filter((b: { type: string }) => b.type === "tool_result");
   expect(results).toHaveLength(1);

@@ -38,7 +38,19 @@ describe("integrations/server.json", () => {
     expect(server.version).toBe(pkg.version);
     expect(server.version).not.toMatch(/^latest$|[\^~><=*x]|\|\|/);
     expect(server.repository).toEqual({ url: "https://github.com/OWNER/copperhead", source: "github" });
-    const allowed = new Set(["$schema", "name", "title", "description", "version", "repository", "websiteUrl", "packages", "remotes", "icons", "_meta"]);
+    const allowed = new Set([
+      "$schema",
+      "name",
+      "title",
+      "description",
+      "version",
+      "repository",
+      "websiteUrl",
+      "packages",
+      "remotes",
+      "icons",
+      "_meta",
+    ]);
     for (const key of Object.keys(server)) expect(allowed.has(key)).toBe(true);
     // stdio only: copperhead opens no network transport, so it has no remotes.
     expect(server.remotes).toBeUndefined();
@@ -47,7 +59,18 @@ describe("integrations/server.json", () => {
   test("its package runs `copperhead mcp` over stdio and declares keys as secrets, never required", () => {
     expect(server.packages).toHaveLength(1);
     const p = server.packages[0];
-    const allowed = new Set(["registryType", "registryBaseUrl", "identifier", "version", "fileSha256", "runtimeHint", "transport", "runtimeArguments", "packageArguments", "environmentVariables"]);
+    const allowed = new Set([
+      "registryType",
+      "registryBaseUrl",
+      "identifier",
+      "version",
+      "fileSha256",
+      "runtimeHint",
+      "transport",
+      "runtimeArguments",
+      "packageArguments",
+      "environmentVariables",
+    ]);
     for (const key of Object.keys(p)) expect(allowed.has(key)).toBe(true);
     expect(["npm", "pypi", "oci", "nuget", "mcpb"]).toContain(p.registryType);
     expect(typeof p.identifier).toBe("string");
@@ -63,14 +86,22 @@ describe("integrations/server.json", () => {
       expect(env.isRequired).toBe(false);
       if (/_KEY$/.test(env.name)) expect(env.isSecret).toBe(true);
     }
-    expect(p.environmentVariables.map((e: { name: string }) => e.name)).toEqual(["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "COPPERHEAD_BASE_URL", "COPPERHEAD_MODEL"]);
+    expect(p.environmentVariables.map((e: { name: string }) => e.name)).toEqual([
+      "ANTHROPIC_API_KEY",
+      "OPENAI_API_KEY",
+      "COPPERHEAD_BASE_URL",
+      "COPPERHEAD_MODEL",
+    ]);
   });
 });
 
 describe("host registrations", () => {
   const servers: Array<[string, { command: string; args: string[] }]> = [
     ["Cursor", JSON.parse(read("integrations/cursor/.cursor/mcp.json")).mcpServers.copperhead],
-    ["Claude Desktop", JSON.parse(read("integrations/claude-desktop/claude_desktop_config.json")).mcpServers.copperhead],
+    [
+      "Claude Desktop",
+      JSON.parse(read("integrations/claude-desktop/claude_desktop_config.json")).mcpServers.copperhead,
+    ],
     ["Windsurf", JSON.parse(read("integrations/windsurf/mcp_config.json")).mcpServers.copperhead],
     ["Codex", (Bun.TOML.parse(read("integrations/codex/config.toml")) as any).mcp_servers.copperhead],
   ];
@@ -90,7 +121,9 @@ describe("host registrations", () => {
   });
 
   test("Codex: copperhead_do runs on the saved codex login", () => {
-    expect((Bun.TOML.parse(read("integrations/codex/config.toml")) as any).mcp_servers.copperhead.env).toEqual({ COPPERHEAD_MODEL: "codex" });
+    expect((Bun.TOML.parse(read("integrations/codex/config.toml")) as any).mcp_servers.copperhead.env).toEqual({
+      COPPERHEAD_MODEL: "codex",
+    });
   });
 });
 
@@ -101,13 +134,18 @@ describe("host agent instructions", () => {
   test("the skill has name and description front matter", () => {
     const front = /^---\n([\s\S]*?)\n---\n/.exec(skill);
     expect(front).not.toBeNull();
-    const fields = Object.fromEntries(front![1]!.split("\n").map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()]));
+    const fields = Object.fromEntries(
+      front![1]!.split("\n").map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()]),
+    );
     expect(fields.name).toBe("copperhead");
     expect(fields.description!.length).toBeGreaterThan(50);
     expect(fields.description!.length).toBeLessThanOrEqual(1024);
   });
 
-  for (const [name, text] of [["SKILL.md", skill], ["AGENTS.md", agents]] as const) {
+  for (const [name, text] of [
+    ["SKILL.md", skill],
+    ["AGENTS.md", agents],
+  ] as const) {
     test(`${name}: changes only through copperhead_do, never own file tools; statuses relayed honestly`, () => {
       expect(text).toContain("copperhead_do");
       expect(text).toMatch(/[Nn]ever edit/);

@@ -31,38 +31,47 @@ const EEPROM = "Memory_EEPROM:24LC02";
 const REGULATOR = "Regulator_Linear:AMS1117-3.3";
 
 describe("add_component at, and find_space for a symbol", () => {
-  test(
-    "the spot find_space gives for a regulator is taken as add_component's at, and nothing new overlaps what was drawn",
-    async () => {
-      const spot = (await withTools(repo, ({ call }) => call("find_space", { lib_id: REGULATOR, near: "U1" }))) as { sheet: string; x: number; y: number; rotation: number };
-      expect(spot.sheet).toBe("/");
-      const old = new Set(drawnItems(root).map((i) => i.uuid));
+  test("the spot find_space gives for a regulator is taken as add_component's at, and nothing new overlaps what was drawn", async () => {
+    const spot = (await withTools(repo, ({ call }) => call("find_space", { lib_id: REGULATOR, near: "U1" }))) as {
+      sheet: string;
+      x: number;
+      y: number;
+      rotation: number;
+    };
+    expect(spot.sheet).toBe("/");
+    const old = new Set(drawnItems(root).map((i) => i.uuid));
 
-      const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
-      const added = editor.addComponent({ libId: REGULATOR, at: [spot.x, spot.y], rotation: spot.rotation });
-      expect(added.at).toEqual([spot.x, spot.y]);
-      editor.save();
+    const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
+    const added = editor.addComponent({ libId: REGULATOR, at: [spot.x, spot.y], rotation: spot.rotation });
+    expect(added.at).toEqual([spot.x, spot.y]);
+    editor.save();
 
-      const items = drawnItems(root);
-      const fresh = items.filter((i) => !old.has(i.uuid));
-      const before = items.filter((i) => old.has(i.uuid));
-      expect(fresh.some((i) => i.symbol?.reference === added.ref)).toBe(true);
-      const crossed = fresh.flatMap((n) => before.filter((o) => overlaps(n.box, o.box)).map((o) => `${n.kind} over ${o.kind} ${o.symbol?.reference ?? ""}`));
-      expect(crossed).toEqual([]);
-    },
-    120_000,
-  );
+    const items = drawnItems(root);
+    const fresh = items.filter((i) => !old.has(i.uuid));
+    const before = items.filter((i) => old.has(i.uuid));
+    expect(fresh.some((i) => i.symbol?.reference === added.ref)).toBe(true);
+    const crossed = fresh.flatMap((n) =>
+      before.filter((o) => overlaps(n.box, o.box)).map((o) => `${n.kind} over ${o.kind} ${o.symbol?.reference ?? ""}`),
+    );
+    expect(crossed).toEqual([]);
+  }, 120_000);
 
   test("where the EEPROM has no room, find_space and add_component both say so", async () => {
-    const answer = await withTools(repo, ({ call }) => call("find_space", { lib_id: EEPROM, near: "U1" })).catch((e: unknown) => e as Error);
+    const answer = await withTools(repo, ({ call }) => call("find_space", { lib_id: EEPROM, near: "U1" })).catch(
+      (e: unknown) => e as Error,
+    );
     expect(String((answer as Error).message)).toContain("No free room for Memory_EEPROM:24LC02 on sheet /");
     const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
-    expect(thrownCopperheadError(() => editor.addComponent({ libId: EEPROM, near: "U1" })).message).toContain("No free room for Memory_EEPROM:24LC02 on sheet /");
+    expect(thrownCopperheadError(() => editor.addComponent({ libId: EEPROM, near: "U1" })).message).toContain(
+      "No free room for Memory_EEPROM:24LC02 on sheet /",
+    );
   });
 
   test("a taken spot is refused, naming what is in the way, and the sheet is unchanged", async () => {
     const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
-    const u1 = editor.project.root.file.symbols.find((s) => s.fields.some((f) => f.name === "Reference" && f.value === "U1"))!;
+    const u1 = editor.project.root.file.symbols.find((s) =>
+      s.fields.some((f) => f.name === "Reference" && f.value === "U1"),
+    )!;
     const at: [number, number] = [u1.placement.at.x / 10_000, u1.placement.at.y / 10_000];
     const text = editor.print(root);
     const err = thrownCopperheadError(() => editor.attempt(() => editor.addComponent({ libId: EEPROM, at })));
@@ -73,7 +82,9 @@ describe("add_component at, and find_space for a symbol", () => {
   });
 
   test("find_space without width and height, or a symbol, says what it needs", async () => {
-    const err = await withTools(repo, ({ call }) => call("find_space", { near: "U1" })).catch((e: unknown) => e as Error);
+    const err = await withTools(repo, ({ call }) => call("find_space", { near: "U1" })).catch(
+      (e: unknown) => e as Error,
+    );
     expect(String((err as Error).message)).toContain("needs width and height");
   });
 });

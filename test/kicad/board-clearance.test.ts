@@ -41,9 +41,22 @@ describe("board rules", () => {
 (rule hv (constraint clearance (min 0.5mm)) (condition "A.NetClass == 'HV'"))
 (rule area (constraint edge_clearance (min 20mil)) (condition "A.intersectsArea('x')"))
 (rule low (constraint clearance (min 0.05mm)))`);
-    expect(custom.map((r) => r.min)).toEqual([{ clearance: 0.5 }, { edge_clearance: 20 * 0.0254 }, { clearance: 0.05 }]);
+    expect(custom.map((r) => r.min)).toEqual([
+      { clearance: 0.5 },
+      { edge_clearance: 20 * 0.0254 },
+      { clearance: 0.05 },
+    ]);
     const rules = BoardRules.fromProject(
-      { net_settings: { classes: [{ name: "Default", clearance: 0.2 }, { name: "HV", clearance: 0.3 }], netclass_patterns: [{ netclass: "HV", pattern: "VBAT*" }] }, board: { design_settings: { rules: { min_copper_edge_clearance: 0.3 } } } },
+      {
+        net_settings: {
+          classes: [
+            { name: "Default", clearance: 0.2 },
+            { name: "HV", clearance: 0.3 },
+          ],
+          netclass_patterns: [{ netclass: "HV", pattern: "VBAT*" }],
+        },
+        board: { design_settings: { rules: { min_copper_edge_clearance: 0.3 } } },
+      },
       `(rule hv (constraint clearance (min 0.5mm)) (condition "A.NetClass == 'HV'"))
        (rule area (constraint edge_clearance (min 0.6mm)) (condition "A.intersectsArea('x')"))`,
     );
@@ -70,8 +83,14 @@ describe("board obstacles", () => {
   const padAt = { x: r3.at.x, y: r3.at.y };
 
   test("copper of another net over a pad is blocked by that pad; the pad's own net is not", () => {
-    const pin = board.footprints().flatMap((f) => f.pads.map((p) => ({ f, p }))).find(({ p }) => p.net?.name)!;
-    const items = obstacles.near({ minX: pin.f.at.x - 3, minY: pin.f.at.y - 3, maxX: pin.f.at.x + 3, maxY: pin.f.at.y + 3 }, (i) => i.kind === "pad" && i.what === `pad ${pin.p.number} of ${pin.f.ref}`);
+    const pin = board
+      .footprints()
+      .flatMap((f) => f.pads.map((p) => ({ f, p })))
+      .find(({ p }) => p.net?.name)!;
+    const items = obstacles.near(
+      { minX: pin.f.at.x - 3, minY: pin.f.at.y - 3, maxX: pin.f.at.x + 3, maxY: pin.f.at.y + 3 },
+      (i) => i.kind === "pad" && i.what === `pad ${pin.p.number} of ${pin.f.ref}`,
+    );
     expect(items).toHaveLength(1);
     const shape = items[0]!.shape();
     const other = obstacles.copperBlocker({ shape, net: "NOT_A_NET", layers: items[0]!.layers, kind: "track" });
@@ -85,16 +104,22 @@ describe("board obstacles", () => {
     const blocker = obstacles.courtyardBlocker(rectangle(padAt, 1, 1, 0), "F.CrtYd");
     expect(blocker?.item.what).toBe("the courtyard of R3");
     expect(obstacles.courtyardBlocker(rectangle(padAt, 1, 1, 0), "B.CrtYd")?.reason).not.toBe("courtyard");
-    expect(obstacles.courtyardBlocker(rectangle({ x: -500, y: -500 }, 1, 1, 0), "F.CrtYd")?.reason).toBe("outside the outline");
+    expect(obstacles.courtyardBlocker(rectangle({ x: -500, y: -500 }, 1, 1, 0), "F.CrtYd")?.reason).toBe(
+      "outside the outline",
+    );
   });
 
   test("copper at the board edge is blocked by the edge", () => {
     const [a] = obstacles.outline[0]!;
-    const blocker = obstacles.copperBlocker({ shape: circle(a, 0.1), net: "GND", layers: new Set(["F.Cu"]), kind: "via" });
+    const blocker = obstacles.copperBlocker({
+      shape: circle(a, 0.1),
+      net: "GND",
+      layers: new Set(["F.Cu"]),
+      kind: "via",
+    });
     expect(blocker?.reason).toBe("edge clearance");
     expect(blocker?.item.what).toBe("the board edge");
   });
-
 
   test("a corpus board with rule areas and holes: a hole blocks copper of other nets", () => {
     const { board: glasgow, pro } = corpusBoard("corpus/glasgow-revc3");
@@ -102,7 +127,12 @@ describe("board obstacles", () => {
     const hole = o.near(glasgow.edgeCutsBBox()!, (i) => i.kind === "hole" && i.net === "")[0];
     expect(hole).toBeDefined();
     const centre = { x: (hole!.box.minX + hole!.box.maxX) / 2, y: (hole!.box.minY + hole!.box.maxY) / 2 };
-    const blocker = o.copperBlocker({ shape: circle(centre, 0.05), net: "GND", layers: new Set(["F.Cu"]), kind: "via" });
+    const blocker = o.copperBlocker({
+      shape: circle(centre, 0.05),
+      net: "GND",
+      layers: new Set(["F.Cu"]),
+      kind: "via",
+    });
     expect(blocker).toBeDefined();
   });
 });
@@ -110,7 +140,10 @@ describe("board obstacles", () => {
 describe("a custom pad", () => {
   // custom_pads_test's SW1 pad 2 (/PAD2) is a ring pad reaching some 18 mm from its anchor.
   const board = Board.load("/usr/share/kicad/demos/custom_pads_test/custom_pads_test.kicad_pcb");
-  const obstacles = new BoardObstacles(board, BoardRules.load("/usr/share/kicad/demos/custom_pads_test/custom_pads_test.kicad_pro", null));
+  const obstacles = new BoardObstacles(
+    board,
+    BoardRules.load("/usr/share/kicad/demos/custom_pads_test/custom_pads_test.kicad_pro", null),
+  );
   const pad = obstacles.near(board.edgeCutsBBox()!, (i) => i.kind === "pad" && i.what === "pad 2 of SW1")[0]!;
   const copperAt = (p: { x: number; y: number }) => overlap(pad.shape(), circle(p, 0.05));
 
@@ -139,7 +172,15 @@ describe("thermal spokes", () => {
   (gr_rect (start 0 0) (end 20 20) (stroke (width 0.1) (type default)) (fill no) (layer "Edge.Cuts") (uuid "00000000-0000-0000-0000-000000000005"))
 )`);
   const obstacles = new BoardObstacles(board, BoardRules.fromProject({}));
-  const track = (...points: [number, number][]) => ({ shape: stroke(points.map(([x, y]) => ({ x, y })), 0.25), net: "SIG", layers: new Set(["F.Cu"]), kind: "track" as const });
+  const track = (...points: [number, number][]) => ({
+    shape: stroke(
+      points.map(([x, y]) => ({ x, y })),
+      0.25,
+    ),
+    net: "SIG",
+    layers: new Set(["F.Cu"]),
+    kind: "track" as const,
+  });
 
   test("a track of another net may cut one spoke off a pad in its pour: three are left", () => {
     expect(obstacles.copperBlocker(track([5, 11.3], [15, 11.3]))).toBeUndefined();
@@ -157,9 +198,17 @@ describe("thermal spokes", () => {
   test("a via pad inside a larger pad of its net keeps the two spokes that reach fill", () => {
     const { board: antenna, pro } = corpusBoard("corpus/antenna-eval");
     const o = new BoardObstacles(antenna, BoardRules.load(pro, null));
-    const ring = o.near({ minX: 49.9, minY: 66.2, maxX: 50.1, maxY: 66.3 }, (i) => i.kind === "pad" && i.box.maxX - i.box.minX < 2)[0]!;
+    const ring = o.near(
+      { minX: 49.9, minY: 66.2, maxX: 50.1, maxY: 66.3 },
+      (i) => i.kind === "pad" && i.box.maxX - i.box.minX < 2,
+    )[0]!;
     expect(o.freeSpokes(ring)).toHaveLength(2);
-    const pad = { shape: rectangle({ x: 50.775, y: 68 }, 0.9, 0.95, 0), net: "SIG", layers: new Set(["F.Cu"]), kind: "pad" as const };
+    const pad = {
+      shape: rectangle({ x: 50.775, y: 68 }, 0.9, 0.95, 0),
+      net: "SIG",
+      layers: new Set(["F.Cu"]),
+      kind: "pad" as const,
+    };
     expect(o.copperBlocker(pad)?.reason).toBe("room for its thermal spokes");
   });
 });
@@ -178,7 +227,18 @@ describe("a pad's own clearance", () => {
   (gr_rect (start 0 0) (end 40 20) (layer "Edge.Cuts") (width 0.1) (tstamp 00000000-0000-0000-0000-000000000007))
 )`);
   const obstacles = new BoardObstacles(board, BoardRules.fromProject({}));
-  const track = (x: number) => ({ shape: stroke([{ x, y: 5 }, { x, y: 15 }], 0.25), net: "SIG", layers: new Set(["F.Cu"]), kind: "track" as const });
+  const track = (x: number) => ({
+    shape: stroke(
+      [
+        { x, y: 5 },
+        { x, y: 15 },
+      ],
+      0.25,
+    ),
+    net: "SIG",
+    layers: new Set(["F.Cu"]),
+    kind: "track" as const,
+  });
 
   test("a track 1.5 mm from the mounting hole's edge is within its 1.85 mm", () => {
     const blocker = obstacles.copperBlocker(track(10 + 1.65 + 1.5 + 0.125));

@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Board } from "../../src/kicad/board/model.ts";
-import { applyBoardSync, BOARD_SYNC_SCHEMA, footprintId, type BoardSyncPlan } from "../../src/kicad/board/sync/sync-board.ts";
+import {
+  applyBoardSync,
+  BOARD_SYNC_SCHEMA,
+  footprintId,
+  type BoardSyncPlan,
+} from "../../src/kicad/board/sync/sync-board.ts";
 import { runDrc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { child, parseSexpr, printSexpr } from "../../src/kicad/sexpr/index.ts";
@@ -98,46 +103,60 @@ describe("a footprint added to an older board is written in that board's dialect
     ["corpus/rp2040-designguide", 6],
     ["corpus/rvpc-revb", 7],
   ] as const) {
-    test(
-      `KiCad ${release}: ${id}`,
-      async () => {
-        const project = await copyCorpusProject(corpusProjects().find((p) => p.id === id)!);
-        const before = readFileSync(project.board!, "utf8");
-        const board = Board.load(project.board!);
-        applyBoardSync(board, addR99(board), await openLibraries(dirname(join(project.root, project.projectFile))));
-        writeFileSync(project.board!, printSexpr(board.doc));
-        const after = readFileSync(project.board!, "utf8");
-        expect(/\(version (\d+)\)/.exec(after)![1]).toBe(/\(version (\d+)\)/.exec(before)![1]);
+    test(`KiCad ${release}: ${id}`, async () => {
+      const project = await copyCorpusProject(corpusProjects().find((p) => p.id === id)!);
+      const before = readFileSync(project.board!, "utf8");
+      const board = Board.load(project.board!);
+      applyBoardSync(board, addR99(board), await openLibraries(dirname(join(project.root, project.projectFile))));
+      writeFileSync(project.board!, printSexpr(board.doc));
+      const after = readFileSync(project.board!, "utf8");
+      expect(/\(version (\d+)\)/.exec(after)![1]).toBe(/\(version (\d+)\)/.exec(before)![1]);
 
-        const r99 = Board.parse(after).footprints().find((f) => f.ref === "R99")!;
-        const block = printSexpr(r99.node);
-        // KiCad 6/7: fp_text fields, bare properties, tstamps, two-space indents, no KiCad 8+ tokens.
-        expect(block).toContain('(fp_text reference "R99"');
-        expect(block).toContain('(fp_text value "10k"');
-        expect(block).toContain('(property "MPN" "RC0603FR-0710KL")');
-        expect(block).toContain('(property "Sheetfile" "x.kicad_sch")');
-        expect(block).toContain('(property "Sheetname" "")');
-        expect(block).not.toMatch(/\(uuid |\(hide yes\)|\t|embedded_fonts|"Datasheet"/);
-        expect(block).toMatch(release === 6 ? /\(width 0\.\d+\)/ : /\(stroke \(width 0\.\d+\) \(type solid\)\)/);
-        expect(block).toMatch(/\n {4}\(pad "1" smd roundrect \(at [^\n]*\(layers [^\n]*\n {6}\(net \d+ "GND"\)/);
-        // Only the footprint's lines were added.
-        expect(after.length - before.length).toBe(block.length);
+      const r99 = Board.parse(after)
+        .footprints()
+        .find((f) => f.ref === "R99")!;
+      const block = printSexpr(r99.node);
+      // KiCad 6/7: fp_text fields, bare properties, tstamps, two-space indents, no KiCad 8+ tokens.
+      expect(block).toContain('(fp_text reference "R99"');
+      expect(block).toContain('(fp_text value "10k"');
+      expect(block).toContain('(property "MPN" "RC0603FR-0710KL")');
+      expect(block).toContain('(property "Sheetfile" "x.kicad_sch")');
+      expect(block).toContain('(property "Sheetname" "")');
+      expect(block).not.toMatch(/\(uuid |\(hide yes\)|\t|embedded_fonts|"Datasheet"/);
+      expect(block).toMatch(release === 6 ? /\(width 0\.\d+\)/ : /\(stroke \(width 0\.\d+\) \(type solid\)\)/);
+      expect(block).toMatch(/\n {4}\(pad "1" smd roundrect \(at [^\n]*\(layers [^\n]*\n {6}\(net \d+ "GND"\)/);
+      // Only the footprint's lines were added.
+      expect(after.length - before.length).toBe(block.length);
 
-        const drc = await runDrc(project.board!, { cli });
-        const pads = drc.report.unconnected_items.flatMap((v) => v.items.map((i) => i.description)).filter((d) => / of R99\b/.test(d));
-        expect(pads.some((d) => /\[GND\]/.test(d))).toBe(true);
-      },
-      120_000,
-    );
+      const drc = await runDrc(project.board!, { cli });
+      const pads = drc.report.unconnected_items
+        .flatMap((v) => v.items.map((i) => i.description))
+        .filter((d) => / of R99\b/.test(d));
+      expect(pads.some((d) => /\[GND\]/.test(d))).toBe(true);
+    }, 120_000);
   }
 });
 
 describe("(attr …) flags a board's format does not have are left out of a footprint added to it", () => {
   /** A KiCad library footprint whose `(attr …)` carries the given flags. */
   const library = (flags: string) =>
-    parseSexpr(readFileSync("/usr/share/kicad/footprints/Resistor_SMD.pretty/R_0603_1608Metric.kicad_mod", "utf8").replace(/\(attr [^)]*\)/, `(attr ${flags})`)).root;
+    parseSexpr(
+      readFileSync("/usr/share/kicad/footprints/Resistor_SMD.pretty/R_0603_1608Metric.kicad_mod", "utf8").replace(
+        /\(attr [^)]*\)/,
+        `(attr ${flags})`,
+      ),
+    ).root;
   const attrOf = (version: number, flags: string) => {
-    const node = instantiateFootprint(library(flags), { libId: "Resistor_SMD:R_0603_1608Metric", uuidSeed: "attr", at: { x: 0, y: 0, rotation: 0 }, side: "front", reference: "R1", value: "1k", fields: [], flags: [] });
+    const node = instantiateFootprint(library(flags), {
+      libId: "Resistor_SMD:R_0603_1608Metric",
+      uuidSeed: "attr",
+      at: { x: 0, y: 0, rotation: 0 },
+      side: "front",
+      reference: "R1",
+      value: "1k",
+      fields: [],
+      flags: [],
+    });
     footprintInDialect(node, boardDialect(version));
     const attr = child(node, "attr");
     return attr ? printSexpr(attr).trim().replace(/\s+/g, " ") : "(none)";

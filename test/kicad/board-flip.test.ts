@@ -57,15 +57,26 @@ for spec in sys.argv[4:]:
 print(json.dumps(out))
 `;
 
-async function describe_(mode: "flip" | "as-is", board: string, specs: string[], fields: "all" | "refval" = "all"): Promise<Record<string, unknown>> {
-  return JSON.parse(await runKicadPython(DESCRIBE, "describe footprints", { timeoutMs: 120_000, args: [mode, board, fields, ...specs] }));
+async function describe_(
+  mode: "flip" | "as-is",
+  board: string,
+  specs: string[],
+  fields: "all" | "refval" = "all",
+): Promise<Record<string, unknown>> {
+  return JSON.parse(
+    await runKicadPython(DESCRIBE, "describe footprints", {
+      timeoutMs: 120_000,
+      args: [mode, board, fields, ...specs],
+    }),
+  );
 }
 
 /** Equal up to 1 nm of rounding in positions (KiCad keeps nanometres; the file keeps 1e-6 mm). */
 function close(a: unknown, b: unknown): boolean {
   if (typeof a === "number" && typeof b === "number") return Math.abs(a - b) <= 1;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => close(x, b[i]));
-  if (a && b && typeof a === "object" && typeof b === "object") return Object.keys(a).every((k) => close((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  if (a && b && typeof a === "object" && typeof b === "object")
+    return Object.keys(a).every((k) => close((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
   return a === b;
 }
 
@@ -84,7 +95,11 @@ describe("flipping a footprint as KiCad does", () => {
         const project = corpusBoard(id);
         const board = Board.load(project.board!);
         // Every back-side footprint of the board goes to the front, too (the first three).
-        const back = board.footprints().filter((f) => f.layer === "B.Cu").slice(0, 3).map((f) => f.ref);
+        const back = board
+          .footprints()
+          .filter((f) => f.layer === "B.Cu")
+          .slice(0, 3)
+          .map((f) => f.ref);
         const chosen = [...refs, ...back];
         expect(chosen.length).toBeGreaterThan(0);
         for (const ref of chosen) flipFootprint(board.footprints().find((f) => f.ref === ref)!.node);
@@ -114,7 +129,8 @@ describe("flipping a footprint as KiCad does", () => {
       expect(placeAdditions(board, plan, libraries, () => ic.ref, rules)).toEqual([]);
       applyBoardSync(board, plan, libraries);
       // Placement may already have put it on the back (where it can be routed): it starts on the front.
-      if (board.footprints().find((f) => f.ref === "C900")!.layer !== "F.Cu") placeFootprint(board, "C900", { near: ic.ref, side: "front" }, rules);
+      if (board.footprints().find((f) => f.ref === "C900")!.layer !== "F.Cu")
+        placeFootprint(board, "C900", { near: ic.ref, side: "front" }, rules);
       expect(board.footprints().find((f) => f.ref === "C900")!.layer).toBe("F.Cu");
       writeFileSync(file, printSexpr(board.doc));
 
@@ -127,7 +143,9 @@ describe("flipping a footprint as KiCad does", () => {
       const kicad = await describe_("flip", file, [`C900,${spot.x},${spot.y},${spot.rotation}`]);
       const ours = await describe_("as-is", moved, ["C900"]);
       if (!close(ours.C900, kicad.C900)) expect(ours.C900).toEqual(kicad.C900);
-      console.log(`bms-c1: C900 flipped to the back at ${spot.x}, ${spot.y} rot ${spot.rotation}, ${spot.distance} mm from ${ic.ref}`);
+      console.log(
+        `bms-c1: C900 flipped to the back at ${spot.x}, ${spot.y} rot ${spot.rotation}, ${spot.distance} mm from ${ic.ref}`,
+      );
     },
     TIMEOUT,
   );

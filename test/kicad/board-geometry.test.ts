@@ -20,7 +20,8 @@ describe("overlap", () => {
   const shapeAt = (k: number): ShapeMm => {
     const at = { x: random() * 4, y: random() * 4 };
     if (k % 3 === 0) return rectangle(at, 0.3 + random(), 0.3 + random(), random() * 360);
-    if (k % 3 === 1) return stroke([at, { x: at.x + random() * 2 - 1, y: at.y + random() * 2 - 1 }], 0.1 + random() * 0.4);
+    if (k % 3 === 1)
+      return stroke([at, { x: at.x + random() * 2 - 1, y: at.y + random() * 2 - 1 }], 0.1 + random() * 0.4);
     return circle(at, 0.1 + random() * 0.6);
   };
 
@@ -46,7 +47,19 @@ describe("overlap", () => {
   });
 
   test("a concave outline goes to Clipper: an L's notch holds a pad clear of it", () => {
-    const l: ShapeMm = { paths: [[{ x: 0, y: 0 }, { x: 4, y: 0 }, { x: 4, y: 1 }, { x: 1, y: 1 }, { x: 1, y: 4 }, { x: 0, y: 4 }]], box: { minX: 0, minY: 0, maxX: 4, maxY: 4 } };
+    const l: ShapeMm = {
+      paths: [
+        [
+          { x: 0, y: 0 },
+          { x: 4, y: 0 },
+          { x: 4, y: 1 },
+          { x: 1, y: 1 },
+          { x: 1, y: 4 },
+          { x: 0, y: 4 },
+        ],
+      ],
+      box: { minX: 0, minY: 0, maxX: 4, maxY: 4 },
+    };
     expect(overlap(l, circle({ x: 2.5, y: 2.5 }, 1))).toBe(false);
     expect(overlap(l, circle({ x: 2.5, y: 1.5 }, 1))).toBe(true);
   });

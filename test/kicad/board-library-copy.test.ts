@@ -25,20 +25,30 @@ async function vendorFootprints(): Promise<string> {
   const dir = await copyFixture("usb-led");
   for (const file of ["usb-led.kicad_sch", "usb-led.kicad_pcb"]) {
     const path = join(dir, file);
-    writeFileSync(path, readFileSync(path, "utf8").replaceAll("Resistor_SMD:R_0603_1608Metric", "vendor-footprints:R_0603_1608Metric"));
+    writeFileSync(
+      path,
+      readFileSync(path, "utf8").replaceAll("Resistor_SMD:R_0603_1608Metric", "vendor-footprints:R_0603_1608Metric"),
+    );
   }
   return dir;
 }
 
 /** Pads as number, form, size and position: what makes two footprints the same part. */
 function padsOf(fp: Parameters<typeof children>[0]) {
-  return children(fp, "pad").map((p) => [text(p, 1), text(p, 3), printSexpr(child(p, "size")!), printSexpr(child(p, "at")!)]);
+  return children(fp, "pad").map((p) => [
+    text(p, 1),
+    text(p, 3),
+    printSexpr(child(p, "size")!),
+    printSexpr(child(p, "at")!),
+  ]);
 }
 
 test("like: takes the footprint from the board when no library holds it", async () => {
   const dir = await vendorFootprints();
   const libraries = await openLibraries(dir);
-  expect(() => libraries.resolveFootprint("vendor-footprints:R_0603_1608Metric")).toThrow(/No footprint library "vendor-footprints"/);
+  expect(() => libraries.resolveFootprint("vendor-footprints:R_0603_1608Metric")).toThrow(
+    /No footprint library "vendor-footprints"/,
+  );
 
   libraries.footprintFallback = boardFootprints(join(dir, "usb-led.kicad_pcb"), dir);
   const editor = SchematicEditor.open(join(dir, "usb-led.kicad_sch"), libraries);
@@ -47,7 +57,13 @@ test("like: takes the footprint from the board when no library holds it", async 
 
   const schematic = loadSchematicProject(join(dir, "usb-led.kicad_sch"));
   const board = Board.load(join(dir, "usb-led.kicad_pcb"));
-  const plan = planBoardSync({ board, schematic, components: listComponents(schematic), netlist: buildNetlist(schematic), libraries });
+  const plan = planBoardSync({
+    board,
+    schematic,
+    components: listComponents(schematic),
+    netlist: buildNetlist(schematic),
+    libraries,
+  });
   expect(plan.added.map((a) => [a.ref, a.libId])).toEqual([[added.ref, "vendor-footprints:R_0603_1608Metric"]]);
   applyBoardSync(board, plan, libraries);
   const fps = board.footprints();
@@ -56,6 +72,11 @@ test("like: takes the footprint from the board when no library holds it", async 
   expect(padsOf(libraryCopy(copy.node))).toEqual(padsOf(libraryCopy(example.node)));
   expect(localBounds(copy.node)).toEqual(localBounds(example.node));
   // Only the board's own fields and no pad nets of R1's came along.
-  expect(children(libraryCopy(example.node), "property").map((p) => text(p, 1))).toEqual(["Reference", "Value", "Datasheet", "Description"]);
+  expect(children(libraryCopy(example.node), "property").map((p) => text(p, 1))).toEqual([
+    "Reference",
+    "Value",
+    "Datasheet",
+    "Description",
+  ]);
   expect(children(libraryCopy(example.node), "pad").some((p) => child(p, "net"))).toBe(false);
 });

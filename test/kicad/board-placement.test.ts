@@ -46,7 +46,9 @@ function withZones(project: CorpusProject): boolean {
  */
 const HUGE_BOARD_BYTES = 20_000_000;
 
-const BOARDS = [...corpusProjects().filter((p) => p.board), ...demoProjects().filter(withZones)].filter((p) => statSync(p.board!).size < HUGE_BOARD_BYTES);
+const BOARDS = [...corpusProjects().filter((p) => p.board), ...demoProjects().filter(withZones)].filter(
+  (p) => statSync(p.board!).size < HUGE_BOARD_BYTES,
+);
 
 /** How near the new part a finding must be to be the new part's (mm around its courtyard). */
 const VICINITY = 3;
@@ -57,10 +59,21 @@ const VICINITY = 3;
  * change findings elsewhere (thermal spokes of far-away pads); those are not the placement's.
  */
 function newErrorsNear(before: DrcReport, after: DrcReport, box: BBox): string[] {
-  const near = (v: Violation) => v.items.some((i) => i.description.includes("C900") || (i.pos !== undefined && i.pos.x >= box.minX - VICINITY && i.pos.x <= box.maxX + VICINITY && i.pos.y >= box.minY - VICINITY && i.pos.y <= box.maxY + VICINITY));
+  const near = (v: Violation) =>
+    v.items.some(
+      (i) =>
+        i.description.includes("C900") ||
+        (i.pos !== undefined &&
+          i.pos.x >= box.minX - VICINITY &&
+          i.pos.x <= box.maxX + VICINITY &&
+          i.pos.y >= box.minY - VICINITY &&
+          i.pos.y <= box.maxY + VICINITY),
+    );
   const key = (v: Violation) => `${v.type}|${v.items.map((i) => i.description).join("|")}`;
   const known = new Set(before.violations.filter((v) => v.severity === "error").map(key));
-  return after.violations.filter((v) => v.severity === "error" && near(v) && !known.has(key(v))).map((v) => `${v.type}: ${v.description} (${v.items.map((i) => i.description).join(", ")})`);
+  return after.violations
+    .filter((v) => v.severity === "error" && near(v) && !known.has(key(v)))
+    .map((v) => `${v.type}: ${v.description} (${v.items.map((i) => i.description).join(", ")})`);
 }
 
 function gap(a: { minX: number; minY: number; maxX: number; maxY: number }, b: typeof a): number {
@@ -87,12 +100,18 @@ describe("a new capacitor next to the main IC lands DRC-clean", () => {
         const cap = board.footprints().find((f) => f.ref === "C900")!;
         const capBox = boardBounds(cap.node)!;
         // The zones the new part touches are refilled by KiCad's filler, as a run does.
-        await refillZones(board, file, zonesTouchedBy(boardZones(board.root), [{ box: capBox, net: "", layers: "all" }], 1));
+        await refillZones(
+          board,
+          file,
+          zonesTouchedBy(boardZones(board.root), [{ box: capBox, net: "", layers: "all" }], 1),
+        );
         writeFileSync(file, printSexpr(board.doc));
         const after = (await runDrc(file, { cli })).report;
         const distance = gap(capBox, boardBounds(ic.node)!);
         const fresh = newErrorsNear(before, after, capBox);
-        console.log(`${project.id}: C900 at ${cap.at.x}, ${cap.at.y} rot ${cap.at.rotation} on ${cap.layer}, ${distance.toFixed(2)} mm from ${ic.ref}; new DRC errors: ${fresh.length ? fresh.join("; ") : "none"}`);
+        console.log(
+          `${project.id}: C900 at ${cap.at.x}, ${cap.at.y} rot ${cap.at.rotation} on ${cap.layer}, ${distance.toFixed(2)} mm from ${ic.ref}; new DRC errors: ${fresh.length ? fresh.join("; ") : "none"}`,
+        );
         expect(insideOutline(board, capBox)).toBe(true);
         expect(distance).toBeLessThanOrEqual(REACH);
         expect(fresh).toEqual([]);
@@ -130,18 +149,31 @@ describe("a board with no room", () => {
     const dir = await makeTempDir();
     const file = join(dir, "crowded.kicad_pcb");
     writeFileSync(file, crowdedBoard());
-    copyFileSync(join(dirname(import.meta.dir), "..", "fixtures", "usb-led", "usb-led.kicad_pro"), join(dir, "crowded.kicad_pro"));
+    copyFileSync(
+      join(dirname(import.meta.dir), "..", "fixtures", "usb-led", "usb-led.kicad_pro"),
+      join(dir, "crowded.kicad_pro"),
+    );
     const board = Board.load(file);
     const plan = additionPlan(board, "C1", "Capacitor_SMD:C_0402_1005Metric", ["+3V3", "GND"]);
     const libraries = await openLibraries(dir);
-    const staged = placeAdditions(board, plan, libraries, () => "R1", BoardRules.load(join(dir, "crowded.kicad_pro"), null));
+    const staged = placeAdditions(
+      board,
+      plan,
+      libraries,
+      () => "R1",
+      BoardRules.load(join(dir, "crowded.kicad_pro"), null),
+    );
     expect(staged.map((s) => s.ref)).toEqual(["C1"]);
     expect(staged[0]!.reason).toMatch(/the courtyard of R[1-4] \(courtyard\)/);
     console.log(`staged: ${staged[0]!.reason}`);
 
     // Moving one of the blocks next to another: nowhere to go, and the error says why.
-    expect(() => placeFootprint(board, "R4", { near: "R1" }, BoardRules.defaults())).toThrow(/No free spot for R4 near R1: .*the courtyard of R[1-3]/);
-    expect(() => placeFootprint(board, "R4", { x: 102.5, y: 102.5 }, BoardRules.defaults())).toThrow(/R4 does not fit at 102.5, 102.5: the courtyard of R1 is in the way \(courtyard\)/);
+    expect(() => placeFootprint(board, "R4", { near: "R1" }, BoardRules.defaults())).toThrow(
+      /No free spot for R4 near R1: .*the courtyard of R[1-3]/,
+    );
+    expect(() => placeFootprint(board, "R4", { x: 102.5, y: 102.5 }, BoardRules.defaults())).toThrow(
+      /R4 does not fit at 102.5, 102.5: the courtyard of R1 is in the way \(courtyard\)/,
+    );
   });
 });
 
@@ -167,16 +199,29 @@ describe("parts added together", () => {
   }
 
   /** An LED (by U5) and its series resistor (by the LED) from `supply` to GND, on a new net PWR_LED; placed, the LED first. */
-  function placeLedPair(board: Board, libraries: Libraries, rules: BoardRules, supply: string, obstacles?: BoardObstacles) {
+  function placeLedPair(
+    board: Board,
+    libraries: Libraries,
+    rules: BoardRules,
+    supply: string,
+    obstacles?: BoardObstacles,
+  ) {
     const led = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", ["GND", "PWR_LED"]);
     const resistor = additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", [supply, "PWR_LED"]);
     const code = Math.max(...board.nets().map((n) => n.code ?? 0)) + 1;
     const plan = { ...led, added: [...led.added, ...resistor.added], renets: [{ to: "PWR_LED", code }] };
-    return { plan, staged: placeAdditions(board, plan, libraries, (ref) => (ref === "R900" ? "D900" : "U5"), rules, obstacles) };
+    return {
+      plan,
+      staged: placeAdditions(board, plan, libraries, (ref) => (ref === "R900" ? "D900" : "U5"), rules, obstacles),
+    };
   }
 
   test("demos/pic_programmer: the resistor goes beside the new LED, on its side", async () => {
-    const { board, libraries, rules } = await withCapacitor(demoProjects(), "demos/pic_programmer/pic_programmer", "/pic_sockets/VCC_PIC");
+    const { board, libraries, rules } = await withCapacitor(
+      demoProjects(),
+      "demos/pic_programmer/pic_programmer",
+      "/pic_sockets/VCC_PIC",
+    );
     const { plan, staged } = placeLedPair(board, libraries, rules, "/pic_sockets/VCC_PIC");
     expect(staged).toEqual([]);
     const [d, r] = plan.added;
@@ -207,10 +252,16 @@ describe("parts added together", () => {
     const twinWritten = applyBoardSync(twin, fresh.plan, libraries);
     const index = indexForRouting(obstacles, written, shared.plan);
     expect(index).toBe(obstacles);
-    const outcomes = (b: Board, o?: BoardObstacles) => JSON.stringify(routeFootprints(b, rules, ["D900", "R900"], o).map((r) => [r.connected, r.left]));
+    const outcomes = (b: Board, o?: BoardObstacles) =>
+      JSON.stringify(routeFootprints(b, rules, ["D900", "R900"], o).map((r) => [r.connected, r.left]));
     expect(outcomes(board, index)).toBe(outcomes(twin));
     expect(Buffer.from(printSexprBytes(board.doc)).equals(Buffer.from(printSexprBytes(twin.doc)))).toBe(true);
     // A sync that also renames a net changes items the index read: the routing indexes afresh.
-    expect(indexForRouting(new BoardObstacles(twin, rules), twinWritten, { ...fresh.plan, renets: [{ from: "GND", to: "GND2" }] })).toBeUndefined();
+    expect(
+      indexForRouting(new BoardObstacles(twin, rules), twinWritten, {
+        ...fresh.plan,
+        renets: [{ from: "GND", to: "GND2" }],
+      }),
+    ).toBeUndefined();
   });
 });

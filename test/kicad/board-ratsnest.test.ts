@@ -23,8 +23,13 @@ describe("ratsnest lengths", () => {
   const box = board.edgeCutsBBox()!;
   // A walk over the board in grid steps, as the spot search asks, then jumps across it.
   const walk: PointMm[] = [];
-  for (let i = 0; i < 400; i++) walk.push({ x: box.minX + 10 + (i % 20) * 0.25, y: box.minY + 10 + Math.floor(i / 20) * 0.25 });
-  for (let i = 0; i < 100; i++) walk.push({ x: box.minX + ((i * 37) % 100) / 100 * (box.maxX - box.minX), y: box.minY + ((i * 61) % 100) / 100 * (box.maxY - box.minY) });
+  for (let i = 0; i < 400; i++)
+    walk.push({ x: box.minX + 10 + (i % 20) * 0.25, y: box.minY + 10 + Math.floor(i / 20) * 0.25 });
+  for (let i = 0; i < 100; i++)
+    walk.push({
+      x: box.minX + (((i * 37) % 100) / 100) * (box.maxX - box.minX),
+      y: box.minY + (((i * 61) % 100) / 100) * (box.maxY - box.minY),
+    });
 
   for (const net of ["GND", "/VCCPLL1"]) {
     test(`${net}: every answer is the nearest of its copper's points`, () => {
@@ -39,7 +44,16 @@ describe("ratsnest lengths", () => {
     const copper = new NetCopper(obstacles, ["GND"]);
     const p = walk[0]!;
     expect(copper.distance("GND", p)).toBeGreaterThan(0);
-    copper.add({ kind: "pad", what: "a pad of C900", net: "GND", layers: new Set(["F.Cu"]), ref: "C900", box: { minX: p.x, minY: p.y, maxX: p.x, maxY: p.y }, ends: [p], shape: () => ({ paths: [], box: { minX: p.x, minY: p.y, maxX: p.x, maxY: p.y } }) });
+    copper.add({
+      kind: "pad",
+      what: "a pad of C900",
+      net: "GND",
+      layers: new Set(["F.Cu"]),
+      ref: "C900",
+      box: { minX: p.x, minY: p.y, maxX: p.x, maxY: p.y },
+      ends: [p],
+      shape: () => ({ paths: [], box: { minX: p.x, minY: p.y, maxX: p.x, maxY: p.y } }),
+    });
     expect(copper.distance("GND", p)).toBe(0);
     expect(copper.distance("nothing here", p)).toBe(0);
   });

@@ -32,7 +32,9 @@ function around(boardFile: string, ref: string): BBox[] {
   const board = Board.load(boardFile);
   const fp = board.footprint(ref);
   if (!fp) return [];
-  return footprintItems(fp.node, copperLayers(board)).filter((i) => i.kind === "pad").map((p) => growBox(p.box, 3));
+  return footprintItems(fp.node, copperLayers(board))
+    .filter((i) => i.kind === "pad")
+    .map((p) => growBox(p.box, 3));
 }
 
 /** Every zone of the board file against KiCad's refill of every zone of the same file, inside `within`: the zones that differ, with by how much. */
@@ -45,7 +47,12 @@ async function differingFromKicad(boardFile: string, within: BBox[]): Promise<st
     if (existsSync(beside)) copyFileSync(beside, whole.replace(/\.kicad_pcb$/, ext));
   }
   const zones = boardZones(board.root).filter((z) => z.filled && !z.ruleArea);
-  await fillWithKicad(board, boardFile, zones.map((z) => z.id), whole);
+  await fillWithKicad(
+    board,
+    boardFile,
+    zones.map((z) => z.id),
+    whole,
+  );
   const theirs = boardZones(Board.load(whole).root);
   return zones.flatMap((zone) => {
     const kicad = theirs.find((t) => t.id === zone.id)!;
@@ -77,15 +84,29 @@ async function addMoveRemove(root: string, boardFile: string): Promise<void> {
   const board = Board.load(boardFile);
   const ic = mainIc(board);
   const nets = decouplingNets(board, ic);
-  const other = board.footprints().filter((f) => f.ref !== ic.ref && f.pads.length >= 2 && !f.ref.startsWith("#")).sort((a, b) => Math.hypot(b.at.x - ic.at.x, b.at.y - ic.at.y) - Math.hypot(a.at.x - ic.at.x, a.at.y - ic.at.y))[0]!;
+  const other = board
+    .footprints()
+    .filter((f) => f.ref !== ic.ref && f.pads.length >= 2 && !f.ref.startsWith("#"))
+    .sort(
+      (a, b) => Math.hypot(b.at.x - ic.at.x, b.at.y - ic.at.y) - Math.hypot(a.at.x - ic.at.x, a.at.y - ic.at.y),
+    )[0]!;
   await withTools(root, async ({ call }) => {
-    const { ref } = (await call("add_component", { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", near: ic.ref, connect: { "1": nets[0], "2": nets[1] } })) as { ref: string };
+    const { ref } = (await call("add_component", {
+      lib_id: "Device:C",
+      value: "100n",
+      footprint: "Capacitor_SMD:C_0603_1608Metric",
+      near: ic.ref,
+      connect: { "1": nets[0], "2": nets[1] },
+    })) as { ref: string };
     await call("sync_board");
     let window = around(boardFile, ref);
     expect(window.length).toBeGreaterThan(0);
     expect(await differingFromKicad(boardFile, window)).toEqual([]);
 
-    for (const move of [{ near: ic.ref, side: "back" }, { near: other.ref, side: "front" }]) {
+    for (const move of [
+      { near: ic.ref, side: "back" },
+      { near: other.ref, side: "front" },
+    ]) {
       const was = around(boardFile, ref);
       await call("place_footprint", { ref, ...move });
       window = [...was, ...around(boardFile, ref)];

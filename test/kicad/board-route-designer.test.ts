@@ -48,7 +48,12 @@ interface Segment {
 function segmentsOf(board: Board, ids: Set<string>): Segment[] {
   const names = new Map(board.nets().map((n) => [String(n.code), n.name]));
   return board.root.items.flatMap((node) => {
-    if (node.type !== "list" || head(node) !== "segment" || !ids.has(childText(node, "uuid") ?? childText(node, "tstamp") ?? "")) return [];
+    if (
+      node.type !== "list" ||
+      head(node) !== "segment" ||
+      !ids.has(childText(node, "uuid") ?? childText(node, "tstamp") ?? "")
+    )
+      return [];
     const at = (name: string) => ({ x: num(child(node, name)!, 1)!, y: num(child(node, name)!, 2)! });
     const net = text(child(node, "net")!, 1) ?? "";
     return [{ start: at("start"), end: at("end"), width: num(child(node, "width")!, 1)!, net: names.get(net) ?? net }];
@@ -57,7 +62,9 @@ function segmentsOf(board: Board, ids: Set<string>): Segment[] {
 
 describe("routing as the designer routes", () => {
   test("kit-dev-coldfire: a new track of +3.3V is as wide as the rail's tracks beside it, not the class's", async () => {
-    const file = await copyBoard(join(demosDir(), "kit-dev-coldfire-xilinx_5213/kit-dev-coldfire-xilinx_5213.kicad_pcb"));
+    const file = await copyBoard(
+      join(demosDir(), "kit-dev-coldfire-xilinx_5213/kit-dev-coldfire-xilinx_5213.kicad_pcb"),
+    );
     const board = Board.load(file);
     const rules = BoardRules.load(file.replace(/\.kicad_pcb$/, ".kicad_pro"), null);
     const ic = mainIc(board);
@@ -71,11 +78,21 @@ describe("routing as the designer routes", () => {
     const laid = segmentsOf(board, new Set(outcomes.flatMap((o) => o.ids)));
     expect(laid.length).toBeGreaterThan(0);
     for (const net of new Set(laid.map((s) => s.net))) {
-      const pads = footprintItems(board.footprint("C900")!.node, copperLayers(board)).filter((p) => p.kind === "pad" && p.net === net);
-      const nearby = pads.flatMap((p) => index.near({ minX: p.box.minX - 10, minY: p.box.minY - 10, maxX: p.box.maxX + 10, maxY: p.box.maxY + 10 }, (i) => i.kind === "track" && i.net === net));
+      const pads = footprintItems(board.footprint("C900")!.node, copperLayers(board)).filter(
+        (p) => p.kind === "pad" && p.net === net,
+      );
+      const nearby = pads.flatMap((p) =>
+        index.near(
+          { minX: p.box.minX - 10, minY: p.box.minY - 10, maxX: p.box.maxX + 10, maxY: p.box.maxY + 10 },
+          (i) => i.kind === "track" && i.net === net,
+        ),
+      );
       const widest = Math.max(rules.trackWidth(net), ...nearby.map((t) => t.width ?? 0));
       expect(widest).toBeGreaterThan(rules.trackWidth(net));
-      expect({ net, widths: [...new Set(laid.filter((s) => s.net === net).map((s) => s.width))] }).toEqual({ net, widths: [widest] });
+      expect({ net, widths: [...new Set(laid.filter((s) => s.net === net).map((s) => s.width))] }).toEqual({
+        net,
+        widths: [widest],
+      });
     }
   }, 180_000);
 
@@ -86,16 +103,32 @@ describe("routing as the designer routes", () => {
     const base = drcKeys((await runDrc(file, { cli })).report);
     const ic = mainIc(Board.load(file));
     await withTools(project.root, async ({ call, ctx }) => {
-      const first = (await call("add_component", { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", near: ic.ref, connect: { "1": "FILTER_TAP", "2": "GND" } })) as { ref: string };
+      const first = (await call("add_component", {
+        lib_id: "Device:C",
+        value: "100n",
+        footprint: "Capacitor_SMD:C_0603_1608Metric",
+        near: ic.ref,
+        connect: { "1": "FILTER_TAP", "2": "GND" },
+      })) as { ref: string };
       await call("sync_board");
-      const second = (await call("add_component", { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", near: first.ref, connect: { "1": "FILTER_TAP", "2": "GND" } })) as { ref: string };
+      const second = (await call("add_component", {
+        lib_id: "Device:C",
+        value: "100n",
+        footprint: "Capacitor_SMD:C_0603_1608Metric",
+        near: first.ref,
+        connect: { "1": "FILTER_TAP", "2": "GND" },
+      })) as { ref: string };
       const synced = (await call("sync_board")) as { routing: string[] };
       // The second capacitor's tap is routed to the first one's pad, the only copper of its net,
       // and ends on that rounded pad's anchor (it ended where it first met the pad's box).
-      expect(synced.routing).toContainEqual(expect.stringMatching(new RegExp(`^${second.ref}: .*pad 1 \\(\\S*FILTER_TAP\\) routed`)));
+      expect(synced.routing).toContainEqual(
+        expect.stringMatching(new RegExp(`^${second.ref}: .*pad 1 \\(\\S*FILTER_TAP\\) routed`)),
+      );
       expect(endsOnAnchor(file, first.ref, "1")).toBe(true);
       // It was refused: "C1 is routed with copper that was there before this run".
-      const moved = (await call("place_footprint", { ref: first.ref, near: ic.ref, side: "back" })) as { routing: string[] };
+      const moved = (await call("place_footprint", { ref: first.ref, near: ic.ref, side: "back" })) as {
+        routing: string[];
+      };
       expect(moved.routing.map((r) => r.split(":")[0])).toEqual([first.ref, second.ref]);
       expect(endsOnAnchor(file, first.ref, "1")).toBe(true);
       expect([...ctx.layoutPending].filter(([ref]) => ref === first.ref || ref === second.ref)).toEqual([]);
@@ -112,7 +145,9 @@ function endsOnAnchor(file: string, ref: string, number: string): boolean {
   const pad = footprintItems(fp.node, copperLayers(board)).find((p) => p.kind === "pad" && p.pad === number)!;
   expect(roundrect(fp.node, pad)).toBe(true);
   const anchor = pad.ends![0]!;
-  const tracks = new BoardObstacles(board, BoardRules.load(file.replace(/\.kicad_pcb$/, ".kicad_pro"), null)).all((i) => i.kind === "track" && i.net === pad.net);
+  const tracks = new BoardObstacles(board, BoardRules.load(file.replace(/\.kicad_pcb$/, ".kicad_pro"), null)).all(
+    (i) => i.kind === "track" && i.net === pad.net,
+  );
   return tracks.some((t) => t.ends!.some((p) => Math.hypot(p.x - anchor.x, p.y - anchor.y) < 1e-6));
 }
 

@@ -44,7 +44,11 @@ describe("a pad whose other end is staged", () => {
     led.added[0]!.staged = false;
     led.renets = [{ to: "/PWR_LED", code: Math.max(...board.nets().map((n) => n.code ?? 0)) + 1 }];
     applyBoardSync(board, led, libraries);
-    applyBoardSync(board, additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", ["VCC_PIC", "/PWR_LED"]), libraries);
+    applyBoardSync(
+      board,
+      additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", ["VCC_PIC", "/PWR_LED"]),
+      libraries,
+    );
     const rules = BoardRules.load(join(copy.root, copy.projectFile), null);
     const left = (staged: string[]) => routeFootprints(board, rules, ["D900"], undefined, staged)[0]!.left;
     expect(left(["R900"])).toEqual([{ pad: "2", net: "/PWR_LED", reason: "waits for R900, staged below the outline" }]);

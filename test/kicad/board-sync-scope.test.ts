@@ -19,7 +19,13 @@ const pcb = (dir: string) => join(dir, "usb-led.kicad_pcb");
 
 async function inputs(dir: string): Promise<BoardSyncInputs> {
   const schematic = loadSchematicProject(join(dir, "usb-led.kicad_sch"));
-  return { board: Board.load(pcb(dir)), schematic, components: listComponents(schematic), netlist: buildNetlist(schematic), libraries: await openLibraries(dir) };
+  return {
+    board: Board.load(pcb(dir)),
+    schematic,
+    components: listComponents(schematic),
+    netlist: buildNetlist(schematic),
+    libraries: await openLibraries(dir),
+  };
 }
 
 /**
@@ -61,7 +67,9 @@ describe("board sync inside a run applies only what the proposal covers", () => 
     const before = new Map(now.board.footprints().map((f) => [f.ref, printSexpr(f.node)]));
     applyBoardSync(now.board, plan, now.libraries);
     const after = now.board.footprints();
-    expect(after.filter((f) => before.has(f.ref)).map((f) => [f.ref, printSexpr(f.node) === before.get(f.ref)])).toEqual([...before.keys()].map((ref) => [ref, true]));
+    expect(
+      after.filter((f) => before.has(f.ref)).map((f) => [f.ref, printSexpr(f.node) === before.get(f.ref)]),
+    ).toEqual([...before.keys()].map((ref) => [ref, true]));
     expect(after.map((f) => f.ref)).toContain("R4");
   });
 
@@ -69,7 +77,9 @@ describe("board sync inside a run applies only what the proposal covers", () => 
     const dir = await driftingBoard();
     const { plan } = await scopedPlan(dir, (d) => setField(d, "R1", "Value", "22k"), { refs: ["R2"], nets: [] });
     expect(plan.updated).toEqual([]);
-    expect(plan.skipped.filter((s) => s.reason === "out_of_scope").map((s) => [s.kind, s.ref, s.detail])).toEqual([["value", "R1", "R1 value 5.1k → 22k"]]);
+    expect(plan.skipped.filter((s) => s.reason === "out_of_scope").map((s) => [s.kind, s.ref, s.detail])).toEqual([
+      ["value", "R1", "R1 value 5.1k → 22k"],
+    ]);
   });
 
   test("a named part's own change is applied, its drift from before is not", async () => {
@@ -84,7 +94,10 @@ describe("board sync inside a run applies only what the proposal covers", () => 
 
   test("renaming a named net renames it on the board; naming it by its short name is enough", async () => {
     const dir = await driftingBoard();
-    const { plan } = await scopedPlan(dir, (d) => renameLedNet(d, "LED_ANODE"), { refs: [], nets: ["LED_A", "LED_ANODE"] });
+    const { plan } = await scopedPlan(dir, (d) => renameLedNet(d, "LED_ANODE"), {
+      refs: [],
+      nets: ["LED_A", "LED_ANODE"],
+    });
     expect(plan.renets).toEqual([{ from: "/LED_A", to: "/LED_ANODE", code: 4 }]);
     expect(plan.skipped.filter((s) => s.reason !== "baseline")).toEqual([]);
   });
@@ -98,7 +111,13 @@ describe("board sync inside a run applies only what the proposal covers", () => 
 
   test("a locked part the proposal names is re-footprinted and stays locked", async () => {
     const dir = await copyFixture("usb-led");
-    writeFileSync(pcb(dir), readFileSync(pcb(dir), "utf8").replace('(footprint "Resistor_SMD:R_0603_1608Metric"', '(footprint "Resistor_SMD:R_0603_1608Metric"\n\t\t(locked yes)'));
+    writeFileSync(
+      pcb(dir),
+      readFileSync(pcb(dir), "utf8").replace(
+        '(footprint "Resistor_SMD:R_0603_1608Metric"',
+        '(footprint "Resistor_SMD:R_0603_1608Metric"\n\t\t(locked yes)',
+      ),
+    );
     const names = { refs: ["R3"], nets: [] };
     const baseline = driftKeys(await inputs(dir));
     setField(dir, "R3", "Footprint", "Resistor_SMD:R_0805_2012Metric");
@@ -108,6 +127,9 @@ describe("board sync inside a run applies only what the proposal covers", () => 
     const plan = planBoardSync(now, { filter, overrideLock: (ref) => names.refs.includes(ref) });
     expect(plan.updated.map((u) => [u.ref, u.footprint?.kind])).toEqual([["R3", "swap"]]);
     applyBoardSync(now.board, plan, now.libraries);
-    expect(now.board.footprints().find((f) => f.ref === "R3")).toMatchObject({ libId: "Resistor_SMD:R_0805_2012Metric", locked: true });
+    expect(now.board.footprints().find((f) => f.ref === "R3")).toMatchObject({
+      libId: "Resistor_SMD:R_0805_2012Metric",
+      locked: true,
+    });
   });
 });

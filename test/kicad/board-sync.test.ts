@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Board } from "../../src/kicad/board/model.ts";
-import { applyBoardSync, isEmptyPlan, planBoardSync, syncBoard, type BoardSyncPlan } from "../../src/kicad/board/sync/sync-board.ts";
+import {
+  applyBoardSync,
+  isEmptyPlan,
+  planBoardSync,
+  syncBoard,
+  type BoardSyncPlan,
+} from "../../src/kicad/board/sync/sync-board.ts";
 import { listComponents } from "../../src/kicad/netlist/components.ts";
 import { runDrc, runErc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { Libraries, openLibraries } from "../../src/kicad/library/libraries.ts";
@@ -12,7 +18,14 @@ import { child, children, printSexpr, removeChild, setAtom, sym, text } from "..
 import { CopperheadError } from "../../src/errors.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
-import { addResistor, deleteHeader, moveHeaderToRegulator, renameLedNet, rootSheet, setField } from "../support/usb-led-edits.ts";
+import {
+  addResistor,
+  deleteHeader,
+  moveHeaderToRegulator,
+  renameLedNet,
+  rootSheet,
+  setField,
+} from "../support/usb-led-edits.ts";
 
 const KICAD_TIMEOUT = 90_000;
 let cli: KicadCli;
@@ -90,7 +103,9 @@ describe("board sync against kicad-cli", () => {
     "adding a symbol adds its footprint in a staging row below the outline, with nets",
     async () => {
       const { plan, diff, after } = await syncCase(addResistor, ["R4.1 /LED_A", "R4.2 GND"]);
-      expect(plan.added.map((a) => [a.ref, a.libId, a.value])).toEqual([["R4", "Resistor_SMD:R_0603_1608Metric", "10k"]]);
+      expect(plan.added.map((a) => [a.ref, a.libId, a.value])).toEqual([
+        ["R4", "Resistor_SMD:R_0603_1608Metric", "10k"],
+      ]);
       expect(plan.added[0]!.pads).toEqual([
         { pad: "1", net: "/LED_A", pinfunction: undefined, pintype: "passive" },
         { pad: "2", net: "GND", pinfunction: undefined, pintype: "passive" },
@@ -99,12 +114,20 @@ describe("board sync against kicad-cli", () => {
       expect(plan.renets).toEqual([]);
       // Below the outline (which ends at y = 102.8 mm), clear of every existing part.
       const outline = Board.parse(after).edgeCutsBBox()!;
-      const r4 = Board.parse(after).footprints().find((f) => f.ref === "R4")!;
+      const r4 = Board.parse(after)
+        .footprints()
+        .find((f) => f.ref === "R4")!;
       expect(r4.at.y).toBeGreaterThan(outline.maxY + 5);
       expect(r4.at.x).toBeGreaterThanOrEqual(outline.minX);
       expect(r4.path).toBe(plan.added[0]!.path);
       expect(r4.sheetfile).toBe("usb-led.kicad_sch");
-      expect(r4.fields).toMatchObject({ Reference: "R4", Value: "10k", Datasheet: "~", Description: "Resistor", MPN: "RC0603FR-071KL" });
+      expect(r4.fields).toMatchObject({
+        Reference: "R4",
+        Value: "10k",
+        Datasheet: "~",
+        Description: "Resistor",
+        MPN: "RC0603FR-071KL",
+      });
       expect(r4.pads.map((p) => [p.number, p.net?.name, p.pintype])).toEqual([
         ["1", "/LED_A", "passive"],
         ["2", "GND", "passive"],
@@ -135,7 +158,9 @@ describe("board sync against kicad-cli", () => {
     "changing a value changes one line",
     async () => {
       const { plan, diff } = await syncCase((dir) => setField(dir, "R3", "Value", "2.2k"));
-      expect(plan.updated).toEqual([expect.objectContaining({ ref: "R3", value: { from: "1k", to: "2.2k" }, fields: [], pads: [] })]);
+      expect(plan.updated).toEqual([
+        expect.objectContaining({ ref: "R3", value: { from: "1k", to: "2.2k" }, fields: [], pads: [] }),
+      ]);
       expect(diff).toEqual({ added: 1, removed: 1 });
     },
     KICAD_TIMEOUT,
@@ -145,10 +170,18 @@ describe("board sync against kicad-cli", () => {
     "changing a footprint swaps it in place, keeping position, rotation, side, uuid and fields",
     async () => {
       const dir0 = await copyFixture("usb-led");
-      const old = Board.load(pcb(dir0)).footprints().find((f) => f.ref === "R2")!;
-      const { plan, diff, after } = await syncCase((dir) => setField(dir, "R2", "Footprint", "Resistor_SMD:R_0805_2012Metric"));
-      expect(plan.updated.map((u) => [u.ref, u.footprint?.from, u.footprint?.to])).toEqual([["R2", "Resistor_SMD:R_0603_1608Metric", "Resistor_SMD:R_0805_2012Metric"]]);
-      const swapped = Board.parse(after).footprints().find((f) => f.ref === "R2")!;
+      const old = Board.load(pcb(dir0))
+        .footprints()
+        .find((f) => f.ref === "R2")!;
+      const { plan, diff, after } = await syncCase((dir) =>
+        setField(dir, "R2", "Footprint", "Resistor_SMD:R_0805_2012Metric"),
+      );
+      expect(plan.updated.map((u) => [u.ref, u.footprint?.from, u.footprint?.to])).toEqual([
+        ["R2", "Resistor_SMD:R_0603_1608Metric", "Resistor_SMD:R_0805_2012Metric"],
+      ]);
+      const swapped = Board.parse(after)
+        .footprints()
+        .find((f) => f.ref === "R2")!;
       expect(swapped.libId).toBe("Resistor_SMD:R_0805_2012Metric");
       expect(swapped.at).toEqual(old.at);
       expect(swapped.layer).toBe(old.layer);
@@ -156,7 +189,8 @@ describe("board sync against kicad-cli", () => {
       expect(swapped.path).toBe(old.path);
       expect(swapped.fields).toEqual(old.fields);
       // Change Footprint keeps each field's text position and style.
-      const reference = (fp: typeof old) => printSexpr(children(fp.node, "property").find((p) => text(p, 1) === "Reference")!).trim();
+      const reference = (fp: typeof old) =>
+        printSexpr(children(fp.node, "property").find((p) => text(p, 1) === "Reference")!).trim();
       expect(reference(swapped)).toBe(reference(old));
       expect(swapped.pads.map((p) => [p.number, p.net?.name])).toEqual(old.pads.map((p) => [p.number, p.net?.name]));
       // The old footprint block is replaced by one of the same size; nothing else moves.
@@ -173,7 +207,7 @@ describe("board sync against kicad-cli", () => {
       expect(plan.renets).toEqual([{ from: "/LED_A", to: "/LED_ANODE", code: 4 }]);
       expect(plan.updated).toEqual([]);
       expect(after).toContain('(net 4 "/LED_ANODE")');
-      expect(after).not.toContain("/LED_A\"");
+      expect(after).not.toContain('/LED_A"');
       // The table entry and the two pads (R3.2, D1.2); tracks carry only the code.
       expect(diff).toEqual({ added: 3, removed: 3 });
     },
@@ -187,7 +221,10 @@ describe("board sync against kicad-cli", () => {
       expect(plan.updated).toEqual([
         expect.objectContaining({
           ref: "J2",
-          path: { from: "/ca033862-566d-58ed-a902-b0a5bfe90a3a", to: "/f6ecdb61-0c8b-5a62-8b68-b33506e9342f/ca033862-566d-58ed-a902-b0a5bfe90a3a" },
+          path: {
+            from: "/ca033862-566d-58ed-a902-b0a5bfe90a3a",
+            to: "/f6ecdb61-0c8b-5a62-8b68-b33506e9342f/ca033862-566d-58ed-a902-b0a5bfe90a3a",
+          },
           sheetname: { from: undefined, to: "/Regulator/" },
           sheetfile: { from: "usb-led.kicad_sch", to: "regulator.kicad_sch" },
           pads: [],
@@ -195,7 +232,9 @@ describe("board sync against kicad-cli", () => {
       ]);
       expect(plan.added).toEqual([]);
       expect(plan.removed).toEqual([]);
-      const j2 = Board.parse(after).footprints().find((f) => f.ref === "J2")!;
+      const j2 = Board.parse(after)
+        .footprints()
+        .find((f) => f.ref === "J2")!;
       expect([j2.sheetname, j2.sheetfile]).toEqual(["/Regulator/", "regulator.kicad_sch"]);
       expect(diff).toEqual({ added: 3, removed: 2 });
     },
@@ -205,12 +244,17 @@ describe("board sync against kicad-cli", () => {
 
 describe("board sync changes what KiCad's parity check compares, and leaves the rest", () => {
   /** Edits the board text of a usb-led copy. */
-  const editBoard = (dir: string, edit: (text: string) => string) => writeFileSync(pcb(dir), edit(readFileSync(pcb(dir), "utf8")));
+  const editBoard = (dir: string, edit: (text: string) => string) =>
+    writeFileSync(pcb(dir), edit(readFileSync(pcb(dir), "utf8")));
 
   test("sheet names as any KiCad release spells them are in sync", async () => {
     const dir = await copyFixture("usb-led");
     // KiCad 8 wrote "Root" (translated: "Racine") for the root sheet, KiCad 9 writes "/".
-    editBoard(dir, (t) => t.replace('\t\t(sheetfile "usb-led.kicad_sch")', '\t\t(sheetname "Racine")\n\t\t(sheetfile "usb-led.kicad_sch")').replace('(sheetname "Regulator")', '(sheetname "/Regulator/")'));
+    editBoard(dir, (t) =>
+      t
+        .replace('\t\t(sheetfile "usb-led.kicad_sch")', '\t\t(sheetname "Racine")\n\t\t(sheetfile "usb-led.kicad_sch")')
+        .replace('(sheetname "Regulator")', '(sheetname "/Regulator/")'),
+    );
     const before = readFileSync(pcb(dir), "utf8");
     const result = await syncBoard(discoverProject(dir));
     expect(isEmptyPlan(result.plan)).toBe(true);
@@ -222,10 +266,22 @@ describe("board sync changes what KiCad's parity check compares, and leaves the 
     "a footprint placed from another library nickname is re-linked, not swapped",
     async () => {
       const dir = await copyFixture("usb-led");
-      editBoard(dir, (t) => t.replace('(footprint "Resistor_SMD:R_0603_1608Metric"', '(footprint "project_footprints:R_0603_1608Metric"'));
+      editBoard(dir, (t) =>
+        t.replace('(footprint "Resistor_SMD:R_0603_1608Metric"', '(footprint "project_footprints:R_0603_1608Metric"'),
+      );
       const before = readFileSync(pcb(dir), "utf8");
       const { plan } = await syncBoard(discoverProject(dir));
-      expect(plan.updated.map((u) => [u.ref, u.footprint])).toEqual([["R3", { from: "project_footprints:R_0603_1608Metric", to: "Resistor_SMD:R_0603_1608Metric", kind: "relink", pads: [] }]]);
+      expect(plan.updated.map((u) => [u.ref, u.footprint])).toEqual([
+        [
+          "R3",
+          {
+            from: "project_footprints:R_0603_1608Metric",
+            to: "Resistor_SMD:R_0603_1608Metric",
+            kind: "relink",
+            pads: [],
+          },
+        ],
+      ]);
       expect(lineDiff(before, readFileSync(pcb(dir), "utf8"), dir)).toEqual({ added: 1, removed: 1 });
       const drc = await runDrc(pcb(dir), { cli, schematicParity: true });
       expect(drc.report.schematic_parity).toEqual([]);
@@ -238,16 +294,24 @@ describe("board sync changes what KiCad's parity check compares, and leaves the 
     setField(dir, "R1", "MPN", "TEST-MPN-1");
     const quiet = await syncBoard(discoverProject(dir), { dryRun: true });
     expect(isEmptyPlan(quiet.plan)).toBe(true);
-    expect(quiet.plan.skipped).toEqual([{ kind: "fields", reason: "fields", ref: "R1", detail: expect.stringContaining("MPN") }]);
+    expect(quiet.plan.skipped).toEqual([
+      { kind: "fields", reason: "fields", ref: "R1", detail: expect.stringContaining("MPN") },
+    ]);
     const asked = await syncBoard(discoverProject(dir), { dryRun: true, fields: true });
-    expect(asked.plan.updated.map((u) => [u.ref, u.fields.map((f) => [f.name, f.to])])).toEqual([["R1", [["MPN", "TEST-MPN-1"]]]]);
+    expect(asked.plan.updated.map((u) => [u.ref, u.fields.map((f) => [f.name, f.to])])).toEqual([
+      ["R1", [["MPN", "TEST-MPN-1"]]],
+    ]);
 
     const root = rootSheet(dir);
     setAtom(child(root.symbol("R1"), "dnp")!, 1, sym("yes"));
     root.save();
     const dnp = await syncBoard(discoverProject(dir));
     expect(dnp.plan.updated.map((u) => [u.ref, u.flags])).toEqual([["R1", { add: ["dnp"], remove: [] }]]);
-    expect(Board.load(pcb(dir)).footprints().find((f) => f.ref === "R1")!.attributes).toContain("dnp");
+    expect(
+      Board.load(pcb(dir))
+        .footprints()
+        .find((f) => f.ref === "R1")!.attributes,
+    ).toContain("dnp");
   });
 });
 
@@ -268,13 +332,19 @@ describe("board sync rejects bad input and leaves the board byte-identical", () 
   }
 
   test("a footprint id whose library is in no table", async () => {
-    const error = await expectRejected((dir) => setField(dir, "R3", "Footprint", "No_Such_Lib:R_0603"), "library_not_found");
+    const error = await expectRejected(
+      (dir) => setField(dir, "R3", "Footprint", "No_Such_Lib:R_0603"),
+      "library_not_found",
+    );
     expect(error.message).toContain("No_Such_Lib");
     expect(error.message).toContain("fp-lib-table");
   });
 
   test("a footprint id whose footprint is not in its library", async () => {
-    const error = await expectRejected((dir) => setField(dir, "R3", "Footprint", "Resistor_SMD:R_9999_Metric"), "footprint_not_found");
+    const error = await expectRejected(
+      (dir) => setField(dir, "R3", "Footprint", "Resistor_SMD:R_9999_Metric"),
+      "footprint_not_found",
+    );
     expect(error.message).toContain("R_9999_Metric");
   });
 
@@ -282,7 +352,10 @@ describe("board sync rejects bad input and leaves the board byte-identical", () 
     const error = await expectRejected((dir) => {
       mkdirSync(join(dir, "local.pretty"));
       writeFileSync(join(dir, "local.pretty", "Broken.kicad_mod"), '(footprint "Broken"\n\t(layer "F.Cu"\n');
-      writeFileSync(join(dir, "fp-lib-table"), '(fp_lib_table\n\t(version 7)\n\t(lib (name "local")(type "KiCad")(uri "${KIPRJMOD}/local.pretty")(options "")(descr ""))\n)\n');
+      writeFileSync(
+        join(dir, "fp-lib-table"),
+        '(fp_lib_table\n\t(version 7)\n\t(lib (name "local")(type "KiCad")(uri "${KIPRJMOD}/local.pretty")(options "")(descr ""))\n)\n',
+      );
       setField(dir, "R3", "Footprint", "local:Broken");
     }, "library_unreadable");
     expect(error.message).toContain("Broken.kicad_mod");
@@ -328,7 +401,16 @@ describe("board sync planning", () => {
     const dir = await copyFixture("usb-led");
     const board = Board.load(pcb(dir));
     const j2 = board.footprints().find((f) => f.ref === "J2")!;
-    j2.node.items.splice(2, 0, { type: "list", pre: "\n\t\t", items: [{ type: "atom", pre: "", raw: "locked" }, { type: "atom", pre: " ", raw: "yes" }], post: "", start: -1 });
+    j2.node.items.splice(2, 0, {
+      type: "list",
+      pre: "\n\t\t",
+      items: [
+        { type: "atom", pre: "", raw: "locked" },
+        { type: "atom", pre: " ", raw: "yes" },
+      ],
+      post: "",
+      start: -1,
+    });
     writeFileSync(pcb(dir), printSexpr(board.doc));
     deleteHeader(dir);
     const plan = planBoardSync(await inputs(dir));

@@ -13,7 +13,13 @@ import { connectAdded } from "../../src/kicad/board/route/connect-added.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
-import { boardZones, filledPolygons, insidePolygon, zonesTouchedBy, type Zone } from "../../src/kicad/board/zones/zones.ts";
+import {
+  boardZones,
+  filledPolygons,
+  insidePolygon,
+  zonesTouchedBy,
+  type Zone,
+} from "../../src/kicad/board/zones/zones.ts";
 import { fillWithKicad, refillZones } from "../../src/kicad/board/zones/refill.ts";
 import { children, parseSexpr, printSexpr, printSexprBytes, removeChild } from "../../src/kicad/sexpr/index.ts";
 import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
@@ -29,7 +35,8 @@ afterAll(cleanupTempDirs);
 /** The board's text with every zone's fills taken out: what a refill must leave alone. */
 function withoutFills(bytes: Uint8Array | string): string {
   const doc = parseSexpr(bytes);
-  for (const zone of children(doc.root, "zone")) for (const fill of children(zone, "filled_polygon")) removeChild(zone, fill);
+  for (const zone of children(doc.root, "zone"))
+    for (const fill of children(zone, "filled_polygon")) removeChild(zone, fill);
   return printSexpr(doc);
 }
 
@@ -49,7 +56,13 @@ function insideFill(zone: Zone, layer: string): [number, number] {
   const fills = filledPolygons(zone, layer);
   for (let x = Math.ceil(zone.box.minX); x < zone.box.maxX; x += 0.5) {
     for (let y = Math.ceil(zone.box.minY); y < zone.box.maxY; y += 0.5) {
-      const around = [[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]].map(([dx, dy]) => ({ x: x + dx!, y: y + dy! }));
+      const around = [
+        [0, 0],
+        [1, 0],
+        [-1, 0],
+        [0, 1],
+        [0, -1],
+      ].map(([dx, dy]) => ({ x: x + dx!, y: y + dy! }));
       if (fills.some((f) => around.every((p) => insidePolygon(f, p)))) return [x, y];
     }
   }
@@ -67,18 +80,37 @@ describe("refillZones", () => {
     test(`${name}: a via of another net in a pour is cut out as KiCad cuts it; nothing else changes`, async () => {
       const file = await copyBoard(path());
       const edit = new BoardEdit(file);
-      const layer = ["F.Cu", "B.Cu"].find((l) => boardZones(edit.board.root).some((z) => z.filled && filledPolygons(z, l).length > 0))!;
-      const zone = boardZones(edit.board.root).find((z) => z.filled && !z.ruleArea && filledPolygons(z, layer).length > 0)!;
+      const layer = ["F.Cu", "B.Cu"].find((l) =>
+        boardZones(edit.board.root).some((z) => z.filled && filledPolygons(z, l).length > 0),
+      )!;
+      const zone = boardZones(edit.board.root).find(
+        (z) => z.filled && !z.ruleArea && filledPolygons(z, layer).length > 0,
+      )!;
       const other = edit.board.nets().find((n) => n.name !== zone.net)!;
       const at = insideFill(zone, layer);
       edit.addVia(at, other.name);
       const edited = printSexprBytes(edit.board.doc);
-      const touched = zonesTouchedBy(boardZones(edit.board.root), [{ box: { minX: at[0] - 0.3, minY: at[1] - 0.3, maxX: at[0] + 0.3, maxY: at[1] + 0.3 }, net: other.name, layers: "all" }], 0.5);
+      const touched = zonesTouchedBy(
+        boardZones(edit.board.root),
+        [
+          {
+            box: { minX: at[0] - 0.3, minY: at[1] - 0.3, maxX: at[0] + 0.3, maxY: at[1] + 0.3 },
+            net: other.name,
+            layers: "all",
+          },
+        ],
+        0.5,
+      );
       expect(touched.map((z) => z.id)).toContain(zone.id);
 
       // KiCad's own fill and save of the same edited board, for comparison.
       const saved = join(dirname(file), "kicad-saved.kicad_pcb");
-      await fillWithKicad(Board.parse(edited), file, touched.map((z) => z.id), saved);
+      await fillWithKicad(
+        Board.parse(edited),
+        file,
+        touched.map((z) => z.id),
+        saved,
+      );
       const result = await refillZones(edit.board, file, touched);
       expect(result.changed).toContain(zone.id);
 
@@ -88,7 +120,8 @@ describe("refillZones", () => {
       for (const z of touched) {
         const written = boardZones(Board.parse(mine).root).find((w) => w.id === z.id)!;
         const kicad = theirs.find((t) => t.id === z.id)!;
-        for (const layer of ["F.Cu", "B.Cu"]) expectSamePolygons(filledPolygons(written, layer), filledPolygons(kicad, layer));
+        for (const layer of ["F.Cu", "B.Cu"])
+          expectSamePolygons(filledPolygons(written, layer), filledPolygons(kicad, layer));
       }
       // The via is cut out of the fill now.
       const after = boardZones(Board.parse(mine).root).find((z) => z.id === zone.id)!;
@@ -101,18 +134,28 @@ describe("refillZones", () => {
     // thermal spokes on pads far from anything a change touches, which keep their saved fill.
     const file = await copyBoard(join(corpusDir(), "rp2040-designguide/PCB/RP2040-Guide.kicad_pcb"));
     const edit = new BoardEdit(file);
-    const zone = boardZones(edit.board.root).find((z) => z.filled && !z.ruleArea && z.net === "GND" && filledPolygons(z, "F.Cu").length > 0)!;
+    const zone = boardZones(edit.board.root).find(
+      (z) => z.filled && !z.ruleArea && z.net === "GND" && filledPolygons(z, "F.Cu").length > 0,
+    )!;
     const at = insideFill(zone, "F.Cu");
     edit.addVia(at, "+3V3");
     const box = { minX: at[0] - 0.3, minY: at[1] - 0.3, maxX: at[0] + 0.3, maxY: at[1] + 0.3 };
     const touched = zonesTouchedBy(boardZones(edit.board.root), [{ box, net: "+3V3", layers: "all" }], 0.5);
     const whole = join(dirname(file), "whole-refill.kicad_pcb");
-    await fillWithKicad(Board.parse(printSexprBytes(edit.board.doc)), file, touched.map((z) => z.id), whole);
+    await fillWithKicad(
+      Board.parse(printSexprBytes(edit.board.doc)),
+      file,
+      touched.map((z) => z.id),
+      whole,
+    );
 
-    await refillZones(edit.board, file, touched, { near: [{ minX: box.minX - 1, minY: box.minY - 1, maxX: box.maxX + 1, maxY: box.maxY + 1 }] });
+    await refillZones(edit.board, file, touched, {
+      near: [{ minX: box.minX - 1, minY: box.minY - 1, maxX: box.maxX + 1, maxY: box.maxY + 1 }],
+    });
     writeFileSync(file, printSexprBytes(edit.board.doc));
     const cli = await requireKicadCli();
-    const starved = async (board: string) => (await runDrc(board, { cli })).report.violations.filter((v) => v.type === "starved_thermal").length;
+    const starved = async (board: string) =>
+      (await runDrc(board, { cli })).report.violations.filter((v) => v.type === "starved_thermal").length;
     expect(await starved(whole)).toBeGreaterThan(0);
     expect(await starved(file)).toBe(0);
     const after = boardZones(Board.parse(readFileSync(file)).root).find((z) => z.id === zone.id)!;
@@ -140,7 +183,8 @@ describe("refillZones", () => {
     for (const zone of boardZones(Board.parse(mine).root).filter((z) => refilled.includes(z.id))) {
       const kicad = theirs.find((t) => t.id === zone.id)!;
       // The same copper: what differs is rounding where the change's fill was joined in.
-      for (const layer of ["F.Cu", "B.Cu"]) expect(differingArea(filledPolygons(zone, layer), filledPolygons(kicad, layer))).toBeLessThan(0.001);
+      for (const layer of ["F.Cu", "B.Cu"])
+        expect(differingArea(filledPolygons(zone, layer), filledPolygons(kicad, layer))).toBeLessThan(0.001);
     }
   }, 180_000);
 
@@ -150,7 +194,11 @@ describe("refillZones", () => {
     const zones = boardZones(board.root).filter((z) => z.filled);
     await refillZones(board, file, zones);
     const once = printSexprBytes(board.doc);
-    const again = await refillZones(board, file, boardZones(board.root).filter((z) => z.filled));
+    const again = await refillZones(
+      board,
+      file,
+      boardZones(board.root).filter((z) => z.filled),
+    );
     expect(again.changed).toEqual([]);
     expect(Buffer.from(printSexprBytes(board.doc)).equals(Buffer.from(once))).toBe(true);
   }, 120_000);
@@ -166,7 +214,13 @@ test("a FIFO or a link to a device beside the board (the rules, the project) is 
     rmSync(beside, { force: true });
     put(beside);
     const board = Board.load(file);
-    const refused = await rejectedCopperheadError(refillZones(board, file, boardZones(board.root).filter((z) => z.filled)));
+    const refused = await rejectedCopperheadError(
+      refillZones(
+        board,
+        file,
+        boardZones(board.root).filter((z) => z.filled),
+      ),
+    );
     expect({ ext, code: refused.code }).toEqual({ ext, code: "bad_path" });
   }
 }, 60_000);
@@ -177,8 +231,10 @@ test("a FIFO or a link to a device beside the board (the rules, the project) is 
  */
 function expectSamePolygons(a: { x: number; y: number }[][], b: { x: number; y: number }[][]): void {
   expect(a.map((p) => p.length)).toEqual(b.map((p) => p.length));
-  a.forEach((poly, i) => poly.forEach((p, j) => {
-    const q = b[i]![j]!;
-    expect(Math.max(Math.abs(p.x - q.x), Math.abs(p.y - q.y))).toBeLessThanOrEqual(0.000002);
-  }));
+  a.forEach((poly, i) =>
+    poly.forEach((p, j) => {
+      const q = b[i]![j]!;
+      expect(Math.max(Math.abs(p.x - q.x), Math.abs(p.y - q.y))).toBeLessThanOrEqual(0.000002);
+    }),
+  );
 }

@@ -11,14 +11,28 @@ describe("board view on the usb-led fixture (KiCad 9)", () => {
   test("version and numbered net table", () => {
     expect(board.version).toBe(20241229);
     expect(board.netFormat).toBe("numbered");
-    expect(board.nets().map((n) => n.name)).toEqual(["+3V3", "/CC1", "/CC2", "/LED_A", "GND", "VBUS", "unconnected-(U1-NC-Pad4)"]);
+    expect(board.nets().map((n) => n.name)).toEqual([
+      "+3V3",
+      "/CC1",
+      "/CC2",
+      "/LED_A",
+      "GND",
+      "VBUS",
+      "unconnected-(U1-NC-Pad4)",
+    ]);
   });
 
   test("footprints carry ref, value, library id, symbol path, sheet and pads with nets", () => {
     const byRef = new Map(board.footprints().map((f) => [f.ref, f]));
     expect([...byRef.keys()].sort()).toEqual(["C1", "C2", "D1", "J1", "J2", "R1", "R2", "R3", "U1"]);
     const u1 = byRef.get("U1")!;
-    expect(u1).toMatchObject({ value: "AP2112K-3.3", libId: "Package_TO_SOT_SMD:SOT-23-5", sheetname: "Regulator", sheetfile: "regulator.kicad_sch", layer: "F.Cu" });
+    expect(u1).toMatchObject({
+      value: "AP2112K-3.3",
+      libId: "Package_TO_SOT_SMD:SOT-23-5",
+      sheetname: "Regulator",
+      sheetfile: "regulator.kicad_sch",
+      layer: "F.Cu",
+    });
     expect(u1.path).toMatch(/^\/[0-9a-f-]{36}\/[0-9a-f-]{36}$/);
     expect(u1.pads.map((p) => [p.number, p.net?.name])).toEqual([
       ["1", "VBUS"],
@@ -42,7 +56,7 @@ describe("board view on the usb-led fixture (KiCad 9)", () => {
 });
 
 describe("other board formats", () => {
-  test("KiCad 10 name-only nets: no table, pads carry (net \"name\")", () => {
+  test('KiCad 10 name-only nets: no table, pads carry (net "name")', () => {
     const source = readFileSync(USB_LED, "utf8")
       .replace(/^\t\(net \d+ "[^"]*"\)\n/gm, "")
       .replace(/\(net \d+ ("[^"]*")\)/g, "(net $1)");
@@ -57,14 +71,14 @@ describe("other board formats", () => {
   test("KiCad 8 board (20240108) with footprint-level edge cuts and an arc", () => {
     const board = Board.parse(
       [
-        "(kicad_pcb (version 20240108) (generator \"pcbnew\") (generator_version \"8.0\")",
-        "  (net 0 \"\") (net 1 \"GND\")",
-        "  (gr_arc (start 0 0) (mid 10 -10) (end 20 0) (layer \"Edge.Cuts\") (stroke (width 0.05) (type default)))",
-        "  (gr_line (start 0 0) (end 20 0) (layer \"Edge.Cuts\"))",
-        "  (footprint \"MountingHole:MountingHole_3.2mm_M3\" (layer \"F.Cu\") (at 50 50 90)",
-        "    (property \"Reference\" \"H1\") (property \"Value\" \"MountingHole\")",
-        "    (fp_line (start -1 0) (end 1 0) (layer \"Edge.Cuts\"))",
-        "    (pad \"1\" thru_hole circle (at 0 0) (size 6 6) (drill 3.2) (layers \"*.Cu\") (net 1 \"GND\")))",
+        '(kicad_pcb (version 20240108) (generator "pcbnew") (generator_version "8.0")',
+        '  (net 0 "") (net 1 "GND")',
+        '  (gr_arc (start 0 0) (mid 10 -10) (end 20 0) (layer "Edge.Cuts") (stroke (width 0.05) (type default)))',
+        '  (gr_line (start 0 0) (end 20 0) (layer "Edge.Cuts"))',
+        '  (footprint "MountingHole:MountingHole_3.2mm_M3" (layer "F.Cu") (at 50 50 90)',
+        '    (property "Reference" "H1") (property "Value" "MountingHole")',
+        '    (fp_line (start -1 0) (end 1 0) (layer "Edge.Cuts"))',
+        '    (pad "1" thru_hole circle (at 0 0) (size 6 6) (drill 3.2) (layers "*.Cu") (net 1 "GND")))',
         ")",
       ].join("\n"),
     );

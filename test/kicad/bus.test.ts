@@ -12,7 +12,8 @@ describe("bus labels", () => {
   });
 
   test("equal bounds, spaces and missing parts are not vectors", () => {
-    for (const label of ["D[1..1]", "D [0..3]", "D[0..3", "D[a..3]", "D0", "D[0..3]x"]) expect(parseBusVector(label)).toBeUndefined();
+    for (const label of ["D[1..1]", "D [0..3]", "D[0..3", "D[a..3]", "D0", "D[0..3]x"])
+      expect(parseBusVector(label)).toBeUndefined();
   });
 
   test("groups: unnamed, named (prefix.member), nested vectors and aliases", () => {
@@ -37,7 +38,11 @@ describe("bus labels", () => {
     expect(parseBusVector("~{D}[0..1]")?.members).toEqual(["D0", "D1"]);
     expect(parseBusVector("~{D[0..1]}")?.members).toEqual(["D0", "D1"]);
     expect(parseBusVector("A~{B}C[0..1]")?.members).toEqual(["ABC0", "ABC1"]);
-    expect(expandBus("SWD_TRG{~{RESET}, SWDIO, SWDCLK}")?.map((m) => m.name)).toEqual(["SWD_TRG.RESET", "SWD_TRG.SWDIO", "SWD_TRG.SWDCLK"]);
+    expect(expandBus("SWD_TRG{~{RESET}, SWDIO, SWDCLK}")?.map((m) => m.name)).toEqual([
+      "SWD_TRG.RESET",
+      "SWD_TRG.SWDIO",
+      "SWD_TRG.SWDCLK",
+    ]);
     expect(expandBus("{~{X} Y}")?.map((m) => m.name)).toEqual(["X", "Y"]);
     expect(expandBus("G{~{A}[0..1]}")?.map((m) => m.name)).toEqual(["G.A0", "G.A1"]);
   });

@@ -29,37 +29,52 @@ describe("the design's own symbols (bms-c1)", () => {
     const root = await bms();
     const libraries = await openLibraries(dirname(root));
     expect(thrownCopperheadError(() => libraries.resolveSymbol("LibreSolar:C")).code).toBe("library_not_found");
-    const hits = searchLibraries(libraries, "LibreSolar C", { kind: "symbol", design: designSymbols(loadSchematicProject(root).files.values()) });
+    const hits = searchLibraries(libraries, "LibreSolar C", {
+      kind: "symbol",
+      design: designSymbols(loadSchematicProject(root).files.values()),
+    });
     expect(hits[0]).toMatchObject({ libId: "LibreSolar:C", source: "design" });
 
     const editor = SchematicEditor.open(root, libraries);
-    const added = editor.addComponent({ libId: "LibreSolar:C", value: "100nF", near: "U1", connect: { "1": "+3V3", "2": "GND" } });
+    const added = editor.addComponent({
+      libId: "LibreSolar:C",
+      value: "100nF",
+      near: "U1",
+      connect: { "1": "+3V3", "2": "GND" },
+    });
     expect(added.sheet).toBe("/ESP32-C3 MCU/");
     editor.save();
     const part = listComponents(loadSchematicProject(root)).find((c) => c.ref === added.ref)!;
     expect(part.libId).toBe("LibreSolar:C");
   });
 
-  test(
-    "like C36 copies its symbol, value, footprint, manufacturer and part number; explicit arguments win",
-    async () => {
-      const cli = await requireKicadCli();
-      const root = await bms();
-      const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
-      // C36's footprint library is not shipped either: copying it as is says so.
-      const missing = thrownCopperheadError(() => editor.addComponent({ like: "C36", near: "U1" }));
-      expect(missing.code).toBe("library_not_found");
-      expect(missing.message).toContain("LibreSolar");
+  test("like C36 copies its symbol, value, footprint, manufacturer and part number; explicit arguments win", async () => {
+    const cli = await requireKicadCli();
+    const root = await bms();
+    const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
+    // C36's footprint library is not shipped either: copying it as is says so.
+    const missing = thrownCopperheadError(() => editor.addComponent({ like: "C36", near: "U1" }));
+    expect(missing.code).toBe("library_not_found");
+    expect(missing.message).toContain("LibreSolar");
 
-      const added = editor.addComponent({ like: "C36", footprint: "Capacitor_SMD:C_0603_1608Metric", near: "U1", connect: { "1": "+3V3", "2": "GND" } });
-      editor.save();
-      const part = listComponents(loadSchematicProject(root)).find((c) => c.ref === added.ref)!;
-      expect(part.libId).toBe("LibreSolar:C");
-      expect(part.fields).toMatchObject({ Value: "100nF", Footprint: "Capacitor_SMD:C_0603_1608Metric", Manufacturer: "Samsung Electro-Mechanics", PartNumber: "CL10B104KC8NNNC", LCSC: "C15725" });
-      const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
-      expect(netlist.nets.find((n) => n.nodes.some((x) => x.ref === added.ref && x.pin === "1"))?.name).toBe("+3V3");
-      expect(thrownCopperheadError(() => editor.addComponent({})).code).toBe("usage");
-    },
-    120_000,
-  );
+    const added = editor.addComponent({
+      like: "C36",
+      footprint: "Capacitor_SMD:C_0603_1608Metric",
+      near: "U1",
+      connect: { "1": "+3V3", "2": "GND" },
+    });
+    editor.save();
+    const part = listComponents(loadSchematicProject(root)).find((c) => c.ref === added.ref)!;
+    expect(part.libId).toBe("LibreSolar:C");
+    expect(part.fields).toMatchObject({
+      Value: "100nF",
+      Footprint: "Capacitor_SMD:C_0603_1608Metric",
+      Manufacturer: "Samsung Electro-Mechanics",
+      PartNumber: "CL10B104KC8NNNC",
+      LCSC: "C15725",
+    });
+    const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
+    expect(netlist.nets.find((n) => n.nodes.some((x) => x.ref === added.ref && x.pin === "1"))?.name).toBe("+3V3");
+    expect(thrownCopperheadError(() => editor.addComponent({})).code).toBe("usage");
+  }, 120_000);
 });

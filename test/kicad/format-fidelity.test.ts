@@ -44,7 +44,12 @@ const BOARD_TOKENS: Partial<Record<keyof typeof BOARD, RegExp[]>> = {
 };
 
 /** Occurrences of the tokens of every change newer than `version`, by change and pattern. */
-function newerTokens(source: string, version: number, table: Record<string, FormatChange>, tokens: Partial<Record<string, RegExp[]>>): Record<string, number> {
+function newerTokens(
+  source: string,
+  version: number,
+  table: Record<string, FormatChange>,
+  tokens: Partial<Record<string, RegExp[]>>,
+): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [name, patterns] of Object.entries(tokens)) {
     if (has(version, table[name]!)) continue;
@@ -70,68 +75,72 @@ const CASES: Case[] = [
 
 describe("every edit keeps each file to its own format's tokens", () => {
   for (const c of CASES) {
-    test(
-      c.id,
-      async () => {
-        const project = corpusProjects().find((p) => p.id === c.id)!;
-        const repo = await initialisedCorpusRepo(project);
-        const refused: string[] = [];
-        const files = await withTools(repo, async ({ ctx, call }) => {
-          const files = [ctx.project.board!, ...new Bun.Glob("**/*.kicad_sch").scanSync({ cwd: repo, absolute: true })];
-          const before = new Map(files.map((f) => [f, readFileSync(f, "utf8")]));
-          /** Runs an edit; a refusal is recorded (and checked below), anything else fails. */
-          const edit = async (name: string, args: Record<string, unknown>) => {
-            try {
-              await call(name, args);
-            } catch (err) {
-              if (!(err instanceof ToolError || err instanceof CopperheadError)) throw err;
-              refused.push(`${name} ${Object.keys(args).join(",")}: ${err.message}`);
-            }
-          };
-          // An existing part: DNP and BOM exclusion, pushed to its footprint by board sync.
-          await edit("set_attribute", { ref: c.existing, exclude_from_bom: true });
-          await edit("set_attribute", { ref: c.existing, dnp: true });
-          await edit("set_attribute", { ref: c.existing, exclude_from_sim: true });
-          await edit("set_field", { ref: c.existing, field: "MPN", value: "RC0603FR-0710KL" });
-          // A new part, wired, flagged, moved, then added to the board, placed and routed.
-          await edit("add_component", { lib_id: "Device:R", footprint: "Resistor_SMD:R_0603_1608Metric", value: "10k", ref: "R901", near: c.existing, connect: { "1": c.net } });
-          await edit("mark_no_connect", { ref: "R901", pin: "2" });
-          await edit("set_field", { ref: "R901", field: "Value", value: "4k7" });
-          await edit("move_symbol", { ref: "R901", near: c.net });
-          await edit("sync_board", {});
-          await edit("place_footprint", { ref: "R901", near: c.existing });
-          await edit("route", { ref: "R901" });
-          await edit("set_attribute", { ref: "R901", exclude_from_pos_files: true });
-          return before;
-        });
-
-        // The edits went in: the new part is in the schematic and on the board.
-        expect(readFileSync([...files.keys()].find((f) => f.endsWith(".kicad_pcb"))!, "utf8")).toContain('"R901"');
-
-        const grown: string[] = [];
-        for (const [file, old] of files) {
-          const now = readFileSync(file, "utf8");
-          const version = Number(childText(parseSexpr(now).root, "version"));
-          expect(version).toBe(Number(childText(parseSexpr(old).root, "version")));
-          const isBoard = file.endsWith(".kicad_pcb");
-          const [table, tokens] = isBoard ? [BOARD, BOARD_TOKENS] : [SCHEMATIC, SCHEMATIC_TOKENS];
-          const was = newerTokens(old, version, table, tokens);
-          for (const [token, count] of Object.entries(newerTokens(now, version, table, tokens))) {
-            if (count > was[token]!) grown.push(`${file.slice(repo.length + 1)} (${version}): ${token} ${was[token]} → ${count}`);
+    test(c.id, async () => {
+      const project = corpusProjects().find((p) => p.id === c.id)!;
+      const repo = await initialisedCorpusRepo(project);
+      const refused: string[] = [];
+      const files = await withTools(repo, async ({ ctx, call }) => {
+        const files = [ctx.project.board!, ...new Bun.Glob("**/*.kicad_sch").scanSync({ cwd: repo, absolute: true })];
+        const before = new Map(files.map((f) => [f, readFileSync(f, "utf8")]));
+        /** Runs an edit; a refusal is recorded (and checked below), anything else fails. */
+        const edit = async (name: string, args: Record<string, unknown>) => {
+          try {
+            await call(name, args);
+          } catch (err) {
+            if (!(err instanceof ToolError || err instanceof CopperheadError)) throw err;
+            refused.push(`${name} ${Object.keys(args).join(",")}: ${err.message}`);
           }
-        }
-        expect(grown).toEqual([]);
+        };
+        // An existing part: DNP and BOM exclusion, pushed to its footprint by board sync.
+        await edit("set_attribute", { ref: c.existing, exclude_from_bom: true });
+        await edit("set_attribute", { ref: c.existing, dnp: true });
+        await edit("set_attribute", { ref: c.existing, exclude_from_sim: true });
+        await edit("set_field", { ref: c.existing, field: "MPN", value: "RC0603FR-0710KL" });
+        // A new part, wired, flagged, moved, then added to the board, placed and routed.
+        await edit("add_component", {
+          lib_id: "Device:R",
+          footprint: "Resistor_SMD:R_0603_1608Metric",
+          value: "10k",
+          ref: "R901",
+          near: c.existing,
+          connect: { "1": c.net },
+        });
+        await edit("mark_no_connect", { ref: "R901", pin: "2" });
+        await edit("set_field", { ref: "R901", field: "Value", value: "4k7" });
+        await edit("move_symbol", { ref: "R901", near: c.net });
+        await edit("sync_board", {});
+        await edit("place_footprint", { ref: "R901", near: c.existing });
+        await edit("route", { ref: "R901" });
+        await edit("set_attribute", { ref: "R901", exclude_from_pos_files: true });
+        return before;
+      });
 
-        // Only attributes the schematic's format lacks are refused, each saying so.
-        const schematicVersion = Number(childText(parseSexpr(readFileSync(project.schematic!, "utf8")).root, "version"));
-        const expected = [
-          ...(has(schematicVersion, SCHEMATIC.dnp) ? [] : ["set_attribute ref,dnp"]),
-          ...(has(schematicVersion, SCHEMATIC.excludeFromSim) ? [] : ["set_attribute ref,exclude_from_sim"]),
-        ];
-        expect(refused.map((r) => r.slice(0, r.indexOf(":")))).toEqual(expected);
-        for (const r of refused) expect(r).toMatch(/format, which has no .* attribute \(it starts at \d{8}\)/);
-      },
-      600_000,
-    );
+      // The edits went in: the new part is in the schematic and on the board.
+      expect(readFileSync([...files.keys()].find((f) => f.endsWith(".kicad_pcb"))!, "utf8")).toContain('"R901"');
+
+      const grown: string[] = [];
+      for (const [file, old] of files) {
+        const now = readFileSync(file, "utf8");
+        const version = Number(childText(parseSexpr(now).root, "version"));
+        expect(version).toBe(Number(childText(parseSexpr(old).root, "version")));
+        const isBoard = file.endsWith(".kicad_pcb");
+        const [table, tokens] = isBoard ? [BOARD, BOARD_TOKENS] : [SCHEMATIC, SCHEMATIC_TOKENS];
+        const was = newerTokens(old, version, table, tokens);
+        for (const [token, count] of Object.entries(newerTokens(now, version, table, tokens))) {
+          if (count > was[token]!)
+            grown.push(`${file.slice(repo.length + 1)} (${version}): ${token} ${was[token]} → ${count}`);
+        }
+      }
+      expect(grown).toEqual([]);
+
+      // Only attributes the schematic's format lacks are refused, each saying so.
+      const schematicVersion = Number(childText(parseSexpr(readFileSync(project.schematic!, "utf8")).root, "version"));
+      const expected = [
+        ...(has(schematicVersion, SCHEMATIC.dnp) ? [] : ["set_attribute ref,dnp"]),
+        ...(has(schematicVersion, SCHEMATIC.excludeFromSim) ? [] : ["set_attribute ref,exclude_from_sim"]),
+      ];
+      expect(refused.map((r) => r.slice(0, r.indexOf(":")))).toEqual(expected);
+      for (const r of refused) expect(r).toMatch(/format, which has no .* attribute \(it starts at \d{8}\)/);
+    }, 600_000);
   }
 });

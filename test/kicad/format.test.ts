@@ -2,9 +2,27 @@ import { describe, expect, test } from "bun:test";
 import { describeVersion, has, kicadMajor, SCHEMATIC, symbolLibraryVersion } from "../../src/kicad/format-versions.ts";
 import { kicadShareDir } from "../../src/kicad/cli/install.ts";
 import { Libraries } from "../../src/kicad/library/libraries.ts";
-import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath, removeLegacyInstances, setLegacyInstanceField } from "../../src/kicad/schematic/dialect.ts";
+import {
+  adaptSyntax,
+  addLegacyInstances,
+  layOutInserted,
+  legacyInstancePath,
+  removeLegacyInstances,
+  setLegacyInstanceField,
+} from "../../src/kicad/schematic/dialect.ts";
 import { junctionNode, labelNode, lineNode, noConnectNode } from "../../src/kicad/schematic/item-nodes.ts";
-import { child, children, childText, insertChild, list, parseSexpr, printSexpr, q, text, type SList } from "../../src/kicad/sexpr/index.ts";
+import {
+  child,
+  children,
+  childText,
+  insertChild,
+  list,
+  parseSexpr,
+  printSexpr,
+  q,
+  text,
+  type SList,
+} from "../../src/kicad/sexpr/index.ts";
 
 describe("format versions", () => {
   test("each release's version maps to its KiCad major, development versions to the next release", () => {
@@ -40,7 +58,12 @@ describe("format versions", () => {
 });
 
 describe("writing in a file's own syntax", () => {
-  const stock = new Libraries({ projectDir: process.cwd(), major: 9, shareDir: kicadShareDir(), configHome: "/nonexistent" });
+  const stock = new Libraries({
+    projectDir: process.cwd(),
+    major: 9,
+    shareDir: kicadShareDir(),
+    configHome: "/nonexistent",
+  });
   const led = () => stock.resolveSymbol("Device:LED");
   /** Printed as it would be once inserted into a file. */
   const laidOut = (node: SList) => {
@@ -69,13 +92,23 @@ describe("writing in a file's own syntax", () => {
   });
 
   test("KiCad 7 keeps ids off and dnp, but not exclude_from_sim or boolean hide", () => {
-    const placed = list("symbol", list("lib_id", q("Device:LED")), list("exclude_from_sim", "no"), list("dnp", "no"), list("uuid", q("0b2e6139-071a-49ee-be84-0a0e4d3a2ad6")), list("property", q("Reference"), q("D1"), list("effects", list("hide", "yes"))));
+    const placed = list(
+      "symbol",
+      list("lib_id", q("Device:LED")),
+      list("exclude_from_sim", "no"),
+      list("dnp", "no"),
+      list("uuid", q("0b2e6139-071a-49ee-be84-0a0e4d3a2ad6")),
+      list("property", q("Reference"), q("D1"), list("effects", list("hide", "yes"))),
+    );
     const out = laidOut(adaptSyntax(placed, 20230121));
-    expect(out).toBe('(kicad_sch (symbol (lib_id "Device:LED") (dnp no) (uuid 0b2e6139-071a-49ee-be84-0a0e4d3a2ad6) (property "Reference" "D1" (effects hide) ) ) )');
+    expect(out).toBe(
+      '(kicad_sch (symbol (lib_id "Device:LED") (dnp no) (uuid 0b2e6139-071a-49ee-be84-0a0e4d3a2ad6) (property "Reference" "D1" (effects hide) ) ) )',
+    );
   });
 
   test("an old library symbol becomes KiCad 9 syntax when it goes into a KiCad 9 file", () => {
-    const source = '(symbol "L:X" (pin_names (offset 0) hide) (property "Reference" "U" (id 0) (at 0 0 0) (effects (font (size 1.27 1.27)) hide)) (property "ki_description" "d" (id 4) (at 0 0 0)) (symbol "X_1_1" (pin input line (at 0 0 0) (length 2.54) hide (name "A") (number "1"))))';
+    const source =
+      '(symbol "L:X" (pin_names (offset 0) hide) (property "Reference" "U" (id 0) (at 0 0 0) (effects (font (size 1.27 1.27)) hide)) (property "ki_description" "d" (id 4) (at 0 0 0)) (symbol "X_1_1" (pin input line (at 0 0 0) (length 2.54) hide (name "A") (number "1"))))';
     const node = adaptSyntax(parseSexpr(source).root, 20250114);
     const out = laidOut(node);
     expect(out).not.toContain("(id ");
@@ -97,7 +130,12 @@ describe("KiCad 6 symbol_instances", () => {
     const rows = children(child(tree, "symbol_instances")!, "path");
     expect(rows.map((r) => text(r, 1))).toEqual(["/a", "/b"]);
     expect(childText(rows[1]!, "value")).toBe("1k");
-    expect(tree.items.map((i) => (i.type === "list" ? text(i, 0) : ""))).toEqual(["", "version", "sheet_instances", "symbol_instances"]);
+    expect(tree.items.map((i) => (i.type === "list" ? text(i, 0) : ""))).toEqual([
+      "",
+      "version",
+      "sheet_instances",
+      "symbol_instances",
+    ]);
   });
 
   test("field edits and removals find a symbol's rows by its uuid", () => {
@@ -124,7 +162,9 @@ describe("KiCad 6 symbol_instances", () => {
 describe("KiCad 6 and 7 layout of new items", () => {
   // Each expectation is copied from a file KiCad 6 saved (the corpus's rp2040-designguide).
   const insertInto = (version: number, node: SList, depth = 1) => {
-    const root = parseSexpr(`(kicad_sch (version ${version}) (generator eeschema)\n\n  (uuid ba62e47e-9e07-4e97-ab08-24b670d50f97)\n)\n`).root;
+    const root = parseSexpr(
+      `(kicad_sch (version ${version}) (generator eeschema)\n\n  (uuid ba62e47e-9e07-4e97-ab08-24b670d50f97)\n)\n`,
+    ).root;
     const adapted = adaptSyntax(node, version);
     insertChild(root, adapted, root.items.length);
     layOutInserted(root, adapted, depth, version);
@@ -132,7 +172,9 @@ describe("KiCad 6 and 7 layout of new items", () => {
   };
 
   test("a wire, a junction, a no-connect flag and a label", () => {
-    expect(insertInto(20211123, lineNode("wire", [93.98, 83.82], [88.9, 83.82], "027fc444-68f5-4546-bba9-094ebdd0940b"))).toBe(
+    expect(
+      insertInto(20211123, lineNode("wire", [93.98, 83.82], [88.9, 83.82], "027fc444-68f5-4546-bba9-094ebdd0940b")),
+    ).toBe(
       "\n\n  (wire (pts (xy 93.98 83.82) (xy 88.9 83.82))\n    (stroke (width 0) (type default) (color 0 0 0 0))\n    (uuid 027fc444-68f5-4546-bba9-094ebdd0940b)\n  )",
     );
     expect(insertInto(20211123, junctionNode([192.405, 66.04], "057af6bb-cf6f-4bfb-b0c0-2e92a2c09a47"))).toBe(
@@ -142,7 +184,7 @@ describe("KiCad 6 and 7 layout of new items", () => {
       "\n\n  (no_connect (at 257.175 59.69) (uuid 64db077b-86dd-46fe-b6c1-960d66e34270))",
     );
     expect(insertInto(20211123, labelNode("GPIO28", [93.98, 107.95], 0, "007db87b-6fbe-4067-8a62-eddb458829e2"))).toBe(
-      "\n\n  (label \"GPIO28\" (at 93.98 107.95 0)\n    (effects (font (size 1.27 1.27)) (justify left bottom))\n    (uuid 007db87b-6fbe-4067-8a62-eddb458829e2)\n  )",
+      '\n\n  (label "GPIO28" (at 93.98 107.95 0)\n    (effects (font (size 1.27 1.27)) (justify left bottom))\n    (uuid 007db87b-6fbe-4067-8a62-eddb458829e2)\n  )',
     );
   });
 

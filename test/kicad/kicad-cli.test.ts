@@ -71,7 +71,9 @@ describe("findKicadCli", () => {
   });
 
   test(`${KICAD_CLI_ENV} pointing at a missing file is an error naming the variable`, async () => {
-    const err = await withEnv({ [KICAD_CLI_ENV]: "/nonexistent/kicad-cli" }, () => expectCode(findKicadCli(), "kicad_cli_missing"));
+    const err = await withEnv({ [KICAD_CLI_ENV]: "/nonexistent/kicad-cli" }, () =>
+      expectCode(findKicadCli(), "kicad_cli_missing"),
+    );
     expect(err.message).toContain(KICAD_CLI_ENV);
     expect(err.fix).toContain(KICAD_CLI_ENV);
     expect(err.fix).toContain("apt-get install -t bookworm-backports kicad");
@@ -149,11 +151,14 @@ describe("runErc", () => {
       // Control: plain kicad-cli with that HOME has no symbol library table, so the fixture
       // does trigger the library warning this test guards against.
       const raw = join(home, "raw.json");
-      const proc = Bun.spawn([cli.path, "sch", "erc", "--format", "json", "--severity-all", "-o", raw, join(dir, "erc-error.kicad_sch")], {
-        env: { PATH: process.env.PATH ?? "", HOME: home },
-        stdout: "pipe",
-        stderr: "pipe",
-      });
+      const proc = Bun.spawn(
+        [cli.path, "sch", "erc", "--format", "json", "--severity-all", "-o", raw, join(dir, "erc-error.kicad_sch")],
+        {
+          env: { PATH: process.env.PATH ?? "", HOME: home },
+          stdout: "pipe",
+          stderr: "pipe",
+        },
+      );
       expect(await proc.exited).toBe(0);
       const control = parseErcReport(await readFile(raw, "utf8"), raw);
       expect(types(control.sheets.flatMap((s) => s.violations))).toContain("lib_symbol_issues");
@@ -252,7 +257,10 @@ describe("runDrc", () => {
       const dir = await copyFixture("cli/drc-parity");
       const sch = join(dir, "drc-parity.kicad_sch");
       await writeFile(sch, "garbage (((\n");
-      const err = await expectCode(runDrc(join(dir, "drc-parity.kicad_pcb"), { cli, schematicParity: true }), "kicad_load_failed");
+      const err = await expectCode(
+        runDrc(join(dir, "drc-parity.kicad_pcb"), { cli, schematicParity: true }),
+        "kicad_load_failed",
+      );
       expect(err.details.file).toBe(sch);
     },
     SLOW,
@@ -358,7 +366,9 @@ describe("report parsing", () => {
 
   test("a malformed report is a typed error, never an empty pass", () => {
     for (const text of ["{", "{}", JSON.stringify({ violations: [{ severity: "error" }] })]) {
-      expect(() => parseDrcReport(text, "b.kicad_pcb")).toThrow(expect.objectContaining({ code: "kicad_failed" }) as unknown as Error);
+      expect(() => parseDrcReport(text, "b.kicad_pcb")).toThrow(
+        expect.objectContaining({ code: "kicad_failed" }) as unknown as Error,
+      );
     }
     expect(() => parseErcReport(JSON.stringify({ violations: [] }), "a.kicad_sch")).toThrow(
       expect.objectContaining({ code: "kicad_failed" }) as unknown as Error,

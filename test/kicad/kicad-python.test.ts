@@ -32,7 +32,9 @@ describe("findKicadPython", () => {
   test(`${KICAD_PYTHON_ENV} pointing at a Python without pcbnew is kicad_python_missing naming the install`, async () => {
     const dir = await makeTempDir();
     const fake = join(dir, "python3");
-    await writeFile(fake, "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'pcbnew'\" >&2\nexit 1\n", { mode: 0o755 });
+    await writeFile(fake, "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'pcbnew'\" >&2\nexit 1\n", {
+      mode: 0o755,
+    });
     const err = await withPython(fake, () => rejectedCopperheadError(findKicadPython()));
     expect(err.code).toBe("kicad_python_missing");
     expect(err.message).toContain(KICAD_PYTHON_ENV);
@@ -51,12 +53,17 @@ describe("findKicadPython", () => {
 
 describe("runKicadPython", () => {
   test("passes arguments and captures stdout", async () => {
-    const out = await runKicadPython("import sys, pcbnew; print(sys.argv[1], pcbnew.F_Cu)", "echo", { timeoutMs: 60_000, args: ["hello"] });
+    const out = await runKicadPython("import sys, pcbnew; print(sys.argv[1], pcbnew.F_Cu)", "echo", {
+      timeoutMs: 60_000,
+      args: ["hello"],
+    });
     expect(out.trim()).toBe("hello 0");
   });
 
   test("a failing script is kicad_failed with its last error line", async () => {
-    const err = await rejectedCopperheadError(runKicadPython("raise ValueError('no such board')", "load a board", { timeoutMs: 60_000 }));
+    const err = await rejectedCopperheadError(
+      runKicadPython("raise ValueError('no such board')", "load a board", { timeoutMs: 60_000 }),
+    );
     expect(err.code).toBe("kicad_failed");
     expect(err.message).toContain("load a board");
     expect(err.message).toContain("ValueError: no such board");
@@ -67,13 +74,23 @@ describe("the refill program (src/kicad/board/zones/fill.py)", () => {
   test("compiles under KiCad's Python", async () => {
     const python = await findKicadPython();
     const program = resolve(import.meta.dir, "../../src/kicad/board/zones/fill.py");
-    const compiled = Bun.spawnSync([python.path, "-c", "import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')", program]);
+    const compiled = Bun.spawnSync([
+      python.path,
+      "-c",
+      "import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')",
+      program,
+    ]);
     expect(compiled.stderr.toString()).toBe("");
     expect(compiled.exitCode).toBe(0);
   });
 
   test("a failing program's traceback names its file and line", async () => {
-    const err = await rejectedCopperheadError(runKicadPython("import pcbnew\n\nraise ValueError('no such zone')\n", "fill zones", { timeoutMs: 60_000, name: "fill.py" }));
+    const err = await rejectedCopperheadError(
+      runKicadPython("import pcbnew\n\nraise ValueError('no such zone')\n", "fill zones", {
+        timeoutMs: 60_000,
+        name: "fill.py",
+      }),
+    );
     expect(err.code).toBe("kicad_failed");
     expect(String(err.details?.output)).toMatch(/fill\.py", line 3/);
   });
@@ -86,7 +103,13 @@ describe("KiCad's Python started through a launcher", () => {
     const pidFile = join(dir, "python.pid");
     const started = Date.now();
     const err = await withPython(python, () =>
-      rejectedCopperheadError(runKicadPython("import os, sys, time\nopen(sys.argv[1], 'w').write(str(os.getpid()))\ntime.sleep(600)", "sleep", { timeoutMs: 3000, args: [pidFile] })),
+      rejectedCopperheadError(
+        runKicadPython(
+          "import os, sys, time\nopen(sys.argv[1], 'w').write(str(os.getpid()))\ntime.sleep(600)",
+          "sleep",
+          { timeoutMs: 3000, args: [pidFile] },
+        ),
+      ),
     );
     expect(err.code).toBe("kicad_timeout");
     // It used to wait for the Python below the launcher, which held its pipes, to end.
@@ -101,7 +124,13 @@ describe("KiCad's Python started through a launcher", () => {
     const python = launcher(dir, "python3", (await withPython(undefined, () => findKicadPython())).path);
     const mib = MAX_OUTPUT_BYTES / (1024 * 1024);
     const err = await withPython(python, () =>
-      rejectedCopperheadError(runKicadPython(`import sys\nchunk = b'x' * (1 << 20)\nfor _ in range(${mib + 32}): sys.stdout.buffer.write(chunk)`, "print", { timeoutMs: 120_000 })),
+      rejectedCopperheadError(
+        runKicadPython(
+          `import sys\nchunk = b'x' * (1 << 20)\nfor _ in range(${mib + 32}): sys.stdout.buffer.write(chunk)`,
+          "print",
+          { timeoutMs: 120_000 },
+        ),
+      ),
     );
     expect(err.code).toBe("kicad_output_too_large");
     expect(err.message).toContain(`more than ${mib} MiB to stdout`);

@@ -22,6 +22,8 @@ describe("the cut-off of a KiCad process", () => {
 
   test("an override that is not a number of seconds is a usage error that says what to set", () => {
     process.env[KICAD_TIMEOUT_ENV] = "soon";
-    expect(() => kicadTimeoutMs([], 120_000)).toThrow(/COPPERHEAD_KICAD_TIMEOUT must be a number of seconds, not "soon"/);
+    expect(() => kicadTimeoutMs([], 120_000)).toThrow(
+      /COPPERHEAD_KICAD_TIMEOUT must be a number of seconds, not "soon"/,
+    );
   });
 });

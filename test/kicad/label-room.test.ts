@@ -28,7 +28,10 @@ afterAll(cleanupTempDirs);
  */
 function tightestLabel(file: SchematicFile, netNames: Set<string>, netOf: (label: Label) => string): Label | undefined {
   const items = occupiedItems(file);
-  const candidates = file.labels.filter((l) => (l.kind === "local" || l.kind === "global") && l.text !== "" && !/[[{\s]/.test(l.text) && netNames.has(netOf(l)));
+  const candidates = file.labels.filter(
+    (l) =>
+      (l.kind === "local" || l.kind === "global") && l.text !== "" && !/[[{\s]/.test(l.text) && netNames.has(netOf(l)),
+  );
   const pool = candidates.some((l) => l.kind === "local") ? candidates.filter((l) => l.kind === "local") : candidates;
   let best: { label: Label; fresh: number } | undefined;
   for (const label of pool) {
@@ -43,49 +46,55 @@ function tightestLabel(file: SchematicFile, netNames: Set<string>, netOf: (label
 
 describe("a rename to a name twice as long, in each sheet's tightest spot, reads clear in KiCad's render or is refused saying why", () => {
   for (const project of allProjects().filter((p) => p.schematic)) {
-    test(
-      project.id,
-      async () => {
-        const cli = await requireKicadCli();
-        const copy = await copyCorpusProject(project);
-        const root = copy.schematic!;
-        const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
-        const renamed: { sheet: string; from: string; to: string }[] = [];
-        const refused: string[] = [];
-        for (const file of editor.project.files.values()) {
-          const instance = editor.project.instancesOf(file)[0];
-          if (!instance) continue;
-          const names = new Set(editor.netlist().nets.map((n) => n.name));
-          const netOf = (l: Label) => (l.kind === "global" ? l.text : instance.humanPath + l.text);
-          const label = tightestLabel(file, names, netOf);
-          if (!label) continue;
-          const from = netOf(label);
-          const to = label.text + "X".repeat(label.text.length);
-          if (names.has(label.kind === "global" ? to : instance.humanPath + to)) continue;
-          try {
-            editor.renameNet(from, to);
-            renamed.push({ sheet: instance.humanPath, from, to });
-          } catch (err) {
-            refused.push(`${instance.humanPath} ${from}: ${(err as Error).message}`);
-          }
+    test(project.id, async () => {
+      const cli = await requireKicadCli();
+      const copy = await copyCorpusProject(project);
+      const root = copy.schematic!;
+      const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
+      const renamed: { sheet: string; from: string; to: string }[] = [];
+      const refused: string[] = [];
+      for (const file of editor.project.files.values()) {
+        const instance = editor.project.instancesOf(file)[0];
+        if (!instance) continue;
+        const names = new Set(editor.netlist().nets.map((n) => n.name));
+        const netOf = (l: Label) => (l.kind === "global" ? l.text : instance.humanPath + l.text);
+        const label = tightestLabel(file, names, netOf);
+        if (!label) continue;
+        const from = netOf(label);
+        const to = label.text + "X".repeat(label.text.length);
+        if (names.has(label.kind === "global" ? to : instance.humanPath + to)) continue;
+        try {
+          editor.renameNet(from, to);
+          renamed.push({ sheet: instance.humanPath, from, to });
+        } catch (err) {
+          refused.push(`${instance.humanPath} ${from}: ${(err as Error).message}`);
         }
-        // Where no way of making room is clear, the refusal must say what each way ran into.
-        for (const why of refused) expect(why).toContain("Tried, least change first: turned at the same point:");
-        editor.save();
-        const out = await makeTempDir();
-        await exportSvg(root, out, { cli });
-        const svgs = readdirSync(out).filter((f) => f.endsWith(".svg")).map((f) => join(out, f));
-        const unreadable: string[] = [];
-        for (const r of renamed) {
-          const anchors = [...editor.project.files.values()].flatMap((f) => f.labels.filter((l) => l.text === r.to).map((l): [number, number] => [l.at.x / 10_000, l.at.y / 10_000]));
-          const drawn = svgs.flatMap((svg) => textOverlaps(svg, r.to, anchors).map((d) => ({ svg, ...d })));
-          if (drawn.length === 0) unreadable.push(`${r.sheet} ${r.to}: not found in the render`);
-          for (const d of drawn) if (d.crossing.length > 0) unreadable.push(`${r.sheet} ${r.to} (${d.box.x0.toFixed(2)}, ${d.box.y0.toFixed(2)}) in ${d.svg.split("/").pop()}: crossed by ${d.crossing.slice(0, 3).join(" | ")}`);
-        }
-        console.log(`${project.id}: ${renamed.length} renamed (${renamed.map((r) => r.to).join(", ")}); ${refused.length} refused${refused.length ? `:\n  ${refused.join("\n  ")}` : ""}`);
-        expect(unreadable).toEqual([]);
-      },
-      180_000,
-    );
+      }
+      // Where no way of making room is clear, the refusal must say what each way ran into.
+      for (const why of refused) expect(why).toContain("Tried, least change first: turned at the same point:");
+      editor.save();
+      const out = await makeTempDir();
+      await exportSvg(root, out, { cli });
+      const svgs = readdirSync(out)
+        .filter((f) => f.endsWith(".svg"))
+        .map((f) => join(out, f));
+      const unreadable: string[] = [];
+      for (const r of renamed) {
+        const anchors = [...editor.project.files.values()].flatMap((f) =>
+          f.labels.filter((l) => l.text === r.to).map((l): [number, number] => [l.at.x / 10_000, l.at.y / 10_000]),
+        );
+        const drawn = svgs.flatMap((svg) => textOverlaps(svg, r.to, anchors).map((d) => ({ svg, ...d })));
+        if (drawn.length === 0) unreadable.push(`${r.sheet} ${r.to}: not found in the render`);
+        for (const d of drawn)
+          if (d.crossing.length > 0)
+            unreadable.push(
+              `${r.sheet} ${r.to} (${d.box.x0.toFixed(2)}, ${d.box.y0.toFixed(2)}) in ${d.svg.split("/").pop()}: crossed by ${d.crossing.slice(0, 3).join(" | ")}`,
+            );
+      }
+      console.log(
+        `${project.id}: ${renamed.length} renamed (${renamed.map((r) => r.to).join(", ")}); ${refused.length} refused${refused.length ? `:\n  ${refused.join("\n  ")}` : ""}`,
+      );
+      expect(unreadable).toEqual([]);
+    }, 180_000);
   }
 });

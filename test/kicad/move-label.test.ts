@@ -23,25 +23,28 @@ function pinNets(netlist: Netlist): string[] {
 }
 
 describe("move_label", () => {
-  test(
-    "slides a label along its wire, and lengthens a free wire end to carry one out; every pin keeps its net",
-    async () => {
-      const cli = await requireKicadCli();
-      const dir = await copyFixture("usb-led");
-      const root = join(dir, "usb-led.kicad_sch");
-      const before = pinNets(parseKicadNetlist(await exportNetlist(root, { cli }), root));
-      const editor = SchematicEditor.open(root, await openLibraries(dir));
-      expect(editor.moveLabel("LED_A", { to: [142.24, 96.52], rotation: 180 })).toEqual({ net: "/LED_A", label: "LED_A", sheet: "/", from: [142.24, 95.25], at: [142.24, 96.52], rotation: 180 });
-      const vout = editor.moveLabel("/Regulator/VOUT", { to: [165.1, 73.66] });
-      expect(vout.lengthened).toEqual({ from: [154.94, 73.66], to: [165.1, 73.66] });
-      editor.save();
-      expect(pinNets(parseKicadNetlist(await exportNetlist(root, { cli }), root))).toEqual(before);
-      const regulator = loadSchematicProject(root).files.get(join(dir, "regulator.kicad_sch"))!;
-      expect(regulator.labels.find((l) => l.text === "VOUT")!.at).toEqual({ x: 1_651_000, y: 736_600 });
-      expect(regulator.wires.some((w) => w.b.x === 1_651_000 || w.a.x === 1_651_000)).toBe(true);
-    },
-    120_000,
-  );
+  test("slides a label along its wire, and lengthens a free wire end to carry one out; every pin keeps its net", async () => {
+    const cli = await requireKicadCli();
+    const dir = await copyFixture("usb-led");
+    const root = join(dir, "usb-led.kicad_sch");
+    const before = pinNets(parseKicadNetlist(await exportNetlist(root, { cli }), root));
+    const editor = SchematicEditor.open(root, await openLibraries(dir));
+    expect(editor.moveLabel("LED_A", { to: [142.24, 96.52], rotation: 180 })).toEqual({
+      net: "/LED_A",
+      label: "LED_A",
+      sheet: "/",
+      from: [142.24, 95.25],
+      at: [142.24, 96.52],
+      rotation: 180,
+    });
+    const vout = editor.moveLabel("/Regulator/VOUT", { to: [165.1, 73.66] });
+    expect(vout.lengthened).toEqual({ from: [154.94, 73.66], to: [165.1, 73.66] });
+    editor.save();
+    expect(pinNets(parseKicadNetlist(await exportNetlist(root, { cli }), root))).toEqual(before);
+    const regulator = loadSchematicProject(root).files.get(join(dir, "regulator.kicad_sch"))!;
+    expect(regulator.labels.find((l) => l.text === "VOUT")!.at).toEqual({ x: 1_651_000, y: 736_600 });
+    expect(regulator.wires.some((w) => w.b.x === 1_651_000 || w.a.x === 1_651_000)).toBe(true);
+  }, 120_000);
 
   test("a spot off its wiring, over another item, or a label the net does not have is refused and changes nothing", async () => {
     const dir = await copyFixture("usb-led");
@@ -69,7 +72,14 @@ describe("rename_net that cannot be drawn readably", () => {
     const text = editor.print(root);
     const err = thrownCopperheadError(() => editor.attempt(() => editor.renameNet("CC1", `CC1_${"X".repeat(80)}`)));
     expect(err.code).toBe("edit_conflict");
-    for (const way of ["Tried, least change first", "turned at the same point:", "sliding along the wiring it sits on, any way round:", "moving to its wire's other end:", "lengthening its wire's free end by up to 25.4 mm: its wire's end at (76.2, 93.98) also meets another wire"]) expect(err.message).toContain(way);
+    for (const way of [
+      "Tried, least change first",
+      "turned at the same point:",
+      "sliding along the wiring it sits on, any way round:",
+      "moving to its wire's other end:",
+      "lengthening its wire's free end by up to 25.4 mm: its wire's end at (76.2, 93.98) also meets another wire",
+    ])
+      expect(err.message).toContain(way);
     expect(err.fix).toContain("move_label");
     expect(editor.print(root)).toBe(text);
   });

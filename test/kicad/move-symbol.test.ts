@@ -21,30 +21,26 @@ function pinNets(netlist: Netlist): string[] {
 }
 
 describe("move_symbol", () => {
-  test(
-    "C2 next to C1 and R3 next to J1: their wiring moves along or is reconnected by name, every pin keeps its net",
-    async () => {
-      const cli = await requireKicadCli();
-      const dir = await copyFixture("usb-led");
-      const root = join(dir, "usb-led.kicad_sch");
-      const before = pinNets(parseKicadNetlist(await exportNetlist(root, { cli }), root));
-      const editor = SchematicEditor.open(root, await openLibraries(dir));
-      const c2 = editor.moveSymbol("C2", { near: "C1" });
-      expect(c2).toMatchObject({ ref: "C2", sheet: "/Regulator/", near: "C1" });
-      expect(c2.distance!).toBeLessThan(10);
-      editor.moveSymbol("R3", { near: "J1" });
-      editor.save();
-      expect(pinNets(parseKicadNetlist(await exportNetlist(root, { cli }), root))).toEqual(before);
+  test("C2 next to C1 and R3 next to J1: their wiring moves along or is reconnected by name, every pin keeps its net", async () => {
+    const cli = await requireKicadCli();
+    const dir = await copyFixture("usb-led");
+    const root = join(dir, "usb-led.kicad_sch");
+    const before = pinNets(parseKicadNetlist(await exportNetlist(root, { cli }), root));
+    const editor = SchematicEditor.open(root, await openLibraries(dir));
+    const c2 = editor.moveSymbol("C2", { near: "C1" });
+    expect(c2).toMatchObject({ ref: "C2", sheet: "/Regulator/", near: "C1" });
+    expect(c2.distance!).toBeLessThan(10);
+    editor.moveSymbol("R3", { near: "J1" });
+    editor.save();
+    expect(pinNets(parseKicadNetlist(await exportNetlist(root, { cli }), root))).toEqual(before);
 
-      const items = drawnItems(join(dir, "regulator.kicad_sch"));
-      const moved = items.find((i) => i.symbol?.reference === "C2")!;
-      const c1 = items.find((i) => i.symbol?.reference === "C1")!;
-      expect(gap(moved.box, c1.box)).toBeLessThan(10);
-      const others = items.filter((i) => i.uuid !== moved.uuid && i.kind !== "wire" && i.kind !== "junction");
-      expect(others.filter((o) => overlaps(moved.box, o.box)).map((o) => o.symbol?.reference ?? o.kind)).toEqual([]);
-    },
-    120_000,
-  );
+    const items = drawnItems(join(dir, "regulator.kicad_sch"));
+    const moved = items.find((i) => i.symbol?.reference === "C2")!;
+    const c1 = items.find((i) => i.symbol?.reference === "C1")!;
+    expect(gap(moved.box, c1.box)).toBeLessThan(10);
+    const others = items.filter((i) => i.uuid !== moved.uuid && i.kind !== "wire" && i.kind !== "junction");
+    expect(others.filter((o) => overlaps(moved.box, o.box)).map((o) => o.symbol?.reference ?? o.kind)).toEqual([]);
+  }, 120_000);
 
   test("to coordinates: checked free; an occupied spot or a move without a target is refused and changes nothing", async () => {
     const dir = await copyFixture("usb-led");

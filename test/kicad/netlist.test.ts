@@ -31,26 +31,24 @@ describe("parity with kicad-cli sch export netlist", () => {
   });
 
   for (const sch of projects) {
-    test(
-      sch,
-      async () => {
-        const copy = await copyFixture(dirname(sch).replace(/^fixtures\//, ""));
-        const root = join(copy, basename(sch));
-        const expected = parseKicadNetlist(await exportNetlist(root, { cli }), root);
-        const actual = buildNetlist(loadSchematicProject(root));
-        const diff = netlistDiff(expected, actual);
-        if (diff.length > 0) throw new Error(`netlist differs from kicad-cli for ${sch}:\n  ${diff.join("\n  ")}`);
-        expect(actual.nets).toEqual(expected.nets);
-        expect(actual.nets.length).toBeGreaterThan(0);
-      },
-      60_000,
-    );
+    test(sch, async () => {
+      const copy = await copyFixture(dirname(sch).replace(/^fixtures\//, ""));
+      const root = join(copy, basename(sch));
+      const expected = parseKicadNetlist(await exportNetlist(root, { cli }), root);
+      const actual = buildNetlist(loadSchematicProject(root));
+      const diff = netlistDiff(expected, actual);
+      if (diff.length > 0) throw new Error(`netlist differs from kicad-cli for ${sch}:\n  ${diff.join("\n  ")}`);
+      expect(actual.nets).toEqual(expected.nets);
+      expect(actual.nets.length).toBeGreaterThan(0);
+    }, 60_000);
   }
 });
 
 describe("naming rules", () => {
   const project = loadSchematicProject("fixtures/netlist/multi-unit/multi-unit.kicad_sch");
-  const pins = project.instances.flatMap((instance) => collectItems(instance, project.projectName)).flatMap((item) => (item.kind === "pin" ? [item.pin] : []));
+  const pins = project.instances
+    .flatMap((instance) => collectItems(instance, project.projectName))
+    .flatMap((item) => (item.kind === "pin" ? [item.pin] : []));
 
   test("an unnamed pin gives Net-(REF-PadN), or unconnected-(REF-PadN) with a no-connect", () => {
     const pin = pins.find((p) => !p.name && !p.reference.startsWith("#"));
@@ -60,16 +58,36 @@ describe("naming rules", () => {
   });
 
   test("a named pin of a multi-unit symbol names the unit, and adds the pad when unconnected", () => {
-    const pin = pins.find((p) => p.name && p.name !== p.lib.number && (p.symbol.lib?.unitCount ?? 1) > 1 && p.type !== "power_in");
+    const pin = pins.find(
+      (p) => p.name && p.name !== p.lib.number && (p.symbol.lib?.unitCount ?? 1) > 1 && p.type !== "power_in",
+    );
     expect(pin).toBeDefined();
     const letter = String.fromCharCode(64 + pin!.unit);
     expect(defaultNetName(pin!, false)).toBe(`Net-(${pin!.reference}${letter}-${pin!.name})`);
-    expect(defaultNetName(pin!, true)).toBe(`unconnected-(${pin!.reference}${letter}-${pin!.name}-Pad${pin!.lib.number})`);
+    expect(defaultNetName(pin!, true)).toBe(
+      `unconnected-(${pin!.reference}${letter}-${pin!.name}-Pad${pin!.lib.number})`,
+    );
   });
 
   test("driver priorities rank pin < sheet pin < hierarchical < local < power < global", () => {
-    expect([Priority.PIN, Priority.SHEET_PIN, Priority.HIER_LABEL, Priority.LOCAL_LABEL, Priority.POWER_PIN, Priority.GLOBAL]).toEqual(
-      [...[Priority.PIN, Priority.SHEET_PIN, Priority.HIER_LABEL, Priority.LOCAL_LABEL, Priority.POWER_PIN, Priority.GLOBAL]].sort((a, b) => a - b),
+    expect([
+      Priority.PIN,
+      Priority.SHEET_PIN,
+      Priority.HIER_LABEL,
+      Priority.LOCAL_LABEL,
+      Priority.POWER_PIN,
+      Priority.GLOBAL,
+    ]).toEqual(
+      [
+        ...[
+          Priority.PIN,
+          Priority.SHEET_PIN,
+          Priority.HIER_LABEL,
+          Priority.LOCAL_LABEL,
+          Priority.POWER_PIN,
+          Priority.GLOBAL,
+        ],
+      ].sort((a, b) => a - b),
     );
     const powerPin = pins.find((p) => p.symbol.lib?.power);
     expect(powerPin).toBeDefined();
@@ -129,21 +147,51 @@ describe("wire geometry edge cases match kicad-cli", () => {
     (instances (project "edge" (path "/${root}" (reference "${ref}") (unit 1)))))`;
   const wire = (x1: number, y1: number, x2: number, y2: number) =>
     `(wire (pts (xy ${x1} ${y1}) (xy ${x2} ${y2})) (stroke (width 0) (type default)) (uuid "${uuid()}"))`;
-  const label = (name: string, x: number, y: number) => `(label "${name}" (at ${x} ${y} 0) (effects (font (size 1.27 1.27))) (uuid "${uuid()}"))`;
-  const junction = (x: number, y: number) => `(junction (at ${x} ${y}) (diameter 0) (color 0 0 0 0) (uuid "${uuid()}"))`;
+  const label = (name: string, x: number, y: number) =>
+    `(label "${name}" (at ${x} ${y} 0) (effects (font (size 1.27 1.27))) (uuid "${uuid()}"))`;
+  const junction = (x: number, y: number) =>
+    `(junction (at ${x} ${y}) (diameter 0) (color 0 0 0 0) (uuid "${uuid()}"))`;
   const schematic = (items: string[]) =>
     `(kicad_sch (version 20250114) (generator "eeschema") (generator_version "9.0") (uuid "${root}") (paper "A4")\n${libSymbols}\n${items.join("\n")}\n(sheet_instances (path "/" (page "1"))) (embedded_fonts no))\n`;
-  const cross = [resistor("R1", 90, 50), resistor("R2", 120, 50), resistor("R3", 100, 30), resistor("R4", 100, 80), wire(90, 53.81, 120, 53.81), wire(100, 33.81, 100, 76.19)];
-  const tee = [resistor("R1", 100, 50), wire(100, 53.81, 100, 60), resistor("R2", 90, 63.81), resistor("R3", 110, 63.81), wire(90, 60, 110, 60)];
+  const cross = [
+    resistor("R1", 90, 50),
+    resistor("R2", 120, 50),
+    resistor("R3", 100, 30),
+    resistor("R4", 100, 80),
+    wire(90, 53.81, 120, 53.81),
+    wire(100, 33.81, 100, 76.19),
+  ];
+  const tee = [
+    resistor("R1", 100, 50),
+    wire(100, 53.81, 100, 60),
+    resistor("R2", 90, 63.81),
+    resistor("R3", 110, 63.81),
+    wire(90, 60, 110, 60),
+  ];
   const cases: Record<string, string[]> = {
     "a wire end mid-way along another wire does not connect": tee,
     "a junction mid-wire cuts the wire short (kicad-cli drops the far part)": [...tee, junction(100, 60)],
     "crossing wires do not connect": cross,
     "a junction on a crossing cuts both wires": [...cross, junction(100, 53.81)],
     "a label on a crossing joins both wires": [...cross, label("X", 100, 53.81)],
-    "overlapping collinear wires do not connect": [resistor("R1", 90, 50), resistor("R2", 120, 50), wire(90, 53.81, 105, 53.81), wire(100, 53.81, 120, 53.81)],
-    "a label anywhere along a wire names it": [resistor("R1", 90, 50), resistor("R2", 120, 50), wire(90, 53.81, 120, 53.81), label("MID", 100, 53.81)],
-    "a pin tip mid-way along a wire does not connect": [resistor("R1", 90, 50), resistor("R2", 120, 50), wire(90, 53.81, 120, 53.81), resistor("R3", 100, 57.62)],
+    "overlapping collinear wires do not connect": [
+      resistor("R1", 90, 50),
+      resistor("R2", 120, 50),
+      wire(90, 53.81, 105, 53.81),
+      wire(100, 53.81, 120, 53.81),
+    ],
+    "a label anywhere along a wire names it": [
+      resistor("R1", 90, 50),
+      resistor("R2", 120, 50),
+      wire(90, 53.81, 120, 53.81),
+      label("MID", 100, 53.81),
+    ],
+    "a pin tip mid-way along a wire does not connect": [
+      resistor("R1", 90, 50),
+      resistor("R2", 120, 50),
+      wire(90, 53.81, 120, 53.81),
+      resistor("R3", 100, 57.62),
+    ],
   };
 
   let cli: KicadCli;
@@ -152,20 +200,16 @@ describe("wire geometry edge cases match kicad-cli", () => {
   });
 
   for (const [name, items] of Object.entries(cases)) {
-    test(
-      name,
-      async () => {
-        const dir = await makeTempDir();
-        const path = join(dir, "edge.kicad_sch");
-        await writeFile(path, schematic(items));
-        await writeFile(join(dir, "edge.kicad_pro"), "{}\n");
-        const expected = parseKicadNetlist(await exportNetlist(path, { cli }), path);
-        const actual = buildNetlist(loadSchematicProject(path));
-        const diff = netlistDiff(expected, actual);
-        if (diff.length > 0) throw new Error(`netlist differs from kicad-cli:\n  ${diff.join("\n  ")}`);
-        expect(actual.nets).toEqual(expected.nets);
-      },
-      60_000,
-    );
+    test(name, async () => {
+      const dir = await makeTempDir();
+      const path = join(dir, "edge.kicad_sch");
+      await writeFile(path, schematic(items));
+      await writeFile(join(dir, "edge.kicad_pro"), "{}\n");
+      const expected = parseKicadNetlist(await exportNetlist(path, { cli }), path);
+      const actual = buildNetlist(loadSchematicProject(path));
+      const diff = netlistDiff(expected, actual);
+      if (diff.length > 0) throw new Error(`netlist differs from kicad-cli:\n  ${diff.join("\n  ")}`);
+      expect(actual.nets).toEqual(expected.nets);
+    }, 60_000);
   }
 });

@@ -39,13 +39,20 @@ function embeddedNames(file: string): string[] {
 /** The placed symbol of `ref` on the root sheet. */
 function rootSymbol(root: string, ref: string): PlacedSymbol {
   const project = loadSchematicProject(root);
-  const found = project.root.file.symbols.find((s) => symbolInstance(s, project.root.path, project.projectName).reference === ref);
+  const found = project.root.file.symbols.find(
+    (s) => symbolInstance(s, project.root.path, project.projectName).reference === ref,
+  );
   if (!found) throw new Error(`${ref} is not on the root sheet`);
   return found;
 }
 
 function union(boxes: MmBox[]): MmBox {
-  return boxes.reduce((a, b) => ({ x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) }));
+  return boxes.reduce((a, b) => ({
+    x0: Math.min(a.x0, b.x0),
+    y0: Math.min(a.y0, b.y0),
+    x1: Math.max(a.x1, b.x1),
+    y1: Math.max(a.y1, b.y1),
+  }));
 }
 
 describe("a part added like one with a hand-placed field fits beside its example", () => {
@@ -77,15 +84,21 @@ describe("a part added like one with a hand-placed field fits beside its example
       const body = items.find((i) => i.kind === "symbol" && i.uuid === uuidOf(added.ref))!.box;
       const whole = union(own(uuidOf(added.ref)).map((i) => i.box));
       const exampleWhole = union(own(uuidOf(ref)).map((i) => i.box));
-      console.log(`${ref}'s drawing with fields ${(exampleWhole.x1 - exampleWhole.x0).toFixed(1)} mm wide; ${added.ref}'s ${(whole.x1 - whole.x0).toFixed(1)} mm, ${added.distance} mm from it`);
+      console.log(
+        `${ref}'s drawing with fields ${(exampleWhole.x1 - exampleWhole.x0).toFixed(1)} mm wide; ${added.ref}'s ${(whole.x1 - whole.x0).toFixed(1)} mm, ${added.distance} mm from it`,
+      );
       // Every visible field beside the body, and the part far narrower than its example with the moved field.
-      for (const field of own(uuidOf(added.ref)).filter((i) => i.kind === "field")) expect(gap(field.box, body)).toBeLessThanOrEqual(2.54);
+      for (const field of own(uuidOf(added.ref)).filter((i) => i.kind === "field"))
+        expect(gap(field.box, body)).toBeLessThanOrEqual(2.54);
       expect(whole.x1 - whole.x0).toBeLessThan(10);
       expect(added.distance!).toBeLessThanOrEqual(20);
       // The field keeps the example's look: its smaller font, shown.
       const newValue = rootSymbol(root, added.ref).fields.find((f) => f.name === "Value")!;
       expect(newValue.value).toBe("22n");
-      const text = readFileSync(root, "utf8").slice(newValue.node.start, readFileSync(root, "utf8").indexOf("\n\t\t)", newValue.node.start));
+      const text = readFileSync(root, "utf8").slice(
+        newValue.node.start,
+        readFileSync(root, "utf8").indexOf("\n\t\t)", newValue.node.start),
+      );
       expect(text).toContain("(size 1.016 1.016)");
       expect(text).not.toContain("hide");
     },
@@ -116,7 +129,9 @@ describe("new power symbols follow the design's", () => {
       expect(drawn).toEqual([]);
 
       const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
-      expect(netlist.nets.find((n) => n.nodes.some((node) => node.ref === added.ref && node.pin === "2"))?.name).toBe("GND");
+      expect(netlist.nets.find((n) => n.nodes.some((node) => node.ref === added.ref && node.pin === "2"))?.name).toBe(
+        "GND",
+      );
     },
     TIMEOUT,
   );
@@ -129,7 +144,11 @@ describe("new power symbols follow the design's", () => {
       const before = embeddedNames(root);
       const oldUuids = new Set(loadSchematicProject(root).root.file.symbols.map((s) => s.uuid));
       const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
-      const added = editor.addComponent({ libId: "Simulation_SPICE:OPAMP", near: "U1", connect: { "3": "+5V", "4": "-5V" } });
+      const added = editor.addComponent({
+        libId: "Simulation_SPICE:OPAMP",
+        near: "U1",
+        connect: { "3": "+5V", "4": "-5V" },
+      });
       editor.save();
 
       // The design's own +5V and -5V are reused: nothing but the op amp's symbol is embedded.
@@ -151,7 +170,8 @@ describe("new power symbols follow the design's", () => {
       expect(minusBox.y0).toBeGreaterThanOrEqual(tip("4").y / 10_000 - 0.01);
 
       const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
-      const netOf = (pin: string) => netlist.nets.find((n) => n.nodes.some((node) => node.ref === added.ref && node.pin === pin))?.name;
+      const netOf = (pin: string) =>
+        netlist.nets.find((n) => n.nodes.some((node) => node.ref === added.ref && node.pin === pin))?.name;
       expect([netOf("3"), netOf("4")]).toEqual(["+5V", "-5V"]);
     },
     TIMEOUT,

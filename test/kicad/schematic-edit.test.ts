@@ -63,7 +63,8 @@ function pinsOf(netlist: Netlist, name: string): string[] {
 /** ERC errors and warnings as `type` counts, for comparing against the unedited fixture. */
 function ercCounts(report: ErcReport): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const sheet of report.sheets) for (const v of sheet.violations ?? []) if (!v.excluded) counts[v.type] = (counts[v.type] ?? 0) + 1;
+  for (const sheet of report.sheets)
+    for (const v of sheet.violations ?? []) if (!v.excluded) counts[v.type] = (counts[v.type] ?? 0) + 1;
   return counts;
 }
 
@@ -88,8 +89,20 @@ describe("SchematicEditor on usb-led", () => {
     "adds a 100 nF capacitor on the Regulator sheet between +3V3 and GND",
     async () => {
       const p = await openCopy();
-      const added = p.editor.addComponent({ libId: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", sheet: "/Regulator/" });
-      expect(added).toMatchObject({ ref: "C3", sheet: "/Regulator/", pins: [{ number: "1", name: "" }, { number: "2", name: "" }] });
+      const added = p.editor.addComponent({
+        libId: "Device:C",
+        value: "100n",
+        footprint: "Capacitor_SMD:C_0603_1608Metric",
+        sheet: "/Regulator/",
+      });
+      expect(added).toMatchObject({
+        ref: "C3",
+        sheet: "/Regulator/",
+        pins: [
+          { number: "1", name: "" },
+          { number: "2", name: "" },
+        ],
+      });
       p.editor.connect("C3", "1", "+3V3");
       p.editor.connect("C3", "2", "GND");
       expect(p.editor.changedFiles()).toEqual([p.regulator]);
@@ -145,11 +158,17 @@ describe("SchematicEditor on usb-led", () => {
       const before = p.editor.netlist();
       p.editor.renameNet("/LED_A", "/LED_DRIVE");
       // The longer name would crowd the GND symbol's text to its right, so it reads leftwards from the same point.
-      expect(changedLines(p.before.get(p.root)!, p.editor.print(p.root))).toEqual(['\t(label "LED_DRIVE"', "\t\t(at 142.24 95.25 180)", "\t\t\t(justify right bottom)"]);
+      expect(changedLines(p.before.get(p.root)!, p.editor.print(p.root))).toEqual([
+        '\t(label "LED_DRIVE"',
+        "\t\t(at 142.24 95.25 180)",
+        "\t\t\t(justify right bottom)",
+      ]);
       p.editor.save();
       const after = await kicadNetlist(p);
       expect(pinsOf(after, "/LED_DRIVE")).toEqual(pinsOf(before, "/LED_A"));
-      expect(after.nets.map((n) => n.name).sort()).toEqual(before.nets.map((n) => (n.name === "/LED_A" ? "/LED_DRIVE" : n.name)).sort());
+      expect(after.nets.map((n) => n.name).sort()).toEqual(
+        before.nets.map((n) => (n.name === "/LED_A" ? "/LED_DRIVE" : n.name)).sort(),
+      );
     },
     KICAD_TIMEOUT,
   );
@@ -169,13 +188,20 @@ describe("SchematicEditor on usb-led", () => {
     async () => {
       const p = await openCopy();
       p.editor.setAttributes("R3", { dnp: true, excludeFromBom: true });
-      expect(changedLines(p.before.get(p.root)!, p.editor.print(p.root)).sort()).toEqual(["\t\t(dnp yes)", "\t\t(in_bom no)"]);
+      expect(changedLines(p.before.get(p.root)!, p.editor.print(p.root)).sort()).toEqual([
+        "\t\t(dnp yes)",
+        "\t\t(in_bom no)",
+      ]);
       p.editor.setAttributes("R3", { dnp: false, excludeFromBom: false });
       expect(p.editor.changedFiles()).toEqual([]);
       p.editor.setAttributes("R3", { excludeFromBoard: true });
       p.editor.save();
       const r3 = listComponents(loadSchematicProject(p.root)).find((c) => c.ref === "R3")!;
-      expect({ onBoard: r3.onBoard, inBom: r3.inBom, dnp: r3.dnp }).toEqual({ onBoard: false, inBom: true, dnp: false });
+      expect({ onBoard: r3.onBoard, inBom: r3.inBom, dnp: r3.dnp }).toEqual({
+        onBoard: false,
+        inBom: true,
+        dnp: false,
+      });
       // kicad-cli reads it: a part off the board leaves the netlist's components.
       const netlist = await exportNetlist(p.root, { cli });
       expect(netlist).not.toContain('(ref "R3")');
@@ -202,7 +228,11 @@ describe("SchematicEditor on usb-led", () => {
     "connect then disconnect round-trips; a no-connect flag marks a free pin",
     async () => {
       const p = await openCopy();
-      const added = p.editor.addComponent({ libId: "Device:R", value: "10k", footprint: "Resistor_SMD:R_0603_1608Metric" });
+      const added = p.editor.addComponent({
+        libId: "Device:R",
+        value: "10k",
+        footprint: "Resistor_SMD:R_0603_1608Metric",
+      });
       expect(added.ref).toBe("R4");
       const placed = p.editor.print(p.root);
       p.editor.connect("R4", "1", "LED_A");
@@ -259,7 +289,8 @@ describe("SchematicEditor on usb-led", () => {
       expect(pinsOf(after, "/LED_A")).toEqual(["R3.2"]);
       // Every other pin stays where it was.
       for (const net of before.nets) {
-        for (const node of net.nodes.filter((n) => n.ref !== "D1")) expect(netOf(after, node.ref, node.pin)).toBe(net.name);
+        for (const node of net.nodes.filter((n) => n.ref !== "D1"))
+          expect(netOf(after, node.ref, node.pin)).toBe(net.name);
       }
       // The only new finding: LED_A now names a one-pin net (R3.2), which ERC calls dangling.
       const erc = await runErc(p.root, { cli });
@@ -293,12 +324,16 @@ describe("SchematicEditor on usb-led", () => {
 
     expect(thrownCopperheadError(() => p.editor.connect("R3", "1", "/Regulator/VOUT")).code).toBe("edit_conflict");
     // A name KiCad made up for an unnamed net: a label of that text would start another net.
-    const unnamed = thrownCopperheadError(() => p.editor.addComponent({ libId: "Device:C", connect: { "1": "unconnected-(U1-NC-Pad4)", "2": "GND" } }));
+    const unnamed = thrownCopperheadError(() =>
+      p.editor.addComponent({ libId: "Device:C", connect: { "1": "unconnected-(U1-NC-Pad4)", "2": "GND" } }),
+    );
     expect(unnamed.code).toBe("edit_conflict");
     expect(unnamed.message).toContain("after U1 pin 4");
     expect(thrownCopperheadError(() => p.editor.renameNet("/NOPE", "/X")).code).toBe("not_found");
     expect(thrownCopperheadError(() => p.editor.renameNet("/LED_A", "GND")).code).toBe("edit_conflict");
-    expect(thrownCopperheadError(() => p.editor.addComponent({ libId: "Device:C", ref: "C1" })).code).toBe("edit_conflict");
+    expect(thrownCopperheadError(() => p.editor.addComponent({ libId: "Device:C", ref: "C1" })).code).toBe(
+      "edit_conflict",
+    );
 
     expect(p.editor.changedFiles()).toEqual([]);
     for (const [path, text] of p.before) expect(p.editor.print(path)).toBe(text);
@@ -332,7 +367,9 @@ describe("SchematicEditor on a sheet used twice (hierarchy fixture)", () => {
       const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
       expect(netlistDiff(netlist, editor.netlist())).toEqual([]);
       // The ChanA copy got the next free reference and the same connections in its instance.
-      const original = buildNetlist(loadSchematicProject(join(FIXTURES_DIR, "netlist", "hierarchy", "hierarchy.kicad_sch")));
+      const original = buildNetlist(
+        loadSchematicProject(join(FIXTURES_DIR, "netlist", "hierarchy", "hierarchy.kicad_sch")),
+      );
       const joined = pinsOf(netlist, "/ChanA/MID").filter((pin) => !pinsOf(original, "/ChanA/MID").includes(pin));
       expect(joined).toHaveLength(1);
       const twin = joined[0]!.split(".")[0]!;
@@ -351,14 +388,22 @@ describe("the edited project's views follow the edits", () => {
     const p = await openCopy();
     const project = p.editor.project;
     const docs = new Map([...project.files].map(([path, file]) => [path, file.doc]));
-    const added = p.editor.addComponent({ libId: "Device:C", value: "100n", sheet: "/Regulator/", connect: { "1": "+3V3", "2": "GND" } });
+    const added = p.editor.addComponent({
+      libId: "Device:C",
+      value: "100n",
+      sheet: "/Regulator/",
+      connect: { "1": "+3V3", "2": "GND" },
+    });
     expect(p.editor.changedFiles()).toEqual([p.regulator]);
     p.editor.setField("R3", "Value", "330");
     for (const [path, file] of project.files) expect(file.doc).toBe(docs.get(path)!);
     const parts = listComponents(project);
     expect(parts.find((c) => c.ref === added.ref)).toMatchObject({ value: "100n", sheet: "/Regulator/" });
     expect(parts.find((c) => c.ref === "R3")!.value).toBe("330");
-    expect([netOf(p.editor.netlist(), added.ref, "1"), netOf(p.editor.netlist(), added.ref, "2")]).toEqual(["+3V3", "GND"]);
+    expect([netOf(p.editor.netlist(), added.ref, "1"), netOf(p.editor.netlist(), added.ref, "2")]).toEqual([
+      "+3V3",
+      "GND",
+    ]);
     expect(p.editor.changedFiles().sort()).toEqual([p.root, p.regulator].sort());
 
     // A failed edit puts back what it touched, and the views show the trees as they were.
@@ -384,6 +429,8 @@ describe("the edited project's views follow the edits", () => {
     expect(parts.some((c) => c.ref === "R1")).toBe(false);
     editor.save();
     expect(netlistDiff(buildNetlist(loadSchematicProject(root)), editor.netlist())).toEqual([]);
-    expect(listComponents(loadSchematicProject(root)).map((c) => [c.ref, c.symbols[0]!.value])).toEqual(parts.map((c) => [c.ref, c.symbols[0]!.value]));
+    expect(listComponents(loadSchematicProject(root)).map((c) => [c.ref, c.symbols[0]!.value])).toEqual(
+      parts.map((c) => [c.ref, c.symbols[0]!.value]),
+    );
   });
 });

@@ -50,7 +50,8 @@ describe("segment index", () => {
       { a: { x: mm(-50), y: mm(-50) }, b: { x: mm(150), y: mm(150) } }, // diagonal
     ];
     const index = new SegmentIndex(segments);
-    const through = (p: { x: number; y: number }) => index.near(p).filter((n) => onSegment(p, segments[n]!.a, segments[n]!.b));
+    const through = (p: { x: number; y: number }) =>
+      index.near(p).filter((n) => onSegment(p, segments[n]!.a, segments[n]!.b));
     expect(through({ x: mm(100), y: mm(10) })).toEqual([0, 1]);
     expect(through({ x: mm(299.99), y: mm(10) })).toEqual([0]);
     expect(through({ x: mm(205), y: mm(200) })).toEqual([2]);

@@ -48,7 +48,11 @@ function overlapping(added: DrawnItem[], old: DrawnItem[]): string[] {
   for (const item of added) {
     if (item.kind === "junction") continue;
     const box = item.kind === "wire" ? shrink(item.box) : item.box;
-    for (const other of old) if (overlaps(box, other.box)) problems.push(`${item.kind} ${JSON.stringify(item.box)} overlaps ${other.kind}${other.symbol ? ` ${other.symbol.reference}` : ""} ${JSON.stringify(other.box)}`);
+    for (const other of old)
+      if (overlaps(box, other.box))
+        problems.push(
+          `${item.kind} ${JSON.stringify(item.box)} overlaps ${other.kind}${other.symbol ? ` ${other.symbol.reference}` : ""} ${JSON.stringify(other.box)}`,
+        );
   }
   return problems;
 }
@@ -70,7 +74,13 @@ describe("add a 100 nF capacitor next to U1", () => {
         const oldItems = new Set(drawnItems(u1.file).map((i) => i.uuid));
 
         const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
-        const added = editor.addComponent({ libId: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", near: "U1", connect: { "1": "+3V3", "2": "GND" } });
+        const added = editor.addComponent({
+          libId: "Device:C",
+          value: "100n",
+          footprint: "Capacitor_SMD:C_0603_1608Metric",
+          near: "U1",
+          connect: { "1": "+3V3", "2": "GND" },
+        });
         editor.save();
 
         const project = loadSchematicProject(root);
@@ -82,18 +92,25 @@ describe("add a 100 nF capacitor next to U1", () => {
         const old = items.filter((i) => oldItems.has(i.uuid));
         const capBox = fresh.find((i) => i.symbol?.reference === added.ref)!.box;
         const near = Math.min(...old.filter((i) => i.symbol?.reference === "U1").map((i) => gap(capBox, i.box)));
-        console.log(`${c.id}: ${added.ref} at ${added.at.join(", ")} rot ${added.rotation}, ${near.toFixed(2)} mm from U1; ${fresh.length} new items`);
+        console.log(
+          `${c.id}: ${added.ref} at ${added.at.join(", ")} rot ${added.rotation}, ${near.toFixed(2)} mm from U1; ${fresh.length} new items`,
+        );
         expect(near).toBeLessThanOrEqual(NEAR_MM);
         expect(overlapping(fresh, old)).toEqual([]);
 
         // Power symbols upright, and the supply pin above the ground pin.
-        for (const power of fresh.filter((i) => i.symbol?.power)) expect({ rotation: power.symbol!.rotation, mirror: power.symbol!.mirror }).toEqual({ rotation: 0, mirror: undefined });
+        for (const power of fresh.filter((i) => i.symbol?.power))
+          expect({ rotation: power.symbol!.rotation, mirror: power.symbol!.mirror }).toEqual({
+            rotation: 0,
+            mirror: undefined,
+          });
         const symbol = cap.symbols[0]!;
         const tip = (n: string) => placePoint(unitPins(symbol, 1).find((p) => p.number === n)!.at, symbol.placement);
         expect(tip("1").y).toBeLessThan(tip("2").y);
 
         const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
-        const netOf = (pin: string) => netlist.nets.find((n) => n.nodes.some((node) => node.ref === added.ref && node.pin === pin))?.name;
+        const netOf = (pin: string) =>
+          netlist.nets.find((n) => n.nodes.some((node) => node.ref === added.ref && node.pin === pin))?.name;
         expect([netOf("1"), netOf("2")]).toEqual(["+3V3", "GND"]);
       },
       TIMEOUT,
@@ -108,7 +125,15 @@ describe("add a 100 nF capacitor next to U1", () => {
  */
 describe("parts added together sit together", () => {
   const PAIRS: (Case & { supply: string })[] = [
-    { id: "demos/pic_programmer", supply: "VCC", root: async () => join((await copyCorpusProject(demoProjects().find((p) => p.id === "demos/pic_programmer/pic_programmer")!)).root, "pic_programmer.kicad_sch") },
+    {
+      id: "demos/pic_programmer",
+      supply: "VCC",
+      root: async () =>
+        join(
+          (await copyCorpusProject(demoProjects().find((p) => p.id === "demos/pic_programmer/pic_programmer")!)).root,
+          "pic_programmer.kicad_sch",
+        ),
+    },
     { id: "corpus/glasgow-revc3", supply: "+3V3", root: () => corpusRoot("corpus/glasgow-revc3") },
   ];
   for (const c of PAIRS) {
@@ -119,7 +144,12 @@ describe("parts added together sit together", () => {
         const root = await c.root();
         const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
         const led = editor.addComponent({ libId: "Device:LED", value: "LED", connect: { A: c.supply, K: "LED_K" } });
-        const resistor = editor.addComponent({ libId: "Device:R", value: "1k", near: led.ref, connect: { "1": "LED_K", "2": "GND" } });
+        const resistor = editor.addComponent({
+          libId: "Device:R",
+          value: "1k",
+          near: led.ref,
+          connect: { "1": "LED_K", "2": "GND" },
+        });
         editor.save();
 
         const parts = listComponents(loadSchematicProject(root));
@@ -130,7 +160,10 @@ describe("parts added together sit together", () => {
         const apart = gap(box(d!.symbols[0]!.uuid), box(r!.symbols[0]!.uuid));
         const tip = (part: typeof d, pin: string): [number, number] => {
           const symbol = part!.symbols[0]!;
-          const at = placePoint(unitPins(symbol, 1).find((p) => p.number === pin || p.name === pin)!.at, symbol.placement);
+          const at = placePoint(
+            unitPins(symbol, 1).find((p) => p.number === pin || p.name === pin)!.at,
+            symbol.placement,
+          );
           return [at.x / 10_000, at.y / 10_000];
         };
         console.log(`${c.id}: ${led.ref} and ${resistor.ref} ${apart.toFixed(2)} mm apart`);
@@ -139,7 +172,8 @@ describe("parts added together sit together", () => {
         expect(readFileSync(d!.file, "utf8").match(/\(label "LED_K"/g)?.length).toBe(1);
 
         const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
-        const netOf = (ref: string, pin: string) => netlist.nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
+        const netOf = (ref: string, pin: string) =>
+          netlist.nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
         expect(netOf(resistor.ref, "1")).toBe(netOf(led.ref, "1"));
         expect(netOf(resistor.ref, "1")).toMatch(/LED_K$/);
       },
@@ -157,7 +191,12 @@ describe("near a net", () => {
   test("corpus/uext-esp32-c3: a +5V capacitor near GND goes by the connector that brings +5V in", async () => {
     const root = await corpusRoot("corpus/uext-esp32-c3");
     const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
-    const added = editor.addComponent({ libId: "Device:C", value: "10u", near: "GND", connect: { "1": "+5V", "2": "GND" } });
+    const added = editor.addComponent({
+      libId: "Device:C",
+      value: "10u",
+      near: "GND",
+      connect: { "1": "+5V", "2": "GND" },
+    });
     editor.save();
     expect(added.near).toBe("J1");
     expect(added.distance).toBeLessThanOrEqual(NEAR_MM);
@@ -173,20 +212,30 @@ describe("near a net", () => {
  * drops the half leading to U5 pin 14 on pic_programmer, taking VDD off VCC_PIC.
  */
 describe("joining the middle of a wire", () => {
-  test("demos/pic_programmer: a capacitor joined to VCC_PIC next to U5 leaves U5 pin 14 on it", async () => {
-    const cli = await requireKicadCli();
-    const project = demoProjects().find((p) => p.id === "demos/pic_programmer/pic_programmer")!;
-    const root = join((await copyCorpusProject(project)).root, "pic_programmer.kicad_sch");
-    const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
-    const added = editor.addComponent({ libId: "Device:C", value: "100n", near: "U5", connect: { "1": "/pic_sockets/VCC_PIC", "2": "GND" } });
-    editor.save();
+  test(
+    "demos/pic_programmer: a capacitor joined to VCC_PIC next to U5 leaves U5 pin 14 on it",
+    async () => {
+      const cli = await requireKicadCli();
+      const project = demoProjects().find((p) => p.id === "demos/pic_programmer/pic_programmer")!;
+      const root = join((await copyCorpusProject(project)).root, "pic_programmer.kicad_sch");
+      const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
+      const added = editor.addComponent({
+        libId: "Device:C",
+        value: "100n",
+        near: "U5",
+        connect: { "1": "/pic_sockets/VCC_PIC", "2": "GND" },
+      });
+      editor.save();
 
-    const sheet = readFileSync(join(root, "..", "pic_sockets.kicad_sch"), "utf8");
-    expect(sheet).toContain("(xy 139.7 116.84) (xy 120.65 116.84)");
-    expect(sheet).toContain("(xy 120.65 116.84) (xy 114.3 116.84)");
-    const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
-    const netOf = (ref: string, pin: string) => netlist.nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
-    expect(netOf("U5", "14")).toBe("/pic_sockets/VCC_PIC");
-    expect(netOf(added.ref, "1")).toBe("/pic_sockets/VCC_PIC");
-  }, TIMEOUT);
+      const sheet = readFileSync(join(root, "..", "pic_sockets.kicad_sch"), "utf8");
+      expect(sheet).toContain("(xy 139.7 116.84) (xy 120.65 116.84)");
+      expect(sheet).toContain("(xy 120.65 116.84) (xy 114.3 116.84)");
+      const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
+      const netOf = (ref: string, pin: string) =>
+        netlist.nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
+      expect(netOf("U5", "14")).toBe("/pic_sockets/VCC_PIC");
+      expect(netOf(added.ref, "1")).toBe("/pic_sockets/VCC_PIC");
+    },
+    TIMEOUT,
+  );
 });

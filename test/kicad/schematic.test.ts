@@ -19,7 +19,13 @@ describe("loading a hierarchy", () => {
   test("builds sheet instances with instance paths and human paths", () => {
     const rootUuid = project.root.file.uuid;
     expect(project.root.path).toBe(`/${rootUuid}`);
-    expect(project.instances.map((i) => i.humanPath)).toEqual(["/", "/ChanA/", "/ChanA/Stage/", "/ChanB/", "/ChanB/Stage/"]);
+    expect(project.instances.map((i) => i.humanPath)).toEqual([
+      "/",
+      "/ChanA/",
+      "/ChanA/Stage/",
+      "/ChanB/",
+      "/ChanB/Stage/",
+    ]);
     const stage = project.instances.find((i) => i.humanPath === "/ChanA/Stage/")!;
     expect(stage.path.split("/")).toHaveLength(4);
     expect(stage.path.startsWith(`/${rootUuid}/`)).toBe(true);
@@ -35,7 +41,9 @@ describe("loading a hierarchy", () => {
   });
 
   test("resolves a symbol's reference per sheet instance", () => {
-    const [chanA, chanB] = ["/ChanA/Stage/", "/ChanB/Stage/"].map((h) => project.instances.find((i) => i.humanPath === h)!);
+    const [chanA, chanB] = ["/ChanA/Stage/", "/ChanB/Stage/"].map(
+      (h) => project.instances.find((i) => i.humanPath === h)!,
+    );
     const symbol = chanA!.file.symbols.find((s) => !fieldValue(s, "Reference")!.startsWith("#"))!;
     const a = symbolInstance(symbol, chanA!.path, project.projectName).reference;
     const b = symbolInstance(symbol, chanB!.path, project.projectName).reference;
@@ -88,7 +96,8 @@ describe("symbols and library pins", () => {
   test("power symbols are flagged and their pins are power inputs", () => {
     const power = symbols.filter(({ symbol }) => symbol.lib?.power);
     expect(power.length).toBeGreaterThan(0);
-    for (const { symbol } of power) expect(symbol.lib!.pins.every((p) => p.type === "power_in" || p.type === "power_out")).toBe(true);
+    for (const { symbol } of power)
+      expect(symbol.lib!.pins.every((p) => p.type === "power_in" || p.type === "power_out")).toBe(true);
   });
 
   test("unit letters follow KiCad's sub-references", () => {
@@ -108,7 +117,12 @@ describe("file versions", () => {
     expect(v9.version).toBe(20250114);
     expect(v8.version).toBe(20231120);
     const summary = (file: typeof v9) =>
-      file.symbols.map((s) => ({ lib: s.libId, body: s.bodyStyle, at: s.placement, hidden: s.lib?.pins.map((p) => p.hidden) }));
+      file.symbols.map((s) => ({
+        lib: s.libId,
+        body: s.bodyStyle,
+        at: s.placement,
+        hidden: s.lib?.pins.map((p) => p.hidden),
+      }));
     expect(summary(v8)).toEqual(summary(v9));
   });
 
@@ -179,8 +193,10 @@ describe("format versions", () => {
     expect(symbolInstance(r(), chanB.path, project.projectName).reference).toBe("R2");
     const rootFile = project.root.file;
     const table = rootFile.doc.root.items.find((i) => i.type === "list" && head(i) === "symbol_instances");
-    const row = table?.type === "list" ? table.items.find((i) => i.type === "list" && printSexpr(i).includes('"R2"')) : undefined;
-    const reference = row?.type === "list" ? row.items.find((i) => i.type === "list" && head(i) === "reference") : undefined;
+    const row =
+      table?.type === "list" ? table.items.find((i) => i.type === "list" && printSexpr(i).includes('"R2"')) : undefined;
+    const reference =
+      row?.type === "list" ? row.items.find((i) => i.type === "list" && head(i) === "reference") : undefined;
     if (reference?.type !== "list") throw new Error("no R2 row in the fixture's symbol_instances");
     setAtom(reference, 1, q("R7"));
     rootFile.changed();
@@ -197,17 +213,28 @@ describe("format versions", () => {
         expect(symbol.value).toBe("+3V3");
       }
     }
-    const modern = readSchematicFile("modern.kicad_sch", readFileSync("fixtures/netlist/kicad7/sensor.kicad_sch", "utf8"));
+    const modern = readSchematicFile(
+      "modern.kicad_sch",
+      readFileSync("fixtures/netlist/kicad7/sensor.kicad_sch", "utf8"),
+    );
     expect(modern.version).toBe(20250114);
     expect(modern.symbols.find((s) => s.libId === "power:+3.3V")!.value).toBe("+3.3V");
   });
 
   test("a pin name or number of ~ means none before KiCad 10", () => {
-    const file = readSchematicFile("unconnected.kicad_sch", readFileSync("fixtures/netlist/unconnected/unconnected.kicad_sch", "utf8"));
+    const file = readSchematicFile(
+      "unconnected.kicad_sch",
+      readFileSync("fixtures/netlist/unconnected/unconnected.kicad_sch", "utf8"),
+    );
     const hole = file.libSymbols.get("unconnected:HOLE")!;
     expect(hole.pins.map((p) => [p.number, p.name])).toEqual([["", "1"]]);
-    const tenth = readFileSync("fixtures/netlist/unconnected/unconnected.kicad_sch", "utf8").replace("(version 20250114)", "(version 20250318)");
-    expect(readSchematicFile("unconnected.kicad_sch", tenth).libSymbols.get("unconnected:HOLE")!.pins[0]!.number).toBe("~");
+    const tenth = readFileSync("fixtures/netlist/unconnected/unconnected.kicad_sch", "utf8").replace(
+      "(version 20250114)",
+      "(version 20250318)",
+    );
+    expect(readSchematicFile("unconnected.kicad_sch", tenth).libSymbols.get("unconnected:HOLE")!.pins[0]!.number).toBe(
+      "~",
+    );
   });
 
   test("old overbar notation is read as ~{…}", () => {
@@ -234,7 +261,9 @@ describe("format versions", () => {
   });
 
   test("text with no known version is refused with a fix", () => {
-    const error = thrownCopperheadError(() => readSchematicFile("odd.kicad_sch", '(kicad_sch (generator "x") (uuid "x"))\n'));
+    const error = thrownCopperheadError(() =>
+      readSchematicFile("odd.kicad_sch", '(kicad_sch (generator "x") (uuid "x"))\n'),
+    );
     expect(error.code).toBe("parse_error");
     expect(error.fix).toContain("KiCad 6 or newer");
   });

@@ -55,7 +55,12 @@ function onlyAdded(before: Buffer, after: Buffer): boolean {
 
 async function addCapacitor(dir: string): Promise<void> {
   const editor = SchematicEditor.open(join(dir, "usb-led.kicad_sch"), await openLibraries(dir));
-  editor.addComponent({ libId: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", sheet: "/Regulator/" });
+  editor.addComponent({
+    libId: "Device:C",
+    value: "100n",
+    footprint: "Capacitor_SMD:C_0603_1608Metric",
+    sheet: "/Regulator/",
+  });
   editor.save();
 }
 
@@ -71,7 +76,9 @@ describe("bytes that are not UTF-8 survive edits of other nodes", () => {
     expect(onlyAdded(before, after)).toBe(true);
     expect(lines(after).filter((l) => l.equals(marked)).length).toBe(1);
     // Readers see the byte as Latin-1, like KiCad.
-    expect(childText(loadSchematicProject(join(dir, "usb-led.kicad_sch")).files.get(sheet)!.doc.root, "generator")).toBe("eeschemaé");
+    expect(
+      childText(loadSchematicProject(join(dir, "usb-led.kicad_sch")).files.get(sheet)!.doc.root, "generator"),
+    ).toBe("eeschemaé");
   });
 
   test(

@@ -40,9 +40,9 @@ describe("round trip", () => {
   }
 
   const samples: Record<string, string> = {
-    "tabs and newlines": "(kicad_sch\n\t(version 20250114)\n\t(uuid \"a\")\n)\n",
+    "tabs and newlines": '(kicad_sch\n\t(version 20250114)\n\t(uuid "a")\n)\n',
     spaces: "(a  (b   c)\n    (d))",
-    crlf: "(a\r\n\t(b \"x\")\r\n)\r\n",
+    crlf: '(a\r\n\t(b "x")\r\n)\r\n',
     "escaped quotes and backslashes": '(a "say \\"hi\\"" "C:\\\\dir" "line\\nbreak")',
     unicode: '(property "Beschreibung" "Widerstand 4,7 kΩ ±1% — 日本語 🚀")',
     numbers: "(at -1.27 +2.54 1e-3 -4.5E+2 0x1f .5 -.25)",
@@ -84,7 +84,13 @@ describe("malformed input gives a typed SexprError with line and column", () => 
     { name: "quoted string at top level", source: '"x"', line: 1, column: 1, reason: /expected '\('/ },
     { name: "lone close paren", source: ")", line: 1, column: 1, reason: /no open list/ },
     { name: "only an open paren", source: "(", line: 1, column: 2, reason: /still open/ },
-    { name: "unclosed list", source: "(a (b c)\n", line: 2, column: 1, reason: /1 list\(s\) still open .*line 1, column 1/ },
+    {
+      name: "unclosed list",
+      source: "(a (b c)\n",
+      line: 2,
+      column: 1,
+      reason: /1 list\(s\) still open .*line 1, column 1/,
+    },
     { name: "two unclosed lists", source: "((a", line: 1, column: 4, reason: /2 list\(s\) still open/ },
     { name: "junk before the root", source: "junk (a)", line: 1, column: 1, reason: /expected '\('/ },
     { name: "junk after a comment line", source: "# made by hand\nx (a)", line: 2, column: 1, reason: /expected '\('/ },
@@ -93,14 +99,38 @@ describe("malformed input gives a typed SexprError with line and column", () => 
     { name: "string ending in a backslash", source: '(a "x\\', line: 1, column: 4, reason: /unterminated string/ },
     { name: "escaped quote never closed", source: '(a "x\\")', line: 1, column: 4, reason: /unterminated string/ },
     { name: "text glued to a string", source: '(a "x"y)', line: 1, column: 7, reason: /after a string/ },
-    { name: "control character after NUL whitespace", source: "(a \u0000\u0001)", line: 1, column: 5, reason: /U\+0001/ },
+    {
+      name: "control character after NUL whitespace",
+      source: "(a \u0000\u0001)",
+      line: 1,
+      column: 5,
+      reason: /U\+0001/,
+    },
     { name: "control character inside an atom", source: "(ab\u0007c)", line: 1, column: 4, reason: /U\+0007/ },
     { name: "binary garbage", source: "(\u0001\u0002\u0003)", line: 1, column: 2, reason: /control character/ },
     { name: "CRLF line counting", source: "(a\r\n(b\r\n", line: 3, column: 1, reason: /still open/ },
-    { name: "unicode before the error", source: "(Ω ü\n日本 \"x)", line: 2, column: 4, reason: /unterminated string/ },
-    { name: "a byte that is not UTF-8 counts as one column", source: bytes('(gen "caf', [0xe9], '" ', [0xff], ' "x'), line: 1, column: 15, reason: /unterminated string/ },
-    { name: "astral characters count as one column", source: "(🚀🚀 \"x", line: 1, column: 5, reason: /unterminated string/ },
-    { name: "100,000 unclosed levels", source: "(".repeat(100_000), line: 1, column: 100_001, reason: /100000 list\(s\) still open/ },
+    { name: "unicode before the error", source: '(Ω ü\n日本 "x)', line: 2, column: 4, reason: /unterminated string/ },
+    {
+      name: "a byte that is not UTF-8 counts as one column",
+      source: bytes('(gen "caf', [0xe9], '" ', [0xff], ' "x'),
+      line: 1,
+      column: 15,
+      reason: /unterminated string/,
+    },
+    {
+      name: "astral characters count as one column",
+      source: '(🚀🚀 "x',
+      line: 1,
+      column: 5,
+      reason: /unterminated string/,
+    },
+    {
+      name: "100,000 unclosed levels",
+      source: "(".repeat(100_000),
+      line: 1,
+      column: 100_001,
+      reason: /100000 list\(s\) still open/,
+    },
     {
       name: "truncated KiCad schematic",
       source: '(kicad_sch\n\t(version 20250114)\n\t(generator "eeschema")\n\t(symbol\n\t\t(lib_id "Dev',
@@ -128,7 +158,12 @@ describe("malformed input gives a typed SexprError with line and column", () => 
       expect(err.message).toMatch(c.reason);
       expect({ line: err.line, column: err.column }).toEqual({ line: c.line, column: c.column });
       expect(err.message.startsWith(`board.kicad_pcb:${c.line}:${c.column}: `)).toBe(true);
-      expect(err.toJSON().error).toMatchObject({ code: "parse_error", file: "board.kicad_pcb", line: c.line, column: c.column });
+      expect(err.toJSON().error).toMatchObject({
+        code: "parse_error",
+        file: "board.kicad_pcb",
+        line: c.line,
+        column: c.column,
+      });
     });
   }
 });
@@ -177,7 +212,13 @@ describe("editing", () => {
         "symbol",
         list("lib_id", q("Device:R")),
         list("at", 100, 50.8, 0),
-        list("property", q("Reference"), q("R1"), list("at", 101.6, 49.53, 0), list("effects", list("font", list("size", 1.27, 1.27)))),
+        list(
+          "property",
+          q("Reference"),
+          q("R1"),
+          list("at", 101.6, 49.53, 0),
+          list("effects", list("font", list("size", 1.27, 1.27))),
+        ),
       ),
     );
     expect(printSexpr(doc)).toBe(
@@ -245,7 +286,8 @@ describe("editing", () => {
 });
 
 describe("any bytes round-trip", () => {
-  const roundTrips = (source: Uint8Array) => expect(Buffer.from(printSexprBytes(parseSexpr(source)))).toEqual(Buffer.from(source));
+  const roundTrips = (source: Uint8Array) =>
+    expect(Buffer.from(printSexprBytes(parseSexpr(source)))).toEqual(Buffer.from(source));
 
   test("a Latin-1 byte in a string is kept, and reads as Latin-1", () => {
     const source = bytes('(kicad_pcb\n\t(version 20241229)\n\t(generator "pcbnew', [0xe9], '")\n)\n');
@@ -255,8 +297,16 @@ describe("any bytes round-trip", () => {
   });
 
   test("invalid UTF-8 of every kind survives: stray continuation, truncated, overlong, surrogate, past U+10FFFF", () => {
-    for (const bad of [[0x80], [0xc3], [0xe2, 0x82], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xff, 0xfe]]) {
-      roundTrips(bytes("(a \"x", bad, "y\" b", bad, ")\n"));
+    for (const bad of [
+      [0x80],
+      [0xc3],
+      [0xe2, 0x82],
+      [0xc0, 0xaf],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xff, 0xfe],
+    ]) {
+      roundTrips(bytes('(a "x', bad, 'y" b', bad, ")\n"));
     }
   });
 
@@ -271,7 +321,7 @@ describe("any bytes round-trip", () => {
   });
 
   test("CRLF line ends", () => {
-    roundTrips(bytes("(kicad_sch\r\n\t(version 20231120)\r\n\t(uuid \"x\")\r\n)\r\n"));
+    roundTrips(bytes('(kicad_sch\r\n\t(version 20231120)\r\n\t(uuid "x")\r\n)\r\n'));
   });
 
   test("NUL bytes are whitespace, as in KiCad's lexer", () => {
@@ -287,7 +337,7 @@ describe("any bytes round-trip", () => {
   });
 
   test("comment lines before the root are kept and skipped", () => {
-    const source = bytes("# exported by a script\n  # second line\n(footprint \"R\"\n\t(layer \"F.Cu\")\n)\n");
+    const source = bytes('# exported by a script\n  # second line\n(footprint "R"\n\t(layer "F.Cu")\n)\n');
     const doc = parseSexpr(source);
     roundTrips(source);
     expect(head(doc.root)).toBe("footprint");
@@ -303,8 +353,11 @@ describe("any bytes round-trip", () => {
 describe("content after the root list is kept and not read, as KiCad does", () => {
   const cases: Record<string, [root: string, trailing: string]> = {
     "a stray close paren": ["(a\n\t(b)\n)", "\n)\n"],
-    "a second list (a .kicad_dru holds many)": ["(version 1)", "\n\n(rule \"x\"\n\t(condition \"A.NetClass == 'P'\")\n)\n"],
-    text: ["(a)", " junk \"unterminated"],
+    "a second list (a .kicad_dru holds many)": [
+      "(version 1)",
+      '\n\n(rule "x"\n\t(condition "A.NetClass == \'P\'")\n)\n',
+    ],
+    text: ["(a)", ' junk "unterminated'],
     "unbalanced parens": ["(a)", "\n(b (c\n"],
   };
   for (const [name, [root, trailing]] of Object.entries(cases)) {
@@ -324,7 +377,8 @@ describe("content after the root list is kept and not read, as KiCad does", () =
 });
 
 describe("lists whose '(' is missing (KiCad 9.0.0's teardrop settings)", () => {
-  const teardrops = "(pad \"1\" smd\n\t(teardrops\n\t\t(max_width 2)\n\t\t(curved_edges no)filter_ratio 0.9)\n\t(enabled yes)\n)\n\t(uuid \"u\")\n)\n";
+  const teardrops =
+    '(pad "1" smd\n\t(teardrops\n\t\t(max_width 2)\n\t\t(curved_edges no)filter_ratio 0.9)\n\t(enabled yes)\n)\n\t(uuid "u")\n)\n';
 
   test("are read the way KiCad reads them, and print back unchanged", () => {
     const doc = parseSexpr(teardrops);
@@ -351,10 +405,26 @@ describe("lists whose '(' is missing (KiCad 9.0.0's teardrop settings)", () => {
 
 describe("edits next to bytes that are not UTF-8", () => {
   test("changing one atom changes only that atom's bytes", () => {
-    const source = bytes('(kicad_sch\n\t(generator "eeschema', [0xe9], '")\n\t(property "Value" "1k")\n\t(title "', [0xfc, 0x80], '")\n)\n');
+    const source = bytes(
+      '(kicad_sch\n\t(generator "eeschema',
+      [0xe9],
+      '")\n\t(property "Value" "1k")\n\t(title "',
+      [0xfc, 0x80],
+      '")\n)\n',
+    );
     const doc = parseSexpr(source);
     setAtom(child(doc.root, "property")!, 2, q("4k7"));
-    expect(Buffer.from(printSexprBytes(doc))).toEqual(Buffer.from(bytes('(kicad_sch\n\t(generator "eeschema', [0xe9], '")\n\t(property "Value" "4k7")\n\t(title "', [0xfc, 0x80], '")\n)\n')));
+    expect(Buffer.from(printSexprBytes(doc))).toEqual(
+      Buffer.from(
+        bytes(
+          '(kicad_sch\n\t(generator "eeschema',
+          [0xe9],
+          '")\n\t(property "Value" "4k7")\n\t(title "',
+          [0xfc, 0x80],
+          '")\n)\n',
+        ),
+      ),
+    );
   });
 
   test("an inserted node beside them is written as UTF-8 and they stay as they were", () => {
@@ -368,12 +438,15 @@ describe("edits next to bytes that are not UTF-8", () => {
     const doc = parseSexpr(bytes('(a\n\t(b "', [0xe9], '")\n\t(c "x")\n)\n'));
     const b = child(doc.root, "b")!;
     setAtom(child(doc.root, "c")!, 1, { type: "atom", pre: "", raw: (b.items[1] as { raw: string }).raw });
-    expect(Buffer.from(printSexprBytes(doc))).toEqual(Buffer.from(bytes('(a\n\t(b "', [0xe9], '")\n\t(c "', [0xe9], '")\n)\n')));
+    expect(Buffer.from(printSexprBytes(doc))).toEqual(
+      Buffer.from(bytes('(a\n\t(b "', [0xe9], '")\n\t(c "', [0xe9], '")\n)\n')),
+    );
   });
 });
 
 describe("the compact tree behaves like plain nodes", () => {
-  const source = '(kicad_pcb\n\t(net 1 "GND")\n\t(footprint "R"\n\t\t(at 1 2)\n\t\t(pad "1" smd)\n\t)\n\t(footprint "C"\n\t\t(at 3 4)\n\t)\n)\n';
+  const source =
+    '(kicad_pcb\n\t(net 1 "GND")\n\t(footprint "R"\n\t\t(at 1 2)\n\t\t(pad "1" smd)\n\t)\n\t(footprint "C"\n\t\t(at 3 4)\n\t)\n)\n';
 
   test("a node keeps its identity however it is reached", () => {
     const doc = parseSexpr(source);
@@ -398,7 +471,9 @@ describe("the compact tree behaves like plain nodes", () => {
     const [r, c] = children(doc.root, "footprint");
     doc.root.items.splice(doc.root.items.indexOf(c!), 1);
     doc.root.items.splice(doc.root.items.indexOf(r!), 0, c!);
-    expect(printSexpr(doc)).toBe('(kicad_pcb\n\t(net 1 "GND")\n\t(footprint "C"\n\t\t(at 3 4)\n\t)\n\t(footprint "R"\n\t\t(at 1 2)\n\t\t(pad "1" smd)\n\t)\n)\n');
+    expect(printSexpr(doc)).toBe(
+      '(kicad_pcb\n\t(net 1 "GND")\n\t(footprint "C"\n\t\t(at 3 4)\n\t)\n\t(footprint "R"\n\t\t(at 1 2)\n\t\t(pad "1" smd)\n\t)\n)\n',
+    );
     const net = child(doc.root, "net")!;
     net.items = [net.items[0]!, net.items[1]!];
     expect(printSexpr(net)).toBe("\n\t(net 1)");
@@ -416,7 +491,9 @@ describe("the compact tree behaves like plain nodes", () => {
     const library = parseSexpr(bytes('(footprint "X"\n\t(property "Description" "caf', [0xe9], '")\n)\n'));
     const board = parseSexpr("(kicad_pcb\n\t(version 20241229)\n)\n");
     insertChild(board.root, child(library.root, "property")!);
-    expect(Buffer.from(printSexprBytes(board))).toEqual(Buffer.from(bytes('(kicad_pcb\n\t(version 20241229)\n\t(property "Description" "caf', [0xe9], '")\n)\n')));
+    expect(Buffer.from(printSexprBytes(board))).toEqual(
+      Buffer.from(bytes('(kicad_pcb\n\t(version 20241229)\n\t(property "Description" "caf', [0xe9], '")\n)\n')),
+    );
   });
 
   test("cloneNode makes plain, independent nodes that print the same", () => {
@@ -435,7 +512,9 @@ describe("the compact tree behaves like plain nodes", () => {
     expect(ratio.implicit).toBe(true);
     expect(ratio.start).toBe("(teardrops\n\t(curved_edges no)".length);
     insertChild(doc.root, list("max_width", 2));
-    expect(printSexpr(doc)).toBe("(teardrops\n\t(curved_edges no)filter_ratio 0.9)\n\t(enabled yes)\n\t(max_width 2)\n)");
+    expect(printSexpr(doc)).toBe(
+      "(teardrops\n\t(curved_edges no)filter_ratio 0.9)\n\t(enabled yes)\n\t(max_width 2)\n)",
+    );
   });
 
   test("trailing text can be replaced", () => {

@@ -64,7 +64,9 @@ describe("a part added near an anchor inside a drawn block lands inside it", () 
         editor.save();
 
         const box = symbolBox(added.ref);
-        console.log(`${c.id}: ${added.ref} at ${added.at.join(", ")}, ${added.distance} mm from ${c.near}, block ${JSON.stringify(added.block)}`);
+        console.log(
+          `${c.id}: ${added.ref} at ${added.at.join(", ")}, ${added.distance} mm from ${c.near}, block ${JSON.stringify(added.block)}`,
+        );
         expect(within(box, block)).toBe(true);
         expect(added.block?.inside).toBe(true);
         expect(added.note).toBeUndefined();
@@ -82,13 +84,16 @@ test(
     const out = await makeTempDir();
     const files = await exportSvg(root, out, { cli });
     const svg = readFileSync(files[0]!, "utf8");
-    const drawn = [...svg.matchAll(/<image[^>]*?\bx="([\d.]+)" y="([\d.]+)"[^>]*?width="([\d.]+)" height="([\d.]+)"/g)].map((m) => [m[1], m[2], m[3], m[4]].map(Number));
+    const drawn = [
+      ...svg.matchAll(/<image[^>]*?\bx="([\d.]+)" y="([\d.]+)"[^>]*?width="([\d.]+)" height="([\d.]+)"/g),
+    ].map((m) => [m[1], m[2], m[3], m[4]].map(Number));
     expect(drawn.length).toBeGreaterThan(0);
     const project = loadSchematicProject(root);
     const images = occupiedItems(project.root.file)
       .filter((i) => i.what === "image")
       .map(({ box }) => [box.x0, box.y0, box.x1 - box.x0, box.y1 - box.y0].map((v) => v / 10_000));
-    const sorted = (rows: number[][]) => rows.map((r) => r.map((v) => Math.round(v * 10) / 10)).sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+    const sorted = (rows: number[][]) =>
+      rows.map((r) => r.map((v) => Math.round(v * 10) / 10)).sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
     expect(sorted(images)).toEqual(sorted(drawn));
   },
   TIMEOUT,
@@ -100,18 +105,27 @@ test(
     const root = await copiedRoot("demos/pic_programmer/pic_programmer");
     // Move J1, with its fields, 80 mm right of where it is, past the A4 frame (297 mm wide).
     const project = loadSchematicProject(root);
-    const j1 = project.root.file.symbols.find((s) => symbolInstance(s, project.root.path, project.projectName).reference === "J1")!;
+    const j1 = project.root.file.symbols.find(
+      (s) => symbolInstance(s, project.root.path, project.projectName).reference === "J1",
+    )!;
     const dx = 300 - j1.placement.at.x / 10_000 + 20;
     const source = readFileSync(root, "utf8");
     const start = j1.node.start;
     const end = source.indexOf("\n\t)", start);
-    const moved = source.slice(start, end).replace(/\(at ([\d.-]+) ([\d.-]+)/g, (_, x: string, y: string) => `(at ${Math.round((Number(x) + dx) * 100) / 100} ${y}`);
+    const moved = source
+      .slice(start, end)
+      .replace(
+        /\(at ([\d.-]+) ([\d.-]+)/g,
+        (_, x: string, y: string) => `(at ${Math.round((Number(x) + dx) * 100) / 100} ${y}`,
+      );
     writeFileSync(root, source.slice(0, start) + moved + source.slice(end));
 
     const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
     const added = editor.addComponent({ libId: "Device:R", value: "1k", near: "J1" });
     editor.save();
-    console.log(`R ${added.ref} at ${added.at.join(", ")}, ${added.distance} mm from J1 (moved to x ${(j1.placement.at.x / 10_000 + dx).toFixed(2)})`);
+    console.log(
+      `R ${added.ref} at ${added.at.join(", ")}, ${added.distance} mm from J1 (moved to x ${(j1.placement.at.x / 10_000 + dx).toFixed(2)})`,
+    );
     expect(added.distance!).toBeLessThanOrEqual(15);
   },
   TIMEOUT,

@@ -48,7 +48,14 @@ function report(list: Finding[], baseline = false): CheckReport {
     ],
     counts,
     ...(baseline
-      ? { baseline: { ref: "HEAD", commit: "a".repeat(40), counts: { new: list.filter((f) => f.baselineState === "new").length, unchanged: 0, absent: 0 }, absent: [] } }
+      ? {
+          baseline: {
+            ref: "HEAD",
+            commit: "a".repeat(40),
+            counts: { new: list.filter((f) => f.baselineState === "new").length, unchanged: 0, absent: 0 },
+            absent: [],
+          },
+        }
       : {}),
   };
 }
@@ -69,7 +76,9 @@ describe("summariseCheck", () => {
       { rule: "silk_overlap", severity: "warning", count: 750 },
       { rule: "text_height", severity: "info", count: 750 },
     ]);
-    expect(summary.findings.map((f) => f.key)).toEqual(big.checks[1]!.findings.slice(0, 4 * PER_RULE).map((f) => f.key));
+    expect(summary.findings.map((f) => f.key)).toEqual(
+      big.checks[1]!.findings.slice(0, 4 * PER_RULE).map((f) => f.key),
+    );
     // The uuids kept for baseline matching are left out.
     expect(summary.findings.every((f) => f.items === undefined)).toBe(true);
     expect(summary.page).toEqual({ mode: "summary", selected: 4 * PER_RULE, offset: 0, returned: 4 * PER_RULE });
@@ -80,7 +89,10 @@ describe("summariseCheck", () => {
     const fresh = findings(8, "new").map((f) => ({ ...f, key: `${f.key}:new` }));
     const summary = summariseCheck(report([...unchanged, ...fresh], true));
     // The rules take turns, so the first twelve are each rule's first three.
-    expect(summary.findings.map((f) => f.key)).toEqual([...fresh.map((f) => f.key), ...unchanged.slice(0, 4 * PER_RULE).map((f) => f.key)]);
+    expect(summary.findings.map((f) => f.key)).toEqual([
+      ...fresh.map((f) => f.key),
+      ...unchanged.slice(0, 4 * PER_RULE).map((f) => f.key),
+    ]);
     expect(summary.checks[1]!.rules.map((r) => [r.rule, r.count, r.new])).toEqual([
       ["clearance", 7, 2],
       ["lib_footprint_issues", 7, 2],
@@ -121,7 +133,13 @@ describe("summariseCheck", () => {
 
   test("limit caps a page, and offset continues it", () => {
     const first = summariseCheck(big, { rule: "clearance", limit: 5 });
-    expect(first.findings.map((f) => f.key)).toEqual(["drc:clearance:U2", "drc:clearance:U6", "drc:clearance:U10", "drc:clearance:U14", "drc:clearance:U18"]);
+    expect(first.findings.map((f) => f.key)).toEqual([
+      "drc:clearance:U2",
+      "drc:clearance:U6",
+      "drc:clearance:U10",
+      "drc:clearance:U14",
+      "drc:clearance:U18",
+    ]);
     expect(first.page).toEqual({ mode: "filter", selected: 750, offset: 0, returned: 5, next: 5 });
     const second = summariseCheck(big, { rule: "clearance", limit: 5, offset: first.page.next });
     expect(second.findings[0]!.key).toBe("drc:clearance:U22");

@@ -12,7 +12,18 @@ import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol
 import { createMcpServer } from "../../src/mcp/server.ts";
 import { git } from "../repo/git-repo.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
-import { ADD_CAP_REQUEST, buildTemplateRepo, copyRepo, errorOf, fingerprint, gitStatus, head, PROVIDER_VARS, SESSIONS, setEnv } from "../support/mcp.ts";
+import {
+  ADD_CAP_REQUEST,
+  buildTemplateRepo,
+  copyRepo,
+  errorOf,
+  fingerprint,
+  gitStatus,
+  head,
+  PROVIDER_VARS,
+  SESSIONS,
+  setEnv,
+} from "../support/mcp.ts";
 import { samplingClient, type SamplingClientOptions } from "../support/sampling.ts";
 
 afterAll(cleanupTempDirs);
@@ -36,7 +47,11 @@ async function callDo(repo: string, options: SamplingClientOptions) {
   await handle.server.connect(serverTransport);
   const host = samplingClient(options);
   await host.client.connect(clientTransport);
-  const result = (await host.client.callTool({ name: "copperhead_do", arguments: { request: ADD_CAP_REQUEST } }, CallToolResultSchema, { timeout: 300_000 })) as CallToolResult;
+  const result = (await host.client.callTool(
+    { name: "copperhead_do", arguments: { request: ADD_CAP_REQUEST } },
+    CallToolResultSchema,
+    { timeout: 300_000 },
+  )) as CallToolResult;
   await host.client.close();
   return { result, requests: host.requests, summary: result.structuredContent as Record<string, any> };
 }
@@ -56,16 +71,21 @@ describe("copperhead_do with the host's model (sampling)", () => {
       const first = requests[0]!;
       expect(first.systemPrompt).toStartWith("You are copperhead's design agent.");
       expect(first.maxTokens).toBeGreaterThan(0);
-      expect(first.tools!.map((t) => t.name)).toEqual(expect.arrayContaining(["propose_change", "add_component", "finish"]));
+      expect(first.tools!.map((t) => t.name)).toEqual(
+        expect.arrayContaining(["propose_change", "add_component", "finish"]),
+      );
       expect(first.toolChoice).toEqual({ mode: "auto" });
       // Tool results travel alone in their message; the loop's notes ride inside the last one.
       for (const request of requests) {
         for (const message of request.messages) {
           const blocks = Array.isArray(message.content) ? message.content : [message.content];
-          if (blocks.some((b) => b.type === "tool_result")) expect(blocks.every((b) => b.type === "tool_result")).toBe(true);
+          if (blocks.some((b) => b.type === "tool_result"))
+            expect(blocks.every((b) => b.type === "tool_result")).toBe(true);
         }
       }
-      const approval = requests.flatMap((r) => r.messages).flatMap((m) => (Array.isArray(m.content) ? m.content : [m.content]));
+      const approval = requests
+        .flatMap((r) => r.messages)
+        .flatMap((m) => (Array.isArray(m.content) ? m.content : [m.content]));
       expect(JSON.stringify(approval)).toContain("accepted and approved (auto)");
     },
     LONG,
@@ -109,7 +129,8 @@ describe("copperhead_do with the host's model (sampling)", () => {
       const { result, requests } = await callDo(repo, options);
       const error = errorOf(result);
       expect(error.code).toBe("sampling_unsupported");
-      for (const alternative of ["claude-code", "codex", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "COPPERHEAD_BASE_URL"]) expect(error.fix).toContain(alternative);
+      for (const alternative of ["claude-code", "codex", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "COPPERHEAD_BASE_URL"])
+        expect(error.fix).toContain(alternative);
       expect(requests).toEqual([]);
       expect(fingerprint(repo)).toEqual(before);
     });
@@ -129,7 +150,11 @@ describe("copperhead_sync with resolve and the host's model", () => {
       await handle.server.connect(serverTransport);
       const host = samplingClient({ session: join(SESSIONS, "sync-fix-stale-note.json") });
       await host.client.connect(clientTransport);
-      const result = (await host.client.callTool({ name: "copperhead_sync", arguments: { resolve: true } }, CallToolResultSchema, { timeout: 300_000 })) as CallToolResult;
+      const result = (await host.client.callTool(
+        { name: "copperhead_sync", arguments: { resolve: true } },
+        CallToolResultSchema,
+        { timeout: 300_000 },
+      )) as CallToolResult;
       await host.client.close();
       const report = result.structuredContent as { ok: boolean; resolution: { status: string } };
       expect(report.resolution.status).toBe("committed");

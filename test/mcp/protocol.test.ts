@@ -14,7 +14,11 @@ describe("golden MCP fixtures", async () => {
   const exchanges = await goldenExchanges();
 
   test("the fixture folder holds exactly the golden exchanges", () => {
-    expect(readdirSync(MCP_FIXTURES_DIR).filter((f) => f.endsWith(".json")).sort()).toEqual(Object.keys(exchanges).sort());
+    expect(
+      readdirSync(MCP_FIXTURES_DIR)
+        .filter((f) => f.endsWith(".json"))
+        .sort(),
+    ).toEqual(Object.keys(exchanges).sort());
   });
 
   for (const [name, exchange] of Object.entries(exchanges)) {
@@ -27,10 +31,17 @@ describe("golden MCP fixtures", async () => {
 
   test("the server negotiates both pinned versions and lists the four tools", () => {
     expect(SUPPORTED_PROTOCOL_VERSIONS).toContain("2025-06-18");
-    const version = (name: string) => (exchanges[name]!.response as unknown as { result: { protocolVersion: string } }).result.protocolVersion;
+    const version = (name: string) =>
+      (exchanges[name]!.response as unknown as { result: { protocolVersion: string } }).result.protocolVersion;
     expect(version("initialize-2025-06-18.json")).toBe("2025-06-18");
     expect(version("initialize-latest.json")).toBe(LATEST_PROTOCOL_VERSION);
-    const tools = (exchanges["tools-list.json"]!.response as unknown as { result: { tools: Array<{ name: string }> } }).result.tools;
-    expect(tools.map((t) => t.name)).toEqual(["copperhead_check", "copperhead_do", "copperhead_sync", "copperhead_init"]);
+    const tools = (exchanges["tools-list.json"]!.response as unknown as { result: { tools: Array<{ name: string }> } })
+      .result.tools;
+    expect(tools.map((t) => t.name)).toEqual([
+      "copperhead_check",
+      "copperhead_do",
+      "copperhead_sync",
+      "copperhead_init",
+    ]);
   });
 });

@@ -34,7 +34,8 @@ export async function makeRepo(files: Record<string, string | Uint8Array | RepoF
 
 export function writeFiles(root: string, files: Record<string, string | Uint8Array | RepoFile>): void {
   for (const [path, file] of Object.entries(files)) {
-    const { content, mode } = typeof file === "string" || file instanceof Uint8Array ? { content: file, mode: undefined } : file;
+    const { content, mode } =
+      typeof file === "string" || file instanceof Uint8Array ? { content: file, mode: undefined } : file;
     const abs = join(root, path);
     mkdirSync(dirname(abs), { recursive: true });
     writeFileSync(abs, content);
@@ -66,7 +67,9 @@ export function treeFingerprint(root: string, skip: string[] = [".git"]): Record
       } else if (stat.isSymbolicLink()) {
         out[path] = "symlink";
       } else {
-        out[path] = `${createHash("sha256").update(readFileSync(join(root, path))).digest("hex")} ${(stat.mode & 0o7777).toString(8)}`;
+        out[path] = `${createHash("sha256")
+          .update(readFileSync(join(root, path)))
+          .digest("hex")} ${(stat.mode & 0o7777).toString(8)}`;
       }
     }
   };

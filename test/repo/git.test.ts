@@ -116,12 +116,22 @@ describe("commitAll", () => {
     rmSync(join(root, "gone.txt"));
     writeFiles(root, { "docs/new.md": "new\n" });
     writeFileSync(join(root, "b.txt"), "not part of the run\n");
-    const result = await commitAll(root, { message, paths: ["a.txt", "gone.txt", "docs/new.md"], env: await isolatedGitEnv() });
+    const result = await commitAll(root, {
+      message,
+      paths: ["a.txt", "gone.txt", "docs/new.md"],
+      env: await isolatedGitEnv(),
+    });
     expect(result).toEqual({ ok: true, hash: await headCommit(root) });
     expect(await git(root, "log", "-1", "--format=%B")).toBe(`${message}\n\n`);
-    expect((await git(root, "show", "--name-status", "--format=", "HEAD")).trim().split("\n").sort()).toEqual(["A\tdocs/new.md", "D\tgone.txt", "M\ta.txt"]);
+    expect((await git(root, "show", "--name-status", "--format=", "HEAD")).trim().split("\n").sort()).toEqual([
+      "A\tdocs/new.md",
+      "D\tgone.txt",
+      "M\ta.txt",
+    ]);
     expect(await dirtyPaths(root)).toEqual(["b.txt"]);
-    expect((await git(root, "log", "-1", "--format=%(trailers:key=Copperhead-Run,valueonly)")).trim()).toBe("20260101T000000Z-abcdef");
+    expect((await git(root, "log", "-1", "--format=%(trailers:key=Copperhead-Run,valueonly)")).trim()).toBe(
+      "20260101T000000Z-abcdef",
+    );
   });
 
   test("makes a repo's first commit, with only the given paths", async () => {
@@ -142,7 +152,9 @@ describe("commitAll", () => {
 
     writeFileSync(join(root, "a.txt"), "a2\n");
     expect((await commitAll(root, { message: "both unset", paths: ["a.txt"], env })).ok).toBe(true);
-    expect((await git(root, "log", "-1", "--format=%an <%ae>|%cn <%ce>")).trim()).toBe("copperhead <copperhead@localhost>|copperhead <copperhead@localhost>");
+    expect((await git(root, "log", "-1", "--format=%an <%ae>|%cn <%ce>")).trim()).toBe(
+      "copperhead <copperhead@localhost>|copperhead <copperhead@localhost>",
+    );
 
     await git(root, "config", "user.email", "engineer@example.com");
     writeFileSync(join(root, "a.txt"), "a3\n");
@@ -165,7 +177,11 @@ describe("commitAll", () => {
     writeFileSync(join(root, "a.txt"), "a2\n");
     writeFiles(root, { "new.txt": "new\n" });
 
-    const result = await commitAll(root, { message: "rejected", paths: ["a.txt", "new.txt"], env: { ...(await isolatedGitEnv()), COPPERHEAD_RUN: "20260101T000000Z-abcdef" } });
+    const result = await commitAll(root, {
+      message: "rejected",
+      paths: ["a.txt", "new.txt"],
+      env: { ...(await isolatedGitEnv()), COPPERHEAD_RUN: "20260101T000000Z-abcdef" },
+    });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.output).toContain("hook saw run=20260101T000000Z-abcdef");
@@ -179,7 +195,9 @@ describe("commitAll", () => {
     const root = await makeRepo({ "a.txt": "a\n", ".gitignore": "*.log\n" });
     writeFileSync(join(root, "a.txt"), "a2\n");
     writeFiles(root, { "out.log": "noise\n" });
-    expect((await commitAll(root, { message: "m", paths: ["a.txt", "out.log"], env: await isolatedGitEnv() })).ok).toBe(true);
+    expect((await commitAll(root, { message: "m", paths: ["a.txt", "out.log"], env: await isolatedGitEnv() })).ok).toBe(
+      true,
+    );
     expect((await git(root, "show", "--name-only", "--format=", "HEAD")).trim()).toBe("a.txt");
   });
 });

@@ -83,7 +83,10 @@ describe("RunJournal", () => {
         "notes/untracked.txt",
       ]);
       const data = readJournal(journal);
-      expect(data.files.find((f) => f.path === "docs/changes/deep/er/proposal.md")).toEqual({ path: "docs/changes/deep/er/proposal.md", existed: false });
+      expect(data.files.find((f) => f.path === "docs/changes/deep/er/proposal.md")).toEqual({
+        path: "docs/changes/deep/er/proposal.md",
+        existed: false,
+      });
       expect(data.createdDirs).toEqual(["docs/changes", "docs/changes/deep", "docs/changes/deep/er"]);
       expect(treeFingerprint(root, [".git", ".copperhead"])).not.toEqual(before);
 
@@ -130,7 +133,9 @@ describe("RunJournal", () => {
       journal.rollback();
       expect(existsSync(join(root, "out/run.md"))).toBe(false);
       expect(existsSync(join(root, "out/kicad-output.txt"))).toBe(true);
-      expect(Object.keys(treeFingerprint(root, [".git", ".copperhead"])).sort()).toEqual([...Object.keys(before), "out/", "out/kicad-output.txt"].sort());
+      expect(Object.keys(treeFingerprint(root, [".git", ".copperhead"])).sort()).toEqual(
+        [...Object.keys(before), "out/", "out/kicad-output.txt"].sort(),
+      );
     });
   });
 
@@ -169,7 +174,6 @@ describe("confinement", () => {
     const before = inside();
     const outsideBefore = treeFingerprint(outside);
     await inRun(root, async (journal) => {
-
       for (const path of [
         "../x",
         "docs/../../x",
@@ -243,10 +247,15 @@ await withRepoLock(root, () => {
 
     const recovered = await recoverUnfinished(root);
     expect(recovered).toEqual([
-      { runId, restored: ["board.kicad_pcb", "art/logo.bin", "docs/changes/new/p.md", "docs/BOM.md", "notes/untracked.txt"] },
+      {
+        runId,
+        restored: ["board.kicad_pcb", "art/logo.bin", "docs/changes/new/p.md", "docs/BOM.md", "notes/untracked.txt"],
+      },
     ]);
     expect(treeFingerprint(root, [".git", ".copperhead"])).toEqual(before);
-    const journal = JSON.parse(readFileSync(join(root, ".copperhead/runs", runId, "journal.json"), "utf8")) as JournalData;
+    const journal = JSON.parse(
+      readFileSync(join(root, ".copperhead/runs", runId, "journal.json"), "utf8"),
+    ) as JournalData;
     expect(journal.state).toBe("recovered");
     expect(await recoverUnfinished(root)).toEqual([]);
     // The dead run's lock is stale: the next run takes it over.
@@ -263,7 +272,9 @@ await withRepoLock(root, () => {
       expect(readFileSync(join(root, "docs/BOM.md"), "utf8")).toBe("# BOM in progress\n");
       return journal.runId; // the pipeline threw past its rollback
     });
-    expect(await withRepoLock(root, () => recoverUnfinished(root))).toEqual([{ runId: abandoned, restored: ["docs/BOM.md"] }]);
+    expect(await withRepoLock(root, () => recoverUnfinished(root))).toEqual([
+      { runId: abandoned, restored: ["docs/BOM.md"] },
+    ]);
     expect(readFileSync(join(root, "docs/BOM.md"), "utf8")).toBe("# BOM\n");
   });
 
@@ -287,7 +298,10 @@ await withRepoLock(root, () => {
         () => undefined,
         (err: unknown) => err,
       );
-      expect({ tamper, code: (refused as CopperheadError | undefined)?.code }).toEqual({ tamper, code: "journal_refused" });
+      expect({ tamper, code: (refused as CopperheadError | undefined)?.code }).toEqual({
+        tamper,
+        code: "journal_refused",
+      });
       expect((refused as CopperheadError).fix).toContain(`rm -rf .copperhead/runs/${abandoned.runId}`);
       // Nothing was put back: the half-done edits are still there for a person to judge.
       expect(readFileSync(join(root, "docs/BOM.md"), "utf8")).toBe("# BOM in progress\n");
@@ -298,7 +312,9 @@ await withRepoLock(root, () => {
   test("a journal can only be started under the repo lock", async () => {
     const root = await sampleRepo();
     const id = newRunId();
-    expect(() => RunJournal.begin(root, id, runDir(root, id))).toThrow(expect.objectContaining({ code: "internal_error" }));
+    expect(() => RunJournal.begin(root, id, runDir(root, id))).toThrow(
+      expect.objectContaining({ code: "internal_error" }),
+    );
   });
 
   test("never writes outside the repo, even from a forged journal", async () => {

@@ -74,7 +74,11 @@ describe("withRepoLock", () => {
     await withRepoLock(
       root,
       () => {
-        expect(lockHolder(root)).toMatchObject({ pid: process.pid, hostname: hostname(), runId: "20260101T000000Z-abcdef" });
+        expect(lockHolder(root)).toMatchObject({
+          pid: process.pid,
+          hostname: hostname(),
+          runId: "20260101T000000Z-abcdef",
+        });
       },
       { runId: "20260101T000000Z-abcdef" },
     );
@@ -144,7 +148,8 @@ console.log("released: " + (lockHolder(root) === undefined));
       out += new TextDecoder().decode(chunk.value);
     }
     child.kill("SIGINT");
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) out += new TextDecoder().decode(chunk.value);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      out += new TextDecoder().decode(chunk.value);
     expect(await child.exited).toBe(0);
     expect(out).toContain("rolled back; still held: true");
     expect(out).toContain("released: true");

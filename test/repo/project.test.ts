@@ -66,6 +66,8 @@ describe("project discovery", () => {
     const copy = await copyCorpusProject(demo);
     const project = discoverProject(copy.root);
     expect(project.name).toBe("RoyalBlue54L-Feather");
-    expect(project.discovery.others).toEqual(["nfc_antenna/RoyalBlue54L-NFC-Antenna/RoyalBlue54L-NFC-Antenna.kicad_pro"]);
+    expect(project.discovery.others).toEqual([
+      "nfc_antenna/RoyalBlue54L-NFC-Antenna/RoyalBlue54L-NFC-Antenna.kicad_pro",
+    ]);
   });
 });

@@ -2,7 +2,15 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ErrorCode } from "../../src/errors.ts";
-import { listRepoFolder, ownFolder, readOwnFile, readRepoDoc, readRepoText, READ_LIMITS, assertRepoFile } from "../../src/repo/repo-files.ts";
+import {
+  listRepoFolder,
+  ownFolder,
+  readOwnFile,
+  readRepoDoc,
+  readRepoText,
+  READ_LIMITS,
+  assertRepoFile,
+} from "../../src/repo/repo-files.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { thrownCopperheadError } from "../support/errors.ts";
 
@@ -47,7 +55,12 @@ describe("readRepoText", () => {
     ];
     for (const [path, code, says] of cases) {
       const err = thrownCopperheadError(() => readRepoText(path, { within: root }));
-      expect({ path, code: err.code, says: err.message.includes(says), fix: typeof err.fix }).toEqual({ path, code, says: true, fix: "string" });
+      expect({ path, code: err.code, says: err.message.includes(says), fix: typeof err.fix }).toEqual({
+        path,
+        code,
+        says: true,
+        fix: "string",
+      });
     }
     writeFileSync(join(root, "docs/big.md"), "");
     truncateSync(join(root, "docs/big.md"), READ_LIMITS.text + 1);
@@ -59,8 +72,12 @@ describe("readRepoText", () => {
   test("within null (a stock library) reads anywhere, but still only regular files", async () => {
     const { root, outside } = await repo();
     expect(readRepoText(join(outside, "secret.txt"), { within: null })).toBe("outside\n");
-    expect(thrownCopperheadError(() => readRepoText("/dev/zero", { within: null })).message).toContain("not a regular file");
-    expect(thrownCopperheadError(() => readRepoText(join(root, "docs/pipe.md"), { within: null })).code).toBe("bad_path");
+    expect(thrownCopperheadError(() => readRepoText("/dev/zero", { within: null })).message).toContain(
+      "not a regular file",
+    );
+    expect(thrownCopperheadError(() => readRepoText(join(root, "docs/pipe.md"), { within: null })).code).toBe(
+      "bad_path",
+    );
   });
 
   test("readRepoDoc is undefined only for a missing file", async () => {
@@ -92,7 +109,9 @@ describe("copperhead's own folders and files", () => {
     const { root, outside } = await repo();
     expect(ownFolder(root, ".copperhead/runs/x")).toEndWith(".copperhead/runs/x");
     symlinkSync(outside, join(root, ".copperhead/cache"));
-    expect(thrownCopperheadError(() => ownFolder(root, ".copperhead/cache/y")).message).toContain(".copperhead/cache is a symlink");
+    expect(thrownCopperheadError(() => ownFolder(root, ".copperhead/cache/y")).message).toContain(
+      ".copperhead/cache is a symlink",
+    );
     expect(thrownCopperheadError(() => ownFolder(root, "file/y")).message).toContain("file is not a folder");
   });
 
@@ -100,7 +119,11 @@ describe("copperhead's own folders and files", () => {
     const { root } = await repo();
     expect(readOwnFile(root, "docs/SPEC.md", 1024)?.toString()).toBe("# Spec\n");
     expect(readOwnFile(root, "docs/none.md", 1024)).toBeUndefined();
-    expect(thrownCopperheadError(() => readOwnFile(root, "docs/alias.md", 1024)).message).toContain("docs/alias.md is a symlink");
-    expect(thrownCopperheadError(() => readOwnFile(root, "docs/pipe.md", 1024)).message).toContain("is not a regular file");
+    expect(thrownCopperheadError(() => readOwnFile(root, "docs/alias.md", 1024)).message).toContain(
+      "docs/alias.md is a symlink",
+    );
+    expect(thrownCopperheadError(() => readOwnFile(root, "docs/pipe.md", 1024)).message).toContain(
+      "is not a regular file",
+    );
   });
 });

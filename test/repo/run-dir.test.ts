@@ -11,7 +11,11 @@ afterAll(cleanupTempDirs);
 describe("run ids", () => {
   test("are UTC stamps with a random suffix, sortable by start time", () => {
     expect(newRunId(new Date("2026-11-29T21:45:01.123Z"))).toMatch(/^20261129T214501Z-[0-9a-f]{6}$/);
-    const ids = [new Date("2026-01-02T00:00:00Z"), new Date("2026-01-01T23:59:59Z"), new Date("2027-01-01T00:00:00Z")].map((d) => newRunId(d));
+    const ids = [
+      new Date("2026-01-02T00:00:00Z"),
+      new Date("2026-01-01T23:59:59Z"),
+      new Date("2027-01-01T00:00:00Z"),
+    ].map((d) => newRunId(d));
     expect([...ids].sort()).toEqual([ids[1]!, ids[0]!, ids[2]!]);
     expect(new Set(Array.from({ length: 50 }, () => newRunId())).size).toBe(50);
     expect(isRunId("../../etc")).toBe(false);

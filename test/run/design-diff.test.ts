@@ -51,7 +51,9 @@ function expectCapacitorAdded(summary: DoSummary): void {
   ]);
   expect(diff.nets).toEqual([]);
   expect(diff.pins).toEqual([]);
-  expect(diff.board!.footprints.map((f) => `${f.status} ${f.ref} ${f.pads.map((p) => `${p.pin}:${p.net}`).join(",")}`)).toEqual(["added C3 1:+3V3,2:GND"]);
+  expect(
+    diff.board!.footprints.map((f) => `${f.status} ${f.ref} ${f.pads.map((p) => `${p.pin}:${p.net}`).join(",")}`),
+  ).toEqual(["added C3 1:+3V3,2:GND"]);
   // The run routes the part it adds: only new copper, on the capacitor's two nets.
   const tracks = diff.board!.tracks;
   expect(tracks.length).toBeGreaterThan(0);
@@ -68,16 +70,24 @@ describe("the design diff of a gated run", () => {
     expectCapacitorAdded(summary);
 
     const record = read(repo, summary.summaryPath);
-    expect(record).toContain("## Design changes\n\n**Parts**\n\n- *added* `C3` `100n` (Device:C, Capacitor_SMD:C_0603_1608Metric) on `/Regulator/` — 1: `+3V3`, 2: `GND`\n");
+    expect(record).toContain(
+      "## Design changes\n\n**Parts**\n\n- *added* `C3` `100n` (Device:C, Capacitor_SMD:C_0603_1608Metric) on `/Regulator/` — 1: `+3V3`, 2: `GND`\n",
+    );
     expect(record).toContain("**BOM rows**\n\n- *added* `C3`");
 
     const report = renderDoSummary(summary);
-    expect(report).toContain("design changes:\n  Parts\n    + C3 100n (Device:C, Capacitor_SMD:C_0603_1608Metric) on /Regulator/ — 1: +3V3, 2: GND\n");
+    expect(report).toContain(
+      "design changes:\n  Parts\n    + C3 100n (Device:C, Capacitor_SMD:C_0603_1608Metric) on /Regulator/ — 1: +3V3, 2: GND\n",
+    );
 
     const body = await git(repo, "log", "-1", "--format=%B");
-    expect(body).toMatch(/\n\nDesign changes:\n- parts: \+C3 \(100n\)\n- board: \+C3, tracks \+\d+\n- BOM: \+C3\n\nChange: docs\/changes\//);
+    expect(body).toMatch(
+      /\n\nDesign changes:\n- parts: \+C3 \(100n\)\n- board: \+C3, tracks \+\d+\n- BOM: \+C3\n\nChange: docs\/changes\//,
+    );
     // The trailers stay the last paragraph, where git finds them.
-    expect(body.trimEnd().split("\n\n").at(-1)).toMatch(/^Change: .*\nVerification: .*\nCopperhead-Run: \S+\nCopperhead-Approval: auto$/);
+    expect(body.trimEnd().split("\n\n").at(-1)).toMatch(
+      /^Change: .*\nVerification: .*\nCopperhead-Run: \S+\nCopperhead-Approval: auto$/,
+    );
   }, 120_000);
 
   test("a dry run: the same diff, and the tree as it was", async () => {
@@ -90,7 +100,11 @@ describe("the design diff of a gated run", () => {
 
   test("rolled back: no diff anywhere", async () => {
     const repo = await copyRepo(template);
-    const summary = await runDo({ request: "Remove one of the CC pull-downs", repo, provider: replay("remove-cc-pulldown") });
+    const summary = await runDo({
+      request: "Remove one of the CC pull-downs",
+      repo,
+      provider: replay("remove-cc-pulldown"),
+    });
     expect(summary.status).toBe("rolled_back");
     expect(summary.diff).toBeNull();
     expect(read(repo, summary.summaryPath)).not.toContain("Design changes");
@@ -102,14 +116,25 @@ describe("the design diff of a gated run", () => {
     editFile(join(repo, "docs/BOM.md"), (t) => t.replace("| R3 | 1k |", "| R3 | 2k2 |"));
     removeFootprint(join(repo, "usb-led.kicad_pcb"), "D1");
     await git(repo, "commit", "--quiet", "-am", "edits made outside copperhead");
-    const noModel: ModelProvider = { provider: "replay", model: "none", label: "no model", complete: () => Promise.reject(new Error("no model call expected")) };
+    const noModel: ModelProvider = {
+      provider: "replay",
+      model: "none",
+      label: "no model",
+      complete: () => Promise.reject(new Error("no model call expected")),
+    };
     const result = await runSync({ repo, resolve: true, provider: noModel });
     const diff = result.resolution!.diff!;
     expect(result.resolution!.status).toBe("committed");
     expect(diff.components).toEqual([]);
     expect(diff.sheets).toEqual([]);
-    expect(diff.board!.footprints.map((f) => `${f.status} ${f.ref} ${f.pads.map((p) => `${p.pin}:${p.net}`).join(",")}`)).toEqual(["added D1 1:GND,2:/LED_A"]);
-    expect(diff.bom).toEqual([{ ref: "R3", status: "changed", changes: [{ field: "Value", before: "2k2", after: "1k" }] }]);
-    expect(await git(repo, "log", "-1", "--format=%B")).toMatch(/Design changes:\n- board: \+D1, tracks \+\d+\n- BOM: R3 changed\n/);
+    expect(
+      diff.board!.footprints.map((f) => `${f.status} ${f.ref} ${f.pads.map((p) => `${p.pin}:${p.net}`).join(",")}`),
+    ).toEqual(["added D1 1:GND,2:/LED_A"]);
+    expect(diff.bom).toEqual([
+      { ref: "R3", status: "changed", changes: [{ field: "Value", before: "2k2", after: "1k" }] },
+    ]);
+    expect(await git(repo, "log", "-1", "--format=%B")).toMatch(
+      /Design changes:\n- board: \+D1, tracks \+\d+\n- BOM: R3 changed\n/,
+    );
   }, 120_000);
 });

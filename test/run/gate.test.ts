@@ -21,12 +21,27 @@ function finding(check: CheckId, severity: Severity, key: string): Finding {
 }
 
 function report(families: Partial<Record<CheckId, Finding[]>>, requirements = "6/6 rules pass"): CheckReport {
-  const checks: CheckResult[] = (["erc", "drc", "parity", "routing"] as CheckId[]).map((id) => ({ id, status: "pass", summary: "", findings: families[id] ?? [] }));
+  const checks: CheckResult[] = (["erc", "drc", "parity", "routing"] as CheckId[]).map((id) => ({
+    id,
+    status: "pass",
+    summary: "",
+    findings: families[id] ?? [],
+  }));
   checks.push({ id: "requirements", status: "pass", summary: requirements, findings: [] });
-  return { schema: "copperhead.check/1", ok: true, project: "board.kicad_pro", kicad: { version: "9.0.8" }, strict: false, fab: false, checks, counts: { error: 0, warning: 0, info: 0 } };
+  return {
+    schema: "copperhead.check/1",
+    ok: true,
+    project: "board.kicad_pro",
+    kicad: { version: "9.0.8" },
+    strict: false,
+    fab: false,
+    checks,
+    counts: { error: 0, warning: 0, info: 0 },
+  };
 }
 
-const warnings = (check: CheckId, n: number, prefix = "w") => Array.from({ length: n }, (_, i) => finding(check, "warning", `${check}:${prefix}:${i}`));
+const warnings = (check: CheckId, n: number, prefix = "w") =>
+  Array.from({ length: n }, (_, i) => finding(check, "warning", `${check}:${prefix}:${i}`));
 
 describe("verificationLine", () => {
   test("a spotless design is clean in every family", () => {
@@ -36,13 +51,20 @@ describe("verificationLine", () => {
   test("warnings are stated, with how many the change added", () => {
     const before = report({ erc: warnings("erc", 44), drc: warnings("drc", 13) });
     const after = report({ erc: warnings("erc", 44), drc: [...warnings("drc", 13), ...warnings("drc", 2, "new")] });
-    expect(verificationLine(after, before)).toBe("ERC clean (44 warnings, none new), DRC clean (15 warnings, 2 new), parity clean, requirements 6/6");
+    expect(verificationLine(after, before)).toBe(
+      "ERC clean (44 warnings, none new), DRC clean (15 warnings, 2 new), parity clean, requirements 6/6",
+    );
   });
 
   test("the record lists every finding the line counts as new, warnings included, though none blocks", () => {
     const before = report({ erc: warnings("erc", 2), drc: warnings("drc", 1) });
-    const after = report({ erc: [...warnings("erc", 2), ...warnings("erc", 1, "new")], drc: [...warnings("drc", 1), ...warnings("drc", 2, "new")] });
-    expect(verificationLine(after, before)).toBe("ERC clean (3 warnings, 1 new), DRC clean (3 warnings, 2 new), parity clean, requirements 6/6");
+    const after = report({
+      erc: [...warnings("erc", 2), ...warnings("erc", 1, "new")],
+      drc: [...warnings("drc", 1), ...warnings("drc", 2, "new")],
+    });
+    expect(verificationLine(after, before)).toBe(
+      "ERC clean (3 warnings, 1 new), DRC clean (3 warnings, 2 new), parity clean, requirements 6/6",
+    );
     const gate = evaluateGate(before, after, false);
     expect(gate).toMatchObject({ ok: true, blocking: [] });
     expect(gate.newFindings.map((f) => f.key)).toEqual(["erc:new:0", "drc:new:0", "drc:new:1"]);
@@ -57,7 +79,9 @@ describe("verificationLine", () => {
   });
 
   test("without a baseline it counts, and claims nothing about what is new", () => {
-    expect(verificationLine(report({ erc: warnings("erc", 1) }))).toBe("ERC clean (1 warning), DRC clean, parity clean, requirements 6/6");
+    expect(verificationLine(report({ erc: warnings("erc", 1) }))).toBe(
+      "ERC clean (1 warning), DRC clean, parity clean, requirements 6/6",
+    );
   });
 });
 
@@ -89,10 +113,19 @@ describe("unmetPlan", () => {
   });
 
   test("a named part that vanished is unmet unless a planned change removes it; amendments count", () => {
-    expect(unmetPlan(proposal({ refs: ["R9"] }), design, true)).toEqual(["the proposal changes R9, but R9 is no longer in the design and no planned change removes it"]);
+    expect(unmetPlan(proposal({ refs: ["R9"] }), design, true)).toEqual([
+      "the proposal changes R9, but R9 is no longer in the design and no planned change removes it",
+    ]);
     expect(unmetPlan(proposal({ refs: ["R9"] }, ["Remove the pull-down R9"]), design, true)).toEqual([]);
-    const amendment: Amendment = { why: "w", changes: [], requirements: [], scope: { refs: [], nets: [], newRefs: ["C7"], newNets: [] } };
-    expect(unmetPlan(proposal({ refs: ["U1"] }, [], [amendment]), design, true)).toEqual(["the proposal adds C7, but the design has no C7"]);
+    const amendment: Amendment = {
+      why: "w",
+      changes: [],
+      requirements: [],
+      scope: { refs: [], nets: [], newRefs: ["C7"], newNets: [] },
+    };
+    expect(unmetPlan(proposal({ refs: ["U1"] }, [], [amendment]), design, true)).toEqual([
+      "the proposal adds C7, but the design has no C7",
+    ]);
   });
 
   test("a proposal that binds no names (written by copperhead for sync) plans nothing to check", () => {
@@ -109,7 +142,10 @@ describe("the gate and parts the board does not carry as asked", () => {
     const refootprinted = finding("parity", "warning", "parity:footprint_symbol_mismatch:R2:footprint");
     const failed = evaluateGate(before, report({ parity: [stale, added, refootprinted] }), false);
     expect(failed.ok).toBe(false);
-    expect(failed.blocking.map((f) => f.key)).toEqual(["parity:missing_footprint:C3", "parity:footprint_symbol_mismatch:R2:footprint"]);
+    expect(failed.blocking.map((f) => f.key)).toEqual([
+      "parity:missing_footprint:C3",
+      "parity:footprint_symbol_mismatch:R2:footprint",
+    ]);
   });
 
   test("a board that lacked a part before the run, or a new mismatch of value, is not the run's to fix", () => {
@@ -124,28 +160,49 @@ describe("the gate and parts the board does not carry as asked", () => {
 
 /** An unconnected item between two pads, as the routing family keys it. */
 function unconnected(a: string, b: string): Finding {
-  return { ...finding("routing", "warning", `routing:unconnected:${[a, b].sort().join("+")}`), location: { file: "board.kicad_pcb", ref: a.split(".")[0] } };
+  return {
+    ...finding("routing", "warning", `routing:unconnected:${[a, b].sort().join("+")}`),
+    location: { file: "board.kicad_pcb", ref: a.split(".")[0] },
+  };
 }
 
 describe("the gate and unconnected items", () => {
   const before = report({ routing: [unconnected("J1.1", "J2.1")] });
-  const after = report({ routing: [unconnected("J1.1", "J2.1"), unconnected("C4.1", "U1.5"), unconnected("C4.2", "U1.7")] });
+  const after = report({
+    routing: [unconnected("J1.1", "J2.1"), unconnected("C4.1", "U1.5"), unconnected("C4.2", "U1.7")],
+  });
   const pending = new Map([["C4", "no rule-clean path within 10 mm"]]);
 
   test("a new unconnected item fails the gate unless its part is left for layout", () => {
     const failed = evaluateGate(before, after, false);
     expect(failed.ok).toBe(false);
-    expect(failed.newFindings.map((f) => f.key)).toEqual(["routing:unconnected:C4.1+U1.5", "routing:unconnected:C4.2+U1.7"]);
+    expect(failed.newFindings.map((f) => f.key)).toEqual([
+      "routing:unconnected:C4.1+U1.5",
+      "routing:unconnected:C4.2+U1.7",
+    ]);
     const left = evaluateGate(before, after, false, pending);
     expect(left).toMatchObject({ ok: true, blocking: [] });
     // Left for layout, they pass the gate, and the record still lists them as new, as the Verification line counts them.
-    expect(left.newFindings.map((f) => f.key)).toEqual(["routing:unconnected:C4.1+U1.5", "routing:unconnected:C4.2+U1.7"]);
+    expect(left.newFindings.map((f) => f.key)).toEqual([
+      "routing:unconnected:C4.1+U1.5",
+      "routing:unconnected:C4.2+U1.7",
+    ]);
     expect(evaluateGate(before, after, false, new Map([["C5", "placed, not routed"]])).ok).toBe(false);
   });
 
   test("an item between a pour and a pending part's pad counts as that part's, whatever the zone's id holds", () => {
-    const zone: Finding = { ...finding("routing", "warning", "routing:unconnected:TP99.1+zone:GND:F.Cu+B.Cu"), message: "Missing connection between items: Zone [GND] on F.Cu, B.Cu; Pad 1 [GND] of TP99 on F.Cu" };
-    expect(evaluateGate(before, report({ routing: [unconnected("J1.1", "J2.1"), zone] }), false, new Map([["TP99", "no rule-clean path"]])).ok).toBe(true);
+    const zone: Finding = {
+      ...finding("routing", "warning", "routing:unconnected:TP99.1+zone:GND:F.Cu+B.Cu"),
+      message: "Missing connection between items: Zone [GND] on F.Cu, B.Cu; Pad 1 [GND] of TP99 on F.Cu",
+    };
+    expect(
+      evaluateGate(
+        before,
+        report({ routing: [unconnected("J1.1", "J2.1"), zone] }),
+        false,
+        new Map([["TP99", "no rule-clean path"]]),
+      ).ok,
+    ).toBe(true);
   });
 
   test("unconnected items that were there before the run are not the run's", () => {
@@ -156,7 +213,9 @@ describe("the gate and unconnected items", () => {
     expect(verificationLine(after, before, pending)).toBe(
       "ERC clean, DRC no new violations, routing: 2 connections left for layout (C4: no rule-clean path within 10 mm), parity clean, requirements 6/6",
     );
-    expect(verificationLine(report({ routing: [unconnected("J1.1", "J2.1")] }), before, pending)).toBe("ERC clean, DRC clean, parity clean, requirements 6/6");
+    expect(verificationLine(report({ routing: [unconnected("J1.1", "J2.1")] }), before, pending)).toBe(
+      "ERC clean, DRC clean, parity clean, requirements 6/6",
+    );
   });
 });
 
@@ -181,7 +240,8 @@ describe("a violation KiCad reports again with another partner", () => {
   const pad = (ref: string, n: string, pid: string, at: string, net: string) =>
     `(footprint "Capacitor_SMD:C_1206" (layer "B.Cu") (uuid "${ref}-fp") (at ${at}) (property "Reference" "${ref}")
       (pad "${n}" smd rect (at -1.5 0 180) (size 1.15 1.8) (layers "B.Cu" "B.Mask" "B.Paste") (net ${net}) (uuid "${pid}")))`;
-  const track = (id: string, start: string, end: string) => `(segment (start ${start}) (end ${end}) (width 0.5) (layer "B.Cu") (net 16) (uuid "${id}"))`;
+  const track = (id: string, start: string, end: string) =>
+    `(segment (start ${start}) (end ${end}) (width 0.5) (layer "B.Cu") (net 16) (uuid "${id}"))`;
   /** The board before the change, and after it with what `changes` adds or alters. */
   function boardText(changes: { c7At?: string; d900?: boolean; fill?: string } = {}): string {
     return `(kicad_pcb (version 20241229) (generator "pcbnew")
@@ -218,14 +278,32 @@ describe("a violation KiCad reports again with another partner", () => {
   /** The check of `board` given kicad-cli's violations, as `checkProject` makes it. */
   function checked(board: Board, violations: unknown[]): CheckReport {
     const file = "/repo/board.kicad_pcb";
-    const drc = parseDrcReport(JSON.stringify({ $schema: "https://schemas.kicad.org/drc.v1.json", kicad_version: "9.0.8", coordinate_units: "mm", violations, unconnected_items: [] }), file);
+    const drc = parseDrcReport(
+      JSON.stringify({
+        $schema: "https://schemas.kicad.org/drc.v1.json",
+        kicad_version: "9.0.8",
+        coordinate_units: "mm",
+        violations,
+        unconnected_items: [],
+      }),
+      file,
+    );
     const design = { project: { repoRoot: "/repo", board: file } } as unknown as Design;
     return report({ drc: checkDrc(drc, design, indexBoard(board, file), false).findings });
   }
   const base = Board.parse(boardText());
-  const before = checked(base, [clearance("0.2296", items.c11, items.track1), clearance("0.2296", items.c11, items.track2)]);
+  const before = checked(base, [
+    clearance("0.2296", items.c11, items.track1),
+    clearance("0.2296", items.c11, items.track2),
+  ]);
   const gate = (edited: Board, violations: unknown[]) =>
-    evaluateGate(before, checked(edited, violations), false, new Map(), unchangedItems(() => ({ before: base, after: edited, sameRules: true })));
+    evaluateGate(
+      before,
+      checked(edited, violations),
+      false,
+      new Map(),
+      unchangedItems(() => ({ before: base, after: edited, sameRules: true })),
+    );
   const newKeys = (edited: Board, violations: unknown[]) => gate(edited, violations).newFindings.map((f) => f.key);
 
   test("the same tracks against C7 and RV1 instead of C11, nothing of them touched: nothing new", () => {
@@ -233,7 +311,9 @@ describe("a violation KiCad reports again with another partner", () => {
     const after = [clearance("0.2000", items.track1, items.rv1), clearance("0.2250", items.c7, items.track2)];
     expect(gate(edited, after)).toEqual({ ok: true, blocking: [], newFindings: [] });
     const unchanged = unchangedItems(() => ({ before: base, after: edited, sameRules: true }));
-    expect(verificationLine(checked(edited, after), before, new Map(), unchanged)).toBe("ERC clean, DRC 2 errors (baseline, none new), parity clean, requirements 6/6");
+    expect(verificationLine(checked(edited, after), before, new Map(), unchanged)).toBe(
+      "ERC clean, DRC 2 errors (baseline, none new), parity clean, requirements 6/6",
+    );
     // Matched by key alone, with nothing to say which items the change left as they were, both read as new.
     expect(evaluateGate(before, checked(edited, after), false).newFindings.map((f) => f.key)).toEqual([
       "drc:clearance:C7.1+track:Net-(IC2B-IN-)@B.Cu",
@@ -254,17 +334,27 @@ describe("a violation KiCad reports again with another partner", () => {
   });
 
   test("a partner the change added, moved or refilled keeps the violation new", () => {
-    expect(newKeys(Board.parse(boardText({ d900: true })), [clearance("0.2100", items.d900, items.track2)])).toEqual(["drc:clearance:D900.1+track:Net-(IC2B-IN-)@B.Cu"]);
-    expect(newKeys(Board.parse(boardText({ c7At: "149.3 117.9" })), [clearance("0.2250", items.c7, items.track2)])).toEqual(["drc:clearance:C7.1+track:Net-(IC2B-IN-)@B.Cu"]);
-    expect(newKeys(Board.parse(boardText({ fill: "(xy 160 118) (xy 150 118)" })), [clearance("0.1000", items.zone, items.track2)])).toEqual([
-      "drc:clearance:track:Net-(IC2B-IN-)@B.Cu+zone:GND@B.Cu",
+    expect(newKeys(Board.parse(boardText({ d900: true })), [clearance("0.2100", items.d900, items.track2)])).toEqual([
+      "drc:clearance:D900.1+track:Net-(IC2B-IN-)@B.Cu",
     ]);
+    expect(
+      newKeys(Board.parse(boardText({ c7At: "149.3 117.9" })), [clearance("0.2250", items.c7, items.track2)]),
+    ).toEqual(["drc:clearance:C7.1+track:Net-(IC2B-IN-)@B.Cu"]);
+    expect(
+      newKeys(Board.parse(boardText({ fill: "(xy 160 118) (xy 150 118)" })), [
+        clearance("0.1000", items.zone, items.track2),
+      ]),
+    ).toEqual(["drc:clearance:track:Net-(IC2B-IN-)@B.Cu+zone:GND@B.Cu"]);
   });
 
   test("untouched items the baseline reported nothing of the kind about are new", () => {
     const edited = Board.parse(boardText({ d900: true }));
-    expect(newKeys(edited, [clearance("0.2000", items.rv1, items.track3)])).toEqual(["drc:clearance:RV1.3+track:Net-(IC2B-IN-)@B.Cu"]);
-    expect(newKeys(edited, [{ ...clearance("0.2250", items.c7, items.track2), type: "shorting_items" }])).toEqual(["drc:shorting_items:C7.1+track:Net-(IC2B-IN-)@B.Cu"]);
+    expect(newKeys(edited, [clearance("0.2000", items.rv1, items.track3)])).toEqual([
+      "drc:clearance:RV1.3+track:Net-(IC2B-IN-)@B.Cu",
+    ]);
+    expect(newKeys(edited, [{ ...clearance("0.2250", items.c7, items.track2), type: "shorting_items" }])).toEqual([
+      "drc:shorting_items:C7.1+track:Net-(IC2B-IN-)@B.Cu",
+    ]);
   });
 });
 

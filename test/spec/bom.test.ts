@@ -31,7 +31,9 @@ describe("renderBom", () => {
         "| D1 | Green | LED_SMD:LED_0603_1608Metric | LTST-C191KGKT |  |  |",
       ].join("\n"),
     );
-    expect(text).toContain("| U1 | AP2112K-3.3 | Package_TO_SOT_SMD:SOT-23-5 | AP2112K-3.3TRG1 |  |  |\n<!-- copperhead:bom:end -->\n");
+    expect(text).toContain(
+      "| U1 | AP2112K-3.3 | Package_TO_SOT_SMD:SOT-23-5 | AP2112K-3.3TRG1 |  |  |\n<!-- copperhead:bom:end -->\n",
+    );
     expect(text.startsWith("# Bill of materials: usb-led\n")).toBe(true);
     expect(renderBom(design)).toBe(text);
   });
@@ -39,7 +41,9 @@ describe("renderBom", () => {
   test("parseBom reads back the generated cells with line numbers, unedited", () => {
     const text = renderBom(design);
     const table = parseBom(text)!;
-    expect(table.rows.map(({ ref, value, footprint, mpn, dnp }) => ({ ref, value, footprint, mpn, dnp }))).toEqual(bomLines(design.components));
+    expect(table.rows.map(({ ref, value, footprint, mpn, dnp }) => ({ ref, value, footprint, mpn, dnp }))).toEqual(
+      bomLines(design.components),
+    );
     expect(table.rows[0]!.line).toBe(lineOf(text, "| C1 |"));
     expect(table.beginLine).toBe(lineOf(text, "<!-- copperhead:bom:begin"));
     expect(table.endLine).toBe(lineOf(text, "<!-- copperhead:bom:end"));
@@ -51,7 +55,10 @@ describe("renderBom", () => {
 
   test("regenerating keeps human columns by ref and all text outside the markers", () => {
     const original = renderBom(design)
-      .replace("| Ref | Value | Footprint | MPN | DNP | Notes |", "| Ref | Value | Footprint | MPN | DNP | Notes | Supplier |")
+      .replace(
+        "| Ref | Value | Footprint | MPN | DNP | Notes |",
+        "| Ref | Value | Footprint | MPN | DNP | Notes | Supplier |",
+      )
       .replace("| --- | --- | --- | --- | --- | --- |", "| --- | --- | --- | --- | --- | --- | --- |")
       .replace(/^(\| R1 \| .*\|) {2}\|$/m, "$1 5% is fine | Digikey |")
       .replace(/^(\| C1 \| .*\|  \|)$/m, "$1 |")
@@ -62,7 +69,9 @@ describe("renderBom", () => {
       return cs.filter((c) => c.ref !== "R2");
     });
     const regenerated = renderBom(changed, original);
-    expect(regenerated).toContain("| R1 | 4.7k | Resistor_SMD:R_0603_1608Metric | RC0603FR-075K1L |  | 5% is fine | Digikey |");
+    expect(regenerated).toContain(
+      "| R1 | 4.7k | Resistor_SMD:R_0603_1608Metric | RC0603FR-075K1L |  | 5% is fine | Digikey |",
+    );
     expect(regenerated).toContain("| C1 | 1u | Capacitor_SMD:C_0603_1608Metric | GRM188R61E105KA12D |  |  |  |");
     expect(regenerated).not.toContain("| R2 |");
     expect(regenerated).toContain("\n## Assembly\n\nHand-solder `J1` last.\n");
@@ -93,7 +102,11 @@ describe("renderBom", () => {
     expect(parseBom(existing)!.edited).toBe(false);
     const text = renderBom(design, existing);
     expect(text.startsWith("# BOM\r\n\r\n<!-- copperhead:bom:begin sha256=")).toBe(true);
-    expect(text.endsWith("| U1 | AP2112K-3.3 | Package_TO_SOT_SMD:SOT-23-5 | AP2112K-3.3TRG1 |  |  |\r\n<!-- copperhead:bom:end -->\r\nafter\r\n")).toBe(true);
+    expect(
+      text.endsWith(
+        "| U1 | AP2112K-3.3 | Package_TO_SOT_SMD:SOT-23-5 | AP2112K-3.3TRG1 |  |  |\r\n<!-- copperhead:bom:end -->\r\nafter\r\n",
+      ),
+    ).toBe(true);
   });
 
   test("pipes in cells are escaped and read back; rows sort naturally; only BOM components are listed", () => {
@@ -121,7 +134,11 @@ describe("do-not-populate", () => {
     expect(text).toMatch(/^\| R3 \| 1k \| Resistor_SMD:R_0603_1608Metric \| [^|]* \| DNP \|  \|$/m);
     expect(text).toContain("(DNP: not fitted, do not order or place)");
     expect(parseBom(text)!.rows.find((r) => r.ref === "R3")!.dnp).toBe("DNP");
-    expect(parseBom(text)!.rows.filter((r) => r.dnp !== "").map((r) => r.ref)).toEqual(["R3"]);
+    expect(
+      parseBom(text)!
+        .rows.filter((r) => r.dnp !== "")
+        .map((r) => r.ref),
+    ).toEqual(["R3"]);
     const lines = bomLines(design.components);
     const withoutColumn = lines.map(({ dnp: _dnp, ...rest }) => rest);
     expect(bomHash(lines)).toBe(bomHash(withoutColumn.map((l) => ({ ...l, dnp: "" }))));

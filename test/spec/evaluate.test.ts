@@ -82,7 +82,11 @@ describe("field comparisons", () => {
     ["D1.value == Green", true, "D1.value is Green, expected == Green"],
     ["D1.value == green", false, "D1.value is Green, expected == green"],
     ["D1.VALUE != Red", true, "D1.VALUE is Green, expected != Red"],
-    ["R1.footprint == Resistor_SMD:R_0603_1608Metric", true, "R1.footprint is Resistor_SMD:R_0603_1608Metric, expected == Resistor_SMD:R_0603_1608Metric"],
+    [
+      "R1.footprint == Resistor_SMD:R_0603_1608Metric",
+      true,
+      "R1.footprint is Resistor_SMD:R_0603_1608Metric, expected == Resistor_SMD:R_0603_1608Metric",
+    ],
     ['U1.MPN == "AP2112K-3.3TRG1"', true, "U1.MPN is AP2112K-3.3TRG1, expected == AP2112K-3.3TRG1"],
     ["U1.value >= 3", false, "U1.value is AP2112K-3.3, not a number; expected >= 3"],
     ["R3.Tolerance == 1%", false, "R3 has no field Tolerance"],
@@ -97,7 +101,10 @@ describe("field comparisons", () => {
     };
     const rule = parseRule("R3.value >= 3.3V");
     if ("problem" in rule) throw new Error(rule.problem);
-    expect(evaluateRule(rule, withUnit)).toEqual({ pass: false, actual: "R3.value is 1kΩ: cannot compare Ω with V; expected >= 3.3V" });
+    expect(evaluateRule(rule, withUnit)).toEqual({
+      pass: false,
+      actual: "R3.value is 1kΩ: cannot compare Ω with V; expected >= 3.3V",
+    });
   });
 });
 

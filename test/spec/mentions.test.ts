@@ -3,7 +3,9 @@ import { codeSpanMentions } from "../../src/spec/mentions.ts";
 
 describe("codeSpanMentions", () => {
   test("a backtick run opens a span the next run of the same length closes", () => {
-    const mentions = codeSpanMentions("the nets `VBUS` and ``GND`` and ```` x ` y ```` and `open\n```\n`R1`\n```\nafter `R2`");
+    const mentions = codeSpanMentions(
+      "the nets `VBUS` and ``GND`` and ```` x ` y ```` and `open\n```\n`R1`\n```\nafter `R2`",
+    );
     expect(mentions.map((m) => [m.text, m.line, m.column])).toEqual([
       ["VBUS", 1, 10],
       ["GND", 1, 21],

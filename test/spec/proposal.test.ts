@@ -15,7 +15,9 @@ const proposal: Proposal = {
 describe("change proposals", () => {
   test("render and parse are inverses", () => {
     const markdown = renderProposal(proposal);
-    expect(markdown.startsWith("# Add reverse-polarity protection on VIN\n\n- Change: 20261129-reverse-polarity\n")).toBe(true);
+    expect(
+      markdown.startsWith("# Add reverse-polarity protection on VIN\n\n- Change: 20261129-reverse-polarity\n"),
+    ).toBe(true);
     expect(parseProposal(markdown)).toEqual({ problems: [], proposal });
   });
 
@@ -30,8 +32,18 @@ describe("change proposals", () => {
       ...proposal,
       scope: { refs: ["J1"], nets: ["VIN"], newRefs: ["D2"], newNets: [] },
       amendments: [
-        { why: "D2's cathode lands on the fuse F1, which must move.", changes: ["move F1 next to D2"], requirements: [], scope: { refs: ["F1"], nets: [], newRefs: [], newNets: ["/VIN_F"] } },
-        { why: "The VIN test point must follow.", changes: [], requirements: ["REQ-PWR-2"], scope: { refs: ["TP1"], nets: [], newRefs: [], newNets: [] } },
+        {
+          why: "D2's cathode lands on the fuse F1, which must move.",
+          changes: ["move F1 next to D2"],
+          requirements: [],
+          scope: { refs: ["F1"], nets: [], newRefs: [], newNets: ["/VIN_F"] },
+        },
+        {
+          why: "The VIN test point must follow.",
+          changes: [],
+          requirements: ["REQ-PWR-2"],
+          scope: { refs: ["TP1"], nets: [], newRefs: [], newNets: [] },
+        },
       ],
     };
     const markdown = renderProposal(amended);
@@ -44,11 +56,15 @@ describe("change proposals", () => {
 
   test("an amendment without its names or its why is a problem", () => {
     const markdown = `${renderProposal(proposal)}## Amendments\n\n### Amendment 1\n\n- move F1\n`;
-    expect(parseProposal(markdown).problems.map((p) => p.message)).toEqual(["an amendment needs its `- Refs:`, `- Nets:`, `- New refs:` and `- New nets:` lines", "an amendment needs its why"]);
+    expect(parseProposal(markdown).problems.map((p) => p.message)).toEqual([
+      "an amendment needs its `- Refs:`, `- Nets:`, `- New refs:` and `- New nets:` lines",
+      "an amendment needs its why",
+    ]);
   });
 
   test("problems carry line numbers", () => {
-    const markdown = "Brighter LED\n\n- Change: x\n- Approval: maybe\n- Requirements touched: LED-1\n\n## Why\n\n## Verification\n\nERC\n";
+    const markdown =
+      "Brighter LED\n\n- Change: x\n- Approval: maybe\n- Requirements touched: LED-1\n\n## Why\n\n## Verification\n\nERC\n";
     const { proposal: parsed, problems } = parseProposal(markdown);
     expect(parsed).toBeUndefined();
     expect(problems).toEqual([

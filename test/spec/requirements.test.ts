@@ -1,5 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { MAX_REQUIREMENTS, MAX_RULES, parseRequirements, parseRule, requirementsSectionRange, requirementsSectionTexts, type Rule } from "../../src/spec/requirements.ts";
+import {
+  MAX_REQUIREMENTS,
+  MAX_RULES,
+  parseRequirements,
+  parseRule,
+  requirementsSectionRange,
+  requirementsSectionTexts,
+  type Rule,
+} from "../../src/spec/requirements.ts";
 import { thrownCopperheadError } from "../support/errors.ts";
 
 const FILE = "docs/SPEC.md";
@@ -13,7 +21,12 @@ function rule(text: string): Rule {
 
 describe("parseRule: the closed grammar", () => {
   test("net exists / absent", () => {
-    expect(rule("net VBUS exists")).toMatchObject({ kind: "net", net: "VBUS", expect: "exists", text: "net VBUS exists" });
+    expect(rule("net VBUS exists")).toMatchObject({
+      kind: "net",
+      net: "VBUS",
+      expect: "exists",
+      text: "net VBUS exists",
+    });
     expect(rule("net /CC1 absent")).toMatchObject({ kind: "net", net: "/CC1", expect: "absent" });
   });
 
@@ -33,16 +46,34 @@ describe("parseRule: the closed grammar", () => {
   test("pin on net, by number or name", () => {
     expect(rule("J1.A9 on VBUS")).toMatchObject({ kind: "pin", ref: "J1", pin: "A9", net: "VBUS" });
     expect(rule("U1.VOUT on +3V3")).toMatchObject({ kind: "pin", ref: "U1", pin: "VOUT", net: "+3V3" });
-    expect(rule('U1."V OUT" on "Rail 1"')).toMatchObject({ pin: "V OUT", net: "Rail 1", text: 'U1."V OUT" on "Rail 1"' });
+    expect(rule('U1."V OUT" on "Rail 1"')).toMatchObject({
+      pin: "V OUT",
+      net: "Rail 1",
+      text: 'U1."V OUT" on "Rail 1"',
+    });
   });
 
   test("field comparisons: numbers with SI prefixes and units, or text", () => {
-    expect(rule("R2.value >= 680")).toMatchObject({ kind: "field", ref: "R2", field: "value", op: ">=", value: "680", quantity: { value: 680 } });
+    expect(rule("R2.value >= 680")).toMatchObject({
+      kind: "field",
+      ref: "R2",
+      field: "value",
+      op: ">=",
+      value: "680",
+      quantity: { value: 680 },
+    });
     expect(rule("C1.value == 100nF")).toMatchObject({ op: "==", quantity: { value: 1e-7, unit: "F" } });
-    expect(rule("U1.Imax < 100 mA")).toMatchObject({ value: "100mA", quantity: { value: 0.1, unit: "A" }, text: "U1.Imax < 100mA" });
+    expect(rule("U1.Imax < 100 mA")).toMatchObject({
+      value: "100mA",
+      quantity: { value: 0.1, unit: "A" },
+      text: "U1.Imax < 100mA",
+    });
     expect(rule("D1.value == Green")).toMatchObject({ value: "Green", text: "D1.value == Green" });
     expect(rule("D1.value == Green")).not.toHaveProperty("quantity");
-    expect(rule("R1.Footprint != Resistor_SMD:R_0402_1005Metric")).toMatchObject({ op: "!=", value: "Resistor_SMD:R_0402_1005Metric" });
+    expect(rule("R1.Footprint != Resistor_SMD:R_0402_1005Metric")).toMatchObject({
+      op: "!=",
+      value: "Resistor_SMD:R_0402_1005Metric",
+    });
     expect(rule('R1.value == "10k"')).not.toHaveProperty("quantity");
     expect(rule('R1.value == "10k"').text).toBe('R1.value == "10k"');
     expect(rule('D1."Part Number" == "LTST C191"')).toMatchObject({ field: "Part Number", value: "LTST C191" });
@@ -51,7 +82,12 @@ describe("parseRule: the closed grammar", () => {
 
   test("count by ref glob or lib_id glob", () => {
     expect(rule("count C* >= 2")).toMatchObject({ kind: "count", pattern: "C*", by: "ref", op: ">=", count: 2 });
-    expect(rule("count Device:LED* == 1")).toMatchObject({ kind: "count", pattern: "Device:LED*", by: "libId", count: 1 });
+    expect(rule("count Device:LED* == 1")).toMatchObject({
+      kind: "count",
+      pattern: "Device:LED*",
+      by: "libId",
+      count: 1,
+    });
   });
 
   test("net pins", () => {
@@ -59,7 +95,13 @@ describe("parseRule: the closed grammar", () => {
   });
 
   test("board width / height in mm, mil, in", () => {
-    expect(rule("board width <= 40mm")).toMatchObject({ kind: "board", dimension: "width", op: "<=", mm: 40, length: "40mm" });
+    expect(rule("board width <= 40mm")).toMatchObject({
+      kind: "board",
+      dimension: "width",
+      op: "<=",
+      mm: 40,
+      length: "40mm",
+    });
     expect(rule("board height < 1000mil")).toMatchObject({ dimension: "height", mm: 25.4 });
     expect(rule("board width <= 1.6 in")).toMatchObject({ mm: 40.64, text: "board width <= 1.6in" });
     expect(rule("board width == 40")).toMatchObject({ mm: 40 });
@@ -83,7 +125,7 @@ describe("parseRule: problems point at the offending token", () => {
     ["net VBUS", 9, "missing `exists`, `absent` or `pins`"],
     ["net VBUS exist", 10, "expected `exists`, `absent` or `pins`"],
     ["net VBUS exists now", 17, "unexpected `now`"],
-    ['net "VBUS exists', 5, "unterminated \" quote"],
+    ['net "VBUS exists', 5, 'unterminated " quote'],
     ["net `` exists", 5, "empty quoted name"],
     ["R2.value = 680", 10, "use `==`"],
     ["R2.value>=680", 9, "put spaces around the operator"],
@@ -220,7 +262,9 @@ describe("parseRequirements", () => {
       ["parse", 9, 25, "REQ-A-1"],
       ["parse", 11, 5, undefined],
     ]);
-    expect(spec.problems[1]!.message).toBe("docs/SPEC.md:3:21: expected `exists`, `absent` or `pins` after the net name, got `exist`");
+    expect(spec.problems[1]!.message).toBe(
+      "docs/SPEC.md:3:21: expected `exists`, `absent` or `pins` after the net name, got `exist`",
+    );
     expect(spec.problems[5]!.message).toContain("duplicate requirement id REQ-A-1 (first on line 2)");
     expect(spec.requirements.map((r) => [r.id, r.checks.length])).toEqual([
       ["REQ-A-1", 1],
@@ -232,7 +276,15 @@ describe("parseRequirements", () => {
 describe("parseRequirements: size", () => {
   /** A Requirements section of `n` requirements with one rule each, every id given twice when `twice`. */
   const generated = (n: number, twice = false) =>
-    ["## Requirements", "", ...Array.from({ length: n }, (_, i) => [`- REQ-GEN-${twice ? i >> 1 : i}: generated ${i}`, "  - check: net VBUS exists"]).flat(), ""].join("\n");
+    [
+      "## Requirements",
+      "",
+      ...Array.from({ length: n }, (_, i) => [
+        `- REQ-GEN-${twice ? i >> 1 : i}: generated ${i}`,
+        "  - check: net VBUS exists",
+      ]).flat(),
+      "",
+    ].join("\n");
 
   test(`up to ${MAX_REQUIREMENTS} requirements and ${MAX_RULES} rules parse; duplicates name the first definition`, () => {
     const spec = parseRequirements(generated(MAX_REQUIREMENTS, true), FILE)!;
@@ -245,14 +297,18 @@ describe("parseRequirements: size", () => {
   test("100,000 requirements are input_too_large, naming the file and the line past the limit", () => {
     const err = thrownCopperheadError(() => parseRequirements(generated(100_000), FILE));
     expect(err.code).toBe("input_too_large");
-    expect(err.message).toBe(`${FILE}:${3 + 2 * MAX_REQUIREMENTS}: the Requirements section holds more than ${MAX_REQUIREMENTS} requirements, copperhead's limit.`);
+    expect(err.message).toBe(
+      `${FILE}:${3 + 2 * MAX_REQUIREMENTS}: the Requirements section holds more than ${MAX_REQUIREMENTS} requirements, copperhead's limit.`,
+    );
     expect(err.details).toMatchObject({ file: FILE, line: 3 + 2 * MAX_REQUIREMENTS });
     expect(err.fix).toContain("fewer, broader");
   });
 
   test("more rules than the limit under few requirements are input_too_large too", () => {
     const rules = Array.from({ length: MAX_RULES + 1 }, () => "  - check: net VBUS exists");
-    const err = thrownCopperheadError(() => parseRequirements(["## Requirements", "- REQ-A-1: many rules", ...rules].join("\n"), FILE));
+    const err = thrownCopperheadError(() =>
+      parseRequirements(["## Requirements", "- REQ-A-1: many rules", ...rules].join("\n"), FILE),
+    );
     expect(err.code).toBe("input_too_large");
     expect(err.message).toContain(`more than ${MAX_RULES} check: rules`);
   });
@@ -286,13 +342,22 @@ describe("parseRequirements: hostile whitespace", () => {
     expect(requirementsSectionRange(spec)).toEqual({ start: 1, end: 4 });
     const parsed = parseRequirements(spec, FILE)!;
     expect(parsed.requirements.map((r) => r.id)).toEqual(["REQ-A-1"]);
-    expect(parsed.problems.map((p) => p.message)).toEqual([`${FILE}:5:1: a second Requirements section; merge it into the first`]);
+    expect(parsed.problems.map((p) => p.message)).toEqual([
+      `${FILE}:5:1: a second Requirements section; merge it into the first`,
+    ]);
   }, 20_000);
 
   test("bullets of a million tabs and a CR, and a requirement padded with them, parse", () => {
-    const spec = ["## Requirements", `- REQ-A-1:${"\t".repeat(run)}padded\r`, `  - check:${"\t".repeat(run)}net VBUS exists\r`, `- ${"\t".repeat(run)}\r`].join("\n");
+    const spec = [
+      "## Requirements",
+      `- REQ-A-1:${"\t".repeat(run)}padded\r`,
+      `  - check:${"\t".repeat(run)}net VBUS exists\r`,
+      `- ${"\t".repeat(run)}\r`,
+    ].join("\n");
     const parsed = parseRequirements(spec, FILE)!;
-    expect(parsed.requirements).toMatchObject([{ id: "REQ-A-1", text: "padded", checks: [{ kind: "net", net: "VBUS" }] }]);
+    expect(parsed.requirements).toMatchObject([
+      { id: "REQ-A-1", text: "padded", checks: [{ kind: "net", net: "VBUS" }] },
+    ]);
     expect(parsed.problems).toEqual([]);
   }, 20_000);
 });

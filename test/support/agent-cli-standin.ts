@@ -53,7 +53,8 @@ const fail = (message: string): never => {
   process.exit(1);
 };
 const log = (entry: object) => {
-  if (process.env.COPPERHEAD_STANDIN_LOG) appendFileSync(process.env.COPPERHEAD_STANDIN_LOG, `${JSON.stringify(entry)}\n`);
+  if (process.env.COPPERHEAD_STANDIN_LOG)
+    appendFileSync(process.env.COPPERHEAD_STANDIN_LOG, `${JSON.stringify(entry)}\n`);
 };
 log({ args: [cli, ...argv] });
 const echo = process.env.COPPERHEAD_STANDIN_ECHO ? ` (${process.env[process.env.COPPERHEAD_STANDIN_ECHO]})` : "";
@@ -71,35 +72,70 @@ async function claude(args: string[]): Promise<void> {
   const flags = parseFlags(args, new Set(["-p", "--print", "--verbose", "--strict-mcp-config"]));
   if (!flags.has("-p") && !flags.has("--print")) fail("the stand-in only knows print mode (-p)");
   const prompt = flags.positional[0] ?? (await Bun.stdin.text());
-  if (!prompt.trim()) fail("Error: Input must be provided either through stdin or as a prompt argument when using --print");
+  if (!prompt.trim())
+    fail("Error: Input must be provided either through stdin or as a prompt argument when using --print");
   if (flags.get("--output-format") === "stream-json" && !flags.has("--verbose")) {
     fail("Error: When using --print, --output-format=stream-json requires --verbose");
   }
   const systemFile = flags.get("--append-system-prompt-file");
-  if (systemFile !== undefined && !existsSync(systemFile)) fail(`Error: Append system prompt file not found: ${systemFile}`);
-  log({ pid: process.pid, prompt, system: systemFile !== undefined ? readFileSync(systemFile, "utf8") : (flags.get("--append-system-prompt") ?? "") });
+  if (systemFile !== undefined && !existsSync(systemFile))
+    fail(`Error: Append system prompt file not found: ${systemFile}`);
+  log({
+    pid: process.pid,
+    prompt,
+    system: systemFile !== undefined ? readFileSync(systemFile, "utf8") : (flags.get("--append-system-prompt") ?? ""),
+  });
   await hangIfAsked({ type: "system", subtype: "status", status: "requesting" });
   const sessionId = flags.get("--resume") ?? crypto.randomUUID();
   if (!loggedIn) {
-    print({ type: "result", subtype: "success", is_error: true, result: "Invalid API key · Please run /login", session_id: sessionId, num_turns: 0 });
+    print({
+      type: "result",
+      subtype: "success",
+      is_error: true,
+      result: "Invalid API key · Please run /login",
+      session_id: sessionId,
+      num_turns: 0,
+    });
     process.exit(1);
   }
   // --mcp-config takes a file or a JSON string; --strict-mcp-config ignores every other source.
   const servers: Record<string, ServerConfig> = {};
   if (!flags.has("--strict-mcp-config")) Object.assign(servers, userServers());
   const mcpConfig = flags.get("--mcp-config");
-  if (mcpConfig) Object.assign(servers, (JSON.parse(existsSync(mcpConfig) ? readFileSync(mcpConfig, "utf8") : mcpConfig) as { mcpServers: Record<string, ServerConfig> }).mcpServers);
+  if (mcpConfig)
+    Object.assign(
+      servers,
+      (
+        JSON.parse(existsSync(mcpConfig) ? readFileSync(mcpConfig, "utf8") : mcpConfig) as {
+          mcpServers: Record<string, ServerConfig>;
+        }
+      ).mcpServers,
+    );
   const builtIns = flags.get("--tools") === "" ? [] : ["Bash", "Edit", "Glob", "Grep", "Read", "Write"];
   const allowed = (flags.get("--allowedTools") ?? "").split(/[ ,]+/).filter(Boolean);
   const clients = await connectAll(servers);
   const tools = [...builtIns, ...clients.flatMap((c) => c.tools.map((t) => `mcp__${c.name}__${t}`))];
-  print({ type: "system", subtype: "init", session_id: sessionId, tools, mcp_servers: clients.map((c) => ({ name: c.name, status: "connected" })), model: flags.get("--model") ?? "claude-standin" });
+  print({
+    type: "system",
+    subtype: "init",
+    session_id: sessionId,
+    tools,
+    mcp_servers: clients.map((c) => ({ name: c.name, status: "connected" })),
+    model: flags.get("--model") ?? "claude-standin",
+  });
 
   const state = loadState(sessionId);
   let turns = 0;
   for (; state.turn < session().turns.length; state.turn++) {
     if (state.turn + 1 === failAt) {
-      print({ type: "result", subtype: "error_during_execution", is_error: true, result: "API Error: 529 Overloaded", session_id: sessionId, num_turns: turns });
+      print({
+        type: "result",
+        subtype: "error_during_execution",
+        is_error: true,
+        result: "API Error: 529 Overloaded",
+        session_id: sessionId,
+        num_turns: turns,
+      });
       process.exit(1);
     }
     const turn = session().turns[state.turn]!;
@@ -108,11 +144,28 @@ async function claude(args: string[]): Promise<void> {
     const usage = { input_tokens: turn.usage?.inputTokens ?? 0, output_tokens: turn.usage?.outputTokens ?? 0 };
     turns++;
     const messageId = `msg_${state.turn}`;
-    print({ type: "assistant", session_id: sessionId, message: { id: messageId, role: "assistant", content: blocks.filter((b) => b.type === "text").map((b) => ({ type: "text", text: `${b.text}${echo}` })), usage } });
+    print({
+      type: "assistant",
+      session_id: sessionId,
+      message: {
+        id: messageId,
+        role: "assistant",
+        content: blocks.filter((b) => b.type === "text").map((b) => ({ type: "text", text: `${b.text}${echo}` })),
+        usage,
+      },
+    });
     if (uses.length === 0) {
       state.turn++;
       saveState(sessionId, state);
-      print({ type: "result", subtype: "success", is_error: false, num_turns: turns, result: blocks.map((b) => b.text ?? "").join(""), session_id: sessionId, usage });
+      print({
+        type: "result",
+        subtype: "success",
+        is_error: false,
+        num_turns: turns,
+        result: blocks.map((b) => b.text ?? "").join(""),
+        session_id: sessionId,
+        usage,
+      });
       await closeAll(clients);
       return;
     }
@@ -120,12 +173,35 @@ async function claude(args: string[]): Promise<void> {
       const id = `toolu_${crypto.randomUUID().slice(0, 8)}`;
       const builtIn = /^[A-Z]/.test(use.name!);
       const name = builtIn ? use.name! : `mcp__copperhead__${use.name}`;
-      print({ type: "assistant", session_id: sessionId, message: { id: messageId, role: "assistant", content: [{ type: "tool_use", id, name, input: use.input }], usage } });
+      print({
+        type: "assistant",
+        session_id: sessionId,
+        message: {
+          id: messageId,
+          role: "assistant",
+          content: [{ type: "tool_use", id, name, input: use.input }],
+          usage,
+        },
+      });
       let result: { text: string; isError: boolean };
-      if (builtIn) result = builtIns.includes(use.name!) ? { text: "(built-in tool output)", isError: false } : { text: `No such tool available: ${use.name}`, isError: true };
-      else if (!allowed.some((a) => name === a || name.startsWith(`${a}__`))) result = { text: `Claude requested permissions to use ${name}, but you haven't granted it yet.`, isError: true };
+      if (builtIn)
+        result = builtIns.includes(use.name!)
+          ? { text: "(built-in tool output)", isError: false }
+          : { text: `No such tool available: ${use.name}`, isError: true };
+      else if (!allowed.some((a) => name === a || name.startsWith(`${a}__`)))
+        result = {
+          text: `Claude requested permissions to use ${name}, but you haven't granted it yet.`,
+          isError: true,
+        };
       else result = await callTool(clients, "copperhead", use.name!, use.input);
-      print({ type: "user", session_id: sessionId, message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: result.text, is_error: result.isError }] } });
+      print({
+        type: "user",
+        session_id: sessionId,
+        message: {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: id, content: result.text, is_error: result.isError }],
+        },
+      });
     }
   }
   print({ type: "result", subtype: "success", is_error: false, num_turns: turns, result: "", session_id: sessionId });
@@ -145,7 +221,10 @@ async function codex(args: string[]): Promise<void> {
     process.exit(loggedIn ? 0 : 1);
   }
   if (args[0] !== "exec") fail("the stand-in only knows `codex exec` and `codex login status`");
-  const flags = parseFlags(args.slice(1), new Set(["--json", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules"]));
+  const flags = parseFlags(
+    args.slice(1),
+    new Set(["--json", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules"]),
+  );
   if (!flags.has("--json")) fail("the stand-in only prints --json events");
   if (!flags.has("--skip-git-repo-check") && !existsSync(join(process.cwd(), ".git"))) {
     fail("Not inside a trusted directory and --skip-git-repo-check was not specified.");
@@ -157,8 +236,16 @@ async function codex(args: string[]): Promise<void> {
   const prompt = given === undefined || given === "-" ? await Bun.stdin.text() : given;
   if (!prompt.trim()) fail("No prompt provided.");
   const instructions = overrides.model_instructions_file;
-  if (instructions !== undefined && (typeof instructions !== "string" || !existsSync(instructions))) fail(`Error: failed to read model_instructions_file ${String(instructions)}`);
-  log({ pid: process.pid, prompt, system: instructions !== undefined ? readFileSync(instructions as string, "utf8") : String(overrides.developer_instructions ?? "") });
+  if (instructions !== undefined && (typeof instructions !== "string" || !existsSync(instructions)))
+    fail(`Error: failed to read model_instructions_file ${String(instructions)}`);
+  log({
+    pid: process.pid,
+    prompt,
+    system:
+      instructions !== undefined
+        ? readFileSync(instructions as string, "utf8")
+        : String(overrides.developer_instructions ?? ""),
+  });
   await hangIfAsked({ type: "item.updated", item: { id: "item_0", type: "reasoning", text: "" } });
   if (!loggedIn) {
     print({ type: "error", message: "Not logged in: run `codex login`" });
@@ -170,7 +257,11 @@ async function codex(args: string[]): Promise<void> {
     if (!match) continue;
     const server = (servers[match[1]!] ??= { command: "" });
     // env_vars forwards the named variables from Codex's own environment.
-    if (match[2] === "env_vars") server.env = { ...server.env, ...Object.fromEntries((value as string[]).map((name) => [name, process.env[name] ?? ""])) };
+    if (match[2] === "env_vars")
+      server.env = {
+        ...server.env,
+        ...Object.fromEntries((value as string[]).map((name) => [name, process.env[name] ?? ""])),
+      };
     else server[match[2] as "command"] = value as never;
   }
   const shell = overrides["features.shell_tool"] !== false;
@@ -190,7 +281,11 @@ async function codex(args: string[]): Promise<void> {
     usage.input_tokens += turn.usage?.inputTokens ?? 0;
     usage.output_tokens += turn.usage?.outputTokens ?? 0;
     const blocks = turn.content ?? [];
-    for (const block of blocks.filter((b) => b.type === "text")) print({ type: "item.completed", item: { id: `item_${item++}`, type: "agent_message", text: `${block.text}${echo}` } });
+    for (const block of blocks.filter((b) => b.type === "text"))
+      print({
+        type: "item.completed",
+        item: { id: `item_${item++}`, type: "agent_message", text: `${block.text}${echo}` },
+      });
     const uses = blocks.filter((b) => b.type === "tool_use");
     if (uses.length === 0) {
       state.turn++;
@@ -200,16 +295,57 @@ async function codex(args: string[]): Promise<void> {
       const id = `item_${item++}`;
       if (/^[A-Z]/.test(use.name!)) {
         const command = JSON.stringify(use.input ?? "");
-        print({ type: "item.started", item: { id, type: "command_execution", command, aggregated_output: "", exit_code: null, status: "in_progress" } });
+        print({
+          type: "item.started",
+          item: {
+            id,
+            type: "command_execution",
+            command,
+            aggregated_output: "",
+            exit_code: null,
+            status: "in_progress",
+          },
+        });
         const allowed = shell && sandbox !== "read-only";
-        print({ type: "item.completed", item: { id, type: "command_execution", command, aggregated_output: allowed ? "(output)" : "", exit_code: allowed ? 0 : 1, status: allowed ? "completed" : "declined" } });
+        print({
+          type: "item.completed",
+          item: {
+            id,
+            type: "command_execution",
+            command,
+            aggregated_output: allowed ? "(output)" : "",
+            exit_code: allowed ? 0 : 1,
+            status: allowed ? "completed" : "declined",
+          },
+        });
         continue;
       }
-      print({ type: "item.started", item: { id, type: "mcp_tool_call", server: "copperhead", tool: use.name, arguments: use.input ?? {}, result: null, error: null, status: "in_progress" } });
+      print({
+        type: "item.started",
+        item: {
+          id,
+          type: "mcp_tool_call",
+          server: "copperhead",
+          tool: use.name,
+          arguments: use.input ?? {},
+          result: null,
+          error: null,
+          status: "in_progress",
+        },
+      });
       const result = await callTool(clients, "copperhead", use.name!, use.input);
       print({
         type: "item.completed",
-        item: { id, type: "mcp_tool_call", server: "copperhead", tool: use.name, arguments: use.input ?? {}, result: { content: [{ type: "text", text: result.text }], structured_content: null }, error: null, status: result.isError ? "failed" : "completed" },
+        item: {
+          id,
+          type: "mcp_tool_call",
+          server: "copperhead",
+          tool: use.name,
+          arguments: use.input ?? {},
+          result: { content: [{ type: "text", text: result.text }], structured_content: null },
+          error: null,
+          status: result.isError ? "failed" : "completed",
+        },
       });
     }
   }
@@ -258,7 +394,10 @@ function parseToml(text: string): unknown {
   if (t.startsWith('"')) return JSON.parse(t);
   if (t.startsWith("[")) return JSON.parse(t);
   if (t.startsWith("{")) {
-    const entries = [...t.slice(1, -1).matchAll(/([A-Za-z0-9_]+)\s*=\s*("(?:[^"\\]|\\.)*")/g)].map((m) => [m[1], JSON.parse(m[2]!)]);
+    const entries = [...t.slice(1, -1).matchAll(/([A-Za-z0-9_]+)\s*=\s*("(?:[^"\\]|\\.)*")/g)].map((m) => [
+      m[1],
+      JSON.parse(m[2]!),
+    ]);
     return Object.fromEntries(entries);
   }
   return t;
@@ -277,17 +416,33 @@ async function connectAll(servers: Record<string, ServerConfig>): Promise<Connec
     log({ server: name, env: config.env ?? {} });
     const client = new Client({ name: `${cli}-standin`, version: "0.0.0" });
     // Like the real CLIs, a server gets a minimal environment plus what its config names.
-    await client.connect(new StdioClientTransport({ command: config.command, args: config.args ?? [], env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...config.env }, stderr: "inherit" }));
+    await client.connect(
+      new StdioClientTransport({
+        command: config.command,
+        args: config.args ?? [],
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...config.env },
+        stderr: "inherit",
+      }),
+    );
     const { tools } = await client.listTools();
     out.push({ name, client, tools: tools.map((t) => t.name) });
   }
   return out;
 }
 
-async function callTool(clients: Connected[], server: string, name: string, input: unknown): Promise<{ text: string; isError: boolean }> {
+async function callTool(
+  clients: Connected[],
+  server: string,
+  name: string,
+  input: unknown,
+): Promise<{ text: string; isError: boolean }> {
   const target = clients.find((c) => c.name === server);
   if (!target) return { text: `no MCP server ${server}`, isError: true };
-  const result = await target.client.callTool({ name, arguments: (input ?? {}) as Record<string, unknown> }, undefined, { timeout: 3_600_000 });
+  const result = await target.client.callTool(
+    { name, arguments: (input ?? {}) as Record<string, unknown> },
+    undefined,
+    { timeout: 3_600_000 },
+  );
   const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
   return { text, isError: result.isError === true };
 }

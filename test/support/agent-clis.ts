@@ -37,15 +37,30 @@ export async function standIns(): Promise<StandIns> {
   const path = `${bin}:${process.env.PATH ?? ""}`;
   return {
     path,
-    env: (session, extra = {}) => ({ PATH: path, COPPERHEAD_STANDIN_SESSION: session, COPPERHEAD_STANDIN_LOG: log, ...extra }),
+    env: (session, extra = {}) => ({
+      PATH: path,
+      COPPERHEAD_STANDIN_SESSION: session,
+      COPPERHEAD_STANDIN_LOG: log,
+      ...extra,
+    }),
     invocations: () => entries(log).flatMap((e) => (e.args ? [e.args] : [])),
     serverEnvs: () => entries(log).flatMap((e) => (e.env ? [e.env] : [])),
-    inputs: () => entries(log).flatMap((e) => (e.pid !== undefined ? [{ pid: e.pid, prompt: e.prompt ?? "", system: e.system ?? "" }] : [])),
+    inputs: () =>
+      entries(log).flatMap((e) =>
+        e.pid !== undefined ? [{ pid: e.pid, prompt: e.prompt ?? "", system: e.system ?? "" }] : [],
+      ),
     helpers: () => entries(log).flatMap((e) => (e.helper !== undefined ? [e.helper] : [])),
   };
 }
 
-function entries(log: string): { args?: string[]; env?: Record<string, string>; pid?: number; prompt?: string; system?: string; helper?: number }[] {
+function entries(log: string): {
+  args?: string[];
+  env?: Record<string, string>;
+  pid?: number;
+  prompt?: string;
+  system?: string;
+  helper?: number;
+}[] {
   return readFileSync(log, "utf8")
     .split("\n")
     .filter(Boolean)

@@ -17,7 +17,13 @@ export function mainIc(board: Board): Footprint {
 export function decouplingNets(board: Board, ic: Footprint): [string, string] {
   const named = (n: string) => n !== "" && !n.startsWith("unconnected") && !n.startsWith("Net-(");
   const own = [...new Set(ic.pads.flatMap((p) => (p.net?.name && named(p.net.name) ? [p.net.name] : [])))];
-  const nets = [...own, ...board.nets().map((n) => n.name).filter((n) => named(n) && !own.includes(n))];
+  const nets = [
+    ...own,
+    ...board
+      .nets()
+      .map((n) => n.name)
+      .filter((n) => named(n) && !own.includes(n)),
+  ];
   const isGround = (n: string) => /gnd|vss/i.test(n);
   const isSupply = (n: string) => n !== ground && /^\+|v(cc|dd|io|bus)|3v3|1v8|5v|vin/i.test(n);
   const ground = own.find(isGround) ?? nets.find(isGround) ?? nets[0]!;
@@ -31,7 +37,10 @@ export function additionPlan(board: Board, ref: string, libId: string, nets: [st
     ref,
     libId,
     value: "100n",
-    path: `/00000000-0000-4000-8000-${ref.padStart(12, "0").slice(-12).replace(/[^0-9a-f]/gi, "0")}`,
+    path: `/00000000-0000-4000-8000-${ref
+      .padStart(12, "0")
+      .slice(-12)
+      .replace(/[^0-9a-f]/gi, "0")}`,
     at: { x: 0, y: 0, rotation: 0 },
     side: "front",
     staged: true,
@@ -43,5 +52,15 @@ export function additionPlan(board: Board, ref: string, libId: string, nets: [st
     ],
     uuidSeed: `test|${ref}|${libId}`,
   };
-  return { schema: BOARD_SYNC_SCHEMA, netFormat: board.netFormat, version: board.version, added: [add], updated: [], removed: [], renets: [], warnings: [], skipped: [] };
+  return {
+    schema: BOARD_SYNC_SCHEMA,
+    netFormat: board.netFormat,
+    version: board.version,
+    added: [add],
+    updated: [],
+    removed: [],
+    renets: [],
+    warnings: [],
+    skipped: [],
+  };
 }

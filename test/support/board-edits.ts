@@ -4,7 +4,21 @@
  * a layer, resize the outline. Each touches only what it names.
  */
 import { Board } from "../../src/kicad/board/model.ts";
-import { child, children, head, insertChild, list, num, q, removeChild, setAtom, text, walk, writeSexprFile, type SList } from "../../src/kicad/sexpr/index.ts";
+import {
+  child,
+  children,
+  head,
+  insertChild,
+  list,
+  num,
+  q,
+  removeChild,
+  setAtom,
+  text,
+  walk,
+  writeSexprFile,
+  type SList,
+} from "../../src/kicad/sexpr/index.ts";
 
 export class BoardEdit {
   readonly board: Board;
@@ -42,7 +56,9 @@ export class BoardEdit {
   /** A footprint's Value, as KiCad's "Update PCB from Schematic" writes a new one. */
   setValue(ref: string, value: string): void {
     const fp = this.footprint(ref);
-    const field = children(fp, "property").find((p) => text(p, 1) === "Value") ?? children(fp, "fp_text").find((t) => text(t, 1) === "value");
+    const field =
+      children(fp, "property").find((p) => text(p, 1) === "Value") ??
+      children(fp, "fp_text").find((t) => text(t, 1) === "value");
     if (!field) throw new Error(`${ref} has no Value field in ${this.path}`);
     setAtom(field, 2, q(value));
   }
@@ -79,7 +95,15 @@ export class BoardEdit {
 
   addSegment(start: [number, number], end: [number, number], layer: string, net: string, width = 0.25): void {
     this.insert(
-      list("segment", list("start", ...start), list("end", ...end), list("width", width), list("layer", q(layer)), list("net", this.netCode(net)), list("uuid", q(crypto.randomUUID()))),
+      list(
+        "segment",
+        list("start", ...start),
+        list("end", ...end),
+        list("width", width),
+        list("layer", q(layer)),
+        list("net", this.netCode(net)),
+        list("uuid", q(crypto.randomUUID())),
+      ),
       "segment",
     );
   }
@@ -87,7 +111,18 @@ export class BoardEdit {
   /** Adds a through via; returns its id. */
   addVia(at: [number, number], net: string): string {
     const id = crypto.randomUUID();
-    this.insert(list("via", list("at", ...at), list("size", 0.6), list("drill", 0.3), list("layers", q("F.Cu"), q("B.Cu")), list("net", this.netCode(net)), list("uuid", q(id))), "via");
+    this.insert(
+      list(
+        "via",
+        list("at", ...at),
+        list("size", 0.6),
+        list("drill", 0.3),
+        list("layers", q("F.Cu"), q("B.Cu")),
+        list("net", this.netCode(net)),
+        list("uuid", q(id)),
+      ),
+      "via",
+    );
     return id;
   }
 
@@ -103,7 +138,8 @@ export class BoardEdit {
 
   /** A copper zone on `net` and `layer` over the rectangle `a`–`b`; `filled` as if KiCad had poured it. */
   addZone(net: string, layer: string, a: [number, number], b: [number, number], filled = false): void {
-    const rect = () => list("pts", list("xy", a[0], a[1]), list("xy", b[0], a[1]), list("xy", b[0], b[1]), list("xy", a[0], b[1]));
+    const rect = () =>
+      list("pts", list("xy", a[0], a[1]), list("xy", b[0], a[1]), list("xy", b[0], b[1]), list("xy", a[0], b[1]));
     const pts = rect();
     const fill = filled ? [list("filled_polygon", list("layer", q(layer)), rect())] : [];
     this.insert(
@@ -127,7 +163,9 @@ export class BoardEdit {
 
   /** Gives a layer of the layer table another user name. */
   renameLayer(layer: string, userName: string): void {
-    const entry = child(this.board.root, "layers")!.items.find((i) => i.type === "list" && text(i, 1) === layer) as SList | undefined;
+    const entry = child(this.board.root, "layers")!.items.find((i) => i.type === "list" && text(i, 1) === layer) as
+      | SList
+      | undefined;
     if (!entry) throw new Error(`no layer ${layer}`);
     if (entry.items.length > 3) setAtom(entry, 3, q(userName));
     else insertChild(entry, q(userName));

@@ -40,12 +40,23 @@ export interface FinishSession {
  * Error violations and unconnected items, by type and the items they name (coordinates left
  * out); `reported` keeps each error's type and item uuids with its key.
  */
-export function drcKeys(report: DrcReport): { errors: string[]; unconnected: string[]; reported: (ReportedItems & { key: string })[] } {
-  const key = (v: DrcReport["violations"][number]) => `${v.type}: ${v.items.map((i) => i.description.replace(/,\s*(length|width)\s+[^,]*/g, "")).sort().join(" | ")}`;
+export function drcKeys(report: DrcReport): {
+  errors: string[];
+  unconnected: string[];
+  reported: (ReportedItems & { key: string })[];
+} {
+  const key = (v: DrcReport["violations"][number]) =>
+    `${v.type}: ${v.items
+      .map((i) => i.description.replace(/,\s*(length|width)\s+[^,]*/g, ""))
+      .sort()
+      .join(" | ")}`;
   const errors = report.violations.filter((v) => v.severity === "error" && !v.excluded);
   return {
     errors: errors.map(key).sort(),
-    unconnected: report.unconnected_items.filter((v) => !v.excluded).map(key).sort(),
+    unconnected: report.unconnected_items
+      .filter((v) => !v.excluded)
+      .map(key)
+      .sort(),
     reported: errors.map((v) => ({ key: key(v), check: "drc", rule: v.type, items: v.items.map((i) => i.uuid) })),
   };
 }
@@ -54,8 +65,15 @@ export function drcKeys(report: DrcReport): { errors: string[]; unconnected: str
  * The errors of `after` not in `before`, but for those KiCad reports again with another
  * partner between items the change left as they were (`reportedAgain`, as the gate judges).
  */
-export function addedErrors(after: { drc: ReturnType<typeof drcKeys>; bytes: Buffer }, before: { drc: ReturnType<typeof drcKeys>; bytes: Buffer }): string[] {
-  const unchanged = unchangedItems(() => ({ before: Board.parse(before.bytes), after: Board.parse(after.bytes), sameRules: true }));
+export function addedErrors(
+  after: { drc: ReturnType<typeof drcKeys>; bytes: Buffer },
+  before: { drc: ReturnType<typeof drcKeys>; bytes: Buffer },
+): string[] {
+  const unchanged = unchangedItems(() => ({
+    before: Board.parse(before.bytes),
+    after: Board.parse(after.bytes),
+    sameRules: true,
+  }));
   const again = after.drc.reported.filter((r) => reportedAgain(r, before.drc.reported, unchanged)).map((r) => r.key);
   return addedKeys(addedKeys(after.drc.errors, before.drc.errors), again);
 }
@@ -80,13 +98,17 @@ export function addedKeys(after: string[], before: string[]): string[] {
  */
 export function addedUnconnected(after: string[], before: string[], refs: string[]): string[] {
   const netOf = (key: string) => /\[([^\]]*)\]/.exec(key)?.[1] ?? key;
-  const count = (keys: string[]) => keys.reduce((m, k) => m.set(netOf(k), (m.get(netOf(k)) ?? 0) + 1), new Map<string, number>());
+  const count = (keys: string[]) =>
+    keys.reduce((m, k) => m.set(netOf(k), (m.get(netOf(k)) ?? 0) + 1), new Map<string, number>());
   const [was, now] = [count(before), count(after)];
   const names = (k: string) => refs.some((ref) => k.includes(`of ${ref}`));
   return [...now].flatMap(([net, n]) => {
     const more = n - (was.get(net) ?? 0);
     if (more <= 0) return [];
-    const fresh = addedKeys(after.filter((k) => netOf(k) === net), before.filter((k) => netOf(k) === net));
+    const fresh = addedKeys(
+      after.filter((k) => netOf(k) === net),
+      before.filter((k) => netOf(k) === net),
+    );
     return fresh.sort((a, b) => Number(names(b)) - Number(names(a))).slice(0, more);
   });
 }
@@ -146,7 +168,11 @@ export function capacitorSession(board: Board, { ic, supply, ground }: SessionTa
         use("t1", "propose_change", {
           title: `Add a 100 nF decoupling capacitor next to ${ic}`,
           why: `A 100 nF ceramic close to ${ic} lowers the high-frequency impedance of ${supply} where ${ic} draws its current.`,
-          changes: [`add ${ref}, 100 nF 0603, next to ${ic}`, `connect ${ref} between ${supply} and ${ground}`, `sync the board: ${ref} goes next to ${ic}`],
+          changes: [
+            `add ${ref}, 100 nF 0603, next to ${ic}`,
+            `connect ${ref} between ${supply} and ${ground}`,
+            `sync the board: ${ref} goes next to ${ic}`,
+          ],
           requirements_touched: [],
           verification: "ERC and DRC show no new error; parity holds.",
           refs: "near" in near ? [ic] : [],
@@ -155,7 +181,16 @@ export function capacitorSession(board: Board, { ic, supply, ground }: SessionTa
           new_nets: [supply, ground].filter((n) => !board.nets().some((b) => b.name === n)),
         }),
       ),
-      turn(use("t2", "add_component", { lib_id: "Device:C", value: "100n", footprint: "Capacitor_SMD:C_0603_1608Metric", ref, ...near, connect: { "1": supply, "2": ground } })),
+      turn(
+        use("t2", "add_component", {
+          lib_id: "Device:C",
+          value: "100n",
+          footprint: "Capacitor_SMD:C_0603_1608Metric",
+          ref,
+          ...near,
+          connect: { "1": supply, "2": ground },
+        }),
+      ),
       turn(use("t3", "sync_board", {})),
       turn(use("t4", "finish", { summary: `Added ${ref} (100 nF) between ${supply} and ${ground} next to ${ic}.` })),
     ],
@@ -177,7 +212,12 @@ export function powerLedSession(board: Board, { ic, supply, ground }: SessionTar
         use("t1", "propose_change", {
           title: "Add a power LED with its series resistor",
           why: `Nothing shows that ${supply} is up. An LED with a 1k resistor from ${supply} to ${ground} does.`,
-          changes: [`add ${led}, a 0603 LED, next to ${ic}`, `add ${resistor}, 1k, in series with ${led}`, `connect ${supply}, ${resistor}, ${led} and ${ground}`, "sync the board"],
+          changes: [
+            `add ${led}, a 0603 LED, next to ${ic}`,
+            `add ${resistor}, 1k, in series with ${led}`,
+            `connect ${supply}, ${resistor}, ${led} and ${ground}`,
+            "sync the board",
+          ],
           requirements_touched: [],
           verification: "ERC and DRC show no new error; parity holds.",
           refs: [],
@@ -187,8 +227,22 @@ export function powerLedSession(board: Board, { ic, supply, ground }: SessionTar
         }),
       ),
       turn(
-        use("t2", "add_component", { lib_id: "Device:LED", value: "LED", footprint: "LED_SMD:LED_0603_1608Metric", ref: led, ...near, connect: { A: "PWR_LED", K: ground } }),
-        use("t3", "add_component", { lib_id: "Device:R", value: "1k", footprint: "Resistor_SMD:R_0603_1608Metric", ref: resistor, near: led, connect: { "1": supply, "2": "PWR_LED" } }),
+        use("t2", "add_component", {
+          lib_id: "Device:LED",
+          value: "LED",
+          footprint: "LED_SMD:LED_0603_1608Metric",
+          ref: led,
+          ...near,
+          connect: { A: "PWR_LED", K: ground },
+        }),
+        use("t3", "add_component", {
+          lib_id: "Device:R",
+          value: "1k",
+          footprint: "Resistor_SMD:R_0603_1608Metric",
+          ref: resistor,
+          near: led,
+          connect: { "1": supply, "2": "PWR_LED" },
+        }),
       ),
       turn(use("t4", "sync_board", {})),
       turn(use("t5", "finish", { summary: `Added ${led} and ${resistor} in series between ${supply} and ${ground}.` })),
@@ -214,12 +268,29 @@ export interface SessionResult {
  * Runs `session` through `do` on `repo` and checks its commit against `base` (the board's bytes
  * and raw DRC before it). Returns what the run left for layout, for the caller to judge.
  */
-export async function runAndCheck(cli: KicadCli, repo: string, projectFile: string, session: FinishSession, base: { bytes: Buffer; drc: ReturnType<typeof drcKeys> }) {
+export async function runAndCheck(
+  cli: KicadCli,
+  repo: string,
+  projectFile: string,
+  session: FinishSession,
+  base: { bytes: Buffer; drc: ReturnType<typeof drcKeys> },
+) {
   const boardFile = discoverProject(repo, projectFile).board!;
   const sessionFile = join(await makeTempDir(), "session.json");
-  writeFileSync(sessionFile, JSON.stringify({ schema: "copperhead.session/1", model: "scripted", description: session.request, turns: session.turns }));
+  writeFileSync(
+    sessionFile,
+    JSON.stringify({
+      schema: "copperhead.session/1",
+      model: "scripted",
+      description: session.request,
+      turns: session.turns,
+    }),
+  );
   const started = performance.now();
-  const run = await runBinary(["do", session.request, "--model", `replay:${sessionFile}`, "--json", "--repo", repo, "--project", projectFile], { env: ISOLATED_ENV });
+  const run = await runBinary(
+    ["do", session.request, "--model", `replay:${sessionFile}`, "--json", "--repo", repo, "--project", projectFile],
+    { env: ISOLATED_ENV },
+  );
   const seconds = (performance.now() - started) / 1000;
   expect(run.exitCode, `${session.request}\n${run.stdout}\n${run.stderr}`).toBe(0);
   const summary = JSON.parse(run.stdout);
@@ -250,14 +321,21 @@ export async function runAndCheck(cli: KicadCli, repo: string, projectFile: stri
   const staged = pending.filter((p) => p.reason.startsWith(STAGED_REASON)).map((p) => p.ref);
   for (const { ref, anchor } of session.added) {
     expect(insideOutline(board, at(ref)), `${ref} inside the outline`).toBe(!staged.includes(ref));
-    if (!staged.includes(ref) && !staged.includes(anchor)) expect(gap(at(ref), at(anchor)), `${ref} to ${anchor}, mm`).toBeLessThanOrEqual(15);
+    if (!staged.includes(ref) && !staged.includes(anchor))
+      expect(gap(at(ref), at(anchor)), `${ref} to ${anchor}, mm`).toBeLessThanOrEqual(15);
   }
 
   // Every byte outside the new footprints, the new tracks and vias and the fills is the base's; the version too.
   const newNets = addedKeys(declaredNets(after), declaredNets(base.bytes));
   expect(withoutAdditions(after, refs, copperItems(base.bytes), newNets)).toBe(withoutAdditions(base.bytes));
   expect(board.version).toBe(Board.parse(base.bytes).version);
-  return { bytes: after, drc, board, boardFile, result: { layoutPending: pending, verification: message.match(/Verification: .*/)?.[0] ?? "", seconds } };
+  return {
+    bytes: after,
+    drc,
+    board,
+    boardFile,
+    result: { layoutPending: pending, verification: message.match(/Verification: .*/)?.[0] ?? "", seconds },
+  };
 }
 
 /** Raw DRC of `board` with every zone refilled by KiCad's filler. */
@@ -267,7 +345,14 @@ async function refilledDrc(cli: KicadCli, board: Board, boardFile: string) {
     const beside = boardFile.replace(/\.kicad_pcb$/, ext);
     if (existsSync(beside)) copyFileSync(beside, refilled.replace(/\.kicad_pcb$/, ext));
   }
-  await fillWithKicad(board, boardFile, boardZones(board.root).filter((z) => z.filled && !z.ruleArea).map((z) => z.id), refilled);
+  await fillWithKicad(
+    board,
+    boardFile,
+    boardZones(board.root)
+      .filter((z) => z.filled && !z.ruleArea)
+      .map((z) => z.id),
+    refilled,
+  );
   return drcKeys((await runDrc(refilled, { cli, timeoutMs: DRC_TIMEOUT })).report);
 }
 
@@ -276,7 +361,13 @@ async function refilledDrc(cli: KicadCli, board: Board, boardFile: string) {
  * but for what a refill of the untouched base shows too (a board whose fills an older KiCad
  * saved: KiCad 9 refills some thermal reliefs differently all over it).
  */
-export async function checkRefillChangesNothing(cli: KicadCli, board: Board, boardFile: string, drc: ReturnType<typeof drcKeys>, base: Buffer) {
+export async function checkRefillChangesNothing(
+  cli: KicadCli,
+  board: Board,
+  boardFile: string,
+  drc: ReturnType<typeof drcKeys>,
+  base: Buffer,
+) {
   const again = await refilledDrc(cli, board, boardFile);
   let errors = addedKeys(again.errors, drc.errors);
   let unconnected = addedUnconnected(again.unconnected, drc.unconnected, []);
@@ -311,7 +402,8 @@ export async function finishAcceptance(cli: KicadCli, projectId: string, mayLeav
     last = await runAndCheck(cli, repo, project.projectFile, session, { bytes, drc });
     ({ bytes, drc } = last);
     results.push(last.result);
-    if (mayLeave) expectBlockersExist(last.board, last.result.layoutPending, new Map(session.added.map((a) => [a.ref, a.anchor])));
+    if (mayLeave)
+      expectBlockersExist(last.board, last.result.layoutPending, new Map(session.added.map((a) => [a.ref, a.anchor])));
     else expect(last.result.layoutPending, `${projectId}: left for layout`).toEqual([]);
   }
   await checkRefillChangesNothing(cli, last!.board, last!.boardFile, last!.drc, base);
@@ -324,14 +416,21 @@ export async function finishAcceptance(cli: KicadCli, projectId: string, mayLeav
  * "a track of GND on F.Cu"); a part with no free spot names courtyards near the part it was to
  * go beside ("the courtyard of D25"); a pad waiting for a staged part names a part staged too.
  */
-export function expectBlockersExist(board: Board, pending: { ref: string; reason: string }[], anchors: Map<string, string>) {
+export function expectBlockersExist(
+  board: Board,
+  pending: { ref: string; reason: string }[],
+  anchors: Map<string, string>,
+) {
   const bounds = (ref: string) => boardBounds(board.footprints().find((f) => f.ref === ref)!.node)!;
   const staged = new Set(pending.filter((p) => p.reason.startsWith(STAGED_REASON)).map((p) => p.ref));
   for (const { ref, reason } of pending) {
-    for (const [, waited] of reason.matchAll(/waits for (\S+), staged below the outline/g)) expect(staged.has(waited!), `${ref} waits for ${waited}, which is staged`).toBe(true);
+    for (const [, waited] of reason.matchAll(/waits for (\S+), staged below the outline/g))
+      expect(staged.has(waited!), `${ref} waits for ${waited}, which is staged`).toBe(true);
     if (/^[^;]*: waits for \S+, staged below the outline$/.test(reason)) continue;
     const part = bounds(staged.has(ref) ? anchors.get(ref)! : ref);
-    const named = [...reason.matchAll(/\((?:in the way: ([^()]*)|[^()]* to ([^()]*))\)/g)].flatMap((m) => (m[1] ?? m[2]!).split(", "));
+    const named = [...reason.matchAll(/\((?:in the way: ([^()]*)|[^()]* to ([^()]*))\)/g)].flatMap((m) =>
+      (m[1] ?? m[2]!).split(", "),
+    );
     named.push(...[...reason.matchAll(/the courtyard of (\S+) \(/g)].map((m) => `the courtyard of ${m[1]}`));
     expect(named.length, `${ref}: ${reason} names what is in the way`).toBeGreaterThan(0);
     for (const what of named) {
@@ -340,19 +439,42 @@ export function expectBlockersExist(board: Board, pending: { ref: string; reason
       const courtyard = /^the courtyard of (\S+)$/.exec(what);
       const near = (b: BBox) => gap(b, part) <= 15;
       if (courtyard) {
-        expect(board.footprints().some((f) => f.ref === courtyard[1]), `${what} is on the board`).toBe(true);
+        expect(
+          board.footprints().some((f) => f.ref === courtyard[1]),
+          `${what} is on the board`,
+        ).toBe(true);
         expect(near(bounds(courtyard[1]!)), `${what} is near where ${ref} was to go`).toBe(true);
       } else if (pad) {
         const fp = board.footprints().find((f) => f.ref === pad[2]);
-        expect(fp?.pads.some((p) => p.number === pad[1]), `${what} is on the board`).toBe(true);
+        expect(
+          fp?.pads.some((p) => p.number === pad[1]),
+          `${what} is on the board`,
+        ).toBe(true);
         expect(near(boardBounds(fp!.node)!), `${what} is near ${ref}`).toBe(true);
       } else if (track) {
-        const segments = board.root.items.filter((i) => i.type === "list" && i.items[0]?.type === "atom" && i.items[0].raw === "segment");
+        const segments = board.root.items.filter(
+          (i) => i.type === "list" && i.items[0]?.type === "atom" && i.items[0].raw === "segment",
+        );
         const found = segments.some((s) => {
           const text = printSexpr(s as never);
-          const [x1, y1, x2, y2] = [...text.matchAll(/\((?:start|end) ([-\d.]+) ([-\d.]+)\)/g)].flatMap((m) => [Number(m[1]), Number(m[2])]);
-          const netOk = board.netFormat === "named" ? text.includes(`(net "${track[1]}")`) : board.nets().some((n) => n.name === track[1] && text.includes(`(net ${n.code})`));
-          return netOk && text.includes(`(layer "${track[2]}")`) && near({ minX: Math.min(x1!, x2!), minY: Math.min(y1!, y2!), maxX: Math.max(x1!, x2!), maxY: Math.max(y1!, y2!) });
+          const [x1, y1, x2, y2] = [...text.matchAll(/\((?:start|end) ([-\d.]+) ([-\d.]+)\)/g)].flatMap((m) => [
+            Number(m[1]),
+            Number(m[2]),
+          ]);
+          const netOk =
+            board.netFormat === "named"
+              ? text.includes(`(net "${track[1]}")`)
+              : board.nets().some((n) => n.name === track[1] && text.includes(`(net ${n.code})`));
+          return (
+            netOk &&
+            text.includes(`(layer "${track[2]}")`) &&
+            near({
+              minX: Math.min(x1!, x2!),
+              minY: Math.min(y1!, y2!),
+              maxX: Math.max(x1!, x2!),
+              maxY: Math.max(y1!, y2!),
+            })
+          );
         });
         expect(found, `${what} is near ${ref}`).toBe(true);
       } else {
@@ -405,5 +527,7 @@ export const BIG_DEMO = "demos/vme-wren/vme-wren";
 
 /** KiCad's demo boards with a zone and a schematic, but {@link BIG_DEMO}. */
 export function demosWithZones(): CorpusProject[] {
-  return demoProjects().filter((p) => p.board && p.schematic && p.id !== BIG_DEMO && readFileSync(p.board, "utf8").includes("(zone"));
+  return demoProjects().filter(
+    (p) => p.board && p.schematic && p.id !== BIG_DEMO && readFileSync(p.board, "utf8").includes("(zone"),
+  );
 }

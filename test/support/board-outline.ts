@@ -13,8 +13,14 @@ export function insideOutline(board: Board, b: BBox): boolean {
     return Array.from({ length: n + 1 }, (_, i) => from + ((to - from) * i) / n);
   };
   const points = [
-    ...along(b.minX, b.maxX).flatMap((x) => [{ x, y: b.minY }, { x, y: b.maxY }]),
-    ...along(b.minY, b.maxY).flatMap((y) => [{ x: b.minX, y }, { x: b.maxX, y }]),
+    ...along(b.minX, b.maxX).flatMap((x) => [
+      { x, y: b.minY },
+      { x, y: b.maxY },
+    ]),
+    ...along(b.minY, b.maxY).flatMap((y) => [
+      { x: b.minX, y },
+      { x: b.maxX, y },
+    ]),
   ];
   return points.every((p) => insideSegments(p, segments));
 }

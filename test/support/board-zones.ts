@@ -10,14 +10,21 @@ import { children, head, parseSexpr, printSexpr, removeChild, text } from "../..
  * The board's text without zone fills, without the footprints `refs`, without the tracks and
  * vias not in `keepCopper`, and without the net declarations `newNets` (the nets a change adds).
  */
-export function withoutAdditions(bytes: Uint8Array | string, refs: string[] = [], keepCopper?: Set<string>, newNets: string[] = []): string {
+export function withoutAdditions(
+  bytes: Uint8Array | string,
+  refs: string[] = [],
+  keepCopper?: Set<string>,
+  newNets: string[] = [],
+): string {
   const doc = parseSexpr(bytes);
-  for (const zone of children(doc.root, "zone")) for (const fill of children(zone, "filled_polygon")) removeChild(zone, fill);
+  for (const zone of children(doc.root, "zone"))
+    for (const fill of children(zone, "filled_polygon")) removeChild(zone, fill);
   for (const item of [...doc.root.items]) {
     if (item.type !== "list") continue;
     const kind = head(item);
     if (kind === "footprint" && refs.includes(referenceOf(item))) removeChild(doc.root, item);
-    else if (keepCopper && (kind === "segment" || kind === "via") && !keepCopper.has(printSexpr(item).trim())) removeChild(doc.root, item);
+    else if (keepCopper && (kind === "segment" || kind === "via") && !keepCopper.has(printSexpr(item).trim()))
+      removeChild(doc.root, item);
     else if (kind === "net" && newNets.includes(text(item, 2) ?? "")) removeChild(doc.root, item);
   }
   return printSexpr(doc);
@@ -26,7 +33,11 @@ export function withoutAdditions(bytes: Uint8Array | string, refs: string[] = []
 /** The tracks and vias of a board, printed, to tell the new ones from those that were there. */
 export function copperItems(bytes: Uint8Array | string): Set<string> {
   const doc = parseSexpr(bytes);
-  return new Set(doc.root.items.flatMap((item) => (item.type === "list" && (head(item) === "segment" || head(item) === "via") ? [printSexpr(item).trim()] : [])));
+  return new Set(
+    doc.root.items.flatMap((item) =>
+      item.type === "list" && (head(item) === "segment" || head(item) === "via") ? [printSexpr(item).trim()] : [],
+    ),
+  );
 }
 
 function referenceOf(fp: import("../../src/kicad/sexpr/index.ts").SList): string {
@@ -46,10 +57,19 @@ type Polygon = { x: number; y: number }[];
  * The area, mm², that lies in one set of fills but not in the other; with `within` (boxes),
  * only there: how far a refill is from KiCad's own refill of the same board.
  */
-export function differingArea(a: Polygon[], b: Polygon[], within?: { minX: number; minY: number; maxX: number; maxY: number }[]): number {
+export function differingArea(
+  a: Polygon[],
+  b: Polygon[],
+  within?: { minX: number; minY: number; maxX: number; maxY: number }[],
+): number {
   let xor = Clipper.xorD(a, b, FillRule.NonZero, 6);
   if (within) {
-    const boxes = within.map((w) => [{ x: w.minX, y: w.minY }, { x: w.maxX, y: w.minY }, { x: w.maxX, y: w.maxY }, { x: w.minX, y: w.maxY }]);
+    const boxes = within.map((w) => [
+      { x: w.minX, y: w.minY },
+      { x: w.maxX, y: w.minY },
+      { x: w.maxX, y: w.maxY },
+      { x: w.minX, y: w.maxY },
+    ]);
     xor = Clipper.intersectD(xor, Clipper.unionD(boxes, FillRule.NonZero), FillRule.NonZero, 6);
   }
   return xor.reduce((sum, path) => sum + Math.abs(Clipper.areaD(path)), 0);

@@ -51,12 +51,15 @@ export function corpusDir(): string {
   const explicit = process.env.COPPERHEAD_CORPUS_DIR;
   const candidates = explicit ? [explicit] : [];
   if (!explicit) {
-    for (let dir = REPO_DIR; dirname(dir) !== dir; dir = dirname(dir)) candidates.push(join(dirname(dir), "shared", "corpus"));
+    for (let dir = REPO_DIR; dirname(dir) !== dir; dir = dirname(dir))
+      candidates.push(join(dirname(dir), "shared", "corpus"));
     candidates.push("/work/shared/corpus");
   }
   const found = candidates.find((dir) => existsSync(join(dir, "MANIFEST.tsv")));
   if (!found) {
-    throw new Error(`The open-hardware corpus was not found (looked in ${candidates.join(", ")}). Set COPPERHEAD_CORPUS_DIR to its folder.`);
+    throw new Error(
+      `The open-hardware corpus was not found (looked in ${candidates.join(", ")}). Set COPPERHEAD_CORPUS_DIR to its folder.`,
+    );
   }
   return found;
 }
@@ -107,7 +110,9 @@ export function corpusProjects(): CorpusProject[] {
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort()
-    .flatMap((name) => findProjects(join(dir, name)).map((pro) => describeProject("corpus", join(dir, name), pro, `corpus/${name}`)));
+    .flatMap((name) =>
+      findProjects(join(dir, name)).map((pro) => describeProject("corpus", join(dir, name), pro, `corpus/${name}`)),
+    );
 }
 
 /** Both corpora, demos first. */
@@ -123,5 +128,10 @@ export async function copyCorpusProject(project: CorpusProject): Promise<CorpusP
   const dest = join(await makeTempDir(), basename(project.root));
   cpSync(project.root, dest, { recursive: true });
   const at = (path: string) => join(dest, relative(project.root, path));
-  return { ...project, root: dest, schematic: project.schematic && at(project.schematic), board: project.board && at(project.board) };
+  return {
+    ...project,
+    root: dest,
+    schematic: project.schematic && at(project.schematic),
+    board: project.board && at(project.board),
+  };
 }

@@ -6,7 +6,16 @@ import { diffShort, diffText } from "../../src/diff/format.ts";
 
 export type Sections = Omit<DesignDiff, "schema" | "empty">;
 
-const NOTHING: Sections = { sheets: [], components: [], nets: [], pins: [], board: null, requirements: [], bom: [], problems: [] };
+const NOTHING: Sections = {
+  sheets: [],
+  components: [],
+  nets: [],
+  pins: [],
+  board: null,
+  requirements: [],
+  bom: [],
+  problems: [],
+};
 
 /**
  * The diff of `project` holds `expected` and nothing else; it is `empty` exactly when nothing
@@ -45,7 +54,8 @@ function longSections(long: string): Map<string, string[]> {
   return out;
 }
 
-const sum = (texts: string[], pattern: RegExp) => texts.reduce((n, t) => n + [...t.matchAll(pattern)].reduce((m, x) => m + Number(x[1]), 0), 0);
+const sum = (texts: string[], pattern: RegExp) =>
+  texts.reduce((n, t) => n + [...t.matchAll(pattern)].reduce((m, x) => m + Number(x[1]), 0), 0);
 
 /**
  * Every count the commit body gives (`diffShort`) is the count the run summary shows
@@ -56,8 +66,15 @@ export function expectShortAgrees(diff: DesignDiff): void {
   if (diff.empty) return void expect(short).toBe("Design: no changes.");
   const entries = shortEntries(short);
   const sections = longSections(diffText(diff, { base: "before", head: "after" }, { heading: null }));
-  const pairs: [string, string][] = [["parts", "Parts"], ["nets", "Nets"], ["pins", "Pins moved to another net"], ["requirements", "Requirements"], ["BOM", "BOM rows"]];
-  for (const [brief, long] of pairs) expect([brief, entries.get(brief)?.length ?? 0]).toEqual([brief, sections.get(long)?.length ?? 0]);
+  const pairs: [string, string][] = [
+    ["parts", "Parts"],
+    ["nets", "Nets"],
+    ["pins", "Pins moved to another net"],
+    ["requirements", "Requirements"],
+    ["BOM", "BOM rows"],
+  ];
+  for (const [brief, long] of pairs)
+    expect([brief, entries.get(brief)?.length ?? 0]).toEqual([brief, sections.get(long)?.length ?? 0]);
   const board = sections.get("Board") ?? [];
   const items = entries.get("board") ?? [];
   if (!diff.board) return void expect(items).toEqual([]);
@@ -66,7 +83,10 @@ export function expectShortAgrees(diff: DesignDiff): void {
   const tracks = board.filter((l) => l.startsWith("tracks "));
   const zones = board.filter((l) => / (zone|rule area)\b/.test(l) && !l.startsWith("tracks"));
   const shown = items.join(", ");
-  if (!shown.includes("(more)")) expect(sum([shown], /on (\d+) pads?/g) + sum([shown], /(\d+) pads? moved/g)).toBe(sum(padNets, /\((\d+) pads?/g) + padMoves.length);
+  if (!shown.includes("(more)"))
+    expect(sum([shown], /on (\d+) pads?/g) + sum([shown], /(\d+) pads? moved/g)).toBe(
+      sum(padNets, /\((\d+) pads?/g) + padMoves.length,
+    );
   // `tracks +3/-1`, `vias +1`, `zones -2`: added and removed, a zero left out.
   const shortCount = (label: string) => {
     const m = new RegExp(`(?:^|, )${label} (?:\\+(\\d+))?/?(?:-(\\d+))?(?:,|$)`).exec(shown);
@@ -77,9 +97,20 @@ export function expectShortAgrees(diff: DesignDiff): void {
   expect(shortCount("tracks") ?? [0, 0]).toEqual(segments);
   expect(shortCount("vias") ?? [0, 0]).toEqual(vias);
   const zoneItem = shortCount("zones");
-  if (zoneItem) expect(zoneItem).toEqual([zones.filter((l) => l.startsWith("+")).length, zones.filter((l) => l.startsWith("−")).length]);
+  if (zoneItem)
+    expect(zoneItem).toEqual([
+      zones.filter((l) => l.startsWith("+")).length,
+      zones.filter((l) => l.startsWith("−")).length,
+    ]);
   const footprints = board.filter((l) => / footprint /.test(l)).length;
   const copper = (segments[0]! + segments[1]! ? 1 : 0) + (vias[0]! + vias[1]! ? 1 : 0);
-  const expected = footprints + padNets.length + (padMoves.length ? 1 : 0) + copper + (zones.length ? 1 : 0) + (diff.board.layers.length ? 1 : 0) + (diff.board.outline ? 1 : 0);
+  const expected =
+    footprints +
+    padNets.length +
+    (padMoves.length ? 1 : 0) +
+    copper +
+    (zones.length ? 1 : 0) +
+    (diff.board.layers.length ? 1 : 0) +
+    (diff.board.outline ? 1 : 0);
   expect(items.length).toBe(expected || 1);
 }

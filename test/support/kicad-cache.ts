@@ -22,12 +22,16 @@ const POLL_MS = 1_000;
 
 /** Raw DRC with schematic parity and every severity, of a board whose folder is `root`. */
 export function cachedParityDrc(cli: KicadCli, root: string, board: string, timeoutMs: number): Promise<DrcResult> {
-  return cached(root, `${cli.version.raw}\npcb drc --schematic-parity --severity-all\n${relative(root, board)}`, () => runDrc(board, { cli, schematicParity: true, timeoutMs }));
+  return cached(root, `${cli.version.raw}\npcb drc --schematic-parity --severity-all\n${relative(root, board)}`, () =>
+    runDrc(board, { cli, schematicParity: true, timeoutMs }),
+  );
 }
 
 /** Raw ERC with every severity, of a schematic whose folder is `root`. */
 export function cachedErc(cli: KicadCli, root: string, schematic: string, timeoutMs: number): Promise<ErcReport> {
-  return cached(root, `${cli.version.raw}\nsch erc --severity-all\n${relative(root, schematic)}`, () => runErc(schematic, { cli, timeoutMs }));
+  return cached(root, `${cli.version.raw}\nsch erc --severity-all\n${relative(root, schematic)}`, () =>
+    runErc(schematic, { cli, timeoutMs }),
+  );
 }
 
 async function cached<T>(root: string, question: string, compute: () => Promise<T>): Promise<T> {

@@ -17,7 +17,8 @@ export async function requireKicadCli(): Promise<KicadCli> {
   try {
     return await findKicadCli();
   } catch (err) {
-    const detail = err instanceof CopperheadError ? `${err.code}: ${err.message}\n  fix: ${err.fix ?? "-"}` : String(err);
+    const detail =
+      err instanceof CopperheadError ? `${err.code}: ${err.message}\n  fix: ${err.fix ?? "-"}` : String(err);
     throw new Error(
       `These tests need the real kicad-cli (KiCad 8+, 9 recommended) and must not be skipped.\n  ${detail}`,
     );
@@ -44,7 +45,10 @@ export async function copyFixture(name: string): Promise<string> {
   const dir = await makeTempDir();
   const dest = join(dir, name.split("/").pop() ?? name);
   // A checkout where someone ran copperhead on a fixture holds its cache; tests start cold.
-  await cp(join(FIXTURES_DIR, name), dest, { recursive: true, filter: (src) => !/[\\/]\.copperhead([\\/]|$)/.test(src) });
+  await cp(join(FIXTURES_DIR, name), dest, {
+    recursive: true,
+    filter: (src) => !/[\\/]\.copperhead([\\/]|$)/.test(src),
+  });
   return dest;
 }
 

@@ -11,10 +11,17 @@ import { join } from "node:path";
  * command line) when the arguments are not `passThrough`'s; the hung child writes its pid to
  * `dir/child.pid` first.
  */
-export function launcher(dir: string, name: string, program: string, hang?: { unless: string; command: string }): string {
+export function launcher(
+  dir: string,
+  name: string,
+  program: string,
+  hang?: { unless: string; command: string },
+): string {
   const path = join(dir, name);
   const run = `${JSON.stringify(program)} "$@"`;
-  const body = hang ? `case "$1" in\n  ${hang.unless}) ${run} ;;\n  *) sh -c 'echo $$ > ${join(dir, "child.pid")}; exec ${hang.command}' ;;\nesac\n` : `${run}\n`;
+  const body = hang
+    ? `case "$1" in\n  ${hang.unless}) ${run} ;;\n  *) sh -c 'echo $$ > ${join(dir, "child.pid")}; exec ${hang.command}' ;;\nesac\n`
+    : `${run}\n`;
   writeFileSync(path, `#!/bin/sh\n${body}`, { mode: 0o755 });
   return path;
 }

@@ -13,7 +13,13 @@ export const ADD_CAP_REQUEST = "Add a 100 nF decoupling capacitor on the LDO out
 export const TOOL_NAMES = ["copperhead_check", "copperhead_do", "copperhead_init", "copperhead_sync"];
 /** copperhead's own bookkeeping, which any call may add to (gitignored; not part of the tree). */
 /** Every variable that could configure a model provider: cleared unless a test sets one. */
-export const PROVIDER_VARS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "COPPERHEAD_BASE_URL", "COPPERHEAD_API_KEY", "COPPERHEAD_MODEL"];
+export const PROVIDER_VARS = [
+  "ANTHROPIC_API_KEY",
+  "OPENAI_API_KEY",
+  "COPPERHEAD_BASE_URL",
+  "COPPERHEAD_API_KEY",
+  "COPPERHEAD_MODEL",
+];
 
 export const replayModel = (session: string) => `replay:${join(SESSIONS, `${session}.json`)}`;
 export const head = async (repo: string) => (await git(repo, "rev-parse", "HEAD")).trim();

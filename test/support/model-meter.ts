@@ -57,29 +57,57 @@ export function serveMeteredModel(api: WireApi, turns: SessionTurn[]): ModelMete
     idleTimeout: 0,
     async fetch(req) {
       const path = new URL(req.url).pathname;
-      if (req.method !== "POST" || path !== (api === "anthropic" ? "/v1/messages" : "/v1/chat/completions")) return new Response("not found", { status: 404 });
+      if (req.method !== "POST" || path !== (api === "anthropic" ? "/v1/messages" : "/v1/chat/completions"))
+        return new Response("not found", { status: 404 });
       const body = (await req.json()) as Record<string, unknown>;
       const measured = measure(api, body, cached);
       requests.push(measured);
-      const turn = turns[requests.length - 1] ?? { content: [{ type: "text" as const, text: "The recorded session has no more turns." }] };
+      const turn = turns[requests.length - 1] ?? {
+        content: [{ type: "text" as const, text: "The recorded session has no more turns." }],
+      };
       const input = measured.tokens;
       if (api === "anthropic") {
-        const usage = { input_tokens: input - measured.cacheRead - measured.cacheWrite, output_tokens: turn.usage?.outputTokens ?? 50, cache_read_input_tokens: measured.cacheRead, cache_creation_input_tokens: measured.cacheWrite };
-        const content = turn.content.map((b) => (b.type === "tool_use" ? { type: b.type, id: b.id, name: b.name, input: b.input } : b));
-        return sseResponse(anthropicFrames({ content, stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn", usage }));
+        const usage = {
+          input_tokens: input - measured.cacheRead - measured.cacheWrite,
+          output_tokens: turn.usage?.outputTokens ?? 50,
+          cache_read_input_tokens: measured.cacheRead,
+          cache_creation_input_tokens: measured.cacheWrite,
+        };
+        const content = turn.content.map((b) =>
+          b.type === "tool_use" ? { type: b.type, id: b.id, name: b.name, input: b.input } : b,
+        );
+        return sseResponse(
+          anthropicFrames({
+            content,
+            stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
+            usage,
+          }),
+        );
       }
       const text = turn.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n");
-      const calls = turn.content.flatMap((b) => (b.type === "tool_use" ? [{ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input) } }] : []));
+      const calls = turn.content.flatMap((b) =>
+        b.type === "tool_use"
+          ? [{ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input) } }]
+          : [],
+      );
       return sseResponse(
         chatCompletionFrames({
           message: { content: text || null, ...(calls.length ? { tool_calls: calls } : {}) },
           finish_reason: calls.length ? "tool_calls" : "stop",
-          usage: { prompt_tokens: input, completion_tokens: turn.usage?.outputTokens ?? 50, prompt_tokens_details: { cached_tokens: measured.cacheRead } },
+          usage: {
+            prompt_tokens: input,
+            completion_tokens: turn.usage?.outputTokens ?? 50,
+            prompt_tokens_details: { cached_tokens: measured.cacheRead },
+          },
         }),
       );
     },
   });
-  return { baseUrl: `http://127.0.0.1:${server.port}${api === "openai" ? "/v1" : ""}`, requests, stop: () => server.stop(true) };
+  return {
+    baseUrl: `http://127.0.0.1:${server.port}${api === "openai" ? "/v1" : ""}`,
+    requests,
+    stop: () => server.stop(true),
+  };
 }
 
 /** A request as the units a cache keys on, each with its size, and the breakpoints among them. */
@@ -87,11 +115,14 @@ function measure(api: WireApi, body: Record<string, unknown>, cached: Set<string
   const units: Array<{ value: unknown; marked: boolean }> = [];
   if (api === "anthropic") {
     // The Messages API's order: tools, system, then every block of every message.
-    for (const tool of (body.tools as unknown[] | undefined) ?? []) units.push({ value: tool, marked: hasBreakpoint(tool) });
+    for (const tool of (body.tools as unknown[] | undefined) ?? [])
+      units.push({ value: tool, marked: hasBreakpoint(tool) });
     const system = body.system;
-    for (const block of typeof system === "string" ? [system] : ((system as unknown[] | undefined) ?? [])) units.push({ value: block, marked: hasBreakpoint(block) });
+    for (const block of typeof system === "string" ? [system] : ((system as unknown[] | undefined) ?? []))
+      units.push({ value: block, marked: hasBreakpoint(block) });
     for (const message of body.messages as Array<{ role: string; content: unknown }>) {
-      for (const block of typeof message.content === "string" ? [message.content] : (message.content as unknown[])) units.push({ value: [message.role, block], marked: hasBreakpoint(block) });
+      for (const block of typeof message.content === "string" ? [message.content] : (message.content as unknown[]))
+        units.push({ value: [message.role, block], marked: hasBreakpoint(block) });
     }
   } else {
     units.push({ value: body.tools ?? [], marked: false });
@@ -116,7 +147,14 @@ function measure(api: WireApi, body: Record<string, unknown>, cached: Set<string
     for (const p of stored) cached.add(p.key);
     cacheWrite = Math.max(0, Math.round((stored.at(-1)?.tokens ?? 0) - cacheRead));
   } else for (const p of prefixes) cached.add(p.key);
-  return { tokens: Math.round(tokens), pictures, breakpoints: units.filter((u) => u.marked).length, cacheRead, cacheWrite, unpaired: unpaired(api, body) };
+  return {
+    tokens: Math.round(tokens),
+    pictures,
+    breakpoints: units.filter((u) => u.marked).length,
+    cacheRead,
+    cacheWrite,
+    unpaired: unpaired(api, body),
+  };
 }
 
 /** Calls without their results right after them, and results without their calls right before. */
@@ -124,21 +162,38 @@ function unpaired(api: WireApi, body: Record<string, unknown>): string[] {
   const problems: string[] = [];
   if (api === "anthropic") {
     const messages = body.messages as Array<{ role: string; content: unknown }>;
-    const blocks = (m: { content: unknown } | undefined) => (Array.isArray(m?.content) ? (m.content as Array<Record<string, unknown>>) : []);
+    const blocks = (m: { content: unknown } | undefined) =>
+      Array.isArray(m?.content) ? (m.content as Array<Record<string, unknown>>) : [];
     messages.forEach((message, i) => {
-      const calls = blocks(message).filter((b) => b.type === "tool_use").map((b) => String(b.id));
-      const results = blocks(message).filter((b) => b.type === "tool_result").map((b) => String(b.tool_use_id));
-      const before = blocks(messages[i - 1]).filter((b) => b.type === "tool_use").map((b) => String(b.id));
-      const after = blocks(messages[i + 1]).filter((b) => b.type === "tool_result").map((b) => String(b.tool_use_id));
-      for (const id of results) if (!before.includes(id)) problems.push(`result ${id} in message ${i} has no call before it`);
-      for (const id of calls) if (i < messages.length - 1 && !after.includes(id)) problems.push(`call ${id} in message ${i} has no result after it`);
+      const calls = blocks(message)
+        .filter((b) => b.type === "tool_use")
+        .map((b) => String(b.id));
+      const results = blocks(message)
+        .filter((b) => b.type === "tool_result")
+        .map((b) => String(b.tool_use_id));
+      const before = blocks(messages[i - 1])
+        .filter((b) => b.type === "tool_use")
+        .map((b) => String(b.id));
+      const after = blocks(messages[i + 1])
+        .filter((b) => b.type === "tool_result")
+        .map((b) => String(b.tool_use_id));
+      for (const id of results)
+        if (!before.includes(id)) problems.push(`result ${id} in message ${i} has no call before it`);
+      for (const id of calls)
+        if (i < messages.length - 1 && !after.includes(id))
+          problems.push(`call ${id} in message ${i} has no result after it`);
     });
   } else {
-    const messages = body.messages as Array<{ role: string; tool_calls?: Array<{ id: string }>; tool_call_id?: string }>;
+    const messages = body.messages as Array<{
+      role: string;
+      tool_calls?: Array<{ id: string }>;
+      tool_call_id?: string;
+    }>;
     let open: string[] = [];
     messages.forEach((message, i) => {
       if (message.role === "tool") {
-        if (!open.includes(String(message.tool_call_id))) problems.push(`tool message ${i} answers ${message.tool_call_id}, which is not an open call`);
+        if (!open.includes(String(message.tool_call_id)))
+          problems.push(`tool message ${i} answers ${message.tool_call_id}, which is not an open call`);
         open = open.filter((id) => id !== message.tool_call_id);
         return;
       }
@@ -151,7 +206,8 @@ function unpaired(api: WireApi, body: Record<string, unknown>): string[] {
 
 /** Text characters (every string a model reads; not keys or JSON syntax) and pictures. */
 function sizeOf(value: unknown): { chars: number; pictures: number } {
-  if (typeof value === "string") return value.startsWith("data:image/") ? { chars: 0, pictures: 1 } : { chars: value.length, pictures: 0 };
+  if (typeof value === "string")
+    return value.startsWith("data:image/") ? { chars: 0, pictures: 1 } : { chars: value.length, pictures: 0 };
   if (typeof value === "number" || typeof value === "boolean") return { chars: String(value).length, pictures: 0 };
   if (!value || typeof value !== "object") return { chars: 0, pictures: 0 };
   const record = value as Record<string, unknown>;
@@ -188,7 +244,13 @@ export interface MeteredRun {
  * metered loopback server. `full`: without compaction or cache breakpoints
  * (`COPPERHEAD_FULL_CONTEXT=1`), for comparison.
  */
-export async function meteredRun(api: WireApi, turns: SessionTurn[], request: string, repo: string, options: { full?: boolean } = {}): Promise<MeteredRun> {
+export async function meteredRun(
+  api: WireApi,
+  turns: SessionTurn[],
+  request: string,
+  repo: string,
+  options: { full?: boolean } = {},
+): Promise<MeteredRun> {
   const meter = serveMeteredModel(api, turns);
   const before = process.env[FULL_CONTEXT_VARIABLE];
   if (options.full) process.env[FULL_CONTEXT_VARIABLE] = "1";
@@ -197,7 +259,13 @@ export async function meteredRun(api: WireApi, turns: SessionTurn[], request: st
     const http = { backoffBaseMs: 1, idleTimeoutMs: 120_000 };
     const provider =
       api === "anthropic"
-        ? createAnthropicProvider({ model: "claude-loopback", apiKey: "loopback-key", baseUrl: meter.baseUrl, http, promptCache: !options.full })
+        ? createAnthropicProvider({
+            model: "claude-loopback",
+            apiKey: "loopback-key",
+            baseUrl: meter.baseUrl,
+            http,
+            promptCache: !options.full,
+          })
         : createOpenAIProvider({ model: "gpt-loopback", apiKey: "loopback-key", baseUrl: meter.baseUrl, http });
     const summary = await runDo({ request, repo, provider });
     return { summary, requests: [...meter.requests] };

@@ -39,7 +39,8 @@ export function sseResponse(frames: SseFrame[], pacing: StreamPacing = {}): Resp
     async start(controller) {
       for (const [i, frame] of frames.entries()) {
         if (pacing.stallAfter !== undefined && i >= pacing.stallAfter) {
-          if (pacing.keepAliveMs) keepAlive = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), pacing.keepAliveMs);
+          if (pacing.keepAliveMs)
+            keepAlive = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), pacing.keepAliveMs);
           return;
         }
         if (interval) await Bun.sleep(interval);
@@ -69,7 +70,12 @@ type Block = Record<string, unknown> & { type: string };
 export function anthropicFrames(message: {
   content: Block[];
   stop_reason: string;
-  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+  };
 }): SseFrame[] {
   // The input counts, the cache's included, come in message_start; output_tokens grows to message_delta's.
   const { output_tokens, ...input } = message.usage;
@@ -95,13 +101,18 @@ export function anthropicFrames(message: {
   for (const [index, block] of message.content.entries()) {
     const { start, deltas } = blockEvents(block);
     frames.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block: start } });
-    for (const delta of deltas) frames.push({ event: "content_block_delta", data: { type: "content_block_delta", index, delta } });
+    for (const delta of deltas)
+      frames.push({ event: "content_block_delta", data: { type: "content_block_delta", index, delta } });
     frames.push({ event: "content_block_stop", data: { type: "content_block_stop", index } });
   }
   frames.push(
     {
       event: "message_delta",
-      data: { type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens } },
+      data: {
+        type: "message_delta",
+        delta: { stop_reason: message.stop_reason, stop_sequence: null },
+        usage: { output_tokens },
+      },
     },
     { event: "message_stop", data: { type: "message_stop" } },
   );
@@ -111,7 +122,10 @@ export function anthropicFrames(message: {
 function blockEvents(block: Block): { start: Block; deltas: Array<Record<string, unknown>> } {
   switch (block.type) {
     case "text":
-      return { start: { type: "text", text: "" }, deltas: pieces(String(block.text)).map((text) => ({ type: "text_delta", text })) };
+      return {
+        start: { type: "text", text: "" },
+        deltas: pieces(String(block.text)).map((text) => ({ type: "text_delta", text })),
+      };
     case "tool_use": {
       const json = JSON.stringify(block.input ?? {});
       return {
@@ -122,7 +136,10 @@ function blockEvents(block: Block): { start: Block; deltas: Array<Record<string,
     case "thinking":
       return {
         start: { type: "thinking", thinking: "" },
-        deltas: [...pieces(String(block.thinking)).map((thinking) => ({ type: "thinking_delta", thinking })), { type: "signature_delta", signature: block.signature }],
+        deltas: [
+          ...pieces(String(block.thinking)).map((thinking) => ({ type: "thinking_delta", thinking })),
+          { type: "signature_delta", signature: block.signature },
+        ],
       };
     default:
       // redacted_thinking and the like arrive whole in their start event.
@@ -132,24 +149,50 @@ function blockEvents(block: Block): { start: Block; deltas: Array<Record<string,
 
 /** A Chat Completions answer (`choices[0].message`, `finish_reason`, `usage`) as the chunks that stream it. */
 export function chatCompletionFrames(answer: {
-  message: { content?: string | null; refusal?: string | null; tool_calls?: Array<{ id?: string; function: { name: string; arguments?: unknown } }> };
+  message: {
+    content?: string | null;
+    refusal?: string | null;
+    tool_calls?: Array<{ id?: string; function: { name: string; arguments?: unknown } }>;
+  };
   finish_reason: string;
   usage?: unknown;
 }): SseFrame[] {
   const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null) => ({
-    data: { id: "chatcmpl-loopback", object: "chat.completion.chunk", created: 0, model: "loopback", choices: [{ index: 0, delta, finish_reason }] },
+    data: {
+      id: "chatcmpl-loopback",
+      object: "chat.completion.chunk",
+      created: 0,
+      model: "loopback",
+      choices: [{ index: 0, delta, finish_reason }],
+    },
   });
   const frames: SseFrame[] = [chunk({ role: "assistant", content: "" })];
   if (answer.message.content) for (const content of pieces(answer.message.content)) frames.push(chunk({ content }));
   if (answer.message.refusal) frames.push(chunk({ refusal: answer.message.refusal }));
   for (const [index, call] of (answer.message.tool_calls ?? []).entries()) {
     const args = call.function.arguments;
-    const head = { index, ...(call.id ? { id: call.id } : {}), type: "function", function: { name: call.function.name, arguments: typeof args === "string" ? "" : args } };
+    const head = {
+      index,
+      ...(call.id ? { id: call.id } : {}),
+      type: "function",
+      function: { name: call.function.name, arguments: typeof args === "string" ? "" : args },
+    };
     frames.push(chunk({ tool_calls: [head] }));
-    if (typeof args === "string") for (const piece of pieces(args)) frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    if (typeof args === "string")
+      for (const piece of pieces(args)) frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   }
   frames.push(chunk({}, answer.finish_reason));
-  if (answer.usage) frames.push({ data: { id: "chatcmpl-loopback", object: "chat.completion.chunk", created: 0, model: "loopback", choices: [], usage: answer.usage } });
+  if (answer.usage)
+    frames.push({
+      data: {
+        id: "chatcmpl-loopback",
+        object: "chat.completion.chunk",
+        created: 0,
+        model: "loopback",
+        choices: [],
+        usage: answer.usage,
+      },
+    });
   frames.push({ data: "[DONE]" });
   return frames;
 }
@@ -160,7 +203,11 @@ export function chatCompletionFrames(answer: {
  * `output_text.delta` pieces, a function call's arguments as `function_call_arguments.delta`
  * pieces), then `response.completed` with the usage. Each event names its type in `type` too.
  */
-export function responsesFrames(id: string, output: Block[], usage: { input_tokens: number; output_tokens: number }): SseFrame[] {
+export function responsesFrames(
+  id: string,
+  output: Block[],
+  usage: { input_tokens: number; output_tokens: number },
+): SseFrame[] {
   const frame = (type: string, data: Record<string, unknown>): SseFrame => ({ event: type, data: { type, ...data } });
   const frames: SseFrame[] = [frame("response.created", { response: { id, status: "in_progress", output: [] } })];
   for (const [output_index, item] of output.entries()) {
@@ -168,10 +215,12 @@ export function responsesFrames(id: string, output: Block[], usage: { input_toke
     if (item.type === "message") {
       frames.push(frame("response.output_item.added", { output_index, item: { ...item, content: [] } }));
       const text = String((item.content as Array<{ text: string }>)[0]?.text ?? "");
-      for (const delta of pieces(text)) frames.push(frame("response.output_text.delta", { item_id, output_index, content_index: 0, delta }));
+      for (const delta of pieces(text))
+        frames.push(frame("response.output_text.delta", { item_id, output_index, content_index: 0, delta }));
     } else if (item.type === "function_call") {
       frames.push(frame("response.output_item.added", { output_index, item: { ...item, arguments: "" } }));
-      for (const delta of pieces(String(item.arguments))) frames.push(frame("response.function_call_arguments.delta", { item_id, output_index, delta }));
+      for (const delta of pieces(String(item.arguments)))
+        frames.push(frame("response.function_call_arguments.delta", { item_id, output_index, delta }));
     } else frames.push(frame("response.output_item.added", { output_index, item }));
     frames.push(frame("response.output_item.done", { output_index, item }));
   }

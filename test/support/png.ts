@@ -45,7 +45,12 @@ export function pngInfo(png: Uint8Array): PngInfo {
       const b = y > 0 ? pixels[(y - 1) * stride + x]! : 0;
       const c = x >= channels && y > 0 ? pixels[(y - 1) * stride + x - channels]! : 0;
       const p = a + b - c;
-      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const paeth =
+        Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c)
+          ? a
+          : Math.abs(p - b) <= Math.abs(p - c)
+            ? b
+            : c;
       const predicted = [0, a, b, (a + b) >> 1, paeth][filter]!;
       pixels[y * stride + x] = (v + predicted) & 0xff;
     }
@@ -56,6 +61,7 @@ export function pngInfo(png: Uint8Array): PngInfo {
     counts.set(colour, (counts.get(colour) ?? 0) + 1);
   }
   const paper = Math.max(...counts.values());
-  const rgb = (x: number, y: number) => pixels.toString("hex", (y * width + x) * channels, (y * width + x) * channels + Math.min(3, channels));
+  const rgb = (x: number, y: number) =>
+    pixels.toString("hex", (y * width + x) * channels, (y * width + x) * channels + Math.min(3, channels));
   return { width, height, inked: 1 - paper / (width * height), rgb };
 }

@@ -43,7 +43,12 @@ export async function initialisedCorpusRepo(project: CorpusProject): Promise<str
   return initialise(copy.root, `${project.id} design`, undefined, project.projectFile);
 }
 
-async function initialise(repo: string, message: string, extra?: (repo: string) => void, project?: string): Promise<string> {
+async function initialise(
+  repo: string,
+  message: string,
+  extra?: (repo: string) => void,
+  project?: string,
+): Promise<string> {
   await git(repo, "init", "--quiet", "--initial-branch=main");
   await git(repo, "config", "user.name", "Test User");
   await git(repo, "config", "user.email", "test@example.com");

@@ -5,10 +5,18 @@
  */
 import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { CreateMessageRequestSchema, McpError, type CreateMessageRequest, type CreateMessageResultWithTools } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageRequestSchema,
+  McpError,
+  type CreateMessageRequest,
+  type CreateMessageResultWithTools,
+} from "@modelcontextprotocol/sdk/types.js";
 
 interface SessionTurn {
-  content?: ({ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> })[];
+  content?: (
+    | { type: "text"; text: string }
+    | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
+  )[];
 }
 
 export interface SamplingClient {
@@ -27,7 +35,8 @@ export interface SamplingClientOptions {
 }
 
 export function samplingClient(options: SamplingClientOptions): SamplingClient {
-  const sampling = options.session || options.decline ? (options.withoutTools ? { sampling: {} } : { sampling: { tools: {} } }) : {};
+  const sampling =
+    options.session || options.decline ? (options.withoutTools ? { sampling: {} } : { sampling: { tools: {} } }) : {};
   const client = new Client({ name: "sampling-host", version: "0" }, { capabilities: sampling });
   const requests: CreateMessageRequest["params"][] = [];
   if (!sampling.sampling) return { client, requests };

@@ -7,7 +7,22 @@
 import { placePoint, pointKey, toIU } from "../../src/kicad/schematic/geometry.ts";
 import { readSchematicFile } from "../../src/kicad/schematic/model/schematic-file.ts";
 import { unitPins } from "../../src/kicad/schematic/model/symbols.ts";
-import { child, children, cloneNode, insertChild, num, printSexprBytes, q, readSexprFile, removeChild, setAtom, text, writeSexprFile, type SDocument, type SList } from "../../src/kicad/sexpr/index.ts";
+import {
+  child,
+  children,
+  cloneNode,
+  insertChild,
+  num,
+  printSexprBytes,
+  q,
+  readSexprFile,
+  removeChild,
+  setAtom,
+  text,
+  writeSexprFile,
+  type SDocument,
+  type SList,
+} from "../../src/kicad/sexpr/index.ts";
 
 export class SchematicEdit {
   readonly path: string;
@@ -34,7 +49,10 @@ export class SchematicEdit {
   }
 
   /** A copy of `template` (from any sheet) placed at `(x, y)` under a new reference and uuid. */
-  addCopy(template: SList, options: { ref: string; x: number; y: number; instancePath: string; value?: string }): SList {
+  addCopy(
+    template: SList,
+    options: { ref: string; x: number; y: number; instancePath: string; value?: string },
+  ): SList {
     const node = cloneNode(template);
     const at = child(node, "at")!;
     const dx = options.x - num(at, 1)!;
@@ -89,7 +107,9 @@ export class SchematicEdit {
    */
   moveSymbol(ref: string, dx: number, dy: number): void {
     const node = this.symbol(ref);
-    const view = readSchematicFile(this.path, printSexprBytes(this.doc)).symbols.find((s) => s.uuid === text(child(node, "uuid")!, 1));
+    const view = readSchematicFile(this.path, printSexprBytes(this.doc)).symbols.find(
+      (s) => s.uuid === text(child(node, "uuid")!, 1),
+    );
     if (!view) throw new Error(`cannot read ${ref} in ${this.path}`);
     const tips = new Set(unitPins(view, view.unit).map((pin) => pointKey(placePoint(pin.at, view.placement))));
     for (const wire of children(this.root, "wire")) {

@@ -23,7 +23,15 @@ export interface DrawnItem {
   uuid: string;
   box: MmBox;
   /** For symbols: reference, lib id, position and rotation. */
-  symbol?: { reference: string; libId: string; x: number; y: number; rotation: number; mirror?: string; power: boolean };
+  symbol?: {
+    reference: string;
+    libId: string;
+    x: number;
+    y: number;
+    rotation: number;
+    mirror?: string;
+    power: boolean;
+  };
 }
 
 interface Transform {
@@ -36,7 +44,7 @@ interface Transform {
 function place(lx: number, ly: number, t: Transform): [number, number] {
   let x = lx;
   let y = -ly;
-  for (let i = 0; i < (((Math.round(t.rotation / 90) % 4) + 4) % 4); i++) [x, y] = [y, -x];
+  for (let i = 0; i < ((Math.round(t.rotation / 90) % 4) + 4) % 4; i++) [x, y] = [y, -x];
   if (t.mirror === "x") y = -y;
   if (t.mirror === "y") x = -x;
   return [t.x + x, t.y + y];
@@ -96,7 +104,10 @@ function unitPoints(lib: SList, unit: number): [number, number][] {
 
 function hidden(item: SList): boolean {
   const effects = child(item, "effects");
-  const hide = (n: SList | undefined) => !!n && (n.items.some((i) => i.type === "atom" && i.raw === "hide") || (child(n, "hide") !== undefined && text(child(n, "hide")!, 1) !== "no"));
+  const hide = (n: SList | undefined) =>
+    !!n &&
+    (n.items.some((i) => i.type === "atom" && i.raw === "hide") ||
+      (child(n, "hide") !== undefined && text(child(n, "hide")!, 1) !== "no"));
   return hide(item) || hide(effects);
 }
 
@@ -112,7 +123,9 @@ function textBox(item: SList, value: string, turned: boolean, flip: boolean): Mm
   const lines = value.split("\n");
   const width = Math.max(...lines.map((l) => l.length)) * h * 0.7;
   const height = lines.length * h * 1.2;
-  const justify = new Set((child(effects ?? item, "justify")?.items.slice(1) ?? []).flatMap((a) => (a.type === "atom" ? [a.raw] : [])));
+  const justify = new Set(
+    (child(effects ?? item, "justify")?.items.slice(1) ?? []).flatMap((a) => (a.type === "atom" ? [a.raw] : [])),
+  );
   const horizontal = ((num(at, 3) ?? 0) % 180 === 0) !== turned;
   if (!horizontal) return { x0: x - height / 2, y0: y - width / 2, x1: x + height / 2, y1: y + width / 2 };
   let left = justify.has("left");
@@ -138,7 +151,12 @@ export function drawnItems(file: string, instancePath?: string): DrawnItem[] {
     switch (head(node)) {
       case "symbol": {
         const at = child(node, "at")!;
-        const t: Transform = { x: num(at, 1) ?? 0, y: num(at, 2) ?? 0, rotation: num(at, 3) ?? 0, mirror: text(child(node, "mirror") ?? node, 1) };
+        const t: Transform = {
+          x: num(at, 1) ?? 0,
+          y: num(at, 2) ?? 0,
+          rotation: num(at, 3) ?? 0,
+          mirror: text(child(node, "mirror") ?? node, 1),
+        };
         const libKey = text(child(node, "lib_name") ?? child(node, "lib_id")!, 1) ?? "";
         const lib = libs.get(libKey);
         const unit = num(child(node, "unit") ?? node, 1) ?? 1;
@@ -147,7 +165,12 @@ export function drawnItems(file: string, instancePath?: string): DrawnItem[] {
         const path = paths.find((p) => text(p, 1) === instancePath) ?? paths[0];
         const reference = path ? (text(child(path, "reference") ?? path, 1) ?? "") : "";
         const power = lib ? child(lib, "power") !== undefined : false;
-        items.push({ kind: "symbol", uuid, box: points.length > 0 ? boxOf(points) : boxOf([[t.x, t.y]]), symbol: { reference, libId: libKey, x: t.x, y: t.y, rotation: t.rotation, mirror: t.mirror, power } });
+        items.push({
+          kind: "symbol",
+          uuid,
+          box: points.length > 0 ? boxOf(points) : boxOf([[t.x, t.y]]),
+          symbol: { reference, libId: libKey, x: t.x, y: t.y, rotation: t.rotation, mirror: t.mirror, power },
+        });
         const turned = t.rotation % 180 !== 0;
         const flip = !turned && place(1, 0, { ...t, x: 0, y: 0 })[0] < 0;
         for (const prop of children(node, "property")) {
@@ -161,14 +184,37 @@ export function drawnItems(file: string, instancePath?: string): DrawnItem[] {
       case "bus":
       case "polyline": {
         const pts = pointsOf(node);
-        for (let i = 1; i < pts.length; i++) items.push({ kind: head(node) === "polyline" ? "graphic" : "wire", uuid, box: boxOf([pts[i - 1]!, pts[i]!]) });
+        for (let i = 1; i < pts.length; i++)
+          items.push({
+            kind: head(node) === "polyline" ? "graphic" : "wire",
+            uuid,
+            box: boxOf([pts[i - 1]!, pts[i]!]),
+          });
         break;
       }
       case "rectangle": {
         const a = child(node, "start")!;
         const b = child(node, "end")!;
         const [x0, y0, x1, y1] = [num(a, 1)!, num(a, 2)!, num(b, 1)!, num(b, 2)!];
-        for (const edge of [[[x0, y0], [x1, y0]], [[x1, y0], [x1, y1]], [[x1, y1], [x0, y1]], [[x0, y1], [x0, y0]]] as [number, number][][]) items.push({ kind: "graphic", uuid, box: boxOf(edge) });
+        for (const edge of [
+          [
+            [x0, y0],
+            [x1, y0],
+          ],
+          [
+            [x1, y0],
+            [x1, y1],
+          ],
+          [
+            [x1, y1],
+            [x0, y1],
+          ],
+          [
+            [x0, y1],
+            [x0, y0],
+          ],
+        ] as [number, number][][])
+          items.push({ kind: "graphic", uuid, box: boxOf(edge) });
         break;
       }
       case "junction":
@@ -186,7 +232,13 @@ export function drawnItems(file: string, instancePath?: string): DrawnItem[] {
         const length = ((text(node, 1) ?? "").length * 0.7 + (head(node) === "label" ? 0.3 : 2)) * 1.27;
         const h = 0.7;
         const box =
-          angle === 0 ? { x0: x, y0: y - h, x1: x + length, y1: y + h } : angle === 180 ? { x0: x - length, y0: y - h, x1: x, y1: y + h } : angle === 90 ? { x0: x - h, y0: y - length, x1: x + h, y1: y } : { x0: x - h, y0: y, x1: x + h, y1: y + length };
+          angle === 0
+            ? { x0: x, y0: y - h, x1: x + length, y1: y + h }
+            : angle === 180
+              ? { x0: x - length, y0: y - h, x1: x, y1: y + h }
+              : angle === 90
+                ? { x0: x - h, y0: y - length, x1: x + h, y1: y }
+                : { x0: x - h, y0: y, x1: x + h, y1: y + length };
         items.push({ kind: "label", uuid, box });
         break;
       }
@@ -198,7 +250,11 @@ export function drawnItems(file: string, instancePath?: string): DrawnItem[] {
       case "sheet": {
         const at = child(node, "at")!;
         const size = child(node, "size")!;
-        items.push({ kind: "sheet", uuid, box: { x0: num(at, 1)!, y0: num(at, 2)!, x1: num(at, 1)! + num(size, 1)!, y1: num(at, 2)! + num(size, 2)! } });
+        items.push({
+          kind: "sheet",
+          uuid,
+          box: { x0: num(at, 1)!, y0: num(at, 2)!, x1: num(at, 1)! + num(size, 1)!, y1: num(at, 2)! + num(size, 2)! },
+        });
         break;
       }
     }
@@ -210,7 +266,9 @@ export function drawnItems(file: string, instancePath?: string): DrawnItem[] {
 export function wiredTogether(file: string, a: [number, number], b: [number, number]): boolean {
   const root = parseSexpr(readFileSync(file, "utf8"), { file }).root;
   const key = (p: [number, number]) => `${p[0].toFixed(3)},${p[1].toFixed(3)}`;
-  const wires = children(root, "wire").map((w) => children(child(w, "pts")!, "xy").map((xy): [number, number] => [num(xy, 1) ?? 0, num(xy, 2) ?? 0]));
+  const wires = children(root, "wire").map((w) =>
+    children(child(w, "pts")!, "xy").map((xy): [number, number] => [num(xy, 1) ?? 0, num(xy, 2) ?? 0]),
+  );
   const seen = new Set([key(a)]);
   const queue = [a];
   while (queue.length > 0) {

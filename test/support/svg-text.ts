@@ -21,26 +21,54 @@ type Segment = [number, number, number, number];
  * M x y …" snippets). Strokes through one of `anchors` (mm) are the label's own wire, which
  * KiCad draws its text along, and are left out.
  */
-export function textOverlaps(svgFile: string, text: string, anchors: [number, number][] = []): { box: Box; crossing: string[] }[] {
+export function textOverlaps(
+  svgFile: string,
+  text: string,
+  anchors: [number, number][] = [],
+): { box: Box; crossing: string[] }[] {
   const svg = readFileSync(svgFile, "utf8");
   const groups = [...svg.matchAll(/<g class="stroked-text"><desc>([^<]*)<\/desc>([\s\S]*?)<\/g>/g)];
-  const targets = groups.filter((g) => unescape(g[1]!) === text).map((g) => ({ start: g.index!, end: g.index! + g[0].length, box: shrink(boxOf(pathSegments(g[2]!)), 0.05) }));
+  const targets = groups
+    .filter((g) => unescape(g[1]!) === text)
+    .map((g) => ({ start: g.index!, end: g.index! + g[0].length, box: shrink(boxOf(pathSegments(g[2]!)), 0.05) }));
   const others = drawnElements(svg).filter((e) => !targets.some((t) => e.at >= t.start && e.at < t.end));
   const own = (s: Segment) => anchors.some(([x, y]) => through(s, x, y));
-  return targets.map((t) => ({ box: t.box, crossing: others.filter((e) => e.segments.some((s) => !own(s) && segmentCrossesBox(s, t.box)) || (e.area && overlaps(e.area, t.box))).map((e) => e.what) }));
+  return targets.map((t) => ({
+    box: t.box,
+    crossing: others
+      .filter(
+        (e) => e.segments.some((s) => !own(s) && segmentCrossesBox(s, t.box)) || (e.area && overlaps(e.area, t.box)),
+      )
+      .map((e) => e.what),
+  }));
 }
 
 /** Every drawn element with where it starts in the file and its strokes (or, for a circle, its area). */
 function drawnElements(svg: string): { at: number; what: string; segments: Segment[]; area?: Box }[] {
   const out: { at: number; what: string; segments: Segment[]; area?: Box }[] = [];
-  for (const m of svg.matchAll(/<path d="([^"]*)"/g)) out.push({ at: m.index!, what: `path ${m[1]!.replace(/\s+/g, " ").slice(0, 40)}`, segments: pathSegments(m[0]) });
+  for (const m of svg.matchAll(/<path d="([^"]*)"/g))
+    out.push({ at: m.index!, what: `path ${m[1]!.replace(/\s+/g, " ").slice(0, 40)}`, segments: pathSegments(m[0]) });
   for (const m of svg.matchAll(/<circle cx="([-\d.]+)" cy="([-\d.]+)" r="([-\d.]+)"/g)) {
     const [x, y, r] = [Number(m[1]), Number(m[2]), Number(m[3])];
-    out.push({ at: m.index!, what: `circle at ${x}, ${y}`, segments: [], area: { x0: x - r, y0: y - r, x1: x + r, y1: y + r } });
+    out.push({
+      at: m.index!,
+      what: `circle at ${x}, ${y}`,
+      segments: [],
+      area: { x0: x - r, y0: y - r, x1: x + r, y1: y + r },
+    });
   }
   for (const m of svg.matchAll(/<rect x="([-\d.]+)" y="([-\d.]+)" width="([-\d.]+)" height="([-\d.]+)"/g)) {
     const [x, y, w, h] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
-    out.push({ at: m.index!, what: `rect at ${x}, ${y}`, segments: [[x, y, x + w, y], [x + w, y, x + w, y + h], [x + w, y + h, x, y + h], [x, y + h, x, y]] });
+    out.push({
+      at: m.index!,
+      what: `rect at ${x}, ${y}`,
+      segments: [
+        [x, y, x + w, y],
+        [x + w, y, x + w, y + h],
+        [x + w, y + h, x, y + h],
+        [x, y + h, x, y],
+      ],
+    });
   }
   return out;
 }
@@ -67,7 +95,12 @@ function pathSegments(markup: string): Segment[] {
           // The arc's whole circle: generous, and arcs are few.
           const cx = (at[0] + to[0]) / 2;
           const cy = (at[1] + to[1]) / 2;
-          segments.push([cx - r, cy - r, cx + r, cy - r], [cx + r, cy - r, cx + r, cy + r], [cx + r, cy + r, cx - r, cy + r], [cx - r, cy + r, cx - r, cy - r]);
+          segments.push(
+            [cx - r, cy - r, cx + r, cy - r],
+            [cx + r, cy - r, cx + r, cy + r],
+            [cx + r, cy + r, cx - r, cy + r],
+            [cx - r, cy + r, cx - r, cy - r],
+          );
         }
         at = to;
       } else if (op === "Z") {
@@ -127,5 +160,10 @@ function segmentCrossesBox([x0, y0, x1, y1]: Segment, b: Box): boolean {
 }
 
 function unescape(s: string): string {
-  return s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+  return s
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, "&");
 }

@@ -16,7 +16,9 @@ import { discoverProject } from "../../src/repo/project.ts";
 import { runLibraries } from "../../src/run/run-state.ts";
 import { newRunId, runDir } from "../../src/repo/run-dir.ts";
 
-const TOOLS = new Map<string, Tool<RunContext>>([...readTools, ...viewTools, ...editTools].map((t) => [t.name, t as Tool<RunContext>]));
+const TOOLS = new Map<string, Tool<RunContext>>(
+  [...readTools, ...viewTools, ...editTools].map((t) => [t.name, t as Tool<RunContext>]),
+);
 
 export interface ToolSession {
   ctx: RunContext;

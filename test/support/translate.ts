@@ -35,7 +35,13 @@ function shift(value: string, by: number): string {
   return String(Number((Number(value) + by).toFixed(6)));
 }
 
-function translateOutside(text: string, dx: number, dy: number, fixed: Array<[number, number]>, moveOwnAt: boolean): string {
+function translateOutside(
+  text: string,
+  dx: number,
+  dy: number,
+  fixed: Array<[number, number]>,
+  moveOwnAt: boolean,
+): string {
   const inside = (at: number) => fixed.find(([open, close]) => at > open && at < close);
   const ownAt = new Set<number>();
   if (moveOwnAt) {

@@ -4,7 +4,18 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { children, child, insertChild, list, num, q, readSexprFile, removeChild, writeSexprFile, type SList } from "../../src/kicad/sexpr/index.ts";
+import {
+  children,
+  child,
+  insertChild,
+  list,
+  num,
+  q,
+  readSexprFile,
+  removeChild,
+  writeSexprFile,
+  type SList,
+} from "../../src/kicad/sexpr/index.ts";
 
 export function editFile(path: string, edit: (text: string) => string): void {
   writeFileSync(path, edit(readFileSync(path, "utf8")));
@@ -32,7 +43,13 @@ export function removeWireAt(schematic: string, x: number, y: number): void {
 export function removeFootprint(board: string, ref: string): void {
   editTree(board, (root) => {
     const fp = children(root, "footprint").find((f) =>
-      children(f, "property").some((p) => p.items[1]?.type === "atom" && p.items[1].raw === '"Reference"' && p.items[2]?.type === "atom" && p.items[2].raw === `"${ref}"`),
+      children(f, "property").some(
+        (p) =>
+          p.items[1]?.type === "atom" &&
+          p.items[1].raw === '"Reference"' &&
+          p.items[2]?.type === "atom" &&
+          p.items[2].raw === `"${ref}"`,
+      ),
     );
     if (!fp) throw new Error(`no footprint ${ref} in ${board}`);
     removeChild(root, fp);
@@ -55,16 +72,25 @@ export function setDefaultClearance(repo: string, mm: number): void {
 export function disconnectLdoEnable(repo: string): void {
   removeWireAt(join(repo, "regulator.kicad_sch"), 119.38, 76.2);
   editTree(join(repo, "usb-led.kicad_pcb"), (root) => {
-    const stub = children(root, "segment").find((s) => num(child(s, "start")!, 1) === 119.8625 && num(child(s, "start")!, 2) === 93.45);
+    const stub = children(root, "segment").find(
+      (s) => num(child(s, "start")!, 1) === 119.8625 && num(child(s, "start")!, 2) === 93.45,
+    );
     if (!stub) throw new Error("the EN tie track moved; update this variant");
     removeChild(root, stub);
     const nets = children(root, "net");
     const code = Math.max(...nets.map((n) => num(n, 1)!)) + 1;
     const name = "unconnected-(U1-EN-Pad3)";
     insertChild(root, list("net", code, q(name)), root.items.indexOf(nets[nets.length - 1]!) + 1);
-    const u1 = children(root, "footprint").find((f) => children(f, "property").some((p) => p.items[2]?.type === "atom" && p.items[2].raw === '"U1"'))!;
+    const u1 = children(root, "footprint").find((f) =>
+      children(f, "property").some((p) => p.items[2]?.type === "atom" && p.items[2].raw === '"U1"'),
+    )!;
     const pad = children(u1, "pad").find((p) => p.items[1]?.type === "atom" && p.items[1].raw === '"3"')!;
     const net = child(pad, "net")!;
-    net.items.splice(1, net.items.length - 1, { type: "atom", pre: " ", raw: String(code) }, { type: "atom", pre: " ", raw: JSON.stringify(name) });
+    net.items.splice(
+      1,
+      net.items.length - 1,
+      { type: "atom", pre: " ", raw: String(code) },
+      { type: "atom", pre: " ", raw: JSON.stringify(name) },
+    );
   });
 }

@@ -22,7 +22,8 @@ describe("globMatch", () => {
       ["D?", "D😀", true],
       ["**x**", "x", true],
     ];
-    for (const [pattern, text, want] of cases) expect({ pattern, text, match: globMatch(pattern, text) }).toEqual({ pattern, text, match: want });
+    for (const [pattern, text, want] of cases)
+      expect({ pattern, text, match: globMatch(pattern, text) }).toEqual({ pattern, text, match: want });
   });
 
   test("a dozen stars against a long name takes at most (pattern + 1) × (text + 1) steps", () => {

@@ -21,7 +21,9 @@ function offending(schema: unknown, path = "#"): string[] {
   if (schema === null || typeof schema !== "object") return [];
   return Object.entries(schema).flatMap(([key, value]) => {
     const here = `${path}/${key}`;
-    const bad = ["$schema", "$ref", "$defs", "definitions", "additionalItems"].includes(key) || (key === "items" && Array.isArray(value));
+    const bad =
+      ["$schema", "$ref", "$defs", "definitions", "additionalItems"].includes(key) ||
+      (key === "items" && Array.isArray(value));
     return [...(bad ? [here] : []), ...offending(value, here)];
   });
 }
@@ -36,7 +38,9 @@ function dialectProblems(schema: ToolJsonSchema): string[] {
 }
 
 const declared = [
-  ...DO_TOOLS.map((tool) => [`model tool ${tool.name}`, toolSpec(tool as Tool<unknown>).inputSchema as ToolJsonSchema] as const),
+  ...DO_TOOLS.map(
+    (tool) => [`model tool ${tool.name}`, toolSpec(tool as Tool<unknown>).inputSchema as ToolJsonSchema] as const,
+  ),
   ...MCP_TOOLS.flatMap((tool) => [
     [`MCP tool ${tool.name} input`, toolJsonSchema(tool.input, "input")] as const,
     [`MCP tool ${tool.name} output`, toolJsonSchema(tool.output, "output")] as const,
@@ -46,18 +50,29 @@ const declared = [
 describe("tool schemas", () => {
   test("every model tool and every MCP tool, arguments and results, is a JSON Schema 2020-12 object schema", () => {
     expect(DO_TOOLS.length).toBeGreaterThan(20);
-    expect(MCP_TOOLS.map((t) => t.name).sort()).toEqual(["copperhead_check", "copperhead_do", "copperhead_init", "copperhead_sync"]);
+    expect(MCP_TOOLS.map((t) => t.name).sort()).toEqual([
+      "copperhead_check",
+      "copperhead_do",
+      "copperhead_init",
+      "copperhead_sync",
+    ]);
     const problems = declared.flatMap(([name, schema]) => dialectProblems(schema).map((p) => `${name}: ${p}`));
     expect(problems).toEqual([]);
   });
 
   test("the model sees its tools through the same conversion as MCP hosts", () => {
-    for (const tool of DO_TOOLS) expect(toolSpec(tool as Tool<unknown>).inputSchema).toEqual(toolJsonSchema(tool.schema, "input"));
+    for (const tool of DO_TOOLS)
+      expect(toolSpec(tool as Tool<unknown>).inputSchema).toEqual(toolJsonSchema(tool.schema, "input"));
   });
 
   test("a tuple is written as 2020-12 prefixItems, which draft-07 would write as an array of items", () => {
     const schema = toolJsonSchema(v.object({ at: v.pipe(v.tuple([v.number(), v.number()]), v.length(2)) }), "output");
-    expect(schema.properties!.at).toEqual({ type: "array", prefixItems: [{ type: "number" }, { type: "number" }], minItems: 2, maxItems: 2 });
+    expect(schema.properties!.at).toEqual({
+      type: "array",
+      prefixItems: [{ type: "number" }, { type: "number" }],
+      minItems: 2,
+      maxItems: 2,
+    });
     expect(dialectProblems(schema)).toEqual([]);
   });
 
@@ -69,17 +84,29 @@ describe("tool schemas", () => {
 
   test("a schema for something other than an object, or with a part JSON cannot describe, is refused at declaration", () => {
     expect(() => toolJsonSchema(v.string(), "input")).toThrow("a tool's input schema must describe an object");
-    expect(() => toolJsonSchema(v.object({ when: v.date() }), "output")).toThrow('The "date" schema cannot be converted');
+    expect(() => toolJsonSchema(v.object({ when: v.date() }), "output")).toThrow(
+      'The "date" schema cannot be converted',
+    );
   });
 
   test("a trim or a custom check is the validator's alone: the JSON Schema keeps the rest", () => {
-    const schema = v.object({ ref: v.pipe(v.string(), v.trim(), v.check((s) => s !== "?"), v.minLength(1)) });
+    const schema = v.object({
+      ref: v.pipe(
+        v.string(),
+        v.trim(),
+        v.check((s) => s !== "?"),
+        v.minLength(1),
+      ),
+    });
     expect(toolJsonSchema(schema, "input").properties!.ref).toEqual({ type: "string", minLength: 1 });
   });
 });
 
 describe("checkArguments", () => {
-  const schema = v.strictObject({ ref: v.pipe(v.string(), v.trim(), v.minLength(1)), pins: v.optional(v.array(v.number())) });
+  const schema = v.strictObject({
+    ref: v.pipe(v.string(), v.trim(), v.minLength(1)),
+    pins: v.optional(v.array(v.number())),
+  });
 
   test("valid arguments come back parsed; missing arguments are an empty object", () => {
     expect(checkArguments(schema, { ref: " R1 " })).toEqual({ ok: true, value: { ref: "R1" } });
@@ -92,6 +119,9 @@ describe("checkArguments", () => {
     const problems = (checked as { problems: string[] }).problems;
     expect(problems.map((p) => p.split(":")[0])).toEqual(["ref", "pins.1", "extra"]);
     const whole = checkArguments(schema, "R1");
-    expect(whole).toEqual({ ok: false, problems: [expect.stringMatching(/^Invalid type: Expected Object but received "R1"$/)] });
+    expect(whole).toEqual({
+      ok: false,
+      problems: [expect.stringMatching(/^Invalid type: Expected Object but received "R1"$/)],
+    });
   });
 });

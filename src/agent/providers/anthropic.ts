@@ -35,7 +35,15 @@
 import * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
 import type { ContentBlock, Message, ModelProvider, ModelRequest, ModelResponse, StopReason } from "../conversation.ts";
-import { errorDetail, eventObject, joinUrl, postStreaming, StreamFailure, type AnswerReader, type HttpOptions } from "./http.ts";
+import {
+  errorDetail,
+  eventObject,
+  joinUrl,
+  postStreaming,
+  StreamFailure,
+  type AnswerReader,
+  type HttpOptions,
+} from "./http.ts";
 import type { SseEvent } from "./sse.ts";
 
 /** The default model when only `ANTHROPIC_API_KEY` is configured: the current Claude Sonnet. */
@@ -71,7 +79,12 @@ const ResponseSchema = v.looseObject({
 });
 
 const TextSchema = v.looseObject({ type: v.literal("text"), text: v.string() });
-const ToolUseSchema = v.looseObject({ type: v.literal("tool_use"), id: v.string(), name: v.string(), input: v.unknown() });
+const ToolUseSchema = v.looseObject({
+  type: v.literal("tool_use"),
+  id: v.string(),
+  name: v.string(),
+  input: v.unknown(),
+});
 
 export function createAnthropicProvider(config: AnthropicConfig): ModelProvider {
   const label = `anthropic:${config.model}`;
@@ -86,14 +99,18 @@ export function createAnthropicProvider(config: AnthropicConfig): ModelProvider 
     async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
       const prefix = JSON.stringify([request.system, request.tools]);
       const cache = config.promptCache !== false;
-      const tools = request.tools.map((t): WireBlock => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+      const tools = request.tools.map(
+        (t): WireBlock => ({ name: t.name, description: t.description, input_schema: t.inputSchema }),
+      );
       const messages = echo.render(request.messages, prefix);
       if (cache) markBreakpoints(messages, tools, !request.system);
       const body = {
         model: config.model,
         max_tokens: request.maxTokens,
         stream: true,
-        ...(request.system ? { system: cache ? [{ type: "text", text: request.system, cache_control: EPHEMERAL }] : request.system } : {}),
+        ...(request.system
+          ? { system: cache ? [{ type: "text", text: request.system, cache_control: EPHEMERAL }] : request.system }
+          : {}),
         messages,
         ...(tools.length > 0 ? { tools } : {}),
       };
@@ -157,7 +174,8 @@ class MessageStream implements AnswerReader<unknown> {
         finishBlock(this.block(event));
         break;
       case "message_delta":
-        this.stopReason = ((event.delta as { stop_reason?: string | null } | undefined)?.stop_reason ?? this.stopReason) as string | null;
+        this.stopReason = ((event.delta as { stop_reason?: string | null } | undefined)?.stop_reason ??
+          this.stopReason) as string | null;
         // The counts here are cumulative: they replace what message_start said.
         this.usage = { ...this.usage, ...definedFields(event.usage) };
         break;
@@ -167,14 +185,18 @@ class MessageStream implements AnswerReader<unknown> {
       case "error": {
         const error = (event.error ?? {}) as { type?: string };
         const message = errorDetail(data) ?? "an error event without a message";
-        throw new StreamFailure(`the stream reported ${error.type ?? "an error"}: ${message}`, RETRYABLE_STREAM_ERRORS.has(error.type ?? ""));
+        throw new StreamFailure(
+          `the stream reported ${error.type ?? "an error"}: ${message}`,
+          RETRYABLE_STREAM_ERRORS.has(error.type ?? ""),
+        );
       }
       // ping, and event types newer than this code: nothing to assemble.
     }
   }
 
   finish(): unknown {
-    if (!this.started || !this.stopped) throw new StreamFailure("the stream ended before message_stop: the answer is incomplete", true);
+    if (!this.started || !this.stopped)
+      throw new StreamFailure("the stream ended before message_stop: the answer is incomplete", true);
     return { content: this.blocks.filter((b) => b !== undefined), stop_reason: this.stopReason, usage: this.usage };
   }
 
@@ -184,14 +206,16 @@ class MessageStream implements AnswerReader<unknown> {
 
   private block(event: Record<string, unknown>): BuildingBlock {
     const block = this.blocks[index(event)];
-    if (!block) throw new StreamFailure(`${String(event.type)} for block ${String(event.index)}, which never started`, false);
+    if (!block)
+      throw new StreamFailure(`${String(event.type)} for block ${String(event.index)}, which never started`, false);
     return block;
   }
 }
 
 function index(event: Record<string, unknown>): number {
   const i = event.index;
-  if (typeof i !== "number" || !Number.isInteger(i) || i < 0 || i > 10_000) throw new StreamFailure(`${String(event.type)} with a bad block index: ${String(i)}`, false);
+  if (typeof i !== "number" || !Number.isInteger(i) || i < 0 || i > 10_000)
+    throw new StreamFailure(`${String(event.type)} with a bad block index: ${String(i)}`, false);
   return i;
 }
 
@@ -250,7 +274,12 @@ function parseResponse(json: unknown, label: string): ModelResponse & { raw: Wir
     }
     const toolUse = v.safeParse(ToolUseSchema, block);
     if (toolUse.success) {
-      content.push({ type: "tool_use", id: toolUse.output.id, name: toolUse.output.name, input: toolUse.output.input ?? {} });
+      content.push({
+        type: "tool_use",
+        id: toolUse.output.id,
+        name: toolUse.output.name,
+        input: toolUse.output.input ?? {},
+      });
     }
     // thinking, redacted_thinking and anything newer: kept only in the raw echo.
   }
@@ -290,10 +319,15 @@ export function mapStopReason(reason: string | null): StopReason {
  * user message before it, and the last tool when there is no system prompt to mark. Marked
  * blocks are copies: an echoed assistant turn is never changed, and only user turns are marked.
  */
-function markBreakpoints(messages: Array<{ role: string; content: WireBlock[] }>, tools: WireBlock[], markTools: boolean): void {
+function markBreakpoints(
+  messages: Array<{ role: string; content: WireBlock[] }>,
+  tools: WireBlock[],
+  markTools: boolean,
+): void {
   if (markTools && tools.length > 0) tools[tools.length - 1] = { ...tools.at(-1), cache_control: EPHEMERAL };
   const users = messages.filter((m) => m.role === "user" && m.content.length > 0);
-  for (const message of users.slice(-2)) message.content = [...message.content.slice(0, -1), { ...message.content.at(-1), cache_control: EPHEMERAL }];
+  for (const message of users.slice(-2))
+    message.content = [...message.content.slice(0, -1), { ...message.content.at(-1), cache_control: EPHEMERAL }];
 }
 
 /** Neutral blocks to wire blocks. Tool results go first in a user turn, as the API requires. */
@@ -316,7 +350,10 @@ function toWire(message: Message): WireBlock[] {
           content: block.images?.length
             ? [
                 { type: "text", text: block.content },
-                ...block.images.map((image) => ({ type: "image", source: { type: "base64", media_type: image.mediaType, data: image.data } })),
+                ...block.images.map((image) => ({
+                  type: "image",
+                  source: { type: "base64", media_type: image.mediaType, data: image.data },
+                })),
               ]
             : block.content,
           ...(block.isError ? { is_error: true } : {}),

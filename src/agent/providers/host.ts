@@ -17,7 +17,15 @@ import type {
   ToolResultContent,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CopperheadError } from "../../errors.ts";
-import type { ContentBlock, Message, ModelProvider, ModelRequest, ModelResponse, StopReason, ToolImage } from "../conversation.ts";
+import type {
+  ContentBlock,
+  Message,
+  ModelProvider,
+  ModelRequest,
+  ModelResponse,
+  StopReason,
+  ToolImage,
+} from "../conversation.ts";
 
 /** What an MCP transport lends a run so the client's model can answer it. */
 export interface HostSampler {
@@ -34,15 +42,23 @@ const ALTERNATIVES =
   "COPPERHEAD_MODEL=claude-code or codex (your logged-in CLI), or ANTHROPIC_API_KEY, OPENAI_API_KEY or COPPERHEAD_BASE_URL.";
 
 export function hostUnavailableError(): CopperheadError {
-  return new CopperheadError("usage", "The model \"host\" means the MCP client's own model; it exists only under `copperhead mcp`.", {
-    fix: "Register `copperhead mcp` with your AI host and set COPPERHEAD_MODEL=host there, or pick another model with --model.",
-  });
+  return new CopperheadError(
+    "usage",
+    'The model "host" means the MCP client\'s own model; it exists only under `copperhead mcp`.',
+    {
+      fix: "Register `copperhead mcp` with your AI host and set COPPERHEAD_MODEL=host there, or pick another model with --model.",
+    },
+  );
 }
 
 export function samplingUnsupportedError(): CopperheadError {
-  return new CopperheadError("sampling_unsupported", "The MCP client did not advertise sampling with tool use, so its model cannot run this change.", {
-    fix: ALTERNATIVES,
-  });
+  return new CopperheadError(
+    "sampling_unsupported",
+    "The MCP client did not advertise sampling with tool use, so its model cannot run this change.",
+    {
+      fix: ALTERNATIVES,
+    },
+  );
 }
 
 export function createHostProvider(sampler: HostSampler): ModelProvider {
@@ -57,10 +73,13 @@ export function createHostProvider(sampler: HostSampler): ModelProvider {
       try {
         result = await sampler.createMessage(toSamplingRequest(request), signal);
       } catch (err) {
-        if (signal?.aborted) throw new CopperheadError("provider_error", "The sampling request was cancelled.", { cancelled: true });
+        if (signal?.aborted)
+          throw new CopperheadError("provider_error", "The sampling request was cancelled.", { cancelled: true });
         const reason = err instanceof Error ? err.message : String(err);
         throw new CopperheadError("provider_error", `The MCP client did not answer the sampling request: ${reason}`, {
-          fix: "The host (or its user) declined or failed the model call; approve sampling requests from copperhead in the host, or " + ALTERNATIVES,
+          fix:
+            "The host (or its user) declined or failed the model call; approve sampling requests from copperhead in the host, or " +
+            ALTERNATIVES,
         });
       }
       return fromSamplingResult(result);
@@ -104,7 +123,12 @@ function toSamplingBlock(block: ContentBlock): SamplingMessageContentBlock {
     case "text":
       return { type: "text", text: block.text };
     case "tool_use":
-      return { type: "tool_use", id: block.id, name: block.name, input: (block.input ?? {}) as Record<string, unknown> };
+      return {
+        type: "tool_use",
+        id: block.id,
+        name: block.name,
+        input: (block.input ?? {}) as Record<string, unknown>,
+      };
     case "tool_result":
       return {
         type: "tool_result",
@@ -125,7 +149,8 @@ export function fromSamplingResult(result: CreateMessageResultWithTools): ModelR
   const content: ContentBlock[] = [];
   for (const block of blocks) {
     if (block.type === "text") content.push({ type: "text", text: block.text });
-    else if (block.type === "tool_use") content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input });
+    else if (block.type === "tool_use")
+      content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input });
     // Images, audio and tool results are not answers the loop can act on; the model is nudged.
   }
   return { content, stopReason: stopReason(result.stopReason, content), usage: { inputTokens: 0, outputTokens: 0 } };

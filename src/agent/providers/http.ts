@@ -11,7 +11,11 @@
  * passed through a redactor that knows the API key, so a key can never reach an error, a log
  * line or the transcript by way of a server echoing it back.
  */
-import { DEFAULT_PROVIDER_RETRIES, DEFAULT_PROVIDER_TIMEOUT_SECONDS, PROVIDER_DEADLINE_FACTOR } from "../../config/schema.ts";
+import {
+  DEFAULT_PROVIDER_RETRIES,
+  DEFAULT_PROVIDER_TIMEOUT_SECONDS,
+  PROVIDER_DEADLINE_FACTOR,
+} from "../../config/schema.ts";
 import { CopperheadError } from "../../errors.ts";
 import { makeRedactor } from "../../redact.ts";
 import { trimEndOf } from "../../util/trim.ts";
@@ -119,7 +123,12 @@ export function eventObject(data: string): Record<string, unknown> {
  * retrying what is worth retrying. Throws `provider_error`; a call aborted through `signal`
  * throws `provider_error` with `details.cancelled: true` and is never retried.
  */
-export async function postStreaming<T>(request: JsonPost, newReader: () => AnswerReader<T>, options: HttpOptions = {}, signal?: AbortSignal): Promise<T> {
+export async function postStreaming<T>(
+  request: JsonPost,
+  newReader: () => AnswerReader<T>,
+  options: HttpOptions = {},
+  signal?: AbortSignal,
+): Promise<T> {
   const opts = { ...DEFAULT_HTTP_OPTIONS, ...options };
   const deadlineMs = options.deadlineMs ?? PROVIDER_DEADLINE_FACTOR * opts.idleTimeoutMs;
   const redact = makeRedactor({}, request.secrets);
@@ -177,7 +186,9 @@ async function attempts<T>(
       }
       delay = Math.max(delay, outcome.retryAfterMs);
     }
-    await sleep(delay, stop, request.label, () => deadlineError(request.label, stop.deadlineMs, redact, outcome.reason));
+    await sleep(delay, stop, request.label, () =>
+      deadlineError(request.label, stop.deadlineMs, redact, outcome.reason),
+    );
     attempt++;
   }
 }
@@ -272,14 +283,30 @@ async function attemptOnce<T>(
     if (signal?.aborted) return { kind: "fatal", error: cancelled(request.label) };
     if (stop.deadline.fired) return { kind: "fatal", error: deadlineError(request.label, stop.deadlineMs, redact) };
     if (idle.fired) {
-      return { kind: "retry", reason: `the server sent nothing for ${formatSeconds(idleTimeoutMs)}`, details: { idleTimeoutMs } };
+      return {
+        kind: "retry",
+        reason: `the server sent nothing for ${formatSeconds(idleTimeoutMs)}`,
+        details: { idleTimeoutMs },
+      };
     }
     if (err instanceof CopperheadError) return { kind: "fatal", error: err };
     if (err instanceof StreamFailure) {
       if (err.retryable) return { kind: "retry", reason: redact(err.message), details: { stream: true } };
-      return { kind: "fatal", error: providerError(redact, `${request.label}: ${err.message}`, {}, "The provider rejected the request; see the message for the reason.") };
+      return {
+        kind: "fatal",
+        error: providerError(
+          redact,
+          `${request.label}: ${err.message}`,
+          {},
+          "The provider rejected the request; see the message for the reason.",
+        ),
+      };
     }
-    return { kind: "retry", reason: `network error reaching ${request.url}: ${redact(networkMessage(err))}`, details: { network: true, url: request.url } };
+    return {
+      kind: "retry",
+      reason: `network error reaching ${request.url}: ${redact(networkMessage(err))}`,
+      details: { network: true, url: request.url },
+    };
   } finally {
     idle.stop();
   }
@@ -290,7 +317,10 @@ async function attemptOnce<T>(
  * timeout, read within {@link MAX_RESPONSE_BYTES}. Throws `provider_error` (with `details.status`
  * for an HTTP error), redacted like every other provider error.
  */
-export async function getJson(request: Omit<JsonPost, "body">, idleTimeoutMs: number = DEFAULT_IDLE_TIMEOUT_MS): Promise<unknown> {
+export async function getJson(
+  request: Omit<JsonPost, "body">,
+  idleTimeoutMs: number = DEFAULT_IDLE_TIMEOUT_MS,
+): Promise<unknown> {
   const redact = makeRedactor({}, request.secrets);
   const idle = new AbortTimer(idleTimeoutMs);
   try {
@@ -299,18 +329,33 @@ export async function getJson(request: Omit<JsonPost, "body">, idleTimeoutMs: nu
     if (res.status < 200 || res.status >= 300) {
       const text = await readText(res, idle, MAX_ERROR_BODY_BYTES);
       const detail = errorDetail(text);
-      throw providerError(redact, `${request.label}: HTTP ${res.status}${detail ? `: ${detail}` : ""}`, { status: res.status, url: request.url }, fixFor(res.status, { ...request, body: undefined }));
+      throw providerError(
+        redact,
+        `${request.label}: HTTP ${res.status}${detail ? `: ${detail}` : ""}`,
+        { status: res.status, url: request.url },
+        fixFor(res.status, { ...request, body: undefined }),
+      );
     }
     const text = await readText(res, idle, MAX_RESPONSE_BYTES, request.label);
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      throw providerError(redact, `${request.label}: the answer from ${request.url} was not valid JSON: ${excerpt(text)}`, { url: request.url }, "The server at the configured base URL does not speak this provider's API; check the base URL.");
+      throw providerError(
+        redact,
+        `${request.label}: the answer from ${request.url} was not valid JSON: ${excerpt(text)}`,
+        { url: request.url },
+        "The server at the configured base URL does not speak this provider's API; check the base URL.",
+      );
     }
   } catch (err) {
     if (err instanceof CopperheadError) throw err;
     const why = idle.fired ? `the server sent nothing for ${formatSeconds(idleTimeoutMs)}` : networkMessage(err);
-    throw providerError(redact, `${request.label}: network error reaching ${request.url}: ${why}`, { network: true, url: request.url }, unreachableFix(request.url));
+    throw providerError(
+      redact,
+      `${request.label}: network error reaching ${request.url}: ${why}`,
+      { network: true, url: request.url },
+      unreachableFix(request.url),
+    );
   } finally {
     idle.stop();
   }
@@ -374,11 +419,15 @@ function unreachableFix(url: string): string {
 }
 
 function responseCapError(label: string): CopperheadError {
-  return new CopperheadError("provider_error", `${label}: the answer exceeded ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB, the cap on one model response; the rest was not read`, {
-    cap: "response_bytes",
-    limitBytes: MAX_RESPONSE_BYTES,
-    fix: "The server sent far more than a model answer; check that the base URL points at a model server.",
-  });
+  return new CopperheadError(
+    "provider_error",
+    `${label}: the answer exceeded ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB, the cap on one model response; the rest was not read`,
+    {
+      cap: "response_bytes",
+      limitBytes: MAX_RESPONSE_BYTES,
+      fix: "The server sent far more than a model answer; check that the base URL points at a model server.",
+    },
+  );
 }
 
 /** A non-2xx answer: retried (429, 5xx) or the typed error that names the fix. */
@@ -409,7 +458,12 @@ function failedStatus<T>(request: JsonPost, res: Response, text: string, redact:
   }
   return {
     kind: "fatal",
-    error: providerError(redact, `${request.label}: HTTP ${status}${detail ? `: ${detail}` : ""}`, details, fixFor(status, request)),
+    error: providerError(
+      redact,
+      `${request.label}: HTTP ${status}${detail ? `: ${detail}` : ""}`,
+      details,
+      fixFor(status, request),
+    ),
   };
 }
 
@@ -455,7 +509,12 @@ function providerError(
  * The call ran past its total deadline: the server kept sending (keep-alives, a byte at a
  * time) or kept failing in ways worth a retry, but never finished an answer in time.
  */
-function deadlineError(label: string, deadlineMs: number, redact: (text: string) => string, lastFailure?: string): CopperheadError {
+function deadlineError(
+  label: string,
+  deadlineMs: number,
+  redact: (text: string) => string,
+  lastFailure?: string,
+): CopperheadError {
   return providerError(
     redact,
     `${label}: the model call ran past its deadline of ${formatSeconds(deadlineMs)} without a complete answer${lastFailure ? ` (last attempt: ${lastFailure})` : ""}`,

@@ -17,7 +17,12 @@ import { claudeCodeDriver } from "./agent-cli/claude-code.ts";
 import { codexDriver } from "./agent-cli/codex.ts";
 import { notInstalledError } from "./agent-cli/driver.ts";
 import { createAgentCliProvider } from "./agent-cli/session.ts";
-import { ANTHROPIC_VERSION, createAnthropicProvider, DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_ANTHROPIC_MODEL } from "./anthropic.ts";
+import {
+  ANTHROPIC_VERSION,
+  createAnthropicProvider,
+  DEFAULT_ANTHROPIC_BASE_URL,
+  DEFAULT_ANTHROPIC_MODEL,
+} from "./anthropic.ts";
 import { createHostProvider, hostUnavailableError, type HostSampler } from "./host.ts";
 import { joinUrl, type HttpOptions } from "./http.ts";
 import { withModelList, type ModelListing } from "./model-list.ts";
@@ -34,7 +39,11 @@ export const COMPAT_IMAGES_VARIABLE = "COPPERHEAD_IMAGES";
 export interface ResolveProviderOptions {
   /** The `--model` flag. */
   model?: string;
-  config?: (Pick<Config, "providerTimeoutSeconds" | "providerDeadlineSeconds" | "providerRetries"> & { model: string | null }) | null;
+  config?:
+    | (Pick<Config, "providerTimeoutSeconds" | "providerDeadlineSeconds" | "providerRetries"> & {
+        model: string | null;
+      })
+    | null;
   /** `--provider-timeout`, in seconds (see `patience.ts` for the order of the sources). */
   providerTimeoutSeconds?: number;
   /** `--provider-deadline`, in seconds. */
@@ -110,9 +119,13 @@ type Provider = (typeof MODEL_PROVIDERS)[number];
  * model's answers (the config schema refuses it too; this holds for a config built in code).
  */
 function replayFromRepoError(spec: string): CopperheadError {
-  return new CopperheadError("config_invalid", `the config's model ${JSON.stringify(spec)} names a recorded session; a repo's config may not choose a file to replay`, {
-    fix: "Remove the model from .copperhead/config.json, and pass a recorded session yourself with --model replay:<file> or COPPERHEAD_MODEL.",
-  });
+  return new CopperheadError(
+    "config_invalid",
+    `the config's model ${JSON.stringify(spec)} names a recorded session; a repo's config may not choose a file to replay`,
+    {
+      fix: "Remove the model from .copperhead/config.json, and pass a recorded session yourself with --model replay:<file> or COPPERHEAD_MODEL.",
+    },
+  );
 }
 
 function parseSpec(spec: string, from: string): { provider: Provider; id: string } {
@@ -131,7 +144,11 @@ function parseSpec(spec: string, from: string): { provider: Provider; id: string
     );
   }
   if (provider === HOST_MODEL && colon >= 0) {
-    throw new CopperheadError("usage", `${from}: "${spec}": host takes no model id (the MCP client chooses its model)`, { fix: `Write the model as ${HOST_MODEL}.` });
+    throw new CopperheadError(
+      "usage",
+      `${from}: "${spec}": host takes no model id (the MCP client chooses its model)`,
+      { fix: `Write the model as ${HOST_MODEL}.` },
+    );
   }
   if ((KEYED_PROVIDERS as readonly string[]).includes(provider) && !id) {
     throw new CopperheadError("usage", `${from}: "${spec}" has no model id after "${provider}:"`, {
@@ -139,7 +156,9 @@ function parseSpec(spec: string, from: string): { provider: Provider; id: string
     });
   }
   if (colon >= 0 && !id) {
-    throw new CopperheadError("usage", `${from}: "${spec}" has an empty model id`, { fix: `Write ${provider} alone for the CLI's default model, or ${provider}:<id>.` });
+    throw new CopperheadError("usage", `${from}: "${spec}" has an empty model id`, {
+      fix: `Write ${provider} alone for the CLI's default model, or ${provider}:<id>.`,
+    });
   }
   return { provider: provider as Provider, id };
 }
@@ -154,10 +173,20 @@ function build(
   const overMcp = options.host !== undefined;
   // Read only for the providers that wait on a model, so a bad COPPERHEAD_PROVIDER_TIMEOUT bothers no one else.
   const patience = () =>
-    resolvePatience({ timeoutSeconds: options.providerTimeoutSeconds, deadlineSeconds: options.providerDeadlineSeconds, env: options.env, config: options.config });
+    resolvePatience({
+      timeoutSeconds: options.providerTimeoutSeconds,
+      deadlineSeconds: options.providerDeadlineSeconds,
+      env: options.env,
+      config: options.config,
+    });
   const http = () => ({ http: options.http ?? httpOptions(patience()) });
   const listed = (listing: ModelListing, make: (model: string) => ModelProvider) =>
-    withModelList(make, id, { listing, defaultModel, howToPickModel: howToPickModel(overMcp), ...(options.env ? { env: options.env } : {}) });
+    withModelList(make, id, {
+      listing,
+      defaultModel,
+      howToPickModel: howToPickModel(overMcp),
+      ...(options.env ? { env: options.env } : {}),
+    });
   switch (provider) {
     case "anthropic": {
       const apiKey = requireVar(get, "ANTHROPIC_API_KEY", `anthropic:${id}`, overMcp);
@@ -170,7 +199,9 @@ function build(
         keyEnvVar: "ANTHROPIC_API_KEY",
       };
       // The full-context switch (for measuring) sends no cache breakpoints either.
-      return listed(listing, (model) => createAnthropicProvider({ model, apiKey, ...base, ...http(), promptCache: get(FULL_CONTEXT_VARIABLE) !== "1" }));
+      return listed(listing, (model) =>
+        createAnthropicProvider({ model, apiKey, ...base, ...http(), promptCache: get(FULL_CONTEXT_VARIABLE) !== "1" }),
+      );
     }
     case "openai": {
       const apiKey = requireVar(get, "OPENAI_API_KEY", `openai:${id}`, overMcp);
@@ -215,9 +246,16 @@ function build(
     case "codex": {
       const driver = provider === "codex" ? codexDriver : claudeCodeDriver;
       const env = options.env ?? process.env;
-      if (!Bun.which(driver.executable, { PATH: env.PATH ?? "" })) throw notInstalledError(driver, howToPickModel(overMcp));
+      if (!Bun.which(driver.executable, { PATH: env.PATH ?? "" }))
+        throw notInstalledError(driver, howToPickModel(overMcp));
       const { timeoutSeconds, deadlineSeconds } = patience();
-      return createAgentCliProvider(driver, { ...(id ? { model: id } : {}), selfCommand: selfCommand(), env, howToPickModel: howToPickModel(overMcp), limits: { idleMs: timeoutSeconds * 1000, deadlineMs: deadlineSeconds * 1000 } });
+      return createAgentCliProvider(driver, {
+        ...(id ? { model: id } : {}),
+        selfCommand: selfCommand(),
+        env,
+        howToPickModel: howToPickModel(overMcp),
+        limits: { idleMs: timeoutSeconds * 1000, deadlineMs: deadlineSeconds * 1000 },
+      });
     }
   }
 }
@@ -226,7 +264,9 @@ function requireVar(get: (name: string) => string | undefined, name: string, mod
   const value = get(name);
   if (value) return value;
   throw new CopperheadError("missing_api_key", `${model} needs ${name}, which is not set`, {
-    fix: overMcp ? `Set ${name} in the copperhead MCP server's environment, or pick another model with ${howToPickModel(true)}.` : `Export ${name}, or pick another model with ${howToPickModel(false)}.`,
+    fix: overMcp
+      ? `Set ${name} in the copperhead MCP server's environment, or pick another model with ${howToPickModel(true)}.`
+      : `Export ${name}, or pick another model with ${howToPickModel(false)}.`,
   });
 }
 
@@ -238,7 +278,9 @@ function baseUrl(get: (name: string) => string | undefined, name: string): { bas
   try {
     parsed = new URL(value);
   } catch {
-    throw new CopperheadError("usage", `${name} is not a URL`, { fix: `Set ${name} to an http(s) URL such as http://localhost:11434/v1.` });
+    throw new CopperheadError("usage", `${name} is not a URL`, {
+      fix: `Set ${name} to an http(s) URL such as http://localhost:11434/v1.`,
+    });
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new CopperheadError("usage", `${name} must be an http or https URL`, {

@@ -34,11 +34,24 @@ const MAX_PAGES = 10;
 const NAMED_IN_ERRORS = 20;
 
 /** The models the server lists, newest first; from the cache while it is less than a day old. */
-export async function listModels(listing: ModelListing, env: Record<string, string | undefined> = process.env, now: number = Date.now()): Promise<ListedModel[]> {
-  const file = join(userCacheDir(env), "models", `${createHash("sha256").update(listing.url).digest("hex").slice(0, 32)}.json`);
+export async function listModels(
+  listing: ModelListing,
+  env: Record<string, string | undefined> = process.env,
+  now: number = Date.now(),
+): Promise<ListedModel[]> {
+  const file = join(
+    userCacheDir(env),
+    "models",
+    `${createHash("sha256").update(listing.url).digest("hex").slice(0, 32)}.json`,
+  );
   try {
     const cached = JSON.parse(readFileSync(file, "utf8")) as { url?: unknown; fetchedAt?: unknown; models?: unknown };
-    if (cached.url === listing.url && typeof cached.fetchedAt === "number" && now - cached.fetchedAt < CACHE_MS && cached.fetchedAt <= now) {
+    if (
+      cached.url === listing.url &&
+      typeof cached.fetchedAt === "number" &&
+      now - cached.fetchedAt < CACHE_MS &&
+      cached.fetchedAt <= now
+    ) {
       return parseModels(cached.models);
     }
   } catch {
@@ -62,7 +75,11 @@ async function fetchModels(listing: ModelListing): Promise<ListedModel[]> {
     const url = new URL(listing.url);
     url.searchParams.set("limit", "1000");
     if (after) url.searchParams.set("after_id", after);
-    const body = (await getJson({ ...listing, url: url.toString() })) as { data?: unknown; has_more?: unknown; last_id?: unknown };
+    const body = (await getJson({ ...listing, url: url.toString() })) as {
+      data?: unknown;
+      has_more?: unknown;
+      last_id?: unknown;
+    };
     models.push(...parseModels(body?.data));
     if (body?.has_more !== true || typeof body.last_id !== "string") break;
     after = body.last_id;
@@ -76,7 +93,14 @@ function parseModels(data: unknown): ListedModel[] {
   return data.flatMap((entry) => {
     const { id, created, created_at } = (entry ?? {}) as { id?: unknown; created?: unknown; created_at?: unknown };
     if (typeof id !== "string" || !id) return [];
-    const when = typeof created_at === "string" ? Date.parse(created_at) : typeof created === "number" ? (created > 1e11 ? created : created * 1000) : 0;
+    const when =
+      typeof created_at === "string"
+        ? Date.parse(created_at)
+        : typeof created === "number"
+          ? created > 1e11
+            ? created
+            : created * 1000
+          : 0;
     return [{ id, created: Number.isFinite(when) ? when : 0 }];
   });
 }
@@ -88,7 +112,11 @@ function parseModels(data: unknown): ListedModel[] {
 export function pickDefaultModel(models: ListedModel[], preferred: string): string {
   if (models.length === 0 || models.some((m) => m.id === preferred)) return preferred;
   const family = preferred.replace(/(-\d+)+$/, "");
-  return models.filter((m) => m.id.startsWith(`${family}-`)).sort((a, b) => b.created - a.created || b.id.localeCompare(a.id))[0]?.id ?? preferred;
+  return (
+    models
+      .filter((m) => m.id.startsWith(`${family}-`))
+      .sort((a, b) => b.created - a.created || b.id.localeCompare(a.id))[0]?.id ?? preferred
+  );
 }
 
 export interface ModelListOptions {
@@ -105,7 +133,11 @@ export interface ModelListOptions {
  * Only `preflight` (for the default) and a 404 ask for the list; every other call is the inner
  * provider's own.
  */
-export function withModelList(make: (model: string) => ModelProvider, model: string, options: ModelListOptions): ModelProvider {
+export function withModelList(
+  make: (model: string) => ModelProvider,
+  model: string,
+  options: ModelListOptions,
+): ModelProvider {
   let inner = make(model);
   return {
     provider: inner.provider,
@@ -126,7 +158,9 @@ export function withModelList(make: (model: string) => ModelProvider, model: str
       const picked = pickDefaultModel(models, model);
       if (picked === model) return;
       inner = make(picked);
-      log.info(`${model} is not among the models ${new URL(options.listing.url).origin} lists; using ${picked}, the newest of its family`);
+      log.info(
+        `${model} is not among the models ${new URL(options.listing.url).origin} lists; using ${picked}, the newest of its family`,
+      );
     },
     async complete(request: ModelRequest, signal?: AbortSignal) {
       try {
@@ -140,7 +174,11 @@ export function withModelList(make: (model: string) => ModelProvider, model: str
 }
 
 /** A 404's error, its fix naming the models the server lists (when it lists any). */
-async function withAvailableModels(err: CopperheadError, model: string, options: ModelListOptions): Promise<CopperheadError> {
+async function withAvailableModels(
+  err: CopperheadError,
+  model: string,
+  options: ModelListOptions,
+): Promise<CopperheadError> {
   let models: ListedModel[];
   try {
     models = await listModels(options.listing, options.env);

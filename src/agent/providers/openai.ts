@@ -34,7 +34,15 @@
 import * as v from "valibot";
 import { CopperheadError } from "../../errors.ts";
 import type { ContentBlock, Message, ModelProvider, ModelRequest, ModelResponse, StopReason } from "../conversation.ts";
-import { errorDetail, eventObject, joinUrl, postStreaming, StreamFailure, type AnswerReader, type HttpOptions } from "./http.ts";
+import {
+  errorDetail,
+  eventObject,
+  joinUrl,
+  postStreaming,
+  StreamFailure,
+  type AnswerReader,
+  type HttpOptions,
+} from "./http.ts";
 import type { SseEvent } from "./sse.ts";
 
 /** The default model when only `OPENAI_API_KEY` is configured. */
@@ -62,7 +70,12 @@ export interface ChatCompletionsConfig {
   http?: HttpOptions;
 }
 
-export function createOpenAIProvider(options: { model: string; apiKey: string; baseUrl?: string; http?: HttpOptions }): ModelProvider {
+export function createOpenAIProvider(options: {
+  model: string;
+  apiKey: string;
+  baseUrl?: string;
+  http?: HttpOptions;
+}): ModelProvider {
   return createChatCompletionsProvider({
     provider: "openai",
     model: options.model,
@@ -76,7 +89,13 @@ export function createOpenAIProvider(options: { model: string; apiKey: string; b
 }
 
 /** `images`: the server's model takes image input (a vision model); most local models do not. */
-export function createCompatProvider(options: { model: string; baseUrl: string; apiKey?: string; images?: boolean; http?: HttpOptions }): ModelProvider {
+export function createCompatProvider(options: {
+  model: string;
+  baseUrl: string;
+  apiKey?: string;
+  images?: boolean;
+  http?: HttpOptions;
+}): ModelProvider {
   return createChatCompletionsProvider({
     provider: "compat",
     model: options.model,
@@ -91,7 +110,10 @@ export function createCompatProvider(options: { model: string; baseUrl: string; 
 
 const ToolCallSchema = v.looseObject({
   id: v.nullish(v.string()),
-  function: v.looseObject({ name: v.string(), arguments: v.nullish(v.union([v.string(), v.record(v.string(), v.unknown())])) }),
+  function: v.looseObject({
+    name: v.string(),
+    arguments: v.nullish(v.union([v.string(), v.record(v.string(), v.unknown())])),
+  }),
 });
 
 const ResponseSchema = v.looseObject({
@@ -204,20 +226,30 @@ class ChunkStream implements AnswerReader<unknown> {
     const delta = (choice.delta ?? {}) as Record<string, unknown>;
     if (typeof delta.content === "string") this.content += delta.content;
     if (typeof delta.refusal === "string") this.refusal += delta.refusal;
-    if (Array.isArray(delta.tool_calls)) for (const piece of delta.tool_calls as Array<Record<string, unknown>>) this.addCallPiece(piece);
+    if (Array.isArray(delta.tool_calls))
+      for (const piece of delta.tool_calls as Array<Record<string, unknown>>) this.addCallPiece(piece);
     if (typeof choice.finish_reason === "string") this.finishReason = choice.finish_reason;
   }
 
   finish(): unknown {
     // [DONE] ends every stream; a finish_reason is enough for servers that leave it out.
-    if (!this.done && this.finishReason === null) throw new StreamFailure("the stream ended before [DONE]: the answer is incomplete", true);
+    if (!this.done && this.finishReason === null)
+      throw new StreamFailure("the stream ended before [DONE]: the answer is incomplete", true);
     const toolCalls = this.calls
       .filter((c) => c !== undefined)
-      .map((c) => ({ id: c.id ?? null, type: "function", function: { name: c.name, arguments: c.parsed ?? c.arguments } }));
+      .map((c) => ({
+        id: c.id ?? null,
+        type: "function",
+        function: { name: c.name, arguments: c.parsed ?? c.arguments },
+      }));
     return {
       choices: [
         {
-          message: { content: this.content || null, refusal: this.refusal || null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+          message: {
+            content: this.content || null,
+            refusal: this.refusal || null,
+            ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          },
           finish_reason: this.finishReason,
         },
       ],
@@ -253,16 +285,26 @@ function parseResponse(json: unknown, label: string, newId: () => string): Model
   const text = choice.message.content ?? choice.message.refusal;
   if (text) content.push({ type: "text", text });
   for (const call of choice.message.tool_calls ?? []) {
-    content.push({ type: "tool_use", id: call.id || newId(), name: call.function.name, input: parseArguments(call.function.arguments) });
+    content.push({
+      type: "tool_use",
+      id: call.id || newId(),
+      name: call.function.name,
+      input: parseArguments(call.function.arguments),
+    });
   }
   const usage = parsed.output.usage;
   return {
     content,
-    stopReason: mapFinishReason(choice.finish_reason ?? null, content.some((b) => b.type === "tool_use")),
+    stopReason: mapFinishReason(
+      choice.finish_reason ?? null,
+      content.some((b) => b.type === "tool_use"),
+    ),
     usage: {
       inputTokens: usage?.prompt_tokens ?? 0,
       outputTokens: usage?.completion_tokens ?? 0,
-      ...(typeof usage?.prompt_tokens_details?.cached_tokens === "number" ? { cacheReadTokens: usage.prompt_tokens_details.cached_tokens } : {}),
+      ...(typeof usage?.prompt_tokens_details?.cached_tokens === "number"
+        ? { cacheReadTokens: usage.prompt_tokens_details.cached_tokens }
+        : {}),
     },
   };
 }
@@ -328,11 +370,15 @@ function toWire(message: Message, images: boolean): Array<Record<string, unknown
         b.type === "tool_result" && b.images?.length
           ? [
               { type: "text", text: `The images ${b.toolUseId} returned:` },
-              ...b.images.map((image) => ({ type: "image_url", image_url: { url: `data:${image.mediaType};base64,${image.data}` } })),
+              ...b.images.map((image) => ({
+                type: "image_url",
+                image_url: { url: `data:${image.mediaType};base64,${image.data}` },
+              })),
             ]
           : [],
       )
     : [];
-  if (pictures.length > 0) return [...results, { role: "user", content: [...(text ? [{ type: "text", text }] : []), ...pictures] }];
+  if (pictures.length > 0)
+    return [...results, { role: "user", content: [...(text ? [{ type: "text", text }] : []), ...pictures] }];
   return text ? [...results, { role: "user", content: text }] : results;
 }

@@ -44,8 +44,12 @@ export interface PatienceSources {
 
 export function resolvePatience(sources: PatienceSources = {}): Patience {
   const env = sources.env ?? process.env;
-  const timeoutEnv = env[PROVIDER_TIMEOUT_VARIABLE] ? parseTimeoutSeconds(env[PROVIDER_TIMEOUT_VARIABLE]!, PROVIDER_TIMEOUT_VARIABLE) : undefined;
-  const deadlineEnv = env[PROVIDER_DEADLINE_VARIABLE] ? parseDeadlineSeconds(env[PROVIDER_DEADLINE_VARIABLE]!, PROVIDER_DEADLINE_VARIABLE) : undefined;
+  const timeoutEnv = env[PROVIDER_TIMEOUT_VARIABLE]
+    ? parseTimeoutSeconds(env[PROVIDER_TIMEOUT_VARIABLE]!, PROVIDER_TIMEOUT_VARIABLE)
+    : undefined;
+  const deadlineEnv = env[PROVIDER_DEADLINE_VARIABLE]
+    ? parseDeadlineSeconds(env[PROVIDER_DEADLINE_VARIABLE]!, PROVIDER_DEADLINE_VARIABLE)
+    : undefined;
   const config = sources.config;
   const [timeoutSeconds, timeoutFrom] = firstOf<Patience["timeoutFrom"]>(
     [sources.timeoutSeconds, "--provider-timeout"],
@@ -75,7 +79,11 @@ function firstOf<From>(...sources: Array<[number | undefined, From]>): [number, 
 }
 
 export function httpOptions(patience: Patience): HttpOptions {
-  return { idleTimeoutMs: patience.timeoutSeconds * 1000, deadlineMs: patience.deadlineSeconds * 1000, maxRetries: patience.retries };
+  return {
+    idleTimeoutMs: patience.timeoutSeconds * 1000,
+    deadlineMs: patience.deadlineSeconds * 1000,
+    maxRetries: patience.retries,
+  };
 }
 
 /** An idle timeout written by a person (the flag, the variable): seconds from 1 to an hour. */

@@ -50,13 +50,21 @@ const STOP_REASONS = ["end_turn", "tool_use", "max_tokens", "other"] as const;
 const ContentBlockSchema = v.variant("type", [
   v.strictObject({ type: v.literal("text"), text: v.string() }),
   v.strictObject({ type: v.literal("tool_use"), id: v.string(), name: v.string(), input: v.unknown() }),
-  v.strictObject({ type: v.literal("tool_result"), toolUseId: v.string(), content: v.string(), isError: v.optional(v.boolean()) }),
+  v.strictObject({
+    type: v.literal("tool_result"),
+    toolUseId: v.string(),
+    content: v.string(),
+    isError: v.optional(v.boolean()),
+  }),
 ]);
 
 const TokenCount = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 const FailSchema = v.variant("kind", [
-  v.strictObject({ kind: v.literal("http"), status: v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599)) }),
+  v.strictObject({
+    kind: v.literal("http"),
+    status: v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599)),
+  }),
   v.strictObject({ kind: v.literal("network") }),
 ]);
 
@@ -67,7 +75,10 @@ const TurnSchema = v.pipe(
     usage: v.optional(v.strictObject({ inputTokens: TokenCount, outputTokens: TokenCount })),
     fail: v.optional(FailSchema),
   }),
-  v.check((turn) => turn.content !== undefined || turn.fail !== undefined, "a turn needs content, or a fail to script a failure"),
+  v.check(
+    (turn) => turn.content !== undefined || turn.fail !== undefined,
+    "a turn needs content, or a fail to script a failure",
+  ),
 );
 
 const SessionSchema = v.strictObject({
@@ -100,10 +111,14 @@ export function createReplayProvider(file: string, cwd: string = process.cwd()):
       const index = next++;
       const turn = session.turns[index];
       if (!turn) {
-        throw new CopperheadError("provider_error", `${label}: the recorded session has no more turns (it has ${session.turns.length})`, {
-          turns: session.turns.length,
-          fix: `The run asked for more model turns than ${file} recorded; record a longer session or check that the run matches it.`,
-        });
+        throw new CopperheadError(
+          "provider_error",
+          `${label}: the recorded session has no more turns (it has ${session.turns.length})`,
+          {
+            turns: session.turns.length,
+            fix: `The run asked for more model turns than ${file} recorded; record a longer session or check that the run matches it.`,
+          },
+        );
       }
       if (turn.fail) throw scriptedFailure(turn.fail, label, index);
       return toResponse(turn);
@@ -149,7 +164,11 @@ function loadSession(path: string, shown: string): Session {
   }
   const value = parseJsonText(
     bytes.toString("utf8"),
-    (where) => new CopperheadError("parse_error", `${shown} is not valid JSON (${where})`, { file: shown, fix: `Fix the JSON syntax in ${shown}.` }),
+    (where) =>
+      new CopperheadError("parse_error", `${shown} is not valid JSON (${where})`, {
+        file: shown,
+        fix: `Fix the JSON syntax in ${shown}.`,
+      }),
   );
   const result = v.safeParse(SessionSchema, value);
   if (!result.success) {

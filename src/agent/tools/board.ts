@@ -41,7 +41,13 @@ async function driftBeforeRun(ctx: RunContext): Promise<Set<string>> {
     const project = discoverProject(snapshot.root, relative(ctx.repoRoot, ctx.project.projectFile));
     const design = loadDesign(project);
     if (!design.board) return new Set<string>();
-    return driftKeys({ board: design.board, schematic: design.schematic, components: design.components, netlist: design.netlist, libraries: ctx.libraries });
+    return driftKeys({
+      board: design.board,
+      schematic: design.schematic,
+      components: design.components,
+      netlist: design.netlist,
+      libraries: ctx.libraries,
+    });
   });
   return ctx.boardDrift;
 }
@@ -55,13 +61,25 @@ export const syncBoardTool = defineTool({
   async run(ctx: RunContext) {
     const scope = ctx.scope;
     // A part the proposal names is one the user asked to change: its lock does not stop it.
-    const options = scope ? { filter: proposalFilter(scope, await driftBeforeRun(ctx), currentDesign(ctx).netlist), overrideLock: (ref: string) => namesPart(scope, ref) } : {};
+    const options = scope
+      ? {
+          filter: proposalFilter(scope, await driftBeforeRun(ctx), currentDesign(ctx).netlist),
+          overrideLock: (ref: string) => namesPart(scope, ref),
+        }
+      : {};
     const editor = runBoardEditor(ctx);
     if (!editor) throw new ToolError("the project has no board to sync");
     const { schematic, components, netlist } = currentDesign(ctx);
-    const plan = await updateBoardFromSchematic(editor, { schematic, components, netlist, libraries: ctx.libraries }, { ...options, anchors: ctx.placementAnchors, pending: ctx.layoutPending });
+    const plan = await updateBoardFromSchematic(
+      editor,
+      { schematic, components, netlist, libraries: ctx.libraries },
+      { ...options, anchors: ctx.placementAnchors, pending: ctx.layoutPending },
+    );
     saveBoard(ctx);
-    return { ...summarizeSync(plan, [...ctx.layoutPending].map(([ref, reason]) => `${ref}: ${reason}`).sort(), scope?.refs), routing: plan.routing };
+    return {
+      ...summarizeSync(plan, [...ctx.layoutPending].map(([ref, reason]) => `${ref}: ${reason}`).sort(), scope?.refs),
+      routing: plan.routing,
+    };
   },
 });
 
@@ -78,7 +96,13 @@ export function setBoardFlag(ctx: RunContext, ref: string, flag: string, on: boo
   const fp = editor.board.footprints().find((f) => f.path === component.symbolPath) ?? editor.board.footprint(ref);
   if (!fp) throw new ToolError(`${ref} has no footprint on the board yet; call sync_board first, then set ${flag}`);
   return () => {
-    editor.change((board) => setFootprintFlags(fp, boardDialect(board.version), on ? { add: [flag], remove: [] } : { add: [], remove: [flag] }));
+    editor.change((board) =>
+      setFootprintFlags(
+        fp,
+        boardDialect(board.version),
+        on ? { add: [flag], remove: [] } : { add: [], remove: [flag] },
+      ),
+    );
     saveBoard(ctx);
   };
 }
@@ -94,7 +118,9 @@ export const routeTool = defineTool({
     enforceScope(ctx, "route", { refs: [ref] }, () => []);
     if (!editor.board.footprint(ref)) throw new ToolError(`there is no footprint ${ref} on the board`);
     await assertCanRefill(editor.board);
-    const routing = await editor.attempt(async () => reportLayout(ctx.layoutPending, await editor.connect([ref]), [ref]));
+    const routing = await editor.attempt(async () =>
+      reportLayout(ctx.layoutPending, await editor.connect([ref]), [ref]),
+    );
     saveBoard(ctx);
     return { routing, layoutPending: ctx.layoutPending.get(ref) ?? null };
   },
@@ -109,14 +135,25 @@ const LISTED = 12;
  * proposal names; warnings about the rest of the board are not the run's business.
  */
 export function summarizeSync(plan: BoardSyncPlan, layoutPending: string[], named?: string[]) {
-  const touched = new Set([...plan.added.map((a) => a.ref), ...plan.updated.map((u) => u.ref), ...plan.removed.map((r) => r.ref), ...(named ?? [])]);
+  const touched = new Set([
+    ...plan.added.map((a) => a.ref),
+    ...plan.updated.map((u) => u.ref),
+    ...plan.removed.map((r) => r.ref),
+    ...(named ?? []),
+  ]);
   const warnings = named ? plan.warnings.filter((w) => w.ref === undefined || touched.has(w.ref)) : plan.warnings;
   const updated = plan.updated.map((u) => {
     const parts: string[] = [];
     if (u.reference) parts.push(`reference ${u.reference.from} → ${u.reference.to}`);
     if (u.value) parts.push(`value ${u.value.from ?? ""} → ${u.value.to}`);
-    if (u.footprint) parts.push(u.footprint.kind === "swap" ? `footprint swapped ${u.footprint.from} → ${u.footprint.to}` : `footprint re-linked to ${u.footprint.to}`);
-    if (u.flags) parts.push(`flags ${[...u.flags.add.map((f) => `+${f}`), ...u.flags.remove.map((f) => `-${f}`)].join(" ")}`);
+    if (u.footprint)
+      parts.push(
+        u.footprint.kind === "swap"
+          ? `footprint swapped ${u.footprint.from} → ${u.footprint.to}`
+          : `footprint re-linked to ${u.footprint.to}`,
+      );
+    if (u.flags)
+      parts.push(`flags ${[...u.flags.add.map((f) => `+${f}`), ...u.flags.remove.map((f) => `-${f}`)].join(" ")}`);
     if (u.fields.length) parts.push(`fields ${u.fields.map((f) => f.name).join(", ")}`);
     if (u.path) parts.push("symbol link");
     if (u.pads.length) parts.push(`${u.pads.length} pad net(s)`);
@@ -124,11 +161,20 @@ export function summarizeSync(plan: BoardSyncPlan, layoutPending: string[], name
   });
   return {
     changed: !isEmptyPlan(plan),
-    added: plan.added.map((a) => `${a.ref} ${a.libId} ${a.staged ? `(staged below the outline: ${a.stagedReason ?? "no room"})` : `at ${a.at.x}, ${a.at.y}${a.side === "back" ? " on the back" : ""}`}`),
+    added: plan.added.map(
+      (a) =>
+        `${a.ref} ${a.libId} ${a.staged ? `(staged below the outline: ${a.stagedReason ?? "no room"})` : `at ${a.at.x}, ${a.at.y}${a.side === "back" ? " on the back" : ""}`}`,
+    ),
     removed: plan.removed.map((r) => `${r.ref} ${r.libId}`),
     updated: capped(updated),
     nets: capped(
-      plan.renets.map((n) => (n.from !== undefined && n.to !== undefined ? `renamed ${n.from} → ${n.to}` : n.to !== undefined ? `added ${n.to}` : `removed ${n.from}`)),
+      plan.renets.map((n) =>
+        n.from !== undefined && n.to !== undefined
+          ? `renamed ${n.from} → ${n.to}`
+          : n.to !== undefined
+            ? `added ${n.to}`
+            : `removed ${n.from}`,
+      ),
     ),
     attributes: attributeChanges(plan),
     layoutPending,
@@ -137,7 +183,10 @@ export function summarizeSync(plan: BoardSyncPlan, layoutPending: string[], name
   };
 }
 
-const FLAG_WORDS: Record<string, [set: string, cleared: string]> = { dnp: ["DNP set", "DNP cleared"], exclude_from_bom: ["excluded from the BOM", "back in the BOM"] };
+const FLAG_WORDS: Record<string, [set: string, cleared: string]> = {
+  dnp: ["DNP set", "DNP cleared"],
+  exclude_from_bom: ["excluded from the BOM", "back in the BOM"],
+};
 
 /**
  * What the sync did to the parts' fabrication attributes — DNP, exclude from BOM, exclude from
@@ -146,13 +195,26 @@ const FLAG_WORDS: Record<string, [set: string, cleared: string]> = { dnp: ["DNP 
 function attributeChanges(plan: BoardSyncPlan): { pushed: string[]; left: string[] } {
   const word = (flag: string, on: boolean) => FLAG_WORDS[flag]?.[on ? 0 : 1] ?? `${on ? "+" : "-"}${flag}`;
   const pushed = [
-    ...plan.added.filter((a) => a.flags.length > 0).map((a) => `${a.ref}: added, ${a.flags.map((f) => word(f, true)).join(", ")}`),
-    ...plan.updated.flatMap((u) => (u.flags ? [`${u.ref}: ${[...u.flags.add.map((f) => word(f, true)), ...u.flags.remove.map((f) => word(f, false))].join(", ")}`] : [])),
-    ...plan.removed.filter((r) => r.reason === "not_on_board").map((r) => `${r.ref}: excluded from the board, footprint removed`),
+    ...plan.added
+      .filter((a) => a.flags.length > 0)
+      .map((a) => `${a.ref}: added, ${a.flags.map((f) => word(f, true)).join(", ")}`),
+    ...plan.updated.flatMap((u) =>
+      u.flags
+        ? [
+            `${u.ref}: ${[...u.flags.add.map((f) => word(f, true)), ...u.flags.remove.map((f) => word(f, false))].join(", ")}`,
+          ]
+        : [],
+    ),
+    ...plan.removed
+      .filter((r) => r.reason === "not_on_board")
+      .map((r) => `${r.ref}: excluded from the board, footprint removed`),
   ];
   const left = plan.skipped
     .filter((s) => s.kind === "flags" || (s.kind === "remove" && s.detail.includes("not on board")))
-    .map((s) => `${s.detail} (left: ${s.reason === "out_of_scope" ? "the proposal does not name it" : s.reason === "baseline" ? "drift from before this run" : s.reason})`);
+    .map(
+      (s) =>
+        `${s.detail} (left: ${s.reason === "out_of_scope" ? "the proposal does not name it" : s.reason === "baseline" ? "drift from before this run" : s.reason})`,
+    );
   return { pushed: capped(pushed), left: capped(left) };
 }
 
@@ -169,7 +231,10 @@ function notApplied(plan: BoardSyncPlan): Partial<Record<SkipReason, unknown>> {
           : reason === "baseline"
             ? "drift that was on the board before this run; left alone"
             : "fields differ from the schematic; left alone",
-      ...grouped(entries.map((s) => ({ kind: s.kind, detail: s.detail })), reason === "out_of_scope" ? LISTED : 3),
+      ...grouped(
+        entries.map((s) => ({ kind: s.kind, detail: s.detail })),
+        reason === "out_of_scope" ? LISTED : 3,
+      ),
     };
   }
   return out;
@@ -180,7 +245,10 @@ function capped(lines: string[]): string[] {
 }
 
 /** Counts by kind, with the first `examples` details of each. */
-function grouped(entries: { kind: string; detail: string }[], examples = 3): { count: number; byKind: Record<string, { count: number; examples: string[] }> } {
+function grouped(
+  entries: { kind: string; detail: string }[],
+  examples = 3,
+): { count: number; byKind: Record<string, { count: number; examples: string[] }> } {
   const byKind: Record<string, { count: number; examples: string[] }> = {};
   for (const { kind, detail } of entries) {
     const group = (byKind[kind] ??= { count: 0, examples: [] });

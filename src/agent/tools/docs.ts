@@ -21,7 +21,10 @@ const APPEND_ONLY_DOCS = ["DECISIONS.md", "CHANGELOG.md"];
  */
 function writtenByCopperhead(inDocs: string): boolean {
   const name = inDocs.toLowerCase();
-  return name.startsWith("changes/") || [...GENERATED_DOCS.map((doc) => doc.file), ...APPEND_ONLY_DOCS].some((file) => file.toLowerCase() === name);
+  return (
+    name.startsWith("changes/") ||
+    [...GENERATED_DOCS.map((doc) => doc.file), ...APPEND_ONLY_DOCS].some((file) => file.toLowerCase() === name)
+  );
 }
 
 export const docEditTool = defineTool({
@@ -38,20 +41,27 @@ export const docEditTool = defineTool({
   async run(ctx: RunContext, { path, old_text, new_text }) {
     const rel = docPath(ctx, path);
     if (writtenByCopperhead(rel.slice(ctx.docs.length + 1))) {
-      throw new ToolError(`${rel} is written by copperhead itself (derived or append-only); use record_decision for decisions`);
+      throw new ToolError(
+        `${rel} is written by copperhead itself (derived or append-only); use record_decision for decisions`,
+      );
     }
     const before = readRepoDoc(ctx.repoRoot, rel);
     // The commit takes tracked and new files; an ignored one would stay changed outside it.
     if (await isIgnored(ctx.repoRoot, rel)) {
-      throw new ToolError(`${rel} is ignored by git, so a change to it could not be committed; edit a tracked doc or create one git does not ignore`);
+      throw new ToolError(
+        `${rel} is ignored by git, so a change to it could not be committed; edit a tracked doc or create one git does not ignore`,
+      );
     }
     let after: string;
-    if (old_text === undefined) after = before === undefined ? new_text : before + (before.endsWith("\n") || before === "" ? "" : "\n") + new_text;
+    if (old_text === undefined)
+      after =
+        before === undefined ? new_text : before + (before.endsWith("\n") || before === "" ? "" : "\n") + new_text;
     else {
       if (before === undefined) throw new ToolError(`${rel} does not exist; omit old_text to create it`);
       const at = before.indexOf(old_text);
       if (at < 0) throw new ToolError(`old_text was not found in ${rel}; read_doc it and copy the text exactly`);
-      if (before.indexOf(old_text, at + 1) >= 0) throw new ToolError(`old_text occurs more than once in ${rel}; include more context`);
+      if (before.indexOf(old_text, at + 1) >= 0)
+        throw new ToolError(`old_text occurs more than once in ${rel}; include more context`);
       after = before.slice(0, at) + new_text + before.slice(at + old_text.length);
     }
     // Every Requirements section, not only the first: a second `## Requirements` appended

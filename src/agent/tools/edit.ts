@@ -20,7 +20,8 @@ import { defineTool, toolCall, ToolError } from "./tool.ts";
 const name = (max = 100) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 
 /** Said in every confined tool's description: what the model may touch, and the way to more. */
-const CONFINED = " Only for parts and nets the approved proposal names; anything else is refused as out of scope (amend_proposal adds to it).";
+const CONFINED =
+  " Only for parts and nets the approved proposal names; anything else is refused as out of scope (amend_proposal adds to it).";
 
 /**
  * Runs one schematic operation of `tool` on the run's editor and writes the sheets it changed
@@ -29,7 +30,13 @@ const CONFINED = " Only for parts and nets the approved proposal names; anything
  * (`made`: the references a new part got), before anything is written. A call that fails
  * leaves the editor's trees, and so the files, as they were before it.
  */
-function editSchematic<T>(ctx: RunContext, tool: string, touches: Touches, operation: (editor: SchematicEditor) => T, made?: (result: T) => Touches): T {
+function editSchematic<T>(
+  ctx: RunContext,
+  tool: string,
+  touches: Touches,
+  operation: (editor: SchematicEditor) => T,
+  made?: (result: T) => Touches,
+): T {
   const editor = toolCall(() => runEditor(ctx));
   const nets = () => editor.netlist().nets.map((n) => n.name);
   enforceScope(ctx, tool, touches, nets);
@@ -56,30 +63,78 @@ export const editTools = [
     name: "add_component",
     effect: "edit",
     description:
-      "Add a part from the libraries or the design's own symbols (lib_id), or another one like an existing part (like: its symbol, footprint and fields), next to the part or net it belongs with (near; by default the part it shares the most connect nets with), on that part's sheet, in free space on the sheet's grid, inside the block drawn round that part when one fits it (block and note in the result say when not), or at a given origin (at, checked like move_symbol). With connect ({pin: net}) its pins are wired at once and it is turned so supply pins face up and ground and negative-rail pins down; power symbols are the design's own, numbered and shown as its others. Returns its reference, pins, position and the gap to what it was placed near." + CONFINED,
+      "Add a part from the libraries or the design's own symbols (lib_id), or another one like an existing part (like: its symbol, footprint and fields), next to the part or net it belongs with (near; by default the part it shares the most connect nets with), on that part's sheet, in free space on the sheet's grid, inside the block drawn round that part when one fits it (block and note in the result say when not), or at a given origin (at, checked like move_symbol). With connect ({pin: net}) its pins are wired at once and it is turned so supply pins face up and ground and negative-rail pins down; power symbols are the design's own, numbered and shown as its others. Returns its reference, pins, position and the gap to what it was placed near." +
+      CONFINED,
     schema: v.strictObject({
       lib_id: v.optional(v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Symbol, e.g. Device:C"))),
-      like: v.optional(v.pipe(name(), v.description("An existing part to copy: its symbol, footprint and fields (MPN, manufacturer), shown and sized as on it but laid out beside the new body; other arguments override"))),
+      like: v.optional(
+        v.pipe(
+          name(),
+          v.description(
+            "An existing part to copy: its symbol, footprint and fields (MPN, manufacturer), shown and sized as on it but laid out beside the new body; other arguments override",
+          ),
+        ),
+      ),
       value: v.optional(name(200)),
       footprint: v.optional(v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Footprint"))),
       fields: v.optional(v.record(name(60), v.pipe(v.string(), v.maxLength(500)))),
-      near: v.optional(v.pipe(name(200), v.description("A reference (U1) or net (+3V3, DATA) to place it next to; its sheet is used unless sheet is given"))),
-      connect: v.optional(v.pipe(v.record(name(), name(200)), v.description('Pins to wire at once, pin number or name -> net, e.g. {"1": "+3V3", "2": "GND"}'))),
-      sheet: v.optional(v.pipe(v.string(), v.description('Human sheet path, e.g. "/" or "/Regulator/" (default: the sheet of near, else "/")'))),
+      near: v.optional(
+        v.pipe(
+          name(200),
+          v.description(
+            "A reference (U1) or net (+3V3, DATA) to place it next to; its sheet is used unless sheet is given",
+          ),
+        ),
+      ),
+      connect: v.optional(
+        v.pipe(
+          v.record(name(), name(200)),
+          v.description('Pins to wire at once, pin number or name -> net, e.g. {"1": "+3V3", "2": "GND"}'),
+        ),
+      ),
+      sheet: v.optional(
+        v.pipe(
+          v.string(),
+          v.description('Human sheet path, e.g. "/" or "/Regulator/" (default: the sheet of near, else "/")'),
+        ),
+      ),
       ref: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z#]+\d+$/))),
       rotation: v.optional(v.picklist([0, 90, 180, 270])),
-      at: v.optional(v.pipe(v.tuple([v.number(), v.number()]), v.description("The symbol's origin, mm, instead of a spot next to near: checked like move_symbol (drawing, fields and wiring clear); find_space with lib_id gives one that fits"))),
+      at: v.optional(
+        v.pipe(
+          v.tuple([v.number(), v.number()]),
+          v.description(
+            "The symbol's origin, mm, instead of a spot next to near: checked like move_symbol (drawing, fields and wiring clear); find_space with lib_id gives one that fits",
+          ),
+        ),
+      ),
     }),
     run(ctx: RunContext, a) {
       if (a.ref) checkVisibleName("reference", a.ref);
       // Its placement anchor (near) and the part it copies (like) are only read.
       const touches = { refs: a.ref ? [a.ref] : [], nets: Object.values(a.connect ?? {}) };
-      const reserved = runBoardEditor(ctx)?.board.footprints().map((f) => f.ref);
+      const reserved = runBoardEditor(ctx)
+        ?.board.footprints()
+        .map((f) => f.ref);
       const added = editSchematic(
         ctx,
         "add_component",
         touches,
-        (e) => e.addComponent({ libId: a.lib_id, like: a.like, value: a.value, footprint: a.footprint, fields: a.fields, sheet: a.sheet, ref: a.ref, near: a.near, connect: a.connect, rotation: a.rotation, at: a.at, reserved }),
+        (e) =>
+          e.addComponent({
+            libId: a.lib_id,
+            like: a.like,
+            value: a.value,
+            footprint: a.footprint,
+            fields: a.fields,
+            sheet: a.sheet,
+            ref: a.ref,
+            near: a.near,
+            connect: a.connect,
+            rotation: a.rotation,
+            at: a.at,
+            reserved,
+          }),
         (result) => ({ refs: result.refs }),
       );
       if (added.near) (ctx.placementAnchors ??= new Map()).set(added.ref, added.near);
@@ -90,7 +145,8 @@ export const editTools = [
     name: "move_symbol",
     effect: "edit",
     description:
-      "Move a symbol on its sheet next to a part or net (near: the nearest free spot, as add_component finds one) or to at [x, y] mm (checked free), optionally turned (rotation). Wiring that serves only its pins moves along; pins wired into a larger net are reconnected to it by name at the new place." + CONFINED,
+      "Move a symbol on its sheet next to a part or net (near: the nearest free spot, as add_component finds one) or to at [x, y] mm (checked free), optionally turned (rotation). Wiring that serves only its pins moves along; pins wired into a larger net are reconnected to it by name at the new place." +
+      CONFINED,
     schema: v.strictObject({
       ref: name(),
       near: v.optional(name(200)),
@@ -115,13 +171,17 @@ export const editTools = [
   defineTool({
     name: "set_field",
     effect: "edit",
-    description: "Set a field of a component: Value, Footprint, MPN, Datasheet or any other (added hidden when missing)." + CONFINED,
+    description:
+      "Set a field of a component: Value, Footprint, MPN, Datasheet or any other (added hidden when missing)." +
+      CONFINED,
     schema: v.strictObject({ ref: name(), field: name(60), value: v.pipe(v.string(), v.maxLength(500)) }),
     run(ctx: RunContext, { ref, field, value }) {
       // Setting the Reference renumbers the part: the new reference is touched too. A hidden
       // character in it is refused before the scope check would ask for an amendment.
       if (field.toLowerCase() === "reference") checkVisibleName("reference", value);
-      editSchematic(ctx, "set_field", { refs: field.toLowerCase() === "reference" ? [ref, value] : [ref] }, (e) => e.setField(ref, field, value));
+      editSchematic(ctx, "set_field", { refs: field.toLowerCase() === "reference" ? [ref, value] : [ref] }, (e) =>
+        e.setField(ref, field, value),
+      );
       return { ref, field, value };
     },
   }),
@@ -129,7 +189,8 @@ export const editTools = [
     name: "set_attribute",
     effect: "edit",
     description:
-      "Set a component's attributes on every unit: dnp (do not populate), exclude_from_bom, exclude_from_board (sync_board then removes its footprint), exclude_from_sim; and on its board footprint, exclude_from_pos_files (left out of the pick-and-place file; KiCad keeps this one on the footprint only, so the part must be on the board). Omitted attributes keep their value." + CONFINED,
+      "Set a component's attributes on every unit: dnp (do not populate), exclude_from_bom, exclude_from_board (sync_board then removes its footprint), exclude_from_sim; and on its board footprint, exclude_from_pos_files (left out of the pick-and-place file; KiCad keeps this one on the footprint only, so the part must be on the board). Omitted attributes keep their value." +
+      CONFINED,
     schema: v.strictObject({
       ref: name(),
       dnp: v.optional(v.boolean()),
@@ -140,14 +201,24 @@ export const editTools = [
     }),
     run(ctx: RunContext, args) {
       const { ref, dnp, exclude_from_bom, exclude_from_board, exclude_from_sim, exclude_from_pos_files } = args;
-      const attributes = { dnp, excludeFromBom: exclude_from_bom, excludeFromBoard: exclude_from_board, excludeFromSim: exclude_from_sim };
+      const attributes = {
+        dnp,
+        excludeFromBom: exclude_from_bom,
+        excludeFromBoard: exclude_from_board,
+        excludeFromSim: exclude_from_sim,
+      };
       const onSymbol = Object.values(attributes).some((a) => a !== undefined);
       if (!onSymbol && exclude_from_pos_files === undefined) {
-        throw new ToolError("name at least one attribute to set (dnp, exclude_from_bom, exclude_from_board, exclude_from_sim, exclude_from_pos_files)");
+        throw new ToolError(
+          "name at least one attribute to set (dnp, exclude_from_bom, exclude_from_board, exclude_from_sim, exclude_from_pos_files)",
+        );
       }
       enforceScope(ctx, "set_attribute", { refs: [ref] }, () => []);
       // Found before anything is written, so a part with no footprint changes nothing at all.
-      const saveBoard = exclude_from_pos_files === undefined ? undefined : setBoardFlag(ctx, ref, "exclude_from_pos_files", exclude_from_pos_files);
+      const saveBoard =
+        exclude_from_pos_files === undefined
+          ? undefined
+          : setBoardFlag(ctx, ref, "exclude_from_pos_files", exclude_from_pos_files);
       if (onSymbol) editSchematic(ctx, "set_attribute", { refs: [ref] }, (e) => e.setAttributes(ref, attributes));
       saveBoard?.();
       const { ref: _ref, ...set } = args;
@@ -157,7 +228,9 @@ export const editTools = [
   defineTool({
     name: "connect",
     effect: "edit",
-    description: "Connect a pin (by number or name) to a net by name, in the sheet's style: a short wire to a nearby pin or label of the net when the way is free, else a wire stub and label, or an upright power symbol for power nets." + CONFINED,
+    description:
+      "Connect a pin (by number or name) to a net by name, in the sheet's style: a short wire to a nearby pin or label of the net when the way is free, else a wire stub and label, or an upright power symbol for power nets." +
+      CONFINED,
     schema: v.strictObject({ ref: name(), pin: name(), net: name(200) }),
     run(ctx: RunContext, { ref, pin, net }) {
       editSchematic(ctx, "connect", { refs: [ref], nets: [net] }, (e) => e.connect(ref, pin, net));
@@ -178,7 +251,8 @@ export const editTools = [
     name: "rename_net",
     effect: "edit",
     description:
-      "Rename a net by changing the labels or power symbols that name it. A label whose longer name would run over another item makes room the least way that keeps it readable: read the other way, slid along its wire, moved to the wire's other end, or its wire's free end lengthened into free space; when none is clear the call says what each way ran into (move_label then places it where you choose)." + CONFINED,
+      "Rename a net by changing the labels or power symbols that name it. A label whose longer name would run over another item makes room the least way that keeps it readable: read the other way, slid along its wire, moved to the wire's other end, or its wire's free end lengthened into free space; when none is clear the call says what each way ran into (move_label then places it where you choose)." +
+      CONFINED,
     schema: v.strictObject({ from: name(200), to: name(200) }),
     run(ctx: RunContext, { from, to }) {
       checkVisibleName("net name", to);
@@ -190,7 +264,8 @@ export const editTools = [
     name: "move_label",
     effect: "edit",
     description:
-      "Move a label that names a net: to another point (to, [x, y] mm) on a wire of its sheet, or beyond the free end of the wire it sits on, in line with it (the wire is lengthened to meet it; the longer wire must cross nothing). from ([x, y] mm) says which label when the net has several; rotation turns it. Refused with what is in the way when the label would run over another item, and when the nets would change." + CONFINED,
+      "Move a label that names a net: to another point (to, [x, y] mm) on a wire of its sheet, or beyond the free end of the wire it sits on, in line with it (the wire is lengthened to meet it; the longer wire must cross nothing). from ([x, y] mm) says which label when the net has several; rotation turns it. Refused with what is in the way when the label would run over another item, and when the nets would change." +
+      CONFINED,
     schema: v.strictObject({
       net: name(200),
       to: v.tuple([v.number(), v.number()]),
@@ -217,7 +292,8 @@ export const editTools = [
     name: "place_footprint",
     effect: "edit",
     description:
-      "Move a footprint that is not routed yet, or one this run placed and routed (its tracks and vias from this run are lifted and laid again): next to another part's footprint (near: the spot with the shortest ratsnest to its nets' copper, then nearest the part, on the board's grid) or to x, y (mm), optionally turned (rotation) or put on the other side (side: back flips it as KiCad does; a through-hole part changes side only when you ask). Checked against courtyards, other nets' pads, tracks and vias, holes, rule areas, the board edge and silkscreen with the board's own rules; zone fills are refilled afterwards and do not block. A refusal names what is in the way. Once placed it is routed and the zones it touches are refilled, as sync_board does; what cannot be routed stays layout pending with its reason." + CONFINED,
+      "Move a footprint that is not routed yet, or one this run placed and routed (its tracks and vias from this run are lifted and laid again): next to another part's footprint (near: the spot with the shortest ratsnest to its nets' copper, then nearest the part, on the board's grid) or to x, y (mm), optionally turned (rotation) or put on the other side (side: back flips it as KiCad does; a through-hole part changes side only when you ask). Checked against courtyards, other nets' pads, tracks and vias, holes, rule areas, the board edge and silkscreen with the board's own rules; zone fills are refilled afterwards and do not block. A refusal names what is in the way. Once placed it is routed and the zones it touches are refilled, as sync_board does; what cannot be routed stays layout pending with its reason." +
+      CONFINED,
     schema: v.strictObject({
       ref: name(),
       near: v.optional(name()),
@@ -237,7 +313,13 @@ export const editTools = [
       // still keeps it put. A refusal or a failed refill leaves the board as it was.
       const { spot, routing } = await editor.attempt(async () => {
         const { spot, vacated, rerouted } = toolCall(() => editor.place(ref, move));
-        return { spot, routing: reportLayout(ctx.layoutPending, await editor.connect([ref, ...rerouted], { vacated }), [ref, ...rerouted]) };
+        return {
+          spot,
+          routing: reportLayout(ctx.layoutPending, await editor.connect([ref, ...rerouted], { vacated }), [
+            ref,
+            ...rerouted,
+          ]),
+        };
       });
       saveBoard(ctx);
       return {
@@ -246,7 +328,13 @@ export const editTools = [
         y: spot.y,
         rotation: spot.rotation,
         side: spot.side,
-        ...(move.near ? { near: move.near, distance: Math.round(spot.distance * 100) / 100, ratsnest: Math.round(spot.ratsnest * 100) / 100 } : {}),
+        ...(move.near
+          ? {
+              near: move.near,
+              distance: Math.round(spot.distance * 100) / 100,
+              ratsnest: Math.round(spot.ratsnest * 100) / 100,
+            }
+          : {}),
         routing,
       };
     },
@@ -267,7 +355,8 @@ export const editTools = [
     name: "finish",
     effect: "finish",
     prose: ["summary"],
-    description: "Declare the change complete. copperhead then runs the full check; new findings come back as a repair cycle.",
+    description:
+      "Declare the change complete. copperhead then runs the full check; new findings come back as a repair cycle.",
     schema: v.strictObject({ summary: name(4000) }),
     run(ctx: RunContext, { summary }) {
       ctx.finished = summary;

@@ -29,10 +29,21 @@ export const exitTools = [
     effect: "exit",
     description:
       "Ask the person who made the request a question, when it is ambiguous or names something the design does not have (which part, which value, which net?) and guessing would be wrong. Any time before your first edit. Ends the run at once as refused (needs_input) with your question; nothing is written. They run the request again with the answer.",
-    schema: v.strictObject({ question: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(1000), v.description("One clear question, with the choices you see")) }),
+    schema: v.strictObject({
+      question: v.pipe(
+        v.string(),
+        v.trim(),
+        v.minLength(1),
+        v.maxLength(1000),
+        v.description("One clear question, with the choices you see"),
+      ),
+    }),
     run(ctx: RunContext, { question }): SpecOutcome {
       const edited = (ctx.journal?.touched() ?? []).filter((path) => !path.startsWith(`${ctx.docs}/changes/`));
-      if (edited.length > 0) throw new ToolError(`too late to ask: this run has already edited ${edited.join(", ")}; finish the change, or abandon it with your question as the reason`);
+      if (edited.length > 0)
+        throw new ToolError(
+          `too late to ask: this run has already edited ${edited.join(", ")}; finish the change, or abandon it with your question as the reason`,
+        );
       return { specDecision: { kind: "refused", reason: "needs_input", detail: question } };
     },
   }),

@@ -21,14 +21,17 @@ import { ToolError } from "./tool.ts";
 export function docPath(ctx: RunContext, path: string): string {
   if (path.includes("\0")) throw new ToolError("the path contains a NUL byte");
   if (path.includes("\\")) throw new ToolError(`${path}: separate folders with /, not \\`);
-  if (isAbsolute(path) || /^[a-zA-Z]:/.test(path)) throw new ToolError(`${path}: give a path relative to the ${ctx.docs}/ folder`);
+  if (isAbsolute(path) || /^[a-zA-Z]:/.test(path))
+    throw new ToolError(`${path}: give a path relative to the ${ctx.docs}/ folder`);
   const normalised = normalize(path).split(sep).join("/");
   if (normalised === ".." || normalised.startsWith("../") || normalised.split("/").includes("..")) {
     throw new ToolError(`${path}: paths may not leave the ${ctx.docs}/ folder`);
   }
   const rel = `${ctx.docs}/${normalised.replace(/^\.\//, "")}`;
-  if (rel.split("/").some((part) => part.toLowerCase() === ".git" || part.toLowerCase() === ".copperhead")) throw new ToolError(`${path}: .git and .copperhead are off limits`);
-  if (!rel.endsWith(".md")) throw new ToolError(`${path}: only markdown files (.md) under ${ctx.docs}/ can be read or edited`);
+  if (rel.split("/").some((part) => part.toLowerCase() === ".git" || part.toLowerCase() === ".copperhead"))
+    throw new ToolError(`${path}: .git and .copperhead are off limits`);
+  if (!rel.endsWith(".md"))
+    throw new ToolError(`${path}: only markdown files (.md) under ${ctx.docs}/ can be read or edited`);
   let canonical: string;
   try {
     canonical = resolveRepoPath(ctx.repoRoot, rel).path;
@@ -38,6 +41,7 @@ export function docPath(ctx: RunContext, path: string): string {
   }
   const docsAbs = join(ctx.repoRoot, ctx.docs);
   const docsDir = existsSync(docsAbs) ? repoRelative(realpathSync(ctx.repoRoot), realpathSync(docsAbs)) : ctx.docs;
-  if (!canonical.startsWith(`${docsDir}/`)) throw new ToolError(`${path}: a symlink that leads outside ${ctx.docs}/ (to ${canonical})`);
+  if (!canonical.startsWith(`${docsDir}/`))
+    throw new ToolError(`${path}: a symlink that leads outside ${ctx.docs}/ (to ${canonical})`);
   return `${ctx.docs}/${canonical.slice(docsDir.length + 1)}`;
 }

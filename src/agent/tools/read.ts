@@ -26,7 +26,8 @@ const MAX_FINDINGS = 40;
 /** Pins listed as a pin's neighbours before the rest are counted: a ground net has hundreds. */
 const MAX_NEIGHBOURS = 8;
 
-const filterText = (what: string) => v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.description(what)));
+const filterText = (what: string) =>
+  v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.description(what)));
 
 /** What `list_components` can narrow the list by. */
 const ComponentFilter = {
@@ -36,7 +37,10 @@ const ComponentFilter = {
   footprint: filterText("Footprint contains this, e.g. 0603"),
   sheet: filterText("Sheet path contains this, e.g. /Power/"),
   attribute: v.optional(
-    v.pipe(v.picklist(["dnp", "fitted", "in_bom", "not_in_bom", "on_board", "not_on_board"]), v.description("Parts with this attribute (dnp, fitted = not DNP, …)")),
+    v.pipe(
+      v.picklist(["dnp", "fitted", "in_bom", "not_in_bom", "on_board", "not_on_board"]),
+      v.description("Parts with this attribute (dnp, fitted = not DNP, …)"),
+    ),
   ),
 };
 
@@ -44,13 +48,22 @@ export const readTools = [
   defineTool({
     name: "read_doc",
     effect: "read",
-    description: "Read a markdown file under the docs folder (e.g. SPEC.md, BOM.md, DECISIONS.md). Returns its text with line numbers.",
-    schema: v.strictObject({ path: v.pipe(v.string(), v.description("Path relative to the docs folder, e.g. SPEC.md")) }),
+    description:
+      "Read a markdown file under the docs folder (e.g. SPEC.md, BOM.md, DECISIONS.md). Returns its text with line numbers.",
+    schema: v.strictObject({
+      path: v.pipe(v.string(), v.description("Path relative to the docs folder, e.g. SPEC.md")),
+    }),
     run(ctx: RunContext, { path }) {
       const rel = docPath(ctx, path);
       const text = readRepoDoc(ctx.repoRoot, rel);
       if (text === undefined) throw new ToolError(`${rel} does not exist`);
-      return { path: rel, text: text.split("\n").map((line, i) => `${String(i + 1).padStart(4)}  ${line}`).join("\n") };
+      return {
+        path: rel,
+        text: text
+          .split("\n")
+          .map((line, i) => `${String(i + 1).padStart(4)}  ${line}`)
+          .join("\n"),
+      };
     },
   }),
   defineTool({
@@ -60,16 +73,18 @@ export const readTools = [
       "List components: reference, value, footprint, library id, sheet, and whether it is on the board and in the BOM. Filters narrow the list (all must match; text filters are case-insensitive substrings): ref_prefix (e.g. LED, R), value, lib_id, footprint, sheet, attribute.",
     schema: v.strictObject(ComponentFilter),
     run(ctx: RunContext, filter) {
-      return currentDesign(ctx).components.filter(componentMatches(filter)).map((c) => ({
-        ref: c.ref,
-        value: c.value,
-        footprint: c.footprint,
-        libId: c.libId,
-        sheet: c.sheet,
-        onBoard: c.onBoard,
-        inBom: c.inBom,
-        ...(c.dnp ? { dnp: true } : {}),
-      }));
+      return currentDesign(ctx)
+        .components.filter(componentMatches(filter))
+        .map((c) => ({
+          ref: c.ref,
+          value: c.value,
+          footprint: c.footprint,
+          libId: c.libId,
+          sheet: c.sheet,
+          onBoard: c.onBoard,
+          inBom: c.inBom,
+          ...(c.dnp ? { dnp: true } : {}),
+        }));
     },
   }),
   defineTool({
@@ -81,11 +96,23 @@ export const readTools = [
     run(ctx: RunContext, { ref }) {
       const design = currentDesign(ctx);
       const c = design.components.find((x) => x.ref === ref);
-      if (!c) throw new ToolError(unknownRef(ref, design.components.map((x) => x.ref)));
+      if (!c)
+        throw new ToolError(
+          unknownRef(
+            ref,
+            design.components.map((x) => x.ref),
+          ),
+        );
       const pins = design.netlist.nets.flatMap((net) =>
         net.nodes
           .filter((n) => n.ref === ref)
-          .map((n) => ({ pin: n.pin, name: n.pinfunction ?? "", type: n.pintype ?? "", net: net.name, ...neighbours(net.nodes, ref) })),
+          .map((n) => ({
+            pin: n.pin,
+            name: n.pinfunction ?? "",
+            type: n.pintype ?? "",
+            net: net.name,
+            ...neighbours(net.nodes, ref),
+          })),
       );
       return {
         ref,
@@ -118,7 +145,12 @@ export const readTools = [
     schema: v.strictObject({ name: v.pipe(v.string(), v.minLength(1)) }),
     run(ctx: RunContext, { name }) {
       const nets = currentDesign(ctx).netlist.nets;
-      const resolved = toolCall(() => resolveNet(nets.map((n) => n.name), name));
+      const resolved = toolCall(() =>
+        resolveNet(
+          nets.map((n) => n.name),
+          name,
+        ),
+      );
       return nets.find((n) => n.name === resolved)!;
     },
   }),
@@ -139,11 +171,21 @@ export const readTools = [
       const board = [...new Set((design.board?.footprints() ?? []).map((f) => f.libId))]
         .filter((libId) => absent.has(libId.slice(0, libId.indexOf(":"))))
         .map((libId): LibraryHit => ({ kind: "footprint", libId, description: "", keywords: "" }));
-      const results = searchLibraries(ctx.libraries, query, { kind, limit, design: designSymbols(design.schematic.files.values()), board });
+      const results = searchLibraries(ctx.libraries, query, {
+        kind,
+        limit,
+        design: designSymbols(design.schematic.files.values()),
+        board,
+      });
       if (missing.length === 0) return { results };
       return {
         results,
-        missingLibraries: missing.map((m) => ({ kind: m.kind, library: m.nickname, symbols: m.symbols, footprints: m.footprints })),
+        missingLibraries: missing.map((m) => ({
+          kind: m.kind,
+          library: m.nickname,
+          symbols: m.symbols,
+          footprints: m.footprints,
+        })),
         note: `${missing.length === 1 ? "This library the design uses is" : "These libraries the design uses are"} in no library table, so the table search cannot find their parts. Their symbols are embedded in the design (source: design) and their footprints are on the board (source: board): use them by name (add_component like a part that has one, or lib_id; a Footprint field); sync_board places the board's copy of the footprint.`,
       };
     },
@@ -151,7 +193,8 @@ export const readTools = [
   defineTool({
     name: "get_library_symbol",
     effect: "read",
-    description: "A library symbol's pins (number, name, electrical type, unit) and fields, to plan connections before adding it.",
+    description:
+      "A library symbol's pins (number, name, electrical type, unit) and fields, to plan connections before adding it.",
     schema: v.strictObject({ libId: v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Symbol")) }),
     run(ctx: RunContext, { libId }) {
       return describeLibrarySymbol(ctx, libId);
@@ -165,21 +208,36 @@ export const readTools = [
     schema: v.strictObject({
       check: v.optional(v.pipe(v.string(), v.description("Only this check's findings, e.g. erc, drc, routing"))),
       severity: v.optional(v.picklist(["error", "warning", "info"])),
-      only: v.optional(v.pipe(v.picklist(["new"]), v.description("new: only findings that were not there before the run"))),
+      only: v.optional(
+        v.pipe(v.picklist(["new"]), v.description("new: only findings that were not there before the run")),
+      ),
       offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
       limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_FINDINGS * 5))),
     }),
     async run(ctx: RunContext, { check, severity, only, offset = 0, limit = MAX_FINDINGS }) {
       const [report, baseline] = await Promise.all([ctx.check(), ctx.baseline?.()]);
-      if (only === "new" && !baseline) throw new ToolError('There is no baseline to tell new findings from: run_check without only: "new" lists them all.');
+      if (only === "new" && !baseline)
+        throw new ToolError(
+          'There is no baseline to tell new findings from: run_check without only: "new" lists them all.',
+        );
       const comparison = baseline ? compareWithBaseline(baseline, report, false, unchangedByRun(ctx)) : undefined;
       // Rows of the generated docs are regenerated before verification: not the model's to fix.
-      const [regenerated, own] = partition(comparison?.current ?? report.checks.flatMap((c) => c.findings), isRegeneratedRow);
-      const asked = own.filter((f) => (!check || f.check === check) && (!severity || f.severity === severity) && (!only || f.baselineState === "new"));
+      const [regenerated, own] = partition(
+        comparison?.current ?? report.checks.flatMap((c) => c.findings),
+        isRegeneratedRow,
+      );
+      const asked = own.filter(
+        (f) =>
+          (!check || f.check === check) &&
+          (!severity || f.severity === severity) &&
+          (!only || f.baselineState === "new"),
+      );
       // New findings first, so the first page holds what the run added however long the baseline's list.
       const [fresh, old] = partition(asked, (f) => f.baselineState === "new");
       const all = [...fresh, ...old];
-      const page = all.slice(offset, offset + limit).map(({ baselineState, ...f }) => ({ ...f, baseline: baselineState ?? "unknown" }));
+      const page = all
+        .slice(offset, offset + limit)
+        .map(({ baselineState, ...f }) => ({ ...f, baseline: baselineState ?? "unknown" }));
       const count = (severity: Severity) => own.filter((f) => f.severity === severity).length;
       const filtered = check !== undefined || severity !== undefined || only !== undefined;
       const fails = (f: Finding) => f.severity === "error" || (report.strict && f.severity === "warning");
@@ -194,7 +252,9 @@ export const readTools = [
         ...(offset + page.length < all.length ? { nextOffset: offset + page.length } : {}),
         ...(comparison ? { newErrors: comparison.failing.filter((f) => !isRegeneratedRow(f)).length } : {}),
         ...(regenerated.length > 0
-          ? { regeneratedAtFinish: `${regenerated.length} row(s) of the generated BOM.md/PINOUT.md differ from the design as it is now; copperhead regenerates them before verification, so leave them be` }
+          ? {
+              regeneratedAtFinish: `${regenerated.length} row(s) of the generated BOM.md/PINOUT.md differ from the design as it is now; copperhead regenerates them before verification, so leave them be`,
+            }
           : {}),
       };
     },
@@ -214,7 +274,8 @@ function familyView(c: CheckResult, own: Finding[], regenerated: Finding[], stri
 }
 
 function componentMatches(filter: { [K in keyof typeof ComponentFilter]?: string }): (c: Component) => boolean {
-  const has = (text: string, part: string | undefined) => part === undefined || text.toLowerCase().includes(part.toLowerCase());
+  const has = (text: string, part: string | undefined) =>
+    part === undefined || text.toLowerCase().includes(part.toLowerCase());
   const attribute: Record<string, (c: Component) => boolean> = {
     dnp: (c) => c.dnp,
     fitted: (c) => !c.dnp,
@@ -240,10 +301,16 @@ function unknownRef(ref: string, refs: string[]): string {
 }
 
 /** The other pins on a pin's net, so tracing a part's neighbour is one call. */
-function neighbours(nodes: { ref: string; pin: string }[], ref: string): { neighbours: string[]; moreNeighbours?: number } {
+function neighbours(
+  nodes: { ref: string; pin: string }[],
+  ref: string,
+): { neighbours: string[]; moreNeighbours?: number } {
   const others = nodes.filter((n) => n.ref !== ref).map((n) => `${n.ref}.${n.pin}`);
   const shown = others.slice(0, MAX_NEIGHBOURS);
-  return { neighbours: shown, ...(others.length > shown.length ? { moreNeighbours: others.length - shown.length } : {}) };
+  return {
+    neighbours: shown,
+    ...(others.length > shown.length ? { moreNeighbours: others.length - shown.length } : {}),
+  };
 }
 
 /** A drift finding about a row of a generated doc (not its broken table, which a person mends). */

@@ -46,8 +46,14 @@ export function enforceScope(ctx: RunContext, tool: string, touches: Touches, ne
 }
 
 function outOfScopeMessage(tool: string, refs: string[], nets: string[]): string {
-  const what = [...(refs.length ? [`${refs.length === 1 ? "part" : "parts"} ${refs.join(", ")}`] : []), ...(nets.length ? [`${nets.length === 1 ? "net" : "nets"} ${nets.join(", ")}`] : [])].join(" and ");
-  const args = [...(refs.length ? [`refs or new_refs: ${JSON.stringify(refs)}`] : []), ...(nets.length ? [`nets or new_nets: ${JSON.stringify(nets)}`] : [])].join(", ");
+  const what = [
+    ...(refs.length ? [`${refs.length === 1 ? "part" : "parts"} ${refs.join(", ")}`] : []),
+    ...(nets.length ? [`${nets.length === 1 ? "net" : "nets"} ${nets.join(", ")}`] : []),
+  ].join(" and ");
+  const args = [
+    ...(refs.length ? [`refs or new_refs: ${JSON.stringify(refs)}`] : []),
+    ...(nets.length ? [`nets or new_nets: ${JSON.stringify(nets)}`] : []),
+  ].join(", ");
   return [
     `out of scope: ${tool} would change ${what}, which the approved proposal does not name; nothing was changed.`,
     `If the change really needs it, call amend_proposal (${args}, with why), then call ${tool} again; otherwise leave it alone.`,

@@ -22,7 +22,10 @@ const requirementIds = v.array(v.pipe(v.string(), v.regex(/^REQ-[A-Z0-9-]+$/)));
 /** The parts and nets a proposal (or an amendment) names: the edits may touch these and nothing else. */
 const scopeNames = {
   refs: v.pipe(names, v.description("Existing references the change touches (a unit such as U1A is its part, U1)")),
-  nets: v.pipe(names, v.description("Existing nets the change touches (netlist name such as /DATA, or the short name DATA)")),
+  nets: v.pipe(
+    names,
+    v.description("Existing nets the change touches (netlist name such as /DATA, or the short name DATA)"),
+  ),
   new_refs: v.pipe(names, v.description("References the change will create")),
   new_nets: v.pipe(names, v.description("Nets the change will create")),
 };
@@ -30,7 +33,9 @@ const scopeNames = {
 const requirementChange = v.optional(
   v.pipe(
     v.strictObject({ id: v.string(), why: text(2000) }),
-    v.description("Only if the request cannot be met without changing a requirement: which one and why. This ends the run: a human must change requirements."),
+    v.description(
+      "Only if the request cannot be met without changing a requirement: which one and why. This ends the run: a human must change requirements.",
+    ),
   ),
 );
 
@@ -38,7 +43,10 @@ export const ProposalInput = v.strictObject({
   title: v.pipe(text(120), v.description("One line, imperative: what the change does")),
   why: v.pipe(text(4000), v.description("Why the change is needed")),
   changes: v.pipe(v.array(text(400)), v.minLength(1), v.description("The planned changes, one line each")),
-  requirements_touched: v.pipe(requirementIds, v.description("Ids of the requirements this change serves or affects (they must exist; none may change)")),
+  requirements_touched: v.pipe(
+    requirementIds,
+    v.description("Ids of the requirements this change serves or affects (they must exist; none may change)"),
+  ),
   verification: v.pipe(text(2000), v.description("How the result will be verified")),
   ...scopeNames,
   requirement_change: requirementChange,
@@ -49,7 +57,10 @@ export const AmendmentInput = v.pipe(
   v.strictObject({
     why: v.pipe(text(2000), v.description("Why the change needs more than the approved proposal names")),
     changes: v.pipe(v.optional(v.array(text(400)), []), v.description("Planned changes this adds, one line each")),
-    requirements_touched: v.pipe(v.optional(requirementIds, []), v.description("Further requirement ids involved (they must exist; none may change)")),
+    requirements_touched: v.pipe(
+      v.optional(requirementIds, []),
+      v.description("Further requirement ids involved (they must exist; none may change)"),
+    ),
     ...scopeNames,
     requirement_change: requirementChange,
   }),
@@ -76,7 +87,10 @@ export interface SpecOutcome {
  * refusal says which requirement and why it stands in the way, and keeps what was proposed (or
  * amended), with its reasons, so a person can decide without the transcript.
  */
-function requirementRefusal(change: { id: string; why: string }, proposed: { title?: string; why: string; changes: string[] }): SpecOutcome {
+function requirementRefusal(
+  change: { id: string; why: string },
+  proposed: { title?: string; why: string; changes: string[] },
+): SpecOutcome {
   const detail = [
     `${change.id} would have to change: ${change.why}`,
     proposed.title !== undefined ? `Proposed: ${proposed.title}. ${proposed.why}` : `Amendment: ${proposed.why}`,
@@ -90,7 +104,8 @@ function requirementRefusal(change: { id: string; why: string }, proposed: { tit
  * loop unlocks `propose` and `exit` tools in both phases, so these refuse the phase they are not for.
  */
 export function requireApproved(ctx: RunContext, tool: string): void {
-  if (!ctx.proposal) throw new ToolError(`${tool} is locked until a proposal is accepted and approved: call propose_change first`);
+  if (!ctx.proposal)
+    throw new ToolError(`${tool} is locked until a proposal is accepted and approved: call propose_change first`);
 }
 
 const proposeTool = defineTool({
@@ -100,10 +115,16 @@ const proposeTool = defineTool({
     "Propose the change before editing anything. Name every existing ref and net you will touch and every ref/net you will create; list the requirements involved. Validated deterministically; edit tools unlock only after it is accepted and approved.",
   schema: ProposalInput,
   run(ctx: RunContext, args): SpecOutcome {
-    if (ctx.proposal) throw new ToolError("propose_change is not available now: the proposal is already approved; use the edit tools and finish");
+    if (ctx.proposal)
+      throw new ToolError(
+        "propose_change is not available now: the proposal is already approved; use the edit tools and finish",
+      );
     if (args.requirement_change) return requirementRefusal(args.requirement_change, args);
     const problems = validateProposal(ctx, args);
-    if (problems.length > 0) throw new ToolError(`the proposal does not match the design:\n- ${problems.join("\n- ")}\nFix the proposal and call propose_change again.`);
+    if (problems.length > 0)
+      throw new ToolError(
+        `the proposal does not match the design:\n- ${problems.join("\n- ")}\nFix the proposal and call propose_change again.`,
+      );
     return { specDecision: { kind: "proposal", args } };
   },
 });
@@ -120,12 +141,21 @@ const amendTool = defineTool({
   description:
     'Widen the approved proposal when the change needs a part or net it does not name (an edit tool refused with "out of scope" says which). Add the refs, nets, new_refs and new_nets, say why, and list any planned changes it adds. Validated like propose_change and approved the same way; it is recorded in the proposal file, the transcript and the commit. A requirement_change ends the run, as in propose_change.',
   schema: AmendmentInput,
-  async run(ctx: RunContext, args): Promise<SpecOutcome | { amendment: number; covers: { refs: string[]; nets: string[] } }> {
+  async run(
+    ctx: RunContext,
+    args,
+  ): Promise<SpecOutcome | { amendment: number; covers: { refs: string[]; nets: string[] } }> {
     requireApproved(ctx, "amend_proposal");
     if (args.requirement_change) return requirementRefusal(args.requirement_change, args);
-    if (!ctx.amendProposal) throw new ToolError("this run's proposal was written by copperhead and binds nothing to amend; make the changes, then call finish");
+    if (!ctx.amendProposal)
+      throw new ToolError(
+        "this run's proposal was written by copperhead and binds nothing to amend; make the changes, then call finish",
+      );
     const problems = validateProposal(ctx, args);
-    if (problems.length > 0) throw new ToolError(`the amendment does not match the design:\n- ${problems.join("\n- ")}\nFix it and call amend_proposal again.`);
+    if (problems.length > 0)
+      throw new ToolError(
+        `the amendment does not match the design:\n- ${problems.join("\n- ")}\nFix it and call amend_proposal again.`,
+      );
     const amendment: Amendment = {
       why: args.why,
       changes: args.changes,
@@ -133,7 +163,10 @@ const amendTool = defineTool({
       scope: { refs: args.refs, nets: args.nets, newRefs: args.new_refs, newNets: args.new_nets },
     };
     const amended = await ctx.amendProposal(amendment);
-    if (!amended) throw new ToolError("the amendment was not approved: stay within the approved proposal, or call abandon with the reason");
+    if (!amended)
+      throw new ToolError(
+        "the amendment was not approved: stay within the approved proposal, or call abandon with the reason",
+      );
     return { amendment: amended.amendments?.length ?? 0, covers: ctx.scope ?? { refs: [], nets: [] } };
   },
 });
@@ -151,12 +184,18 @@ export function validateProposal(ctx: RunContext, args: NamedChange): string[] {
   const nets = new Set(design.netlist.nets.map((n) => n.name));
   const hasNet = (name: string) => lookupNet(nets, name).kind !== "missing";
   const problems: string[] = [];
-  for (const ref of args.refs) if (!refs.has(ref) && !refs.has(partOf(ref))) problems.push(`ref ${ref} does not exist (declare it in new_refs if the change creates it)`);
-  for (const ref of args.new_refs) if (refs.has(ref)) problems.push(`ref ${ref} already exists; list it in refs, or pick a free reference`);
-  for (const net of args.nets) if (!hasNet(net)) problems.push(`net ${net} does not exist (declare it in new_nets if the change creates it)`);
+  for (const ref of args.refs)
+    if (!refs.has(ref) && !refs.has(partOf(ref)))
+      problems.push(`ref ${ref} does not exist (declare it in new_refs if the change creates it)`);
+  for (const ref of args.new_refs)
+    if (refs.has(ref)) problems.push(`ref ${ref} already exists; list it in refs, or pick a free reference`);
+  for (const net of args.nets)
+    if (!hasNet(net)) problems.push(`net ${net} does not exist (declare it in new_nets if the change creates it)`);
   for (const net of args.new_nets) if (hasNet(net)) problems.push(`net ${net} already exists; list it in nets`);
   const requirements = evaluateRequirements(design, { docsDir: ctx.docs });
-  const ids = requirements.state === "evaluated" ? new Set(requirements.spec.requirements.map((r) => r.id)) : new Set<string>();
-  for (const id of args.requirements_touched) if (!ids.has(id)) problems.push(`requirement ${id} is not defined in ${ctx.docs}/SPEC.md`);
+  const ids =
+    requirements.state === "evaluated" ? new Set(requirements.spec.requirements.map((r) => r.id)) : new Set<string>();
+  for (const id of args.requirements_touched)
+    if (!ids.has(id)) problems.push(`requirement ${id} is not defined in ${ctx.docs}/SPEC.md`);
   return problems;
 }

@@ -67,7 +67,8 @@ export function toolCall<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof CopperheadError && !err.endsRun) throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
+    if (err instanceof CopperheadError && !err.endsRun)
+      throw new ToolError(err.fix ? `${err.message} (${err.fix})` : err.message);
     throw err;
   }
 }
@@ -81,7 +82,9 @@ export function refusesSecret(tool: Tool<unknown>, input: unknown, redact: (text
   if (tool.effect !== "edit") return false;
   if (input === null || typeof input !== "object" || Array.isArray(input)) return containsSecret(input, redact);
   const prose = new Set(tool.prose ?? []);
-  return Object.entries(input).some(([key, value]) => containsSecret(key, redact) || (!prose.has(key) && containsSecret(value, redact)));
+  return Object.entries(input).some(
+    ([key, value]) => containsSecret(key, redact) || (!prose.has(key) && containsSecret(value, redact)),
+  );
 }
 
 /** Arguments a provider (or the loop) could not accept as given; the reason is the model's to read. */
@@ -92,10 +95,14 @@ export function invalidArguments(reason: string): { __invalid_arguments: string 
 /** Validates arguments; the message lists every problem by path so the model can fix its call. */
 export function parseArgs<S extends v.GenericSchema>(tool: Tool<unknown, S>, input: unknown): v.InferOutput<S> {
   if (input && typeof input === "object" && "__invalid_json" in input) {
-    throw new ToolError(`the arguments were not valid JSON: ${String((input as { __invalid_json: unknown }).__invalid_json).slice(0, 200)}`);
+    throw new ToolError(
+      `the arguments were not valid JSON: ${String((input as { __invalid_json: unknown }).__invalid_json).slice(0, 200)}`,
+    );
   }
   if (input && typeof input === "object" && "__invalid_arguments" in input) {
-    throw new ToolError(`invalid arguments for ${tool.name}: ${String((input as { __invalid_arguments: unknown }).__invalid_arguments)}`);
+    throw new ToolError(
+      `invalid arguments for ${tool.name}: ${String((input as { __invalid_arguments: unknown }).__invalid_arguments)}`,
+    );
   }
   const checked = checkArguments(tool.schema, input);
   if (checked.ok) return checked.value;

@@ -10,7 +10,8 @@ import { viewRegion } from "../view/render.ts";
 import { findSpace } from "../view/find-space.ts";
 import { defineTool, WithImages } from "./tool.ts";
 
-const mm = (what: string) => v.optional(v.pipe(v.number(), v.minValue(-10_000), v.maxValue(10_000), v.description(what)));
+const mm = (what: string) =>
+  v.optional(v.pipe(v.number(), v.minValue(-10_000), v.maxValue(10_000), v.description(what)));
 const span = (what: string) => v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(2_000), v.description(what)));
 const ref = (what: string) => v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100), v.description(what)));
 
@@ -29,11 +30,19 @@ export const viewTools = [
       sheet: ref("Sheet path (/, /Power/) or file name; default the ref's or net's sheet, else the root"),
       width: span("Smallest width shown, mm (default 50 on a sheet, 30 on the board)"),
       height: span("Smallest height shown, mm"),
-      layers: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(40))), v.minLength(1), v.maxLength(20), v.description("Board layers to plot (default F.Cu, B.Cu, F.SilkS, F.CrtYd, B.CrtYd, Edge.Cuts)"))),
+      layers: v.optional(
+        v.pipe(
+          v.array(v.pipe(v.string(), v.maxLength(40))),
+          v.minLength(1),
+          v.maxLength(20),
+          v.description("Board layers to plot (default F.Cu, B.Cu, F.SilkS, F.CrtYd, B.CrtYd, Edge.Cuts)"),
+        ),
+      ),
     }),
     async run(ctx: RunContext, args) {
       const { document, layers, net, sheet, ...rest } = args;
-      const question = document === "board" ? { document, ...rest, ...(layers ? { layers } : {}) } : { document, ...rest, net, sheet };
+      const question =
+        document === "board" ? { document, ...rest, ...(layers ? { layers } : {}) } : { document, ...rest, net, sheet };
       const view = await viewRegion(ctx.project, () => currentDesign(ctx), question);
       return new WithImages(view.legend, [{ mediaType: "image/png", data: view.png }]);
     },
@@ -52,8 +61,23 @@ export const viewTools = [
       y: mm("Point to search around, mm (with x)"),
       sheet: ref("Sheet path or file name for x, y (schematic); default the root"),
       side: v.optional(v.picklist(["front", "back"])),
-      lib_id: v.optional(v.pipe(v.string(), v.regex(/^[^:]+:.+$/, "use Library:Symbol, e.g. Device:C"), v.description("On a sheet: room for this symbol with its fields and wiring, as add_component places it; x, y is then its origin, to pass to add_component as at"))),
-      like: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100), v.description("On a sheet: room for a part like this one (as add_component like)"))),
+      lib_id: v.optional(
+        v.pipe(
+          v.string(),
+          v.regex(/^[^:]+:.+$/, "use Library:Symbol, e.g. Device:C"),
+          v.description(
+            "On a sheet: room for this symbol with its fields and wiring, as add_component places it; x, y is then its origin, to pass to add_component as at",
+          ),
+        ),
+      ),
+      like: v.optional(
+        v.pipe(
+          v.string(),
+          v.minLength(1),
+          v.maxLength(100),
+          v.description("On a sheet: room for a part like this one (as add_component like)"),
+        ),
+      ),
       rotation: v.optional(v.picklist([0, 90, 180, 270])),
     }),
     run(ctx: RunContext, { lib_id, ...args }) {

@@ -71,7 +71,12 @@ function padPoints(fp: Footprint): PadPoint[] {
   return fp.pads.flatMap((pad) => {
     if (!pad.net?.name) return [];
     const at = child(pad.node, "at");
-    return [{ net: pad.net.name, at: footprintToBoard({ x: num(at ?? pad.node, 1) ?? 0, y: num(at ?? pad.node, 2) ?? 0 }, fp.at) }];
+    return [
+      {
+        net: pad.net.name,
+        at: footprintToBoard({ x: num(at ?? pad.node, 1) ?? 0, y: num(at ?? pad.node, 2) ?? 0 }, fp.at),
+      },
+    ];
   });
 }
 
@@ -90,7 +95,13 @@ export interface RatsLine {
  * lists unconnected items.
  */
 export function ratsnest(board: Board, region: Rect): RatsLine[] {
-  const wanted = new Set(board.footprints().flatMap(padPoints).filter((p) => within(p.at, region)).map((p) => p.net));
+  const wanted = new Set(
+    board
+      .footprints()
+      .flatMap(padPoints)
+      .filter((p) => within(p.at, region))
+      .map((p) => p.net),
+  );
   const lines = netIslands(board, (net) => wanted.has(net)).flatMap(({ net, islands }) => spanningLines(net, islands));
   return lines.filter((l) => within(l.a, region) || within(l.b, region));
 }
@@ -98,17 +109,19 @@ export function ratsnest(board: Board, region: Rect): RatsLine[] {
 /** Prim's tree over a net's islands: repeatedly join the island nearest the grown tree, anchor to anchor. */
 function spanningLines(net: string, islands: CopperPiece[][]): RatsLine[] {
   if (islands.length < 2) return [];
-  const points = (island: CopperPiece[]) => island.flatMap((piece) => piece.anchors.map((at) => ({ name: piece.name, at })));
+  const points = (island: CopperPiece[]) =>
+    island.flatMap((piece) => piece.anchors.map((at) => ({ name: piece.name, at })));
   const lines: RatsLine[] = [];
   const tree = points(islands[0]!);
   const rest = islands.slice(1).map(points);
   while (rest.length > 0) {
     let best: { d: number; a: (typeof tree)[number]; b: (typeof tree)[number]; k: number } | undefined;
     rest.forEach((island, k) => {
-      for (const a of tree) for (const b of island) {
-        const d = Math.hypot(a.at.x - b.at.x, a.at.y - b.at.y);
-        if (!best || d < best.d) best = { d, a, b, k };
-      }
+      for (const a of tree)
+        for (const b of island) {
+          const d = Math.hypot(a.at.x - b.at.x, a.at.y - b.at.y);
+          if (!best || d < best.d) best = { d, a, b, k };
+        }
     });
     const { a, b, k } = best!;
     lines.push({ net, from: a.name, to: b.name, a: a.at, b: b.at });
@@ -126,7 +139,14 @@ export function ratsnestSvg(lines: RatsLine[]): string {
 }
 
 /** KiCad's default colours of the copper layers; inner layers past these take the last. */
-const COPPER_COLOURS: Record<string, string> = { "F.Cu": "#C83434", "B.Cu": "#4D7FC4", "In1.Cu": "#7FC87F", "In2.Cu": "#CE7D2C", "In3.Cu": "#4FCBCB", "In4.Cu": "#DB628B" };
+const COPPER_COLOURS: Record<string, string> = {
+  "F.Cu": "#C83434",
+  "B.Cu": "#4D7FC4",
+  "In1.Cu": "#7FC87F",
+  "In2.Cu": "#CE7D2C",
+  "In3.Cu": "#4FCBCB",
+  "In4.Cu": "#DB628B",
+};
 
 function copperColour(layer: string): string {
   return COPPER_COLOURS[layer] ?? "#A8A8A8";
@@ -151,7 +171,11 @@ export function questionSide(board: Board, q: BoardQuestion): "front" | "back" {
 
 /** The zones with an outline in `region`, and whether each is filled there. */
 function zonesIn(board: Board, region: Rect): Zone[] {
-  return boardZones(board.root).filter((z) => z.outline.length > 0 && !(z.box.maxX < region.x0 || z.box.minX > region.x1 || z.box.maxY < region.y0 || z.box.minY > region.y1));
+  return boardZones(board.root).filter(
+    (z) =>
+      z.outline.length > 0 &&
+      !(z.box.maxX < region.x0 || z.box.minX > region.x1 || z.box.maxY < region.y0 || z.box.minY > region.y1),
+  );
 }
 
 /**
@@ -162,8 +186,16 @@ export function zoneFillsSvg(board: Board, region: Rect, layers: string[]): stri
   const zones = zonesIn(board, region).filter((z) => !z.ruleArea);
   const f = (n: number) => String(Math.round(n * 1000) / 1000);
   const groups = layers.flatMap((layer) => {
-    const paths = zones.flatMap((z) => zoneFills(z).filter((fill) => fill.layer === layer && fill.points.length > 2).map((fill) => `M${fill.points.map((p) => `${f(p.x)} ${f(p.y)}`).join("L")}Z`));
-    return paths.length ? [`<path fill="${copperColour(layer)}" fill-opacity="0.35" fill-rule="evenodd" stroke="none" d="${paths.join("")}"/>`] : [];
+    const paths = zones.flatMap((z) =>
+      zoneFills(z)
+        .filter((fill) => fill.layer === layer && fill.points.length > 2)
+        .map((fill) => `M${fill.points.map((p) => `${f(p.x)} ${f(p.y)}`).join("L")}Z`),
+    );
+    return paths.length
+      ? [
+          `<path fill="${copperColour(layer)}" fill-opacity="0.35" fill-rule="evenodd" stroke="none" d="${paths.join("")}"/>`,
+        ]
+      : [];
   });
   return groups.length ? `<g class="zone-fills">${groups.join("")}</g>` : "";
 }
@@ -175,9 +207,27 @@ export function boardLegend(design: Design, region: Rect, lines: RatsLine[], lay
     const bounds = boardBounds(fp.node);
     const box = bounds ? rect(bounds) : { x0: fp.at.x, y0: fp.at.y, x1: fp.at.x, y1: fp.at.y };
     if (box.x1 < region.x0 || box.x0 > region.x1 || box.y1 < region.y0 || box.y0 > region.y1) return [];
-    return [{ ref: fp.ref, value: fp.value, footprint: fp.libId, x: fp.at.x, y: fp.at.y, rotation: fp.at.rotation, side: fp.layer.startsWith("B.") ? "back" : "front", locked: fp.locked, courtyard: mmRect(box) }];
+    return [
+      {
+        ref: fp.ref,
+        value: fp.value,
+        footprint: fp.libId,
+        x: fp.at.x,
+        y: fp.at.y,
+        rotation: fp.at.rotation,
+        side: fp.layer.startsWith("B.") ? "back" : "front",
+        locked: fp.locked,
+        courtyard: mmRect(box),
+      },
+    ];
   });
-  const nets = new Set(board.footprints().flatMap(padPoints).filter((p) => within(p.at, region)).map((p) => p.net));
+  const nets = new Set(
+    board
+      .footprints()
+      .flatMap(padPoints)
+      .filter((p) => within(p.at, region))
+      .map((p) => p.net),
+  );
   const obstacles = board.footprints().flatMap((fp) => {
     const b = boardBounds(fp.node);
     return b ? [rect(b)] : [];
@@ -196,11 +246,23 @@ export function boardLegend(design: Design, region: Rect, lines: RatsLine[], lay
       layers: z.layers,
       priority: z.priority,
       filled: z.filled && zoneFills(z).length > 0,
-      ...(layers.some((l) => z.layers.includes(l) || z.layers.includes("*.Cu") || (z.layers.includes("F&B.Cu") && (l === "F.Cu" || l === "B.Cu"))) ? {} : { drawn: false }),
+      ...(layers.some(
+        (l) =>
+          z.layers.includes(l) ||
+          z.layers.includes("*.Cu") ||
+          (z.layers.includes("F&B.Cu") && (l === "F.Cu" || l === "B.Cu")),
+      )
+        ? {}
+        : { drawn: false }),
     })),
     unrouted: lines.slice(0, 40).map((l) => ({ net: l.net, from: l.from, to: l.to })),
     ...(lines.length > 40 ? { unroutedTotal: lines.length } : {}),
-    freeAreas: freeRectangles(obstacles.map((o) => grow(o, 0.25)), region, { cell: 0.5, perMm: 1 }, outline ? grow(rect(outline), -0.5) : undefined),
+    freeAreas: freeRectangles(
+      obstacles.map((o) => grow(o, 0.25)),
+      region,
+      { cell: 0.5, perMm: 1 },
+      outline ? grow(rect(outline), -0.5) : undefined,
+    ),
   };
 }
 

@@ -37,7 +37,10 @@ const round = (v: number) => Math.round(v * 100) / 100;
 export function findSpace(design: Design, q: SpaceQuestion, editor: () => SchematicEditor) {
   if (q.document === "schematic" && (q.libId !== undefined || q.like !== undefined)) return symbolSpace(editor(), q);
   const { width, height } = q;
-  if (width === undefined || height === undefined) throw new ToolError("find_space needs width and height (mm), or on a sheet lib_id (or like) for the symbol to make room for");
+  if (width === undefined || height === undefined)
+    throw new ToolError(
+      "find_space needs width and height (mm), or on a sheet lib_id (or like) for the symbol to make room for",
+    );
   const area = { ...q, width, height };
   return q.document === "board" ? boardSpace(design, area) : sheetSpace(design, area);
 }
@@ -48,8 +51,15 @@ export function findSpace(design: Design, q: SpaceQuestion, editor: () => Schema
  * fields and the room its wiring needs, not just a rectangle of the size the model guessed.
  */
 function symbolSpace(editor: SchematicEditor, q: SpaceQuestion) {
-  if (q.x !== undefined || q.y !== undefined) throw new ToolError("find_space for a symbol (lib_id or like) searches next to near (a part or net) or on sheet; x and y are for a bare area");
-  const added = toolCall(() => editor.preview((e) => e.addComponent({ libId: q.libId, like: q.like, near: q.near, sheet: q.sheet, rotation: q.rotation })));
+  if (q.x !== undefined || q.y !== undefined)
+    throw new ToolError(
+      "find_space for a symbol (lib_id or like) searches next to near (a part or net) or on sheet; x and y are for a bare area",
+    );
+  const added = toolCall(() =>
+    editor.preview((e) =>
+      e.addComponent({ libId: q.libId, like: q.like, near: q.near, sheet: q.sheet, rotation: q.rotation }),
+    ),
+  );
   return {
     document: "schematic",
     sheet: added.sheet,
@@ -70,7 +80,10 @@ function sheetSpace(design: Design, q: AreaQuestion) {
   const anchor = q.near || q.x !== undefined ? region.box : space.page.area;
   const body = { x0: 0, y0: 0, x1: toIU(q.width), y1: toIU(q.height) };
   const spot = space.findSpot([{ rotation: 0, penalty: 0, body, boxes: [body] }], anchor);
-  if (!spot) throw new ToolError(`no free area of ${q.width} × ${q.height} mm on sheet ${region.instance.humanPath}; the page is full there (view the sheet to see it, or ask for less)`);
+  if (!spot)
+    throw new ToolError(
+      `no free area of ${q.width} × ${q.height} mm on sheet ${region.instance.humanPath}; the page is full there (view the sheet to see it, or ask for less)`,
+    );
   const mm = (iu: number) => round(iu / IU_PER_MM);
   return {
     document: "schematic",
@@ -99,7 +112,10 @@ function boardSpace(design: Design, q: AreaQuestion) {
   const side = q.side ?? "front";
   const obstacles = new BoardObstacles(board, BoardRules.load(design.project.projectFile, design.project.repoRoot));
   const { spot, blockers } = searchArea(board, obstacles, q.width, q.height, anchor, side, REACH);
-  if (!spot) throw new ToolError(`no free area of ${q.width} × ${q.height} mm on the ${side} within ${REACH} mm of ${q.near ?? `${q.x}, ${q.y}`}: ${describeBlockers(blockers)}`);
+  if (!spot)
+    throw new ToolError(
+      `no free area of ${q.width} × ${q.height} mm on the ${side} within ${REACH} mm of ${q.near ?? `${q.x}, ${q.y}`}: ${describeBlockers(blockers)}`,
+    );
   const [w, h] = spot.rotation % 180 === 0 ? [q.width, q.height] : [q.height, q.width];
   return {
     document: "board",

@@ -47,7 +47,8 @@ export function freeRectangles(obstacles: Rect[], region: Rect, options: FreeOpt
     const r1 = Math.min(rows - 1, Math.ceil((b.y1 - region.y0) / cell) - 1);
     for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) taken[r * cols + c] = 1;
   };
-  for (const b of obstacles) if (b.x1 >= region.x0 && b.x0 <= region.x1 && b.y1 >= region.y0 && b.y0 <= region.y1) mark(b);
+  for (const b of obstacles)
+    if (b.x1 >= region.x0 && b.x0 <= region.x1 && b.y1 >= region.y0 && b.y0 <= region.y1) mark(b);
   if (within) {
     mark({ x0: region.x0 - cell, y0: region.y0 - cell, x1: within.x0, y1: region.y1 + cell });
     mark({ x0: within.x1, y0: region.y0 - cell, x1: region.x1 + cell, y1: region.y1 + cell });
@@ -60,13 +61,22 @@ export function freeRectangles(obstacles: Rect[], region: Rect, options: FreeOpt
     const best = largest(taken, cols, rows);
     if (!best || Math.min(best.w, best.h) < (options.minCells ?? 2)) break;
     for (let r = best.r; r < best.r + best.h; r++) taken.fill(1, r * cols + best.c, r * cols + best.c + best.w);
-    out.push({ x: round(region.x0 + best.c * cell), y: round(region.y0 + best.r * cell), width: round(best.w * cell), height: round(best.h * cell) });
+    out.push({
+      x: round(region.x0 + best.c * cell),
+      y: round(region.y0 + best.r * cell),
+      width: round(best.w * cell),
+      height: round(best.h * cell),
+    });
   }
   return out;
 }
 
 /** The largest all-free rectangle of the grid (by area), in cells. */
-function largest(taken: Uint8Array, cols: number, rows: number): { c: number; r: number; w: number; h: number } | undefined {
+function largest(
+  taken: Uint8Array,
+  cols: number,
+  rows: number,
+): { c: number; r: number; w: number; h: number } | undefined {
   const heights = new Int32Array(cols);
   let best: { c: number; r: number; w: number; h: number } | undefined;
   for (let r = 0; r < rows; r++) {
@@ -79,7 +89,8 @@ function largest(taken: Uint8Array, cols: number, rows: number): { c: number; r:
         const height = heights[top]!;
         const left = stack.length > 0 ? stack[stack.length - 1]! + 1 : 0;
         const width = c - left;
-        if (height > 0 && (!best || width * height > best.w * best.h)) best = { c: left, r: r - height + 1, w: width, h: height };
+        if (height > 0 && (!best || width * height > best.w * best.h))
+          best = { c: left, r: r - height + 1, w: width, h: height };
       }
       stack.push(c);
     }

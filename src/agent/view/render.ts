@@ -15,11 +15,22 @@ import { IU_PER_MM } from "../../kicad/schematic/geometry.ts";
 import type { KicadProject } from "../../repo/project.ts";
 import { svgToPng } from "../../util/png.ts";
 import { ToolError } from "../tools/tool.ts";
-import { boardLegend, boardRegion, drawingOrder, questionSide, ratsnest, ratsnestSvg, zoneFillsSvg, type BoardQuestion } from "./board-view.ts";
+import {
+  boardLegend,
+  boardRegion,
+  drawingOrder,
+  questionSide,
+  ratsnest,
+  ratsnestSvg,
+  zoneFillsSvg,
+  type BoardQuestion,
+} from "./board-view.ts";
 import { documentKey, plotFolder, readView, viewKey, writeView, type CachedView } from "./view-cache.ts";
 import { sheetLegend, sheetRegion, type SheetQuestion } from "./sheet-view.ts";
 
-export type ViewQuestion = ({ document: "schematic" } & SheetQuestion) | ({ document: "board"; layers?: string[] } & BoardQuestion);
+export type ViewQuestion =
+  | ({ document: "schematic" } & SheetQuestion)
+  | ({ document: "board"; layers?: string[] } & BoardQuestion);
 
 /** Pixels per millimetre of a region, within what a model takes in comfortably. */
 const PX_PER_MM = 16;
@@ -33,18 +44,30 @@ const DEFAULT_BOARD_LAYERS = ["F.Cu", "B.Cu", "F.SilkS", "F.CrtYd", "B.CrtYd", "
  * The view a question asks for. `design` is called only when the answer is not cached, so an
  * unchanged design is never loaded for it.
  */
-export async function viewRegion(project: KicadProject, design: () => Design, question: ViewQuestion): Promise<CachedView> {
+export async function viewRegion(
+  project: KicadProject,
+  design: () => Design,
+  question: ViewQuestion,
+): Promise<CachedView> {
   if (question.document === "board" && !project.board) throw new ToolError("the project has no board (.kicad_pcb)");
   const docKey = documentKey(project, question.document);
   const key = viewKey(docKey, question);
   const cached = readView(project.repoRoot, key);
   if (cached) return cached;
-  const view = question.document === "board" ? await boardView(project, design(), docKey, question) : await sheetView(project, design, docKey, question);
+  const view =
+    question.document === "board"
+      ? await boardView(project, design(), docKey, question)
+      : await sheetView(project, design, docKey, question);
   writeView(project.repoRoot, key, view);
   return view;
 }
 
-async function sheetView(project: KicadProject, loadDesign: () => Design, docKey: string, question: SheetQuestion): Promise<CachedView> {
+async function sheetView(
+  project: KicadProject,
+  loadDesign: () => Design,
+  docKey: string,
+  question: SheetQuestion,
+): Promise<CachedView> {
   // kicad-cli plots in its own process while the design loads here.
   const plotting = plotFolder(project.repoRoot, "schematic", docKey, async (scratch) => {
     const cli = await findKicadCli();
@@ -60,19 +83,32 @@ async function sheetView(project: KicadProject, loadDesign: () => Design, docKey
   const dir = await plotting;
   const pages = JSON.parse(readFileSync(join(dir, "pages.json"), "utf8")) as string[];
   if (pages.length !== design.schematic.instances.length) {
-    throw new ToolError(`kicad-cli plotted ${pages.length} sheets, the design has ${design.schematic.instances.length}; view cannot tell which plot is which sheet`);
+    throw new ToolError(
+      `kicad-cli plotted ${pages.length} sheets, the design has ${design.schematic.instances.length}; view cannot tell which plot is which sheet`,
+    );
   }
   const svg = withoutTimestamp(readFileSync(join(dir, pages[region.page]!), "utf8"));
-  const box = { x0: region.box.x0 / IU_PER_MM, y0: region.box.y0 / IU_PER_MM, x1: region.box.x1 / IU_PER_MM, y1: region.box.y1 / IU_PER_MM };
+  const box = {
+    x0: region.box.x0 / IU_PER_MM,
+    y0: region.box.y0 / IU_PER_MM,
+    x1: region.box.x1 / IU_PER_MM,
+    y1: region.box.y1 / IU_PER_MM,
+  };
   return { legend, png: await rasterise(cropped(svg, box), box) };
 }
 
-async function boardView(project: KicadProject, design: Design, docKey: string, question: BoardQuestion & { layers?: string[] }): Promise<CachedView> {
+async function boardView(
+  project: KicadProject,
+  design: Design,
+  docKey: string,
+  question: BoardQuestion & { layers?: string[] },
+): Promise<CachedView> {
   const board = design.board!;
   const known = boardLayers(board);
   const asked = question.layers ?? DEFAULT_BOARD_LAYERS.filter((l) => known.has(l));
   const unknown = asked.filter((l) => !known.has(l));
-  if (unknown.length > 0) throw new ToolError(`the board has no layer ${unknown.join(", ")}; its layers: ${[...known].join(", ")}`);
+  if (unknown.length > 0)
+    throw new ToolError(`the board has no layer ${unknown.join(", ")}; its layers: ${[...known].join(", ")}`);
   const region = boardRegion(board, question);
   // kicad-cli draws the layers in the order given, the last on top.
   const layers = drawingOrder(asked, questionSide(board, question));
@@ -83,7 +119,10 @@ async function boardView(project: KicadProject, design: Design, docKey: string, 
   const lines = ratsnest(board, region);
   const plot = withoutTimestamp(readFileSync(file, "utf8"));
   // The pours go under everything kicad-cli drew; the ratsnest over it.
-  const svg = afterOpeningTag(plot, zoneFillsSvg(board, region, layers)).replace(/<\/svg>\s*$/, `${ratsnestSvg(lines)}</svg>\n`);
+  const svg = afterOpeningTag(plot, zoneFillsSvg(board, region, layers)).replace(
+    /<\/svg>\s*$/,
+    `${ratsnestSvg(lines)}</svg>\n`,
+  );
   return { legend: boardLegend(design, region, lines, layers), png: await rasterise(cropped(svg, region), region) };
 }
 

@@ -8,7 +8,17 @@ import { ToolError } from "../tools/tool.ts";
 import type { Design } from "../../design/design.ts";
 import { child, flag, num } from "../../kicad/sexpr/index.ts";
 import { IU_PER_MM, placePoint, toIU } from "../../kicad/schematic/geometry.ts";
-import { drawingArea, fieldBox, grow, intersects, occupiedBoxes, pageArea, symbolBodyBox, union, type Box } from "../../kicad/schematic/space.ts";
+import {
+  drawingArea,
+  fieldBox,
+  grow,
+  intersects,
+  occupiedBoxes,
+  pageArea,
+  symbolBodyBox,
+  union,
+  type Box,
+} from "../../kicad/schematic/space.ts";
 import type { SheetInstance } from "../../kicad/schematic/model/hierarchy.ts";
 import { symbolInstance, unitPins, type PlacedSymbol } from "../../kicad/schematic/model/symbols.ts";
 import { freeRectangles, type MmRect } from "./free.ts";
@@ -82,7 +92,9 @@ export function sheetRegion(design: Design, q: SheetQuestion): SheetRegion {
   let instance: SheetInstance;
   let focus: Box | undefined;
   if (q.ref) {
-    const units = placedSymbols(design).filter((p) => p.ref === q.ref && (!q.sheet || p.instance === findSheet(design, q.sheet)));
+    const units = placedSymbols(design).filter(
+      (p) => p.ref === q.ref && (!q.sheet || p.instance === findSheet(design, q.sheet)),
+    );
     if (units.length === 0) throw new ToolError(`no symbol ${q.ref} on ${q.sheet ? `sheet ${q.sheet}` : "any sheet"}`);
     instance = units[0]!.instance;
     for (const u of units.filter((p) => p.instance === instance)) focus = union(focus, symbolBox(u.symbol));
@@ -108,7 +120,8 @@ export function sheetRegion(design: Design, q: SheetQuestion): SheetRegion {
 /** Where a net is drawn: the sheet with most of its pins and labels, and their extent there. */
 function netFocus(design: Design, net: string, sheet: string | undefined): { instance: SheetInstance; focus: Box } {
   const points = new Map<SheetInstance, Box>();
-  const add = (instance: SheetInstance, at: { x: number; y: number }) => points.set(instance, union(points.get(instance), { x0: at.x, y0: at.y, x1: at.x, y1: at.y }));
+  const add = (instance: SheetInstance, at: { x: number; y: number }) =>
+    points.set(instance, union(points.get(instance), { x0: at.x, y0: at.y, x1: at.x, y1: at.y }));
   const count = new Map<SheetInstance, number>();
   const only = sheet ? findSheet(design, sheet) : undefined;
   for (const p of placedSymbols(design, only)) {
@@ -127,7 +140,10 @@ function netFocus(design: Design, net: string, sheet: string | undefined): { ins
     }
   }
   const best = [...count].sort((a, b) => b[1] - a[1])[0]?.[0];
-  if (!best) throw new ToolError(`net ${net} is not drawn on ${sheet ? `sheet ${sheet}` : "any sheet"} (list_nets gives the names)`);
+  if (!best)
+    throw new ToolError(
+      `net ${net} is not drawn on ${sheet ? `sheet ${sheet}` : "any sheet"} (list_nets gives the names)`,
+    );
   return { instance: best, focus: points.get(best)! };
 }
 
@@ -165,7 +181,12 @@ export function sheetLegend(design: Design, region: SheetRegion) {
     .map((l) => ({ text: l.text, kind: l.kind, x: mm(l.at.x), y: mm(l.at.y), rotation: l.rotation }));
   const page = pageArea(instance.file);
   const occupied = occupiedBoxes(instance.file);
-  const free: MmRect[] = freeRectangles([...occupied.map((b) => grow(b, toIU(1.27))), page.titleBlock], box, { cell: toIU(2.54), perMm: IU_PER_MM }, drawingArea(page.area, occupied));
+  const free: MmRect[] = freeRectangles(
+    [...occupied.map((b) => grow(b, toIU(1.27))), page.titleBlock],
+    box,
+    { cell: toIU(2.54), perMm: IU_PER_MM },
+    drawingArea(page.area, occupied),
+  );
   return {
     document: "schematic",
     sheet: instance.humanPath,

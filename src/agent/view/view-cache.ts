@@ -42,7 +42,8 @@ function sheetClosure(root: string, within: string): string[] {
     if (seen.has(file) || !existsSync(file)) continue;
     seen.add(file);
     const source = readRepoBytes(file, { within }).toString("utf8");
-    for (const m of source.matchAll(/\(property "Sheet ?file" "((?:[^"\\]|\\.)*)"/g)) queue.push(resolve(dirname(file), m[1]!.replace(/\\(.)/g, "$1")));
+    for (const m of source.matchAll(/\(property "Sheet ?file" "((?:[^"\\]|\\.)*)"/g))
+      queue.push(resolve(dirname(file), m[1]!.replace(/\\(.)/g, "$1")));
   }
   return [...seen].sort();
 }
@@ -55,7 +56,9 @@ export interface CachedView {
 }
 
 export function viewKey(document: string, question: unknown): string {
-  return createHash("sha256").update(`${document}\n${JSON.stringify(question)}`).digest("hex");
+  return createHash("sha256")
+    .update(`${document}\n${JSON.stringify(question)}`)
+    .digest("hex");
 }
 
 export function readView(repoRoot: string, key: string): CachedView | undefined {
@@ -73,14 +76,25 @@ export function writeView(repoRoot: string, key: string, view: CachedView): void
  * The folders are confined like the rest of the cache (`openCache`, `ownFolder`): a committed
  * link in their place is `bad_path`, never written through or emptied.
  */
-export async function plotFolder(repoRoot: string, document: Document, key: string, plot: (dir: string) => Promise<void>): Promise<string> {
+export async function plotFolder(
+  repoRoot: string,
+  document: Document,
+  key: string,
+  plot: (dir: string) => Promise<void>,
+): Promise<string> {
   const cache = openCache(repoRoot);
   const base = ownFolder(repoRoot, `${CACHE_DIR}/plots`);
   const dir = join(base, `${document}-${key}`);
   // A plot is trusted only as a real folder that copperhead finished here; a link in its place,
   // or a folder that came with the repository, is not one.
   const done = `${CACHE_DIR}/plots/${document}-${key}/done`;
-  if (cache && !cache.tracked.has(done) && lstatOrUndefined(dir)?.isDirectory() && lstatOrUndefined(join(dir, "done"))?.isFile()) return dir;
+  if (
+    cache &&
+    !cache.tracked.has(done) &&
+    lstatOrUndefined(dir)?.isDirectory() &&
+    lstatOrUndefined(join(dir, "done"))?.isFile()
+  )
+    return dir;
   const scratch = `${dir}.${process.pid}.tmp`;
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
@@ -88,7 +102,8 @@ export async function plotFolder(repoRoot: string, document: Document, key: stri
     await plot(scratch);
     writeFileSync(join(scratch, "done"), "");
     for (const old of existsSync(base) ? readdirSync(base) : []) {
-      if (old.startsWith(`${document}-`) && !old.endsWith(".tmp")) rmSync(join(base, old), { recursive: true, force: true });
+      if (old.startsWith(`${document}-`) && !old.endsWith(".tmp"))
+        rmSync(join(base, old), { recursive: true, force: true });
     }
     renameSync(scratch, dir);
     return dir;

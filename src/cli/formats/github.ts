@@ -25,10 +25,13 @@ export function renderGithub(report: CheckReport): string {
   // In report order; a severity past the limit keeps room for the annotation that says so.
   const counts: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
   for (const f of findings) counts[f.severity]++;
-  const room = (severity: Severity) => (counts[severity] > SHOWN_PER_SEVERITY ? SHOWN_PER_SEVERITY - 1 : SHOWN_PER_SEVERITY);
+  const room = (severity: Severity) =>
+    counts[severity] > SHOWN_PER_SEVERITY ? SHOWN_PER_SEVERITY - 1 : SHOWN_PER_SEVERITY;
   const seen: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
   const shown = findings.filter((f) => ++seen[f.severity] <= room(f.severity));
-  const more = (["error", "warning", "info"] as const).filter((s) => counts[s] > SHOWN_PER_SEVERITY).map((s) => moreAnnotation(s, counts[s] - room(s), report));
+  const more = (["error", "warning", "info"] as const)
+    .filter((s) => counts[s] > SHOWN_PER_SEVERITY)
+    .map((s) => moreAnnotation(s, counts[s] - room(s), report));
   return [...shown.map(annotation), ...more].join("\n");
 }
 

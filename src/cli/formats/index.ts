@@ -24,7 +24,10 @@ export interface RenderOptions {
  * What a format prints when the check could not run, when it must still be a document: a SARIF
  * file is uploaded as it is, so it carries the error; the other formats print nothing then.
  */
-export function renderFailure(error: { code: string; message: string; fix?: string }, format: ReportFormat): string | undefined {
+export function renderFailure(
+  error: { code: string; message: string; fix?: string },
+  format: ReportFormat,
+): string | undefined {
   return format === "sarif" ? renderSarifFailure(error, { version: VERSION }) : undefined;
 }
 

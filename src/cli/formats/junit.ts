@@ -41,14 +41,18 @@ function suite(check: CheckResult, report: CheckReport): Suite {
     skipped = 1;
   } else {
     for (const finding of check.findings) {
-      const gates = (finding.severity === "error" || (report.strict && finding.severity === "warning")) && finding.baselineState !== "unchanged";
+      const gates =
+        (finding.severity === "error" || (report.strict && finding.severity === "warning")) &&
+        finding.baselineState !== "unchanged";
       if (gates) failures++;
       cases.push(findingCase(classname, finding, gates, report.baseline?.ref));
     }
     // A failed family must show red even when no single finding gates on its own (against a
     // baseline, a family that fails only on what was there already is not this change's failure).
     if (check.status === "fail" && failures === 0 && !report.baseline) {
-      cases.push(testcase(classname, check.id, {}, [`<failure message="${attr(check.summary)}" type="${attr(check.id)}"/>`]));
+      cases.push(
+        testcase(classname, check.id, {}, [`<failure message="${attr(check.summary)}" type="${attr(check.id)}"/>`]),
+      );
       failures = 1;
     }
     if (cases.length === 0) cases.push(testcase(classname, check.id, {}, []));
@@ -65,7 +69,12 @@ function suite(check: CheckResult, report: CheckReport): Suite {
 function findingCase(classname: string, finding: Finding, gates: boolean, baselineRef: string | undefined): string {
   const loc = finding.location;
   const since = finding.baselineState && baselineRef ? `${finding.baselineState} since ${baselineRef}` : undefined;
-  const body = [`${finding.severity}: ${finding.message}`, loc && describeLocation(loc), `rule ${finding.check}/${finding.rule}`, since]
+  const body = [
+    `${finding.severity}: ${finding.message}`,
+    loc && describeLocation(loc),
+    `rule ${finding.check}/${finding.rule}`,
+    since,
+  ]
     .filter(Boolean)
     .join("\n");
   const child = gates
@@ -74,7 +83,12 @@ function findingCase(classname: string, finding: Finding, gates: boolean, baseli
   return testcase(classname, finding.key, { file: loc?.file, line: loc?.line }, [child]);
 }
 
-function testcase(classname: string, name: string, where: { file?: string; line?: number }, children: string[]): string {
+function testcase(
+  classname: string,
+  name: string,
+  where: { file?: string; line?: number },
+  children: string[],
+): string {
   let open = `    <testcase name="${attr(name)}" classname="${attr(classname)}"`;
   if (where.file !== undefined) open += ` file="${attr(where.file)}"`;
   if (where.line !== undefined) open += ` line="${where.line}"`;

@@ -41,7 +41,11 @@ export function renderSarifFailure(error: { code: string; message: string; fix?:
             executionSuccessful: false,
             exitCode: 3,
             toolExecutionNotifications: [
-              { level: "error", descriptor: { id: error.code }, message: { text: error.fix ? `${error.message} Fix: ${error.fix}` : error.message } },
+              {
+                level: "error",
+                descriptor: { id: error.code },
+                message: { text: error.fix ? `${error.message} Fix: ${error.fix}` : error.message },
+              },
             ],
           },
         ],
@@ -53,7 +57,12 @@ export function renderSarifFailure(error: { code: string; message: string; fix?:
 }
 
 function driver(opts: SarifOptions, rules: object[]): object {
-  return { name: "copperhead", version: opts.version, ...(opts.informationUri ? { informationUri: opts.informationUri } : {}), rules };
+  return {
+    name: "copperhead",
+    version: opts.version,
+    ...(opts.informationUri ? { informationUri: opts.informationUri } : {}),
+    rules,
+  };
 }
 
 export function renderSarif(report: CheckReport, opts: SarifOptions): string {
@@ -70,7 +79,12 @@ export function renderSarif(report: CheckReport, opts: SarifOptions): string {
     version: "2.1.0",
     runs: [
       {
-        tool: { driver: driver(opts, rules.map(([id, check]) => ({ id, shortDescription: { text: id }, properties: { tags: [check] } }))) },
+        tool: {
+          driver: driver(
+            opts,
+            rules.map(([id, check]) => ({ id, shortDescription: { text: id }, properties: { tags: [check] } })),
+          ),
+        },
         results: findings.map((finding) => result(finding, ruleIndex.get(ruleId(finding)) ?? 0, report.project)),
         properties: {
           project: report.project,
@@ -110,7 +124,10 @@ function result(finding: Finding, index: number, project: string): object {
 function physicalLocation(file: string, line: number | undefined, column: number | undefined): object {
   const artifactLocation = { uri: fileUri(file), uriBaseId: "%SRCROOT%" };
   if (line === undefined) return { artifactLocation };
-  return { artifactLocation, region: column === undefined ? { startLine: line } : { startLine: line, startColumn: column } };
+  return {
+    artifactLocation,
+    region: column === undefined ? { startLine: line } : { startLine: line, startColumn: column },
+  };
 }
 
 /** A repo-relative path as a relative URI reference: each segment percent-encoded, `/` kept. */

@@ -9,7 +9,14 @@
  */
 import { styleText } from "node:util";
 import { SYNC_FIX } from "../../checks/drift.ts";
-import { CHECK_IDS, type CheckReport, type CheckResult, type CheckStatus, type Finding, type Severity } from "../../checks/types.ts";
+import {
+  CHECK_IDS,
+  type CheckReport,
+  type CheckResult,
+  type CheckStatus,
+  type Finding,
+  type Severity,
+} from "../../checks/types.ts";
 import { describeExplained, groupMissingLibraries } from "../../checks/missing-libraries.ts";
 import { countSeverities, describeCounts } from "../../checks/result.ts";
 import { locationParts } from "../../checks/location.ts";
@@ -58,9 +65,14 @@ export function renderText(report: CheckReport, opts: TextOptions): string {
   if (libraries.length > 0) {
     lines.push("Missing libraries (in no library table, or disabled; `copperhead doctor` says how to add them):");
     for (const lib of libraries) {
-      const fresh = baseline && lib.finding.baselineState === "new" ? ` (${lib.findings.filter((f) => f.baselineState === "new").length} new)` : "";
+      const fresh =
+        baseline && lib.finding.baselineState === "new"
+          ? ` (${lib.findings.filter((f) => f.baselineState === "new").length} new)`
+          : "";
       const severity = paint(SEVERITY_STYLE[lib.finding.severity], lib.finding.severity.padEnd(SEVERITY_WIDTH));
-      lines.push(`${FINDING_INDENT}${severity}${lib.kind} library ${clean(lib.library)}: ${describeExplained(lib)}${fresh}`);
+      lines.push(
+        `${FINDING_INDENT}${severity}${lib.kind} library ${clean(lib.library)}: ${describeExplained(lib)}${fresh}`,
+      );
     }
     lines.push("");
   }
@@ -68,13 +80,17 @@ export function renderText(report: CheckReport, opts: TextOptions): string {
   for (const check of report.checks) {
     lines.push(checkLine(check, paint));
     const findings = check.findings.filter((f) => !grouped.has(f));
-    if (findings.length < check.findings.length) lines.push(paint("dim", `${FINDING_INDENT}${check.findings.length - findings.length} about missing libraries, above`));
+    if (findings.length < check.findings.length)
+      lines.push(
+        paint("dim", `${FINDING_INDENT}${check.findings.length - findings.length} about missing libraries, above`),
+      );
     // Against a baseline the findings that were already there are counted, not listed (unless
     // all are asked for): what a person has to act on is what is new, so that is listed in full.
     const fresh = baseline ? findings.filter((f) => f.baselineState === "new") : [];
     const rest = baseline ? findings.filter((f) => f.baselineState !== "new") : findings;
     for (const finding of fresh) lines.push(...findingLines(finding, paint));
-    if (baseline && rest.length > 0) lines.push(paint("dim", `${FINDING_INDENT}${rest.length} unchanged since ${baseline.ref}`));
+    if (baseline && rest.length > 0)
+      lines.push(paint("dim", `${FINDING_INDENT}${rest.length} unchanged since ${baseline.ref}`));
     if (baseline && !opts.all) continue;
     if (opts.all || rest.length <= LONG_FAMILY) for (const finding of rest) lines.push(...findingLines(finding, paint));
     else elided = byRule(rest, lines, paint) || elided;
@@ -84,8 +100,19 @@ export function renderText(report: CheckReport, opts: TextOptions): string {
     for (const finding of baseline.absent) lines.push(...findingLines(finding, paint));
   }
   // The verdict stays the last line; how to see what was left out comes just before it.
-  if (elided) lines.push("", paint("dim", `Long families show the first ${PER_RULE} findings of each rule: --all lists every finding, --format json gives them all as data.`));
-  else if (baseline && !opts.all && baseline.counts.unchanged > 0) lines.push("", paint("dim", "Unchanged findings are counted: --all lists them, --format json gives them all as data."));
+  if (elided)
+    lines.push(
+      "",
+      paint(
+        "dim",
+        `Long families show the first ${PER_RULE} findings of each rule: --all lists every finding, --format json gives them all as data.`,
+      ),
+    );
+  else if (baseline && !opts.all && baseline.counts.unchanged > 0)
+    lines.push(
+      "",
+      paint("dim", "Unchanged findings are counted: --all lists them, --format json gives them all as data."),
+    );
   const fix = codeFix(report);
   if (fix) lines.push("", fix);
   lines.push("", verdict(report, paint));
@@ -100,8 +127,14 @@ export function renderText(report: CheckReport, opts: TextOptions): string {
 function codeFix(report: CheckReport): string | undefined {
   const failing = report.checks
     .flatMap((c) => c.findings)
-    .filter((f) => (!report.baseline || f.baselineState === "new") && (f.severity === "error" || (report.strict && f.severity === "warning")));
-  const byCode = failing.some((f) => f.check === "parity" || (f.check === "drift" && (f.rule === "bom" || f.rule === "pinout")));
+    .filter(
+      (f) =>
+        (!report.baseline || f.baselineState === "new") &&
+        (f.severity === "error" || (report.strict && f.severity === "warning")),
+    );
+  const byCode = failing.some(
+    (f) => f.check === "parity" || (f.check === "drift" && (f.rule === "bom" || f.rule === "pinout")),
+  );
   if (!byCode) return undefined;
   return `fix: run \`${SYNC_FIX}\`: it regenerates the BOM and pinout and updates the board from the schematic, no model needed; then stage what it wrote (git add) and commit.`;
 }
@@ -125,7 +158,9 @@ function byRule(findings: Finding[], lines: string[], paint: Paint): boolean {
 function heading(report: CheckReport): string {
   const modes = [report.strict && "strict", report.fab && "fab"].filter(Boolean);
   const kicad = report.kicad ? ` with KiCad ${report.kicad.version}` : "";
-  const against = report.baseline ? ` against ${clean(report.baseline.ref)} (${report.baseline.commit.slice(0, 12)})` : "";
+  const against = report.baseline
+    ? ` against ${clean(report.baseline.ref)} (${report.baseline.commit.slice(0, 12)})`
+    : "";
   return `Checked ${clean(report.project)}${kicad}${against}${modes.length ? ` (${modes.join(", ")})` : ""}`;
 }
 
@@ -138,7 +173,9 @@ function checkLine(check: CheckResult, paint: Paint): string {
 
 function findingLines(finding: Finding, paint: Paint): string[] {
   const width = WIDTH - DETAIL_INDENT.length;
-  const message = clean(finding.message).split("\n").flatMap((paragraph) => wrap(paragraph.split(" "), " ", width));
+  const message = clean(finding.message)
+    .split("\n")
+    .flatMap((paragraph) => wrap(paragraph.split(" "), " ", width));
   const detail = [...(finding.location ? locationParts(finding.location) : []), `rule ${finding.rule}`];
   const [first = "", ...rest] = message;
   const severity = paint(SEVERITY_STYLE[finding.severity], finding.severity.padEnd(SEVERITY_WIDTH));
@@ -161,7 +198,8 @@ function verdict(report: CheckReport, paint: Paint): string {
 export function describeVerdict(report: CheckReport): string {
   const passed = `check ${report.ok ? "passed" : "failed"}`;
   // Nothing was checked at all (a commit that stages no design file): say why, not "no findings".
-  if (report.checks.every((c) => c.status === "skipped") && report.checks[0]) return `${passed}: ${report.checks[0].summary}`;
+  if (report.checks.every((c) => c.status === "skipped") && report.checks[0])
+    return `${passed}: ${report.checks[0].summary}`;
   const baseline = report.baseline;
   if (!baseline) return `${passed}: ${describeCounts(report.counts)}`;
   const findings = report.checks.flatMap((c) => c.findings);

@@ -50,7 +50,9 @@ export function netIslands(board: Board, wanted?: (net: string) => boolean): Net
     else byNet.set(net, [piece]);
   };
   for (const fp of board.footprints()) {
-    for (const item of footprintItems(fp.node, copper)) if (item.kind === "pad" && item.layers.size > 0) add(item.net, itemPiece(item, "pad", `${fp.ref}.${item.pad ?? ""}`));
+    for (const item of footprintItems(fp.node, copper))
+      if (item.kind === "pad" && item.layers.size > 0)
+        add(item.net, itemPiece(item, "pad", `${fp.ref}.${item.pad ?? ""}`));
   }
   for (const item of boardItems(board, copper)) {
     if (item.kind === "track" || item.kind === "via") add(item.net, itemPiece(item, item.kind, item.what));
@@ -60,16 +62,33 @@ export function netIslands(board: Board, wanted?: (net: string) => boolean): Net
     for (const fill of zoneFills(zone)) {
       if (fill.points.length < 3) continue;
       const box = boxOf([fill.points]);
-      add(zone.net, { kind: "fill", name: `the ${zone.net} pour on ${fill.layer}`, layers: new Set([fill.layer]), box, anchors: [fill.points[0]!], outline: new IndexedOutline(fill.points) });
+      add(zone.net, {
+        kind: "fill",
+        name: `the ${zone.net} pour on ${fill.layer}`,
+        layers: new Set([fill.layer]),
+        box,
+        anchors: [fill.points[0]!],
+        outline: new IndexedOutline(fill.points),
+      });
     }
   }
   // A piece of pour that touches nothing else of its net is isolated copper (a DRC warning of
   // its own), not a connection left open: KiCad's ratsnest leaves it out, and so do these.
-  return [...byNet].map(([net, pieces]) => ({ net, islands: islandsOf(pieces).filter((island) => island.some((piece) => piece.kind !== "fill")) }));
+  return [...byNet].map(([net, pieces]) => ({
+    net,
+    islands: islandsOf(pieces).filter((island) => island.some((piece) => piece.kind !== "fill")),
+  }));
 }
 
 function itemPiece(item: BoardItem, kind: CopperPiece["kind"], name: string): CopperPiece {
-  return { kind, name, layers: item.layers, box: item.box, anchors: item.ends ?? [centre(item.box)], shape: () => item.shape() };
+  return {
+    kind,
+    name,
+    layers: item.layers,
+    box: item.box,
+    anchors: item.ends ?? [centre(item.box)],
+    shape: () => item.shape(),
+  };
 }
 
 /**
@@ -113,15 +132,22 @@ function meet(a: CopperPiece, b: CopperPiece): boolean {
   const { minX, minY, maxX, maxY } = shape.box;
   // Else an edge of the fill crosses into it (the spokes' ends); a whole outline of the fill
   // inside it (a small island on a big pad) has its first point there.
-  return outline.edgesIn(minX, minY, maxX, maxY).some(([a, b]) => segmentMeets(a, b, shape)) || shape.paths.some((path) => insidePath(outline.first, path));
+  return (
+    outline.edgesIn(minX, minY, maxX, maxY).some(([a, b]) => segmentMeets(a, b, shape)) ||
+    shape.paths.some((path) => insidePath(outline.first, path))
+  );
 }
 
 /** Whether two fills (of one net, on one layer: zones that overlap) share copper. */
 function fillsMeet(a: IndexedOutline, b: IndexedOutline): boolean {
   if (a.contains(b.first) || b.contains(a.first)) return true;
-  return a.edgesIn(-Infinity, -Infinity, Infinity, Infinity).some(([p, q]) =>
-    b.edgesIn(Math.min(p.x, q.x), Math.min(p.y, q.y), Math.max(p.x, q.x), Math.max(p.y, q.y)).some(([r, t]) => segmentsTouch(p, q, r, t)),
-  );
+  return a
+    .edgesIn(-Infinity, -Infinity, Infinity, Infinity)
+    .some(([p, q]) =>
+      b
+        .edgesIn(Math.min(p.x, q.x), Math.min(p.y, q.y), Math.max(p.x, q.x), Math.max(p.y, q.y))
+        .some(([r, t]) => segmentsTouch(p, q, r, t)),
+    );
 }
 
 /** Whether segment a–b has a point in `shape`: an end inside it, or a crossing with one of its edges. */
@@ -129,7 +155,6 @@ function segmentMeets(a: PointMm, b: PointMm, shape: ShapeMm): boolean {
   if (shape.paths.some((path) => insidePath(a, path) || insidePath(b, path))) return true;
   return shape.paths.some((path) => path.some((c, i) => segmentsTouch(a, b, c, path[(i + 1) % path.length]!)));
 }
-
 
 /**
  * A fill's outline (a pour may have tens of thousands of points) with its edges in an R-tree:
@@ -147,7 +172,8 @@ class IndexedOutline {
 
   contains(p: PointMm): boolean {
     let inside = false;
-    for (const [a, b] of this.edgesIn(p.x, p.y, Infinity, p.y)) if (a.y > p.y !== b.y > p.y && p.x < ((b.x - a.x) * (p.y - a.y)) / (b.y - a.y) + a.x) inside = !inside;
+    for (const [a, b] of this.edgesIn(p.x, p.y, Infinity, p.y))
+      if (a.y > p.y !== b.y > p.y && p.x < ((b.x - a.x) * (p.y - a.y)) / (b.y - a.y) + a.x) inside = !inside;
     return inside;
   }
 

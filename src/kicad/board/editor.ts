@@ -199,6 +199,13 @@ export class BoardEditor {
   /** The other parts the run routed with copper that reaches a pad of `ref`. */
   private joinedTo(ref: string): string[] {
     const pads = this.padsOf(ref);
-    return [...this.routed].filter(([other, ids]) => other !== ref && ids.size > 0 && copperWithIds(this.current, ids).some(({ box }) => pads.some((p) => boxesOverlap(box, p.box)))).map(([other]) => other);
+    return [...this.routed]
+      .filter(
+        ([other, ids]) =>
+          other !== ref &&
+          ids.size > 0 &&
+          copperWithIds(this.current, ids).some(({ box }) => pads.some((p) => boxesOverlap(box, p.box))),
+      )
+      .map(([other]) => other);
   }
 }

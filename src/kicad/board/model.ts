@@ -11,7 +11,19 @@
  * `(net 3 "GND")` on pads, and KiCad 10's name-only `(net "GND")`.
  */
 import { CopperheadError } from "../../errors.ts";
-import { child, children, childText, flag, head, num, parseSexpr, readSexprFile, text, type SDocument, type SList } from "../sexpr/index.ts";
+import {
+  child,
+  children,
+  childText,
+  flag,
+  head,
+  num,
+  parseSexpr,
+  readSexprFile,
+  text,
+  type SDocument,
+  type SList,
+} from "../sexpr/index.ts";
 
 /** A point on the board, in millimetres as the file stores them (Y down). */
 export interface PointMm {

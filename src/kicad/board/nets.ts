@@ -31,7 +31,10 @@ export class NetTable {
   reference(name: string): SList {
     if (this.format === "named") return list("net", q(name));
     const code = this.codes.get(name);
-    if (code === undefined) throw new CopperheadError("internal_error", `Net ${name} is not in the board's net table.`, { fix: "Plan again against the current board." });
+    if (code === undefined)
+      throw new CopperheadError("internal_error", `Net ${name} is not in the board's net table.`, {
+        fix: "Plan again against the current board.",
+      });
     return list("net", code, q(name));
   }
 
@@ -67,7 +70,8 @@ export class NetTable {
         if (h === "net" || h === "net_name") {
           const nameIndex = item.items.length > 2 ? 2 : 1;
           const atom = item.items[nameIndex];
-          if (atom?.type === "atom" && atom.raw.startsWith('"') && text(item, nameIndex) === from) setAtom(item, nameIndex, q(to));
+          if (atom?.type === "atom" && atom.raw.startsWith('"') && text(item, nameIndex) === from)
+            setAtom(item, nameIndex, q(to));
           continue;
         }
         if (h === "footprint" || h === "pad" || COPPER_ITEMS.has(h ?? "")) stack.push(item);
@@ -98,8 +102,12 @@ export function copperOnPads(board: Board, fp: Footprint): number {
     const size = child(pad.node, "size");
     if (!at) return [];
     const r = Math.max(num(size ?? at, 1) ?? 0, num(size ?? at, 2) ?? 0) / 2;
-    const layers = child(pad.node, "layers")?.items.slice(1).flatMap((a) => (a.type === "atom" ? [a.raw.replace(/"/g, "")] : [])) ?? [];
-    const onLayer = (layer: string) => layers.some((l) => l === layer || l === "*.Cu" || (l === "F&B.Cu" && (layer === "F.Cu" || layer === "B.Cu")));
+    const layers =
+      child(pad.node, "layers")
+        ?.items.slice(1)
+        .flatMap((a) => (a.type === "atom" ? [a.raw.replace(/"/g, "")] : [])) ?? [];
+    const onLayer = (layer: string) =>
+      layers.some((l) => l === layer || l === "*.Cu" || (l === "F&B.Cu" && (layer === "F.Cu" || layer === "B.Cu")));
     return [{ ...footprintToBoard({ x: num(at, 1) ?? 0, y: num(at, 2) ?? 0 }, fp.at), r, onLayer }];
   });
   let count = 0;
@@ -113,7 +121,12 @@ export function copperOnPads(board: Board, fp: Footprint): number {
       const px = p && num(p, 1);
       const py = p && num(p, 2);
       if (px === undefined || py === undefined) continue;
-      if (pads.some((pad) => (layer === undefined || pad.onLayer(layer)) && Math.hypot(pad.x - px!, pad.y - py!) <= pad.r + 1e-6)) count++;
+      if (
+        pads.some(
+          (pad) => (layer === undefined || pad.onLayer(layer)) && Math.hypot(pad.x - px!, pad.y - py!) <= pad.r + 1e-6,
+        )
+      )
+        count++;
     }
   }
   return count;

@@ -26,7 +26,8 @@ export function checkOutline(board: Board): OutlineReport {
     items++;
     const shape = kind.slice(3);
     if (shape !== "line" && shape !== "arc" && shape !== "curve") return;
-    const pts = shape === "curve" ? children(child(item, "pts") ?? item, "xy") : [child(item, "start"), child(item, "end")];
+    const pts =
+      shape === "curve" ? children(child(item, "pts") ?? item, "xy") : [child(item, "start"), child(item, "end")];
     const first = pts[0];
     const last = pts[pts.length - 1];
     for (const p of [first, last]) {
@@ -39,6 +40,8 @@ export function checkOutline(board: Board): OutlineReport {
   for (const fp of board.footprints()) {
     for (const item of fp.node.items) if (item.type === "list") visit(item, (p) => footprintToBoard(p, fp.at));
   }
-  const openEnds = ends.filter((p, i) => ends.filter((q, j) => j !== i && Math.hypot(p.x - q.x, p.y - q.y) <= TOLERANCE_MM).length !== 1);
+  const openEnds = ends.filter(
+    (p, i) => ends.filter((q, j) => j !== i && Math.hypot(p.x - q.x, p.y - q.y) <= TOLERANCE_MM).length !== 1,
+  );
   return { items, openEnds };
 }

@@ -64,7 +64,11 @@ function isNoConnect(pin: PinNet): boolean {
  * - when the names KiCad would hand out are already there in another order (a board synced by
  *   an older KiCad), they are kept: renumbering would rewrite a board that is in sync.
  */
-export function padTargets(pads: PadShape[], pins: Map<string, PinNet> | undefined, current: (string | undefined)[] = []): (PinNet | undefined)[] {
+export function padTargets(
+  pads: PadShape[],
+  pins: Map<string, PinNet> | undefined,
+  current: (string | undefined)[] = [],
+): (PinNet | undefined)[] {
   const targets: (PinNet | undefined)[] = pads.map((pad) => {
     if (!pad.number || !pad.onCopper || pad.npth) return undefined;
     return pins?.get(pad.number);
@@ -84,7 +88,8 @@ export function padTargets(pads: PadShape[], pins: Map<string, PinNet> | undefin
     const clusters = [...byNet.values()];
     const names = clusters.map((_, n) => uniqueName(base, n, taken));
     const now = clusters.map((members) => current[members[0]!]);
-    const inOrder = now.every((name) => name !== undefined && names.includes(name)) && new Set(now).size === names.length;
+    const inOrder =
+      now.every((name) => name !== undefined && names.includes(name)) && new Set(now).size === names.length;
     const order = inOrder ? now.map((name) => names.indexOf(name!)) : rankByUuid(clusters, pads);
     clusters.forEach((members, n) => {
       for (const i of members) targets[i] = { ...targets[i]!, net: names[order[n]!]! };
@@ -104,7 +109,9 @@ function uniqueName(base: string, n: number, taken: Set<string>): string {
 /** Each cluster's rank when the clusters are sorted by their first pad uuid (KiCad's walk order). */
 function rankByUuid(clusters: number[][], pads: PadShape[]): number[] {
   const first = clusters.map((members) => members.map((i) => pads[i]!.id).sort()[0] ?? "");
-  const sorted = clusters.map((_, n) => n).sort((a, b) => (first[a]! < first[b]! ? -1 : first[a]! > first[b]! ? 1 : a - b));
+  const sorted = clusters
+    .map((_, n) => n)
+    .sort((a, b) => (first[a]! < first[b]! ? -1 : first[a]! > first[b]! ? 1 : a - b));
   return clusters.map((_, n) => sorted.indexOf(n));
 }
 
@@ -124,9 +131,14 @@ export function padNets(pads: PadShape[], targets: (PinNet | undefined)[]): PadN
 }
 
 /** Mismatches between a symbol's pins and a footprint's pads, for the sync's warnings. */
-export function padMismatches(pads: PadShape[], pins: Map<string, PinNet> | undefined): { pinsWithoutPad: string[]; padsWithoutPin: string[] } {
+export function padMismatches(
+  pads: PadShape[],
+  pins: Map<string, PinNet> | undefined,
+): { pinsWithoutPad: string[]; padsWithoutPin: string[] } {
   const numbers = new Set(pads.map((p) => p.number));
   const pinsWithoutPad = [...(pins?.keys() ?? [])].filter((pin) => !numbers.has(pin));
-  const padsWithoutPin = [...new Set(pads.filter((p) => p.number && p.onCopper && !p.npth && !pins?.has(p.number)).map((p) => p.number))];
+  const padsWithoutPin = [
+    ...new Set(pads.filter((p) => p.number && p.onCopper && !p.npth && !pins?.has(p.number)).map((p) => p.number)),
+  ];
   return { pinsWithoutPad, padsWithoutPin };
 }

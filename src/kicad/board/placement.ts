@@ -21,7 +21,15 @@ import type { Libraries } from "../library/libraries.ts";
 import { BoardObstacles } from "./clearance/obstacles.ts";
 import type { BoardRules } from "./clearance/rules.ts";
 import { NetCopper } from "./ratsnest.ts";
-import { blockerOf, describeBlockers, searchSpot, type BoardSpot, type SearchRequest, type SearchResult, type SpotPad } from "./spot-search.ts";
+import {
+  blockerOf,
+  describeBlockers,
+  searchSpot,
+  type BoardSpot,
+  type SearchRequest,
+  type SearchResult,
+  type SpotPad,
+} from "./spot-search.ts";
 import { drawn, footprintItems } from "./clearance/items.ts";
 import { connectingRoutes, type Laid } from "./route/route.ts";
 import { boardZones } from "./zones/zones.ts";
@@ -52,7 +60,14 @@ function isSmdPassive(footprint: SList): boolean {
  * it, then the whole board; `mayFlip` allows the other side at all. A spot near the anchor
  * whose pads could not be connected is taken only when no attempt near it finds a better one.
  */
-function findSpot(board: Board, obstacles: BoardObstacles, copper: NetCopper, request: Omit<SearchRequest, "sides" | "reach">, side: Side, mayFlip: boolean): SearchResult {
+function findSpot(
+  board: Board,
+  obstacles: BoardObstacles,
+  copper: NetCopper,
+  request: Omit<SearchRequest, "sides" | "reach">,
+  side: Side,
+  mayFlip: boolean,
+): SearchResult {
   // The anchor's side first, even on a board with parts on both: a designer puts an LED's
   // resistor beside it, not under it (pic_programmer's was, and its net could not be routed).
   const attempts: Pick<SearchRequest, "sides" | "reach">[] = request.anchor ? [{ sides: [side], reach: REACH }] : [];
@@ -77,7 +92,11 @@ function findSpot(board: Board, obstacles: BoardObstacles, copper: NetCopper, re
  * board's but for them, and takes the footprints written in place of its copies and their planned routes; undefined when the sync changed the
  * board elsewhere, and the routing indexes it afresh.
  */
-export function indexForRouting(obstacles: BoardObstacles, added: ReadonlyMap<string, SList>, plan: BoardSyncPlan): BoardObstacles | undefined {
+export function indexForRouting(
+  obstacles: BoardObstacles,
+  added: ReadonlyMap<string, SList>,
+  plan: BoardSyncPlan,
+): BoardObstacles | undefined {
   if (!onlyAdds(plan)) return undefined;
   for (const add of plan.added) obstacles.replace(add.ref, added.get(add.ref)!);
   return obstacles;
@@ -92,19 +111,49 @@ export function indexForRouting(obstacles: BoardObstacles, added: ReadonlyMap<st
  * (not the run's cached one: the sync edits this tree after placing); it holds the placed parts
  * and their planned routes afterwards (`indexForRouting` makes it the routing's).
  */
-export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Libraries, anchorOf: (ref: string) => string | undefined, rules: BoardRules, obstacles = new BoardObstacles(board, rules)): StagedFootprint[] {
+export function placeAdditions(
+  board: Board,
+  plan: BoardSyncPlan,
+  libraries: Libraries,
+  anchorOf: (ref: string) => string | undefined,
+  rules: BoardRules,
+  obstacles = new BoardObstacles(board, rules),
+): StagedFootprint[] {
   const staged: StagedFootprint[] = [];
   if (plan.added.length === 0) return staged;
   const nets = plan.added.flatMap((a) => a.pads.map((p) => p.net));
   let copper = new NetCopper(obstacles, nets);
-  const anchors = new Map<string, Anchor>(board.footprints().map((f) => [f.ref, { ref: f.ref, side: sideOf(f.layer), rotation: f.at.rotation, box: boardBounds(f.node) }]));
+  const anchors = new Map<string, Anchor>(
+    board
+      .footprints()
+      .map((f) => [f.ref, { ref: f.ref, side: sideOf(f.layer), rotation: f.at.rotation, box: boardBounds(f.node) }]),
+  );
   const placedHere = new Map<string, Placed>();
   // Placing changes no zone: the route trials all read the same ones.
   const zones = boardZones(board.root);
   const search = (part: Omit<Placed, "spot" | "routes">) => {
     const anchor = part.anchorRef ? anchors.get(part.anchorRef) : undefined;
-    const connectable = (pads: SpotPad[]) => connectingRoutes(board, obstacles, rules, pads.map((p) => drawn({ kind: "pad", what: `a pad of ${part.add.ref}`, net: p.net, layers: p.layers, ref: part.add.ref }, p.shape)), zones);
-    const request = { footprint: part.instance, padNets: new Map(part.add.pads.map((p) => [p.pad, p.net])), rotation: anchor?.rotation ?? 0, anchor: anchor?.box, connectable, avoid: part.avoid };
+    const connectable = (pads: SpotPad[]) =>
+      connectingRoutes(
+        board,
+        obstacles,
+        rules,
+        pads.map((p) =>
+          drawn(
+            { kind: "pad", what: `a pad of ${part.add.ref}`, net: p.net, layers: p.layers, ref: part.add.ref },
+            p.shape,
+          ),
+        ),
+        zones,
+      );
+    const request = {
+      footprint: part.instance,
+      padNets: new Map(part.add.pads.map((p) => [p.pad, p.net])),
+      rotation: anchor?.rotation ?? 0,
+      anchor: anchor?.box,
+      connectable,
+      avoid: part.avoid,
+    };
     return findSpot(board, obstacles, copper, request, anchor?.side ?? "front", isSmdPassive(part.instance));
   };
   // A part's planned routes are in the way of the next part, as they will be when it is routed
@@ -121,7 +170,12 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
     obstacles.add(placed);
     obstacles.addPlanned(part.add.ref, routes);
     for (const item of footprintItems(placed, obstacles.copper)) copper.add(item);
-    anchors.set(part.add.ref, { ref: part.add.ref, side: spot.side, rotation: spot.rotation, box: boardBounds(placed) });
+    anchors.set(part.add.ref, {
+      ref: part.add.ref,
+      side: spot.side,
+      rotation: spot.rotation,
+      box: boardBounds(placed),
+    });
     placedHere.set(part.add.ref, { ...part, spot, routes });
   };
   const unplace = (ref: string) => {
@@ -158,7 +212,10 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
     }
     if (!result.spot) {
       const anchor = part.anchorRef ? anchors.get(part.anchorRef) : undefined;
-      staged.push({ ref: add.ref, reason: `no free spot${anchor ? ` within ${REACH} mm of ${anchor.ref} or elsewhere on the board` : " on the board"}: ${describeBlockers(result.blockers)}` });
+      staged.push({
+        ref: add.ref,
+        reason: `no free spot${anchor ? ` within ${REACH} mm of ${anchor.ref} or elsewhere on the board` : " on the board"}: ${describeBlockers(result.blockers)}`,
+      });
       continue;
     }
     place(part, result.spot, result.routes);
@@ -207,7 +264,16 @@ function anchoredLast(added: FootprintAdd[], anchorOf: (ref: string) => string |
 /** The footprint a sync will add, at the origin on the front: its real pads, courtyard and silkscreen. */
 function newInstance(libraries: Libraries, add: FootprintAdd): SList {
   const library = libraries.resolveFootprint(add.libId).doc.root;
-  return instantiateFootprint(library, { libId: add.libId, uuidSeed: add.uuidSeed, at: { x: 0, y: 0, rotation: 0 }, side: "front", reference: add.ref, value: add.value, fields: add.fields, flags: add.flags });
+  return instantiateFootprint(library, {
+    libId: add.libId,
+    uuidSeed: add.uuidSeed,
+    at: { x: 0, y: 0, rotation: 0 },
+    side: "front",
+    reference: add.ref,
+    value: add.value,
+    fields: add.fields,
+    flags: add.flags,
+  });
 }
 
 /** A copy of `footprint` at `spot`, as an obstacle for the next. */
@@ -234,7 +300,13 @@ export interface FootprintMove {
  * `findSpot` finds) or to given coordinates, checked against every obstacle; `side` flips it
  * as KiCad does. `obstacles` is the board's index when the caller keeps one; it is kept current.
  */
-export function placeFootprint(board: Board, ref: string, move: FootprintMove, rules: BoardRules, obstacles = new BoardObstacles(board, rules)): BoardSpot {
+export function placeFootprint(
+  board: Board,
+  ref: string,
+  move: FootprintMove,
+  rules: BoardRules,
+  obstacles = new BoardObstacles(board, rules),
+): BoardSpot {
   const fp = movable(board, ref);
   const side = sideOf(fp.layer);
   const target = move.side ?? side;
@@ -245,15 +317,30 @@ export function placeFootprint(board: Board, ref: string, move: FootprintMove, r
     if (move.near !== undefined) {
       const anchor = board.footprint(move.near);
       const anchorBox = anchor && boardBounds(anchor.node);
-      if (!anchor || !anchorBox) throw new CopperheadError("not_found", `No footprint ${move.near} on the board to place ${ref} next to.`, { fix: "Name a part that is on the board.", ref: move.near });
+      if (!anchor || !anchorBox)
+        throw new CopperheadError("not_found", `No footprint ${move.near} on the board to place ${ref} next to.`, {
+          fix: "Name a part that is on the board.",
+          ref: move.near,
+        });
       const copper = new NetCopper(obstacles, padNets.values());
       // Asked for a side: that side only. Otherwise its own side, and a passive may flip.
-      const result = findSpot(board, obstacles, copper, { footprint: fp.node, padNets, rotation: move.rotation ?? anchor.at.rotation, anchor: anchorBox }, target, move.side === undefined && isSmdPassive(fp.node));
+      const result = findSpot(
+        board,
+        obstacles,
+        copper,
+        { footprint: fp.node, padNets, rotation: move.rotation ?? anchor.at.rotation, anchor: anchorBox },
+        target,
+        move.side === undefined && isSmdPassive(fp.node),
+      );
       if (!result.spot) {
-        throw new CopperheadError("edit_conflict", `No free spot for ${ref} near ${move.near}${move.side ? ` on the ${move.side}` : ""}: ${describeBlockers(result.blockers)}.`, {
-          fix: 'Ask find_space (document: "board") for a free area near it and place_footprint at its x, y; or name another part as near, or try side: "back" or another rotation.',
-          ref,
-        });
+        throw new CopperheadError(
+          "edit_conflict",
+          `No free spot for ${ref} near ${move.near}${move.side ? ` on the ${move.side}` : ""}: ${describeBlockers(result.blockers)}.`,
+          {
+            fix: 'Ask find_space (document: "board") for a free area near it and place_footprint at its x, y; or name another part as near, or try side: "back" or another rotation.',
+            ref,
+          },
+        );
       }
       spot = result.spot;
     } else {
@@ -271,30 +358,50 @@ export function placeFootprint(board: Board, ref: string, move: FootprintMove, r
  * What a run can do about a part it may not move: no edit tool unlocks a part or drags its
  * tracks along, so the advice names only what the model can do.
  */
-const LEAVE_IT = "Leave it where it is and place the other parts around it (find_space shows the free areas); if the request needs it moved, refuse and say why.";
+const LEAVE_IT =
+  "Leave it where it is and place the other parts around it (find_space shows the free areas); if the request needs it moved, refuse and say why.";
 
 /** The footprint `ref`, refusing one that is missing, locked or routed. */
 function movable(board: Board, ref: string): Footprint {
   const fp = board.footprint(ref);
-  if (!fp) throw new CopperheadError("not_found", `No footprint ${ref} on the board.`, { fix: "Call sync_board first so the board has the part, or check the reference.", ref });
-  if (fp.locked) throw new CopperheadError("edit_conflict", `${ref} is locked on the board; a lock means "do not move".`, { fix: LEAVE_IT, ref });
+  if (!fp)
+    throw new CopperheadError("not_found", `No footprint ${ref} on the board.`, {
+      fix: "Call sync_board first so the board has the part, or check the reference.",
+      ref,
+    });
+  if (fp.locked)
+    throw new CopperheadError("edit_conflict", `${ref} is locked on the board; a lock means "do not move".`, {
+      fix: LEAVE_IT,
+      ref,
+    });
   if (copperOnPads(board, fp) > 0) {
-    throw new CopperheadError("edit_conflict", `${ref} is routed with copper that was there before this run: moving it would leave its tracks behind.`, { fix: LEAVE_IT, ref });
+    throw new CopperheadError(
+      "edit_conflict",
+      `${ref} is routed with copper that was there before this run: moving it would leave its tracks behind.`,
+      { fix: LEAVE_IT, ref },
+    );
   }
   return fp;
 }
 
 /** The spot at the given coordinates, when the footprint fits there; else what is in the way. */
 function checkCoordinates(obstacles: BoardObstacles, fp: Footprint, move: FootprintMove, side: Side): BoardSpot {
-  if (move.x === undefined || move.y === undefined) throw new CopperheadError("usage", "place_footprint needs near, or both x and y.", { fix: "Pass near (a reference) or x and y in mm." });
+  if (move.x === undefined || move.y === undefined)
+    throw new CopperheadError("usage", "place_footprint needs near, or both x and y.", {
+      fix: "Pass near (a reference) or x and y in mm.",
+    });
   const rotation = move.rotation ?? fp.at.rotation;
   const placed = placedCopy(fp.node, { x: move.x, y: move.y, rotation, side, distance: 0, ratsnest: 0 });
   const blocker = blockerOf(obstacles, placed);
   if (blocker) {
-    throw new CopperheadError("edit_conflict", `${fp.ref} does not fit at ${move.x}, ${move.y}${side !== sideOf(fp.layer) ? ` on the ${side}` : ""}: ${blocker.item.what} is in the way (${blocker.reason}).`, {
-      fix: "Pick another spot, or pass near to let copperhead find one.",
-      ref: fp.ref,
-    });
+    throw new CopperheadError(
+      "edit_conflict",
+      `${fp.ref} does not fit at ${move.x}, ${move.y}${side !== sideOf(fp.layer) ? ` on the ${side}` : ""}: ${blocker.item.what} is in the way (${blocker.reason}).`,
+      {
+        fix: "Pick another spot, or pass near to let copperhead find one.",
+        ref: fp.ref,
+      },
+    );
   }
   return { x: move.x, y: move.y, rotation, side, distance: 0, ratsnest: 0 };
 }

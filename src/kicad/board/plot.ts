@@ -8,10 +8,16 @@ import { child, children, readSexprFile, removeChild, text, writeSexprFile } fro
 import type { Board } from "./model.ts";
 
 /** Plots `layers` of the board file `pcbPath` into `outFile` without zone fills. */
-export async function plotBoardUnfilled(pcbPath: string, outFile: string, cli: KicadCli, layers: string[]): Promise<string> {
+export async function plotBoardUnfilled(
+  pcbPath: string,
+  outFile: string,
+  cli: KicadCli,
+  layers: string[],
+): Promise<string> {
   const unfilled = readSexprFile(pcbPath);
   for (const zone of children(unfilled.root, "zone")) {
-    for (const fill of [...children(zone, "filled_polygon"), ...children(zone, "fill_segments")]) removeChild(zone, fill);
+    for (const fill of [...children(zone, "filled_polygon"), ...children(zone, "fill_segments")])
+      removeChild(zone, fill);
   }
   const copy = outFile.replace(/\.svg$/, ".kicad_pcb");
   writeSexprFile(copy, unfilled);

@@ -59,7 +59,9 @@ function nearest(net: NetPoints, p: PointMm): number {
     for (const q of net.points) net.index.add(q.x, q.y, q.x, q.y);
     net.index.finish();
   }
-  const bound = net.last ? Math.min(HORIZON, net.last.d + Math.hypot(p.x - net.last.p.x, p.y - net.last.p.y)) + 1e-6 : HORIZON;
+  const bound = net.last
+    ? Math.min(HORIZON, net.last.d + Math.hypot(p.x - net.last.p.x, p.y - net.last.p.y)) + 1e-6
+    : HORIZON;
   const [found] = net.index.neighbors(p.x, p.y, 1, bound);
   const q = found === undefined ? undefined : net.points[found]!;
   const d = q ? Math.min(Math.hypot(q.x - p.x, q.y - p.y), HORIZON) : HORIZON;

@@ -34,7 +34,14 @@ interface Variant {
   side: Side;
   rotation: number;
   courtyards: { shape: ShapeMm; layer: string }[];
-  pads: { shape: ShapeMm; net: string; layers: ReadonlySet<string>; holes: ShapeMm[]; centre: PointMm; spokeFrame?: SpokeFrame }[];
+  pads: {
+    shape: ShapeMm;
+    net: string;
+    layers: ReadonlySet<string>;
+    holes: ShapeMm[];
+    centre: PointMm;
+    spokeFrame?: SpokeFrame;
+  }[];
   silk: { shape: ShapeMm; layer: string }[];
 }
 
@@ -115,12 +122,21 @@ export function boardGrid(board: Board): { origin: PointMm; step: number } {
     return at ? [(num(at, 1) ?? 0) - o.x, (num(at, 2) ?? 0) - o.y] : [];
   });
   const onGrid = (g: number) => coords.filter((c) => Math.abs(c / g - Math.round(c / g)) < 1e-3).length;
-  const step = [2.54, 1.27, 1, 0.635, 0.5, 0.25, 0.127, 0.1, 0.05, 0.025].find((g) => coords.length > 0 && onGrid(g) >= coords.length * 0.6) ?? 0.05;
+  const step =
+    [2.54, 1.27, 1, 0.635, 0.5, 0.25, 0.127, 0.1, 0.05, 0.025].find(
+      (g) => coords.length > 0 && onGrid(g) >= coords.length * 0.6,
+    ) ?? 0.05;
   return { origin: o, step };
 }
 
 /** The footprint at the origin, on `side`, turned to `rotation`, with its pads' nets. */
-function variantOf(canonical: SList, side: Side, rotation: number, padNets: Map<string, string> | undefined, copper: string[]): Variant {
+function variantOf(
+  canonical: SList,
+  side: Side,
+  rotation: number,
+  padNets: Map<string, string> | undefined,
+  copper: string[],
+): Variant {
   const node = cloneNode(canonical);
   if (side === "back") flipFootprint(node);
   moveFootprint(node, { x: 0, y: 0, rotation });
@@ -128,17 +144,33 @@ function variantOf(canonical: SList, side: Side, rotation: number, padNets: Map<
 }
 
 /** A footprint tree as it stands, as a variant tried at (0, 0). */
-function variantAsPlaced(node: SList, side: Side, rotation: number, padNets: Map<string, string> | undefined, copper: string[]): Variant {
+function variantAsPlaced(
+  node: SList,
+  side: Side,
+  rotation: number,
+  padNets: Map<string, string> | undefined,
+  copper: string[],
+): Variant {
   const items = footprintItems(node, copper);
   const holes = new Map<string, ShapeMm[]>();
-  for (const h of items.filter((i) => i.kind === "hole")) holes.set(h.pad ?? "", [...(holes.get(h.pad ?? "") ?? []), h.shape()]);
+  for (const h of items.filter((i) => i.kind === "hole"))
+    holes.set(h.pad ?? "", [...(holes.get(h.pad ?? "") ?? []), h.shape()]);
   return {
     side,
     rotation,
-    courtyards: items.filter((i) => i.kind === "courtyard").map((c) => ({ shape: c.shape(), layer: [...c.layers][0]! })),
+    courtyards: items
+      .filter((i) => i.kind === "courtyard")
+      .map((c) => ({ shape: c.shape(), layer: [...c.layers][0]! })),
     pads: items
       .filter((i) => i.kind === "pad")
-      .map((p) => ({ shape: p.shape(), net: padNets ? (padNets.get(p.pad ?? "") ?? "") : p.net, layers: p.layers, holes: holes.get(p.pad ?? "") ?? [], centre: p.ends![0]!, spokeFrame: p.spokeFrame })),
+      .map((p) => ({
+        shape: p.shape(),
+        net: padNets ? (padNets.get(p.pad ?? "") ?? "") : p.net,
+        layers: p.layers,
+        holes: holes.get(p.pad ?? "") ?? [],
+        centre: p.ends![0]!,
+        spokeFrame: p.spokeFrame,
+      })),
     silk: items.filter((i) => i.kind === "silk").map((s) => ({ shape: s.shape(), layer: [...s.layers][0]! })),
   };
 }
@@ -160,7 +192,10 @@ function blockerAt(obstacles: BoardObstacles, v: Variant, x: number, y: number):
   for (const pad of v.pads) {
     const shape = translate(pad.shape, x, y);
     const grown = (by: number) => translate(inflate(pad.shape, by), x, y);
-    const b = obstacles.copperBlocker({ shape, net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame, grown }, pad.holes.map((h) => translate(h, x, y)));
+    const b = obstacles.copperBlocker(
+      { shape, net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame, grown },
+      pad.holes.map((h) => translate(h, x, y)),
+    );
     if (b) return b;
     for (const layer of pad.layers) {
       if (layer !== "F.Cu" && layer !== "B.Cu") continue;
@@ -176,7 +211,11 @@ function blockerAt(obstacles: BoardObstacles, v: Variant, x: number, y: number):
 }
 
 /** What keeps a footprint tree from standing where it stands (its nets from `padNets`, else its own); undefined when it fits. */
-export function blockerOf(obstacles: BoardObstacles, footprint: SList, padNets?: Map<string, string>): Blocker | undefined {
+export function blockerOf(
+  obstacles: BoardObstacles,
+  footprint: SList,
+  padNets?: Map<string, string>,
+): Blocker | undefined {
   const side: Side = (childText(footprint, "layer") ?? "F.Cu").startsWith("B.") ? "back" : "front";
   return blockerAt(obstacles, variantAsPlaced(footprint, side, 0, padNets, obstacles.copper), 0, 0);
 }
@@ -191,10 +230,23 @@ interface Candidate {
 }
 
 /** Searches the board for the best spot for a footprint; see the module comment. */
-export function searchSpot(board: Board, obstacles: BoardObstacles, copperOf: NetCopper, request: SearchRequest): SearchResult {
+export function searchSpot(
+  board: Board,
+  obstacles: BoardObstacles,
+  copperOf: NetCopper,
+  request: SearchRequest,
+): SearchResult {
   const canonical = canonicalOf(request.footprint);
-  const turns = [0, 90, 180, 270].map((t) => ({ rotation: (((request.rotation + t) % 360) + 360) % 360, penalty: (t === 0 ? 0 : t === 180 ? 2 : 1) * TURN_PENALTY }));
-  const variants = request.sides.flatMap((side, i) => turns.map((t) => ({ v: variantOf(canonical, side, t.rotation, request.padNets, obstacles.copper), penalty: t.penalty + (i === 0 ? 0 : SIDE_PENALTY) })));
+  const turns = [0, 90, 180, 270].map((t) => ({
+    rotation: (((request.rotation + t) % 360) + 360) % 360,
+    penalty: (t === 0 ? 0 : t === 180 ? 2 : 1) * TURN_PENALTY,
+  }));
+  const variants = request.sides.flatMap((side, i) =>
+    turns.map((t) => ({
+      v: variantOf(canonical, side, t.rotation, request.padNets, obstacles.copper),
+      penalty: t.penalty + (i === 0 ? 0 : SIDE_PENALTY),
+    })),
+  );
   return rankAndTry(board, obstacles, copperOf, variants, request);
 }
 
@@ -202,13 +254,31 @@ export function searchSpot(board: Board, obstacles: BoardObstacles, copperOf: Ne
  * The free area of `width` × `height` mm (a courtyard of that size, either way round) nearest
  * `anchor` on `side`: what `find_space` answers, with the same obstacles as placement.
  */
-export function searchArea(board: Board, obstacles: BoardObstacles, width: number, height: number, anchor: BBox, side: Side, reach: number): SearchResult {
+export function searchArea(
+  board: Board,
+  obstacles: BoardObstacles,
+  width: number,
+  height: number,
+  anchor: BBox,
+  side: Side,
+  reach: number,
+): SearchResult {
   const layer = side === "back" ? "B.CrtYd" : "F.CrtYd";
   const variants = [0, 90].map((rotation) => ({
-    v: { side, rotation, courtyards: [{ shape: rectangle({ x: 0, y: 0 }, width, height, rotation), layer }], pads: [], silk: [] },
+    v: {
+      side,
+      rotation,
+      courtyards: [{ shape: rectangle({ x: 0, y: 0 }, width, height, rotation), layer }],
+      pads: [],
+      silk: [],
+    },
     penalty: rotation === 0 ? 0 : TURN_PENALTY,
   }));
-  return rankAndTry(board, obstacles, undefined, variants, { anchor, reach, step: Math.max(width, height) / AREA_STEPS });
+  return rankAndTry(board, obstacles, undefined, variants, {
+    anchor,
+    reach,
+    step: Math.max(width, height) / AREA_STEPS,
+  });
 }
 
 /** `step`: the finest step the positions tried may take, mm (the board's grid sets it otherwise). */
@@ -222,22 +292,38 @@ function rankAndTry(
   const grid = boardGrid(board);
   const outline = board.edgeCutsBBox();
   if (!outline) return { blockers: [] };
-  const window = request.anchor && request.reach !== undefined ? clip(grow(request.anchor, request.reach), outline) : outline;
+  const window =
+    request.anchor && request.reach !== undefined ? clip(grow(request.anchor, request.reach), outline) : outline;
   const area = (window.maxX - window.minX) * (window.maxY - window.minY);
-  const wanted = Math.max(request.step ?? 0, request.reach !== undefined ? 0.25 : Math.max(0.25, Math.sqrt(area / WHOLE_BOARD_POSITIONS)));
+  const wanted = Math.max(
+    request.step ?? 0,
+    request.reach !== undefined ? 0.25 : Math.max(0.25, Math.sqrt(area / WHOLE_BOARD_POSITIONS)),
+  );
   const step = grid.step * Math.max(1, Math.ceil(wanted / grid.step - 1e-9));
   const candidates: Candidate[] = [];
   const x0 = grid.origin.x + Math.ceil((window.minX - grid.origin.x) / step) * step;
   const y0 = grid.origin.y + Math.ceil((window.minY - grid.origin.y) / step) * step;
   for (const { v, penalty } of variants) {
-    const court = v.courtyards.length ? boxOf(v.courtyards.flatMap((c) => c.shape.paths)) : { minX: 0, minY: 0, maxX: 0, maxY: 0 };
+    const court = v.courtyards.length
+      ? boxOf(v.courtyards.flatMap((c) => c.shape.paths))
+      : { minX: 0, minY: 0, maxX: 0, maxY: 0 };
     for (let x = x0; x <= window.maxX; x += step) {
       for (let y = y0; y <= window.maxY; y += step) {
         const placed = { minX: court.minX + x, minY: court.minY + y, maxX: court.maxX + x, maxY: court.maxY + y };
-        if (placed.minX < outline.minX || placed.maxX > outline.maxX || placed.minY < outline.minY || placed.maxY > outline.maxY) continue;
+        if (
+          placed.minX < outline.minX ||
+          placed.maxX > outline.maxX ||
+          placed.minY < outline.minY ||
+          placed.maxY > outline.maxY
+        )
+          continue;
         const distance = request.anchor ? gap(placed, request.anchor) : 0;
         if (request.reach !== undefined && distance > request.reach) continue;
-        const ratsnest = v.pads.reduce((sum, p) => sum + (p.net && copperOf ? copperOf.distance(p.net, { x: p.centre.x + x, y: p.centre.y + y }) : 0), 0);
+        const ratsnest = v.pads.reduce(
+          (sum, p) =>
+            sum + (p.net && copperOf ? copperOf.distance(p.net, { x: p.centre.x + x, y: p.centre.y + y }) : 0),
+          0,
+        );
         candidates.push({ v, x: round(x), y: round(y), distance, ratsnest, score: ratsnest + distance + penalty });
       }
     }
@@ -248,7 +334,15 @@ function rankAndTry(
   let firstClear: Candidate | undefined;
   const trials: Candidate[] = [];
   const found = (c: Candidate, connectable?: boolean, routes?: Laid[]): SearchResult => ({
-    spot: { x: c.x, y: c.y, rotation: c.v.rotation, side: c.v.side, distance: round(c.distance), ratsnest: round(c.ratsnest), ...(connectable === false ? { connectable } : {}) },
+    spot: {
+      x: c.x,
+      y: c.y,
+      rotation: c.v.rotation,
+      side: c.v.side,
+      distance: round(c.distance),
+      ratsnest: round(c.ratsnest),
+      ...(connectable === false ? { connectable } : {}),
+    },
     ...(routes ? { routes } : {}),
     blockers: [],
   });
@@ -260,16 +354,26 @@ function rankAndTry(
     // A spot by one already asked is not asked again, clear or not, and once one is clear the
     // blockers are not reported: such a spot need not be checked at all.
     const within = (t: { x: number; y: number }, radius: number) => Math.hypot(t.x - c.x, t.y - c.y) < radius;
-    if (trials.some((t) => t.v.side === c.v.side && within(t, TRIAL_SPACING)) || request.avoid?.some((t) => t.side === c.v.side && within(t, t.radius))) continue;
+    if (
+      trials.some((t) => t.v.side === c.v.side && within(t, TRIAL_SPACING)) ||
+      request.avoid?.some((t) => t.side === c.v.side && within(t, t.radius))
+    )
+      continue;
     if (tried >= RASTER_AFTER) {
-      covered ??= coveredSpots(obstacles, variants.map((v) => v.v), window);
+      covered ??= coveredSpots(
+        obstacles,
+        variants.map((v) => v.v),
+        window,
+      );
       if (covered(c)) continue;
     }
     const blocker = blockerAt(obstacles, c.v, c.x, c.y);
     if (!blocker) {
       if (!request.connectable) return found(c);
       firstClear ??= c;
-      const routes = request.connectable(c.v.pads.map((p) => ({ shape: translate(p.shape, c.x, c.y), net: p.net, layers: p.layers })));
+      const routes = request.connectable(
+        c.v.pads.map((p) => ({ shape: translate(p.shape, c.x, c.y), net: p.net, layers: p.layers })),
+      );
       if (routes) return found(c, true, routes);
       trials.push(c);
       if (trials.length >= TRIALS) break;
@@ -297,14 +401,29 @@ function coveredSpots(obstacles: BoardObstacles, variants: Variant[], window: BB
       v,
       [
         ...v.courtyards.map((c) => ({ layer: c.layer, box: innerBox(c.shape, CORE_DEPTH) })),
-        ...v.pads.flatMap((p) => [...p.layers].filter((l) => OUTER_COPPER.includes(l)).map((layer) => ({ layer, box: innerBox(p.shape, CORE_DEPTH) }))),
+        ...v.pads.flatMap((p) =>
+          [...p.layers]
+            .filter((l) => OUTER_COPPER.includes(l))
+            .map((layer) => ({ layer, box: innerBox(p.shape, CORE_DEPTH) })),
+        ),
       ].filter((core): core is { layer: string; box: BBox } => core.box !== undefined),
     ]),
   );
   const parts = [...cores.values()].flat();
-  const reach = Math.max(0, ...parts.map(({ box }) => Math.max(Math.abs(box.minX), Math.abs(box.minY), Math.abs(box.maxX), Math.abs(box.maxY))));
+  const reach = Math.max(
+    0,
+    ...parts.map(({ box }) => Math.max(Math.abs(box.minX), Math.abs(box.minY), Math.abs(box.maxX), Math.abs(box.maxY))),
+  );
   const occupancy = Occupancy.of(obstacles, grow(window, reach), [...new Set(parts.map((p) => p.layer))]);
-  return (c) => cores.get(c.v)!.some(({ layer, box }) => occupancy.covers(layer, { minX: box.minX + c.x, minY: box.minY + c.y, maxX: box.maxX + c.x, maxY: box.maxY + c.y }));
+  return (c) =>
+    cores.get(c.v)!.some(({ layer, box }) =>
+      occupancy.covers(layer, {
+        minX: box.minX + c.x,
+        minY: box.minY + c.y,
+        maxX: box.maxX + c.x,
+        maxY: box.maxY + c.y,
+      }),
+    );
 }
 
 /** What blocked a search, in words: "the courtyard of U3 (courtyard), the board edge (edge clearance)". */
@@ -321,7 +440,12 @@ function grow(b: BBox, by: number): BBox {
 }
 
 function clip(a: BBox, b: BBox): BBox {
-  return { minX: Math.max(a.minX, b.minX), minY: Math.max(a.minY, b.minY), maxX: Math.min(a.maxX, b.maxX), maxY: Math.min(a.maxY, b.maxY) };
+  return {
+    minX: Math.max(a.minX, b.minX),
+    minY: Math.max(a.minY, b.minY),
+    maxX: Math.min(a.maxX, b.maxX),
+    maxY: Math.min(a.maxY, b.maxY),
+  };
 }
 
 function gap(a: BBox, b: BBox): number {

@@ -50,10 +50,14 @@ export const stagingPlacer: PlacerFactory = (board, obstacles) => {
   return {
     place(request) {
       if (!outline) {
-        throw new CopperheadError("board_outline_missing", `The board has no Edge.Cuts outline, so there is nowhere to stage the new footprint ${request.ref}.`, {
-          fix: "Draw the board outline on Edge.Cuts in KiCad, then sync again.",
-          refs: [request.ref],
-        });
+        throw new CopperheadError(
+          "board_outline_missing",
+          `The board has no Edge.Cuts outline, so there is nowhere to stage the new footprint ${request.ref}.`,
+          {
+            fix: "Draw the board outline on Edge.Cuts in KiCad, then sync again.",
+            refs: [request.ref],
+          },
+        );
       }
       stager ??= new Stager(outline, placed);
       return { at: { ...stager.place(request.bounds), rotation: 0 }, side: "front", staged: true };

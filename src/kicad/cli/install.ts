@@ -7,7 +7,17 @@
  * silent fallback: a user who set it wants *that* binary, and quietly checking with another
  * KiCad would make results depend on which one happened to be installed.
  */
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { CopperheadError } from "../../errors.ts";
 import { log } from "../../log.ts";
@@ -95,7 +105,10 @@ function locateKicadCli(): string {
       throw new CopperheadError(
         "kicad_cli_missing",
         `${KICAD_CLI_ENV} is set to ${fromEnv}, which is not an executable file.`,
-        { fix: `Point ${KICAD_CLI_ENV} at the kicad-cli executable, or unset it to search PATH. ${INSTALL_HINT}`, path },
+        {
+          fix: `Point ${KICAD_CLI_ENV} at the kicad-cli executable, or unset it to search PATH. ${INSTALL_HINT}`,
+          path,
+        },
       );
     }
     return path;
@@ -104,9 +117,13 @@ function locateKicadCli(): string {
   if (onPath) return resolve(onPath);
   const installed = standardLocations().find(isExecutableFile);
   if (installed) return installed;
-  throw new CopperheadError("kicad_cli_missing", "kicad-cli was not found on PATH or in the standard install locations.", {
-    fix: INSTALL_HINT,
-  });
+  throw new CopperheadError(
+    "kicad_cli_missing",
+    "kicad-cli was not found on PATH or in the standard install locations.",
+    {
+      fix: INSTALL_HINT,
+    },
+  );
 }
 
 function standardLocations(): string[] {
@@ -174,7 +191,9 @@ async function probeInstall(path: string): Promise<KicadCli> {
 }
 
 async function probeVersion(path: string): Promise<KicadVersion> {
-  const run = await withScratchDir((dir) => execKicad(path, ["version"], { scratchDir: dir, timeoutMs: VERSION_PROBE_TIMEOUT_MS }));
+  const run = await withScratchDir((dir) =>
+    execKicad(path, ["version"], { scratchDir: dir, timeoutMs: VERSION_PROBE_TIMEOUT_MS }),
+  );
   const version = run.exitCode === 0 ? parseKicadVersion(run.stdout) : null;
   if (!version) {
     throw new CopperheadError("kicad_failed", `${path} did not report a KiCad version; is it really kicad-cli?`, {

@@ -121,15 +121,36 @@ export async function exportSvg(schPath: string, outDir: string, opts: SvgOption
     ...(opts.excludeDrawingSheet ? ["--exclude-drawing-sheet"] : []),
     ...(opts.noBackground ? ["--no-background-color"] : []),
   ];
-  return exportInto(schPath, outDir, opts, "sch export svg", (input, dir) => ["sch", "export", "svg", ...flags, "-o", dir, input], plottedOrder);
+  return exportInto(
+    schPath,
+    outDir,
+    opts,
+    "sch export svg",
+    (input, dir) => ["sch", "export", "svg", ...flags, "-o", dir, input],
+    plottedOrder,
+  );
 }
 
 /** Plots `layers` of a board into the one SVG file `outFile` (page coordinates, no drawing sheet). */
 export async function exportBoardSvg(pcbPath: string, outFile: string, opts: BoardSvgOptions): Promise<string> {
   const file = resolve(outFile);
-  const args = ["pcb", "export", "svg", "--mode-single", "--exclude-drawing-sheet", "--layers", opts.layers.join(","), "-o", file];
+  const args = [
+    "pcb",
+    "export",
+    "svg",
+    "--mode-single",
+    "--exclude-drawing-sheet",
+    "--layers",
+    opts.layers.join(","),
+    "-o",
+    file,
+  ];
   const written = await exportInto(pcbPath, dirname(file), opts, "pcb export svg", (input) => [...args, input]);
-  if (!written.includes(file)) throw new CopperheadError("kicad_failed", `kicad-cli pcb export svg did not write ${file}.`, { file: pcbPath, fix: "Run the same kicad-cli command by hand to see why." });
+  if (!written.includes(file))
+    throw new CopperheadError("kicad_failed", `kicad-cli pcb export svg did not write ${file}.`, {
+      file: pcbPath,
+      fix: "Run the same kicad-cli command by hand to see why.",
+    });
   return file;
 }
 
@@ -141,12 +162,27 @@ function plottedOrder(stdout: string): string[] {
 /** Plots Gerbers (with a job file) to `outDir`; returns the files written. */
 export async function exportGerbers(pcbPath: string, outDir: string, opts: GerberOptions = {}): Promise<string[]> {
   const layers = opts.layers ? ["--layers", opts.layers.join(",")] : ["--board-plot-params"];
-  return exportInto(pcbPath, outDir, opts, "pcb export gerbers", (input, dir) => ["pcb", "export", "gerbers", ...layers, "-o", dir, input]);
+  return exportInto(pcbPath, outDir, opts, "pcb export gerbers", (input, dir) => [
+    "pcb",
+    "export",
+    "gerbers",
+    ...layers,
+    "-o",
+    dir,
+    input,
+  ]);
 }
 
 /** Writes Excellon drill files to `outDir`; returns the files written. */
 export async function exportDrill(pcbPath: string, outDir: string, opts: KicadCallOptions = {}): Promise<string[]> {
-  return exportInto(pcbPath, outDir, opts, "pcb export drill", (input, dir) => ["pcb", "export", "drill", "-o", dir, input]);
+  return exportInto(pcbPath, outDir, opts, "pcb export drill", (input, dir) => [
+    "pcb",
+    "export",
+    "drill",
+    "-o",
+    dir,
+    input,
+  ]);
 }
 
 /** Runs kicad-cli with the given arguments and throws unless it succeeded. */

@@ -154,11 +154,15 @@ export async function execKicad(binary: string, args: string[], opts: ExecOption
       });
     }
     if (stopped) {
-      throw new CopperheadError("kicad_output_too_large", `${label} wrote more than ${MAX_OUTPUT_BYTES / (1024 * 1024)} MiB to ${stopped}, so it was stopped.`, {
-        fix: "Run the same command by hand to see what it prints; a KiCad that prints without end is broken or is not KiCad.",
-        limitBytes: MAX_OUTPUT_BYTES,
-        output: run.excerpt,
-      });
+      throw new CopperheadError(
+        "kicad_output_too_large",
+        `${label} wrote more than ${MAX_OUTPUT_BYTES / (1024 * 1024)} MiB to ${stopped}, so it was stopped.`,
+        {
+          fix: "Run the same command by hand to see what it prints; a KiCad that prints without end is broken or is not KiCad.",
+          limitBytes: MAX_OUTPUT_BYTES,
+          output: run.excerpt,
+        },
+      );
     }
     return run;
   } finally {
@@ -170,7 +174,11 @@ export async function execKicad(binary: string, args: string[], opts: ExecOption
  * A stream's text, read until it ends or `abandoned` settles; past `MAX_OUTPUT_BYTES` it calls
  * `overflow` and keeps nothing more.
  */
-async function capture(stream: ReadableStream<Uint8Array>, overflow: () => void, abandoned: Promise<void>): Promise<string> {
+async function capture(
+  stream: ReadableStream<Uint8Array>,
+  overflow: () => void,
+  abandoned: Promise<void>,
+): Promise<string> {
   const reader = stream.getReader();
   void abandoned.then(() => reader.cancel().catch(() => {}));
   const chunks: Uint8Array[] = [];
@@ -215,12 +223,16 @@ export function assertRunSucceeded(run: KicadRun, input: string, what: string): 
     });
   }
   if (run.exitCode !== 0) {
-    throw new CopperheadError("kicad_failed", `kicad-cli ${what} failed on ${input} (exit ${run.exitCode}): ${firstLine(run.excerpt)}`, {
-      fix: "Run the same kicad-cli command by hand to see the full output.",
-      file: input,
-      exitCode: run.exitCode,
-      output: run.excerpt,
-    });
+    throw new CopperheadError(
+      "kicad_failed",
+      `kicad-cli ${what} failed on ${input} (exit ${run.exitCode}): ${firstLine(run.excerpt)}`,
+      {
+        fix: "Run the same kicad-cli command by hand to see the full output.",
+        file: input,
+        exitCode: run.exitCode,
+        output: run.excerpt,
+      },
+    );
   }
 }
 

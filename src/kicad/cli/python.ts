@@ -80,9 +80,13 @@ async function locate(): Promise<KicadPython> {
     if ("version" in probe) return { path, version: probe.version };
     tried.push(`${path}: ${probe.error}`);
   }
-  throw new CopperheadError("kicad_python_missing", `No Python that imports KiCad's pcbnew module was found${tried.length ? ` (tried ${tried.join("; ")})` : ""}.`, {
-    fix: KICAD_PYTHON_HINT,
-  });
+  throw new CopperheadError(
+    "kicad_python_missing",
+    `No Python that imports KiCad's pcbnew module was found${tried.length ? ` (tried ${tried.join("; ")})` : ""}.`,
+    {
+      fix: KICAD_PYTHON_HINT,
+    },
+  );
 }
 
 /** Bundled Pythons next to the kicad-cli that would run, then system ones, deduplicated. */
@@ -91,7 +95,8 @@ async function candidates(): Promise<string[]> {
   try {
     const cli = realpathSync((await findKicadCli()).path);
     const bin = dirname(cli);
-    if (process.platform === "darwin") list.push(join(bin, "..", "Frameworks", "Python.framework", "Versions", "Current", "bin", "python3"));
+    if (process.platform === "darwin")
+      list.push(join(bin, "..", "Frameworks", "Python.framework", "Versions", "Current", "bin", "python3"));
     if (process.platform === "win32") list.push(join(bin, "python.exe"));
   } catch {
     // No kicad-cli: the system Pythons may still import pcbnew.
@@ -109,7 +114,11 @@ async function probePython(path: string): Promise<{ version: string } | { error:
   try {
     const run = await execPython(path, PROBE, { timeoutMs: PROBE_TIMEOUT_MS });
     if (run.exitCode === 0 && run.stdout.trim() !== "") return { version: run.stdout.trim() };
-    return { error: /No module named|ModuleNotFoundError/.test(run.stderr) ? "it cannot import pcbnew" : `importing pcbnew failed: ${run.excerpt.split("\n").at(-1)}` };
+    return {
+      error: /No module named|ModuleNotFoundError/.test(run.stderr)
+        ? "it cannot import pcbnew"
+        : `importing pcbnew failed: ${run.excerpt.split("\n").at(-1)}`,
+    };
   } catch (err) {
     return { error: (err as Error).message };
   }
@@ -123,12 +132,16 @@ export async function runKicadPython(script: string, what: string, opts: PythonR
   const python = await findKicadPython();
   const run = await execPython(python.path, script, opts);
   if (run.exitCode !== 0) {
-    throw new CopperheadError("kicad_failed", `KiCad's Python failed to ${what} (exit ${run.exitCode}): ${lastLine(run.stderr) || lastLine(run.stdout)}`, {
-      fix: `Run ${python.path} -c "import pcbnew" to check KiCad's Python, and open the board in KiCad to see whether it loads.`,
-      path: python.path,
-      exitCode: run.exitCode,
-      output: run.excerpt,
-    });
+    throw new CopperheadError(
+      "kicad_failed",
+      `KiCad's Python failed to ${what} (exit ${run.exitCode}): ${lastLine(run.stderr) || lastLine(run.stdout)}`,
+      {
+        fix: `Run ${python.path} -c "import pcbnew" to check KiCad's Python, and open the board in KiCad to see whether it loads.`,
+        path: python.path,
+        exitCode: run.exitCode,
+        output: run.excerpt,
+      },
+    );
   }
   return run.stdout;
 }
@@ -141,7 +154,11 @@ async function execPython(path: string, script: string, opts: PythonRunOptions):
   return withScratchDir(async (scratch) => {
     const file = join(scratch, basename(opts.name ?? "script.py"));
     await writeFile(file, script, { mode: 0o600 });
-    return execKicad(path, [file, ...(opts.args ?? [])], { scratchDir: scratch, timeoutMs: opts.timeoutMs, label: "KiCad's Python" });
+    return execKicad(path, [file, ...(opts.args ?? [])], {
+      scratchDir: scratch,
+      timeoutMs: opts.timeoutMs,
+      label: "KiCad's Python",
+    });
   });
 }
 

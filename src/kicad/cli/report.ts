@@ -67,7 +67,12 @@ export function parseDrcReport(text: string, source: string): DrcReport {
   return parseReport(DrcReportSchema, text, "DRC", source);
 }
 
-function parseReport<S extends v.GenericSchema>(schema: S, text: string, kind: string, source: string): v.InferOutput<S> {
+function parseReport<S extends v.GenericSchema>(
+  schema: S,
+  text: string,
+  kind: string,
+  source: string,
+): v.InferOutput<S> {
   let json: unknown;
   try {
     json = JSON.parse(text);

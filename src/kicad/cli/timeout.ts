@@ -17,9 +17,13 @@ export function kicadTimeoutMs(files: string[], floorMs: number): number {
   if (override !== undefined && override !== "") {
     const seconds = Number(override);
     if (!Number.isFinite(seconds) || seconds <= 0) {
-      throw new CopperheadError("usage", `${KICAD_TIMEOUT_ENV} must be a number of seconds, not ${JSON.stringify(override)}.`, {
-        fix: `Set ${KICAD_TIMEOUT_ENV}=600 (for example), or unset it for the default, which grows with the design.`,
-      });
+      throw new CopperheadError(
+        "usage",
+        `${KICAD_TIMEOUT_ENV} must be a number of seconds, not ${JSON.stringify(override)}.`,
+        {
+          fix: `Set ${KICAD_TIMEOUT_ENV}=600 (for example), or unset it for the default, which grows with the design.`,
+        },
+      );
     }
     return seconds * 1000;
   }

@@ -66,7 +66,9 @@ export function unresolvedLibraries(libraries: Libraries, uses: Iterable<Library
     const table = join(libraries.environment.projectDir, TABLE[lib.kind]);
     unresolved.push({ ...lib, reason, table, line: tableLine(lib.kind, lib.nickname) });
   }
-  return unresolved.sort((a, b) => (a.kind === b.kind ? (a.nickname < b.nickname ? -1 : 1) : a.kind === "symbol" ? -1 : 1));
+  return unresolved.sort((a, b) =>
+    a.kind === b.kind ? (a.nickname < b.nickname ? -1 : 1) : a.kind === "symbol" ? -1 : 1,
+  );
 }
 
 /**

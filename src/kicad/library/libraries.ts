@@ -26,7 +26,21 @@ import { dirname, join, resolve } from "node:path";
 import { CopperheadError } from "../../errors.ts";
 import { log } from "../../log.ts";
 import { findKicadCli } from "../cli/install.ts";
-import { children, childText, cloneNode, flag, head, parseSexpr, q, readDesignBytes, readSexprFile, text, type SDocument, type SList, type SNode } from "../sexpr/index.ts";
+import {
+  children,
+  childText,
+  cloneNode,
+  flag,
+  head,
+  parseSexpr,
+  q,
+  readDesignBytes,
+  readSexprFile,
+  text,
+  type SDocument,
+  type SList,
+  type SNode,
+} from "../sexpr/index.ts";
 
 export type LibraryKind = "footprint" | "symbol";
 
@@ -114,31 +128,43 @@ export class Libraries {
     const { searched, entries } = this.table(kind);
     const entry = entries.get(nickname);
     if (!entry) {
-      throw new CopperheadError("library_not_found", `No ${kind} library "${nickname}" in ${describeTables(searched, kind)}.`, {
-        fix: `Add "${nickname}" to the project's ${TABLE_FILE[kind]} (next to the .kicad_pro), or fix the library nickname.`,
-        kind,
-        library: nickname,
-        tables: searched,
-      });
+      throw new CopperheadError(
+        "library_not_found",
+        `No ${kind} library "${nickname}" in ${describeTables(searched, kind)}.`,
+        {
+          fix: `Add "${nickname}" to the project's ${TABLE_FILE[kind]} (next to the .kicad_pro), or fix the library nickname.`,
+          kind,
+          library: nickname,
+          tables: searched,
+        },
+      );
     }
     if (entry.type !== "KiCad") {
-      throw new CopperheadError("library_not_found", `${kind} library "${nickname}" in ${entry.table} has type "${entry.type}"; copperhead reads only KiCad libraries.`, {
-        fix: "Convert the library to KiCad format, or point the table entry at a KiCad library.",
-        kind,
-        library: nickname,
-        tables: [entry.table],
-      });
+      throw new CopperheadError(
+        "library_not_found",
+        `${kind} library "${nickname}" in ${entry.table} has type "${entry.type}"; copperhead reads only KiCad libraries.`,
+        {
+          fix: "Convert the library to KiCad format, or point the table entry at a KiCad library.",
+          kind,
+          library: nickname,
+          tables: [entry.table],
+        },
+      );
     }
     if (!existsSync(entry.path)) {
-      throw new CopperheadError("library_not_found", `${kind} library "${nickname}" points at ${entry.path}, which does not exist (URI ${entry.uri} in ${entry.table}).`, {
-        fix: unresolvedVariable(entry.path)
-          ? `Set ${unresolvedVariable(entry.path)} in the environment, or fix the URI in ${entry.table}.`
-          : `Fix the URI in ${entry.table}, or install the library.`,
-        kind,
-        library: nickname,
-        path: entry.path,
-        tables: [entry.table],
-      });
+      throw new CopperheadError(
+        "library_not_found",
+        `${kind} library "${nickname}" points at ${entry.path}, which does not exist (URI ${entry.uri} in ${entry.table}).`,
+        {
+          fix: unresolvedVariable(entry.path)
+            ? `Set ${unresolvedVariable(entry.path)} in the environment, or fix the URI in ${entry.table}.`
+            : `Fix the URI in ${entry.table}, or install the library.`,
+          kind,
+          library: nickname,
+          path: entry.path,
+          tables: [entry.table],
+        },
+      );
     }
     return entry;
   }
@@ -156,9 +182,14 @@ export class Libraries {
     try {
       return this.resolveFromLibrary(libId);
     } catch (err) {
-      const copy = err instanceof CopperheadError && (err.code === "library_not_found" || err.code === "footprint_not_found") ? this.footprintFallback?.(libId) : undefined;
+      const copy =
+        err instanceof CopperheadError && (err.code === "library_not_found" || err.code === "footprint_not_found")
+          ? this.footprintFallback?.(libId)
+          : undefined;
       if (!copy) throw err;
-      log.debug(`footprint ${libId}: not in the libraries (${(err as CopperheadError).message}); using the copy in ${copy.file}`);
+      log.debug(
+        `footprint ${libId}: not in the libraries (${(err as CopperheadError).message}); using the copy in ${copy.file}`,
+      );
       const resolved = { libId, ...copy };
       this.footprints.set(libId, resolved);
       return resolved;
@@ -170,20 +201,28 @@ export class Libraries {
     const entry = this.library("footprint", nickname);
     const file = join(entry.path, `${name}.kicad_mod`);
     if (!existsSync(file) || !statSync(entry.path).isDirectory()) {
-      throw new CopperheadError("footprint_not_found", `Footprint "${name}" is not in library "${nickname}" (${entry.path}).`, {
-        fix: `Check the symbol's Footprint field ("${libId}") against the footprints in ${entry.path}.`,
-        libId,
-        library: nickname,
-        path: entry.path,
-      });
+      throw new CopperheadError(
+        "footprint_not_found",
+        `Footprint "${name}" is not in library "${nickname}" (${entry.path}).`,
+        {
+          fix: `Check the symbol's Footprint field ("${libId}") against the footprints in ${entry.path}.`,
+          libId,
+          library: nickname,
+          path: entry.path,
+        },
+      );
     }
     const doc = readLibraryFile(file, libId, entry.path);
     if (head(doc.root) !== "footprint" && head(doc.root) !== "module") {
-      throw new CopperheadError("library_unreadable", `${file} is not a KiCad footprint (its root is "${head(doc.root) ?? "?"}").`, {
-        fix: "Restore the .kicad_mod file from the library, or re-save it in KiCad's footprint editor.",
-        libId,
-        file,
-      });
+      throw new CopperheadError(
+        "library_unreadable",
+        `${file} is not a KiCad footprint (its root is "${head(doc.root) ?? "?"}").`,
+        {
+          fix: "Restore the .kicad_mod file from the library, or re-save it in KiCad's footprint editor.",
+          libId,
+          file,
+        },
+      );
     }
     const resolved = { libId, file, doc };
     this.footprints.set(libId, resolved);
@@ -204,11 +243,15 @@ export class Libraries {
     let lib = this.symbolFiles.get(entry.path);
     if (!lib) {
       if (statSync(entry.path).isDirectory()) {
-        throw new CopperheadError("library_unreadable", `Symbol library "${nickname}" is a folder (${entry.path}); copperhead reads single-file .kicad_sym libraries.`, {
-          fix: "Point the table entry at a .kicad_sym file.",
-          libId,
-          file: entry.path,
-        });
+        throw new CopperheadError(
+          "library_unreadable",
+          `Symbol library "${nickname}" is a folder (${entry.path}); copperhead reads single-file .kicad_sym libraries.`,
+          {
+            fix: "Point the table entry at a .kicad_sym file.",
+            libId,
+            file: entry.path,
+          },
+        );
       }
       lib = readLibraryFile(entry.path, libId).root;
       this.symbolFiles.set(entry.path, lib);
@@ -216,12 +259,16 @@ export class Libraries {
     const find = (symbolName: string): SList => {
       const found = children(lib!, "symbol").find((s) => text(s, 1) === symbolName);
       if (!found) {
-        throw new CopperheadError("symbol_not_found", `Symbol "${symbolName}" is not in library "${nickname}" (${entry.path}).`, {
-          fix: `Check the lib id "${libId}" against the symbols in ${entry.path}.`,
-          libId,
-          library: nickname,
-          path: entry.path,
-        });
+        throw new CopperheadError(
+          "symbol_not_found",
+          `Symbol "${symbolName}" is not in library "${nickname}" (${entry.path}).`,
+          {
+            fix: `Check the lib id "${libId}" against the symbols in ${entry.path}.`,
+            libId,
+            library: nickname,
+            path: entry.path,
+          },
+        );
       }
       return found;
     };
@@ -253,7 +300,13 @@ export class Libraries {
         }
       }
     }
-    const embedded: SList = { type: "list", pre: "", items: [own.items[0]!, { ...q(libId), pre: " " }, ...body], post: "", start: -1 };
+    const embedded: SList = {
+      type: "list",
+      pre: "",
+      items: [own.items[0]!, { ...q(libId), pre: " " }, ...body],
+      post: "",
+      start: -1,
+    };
     // Inserting a tree lays it out again, so never hand out the cached library's own nodes.
     return cloneNode(embedded);
   }
@@ -261,7 +314,10 @@ export class Libraries {
   /** Expands `${VAR}` and `$(VAR)`; unknown variables are left in place. */
   expand(uri: string): string {
     const vars = this.variables();
-    return uri.replace(VARIABLES_RE, (whole, a: string | undefined, b: string | undefined) => vars.get((a ?? b)!) ?? whole);
+    return uri.replace(
+      VARIABLES_RE,
+      (whole, a: string | undefined, b: string | undefined) => vars.get((a ?? b)!) ?? whole,
+    );
   }
 
   private variables(): Map<string, string> {
@@ -284,7 +340,8 @@ export class Libraries {
     for (const [suffix] of STOCK_DIRS) {
       const current = env[`KICAD${major}_${suffix}`];
       if (!current) continue;
-      for (let m = OLDEST_VERSIONED_MAJOR; m < major; m++) if (!env[`KICAD${m}_${suffix}`]) vars.set(`KICAD${m}_${suffix}`, current);
+      for (let m = OLDEST_VERSIONED_MAJOR; m < major; m++)
+        if (!env[`KICAD${m}_${suffix}`]) vars.set(`KICAD${m}_${suffix}`, current);
     }
     this.vars = vars;
     return vars;
@@ -330,7 +387,11 @@ export interface KicadInstall {
  */
 export function projectLibraries(project: string, install?: KicadInstall | null): Libraries {
   const projectDir = project.endsWith(".kicad_pro") ? dirname(project) : project;
-  return new Libraries({ projectDir, major: install?.version.major ?? CURRENT_MAJOR, shareDir: install?.shareDir ?? null });
+  return new Libraries({
+    projectDir,
+    major: install?.version.major ?? CURRENT_MAJOR,
+    shareDir: install?.shareDir ?? null,
+  });
 }
 
 /**
@@ -341,7 +402,8 @@ export async function openLibraries(project: string): Promise<Libraries> {
   try {
     return projectLibraries(project, await findKicadCli());
   } catch (err) {
-    if (!(err instanceof CopperheadError) || (err.code !== "kicad_cli_missing" && err.code !== "kicad_cli_too_old")) throw err;
+    if (!(err instanceof CopperheadError) || (err.code !== "kicad_cli_missing" && err.code !== "kicad_cli_too_old"))
+      throw err;
     log.debug(`library tables without kicad-cli: ${err.message}`);
     return projectLibraries(project);
   }
@@ -351,7 +413,11 @@ export async function openLibraries(project: string): Promise<Libraries> {
 const CURRENT_MAJOR = 9;
 
 /** Reads one lib table: `(fp_lib_table (version 7) (lib (name …) (type …) (uri …) …))`. */
-export function readLibTable(file: string, kind: LibraryKind, expand: (uri: string) => string = (u) => u): LibTableEntry[] {
+export function readLibTable(
+  file: string,
+  kind: LibraryKind,
+  expand: (uri: string) => string = (u) => u,
+): LibTableEntry[] {
   let doc: SDocument;
   try {
     doc = readSexprFile(file, { within: null });
@@ -363,10 +429,14 @@ export function readLibTable(file: string, kind: LibraryKind, expand: (uri: stri
     });
   }
   if (head(doc.root) !== TABLE_ROOT[kind]) {
-    throw new CopperheadError("library_unreadable", `${file} is not a ${TABLE_FILE[kind]} (its root is "${head(doc.root) ?? "?"}").`, {
-      fix: `Restore ${TABLE_FILE[kind]} from git, or re-create it in KiCad's library manager.`,
-      file,
-    });
+    throw new CopperheadError(
+      "library_unreadable",
+      `${file} is not a ${TABLE_FILE[kind]} (its root is "${head(doc.root) ?? "?"}").`,
+      {
+        fix: `Restore ${TABLE_FILE[kind]} from git, or re-create it in KiCad's library manager.`,
+        file,
+      },
+    );
   }
   const entries: LibTableEntry[] = [];
   for (const lib of children(doc.root, "lib")) {
@@ -374,7 +444,14 @@ export function readLibTable(file: string, kind: LibraryKind, expand: (uri: stri
     const nickname = childText(lib, "name");
     const uri = childText(lib, "uri");
     if (!nickname || uri === undefined) continue;
-    entries.push({ nickname, type: childText(lib, "type") ?? "KiCad", uri, path: expand(uri), descr: childText(lib, "descr") ?? "", table: file });
+    entries.push({
+      nickname,
+      type: childText(lib, "type") ?? "KiCad",
+      uri,
+      path: expand(uri),
+      descr: childText(lib, "descr") ?? "",
+      table: file,
+    });
   }
   return entries;
 }
@@ -390,16 +467,23 @@ function splitLibId(libId: string, kind: LibraryKind): { nickname: string; name:
   const code = kind === "footprint" ? "footprint_not_found" : "symbol_not_found";
   if (colon <= 0 || colon === libId.length - 1) {
     throw new CopperheadError(code, `"${libId}" is not a ${kind} id; KiCad ids have the form Library:Name.`, {
-      fix: kind === "footprint" ? "Set the symbol's Footprint field to Library:Name, e.g. Resistor_SMD:R_0603_1608Metric." : "Use a lib id of the form Library:Name.",
+      fix:
+        kind === "footprint"
+          ? "Set the symbol's Footprint field to Library:Name, e.g. Resistor_SMD:R_0603_1608Metric."
+          : "Use a lib id of the form Library:Name.",
       libId,
     });
   }
   const name = libId.slice(colon + 1);
   if (/[/\\\x00-\x1f\x7f]/.test(name) || name.includes("..") || name === ".") {
-    throw new CopperheadError(code, `${JSON.stringify(libId)} is not a ${kind} id: the name after the colon must be a plain name, without "/", "\\", ".." or control characters.`, {
-      fix: `Name a ${kind} in the library, e.g. ${kind === "footprint" ? "Capacitor_SMD:C_0603_1608Metric" : "Device:C"}; search the libraries for it.`,
-      libId,
-    });
+    throw new CopperheadError(
+      code,
+      `${JSON.stringify(libId)} is not a ${kind} id: the name after the colon must be a plain name, without "/", "\\", ".." or control characters.`,
+      {
+        fix: `Name a ${kind} in the library, e.g. ${kind === "footprint" ? "Capacitor_SMD:C_0603_1608Metric" : "Device:C"}; search the libraries for it.`,
+        libId,
+      },
+    );
   }
   return { nickname: libId.slice(0, colon), name };
 }
@@ -433,7 +517,8 @@ function userPathVariables(configDir: string): Record<string, string> {
   const file = join(configDir, "kicad_common.json");
   if (!existsSync(file)) return {};
   try {
-    const vars = (JSON.parse(readFileSync(file, "utf8")) as { environment?: { vars?: Record<string, unknown> | null } }).environment?.vars;
+    const vars = (JSON.parse(readFileSync(file, "utf8")) as { environment?: { vars?: Record<string, unknown> | null } })
+      .environment?.vars;
     if (!vars) return {};
     return Object.fromEntries(Object.entries(vars).filter((e): e is [string, string] => typeof e[1] === "string"));
   } catch {

@@ -58,11 +58,14 @@ function property(body: string, name: string): string {
 }
 
 /** The symbols a design's sheets embed, as search candidates. */
-export function designSymbols(files: Iterable<{ libSymbols: Map<string, { node: SList; power?: string }> }>): LibraryHit[] {
+export function designSymbols(
+  files: Iterable<{ libSymbols: Map<string, { node: SList; power?: string }> }>,
+): LibraryHit[] {
   const hits: LibraryHit[] = [];
   for (const file of files) {
     for (const [libId, symbol] of file.libSymbols) {
-      const field = (name: string) => text(children(symbol.node, "property").find((p) => text(p, 1) === name) ?? symbol.node, 2) ?? "";
+      const field = (name: string) =>
+        text(children(symbol.node, "property").find((p) => text(p, 1) === name) ?? symbol.node, 2) ?? "";
       hits.push({ kind: "symbol", libId, description: field("Description"), keywords: field("ki_keywords") });
     }
   }
@@ -73,7 +76,11 @@ export function designSymbols(files: Iterable<{ libSymbols: Map<string, { node: 
  * Library parts matching every word of `query` (case-insensitive) in their id, description or
  * keywords; exact name matches first, then shorter ids.
  */
-export function searchLibraries(libraries: Libraries, query: string, options: { kind?: LibraryKind; limit?: number; design?: LibraryHit[]; board?: LibraryHit[] } = {}): LibraryHit[] {
+export function searchLibraries(
+  libraries: Libraries,
+  query: string,
+  options: { kind?: LibraryKind; limit?: number; design?: LibraryHit[]; board?: LibraryHit[] } = {},
+): LibraryHit[] {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   const limit = options.limit ?? 20;
   const hits: LibraryHit[] = [];
@@ -82,7 +89,10 @@ export function searchLibraries(libraries: Libraries, query: string, options: { 
     return words.every((w) => hay.includes(w));
   };
   const own = new Set<string>();
-  for (const [source, found] of [["design", options.design], ["board", options.board]] as const) {
+  for (const [source, found] of [
+    ["design", options.design],
+    ["board", options.board],
+  ] as const) {
     for (const hit of found ?? []) {
       if ((options.kind === undefined || options.kind === hit.kind) && matches(hit) && !own.has(hit.libId)) {
         own.add(hit.libId);
@@ -94,7 +104,12 @@ export function searchLibraries(libraries: Libraries, query: string, options: { 
     for (const entry of libraries.entries("symbol")) {
       if (!existsSync(entry.path) || !entry.path.endsWith(".kicad_sym")) continue;
       for (const s of indexSymbolFile(entry.path)) {
-        const hit: LibraryHit = { kind: "symbol", libId: `${entry.nickname}:${s.name}`, description: s.description, keywords: s.keywords };
+        const hit: LibraryHit = {
+          kind: "symbol",
+          libId: `${entry.nickname}:${s.name}`,
+          description: s.description,
+          keywords: s.keywords,
+        };
         if (matches(hit) && !own.has(hit.libId)) hits.push(hit);
       }
     }
@@ -104,11 +119,18 @@ export function searchLibraries(libraries: Libraries, query: string, options: { 
       if (!existsSync(entry.path)) continue;
       for (const file of readdirSync(entry.path)) {
         if (!file.endsWith(".kicad_mod")) continue;
-        const hit: LibraryHit = { kind: "footprint", libId: `${entry.nickname}:${basename(file, ".kicad_mod")}`, description: "", keywords: "" };
+        const hit: LibraryHit = {
+          kind: "footprint",
+          libId: `${entry.nickname}:${basename(file, ".kicad_mod")}`,
+          description: "",
+          keywords: "",
+        };
         if (matches(hit) && !own.has(hit.libId)) hits.push(hit);
       }
     }
   }
   const exact = (h: LibraryHit) => (words.includes(h.libId.split(":")[1]!.toLowerCase()) ? 0 : 1);
-  return hits.sort((a, b) => exact(a) - exact(b) || a.libId.length - b.libId.length || (a.libId < b.libId ? -1 : 1)).slice(0, limit);
+  return hits
+    .sort((a, b) => exact(a) - exact(b) || a.libId.length - b.libId.length || (a.libId < b.libId ? -1 : 1))
+    .slice(0, limit);
 }

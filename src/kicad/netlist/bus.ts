@@ -168,7 +168,8 @@ export function expandBus(label: string, aliases?: BusAliases): BusMember[] | un
   const out: BusMember[] = [];
   const add = (member: string) => {
     const inner = parseBusVector(member);
-    if (inner) inner.members.forEach((name, vectorIndex) => out.push({ name: prefix + name, local: name, vectorIndex }));
+    if (inner)
+      inner.members.forEach((name, vectorIndex) => out.push({ name: prefix + name, local: name, vectorIndex }));
     else out.push({ name: prefix + member, local: member });
   };
   for (const member of group.members) {

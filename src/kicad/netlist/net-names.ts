@@ -10,7 +10,10 @@
 import { CopperheadError } from "../../errors.ts";
 import { suggestion } from "../../util/close-matches.ts";
 
-export type NetLookup = { kind: "found"; name: string } | { kind: "ambiguous"; candidates: string[] } | { kind: "missing" };
+export type NetLookup =
+  | { kind: "found"; name: string }
+  | { kind: "ambiguous"; candidates: string[] }
+  | { kind: "missing" };
 
 /** Looks `name` up among `nets` (netlist names): an exact name, else a unique short name. */
 export function lookupNet(nets: Iterable<string>, name: string): NetLookup {
@@ -29,11 +32,15 @@ export function resolveNet(nets: Iterable<string>, name: string): string {
   const found = lookupNet(all, name);
   if (found.kind === "found") return found.name;
   if (found.kind === "ambiguous") {
-    throw new CopperheadError("not_found", `Net name ${name} is ambiguous: ${found.candidates.join(", ")} all end in it.`, {
-      fix: `Name the net with its sheet path, e.g. ${found.candidates[0]}.`,
-      net: name,
-      candidates: found.candidates,
-    });
+    throw new CopperheadError(
+      "not_found",
+      `Net name ${name} is ambiguous: ${found.candidates.join(", ")} all end in it.`,
+      {
+        fix: `Name the net with its sheet path, e.g. ${found.candidates[0]}.`,
+        net: name,
+        candidates: found.candidates,
+      },
+    );
   }
   throw new CopperheadError("not_found", `No net named ${name}.`, { fix: suggestion("nets", name, all), net: name });
 }

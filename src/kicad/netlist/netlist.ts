@@ -91,7 +91,6 @@ function memberConn(conn: Conn, member: BusMember): Conn {
   return { name: member.name, pathPrefix: conn.pathPrefix, suffix: conn.suffix };
 }
 
-
 interface NeighborLink {
   member: BusMember;
   net: Subgraph;
@@ -434,7 +433,8 @@ class ConnectionGraph {
   /** A possible driver's own connection (getDefaultConnection): labels and power pins only. */
   private defaultConn(sg: Subgraph, item: ConnItem): Conn | undefined {
     if (item.kind === "label") return this.makeConn(this.driverName(sg, item), driverPathPrefix(sg.sheet, item));
-    if (item.kind === "pin" && isPowerPin(item.pin)) return this.makeConn(this.driverName(sg, item), driverPathPrefix(sg.sheet, item));
+    if (item.kind === "pin" && isPowerPin(item.pin))
+      return this.makeConn(this.driverName(sg, item), driverPathPrefix(sg.sheet, item));
     return undefined;
   }
 
@@ -555,7 +555,8 @@ class ConnectionGraph {
         const secondaryIsGlobal = driverPriority(driver) >= Priority.POWER_PIN;
         for (const candidate of globals) {
           if (candidate === sg || (!secondaryIsGlobal && candidate.sheet !== sg.sheet)) continue;
-          if (candidate.drivers.some((d) => this.driverName(candidate, d) === secondary)) candidate.conn = { ...sg.conn! };
+          if (candidate.drivers.some((d) => this.driverName(candidate, d) === secondary))
+            candidate.conn = { ...sg.conn! };
         }
       }
     }
@@ -622,7 +623,13 @@ class ConnectionGraph {
       const hasFlag = subgraphs.some((sg) => sg.noConnectFlag);
       const stacked =
         pins.length <= 1 ||
-        pins.every((p) => p.symbol === pins[0]!.symbol && p.at.x === pins[0]!.at.x && p.at.y === pins[0]!.at.y && p.lib.name === pins[0]!.lib.name);
+        pins.every(
+          (p) =>
+            p.symbol === pins[0]!.symbol &&
+            p.at.x === pins[0]!.at.x &&
+            p.at.y === pins[0]!.at.y &&
+            p.lib.name === pins[0]!.lib.name,
+        );
       const nodes: NetNode[] = [];
       for (const pin of pins) {
         if (pin.reference.startsWith("#")) continue;
@@ -675,7 +682,6 @@ function matchBusMember(bus: Conn, search: BusMember): BusMember | undefined {
   return bus.members!.find((m) => m.local === search.local);
 }
 
-
 function isDriverItem(item: ConnItem): boolean {
   if (item.kind === "label" || item.kind === "sheetPin") return true;
   if (item.kind === "pin") return isPowerPin(item.pin) || !item.pin.reference.endsWith("?");
@@ -704,7 +710,11 @@ export function driverPriority(item: ConnItem): number {
     case "sheetPin":
       return Priority.SHEET_PIN;
     case "label":
-      return item.label.kind === "global" ? Priority.GLOBAL : item.label.kind === "hierarchical" ? Priority.HIER_LABEL : Priority.LOCAL_LABEL;
+      return item.label.kind === "global"
+        ? Priority.GLOBAL
+        : item.label.kind === "hierarchical"
+          ? Priority.HIER_LABEL
+          : Priority.LOCAL_LABEL;
     case "pin":
       if (isGlobalPowerPin(item.pin)) return Priority.POWER_PIN;
       if (isLocalPowerPin(item.pin)) return Priority.LOCAL_POWER_PIN;

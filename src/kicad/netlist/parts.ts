@@ -14,7 +14,8 @@ export function netsOf(netlist: Netlist, ref: string): string[] {
 export function bestPartOn(netlist: Netlist, nets: string[], allowed: (ref: string) => boolean): string | undefined {
   const score = new Map<string, { shared: number; pins: number }>();
   const pinCount = new Map<string, number>();
-  for (const net of netlist.nets) for (const node of net.nodes) pinCount.set(node.ref, (pinCount.get(node.ref) ?? 0) + 1);
+  for (const net of netlist.nets)
+    for (const node of net.nodes) pinCount.set(node.ref, (pinCount.get(node.ref) ?? 0) + 1);
   for (const name of nets) {
     const net = netlist.nets.find((n) => n.name === name);
     if (!net) continue;

@@ -20,7 +20,14 @@
 import type { SheetInstance } from "./model/hierarchy.ts";
 import type { SheetPin, SheetSymbol } from "./model/sheet-items.ts";
 import type { Label, Line } from "./model/sheet-items.ts";
-import { effectivePin, symbolInstance, unitPins, type LibPin, type PinElectricalType, type PlacedSymbol } from "./model/symbols.ts";
+import {
+  effectivePin,
+  symbolInstance,
+  unitPins,
+  type LibPin,
+  type PinElectricalType,
+  type PlacedSymbol,
+} from "./model/symbols.ts";
 import { insideSegment, onSegment, placePoint, pointKey, SegmentIndex, type PointIu } from "./geometry.ts";
 
 export interface PlacedPin {
@@ -48,7 +55,10 @@ export type ConnItem =
  * each instance with that instance's references; only an instance that places a different
  * unit of some symbol is grouped on its own.
  */
-export function sheetSubgraphs(instances: readonly SheetInstance[], projectName?: string): Map<SheetInstance, ConnItem[][]> {
+export function sheetSubgraphs(
+  instances: readonly SheetInstance[],
+  projectName?: string,
+): Map<SheetInstance, ConnItem[][]> {
   const templates = new Map<string, number[][]>();
   const out = new Map<SheetInstance, ConnItem[][]>();
   for (const instance of instances) {
@@ -60,7 +70,10 @@ export function sheetSubgraphs(instances: readonly SheetInstance[], projectName?
       groups = groupIndices(items);
       templates.set(key, groups);
     }
-    out.set(instance, groups.map((group) => group.map((i) => items[i]!)));
+    out.set(
+      instance,
+      groups.map((group) => group.map((i) => items[i]!)),
+    );
   }
   return out;
 }
@@ -141,7 +154,10 @@ function groupIndices(items: ConnItem[]): number[][] {
 
   const lines = items
     .map((item, index) => ({ item, index }))
-    .filter((e): e is { item: Extract<ConnItem, { kind: "wire" | "bus" }>; index: number } => e.item.kind === "wire" || e.item.kind === "bus");
+    .filter(
+      (e): e is { item: Extract<ConnItem, { kind: "wire" | "bus" }>; index: number } =>
+        e.item.kind === "wire" || e.item.kind === "bus",
+    );
   const buses = lines.filter((l) => l.item.kind === "bus");
   const wires = lines.filter((l) => l.item.kind === "wire");
   const lineIndex = new SegmentIndex(lines.map((l) => l.item.line));
@@ -171,12 +187,16 @@ function groupIndices(items: ConnItem[]): number[][] {
   // wires" special case): the lines get a connection point there.
   items.forEach((item) => {
     if (item.kind !== "label") return;
-    const hit = lineIndex.near(item.label.at).map((n) => lines[n]!).filter((l) => onSegment(item.label.at, l.item.line.a, l.item.line.b, 0));
+    const hit = lineIndex
+      .near(item.label.at)
+      .map((n) => lines[n]!)
+      .filter((l) => onSegment(item.label.at, l.item.line.a, l.item.line.b, 0));
     if (hit.length >= 2) for (const l of hit) addAt(item.label.at, l.index);
   });
 
   const propagates = (a: ConnItem, b: ConnItem, busHere: boolean): boolean => {
-    if ((a.kind === "pin" && a.pin.type === "no_connect") || (b.kind === "pin" && b.pin.type === "no_connect")) return false;
+    if ((a.kind === "pin" && a.pin.type === "no_connect") || (b.kind === "pin" && b.pin.type === "no_connect"))
+      return false;
     if (a.kind === "busEntry" || b.kind === "busEntry") {
       const other = a.kind === "busEntry" ? b : a;
       // At its bus end an entry only faces the bus, and entries never join buses.

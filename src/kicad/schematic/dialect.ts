@@ -9,7 +9,21 @@
  * in one root-level list, later versions inside each symbol.
  */
 import { has, SCHEMATIC } from "../format-versions.ts";
-import { child, children, childText, head, insertChild, isList, list, q, removeChild, setAtom, sym, text, type SList } from "../sexpr/index.ts";
+import {
+  child,
+  children,
+  childText,
+  head,
+  insertChild,
+  isList,
+  list,
+  q,
+  removeChild,
+  setAtom,
+  sym,
+  text,
+  type SList,
+} from "../sexpr/index.ts";
 
 /** Field numbers of the mandatory fields, written as `(id N)` before `SCHEMATIC.propertyIdsDropped`. */
 const MANDATORY_FIELD_IDS: Record<string, number> = { Reference: 0, Value: 1, Footprint: 2, Datasheet: 3 };
@@ -43,7 +57,8 @@ export function adaptSyntax(node: SList, version: number): SList {
         break;
       case "pin":
         // Library pins (`(pin passive line …)`), not a placed symbol's `(pin "1" (uuid))`.
-        if (list.items[1]?.type === "atom" && !list.items[1].raw.startsWith('"')) booleanFlag(list, "hide", has(version, SCHEMATIC.pinHideBoolean));
+        if (list.items[1]?.type === "atom" && !list.items[1].raw.startsWith('"'))
+          booleanFlag(list, "hide", has(version, SCHEMATIC.pinHideBoolean));
         break;
       case "fields_autoplaced":
         if (v8 && list.items.length === 1) list.items.push(sym("yes"));
@@ -53,7 +68,8 @@ export function adaptSyntax(node: SList, version: number): SList {
         const color = child(list, "color");
         const oldStroke = !has(version, SCHEMATIC.strokeWithoutColor);
         if (oldStroke && !color) list.items.push(listOf("color", 0, 0, 0, 0));
-        else if (!oldStroke && color && color.items.slice(1).every((a) => a.type === "atom" && a.raw === "0")) removeChild(list, color);
+        else if (!oldStroke && color && color.items.slice(1).every((a) => a.type === "atom" && a.raw === "0"))
+          removeChild(list, color);
         break;
       }
       case "symbol":
@@ -74,7 +90,9 @@ export function adaptSyntax(node: SList, version: number): SList {
 export function adaptNewField(owner: SList, prop: SList, version: number): SList {
   adaptSyntax(prop, version);
   if (has(version, SCHEMATIC.propertyIdsDropped)) return prop;
-  const used = children(owner, "property").map((p) => Number(childText(p, "id") ?? MANDATORY_FIELD_IDS[text(p, 1) ?? ""] ?? -1));
+  const used = children(owner, "property").map((p) =>
+    Number(childText(p, "id") ?? MANDATORY_FIELD_IDS[text(p, 1) ?? ""] ?? -1),
+  );
   prop.items.splice(3, 0, listOf("id", Math.max(3, ...used) + 1));
   return prop;
 }
@@ -177,12 +195,17 @@ export function addLegacyInstances(root: SList, version: number, rows: LegacyIns
   let table = child(root, "symbol_instances");
   if (!table) {
     const sheets = child(root, "sheet_instances");
-    table = insertChild(root, list("symbol_instances"), sheets ? root.items.indexOf(sheets) + 1 : root.items.length) as SList;
+    table = insertChild(
+      root,
+      list("symbol_instances"),
+      sheets ? root.items.indexOf(sheets) + 1 : root.items.length,
+    ) as SList;
     layOutInserted(root, table, 1, version);
   }
   for (const row of rows) {
     const node = list("path", q(row.path), list("reference", q(row.reference)), list("unit", row.unit));
-    if (!has(version, SCHEMATIC.instanceValueDropped)) node.items.push(list("value", q(row.value)), list("footprint", q(row.footprint)));
+    if (!has(version, SCHEMATIC.instanceValueDropped))
+      node.items.push(list("value", q(row.value)), list("footprint", q(row.footprint)));
     const entries = children(table, "path");
     const next = entries.find((e) => (text(e, 1) ?? "") > row.path);
     insertChild(table, node, next ? table.items.indexOf(next) : table.items.length);
@@ -205,7 +228,13 @@ export function removeLegacyInstances(root: SList, symbolUuids: Set<string>): vo
  * KiCad 6 reads a row's value and footprint over the symbol's own fields, so a field edit has to
  * land in both. `only` limits a rename to the rows that hold the old reference.
  */
-export function setLegacyInstanceField(root: SList, symbolUuid: string, field: "reference" | "value" | "footprint", value: string, only?: string): void {
+export function setLegacyInstanceField(
+  root: SList,
+  symbolUuid: string,
+  field: "reference" | "value" | "footprint",
+  value: string,
+  only?: string,
+): void {
   const table = child(root, "symbol_instances");
   if (!table) return;
   for (const row of children(table, "path")) {
@@ -295,7 +324,8 @@ export function layOutInserted(parent: SList, node: SList, depth: number, versio
     // Inside an item, the node goes where KiCad 6 and 7 put that child: on the line of the
     // previous one, beside it in a group, or on a line of its own.
     const mode = placement(parent, node);
-    const joins = mode === "inline" || (mode === "group" && previous?.type === "list" && placement(parent, previous) === "group");
+    const joins =
+      mode === "inline" || (mode === "group" && previous?.type === "list" && placement(parent, previous) === "group");
     node.pre = joins ? " " : `\n${"  ".repeat(depth)}`;
     return;
   }

@@ -67,7 +67,12 @@ const ITEM_RANK = new Map<string, number>(
 
 /** One straight wire (or bus) segment. */
 export function lineNode(kind: "wire" | "bus", a: MmPoint, b: MmPoint, uuid: string): SList {
-  return list(kind, list("pts", list("xy", mm(a[0]), mm(a[1])), list("xy", mm(b[0]), mm(b[1]))), stroke(), uuidNode(uuid));
+  return list(
+    kind,
+    list("pts", list("xy", mm(a[0]), mm(a[1])), list("xy", mm(b[0]), mm(b[1]))),
+    stroke(),
+    uuidNode(uuid),
+  );
 }
 
 export function junctionNode(p: MmPoint, uuid: string): SList {
@@ -96,12 +101,25 @@ export function globalLabelNode(name: string, p: MmPoint, shape: LabelShape, ang
     atNode(p[0], p[1], angle),
     effectsNode(justify),
     uuidNode(uuid),
-    list("property", q("Intersheetrefs"), q("${INTERSHEET_REFS}"), atNode(p[0], p[1], angle), effectsNode(justify, true)),
+    list(
+      "property",
+      q("Intersheetrefs"),
+      q("${INTERSHEET_REFS}"),
+      atNode(p[0], p[1], angle),
+      effectsNode(justify, true),
+    ),
   );
 }
 
 export function hierLabelNode(name: string, p: MmPoint, shape: LabelShape, angle: number, uuid: string): SList {
-  return list("hierarchical_label", q(name), list("shape", shape), atNode(p[0], p[1], angle), effectsNode(labelJustify(angle, "")), uuidNode(uuid));
+  return list(
+    "hierarchical_label",
+    q(name),
+    list("shape", shape),
+    atNode(p[0], p[1], angle),
+    effectsNode(labelJustify(angle, "")),
+    uuidNode(uuid),
+  );
 }
 
 /** A field of a library symbol, in library coordinates (mm, Y up). */
@@ -169,7 +187,12 @@ export interface PlacedSymbolSpec {
 /** A placed symbol as eeschema saves it, with its instance data for every sheet instance. */
 export function placedSymbolNode(spec: PlacedSymbolSpec): SList {
   const libFlag = (name: string, fallback: string) => text(child(spec.def, name) ?? list(name, fallback), 1)!;
-  const node = list("symbol", ...(spec.libName ? [list("lib_name", q(spec.libName))] : []), list("lib_id", q(spec.libId)), atNode(spec.at[0], spec.at[1], spec.rotation ?? 0));
+  const node = list(
+    "symbol",
+    ...(spec.libName ? [list("lib_name", q(spec.libName))] : []),
+    list("lib_id", q(spec.libId)),
+    atNode(spec.at[0], spec.at[1], spec.rotation ?? 0),
+  );
   if (spec.mirror) node.items.push(list("mirror", spec.mirror));
   node.items.push(list("unit", spec.unit));
   if ((spec.bodyStyle ?? 1) !== 1) node.items.push(list("convert", spec.bodyStyle!));

@@ -66,7 +66,9 @@ const CHAR_ADVANCE = 0.9;
 export function textBox(at: PointIu, chars: number, angle: number, size = CHAR): Box {
   const along = Math.max(1, chars) * size * CHAR_ADVANCE;
   const across = size * 0.9;
-  return angle % 180 === 0 ? { x0: at.x - along, y0: at.y - across, x1: at.x + along, y1: at.y + across } : { x0: at.x - across, y0: at.y - along, x1: at.x + across, y1: at.y + along };
+  return angle % 180 === 0
+    ? { x0: at.x - along, y0: at.y - across, x1: at.x + along, y1: at.y + across }
+    : { x0: at.x - across, y0: at.y - along, x1: at.x + across, y1: at.y + along };
 }
 
 /**
@@ -168,12 +170,21 @@ function justification(item: SList): Set<string> {
  * `horizontal` text reads left to right, `flipX` when a symbol transform mirrors its
  * justification (KiCad keeps field text readable, flipping left and right instead).
  */
-function justifiedBox(at: PointIu, lines: string[], size: number, horizontal: boolean, justify: Set<string> | undefined, flipX = false): Box {
+function justifiedBox(
+  at: PointIu,
+  lines: string[],
+  size: number,
+  horizontal: boolean,
+  justify: Set<string> | undefined,
+  flipX = false,
+): Box {
   const length = Math.max(1, ...lines.map((l) => l.length)) * size * CHAR_ADVANCE;
   const height = Math.max(1, lines.length) * size * 1.6;
   if (!horizontal || !justify) {
     const across = Math.max(size * 0.9, height / 2);
-    return horizontal ? { x0: at.x - length, y0: at.y - across, x1: at.x + length, y1: at.y + across } : { x0: at.x - across, y0: at.y - length, x1: at.x + across, y1: at.y + length };
+    return horizontal
+      ? { x0: at.x - length, y0: at.y - across, x1: at.x + length, y1: at.y + across }
+      : { x0: at.x - across, y0: at.y - length, x1: at.x + across, y1: at.y + length };
   }
   let left = justify.has("left");
   let right = justify.has("right");
@@ -249,11 +260,20 @@ function imageBox(item: SList): Box | undefined {
   const scale = num(child(item, "scale") ?? item, 1) ?? 1;
   const data = child(item, "data");
   // The width and height are in the PNG's header, within its first 24 bytes (32 base64 characters).
-  const start = data ? data.items.slice(1, 3).map((i) => (i.type === "atom" ? i.raw.replace(/"/g, "") : "")).join("") : "";
+  const start = data
+    ? data.items
+        .slice(1, 3)
+        .map((i) => (i.type === "atom" ? i.raw.replace(/"/g, "") : ""))
+        .join("")
+    : "";
   const header = Buffer.from(start.slice(0, 32), "base64");
-  if (header.length < 24 || header.readUInt32BE(0) !== 0x89504e47 || header.toString("latin1", 12, 16) !== "IHDR") return pointBox(at, toIU(10));
+  if (header.length < 24 || header.readUInt32BE(0) !== 0x89504e47 || header.toString("latin1", 12, 16) !== "IHDR")
+    return pointBox(at, toIU(10));
   const mmPerPixel = (25.4 / IMAGE_PPI) * scale;
-  const half = { x: toIU((header.readUInt32BE(16) * mmPerPixel) / 2), y: toIU((header.readUInt32BE(20) * mmPerPixel) / 2) };
+  const half = {
+    x: toIU((header.readUInt32BE(16) * mmPerPixel) / 2),
+    y: toIU((header.readUInt32BE(20) * mmPerPixel) / 2),
+  };
   return { x0: at.x - half.x, y0: at.y - half.y, x1: at.x + half.x, y1: at.y + half.y };
 }
 
@@ -263,7 +283,13 @@ function tableBox(item: SList): Box[] {
   for (const cell of children(child(item, "cells") ?? item, "table_cell")) {
     const at = pointIuOf(child(cell, "at"));
     const size = child(cell, "size");
-    if (at) box = union(box, { x0: at.x, y0: at.y, x1: at.x + toIU(num(size ?? cell, 1) ?? 0), y1: at.y + toIU(num(size ?? cell, 2) ?? 0) });
+    if (at)
+      box = union(box, {
+        x0: at.x,
+        y0: at.y,
+        x1: at.x + toIU(num(size ?? cell, 1) ?? 0),
+        y1: at.y + toIU(num(size ?? cell, 2) ?? 0),
+      });
   }
   return box ? [box] : [];
 }
@@ -280,7 +306,15 @@ function graphicBoxes(item: SList): Box[] {
       const at = child(item, "at");
       if (!at) return [];
       const anchor = pointIuOf(at)!;
-      return [justifiedBox(anchor, (text(item, 1) ?? "").split("\n"), fontSize(item), (num(at, 3) ?? 0) % 180 === 0, justification(item))];
+      return [
+        justifiedBox(
+          anchor,
+          (text(item, 1) ?? "").split("\n"),
+          fontSize(item),
+          (num(at, 3) ?? 0) % 180 === 0,
+          justification(item),
+        ),
+      ];
     }
     case "text_box": {
       const at = pointIuOf(child(item, "at"));
@@ -342,16 +376,26 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
   }
   for (const line of file.wires) push(union(pointBox(line.a), pointBox(line.b)), "wire");
   for (const line of file.buses) push(union(pointBox(line.a), pointBox(line.b)), "bus");
-  for (const label of file.labels) push(labelBox(label.at, label.text.length, label.rotation, label.kind !== "local"), `${label.kind === "local" ? "label" : `${label.kind} label`} ${label.text}`);
+  for (const label of file.labels)
+    push(
+      labelBox(label.at, label.text.length, label.rotation, label.kind !== "local"),
+      `${label.kind === "local" ? "label" : `${label.kind} label`} ${label.text}`,
+    );
   for (const marker of file.junctions) push(pointBox(marker.at, CHAR), "junction");
   for (const marker of file.noConnects) push(pointBox(marker.at, CHAR), "no-connect flag");
   for (const entry of file.busEntries) push(union(pointBox(entry.at), pointBox(entry.end)), "bus entry");
   for (const sheet of file.sheets) {
-    push(grow({ x0: sheet.at.x, y0: sheet.at.y, x1: sheet.at.x + sheet.size.x, y1: sheet.at.y + sheet.size.y }, CHAR), `sheet ${sheet.name}`);
+    push(
+      grow({ x0: sheet.at.x, y0: sheet.at.y, x1: sheet.at.x + sheet.size.x, y1: sheet.at.y + sheet.size.y }, CHAR),
+      `sheet ${sheet.name}`,
+    );
     for (const field of sheet.fields) push(fieldBox(field.node), `sheet ${sheet.name}'s ${field.name}`);
     for (const pin of sheet.pins) push(textBox(pin.at, pin.name.length + 2, 0), `sheet pin ${pin.name}`);
   }
-  for (const item of file.doc.root.items) if (item.type === "list") for (const box of graphicBoxes(item)) push(box, head(item) === "text" ? `text "${(text(item, 1) ?? "").slice(0, 20)}"` : (head(item) ?? "graphic"));
+  for (const item of file.doc.root.items)
+    if (item.type === "list")
+      for (const box of graphicBoxes(item))
+        push(box, head(item) === "text" ? `text "${(text(item, 1) ?? "").slice(0, 20)}"` : (head(item) ?? "graphic"));
   return out;
 }
 
@@ -370,7 +414,13 @@ function mmText(iu: number): string {
  * is and where, in sheet mm), the page frame and the title block; at most `limit`, nearest
  * the first probe first. `except` is left out (the part being wired or moved).
  */
-export function blockersOf(file: SchematicFile, probes: Box[], clearance: number, except?: Set<PlacedSymbol>, limit = 6): string[] {
+export function blockersOf(
+  file: SchematicFile,
+  probes: Box[],
+  clearance: number,
+  except?: Set<PlacedSymbol>,
+  limit = 6,
+): string[] {
   const page = pageArea(file);
   const found = new Map<string, number>();
   const anchor = probes[0];
@@ -384,7 +434,10 @@ export function blockersOf(file: SchematicFile, probes: Box[], clearance: number
     if (!inside(probe, page.area)) found.set("the page frame", Infinity);
     if (intersects(probe, page.titleBlock)) found.set("the title block", Infinity);
   }
-  return [...found].sort((a, b) => a[1] - b[1]).slice(0, limit).map(([what]) => what);
+  return [...found]
+    .sort((a, b) => a[1] - b[1])
+    .slice(0, limit)
+    .map(([what]) => what);
 }
 
 /** Blocks smaller than this (mm, either side) are decorations, not groups of parts. */
@@ -405,7 +458,10 @@ export function blocks(file: SchematicFile): Box[] {
       if (a && b) box = union(pointBox(a), pointBox(b));
     } else if (head(item) === "polyline") {
       const points = xyPoints(item);
-      const closed = points.length >= 4 && points[0]!.x === points[points.length - 1]!.x && points[0]!.y === points[points.length - 1]!.y;
+      const closed =
+        points.length >= 4 &&
+        points[0]!.x === points[points.length - 1]!.x &&
+        points[0]!.y === points[points.length - 1]!.y;
       if (closed) for (const p of points) box = union(box, pointBox(p));
     }
     if (box && box.x1 - box.x0 >= toIU(MIN_BLOCK_MM) && box.y1 - box.y0 >= toIU(MIN_BLOCK_MM)) out.push(box);
@@ -458,7 +514,9 @@ export class BoxIndex {
 
   private static cellCount(box: Box): number {
     const c = BoxIndex.CELL;
-    return (Math.floor(box.x1 / c) - Math.floor(box.x0 / c) + 1) * (Math.floor(box.y1 / c) - Math.floor(box.y0 / c) + 1);
+    return (
+      (Math.floor(box.x1 / c) - Math.floor(box.x0 / c) + 1) * (Math.floor(box.y1 / c) - Math.floor(box.y0 / c) + 1)
+    );
   }
 
   private static *keys(box: Box): Generator<string> {
@@ -507,10 +565,17 @@ export function drawingArea(page: Box, drawn: Iterable<Box>): Box {
 export function pageArea(file: SchematicFile): { area: Box; titleBlock: Box } {
   const paper = child(file.doc.root, "paper");
   const name = paper ? (text(paper, 1) ?? "A4") : "A4";
-  const user = (v: number | undefined, otherwise: number) => (v !== undefined && Number.isFinite(v) ? Math.min(USER_PAGE_MM.max, Math.max(USER_PAGE_MM.min, v)) : otherwise);
-  let [w, h] = name === "User" && paper ? [user(num(paper, 2), 297), user(num(paper, 3), 210)] : (PAPER[name] ?? PAPER.A4!);
+  const user = (v: number | undefined, otherwise: number) =>
+    v !== undefined && Number.isFinite(v) ? Math.min(USER_PAGE_MM.max, Math.max(USER_PAGE_MM.min, v)) : otherwise;
+  let [w, h] =
+    name === "User" && paper ? [user(num(paper, 2), 297), user(num(paper, 3), 210)] : (PAPER[name] ?? PAPER.A4!);
   if (paper && paper.items.some((i) => i.type === "atom" && i.raw === "portrait")) [w, h] = [h, w];
   const area = { x0: toIU(BORDER_MM), y0: toIU(BORDER_MM), x1: toIU(w - BORDER_MM), y1: toIU(h - BORDER_MM) };
-  const titleBlock = { x0: area.x1 - toIU(TITLE_BLOCK_MM[0]), y0: area.y1 - toIU(TITLE_BLOCK_MM[1]), x1: area.x1, y1: area.y1 };
+  const titleBlock = {
+    x0: area.x1 - toIU(TITLE_BLOCK_MM[0]),
+    y0: area.y1 - toIU(TITLE_BLOCK_MM[1]),
+    x1: area.x1,
+    y1: area.y1,
+  };
   return { area, titleBlock };
 }

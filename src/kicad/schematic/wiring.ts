@@ -54,7 +54,13 @@ export class SheetWiring {
     for (const symbol of file.symbols) {
       const { reference, unit } = symbolInstance(symbol, instancePath, projectName);
       for (const lib of unitPins(symbol, unit)) {
-        this.pins.push({ symbol, lib, reference, at: placePoint(lib.at, symbol.placement), power: symbol.lib?.power !== undefined });
+        this.pins.push({
+          symbol,
+          lib,
+          reference,
+          at: placePoint(lib.at, symbol.placement),
+          power: symbol.lib?.power !== undefined,
+        });
       }
     }
   }
@@ -85,7 +91,9 @@ export class SheetWiring {
   }
 
   sheetPinsAt(p: PointIu): { sheet: SheetSymbol; pin: SheetPin }[] {
-    return this.file.sheets.flatMap((sheet) => sheet.pins.filter((pin) => samePoint(pin.at, p)).map((pin) => ({ sheet, pin })));
+    return this.file.sheets.flatMap((sheet) =>
+      sheet.pins.filter((pin) => samePoint(pin.at, p)).map((pin) => ({ sheet, pin })),
+    );
   }
 
   busEntriesAt(p: PointIu): number {
@@ -121,7 +129,11 @@ export class SheetWiring {
         if (![...this.file.wires, ...this.file.buses].some((l) => segmentsTouch(a, b, l.a, l.b))) continue;
         return false;
       }
-      if (this.onSomething(a, b, false) || [...this.file.wires, ...this.file.buses].some((l) => segmentsTouch(a, b, l.a, l.b))) return false;
+      if (
+        this.onSomething(a, b, false) ||
+        [...this.file.wires, ...this.file.buses].some((l) => segmentsTouch(a, b, l.a, l.b))
+      )
+        return false;
     }
     return true;
   }
@@ -144,7 +156,12 @@ export class SheetWiring {
 
   /** Items a wire ending at `p` would join there, counted as eeschema counts them for junctions. */
   endsAt(p: PointIu): number {
-    return this.wiresEndingAt(p).length + this.pinsAt(p).length + this.sheetPinsAt(p).length + 2 * this.linesThrough(p).length;
+    return (
+      this.wiresEndingAt(p).length +
+      this.pinsAt(p).length +
+      this.sheetPinsAt(p).length +
+      2 * this.linesThrough(p).length
+    );
   }
 
   /**
@@ -164,7 +181,10 @@ export class SheetWiring {
     const sheetPins = this.sheetPinsAt(tip);
     const walks = this.wiresEndingAt(tip).map((w) => this.walk(w, tip, ignore));
     const networks = walks.filter((w) => w.network);
-    const direct = [...parts.map((p) => `${p.reference} pin ${p.lib.number}`), ...sheetPins.map((s) => `sheet pin ${s.pin.name} of sheet ${s.sheet.name}`)];
+    const direct = [
+      ...parts.map((p) => `${p.reference} pin ${p.lib.number}`),
+      ...sheetPins.map((s) => `sheet pin ${s.pin.name} of sheet ${s.sheet.name}`),
+    ];
     if (direct.length > 0 || this.busEntriesAt(tip) > 0 || networks.length >= 2) {
       if (mode === "disconnect") {
         plan.conflict =
@@ -199,7 +219,8 @@ export class SheetWiring {
         this.wiresEndingAt(end).filter((w) => !removed.has(w.node)).length +
         this.pinsAt(end).filter((p) => !ignore(p)).length +
         this.sheetPinsAt(end).length;
-      if (meeting < 3 && this.linesThrough(end).length === 0) for (const node of this.junctionsAt(end)) plan.remove.add(node);
+      if (meeting < 3 && this.linesThrough(end).length === 0)
+        for (const node of this.junctionsAt(end)) plan.remove.add(node);
     }
     return plan;
   }
@@ -230,7 +251,12 @@ export class SheetWiring {
         at = samePoint(next.a, at) ? next.b : next.a;
         continue;
       }
-      const removables = [...labels.map((l) => l.node), ...unique(powers.map((p) => p.symbol.node)), ...this.noConnectsAt(at), ...this.junctionsAt(at)];
+      const removables = [
+        ...labels.map((l) => l.node),
+        ...unique(powers.map((p) => p.symbol.node)),
+        ...this.noConnectsAt(at),
+        ...this.junctionsAt(at),
+      ];
       return { network: false, path, end: at, removables, passed };
     }
   }
@@ -239,4 +265,3 @@ export class SheetWiring {
 function unique<T>(items: T[]): T[] {
   return [...new Set(items)];
 }
-

@@ -10,7 +10,9 @@ export const RPAREN = 41;
 export const BACKSLASH = 92;
 
 /** Whitespace as KiCad's `DSNLEXER::isSpace` has it: space, tab, LF, CR and NUL. */
-export const WHITESPACE = new Uint8Array(256).map((_, c) => (c === 32 || c === 9 || c === 10 || c === 13 || c === 0 ? 1 : 0));
+export const WHITESPACE = new Uint8Array(256).map((_, c) =>
+  c === 32 || c === 9 || c === 10 || c === 13 || c === 0 ? 1 : 0,
+);
 
 /** Interned whitespace: KiCad files repeat " " and "\n" + tabs millions of times. */
 export const INDENTS: string[] = Array.from({ length: 64 }, (_, n) => "\n" + "\t".repeat(n));

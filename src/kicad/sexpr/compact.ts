@@ -263,7 +263,9 @@ export class ParsedList implements SList {
   tableHeadIs(name: string): boolean {
     const t = this.#open + 1;
     if (!this.#source.isAtom(t)) return false;
-    return this.#source.isSymbol(t) && isAscii(name) ? this.#source.atomIs(t, name) : atomTextAt(this.#source, t) === name;
+    return this.#source.isSymbol(t) && isAscii(name)
+      ? this.#source.atomIs(t, name)
+      : atomTextAt(this.#source, t) === name;
   }
 
   /** Decoded text of the atom at `index`, read from the table (only while not `opened`). */

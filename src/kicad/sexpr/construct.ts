@@ -10,7 +10,6 @@ import { printBare } from "./print.ts";
 import { head, isList } from "./accessors.ts";
 import type { SAtom, SList, SNode } from "./tree.ts";
 
-
 /** A value a builder accepts: a node, a number, or a bare symbol. Use `q()` for strings. */
 export type SValue = SNode | number | string;
 

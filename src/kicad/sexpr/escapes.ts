@@ -2,7 +2,6 @@
 import { decodeLossless, displayText, encodeLossless } from "./bytes.ts";
 import { QUOTE } from "./chars.ts";
 
-
 /** Quotes a string as KiCad writes it: backslash, quote, CR and LF are escaped. */
 export function quoteString(value: string): string {
   let out = '"';

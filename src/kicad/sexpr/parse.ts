@@ -122,7 +122,10 @@ function parseBytes(bytes: Buffer, file: string | undefined, implicitLists: bool
   }
   if (open.length > 0) {
     if (implicitSeen) return undefined;
-    fail(`unexpected end of input: ${open.length} list(s) still open (innermost opened at ${position(bytes, openedAt[openedAt.length - 1]!)})`, n);
+    fail(
+      `unexpected end of input: ${open.length} list(s) still open (innermost opened at ${position(bytes, openedAt[openedAt.length - 1]!)})`,
+      n,
+    );
   }
   if (rootStart < 0) fail("no S-expression found (the file is empty)", n);
   return new ParsedDocument(new Source(bytes, tokens.subarray(0, count), rootStart), i, file);

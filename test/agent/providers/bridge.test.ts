@@ -1,5 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { BRIDGE_SOCKET_ENV, BRIDGE_TOKEN_ENV, lineReader, MAX_REQUEST_BYTES, openToolBridge, type ToolBridge } from "../../../src/agent/providers/agent-cli/bridge.ts";
+import {
+  BRIDGE_SOCKET_ENV,
+  BRIDGE_TOKEN_ENV,
+  lineReader,
+  MAX_REQUEST_BYTES,
+  openToolBridge,
+  type ToolBridge,
+} from "../../../src/agent/providers/agent-cli/bridge.ts";
 
 describe("the bridge socket's line reader", () => {
   test("a character cut between two chunks arrives whole", () => {
@@ -37,7 +44,13 @@ describe("the bridge socket's line reader", () => {
         }),
       );
       const socket = await Bun.connect({ unix: bridge.env[BRIDGE_SOCKET_ENV]!, socket: { data: () => {} } });
-      const line = JSON.stringify({ token: bridge.env[BRIDGE_TOKEN_ENV], id: 1, method: "call", name: "set_value", arguments: { value: "4µ7 Ω" } });
+      const line = JSON.stringify({
+        token: bridge.env[BRIDGE_TOKEN_ENV],
+        id: 1,
+        method: "call",
+        name: "set_value",
+        arguments: { value: "4µ7 Ω" },
+      });
       const bytes = new TextEncoder().encode(`${line}\n`);
       const cut = bytes.indexOf(0xc2) + 1; // inside "µ"
       socket.write(bytes.subarray(0, cut));
@@ -55,7 +68,11 @@ describe("the bridge socket's line reader", () => {
     for (const chunkSize of [1, 3, 1000]) {
       const lines: string[] = [];
       let hungUp = 0;
-      const read = lineReader((line) => void lines.push(line), { maxLineBytes: 8, prefix: "ok:", hangUp: () => hungUp++ });
+      const read = lineReader((line) => void lines.push(line), {
+        maxLineBytes: 8,
+        prefix: "ok:",
+        hangUp: () => hungUp++,
+      });
       const bytes = new TextEncoder().encode("ok:1\nok:12345\nok:123456\nok:2\n");
       for (let at = 0; at < bytes.length; at += chunkSize) read(bytes.subarray(at, at + chunkSize));
       expect({ chunkSize, lines, hungUp }).toEqual({ chunkSize, lines: ["ok:1", "ok:12345"], hungUp: 1 });
@@ -90,7 +107,10 @@ async function flood(bridge: ToolBridge, first: string, limit: number): Promise<
     hungUp = true;
     resolve();
   };
-  const socket = await Bun.connect({ unix: bridge.env[BRIDGE_SOCKET_ENV]!, socket: { data: () => {}, drain: pump, close: end, error: end } });
+  const socket = await Bun.connect({
+    unix: bridge.env[BRIDGE_SOCKET_ENV]!,
+    socket: { data: () => {}, drain: pump, close: end, error: end },
+  });
   socket.write(first);
   pump(socket);
   const timer = setTimeout(resolve, 20_000);

@@ -3,7 +3,8 @@ import { SseParser } from "../../../src/agent/providers/sse.ts";
 
 describe("SseParser", () => {
   test("events split anywhere, with LF, CRLF and CR line ends, comments and multi-line data", () => {
-    const stream = ": keep-alive\r\nevent: ping\r\ndata: {\"type\":\"ping\"}\r\n\r\ndata: line one\rdata:line two\r\rdata: [DONE]\n\n";
+    const stream =
+      ': keep-alive\r\nevent: ping\r\ndata: {"type":"ping"}\r\n\r\ndata: line one\rdata:line two\r\rdata: [DONE]\n\n';
     // Every split point, including between a CR and its LF.
     for (let cut = 0; cut <= stream.length; cut++) {
       const parser = new SseParser();

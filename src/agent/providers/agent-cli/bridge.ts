@@ -90,7 +90,10 @@ export interface LineLimits {
  * socket hands over chunks wherever the kernel cut them, possibly inside a multi-byte
  * character, so a line is decoded only once whole (a newline byte is never part of one).
  */
-export function lineReader(onLine: (line: string) => boolean | void, limits: LineLimits = {}): (chunk: Uint8Array) => void {
+export function lineReader(
+  onLine: (line: string) => boolean | void,
+  limits: LineLimits = {},
+): (chunk: Uint8Array) => void {
   const maxLineBytes = limits.maxLineBytes ?? Number.POSITIVE_INFINITY;
   const prefix = limits.prefix === undefined ? undefined : Buffer.from(limits.prefix);
   const decoder = new TextDecoder();
@@ -141,7 +144,8 @@ export function openToolBridge(): ToolBridge {
   let tools: ToolSpec[] = [];
   let handler: ((call: BridgeCall) => void) | undefined;
 
-  const send = (socket: Socket<SocketState>, message: object) => writeLine(socket, socket.data.unsent, JSON.stringify(message));
+  const send = (socket: Socket<SocketState>, message: object) =>
+    writeLine(socket, socket.data.unsent, JSON.stringify(message));
   /** Answers one request line; false when the line was not the run's and the socket is closed. */
   const answer = (socket: Socket<SocketState>, line: string): boolean => {
     let request: { token?: unknown; id?: unknown; method?: unknown; name?: unknown; arguments?: unknown };
@@ -176,7 +180,11 @@ export function openToolBridge(): ToolBridge {
     unix: socketPath,
     socket: {
       open(socket) {
-        const limits = { maxLineBytes: MAX_REQUEST_BYTES, prefix: `{"token":${JSON.stringify(token)},`, hangUp: () => socket.terminate() };
+        const limits = {
+          maxLineBytes: MAX_REQUEST_BYTES,
+          prefix: `{"token":${JSON.stringify(token)},`,
+          hangUp: () => socket.terminate(),
+        };
         socket.data = { read: lineReader((line) => answer(socket, line), limits), unsent: [] };
       },
       drain(socket) {

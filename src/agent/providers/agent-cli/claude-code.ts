@@ -30,7 +30,9 @@ export const claudeCodeDriver: AgentCliDriver = {
   login: "claude login",
   loginStatusArgs: ["auth", "status"],
   launch({ prompt, system, model, resume, bridge, dir }) {
-    const config = { mcpServers: { [SERVER]: { type: "stdio", command: bridge.command, args: bridge.args, env: bridge.env } } };
+    const config = {
+      mcpServers: { [SERVER]: { type: "stdio", command: bridge.command, args: bridge.args, env: bridge.env } },
+    };
     const args = [
       "-p",
       "--output-format",
@@ -62,24 +64,44 @@ export const claudeCodeDriver: AgentCliDriver = {
     const out: CliEvent[] = [];
     if (event.type === "system" && event.subtype === "init") {
       if (typeof event.session_id === "string") out.push({ type: "session", id: event.session_id });
-      for (const tool of asArray(event.tools)) if (typeof tool === "string" && !tool.startsWith(PREFIX)) out.push({ type: "foreign_tool", name: tool });
-      const server = asArray(event.mcp_servers).find((s) => (s as { name?: unknown })?.name === SERVER) as { status?: unknown } | undefined;
-      if (server && server.status !== "connected") out.push({ type: "failed", message: `Claude Code could not start copperhead's tool server (${String(server.status)})` });
+      for (const tool of asArray(event.tools))
+        if (typeof tool === "string" && !tool.startsWith(PREFIX)) out.push({ type: "foreign_tool", name: tool });
+      const server = asArray(event.mcp_servers).find((s) => (s as { name?: unknown })?.name === SERVER) as
+        | { status?: unknown }
+        | undefined;
+      if (server && server.status !== "connected")
+        out.push({
+          type: "failed",
+          message: `Claude Code could not start copperhead's tool server (${String(server.status)})`,
+        });
     } else if (event.type === "assistant") {
       const message = (event.message ?? {}) as { content?: unknown; usage?: Record<string, unknown> };
       for (const block of asArray(message.content) as { type?: unknown; text?: unknown; name?: unknown }[]) {
-        if (block?.type === "text" && typeof block.text === "string" && block.text.trim()) out.push({ type: "text", text: block.text });
-        if (block?.type === "tool_use" && typeof block.name === "string" && !block.name.startsWith(PREFIX)) out.push({ type: "foreign_tool", name: block.name });
+        if (block?.type === "text" && typeof block.text === "string" && block.text.trim())
+          out.push({ type: "text", text: block.text });
+        if (block?.type === "tool_use" && typeof block.name === "string" && !block.name.startsWith(PREFIX))
+          out.push({ type: "foreign_tool", name: block.name });
       }
       const usage = message.usage;
       // Claude Code marks its own cache breakpoints; as in the Messages API, input_tokens leaves
       // the cache's reads and writes out, and copperhead's input count holds them.
       if (usage) {
-        const [read, write] = [tokenCount(usage.cache_read_input_tokens), tokenCount(usage.cache_creation_input_tokens)];
-        out.push({ type: "usage", inputTokens: tokenCount(usage.input_tokens) + read + write, outputTokens: tokenCount(usage.output_tokens), ...(read || write ? { cacheReadTokens: read, cacheWriteTokens: write } : {}) });
+        const [read, write] = [
+          tokenCount(usage.cache_read_input_tokens),
+          tokenCount(usage.cache_creation_input_tokens),
+        ];
+        out.push({
+          type: "usage",
+          inputTokens: tokenCount(usage.input_tokens) + read + write,
+          outputTokens: tokenCount(usage.output_tokens),
+          ...(read || write ? { cacheReadTokens: read, cacheWriteTokens: write } : {}),
+        });
       }
     } else if (event.type === "result" && event.is_error === true) {
-      out.push({ type: "failed", message: typeof event.result === "string" && event.result ? event.result : String(event.subtype ?? "error") });
+      out.push({
+        type: "failed",
+        message: typeof event.result === "string" && event.result ? event.result : String(event.subtype ?? "error"),
+      });
     }
     return out;
   },

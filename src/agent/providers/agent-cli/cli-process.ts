@@ -49,7 +49,8 @@ export class CliProcess {
 
   /** Spawns the CLI in its own process group, feeds it the prompt and reads it until it exits. */
   static start(launch: CliLaunch, output: CliOutput): CliProcess {
-    for (const [name, text] of Object.entries(launch.files ?? {})) writeFileSync(join(launch.dir, name), text, { mode: 0o600 });
+    for (const [name, text] of Object.entries(launch.files ?? {}))
+      writeFileSync(join(launch.dir, name), text, { mode: 0o600 });
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(launch.env)) if (value !== undefined) env[key] = value;
     const proc = Bun.spawn([launch.executable, ...launch.args], {

@@ -32,17 +32,22 @@ export function userProviderOverrides(env: Record<string, string | undefined>): 
   try {
     config = Bun.TOML.parse(text) as Record<string, unknown>;
   } catch (err) {
-    throw new CopperheadError("config_invalid", `${file} is not valid TOML: ${err instanceof Error ? err.message : String(err)}`, {
-      file,
-      fix: "Fix the Codex config (codex reads it too), or move it aside for this run.",
-    });
+    throw new CopperheadError(
+      "config_invalid",
+      `${file} is not valid TOML: ${err instanceof Error ? err.message : String(err)}`,
+      {
+        file,
+        fix: "Fix the Codex config (codex reads it too), or move it aside for this run.",
+      },
+    );
   }
   const id = config.model_provider;
   if (typeof id !== "string" || !id) return [];
   const table = (config.model_providers as Record<string, unknown> | undefined)?.[id];
   const overrides: Array<[string, string]> = [["model_provider", tomlValue(id)]];
   // A built-in provider (openai, ollama, …) has no table of its own: the id alone selects it.
-  if (table && typeof table === "object" && !Array.isArray(table)) overrides.push([`model_providers.${tomlKey(id)}`, tomlValue(table)]);
+  if (table && typeof table === "object" && !Array.isArray(table))
+    overrides.push([`model_providers.${tomlKey(id)}`, tomlValue(table)]);
   return overrides;
 }
 
@@ -52,9 +57,14 @@ export function tomlValue(value: unknown): string {
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (Array.isArray(value)) return `[${value.map(tomlValue).join(", ")}]`;
   if (value && typeof value === "object") {
-    return `{${Object.entries(value).map(([k, v]) => `${tomlKey(k)} = ${tomlValue(v)}`).join(", ")}}`;
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${tomlKey(k)} = ${tomlValue(v)}`)
+      .join(", ")}}`;
   }
-  throw new CopperheadError("config_invalid", `a Codex provider setting has a value TOML cannot write inline: ${String(value)}`);
+  throw new CopperheadError(
+    "config_invalid",
+    `a Codex provider setting has a value TOML cannot write inline: ${String(value)}`,
+  );
 }
 
 function tomlKey(key: string): string {

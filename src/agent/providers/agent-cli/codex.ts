@@ -34,7 +34,13 @@ import { SYSTEM_PROMPT_FILE, tokenCount, TOOL_TIMEOUT_SECONDS, type AgentCliDriv
 const SERVER = "copperhead";
 
 /** Items that are the CLI's own tools at work. */
-const FOREIGN_ITEMS = new Set(["command_execution", "file_change", "web_search", "collab_tool_call", "image_generation"]);
+const FOREIGN_ITEMS = new Set([
+  "command_execution",
+  "file_change",
+  "web_search",
+  "collab_tool_call",
+  "image_generation",
+]);
 
 /**
  * Codex's own MCP-resource tools: their calls are reported as `mcp_tool_call` items naming the
@@ -96,21 +102,51 @@ export const codexDriver: AgentCliDriver = {
   },
   readEvent(event) {
     const out: CliEvent[] = [];
-    if (event.type === "thread.started" && typeof event.thread_id === "string") out.push({ type: "session", id: event.thread_id });
+    if (event.type === "thread.started" && typeof event.thread_id === "string")
+      out.push({ type: "session", id: event.thread_id });
     else if (event.type === "item.started" || event.type === "item.completed") {
-      const item = (event.item ?? {}) as { type?: unknown; text?: unknown; server?: unknown; tool?: unknown; command?: unknown };
+      const item = (event.item ?? {}) as {
+        type?: unknown;
+        text?: unknown;
+        server?: unknown;
+        tool?: unknown;
+        command?: unknown;
+      };
       const kind = String(item.type ?? "");
-      if (FOREIGN_ITEMS.has(kind)) out.push({ type: "foreign_tool", name: kind === "command_execution" ? `its shell (${String(item.command ?? "")})` : kind });
-      else if (kind === "mcp_tool_call" && (item.server !== SERVER || CODEX_RESOURCE_TOOLS.has(String(item.tool)))) out.push({ type: "foreign_tool", name: `${String(item.server)}.${String(item.tool)}` });
-      else if (kind === "agent_message" && event.type === "item.completed" && typeof item.text === "string" && item.text.trim()) out.push({ type: "text", text: item.text });
+      if (FOREIGN_ITEMS.has(kind))
+        out.push({
+          type: "foreign_tool",
+          name: kind === "command_execution" ? `its shell (${String(item.command ?? "")})` : kind,
+        });
+      else if (kind === "mcp_tool_call" && (item.server !== SERVER || CODEX_RESOURCE_TOOLS.has(String(item.tool))))
+        out.push({ type: "foreign_tool", name: `${String(item.server)}.${String(item.tool)}` });
+      else if (
+        kind === "agent_message" &&
+        event.type === "item.completed" &&
+        typeof item.text === "string" &&
+        item.text.trim()
+      )
+        out.push({ type: "text", text: item.text });
     } else if (event.type === "turn.completed") {
       // Codex's requests carry a prompt_cache_key, so OpenAI caches the repeated prefix; the
       // cached part is included in input_tokens.
-      const usage = (event.usage ?? {}) as { input_tokens?: unknown; cached_input_tokens?: unknown; output_tokens?: unknown };
+      const usage = (event.usage ?? {}) as {
+        input_tokens?: unknown;
+        cached_input_tokens?: unknown;
+        output_tokens?: unknown;
+      };
       const cached = tokenCount(usage.cached_input_tokens);
-      out.push({ type: "usage", inputTokens: tokenCount(usage.input_tokens), outputTokens: tokenCount(usage.output_tokens), ...(cached ? { cacheReadTokens: cached } : {}) });
+      out.push({
+        type: "usage",
+        inputTokens: tokenCount(usage.input_tokens),
+        outputTokens: tokenCount(usage.output_tokens),
+        ...(cached ? { cacheReadTokens: cached } : {}),
+      });
     } else if (event.type === "turn.failed") {
-      out.push({ type: "failed", message: String((event.error as { message?: unknown } | undefined)?.message ?? "the turn failed") });
+      out.push({
+        type: "failed",
+        message: String((event.error as { message?: unknown } | undefined)?.message ?? "the turn failed"),
+      });
     } else if (event.type === "error") {
       out.push({ type: "failed", message: String(event.message ?? "error") });
     }

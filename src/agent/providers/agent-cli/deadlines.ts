@@ -65,8 +65,12 @@ export function expiredError(product: string, expiry: Expiry): CopperheadError {
         idleTimeoutMs: expiry.ms,
         fix: `Check that the CLI works on its own and can reach its model. If it is just slow, raise providerTimeoutSeconds in .copperhead/config.json (or --provider-timeout, COPPERHEAD_PROVIDER_TIMEOUT).`,
       })
-    : new CopperheadError("provider_error", `${product} ran past the model call's deadline of ${seconds} without finishing its move; copperhead stopped it`, {
-        deadlineMs: expiry.ms,
-        fix: "If the model needs longer for one move, raise providerDeadlineSeconds in .copperhead/config.json (or --provider-deadline, COPPERHEAD_PROVIDER_DEADLINE).",
-      });
+    : new CopperheadError(
+        "provider_error",
+        `${product} ran past the model call's deadline of ${seconds} without finishing its move; copperhead stopped it`,
+        {
+          deadlineMs: expiry.ms,
+          fix: "If the model needs longer for one move, raise providerDeadlineSeconds in .copperhead/config.json (or --provider-deadline, COPPERHEAD_PROVIDER_DEADLINE).",
+        },
+      );
 }

@@ -20,7 +20,14 @@
  * into the turn's words and usage in turn.ts, and the deadlines of each call in deadlines.ts.
  */
 import { CopperheadError } from "../../../errors.ts";
-import type { ModelProvider, ModelRequest, ModelResponse, ToolResultBlock, ToolUseBlock, Usage } from "../../conversation.ts";
+import type {
+  ModelProvider,
+  ModelRequest,
+  ModelResponse,
+  ToolResultBlock,
+  ToolUseBlock,
+  Usage,
+} from "../../conversation.ts";
 import { openToolBridge, type BridgeCall, type ToolBridge } from "./bridge.ts";
 import { CliProcess } from "./cli-process.ts";
 import { CallDeadlines, expiredError, type CallLimits } from "./deadlines.ts";
@@ -50,7 +57,10 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
   const OVER = "The copperhead run is over; end your turn now without calling tools.";
   const inbox = new Inbox();
   const turn = new TurnRecord(driver, (name) =>
-    inbox.push({ kind: "stopped", detail: `the ${driver.product} CLI has or used ${name}, a tool copperhead did not give it; copperhead stopped it` }),
+    inbox.push({
+      kind: "stopped",
+      detail: `the ${driver.product} CLI has or used ${name}, a tool copperhead did not give it; copperhead stopped it`,
+    }),
   );
   /** The CLI's calls the loop is answering, by the tool_use id they were given. */
   const awaiting = new Map<string, BridgeCall>();
@@ -72,10 +82,18 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
       }
       if (!toolNames.has(call.name)) {
         call.reply({ content: `copperhead gave you no tool called ${call.name}`, isError: true });
-        inbox.push({ kind: "stopped", detail: `the ${driver.product} CLI called ${JSON.stringify(call.name)}, a tool copperhead did not give it; copperhead stopped it` });
+        inbox.push({
+          kind: "stopped",
+          detail: `the ${driver.product} CLI called ${JSON.stringify(call.name)}, a tool copperhead did not give it; copperhead stopped it`,
+        });
         return;
       }
-      const block: ToolUseBlock = { type: "tool_use", id: `cli-${++callCount}`, name: call.name, input: call.arguments ?? {} };
+      const block: ToolUseBlock = {
+        type: "tool_use",
+        id: `cli-${++callCount}`,
+        name: call.name,
+        input: call.arguments ?? {},
+      };
       inbox.push({ kind: "call", block, call });
     });
     return opened;
@@ -84,11 +102,30 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
   /** A CLI process for a new prompt, resuming the CLI's own session when it has one. */
   const start = (prompt: string, system: string): void => {
     const dir = bridge!.dir;
-    const bridgeCommand = { command: options.selfCommand[0]!, args: [...options.selfCommand.slice(1), "mcp-bridge"], env: bridge!.env };
-    const launch = driver.launch({ prompt, system, model: options.model, resume: turn.session, dir, env, bridge: bridgeCommand });
+    const bridgeCommand = {
+      command: options.selfCommand[0]!,
+      args: [...options.selfCommand.slice(1), "mcp-bridge"],
+      env: bridge!.env,
+    };
+    const launch = driver.launch({
+      prompt,
+      system,
+      model: options.model,
+      resume: turn.session,
+      dir,
+      env,
+      bridge: bridgeCommand,
+    });
     turn.failure = undefined;
     const proc: CliProcess = CliProcess.start(
-      { executable: driver.executable, args: launch.args, dir, files: launch.files, env: { ...env, ...launch.env }, stdin: launch.stdin },
+      {
+        executable: driver.executable,
+        args: launch.args,
+        dir,
+        files: launch.files,
+        env: { ...env, ...launch.env },
+        stdin: launch.stdin,
+      },
       {
         line: (text) => turn.line(text),
         activity: () => clock?.touch(),
@@ -138,14 +175,20 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
       const call = awaiting.get(result.toolUseId);
       awaiting.delete(result.toolUseId);
       const text = i === results.length - 1 && notes.length ? [result.content, ...notes].join("\n\n") : result.content;
-      call?.reply({ content: text, isError: result.isError === true, ...(result.images?.length ? { images: result.images } : {}) });
+      call?.reply({
+        content: text,
+        isError: result.isError === true,
+        ...(result.images?.length ? { images: result.images } : {}),
+      });
     });
   };
 
   const providerError = (message: string) => {
     const loginHint = /log ?in|logged|api key|auth|401|403|credential/i.test(message);
     return new CopperheadError("provider_error", message, {
-      fix: loginHint ? `Log ${driver.product} in with \`${driver.login}\`, then run the change again.` : `Check that \`${driver.executable}\` works on its own, then run the change again.`,
+      fix: loginHint
+        ? `Log ${driver.product} in with \`${driver.login}\`, then run the change again.`
+        : `Check that \`${driver.executable}\` works on its own, then run the change again.`,
     });
   };
 
@@ -158,11 +201,20 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
     async preflight() {
       const path = Bun.which(driver.executable, { PATH: env.PATH ?? "" });
       if (!path) throw notInstalledError(driver, options.howToPickModel);
-      const status = Bun.spawn([path, ...driver.loginStatusArgs], { env: env as Record<string, string>, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+      const status = Bun.spawn([path, ...driver.loginStatusArgs], {
+        env: env as Record<string, string>,
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "ignore",
+      });
       if ((await status.exited) !== 0) {
-        throw new CopperheadError("cli_not_logged_in", `${driver.product} is installed but not logged in (\`${driver.executable} ${driver.loginStatusArgs.join(" ")}\` failed).`, {
-          fix: `Run \`${driver.login}\` once, then run the change again.`,
-        });
+        throw new CopperheadError(
+          "cli_not_logged_in",
+          `${driver.product} is installed but not logged in (\`${driver.executable} ${driver.loginStatusArgs.join(" ")}\` failed).`,
+          {
+            fix: `Run \`${driver.login}\` once, then run the change again.`,
+          },
+        );
       }
     },
     async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
@@ -185,7 +237,9 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
       }
       if (item.kind === "stopped") {
         await stopCli();
-        throw new CopperheadError("provider_error", item.detail, { fix: `This is a safety stop: copperhead gives ${driver.product} only its own tools. Report it if it happens with an unmodified CLI.` });
+        throw new CopperheadError("provider_error", item.detail, {
+          fix: `This is a safety stop: copperhead gives ${driver.product} only its own tools. Report it if it happens with an unmodified CLI.`,
+        });
       }
       if (item.kind === "exit") {
         if (item.code !== 0) {
@@ -193,11 +247,19 @@ export function createAgentCliProvider(driver: AgentCliDriver, options: AgentCli
           throw providerError(`${driver.product} ended with an error: ${why}`);
         }
         const text = turn.takeText();
-        return { content: text.length ? text : [{ type: "text", text: "(the CLI ended its turn without a word)" }], stopReason: "end_turn", usage: turn.takeUsage() };
+        return {
+          content: text.length ? text : [{ type: "text", text: "(the CLI ended its turn without a word)" }],
+          stopReason: "end_turn",
+          usage: turn.takeUsage(),
+        };
       }
       const calls = [item, ...inbox.takeCalls()];
       for (const c of calls) awaiting.set(c.block.id, c.call);
-      return { content: [...turn.takeText(), ...calls.map((c) => c.block)], stopReason: "tool_use", usage: turn.takeUsage() };
+      return {
+        content: [...turn.takeText(), ...calls.map((c) => c.block)],
+        stopReason: "tool_use",
+        usage: turn.takeUsage(),
+      };
     },
     async close() {
       over = true;

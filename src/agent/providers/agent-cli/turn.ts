@@ -109,7 +109,9 @@ export class TurnRecord {
 /** Two usage reports as one; the cache counts appear once either has them. */
 function addCallUsage(a: Usage, b: Usage): Usage {
   const sum: Usage = { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
-  if (a.cacheReadTokens !== undefined || b.cacheReadTokens !== undefined) sum.cacheReadTokens = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
-  if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined) sum.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
+  if (a.cacheReadTokens !== undefined || b.cacheReadTokens !== undefined)
+    sum.cacheReadTokens = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
+  if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined)
+    sum.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
   return sum;
 }

@@ -73,14 +73,25 @@ export function rectangle(at: PointMm, w: number, h: number, angle: number): Sha
 /** A circle, drawn around (not inside) the true one. */
 export function circle(at: PointMm, r: number): ShapeMm {
   const outer = r / Math.cos(Math.PI / CIRCLE_STEPS);
-  const path: PathD = Array.from({ length: CIRCLE_STEPS }, (_, i) => ({ x: at.x + outer * Math.cos((2 * Math.PI * i) / CIRCLE_STEPS), y: at.y + outer * Math.sin((2 * Math.PI * i) / CIRCLE_STEPS) }));
+  const path: PathD = Array.from({ length: CIRCLE_STEPS }, (_, i) => ({
+    x: at.x + outer * Math.cos((2 * Math.PI * i) / CIRCLE_STEPS),
+    y: at.y + outer * Math.sin((2 * Math.PI * i) / CIRCLE_STEPS),
+  }));
   return shapeOf([path]);
 }
 
 /** A stroke of `width` along a polyline, round-ended (a track, an oval pad, a drawn line). */
 export function stroke(points: PointMm[], width: number): ShapeMm {
   if (points.length === 1) return circle(points[0]!, width / 2);
-  const paths = Clipper.inflatePathsD([points], width / 2 + ARC_TOLERANCE, JoinType.Round, EndType.Round, 2, PRECISION, ARC_TOLERANCE);
+  const paths = Clipper.inflatePathsD(
+    [points],
+    width / 2 + ARC_TOLERANCE,
+    JoinType.Round,
+    EndType.Round,
+    2,
+    PRECISION,
+    ARC_TOLERANCE,
+  );
   return shapeOf(paths);
 }
 
@@ -116,7 +127,21 @@ export function inflate(shape: ShapeMm, by: number): ShapeMm {
   let made = grownBy.get(shape);
   if (!made) grownBy.set(shape, (made = new Map()));
   let grown = made.get(by);
-  if (!grown) made.set(by, (grown = shapeOf(Clipper.inflatePathsD(shape.paths, by + ARC_TOLERANCE, JoinType.Round, EndType.Polygon, 2, PRECISION, ARC_TOLERANCE))));
+  if (!grown)
+    made.set(
+      by,
+      (grown = shapeOf(
+        Clipper.inflatePathsD(
+          shape.paths,
+          by + ARC_TOLERANCE,
+          JoinType.Round,
+          EndType.Polygon,
+          2,
+          PRECISION,
+          ARC_TOLERANCE,
+        ),
+      )),
+    );
   return grown;
 }
 
@@ -131,13 +156,21 @@ export function translate(shape: ShapeMm, dx: number, dy: number): ShapeMm {
 function isBox(shape: ShapeMm): boolean {
   if (shape.paths.length !== 1 || shape.paths[0]!.length !== 4) return false;
   const { minX, minY, maxX, maxY } = shape.box;
-  return shape.paths[0]!.every((p) => (Math.abs(p.x - minX) < 1e-9 || Math.abs(p.x - maxX) < 1e-9) && (Math.abs(p.y - minY) < 1e-9 || Math.abs(p.y - maxY) < 1e-9));
+  return shape.paths[0]!.every(
+    (p) =>
+      (Math.abs(p.x - minX) < 1e-9 || Math.abs(p.x - maxX) < 1e-9) &&
+      (Math.abs(p.y - minY) < 1e-9 || Math.abs(p.y - maxY) < 1e-9),
+  );
 }
 
 /** True when the two shapes share area (touching edges do not count). */
 export function overlap(a: ShapeMm, b: ShapeMm): boolean {
   if (!boxesOverlap(a.box, b.box)) return false;
-  if (isBox(a) && isBox(b)) return Math.min(a.box.maxX, b.box.maxX) - Math.max(a.box.minX, b.box.minX) > 1e-6 && Math.min(a.box.maxY, b.box.maxY) - Math.max(a.box.minY, b.box.minY) > 1e-6;
+  if (isBox(a) && isBox(b))
+    return (
+      Math.min(a.box.maxX, b.box.maxX) - Math.max(a.box.minX, b.box.minX) > 1e-6 &&
+      Math.min(a.box.maxY, b.box.maxY) - Math.max(a.box.minY, b.box.minY) > 1e-6
+    );
   // Pads, tracks and their offsets are mostly convex outlines: two of those overlap unless an
   // edge of one separates them, which is cheaper to ask than a Clipper intersection.
   if (a.paths.length === 1 && b.paths.length === 1 && convex(a.paths[0]!) && convex(b.paths[0]!)) {
@@ -160,7 +193,13 @@ export function innerBox(shape: ShapeMm, depth: number): BBox | undefined {
   if (!isBox(shape)) {
     const path = shape.paths[0]!;
     if (shape.paths.length !== 1 || !convex(path)) return undefined;
-    const fits = (b: BBox) => [{ x: b.minX, y: b.minY }, { x: b.maxX, y: b.minY }, { x: b.maxX, y: b.maxY }, { x: b.minX, y: b.maxY }].every((p) => insidePath(p, path));
+    const fits = (b: BBox) =>
+      [
+        { x: b.minX, y: b.minY },
+        { x: b.maxX, y: b.minY },
+        { x: b.maxX, y: b.maxY },
+        { x: b.minX, y: b.maxY },
+      ].every((p) => insidePath(p, path));
     let [lo, hi] = [0, Math.min(maxX - minX, maxY - minY) / 2];
     if (!fits(shrunk(hi - 1e-9))) return undefined;
     for (let i = 0; i < 16; i++) {

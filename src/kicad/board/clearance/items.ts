@@ -6,10 +6,30 @@
  * Zone fills are not items here: they are refilled after an edit, so they follow new copper
  * rather than block it. Rule areas (keepouts) are.
  */
-import { arcCircle, footprintToBoard, pointMmOf, readNetRef, type BBox, type Board, type PlacementMm, type PointMm } from "../model.ts";
+import {
+  arcCircle,
+  footprintToBoard,
+  pointMmOf,
+  readNetRef,
+  type BBox,
+  type Board,
+  type PlacementMm,
+  type PointMm,
+} from "../model.ts";
 import { localBounds } from "../footprint/instance.ts";
 import { child, children, childText, head, num, text, type SList } from "../../sexpr/index.ts";
-import { boxOf, circle, growBox, polygon, rectangle, stroke, turn, union, withHoles, type ShapeMm } from "./geometry.ts";
+import {
+  boxOf,
+  circle,
+  growBox,
+  polygon,
+  rectangle,
+  stroke,
+  turn,
+  union,
+  withHoles,
+  type ShapeMm,
+} from "./geometry.ts";
 
 export type ItemKind = "pad" | "track" | "via" | "copper" | "hole" | "courtyard" | "keepout" | "edge" | "silk" | "pour";
 
@@ -92,7 +112,9 @@ export function drawn(item: Omit<BoardItem, "shape" | "box">, shape: ShapeMm): B
 /** The board's copper layer names, front to back. */
 export function copperLayers(board: Board): string[] {
   const table = child(board.root, "layers");
-  const names = table ? table.items.flatMap((i) => (i.type === "list" ? [text(i, 1) ?? ""] : [])).filter((n) => /\.Cu$/.test(n)) : [];
+  const names = table
+    ? table.items.flatMap((i) => (i.type === "list" ? [text(i, 1) ?? ""] : [])).filter((n) => /\.Cu$/.test(n))
+    : [];
   return names.length > 0 ? names : ["F.Cu", "B.Cu"];
 }
 
@@ -132,7 +154,10 @@ export function arcPoints(a: PointMm, m: PointMm, b: PointMm): PointMm[] {
  * A drawing (`gr_*`/`fp_*` line, rect, arc, circle, poly, curve) as the polylines of its stroke,
  * in board coordinates, and whether it is filled.
  */
-export function drawingPolylines(item: SList, toBoard: (p: PointMm) => PointMm): { lines: PointMm[][]; filled: boolean } {
+export function drawingPolylines(
+  item: SList,
+  toBoard: (p: PointMm) => PointMm,
+): { lines: PointMm[][]; filled: boolean } {
   const kind = (head(item) ?? "").slice(3);
   const start = pointMmOf(child(item, "start"));
   const end = pointMmOf(child(item, "end"));
@@ -142,7 +167,11 @@ export function drawingPolylines(item: SList, toBoard: (p: PointMm) => PointMm):
     case "line":
       return { lines: start && end ? [[start, end].map(toBoard)] : [], filled: false };
     case "rect":
-      return { lines: start && end ? [[start, { x: end.x, y: start.y }, end, { x: start.x, y: end.y }, start].map(toBoard)] : [], filled };
+      return {
+        lines:
+          start && end ? [[start, { x: end.x, y: start.y }, end, { x: start.x, y: end.y }, start].map(toBoard)] : [],
+        filled,
+      };
     case "arc": {
       const mid = pointMmOf(child(item, "mid"));
       return { lines: start && mid && end ? [arcPoints(start, mid, end).map(toBoard)] : [], filled: false };
@@ -152,7 +181,17 @@ export function drawingPolylines(item: SList, toBoard: (p: PointMm) => PointMm):
       if (!center || !end) return { lines: [], filled };
       const r = Math.hypot(end.x - center.x, end.y - center.y);
       const n = ARC_SEGMENTS * 2;
-      return { lines: [Array.from({ length: n + 1 }, (_, i) => toBoard({ x: center.x + r * Math.cos((2 * Math.PI * i) / n), y: center.y + r * Math.sin((2 * Math.PI * i) / n) }))], filled };
+      return {
+        lines: [
+          Array.from({ length: n + 1 }, (_, i) =>
+            toBoard({
+              x: center.x + r * Math.cos((2 * Math.PI * i) / n),
+              y: center.y + r * Math.sin((2 * Math.PI * i) / n),
+            }),
+          ),
+        ],
+        filled,
+      };
     }
     case "poly":
     case "curve": {
@@ -186,7 +225,8 @@ export function outlineSegments(board: Board): [PointMm, PointMm][] {
   const segments: [PointMm, PointMm][] = [];
   const visit = (item: SList, toBoard: (p: PointMm) => PointMm) => {
     if (childText(item, "layer") !== "Edge.Cuts" || !/^(gr|fp)_/.test(head(item) ?? "")) return;
-    for (const line of drawingPolylines(item, toBoard).lines) for (let i = 1; i < line.length; i++) segments.push([line[i - 1]!, line[i]!]);
+    for (const line of drawingPolylines(item, toBoard).lines)
+      for (let i = 1; i < line.length; i++) segments.push([line[i - 1]!, line[i]!]);
   };
   for (const item of board.root.items) if (item.type === "list") visit(item, (p) => p);
   for (const fp of children(board.root, "footprint")) {
@@ -203,7 +243,9 @@ export function outlineSegments(board: Board): [PointMm, PointMm][] {
  */
 export function textShape(item: SList, rotation: number, toBoard: (p: PointMm) => PointMm): ShapeMm | undefined {
   const effects = child(item, "effects");
-  const hidden = child(item, "hide") ? text(child(item, "hide")!, 1) !== "no" : !!effects && effects.items.some((a) => a.type === "atom" && a.raw === "hide");
+  const hidden = child(item, "hide")
+    ? text(child(item, "hide")!, 1) !== "no"
+    : !!effects && effects.items.some((a) => a.type === "atom" && a.raw === "hide");
   const value = text(item, head(item) === "gr_text" ? 1 : 2) ?? "";
   const at = child(item, "at");
   if (hidden || !at || value === "") return undefined;
@@ -217,7 +259,8 @@ export function textShape(item: SList, rotation: number, toBoard: (p: PointMm) =
   const angle = (num(at, 3) ?? 0) - rotation;
   // Left- or right-justified text runs from its anchor along its direction (mirrored: against it).
   const justify = child(effects ?? item, "justify")?.items.flatMap((a) => (a.type === "atom" ? [a.raw] : [])) ?? [];
-  const along = (justify.includes("left") ? w / 2 : justify.includes("right") ? -w / 2 : 0) * (justify.includes("mirror") ? -1 : 1);
+  const along =
+    (justify.includes("left") ? w / 2 : justify.includes("right") ? -w / 2 : 0) * (justify.includes("mirror") ? -1 : 1);
   const centre = turn({ x: along, y: 0 }, angle, pointMmOf(at)!);
   const corners = rectangle(centre, w, tall, angle).paths[0]!.map(toBoard);
   return polygon(corners);
@@ -232,7 +275,12 @@ export function footprintItems(fp: SList, copper: string[]): BoardItem[] {
   const items: BoardItem[] = [];
   for (const [layer, local] of courtyards(fp, side)) {
     const centre = toBoard({ x: (local.minX + local.maxX) / 2, y: (local.minY + local.maxY) / 2 });
-    items.push(drawn({ kind: "courtyard", what: `the courtyard of ${ref}`, net: "", layers: new Set([layer]), ref }, rectangle(centre, local.maxX - local.minX, local.maxY - local.minY, at.rotation)));
+    items.push(
+      drawn(
+        { kind: "courtyard", what: `the courtyard of ${ref}`, net: "", layers: new Set([layer]), ref },
+        rectangle(centre, local.maxX - local.minX, local.maxY - local.minY, at.rotation),
+      ),
+    );
   }
   for (const pad of children(fp, "pad")) items.push(...padItems(pad, toBoard, ref, copper));
   for (const item of fp.items) {
@@ -267,7 +315,17 @@ function courtyards(fp: SList, side: "F" | "B"): Map<string, BBox> {
     if (lines.length === 0) continue;
     const b = boxOf(lines);
     const seen = out.get(layer);
-    out.set(layer, seen ? { minX: Math.min(seen.minX, b.minX), minY: Math.min(seen.minY, b.minY), maxX: Math.max(seen.maxX, b.maxX), maxY: Math.max(seen.maxY, b.maxY) } : b);
+    out.set(
+      layer,
+      seen
+        ? {
+            minX: Math.min(seen.minX, b.minX),
+            minY: Math.min(seen.minY, b.minY),
+            maxX: Math.max(seen.maxX, b.maxX),
+            maxY: Math.max(seen.maxY, b.maxY),
+          }
+        : b,
+    );
   }
   if (out.size === 0) {
     const local = localBounds(fp);
@@ -302,8 +360,15 @@ function padItems(pad: SList, toBoard: (p: PointMm) => PointMm, ref: string, cop
   if (layers.size > 0 && type !== "np_thru_hole") {
     const box = growBox({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y }, padReach(pad, w, h));
     // KiCad joins a round pad by spokes at 45°, any other along its axes (where the half size along them is exact).
-    const spokeFrame = form === "circle" ? { angle: angle + 45, half: [w / 2, w / 2] as [number, number] } : { angle, half: [w / 2, h / 2] as [number, number] };
-    items.push(lazy({ kind: "pad", what: name, net, layers, box, ref, pad: number, ends: [centre], spokeFrame, clearance }, () => padShape(pad, form, centre, w, h, angle)));
+    const spokeFrame =
+      form === "circle"
+        ? { angle: angle + 45, half: [w / 2, w / 2] as [number, number] }
+        : { angle, half: [w / 2, h / 2] as [number, number] };
+    items.push(
+      lazy({ kind: "pad", what: name, net, layers, box, ref, pad: number, ends: [centre], spokeFrame, clearance }, () =>
+        padShape(pad, form, centre, w, h, angle),
+      ),
+    );
   }
   const drill = child(pad, "drill");
   if (drill) {
@@ -316,7 +381,21 @@ function padItems(pad: SList, toBoard: (p: PointMm) => PointMm, ref: string, cop
     const [hw, hh] = type === "np_thru_hole" ? [Math.max(dw, w), Math.max(dh, h)] : [dw, dh];
     if (hw > 0) {
       const shape = Math.abs(hw - hh) < 1e-9 ? circle(hc, hw / 2) : oblong(hc, hw, hh, angle);
-      items.push(drawn({ kind: "hole", what: type === "np_thru_hole" ? `a mounting hole of ${ref}` : `the hole of ${name}`, net: type === "np_thru_hole" ? "" : net, layers: new Set(copper), ref, plated: type !== "np_thru_hole", pad: number, clearance }, shape));
+      items.push(
+        drawn(
+          {
+            kind: "hole",
+            what: type === "np_thru_hole" ? `a mounting hole of ${ref}` : `the hole of ${name}`,
+            net: type === "np_thru_hole" ? "" : net,
+            layers: new Set(copper),
+            ref,
+            plated: type !== "np_thru_hole",
+            pad: number,
+            clearance,
+          },
+          shape,
+        ),
+      );
     }
   }
   return items;
@@ -329,10 +408,20 @@ function padReach(pad: SList, w: number, h: number): number {
   if (primitives) {
     for (const p of primitives.items) {
       if (p.type !== "list") continue;
-      const pts = [child(p, "start"), child(p, "end"), child(p, "center"), child(p, "mid"), ...children(child(p, "pts") ?? p, "xy")].flatMap((n) => pointMmOf(n) ?? []);
+      const pts = [
+        child(p, "start"),
+        child(p, "end"),
+        child(p, "center"),
+        child(p, "mid"),
+        ...children(child(p, "pts") ?? p, "xy"),
+      ].flatMap((n) => pointMmOf(n) ?? []);
       const width = num(child(p, "width") ?? p, 1) ?? 0;
       for (const q of pts) reach = Math.max(reach, Math.hypot(q.x, q.y) + width / 2);
-      if (head(p) === "gr_circle" && pts.length === 2) reach = Math.max(reach, Math.hypot(pts[0]!.x, pts[0]!.y) + Math.hypot(pts[1]!.x - pts[0]!.x, pts[1]!.y - pts[0]!.y));
+      if (head(p) === "gr_circle" && pts.length === 2)
+        reach = Math.max(
+          reach,
+          Math.hypot(pts[0]!.x, pts[0]!.y) + Math.hypot(pts[1]!.x - pts[0]!.x, pts[1]!.y - pts[0]!.y),
+        );
     }
   }
   return reach;
@@ -363,7 +452,8 @@ function customPadShape(pad: SList, centre: PointMm, w: number, h: number, angle
   for (const primitive of child(pad, "primitives")?.items ?? []) {
     if (primitive.type !== "list") continue;
     const { lines, filled } = drawingPolylines(primitive, toBoard);
-    const width = num(child(primitive, "width") ?? child(child(primitive, "stroke") ?? primitive, "width") ?? primitive, 1) ?? 0;
+    const width =
+      num(child(primitive, "width") ?? child(child(primitive, "stroke") ?? primitive, "width") ?? primitive, 1) ?? 0;
     for (const line of lines) {
       if (width > 0) parts.push(stroke(line, width));
       // A pad's polygon is copper inside, whatever its fill says, as pcbnew merges the primitives.
@@ -382,10 +472,14 @@ function oblong(centre: PointMm, w: number, h: number, angle: number): ShapeMm {
 
 /** The board's own items (not footprints'): tracks, vias, rule areas, drawings and texts on copper, silkscreen and Edge.Cuts. */
 export function boardItems(board: Board, copper: string[]): BoardItem[] {
-  const names = new Map(board.nets().flatMap((n) => (n.code !== undefined ? [[n.code, n.name] as [number, string]] : [])));
+  const names = new Map(
+    board.nets().flatMap((n) => (n.code !== undefined ? [[n.code, n.name] as [number, string]] : [])),
+  );
   const netOf = (node: SList): string => {
     const ref = readNetRef(child(node, "net"));
-    return ref?.name || (ref?.code !== undefined ? (names.get(ref.code) ?? "") : "") || (childText(node, "net_name") ?? "");
+    return (
+      ref?.name || (ref?.code !== undefined ? (names.get(ref.code) ?? "") : "") || (childText(node, "net_name") ?? "")
+    );
   };
   const items: BoardItem[] = [];
   for (const item of board.root.items) {
@@ -405,19 +499,35 @@ export function footprintBoardItems(fp: SList, copper: string[]): BoardItem[] {
   const items = children(fp, "zone").flatMap((zone) => keepoutItems(zone, copper, referenceOf(fp)));
   const at = placementOf(fp);
   for (const item of fp.items) {
-    if (item.type === "list" && childText(item, "layer") === "Edge.Cuts" && /^fp_/.test(head(item) ?? "")) items.push(...edgeItems(item, (p) => footprintToBoard(p, at)));
+    if (item.type === "list" && childText(item, "layer") === "Edge.Cuts" && /^fp_/.test(head(item) ?? ""))
+      items.push(...edgeItems(item, (p) => footprintToBoard(p, at)));
   }
   return items;
 }
 
 function trackItem(item: SList, net: string): BoardItem {
   const width = num(child(item, "width") ?? item, 1) ?? 0.2;
-  const [start, mid, end] = [pointMmOf(child(item, "start")), pointMmOf(child(item, "mid")), pointMmOf(child(item, "end"))];
+  const [start, mid, end] = [
+    pointMmOf(child(item, "start")),
+    pointMmOf(child(item, "mid")),
+    pointMmOf(child(item, "end")),
+  ];
   const pts = [start, mid, end].flatMap((p) => p ?? []);
   const layer = childText(item, "layer") ?? "";
   const box = growBox(boxOf([pts]), width / 2);
   const line = start && mid && end ? arcPoints(start, mid, end) : pts;
-  return lazy({ kind: "track", what: `a track of ${net || "no net"} on ${layer}`, net, layers: new Set([layer]), box, ends: [pts[0]!, pts[pts.length - 1]!], width }, () => stroke(line, width));
+  return lazy(
+    {
+      kind: "track",
+      what: `a track of ${net || "no net"} on ${layer}`,
+      net,
+      layers: new Set([layer]),
+      box,
+      ends: [pts[0]!, pts[pts.length - 1]!],
+      width,
+    },
+    () => stroke(line, width),
+  );
 }
 
 function viaItems(item: SList, net: string, copper: string[]): BoardItem[] {
@@ -428,8 +538,20 @@ function viaItems(item: SList, net: string, copper: string[]): BoardItem[] {
   // A blind or buried via spans only part of the stack; taking every layer keeps the check on the safe side.
   const all = new Set(copper);
   return [
-    drawn({ kind: "via", what: `a via of ${net || "no net"} at ${at.x}, ${at.y}`, net, layers: all, ends: [at] }, circle(at, size / 2)),
-    drawn({ kind: "hole", what: `the hole of a via of ${net || "no net"} at ${at.x}, ${at.y}`, net, layers: all, plated: false }, circle(at, drill / 2)),
+    drawn(
+      { kind: "via", what: `a via of ${net || "no net"} at ${at.x}, ${at.y}`, net, layers: all, ends: [at] },
+      circle(at, size / 2),
+    ),
+    drawn(
+      {
+        kind: "hole",
+        what: `the hole of a via of ${net || "no net"} at ${at.x}, ${at.y}`,
+        net,
+        layers: all,
+        plated: false,
+      },
+      circle(at, drill / 2),
+    ),
   ];
 }
 
@@ -451,7 +573,14 @@ function pourItems(zone: SList, net: string, copper: string[]): BoardItem[] {
   const layers = new Set([...expandLayers(layerNames(zone), copper)].filter((l) => copper.includes(l)));
   return children(zone, "polygon").flatMap((p) => {
     const pts = children(child(p, "pts") ?? p, "xy").flatMap((xy) => pointMmOf(xy) ?? []);
-    return pts.length > 2 ? [drawn({ kind: "pour", what: `a zone of ${net}`, net, layers, thermal: { gap, width, clearance, thickness } }, polygon(pts))] : [];
+    return pts.length > 2
+      ? [
+          drawn(
+            { kind: "pour", what: `a zone of ${net}`, net, layers, thermal: { gap, width, clearance, thickness } },
+            polygon(pts),
+          ),
+        ]
+      : [];
   });
 }
 
@@ -460,7 +589,12 @@ function keepoutItems(zone: SList, copper: string[], ref?: string, net = ""): Bo
   const keepout = child(zone, "keepout");
   if (!keepout) return pourItems(zone, net, copper);
   const forbids = (what: string) => childText(keepout, what) === "not_allowed";
-  const rules: KeepoutRules = { tracks: forbids("tracks"), vias: forbids("vias"), pads: forbids("pads"), footprints: forbids("footprints") };
+  const rules: KeepoutRules = {
+    tracks: forbids("tracks"),
+    vias: forbids("vias"),
+    pads: forbids("pads"),
+    footprints: forbids("footprints"),
+  };
   if (!rules.tracks && !rules.vias && !rules.pads && !rules.footprints) return [];
   const name = childText(zone, "name");
   const layers = expandLayers(layerNames(zone), copper);
@@ -469,7 +603,19 @@ function keepoutItems(zone: SList, copper: string[], ref?: string, net = ""): Bo
     .map((p) => children(child(p, "pts") ?? p, "xy").flatMap((xy) => pointMmOf(xy) ?? []))
     .filter((pts) => pts.length > 2);
   if (paths.length === 0) return [];
-  return [drawn({ kind: "keepout", what: name ? `the rule area "${name}"` : ref ? `a rule area of ${ref}` : "a rule area", net: "", layers, keepout: rules, ref }, withHoles(paths))];
+  return [
+    drawn(
+      {
+        kind: "keepout",
+        what: name ? `the rule area "${name}"` : ref ? `a rule area of ${ref}` : "a rule area",
+        net: "",
+        layers,
+        keepout: rules,
+        ref,
+      },
+      withHoles(paths),
+    ),
+  ];
 }
 
 function drawingItems(item: SList, copper: string[]): BoardItem[] {
@@ -489,5 +635,7 @@ function drawingItems(item: SList, copper: string[]): BoardItem[] {
 
 /** An Edge.Cuts drawing, a hair wide: copper keeps the edge clearance from it, courtyards stay off it. */
 function edgeItems(item: SList, toBoard: (p: PointMm) => PointMm): BoardItem[] {
-  return drawingPolylines(item, toBoard).lines.map((line) => drawn({ kind: "edge", what: "the board edge", net: "", layers: new Set(["Edge.Cuts"]) }, stroke(line, 0.002)));
+  return drawingPolylines(item, toBoard).lines.map((line) =>
+    drawn({ kind: "edge", what: "the board edge", net: "", layers: new Set(["Edge.Cuts"]) }, stroke(line, 0.002)),
+  );
 }

@@ -11,9 +11,29 @@
  * named for a person.
  */
 import type { BBox, Board, PointMm } from "../model.ts";
-import { boardItems, copperLayers, drawn, footprintBoardItems, footprintItems, outlineSegments, sharesLayer, type BoardItem, type SpokeFrame } from "./items.ts";
+import {
+  boardItems,
+  copperLayers,
+  drawn,
+  footprintBoardItems,
+  footprintItems,
+  outlineSegments,
+  sharesLayer,
+  type BoardItem,
+  type SpokeFrame,
+} from "./items.ts";
 import { cutSpokes, MIN_SPOKES, spokeCorridors, spokeTips, type SpokedPad } from "./spokes.ts";
-import { boxesOverlap, boxesWithin, boxOf, growBox, inflate, insidePath, insideSegments, overlap, type ShapeMm } from "./geometry.ts";
+import {
+  boxesOverlap,
+  boxesWithin,
+  boxOf,
+  growBox,
+  inflate,
+  insidePath,
+  insideSegments,
+  overlap,
+  type ShapeMm,
+} from "./geometry.ts";
 import type { BoardRules } from "./rules.ts";
 import { children, type SList } from "../../sexpr/index.ts";
 
@@ -136,10 +156,12 @@ export class BoardObstacles {
     const index = this.items.push(item) - 1;
     this.largestOwnClearance = Math.max(this.largestOwnClearance, item.clearance ?? 0);
     this.every.insert(index, item.box);
-    if (item.kind === "courtyard" || item.kind === "keepout" || item.kind === "edge") this.forCourtyards.insert(index, item.box);
+    if (item.kind === "courtyard" || item.kind === "keepout" || item.kind === "edge")
+      this.forCourtyards.insert(index, item.box);
     if (item.kind === "courtyard" || item.kind === "silk") return;
     this.forCopper.insert(index, item.box);
-    for (const [layer, outer] of this.forOuterCopper) if (item.kind === "edge" || item.kind === "hole" || item.layers.has(layer)) outer.insert(index, item.box);
+    for (const [layer, outer] of this.forOuterCopper)
+      if (item.kind === "edge" || item.kind === "hole" || item.layers.has(layer)) outer.insert(index, item.box);
   }
 
   /** Items whose box meets `box` and that `keep` accepts, each once, in the order they were added. */
@@ -171,12 +193,17 @@ export class BoardObstacles {
   copperBlocker(copper: CopperShape, holes: ShapeMm[] = []): Blocker | undefined {
     // By the item's box first: most items near a spot are farther than their clearance, and
     // neither their shape nor the spot's offset need be drawn for them.
-    const tooClose = (item: BoardItem, distance: number) => boxesWithin(copper.shape.box, item.box, distance) && overlap(grow(copper, distance), item.shape());
+    const tooClose = (item: BoardItem, distance: number) =>
+      boxesWithin(copper.shape.box, item.box, distance) && overlap(grow(copper, distance), item.shape());
     const [layer, ...more] = copper.layers;
     const index = (more.length === 0 && layer !== undefined && this.forOuterCopper.get(layer)) || this.forCopper;
     // Only items within the largest clearance can be too close; most spots are turned down by
     // one of them, and the wider look the thermal spokes need is left for the spots that are not.
-    const candidates = this.near(growBox(copper.shape.box, Math.max(this.rules.largestClearance(), this.largestOwnClearance)), undefined, index);
+    const candidates = this.near(
+      growBox(copper.shape.box, Math.max(this.rules.largestClearance(), this.largestOwnClearance)),
+      undefined,
+      index,
+    );
     for (const item of candidates) {
       const shared = sharesLayer(copper.layers, item.layers);
       if (item.kind === "edge") {
@@ -186,7 +213,11 @@ export class BoardObstacles {
         const forbidden = copper.kind === "pad" ? rules.pads : copper.kind === "via" ? rules.vias : rules.tracks;
         if (forbidden && shared && overlap(copper.shape, item.shape())) return { item, reason: "keepout" };
       } else if (item.kind === "hole") {
-        if ((item.net === "" || item.net !== copper.net) && tooClose(item, holeClearanceTo(this.rules, copper.net, item))) return { item, reason: "hole clearance" };
+        if (
+          (item.net === "" || item.net !== copper.net) &&
+          tooClose(item, holeClearanceTo(this.rules, copper.net, item))
+        )
+          return { item, reason: "hole clearance" };
       } else if (item.kind === "pad" || item.kind === "track" || item.kind === "via" || item.kind === "copper") {
         if (!shared) continue;
         // Copper of its own net may touch a new pad, not run under it: a pad on a via or over a
@@ -194,7 +225,8 @@ export class BoardObstacles {
         // A new track or via is meant to end on it.
         const sameNet = item.net !== "" && item.net === copper.net;
         if (sameNet) {
-          if (copper.kind === "pad" && overlap(copper.shape, item.shape())) return { item, reason: "on its own net's copper" };
+          if (copper.kind === "pad" && overlap(copper.shape, item.shape()))
+            return { item, reason: "on its own net's copper" };
         } else if (tooClose(item, clearanceTo(this.rules, copper.net, item))) {
           return { item, reason: "clearance" };
         }
@@ -202,21 +234,38 @@ export class BoardObstacles {
     }
     for (const hole of holes) {
       for (const item of candidates) {
-        if (item.kind === "hole" && overlap(inflate(hole, this.rules.holeToHole()), item.shape())) return { item, reason: "hole to hole" };
+        if (item.kind === "hole" && overlap(inflate(hole, this.rules.holeToHole()), item.shape()))
+          return { item, reason: "hole to hole" };
       }
     }
     const spoked = this.spokedPad(copper);
-    const spokeReach = spoked ? Math.max(...spoked.frame.half) + spoked.thermal.gap + spoked.thermal.thickness + spoked.thermal.clearance + spoked.thermal.width : 0;
-    return this.spokeBlocker(copper, spoked, this.near(growBox(copper.shape.box, Math.max(spokeReach, 1) * 2), undefined, index));
+    const spokeReach = spoked
+      ? Math.max(...spoked.frame.half) +
+        spoked.thermal.gap +
+        spoked.thermal.thickness +
+        spoked.thermal.clearance +
+        spoked.thermal.width
+      : 0;
+    return this.spokeBlocker(
+      copper,
+      spoked,
+      this.near(growBox(copper.shape.box, Math.max(spokeReach, 1) * 2), undefined, index),
+    );
   }
 
   /**
    * What leaves a pad with too few thermal spokes (`spokes.ts`): the new pad's own, cut off by
    * the copper around it, or an existing pad's, cut off by the new copper.
    */
-  private spokeBlocker(copper: CopperShape, spoked: SpokedPad | undefined, candidates: BoardItem[]): Blocker | undefined {
+  private spokeBlocker(
+    copper: CopperShape,
+    spoked: SpokedPad | undefined,
+    candidates: BoardItem[],
+  ): Blocker | undefined {
     const cutting = (net: string, layers: ReadonlySet<string>) => (i: BoardItem) =>
-      (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") && i.net !== net && sharesLayer(layers, i.layers);
+      (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") &&
+      i.net !== net &&
+      sharesLayer(layers, i.layers);
     if (spoked) {
       // A new pad keeps its whole thermal ring clear: KiCad drops fill too thin to keep, and
       // a spoke the corridors count as free can still come out starved.
@@ -231,7 +280,8 @@ export class BoardObstacles {
         .filter(ownPad(copper))
         .map((pad) => ({ pad, cuts: cutSpokes(tips, [{ ...pad, shape: () => inflate(pad.shape(), gap) }]) }));
       const dead = new Set(gapped.flatMap((g) => [...g.cuts]));
-      if (dead.size > 0 && tips.length - dead.size - 1 < MIN_SPOKES) return { item: gapped.find((g) => g.cuts.size > 0)!.pad, reason: "room for thermal spokes" };
+      if (dead.size > 0 && tips.length - dead.size - 1 < MIN_SPOKES)
+        return { item: gapped.find((g) => g.cuts.size > 0)!.pad, reason: "room for thermal spokes" };
     }
     for (const pad of candidates.filter((i) => i.kind === "pad" && cutting(copper.net, copper.layers)(i))) {
       const spokes = this.spokesOf(pad);
@@ -239,9 +289,19 @@ export class BoardObstacles {
       const { spoked: theirs, corridors } = spokes;
       const byNew = cutSpokes(corridors, [{ ...pad, shape: () => copper.shape }]);
       if (byNew.size === 0) continue;
-      const reach = growBox(pad.box, theirs.thermal.gap + theirs.thermal.thickness + theirs.thermal.clearance + theirs.thermal.width);
-      const before = new Set([...cutSpokes(corridors, this.near(reach, (i) => i !== pad && cutting(pad.net, pad.layers)(i))), ...cutSpokes(spokeTips(theirs), this.near(reach, ownPad(pad)))]);
-      if ([...byNew].some((k) => !before.has(k)) && corridors.length - new Set([...before, ...byNew]).size < MIN_SPOKES) return { item: pad, reason: "room for its thermal spokes" };
+      const reach = growBox(
+        pad.box,
+        theirs.thermal.gap + theirs.thermal.thickness + theirs.thermal.clearance + theirs.thermal.width,
+      );
+      const before = new Set([
+        ...cutSpokes(
+          corridors,
+          this.near(reach, (i) => i !== pad && cutting(pad.net, pad.layers)(i)),
+        ),
+        ...cutSpokes(spokeTips(theirs), this.near(reach, ownPad(pad))),
+      ]);
+      if ([...byNew].some((k) => !before.has(k)) && corridors.length - new Set([...before, ...byNew]).size < MIN_SPOKES)
+        return { item: pad, reason: "room for its thermal spokes" };
     }
     return undefined;
   }
@@ -256,9 +316,16 @@ export class BoardObstacles {
     if (!spokes) return [];
     const { spoked, corridors } = spokes;
     const { gap, thickness, clearance, width } = spoked.thermal;
-    const cutting = (i: BoardItem) => i !== pad && (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") && i.net !== pad.net && sharesLayer(pad.layers, i.layers);
+    const cutting = (i: BoardItem) =>
+      i !== pad &&
+      (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") &&
+      i.net !== pad.net &&
+      sharesLayer(pad.layers, i.layers);
     const reach = growBox(pad.box, gap + thickness + clearance + width);
-    const cut = new Set([...cutSpokes(corridors, this.near(reach, cutting)), ...cutSpokes(spokeTips(spoked), this.near(reach, ownPad(pad)))]);
+    const cut = new Set([
+      ...cutSpokes(corridors, this.near(reach, cutting)),
+      ...cutSpokes(spokeTips(spoked), this.near(reach, ownPad(pad))),
+    ]);
     return corridors.filter((_, k) => !cut.has(k));
   }
 
@@ -276,7 +343,13 @@ export class BoardObstacles {
   private spokesOf(pad: BoardItem): { spoked: SpokedPad; corridors: ShapeMm[] } | undefined {
     let known = this.spokes.get(pad);
     if (known === undefined) {
-      const spoked = this.spokedPad({ shape: pad.shape(), net: pad.net, layers: pad.layers, kind: "pad", spokeFrame: pad.spokeFrame });
+      const spoked = this.spokedPad({
+        shape: pad.shape(),
+        net: pad.net,
+        layers: pad.layers,
+        kind: "pad",
+        spokeFrame: pad.spokeFrame,
+      });
       known = spoked ? { spoked, corridors: spokeCorridors(spoked) } : null;
       this.spokes.set(pad, known);
     }
@@ -289,10 +362,18 @@ export class BoardObstacles {
     const box = copper.shape.box;
     const centre = { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 };
     for (const item of this.near({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y })) {
-      if (item.kind !== "pour" || !item.thermal || item.net !== copper.net || !sharesLayer(copper.layers, item.layers)) continue;
+      if (item.kind !== "pour" || !item.thermal || item.net !== copper.net || !sharesLayer(copper.layers, item.layers))
+        continue;
       if (insidePath(centre, item.shape().paths[0]!)) {
         // The fill keeps the net class's clearance too, where the zone's own is smaller (antenna-eval's is 0).
-        return { shape: copper.shape, frame: copper.spokeFrame, thermal: { ...item.thermal, clearance: Math.max(item.thermal.clearance, this.rules.clearance(copper.net, "")) } };
+        return {
+          shape: copper.shape,
+          frame: copper.spokeFrame,
+          thermal: {
+            ...item.thermal,
+            clearance: Math.max(item.thermal.clearance, this.rules.clearance(copper.net, "")),
+          },
+        };
       }
     }
     return undefined;
@@ -305,16 +386,38 @@ export class BoardObstacles {
    */
   courtyardBlocker(courtyard: ShapeMm, layer: string): Blocker | undefined {
     const copperLayer = layer.startsWith("B.") ? "B.Cu" : "F.Cu";
-    const centre = { x: (courtyard.box.minX + courtyard.box.maxX) / 2, y: (courtyard.box.minY + courtyard.box.maxY) / 2 };
-    if (!this.inside(centre)) return { item: { kind: "edge", what: "the board edge", net: "", layers: new Set(), box: courtyard.box, shape: () => courtyard }, reason: "outside the outline" };
+    const centre = {
+      x: (courtyard.box.minX + courtyard.box.maxX) / 2,
+      y: (courtyard.box.minY + courtyard.box.maxY) / 2,
+    };
+    if (!this.inside(centre))
+      return {
+        item: {
+          kind: "edge",
+          what: "the board edge",
+          net: "",
+          layers: new Set(),
+          box: courtyard.box,
+          shape: () => courtyard,
+        },
+        reason: "outside the outline",
+      };
     const margin = this.rules.courtyardClearance();
     const grown = margin > 0 ? inflate(courtyard, margin) : courtyard;
     const near = this.near(growBox(courtyard.box, margin), undefined, this.forCourtyards);
     // Another part's courtyard is the likeliest cause and the clearest to name: it goes first.
-    const court = near.find((item) => item.kind === "courtyard" && item.layers.has(layer) && overlap(grown, item.shape()));
+    const court = near.find(
+      (item) => item.kind === "courtyard" && item.layers.has(layer) && overlap(grown, item.shape()),
+    );
     if (court) return { item: court, reason: "courtyard" };
     for (const item of near) {
-      if (item.kind === "keepout" && item.keepout!.footprints && item.layers.has(copperLayer) && overlap(courtyard, item.shape())) return { item, reason: "keepout" };
+      if (
+        item.kind === "keepout" &&
+        item.keepout!.footprints &&
+        item.layers.has(copperLayer) &&
+        overlap(courtyard, item.shape())
+      )
+        return { item, reason: "keepout" };
       if (item.kind === "edge" && overlap(courtyard, item.shape())) return { item, reason: "edge" };
     }
     return undefined;
@@ -324,8 +427,10 @@ export class BoardObstacles {
   silkBlocker(silk: ShapeMm, layer: string): Blocker | undefined {
     const copperLayer = layer.startsWith("B.") ? "B.Cu" : "F.Cu";
     for (const item of this.near(silk.box)) {
-      if (item.kind === "silk" && item.layers.has(layer) && overlap(silk, item.shape())) return { item, reason: "silkscreen" };
-      if (item.kind === "pad" && item.layers.has(copperLayer) && overlap(silk, item.shape())) return { item, reason: "silkscreen over a pad" };
+      if (item.kind === "silk" && item.layers.has(layer) && overlap(silk, item.shape()))
+        return { item, reason: "silkscreen" };
+      if (item.kind === "pad" && item.layers.has(copperLayer) && overlap(silk, item.shape()))
+        return { item, reason: "silkscreen over a pad" };
     }
     return undefined;
   }
@@ -334,7 +439,8 @@ export class BoardObstacles {
   padUnderSilk(pad: ShapeMm, copperLayer: string): Blocker | undefined {
     const layer = copperLayer === "B.Cu" ? "B.SilkS" : "F.SilkS";
     for (const item of this.near(pad.box)) {
-      if (item.kind === "silk" && item.layers.has(layer) && overlap(pad, item.shape())) return { item, reason: "silkscreen over a pad" };
+      if (item.kind === "silk" && item.layers.has(layer) && overlap(pad, item.shape()))
+        return { item, reason: "silkscreen over a pad" };
     }
     return undefined;
   }
@@ -431,5 +537,10 @@ class BucketIndex {
 }
 
 function rangeOf(box: BBox): BucketRange {
-  return { x0: Math.floor(box.minX / BUCKET), x1: Math.floor(box.maxX / BUCKET), y0: Math.floor(box.minY / BUCKET), y1: Math.floor(box.maxY / BUCKET) };
+  return {
+    x0: Math.floor(box.minX / BUCKET),
+    x1: Math.floor(box.maxX / BUCKET),
+    y0: Math.floor(box.minY / BUCKET),
+    y1: Math.floor(box.maxY / BUCKET),
+  };
 }

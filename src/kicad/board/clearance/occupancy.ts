@@ -22,7 +22,9 @@ const MOST_CELLS_A_SIDE = 1_000;
 /** Item kinds drawn on a layer: courtyards on courtyard layers, copper on copper layers. */
 function drawnOn(layer: string): (item: BoardItem) => boolean {
   if (layer.endsWith("CrtYd")) return (item) => item.kind === "courtyard" && item.layers.has(layer);
-  return (item) => (item.kind === "pad" || item.kind === "track" || item.kind === "via" || item.kind === "copper") && item.layers.has(layer);
+  return (item) =>
+    (item.kind === "pad" || item.kind === "track" || item.kind === "via" || item.kind === "copper") &&
+    item.layers.has(layer);
 }
 
 export class Occupancy {
@@ -41,7 +43,11 @@ export class Occupancy {
     // A square window over the area's longer side.
     const side = Math.max(area.maxX - area.minX, area.maxY - area.minY);
     const step = Math.max(FINEST, side / MOST_CELLS_A_SIDE);
-    const window = { origin: { x: (area.minX + area.maxX) / 2, y: (area.minY + area.maxY) / 2 }, half: Math.ceil(side / 2 / step), step };
+    const window = {
+      origin: { x: (area.minX + area.maxX) / 2, y: (area.minY + area.maxY) / 2 },
+      half: Math.ceil(side / 2 / step),
+      step,
+    };
     const size = 2 * window.half + 1;
     const sums = new Map<string, Int32Array>();
     for (const layer of layers) {

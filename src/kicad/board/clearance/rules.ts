@@ -20,7 +20,16 @@ export interface NetClass {
 }
 
 /** Constraints a custom rule can set whose minimums placement and routing keep, mm. */
-export type ConstraintKind = "clearance" | "hole_clearance" | "edge_clearance" | "courtyard_clearance" | "hole_to_hole" | "track_width" | "via_diameter" | "hole_size" | "annular_width";
+export type ConstraintKind =
+  | "clearance"
+  | "hole_clearance"
+  | "edge_clearance"
+  | "courtyard_clearance"
+  | "hole_to_hole"
+  | "track_width"
+  | "via_diameter"
+  | "hole_size"
+  | "annular_width";
 
 export interface CustomRule {
   name: string;
@@ -59,7 +68,14 @@ const DEFAULT_CLASS: NetClass = { name: "Default", clearance: 0.2, trackWidth: 0
 interface ProjectJson {
   board?: { design_settings?: { rules?: Record<string, unknown> } };
   net_settings?: {
-    classes?: { name?: string; clearance?: number; track_width?: number; via_diameter?: number; via_drill?: number; nets?: string[] }[];
+    classes?: {
+      name?: string;
+      clearance?: number;
+      track_width?: number;
+      via_diameter?: number;
+      via_drill?: number;
+      nets?: string[];
+    }[];
     netclass_patterns?: { netclass?: string; pattern?: string }[];
     netclass_assignments?: Record<string, string | string[]> | null;
   };
@@ -133,12 +149,16 @@ export class BoardRules {
       viaDrill: c.via_drill ?? fallback?.via_drill ?? DEFAULT_CLASS.viaDrill,
     }));
     // KiCad 6 and 7 list each class's nets; KiCad 8+ keeps assignments and patterns.
-    const assignments = (ns.classes ?? []).flatMap((c) => (c.nets ?? []).map((net) => ({ net, netclass: c.name ?? "Default" })));
+    const assignments = (ns.classes ?? []).flatMap((c) =>
+      (c.nets ?? []).map((net) => ({ net, netclass: c.name ?? "Default" })),
+    );
     for (const [net, value] of Object.entries(ns.netclass_assignments ?? {})) {
       const first = Array.isArray(value) ? value[0] : value;
       if (first) assignments.push({ net, netclass: first });
     }
-    const patterns = (ns.netclass_patterns ?? []).flatMap((p) => (p.pattern && p.netclass ? [{ pattern: p.pattern, netclass: p.netclass }] : []));
+    const patterns = (ns.netclass_patterns ?? []).flatMap((p) =>
+      p.pattern && p.netclass ? [{ pattern: p.pattern, netclass: p.netclass }] : [],
+    );
     return new BoardRules(constraints, classes, assignments, patterns, dru ? parseCustomRules(dru) : []);
   }
 
@@ -159,7 +179,12 @@ export class BoardRules {
     if (!row) this.clearanceCache.set(a, (row = new Map()));
     let value = row.get(b);
     if (value === undefined) {
-      value = Math.max(this.netClass(a).clearance, this.netClass(b).clearance, this.constraints.minClearance, this.customMin("clearance", a, b));
+      value = Math.max(
+        this.netClass(a).clearance,
+        this.netClass(b).clearance,
+        this.constraints.minClearance,
+        this.customMin("clearance", a, b),
+      );
       row.set(b, value);
     }
     return value;
@@ -177,7 +202,9 @@ export class BoardRules {
       this.constraints.copperEdgeClearance,
       this.constraints.holeClearance,
       this.constraints.holeToHole,
-      ...this.custom.flatMap((rule) => (["clearance", "edge_clearance", "hole_clearance", "hole_to_hole"] as const).map((kind) => rule.min[kind] ?? 0)),
+      ...this.custom.flatMap((rule) =>
+        (["clearance", "edge_clearance", "hole_clearance", "hole_to_hole"] as const).map((kind) => rule.min[kind] ?? 0),
+      ),
     );
     return this.largest;
   }
@@ -204,14 +231,23 @@ export class BoardRules {
 
   /** Track width for new tracks of `net`: its class's, never below the board's or a rule's minimum. */
   trackWidth(net: string): number {
-    return Math.max(this.netClass(net).trackWidth, this.constraints.minTrackWidth, this.customMin("track_width", net, net));
+    return Math.max(
+      this.netClass(net).trackWidth,
+      this.constraints.minTrackWidth,
+      this.customMin("track_width", net, net),
+    );
   }
 
   /** Via diameter and drill for new vias of `net`, kept above the board's minimums. */
   via(net: string): { diameter: number; drill: number } {
     const c = this.netClass(net);
     const drill = Math.max(c.viaDrill, this.constraints.minThroughHole, this.customMin("hole_size", net, net));
-    const diameter = Math.max(c.viaDiameter, this.constraints.minViaDiameter, drill + 2 * this.constraints.minViaAnnularWidth, this.customMin("via_diameter", net, net));
+    const diameter = Math.max(
+      c.viaDiameter,
+      this.constraints.minViaDiameter,
+      drill + 2 * this.constraints.minViaAnnularWidth,
+      this.customMin("via_diameter", net, net),
+    );
     return { diameter, drill };
   }
 
@@ -229,7 +265,10 @@ export class BoardRules {
 
 /** KiCad's wildcard patterns (`*`, `?`) as an anchored regular expression. */
 function wildcard(pattern: string): RegExp {
-  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const escaped = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   return new RegExp(`^${escaped}$`);
 }
 
@@ -249,7 +288,12 @@ export function parseCustomRules(source: string): CustomRule[] {
       const mm = value ? lengthMm(text(value, 1)) : undefined;
       if (mm !== undefined) min[kind] = Math.max(min[kind] ?? 0, mm);
     }
-    return { name: text(rule, 1) ?? "", min, layer: text(child(rule, "layer") ?? rule, 1), condition: text(child(rule, "condition") ?? rule, 1) };
+    return {
+      name: text(rule, 1) ?? "",
+      min,
+      layer: text(child(rule, "layer") ?? rule, 1),
+      condition: text(child(rule, "condition") ?? rule, 1),
+    };
   });
 }
 
@@ -276,11 +320,16 @@ interface Pair {
 function mayApply(condition: string | undefined, pair: Pair): boolean {
   if (!condition) return true;
   const swapped: Pair = { a: pair.b, b: pair.a, classA: pair.classB, classB: pair.classA };
-  return [pair, swapped].some((p) => condition.split("||").some((term) => term.split("&&").every((atom) => atomMayHold(atom, p))));
+  return [pair, swapped].some((p) =>
+    condition.split("||").some((term) => term.split("&&").every((atom) => atomMayHold(atom, p))),
+  );
 }
 
 function atomMayHold(atom: string, pair: Pair): boolean {
-  const m = atom.trim().replace(/^\(+|\)+$/g, "").match(/^([AB])\.(NetClass|NetName)\s*(==|!=)\s*'([^']*)'$/);
+  const m = atom
+    .trim()
+    .replace(/^\(+|\)+$/g, "")
+    .match(/^([AB])\.(NetClass|NetName)\s*(==|!=)\s*'([^']*)'$/);
   if (!m) return true;
   const [, side, field, op, value] = m;
   const actual = field === "NetClass" ? (side === "A" ? pair.classA : pair.classB) : side === "A" ? pair.a : pair.b;

@@ -16,7 +16,10 @@ const NEWER_THAN_7 = new Set(["teardrops", "unlocked", "solder_paste_margin_rati
 const NEWER_THAN_6 = new Set(["thermal_bridge_angle", "fp_text_box", "table"]);
 
 /** `(attr …)` flags and the board format that brought each (older boards drop them). */
-const ATTR_FLAGS: Record<string, FormatChange> = { allow_soldermask_bridges: BOARD.soldermaskBridgesFlag, dnp: BOARD.footprintDnp };
+const ATTR_FLAGS: Record<string, FormatChange> = {
+  allow_soldermask_bridges: BOARD.soldermaskBridgesFlag,
+  dnp: BOARD.footprintDnp,
+};
 
 const SHAPES = new Set(["fp_line", "fp_rect", "fp_circle", "fp_arc", "fp_poly", "fp_curve"]);
 const GEOMETRY = new Set(["start", "mid", "end", "center", "pts"]);
@@ -35,7 +38,10 @@ export function footprintInDialect(node: SList, dialect: BoardDialect): void {
 }
 
 function dropTokens(node: SList, dialect: BoardDialect): void {
-  const drop = (h: string) => (dialect.release < 9 && NEWER_THAN_8.has(h)) || (dialect.release < 8 && NEWER_THAN_7.has(h)) || (dialect.release < 7 && NEWER_THAN_6.has(h));
+  const drop = (h: string) =>
+    (dialect.release < 9 && NEWER_THAN_8.has(h)) ||
+    (dialect.release < 8 && NEWER_THAN_7.has(h)) ||
+    (dialect.release < 7 && NEWER_THAN_6.has(h));
   const stack: SList[] = [node];
   while (stack.length > 0) {
     const current = stack.pop()!;
@@ -51,7 +57,9 @@ function dropTokens(node: SList, dialect: BoardDialect): void {
 function dropAttrFlags(node: SList, dialect: BoardDialect): void {
   const attr = child(node, "attr");
   if (!attr) return;
-  attr.items = attr.items.filter((a, i) => i === 0 || a.type !== "atom" || !ATTR_FLAGS[a.raw] || has(dialect.version, ATTR_FLAGS[a.raw]!));
+  attr.items = attr.items.filter(
+    (a, i) => i === 0 || a.type !== "atom" || !ATTR_FLAGS[a.raw] || has(dialect.version, ATTR_FLAGS[a.raw]!),
+  );
   if (attr.items.length === 1) node.items = node.items.filter((item) => item !== attr);
 }
 
@@ -66,13 +74,16 @@ function legacyTokens(node: SList, dialect: BoardDialect): void {
     if (h === "property") {
       // KiCad 6/7 footprints carry no Datasheet or Description field.
       if (text(item, 1) !== "Datasheet" && text(item, 1) !== "Description") items.push(legacyProperty(item));
-    }
-    else if (h === "sheetname" || h === "sheetfile") items.push(list("property", q(h === "sheetname" ? "Sheetname" : "Sheetfile"), q(text(item, 1) ?? "")));
+    } else if (h === "sheetname" || h === "sheetfile")
+      items.push(list("property", q(h === "sheetname" ? "Sheetname" : "Sheetfile"), q(text(item, 1) ?? "")));
     else items.push(item);
   }
   node.items = items;
   // A root-sheet footprint of KiCad 6/7 still says which sheet: `(property "Sheetname" "")`.
-  if (!node.items.some((i) => isList(i, "property") && text(i, 1) === "Sheetname") && node.items.some((i) => isList(i, "property") && text(i, 1) === "Sheetfile")) {
+  if (
+    !node.items.some((i) => isList(i, "property") && text(i, 1) === "Sheetname") &&
+    node.items.some((i) => isList(i, "property") && text(i, 1) === "Sheetfile")
+  ) {
     node.items.push(list("property", q("Sheetname"), q("")));
   }
   const stack: SList[] = [node];
@@ -83,7 +94,8 @@ function legacyTokens(node: SList, dialect: BoardDialect): void {
       const h = head(item) ?? "";
       if (h === "uuid") return [list("tstamp", sym(text(item, 1) ?? ""))];
       if (h === "hide" || h === "bold" || h === "italic") return text(item, 1) === "no" ? [] : [sym(h)];
-      if (h === "fill" && SHAPES.has(head(current) ?? "")) return [list("fill", sym(text(item, 1) === "yes" || text(item, 1) === "solid" ? "solid" : "none"))];
+      if (h === "fill" && SHAPES.has(head(current) ?? ""))
+        return [list("fill", sym(text(item, 1) === "yes" || text(item, 1) === "solid" ? "solid" : "none"))];
       if (h === "stroke" && dialect.strokes === "width") {
         const width = child(item, "width");
         return width ? [width] : [];
@@ -95,7 +107,8 @@ function legacyTokens(node: SList, dialect: BoardDialect): void {
     const h = head(current) ?? "";
     if (h === "pad" && dialect.release < 7) {
       const layers = child(current, "layers");
-      if (layers) layers.items = layers.items.map((a, i) => (i > 0 && a.type === "atom" ? sym(text(layers, i) ?? "") : a));
+      if (layers)
+        layers.items = layers.items.map((a, i) => (i > 0 && a.type === "atom" ? sym(text(layers, i) ?? "") : a));
     }
     // KiCad 6/7 write a text's id last, and KiCad 6 a shape's width after its layer.
     if (h === "fp_text") moveLast(current, ["tstamp"]);
@@ -119,7 +132,8 @@ function legacyProperty(property: SList): SList {
   if (name !== "Reference" && name !== "Value") return list("property", q(name), q(value));
   const out = list("fp_text", sym(name === "Reference" ? "reference" : "value"), q(value));
   const at = child(property, "at");
-  if (at) out.items.push(text(at, 3) === undefined || Number(text(at, 3)) === 0 ? list("at", ...at.items.slice(1, 3)) : at);
+  if (at)
+    out.items.push(text(at, 3) === undefined || Number(text(at, 3)) === 0 ? list("at", ...at.items.slice(1, 3)) : at);
   const layer = child(property, "layer");
   if (layer) out.items.push(layer);
   if (child(property, "hide") && text(child(property, "hide")!, 1) !== "no") out.items.push(sym("hide"));
@@ -149,7 +163,21 @@ function legacyOrder(node: SList): void {
     if (["layer", "tedit", "tstamp", "at", "descr", "tags"].includes(h)) return 1;
     if (h === "property") return 2;
     if (h === "path") return 3;
-    if (["solder_mask_margin", "solder_paste_margin", "solder_paste_ratio", "clearance", "zone_connect", "thermal_width", "thermal_gap", "attr", "private_layers", "net_tie_pad_groups"].includes(h)) return 4;
+    if (
+      [
+        "solder_mask_margin",
+        "solder_paste_margin",
+        "solder_paste_ratio",
+        "clearance",
+        "zone_connect",
+        "thermal_width",
+        "thermal_gap",
+        "attr",
+        "private_layers",
+        "net_tie_pad_groups",
+      ].includes(h)
+    )
+      return 4;
     if (h === "fp_text") return text(item, 1) === "reference" ? 5 : text(item, 1) === "value" ? 6 : 7;
     if (SHAPES.has(h)) return 8;
     if (h === "pad") return 9;
@@ -158,7 +186,12 @@ function legacyOrder(node: SList): void {
   };
   const [name, id, ...rest] = node.items;
   const ranked = rest.map((item, i) => ({ item, rank: rank(item), i }));
-  ranked.sort((a, b) => a.rank - b.rank || (a.rank === 2 ? byteCompare(text(a.item as SList, 1) ?? "", text(b.item as SList, 1) ?? "") : 0) || a.i - b.i);
+  ranked.sort(
+    (a, b) =>
+      a.rank - b.rank ||
+      (a.rank === 2 ? byteCompare(text(a.item as SList, 1) ?? "", text(b.item as SList, 1) ?? "") : 0) ||
+      a.i - b.i,
+  );
   node.items = [name!, id!, ...ranked.map((r) => r.item)];
 }
 
@@ -192,14 +225,33 @@ export function legacyLayout(node: SList, depth: number, dialect: BoardDialect):
       continue;
     }
     inlineHeader = false;
-    item.pre = dialect.release === 6 && h === "tstamp" && isList(items[items.indexOf(item) - 1], "tedit") ? " " : line(depth + 1);
+    item.pre =
+      dialect.release === 6 && h === "tstamp" && isList(items[items.indexOf(item) - 1], "tedit")
+        ? " "
+        : line(depth + 1);
     layoutChild(item, depth + 1, dialect);
   }
   node.post = line(depth);
 }
 
 /** Pad children KiCad 6/7 write on the pad's second line, from the first of them on. */
-const PAD_SECOND_LINE = new Set(["net", "pinfunction", "pintype", "die_length", "solder_mask_margin", "solder_paste_margin", "solder_paste_margin_ratio", "clearance", "zone_connect", "thermal_width", "thermal_bridge_angle", "thermal_gap", "options", "primitives", "tstamp"]);
+const PAD_SECOND_LINE = new Set([
+  "net",
+  "pinfunction",
+  "pintype",
+  "die_length",
+  "solder_mask_margin",
+  "solder_paste_margin",
+  "solder_paste_margin_ratio",
+  "clearance",
+  "zone_connect",
+  "thermal_width",
+  "thermal_bridge_angle",
+  "thermal_gap",
+  "options",
+  "primitives",
+  "tstamp",
+]);
 
 function layoutChild(item: SList, depth: number, dialect: BoardDialect): void {
   const line = (d: number) => `\n${"  ".repeat(d)}`;
@@ -252,7 +304,9 @@ export function insertInDialect(parent: SList, node: SList, index: number, diale
     insertChild(parent, node, index);
     return;
   }
-  const neighbour = [...parent.items.slice(0, index)].reverse().find((i): i is SList => i.type === "list") ?? parent.items.slice(index).find((i): i is SList => i.type === "list");
+  const neighbour =
+    [...parent.items.slice(0, index)].reverse().find((i): i is SList => i.type === "list") ??
+    parent.items.slice(index).find((i): i is SList => i.type === "list");
   parent.items.splice(index, 0, node);
   inline(node);
   node.pre = neighbour?.pre ?? " ";

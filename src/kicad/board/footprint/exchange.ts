@@ -9,10 +9,30 @@
  */
 import type { Footprint } from "../model.ts";
 import { afterLast, FOOTPRINT_HEADER } from "../../sexpr/node-order.ts";
-import { child, children, cloneNode, head, insertChild, q, removeChild, setAtom, text, type SList } from "../../sexpr/index.ts";
+import {
+  child,
+  children,
+  cloneNode,
+  head,
+  insertChild,
+  q,
+  removeChild,
+  setAtom,
+  text,
+  type SList,
+} from "../../sexpr/index.ts";
 
 /** Footprint-level overrides KiCad keeps unless told to reset them. */
-const OVERRIDES = ["solder_mask_margin", "solder_paste_margin", "solder_paste_margin_ratio", "solder_paste_ratio", "clearance", "zone_connect", "thermal_width", "thermal_gap"];
+const OVERRIDES = [
+  "solder_mask_margin",
+  "solder_paste_margin",
+  "solder_paste_margin_ratio",
+  "solder_paste_ratio",
+  "clearance",
+  "zone_connect",
+  "thermal_width",
+  "thermal_gap",
+];
 
 /**
  * Moves the old footprint's fields and overrides into `replacement` (a fresh instance of the new
@@ -39,7 +59,22 @@ export function keepFootprintSettings(old: Footprint, replacement: SList): void 
     const previous = child(old.node, name);
     const current = child(replacement, name);
     if (current) removeChild(replacement, current);
-    if (previous) insertChild(replacement, cloneNode(previous), afterLast(replacement, [...FOOTPRINT_HEADER, "property", "fp_text", "path", "sheetname", "sheetfile", "private_layers", "net_tie_pad_groups", ...OVERRIDES]));
+    if (previous)
+      insertChild(
+        replacement,
+        cloneNode(previous),
+        afterLast(replacement, [
+          ...FOOTPRINT_HEADER,
+          "property",
+          "fp_text",
+          "path",
+          "sheetname",
+          "sheetfile",
+          "private_layers",
+          "net_tie_pad_groups",
+          ...OVERRIDES,
+        ]),
+      );
   }
 }
 
@@ -52,8 +87,10 @@ function fieldNodes(node: SList): Map<string, SList> {
   for (const item of node.items) {
     if (item.type !== "list") continue;
     if (head(item) === "property" && item.items.length > 3) fields.set(text(item, 1) ?? "", item);
-    if (head(item) === "fp_text" && (text(item, 1) === "reference" || text(item, 1) === "value")) fields.set(text(item, 1) === "reference" ? "Reference" : "Value", item);
+    if (head(item) === "fp_text" && (text(item, 1) === "reference" || text(item, 1) === "value"))
+      fields.set(text(item, 1) === "reference" ? "Reference" : "Value", item);
   }
-  for (const bare of children(node, "property")) if (bare.items.length <= 3 && !fields.has(text(bare, 1) ?? "")) fields.set(text(bare, 1) ?? "", bare);
+  for (const bare of children(node, "property"))
+    if (bare.items.length <= 3 && !fields.has(text(bare, 1) ?? "")) fields.set(text(bare, 1) ?? "", bare);
   return fields;
 }

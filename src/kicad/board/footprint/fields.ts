@@ -38,7 +38,12 @@ export function setFootprintField(fp: Footprint, dialect: BoardDialect, name: st
 }
 
 /** Sets `sheetname` or `sheetfile`; KiCad 8+ drops an empty sheet name, KiCad 6/7 keep it. */
-export function setSheetData(fp: Footprint, dialect: BoardDialect, name: "sheetname" | "sheetfile", value: string): void {
+export function setSheetData(
+  fp: Footprint,
+  dialect: BoardDialect,
+  name: "sheetname" | "sheetfile",
+  value: string,
+): void {
   const node = fp.node;
   if (dialect.sheetData === "property") {
     const key = name === "sheetname" ? "Sheetname" : "Sheetfile";
@@ -56,7 +61,10 @@ export function setSheetData(fp: Footprint, dialect: BoardDialect, name: "sheetn
     setAtom(existing, 1, q(value));
     return;
   }
-  const before = name === "sheetname" ? [...FOOTPRINT_HEADER, "property", "path"] : [...FOOTPRINT_HEADER, "property", "path", "sheetname"];
+  const before =
+    name === "sheetname"
+      ? [...FOOTPRINT_HEADER, "property", "path"]
+      : [...FOOTPRINT_HEADER, "property", "path", "sheetname"];
   insertInDialect(node, list(name, q(value)), afterLast(node, before), dialect);
 }
 

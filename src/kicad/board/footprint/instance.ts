@@ -20,7 +20,24 @@
  */
 import { createHash } from "node:crypto";
 import { footprintToBoard, pointMmOf, type BBox, type PlacementMm, type PointMm } from "../model.ts";
-import { child, children, cloneNode, formatNumber, head, insertChild, isList, list, num, q, removeChild, setAtom, sym, text, type SAtom, type SList } from "../../sexpr/index.ts";
+import {
+  child,
+  children,
+  cloneNode,
+  formatNumber,
+  head,
+  insertChild,
+  isList,
+  list,
+  num,
+  q,
+  removeChild,
+  setAtom,
+  sym,
+  text,
+  type SAtom,
+  type SList,
+} from "../../sexpr/index.ts";
 
 export type Side = "front" | "back";
 
@@ -52,15 +69,55 @@ export interface InstanceOptions {
 }
 
 /** Heads a library footprint carries that a board instance does not. */
-const LIBRARY_ONLY = new Set(["version", "generator", "generator_version", "tedit", "uuid", "tstamp", "at", "layer", "locked", "placed", "path", "sheetname", "sheetfile"]);
+const LIBRARY_ONLY = new Set([
+  "version",
+  "generator",
+  "generator_version",
+  "tedit",
+  "uuid",
+  "tstamp",
+  "at",
+  "layer",
+  "locked",
+  "placed",
+  "path",
+  "sheetname",
+  "sheetfile",
+]);
 /** Text items whose angle is absolute and always written. */
 const TEXT_ITEMS = new Set(["property", "fp_text", "fp_text_box"]);
 /** Footprint-level settings KiCad writes between the sheet data and `(attr …)`. */
-const BEFORE_ATTR = new Set(["descr", "tags", "property", "path", "sheetname", "sheetfile", "private_layers", "net_tie_pad_groups", "solder_mask_margin", "solder_paste_margin", "solder_paste_margin_ratio", "solder_paste_ratio", "clearance", "zone_connect", "thermal_width", "thermal_gap"]);
+const BEFORE_ATTR = new Set([
+  "descr",
+  "tags",
+  "property",
+  "path",
+  "sheetname",
+  "sheetfile",
+  "private_layers",
+  "net_tie_pad_groups",
+  "solder_mask_margin",
+  "solder_paste_margin",
+  "solder_paste_margin_ratio",
+  "solder_paste_ratio",
+  "clearance",
+  "zone_connect",
+  "thermal_width",
+  "thermal_gap",
+]);
 /** The `(attr …)` flags a footprint takes from its symbol's DNP and "exclude from BOM". */
 export const SYMBOL_FLAGS: readonly string[] = ["dnp", "exclude_from_bom"];
 /** Fabrication flags in the order KiCad's writer emits them after the mount type. */
-const ATTR_ORDER = ["smd", "through_hole", "board_only", "exclude_from_pos_files", "exclude_from_bom", "allow_missing_courtyard", "dnp", "allow_soldermask_bridges"];
+const ATTR_ORDER = [
+  "smd",
+  "through_hole",
+  "board_only",
+  "exclude_from_pos_files",
+  "exclude_from_bom",
+  "allow_missing_courtyard",
+  "dnp",
+  "allow_soldermask_bridges",
+];
 
 /**
  * Builds a board footprint from the root list of a `.kicad_mod`. The library tree is copied,
@@ -69,7 +126,9 @@ const ATTR_ORDER = ["smd", "through_hole", "board_only", "exclude_from_pos_files
 export function instantiateFootprint(library: SList, options: InstanceOptions): SList {
   const uuids = uuidSource(options.uuidSeed);
   const footprintUuid = options.uuid ?? uuids();
-  const source = library.items.slice(2).filter((item): item is SList => item.type === "list" && !LIBRARY_ONLY.has(head(item) ?? ""));
+  const source = library.items
+    .slice(2)
+    .filter((item): item is SList => item.type === "list" && !LIBRARY_ONLY.has(head(item) ?? ""));
   const body = source.map((item) => cloneNode(item));
   const node = list("footprint", q(options.libId));
   if (options.locked) node.items.push(list("locked", sym("yes")));
@@ -92,7 +151,9 @@ export function instantiateFootprint(library: SList, options: InstanceOptions): 
     if (text(item, 1) === "reference") setAtom(item, 2, q(options.reference));
     else if (text(item, 1) === "value") setAtom(item, 2, q(options.value));
   }
-  const mandatory = new Map(options.fields.filter((f) => f.name === "Datasheet" || f.name === "Description").map((f) => [f.name, f.value]));
+  const mandatory = new Map(
+    options.fields.filter((f) => f.name === "Datasheet" || f.name === "Description").map((f) => [f.name, f.value]),
+  );
   const added: SList[] = [];
   for (const name of ["Datasheet", "Description"]) {
     if (!propertyValue(name, mandatory.get(name) ?? "")) added.push(hiddenField(name, mandatory.get(name) ?? "", 1.27));
@@ -115,7 +176,9 @@ export function instantiateFootprint(library: SList, options: InstanceOptions): 
     // The symbol decides DNP and BOM exclusion, whatever the library footprint says (KiCad's
     // updater copies them from the symbol); an `(attr)` left with no flag is not written.
     addAttrFlags(attr, options.flags);
-    attr.items = attr.items.filter((a, i) => i === 0 || !(a.type === "atom" && SYMBOL_FLAGS.includes(a.raw) && !options.flags.includes(a.raw)));
+    attr.items = attr.items.filter(
+      (a, i) => i === 0 || !(a.type === "atom" && SYMBOL_FLAGS.includes(a.raw) && !options.flags.includes(a.raw)),
+    );
     if (attr.items.length === 1) ordered.splice(ordered.indexOf(attr), 1);
   } else if (options.flags.length > 0) {
     const at = ordered.findIndex((item) => !BEFORE_ATTR.has(head(item) ?? ""));
@@ -132,7 +195,19 @@ export function instantiateFootprint(library: SList, options: InstanceOptions): 
 }
 
 /** Drawing kinds in KiCad's `KICAD_T` order, and shapes in `SHAPE_T` order. */
-const DRAWING_TYPE: Record<string, number> = { fp_line: 0, fp_rect: 0, fp_arc: 0, fp_circle: 0, fp_poly: 0, fp_curve: 0, image: 1, fp_text: 2, fp_text_box: 3, table: 4, dimension: 5 };
+const DRAWING_TYPE: Record<string, number> = {
+  fp_line: 0,
+  fp_rect: 0,
+  fp_arc: 0,
+  fp_circle: 0,
+  fp_poly: 0,
+  fp_curve: 0,
+  image: 1,
+  fp_text: 2,
+  fp_text_box: 3,
+  table: 4,
+  dimension: 5,
+};
 const SHAPE_KIND: Record<string, number> = { fp_line: 0, fp_rect: 1, fp_arc: 2, fp_circle: 3, fp_poly: 4, fp_curve: 5 };
 
 /**
@@ -142,7 +217,8 @@ const SHAPE_KIND: Record<string, number> = { fp_line: 0, fp_rect: 1, fp_arc: 2, 
  * for an unrotated front-side footprint, so only rotated and flipped instances move anything.
  */
 function sortLikeKicad(node: SList, at: PlacementMm, layerIds: Map<string, number>): void {
-  const slots = (test: (item: SList) => boolean) => node.items.map((item, i) => (item.type === "list" && test(item) ? i : -1)).filter((i) => i >= 0);
+  const slots = (test: (item: SList) => boolean) =>
+    node.items.map((item, i) => (item.type === "list" && test(item) ? i : -1)).filter((i) => i >= 0);
   const iu = (v: number) => Math.round(v * 1e6);
   const boardPoint = (p: SList | undefined): [number, number] => {
     const b = footprintToBoard({ x: p ? (num(p, 1) ?? 0) : 0, y: p ? (num(p, 2) ?? 0) : 0 }, at);
@@ -155,7 +231,8 @@ function sortLikeKicad(node: SList, at: PlacementMm, layerIds: Map<string, numbe
     const key: (number | string)[] = [DRAWING_TYPE[h] ?? 9, layerIds.get(layer) ?? 999];
     if (h in SHAPE_KIND) {
       key.push(SHAPE_KIND[h]!);
-      if (h !== "fp_poly") key.push(...boardPoint(child(item, h === "fp_circle" ? "center" : "start")), ...boardPoint(child(item, "end")));
+      if (h !== "fp_poly")
+        key.push(...boardPoint(child(item, h === "fp_circle" ? "center" : "start")), ...boardPoint(child(item, "end")));
     }
     return [...key, uuidOf(item)];
   };
@@ -163,17 +240,32 @@ function sortLikeKicad(node: SList, at: PlacementMm, layerIds: Map<string, numbe
     const p = child(item, "at");
     return [text(item, 1) ?? "", iu(p ? (num(p, 1) ?? 0) : 0), iu(p ? (num(p, 2) ?? 0) : 0), uuidOf(item)];
   };
-  const reorder = (indices: number[], key: (item: SList) => (number | string)[], compareFirst?: (a: string, b: string) => number) => {
+  const reorder = (
+    indices: number[],
+    key: (item: SList) => (number | string)[],
+    compareFirst?: (a: string, b: string) => number,
+  ) => {
     const items = indices.map((i) => node.items[i] as SList);
     const keys = new Map(items.map((item) => [item, key(item)]));
     items.sort((a, b) => compareKeys(keys.get(a)!, keys.get(b)!, compareFirst));
     indices.forEach((slot, i) => (node.items[slot] = items[i]!));
   };
-  reorder(slots((item) => (head(item) ?? "") in DRAWING_TYPE), drawingKey);
-  reorder(slots((item) => head(item) === "pad"), padKey, padNumberCompare);
+  reorder(
+    slots((item) => (head(item) ?? "") in DRAWING_TYPE),
+    drawingKey,
+  );
+  reorder(
+    slots((item) => head(item) === "pad"),
+    padKey,
+    padNumberCompare,
+  );
 }
 
-function compareKeys(a: (number | string)[], b: (number | string)[], compareFirst?: (a: string, b: string) => number): number {
+function compareKeys(
+  a: (number | string)[],
+  b: (number | string)[],
+  compareFirst?: (a: string, b: string) => number,
+): number {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const x = a[i];
     const y = b[i];
@@ -208,7 +300,11 @@ function padNumberCompare(a: string, b: string): number {
 export function addAttrFlags(attr: SList, flags: string[]): void {
   const present = attr.items.slice(1).flatMap((a) => (a.type === "atom" ? [a.raw] : []));
   const wanted = sortFlags([...new Set([...present, ...flags])]);
-  attr.items.splice(1, attr.items.length - 1, ...wanted.map((f, i) => ({ ...sym(f), pre: i === 0 && attr.items[1] ? attr.items[1].pre : " " })));
+  attr.items.splice(
+    1,
+    attr.items.length - 1,
+    ...wanted.map((f, i) => ({ ...sym(f), pre: i === 0 && attr.items[1] ? attr.items[1].pre : " " })),
+  );
 }
 
 function sortFlags(flags: string[]): string[] {
@@ -271,7 +367,8 @@ export function moveFootprint(node: SList, to: PlacementMm): void {
     if (item.type !== "list" || item === at) continue;
     const kind = head(item) ?? "";
     const itemAt = child(item, "at");
-    if (itemAt && (kind === "pad" || TEXT_ITEMS.has(kind))) setAngleInPlace(itemAt, normalizeAngle((num(itemAt, 3) ?? 0) + turn), kind !== "pad");
+    if (itemAt && (kind === "pad" || TEXT_ITEMS.has(kind)))
+      setAngleInPlace(itemAt, normalizeAngle((num(itemAt, 3) ?? 0) + turn), kind !== "pad");
   }
 }
 
@@ -377,7 +474,8 @@ function flipZone(zone: SList, y0: number): void {
     const node = stack.pop()!;
     const h = head(node);
     if (h === "xy") setAtom(node, 2, Number(formatNumber(2 * y0 - (num(node, 2) ?? 0))));
-    if (h === "layer" || h === "layers") for (const atom of node.items.slice(1)) if (atom.type === "atom") atom.raw = swapSide(atom.raw);
+    if (h === "layer" || h === "layers")
+      for (const atom of node.items.slice(1)) if (atom.type === "atom") atom.raw = swapSide(atom.raw);
     for (const c of node.items) if (c.type === "list") stack.push(c);
   }
 }
@@ -404,14 +502,30 @@ function assignUuids(item: SList, uuids: () => string): void {
 }
 
 /** Board items KiCad 9 writes with a uuid; libraries written by generators often omit it. */
-const NEEDS_UUID = new Set(["property", "fp_text", "fp_text_box", "fp_line", "fp_rect", "fp_circle", "fp_arc", "fp_poly", "fp_curve", "pad", "zone", "group", "dimension"]);
+const NEEDS_UUID = new Set([
+  "property",
+  "fp_text",
+  "fp_text_box",
+  "fp_line",
+  "fp_rect",
+  "fp_circle",
+  "fp_arc",
+  "fp_poly",
+  "fp_curve",
+  "pad",
+  "zone",
+  "group",
+  "dimension",
+]);
 
 /** Where the uuid goes: after `layer` for texts, last for pads and graphics (KiCad's order). */
 function insertUuid(node: SList, id: SAtom): void {
   const uuid = list("uuid", id);
   const h = head(node);
   if (TEXT_ITEMS.has(h ?? "")) {
-    const after = ["hide", "layer", "unlocked", "at"].map((name) => node.items.findIndex((i) => isList(i, name))).find((i) => i >= 0);
+    const after = ["hide", "layer", "unlocked", "at"]
+      .map((name) => node.items.findIndex((i) => isList(i, name)))
+      .find((i) => i >= 0);
     node.items.splice((after ?? node.items.length - 1) + 1, 0, uuid);
     return;
   }
@@ -436,8 +550,13 @@ export function uuidSource(seed: string): () => string {
  * area KiCad keeps other parts out of), otherwise every graphic and pad.
  */
 export function localBounds(footprint: SList): BBox | undefined {
-  const courtyard = footprint.items.filter((i): i is SList => i.type === "list" && /^(F|B)\.CrtYd$/.test(layerOf(i) ?? ""));
-  const items = courtyard.length > 0 ? courtyard : footprint.items.filter((i): i is SList => i.type === "list" && /^(fp_|pad$)/.test(head(i) ?? ""));
+  const courtyard = footprint.items.filter(
+    (i): i is SList => i.type === "list" && /^(F|B)\.CrtYd$/.test(layerOf(i) ?? ""),
+  );
+  const items =
+    courtyard.length > 0
+      ? courtyard
+      : footprint.items.filter((i): i is SList => i.type === "list" && /^(fp_|pad$)/.test(head(i) ?? ""));
   const box: BBox = { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
   const add = (p: PointMm) => {
     box.minX = Math.min(box.minX, p.x);
@@ -485,7 +604,11 @@ export function boardBounds(footprint: SList): BBox | undefined {
   const local = localBounds(footprint);
   if (!local) return undefined;
   const at = child(footprint, "at");
-  const place: PlacementMm = { x: (at && num(at, 1)) ?? 0, y: (at && num(at, 2)) ?? 0, rotation: (at && num(at, 3)) ?? 0 };
+  const place: PlacementMm = {
+    x: (at && num(at, 1)) ?? 0,
+    y: (at && num(at, 2)) ?? 0,
+    rotation: (at && num(at, 3)) ?? 0,
+  };
   const box: BBox = { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
   for (const [x, y] of [
     [local.minX, local.minY],

@@ -7,7 +7,17 @@
  */
 import { Board } from "../model.ts";
 import { flipFootprint, moveFootprint } from "./instance.ts";
-import { childText, children, cloneNode, parseSexpr, printSexpr, removeChild, text, type SDocument, type SList } from "../../sexpr/index.ts";
+import {
+  childText,
+  children,
+  cloneNode,
+  parseSexpr,
+  printSexpr,
+  removeChild,
+  text,
+  type SDocument,
+  type SList,
+} from "../../sexpr/index.ts";
 
 /** Fields a library footprint has of its own (KiCad 8+); the others come from the symbol. */
 const LIBRARY_FIELDS = new Set(["Reference", "Value", "Footprint", "Datasheet", "Description"]);
@@ -18,8 +28,10 @@ export function libraryCopy(footprint: SList): SList {
   const node = cloneNode(footprint);
   if ((childText(node, "layer") ?? "F.Cu").startsWith("B.")) flipFootprint(node);
   moveFootprint(node, { x: 0, y: 0, rotation: 0 });
-  for (const pad of children(node, "pad")) for (const name of INSTANCE_PAD_DATA) for (const item of children(pad, name)) removeChild(pad, item);
-  for (const property of children(node, "property")) if (!LIBRARY_FIELDS.has(text(property, 1) ?? "")) removeChild(node, property);
+  for (const pad of children(node, "pad"))
+    for (const name of INSTANCE_PAD_DATA) for (const item of children(pad, name)) removeChild(pad, item);
+  for (const property of children(node, "property"))
+    if (!LIBRARY_FIELDS.has(text(property, 1) ?? "")) removeChild(node, property);
   return node;
 }
 
@@ -29,12 +41,16 @@ export function libraryCopy(footprint: SList): SList {
  * lib id on first use: board sync asks once per footprint whose library is missing, which on a
  * large board is a thousand asks.
  */
-export function boardFootprints(boardFile: string, within: string): (libId: string) => { file: string; doc: SDocument } | undefined {
+export function boardFootprints(
+  boardFile: string,
+  within: string,
+): (libId: string) => { file: string; doc: SDocument } | undefined {
   let byLibId: Map<string, SList> | undefined;
   return (libId) => {
     if (!byLibId) {
       byLibId = new Map();
-      for (const f of Board.load(boardFile, { within }).footprints()) if (!byLibId.has(f.libId)) byLibId.set(f.libId, f.node);
+      for (const f of Board.load(boardFile, { within }).footprints())
+        if (!byLibId.has(f.libId)) byLibId.set(f.libId, f.node);
     }
     const node = byLibId.get(libId);
     return node ? { file: boardFile, doc: parseSexpr(printSexpr(libraryCopy(node)), { file: boardFile }) } : undefined;

@@ -20,7 +20,16 @@ import { atomText, child, head, num, text, type SList, type SNode } from "../../
 export type FootprintDifference = "pads" | "graphics" | "zones" | "mount";
 
 export function compareFootprint(board: SList, library: SList, at: PlacementMm, side: Side): FootprintDifference[] {
-  const placed = instantiateFootprint(library, { libId: text(board, 1) ?? "", uuidSeed: "compare", at, side, reference: "", value: "", fields: [], flags: [] });
+  const placed = instantiateFootprint(library, {
+    libId: text(board, 1) ?? "",
+    uuidSeed: "compare",
+    at,
+    side,
+    reference: "",
+    value: "",
+    fields: [],
+    flags: [],
+  });
   const differences: FootprintDifference[] = [];
   if (!sameBag(items(board, isPad).map(padKey), items(placed, isPad).map(padKey))) differences.push("pads");
   if (!sameBag(items(board, isShape).map(shapeKey), items(placed, isShape).map(shapeKey))) differences.push("graphics");
@@ -48,7 +57,13 @@ function sameBag(a: string[], b: string[]): boolean {
 /** Instance data the board adds to a pad, and tokens whose spelling changed between versions. */
 const PAD_INSTANCE = new Set(["uuid", "tstamp", "net", "pinfunction", "pintype", "locked"]);
 /** Settings written out with their default value by newer versions only. */
-const PAD_DEFAULTS: Record<string, string> = { thermal_bridge_angle: "45", remove_unused_layers: "no", keep_end_layers: "no", tenting: "", teardrops: "" };
+const PAD_DEFAULTS: Record<string, string> = {
+  thermal_bridge_angle: "45",
+  remove_unused_layers: "no",
+  keep_end_layers: "no",
+  tenting: "",
+  teardrops: "",
+};
 
 function padKey(pad: SList): string {
   const parts = pad.items.slice(1).flatMap((item): string[] => {
@@ -57,7 +72,8 @@ function padKey(pad: SList): string {
     if (PAD_INSTANCE.has(h)) return [];
     if (h in PAD_DEFAULTS && (PAD_DEFAULTS[h] === "" || text(item, 1) === PAD_DEFAULTS[h])) return [];
     if (h === "layers") return [`(layers ${item.items.slice(1).map(canon).sort().join(" ")})`];
-    if (h === "at") return [`(at ${round(num(item, 1))} ${round(num(item, 2))} ${round(normalizeDegrees(num(item, 3) ?? 0))})`];
+    if (h === "at")
+      return [`(at ${round(num(item, 1))} ${round(num(item, 2))} ${round(normalizeDegrees(num(item, 3) ?? 0))})`];
     return [canon(item)];
   });
   return parts.join(" ");

@@ -38,14 +38,26 @@ export interface ConnectOptions {
  * Routes the footprints `refs`, refills the zones their copper touches, and checks the pours
  * they rely on.
  */
-export async function connectAdded(board: Board, boardFile: string, rules: BoardRules, refs: string[], { vacated = [], staged = [], obstacles = new BoardObstacles(board, rules) }: ConnectOptions = {}): Promise<AddedConnections> {
+export async function connectAdded(
+  board: Board,
+  boardFile: string,
+  rules: BoardRules,
+  refs: string[],
+  { vacated = [], staged = [], obstacles = new BoardObstacles(board, rules) }: ConnectOptions = {},
+): Promise<AddedConnections> {
   const outcomes = routeFootprints(board, rules, refs, obstacles, staged);
   const added: NewCopper[] = [...vacated, ...outcomes.flatMap((o) => o.added)];
   for (const fp of board.footprints().filter((f) => refs.includes(f.ref))) {
-    for (const pad of footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad")) added.push({ box: pad.box, net: pad.net, layers: pad.layers.size > 1 ? "all" : new Set(pad.layers) });
+    for (const pad of footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad"))
+      added.push({ box: pad.box, net: pad.net, layers: pad.layers.size > 1 ? "all" : new Set(pad.layers) });
   }
   const touched = zonesTouchedBy(boardZones(board.root), added, REFILL_REACH);
-  const near = added.map(({ box }) => ({ minX: box.minX - REFILL_REACH, minY: box.minY - REFILL_REACH, maxX: box.maxX + REFILL_REACH, maxY: box.maxY + REFILL_REACH }));
+  const near = added.map(({ box }) => ({
+    minX: box.minX - REFILL_REACH,
+    minY: box.minY - REFILL_REACH,
+    maxX: box.maxX + REFILL_REACH,
+    maxY: box.maxY + REFILL_REACH,
+  }));
   const { changed } = await refillZones(board, boardFile, touched, { near });
   const zones = new Map(boardZones(board.root).map((z) => [z.id, z]));
   // The index from before the routes is enough: what counts is copper the new parts did not bring.
@@ -56,8 +68,16 @@ export async function connectAdded(board: Board, boardFile: string, rules: Board
       const zone = zones.get(c.pour.zone);
       // Touching counts: a thermal spoke meets a pad at its edge.
       const copper = inflate(c.pour.copper, 0.01);
-      if (zone && filledPolygons(zone, c.pour.layer).some((f) => overlap(copper, polygon(f)) && joinsNet(f, c.net, c.pour!.layer))) return true;
-      outcome.left.push({ pad: c.pad, net: c.net, reason: `the ${c.net} pour on ${c.pour.layer} does not reach it once refilled` });
+      if (
+        zone &&
+        filledPolygons(zone, c.pour.layer).some((f) => overlap(copper, polygon(f)) && joinsNet(f, c.net, c.pour!.layer))
+      )
+        return true;
+      outcome.left.push({
+        pad: c.pad,
+        net: c.net,
+        reason: `the ${c.net} pour on ${c.pour.layer} does not reach it once refilled`,
+      });
       return false;
     });
   }

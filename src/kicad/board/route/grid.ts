@@ -63,13 +63,20 @@ export class RouteGrid {
   defer(box: BBox, draw: (clip: CellRect) => void): void {
     const { origin, half, step } = this.window;
     const reach = (half + 1) * step;
-    if (box.maxX < origin.x - reach || box.minX > origin.x + reach || box.maxY < origin.y - reach || box.minY > origin.y + reach) return;
+    if (
+      box.maxX < origin.x - reach ||
+      box.minX > origin.x + reach ||
+      box.maxY < origin.y - reach ||
+      box.minY > origin.y + reach
+    )
+      return;
     const cell = (v: number, o: number) => Math.min(this.size - 1, Math.max(0, Math.floor((v - o) / step + half)));
     // A cell of margin each side: an offset reaches a little past the box grown by its distance.
     const [c0, c1] = [cell(box.minX - step, origin.x), cell(box.maxX + step, origin.x)];
     const [r0, r1] = [cell(box.minY - step, origin.y), cell(box.maxY + step, origin.y)];
     for (let ty = Math.floor(r0 / TILE); ty <= Math.floor(r1 / TILE); ty++) {
-      for (let tx = Math.floor(c0 / TILE); tx <= Math.floor(c1 / TILE); tx++) this.waiting[ty * this.tiles + tx]!.push(draw);
+      for (let tx = Math.floor(c0 / TILE); tx <= Math.floor(c1 / TILE); tx++)
+        this.waiting[ty * this.tiles + tx]!.push(draw);
     }
   }
 
@@ -95,7 +102,12 @@ export class RouteGrid {
     this.waiting[t] = undefined;
     const col0 = (t % this.tiles) * TILE;
     const row0 = Math.floor(t / this.tiles) * TILE;
-    const clip = { col0, col1: Math.min(this.size - 1, col0 + TILE - 1), row0, row1: Math.min(this.size - 1, row0 + TILE - 1) };
+    const clip = {
+      col0,
+      col1: Math.min(this.size - 1, col0 + TILE - 1),
+      row0,
+      row1: Math.min(this.size - 1, row0 + TILE - 1),
+    };
     for (const draw of draws) draw(clip);
   }
 
@@ -121,7 +133,8 @@ export class RouteGrid {
     for (let row = 0; row < this.size; row++) {
       const y = origin.y + (row - half) * step;
       crossings.length = 0;
-      for (const [a, b] of segments) if (a.y > y !== b.y > y) crossings.push(a.x + ((y - a.y) * (b.x - a.x)) / (b.y - a.y));
+      for (const [a, b] of segments)
+        if (a.y > y !== b.y > y) crossings.push(a.x + ((y - a.y) * (b.x - a.x)) / (b.y - a.y));
       crossings.sort((p, q) => p - q);
       for (let k = 0; k + 1 < crossings.length; k += 2) {
         const c0 = Math.max(0, Math.ceil((crossings[k]! - origin.x) / step + half));
@@ -215,7 +228,8 @@ function astar(grid: RouteGrid, startLayers: number[], viaCost: number, maxLengt
       const next = nr * size + nc;
       if (grid.blocked[layer]![next]) continue;
       // A diagonal step must not cut the corner between two blocked cells.
-      if (dc !== 0 && dr !== 0 && grid.blocked[layer]![row * size + nc] && grid.blocked[layer]![nr * size + col]) continue;
+      if (dc !== 0 && dr !== 0 && grid.blocked[layer]![row * size + nc] && grid.blocked[layer]![nr * size + col])
+        continue;
       const turn = heading === ANY ? 0 : Math.min((d - heading + 8) % 8, (heading - d + 8) % 8);
       if (turn > 2) continue;
       const length = dc !== 0 && dr !== 0 ? Math.SQRT2 : 1;
@@ -333,12 +347,17 @@ class Flood {
       const nr = row + dr;
       if (nc < 0 || nr < 0 || nc >= size || nr >= size) continue;
       const next = nr * size + nc;
-      if ((blocked[next] && !this.origin.has(layer * cells + next)) || (dc !== 0 && dr !== 0 && blocked[row * size + nc] && blocked[nr * size + col])) continue;
+      if (
+        (blocked[next] && !this.origin.has(layer * cells + next)) ||
+        (dc !== 0 && dr !== 0 && blocked[row * size + nc] && blocked[nr * size + col])
+      )
+        continue;
       this.visit(layer * cells + next, d);
     }
     // A* does not hold a via to the length limit, so neither does this.
     if (grid.noVia[cell] || cell === this.centre) return state;
-    for (let other = 0; other < grid.window.layers; other++) if (other !== layer && !grid.blocked[other]![cell]) this.visit(other * cells + cell, d);
+    for (let other = 0; other < grid.window.layers; other++)
+      if (other !== layer && !grid.blocked[other]![cell]) this.visit(other * cells + cell, d);
     return state;
   }
 }

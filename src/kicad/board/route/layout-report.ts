@@ -15,7 +15,10 @@ export function reportLayout(pending: Map<string, string>, layout: AddedConnecti
     else pending.delete(ref);
   }
   return layout.outcomes.map((o) => {
-    const done = o.connected.map((c) => `pad ${c.pad} (${c.net}) ${c.how === "routed" ? `routed, ${c.length} mm${c.vias ? `, ${c.vias} via(s)` : ""}${c.pour ? ` into the ${c.net} pour` : ""}` : c.how === "pour" ? "through the pour" : "already connected"}`);
+    const done = o.connected.map(
+      (c) =>
+        `pad ${c.pad} (${c.net}) ${c.how === "routed" ? `routed, ${c.length} mm${c.vias ? `, ${c.vias} via(s)` : ""}${c.pour ? ` into the ${c.net} pour` : ""}` : c.how === "pour" ? "through the pour" : "already connected"}`,
+    );
     const left = o.left.map((l) => `pad ${l.pad} (${l.net}) left for layout: ${l.reason}`);
     return `${o.ref}: ${[...done, ...left].join("; ") || "nothing to connect"}`;
   });

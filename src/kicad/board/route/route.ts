@@ -12,11 +12,32 @@
  * finds is checked exactly against the obstacle model before it is written. What cannot be
  * routed is left with its reason, for a person.
  */
-import { boxesOverlap, boxOf, circle, growBox, inflate, overlap, polygon, shapeOf, stroke, type ShapeMm } from "../clearance/geometry.ts";
+import {
+  boxesOverlap,
+  boxOf,
+  circle,
+  growBox,
+  inflate,
+  overlap,
+  polygon,
+  shapeOf,
+  stroke,
+  type ShapeMm,
+} from "../clearance/geometry.ts";
 import { footprintItems, sharesLayer, type BoardItem } from "../clearance/items.ts";
 import { BoardObstacles, clearanceTo, holeClearanceTo, type Blocker } from "../clearance/obstacles.ts";
 import type { BoardRules } from "../clearance/rules.ts";
-import { boardZones, distanceToPolygon, filledPolygons, insideOutline, insidePolygon, zoneFills, zoneOnLayer, type NewCopper, type Zone } from "../zones/zones.ts";
+import {
+  boardZones,
+  distanceToPolygon,
+  filledPolygons,
+  insideOutline,
+  insidePolygon,
+  zoneFills,
+  zoneOnLayer,
+  type NewCopper,
+  type Zone,
+} from "../zones/zones.ts";
 import type { BBox, Board, PointMm } from "../model.ts";
 import { RouteGrid, type GridPoint } from "./grid.ts";
 import { writeTrack, writeVia } from "./write.ts";
@@ -75,7 +96,13 @@ export interface Laid {
  * with no copper of its net in reach, whose net the pads of `staged` parts (the same change's,
  * left below the outline) are on, says it waits for them.
  */
-export function routeFootprints(board: Board, rules: BoardRules, refs: string[], obstacles = new BoardObstacles(board, rules), staged: string[] = []): RouteOutcome[] {
+export function routeFootprints(
+  board: Board,
+  rules: BoardRules,
+  refs: string[],
+  obstacles = new BoardObstacles(board, rules),
+  staged: string[] = [],
+): RouteOutcome[] {
   const laid: Laid[] = [];
   const outcomes: RouteOutcome[] = [];
   const work: { pad: BoardItem; outcome: RouteOutcome }[] = [];
@@ -84,18 +111,33 @@ export function routeFootprints(board: Board, rules: BoardRules, refs: string[],
     outcomes.push(outcome);
     const fp = board.footprint(ref);
     if (!fp) continue;
-    for (const pad of footprintItems(fp.node, obstacles.copper)) if (pad.kind === "pad" && pad.net !== "") work.push({ pad, outcome });
+    for (const pad of footprintItems(fp.node, obstacles.copper))
+      if (pad.kind === "pad" && pad.net !== "") work.push({ pad, outcome });
   }
   // Connections between the new parts first (an LED to its resistor): placement put them where
   // that net gets through, and the routes to the board's copper go round it afterwards.
   const nets = new Set(work.map(({ pad }) => pad.net));
-  const elsewhere = new Set(obstacles.all((i) => nets.has(i.net) && !refs.includes(i.ref ?? "") && (i.kind === "pad" || i.kind === "track" || i.kind === "via")).map((i) => i.net));
+  const elsewhere = new Set(
+    obstacles
+      .all(
+        (i) =>
+          nets.has(i.net) &&
+          !refs.includes(i.ref ?? "") &&
+          (i.kind === "pad" || i.kind === "track" || i.kind === "via"),
+      )
+      .map((i) => i.net),
+  );
   const order = new Map(work.map(({ pad }) => [pad, elsewhere.has(pad.net) ? 1 : 0]));
   for (const { pad, outcome } of work.sort((a, b) => order.get(a.pad)! - order.get(b.pad)!)) {
     const number = /^pad (\S+) of /.exec(pad.what)?.[1] ?? "";
     if (/^(unconnected|Net)-\(/.test(pad.net) && !othersOnNet(obstacles, pad)) continue;
     const result = routePad(board, obstacles, rules, pad, laid, outcome);
-    if ("reason" in result) outcome.left.push({ pad: number, net: pad.net, reason: result.noCopper ? waitingFor(obstacles, pad, staged) ?? result.reason : result.reason });
+    if ("reason" in result)
+      outcome.left.push({
+        pad: number,
+        net: pad.net,
+        reason: result.noCopper ? (waitingFor(obstacles, pad, staged) ?? result.reason) : result.reason,
+      });
     else outcome.connected.push({ ...result, pad: number, net: pad.net });
   }
   return outcomes;
@@ -103,22 +145,39 @@ export function routeFootprints(board: Board, rules: BoardRules, refs: string[],
 
 /** "waits for R900, staged below the outline": the staged parts with a pad on `pad`'s net. */
 function waitingFor(obstacles: BoardObstacles, pad: BoardItem, staged: string[]): string | undefined {
-  const refs = [...new Set(obstacles.all((i) => i.kind === "pad" && i.net === pad.net && staged.includes(i.ref ?? "")).map((i) => i.ref!))].sort();
+  const refs = [
+    ...new Set(
+      obstacles.all((i) => i.kind === "pad" && i.net === pad.net && staged.includes(i.ref ?? "")).map((i) => i.ref!),
+    ),
+  ].sort();
   if (refs.length === 0) return undefined;
   return `waits for ${refs.join(" and ")}, staged below the outline`;
 }
 
 /** Whether any other copper is on the pad's net at all (a single-pad net needs no route). */
 function othersOnNet(obstacles: BoardObstacles, pad: BoardItem): boolean {
-  return obstacles.near(growBox(pad.box, MAX_ROUTE_LENGTH), (i) => i.net === pad.net && i !== pad && i.kind !== "hole").length > 0;
+  return (
+    obstacles.near(growBox(pad.box, MAX_ROUTE_LENGTH), (i) => i.net === pad.net && i !== pad && i.kind !== "hole")
+      .length > 0
+  );
 }
 
 type PadResult = Omit<PadRoute, "pad" | "net"> | { reason: string; noCopper?: boolean };
 
 /** How a pad would be connected: at once (touching its net's copper, or in its pour), by a checked route, or not, with the reason. */
-type PadPlan = Omit<PadRoute, "pad" | "net"> | { reason: string; noCopper?: boolean } | { route: CopperPlan; end: GridPoint; pourAt: BuiltGrid["pourAt"] };
+type PadPlan =
+  | Omit<PadRoute, "pad" | "net">
+  | { reason: string; noCopper?: boolean }
+  | { route: CopperPlan; end: GridPoint; pourAt: BuiltGrid["pourAt"] };
 
-function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, laid: Laid[], outcome: RouteOutcome): PadResult {
+function routePad(
+  board: Board,
+  obstacles: BoardObstacles,
+  rules: BoardRules,
+  pad: BoardItem,
+  laid: Laid[],
+  outcome: RouteOutcome,
+): PadResult {
   const planned = planPad(board, obstacles, rules, pad, laid);
   if (!("route" in planned)) return planned;
   const { route: plan, end, pourAt } = planned;
@@ -129,7 +188,8 @@ function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pa
   const copper = laidCopper(plan, net, rules, obstacles.copper);
   plan.tracks.forEach((track, k) => {
     const ids: string[] = [];
-    for (let i = 1; i < track.points.length; i++) ids.push(writeTrack(board, track.points[i - 1]!, track.points[i]!, width, track.layer, net));
+    for (let i = 1; i < track.points.length; i++)
+      ids.push(writeTrack(board, track.points[i - 1]!, track.points[i]!, width, track.layer, net));
     outcome.added.push({ box: copper[k]!.shape.box, net, layers: copper[k]!.layers, ids });
     outcome.ids.push(...ids);
   });
@@ -139,8 +199,18 @@ function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pa
     outcome.ids.push(id);
   });
   laid.push(...copper);
-  const pour = pourAt(end.x, end.y, plan.endsInPour ? undefined : ROUTING_LAYERS[end.layer], (plan.endsInPour ? via.diameter : width) / 2);
-  return { how: "routed", length: Math.round(plan.length * 100) / 100, vias: plan.vias.length, ...(pour ? { pour } : {}) };
+  const pour = pourAt(
+    end.x,
+    end.y,
+    plan.endsInPour ? undefined : ROUTING_LAYERS[end.layer],
+    (plan.endsInPour ? via.diameter : width) / 2,
+  );
+  return {
+    how: "routed",
+    length: Math.round(plan.length * 100) / 100,
+    vias: plan.vias.length,
+    ...(pour ? { pour } : {}),
+  };
 }
 
 /**
@@ -152,14 +222,22 @@ function routePad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pa
  * to be cut off from; one whose copper is out of reach (the new LED a resistor goes next to,
  * too far away) cannot be routed. Nothing is written.
  */
-export function connectingRoutes(board: Board, obstacles: BoardObstacles, rules: BoardRules, pads: BoardItem[], zones = boardZones(board.root)): Laid[] | undefined {
+export function connectingRoutes(
+  board: Board,
+  obstacles: BoardObstacles,
+  rules: BoardRules,
+  pads: BoardItem[],
+  zones = boardZones(board.root),
+): Laid[] | undefined {
   // The routes planned for the pads before are in the way of the next, as they will be when
   // the pads are routed in this order.
   const routes: Laid[] = [];
   const connected = pads.every((pad) => {
     if (pad.net === "") return true;
     // Its footprint's other pads are in the way as much as any new copper.
-    const siblings = pads.filter((p) => p !== pad).map((p) => ({ net: p.net, layers: new Set(p.layers), shape: p.shape() }));
+    const siblings = pads
+      .filter((p) => p !== pad)
+      .map((p) => ({ net: p.net, layers: new Set(p.layers), shape: p.shape() }));
     const planned = planPad(board, obstacles, rules, pad, [...siblings, ...routes], { zones, explain: false });
     if ("route" in planned) routes.push(...laidCopper(planned.route, pad.net, rules, obstacles.copper));
     return !("reason" in planned) || (planned.noCopper === true && !netHasCopper(obstacles, pad, zones));
@@ -181,8 +259,21 @@ function laidCopper(plan: CopperPlan, net: string, rules: BoardRules, copper: st
  * centre, a track's end): a fill piece that holds only the new part is an island, not a way to
  * the net (a board may keep its islands, as sweep does).
  */
-export function fillJoinsNet(obstacles: BoardObstacles, fill: PointMm[], net: string, layer: string, refs: string[]): boolean {
-  const items = obstacles.near(boxOf([fill]), (i) => i.net === net && !refs.includes(i.ref ?? "") && i.layers.has(layer) && (i.kind === "pad" || i.kind === "via" || i.kind === "track"));
+export function fillJoinsNet(
+  obstacles: BoardObstacles,
+  fill: PointMm[],
+  net: string,
+  layer: string,
+  refs: string[],
+): boolean {
+  const items = obstacles.near(
+    boxOf([fill]),
+    (i) =>
+      i.net === net &&
+      !refs.includes(i.ref ?? "") &&
+      i.layers.has(layer) &&
+      (i.kind === "pad" || i.kind === "via" || i.kind === "track"),
+  );
   // Fill runs over tracks and vias of its net; a pad it joins by spokes that meet only its edge.
   if (items.some((i) => i.kind !== "pad" && i.ends?.some((p) => insidePolygon(fill, p)))) return true;
   const area = polygon(fill);
@@ -191,7 +282,9 @@ export function fillJoinsNet(obstacles: BoardObstacles, fill: PointMm[], net: st
 
 /** Whether `pad`'s net has any copper on the board but `pad`'s own footprint's (pads, tracks, vias, filled zones). */
 function netHasCopper(obstacles: BoardObstacles, pad: BoardItem, zones: Zone[]): boolean {
-  const own = obstacles.all((i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"));
+  const own = obstacles.all(
+    (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"),
+  );
   return own.length > 0 || zones.some((z) => z.net === pad.net && z.filled && !z.ruleArea);
 }
 
@@ -203,28 +296,47 @@ interface PlanContext {
 }
 
 /** How `pad` would be connected: the route it would take, checked exactly against the obstacles and this session's copper. */
-function planPad(board: Board, obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, laid: Laid[], { zones: allZones, explain }: PlanContext = { zones: boardZones(board.root), explain: true }): PadPlan {
+function planPad(
+  board: Board,
+  obstacles: BoardObstacles,
+  rules: BoardRules,
+  pad: BoardItem,
+  laid: Laid[],
+  { zones: allZones, explain }: PlanContext = { zones: boardZones(board.root), explain: true },
+): PadPlan {
   const net = pad.net;
   const centre = { x: (pad.box.minX + pad.box.maxX) / 2, y: (pad.box.minY + pad.box.maxY) / 2 };
   const padShape = pad.shape();
-  const own = (i: BoardItem) => i.net === net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via");
-  const touching = obstacles.near(pad.box, own).some((i) => sharesLayer(i.layers, pad.layers) && overlap(padShape, i.shape()));
-  if (touching || laid.some((l) => l.net === net && sharesLayer(l.layers, pad.layers) && overlap(padShape, l.shape))) return { how: "connected" };
+  const own = (i: BoardItem) =>
+    i.net === net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via");
+  const touching = obstacles
+    .near(pad.box, own)
+    .some((i) => sharesLayer(i.layers, pad.layers) && overlap(padShape, i.shape()));
+  if (touching || laid.some((l) => l.net === net && sharesLayer(l.layers, pad.layers) && overlap(padShape, l.shape)))
+    return { how: "connected" };
   // The net's zones, read once: the window, the pours and the reason all ask for them.
   const netZones = allZones.filter((z) => z.net === net && !z.ruleArea);
   const zones = netZones.filter((z) => z.filled);
   for (const zone of zones) {
     for (const layer of pad.layers) {
-      if (filledPolygons(zone, layer).some((f) => insidePolygon(f, centre) && fillJoinsNet(obstacles, f, net, layer, [pad.ref ?? ""]))) return { how: "pour", pour: { zone: zone.id, layer, at: centre, copper: padShape } };
+      if (
+        filledPolygons(zone, layer).some(
+          (f) => insidePolygon(f, centre) && fillJoinsNet(obstacles, f, net, layer, [pad.ref ?? ""]),
+        )
+      )
+        return { how: "pour", pour: { zone: zone.id, layer, at: centre, copper: padShape } };
     }
   }
   const startLayers = ROUTING_LAYERS.map((l, i) => (pad.layers.has(l) ? i : -1)).filter((i) => i >= 0);
-  if (startLayers.length === 0) return { reason: `pad on ${[...pad.layers].join(", ")}, where copperhead does not route` };
+  if (startLayers.length === 0)
+    return { reason: `pad on ${[...pad.layers].join(", ")}, where copperhead does not route` };
   // The net's own width first; where that finds no way (a fine-pitch pad boxed in), its class's.
   const wide = netWidth(obstacles, rules, pad);
   const narrowest = rules.trackWidth(net);
   const planned = planWithWidth(obstacles, rules, pad, centre, laid, wide, zones, netZones, startLayers, explain);
-  return "route" in planned || ("noCopper" in planned && planned.noCopper) || wide === narrowest ? planned : planWithWidth(obstacles, rules, pad, centre, laid, narrowest, zones, netZones, startLayers, explain);
+  return "route" in planned || ("noCopper" in planned && planned.noCopper) || wide === narrowest
+    ? planned
+    : planWithWidth(obstacles, rules, pad, centre, laid, narrowest, zones, netZones, startLayers, explain);
 }
 
 /** How far from a connection the net's own tracks set the width of a new one, mm. */
@@ -236,12 +348,25 @@ const WIDTH_REACH = 10;
  * (a rail drawn 0.5 mm wide is not joined by the class's 0.2 mm).
  */
 function netWidth(obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem): number {
-  const drawn = obstacles.near(growBox(pad.box, WIDTH_REACH), (i) => i.kind === "track" && i.net === pad.net).map((i) => i.width ?? 0);
+  const drawn = obstacles
+    .near(growBox(pad.box, WIDTH_REACH), (i) => i.kind === "track" && i.net === pad.net)
+    .map((i) => i.width ?? 0);
   return Math.max(rules.trackWidth(pad.net), ...drawn);
 }
 
 /** `planPad`'s route with tracks `width` wide, checked exactly against the obstacles and this session's copper. */
-function planWithWidth(obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, centre: PointMm, laid: Laid[], width: number, zones: Zone[], netZones: Zone[], startLayers: number[], explain: boolean): PadPlan {
+function planWithWidth(
+  obstacles: BoardObstacles,
+  rules: BoardRules,
+  pad: BoardItem,
+  centre: PointMm,
+  laid: Laid[],
+  width: number,
+  zones: Zone[],
+  netZones: Zone[],
+  startLayers: number[],
+  explain: boolean,
+): PadPlan {
   const net = pad.net;
   const via = rules.via(net);
   const grid = buildGrid(obstacles, rules, pad, centre, laid, { width, via }, zones);
@@ -250,7 +375,12 @@ function planWithWidth(obstacles: BoardObstacles, rules: BoardRules, pad: BoardI
     if (blocked) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
     // A zone of the net around the pad that KiCad left unfilled there is not copper to reach, and the reason says so.
     const unfilled = netZones.some((z) => zoneOnLayerOf(z, pad) && insideOutline(z, centre));
-    return { reason: unfilled ? `no ${net} copper within ${MAX_ROUTE_LENGTH} mm: the ${net} zone around it has no fill there` : `no ${net} copper within ${MAX_ROUTE_LENGTH} mm`, noCopper: true };
+    return {
+      reason: unfilled
+        ? `no ${net} copper within ${MAX_ROUTE_LENGTH} mm: the ${net} zone around it has no fill there`
+        : `no ${net} copper within ${MAX_ROUTE_LENGTH} mm`,
+      noCopper: true,
+    };
   }
   const path = grid.grid.search(startLayers, VIA_COST, MAX_ROUTE_LENGTH);
   if (!path) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
@@ -259,13 +389,17 @@ function planWithWidth(obstacles: BoardObstacles, rules: BoardRules, pad: BoardI
   for (const track of plan.tracks) {
     const shape = stroke(track.points, width);
     const layers = new Set([track.layer]);
-    const blocker = describe(obstacles.copperBlocker({ shape, net, layers, kind: "track" })) ?? laidBlocker(laid, shape, net, layers, rules);
+    const blocker =
+      describe(obstacles.copperBlocker({ shape, net, layers, kind: "track" })) ??
+      laidBlocker(laid, shape, net, layers, rules);
     if (blocker) return { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper (${blocker})` };
   }
   for (const at of plan.vias) {
     const shape = circle(at, via.diameter / 2);
     const all = new Set(obstacles.copper);
-    const blocker = describe(obstacles.copperBlocker({ shape, net, layers: all, kind: "via" }, [circle(at, via.drill / 2)])) ?? laidBlocker(laid, shape, net, all, rules);
+    const blocker =
+      describe(obstacles.copperBlocker({ shape, net, layers: all, kind: "via" }, [circle(at, via.drill / 2)])) ??
+      laidBlocker(laid, shape, net, all, rules);
     if (blocker) return { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper (${blocker})` };
   }
   return { route: plan, end: path.at(-1)!, pourAt: grid.pourAt };
@@ -283,11 +417,30 @@ const NAMED_IN_THE_WAY = 3;
  */
 function noPath(obstacles: BoardObstacles, pad: BoardItem, centre: PointMm): string {
   const reason = `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${pad.net} copper`;
-  const own = obstacles.near(growBox(pad.box, MAX_ROUTE_LENGTH), (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"));
-  const target = own.flatMap((i) => i.ends ?? []).reduce<PointMm | undefined>((best, p) => (!best || Math.hypot(p.x - centre.x, p.y - centre.y) < Math.hypot(best.x - centre.x, best.y - centre.y) ? p : best), undefined);
+  const own = obstacles.near(
+    growBox(pad.box, MAX_ROUTE_LENGTH),
+    (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"),
+  );
+  const target = own
+    .flatMap((i) => i.ends ?? [])
+    .reduce<PointMm | undefined>(
+      (best, p) =>
+        !best || Math.hypot(p.x - centre.x, p.y - centre.y) < Math.hypot(best.x - centre.x, best.y - centre.y)
+          ? p
+          : best,
+      undefined,
+    );
   if (!target) return reason;
   const line = stroke([centre, target], 0.01);
-  const crossing = obstacles.near(line.box, (i) => i.net !== pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via") && ROUTING_LAYERS.some((l) => i.layers.has(l)) && overlap(line, i.shape()));
+  const crossing = obstacles.near(
+    line.box,
+    (i) =>
+      i.net !== pad.net &&
+      i.ref !== pad.ref &&
+      (i.kind === "pad" || i.kind === "track" || i.kind === "via") &&
+      ROUTING_LAYERS.some((l) => i.layers.has(l)) &&
+      overlap(line, i.shape()),
+  );
   const named = [...new Set(crossing.map((i) => i.what))].slice(0, NAMED_IN_THE_WAY);
   return named.length ? `${reason} (in the way: ${named.join(", ")})` : reason;
 }
@@ -302,10 +455,20 @@ function describe(blocker: Blocker | undefined): string | undefined {
 }
 
 /** A track or via of this session on another net that new copper would come too close to. */
-function laidBlocker(laid: Laid[], shape: ShapeMm, net: string, layers: Set<string>, rules: BoardRules): string | undefined {
+function laidBlocker(
+  laid: Laid[],
+  shape: ShapeMm,
+  net: string,
+  layers: Set<string>,
+  rules: BoardRules,
+): string | undefined {
   for (const other of laid) {
     if (other.net === net || !sharesLayer(layers, other.layers)) continue;
-    if (boxesOverlap(growBox(shape.box, 1), other.shape.box) && overlap(inflate(shape, rules.clearance(net, other.net)), other.shape)) return `clearance to a new track of ${other.net}`;
+    if (
+      boxesOverlap(growBox(shape.box, 1), other.shape.box) &&
+      overlap(inflate(shape, rules.clearance(net, other.net)), other.shape)
+    )
+      return `clearance to a new track of ${other.net}`;
   }
   return undefined;
 }
@@ -323,12 +486,23 @@ interface BuiltGrid {
 /** Room around the pad and the nearest copper of its net it could reach: the grid's half-width, mm. */
 function windowReach(obstacles: BoardObstacles, pad: BoardItem, centre: PointMm, zones: Zone[]): number {
   const most = MAX_ROUTE_LENGTH * 0.75;
-  const gap = (b: { minX: number; minY: number; maxX: number; maxY: number }) => Math.max(Math.abs(centre.x - (b.minX + b.maxX) / 2) - (b.maxX - b.minX) / 2, Math.abs(centre.y - (b.minY + b.maxY) / 2) - (b.maxY - b.minY) / 2, 0);
+  const gap = (b: { minX: number; minY: number; maxX: number; maxY: number }) =>
+    Math.max(
+      Math.abs(centre.x - (b.minX + b.maxX) / 2) - (b.maxX - b.minX) / 2,
+      Math.abs(centre.y - (b.minY + b.maxY) / 2) - (b.maxY - b.minY) / 2,
+      0,
+    );
   let nearest = Infinity;
-  for (const item of obstacles.near(growBox(pad.box, most), (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"))) nearest = Math.min(nearest, gap(item.box));
+  for (const item of obstacles.near(
+    growBox(pad.box, most),
+    (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"),
+  ))
+    nearest = Math.min(nearest, gap(item.box));
   // A fill's own outline, not its box: a board-wide pour's box holds every pad, its fill not always (flat_hierarchy's GND).
   for (const zone of zones) {
-    for (const fill of zoneFills(zone)) if (fill.points.length > 2 && gap(shapeOf([fill.points]).box) < nearest) nearest = Math.min(nearest, distanceToPolygon(fill.points, centre));
+    for (const fill of zoneFills(zone))
+      if (fill.points.length > 2 && gap(shapeOf([fill.points]).box) < nearest)
+        nearest = Math.min(nearest, distanceToPolygon(fill.points, centre));
   }
   return Math.min(most, Math.max(3, nearest + 3));
 }
@@ -338,7 +512,15 @@ function windowReach(obstacles: BoardObstacles, pad: BoardItem, centre: PointMm,
  * the net's copper (other footprints' pads, tracks, vias) and, for a via, in the net's pours on
  * other layers (`zones`: the net's filled zones).
  */
-function buildGrid(obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem, centre: PointMm, laid: Laid[], size: { width: number; via: { diameter: number; drill: number } }, zones: Zone[]): BuiltGrid {
+function buildGrid(
+  obstacles: BoardObstacles,
+  rules: BoardRules,
+  pad: BoardItem,
+  centre: PointMm,
+  laid: Laid[],
+  size: { width: number; via: { diameter: number; drill: number } },
+  zones: Zone[],
+): BuiltGrid {
   const net = pad.net;
   const half = Math.ceil(windowReach(obstacles, pad, centre, zones) / STEP);
   const layerIndex = new Map(ROUTING_LAYERS.map((l, i) => [l, i]));
@@ -348,26 +530,41 @@ function buildGrid(obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem,
   const vr = size.via.diameter / 2 + MARGIN;
   const padGoals: BoardItem[][] = ROUTING_LAYERS.map(() => []);
   // An obstacle is drawn when the search reaches it (`RouteGrid.defer`): `box` is its shape's, undrawn.
-  const keepOff = (plane: Uint8Array, box: BBox, shape: () => ShapeMm, by: number) => grid.defer(growBox(box, by), (clip) => grid.fill(plane, inflate(shape(), by), clip));
-  const block = (item: { layers: ReadonlySet<string>; box: BBox; shape(): ShapeMm }, track: number | undefined, via: number | undefined) => {
-    if (track !== undefined) for (const l of item.layers) {
-      const i = layerIndex.get(l);
-      if (i !== undefined) keepOff(grid.blocked[i]!, item.box, () => item.shape(), track);
-    }
+  const keepOff = (plane: Uint8Array, box: BBox, shape: () => ShapeMm, by: number) =>
+    grid.defer(growBox(box, by), (clip) => grid.fill(plane, inflate(shape(), by), clip));
+  const block = (
+    item: { layers: ReadonlySet<string>; box: BBox; shape(): ShapeMm },
+    track: number | undefined,
+    via: number | undefined,
+  ) => {
+    if (track !== undefined)
+      for (const l of item.layers) {
+        const i = layerIndex.get(l);
+        if (i !== undefined) keepOff(grid.blocked[i]!, item.box, () => item.shape(), track);
+      }
     if (via !== undefined) keepOff(grid.noVia, item.box, () => item.shape(), via);
   };
   for (const item of obstacles.near(growBox(window, 2))) {
     const other = item.net === "" || item.net !== net;
     switch (item.kind) {
       case "edge":
-        block({ ...item, layers: new Set(ROUTING_LAYERS) }, rules.edgeClearance(net) + tw, rules.edgeClearance(net) + vr);
+        block(
+          { ...item, layers: new Set(ROUTING_LAYERS) },
+          rules.edgeClearance(net) + tw,
+          rules.edgeClearance(net) + vr,
+        );
         break;
       case "keepout":
         if (item.keepout!.tracks) block(item, tw, undefined);
         if (item.keepout!.vias && item.layers.size > 0) keepOff(grid.noVia, item.box, () => item.shape(), vr);
         break;
       case "hole":
-        if (other) block({ ...item, layers: new Set(ROUTING_LAYERS) }, holeClearanceTo(rules, net, item) + tw, Math.max(holeClearanceTo(rules, net, item) + vr, rules.holeToHole() + size.via.drill / 2 + MARGIN));
+        if (other)
+          block(
+            { ...item, layers: new Set(ROUTING_LAYERS) },
+            holeClearanceTo(rules, net, item) + tw,
+            Math.max(holeClearanceTo(rules, net, item) + vr, rules.holeToHole() + size.via.drill / 2 + MARGIN),
+          );
         else keepOff(grid.noVia, item.box, () => item.shape(), rules.holeToHole() + size.via.drill / 2 + MARGIN);
         break;
       case "pad":
@@ -429,12 +626,28 @@ export type Pour = { zone: string; layer: string; at: PointMm; copper: ShapeMm }
  * is on, the route may end in them; a via anywhere in them (any layer) ends it too. Returns the
  * lookup from a cell to the pour it is in (on `layer` when given), for the check after the refill.
  */
-function pourGoals(obstacles: BoardObstacles, grid: RouteGrid, net: string, pad: BoardItem, zones: Zone[]): BuiltGrid["pourAt"] {
+function pourGoals(
+  obstacles: BoardObstacles,
+  grid: RouteGrid,
+  net: string,
+  pad: BoardItem,
+  zones: Zone[],
+): BuiltGrid["pourAt"] {
   const found: { zone: string; layer: string; polygon: PointMm[] }[] = [];
-  const window = { minX: grid.point(0, 0).x, minY: grid.point(0, 0).y, maxX: grid.point(grid.size - 1, grid.size - 1).x, maxY: grid.point(grid.size - 1, grid.size - 1).y };
+  const window = {
+    minX: grid.point(0, 0).x,
+    minY: grid.point(0, 0).y,
+    maxX: grid.point(grid.size - 1, grid.size - 1).x,
+    maxY: grid.point(grid.size - 1, grid.size - 1).y,
+  };
   for (const zone of zones) {
     for (const { layer, points } of zoneFills(zone)) {
-      if (points.length < 3 || !boxesOverlap(boxOf([points]), window) || !fillJoinsNet(obstacles, points, net, layer, [pad.ref ?? ""])) continue;
+      if (
+        points.length < 3 ||
+        !boxesOverlap(boxOf([points]), window) ||
+        !fillJoinsNet(obstacles, points, net, layer, [pad.ref ?? ""])
+      )
+        continue;
       found.push({ zone: zone.id, layer, polygon: points });
       const shape = shapeOf([points]);
       const index = ROUTING_LAYERS.indexOf(layer);
@@ -471,7 +684,8 @@ function toCopper(grid: RouteGrid, path: GridPoint[], pourAt: BuiltGrid["pourAt"
     }
     corners.push(run.at(-1)!);
     const points = corners.map((p) => grid.point(p.x, p.y));
-    for (let i = 1; i < points.length; i++) plan.length += Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y);
+    for (let i = 1; i < points.length; i++)
+      plan.length += Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y);
     plan.tracks.push({ layer: ROUTING_LAYERS[run[0]!.layer]!, points });
   };
   for (let i = 1; i < path.length; i++) {

@@ -13,12 +13,24 @@ import { child, childText, head, list, num, q, removeChild, sym, type SList, typ
 
 /** Writes a track segment; returns its id. */
 export function writeTrack(board: Board, a: PointMm, b: PointMm, width: number, layer: string, net: string): string {
-  return insert(board, "segment", [list("start", a.x, a.y), list("end", b.x, b.y), list("width", width), list("layer", q(layer))], net, `${a.x},${a.y},${b.x},${b.y},${layer}`);
+  return insert(
+    board,
+    "segment",
+    [list("start", a.x, a.y), list("end", b.x, b.y), list("width", width), list("layer", q(layer))],
+    net,
+    `${a.x},${a.y},${b.x},${b.y},${layer}`,
+  );
 }
 
 /** Writes a through via; returns its id. */
 export function writeVia(board: Board, at: PointMm, diameter: number, drill: number, net: string): string {
-  return insert(board, "via", [list("at", at.x, at.y), list("size", diameter), list("drill", drill), list("layers", q("F.Cu"), q("B.Cu"))], net, `${at.x},${at.y}`);
+  return insert(
+    board,
+    "via",
+    [list("at", at.x, at.y), list("size", diameter), list("drill", drill), list("layers", q("F.Cu"), q("B.Cu"))],
+    net,
+    `${at.x},${at.y}`,
+  );
 }
 
 const TRACKS = new Set(["segment", "arc", "via"]);
@@ -26,7 +38,8 @@ const AFTER_TRACKS = new Set(["zone", "group", "generated", "embedded_fonts", "e
 
 function insert(board: Board, kind: string, geometry: SList[], net: string, identity: string): string {
   const dialect = boardDialect(board.version);
-  const netNode = dialect.nets === "named" ? list("net", q(net)) : list("net", board.nets().find((n) => n.name === net)?.code ?? 0);
+  const netNode =
+    dialect.nets === "named" ? list("net", q(net)) : list("net", board.nets().find((n) => n.name === net)?.code ?? 0);
   const id = uuidSource(`${kind}:${net}:${identity}`)();
   const idNode = dialect.ids === "uuid" ? list("uuid", q(id)) : list("tstamp", sym(id));
   const node = list(kind, ...([...geometry, netNode, idNode] as SValue[]));
@@ -47,14 +60,20 @@ function insert(board: Board, kind: string, geometry: SList[], net: string, iden
  * Takes the tracks and vias with the given ids out of the board (copper a run laid and now
  * lifts to route a part again); returns where they were, for the refill.
  */
-export function liftCopper(board: Board, ids: ReadonlySet<string>): { box: BBox; net: string; layers: Set<string> | "all" }[] {
+export function liftCopper(
+  board: Board,
+  ids: ReadonlySet<string>,
+): { box: BBox; net: string; layers: Set<string> | "all" }[] {
   const lifted = copperWithIds(board, ids);
   for (const { node } of lifted) removeChild(board.root, node);
   return lifted.map(({ box, layers }) => ({ box, net: "", layers }));
 }
 
 /** The tracks and vias with the given ids, with where they are. */
-export function copperWithIds(board: Board, ids: ReadonlySet<string>): { node: SList; box: BBox; layers: Set<string> | "all" }[] {
+export function copperWithIds(
+  board: Board,
+  ids: ReadonlySet<string>,
+): { node: SList; box: BBox; layers: Set<string> | "all" }[] {
   const found: { node: SList; box: BBox; layers: Set<string> | "all" }[] = [];
   for (const item of board.root.items) {
     if (item.type !== "list" || !TRACKS.has(head(item) ?? "")) continue;
@@ -67,7 +86,12 @@ export function copperWithIds(board: Board, ids: ReadonlySet<string>): { node: S
     const size = num(child(item, "width") ?? child(item, "size") ?? item, 1) ?? 0;
     const xs = points.map((p) => p.x);
     const ys = points.map((p) => p.y);
-    const box = { minX: Math.min(...xs) - size / 2, minY: Math.min(...ys) - size / 2, maxX: Math.max(...xs) + size / 2, maxY: Math.max(...ys) + size / 2 };
+    const box = {
+      minX: Math.min(...xs) - size / 2,
+      minY: Math.min(...ys) - size / 2,
+      maxX: Math.max(...xs) + size / 2,
+      maxY: Math.max(...ys) + size / 2,
+    };
     const layer = childText(item, "layer");
     found.push({ node: item, box, layers: head(item) === "via" || !layer ? "all" : new Set([layer]) });
   }

@@ -30,23 +30,32 @@ export function applyBoardSync(board: Board, plan: BoardSyncPlan, libraries: Lib
   const located = (entry: { index: number; uuid: string; ref: string }): Footprint => {
     const fp = footprints[entry.index];
     if (!fp || footprintId(fp) !== entry.uuid) {
-      throw new CopperheadError("internal_error", `The board sync plan does not match the board (footprint ${entry.ref} is not where the plan says).`, {
-        fix: "Plan again against the current board.",
-      });
+      throw new CopperheadError(
+        "internal_error",
+        `The board sync plan does not match the board (footprint ${entry.ref} is not where the plan says).`,
+        {
+          fix: "Plan again against the current board.",
+        },
+      );
     }
     return fp;
   };
   const removals = plan.removed.map(located);
   const updates = plan.updated.map((u) => ({ update: u, fp: located(u) }));
   const newLibraries = new Map<string, SList>();
-  for (const id of [...plan.added.map((a) => a.libId), ...plan.updated.flatMap((u) => (u.footprint?.kind === "swap" ? [u.footprint.to] : []))]) {
+  for (const id of [
+    ...plan.added.map((a) => a.libId),
+    ...plan.updated.flatMap((u) => (u.footprint?.kind === "swap" ? [u.footprint.to] : [])),
+  ]) {
     newLibraries.set(id, libraries.resolveFootprint(id).doc.root);
   }
   const nets = new NetTable(board, plan.netFormat, dialect);
   const ids = layerIds(board);
 
-  for (const change of plan.renets) if (change.from !== undefined && change.to !== undefined) nets.rename(change.from, change.to);
-  for (const change of plan.renets) if (change.from === undefined && change.to !== undefined) nets.add(change.to, change.code);
+  for (const change of plan.renets)
+    if (change.from !== undefined && change.to !== undefined) nets.rename(change.from, change.to);
+  for (const change of plan.renets)
+    if (change.from === undefined && change.to !== undefined) nets.add(change.to, change.code);
 
   for (const fp of removals) removeChild(board.root, fp.node);
 
@@ -59,8 +68,18 @@ export function applyBoardSync(board: Board, plan: BoardSyncPlan, libraries: Lib
     applyFieldChanges(fp, update, dialect);
     for (const change of update.pads) {
       const pad = fp.pads[change.index];
-      if (!pad || pad.number !== change.pad) throw new CopperheadError("internal_error", `Pad ${change.pad} of ${update.ref} is not where the plan says.`, { fix: "Plan again against the current board." });
-      writePadNet(pad.node, change.to === undefined ? undefined : { net: change.to, pinfunction: change.pinfunction, pintype: change.pintype }, nets, dialect);
+      if (!pad || pad.number !== change.pad)
+        throw new CopperheadError("internal_error", `Pad ${change.pad} of ${update.ref} is not where the plan says.`, {
+          fix: "Plan again against the current board.",
+        });
+      writePadNet(
+        pad.node,
+        change.to === undefined
+          ? undefined
+          : { net: change.to, pinfunction: change.pinfunction, pintype: change.pintype },
+        nets,
+        dialect,
+      );
     }
   }
 
@@ -104,22 +123,55 @@ function applyFieldChanges(fp: Footprint, update: FootprintUpdate, dialect: Boar
  * Adds and removes `(attr …)` flags of a footprint in place, in KiCad's order and the board's
  * dialect; an `(attr)` left with no flag is removed, as KiCad writes none.
  */
-export function setFootprintFlags(fp: Footprint, dialect: BoardDialect, flags: { add: string[]; remove: string[] }): void {
+export function setFootprintFlags(
+  fp: Footprint,
+  dialect: BoardDialect,
+  flags: { add: string[]; remove: string[] },
+): void {
   const node = fp.node;
   let attr = child(node, "attr");
   if (!attr && flags.add.length > 0) {
     attr = list("attr");
-    insertInDialect(node, attr, afterLast(node, [...FOOTPRINT_HEADER, "property", "path", "sheetname", "sheetfile", "private_layers", "net_tie_pad_groups", "solder_mask_margin", "solder_paste_margin", "solder_paste_margin_ratio", "clearance", "zone_connect"]), dialect);
+    insertInDialect(
+      node,
+      attr,
+      afterLast(node, [
+        ...FOOTPRINT_HEADER,
+        "property",
+        "path",
+        "sheetname",
+        "sheetfile",
+        "private_layers",
+        "net_tie_pad_groups",
+        "solder_mask_margin",
+        "solder_paste_margin",
+        "solder_paste_margin_ratio",
+        "clearance",
+        "zone_connect",
+      ]),
+      dialect,
+    );
   }
   if (!attr) return;
   addAttrFlags(attr, flags.add);
-  attr.items = [attr.items[0]!, ...attr.items.slice(1).filter((a) => !(a.type === "atom" && flags.remove.includes(a.raw)))];
+  attr.items = [
+    attr.items[0]!,
+    ...attr.items.slice(1).filter((a) => !(a.type === "atom" && flags.remove.includes(a.raw))),
+  ];
   if (attr.items.length === 1) removeChild(node, attr);
   else attr.items.slice(1).forEach((a) => (a.pre = " "));
 }
 
 /** Replaces a footprint by the new library footprint at the same place, keeping what KiCad keeps. */
-function swapFootprint(board: Board, fp: Footprint, update: FootprintUpdate, library: SList, nets: NetTable, ids: Map<string, number>, dialect: BoardDialect): void {
+function swapFootprint(
+  board: Board,
+  fp: Footprint,
+  update: FootprintUpdate,
+  library: SList,
+  nets: NetTable,
+  ids: Map<string, number>,
+  dialect: BoardDialect,
+): void {
   const fieldsNow = { ...fp.fields };
   for (const f of update.fields) fieldsNow[f.name] = f.to;
   const node = instantiateFootprint(library, {
@@ -136,7 +188,10 @@ function swapFootprint(board: Board, fp: Footprint, update: FootprintUpdate, lib
     path: update.path?.to ?? fp.path,
     sheetname: update.sheetname ? update.sheetname.to || undefined : fp.sheetname,
     sheetfile: update.sheetfile ? update.sheetfile.to || undefined : fp.sheetfile,
-    flags: [...fp.attributes.filter((a) => !update.flags?.remove.includes(a) && a !== "smd" && a !== "through_hole"), ...(update.flags?.add ?? [])],
+    flags: [
+      ...fp.attributes.filter((a) => !update.flags?.remove.includes(a) && a !== "smd" && a !== "through_hole"),
+      ...(update.flags?.add ?? []),
+    ],
     locked: fp.locked,
     layerIds: ids,
   });
@@ -163,12 +218,18 @@ function assignPadNets(node: SList, pads: PadNet[], nets: NetTable, dialect: Boa
   for (const pad of children(node, "pad")) {
     const list = queue.get(text(pad, 1) ?? "");
     const target = list && (list.length > 1 ? list.shift() : list[0]);
-    if (target) writePadNet(pad, { net: target.net, pinfunction: target.pinfunction, pintype: target.pintype }, nets, dialect);
+    if (target)
+      writePadNet(pad, { net: target.net, pinfunction: target.pinfunction, pintype: target.pintype }, nets, dialect);
   }
 }
 
 /** Sets (or clears) a pad's net, with `pinfunction` and `pintype` as KiCad writes them. */
-function writePadNet(pad: SList, target: { net: string; pinfunction?: string; pintype?: string } | undefined, nets: NetTable, dialect: BoardDialect): void {
+function writePadNet(
+  pad: SList,
+  target: { net: string; pinfunction?: string; pintype?: string } | undefined,
+  nets: NetTable,
+  dialect: BoardDialect,
+): void {
   const remove = (name: string) => {
     const existing = child(pad, name);
     if (existing) removeChild(pad, existing);
@@ -181,9 +242,13 @@ function writePadNet(pad: SList, target: { net: string; pinfunction?: string; pi
   }
   const ref = nets.reference(target.net);
   const existing = child(pad, "net");
-  if (existing) existing.items.splice(1, existing.items.length - 1, ...ref.items.slice(1).map((a) => ({ ...a, pre: " " })));
+  if (existing)
+    existing.items.splice(1, existing.items.length - 1, ...ref.items.slice(1).map((a) => ({ ...a, pre: " " })));
   else insertInDialect(pad, ref, afterLast(pad, PAD_BEFORE_NET), dialect);
-  for (const [name, value] of [["pinfunction", target.pinfunction], ["pintype", target.pintype]] as const) {
+  for (const [name, value] of [
+    ["pinfunction", target.pinfunction],
+    ["pintype", target.pintype],
+  ] as const) {
     const node = child(pad, name);
     if (!value) {
       if (node) removeChild(pad, node);
@@ -222,5 +287,10 @@ function insertFootprint(root: SList, node: SList, dialect: BoardDialect): void 
       return;
     }
   }
-  placeFootprint(root, node, lastFootprint >= 0 ? lastFootprint + 1 : afterLast(root, [...BOARD_HEADER, "net"]), dialect);
+  placeFootprint(
+    root,
+    node,
+    lastFootprint >= 0 ? lastFootprint + 1 : afterLast(root, [...BOARD_HEADER, "net"]),
+    dialect,
+  );
 }

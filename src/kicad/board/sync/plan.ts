@@ -36,7 +36,17 @@ import { BOARD, boardDialect, describeVersion, has, type BoardDialect } from "..
 import type { Libraries } from "../../library/libraries.ts";
 import { naturalCompare } from "../../../util/natural-compare.ts";
 import type { Netlist } from "../../netlist/netlist.ts";
-import { indexPins, padMismatches, padNets, padShape, padTargets, type PadNet, type PadShape, type PinIndex, type PinNet } from "../pad-nets.ts";
+import {
+  indexPins,
+  padMismatches,
+  padNets,
+  padShape,
+  padTargets,
+  type PadNet,
+  type PadShape,
+  type PinIndex,
+  type PinNet,
+} from "../pad-nets.ts";
 import type { SchematicProject } from "../../schematic/model/hierarchy.ts";
 import { child, children, text, type SList } from "../../sexpr/index.ts";
 
@@ -147,7 +157,18 @@ export interface SyncWarning {
   net?: string;
 }
 
-export type ChangeKind = "add" | "remove" | "reference" | "value" | "footprint" | "flags" | "link" | "fields" | "pad" | "rename" | "net_removed";
+export type ChangeKind =
+  | "add"
+  | "remove"
+  | "reference"
+  | "value"
+  | "footprint"
+  | "flags"
+  | "link"
+  | "fields"
+  | "pad"
+  | "rename"
+  | "net_removed";
 
 /** One change the sync found, as the filter sees it. */
 export interface SyncChange {
@@ -277,7 +298,13 @@ class Planner {
   }
 
   private skip(change: SyncChange, reason: SkipReason): void {
-    this.skipped.push({ kind: change.kind, reason, ...(change.refs[0] ? { ref: change.refs[0] } : {}), ...(change.nets[0] && !change.refs[0] ? { net: change.nets[0] } : {}), detail: change.detail });
+    this.skipped.push({
+      kind: change.kind,
+      reason,
+      ...(change.refs[0] ? { ref: change.refs[0] } : {}),
+      ...(change.nets[0] && !change.refs[0] ? { net: change.nets[0] } : {}),
+      detail: change.detail,
+    });
   }
 
   plan(): BoardSyncPlan {
@@ -285,7 +312,11 @@ class Planner {
     const { wanted, unannotated } = this.wantedComponents();
     // An unannotated part keeps the footprint linked to it: matched, left as it is, never
     // removed as deleted, and never handed to a new part that took its old reference.
-    const { matches: all, unmatchedComponents, unmatchedFootprints } = matchFootprints(this.footprints, [...wanted, ...unannotated]);
+    const {
+      matches: all,
+      unmatchedComponents,
+      unmatchedFootprints,
+    } = matchFootprints(this.footprints, [...wanted, ...unannotated]);
     const matches = all.filter(([, c]) => !unannotated.includes(c));
     const removed = this.planRemovals(unmatchedFootprints);
     const kept: Kept[] = [];
@@ -325,7 +356,11 @@ class Planner {
     for (const c of this.inputs.components) {
       if (!c.onBoard) continue;
       if (c.ref.includes("?")) {
-        this.warnings.push({ code: "unannotated", ref: c.ref, message: `${c.ref} is not annotated, so its footprint is left as it is and none is added for it; annotate the schematic.` });
+        this.warnings.push({
+          code: "unannotated",
+          ref: c.ref,
+          message: `${c.ref} is not annotated, so its footprint is left as it is and none is added for it; annotate the schematic.`,
+        });
         unannotated.push(c);
         continue;
       }
@@ -341,15 +376,33 @@ class Planner {
       const fp = this.footprints[index]!;
       if (fp.attributes.includes("board_only")) continue;
       const uuid = footprintId(fp);
-      const reason = offBoard.has(fp.ref) || (fp.path !== undefined && offBoard.has(fp.path)) ? "not_on_board" : "symbol_deleted";
-      if (!this.decide({ key: `remove:${uuid}`, kind: "remove", refs: [fp.ref], nets: [], detail: `remove ${fp.ref} (${reason === "not_on_board" ? "not on board" : "symbol deleted"})` })) continue;
+      const reason =
+        offBoard.has(fp.ref) || (fp.path !== undefined && offBoard.has(fp.path)) ? "not_on_board" : "symbol_deleted";
+      if (
+        !this.decide({
+          key: `remove:${uuid}`,
+          kind: "remove",
+          refs: [fp.ref],
+          nets: [],
+          detail: `remove ${fp.ref} (${reason === "not_on_board" ? "not on board" : "symbol deleted"})`,
+        })
+      )
+        continue;
       if (fp.locked && !this.overrideLock(fp.ref)) {
-        this.warnings.push({ code: "locked_not_removed", ref: fp.ref, message: `${fp.ref} has no symbol on the board side of the schematic but is locked, so it was kept; unlock it (or delete it) to remove it.` });
+        this.warnings.push({
+          code: "locked_not_removed",
+          ref: fp.ref,
+          message: `${fp.ref} has no symbol on the board side of the schematic but is locked, so it was kept; unlock it (or delete it) to remove it.`,
+        });
         continue;
       }
       const tracks = copperOnPads(this.inputs.board, fp);
       if (tracks > 0) {
-        this.warnings.push({ code: "tracks_left_dangling", ref: fp.ref, message: `${fp.ref} was removed; ${tracks} track/via end(s) on its pads are left in place and now dangle. Reroute or delete them.` });
+        this.warnings.push({
+          code: "tracks_left_dangling",
+          ref: fp.ref,
+          message: `${fp.ref} was removed; ${tracks} track/via end(s) on its pads are left in place and now dangle. Reroute or delete them.`,
+        });
       }
       removed.push({ ref: fp.ref, libId: fp.libId, uuid, index, reason });
     }
@@ -368,10 +421,13 @@ class Planner {
     const uuid = footprintId(fp);
     const update: FootprintUpdate = { ref: c.ref, uuid, index, fields: [], pads: [] };
     const refs = [...new Set([fp.ref, c.ref])];
-    const change = (kind: ChangeKind, key: string, detail: string) => this.decide({ key: `${kind}:${uuid}:${key}`, kind, refs, nets: [], detail: `${c.ref} ${detail}` });
+    const change = (kind: ChangeKind, key: string, detail: string) =>
+      this.decide({ key: `${kind}:${uuid}:${key}`, kind, refs, nets: [], detail: `${c.ref} ${detail}` });
 
-    if (fp.ref !== c.ref && change("reference", c.ref, `reference ${fp.ref} → ${c.ref}`)) update.reference = { from: fp.ref, to: c.ref };
-    if (fp.value !== c.value && change("value", c.value, `value ${fp.value} → ${c.value}`)) update.value = { from: fp.value, to: c.value };
+    if (fp.ref !== c.ref && change("reference", c.ref, `reference ${fp.ref} → ${c.ref}`))
+      update.reference = { from: fp.ref, to: c.ref };
+    if (fp.value !== c.value && change("value", c.value, `value ${fp.value} → ${c.value}`))
+      update.value = { from: fp.value, to: c.value };
     const swapped = this.planFootprintChange(fp, c, update, change);
 
     // The link to the symbol, and the sheet it names with it.
@@ -381,7 +437,10 @@ class Planner {
         update.path = { from: fp.path, to: c.symbolPath };
         this.setSheet(update, fp, sheet);
       }
-    } else if (!this.sheets.current(sheet, fp.sheetname, fp.sheetfile) && change("fields", `sheet=${sheet.path}|${sheet.file}`, `sheet → ${sheet.path}`)) {
+    } else if (
+      !this.sheets.current(sheet, fp.sheetname, fp.sheetfile) &&
+      change("fields", `sheet=${sheet.path}|${sheet.file}`, `sheet → ${sheet.path}`)
+    ) {
       this.setSheet(update, fp, sheet);
     }
     this.planAttributes(fp, c, update, change);
@@ -396,12 +455,22 @@ class Planner {
   }
 
   /** A changed footprint id: a re-link when the footprint is the same, else a swap. */
-  private planFootprintChange(fp: Footprint, c: Component, update: FootprintUpdate, change: (kind: ChangeKind, key: string, detail: string) => boolean): { shapes: PadShape[] } | undefined {
+  private planFootprintChange(
+    fp: Footprint,
+    c: Component,
+    update: FootprintUpdate,
+    change: (kind: ChangeKind, key: string, detail: string) => boolean,
+  ): { shapes: PadShape[] } | undefined {
     if (!c.footprint) {
-      this.warnings.push({ code: "no_footprint_assigned", ref: c.ref, message: `${c.ref} has no footprint assigned in the schematic; its footprint ${fp.libId} was left as it is.` });
+      this.warnings.push({
+        code: "no_footprint_assigned",
+        ref: c.ref,
+        message: `${c.ref} has no footprint assigned in the schematic; its footprint ${fp.libId} was left as it is.`,
+      });
       return undefined;
     }
-    if (c.footprint === fp.libId || !change("footprint", c.footprint, `footprint ${fp.libId} → ${c.footprint}`)) return undefined;
+    if (c.footprint === fp.libId || !change("footprint", c.footprint, `footprint ${fp.libId} → ${c.footprint}`))
+      return undefined;
     const sameName = itemName(c.footprint) === itemName(fp.libId);
     let library: SList;
     try {
@@ -411,7 +480,11 @@ class Planner {
       // board's copy is the part, so it stays. A footprint the schematic really changed must be
       // found, or the sync fails before writing anything.
       if (!sameName || !(err instanceof CopperheadError)) throw err;
-      this.warnings.push({ code: "footprint_unavailable", ref: c.ref, message: `${c.ref}: the schematic names ${c.footprint}, which is not available (${err.message}); the board's ${fp.libId} was kept.` });
+      this.warnings.push({
+        code: "footprint_unavailable",
+        ref: c.ref,
+        message: `${c.ref}: the schematic names ${c.footprint}, which is not available (${err.message}); the board's ${fp.libId} was kept.`,
+      });
       return undefined;
     }
     // The same footprint under another library nickname is re-linked, whether or not the
@@ -420,11 +493,21 @@ class Planner {
     const side: Side = fp.layer.startsWith("B.") ? "back" : "front";
     const differences = compareFootprint(fp.node, library, fp.at, side);
     if (sameName || differences.length === 0) {
-      update.footprint = { from: fp.libId, to: c.footprint, kind: "relink", pads: [], ...(differences.length ? { differs: differences } : {}) };
+      update.footprint = {
+        from: fp.libId,
+        to: c.footprint,
+        kind: "relink",
+        pads: [],
+        ...(differences.length ? { differs: differences } : {}),
+      };
       return undefined;
     }
     if (fp.locked && !this.overrideLock(c.ref)) {
-      this.warnings.push({ code: "locked_not_swapped", ref: c.ref, message: `${c.ref} is locked, so its footprint was not changed from ${fp.libId} to ${c.footprint}; unlock it to swap.` });
+      this.warnings.push({
+        code: "locked_not_swapped",
+        ref: c.ref,
+        message: `${c.ref} is locked, so its footprint was not changed from ${fp.libId} to ${c.footprint}; unlock it to swap.`,
+      });
       return undefined;
     }
     update.footprint = { from: fp.libId, to: c.footprint, kind: "swap", pads: [] };
@@ -432,15 +515,28 @@ class Planner {
   }
 
   /** Fields (all symbol fields but Reference, Value and Footprint) and the DNP and BOM flags. */
-  private planAttributes(fp: Footprint, c: Component, update: FootprintUpdate, change: (kind: ChangeKind, key: string, detail: string) => boolean): void {
+  private planAttributes(
+    fp: Footprint,
+    c: Component,
+    update: FootprintUpdate,
+    change: (kind: ChangeKind, key: string, detail: string) => boolean,
+  ): void {
     for (const { name, value } of footprintFields(c)) {
       if (fp.fields[name] === value) continue;
-      if (change("fields", `${name}=${value}`, `${name} ${fp.fields[name] ?? "(new)"} → ${value}`)) update.fields.push({ name, from: fp.fields[name], to: value });
+      if (change("fields", `${name}=${value}`, `${name} ${fp.fields[name] ?? "(new)"} → ${value}`))
+        update.fields.push({ name, from: fp.fields[name], to: value });
     }
     const flags = this.wantedFlags(c);
     const add = flags.filter((f) => !fp.attributes.includes(f));
     const remove = SYMBOL_FLAGS.filter((f) => fp.attributes.includes(f) && !flags.includes(f));
-    if ((add.length || remove.length) && change("flags", flags.join(",") || "none", `attributes ${[...add.map((f) => `+${f}`), ...remove.map((f) => `-${f}`)].join(" ")}`)) {
+    if (
+      (add.length || remove.length) &&
+      change(
+        "flags",
+        flags.join(",") || "none",
+        `attributes ${[...add.map((f) => `+${f}`), ...remove.map((f) => `-${f}`)].join(" ")}`,
+      )
+    ) {
       update.flags = { add, remove };
     }
   }
@@ -478,8 +574,18 @@ class Planner {
 
   private warnPads(ref: string, shapes: PadShape[], pins: Map<string, PinNet> | undefined): void {
     const { pinsWithoutPad, padsWithoutPin } = padMismatches(shapes, pins);
-    for (const pin of pinsWithoutPad) this.warnings.push({ code: "pin_without_pad", ref, message: `${ref} pin ${pin} has no pad in the footprint; check the footprint assignment.` });
-    for (const pad of padsWithoutPin) this.warnings.push({ code: "pad_without_pin", ref, message: `${ref} pad ${pad} has no pin in the symbol, so it gets no net.` });
+    for (const pin of pinsWithoutPad)
+      this.warnings.push({
+        code: "pin_without_pad",
+        ref,
+        message: `${ref} pin ${pin} has no pad in the footprint; check the footprint assignment.`,
+      });
+    for (const pad of padsWithoutPin)
+      this.warnings.push({
+        code: "pad_without_pin",
+        ref,
+        message: `${ref} pad ${pad} has no pin in the symbol, so it gets no net.`,
+      });
   }
 
   /** Nets no longer in the schematic whose pads all move to one new name are renamed. */
@@ -491,7 +597,8 @@ class Planner {
       k.fp.pads.forEach((pad, i) => {
         const from = pad.net?.name;
         if (!from || netlistNames.has(from)) return;
-        const to = (swapped ? k.update!.footprint!.pads.find((p) => p.pad === pad.number)?.net : k.targets[i]?.net) ?? "";
+        const to =
+          (swapped ? k.update!.footprint!.pads.find((p) => p.pad === pad.number)?.net : k.targets[i]?.net) ?? "";
         if (!moves.has(from)) moves.set(from, new Set());
         moves.get(from)!.add(to);
       });
@@ -502,7 +609,16 @@ class Planner {
       if (targets.size !== 1) continue;
       const to = [...targets][0]!;
       if (to === "" || boardNets.has(to) || claimed.has(to)) continue;
-      if (!this.decide({ key: `rename:${from}:${to}`, kind: "rename", refs: [], nets: [from, to], detail: `net ${from} → ${to}` })) continue;
+      if (
+        !this.decide({
+          key: `rename:${from}:${to}`,
+          kind: "rename",
+          refs: [],
+          nets: [from, to],
+          detail: `net ${from} → ${to}`,
+        })
+      )
+        continue;
       renames.set(from, to);
       claimed.add(to);
     }
@@ -518,20 +634,48 @@ class Planner {
       if ((target?.net ?? undefined) === current) return;
       const detail = `${k.update!.ref} pad ${pad.number} ${current ?? "(no net)"} → ${target?.net ?? "(no net)"}`;
       const nets = [current, target?.net].filter((n): n is string => n !== undefined);
-      if (!this.decide({ key: `pad:${k.update!.uuid}:${i}:${target?.net ?? ""}`, kind: "pad", refs: [k.fp.ref], nets, detail })) return;
-      k.update!.pads.push({ pad: pad.number, index: i, from: current, to: target?.net, pinfunction: target?.pinfunction, pintype: target?.pintype });
+      if (
+        !this.decide({
+          key: `pad:${k.update!.uuid}:${i}:${target?.net ?? ""}`,
+          kind: "pad",
+          refs: [k.fp.ref],
+          nets,
+          detail,
+        })
+      )
+        return;
+      k.update!.pads.push({
+        pad: pad.number,
+        index: i,
+        from: current,
+        to: target?.net,
+        pinfunction: target?.pinfunction,
+        pintype: target?.pintype,
+      });
     });
   }
 
   private planAdditions(components: Component[]): FootprintAdd[] {
     const wanted = components.filter((c) => {
       if (c.footprint) return true;
-      this.warnings.push({ code: "no_footprint_assigned", ref: c.ref, message: `${c.ref} has no footprint assigned in the schematic, so nothing was added for it.` });
+      this.warnings.push({
+        code: "no_footprint_assigned",
+        ref: c.ref,
+        message: `${c.ref} has no footprint assigned in the schematic, so nothing was added for it.`,
+      });
       return false;
     });
     const applied = [...wanted]
       .sort((a, b) => naturalCompare(a.ref, b.ref))
-      .filter((c) => this.decide({ key: `add:${c.ref}:${c.footprint}`, kind: "add", refs: [c.ref], nets: [], detail: `add ${c.ref} (${c.footprint})` }));
+      .filter((c) =>
+        this.decide({
+          key: `add:${c.ref}:${c.footprint}`,
+          kind: "add",
+          refs: [c.ref],
+          nets: [],
+          detail: `add ${c.ref} (${c.footprint})`,
+        }),
+      );
     if (applied.length === 0) return [];
     // Every footprint is an obstacle, removed ones included: where new parts go must not depend
     // on the order of the edits.
@@ -599,10 +743,23 @@ class Planner {
     for (const net of boardNets.values()) {
       const name = renamed(net.name)!;
       if (finalNets.has(name)) continue;
-      if (!this.decide({ key: `net_removed:${name}`, kind: "net_removed", refs: [], nets: [name], detail: `net ${name} (no pad left)` })) continue;
+      if (
+        !this.decide({
+          key: `net_removed:${name}`,
+          kind: "net_removed",
+          refs: [],
+          nets: [name],
+          detail: `net ${name} (no pad left)`,
+        })
+      )
+        continue;
       const used = numbered ? copper.codes.has(net.code ?? -1) : copper.names.has(net.name);
       if (used) {
-        this.warnings.push({ code: "copper_on_removed_net", net: name, message: `No pad is on net ${name} any more, but tracks, vias or zones still are; the net was kept. Delete or reconnect that copper.` });
+        this.warnings.push({
+          code: "copper_on_removed_net",
+          net: name,
+          message: `No pad is on net ${name} any more, but tracks, vias or zones still are; the net was kept. Delete or reconnect that copper.`,
+        });
         continue;
       }
       renets.push(numbered ? { from: net.name, code: net.code } : { from: net.name });
@@ -612,7 +769,17 @@ class Planner {
 }
 
 function hasChanges(u: FootprintUpdate): boolean {
-  return Boolean(u.reference || u.value || u.footprint || u.path || u.sheetname || u.sheetfile || u.flags || u.fields.length || u.pads.length);
+  return Boolean(
+    u.reference ||
+      u.value ||
+      u.footprint ||
+      u.path ||
+      u.sheetname ||
+      u.sheetfile ||
+      u.flags ||
+      u.fields.length ||
+      u.pads.length,
+  );
 }
 
 /** Symbol fields a footprint mirrors: all but Reference, Value and Footprint (KiCad's rule). */
@@ -621,7 +788,6 @@ function footprintFields(c: Component): FootprintField[] {
     .filter(([name]) => name !== "Reference" && name !== "Value" && name !== "Footprint")
     .map(([name, value]) => ({ name, value }));
 }
-
 
 function itemName(libId: string): string {
   return libId.slice(libId.indexOf(":") + 1);

@@ -40,19 +40,29 @@ export interface BoardSyncResult {
  * and writes the board when its text changed. Nothing is written when planning or applying
  * fails, so a bad footprint id leaves the board byte-identical.
  */
-export async function syncBoard(project: KicadProject, options: BoardSyncOptions & { dryRun?: boolean; libraries?: Libraries } = {}): Promise<BoardSyncResult> {
+export async function syncBoard(
+  project: KicadProject,
+  options: BoardSyncOptions & { dryRun?: boolean; libraries?: Libraries } = {},
+): Promise<BoardSyncResult> {
   const boardPath = project.board;
   if (!boardPath || !existsSync(boardPath)) {
-    throw new CopperheadError("not_found", `The project has no board: ${project.name}.kicad_pcb is missing next to ${basename(project.projectFile)}.`, {
-      fix: "Create the board in KiCad (File → New board, saved next to the .kicad_pro) before syncing it.",
-    });
+    throw new CopperheadError(
+      "not_found",
+      `The project has no board: ${project.name}.kicad_pcb is missing next to ${basename(project.projectFile)}.`,
+      {
+        fix: "Create the board in KiCad (File → New board, saved next to the .kicad_pro) before syncing it.",
+      },
+    );
   }
   const schematic = loadSchematicProject(project.schematic, { within: project.repoRoot });
   const board = Board.load(boardPath, { within: project.repoRoot });
   const libraries = options.libraries ?? (await openLibraries(dirname(project.projectFile)));
   // A footprint no library holds is taken from the board's own copy of it.
   libraries.footprintFallback ??= boardFootprints(boardPath, project.repoRoot);
-  const plan = planBoardSync({ board, schematic, components: listComponents(schematic), netlist: buildNetlist(schematic), libraries }, options);
+  const plan = planBoardSync(
+    { board, schematic, components: listComponents(schematic), netlist: buildNetlist(schematic), libraries },
+    options,
+  );
   if (options.dryRun || isEmptyPlan(plan)) return { plan, board: boardPath, written: false };
   applyBoardSync(board, plan, libraries);
   const next = printSexprBytes(board.doc);

@@ -10,7 +10,14 @@ import { indexForRouting, placeAdditions } from "../placement.ts";
 import { reportLayout } from "../route/layout-report.ts";
 import { assertCanRefill } from "../zones/refill.ts";
 import { bestPartOn, netsOf } from "../../netlist/parts.ts";
-import { applyBoardSync, isEmptyPlan, planBoardSync, type BoardSyncInputs, type BoardSyncOptions, type BoardSyncPlan } from "./sync-board.ts";
+import {
+  applyBoardSync,
+  isEmptyPlan,
+  planBoardSync,
+  type BoardSyncInputs,
+  type BoardSyncOptions,
+  type BoardSyncPlan,
+} from "./sync-board.ts";
 
 /** Why a part is left for a person: no spot inside the outline. */
 const STAGED = "staged below the outline: no free spot inside it near its anchor";
@@ -29,16 +36,24 @@ export interface BoardUpdateOptions extends Pick<BoardSyncOptions, "filter" | "o
 export type BoardUpdate = BoardSyncPlan & { routing: string[] };
 
 /** Updates `editor`'s board from `source` (the schematic side of the design; its `board` is the editor's). */
-export async function updateBoardFromSchematic(editor: BoardEditor, source: Omit<BoardSyncInputs, "board">, options: BoardUpdateOptions): Promise<BoardUpdate> {
+export async function updateBoardFromSchematic(
+  editor: BoardEditor,
+  source: Omit<BoardSyncInputs, "board">,
+  options: BoardUpdateOptions,
+): Promise<BoardUpdate> {
   const { netlist } = source;
   const result = await editor.attempt(async (board) => {
     const plan = planBoardSync({ ...source, board }, options);
     // A new footprint goes next to the part it was placed beside in the schematic (or shares the
     // most nets with); where nothing fits, it stays staged beside the outline.
-    const anchorOf = (ref: string) => options.anchors?.get(ref) ?? bestPartOn(netlist, netsOf(netlist, ref), (other) => other !== ref && !plan.added.some((a) => a.ref === other));
+    const anchorOf = (ref: string) =>
+      options.anchors?.get(ref) ??
+      bestPartOn(netlist, netsOf(netlist, ref), (other) => other !== ref && !plan.added.some((a) => a.ref === other));
     // Not the editor's index: the sync edits this tree after placing.
     const obstacles = new BoardObstacles(board, editor.rules);
-    const staged = new Map(placeAdditions(board, plan, source.libraries, anchorOf, editor.rules, obstacles).map((s) => [s.ref, s.reason]));
+    const staged = new Map(
+      placeAdditions(board, plan, source.libraries, anchorOf, editor.rules, obstacles).map((s) => [s.ref, s.reason]),
+    );
     for (const add of plan.added) {
       add.staged = staged.has(add.ref);
       add.stagedReason = staged.get(add.ref);
@@ -50,11 +65,17 @@ export async function updateBoardFromSchematic(editor: BoardEditor, source: Omit
       // A removed part takes the run's tracks for it along, and leaves no voids in the pours.
       const vacated = editor.vacateForRemoval(plan.removed.map((r) => r.ref));
       const written = editor.change((b) => applyBoardSync(b, plan, source.libraries));
-      const layout = await editor.connect(placed, { vacated, staged: plan.added.filter((a) => a.staged).map((a) => a.ref), obstacles: indexForRouting(obstacles, written, plan) });
+      const layout = await editor.connect(placed, {
+        vacated,
+        staged: plan.added.filter((a) => a.staged).map((a) => a.ref),
+        obstacles: indexForRouting(obstacles, written, plan),
+      });
       routing = reportLayout(options.pending, layout, placed);
     }
     return { ...plan, routing };
   });
-  for (const added of result.added) if (added.staged) options.pending.set(added.ref, added.stagedReason ? `staged below the outline: ${added.stagedReason}` : STAGED);
+  for (const added of result.added)
+    if (added.staged)
+      options.pending.set(added.ref, added.stagedReason ? `staged below the outline: ${added.stagedReason}` : STAGED);
   return result;
 }

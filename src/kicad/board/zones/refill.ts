@@ -18,7 +18,23 @@ import { CopperheadError } from "../../../errors.ts";
 import { findKicadPython, runKicadPython } from "../../cli/python.ts";
 import { kicadTimeoutMs } from "../../cli/timeout.ts";
 import { withScratchDir } from "../../cli/process.ts";
-import { child, childText, children, flag, formatNumber, head, insertChild, list, printSexprBytes, q, readDesignBytes, removeChild, sym, type SList, type SNode } from "../../sexpr/index.ts";
+import {
+  child,
+  childText,
+  children,
+  flag,
+  formatNumber,
+  head,
+  insertChild,
+  list,
+  printSexprBytes,
+  q,
+  readDesignBytes,
+  removeChild,
+  sym,
+  type SList,
+  type SNode,
+} from "../../sexpr/index.ts";
 import { boxesOverlap, boxOf, growBox } from "../clearance/geometry.ts";
 import type { BBox, Board } from "../model.ts";
 import fillProgram from "./fill.py" with { type: "text" };
@@ -116,18 +132,33 @@ export async function assertCanRefill(board: Board): Promise<void> {
  * Refills `zones` of `board` (edited in memory; `boardFile` is where it lives, for its project
  * file and rules) with KiCad's filler and writes the new fills into the tree.
  */
-export async function refillZones(board: Board, boardFile: string, zones: Zone[], change?: FillChange): Promise<RefillResult> {
+export async function refillZones(
+  board: Board,
+  boardFile: string,
+  zones: Zone[],
+  change?: FillChange,
+): Promise<RefillResult> {
   const result: RefillResult = { changed: [], unchanged: [] };
   if (zones.length === 0) return result;
-  const filled = await fillWithKicad(board, boardFile, zones.map((z) => z.id), undefined, change);
+  const filled = await fillWithKicad(
+    board,
+    boardFile,
+    zones.map((z) => z.id),
+    undefined,
+    change,
+  );
   const byId = new Map(filled.map((z) => [z.id, z.layers]));
   for (const zone of zones) {
     const layers = byId.get(zone.id);
     if (!layers) {
-      throw new CopperheadError("kicad_failed", `KiCad did not report zone ${zone.id} of ${boardFile} after filling it.`, {
-        fix: "Open the board in KiCad and check that its zones have distinct ids; save it once to repair them.",
-        file: boardFile,
-      });
+      throw new CopperheadError(
+        "kicad_failed",
+        `KiCad did not report zone ${zone.id} of ${boardFile} after filling it.`,
+        {
+          fix: "Open the board in KiCad and check that its zones have distinct ids; save it once to repair them.",
+          file: boardFile,
+        },
+      );
     }
     if (writeFills(zone.node, layers)) result.changed.push(zone.id);
     else result.unchanged.push(zone.id);
@@ -139,7 +170,13 @@ export async function refillZones(board: Board, boardFile: string, zones: Zone[]
  * Runs the fill; with `savedCopy`, KiCad also saves the filled board there (for comparisons);
  * with `change`, KiCad fills only around it and its fill replaces the saved one there (see {@link FillChange}).
  */
-export async function fillWithKicad(board: Board, boardFile: string, ids: string[], savedCopy?: string, change?: FillChange): Promise<FilledZone[]> {
+export async function fillWithKicad(
+  board: Board,
+  boardFile: string,
+  ids: string[],
+  savedCopy?: string,
+  change?: FillChange,
+): Promise<FilledZone[]> {
   return withScratchDir(async (dir) => {
     const stem = basename(boardFile, extname(boardFile));
     const copy = join(dir, `${stem}.kicad_pcb`);
@@ -159,7 +196,13 @@ export async function fillWithKicad(board: Board, boardFile: string, ids: string
       writeFileSync(copy, printWithoutFills(board, zones));
       spec = {
         ids,
-        change: { window: window.map(nanometres), area: area.map(nanometres), inner: area.map((b) => nanometres(growBox(b, -ISLAND_EDGE))), reach: reach.map(nanometres), fills: fillsReaching(zones, new Set(ids), reach) },
+        change: {
+          window: window.map(nanometres),
+          area: area.map(nanometres),
+          inner: area.map((b) => nanometres(growBox(b, -ISLAND_EDGE))),
+          reach: reach.map(nanometres),
+          fills: fillsReaching(zones, new Set(ids), reach),
+        },
       };
     } else {
       writeFileSync(copy, printSexprBytes(board.doc));
@@ -168,11 +211,18 @@ export async function fillWithKicad(board: Board, boardFile: string, ids: string
     const specFile = join(dir, "spec.json");
     writeFileSync(specFile, JSON.stringify(spec));
     const args = [copy, specFile, resultFile, ...(savedCopy ? [savedCopy] : [])];
-    const stdout = await runKicadPython(fillProgram, "fill zones", { timeoutMs: kicadTimeoutMs([boardFile], REFILL_TIMEOUT_MS), args, name: "fill.py" });
+    const stdout = await runKicadPython(fillProgram, "fill zones", {
+      timeoutMs: kicadTimeoutMs([boardFile], REFILL_TIMEOUT_MS),
+      args,
+      name: "fill.py",
+    });
     try {
       return JSON.parse(readFileSync(resultFile, "utf8")) as FilledZone[];
     } catch {
-      throw new CopperheadError("kicad_failed", `KiCad's Python wrote no fill result for ${boardFile}.`, { fix: "Open the board in KiCad and refill its zones by hand (B).", output: stdout.slice(0, 500) });
+      throw new CopperheadError("kicad_failed", `KiCad's Python wrote no fill result for ${boardFile}.`, {
+        fix: "Open the board in KiCad and refill its zones by hand (B).",
+        output: stdout.slice(0, 500),
+      });
     }
   });
 }
@@ -186,7 +236,8 @@ function nanometres(box: BBox): number[] {
 /** The board's bytes without the fills of its zones (the tree is left as it was). */
 function printWithoutFills(board: Board, zones: Zone[]): Uint8Array {
   const zoneItems = zones.map((z) => z.node.items);
-  for (const zone of zones) zone.node.items = zone.node.items.filter((node) => !(node.type === "list" && head(node) === "filled_polygon"));
+  for (const zone of zones)
+    zone.node.items = zone.node.items.filter((node) => !(node.type === "list" && head(node) === "filled_polygon"));
   try {
     return printSexprBytes(board.doc);
   } finally {
@@ -216,14 +267,26 @@ function fillsReaching(zones: Zone[], ids: Set<string>, reach: BBox[]): Record<s
 /** Replaces a zone's `filled_polygon` nodes by KiCad's; false (nothing touched) when they are the same. */
 function writeFills(zone: SList, layers: FilledLayer[]): boolean {
   const old = children(zone, "filled_polygon");
-  const fresh = layers.flatMap(({ layer, fills }) => fills.map((f) => ({ layer, island: f.island, pts: millimetres(f.pts) })));
+  const fresh = layers.flatMap(({ layer, fills }) =>
+    fills.map((f) => ({ layer, island: f.island, pts: millimetres(f.pts) })),
+  );
   if (sameFills(old, fresh)) return false;
   const at = old.length > 0 ? zone.items.indexOf(old[0]!) : afterOutline(zone);
   for (const node of old) removeChild(zone, node);
   const spaced = !zone.pre.includes("\t");
   fresh.forEach((fill, i) => {
     if (spaced) zone.items.splice(at + i, 0, spacedFill(fill, indentOf(zone)));
-    else insertChild(zone, list("filled_polygon", list("layer", q(fill.layer)), ...(fill.island ? [list("island")] : []), list("pts", ...fill.pts.map(([x, y]) => list("xy", x!, y!)))), at + i);
+    else
+      insertChild(
+        zone,
+        list(
+          "filled_polygon",
+          list("layer", q(fill.layer)),
+          ...(fill.island ? [list("island")] : []),
+          list("pts", ...fill.pts.map(([x, y]) => list("xy", x!, y!))),
+        ),
+        at + i,
+      );
   });
   return true;
 }
@@ -241,7 +304,12 @@ function sameFills(old: SList[], fresh: { layer: string; island: boolean; pts: s
     const f = fresh[i]!;
     const pts = child(node, "pts");
     const xy = pts ? children(pts, "xy") : [];
-    if (childText(node, "layer") !== f.layer || (flag(node, "island") === true) !== f.island || xy.length !== f.pts.length) return false;
+    if (
+      childText(node, "layer") !== f.layer ||
+      (flag(node, "island") === true) !== f.island ||
+      xy.length !== f.pts.length
+    )
+      return false;
     return xy.every((p, j) => sameNumber(p.items[1], f.pts[j]![0]!) && sameNumber(p.items[2], f.pts[j]![1]!));
   });
 }
@@ -268,7 +336,13 @@ function indentOf(node: SList): string {
 function spacedFill(fill: { layer: string; island: boolean; pts: string[][] }, zoneIndent: string): SList {
   const ind = `${zoneIndent}  `;
   const at = (depth: number) => `\n${ind}${"  ".repeat(depth)}`;
-  const leaf = (name: string, items: SNode[], pre: string): SList => ({ type: "list", pre, items: [sym(name), ...items.map((a) => ({ ...a, pre: " " }) as SNode)], post: "", start: -1 });
+  const leaf = (name: string, items: SNode[], pre: string): SList => ({
+    type: "list",
+    pre,
+    items: [sym(name), ...items.map((a) => ({ ...a, pre: " " }) as SNode)],
+    post: "",
+    start: -1,
+  });
   const xy = fill.pts.map(([x, y]) => leaf("xy", [sym(x!), sym(y!)], at(2)));
   const items: SNode[] = [sym("filled_polygon"), leaf("layer", [q(fill.layer)], at(1))];
   if (fill.island) items.push(leaf("island", [], at(1)));

@@ -84,7 +84,8 @@ export function insidePolygon(polygon: PointMm[], point: PointMm): boolean {
   for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
     const a = polygon[i]!;
     const b = polygon[j]!;
-    if (a.y > point.y !== b.y > point.y && point.x < ((b.x - a.x) * (point.y - a.y)) / (b.y - a.y) + a.x) inside = !inside;
+    if (a.y > point.y !== b.y > point.y && point.x < ((b.x - a.x) * (point.y - a.y)) / (b.y - a.y) + a.x)
+      inside = !inside;
   }
   return inside;
 }
@@ -97,7 +98,10 @@ export function distanceToPolygon(polygon: PointMm[], point: PointMm): number {
     const a = polygon[j]!;
     const b = polygon[i]!;
     const [dx, dy] = [b.x - a.x, b.y - a.y];
-    const t = dx === 0 && dy === 0 ? 0 : Math.max(0, Math.min(1, ((point.x - a.x) * dx + (point.y - a.y) * dy) / (dx * dx + dy * dy)));
+    const t =
+      dx === 0 && dy === 0
+        ? 0
+        : Math.max(0, Math.min(1, ((point.x - a.x) * dx + (point.y - a.y) * dy) / (dx * dx + dy * dy)));
     nearest = Math.min(nearest, Math.hypot(a.x + t * dx - point.x, a.y + t * dy - point.y));
   }
   return nearest;
@@ -115,7 +119,10 @@ export function zoneFills(zone: Zone): { layer: string; points: PointMm[] }[] {
     let read = readFills.get(fill);
     if (!read) {
       const pts = child(fill, "pts");
-      read = { layer: childText(fill, "layer") ?? "", points: (pts ? children(pts, "xy") : []).map((xy) => ({ x: num(xy, 1) ?? 0, y: num(xy, 2) ?? 0 })) };
+      read = {
+        layer: childText(fill, "layer") ?? "",
+        points: (pts ? children(pts, "xy") : []).map((xy) => ({ x: num(xy, 1) ?? 0, y: num(xy, 2) ?? 0 })),
+      };
       readFills.set(fill, read);
     }
     return read;
@@ -124,7 +131,9 @@ export function zoneFills(zone: Zone): { layer: string; points: PointMm[] }[] {
 
 /** The zone's filled polygons on `layer`, board coordinates. */
 export function filledPolygons(zone: Zone, layer: string): PointMm[][] {
-  return zoneFills(zone).filter((f) => f.layer === layer).map((f) => f.points);
+  return zoneFills(zone)
+    .filter((f) => f.layer === layer)
+    .map((f) => f.points);
 }
 
 /** Copper that the edit added: where it is, its net and its copper layers ("all" for holes). */

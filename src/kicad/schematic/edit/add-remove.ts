@@ -8,7 +8,18 @@ import { naturalCompare } from "../../../util/natural-compare.ts";
 import { placePoint, samePoint, toIU, type PlacementIu } from "../geometry.ts";
 import { placedSymbolNode, type MmPoint } from "../item-nodes.ts";
 import { CLEARANCE, SheetSpace, type ShapeIu, type Spot } from "./placement.ts";
-import { blockersOf, fieldBox, grow, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union } from "../space.ts";
+import {
+  blockersOf,
+  fieldBox,
+  grow,
+  libUnitBox,
+  placeBox,
+  pinOutwardLib,
+  placeDirection,
+  pointBox,
+  translate,
+  union,
+} from "../space.ts";
 import { removeLegacyInstances } from "../dialect.ts";
 import type { DetachPlan } from "../wiring.ts";
 import type { SheetInstance } from "../model/hierarchy.ts";
@@ -17,7 +28,14 @@ import type { LibPin, LibSymbol, PlacedSymbol } from "../model/symbols.ts";
 import { cloneNode, removeChild, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
 import { newReferences, unitsOf } from "./lookup.ts";
-import { ensureLibSymbol, instancePinNumbers, libSymbolView, referencePrefix, resolveLibSymbol, symbolFields } from "./lib-symbols.ts";
+import {
+  ensureLibSymbol,
+  instancePinNumbers,
+  libSymbolView,
+  referencePrefix,
+  resolveLibSymbol,
+  symbolFields,
+} from "./lib-symbols.ts";
 import { applyPlan, placeSymbol, pruneLibSymbol, toMm, unique } from "./sheet-tree.ts";
 import { landingOf, netPoints, netTarget, plannedWiring, type PinLanding } from "./net-target.ts";
 import { joinSpot, partnerRoom, type JoinTarget, type PlannedPin, type UnitShape } from "./join-placement.ts";
@@ -105,7 +123,10 @@ const TURNED = toIU(2.54);
 export function addComponent(state: EditorState, args: AddComponentArgs): AddedComponent {
   const like = args.like !== undefined ? likeSource(state, args.like) : undefined;
   const libId = args.libId ?? like?.libId;
-  if (!libId) throw new CopperheadError("usage", "add_component needs a lib id or a part to copy (like).", { fix: 'Pass lib_id, e.g. "Device:C", or like, e.g. "C2".' });
+  if (!libId)
+    throw new CopperheadError("usage", "add_component needs a lib id or a part to copy (like).", {
+      fix: 'Pass lib_id, e.g. "Device:C", or like, e.g. "C2".',
+    });
   const def = like && like.libId === libId ? like.def : resolveLibSymbol(state, libId);
   // The example's field layout is copied only onto the same symbol.
   const example = like && like.libId === libId ? like.symbol : undefined;
@@ -113,12 +134,26 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
   if (footprint) state.libraries.resolveFootprint(footprint);
   const lib = libSymbolView(def);
   const connections = Object.entries(args.connect ?? {}).map(([pin, net]) => ({ pin: libPinOf(lib, libId, pin), net }));
-  const anchor = placementAnchor(state, args, connections.map((c) => c.net));
+  const anchor = placementAnchor(
+    state,
+    args,
+    connections.map((c) => c.net),
+  );
   const target = anchor.instance;
   const file = target.file;
-  const refs = newReferences(state, file, referencePrefix(def, "U"), args.ref === undefined ? undefined : { instance: target, ref: args.ref }, args.reserved);
+  const refs = newReferences(
+    state,
+    file,
+    referencePrefix(def, "U"),
+    args.ref === undefined ? undefined : { instance: target, ref: args.ref },
+    args.reserved,
+  );
   const ownRef = refs.get(target)!;
-  const values: Record<string, string> = { ...(like && like.libId === libId ? like.values : {}), ...args.fields, Reference: ownRef };
+  const values: Record<string, string> = {
+    ...(like && like.libId === libId ? like.values : {}),
+    ...args.fields,
+    Reference: ownRef,
+  };
   if (args.value !== undefined) values.Value = args.value;
   if (footprint !== undefined) values.Footprint = footprint;
   const nets = new Map(connections.map((c) => [c.pin.number, netTarget(state, c.net, target, ownRef)]));
@@ -129,23 +164,37 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
   // net is near (the partner added just before); a pin that starts a net on this sheet keeps
   // room for the partner still to come (see join-placement.ts).
   const wiring = state.wiring(target);
-  const joins: JoinTarget[] = lib.unitCount === 1 ? [...nets].filter(([, net]) => net.kind !== "power").map(([pin, net]) => ({ pin, points: netPoints(state, net, wiring) })) : [];
+  const joins: JoinTarget[] =
+    lib.unitCount === 1
+      ? [...nets]
+          .filter(([, net]) => net.kind !== "power")
+          .map(([pin, net]) => ({ pin, points: netPoints(state, net, wiring) }))
+      : [];
   const starts = new Set(joins.filter((j) => j.points.length === 0).map((j) => j.pin));
   const spots = units.map((unit) => {
-    const shapes = (partnerRoom: Set<string>, turn = false, pinReach = PIN_REACH) => unitShapes(def, lib, unit, values, { landings, partnerRoom, turn, rotation: args.rotation, example, pinReach });
+    const shapes = (partnerRoom: Set<string>, turn = false, pinReach = PIN_REACH) =>
+      unitShapes(def, lib, unit, values, { landings, partnerRoom, turn, rotation: args.rotation, example, pinReach });
     // On a full sheet, a spot that keeps only a stub's length in front of the pins not wired
     // yet is better than none: a later connect checks its own room.
     const spot =
-      (args.at && unit === 1 ? spotAt(space, target, libId, [...shapes(new Set()), ...shapes(new Set(), false, COMPACT_REACH)], args.at) : undefined) ??
-      (joins.some((j) => j.points.length > 0) ? joinSpot(space, wiring, shapes(new Set(), true), joins, anchor.box) : undefined) ??
+      (args.at && unit === 1
+        ? spotAt(space, target, libId, [...shapes(new Set()), ...shapes(new Set(), false, COMPACT_REACH)], args.at)
+        : undefined) ??
+      (joins.some((j) => j.points.length > 0)
+        ? joinSpot(space, wiring, shapes(new Set(), true), joins, anchor.box)
+        : undefined) ??
       (starts.size > 0 ? space.findSpot(shapes(starts), anchor.box) : undefined) ??
       space.findSpot(shapes(new Set()), anchor.box) ??
       space.findSpot(shapes(new Set(), false, COMPACT_REACH), anchor.box);
     if (!spot) {
-      throw new CopperheadError("edit_conflict", `No free room for ${libId}${lib.unitCount > 1 ? ` unit ${unit}` : ""} on sheet ${target.humanPath}: no free spot for its drawing, fields and wiring anywhere on the page. Nothing was added.`, {
-        fix: "Place it on another sheet, or make room on this one (find_space with this lib_id says where it would fit, if anywhere; view shows what is drawn).",
-        sheet: target.humanPath,
-      });
+      throw new CopperheadError(
+        "edit_conflict",
+        `No free room for ${libId}${lib.unitCount > 1 ? ` unit ${unit}` : ""} on sheet ${target.humanPath}: no free spot for its drawing, fields and wiring anywhere on the page. Nothing was added.`,
+        {
+          fix: "Place it on another sheet, or make room on this one (find_space with this lib_id says where it would fit, if anywhere; view shows what is drawn).",
+          sheet: target.humanPath,
+        },
+      );
     }
     for (const box of spot.shape.boxes) space.occupy(translate(box, spot.at));
     return spot;
@@ -194,11 +243,19 @@ function spotAt(space: SheetSpace, target: SheetInstance, libId: string, shapes:
   const ordered = shapes;
   const shape = ordered.find((s) => s.boxes.every((b) => space.free(translate(b, origin))));
   if (shape) return { at: origin, shape, distance: 0 };
-  const blockers = blockersOf(target.file, ordered[0]!.boxes.map((b) => translate(b, origin)), CLEARANCE);
+  const blockers = blockersOf(
+    target.file,
+    ordered[0]!.boxes.map((b) => translate(b, origin)),
+    CLEARANCE,
+  );
   throw new CopperheadError(
     "edit_conflict",
     `${libId} does not fit at ${at.join(", ")} on sheet ${target.humanPath}: its drawing, fields and wiring would overlap ${blockers.length > 0 ? blockers.join("; ") : "what is drawn there"}. Nothing was added.`,
-    { fix: "Pick another spot (find_space with this lib_id gives one that fits), or leave at out to let copperhead find the nearest free one.", sheet: target.humanPath, blockers },
+    {
+      fix: "Pick another spot (find_space with this lib_id gives one that fits), or leave at out to let copperhead find the nearest free one.",
+      sheet: target.humanPath,
+      blockers,
+    },
   );
 }
 
@@ -206,7 +263,14 @@ function spotAt(space: SheetSpace, target: SheetInstance, libId: string, shapes:
 function placeUnits(
   state: EditorState,
   file: SchematicFile,
-  part: { libId: string; def: SList; lib: LibSymbol; values: Record<string, string>; refs: Map<SheetInstance, string>; example?: PlacedSymbol },
+  part: {
+    libId: string;
+    def: SList;
+    lib: LibSymbol;
+    values: Record<string, string>;
+    refs: Map<SheetInstance, string>;
+    example?: PlacedSymbol;
+  },
   spots: Spot[],
 ): void {
   const { libId, def, lib, values, refs, example } = part;
@@ -214,7 +278,8 @@ function placeUnits(
   spots.forEach((spot, i) => {
     const unit = i + 1;
     const placement: PlacementIu = { at: spot.at, rotation: spot.shape.rotation };
-    placeSymbol(state, 
+    placeSymbol(
+      state,
       file,
       placedSymbolNode({
         libId,
@@ -256,24 +321,36 @@ export function removeComponent(state: EditorState, ref: string): void {
       removeChild(file.doc.root, symbol.node);
       pruneLibSymbol(file, symbol.libKey);
     }
-    if (state.legacyInstances) removeLegacyInstances(state.project.root.file.doc.root, new Set([...symbols].map((s) => s.uuid)));
+    if (state.legacyInstances)
+      removeLegacyInstances(state.project.root.file.doc.root, new Set([...symbols].map((s) => s.uuid)));
   });
 }
 
 /** What `like` copies from an existing part: its lib id, embedded symbol and every field but the reference. */
-function likeSource(state: EditorState, ref: string): { libId: string; def: SList; values: Record<string, string>; symbol: PlacedSymbol } {
+function likeSource(
+  state: EditorState,
+  ref: string,
+): { libId: string; def: SList; values: Record<string, string>; symbol: PlacedSymbol } {
   const { symbol } = unitsOf(state, ref)[0]!;
   if (!symbol.lib) {
-    throw new CopperheadError("not_found", `${ref}'s symbol ${symbol.libKey} is not embedded in its sheet, so it cannot be copied.`, {
-      fix: "Pass lib_id instead of like (search_library finds it, get_library_symbol shows its pins).",
-      ref,
-    });
+    throw new CopperheadError(
+      "not_found",
+      `${ref}'s symbol ${symbol.libKey} is not embedded in its sheet, so it cannot be copied.`,
+      {
+        fix: "Pass lib_id instead of like (search_library finds it, get_library_symbol shows its pins).",
+        ref,
+      },
+    );
   }
   if (symbol.libKey !== symbol.libId) {
-    throw new CopperheadError("edit_conflict", `${ref} uses a renamed copy of its library symbol (${symbol.libKey}); copperhead copies only symbols embedded under their lib id.`, {
-      fix: `Pass lib_id ${symbol.libId} and the fields to copy instead of like.`,
-      ref,
-    });
+    throw new CopperheadError(
+      "edit_conflict",
+      `${ref} uses a renamed copy of its library symbol (${symbol.libKey}); copperhead copies only symbols embedded under their lib id.`,
+      {
+        fix: `Pass lib_id ${symbol.libId} and the fields to copy instead of like.`,
+        ref,
+      },
+    );
   }
   const values = Object.fromEntries(symbol.fields.filter((f) => f.name !== "Reference").map((f) => [f.name, f.value]));
   return { libId: symbol.libId, def: cloneNode(symbol.lib.node), values, symbol };
@@ -285,12 +362,20 @@ function libPinOf(lib: LibSymbol, libId: string, pin: string): LibPin {
   if (byNumber) return byNumber;
   const named = unique(lib.pins.filter((p) => p.name === pin).map((p) => p.number));
   if (named.length === 1) return lib.pins.find((p) => p.number === named[0])!;
-  const listed = unique(lib.pins.map((p) => (p.name && p.name !== p.number ? `${p.number} (${p.name})` : p.number))).sort(naturalCompare);
-  throw new CopperheadError("not_found", named.length > 1 ? `${libId} has ${named.length} pins named ${pin}; name one by number.` : `${libId} has no pin ${pin}.`, {
-    fix: `Pins of ${libId}: ${listed.join(", ")}.`,
-    pin,
-    pins: listed,
-  });
+  const listed = unique(
+    lib.pins.map((p) => (p.name && p.name !== p.number ? `${p.number} (${p.name})` : p.number)),
+  ).sort(naturalCompare);
+  throw new CopperheadError(
+    "not_found",
+    named.length > 1
+      ? `${libId} has ${named.length} pins named ${pin}; name one by number.`
+      : `${libId} has no pin ${pin}.`,
+    {
+      fix: `Pins of ${libId}: ${listed.join(", ")}.`,
+      pin,
+      pins: listed,
+    },
+  );
 }
 
 /** How a new unit's candidate shapes are drawn up. */
@@ -314,11 +399,24 @@ interface ShapePlan {
  * origin: drawing, visible fields, and per pin the stub and power symbol or label it will get
  * (or room for one). Orientations that put a supply pin down or a ground pin up cost extra.
  */
-function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<string, string>, plan: ShapePlan): UnitShape[] {
+function unitShapes(
+  def: SList,
+  lib: LibSymbol,
+  unit: number,
+  values: Record<string, string>,
+  plan: ShapePlan,
+): UnitShape[] {
   const { landings, partnerRoom: room, turn, rotation, example, pinReach = PIN_REACH } = plan;
   // Turning a part only pays when it puts its power pins the right way up, or a pin in front of its partner's (`turn`).
-  const rotations = rotation !== undefined ? [rotation] : turn || [...landings.values()].some((l) => l.kind === "power") ? [0, 180, 90, 270] : [0];
-  const pins = lib.pins.filter((p) => (p.unit === 0 || p.unit === unit) && (p.bodyStyle === 0 || p.bodyStyle === 1) && !p.hidden);
+  const rotations =
+    rotation !== undefined
+      ? [rotation]
+      : turn || [...landings.values()].some((l) => l.kind === "power")
+        ? [0, 180, 90, 270]
+        : [0];
+  const pins = lib.pins.filter(
+    (p) => (p.unit === 0 || p.unit === unit) && (p.bodyStyle === 0 || p.bodyStyle === 1) && !p.hidden,
+  );
   return rotations.map((r) => {
     const placement: PlacementIu = { at: { x: 0, y: 0 }, rotation: r };
     const drawing = libUnitBox(def, unit, 1);
@@ -331,11 +429,21 @@ function unitShapes(def: SList, lib: LibSymbol, unit: number, values: Record<str
       const outward = placeDirection(pinOutwardLib(pin.orientation), placement);
       const landing = landings.get(pin.number);
       if (!landing) {
-        fixed.push(grow(union(pointBox(tip), pointBox({ x: tip.x + outward.x * pinReach, y: tip.y + outward.y * pinReach })), PIN_SPREAD));
+        fixed.push(
+          grow(
+            union(pointBox(tip), pointBox({ x: tip.x + outward.x * pinReach, y: tip.y + outward.y * pinReach })),
+            PIN_SPREAD,
+          ),
+        );
         continue;
       }
       if (landing.kind === "power" && !samePoint(landing.arrive, outward)) penalty += UPSIDE_DOWN;
-      wired.push({ number: pin.number, tip, outward, wiring: [...plannedWiring(tip, outward, landing), ...(room.has(pin.number) ? [partnerRoom(tip, outward)] : [])] });
+      wired.push({
+        number: pin.number,
+        tip,
+        outward,
+        wiring: [...plannedWiring(tip, outward, landing), ...(room.has(pin.number) ? [partnerRoom(tip, outward)] : [])],
+      });
     }
     return { rotation: r, penalty, body, fixed, pins: wired, boxes: [...fixed, ...wired.flatMap((p) => p.wiring)] };
   });

@@ -18,7 +18,16 @@ import type { EditorState } from "./editor-state.ts";
 import { findPin, netOfPin, newReferences } from "./lookup.ts";
 import { ensureLibSymbol, instancePinNumbers, libSymbolView, referencePrefix } from "./lib-symbols.ts";
 import { applyPlan, insertItem, placeSymbol, splitWiresAt, toMm } from "./sheet-tree.ts";
-import { labelAngle, labelLanding, landingOf, lastLeg, netPoints, netTarget, powerSymbolFields, type NetTarget } from "./net-target.ts";
+import {
+  labelAngle,
+  labelLanding,
+  landingOf,
+  lastLeg,
+  netPoints,
+  netTarget,
+  powerSymbolFields,
+  type NetTarget,
+} from "./net-target.ts";
 
 /**
  * Attaches a free pin to `net` in the sheet's style: a short wire to a pin, label or power
@@ -36,29 +45,40 @@ export function connect(state: EditorState, ref: string, pin: string, net: strin
   if (wiring.attached(hit.tip, self)) {
     const current = netOfPin(state, ref, hit.lib.number);
     if (current === target.expected) return;
-    throw new CopperheadError("edit_conflict", `${ref} pin ${hit.lib.number} is already connected (to net ${current ?? "?"}).`, {
-      fix: `Call disconnect on ${ref} pin ${hit.lib.number} first, then connect it to ${net}.`,
-      ref,
-      pin: hit.lib.number,
-      net: current,
-    });
+    throw new CopperheadError(
+      "edit_conflict",
+      `${ref} pin ${hit.lib.number} is already connected (to net ${current ?? "?"}).`,
+      {
+        fix: `Call disconnect on ${ref} pin ${hit.lib.number} first, then connect it to ${net}.`,
+        ref,
+        pin: hit.lib.number,
+        net: current,
+      },
+    );
   }
   // The pin's own drawing reaches past its tip on some symbols (an LED's light arrows), and a
   // wire leaving the pin outward never crosses the symbol it belongs to. Nor do the part's own
   // fields block it: a field in the way is moved clear afterwards (`clearOwnFields`).
   const ownFields = fieldBoxes(hit.symbol);
-  const space = new SheetSpace(hit.instance.file, { boxes: [symbolBodyBox(hit.symbol), ...ownFields.map((f) => f.box)] });
+  const space = new SheetSpace(hit.instance.file, {
+    boxes: [symbolBodyBox(hit.symbol), ...ownFields.map((f) => f.box)],
+  });
   const landing = landingOf(target);
   const stubs = stubRoutes(hit.tip, hit.outward, landing.kind === "power" ? landing.arrive : undefined);
   const landed = (r: Route) => (landing.kind === "power" ? landing : labelLanding(landing, r.points));
   // Best: a short wire to the net; then a stub whose landing is free; last, on a crowded
   // sheet, the shortest stub that touches nothing, even if its label or symbol crowds a text.
   const route =
-    joinRoutes(hit.tip, hit.outward, netPoints(state, target, wiring, hit.symbol)).find((r) => routeUsable(r, wiring, space, undefined)) ??
+    joinRoutes(hit.tip, hit.outward, netPoints(state, target, wiring, hit.symbol)).find((r) =>
+      routeUsable(r, wiring, space, undefined),
+    ) ??
     stubs.find((r) => routeUsable(r, wiring, space, landed(r))) ??
     stubs.find((r) => routeUsable(r, wiring, space, undefined));
   if (!route) {
-    const probes = stubs.flatMap((r) => [...routeBoxes(r.points), ...(landed(r)?.boxes ?? []).map((b) => translate(b, r.points[r.points.length - 1]!))]);
+    const probes = stubs.flatMap((r) => [
+      ...routeBoxes(r.points),
+      ...(landed(r)?.boxes ?? []).map((b) => translate(b, r.points[r.points.length - 1]!)),
+    ]);
     const blockers = blockersOf(hit.instance.file, probes, 0, new Set([hit.symbol]));
     throw new CopperheadError(
       "edit_conflict",
@@ -77,7 +97,8 @@ export function connect(state: EditorState, ref: string, pin: string, net: strin
     state.withInstanceRows(file),
     () => {
       for (const node of wiring.noConnectsAt(hit.tip)) removeChild(file.doc.root, node);
-      for (let i = 1; i < route.points.length; i++) insertItem(file, lineNode("wire", toMm(route.points[i - 1]!), toMm(route.points[i]!), crypto.randomUUID()));
+      for (let i = 1; i < route.points.length; i++)
+        insertItem(file, lineNode("wire", toMm(route.points[i - 1]!), toMm(route.points[i]!), crypto.randomUUID()));
       if (route.join) {
         if (needsJunction(wiring, end)) {
           splitWiresAt(file, wiring, end);
@@ -89,7 +110,15 @@ export function connect(state: EditorState, ref: string, pin: string, net: strin
         if (target.kind === "local") insertItem(file, labelNode(target.text, toMm(end), angle, crypto.randomUUID()));
         else insertItem(file, globalLabelNode(target.text, toMm(end), target.shape, angle, crypto.randomUUID()));
       }
-      clearOwnFields(ownFields, [...routeBoxes(route.points), ...(route.join ? [] : (landed(route)?.boxes ?? []).map((b) => translate(b, end)))], space, symbolBodyBox(hit.symbol));
+      clearOwnFields(
+        ownFields,
+        [
+          ...routeBoxes(route.points),
+          ...(route.join ? [] : (landed(route)?.boxes ?? []).map((b) => translate(b, end))),
+        ],
+        space,
+        symbolBodyBox(hit.symbol),
+      );
     },
     () => expectPinOnNet(state, ref, hit.lib.number, target.expected, hit.symbol),
   );
@@ -115,13 +144,19 @@ export function disconnect(state: EditorState, ref: string, pin: string): void {
     [hit.instance.file],
     () => applyPlan(hit.instance.file, plan, new Set()),
     () => {
-      const net = state.netlist().nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === hit.lib.number));
+      const net = state
+        .netlist()
+        .nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === hit.lib.number));
       if (net && net.nodes.length > 1) {
-        throw new CopperheadError("edit_conflict", `${ref} pin ${hit.lib.number} would still be on net ${net.name} after removing its wiring.`, {
-          fix: "The pin is joined some other way (a wire over its tip, a bus) that no edit tool cuts: leave it on its net, or refuse and say so.",
-          ref,
-          pin: hit.lib.number,
-        });
+        throw new CopperheadError(
+          "edit_conflict",
+          `${ref} pin ${hit.lib.number} would still be on net ${net.name} after removing its wiring.`,
+          {
+            fix: "The pin is joined some other way (a wire over its tip, a bus) that no edit tool cuts: leave it on its net, or refuse and say so.",
+            ref,
+            pin: hit.lib.number,
+          },
+        );
       }
     },
   );
@@ -134,17 +169,28 @@ export function markNoConnect(state: EditorState, ref: string, pin: string): voi
   if (wiring.noConnectsAt(hit.tip).length > 0) return;
   if (wiring.attached(hit.tip, (p) => p.symbol === hit.symbol && p.lib === hit.lib)) {
     const current = netOfPin(state, ref, hit.lib.number);
-    throw new CopperheadError("edit_conflict", `${ref} pin ${hit.lib.number} is connected (to net ${current ?? "?"}); a no-connect flag would contradict that.`, {
-      fix: `Call disconnect on ${ref} pin ${hit.lib.number} first.`,
-      ref,
-      pin: hit.lib.number,
-    });
+    throw new CopperheadError(
+      "edit_conflict",
+      `${ref} pin ${hit.lib.number} is connected (to net ${current ?? "?"}); a no-connect flag would contradict that.`,
+      {
+        fix: `Call disconnect on ${ref} pin ${hit.lib.number} first.`,
+        ref,
+        pin: hit.lib.number,
+      },
+    );
   }
-  state.edit([hit.instance.file], () => insertItem(hit.instance.file, noConnectNode(toMm(hit.tip), crypto.randomUUID())));
+  state.edit([hit.instance.file], () =>
+    insertItem(hit.instance.file, noConnectNode(toMm(hit.tip), crypto.randomUUID())),
+  );
 }
 
 /** A power symbol whose pin lands on `end`, standing and showing its text as the design's others of its name (see `NetTarget`). */
-function placePowerSymbol(state: EditorState, instance: SheetInstance, target: Extract<NetTarget, { kind: "power" }>, end: PointIu): void {
+function placePowerSymbol(
+  state: EditorState,
+  instance: SheetInstance,
+  target: Extract<NetTarget, { kind: "power" }>,
+  end: PointIu,
+): void {
   const file = instance.file;
   const { def, libName } = ensureLibSymbol(file, target.libId, target.def);
   const lib = libSymbolView(def);
@@ -153,7 +199,8 @@ function placePowerSymbol(state: EditorState, instance: SheetInstance, target: E
   const placement: PlacementIu = { at: { x: end.x - offset.x, y: end.y - offset.y }, rotation };
   const refs = newReferences(state, file, referencePrefix(def, "#PWR"));
   const instances = [...refs].map(([i, reference]) => ({ path: i.path, reference }));
-  placeSymbol(state, 
+  placeSymbol(
+    state,
     file,
     placedSymbolNode({
       libId: target.libId,
@@ -163,7 +210,12 @@ function placePowerSymbol(state: EditorState, instance: SheetInstance, target: E
       rotation,
       unit: 1,
       uuid: crypto.randomUUID(),
-      fields: powerSymbolFields(def, placement, { Reference: refs.get(instance)!, Value: target.value }, target.example),
+      fields: powerSymbolFields(
+        def,
+        placement,
+        { Reference: refs.get(instance)!, Value: target.value },
+        target.example,
+      ),
       pins: instancePinNumbers(lib, 1).map((number) => ({ number, uuid: crypto.randomUUID() })),
       project: state.project.projectName,
       instances,
@@ -177,11 +229,15 @@ function expectPinOnNet(state: EditorState, ref: string, pin: string, expected: 
   if (!symbol.onBoard || ref.startsWith("#")) return;
   const actual = netOfPin(state, ref, pin);
   if (actual !== expected) {
-    throw new CopperheadError("edit_conflict", `Connecting ${ref} pin ${pin} to ${expected} would put it on net ${actual ?? "?"} instead.`, {
-      fix: `A stronger name already drives the nets labelled that way; connect ${ref} pin ${pin} to ${actual ?? "that net"} or pick another name.`,
-      ref,
-      pin,
-      net: expected,
-    });
+    throw new CopperheadError(
+      "edit_conflict",
+      `Connecting ${ref} pin ${pin} to ${expected} would put it on net ${actual ?? "?"} instead.`,
+      {
+        fix: `A stronger name already drives the nets labelled that way; connect ${ref} pin ${pin} to ${actual ?? "that net"} or pick another name.`,
+        ref,
+        pin,
+        net: expected,
+      },
+    );
   }
 }

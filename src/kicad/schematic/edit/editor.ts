@@ -36,7 +36,15 @@ import { moveLabel, type MovedLabel, type MoveLabelArgs } from "./label-move.ts"
 import { renameNet } from "./rename.ts";
 import { EditorState } from "./editor-state.ts";
 
-export type { AddComponentArgs, AddedComponent, MovedLabel, MoveLabelArgs, MovedSymbol, MoveSymbolArgs, PartAttributes };
+export type {
+  AddComponentArgs,
+  AddedComponent,
+  MovedLabel,
+  MoveLabelArgs,
+  MovedSymbol,
+  MoveSymbolArgs,
+  PartAttributes,
+};
 
 export class SchematicEditor {
   private readonly state: EditorState;

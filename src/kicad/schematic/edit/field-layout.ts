@@ -67,7 +67,12 @@ const NEAR_BODY = toIU(2.54);
  * (`fromLibrary` names those fields), or, a field the library lacks, goes on the next line
  * below the fields already beside the body.
  */
-export function copyFieldLayout(props: SList[], example: PlacedSymbol, placement: PlacementIu, fromLibrary: Set<string>): void {
+export function copyFieldLayout(
+  props: SList[],
+  example: PlacedSymbol,
+  placement: PlacementIu,
+  fromLibrary: Set<string>,
+): void {
   const exampleBody = symbolBodyBox(example);
   const stacked: SList[] = [];
   for (const prop of props) {
@@ -156,12 +161,19 @@ export function clearOwnFields(fields: { node: SList; box: Box }[], drawn: Box[]
     if (!drawn.some((d) => intersects(d, field.box))) return;
     const offsets: PointIu[] = [];
     for (let r = 1; r <= NUDGE_STEPS; r++) {
-      for (let dx = -r; dx <= r; dx++) for (let dy = -r; dy <= r; dy++) if (Math.max(Math.abs(dx), Math.abs(dy)) === r) offsets.push({ x: dx * GRID, y: dy * GRID });
+      for (let dx = -r; dx <= r; dx++)
+        for (let dy = -r; dy <= r; dy++)
+          if (Math.max(Math.abs(dx), Math.abs(dy)) === r) offsets.push({ x: dx * GRID, y: dy * GRID });
     }
     offsets.sort((a, b) => Math.hypot(a.x, a.y) - Math.hypot(b.x, b.y));
     const clear = offsets.find((d) => {
       const box = translate(field.box, d);
-      return space.free(box, 0) && !intersects(box, body) && !drawn.some((b) => intersects(b, box)) && !placed.some((b, j) => j !== i && intersects(b, box));
+      return (
+        space.free(box, 0) &&
+        !intersects(box, body) &&
+        !drawn.some((b) => intersects(b, box)) &&
+        !placed.some((b, j) => j !== i && intersects(b, box))
+      );
     });
     if (!clear) return;
     const at = child(field.node, "at")!;

@@ -58,7 +58,13 @@ const TARGET_REACH = 2 * JOIN_REACH;
  * The spot from which one of `targets`' pins reaches its net by the shortest free wire (ties:
  * nearest the anchor), over every shape; undefined when no pin can meet its net that way.
  */
-export function joinSpot(space: SheetSpace, wiring: SheetWiring, shapes: UnitShape[], targets: JoinTarget[], anchor: Box): Spot | undefined {
+export function joinSpot(
+  space: SheetSpace,
+  wiring: SheetWiring,
+  shapes: UnitShape[],
+  targets: JoinTarget[],
+  anchor: Box,
+): Spot | undefined {
   const grid = space.grid;
   const steps = Math.floor(JOIN_REACH / grid);
   const near = grow(anchor, TARGET_REACH);
@@ -69,7 +75,10 @@ export function joinSpot(space: SheetSpace, wiring: SheetWiring, shapes: UnitSha
       if (!pin) continue;
       const others = [...shape.fixed, ...shape.pins.filter((p) => p !== pin).flatMap((p) => p.wiring)];
       for (const point of target.points.filter((p) => inside({ x0: p.x, y0: p.y, x1: p.x, y1: p.y }, near))) {
-        const base = { x: Math.round((point.x - pin.tip.x) / grid) * grid, y: Math.round((point.y - pin.tip.y) / grid) * grid };
+        const base = {
+          x: Math.round((point.x - pin.tip.x) / grid) * grid,
+          y: Math.round((point.y - pin.tip.y) / grid) * grid,
+        };
         for (let i = -steps; i <= steps; i++) {
           for (let j = -steps; j <= steps; j++) {
             const at = { x: base.x + i * grid, y: base.y + j * grid };
@@ -93,6 +102,7 @@ export function joinSpot(space: SheetSpace, wiring: SheetWiring, shapes: UnitSha
 
 function routeLength(points: PointIu[]): number {
   let length = 0;
-  for (let i = 1; i < points.length; i++) length += Math.abs(points[i]!.x - points[i - 1]!.x) + Math.abs(points[i]!.y - points[i - 1]!.y);
+  for (let i = 1; i < points.length; i++)
+    length += Math.abs(points[i]!.x - points[i - 1]!.x) + Math.abs(points[i]!.y - points[i - 1]!.y);
   return length;
 }

@@ -49,11 +49,15 @@ export function moveLabel(state: EditorState, net: string, args: MoveLabelArgs):
   const spot = spotFor(room, to, rotation);
   const blockers = room.blockers(to, label.text.length, rotation);
   if (blockers.length > 0) {
-    throw new CopperheadError("edit_conflict", `Label ${label.text} at (${args.to.join(", ")}) would run over ${blockers.join("; ")}. Nothing was moved.`, {
-      fix: "Pick another spot along its wiring, or turn it (rotation).",
-      label: label.text,
-      blockers,
-    });
+    throw new CopperheadError(
+      "edit_conflict",
+      `Label ${label.text} at (${args.to.join(", ")}) would run over ${blockers.join("; ")}. Nothing was moved.`,
+      {
+        fix: "Pick another spot along its wiring, or turn it (rotation).",
+        label: label.text,
+        blockers,
+      },
+    );
   }
   state.edit(
     [file],
@@ -61,38 +65,70 @@ export function moveLabel(state: EditorState, net: string, args: MoveLabelArgs):
     () => {
       const problems = compareRenamed(before, state.netlist(), new Map());
       if (problems.length > 0) {
-        throw new CopperheadError("edit_conflict", `Moving label ${label.text} to (${args.to.join(", ")}) would change the nets: ${problems.slice(0, 5).join("; ")}. Nothing was moved.`, {
-          fix: "Move it to a spot on a wire of its own net.",
-          label: label.text,
-        });
+        throw new CopperheadError(
+          "edit_conflict",
+          `Moving label ${label.text} to (${args.to.join(", ")}) would change the nets: ${problems.slice(0, 5).join("; ")}. Nothing was moved.`,
+          {
+            fix: "Move it to a spot on a wire of its own net.",
+            label: label.text,
+          },
+        );
       }
     },
   );
   const lengthened = spot.lengthen ? { from: toMm(spot.lengthen.end), to: toMm(spot.lengthen.to) } : undefined;
-  return { net: name, label: label.text, sheet, from: toMm(label.at), at: args.to, rotation, ...(lengthened ? { lengthened } : {}) };
+  return {
+    net: name,
+    label: label.text,
+    sheet,
+    from: toMm(label.at),
+    at: args.to,
+    rotation,
+    ...(lengthened ? { lengthened } : {}),
+  };
 }
 
 /** The label of `net` to move: the one at `from`, or the only one. */
-function pickLabel(state: EditorState, net: string, from: MmPoint | undefined): { file: SchematicFile; label: Label; sheet: string } {
+function pickLabel(
+  state: EditorState,
+  net: string,
+  from: MmPoint | undefined,
+): { file: SchematicFile; label: Label; sheet: string } {
   const found: { file: SchematicFile; label: Label; sheet: string }[] = [];
   if (net.startsWith("/")) {
     const { instance, base } = localNetSheet(state, net);
-    for (const label of instance.file.labels) if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base) found.push({ file: instance.file, label, sheet: instance.humanPath });
+    for (const label of instance.file.labels)
+      if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base)
+        found.push({ file: instance.file, label, sheet: instance.humanPath });
   } else {
     for (const instance of state.project.instances) {
       if (found.some((f) => f.file === instance.file)) continue;
-      for (const label of instance.file.labels) if (label.kind === "global" && label.text === net) found.push({ file: instance.file, label, sheet: instance.humanPath });
+      for (const label of instance.file.labels)
+        if (label.kind === "global" && label.text === net)
+          found.push({ file: instance.file, label, sheet: instance.humanPath });
     }
   }
   const where = (f: { label: Label; sheet: string }) => `(${toMm(f.label.at).join(", ")}) on ${f.sheet}`;
-  if (found.length === 0) throw new CopperheadError("not_found", `No label names net ${net}.`, { fix: "move_label moves labels; a net named by a power symbol or a pin has none.", net });
+  if (found.length === 0)
+    throw new CopperheadError("not_found", `No label names net ${net}.`, {
+      fix: "move_label moves labels; a net named by a power symbol or a pin has none.",
+      net,
+    });
   if (from) {
     const at = { x: toIU(from[0]), y: toIU(from[1]) };
     const match = found.find((f) => samePoint(f.label.at, at));
-    if (!match) throw new CopperheadError("not_found", `No label of ${net} is at (${from.join(", ")}).`, { fix: `Its labels are at ${found.map(where).join(", ")}.`, net });
+    if (!match)
+      throw new CopperheadError("not_found", `No label of ${net} is at (${from.join(", ")}).`, {
+        fix: `Its labels are at ${found.map(where).join(", ")}.`,
+        net,
+      });
     return match;
   }
-  if (found.length > 1) throw new CopperheadError("usage", `Net ${net} has ${found.length} labels; say which one with from.`, { fix: `Its labels are at ${found.map(where).join(", ")}.`, net });
+  if (found.length > 1)
+    throw new CopperheadError("usage", `Net ${net} has ${found.length} labels; say which one with from.`, {
+      fix: `Its labels are at ${found.map(where).join(", ")}.`,
+      net,
+    });
   return found[0]!;
 }
 
@@ -106,26 +142,38 @@ function spotFor(room: LabelRoom, to: PointIu, rotation: number): LabelSpot {
   const label = room.label;
   const nowhere = `(${toMm(to).join(", ")}), which is on no wire of its sheet`;
   if (typeof free === "string") {
-    throw new CopperheadError("edit_conflict", `Label ${label.text} cannot go to ${nowhere}, and its wire cannot be lengthened to it: ${free}. Nothing was moved.`, {
-      fix: "Pick a spot on a wire of its net.",
-      label: label.text,
-    });
+    throw new CopperheadError(
+      "edit_conflict",
+      `Label ${label.text} cannot go to ${nowhere}, and its wire cannot be lengthened to it: ${free}. Nothing was moved.`,
+      {
+        fix: "Pick a spot on a wire of its net.",
+        label: label.text,
+      },
+    );
   }
   const { wire, end, out } = free;
   const beyond = !samePoint(end, to) && Math.sign(to.x - end.x) === out.x && Math.sign(to.y - end.y) === out.y;
   if (!beyond) {
-    throw new CopperheadError("edit_conflict", `Label ${label.text} cannot go to ${nowhere}, nor beyond its wire's free end (${toMm(end).join(", ")}) in line with it. Nothing was moved.`, {
-      fix: `Pick a spot on a wire of its net, or further out past (${toMm(end).join(", ")}) in line with ${wire ? "its wire" : "its pin"}.`,
-      label: label.text,
-    });
+    throw new CopperheadError(
+      "edit_conflict",
+      `Label ${label.text} cannot go to ${nowhere}, nor beyond its wire's free end (${toMm(end).join(", ")}) in line with it. Nothing was moved.`,
+      {
+        fix: `Pick a spot on a wire of its net, or further out past (${toMm(end).join(", ")}) in line with ${wire ? "its wire" : "its pin"}.`,
+        label: label.text,
+      },
+    );
   }
   const blocked = room.extensionBlockers(end, to);
   if (blocked.length > 0) {
-    throw new CopperheadError("edit_conflict", `Lengthening the wire of label ${label.text} to (${toMm(to).join(", ")}) would run it into ${blocked.join("; ")}. Nothing was moved.`, {
-      fix: "Lengthen it less, or pick a spot on its wire.",
-      label: label.text,
-      blockers: blocked,
-    });
+    throw new CopperheadError(
+      "edit_conflict",
+      `Lengthening the wire of label ${label.text} to (${toMm(to).join(", ")}) would run it into ${blocked.join("; ")}. Nothing was moved.`,
+      {
+        fix: "Lengthen it less, or pick a spot on its wire.",
+        label: label.text,
+        blockers: blocked,
+      },
+    );
   }
   return { at: to, rotation, lengthen: { wire, end, to } };
 }

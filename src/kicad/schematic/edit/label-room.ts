@@ -10,7 +10,20 @@
 import { CopperheadError } from "../../../errors.ts";
 import { child, setAtom, type SList } from "../../sexpr/index.ts";
 import { onSegment, placePoint, samePoint, toIU, type PointIu } from "../geometry.ts";
-import { describeItem, inside, intersects, labelBox, occupiedItems, pageArea, pinOutwardLib, placeDirection, pointBox, union, type Box, type DrawnBox } from "../space.ts";
+import {
+  describeItem,
+  inside,
+  intersects,
+  labelBox,
+  occupiedItems,
+  pageArea,
+  pinOutwardLib,
+  placeDirection,
+  pointBox,
+  union,
+  type Box,
+  type DrawnBox,
+} from "../space.ts";
 import { unitPins } from "../model/symbols.ts";
 import type { Label, Line } from "../model/sheet-items.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
@@ -85,7 +98,9 @@ export class LabelRoom {
     const box = labelBox(at, chars, rotation, this.label.kind !== "local");
     if (this.label.kind !== "local") return box;
     const reach = Math.round(TEXT_SIZE * 1.6);
-    return rotation % 180 === 0 ? { ...box, y0: Math.min(box.y0, at.y - reach) } : { ...box, x0: Math.min(box.x0, at.x - reach) };
+    return rotation % 180 === 0
+      ? { ...box, y0: Math.min(box.y0, at.y - reach) }
+      : { ...box, x0: Math.min(box.x0, at.x - reach) };
   }
 
   /**
@@ -99,8 +114,14 @@ export class LabelRoom {
     const turned = rotation !== this.label.rotation;
     const reads = readingDirection(rotation);
     const ahead = { x: at.x + reads.x, y: at.y + reads.y };
-    const harmless = this.file.wires.filter((w) => onSegment(at, w.a, w.b, 0) && ((!turned && this.wires.includes(w)) || !onSegment(ahead, w.a, w.b, 0))).map(lineBox);
-    const found = this.others.filter((i) => intersects(box, i.box) && !(i.what === "wire" && harmless.some((w) => same(w, i.box)))).map(describeItem);
+    const harmless = this.file.wires
+      .filter(
+        (w) => onSegment(at, w.a, w.b, 0) && ((!turned && this.wires.includes(w)) || !onSegment(ahead, w.a, w.b, 0)),
+      )
+      .map(lineBox);
+    const found = this.others
+      .filter((i) => intersects(box, i.box) && !(i.what === "wire" && harmless.some((w) => same(w, i.box))))
+      .map(describeItem);
     if (!inside(box, this.page.area)) found.push("the page frame");
     if (intersects(box, this.page.titleBlock)) found.push("the title block");
     return found;
@@ -116,7 +137,11 @@ export class LabelRoom {
     const f = this.file;
     const wire = this.wires.find((w) => samePoint(w.a, at) || samePoint(w.b, at));
     if (!wire && this.wires.length > 0) return "the label sits along its wire, not at an end of it";
-    const pins = f.symbols.flatMap((s) => unitPins(s, s.unit).filter((p) => samePoint(placePoint(p.at, s.placement), at)).map((p) => placeDirection(pinOutwardLib(p.orientation), s.placement)));
+    const pins = f.symbols.flatMap((s) =>
+      unitPins(s, s.unit)
+        .filter((p) => samePoint(placePoint(p.at, s.placement), at))
+        .map((p) => placeDirection(pinOutwardLib(p.orientation), s.placement)),
+    );
     const others = [
       ...f.wires.filter((w) => w !== wire && onSegment(at, w.a, w.b, 0)).map(() => "another wire"),
       ...f.junctions.filter((j) => samePoint(j.at, at)).map(() => "a junction"),
@@ -125,7 +150,8 @@ export class LabelRoom {
       ...f.busEntries.filter((e) => samePoint(e.at, at) || samePoint(e.end, at)).map(() => "a bus entry"),
     ];
     if (!wire && pins.length === 0) return "the label sits on no wire or pin";
-    if (others.length > 0) return `its ${wire ? "wire's end" : "pin"} at (${toMm(at).join(", ")}) also meets ${others[0]}`;
+    if (others.length > 0)
+      return `its ${wire ? "wire's end" : "pin"} at (${toMm(at).join(", ")}) also meets ${others[0]}`;
     if (!wire) return { end: at, out: pins[0]! };
     const other = samePoint(wire.a, at) ? wire.b : wire.a;
     return { wire, end: at, out: { x: Math.sign(at.x - other.x), y: Math.sign(at.y - other.y) } };
@@ -139,7 +165,9 @@ export class LabelRoom {
     const step = { x: Math.sign(to.x - end.x), y: Math.sign(to.y - end.y) };
     const start = { x: end.x + step.x, y: end.y + step.y };
     const segment = union(pointBox(start), pointBox(to));
-    const found = this.others.filter((i) => intersects(grow1(segment), i.box) && !this.wireBoxes.some((w) => same(w, i.box))).map(describeItem);
+    const found = this.others
+      .filter((i) => intersects(grow1(segment), i.box) && !this.wireBoxes.some((w) => same(w, i.box)))
+      .map(describeItem);
     if (!inside(segment, this.page.area)) found.push("the page frame");
     if (intersects(segment, this.page.titleBlock)) found.push("the title block");
     return found;
@@ -160,8 +188,12 @@ export function renamedLabelAt(file: SchematicFile, label: Label, text: string):
   const turns = [flipped, (label.rotation + 90) % 360, (label.rotation + 270) % 360];
   const tried: Tried[] = [];
 
-  for (const rotation of turns) if (room.blockers(label.at, chars, rotation).length === 0) return { at: label.at, rotation };
-  tried.push({ way: "turned at the same point", failed: `read the other way it would run over ${room.blockers(label.at, chars, flipped)[0]}, and across its wire over ${room.blockers(label.at, chars, turns[1]!)[0] ?? room.blockers(label.at, chars, turns[2]!)[0]}` });
+  for (const rotation of turns)
+    if (room.blockers(label.at, chars, rotation).length === 0) return { at: label.at, rotation };
+  tried.push({
+    way: "turned at the same point",
+    failed: `read the other way it would run over ${room.blockers(label.at, chars, flipped)[0]}, and across its wire over ${room.blockers(label.at, chars, turns[1]!)[0] ?? room.blockers(label.at, chars, turns[2]!)[0]}`,
+  });
 
   const along = slides(label.at, room.wires, room.network);
   let nearest: string | undefined;
@@ -172,7 +204,15 @@ export function renamedLabelAt(file: SchematicFile, label: Label, text: string):
       nearest ??= `the nearest, (${toMm(at).join(", ")}), runs over ${hit[0]}`;
     }
   }
-  tried.push({ way: "sliding along the wiring it sits on, any way round", failed: along.length === 0 ? (room.wires.length === 0 ? "it sits on no wire" : "its wiring has no other spot on the grid") : `none of the ${along.length} spots is clear: ${nearest}` });
+  tried.push({
+    way: "sliding along the wiring it sits on, any way round",
+    failed:
+      along.length === 0
+        ? room.wires.length === 0
+          ? "it sits on no wire"
+          : "its wiring has no other spot on the grid"
+        : `none of the ${along.length} spots is clear: ${nearest}`,
+  });
 
   const ends = room.wires.flatMap((w) => [w.a, w.b]).filter((p) => !samePoint(p, label.at));
   const endFailures: string[] = [];
@@ -183,12 +223,14 @@ export function renamedLabelAt(file: SchematicFile, label: Label, text: string):
       if (rotation === label.rotation) endFailures.push(`at (${toMm(at).join(", ")}) it would run over ${hit[0]}`);
     }
   }
-  tried.push({ way: "moving to its wire's other end", failed: ends.length === 0 ? "it sits on no wire" : endFailures.join("; ") });
+  tried.push({
+    way: "moving to its wire's other end",
+    failed: ends.length === 0 ? "it sits on no wire" : endFailures.join("; "),
+  });
 
   const lengthened = lengthenTo(room, chars);
   if ("spot" in lengthened) return lengthened.spot;
   tried.push({ way: `lengthening its wire's free end by up to ${MAX_LENGTHEN_MM} mm`, failed: lengthened.failed });
-
 
   throw new CopperheadError(
     "edit_conflict",
@@ -216,8 +258,13 @@ function lengthenTo(room: LabelRoom, chars: number): { spot: LabelSpot } | { fai
   for (let k = 1; k * STEP <= toIU(MAX_LENGTHEN_MM); k++) {
     const to = { x: end.x + out.x * k * STEP, y: end.y + out.y * k * STEP };
     const blocked = room.extensionBlockers(end, to);
-    if (blocked.length > 0) return { failed: `after ${(k * 1.27).toFixed(2)} mm the wire would run into ${blocked[0]}${last ? `, and short of that ${last}` : ""}` };
-    for (const rotation of [0, 90, 180, 270].sort((a, b) => (b === label.rotation ? 1 : 0) - (a === label.rotation ? 1 : 0))) {
+    if (blocked.length > 0)
+      return {
+        failed: `after ${(k * 1.27).toFixed(2)} mm the wire would run into ${blocked[0]}${last ? `, and short of that ${last}` : ""}`,
+      };
+    for (const rotation of [0, 90, 180, 270].sort(
+      (a, b) => (b === label.rotation ? 1 : 0) - (a === label.rotation ? 1 : 0),
+    )) {
       // Read back along its lengthened wire, a label would sit on it.
       const reads = readingDirection(rotation);
       if (reads.x === -out.x && reads.y === -out.y) continue;
@@ -269,7 +316,12 @@ function grow1(b: Box): Box {
 
 /** The screen direction a label at `rotation` reads in (Y down). */
 function readingDirection(rotation: number): PointIu {
-  return [{ x: 1, y: 0 }, { x: 0, y: -1 }, { x: -1, y: 0 }, { x: 0, y: 1 }][(((rotation / 90) % 4) + 4) % 4]!;
+  return [
+    { x: 1, y: 0 },
+    { x: 0, y: -1 },
+    { x: -1, y: 0 },
+    { x: 0, y: 1 },
+  ][(((rotation / 90) % 4) + 4) % 4]!;
 }
 
 /**
@@ -299,9 +351,13 @@ function slides(at: PointIu, own: Line[], network: Line[]): PointIu[] {
     const step = { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
     if (step.x !== 0 && step.y !== 0) continue;
     const length = Math.abs(b.x - a.x) + Math.abs(b.y - a.y);
-    for (let k = 0; k <= Math.floor(length / STEP); k++) add({ x: a.x + step.x * k * STEP, y: a.y + step.y * k * STEP });
+    for (let k = 0; k <= Math.floor(length / STEP); k++)
+      add({ x: a.x + step.x * k * STEP, y: a.y + step.y * k * STEP });
   }
-  return points.sort((x, y) => x.d - y.d).slice(0, MAX_SPOTS).map((x) => x.p);
+  return points
+    .sort((x, y) => x.d - y.d)
+    .slice(0, MAX_SPOTS)
+    .map((x) => x.p);
 }
 
 /** The wires joined to `start` through their ends (a wire end on another wire, or two ends meeting), `start` included. */
@@ -312,7 +368,9 @@ function joinedWires(wires: Line[], start: Line[]): Line[] {
     const w = queue.pop()!;
     for (const other of wires) {
       if (found.has(other)) continue;
-      const touches = [other.a, other.b].some((p) => onSegment(p, w.a, w.b, 0)) || [w.a, w.b].some((p) => onSegment(p, other.a, other.b, 0));
+      const touches =
+        [other.a, other.b].some((p) => onSegment(p, w.a, w.b, 0)) ||
+        [w.a, w.b].some((p) => onSegment(p, other.a, other.b, 0));
       if (touches) {
         found.add(other);
         queue.push(other);

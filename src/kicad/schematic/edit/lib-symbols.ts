@@ -12,7 +12,18 @@ import { adaptSyntax, layOutInserted } from "../dialect.ts";
 import { readLibSymbol } from "../model/read-items.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
 import type { LibSymbol, PlacedSymbol } from "../model/symbols.ts";
-import { child, children, cloneNode, head, insertChild, q, readDesignText, setAtom, text, type SList } from "../../sexpr/index.ts";
+import {
+  child,
+  children,
+  cloneNode,
+  head,
+  insertChild,
+  q,
+  readDesignText,
+  setAtom,
+  text,
+  type SList,
+} from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
 import { copyFieldLayout, hideDefaultHidden } from "./field-layout.ts";
 import { toMm, unique } from "./sheet-tree.ts";
@@ -77,11 +88,19 @@ export function tryResolve(state: EditorState, libId: string): SList | undefined
  * beside it as `<name>_1`, `<name>_2`…, as eeschema does: reusing the stale copy would give the
  * new symbol a lib_symbol_mismatch, and replacing it would change the symbols already placed.
  */
-export function ensureLibSymbol(file: SchematicFile, libId: string, def: () => SList): { def: SList; libName?: string } {
+export function ensureLibSymbol(
+  file: SchematicFile,
+  libId: string,
+  def: () => SList,
+): { def: SList; libName?: string } {
   let cache = child(file.doc.root, "lib_symbols");
   if (!cache) {
     const after = ["title_block", "paper", "uuid"].map((h) => child(file.doc.root, h)).find(Boolean);
-    cache = insertChild(file.doc.root, { type: "list", pre: "", items: [{ type: "atom", pre: "", raw: "lib_symbols" }], post: "", start: -1 }, after ? file.doc.root.items.indexOf(after) + 1 : 1) as SList;
+    cache = insertChild(
+      file.doc.root,
+      { type: "list", pre: "", items: [{ type: "atom", pre: "", raw: "lib_symbols" }], post: "", start: -1 },
+      after ? file.doc.root.items.indexOf(after) + 1 : 1,
+    ) as SList;
   }
   const entries = children(cache, "symbol");
   const wanted = adaptSyntax(def(), file.version);
@@ -122,7 +141,8 @@ function sameSymbolBody(a: SList, b: SList): boolean {
       list.items.forEach((item, i) => {
         if (item.type === "list") visit(item, false);
         else if (i === 1 && top) out.push("<name>");
-        else if (i === 1 && head(list) === "symbol" && item.raw.startsWith(`"${base}_`)) out.push(item.raw.slice(base.length + 1));
+        else if (i === 1 && head(list) === "symbol" && item.raw.startsWith(`"${base}_`))
+          out.push(item.raw.slice(base.length + 1));
         else out.push(item.raw);
       });
       out.push(")");
@@ -150,7 +170,10 @@ export function referencePrefix(def: SList, fallback: string): string {
  * included) first, then the other units' pins in unit order, each number once.
  */
 export function instancePinNumbers(lib: LibSymbol, unit: number): string[] {
-  const ofUnit = (u: number) => lib.pins.filter((p) => (p.unit === 0 || p.unit === u) && (p.bodyStyle === 0 || p.bodyStyle === 1)).map((p) => p.number);
+  const ofUnit = (u: number) =>
+    lib.pins
+      .filter((p) => (p.unit === 0 || p.unit === u) && (p.bodyStyle === 0 || p.bodyStyle === 1))
+      .map((p) => p.number);
   const out = ofUnit(unit);
   for (let u = 1; u <= lib.unitCount; u++) if (u !== unit) out.push(...ofUnit(u));
   return unique(out);
@@ -163,7 +186,12 @@ export function instancePinNumbers(lib: LibSymbol, unit: number): string[] {
  * from an old library may show them); with `like`, the example's sizes and visibility are
  * copied instead, and its layout where that stays beside the body (see field-layout.ts).
  */
-export function symbolFields(def: SList, placement: PlacementIu, values: Record<string, string>, like?: PlacedSymbol): SList[] {
+export function symbolFields(
+  def: SList,
+  placement: PlacementIu,
+  values: Record<string, string>,
+  like?: PlacedSymbol,
+): SList[] {
   const fields: SList[] = [];
   const lib = libraryFields(def);
   for (const f of lib) {

@@ -39,7 +39,11 @@ export function sheetInstance(state: EditorState, sheet: string): SheetInstance 
   const found = state.project.instances.find((i) => i.humanPath === wanted);
   if (!found) {
     throw new CopperheadError("not_found", `No sheet ${wanted} in this design.`, {
-      fix: suggestion("sheets", wanted, state.project.instances.map((i) => i.humanPath)),
+      fix: suggestion(
+        "sheets",
+        wanted,
+        state.project.instances.map((i) => i.humanPath),
+      ),
       sheet,
     });
   }
@@ -50,7 +54,8 @@ export function sheetInstance(state: EditorState, sheet: string): SheetInstance 
 export function references(state: EditorState): Set<string> {
   const refs = new Set<string>();
   for (const instance of state.project.instances) {
-    for (const symbol of instance.file.symbols) refs.add(symbolInstance(symbol, instance.path, state.project.projectName).reference);
+    for (const symbol of instance.file.symbols)
+      refs.add(symbolInstance(symbol, instance.path, state.project.projectName).reference);
   }
   return refs;
 }
@@ -60,13 +65,22 @@ export function references(state: EditorState): Set<string> {
  * for `prefix` in the design's numbering scheme (see `nextFreeReference`), or `own.ref`
  * (checked usable and free) in `own.instance`.
  */
-export function newReferences(state: EditorState, file: SchematicFile, prefix: string, own?: { instance: SheetInstance; ref: string }, reserved: Iterable<string> = []): Map<SheetInstance, string> {
+export function newReferences(
+  state: EditorState,
+  file: SchematicFile,
+  prefix: string,
+  own?: { instance: SheetInstance; ref: string },
+  reserved: Iterable<string> = [],
+): Map<SheetInstance, string> {
   const taken = references(state);
   for (const ref of reserved) taken.add(ref);
   if (own) checkNewReference(own.ref, taken);
   const refs = new Map<SheetInstance, string>();
   for (const instance of state.instancesOf(file)) {
-    const ref = own && instance === own.instance ? own.ref : nextFreeReference(prefix, taken, sheetBlock(state, instance, prefix));
+    const ref =
+      own && instance === own.instance
+        ? own.ref
+        : nextFreeReference(prefix, taken, sheetBlock(state, instance, prefix));
     taken.add(ref);
     refs.set(instance, ref);
   }
@@ -81,10 +95,14 @@ export function newReferences(state: EditorState, file: SchematicFile, prefix: s
 export function checkNewReference(ref: string, taken: Set<string>): void {
   checkVisibleName("reference", ref);
   if (!/^[^\s?]*[^\s\d?][0-9]+$/.test(ref)) {
-    throw new CopperheadError("usage", `"${ref}" is not a usable reference; references are a prefix and a number, e.g. C3.`, {
-      fix: "Pass a reference such as R12, or leave it out to get the next free one.",
-      ref,
-    });
+    throw new CopperheadError(
+      "usage",
+      `"${ref}" is not a usable reference; references are a prefix and a number, e.g. C3.`,
+      {
+        fix: "Pass a reference such as R12, or leave it out to get the next free one.",
+        ref,
+      },
+    );
   }
   if (taken.has(ref)) {
     throw new CopperheadError("edit_conflict", `Reference ${ref} is already used.`, {
@@ -150,9 +168,18 @@ function sheetBlock(state: EditorState, instance: SheetInstance, prefix: string)
       if (block !== undefined) return block * step;
       continue;
     }
-    const others = state.project.instances.filter((i) => i !== instance).map((i) => ({ page: Number(i.page), numbers: numbersOn(i) })).filter((o) => o.numbers.length > 0);
+    const others = state.project.instances
+      .filter((i) => i !== instance)
+      .map((i) => ({ page: Number(i.page), numbers: numbersOn(i) }))
+      .filter((o) => o.numbers.length > 0);
     const page = Number(instance.page);
-    if (others.length > 0 && Number.isInteger(page) && page >= 1 && others.every((o) => blockOf(o.numbers, step) === o.page)) return page * step;
+    if (
+      others.length > 0 &&
+      Number.isInteger(page) &&
+      page >= 1 &&
+      others.every((o) => blockOf(o.numbers, step) === o.page)
+    )
+      return page * step;
   }
   return 0;
 }
@@ -167,8 +194,13 @@ export function unitsOf(state: EditorState, ref: string): PlacedUnit[] {
     }
   }
   if (units.length === 0) {
-    const all = [...references(state)].filter((r) => r !== "" && (ref.startsWith("#") || !r.startsWith("#"))).sort(naturalCompare);
-    throw new CopperheadError("not_found", `No component ${ref} in this design.`, { fix: suggestion("references", ref, all), ref });
+    const all = [...references(state)]
+      .filter((r) => r !== "" && (ref.startsWith("#") || !r.startsWith("#")))
+      .sort(naturalCompare);
+    throw new CopperheadError("not_found", `No component ${ref} in this design.`, {
+      fix: suggestion("references", ref, all),
+      ref,
+    });
   }
   return units;
 }
@@ -179,21 +211,30 @@ export function findPin(state: EditorState, ref: string, pin: string): PinHit {
   const candidates = units.flatMap((u) => unitPins(u.symbol, u.unit).map((lib) => ({ ...u, lib })));
   let matches = candidates.filter((c) => c.lib.number === pin);
   if (matches.length === 0) {
-    const named = (exact: boolean) => candidates.filter((c) => (exact ? c.lib.name === pin : c.lib.name.toLowerCase() === pin.toLowerCase()));
+    const named = (exact: boolean) =>
+      candidates.filter((c) => (exact ? c.lib.name === pin : c.lib.name.toLowerCase() === pin.toLowerCase()));
     matches = named(true).length > 0 ? named(true) : named(false);
     const numbers = unique(matches.map((m) => m.lib.number));
     if (numbers.length > 1) {
-      throw new CopperheadError("not_found", `${ref} has ${numbers.length} pins named ${pin} (${numbers.join(", ")}); name one by number.`, {
-        fix: `Use one of the pin numbers ${numbers.join(", ")}.`,
-        ref,
-        pin,
-        pins: numbers,
-      });
+      throw new CopperheadError(
+        "not_found",
+        `${ref} has ${numbers.length} pins named ${pin} (${numbers.join(", ")}); name one by number.`,
+        {
+          fix: `Use one of the pin numbers ${numbers.join(", ")}.`,
+          ref,
+          pin,
+          pins: numbers,
+        },
+      );
     }
   }
   const match = matches[0];
   if (!match) {
-    const listed = unique(candidates.map((c) => (c.lib.name && c.lib.name !== c.lib.number ? `${c.lib.number} (${c.lib.name})` : c.lib.number)));
+    const listed = unique(
+      candidates.map((c) =>
+        c.lib.name && c.lib.name !== c.lib.number ? `${c.lib.number} (${c.lib.name})` : c.lib.number,
+      ),
+    );
     listed.sort(naturalCompare);
     const close = closeMatches(pin, candidates.flatMap((c) => [c.lib.number, c.lib.name]).filter(Boolean));
     throw new CopperheadError("not_found", `${ref} has no pin ${pin}.`, {
@@ -221,8 +262,12 @@ export function netOfPin(state: EditorState, ref: string, pin: string): string |
 export function checkVisibleName(what: "reference" | "net name", name: string): void {
   const hidden = hiddenCharacter(name);
   if (hidden === undefined) return;
-  throw new CopperheadError("usage", `The ${what} "${shown(name)}" holds ${hidden}, a control, bidirectional or invisible character.`, {
-    fix: `Write the ${what} in plain printing characters, e.g. ${what === "reference" ? "R12" : "VBUS"}.`,
-    [what === "reference" ? "ref" : "net"]: shown(name),
-  });
+  throw new CopperheadError(
+    "usage",
+    `The ${what} "${shown(name)}" holds ${hidden}, a control, bidirectional or invisible character.`,
+    {
+      fix: `Write the ${what} in plain printing characters, e.g. ${what === "reference" ? "R12" : "VBUS"}.`,
+      [what === "reference" ? "ref" : "net"]: shown(name),
+    },
+  );
 }

@@ -9,7 +9,19 @@ import { placePoint, toIU, type PlacementIu, type PointIu } from "../geometry.ts
 import type { MmPoint } from "../item-nodes.ts";
 import { bestPartOn } from "../../netlist/parts.ts";
 import { CLEARANCE, netAnchorPart, SheetSpace, type ShapeIu } from "./placement.ts";
-import { blockersOf, fieldBox, libUnitBox, pageArea, placeBox, pinOutwardLib, placeDirection, pointBox, translate, union, type Box } from "../space.ts";
+import {
+  blockersOf,
+  fieldBox,
+  libUnitBox,
+  pageArea,
+  placeBox,
+  pinOutwardLib,
+  placeDirection,
+  pointBox,
+  translate,
+  union,
+  type Box,
+} from "../space.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "../wiring.ts";
 import type { SheetInstance } from "../model/hierarchy.ts";
 import { unitPins, type PlacedSymbol } from "../model/symbols.ts";
@@ -58,7 +70,11 @@ interface Rewire {
 export function moveSymbol(state: EditorState, ref: string, args: MoveSymbolArgs): MovedSymbol {
   const units = unitsOf(state, ref);
   const unit = units.find((u) => u.unit === (args.unit ?? units[0]!.unit));
-  if (!unit) throw new CopperheadError("not_found", `${ref} has no unit ${args.unit}.`, { fix: `Units of ${ref}: ${unique(units.map((u) => u.unit)).join(", ")}.`, ref });
+  if (!unit)
+    throw new CopperheadError("not_found", `${ref} has no unit ${args.unit}.`, {
+      fix: `Units of ${ref}: ${unique(units.map((u) => u.unit)).join(", ")}.`,
+      ref,
+    });
   const { instance, symbol } = unit;
   const file = instance.file;
   const rotation = args.rotation ?? symbol.placement.rotation;
@@ -67,18 +83,29 @@ export function moveSymbol(state: EditorState, ref: string, args: MoveSymbolArgs
   // What the move leaves behind is no obstacle; what it carries goes with the shape.
   const leaving = new Set([...carried, ...rewire.flatMap((r) => [...r.plan.remove])]);
   const exceptBoxes = [...leaving].flatMap((node) => itemBoxes(file, node));
-  const space = new SheetSpace(file, { symbols: new Set([symbol, ...file.symbols.filter((s) => leaving.has(s.node))]), boxes: exceptBoxes });
+  const space = new SheetSpace(file, {
+    symbols: new Set([symbol, ...file.symbols.filter((s) => leaving.has(s.node))]),
+    boxes: exceptBoxes,
+  });
   const origin = symbol.placement.at;
   const placement: PlacementIu = { at: { x: 0, y: 0 }, rotation, mirror: symbol.placement.mirror };
   const drawing = symbol.lib ? libUnitBox(symbol.lib.node, unit.unit, symbol.bodyStyle) : undefined;
   const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
   const fields = symbol.fields.map((f) => turnedField(f.node, origin, symbol.placement.rotation, rotation));
-  const boxes = [body, ...fields.flatMap((f) => fieldBox(f, placement) ?? []), ...[...carried].flatMap((node) => itemBoxes(file, node)).map((b) => translate(b, { x: -origin.x, y: -origin.y }))];
+  const boxes = [
+    body,
+    ...fields.flatMap((f) => fieldBox(f, placement) ?? []),
+    ...[...carried].flatMap((node) => itemBoxes(file, node)).map((b) => translate(b, { x: -origin.x, y: -origin.y })),
+  ];
   for (const r of rewire) {
     const pin = wiring.pins.find((p) => p.symbol === symbol && p.lib.number === r.pin)!;
     const tip = placePoint(pin.lib.at, placement);
     const out = placeDirection(pinOutwardLib(pin.lib.orientation), placement);
-    boxes.push(...(r.net ? plannedWiring(tip, out, landingOf(netTarget(state, r.net, instance, ref))) : [pointBox(tip, toIU(1.27))]));
+    boxes.push(
+      ...(r.net
+        ? plannedWiring(tip, out, landingOf(netTarget(state, r.net, instance, ref)))
+        : [pointBox(tip, toIU(1.27))]),
+    );
   }
   const shape: ShapeIu = { rotation, mirror: symbol.placement.mirror, penalty: 0, body, boxes };
   const { at, near, distance } = moveTarget(state, ref, args, instance, shape, space);
@@ -106,9 +133,16 @@ export function moveSymbol(state: EditorState, ref: string, args: MoveSymbolArgs
  * carried along (stubs, labels, power symbols, no-connect flags), and a pin wired into a
  * larger net (every connected pin, when the part turns) is cut loose and reconnected by name.
  */
-function planMoveWiring(state: EditorState, ref: string, symbol: PlacedSymbol, wiring: SheetWiring, turned: boolean): { carried: Set<SList>; rewire: Rewire[] } {
+function planMoveWiring(
+  state: EditorState,
+  ref: string,
+  symbol: PlacedSymbol,
+  wiring: SheetWiring,
+  turned: boolean,
+): { carried: Set<SList>; rewire: Rewire[] } {
   const netlist = state.netlist();
-  const netOf = (pin: string) => netlist.nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
+  const netOf = (pin: string) =>
+    netlist.nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === pin))?.name;
   const self = (p: PinAt) => p.symbol === symbol;
   const carried = new Set<SList>();
   const rewire: Rewire[] = [];
@@ -117,7 +151,11 @@ function planMoveWiring(state: EditorState, ref: string, symbol: PlacedSymbol, w
     if (!wiring.attached(pin.at, (p) => p.symbol === symbol && p.lib === pin.lib) && !noConnect) continue;
     const plan = wiring.planDetach(pin.at, self, "disconnect");
     if (plan.conflict) {
-      throw new CopperheadError("edit_conflict", `Cannot move ${ref}: pin ${pin.lib.number} ${plan.conflict}.`, { fix: "Disconnect that pin first, move it, then connect it again; or leave it where it is.", ref, pin: pin.lib.number });
+      throw new CopperheadError("edit_conflict", `Cannot move ${ref}: pin ${pin.lib.number} ${plan.conflict}.`, {
+        fix: "Disconnect that pin first, move it, then connect it again; or leave it where it is.",
+        ref,
+        pin: pin.lib.number,
+      });
     }
     if (!plan.joins && !turned) {
       for (const node of plan.remove) carried.add(node);
@@ -125,11 +163,15 @@ function planMoveWiring(state: EditorState, ref: string, symbol: PlacedSymbol, w
     }
     const net = noConnect ? undefined : netOf(pin.lib.number);
     if (!noConnect && (!net || /^(Net-\(|unconnected-)/.test(net))) {
-      throw new CopperheadError("edit_conflict", `Cannot move ${ref}: pin ${pin.lib.number} is wired into ${net ? `the unnamed net ${net}` : "a net"}, which copperhead could only reconnect by name.`, {
-        fix: `Name the net first (connect a pin of it to a label with connect, or rename it), or move ${ref} in KiCad.`,
-        ref,
-        pin: pin.lib.number,
-      });
+      throw new CopperheadError(
+        "edit_conflict",
+        `Cannot move ${ref}: pin ${pin.lib.number} is wired into ${net ? `the unnamed net ${net}` : "a net"}, which copperhead could only reconnect by name.`,
+        {
+          fix: `Name the net first (connect a pin of it to a label with connect, or rename it), or move ${ref} in KiCad.`,
+          ref,
+          pin: pin.lib.number,
+        },
+      );
     }
     rewire.push({ pin: pin.lib.number, net, noConnect, plan });
   }
@@ -137,26 +179,53 @@ function planMoveWiring(state: EditorState, ref: string, symbol: PlacedSymbol, w
 }
 
 /** Where a move puts a symbol of `shape`: `args.at` when it is free there, else the nearest free spot next to `args.near`. */
-function moveTarget(state: EditorState, ref: string, args: MoveSymbolArgs, instance: SheetInstance, shape: ShapeIu, space: SheetSpace): { at: PointIu; near?: string; distance?: number } {
+function moveTarget(
+  state: EditorState,
+  ref: string,
+  args: MoveSymbolArgs,
+  instance: SheetInstance,
+  shape: ShapeIu,
+  space: SheetSpace,
+): { at: PointIu; near?: string; distance?: number } {
   let at: PointIu;
   let distance: number | undefined;
   let near: string | undefined;
   if (args.at) {
     at = { x: toIU(args.at[0]), y: toIU(args.at[1]) };
     if (!shape.boxes.every((b) => space.free(translate(b, at)))) {
-      const blockers = blockersOf(instance.file, shape.boxes.map((b) => translate(b, at)), CLEARANCE, space.leftOut);
+      const blockers = blockersOf(
+        instance.file,
+        shape.boxes.map((b) => translate(b, at)),
+        CLEARANCE,
+        space.leftOut,
+      );
       throw new CopperheadError(
         "edit_conflict",
         `${ref} does not fit at ${args.at.join(", ")} on sheet ${instance.humanPath}: it would overlap ${blockers.length > 0 ? blockers.join("; ") : "what is drawn there"}. Nothing was moved.`,
-        { fix: "Pick another spot (find_space gives a free one), or pass near to let copperhead find the nearest free one.", ref, blockers },
+        {
+          fix: "Pick another spot (find_space gives a free one), or pass near to let copperhead find the nearest free one.",
+          ref,
+          blockers,
+        },
       );
     }
   } else {
-    if (args.near === undefined) throw new CopperheadError("usage", "move_symbol needs near (a ref or net) or at (x, y in mm).", { fix: "Pass near, e.g. MK1, or at." });
-    if (args.near === ref) throw new CopperheadError("usage", `${ref} cannot be moved next to itself.`, { fix: "Name another part or a net." });
+    if (args.near === undefined)
+      throw new CopperheadError("usage", "move_symbol needs near (a ref or net) or at (x, y in mm).", {
+        fix: "Pass near, e.g. MK1, or at.",
+      });
+    if (args.near === ref)
+      throw new CopperheadError("usage", `${ref} cannot be moved next to itself.`, {
+        fix: "Name another part or a net.",
+      });
     const anchor = placementAnchor(state, { near: args.near, sheet: instance.humanPath }, []);
     const spot = space.findSpot([shape], anchor.box);
-    if (!spot) throw new CopperheadError("edit_conflict", `No free room for ${ref} near ${args.near} on sheet ${instance.humanPath}: no spot on the page fits its drawing, fields and wiring. Nothing was moved.`, { fix: "Make room, or give coordinates with at (find_space gives a free area).", ref });
+    if (!spot)
+      throw new CopperheadError(
+        "edit_conflict",
+        `No free room for ${ref} near ${args.near} on sheet ${instance.humanPath}: no spot on the page fits its drawing, fields and wiring. Nothing was moved.`,
+        { fix: "Make room, or give coordinates with at (find_space gives a free area).", ref },
+      );
     at = spot.at;
     distance = Math.round(spot.distance / 1000) / 10;
     near = anchor.near;
@@ -169,26 +238,43 @@ function moveTarget(state: EditorState, ref: string, args: MoveSymbolArgs, insta
  * `near`, else the part sharing the most of the nets it will connect to (signal nets count
  * more than power nets), else the middle of what is drawn on the sheet.
  */
-export function placementAnchor(state: EditorState, args: { near?: string; sheet?: string }, nets: string[]): { instance: SheetInstance; box: Box; near?: string } {
+export function placementAnchor(
+  state: EditorState,
+  args: { near?: string; sheet?: string },
+  nets: string[],
+): { instance: SheetInstance; box: Box; near?: string } {
   const sheet = args.sheet !== undefined ? sheetInstance(state, args.sheet) : undefined;
   const netlist = state.netlist();
   const names = netlist.nets.map((n) => n.name);
   const wanted = nets.map((n) => lookupNet(names, n)).flatMap((l) => (l.kind === "found" ? [l.name] : []));
   let anchorRef = args.near !== undefined && references(state).has(args.near) ? args.near : undefined;
   if (args.near !== undefined && !anchorRef) {
-    if (lookupNet(names, args.near).kind === "missing" && !/^[A-Za-z#]+\d+$/.test(args.near)) resolveNet(names, args.near);
+    if (lookupNet(names, args.near).kind === "missing" && !/^[A-Za-z#]+\d+$/.test(args.near))
+      resolveNet(names, args.near);
     if (lookupNet(names, args.near).kind === "missing") unitsOf(state, args.near);
     const net = resolveNet(names, args.near);
-    anchorRef = netAnchorPart(netlist, net, wanted, sheet ? (ref) => unitsOf(state, ref).some((u) => u.instance === sheet) : () => true);
+    anchorRef = netAnchorPart(
+      netlist,
+      net,
+      wanted,
+      sheet ? (ref) => unitsOf(state, ref).some((u) => u.instance === sheet) : () => true,
+    );
     wanted.unshift(net);
     if (!anchorRef) {
-      throw new CopperheadError("not_found", `Net ${net} has no part pin${sheet ? ` on sheet ${sheet.humanPath}` : ""} to place next to.`, {
-        fix: "Name a part with near instead.",
-        net,
-      });
+      throw new CopperheadError(
+        "not_found",
+        `Net ${net} has no part pin${sheet ? ` on sheet ${sheet.humanPath}` : ""} to place next to.`,
+        {
+          fix: "Name a part with near instead.",
+          net,
+        },
+      );
     }
   }
-  anchorRef ??= wanted.length > 0 ? bestPartOn(netlist, wanted, sheet ? (ref) => unitsOf(state, ref).some((u) => u.instance === sheet) : () => true) : undefined;
+  anchorRef ??=
+    wanted.length > 0
+      ? bestPartOn(netlist, wanted, sheet ? (ref) => unitsOf(state, ref).some((u) => u.instance === sheet) : () => true)
+      : undefined;
   if (!anchorRef) {
     const instance = sheet ?? state.project.root;
     const content = new SheetSpace(instance.file).content;
@@ -200,14 +286,26 @@ export function placementAnchor(state: EditorState, args: { near?: string; sheet
   const units = unitsOf(state, anchorRef).filter((u) => !sheet || u.instance === sheet);
   if (units.length === 0) {
     const on = unique(unitsOf(state, anchorRef).map((u) => u.instance.humanPath)).join(", ");
-    throw new CopperheadError("edit_conflict", `${anchorRef} is on sheet ${on}, not ${sheet!.humanPath}; a part can only be placed next to a part on its own sheet.`, {
-      fix: `Leave sheet out to place it on ${on}, or name a part on ${sheet!.humanPath} as near.`,
-      ref: anchorRef,
-    });
+    throw new CopperheadError(
+      "edit_conflict",
+      `${anchorRef} is on sheet ${on}, not ${sheet!.humanPath}; a part can only be placed next to a part on its own sheet.`,
+      {
+        fix: `Leave sheet out to place it on ${on}, or name a part on ${sheet!.humanPath} as near.`,
+        ref: anchorRef,
+      },
+    );
   }
   // Near the pins it shares nets with, when there are any; else near the part's drawing.
-  const pinNets = new Map(netlist.nets.flatMap((n) => n.nodes.filter((node) => node.ref === anchorRef).map((node): [string, string] => [node.pin, n.name])));
-  const tips = units.flatMap((u) => unitPins(u.symbol, u.unit).filter((p) => wanted.includes(pinNets.get(p.number) ?? "")).map((p) => ({ unit: u, tip: placePoint(p.at, u.symbol.placement) })));
+  const pinNets = new Map(
+    netlist.nets.flatMap((n) =>
+      n.nodes.filter((node) => node.ref === anchorRef).map((node): [string, string] => [node.pin, n.name]),
+    ),
+  );
+  const tips = units.flatMap((u) =>
+    unitPins(u.symbol, u.unit)
+      .filter((p) => wanted.includes(pinNets.get(p.number) ?? ""))
+      .map((p) => ({ unit: u, tip: placePoint(p.at, u.symbol.placement) })),
+  );
   const unit = tips[0]?.unit ?? units[0]!;
   let box: Box | undefined;
   for (const t of tips.filter((t) => t.unit === unit)) box = union(box, pointBox(t.tip));

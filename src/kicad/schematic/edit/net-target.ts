@@ -8,7 +8,17 @@ import { lookupNet, resolveNet } from "../../netlist/net-names.ts";
 import { placePoint, toIU, type PlacementIu, type PointIu } from "../geometry.ts";
 import type { LabelShape } from "../item-nodes.ts";
 import { routeBoxes, stubRoutes, type Landing } from "./routing.ts";
-import { fieldBox, labelBox, libUnitBox, placeBox, pinOutwardLib, placeDirection, pointBox, translate, type Box } from "../space.ts";
+import {
+  fieldBox,
+  labelBox,
+  libUnitBox,
+  placeBox,
+  pinOutwardLib,
+  placeDirection,
+  pointBox,
+  translate,
+  type Box,
+} from "../space.ts";
 import type { SheetInstance } from "../model/hierarchy.ts";
 import { fieldValue, type PlacedSymbol } from "../model/symbols.ts";
 import type { SheetWiring } from "../wiring.ts";
@@ -45,21 +55,34 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   if (net.startsWith("/")) {
     const base = net.slice(instance.humanPath.length);
     if (!net.startsWith(instance.humanPath) || base === "" || base.includes("/")) {
-      throw new CopperheadError("edit_conflict", `${net} is a local net of another sheet, but ${ref} is on sheet ${instance.humanPath}; local nets do not cross sheets.`, {
-        fix: `Use a global name (no leading /) to join across sheets, or a name on this sheet such as ${instance.humanPath}${net.split("/").pop() ?? "NAME"}.`,
-        net,
-        sheet: instance.humanPath,
-      });
+      throw new CopperheadError(
+        "edit_conflict",
+        `${net} is a local net of another sheet, but ${ref} is on sheet ${instance.humanPath}; local nets do not cross sheets.`,
+        {
+          fix: `Use a global name (no leading /) to join across sheets, or a name on this sheet such as ${instance.humanPath}${net.split("/").pop() ?? "NAME"}.`,
+          net,
+          sheet: instance.humanPath,
+        },
+      );
     }
     return { kind: "local", text: base, expected: net };
   }
-  if (net === "") throw new CopperheadError("usage", "A net name is required.", { fix: "Pass the net name, e.g. GND or /LED_A." });
+  if (net === "")
+    throw new CopperheadError("usage", "A net name is required.", { fix: "Pass the net name, e.g. GND or /LED_A." });
   const designs = designPowerSymbols(state, net, instance);
   if (designs.length > 0) {
     const example = designs[0]!;
     const own = instance.file.libSymbols.get(example.libKey) ?? example.lib!;
     const rotation = standing(own.node, net);
-    return { kind: "power", libId: example.libKey, value: net, expected: net, def: () => cloneNode(own.node), rotation, example };
+    return {
+      kind: "power",
+      libId: example.libKey,
+      value: net,
+      expected: net,
+      def: () => cloneNode(own.node),
+      rotation,
+      example,
+    };
   }
   for (const file of state.project.files.values()) {
     const label = file.labels.find((l) => l.kind === "global" && l.text === net);
@@ -67,19 +90,27 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   }
   const libId = `power:${net}`;
   const def = /^[+-]?[\w.]+$/.test(net) ? tryResolve(state, libId) : undefined;
-  if (def && child(def, "power")) return { kind: "power", libId, value: net, expected: net, def: () => def, rotation: standing(def, net) };
+  if (def && child(def, "power"))
+    return { kind: "power", libId, value: net, expected: net, def: () => def, rotation: standing(def, net) };
   // A short name means the one local net it names (see kicad/netlist/net-names.ts), else a new net here.
   const own = instance.humanPath + net;
-  const found = lookupNet(state.netlist().nets.map((n) => n.name), net);
+  const found = lookupNet(
+    state.netlist().nets.map((n) => n.name),
+    net,
+  );
   if (found.kind === "found" && UNNAMED.test(found.name)) {
     const pin = state.netlist().nets.find((n) => n.name === found.name)!.nodes[0];
     throw new CopperheadError(
       "edit_conflict",
       `${found.name} is the name KiCad makes up for a net that nothing names${pin ? ` (after ${pin.ref} pin ${pin.pin})` : ""}: a label of that text would start a new net instead of joining it, and the name changes as parts join the net. Nothing was written.`,
-      { fix: "Connect to a named net instead (list_nets lists them), or refuse and say that the net needs a name.", net: found.name },
+      {
+        fix: "Connect to a named net instead (list_nets lists them), or refuse and say that the net needs a name.",
+        net: found.name,
+      },
     );
   }
-  if (found.kind === "found" && found.name.startsWith("/") && found.name !== own) return netTarget(state, found.name, instance, ref);
+  if (found.kind === "found" && found.name.startsWith("/") && found.name !== own)
+    return netTarget(state, found.name, instance, ref);
   if (found.kind === "ambiguous" && !found.candidates.includes(own)) resolveNet(found.candidates, net);
   return { kind: "local", text: net, expected: own };
 }
@@ -112,21 +143,28 @@ function designPowerSymbols(state: EditorState, net: string, instance: SheetInst
   const found: PlacedSymbol[] = [];
   for (const file of [instance.file, ...[...state.project.files.values()].filter((f) => f !== instance.file)]) {
     for (const symbol of file.symbols) {
-      if (symbol.lib?.power === "global" && symbol.libKey === symbol.libId && fieldValue(symbol, "Value") === net) found.push(symbol);
+      if (symbol.lib?.power === "global" && symbol.libKey === symbol.libId && fieldValue(symbol, "Value") === net)
+        found.push(symbol);
     }
   }
   return found;
 }
 
 /** Connection points of `target`'s net on a sheet (pins, power symbols, labels), the pins of `except` (the part being wired) aside. */
-export function netPoints(state: EditorState, target: NetTarget, wiring: SheetWiring, except?: PlacedSymbol): PointIu[] {
+export function netPoints(
+  state: EditorState,
+  target: NetTarget,
+  wiring: SheetWiring,
+  except?: PlacedSymbol,
+): PointIu[] {
   const net = state.netlist().nets.find((n) => n.name === target.expected);
   const onNet = new Set((net?.nodes ?? []).map((n) => `${n.ref}\u0000${n.pin}`));
   const points: PointIu[] = [];
   for (const pin of wiring.pins) {
     if (pin.symbol === except) continue;
     if (onNet.has(`${pin.reference}\u0000${pin.lib.number}`)) points.push(pin.at);
-    else if (pin.power && target.kind === "power" && fieldValue(pin.symbol, "Value") === target.value) points.push(pin.at);
+    else if (pin.power && target.kind === "power" && fieldValue(pin.symbol, "Value") === target.value)
+      points.push(pin.at);
   }
   for (const label of wiring.file.labels) {
     if (target.kind === "local" && label.kind !== "global" && label.text === target.text) points.push(label.at);
@@ -136,7 +174,9 @@ export function netPoints(state: EditorState, target: NetTarget, wiring: SheetWi
 }
 
 /** What a new pin's connection ends in: a power symbol standing as `NetTarget` says (boxes relative to its pin) or a label. */
-export type PinLanding = { kind: "power"; boxes: Box[]; arrive: PointIu } | { kind: "label"; text: string; flagged: boolean };
+export type PinLanding =
+  | { kind: "power"; boxes: Box[]; arrive: PointIu }
+  | { kind: "label"; text: string; flagged: boolean };
 
 /** What a connection to `target` ends in, relative to the stub's end. */
 export function landingOf(target: NetTarget): PinLanding {
@@ -150,7 +190,12 @@ export function landingOf(target: NetTarget): PinLanding {
   const out = placeDirection(pinOutwardLib(pin.orientation), standing);
   const body = libUnitBox(def, 1, 1);
   const drawn = body ? placeBox(body, placement) : undefined;
-  const boxes = [drawn ?? pointBox({ x: 0, y: 0 }, toIU(1.27)), ...powerSymbolFields(def, placement, { Value: target.value }, target.example).flatMap((f) => fieldBox(f, placement) ?? [])];
+  const boxes = [
+    drawn ?? pointBox({ x: 0, y: 0 }, toIU(1.27)),
+    ...powerSymbolFields(def, placement, { Value: target.value }, target.example).flatMap(
+      (f) => fieldBox(f, placement) ?? [],
+    ),
+  ];
   // The wire arrives from the side away from the drawing: power pins have no length, and
   // older libraries give them any orientation (a pre-KiCad 6 GND points its pin up while its
   // triangle hangs below), so the drawing says which way the symbol stands.
@@ -158,7 +203,12 @@ export function landingOf(target: NetTarget): PinLanding {
 }
 
 /** The fields of a new power symbol: the library's, with the look of the design's others of its name (`example`). */
-export function powerSymbolFields(def: SList, placement: PlacementIu, values: Record<string, string>, example: PlacedSymbol | undefined): SList[] {
+export function powerSymbolFields(
+  def: SList,
+  placement: PlacementIu,
+  values: Record<string, string>,
+  example: PlacedSymbol | undefined,
+): SList[] {
   const fields = symbolFields(def, placement, values);
   if (example) copyFieldLook(fields, example);
   return fields;

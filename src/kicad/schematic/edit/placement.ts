@@ -8,7 +8,20 @@
  * accept, each with everything it will occupy: drawing, fields and the wiring still to come);
  * the search returns the candidate nearest the anchor that fits.
  */
-import { blocks, BoxIndex, distance, drawingArea, grow, inside, intersects, occupiedBoxes, pageArea, translate, union, type Box } from "../space.ts";
+import {
+  blocks,
+  BoxIndex,
+  distance,
+  drawingArea,
+  grow,
+  inside,
+  intersects,
+  occupiedBoxes,
+  pageArea,
+  translate,
+  union,
+  type Box,
+} from "../space.ts";
 import { toIU, type PointIu } from "../geometry.ts";
 import { naturalCompare } from "../../../util/natural-compare.ts";
 import type { Netlist } from "../../netlist/netlist.ts";
@@ -87,7 +100,9 @@ export class SheetSpace {
     this.grid = sheetGrid(file);
     this.blocks = blocks(file);
     const skip = except.boxes ?? [];
-    const boxes = occupiedBoxes(file, except.symbols).filter((b) => !skip.some((s) => s.x0 === b.x0 && s.y0 === b.y0 && s.x1 === b.x1 && s.y1 === b.y1));
+    const boxes = occupiedBoxes(file, except.symbols).filter(
+      (b) => !skip.some((s) => s.x0 === b.x0 && s.y0 === b.y0 && s.x1 === b.x1 && s.y1 === b.y1),
+    );
     this.index = new BoxIndex(boxes);
     let content: Box | undefined;
     for (const b of boxes) content = union(content, b);
@@ -107,7 +122,9 @@ export class SheetSpace {
 
   /** The smallest block that holds `box`, if any. */
   blockOf(box: Box): Box | undefined {
-    return this.blocks.filter((b) => inside(box, b)).sort((a, b) => (a.x1 - a.x0) * (a.y1 - a.y0) - (b.x1 - b.x0) * (b.y1 - b.y0))[0];
+    return this.blocks
+      .filter((b) => inside(box, b))
+      .sort((a, b) => (a.x1 - a.x0) * (a.y1 - a.y0) - (b.x1 - b.x0) * (b.y1 - b.y0))[0];
   }
 
   /**
@@ -123,7 +140,9 @@ export class SheetSpace {
       if (inside) return { ...inside, block: { box: block, inside: true } };
     }
     const reach = toIU(NEAR_MM);
-    const spot = this.search(shapes, anchor, grow(anchor, reach), this.grid) ?? this.search(shapes, anchor, this.area, Math.max(this.grid, GRIDS[0]!));
+    const spot =
+      this.search(shapes, anchor, grow(anchor, reach), this.grid) ??
+      this.search(shapes, anchor, this.area, Math.max(this.grid, GRIDS[0]!));
     return spot && block ? { ...spot, block: { box: block, inside: false } } : spot;
   }
 
@@ -136,14 +155,23 @@ export class SheetSpace {
     const centre = { x: (anchor.x0 + anchor.x1) / 2, y: (anchor.y0 + anchor.y1) / 2 };
     for (const shape of shapes) {
       const side = Math.max(shape.body.x1 - shape.body.x0, shape.body.y1 - shape.body.y0);
-      const wanted = Math.max(side / SHAPE_STEPS, Math.sqrt(((area.x1 - area.x0) * (area.y1 - area.y0)) / MOST_POSITIONS));
+      const wanted = Math.max(
+        side / SHAPE_STEPS,
+        Math.sqrt(((area.x1 - area.x0) * (area.y1 - area.y0)) / MOST_POSITIONS),
+      );
       const step = grid * Math.max(1, Math.ceil(wanted / grid - 1e-9));
       const first = (v: number) => Math.ceil(v / step) * step;
       for (let y = first(area.y0 - shape.body.y0); y + shape.body.y1 <= area.y1; y += step) {
         for (let x = first(area.x0 - shape.body.x0); x + shape.body.x1 <= area.x1; x += step) {
           const body = translate(shape.body, { x, y });
           const gap = distance(body, anchor);
-          candidates.push({ at: { x, y }, shape, score: gap + shape.penalty, gap, centre: Math.hypot((body.x0 + body.x1) / 2 - centre.x, (body.y0 + body.y1) / 2 - centre.y) });
+          candidates.push({
+            at: { x, y },
+            shape,
+            score: gap + shape.penalty,
+            gap,
+            centre: Math.hypot((body.x0 + body.x1) / 2 - centre.x, (body.y0 + body.y1) / 2 - centre.y),
+          });
         }
       }
     }
@@ -167,7 +195,12 @@ const CONNECTOR = /^(J|P|CN|X|BT|CON|TB)\d/i;
  * regulator; else a connector that brings it in), then the one with the most pins. Any point of
  * a ground net would do otherwise, however far from the supply the part belongs with.
  */
-export function netAnchorPart(netlist: Netlist, net: string, others: string[], allowed: (ref: string) => boolean): string | undefined {
+export function netAnchorPart(
+  netlist: Netlist,
+  net: string,
+  others: string[],
+  allowed: (ref: string) => boolean,
+): string | undefined {
   const nets = new Map<string, Set<string>>();
   const pins = new Map<string, number>();
   const drives = new Set<string>();
@@ -181,6 +214,11 @@ export function netAnchorPart(netlist: Netlist, net: string, others: string[], a
   }
   const source = (ref: string) => (drives.has(ref) ? 2 : CONNECTOR.test(ref) ? 1 : 0);
   const shared = (ref: string) => others.filter((o) => o !== net && nets.get(ref)?.has(o)).length;
-  const candidates = [...new Set(netlist.nets.find((n) => n.name === net)?.nodes.map((n) => n.ref) ?? [])].filter(allowed);
-  return candidates.sort((a, b) => shared(b) - shared(a) || source(b) - source(a) || (pins.get(b) ?? 0) - (pins.get(a) ?? 0) || naturalCompare(a, b))[0];
+  const candidates = [...new Set(netlist.nets.find((n) => n.name === net)?.nodes.map((n) => n.ref) ?? [])].filter(
+    allowed,
+  );
+  return candidates.sort(
+    (a, b) =>
+      shared(b) - shared(a) || source(b) - source(a) || (pins.get(b) ?? 0) - (pins.get(a) ?? 0) || naturalCompare(a, b),
+  )[0];
 }

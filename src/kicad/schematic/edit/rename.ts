@@ -38,20 +38,31 @@ interface RenameScope {
 export function renameNet(state: EditorState, name: string, to: string): void {
   checkVisibleName("net name", to);
   const before = state.netlist();
-  const from = resolveNet(before.nets.map((n) => n.name), name);
+  const from = resolveNet(
+    before.nets.map((n) => n.name),
+    name,
+  );
   const old = before.nets.find((n) => n.name === from)!;
   const scope = renameScope(state, from, to);
   if (before.nets.some((n) => n.name === scope.newName)) {
-    throw new CopperheadError("edit_conflict", `A net named ${scope.newName} already exists; renaming ${from} would merge the two.`, {
-      fix: "Pick a name no net uses, or connect the pins explicitly if merging is intended.",
-      net: from,
-    });
+    throw new CopperheadError(
+      "edit_conflict",
+      `A net named ${scope.newName} already exists; renaming ${from} would merge the two.`,
+      {
+        fix: "Pick a name no net uses, or connect the pins explicitly if merging is intended.",
+        net: from,
+      },
+    );
   }
   if (scope.renames.length === 0) {
-    throw new CopperheadError("edit_conflict", `Net ${from} is named only by its pins; no label or power symbol names it.`, {
-      fix: `Name it first: connect one of its pins (e.g. ${old.nodes[0] ? `${old.nodes[0].ref} pin ${old.nodes[0].pin}` : "one"}) to the new name with connect.`,
-      net: from,
-    });
+    throw new CopperheadError(
+      "edit_conflict",
+      `Net ${from} is named only by its pins; no label or power symbol names it.`,
+      {
+        fix: `Name it first: connect one of its pins (e.g. ${old.nodes[0] ? `${old.nodes[0].ref} pin ${old.nodes[0].pin}` : "one"}) to the new name with connect.`,
+        net: from,
+      },
+    );
   }
   state.edit(
     scope.renames.map((r) => r.file),
@@ -62,10 +73,14 @@ export function renameNet(state: EditorState, name: string, to: string): void {
       const after = state.netlist();
       const problems = compareRenamed(before, after, scope.expected);
       if (problems.length > 0) {
-        throw new CopperheadError("edit_conflict", `Renaming ${from} to ${scope.newName} would change more than that net: ${problems.slice(0, 5).join("; ")}.`, {
-          fix: "Some pins join the net another way (hidden power pins, a second label), which rename_net does not change: disconnect them and connect them to the new name, or refuse and say which pins they are.",
-          net: from,
-        });
+        throw new CopperheadError(
+          "edit_conflict",
+          `Renaming ${from} to ${scope.newName} would change more than that net: ${problems.slice(0, 5).join("; ")}.`,
+          {
+            fix: "Some pins join the net another way (hidden power pins, a second label), which rename_net does not change: disconnect them and connect them to the new name, or refuse and say which pins they are.",
+            net: from,
+          },
+        );
       }
     },
   );
@@ -84,22 +99,31 @@ function renameScope(state: EditorState, from: string, to: string): RenameScope 
 function globalRenameScope(state: EditorState, from: string, to: string): RenameScope {
   const renames: Rename[] = [];
   if (to.startsWith("/") || to === "") {
-    throw new CopperheadError("usage", `${from} is a global net; its new name must be global too (no leading /), not ${JSON.stringify(to)}.`, {
-      fix: "Pass a name without a sheet path, e.g. +3V3_MCU.",
-      net: from,
-    });
+    throw new CopperheadError(
+      "usage",
+      `${from} is a global net; its new name must be global too (no leading /), not ${JSON.stringify(to)}.`,
+      {
+        fix: "Pass a name without a sheet path, e.g. +3V3_MCU.",
+        net: from,
+      },
+    );
   }
   const rootVersion = state.project.root.file.version;
   for (const file of state.project.files.values()) {
-    for (const label of file.labels) if (label.kind === "global" && label.text === from) renames.push(renameLabel(file, label, to));
+    for (const label of file.labels)
+      if (label.kind === "global" && label.text === from) renames.push(renameLabel(file, label, to));
     for (const symbol of file.symbols) {
       if (symbol.lib?.power !== "global" || symbol.value !== from) continue;
       const pin = symbol.lib.pins[0];
       if (!has(rootVersion, SCHEMATIC.modernPowerSymbols) && pin?.type === "power_in" && pin.hidden) {
-        throw new CopperheadError("edit_conflict", `${from} is named by the hidden pin of power symbol ${symbol.libId}: in this project's format (${describeVersion("schematic", rootVersion)}, before KiCad 7's modern power symbols) KiCad ignores a power symbol's Value, so renaming it would not rename the net.`, {
-          fix: "Disconnect the pins from the power symbols and connect them to the new net (disconnect, then connect).",
-          net: from,
-        });
+        throw new CopperheadError(
+          "edit_conflict",
+          `${from} is named by the hidden pin of power symbol ${symbol.libId}: in this project's format (${describeVersion("schematic", rootVersion)}, before KiCad 7's modern power symbols) KiCad ignores a power symbol's Value, so renaming it would not rename the net.`,
+          {
+            fix: "Disconnect the pins from the power symbols and connect them to the new net (disconnect, then connect).",
+            net: from,
+          },
+        );
       }
       renames.push(renameValue(file, symbol, to));
     }
@@ -113,16 +137,23 @@ function localRenameScope(state: EditorState, from: string, to: string): RenameS
   const { instance, base } = localNetSheet(state, from);
   const newBase = to.startsWith("/") ? to.slice(instance.humanPath.length) : to;
   if ((to.startsWith("/") && !to.startsWith(instance.humanPath)) || newBase === "" || newBase.includes("/")) {
-    throw new CopperheadError("usage", `${from} is local to sheet ${instance.humanPath}; its new name must stay on that sheet, not ${JSON.stringify(to)}.`, {
-      fix: `Pass ${instance.humanPath}NEW_NAME or just NEW_NAME.`,
-      net: from,
-    });
+    throw new CopperheadError(
+      "usage",
+      `${from} is local to sheet ${instance.humanPath}; its new name must stay on that sheet, not ${JSON.stringify(to)}.`,
+      {
+        fix: `Pass ${instance.humanPath}NEW_NAME or just NEW_NAME.`,
+        net: from,
+      },
+    );
   }
   const file = instance.file;
   for (const label of file.labels) {
-    if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base) renames.push(renameLabel(file, label, newBase));
+    if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base)
+      renames.push(renameLabel(file, label, newBase));
   }
-  for (const symbol of file.symbols) if (symbol.lib?.power === "local" && fieldValue(symbol, "Value") === base) renames.push(renameValue(file, symbol, newBase));
+  for (const symbol of file.symbols)
+    if (symbol.lib?.power === "local" && fieldValue(symbol, "Value") === base)
+      renames.push(renameValue(file, symbol, newBase));
   // A hierarchical label and the sheet pins that face it are one connection: rename both.
   if (file.labels.some((l) => l.kind === "hierarchical" && l.text === base)) {
     for (const other of state.instancesOf(file)) {
@@ -135,9 +166,13 @@ function localRenameScope(state: EditorState, from: string, to: string): RenameS
     if (!pin) continue;
     renames.push(renameText(file, pin.node, newBase));
     const childInstance = instance.children.find((c) => c.sheet?.uuid === sheet.uuid);
-    for (const label of childInstance?.file.labels ?? []) if (label.kind === "hierarchical" && label.text === base) renames.push(renameLabel(childInstance!.file, label, newBase));
+    for (const label of childInstance?.file.labels ?? [])
+      if (label.kind === "hierarchical" && label.text === base)
+        renames.push(renameLabel(childInstance!.file, label, newBase));
   }
-  const expected = new Map(state.instancesOf(file).map((i): [string, string] => [i.humanPath + base, i.humanPath + newBase]));
+  const expected = new Map(
+    state.instancesOf(file).map((i): [string, string] => [i.humanPath + base, i.humanPath + newBase]),
+  );
   return { newName: instance.humanPath + newBase, renames, expected };
 }
 
@@ -175,9 +210,15 @@ function renameValue(file: SchematicFile, symbol: PlacedSymbol, value: string): 
 
 /** The sheet instance a local net (`/Sheet/NAME`) belongs to, and its name on that sheet. */
 export function localNetSheet(state: EditorState, net: string): { instance: SheetInstance; base: string } {
-  const instance = [...state.project.instances].sort((a, b) => b.humanPath.length - a.humanPath.length).find((i) => net.startsWith(i.humanPath) && !net.slice(i.humanPath.length).includes("/"));
+  const instance = [...state.project.instances]
+    .sort((a, b) => b.humanPath.length - a.humanPath.length)
+    .find((i) => net.startsWith(i.humanPath) && !net.slice(i.humanPath.length).includes("/"));
   const base = instance ? net.slice(instance.humanPath.length) : "";
-  if (!instance || base === "") throw new CopperheadError("not_found", `No sheet holds net ${net}.`, { fix: "Pass the net name as the netlist shows it.", net });
+  if (!instance || base === "")
+    throw new CopperheadError("not_found", `No sheet holds net ${net}.`, {
+      fix: "Pass the net name as the netlist shows it.",
+      net,
+    });
   return { instance, base };
 }
 
@@ -186,15 +227,21 @@ export function localNetSheet(state: EditorState, net: string): { instance: Shee
  * the expected names change.
  */
 export function compareRenamed(before: Netlist, after: Netlist, renamed: Map<string, string>): string[] {
-  const key = (nodes: { ref: string; pin: string }[]) => nodes.map((n) => `${n.ref}.${n.pin}`).sort().join(" ");
+  const key = (nodes: { ref: string; pin: string }[]) =>
+    nodes
+      .map((n) => `${n.ref}.${n.pin}`)
+      .sort()
+      .join(" ");
   const afterByName = new Map(after.nets.map((n) => [n.name, key(n.nodes)]));
   const problems: string[] = [];
   for (const net of before.nets) {
     const name = renamed.get(net.name) ?? net.name;
     const pins = afterByName.get(name);
     if (pins === undefined) problems.push(`net ${net.name} would not become ${name}`);
-    else if (pins !== key(net.nodes)) problems.push(`net ${name} would have pins ${pins || "none"} instead of ${key(net.nodes)}`);
+    else if (pins !== key(net.nodes))
+      problems.push(`net ${name} would have pins ${pins || "none"} instead of ${key(net.nodes)}`);
   }
-  if (after.nets.length !== before.nets.length) problems.push(`${after.nets.length} nets instead of ${before.nets.length}`);
+  if (after.nets.length !== before.nets.length)
+    problems.push(`${after.nets.length} nets instead of ${before.nets.length}`);
   return problems;
 }

@@ -49,10 +49,15 @@ export function stubRoutes(tip: PointIu, outward: PointIu, arrive: PointIu | und
   if (!arrive || same(arrive, outward)) {
     for (const length of arrive ? LABEL_STUBS.slice(0, 3) : LABEL_STUBS) routes.push([tip, add(tip, outward, length)]);
   } else if (arrive.x * outward.x + arrive.y * outward.y === 0) {
-    for (const a of [1, 2]) for (const b of [1, 2]) routes.push([tip, add(tip, outward, a * STEP), add(add(tip, outward, a * STEP), arrive, b * STEP)]);
+    for (const a of [1, 2])
+      for (const b of [1, 2])
+        routes.push([tip, add(tip, outward, a * STEP), add(add(tip, outward, a * STEP), arrive, b * STEP)]);
   } else {
     // The pin faces away from where the symbol must sit: out, aside, then back past the pin.
-    for (const side of [{ x: -outward.y, y: outward.x }, { x: outward.y, y: -outward.x }]) {
+    for (const side of [
+      { x: -outward.y, y: outward.x },
+      { x: outward.y, y: -outward.x },
+    ]) {
       for (const c of [2, 3]) {
         for (const d of [2, 3]) {
           const out = add(tip, outward, STEP);
@@ -96,7 +101,12 @@ export function routeBoxes(points: PointIu[]): Box[] {
  * True when the route can be drawn: the wire touches nothing but its ends and crosses no
  * drawing (the part's own included), and what it ends in lands in free space.
  */
-export function routeUsable(route: Route, wiring: SheetWiring, space: SheetSpace, landing: Landing | undefined): boolean {
+export function routeUsable(
+  route: Route,
+  wiring: SheetWiring,
+  space: SheetSpace,
+  landing: Landing | undefined,
+): boolean {
   if (!wiring.pathClear(route.points, route.join)) return false;
   const segments = routeBoxes(route.points);
   const last = segments.length - 1;

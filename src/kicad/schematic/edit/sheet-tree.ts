@@ -10,7 +10,19 @@ import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath } f
 import type { DetachPlan, SheetWiring } from "../wiring.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
 import type { PlacedSymbol } from "../model/symbols.ts";
-import { child, children, childText, cloneNode, head, insertChild, q, removeChild, setAtom, text, type SList } from "../../sexpr/index.ts";
+import {
+  child,
+  children,
+  childText,
+  cloneNode,
+  head,
+  insertChild,
+  q,
+  removeChild,
+  setAtom,
+  text,
+  type SList,
+} from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
 
 /** `items` without repeats, in first-seen order. */
@@ -97,7 +109,11 @@ function itemPosition(root: SList, node: SList): number {
     lastRanked = i;
   }
   if (lastRanked >= 0) return lastRanked + 1;
-  const trailer = root.items.findIndex((item) => item.type === "list" && ["sheet_instances", "symbol_instances", "embedded_fonts", "embedded_files"].includes(head(item) ?? ""));
+  const trailer = root.items.findIndex(
+    (item) =>
+      item.type === "list" &&
+      ["sheet_instances", "symbol_instances", "embedded_fonts", "embedded_files"].includes(head(item) ?? ""),
+  );
   return trailer >= 0 ? trailer : root.items.length;
 }
 
@@ -105,7 +121,9 @@ function itemPosition(root: SList, node: SList): number {
 export function pruneLibSymbol(file: SchematicFile, libKey: string): void {
   const cache = child(file.doc.root, "lib_symbols");
   if (!cache) return;
-  const stillUsed = children(file.doc.root, "symbol").some((s) => (childText(s, "lib_name") ?? childText(s, "lib_id")) === libKey);
+  const stillUsed = children(file.doc.root, "symbol").some(
+    (s) => (childText(s, "lib_name") ?? childText(s, "lib_id")) === libKey,
+  );
   if (stillUsed) return;
   const entry = children(cache, "symbol").find((e) => text(e, 1) === libKey);
   if (entry) removeChild(cache, entry);
@@ -143,7 +161,8 @@ export function symbolBox(symbol: PlacedSymbol, unit: number): Box {
 /** The boxes `occupiedBoxes` gives one top-level item (so a space can leave exactly those out). */
 export function itemBoxes(file: SchematicFile, node: SList): Box[] {
   const symbol = file.symbols.find((s) => s.node === node);
-  if (symbol) return [symbolBox(symbol, symbol.unit), ...symbol.fields.flatMap((f) => fieldBox(f.node, symbol.placement) ?? [])];
+  if (symbol)
+    return [symbolBox(symbol, symbol.unit), ...symbol.fields.flatMap((f) => fieldBox(f.node, symbol.placement) ?? [])];
   const line = [...file.wires, ...file.buses].find((l) => l.node === node);
   if (line) return [union(pointBox(line.a), pointBox(line.b))];
   const label = file.labels.find((l) => l.node === node);

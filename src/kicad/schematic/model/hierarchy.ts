@@ -61,7 +61,9 @@ export function loadSchematicProject(rootPath: string, options: { within?: strin
   const load = (path: string, referencedFrom?: string): SchematicFile => {
     const cached = files.get(path);
     if (cached) return cached;
-    const sheetFix = referencedFrom ? `Restore ${basename(path)} or fix the Sheetfile property of the sheet in ${basename(referencedFrom)}.` : undefined;
+    const sheetFix = referencedFrom
+      ? `Restore ${basename(path)} or fix the Sheetfile property of the sheet in ${basename(referencedFrom)}.`
+      : undefined;
     if (!existsSync(path)) {
       throw new CopperheadError("not_found", `Schematic file not found: ${path}`, {
         file: path,
@@ -74,11 +76,15 @@ export function loadSchematicProject(rootPath: string, options: { within?: strin
       source = readDesignBytes(path, { within });
     } catch (err) {
       if (err instanceof CopperheadError && referencedFrom) {
-        throw new CopperheadError(err.code, `${err.message} (the Sheetfile of a sheet in ${basename(referencedFrom)} names it)`, {
-          ...err.details,
-          referencedFrom,
-          fix: `PointIu the sheet's Sheetfile in ${basename(referencedFrom)} at a schematic file inside the repository.`,
-        });
+        throw new CopperheadError(
+          err.code,
+          `${err.message} (the Sheetfile of a sheet in ${basename(referencedFrom)} names it)`,
+          {
+            ...err.details,
+            referencedFrom,
+            fix: `PointIu the sheet's Sheetfile in ${basename(referencedFrom)} at a schematic file inside the repository.`,
+          },
+        );
       }
       throw err;
     }
@@ -107,11 +113,15 @@ export function loadSchematicProject(rootPath: string, options: { within?: strin
     parentFile.sheets.forEach((sheet, index) => {
       const childPath = resolve(dirname(parentFile.path), sheet.fileName);
       if (chain.includes(childPath)) {
-        throw new CopperheadError("sheet_recursion", `Sheet "${sheet.name}" in ${basename(parentFile.path)} includes ${basename(childPath)}, which contains it: the hierarchy is recursive.`, {
-          file: parentFile.path,
-          sheet: sheet.name,
-          fix: "PointIu the sheet's Sheetfile at a schematic that does not (directly or indirectly) contain this sheet.",
-        });
+        throw new CopperheadError(
+          "sheet_recursion",
+          `Sheet "${sheet.name}" in ${basename(parentFile.path)} includes ${basename(childPath)}, which contains it: the hierarchy is recursive.`,
+          {
+            file: parentFile.path,
+            sheet: sheet.name,
+            fix: "PointIu the sheet's Sheetfile at a schematic that does not (directly or indirectly) contain this sheet.",
+          },
+        );
       }
       const file = load(childPath, parentFile.path);
       const childInstance: SheetInstance = {
@@ -175,15 +185,25 @@ export class SchematicProject {
     this.projectName = basename(rootPath).replace(/\.kicad_sch$/, "");
     const rootFile = root.file;
     const rootVersion = rootFile.version;
-    this.#legacyInstances = !has(rootVersion, SCHEMATIC.symbolInstancesInSymbols) && rootFile.symbolInstances.length > 0;
+    this.#legacyInstances =
+      !has(rootVersion, SCHEMATIC.symbolInstancesInSymbols) && rootFile.symbolInstances.length > 0;
     this.#legacyPower = !has(rootVersion, SCHEMATIC.modernPowerSymbols);
-    const pages = new Map(rootFile.sheetInstances.map((s): [string, string] => [this.fullPath(s.path, !has(rootVersion, SCHEMATIC.symbolInstancesInSymbols)), s.page]));
+    const pages = new Map(
+      rootFile.sheetInstances.map((s): [string, string] => [
+        this.fullPath(s.path, !has(rootVersion, SCHEMATIC.symbolInstancesInSymbols)),
+        s.page,
+      ]),
+    );
     for (const instance of instances) {
       const own = instance.sheet && instance.parent ? instance.sheet.pages.get(instance.parent.path) : "1";
       instance.page = pages.get(instance.path) ?? own ?? "";
     }
     this.instances = instances.sort((a, b) =>
-      a === root ? -1 : b === root ? 1 : a.page.localeCompare(b.page, "en", { numeric: true }) || (a.path < b.path ? -1 : 1),
+      a === root
+        ? -1
+        : b === root
+          ? 1
+          : a.page.localeCompare(b.page, "en", { numeric: true }) || (a.path < b.path ? -1 : 1),
     );
     for (const file of files.values()) file.attach(this);
   }
@@ -232,7 +252,12 @@ export class SchematicProject {
           const row = rows.get(`${instance.path}/${symbol.uuid}`);
           if (!row) continue;
           symbol.instances = symbol.instances.filter((i) => i.path !== instance.path);
-          symbol.instances.push({ project: this.projectName, path: instance.path, reference: row.reference, unit: row.unit });
+          symbol.instances.push({
+            project: this.projectName,
+            path: instance.path,
+            reference: row.reference,
+            unit: row.unit,
+          });
           if (row.value) symbol.value = row.value;
           if (row.footprint) symbol.footprint = row.footprint;
         }

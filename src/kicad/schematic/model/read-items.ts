@@ -35,7 +35,13 @@ export interface FileItems {
 
 /** A library symbol as `lib_symbols` embeds it (`def`), read into a view with the file reader's rules for `version`. */
 export function readLibSymbol(def: SList, version: number): LibSymbol | undefined {
-  const holder: SList = { type: "list", pre: "", items: [{ type: "atom", pre: "", raw: "lib_symbols" }, def], post: "", start: -1 };
+  const holder: SList = {
+    type: "list",
+    pre: "",
+    items: [{ type: "atom", pre: "", raw: "lib_symbols" }, def],
+    post: "",
+    start: -1,
+  };
   return new Reader(version).libSymbols(holder).get(text(def, 1) ?? "");
 }
 
@@ -99,7 +105,9 @@ export function readItems(root: SList, version: number): FileItems {
         break;
       case "bus_alias": {
         const members = child(item, "members");
-        const names = members ? members.items.slice(1).map((_, i) => read.busAliasMember(text(members, i + 1) ?? "")) : [];
+        const names = members
+          ? members.items.slice(1).map((_, i) => read.busAliasMember(text(members, i + 1) ?? ""))
+          : [];
         file.busAliases.set(text(item, 1) ?? "", names);
         break;
       }
@@ -115,7 +123,8 @@ export function readItems(root: SList, version: number): FileItems {
         }
         break;
       case "sheet_instances":
-        for (const path of children(item, "path")) file.sheetInstances.push({ path: text(path, 1) ?? "", page: childText(path, "page") ?? "" });
+        for (const path of children(item, "path"))
+          file.sheetInstances.push({ path: text(path, 1) ?? "", page: childText(path, "page") ?? "" });
         break;
     }
   }
@@ -239,7 +248,10 @@ class Reader {
       fields,
       pages: new Map(
         children(child(list, "instances") ?? list, "project").flatMap((project) =>
-          children(project, "path").map((path): [string, string] => [text(path, 1) ?? "", childText(path, "page") ?? ""]),
+          children(project, "path").map((path): [string, string] => [
+            text(path, 1) ?? "",
+            childText(path, "page") ?? "",
+          ]),
         ),
       ),
     };
@@ -363,7 +375,8 @@ class Reader {
       const pins: LibPin[] = [];
       let unitCount = 1;
       const collect = (unitNode: SList, unit: number, bodyStyle: number) => {
-        for (const pin of unitNode.items) if (pin.type === "list" && head(pin) === "pin") pins.push(this.libPin(pin, unit, bodyStyle));
+        for (const pin of unitNode.items)
+          if (pin.type === "list" && head(pin) === "pin") pins.push(this.libPin(pin, unit, bodyStyle));
       };
       collect(node, 0, 0);
       for (const sub of node.items) {

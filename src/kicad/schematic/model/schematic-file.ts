@@ -55,10 +55,14 @@ export class SchematicFile {
     }
     const version = Number(childText(root, "version") ?? 0);
     if (!(version >= OLDEST_SCHEMATIC_VERSION)) {
-      throw new CopperheadError("parse_error", `${path}: schematic format version ${childText(root, "version") ?? "(none)"} is not one KiCad ever wrote`, {
-        file: path,
-        fix: "Open the project in KiCad 6 or newer, save it, and run copperhead again.",
-      });
+      throw new CopperheadError(
+        "parse_error",
+        `${path}: schematic format version ${childText(root, "version") ?? "(none)"} is not one KiCad ever wrote`,
+        {
+          file: path,
+          fix: "Open the project in KiCad 6 or newer, save it, and run copperhead again.",
+        },
+      );
     }
     this.#doc = doc;
     this.version = version;
@@ -165,8 +169,12 @@ function isLegacySchematic(source: Uint8Array | string): boolean {
 }
 
 export function legacySchematicError(path: string): CopperheadError {
-  return new CopperheadError("legacy_format", `${path} is a KiCad 5 (legacy .sch) schematic; copperhead reads the s-expression formats of KiCad 6 and later.`, {
-    file: path,
-    fix: "Open the project in KiCad 6 or newer and save it (KiCad converts it to .kicad_sch), then run copperhead again.",
-  });
+  return new CopperheadError(
+    "legacy_format",
+    `${path} is a KiCad 5 (legacy .sch) schematic; copperhead reads the s-expression formats of KiCad 6 and later.`,
+    {
+      file: path,
+      fix: "Open the project in KiCad 6 or newer and save it (KiCad converts it to .kicad_sch), then run copperhead again.",
+    },
+  );
 }
