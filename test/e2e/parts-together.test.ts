@@ -160,6 +160,9 @@ function crowding(fresh: DrawnItem[], all: DrawnItem[]): string[] {
       if (other === item || (other.uuid === item.uuid && other.kind === "symbol")) continue;
       if (item.kind === "label" && other.kind === "wire") continue;
       if (item.symbol?.power && other.kind === "wire") continue;
+      // A power symbol's own text sits where its library puts it: the design's own symbol is reused
+      // (video's +5V draws its Value 0.1 mm into its body, as every +5V on that sheet does).
+      if (item.symbol?.power && other.uuid === item.uuid) continue;
       if (overlaps(item.box, other.box))
         problems.push(
           `${item.kind} ${JSON.stringify(item.box)} over ${other.kind}${other.symbol ? ` ${other.symbol.reference}` : ""} ${JSON.stringify(other.box)}`,
