@@ -378,7 +378,7 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
   for (const line of file.buses) push(union(pointBox(line.a), pointBox(line.b)), "bus");
   for (const label of file.labels)
     push(
-      labelBox(label.at, label.text.length, label.rotation, label.kind !== "local"),
+      labelBox(label.at, label.text.length, label.rotation, label.kind !== "local", fontSize(label.node)),
       `${label.kind === "local" ? "label" : `${label.kind} label`} ${label.text}`,
     );
   for (const marker of file.junctions) push(pointBox(marker.at, CHAR), "junction");

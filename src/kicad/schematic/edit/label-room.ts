@@ -12,6 +12,7 @@ import { child, setAtom, type SList } from "../../sexpr/index.ts";
 import { onSegment, placePoint, samePoint, toIU, type PointIu } from "../geometry.ts";
 import {
   describeItem,
+  fontSize,
   inside,
   intersects,
   labelBox,
@@ -32,8 +33,6 @@ import { insertItem, shiftNode, toMm } from "./sheet-tree.ts";
 
 /** Steps a label slides along its wire (the half grid KiCad snaps labels to). */
 const STEP = toIU(1.27);
-/** KiCad's default text size, 1.27 mm. */
-const TEXT_SIZE = toIU(1.27);
 /** How many spots along its wiring a label tries at most. */
 const MAX_SPOTS = 400;
 /** How far a free wire end is lengthened at most to clear a label, mm. */
@@ -79,7 +78,8 @@ export class LabelRoom {
     readonly file: SchematicFile,
     readonly label: Label,
   ) {
-    this.own = this.box(label.at, label.text.length);
+    // As `occupiedItems` boxes it, so the label is not taken for one of its own obstacles.
+    this.own = labelBox(label.at, label.text.length, label.rotation, label.kind !== "local", fontSize(label.node));
     this.wires = file.wires.filter((w) => onSegment(label.at, w.a, w.b, 0));
     this.wireBoxes = this.wires.map(lineBox);
     this.network = joinedWires(file.wires, this.wires);
@@ -95,9 +95,10 @@ export class LabelRoom {
    * what its text covers.
    */
   box(at: PointIu, chars: number, rotation = this.label.rotation): Box {
-    const box = labelBox(at, chars, rotation, this.label.kind !== "local");
+    const size = fontSize(this.label.node);
+    const box = labelBox(at, chars, rotation, this.label.kind !== "local", size);
     if (this.label.kind !== "local") return box;
-    const reach = Math.round(TEXT_SIZE * 1.6);
+    const reach = Math.round(size * 1.6);
     return rotation % 180 === 0
       ? { ...box, y0: Math.min(box.y0, at.y - reach) }
       : { ...box, x0: Math.min(box.x0, at.x - reach) };

@@ -5,7 +5,7 @@
  */
 import { toIU, type PointIu } from "../geometry.ts";
 import { itemRank, type MmPoint } from "../item-nodes.ts";
-import { fieldBox, labelBox, libUnitBox, placeBox, pointBox, union, type Box } from "../space.ts";
+import { fieldBox, fontSize, labelBox, libUnitBox, placeBox, pointBox, union, type Box } from "../space.ts";
 import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath } from "../dialect.ts";
 import type { DetachPlan, SheetWiring } from "../wiring.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
@@ -166,7 +166,8 @@ export function itemBoxes(file: SchematicFile, node: SList): Box[] {
   const line = [...file.wires, ...file.buses].find((l) => l.node === node);
   if (line) return [union(pointBox(line.a), pointBox(line.b))];
   const label = file.labels.find((l) => l.node === node);
-  if (label) return [labelBox(label.at, label.text.length, label.rotation, label.kind !== "local")];
+  if (label)
+    return [labelBox(label.at, label.text.length, label.rotation, label.kind !== "local", fontSize(label.node))];
   const marker = [...file.junctions, ...file.noConnects].find((m) => m.node === node);
   if (marker) return [pointBox(marker.at, toIU(1.27))];
   return [];
