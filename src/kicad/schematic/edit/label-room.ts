@@ -8,7 +8,7 @@
  * into. `move_label` checks a spot the model picks by the same rules (`LabelRoom.check`).
  */
 import { CopperheadError } from "../../../errors.ts";
-import { child, setAtom, type SList } from "../../sexpr/index.ts";
+import { child, children, setAtom, text, type SList } from "../../sexpr/index.ts";
 import { onSegment, placePoint, samePoint, toIU, type PointIu } from "../geometry.ts";
 import {
   describeItem,
@@ -284,7 +284,35 @@ export function placeLabel(file: SchematicFile, label: Label, spot: LabelSpot): 
   else if (lengthen) insertItem(file, lineNode("wire", toMm(lengthen.end), toMm(lengthen.to), crypto.randomUUID()));
   if (!samePoint(spot.at, label.at)) shiftNode(label.node, { x: spot.at.x - label.at.x, y: spot.at.y - label.at.y });
   if (spot.rotation !== label.rotation) turnLabel(label.node, spot.rotation);
+  if (label.kind === "global") placeIntersheetRefs(label.node, spot);
 }
+
+/**
+ * Puts a global label's page references just past its flag's far end, reading the label's way,
+ * as KiCad places them when it lays the label's fields out. KiCad draws the field where the file
+ * says, so a field left where the old, shorter name ended would be drawn across the new one.
+ */
+function placeIntersheetRefs(node: SList, spot: LabelSpot): void {
+  const field = children(node, "property").find((p) => INTERSHEET_REFS.has(text(p, 1) ?? ""));
+  const at = field && child(field, "at");
+  if (!at) return;
+  const size = fontSize(node);
+  const box = labelBox(spot.at, (text(node, 1) ?? "").length, spot.rotation, true, size);
+  const end = [
+    { x: box.x1, y: spot.at.y },
+    { x: spot.at.x, y: box.y0 },
+    { x: box.x0, y: spot.at.y },
+    { x: spot.at.x, y: box.y1 },
+  ][(((spot.rotation / 90) % 4) + 4) % 4]!;
+  setAtom(at, 1, toMm(end)[0]);
+  setAtom(at, 2, toMm(end)[1]);
+  setAtom(at, 3, spot.rotation % 180);
+  const justify = child(child(field, "effects") ?? field, "justify");
+  if (justify) setAtom(justify, 1, spot.rotation === 180 || spot.rotation === 270 ? "right" : "left");
+}
+
+/** A global label's page-reference field, as KiCad 9 and KiCad 8 and before name it. */
+const INTERSHEET_REFS = new Set(["Intersheetrefs", "Intersheet References"]);
 
 /** Moves the end of `wire` at `end` to `to`. */
 function moveWireEnd(wire: Line, end: PointIu, to: PointIu): void {
