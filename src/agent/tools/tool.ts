@@ -77,9 +77,13 @@ export function toolSpec(tool: Tool<unknown>): ToolSpec {
   return { name: tool.name, description: tool.description, inputSchema: toolJsonSchema(tool.schema, "input") };
 }
 
-/** Whether `input` holds a secret where `tool` must refuse it rather than redact it (see `prose`). */
+/**
+ * Whether `input` holds a secret where `tool` must refuse it rather than redact it (see `prose`):
+ * the tools that write the design or what is committed with it (`edit`, and `finish`, whose
+ * words go into the changelog and the commit).
+ */
 export function refusesSecret(tool: Tool<unknown>, input: unknown, redact: (text: string) => string): boolean {
-  if (tool.effect !== "edit") return false;
+  if (tool.effect !== "edit" && tool.effect !== "finish") return false;
   if (input === null || typeof input !== "object" || Array.isArray(input)) return containsSecret(input, redact);
   const prose = new Set(tool.prose ?? []);
   return Object.entries(input).some(
