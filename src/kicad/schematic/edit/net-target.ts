@@ -72,15 +72,15 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   const designs = designPowerSymbols(state, net, instance);
   if (designs.length > 0) {
     const example = designs[0]!;
-    const own = instance.file.libSymbols.get(example.libKey) ?? example.lib!;
-    const rotation = standing(own.node, net);
+    const embedded = (instance.file.libSymbols.get(example.libKey) ?? example.lib!).node;
+    const current = tryResolve(state, example.libKey) ?? embedded;
     return {
       kind: "power",
       libId: example.libKey,
       value: net,
       expected: net,
-      def: () => cloneNode(own.node),
-      rotation,
+      def: () => cloneNode(current),
+      rotation: standing(current, net),
       example,
     };
   }
@@ -135,9 +135,11 @@ function standing(def: SList, net: string): number {
 
 /**
  * The design's global power symbols of `net`, embedded under their lib id, those on
- * `instance`'s sheet first: a new one reuses their embedded library symbol (the library's may
- * have changed since; eeschema would embed it beside theirs as a renamed copy) and shows its
- * text as they do.
+ * `instance`'s sheet first: a new one takes their lib id and shows its text as they do. Its
+ * body is the library's: where that is still the embedded one, it is reused; where the library
+ * changed since the sheet was saved, `ensureLibSymbol` embeds the library's beside it as a
+ * renamed copy, as eeschema does, since a new instance of the stale copy would be a new ERC
+ * lib_symbol_mismatch. Without the library, the embedded one is all there is.
  */
 function designPowerSymbols(state: EditorState, net: string, instance: SheetInstance): PlacedSymbol[] {
   const found: PlacedSymbol[] = [];
