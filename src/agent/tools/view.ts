@@ -42,11 +42,14 @@ export const viewTools = [
     name: "find_space",
     family: "read",
     description:
-      "Where is a free area of width × height mm near a part (near) or a point (x, y), on a sheet (clear of every symbol, field, wire, label and the title block, on the sheet's grid) or on the board (inside the outline, clear of courtyards)? Returns its position in the coordinates move_symbol / add_component / place_footprint take.",
+      "Where is a free area of width × height mm near a part (near, or one of its pads: pin) or a point (x, y), on a sheet (clear of every symbol, field, wire, label and the title block, on the sheet's grid) or on the board (inside the outline, clear of courtyards; tracks may run under it)? On the board, ask with footprint (a reference on the board) instead of width and height for a spot that footprint fits at rotation on side, checked exactly as place_footprint checks it (pads clear of other nets' copper, holes, rule areas, the edge; silkscreen on the board and off pads). Returns its position in the coordinates move_symbol / add_component / place_footprint take, and its distance (board: centre to the pin, the part's origin or the point).",
     schema: v.strictObject({
       document: v.optional(v.picklist(["schematic", "board"]), "schematic"),
-      width: v.pipe(v.number(), v.minValue(0.5), v.maxValue(1_000)),
-      height: v.pipe(v.number(), v.minValue(0.5), v.maxValue(1_000)),
+      width: v.optional(v.pipe(v.number(), v.minValue(0.5), v.maxValue(1_000))),
+      height: v.optional(v.pipe(v.number(), v.minValue(0.5), v.maxValue(1_000))),
+      footprint: ref("Board: a footprint to find a spot for, instead of width and height"),
+      rotation: v.optional(v.pipe(v.number(), v.description("Board, with footprint: its rotation in degrees (default its own)"))),
+      pin: ref("Board: a pad number of near to be next to"),
       near: ref("A reference to search around"),
       x: mm("Point to search around, mm (with y)"),
       y: mm("Point to search around, mm (with x)"),

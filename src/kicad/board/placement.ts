@@ -12,7 +12,7 @@
  * asked (`side`). A footprint on the back is
  * flipped exactly as KiCad flips it (`flipFootprint`).
  */
-import type { Board, Footprint } from "./view.ts";
+import type { BBox, Board, Footprint } from "./view.ts";
 import { CopperheadError } from "../../errors.ts";
 import { copperOnPads } from "./nets.ts";
 import { onlyAdds, type BoardSyncPlan, type FootprintAdd } from "./sync/plan.ts";
@@ -21,7 +21,7 @@ import type { Libraries } from "../library/libraries.ts";
 import { BoardObstacles } from "./clearance/obstacles.ts";
 import type { BoardRules } from "./clearance/rules.ts";
 import { NetCopper } from "./ratsnest.ts";
-import { blockerOf, describeBlockers, searchSpot, type BoardSpot, type SearchRequest, type SearchResult, type SpotPad } from "./spot-search.ts";
+import { describeBlockers, searchSpot, spotBlocker, type BoardSpot, type SearchRequest, type SearchResult, type SpotPad } from "./spot-search.ts";
 import { drawn, footprintItems } from "./clearance/items.ts";
 import { connectingRoutes, type Laid } from "./route/route.ts";
 import { boardZones } from "./zones/zones.ts";
@@ -268,6 +268,24 @@ export function placeFootprint(board: Board, ref: string, move: FootprintMove, r
 }
 
 /**
+ * The spot `find_space` offers footprint `ref` (on the board) within `REACH` of `anchor`:
+ * placement's own search, in the one rotation and on the one side asked, so `placeFootprint`
+ * at its coordinates accepts it. `obstacles` is the board's index; it is left as it was.
+ */
+export function spotNear(board: Board, ref: string, anchor: BBox, side: Side, rotation: number | undefined, rules: BoardRules, obstacles = new BoardObstacles(board, rules)): SearchResult {
+  const fp = board.footprint(ref);
+  if (!fp) throw new CopperheadError("not_found", `No footprint ${ref} on the board.`, { fix: "Call sync_board first so the board has the part, or check the reference.", ref });
+  // Where the part stands now is free for it.
+  obstacles.remove(ref);
+  try {
+    const nets = fp.pads.flatMap((p) => (p.net?.name ? [p.net.name] : []));
+    return searchSpot(board, obstacles, new NetCopper(obstacles, nets), { footprint: fp.node, rotation: rotation ?? fp.at.rotation, fixedRotation: true, sides: [side], anchor, reach: REACH });
+  } finally {
+    obstacles.add(fp.node);
+  }
+}
+
+/**
  * What a run can do about a part it may not move: no edit tool unlocks a part or drags its
  * tracks along, so the advice names only what the model can do.
  */
@@ -288,8 +306,7 @@ function movable(board: Board, ref: string): Footprint {
 function checkCoordinates(obstacles: BoardObstacles, fp: Footprint, move: FootprintMove, side: Side): BoardSpot {
   if (move.x === undefined || move.y === undefined) throw new CopperheadError("usage", "place_footprint needs near, or both x and y.", { fix: "Pass near (a reference) or x and y in mm." });
   const rotation = move.rotation ?? fp.at.rotation;
-  const placed = placedCopy(fp.node, { x: move.x, y: move.y, rotation, side, distance: 0, ratsnest: 0 });
-  const blocker = blockerOf(obstacles, placed);
+  const blocker = spotBlocker(obstacles, fp.node, side, rotation)(move.x, move.y);
   if (blocker) {
     throw new CopperheadError("edit_conflict", `${fp.ref} does not fit at ${move.x}, ${move.y}${side !== sideOf(fp.layer) ? ` on the ${side}` : ""}: ${blocker.item.what} is in the way (${blocker.reason}).`, {
       fix: "Pick another spot, or pass near to let copperhead find one.",

@@ -47,6 +47,8 @@ export interface SearchRequest {
   sides: Side[];
   /** The rotation tried first; the other quarter turns cost `TURN_PENALTY` each. */
   rotation: number;
+  /** Only `rotation` (a spot asked for in one orientation), no other quarter turns. */
+  fixedRotation?: boolean;
   /** The courtyard it belongs next to. */
   anchor?: BBox;
   /** Farthest courtyard gap from the anchor, mm; the whole board when absent. */
@@ -175,10 +177,15 @@ function blockerAt(obstacles: BoardObstacles, v: Variant, x: number, y: number):
   return undefined;
 }
 
-/** What keeps a footprint tree from standing where it stands (its nets from `padNets`, else its own); undefined when it fits. */
-export function blockerOf(obstacles: BoardObstacles, footprint: SList, padNets?: Map<string, string>): Blocker | undefined {
-  const side: Side = (childText(footprint, "layer") ?? "F.Cu").startsWith("B.") ? "back" : "front";
-  return blockerAt(obstacles, variantAsPlaced(footprint, side, 0, padNets, obstacles.copper), 0, 0);
+/**
+ * The legality of a spot: what keeps `footprint` (any side and rotation; its nets from
+ * `padNets`, else its own) from standing at a given x, y on `side` at `rotation`, undefined when
+ * it fits. The one check a search makes of each spot, and the one `place_footprint` at given
+ * coordinates makes, so a spot one offers the other accepts.
+ */
+export function spotBlocker(obstacles: BoardObstacles, footprint: SList, side: Side, rotation: number, padNets?: Map<string, string>): (x: number, y: number) => Blocker | undefined {
+  const v = variantOf(canonicalOf(footprint), side, rotation, padNets, obstacles.copper);
+  return (x, y) => blockerAt(obstacles, v, x, y);
 }
 
 interface Candidate {
@@ -193,14 +200,16 @@ interface Candidate {
 /** Searches the board for the best spot for a footprint; see the module comment. */
 export function searchSpot(board: Board, obstacles: BoardObstacles, copperOf: NetCopper, request: SearchRequest): SearchResult {
   const canonical = canonicalOf(request.footprint);
-  const turns = [0, 90, 180, 270].map((t) => ({ rotation: (((request.rotation + t) % 360) + 360) % 360, penalty: (t === 0 ? 0 : t === 180 ? 2 : 1) * TURN_PENALTY }));
+  const turns = (request.fixedRotation ? [0] : [0, 90, 180, 270]).map((t) => ({ rotation: (((request.rotation + t) % 360) + 360) % 360, penalty: (t === 0 ? 0 : t === 180 ? 2 : 1) * TURN_PENALTY }));
   const variants = request.sides.flatMap((side, i) => turns.map((t) => ({ v: variantOf(canonical, side, t.rotation, request.padNets, obstacles.copper), penalty: t.penalty + (i === 0 ? 0 : SIDE_PENALTY) })));
   return rankAndTry(board, obstacles, copperOf, variants, request);
 }
 
 /**
  * The free area of `width` × `height` mm (a courtyard of that size, either way round) nearest
- * `anchor` on `side`: what `find_space` answers, with the same obstacles as placement.
+ * `anchor` on `side`: what `find_space` answers for a size, with the same courtyard obstacles as
+ * placement. Copper may run under it, as under a part's body: whether a given part's pads fit
+ * there is what a search for that footprint (`searchSpot`) answers.
  */
 export function searchArea(board: Board, obstacles: BoardObstacles, width: number, height: number, anchor: BBox, side: Side, reach: number): SearchResult {
   const layer = side === "back" ? "B.CrtYd" : "F.CrtYd";
@@ -289,7 +298,7 @@ function rankAndTry(
 /**
  * Whether a candidate is certainly blocked by what the occupancy raster of `window` (grown by
  * the variants' reach) shows: a courtyard of the board under its courtyard, or copper of the
- * board under one of its pads on an outer layer.
+ * board of another net under one of its pads on an outer layer.
  */
 function coveredSpots(obstacles: BoardObstacles, variants: Variant[], window: BBox): (c: Candidate) => boolean {
   const cores = new Map(
@@ -303,7 +312,8 @@ function coveredSpots(obstacles: BoardObstacles, variants: Variant[], window: BB
   );
   const parts = [...cores.values()].flat();
   const reach = Math.max(0, ...parts.map(({ box }) => Math.max(Math.abs(box.minX), Math.abs(box.minY), Math.abs(box.maxX), Math.abs(box.maxY))));
-  const occupancy = Occupancy.of(obstacles, grow(window, reach), [...new Set(parts.map((p) => p.layer))]);
+  const nets = new Set(variants.flatMap((v) => v.pads.map((p) => p.net)));
+  const occupancy = Occupancy.of(obstacles, grow(window, reach), [...new Set(parts.map((p) => p.layer))], nets);
   return (c) => cores.get(c.v)!.some(({ layer, box }) => occupancy.covers(layer, { minX: box.minX + c.x, minY: box.minY + c.y, maxX: box.maxX + c.x, maxY: box.maxY + c.y }));
 }
 
