@@ -9,7 +9,10 @@ import { join } from "node:path";
 import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { rectangle, stroke } from "../../src/kicad/board/clearance/geometry.ts";
-import { placeFootprint, spotNear } from "../../src/kicad/board/placement.ts";
+import { FAR, placeAdditions, placeFootprint, spotNear } from "../../src/kicad/board/placement.ts";
+import { footprintItems } from "../../src/kicad/board/clearance/items.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { Board } from "../../src/kicad/board/view.ts";
 import { child, children, cloneNode, text, type SList } from "../../src/kicad/sexpr/index.ts";
 import { moveFootprint } from "../../src/kicad/board/footprint/instance.ts";
@@ -27,20 +30,20 @@ function random(seed: number): () => number {
 
 /**
  * A copy of the board's first footprint `like` accepts as a new part `ref`, unlocked, with no
- * net on its pads, parked beside the outline: a part placement may move.
+ * net on its pads (or its source's with `nets`), parked beside the outline: a part placement may move.
  */
-function newPart(board: Board, ref: string, like: (fp: SList) => boolean): boolean {
+function newPart(board: Board, ref: string, like: (fp: SList) => boolean, nets = false): SList | undefined {
   const source = children(board.root, "footprint").find(like);
-  if (!source) return false;
+  if (!source) return undefined;
   const node = cloneNode(source);
   node.items = node.items.filter((i) => !(i.type === "atom" && i.raw === "locked") && !(i.type === "list" && text(i, 0) === "locked"));
   const named = [...children(node, "property").filter((p) => text(p, 1) === "Reference"), ...children(node, "fp_text").filter((t) => text(t, 1) === "reference")];
   for (const p of named) (p.items[2] as { raw: string }).raw = `"${ref}"`;
-  for (const pad of children(node, "pad")) pad.items = pad.items.filter((i) => !(i.type === "list" && text(i, 0) === "net"));
+  if (!nets) for (const pad of children(node, "pad")) pad.items = pad.items.filter((i) => !(i.type === "list" && text(i, 0) === "net"));
   const box = board.edgeCutsBBox()!;
   moveFootprint(node, { x: box.maxX + 50, y: box.maxY + 50, rotation: 0 });
   board.root.items.push(node);
-  return true;
+  return source;
 }
 
 const padTypes = (fp: SList) => children(fp, "pad").map((p) => text(p, 2));
@@ -152,5 +155,44 @@ describe("thermal spokes only where the zone's rules join the pad by spokes", ()
 
   test("a surface-mount pad in a zone that spokes only through-hole pads needs none", () => {
     expect(board("", "thru_hole_only").copperBlocker(track)).toBeUndefined();
+  });
+});
+
+describe("the spot a designer would pick", () => {
+  // sweep-half-swept's Pro Micro (U1) is a 33 mm module with vcc on one pin: its capacitor went
+  // 24 mm from that pin, at the nearest free spot by the module's courtyard.
+  test("a decoupling capacitor goes beside the IC's pin of its supply, not anywhere along the IC", async () => {
+    const project = corpusProjects().find((p) => p.id === "corpus/sweep-half-swept")!;
+    const board = Board.load(project.board!);
+    const rules = BoardRules.load(join(project.root, project.projectFile), null);
+    const libraries = await openLibraries(join(project.root, project.projectFile));
+    const ic = mainIc(board);
+    const [supply, ground] = decouplingNets(board, ic);
+    expect(ground).not.toBe(supply);
+    const plan = additionPlan(board, "C900", "Capacitor_SMD:C_0603_1608Metric", [supply, ground]);
+    expect(placeAdditions(board, plan, libraries, () => ic.ref, rules)).toEqual([]);
+    const items = footprintItems(ic.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad" && i.net === supply);
+    const nearest = Math.min(...items.map((p) => Math.hypot(p.ends![0]!.x - plan.added[0]!.at.x, p.ends![0]!.y - plan.added[0]!.at.y)));
+    expect(nearest).toBeLessThan(FAR);
+    expect(plan.added[0]!.far).toBeUndefined();
+  });
+
+  test("a part far from the pin it serves says how far, and what fills the nearer spots", () => {
+    // U1's pin 1 (+3V3) sits in the middle of a 24 mm courtyard: no spot within 12 mm of it.
+    const pad = (net: string, n: number) =>
+      `(pad "1" smd rect (at 0 0) (size 1 1) (layers "F.Cu" "F.Paste" "F.Mask") (net 1 "${net}") (uuid "40000000-0000-4000-8000-00000000000${n}"))`;
+    const footprint = (ref: string, x: number, y: number, half: number, n: number) => `
+  (footprint "Test:Part" (layer "F.Cu") (uuid "00000000-0000-4000-8000-00000000000${n}") (at ${x} ${y})
+    (property "Reference" "${ref}" (at 0 0 0) (layer "F.Fab") (uuid "10000000-0000-4000-8000-00000000000${n}"))
+    (fp_rect (start -${half} -${half}) (end ${half} ${half}) (stroke (width 0.05) (type solid)) (fill no) (layer "F.CrtYd") (uuid "30000000-0000-4000-8000-00000000000${n}"))
+    ${pad("+3V3", n)})`;
+    const board = Board.parse(`(kicad_pcb (version 20241229) (generator "pcbnew")
+  (layers (0 "F.Cu" signal) (2 "B.Cu" signal) (25 "Edge.Cuts" user) (31 "F.CrtYd" user) (29 "B.CrtYd" user) (35 "F.Fab" user))
+  (net 0 "") (net 1 "+3V3")${footprint("U1", 130, 130, 12, 1)}${footprint("C1", 200, 200, 1, 2)}
+  (gr_rect (start 100 100) (end 160 160) (stroke (width 0.05) (type default)) (fill no) (layer "Edge.Cuts") (uuid "50000000-0000-4000-8000-000000000001"))
+)`);
+    const spot = placeFootprint(board, "C1", { near: "U1" }, BoardRules.fromProject({}));
+    expect(Math.hypot(spot.x - 130, spot.y - 130)).toBeGreaterThan(FAR);
+    expect(spot.far).toMatch(/^1\d(\.\d)? mm from pad 1 of U1, the nearest free spot: nearer ones are taken by the courtyard of U1 \(courtyard\)/);
   });
 });

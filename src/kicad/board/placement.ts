@@ -1,7 +1,8 @@
 /**
  * Where a new footprint goes on a board, and moving one that is not routed yet: the spot a
  * designer would pick (kicad/board/spot-search.ts: ranked by the ratsnest it adds, then by its
- * distance to the part it belongs with, on the board's grid), kept clear of everything KiCad's
+ * distance to the pin of the part it serves (`servedPin`: a decoupling capacitor at the IC's
+ * pin of its supply, a test point at the regulator's output), on the board's grid), kept clear of everything KiCad's
  * DRC would flag (kicad/board/clearance/), and for a new part one where its pads can be routed
  * (kicad/board/route/) when the best few clear spots offer one. Zone fills are not obstacles: they are refilled
  * after the edit. When no spot is clear, the footprint stays where board sync staged it, below
@@ -12,7 +13,7 @@
  * asked (`side`). A footprint on the back is
  * flipped exactly as KiCad flips it (`flipFootprint`).
  */
-import type { BBox, Board, Footprint } from "./view.ts";
+import type { BBox, Board, Footprint, Point } from "./view.ts";
 import { CopperheadError } from "../../errors.ts";
 import { copperOnPads } from "./nets.ts";
 import { onlyAdds, type BoardSyncPlan, type FootprintAdd } from "./sync/plan.ts";
@@ -29,8 +30,10 @@ import { child, children, cloneNode, list, q, text, type SList } from "../sexpr/
 
 export type { BoardSpot } from "./spot-search.ts";
 
-/** How far from its anchor a footprint is looked for first, mm (courtyard to courtyard). */
+/** How far from its anchor a footprint is looked for first, mm (courtyard to the anchor pin, or to its courtyard). */
 export const REACH = 15;
+/** Farther than this from the pin it serves, mm, a part's placement says so, with what fills the nearer spots. */
+export const FAR = 10;
 
 /** A footprint left staged, and what kept it off the board. */
 export interface StagedFootprint {
@@ -97,14 +100,20 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
   if (plan.added.length === 0) return staged;
   const nets = plan.added.flatMap((a) => a.pads.map((p) => p.net));
   let copper = new NetCopper(obstacles, nets);
-  const anchors = new Map<string, Anchor>(board.footprints().map((f) => [f.ref, { ref: f.ref, side: sideOf(f.layer), rotation: f.at.rotation, box: boardBounds(f.node) }]));
+  const anchors = new Map<string, Anchor>(board.footprints().map((f) => [f.ref, { ref: f.ref, side: sideOf(f.layer), rotation: f.at.rotation, box: boardBounds(f.node), node: f.node }]));
+  const padCount = padsPerNet(board);
+  const pinOf = (part: Omit<Placed, "spot" | "routes">) => {
+    const anchor = part.anchorRef ? anchors.get(part.anchorRef) : undefined;
+    return anchor && servedPin(anchor.node, part.add.pads.map((p) => p.net), padCount, obstacles.copper);
+  };
   const placedHere = new Map<string, Placed>();
   // Placing changes no zone: the route trials all read the same ones.
   const zones = boardZones(board.root);
   const search = (part: Omit<Placed, "spot" | "routes">) => {
     const anchor = part.anchorRef ? anchors.get(part.anchorRef) : undefined;
     const connectable = (pads: SpotPad[]) => connectingRoutes(board, obstacles, rules, pads.map((p) => drawn({ kind: "pad", what: `a pad of ${part.add.ref}`, net: p.net, layers: p.layers, ref: part.add.ref }, p.shape)), zones);
-    const request = { footprint: part.instance, padNets: new Map(part.add.pads.map((p) => [p.pad, p.net])), rotation: anchor?.rotation ?? 0, anchor: anchor?.box, connectable, avoid: part.avoid };
+    const pin = pinOf(part);
+    const request = { footprint: part.instance, padNets: new Map(part.add.pads.map((p) => [p.pad, p.net])), rotation: anchor?.rotation ?? 0, anchor: pin ? pointBox(pin.at) : anchor?.box, connectable, avoid: part.avoid };
     return findSpot(board, obstacles, copper, request, anchor?.side ?? "front", isSmdPassive(part.instance));
   };
   // A part's planned routes are in the way of the next part, as they will be when it is routed
@@ -121,7 +130,7 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
     obstacles.add(placed);
     obstacles.addPlanned(part.add.ref, routes);
     for (const item of footprintItems(placed, obstacles.copper)) copper.add(item);
-    anchors.set(part.add.ref, { ref: part.add.ref, side: spot.side, rotation: spot.rotation, box: boardBounds(placed) });
+    anchors.set(part.add.ref, { ref: part.add.ref, side: spot.side, rotation: spot.rotation, box: boardBounds(placed), node: placed });
     placedHere.set(part.add.ref, { ...part, spot, routes });
   };
   const unplace = (ref: string) => {
@@ -162,8 +171,46 @@ export function placeAdditions(board: Board, plan: BoardSyncPlan, libraries: Lib
       continue;
     }
     place(part, result.spot, result.routes);
+    const pin = pinOf(part);
+    if (pin) add.far = farNote(result.spot, pin, part.anchorRef!, result.blockers);
   }
   return staged;
+}
+
+/** A pin of the part a new one serves: where it is and its number. */
+interface ServedPin {
+  at: Point;
+  pad: string;
+}
+
+/** How many pads each net has on the board. */
+function padsPerNet(board: Board): Map<string, number> {
+  const count = new Map<string, number>();
+  for (const fp of board.footprints()) for (const pad of fp.pads) if (pad.net?.name) count.set(pad.net.name, (count.get(pad.net.name) ?? 0) + 1);
+  return count;
+}
+
+/**
+ * The pin of `anchor` a part with pads on `nets` serves, as a designer reads it: the anchor's
+ * pad on a net they share with the fewest pads on the board (a decoupling capacitor's supply
+ * pin, not its ground; a test point's one net). Undefined when they share none.
+ */
+function servedPin(anchor: SList, nets: string[], padCount: Map<string, number>, copper: string[]): ServedPin | undefined {
+  const pads = footprintItems(anchor, copper).filter((i) => i.kind === "pad" && i.net !== "" && nets.includes(i.net));
+  pads.sort((a, b) => (padCount.get(a.net) ?? 0) - (padCount.get(b.net) ?? 0));
+  const pad = pads[0];
+  return pad && { at: pad.ends![0]!, pad: pad.pad ?? "" };
+}
+
+/** "12.5 mm from pad 3 of U1: nearer spots are taken by …" when `spot` is farther than `FAR` from the pin; else undefined. */
+function farNote(spot: BoardSpot, pin: ServedPin, anchorRef: string, blockers: SearchResult["blockers"]): string | undefined {
+  const distance = Math.hypot(spot.x - pin.at.x, spot.y - pin.at.y);
+  if (distance <= FAR) return undefined;
+  return `${Math.round(distance * 10) / 10} mm from pad ${pin.pad} of ${anchorRef}, the nearest free spot: nearer ones are taken by ${blockers.length > 0 ? describeBlockers(blockers) : "parts and copper the search could not fit beside"}`;
+}
+
+function pointBox(p: Point): BBox {
+  return { minX: p.x, minY: p.y, maxX: p.x, maxY: p.y };
 }
 
 /** How many more spots a new part tries when a part placed beside it cannot be connected there. */
@@ -188,6 +235,7 @@ interface Anchor {
   side: Side;
   rotation: number;
   box: ReturnType<typeof boardBounds>;
+  node: SList;
 }
 
 /** The additions in plan order, each one anchored on another addition moved after that one. */
@@ -247,8 +295,9 @@ export function placeFootprint(board: Board, ref: string, move: FootprintMove, r
       const anchorBox = anchor && boardBounds(anchor.node);
       if (!anchor || !anchorBox) throw new CopperheadError("not_found", `No footprint ${move.near} on the board to place ${ref} next to.`, { fix: "Name a part that is on the board.", ref: move.near });
       const copper = new NetCopper(obstacles, padNets.values());
+      const pin = servedPin(anchor.node, [...padNets.values()], padsPerNet(board), obstacles.copper);
       // Asked for a side: that side only. Otherwise its own side, and a passive may flip.
-      const result = findSpot(board, obstacles, copper, { footprint: fp.node, padNets, rotation: move.rotation ?? anchor.at.rotation, anchor: anchorBox }, target, move.side === undefined && isSmdPassive(fp.node));
+      const result = findSpot(board, obstacles, copper, { footprint: fp.node, padNets, rotation: move.rotation ?? anchor.at.rotation, anchor: pin ? pointBox(pin.at) : anchorBox }, target, move.side === undefined && isSmdPassive(fp.node));
       if (!result.spot) {
         throw new CopperheadError("edit_conflict", `No free spot for ${ref} near ${move.near}${move.side ? ` on the ${move.side}` : ""}: ${describeBlockers(result.blockers)}.`, {
           fix: 'Ask find_space (document: "board") for a free area near it and place_footprint at its x, y; or name another part as near, or try side: "back" or another rotation.',
@@ -256,6 +305,8 @@ export function placeFootprint(board: Board, ref: string, move: FootprintMove, r
         });
       }
       spot = result.spot;
+      const far = pin && farNote(spot, pin, move.near, result.blockers);
+      if (far) spot = { ...spot, far };
     } else {
       spot = checkCoordinates(obstacles, fp, move, target);
     }

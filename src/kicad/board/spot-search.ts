@@ -27,6 +27,8 @@ export interface BoardSpot {
   ratsnest: number;
   /** False when the search asked whether its pads could be connected and no clear spot tried could. */
   connectable?: false;
+  /** Set by placement when the spot is far from the pin the part serves: how far, and what fills the nearer spots. */
+  far?: string;
 }
 
 /** A footprint as it would sit at the origin on one side at one rotation. */
@@ -79,7 +81,7 @@ export interface SearchResult {
   spot?: BoardSpot;
   /** The routes `connectable` planned for its pads there. */
   routes?: Laid[];
-  /** What stopped the best-ranked candidates, most frequent first. */
+  /** What stopped the best-ranked candidates (those ranked above the spot, when there is one), most frequent first. */
   blockers: { blocker: Blocker; count: number }[];
 }
 
@@ -256,10 +258,11 @@ function rankAndTry(
   let tried = 0;
   let firstClear: Candidate | undefined;
   const trials: Candidate[] = [];
+  // With a spot, the blockers are what took the better-ranked spots (a far spot says why).
   const found = (c: Candidate, connectable?: boolean, routes?: Laid[]): SearchResult => ({
     spot: { x: c.x, y: c.y, rotation: c.v.rotation, side: c.v.side, distance: round(c.distance), ratsnest: round(c.ratsnest), ...(connectable === false ? { connectable } : {}) },
     ...(routes ? { routes } : {}),
-    blockers: [],
+    blockers: [...tally.values()].sort((a, b) => b.count - a.count),
   });
   // Once the reported blockers are known, only whether a spot is blocked matters: a long search
   // turns most spots down from the occupancy raster, unasked (clearance/occupancy.ts).
