@@ -81,7 +81,7 @@ describe("find_space and place_footprint agree", () => {
 });
 
 /** Random spots asked per board: each is a full search of 15 mm around the spot, a tenth of a second on a dense board. */
-const SPOTS = 40;
+const SPOTS = 20;
 
 function corpusBoard(id: string): { board: Board; rules: BoardRules } {
   const project = corpusProjects().find((p) => p.id === id)!;
