@@ -202,11 +202,16 @@ function servedPin(anchor: SList, nets: string[], padCount: Map<string, number>,
   return pad && { at: pad.ends![0]!, pad: pad.pad ?? "" };
 }
 
-/** "12.5 mm from pad 3 of U1: nearer spots are taken by …" when `spot` is farther than `FAR` from the pin; else undefined. */
+/**
+ * "12.5 mm from pad 3 of U1, the nearest free spot: nearer ones are taken by …" when `spot` is
+ * farther than `FAR` from the pin; else undefined. `blockers` are what took the spots ranked
+ * before it; with none, it was ranked first for its shorter connections to its nets' copper.
+ */
 function farNote(spot: BoardSpot, pin: ServedPin, anchorRef: string, blockers: SearchResult["blockers"]): string | undefined {
   const distance = Math.hypot(spot.x - pin.at.x, spot.y - pin.at.y);
   if (distance <= FAR) return undefined;
-  return `${Math.round(distance * 10) / 10} mm from pad ${pin.pad} of ${anchorRef}, the nearest free spot: nearer ones are taken by ${blockers.length > 0 ? describeBlockers(blockers) : "parts and copper the search could not fit beside"}`;
+  const where = `${Math.round(distance * 10) / 10} mm from pad ${pin.pad} of ${anchorRef}`;
+  return blockers.length > 0 ? `${where}, the nearest free spot: nearer ones are taken by ${describeBlockers(blockers)}` : `${where}, where its connections to its nets' copper are shortest`;
 }
 
 function pointBox(p: Point): BBox {
