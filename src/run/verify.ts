@@ -6,7 +6,7 @@
  * reads in its repair cycle.
  */
 import { join } from "node:path";
-import { currentDesign, unchangedByRun, type RunContext } from "../agent/context.ts";
+import { currentDesign, placedByRun, unchangedByRun, type RunContext } from "../agent/context.ts";
 import { evaluateGate, unmetPlan } from "./gate.ts";
 import type { VerifyOutcome } from "../agent/loop.ts";
 import { asCopperheadError } from "../errors.ts";
@@ -30,13 +30,22 @@ export async function verify(run: RunState): Promise<VerifyOutcome> {
   }
   const report = current.value;
   run.lastReport = report;
-  const gate = evaluateGate(base.value, report, options.config.strict, ctx.layoutPending, unchangedByRun(ctx));
+  const gate = evaluateGate(base.value, report, options.config.strict, ctx.layoutPending, unchangedByRun(ctx), {
+    placed: placedByRun(ctx),
+    decisions: ctx.decisions,
+  });
   const plan = ctx.proposal ? unmetPlan(ctx.proposal, currentDesign(ctx), changedDesign(ctx)) : [];
   const extra = [...plan, ...(options.strategy.extraGate?.(ctx) ?? [])];
   summary.verification.ok = gate.ok && extra.length === 0;
   summary.verification.newFindings = gate.newFindings;
   summary.verification.checks = report.checks.map((c) => ({ id: c.id, status: c.status, summary: c.summary }));
-  const feedback = [...gate.blocking.map(describeFinding), ...extra.map((e) => `- ${e}`)].join("\n");
+  const warned = gate.blocking.some((f) => f.check === "drc" && f.severity === "warning");
+  const answer = warned
+    ? [
+        "- the DRC warnings above are about parts this run placed or its refill: repair them, or keep one by record_decision naming its rule and part with the reason",
+      ]
+    : [];
+  const feedback = [...gate.blocking.map(describeFinding), ...answer, ...extra.map((e) => `- ${e}`)].join("\n");
   return { ok: summary.verification.ok, newFindings: gate.blocking.length + extra.length, feedback };
 }
 
