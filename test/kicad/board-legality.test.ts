@@ -1,7 +1,7 @@
 /**
  * One legality for placement and `find_space`: the spot `find_space` offers a footprint is one
  * `place_footprint` accepts, on every corpus board, and the rules that decide it are DRC's:
- * same-net copper, pads joined solid to a pour, courtyards of through-hole parts on both sides,
+ * same-net copper, pads joined solid to a pour, courtyards per side but a mounting hole's on both,
  * silkscreen on the board and off exposed copper, a footprint's copper drawings.
  */
 import { describe, expect, test } from "bun:test";
@@ -15,7 +15,7 @@ import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { child, children, cloneNode, text, type SList } from "../../src/kicad/sexpr/index.ts";
-import { moveFootprint } from "../../src/kicad/board/footprint/instance.ts";
+import { boardBounds, moveFootprint } from "../../src/kicad/board/footprint/instance.ts";
 import { corpusProjects } from "../support/corpora.ts";
 
 /** A deterministic generator (mulberry32), so a failing spot is the same spot on every run. */
@@ -130,6 +130,28 @@ describe("the rules a spot is held to are DRC's", () => {
       reason: "courtyard",
       item: { what: `the courtyard of ${hole.ref}` },
     });
+  });
+
+  test("a through-hole part's courtyard stays on its side: a small part may go on the back between its pins", () => {
+    // rvpc-revb is through-hole on the front: mirrored to the back, its parts' courtyards left
+    // find_space no spot anywhere there, where DRC (courtyards per side) allows one.
+    const { board, rules } = corpusBoard("corpus/rvpc-revb");
+    newPart(board, "ZZ1", smdPassive);
+    const o = new BoardObstacles(board, rules);
+    const vga = board.footprints().find((f) => f.ref === "VGA1")!;
+    const blocker = o.courtyardBlocker(rectangle({ x: vga.at.x, y: vga.at.y }, 1, 1, 0), "B.CrtYd");
+    expect(blocker?.item.what).not.toBe("the courtyard of VGA1");
+    const { spot } = spotNear(board, "ZZ1", boardBounds(vga.node)!, "back", 0, rules, o);
+    expect(spot).toMatchObject({ side: "back" });
+    expect(placeFootprint(board, "ZZ1", { ...spot!, side: "back" }, rules, o)).toMatchObject({
+      x: spot!.x,
+      y: spot!.y,
+    });
+    // A mounting hole's courtyard keeps the back too.
+    const hole = board.footprints().find((f) => f.ref === "MH1")!;
+    expect(o.courtyardBlocker(rectangle({ x: hole.at.x, y: hole.at.y }, 1, 1, 0), "B.CrtYd")?.item.what).toBe(
+      "the courtyard of MH1",
+    );
   });
 
   test("silkscreen stays off exposed copper (a footprint's mask opening) and on the board", () => {

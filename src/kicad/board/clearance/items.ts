@@ -348,9 +348,11 @@ export function footprintItems(fp: SList, copper: string[]): BoardItem[] {
 /**
  * A footprint's courtyards in its own frame, each as its bounding rectangle, by layer (a
  * through-hole part may draw one on each side); a footprint without one is kept out by its
- * whole drawing on its own side. A footprint whose pads all go through the board (a
- * through-hole part, a mounting hole) keeps its courtyard on both sides, drawn there or not:
- * its leads, solder joints and screw head are on both, and no part goes under them.
+ * whole drawing on its own side. A mounting hole (`isHole`) keeps its courtyard on both sides,
+ * drawn there or not: the screw's head or nut sits on either, and no part goes under it. A
+ * through-hole part's courtyard stays on the side it is drawn on, as DRC checks courtyards per
+ * side: its pads and drills already keep other copper clear on every layer, and a small part may
+ * sit on the other side between its pins.
  */
 function courtyards(fp: SList, side: "F" | "B"): Map<string, BBox> {
   const out = new Map<string, BBox>();
@@ -378,12 +380,24 @@ function courtyards(fp: SList, side: "F" | "B"): Map<string, BBox> {
     const local = localBounds(fp);
     if (local) out.set(`${side}.CrtYd`, local);
   }
-  const pads = children(fp, "pad");
-  if (out.size === 1 && pads.length > 0 && pads.every((p) => /^(np_)?thru_hole$/.test(text(p, 2) ?? ""))) {
+  if (out.size === 1 && isHole(fp)) {
     const [layer, box] = [...out][0]!;
     out.set(layer.startsWith("F.") ? "B.CrtYd" : "F.CrtYd", box);
   }
   return out;
+}
+
+/**
+ * A footprint that is a hole in the board rather than a part: every pad goes through it and
+ * all share one number or none (a bare or plated mounting hole, its ring of stitching vias).
+ */
+function isHole(fp: SList): boolean {
+  const pads = children(fp, "pad");
+  return (
+    pads.length > 0 &&
+    pads.every((p) => /^(np_)?thru_hole$/.test(text(p, 2) ?? "")) &&
+    new Set(pads.map((p) => text(p, 1) ?? "")).size === 1
+  );
 }
 
 function referenceOf(fp: SList): string {

@@ -7,7 +7,7 @@
  * The checks are KiCad's DRC tests that a new item can fail: copper clearance to other nets'
  * copper (net class, board minimum and custom rules; a net's own copper is no obstacle to it),
  * hole clearance, hole to hole, copper to the board edge, courtyard overlap on the same side (a
- * through-hole part's on both, items.ts), rule areas, thermal spokes where a pour joins a pad by
+ * mounting hole's on both, items.ts), rule areas, thermal spokes where a pour joins a pad by
  * them, and, so the part is legible, silkscreen on the board, off pads and exposed copper and
  * off other silkscreen. Each check answers with the item in the way, named for a person.
  */
