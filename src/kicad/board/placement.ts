@@ -170,7 +170,7 @@ export function placeAdditions(
       footprint: part.instance,
       padNets: new Map(part.add.pads.map((p) => [p.pad, p.net])),
       rotation: anchor?.rotation ?? 0,
-      anchor: pin ? pointBox(pin.at) : anchor?.box,
+      anchor: pin ? pinBox(pin) : anchor?.box,
       connectable,
       avoid: part.avoid,
     };
@@ -248,7 +248,8 @@ export function placeAdditions(
 
 /** A pin of the part a new one serves: where it is and its number. */
 interface ServedPin {
-  at: PointMm;
+  /** Where its copper is: a pin may have several pads of its number (a module's pin with a pad on each side). */
+  at: PointMm[];
   pad: string;
 }
 
@@ -263,7 +264,8 @@ function padsPerNet(board: Board): Map<string, number> {
 /**
  * The pin of `anchor` a part with pads on `nets` serves, as a designer reads it: the anchor's
  * pad on a net they share with the fewest pads on the board (a decoupling capacitor's supply
- * pin, not its ground; a test point's one net). Undefined when they share none.
+ * pin, not its ground; a test point's one net), with every pad of that number on that net.
+ * Undefined when they share none.
  */
 function servedPin(
   anchor: SList,
@@ -274,7 +276,16 @@ function servedPin(
   const pads = footprintItems(anchor, copper).filter((i) => i.kind === "pad" && i.net !== "" && nets.includes(i.net));
   pads.sort((a, b) => (padCount.get(a.net) ?? 0) - (padCount.get(b.net) ?? 0));
   const pad = pads[0];
-  return pad && { at: pad.ends![0]!, pad: pad.pad ?? "" };
+  if (!pad) return undefined;
+  const at = pads.filter((p) => p.pad === pad.pad && p.net === pad.net).map((p) => p.ends![0]!);
+  return { at, pad: pad.pad ?? "" };
+}
+
+/** The box around a served pin's pads: the search's anchor, so a spot beside any of them is beside the pin. */
+function pinBox(pin: ServedPin): BBox {
+  const xs = pin.at.map((p) => p.x);
+  const ys = pin.at.map((p) => p.y);
+  return { minX: Math.min(...xs), minY: Math.min(...ys), maxX: Math.max(...xs), maxY: Math.max(...ys) };
 }
 
 /**
@@ -288,16 +299,12 @@ function farNote(
   anchorRef: string,
   blockers: SearchResult["blockers"],
 ): string | undefined {
-  const distance = Math.hypot(spot.x - pin.at.x, spot.y - pin.at.y);
+  const distance = Math.min(...pin.at.map((p) => Math.hypot(spot.x - p.x, spot.y - p.y)));
   if (distance <= FAR) return undefined;
   const where = `${Math.round(distance * 10) / 10} mm from pad ${pin.pad} of ${anchorRef}`;
   return blockers.length > 0
     ? `${where}, the nearest free spot: nearer ones are taken by ${describeBlockers(blockers)}`
     : `${where}, where its connections to its nets' copper are shortest`;
-}
-
-function pointBox(p: PointMm): BBox {
-  return { minX: p.x, minY: p.y, maxX: p.x, maxY: p.y };
 }
 
 /** How many more spots a new part tries when a part placed beside it cannot be connected there. */
@@ -411,7 +418,7 @@ export function placeFootprint(
           footprint: fp.node,
           padNets,
           rotation: move.rotation ?? anchor.at.rotation,
-          anchor: pin ? pointBox(pin.at) : anchorBox,
+          anchor: pin ? pinBox(pin) : anchorBox,
         },
         target,
         move.side === undefined && isSmdPassive(fp.node),
