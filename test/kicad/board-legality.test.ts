@@ -235,6 +235,21 @@ describe("the spot a designer would pick", () => {
     expect(plan.added[0]!.far).toBeUndefined();
   });
 
+  test("a power LED tied to the IC only by ground goes beside the IC on its side, not by one of its ground pads", async () => {
+    // On sweep a ground pad of the Pro Micro is on the back: pinned to it, the LED went there, and
+    // its resistor found no way to vcc among the switch tracks.
+    const project = corpusProjects().find((p) => p.id === "corpus/sweep-half-swept")!;
+    const board = Board.load(project.board!);
+    const rules = BoardRules.load(join(project.root, project.projectFile), null);
+    const libraries = await openLibraries(join(project.root, project.projectFile));
+    const ic = mainIc(board);
+    const [, ground] = decouplingNets(board, ic);
+    const plan = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", ["PWR_LED", ground]);
+    expect(placeAdditions(board, plan, libraries, () => ic.ref, rules)).toEqual([]);
+    expect(plan.added[0]!.side).toBe(ic.layer.startsWith("B.") ? "back" : "front");
+    expect(plan.added[0]!.far).toBeUndefined();
+  });
+
   test("a part far from the pin it serves says how far, and what fills the nearer spots", () => {
     // U1's pin 1 (+3V3) sits in the middle of a 24 mm courtyard: no spot within 12 mm of it.
     const pad = (net: string, n: number) =>

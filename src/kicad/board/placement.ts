@@ -265,7 +265,10 @@ function padsPerNet(board: Board): Map<string, number> {
  * The pin of `anchor` a part with pads on `nets` serves, as a designer reads it: the anchor's
  * pad on a net they share with the fewest pads on the board (a decoupling capacitor's supply
  * pin, not its ground; a test point's one net), with every pad of that number on that net.
- * Undefined when they share none.
+ * Undefined when they share none but the board's largest net and the part has pads on others:
+ * a part whose only tie to the anchor is ground (a power LED put next to an IC) serves none of
+ * the IC's pins, and goes beside the part as a whole; one wholly on ground (a ground test
+ * point) serves its pin.
  */
 function servedPin(
   anchor: SList,
@@ -273,7 +276,12 @@ function servedPin(
   padCount: Map<string, number>,
   copper: string[],
 ): ServedPin | undefined {
-  const pads = footprintItems(anchor, copper).filter((i) => i.kind === "pad" && i.net !== "" && nets.includes(i.net));
+  const most = Math.max(0, ...padCount.values());
+  const largest = [...padCount].find(([, n]) => n === most)?.[0];
+  const serves = (net: string) => net !== largest || nets.every((n) => n === largest);
+  const pads = footprintItems(anchor, copper).filter(
+    (i) => i.kind === "pad" && i.net !== "" && nets.includes(i.net) && serves(i.net),
+  );
   pads.sort((a, b) => (padCount.get(a.net) ?? 0) - (padCount.get(b.net) ?? 0));
   const pad = pads[0];
   if (!pad) return undefined;
