@@ -12,6 +12,7 @@ import { rectangle, stroke } from "../../src/kicad/board/clearance/geometry.ts";
 import { FAR, placeAdditions, placeFootprint, spotNear } from "../../src/kicad/board/placement.ts";
 import { footprintItems } from "../../src/kicad/board/clearance/items.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { child, children, cloneNode, text, type SList } from "../../src/kicad/sexpr/index.ts";
@@ -243,9 +244,16 @@ describe("the spot a designer would pick", () => {
     const rules = BoardRules.load(join(project.root, project.projectFile), null);
     const libraries = await openLibraries(join(project.root, project.projectFile));
     const ic = mainIc(board);
-    const [, ground] = decouplingNets(board, ic);
-    const plan = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", ["PWR_LED", ground]);
-    expect(placeAdditions(board, plan, libraries, () => ic.ref, rules)).toEqual([]);
+    const [supply, ground] = decouplingNets(board, ic);
+    // After the decoupling capacitor, as a run adds them, the LED with its resistor.
+    const capacitor = additionPlan(board, "C900", "Capacitor_SMD:C_0603_1608Metric", [supply, ground]);
+    expect(placeAdditions(board, capacitor, libraries, () => ic.ref, rules)).toEqual([]);
+    applyBoardSync(board, capacitor, libraries);
+    const led = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", ["PWR_LED", ground]);
+    const resistor = additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", [supply, "PWR_LED"]);
+    const code = Math.max(...board.nets().map((n) => n.code ?? 0)) + 1;
+    const plan = { ...led, added: [...led.added, ...resistor.added], renets: [{ to: "PWR_LED", code }] };
+    expect(placeAdditions(board, plan, libraries, (ref) => (ref === "R900" ? "D900" : ic.ref), rules)).toEqual([]);
     expect(plan.added[0]!.side).toBe(ic.layer.startsWith("B.") ? "back" : "front");
     expect(plan.added[0]!.far).toBeUndefined();
   });
