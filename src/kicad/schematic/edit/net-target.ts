@@ -55,6 +55,8 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   if (net.startsWith("/")) {
     const base = net.slice(instance.humanPath.length);
     if (!net.startsWith(instance.humanPath) || base === "" || base.includes("/")) {
+      const carried = carriedName(instance, net);
+      if (carried) return { kind: "local", text: carried, expected: net };
       throw new CopperheadError(
         "edit_conflict",
         `${net} is a local net of another sheet, but ${ref} is on sheet ${instance.humanPath}; local nets do not cross sheets.`,
@@ -113,6 +115,21 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
     return netTarget(state, found.name, instance, ref);
   if (found.kind === "ambiguous" && !found.candidates.includes(own)) resolveNet(found.candidates, net);
   return { kind: "local", text: net, expected: own };
+}
+
+/**
+ * The name under which `instance` carries `net`, a local net of its parent sheet: a
+ * hierarchical label of its sheet and a pin of its sheet symbol of the net's short name
+ * (`add_sheet` carries a net so). A label of that name on the sheet joins it; what the label
+ * then joins is proven against the netlist by the edit that places it.
+ */
+function carriedName(instance: SheetInstance, net: string): string | undefined {
+  const parent = instance.parent;
+  if (!parent || !net.startsWith(parent.humanPath)) return undefined;
+  const name = net.slice(parent.humanPath.length);
+  if (name === "" || name.includes("/")) return undefined;
+  const labelled = instance.file.labels.some((l) => l.kind === "hierarchical" && l.text === name);
+  return labelled && instance.sheet?.pins.some((p) => p.name === name) ? name : undefined;
 }
 
 /** A negative supply: its pin faces down, its symbol hangs below the part. */
