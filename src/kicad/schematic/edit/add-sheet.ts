@@ -50,6 +50,8 @@ export interface AddedSheet {
   size: [number, number];
   /** Each carried net, with the name of its pin and hierarchical label. */
   pins: { net: string; pin: string }[];
+  /** Said when a carried net is new: what it still needs. */
+  note?: string;
 }
 
 /** A sheet name: printing characters that read well in a path, no `/`. */
@@ -152,6 +154,7 @@ export function addSheet(state: EditorState, args: AddSheetArgs): AddedSheet {
       }
     },
   );
+  const fresh = targets.filter((t) => t.fresh).map((t) => t.net);
   return {
     sheet: `${parent.humanPath}${name}/`,
     file: relative(rootDir, path),
@@ -159,6 +162,11 @@ export function addSheet(state: EditorState, args: AddSheetArgs): AddedSheet {
     at: toMm(at) as [number, number],
     size: toMm(size) as [number, number],
     pins: targets.map((t) => ({ net: t.net, pin: t.pin })),
+    ...(fresh.length > 0
+      ? {
+          note: `${fresh.join(", ")} ${fresh.length > 1 ? "are new nets" : "is a new net"} of ${parent.humanPath}, labelled at ${fresh.length > 1 ? "their pins" : "its pin"}: connect a part on ${parent.humanPath} to ${fresh.length > 1 ? "each" : "it"} as well as one on this sheet, or KiCad's ERC reports ${fresh.length > 1 ? "their" : "its"} labels as dangling.`,
+        }
+      : {}),
   };
 }
 
@@ -167,6 +175,8 @@ interface Carried {
   net: string;
   target: NetTarget;
   pin: string;
+  /** Not a net of the design yet: the sheet's pin starts it on the parent. */
+  fresh: boolean;
 }
 
 function checkNames(state: EditorState, parent: SheetInstance, name: string, fileName: string, path: string): void {
@@ -218,7 +228,8 @@ function carriedNets(state: EditorState, parent: SheetInstance, sheetName: strin
         net,
       });
     }
-    carried.push({ net, target, pin });
+    const fresh = target.kind === "local" && !state.netlist().nets.some((n) => n.name === target.expected);
+    carried.push({ net, target, pin, fresh });
   }
   // Supplies at the top, grounds at the bottom, as a designer draws them: each power symbol
   // then stands or hangs clear of the other pins' wiring.

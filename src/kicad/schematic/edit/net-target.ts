@@ -114,6 +114,10 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   if (found.kind === "found" && found.name.startsWith("/") && found.name !== own)
     return netTarget(state, found.name, instance, ref);
   if (found.kind === "ambiguous" && !found.candidates.includes(own)) resolveNet(found.candidates, net);
+  // A net new to the design that this sheet carries from its parent has no pins to be found by yet.
+  const fromParent = instance.parent && instance.parent.humanPath + net;
+  if (fromParent && found.kind !== "found" && carriedName(instance, fromParent))
+    return { kind: "local", text: net, expected: fromParent };
   return { kind: "local", text: net, expected: own };
 }
 
