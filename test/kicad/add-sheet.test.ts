@@ -162,6 +162,34 @@ describe("add_sheet", () => {
     expect(footprint.sheetname).toBe("/Protect/");
   }, 240_000);
 
+  test("uext-esp32-c3: a sheet inside the new sheet carries the parent's net on down, KiCad 6 listing both pages in the root", async () => {
+    const project = await copyOf("corpus/uext-esp32-c3");
+    const root = project.schematic!;
+    const before = await ercKinds(root);
+    const ref = await withTools(project.root, async ({ call }) => {
+      await call("add_sheet", { name: "EEPROM", file: "eeprom.kicad_sch", nets: ["+3V3", "GND", "/UEXT_TX"] });
+      await call("add_sheet", { name: "Inner", file: "inner.kicad_sch", parent: "/EEPROM/", nets: ["/UEXT_TX", "GND"] });
+      const part = (await call("add_component", {
+        lib_id: "Device:R",
+        sheet: "/EEPROM/Inner/",
+        connect: { "1": "/UEXT_TX", "2": "GND" },
+      })) as { ref: string };
+      return part.ref;
+    });
+    const project2 = loadSchematicProject(root);
+    const outer = project2.instances.find((i) => i.humanPath === "/EEPROM/")!;
+    const inner = project2.instances.find((i) => i.humanPath === "/EEPROM/Inner/")!;
+    expect([outer.page, inner.page]).toEqual(["2", "3"]);
+    const rows = readFileSync(root, "utf8");
+    expect(rows).toContain(`(path "/${outer.sheet!.uuid}/" (page "2"))`);
+    expect(rows).toContain(`(path "/${outer.sheet!.uuid}/${inner.sheet!.uuid}/" (page "3"))`);
+    const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
+    const signal = netOf(netlist, ref, "1");
+    expect(signal).toMatchObject({ name: "/UEXT_TX" });
+    expect(signal.pins).toBeGreaterThan(1);
+    expect([...(await ercKinds(root))].filter((k) => !before.has(k))).toEqual([]);
+  }, 240_000);
+
   test("refusals name what is wrong and leave the design as it was", async () => {
     const project = await copyOf("demos/pic_programmer/pic_programmer");
     const root = project.schematic!;

@@ -215,13 +215,15 @@ export function addLegacyInstances(root: SList, version: number, rows: LegacyIns
 
 /**
  * Adds a sheet's page to the root's `sheet_instances`, where KiCad 6 keeps every sheet's
- * (`SCHEMATIC.sheetInstancesInSheets`): `(path "/sheet-uuid/" (page "2"))`, the path with the
- * root's uuid (`rootPath`) in front from `SCHEMATIC.symbolInstancesInSymbols` on.
+ * (`SCHEMATIC.sheetInstancesInSheets`): `(path "/parent-uuid…/sheet-uuid/" (page "2"))`, the
+ * full instance path (`parentPath`, from the root's uuid, then the sheet's) from
+ * `SCHEMATIC.symbolInstancesInSymbols` on.
  */
 export function addLegacySheetInstance(
   root: SList,
   version: number,
   rootPath: string,
+  parentPath: string,
   sheetUuid: string,
   page: string,
 ): void {
@@ -230,7 +232,9 @@ export function addLegacySheetInstance(
     table = insertChild(root, list("sheet_instances"), root.items.length) as SList;
     layOutInserted(root, table, 1, version);
   }
-  const path = has(version, SCHEMATIC.symbolInstancesInSymbols) ? `${rootPath}/${sheetUuid}` : `/${sheetUuid}/`;
+  const path = has(version, SCHEMATIC.symbolInstancesInSymbols)
+    ? `${parentPath}/${sheetUuid}`
+    : `${parentPath.slice(rootPath.length)}/${sheetUuid}/`;
   const node = list("path", q(path), list("page", q(page)));
   insertChild(table, node);
   layOutInserted(table, node, 2, version);

@@ -15,7 +15,7 @@ import { CopperheadError } from "../../../errors.ts";
 import { has, SCHEMATIC } from "../../format-versions.ts";
 import { child, list, parseSexpr, printBare, q, type SList } from "../../sexpr/index.ts";
 import { toIU, type PointIu } from "../geometry.ts";
-import { atNode, effectsNode, hierLabelNode, uuidNode } from "../item-nodes.ts";
+import { atNode, effectsNode, hierLabelNode, labelNode, lineNode, uuidNode } from "../item-nodes.ts";
 import type { SheetInstance } from "../model/hierarchy.ts";
 import { SchematicFile } from "../model/schematic-file.ts";
 import { blockersOf, pageArea, pointBox, sheetSymbolItems, translate, union, type Box } from "../space.ts";
@@ -110,7 +110,7 @@ export function addSheet(state: EditorState, args: AddSheetArgs): AddedSheet {
     inSheet || parentFile === root.file ? [parentFile] : [parentFile, root.file],
     () => {
       insertItem(parentFile, sheetNode);
-      if (!inSheet) addLegacySheetInstance(root.file.doc.root, root.file.version, root.path, uuid, page);
+      if (!inSheet) addLegacySheetInstance(root.file.doc.root, root.file.version, root.path, parent.path, uuid, page);
     },
     () => {
       const sheet = parentFile.sheets.find((s) => s.uuid === uuid)!;
@@ -385,7 +385,10 @@ function newSheetText(parent: SchematicFile): string {
 
 /**
  * A hierarchical label per carried net down the left of the new sheet, pointing out of it as
- * its pin does, in the pins' order; returns their connection points.
+ * its pin does, in the pins' order; returns their connection points. A signal's label gets a
+ * short wire to a label of its name, which the sheet's parts join by wire or by name: KiCad's
+ * ERC holds a hierarchical label with nothing wired to it dangling, whatever joins its name.
+ * (A power net's gets its power symbol once the sheet is in the project.)
  */
 function labelCarriedNets(file: SchematicFile, targets: Carried[]): PointIu[] {
   const { area } = pageArea(file);
@@ -393,7 +396,14 @@ function labelCarriedNets(file: SchematicFile, targets: Carried[]): PointIu[] {
   const x = Math.ceil((area.x0 + toIU(Math.max(25.4, longest * TEXT_MM + 10.16))) / PITCH) * PITCH;
   const top = Math.ceil((area.y0 + toIU(25.4)) / PITCH) * PITCH;
   const points = targets.map((_, i) => ({ x, y: top + i * 2 * PITCH }));
-  targets.forEach((t, i) => insertItem(file, hierLabelNode(t.pin, toMm(points[i]!), "passive", 180, crypto.randomUUID())));
+  targets.forEach((t, i) => {
+    const at = points[i]!;
+    insertItem(file, hierLabelNode(t.pin, toMm(at), "passive", 180, crypto.randomUUID()));
+    if (t.target.kind === "power") return;
+    const end = toMm({ x: at.x + 2 * PITCH, y: at.y });
+    insertItem(file, lineNode("wire", toMm(at), end, crypto.randomUUID()));
+    insertItem(file, labelNode(t.pin, end, 0, crypto.randomUUID()));
+  });
   file.changed();
   return points;
 }

@@ -122,16 +122,18 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
 }
 
 /**
- * The name under which `instance` carries `net`, a local net of its parent sheet: a
- * hierarchical label of its sheet and a pin of its sheet symbol of the net's short name
- * (`add_sheet` carries a net so). A label of that name on the sheet joins it; what the label
- * then joins is proven against the netlist by the edit that places it.
+ * The name under which `instance` carries `net`, a local net of a sheet above it: a
+ * hierarchical label of its sheet and a pin of its sheet symbol of the name its parent knows the
+ * net by (its short name there, or the name the parent itself carries it under), as `add_sheet`
+ * carries a net. A label of that name on the sheet joins it; what the label then joins is
+ * proven against the netlist by the edit that places it.
  */
 function carriedName(instance: SheetInstance, net: string): string | undefined {
   const parent = instance.parent;
-  if (!parent || !net.startsWith(parent.humanPath)) return undefined;
-  const name = net.slice(parent.humanPath.length);
-  if (name === "" || name.includes("/")) return undefined;
+  if (!parent) return undefined;
+  const local = net.startsWith(parent.humanPath) ? net.slice(parent.humanPath.length) : "";
+  const name = local !== "" && !local.includes("/") ? local : carriedName(parent, net);
+  if (name === undefined) return undefined;
   const labelled = instance.file.labels.some((l) => l.kind === "hierarchical" && l.text === name);
   return labelled && instance.sheet?.pins.some((p) => p.name === name) ? name : undefined;
 }
