@@ -32,6 +32,7 @@ const SCHEMATIC_TOKENS: Partial<Record<keyof typeof SCHEMATIC, RegExp[]>> = {
   v8Syntax: [/\(fields_autoplaced yes\)/g, /\(generator_version /g, /\(uuid "/g, /\(hide yes\)/g],
   embeddedFiles: [/\(embedded_fonts /g],
   pinHideBoolean: [/\((pin_names|pin_numbers)\b[^()]*(\([^()]*\)[^()]*)*\(hide yes\)/g],
+  sheetAttributes: [/\(size [\d. ]+\)\s*\(exclude_from_sim /g],
 };
 const BOARD_TOKENS: Partial<Record<keyof typeof BOARD, RegExp[]>> = {
   strokes: [/\(stroke\s*\(width /g],

@@ -325,14 +325,14 @@ function checkedSpot(space: SheetSpace, parent: SheetInstance, name: string, sha
 }
 
 /**
- * The sheet symbol, in today's syntax and then the parent's: KiCad before 8 knows no board and
- * simulation flags on a sheet, and KiCad 6 names its fields "Sheet name" and "Sheet file",
- * numbered.
+ * The sheet symbol, in today's syntax and then the parent's: before `SCHEMATIC.sheetAttributes`
+ * a sheet has no board and simulation flags, and KiCad 6 names its fields "Sheet name" and
+ * "Sheet file", numbered.
  */
 function sheetSymbolNode(planned: PlannedSheet, uuid: string, version: number): SList {
   const [x, y] = toMm(planned.at);
   const [w, h] = toMm(planned.size);
-  const flags = has(version, SCHEMATIC.v8Syntax)
+  const flags = has(version, SCHEMATIC.sheetAttributes)
     ? [list("exclude_from_sim", "no"), list("in_bom", "yes"), list("on_board", "yes"), list("dnp", "no")]
     : [];
   const fields = planned.fields.map((f, i) => {
