@@ -211,6 +211,22 @@ describe("add_sheet", () => {
     expect(editor.project.instances.map((i) => i.humanPath)).toEqual(["/", "/pic_sockets/"]);
   }, 120_000);
 
+  test("rvpc-revb: a sheet whose symbol and pins' wiring find no room on the full parent is refused, naming the size", async () => {
+    const project = await copyOf("corpus/rvpc-revb");
+    const root = project.schematic!;
+    const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
+    const err = thrownCopperheadError(() =>
+      editor.attempt(() =>
+        editor.addSheet({ name: "EEPROM", file: "eeprom.kicad_sch", nets: ["+5V", "GND", "/PA2\\KBD_DAT"] }),
+      ),
+    );
+    expect(err.code).toBe("edit_conflict");
+    expect(err.message).toMatch(/^No free room on sheet \/ for the symbol of sheet EEPROM \([\d.]+ × [\d.]+ mm/);
+    expect(editor.changedFiles()).toEqual([]);
+    expect(editor.save()).toEqual([]);
+    expect(existsSync(join(dirname(root), "eeprom.kicad_sch"))).toBe(false);
+  }, 120_000);
+
   test("a failed edit takes the new sheet out of the project, and a rolled back run removes its file", async () => {
     const project = await copyOf("demos/pic_programmer/pic_programmer");
     const root = project.schematic!;

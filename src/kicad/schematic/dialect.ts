@@ -229,7 +229,9 @@ export function addLegacySheetInstance(
 ): void {
   let table = child(root, "sheet_instances");
   if (!table) {
-    table = insertChild(root, list("sheet_instances"), root.items.length) as SList;
+    // Before the symbols' list, where KiCad 6 writes it.
+    const symbols = child(root, "symbol_instances");
+    table = insertChild(root, list("sheet_instances"), symbols ? root.items.indexOf(symbols) : root.items.length) as SList;
     layOutInserted(root, table, 1, version);
   }
   const path = has(version, SCHEMATIC.symbolInstancesInSymbols)
