@@ -211,6 +211,21 @@ describe("add_sheet", () => {
     expect(editor.project.instances.map((i) => i.humanPath)).toEqual(["/", "/pic_sockets/"]);
   }, 120_000);
 
+  test("at puts the symbol's corner exactly where asked, when it and its pins' wiring are clear there", async () => {
+    const project = await copyOf("demos/pic_programmer/pic_programmer");
+    const root = project.schematic!;
+    const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
+    const args = { name: "EEPROM", file: "eeprom.kicad_sch", nets: ["VCC", "GND"] };
+    const spot = editor.preview((e) => e.addSheet(args)).at;
+    expect(editor.changedFiles()).toEqual([]);
+    const moved: [number, number] = [Math.round((spot[0] + 25.4) * 10_000) / 10_000, spot[1]];
+    const added = editor.attempt(() => editor.addSheet({ ...args, at: moved }));
+    expect(added.at).toEqual(moved);
+    editor.save();
+    const sheet = loadSchematicProject(root).instances.find((i) => i.humanPath === "/EEPROM/")!.sheet!;
+    expect([sheet.at.x / 10_000, sheet.at.y / 10_000]).toEqual(moved);
+  }, 120_000);
+
   test("rvpc-revb: a sheet whose symbol and pins' wiring find no room on the full parent is refused, naming the size", async () => {
     const project = await copyOf("corpus/rvpc-revb");
     const root = project.schematic!;
