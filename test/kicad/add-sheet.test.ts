@@ -209,6 +209,15 @@ describe("add_sheet", () => {
     expect(refused({ at: [10, 10] }).message).toContain("does not fit at 10, 10");
     expect(editor.changedFiles()).toEqual([]);
     expect(editor.project.instances.map((i) => i.humanPath)).toEqual(["/", "/pic_sockets/"]);
+
+    // A sheet whose file two sheet symbols use would show the new sheet in both.
+    const shared = await copyOf("demos/complex_hierarchy/complex_hierarchy");
+    const twice = SchematicEditor.open(shared.schematic!, await openLibraries(dirname(shared.schematic!)));
+    const err = thrownCopperheadError(() =>
+      twice.addSheet({ name: "Extra", file: "extra.kicad_sch", parent: "/ampli_ht_vertical/", nets: ["GND"] }),
+    );
+    expect(err.code).toBe("usage");
+    expect(err.message).toContain("used by several sheet symbols");
   }, 120_000);
 
   test("at puts the symbol's corner exactly where asked, when it and its pins' wiring are clear there", async () => {
