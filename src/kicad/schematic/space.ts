@@ -13,6 +13,7 @@ import { child, children, flag, head, num, text, walk, type SList } from "../sex
 import { placePoint, pointIuOf, toIU, type PlacementIu, type PointIu } from "./geometry.ts";
 import type { SchematicFile } from "./model/schematic-file.ts";
 import type { PlacedSymbol } from "./model/symbols.ts";
+import type { SheetSymbol } from "./model/sheet-items.ts";
 
 /** Axis-aligned box in sheet IU (Y down). */
 export interface Box {
@@ -384,18 +385,32 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
   for (const marker of file.junctions) push(pointBox(marker.at, CHAR), "junction");
   for (const marker of file.noConnects) push(pointBox(marker.at, CHAR), "no-connect flag");
   for (const entry of file.busEntries) push(union(pointBox(entry.at), pointBox(entry.end)), "bus entry");
-  for (const sheet of file.sheets) {
-    push(
-      grow({ x0: sheet.at.x, y0: sheet.at.y, x1: sheet.at.x + sheet.size.x, y1: sheet.at.y + sheet.size.y }, CHAR),
-      `sheet ${sheet.name}`,
-    );
-    for (const field of sheet.fields) push(fieldBox(field.node), `sheet ${sheet.name}'s ${field.name}`);
-    for (const pin of sheet.pins) push(textBox(pin.at, pin.name.length + 2, 0), `sheet pin ${pin.name}`);
-  }
+  for (const sheet of file.sheets) out.push(...sheetSymbolItems(sheet));
   for (const item of file.doc.root.items)
     if (item.type === "list")
       for (const box of graphicBoxes(item))
         push(box, head(item) === "text" ? `text "${(text(item, 1) ?? "").slice(0, 20)}"` : (head(item) ?? "graphic"));
+  return out;
+}
+
+/** What a sheet symbol draws: its box, its fields and its pins' names (one being planned too, before it is in a tree). */
+export function sheetSymbolItems(
+  sheet: Pick<SheetSymbol, "name" | "at" | "size"> & {
+    fields: { name: string; node: SList }[];
+    pins: { name: string; at: PointIu }[];
+  },
+): DrawnBox[] {
+  const out: DrawnBox[] = [
+    {
+      box: grow({ x0: sheet.at.x, y0: sheet.at.y, x1: sheet.at.x + sheet.size.x, y1: sheet.at.y + sheet.size.y }, CHAR),
+      what: `sheet ${sheet.name}`,
+    },
+  ];
+  for (const field of sheet.fields) {
+    const box = fieldBox(field.node);
+    if (box) out.push({ box, what: `sheet ${sheet.name}'s ${field.name}` });
+  }
+  for (const pin of sheet.pins) out.push({ box: textBox(pin.at, pin.name.length + 2, 0), what: `sheet pin ${pin.name}` });
   return out;
 }
 

@@ -55,6 +55,8 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   if (net.startsWith("/")) {
     const base = net.slice(instance.humanPath.length);
     if (!net.startsWith(instance.humanPath) || base === "" || base.includes("/")) {
+      const carried = carriedName(instance, net);
+      if (carried) return { kind: "local", text: carried, expected: net };
       throw new CopperheadError(
         "edit_conflict",
         `${net} is a local net of another sheet, but ${ref} is on sheet ${instance.humanPath}; local nets do not cross sheets.`,
@@ -112,7 +114,28 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   if (found.kind === "found" && found.name.startsWith("/") && found.name !== own)
     return netTarget(state, found.name, instance, ref);
   if (found.kind === "ambiguous" && !found.candidates.includes(own)) resolveNet(found.candidates, net);
+  // A net new to the design that this sheet carries from its parent has no pins to be found by yet.
+  const fromParent = instance.parent && instance.parent.humanPath + net;
+  if (fromParent && found.kind !== "found" && carriedName(instance, fromParent))
+    return { kind: "local", text: net, expected: fromParent };
   return { kind: "local", text: net, expected: own };
+}
+
+/**
+ * The name under which `instance` carries `net`, a local net of a sheet above it: a
+ * hierarchical label of its sheet and a pin of its sheet symbol of the name its parent knows the
+ * net by (its short name there, or the name the parent itself carries it under), as `add_sheet`
+ * carries a net. A label of that name on the sheet joins it; what the label then joins is
+ * proven against the netlist by the edit that places it.
+ */
+function carriedName(instance: SheetInstance, net: string): string | undefined {
+  const parent = instance.parent;
+  if (!parent) return undefined;
+  const local = net.startsWith(parent.humanPath) ? net.slice(parent.humanPath.length) : "";
+  const name = local !== "" && !local.includes("/") ? local : carriedName(parent, net);
+  if (name === undefined) return undefined;
+  const labelled = instance.file.labels.some((l) => l.kind === "hierarchical" && l.text === name);
+  return labelled && instance.sheet?.pins.some((p) => p.name === name) ? name : undefined;
 }
 
 /** A negative supply: its pin faces down, its symbol hangs below the part. */

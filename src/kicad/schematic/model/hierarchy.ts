@@ -110,7 +110,7 @@ export function loadSchematicProject(rootPath: string, options: { within?: strin
     instances.push(instance);
     const created: { instance: SheetInstance; chain: string[] }[] = [];
     const parentFile = instance.file;
-    parentFile.sheets.forEach((sheet, index) => {
+    parentFile.sheets.forEach((sheet) => {
       const childPath = resolve(dirname(parentFile.path), sheet.fileName);
       if (chain.includes(childPath)) {
         throw new CopperheadError(
@@ -123,26 +123,34 @@ export function loadSchematicProject(rootPath: string, options: { within?: strin
           },
         );
       }
-      const file = load(childPath, parentFile.path);
-      const childInstance: SheetInstance = {
-        path: `${instance.path}/${sheet.uuid}`,
-        humanPath: `${instance.humanPath}${sheet.name}/`,
-        depth: instance.depth + 1,
-        page: "",
-        file,
-        // No edit adds or removes a sheet symbol, so its place among the parent's sheets holds.
-        get sheet() {
-          return parentFile.sheets[index];
-        },
-        parent: instance,
-        children: [],
-      };
+      const childInstance = childSheetInstance(instance, sheet, load(childPath, parentFile.path));
       instance.children.push(childInstance);
       created.push({ instance: childInstance, chain: [...chain, childPath] });
     });
     for (let i = created.length - 1; i >= 0; i--) stack.push(created[i]!);
   }
   return new SchematicProject(absRoot, files, root, instances);
+}
+
+/**
+ * The instance of `file` that `sheet` (a sheet symbol of `parent`'s file) places. Its sheet
+ * symbol is looked up by uuid as the parent's views show it now, so it follows edits to the
+ * parent, a new sheet symbol inserted before it among them included.
+ */
+function childSheetInstance(parent: SheetInstance, sheet: SheetSymbol, file: SchematicFile): SheetInstance {
+  const uuid = sheet.uuid;
+  return {
+    path: `${parent.path}/${uuid}`,
+    humanPath: `${parent.humanPath}${sheet.name}/`,
+    depth: parent.depth + 1,
+    page: "",
+    file,
+    get sheet() {
+      return parent.file.sheets.find((s) => s.uuid === uuid);
+    },
+    parent,
+    children: [],
+  };
 }
 
 /** Files from before `SCHEMATIC.rootUuid` have no uuid; KiCad invents one per load, so any stand-in works. */
@@ -154,7 +162,7 @@ const LEGACY_ROOT_UUID = "00000000-0000-0000-0000-000000000000";
  *
  * - page numbers: each sheet symbol's `(instances)`, overridden by the root's `sheet_instances`
  *   (which is where KiCad 6 keeps them all), and the sheet order that follows from them, settled
- *   at load (no edit adds, removes or renumbers a sheet);
+ *   at load (an edit adds a sheet only as the last page, see `addSheet`);
  * - references and units: each symbol's `(instances)`, overridden in a KiCad 6 project by the
  *   root's `symbol_instances` (UpdateSymbolInstanceData, which also takes the Value from there);
  * - in a project whose root predates `SCHEMATIC.modernPowerSymbols`, the Value of every legacy
@@ -206,6 +214,33 @@ export class SchematicProject {
           : a.page.localeCompare(b.page, "en", { numeric: true }) || (a.path < b.path ? -1 : 1),
     );
     for (const file of files.values()) file.attach(this);
+  }
+
+  /**
+   * Makes a new sheet file part of the project, placed by `sheet` (a sheet symbol already in
+   * the file of `parent`, a single-instance sheet) on page `page`; returns its instance. The
+   * page order still holds: a new sheet takes the page after the last.
+   */
+  addSheet(parent: SheetInstance, sheet: SheetSymbol, file: SchematicFile, page: string): SheetInstance {
+    const instance = childSheetInstance(parent, sheet, file);
+    instance.page = page;
+    parent.children.push(instance);
+    this.instances.push(instance);
+    this.files.set(file.path, file);
+    file.attach(this);
+    this.#instancesOf = undefined;
+    this.fileChanged();
+    return instance;
+  }
+
+  /** Takes a sheet `addSheet` added out of the project again (a rolled back edit). */
+  removeSheet(instance: SheetInstance): void {
+    const siblings = instance.parent?.children;
+    siblings?.splice(siblings.indexOf(instance), 1);
+    this.instances.splice(this.instances.indexOf(instance), 1);
+    this.files.delete(instance.file.path);
+    this.#instancesOf = undefined;
+    this.fileChanged();
   }
 
   /** Bus aliases of every sheet, pooled (the first definition of a name wins). */
