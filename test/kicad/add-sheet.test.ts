@@ -34,7 +34,17 @@ async function copyOf(id: string): Promise<CorpusProject> {
   const copy = await copyCorpusProject(project);
   await git(copy.root, "init", "--quiet", "--initial-branch=main");
   await git(copy.root, "add", "-A");
-  await git(copy.root, "-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "--quiet", "-m", "design");
+  await git(
+    copy.root,
+    "-c",
+    "user.name=Test",
+    "-c",
+    "user.email=test@example.com",
+    "commit",
+    "--quiet",
+    "-m",
+    "design",
+  );
   return copy;
 }
 
@@ -138,7 +148,11 @@ describe("add_sheet", () => {
     const root = project.schematic!;
     const before = await ercKinds(root);
     const { sheetUuid, ref } = await withTools(project.root, async ({ call }) => {
-      const added = (await call("add_sheet", { name: "Protect", file: "protect.kicad_sch", nets: ["WP_EN", "GND"] })) as {
+      const added = (await call("add_sheet", {
+        name: "Protect",
+        file: "protect.kicad_sch",
+        nets: ["WP_EN", "GND"],
+      })) as {
         note?: string;
       };
       expect(added.note).toContain("WP_EN is a new net of /");
@@ -157,7 +171,9 @@ describe("add_sheet", () => {
     expect(netOf(netlist, ref, "1").name).toBe("/WP_EN");
     expect(netOf(netlist, ref, "2").name).toBe("GND");
     expect([...(await ercKinds(root))].filter((k) => !before.has(k))).toEqual([]);
-    const footprint = Board.load(project.board!).footprints().find((f) => f.ref === ref)!;
+    const footprint = Board.load(project.board!)
+      .footprints()
+      .find((f) => f.ref === ref)!;
     expect(footprint.path).toContain(`/${sheetUuid}/`);
     expect(footprint.sheetname).toBe("/Protect/");
   }, 240_000);
@@ -168,7 +184,12 @@ describe("add_sheet", () => {
     const before = await ercKinds(root);
     const ref = await withTools(project.root, async ({ call }) => {
       await call("add_sheet", { name: "EEPROM", file: "eeprom.kicad_sch", nets: ["+3V3", "GND", "/UEXT_TX"] });
-      await call("add_sheet", { name: "Inner", file: "inner.kicad_sch", parent: "/EEPROM/", nets: ["/UEXT_TX", "GND"] });
+      await call("add_sheet", {
+        name: "Inner",
+        file: "inner.kicad_sch",
+        parent: "/EEPROM/",
+        nets: ["/UEXT_TX", "GND"],
+      });
       const part = (await call("add_component", {
         lib_id: "Device:R",
         sheet: "/EEPROM/Inner/",

@@ -231,7 +231,11 @@ export function addLegacySheetInstance(
   if (!table) {
     // Before the symbols' list, where KiCad 6 writes it.
     const symbols = child(root, "symbol_instances");
-    table = insertChild(root, list("sheet_instances"), symbols ? root.items.indexOf(symbols) : root.items.length) as SList;
+    table = insertChild(
+      root,
+      list("sheet_instances"),
+      symbols ? root.items.indexOf(symbols) : root.items.length,
+    ) as SList;
     layOutInserted(root, table, 1, version);
   }
   const path = has(version, SCHEMATIC.symbolInstancesInSymbols)

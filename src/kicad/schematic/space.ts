@@ -410,7 +410,8 @@ export function sheetSymbolItems(
     const box = fieldBox(field.node);
     if (box) out.push({ box, what: `sheet ${sheet.name}'s ${field.name}` });
   }
-  for (const pin of sheet.pins) out.push({ box: textBox(pin.at, pin.name.length + 2, 0), what: `sheet pin ${pin.name}` });
+  for (const pin of sheet.pins)
+    out.push({ box: textBox(pin.at, pin.name.length + 2, 0), what: `sheet pin ${pin.name}` });
   return out;
 }
 

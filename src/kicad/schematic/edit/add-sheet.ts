@@ -78,14 +78,17 @@ export function addSheet(state: EditorState, args: AddSheetArgs): AddedSheet {
     throw new CopperheadError(
       "usage",
       `Sheet ${parent.humanPath} is used by several sheet symbols; a sheet added on it would appear in every one of them.`,
-      { fix: "Add the sheet on the root (parent \"/\") or on a sheet used once.", sheet: parent.humanPath },
+      { fix: 'Add the sheet on the root (parent "/") or on a sheet used once.', sheet: parent.humanPath },
     );
   }
   const targets = carriedNets(state, parent, name, args.nets);
 
   const parentFile = parent.file;
   const version = parentFile.version;
-  const size = sheetSize(name, targets.map((t) => t.pin));
+  const size = sheetSize(
+    name,
+    targets.map((t) => t.pin),
+  );
   const planned = plannedSheet(name, args.file, size, targets, { x: 0, y: 0 });
   const space = new SheetSpace(parentFile);
   const shape = sheetShape(planned, targets);
@@ -100,7 +103,10 @@ export function addSheet(state: EditorState, args: AddSheetArgs): AddedSheet {
   const sheetNode = sheetSymbolNode(plannedSheet(name, args.file, size, targets, at), uuid, version);
   if (inSheet) {
     sheetNode.items.push(
-      list("instances", list("project", q(state.project.projectName), list("path", q(parent.path), list("page", q(page))))),
+      list(
+        "instances",
+        list("project", q(state.project.projectName), list("path", q(parent.path), list("page", q(page)))),
+      ),
     );
   }
   const file = new SchematicFile(path, parseSexpr(newSheetText(parentFile), { file: path }));
@@ -280,7 +286,9 @@ function plannedSheet(name: string, fileName: string, size: PointIu, targets: Ca
 /** What the planned sheet occupies relative to its corner, its pins' wiring to come included. */
 function sheetShape(planned: PlannedSheet, targets: Carried[]): ShapeIu {
   const body: Box = { x0: 0, y0: 0, x1: planned.size.x, y1: planned.size.y };
-  const wiring = planned.pins.flatMap((pin, i) => plannedWiring(pin.at, { x: -1, y: 0 }, landingOf(targets[i]!.target)));
+  const wiring = planned.pins.flatMap((pin, i) =>
+    plannedWiring(pin.at, { x: -1, y: 0 }, landingOf(targets[i]!.target)),
+  );
   return { rotation: 0, penalty: 0, body, boxes: [...sheetSymbolItems(planned).map((d) => d.box), ...wiring] };
 }
 
@@ -312,7 +320,13 @@ function freeSpot(
 }
 
 /** `at` (mm), when the symbol, its fields and its pins' wiring are clear there. */
-function checkedSpot(space: SheetSpace, parent: SheetInstance, name: string, shape: ShapeIu, at: [number, number]): PointIu {
+function checkedSpot(
+  space: SheetSpace,
+  parent: SheetInstance,
+  name: string,
+  shape: ShapeIu,
+  at: [number, number],
+): PointIu {
   const corner = { x: toIU(at[0]), y: toIU(at[1]) };
   const boxes = shape.boxes.map((b) => translate(b, corner));
   if (boxes.every((b) => space.free(b))) return corner;
@@ -320,7 +334,11 @@ function checkedSpot(space: SheetSpace, parent: SheetInstance, name: string, sha
   throw new CopperheadError(
     "edit_conflict",
     `The symbol of sheet ${name} does not fit at ${at.join(", ")} on sheet ${parent.humanPath}${blockers.length > 0 ? `: ${blockers.join("; ")} in the way` : ""}. Nothing was added.`,
-    { fix: "Leave at out for the nearest free spot, or pick a spot view shows free.", sheet: parent.humanPath, blockers },
+    {
+      fix: "Leave at out for the nearest free spot, or pick a spot view shows free.",
+      sheet: parent.humanPath,
+      blockers,
+    },
   );
 }
 
@@ -407,4 +425,3 @@ function labelCarriedNets(file: SchematicFile, targets: Carried[]): PointIu[] {
   file.changed();
   return points;
 }
-
