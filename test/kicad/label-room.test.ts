@@ -34,13 +34,24 @@ const KNOWN_CROSSINGS: Record<string, string> = {
 /**
  * The label of `file` in its tightest spot: the one whose text, twice as long, would newly run
  * over the most items (as copperhead's boxes see them). Local labels (whose rename changes only
- * this sheet's drawing) first; global ones where a sheet has none. Bus labels are left out.
+ * this sheet's drawing) first; global ones where a sheet has none. Bus labels are left out, and
+ * so are `members` of a bus (see `busMembers`): a bus member keeps its connection through the bus only under
+ * its member name, so renaming it alone is refused as changing the nets.
  */
-function tightestLabel(file: SchematicFile, netNames: Set<string>, netOf: (label: Label) => string): Label | undefined {
+function tightestLabel(
+  file: SchematicFile,
+  netNames: Set<string>,
+  members: Set<string>,
+  netOf: (label: Label) => string,
+): Label | undefined {
   const items = occupiedItems(file);
   const candidates = file.labels.filter(
     (l) =>
-      (l.kind === "local" || l.kind === "global") && l.text !== "" && !/[[{\s]/.test(l.text) && netNames.has(netOf(l)),
+      (l.kind === "local" || l.kind === "global") &&
+      l.text !== "" &&
+      !/[[{\s]/.test(l.text) &&
+      netNames.has(netOf(l)) &&
+      !members.has(l.text),
   );
   const pool = candidates.some((l) => l.kind === "local") ? candidates.filter((l) => l.kind === "local") : candidates;
   let best: { label: Label; fresh: number } | undefined;
@@ -54,6 +65,36 @@ function tightestLabel(file: SchematicFile, netNames: Set<string>, netOf: (label
   return best?.label;
 }
 
+/**
+ * The member names of every bus labelled in `files`, in KiCad's bus syntax: `D[0..7]` has
+ * members D0 to D7, `SPI{SCK, MOSI}` has SPI.SCK and SPI.MOSI, `ANALOG{A[0..1]}` ANALOG.A0 and
+ * ANALOG.A1.
+ */
+function busMembers(files: Iterable<SchematicFile>): Set<string> {
+  const vector = (name: string): string[] => {
+    const m = /^(.*)\[(\d+)\.\.(\d+)\]$/.exec(name);
+    if (!m) return [name];
+    const [from, to] = [Number(m[2]), Number(m[3])].sort((x, y) => x - y) as [number, number];
+    return Array.from({ length: to - from + 1 }, (_, i) => `${m[1]}${from + i}`);
+  };
+  const members = new Set<string>();
+  for (const file of files)
+    for (const { text } of file.labels) {
+      const group = /^(.*)\{([^}]*)\}$/.exec(text);
+      const names = group
+        ? group[2]!
+            .split(/[\s,]+/)
+            .filter(Boolean)
+            .flatMap(vector)
+            .map((member) => (group[1] ? `${group[1]}.${member}` : member))
+        : text.includes("[")
+          ? vector(text)
+          : [];
+      for (const name of names) members.add(name);
+    }
+  return members;
+}
+
 describe("a rename to a name twice as long, in each sheet's tightest spot, reads clear in KiCad's render or is refused saying why", () => {
   for (const project of allProjects().filter((p) => p.schematic)) {
     test(project.id, async () => {
@@ -63,12 +104,13 @@ describe("a rename to a name twice as long, in each sheet's tightest spot, reads
       const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
       const renamed: { sheet: string; from: string; to: string }[] = [];
       const refused: string[] = [];
+      const members = busMembers(editor.project.files.values());
       for (const file of editor.project.files.values()) {
         const instance = editor.project.instancesOf(file)[0];
         if (!instance) continue;
         const names = new Set(editor.netlist().nets.map((n) => n.name));
         const netOf = (l: Label) => (l.kind === "global" ? l.text : instance.humanPath + l.text);
-        const label = tightestLabel(file, names, netOf);
+        const label = tightestLabel(file, names, members, netOf);
         if (!label) continue;
         const from = netOf(label);
         const to = label.text + "X".repeat(label.text.length);

@@ -84,11 +84,33 @@ function runBox(at: PointIu, angle: number, length: number, size: number): Box {
   return { x0: at.x - across, y0: at.y, x1: at.x + across, y1: at.y + length };
 }
 
-/** Box of a label: its text runs away from the anchor; global and sheet labels add their flag shape. */
+/**
+ * Box of a label: its text runs away from the anchor; global and sheet labels add their flag
+ * shape, centred on the anchor's line. A local label's text stands on its wire, on the side its
+ * letters' tops face: above a horizontal label, left of a vertical one (KiCad keeps text
+ * readable), its glyphs from about 0.4 to 1.3 of its size off the wire (kicad-cli's SVG), so
+ * its band is the wire's line to 1.5 sizes off it. Centred on the wire instead, two labels on
+ * wires a grid step apart, as a bus's fan draws them, would be taken for crossing.
+ */
 export function labelBox(at: PointIu, textLength: number, angle: number, flagged: boolean, size = CHAR): Box {
-  const length = (textLength * CHAR_ADVANCE + (flagged ? 2.5 : 0.5)) * size;
-  return runBox(at, angle, length, size);
+  const length = Math.ceil((textLength * LABEL_ADVANCE + (flagged ? 2.5 : 0.5)) * size);
+  const run = runBox(at, angle, length, size);
+  if (flagged) return run;
+  const band = Math.round(size * LOCAL_LABEL_BAND);
+  return ((angle % 180) + 180) % 180 === 0
+    ? { ...run, y0: at.y - band, y1: at.y }
+    : { ...run, x0: at.x - band, x1: at.x };
 }
+
+/**
+ * A label's advance per character, in font sizes: capitals as wide as X, W and M run about 0.96
+ * in kicad-cli's SVG, and a renamed label's new text is checked against what it will cross, so
+ * its length must not come out short.
+ */
+const LABEL_ADVANCE = 0.96;
+
+/** How far a local label's text reaches off its wire, in font sizes (see `labelBox`). */
+const LOCAL_LABEL_BAND = 1.5;
 
 /** Unit vector (IU) a library pin points out of its symbol, in library coordinates (Y up). */
 export function pinOutwardLib(orientation: number): PointIu {

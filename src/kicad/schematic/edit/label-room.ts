@@ -87,21 +87,9 @@ export class LabelRoom {
     this.page = pageArea(file);
   }
 
-  /**
-   * The label's box with `chars` characters at `at`, reading along `rotation`. A local label's
-   * text stands off its wire on the side its letters' tops face (above a horizontal label, left
-   * of a vertical one, as KiCad keeps text readable), further than `labelBox`'s band reaches:
-   * the box is widened to there, so a label turned across its wire is not taken as clear of
-   * what its text covers.
-   */
+  /** The label's box with `chars` characters at `at`, reading along `rotation` (see `labelBox`). */
   box(at: PointIu, chars: number, rotation = this.label.rotation): Box {
-    const size = fontSize(this.label.node);
-    const box = labelBox(at, chars, rotation, this.label.kind !== "local", size);
-    if (this.label.kind !== "local") return box;
-    const reach = Math.round(size * 1.6);
-    return rotation % 180 === 0
-      ? { ...box, y0: Math.min(box.y0, at.y - reach) }
-      : { ...box, x0: Math.min(box.x0, at.x - reach) };
+    return labelBox(at, chars, rotation, this.label.kind !== "local", fontSize(this.label.node));
   }
 
   /**
