@@ -227,14 +227,22 @@ export function fieldBox(prop: SList, placement?: PlacementIu): Box | undefined 
   const value = text(prop, 2) ?? "";
   const at = child(prop, "at");
   if (!at || value === "") return undefined;
+  // eeschema draws a sheet's file name after a "File: " caption.
+  const shown = SHEET_FILE_FIELDS.has(text(prop, 1) ?? "") ? `File: ${value}` : value;
   const anchor = pointIuOf(at)!;
   // eeschema draws a field of a symbol turned by a quarter at the other angle than stored.
   const turned = placement !== undefined && placement.rotation % 180 !== 0;
   const horizontal = ((num(at, 3) ?? 0) % 180 === 0) !== turned;
   const known = placement !== undefined && !turned;
   const flipX = known && placeDirection({ x: 1, y: 0 }, placement!).x < 0;
-  return justifiedBox(anchor, [value], fontSize(prop), horizontal, known ? justification(prop) : undefined, flipX);
+  return justifiedBox(anchor, [shown], fontSize(prop), horizontal, known ? justification(prop) : undefined, flipX);
 }
+
+/** A sheet's file-name field, as KiCad 7 and later and KiCad 6 name it. */
+const SHEET_FILE_FIELDS = new Set(["Sheetfile", "Sheet file"]);
+
+/** Where a sheet's fields are placed from: the sheet itself, which never turns or mirrors, so their justification holds as written. */
+const SHEET_PLACEMENT: PlacementIu = { at: { x: 0, y: 0 }, rotation: 0 };
 
 /** Thin boxes along a polyline's segments (a closed one ends where it starts). */
 function strokeBoxes(points: PointIu[]): Box[] {
@@ -411,7 +419,8 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
       grow({ x0: sheet.at.x, y0: sheet.at.y, x1: sheet.at.x + sheet.size.x, y1: sheet.at.y + sheet.size.y }, CHAR),
       `sheet ${sheet.name}`,
     );
-    for (const field of sheet.fields) push(fieldBox(field.node), `sheet ${sheet.name}'s ${field.name}`);
+    for (const field of sheet.fields)
+      push(fieldBox(field.node, SHEET_PLACEMENT), `sheet ${sheet.name}'s ${field.name}`);
     for (const pin of sheet.pins) push(textBox(pin.at, pin.name.length + 2, 0), `sheet pin ${pin.name}`);
   }
   for (const item of file.doc.root.items)

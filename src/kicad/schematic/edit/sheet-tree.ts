@@ -67,7 +67,7 @@ export function placeSymbol(state: EditorState, file: SchematicFile, node: SList
  * and, for a wire drawn right to left, drops the half that leads on (pic_programmer's VCC_PIC
  * wire lost U5 pin 14 to a junction put on it).
  */
-export function splitWiresAt(file: SchematicFile, wiring: SheetWiring, p: PointIu): void {
+export function splitWiresAt(file: SchematicFile, wiring: Pick<SheetWiring, "linesThrough">, p: PointIu): void {
   for (const wire of wiring.linesThrough(p)) {
     if (head(wire.node) !== "wire") continue;
     const [, second] = children(child(wire.node, "pts")!, "xy");
