@@ -13,6 +13,7 @@ import { child, children, flag, head, num, text, walk, type SList } from "../sex
 import { placePoint, pointIuOf, toIU, type PlacementIu, type PointIu } from "./geometry.ts";
 import type { SchematicFile } from "./model/schematic-file.ts";
 import type { PlacedSymbol } from "./model/symbols.ts";
+import { expandText, sheetResolver, symbolFieldResolver, type Resolver } from "./text-vars.ts";
 
 /** Axis-aligned box in sheet IU (Y down). */
 export interface Box {
@@ -220,11 +221,13 @@ function justifiedBox(
  * Box of a visible `(property …)`, or undefined when hidden or empty. With the placement of the
  * symbol it belongs to, the text is placed as KiCad draws it (justification mirrored with the
  * symbol for upright and upside-down symbols); otherwise it is assumed to spread both ways.
+ * With `resolve`, its text variables are expanded first, as eeschema draws them (text-vars.ts).
  */
-export function fieldBox(prop: SList, placement?: PlacementIu): Box | undefined {
+export function fieldBox(prop: SList, placement?: PlacementIu, resolve?: Resolver): Box | undefined {
   const effects = child(prop, "effects");
   if (flag(prop, "hide") || (effects && flag(effects, "hide"))) return undefined;
-  const value = text(prop, 2) ?? "";
+  const written = text(prop, 2) ?? "";
+  const value = resolve ? expandText(written, resolve) : written;
   const at = child(prop, "at");
   if (!at || value === "") return undefined;
   // eeschema draws a sheet's file name after a "File: " caption.
@@ -325,7 +328,7 @@ function tableBox(item: SList): Box[] {
 }
 
 /** Boxes of a top-level graphic or text item: strokes for lines and outlines, areas for the rest. */
-function graphicBoxes(item: SList): Box[] {
+function graphicBoxes(item: SList, resolve?: Resolver): Box[] {
   switch (head(item)) {
     case "polyline":
     case "rule_area":
@@ -339,7 +342,7 @@ function graphicBoxes(item: SList): Box[] {
       return [
         justifiedBox(
           anchor,
-          (text(item, 1) ?? "").split("\n"),
+          expandText(text(item, 1) ?? "", resolve ?? (() => undefined)).split("\n"),
           fontSize(item),
           (num(at, 3) ?? 0) % 180 === 0,
           justification(item),
@@ -398,11 +401,14 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
   const push = (box: Box | undefined, what: string) => {
     if (box) out.push({ box, what });
   };
+  const sheetVars = sheetResolver(file);
   for (const symbol of file.symbols) {
     if (except?.has(symbol)) continue;
     const ref = symbol.fields.find((f) => f.name === "Reference")?.value ?? symbol.libId;
     push(symbolBodyBox(symbol), ref.startsWith("#") ? `power symbol ${symbol.value}` : `${ref}'s drawing`);
-    for (const field of symbol.fields) push(fieldBox(field.node, symbol.placement), `${ref}'s ${field.name} field`);
+    const vars = symbolFieldResolver(symbol, sheetVars);
+    for (const field of symbol.fields)
+      push(fieldBox(field.node, symbol.placement, vars), `${ref}'s ${field.name} field`);
   }
   for (const line of file.wires) push(union(pointBox(line.a), pointBox(line.b)), "wire");
   for (const line of file.buses) push(union(pointBox(line.a), pointBox(line.b)), "bus");
@@ -420,12 +426,12 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
       `sheet ${sheet.name}`,
     );
     for (const field of sheet.fields)
-      push(fieldBox(field.node, SHEET_PLACEMENT), `sheet ${sheet.name}'s ${field.name}`);
+      push(fieldBox(field.node, SHEET_PLACEMENT, sheetVars), `sheet ${sheet.name}'s ${field.name}`);
     for (const pin of sheet.pins) push(textBox(pin.at, pin.name.length + 2, 0), `sheet pin ${pin.name}`);
   }
   for (const item of file.doc.root.items)
     if (item.type === "list")
-      for (const box of graphicBoxes(item))
+      for (const box of graphicBoxes(item, sheetVars))
         push(box, head(item) === "text" ? `text "${(text(item, 1) ?? "").slice(0, 20)}"` : (head(item) ?? "graphic"));
   return out;
 }

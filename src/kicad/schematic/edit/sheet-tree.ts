@@ -24,6 +24,7 @@ import {
   type SList,
 } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
+import { sheetResolver, symbolFieldResolver } from "../text-vars.ts";
 
 /** `items` without repeats, in first-seen order. */
 export function unique<T>(items: T[]): T[] {
@@ -161,8 +162,13 @@ export function symbolBox(symbol: PlacedSymbol, unit: number): Box {
 /** The boxes `occupiedBoxes` gives one top-level item (so a space can leave exactly those out). */
 export function itemBoxes(file: SchematicFile, node: SList): Box[] {
   const symbol = file.symbols.find((s) => s.node === node);
-  if (symbol)
-    return [symbolBox(symbol, symbol.unit), ...symbol.fields.flatMap((f) => fieldBox(f.node, symbol.placement) ?? [])];
+  if (symbol) {
+    const vars = symbolFieldResolver(symbol, sheetResolver(file));
+    return [
+      symbolBox(symbol, symbol.unit),
+      ...symbol.fields.flatMap((f) => fieldBox(f.node, symbol.placement, vars) ?? []),
+    ];
+  }
   const line = [...file.wires, ...file.buses].find((l) => l.node === node);
   if (line) return [union(pointBox(line.a), pointBox(line.b))];
   const label = file.labels.find((l) => l.node === node);
