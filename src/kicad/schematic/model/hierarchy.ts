@@ -17,7 +17,7 @@
  * as several `SheetInstance`s; per-instance data such as references and units is resolved
  * against the instance path, exactly like KiCad's `(instances (project … (path …)))` blocks.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
 import { readDesignBytes } from "../../sexpr/index.ts";
@@ -183,6 +183,7 @@ export class SchematicProject {
   #busAliases?: { revision: number; aliases: Map<string, string[]> };
   #legacyRows?: { changes: number; rows: Map<string, LegacySymbolInstance> };
   #instancesOf?: Map<SchematicFile, SheetInstance[]>;
+  #textVariables?: ReadonlyMap<string, string>;
 
   constructor(
     readonly rootPath: string,
@@ -265,6 +266,12 @@ export class SchematicProject {
     return this.#instancesOf.get(file) ?? [];
   }
 
+  /** The project's text variables, from the `.kicad_pro` beside the root (read once). */
+  get textVariables(): ReadonlyMap<string, string> {
+    this.#textVariables ??= readTextVariables(this.rootPath.replace(/\.kicad_sch$/, ".kicad_pro"));
+    return this.#textVariables;
+  }
+
   /** @internal Called by a file of the project when its tree changed. */
   fileChanged(): void {
     this.#revision++;
@@ -319,5 +326,18 @@ export class SchematicProject {
   private fullPath(path: string, addRoot: boolean): string {
     const trimmed = trimEndOf(path, "/");
     return addRoot ? this.root.path + trimmed : trimmed || this.root.path;
+  }
+}
+
+/** The `text_variables` of the `.kicad_pro` at `path`; none when it is missing or unreadable. */
+function readTextVariables(path: string): Map<string, string> {
+  try {
+    const vars = (JSON.parse(readFileSync(path, "utf8")) as { text_variables?: Record<string, unknown> })
+      .text_variables;
+    return new Map(
+      Object.entries(vars ?? {}).flatMap(([k, v]): [string, string][] => (typeof v === "string" ? [[k, v]] : [])),
+    );
+  } catch {
+    return new Map();
   }
 }
