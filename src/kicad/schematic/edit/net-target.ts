@@ -74,15 +74,14 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   const designs = designPowerSymbols(state, net, instance);
   if (designs.length > 0) {
     const example = designs[0]!;
-    const embedded = (instance.file.libSymbols.get(example.libKey) ?? example.lib!).node;
-    const current = tryResolve(state, example.libKey) ?? embedded;
+    const own = (instance.file.libSymbols.get(example.libKey) ?? example.lib!).node;
     return {
       kind: "power",
       libId: example.libKey,
       value: net,
       expected: net,
-      def: () => cloneNode(current),
-      rotation: standing(current, net),
+      def: () => cloneNode(own),
+      rotation: standing(own, net),
       example,
     };
   }
@@ -158,11 +157,11 @@ function standing(def: SList, net: string): number {
 
 /**
  * The design's global power symbols of `net`, embedded under their lib id, those on
- * `instance`'s sheet first: a new one takes their lib id and shows its text as they do. Its
- * body is the library's: where that is still the embedded one, it is reused; where the library
- * changed since the sheet was saved, `ensureLibSymbol` embeds the library's beside it as a
- * renamed copy, as eeschema does, since a new instance of the stale copy would be a new ERC
- * lib_symbol_mismatch. Without the library, the embedded one is all there is.
+ * `instance`'s sheet first: a new one reuses their embedded library symbol and shows its text
+ * as they do. Where the library changed since the sheet was saved, eeschema would embed the
+ * library's beside it as a renamed copy (`+12V_1`), a second symbol for one rail; the new
+ * symbol instead differs from the library exactly as the design's others do, which the
+ * baseline knows is no new finding (checks/baseline.ts, `sameLibraryDifference`).
  */
 function designPowerSymbols(state: EditorState, net: string, instance: SheetInstance): PlacedSymbol[] {
   const found: PlacedSymbol[] = [];
