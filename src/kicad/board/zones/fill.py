@@ -10,8 +10,8 @@ refill.ts (keep the two in step); RESULT is where the fills are written, shaped 
 `FilledZone[]` there, points in nanometres; with SAVED_COPY, the filled board is also saved
 there, for comparisons. Results go to a file because KiCad's bindings print warnings on stdout.
 
-With a `change` in the spec, KiCad fills the board twice inside a window around the change,
-with and without its copper, and only the difference is applied to the saved fill (refill.ts's
+With a `change` in the spec, KiCad fills the zones only inside a window around the change, and
+that fill replaces the saved one there; outside it the saved fill stays (refill.ts's
 `FillChange` says why).
 """
 import sys, json, pcbnew
@@ -41,13 +41,14 @@ def layer_name(layer):
     return pcbnew.BOARD.GetStandardLayerName(layer)
 
 def fill(path):
-    """Loads and fills a board: the zones asked for, their fills and their islands."""
+    """Loads and fills a board: the zones asked for, as KiCad fills them (inside the fill area with a change)."""
     board = pcbnew.LoadBoard(path)
     zones = [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
+    modes = {}
     if change:
         # The copy carries no fills (reading a large board's fills costs KiCad a minute): other
         # zones get theirs near the change from the spec, and the zones to refill are cut to the
-        # window. Fills come fractured (outlines with slits), as KiCad keeps them.
+        # fill area. Fills come fractured (outlines with slits), as KiCad keeps them.
         for z in board.Zones():
             given = change["fills"].get(z.m_Uuid.AsString())
             if given is None or z.m_Uuid.AsString() in wanted:
@@ -58,95 +59,93 @@ def fill(path):
                 shape.Fracture()
                 z.SetFilledPolysList(layer, shape)
             z.SetIsFilled(True)
-        # A piece the window's edge cuts off from the rest of its pour is no island: KiCad keeps
-        # every piece here, and only those wholly inside the window go as the zone says.
-        modes = {}
+        # A piece the fill area's edge cuts off from the rest of its pour is no island: KiCad
+        # keeps every piece here, and `removed` says which go as the zone says.
         for z in zones:
             modes[z.m_Uuid.AsString()] = (z.GetIslandRemovalMode(), z.GetMinIslandArea())
             z.SetIslandRemovalMode(pcbnew.ISLAND_REMOVAL_MODE_NEVER)
             # A hatch's grid may follow the zone's outline: a hatched zone is filled whole.
             if z.GetFillMode() != pcbnew.ZONE_FILL_MODE_HATCH_PATTERN:
-                z.Outline().BooleanIntersection(window)
+                z.Outline().BooleanIntersection(area)
                 z.CacheBoundingBox()
     board.BuildConnectivity()
     pcbnew.ZONE_FILLER(board).Fill(zones)
-    if not change:
-        return board, zones, None, None
-    polys, islands = {}, {}
-    for z in zones:
-        for layer in z.GetLayerSet().Seq():
-            key = (z.m_Uuid.AsString(), layer)
-            filled = z.GetFilledPolysList(layer)
-            polys[key], islands[key] = pcbnew.SHAPE_POLY_SET(), pcbnew.SHAPE_POLY_SET()
-            for i in range(filled.OutlineCount()):
-                piece = filled.COutline(i)
-                if z.IsIsland(layer, i):
-                    if removed(piece, *modes[key[0]]):
-                        continue
-                    islands[key].AddOutline(piece)
-                polys[key].AddOutline(piece)
-    return board, zones, polys, islands
+    return board, zones, modes
 
-def removed(piece, mode, min_area):
-    """Whether KiCad would remove this island: it lies inside the window, clear of its edge."""
-    box = piece.BBox()
-    x1, y1, x2, y2 = change["inner"]
-    inside = box.GetX() > x1 and box.GetY() > y1 and box.GetRight() < x2 and box.GetBottom() < y2
-    return inside and (mode == pcbnew.ISLAND_REMOVAL_MODE_ALWAYS or (mode == pcbnew.ISLAND_REMOVAL_MODE_AREA and piece.Area() < min_area))
+def removed(piece, mode, min_area, joined_outside):
+    """Whether KiCad would remove this island of the cut fill: it lies wholly inside the fill
+    area, or it reaches the area's edge where the saved fill (which joins its net outside the
+    area) does not run into it."""
+    if not (mode == pcbnew.ISLAND_REMOVAL_MODE_ALWAYS or (mode == pcbnew.ISLAND_REMOVAL_MODE_AREA and piece.Area() < min_area)):
+        return False
+    rest = pcbnew.SHAPE_POLY_SET()
+    rest.AddOutline(piece)
+    rest.BooleanSubtract(inner)
+    if rest.Area() < SLIVER:
+        return True
+    rest.BooleanIntersection(joined_outside)
+    return rest.Area() < SLIVER
+
+def differ(a, b):
+    """The area, nm², in one of two fills but not in the other."""
+    one = a.CloneDropTriangulation()
+    one.BooleanSubtract(b)
+    other = b.CloneDropTriangulation()
+    other.BooleanSubtract(a)
+    return one.Area() + other.Area()
 
 # A difference this small, nm² (a 10 µm square), is rounding, not copper.
 SLIVER = 1e8
 island_flags = {}
 if change:
-    window = rectangles([change["window"]])
-    reach = rectangles([change["reach"]])
-    # The same board without this change's copper, filled by the same KiCad: what the fill
-    # would be today anyway. Only the difference the change makes is applied to the saved fill.
-    _, _, unchanged, unchanged_islands = fill(change["base"])
-board, zones, after, after_islands = fill(sys.argv[1])
+    window = rectangles(change["window"])
+    area = rectangles(change["area"])
+    inner = rectangles(change["inner"])
+    reach = rectangles(change["reach"])
+board, zones, modes = fill(sys.argv[1])
 if change:
-    near = rectangles(change["near"])
     for z in zones:
-        saved = change["fills"][z.m_Uuid.AsString()]
+        zid = z.m_Uuid.AsString()
+        saved = change["fills"][zid]
         for layer in z.GetLayerSet().Seq():
-            key = (z.m_Uuid.AsString(), layer)
             mine = [f for f in saved if f["layer"] == layer_name(layer)]
-            gained = after[key].CloneDropTriangulation()
-            gained.BooleanSubtract(unchanged[key])
-            lost = unchanged[key].CloneDropTriangulation()
-            lost.BooleanSubtract(after[key])
+            filled = z.GetFilledPolysList(layer)
+            # The saved fill that joins the net (no island), near the fill area's edge.
+            joined_outside = outlines([f["pts"] for f in mine if not f["island"]])
+            joined_outside.Unfracture()
+            joined_outside.BooleanSubtract(inner)
+            # KiCad's fill inside the window, its islands as the zone says.
+            fresh, fresh_islands = pcbnew.SHAPE_POLY_SET(), pcbnew.SHAPE_POLY_SET()
+            for i in range(filled.OutlineCount()):
+                piece = filled.COutline(i)
+                if z.IsIsland(layer, i):
+                    if removed(piece, *modes[zid], joined_outside):
+                        continue
+                    fresh_islands.AddOutline(piece)
+                fresh.AddOutline(piece)
+            fresh.BooleanIntersection(window)
+            fresh_islands.BooleanIntersection(window)
             # Boolean operations on a whole plane's slit outline cost KiCad seconds each;
             # without the slits they take a fraction of one.
             saved_fill = outlines([f["pts"] for f in mine])
             merged = saved_fill.CloneDropTriangulation()
             merged.Unfracture()
-            # Around the new copper the fill is KiCad's new one alone: no copper of the saved
-            # fill is left inside the new items' clearance.
-            stale = near.CloneDropTriangulation()
-            stale.BooleanSubtract(after[key])
-            new_copper = gained.CloneDropTriangulation()
-            new_copper.BooleanSubtract(merged)
-            cut = lost.CloneDropTriangulation()
-            cut.BooleanAdd(stale)
-            cut.BooleanIntersection(merged)
-            if new_copper.Area() < SLIVER and cut.Area() < SLIVER:
-                # Nothing to change here (boolean operations leave slivers of rounding): the
-                # saved fill keeps its points, and its bytes.
+            unchanged = merged.CloneDropTriangulation()
+            merged.BooleanSubtract(window)
+            merged.BooleanAdd(fresh)
+            if differ(merged, unchanged) < SLIVER:
+                # Nothing changed here (boolean operations leave slivers of rounding): the saved
+                # fill keeps its points, and its bytes.
                 z.SetFilledPolysList(layer, saved_fill)
-                island_flags[key] = [f["island"] for f in mine]
+                island_flags[(zid, layer)] = [f["island"] for f in mine]
                 continue
-            merged.BooleanAdd(gained)
-            merged.BooleanSubtract(lost)
-            merged.BooleanSubtract(stale)
             merged.Fracture()
             z.SetFilledPolysList(layer, merged)
-            # Islands are the saved ones and those the change made (the window's edge cuts off
-            # the same pieces with and without the change).
+            # Islands are the saved ones outside the window and KiCad's inside it.
             known = outlines([f["pts"] for f in mine if f["island"]])
-            made = after_islands[key].CloneDropTriangulation()
-            made.BooleanSubtract(unchanged_islands[key])
-            known.BooleanAdd(made)
-            island_flags[key] = [known.Collide(merged.COutline(i).CPoint(0), 10) for i in range(merged.OutlineCount())]
+            known.BooleanSubtract(window)
+            known.BooleanAdd(fresh_islands)
+            island_flags[(zid, layer)] = [known.Collide(merged.COutline(i).CPoint(0), 10) for i in range(merged.OutlineCount())]
 out = []
 for z in zones:
     layers = []
