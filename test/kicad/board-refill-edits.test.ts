@@ -16,6 +16,7 @@ import { boardZones, filledPolygons } from "../../src/kicad/board/zones/zones.ts
 import { fillWithKicad } from "../../src/kicad/board/zones/refill.ts";
 import { git } from "../repo/git-repo.ts";
 import { decouplingNets, mainIc } from "../support/board-additions.ts";
+import { addedKeys, sessionTarget } from "../support/board-finish.ts";
 import { differingArea } from "../support/board-zones.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { demoRepo } from "../support/demo-repo.ts";
@@ -27,14 +28,19 @@ afterAll(cleanupTempDirs);
 /** Area, mm², a zone may differ from KiCad's refill by inside the window: rounding, not copper. */
 const SAME_FILL = 0.01;
 
-/** Where `ref`'s pads are on the board file, grown by 3 mm: well inside any refill window around them. */
+/**
+ * Where `ref`'s pads are on the board file, grown by 1 mm: where the refill reaches from them
+ * (`connect-added.ts`), so every pad connection there is KiCad's; farther away, a connection
+ * the change does not reach keeps its saved fill, and KiCad 9 draws those of a board KiCad 6
+ * filled otherwise.
+ */
 function around(boardFile: string, ref: string): BBox[] {
   const board = Board.load(boardFile);
   const fp = board.footprint(ref);
   if (!fp) return [];
   return footprintItems(fp.node, copperLayers(board))
     .filter((i) => i.kind === "pad")
-    .map((p) => growBox(p.box, 3));
+    .map((p) => growBox(p.box, 1));
 }
 
 /** Every zone of the board file against KiCad's refill of every zone of the same file, inside `within`: the zones that differ, with by how much. */
@@ -66,6 +72,14 @@ async function differingFromKicad(boardFile: string, within: BBox[]): Promise<st
 async function isolatedCopper(boardFile: string): Promise<number> {
   const { report } = await runDrc(boardFile, { cli: await requireKicadCli(), timeoutMs: 600_000 });
   return report.violations.filter((v) => v.type === "isolated_copper").length;
+}
+
+/** Raw DRC's starved thermal reliefs: the pad, zone and layer each names. */
+async function starvedThermals(boardFile: string): Promise<string[]> {
+  const { report } = await runDrc(boardFile, { cli: await requireKicadCli(), timeoutMs: 600_000 });
+  return report.violations
+    .filter((v) => v.type === "starved_thermal")
+    .map((v) => `${v.description} ${v.items.map((i) => i.description).join(" | ")}`);
 }
 
 async function committed(root: string): Promise<void> {
@@ -122,6 +136,61 @@ async function addMoveRemove(root: string, boardFile: string): Promise<void> {
   // Removed where it went: the board is as it was but for the refills, and no piece of pour is cut off.
   expect(await isolatedCopper(boardFile)).toBeLessThanOrEqual(before);
 }
+
+/**
+ * The two requests of the finished-part acceptance (`support/board-finish.ts`) one after the
+ * other: a decoupling capacitor beside the main IC, then a power LED with its series resistor.
+ * On rp2040-designguide the LED's refill window used to end inside a ground via of U3's exposed
+ * pad: KiCad 9's spokes on one side of the edge, KiCad 6's relief gap on the other, and raw DRC
+ * found the pad starved.
+ */
+async function decouplingThenPowerLed(root: string, boardFile: string, projectId: string): Promise<void> {
+  const before = await starvedThermals(boardFile);
+  const { ic, supply, ground } = sessionTarget(projectId, Board.load(boardFile));
+  const added = await withTools(root, async ({ call }) => {
+    const cap = (await call("add_component", {
+      lib_id: "Device:C",
+      value: "100n",
+      footprint: "Capacitor_SMD:C_0603_1608Metric",
+      near: ic,
+      connect: { "1": supply, "2": ground },
+    })) as { ref: string };
+    await call("sync_board");
+    const led = (await call("add_component", {
+      lib_id: "Device:LED",
+      value: "LED",
+      footprint: "LED_SMD:LED_0603_1608Metric",
+      near: ic,
+      connect: { A: "PWR_LED", K: ground },
+    })) as { ref: string };
+    const resistor = (await call("add_component", {
+      lib_id: "Device:R",
+      value: "1k",
+      footprint: "Resistor_SMD:R_0603_1608Metric",
+      near: led.ref,
+      connect: { "1": supply, "2": "PWR_LED" },
+    })) as { ref: string };
+    await call("sync_board");
+    return [cap.ref, led.ref, resistor.ref];
+  });
+  expect(addedKeys(await starvedThermals(boardFile), before)).toEqual([]);
+  expect(
+    await differingFromKicad(
+      boardFile,
+      added.flatMap((ref) => around(boardFile, ref)),
+    ),
+  ).toEqual([]);
+}
+
+describe("a refill window never cuts a pad's connection to its zone", () => {
+  for (const id of ["corpus/rp2040-designguide", "corpus/uext-esp32-c3"]) {
+    test(`${id}: a decoupling capacitor, then a power LED and its resistor, starve no thermal relief`, async () => {
+      const project = await copyCorpusProject(corpusProjects().find((p) => p.id === id)!);
+      await committed(project.root);
+      await decouplingThenPowerLed(project.root, project.board!, id);
+    }, 600_000);
+  }
+});
 
 describe("a part added, moved twice and removed leaves KiCad's fills where it is and where it was", () => {
   test("complex_hierarchy (KiCad 9 fills on both sides)", async () => {

@@ -40,10 +40,80 @@ def outlines(fills):
 def layer_name(layer):
     return pcbnew.BOARD.GetStandardLayerName(layer)
 
-def fill(path):
-    """Loads and fills a board: the zones asked for, as KiCad fills them (inside the fill area with a change)."""
-    board = pcbnew.LoadBoard(path)
-    zones = [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
+def relief_boxes(board, zones):
+    """Per zone to fill, the boxes around each pad of its net that its connection to the zone
+    takes up: the pad, its thermal gap, and spokes reaching a minimum-width strip of fill past
+    the gap (the larger of the zone's and the pad's own gap and spoke width)."""
+    per_zone = []
+    for z in zones:
+        boxes = []
+        per_zone.append(boxes)
+        layers = set(z.GetLayerSet().Seq())
+        for pad in board.GetPads():
+            if pad.GetNetCode() != z.GetNetCode() or not any(pad.IsOnLayer(l) for l in layers):
+                continue
+            gap = max(z.GetThermalReliefGap(), pad.GetLocalThermalGapOverride() or 0)
+            spoke = max(z.GetThermalReliefSpokeWidth(), pad.GetLocalThermalSpokeWidthOverride() or 0)
+            box = pad.GetBoundingBox()
+            box.Inflate(gap + spoke + z.GetMinThickness())
+            boxes.append([box.GetLeft(), box.GetTop(), box.GetRight(), box.GetBottom()])
+    return per_zone
+
+def crosses(box, shape):
+    """Whether the edge of `shape` runs through `box`: part of it inside, part outside."""
+    piece = rectangles([box])
+    outside = piece.CloneDropTriangulation()
+    outside.BooleanSubtract(shape)
+    piece.BooleanIntersection(shape)
+    return piece.Area() > SLIVER and outside.Area() > SLIVER
+
+def inside(box, shape):
+    piece = rectangles([box])
+    piece.BooleanSubtract(shape)
+    return piece.Area() < SLIVER
+
+def overlaps(box, boxes):
+    x1, y1, x2, y2 = box
+    return any(x1 < b[2] and b[0] < x2 and y1 < b[3] and b[1] < y2 for b in boxes)
+
+def connections(window, reliefs, reached, bound):
+    """The window's rectangles grown by the pad connections the change reaches, and the pad
+    connections it leaves as saved: a connection is reached when it overlaps `reached` (the
+    change's copper and the fill it can move), or overlaps a reached one of the same zone (KiCad
+    draws the two together), as far as `bound`. Each is taken at most once, so this ends."""
+    # Boolean operations cost: a board has thousands of pads, and most are nowhere near.
+    near = bound_boxes(bound)
+    taken, lefts = [], []
+    for boxes in reliefs:
+        left = [b for b in boxes if overlaps(b, near)]
+        frontier = reached
+        while frontier:
+            fresh = [b for b in left if overlaps(b, frontier) and inside(b, bound)]
+            left = [b for b in left if b not in fresh]
+            taken += fresh
+            frontier = fresh
+        lefts += left
+    return window + taken, [b for b in lefts if overlaps(b, window + taken) and b not in taken]
+
+def window_shape(window, kept):
+    shape = rectangles(window)
+    if kept:
+        shape.BooleanSubtract(rectangles(kept))
+    return shape
+
+def bound_boxes(shape):
+    """The bounding boxes of the outlines of `shape`."""
+    out = []
+    for i in range(shape.OutlineCount()):
+        b = shape.COutline(i).BBox()
+        out.append([b.GetLeft(), b.GetTop(), b.GetRight(), b.GetBottom()])
+    return out
+
+def grown(boxes, by):
+    return [[x1 - by, y1 - by, x2 + by, y2 + by] for x1, y1, x2, y2 in boxes]
+
+def fill(board, zones):
+    """Fills the zones asked for, as KiCad fills them (cut to the fill area with a change)."""
     modes = {}
     if change:
         # The copy carries no fills (reading a large board's fills costs KiCad a minute): other
@@ -70,7 +140,7 @@ def fill(path):
                 z.CacheBoundingBox()
     board.BuildConnectivity()
     pcbnew.ZONE_FILLER(board).Fill(zones)
-    return board, zones, modes
+    return modes
 
 def removed(piece, mode, min_area, joined_outside):
     """Whether KiCad would remove this island of the cut fill: it lies wholly inside the fill
@@ -97,12 +167,42 @@ def differ(a, b):
 # A difference this small, nm² (a 10 µm square), is rounding, not copper.
 SLIVER = 1e8
 island_flags = {}
+board = pcbnew.LoadBoard(sys.argv[1])
+zones = [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
 if change:
-    window = rectangles(change["window"])
-    area = rectangles(change["area"])
-    inner = rectangles(change["inner"])
+    # No pad's connection to a refilled zone is cut by the window's edge: the window takes in
+    # those the change reaches, whole, and leaves out whole those it does not, as saved
+    # (refill.ts's `FillChange` says why), never past `limit`.
+    limit = rectangles(change["limit"])
+    reliefs = relief_boxes(board, zones)
+    windows, kept = connections(change["window"], reliefs, change["reached"], limit)
+    area = rectangles(grown(windows, change["fillEdge"]))
+    inner = area.CloneDropTriangulation()
+    inner.Deflate(change["islandEdge"], pcbnew.CORNER_STRATEGY_ALLOW_ACUTE_CORNERS, 5000)
     reach = rectangles(change["reach"])
-board, zones, modes = fill(sys.argv[1])
+modes = fill(board, zones)
+if change:
+    # An island of KiCad's fill that the window's edge cuts would leave its outer part of the
+    # saved fill behind, cut off: the window takes it in whole, and the pad connections it
+    # reaches, as far as KiCad's fill is known clear of the fill area's edge.
+    seen = []
+    while True:
+        shape = window_shape(windows, kept)
+        islands = []
+        for z in zones:
+            for layer in z.GetLayerSet().Seq():
+                filled = z.GetFilledPolysList(layer)
+                for i in range(filled.OutlineCount()):
+                    if z.IsIsland(layer, i):
+                        b = filled.COutline(i).BBox()
+                        box = [b.GetLeft(), b.GetTop(), b.GetRight(), b.GetBottom()]
+                        if box not in seen and crosses(box, shape) and inside(box, inner):
+                            islands.append(box)
+        if not islands:
+            break
+        seen += islands
+        windows, kept = connections(windows + islands, reliefs, change["reached"], inner)
+    window = window_shape(windows, kept)
 if change:
     for z in zones:
         zid = z.m_Uuid.AsString()

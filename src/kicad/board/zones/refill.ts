@@ -60,6 +60,12 @@ const FILL_EDGE = 3;
 const ISLAND_EDGE = 1;
 
 /**
+ * How far past `WINDOW_MARGIN` the window may grow to take in a pad connection or an island its
+ * edge would cut, mm (see {@link FillChange}).
+ */
+const WINDOW_GROWTH = 10;
+
+/**
  * Where a change was made, so a refill fills only there. Reading and filling whole planes is
  * what costs: on vme-wren (12 layers), reading its fills took KiCad a minute and refilling six
  * planes four more, for a change a few millimetres across. So KiCad fills the zones inside a
@@ -71,6 +77,24 @@ const ISLAND_EDGE = 1;
  * or removed, its tracks lifted): the voids it cut into a pour are filled again, and the spokes
  * that reached its pads go with them. A board whose fills an older KiCad saved gets KiCad 9's
  * fill inside the window, no piece of the old one, as a refill in KiCad would draw it there.
+ *
+ * Where the window's edge runs, the two fills meet, and they must meet where neither draws a
+ * feature of its own. A pad's connection to its zone is one: its thermal gap and the spokes that
+ * reach the fill past it, which DRC counts. KiCad 9 draws them otherwise than KiCad 6 did, and
+ * on a board KiCad 6 filled, KiCad 9 leaves some with fewer spokes than the zone asks (a via in
+ * an exposed pad, hemmed in by its neighbours: rp2040-designguide's U3): new spokes on one side of
+ * the edge and the old gap on the other starve a pad, and so does KiCad 9's relief of a pad the
+ * change never came near. So no edge cuts a connection. Those the change reaches (overlapping
+ * `near`, or a connection reached before them: KiCad draws overlapping ones together) are taken
+ * into the window whole, pad, gap, spokes and a minimum-width strip of fill past them; those it
+ * does not reach keep their saved fill whole, even inside the window, as they would outside it.
+ * An island of KiCad's fill is the other feature: cut by the edge, its outer part would be the
+ * saved fill's, joined to nothing; the window takes in every island its edge cuts, whole, with
+ * the connections it reaches. The window grows by at most `WINDOW_GROWTH` past its margin:
+ * overlapping connections (a row of ground pins, a field of stitching vias) can chain across
+ * the whole board, and a window the size of the board is the whole-plane refill the window
+ * exists to avoid (and rewrites every saved relief on a board an older KiCad filled). A
+ * connection past that bound keeps its saved fill whole, as it does outside any window.
  *
  * KiCad fills a little more than the window (`FILL_EDGE`), so the edge of what it filled is
  * never where its fill is kept. The copy it loads carries no fills: the spec brings the fills of
@@ -96,12 +120,16 @@ interface FillSpec {
   /** Ids of the zones to fill. */
   ids: string[];
   change?: {
-    /** Where KiCad's new fill replaces the saved one. */
+    /** Where KiCad's new fill replaces the saved one, before it grows to take in what its edge cuts. */
     window: number[][];
-    /** The zones to refill are cut to this (the window and `FILL_EDGE` more). */
-    area: number[][];
-    /** An island inside this is wholly inside the fill area, clear of its edge. */
-    inner: number[][];
+    /** Where the change's copper is and was, with the fill it can move (`near`): a pad connection overlapping it is redrawn. */
+    reached: number[][];
+    /** How far the window may grow: `WINDOW_GROWTH` past it. */
+    limit: number[][];
+    /** The zones to refill are cut to the grown window and this much more, nm (`FILL_EDGE`). */
+    fillEdge: number;
+    /** An island farther than this inside the fill area's edge, nm, is clear of it (`ISLAND_EDGE`). */
+    islandEdge: number;
     /** Other zones' saved fills are given as far as this. */
     reach: number[][];
     /** Saved fills per zone id: every fill of the zones to refill, other zones' pieces within `reach`. */
@@ -189,17 +217,19 @@ export async function fillWithKicad(
     let spec: FillSpec = { ids };
     if (change) {
       const window = change.near.map((b) => growBox(b, WINDOW_MARGIN));
-      const area = window.map((b) => growBox(b, FILL_EDGE));
-      // Other zones' fills knock out the refilled ones up to their clearance past the fill area.
-      const reach = area.map((b) => growBox(b, WINDOW_MARGIN));
+      const limit = window.map((b) => growBox(b, WINDOW_GROWTH));
+      // Other zones' fills knock out the refilled ones up to their clearance past the largest fill area.
+      const reach = limit.map((b) => growBox(b, FILL_EDGE + WINDOW_MARGIN));
       const zones = boardZones(board.root);
       writeFileSync(copy, printWithoutFills(board, zones));
       spec = {
         ids,
         change: {
           window: window.map(nanometres),
-          area: area.map(nanometres),
-          inner: area.map((b) => nanometres(growBox(b, -ISLAND_EDGE))),
+          reached: change.near.map(nanometres),
+          limit: limit.map(nanometres),
+          fillEdge: nm(FILL_EDGE),
+          islandEdge: nm(ISLAND_EDGE),
           reach: reach.map(nanometres),
           fills: fillsReaching(zones, new Set(ids), reach),
         },
