@@ -150,7 +150,9 @@ describe("refillZones", () => {
     );
 
     await refillZones(edit.board, file, touched, {
-      near: [{ minX: box.minX - 1, minY: box.minY - 1, maxX: box.maxX + 1, maxY: box.maxY + 1 }],
+      near: [
+        { box: { minX: box.minX - 1, minY: box.minY - 1, maxX: box.maxX + 1, maxY: box.maxY + 1 }, layers: "all" },
+      ],
     });
     writeFileSync(file, printSexprBytes(edit.board.doc));
     const cli = await requireKicadCli();

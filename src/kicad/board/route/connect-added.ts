@@ -52,11 +52,14 @@ export async function connectAdded(
       added.push({ box: pad.box, net: pad.net, layers: pad.layers.size > 1 ? "all" : new Set(pad.layers) });
   }
   const touched = zonesTouchedBy(boardZones(board.root), added, REFILL_REACH);
-  const near = added.map(({ box }) => ({
-    minX: box.minX - REFILL_REACH,
-    minY: box.minY - REFILL_REACH,
-    maxX: box.maxX + REFILL_REACH,
-    maxY: box.maxY + REFILL_REACH,
+  const near = added.map(({ box, layers }) => ({
+    box: {
+      minX: box.minX - REFILL_REACH,
+      minY: box.minY - REFILL_REACH,
+      maxX: box.maxX + REFILL_REACH,
+      maxY: box.maxY + REFILL_REACH,
+    },
+    layers,
   }));
   const { changed } = await refillZones(board, boardFile, touched, { near });
   const zones = new Map(boardZones(board.root).map((z) => [z.id, z]));

@@ -41,9 +41,10 @@ def layer_name(layer):
     return pcbnew.BOARD.GetStandardLayerName(layer)
 
 def relief_boxes(board, zones):
-    """Per zone to fill, the boxes around each pad of its net that its connection to the zone
-    takes up: the pad, its thermal gap, and spokes reaching a minimum-width strip of fill past
-    the gap (the larger of the zone's and the pad's own gap and spoke width)."""
+    """Per zone to fill, for each pad of its net: the box its connection to the zone takes up
+    (the pad, its thermal gap, and spokes reaching a minimum-width strip of fill past the gap),
+    and the box of the relief proper (the pad and its gap), each with the larger of the zone's
+    and the pad's own gap and spoke width."""
     per_zone = []
     for z in zones:
         boxes = []
@@ -54,9 +55,9 @@ def relief_boxes(board, zones):
                 continue
             gap = max(z.GetThermalReliefGap(), pad.GetLocalThermalGapOverride() or 0)
             spoke = max(z.GetThermalReliefSpokeWidth(), pad.GetLocalThermalSpokeWidthOverride() or 0)
-            box = pad.GetBoundingBox()
-            box.Inflate(gap + spoke + z.GetMinThickness())
-            boxes.append([box.GetLeft(), box.GetTop(), box.GetRight(), box.GetBottom()])
+            b = pad.GetBoundingBox()
+            core = [b.GetLeft() - gap, b.GetTop() - gap, b.GetRight() + gap, b.GetBottom() + gap]
+            boxes.append((grown([core], spoke + z.GetMinThickness())[0], core))
     return per_zone
 
 def crosses(box, shape):
@@ -77,25 +78,30 @@ def overlaps(box, boxes):
     return any(x1 < b[2] and b[0] < x2 and y1 < b[3] and b[1] < y2 for b in boxes)
 
 def connections(window, reliefs, reached, bound):
-    """The window's rectangles grown by the pad connections the change reaches, and the pad
-    connections it leaves as saved: a connection is reached when it overlaps `reached` (the
-    change's copper and the fill it can move), or overlaps a reached one of the same zone (KiCad
-    draws the two together), as far as `bound`. Each is taken at most once, so this ends."""
+    """The window's rectangles grown by the pad connections the change reaches, and per zone id
+    the pad connections it leaves as saved: a connection is reached when it overlaps `reached`
+    (the change's copper and the fill it can move) on one of its zone's layers, or when its
+    relief overlaps the relief of a reached one of the same zone (KiCad draws the two as one),
+    as far as `bound`. Each is taken at most once, so this ends."""
     # Boolean operations cost: a board has thousands of pads, and most are nowhere near.
     near = bound_boxes(bound)
-    taken, lefts = [], []
-    for boxes in reliefs:
-        left = [b for b in boxes if overlaps(b, near)]
-        frontier = reached
-        while frontier:
-            fresh = [b for b in left if overlaps(b, frontier) and inside(b, bound)]
-            left = [b for b in left if b not in fresh]
-            taken += fresh
-            frontier = fresh
-        lefts += left
-    return window + taken, [b for b in lefts if overlaps(b, window + taken) and b not in taken]
+    taken, lefts = [], {}
+    for z, pairs in zip(zones, reliefs):
+        layers = {layer_name(l) for l in z.GetLayerSet().Seq()}
+        on_zone = [r["box"] for r in reached if r["layers"] == "all" or layers.intersection(r["layers"])]
+        left = [p for p in pairs if overlaps(p[0], near)]
+        fresh = [p for p in left if overlaps(p[0], on_zone) and inside(p[0], bound)]
+        while fresh:
+            left = [p for p in left if p not in fresh]
+            taken += [p[0] for p in fresh]
+            cores = [p[1] for p in fresh]
+            fresh = [p for p in left if overlaps(p[1], cores) and inside(p[0], bound)]
+        lefts[z.m_Uuid.AsString()] = [p[0] for p in left]
+    window = window + taken
+    return window, {zid: [b for b in left if overlaps(b, window)] for zid, left in lefts.items()}
 
 def window_shape(window, kept):
+    """The window as one zone's fill is merged in it: its rectangles but the connections kept."""
     shape = rectangles(window)
     if kept:
         shape.BooleanSubtract(rectangles(kept))
@@ -187,9 +193,9 @@ if change:
     # reaches, as far as KiCad's fill is known clear of the fill area's edge.
     seen = []
     while True:
-        shape = window_shape(windows, kept)
         islands = []
         for z in zones:
+            shape = window_shape(windows, kept[z.m_Uuid.AsString()])
             for layer in z.GetLayerSet().Seq():
                 filled = z.GetFilledPolysList(layer)
                 for i in range(filled.OutlineCount()):
@@ -202,11 +208,11 @@ if change:
             break
         seen += islands
         windows, kept = connections(windows + islands, reliefs, change["reached"], inner)
-    window = window_shape(windows, kept)
 if change:
     for z in zones:
         zid = z.m_Uuid.AsString()
         saved = change["fills"][zid]
+        window = window_shape(windows, kept[zid])
         for layer in z.GetLayerSet().Seq():
             mine = [f for f in saved if f["layer"] == layer_name(layer)]
             filled = z.GetFilledPolysList(layer)

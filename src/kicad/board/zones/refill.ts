@@ -85,7 +85,8 @@ const WINDOW_GROWTH = 10;
  * an exposed pad, hemmed in by its neighbours: rp2040-designguide's U3): new spokes on one side of
  * the edge and the old gap on the other starve a pad, and so does KiCad 9's relief of a pad the
  * change never came near. So no edge cuts a connection. Those the change reaches (overlapping
- * `near`, or a connection reached before them: KiCad draws overlapping ones together) are taken
+ * `near` on one of the zone's layers, or with a relief overlapping one reached: KiCad draws
+ * overlapping reliefs as one) are taken
  * into the window whole, pad, gap, spokes and a minimum-width strip of fill past them; those it
  * does not reach keep their saved fill whole, even inside the window, as they would outside it.
  * An island of KiCad's fill is the other feature: cut by the edge, its outer part would be the
@@ -101,7 +102,8 @@ const WINDOW_GROWTH = 10;
  * other zones that reach the fill area, and the saved fills of the zones to refill, for the merge.
  */
 export interface FillChange {
-  near: BBox[];
+  /** Where the change's copper is and was, with the fill it can move, and the copper layers it is on. */
+  near: { box: BBox; layers: Set<string> | "all" }[];
 }
 
 interface FilledLayer {
@@ -122,8 +124,11 @@ interface FillSpec {
   change?: {
     /** Where KiCad's new fill replaces the saved one, before it grows to take in what its edge cuts. */
     window: number[][];
-    /** Where the change's copper is and was, with the fill it can move (`near`): a pad connection overlapping it is redrawn. */
-    reached: number[][];
+    /**
+     * Where the change's copper is and was, with the fill it can move (`near`), and its layers:
+     * a pad connection of a zone on one of them that overlaps it is redrawn.
+     */
+    reached: { box: number[]; layers: string[] | "all" }[];
     /** How far the window may grow: `WINDOW_GROWTH` past it. */
     limit: number[][];
     /** The zones to refill are cut to the grown window and this much more, nm (`FILL_EDGE`). */
@@ -216,7 +221,7 @@ export async function fillWithKicad(
     }
     let spec: FillSpec = { ids };
     if (change) {
-      const window = change.near.map((b) => growBox(b, WINDOW_MARGIN));
+      const window = change.near.map(({ box }) => growBox(box, WINDOW_MARGIN));
       const limit = window.map((b) => growBox(b, WINDOW_GROWTH));
       // Other zones' fills knock out the refilled ones up to their clearance past the largest fill area.
       const reach = limit.map((b) => growBox(b, FILL_EDGE + WINDOW_MARGIN));
@@ -226,7 +231,10 @@ export async function fillWithKicad(
         ids,
         change: {
           window: window.map(nanometres),
-          reached: change.near.map(nanometres),
+          reached: change.near.map(({ box, layers }) => ({
+            box: nanometres(box),
+            layers: layers === "all" ? "all" : [...layers],
+          })),
           limit: limit.map(nanometres),
           fillEdge: nm(FILL_EDGE),
           islandEdge: nm(ISLAND_EDGE),
