@@ -28,23 +28,29 @@ afterAll(cleanupTempDirs);
 /** Area, mm², a zone may differ from KiCad's refill by inside the window: rounding, not copper. */
 const SAME_FILL = 0.01;
 
+/** Where to compare fills: a box on some copper layers. */
+interface Around {
+  box: BBox;
+  layers: ReadonlySet<string>;
+}
+
 /**
- * Where `ref`'s pads are on the board file, grown by 1 mm: where the refill reaches from them
- * (`connect-added.ts`), so every pad connection there is KiCad's; farther away, a connection
- * the change does not reach keeps its saved fill, and KiCad 9 draws those of a board KiCad 6
- * filled otherwise.
+ * Where `ref`'s pads are on the board file, grown by 1 mm, on their layers: where the refill
+ * reaches from them (`connect-added.ts`), so every pad connection there is KiCad's. Farther
+ * away, or on a layer the pads are not on, a connection the change does not reach keeps its
+ * saved fill, and KiCad 9 draws those of a board KiCad 6 filled otherwise.
  */
-function around(boardFile: string, ref: string): BBox[] {
+function around(boardFile: string, ref: string): Around[] {
   const board = Board.load(boardFile);
   const fp = board.footprint(ref);
   if (!fp) return [];
   return footprintItems(fp.node, copperLayers(board))
     .filter((i) => i.kind === "pad")
-    .map((p) => growBox(p.box, 1));
+    .map((p) => ({ box: growBox(p.box, 1), layers: p.layers }));
 }
 
-/** Every zone of the board file against KiCad's refill of every zone of the same file, inside `within`: the zones that differ, with by how much. */
-async function differingFromKicad(boardFile: string, within: BBox[]): Promise<string[]> {
+/** Every zone of the board file against KiCad's refill of every zone of the same file, inside `within` on its layers: the zones that differ, with by how much. */
+async function differingFromKicad(boardFile: string, within: Around[]): Promise<string[]> {
   const board = Board.load(boardFile);
   const dir = await makeTempDir();
   const whole = join(dir, basename(boardFile));
@@ -63,7 +69,9 @@ async function differingFromKicad(boardFile: string, within: BBox[]): Promise<st
   return zones.flatMap((zone) => {
     const kicad = theirs.find((t) => t.id === zone.id)!;
     return copperLayers(board).flatMap((layer) => {
-      const area = differingArea(filledPolygons(zone, layer), filledPolygons(kicad, layer), within);
+      const boxes = within.filter((w) => w.layers.has(layer)).map((w) => w.box);
+      if (boxes.length === 0) return [];
+      const area = differingArea(filledPolygons(zone, layer), filledPolygons(kicad, layer), boxes);
       return area > SAME_FILL ? [`${zone.net} on ${layer}: ${area.toFixed(4)} mm²`] : [];
     });
   });
