@@ -16,7 +16,7 @@ import { boardZones, filledPolygons } from "../../src/kicad/board/zones/zones.ts
 import { fillWithKicad } from "../../src/kicad/board/zones/refill.ts";
 import { git } from "../repo/git-repo.ts";
 import { decouplingNets, mainIc } from "../support/board-additions.ts";
-import { addedKeys, sessionTarget } from "../support/board-finish.ts";
+import { addedKeys, capacitorSession, powerLedSession, sessionTarget } from "../support/board-finish.ts";
 import { differingArea } from "../support/board-zones.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { demoRepo } from "../support/demo-repo.ts";
@@ -154,33 +154,39 @@ async function addMoveRemove(root: string, boardFile: string): Promise<void> {
  */
 async function decouplingThenPowerLed(root: string, boardFile: string, projectId: string): Promise<void> {
   const before = await starvedThermals(boardFile);
-  const { ic, supply, ground } = sessionTarget(projectId, Board.load(boardFile));
-  const added = await withTools(root, async ({ call }) => {
-    const cap = (await call("add_component", {
+  const board = Board.load(boardFile);
+  const { ic, supply, ground } = sessionTarget(projectId, board);
+  const capacitor = capacitorSession(board, { ic, supply, ground }).added[0]!.ref;
+  const [led, resistor] = powerLedSession(board, { ic, supply, ground }).added.map((a) => a.ref);
+  await withTools(root, async ({ call }) => {
+    await call("add_component", {
+      ref: capacitor,
       lib_id: "Device:C",
       value: "100n",
       footprint: "Capacitor_SMD:C_0603_1608Metric",
       near: ic,
       connect: { "1": supply, "2": ground },
-    })) as { ref: string };
+    });
     await call("sync_board");
-    const led = (await call("add_component", {
+    await call("add_component", {
+      ref: led,
       lib_id: "Device:LED",
       value: "LED",
       footprint: "LED_SMD:LED_0603_1608Metric",
       near: ic,
       connect: { A: "PWR_LED", K: ground },
-    })) as { ref: string };
-    const resistor = (await call("add_component", {
+    });
+    await call("add_component", {
+      ref: resistor,
       lib_id: "Device:R",
       value: "1k",
       footprint: "Resistor_SMD:R_0603_1608Metric",
-      near: led.ref,
+      near: led,
       connect: { "1": supply, "2": "PWR_LED" },
-    })) as { ref: string };
+    });
     await call("sync_board");
-    return [cap.ref, led.ref, resistor.ref];
   });
+  const added = [capacitor, led!, resistor!];
   expect(addedKeys(await starvedThermals(boardFile), before)).toEqual([]);
   expect(
     await differingFromKicad(
