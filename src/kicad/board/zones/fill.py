@@ -69,6 +69,7 @@ def crosses(box, shape):
     return piece.Area() > SLIVER and outside.Area() > SLIVER
 
 def inside(box, shape):
+    """Whether `box` lies wholly inside `shape`."""
     piece = rectangles([box])
     piece.BooleanSubtract(shape)
     return piece.Area() < SLIVER
@@ -189,8 +190,9 @@ if change:
 modes = fill(board, zones)
 if change:
     # An island of KiCad's fill that the window's edge cuts would leave its outer part of the
-    # saved fill behind, cut off: the window takes it in whole, and the pad connections it
-    # reaches, as far as KiCad's fill is known clear of the fill area's edge.
+    # saved fill behind, cut off: the window takes it in whole, as far as KiCad's fill is known
+    # clear of the fill area's edge (a connection it overlaps that the change does not reach
+    # still keeps its saved fill).
     seen = []
     while True:
         islands = []

@@ -71,31 +71,32 @@ const WINDOW_GROWTH = 10;
  * planes four more, for a change a few millimetres across. So KiCad fills the zones inside a
  * window around the change (`WINDOW_MARGIN` past `near`, one box per item, so a part moved
  * across the board gets two small windows, not one the size of the board), and inside the
- * window its fill replaces the saved one whole; outside it, the saved fill keeps its bytes.
+ * window its fill replaces the saved one; outside it, the saved fill keeps its bytes.
  *
  * `near` holds both where the change's copper is and where copper was taken away (a part moved
  * or removed, its tracks lifted): the voids it cut into a pour are filled again, and the spokes
  * that reached its pads go with them. A board whose fills an older KiCad saved gets KiCad 9's
- * fill inside the window, no piece of the old one, as a refill in KiCad would draw it there.
+ * fill inside the window, no piece of the old one cut at its edge, as a refill in KiCad would
+ * draw it there.
  *
  * Where the window's edge runs, the two fills meet, and they must meet where neither draws a
  * feature of its own. A pad's connection to its zone is one: its thermal gap and the spokes that
- * reach the fill past it, which DRC counts. KiCad 9 draws them otherwise than KiCad 6 did, and
- * on a board KiCad 6 filled, KiCad 9 leaves some with fewer spokes than the zone asks (a via in
- * an exposed pad, hemmed in by its neighbours: rp2040-designguide's U3): new spokes on one side of
- * the edge and the old gap on the other starve a pad, and so does KiCad 9's relief of a pad the
- * change never came near. So no edge cuts a connection. Those the change reaches (overlapping
- * `near` on one of the zone's layers, or with a relief overlapping one reached: KiCad draws
- * overlapping reliefs as one) are taken
- * into the window whole, pad, gap, spokes and a minimum-width strip of fill past them; those it
- * does not reach keep their saved fill whole, even inside the window, as they would outside it.
+ * reach the fill past it, which DRC counts. New spokes on one side of the edge and the old gap
+ * on the other starve a pad. And KiCad 9 draws some reliefs of a board KiCad 6 filled with fewer
+ * spokes than the zone asks (the vias in rp2040-designguide's exposed pad, a USB shell on
+ * uext-esp32-c3), so redrawing one the change never came near adds a DRC error the change did
+ * not make. So no edge cuts a connection: those the change reaches (`near` on one of the zone's
+ * layers, or a relief overlapping the relief of one reached: KiCad draws the two as one) are
+ * taken into the window whole, pad, gap, spokes and a minimum-width strip of fill past them;
+ * those it does not reach keep their saved fill whole, even inside the window, as outside it.
  * An island of KiCad's fill is the other feature: cut by the edge, its outer part would be the
- * saved fill's, joined to nothing; the window takes in every island its edge cuts, whole, with
- * the connections it reaches. The window grows by at most `WINDOW_GROWTH` past its margin:
- * overlapping connections (a row of ground pins, a field of stitching vias) can chain across
- * the whole board, and a window the size of the board is the whole-plane refill the window
- * exists to avoid (and rewrites every saved relief on a board an older KiCad filled). A
- * connection past that bound keeps its saved fill whole, as it does outside any window.
+ * saved fill's, joined to nothing, so the window takes in whole every island its edge cuts.
+ *
+ * The window grows by at most `WINDOW_GROWTH` past its margin: overlapping reliefs (a row of
+ * ground pins, a field of stitching vias) can chain across the whole board, and a window the
+ * size of the board is the whole-plane refill the window exists to avoid (and rewrites every
+ * saved relief on a board an older KiCad filled). A connection past that bound keeps its saved
+ * fill whole, as it does outside any window.
  *
  * KiCad fills a little more than the window (`FILL_EDGE`), so the edge of what it filled is
  * never where its fill is kept. The copy it loads carries no fills: the spec brings the fills of
