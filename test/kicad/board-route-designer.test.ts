@@ -3,7 +3,8 @@
  * has near the connection (a rail stays a rail), and a track that ends on a pad ends on the
  * pad's anchor, whatever the pad's shape (a rounded rectangle's corner is no copper), so
  * KiCad's connectivity agrees it is connected; a part the run routed another new part to moves,
- * and both are routed again. On copies of real boards, with raw DRC.
+ * and both are routed again; a pad joined to no copper of its net is no way to the net. On
+ * copies of real boards, with raw DRC.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync } from "node:fs";
@@ -19,8 +20,15 @@ import { Board } from "../../src/kicad/board/model.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { child, childText, head, num, text } from "../../src/kicad/sexpr/index.ts";
 import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
-import { addedUnconnected, drcKeys } from "../support/board-finish.ts";
-import { demosDir } from "../support/corpora.ts";
+import {
+  addedUnconnected,
+  capacitorSession,
+  drcKeys,
+  powerLedSession,
+  sessionTarget,
+} from "../support/board-finish.ts";
+import { copyCorpusProject, corpusProjects, demosDir } from "../support/corpora.ts";
+import { git } from "../repo/git-repo.ts";
 import { demoRepo } from "../support/demo-repo.ts";
 import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { withTools } from "../support/tool-context.ts";
@@ -156,3 +164,81 @@ function roundrect(fp: import("../../src/kicad/sexpr/index.ts").SList, pad: Boar
   const node = fp.items.find((n) => n.type === "list" && head(n) === "pad" && text(n, 1) === pad.pad);
   return node?.type === "list" && text(node, 3) === "roundrect" && text(node, 2) === "smd";
 }
+
+describe("a pad that touches no copper of its net is no way to the net", () => {
+  test("emf-hexpansion: the LED's resistor is not routed to the capacitor an earlier run left for layout", async () => {
+    const project = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/emf-hexpansion")!);
+    await git(project.root, "init", "--quiet");
+    await git(project.root, "add", "-A");
+    await git(
+      project.root,
+      "-c",
+      "user.name=Test",
+      "-c",
+      "user.email=test@example.com",
+      "commit",
+      "--quiet",
+      "-m",
+      "base",
+    );
+    const boardFile = project.board!;
+    const board = Board.load(boardFile);
+    const target = sessionTarget("corpus/emf-hexpansion", board);
+    const capacitor = capacitorSession(board, target).added[0]!.ref;
+    const [led, resistor] = powerLedSession(board, target).added.map((a) => a.ref);
+    const cli = await requireKicadCli();
+    const unconnected = async () => drcKeys((await runDrc(boardFile, { cli })).report).unconnected;
+    await withTools(project.root, async ({ call }) => {
+      await call("add_component", {
+        ref: capacitor,
+        lib_id: "Device:C",
+        value: "100n",
+        footprint: "Capacitor_SMD:C_0603_1608Metric",
+        near: target.ic,
+        connect: { "1": target.supply, "2": target.ground },
+      });
+      await call("sync_board");
+    });
+    // Its supply pad is boxed in: left for layout, bare. The run commits, as `do` would.
+    const before = await unconnected();
+    await git(project.root, "add", "-A");
+    await git(
+      project.root,
+      "-c",
+      "user.name=Test",
+      "-c",
+      "user.email=test@example.com",
+      "commit",
+      "--quiet",
+      "-m",
+      "C",
+    );
+    expect(before.some((k) => k.includes(`of ${capacitor}`))).toBe(true);
+    await withTools(project.root, async ({ call }) => {
+      await call("add_component", {
+        ref: led,
+        lib_id: "Device:LED",
+        value: "LED",
+        footprint: "LED_SMD:LED_0603_1608Metric",
+        near: target.ic,
+        connect: { A: "PWR_LED", K: target.ground },
+      });
+      await call("add_component", {
+        ref: resistor,
+        lib_id: "Device:R",
+        value: "1k",
+        footprint: "Resistor_SMD:R_0603_1608Metric",
+        near: led,
+        connect: { "1": target.supply, "2": "PWR_LED" },
+      });
+      await call("sync_board");
+    });
+    // The capacitor is still the one left for layout: no new track made it part of an island
+    // with the resistor, which reaches the supply's own copper or is left for layout itself.
+    const after = await unconnected();
+    expect(after.filter((k) => k.includes(`of ${capacitor}`))).toEqual(
+      before.filter((k) => k.includes(`of ${capacitor}`)),
+    );
+    expect(after.filter((k) => !before.includes(k)).every((k) => k.includes(`of ${resistor}`))).toBe(true);
+  }, 300_000);
+});

@@ -280,12 +280,44 @@ export function fillJoinsNet(
   return items.some((i) => i.kind === "pad" && overlap(inflate(i.shape(), 0.01), area));
 }
 
-/** Whether `pad`'s net has any copper on the board but `pad`'s own footprint's (pads, tracks, vias, filled zones). */
-function netHasCopper(obstacles: BoardObstacles, pad: BoardItem, zones: Zone[]): boolean {
+/**
+ * Whether `pad`'s net has any copper on the board but `pad`'s own footprint's (pads, tracks,
+ * vias, filled zones); without `pads`, tracks, vias and zones only.
+ */
+function netHasCopper(obstacles: BoardObstacles, pad: BoardItem, zones: Zone[], pads = true): boolean {
   const own = obstacles.all(
-    (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"),
+    (i) =>
+      i.net === pad.net && i.ref !== pad.ref && ((pads && i.kind === "pad") || i.kind === "track" || i.kind === "via"),
   );
   return own.length > 0 || zones.some((z) => z.net === pad.net && z.filled && !z.ruleArea);
+}
+
+/**
+ * Whether a pad of another part touches no copper of its net: no track or via (the board's or
+ * this session's) and no fill of its net's pours. Such a pad is no way to the net where the net
+ * has other copper: a route ending on it (a part of an earlier run left for layout) would make
+ * an island with it, never joined to the net.
+ */
+function joinsNothing(obstacles: BoardObstacles, pad: BoardItem, laid: Laid[], zones: Zone[]): boolean {
+  const shape = pad.shape();
+  const touching = obstacles.near(
+    growBox(pad.box, 0.01),
+    (i) => i.net === pad.net && (i.kind === "track" || i.kind === "via"),
+  );
+  if (touching.some((i) => overlap(inflate(i.shape(), 0.01), shape))) return false;
+  if (
+    laid.some((l) => l.net === pad.net && sharesLayer(l.layers, pad.layers) && overlap(inflate(l.shape, 0.01), shape))
+  )
+    return false;
+  const centre = pad.ends?.[0];
+  return !(
+    centre &&
+    zones.some(
+      (z) =>
+        z.net === pad.net &&
+        [...pad.layers].some((layer) => filledPolygons(z, layer).some((fill) => insidePolygon(fill, centre))),
+    )
+  );
 }
 
 /** What a route plan may take as read: the board's zones, and whether a failure needs its reason in words. */
@@ -529,6 +561,8 @@ function buildGrid(
   const tw = size.width / 2 + MARGIN;
   const vr = size.via.diameter / 2 + MARGIN;
   const padGoals: BoardItem[][] = ROUTING_LAYERS.map(() => []);
+  let hasCopper: boolean | undefined;
+  const elsewhere = () => (hasCopper ??= netHasCopper(obstacles, pad, zones, false));
   // An obstacle is drawn when the search reaches it (`RouteGrid.defer`): `box` is its shape's, undrawn.
   const keepOff = (plane: Uint8Array, box: BBox, shape: () => ShapeMm, by: number) =>
     grid.defer(growBox(box, by), (clip) => grid.fill(plane, inflate(shape(), by), clip));
@@ -590,6 +624,7 @@ function buildGrid(
             });
           }
         } else if (item !== pad && item.ref !== pad.ref && item.kind !== "copper") {
+          if (item.kind === "pad" && joinsNothing(obstacles, item, laid, zones) && elsewhere()) continue;
           for (const l of item.layers) {
             const i = layerIndex.get(l);
             if (i === undefined) continue;
