@@ -337,12 +337,19 @@ export const editTools = [
       // The footprint it is placed next to (near) is only read.
       enforceScope(ctx, "place_footprint", { refs: [ref] }, () => []);
       await assertCanRefill(editor.board);
-      // A part this run routed moves without its tracks and vias: they are lifted, and it is
-      // routed again where it lands, its pours refilled. Copper that was there before the run
+      // A part this run routed moves without its tracks and vias: they are lifted (with the
+      // run's tracks of other parts that reach its pads), and it is routed again where it
+      // lands, with those parts, its pours refilled. Copper that was there before the run
       // still keeps it put. A refusal or a failed refill leaves the board as it was.
       const { spot, routing } = await editor.attempt(async () => {
-        const { spot, vacated } = toolCall(() => editor.place(ref, move));
-        return { spot, routing: reportLayout(ctx.layoutPending, await editor.connect([ref], { vacated }), [ref]) };
+        const { spot, vacated, rerouted } = toolCall(() => editor.place(ref, move));
+        return {
+          spot,
+          routing: reportLayout(ctx.layoutPending, await editor.connect([ref, ...rerouted], { vacated }), [
+            ref,
+            ...rerouted,
+          ]),
+        };
       });
       saveBoard(ctx);
       return {
