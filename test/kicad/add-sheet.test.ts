@@ -19,7 +19,7 @@ import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.
 import { copyCorpusProject, corpusProjects, demoProjects, type CorpusProject } from "../support/corpora.ts";
 import { thrownCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
-import { git } from "../repo/git-repo.ts";
+import { commitAll, git } from "../repo/git-repo.ts";
 import { withTools } from "../support/tool-context.ts";
 
 let cli: KicadCli;
@@ -33,18 +33,7 @@ async function copyOf(id: string): Promise<CorpusProject> {
   const project = [...demoProjects(), ...corpusProjects()].find((p) => p.id === id)!;
   const copy = await copyCorpusProject(project);
   await git(copy.root, "init", "--quiet", "--initial-branch=main");
-  await git(copy.root, "add", "-A");
-  await git(
-    copy.root,
-    "-c",
-    "user.name=Test",
-    "-c",
-    "user.email=test@example.com",
-    "commit",
-    "--quiet",
-    "-m",
-    "design",
-  );
+  await commitAll(copy.root, "design");
   return copy;
 }
 

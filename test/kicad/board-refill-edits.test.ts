@@ -14,7 +14,7 @@ import { growBox } from "../../src/kicad/board/clearance/geometry.ts";
 import { Board, type BBox } from "../../src/kicad/board/model.ts";
 import { boardZones, filledPolygons } from "../../src/kicad/board/zones/zones.ts";
 import { fillWithKicad } from "../../src/kicad/board/zones/refill.ts";
-import { git } from "../repo/git-repo.ts";
+import { commitAll, git } from "../repo/git-repo.ts";
 import { decouplingNets, mainIc } from "../support/board-additions.ts";
 import { addedKeys, capacitorSession, powerLedSession, sessionTarget } from "../support/board-finish.ts";
 import { differingArea } from "../support/board-zones.ts";
@@ -92,8 +92,7 @@ async function starvedThermals(boardFile: string): Promise<string[]> {
 
 async function committed(root: string): Promise<void> {
   await git(root, "init", "--quiet");
-  await git(root, "add", "-A");
-  await git(root, "-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "--quiet", "-m", "base");
+  await commitAll(root, "base");
 }
 
 /**

@@ -28,7 +28,7 @@ import {
   sessionTarget,
 } from "../support/board-finish.ts";
 import { copyCorpusProject, corpusProjects, demosDir } from "../support/corpora.ts";
-import { git } from "../repo/git-repo.ts";
+import { commitAll, git } from "../repo/git-repo.ts";
 import { demoRepo } from "../support/demo-repo.ts";
 import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { withTools } from "../support/tool-context.ts";
@@ -169,18 +169,7 @@ describe("a pad that touches no copper of its net is no way to the net", () => {
   test("emf-hexpansion: the LED's resistor is not routed to the capacitor an earlier run left for layout", async () => {
     const project = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/emf-hexpansion")!);
     await git(project.root, "init", "--quiet");
-    await git(project.root, "add", "-A");
-    await git(
-      project.root,
-      "-c",
-      "user.name=Test",
-      "-c",
-      "user.email=test@example.com",
-      "commit",
-      "--quiet",
-      "-m",
-      "base",
-    );
+    await commitAll(project.root, "base");
     const boardFile = project.board!;
     const board = Board.load(boardFile);
     const target = sessionTarget("corpus/emf-hexpansion", board);
@@ -201,18 +190,7 @@ describe("a pad that touches no copper of its net is no way to the net", () => {
     });
     // Its supply pad is boxed in: left for layout, bare. The run commits, as `do` would.
     const before = await unconnected();
-    await git(project.root, "add", "-A");
-    await git(
-      project.root,
-      "-c",
-      "user.name=Test",
-      "-c",
-      "user.email=test@example.com",
-      "commit",
-      "--quiet",
-      "-m",
-      "C",
-    );
+    await commitAll(project.root, "C");
     expect(before.some((k) => k.includes(`of ${capacitor}`))).toBe(true);
     await withTools(project.root, async ({ call }) => {
       await call("add_component", {
