@@ -10,7 +10,9 @@
  * fail: new errors always, new warnings with `strict`. A requirement rule that passed at the
  * baseline and fails now is a new error, because a failing rule is a finding keyed by the rule.
  * One more finding is not new: a violation between board items the change left as they were,
- * which KiCad reported before with another partner (see `reportedAgain`).
+ * which KiCad reported before with another partner (see `reportedAgain`), and a new symbol
+ * placed from a sheet's embedded library symbol that ERC already finds differing from its
+ * library (see `sameLibraryDifference`).
  */
 import type { Board } from "../kicad/board/model.ts";
 import { childText, printBare, type SList } from "../kicad/sexpr/index.ts";
@@ -40,7 +42,8 @@ export function compareWithBaseline(
   const is = findingsOf(current);
   const match = matchFindings(was, is);
   const matched = new Set(match.values());
-  const old = (f: Finding) => match.has(f) || (unchanged !== undefined && reportedAgain(f, was, unchanged));
+  const old = (f: Finding) =>
+    match.has(f) || (unchanged !== undefined && reportedAgain(f, was, unchanged)) || sameLibraryDifference(f, was);
   const marked = is.map((f) => withState(f, old(f) ? "unchanged" : "new"));
   const absent = was
     .filter((f) => !matched.has(f))
@@ -172,6 +175,26 @@ export function reportedAgain(finding: ReportedItems, baseline: ReportedItems[],
     (b) => b.check === finding.check && b.rule === finding.rule && b.items?.some((uuid) => items.includes(uuid)),
   );
   return named && items.every(unchanged);
+}
+
+/**
+ * ERC's `lib_symbol_mismatch` is about a library symbol a sheet embeds ("Symbol '+3V3' doesn't
+ * match copy in library 'power'"), reported once for every placed symbol that uses it. A symbol
+ * placed from that same embedded copy (a power symbol on a rail the design already draws, which
+ * takes the design's own symbol rather than a renamed copy of the library's beside it) brings
+ * no difference the baseline did not have: the finding is the same one, about the same symbol,
+ * and updating the sheet's symbols from the library clears them all at once.
+ */
+export function sameLibraryDifference(finding: Finding, baseline: Finding[]): boolean {
+  if (finding.check !== "erc" || finding.rule !== "lib_symbol_mismatch") return false;
+  const symbol = librarySymbolOf(finding);
+  return baseline.some((b) => b.check === "erc" && b.rule === finding.rule && librarySymbolOf(b) === symbol);
+}
+
+/** What a lib_symbol_mismatch finding is about: KiCad's description before the placed symbol it names. */
+function librarySymbolOf(finding: Finding): string {
+  const end = finding.message.indexOf(": ");
+  return end < 0 ? finding.message : finding.message.slice(0, end);
 }
 
 /** The two states of a board, and whether the design rules (`.kicad_pro`, `.kicad_dru`) are the same in both. */

@@ -156,6 +156,12 @@ export const SCHEMATIC = {
     since: 20241004,
     what: "`pin_names`, `pin_numbers` and library pins carry `(hide yes)`; before, a bare `hide` atom",
   },
+  sheetAttributes: {
+    since: 20250114,
+    what:
+      "sheet symbols carry `(exclude_from_sim no) (in_bom yes) (on_board yes) (dnp no)` after their size; KiCad 8's " +
+      "(20231120) have none (the earliest version known to write them is KiCad 9.0's)",
+  },
   tildeIsText: {
     since: 20250318,
     what: "a value, pin name or pin number of `~` is a literal tilde; before, `~` means empty",

@@ -15,7 +15,7 @@ import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { printSexpr, printSexprBytes } from "../../src/kicad/sexpr/index.ts";
-import { git } from "../repo/git-repo.ts";
+import { commitAll, git } from "../repo/git-repo.ts";
 import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { demoRepo } from "../support/demo-repo.ts";
@@ -150,18 +150,7 @@ describe("a part added like one whose footprint only the board holds", () => {
   test("on a KiCad 7 board (rvpc-revb, OLIMEX libraries in no table): synced under its own reference, not the example's", async () => {
     const project = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/rvpc-revb")!);
     await git(project.root, "init", "--quiet");
-    await git(project.root, "add", "-A");
-    await git(
-      project.root,
-      "-c",
-      "user.name=Test",
-      "-c",
-      "user.email=test@example.com",
-      "commit",
-      "--quiet",
-      "-m",
-      "rvpc-revb",
-    );
+    await commitAll(project.root, "rvpc-revb");
     // The tools get the run's own libraries (run/run-state.ts `runLibraries`): nothing here adds the board's copies.
     await withTools(project.root, async ({ call, ctx }) => {
       // search_library says the library is missing and offers the board's footprint by name.

@@ -129,6 +129,15 @@ describe("the proposal binds every edit tool", () => {
     });
   }, 60_000);
 
+  test("add_sheet: every net it carries", async () => {
+    await scoped({ refs: [], nets: ["GND"] }, async (session, repo) => {
+      const { call } = session;
+      const sheet = { name: "Sense", file: "sense.kicad_sch" };
+      await expectRefused(repo, call("add_sheet", { ...sheet, nets: ["GND", "/LED_A"] }), [], ["/LED_A"]);
+      expect(await call("add_sheet", { ...sheet, nets: ["GND"] })).toMatchObject({ sheet: "/Sense/" });
+    });
+  }, 60_000);
+
   test("rename_net: the net renamed and the name it gets", async () => {
     await scoped({ refs: [], nets: ["/LED_A"] }, async (session, repo) => {
       const { call } = session;

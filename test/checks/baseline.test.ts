@@ -153,3 +153,39 @@ describe("matching findings to the baseline", () => {
       expect(f.location).toMatchObject({ layer: "F.Cu", x: 62.992, y: 48.768 });
   });
 });
+
+describe("a symbol placed from a library symbol ERC already finds differing", () => {
+  const mismatch = (ref: string, symbol: string): Finding => ({
+    check: "erc",
+    rule: "lib_symbol_mismatch",
+    severity: "warning",
+    message: `Symbol '${symbol}' doesn't match copy in library 'power': Symbol ${ref} [${symbol}]`,
+    key: `erc:lib_symbol_mismatch:${ref}`,
+    items: [`uuid-${ref}`],
+    refs: [ref],
+  });
+  const report = (findings: Finding[]): CheckReport =>
+    ({ checks: [{ id: "erc", findings }] }) as unknown as CheckReport;
+
+  test("is no new finding: the difference is the embedded symbol's, which the baseline reports", () => {
+    const { current } = compareWithBaseline(
+      report([mismatch("#PWR01", "+3V3")]),
+      report([mismatch("#PWR01", "+3V3"), mismatch("#PWR07", "+3V3")]),
+      true,
+    );
+    expect(current.map((f) => [f.refs, f.baselineState])).toEqual([
+      [["#PWR01"], "unchanged"],
+      [["#PWR07"], "unchanged"],
+    ]);
+  });
+
+  test("a symbol the baseline does not find differing is new", () => {
+    const { current, failing } = compareWithBaseline(
+      report([mismatch("#PWR01", "+3V3")]),
+      report([mismatch("#PWR01", "+3V3"), mismatch("#PWR08", "GND")]),
+      true,
+    );
+    expect(current.map((f) => f.baselineState)).toEqual(["unchanged", "new"]);
+    expect(failing.map((f) => f.refs)).toEqual([["#PWR08"]]);
+  });
+});

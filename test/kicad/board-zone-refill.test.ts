@@ -2,12 +2,11 @@
  * Zone refill with KiCad's own filler, on copies of real boards in the KiCad 6, 7 and 9
  * formats: the fills written into copperhead's tree are the ones KiCad saves itself, and every
  * byte outside the refilled zones' `filled_polygon` nodes is kept. On a board whose saved fills
- * today's KiCad would draw otherwise, only the difference a change makes is applied.
+ * today's KiCad would draw otherwise, KiCad's fill replaces them only around a change.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { Clipper, FillRule } from "clipper2-ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { placeAdditions } from "../../src/kicad/board/placement.ts";
 import { connectAdded } from "../../src/kicad/board/route/connect-added.ts";
@@ -25,6 +24,7 @@ import { fillWithKicad, refillZones } from "../../src/kicad/board/zones/refill.t
 import { children, parseSexpr, printSexpr, printSexprBytes, removeChild } from "../../src/kicad/sexpr/index.ts";
 import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { BoardEdit } from "../support/board-edits.ts";
+import { differingArea } from "../support/board-zones.ts";
 import { corpusDir, demosDir } from "../support/corpora.ts";
 import { rejectedCopperheadError } from "../support/errors.ts";
 import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
@@ -129,16 +129,16 @@ describe("refillZones", () => {
     }, 120_000);
   }
 
-  test("a board whose saved fills today's KiCad would draw otherwise: only the difference the change makes is applied", async () => {
+  test("a board whose saved fills today's KiCad would draw otherwise: KiCad 9's fill around the change, the saved one elsewhere", async () => {
     // rp2040-designguide was filled by KiCad 6; KiCad 9 refills its GND pour with starved
-    // thermal spokes on pads far from anything a change touches.
+    // thermal spokes on pads far from anything a change touches, which keep their saved fill.
     const file = await copyBoard(join(corpusDir(), "rp2040-designguide/PCB/RP2040-Guide.kicad_pcb"));
     const edit = new BoardEdit(file);
     const zone = boardZones(edit.board.root).find(
       (z) => z.filled && !z.ruleArea && z.net === "GND" && filledPolygons(z, "F.Cu").length > 0,
     )!;
     const at = insideFill(zone, "F.Cu");
-    const id = edit.addVia(at, "+3V3");
+    edit.addVia(at, "+3V3");
     const box = { minX: at[0] - 0.3, minY: at[1] - 0.3, maxX: at[0] + 0.3, maxY: at[1] + 0.3 };
     const touched = zonesTouchedBy(boardZones(edit.board.root), [{ box, net: "+3V3", layers: "all" }], 0.5);
     const whole = join(dirname(file), "whole-refill.kicad_pcb");
@@ -150,9 +150,9 @@ describe("refillZones", () => {
     );
 
     await refillZones(edit.board, file, touched, {
-      refs: [],
-      items: [id],
-      near: [{ minX: box.minX - 1, minY: box.minY - 1, maxX: box.maxX + 1, maxY: box.maxY + 1 }],
+      near: [
+        { box: { minX: box.minX - 1, minY: box.minY - 1, maxX: box.maxX + 1, maxY: box.maxY + 1 }, layers: "all" },
+      ],
     });
     writeFileSync(file, printSexprBytes(edit.board.doc));
     const cli = await requireKicadCli();
@@ -247,11 +247,6 @@ test("a FIFO or a link to a device beside the board (the rules, the project) is 
     expect({ ext, code: refused.code }).toEqual({ ext, code: "bad_path" });
   }
 }, 60_000);
-
-/** The area, mm², that lies in one set of fills but not in the other. */
-function differingArea(a: { x: number; y: number }[][], b: { x: number; y: number }[][]): number {
-  return Clipper.xorD(a, b, FillRule.NonZero, 6).reduce((sum, path) => sum + Math.abs(Clipper.areaD(path)), 0);
-}
 
 /**
  * Same polygons, point for point. KiCad's filler runs threaded and two fills of the same board

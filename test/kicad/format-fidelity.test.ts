@@ -7,7 +7,8 @@
  * else is refused.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { ToolError } from "../../src/agent/tools/tool.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import { BOARD, has, SCHEMATIC, type FormatChange } from "../../src/kicad/format-versions.ts";
@@ -31,6 +32,7 @@ const SCHEMATIC_TOKENS: Partial<Record<keyof typeof SCHEMATIC, RegExp[]>> = {
   v8Syntax: [/\(fields_autoplaced yes\)/g, /\(generator_version /g, /\(uuid "/g, /\(hide yes\)/g],
   embeddedFiles: [/\(embedded_fonts /g],
   pinHideBoolean: [/\((pin_names|pin_numbers)\b[^()]*(\([^()]*\)[^()]*)*\(hide yes\)/g],
+  sheetAttributes: [/\(size [\d. ]+\)\s*\(exclude_from_sim /g],
 };
 const BOARD_TOKENS: Partial<Record<keyof typeof BOARD, RegExp[]>> = {
   strokes: [/\(stroke\s*\(width /g],
@@ -79,7 +81,7 @@ describe("every edit keeps each file to its own format's tokens", () => {
       const project = corpusProjects().find((p) => p.id === c.id)!;
       const repo = await initialisedCorpusRepo(project);
       const refused: string[] = [];
-      const files = await withTools(repo, async ({ ctx, call }) => {
+      const { files, schematic } = await withTools(repo, async ({ ctx, call }) => {
         const files = [ctx.project.board!, ...new Bun.Glob("**/*.kicad_sch").scanSync({ cwd: repo, absolute: true })];
         const before = new Map(files.map((f) => [f, readFileSync(f, "utf8")]));
         /** Runs an edit; a refusal is recorded (and checked below), anything else fails. */
@@ -108,15 +110,31 @@ describe("every edit keeps each file to its own format's tokens", () => {
         await edit("mark_no_connect", { ref: "R901", pin: "2" });
         await edit("set_field", { ref: "R901", field: "Value", value: "4k7" });
         await edit("move_symbol", { ref: "R901", near: c.net });
+        // A new sheet carrying the net, with a part on it: the new file takes the design's format.
+        await edit("add_sheet", { name: "Extra", file: "extra.kicad_sch", nets: [c.net] });
+        await edit("add_component", {
+          lib_id: "Device:R",
+          footprint: "Resistor_SMD:R_0603_1608Metric",
+          ref: "R902",
+          sheet: "/Extra/",
+          connect: { "1": c.net },
+        });
         await edit("sync_board", {});
         await edit("place_footprint", { ref: "R901", near: c.existing });
         await edit("route", { ref: "R901" });
         await edit("set_attribute", { ref: "R901", exclude_from_pos_files: true });
-        return before;
+        return { files: before, schematic: ctx.project.schematic };
       });
 
-      // The edits went in: the new part is in the schematic and on the board.
-      expect(readFileSync([...files.keys()].find((f) => f.endsWith(".kicad_pcb"))!, "utf8")).toContain('"R901"');
+      // The edits went in: the new parts are in the schematic and on the board.
+      const board = readFileSync([...files.keys()].find((f) => f.endsWith(".kicad_pcb"))!, "utf8");
+      expect(board).toContain('"R901"');
+      expect(board).toContain('"R902"');
+      // The new sheet is held to the root's format, against nothing before it.
+      const rootVersion = Number(childText(parseSexpr(files.get(schematic)!).root, "version"));
+      const created = join(dirname(schematic), "extra.kicad_sch");
+      expect(existsSync(created)).toBe(true);
+      files.set(created, `(kicad_sch (version ${rootVersion}))`);
 
       const grown: string[] = [];
       for (const [file, old] of files) {

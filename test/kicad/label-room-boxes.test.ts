@@ -1,7 +1,8 @@
 /**
  * The boxes a label's room is judged by, on copies of KiCad's demos: a label is as big as its
- * own font makes it, is no obstacle to itself, and a renamed global label's page references
- * move out past its longer name (KiCad draws them where the file says).
+ * own font makes it, is no obstacle to itself, a renamed global label's page references move
+ * out past its longer name (KiCad draws them where the file says), and a label with no room
+ * along its run goes at the end of a new stub off it.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { dirname, join } from "node:path";
@@ -53,5 +54,25 @@ describe("a label's room", () => {
       const flagEnd = labelBox(label.at, 16, 0, true, fontSize(label.node)).x1;
       expect(toIU(num(child(refs, "at")!, 1)!)).toBeGreaterThanOrEqual(flagEnd);
     }
+  });
+
+  test("a label with no room along its run goes at the end of a new stub off it, with a junction where the stub leaves", async () => {
+    const root = await demoRoot("demos/kit-dev-coldfire-xilinx_5213/kit-dev-coldfire-xilinx_5213");
+    const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
+    // JTAG_EN sits on a wire between JP101 and a row of labelled wires: doubled, its name runs
+    // into that row whichever way it reads or slides, and the wire's ends are taken.
+    editor.renameNet("JTAG_EN", "JTAG_ENXXXXXXX");
+    editor.save();
+    const file = loadSchematicProject(root).files.get(root)!;
+    const at = (x: number, y: number) => ({ x: toIU(x), y: toIU(y) });
+    const label = file.labels.find((l) => l.text === "JTAG_ENXXXXXXX")!;
+    expect(label.at).toEqual(at(135.89, 91.44));
+    const ends = (p: { x: number; y: number }) =>
+      file.wires.filter((w) => [w.a, w.b].some((e) => e.x === p.x && e.y === p.y));
+    // The stub runs from the wire to the label; the wire it leaves is broken there, as eeschema
+    // draws a T, and a junction marks it.
+    expect(ends(label.at).map((w) => [w.a, w.b])).toContainEqual([at(135.89, 85.09), at(135.89, 91.44)]);
+    expect(ends(at(135.89, 85.09)).length).toBe(3);
+    expect(file.junctions.map((j) => j.at)).toContainEqual(at(135.89, 85.09));
   });
 });

@@ -1,7 +1,7 @@
 /**
  * How a sheet is organised, on copies of real designs: a part added near an anchor inside a
  * block the designer drew (a rectangle round a group of parts) lands inside that block, and
- * says so; pasted pictures are occupied as far as KiCad draws them (checked against kicad-cli's
+ * says so (and, when none fits, says that and where the block is); pasted pictures are occupied as far as KiCad draws them (checked against kicad-cli's
  * own SVG); an anchor the design draws beyond the page frame gets its new part beside it.
  */
 import { afterAll, describe, expect, test } from "bun:test";
@@ -13,7 +13,7 @@ import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { symbolInstance } from "../../src/kicad/schematic/model/symbols.ts";
 import { occupiedItems } from "../../src/kicad/schematic/space.ts";
-import { child, head, num, parseSexpr } from "../../src/kicad/sexpr/index.ts";
+import { child, head, num, parseSexpr, type SList } from "../../src/kicad/sexpr/index.ts";
 import { copyCorpusProject, corpusProjects, demoProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { drawnItems, type MmBox } from "../support/sheet-boxes.ts";
@@ -75,6 +75,67 @@ describe("a part added near an anchor inside a drawn block lands inside it", () 
     );
   }
 });
+
+test(
+  "demos/tiny_tapeout: a part near an anchor whose block has no room goes outside it, and the result says so and where the block is",
+  async () => {
+    const root = await copiedRoot("demos/tiny_tapeout/tinytapeout-demo");
+    const items = drawnItems(root);
+    const c1Item = items.find((i) => i.kind === "symbol" && i.symbol?.reference === "C1")!;
+    // C1 with its fields, the box its block must hold.
+    const c1 = items
+      .filter((i) => i.uuid === c1Item.uuid)
+      .map((i) => i.box)
+      .reduce((a, b) => ({
+        x0: Math.min(a.x0, b.x0),
+        y0: Math.min(a.y0, b.y0),
+        x1: Math.max(a.x1, b.x1),
+        y1: Math.max(a.y1, b.y1),
+      }));
+    // Shrink the block drawn round C1 to the smallest a block can be, 15.24 mm square round C1's
+    // middle: a ten-pin connector, 25 mm long, fits nowhere in it.
+    const block = rectangles(root)
+      .filter((r) => within(c1, r))
+      .sort((a, b) => (a.x1 - a.x0) * (a.y1 - a.y0) - (b.x1 - b.x0) * (b.y1 - b.y0))[0]!;
+    const [cx, cy] = [(c1.x0 + c1.x1) / 2, (c1.y0 + c1.y1) / 2].map((v) => Math.round(v / 1.27) * 1.27) as [
+      number,
+      number,
+    ];
+    const tight = { x0: cx - 7.62, y0: cy - 7.62, x1: cx + 7.62, y1: cy + 7.62 };
+    const mm = (v: number) => Math.round(v * 100) / 100;
+    const source = readFileSync(root, "utf8");
+    const node = parseSexpr(source)
+      .root.items.filter((i): i is SList => i.type === "list" && head(i) === "rectangle")
+      .find((i) => {
+        const [a, b] = [child(i, "start")!, child(i, "end")!];
+        return Math.min(num(a, 1)!, num(b, 1)!) === block.x0 && Math.min(num(a, 2)!, num(b, 2)!) === block.y0;
+      })!;
+    const end = source.indexOf("\n\t)", node.start);
+    const shrunk = source
+      .slice(node.start, end)
+      .replace(/\(start [^)]*\)/, `(start ${mm(tight.x0)} ${mm(tight.y0)})`)
+      .replace(/\(end [^)]*\)/, `(end ${mm(tight.x1)} ${mm(tight.y1)})`);
+    writeFileSync(root, source.slice(0, node.start) + shrunk + source.slice(end));
+
+    const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
+    const added = editor.addComponent({ libId: "Connector_Generic:Conn_01x10", value: "TEST", near: "C1" });
+    editor.save();
+    console.log(`${added.ref} at ${added.at.join(", ")}, ${added.distance} mm from C1: ${added.note}`);
+    expect(added.block).toEqual({
+      from: [mm(tight.x0), mm(tight.y0)],
+      to: [mm(tight.x1), mm(tight.y1)],
+      inside: false,
+    });
+    expect(added.note).toContain("No free spot inside the block drawn around C1");
+    expect(added.note).toContain(`(${mm(tight.x0)}, ${mm(tight.y0)} to ${mm(tight.x1)}, ${mm(tight.y1)} mm)`);
+    // It is placed outside the block, clear of it, and still near C1 (not off across the sheet).
+    const box = drawnItems(root).find((i) => i.kind === "symbol" && i.symbol?.reference === added.ref)!.box;
+    const overlaps = box.x0 < tight.x1 && tight.x0 < box.x1 && box.y0 < tight.y1 && tight.y0 < box.y1;
+    expect(overlaps).toBe(false);
+    expect(added.distance!).toBeLessThanOrEqual(30);
+  },
+  TIMEOUT,
+);
 
 test(
   "corpus/rvpc-revb: pictures are occupied where kicad-cli draws them",

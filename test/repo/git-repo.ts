@@ -50,6 +50,12 @@ export async function git(root: string, ...args: string[]): Promise<string> {
   return result.stdout;
 }
 
+/** Stages everything under `root` and commits it as a test author, with `message`. */
+export async function commitAll(root: string, message: string): Promise<void> {
+  await git(root, "add", "-A");
+  await git(root, "-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "--quiet", "-m", message);
+}
+
 /**
  * `path → sha256 + mode` for every file and symlink under `root`, and `path/` for every
  * folder; `.git` and the entries under `skip` (e.g. `.copperhead`) are left out.

@@ -82,7 +82,7 @@ describe("the design diff of a gated run", () => {
 
     const body = await git(repo, "log", "-1", "--format=%B");
     expect(body).toMatch(
-      /\n\nDesign changes:\n- parts: \+C3 \(100n\)\n- board: \+C3, tracks \+\d+\n- BOM: \+C3\n\nChange: docs\/changes\//,
+      /\n\nDesign changes:\n- parts: \+C3 \(100n\)\n- board: \+C3, tracks \+\d+(, vias \+\d+)?\n- BOM: \+C3\n\nChange: docs\/changes\//,
     );
     // The trailers stay the last paragraph, where git finds them.
     expect(body.trimEnd().split("\n\n").at(-1)).toMatch(

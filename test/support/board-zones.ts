@@ -3,6 +3,7 @@
  * taken out (what a refill leaves alone), and with the given footprints, tracks and vias taken
  * out too (what an added part leaves alone).
  */
+import { Clipper, FillRule } from "clipper2-ts";
 import { children, head, parseSexpr, printSexpr, removeChild, text } from "../../src/kicad/sexpr/index.ts";
 
 /**
@@ -48,4 +49,28 @@ function referenceOf(fp: import("../../src/kicad/sexpr/index.ts").SList): string
 /** The names of the nets a board declares at its top level (KiCad 9 boards declare none). */
 export function declaredNets(bytes: Uint8Array | string): string[] {
   return children(parseSexpr(bytes).root, "net").map((n) => text(n, 2) ?? "");
+}
+
+type Polygon = { x: number; y: number }[];
+
+/**
+ * The area, mm², that lies in one set of fills but not in the other; with `within` (boxes),
+ * only there: how far a refill is from KiCad's own refill of the same board.
+ */
+export function differingArea(
+  a: Polygon[],
+  b: Polygon[],
+  within?: { minX: number; minY: number; maxX: number; maxY: number }[],
+): number {
+  let xor = Clipper.xorD(a, b, FillRule.NonZero, 6);
+  if (within) {
+    const boxes = within.map((w) => [
+      { x: w.minX, y: w.minY },
+      { x: w.maxX, y: w.minY },
+      { x: w.maxX, y: w.maxY },
+      { x: w.minX, y: w.maxY },
+    ]);
+    xor = Clipper.intersectD(xor, Clipper.unionD(boxes, FillRule.NonZero), FillRule.NonZero, 6);
+  }
+  return xor.reduce((sum, path) => sum + Math.abs(Clipper.areaD(path)), 0);
 }

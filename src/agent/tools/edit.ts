@@ -142,6 +142,36 @@ export const editTools = [
     },
   }),
   defineTool({
+    name: "add_sheet",
+    effect: "edit",
+    description:
+      "Add a hierarchical sheet for a subcircuit that has no room on its sheet: a new .kicad_sch beside the root (file), its symbol on the parent sheet (default /) at the free spot nearest the nets it carries or at a given corner (at), and for each net it carries a hierarchical label inside and a pin on the symbol, wired to the net on the parent as connect wires a pin (a net the design does not have yet becomes a new net of the parent). Then place the parts on it with add_component (sheet: the returned path) and connect them to the carried nets by name. Returns its path, file, page, position, size and pins." +
+      CONFINED,
+    schema: v.strictObject({
+      name: v.pipe(name(64), v.description("The sheet's name, shown on its symbol and in its path (/Name/)")),
+      file: v.pipe(name(110), v.description("The new file's name beside the root schematic, e.g. eeprom.kicad_sch")),
+      parent: v.optional(v.pipe(v.string(), v.description('Human path of the sheet its symbol goes on (default "/")'))),
+      nets: v.pipe(
+        v.array(name(200)),
+        v.minLength(1),
+        v.maxLength(40),
+        v.description('The nets it shares with the parent, e.g. ["+3V3", "GND", "SDA"]'),
+      ),
+      at: v.optional(
+        v.pipe(
+          v.tuple([v.number(), v.number()]),
+          v.description("The symbol's top-left corner, mm, instead of the free spot nearest its nets (checked free)"),
+        ),
+      ),
+    }),
+    run(ctx: RunContext, a) {
+      for (const net of a.nets) checkVisibleName("net name", net);
+      return editSchematic(ctx, "add_sheet", { nets: a.nets }, (e) =>
+        e.addSheet({ name: a.name, file: a.file, parent: a.parent, nets: a.nets, at: a.at }),
+      );
+    },
+  }),
+  defineTool({
     name: "move_symbol",
     effect: "edit",
     description:
@@ -251,7 +281,7 @@ export const editTools = [
     name: "rename_net",
     effect: "edit",
     description:
-      "Rename a net by changing the labels or power symbols that name it. A label whose longer name would run over another item makes room the least way that keeps it readable: read the other way, slid along its wire, moved to the wire's other end, or its wire's free end lengthened into free space; when none is clear the call says what each way ran into (move_label then places it where you choose)." +
+      "Rename a net by changing the labels or power symbols that name it. A label whose longer name would run over another item makes room the least way that keeps it readable: read the other way, slid along its wire, moved to the wire's other end, its wire's free end lengthened into free space, or put at the end of a new short stub drawn off its wiring (with a junction); when none is clear the call says what each way ran into (move_label then places it where you choose)." +
       CONFINED,
     schema: v.strictObject({ from: name(200), to: name(200) }),
     run(ctx: RunContext, { from, to }) {
@@ -307,12 +337,19 @@ export const editTools = [
       // The footprint it is placed next to (near) is only read.
       enforceScope(ctx, "place_footprint", { refs: [ref] }, () => []);
       await assertCanRefill(editor.board);
-      // A part this run routed moves without its tracks and vias: they are lifted, and it is
-      // routed again where it lands, its pours refilled. Copper that was there before the run
+      // A part this run routed moves without its tracks and vias: they are lifted (with the
+      // run's tracks of other parts that reach its pads), and it is routed again where it
+      // lands, with those parts, its pours refilled. Copper that was there before the run
       // still keeps it put. A refusal or a failed refill leaves the board as it was.
       const { spot, routing } = await editor.attempt(async () => {
-        const { spot, vacated } = toolCall(() => editor.place(ref, move));
-        return { spot, routing: reportLayout(ctx.layoutPending, await editor.connect([ref], { vacated }), [ref]) };
+        const { spot, vacated, rerouted } = toolCall(() => editor.place(ref, move));
+        return {
+          spot,
+          routing: reportLayout(ctx.layoutPending, await editor.connect([ref, ...rerouted], { vacated }), [
+            ref,
+            ...rerouted,
+          ]),
+        };
       });
       saveBoard(ctx);
       return {

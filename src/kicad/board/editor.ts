@@ -15,7 +15,8 @@ import { BoardRules } from "./clearance/rules.ts";
 import { copperLayers, footprintItems } from "./clearance/items.ts";
 import { placeFootprint, type BoardSpot, type FootprintMove } from "./placement.ts";
 import { connectAdded, type AddedConnections, type ConnectOptions } from "./route/connect-added.ts";
-import { liftCopper } from "./route/write.ts";
+import { copperWithIds, liftCopper } from "./route/write.ts";
+import { boxesOverlap } from "./clearance/geometry.ts";
 import type { NewCopper } from "./zones/zones.ts";
 import { Board } from "./model.ts";
 
@@ -74,22 +75,38 @@ export class BoardEditor {
 
   /**
    * Moves `ref` (see `placeFootprint`): the tracks and vias the run laid for it are lifted first,
-   * and it is routed again where it lands (`connect` with `vacated`). Returns the spot and where
-   * its pads and lifted copper were, for the refill.
+   * and so are those it laid for other parts that reach `ref`'s pads (a capacitor routed to a
+   * new regulator's pin): that copper is the run's, not copper that was there before, and
+   * would be left behind. `ref` and those parts are routed again once it lands (`connect` with
+   * `vacated`, `rerouted`). Returns the spot and where its pads and lifted copper were, for the
+   * refill.
    */
-  place(ref: string, move: FootprintMove): { spot: BoardSpot; vacated: NewCopper[] } {
-    const vacated = this.vacate(ref);
+  place(ref: string, move: FootprintMove): { spot: BoardSpot; vacated: NewCopper[]; rerouted: string[] } {
+    const rerouted = this.joinedTo(ref);
+    const vacated = [...this.vacate(ref), ...rerouted.flatMap((other) => this.lift(other))];
     const spot = placeFootprint(this.current, ref, move, this.rules, this.obstacles());
     this.dirty = true;
-    return { spot, vacated };
+    return { spot, vacated, rerouted };
+  }
+
+  /**
+   * Clears the way for taking the footprints `refs` off the board (a sync removing them): the
+   * tracks and vias the run laid for them are lifted. Returns where their pads and that copper
+   * were, for the refill (`connect` with `vacated`), so their voids and spokes leave the pours.
+   */
+  vacateForRemoval(refs: string[]): NewCopper[] {
+    const vacated = refs.flatMap((ref) => this.vacate(ref));
+    for (const ref of refs) this.routed.delete(ref);
+    return vacated;
   }
 
   /**
    * Routes the footprints `refs` to their nets' copper and refills the zones their copper
-   * touches (see `connectAdded`); the copper laid is remembered as the run's own.
+   * touches, and those where copper was taken away (`vacated`: see `connectAdded`); the copper
+   * laid is remembered as the run's own.
    */
   async connect(refs: string[], options: ConnectOptions = {}): Promise<AddedConnections> {
-    if (refs.length === 0) return { outcomes: [], left: new Map(), refilled: [] };
+    if (refs.length === 0 && !options.vacated?.length) return { outcomes: [], left: new Map(), refilled: [] };
     this.dirty = true;
     const layout = await connectAdded(this.current, this.file, this.rules, refs, options);
     for (const o of layout.outcomes) {
@@ -159,15 +176,36 @@ export class BoardEditor {
   private vacate(ref: string): NewCopper[] {
     const fp = this.current.footprint(ref);
     if (!fp) return [];
-    const pads = footprintItems(fp.node, copperLayers(this.current)).filter((i) => i.kind === "pad");
-    const vacated: NewCopper[] = pads.map((p) => ({ box: p.box, net: "", layers: "all" }));
+    return [...this.padsOf(ref).map((p): NewCopper => ({ box: p.box, net: "", layers: "all" })), ...this.lift(ref)];
+  }
+
+  /** Lifts the tracks and vias the run laid for `ref`; returns where they were. */
+  private lift(ref: string): NewCopper[] {
     const ids = this.routed.get(ref);
-    if (ids?.size) {
-      this.dirty = true;
-      vacated.push(...liftCopper(this.current, ids));
-      // The placement index still holds the lifted copper.
-      this.index = undefined;
-    }
-    return vacated;
+    if (!ids?.size) return [];
+    this.dirty = true;
+    const lifted = liftCopper(this.current, ids);
+    ids.clear();
+    // The placement index still holds the lifted copper.
+    this.index = undefined;
+    return lifted;
+  }
+
+  private padsOf(ref: string) {
+    const fp = this.current.footprint(ref);
+    return fp ? footprintItems(fp.node, copperLayers(this.current)).filter((i) => i.kind === "pad") : [];
+  }
+
+  /** The other parts the run routed with copper that reaches a pad of `ref`. */
+  private joinedTo(ref: string): string[] {
+    const pads = this.padsOf(ref);
+    return [...this.routed]
+      .filter(
+        ([other, ids]) =>
+          other !== ref &&
+          ids.size > 0 &&
+          copperWithIds(this.current, ids).some(({ box }) => pads.some((p) => boxesOverlap(box, p.box))),
+      )
+      .map(([other]) => other);
   }
 }

@@ -213,6 +213,44 @@ export function addLegacyInstances(root: SList, version: number, rows: LegacyIns
   }
 }
 
+/**
+ * Adds a sheet's page to the root's `sheet_instances`, where KiCad 6 keeps every sheet's
+ * (`SCHEMATIC.sheetInstancesInSheets`): `(path "/parent-uuid…/sheet-uuid/" (page "2"))`, the
+ * full instance path (`parentPath`, from the root's uuid, then the sheet's) from
+ * `SCHEMATIC.symbolInstancesInSymbols` on.
+ */
+export function addLegacySheetInstance(
+  root: SList,
+  version: number,
+  rootPath: string,
+  parentPath: string,
+  sheetUuid: string,
+  page: string,
+): void {
+  let table = child(root, "sheet_instances");
+  if (!table) {
+    // Before the symbols' list, where KiCad 6 writes it.
+    const symbols = child(root, "symbol_instances");
+    table = insertChild(
+      root,
+      list("sheet_instances"),
+      symbols ? root.items.indexOf(symbols) : root.items.length,
+    ) as SList;
+    layOutInserted(root, table, 1, version);
+  }
+  const path = has(version, SCHEMATIC.symbolInstancesInSymbols)
+    ? `${parentPath}/${sheetUuid}`
+    : `${parentPath.slice(rootPath.length)}/${sheetUuid}/`;
+  const node = list("path", q(path), list("page", q(page)));
+  insertChild(table, node);
+  layOutInserted(table, node, 2, version);
+  // KiCad 6 keeps a page row on one line.
+  if (!has(version, SCHEMATIC.v8Syntax)) {
+    child(node, "page")!.pre = " ";
+    node.post = "";
+  }
+}
+
 /** Removes the root's `symbol_instances` rows of the placed symbols with these uuids. */
 export function removeLegacyInstances(root: SList, symbolUuids: Set<string>): void {
   const table = child(root, "symbol_instances");
@@ -275,6 +313,8 @@ function placement(parent: SList, item: SList): Placement {
       return name === "effects" || name === "uuid" || name === "property" ? "line" : "inline";
     case "property":
       return name === "effects" ? "line" : "inline";
+    case "sheet":
+      return ["stroke", "fill", "uuid", "property", "pin", "instances"].includes(name) ? "line" : "inline";
     case "symbol": {
       if (child(parent, "lib_id")) {
         // A placed symbol.
@@ -296,6 +336,8 @@ function placement(parent: SList, item: SList): Placement {
       // A library polyline lists one point per line; a wire's points stay on its line.
       return "line";
     case "pin":
+      // A sheet pin (`(pin "NAME" input (at …)`) puts its effects and uuid on lines of their own.
+      if (parent.items[2]?.type === "atom" && (name === "effects" || name === "uuid")) return "line";
       return name === "name" || name === "number" || name === "alternate" ? "line" : "inline";
     case "instances":
     case "project":

@@ -13,6 +13,8 @@ import { child, children, flag, head, num, text, walk, type SList } from "../sex
 import { placePoint, pointIuOf, toIU, type PlacementIu, type PointIu } from "./geometry.ts";
 import type { SchematicFile } from "./model/schematic-file.ts";
 import type { PlacedSymbol } from "./model/symbols.ts";
+import type { SheetSymbol } from "./model/sheet-items.ts";
+import { expandText, sheetResolver, symbolFieldResolver, type Resolver } from "./text-vars.ts";
 
 /** Axis-aligned box in sheet IU (Y down). */
 export interface Box {
@@ -84,11 +86,33 @@ function runBox(at: PointIu, angle: number, length: number, size: number): Box {
   return { x0: at.x - across, y0: at.y, x1: at.x + across, y1: at.y + length };
 }
 
-/** Box of a label: its text runs away from the anchor; global and sheet labels add their flag shape. */
+/**
+ * Box of a label: its text runs away from the anchor; global and sheet labels add their flag
+ * shape, centred on the anchor's line. A local label's text stands on its wire, on the side its
+ * letters' tops face: above a horizontal label, left of a vertical one (KiCad keeps text
+ * readable), its glyphs from about 0.4 to 1.3 of its size off the wire (kicad-cli's SVG), so
+ * its band is the wire's line to 1.5 sizes off it. Centred on the wire instead, two labels on
+ * wires a grid step apart, as a bus's fan draws them, would be taken for crossing.
+ */
 export function labelBox(at: PointIu, textLength: number, angle: number, flagged: boolean, size = CHAR): Box {
-  const length = (textLength * CHAR_ADVANCE + (flagged ? 2.5 : 0.5)) * size;
-  return runBox(at, angle, length, size);
+  const length = Math.ceil((textLength * LABEL_ADVANCE + (flagged ? 2.5 : 0.5)) * size);
+  const run = runBox(at, angle, length, size);
+  if (flagged) return run;
+  const band = Math.round(size * LOCAL_LABEL_BAND);
+  return ((angle % 180) + 180) % 180 === 0
+    ? { ...run, y0: at.y - band, y1: at.y }
+    : { ...run, x0: at.x - band, x1: at.x };
 }
+
+/**
+ * A label's advance per character, in font sizes: capitals as wide as X, W and M run about 0.96
+ * in kicad-cli's SVG, and a renamed label's new text is checked against what it will cross, so
+ * its length must not come out short.
+ */
+const LABEL_ADVANCE = 0.96;
+
+/** How far a local label's text reaches off its wire, in font sizes (see `labelBox`). */
+const LOCAL_LABEL_BAND = 1.5;
 
 /** Unit vector (IU) a library pin points out of its symbol, in library coordinates (Y up). */
 export function pinOutwardLib(orientation: number): PointIu {
@@ -198,21 +222,31 @@ function justifiedBox(
  * Box of a visible `(property …)`, or undefined when hidden or empty. With the placement of the
  * symbol it belongs to, the text is placed as KiCad draws it (justification mirrored with the
  * symbol for upright and upside-down symbols); otherwise it is assumed to spread both ways.
+ * With `resolve`, its text variables are expanded first, as eeschema draws them (text-vars.ts).
  */
-export function fieldBox(prop: SList, placement?: PlacementIu): Box | undefined {
+export function fieldBox(prop: SList, placement?: PlacementIu, resolve?: Resolver): Box | undefined {
   const effects = child(prop, "effects");
   if (flag(prop, "hide") || (effects && flag(effects, "hide"))) return undefined;
-  const value = text(prop, 2) ?? "";
+  const written = text(prop, 2) ?? "";
+  const value = resolve ? expandText(written, resolve) : written;
   const at = child(prop, "at");
   if (!at || value === "") return undefined;
+  // eeschema draws a sheet's file name after a "File: " caption.
+  const shown = SHEET_FILE_FIELDS.has(text(prop, 1) ?? "") ? `File: ${value}` : value;
   const anchor = pointIuOf(at)!;
   // eeschema draws a field of a symbol turned by a quarter at the other angle than stored.
   const turned = placement !== undefined && placement.rotation % 180 !== 0;
   const horizontal = ((num(at, 3) ?? 0) % 180 === 0) !== turned;
   const known = placement !== undefined && !turned;
   const flipX = known && placeDirection({ x: 1, y: 0 }, placement!).x < 0;
-  return justifiedBox(anchor, [value], fontSize(prop), horizontal, known ? justification(prop) : undefined, flipX);
+  return justifiedBox(anchor, [shown], fontSize(prop), horizontal, known ? justification(prop) : undefined, flipX);
 }
+
+/** A sheet's file-name field, as KiCad 7 and later and KiCad 6 name it. */
+const SHEET_FILE_FIELDS = new Set(["Sheetfile", "Sheet file"]);
+
+/** Where a sheet's fields are placed from: the sheet itself, which never turns or mirrors, so their justification holds as written. */
+const SHEET_PLACEMENT: PlacementIu = { at: { x: 0, y: 0 }, rotation: 0 };
 
 /** Thin boxes along a polyline's segments (a closed one ends where it starts). */
 function strokeBoxes(points: PointIu[]): Box[] {
@@ -295,7 +329,7 @@ function tableBox(item: SList): Box[] {
 }
 
 /** Boxes of a top-level graphic or text item: strokes for lines and outlines, areas for the rest. */
-function graphicBoxes(item: SList): Box[] {
+function graphicBoxes(item: SList, resolve?: Resolver): Box[] {
   switch (head(item)) {
     case "polyline":
     case "rule_area":
@@ -309,7 +343,7 @@ function graphicBoxes(item: SList): Box[] {
       return [
         justifiedBox(
           anchor,
-          (text(item, 1) ?? "").split("\n"),
+          expandText(text(item, 1) ?? "", resolve ?? (() => undefined)).split("\n"),
           fontSize(item),
           (num(at, 3) ?? 0) % 180 === 0,
           justification(item),
@@ -368,11 +402,14 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
   const push = (box: Box | undefined, what: string) => {
     if (box) out.push({ box, what });
   };
+  const sheetVars = sheetResolver(file);
   for (const symbol of file.symbols) {
     if (except?.has(symbol)) continue;
     const ref = symbol.fields.find((f) => f.name === "Reference")?.value ?? symbol.libId;
     push(symbolBodyBox(symbol), ref.startsWith("#") ? `power symbol ${symbol.value}` : `${ref}'s drawing`);
-    for (const field of symbol.fields) push(fieldBox(field.node, symbol.placement), `${ref}'s ${field.name} field`);
+    const vars = symbolFieldResolver(symbol, sheetVars);
+    for (const field of symbol.fields)
+      push(fieldBox(field.node, symbol.placement, vars), `${ref}'s ${field.name} field`);
   }
   for (const line of file.wires) push(union(pointBox(line.a), pointBox(line.b)), "wire");
   for (const line of file.buses) push(union(pointBox(line.a), pointBox(line.b)), "bus");
@@ -384,18 +421,37 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
   for (const marker of file.junctions) push(pointBox(marker.at, CHAR), "junction");
   for (const marker of file.noConnects) push(pointBox(marker.at, CHAR), "no-connect flag");
   for (const entry of file.busEntries) push(union(pointBox(entry.at), pointBox(entry.end)), "bus entry");
-  for (const sheet of file.sheets) {
-    push(
-      grow({ x0: sheet.at.x, y0: sheet.at.y, x1: sheet.at.x + sheet.size.x, y1: sheet.at.y + sheet.size.y }, CHAR),
-      `sheet ${sheet.name}`,
-    );
-    for (const field of sheet.fields) push(fieldBox(field.node), `sheet ${sheet.name}'s ${field.name}`);
-    for (const pin of sheet.pins) push(textBox(pin.at, pin.name.length + 2, 0), `sheet pin ${pin.name}`);
-  }
+  for (const sheet of file.sheets) out.push(...sheetSymbolItems(sheet, sheetVars));
   for (const item of file.doc.root.items)
     if (item.type === "list")
-      for (const box of graphicBoxes(item))
+      for (const box of graphicBoxes(item, sheetVars))
         push(box, head(item) === "text" ? `text "${(text(item, 1) ?? "").slice(0, 20)}"` : (head(item) ?? "graphic"));
+  return out;
+}
+
+/**
+ * What a sheet symbol draws: its box, its fields (text variables expanded with `vars`) and its
+ * pins' names (one being planned too, before it is in a tree).
+ */
+export function sheetSymbolItems(
+  sheet: Pick<SheetSymbol, "name" | "at" | "size"> & {
+    fields: { name: string; node: SList }[];
+    pins: { name: string; at: PointIu }[];
+  },
+  vars?: Resolver,
+): DrawnBox[] {
+  const out: DrawnBox[] = [
+    {
+      box: grow({ x0: sheet.at.x, y0: sheet.at.y, x1: sheet.at.x + sheet.size.x, y1: sheet.at.y + sheet.size.y }, CHAR),
+      what: `sheet ${sheet.name}`,
+    },
+  ];
+  for (const field of sheet.fields) {
+    const box = fieldBox(field.node, SHEET_PLACEMENT, vars);
+    if (box) out.push({ box, what: `sheet ${sheet.name}'s ${field.name}` });
+  }
+  for (const pin of sheet.pins)
+    out.push({ box: textBox(pin.at, pin.name.length + 2, 0), what: `sheet pin ${pin.name}` });
   return out;
 }
 

@@ -72,6 +72,8 @@ export interface BoardItem {
   pad?: string;
   /** Where the ratsnest can reach it: a pad's or via's centre, a track's ends. */
   ends?: PointMm[];
+  /** A track's width, mm. */
+  width?: number;
   /** A zone that will be refilled: how it joins a pad of its net by thermal spokes (`spokes.ts`). */
   thermal?: Thermal;
   /** A pad's own clearance (KiCad's local override), for its copper and its hole: no rule may bring other nets closer. */
@@ -602,6 +604,7 @@ function trackItem(item: SList, net: string): BoardItem {
       layers: new Set([layer]),
       box,
       ends: [pts[0]!, pts[pts.length - 1]!],
+      width,
     },
     () => stroke(line, width),
   );

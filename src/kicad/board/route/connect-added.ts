@@ -26,7 +26,7 @@ export interface AddedConnections {
 }
 
 export interface ConnectOptions {
-  /** Copper taken off the board (a part moved, its tracks lifted): the zones there are refilled too. */
+  /** Copper taken off the board (a part moved or removed, its tracks lifted): the zones there are refilled too. */
   vacated?: NewCopper[];
   /** Parts of the same change left staged below the outline, which a pad may be waiting for. */
   staged?: string[];
@@ -52,17 +52,16 @@ export async function connectAdded(
       added.push({ box: pad.box, net: pad.net, layers: pad.layers.size > 1 ? "all" : new Set(pad.layers) });
   }
   const touched = zonesTouchedBy(boardZones(board.root), added, REFILL_REACH);
-  const near = added.map(({ box }) => ({
-    minX: box.minX - REFILL_REACH,
-    minY: box.minY - REFILL_REACH,
-    maxX: box.maxX + REFILL_REACH,
-    maxY: box.maxY + REFILL_REACH,
+  const near = added.map(({ box, layers }) => ({
+    box: {
+      minX: box.minX - REFILL_REACH,
+      minY: box.minY - REFILL_REACH,
+      maxX: box.maxX + REFILL_REACH,
+      maxY: box.maxY + REFILL_REACH,
+    },
+    layers,
   }));
-  const { changed } = await refillZones(board, boardFile, touched, {
-    refs,
-    items: added.flatMap((a) => a.ids ?? []),
-    near,
-  });
+  const { changed } = await refillZones(board, boardFile, touched, { near });
   const zones = new Map(boardZones(board.root).map((z) => [z.id, z]));
   // The index from before the routes is enough: what counts is copper the new parts did not bring.
   const joinsNet = (fill: PointMm[], net: string, layer: string) => fillJoinsNet(obstacles, fill, net, layer, refs);

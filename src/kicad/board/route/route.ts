@@ -182,7 +182,7 @@ function routePad(
   if (!("route" in planned)) return planned;
   const { route: plan, end, pourAt } = planned;
   const net = pad.net;
-  const width = rules.trackWidth(net);
+  const width = plan.width;
   const via = rules.via(net);
   // laidCopper lists the tracks, then the vias, in the plan's order.
   const copper = laidCopper(plan, net, rules, obstacles.copper);
@@ -247,10 +247,9 @@ export function connectingRoutes(
 
 /** A planned route's tracks and vias as copper in the way of the next route. */
 function laidCopper(plan: CopperPlan, net: string, rules: BoardRules, copper: string[]): Laid[] {
-  const width = rules.trackWidth(net);
   const via = rules.via(net);
   return [
-    ...plan.tracks.map((t) => ({ net, layers: new Set([t.layer]), shape: stroke(t.points, width) })),
+    ...plan.tracks.map((t) => ({ net, layers: new Set([t.layer]), shape: stroke(t.points, plan.width) })),
     ...plan.vias.map((at) => ({ net, layers: new Set(copper), shape: circle(at, via.diameter / 2) })),
   ];
 }
@@ -281,12 +280,44 @@ export function fillJoinsNet(
   return items.some((i) => i.kind === "pad" && overlap(inflate(i.shape(), 0.01), area));
 }
 
-/** Whether `pad`'s net has any copper on the board but `pad`'s own footprint's (pads, tracks, vias, filled zones). */
-function netHasCopper(obstacles: BoardObstacles, pad: BoardItem, zones: Zone[]): boolean {
+/**
+ * Whether `pad`'s net has any copper on the board but `pad`'s own footprint's (pads, tracks,
+ * vias, filled zones); without `pads`, tracks, vias and zones only.
+ */
+function netHasCopper(obstacles: BoardObstacles, pad: BoardItem, zones: Zone[], pads = true): boolean {
   const own = obstacles.all(
-    (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"),
+    (i) =>
+      i.net === pad.net && i.ref !== pad.ref && ((pads && i.kind === "pad") || i.kind === "track" || i.kind === "via"),
   );
   return own.length > 0 || zones.some((z) => z.net === pad.net && z.filled && !z.ruleArea);
+}
+
+/**
+ * Whether a pad of another part touches no copper of its net: no track or via (the board's or
+ * this session's) and no fill of its net's pours. Such a pad is no way to the net where the net
+ * has other copper: a route ending on it (a part of an earlier run left for layout) would make
+ * an island with it, never joined to the net.
+ */
+function joinsNothing(obstacles: BoardObstacles, pad: BoardItem, laid: Laid[], zones: Zone[]): boolean {
+  const shape = pad.shape();
+  const touching = obstacles.near(
+    growBox(pad.box, 0.01),
+    (i) => i.net === pad.net && (i.kind === "track" || i.kind === "via"),
+  );
+  if (touching.some((i) => overlap(inflate(i.shape(), 0.01), shape))) return false;
+  if (
+    laid.some((l) => l.net === pad.net && sharesLayer(l.layers, pad.layers) && overlap(inflate(l.shape, 0.01), shape))
+  )
+    return false;
+  const centre = pad.ends?.[0];
+  return !(
+    centre &&
+    zones.some(
+      (z) =>
+        z.net === pad.net &&
+        [...pad.layers].some((layer) => filledPolygons(z, layer).some((fill) => insidePolygon(fill, centre))),
+    )
+  );
 }
 
 /** What a route plan may take as read: the board's zones, and whether a failure needs its reason in words. */
@@ -328,12 +359,49 @@ function planPad(
         return { how: "pour", pour: { zone: zone.id, layer, at: centre, copper: padShape } };
     }
   }
-  const width = rules.trackWidth(net);
-  const via = rules.via(net);
-  const grid = buildGrid(obstacles, rules, pad, centre, laid, { width, via }, zones);
   const startLayers = ROUTING_LAYERS.map((l, i) => (pad.layers.has(l) ? i : -1)).filter((i) => i >= 0);
   if (startLayers.length === 0)
     return { reason: `pad on ${[...pad.layers].join(", ")}, where copperhead does not route` };
+  // The net's own width first; where that finds no way (a fine-pitch pad boxed in), its class's.
+  const wide = netWidth(obstacles, rules, pad);
+  const narrowest = rules.trackWidth(net);
+  const planned = planWithWidth(obstacles, rules, pad, centre, laid, wide, zones, netZones, startLayers, explain);
+  return "route" in planned || ("noCopper" in planned && planned.noCopper) || wide === narrowest
+    ? planned
+    : planWithWidth(obstacles, rules, pad, centre, laid, narrowest, zones, netZones, startLayers, explain);
+}
+
+/** How far from a connection the net's own tracks set the width of a new one, mm. */
+const WIDTH_REACH = 10;
+
+/**
+ * The width of a new track of `pad`'s net: its net class's, raised to the widest track the net
+ * already has within `WIDTH_REACH` of the pad, as a designer keeps a power rail a power rail
+ * (a rail drawn 0.5 mm wide is not joined by the class's 0.2 mm).
+ */
+function netWidth(obstacles: BoardObstacles, rules: BoardRules, pad: BoardItem): number {
+  const drawn = obstacles
+    .near(growBox(pad.box, WIDTH_REACH), (i) => i.kind === "track" && i.net === pad.net)
+    .map((i) => i.width ?? 0);
+  return Math.max(rules.trackWidth(pad.net), ...drawn);
+}
+
+/** `planPad`'s route with tracks `width` wide, checked exactly against the obstacles and this session's copper. */
+function planWithWidth(
+  obstacles: BoardObstacles,
+  rules: BoardRules,
+  pad: BoardItem,
+  centre: PointMm,
+  laid: Laid[],
+  width: number,
+  zones: Zone[],
+  netZones: Zone[],
+  startLayers: number[],
+  explain: boolean,
+): PadPlan {
+  const net = pad.net;
+  const via = rules.via(net);
+  const grid = buildGrid(obstacles, rules, pad, centre, laid, { width, via }, zones);
   if (!grid.hasGoal()) {
     const blocked = grid.grid.goal.some((g) => g.includes(1)) || grid.grid.viaGoal.includes(1);
     if (blocked) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
@@ -348,7 +416,8 @@ function planPad(
   }
   const path = grid.grid.search(startLayers, VIA_COST, MAX_ROUTE_LENGTH);
   if (!path) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
-  const plan = toCopper(grid.grid, path, grid.pourAt);
+  const plan = toCopper(grid.grid, path, grid.pourAt, width);
+  endOnAnchor(plan, grid.grid, path.at(-1)!, grid.padGoals);
   for (const track of plan.tracks) {
     const shape = stroke(track.points, width);
     const layers = new Set([track.layer]);
@@ -439,6 +508,8 @@ function laidBlocker(
 interface BuiltGrid {
   grid: RouteGrid;
   hasGoal(): boolean;
+  /** The pads of the net the route may end on, by routing layer index. */
+  padGoals: BoardItem[][];
   /** The pour of the net a via at cell (col, row) lands in. */
   /** The pour at a cell (on `layer` when given), with the copper of `radius` that ends there. */
   pourAt(col: number, row: number, layer?: string, radius?: number): Pour | undefined;
@@ -489,6 +560,9 @@ function buildGrid(
   const window = growBox({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y }, half * STEP);
   const tw = size.width / 2 + MARGIN;
   const vr = size.via.diameter / 2 + MARGIN;
+  const padGoals: BoardItem[][] = ROUTING_LAYERS.map(() => []);
+  let hasCopper: boolean | undefined;
+  const elsewhere = () => (hasCopper ??= netHasCopper(obstacles, pad, zones, false));
   // An obstacle is drawn when the search reaches it (`RouteGrid.defer`): `box` is its shape's, undrawn.
   const keepOff = (plane: Uint8Array, box: BBox, shape: () => ShapeMm, by: number) =>
     grid.defer(growBox(box, by), (clip) => grid.fill(plane, inflate(shape(), by), clip));
@@ -550,9 +624,12 @@ function buildGrid(
             });
           }
         } else if (item !== pad && item.ref !== pad.ref && item.kind !== "copper") {
+          if (item.kind === "pad" && joinsNothing(obstacles, item, laid, zones) && elsewhere()) continue;
           for (const l of item.layers) {
             const i = layerIndex.get(l);
-            if (i !== undefined) grid.fill(grid.goal[i]!, item.shape());
+            if (i === undefined) continue;
+            grid.fill(grid.goal[i]!, item.shape());
+            if (item.kind === "pad") padGoals[i]!.push(item);
           }
           // A via may not stand in a pad of its own net either (via in pad).
           if (item.kind === "pad") keepOff(grid.noVia, item.box, () => item.shape(), vr);
@@ -569,7 +646,7 @@ function buildGrid(
   grid.fill(grid.noVia, inflate(pad.shape(), vr));
   grid.keepInsideOutline(obstacles.outline);
   const pourAt = pourGoals(obstacles, grid, net, pad, zones);
-  return { grid, hasGoal: () => grid.hasGoal(), pourAt };
+  return { grid, hasGoal: () => grid.hasGoal(), pourAt, padGoals };
 }
 
 /**
@@ -621,6 +698,8 @@ function pourGoals(
 }
 
 interface CopperPlan {
+  /** The tracks' width, mm. */
+  width: number;
   tracks: { layer: string; points: PointMm[] }[];
   vias: PointMm[];
   length: number;
@@ -628,8 +707,8 @@ interface CopperPlan {
 }
 
 /** A grid path as tracks (collinear steps merged) and vias (where the layer changes). */
-function toCopper(grid: RouteGrid, path: GridPoint[], pourAt: BuiltGrid["pourAt"]): CopperPlan {
-  const plan: CopperPlan = { tracks: [], vias: [], length: 0, endsInPour: false };
+function toCopper(grid: RouteGrid, path: GridPoint[], pourAt: BuiltGrid["pourAt"], width: number): CopperPlan {
+  const plan: CopperPlan = { width, tracks: [], vias: [], length: 0, endsInPour: false };
   let run: GridPoint[] = [path[0]!];
   const flush = () => {
     if (run.length < 2) return;
@@ -660,4 +739,22 @@ function toCopper(grid: RouteGrid, path: GridPoint[], pourAt: BuiltGrid["pourAt"
     plan.endsInPour = true;
   }
   return plan;
+}
+
+/**
+ * A route that stops on a pad ends on the pad's anchor, where KiCad's connectivity, the routing
+ * check and `view` all look for it: the grid cell it reached lies in the pad's outline as the
+ * grid knows it, which for a rounded rectangle, a trapezoid or a custom pad may be outside the
+ * copper (a regulator's rounded pad reported "Missing connection" by KiCad).
+ */
+function endOnAnchor(plan: CopperPlan, grid: RouteGrid, end: GridPoint, padGoals: BoardItem[][]): void {
+  const last = plan.tracks.at(-1);
+  if (plan.endsInPour || !last || last.layer !== ROUTING_LAYERS[end.layer]) return;
+  const at = grid.point(end.x, end.y);
+  const dot = circle(at, STEP / 2);
+  const target = padGoals[end.layer]!.find((p) => boxesOverlap(p.box, dot.box) && overlap(dot, p.shape()));
+  const anchor = target?.ends?.[0];
+  if (!anchor || (anchor.x === at.x && anchor.y === at.y)) return;
+  last.points.push(anchor);
+  plan.length += Math.hypot(anchor.x - at.x, anchor.y - at.y);
 }

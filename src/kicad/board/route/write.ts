@@ -64,8 +64,18 @@ export function liftCopper(
   board: Board,
   ids: ReadonlySet<string>,
 ): { box: BBox; net: string; layers: Set<string> | "all" }[] {
-  const lifted: { box: BBox; net: string; layers: Set<string> | "all" }[] = [];
-  for (const item of [...board.root.items]) {
+  const lifted = copperWithIds(board, ids);
+  for (const { node } of lifted) removeChild(board.root, node);
+  return lifted.map(({ box, layers }) => ({ box, net: "", layers }));
+}
+
+/** The tracks and vias with the given ids, with where they are. */
+export function copperWithIds(
+  board: Board,
+  ids: ReadonlySet<string>,
+): { node: SList; box: BBox; layers: Set<string> | "all" }[] {
+  const found: { node: SList; box: BBox; layers: Set<string> | "all" }[] = [];
+  for (const item of board.root.items) {
     if (item.type !== "list" || !TRACKS.has(head(item) ?? "")) continue;
     const id = childText(item, "uuid") ?? childText(item, "tstamp");
     if (!id || !ids.has(id)) continue;
@@ -83,8 +93,7 @@ export function liftCopper(
       maxY: Math.max(...ys) + size / 2,
     };
     const layer = childText(item, "layer");
-    lifted.push({ box, net: "", layers: head(item) === "via" || !layer ? "all" : new Set([layer]) });
-    removeChild(board.root, item);
+    found.push({ node: item, box, layers: head(item) === "via" || !layer ? "all" : new Set([layer]) });
   }
-  return lifted;
+  return found;
 }

@@ -10,8 +10,8 @@ refill.ts (keep the two in step); RESULT is where the fills are written, shaped 
 `FilledZone[]` there, points in nanometres; with SAVED_COPY, the filled board is also saved
 there, for comparisons. Results go to a file because KiCad's bindings print warnings on stdout.
 
-With a `change` in the spec, KiCad fills the board twice inside a window around the change,
-with and without its copper, and only the difference is applied to the saved fill (refill.ts's
+With a `change` in the spec, KiCad fills the zones only inside a window around the change, and
+that fill replaces the saved one there; outside it the saved fill stays (refill.ts's
 `FillChange` says why).
 """
 import sys, json, pcbnew
@@ -40,14 +40,92 @@ def outlines(fills):
 def layer_name(layer):
     return pcbnew.BOARD.GetStandardLayerName(layer)
 
-def fill(path):
-    """Loads and fills a board: the zones asked for, their fills and their islands."""
-    board = pcbnew.LoadBoard(path)
-    zones = [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
+def relief_boxes(board, zones):
+    """Per zone to fill, for each pad of its net: the box its connection to the zone takes up
+    (the pad, its thermal gap, and spokes reaching a minimum-width strip of fill past the gap),
+    and the box of the relief proper (the pad and its gap), each with the larger of the zone's
+    and the pad's own gap and spoke width."""
+    per_zone = []
+    for z in zones:
+        boxes = []
+        per_zone.append(boxes)
+        layers = set(z.GetLayerSet().Seq())
+        for pad in board.GetPads():
+            if pad.GetNetCode() != z.GetNetCode() or not any(pad.IsOnLayer(l) for l in layers):
+                continue
+            gap = max(z.GetThermalReliefGap(), pad.GetLocalThermalGapOverride() or 0)
+            spoke = max(z.GetThermalReliefSpokeWidth(), pad.GetLocalThermalSpokeWidthOverride() or 0)
+            b = pad.GetBoundingBox()
+            core = [b.GetLeft() - gap, b.GetTop() - gap, b.GetRight() + gap, b.GetBottom() + gap]
+            boxes.append((grown([core], spoke + z.GetMinThickness())[0], core))
+    return per_zone
+
+def crosses(box, shape):
+    """Whether the edge of `shape` runs through `box`: part of it inside, part outside."""
+    piece = rectangles([box])
+    outside = piece.CloneDropTriangulation()
+    outside.BooleanSubtract(shape)
+    piece.BooleanIntersection(shape)
+    return piece.Area() > SLIVER and outside.Area() > SLIVER
+
+def inside(box, shape):
+    """Whether `box` lies wholly inside `shape`."""
+    piece = rectangles([box])
+    piece.BooleanSubtract(shape)
+    return piece.Area() < SLIVER
+
+def overlaps(box, boxes):
+    x1, y1, x2, y2 = box
+    return any(x1 < b[2] and b[0] < x2 and y1 < b[3] and b[1] < y2 for b in boxes)
+
+def connections(window, reliefs, reached, bound):
+    """The window's rectangles grown by the pad connections the change reaches, and per zone id
+    the pad connections it leaves as saved: a connection is reached when it overlaps `reached`
+    (the change's copper and the fill it can move) on one of its zone's layers, or when its
+    relief overlaps the relief of a reached one of the same zone (KiCad draws the two as one),
+    as far as `bound`. Each is taken at most once, so this ends."""
+    # Boolean operations cost: a board has thousands of pads, and most are nowhere near.
+    near = bound_boxes(bound)
+    taken, lefts = [], {}
+    for z, pairs in zip(zones, reliefs):
+        layers = {layer_name(l) for l in z.GetLayerSet().Seq()}
+        on_zone = [r["box"] for r in reached if r["layers"] == "all" or layers.intersection(r["layers"])]
+        left = [p for p in pairs if overlaps(p[0], near)]
+        fresh = [p for p in left if overlaps(p[0], on_zone) and inside(p[0], bound)]
+        while fresh:
+            left = [p for p in left if p not in fresh]
+            taken += [p[0] for p in fresh]
+            cores = [p[1] for p in fresh]
+            fresh = [p for p in left if overlaps(p[1], cores) and inside(p[0], bound)]
+        lefts[z.m_Uuid.AsString()] = [p[0] for p in left]
+    window = window + taken
+    return window, {zid: [b for b in left if overlaps(b, window)] for zid, left in lefts.items()}
+
+def window_shape(window, kept):
+    """The window as one zone's fill is merged in it: its rectangles but the connections kept."""
+    shape = rectangles(window)
+    if kept:
+        shape.BooleanSubtract(rectangles(kept))
+    return shape
+
+def bound_boxes(shape):
+    """The bounding boxes of the outlines of `shape`."""
+    out = []
+    for i in range(shape.OutlineCount()):
+        b = shape.COutline(i).BBox()
+        out.append([b.GetLeft(), b.GetTop(), b.GetRight(), b.GetBottom()])
+    return out
+
+def grown(boxes, by):
+    return [[x1 - by, y1 - by, x2 + by, y2 + by] for x1, y1, x2, y2 in boxes]
+
+def fill(board, zones):
+    """Fills the zones asked for, as KiCad fills them (cut to the fill area with a change)."""
+    modes = {}
     if change:
         # The copy carries no fills (reading a large board's fills costs KiCad a minute): other
         # zones get theirs near the change from the spec, and the zones to refill are cut to the
-        # window. Fills come fractured (outlines with slits), as KiCad keeps them.
+        # fill area. Fills come fractured (outlines with slits), as KiCad keeps them.
         for z in board.Zones():
             given = change["fills"].get(z.m_Uuid.AsString())
             if given is None or z.m_Uuid.AsString() in wanted:
@@ -58,95 +136,124 @@ def fill(path):
                 shape.Fracture()
                 z.SetFilledPolysList(layer, shape)
             z.SetIsFilled(True)
-        # A piece the window's edge cuts off from the rest of its pour is no island: KiCad keeps
-        # every piece here, and only those wholly inside the window go as the zone says.
-        modes = {}
+        # A piece the fill area's edge cuts off from the rest of its pour is no island: KiCad
+        # keeps every piece here, and `removed` says which go as the zone says.
         for z in zones:
             modes[z.m_Uuid.AsString()] = (z.GetIslandRemovalMode(), z.GetMinIslandArea())
             z.SetIslandRemovalMode(pcbnew.ISLAND_REMOVAL_MODE_NEVER)
             # A hatch's grid may follow the zone's outline: a hatched zone is filled whole.
             if z.GetFillMode() != pcbnew.ZONE_FILL_MODE_HATCH_PATTERN:
-                z.Outline().BooleanIntersection(window)
+                z.Outline().BooleanIntersection(area)
                 z.CacheBoundingBox()
     board.BuildConnectivity()
     pcbnew.ZONE_FILLER(board).Fill(zones)
-    if not change:
-        return board, zones, None, None
-    polys, islands = {}, {}
-    for z in zones:
-        for layer in z.GetLayerSet().Seq():
-            key = (z.m_Uuid.AsString(), layer)
-            filled = z.GetFilledPolysList(layer)
-            polys[key], islands[key] = pcbnew.SHAPE_POLY_SET(), pcbnew.SHAPE_POLY_SET()
-            for i in range(filled.OutlineCount()):
-                piece = filled.COutline(i)
-                if z.IsIsland(layer, i):
-                    if removed(piece, *modes[key[0]]):
-                        continue
-                    islands[key].AddOutline(piece)
-                polys[key].AddOutline(piece)
-    return board, zones, polys, islands
+    return modes
 
-def removed(piece, mode, min_area):
-    """Whether KiCad would remove this island: it lies inside the window, clear of its edge."""
-    box = piece.BBox()
-    x1, y1, x2, y2 = change["inner"]
-    inside = box.GetX() > x1 and box.GetY() > y1 and box.GetRight() < x2 and box.GetBottom() < y2
-    return inside and (mode == pcbnew.ISLAND_REMOVAL_MODE_ALWAYS or (mode == pcbnew.ISLAND_REMOVAL_MODE_AREA and piece.Area() < min_area))
+def removed(piece, mode, min_area, joined_outside):
+    """Whether KiCad would remove this island of the cut fill: it lies wholly inside the fill
+    area, or it reaches the area's edge where the saved fill (which joins its net outside the
+    area) does not run into it."""
+    if not (mode == pcbnew.ISLAND_REMOVAL_MODE_ALWAYS or (mode == pcbnew.ISLAND_REMOVAL_MODE_AREA and piece.Area() < min_area)):
+        return False
+    rest = pcbnew.SHAPE_POLY_SET()
+    rest.AddOutline(piece)
+    rest.BooleanSubtract(inner)
+    if rest.Area() < SLIVER:
+        return True
+    rest.BooleanIntersection(joined_outside)
+    return rest.Area() < SLIVER
+
+def differ(a, b):
+    """The area, nm², in one of two fills but not in the other."""
+    one = a.CloneDropTriangulation()
+    one.BooleanSubtract(b)
+    other = b.CloneDropTriangulation()
+    other.BooleanSubtract(a)
+    return one.Area() + other.Area()
 
 # A difference this small, nm² (a 10 µm square), is rounding, not copper.
 SLIVER = 1e8
 island_flags = {}
+board = pcbnew.LoadBoard(sys.argv[1])
+zones = [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
 if change:
-    window = rectangles([change["window"]])
-    reach = rectangles([change["reach"]])
-    # The same board without this change's copper, filled by the same KiCad: what the fill
-    # would be today anyway. Only the difference the change makes is applied to the saved fill.
-    _, _, unchanged, unchanged_islands = fill(change["base"])
-board, zones, after, after_islands = fill(sys.argv[1])
+    # No pad's connection to a refilled zone is cut by the window's edge: the window takes in
+    # those the change reaches, whole, and leaves out whole those it does not, as saved
+    # (refill.ts's `FillChange` says why), never past `limit`.
+    limit = rectangles(change["limit"])
+    reliefs = relief_boxes(board, zones)
+    windows, kept = connections(change["window"], reliefs, change["reached"], limit)
+    area = rectangles(grown(windows, change["fillEdge"]))
+    inner = area.CloneDropTriangulation()
+    inner.Deflate(change["islandEdge"], pcbnew.CORNER_STRATEGY_ALLOW_ACUTE_CORNERS, 5000)
+    reach = rectangles(change["reach"])
+modes = fill(board, zones)
 if change:
-    near = rectangles(change["near"])
+    # An island of KiCad's fill that the window's edge cuts would leave its outer part of the
+    # saved fill behind, cut off: the window takes it in whole, as far as KiCad's fill is known
+    # clear of the fill area's edge (a connection it overlaps that the change does not reach
+    # still keeps its saved fill).
+    seen = []
+    while True:
+        islands = []
+        for z in zones:
+            shape = window_shape(windows, kept[z.m_Uuid.AsString()])
+            for layer in z.GetLayerSet().Seq():
+                filled = z.GetFilledPolysList(layer)
+                for i in range(filled.OutlineCount()):
+                    if z.IsIsland(layer, i):
+                        b = filled.COutline(i).BBox()
+                        box = [b.GetLeft(), b.GetTop(), b.GetRight(), b.GetBottom()]
+                        if box not in seen and crosses(box, shape) and inside(box, inner):
+                            islands.append(box)
+        if not islands:
+            break
+        seen += islands
+        windows, kept = connections(windows + islands, reliefs, change["reached"], inner)
+if change:
     for z in zones:
-        saved = change["fills"][z.m_Uuid.AsString()]
+        zid = z.m_Uuid.AsString()
+        saved = change["fills"][zid]
+        window = window_shape(windows, kept[zid])
         for layer in z.GetLayerSet().Seq():
-            key = (z.m_Uuid.AsString(), layer)
             mine = [f for f in saved if f["layer"] == layer_name(layer)]
-            gained = after[key].CloneDropTriangulation()
-            gained.BooleanSubtract(unchanged[key])
-            lost = unchanged[key].CloneDropTriangulation()
-            lost.BooleanSubtract(after[key])
+            filled = z.GetFilledPolysList(layer)
+            # The saved fill that joins the net (no island), near the fill area's edge.
+            joined_outside = outlines([f["pts"] for f in mine if not f["island"]])
+            joined_outside.Unfracture()
+            joined_outside.BooleanSubtract(inner)
+            # KiCad's fill inside the window, its islands as the zone says.
+            fresh, fresh_islands = pcbnew.SHAPE_POLY_SET(), pcbnew.SHAPE_POLY_SET()
+            for i in range(filled.OutlineCount()):
+                piece = filled.COutline(i)
+                if z.IsIsland(layer, i):
+                    if removed(piece, *modes[zid], joined_outside):
+                        continue
+                    fresh_islands.AddOutline(piece)
+                fresh.AddOutline(piece)
+            fresh.BooleanIntersection(window)
+            fresh_islands.BooleanIntersection(window)
             # Boolean operations on a whole plane's slit outline cost KiCad seconds each;
             # without the slits they take a fraction of one.
             saved_fill = outlines([f["pts"] for f in mine])
             merged = saved_fill.CloneDropTriangulation()
             merged.Unfracture()
-            # Around the new copper the fill is KiCad's new one alone: no copper of the saved
-            # fill is left inside the new items' clearance.
-            stale = near.CloneDropTriangulation()
-            stale.BooleanSubtract(after[key])
-            new_copper = gained.CloneDropTriangulation()
-            new_copper.BooleanSubtract(merged)
-            cut = lost.CloneDropTriangulation()
-            cut.BooleanAdd(stale)
-            cut.BooleanIntersection(merged)
-            if new_copper.Area() < SLIVER and cut.Area() < SLIVER:
-                # Nothing to change here (boolean operations leave slivers of rounding): the
-                # saved fill keeps its points, and its bytes.
+            unchanged = merged.CloneDropTriangulation()
+            merged.BooleanSubtract(window)
+            merged.BooleanAdd(fresh)
+            if differ(merged, unchanged) < SLIVER:
+                # Nothing changed here (boolean operations leave slivers of rounding): the saved
+                # fill keeps its points, and its bytes.
                 z.SetFilledPolysList(layer, saved_fill)
-                island_flags[key] = [f["island"] for f in mine]
+                island_flags[(zid, layer)] = [f["island"] for f in mine]
                 continue
-            merged.BooleanAdd(gained)
-            merged.BooleanSubtract(lost)
-            merged.BooleanSubtract(stale)
             merged.Fracture()
             z.SetFilledPolysList(layer, merged)
-            # Islands are the saved ones and those the change made (the window's edge cuts off
-            # the same pieces with and without the change).
+            # Islands are the saved ones outside the window and KiCad's inside it.
             known = outlines([f["pts"] for f in mine if f["island"]])
-            made = after_islands[key].CloneDropTriangulation()
-            made.BooleanSubtract(unchanged_islands[key])
-            known.BooleanAdd(made)
-            island_flags[key] = [known.Collide(merged.COutline(i).CPoint(0), 10) for i in range(merged.OutlineCount())]
+            known.BooleanSubtract(window)
+            known.BooleanAdd(fresh_islands)
+            island_flags[(zid, layer)] = [known.Collide(merged.COutline(i).CPoint(0), 10) for i in range(merged.OutlineCount())]
 out = []
 for z in zones:
     layers = []

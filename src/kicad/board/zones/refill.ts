@@ -12,7 +12,7 @@
  * keeps them (fractured: outlines without holes, which is how KiCad saves them), in
  * nanometres; they are written as KiCad writes coordinates (millimetres, at most six decimals).
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
 import { findKicadPython, runKicadPython } from "../../cli/python.ts";
@@ -44,39 +44,67 @@ import { boardZones, zoneFills, type Zone } from "./zones.ts";
 const REFILL_TIMEOUT_MS = 300_000;
 
 /**
- * How far past the change's `near` boxes KiCad refills, mm: well past where the change's copper
- * can move a fill (its clearance and thermal gaps), so the window's edge is the same with and
- * without the change.
+ * How far past the change's `near` boxes KiCad's new fill replaces the saved one, mm: well past
+ * where the change's copper can move a fill (its clearance and thermal gaps).
  */
 const WINDOW_MARGIN = 5;
 
-/** An island this close to the window's edge, mm, may be joined to its pour outside the window: it is kept. */
+/**
+ * How far past the window KiCad fills, mm: the fill area's edge cuts the zone where KiCad would
+ * not (a neck thinner than the zone's minimum width, a pad's spokes with no fill to reach), so
+ * that edge stays this far from the fill that is kept.
+ */
+const FILL_EDGE = 3;
+
+/** An island this close to the fill area's edge, mm, may be joined to its pour outside it: it is kept. */
 const ISLAND_EDGE = 1;
 
 /**
- * What a change added, so a refill applies only the difference that change makes. A board
- * saved by an older KiCad often has fills today's filler would draw a little differently
- * (thermal spokes, clearances); refilling a whole pour would carry those differences into the
- * change, with DRC findings far from anything it touched. So KiCad fills the board twice, with
- * and without the change's copper (the latter printed from the tree without it, as a board
- * of its own: removing items through KiCad's Python bindings corrupts their later answers),
- * and only what differs between the two is applied to the saved fill; near the new copper
- * (`near`, boxes in millimetres) the fill is KiCad's new one.
+ * How far past `WINDOW_MARGIN` the window may grow to take in a pad connection or an island its
+ * edge would cut, mm (see {@link FillChange}).
+ */
+const WINDOW_GROWTH = 10;
+
+/**
+ * Where a change was made, so a refill fills only there. Reading and filling whole planes is
+ * what costs: on vme-wren (12 layers), reading its fills took KiCad a minute and refilling six
+ * planes four more, for a change a few millimetres across. So KiCad fills the zones inside a
+ * window around the change (`WINDOW_MARGIN` past `near`, one box per item, so a part moved
+ * across the board gets two small windows, not one the size of the board), and inside the
+ * window its fill replaces the saved one; outside it, the saved fill keeps its bytes.
  *
- * Both fills are made inside a window around the change (`WINDOW_MARGIN` past `near`): the
- * zones are cut to it, and the copies KiCad loads carry no fills; the spec brings the fills of
- * other zones that reach the window, and the saved fills of the zones to refill, for the merge.
- * Reading and filling whole planes is what costs: on vme-wren (12 layers), reading its fills
- * took KiCad a minute and refilling six planes four more, for a difference a few millimetres
- * across. The window's edge cuts the fill the same way with and without the change, so the
- * difference is the same.
+ * `near` holds both where the change's copper is and where copper was taken away (a part moved
+ * or removed, its tracks lifted): the voids it cut into a pour are filled again, and the spokes
+ * that reached its pads go with them. A board whose fills an older KiCad saved gets KiCad 9's
+ * fill inside the window, no piece of the old one cut at its edge, as a refill in KiCad would
+ * draw it there.
+ *
+ * Where the window's edge runs, the two fills meet, and they must meet where neither draws a
+ * feature of its own. A pad's connection to its zone is one: its thermal gap and the spokes that
+ * reach the fill past it, which DRC counts. New spokes on one side of the edge and the old gap
+ * on the other starve a pad. And KiCad 9 draws some reliefs of a board KiCad 6 filled with fewer
+ * spokes than the zone asks (the vias in rp2040-designguide's exposed pad, a USB shell on
+ * uext-esp32-c3), so redrawing one the change never came near adds a DRC error the change did
+ * not make. So no edge cuts a connection: those the change reaches (`near` on one of the zone's
+ * layers, or a relief overlapping the relief of one reached: KiCad draws the two as one) are
+ * taken into the window whole, pad, gap, spokes and a minimum-width strip of fill past them;
+ * those it does not reach keep their saved fill whole, even inside the window, as outside it.
+ * An island of KiCad's fill is the other feature: cut by the edge, its outer part would be the
+ * saved fill's, joined to nothing, so the window takes in whole every island its edge cuts.
+ *
+ * The window grows by at most `WINDOW_GROWTH` past its margin: overlapping reliefs (a row of
+ * ground pins, a field of stitching vias) can chain across the whole board, and a window the
+ * size of the board is the whole-plane refill the window exists to avoid (and rewrites every
+ * saved relief on a board an older KiCad filled). A connection past that bound keeps its saved
+ * fill whole, as it does outside any window.
+ *
+ * KiCad fills a little more than the window (`FILL_EDGE`), so the edge of what it filled is
+ * never where its fill is kept. The copy it loads carries no fills: the spec brings the fills of
+ * other zones that reach the fill area, and the saved fills of the zones to refill, for the merge.
  */
 export interface FillChange {
-  /** References of the footprints the change added. */
-  refs: string[];
-  /** Ids of the tracks and vias the change added. */
-  items: string[];
-  near: BBox[];
+  /** Where the change's copper is and was, with the fill it can move, and the copper layers it is on. */
+  near: { box: BBox; layers: Set<string> | "all" }[];
 }
 
 interface FilledLayer {
@@ -95,15 +123,21 @@ interface FillSpec {
   /** Ids of the zones to fill. */
   ids: string[];
   change?: {
-    /** The board without the change's copper, beside its own project and rules. */
-    base: string;
-    near: number[][];
-    /** The zones to refill are cut to this. */
-    window: number[];
-    /** An island inside this is wholly inside the window, clear of its edge. */
-    inner: number[];
+    /** Where KiCad's new fill replaces the saved one, before it grows to take in what its edge cuts. */
+    window: number[][];
+    /**
+     * Where the change's copper is and was, with the fill it can move (`near`), and its layers:
+     * a pad connection of a zone on one of them that overlaps it is redrawn.
+     */
+    reached: { box: number[]; layers: string[] | "all" }[];
+    /** How far the window may grow: `WINDOW_GROWTH` past it. */
+    limit: number[][];
+    /** The zones to refill are cut to the grown window and this much more, nm (`FILL_EDGE`). */
+    fillEdge: number;
+    /** An island farther than this inside the fill area's edge, nm, is clear of it (`ISLAND_EDGE`). */
+    islandEdge: number;
     /** Other zones' saved fills are given as far as this. */
-    reach: number[];
+    reach: number[][];
     /** Saved fills per zone id: every fill of the zones to refill, other zones' pieces within `reach`. */
     fills: Record<string, SavedFill[]>;
   };
@@ -168,7 +202,7 @@ export async function refillZones(
 
 /**
  * Runs the fill; with `savedCopy`, KiCad also saves the filled board there (for comparisons);
- * with `change`, only the difference that change makes is applied (see {@link FillChange}).
+ * with `change`, KiCad fills only around it and its fill replaces the saved one there (see {@link FillChange}).
  */
 export async function fillWithKicad(
   board: Board,
@@ -188,34 +222,24 @@ export async function fillWithKicad(
     }
     let spec: FillSpec = { ids };
     if (change) {
-      // The board without the change's copper, beside its own copy of the project and rules.
-      const base = join(dir, "base", `${stem}.kicad_pcb`);
-      mkdirSync(dirname(base));
-      for (const ext of [".kicad_pro", ".kicad_dru"])
-        if (existsSync(join(dir, stem + ext))) copyFileSync(join(dir, stem + ext), join(dir, "base", stem + ext));
-      const window = growBox(
-        boxOf(
-          change.near.map((b) => [
-            { x: b.minX, y: b.minY },
-            { x: b.maxX, y: b.maxY },
-          ]),
-        ),
-        WINDOW_MARGIN,
-      );
+      const window = change.near.map(({ box }) => growBox(box, WINDOW_MARGIN));
+      const limit = window.map((b) => growBox(b, WINDOW_GROWTH));
+      // Other zones' fills knock out the refilled ones up to their clearance past the largest fill area.
+      const reach = limit.map((b) => growBox(b, FILL_EDGE + WINDOW_MARGIN));
       const zones = boardZones(board.root);
-      writeFileSync(copy, printWithout(board, zones, new Set()));
-      writeFileSync(base, printWithout(board, zones, changeNodes(board, change)));
-      // Other zones' fills knock out the refilled ones up to their clearance past the window.
-      const reach = growBox(window, WINDOW_MARGIN);
-      const inner = growBox(window, -ISLAND_EDGE);
+      writeFileSync(copy, printWithoutFills(board, zones));
       spec = {
         ids,
         change: {
-          base,
-          near: change.near.map(nanometres),
-          window: nanometres(window),
-          inner: nanometres(inner),
-          reach: nanometres(reach),
+          window: window.map(nanometres),
+          reached: change.near.map(({ box, layers }) => ({
+            box: nanometres(box),
+            layers: layers === "all" ? "all" : [...layers],
+          })),
+          limit: limit.map(nanometres),
+          fillEdge: nm(FILL_EDGE),
+          islandEdge: nm(ISLAND_EDGE),
+          reach: reach.map(nanometres),
           fills: fillsReaching(zones, new Set(ids), reach),
         },
       };
@@ -242,46 +266,20 @@ export async function fillWithKicad(
   });
 }
 
-const TRACKS = new Set(["segment", "arc", "via"]);
-
 const nm = (mm: number) => Math.round(mm * 1e6);
 
 function nanometres(box: BBox): number[] {
   return [nm(box.minX), nm(box.minY), nm(box.maxX), nm(box.maxY)];
 }
 
-/** The footprints and tracks a change added. */
-function changeNodes(board: Board, change: FillChange): Set<SNode> {
-  const refs = new Set(change.refs);
-  const items = new Set(change.items);
-  const added = new Set<SNode>(
-    board
-      .footprints()
-      .filter((f) => refs.has(f.ref))
-      .map((f) => f.node),
-  );
-  for (const node of board.root.items) {
-    if (
-      node.type === "list" &&
-      TRACKS.has(head(node) ?? "") &&
-      items.has(childText(node, "uuid") ?? childText(node, "tstamp") ?? "")
-    )
-      added.add(node);
-  }
-  return added;
-}
-
-/** The board's bytes without `dropped` items and without the fills of its zones (the tree is left as it was). */
-function printWithout(board: Board, zones: Zone[], dropped: Set<SNode>): Uint8Array {
-  const all = board.root.items;
+/** The board's bytes without the fills of its zones (the tree is left as it was). */
+function printWithoutFills(board: Board, zones: Zone[]): Uint8Array {
   const zoneItems = zones.map((z) => z.node.items);
-  board.root.items = all.filter((node) => !dropped.has(node));
   for (const zone of zones)
     zone.node.items = zone.node.items.filter((node) => !(node.type === "list" && head(node) === "filled_polygon"));
   try {
     return printSexprBytes(board.doc);
   } finally {
-    board.root.items = all;
     zones.forEach((zone, i) => (zone.node.items = zoneItems[i]!));
   }
 }
@@ -291,13 +289,13 @@ function printWithout(board: Board, zones: Zone[], dropped: Set<SNode>): Uint8Ar
  * the zones to refill (`ids`: the merge starts from them), and of any other zone the pieces
  * that come into `reach` (a zone's fill knocks out the fills of lower priority).
  */
-function fillsReaching(zones: Zone[], ids: Set<string>, reach: BBox): Record<string, SavedFill[]> {
+function fillsReaching(zones: Zone[], ids: Set<string>, reach: BBox[]): Record<string, SavedFill[]> {
   const out: Record<string, SavedFill[]> = {};
   for (const zone of zones) {
     const read = zoneFills(zone);
     const fills = children(zone.node, "filled_polygon").flatMap((node, i) => {
       const { layer, points } = read[i]!;
-      if (!ids.has(zone.id) && !boxesOverlap(boxOf([points]), reach)) return [];
+      if (!ids.has(zone.id) && !reach.some((r) => boxesOverlap(boxOf([points]), r))) return [];
       return [{ layer, island: flag(node, "island") === true, pts: points.flatMap((p) => [nm(p.x), nm(p.y)]) }];
     });
     if (fills.length > 0 || ids.has(zone.id)) out[zone.id] = fills;

@@ -191,7 +191,7 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
         "edit_conflict",
         `No free room for ${libId}${lib.unitCount > 1 ? ` unit ${unit}` : ""} on sheet ${target.humanPath}: no free spot for its drawing, fields and wiring anywhere on the page. Nothing was added.`,
         {
-          fix: "Place it on another sheet, or make room on this one (find_space with this lib_id says where it would fit, if anywhere; view shows what is drawn).",
+          fix: "Place it on another sheet (add_sheet makes one for a subcircuit, carrying its nets), or make room on this one (find_space with this lib_id says where it would fit, if anywhere; view shows what is drawn).",
           sheet: target.humanPath,
         },
       );

@@ -8,12 +8,12 @@ import { placePoint, type PlacementIu, type PointIu } from "../geometry.ts";
 import { globalLabelNode, junctionNode, labelNode, lineNode, noConnectNode, placedSymbolNode } from "../item-nodes.ts";
 import { SheetSpace } from "./placement.ts";
 import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Route } from "./routing.ts";
-import { blockersOf, symbolBodyBox, translate } from "../space.ts";
+import { blockersOf, symbolBodyBox, translate, type Box } from "../space.ts";
 import { clearOwnFields, fieldBoxes } from "./field-layout.ts";
 import type { PinAt } from "../wiring.ts";
 import type { SheetInstance } from "../model/hierarchy.ts";
 import type { PlacedSymbol } from "../model/symbols.ts";
-import { removeChild } from "../../sexpr/index.ts";
+import { removeChild, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
 import { findPin, netOfPin, newReferences } from "./lookup.ts";
 import { ensureLibSymbol, instancePinNumbers, libSymbolView, referencePrefix } from "./lib-symbols.ts";
@@ -60,16 +60,60 @@ export function connect(state: EditorState, ref: string, pin: string, net: strin
   // wire leaving the pin outward never crosses the symbol it belongs to. Nor do the part's own
   // fields block it: a field in the way is moved clear afterwards (`clearOwnFields`).
   const ownFields = fieldBoxes(hit.symbol);
-  const space = new SheetSpace(hit.instance.file, {
-    boxes: [symbolBodyBox(hit.symbol), ...ownFields.map((f) => f.box)],
-  });
+  wireToNet(
+    state,
+    {
+      instance: hit.instance,
+      tip: hit.tip,
+      outward: hit.outward,
+      what: `${ref} pin ${hit.lib.number}`,
+      own: [symbolBodyBox(hit.symbol), ...ownFields.map((f) => f.box)],
+      symbol: hit.symbol,
+      fields: ownFields,
+      fix: "Move the part (move_symbol) or one of those items and retry, or connect another pin; view the sheet around the part to see it.",
+      details: { ref, pin: hit.lib.number },
+    },
+    net,
+    target,
+    () => expectPinOnNet(state, ref, hit.lib.number, target.expected, hit.symbol),
+  );
+}
+
+/** A free connection point to wire to a net: a part's pin, or a sheet symbol's pin. */
+export interface WireEnd {
+  instance: SheetInstance;
+  tip: PointIu;
+  /** Unit step (IU) pointing away from what it belongs to. */
+  outward: PointIu;
+  /** How an error names it ("R1 pin 2", "sheet pin SDA of EEPROM"). */
+  what: string;
+  /** What it belongs to as drawn (its part's body and fields, its sheet symbol): the wire leaving it may cross those. */
+  own: Box[];
+  /** The part it is a pin of: its other pins are no target and it no blocker. */
+  symbol?: PlacedSymbol;
+  /** The fields of that part, moved clear of the wiring afterwards. */
+  fields?: { node: SList; box: Box }[];
+  /** What a refusal suggests. */
+  fix: string;
+  /** Said in a refusal's details. */
+  details: Record<string, string>;
+}
+
+/**
+ * Wires `end` to `target` (the net `net`), in the sheet's style: a short wire to the net
+ * nearby when the way is free, else a stub ending in a power symbol or label; `check` then
+ * proves the outcome against the netlist (the edit is rolled back when it throws).
+ */
+export function wireToNet(state: EditorState, end: WireEnd, net: string, target: NetTarget, check?: () => void): void {
+  const space = new SheetSpace(end.instance.file, { boxes: end.own });
+  const wiring = state.wiring(end.instance);
   const landing = landingOf(target);
-  const stubs = stubRoutes(hit.tip, hit.outward, landing.kind === "power" ? landing.arrive : undefined);
+  const stubs = stubRoutes(end.tip, end.outward, landing.kind === "power" ? landing.arrive : undefined);
   const landed = (r: Route) => (landing.kind === "power" ? landing : labelLanding(landing, r.points));
   // Best: a short wire to the net; then a stub whose landing is free; last, on a crowded
   // sheet, the shortest stub that touches nothing, even if its label or symbol crowds a text.
   const route =
-    joinRoutes(hit.tip, hit.outward, netPoints(state, target, wiring, hit.symbol)).find((r) =>
+    joinRoutes(end.tip, end.outward, netPoints(state, target, wiring, end.symbol)).find((r) =>
       routeUsable(r, wiring, space, undefined),
     ) ??
     stubs.find((r) => routeUsable(r, wiring, space, landed(r))) ??
@@ -79,48 +123,44 @@ export function connect(state: EditorState, ref: string, pin: string, net: strin
       ...routeBoxes(r.points),
       ...(landed(r)?.boxes ?? []).map((b) => translate(b, r.points[r.points.length - 1]!)),
     ]);
-    const blockers = blockersOf(hit.instance.file, probes, 0, new Set([hit.symbol]));
+    const blockers = blockersOf(end.instance.file, probes, 0, end.symbol && new Set([end.symbol]));
     throw new CopperheadError(
       "edit_conflict",
-      `No room to connect ${ref} pin ${hit.lib.number} to ${net} on sheet ${hit.instance.humanPath}: every way out of the pin at (${toMm(hit.tip).join(", ")}) is blocked${blockers.length > 0 ? ` by ${blockers.join("; ")}` : ""}. Nothing was written.`,
-      {
-        fix: "Move the part (move_symbol) or one of those items and retry, or connect another pin; view the sheet around the part to see it.",
-        ref,
-        pin: hit.lib.number,
-        blockers,
-      },
+      `No room to connect ${end.what} to ${net} on sheet ${end.instance.humanPath}: every way out of it at (${toMm(end.tip).join(", ")}) is blocked${blockers.length > 0 ? ` by ${blockers.join("; ")}` : ""}. Nothing was written.`,
+      { fix: end.fix, ...end.details, blockers },
     );
   }
-  const file = hit.instance.file;
-  const end = route.points[route.points.length - 1]!;
+  const file = end.instance.file;
+  const last = route.points[route.points.length - 1]!;
   state.edit(
     state.withInstanceRows(file),
     () => {
-      for (const node of wiring.noConnectsAt(hit.tip)) removeChild(file.doc.root, node);
+      for (const node of wiring.noConnectsAt(end.tip)) removeChild(file.doc.root, node);
       for (let i = 1; i < route.points.length; i++)
         insertItem(file, lineNode("wire", toMm(route.points[i - 1]!), toMm(route.points[i]!), crypto.randomUUID()));
       if (route.join) {
-        if (needsJunction(wiring, end)) {
-          splitWiresAt(file, wiring, end);
-          insertItem(file, junctionNode(toMm(end), crypto.randomUUID()));
+        if (needsJunction(wiring, last)) {
+          splitWiresAt(file, wiring, last);
+          insertItem(file, junctionNode(toMm(last), crypto.randomUUID()));
         }
-      } else if (target.kind === "power") placePowerSymbol(state, hit.instance, target, end);
+      } else if (target.kind === "power") placePowerSymbol(state, end.instance, target, last);
       else {
         const angle = labelAngle(lastLeg(route.points));
-        if (target.kind === "local") insertItem(file, labelNode(target.text, toMm(end), angle, crypto.randomUUID()));
-        else insertItem(file, globalLabelNode(target.text, toMm(end), target.shape, angle, crypto.randomUUID()));
+        if (target.kind === "local") insertItem(file, labelNode(target.text, toMm(last), angle, crypto.randomUUID()));
+        else insertItem(file, globalLabelNode(target.text, toMm(last), target.shape, angle, crypto.randomUUID()));
       }
-      clearOwnFields(
-        ownFields,
-        [
-          ...routeBoxes(route.points),
-          ...(route.join ? [] : (landed(route)?.boxes ?? []).map((b) => translate(b, end))),
-        ],
-        space,
-        symbolBodyBox(hit.symbol),
-      );
+      if (end.symbol && end.fields)
+        clearOwnFields(
+          end.fields,
+          [
+            ...routeBoxes(route.points),
+            ...(route.join ? [] : (landed(route)?.boxes ?? []).map((b) => translate(b, last))),
+          ],
+          space,
+          symbolBodyBox(end.symbol),
+        );
     },
-    () => expectPinOnNet(state, ref, hit.lib.number, target.expected, hit.symbol),
+    check,
   );
 }
 

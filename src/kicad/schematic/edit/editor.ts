@@ -15,7 +15,7 @@
  *   claim does not hold, so a failed edit never leaves a half-changed tree.
  *
  * This module is the front door: `SchematicEditor` opens a project and hands each operation to
- * the module of its family (`add-remove.ts`, `move.ts`, `connect.ts`, `rename.ts`,
+ * the module of its family (`add-remove.ts`, `add-sheet.ts`, `move.ts`, `connect.ts`, `rename.ts`,
  * `label-move.ts`, `fields.ts`), all working on one `EditorState` (`editor-state.ts`) over the shared transaction
  * (`transaction.ts`).
  *
@@ -29,6 +29,7 @@ import type { DesignNetlist } from "../../netlist/netlist.ts";
 import { printSexpr, printSexprBytes } from "../../sexpr/index.ts";
 import { loadSchematicProject, type SchematicProject } from "../model/hierarchy.ts";
 import { addComponent, removeComponent, type AddComponentArgs, type AddedComponent } from "./add-remove.ts";
+import { addSheet, type AddedSheet, type AddSheetArgs } from "./add-sheet.ts";
 import { connect, disconnect, markNoConnect } from "./connect.ts";
 import { setAttributes, setField, type PartAttributes } from "./fields.ts";
 import { moveSymbol, type MovedSymbol, type MoveSymbolArgs } from "./move.ts";
@@ -39,6 +40,8 @@ import { EditorState } from "./editor-state.ts";
 export type {
   AddComponentArgs,
   AddedComponent,
+  AddedSheet,
+  AddSheetArgs,
   MovedLabel,
   MoveLabelArgs,
   MovedSymbol,
@@ -71,6 +74,11 @@ export class SchematicEditor {
   /** Places a symbol from the libraries next to what it belongs with, wiring `connect` pins (see `add-remove.ts`). */
   addComponent(args: AddComponentArgs): AddedComponent {
     return addComponent(this.state, args);
+  }
+
+  /** Adds a hierarchical sheet in a new file, carrying nets from its parent (see `add-sheet.ts`). */
+  addSheet(args: AddSheetArgs): AddedSheet {
+    return addSheet(this.state, args);
   }
 
   /** Deletes every unit of `ref` with the wiring that served only its pins (see `add-remove.ts`). */

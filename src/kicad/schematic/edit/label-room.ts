@@ -3,9 +3,10 @@
  * over another item; it is moved the least that keeps the sheet readable, each way tried in
  * turn: as it is (when its longer text crosses nothing), reading the
  * other way from the same point, slid along the wire it sits on (which keeps it on its net),
- * moved to that wire's other end, or carried out beyond the wire's free end with the wire
- * lengthened to meet it. When none is clear the rename is refused, saying what each way ran
- * into. `move_label` checks a spot the model picks by the same rules (`LabelRoom.check`).
+ * moved to that wire's other end, carried out beyond the wire's free end with the wire
+ * lengthened to meet it, or put at the end of a new stub drawn off its wiring into free space
+ * (with a junction where the stub meets it), as a designer gives a label room beside a crowded
+ * run. When none is clear the rename is refused, saying what each way ran into. `move_label` checks a spot the model picks by the same rules (`LabelRoom.check`).
  */
 import { CopperheadError } from "../../../errors.ts";
 import { child, children, setAtom, text, type SList } from "../../sexpr/index.ts";
@@ -28,8 +29,8 @@ import {
 import { unitPins } from "../model/symbols.ts";
 import type { Label, Line } from "../model/sheet-items.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
-import { lineNode } from "../item-nodes.ts";
-import { insertItem, shiftNode, toMm } from "./sheet-tree.ts";
+import { junctionNode, lineNode } from "../item-nodes.ts";
+import { insertItem, shiftNode, splitWiresAt, toMm } from "./sheet-tree.ts";
 
 /** Steps a label slides along its wire (the half grid KiCad snaps labels to). */
 const STEP = toIU(1.27);
@@ -37,15 +38,20 @@ const STEP = toIU(1.27);
 const MAX_SPOTS = 400;
 /** How far a free wire end is lengthened at most to clear a label, mm. */
 const MAX_LENGTHEN_MM = 25.4;
+/** How long a new stub off the label's wiring is at most, mm, and from how many of its spots (nearest first) one is tried. */
+const MAX_STUB_MM = 12.7;
+const STUB_SPOTS = 60;
 
 /**
  * Where a label goes: its anchor and angle, and, when its wire is lengthened, the end moved out
- * to meet it (`wire` undefined: a label sitting on a pin gets a new stub from the pin).
+ * to meet it (`wire` undefined: a label sitting on a pin gets a new stub from the pin); or,
+ * when it goes on a new stub, the wire the stub leaves and where it leaves it.
  */
 export interface LabelSpot {
   at: PointIu;
   rotation: number;
   lengthen?: { wire?: Line; end: PointIu; to: PointIu };
+  stub?: { wire: Line; from: PointIu };
 }
 
 /** The free end of a label's wiring: the wire's end it sits at, or the pin it sits on, and the way out from it. */
@@ -87,21 +93,9 @@ export class LabelRoom {
     this.page = pageArea(file);
   }
 
-  /**
-   * The label's box with `chars` characters at `at`, reading along `rotation`. A local label's
-   * text stands off its wire on the side its letters' tops face (above a horizontal label, left
-   * of a vertical one, as KiCad keeps text readable), further than `labelBox`'s band reaches:
-   * the box is widened to there, so a label turned across its wire is not taken as clear of
-   * what its text covers.
-   */
+  /** The label's box with `chars` characters at `at`, reading along `rotation` (see `labelBox`). */
   box(at: PointIu, chars: number, rotation = this.label.rotation): Box {
-    const size = fontSize(this.label.node);
-    const box = labelBox(at, chars, rotation, this.label.kind !== "local", size);
-    if (this.label.kind !== "local") return box;
-    const reach = Math.round(size * 1.6);
-    return rotation % 180 === 0
-      ? { ...box, y0: Math.min(box.y0, at.y - reach) }
-      : { ...box, x0: Math.min(box.x0, at.x - reach) };
+    return labelBox(at, chars, rotation, this.label.kind !== "local", fontSize(this.label.node));
   }
 
   /**
@@ -233,6 +227,13 @@ export function renamedLabelAt(file: SchematicFile, label: Label, text: string):
   if ("spot" in lengthened) return lengthened.spot;
   tried.push({ way: `lengthening its wire's free end by up to ${MAX_LENGTHEN_MM} mm`, failed: lengthened.failed });
 
+  const stubbed = stubTo(room, chars, [label.at, ...along].slice(0, STUB_SPOTS));
+  if ("spot" in stubbed) return stubbed.spot;
+  tried.push({
+    way: `a new stub of up to ${MAX_STUB_MM} mm off its wiring, the label at its end`,
+    failed: stubbed.failed,
+  });
+
   throw new CopperheadError(
     "edit_conflict",
     `Renaming label ${label.text} at (${toMm(label.at).join(", ")}) to ${text} would run it over ${fresh.join("; ")}. Tried, least change first: ${tried.map((t) => `${t.way}: ${t.failed}`).join(". ")}. Nothing was renamed.`,
@@ -277,11 +278,74 @@ function lengthenTo(room: LabelRoom, chars: number): { spot: LabelSpot } | { fai
   return { failed: last || "no length up to that is clear" };
 }
 
-/** Changes `label` to read `text` at `spot`, lengthening its wire when the spot says so. */
+/**
+ * The nearest spot at the end of a new stub, square off a wire of the label's wiring from one
+ * of `points` inside it (where nothing else meets the wire), on the grid and at least a grid
+ * step long, where the stub crosses nothing and the label reads clear of everything, the stub
+ * and the wire it leaves included.
+ */
+function stubTo(room: LabelRoom, chars: number, points: PointIu[]): { spot: LabelSpot } | { failed: string } {
+  const f = room.file;
+  const label = room.label;
+  let nearest: string | undefined;
+  for (const from of points) {
+    const wire = room.network.find(
+      (w) => onSegment(from, w.a, w.b, 0) && !samePoint(from, w.a) && !samePoint(from, w.b),
+    );
+    if (!wire) continue;
+    const busy =
+      f.wires.some((w) => w !== wire && onSegment(from, w.a, w.b, 0)) ||
+      f.junctions.some((j) => samePoint(j.at, from)) ||
+      f.labels.some((l) => l !== label && samePoint(l.at, from));
+    if (busy) continue;
+    const across =
+      wire.a.y === wire.b.y
+        ? [
+            { x: 0, y: -1 },
+            { x: 0, y: 1 },
+          ]
+        : wire.a.x === wire.b.x
+          ? [
+              { x: -1, y: 0 },
+              { x: 1, y: 0 },
+            ]
+          : [];
+    for (const out of across) {
+      for (let k = 2; k * STEP <= toIU(MAX_STUB_MM); k++) {
+        const to = { x: from.x + out.x * k * STEP, y: from.y + out.y * k * STEP };
+        const blocked = room.extensionBlockers(from, to);
+        if (blocked.length > 0) {
+          nearest ??= `from (${toMm(from).join(", ")}) a stub would run into ${blocked[0]}`;
+          break;
+        }
+        const stub = lineBox({ a: from, b: to });
+        for (const rotation of [label.rotation, ...[0, 90, 180, 270].filter((r) => r !== label.rotation)]) {
+          // Read back along its stub, a label would sit on it.
+          const reads = readingDirection(rotation);
+          if (reads.x === -out.x && reads.y === -out.y) continue;
+          if (intersects(room.box(to, chars, rotation), stub)) continue;
+          const hit = room.blockers(to, chars, rotation);
+          if (hit.length === 0) return { spot: { at: to, rotation, stub: { wire, from } } };
+          nearest ??= `at the end of a stub from (${toMm(from).join(", ")}) it would run over ${hit[0]}`;
+        }
+      }
+    }
+  }
+  return { failed: nearest ?? "no point inside its wires is free of other connections" };
+}
+
+/** Changes `label` to read `text` at `spot`, lengthening its wire or drawing its new stub when the spot says so. */
 export function placeLabel(file: SchematicFile, label: Label, spot: LabelSpot): void {
   const lengthen = spot.lengthen;
   if (lengthen?.wire) moveWireEnd(lengthen.wire, lengthen.end, lengthen.to);
   else if (lengthen) insertItem(file, lineNode("wire", toMm(lengthen.end), toMm(lengthen.to), crypto.randomUUID()));
+  if (spot.stub) {
+    const { wire, from } = spot.stub;
+    // A stub's end on the middle of a wire is a T: the wire is broken there and a junction marks it, as eeschema draws one.
+    splitWiresAt(file, { linesThrough: () => [wire] }, from);
+    insertItem(file, lineNode("wire", toMm(from), toMm(spot.at), crypto.randomUUID()));
+    insertItem(file, junctionNode(toMm(from), crypto.randomUUID()));
+  }
   if (!samePoint(spot.at, label.at)) shiftNode(label.node, { x: spot.at.x - label.at.x, y: spot.at.y - label.at.y });
   if (spot.rotation !== label.rotation) turnLabel(label.node, spot.rotation);
   if (label.kind === "global") placeIntersheetRefs(label.node, spot);
@@ -330,7 +394,7 @@ function turnLabel(node: SList, rotation: number): void {
   if (justify) setAtom(justify, 1, rotation === 180 || rotation === 270 ? "right" : "left");
 }
 
-function lineBox(line: Line): Box {
+function lineBox(line: Pick<Line, "a" | "b">): Box {
   return union(pointBox(line.a), pointBox(line.b));
 }
 

@@ -55,6 +55,8 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   if (net.startsWith("/")) {
     const base = net.slice(instance.humanPath.length);
     if (!net.startsWith(instance.humanPath) || base === "" || base.includes("/")) {
+      const carried = carriedName(instance, net);
+      if (carried) return { kind: "local", text: carried, expected: net };
       throw new CopperheadError(
         "edit_conflict",
         `${net} is a local net of another sheet, but ${ref} is on sheet ${instance.humanPath}; local nets do not cross sheets.`,
@@ -72,15 +74,14 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   const designs = designPowerSymbols(state, net, instance);
   if (designs.length > 0) {
     const example = designs[0]!;
-    const embedded = (instance.file.libSymbols.get(example.libKey) ?? example.lib!).node;
-    const current = tryResolve(state, example.libKey) ?? embedded;
+    const own = (instance.file.libSymbols.get(example.libKey) ?? example.lib!).node;
     return {
       kind: "power",
       libId: example.libKey,
       value: net,
       expected: net,
-      def: () => cloneNode(current),
-      rotation: standing(current, net),
+      def: () => cloneNode(own),
+      rotation: standing(own, net),
       example,
     };
   }
@@ -112,7 +113,28 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   if (found.kind === "found" && found.name.startsWith("/") && found.name !== own)
     return netTarget(state, found.name, instance, ref);
   if (found.kind === "ambiguous" && !found.candidates.includes(own)) resolveNet(found.candidates, net);
+  // A net new to the design that this sheet carries from its parent has no pins to be found by yet.
+  const fromParent = instance.parent && instance.parent.humanPath + net;
+  if (fromParent && found.kind !== "found" && carriedName(instance, fromParent))
+    return { kind: "local", text: net, expected: fromParent };
   return { kind: "local", text: net, expected: own };
+}
+
+/**
+ * The name under which `instance` carries `net`, a local net of a sheet above it: a
+ * hierarchical label of its sheet and a pin of its sheet symbol of the name its parent knows the
+ * net by (its short name there, or the name the parent itself carries it under), as `add_sheet`
+ * carries a net. A label of that name on the sheet joins it; what the label then joins is
+ * proven against the netlist by the edit that places it.
+ */
+function carriedName(instance: SheetInstance, net: string): string | undefined {
+  const parent = instance.parent;
+  if (!parent) return undefined;
+  const local = net.startsWith(parent.humanPath) ? net.slice(parent.humanPath.length) : "";
+  const name = local !== "" && !local.includes("/") ? local : carriedName(parent, net);
+  if (name === undefined) return undefined;
+  const labelled = instance.file.labels.some((l) => l.kind === "hierarchical" && l.text === name);
+  return labelled && instance.sheet?.pins.some((p) => p.name === name) ? name : undefined;
 }
 
 /** A negative supply: its pin faces down, its symbol hangs below the part. */
@@ -135,11 +157,11 @@ function standing(def: SList, net: string): number {
 
 /**
  * The design's global power symbols of `net`, embedded under their lib id, those on
- * `instance`'s sheet first: a new one takes their lib id and shows its text as they do. Its
- * body is the library's: where that is still the embedded one, it is reused; where the library
- * changed since the sheet was saved, `ensureLibSymbol` embeds the library's beside it as a
- * renamed copy, as eeschema does, since a new instance of the stale copy would be a new ERC
- * lib_symbol_mismatch. Without the library, the embedded one is all there is.
+ * `instance`'s sheet first: a new one reuses their embedded library symbol and shows its text
+ * as they do. Where the library changed since the sheet was saved, eeschema would embed the
+ * library's beside it as a renamed copy (`+12V_1`), a second symbol for one rail; the new
+ * symbol instead differs from the library exactly as the design's others do, which the
+ * baseline knows is no new finding (checks/baseline.ts, `sameLibraryDifference`).
  */
 function designPowerSymbols(state: EditorState, net: string, instance: SheetInstance): PlacedSymbol[] {
   const found: PlacedSymbol[] = [];

@@ -24,6 +24,7 @@ import {
   type SList,
 } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
+import { sheetResolver, symbolFieldResolver } from "../text-vars.ts";
 
 /** `items` without repeats, in first-seen order. */
 export function unique<T>(items: T[]): T[] {
@@ -67,7 +68,7 @@ export function placeSymbol(state: EditorState, file: SchematicFile, node: SList
  * and, for a wire drawn right to left, drops the half that leads on (pic_programmer's VCC_PIC
  * wire lost U5 pin 14 to a junction put on it).
  */
-export function splitWiresAt(file: SchematicFile, wiring: SheetWiring, p: PointIu): void {
+export function splitWiresAt(file: SchematicFile, wiring: Pick<SheetWiring, "linesThrough">, p: PointIu): void {
   for (const wire of wiring.linesThrough(p)) {
     if (head(wire.node) !== "wire") continue;
     const [, second] = children(child(wire.node, "pts")!, "xy");
@@ -161,8 +162,13 @@ export function symbolBox(symbol: PlacedSymbol, unit: number): Box {
 /** The boxes `occupiedBoxes` gives one top-level item (so a space can leave exactly those out). */
 export function itemBoxes(file: SchematicFile, node: SList): Box[] {
   const symbol = file.symbols.find((s) => s.node === node);
-  if (symbol)
-    return [symbolBox(symbol, symbol.unit), ...symbol.fields.flatMap((f) => fieldBox(f.node, symbol.placement) ?? [])];
+  if (symbol) {
+    const vars = symbolFieldResolver(symbol, sheetResolver(file));
+    return [
+      symbolBox(symbol, symbol.unit),
+      ...symbol.fields.flatMap((f) => fieldBox(f.node, symbol.placement, vars) ?? []),
+    ];
+  }
   const line = [...file.wires, ...file.buses].find((l) => l.node === node);
   if (line) return [union(pointBox(line.a), pointBox(line.b))];
   const label = file.labels.find((l) => l.node === node);

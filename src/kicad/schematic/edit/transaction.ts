@@ -12,7 +12,7 @@ import type { SchematicFile } from "../model/schematic-file.ts";
 import { printSexprBytes, sameBytes, writeSexprFile } from "../../sexpr/index.ts";
 
 export class SchematicTransactions {
-  /** Each sheet's bytes on disk: as loaded, or as last saved. */
+  /** Each sheet's bytes on disk: as loaded, or as last saved (none for a sheet an edit created and nobody saved yet). */
   private readonly original = new Map<SchematicFile, Uint8Array>();
   /** Sheets an edit touched since they were loaded or last saved. */
   private readonly touched = new Set<SchematicFile>();
@@ -20,6 +20,8 @@ export class SchematicTransactions {
   private readonly asParsed = new Set<SchematicFile>();
   /** What the open outermost edit puts back on failure. */
   private rollback?: Map<SchematicFile, Uint8Array>;
+  /** What takes each sheet the open outermost edit created out of the project again on failure. */
+  private uncreate: (() => void)[] = [];
 
   constructor(private readonly project: SchematicProject) {
     for (const file of project.files.values()) {
@@ -56,16 +58,34 @@ export class SchematicTransactions {
           file.restore(source);
           this.asParsed.add(file);
         }
+        for (const undo of this.uncreate.reverse()) undo();
       }
       throw err;
     } finally {
-      if (outermost) this.rollback = undefined;
+      if (outermost) {
+        this.rollback = undefined;
+        this.uncreate = [];
+      }
     }
+  }
+
+  /**
+   * Records that the open edit made `file`, a sheet not on disk yet, part of the project:
+   * `save` writes it whole, and when the edit fails `undo` takes it out of the project again,
+   * so nothing of it is ever written.
+   */
+  created(file: SchematicFile, undo: () => void): void {
+    if (this.rollback === undefined) throw new Error("a sheet is created only inside an edit");
+    this.touched.add(file);
+    this.uncreate.push(() => {
+      undo();
+      this.touched.delete(file);
+    });
   }
 
   /** The sheets whose text differs from what is on disk, in project order; only touched sheets are printed to tell. */
   changed(): SchematicFile[] {
-    return this.touchedFiles().filter((file) => !sameBytes(printSexprBytes(file.doc), this.original.get(file)!));
+    return this.touchedFiles().filter((file) => !sameBytes(printSexprBytes(file.doc), this.original.get(file)));
   }
 
   /**
@@ -76,7 +96,7 @@ export class SchematicTransactions {
     const written: string[] = [];
     for (const file of this.touchedFiles()) {
       const bytes = printSexprBytes(file.doc);
-      if (!sameBytes(bytes, this.original.get(file)!)) {
+      if (!sameBytes(bytes, this.original.get(file))) {
         write(file.path, bytes);
         this.original.set(file, bytes);
         written.push(file.path);

@@ -17,7 +17,7 @@
  * as several `SheetInstance`s; per-instance data such as references and units is resolved
  * against the instance path, exactly like KiCad's `(instances (project … (path …)))` blocks.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
 import { readDesignBytes } from "../../sexpr/index.ts";
@@ -110,7 +110,7 @@ export function loadSchematicProject(rootPath: string, options: { within?: strin
     instances.push(instance);
     const created: { instance: SheetInstance; chain: string[] }[] = [];
     const parentFile = instance.file;
-    parentFile.sheets.forEach((sheet, index) => {
+    parentFile.sheets.forEach((sheet) => {
       const childPath = resolve(dirname(parentFile.path), sheet.fileName);
       if (chain.includes(childPath)) {
         throw new CopperheadError(
@@ -123,26 +123,34 @@ export function loadSchematicProject(rootPath: string, options: { within?: strin
           },
         );
       }
-      const file = load(childPath, parentFile.path);
-      const childInstance: SheetInstance = {
-        path: `${instance.path}/${sheet.uuid}`,
-        humanPath: `${instance.humanPath}${sheet.name}/`,
-        depth: instance.depth + 1,
-        page: "",
-        file,
-        // No edit adds or removes a sheet symbol, so its place among the parent's sheets holds.
-        get sheet() {
-          return parentFile.sheets[index];
-        },
-        parent: instance,
-        children: [],
-      };
+      const childInstance = childSheetInstance(instance, sheet, load(childPath, parentFile.path));
       instance.children.push(childInstance);
       created.push({ instance: childInstance, chain: [...chain, childPath] });
     });
     for (let i = created.length - 1; i >= 0; i--) stack.push(created[i]!);
   }
   return new SchematicProject(absRoot, files, root, instances);
+}
+
+/**
+ * The instance of `file` that `sheet` (a sheet symbol of `parent`'s file) places. Its sheet
+ * symbol is looked up by uuid as the parent's views show it now, so it follows edits to the
+ * parent, a new sheet symbol inserted before it among them included.
+ */
+function childSheetInstance(parent: SheetInstance, sheet: SheetSymbol, file: SchematicFile): SheetInstance {
+  const uuid = sheet.uuid;
+  return {
+    path: `${parent.path}/${uuid}`,
+    humanPath: `${parent.humanPath}${sheet.name}/`,
+    depth: parent.depth + 1,
+    page: "",
+    file,
+    get sheet() {
+      return parent.file.sheets.find((s) => s.uuid === uuid);
+    },
+    parent,
+    children: [],
+  };
 }
 
 /** Files from before `SCHEMATIC.rootUuid` have no uuid; KiCad invents one per load, so any stand-in works. */
@@ -154,7 +162,7 @@ const LEGACY_ROOT_UUID = "00000000-0000-0000-0000-000000000000";
  *
  * - page numbers: each sheet symbol's `(instances)`, overridden by the root's `sheet_instances`
  *   (which is where KiCad 6 keeps them all), and the sheet order that follows from them, settled
- *   at load (no edit adds, removes or renumbers a sheet);
+ *   at load (an edit adds a sheet only as the last page, see `addSheet`);
  * - references and units: each symbol's `(instances)`, overridden in a KiCad 6 project by the
  *   root's `symbol_instances` (UpdateSymbolInstanceData, which also takes the Value from there);
  * - in a project whose root predates `SCHEMATIC.modernPowerSymbols`, the Value of every legacy
@@ -175,6 +183,7 @@ export class SchematicProject {
   #busAliases?: { revision: number; aliases: Map<string, string[]> };
   #legacyRows?: { changes: number; rows: Map<string, LegacySymbolInstance> };
   #instancesOf?: Map<SchematicFile, SheetInstance[]>;
+  #textVariables?: ReadonlyMap<string, string>;
 
   constructor(
     readonly rootPath: string,
@@ -208,6 +217,33 @@ export class SchematicProject {
     for (const file of files.values()) file.attach(this);
   }
 
+  /**
+   * Makes a new sheet file part of the project, placed by `sheet` (a sheet symbol already in
+   * the file of `parent`, a single-instance sheet) on page `page`; returns its instance. The
+   * page order still holds: a new sheet takes the page after the last.
+   */
+  addSheet(parent: SheetInstance, sheet: SheetSymbol, file: SchematicFile, page: string): SheetInstance {
+    const instance = childSheetInstance(parent, sheet, file);
+    instance.page = page;
+    parent.children.push(instance);
+    this.instances.push(instance);
+    this.files.set(file.path, file);
+    file.attach(this);
+    this.#instancesOf = undefined;
+    this.fileChanged();
+    return instance;
+  }
+
+  /** Takes a sheet `addSheet` added out of the project again (a rolled back edit). */
+  removeSheet(instance: SheetInstance): void {
+    const siblings = instance.parent?.children;
+    siblings?.splice(siblings.indexOf(instance), 1);
+    this.instances.splice(this.instances.indexOf(instance), 1);
+    this.files.delete(instance.file.path);
+    this.#instancesOf = undefined;
+    this.fileChanged();
+  }
+
   /** Bus aliases of every sheet, pooled (the first definition of a name wins). */
   get busAliases(): Map<string, string[]> {
     if (this.#busAliases?.revision === this.#revision) return this.#busAliases.aliases;
@@ -228,6 +264,12 @@ export class SchematicProject {
   instancesOf(file: SchematicFile): SheetInstance[] {
     this.#instancesOf ??= Map.groupBy(this.instances, (i) => i.file);
     return this.#instancesOf.get(file) ?? [];
+  }
+
+  /** The project's text variables, from the `.kicad_pro` beside the root (read once). */
+  get textVariables(): ReadonlyMap<string, string> {
+    this.#textVariables ??= readTextVariables(this.rootPath.replace(/\.kicad_sch$/, ".kicad_pro"));
+    return this.#textVariables;
   }
 
   /** @internal Called by a file of the project when its tree changed. */
@@ -284,5 +326,18 @@ export class SchematicProject {
   private fullPath(path: string, addRoot: boolean): string {
     const trimmed = trimEndOf(path, "/");
     return addRoot ? this.root.path + trimmed : trimmed || this.root.path;
+  }
+}
+
+/** The `text_variables` of the `.kicad_pro` at `path`; none when it is missing or unreadable. */
+function readTextVariables(path: string): Map<string, string> {
+  try {
+    const vars = (JSON.parse(readFileSync(path, "utf8")) as { text_variables?: Record<string, unknown> })
+      .text_variables;
+    return new Map(
+      Object.entries(vars ?? {}).flatMap(([k, v]): [string, string][] => (typeof v === "string" ? [[k, v]] : [])),
+    );
+  } catch {
+    return new Map();
   }
 }

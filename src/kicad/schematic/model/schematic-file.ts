@@ -17,6 +17,8 @@ export interface FileProject {
   resolutionStamp(): number;
   resolveSymbols(file: SchematicFile, symbols: PlacedSymbol[]): void;
   fileChanged(): void;
+  /** The project's text variables (the `.kicad_pro`'s `text_variables`). */
+  readonly textVariables: ReadonlyMap<string, string>;
 }
 
 /**
@@ -31,6 +33,8 @@ export interface FileProject {
  * too (see `SchematicProject.resolveSymbols`); such a file reads its views again after the root
  * changed.
  */
+const NO_VARIABLES: ReadonlyMap<string, string> = new Map();
+
 export class SchematicFile {
   /** The file's `(version …)`; see format.ts for what each version means. */
   readonly version: number;
@@ -130,6 +134,11 @@ export class SchematicFile {
   restore(source: Uint8Array): void {
     this.#doc = parseSexpr(source, { file: this.path });
     this.changed();
+  }
+
+  /** The text variables of the project the file is part of (none for a file read on its own). */
+  get textVariables(): ReadonlyMap<string, string> {
+    return this.#project?.textVariables ?? NO_VARIABLES;
   }
 
   /** Makes the file part of `project`, whose load-time resolution its views then get. */

@@ -1,0 +1,57 @@
+/**
+ * Text is measured as eeschema draws it, its text variables expanded: on real projects, a field
+ * written as `${SIM.PARAMS}` is boxed as the parameters kicad-cli draws (checked against its
+ * SVG), and a sheet resolves its title block through the project's own text variables.
+ */
+import { afterAll, expect, test } from "bun:test";
+import { exportSvg } from "../../src/kicad/cli/kicad-cli.ts";
+import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
+import { occupiedItems } from "../../src/kicad/schematic/space.ts";
+import { expandText, sheetResolver } from "../../src/kicad/schematic/text-vars.ts";
+import { copyCorpusProject, corpusProjects, demoProjects } from "../support/corpora.ts";
+import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
+import { textOverlaps } from "../support/svg-text.ts";
+
+afterAll(cleanupTempDirs);
+
+async function copiedRoot(id: string): Promise<string> {
+  const project = [...demoProjects(), ...corpusProjects()].find((p) => p.id === id);
+  if (!project?.schematic) throw new Error(`project ${id} is missing`);
+  return (await copyCorpusProject(project)).schematic!;
+}
+
+test("demos/sallen_key: a Value written ${SIM.PARAMS} is boxed as the parameters kicad-cli draws", async () => {
+  const cli = await requireKicadCli();
+  const root = await copiedRoot("demos/simulation/sallen_key/sallen_key");
+  const file = loadSchematicProject(root).root.file;
+  const v1 = file.symbols.find((s) => s.fields.some((f) => f.name === "Reference" && f.value === "V1"))!;
+  expect(v1.fields.find((f) => f.name === "Value")!.value).toBe("${SIM.PARAMS}");
+
+  const box = occupiedItems(file).find((i) => i.what === "V1's Value field")!.box;
+  const out = await makeTempDir();
+  const [svg] = await exportSvg(root, out, { cli });
+  const drawn = textOverlaps(svg!, "ac=1");
+  expect(drawn.length).toBe(1);
+  const glyphs = drawn[0]!.box;
+  const mm = (iu: number) => iu / 10_000;
+  // The box holds what is drawn (to within half a pen's width, 0.05 mm: the glyph strokes' own
+  // centre lines are measured), and is sized by it: "${SIM.PARAMS}" would be three times as wide.
+  const pen = 0.05;
+  expect(mm(box.x0)).toBeLessThanOrEqual(glyphs.x0 + pen);
+  expect(mm(box.x1)).toBeGreaterThanOrEqual(glyphs.x1 - pen);
+  expect(mm(box.y0)).toBeLessThanOrEqual(glyphs.y0 + pen);
+  expect(mm(box.y1)).toBeGreaterThanOrEqual(glyphs.y1 - pen);
+  expect(mm(box.x1 - box.x0)).toBeLessThan((glyphs.x1 - glyphs.x0) * 2);
+});
+
+test("corpus/antenna-eval: a sheet's title block resolves through the project's text variables", async () => {
+  const root = await copiedRoot("corpus/antenna-eval");
+  const file = loadSchematicProject(root).root.file;
+  // The title block is written `(title "${title}")`, and the .kicad_pro says what ${title} is.
+  expect(expandText("${TITLE}, rev ${REVISION}; ${COMMENT1}", sheetResolver(file))).toBe(
+    "Antenna Evaluation Board, rev 0.1.0; author: marble",
+  );
+  expect(expandText("${pid} ${FILENAME} ${NOT_A_VARIABLE}", sheetResolver(file))).toBe(
+    "n/a antenna-evaluation-board.kicad_sch ${NOT_A_VARIABLE}",
+  );
+});
