@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Board } from "../../src/kicad/board/model.ts";
+import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import {
   applyBoardSync,
   BOARD_SYNC_SCHEMA,
@@ -169,4 +170,25 @@ describe("(attr …) flags a board's format does not have are left out of a foot
   ])("board %d, library (attr %s): %s", (version, flags, expected) => {
     expect(attrOf(version, flags)).toBe(expected);
   });
+});
+
+describe("a footprint added to a board whose setup asks for larger silkscreen text meets it", () => {
+  test("rvpc-revb asks for 0.19 mm strokes: the library's 0.15 mm is raised, and DRC reports no text of R99", async () => {
+    const project = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/rvpc-revb")!);
+    const rules = BoardRules.load(join(project.root, project.projectFile), null);
+    expect(rules.silkText()).toEqual({ height: 0.762, thickness: 0.1905 });
+    const board = Board.load(project.board!);
+    const libraries = await openLibraries(dirname(join(project.root, project.projectFile)));
+    applyBoardSync(board, addR99(board), libraries, rules.silkText());
+    writeFileSync(project.board!, printSexpr(board.doc));
+    const r99 = printSexpr(board.footprints().find((f) => f.ref === "R99")!.node);
+    // The silkscreen reference meets the board; the fabrication layer's text keeps the library's stroke.
+    expect(r99).toMatch(/\(fp_text reference "R99"[^]*?\(layer "F\.SilkS"\)[^]*?\(thickness 0\.1905\)/);
+    expect(r99).toMatch(/\(fp_text value "10k"[^]*?\(layer "F\.Fab"\)[^]*?\(thickness 0\.15\)/);
+    const drc = await runDrc(project.board!, { cli });
+    const text = drc.report.violations.filter(
+      (v) => /^text_/.test(v.type) && v.items.some((i) => / of R99\b/.test(i.description)),
+    );
+    expect(text).toEqual([]);
+  }, 120_000);
 });

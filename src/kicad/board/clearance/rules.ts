@@ -50,6 +50,9 @@ export interface BoardConstraints {
   minViaDiameter: number;
   minViaAnnularWidth: number;
   minThroughHole: number;
+  /** Silkscreen text: DRC's smallest height and stroke. */
+  minTextHeight: number;
+  minTextThickness: number;
 }
 
 /** KiCad's defaults for a project that sets nothing (pcbnew's BOARD_DESIGN_SETTINGS). */
@@ -62,6 +65,8 @@ const DEFAULT_CONSTRAINTS: BoardConstraints = {
   minViaDiameter: 0.5,
   minViaAnnularWidth: 0.1,
   minThroughHole: 0.3,
+  minTextHeight: 0.8,
+  minTextThickness: 0.08,
 };
 const DEFAULT_CLASS: NetClass = { name: "Default", clearance: 0.2, trackWidth: 0.25, viaDiameter: 0.6, viaDrill: 0.3 };
 
@@ -102,6 +107,11 @@ export class BoardRules {
     for (const p of patterns) this.patterns.push({ pattern: wildcard(p.pattern), netclass: p.netclass });
   }
 
+  /** The smallest silkscreen text DRC accepts: a new footprint's text is raised to it (`SilkTextMinimum`). */
+  silkText(): { height: number; thickness: number } {
+    return { height: this.constraints.minTextHeight, thickness: this.constraints.minTextThickness };
+  }
+
   /** The rules of a project with none of its own: KiCad's defaults. */
   static defaults(): BoardRules {
     return new BoardRules(DEFAULT_CONSTRAINTS, [DEFAULT_CLASS], [], [], []);
@@ -137,6 +147,8 @@ export class BoardRules {
       minViaDiameter: n("min_via_diameter", DEFAULT_CONSTRAINTS.minViaDiameter),
       minViaAnnularWidth: n("min_via_annular_width", DEFAULT_CONSTRAINTS.minViaAnnularWidth),
       minThroughHole: n("min_through_hole_diameter", DEFAULT_CONSTRAINTS.minThroughHole),
+      minTextHeight: n("min_text_height", DEFAULT_CONSTRAINTS.minTextHeight),
+      minTextThickness: n("min_text_thickness", DEFAULT_CONSTRAINTS.minTextThickness),
     };
     const ns = pro.net_settings ?? {};
     const fallback = (ns.classes ?? []).find((c) => c.name === "Default");

@@ -66,6 +66,31 @@ export interface InstanceOptions {
   locked?: boolean;
   /** The board's layer ids by name (its `(layers …)` table), for KiCad's drawing order. */
   layerIds?: Map<string, number>;
+  /** The board's smallest silkscreen text (`SilkTextMinimum`); library text below it is raised to it. */
+  silkText?: SilkTextMinimum;
+}
+
+/**
+ * The board setup's text constraints, mm: DRC warns about silkscreen text lower or thinner
+ * (`text_height`, `text_thickness`). KiCad's library draws 1 mm text 0.15 mm thick, which a
+ * board that asks for 0.19 mm (rvpc-revb) reports on every part it adds, so a new footprint's
+ * silkscreen text is made to meet them, as a designer sets it in the footprint's properties.
+ */
+export interface SilkTextMinimum {
+  height: number;
+  thickness: number;
+}
+
+/** Raises a silkscreen text's font to `min`: its height (`(size height width)`) and its stroke. */
+function meetSilkMinimum(item: SList, min: SilkTextMinimum): void {
+  if (!TEXT_ITEMS.has(head(item) ?? "") || !/\.SilkS$/.test(text(child(item, "layer") ?? item, 1) ?? "")) return;
+  const font = child(child(item, "effects") ?? item, "font");
+  if (!font) return;
+  const size = child(font, "size");
+  if (size && (num(size, 1) ?? Infinity) < min.height) setAtom(size, 1, sym(formatNumber(min.height)));
+  const thickness = child(font, "thickness");
+  if (thickness && (num(thickness, 1) ?? Infinity) < min.thickness)
+    setAtom(thickness, 1, sym(formatNumber(min.thickness)));
 }
 
 /** Heads a library footprint carries that a board instance does not. */
@@ -185,6 +210,7 @@ export function instantiateFootprint(library: SList, options: InstanceOptions): 
     ordered.splice(at < 0 ? ordered.length : at, 0, list("attr", ...sortFlags(options.flags).map(sym)));
   }
   for (const item of ordered) {
+    if (options.silkText) meetSilkMinimum(item, options.silkText);
     if (options.side === "back") flipItem(item);
     rotateItem(item, options.at.rotation);
     assignUuids(item, uuids);

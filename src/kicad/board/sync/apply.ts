@@ -10,7 +10,7 @@ import { footprintId, type BoardSyncPlan, type FootprintUpdate, type PadNet } fr
 import { keepFootprintSettings } from "../footprint/exchange.ts";
 import { setFootprintField, setSheetData, setSymbolPath } from "../footprint/fields.ts";
 import { footprintInDialect, insertInDialect, legacyLayout } from "../footprint/dialect.ts";
-import { addAttrFlags, instantiateFootprint } from "../footprint/instance.ts";
+import { addAttrFlags, instantiateFootprint, type SilkTextMinimum } from "../footprint/instance.ts";
 import { boardDialect, type BoardDialect } from "../../format-versions.ts";
 import type { Libraries } from "../../library/libraries.ts";
 import { afterLast, BOARD_HEADER, FOOTPRINT_HEADER, PAD_BEFORE_NET } from "../../sexpr/node-order.ts";
@@ -24,7 +24,12 @@ import { child, children, isList, list, num, q, removeChild, setAtom, text, type
  * the same reference (one only on the board, or one of a part never annotated), so an added
  * footprint is known by the node written, not looked up by its reference.
  */
-export function applyBoardSync(board: Board, plan: BoardSyncPlan, libraries: Libraries): Map<string, SList> {
+export function applyBoardSync(
+  board: Board,
+  plan: BoardSyncPlan,
+  libraries: Libraries,
+  silkText?: SilkTextMinimum,
+): Map<string, SList> {
   const dialect = boardDialect(board.version);
   const footprints = board.footprints();
   const located = (entry: { index: number; uuid: string; ref: string }): Footprint => {
@@ -61,7 +66,7 @@ export function applyBoardSync(board: Board, plan: BoardSyncPlan, libraries: Lib
 
   for (const { update, fp } of updates) {
     if (update.footprint?.kind === "swap") {
-      swapFootprint(board, fp, update, newLibraries.get(update.footprint.to)!, nets, ids, dialect);
+      swapFootprint(board, fp, update, newLibraries.get(update.footprint.to)!, nets, ids, dialect, silkText);
       continue;
     }
     if (update.footprint) setAtom(fp.node, 1, q(update.footprint.to));
@@ -98,6 +103,7 @@ export function applyBoardSync(board: Board, plan: BoardSyncPlan, libraries: Lib
       sheetfile: add.sheetfile,
       flags: add.flags,
       layerIds: ids,
+      silkText,
     });
     footprintInDialect(node, dialect);
     assignPadNets(node, add.pads, nets, dialect);
@@ -171,6 +177,7 @@ function swapFootprint(
   nets: NetTable,
   ids: Map<string, number>,
   dialect: BoardDialect,
+  silkText: SilkTextMinimum | undefined,
 ): void {
   const fieldsNow = { ...fp.fields };
   for (const f of update.fields) fieldsNow[f.name] = f.to;
@@ -194,6 +201,7 @@ function swapFootprint(
     ],
     locked: fp.locked,
     layerIds: ids,
+    silkText,
   });
   footprintInDialect(node, dialect);
   keepFootprintSettings(fp, node);

@@ -14,6 +14,7 @@ import { existsSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
 import type { KicadProject } from "../../../repo/project.ts";
+import { BoardRules } from "../clearance/rules.ts";
 import { Board } from "../model.ts";
 import { boardFootprints } from "../footprint/library-copy.ts";
 import { applyBoardSync } from "./apply.ts";
@@ -64,7 +65,7 @@ export async function syncBoard(
     options,
   );
   if (options.dryRun || isEmptyPlan(plan)) return { plan, board: boardPath, written: false };
-  applyBoardSync(board, plan, libraries);
+  applyBoardSync(board, plan, libraries, BoardRules.load(project.projectFile, project.repoRoot).silkText());
   const next = printSexprBytes(board.doc);
   if (sameBytes(next, board.doc.bytes)) return { plan, board: boardPath, written: false };
   writeSexprFile(boardPath, next);

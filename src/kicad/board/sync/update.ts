@@ -64,7 +64,7 @@ export async function updateBoardFromSchematic(
       if (placed.length > 0 || plan.removed.length > 0) await assertCanRefill(board);
       // A removed part takes the run's tracks for it along, and leaves no voids in the pours.
       const vacated = editor.vacateForRemoval(plan.removed.map((r) => r.ref));
-      const written = editor.change((b) => applyBoardSync(b, plan, source.libraries));
+      const written = editor.change((b) => applyBoardSync(b, plan, source.libraries, editor.rules.silkText()));
       const layout = await editor.connect(placed, {
         vacated,
         staged: plan.added.filter((a) => a.staged).map((a) => a.ref),
