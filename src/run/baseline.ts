@@ -5,10 +5,14 @@
  * when it needs it — with a real model the baseline costs no wall time at all. Check results
  * are cached by content, so the snapshot shares the repo's cache in both directions.
  */
-import { realpathSync } from "node:fs";
+import { realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkProject } from "../checks/check.ts";
-import type { CheckReport } from "../checks/types.ts";
+import { CHECK_IDS, type CheckReport, type Finding } from "../checks/types.ts";
+import { Board } from "../kicad/board/model.ts";
+import { refillZones } from "../kicad/board/zones/refill.ts";
+import { boardZones } from "../kicad/board/zones/zones.ts";
+import { printSexpr } from "../kicad/sexpr/index.ts";
 import { discoverConfiguredProject } from "../config/config.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { repoRelative } from "../repo/repo-path.ts";
@@ -46,4 +50,52 @@ export async function checkCommitted(project: KicadProject, strict: boolean): Pr
     const committed = discoverConfiguredProject(realpathSync(snapshot.root), repoRelative(root, project.projectFile));
     return checkProject(committed.project, { ...committed.config, strict, cacheRepo: root });
   });
+}
+
+/**
+ * HEAD's DRC with every pour refilled by KiCad's own filler, on a snapshot. A board last filled
+ * by an older KiCad gets the current filler's fill wherever a run refills it, and that filler
+ * can leave a pad with fewer thermal spokes than its zone asks, or an island, on the untouched
+ * board as well: antenna-eval's SMA connectors keep two spokes in the saved fill and one in
+ * KiCad 9's, so any edit near one shows a "new" starved thermal. Such a finding is the
+ * filler's, not the change's. Costs a whole-board fill and a DRC, so the gate asks for it only
+ * when it would fail on a finding about a zone (`aboutZone`).
+ */
+export async function checkCommittedRefilled(project: KicadProject, strict: boolean): Promise<CheckReport> {
+  const root = project.repoRoot;
+  return withSnapshot(root, "HEAD", async (snapshot) => {
+    const committed = discoverConfiguredProject(realpathSync(snapshot.root), repoRelative(root, project.projectFile));
+    const file = committed.project.board;
+    if (file) {
+      const board = Board.load(file);
+      await refillZones(
+        board,
+        file,
+        boardZones(board.root).filter((z) => z.filled && !z.ruleArea),
+      );
+      writeFileSync(file, printSexpr(board.doc));
+    }
+    return checkProject(committed.project, {
+      ...committed.config,
+      strict,
+      cacheRepo: root,
+      checks: Object.fromEntries(CHECK_IDS.map((id) => [id, id === "drc" || id === "routing"])),
+    });
+  });
+}
+
+/** Whether a finding is about a pour: KiCad names a zone among its items ("Zone [GND]", "Zone 'GND' [GND]"). */
+export function aboutZone(f: Finding): boolean {
+  return f.check === "drc" && /\bZone (?:'[^']*' )?\[/.test(f.message);
+}
+
+/** `baseline` with the DRC and routing findings of `refilled` (`checkCommittedRefilled`) added to its own. */
+export function withRefilledFindings(baseline: CheckReport, refilled: CheckReport): CheckReport {
+  const extra = new Map(refilled.checks.map((c) => [c.id, c.findings]));
+  return {
+    ...baseline,
+    checks: baseline.checks.map((c) =>
+      c.id === "drc" || c.id === "routing" ? { ...c, findings: [...c.findings, ...(extra.get(c.id) ?? [])] } : c,
+    ),
+  };
 }

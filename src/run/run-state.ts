@@ -102,6 +102,8 @@ export interface Baseline {
   report: Promise<CheckReport>;
   /** Why the baseline could not run, once it is known. */
   failure?: unknown;
+  /** HEAD's DRC with its pours refilled by KiCad, once the gate has asked for it (`checkCommittedRefilled`). */
+  refilled?: Promise<CheckReport>;
 }
 
 /**

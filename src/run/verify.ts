@@ -7,6 +7,8 @@
  */
 import { join } from "node:path";
 import { currentDesign, unchangedByRun, type RunContext } from "../agent/context.ts";
+import type { CheckReport } from "../checks/types.ts";
+import { aboutZone, checkCommittedRefilled, withRefilledFindings } from "./baseline.ts";
 import { evaluateGate, unmetPlan } from "./gate.ts";
 import type { VerifyOutcome } from "../agent/loop.ts";
 import { asCopperheadError } from "../errors.ts";
@@ -30,7 +32,14 @@ export async function verify(run: RunState): Promise<VerifyOutcome> {
   }
   const report = current.value;
   run.lastReport = report;
-  const gate = evaluateGate(base.value, report, options.config.strict, ctx.layoutPending, unchangedByRun(ctx));
+  const judge = (baseline: CheckReport) =>
+    evaluateGate(baseline, report, options.config.strict, ctx.layoutPending, unchangedByRun(ctx));
+  let gate = judge(base.value);
+  // A finding about a pour may be the filler's own: judged again against HEAD refilled by KiCad.
+  if (!options.config.strict && gate.blocking.some(aboutZone)) {
+    run.baseline!.refilled ??= checkCommittedRefilled(options.project, false);
+    gate = judge(withRefilledFindings(base.value, await run.baseline!.refilled));
+  }
   const plan = ctx.proposal ? unmetPlan(ctx.proposal, currentDesign(ctx), changedDesign(ctx)) : [];
   const extra = [...plan, ...(options.strategy.extraGate?.(ctx) ?? [])];
   summary.verification.ok = gate.ok && extra.length === 0;
