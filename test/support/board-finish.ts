@@ -38,12 +38,14 @@ export interface FinishSession {
 
 /**
  * Error violations and unconnected items, by type and the items they name (coordinates left
- * out); `reported` keeps each error's type and item uuids with its key.
+ * out); `reported` keeps each error's type and item uuids with its key; `isolated` counts the
+ * isolated copper warnings (KiCad names only the zone, so they are counted, not keyed).
  */
 export function drcKeys(report: DrcReport): {
   errors: string[];
   unconnected: string[];
   reported: (ReportedItems & { key: string })[];
+  isolated: number;
 } {
   const key = (v: DrcReport["violations"][number]) =>
     `${v.type}: ${v.items
@@ -58,6 +60,7 @@ export function drcKeys(report: DrcReport): {
       .map(key)
       .sort(),
     reported: errors.map((v) => ({ key: key(v), check: "drc", rule: v.type, items: v.items.map((i) => i.uuid) })),
+    isolated: report.violations.filter((v) => v.type === "isolated_copper" && !v.excluded).length,
   };
 }
 
@@ -301,7 +304,13 @@ export async function runAndCheck(
 
   // Raw DRC on the committed board: nothing new, or what is new is listed with its reason.
   const drc = drcKeys((await runDrc(boardFile, { cli, timeoutMs: DRC_TIMEOUT })).report);
-  expect(addedErrors({ drc, bytes: after }, base)).toEqual([]);
+  let added = addedErrors({ drc, bytes: after }, base);
+  if (added.length > 0) {
+    // What KiCad's refill of the untouched base shows too is the filler's, as the gate judges it
+    // (antenna-eval's SMA connectors keep one thermal spoke under KiCad 9's fill).
+    added = addedKeys(added, (await refilledDrc(cli, Board.parse(base.bytes), boardFile)).errors);
+  }
+  expect(added).toEqual([]);
   const unrouted = addedUnconnected(drc.unconnected, base.drc.unconnected, refs);
   const pending: { ref: string; reason: string }[] = summary.layoutPending;
   if (pending.length === 0) {
@@ -358,8 +367,9 @@ async function refilledDrc(cli: KicadCli, board: Board, boardFile: string) {
 
 /**
  * A refill of every zone by KiCad's filler: raw DRC sees nothing the committed fills did not,
- * but for what a refill of the untouched base shows too (a board whose fills an older KiCad
- * saved: KiCad 9 refills some thermal reliefs differently all over it).
+ * and the committed fills keep no island it removes, but for what a refill of the untouched base
+ * shows too (a board whose fills an older KiCad saved: KiCad 9 refills some thermal reliefs
+ * differently all over it).
  */
 export async function checkRefillChangesNothing(
   cli: KicadCli,
@@ -369,6 +379,20 @@ export async function checkRefillChangesNothing(
   base: Buffer,
 ) {
   const again = await refilledDrc(cli, board, boardFile);
+  // Nor do the committed fills keep an island KiCad's refill of them has not (a strip a few
+  // micrometres wide where the saved fill met the refill window's edge did, on rvpc-revb), but
+  // for those the base's saved fills keep and KiCad's refill of the base removes.
+  if (drc.isolated > again.isolated) {
+    const baseFile = join(await makeTempDir(), basename(boardFile));
+    for (const ext of [".kicad_pro", ".kicad_dru"]) {
+      const beside = boardFile.replace(/\.kicad_pcb$/, ext);
+      if (existsSync(beside)) copyFileSync(beside, baseFile.replace(/\.kicad_pcb$/, ext));
+    }
+    writeFileSync(baseFile, base);
+    const saved = drcKeys((await runDrc(baseFile, { cli, timeoutMs: DRC_TIMEOUT })).report);
+    const stale = await refilledDrc(cli, Board.parse(base), boardFile);
+    expect(drc.isolated).toBeLessThanOrEqual(again.isolated + Math.max(0, saved.isolated - stale.isolated));
+  }
   let errors = addedKeys(again.errors, drc.errors);
   let unconnected = addedUnconnected(again.unconnected, drc.unconnected, []);
   if (errors.length + unconnected.length > 0) {

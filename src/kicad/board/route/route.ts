@@ -140,6 +140,19 @@ export function routeFootprints(
       });
     else outcome.connected.push({ ...result, pad: number, net: pad.net });
   }
+  // A pad left unrouted may have been reached since, by the route of a later pad of its net
+  // ending on it (hexpansion's LED pad, which the resistor's route came to): it is connected.
+  for (const { pad, outcome } of work) {
+    const number = /^pad (\S+) of /.exec(pad.what)?.[1] ?? "";
+    const left = outcome.left.findIndex((l) => l.pad === number && l.net === pad.net);
+    if (
+      left < 0 ||
+      !laid.some((l) => l.net === pad.net && sharesLayer(l.layers, pad.layers) && overlap(l.shape, pad.shape()))
+    )
+      continue;
+    outcome.left.splice(left, 1);
+    outcome.connected.push({ pad: number, net: pad.net, how: "connected" });
+  }
   return outcomes;
 }
 

@@ -173,6 +173,24 @@ def differ(a, b):
 
 # A difference this small, nm² (a 10 µm square), is rounding, not copper.
 SLIVER = 1e8
+
+
+def drop_slivers(merged, min_width):
+    """Drops the pieces of a merged fill thinner than the zone's minimum width. KiCad's own fill
+    is its area shrunk and grown again by half that width, so none of its pieces is thinner;
+    where the saved fill meets the window's edge along a nearly parallel line, the merge can
+    leave a strip a few micrometres wide, which DRC reports as isolated copper (rvpc-revb).
+    Only a piece whose area over half its perimeter (its mean width) is under the minimum is
+    tested, by shrinking it: a plane's outline is never shrunk, which costs seconds."""
+    for i in reversed(range(merged.OutlineCount())):
+        outline = merged.COutline(i)
+        if 2 * outline.Area() >= min_width * outline.Length():
+            continue
+        piece = pcbnew.SHAPE_POLY_SET()
+        piece.AddOutline(outline)
+        piece.Deflate(min_width // 2 - 1000, pcbnew.CORNER_STRATEGY_ALLOW_ACUTE_CORNERS, 5000)
+        if piece.OutlineCount() == 0:
+            merged.DeletePolygon(i)
 island_flags = {}
 board = pcbnew.LoadBoard(sys.argv[1])
 zones = [z for z in board.Zones() if z.m_Uuid.AsString() in wanted]
@@ -247,6 +265,7 @@ if change:
                 z.SetFilledPolysList(layer, saved_fill)
                 island_flags[(zid, layer)] = [f["island"] for f in mine]
                 continue
+            drop_slivers(merged, z.GetMinThickness())
             merged.Fracture()
             z.SetFilledPolysList(layer, merged)
             # Islands are the saved ones outside the window and KiCad's inside it.
