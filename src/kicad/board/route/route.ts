@@ -136,7 +136,10 @@ export function routeFootprints(
       outcome.left.push({
         pad: number,
         net: pad.net,
-        reason: result.noCopper ? (waitingFor(obstacles, pad, staged) ?? result.reason) : result.reason,
+        reason:
+          result.noCopper || onlyStagedCopper(obstacles, pad, staged)
+            ? (waitingFor(obstacles, pad, staged) ?? result.reason)
+            : result.reason,
       });
     else outcome.connected.push({ ...result, pad: number, net: pad.net });
   }
@@ -165,6 +168,19 @@ function waitingFor(obstacles: BoardObstacles, pad: BoardItem, staged: string[])
   ].sort();
   if (refs.length === 0) return undefined;
   return `waits for ${refs.join(" and ")}, staged below the outline`;
+}
+
+/**
+ * Whether the net's only other copper is on staged parts: a route towards them (below the
+ * outline) is no way to the net, and the pad waits for them (uext-esp32-c3's LED, its resistor
+ * staged, was said to be blocked by a connector pad on the way down).
+ */
+function onlyStagedCopper(obstacles: BoardObstacles, pad: BoardItem, staged: string[]): boolean {
+  return (
+    staged.length > 0 &&
+    obstacles.all((i) => i.net === pad.net && i.ref !== pad.ref && i.kind !== "hole" && !staged.includes(i.ref ?? ""))
+      .length === 0
+  );
 }
 
 /** Whether any other copper is on the pad's net at all (a single-pad net needs no route). */
