@@ -171,3 +171,21 @@ export function unchangedByRun(ctx: RunContext): Unchanged {
     return { before: before && Board.parse(before, file), after, sameRules };
   });
 }
+
+/**
+ * The parts the run placed or moved: footprints on the board that were not on it when the run
+ * started (the journal keeps that board), or that stand elsewhere, turned or on the other side.
+ */
+export function placedByRun(ctx: RunContext): Set<string> {
+  const file = ctx.project.board;
+  const before = file && ctx.journal?.bytesBefore(repoRelative(ctx.repoRoot, file));
+  if (!file || !before || !existsSync(file)) return new Set();
+  const where = (board: Board) =>
+    new Map(board.footprints().map((f) => [f.ref, `${f.at.x} ${f.at.y} ${f.at.rotation} ${f.layer}`]));
+  const was = where(Board.parse(before, file));
+  return new Set(
+    [...where(Board.load(file, { within: ctx.repoRoot }))]
+      .filter(([ref, at]) => was.get(ref) !== at)
+      .map(([ref]) => ref),
+  );
+}

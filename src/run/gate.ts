@@ -9,6 +9,11 @@
  * `check`, but a run that adds one commits only when the part is in the run's layout-pending
  * list with the reason it was left for a person, and then every record says so in words.
  *
+ * A new DRC warning about a part the run placed or moved (silkscreen clipped by mask or over
+ * copper, a courtyard overlap), or new isolated copper its refill left, is the run's to repair
+ * as an error is: it fails the gate until a recorded decision answers it, naming its rule and
+ * the part (`ownWarnings`), and the record lists it among the new findings either way.
+ *
  * A part the run added or re-footprinted that the board does not carry as the schematic asks
  * (a new parity finding: no footprint, or another footprint) fails too, though parity only
  * warns in a `check`: the schematic half of a change is not committed without the board half,
@@ -25,8 +30,8 @@ export interface GateResult {
   ok: boolean;
   /**
    * What fails the gate: error findings absent from the baseline, new unconnected items of
-   * parts not left for layout, and new parts the board does not carry as asked (when strict,
-   * any finding at all).
+   * parts not left for layout, new parts the board does not carry as asked, and new warnings
+   * about the run's own parts that no decision answers (when strict, any finding at all).
    */
   blocking: Finding[];
   /**
@@ -39,12 +44,19 @@ export interface GateResult {
 /** Parts left for a person to place or route, by reference, with the reason. */
 export type LayoutPending = ReadonlyMap<string, string>;
 
+/** The parts a run placed or moved on the board, and the decisions it recorded. */
+export interface RunParts {
+  placed: ReadonlySet<string>;
+  decisions: readonly { decision: string; why: string }[];
+}
+
 export function evaluateGate(
   baseline: CheckReport,
   after: CheckReport,
   strict: boolean,
   pending: LayoutPending = new Map(),
   unchanged?: Unchanged,
+  own?: RunParts,
 ): GateResult {
   if (strict) {
     const all = after.checks.flatMap((c) => c.findings).filter((f) => f.severity !== "info");
@@ -55,7 +67,10 @@ export function evaluateGate(
     (f) => isNewUnconnected(f) && f.severity !== "error" && pendingRef(f, pending) === undefined,
   );
   const unsynced = current.filter((f) => f.baselineState === "new" && f.severity !== "error" && notOnBoardAsAsked(f));
-  const blocking = [...failing, ...unrouted, ...unsynced];
+  const unanswered = own
+    ? current.filter((f) => f.baselineState === "new" && isOwnWarning(f, own.placed) && !answered(f, own.decisions))
+    : [];
+  const blocking = [...failing, ...unrouted, ...unsynced, ...unanswered];
   const listed = new Set(blocking);
   const newFindings = [...blocking, ...countedNew(current).filter((f) => !listed.has(f))];
   return { ok: blocking.length === 0, blocking, newFindings };
@@ -71,6 +86,30 @@ const LINE_FAMILIES = new Set<Finding["check"]>(["erc", "drc", "parity", "routin
  */
 function countedNew(marked: Finding[]): Finding[] {
   return marked.filter((f) => f.baselineState === "new" && f.severity !== "info" && LINE_FAMILIES.has(f.check));
+}
+
+/**
+ * A DRC warning about a part the run placed or moved, by the parts KiCad names in it, or
+ * isolated copper, which only a refill makes, once the run has placed anything.
+ */
+function isOwnWarning(f: Finding, placed: ReadonlySet<string>): boolean {
+  if (f.check !== "drc" || f.severity !== "warning" || placed.size === 0) return false;
+  return (
+    f.rule === "isolated_copper" ||
+    [...(f.refs ?? []), ...(f.location?.ref ? [f.location.ref] : [])].some((ref) => placed.has(ref))
+  );
+}
+
+/** Whether a recorded decision answers `f`: it names the finding's rule and, for one about parts, one of them. */
+function answered(f: Finding, decisions: RunParts["decisions"]): boolean {
+  const refs = f.refs ?? (f.location?.ref ? [f.location.ref] : []);
+  return decisions.some(({ decision, why }) => {
+    const said = `${decision} ${why}`;
+    return (
+      said.includes(f.rule) &&
+      (refs.length === 0 || refs.some((ref) => new RegExp(`(^|[^\\w])${escape(ref)}($|[^\\w])`).test(said)))
+    );
+  });
 }
 
 function isNewUnconnected(f: Finding): boolean {

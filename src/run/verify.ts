@@ -6,7 +6,7 @@
  * reads in its repair cycle.
  */
 import { join } from "node:path";
-import { currentDesign, unchangedByRun, type RunContext } from "../agent/context.ts";
+import { currentDesign, placedByRun, unchangedByRun, type RunContext } from "../agent/context.ts";
 import type { CheckReport } from "../checks/types.ts";
 import { aboutZone, checkCommittedRefilled, withRefilledFindings } from "./baseline.ts";
 import { evaluateGate, unmetPlan } from "./gate.ts";
@@ -33,7 +33,10 @@ export async function verify(run: RunState): Promise<VerifyOutcome> {
   const report = current.value;
   run.lastReport = report;
   const judge = (baseline: CheckReport) =>
-    evaluateGate(baseline, report, options.config.strict, ctx.layoutPending, unchangedByRun(ctx));
+    evaluateGate(baseline, report, options.config.strict, ctx.layoutPending, unchangedByRun(ctx), {
+      placed: placedByRun(ctx),
+      decisions: ctx.decisions,
+    });
   let gate = judge(base.value);
   // A finding about a pour may be the filler's own: judged again against HEAD refilled by KiCad.
   if (!options.config.strict && gate.blocking.some(aboutZone)) {
@@ -45,7 +48,13 @@ export async function verify(run: RunState): Promise<VerifyOutcome> {
   summary.verification.ok = gate.ok && extra.length === 0;
   summary.verification.newFindings = gate.newFindings;
   summary.verification.checks = report.checks.map((c) => ({ id: c.id, status: c.status, summary: c.summary }));
-  const feedback = [...gate.blocking.map(describeFinding), ...extra.map((e) => `- ${e}`)].join("\n");
+  const warned = gate.blocking.some((f) => f.check === "drc" && f.severity === "warning");
+  const answer = warned
+    ? [
+        "- the DRC warnings above are about parts this run placed or its refill: repair them, or keep one by record_decision naming its rule and part with the reason",
+      ]
+    : [];
+  const feedback = [...gate.blocking.map(describeFinding), ...answer, ...extra.map((e) => `- ${e}`)].join("\n");
   return { ok: summary.verification.ok, newFindings: gate.blocking.length + extra.length, feedback };
 }
 

@@ -3,11 +3,18 @@
  * capacitor next to its main IC and then a power LED with its series resistor arrive placed,
  * routed, refilled and clean by raw kicad-cli DRC (support/board-finish.ts).
  *
- * The one board where a connection may be left for layout is hexpansion: its card-edge
- * fan-out covers F.Cu between the connector and the header, so 3V3 is reached only across
- * other nets, and the reason names them.
+ * Two boards may leave a part or a connection for layout, and the reason names what is in the way:
+ * - hexpansion: its card-edge fan-out covers F.Cu between the connector and the header, so 3V3
+ *   is reached only across other nets;
+ * - uext-esp32-c3, a 14 × 32 mm module: the ESP32 module and its connectors hold the front, and
+ *   the back is covered by its logos and text, so once the capacitor and the LED are placed, the
+ *   LED's resistor has no spot where DRC would not find silkscreen over its pads or copper too
+ *   close; it stays staged, and the LED's pad is left with what is in the way.
  */
 import { finishSuite } from "../support/board-finish.ts";
 import { corpusProjects } from "../support/corpora.ts";
 
-finishSuite("do on the corpus: an added part arrives finished", corpusProjects(), "corpus/emf-hexpansion");
+finishSuite("do on the corpus: an added part arrives finished", corpusProjects(), [
+  "corpus/emf-hexpansion",
+  "corpus/uext-esp32-c3",
+]);

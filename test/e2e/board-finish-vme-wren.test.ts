@@ -7,4 +7,4 @@ import { BIG_DEMO, finishSuite } from "../support/board-finish.ts";
 
 const project = demoProjects().find((p) => p.id === BIG_DEMO);
 if (!project) throw new Error(`${BIG_DEMO} is missing: scripts/setup.sh --test installs KiCad's demos`);
-finishSuite("do on KiCad's demos: an added part arrives finished", [project], undefined, 3_600_000);
+finishSuite("do on KiCad's demos: an added part arrives finished", [project], [], 3_600_000);

@@ -89,6 +89,7 @@ describe("a new capacitor next to the main IC lands DRC-clean", () => {
         const copy = await copyCorpusProject(project);
         const file = copy.board!;
         const before = (await runDrc(file, { cli })).report;
+        const base = readFileSync(file);
         const board = Board.load(file);
         const ic = mainIc(board);
         const plan = additionPlan(board, "C900", "Capacitor_SMD:C_0603_1608Metric", decouplingNets(board, ic));
@@ -100,15 +101,30 @@ describe("a new capacitor next to the main IC lands DRC-clean", () => {
         const cap = board.footprints().find((f) => f.ref === "C900")!;
         const capBox = boardBounds(cap.node)!;
         // The zones the new part touches are refilled by KiCad's filler, as a run does.
-        await refillZones(
-          board,
-          file,
-          zonesTouchedBy(boardZones(board.root), [{ box: capBox, net: "", layers: "all" }], 1),
-        );
+        const touched = zonesTouchedBy(boardZones(board.root), [{ box: capBox, net: "", layers: "all" }], 1);
+        await refillZones(board, file, touched);
         writeFileSync(file, printSexpr(board.doc));
         const after = (await runDrc(file, { cli })).report;
         const distance = gap(capBox, boardBounds(ic.node)!);
-        const fresh = newErrorsNear(before, after, capBox);
+        let fresh = newErrorsNear(before, after, capBox);
+        if (fresh.length > 0) {
+          // A board last filled by an older KiCad: what KiCad 9's refill of the same zones shows on
+          // the untouched board is not the part's (antenna-eval's J10 has one thermal spoke either way).
+          const untouched = Board.parse(base, file);
+          const ids = new Set(touched.map((z) => z.id));
+          await refillZones(
+            untouched,
+            file,
+            boardZones(untouched.root).filter((z) => ids.has(z.id)),
+          );
+          writeFileSync(file, printSexpr(untouched.doc));
+          const refilled = (await runDrc(file, { cli })).report;
+          fresh = newErrorsNear(
+            { ...before, violations: [...before.violations, ...refilled.violations] },
+            after,
+            capBox,
+          );
+        }
         console.log(
           `${project.id}: C900 at ${cap.at.x}, ${cap.at.y} rot ${cap.at.rotation} on ${cap.layer}, ${distance.toFixed(2)} mm from ${ic.ref}; new DRC errors: ${fresh.length ? fresh.join("; ") : "none"}`,
         );

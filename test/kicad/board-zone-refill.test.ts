@@ -190,6 +190,27 @@ describe("refillZones", () => {
     }
   }, 180_000);
 
+  test("a new pad of the pour's own net is refilled with its thermal relief, not left in the saved solid fill", async () => {
+    // antenna-eval is poured with GND all over: a capacitor from GND to GND beside J1 left in
+    // the saved fill had no spokes, and raw DRC reported each pad's thermal relief starved.
+    const project = join(corpusDir(), "antenna-eval/source/antenna-evaluation-board");
+    const file = await copyBoard(join(project, "antenna-evaluation-board.kicad_pcb"));
+    const board = Board.load(file);
+    const rules = BoardRules.load(file.replace(/\.kicad_pcb$/, ".kicad_pro"), null);
+    const plan = additionPlan(board, "C900", "Capacitor_SMD:C_0603_1608Metric", ["GND", "GND"]);
+    const libraries = await openLibraries(dirname(file));
+    expect(placeAdditions(board, plan, libraries, () => "J1", rules)).toEqual([]);
+    applyBoardSync(board, plan, libraries);
+    const { outcomes, refilled } = await connectAdded(board, file, rules, ["C900"]);
+    expect(outcomes[0]!.added).toEqual([]);
+    expect(refilled.length).toBeGreaterThan(0);
+    writeFileSync(file, printSexprBytes(board.doc));
+    const starved = (await runDrc(file, { cli: await requireKicadCli() })).report.violations.filter(
+      (v) => v.type === "starved_thermal" && v.items.some((i) => i.description.includes("of C900")),
+    );
+    expect(starved).toEqual([]);
+  }, 180_000);
+
   test("a zone whose fill comes out the same keeps its bytes", async () => {
     const file = await copyBoard(join(demosDir(), "ecc83/ecc83-pp.kicad_pcb"));
     const board = Board.load(file);

@@ -392,3 +392,49 @@ describe("an unconnected gap KiCad names by other items", () => {
     expect(reportedAgain({ ...again, items: ["c3-1", "track-b"] }, base, () => true)).toBe(false);
   });
 });
+
+describe("the gate and the run's own warnings", () => {
+  const own = (rule: string, refs: string[]): Finding => ({
+    ...finding("drc", "warning", `drc:${rule}:${refs.join("+")}`),
+    rule,
+    refs,
+    message: `${rule} on ${refs.join(", ")}`,
+  });
+  const before = report({ drc: [own("silk_overlap", ["R1"])] });
+  const after = report({
+    drc: [
+      own("silk_overlap", ["R1"]),
+      own("silk_over_copper", ["C12"]),
+      own("silk_overlap", ["R2"]),
+      { ...finding("drc", "warning", "drc:isolated_copper:zone"), rule: "isolated_copper" },
+    ],
+  });
+  const placed = new Set(["C12"]);
+
+  test("a new warning about a placed part, or isolated copper, fails the gate; one about parts the run left alone does not", () => {
+    const gate = evaluateGate(before, after, false, new Map(), undefined, { placed, decisions: [] });
+    expect(gate.ok).toBe(false);
+    expect(gate.blocking.map((f) => f.key)).toEqual(["drc:silk_over_copper:C12", "drc:isolated_copper:zone"]);
+    // A run that placed nothing is judged as before: warnings list, they do not block.
+    expect(evaluateGate(before, after, false, new Map(), undefined, { placed: new Set(), decisions: [] }).ok).toBe(
+      true,
+    );
+  });
+
+  test("a decision naming the rule and the part answers it; the record still lists it", () => {
+    const decisions = [
+      { decision: "Keep silk_over_copper at C12", why: "the reference sits on the test pad's opening; fab clips it" },
+      { decision: "Keep the isolated_copper island", why: "it is stitched on the next revision" },
+    ];
+    const gate = evaluateGate(before, after, false, new Map(), undefined, { placed, decisions });
+    expect(gate).toMatchObject({ ok: true, blocking: [] });
+    expect(gate.newFindings.map((f) => f.key)).toContain("drc:silk_over_copper:C12");
+    // Naming another part, or no rule, answers nothing.
+    expect(
+      evaluateGate(before, after, false, new Map(), undefined, {
+        placed,
+        decisions: [{ decision: "silk_over_copper at C1", why: "x" }, decisions[1]!],
+      }).ok,
+    ).toBe(false);
+  });
+});

@@ -322,7 +322,7 @@ export const editTools = [
     name: "place_footprint",
     effect: "edit",
     description:
-      "Move a footprint that is not routed yet, or one this run placed and routed (its tracks and vias from this run are lifted and laid again): next to another part's footprint (near: the spot with the shortest ratsnest to its nets' copper, then nearest the part, on the board's grid) or to x, y (mm), optionally turned (rotation) or put on the other side (side: back flips it as KiCad does; a through-hole part changes side only when you ask). Checked against courtyards, other nets' pads, tracks and vias, holes, rule areas, the board edge and silkscreen with the board's own rules; zone fills are refilled afterwards and do not block. A refusal names what is in the way. Once placed it is routed and the zones it touches are refilled, as sync_board does; what cannot be routed stays layout pending with its reason." +
+      "Move a footprint that is not routed yet, or one this run placed and routed (its tracks and vias from this run are lifted and laid again): next to another part's footprint (near: beside that part's pin it serves, the pin of their shared net with the fewest pads, on either side for a surface-mount passive and at any quarter turn, ranked by the ratsnest to its nets' copper, on the board's grid; a spot farther than 10 mm from the pin says so in far, with what fills the nearer ones) or to x, y (mm), optionally turned (rotation) or put on the other side (side: back flips it as KiCad does; a through-hole part changes side only when you ask). Checked against courtyards, other nets' pads, tracks and vias, holes, rule areas, the board edge and silkscreen with the board's own rules; zone fills are refilled afterwards and do not block. A refusal names what is in the way. Once placed it is routed and the zones it touches are refilled, as sync_board does; what cannot be routed stays layout pending with its reason." +
       CONFINED,
     schema: v.strictObject({
       ref: name(),
@@ -365,6 +365,7 @@ export const editTools = [
               ratsnest: Math.round(spot.ratsnest * 100) / 100,
             }
           : {}),
+        ...(spot.far ? { far: spot.far } : {}),
         routing,
       };
     },

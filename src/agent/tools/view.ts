@@ -51,11 +51,13 @@ export const viewTools = [
     name: "find_space",
     effect: "read",
     description:
-      "Where is a free area of width × height mm near a part (near) or a point (x, y), on a sheet (clear of every symbol, field, wire, label and the title block, on the sheet's grid) or on the board (inside the outline, clear of courtyards)? Returns its position in the coordinates move_symbol / add_component / place_footprint take. For a part to add, give lib_id (or like) with near or sheet instead of width and height guesses: the answer is the origin add_component accepts as at, with room for the symbol's fields and wiring.",
+      "Where is a free area of width × height mm near a part (near, or one of its pads: pin) or a point (x, y), on a sheet (clear of every symbol, field, wire, label and the title block, on the sheet's grid) or on the board (inside the outline, clear of courtyards; tracks may run under it)? On the board, ask with footprint (a reference on the board) instead of width and height for a spot that footprint fits at rotation on side, checked exactly as place_footprint checks it (pads clear of other nets' copper, holes, rule areas, the edge; silkscreen on the board and off pads). Returns its position in the coordinates move_symbol / add_component / place_footprint take, and its distance (board: centre to the pin, the part's origin or the point). For a part to add to a sheet, give lib_id (or like) with near or sheet instead of width and height guesses: the answer is the origin add_component accepts as at, with room for the symbol's fields and wiring.",
     schema: v.strictObject({
       document: v.optional(v.picklist(["schematic", "board"]), "schematic"),
       width: v.optional(v.pipe(v.number(), v.minValue(0.5), v.maxValue(1_000))),
       height: v.optional(v.pipe(v.number(), v.minValue(0.5), v.maxValue(1_000))),
+      footprint: ref("Board: a footprint to find a spot for, instead of width and height"),
+      pin: ref("Board: a pad number of near to be next to"),
       near: ref("A reference to search around"),
       x: mm("Point to search around, mm (with y)"),
       y: mm("Point to search around, mm (with x)"),
@@ -78,7 +80,12 @@ export const viewTools = [
           v.description("On a sheet: room for a part like this one (as add_component like)"),
         ),
       ),
-      rotation: v.optional(v.picklist([0, 90, 180, 270])),
+      rotation: v.optional(
+        v.pipe(
+          v.picklist([0, 90, 180, 270]),
+          v.description("Degrees: the symbol's (lib_id, like) or the footprint's (default its own)"),
+        ),
+      ),
     }),
     run(ctx: RunContext, { lib_id, ...args }) {
       return findSpace(currentDesign(ctx), { ...args, libId: lib_id }, () => runEditor(ctx));

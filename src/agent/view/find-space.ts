@@ -2,12 +2,16 @@
  * The `find_space` question, "where is a free area of W × H near X?", answered with the same
  * free-space searches placement uses: on a sheet, `SheetSpace` (everything drawn, fields
  * included, the page frame and title block, the sheet's grid); on the board, the clearance
- * model's obstacles (outline, courtyards, rule areas) on the board's grid.
+ * model's obstacles on the board's grid. On the board it can be asked for a footprint instead
+ * of an area: the spot is then found by placement's own search and check (spot-search.ts), in
+ * the rotation and on the side asked, so `place_footprint` at its x, y accepts it.
  */
 import type { Design } from "../../design/design.ts";
 import { boardBounds } from "../../kicad/board/footprint/instance.ts";
-import { REACH } from "../../kicad/board/placement.ts";
-import { describeBlockers, searchArea } from "../../kicad/board/spot-search.ts";
+import { REACH, spotNear } from "../../kicad/board/placement.ts";
+import { describeBlockers, searchArea, type SearchResult } from "../../kicad/board/spot-search.ts";
+import { footprintItems } from "../../kicad/board/clearance/items.ts";
+import type { PointMm } from "../../kicad/board/model.ts";
 import { BoardObstacles } from "../../kicad/board/clearance/obstacles.ts";
 import { BoardRules } from "../../kicad/board/clearance/rules.ts";
 import { IU_PER_MM, toIU } from "../../kicad/schematic/geometry.ts";
@@ -21,10 +25,15 @@ export interface SpaceQuestion {
   /** On a sheet: room for this symbol (or one like this part), with its fields and wiring, rather than for a bare rectangle. */
   libId?: string;
   like?: string;
-  rotation?: number;
-  /** The area asked for, mm (needed unless a symbol is asked about). */
+  /** The area asked for, mm (needed unless a symbol, or on the board a footprint, is asked about). */
   width?: number;
   height?: number;
+  /** A footprint on the board to find a spot for, at `rotation` (default its own). */
+  footprint?: string;
+  /** The symbol's or footprint's rotation, degrees. */
+  rotation?: number;
+  /** A pad of `near` the spot is to be next to; its distance is measured to it. */
+  pin?: string;
   near?: string;
   x?: number;
   y?: number;
@@ -35,14 +44,14 @@ export interface SpaceQuestion {
 const round = (v: number) => Math.round(v * 100) / 100;
 
 export function findSpace(design: Design, q: SpaceQuestion, editor: () => SchematicEditor) {
-  if (q.document === "schematic" && (q.libId !== undefined || q.like !== undefined)) return symbolSpace(editor(), q);
+  if (q.document === "board") return boardSpace(design, q);
+  if (q.libId !== undefined || q.like !== undefined) return symbolSpace(editor(), q);
   const { width, height } = q;
   if (width === undefined || height === undefined)
     throw new ToolError(
       "find_space needs width and height (mm), or on a sheet lib_id (or like) for the symbol to make room for",
     );
-  const area = { ...q, width, height };
-  return q.document === "board" ? boardSpace(design, area) : sheetSpace(design, area);
+  return sheetSpace(design, { ...q, width, height });
 }
 
 /**
@@ -72,9 +81,7 @@ function symbolSpace(editor: SchematicEditor, q: SpaceQuestion) {
   };
 }
 
-type AreaQuestion = SpaceQuestion & { width: number; height: number };
-
-function sheetSpace(design: Design, q: AreaQuestion) {
+function sheetSpace(design: Design, q: SpaceQuestion & { width: number; height: number }) {
   const region = sheetRegion(design, { ref: q.near, x: q.x, y: q.y, sheet: q.sheet, width: 0, height: 0 });
   const space = new SheetSpace(region.instance.file);
   const anchor = q.near || q.x !== undefined ? region.box : space.page.area;
@@ -99,23 +106,54 @@ function sheetSpace(design: Design, q: AreaQuestion) {
   };
 }
 
-function boardSpace(design: Design, q: AreaQuestion) {
+function boardSpace(design: Design, q: SpaceQuestion) {
   const board = design.board;
   if (!board) throw new ToolError("the project has no board (.kicad_pcb)");
   let anchor;
+  // Where the distance is measured from: the pin asked for, else the part's origin or the point.
+  let from: PointMm;
+  const obstacles = new BoardObstacles(board, BoardRules.load(design.project.projectFile, design.project.repoRoot));
   if (q.near) {
     const fp = board.footprint(q.near);
     if (!fp) throw new ToolError(`no footprint ${q.near} on the board`);
     anchor = boardBounds(fp.node) ?? { minX: fp.at.x, minY: fp.at.y, maxX: fp.at.x, maxY: fp.at.y };
-  } else if (q.x !== undefined && q.y !== undefined) anchor = { minX: q.x, minY: q.y, maxX: q.x, maxY: q.y };
-  else throw new ToolError("find_space on the board needs near (a reference) or x and y");
+    from = fp.at;
+    if (q.pin !== undefined) {
+      const pad = footprintItems(fp.node, obstacles.copper).find((i) => i.kind === "pad" && i.pad === q.pin);
+      if (!pad) throw new ToolError(`${q.near} has no pad ${q.pin}`);
+      from = pad.ends![0]!;
+      anchor = { minX: from.x, minY: from.y, maxX: from.x, maxY: from.y };
+    }
+  } else if (q.x !== undefined && q.y !== undefined) {
+    from = { x: q.x, y: q.y };
+    anchor = { minX: q.x, minY: q.y, maxX: q.x, maxY: q.y };
+  } else throw new ToolError("find_space on the board needs near (a reference) or x and y");
   const side = q.side ?? "front";
-  const obstacles = new BoardObstacles(board, BoardRules.load(design.project.projectFile, design.project.repoRoot));
+  const around = `on the ${side} within ${REACH} mm of ${q.near ? `${q.near}${q.pin !== undefined ? ` pad ${q.pin}` : ""}` : `${q.x}, ${q.y}`}`;
+  const distanceOf = (spot: NonNullable<SearchResult["spot"]>) => round(Math.hypot(spot.x - from.x, spot.y - from.y));
+  if (q.footprint !== undefined) {
+    const fp = board.footprint(q.footprint);
+    if (!fp) throw new ToolError(`no footprint ${q.footprint} on the board`);
+    const rotation = q.rotation ?? fp.at.rotation;
+    const { spot, blockers } = spotNear(board, fp.ref, anchor, side, rotation, obstacles.rules, obstacles);
+    if (!spot)
+      throw new ToolError(`no spot for ${fp.ref} at rotation ${rotation} ${around}: ${describeBlockers(blockers)}`);
+    return {
+      document: "board",
+      footprint: fp.ref,
+      side,
+      rotation: spot.rotation,
+      x: spot.x,
+      y: spot.y,
+      distance: distanceOf(spot),
+      note: `place_footprint ${fp.ref} at this x, y, rotation and side fits it clear of the board's rules; distance is from its origin to ${q.pin !== undefined ? `pad ${q.pin} of ${q.near}` : q.near ? `${q.near}'s origin` : "the point"}, mm`,
+    };
+  }
+  if (q.width === undefined || q.height === undefined)
+    throw new ToolError("find_space on the board needs width and height (mm), or footprint (a reference on the board)");
   const { spot, blockers } = searchArea(board, obstacles, q.width, q.height, anchor, side, REACH);
   if (!spot)
-    throw new ToolError(
-      `no free area of ${q.width} × ${q.height} mm on the ${side} within ${REACH} mm of ${q.near ?? `${q.x}, ${q.y}`}: ${describeBlockers(blockers)}`,
-    );
+    throw new ToolError(`no free area of ${q.width} × ${q.height} mm ${around}: ${describeBlockers(blockers)}`);
   const [w, h] = spot.rotation % 180 === 0 ? [q.width, q.height] : [q.height, q.width];
   return {
     document: "board",
@@ -125,7 +163,7 @@ function boardSpace(design: Design, q: AreaQuestion) {
     y: round(spot.y - h / 2),
     width: w,
     height: h,
-    distance: spot.distance,
-    note: "centre is where place_footprint's x, y would put a footprint of this courtyard; the area keeps the board's clearances",
+    distance: distanceOf(spot),
+    note: `centre is where place_footprint's x, y would put a footprint of this courtyard; the area is clear of courtyards, not of copper: tracks may run under it; distance is from the centre to ${q.pin !== undefined ? `pad ${q.pin} of ${q.near}` : q.near ? `${q.near}'s origin` : "the point"}, mm. To be sure a part fits, ask with footprint (its reference) instead of width and height`,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Where a new footprint goes on a board, and moving one that is not routed yet: the spot a
  * designer would pick (kicad/board/spot-search.ts: ranked by the ratsnest it adds, then by its
- * distance to the part it belongs with, on the board's grid), kept clear of everything KiCad's
+ * distance to the pin of the part it serves (`servedPin`: a decoupling capacitor at the IC's
+ * pin of its supply, a test point at the regulator's output), on the board's grid), kept clear of everything KiCad's
  * DRC would flag (kicad/board/clearance/), and for a new part one where its pads can be routed
  * (kicad/board/route/) when the best few clear spots offer one. Zone fills are not obstacles: they are refilled
  * after the edit. When no spot is clear, the footprint stays where board sync staged it, below
@@ -12,7 +13,7 @@
  * asked (`side`). A footprint on the back is
  * flipped exactly as KiCad flips it (`flipFootprint`).
  */
-import type { Board, Footprint } from "./model.ts";
+import type { BBox, Board, Footprint, PointMm } from "./model.ts";
 import { CopperheadError } from "../../errors.ts";
 import { copperOnPads } from "./nets.ts";
 import { onlyAdds, type BoardSyncPlan, type FootprintAdd } from "./sync/plan.ts";
@@ -22,9 +23,9 @@ import { BoardObstacles } from "./clearance/obstacles.ts";
 import type { BoardRules } from "./clearance/rules.ts";
 import { NetCopper } from "./ratsnest.ts";
 import {
-  blockerOf,
   describeBlockers,
   searchSpot,
+  spotBlocker,
   type BoardSpot,
   type SearchRequest,
   type SearchResult,
@@ -37,8 +38,10 @@ import { child, children, cloneNode, list, q, text, type SList } from "../sexpr/
 
 export type { BoardSpot } from "./spot-search.ts";
 
-/** How far from its anchor a footprint is looked for first, mm (courtyard to courtyard). */
+/** How far from its anchor a footprint is looked for first, mm (courtyard to the anchor pin, or to its courtyard). */
 export const REACH = 15;
+/** Farther than this from the pin it serves, mm, a part's placement says so, with what fills the nearer spots. */
+export const FAR = 10;
 
 /** A footprint left staged, and what kept it off the board. */
 export interface StagedFootprint {
@@ -126,8 +129,24 @@ export function placeAdditions(
   const anchors = new Map<string, Anchor>(
     board
       .footprints()
-      .map((f) => [f.ref, { ref: f.ref, side: sideOf(f.layer), rotation: f.at.rotation, box: boardBounds(f.node) }]),
+      .map((f) => [
+        f.ref,
+        { ref: f.ref, side: sideOf(f.layer), rotation: f.at.rotation, box: boardBounds(f.node), node: f.node },
+      ]),
   );
+  const padCount = padsPerNet(board);
+  const pinOf = (part: Omit<Placed, "spot" | "routes">) => {
+    const anchor = part.anchorRef ? anchors.get(part.anchorRef) : undefined;
+    return (
+      anchor &&
+      servedPin(
+        anchor.node,
+        part.add.pads.map((p) => p.net),
+        padCount,
+        obstacles.copper,
+      )
+    );
+  };
   const placedHere = new Map<string, Placed>();
   // Placing changes no zone: the route trials all read the same ones.
   const zones = boardZones(board.root);
@@ -146,11 +165,12 @@ export function placeAdditions(
         ),
         zones,
       );
+    const pin = pinOf(part);
     const request = {
       footprint: part.instance,
       padNets: new Map(part.add.pads.map((p) => [p.pad, p.net])),
       rotation: anchor?.rotation ?? 0,
-      anchor: anchor?.box,
+      anchor: pin ? pinBox(pin) : anchor?.box,
       connectable,
       avoid: part.avoid,
     };
@@ -175,6 +195,7 @@ export function placeAdditions(
       side: spot.side,
       rotation: spot.rotation,
       box: boardBounds(placed),
+      node: placed,
     });
     placedHere.set(part.add.ref, { ...part, spot, routes });
   };
@@ -219,8 +240,79 @@ export function placeAdditions(
       continue;
     }
     place(part, result.spot, result.routes);
+    const pin = pinOf(part);
+    if (pin) add.far = farNote(result.spot, pin, part.anchorRef!, result.blockers);
   }
   return staged;
+}
+
+/** A pin of the part a new one serves: where it is and its number. */
+interface ServedPin {
+  /** Where its copper is: a pin may have several pads of its number (a module's pin with a pad on each side). */
+  at: PointMm[];
+  pad: string;
+}
+
+/** How many pads each net has on the board. */
+function padsPerNet(board: Board): Map<string, number> {
+  const count = new Map<string, number>();
+  for (const fp of board.footprints())
+    for (const pad of fp.pads) if (pad.net?.name) count.set(pad.net.name, (count.get(pad.net.name) ?? 0) + 1);
+  return count;
+}
+
+/**
+ * The pin of `anchor` a part with pads on `nets` serves, as a designer reads it: the anchor's
+ * pad on a net they share with the fewest pads on the board (a decoupling capacitor's supply
+ * pin, not its ground; a test point's one net), with every pad of that number on that net.
+ * Undefined when they share none but the board's largest net and the part has pads on others:
+ * a part whose only tie to the anchor is ground (a power LED put next to an IC) serves none of
+ * the IC's pins, and goes beside the part as a whole; one wholly on ground (a ground test
+ * point) serves its pin.
+ */
+function servedPin(
+  anchor: SList,
+  nets: string[],
+  padCount: Map<string, number>,
+  copper: string[],
+): ServedPin | undefined {
+  const most = Math.max(0, ...padCount.values());
+  const largest = [...padCount].find(([, n]) => n === most)?.[0];
+  const serves = (net: string) => net !== largest || nets.every((n) => n === largest);
+  const pads = footprintItems(anchor, copper).filter(
+    (i) => i.kind === "pad" && i.net !== "" && nets.includes(i.net) && serves(i.net),
+  );
+  pads.sort((a, b) => (padCount.get(a.net) ?? 0) - (padCount.get(b.net) ?? 0));
+  const pad = pads[0];
+  if (!pad) return undefined;
+  const at = pads.filter((p) => p.pad === pad.pad && p.net === pad.net).map((p) => p.ends![0]!);
+  return { at, pad: pad.pad ?? "" };
+}
+
+/** The box around a served pin's pads: the search's anchor, so a spot beside any of them is beside the pin. */
+function pinBox(pin: ServedPin): BBox {
+  const xs = pin.at.map((p) => p.x);
+  const ys = pin.at.map((p) => p.y);
+  return { minX: Math.min(...xs), minY: Math.min(...ys), maxX: Math.max(...xs), maxY: Math.max(...ys) };
+}
+
+/**
+ * "12.5 mm from pad 3 of U1, the nearest free spot: nearer ones are taken by …" when `spot` is
+ * farther than `FAR` from the pin; else undefined. `blockers` are what took the spots ranked
+ * before it; with none, it was ranked first for its shorter connections to its nets' copper.
+ */
+function farNote(
+  spot: BoardSpot,
+  pin: ServedPin,
+  anchorRef: string,
+  blockers: SearchResult["blockers"],
+): string | undefined {
+  const distance = Math.min(...pin.at.map((p) => Math.hypot(spot.x - p.x, spot.y - p.y)));
+  if (distance <= FAR) return undefined;
+  const where = `${Math.round(distance * 10) / 10} mm from pad ${pin.pad} of ${anchorRef}`;
+  return blockers.length > 0
+    ? `${where}, the nearest free spot: nearer ones are taken by ${describeBlockers(blockers)}`
+    : `${where}, where its connections to its nets' copper are shortest`;
 }
 
 /** How many more spots a new part tries when a part placed beside it cannot be connected there. */
@@ -245,6 +337,7 @@ interface Anchor {
   side: Side;
   rotation: number;
   box: ReturnType<typeof boardBounds>;
+  node: SList;
 }
 
 /** The additions in plan order, each one anchored on another addition moved after that one. */
@@ -323,12 +416,18 @@ export function placeFootprint(
           ref: move.near,
         });
       const copper = new NetCopper(obstacles, padNets.values());
+      const pin = servedPin(anchor.node, [...padNets.values()], padsPerNet(board), obstacles.copper);
       // Asked for a side: that side only. Otherwise its own side, and a passive may flip.
       const result = findSpot(
         board,
         obstacles,
         copper,
-        { footprint: fp.node, padNets, rotation: move.rotation ?? anchor.at.rotation, anchor: anchorBox },
+        {
+          footprint: fp.node,
+          padNets,
+          rotation: move.rotation ?? anchor.at.rotation,
+          anchor: pin ? pinBox(pin) : anchorBox,
+        },
         target,
         move.side === undefined && isSmdPassive(fp.node),
       );
@@ -343,12 +442,51 @@ export function placeFootprint(
         );
       }
       spot = result.spot;
+      const far = pin && farNote(spot, pin, move.near, result.blockers);
+      if (far) spot = { ...spot, far };
     } else {
       spot = checkCoordinates(obstacles, fp, move, target);
     }
     if (spot.side !== side) flipFootprint(fp.node);
     moveFootprint(fp.node, spot);
     return spot;
+  } finally {
+    obstacles.add(fp.node);
+  }
+}
+
+/**
+ * The spot `find_space` offers footprint `ref` (on the board) within `REACH` of `anchor`:
+ * placement's own search, in the one rotation and on the one side asked, so `placeFootprint`
+ * at its coordinates accepts it. `obstacles` is the board's index; it is left as it was.
+ */
+export function spotNear(
+  board: Board,
+  ref: string,
+  anchor: BBox,
+  side: Side,
+  rotation: number | undefined,
+  rules: BoardRules,
+  obstacles = new BoardObstacles(board, rules),
+): SearchResult {
+  const fp = board.footprint(ref);
+  if (!fp)
+    throw new CopperheadError("not_found", `No footprint ${ref} on the board.`, {
+      fix: "Call sync_board first so the board has the part, or check the reference.",
+      ref,
+    });
+  // Where the part stands now is free for it.
+  obstacles.remove(ref);
+  try {
+    const nets = fp.pads.flatMap((p) => (p.net?.name ? [p.net.name] : []));
+    return searchSpot(board, obstacles, new NetCopper(obstacles, nets), {
+      footprint: fp.node,
+      rotation: rotation ?? fp.at.rotation,
+      fixedRotation: true,
+      sides: [side],
+      anchor,
+      reach: REACH,
+    });
   } finally {
     obstacles.add(fp.node);
   }
@@ -391,8 +529,7 @@ function checkCoordinates(obstacles: BoardObstacles, fp: Footprint, move: Footpr
       fix: "Pass near (a reference) or x and y in mm.",
     });
   const rotation = move.rotation ?? fp.at.rotation;
-  const placed = placedCopy(fp.node, { x: move.x, y: move.y, rotation, side, distance: 0, ratsnest: 0 });
-  const blocker = blockerOf(obstacles, placed);
+  const blocker = spotBlocker(obstacles, fp.node, side, rotation)(move.x, move.y);
   if (blocker) {
     throw new CopperheadError(
       "edit_conflict",

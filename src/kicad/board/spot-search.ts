@@ -27,6 +27,8 @@ export interface BoardSpot {
   ratsnest: number;
   /** False when the search asked whether its pads could be connected and no clear spot tried could. */
   connectable?: false;
+  /** Set by placement when the spot is far from the pin the part serves: how far, and what fills the nearer spots. */
+  far?: string;
 }
 
 /** A footprint as it would sit at the origin on one side at one rotation. */
@@ -54,6 +56,8 @@ export interface SearchRequest {
   sides: Side[];
   /** The rotation tried first; the other quarter turns cost `TURN_PENALTY` each. */
   rotation: number;
+  /** Only `rotation` (a spot asked for in one orientation), no other quarter turns. */
+  fixedRotation?: boolean;
   /** The courtyard it belongs next to. */
   anchor?: BBox;
   /** Farthest courtyard gap from the anchor, mm; the whole board when absent. */
@@ -84,7 +88,7 @@ export interface SearchResult {
   spot?: BoardSpot;
   /** The routes `connectable` planned for its pads there. */
   routes?: Laid[];
-  /** What stopped the best-ranked candidates, most frequent first. */
+  /** What stopped the best-ranked candidates (those ranked above the spot, when there is one), most frequent first. */
   blockers: { blocker: Blocker; count: number }[];
 }
 
@@ -210,14 +214,21 @@ function blockerAt(obstacles: BoardObstacles, v: Variant, x: number, y: number):
   return undefined;
 }
 
-/** What keeps a footprint tree from standing where it stands (its nets from `padNets`, else its own); undefined when it fits. */
-export function blockerOf(
+/**
+ * The legality of a spot: what keeps `footprint` (any side and rotation; its nets from
+ * `padNets`, else its own) from standing at a given x, y on `side` at `rotation`, undefined when
+ * it fits. The one check a search makes of each spot, and the one `place_footprint` at given
+ * coordinates makes, so a spot one offers the other accepts.
+ */
+export function spotBlocker(
   obstacles: BoardObstacles,
   footprint: SList,
+  side: Side,
+  rotation: number,
   padNets?: Map<string, string>,
-): Blocker | undefined {
-  const side: Side = (childText(footprint, "layer") ?? "F.Cu").startsWith("B.") ? "back" : "front";
-  return blockerAt(obstacles, variantAsPlaced(footprint, side, 0, padNets, obstacles.copper), 0, 0);
+): (x: number, y: number) => Blocker | undefined {
+  const v = variantOf(canonicalOf(footprint), side, rotation, padNets, obstacles.copper);
+  return (x, y) => blockerAt(obstacles, v, x, y);
 }
 
 interface Candidate {
@@ -237,7 +248,7 @@ export function searchSpot(
   request: SearchRequest,
 ): SearchResult {
   const canonical = canonicalOf(request.footprint);
-  const turns = [0, 90, 180, 270].map((t) => ({
+  const turns = (request.fixedRotation ? [0] : [0, 90, 180, 270]).map((t) => ({
     rotation: (((request.rotation + t) % 360) + 360) % 360,
     penalty: (t === 0 ? 0 : t === 180 ? 2 : 1) * TURN_PENALTY,
   }));
@@ -252,7 +263,9 @@ export function searchSpot(
 
 /**
  * The free area of `width` × `height` mm (a courtyard of that size, either way round) nearest
- * `anchor` on `side`: what `find_space` answers, with the same obstacles as placement.
+ * `anchor` on `side`: what `find_space` answers for a size, with the same courtyard obstacles as
+ * placement. Copper may run under it, as under a part's body: whether a given part's pads fit
+ * there is what a search for that footprint (`searchSpot`) answers.
  */
 export function searchArea(
   board: Board,
@@ -333,6 +346,7 @@ function rankAndTry(
   let tried = 0;
   let firstClear: Candidate | undefined;
   const trials: Candidate[] = [];
+  // With a spot, the blockers are what took the better-ranked spots (a far spot says why).
   const found = (c: Candidate, connectable?: boolean, routes?: Laid[]): SearchResult => ({
     spot: {
       x: c.x,
@@ -344,7 +358,7 @@ function rankAndTry(
       ...(connectable === false ? { connectable } : {}),
     },
     ...(routes ? { routes } : {}),
-    blockers: [],
+    blockers: [...tally.values()].sort((a, b) => b.count - a.count),
   });
   // Once the reported blockers are known, only whether a spot is blocked matters: a long search
   // turns most spots down from the occupancy raster, unasked (clearance/occupancy.ts).
@@ -393,7 +407,7 @@ function rankAndTry(
 /**
  * Whether a candidate is certainly blocked by what the occupancy raster of `window` (grown by
  * the variants' reach) shows: a courtyard of the board under its courtyard, or copper of the
- * board under one of its pads on an outer layer.
+ * board of another net under one of its pads on an outer layer.
  */
 function coveredSpots(obstacles: BoardObstacles, variants: Variant[], window: BBox): (c: Candidate) => boolean {
   const cores = new Map(
@@ -414,7 +428,8 @@ function coveredSpots(obstacles: BoardObstacles, variants: Variant[], window: BB
     0,
     ...parts.map(({ box }) => Math.max(Math.abs(box.minX), Math.abs(box.minY), Math.abs(box.maxX), Math.abs(box.maxY))),
   );
-  const occupancy = Occupancy.of(obstacles, grow(window, reach), [...new Set(parts.map((p) => p.layer))]);
+  const nets = new Set(variants.flatMap((v) => v.pads.map((p) => p.net)));
+  const occupancy = Occupancy.of(obstacles, grow(window, reach), [...new Set(parts.map((p) => p.layer))], nets);
   return (c) =>
     cores.get(c.v)!.some(({ layer, box }) =>
       occupancy.covers(layer, {

@@ -1,6 +1,7 @@
 /**
  * The items of a board as clearance sees them: each pad, track, via, hole, courtyard, rule area,
- * board-edge stroke and silkscreen drawing with the layers it is on, its net and its outline
+ * board-edge stroke, silkscreen drawing and solder-mask opening (a logo or text with its mask
+ * removed, exposed copper that silkscreen is clipped by) with the layers it is on, its net and its outline
  * (drawn lazily: a big board has a hundred thousand tracks and a check looks at a handful).
  *
  * Zone fills are not items here: they are refilled after an edit, so they follow new copper
@@ -31,7 +32,18 @@ import {
   type ShapeMm,
 } from "./geometry.ts";
 
-export type ItemKind = "pad" | "track" | "via" | "copper" | "hole" | "courtyard" | "keepout" | "edge" | "silk" | "pour";
+export type ItemKind =
+  | "pad"
+  | "track"
+  | "via"
+  | "copper"
+  | "hole"
+  | "courtyard"
+  | "keepout"
+  | "edge"
+  | "silk"
+  | "mask"
+  | "pour";
 
 /** What a rule area forbids inside it. */
 export interface KeepoutRules {
@@ -47,7 +59,7 @@ export interface BoardItem {
   what: string;
   /** "" for no net. */
   net: string;
-  /** Copper layers for copper, holes and rule areas; `F.CrtYd`/`B.CrtYd` for courtyards; `F.SilkS`/`B.SilkS` for silkscreen. */
+  /** Copper layers for copper, holes and rule areas; `F.CrtYd`/`B.CrtYd` for courtyards; `F.SilkS`/`B.SilkS` for silkscreen; `F.Mask`/`B.Mask` for mask openings. */
   layers: ReadonlySet<string>;
   box: BBox;
   shape(): ShapeMm;
@@ -70,18 +82,37 @@ export interface BoardItem {
   spokeFrame?: SpokeFrame;
 }
 
-/** A zone's thermal relief: the gap around a pad, the spoke width, its clearance to other nets and its minimum fill width, mm. */
+/**
+ * A zone's thermal relief: the gap around a pad, the spoke width, its clearance to other nets and
+ * its minimum fill width, mm; `throughHoleOnly` when it joins surface-mount pads solid
+ * (`connect_pads thru_hole_only`), with no spokes to keep.
+ */
 export interface Thermal {
   gap: number;
   width: number;
   clearance: number;
   thickness: number;
+  throughHoleOnly?: boolean;
 }
 
-/** The first spoke's angle, degrees (the next three at 90° steps), and the pad's half width and height along them. */
+/**
+ * The first spoke's angle, degrees (the next three at 90° steps), and the pad's half width and
+ * height along them; `through` for a through-hole pad, which a `thru_hole_only` zone joins by
+ * spokes where it joins a surface-mount pad solid.
+ */
 export interface SpokeFrame {
   angle: number;
   half: [number, number];
+  through: boolean;
+}
+
+/**
+ * A pad's or footprint's own zone connection (`zone_connect`): 0 none and 2 solid join it with
+ * no spokes, 3 spokes only for a through-hole pad; undefined when it follows the zone.
+ */
+function zoneConnectOf(node: SList): number | undefined {
+  const own = child(node, "zone_connect");
+  return own ? num(own, 1) : undefined;
 }
 
 /** Segments of a full circle or a three-point arc traced for the outline. */
@@ -272,6 +303,7 @@ export function footprintItems(fp: SList, copper: string[]): BoardItem[] {
   const toBoard = (p: PointMm) => footprintToBoard(p, at);
   const ref = referenceOf(fp);
   const side = (childText(fp, "layer") ?? "F.Cu").startsWith("B.") ? "B" : "F";
+  const netTie = child(fp, "net_tie_pad_groups") !== undefined;
   const items: BoardItem[] = [];
   for (const [layer, local] of courtyards(fp, side)) {
     const centre = toBoard({ x: (local.minX + local.maxX) / 2, y: (local.minY + local.maxY) / 2 });
@@ -282,13 +314,28 @@ export function footprintItems(fp: SList, copper: string[]): BoardItem[] {
       ),
     );
   }
-  for (const pad of children(fp, "pad")) items.push(...padItems(pad, toBoard, ref, copper));
+  for (const pad of children(fp, "pad")) items.push(...padItems(pad, toBoard, ref, copper, zoneConnectOf(fp)));
   for (const item of fp.items) {
     if (item.type !== "list") continue;
     const kind = head(item) ?? "";
     const layer = childText(item, "layer") ?? "";
-    if (!/^[FB]\.SilkS$/.test(layer)) continue;
-    const base = { kind: "silk" as const, what: `the silkscreen of ${ref}`, net: "", layers: new Set([layer]), ref };
+    // A footprint's own drawings: its silkscreen, and a logo's copper and mask opening (a net
+    // tie's copper joins its pads, which DRC allows).
+    const silk = /^[FB]\.SilkS$/.test(layer);
+    const onCopper = copper.includes(layer);
+    if (onCopper && netTie) continue;
+    if (!silk && !onCopper && !/^[FB]\.Mask$/.test(layer)) continue;
+    const base = silk
+      ? { kind: "silk" as const, what: `the silkscreen of ${ref}`, net: "", layers: new Set([layer]), ref }
+      : onCopper
+        ? { kind: "copper" as const, what: `a drawing of ${ref} on ${layer}`, net: "", layers: new Set([layer]), ref }
+        : {
+            kind: "mask" as const,
+            what: `a mask opening of ${ref} on ${layer}`,
+            net: "",
+            layers: new Set([layer]),
+            ref,
+          };
     if (kind === "property" || kind === "fp_text") {
       const shape = textShape(item, at.rotation, toBoard);
       if (shape) items.push(drawn(base, shape));
@@ -303,7 +350,11 @@ export function footprintItems(fp: SList, copper: string[]): BoardItem[] {
 /**
  * A footprint's courtyards in its own frame, each as its bounding rectangle, by layer (a
  * through-hole part may draw one on each side); a footprint without one is kept out by its
- * whole drawing on its own side.
+ * whole drawing on its own side. A mounting hole (`isHole`) keeps its courtyard on both sides,
+ * drawn there or not: the screw's head or nut sits on either, and no part goes under it. A
+ * through-hole part's courtyard stays on the side it is drawn on, as DRC checks courtyards per
+ * side: its pads and drills already keep other copper clear on every layer, and a small part may
+ * sit on the other side between its pins.
  */
 function courtyards(fp: SList, side: "F" | "B"): Map<string, BBox> {
   const out = new Map<string, BBox>();
@@ -331,7 +382,24 @@ function courtyards(fp: SList, side: "F" | "B"): Map<string, BBox> {
     const local = localBounds(fp);
     if (local) out.set(`${side}.CrtYd`, local);
   }
+  if (out.size === 1 && isHole(fp)) {
+    const [layer, box] = [...out][0]!;
+    out.set(layer.startsWith("F.") ? "B.CrtYd" : "F.CrtYd", box);
+  }
   return out;
+}
+
+/**
+ * A footprint that is a hole in the board rather than a part: every pad goes through it and
+ * all share one number or none (a bare or plated mounting hole, its ring of stitching vias).
+ */
+function isHole(fp: SList): boolean {
+  const pads = children(fp, "pad");
+  return (
+    pads.length > 0 &&
+    pads.every((p) => /^(np_)?thru_hole$/.test(text(p, 2) ?? "")) &&
+    new Set(pads.map((p) => text(p, 1) ?? "")).size === 1
+  );
 }
 
 function referenceOf(fp: SList): string {
@@ -340,8 +408,14 @@ function referenceOf(fp: SList): string {
   return text(children(fp, "fp_text").find((t) => text(t, 1) === "reference") ?? fp, 2) ?? "";
 }
 
-/** A pad's copper and its hole. */
-function padItems(pad: SList, toBoard: (p: PointMm) => PointMm, ref: string, copper: string[]): BoardItem[] {
+/** A pad's copper and its hole; `footprintConnect` is its footprint's own zone connection. */
+function padItems(
+  pad: SList,
+  toBoard: (p: PointMm) => PointMm,
+  ref: string,
+  copper: string[],
+  footprintConnect: number | undefined,
+): BoardItem[] {
   const at = child(pad, "at");
   const size = child(pad, "size");
   if (!at || !size) return [];
@@ -359,11 +433,17 @@ function padItems(pad: SList, toBoard: (p: PointMm) => PointMm, ref: string, cop
   const layers = new Set([...expandLayers(layerNames(pad), copper)].filter((l) => /\.Cu$/.test(l)));
   if (layers.size > 0 && type !== "np_thru_hole") {
     const box = growBox({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y }, padReach(pad, w, h));
-    // KiCad joins a round pad by spokes at 45°, any other along its axes (where the half size along them is exact).
-    const spokeFrame =
-      form === "circle"
-        ? { angle: angle + 45, half: [w / 2, w / 2] as [number, number] }
-        : { angle, half: [w / 2, h / 2] as [number, number] };
+    // KiCad joins a round pad by spokes at 45°, any other along its axes (where the half size
+    // along them is exact). A pad joined solid or not at all, by its own setting or its
+    // footprint's, has no spokes to keep.
+    const connect = zoneConnectOf(pad) ?? footprintConnect;
+    const through = type === "thru_hole";
+    const spoked = connect === undefined || connect === 1 || (connect === 3 && through);
+    const spokeFrame = !spoked
+      ? undefined
+      : form === "circle"
+        ? { angle: angle + 45, half: [w / 2, w / 2] as [number, number], through }
+        : { angle, half: [w / 2, h / 2] as [number, number], through };
     items.push(
       lazy({ kind: "pad", what: name, net, layers, box, ref, pad: number, ends: [centre], spokeFrame, clearance }, () =>
         padShape(pad, form, centre, w, h, angle),
@@ -570,13 +650,20 @@ function pourItems(zone: SList, net: string, copper: string[]): BoardItem[] {
   const clearance = num(child(connect ?? zone, "clearance") ?? zone, 1) ?? 0.5;
   const thickness = num(child(zone, "min_thickness") ?? zone, 1) ?? 0.25;
   const width = num(child(fill ?? zone, "thermal_bridge_width") ?? zone, 1) ?? 0.5;
+  const throughHoleOnly = mode === "thru_hole_only";
   const layers = new Set([...expandLayers(layerNames(zone), copper)].filter((l) => copper.includes(l)));
   return children(zone, "polygon").flatMap((p) => {
     const pts = children(child(p, "pts") ?? p, "xy").flatMap((xy) => pointMmOf(xy) ?? []);
     return pts.length > 2
       ? [
           drawn(
-            { kind: "pour", what: `a zone of ${net}`, net, layers, thermal: { gap, width, clearance, thickness } },
+            {
+              kind: "pour",
+              what: `a zone of ${net}`,
+              net,
+              layers,
+              thermal: { gap, width, clearance, thickness, throughHoleOnly },
+            },
             polygon(pts),
           ),
         ]
@@ -622,12 +709,19 @@ function drawingItems(item: SList, copper: string[]): BoardItem[] {
   const layer = childText(item, "layer") ?? "";
   if (layer === "Edge.Cuts") return edgeItems(item, (p) => p);
   const onCopper = copper.includes(layer);
-  if (!onCopper && !/^[FB]\.SilkS$/.test(layer)) return [];
+  const mask = /^[FB]\.Mask$/.test(layer);
+  if (!onCopper && !mask && !/^[FB]\.SilkS$/.test(layer)) return [];
   const kind = head(item);
-  const base = { kind: onCopper ? ("copper" as const) : ("silk" as const), net: "", layers: new Set([layer]) };
+  const base = {
+    kind: onCopper ? ("copper" as const) : mask ? ("mask" as const) : ("silk" as const),
+    net: "",
+    layers: new Set([layer]),
+  };
   if (kind === "gr_text") {
     const shape = textShape(item, 0, (p) => p);
-    return shape ? [drawn({ ...base, what: `the board text "${text(item, 1) ?? ""}"` }, shape)] : [];
+    return shape
+      ? [drawn({ ...base, what: `the board text "${text(item, 1) ?? ""}"${mask ? ` on ${layer}` : ""}` }, shape)]
+      : [];
   }
   const shape = kind === "gr_text_box" ? undefined : drawingShape(item, (p) => p);
   return shape ? [lazy({ ...base, what: `a board drawing on ${layer}`, box: shape.box }, shape.draw)] : [];

@@ -5,10 +5,11 @@
  * with `remove` and put back with `add` once its tree is where it goes.
  *
  * The checks are KiCad's DRC tests that a new item can fail: copper clearance to other nets'
- * copper (net class, board minimum and custom rules), hole clearance, hole to hole, copper to
- * the board edge, courtyard overlap on the same side, rule areas, and, so the part is legible,
- * silkscreen over pads and over other silkscreen. Each check answers with the item in the way,
- * named for a person.
+ * copper (net class, board minimum and custom rules; a net's own copper is no obstacle to it),
+ * hole clearance, hole to hole, copper to the board edge, courtyard overlap on the same side (a
+ * mounting hole's on both, items.ts), rule areas, thermal spokes where a pour joins a pad by
+ * them, and, so the part is legible, silkscreen on the board, off pads and exposed copper and
+ * off other silkscreen. Each check answers with the item in the way, named for a person.
  */
 import type { BBox, Board, PointMm } from "../model.ts";
 import {
@@ -97,7 +98,7 @@ export class BoardObstacles {
   private readonly every = new BucketIndex();
   /** What a courtyard can hit (courtyards, rule areas, the edge): most spots fail here, so it scans no tracks. */
   private readonly forCourtyards = new BucketIndex();
-  /** What copper can hit: all but courtyards and silkscreen. */
+  /** What copper can hit: all but courtyards, silkscreen and mask openings. */
   private readonly forCopper = new BucketIndex();
   /**
    * What copper on one outer layer can hit: its items, holes and the edge. A new pad or track is
@@ -158,7 +159,7 @@ export class BoardObstacles {
     this.every.insert(index, item.box);
     if (item.kind === "courtyard" || item.kind === "keepout" || item.kind === "edge")
       this.forCourtyards.insert(index, item.box);
-    if (item.kind === "courtyard" || item.kind === "silk") return;
+    if (item.kind === "courtyard" || item.kind === "silk" || item.kind === "mask") return;
     this.forCopper.insert(index, item.box);
     for (const [layer, outer] of this.forOuterCopper)
       if (item.kind === "edge" || item.kind === "hole" || item.layers.has(layer)) outer.insert(index, item.box);
@@ -219,17 +220,10 @@ export class BoardObstacles {
         )
           return { item, reason: "hole clearance" };
       } else if (item.kind === "pad" || item.kind === "track" || item.kind === "via" || item.kind === "copper") {
-        if (!shared) continue;
-        // Copper of its own net may touch a new pad, not run under it: a pad on a via or over a
-        // track end is not where a designer puts a part (and the part would count as routed).
-        // A new track or via is meant to end on it.
-        const sameNet = item.net !== "" && item.net === copper.net;
-        if (sameNet) {
-          if (copper.kind === "pad" && overlap(copper.shape, item.shape()))
-            return { item, reason: "on its own net's copper" };
-        } else if (tooClose(item, clearanceTo(this.rules, copper.net, item))) {
-          return { item, reason: "clearance" };
-        }
+        // Copper of its own net is no obstacle, as DRC has it: a capacitor may sit on the track
+        // of the rail it decouples, its pad joined to it there.
+        if (!shared || (item.net !== "" && item.net === copper.net)) continue;
+        if (tooClose(item, clearanceTo(this.rules, copper.net, item))) return { item, reason: "clearance" };
       }
     }
     for (const hole of holes) {
@@ -364,6 +358,7 @@ export class BoardObstacles {
     for (const item of this.near({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y })) {
       if (item.kind !== "pour" || !item.thermal || item.net !== copper.net || !sharesLayer(copper.layers, item.layers))
         continue;
+      if (item.thermal.throughHoleOnly && !copper.spokeFrame.through) continue;
       if (insidePath(centre, item.shape().paths[0]!)) {
         // The fill keeps the net class's clearance too, where the zone's own is smaller (antenna-eval's is 0).
         return {
@@ -423,14 +418,27 @@ export class BoardObstacles {
     return undefined;
   }
 
-  /** The first silkscreen or pad a new silkscreen item on `layer` would print over. */
+  /**
+   * The first thing a new silkscreen item on `layer` would print over or off: other silkscreen,
+   * a pad or another mask opening (exposed copper clips it, KiCad's "silkscreen clipped by
+   * solder mask"), or the board edge.
+   */
   silkBlocker(silk: ShapeMm, layer: string): Blocker | undefined {
-    const copperLayer = layer.startsWith("B.") ? "B.Cu" : "F.Cu";
+    const side = layer.startsWith("B.") ? "B" : "F";
+    const centre = { x: (silk.box.minX + silk.box.maxX) / 2, y: (silk.box.minY + silk.box.maxY) / 2 };
+    if (!this.inside(centre))
+      return {
+        item: { kind: "edge", what: "the board edge", net: "", layers: new Set(), box: silk.box, shape: () => silk },
+        reason: "silkscreen off the board",
+      };
     for (const item of this.near(silk.box)) {
       if (item.kind === "silk" && item.layers.has(layer) && overlap(silk, item.shape()))
         return { item, reason: "silkscreen" };
-      if (item.kind === "pad" && item.layers.has(copperLayer) && overlap(silk, item.shape()))
+      if (item.kind === "pad" && item.layers.has(`${side}.Cu`) && overlap(silk, item.shape()))
         return { item, reason: "silkscreen over a pad" };
+      if (item.kind === "mask" && item.layers.has(`${side}.Mask`) && overlap(silk, item.shape()))
+        return { item, reason: "silkscreen over exposed copper" };
+      if (item.kind === "edge" && overlap(silk, item.shape())) return { item, reason: "silkscreen off the board" };
     }
     return undefined;
   }

@@ -4,9 +4,10 @@
  * inside an item (`cells.ts`), with a summed-area table so a box is asked in four lookups.
  *
  * A marked centre strictly inside a new pad is a point the pad shares with a board item: they
- * overlap, and an overlap is always a blocker in the exact check (`obstacles.ts`): another
- * net's copper inside its clearance, a new pad on its own net's copper, a courtyard over
- * another. So "covered" is certain; "not covered" says nothing, and the exact check decides.
+ * overlap, and an overlap is a blocker in the exact check (`obstacles.ts`) unless the copper is
+ * of the pad's own net: another net's copper inside its clearance, a courtyard over another.
+ * The copper of the new pads' nets is left out of the raster (`sparing`), so "covered" is
+ * certain; "not covered" says nothing, and the exact check decides.
  * On a dense board most spots near a part are turned down this way (glasgow's FPGA fan-out).
  */
 import type { BBox } from "../model.ts";
@@ -19,12 +20,13 @@ const FINEST = 0.05;
 /** At most this many cells a side: a whole-board raster of a large board gets coarser cells. */
 const MOST_CELLS_A_SIDE = 1_000;
 
-/** Item kinds drawn on a layer: courtyards on courtyard layers, copper on copper layers. */
-function drawnOn(layer: string): (item: BoardItem) => boolean {
+/** Item kinds drawn on a layer: courtyards on courtyard layers, copper on copper layers but that of the nets `sparing` holds. */
+function drawnOn(layer: string, sparing: ReadonlySet<string>): (item: BoardItem) => boolean {
   if (layer.endsWith("CrtYd")) return (item) => item.kind === "courtyard" && item.layers.has(layer);
   return (item) =>
     (item.kind === "pad" || item.kind === "track" || item.kind === "via" || item.kind === "copper") &&
-    item.layers.has(layer);
+    item.layers.has(layer) &&
+    !(item.net !== "" && sparing.has(item.net));
 }
 
 export class Occupancy {
@@ -38,8 +40,13 @@ export class Occupancy {
     this.size = 2 * window.half + 1;
   }
 
-  /** The items on `layers` within `area` as they stand in `obstacles` now. */
-  static of(obstacles: BoardObstacles, area: BBox, layers: string[]): Occupancy {
+  /** The items on `layers` within `area` as they stand in `obstacles` now, but the copper of the nets `sparing` holds. */
+  static of(
+    obstacles: BoardObstacles,
+    area: BBox,
+    layers: string[],
+    sparing: ReadonlySet<string> = new Set(),
+  ): Occupancy {
     // A square window over the area's longer side.
     const side = Math.max(area.maxX - area.minX, area.maxY - area.minY);
     const step = Math.max(FINEST, side / MOST_CELLS_A_SIDE);
@@ -52,7 +59,7 @@ export class Occupancy {
     const sums = new Map<string, Int32Array>();
     for (const layer of layers) {
       const plane = new Uint8Array(size * size);
-      for (const item of obstacles.near(area, drawnOn(layer))) fillCells(plane, window, item.shape());
+      for (const item of obstacles.near(area, drawnOn(layer, sparing))) fillCells(plane, window, item.shape());
       sums.set(layer, summedArea(plane, size));
     }
     return new Occupancy(window, sums);

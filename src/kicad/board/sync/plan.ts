@@ -67,6 +67,8 @@ export interface FootprintAdd {
   staged: boolean;
   /** Why it is staged: what kept it off the board. */
   stagedReason?: string;
+  /** Placed farther than `FAR` mm from the pin it serves: how far, and what fills the nearer spots. */
+  far?: string;
   fields: FootprintField[];
   /** Fabrication flags from the symbol: `dnp`, `exclude_from_bom`. */
   flags: string[];

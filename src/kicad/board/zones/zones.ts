@@ -146,9 +146,12 @@ export interface NewCopper {
 }
 
 /**
- * The fillable zones that new copper of another net comes near (its box grown by `margin`, on
- * a layer the zone is on): their fill must be cut back. Copper of the zone's own net needs no
- * refill: it connects by touching the fill (the router ends routes in it). Refilling is kept
+ * The fillable zones that new copper comes near (its box grown by `margin`, on a layer the zone
+ * is on): copper of another net, whose fill must be cut back, and a new pad of the zone's own
+ * net, which the fill joins by thermal spokes across a gap KiCad cuts around it (left in the
+ * saved solid fill, the pad has no spokes, and DRC reports it starved). A track or via of the
+ * zone's net needs no refill: it connects by touching the fill (the router ends routes in it),
+ * as KiCad joins them solid. Refilling is kept
  * to what the change needs because KiCad refills a whole zone, and a zone last filled by an
  * older KiCad comes back different far from the change. Rule areas and zones KiCad leaves
  * unfilled are never refilled.
@@ -160,7 +163,7 @@ export function zonesTouchedBy(zones: Zone[], added: NewCopper[], margin: number
       !zone.ruleArea &&
       added.some(
         (item) =>
-          item.net !== zone.net &&
+          (item.net !== zone.net || item.ids === undefined) &&
           item.box.minX - margin < zone.box.maxX &&
           zone.box.minX < item.box.maxX + margin &&
           item.box.minY - margin < zone.box.maxY &&
