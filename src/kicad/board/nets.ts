@@ -5,7 +5,9 @@
  * would rewrite every track of the board.
  */
 import { CopperheadError } from "../../errors.ts";
-import { footprintToBoard, readNetRef, type Board, type Footprint, type NetFormat } from "./model.ts";
+import { copperLayers, footprintItems, sharesLayer } from "./clearance/items.ts";
+import { circle, overlap } from "./clearance/geometry.ts";
+import { readNetRef, type Board, type Footprint, type NetFormat } from "./model.ts";
 import { afterLast, BOARD_HEADER } from "../sexpr/node-order.ts";
 import { insertInDialect } from "./footprint/dialect.ts";
 import type { BoardDialect } from "../format-versions.ts";
@@ -95,38 +97,28 @@ export function copperNets(board: Board): { codes: Set<number>; names: Set<strin
   return { codes, names };
 }
 
-/** Track and via ends that land on a footprint's pads (within the pad's extent, on a copper layer the pad is on). */
+/**
+ * Track and via ends that land on a footprint's pads: the end point lies on a pad's outline, on a
+ * copper layer both are on, as a track routed to the pad ends. A via or track end that only
+ * comes near a pad, clear of it, does not count (bms-c1's via 0.36 mm from a resistor's pad had
+ * the part called routed, by a circle around the pad's centre).
+ */
 export function copperOnPads(board: Board, fp: Footprint): number {
-  const pads = fp.pads.flatMap((pad) => {
-    const at = child(pad.node, "at");
-    const size = child(pad.node, "size");
-    if (!at) return [];
-    const r = Math.max(num(size ?? at, 1) ?? 0, num(size ?? at, 2) ?? 0) / 2;
-    const layers =
-      child(pad.node, "layers")
-        ?.items.slice(1)
-        .flatMap((a) => (a.type === "atom" ? [a.raw.replace(/"/g, "")] : [])) ?? [];
-    const onLayer = (layer: string) =>
-      layers.some((l) => l === layer || l === "*.Cu" || (l === "F&B.Cu" && (layer === "F.Cu" || layer === "B.Cu")));
-    return [{ ...footprintToBoard({ x: num(at, 1) ?? 0, y: num(at, 2) ?? 0 }, fp.at), r, onLayer }];
-  });
+  const copper = copperLayers(board);
+  const pads = footprintItems(fp.node, copper).filter((i) => i.kind === "pad");
   let count = 0;
   for (const item of board.root.items) {
     if (item.type !== "list") continue;
     const h = head(item);
     if (h !== "segment" && h !== "arc" && h !== "via") continue;
-    const layer = h === "via" ? undefined : text(child(item, "layer") ?? item, 1);
+    const layers = new Set(h === "via" ? copper : [text(child(item, "layer") ?? item, 1) ?? ""]);
     for (const name of h === "via" ? ["at"] : ["start", "end"]) {
       const p = child(item, name);
-      const px = p && num(p, 1);
-      const py = p && num(p, 2);
-      if (px === undefined || py === undefined) continue;
-      if (
-        pads.some(
-          (pad) => (layer === undefined || pad.onLayer(layer)) && Math.hypot(pad.x - px!, pad.y - py!) <= pad.r + 1e-6,
-        )
-      )
-        count++;
+      const x = p && num(p, 1);
+      const y = p && num(p, 2);
+      if (x === undefined || y === undefined) continue;
+      const end = circle({ x, y }, 1e-4);
+      if (pads.some((pad) => sharesLayer(pad.layers, layers) && overlap(pad.shape(), end))) count++;
     }
   }
   return count;
