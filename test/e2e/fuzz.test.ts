@@ -27,6 +27,7 @@ import { cleanupTempDirs, copyFixture, makeTempDir } from "../support/kicad.ts";
 import { copyRepo, ISOLATED_ENV } from "../support/repos.ts";
 import { editFile } from "../support/variants.ts";
 import { requireBinary, runBinaryBounded, templateRepo, type BoundedResult } from "./binary.ts";
+import { seededRandom } from "../support/seeded-random.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -56,16 +57,6 @@ interface Mutant {
   replace?: (abs: string, outside: string) => void;
 }
 
-/** mulberry32: small, seeded, good enough to spread offsets. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const insertAt = (b: Buffer, at: number, what: Buffer | string) =>
   Buffer.concat([b.subarray(0, at), Buffer.from(what as string), b.subarray(at)]);
 const deleteAt = (b: Buffer, at: number, n = 1) => Buffer.concat([b.subarray(0, at), b.subarray(at + n)]);
@@ -76,7 +67,7 @@ const nearest = (b: Buffer, fraction: number, byte: string) => {
 };
 
 function mutants(): Mutant[] {
-  const rand = random(0xc0ffee);
+  const rand = seededRandom(0xc0ffee);
   const list: Mutant[] = [];
   const sexprFiles = FILES.filter((f) => f !== "usb-led.kicad_pro");
   for (const file of sexprFiles) {

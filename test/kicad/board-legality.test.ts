@@ -19,16 +19,7 @@ import { copperOnPads } from "../../src/kicad/board/nets.ts";
 import { child, children, cloneNode, text, type SList } from "../../src/kicad/sexpr/index.ts";
 import { boardBounds, moveFootprint } from "../../src/kicad/board/footprint/instance.ts";
 import { corpusProjects } from "../support/corpora.ts";
-
-/** A deterministic generator (mulberry32), so a failing spot is the same spot on every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../support/seeded-random.ts";
 
 /**
  * A copy of the board's first footprint `like` accepts as a new part `ref`, unlocked, with no
@@ -70,7 +61,7 @@ describe("find_space and place_footprint agree", () => {
       );
       const obstacles = new BoardObstacles(board, rules);
       const box = board.edgeCutsBBox()!;
-      const next = random(34);
+      const next = seededRandom(34);
       let offered = 0;
       for (let i = 0; i < SPOTS; i++) {
         const ref = parts[i % parts.length]!;

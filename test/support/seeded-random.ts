@@ -1,0 +1,12 @@
+/**
+ * A deterministic generator (mulberry32): small, seeded, good enough to spread random spots and
+ * offsets, so a failing case is the same case on every run.
+ */
+export function seededRandom(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
