@@ -13,13 +13,14 @@ import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { placeAdditions } from "../../src/kicad/board/placement.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../../src/kicad/board/model.ts";
+import { copperOnPads } from "../../src/kicad/board/nets.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { printSexpr, printSexprBytes } from "../../src/kicad/sexpr/index.ts";
 import { commitAll, git } from "../repo/git-repo.ts";
 import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { demoRepo } from "../support/demo-repo.ts";
-import { copyRepo, initialisedRepo } from "../support/repos.ts";
+import { copyRepo, initialisedCorpusRepo, initialisedRepo } from "../support/repos.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
 import { withTools, type ToolSession } from "../support/tool-context.ts";
 
@@ -191,4 +192,32 @@ describe("a part added like one whose footprint only the board holds", () => {
       expect((found.results as { source?: string }[]).every((r) => r.source !== "board")).toBe(true);
     });
   }, 120_000);
+});
+
+describe("copper on a new part's pads is not its routing", () => {
+  test("a part this run put down on copper of its net moves again; a part routed before the run does not", async () => {
+    const repo = await initialisedCorpusRepo(corpusProjects().find((p) => p.id === "corpus/bms-c1")!);
+    await withTools(repo, async ({ call, ctx }) => {
+      await call("add_component", {
+        lib_id: "Device:R",
+        footprint: "Resistor_SMD:R_0603_1608Metric",
+        ref: "R901",
+        near: "R1",
+        connect: { "1": "GND" },
+      });
+      await call("sync_board");
+      // Its ground pad on bms-c1's stitching via at (189, 63.5), which is legal: the via is ground.
+      await call("place_footprint", { ref: "R901", x: 188, y: 63.5, rotation: 180 });
+      const board = () => Board.load(ctx.project.board!, { within: ctx.repoRoot });
+      expect(copperOnPads(board(), board().footprint("R901")!)).toBeGreaterThan(0);
+      // The via is not R901's routing: it was there before the run, so R901 may move again
+      // (near R1, the best spot is this one again) and the via stays.
+      await call("place_footprint", { ref: "R901", near: "R1" });
+      expect(printSexpr(board().root)).toContain("(at 189 63.5)");
+      // R1 was routed before the run: its tracks would be left behind.
+      await expect(call("place_footprint", { ref: "R1", near: "R901" })).rejects.toThrow(
+        "R1 is routed with copper that was there before this run",
+      );
+    });
+  }, 300_000);
 });

@@ -18,7 +18,7 @@ import { connectAdded, type AddedConnections, type ConnectOptions } from "./rout
 import { copperWithIds, liftCopper } from "./route/write.ts";
 import { boxesOverlap } from "./clearance/geometry.ts";
 import type { NewCopper } from "./zones/zones.ts";
-import { Board } from "./model.ts";
+import { Board, type Footprint } from "./model.ts";
 
 export interface BoardEditorOptions {
   /** The repo root: the board must resolve inside it. */
@@ -37,6 +37,12 @@ export class BoardEditor {
   private loadedRules?: BoardRules;
   /** Ids of the tracks and vias the run laid for each part it routed: what moving it may lift. */
   private routed = new Map<string, Set<string>>();
+  /**
+   * The footprints on the board when the run opened it, by symbol path (a rename keeps it) or,
+   * for a board-only part, reference. Copper on the pads of a part added since is not its
+   * routing: the part was put down on it (a ground pad on a stitching via).
+   */
+  private readonly present: ReadonlySet<string>;
 
   private constructor(
     readonly file: string,
@@ -44,6 +50,7 @@ export class BoardEditor {
   ) {
     this.saved = readDesignBytes(file, { within: options.within });
     this.current = Board.parse(this.saved, file);
+    this.present = new Set(this.current.footprints().map(identity));
   }
 
   /** Opens the board `file`, read through the confined reader (inside `options.within`). */
@@ -84,7 +91,9 @@ export class BoardEditor {
   place(ref: string, move: FootprintMove): { spot: BoardSpot; vacated: NewCopper[]; rerouted: string[] } {
     const rerouted = this.joinedTo(ref);
     const vacated = [...this.vacate(ref), ...rerouted.flatMap((other) => this.lift(other))];
-    const spot = placeFootprint(this.current, ref, move, this.rules, this.obstacles());
+    const fp = this.current.footprint(ref);
+    const routedBefore = fp !== undefined && this.present.has(identity(fp));
+    const spot = placeFootprint(this.current, ref, move, this.rules, this.obstacles(), routedBefore);
     this.dirty = true;
     return { spot, vacated, rerouted };
   }
@@ -208,4 +217,9 @@ export class BoardEditor {
       )
       .map(([other]) => other);
   }
+}
+
+/** What a footprint is across the run's edits: its symbol path, or a board-only part's reference. */
+function identity(fp: Footprint): string {
+  return fp.path ?? `ref:${fp.ref}`;
 }

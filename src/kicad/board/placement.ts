@@ -392,6 +392,8 @@ export interface FootprintMove {
  * Moves a footprint that is not routed yet: next to another part's footprint (the best spot
  * `findSpot` finds) or to given coordinates, checked against every obstacle; `side` flips it
  * as KiCad does. `obstacles` is the board's index when the caller keeps one; it is kept current.
+ * `routedBefore` says the part was on the board before this run, so copper on its pads is
+ * its routing; a part the run added was only put down on such copper, which stays when it moves.
  */
 export function placeFootprint(
   board: Board,
@@ -399,8 +401,9 @@ export function placeFootprint(
   move: FootprintMove,
   rules: BoardRules,
   obstacles = new BoardObstacles(board, rules),
+  routedBefore = true,
 ): BoardSpot {
-  const fp = movable(board, ref);
+  const fp = movable(board, ref, routedBefore);
   const side = sideOf(fp.layer);
   const target = move.side ?? side;
   const padNets = new Map(fp.pads.flatMap((p) => (p.net?.name ? [[p.number, p.net.name] as [string, string]] : [])));
@@ -499,8 +502,8 @@ export function spotNear(
 const LEAVE_IT =
   "Leave it where it is and place the other parts around it (find_space shows the free areas); if the request needs it moved, refuse and say why.";
 
-/** The footprint `ref`, refusing one that is missing, locked or routed. */
-function movable(board: Board, ref: string): Footprint {
+/** The footprint `ref`, refusing one that is missing, locked or (when `routedBefore`) routed. */
+function movable(board: Board, ref: string, routedBefore: boolean): Footprint {
   const fp = board.footprint(ref);
   if (!fp)
     throw new CopperheadError("not_found", `No footprint ${ref} on the board.`, {
@@ -512,7 +515,7 @@ function movable(board: Board, ref: string): Footprint {
       fix: LEAVE_IT,
       ref,
     });
-  if (copperOnPads(board, fp) > 0) {
+  if (routedBefore && copperOnPads(board, fp) > 0) {
     throw new CopperheadError(
       "edit_conflict",
       `${ref} is routed with copper that was there before this run: moving it would leave its tracks behind.`,
