@@ -18,7 +18,7 @@ import { Board } from "../../src/kicad/board/model.ts";
 import { copperOnPads } from "../../src/kicad/board/nets.ts";
 import { child, children, cloneNode, text, type SList } from "../../src/kicad/sexpr/index.ts";
 import { boardBounds, moveFootprint } from "../../src/kicad/board/footprint/instance.ts";
-import { corpusProjects } from "../support/corpora.ts";
+import { corpusProjects, demoProjects } from "../support/corpora.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 
 /**
@@ -222,6 +222,44 @@ describe("thermal spokes only where the zone's rules join the pad by spokes", ()
 
   test("a surface-mount pad in a zone that spokes only through-hole pads needs none", () => {
     expect(board("", "thru_hole_only").copperBlocker(track)).toBeUndefined();
+  });
+});
+
+describe("a pad's spokes into a pour are cut only by copper on the pour's layers", () => {
+  // interf_u's U8 is a through-hole DIP on the front; the ground pour is on the back. KiCad's
+  // fill joins pin 12 by two spokes on B.Cu, right and up; the front track of /PC-A0 beside the
+  // pin crosses the right one's corridor on F.Cu, where there is no pour.
+  const project = demoProjects().find((p) => p.id === "demos/interf_u/interf_u")!;
+  const board = Board.load(project.board!);
+  const obstacles = new BoardObstacles(board, BoardRules.load(join(project.root, project.projectFile), null));
+  const pin12 = obstacles.all((i) => i.kind === "pad" && i.ref === "U8" && i.pad === "12")[0]!;
+  /** A 0603's VCC pad 1.9 mm right of the pin, where a capacitor for U1 was put on `layer`. */
+  const vccPad = (layer: string) => ({
+    shape: rectangle({ x: 153.67, y: 113.17 }, 0.9, 0.95, 0),
+    net: "VCC",
+    layers: new Set([layer]),
+    kind: "pad" as const,
+  });
+
+  test("U8's pin 12 has its two spokes on B.Cu, as KiCad's fill has", () => {
+    const free = obstacles.freeSpokes(pin12);
+    expect(free.map((s) => [...s.layers])).toEqual([["B.Cu"], ["B.Cu"]]);
+    const centre = { x: 151.765, y: 112.903 };
+    const sides = free.map(({ corridor: { box } }) =>
+      box.maxX > centre.x + 1 ? "right" : box.minY < centre.y - 1 ? "up" : "other",
+    );
+    expect(sides.sort()).toEqual(["right", "up"]);
+  });
+
+  test("a back pad of another net beside it would cut one of the two: refused", () => {
+    expect(obstacles.copperBlocker(vccPad("B.Cu"))).toMatchObject({
+      item: { what: "pad 12 of U8" },
+      reason: "room for its thermal spokes",
+    });
+  });
+
+  test("the same pad on the front, where the pin has no pour, leaves the spokes alone", () => {
+    expect(obstacles.copperBlocker(vccPad("F.Cu"))?.reason).not.toBe("room for its thermal spokes");
   });
 });
 

@@ -80,6 +80,20 @@ function ownPad(pad: Pick<BoardItem, "net" | "layers">): (item: BoardItem) => bo
   return (i) => i !== pad && i.kind === "pad" && i.net === pad.net && sharesLayer(pad.layers, i.layers);
 }
 
+/** Copper that cuts the spokes of a pad of `net` on `layers`: other nets' pads, tracks, vias and copper there. */
+function cutting(net: string, layers: ReadonlySet<string>): (item: BoardItem) => boolean {
+  return (i) =>
+    (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") &&
+    i.net !== net &&
+    sharesLayer(layers, i.layers);
+}
+
+/** A pad joined to one pour by spokes, and their corridors (`spokes.ts`). */
+interface PadSpokes {
+  spoked: SpokedPad;
+  corridors: ShapeMm[];
+}
+
 /** A copper shape grown by `by`: its own offset when it has one (`CopperShape.grown`). */
 function grow(copper: CopperShape, by: number): ShapeMm {
   return copper.grown ? copper.grown(by) : inflate(copper.shape, by);
@@ -93,7 +107,7 @@ export class BoardObstacles {
   /** The largest clearance an item of the board keeps of its own (a pad's override). */
   private largestOwnClearance = 0;
   /** Each pad's spokes as `spokesOf` found them (null: none). */
-  private readonly spokes = new WeakMap<BoardItem, { spoked: SpokedPad; corridors: ShapeMm[] } | null>();
+  private readonly spokes = new WeakMap<BoardItem, PadSpokes[]>();
   /** Every item. */
   private readonly every = new BucketIndex();
   /** What a courtyard can hit (courtyards, rule areas, the edge): most spots fail here, so it scans no tracks. */
@@ -232,14 +246,13 @@ export class BoardObstacles {
           return { item, reason: "hole to hole" };
       }
     }
-    const spoked = this.spokedPad(copper);
-    const spokeReach = spoked
-      ? Math.max(...spoked.frame.half) +
-        spoked.thermal.gap +
-        spoked.thermal.thickness +
-        spoked.thermal.clearance +
-        spoked.thermal.width
-      : 0;
+    const spoked = this.spokedPads(copper);
+    const spokeReach = Math.max(
+      0,
+      ...spoked.map(
+        (s) => Math.max(...s.frame.half) + s.thermal.gap + s.thermal.thickness + s.thermal.clearance + s.thermal.width,
+      ),
+    );
     return this.spokeBlocker(
       copper,
       spoked,
@@ -248,130 +261,121 @@ export class BoardObstacles {
   }
 
   /**
-   * What leaves a pad with too few thermal spokes (`spokes.ts`): the new pad's own, cut off by
-   * the copper around it, or an existing pad's, cut off by the new copper.
+   * What leaves a pad with too few thermal spokes (`spokes.ts`) in one of its pours: the new
+   * pad's own, cut off by the copper around it, or an existing pad's, cut off by the new copper.
    */
-  private spokeBlocker(
-    copper: CopperShape,
-    spoked: SpokedPad | undefined,
-    candidates: BoardItem[],
-  ): Blocker | undefined {
-    const cutting = (net: string, layers: ReadonlySet<string>) => (i: BoardItem) =>
-      (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") &&
-      i.net !== net &&
-      sharesLayer(layers, i.layers);
-    if (spoked) {
+  private spokeBlocker(copper: CopperShape, spoked: SpokedPad[], candidates: BoardItem[]): Blocker | undefined {
+    for (const own of spoked) {
       // A new pad keeps its whole thermal ring clear: KiCad drops fill too thin to keep, and
       // a spoke the corridors count as free can still come out starved.
-      const { gap, clearance, thickness } = spoked.thermal;
+      const { gap, clearance, thickness } = own.thermal;
       const ring = grow(copper, gap + clearance + thickness);
-      const item = candidates.find((i) => cutting(copper.net, copper.layers)(i) && overlap(ring, i.shape()));
+      const item = candidates.find((i) => cutting(copper.net, own.layers)(i) && overlap(ring, i.shape()));
       if (item) return { item, reason: "room for thermal spokes" };
       // A spoke ending in the thermal gap of another pad of its net meets no fill (multichannel's
       // capacitor beside a ground pin); the part's own other pad cuts one more, as a 0603's does.
-      const tips = spokeTips(spoked);
+      const tips = spokeTips(own);
       const gapped = candidates
-        .filter(ownPad(copper))
+        .filter(ownPad({ net: copper.net, layers: own.layers }))
         .map((pad) => ({ pad, cuts: cutSpokes(tips, [{ ...pad, shape: () => inflate(pad.shape(), gap) }]) }));
       const dead = new Set(gapped.flatMap((g) => [...g.cuts]));
       if (dead.size > 0 && tips.length - dead.size - 1 < MIN_SPOKES)
         return { item: gapped.find((g) => g.cuts.size > 0)!.pad, reason: "room for thermal spokes" };
     }
     for (const pad of candidates.filter((i) => i.kind === "pad" && cutting(copper.net, copper.layers)(i))) {
-      const spokes = this.spokesOf(pad);
-      if (!spokes) continue;
-      const { spoked: theirs, corridors } = spokes;
-      const byNew = cutSpokes(corridors, [{ ...pad, shape: () => copper.shape }]);
-      if (byNew.size === 0) continue;
-      const reach = growBox(
-        pad.box,
-        theirs.thermal.gap + theirs.thermal.thickness + theirs.thermal.clearance + theirs.thermal.width,
-      );
-      const before = new Set([
-        ...cutSpokes(
-          corridors,
-          this.near(reach, (i) => i !== pad && cutting(pad.net, pad.layers)(i)),
-        ),
-        ...cutSpokes(spokeTips(theirs), this.near(reach, ownPad(pad))),
-      ]);
-      if ([...byNew].some((k) => !before.has(k)) && corridors.length - new Set([...before, ...byNew]).size < MIN_SPOKES)
-        return { item: pad, reason: "room for its thermal spokes" };
+      for (const theirs of this.spokesOf(pad)) {
+        if (!sharesLayer(copper.layers, theirs.spoked.layers)) continue;
+        const byNew = cutSpokes(theirs.corridors, [{ ...pad, shape: () => copper.shape }]);
+        if (byNew.size === 0) continue;
+        const before = this.cutBefore(pad, theirs);
+        if (
+          [...byNew].some((k) => !before.has(k)) &&
+          theirs.corridors.length - new Set([...before, ...byNew]).size < MIN_SPOKES
+        )
+          return { item: pad, reason: "room for its thermal spokes" };
+      }
     }
     return undefined;
   }
 
   /**
    * The spokes of `pad` (an item of the board) that no other net's copper cuts off yet, each
-   * corridor grown by its zone's clearance (`spokes.ts`): where new copper of another net keeps
-   * out so the pad keeps its spokes. Empty when no pour joins it by spokes.
+   * corridor grown by its zone's clearance (`spokes.ts`) and on the layers of its pour: where new
+   * copper of another net keeps out so the pad keeps its spokes. Empty when no pour joins it by
+   * spokes.
    */
-  freeSpokes(pad: BoardItem): ShapeMm[] {
-    const spokes = this.spokesOf(pad);
-    if (!spokes) return [];
-    const { spoked, corridors } = spokes;
-    const { gap, thickness, clearance, width } = spoked.thermal;
-    const cutting = (i: BoardItem) =>
-      i !== pad &&
-      (i.kind === "pad" || i.kind === "track" || i.kind === "via" || i.kind === "copper") &&
-      i.net !== pad.net &&
-      sharesLayer(pad.layers, i.layers);
+  freeSpokes(pad: BoardItem): { corridor: ShapeMm; layers: ReadonlySet<string> }[] {
+    return this.spokesOf(pad).flatMap((theirs) => {
+      const cut = this.cutBefore(pad, theirs);
+      return theirs.corridors.flatMap((corridor, k) =>
+        cut.has(k) ? [] : [{ corridor, layers: theirs.spoked.layers }],
+      );
+    });
+  }
+
+  /** The spokes of `pad` into one of its pours that the board's copper already cuts off. */
+  private cutBefore(pad: BoardItem, theirs: PadSpokes): Set<number> {
+    const { gap, thickness, clearance, width } = theirs.spoked.thermal;
     const reach = growBox(pad.box, gap + thickness + clearance + width);
-    const cut = new Set([
-      ...cutSpokes(corridors, this.near(reach, cutting)),
-      ...cutSpokes(spokeTips(spoked), this.near(reach, ownPad(pad))),
+    const others = cutting(pad.net, theirs.spoked.layers);
+    return new Set([
+      ...cutSpokes(
+        theirs.corridors,
+        this.near(reach, (i) => i !== pad && others(i)),
+      ),
+      ...cutSpokes(
+        spokeTips(theirs.spoked),
+        this.near(reach, (i) => i !== pad && ownPad({ net: pad.net, layers: theirs.spoked.layers })(i)),
+      ),
     ]);
-    return corridors.filter((_, k) => !cut.has(k));
   }
 
   /** The box the spoke corridors of `pad` (an item of the board) lie in; undefined when no pour joins it by spokes. */
   spokeBox(pad: BoardItem): BBox | undefined {
-    const spokes = this.spokesOf(pad);
-    return spokes && spokes.corridors.length > 0 ? boxOf(spokes.corridors.flatMap((c) => c.paths)) : undefined;
+    const corridors = this.spokesOf(pad).flatMap((s) => s.corridors);
+    return corridors.length > 0 ? boxOf(corridors.flatMap((c) => c.paths)) : undefined;
   }
 
   /**
-   * A pad of the board with its pour and spoke corridors, undefined when no pour joins it by
-   * spokes. Kept per pad: the pours do not change while parts are placed and routed, and every
-   * spot and route grid near the pad asks again.
+   * A pad of the board with each pour that joins it by spokes and their corridors; empty when
+   * none does. Kept per pad: the pours do not change while parts are placed and routed, and
+   * every spot and route grid near the pad asks again.
    */
-  private spokesOf(pad: BoardItem): { spoked: SpokedPad; corridors: ShapeMm[] } | undefined {
+  private spokesOf(pad: BoardItem): PadSpokes[] {
     let known = this.spokes.get(pad);
     if (known === undefined) {
-      const spoked = this.spokedPad({
+      known = this.spokedPads({
         shape: pad.shape(),
         net: pad.net,
         layers: pad.layers,
         kind: "pad",
         spokeFrame: pad.spokeFrame,
-      });
-      known = spoked ? { spoked, corridors: spokeCorridors(spoked) } : null;
+      }).map((spoked) => ({ spoked, corridors: spokeCorridors(spoked) }));
       this.spokes.set(pad, known);
     }
-    return known ?? undefined;
+    return known;
   }
 
-  /** A pad with the pour of its net that will join it by spokes; undefined when none does. */
-  private spokedPad(copper: CopperShape): SpokedPad | undefined {
-    if (copper.kind !== "pad" || !copper.spokeFrame || copper.net === "") return undefined;
+  /** A pad with each pour of its net that will join it by spokes, on the layers they share. */
+  private spokedPads(copper: CopperShape): SpokedPad[] {
+    if (copper.kind !== "pad" || !copper.spokeFrame || copper.net === "") return [];
     const box = copper.shape.box;
     const centre = { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 };
+    const out: SpokedPad[] = [];
     for (const item of this.near({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y })) {
       if (item.kind !== "pour" || !item.thermal || item.net !== copper.net || !sharesLayer(copper.layers, item.layers))
         continue;
       if (item.thermal.throughHoleOnly && !copper.spokeFrame.through) continue;
-      if (insidePath(centre, item.shape().paths[0]!)) {
+      if (!insidePath(centre, item.shape().paths[0]!)) continue;
+      out.push({
+        shape: copper.shape,
+        frame: copper.spokeFrame,
+        layers: new Set([...copper.layers].filter((l) => item.layers.has(l))),
         // The fill keeps the net class's clearance too, where the zone's own is smaller (antenna-eval's is 0).
-        return {
-          shape: copper.shape,
-          frame: copper.spokeFrame,
-          thermal: {
-            ...item.thermal,
-            clearance: Math.max(item.thermal.clearance, this.rules.clearance(copper.net, "")),
-          },
-        };
-      }
+        thermal: { ...item.thermal, clearance: Math.max(item.thermal.clearance, this.rules.clearance(copper.net, "")) },
+      });
     }
-    return undefined;
+    return out;
   }
 
   /**

@@ -14,11 +14,16 @@ import type { BoardItem, SpokeFrame, Thermal } from "./items.ts";
 /** A zone's minimum spoke count as KiCad sets it by default. */
 export const MIN_SPOKES = 2;
 
-/** A pad as the spoke check sees it: its outline, its spokes' directions, and the pour that joins it. */
+/**
+ * A pad as the spoke check sees it: its outline, its spokes' directions, and the pour that joins
+ * it, on the `layers` the pour and the pad share. Only copper on those layers cuts its spokes: a
+ * front track beside a through-hole pad leaves its spokes into a back pour whole.
+ */
 export interface SpokedPad {
   shape: ShapeMm;
   frame: SpokeFrame;
   thermal: Thermal;
+  layers: ReadonlySet<string>;
 }
 
 /** Each spoke's corridor, grown by the zone's clearance: other nets' copper overlapping one cuts that spoke off. */

@@ -641,10 +641,10 @@ function buildGrid(
           // clearance). Which are free is asked only when the search reaches them.
           const spokes = item.kind === "pad" ? obstacles.spokeBox(item) : undefined;
           if (spokes) {
-            let free: ShapeMm[] | undefined;
+            let free: ReturnType<BoardObstacles["freeSpokes"]> | undefined;
             grid.defer(growBox(spokes, Math.max(tw, vr)), (clip) => {
-              for (const corridor of (free ??= obstacles.freeSpokes(item))) {
-                for (const l of item.layers) {
+              for (const { corridor, layers } of (free ??= obstacles.freeSpokes(item))) {
+                for (const l of layers) {
                   const i = layerIndex.get(l);
                   if (i !== undefined) grid.fill(grid.blocked[i]!, inflate(corridor, tw), clip);
                 }
