@@ -37,6 +37,8 @@ type PlacerFactory = (board: Board, obstacles: BBox[]) => FootprintPlacer;
 /** Space between staged footprints, and between the outline and the staging row (mm). */
 const STAGING_GAP = 1;
 const STAGING_MARGIN = 5;
+/** The grid staged footprints are put on, mm. */
+const STAGING_GRID = 0.1;
 
 /**
  * The default placer: new footprints left to right in rows below the outline, each on a 0.1 mm
@@ -85,12 +87,14 @@ class Stager {
   place(local: BBox): { x: number; y: number } {
     const width = local.maxX - local.minX;
     for (;;) {
-      const ox = Math.ceil((this.x - local.minX) * 10) / 10;
-      const oy = Math.ceil((this.y - local.minY) * 10) / 10;
+      const ox = Math.ceil((this.x - local.minX) / STAGING_GRID) * STAGING_GRID;
+      const oy = Math.ceil((this.y - local.minY) / STAGING_GRID) * STAGING_GRID;
       const box = { minX: ox + local.minX, minY: oy + local.minY, maxX: ox + local.maxX, maxY: oy + local.maxY };
       const hit = this.obstacles.find((o) => overlaps(o, box, STAGING_GAP));
       if (hit) {
-        this.x = hit.maxX + STAGING_GAP;
+        // At least one grid step on: past an obstacle's edge by a rounding error, the box on the
+        // grid is the same box again (multichannel's 98.39999999999999 against 97.4 + 1).
+        this.x = Math.max(hit.maxX + STAGING_GAP, this.x + STAGING_GRID);
       } else if (box.maxX > this.right && this.x > this.left) {
         // Wrap; a part wider than the row still goes at the start of its own row.
       } else {
