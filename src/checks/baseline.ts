@@ -65,9 +65,12 @@ export const SAME_PLACE_MM = 0.01;
  *  1. the same objects (item uuids): one on each side is the same violation, wherever its
  *     objects moved; several violations between the same objects (slivers between two zones)
  *     are paired by equal description, and the rest are new or gone;
- *  2. when a side does not name its objects by uuid (KiCad makes one up afresh on each load for
+ *  2. an object in common, the same message and the same place: KiCad names one of the objects
+ *     by a uuid it makes up on each load (a bus split where an entry meets it: Glasgow's
+ *     "net not a bus member" warnings name another bus uuid on every run);
+ *  3. when a side does not name its objects by uuid (KiCad makes one up afresh on each load for
  *     an object it cannot name), the same place;
- *  3. findings that name no objects by uuid (net-wide ones, and every finding copperhead makes
+ *  4. findings that name no objects by uuid (net-wide ones, and every finding copperhead makes
  *     itself, such as drift or requirements): by equal message, then one for one.
  * So a reshuffle of a family matches all of it, and a family that loses one violation and
  * gains another has exactly one new finding.
@@ -113,6 +116,9 @@ export function matchFindings(baseline: Finding[], current: Finding[]): Map<Find
     const sameItems = (a: Finding, b: Finding) =>
       a.items !== undefined && b.items !== undefined && itemsOf(a) === itemsOf(b);
     pair((a, b) => sameItems(a, b) && (alone(a) || a.message === b.message));
+    const shareOne = (a: Finding, b: Finding) =>
+      a.items !== undefined && b.items !== undefined && a.items.some((i) => b.items!.includes(i));
+    pair((a, b) => shareOne(a, b) && a.message === b.message && samePlace(a, b));
     const placed = (a: Finding, b: Finding) => (a.items === undefined || b.items === undefined) && samePlace(a, b);
     pair((a, b) => placed(a, b) && a.message === b.message);
     pair(placed);

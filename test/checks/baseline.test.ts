@@ -145,6 +145,20 @@ describe("matching findings to the baseline", () => {
     expect(judged(shipped, moved).gate).toEqual([]);
   });
 
+  test("a violation KiCad reports naming another object of the same kind, at the same place, is the one it was", () => {
+    // As Glasgow's "net not a bus member" warnings name either of two bus segments meeting at
+    // the entry, from one ERC run to the next.
+    const [a, b] = pad2();
+    const others = shipped.filter((v) => !pad2().includes(v));
+    const teardrop = (v: Violation) => v.items.find((i) => i.description.startsWith("Teardrop"))!;
+    const renamed = { ...a!, items: a!.items.map((i) => (i === teardrop(a!) ? { ...i, uuid: teardrop(b!).uuid } : i)) };
+    expect(teardrop(renamed).uuid).not.toBe(teardrop(a!).uuid);
+    expect(judged([...others, a!], [...others, renamed]).gate).toEqual([]);
+    // Another message there, naming the same objects, is another violation.
+    const other = { ...renamed, description: "Clearance violation (zone clearance 0.5000 mm; actual 0.1000 mm)" };
+    expect(messages(judged([...others, a!], [...others, a!, other]).gate)).toEqual([other.description]);
+  });
+
   test("every finding carries its place: layer and position of its first object", () => {
     const findings = checked(shipped).checks[0]!.findings;
     const mismatch = findings.find((f) => f.rule === "lib_footprint_mismatch")!;
