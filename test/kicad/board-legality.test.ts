@@ -10,13 +10,14 @@ import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { rectangle, stroke } from "../../src/kicad/board/clearance/geometry.ts";
 import { FAR, placeAdditions, placeFootprint, spotNear } from "../../src/kicad/board/placement.ts";
-import { footprintItems } from "../../src/kicad/board/clearance/items.ts";
+import { footprintItems, textShape } from "../../src/kicad/board/clearance/items.ts";
+import { runKicadPython } from "../../src/kicad/cli/python.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { copperOnPads } from "../../src/kicad/board/nets.ts";
-import { child, children, cloneNode, text, type SList } from "../../src/kicad/sexpr/index.ts";
+import { child, children, childText, cloneNode, text, type SList } from "../../src/kicad/sexpr/index.ts";
 import { boardBounds, moveFootprint } from "../../src/kicad/board/footprint/instance.ts";
 import { corpusProjects, demoProjects } from "../support/corpora.ts";
 import { seededRandom } from "../support/seeded-random.ts";
@@ -326,4 +327,43 @@ describe("the spot a designer would pick", () => {
       /^1\d(\.\d)? mm from pad 1 of U1, the nearest free spot: nearer ones are taken by the courtyard of U1 \(courtyard\)/,
     );
   });
+});
+
+/**
+ * Silkscreen keeps off silkscreen by the texts' true extent: every board text on a silkscreen
+ * layer of Glasgow (upright, mirrored, justified, with and without descenders) is boxed around
+ * all of what KiCad draws of it, by KiCad's own glyph outline. Its back URL's descenders reach
+ * 0.4 mm below its height, and a new part's reference put just under it was silk over silk.
+ */
+describe("a silkscreen text's box holds all KiCad draws of it", () => {
+  test("corpus/glasgow-revc3", async () => {
+    const file = corpusProjects().find((p) => p.id === "corpus/glasgow-revc3")!.board!;
+    const drawn = JSON.parse(
+      await runKicadPython(
+        `import json, sys, pcbnew
+board = pcbnew.LoadBoard(sys.argv[1])
+out = {}
+for d in board.GetDrawings():
+    if isinstance(d, pcbnew.PCB_TEXT) and d.GetLayerName().endswith("Silkscreen") and d.IsVisible():
+        b = d.GetEffectiveTextShape().BBox()
+        out[d.m_Uuid.AsString()] = [b.GetLeft() / 1e6, b.GetTop() / 1e6, b.GetRight() / 1e6, b.GetBottom() / 1e6]
+print(json.dumps(out))
+`,
+        "measure the board's texts",
+        { timeoutMs: 120_000, args: [file] },
+      ),
+    ) as Record<string, [number, number, number, number]>;
+    const board = Board.load(file);
+    const texts = children(board.root, "gr_text").filter((t) => drawn[childText(t, "uuid") ?? ""]);
+    expect(texts.length).toBeGreaterThan(20);
+    const outside = texts.flatMap((t) => {
+      const box = textShape(t, 0, (p) => p)!.box;
+      const [x0, y0, x1, y1] = drawn[childText(t, "uuid")!]!;
+      const tolerance = 0.01;
+      return x0 < box.minX - tolerance || y0 < box.minY - tolerance || x1 > box.maxX + tolerance || y1 > box.maxY + tolerance
+        ? [`${text(t, 1)}: KiCad draws ${[x0, y0, x1, y1].map((n) => n.toFixed(3))}, boxed ${[box.minX, box.minY, box.maxX, box.maxY].map((n) => n.toFixed(3))}`]
+        : [];
+    });
+    expect(outside).toEqual([]);
+  }, 180_000);
 });

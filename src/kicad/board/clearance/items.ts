@@ -268,8 +268,19 @@ export function outlineSegments(board: Board): [PointMm, PointMm][] {
 }
 
 /**
- * A text's box, as KiCad's stroke font fills it at most (0.95 of the height per character, plus the stroke), or
- * undefined for a hidden or empty one. `rotation` is what the text's own angle is relative to
+ * KiCad's stroke font, in text heights, measured on its own glyph outlines: a line reaches 0.6
+ * above its anchor (a 4, an i's dot) and 0.46 below it, 0.8 with a descender, a slash or a
+ * bracket (g, p, Q's tail, /, parentheses); lines are 1.62 apart; a character is at most 0.95
+ * wide, and a justified line's ink may start or end up to 0.15 past where its justification puts it.
+ */
+const FONT = { above: 0.6, below: 0.46, descending: 0.8, pitch: 1.62, width: 0.95, bearing: 0.15 };
+const DESCENDING = /[gjpqyQ,;()[\]{}|_/\\@$]/;
+
+/**
+ * A text's box, as KiCad's stroke font fills it at most (`FONT`, plus the stroke), or undefined
+ * for a hidden or empty one. A box of the height alone missed Glasgow's back URL by 0.4 mm of
+ * descenders, and a new part's reference put just under it was silk over silk.
+ * `rotation` is what the text's own angle is relative to
  * (its footprint's rotation; 0 on the board); `toBoard` places the box.
  */
 export function textShape(item: SList, rotation: number, toBoard: (p: PointMm) => PointMm): ShapeMm | undefined {
@@ -285,14 +296,16 @@ export function textShape(item: SList, rotation: number, toBoard: (p: PointMm) =
   const h = size ? (num(size, 1) ?? 1) : 1;
   const stroke = num(child(font, "thickness") ?? font, 1) ?? h * 0.15;
   const lines = value.split("\n");
-  const w = Math.max(...lines.map((line) => (line.startsWith("${") ? 4 : line.length))) * h * 0.95 + stroke;
-  const tall = h + (lines.length - 1) * h * 1.4 + stroke + 0.2;
+  const chars = Math.max(...lines.map((line) => (line.startsWith("${") ? 4 : line.length)));
+  const w = (chars * FONT.width + 2 * FONT.bearing) * h + stroke;
+  const below = DESCENDING.test(lines.at(-1)!) ? FONT.descending : FONT.below;
+  const tall = (lines.length - 1) * h * FONT.pitch + (FONT.above + below) * h + stroke;
   const angle = (num(at, 3) ?? 0) - rotation;
   // Left- or right-justified text runs from its anchor along its direction (mirrored: against it).
   const justify = child(effects ?? item, "justify")?.items.flatMap((a) => (a.type === "atom" ? [a.raw] : [])) ?? [];
   const along =
     (justify.includes("left") ? w / 2 : justify.includes("right") ? -w / 2 : 0) * (justify.includes("mirror") ? -1 : 1);
-  const centre = turn({ x: along, y: 0 }, angle, pointMmOf(at)!);
+  const centre = turn({ x: along, y: ((below - FONT.above) * h) / 2 }, angle, pointMmOf(at)!);
   const corners = rectangle(centre, w, tall, angle).paths[0]!.map(toBoard);
   return polygon(corners);
 }
