@@ -281,3 +281,41 @@ describe("parts added together", () => {
     ).toBeUndefined();
   });
 });
+
+/**
+ * An IC goes on the back unasked only where the back is assembled already: Glasgow's front has
+ * no room for an EEPROM anywhere near its FPGA, and its back carries 95 surface-mount parts, so
+ * the EEPROM goes there; bms-c1 has no part on the back, and an IC stays on the front.
+ */
+describe("a surface-mount IC with no room on its own side", () => {
+  /** A TSSOP-8 EEPROM on the I2C bus, as add_component with connect plans one. */
+  function eepromPlan(board: Board, supply: string, sda: string, scl: string) {
+    const plan = additionPlan(board, "U900", "Package_SO:TSSOP-8_4.4x3mm_P0.65mm", [supply, "GND"]);
+    plan.added[0]!.pads = [supply, supply, supply, "GND", sda, scl, "GND", supply].map((net, i) => ({
+      pad: String(i + 1),
+      net,
+    }));
+    return plan;
+  }
+
+  async function place(id: string, anchor: string, nets: [string, string, string]) {
+    const copy = await copyCorpusProject(corpusProjects().find((p) => p.id === id)!);
+    const board = Board.load(copy.board!);
+    const project = join(copy.root, copy.projectFile);
+    const plan = eepromPlan(board, ...nets);
+    const staged = placeAdditions(board, plan, await openLibraries(project), () => anchor, BoardRules.load(project, null));
+    return { staged, add: plan.added[0]! };
+  }
+
+  test("corpus/glasgow-revc3: on the back, which is assembled already", async () => {
+    const { staged, add } = await place("corpus/glasgow-revc3", "U30", ["+3V3", "/SDA", "/SCL"]);
+    expect(staged).toEqual([]);
+    expect(add.side).toBe("back");
+  });
+
+  test("corpus/bms-c1: never on a back that carries no part", async () => {
+    const { staged, add } = await place("corpus/bms-c1", "U5", ["+3V3", "/I2C_SDA", "/I2C_SCL"]);
+    if (staged.length === 0) expect(add.side).toBe("front");
+    else expect(staged[0]!.reason).toMatch(/no free spot/);
+  });
+});

@@ -52,10 +52,23 @@ export interface StagedFootprint {
 const otherSide = (side: Side): Side => (side === "front" ? "back" : "front");
 const sideOf = (layer: string): Side => (layer.startsWith("B.") ? "back" : "front");
 
-/** A surface-mount part with at most three pads: what may go on the other side unasked. */
-function isSmdPassive(footprint: SList): boolean {
-  const pads = children(footprint, "pad");
-  return pads.length > 0 && pads.length <= 3 && pads.every((p) => text(p, 2) === "smd");
+/** Whether every pad of `footprint` that has copper is a surface-mount pad (mounting holes aside). */
+function isSmd(footprint: SList): boolean {
+  const pads = children(footprint, "pad").filter((p) => text(p, 2) !== "np_thru_hole");
+  return pads.length > 0 && pads.every((p) => text(p, 2) === "smd");
+}
+
+/**
+ * Whether `footprint` may go on the side other than `side` unasked: a surface-mount passive (at
+ * most three pads) always; any other surface-mount part when the board already has surface-mount
+ * parts on that side, which is then assembled anyway (Glasgow's back carries 95 of its parts,
+ * and its front has no room left for an EEPROM). A through-hole part never.
+ */
+function mayGoOnOtherSide(board: Board, footprint: SList, side: Side): boolean {
+  if (!isSmd(footprint)) return false;
+  if (children(footprint, "pad").length <= 3) return true;
+  const other = otherSide(side);
+  return board.footprints().some((f) => f.node !== footprint && sideOf(f.layer) === other && isSmd(f.node));
 }
 
 /**
@@ -174,7 +187,8 @@ export function placeAdditions(
       connectable,
       avoid: part.avoid,
     };
-    return findSpot(board, obstacles, copper, request, anchor?.side ?? "front", isSmdPassive(part.instance));
+    const side = anchor?.side ?? "front";
+    return findSpot(board, obstacles, copper, request, side, mayGoOnOtherSide(board, part.instance, side));
   };
   // A part's planned routes are in the way of the next part, as they will be when it is routed
   // (bms-c1's resistor sat on the way out of its LED's ground pad).
@@ -420,7 +434,7 @@ export function placeFootprint(
         });
       const copper = new NetCopper(obstacles, padNets.values());
       const pin = servedPin(anchor.node, [...padNets.values()], padsPerNet(board), obstacles.copper);
-      // Asked for a side: that side only. Otherwise its own side, and a passive may flip.
+      // Asked for a side: that side only. Otherwise its own side, and a surface-mount part may flip.
       const result = findSpot(
         board,
         obstacles,
@@ -432,7 +446,7 @@ export function placeFootprint(
           anchor: pin ? pinBox(pin) : anchorBox,
         },
         target,
-        move.side === undefined && isSmdPassive(fp.node),
+        move.side === undefined && mayGoOnOtherSide(board, fp.node, target),
       );
       if (!result.spot) {
         throw new CopperheadError(
