@@ -4,7 +4,8 @@
  * visibility but sits compactly beside its own body; a new power symbol reuses the design's
  * embedded library symbol of its name, takes the next reference in the design's numbering
  * (`#PWR0101…` on a sheet numbered from 100, `#PWR01…` elsewhere) and hides its text where the
- * design's others of its name do; supply pins face up and a negative rail's pin down.
+ * design's others of its name do; supply pins face up and a negative rail's pin down, power pins
+ * before signal pins strapped to a rail.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -185,6 +186,45 @@ describe("new power symbols follow the design's", () => {
         expect(placed).toBeGreaterThan(0);
         expect(mismatchedAfter[finding]).toBe(mismatchedBefore[finding]! + placed);
       }
+    },
+    TIMEOUT,
+  );
+});
+
+describe("a part is turned by its power pins, not by pins strapped to a rail", () => {
+  test(
+    "corpus/glasgow-revc3: an EEPROM with its address pins tied to +3V3 stands as drawn, VCC up and GND down",
+    async () => {
+      const root = await copiedRoot("corpus/glasgow-revc3");
+      const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
+      const sheet = editor.addSheet({ name: "EEPROM", file: "eeprom.kicad_sch", nets: ["+3V3", "GND", "/SDA", "/SCL"] });
+      const added = editor.addComponent({
+        libId: "Memory_EEPROM:24LC02",
+        sheet: sheet.sheet,
+        connect: { A0: "+3V3", A1: "+3V3", A2: "+3V3", VCC: "+3V3", GND: "GND", WP: "GND", SDA: "/SDA", SCL: "/SCL" },
+      });
+      editor.save();
+      const project = loadSchematicProject(root);
+      const file = [...project.files.values()].find((f) => f.path.endsWith("eeprom.kicad_sch"))!;
+      const eeprom = file.symbols.find((s) => s.libId === "Memory_EEPROM:24LC02")!;
+      const tip = (n: string) => placePoint(unitPins(eeprom, 1).find((p) => p.number === n)!.at, eeprom.placement);
+      expect(added.rotation).toBe(0);
+      expect(tip("8").y).toBeLessThan(eeprom.placement.at.y);
+      expect(tip("4").y).toBeGreaterThan(eeprom.placement.at.y);
+      // The address pins share one wire to one +3V3 symbol: every pin is on its net, as KiCad reads it.
+      const netlist = parseKicadNetlist(await exportNetlist(root, { cli: await requireKicadCli() }), root);
+      const netOf = (pin: string) =>
+        netlist.nets.find((n) => n.nodes.some((node) => node.ref === added.ref && node.pin === pin))?.name;
+      expect(["1", "2", "3", "8", "4", "7", "5", "6"].map(netOf)).toEqual([
+        "+3V3",
+        "+3V3",
+        "+3V3",
+        "+3V3",
+        "GND",
+        "GND",
+        "/SDA",
+        "/SCL",
+      ]);
     },
     TIMEOUT,
   );

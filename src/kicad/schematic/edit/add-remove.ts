@@ -109,6 +109,12 @@ const COMPACT_REACH = toIU(2.54);
 const PIN_SPREAD = toIU(2.54);
 /** An orientation that puts a supply pin down (or a ground pin up) costs this much distance. */
 const UPSIDE_DOWN = toIU(40);
+/**
+ * How much more a power pin (power in or out) facing the wrong way costs than a signal pin
+ * strapped to a rail: an EEPROM with its three address pins tied to +3V3 keeps VCC up and GND
+ * down, its address pins to the side, as drawn in its library (it was turned on its side).
+ */
+const POWER_PIN_WEIGHT = 10;
 /** Turning a part from how its library draws it costs this much distance. */
 const TURNED = toIU(2.54);
 
@@ -437,7 +443,8 @@ function unitShapes(
         );
         continue;
       }
-      if (landing.kind === "power" && !samePoint(landing.arrive, outward)) penalty += UPSIDE_DOWN;
+      if (landing.kind === "power" && !samePoint(landing.arrive, outward))
+        penalty += UPSIDE_DOWN * (pin.type.startsWith("power") ? POWER_PIN_WEIGHT : 1);
       wired.push({
         number: pin.number,
         tip,

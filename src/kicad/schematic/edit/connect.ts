@@ -25,6 +25,7 @@ import {
   lastLeg,
   netPoints,
   netTarget,
+  wireJoins,
   powerSymbolFields,
   type NetTarget,
 } from "./net-target.ts";
@@ -112,8 +113,9 @@ export function wireToNet(state: EditorState, end: WireEnd, net: string, target:
   const landed = (r: Route) => (landing.kind === "power" ? landing : labelLanding(landing, r.points));
   // Best: a short wire to the net; then a stub whose landing is free; last, on a crowded
   // sheet, the shortest stub that touches nothing, even if its label or symbol crowds a text.
+  const points = netPoints(state, target, wiring, end.symbol);
   const route =
-    joinRoutes(end.tip, end.outward, netPoints(state, target, wiring, end.symbol)).find((r) =>
+    joinRoutes(end.tip, end.outward, [...points, ...wireJoins(wiring, points, end.tip, end.outward)]).find((r) =>
       routeUsable(r, wiring, space, undefined),
     ) ??
     stubs.find((r) => routeUsable(r, wiring, space, landed(r))) ??

@@ -197,6 +197,36 @@ export function netPoints(
   return points;
 }
 
+/**
+ * Where a wire from a pin at `tip` pointing `outward` may join the net's wires (those reached
+ * from `points`): their ends, and the points on them straight ahead of the pin, met square (a
+ * T, marked by a junction). An EEPROM's three address pins tied to one rail join the first
+ * one's wire, as a designer draws them, where a stub and power symbol each had no room.
+ */
+export function wireJoins(wiring: SheetWiring, points: PointIu[], tip: PointIu, outward: PointIu): PointIu[] {
+  const reached = new Set<(typeof wiring.file.wires)[number]>();
+  const queue = [...points];
+  while (queue.length > 0) {
+    const p = queue.pop()!;
+    for (const wire of [...wiring.wiresEndingAt(p), ...wiring.linesThrough(p)]) {
+      if (reached.has(wire) || !wiring.file.wires.includes(wire)) continue;
+      reached.add(wire);
+      queue.push(wire.a, wire.b);
+    }
+  }
+  const ahead: PointIu[] = [...reached].flatMap((w) => [w.a, w.b]);
+  for (const { a, b } of reached) {
+    const across = outward.x !== 0 ? a.x === b.x : a.y === b.y;
+    if (!across) continue;
+    const meet = outward.x !== 0 ? { x: a.x, y: tip.y } : { x: tip.x, y: a.y };
+    const [lo, hi] = outward.x !== 0 ? [Math.min(a.y, b.y), Math.max(a.y, b.y)] : [Math.min(a.x, b.x), Math.max(a.x, b.x)];
+    const along = outward.x !== 0 ? meet.y : meet.x;
+    if (along < lo || along > hi) continue;
+    if ((meet.x - tip.x) * outward.x + (meet.y - tip.y) * outward.y > 0) ahead.push(meet);
+  }
+  return ahead;
+}
+
 /** What a new pin's connection ends in: a power symbol standing as `NetTarget` says (boxes relative to its pin) or a label. */
 export type PinLanding =
   | { kind: "power"; boxes: Box[]; arrive: PointIu }
