@@ -68,9 +68,11 @@ export const SAME_PLACE_MM = 0.01;
  *  2. an object in common, the same message and the same place: KiCad names one of the objects
  *     by a uuid it makes up on each load (a bus split where an entry meets it: Glasgow's
  *     "net not a bus member" warnings name another bus uuid on every run);
- *  3. when a side does not name its objects by uuid (KiCad makes one up afresh on each load for
+ *  3. a finding KiCad makes once per net, naming whichever of its objects it meets first
+ *     (`ONE_PER_NET`): the same message, wherever it is reported;
+ *  4. when a side does not name its objects by uuid (KiCad makes one up afresh on each load for
  *     an object it cannot name), the same place;
- *  4. findings that name no objects by uuid (net-wide ones, and every finding copperhead makes
+ *  5. findings that name no objects by uuid (net-wide ones, and every finding copperhead makes
  *     itself, such as drift or requirements): by equal message, then one for one.
  * So a reshuffle of a family matches all of it, and a family that loses one violation and
  * gains another has exactly one new finding.
@@ -119,6 +121,7 @@ export function matchFindings(baseline: Finding[], current: Finding[]): Map<Find
     const shareOne = (a: Finding, b: Finding) =>
       a.items !== undefined && b.items !== undefined && a.items.some((i) => b.items!.includes(i));
     pair((a, b) => shareOne(a, b) && a.message === b.message && samePlace(a, b));
+    pair((a, b) => ONE_PER_NET.has(a.rule) && a.message === b.message);
     const placed = (a: Finding, b: Finding) => (a.items === undefined || b.items === undefined) && samePlace(a, b);
     pair((a, b) => placed(a, b) && a.message === b.message);
     pair(placed);
@@ -128,6 +131,13 @@ export function matchFindings(baseline: Finding[], current: Finding[]): Map<Find
   }
   return match;
 }
+
+/**
+ * Findings about a net as a whole that KiCad reports at one of its objects, whichever it meets
+ * first: Glasgow's /OE reaches one unnamed bus through two entries, and its "not a member of
+ * that bus" warning is reported at either from one ERC run to the next.
+ */
+const ONE_PER_NET = new Set(["net_not_bus_member"]);
 
 function itemsOf(f: Finding): string {
   return f.items!.join("+");

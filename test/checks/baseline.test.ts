@@ -168,6 +168,41 @@ describe("matching findings to the baseline", () => {
   });
 });
 
+describe("a finding KiCad makes once per net", () => {
+  /** ERC's report of one net's bus warning, at the entry `entry` (KiCad names either of two). */
+  const busWarning = (entry: string, y: number): Finding => ({
+    check: "erc",
+    rule: "net_not_bus_member",
+    severity: "warning",
+    message: "Net /OE is graphically connected to bus /<NO NET> but is not a member of that bus",
+    key: "erc:net_not_bus_member:bus+bus_entry",
+    location: { file: "glasgow.kicad_sch", sheet: "/", x: 196.85, y },
+    items: [entry, "268fc805-00f2-4341-ab04-09263735d834"].sort(),
+  });
+  const report = (findings: Finding[]): CheckReport => ({
+    schema: "copperhead.check/1",
+    ok: true,
+    project: "p.kicad_pro",
+    kicad: { version: "9.0.8" },
+    strict: false,
+    fab: false,
+    checks: [{ id: "erc", status: "warn", summary: "", findings }],
+    counts: { error: 0, warning: findings.length, info: 0 },
+  });
+
+  test("is the one it was, at whichever of the net's objects it is reported", () => {
+    const before = report([busWarning("0e7fcd98-9365-42b7-9aa3-28dcec02a053", 74.93)]);
+    const after = report([busWarning("1bb895ef-6b7c-494d-84a3-be294c9457b2", 125.73)]);
+    expect(compareWithBaseline(before, after, true).failing).toEqual([]);
+    // Another net's is new.
+    const other = {
+      ...busWarning("1bb895ef-6b7c-494d-84a3-be294c9457b2", 125.73),
+      message: "Net /WR is graphically connected to bus /<NO NET> but is not a member of that bus",
+    };
+    expect(compareWithBaseline(before, report([other]), true).failing.map((f) => f.message)).toEqual([other.message]);
+  });
+});
+
 describe("a symbol placed from a library symbol ERC already finds differing", () => {
   const mismatch = (ref: string, symbol: string): Finding => ({
     check: "erc",
