@@ -360,8 +360,13 @@ print(json.dumps(out))
       const box = textShape(t, 0, (p) => p)!.box;
       const [x0, y0, x1, y1] = drawn[childText(t, "uuid")!]!;
       const tolerance = 0.01;
-      return x0 < box.minX - tolerance || y0 < box.minY - tolerance || x1 > box.maxX + tolerance || y1 > box.maxY + tolerance
-        ? [`${text(t, 1)}: KiCad draws ${[x0, y0, x1, y1].map((n) => n.toFixed(3))}, boxed ${[box.minX, box.minY, box.maxX, box.maxY].map((n) => n.toFixed(3))}`]
+      return x0 < box.minX - tolerance ||
+        y0 < box.minY - tolerance ||
+        x1 > box.maxX + tolerance ||
+        y1 > box.maxY + tolerance
+        ? [
+            `${text(t, 1)}: KiCad draws ${[x0, y0, x1, y1].map((n) => n.toFixed(3))}, boxed ${[box.minX, box.minY, box.maxX, box.maxY].map((n) => n.toFixed(3))}`,
+          ]
         : [];
     });
     expect(outside).toEqual([]);

@@ -303,7 +303,13 @@ describe("a surface-mount IC with no room on its own side", () => {
     const board = Board.load(copy.board!);
     const project = join(copy.root, copy.projectFile);
     const plan = eepromPlan(board, ...nets);
-    const staged = placeAdditions(board, plan, await openLibraries(project), () => anchor, BoardRules.load(project, null));
+    const staged = placeAdditions(
+      board,
+      plan,
+      await openLibraries(project),
+      () => anchor,
+      BoardRules.load(project, null),
+    );
     return { staged, add: plan.added[0]! };
   }
 

@@ -197,7 +197,11 @@ describe("a part is turned by its power pins, not by pins strapped to a rail", (
     async () => {
       const root = await copiedRoot("corpus/glasgow-revc3");
       const editor = SchematicEditor.open(root, await openLibraries(join(root, "..")));
-      const sheet = editor.addSheet({ name: "EEPROM", file: "eeprom.kicad_sch", nets: ["+3V3", "GND", "/SDA", "/SCL"] });
+      const sheet = editor.addSheet({
+        name: "EEPROM",
+        file: "eeprom.kicad_sch",
+        nets: ["+3V3", "GND", "/SDA", "/SCL"],
+      });
       const added = editor.addComponent({
         libId: "Memory_EEPROM:24LC02",
         sheet: sheet.sheet,

@@ -219,7 +219,8 @@ export function wireJoins(wiring: SheetWiring, points: PointIu[], tip: PointIu, 
     const across = outward.x !== 0 ? a.x === b.x : a.y === b.y;
     if (!across) continue;
     const meet = outward.x !== 0 ? { x: a.x, y: tip.y } : { x: tip.x, y: a.y };
-    const [lo, hi] = outward.x !== 0 ? [Math.min(a.y, b.y), Math.max(a.y, b.y)] : [Math.min(a.x, b.x), Math.max(a.x, b.x)];
+    const [lo, hi] =
+      outward.x !== 0 ? [Math.min(a.y, b.y), Math.max(a.y, b.y)] : [Math.min(a.x, b.x), Math.max(a.x, b.x)];
     const along = outward.x !== 0 ? meet.y : meet.x;
     if (along < lo || along > hi) continue;
     if ((meet.x - tip.x) * outward.x + (meet.y - tip.y) * outward.y > 0) ahead.push(meet);
