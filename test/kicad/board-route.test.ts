@@ -10,9 +10,11 @@ import { fillJoinsNet, routeFootprints } from "../../src/kicad/board/route/route
 import { boardZones, zoneFills } from "../../src/kicad/board/zones/zones.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../../src/kicad/board/model.ts";
+import { placeAdditions } from "../../src/kicad/board/placement.ts";
+import { child, children, text } from "../../src/kicad/sexpr/index.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { additionPlan } from "../support/board-additions.ts";
-import { copyCorpusProject, demoProjects } from "../support/corpora.ts";
+import { copyCorpusProject, corpusProjects, demoProjects } from "../support/corpora.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
 
 afterAll(cleanupTempDirs);
@@ -82,4 +84,44 @@ describe("a pour a pad may rely on", () => {
     // The new part's own pad does not make a connection of it.
     expect(fillJoinsNet(obstacles, main!, "GND", "F.Cu", ["TP1"])).toBe(false);
   });
+});
+
+/**
+ * Pads of one net on one new part (an EEPROM's three address pins and VCC, all +3V3): each
+ * route may end on the ones laid before it, and no via stands on another. On Glasgow two of
+ * them dropped a via each on the same spot, and raw DRC found the drills 0 mm apart.
+ */
+describe("pads of one net routed one after the other", () => {
+  test("corpus/glasgow-revc3: a TSSOP-8 EEPROM's +3V3 pins share their way to the pour, no drill on another", async () => {
+    const copy = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/glasgow-revc3")!);
+    const board = Board.load(copy.board!);
+    const project = join(copy.root, copy.projectFile);
+    const plan = additionPlan(board, "U900", "Package_SO:TSSOP-8_4.4x3mm_P0.65mm", ["+3V3", "GND"]);
+    plan.added[0]!.pads = ["+3V3", "+3V3", "+3V3", "GND", "/SDA", "/SCL", "GND", "+3V3"].map((net, i) => ({
+      pad: String(i + 1),
+      net,
+    }));
+    const rules = BoardRules.load(project, null);
+    const libraries = await openLibraries(project);
+    const vias = () =>
+      children(board.root, "via").map((v) => {
+        const at = child(v, "at")!;
+        return { x: Number(text(at, 1)), y: Number(text(at, 2)), drill: Number(text(child(v, "drill")!, 1)) };
+      });
+    const before = new Set(vias().map((v) => `${v.x},${v.y}`));
+    expect(placeAdditions(board, plan, libraries, () => "U30", rules)).toEqual([]);
+    applyBoardSync(board, plan, libraries);
+    const outcomes = routeFootprints(board, rules, ["U900"]);
+    const supply = outcomes[0]!.connected.filter((c) => c.net === "+3V3");
+    expect(supply.map((c) => c.pad).sort()).toEqual(["1", "2", "3", "8"]);
+    const all = vias();
+    const added = all.filter((v) => !before.has(`${v.x},${v.y}`));
+    expect(added.length).toBeGreaterThan(0);
+    const tooClose = added.flatMap((a) =>
+      all
+        .filter((b) => b !== a && Math.hypot(a.x - b.x, a.y - b.y) - (a.drill + b.drill) / 2 < rules.holeToHole())
+        .map((b) => `${a.x}, ${a.y} and ${b.x}, ${b.y}`),
+    );
+    expect(tooClose).toEqual([]);
+  }, 120_000);
 });

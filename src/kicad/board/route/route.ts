@@ -88,6 +88,8 @@ export interface Laid {
   net: string;
   layers: Set<string>;
   shape: ShapeMm;
+  /** A via's drill: no other via may stand within the hole-to-hole distance of it, of any net. */
+  drill?: ShapeMm;
 }
 
 /**
@@ -263,9 +265,10 @@ export function connectingRoutes(
   const routes: Laid[] = [];
   const connected = pads.every((pad) => {
     if (pad.net === "") return true;
-    // Its footprint's other pads are in the way as much as any new copper.
+    // Its footprint's other pads of other nets are in the way as much as any new copper (those
+    // of its own net are no copper of the net's to end on: they are not routed yet).
     const siblings = pads
-      .filter((p) => p !== pad)
+      .filter((p) => p !== pad && p.net !== pad.net)
       .map((p) => ({ net: p.net, layers: new Set(p.layers), shape: p.shape() }));
     const planned = planPad(board, obstacles, rules, pad, [...siblings, ...routes], { zones, explain: false });
     if ("route" in planned) routes.push(...laidCopper(planned.route, pad.net, rules, obstacles.copper));
@@ -279,7 +282,12 @@ function laidCopper(plan: CopperPlan, net: string, rules: BoardRules, copper: st
   const via = rules.via(net);
   return [
     ...plan.tracks.map((t) => ({ net, layers: new Set([t.layer]), shape: stroke(t.points, plan.width) })),
-    ...plan.vias.map((at) => ({ net, layers: new Set(copper), shape: circle(at, via.diameter / 2) })),
+    ...plan.vias.map((at) => ({
+      net,
+      layers: new Set(copper),
+      shape: circle(at, via.diameter / 2),
+      drill: circle(at, via.drill / 2),
+    })),
   ];
 }
 
@@ -667,7 +675,17 @@ function buildGrid(
     }
   }
   for (const other of laid) {
-    if (other.net === net) continue;
+    if (other.drill)
+      keepOff(grid.noVia, other.drill.box, () => other.drill!, rules.holeToHole() + size.via.drill / 2 + MARGIN);
+    if (other.net === net) {
+      // The run's earlier routes of the net are its copper too: a pad beside one joins it (an
+      // EEPROM's three pins strapped to +3V3), where a route of its own put a second via on the first.
+      for (const l of other.layers) {
+        const i = layerIndex.get(l);
+        if (i !== undefined) grid.fill(grid.goal[i]!, other.shape);
+      }
+      continue;
+    }
     const c = rules.clearance(net, other.net);
     block({ layers: other.layers, box: other.shape.box, shape: () => other.shape }, c + tw, c + vr);
   }
