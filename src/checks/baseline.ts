@@ -69,7 +69,8 @@ export const SAME_PLACE_MM = 0.01;
  *     by a uuid it makes up on each load (a bus split where an entry meets it: Glasgow's
  *     "net not a bus member" warnings name another bus uuid on every run);
  *  3. a finding KiCad makes once per net, naming whichever of its objects it meets first
- *     (`ONE_PER_NET`): the same message, wherever it is reported;
+ *     (`ONE_PER_NET`): the same violation text (the message without the objects it names),
+ *     wherever it is reported;
  *  4. when a side does not name its objects by uuid (KiCad makes one up afresh on each load for
  *     an object it cannot name), the same place;
  *  5. findings that name no objects by uuid (net-wide ones, and every finding copperhead makes
@@ -121,7 +122,7 @@ export function matchFindings(baseline: Finding[], current: Finding[]): Map<Find
     const shareOne = (a: Finding, b: Finding) =>
       a.items !== undefined && b.items !== undefined && a.items.some((i) => b.items!.includes(i));
     pair((a, b) => shareOne(a, b) && a.message === b.message && samePlace(a, b));
-    pair((a, b) => ONE_PER_NET.has(a.rule) && a.message === b.message);
+    pair((a, b) => ONE_PER_NET.has(a.rule) && violationText(a) === violationText(b));
     const placed = (a: Finding, b: Finding) => (a.items === undefined || b.items === undefined) && samePlace(a, b);
     pair((a, b) => placed(a, b) && a.message === b.message);
     pair(placed);
@@ -138,6 +139,12 @@ export function matchFindings(baseline: Finding[], current: Finding[]): Map<Find
  * that bus" warning is reported at either from one ERC run to the next.
  */
 const ONE_PER_NET = new Set(["net_not_bus_member"]);
+
+/** A finding's message without the objects it names ("…: Bus to Wire Entry; Vertical Bus, length 25.4 mm"). */
+function violationText(f: Finding): string {
+  const end = f.message.indexOf(": ");
+  return end < 0 ? f.message : f.message.slice(0, end);
+}
 
 function itemsOf(f: Finding): string {
   return f.items!.join("+");

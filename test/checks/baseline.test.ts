@@ -170,11 +170,11 @@ describe("matching findings to the baseline", () => {
 
 describe("a finding KiCad makes once per net", () => {
   /** ERC's report of one net's bus warning, at the entry `entry` (KiCad names either of two). */
-  const busWarning = (entry: string, y: number): Finding => ({
+  const busWarning = (entry: string, y: number, bus = "Vertical Bus, length 0.0254 mm"): Finding => ({
     check: "erc",
     rule: "net_not_bus_member",
     severity: "warning",
-    message: "Net /OE is graphically connected to bus /<NO NET> but is not a member of that bus",
+    message: `Net /OE is graphically connected to bus /<NO NET> but is not a member of that bus: Bus to Wire Entry; ${bus}`,
     key: "erc:net_not_bus_member:bus+bus_entry",
     location: { file: "glasgow.kicad_sch", sheet: "/", x: 196.85, y },
     items: [entry, "268fc805-00f2-4341-ab04-09263735d834"].sort(),
@@ -192,12 +192,12 @@ describe("a finding KiCad makes once per net", () => {
 
   test("is the one it was, at whichever of the net's objects it is reported", () => {
     const before = report([busWarning("0e7fcd98-9365-42b7-9aa3-28dcec02a053", 74.93)]);
-    const after = report([busWarning("1bb895ef-6b7c-494d-84a3-be294c9457b2", 125.73)]);
+    const after = report([busWarning("1bb895ef-6b7c-494d-84a3-be294c9457b2", 125.73, "Vertical Bus, length 27.94 mm")]);
     expect(compareWithBaseline(before, after, true).failing).toEqual([]);
     // Another net's is new.
     const other = {
       ...busWarning("1bb895ef-6b7c-494d-84a3-be294c9457b2", 125.73),
-      message: "Net /WR is graphically connected to bus /<NO NET> but is not a member of that bus",
+      message: "Net /WR is graphically connected to bus /<NO NET> but is not a member of that bus: Bus to Wire Entry",
     };
     expect(compareWithBaseline(before, report([other]), true).failing.map((f) => f.message)).toEqual([other.message]);
   });
