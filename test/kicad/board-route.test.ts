@@ -125,3 +125,34 @@ describe("pads of one net routed one after the other", () => {
     expect(tooClose).toEqual([]);
   }, 120_000);
 });
+
+/**
+ * A net made only of new parts is routed pad to pad at any distance on the board: an indicator
+ * LED by pic_programmer's serial connector J1 and its resistor by the regulator U3, about
+ * 35 mm apart, where the route looked no farther than 15 mm from the pad and left both.
+ */
+describe("a net of new parts only", () => {
+  test("demos/pic_programmer: an LED by J1 and its resistor by U3 are joined across the board", async () => {
+    const copy = await copyCorpusProject(demoProjects().find((p) => p.id === "demos/pic_programmer/pic_programmer")!);
+    const board = Board.load(copy.board!);
+    const project = join(copy.root, copy.projectFile);
+    const rules = BoardRules.load(project, null);
+    const libraries = await openLibraries(project);
+    const led = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", ["GND", "VCC_IND"]);
+    const resistor = additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", ["VCC", "VCC_IND"]);
+    const code = Math.max(...board.nets().map((n) => n.code ?? 0)) + 1;
+    const plan = { ...led, added: [...led.added, ...resistor.added], renets: [{ to: "VCC_IND", code }] };
+    expect(placeAdditions(board, plan, libraries, (ref) => (ref === "D900" ? "J1" : "U3"), rules)).toEqual([]);
+    applyBoardSync(board, plan, libraries);
+    const [d, r] = plan.added;
+    const apart = Math.hypot(d!.at.x - r!.at.x, d!.at.y - r!.at.y);
+    expect(apart).toBeGreaterThan(20);
+    const outcomes = routeFootprints(board, rules, ["D900", "R900"]);
+    const joined = outcomes.flatMap((o) =>
+      o.connected.filter((c) => c.net === "VCC_IND").map((c) => `${o.ref}.${c.pad}`),
+    );
+    expect(joined.sort()).toEqual(["D900.2", "R900.2"]);
+    expect(outcomes.flatMap((o) => o.left)).toEqual([]);
+    console.log(`D900 and R900 ${apart.toFixed(1)} mm apart, joined`);
+  }, 120_000);
+});

@@ -111,7 +111,7 @@ export const routeTool = defineTool({
   name: "route",
   effect: "edit",
   description:
-    "Route a footprint's pads that are not connected yet to the existing copper of their nets: tracks and vias that keep the board's rules (net class width and clearance, custom rules, via size), never moving or cutting existing copper; a pad inside a pour of its net connects through it. The zones the new copper touches are refilled by KiCad. A connection with no rule-clean path within 15 mm is left for layout with its reason. sync_board and place_footprint already route what they place.",
+    "Route a footprint's pads that are not connected yet to the existing copper of their nets: tracks and vias that keep the board's rules (net class width and clearance, custom rules, via size), never moving or cutting existing copper; a pad inside a pour of its net connects through it. The zones the new copper touches are refilled by KiCad. A connection with no rule-clean path within 15 mm to the board's copper is left for layout with its reason; a net made only of new parts is routed pad to pad across the board. sync_board and place_footprint already route what they place.",
   schema: v.strictObject({ ref: v.pipe(v.string(), v.minLength(1)) }),
   async run(ctx: RunContext, { ref }) {
     const editor = boardEditorOf(ctx);

@@ -360,7 +360,10 @@ function joinsNothing(obstacles: BoardObstacles, pad: BoardItem, laid: Laid[], z
 /** What a route plan may take as read: the board's zones, and whether a failure needs its reason in words. */
 interface PlanContext {
   zones: Zone[];
-  /** False where only whether a pad connects matters (placement's trials): the items in the way are not looked for. */
+  /**
+   * False where only whether a pad connects matters (placement's trials): the items in the way
+   * are not looked for, nor is a route across the board to copper out of the pad's reach.
+   */
   explain: boolean;
 }
 
@@ -402,10 +405,57 @@ function planPad(
   // The net's own width first; where that finds no way (a fine-pitch pad boxed in), its class's.
   const wide = netWidth(obstacles, rules, pad);
   const narrowest = rules.trackWidth(net);
-  const planned = planWithWidth(obstacles, rules, pad, centre, laid, wide, zones, netZones, startLayers, explain);
+  const plan = (width: number, span?: GridSpan) =>
+    planWithWidth(obstacles, rules, pad, centre, laid, width, zones, netZones, startLayers, explain, span);
+  const planned = plan(wide);
+  if ("noCopper" in planned && planned.noCopper && explain && zones.length === 0) {
+    // A net of new parts only (an LED by a connector, its resistor by the supply): the other end
+    // is out of the pad's neighbourhood, and the route crosses the board to it.
+    const far = farCopper(obstacles, laid, pad, centre);
+    if (far !== undefined) return plan(narrowest, spanTo(far));
+  }
   return "route" in planned || ("noCopper" in planned && planned.noCopper) || wide === narrowest
     ? planned
-    : planWithWidth(obstacles, rules, pad, centre, laid, narrowest, zones, netZones, startLayers, explain);
+    : plan(narrowest);
+}
+
+/** Farthest a route goes to reach copper of its net out of its pad's neighbourhood, mm. */
+const FAR_REACH = 150;
+/** Cells across a wide span's half: its pitch grows with the distance, so its grid stays this size. */
+const SPAN_CELLS = 400;
+
+/** A routing window wider than a pad's neighbourhood: its half width and pitch, and the longest route in it, mm. */
+interface GridSpan {
+  reach: number;
+  step: number;
+  length: number;
+}
+
+/** The span that reaches copper `distance` mm away, with room to go round what lies between. */
+function spanTo(distance: number): GridSpan {
+  const reach = distance + 5;
+  const step = Math.max(STEP, Math.ceil((reach / SPAN_CELLS) * 20) / 20);
+  return { reach, step, length: Math.max(MAX_ROUTE_LENGTH, distance * 2.5) };
+}
+
+/**
+ * How far the nearest copper of `pad`'s net is (another part's pad, a track, a via, or one of
+ * this run's routes), when it lies beyond the pad's neighbourhood but within `FAR_REACH`.
+ */
+function farCopper(obstacles: BoardObstacles, laid: Laid[], pad: BoardItem, centre: PointMm): number | undefined {
+  const gap = (b: BBox) =>
+    Math.hypot(Math.max(0, b.minX - centre.x, centre.x - b.maxX), Math.max(0, b.minY - centre.y, centre.y - b.maxY));
+  const boxes = [
+    ...obstacles
+      .near(
+        growBox(pad.box, FAR_REACH),
+        (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"),
+      )
+      .map((i) => i.box),
+    ...laid.filter((l) => l.net === pad.net).map((l) => l.shape.box),
+  ];
+  const nearest = Math.min(...boxes.map(gap));
+  return nearest > MAX_ROUTE_LENGTH * 0.5 && nearest <= FAR_REACH ? nearest : undefined;
 }
 
 /** How far from a connection the net's own tracks set the width of a new one, mm. */
@@ -435,10 +485,12 @@ function planWithWidth(
   netZones: Zone[],
   startLayers: number[],
   explain: boolean,
+  span?: GridSpan,
 ): PadPlan {
   const net = pad.net;
   const via = rules.via(net);
-  const grid = buildGrid(obstacles, rules, pad, centre, laid, { width, via }, zones);
+  const grid = buildGrid(obstacles, rules, pad, centre, laid, { width, via }, zones, span);
+  const longest = span?.length ?? MAX_ROUTE_LENGTH;
   if (!grid.hasGoal()) {
     const blocked = grid.grid.goal.some((g) => g.includes(1)) || grid.grid.viaGoal.includes(1);
     if (blocked) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
@@ -451,7 +503,7 @@ function planWithWidth(
       noCopper: true,
     };
   }
-  const path = grid.grid.search(startLayers, VIA_COST, MAX_ROUTE_LENGTH);
+  const path = grid.grid.search(startLayers, VIA_COST, longest);
   if (!path) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
   const plan = toCopper(grid.grid, path, grid.pourAt, width);
   endOnAnchor(plan, grid.grid, path.at(-1)!, grid.padGoals);
@@ -461,7 +513,7 @@ function planWithWidth(
     const blocker =
       describe(obstacles.copperBlocker({ shape, net, layers, kind: "track" })) ??
       laidBlocker(laid, shape, net, layers, rules);
-    if (blocker) return { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper (${blocker})` };
+    if (blocker) return { reason: `no rule-clean path within ${longest} mm to ${net} copper (${blocker})` };
   }
   for (const at of plan.vias) {
     const shape = circle(at, via.diameter / 2);
@@ -469,7 +521,7 @@ function planWithWidth(
     const blocker =
       describe(obstacles.copperBlocker({ shape, net, layers: all, kind: "via" }, [circle(at, via.drill / 2)])) ??
       laidBlocker(laid, shape, net, all, rules);
-    if (blocker) return { reason: `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${net} copper (${blocker})` };
+    if (blocker) return { reason: `no rule-clean path within ${longest} mm to ${net} copper (${blocker})` };
   }
   return { route: plan, end: path.at(-1)!, pourAt: grid.pourAt };
 }
@@ -589,14 +641,18 @@ function buildGrid(
   laid: Laid[],
   size: { width: number; via: { diameter: number; drill: number } },
   zones: Zone[],
+  span?: GridSpan,
 ): BuiltGrid {
   const net = pad.net;
-  const half = Math.ceil(windowReach(obstacles, pad, centre, zones) / STEP);
+  const step = span?.step ?? STEP;
+  // A coarser pitch grows obstacles more, so a straight run between free cells stays clear.
+  const margin = Math.max(MARGIN, step * 0.75);
+  const half = Math.ceil((span?.reach ?? windowReach(obstacles, pad, centre, zones)) / step);
   const layerIndex = new Map(ROUTING_LAYERS.map((l, i) => [l, i]));
-  const grid = new RouteGrid({ origin: centre, half, step: STEP, layers: ROUTING_LAYERS.length });
-  const window = growBox({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y }, half * STEP);
-  const tw = size.width / 2 + MARGIN;
-  const vr = size.via.diameter / 2 + MARGIN;
+  const grid = new RouteGrid({ origin: centre, half, step, layers: ROUTING_LAYERS.length });
+  const window = growBox({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y }, half * step);
+  const tw = size.width / 2 + margin;
+  const vr = size.via.diameter / 2 + margin;
   const padGoals: BoardItem[][] = ROUTING_LAYERS.map(() => []);
   let hasCopper: boolean | undefined;
   const elsewhere = () => (hasCopper ??= netHasCopper(obstacles, pad, zones, false));
@@ -634,9 +690,9 @@ function buildGrid(
           block(
             { ...item, layers: new Set(ROUTING_LAYERS) },
             holeClearanceTo(rules, net, item) + tw,
-            Math.max(holeClearanceTo(rules, net, item) + vr, rules.holeToHole() + size.via.drill / 2 + MARGIN),
+            Math.max(holeClearanceTo(rules, net, item) + vr, rules.holeToHole() + size.via.drill / 2 + margin),
           );
-        else keepOff(grid.noVia, item.box, () => item.shape(), rules.holeToHole() + size.via.drill / 2 + MARGIN);
+        else keepOff(grid.noVia, item.box, () => item.shape(), rules.holeToHole() + size.via.drill / 2 + margin);
         break;
       case "pad":
       case "track":
@@ -676,7 +732,7 @@ function buildGrid(
   }
   for (const other of laid) {
     if (other.drill)
-      keepOff(grid.noVia, other.drill.box, () => other.drill!, rules.holeToHole() + size.via.drill / 2 + MARGIN);
+      keepOff(grid.noVia, other.drill.box, () => other.drill!, rules.holeToHole() + size.via.drill / 2 + margin);
     if (other.net === net) {
       // The run's earlier routes of the net are its copper too: a pad beside one joins it (an
       // EEPROM's three pins strapped to +3V3), where a route of its own put a second via on the first.
