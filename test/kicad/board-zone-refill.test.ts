@@ -28,6 +28,7 @@ import { differingArea } from "../support/board-zones.ts";
 import { corpusDir, demosDir } from "../support/corpora.ts";
 import { rejectedCopperheadError } from "../support/errors.ts";
 import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
+import { runKicadPython } from "../../src/kicad/cli/python.ts";
 import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 
 afterAll(cleanupTempDirs);
@@ -261,3 +262,35 @@ function expectSamePolygons(a: { x: number; y: number }[][], b: { x: number; y: 
     }),
   );
 }
+
+/**
+ * A zone outline with rounded corners is written with `(arc …)` pieces among its points:
+ * RoyalBlue54L's VSYS pour under its charger has only arcs, and was read as no outline at all,
+ * so a part put on it never had it refilled (raw DRC: its pads 0 mm from the pour). Every zone's
+ * outline reads with the area KiCad gives it.
+ */
+describe("a zone outline drawn with arcs", () => {
+  test("demos/royalblue54L_feather: every zone's outline has KiCad's area", async () => {
+    const file = join(demosDir(), "royalblue54L_feather", "RoyalBlue54L-Feather.kicad_pcb");
+    const areas = JSON.parse(
+      await runKicadPython(
+        `import json, sys, pcbnew
+board = pcbnew.LoadBoard(sys.argv[1])
+print(json.dumps({z.m_Uuid.AsString(): z.Outline().Area() / 1e12 for z in board.Zones() if z.Outline().OutlineCount() == 1}))
+`,
+        "measure the zones",
+        { timeoutMs: 120_000, args: [file] },
+      ),
+    ) as Record<string, number>;
+    const zones = boardZones(Board.load(file).root).filter((z) => areas[z.id] !== undefined);
+    expect(zones.some((z) => printSexpr(z.node).includes("(arc"))).toBe(true);
+    const area = (pts: { x: number; y: number }[]) =>
+      Math.abs(
+        pts.reduce((sum, p, i) => sum + p.x * pts[(i + 1) % pts.length]!.y - pts[(i + 1) % pts.length]!.x * p.y, 0),
+      ) / 2;
+    const off = zones
+      .filter((z) => Math.abs(area(z.outline) - areas[z.id]!) > Math.max(0.01, areas[z.id]! * 0.01))
+      .map((z) => `${z.net} ${z.id}: ${area(z.outline).toFixed(3)} mm², KiCad ${areas[z.id]!.toFixed(3)} mm²`);
+    expect(off).toEqual([]);
+  }, 180_000);
+});

@@ -291,14 +291,51 @@ function addGraphic(box: BBox, item: SList, transform: (p: PointMm) => PointMm):
     }
     case "poly":
     case "curve": {
-      const pts = child(item, "pts");
-      for (const xy of pts ? children(pts, "xy") : []) {
-        const p = pointMmOf(xy);
-        if (p) include(box, transform(p));
-      }
+      for (const p of ptsPoints(child(item, "pts"))) include(box, transform(p));
       return;
     }
   }
+}
+
+/** Segments a three-point arc is traced with. */
+export const ARC_SEGMENTS = 16;
+
+/** Points along a three-point arc, ends included. */
+export function arcPoints(a: PointMm, m: PointMm, b: PointMm): PointMm[] {
+  const c = arcCircle(a, m, b);
+  if (!c) return [a, b];
+  const angle = (p: PointMm) => Math.atan2(p.y - c.cy, p.x - c.cx);
+  const norm = (t: number) => ((t % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
+  const toEnd = norm(angle(b) - angle(a));
+  const sweep = norm(angle(m) - angle(a)) <= toEnd ? toEnd : toEnd - 2 * Math.PI;
+  return Array.from({ length: ARC_SEGMENTS + 1 }, (_, i) => {
+    const t = angle(a) + (sweep * i) / ARC_SEGMENTS;
+    return { x: c.cx + c.r * Math.cos(t), y: c.cy + c.r * Math.sin(t) };
+  });
+}
+
+/**
+ * The points of a `(pts …)` list in order: its `(xy …)` corners and, traced, its `(arc (start)
+ * (mid) (end))` pieces, which KiCad writes in zone outlines and polygons with rounded corners
+ * (RoyalBlue54L's VSYS pour under its charger was read as no outline at all, so a part put on it
+ * never had it refilled).
+ */
+export function ptsPoints(pts: SList | undefined): PointMm[] {
+  const out: PointMm[] = [];
+  for (const item of pts?.items ?? []) {
+    if (item.type !== "list") continue;
+    if (head(item) === "xy") {
+      const p = pointMmOf(item);
+      if (p) out.push(p);
+    } else if (head(item) === "arc") {
+      const [a, m, b] = ["start", "mid", "end"].map((k) => pointMmOf(child(item, k)));
+      if (!a || !m || !b) continue;
+      const last = out.at(-1);
+      const traced = arcPoints(a, m, b);
+      out.push(...(last && last.x === a.x && last.y === a.y ? traced.slice(1) : traced));
+    }
+  }
+  return out;
 }
 
 /** Centre and radius of the circle through three points; undefined when they are collinear. */

@@ -8,9 +8,11 @@
  * rather than block it. Rule areas (keepouts) are.
  */
 import {
-  arcCircle,
+  arcPoints,
+  ARC_SEGMENTS,
   footprintToBoard,
   pointMmOf,
+  ptsPoints,
   readNetRef,
   type BBox,
   type Board,
@@ -115,9 +117,6 @@ function zoneConnectOf(node: SList): number | undefined {
   return own ? num(own, 1) : undefined;
 }
 
-/** Segments of a full circle or a three-point arc traced for the outline. */
-const ARC_SEGMENTS = 16;
-
 function placementOf(node: SList): PlacementMm {
   const at = child(node, "at");
   return { x: (at && num(at, 1)) ?? 0, y: (at && num(at, 2)) ?? 0, rotation: (at && num(at, 3)) ?? 0 };
@@ -167,20 +166,6 @@ function layerNames(node: SList): string[] {
   return layers ? layers.items.slice(1).flatMap((a) => (a.type === "atom" ? [a.raw.replace(/^"|"$/g, "")] : [])) : [];
 }
 
-/** Points along a three-point arc, ends included. */
-export function arcPoints(a: PointMm, m: PointMm, b: PointMm): PointMm[] {
-  const c = arcCircle(a, m, b);
-  if (!c) return [a, b];
-  const angle = (p: PointMm) => Math.atan2(p.y - c.cy, p.x - c.cx);
-  const norm = (t: number) => ((t % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
-  const toEnd = norm(angle(b) - angle(a));
-  const sweep = norm(angle(m) - angle(a)) <= toEnd ? toEnd : toEnd - 2 * Math.PI;
-  return Array.from({ length: ARC_SEGMENTS + 1 }, (_, i) => {
-    const t = angle(a) + (sweep * i) / ARC_SEGMENTS;
-    return { x: c.cx + c.r * Math.cos(t), y: c.cy + c.r * Math.sin(t) };
-  });
-}
-
 /**
  * A drawing (`gr_*`/`fp_*` line, rect, arc, circle, poly, curve) as the polylines of its stroke,
  * in board coordinates, and whether it is filled.
@@ -226,7 +211,7 @@ export function drawingPolylines(
     }
     case "poly":
     case "curve": {
-      const pts = children(child(item, "pts") ?? item, "xy").flatMap((xy) => pointMmOf(xy) ?? []);
+      const pts = ptsPoints(child(item, "pts"));
       if (kind === "poly" && pts.length > 2) pts.push(pts[0]!);
       return { lines: pts.length > 1 ? [pts.map(toBoard)] : [], filled: kind === "poly" && filled };
     }
@@ -666,7 +651,7 @@ function pourItems(zone: SList, net: string, copper: string[]): BoardItem[] {
   const throughHoleOnly = mode === "thru_hole_only";
   const layers = new Set([...expandLayers(layerNames(zone), copper)].filter((l) => copper.includes(l)));
   return children(zone, "polygon").flatMap((p) => {
-    const pts = children(child(p, "pts") ?? p, "xy").flatMap((xy) => pointMmOf(xy) ?? []);
+    const pts = ptsPoints(child(p, "pts"));
     return pts.length > 2
       ? [
           drawn(

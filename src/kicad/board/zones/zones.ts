@@ -7,7 +7,7 @@
  * and 7 write `F&B.Cu` for both outer layers and `*.Cu` (or `In*.Cu`) for a set of them.
  */
 import type { BBox, PointMm } from "../model.ts";
-import { readNetRef } from "../model.ts";
+import { ptsPoints, readNetRef } from "../model.ts";
 import { atomText, child, children, childText, num, type SList } from "../../sexpr/index.ts";
 
 export interface Zone {
@@ -36,12 +36,7 @@ export function boardZones(root: SList): Zone[] {
 export function readZone(node: SList): Zone {
   const layerNode = child(node, "layers") ?? child(node, "layer");
   const layers = layerNode ? layerNode.items.slice(1).flatMap((a) => (a.type === "atom" ? [atomText(a)] : [])) : [];
-  const pts = child(child(node, "polygon") ?? node, "pts");
-  const outline = (pts ? children(pts, "xy") : []).flatMap((xy) => {
-    const x = num(xy, 1);
-    const y = num(xy, 2);
-    return x === undefined || y === undefined ? [] : [{ x, y }];
-  });
+  const outline = ptsPoints(child(child(node, "polygon") ?? node, "pts"));
   const fill = child(node, "fill");
   const net = readNetRef(child(node, "net"));
   const priority = child(node, "priority");
