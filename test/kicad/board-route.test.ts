@@ -124,6 +124,24 @@ describe("pads of one net routed one after the other", () => {
     );
     expect(tooClose).toEqual([]);
   }, 120_000);
+
+  test("corpus/glasgow-revc3: by U3, the first +3V3 pin finds no way of its own and ends on its neighbours' routes", async () => {
+    const copy = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/glasgow-revc3")!);
+    const board = Board.load(copy.board!);
+    const project = join(copy.root, copy.projectFile);
+    const plan = additionPlan(board, "U900", "Package_SO:TSSOP-8_4.4x3mm_P0.65mm", ["+3V3", "GND"]);
+    plan.added[0]!.pads = ["+3V3", "+3V3", "+3V3", "GND", "/SDA", "/SCL", "GND", "+3V3"].map((net, i) => ({
+      pad: String(i + 1),
+      net,
+    }));
+    const rules = BoardRules.load(project, null);
+    const libraries = await openLibraries(project);
+    expect(placeAdditions(board, plan, libraries, () => "U3", rules)).toEqual([]);
+    applyBoardSync(board, plan, libraries);
+    const [outcome] = routeFootprints(board, rules, ["U900"]);
+    expect(outcome!.left).toEqual([]);
+    expect(outcome!.connected.map((c) => c.pad).sort()).toEqual(["1", "2", "3", "4", "5", "6", "7", "8"]);
+  }, 120_000);
 });
 
 /**

@@ -147,16 +147,21 @@ export function routeFootprints(
   }
   // A pad left unrouted may have been reached since, by the route of a later pad of its net
   // ending on it (hexpansion's LED pad, which the resistor's route came to): it is connected.
+  // Else it is tried once more, ending on its net's routes laid since (Glasgow's EEPROM: its
+  // first +3V3 pin found no way to the pour, its neighbours' routes passed beside it).
   for (const { pad, outcome } of work) {
     const number = /^pad (\S+) of /.exec(pad.what)?.[1] ?? "";
     const left = outcome.left.findIndex((l) => l.pad === number && l.net === pad.net);
-    if (
-      left < 0 ||
-      !laid.some((l) => l.net === pad.net && sharesLayer(l.layers, pad.layers) && overlap(l.shape, pad.shape()))
-    )
-      continue;
-    outcome.left.splice(left, 1);
-    outcome.connected.push({ pad: number, net: pad.net, how: "connected" });
+    if (left < 0) continue;
+    if (laid.some((l) => l.net === pad.net && sharesLayer(l.layers, pad.layers) && overlap(l.shape, pad.shape()))) {
+      outcome.left.splice(left, 1);
+      outcome.connected.push({ pad: number, net: pad.net, how: "connected" });
+    } else if (laid.some((l) => l.net === pad.net)) {
+      const again = routePad(board, obstacles, rules, pad, laid, outcome);
+      if ("reason" in again) continue;
+      outcome.left.splice(left, 1);
+      outcome.connected.push({ ...again, pad: number, net: pad.net });
+    }
   }
   return outcomes;
 }
