@@ -6,76 +6,19 @@
  * fills KiCad 6 saved (KiCad 9 draws them a little otherwise).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync } from "node:fs";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
-import { copperLayers, footprintItems } from "../../src/kicad/board/clearance/items.ts";
-import { growBox } from "../../src/kicad/board/clearance/geometry.ts";
-import { Board, type BBox } from "../../src/kicad/board/model.ts";
-import { boardZones, filledPolygons } from "../../src/kicad/board/zones/zones.ts";
-import { fillWithKicad } from "../../src/kicad/board/zones/refill.ts";
+import { Board } from "../../src/kicad/board/model.ts";
 import { commitAll, git } from "../repo/git-repo.ts";
 import { decouplingNets, mainIc } from "../support/board-additions.ts";
 import { addedKeys, capacitorSession, powerLedSession, sessionTarget } from "../support/board-finish.ts";
-import { differingArea } from "../support/board-zones.ts";
+import { around, differingFromKicad } from "../support/board-zones.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { demoRepo } from "../support/demo-repo.ts";
-import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
+import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 import { withTools } from "../support/tool-context.ts";
 
 afterAll(cleanupTempDirs);
-
-/** Area, mm², a zone may differ from KiCad's refill by inside the window: rounding, not copper. */
-const SAME_FILL = 0.01;
-
-/** Where to compare fills: a box on some copper layers. */
-interface Around {
-  box: BBox;
-  layers: ReadonlySet<string>;
-}
-
-/**
- * Where `ref`'s pads are on the board file, grown by 1 mm, on their layers: where the refill
- * reaches from them (`connect-added.ts`), so every pad connection there is KiCad's. Farther
- * away, or on a layer the pads are not on, a connection the change does not reach keeps its
- * saved fill, and KiCad 9 draws those of a board KiCad 6 filled otherwise.
- */
-function around(boardFile: string, ref: string): Around[] {
-  const board = Board.load(boardFile);
-  const fp = board.footprint(ref);
-  if (!fp) return [];
-  return footprintItems(fp.node, copperLayers(board))
-    .filter((i) => i.kind === "pad")
-    .map((p) => ({ box: growBox(p.box, 1), layers: p.layers }));
-}
-
-/** Every zone of the board file against KiCad's refill of every zone of the same file, inside `within` on its layers: the zones that differ, with by how much. */
-async function differingFromKicad(boardFile: string, within: Around[]): Promise<string[]> {
-  const board = Board.load(boardFile);
-  const dir = await makeTempDir();
-  const whole = join(dir, basename(boardFile));
-  for (const ext of [".kicad_pro", ".kicad_dru"]) {
-    const beside = boardFile.replace(/\.kicad_pcb$/, ext);
-    if (existsSync(beside)) copyFileSync(beside, whole.replace(/\.kicad_pcb$/, ext));
-  }
-  const zones = boardZones(board.root).filter((z) => z.filled && !z.ruleArea);
-  await fillWithKicad(
-    board,
-    boardFile,
-    zones.map((z) => z.id),
-    whole,
-  );
-  const theirs = boardZones(Board.load(whole).root);
-  return zones.flatMap((zone) => {
-    const kicad = theirs.find((t) => t.id === zone.id)!;
-    return copperLayers(board).flatMap((layer) => {
-      const boxes = within.filter((w) => w.layers.has(layer)).map((w) => w.box);
-      if (boxes.length === 0) return [];
-      const area = differingArea(filledPolygons(zone, layer), filledPolygons(kicad, layer), boxes);
-      return area > SAME_FILL ? [`${zone.net} on ${layer}: ${area.toFixed(4)} mm²`] : [];
-    });
-  });
-}
 
 async function isolatedCopper(boardFile: string): Promise<number> {
   const { report } = await runDrc(boardFile, { cli: await requireKicadCli(), timeoutMs: 600_000 });

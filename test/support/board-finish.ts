@@ -39,13 +39,15 @@ export interface FinishSession {
 /**
  * Error violations and unconnected items, by type and the items they name (coordinates left
  * out); `reported` keeps each error's type and item uuids with its key; `isolated` counts the
- * isolated copper warnings (KiCad names only the zone, so they are counted, not keyed).
+ * isolated copper warnings (KiCad names only the zone, so they are counted, not keyed);
+ * `warnings` lists each warning's type.
  */
 export function drcKeys(report: DrcReport): {
   errors: string[];
   unconnected: string[];
   reported: (ReportedItems & { key: string })[];
   isolated: number;
+  warnings: string[];
 } {
   const key = (v: DrcReport["violations"][number]) =>
     `${v.type}: ${v.items
@@ -61,6 +63,10 @@ export function drcKeys(report: DrcReport): {
       .sort(),
     reported: errors.map((v) => ({ key: key(v), check: "drc", rule: v.type, items: v.items.map((i) => i.uuid) })),
     isolated: report.violations.filter((v) => v.type === "isolated_copper" && !v.excluded).length,
+    warnings: report.violations
+      .filter((v) => v.severity === "warning" && !v.excluded)
+      .map((v) => v.type)
+      .sort(),
   };
 }
 
@@ -124,8 +130,10 @@ function freeRef(board: Board, prefix: string): string {
   return `${prefix}${n}`;
 }
 
-const use = (id: string, name: string, input: unknown) => ({ type: "tool_use", id, name, input });
-const turn = (...content: unknown[]) => ({ content, usage: { inputTokens: 3000, outputTokens: 100 } });
+/** One tool call of a scripted turn. */
+export const use = (id: string, name: string, input: unknown) => ({ type: "tool_use", id, name, input });
+/** One scripted model turn of `content`. */
+export const turn = (...content: unknown[]) => ({ content, usage: { inputTokens: 3000, outputTokens: 100 } });
 
 /** The part a session works next to and the nets it connects to. */
 export interface SessionTarget {
