@@ -221,3 +221,36 @@ describe("copper on a new part's pads is not its routing", () => {
     });
   }, 300_000);
 });
+
+/**
+ * A part on a sheet of its own names its neighbour on the board: Glasgow's sheets are full, so
+ * an EEPROM goes on a new sheet, beside the bus's EEPROMs U2 and U3, which are drawn on the root.
+ * It is drawn in free space on its sheet, the result says U3 is its neighbour on the board
+ * only, and the board sync puts it within reach of U3.
+ */
+describe("a part on a new sheet, next to a part drawn on another", () => {
+  test("corpus/glasgow-revc3: an EEPROM on /EEPROM/ goes beside U3 on the board", async () => {
+    const repo = await initialisedCorpusRepo(corpusProjects().find((p) => p.id === "corpus/glasgow-revc3")!);
+    await withTools(repo, async ({ call, ctx }) => {
+      await call("add_sheet", { name: "EEPROM", file: "eeprom.kicad_sch", nets: ["+3V3", "GND", "/SDA", "/SCL"] });
+      const added = (await call("add_component", {
+        lib_id: "Memory_EEPROM:24LC02",
+        footprint: "Package_SO:TSSOP-8_4.4x3mm_P0.65mm",
+        sheet: "/EEPROM/",
+        near: "U3",
+        connect: { A0: "+3V3", A1: "+3V3", A2: "+3V3", VCC: "+3V3", GND: "GND", WP: "GND", SDA: "/SDA", SCL: "/SCL" },
+      })) as { ref: string; sheet: string; near?: string; distance?: number; note?: string };
+      expect(added.sheet).toBe("/EEPROM/");
+      expect(added.near).toBe("U3");
+      expect(added.distance).toBeUndefined();
+      expect(added.note).toContain("U3 is on another sheet");
+      await call("sync_board");
+      const board = Board.load(ctx.project.board!);
+      const gap = (a: string, b: string) => {
+        const [p, q] = [board.footprint(a)!.at, board.footprint(b)!.at];
+        return Math.hypot(p.x - q.x, p.y - q.y);
+      };
+      expect(gap(added.ref, "U3")).toBeLessThan(20);
+    });
+  }, 300_000);
+});

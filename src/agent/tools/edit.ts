@@ -82,7 +82,7 @@ export const editTools = [
         v.pipe(
           name(200),
           v.description(
-            "A reference (U1) or net (+3V3, DATA) to place it next to; its sheet is used unless sheet is given",
+            "A reference (U1) or net (+3V3, DATA) to place it next to; its sheet is used unless sheet is given (then a part on another sheet is its neighbour on the board only)",
           ),
         ),
       ),

@@ -90,7 +90,11 @@ export interface AddedComponent {
   /** Origin of the (first) unit on the sheet, mm, and its rotation. */
   at: MmPoint;
   rotation: number;
-  /** The part it was placed next to (the `near` part, or the part `near` names a net of), and the gap to it in mm. */
+  /**
+   * The part it was placed next to (the `near` part, or the part `near` names a net of), and the
+   * gap to it in mm; a `near` part on another sheet than the `sheet` asked for is its neighbour
+   * on the board only, with no gap.
+   */
   near?: string;
   distance?: number;
   /**
@@ -142,7 +146,7 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
   const connections = Object.entries(args.connect ?? {}).map(([pin, net]) => ({ pin: libPinOf(lib, libId, pin), net }));
   const anchor = placementAnchor(
     state,
-    args,
+    { ...args, acrossSheets: args.sheet !== undefined },
     connections.map((c) => c.net),
   );
   const target = anchor.instance;
@@ -221,8 +225,16 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
     pins: [...pins].map(([number, name]) => ({ number, name })).sort((a, b) => naturalCompare(a.number, b.number)),
     at: toMm(spots[0]!.at),
     rotation: spots[0]!.shape.rotation,
-    ...(anchor.near ? { near: anchor.near, distance: Math.round(spots[0]!.distance / 1000) / 10 } : {}),
-    ...blockReport(spots[0]!, anchor.near ?? "the middle of the sheet"),
+    ...(anchor.near && !anchor.across
+      ? { near: anchor.near, distance: Math.round(spots[0]!.distance / 1000) / 10 }
+      : {}),
+    ...blockReport(spots[0]!, (!anchor.across && anchor.near) || "the middle of the sheet"),
+    ...(anchor.across
+      ? {
+          near: anchor.near,
+          note: `${anchor.near} is on another sheet: ${ownRef} went in free space on ${target.humanPath}, and goes beside ${anchor.near} on the board.`,
+        }
+      : {}),
   };
 }
 

@@ -240,9 +240,9 @@ function moveTarget(
  */
 export function placementAnchor(
   state: EditorState,
-  args: { near?: string; sheet?: string },
+  args: { near?: string; sheet?: string; acrossSheets?: boolean },
   nets: string[],
-): { instance: SheetInstance; box: Box; near?: string } {
+): { instance: SheetInstance; box: Box; near?: string; across?: boolean } {
   const sheet = args.sheet !== undefined ? sheetInstance(state, args.sheet) : undefined;
   const netlist = state.netlist();
   const names = netlist.nets.map((n) => n.name);
@@ -275,15 +275,12 @@ export function placementAnchor(
     wanted.length > 0
       ? bestPartOn(netlist, wanted, sheet ? (ref) => unitsOf(state, ref).some((u) => u.instance === sheet) : () => true)
       : undefined;
-  if (!anchorRef) {
-    const instance = sheet ?? state.project.root;
-    const content = new SheetSpace(instance.file).content;
-    const page = pageArea(instance.file).area;
-    const box = content ?? page;
-    const centre = { x: Math.round((box.x0 + box.x1) / 2), y: Math.round((box.y0 + box.y1) / 2) };
-    return { instance, box: pointBox(centre) };
-  }
+  if (!anchorRef) return { instance: sheet ?? state.project.root, box: middleOf(sheet ?? state.project.root) };
   const units = unitsOf(state, anchorRef).filter((u) => !sheet || u.instance === sheet);
+  // A part named on another sheet than the one asked for is its neighbour on the board only
+  // (an EEPROM on a sheet of its own, beside the bus's other EEPROMs): the sheet's free middle.
+  if (units.length === 0 && args.acrossSheets && args.near === anchorRef)
+    return { instance: sheet!, box: middleOf(sheet!), near: anchorRef, across: true };
   if (units.length === 0) {
     const on = unique(unitsOf(state, anchorRef).map((u) => u.instance.humanPath)).join(", ");
     throw new CopperheadError(
@@ -311,6 +308,12 @@ export function placementAnchor(
   for (const t of tips.filter((t) => t.unit === unit)) box = union(box, pointBox(t.tip));
   box ??= symbolBox(unit.symbol, unit.unit);
   return { instance: unit.instance, box, near: anchorRef };
+}
+
+/** A point in the middle of what is drawn on `instance`'s sheet, or of its page when nothing is. */
+function middleOf(instance: SheetInstance): Box {
+  const box = new SheetSpace(instance.file).content ?? pageArea(instance.file).area;
+  return pointBox({ x: Math.round((box.x0 + box.x1) / 2), y: Math.round((box.y0 + box.y1) / 2) });
 }
 
 /** Puts a moved symbol's origin at `at`, turned to `rotation`, with its `fields` (turned copies relative to the origin, see `turnedField`). */
