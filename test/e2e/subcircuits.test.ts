@@ -10,7 +10,7 @@
  *   multichannel mixer (a two-layer board poured on the back), next to its supply connector;
  * - an I2C EEPROM with its address pins strapped and its decoupling capacitor, on Glasgow (a
  *   dense four-layer board whose sheets are full): on a sheet of its own, added for it, and on
- *   the board beside the bus's EEPROMs, where the model puts it;
+ *   the board beside the bus's EEPROMs, which are drawn on another sheet;
  * - an indicator LED by a connector with its series resistor by the regulator, on
  *   pic_programmer: the net between the two new parts runs 37 mm across the board.
  *
@@ -158,6 +158,7 @@ const EEPROM: Subcircuit = {
           footprint: "Package_SO:TSSOP-8_4.4x3mm_P0.65mm",
           ref: "U900",
           sheet: "/EEPROM/",
+          near: "U3",
           connect: {
             A0: "+3V3",
             A1: "+3V3",
@@ -181,11 +182,8 @@ const EEPROM: Subcircuit = {
         }),
       ),
       turn(use("t5", "sync_board", {})),
-      // On its own sheet it has no neighbour there: the model puts it by the bus's EEPROMs on the board.
-      turn(use("t6", "place_footprint", { ref: "U900", near: "U3" })),
-      turn(use("t7", "place_footprint", { ref: "C900", near: "U900" })),
       turn(
-        use("t8", "finish", {
+        use("t6", "finish", {
           summary: "Added U900 (24LC02 at 0x57) on the I2C bus by U3, with C900, on a new sheet EEPROM.",
         }),
       ),
