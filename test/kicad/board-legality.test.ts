@@ -226,6 +226,35 @@ describe("thermal spokes only where the zone's rules join the pad by spokes", ()
   });
 });
 
+/**
+ * A closed silkscreen outline drawn unfilled is a line, not an area: a part inside a panel's
+ * frame 1.4 mm from its lines is clear of it (the regulator's capacitor was refused "a board
+ * drawing on F.SilkS is in the way"); one on the line is not; a filled one is an area.
+ */
+describe("a closed silkscreen outline", () => {
+  const obstacles = (fill: string) =>
+    new BoardObstacles(
+      Board.parse(`(kicad_pcb (version 20241229) (generator "pcbnew")
+  (layers (0 "F.Cu" signal) (2 "B.Cu" signal) (25 "Edge.Cuts" user) (37 "F.SilkS" user))
+  (net 0 "")
+  (gr_rect (start 0 0) (end 40 40) (stroke (width 0.1) (type default)) (fill no) (layer "Edge.Cuts") (uuid "00000000-0000-0000-0000-000000000005"))
+  (gr_rect (start 5 5) (end 35 35) (stroke (width 0.15) (type default)) (fill ${fill}) (layer "F.SilkS") (uuid "00000000-0000-0000-0000-000000000006"))
+)`),
+      BoardRules.fromProject({}),
+    );
+  const part = (x: number, y: number) => rectangle({ x, y }, 1.6, 0.8, 0);
+
+  test("unfilled, it keeps a part off its lines only", () => {
+    expect(obstacles("no").silkBlocker(part(20, 20), "F.SilkS")).toBeUndefined();
+    expect(obstacles("no").silkBlocker(part(7.2, 20), "F.SilkS")).toBeUndefined();
+    expect(obstacles("no").silkBlocker(part(5, 20), "F.SilkS")?.item.what).toContain("F.SilkS");
+  });
+
+  test("filled, it is an area", () => {
+    expect(obstacles("solid").silkBlocker(part(20, 20), "F.SilkS")).toBeDefined();
+  });
+});
+
 describe("a pad's spokes into a pour are cut only by copper on the pour's layers", () => {
   // interf_u's U8 is a through-hole DIP on the front; the ground pour is on the back. KiCad's
   // fill joins pin 12 by two spokes on B.Cu, right and up; the front track of /PC-A0 beside the
