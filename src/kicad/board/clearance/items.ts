@@ -256,7 +256,7 @@ export function outlineSegments(board: Board): [PointMm, PointMm][] {
  * KiCad's stroke font, in text heights, measured on its own glyph outlines: a line reaches 0.6
  * above its anchor (a 4, an i's dot) and 0.46 below it, 0.8 with a descender, a slash or a
  * bracket (g, p, Q's tail, /, parentheses); lines are 1.62 apart; a character is at most 0.95
- * wide, and a justified line's ink may start or end up to 0.15 past where its justification puts it.
+ * wide, and a left- or right-justified line's ink starts up to 0.15 past its anchor.
  */
 const FONT = { above: 0.6, below: 0.46, descending: 0.8, pitch: 1.62, width: 0.95, bearing: 0.15 };
 const DESCENDING = /[gjpqyQ,;()[\]{}|_/\\@$]/;
@@ -281,13 +281,14 @@ export function textShape(item: SList, rotation: number, toBoard: (p: PointMm) =
   const h = size ? (num(size, 1) ?? 1) : 1;
   const stroke = num(child(font, "thickness") ?? font, 1) ?? h * 0.15;
   const lines = value.split("\n");
+  // Left- or right-justified text runs from its anchor along its direction (mirrored: against it).
+  const justify = child(effects ?? item, "justify")?.items.flatMap((a) => (a.type === "atom" ? [a.raw] : [])) ?? [];
+  const justified = justify.includes("left") || justify.includes("right");
   const chars = Math.max(...lines.map((line) => (line.startsWith("${") ? 4 : line.length)));
-  const w = (chars * FONT.width + 2 * FONT.bearing) * h + stroke;
+  const w = (chars * FONT.width + (justified ? FONT.bearing : 0)) * h + stroke;
   const below = DESCENDING.test(lines.at(-1)!) ? FONT.descending : FONT.below;
   const tall = (lines.length - 1) * h * FONT.pitch + (FONT.above + below) * h + stroke;
   const angle = (num(at, 3) ?? 0) - rotation;
-  // Left- or right-justified text runs from its anchor along its direction (mirrored: against it).
-  const justify = child(effects ?? item, "justify")?.items.flatMap((a) => (a.type === "atom" ? [a.raw] : [])) ?? [];
   const along =
     (justify.includes("left") ? w / 2 : justify.includes("right") ? -w / 2 : 0) * (justify.includes("mirror") ? -1 : 1);
   const centre = turn({ x: along, y: ((below - FONT.above) * h) / 2 }, angle, pointMmOf(at)!);
