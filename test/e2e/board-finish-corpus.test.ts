@@ -8,8 +8,8 @@
  *   is reached only across other nets;
  * - uext-esp32-c3, a 14 × 32 mm module: the ESP32 module and its connectors hold the front, and
  *   the back is covered by its logos and text, so once the capacitor and the LED are placed, the
- *   LED's resistor has no spot where DRC would not find silkscreen over its pads or copper too
- *   close; it stays staged, and the LED's pad is left with what is in the way.
+ *   LED's resistor finds its nearest free spot 17 mm from the LED, and the net between them would
+ *   cut the GND pour of one side or the other in two: it is left for layout, naming the pours.
  */
 import { finishSuite } from "../support/board-finish.ts";
 import { corpusProjects } from "../support/corpora.ts";

@@ -417,7 +417,25 @@ function planPad(
     // A net of new parts only (an LED by a connector, its resistor by the supply): the other end
     // is out of the pad's neighbourhood, and the route crosses the board to it.
     const far = farCopper(obstacles, laid, pad, centre);
-    if (far !== undefined) return plan(narrowest, spanTo(far));
+    if (far !== undefined) {
+      // Its track keeps off the other nets' pours: across a small board it would cut one in two
+      // (uext-esp32-c3's GND, on both sides), which no refill joins again.
+      const pours = allZones
+        .filter((z) => z.filled && !z.ruleArea && z.net !== net)
+        .flatMap((z) =>
+          ROUTING_LAYERS.flatMap((layer) => filledPolygons(z, layer).map((fill) => ({ net: z.net, layer, fill }))),
+        );
+      const across = plan(narrowest, { ...spanTo(far.distance), pours });
+      if ("route" in across) return across;
+      const line = stroke([centre, far.at], 0.01);
+      const crossed = [
+        ...new Set(pours.filter((p) => overlap(line, polygon(p.fill))).map((p) => `the ${p.net} pour on ${p.layer}`)),
+      ];
+      if (crossed.length > 0)
+        return {
+          reason: `no rule-clean path to ${net} copper ${far.distance.toFixed(1)} mm away that keeps off the other nets' pours (in the way: ${crossed.join(", ")})`,
+        };
+    }
   }
   return "route" in planned || ("noCopper" in planned && planned.noCopper) || wide === narrowest
     ? planned
@@ -429,11 +447,15 @@ const FAR_REACH = 150;
 /** Cells across a wide span's half: its pitch grows with the distance, so its grid stays this size. */
 const SPAN_CELLS = 400;
 
-/** A routing window wider than a pad's neighbourhood: its half width and pitch, and the longest route in it, mm. */
+/**
+ * A routing window wider than a pad's neighbourhood: its half width and pitch, and the longest
+ * route in it, mm; with the other nets' pours its tracks and vias keep off.
+ */
 interface GridSpan {
   reach: number;
   step: number;
   length: number;
+  pours?: { net: string; layer: string; fill: PointMm[] }[];
 }
 
 /** The span that reaches copper `distance` mm away, with room to go round what lies between. */
@@ -447,7 +469,12 @@ function spanTo(distance: number): GridSpan {
  * How far the nearest copper of `pad`'s net is (another part's pad, a track, a via, or one of
  * this run's routes), when it lies beyond the pad's neighbourhood but within `FAR_REACH`.
  */
-function farCopper(obstacles: BoardObstacles, laid: Laid[], pad: BoardItem, centre: PointMm): number | undefined {
+function farCopper(
+  obstacles: BoardObstacles,
+  laid: Laid[],
+  pad: BoardItem,
+  centre: PointMm,
+): { distance: number; at: PointMm } | undefined {
   const gap = (b: BBox) =>
     Math.hypot(Math.max(0, b.minX - centre.x, centre.x - b.maxX), Math.max(0, b.minY - centre.y, centre.y - b.maxY));
   const boxes = [
@@ -459,8 +486,11 @@ function farCopper(obstacles: BoardObstacles, laid: Laid[], pad: BoardItem, cent
       .map((i) => i.box),
     ...laid.filter((l) => l.net === pad.net).map((l) => l.shape.box),
   ];
-  const nearest = Math.min(...boxes.map(gap));
-  return nearest > MAX_ROUTE_LENGTH * 0.5 && nearest <= FAR_REACH ? nearest : undefined;
+  const nearest = boxes.reduce<BBox | undefined>((best, b) => (!best || gap(b) < gap(best) ? b : best), undefined);
+  if (!nearest) return undefined;
+  const distance = gap(nearest);
+  const at = { x: (nearest.minX + nearest.maxX) / 2, y: (nearest.minY + nearest.maxY) / 2 };
+  return distance > MAX_ROUTE_LENGTH * 0.5 && distance <= FAR_REACH ? { distance, at } : undefined;
 }
 
 /** How far from a connection the net's own tracks set the width of a new one, mm. */
@@ -734,6 +764,13 @@ function buildGrid(
         }
         break;
     }
+  }
+  for (const pour of span?.pours ?? []) {
+    const i = layerIndex.get(pour.layer)!;
+    const c = rules.clearance(net, pour.net);
+    const shape = polygon(pour.fill);
+    keepOff(grid.blocked[i]!, shape.box, () => shape, c + tw);
+    keepOff(grid.noVia, shape.box, () => shape, c + vr);
   }
   for (const other of laid) {
     if (other.drill)
