@@ -42,7 +42,11 @@ beforeAll(async () => {
 afterAll(cleanupTempDirs);
 
 function checked(violations: Violation[]): CheckReport {
-  const drc = checkDrc({ ...parseDrcReport(JSON.stringify({ violations }), "drc.json") }, design, items, false);
+  return reportOf(checkDrc({ ...parseDrcReport(JSON.stringify({ violations }), "drc.json") }, design, items, false));
+}
+
+/** A check report holding one check's result. */
+function reportOf(check: CheckReport["checks"][number]): CheckReport {
   return {
     schema: "copperhead.check/1",
     ok: true,
@@ -50,7 +54,7 @@ function checked(violations: Violation[]): CheckReport {
     kicad: { version: "9.0.8" },
     strict: false,
     fab: false,
-    checks: [drc],
+    checks: [check],
     counts: { error: 0, warning: 0, info: 0 },
   };
 }
@@ -179,16 +183,7 @@ describe("a finding KiCad makes once per net", () => {
     location: { file: "glasgow.kicad_sch", sheet: "/", x: 196.85, y },
     items: [entry, "268fc805-00f2-4341-ab04-09263735d834"].sort(),
   });
-  const report = (findings: Finding[]): CheckReport => ({
-    schema: "copperhead.check/1",
-    ok: true,
-    project: "p.kicad_pro",
-    kicad: { version: "9.0.8" },
-    strict: false,
-    fab: false,
-    checks: [{ id: "erc", status: "warn", summary: "", findings }],
-    counts: { error: 0, warning: findings.length, info: 0 },
-  });
+  const report = (findings: Finding[]) => reportOf({ id: "erc", status: "warn", summary: "", findings });
 
   test("is the one it was, at whichever of the net's objects it is reported", () => {
     const before = report([busWarning("0e7fcd98-9365-42b7-9aa3-28dcec02a053", 74.93)]);

@@ -25,7 +25,7 @@ import { runDrc, type DrcReport, type Violation } from "../../src/kicad/cli/kica
 import type { BBox } from "../../src/kicad/board/model.ts";
 import { openLibraries, type Libraries } from "../../src/kicad/library/libraries.ts";
 import { printSexpr, printSexprBytes } from "../../src/kicad/sexpr/index.ts";
-import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
+import { additionPlan, decouplingNets, eepromPlan, mainIc } from "../support/board-additions.ts";
 import { insideOutline } from "../support/board-outline.ts";
 import { copyCorpusProject, corpusProjects, demoProjects, type CorpusProject } from "../support/corpora.ts";
 import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
@@ -288,16 +288,6 @@ describe("parts added together", () => {
  * the EEPROM goes there; bms-c1 has no part on the back, and an IC stays on the front.
  */
 describe("a surface-mount IC with no room on its own side", () => {
-  /** A TSSOP-8 EEPROM on the I2C bus, as add_component with connect plans one. */
-  function eepromPlan(board: Board, supply: string, sda: string, scl: string) {
-    const plan = additionPlan(board, "U900", "Package_SO:TSSOP-8_4.4x3mm_P0.65mm", [supply, "GND"]);
-    plan.added[0]!.pads = [supply, supply, supply, "GND", sda, scl, "GND", supply].map((net, i) => ({
-      pad: String(i + 1),
-      net,
-    }));
-    return plan;
-  }
-
   async function place(id: string, anchor: string, nets: [string, string, string]) {
     const copy = await copyCorpusProject(corpusProjects().find((p) => p.id === id)!);
     const board = Board.load(copy.board!);

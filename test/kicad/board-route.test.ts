@@ -13,7 +13,7 @@ import { Board } from "../../src/kicad/board/model.ts";
 import { placeAdditions } from "../../src/kicad/board/placement.ts";
 import { child, children, text } from "../../src/kicad/sexpr/index.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
-import { additionPlan } from "../support/board-additions.ts";
+import { additionPlan, eepromPlan } from "../support/board-additions.ts";
 import { copyCorpusProject, corpusProjects, demoProjects } from "../support/corpora.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
 
@@ -92,25 +92,30 @@ describe("a pour a pad may rely on", () => {
  * them dropped a via each on the same spot, and raw DRC found the drills 0 mm apart.
  */
 describe("pads of one net routed one after the other", () => {
-  test("corpus/glasgow-revc3: a TSSOP-8 EEPROM's +3V3 pins share their way to the pour, no drill on another", async () => {
+  /** A copy of Glasgow whose `place` puts a TSSOP-8 EEPROM on its I2C bus beside `anchor`, unrouted. */
+  async function glasgowEeprom() {
     const copy = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/glasgow-revc3")!);
     const board = Board.load(copy.board!);
     const project = join(copy.root, copy.projectFile);
-    const plan = additionPlan(board, "U900", "Package_SO:TSSOP-8_4.4x3mm_P0.65mm", ["+3V3", "GND"]);
-    plan.added[0]!.pads = ["+3V3", "+3V3", "+3V3", "GND", "/SDA", "/SCL", "GND", "+3V3"].map((net, i) => ({
-      pad: String(i + 1),
-      net,
-    }));
     const rules = BoardRules.load(project, null);
     const libraries = await openLibraries(project);
+    const place = (anchor: string) => {
+      const plan = eepromPlan(board, "+3V3", "/SDA", "/SCL");
+      expect(placeAdditions(board, plan, libraries, () => anchor, rules)).toEqual([]);
+      applyBoardSync(board, plan, libraries);
+    };
+    return { board, rules, place };
+  }
+
+  test("corpus/glasgow-revc3: a TSSOP-8 EEPROM's +3V3 pins share their way to the pour, no drill on another", async () => {
+    const { board, rules, place } = await glasgowEeprom();
     const vias = () =>
       children(board.root, "via").map((v) => {
         const at = child(v, "at")!;
         return { x: Number(text(at, 1)), y: Number(text(at, 2)), drill: Number(text(child(v, "drill")!, 1)) };
       });
     const before = new Set(vias().map((v) => `${v.x},${v.y}`));
-    expect(placeAdditions(board, plan, libraries, () => "U30", rules)).toEqual([]);
-    applyBoardSync(board, plan, libraries);
+    place("U30");
     const outcomes = routeFootprints(board, rules, ["U900"]);
     const supply = outcomes[0]!.connected.filter((c) => c.net === "+3V3");
     expect(supply.map((c) => c.pad).sort()).toEqual(["1", "2", "3", "8"]);
@@ -126,18 +131,8 @@ describe("pads of one net routed one after the other", () => {
   }, 120_000);
 
   test("corpus/glasgow-revc3: by U3, the first +3V3 pin finds no way of its own and ends on its neighbours' routes", async () => {
-    const copy = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/glasgow-revc3")!);
-    const board = Board.load(copy.board!);
-    const project = join(copy.root, copy.projectFile);
-    const plan = additionPlan(board, "U900", "Package_SO:TSSOP-8_4.4x3mm_P0.65mm", ["+3V3", "GND"]);
-    plan.added[0]!.pads = ["+3V3", "+3V3", "+3V3", "GND", "/SDA", "/SCL", "GND", "+3V3"].map((net, i) => ({
-      pad: String(i + 1),
-      net,
-    }));
-    const rules = BoardRules.load(project, null);
-    const libraries = await openLibraries(project);
-    expect(placeAdditions(board, plan, libraries, () => "U3", rules)).toEqual([]);
-    applyBoardSync(board, plan, libraries);
+    const { board, rules, place } = await glasgowEeprom();
+    place("U3");
     const [outcome] = routeFootprints(board, rules, ["U900"]);
     expect(outcome!.left).toEqual([]);
     expect(outcome!.connected.map((c) => c.pad).sort()).toEqual(["1", "2", "3", "4", "5", "6", "7", "8"]);

@@ -64,3 +64,16 @@ export function additionPlan(board: Board, ref: string, libId: string, nets: [st
     skipped: [],
   };
 }
+
+/**
+ * A plan adding U900, a 24LC02 EEPROM in TSSOP-8, on an I2C bus as `add_component` with
+ * `connect` plans one: A0–A2 and VCC on `supply`, GND and WP on GND, SDA and SCL.
+ */
+export function eepromPlan(board: Board, supply: string, sda: string, scl: string): BoardSyncPlan {
+  const plan = additionPlan(board, "U900", "Package_SO:TSSOP-8_4.4x3mm_P0.65mm", [supply, "GND"]);
+  plan.added[0]!.pads = [supply, supply, supply, "GND", sda, scl, "GND", supply].map((net, i) => ({
+    pad: String(i + 1),
+    net,
+  }));
+  return plan;
+}
