@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { Board } from "../../src/kicad/board/model.ts";
+import { setFootprintField } from "../../src/kicad/board/footprint/fields.ts";
+import { boardDialect } from "../../src/kicad/format-versions.ts";
 import { printSexpr } from "../../src/kicad/sexpr/index.ts";
 
 const USB_LED = "fixtures/usb-led/usb-led.kicad_pcb";
@@ -90,6 +92,25 @@ describe("other board formats", () => {
     expect(box.minY).toBeCloseTo(-10);
     expect(box.maxX).toBeCloseTo(50);
     expect(box.maxY).toBeCloseTo(51);
+  });
+
+  test("KiCad 6 texts locked ahead of their string: the reference is the string, and writing it keeps the flag", () => {
+    // As the Sofle keyboard (fixtures/corpus/sofle-v2-soldered) has its ProMicro U1.
+    const board = Board.parse(
+      [
+        "(kicad_pcb (version 20211014) (generator pcbnew)",
+        '  (net 0 "") (net 1 "GND")',
+        '  (footprint "Sofle:ProMicro" (layer "F.Cu") (at 50 50)',
+        '    (fp_text reference locked "U1" (at 0 1.6 90) (layer "F.SilkS") hide (effects (font (size 1 1))))',
+        '    (fp_text value locked "ProMicro" (at 0 0 90) (layer "F.SilkS") hide (effects (font (size 1 1))))',
+        '    (pad "1" thru_hole circle (at 0 0) (size 1.6 1.6) (drill 1) (layers "*.Cu") (net 1 "GND"))))',
+      ].join("\n"),
+    );
+    const u1 = board.footprints()[0]!;
+    expect([u1.ref, u1.value]).toEqual(["U1", "ProMicro"]);
+    setFootprintField(u1, boardDialect(board.version), "Reference", "U7");
+    expect(printSexpr(board.doc)).toContain('(fp_text reference locked "U7" (at 0 1.6 90)');
+    expect(Board.parse(printSexpr(board.doc)).footprints()[0]!.ref).toBe("U7");
   });
 
   test("a file that is not a board is a typed error", () => {

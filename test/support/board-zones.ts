@@ -9,7 +9,7 @@ import { copyFileSync, existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { growBox } from "../../src/kicad/board/clearance/geometry.ts";
 import { copperLayers, footprintItems } from "../../src/kicad/board/clearance/items.ts";
-import { Board, type BBox } from "../../src/kicad/board/model.ts";
+import { Board, textStringIndex, type BBox } from "../../src/kicad/board/model.ts";
 import { fillWithKicad } from "../../src/kicad/board/zones/refill.ts";
 import { boardZones, filledPolygons } from "../../src/kicad/board/zones/zones.ts";
 import { children, head, parseSexpr, printSexpr, removeChild, text } from "../../src/kicad/sexpr/index.ts";
@@ -52,7 +52,8 @@ export function copperItems(bytes: Uint8Array | string): Set<string> {
 function referenceOf(fp: import("../../src/kicad/sexpr/index.ts").SList): string {
   const property = children(fp, "property").find((p) => text(p, 1) === "Reference");
   if (property) return text(property, 2) ?? "";
-  return text(children(fp, "fp_text").find((t) => text(t, 1) === "reference") ?? fp, 2) ?? "";
+  const fpText = children(fp, "fp_text").find((t) => text(t, 1) === "reference");
+  return (fpText && text(fpText, textStringIndex(fpText))) ?? "";
 }
 
 /** The names of the nets a board declares at its top level (KiCad 9 boards declare none). */

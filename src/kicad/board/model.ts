@@ -154,10 +154,20 @@ export class Board {
   }
 }
 
+/**
+ * Where a board text keeps its string: `(fp_text reference "U1" …)` at 2, `(gr_text "…" …)` at 1,
+ * and one further where KiCad 6 wrote the text's lock flag first (`(fp_text reference locked "U1" …)`).
+ */
+export function textStringIndex(node: SList): number {
+  const at = head(node) === "gr_text" ? 1 : 2;
+  const item = node.items[at];
+  return item?.type === "atom" && item.raw === "locked" ? at + 1 : at;
+}
+
 /** A footprint's reference: its Reference property, or (KiCad 7 and older) its reference fp_text. */
 function referenceOf(node: SList): string | undefined {
   for (const p of children(node, "property")) if (text(p, 1) === "Reference") return text(p, 2) ?? "";
-  for (const t of children(node, "fp_text")) if (text(t, 1) === "reference") return text(t, 2) ?? "";
+  for (const t of children(node, "fp_text")) if (text(t, 1) === "reference") return text(t, textStringIndex(t)) ?? "";
   return undefined;
 }
 
@@ -170,8 +180,8 @@ function readFootprint(node: SList): Footprint {
   // KiCad 7 and older kept reference and value in fp_text; keep reading them for old boards.
   for (const t of children(node, "fp_text")) {
     const kind = text(t, 1);
-    if (kind === "reference" && fields.Reference === undefined) fields.Reference = text(t, 2) ?? "";
-    if (kind === "value" && fields.Value === undefined) fields.Value = text(t, 2) ?? "";
+    if (kind === "reference" && fields.Reference === undefined) fields.Reference = text(t, textStringIndex(t)) ?? "";
+    if (kind === "value" && fields.Value === undefined) fields.Value = text(t, textStringIndex(t)) ?? "";
   }
   // KiCad 7 and older kept the sheet as two key/value properties rather than fields.
   const sheetname = childText(node, "sheetname") ?? fields.Sheetname;

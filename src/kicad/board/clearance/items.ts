@@ -14,6 +14,7 @@ import {
   pointMmOf,
   ptsPoints,
   readNetRef,
+  textStringIndex,
   type BBox,
   type Board,
   type PlacementMm,
@@ -273,7 +274,7 @@ export function textShape(item: SList, rotation: number, toBoard: (p: PointMm) =
   const hidden = child(item, "hide")
     ? text(child(item, "hide")!, 1) !== "no"
     : !!effects && effects.items.some((a) => a.type === "atom" && a.raw === "hide");
-  const value = text(item, head(item) === "gr_text" ? 1 : 2) ?? "";
+  const value = text(item, textStringIndex(item)) ?? "";
   const at = child(item, "at");
   if (hidden || !at || value === "") return undefined;
   const font = child(effects ?? item, "font") ?? item;
@@ -404,7 +405,8 @@ function isHole(fp: SList): boolean {
 function referenceOf(fp: SList): string {
   const property = children(fp, "property").find((p) => text(p, 1) === "Reference");
   if (property) return text(property, 2) ?? "";
-  return text(children(fp, "fp_text").find((t) => text(t, 1) === "reference") ?? fp, 2) ?? "";
+  const fpText = children(fp, "fp_text").find((t) => text(t, 1) === "reference");
+  return (fpText && text(fpText, textStringIndex(fpText))) ?? "";
 }
 
 /** A pad's copper and its hole; `footprintConnect` is its footprint's own zone connection. */

@@ -5,7 +5,7 @@
  * `(fp_text reference …)`/`(fp_text value …)`, every other field and the sheet as bare
  * `(property "name" "value")` pairs, which they write sorted by name.
  */
-import type { Footprint } from "../model.ts";
+import { textStringIndex, type Footprint } from "../model.ts";
 import { fieldForFootprint, uuidSource } from "./instance.ts";
 import type { BoardDialect } from "../../format-versions.ts";
 import { afterLast, FOOTPRINT_HEADER } from "../../sexpr/node-order.ts";
@@ -19,7 +19,7 @@ export function setFootprintField(fp: Footprint, dialect: BoardDialect, name: st
     const kind = name === "Reference" ? "reference" : "value";
     const existing = children(node, "fp_text").find((t) => text(t, 1) === kind);
     if (existing) {
-      setAtom(existing, 2, q(value));
+      setAtom(existing, textStringIndex(existing), q(value));
       return;
     }
   }

@@ -19,7 +19,7 @@
  * angles mirrored to `180 - a` and text justified `mirror`.
  */
 import { createHash } from "node:crypto";
-import { footprintToBoard, pointMmOf, type BBox, type PlacementMm, type PointMm } from "../model.ts";
+import { footprintToBoard, pointMmOf, textStringIndex, type BBox, type PlacementMm, type PointMm } from "../model.ts";
 import {
   child,
   children,
@@ -173,8 +173,8 @@ export function instantiateFootprint(library: SList, options: InstanceOptions): 
   // copied from such a board (`library-copy.ts`), whose texts still name the part it came from.
   for (const item of body) {
     if (head(item) !== "fp_text") continue;
-    if (text(item, 1) === "reference") setAtom(item, 2, q(options.reference));
-    else if (text(item, 1) === "value") setAtom(item, 2, q(options.value));
+    if (text(item, 1) === "reference") setAtom(item, textStringIndex(item), q(options.reference));
+    else if (text(item, 1) === "value") setAtom(item, textStringIndex(item), q(options.value));
   }
   const mandatory = new Map(
     options.fields.filter((f) => f.name === "Datasheet" || f.name === "Description").map((f) => [f.name, f.value]),
