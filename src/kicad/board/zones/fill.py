@@ -152,7 +152,7 @@ def fill(board, zones):
 def removed(piece, mode, min_area, joined_outside):
     """Whether KiCad would remove this island of the cut fill: it lies wholly inside the fill
     area, or it reaches the area's edge where the saved fill (which joins its net outside the
-    area) does not run into it."""
+    area; `joined_outside()` makes it, only for such an island) does not run into it."""
     if not (mode == pcbnew.ISLAND_REMOVAL_MODE_ALWAYS or (mode == pcbnew.ISLAND_REMOVAL_MODE_AREA and piece.Area() < min_area)):
         return False
     rest = pcbnew.SHAPE_POLY_SET()
@@ -160,8 +160,15 @@ def removed(piece, mode, min_area, joined_outside):
     rest.BooleanSubtract(inner)
     if rest.Area() < SLIVER:
         return True
-    rest.BooleanIntersection(joined_outside)
+    rest.BooleanIntersection(joined_outside())
     return rest.Area() < SLIVER
+
+def saved_joined_outside(mine):
+    """The saved fill that joins the net (no island), near the fill area's edge."""
+    shape = outlines([f["pts"] for f in mine if not f["island"]])
+    shape.Unfracture()
+    shape.BooleanSubtract(inner)
+    return shape
 
 def differ(a, b):
     """The area, nm², in one of two fills but not in the other."""
@@ -236,10 +243,13 @@ if change:
         for layer in z.GetLayerSet().Seq():
             mine = [f for f in saved if f["layer"] == layer_name(layer)]
             filled = z.GetFilledPolysList(layer)
-            # The saved fill that joins the net (no island), near the fill area's edge.
-            joined_outside = outlines([f["pts"] for f in mine if not f["island"]])
-            joined_outside.Unfracture()
-            joined_outside.BooleanSubtract(inner)
+            # Unfracturing a whole plane's saved fill costs KiCad a second or more (vme-wren's have
+            # 120,000 points): it is done once, and only where the fill changed.
+            joined = []
+            def joined_outside():
+                if not joined:
+                    joined.append(saved_joined_outside(mine))
+                return joined[0]
             # KiCad's fill inside the window, its islands as the zone says.
             fresh, fresh_islands = pcbnew.SHAPE_POLY_SET(), pcbnew.SHAPE_POLY_SET()
             for i in range(filled.OutlineCount()):
@@ -251,20 +261,23 @@ if change:
                 fresh.AddOutline(piece)
             fresh.BooleanIntersection(window)
             fresh_islands.BooleanIntersection(window)
-            # Boolean operations on a whole plane's slit outline cost KiCad seconds each;
-            # without the slits they take a fraction of one.
             saved_fill = outlines([f["pts"] for f in mine])
-            merged = saved_fill.CloneDropTriangulation()
-            merged.Unfracture()
-            unchanged = merged.CloneDropTriangulation()
-            merged.BooleanSubtract(window)
-            merged.BooleanAdd(fresh)
-            if differ(merged, unchanged) < SLIVER:
+            # The merge differs from the saved fill only inside the window, and a plane's slit
+            # outline cut to the window costs a fraction of what unfracturing it does.
+            saved_here = saved_fill.CloneDropTriangulation()
+            saved_here.BooleanIntersection(window)
+            if differ(saved_here, fresh) < SLIVER:
                 # Nothing changed here (boolean operations leave slivers of rounding): the saved
                 # fill keeps its points, and its bytes.
                 z.SetFilledPolysList(layer, saved_fill)
                 island_flags[(zid, layer)] = [f["island"] for f in mine]
                 continue
+            # Boolean operations on a whole plane's slit outline cost KiCad seconds each;
+            # without the slits they take a fraction of one.
+            merged = saved_fill.CloneDropTriangulation()
+            merged.Unfracture()
+            merged.BooleanSubtract(window)
+            merged.BooleanAdd(fresh)
             drop_slivers(merged, z.GetMinThickness())
             merged.Fracture()
             z.SetFilledPolysList(layer, merged)

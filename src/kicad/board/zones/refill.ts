@@ -36,7 +36,8 @@ import {
   type SNode,
 } from "../../sexpr/index.ts";
 import { boxesOverlap, boxOf, growBox } from "../clearance/geometry.ts";
-import type { BBox, Board } from "../model.ts";
+import { pointMmOf, type BBox, type Board } from "../model.ts";
+import { boardBounds } from "../footprint/instance.ts";
 import fillProgram from "./fill.py" with { type: "text" };
 import { boardZones, zoneFills, type Zone } from "./zones.ts";
 
@@ -227,7 +228,14 @@ export async function fillWithKicad(
       // Other zones' fills knock out the refilled ones up to their clearance past the largest fill area.
       const reach = limit.map((b) => growBox(b, FILL_EDGE + WINDOW_MARGIN));
       const zones = boardZones(board.root);
-      writeFileSync(copy, printWithoutFills(board, zones));
+      writeFileSync(
+        copy,
+        printForWindow(
+          board,
+          zones,
+          reach.map((b) => growBox(b, FAR_COPPER)),
+        ),
+      );
       spec = {
         ids,
         change: {
@@ -272,16 +280,47 @@ function nanometres(box: BBox): number[] {
   return [nm(box.minX), nm(box.minY), nm(box.maxX), nm(box.maxY)];
 }
 
-/** The board's bytes without the fills of its zones (the tree is left as it was). */
-function printWithoutFills(board: Board, zones: Zone[]): Uint8Array {
+/**
+ * The board's bytes as KiCad fills around a change: its zones without their fills, and only the
+ * footprints, tracks and vias that come within `keep` (the tree is left as it was). The fill is
+ * cut to the window and what lies farther cannot move it; loading the whole board is what costs
+ * (on vme-wren, most of a refill's time). Zones, drawings and the outline all stay.
+ */
+function printForWindow(board: Board, zones: Zone[], keep: BBox[]): Uint8Array {
   const zoneItems = zones.map((z) => z.node.items);
+  const rootItems = board.root.items;
   for (const zone of zones)
     zone.node.items = zone.node.items.filter((node) => !(node.type === "list" && head(node) === "filled_polygon"));
+  board.root.items = rootItems.filter((node) => {
+    const box = node.type === "list" ? copperBox(node) : undefined;
+    return box === undefined || keep.some((k) => boxesOverlap(box, k));
+  });
   try {
     return printSexprBytes(board.doc);
   } finally {
+    board.root.items = rootItems;
     zones.forEach((zone, i) => (zone.node.items = zoneItems[i]!));
   }
+}
+
+/**
+ * How far past the fills' reach a footprint, track or via is still given to KiCad, mm: past the
+ * largest clearance a board's rules ask between copper, or to a hole or the board's edge.
+ */
+const FAR_COPPER = 10;
+
+/** The box of a footprint, track or via (undefined for anything else, or what has no position). */
+function copperBox(node: SList): BBox | undefined {
+  const kind = head(node);
+  if (kind === "footprint") return boardBounds(node);
+  if (kind !== "segment" && kind !== "arc" && kind !== "via") return undefined;
+  const points = ["start", "mid", "end", "at"].flatMap((key) => {
+    const p = pointMmOf(child(node, key));
+    return p ? [p] : [];
+  });
+  if (points.length === 0) return undefined;
+  const width = Number(childText(node, kind === "via" ? "size" : "width") ?? 0) / 2;
+  return growBox(boxOf([points]), width);
 }
 
 /**
