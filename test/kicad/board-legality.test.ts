@@ -356,6 +356,25 @@ describe("the spot a designer would pick", () => {
       /^1\d(\.\d)? mm from pad 1 of U1, the nearest free spot: nearer ones are taken by the courtyard of U1 \(courtyard\)/,
     );
   });
+
+  test("a part that serves none of its neighbour's pins, put far from it, says how far from the part", () => {
+    // C1 shares no net with U1 (a power LED beside an IC); K1's 48 mm courtyard frames U1, so the
+    // nearest free spot is past it, 12 mm from U1's courtyard. It used to say nothing.
+    const footprint = (ref: string, x: number, y: number, half: number, n: number, net: string) => `
+  (footprint "Test:Part" (layer "F.Cu") (uuid "00000000-0000-4000-8000-00000000000${n}") (at ${x} ${y})
+    (property "Reference" "${ref}" (at 0 0 0) (layer "F.Fab") (uuid "10000000-0000-4000-8000-00000000000${n}"))
+    (fp_rect (start -${half} -${half}) (end ${half} ${half}) (stroke (width 0.05) (type solid)) (fill no) (layer "F.CrtYd") (uuid "30000000-0000-4000-8000-00000000000${n}"))
+    (pad "1" smd rect (at 0 0) (size 1 1) (layers "F.Cu" "F.Paste" "F.Mask") (net ${net === "GND" ? 2 : 1} "${net}") (uuid "40000000-0000-4000-8000-00000000000${n}")))`;
+    const board = Board.parse(`(kicad_pcb (version 20241229) (generator "pcbnew")
+  (layers (0 "F.Cu" signal) (2 "B.Cu" signal) (25 "Edge.Cuts" user) (31 "F.CrtYd" user) (29 "B.CrtYd" user) (35 "F.Fab" user))
+  (net 0 "") (net 1 "+3V3") (net 2 "GND")${footprint("U1", 130, 130, 12, 1, "+3V3")}${footprint("K1", 130, 130, 24, 3, "+3V3")}${footprint("C1", 200, 200, 1, 2, "GND")}
+  (gr_rect (start 100 100) (end 160 160) (stroke (width 0.05) (type default)) (fill no) (layer "Edge.Cuts") (uuid "50000000-0000-4000-8000-000000000001"))
+)`);
+    const spot = placeFootprint(board, "C1", { near: "U1", side: "front" }, BoardRules.fromProject({}));
+    expect(spot.far).toMatch(
+      /^1\d(\.\d)? mm from U1, the nearest free spot: nearer ones are taken by the courtyard of K1/,
+    );
+  });
 });
 
 /**

@@ -254,8 +254,8 @@ export function placeAdditions(
       continue;
     }
     place(part, result.spot, result.routes);
-    const pin = pinOf(part);
-    if (pin) add.far = farNote(result.spot, pin, part.anchorRef!, result.blockers);
+    const served = pinOf(part) ?? (part.anchorRef ? anchors.get(part.anchorRef)?.box : undefined);
+    if (served) add.far = farNote(result.spot, served, part.anchorRef!, result.blockers);
   }
   return staged;
 }
@@ -312,21 +312,30 @@ function pinBox(pin: ServedPin): BBox {
 
 /**
  * "12.5 mm from pad 3 of U1, the nearest free spot: nearer ones are taken by …" when `spot` is
- * farther than `FAR` from the pin; else undefined. `blockers` are what took the spots ranked
+ * farther than `FAR` from the pin it serves, or ("… from U1, …") from the part it was put beside
+ * when it serves none of its pins (a power LED next to an IC); else undefined. `blockers` are what took the spots ranked
  * before it; with none, it was ranked first for its shorter connections to its nets' copper.
  */
 function farNote(
   spot: BoardSpot,
-  pin: ServedPin,
+  served: ServedPin | BBox,
   anchorRef: string,
   blockers: SearchResult["blockers"],
 ): string | undefined {
-  const distance = Math.min(...pin.at.map((p) => Math.hypot(spot.x - p.x, spot.y - p.y)));
+  const pin = "pad" in served ? served : undefined;
+  const distance = pin
+    ? Math.min(...pin.at.map((p) => Math.hypot(spot.x - p.x, spot.y - p.y)))
+    : boxDistance(spot, served as BBox);
   if (distance <= FAR) return undefined;
-  const where = `${Math.round(distance * 10) / 10} mm from pad ${pin.pad} of ${anchorRef}`;
+  const where = `${Math.round(distance * 10) / 10} mm from ${pin ? `pad ${pin.pad} of ${anchorRef}` : anchorRef}`;
   return blockers.length > 0
     ? `${where}, the nearest free spot: nearer ones are taken by ${describeBlockers(blockers)}`
     : `${where}, where its connections to its nets' copper are shortest`;
+}
+
+/** How far `p` is from the nearest point of `box`, mm (0 inside it). */
+function boxDistance(p: PointMm, box: BBox): number {
+  return Math.hypot(Math.max(0, box.minX - p.x, p.x - box.maxX), Math.max(0, box.minY - p.y, p.y - box.maxY));
 }
 
 /** How many more spots a new part tries when a part placed beside it cannot be connected there. */
@@ -459,7 +468,7 @@ export function placeFootprint(
         );
       }
       spot = result.spot;
-      const far = pin && farNote(spot, pin, move.near, result.blockers);
+      const far = farNote(spot, pin ?? anchorBox, move.near, result.blockers);
       if (far) spot = { ...spot, far };
     } else {
       spot = checkCoordinates(obstacles, fp, move, target);
