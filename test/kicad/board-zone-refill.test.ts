@@ -17,6 +17,7 @@ import {
   boardZones,
   filledPolygons,
   insidePolygon,
+  zoneOnLayer,
   zonesTouchedBy,
   type Zone,
 } from "../../src/kicad/board/zones/zones.ts";
@@ -164,6 +165,42 @@ describe("refillZones", () => {
     const after = boardZones(Board.parse(readFileSync(file)).root).find((z) => z.id === zone.id)!;
     expect(filledPolygons(after, "F.Cu").some((f) => insidePolygon(f, { x: at[0], y: at[1] }))).toBe(false);
   }, 180_000);
+
+  test("outside the window every point of a fill an older KiCad saved stays where it was, and so does every teardrop's clearance", async () => {
+    // The Sofle keyboard's GND pours were saved by KiCad 6, 0.507997 mm from some of its 397
+    // teardrops (the rule 0.508). Unfracturing a pour moved its points by nanometres all over
+    // it: raw DRC found one more teardrop too near, 30 mm from the change.
+    const file = await copyBoard(
+      join(import.meta.dir, "../../fixtures/corpus/sofle-v2-soldered/Sofle_v2_soldered/PCB/SofleKeyboard.kicad_pcb"),
+    );
+    const edit = new BoardEdit(file);
+    const zone = boardZones(edit.board.root).find((z) => z.net === "GND" && zoneOnLayer(z, "F.Cu"))!;
+    const at = insideFill(zone, "F.Cu");
+    edit.addVia(at, "VCC");
+    const box = { minX: at[0] - 0.3, minY: at[1] - 0.3, maxX: at[0] + 0.3, maxY: at[1] + 0.3 };
+    const before = filledPolygons(zone, "F.Cu").flat();
+    await refillZones(edit.board, file, [zone], { near: [{ box, layers: "all" }] });
+    const after = boardZones(edit.board.root).find((z) => z.id === zone.id)!;
+    const points = new Set(filledPolygons(after, "F.Cu").flatMap((f) => f.map((p) => `${p.x} ${p.y}`)));
+    const far = before.filter((p) => Math.hypot(p.x - at[0], p.y - at[1]) > 25);
+    expect(far.length).toBeGreaterThan(10_000);
+    expect(far.filter((p) => !points.has(`${p.x} ${p.y}`))).toEqual([]);
+    writeFileSync(file, printSexprBytes(edit.board.doc));
+    const tooNear = async (board: string) =>
+      (await runDrc(board, { cli: await requireKicadCli() })).report.violations
+        .filter((v) => v.type === "clearance" && v.items.every((i) => i.description.startsWith("Zone")))
+        .map((v) =>
+          v.items
+            .map((i) => i.uuid)
+            .sort()
+            .join(" "),
+        )
+        .sort();
+    const base = await copyBoard(
+      join(import.meta.dir, "../../fixtures/corpus/sofle-v2-soldered/Sofle_v2_soldered/PCB/SofleKeyboard.kicad_pcb"),
+    );
+    expect(await tooNear(file)).toEqual(await tooNear(base));
+  }, 240_000);
 
   test("a refill around a change gives KiCad's fill of the whole board, though KiCad fills only a window around it", async () => {
     // The capacitor's tracks on complex_hierarchy cut a strip of the B.Cu GND pour off from the
