@@ -14,7 +14,17 @@ import { runDrc, runErc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts"
 import { Libraries, openLibraries } from "../../src/kicad/library/libraries.ts";
 import { buildNetlist } from "../../src/kicad/netlist/netlist.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
-import { child, children, printSexpr, removeChild, setAtom, sym, text } from "../../src/kicad/sexpr/index.ts";
+import {
+  child,
+  children,
+  cloneNode,
+  printSexpr,
+  q,
+  removeChild,
+  setAtom,
+  sym,
+  text,
+} from "../../src/kicad/sexpr/index.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
@@ -416,6 +426,21 @@ describe("board sync planning", () => {
     const plan = planBoardSync(await inputs(dir));
     expect(plan.removed).toEqual([]);
     expect(plan.warnings.map((w) => [w.code, w.ref])).toEqual([["locked_not_removed", "J2"]]);
+  });
+
+  test("a second footprint of a placed symbol (one switch on both sides of a keyboard) is kept and reported", async () => {
+    // The Sofle keyboard (fixtures/corpus/sofle-v2-soldered) has each switch twice, one symbol,
+    // both footprints under its path and reference: a sync removed the second of each, 29 parts.
+    const dir = await copyFixture("usb-led");
+    const board = Board.load(pcb(dir));
+    const j2 = board.footprints().find((f) => f.ref === "J2")!;
+    const second = cloneNode(j2.node);
+    setAtom(child(second, "uuid")!, 1, q("6b0a57c1-0000-4000-8000-000000000002"));
+    board.root.items.splice(board.root.items.indexOf(j2.node) + 1, 0, second);
+    writeFileSync(pcb(dir), printSexpr(board.doc));
+    const plan = planBoardSync(await inputs(dir));
+    expect(plan.removed).toEqual([]);
+    expect(plan.warnings.map((w) => [w.code, w.ref])).toEqual([["second_footprint_kept", "J2"]]);
   });
 
   test("KiCad 10 name-only nets: a rename reaches pads, tracks and vias", async () => {

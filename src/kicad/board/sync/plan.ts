@@ -142,6 +142,7 @@ export interface NetChange {
 
 export type SyncWarningCode =
   | "locked_not_removed"
+  | "second_footprint_kept"
   | "locked_not_swapped"
   | "tracks_left_dangling"
   | "no_footprint_assigned"
@@ -320,7 +321,7 @@ class Planner {
       unmatchedFootprints,
     } = matchFootprints(this.footprints, [...wanted, ...unannotated]);
     const matches = all.filter(([, c]) => !unannotated.includes(c));
-    const removed = this.planRemovals(unmatchedFootprints);
+    const removed = this.planRemovals(unmatchedFootprints, matches);
     const kept: Kept[] = [];
     for (const index of unmatchedFootprints) {
       if (!removed.some((r) => r.index === index)) kept.push(this.keptAsIs(index));
@@ -371,12 +372,24 @@ class Planner {
     return { wanted, unannotated };
   }
 
-  private planRemovals(unmatched: number[]): FootprintRemove[] {
+  private planRemovals(unmatched: number[], matches: [number, Component][]): FootprintRemove[] {
     const offBoard = new Set(this.inputs.components.filter((c) => !c.onBoard).flatMap((c) => [c.ref, c.symbolPath]));
+    // A second footprint of a placed symbol (a reversible keyboard has each switch on both
+    // sides, one symbol, two footprints of the same path and reference) is the designer's: its
+    // symbol is there, and KiCad's updater keeps it unless told to delete extra footprints.
+    const placed = new Set(matches.flatMap(([i]) => [this.footprints[i]!.ref, this.footprints[i]!.path ?? ""]));
     const removed: FootprintRemove[] = [];
     for (const index of unmatched) {
       const fp = this.footprints[index]!;
       if (fp.attributes.includes("board_only")) continue;
+      if (placed.has(fp.ref) || (fp.path !== undefined && placed.has(fp.path))) {
+        this.warnings.push({
+          code: "second_footprint_kept",
+          ref: fp.ref,
+          message: `${fp.ref} has a second footprint (${fp.libId} on ${fp.layer}) beside the one linked to its symbol; it is kept as it is.`,
+        });
+        continue;
+      }
       const uuid = footprintId(fp);
       const reason =
         offBoard.has(fp.ref) || (fp.path !== undefined && offBoard.has(fp.path)) ? "not_on_board" : "symbol_deleted";
