@@ -4,7 +4,9 @@
  * - KiCad's own demo projects (Debian package `kicad-demos`, installed by
  *   `scripts/setup.sh --test` to `/usr/share/kicad/demos`);
  * - the open-hardware corpus beside the checkout (`../shared/corpus`: eight projects saved by
- *   KiCad 6, 7, 8 and 9, each with its licence).
+ *   KiCad 6, 7, 8 and 9, each with its licence);
+ * - the boards this repository adds to it (`fixtures/corpus`, see its README): dense and poured
+ *   real boards the board-editing acceptance runs on too.
  *
  * Both are read-only: a test that runs anything that writes copies the project first
  * (`copyCorpusProject`). A missing corpus is a loud failure, never a skip.
@@ -13,12 +15,12 @@ import { cpSync, existsSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { makeTempDir } from "./kicad.ts";
 
-export type CorpusName = "demos" | "corpus";
+export type CorpusName = "demos" | "corpus" | "fixtures";
 
 export interface CorpusProject {
   /** Which corpus it belongs to. */
   corpus: CorpusName;
-  /** A short, stable id for test names: `demos/pic_programmer`, `corpus/bms-c1`. */
+  /** A short, stable id for test names: `demos/pic_programmer`, `corpus/bms-c1`, `fixtures/sofle-v2-soldered`. */
   id: string;
   /** Absolute path of the folder that is copied as a unit (the demo folder, the corpus entry). */
   root: string;
@@ -103,21 +105,35 @@ export function demoProjects(): CorpusProject[] {
   });
 }
 
-/** Every project of the open-hardware corpus, one per entry of its MANIFEST. */
-export function corpusProjects(): CorpusProject[] {
-  const dir = corpusDir();
+/** Every project of a corpus folder of MANIFEST entries, one per entry. */
+function manifestProjects(corpus: CorpusName, dir: string): CorpusProject[] {
   return readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort()
     .flatMap((name) =>
-      findProjects(join(dir, name)).map((pro) => describeProject("corpus", join(dir, name), pro, `corpus/${name}`)),
+      findProjects(join(dir, name)).map((pro) => describeProject(corpus, join(dir, name), pro, `${corpus}/${name}`)),
     );
+}
+
+/** Every project of the open-hardware corpus, one per entry of its MANIFEST. */
+export function corpusProjects(): CorpusProject[] {
+  return manifestProjects("corpus", corpusDir());
+}
+
+/** The real boards this repository keeps in `fixtures/corpus` (each with its licence and source commit). */
+export function fixtureCorpusProjects(): CorpusProject[] {
+  return manifestProjects("fixtures", join(REPO_DIR, "fixtures", "corpus"));
 }
 
 /** Both corpora, demos first. */
 export function allProjects(): CorpusProject[] {
   return [...demoProjects(), ...corpusProjects()];
+}
+
+/** Every project: {@link allProjects} and the repository's own corpus. */
+export function everyProject(): CorpusProject[] {
+  return [...allProjects(), ...fixtureCorpusProjects()];
 }
 
 /**
