@@ -12,7 +12,7 @@ import type { BoardRules } from "../clearance/rules.ts";
 import { refillZones } from "../zones/refill.ts";
 import { boardZones, filledPolygons, zonesTouchedBy, type NewCopper } from "../zones/zones.ts";
 import type { Board, PointMm } from "../model.ts";
-import { fillJoinsNet, routeFootprints, type RouteOutcome } from "./route.ts";
+import { fillJoinsNet, routeFootprints, type PadLeft, type RouteOutcome } from "./route.ts";
 
 /** How far past new copper a zone's fill may change: its clearance and thermal gap at most. */
 const REFILL_REACH = 1;
@@ -36,7 +36,10 @@ export interface ConnectOptions {
 
 /**
  * Routes the footprints `refs`, refills the zones their copper touches, and checks the pours
- * they rely on.
+ * they rely on. A pad its pour does not reach once refilled (the fill keeps its clearance off
+ * it, or its spokes find no fill to land on: on the ESP32-P4 dev board, a capacitor's ground pad
+ * beside the 5 V regulator) is routed once more, now that the fill is known, to its net's other
+ * copper: a via to an inner plane, a track to the pour.
  */
 export async function connectAdded(
   board: Board,
@@ -46,7 +49,45 @@ export async function connectAdded(
   { vacated = [], staged = [], obstacles = new BoardObstacles(board, rules) }: ConnectOptions = {},
 ): Promise<AddedConnections> {
   const outcomes = routeFootprints(board, rules, refs, obstacles, staged);
-  const added: NewCopper[] = [...vacated, ...outcomes.flatMap((o) => o.added)];
+  const changed = new Set(
+    await refillAround(board, boardFile, refs, [...vacated, ...outcomes.flatMap((o) => o.added)]),
+  );
+  const unreached = checkPours(board, obstacles, outcomes, refs);
+  if (unreached.length > 0) {
+    // The first round's tracks are on the board now: a fresh index holds them.
+    const fresh = new BoardObstacles(board, rules);
+    const again = routeFootprints(board, rules, [...new Set(unreached.map((u) => u.ref))], fresh, staged);
+    for (const a of again) {
+      const outcome = outcomes.find((o) => o.ref === a.ref)!;
+      outcome.added.push(...a.added);
+      outcome.ids.push(...a.ids);
+      // Its other pads left unrouted get this round's way too, where it found one.
+      for (const left of [...outcome.left]) {
+        const route = a.connected.find((c) => c.pad === left.pad);
+        if (!route) continue;
+        outcome.left.splice(outcome.left.indexOf(left), 1);
+        outcome.connected.push(route);
+      }
+    }
+    const refilled = await refillAround(
+      board,
+      boardFile,
+      again.map((a) => a.ref),
+      again.flatMap((a) => a.added),
+    );
+    for (const id of refilled) changed.add(id);
+    checkPours(board, obstacles, outcomes, refs);
+  }
+  const left = new Map<string, string>();
+  for (const o of outcomes) {
+    if (o.left.length > 0) left.set(o.ref, o.left.map((l) => `pad ${l.pad} (${l.net}): ${l.reason}`).join("; "));
+  }
+  return { outcomes, left, refilled: [...changed] };
+}
+
+/** Refills the zones that `added` copper and the pads of `refs` touch, around them; the ids of the zones whose fill changed. */
+async function refillAround(board: Board, boardFile: string, refs: string[], copper: NewCopper[]): Promise<string[]> {
+  const added = [...copper];
   for (const fp of board.footprints().filter((f) => refs.includes(f.ref))) {
     for (const pad of footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad"))
       added.push({ box: pad.box, net: pad.net, layers: pad.layers.size > 1 ? "all" : new Set(pad.layers) });
@@ -61,10 +102,18 @@ export async function connectAdded(
     },
     layers,
   }));
-  const { changed } = await refillZones(board, boardFile, touched, { near });
+  return (await refillZones(board, boardFile, touched, { near })).changed;
+}
+
+/**
+ * Checks each connection through a pour against the refilled fill: one the fill does not meet
+ * moves to the outcome's left, with its reason. Returns those.
+ */
+function checkPours(board: Board, obstacles: BoardObstacles, outcomes: RouteOutcome[], refs: string[]) {
   const zones = new Map(boardZones(board.root).map((z) => [z.id, z]));
   // The index from before the routes is enough: what counts is copper the new parts did not bring.
   const joinsNet = (fill: PointMm[], net: string, layer: string) => fillJoinsNet(obstacles, fill, net, layer, refs);
+  const unreached: { ref: string; left: PadLeft }[] = [];
   for (const outcome of outcomes) {
     outcome.connected = outcome.connected.filter((c) => {
       if (!c.pour) return true;
@@ -76,17 +125,15 @@ export async function connectAdded(
         filledPolygons(zone, c.pour.layer).some((f) => overlap(copper, polygon(f)) && joinsNet(f, c.net, c.pour!.layer))
       )
         return true;
-      outcome.left.push({
+      const left = {
         pad: c.pad,
         net: c.net,
         reason: `the ${c.net} pour on ${c.pour.layer} does not reach it once refilled`,
-      });
+      };
+      outcome.left.push(left);
+      unreached.push({ ref: outcome.ref, left });
       return false;
     });
   }
-  const left = new Map<string, string>();
-  for (const o of outcomes) {
-    if (o.left.length > 0) left.set(o.ref, o.left.map((l) => `pad ${l.pad} (${l.net}): ${l.reason}`).join("; "));
-  }
-  return { outcomes, left, refilled: changed };
+  return unreached;
 }
