@@ -22,7 +22,7 @@ import { decouplingNets, mainIc } from "./board-additions.ts";
 import { copperItems, declaredNets, withoutAdditions } from "./board-zones.ts";
 import { insideOutline } from "./board-outline.ts";
 import { printSexpr } from "../../src/kicad/sexpr/index.ts";
-import { allProjects, demoProjects, type CorpusProject } from "./corpora.ts";
+import { demoProjects, everyProject, type CorpusProject } from "./corpora.ts";
 import { cleanupTempDirs, makeTempDir, requireKicadCli } from "./kicad.ts";
 import { initialisedCorpusRepo, ISOLATED_ENV } from "./repos.ts";
 
@@ -156,6 +156,10 @@ const TARGETS: Record<string, SessionTarget> = {
   "corpus/glasgow-revc3": { ic: "U1", supply: "+3V3", ground: "GND" },
   // The op-amp with the most pads has no ground pin and no room on its sheet beside it.
   "demos/complex_hierarchy/complex_hierarchy": { ic: "U102", supply: "VCC", ground: "GND" },
+  // The ESP32-P4 (U1) sits on the back amid its fan-out with its decoupling on the front under
+  // it: no free spot on either side within 33 mm, which the result says ("far"). Its 5 V buck
+  // regulator U4 has room beside it, as a designer adding parts would find.
+  "fixtures/esp32-p4-devkit-revc": { ic: "U4", supply: "+5V", ground: "GND" },
 };
 
 /** The board's main IC with its supply and ground (`board-additions.ts`), unless `TARGETS` names them. */
@@ -425,7 +429,7 @@ export async function checkRefillChangesNothing(
  * names as in the way is on the board near the part.
  */
 export async function finishAcceptance(cli: KicadCli, projectId: string, mayLeave = false): Promise<SessionResult[]> {
-  const project = allProjects().find((p) => p.id === projectId);
+  const project = everyProject().find((p) => p.id === projectId);
   if (!project) throw new Error(`no corpus project ${projectId}`);
   const repo = await initialisedCorpusRepo(project);
   const boardFile = discoverProject(repo, project.projectFile).board!;
