@@ -19,7 +19,7 @@ import { Board } from "../../src/kicad/board/model.ts";
 import { copperOnPads } from "../../src/kicad/board/nets.ts";
 import { child, children, childText, cloneNode, text, type SList } from "../../src/kicad/sexpr/index.ts";
 import { boardBounds, moveFootprint } from "../../src/kicad/board/footprint/instance.ts";
-import { corpusProjects, demoProjects } from "../support/corpora.ts";
+import { corpusProjects, demoProjects, fixtureCorpusProjects } from "../support/corpora.ts";
 import { seededRandom } from "../support/seeded-random.ts";
 
 /**
@@ -53,7 +53,7 @@ const throughHole = (fp: SList) =>
   padTypes(fp).length >= 2 && padTypes(fp).length <= 8 && padTypes(fp).every((t) => t === "thru_hole");
 
 describe("find_space and place_footprint agree", () => {
-  for (const project of corpusProjects().filter((p) => p.board)) {
+  for (const project of [...corpusProjects(), ...fixtureCorpusProjects()].filter((p) => p.board)) {
     test(`${project.id}: every spot find_space offers, place_footprint accepts`, () => {
       const board = Board.load(project.board!);
       const rules = BoardRules.load(join(project.root, project.projectFile), null);
