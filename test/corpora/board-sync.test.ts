@@ -39,6 +39,7 @@ const UNFIXABLE: SyncWarningCode[] = [
   "locked_not_swapped",
   "locked_not_removed",
   "no_footprint_assigned",
+  "second_footprint_kept",
   "unannotated",
 ];
 
