@@ -312,9 +312,10 @@ function pinBox(pin: ServedPin): BBox {
 
 /**
  * "12.5 mm from pad 3 of U1, the nearest free spot: nearer ones are taken by …" when `spot` is
- * farther than `FAR` from the pin it serves, or ("… from U1, …") from the part it was put beside
- * when it serves none of its pins (a power LED next to an IC); else undefined. `blockers` are what took the spots ranked
- * before it; with none, it was ranked first for its shorter connections to its nets' copper.
+ * farther than `FAR` from the pin it serves, or ("… from U1, …") from the part it was put
+ * beside when it serves none of its pins (a power LED next to an IC); else undefined.
+ * `blockers` are what took the spots ranked before it; with none, it was ranked first for its
+ * shorter connections to its nets' copper.
  */
 function farNote(
   spot: BoardSpot,
@@ -322,12 +323,13 @@ function farNote(
   anchorRef: string,
   blockers: SearchResult["blockers"],
 ): string | undefined {
-  const pin = "pad" in served ? served : undefined;
-  const distance = pin
-    ? Math.min(...pin.at.map((p) => Math.hypot(spot.x - p.x, spot.y - p.y)))
-    : boxDistance(spot, served as BBox);
+  const distance =
+    "pad" in served
+      ? Math.min(...served.at.map((p) => Math.hypot(spot.x - p.x, spot.y - p.y)))
+      : boxDistance(spot, served);
   if (distance <= FAR) return undefined;
-  const where = `${Math.round(distance * 10) / 10} mm from ${pin ? `pad ${pin.pad} of ${anchorRef}` : anchorRef}`;
+  const what = "pad" in served ? `pad ${served.pad} of ${anchorRef}` : anchorRef;
+  const where = `${Math.round(distance * 10) / 10} mm from ${what}`;
   return blockers.length > 0
     ? `${where}, the nearest free spot: nearer ones are taken by ${describeBlockers(blockers)}`
     : `${where}, where its connections to its nets' copper are shortest`;
