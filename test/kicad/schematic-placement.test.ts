@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { exportNetlist } from "../../src/kicad/cli/kicad-cli.ts";
+import { exportNetlist, runErc } from "../../src/kicad/cli/kicad-cli.ts";
 import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { listComponents } from "../../src/kicad/netlist/components.ts";
@@ -15,7 +15,7 @@ import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
 import { placePoint } from "../../src/kicad/schematic/geometry.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { unitPins } from "../../src/kicad/schematic/model/symbols.ts";
-import { copyCorpusProject, corpusProjects, demoProjects } from "../support/corpora.ts";
+import { copyCorpusProject, corpusProjects, demoProjects, everyProject } from "../support/corpora.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
 import { drawnItems, gap, overlaps, wiredTogether, type DrawnItem } from "../support/sheet-boxes.ts";
 
@@ -238,4 +238,64 @@ describe("joining the middle of a wire", () => {
     },
     TIMEOUT,
   );
+});
+
+/**
+ * KiCad's ERC flags every pin and wire end off the 50 mil connection grid. A sheet drawn off it
+ * (blaustahl's on a 10 mil grid and off any, the RP2040 design guide's on 25 mil) keeps those
+ * warnings of its own, and gets none more from what is added: new pins sit on the grid, and no
+ * new wire ends at an old point off it.
+ */
+describe("a sheet drawn off the connection grid", () => {
+  const OFF_GRID = [
+    { id: "fixtures/blaustahl-v0", supply: "/PWR3V3" },
+    { id: "corpus/rp2040-designguide", supply: "+3V3" },
+  ];
+  for (const c of OFF_GRID) {
+    test(
+      `${c.id}: a capacitor, an LED and its resistor add no endpoint off the grid`,
+      async () => {
+        const cli = await requireKicadCli();
+        const project = await copyCorpusProject(everyProject().find((p) => p.id === c.id)!);
+        const root = project.schematic!;
+        const offGrid = async () =>
+          (await runErc(root, { cli, timeoutMs: TIMEOUT })).sheets
+            .flatMap((s) => s.violations)
+            .filter((v) => v.type === "endpoint_off_grid")
+            .map((v) => v.items.map((i) => `${i.description} at ${i.pos?.x}, ${i.pos?.y}`).join(" | "));
+        const before = await offGrid();
+        expect(before.length, `${c.id} is drawn off the grid`).toBeGreaterThan(0);
+
+        const editor = SchematicEditor.open(root, await openLibraries(project.root));
+        const added = [
+          editor.addComponent({ libId: "Device:C", value: "100n", near: "U1", connect: { "1": c.supply, "2": "GND" } }),
+          editor.addComponent({ libId: "Device:LED", value: "LED", near: "U1", connect: { A: "PWR_LED", K: "GND" } }),
+        ];
+        added.push(
+          editor.addComponent({
+            libId: "Device:R",
+            value: "1k",
+            near: added[1]!.ref,
+            connect: { "1": c.supply, "2": "PWR_LED" },
+          }),
+        );
+        editor.save();
+
+        const parts = listComponents(loadSchematicProject(root));
+        for (const { ref } of added) {
+          const symbol = parts.find((x) => x.ref === ref)!.symbols[0]!;
+          for (const pin of unitPins(symbol, 1)) {
+            const at = placePoint(pin.at, symbol.placement);
+            expect({ ref, pin: pin.number, onGrid: at.x % 12_700 === 0 && at.y % 12_700 === 0 }).toEqual({
+              ref,
+              pin: pin.number,
+              onGrid: true,
+            });
+          }
+        }
+        expect((await offGrid()).filter((v) => !before.includes(v))).toEqual([]);
+      },
+      TIMEOUT,
+    );
+  }
 });

@@ -21,6 +21,17 @@ export function toIU(mm: number): number {
   return Math.round(mm * IU_PER_MM);
 }
 
+/**
+ * KiCad's connection grid: the project's `connection_grid_size`, 50 mil by default and in every
+ * project the tests know. ERC flags a pin or wire end off it (`endpoint_off_grid`), so what
+ * copperhead draws keeps its ends on it, however finely the sheet around was drawn.
+ */
+export const CONNECTION_GRID = toIU(1.27);
+
+export function onConnectionGrid(p: PointIu): boolean {
+  return p.x % CONNECTION_GRID === 0 && p.y % CONNECTION_GRID === 0;
+}
+
 /** The point a list such as `(at x y)` or `(xy x y)` gives, in IU (a missing coordinate reads 0); undefined without the list. */
 export function pointIuOf(node: SList | undefined): PointIu | undefined {
   if (!node) return undefined;

@@ -22,7 +22,7 @@ import {
   union,
   type Box,
 } from "../space.ts";
-import { toIU, type PointIu } from "../geometry.ts";
+import { CONNECTION_GRID, toIU, type PointIu } from "../geometry.ts";
 import { naturalCompare } from "../../../util/natural-compare.ts";
 import type { Netlist } from "../../netlist/netlist.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
@@ -51,8 +51,11 @@ export interface Spot {
 
 /** Clearance kept between anything new and anything drawn. */
 export const CLEARANCE = toIU(1.27);
-/** Grids a sheet may be drawn on, coarsest first (100, 50 and 25 mil). */
-const GRIDS = [toIU(2.54), toIU(1.27), toIU(0.635)];
+/**
+ * Grids new symbols are placed on, coarsest first (100 and 50 mil): never finer than the
+ * connection grid, so a sheet drawn on 25 mil or off any grid still gets its new pins on it.
+ */
+const GRIDS = [toIU(2.54), CONNECTION_GRID];
 /** Share of symbol origins that must sit on a grid for the sheet to count as drawn on it. */
 const GRID_SHARE = 0.8;
 /** The first search looks this far from the anchor; the second, the whole page. */
@@ -65,15 +68,13 @@ const SHAPE_STEPS = 100;
 /** Positions per shape a search tries at most (the step grows to keep to it): an A0 page on the 100 mil grid is 155,000. */
 const MOST_POSITIONS = 160_000;
 
-/** The grid a sheet's symbols are placed on: the coarsest most of their origins sit on. */
+/** The grid a sheet's symbols are placed on: the coarsest most of their origins sit on, else the connection grid. */
 export function sheetGrid(file: SchematicFile): number {
   const origins = file.symbols.map((s) => s.placement.at);
-  if (origins.length === 0) return GRIDS[1]!;
-  for (const grid of GRIDS) {
-    const on = origins.filter((p) => p.x % grid === 0 && p.y % grid === 0).length;
-    if (on >= origins.length * GRID_SHARE) return grid;
-  }
-  return GRIDS[GRIDS.length - 1]!;
+  const grid = GRIDS.find(
+    (g) => origins.filter((p) => p.x % g === 0 && p.y % g === 0).length >= origins.length * GRID_SHARE,
+  );
+  return origins.length > 0 && grid ? grid : CONNECTION_GRID;
 }
 
 /** The free space of one sheet, for placing one symbol at a time. */

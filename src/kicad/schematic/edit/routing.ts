@@ -8,7 +8,7 @@
  * wire touches nothing on its way (see `SheetWiring.pathClear`), crosses no drawing, and what
  * it ends in (a power symbol, a label) lands in free space.
  */
-import { samePoint, toIU, type PointIu } from "../geometry.ts";
+import { onConnectionGrid, samePoint, toIU, type PointIu } from "../geometry.ts";
 import type { SheetSpace } from "./placement.ts";
 import { pointBox, translate, union, type Box } from "../space.ts";
 import type { SheetWiring } from "../wiring.ts";
@@ -72,11 +72,13 @@ export function stubRoutes(tip: PointIu, outward: PointIu, arrive: PointIu | und
 
 /**
  * Wires from a pin to a nearby point of its net: straight when the point lies ahead of the pin,
- * else out of the pin first and then across (never back over the symbol). Nearest first.
+ * else out of the pin first and then across (never back over the symbol). Nearest first. A
+ * point off the connection grid is not joined (the wire's end there would be ERC's
+ * `endpoint_off_grid`): the pin reaches its net by a label instead.
  */
 export function joinRoutes(tip: PointIu, outward: PointIu, targets: PointIu[]): Route[] {
   const routes: { points: PointIu[]; length: number }[] = [];
-  for (const target of targets) {
+  for (const target of targets.filter(onConnectionGrid)) {
     const dx = target.x - tip.x;
     const dy = target.y - tip.y;
     const length = Math.abs(dx) + Math.abs(dy);
