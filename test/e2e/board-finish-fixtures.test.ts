@@ -12,9 +12,10 @@
  * - sofle-v2-soldered: the capacitor's route closes a pocket of the back GND pour around U1's
  *   pin 23. KiCad's refill of the committed board leaves the pin a starved thermal relief; the
  *   windowed refill joins the pocket to the saved fill past the window's edge, so nothing sees it.
- * - blaustahl-v0: its schematic is drawn off KiCad's 1.27 mm grid, and a new symbol wired to it
- *   is too (ERC endpoint_off_grid, wires 0.03 mm long); the LED and its resistor cut the back GND
- *   pour in two.
+ * - blaustahl-v0: the capacitor arrives finished (its schematic, drawn off KiCad's connection
+ *   grid, gets new symbols on it: schematic-placement.test.ts). The LED and its resistor, placed
+ *   on the back beside it, close a pocket of the back GND pour that reached the rest of the pour
+ *   through where they now sit: raw DRC's "missing connection" between two pieces of GND.
  */
 import { finishSuite } from "../support/board-finish.ts";
 import { fixtureCorpusProjects } from "../support/corpora.ts";
