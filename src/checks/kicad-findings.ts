@@ -39,10 +39,8 @@ export interface ViolationContext {
 export function violationFinding(check: CheckId, violation: Violation, ctx: ViolationContext): Candidate | undefined {
   if (violation.excluded) return undefined;
   const resolved = violation.items.map((item) => ({ item, identity: ctx.identify(item.uuid) }));
-  const ids =
-    NET_WIDE.has(violation.type) && resolved.length === 1 && resolved[0]!.identity?.net
-      ? [`net:${resolved[0]!.identity.net}`]
-      : resolved.map(({ item, identity }) => stableId(item, identity, ctx.sheet)).sort();
+  const subject = subjectOf(violation, resolved[0]?.identity);
+  const ids = subject ? [subject] : resolved.map(({ item, identity }) => stableId(item, identity, ctx.sheet)).sort();
   const first = resolved.find((r) => r.identity)?.identity;
   const location: FindingLocation = { file: repoPath(ctx.design, first?.file ?? ctx.file) };
   if (ctx.sheet) location.sheet = ctx.sheet;
@@ -66,7 +64,7 @@ export function violationFinding(check: CheckId, violation: Violation, ctx: Viol
   );
   if (refs.length > 0) finding.refs = refs;
   const uuids = violation.items.map((i) => i.uuid).sort();
-  if (uuids.length > 0 && resolved.every((r) => r.identity) && !ids[0]?.startsWith("net:")) finding.items = uuids;
+  if (uuids.length > 0 && resolved.every((r) => r.identity) && !subject) finding.items = uuids;
   return { finding, order: `${ctx.sheet ?? ""}\u0000${uuids.join("+")}` };
 }
 
@@ -102,6 +100,20 @@ function placeOf(
  * items are not what it is about, so it carries none for matching.
  */
 const NET_WIDE = new Set(["pin_not_driven", "power_pin_not_driven"]);
+
+/**
+ * What a violation is about when that is not its items: a net-wide one's net, and for
+ * `multiple_net_names` the two names one net has ("Both +3V3 and IOVDD are attached to the same
+ * items"), which kicad-cli reports on whichever pair of their drivers its graph meets first. A
+ * run that adds a +3V3 power symbol to that net can move the report to the new symbol; keyed by
+ * the names, it is the conflict it was.
+ */
+function subjectOf(violation: Violation, identity: ItemIdentity | undefined): string | undefined {
+  if (NET_WIDE.has(violation.type) && violation.items.length === 1 && identity?.net) return `net:${identity.net}`;
+  if (violation.type !== "multiple_net_names") return undefined;
+  const names = /^Both (.+) and (.+) are attached to the same items/.exec(violation.description);
+  return names ? `names:${[names[1]!, names[2]!].sort().join("+")}` : undefined;
+}
 
 /**
  * The layer a violation is on, when kicad-cli says so in its description. Descriptions are in

@@ -139,6 +139,27 @@ describe("violations of a whole net", () => {
   );
 });
 
+describe("a net with two names", () => {
+  test(
+    "rp2040-designguide (KiCad 6): keyed by its two names, not by the power symbol kicad-cli reports it on",
+    async () => {
+      const project = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/rp2040-designguide")!);
+      const named = family(await check(project), "erc").filter((f) => f.rule === "multiple_net_names");
+      // U3's hidden IOVDD and DVDD pins sit on +3V3 and +1V1; kicad-cli names one power symbol of
+      // each net, and a run that adds another +3V3 symbol can be the one it names next.
+      expect(named.map((f) => ({ key: f.key, items: f.items }))).toEqual([
+        { key: "erc:multiple_net_names:names:+1V1+DVDD", items: undefined },
+        { key: "erc:multiple_net_names:names:+3V3+IOVDD", items: undefined },
+      ]);
+      expect(named.map((f) => f.refs)).toEqual([
+        ["#PWR018", "U3"],
+        ["#PWR01", "U3"],
+      ]);
+    },
+    SLOW,
+  );
+});
+
 describe("severities are the project's", () => {
   test(
     "pic_programmer: footprint_symbol_mismatch is a warning, as the project rates it; --strict fails on it",
