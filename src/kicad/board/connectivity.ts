@@ -9,9 +9,18 @@
  * The fills are the saved ones: what KiCad would show before it refills.
  */
 import Flatbush from "flatbush";
-import { boxOf, inflate, insidePath, overlap, type ShapeMm } from "./clearance/geometry.ts";
+import {
+  boxesOverlap,
+  boxOf,
+  clipToBox,
+  growBox,
+  inflate,
+  insidePath,
+  overlap,
+  type ShapeMm,
+} from "./clearance/geometry.ts";
 import { segmentsTouch } from "../../util/segments.ts";
-import { boardItems, copperLayers, footprintItems, sharesLayer, type BoardItem } from "./clearance/items.ts";
+import { copperLayers, footprintItems, sharesLayer, trackItems, type BoardItem } from "./clearance/items.ts";
 import { boardZones, zoneFills } from "./zones/zones.ts";
 import type { BBox, Board, PointMm } from "./model.ts";
 
@@ -39,37 +48,57 @@ export interface NetIslands {
 /** How much a fill is grown to meet copper that only touches it (a thermal spoke meets its pad at the pad's edge). */
 const TOUCH = 0.005;
 
+/** Which copper `netIslands` looks at, when not the whole board's. */
+export interface IslandScope {
+  /**
+   * Only copper in this box, fills cut at its edges: a local view, cheap on a big board, in
+   * which copper joined only outside the box is apart. Two views of one box compare.
+   */
+  within?: BBox;
+  /** Footprints whose pads are left out: parts just placed, not yet the board's copper. */
+  without?: ReadonlySet<string>;
+}
+
+/** How far from a footprint's anchor its pads may reach, mm: farther footprints are not read for a box. */
+const FOOTPRINT_REACH = 25;
+
 /** The islands of each net that has copper, for the nets `wanted` (every net when absent). */
-export function netIslands(board: Board, wanted?: (net: string) => boolean): NetIslands[] {
+export function netIslands(
+  board: Board,
+  wanted?: (net: string) => boolean,
+  { within, without }: IslandScope = {},
+): NetIslands[] {
   const copper = copperLayers(board);
   const byNet = new Map<string, CopperPiece[]>();
   const add = (net: string, piece: CopperPiece) => {
-    if (net === "" || (wanted && !wanted(net))) return;
+    if (net === "" || (wanted && !wanted(net)) || (within && !boxesOverlap(piece.box, within))) return;
     const list = byNet.get(net);
     if (list) list.push(piece);
     else byNet.set(net, [piece]);
   };
-  for (const fp of board.footprints()) {
+  for (const fp of within ? board.footprintsAt(growBox(within, FOOTPRINT_REACH)) : board.footprints()) {
+    if (without?.has(fp.ref)) continue;
     for (const item of footprintItems(fp.node, copper))
       if (item.kind === "pad" && item.layers.size > 0)
         add(item.net, itemPiece(item, "pad", `${fp.ref}.${item.pad ?? ""}`));
   }
-  for (const item of boardItems(board, copper)) {
-    if (item.kind === "track" || item.kind === "via") add(item.net, itemPiece(item, item.kind, item.what));
-  }
+  for (const item of trackItems(board, copper, within))
+    add(item.net, itemPiece(item, item.kind === "via" ? "via" : "track", item.what));
   for (const zone of boardZones(board.root)) {
-    if (zone.ruleArea || zone.net === "") continue;
+    if (zone.ruleArea || zone.net === "" || (within && !boxesOverlap(zone.box, within))) continue;
     for (const fill of zoneFills(zone)) {
       if (fill.points.length < 3) continue;
-      const box = boxOf([fill.points]);
-      add(zone.net, {
-        kind: "fill",
-        name: `the ${zone.net} pour on ${fill.layer}`,
-        layers: new Set([fill.layer]),
-        box,
-        anchors: [fill.points[0]!],
-        outline: new IndexedOutline(fill.points),
-      });
+      for (const rings of within ? clipToBox(fill.points, within) : [[fill.points]]) {
+        if (rings[0]!.length < 3) continue;
+        add(zone.net, {
+          kind: "fill",
+          name: `the ${zone.net} pour on ${fill.layer}`,
+          layers: new Set([fill.layer]),
+          box: boxOf(rings),
+          anchors: [rings[0]![0]!],
+          outline: new IndexedOutline(rings),
+        });
+      }
     }
   }
   // A piece of pour that touches nothing else of its net is isolated copper (a DRC warning of
@@ -159,15 +188,16 @@ function segmentMeets(a: PointMm, b: PointMm, shape: ShapeMm): boolean {
 /**
  * A fill's outline (a pour may have tens of thousands of points) with its edges in an R-tree:
  * a point test counts the crossings of a ray to the right over the edges on its row, and a
- * piece of copper is tested against the edges near it only.
+ * piece of copper is tested against the edges near it only. A fill cut out of a window may
+ * have holes: its rings are the outline, then the holes, and the test is even-odd over all.
  */
 class IndexedOutline {
-  private index?: Flatbush;
+  private index?: { tree: Flatbush; edges: [PointMm, PointMm][] };
 
-  constructor(private readonly points: PointMm[]) {}
+  constructor(private readonly rings: readonly PointMm[][]) {}
 
   get first(): PointMm {
-    return this.points[0]!;
+    return this.rings[0]![0]!;
   }
 
   contains(p: PointMm): boolean {
@@ -178,16 +208,18 @@ class IndexedOutline {
   }
 
   edgesIn(minX: number, minY: number, maxX: number, maxY: number): [PointMm, PointMm][] {
-    const pts = this.points;
     if (!this.index) {
-      this.index = new Flatbush(pts.length);
-      pts.forEach((a, i) => {
-        const b = pts[(i + 1) % pts.length]!;
-        this.index!.add(Math.min(a.x, b.x), Math.min(a.y, b.y), Math.max(a.x, b.x), Math.max(a.y, b.y));
-      });
-      this.index.finish();
+      const edges = this.rings.flatMap((ring) =>
+        ring.map((a, i): [PointMm, PointMm] => [a, ring[(i + 1) % ring.length]!]),
+      );
+      const tree = new Flatbush(edges.length);
+      for (const [a, b] of edges)
+        tree.add(Math.min(a.x, b.x), Math.min(a.y, b.y), Math.max(a.x, b.x), Math.max(a.y, b.y));
+      tree.finish();
+      this.index = { tree, edges };
     }
-    return this.index.search(minX, minY, maxX, maxY).map((i) => [pts[i]!, pts[(i + 1) % pts.length]!]);
+    const { tree, edges } = this.index;
+    return tree.search(minX, minY, maxX, maxY).map((i) => edges[i]!);
   }
 }
 

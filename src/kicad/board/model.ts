@@ -139,6 +139,16 @@ export class Board {
     return node && readFootprint(node);
   }
 
+  /** The footprints whose anchor lies in `box`, reading no other (a look at one corner of a big board). */
+  footprintsAt(box: BBox): Footprint[] {
+    return children(this.root, "footprint")
+      .filter((fp) => {
+        const { x, y } = placementOf(fp);
+        return x >= box.minX && x <= box.maxX && y >= box.minY && y <= box.maxY;
+      })
+      .map(readFootprint);
+  }
+
   /** Bounding box of everything on Edge.Cuts (board graphics and footprint graphics). */
   edgeCutsBBox(): BBox | undefined {
     const box = emptyBox();

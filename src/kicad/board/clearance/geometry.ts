@@ -50,6 +50,42 @@ export function boxesOverlap(a: BBox, b: BBox): boolean {
   return a.minX <= b.maxX && b.minX <= a.maxX && a.minY <= b.maxY && b.minY <= a.maxY;
 }
 
+/**
+ * The parts of a polygon inside a box, each as its outline followed by its holes (a fill cut
+ * at a window's edge falls apart into pieces, some with holes where pads stood).
+ */
+export function clipToBox(points: PointMm[], box: BBox): PathsD[] {
+  const frame = [
+    { x: box.minX, y: box.minY },
+    { x: box.maxX, y: box.minY },
+    { x: box.maxX, y: box.maxY },
+    { x: box.minX, y: box.maxY },
+  ];
+  // A board-wide plane's fill has tens of thousands of points: a rectangle clip (linear, but
+  // leaving edges along the rectangle) first cuts it to a margin round the box, and the exact
+  // intersection then has only those few to sort out.
+  const near = growBox(box, 1);
+  const cut = Clipper.rectClip(
+    { left: near.minX, top: near.minY, right: near.maxX, bottom: near.maxY },
+    [points],
+    PRECISION,
+  );
+  const paths = Clipper.intersectD(cut, [frame], FillRule.NonZero, PRECISION);
+  if (paths.length === 0) return [];
+  // Outlines turn one way and holes the other: the largest path is an outline.
+  const sign = Math.sign(
+    Clipper.areaD(paths.reduce((a, b) => (Math.abs(Clipper.areaD(b)) > Math.abs(Clipper.areaD(a)) ? b : a))),
+  );
+  const outlines = paths.filter((p) => Math.sign(Clipper.areaD(p)) === sign).map((p) => [p]);
+  for (const hole of paths.filter((p) => Math.sign(Clipper.areaD(p)) !== sign)) {
+    const around = outlines
+      .filter(([outline]) => insidePath(hole[0]!, outline!))
+      .sort((a, b) => Math.abs(Clipper.areaD(a[0]!)) - Math.abs(Clipper.areaD(b[0]!)))[0];
+    around?.push(hole);
+  }
+  return outlines;
+}
+
 /** A point turned by `angle` degrees (KiCad's sense: counter-clockwise on screen, Y down) about `about`. */
 export function turn(p: PointMm, angle: number, about: PointMm = { x: 0, y: 0 }): PointMm {
   if (angle === 0) return { x: about.x + p.x, y: about.y + p.y };

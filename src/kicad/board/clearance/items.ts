@@ -25,6 +25,7 @@ import { child, children, childText, head, num, text, type SList } from "../../s
 import {
   boxOf,
   circle,
+  boxesOverlap,
   growBox,
   polygon,
   rectangle,
@@ -553,15 +554,7 @@ function oblong(centre: PointMm, w: number, h: number, angle: number): ShapeMm {
 
 /** The board's own items (not footprints'): tracks, vias, rule areas, drawings and texts on copper, silkscreen and Edge.Cuts. */
 export function boardItems(board: Board, copper: string[]): BoardItem[] {
-  const names = new Map(
-    board.nets().flatMap((n) => (n.code !== undefined ? [[n.code, n.name] as [number, string]] : [])),
-  );
-  const netOf = (node: SList): string => {
-    const ref = readNetRef(child(node, "net"));
-    return (
-      ref?.name || (ref?.code !== undefined ? (names.get(ref.code) ?? "") : "") || (childText(node, "net_name") ?? "")
-    );
-  };
+  const netOf = netNames(board);
   const items: BoardItem[] = [];
   for (const item of board.root.items) {
     if (item.type !== "list") continue;
@@ -584,6 +577,40 @@ export function footprintBoardItems(fp: SList, copper: string[]): BoardItem[] {
       items.push(...edgeItems(item, (p) => footprintToBoard(p, at)));
   }
   return items;
+}
+
+/**
+ * The board's tracks, arcs and vias; with `within`, only those whose ends lie in or across the
+ * box (the copper near a change, without building every item of a big board).
+ */
+export function trackItems(board: Board, copper: string[], within?: BBox): BoardItem[] {
+  const netOf = netNames(board);
+  const items: BoardItem[] = [];
+  for (const item of board.root.items) {
+    if (item.type !== "list") continue;
+    const kind = head(item) ?? "";
+    if (kind !== "segment" && kind !== "arc" && kind !== "via") continue;
+    if (within) {
+      const ends = ["start", "mid", "end", "at"].flatMap((name) => pointMmOf(child(item, name)) ?? []);
+      if (ends.length === 0 || !boxesOverlap(boxOf([ends]), within)) continue;
+    }
+    if (kind === "via") items.push(...viaItems(item, netOf(item), copper).filter((i) => i.kind === "via"));
+    else items.push(trackItem(item, netOf(item)));
+  }
+  return items;
+}
+
+/** How a board item names its net: by name, by code in numbered boards, or by its `net_name`. */
+function netNames(board: Board): (node: SList) => string {
+  const names = new Map(
+    board.nets().flatMap((n) => (n.code !== undefined ? [[n.code, n.name] as [number, string]] : [])),
+  );
+  return (node) => {
+    const ref = readNetRef(child(node, "net"));
+    return (
+      ref?.name || (ref?.code !== undefined ? (names.get(ref.code) ?? "") : "") || (childText(node, "net_name") ?? "")
+    );
+  };
 }
 
 function trackItem(item: SList, net: string): BoardItem {
