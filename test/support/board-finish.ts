@@ -318,6 +318,14 @@ export const powerLedSession = (board: Board, target: SessionTarget) => sessionO
 export const bothInOneSession = (board: Board, target: SessionTarget) =>
   sessionOf(capacitorPlan(board, target), powerLedPlan(board, target));
 
+/**
+ * The `add_component` inputs of the capacitor and of the LED request, for a test that calls the
+ * tools itself (support/tool-context.ts) where the acceptance replays a session through `do`.
+ */
+export function finishAdditions(board: Board, target: SessionTarget) {
+  return { capacitor: capacitorPlan(board, target).adds.flat(), led: powerLedPlan(board, target).adds.flat() };
+}
+
 /** How a layoutPending reason for a part with no free spot begins. */
 const STAGED_REASON = "staged below the outline: no free spot";
 

@@ -5,14 +5,16 @@
  * or via that was to connect through a pour is checked to be in the refilled pour. What is
  * left gets one reason per part, for a person.
  */
-import { inflate, overlap, polygon } from "../clearance/geometry.ts";
+import { boxesOverlap, inflate, overlap, polygon } from "../clearance/geometry.ts";
 import { BoardObstacles } from "../clearance/obstacles.ts";
 import { footprintItems } from "../clearance/items.ts";
 import type { BoardRules } from "../clearance/rules.ts";
 import { refillZones } from "../zones/refill.ts";
-import { boardZones, filledPolygons, zonesTouchedBy, type NewCopper } from "../zones/zones.ts";
+import { boardZones, filledPolygons, zoneOnLayer, zonesTouchedBy, type NewCopper } from "../zones/zones.ts";
 import type { Board, PointMm } from "../model.ts";
+import { PourWatch, type PourCut } from "./pour-cuts.ts";
 import { fillJoinsNet, routeFootprints, type PadLeft, type RouteOutcome } from "./route.ts";
+import { liftCopper } from "./write.ts";
 
 /** How far past new copper a zone's fill may change: its clearance and thermal gap at most. */
 const REFILL_REACH = 1;
@@ -48,6 +50,7 @@ export async function connectAdded(
   refs: string[],
   { vacated = [], staged = [], obstacles = new BoardObstacles(board, rules) }: ConnectOptions = {},
 ): Promise<AddedConnections> {
+  const watch = new PourWatch(board, refs, vacated);
   const outcomes = routeFootprints(board, rules, refs, obstacles, staged);
   const changed = new Set(
     await refillAround(board, boardFile, refs, [...vacated, ...outcomes.flatMap((o) => o.added)]),
@@ -78,12 +81,62 @@ export async function connectAdded(
     for (const id of refilled) changed.add(id);
     checkPours(board, obstacles, outcomes, refs);
   }
+  const cuts = watch.cuts(board);
+  if (cuts.length > 0) {
+    const lifted = liftCutting(board, outcomes, cuts);
+    for (const id of await refillAround(board, boardFile, [], lifted)) changed.add(id);
+  }
   const left = new Map<string, string>();
   for (const o of outcomes) {
     if (o.left.length > 0) left.set(o.ref, o.left.map((l) => `pad ${l.pad} (${l.net}): ${l.reason}`).join("; "));
   }
   return { outcomes, left, refilled: [...changed] };
 }
+
+/**
+ * Takes up the new routes that cut a pour in two (`cuts`): every route of another net a part
+ * laid across the cut net's zones, its pads left for layout with the reason. A route round
+ * the pour's neck is for the designer, who sees the whole pour; the refill where the routes
+ * were joins the pour again. Returns where they were, for that refill.
+ */
+function liftCutting(board: Board, outcomes: RouteOutcome[], cuts: PourCut[]): NewCopper[] {
+  const zones = boardZones(board.root).filter((z) => z.filled && !z.ruleArea);
+  const lifted: NewCopper[] = [];
+  for (const { net, cutOff } of cuts) {
+    const pours = zones.filter((z) => z.net === net);
+    for (const outcome of outcomes) {
+      const crossing = outcome.added.filter(
+        (a) =>
+          a.net !== net &&
+          pours.some(
+            (z) => boxesOverlap(z.box, a.box) && (a.layers === "all" || [...a.layers].some((l) => zoneOnLayer(z, l))),
+          ),
+      );
+      for (const across of new Set(crossing.map((a) => a.net))) {
+        const layer =
+          crossing
+            .flatMap((a) => (a.layers === "all" ? [] : [...a.layers]))
+            .find((l) => pours.some((z) => zoneOnLayer(z, l))) ?? pours.flatMap((z) => z.layers)[0];
+        const taken = outcome.added.filter((a) => a.net === across);
+        const ids = new Set(taken.flatMap((a) => a.ids ?? []));
+        lifted.push(...liftCopper(board, ids));
+        outcome.added = outcome.added.filter((a) => a.net !== across);
+        outcome.ids = outcome.ids.filter((id) => !ids.has(id));
+        const reason = `a route would cut the ${net} pour on ${layer} in two, leaving ${cutOff.slice(0, NAMED_CUT_OFF).join(", ")} apart from the rest (in the way: the ${net} pour on ${layer})`;
+        // The net's other new pads were reached by that route, or by none.
+        for (const o of outcomes) {
+          const gone = o.connected.filter((c) => c.net === across && c.how !== "pour");
+          o.connected = o.connected.filter((c) => !gone.includes(c));
+          o.left.push(...gone.map((c) => ({ pad: c.pad, net: c.net, reason })));
+        }
+      }
+    }
+  }
+  return lifted;
+}
+
+/** How many pieces of what a cut leaves apart its reason names. */
+const NAMED_CUT_OFF = 3;
 
 /** Refills the zones that `added` copper and the pads of `refs` touch, around them; the ids of the zones whose fill changed. */
 async function refillAround(board: Board, boardFile: string, refs: string[], copper: NewCopper[]): Promise<string[]> {

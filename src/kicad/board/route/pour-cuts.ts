@@ -1,0 +1,123 @@
+/**
+ * Whether a change cut one of the board's pours in two. A new track of another net laid across
+ * a pour's narrow neck leaves, once the pour is refilled, the copper beyond the neck joined to
+ * the rest of its net by nothing: KiCad's DRC then reports a missing connection between two
+ * pieces of the zone (Blaustahl's back GND pour, cut by the track between a new LED and its
+ * resistor).
+ *
+ * The net's islands are compared around the change (`netIslands` within a box, cheap on a big
+ * board) before the routes and after the refill: copper of the board's that was joined before
+ * and is apart after is cut off, unless the whole board's copper still joins it the long way
+ * round, which the local view cannot see and the whole net's islands then settle.
+ */
+import { boxesOverlap, boxOf, growBox } from "../clearance/geometry.ts";
+import { footprintItems } from "../clearance/items.ts";
+import { netIslands, type CopperPiece } from "../connectivity.ts";
+import type { BBox, Board } from "../model.ts";
+import { boardZones, type NewCopper } from "../zones/zones.ts";
+import { MAX_ROUTE_LENGTH } from "./route.ts";
+
+export interface PourCut {
+  net: string;
+  /** The board's copper cut off from the rest of the net, for a person: "U4.4", "a via of GND at …". */
+  cutOff: string[];
+}
+
+/** The net's islands around a change, taken before it, to compare with those after it. */
+export class PourWatch {
+  private readonly region: BBox | undefined;
+  private readonly nets: Set<string>;
+  /** Per net, the islands before the change, as keys of the board's copper (pads, tracks, vias). */
+  private readonly before = new Map<string, string[][]>();
+
+  /** `refs`: the parts just placed, not routed yet; `vacated`: where copper was taken away. */
+  constructor(board: Board, refs: string[], vacated: NewCopper[]) {
+    const boxes: BBox[] = [
+      ...refs
+        .flatMap((ref) => {
+          const fp = board.footprint(ref);
+          return fp ? footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad") : [];
+        })
+        .map((p) => p.box),
+      ...vacated.map((v) => v.box),
+    ];
+    this.region = boxes.length > 0 ? growBox(boxOf(boxes.map(corners)), MAX_ROUTE_LENGTH) : undefined;
+    const region = this.region;
+    this.nets = new Set(
+      region
+        ? boardZones(board.root)
+            .filter((z) => z.filled && !z.ruleArea && z.net !== "" && boxesOverlap(z.box, region))
+            .map((z) => z.net)
+        : [],
+    );
+    if (!region || this.nets.size === 0) return;
+    for (const { net, islands } of netIslands(board, (n) => this.nets.has(n), {
+      within: region,
+      without: new Set(refs),
+    }))
+      this.before.set(
+        net,
+        islands.map((island) => island.filter((p) => p.kind !== "fill").map(key)),
+      );
+  }
+
+  /** The pours the change has cut, each with what it cut off. */
+  cuts(board: Board): PourCut[] {
+    if (!this.region || this.before.size === 0) return [];
+    const after = new Map(
+      netIslands(board, (n) => this.before.has(n), { within: this.region }).map(({ net, islands }) => [
+        net,
+        islandOf(islands),
+      ]),
+    );
+    const found: PourCut[] = [];
+    for (const [net, islands] of this.before) {
+      const now = after.get(net) ?? new Map<string, number>();
+      let whole: Map<string, number> | undefined;
+      const cutOff = new Set<string>();
+      for (const island of islands) {
+        // The island's copper by where it is now; copper lifted since is in none.
+        const apart = Map.groupBy(
+          island.filter((k) => now.has(k)),
+          (k) => now.get(k)!,
+        );
+        if (apart.size < 2) continue;
+        const [main, ...rest] = [...apart.values()].sort((a, b) => b.length - a.length);
+        whole ??= islandOf(netIslands(board, (n) => n === net)[0]?.islands ?? []);
+        for (const part of rest)
+          if (whole.get(part[0]!) !== whole.get(main![0]!)) for (const k of part) cutOff.add(nameOf(k));
+      }
+      if (cutOff.size > 0) found.push({ net, cutOff: [...cutOff] });
+    }
+    return found;
+  }
+}
+
+/** A piece of copper by what and where it is: the same pad, track or via before and after a change. */
+function key(piece: CopperPiece): string {
+  const { minX, minY, maxX, maxY } = piece.box;
+  // A pad's piece is named "U4.4": for a person, "pad 4 of U4".
+  const dot = piece.name.indexOf(".");
+  const name = piece.kind === "pad" ? `pad ${piece.name.slice(dot + 1)} of ${piece.name.slice(0, dot)}` : piece.name;
+  return `${name}@${[minX, minY, maxX, maxY].map((v) => v.toFixed(4)).join(",")}`;
+}
+
+function nameOf(key: string): string {
+  return key.slice(0, key.lastIndexOf("@"));
+}
+
+function corners(b: BBox) {
+  return [
+    { x: b.minX, y: b.minY },
+    { x: b.maxX, y: b.maxY },
+  ];
+}
+
+/** Each non-fill piece's island, by its key. */
+function islandOf(islands: CopperPiece[][]): Map<string, number> {
+  const of = new Map<string, number>();
+  islands.forEach((island, i) => {
+    for (const piece of island) if (piece.kind !== "fill") of.set(key(piece), i);
+  });
+  return of;
+}

@@ -1,0 +1,57 @@
+/**
+ * A new route never cuts a pour in two (route/pour-cuts.ts). On Blaustahl the new LED and its
+ * resistor sit on the back GND pour beside the capacitor an earlier run added, and the track
+ * between them crosses the neck through which a pocket of the pour (U4's ground pin, C19's)
+ * reaches the rest: refilled, the pocket would be joined to the net by nothing. The route is
+ * taken up again, its pads are left for layout naming the pour, and the net stays whole. With
+ * the tools called as the model calls them, on a copy of the real board; raw DRC has the word.
+ */
+import { afterAll, expect, test } from "bun:test";
+import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
+import { netIslands } from "../../src/kicad/board/connectivity.ts";
+import { Board } from "../../src/kicad/board/model.ts";
+import { drcKeys, finishAdditions, sessionTarget } from "../support/board-finish.ts";
+import { copyCorpusProject, fixtureCorpusProjects } from "../support/corpora.ts";
+import { commitAll, git } from "../repo/git-repo.ts";
+import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
+import { withTools } from "../support/tool-context.ts";
+
+afterAll(cleanupTempDirs);
+
+const groundIslands = (file: string) => netIslands(Board.load(file), (n) => n === "GND")[0]!.islands.length;
+
+test("blaustahl-v0: the LED's route that would cut the back GND pour is left for layout, the pour whole", async () => {
+  const project = await copyCorpusProject(fixtureCorpusProjects().find((p) => p.id === "fixtures/blaustahl-v0")!);
+  await git(project.root, "init", "--quiet");
+  await commitAll(project.root, "base");
+  const boardFile = project.board!;
+  const board = Board.load(boardFile);
+  const { capacitor, led } = finishAdditions(board, sessionTarget("fixtures/blaustahl-v0", board));
+  const cli = await requireKicadCli();
+  const unconnected = async () => drcKeys((await runDrc(boardFile, { cli })).report).unconnected;
+  const ground = groundIslands(boardFile);
+
+  await withTools(project.root, async ({ call }) => {
+    for (const input of capacitor) await call("add_component", input);
+    await call("sync_board");
+  });
+  const before = await unconnected();
+  await commitAll(project.root, "capacitor");
+
+  const pending = await withTools(project.root, async ({ call, ctx }) => {
+    for (const input of led) await call("add_component", input);
+    await call("sync_board");
+    return ctx.layoutPending;
+  });
+  const [diode, resistor] = led.map((input) => input.ref as string);
+  for (const ref of [diode, resistor]) {
+    expect(pending.get(ref!), ref).toMatch(
+      /^pad 2 \(\/?PWR_LED\): a route would cut the GND pour on B\.Cu in two, leaving pad 4 of U4, .* apart from the rest \(in the way: the GND pour on B\.Cu\)$/,
+    );
+  }
+  // The pour is one piece of GND as before; what DRC finds unconnected is the LED's own net.
+  expect(groundIslands(boardFile)).toBe(ground);
+  const added = (await unconnected()).filter((k) => !before.includes(k));
+  expect(added.length).toBeGreaterThan(0);
+  expect(added.every((k) => k.includes("PWR_LED") && !k.includes("Zone"))).toBe(true);
+}, 300_000);
