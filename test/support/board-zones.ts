@@ -89,7 +89,7 @@ export function differingArea(
 const SAME_FILL = 0.01;
 
 /** Where to compare fills: a box on some copper layers. */
-interface Around {
+export interface Around {
   box: BBox;
   layers: ReadonlySet<string>;
 }
@@ -109,30 +109,45 @@ export function around(boardFile: string, ref: string): Around[] {
     .map((p) => ({ box: growBox(p.box, 1), layers: p.layers }));
 }
 
-/** Every zone of the board file against KiCad's refill of every zone of the same file, inside `within` on its layers: the zones that differ, with by how much. */
-export async function differingFromKicad(boardFile: string, within: Around[]): Promise<string[]> {
-  const board = Board.load(boardFile);
-  const dir = await makeTempDir();
-  const whole = join(dir, basename(boardFile));
+/**
+ * A copy of the board file (its project and rules beside it) with every fillable zone refilled
+ * by KiCad's own filler: the file's path. `board`, when given, is refilled in the file's place
+ * (the base of a change, beside the changed file's project).
+ */
+export async function kicadRefill(boardFile: string, board = Board.load(boardFile)): Promise<string> {
+  const whole = join(await makeTempDir(), basename(boardFile));
   for (const ext of [".kicad_pro", ".kicad_dru"]) {
     const beside = boardFile.replace(/\.kicad_pcb$/, ext);
     if (existsSync(beside)) copyFileSync(beside, whole.replace(/\.kicad_pcb$/, ext));
   }
-  const zones = boardZones(board.root).filter((z) => z.filled && !z.ruleArea);
   await fillWithKicad(
     board,
     boardFile,
-    zones.map((z) => z.id),
+    boardZones(board.root)
+      .filter((z) => z.filled && !z.ruleArea)
+      .map((z) => z.id),
     whole,
   );
-  const theirs = boardZones(Board.load(whole).root);
-  return zones.flatMap((zone) => {
-    const kicad = theirs.find((t) => t.id === zone.id)!;
-    return copperLayers(board).flatMap((layer) => {
-      const boxes = within.filter((w) => w.layers.has(layer)).map((w) => w.box);
-      if (boxes.length === 0) return [];
-      const area = differingArea(filledPolygons(zone, layer), filledPolygons(kicad, layer), boxes);
-      return area > SAME_FILL ? [`${zone.net} on ${layer}: ${area.toFixed(4)} mm²`] : [];
+  return whole;
+}
+
+/**
+ * Every zone of the board file against KiCad's refill of every zone of the same file (`refilled`,
+ * from {@link kicadRefill}; made when absent), inside `within` on its layers: the zones that
+ * differ, with by how much.
+ */
+export async function differingFromKicad(boardFile: string, within: Around[], refilled?: string): Promise<string[]> {
+  const board = Board.load(boardFile);
+  const theirs = boardZones(Board.load(refilled ?? (await kicadRefill(boardFile))).root);
+  return boardZones(board.root)
+    .filter((z) => z.filled && !z.ruleArea)
+    .flatMap((zone) => {
+      const kicad = theirs.find((t) => t.id === zone.id)!;
+      return copperLayers(board).flatMap((layer) => {
+        const boxes = within.filter((w) => w.layers.has(layer)).map((w) => w.box);
+        if (boxes.length === 0) return [];
+        const area = differingArea(filledPolygons(zone, layer), filledPolygons(kicad, layer), boxes);
+        return area > SAME_FILL ? [`${zone.net} on ${layer}: ${area.toFixed(4)} mm²`] : [];
+      });
     });
-  });
 }
