@@ -109,12 +109,18 @@ const XY_COLUMN_LIMIT = 99;
  * Lays out a new list's descendants following KiCad 9's Prettify rules: each sub-list on its
  * own line one tab deeper, atoms separated by one space (wrapping past column 72), `(xy …)`
  * runs packed up to column 99, and a closing paren on its own line only when the list holds
- * sub-lists or wrapped atoms.
+ * sub-lists or wrapped atoms. Returns the width of the list's last line as printed without
+ * its leading whitespace (see `printedWidth`), and whether it spans lines, counted as it is
+ * laid out: printing each of a fill's tens of thousands of points to measure it was most of a
+ * refill's time on a big board.
  */
-function layoutItems(target: SList, depth: number): void {
+function layoutItems(target: SList, depth: number): { width: number; broken: boolean } {
   let column = depth + 1;
   let multiline = false;
   let previous: SNode | undefined;
+  // The printed list's last line so far: its `(` first.
+  let width = 1;
+  let broken = false;
   for (let i = 0; i < target.items.length; i++) {
     const item = target.items[i]!;
     if (item.type === "atom") {
@@ -127,15 +133,27 @@ function layoutItems(target: SList, depth: number): void {
       }
       column += item.pre === " " ? 1 : 0;
       column += byteLength(item.raw);
+      if (item.pre === " ") width += 1;
+      else if (item.pre !== "") [width, broken] = [depth + 1, true];
+      width += byteLength(item.raw);
     } else {
       const packXY = isList(previous, "xy") && head(item) === "xy" && column < XY_COLUMN_LIMIT;
       item.pre = packXY ? " " : indent(depth + 1);
-      layoutItems(item, depth + 1);
-      column = packXY ? column + 1 + printedWidth(item) : depth + 1 + printedWidth(item);
+      const laid = layoutItems(item, depth + 1);
+      // A list from a file prints its own bytes where it was not edited: it is measured printed.
+      const itemWidth = item.start >= 0 || item.implicit ? printedWidth(item) : laid.width;
+      const itemBroken = item.start >= 0 || item.implicit ? printBare(item).includes("\n") : laid.broken;
+      column = packXY ? column + 1 + itemWidth : depth + 1 + itemWidth;
+      if (itemBroken) width = itemWidth;
+      else width = (packXY ? width + 1 : depth + 1) + itemWidth;
+      broken ||= itemBroken || !packXY;
     }
     previous = item;
   }
   target.post = previous?.type === "list" || multiline ? indent(depth) : "";
+  if (target.post === "") width += 1;
+  else [width, broken] = [depth + 1, true];
+  return { width, broken };
 }
 
 /** Width of a freshly laid-out list's last line (only exact for single-line lists). */
