@@ -50,7 +50,7 @@ export async function connectAdded(
   refs: string[],
   { vacated = [], staged = [], obstacles = new BoardObstacles(board, rules) }: ConnectOptions = {},
 ): Promise<AddedConnections> {
-  const watch = new PourWatch(board, refs, vacated);
+  const watch = new PourWatch(board, refs);
   const outcomes = routeFootprints(board, rules, refs, obstacles, staged);
   const changed = new Set(
     await refillAround(board, boardFile, refs, [...vacated, ...outcomes.flatMap((o) => o.added)]),

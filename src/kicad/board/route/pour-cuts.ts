@@ -5,8 +5,9 @@
  * pieces of the zone (Blaustahl's back GND pour, cut by the track between a new LED and its
  * resistor).
  *
- * The net's islands are compared around the change (`netIslands` within a box, cheap on a big
- * board) before the routes and after the refill: copper of the board's that was joined before
+ * The net's islands are compared around the new parts (`netIslands` within a box, cheap on a
+ * big board; copper taken away, where a moved part was, only ever joins a pour) before the
+ * routes and after the refill: copper of the board's that was joined before
  * and is apart after is cut off, unless the whole board's copper still joins it the long way
  * round, which the local view cannot see and the whole net's islands then settle.
  */
@@ -14,7 +15,7 @@ import { boxesOverlap, boxOf, growBox } from "../clearance/geometry.ts";
 import { footprintItems } from "../clearance/items.ts";
 import { netIslands, type CopperPiece } from "../connectivity.ts";
 import type { BBox, Board } from "../model.ts";
-import { boardZones, type NewCopper } from "../zones/zones.ts";
+import { boardZones } from "../zones/zones.ts";
 import { MAX_ROUTE_LENGTH } from "./route.ts";
 
 export interface PourCut {
@@ -30,17 +31,14 @@ export class PourWatch {
   /** Per net, the islands before the change, as keys of the board's copper (pads, tracks, vias). */
   private readonly before = new Map<string, string[][]>();
 
-  /** `refs`: the parts just placed, not routed yet; `vacated`: where copper was taken away. */
-  constructor(board: Board, refs: string[], vacated: NewCopper[]) {
-    const boxes: BBox[] = [
-      ...refs
-        .flatMap((ref) => {
-          const fp = board.footprint(ref);
-          return fp ? footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad") : [];
-        })
-        .map((p) => p.box),
-      ...vacated.map((v) => v.box),
-    ];
+  /** `refs`: the parts just placed, not routed yet. */
+  constructor(board: Board, refs: string[]) {
+    const boxes = refs
+      .flatMap((ref) => {
+        const fp = board.footprint(ref);
+        return fp ? footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad") : [];
+      })
+      .map((p) => p.box);
     this.region = boxes.length > 0 ? growBox(boxOf(boxes.map(corners)), MAX_ROUTE_LENGTH) : undefined;
     const region = this.region;
     this.nets = new Set(
