@@ -112,14 +112,12 @@ export class BoardEditor {
   /**
    * Routes the footprints `refs` to their nets' copper and refills the zones their copper
    * touches, and those where copper was taken away (`vacated`: see `connectAdded`); the copper
-   * laid is remembered as the run's own. The placement index, when the board has not changed
-   * since it was built (a part just placed by `place`), is the routing's too: on a big board
-   * building one costs seconds.
+   * laid is remembered as the run's own.
    */
   async connect(refs: string[], options: ConnectOptions = {}): Promise<AddedConnections> {
     if (refs.length === 0 && !options.vacated?.length) return { outcomes: [], left: new Map(), refilled: [] };
     this.dirty = true;
-    const layout = await connectAdded(this.current, this.file, this.rules, refs, { obstacles: this.index, ...options });
+    const layout = await connectAdded(this.current, this.file, this.rules, refs, options);
     for (const o of layout.outcomes) {
       const own = this.routed.get(o.ref) ?? new Set<string>();
       for (const id of o.ids) own.add(id);
