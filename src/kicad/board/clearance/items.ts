@@ -23,9 +23,9 @@ import {
 import { localBounds } from "../footprint/instance.ts";
 import { child, children, childText, head, num, text, type SList } from "../../sexpr/index.ts";
 import {
+  boxesOverlap,
   boxOf,
   circle,
-  boxesOverlap,
   growBox,
   polygon,
   rectangle,

@@ -123,7 +123,9 @@ function liftCutting(board: Board, outcomes: RouteOutcome[], cuts: PourCut[]): N
         outcome.added = outcome.added.filter((a) => a.net !== across);
         outcome.ids = outcome.ids.filter((id) => !ids.has(id));
         const reason = `a route would cut the ${net} pour on ${layer} in two, leaving ${cutOff.slice(0, NAMED_CUT_OFF).join(", ")} apart from the rest (in the way: the ${net} pour on ${layer})`;
-        // The net's other new pads were reached by that route, or by none.
+        // Every new pad of the net that is not in a pour goes with it: some may touch other copper
+        // of the net still, and are named for nothing worse than a look; none is kept that the
+        // route alone joined.
         for (const o of outcomes) {
           const gone = o.connected.filter((c) => c.net === across && c.how !== "pour");
           o.connected = o.connected.filter((c) => !gone.includes(c));
