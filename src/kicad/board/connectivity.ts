@@ -21,7 +21,7 @@ import {
 } from "./clearance/geometry.ts";
 import { segmentsTouch } from "../../util/segments.ts";
 import { copperLayers, footprintItems, sharesLayer, trackItems, type BoardItem } from "./clearance/items.ts";
-import { boardZones, zoneFills } from "./zones/zones.ts";
+import { boardZones, outlineArea, zoneFills } from "./zones/zones.ts";
 import type { BBox, Board, PointMm } from "./model.ts";
 
 /** One piece of a net's copper. */
@@ -37,6 +37,8 @@ export interface CopperPiece {
   outline?: IndexedOutline;
   /** A pad's, track's or via's outline; a fill is tested by its `outline`'s edges instead. */
   shape?: () => ShapeMm;
+  /** A whole fill's zone id and the index of its filled polygon in the zone. */
+  fill?: { zone: string; index: number };
 }
 
 export interface NetIslands {
@@ -63,11 +65,49 @@ export interface IslandScope {
 const FOOTPRINT_REACH = 25;
 
 /** The islands of each net that has copper, for the nets `wanted` (every net when absent). */
-export function netIslands(
+export function netIslands(board: Board, wanted?: (net: string) => boolean, scope: IslandScope = {}): NetIslands[] {
+  // A piece of pour that touches nothing else of its net is isolated copper (a DRC warning of
+  // its own), not a connection left open: KiCad's ratsnest leaves it out, and so do these.
+  return [...netCopper(board, wanted, scope)].map(([net, pieces]) => ({
+    net,
+    islands: islandsOf(pieces).filter((island) => island.some((piece) => piece.kind !== "fill")),
+  }));
+}
+
+/**
+ * The pieces of fill of the zones `zones` (by id) that join nothing else of their net, no pad,
+ * track or via, nor a fill that does: what DRC reports as isolated copper, and what KiCad's
+ * filler removes as islands. Only those overlapping one of `near`; each as its zone's id and the
+ * index of its filled polygon, with its area, mm².
+ */
+export function isolatedFills(
+  board: Board,
+  zones: ReadonlySet<string>,
+  near: BBox[],
+): { zone: string; index: number; area: number }[] {
+  const nets = new Set(
+    boardZones(board.root)
+      .filter((z) => zones.has(z.id))
+      .map((z) => z.net),
+  );
+  return [...netCopper(board, (net) => nets.has(net)).values()].flatMap((pieces) =>
+    islandsOf(pieces)
+      .filter((island) => island.every((piece) => piece.kind === "fill"))
+      .flat()
+      .flatMap((piece) =>
+        piece.fill && zones.has(piece.fill.zone) && near.some((box) => boxesOverlap(box, piece.box))
+          ? [{ ...piece.fill, area: outlineArea(piece.outline!.rings[0]!) }]
+          : [],
+      ),
+  );
+}
+
+/** The copper of the nets `wanted`, in pieces, by net. */
+function netCopper(
   board: Board,
   wanted?: (net: string) => boolean,
   { within, without }: IslandScope = {},
-): NetIslands[] {
+): Map<string, CopperPiece[]> {
   const copper = copperLayers(board);
   const byNet = new Map<string, CopperPiece[]>();
   const add = (net: string, piece: CopperPiece) => {
@@ -86,8 +126,8 @@ export function netIslands(
     add(item.net, itemPiece(item, item.kind === "via" ? "via" : "track", item.what));
   for (const zone of boardZones(board.root)) {
     if (zone.ruleArea || zone.net === "" || (within && !boxesOverlap(zone.box, within))) continue;
-    for (const fill of zoneFills(zone)) {
-      if (fill.points.length < 3) continue;
+    zoneFills(zone).forEach((fill, index) => {
+      if (fill.points.length < 3) return;
       for (const rings of within ? clipToBox(fill.points, within) : [[fill.points]]) {
         if (rings[0]!.length < 3) continue;
         add(zone.net, {
@@ -97,16 +137,12 @@ export function netIslands(
           box: boxOf(rings),
           anchors: [rings[0]![0]!],
           outline: new IndexedOutline(rings),
+          ...(within ? {} : { fill: { zone: zone.id, index } }),
         });
       }
-    }
+    });
   }
-  // A piece of pour that touches nothing else of its net is isolated copper (a DRC warning of
-  // its own), not a connection left open: KiCad's ratsnest leaves it out, and so do these.
-  return [...byNet].map(([net, pieces]) => ({
-    net,
-    islands: islandsOf(pieces).filter((island) => island.some((piece) => piece.kind !== "fill")),
-  }));
+  return byNet;
 }
 
 function itemPiece(item: BoardItem, kind: CopperPiece["kind"], name: string): CopperPiece {
@@ -194,7 +230,7 @@ function segmentMeets(a: PointMm, b: PointMm, shape: ShapeMm): boolean {
 class IndexedOutline {
   private index?: { tree: Flatbush; edges: [PointMm, PointMm][] };
 
-  constructor(private readonly rings: readonly PointMm[][]) {}
+  constructor(readonly rings: readonly PointMm[][]) {}
 
   get first(): PointMm {
     return this.rings[0]![0]!;

@@ -83,29 +83,37 @@ def connections(window, reliefs, reached, bound):
     the pad connections it leaves as saved: a connection is reached when it overlaps `reached`
     (the change's copper and the fill it can move) on one of its zone's layers, or when its
     relief overlaps the relief of a reached one of the same zone (KiCad draws the two as one),
-    as far as `bound`. Each is taken at most once, so this ends."""
+    as far as `bound`. Each is taken at most once, so this ends. Also returns, per zone id, the
+    connections taken."""
     # Boolean operations cost: a board has thousands of pads, and most are nowhere near.
     near = bound_boxes(bound)
-    taken, lefts = [], {}
+    taken, lefts, takens = [], {}, {}
     for z, pairs in zip(zones, reliefs):
         layers = {layer_name(l) for l in z.GetLayerSet().Seq()}
         on_zone = [r["box"] for r in reached if r["layers"] == "all" or layers.intersection(r["layers"])]
         left = [p for p in pairs if overlaps(p[0], near)]
         fresh = [p for p in left if overlaps(p[0], on_zone) and inside(p[0], bound)]
+        mine = []
         while fresh:
             left = [p for p in left if p not in fresh]
-            taken += [p[0] for p in fresh]
+            mine += [p[0] for p in fresh]
             cores = [p[1] for p in fresh]
             fresh = [p for p in left if overlaps(p[1], cores) and inside(p[0], bound)]
+        taken += mine
+        takens[z.m_Uuid.AsString()] = mine
         lefts[z.m_Uuid.AsString()] = [p[0] for p in left]
     window = window + taken
-    return window, {zid: [b for b in left if overlaps(b, window)] for zid, left in lefts.items()}
+    return window, {zid: [b for b in left if overlaps(b, window)] for zid, left in lefts.items()}, takens
 
-def window_shape(window, kept):
-    """The window as one zone's fill is merged in it: its rectangles but the connections kept."""
+def window_shape(window, kept, taken):
+    """The window as one zone's fill is merged in it: its rectangles but the connections kept,
+    and every connection taken, whole, where a kept one's box overlaps it (a new pad on a large
+    custom pad of its net, whose box is too big to take in: custom_pads_test's antenna)."""
     shape = rectangles(window)
     if kept:
         shape.BooleanSubtract(rectangles(kept))
+        if taken:
+            shape.BooleanAdd(rectangles(taken))
     return shape
 
 def bound_boxes(shape):
@@ -207,7 +215,7 @@ if change:
     # (refill.ts's `FillChange` says why), never past `limit`.
     limit = rectangles(change["limit"])
     reliefs = relief_boxes(board, zones)
-    windows, kept = connections(change["window"], reliefs, change["reached"], limit)
+    windows, kept, taken = connections(change["window"], reliefs, change["reached"], limit)
     area = rectangles(grown(windows, change["fillEdge"]))
     inner = area.CloneDropTriangulation()
     inner.Deflate(change["islandEdge"], pcbnew.CORNER_STRATEGY_ALLOW_ACUTE_CORNERS, 5000)
@@ -222,7 +230,7 @@ if change:
     while True:
         islands = []
         for z in zones:
-            shape = window_shape(windows, kept[z.m_Uuid.AsString()])
+            shape = window_shape(windows, kept[z.m_Uuid.AsString()], taken[z.m_Uuid.AsString()])
             for layer in z.GetLayerSet().Seq():
                 filled = z.GetFilledPolysList(layer)
                 for i in range(filled.OutlineCount()):
@@ -234,12 +242,12 @@ if change:
         if not islands:
             break
         seen += islands
-        windows, kept = connections(windows + islands, reliefs, change["reached"], inner)
+        windows, kept, taken = connections(windows + islands, reliefs, change["reached"], inner)
 if change:
     for z in zones:
         zid = z.m_Uuid.AsString()
         saved = change["fills"][zid]
-        window = window_shape(windows, kept[zid])
+        window = window_shape(windows, kept[zid], taken[zid])
         for layer in z.GetLayerSet().Seq():
             mine = [f for f in saved if f["layer"] == layer_name(layer)]
             filled = z.GetFilledPolysList(layer)

@@ -40,6 +40,7 @@ import { pointMmOf, type BBox, type Board } from "../model.ts";
 import { boardBounds } from "../footprint/instance.ts";
 import fillProgram from "./fill.py" with { type: "text" };
 import { boardZones, zoneFills, type Zone } from "./zones.ts";
+import { isolatedFills } from "../connectivity.ts";
 
 /** A refill with no change to window fills whole zones of the whole board: the floor of its cut-off (`cli/timeout.ts`). */
 const REFILL_TIMEOUT_MS = 300_000;
@@ -89,7 +90,9 @@ const WINDOW_GROWTH = 10;
  * not make. So no edge cuts a connection: those the change reaches (`near` on one of the zone's
  * layers, or a relief overlapping the relief of one reached: KiCad draws the two as one) are
  * taken into the window whole, pad, gap, spokes and a minimum-width strip of fill past them;
- * those it does not reach keep their saved fill whole, even inside the window, as outside it.
+ * those it does not reach keep their saved fill whole, even inside the window, as outside it,
+ * but where a reached one lies in such a connection's box (a new pad on a large custom pad of its
+ * net, whose box is too big to take in), which is KiCad's fill.
  * An island of KiCad's fill is the other feature: cut by the edge, its outer part would be the
  * saved fill's, joined to nothing, so the window takes in whole every island its edge cuts.
  *
@@ -198,7 +201,37 @@ export async function refillZones(
     if (writeFills(zone.node, layers)) result.changed.push(zone.id);
     else result.unchanged.push(zone.id);
   }
+  if (change) {
+    for (const id of dropIslands(board, new Set(result.changed), change)) {
+      result.unchanged = result.unchanged.filter((u) => u !== id);
+      if (!result.changed.includes(id)) result.changed.push(id);
+    }
+  }
   return result;
+}
+
+/**
+ * Removes the pieces of the refilled zones' fills near `change` that join nothing of their net,
+ * where the zone removes islands, as KiCad's filler does; returns the ids of the zones it
+ * changed. KiCad judges an island in the fill it drew, cut to the window, whose pieces reach
+ * on past the window's edge into the saved fill; but the saved fill out there may have been
+ * joined only through what the change took away (a pocket of pour a removed part's ground pad
+ * held), so once merged the piece joins nothing, and KiCad's fill of the whole board has none
+ * of it.
+ */
+function dropIslands(board: Board, refilled: ReadonlySet<string>, change: FillChange): string[] {
+  if (refilled.size === 0) return [];
+  const near = change.near.map(({ box }) => growBox(box, WINDOW_MARGIN + WINDOW_GROWTH + FILL_EDGE));
+  const zones = new Map(boardZones(board.root).map((z) => [z.id, z]));
+  const dropped = isolatedFills(board, refilled, near).filter(({ zone, area }) => {
+    const rule = zones.get(zone)!.islands;
+    return rule.remove === "always" || (rule.remove === "below" && area < rule.minArea);
+  });
+  for (const [id, pieces] of Map.groupBy(dropped, (d) => d.zone)) {
+    const fills = children(zones.get(id)!.node, "filled_polygon");
+    for (const { index } of pieces) removeChild(zones.get(id)!.node, fills[index]!);
+  }
+  return [...new Set(dropped.map((d) => d.zone))];
 }
 
 /**

@@ -26,6 +26,11 @@ export interface Zone {
   /** KiCad fills it (`(fill yes …)`); an unfilled zone stays unfilled. */
   filled: boolean;
   priority: number;
+  /**
+   * Which pieces of its fill joined to nothing KiCad's filler removes (`island_removal_mode`):
+   * all of them (the default), none, or those under `minArea` mm² (`island_area_min`).
+   */
+  islands: { remove: "always" | "never" } | { remove: "below"; minArea: number };
 }
 
 /** The board's top-level zones, in file order. */
@@ -56,7 +61,24 @@ export function readZone(node: SList): Zone {
     ruleArea: child(node, "keepout") !== undefined,
     filled: fill !== undefined && fill.items[1]?.type === "atom" && atomText(fill.items[1]) === "yes",
     priority: (priority && num(priority, 1)) ?? 0,
+    islands: islandRemoval(fill),
   };
+}
+
+/** A zone's `(island_removal_mode …)`: 0 (or none) always, 1 never, 2 below `(island_area_min …)`. */
+function islandRemoval(fill: SList | undefined): Zone["islands"] {
+  const mode = fill && num(child(fill, "island_removal_mode") ?? fill, 1);
+  if (mode === 1) return { remove: "never" };
+  if (mode === 2) return { remove: "below", minArea: num(child(fill!, "island_area_min") ?? fill!, 1) ?? 10 };
+  return { remove: "always" };
+}
+
+/** The area of a fill's outline, mm² (a fractured outline's slits enclose none). */
+export function outlineArea(points: readonly PointMm[]): number {
+  let twice = 0;
+  for (let i = 0, j = points.length - 1; i < points.length; j = i++)
+    twice += (points[j]!.x + points[i]!.x) * (points[j]!.y - points[i]!.y);
+  return Math.abs(twice) / 2;
 }
 
 /** Whether a zone is on copper layer `layer` ("F.Cu", "In2.Cu", …). */
