@@ -15,6 +15,7 @@ import { BoardRules } from "./clearance/rules.ts";
 import { copperLayers, footprintItems } from "./clearance/items.ts";
 import { placeFootprint, type BoardSpot, type FootprintMove } from "./placement.ts";
 import { connectAdded, type AddedConnections, type ConnectOptions } from "./route/connect-added.ts";
+import { orphanedCopper } from "./route/orphaned.ts";
 import { copperWithIds, liftCopper } from "./route/write.ts";
 import { boxesOverlap } from "./clearance/geometry.ts";
 import type { NewCopper } from "./zones/zones.ts";
@@ -100,13 +101,23 @@ export class BoardEditor {
 
   /**
    * Clears the way for taking the footprints `refs` off the board (a sync removing them): the
-   * tracks and vias the run laid for them are lifted. Returns where their pads and that copper
-   * were, for the refill (`connect` with `vacated`), so their voids and spokes leave the pours.
+   * tracks and vias the run laid for them are lifted, and so is the copper laid before the run
+   * that served only their pads (`orphanedCopper`: a stub left on a removed pad is a dangling
+   * track). Returns where their pads and that copper were, for the refill (`connect` with
+   * `vacated`), so their voids and spokes leave the pours; and how many tracks and vias from
+   * before the run went with them.
    */
-  vacateForRemoval(refs: string[]): NewCopper[] {
+  vacateForRemoval(refs: string[]): { vacated: NewCopper[]; tookAlong: { tracks: number; vias: number } } {
     const vacated = refs.flatMap((ref) => this.vacate(ref));
     for (const ref of refs) this.routed.delete(ref);
-    return vacated;
+    const orphaned = orphanedCopper(this.current, refs);
+    const lifted = orphaned.size > 0 ? liftCopper(this.current, orphaned) : [];
+    if (lifted.length > 0) {
+      this.dirty = true;
+      this.index = undefined;
+    }
+    const vias = lifted.filter((c) => c.layers === "all").length;
+    return { vacated: [...vacated, ...lifted], tookAlong: { tracks: lifted.length - vias, vias } };
   }
 
   /**

@@ -78,6 +78,8 @@ export interface BoardItem {
   ends?: PointMm[];
   /** A track's width, mm. */
   width?: number;
+  /** A track's or via's own id (its uuid, or tstamp in older files): what `liftCopper` takes. */
+  id?: string;
   /** A zone that will be refilled: how it joins a pad of its net by thermal spokes (`spokes.ts`). */
   thermal?: Thermal;
   /** A pad's own clearance (KiCad's local override), for its copper and its hole: no rule may bring other nets closer. */
@@ -613,6 +615,11 @@ function netNames(board: Board): (node: SList) => string {
   };
 }
 
+/** A track's or via's id: `(uuid …)` from KiCad 8 on, `(tstamp …)` before. */
+export function ownId(item: SList): string | undefined {
+  return childText(item, "uuid") ?? childText(item, "tstamp");
+}
+
 function trackItem(item: SList, net: string): BoardItem {
   const width = num(child(item, "width") ?? item, 1) ?? 0.2;
   const [start, mid, end] = [
@@ -628,6 +635,7 @@ function trackItem(item: SList, net: string): BoardItem {
     {
       kind: "track",
       what: `a track of ${net || "no net"} on ${layer}`,
+      id: ownId(item),
       net,
       layers: new Set([layer]),
       box,
@@ -647,7 +655,14 @@ function viaItems(item: SList, net: string, copper: string[]): BoardItem[] {
   const all = new Set(copper);
   return [
     drawn(
-      { kind: "via", what: `a via of ${net || "no net"} at ${at.x}, ${at.y}`, net, layers: all, ends: [at] },
+      {
+        kind: "via",
+        what: `a via of ${net || "no net"} at ${at.x}, ${at.y}`,
+        net,
+        layers: all,
+        ends: [at],
+        id: ownId(item),
+      },
       circle(at, size / 2),
     ),
     drawn(

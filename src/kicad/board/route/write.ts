@@ -6,6 +6,7 @@
  * route writes the same bytes.
  */
 import { boardDialect } from "../../format-versions.ts";
+import { ownId } from "../clearance/items.ts";
 import { insertInDialect } from "../footprint/dialect.ts";
 import { uuidSource } from "../footprint/instance.ts";
 import type { BBox, Board, PointMm } from "../model.ts";
@@ -77,7 +78,7 @@ export function copperWithIds(
   const found: { node: SList; box: BBox; layers: Set<string> | "all" }[] = [];
   for (const item of board.root.items) {
     if (item.type !== "list" || !TRACKS.has(head(item) ?? "")) continue;
-    const id = childText(item, "uuid") ?? childText(item, "tstamp");
+    const id = ownId(item);
     if (!id || !ids.has(id)) continue;
     const points = ["start", "end", "at"].flatMap((name) => {
       const at = child(item, name);

@@ -145,6 +145,7 @@ export type SyncWarningCode =
   | "second_footprint_kept"
   | "locked_not_swapped"
   | "tracks_left_dangling"
+  | "copper_taken_along"
   | "no_footprint_assigned"
   | "footprint_unavailable"
   | "unannotated"

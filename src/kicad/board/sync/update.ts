@@ -49,8 +49,15 @@ export async function updateBoardFromSchematic(
     const anchorOf = (ref: string) =>
       options.anchors?.get(ref) ??
       bestPartOn(netlist, netsOf(netlist, ref), (other) => other !== ref && !plan.added.some((a) => a.ref === other));
+    if (plan.added.length > 0 || plan.removed.length > 0) await assertCanRefill(board);
+    // A removed part makes room first: it takes the run's tracks for it along, and those that
+    // served only it, and its pads and courtyard are out of the way of the new parts' placement.
+    const removedRefs = plan.removed.map((r) => r.ref);
+    const { vacated, tookAlong } = editor.vacateForRemoval(removedRefs);
+    if (tookAlong.tracks + tookAlong.vias > 0) tellTakenAlong(plan, removedRefs, tookAlong);
     // Not the editor's index: the sync edits this tree after placing.
     const obstacles = new BoardObstacles(board, editor.rules);
+    for (const ref of removedRefs) obstacles.remove(ref);
     const staged = new Map(
       placeAdditions(board, plan, source.libraries, anchorOf, editor.rules, obstacles).map((s) => [s.ref, s.reason]),
     );
@@ -61,9 +68,7 @@ export async function updateBoardFromSchematic(
     let routing: string[] = [];
     if (!isEmptyPlan(plan)) {
       const placed = plan.added.filter((a) => !a.staged).map((a) => a.ref);
-      if (placed.length > 0 || plan.removed.length > 0) await assertCanRefill(board);
-      // A removed part takes the run's tracks for it along, and leaves no voids in the pours.
-      const vacated = editor.vacateForRemoval(plan.removed.map((r) => r.ref));
+      // The pours are refilled where the removed parts and their copper were (`vacated`).
       const written = editor.change((b) => applyBoardSync(b, plan, source.libraries, editor.rules.silkText()));
       const layout = await editor.connect(placed, {
         vacated,
@@ -78,4 +83,20 @@ export async function updateBoardFromSchematic(
     if (added.staged)
       options.pending.set(added.ref, added.stagedReason ? `staged below the outline: ${added.stagedReason}` : STAGED);
   return result;
+}
+
+/**
+ * The plan said the copper on the removed parts' pads would dangle; the editor took what served
+ * only them along instead, and the warning says so.
+ */
+function tellTakenAlong(plan: BoardSyncPlan, refs: string[], { tracks, vias }: { tracks: number; vias: number }) {
+  plan.warnings = plan.warnings.filter((w) => !(w.code === "tracks_left_dangling" && refs.includes(w.ref ?? "")));
+  const what = [
+    ...(tracks > 0 ? [`${tracks} track${tracks === 1 ? "" : "s"}`] : []),
+    ...(vias > 0 ? [`${vias} via${vias === 1 ? "" : "s"}`] : []),
+  ].join(" and ");
+  plan.warnings.push({
+    code: "copper_taken_along",
+    message: `${refs.join(", ")} went with the ${what} laid before this run that served only ${refs.length === 1 ? "its" : "their"} pads; the pours are refilled where they were.`,
+  });
 }
