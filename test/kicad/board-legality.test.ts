@@ -350,7 +350,8 @@ describe("the spot a designer would pick", () => {
   (net 0 "") (net 1 "+3V3")${footprint("U1", 130, 130, 12, 1)}${footprint("C1", 200, 200, 1, 2)}
   (gr_rect (start 100 100) (end 160 160) (stroke (width 0.05) (type default)) (fill no) (layer "Edge.Cuts") (uuid "50000000-0000-4000-8000-000000000001"))
 )`);
-    const spot = placeFootprint(board, "C1", { near: "U1" }, BoardRules.fromProject({}));
+    // On the front: the back under U1 has room, and a via from there reaches the pin.
+    const spot = placeFootprint(board, "C1", { near: "U1", side: "front" }, BoardRules.fromProject({}));
     expect(Math.hypot(spot.x - 130, spot.y - 130)).toBeGreaterThan(FAR);
     expect(spot.far).toMatch(
       /^1\d(\.\d)? mm from pad 1 of U1, the nearest free spot: nearer ones are taken by the courtyard of U1 \(courtyard\)/,

@@ -94,7 +94,15 @@ export class BoardEditor {
     const vacated = [...this.vacate(ref), ...rerouted.flatMap((other) => this.lift(other))];
     const fp = this.current.footprint(ref);
     const routedBefore = fp !== undefined && this.present.has(identity(fp));
-    const spot = placeFootprint(this.current, ref, move, this.rules, this.obstacles(), routedBefore);
+    const spot = placeFootprint(
+      this.current,
+      ref,
+      move,
+      this.rules,
+      this.obstacles(),
+      routedBefore,
+      rerouted.length === 0,
+    );
     this.dirty = true;
     return { spot, vacated, rerouted };
   }

@@ -165,26 +165,13 @@ export function placeAdditions(
   const zones = boardZones(board.root);
   const search = (part: Omit<Placed, "spot" | "routes">) => {
     const anchor = part.anchorRef ? anchors.get(part.anchorRef) : undefined;
-    const connectable = (pads: SpotPad[]) =>
-      connectingRoutes(
-        board,
-        obstacles,
-        rules,
-        pads.map((p) =>
-          drawn(
-            { kind: "pad", what: `a pad of ${part.add.ref}`, net: p.net, layers: p.layers, ref: part.add.ref },
-            p.shape,
-          ),
-        ),
-        zones,
-      );
     const pin = pinOf(part);
     const request = {
       footprint: part.instance,
       padNets: new Map(part.add.pads.map((p) => [p.pad, p.net])),
       rotation: anchor?.rotation ?? 0,
       anchor: pin ? pinBox(pin) : anchor?.box,
-      connectable,
+      connectable: routeTrial(board, obstacles, rules, part.add.ref, zones),
       avoid: part.avoid,
     };
     const side = anchor?.side ?? "front";
@@ -419,6 +406,8 @@ export interface FootprintMove {
  * as KiCad does. `obstacles` is the board's index when the caller keeps one; it is kept current.
  * `routedBefore` says the part was on the board before this run, so copper on its pads is
  * its routing; a part the run added was only put down on such copper, which stays when it moves.
+ * `routedAlone` says no other part is routed again with it: then, as for a new part, a spot near
+ * `near` where its pads can be routed is preferred when one of the best few offers it.
  */
 export function placeFootprint(
   board: Board,
@@ -427,6 +416,7 @@ export function placeFootprint(
   rules: BoardRules,
   obstacles = new BoardObstacles(board, rules),
   routedBefore = true,
+  routedAlone = true,
 ): BoardSpot {
   const fp = movable(board, ref, routedBefore);
   const side = sideOf(fp.layer);
@@ -455,6 +445,10 @@ export function placeFootprint(
           padNets,
           rotation: move.rotation ?? anchor.at.rotation,
           anchor: pin ? pinBox(pin) : anchorBox,
+          // Spots are tried for routes as a new part's are, unless another part is routed again
+          // with it (a capacitor routed to a new regulator): their routes are laid together,
+          // which one part's trial cannot foresee.
+          ...(routedAlone ? { connectable: routeTrial(board, obstacles, rules, ref) } : {}),
         },
         target,
         move.side === undefined && mayGoOnOtherSide(board, fp.node, target),
@@ -481,6 +475,28 @@ export function placeFootprint(
   } finally {
     obstacles.add(fp.node);
   }
+}
+
+/**
+ * Whether the pads of `ref` at a spot the search tries can be routed to their nets' copper, and
+ * by which routes: the best few clear spots are tried with it, so a part lands where it can be
+ * connected when one of them allows it.
+ */
+function routeTrial(
+  board: Board,
+  obstacles: BoardObstacles,
+  rules: BoardRules,
+  ref: string,
+  zones = boardZones(board.root),
+): (pads: SpotPad[]) => Laid[] | undefined {
+  return (pads) =>
+    connectingRoutes(
+      board,
+      obstacles,
+      rules,
+      pads.map((p) => drawn({ kind: "pad", what: `a pad of ${ref}`, net: p.net, layers: p.layers, ref }, p.shape)),
+      zones,
+    );
 }
 
 /**
