@@ -1,11 +1,12 @@
 /**
  * The acceptance of a part added by `do` to a real board: two scripted sessions per board, made
  * from a template with the board's main IC and supply ("add a 100 nF decoupling capacitor next
- * to <IC>", then "add a power LED with its series resistor between <supply> and <ground>"), run
- * one after the other in one repo copy through the compiled binary, each judged by raw
+ * to <IC>", which the run then moves next to another load on the rail and back; then "add a
+ * power LED with its series resistor between <supply> and <ground>, and remove" the capacitor),
+ * run one after the other in one repo copy through the compiled binary, each judged by raw
  * `kicad-cli pcb drc` against the commit before it. One raw DRC per board state: the base, each
- * commit, and the final board with every zone refilled by KiCad, whose fills around the new
- * parts must equal the committed ones.
+ * commit, and the final board with every zone refilled by KiCad, whose fills where the parts
+ * are and were must equal the committed ones.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -38,11 +39,18 @@ import { initialisedCorpusRepo, ISOLATED_ENV } from "./repos.ts";
 /** Generous: vme-wren's raw DRC alone takes minutes on a loaded machine. */
 const DRC_TIMEOUT = 900_000;
 
-/** A scripted session and what it adds: each new part with the part it was placed next to. */
+/**
+ * A scripted session and what it does: each new part with the part it ends next to, the parts
+ * it moves after the board sync (each move a `place_footprint` that must succeed) and the parts
+ * of earlier runs it removes.
+ */
 export interface FinishSession {
   request: string;
   turns: unknown[];
-  added: { ref: string; anchor: string }[];
+  /** A part added with no `near` (beside an unannotated IC) has no anchor: it goes next to what it shares nets with. */
+  added: { ref: string; anchor?: string }[];
+  moves?: number;
+  removed?: string[];
 }
 
 /**
@@ -197,6 +205,10 @@ interface SessionPlan {
   /** The `add_component` inputs, one array per model turn. */
   adds: Record<string, unknown>[][];
   added: FinishSession["added"];
+  /** `place_footprint` inputs, one turn each, after the board sync. */
+  moves?: Record<string, unknown>[];
+  /** Parts of an earlier run to remove, in the turn before the additions. */
+  removes?: string[];
   summary: string;
 }
 
@@ -207,9 +219,13 @@ function sessionOf(...plans: SessionPlan[]): FinishSession {
   ];
   let id = 0;
   const call = (name: string, input: unknown) => use(`t${++id}`, name, input);
+  const removes = plans.flatMap((p) => p.removes ?? []);
+  const moves = plans.flatMap((p) => p.moves ?? []);
   return {
     request: plans.map((p) => p.request).join(", and "),
     added: plans.flatMap((p) => p.added),
+    moves: moves.length,
+    removed: removes,
     turns: [
       turn(
         call("propose_change", {
@@ -224,18 +240,45 @@ function sessionOf(...plans: SessionPlan[]): FinishSession {
           new_nets: merged("new_nets"),
         }),
       ),
+      ...(removes.length > 0 ? [turn(...removes.map((ref) => call("remove_component", { ref })))] : []),
       ...plans.flatMap((p) => p.adds.map((inputs) => turn(...inputs.map((input) => call("add_component", input))))),
       turn(call("sync_board", {})),
+      ...moves.map((input) => turn(call("place_footprint", input))),
       turn(call("finish", { summary: plans.map((p) => p.summary).join(" ") })),
     ],
   };
 }
 
-/** "Add a 100 nF decoupling capacitor next to <main IC>", between its supply and ground. */
-function capacitorPlan(board: Board, { ic, supply, ground }: SessionTarget): SessionPlan {
+/**
+ * Where a designer might move a decoupling capacitor to instead: the part farthest from `ic`
+ * with a pad on the supply (another load on the rail), else the farthest part with two pads or
+ * more. Undefined when the board has no other part.
+ */
+export function otherLoad(board: Board, { ic, supply }: SessionTarget): string | undefined {
+  const from = board.footprint(ic)?.at ?? { x: 0, y: 0 };
+  const others = board
+    .footprints()
+    .filter((f) => f.ref !== ic && !f.ref.startsWith("#") && !f.ref.includes("*") && f.pads.length >= 2)
+    .sort((a, b) => Math.hypot(b.at.x - from.x, b.at.y - from.y) - Math.hypot(a.at.x - from.x, a.at.y - from.y));
+  return (others.find((f) => f.pads.some((p) => p.net?.name === supply)) ?? others[0])?.ref;
+}
+
+/**
+ * "Add a 100 nF decoupling capacitor next to <main IC>", between its supply and ground; with
+ * `moveBy`, the run then moves it next to that part and back next to the IC (a designer trying
+ * a spot, then changing their mind).
+ */
+function capacitorPlan(board: Board, { ic, supply, ground }: SessionTarget, moveBy?: string): SessionPlan {
   const ref = freeRef(board, "C");
   // An unannotated part ("U***") cannot be named: the new one goes next to what it shares nets with.
   const near = ic.includes("*") ? {} : { near: ic };
+  const moves =
+    moveBy && "near" in near
+      ? [
+          { ref, near: moveBy },
+          { ref, near: ic },
+        ]
+      : [];
   return {
     request: `add a 100 nF decoupling capacitor next to ${ic}`,
     proposal: {
@@ -245,6 +288,7 @@ function capacitorPlan(board: Board, { ic, supply, ground }: SessionTarget): Ses
         `add ${ref}, 100 nF 0603, next to ${ic}`,
         `connect ${ref} between ${supply} and ${ground}`,
         `sync the board: ${ref} goes next to ${ic}`,
+        ...(moves.length > 0 ? [`try ${ref} next to ${moveBy}, then put it back next to ${ic}`] : []),
       ],
       refs: "near" in near ? [ic] : [],
       nets: [supply, ground].filter((n) => board.nets().some((b) => b.name === n)),
@@ -263,27 +307,32 @@ function capacitorPlan(board: Board, { ic, supply, ground }: SessionTarget): Ses
         },
       ],
     ],
-    added: [{ ref, anchor: ic }],
+    added: [{ ref, anchor: near.near }],
+    moves,
     summary: `Added ${ref} (100 nF) between ${supply} and ${ground} next to ${ic}.`,
   };
 }
 
-/** "Add a power LED with its series resistor between <supply> and <ground>", next to the main IC. */
-function powerLedPlan(board: Board, { ic, supply, ground }: SessionTarget): SessionPlan {
+/**
+ * "Add a power LED with its series resistor between <supply> and <ground>", next to the main IC;
+ * with `remove`, it also takes out those parts an earlier run added.
+ */
+function powerLedPlan(board: Board, { ic, supply, ground }: SessionTarget, remove: string[] = []): SessionPlan {
   const near = ic.includes("*") ? {} : { near: ic };
   const [led, resistor] = [freeRef(board, "D"), freeRef(board, "R")];
   return {
-    request: `add a power LED with its series resistor between ${supply} and ${ground}`,
+    request: `add a power LED with its series resistor between ${supply} and ${ground}${remove.length > 0 ? `, and remove ${remove.join(", ")}` : ""}`,
     proposal: {
       title: "Add a power LED with its series resistor",
       why: `Nothing shows that ${supply} is up. An LED with a 1k resistor from ${supply} to ${ground} does.`,
       changes: [
+        ...remove.map((ref) => `remove ${ref}`),
         `add ${led}, a 0603 LED, next to ${ic}`,
         `add ${resistor}, 1k, in series with ${led}`,
         `connect ${supply}, ${resistor}, ${led} and ${ground}`,
         "sync the board",
       ],
-      refs: [],
+      refs: remove,
       nets: [supply, ground],
       new_refs: [led, resistor],
       new_nets: ["PWR_LED"],
@@ -309,22 +358,25 @@ function powerLedPlan(board: Board, { ic, supply, ground }: SessionTarget): Sess
       ],
     ],
     added: [
-      { ref: led, anchor: ic },
+      { ref: led, anchor: near.near },
       { ref: resistor, anchor: led },
     ],
+    removes: remove,
     summary: `Added ${led} and ${resistor} in series between ${supply} and ${ground}.`,
   };
 }
 
-/** The capacitor request as a session of its own. */
-export const capacitorSession = (board: Board, target: SessionTarget) => sessionOf(capacitorPlan(board, target));
+/** The capacitor request as a session of its own; `moveBy` moves it there and back (see {@link capacitorPlan}). */
+export const capacitorSession = (board: Board, target: SessionTarget, moveBy?: string) =>
+  sessionOf(capacitorPlan(board, target, moveBy));
 
-/** The power LED request as a session of its own. */
-export const powerLedSession = (board: Board, target: SessionTarget) => sessionOf(powerLedPlan(board, target));
+/** The power LED request as a session of its own, removing `remove` (parts an earlier run added). */
+export const powerLedSession = (board: Board, target: SessionTarget, remove: string[] = []) =>
+  sessionOf(powerLedPlan(board, target, remove));
 
-/** Both requests in one run: the capacitor, the LED and its resistor, one commit. */
-export const bothInOneSession = (board: Board, target: SessionTarget) =>
-  sessionOf(capacitorPlan(board, target), powerLedPlan(board, target));
+/** Both requests in one run: the capacitor (moved by way of `moveBy`), the LED and its resistor, one commit. */
+export const bothInOneSession = (board: Board, target: SessionTarget, moveBy?: string) =>
+  sessionOf(capacitorPlan(board, target, moveBy), powerLedPlan(board, target));
 
 /**
  * The `add_component` inputs of the capacitor and of the LED request, for a test that calls the
@@ -343,6 +395,9 @@ function gap(a: BBox, b: BBox): number {
 }
 
 export interface SessionResult {
+  /** How many times the run moved a part it placed, and the parts of earlier runs it removed. */
+  moves: number;
+  removed: string[];
   layoutPending: { ref: string; reason: string }[];
   verification: string;
   seconds: number;
@@ -379,6 +434,7 @@ export async function runAndCheck(
   expect(run.exitCode, `${session.request}\n${run.stdout}\n${run.stderr}`).toBe(0);
   const summary = JSON.parse(run.stdout);
   expect(summary.status, JSON.stringify(summary)).toBe("committed");
+  const spots = movedThrough(join(repo, summary.transcriptPath), session);
   const after = readFileSync(boardFile);
   const message = await git(repo, "log", "-1", "--format=%B");
   const refs = session.added.map((a) => a.ref);
@@ -392,7 +448,13 @@ export async function runAndCheck(
     added = addedKeys(added, (await refilledDrc(cli, Board.parse(base.bytes), boardFile)).errors);
   }
   expect(added).toEqual([]);
-  const unrouted = addedUnconnected(drc.unconnected, base.drc.unconnected, refs);
+  // A removed part's own unconnected pads went with it: what is left for layout now is new.
+  const removed = session.removed ?? [];
+  const unrouted = addedUnconnected(
+    drc.unconnected,
+    base.drc.unconnected.filter((k) => !removed.some((ref) => k.includes(`of ${ref}`))),
+    refs,
+  );
   const pending: { ref: string; reason: string }[] = summary.layoutPending;
   if (pending.length === 0) {
     expect(unrouted).toEqual([]);
@@ -412,21 +474,64 @@ export async function runAndCheck(
   const staged = pending.filter((p) => p.reason.startsWith(STAGED_REASON)).map((p) => p.ref);
   for (const { ref, anchor } of session.added) {
     expect(insideOutline(board, at(ref)), `${ref} inside the outline`).toBe(!staged.includes(ref));
-    if (!staged.includes(ref) && !staged.includes(anchor) && !pending.some((p) => p.ref === ref))
+    if (anchor && !staged.includes(ref) && !staged.includes(anchor) && !pending.some((p) => p.ref === ref))
       expect(gap(at(ref), at(anchor)), `${ref} to ${anchor}, mm`).toBeLessThanOrEqual(15);
   }
 
-  // Every byte outside the new footprints, the new tracks and vias and the fills is the base's; the version too.
+  // Every byte outside the new footprints, the new tracks and vias and the fills is the base's,
+  // but for the removed footprints with the copper that went with them; the version too.
   const newNets = addedKeys(declaredNets(after), declaredNets(base.bytes));
-  expect(withoutAdditions(after, refs, copperItems(base.bytes), newNets)).toBe(withoutAdditions(base.bytes));
+  const goneNets = addedKeys(declaredNets(base.bytes), declaredNets(after));
+  for (const ref of removed) expect(board.footprint(ref), `${ref} removed`).toBeUndefined();
+  expect(withoutAdditions(after, refs, copperItems(base.bytes), newNets)).toBe(
+    withoutAdditions(base.bytes, removed, removed.length > 0 ? copperItems(after) : undefined, goneNets),
+  );
   expect(board.version).toBe(Board.parse(base.bytes).version);
   return {
     bytes: after,
     drc,
     board,
     boardFile,
-    result: { layoutPending: pending, verification: message.match(/Verification: .*/)?.[0] ?? "", seconds },
+    spots,
+    result: {
+      moves: session.moves ?? 0,
+      removed: session.removed ?? [],
+      layoutPending: pending,
+      verification: message.match(/Verification: .*/)?.[0] ?? "",
+      seconds,
+    },
   };
+}
+
+/**
+ * Where the session's parts stood on the way, from its transcript: where the board sync put each
+ * new one and where each `place_footprint` moved it (every move the session makes must land),
+ * as boxes on the copper layer of its side, for the fill comparison.
+ */
+function movedThrough(transcript: string, session: FinishSession): Around[] {
+  const results = readFileSync(transcript, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line))
+    .filter((e) => e.type === "tool_result");
+  const moves = results.filter((e) => e.name === "place_footprint");
+  expect(
+    moves.map((e) => (e.isError ? `refused: ${e.content}` : "moved")),
+    "every move lands",
+  ).toEqual(Array.from({ length: session.moves ?? 0 }, () => "moved"));
+  const synced = results
+    .filter((e) => e.name === "sync_board" && !e.isError)
+    .flatMap((e) => (JSON.parse(e.content).added ?? []) as string[])
+    .flatMap((line) => {
+      const m = /at (-?[\d.]+), (-?[\d.]+) on the (front|back)/.exec(line);
+      return m ? [{ x: Number(m[1]), y: Number(m[2]), side: m[3]! }] : [];
+    });
+  const placed = moves.map((e) => JSON.parse(e.content) as { x: number; y: number; side: string });
+  // A 0603's pads lie within 1.3 mm of its origin; `around` grows them by 1 mm.
+  return [...synced, ...placed].map(({ x, y, side }) => ({
+    box: { minX: x - 2.5, minY: y - 2.5, maxX: x + 2.5, maxY: y + 2.5 },
+    layers: new Set([side === "back" ? "B.Cu" : "F.Cu"]),
+  }));
 }
 
 /** Raw DRC of `board` with every zone refilled by KiCad's filler (`refilled`, when made already), with the refilled board's bytes. */
@@ -498,8 +603,12 @@ export async function checkRefillChangesNothing(
 export interface FinishOptions {
   /** Parts may be left for layout (a board whose test file says why). */
   mayLeave?: boolean;
-  /** Both requests in one run, one commit. */
+  /** Both requests in one run, one commit (the capacitor still moved, nothing removed). */
   together?: boolean;
+  /**
+   * The capacitor moved away and back by its run, and removed by the LED's run (the default).
+   */
+  edits?: boolean;
   /** Raw DRC of the final board refilled by KiCad (the default; see {@link RefillCheck}). */
   refillDrc?: boolean;
 }
@@ -507,14 +616,15 @@ export interface FinishOptions {
 /**
  * Both sessions on one board, one after the other in one repo copy (or, `together`, both
  * requests in one run): the LED session's base is the capacitor session's commit, so one raw
- * DRC per board state serves both. Nothing may be left for layout unless `mayLeave`, and then
- * what the reason names as in the way is on the board near the part. At the end every zone
- * equals KiCad's refill of the committed board around the new parts.
+ * DRC per board state serves both. With `edits`, the capacitor's run moves it twice and the LED's
+ * run removes it. Nothing may be left for layout unless `mayLeave`, and then what the reason
+ * names as in the way is on the board near the part. At the end every zone equals KiCad's
+ * refill of the committed board where each part is and was.
  */
 export async function finishAcceptance(
   cli: KicadCli,
   projectId: string,
-  { mayLeave = false, together = false, refillDrc = true }: FinishOptions = {},
+  { mayLeave = false, together = false, edits = true, refillDrc = true }: FinishOptions = {},
 ): Promise<SessionResult[]> {
   const project = everyProject().find((p) => p.id === projectId);
   if (!project) throw new Error(`no corpus project ${projectId}`);
@@ -527,20 +637,26 @@ export async function finishAcceptance(
   let bytes = base;
   let drc = drcKeys((await cachedParityDrc(cli, project.root, project.board!, DRC_TIMEOUT)).report);
   const results: SessionResult[] = [];
-  const added: string[] = [];
+  // Where every part the sessions added or moved stands or stood: the fills there must be KiCad's.
+  const window: Around[] = [];
   let last: Awaited<ReturnType<typeof runAndCheck>> | undefined;
-  for (const make of together ? [bothInOneSession] : [capacitorSession, powerLedSession]) {
-    const board = Board.parse(bytes);
-    const session = make(board, sessionTarget(projectId, board));
+  const board = Board.parse(bytes);
+  const target = sessionTarget(projectId, board);
+  const moveBy = edits ? otherLoad(board, target) : undefined;
+  const capacitor = capacitorSession(board, target, moveBy);
+  const sessions = together
+    ? [bothInOneSession(board, target, moveBy)]
+    : [capacitor, (after: Board) => powerLedSession(after, target, edits ? capacitor.added.map((a) => a.ref) : [])];
+  for (const next of sessions) {
+    const session = typeof next === "function" ? next(Board.parse(bytes)) : next;
     last = await runAndCheck(cli, repo, project.projectFile, session, { bytes, drc });
     ({ bytes, drc } = last);
-    added.push(...session.added.map((a) => a.ref));
+    window.push(...session.added.flatMap((a) => around(last!.boardFile, a.ref)), ...last.spots);
     results.push(last.result);
     if (mayLeave)
       expectBlockersExist(last.board, last.result.layoutPending, new Map(session.added.map((a) => [a.ref, a.anchor])));
     else expect(last.result.layoutPending, `${projectId}: left for layout`).toEqual([]);
   }
-  const window = added.flatMap((ref) => around(last!.boardFile, ref));
   await checkRefillChangesNothing(cli, last!.board, last!.boardFile, last!.drc, base, { window, drc: refillDrc });
   return results;
 }
@@ -554,7 +670,7 @@ export async function finishAcceptance(
 export function expectBlockersExist(
   board: Board,
   pending: { ref: string; reason: string }[],
-  anchors: Map<string, string>,
+  anchors: Map<string, string | undefined>,
 ) {
   const bounds = (ref: string) => boardBounds(board.footprints().find((f) => f.ref === ref)!.node)!;
   const staged = new Set(pending.filter((p) => p.reason.startsWith(STAGED_REASON)).map((p) => p.ref));
@@ -562,9 +678,10 @@ export function expectBlockersExist(
     for (const [, waited] of reason.matchAll(/waits for (\S+), staged below the outline/g))
       expect(staged.has(waited!), `${ref} waits for ${waited}, which is staged`).toBe(true);
     if (/^[^;]*: waits for \S+, staged below the outline$/.test(reason)) continue;
-    const part = bounds(staged.has(ref) ? anchors.get(ref)! : ref);
+    const part = bounds((staged.has(ref) && anchors.get(ref)) || ref);
+    // "a via of GND at 149.9, 87.5" holds the list's separator: split between items only.
     const named = [...reason.matchAll(/\((?:in the way: ([^()]*)|[^()]* to ([^()]*))\)/g)].flatMap((m) =>
-      (m[1] ?? m[2]!).split(", "),
+      (m[1] ?? m[2]!).split(/, (?![-\d.]+(?:,|$))/),
     );
     named.push(...[...reason.matchAll(/the courtyard of (\S+) \(/g)].map((m) => `the courtyard of ${m[1]}`));
     expect(named.length, `${ref}: ${reason} names what is in the way`).toBeGreaterThan(0);
@@ -573,11 +690,21 @@ export function expectBlockersExist(
       const track = /^a track of (.+) on (\S+)$/.exec(what);
       const pour = /^the (.+) pour on (\S+)$/.exec(what);
       const courtyard = /^the courtyard of (\S+)$/.exec(what);
+      const via = /^a via of (.+) at ([-\d.]+), ([-\d.]+)$/.exec(what);
       const near = (b: BBox) => gap(b, part) <= 15;
       if (pour) {
         const zone = boardZones(board.root).find((z) => z.net === pour[1] && z.filled && zoneOnLayer(z, pour[2]!));
         expect(zone, `${what} is on the board`).toBeDefined();
         expect(near(zone!.box), `${what} is near ${ref}`).toBe(true);
+      } else if (via) {
+        const [x, y] = [Number(via[2]), Number(via[3])];
+        const found = board.root.items.some((i) => {
+          if (i.type !== "list" || i.items[0]?.type !== "atom" || i.items[0].raw !== "via") return false;
+          const at = /\(at ([-\d.]+) ([-\d.]+)\)/.exec(printSexpr(i as never));
+          return at !== null && Math.hypot(Number(at[1]) - x, Number(at[2]) - y) < 0.01;
+        });
+        expect(found, `${what} is on the board`).toBe(true);
+        expect(near({ minX: x, minY: y, maxX: x, maxY: y }), `${what} is near ${ref}`).toBe(true);
       } else if (courtyard) {
         expect(
           board.footprints().some((f) => f.ref === courtyard[1]),
