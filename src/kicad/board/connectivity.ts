@@ -62,7 +62,7 @@ export interface IslandScope {
 }
 
 /** How far from a footprint's anchor its pads may reach, mm: farther footprints are not read for a box. */
-const FOOTPRINT_REACH = 25;
+export const FOOTPRINT_REACH = 25;
 
 /** The islands of each net that has copper, for the nets `wanted` (every net when absent). */
 export function netIslands(board: Board, wanted?: (net: string) => boolean, scope: IslandScope = {}): NetIslands[] {

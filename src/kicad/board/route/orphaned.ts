@@ -17,10 +17,8 @@
 import { circle, growBox, boxesOverlap, overlap } from "../clearance/geometry.ts";
 import { copperLayers, footprintItems, sharesLayer, trackItems, type BoardItem } from "../clearance/items.ts";
 import { boardZones, filledPolygons, insidePolygon } from "../zones/zones.ts";
+import { FOOTPRINT_REACH } from "../connectivity.ts";
 import type { Board, PointMm } from "../model.ts";
-
-/** How far from a footprint's anchor its pads may reach, mm (as `connectivity.ts` reads a box). */
-const FOOTPRINT_REACH = 25;
 
 /** How close a point must come to copper to meet it, mm: a track end on a pad's edge meets it. */
 const MEETS = 1e-4;
@@ -88,7 +86,7 @@ export function orphanedCopper(board: Board, refs: readonly string[]): Set<strin
   /** Whether the via keeps a reason to be: tracks or pads on it, on two layers or more counting the pours. */
   const viaKept = (via: BoardItem): boolean => {
     const at = via.ends![0]!;
-    const tracksOn = (layer: string) =>
+    const copperOn = (layer: string) =>
       pieces.some(
         (p) =>
           p !== via &&
@@ -98,7 +96,7 @@ export function orphanedCopper(board: Board, refs: readonly string[]): Set<strin
           boxesOverlap(p.box, via.box) &&
           overlap(p.shape(), via.shape()),
       ) || heldByCopper(via, at, layer);
-    const withCopper = copper.filter(tracksOn);
+    const withCopper = copper.filter(copperOn);
     return (
       withCopper.length > 0 &&
       copper.filter((layer) => withCopper.includes(layer) || inFill(via.net, at, layer)).length >= 2
