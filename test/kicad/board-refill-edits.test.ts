@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
+import { runDrc, type DrcReport } from "../../src/kicad/cli/kicad-cli.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { commitAll, git } from "../repo/git-repo.ts";
 import {
@@ -22,22 +22,27 @@ import { around, copperItems, differingFromKicad, withoutAdditions } from "../su
 import { copyCorpusProject, corpusProjects, everyProject } from "../support/corpora.ts";
 import { initialisedCorpusRepo } from "../support/repos.ts";
 import { discoverProject } from "../../src/repo/project.ts";
+import { cachedParityDrc } from "../support/kicad-cache.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 import { withTools } from "../support/tool-context.ts";
 
 afterAll(cleanupTempDirs);
 
-async function isolatedCopper(boardFile: string): Promise<number> {
-  const { report } = await runDrc(boardFile, { cli: await requireKicadCli(), timeoutMs: 600_000 });
-  return report.violations.filter((v) => v.type === "isolated_copper").length;
+/** Raw DRC of the board file, or, given the project's id, of the project as shipped (its shared, cached one). */
+async function drc(boardFile: string, asShipped?: string): Promise<DrcReport> {
+  const cli = await requireKicadCli();
+  const project = asShipped && everyProject().find((p) => p.id === asShipped)!;
+  return project
+    ? (await cachedParityDrc(cli, project.root, project.board!, 600_000)).report
+    : (await runDrc(boardFile, { cli, timeoutMs: 600_000 })).report;
 }
 
-/** Raw DRC's starved thermal reliefs: the pad, zone and layer each names. */
-async function starvedThermals(boardFile: string): Promise<string[]> {
-  const { report } = await runDrc(boardFile, { cli: await requireKicadCli(), timeoutMs: 600_000 });
+/** Raw DRC's findings of `types`: each type with the items it names. */
+function findingsOf(report: DrcReport, ...types: string[]): string[] {
   return report.violations
-    .filter((v) => v.type === "starved_thermal")
-    .map((v) => `${v.description} ${v.items.map((i) => i.description).join(" | ")}`);
+    .filter((v) => types.includes(v.type))
+    .map((v) => `${v.type}: ${v.description} ${v.items.map((i) => i.description).join(" | ")}`)
+    .sort();
 }
 
 async function committed(root: string): Promise<void> {
@@ -51,7 +56,7 @@ async function committed(root: string): Promise<void> {
  * and where it was, and at the end raw DRC finds no more isolated copper than before.
  */
 async function addMoveRemove(root: string, boardFile: string, projectId: string): Promise<void> {
-  const before = await isolatedCopper(boardFile);
+  const before = findingsOf(await drc(boardFile, projectId), "isolated_copper").length;
   const board = Board.load(boardFile);
   const target = sessionTarget(projectId, board);
   const [capacitor] = finishAdditions(board, target).capacitor;
@@ -81,7 +86,7 @@ async function addMoveRemove(root: string, boardFile: string, projectId: string)
   // left joined to nothing (on custom_pads_test a pocket of GND pour that only the moved
   // capacitor's ground pad held stayed, reaching out past the refill window, until islands were
   // judged on the merged fill).
-  expect(await isolatedCopper(boardFile)).toBeLessThanOrEqual(before);
+  expect(findingsOf(await drc(boardFile), "isolated_copper").length).toBeLessThanOrEqual(before);
 }
 
 /**
@@ -92,7 +97,7 @@ async function addMoveRemove(root: string, boardFile: string, projectId: string)
  * found the pad starved.
  */
 async function decouplingThenPowerLed(root: string, boardFile: string, projectId: string): Promise<void> {
-  const before = await starvedThermals(boardFile);
+  const before = findingsOf(await drc(boardFile, projectId), "starved_thermal");
   const board = Board.load(boardFile);
   const { ic, supply, ground } = sessionTarget(projectId, board);
   const capacitor = capacitorSession(board, { ic, supply, ground }).added[0]!.ref;
@@ -126,7 +131,7 @@ async function decouplingThenPowerLed(root: string, boardFile: string, projectId
     await call("sync_board");
   });
   const added = [capacitor, led!, resistor!];
-  expect(addedKeys(await starvedThermals(boardFile), before)).toEqual([]);
+  expect(addedKeys(findingsOf(await drc(boardFile), "starved_thermal"), before)).toEqual([]);
   expect(
     await differingFromKicad(
       boardFile,
@@ -168,12 +173,7 @@ describe("a part added, moved twice and removed leaves KiCad's fills where it is
  */
 async function removedByALaterRun(root: string, boardFile: string, projectId: string): Promise<void> {
   const base = readFileSync(boardFile);
-  const dangling = async () =>
-    (await runDrc(boardFile, { cli: await requireKicadCli(), timeoutMs: 600_000 })).report.violations
-      .filter((v) => v.type === "track_dangling" || v.type === "via_dangling")
-      .map((v) => `${v.type}: ${v.items.map((i) => i.description).join(" | ")}`)
-      .sort();
-  const before = await dangling();
+  const before = findingsOf(await drc(boardFile, projectId), "track_dangling", "via_dangling");
   const board = Board.load(boardFile);
   const { ic, supply, ground } = sessionTarget(projectId, board);
   const [capacitor] = finishAdditions(board, { ic, supply, ground }).capacitor;
@@ -199,7 +199,7 @@ async function removedByALaterRun(root: string, boardFile: string, projectId: st
   // Run one's board without the capacitor and the copper it laid (its sync may have updated
   // other drift too, which stays).
   expect(withoutAdditions(readFileSync(boardFile))).toBe(withoutAdditions(runOne, [ref], copperItems(base)));
-  expect(await dangling()).toEqual(before);
+  expect(findingsOf(await drc(boardFile), "track_dangling", "via_dangling")).toEqual(before);
   expect(await differingFromKicad(boardFile, was)).toEqual([]);
 }
 
