@@ -91,8 +91,8 @@ const WINDOW_GROWTH = 10;
  * layers, or a relief overlapping the relief of one reached: KiCad draws the two as one) are
  * taken into the window whole, pad, gap, spokes and a minimum-width strip of fill past them;
  * those it does not reach keep their saved fill whole, even inside the window, as outside it,
- * but where a reached one lies in such a connection's box (a new pad on a large custom pad of its
- * net, whose box is too big to take in), which is KiCad's fill.
+ * except where a reached one overlaps such a connection's box (a new pad on a large custom pad of
+ * its net, whose box is too big to take in): there the reached one is KiCad's fill.
  * An island of KiCad's fill is the other feature: cut by the edge, its outer part would be the
  * saved fill's, joined to nothing, so the window takes in whole every island its edge cuts.
  *
@@ -201,26 +201,21 @@ export async function refillZones(
     if (writeFills(zone.node, layers)) result.changed.push(zone.id);
     else result.unchanged.push(zone.id);
   }
-  if (change) {
-    for (const id of dropIslands(board, new Set(result.changed), change)) {
-      result.unchanged = result.unchanged.filter((u) => u !== id);
-      if (!result.changed.includes(id)) result.changed.push(id);
-    }
-  }
+  if (change) dropIslands(board, new Set(result.changed), change);
   return result;
 }
 
 /**
  * Removes the pieces of the refilled zones' fills near `change` that join nothing of their net,
- * where the zone removes islands, as KiCad's filler does; returns the ids of the zones it
- * changed. KiCad judges an island in the fill it drew, cut to the window, whose pieces reach
+ * where the zone removes islands, as KiCad's filler does (only zones whose fill changed: an
+ * unchanged one is the saved fill, judged when it was saved). KiCad judges an island in the fill it drew, cut to the window, whose pieces reach
  * on past the window's edge into the saved fill; but the saved fill out there may have been
  * joined only through what the change took away (a pocket of pour a removed part's ground pad
  * held), so once merged the piece joins nothing, and KiCad's fill of the whole board has none
  * of it.
  */
-function dropIslands(board: Board, refilled: ReadonlySet<string>, change: FillChange): string[] {
-  if (refilled.size === 0) return [];
+function dropIslands(board: Board, refilled: ReadonlySet<string>, change: FillChange): void {
+  if (refilled.size === 0) return;
   const near = change.near.map(({ box }) => growBox(box, WINDOW_MARGIN + WINDOW_GROWTH + FILL_EDGE));
   const zones = new Map(boardZones(board.root).map((z) => [z.id, z]));
   const dropped = isolatedFills(board, refilled, near).filter(({ zone, area }) => {
@@ -231,7 +226,6 @@ function dropIslands(board: Board, refilled: ReadonlySet<string>, change: FillCh
     const fills = children(zones.get(id)!.node, "filled_polygon");
     for (const { index } of pieces) removeChild(zones.get(id)!.node, fills[index]!);
   }
-  return [...new Set(dropped.map((d) => d.zone))];
 }
 
 /**
