@@ -17,11 +17,12 @@ import {
   inflate,
   insidePath,
   overlap,
+  pathArea,
   type ShapeMm,
 } from "./clearance/geometry.ts";
 import { segmentsTouch } from "../../util/segments.ts";
 import { copperLayers, footprintItems, sharesLayer, trackItems, type BoardItem } from "./clearance/items.ts";
-import { boardZones, outlineArea, zoneFills } from "./zones/zones.ts";
+import { boardZones, zoneFills } from "./zones/zones.ts";
 import type { BBox, Board, PointMm } from "./model.ts";
 
 /** One piece of a net's copper. */
@@ -96,7 +97,7 @@ export function isolatedFills(
       .flat()
       .flatMap((piece) =>
         piece.fill && zones.has(piece.fill.zone) && near.some((box) => boxesOverlap(box, piece.box))
-          ? [{ ...piece.fill, area: outlineArea(piece.outline!.rings[0]!) }]
+          ? [{ ...piece.fill, area: pathArea(piece.outline!.rings[0]!) }]
           : [],
       ),
   );

@@ -22,6 +22,11 @@ const ARC_TOLERANCE = 0.002;
 /** Segments of a full circle. */
 const CIRCLE_STEPS = 32;
 
+/** The area a closed path encloses, mm² (a fractured fill outline's slits enclose none). */
+export function pathArea(path: readonly PointMm[]): number {
+  return Math.abs(Clipper.areaD(path as PathD));
+}
+
 export function boxOf(paths: PathsD): BBox {
   let minX = Infinity;
   let minY = Infinity;

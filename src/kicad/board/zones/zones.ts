@@ -73,14 +73,6 @@ function islandRemoval(fill: SList | undefined): Zone["islands"] {
   return { remove: "always" };
 }
 
-/** The area of a fill's outline, mm² (a fractured outline's slits enclose none). */
-export function outlineArea(points: readonly PointMm[]): number {
-  let twice = 0;
-  for (let i = 0, j = points.length - 1; i < points.length; j = i++)
-    twice += (points[j]!.x + points[i]!.x) * (points[j]!.y - points[i]!.y);
-  return Math.abs(twice) / 2;
-}
-
 /** Whether a zone is on copper layer `layer` ("F.Cu", "In2.Cu", …). */
 export function zoneOnLayer(zone: Zone, layer: string): boolean {
   return zone.layers.some((pattern) => {
