@@ -87,7 +87,7 @@ def connections(window, reliefs, reached, bound):
     connections taken."""
     # Boolean operations cost: a board has thousands of pads, and most are nowhere near.
     near = bound_boxes(bound)
-    taken, lefts, takens = [], {}, {}
+    lefts, takens = {}, {}
     for z, pairs in zip(zones, reliefs):
         layers = {layer_name(l) for l in z.GetLayerSet().Seq()}
         on_zone = [r["box"] for r in reached if r["layers"] == "all" or layers.intersection(r["layers"])]
@@ -99,10 +99,9 @@ def connections(window, reliefs, reached, bound):
             mine += [p[0] for p in fresh]
             cores = [p[1] for p in fresh]
             fresh = [p for p in left if overlaps(p[1], cores) and inside(p[0], bound)]
-        taken += mine
         takens[z.m_Uuid.AsString()] = mine
         lefts[z.m_Uuid.AsString()] = [p[0] for p in left]
-    window = window + taken
+    window = window + [box for mine in takens.values() for box in mine]
     return window, {zid: [b for b in left if overlaps(b, window)] for zid, left in lefts.items()}, takens
 
 def window_shape(window, kept, taken):
