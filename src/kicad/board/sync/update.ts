@@ -49,7 +49,6 @@ export async function updateBoardFromSchematic(
     const anchorOf = (ref: string) =>
       options.anchors?.get(ref) ??
       bestPartOn(netlist, netsOf(netlist, ref), (other) => other !== ref && !plan.added.some((a) => a.ref === other));
-    if (plan.added.length > 0 || plan.removed.length > 0) await assertCanRefill(board);
     // A removed part makes room first: it takes the run's tracks for it along, and those that
     // served only it, and its pads and courtyard are out of the way of the new parts' placement.
     const removedRefs = plan.removed.map((r) => r.ref);
@@ -68,6 +67,8 @@ export async function updateBoardFromSchematic(
     let routing: string[] = [];
     if (!isEmptyPlan(plan)) {
       const placed = plan.added.filter((a) => !a.staged).map((a) => a.ref);
+      // Without KiCad's Python this throws, and the attempt takes the removal back.
+      if (placed.length > 0 || plan.removed.length > 0) await assertCanRefill(board);
       // The pours are refilled where the removed parts and their copper were (`vacated`).
       const written = editor.change((b) => applyBoardSync(b, plan, source.libraries, editor.rules.silkText()));
       const layout = await editor.connect(placed, {
