@@ -605,10 +605,6 @@ export interface FinishOptions {
   mayLeave?: boolean;
   /** Both requests in one run, one commit (the capacitor still moved, nothing removed). */
   together?: boolean;
-  /**
-   * The capacitor moved away and back by its run, and removed by the LED's run (the default).
-   */
-  edits?: boolean;
   /** Raw DRC of the final board refilled by KiCad (the default; see {@link RefillCheck}). */
   refillDrc?: boolean;
 }
@@ -616,15 +612,15 @@ export interface FinishOptions {
 /**
  * Both sessions on one board, one after the other in one repo copy (or, `together`, both
  * requests in one run): the LED session's base is the capacitor session's commit, so one raw
- * DRC per board state serves both. With `edits`, the capacitor's run moves it twice and the LED's
- * run removes it. Nothing may be left for layout unless `mayLeave`, and then what the reason
+ * DRC per board state serves both. The capacitor's run moves it twice and the LED's run removes
+ * it. Nothing may be left for layout unless `mayLeave`, and then what the reason
  * names as in the way is on the board near the part. At the end every zone equals KiCad's
  * refill of the committed board where each part is and was.
  */
 export async function finishAcceptance(
   cli: KicadCli,
   projectId: string,
-  { mayLeave = false, together = false, edits = true, refillDrc = true }: FinishOptions = {},
+  { mayLeave = false, together = false, refillDrc = true }: FinishOptions = {},
 ): Promise<SessionResult[]> {
   const project = everyProject().find((p) => p.id === projectId);
   if (!project) throw new Error(`no corpus project ${projectId}`);
@@ -642,13 +638,22 @@ export async function finishAcceptance(
   let last: Awaited<ReturnType<typeof runAndCheck>> | undefined;
   const board = Board.parse(bytes);
   const target = sessionTarget(projectId, board);
-  const moveBy = edits ? otherLoad(board, target) : undefined;
+  const moveBy = otherLoad(board, target);
   const capacitor = capacitorSession(board, target, moveBy);
-  const sessions = together
-    ? [bothInOneSession(board, target, moveBy)]
-    : [capacitor, (after: Board) => powerLedSession(after, target, edits ? capacitor.added.map((a) => a.ref) : [])];
-  for (const next of sessions) {
-    const session = typeof next === "function" ? next(Board.parse(bytes)) : next;
+  // Each session is made from the board its run starts from.
+  const sessions: ((from: Board) => FinishSession)[] = together
+    ? [(from) => bothInOneSession(from, target, moveBy)]
+    : [
+        () => capacitor,
+        (from) =>
+          powerLedSession(
+            from,
+            target,
+            capacitor.added.map((a) => a.ref),
+          ),
+      ];
+  for (const make of sessions) {
+    const session = make(Board.parse(bytes));
     last = await runAndCheck(cli, repo, project.projectFile, session, { bytes, drc });
     ({ bytes, drc } = last);
     window.push(...session.added.flatMap((a) => around(last!.boardFile, a.ref)), ...last.spots);
