@@ -541,6 +541,7 @@ function planWithWidth(
   const path = grid.grid.search(startLayers, VIA_COST, longest);
   if (!path) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
   const plan = toCopper(grid.grid, path, grid.pourAt, width);
+  noShortLastStep(plan);
   endOnAnchor(plan, grid.grid, path.at(-1)!, grid.padGoals);
   for (const track of plan.tracks) {
     const shape = stroke(track.points, width);
@@ -884,6 +885,30 @@ function toCopper(grid: RouteGrid, path: GridPoint[], pourAt: BuiltGrid["pourAt"
     plan.endsInPour = true;
   }
   return plan;
+}
+
+/**
+ * A last step shorter than the track's width, turned off the run before it into the copper it
+ * reaches, is a dangling track to KiCad's DRC: the run's copper takes in both of its ends, and
+ * counts for the end they share, and the copper reached takes in both too and counts for
+ * whichever end lies nearer its own ends (`TestTrackEndpointDangling`), on blaustahl a 0.1 mm
+ * stub into a +3V3 track. The run before it already meets that copper when the step is at most
+ * half the width: the step goes. A longer one is folded into the run (its corner dropped),
+ * which the rule check after this still judges.
+ */
+function noShortLastStep(plan: CopperPlan): void {
+  const last = plan.tracks.at(-1);
+  if (plan.endsInPour || !last || last.points.length < 3) return;
+  const [b, c] = last.points.slice(-2) as [PointMm, PointMm];
+  const step = Math.hypot(c.x - b.x, c.y - b.y);
+  if (step >= plan.width) return;
+  plan.length -= step;
+  if (step <= plan.width / 2) last.points.pop();
+  else {
+    const a = last.points.at(-3)!;
+    plan.length += Math.hypot(c.x - a.x, c.y - a.y) - Math.hypot(b.x - a.x, b.y - a.y);
+    last.points.splice(-2, 1);
+  }
 }
 
 /**
