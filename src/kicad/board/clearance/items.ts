@@ -465,6 +465,21 @@ function padItems(
     const [hw, hh] = type === "np_thru_hole" ? [Math.max(dw, w), Math.max(dh, h)] : [dw, dh];
     if (hw > 0) {
       const shape = Math.abs(hw - hh) < 1e-9 ? circle(hc, hw / 2) : oblong(hc, hw, hh, angle);
+      // A mounting hole's pad has no copper, but its mask opening clips silkscreen as a pad's does.
+      if (type === "np_thru_hole")
+        for (const mask of [...expandLayers(layerNames(pad), copper)].filter((l) => /^[FB]\.Mask$/.test(l)))
+          items.push(
+            drawn(
+              {
+                kind: "mask",
+                what: `the mask opening of a mounting hole of ${ref}`,
+                net: "",
+                layers: new Set([mask]),
+                ref,
+              },
+              shape,
+            ),
+          );
       items.push(
         drawn(
           {
