@@ -131,8 +131,8 @@ export function layerOf(description: string): string | undefined {
  * wire that grows or moves keeps its key.
  */
 function stableId(item: ReportItem, identity: ItemIdentity | undefined, sheet: string | undefined): string {
-  if (identity?.ref) return identity.id;
-  const id = identity?.id ?? withoutMeasures(item.description);
+  if (identity?.ref && identity.id) return identity.id;
+  const id = identity?.id || withoutMeasures(item.description);
   const where = identity?.sheet ?? sheet;
   return where && where !== "/" ? `${where}${id}` : id;
 }

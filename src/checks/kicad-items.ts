@@ -10,7 +10,10 @@ import type { Board } from "../kicad/board/model.ts";
 import type { Design } from "../design/design.ts";
 
 export interface ItemIdentity {
-  /** Stable name used in keys, e.g. `U1.5`, `R3`, `U2B`, `label:VBUS`, `track:GND@F.Cu`. */
+  /**
+   * Stable name used in keys, e.g. `U1.5`, `R3`, `U2B`, `label:VBUS`, `track:GND@F.Cu`; empty for
+   * a footprint's text or drawing, which its description names (`Reference field of C3`).
+   */
   id: string;
   ref?: string;
   pin?: string;
@@ -94,7 +97,10 @@ export function schematicLookup(
   };
 }
 
-/** uuid → identity for footprints, pads, tracks, vias and zones. */
+/** A footprint's fields, texts and drawings. */
+const FOOTPRINT_DRAWINGS = /^(property|fp_text|fp_text_box|fp_line|fp_rect|fp_circle|fp_arc|fp_poly|fp_curve)$/;
+
+/** uuid → identity for footprints, their texts and drawings, pads, tracks, vias and zones. */
 export function indexBoard(board: Board, file: string): Map<string, ItemIdentity> {
   const items = new Map<string, ItemIdentity>();
   const netNames = new Map(board.nets().flatMap((n) => (n.code === undefined ? [] : [[n.code, n.name] as const])));
@@ -109,6 +115,12 @@ export function indexBoard(board: Board, file: string): Map<string, ItemIdentity
   for (const fp of board.footprints()) {
     const uuid = childText(fp.node, "uuid");
     if (uuid) items.set(uuid, { id: fp.ref, ref: fp.ref, file });
+    // Its texts and drawings (silkscreen findings name them): KiCad 6 and 7 write `tstamp`.
+    for (const item of fp.node.items) {
+      if (item.type !== "list" || !FOOTPRINT_DRAWINGS.test(head(item) ?? "")) continue;
+      const id = childText(item, "uuid") ?? childText(item, "tstamp");
+      if (id) items.set(id, { id: "", ref: fp.ref, file });
+    }
     for (const pad of fp.pads) {
       const padUuid = childText(pad.node, "uuid");
       if (padUuid)
