@@ -136,7 +136,8 @@ export class BoardEditor {
   async connect(refs: string[], options: ConnectOptions = {}): Promise<AddedConnections> {
     if (refs.length === 0 && !options.vacated?.length) return { outcomes: [], left: new Map(), refilled: [] };
     this.dirty = true;
-    const layout = await connectAdded(this.current, this.file, this.rules, refs, options);
+    // An index kept current by the operations since the last change (a `place`) serves the routing as it is.
+    const layout = await connectAdded(this.current, this.file, this.rules, refs, { obstacles: this.index, ...options });
     for (const o of layout.outcomes) {
       const own = this.routed.get(o.ref) ?? new Set<string>();
       for (const id of o.ids) own.add(id);
