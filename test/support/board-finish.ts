@@ -57,7 +57,7 @@ export interface FinishSession {
  * Error violations and unconnected items, by type and the items they name (coordinates left
  * out); `reported` keeps each error's type and item uuids with its key; `isolated` counts the
  * isolated copper warnings (KiCad names only the zone, so they are counted, not keyed);
- * `warnings` lists each warning's type.
+ * `warnings` keys each warning as errors are.
  */
 export function drcKeys(report: DrcReport): {
   errors: string[];
@@ -82,7 +82,7 @@ export function drcKeys(report: DrcReport): {
     isolated: report.violations.filter((v) => v.type === "isolated_copper" && !v.excluded).length,
     warnings: report.violations
       .filter((v) => v.severity === "warning" && !v.excluded)
-      .map((v) => v.type)
+      .map(key)
       .sort(),
   };
 }
@@ -123,19 +123,45 @@ export function addedKeys(after: string[], before: string[]): string[] {
  * `refs` (the new parts) first.
  */
 export function addedUnconnected(after: string[], before: string[], refs: string[]): string[] {
-  const netOf = (key: string) => /\[([^\]]*)\]/.exec(key)?.[1] ?? key;
-  const count = (keys: string[]) =>
-    keys.reduce((m, k) => m.set(netOf(k), (m.get(netOf(k)) ?? 0) + 1), new Map<string, number>());
-  const [was, now] = [count(before), count(after)];
   const names = (k: string) => refs.some((ref) => k.includes(`of ${ref}`));
-  return [...now].flatMap(([net, n]) => {
-    const more = n - (was.get(net) ?? 0);
+  return grownGroups(
+    after,
+    before,
+    (key) => /\[([^\]]*)\]/.exec(key)?.[1] ?? key,
+    (a, b) => Number(names(b)) - Number(names(a)),
+  );
+}
+
+/**
+ * The warnings of `after` by which a type grew: one more of a type is one the change made, while
+ * an old one may come back naming other items. For each type with more than before, its
+ * warnings not in `before`.
+ */
+export function grownWarnings(after: string[], before: string[]): string[] {
+  return grownGroups(after, before, (key) => key.slice(0, key.indexOf(":")));
+}
+
+/**
+ * The keys of `after` by which a group (`groupOf`) grew: for each group with more keys than in
+ * `before`, as many of its keys not in `before`, in `order`.
+ */
+function grownGroups(
+  after: string[],
+  before: string[],
+  groupOf: (key: string) => string,
+  order?: (a: string, b: string) => number,
+): string[] {
+  const count = (keys: string[]) =>
+    keys.reduce((m, k) => m.set(groupOf(k), (m.get(groupOf(k)) ?? 0) + 1), new Map<string, number>());
+  const [was, now] = [count(before), count(after)];
+  return [...now].flatMap(([group, n]) => {
+    const more = n - (was.get(group) ?? 0);
     if (more <= 0) return [];
     const fresh = addedKeys(
-      after.filter((k) => netOf(k) === net),
-      before.filter((k) => netOf(k) === net),
+      after.filter((k) => groupOf(k) === group),
+      before.filter((k) => groupOf(k) === group),
     );
-    return fresh.sort((a, b) => Number(names(b)) - Number(names(a))).slice(0, more);
+    return (order ? fresh.sort(order) : fresh).slice(0, more);
   });
 }
 
@@ -412,7 +438,7 @@ export async function runAndCheck(
   repo: string,
   projectFile: string,
   session: FinishSession,
-  base: { bytes: Buffer; drc: ReturnType<typeof drcKeys> },
+  base: { bytes: Buffer; drc: ReturnType<typeof drcKeys>; grows?: string[] },
 ) {
   const boardFile = discoverProject(repo, projectFile).board!;
   const sessionFile = join(await makeTempDir(), "session.json");
@@ -442,12 +468,17 @@ export async function runAndCheck(
   // Raw DRC on the committed board: nothing new, or what is new is listed with its reason.
   const drc = drcKeys((await runDrc(boardFile, { cli, timeoutMs: DRC_TIMEOUT })).report);
   let added = addedErrors({ drc, bytes: after }, base);
-  if (added.length > 0) {
+  // No warning type grows: one more of a type is one the run made.
+  let grown = grownWarnings(drc.warnings, base.drc.warnings);
+  if (added.length + grown.length > 0) {
     // What KiCad's refill of the untouched base shows too is the filler's, as the gate judges it
     // (antenna-eval's SMA connectors keep one thermal spoke under KiCad 9's fill).
-    added = addedKeys(added, (await refilledDrc(cli, Board.parse(base.bytes), boardFile)).errors);
+    const refilled = await refilledDrc(cli, Board.parse(base.bytes), boardFile);
+    added = addedKeys(added, refilled.errors);
+    grown = addedKeys(grown, grownWarnings(refilled.warnings, base.drc.warnings));
   }
   expect(added).toEqual([]);
+  expect(grown, "warning types grown").toEqual(base.grows ?? []);
   // A removed part's own unconnected pads went with it: what is left for layout now is new.
   const removed = session.removed ?? [];
   const unrouted = addedUnconnected(
@@ -654,7 +685,8 @@ export async function finishAcceptance(
       ];
   for (const make of sessions) {
     const session = make(Board.parse(bytes));
-    last = await runAndCheck(cli, repo, project.projectFile, session, { bytes, drc });
+    const grows = GROWN_WARNINGS[projectId]?.[results.length];
+    last = await runAndCheck(cli, repo, project.projectFile, session, { bytes, drc, ...(grows ? { grows } : {}) });
     ({ bytes, drc } = last);
     window.push(...session.added.flatMap((a) => around(last!.boardFile, a.ref)), ...last.spots);
     results.push(last.result);
@@ -764,6 +796,21 @@ export function expectBlockersExist(
  * LED's resistor, which stays staged with the courtyards that blocked it.
  */
 export const DEMO_LEFT_FOR_LAYOUT = ["demos/stickhub/StickHub"];
+
+/**
+ * The warnings a session still adds, by project and session (the capacitor's run first), with
+ * why: each is asserted exactly, so one that goes away fails the test and asks to shrink this.
+ * - multichannel: the LED's run leaves three necks of the back GND pour under the board's
+ *   0.3 mm minimum connection width, which KiCad's own refill of the committed board leaves too.
+ *   KiCad names only the zone and no place, so the gate counts them new but cannot lay them at
+ *   the run's door, and the model is not asked about them.
+ */
+const GROWN_WARNINGS: Record<string, (string[] | undefined)[]> = {
+  "demos/multichannel/multichannel_mixer": [
+    undefined,
+    Array(3).fill("connection_width: Zone [GND] on F.Cu and B.Cu, priority 1"),
+  ],
+};
 
 /**
  * The acceptance as a test file runs it: one test per project, both sessions in each, through
