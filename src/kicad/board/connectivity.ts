@@ -28,7 +28,6 @@ import type { BBox, Board, PointMm } from "./model.ts";
 /** One piece of a net's copper. */
 export interface CopperPiece {
   kind: "pad" | "track" | "via" | "fill";
-  net: string;
   /** "C3.2" for a pad; the item's description otherwise. */
   name: string;
   layers: ReadonlySet<string>;
@@ -87,62 +86,32 @@ export function isolatedFills(
   zones: ReadonlySet<string>,
   near: BBox[],
 ): { zone: string; index: number; area: number }[] {
-  const refilled = boardZones(board.root).filter((z) => zones.has(z.id) && !z.ruleArea && z.net !== "");
-  const candidates = refilled.flatMap((zone) =>
-    zoneFills(zone).flatMap((fill, index) =>
-      fill.points.length >= 3 && near.some((box) => boxesOverlap(box, boxOf([fill.points])))
-        ? [fillPiece(zone.net, zone.id, fill.layer, [fill.points], index)]
-        : [],
-    ),
+  const nets = new Set(
+    boardZones(board.root)
+      .filter((z) => zones.has(z.id))
+      .map((z) => z.net),
   );
-  // Most pieces near a change meet a pad, track or via of their net right there (a plane, its
-  // vias): only those that meet none are judged against the whole net, whose copper on a big
-  // board takes seconds to read.
-  const nearby = netCopper(
-    board,
-    (net) => refilled.some((z) => z.net === net),
-    {
-      within: boxOf(
-        near.map((b) => [
-          { x: b.minX, y: b.minY },
-          { x: b.maxX, y: b.maxY },
-        ]),
-      ),
-    },
-    false,
-  );
-  const suspects = candidates.filter(
-    (fill) =>
-      !(nearby.get(fill.net) ?? []).some(
-        (other) => boxesOverlap(other.box, fill.box) && sharesLayer(fill.layers, other.layers) && meet(fill, other),
-      ),
-  );
-  if (suspects.length === 0) return [];
-  const suspect = (piece: CopperPiece) =>
-    suspects.some((s) => s.fill!.zone === piece.fill?.zone && s.fill!.index === piece.fill.index);
-  const nets = new Set(suspects.map((s) => s.net));
   return [...netCopper(board, (net) => nets.has(net)).values()].flatMap((pieces) =>
     islandsOf(pieces)
       .filter((island) => island.every((piece) => piece.kind === "fill"))
       .flat()
-      .flatMap((piece) => (suspect(piece) ? [{ ...piece.fill!, area: pathArea(piece.outline!.rings[0]!) }] : [])),
+      .flatMap((piece) =>
+        piece.fill && zones.has(piece.fill.zone) && near.some((box) => boxesOverlap(box, piece.box))
+          ? [{ ...piece.fill, area: pathArea(piece.outline!.rings[0]!) }]
+          : [],
+      ),
   );
 }
 
-/**
- * The copper of the nets `wanted`, in pieces, by net; with `fills` false, only the pads, tracks
- * and vias.
- */
+/** The copper of the nets `wanted`, in pieces, by net. */
 function netCopper(
   board: Board,
   wanted?: (net: string) => boolean,
   { within, without }: IslandScope = {},
-  fills = true,
 ): Map<string, CopperPiece[]> {
   const copper = copperLayers(board);
   const byNet = new Map<string, CopperPiece[]>();
-  const add = (piece: CopperPiece) => {
-    const { net } = piece;
+  const add = (net: string, piece: CopperPiece) => {
     if (net === "" || (wanted && !wanted(net)) || (within && !boxesOverlap(piece.box, within))) return;
     const list = byNet.get(net);
     if (list) list.push(piece);
@@ -151,42 +120,35 @@ function netCopper(
   for (const fp of within ? board.footprintsAt(growBox(within, FOOTPRINT_REACH)) : board.footprints()) {
     if (without?.has(fp.ref)) continue;
     for (const item of footprintItems(fp.node, copper))
-      if (item.kind === "pad" && item.layers.size > 0) add(itemPiece(item, "pad", `${fp.ref}.${item.pad ?? ""}`));
+      if (item.kind === "pad" && item.layers.size > 0)
+        add(item.net, itemPiece(item, "pad", `${fp.ref}.${item.pad ?? ""}`));
   }
   for (const item of trackItems(board, copper, within))
-    add(itemPiece(item, item.kind === "via" ? "via" : "track", item.what));
-  if (!fills) return byNet;
+    add(item.net, itemPiece(item, item.kind === "via" ? "via" : "track", item.what));
   for (const zone of boardZones(board.root)) {
     if (zone.ruleArea || zone.net === "" || (within && !boxesOverlap(zone.box, within))) continue;
     zoneFills(zone).forEach((fill, index) => {
       if (fill.points.length < 3) return;
-      if (!within) add(fillPiece(zone.net, zone.id, fill.layer, [fill.points], index));
-      else
-        for (const rings of clipToBox(fill.points, within))
-          if (rings[0]!.length >= 3) add(fillPiece(zone.net, zone.id, fill.layer, rings));
+      for (const rings of within ? clipToBox(fill.points, within) : [[fill.points]]) {
+        if (rings[0]!.length < 3) continue;
+        add(zone.net, {
+          kind: "fill",
+          name: `the ${zone.net} pour on ${fill.layer}`,
+          layers: new Set([fill.layer]),
+          box: boxOf(rings),
+          anchors: [rings[0]![0]!],
+          outline: new IndexedOutline(rings),
+          ...(within ? {} : { fill: { zone: zone.id, index } }),
+        });
+      }
     });
   }
   return byNet;
 }
 
-/** A piece of a zone's fill; `index`, its filled polygon's, when the piece is the whole of it. */
-function fillPiece(net: string, zone: string, layer: string, rings: PointMm[][], index?: number): CopperPiece {
-  return {
-    kind: "fill",
-    net,
-    name: `the ${net} pour on ${layer}`,
-    layers: new Set([layer]),
-    box: boxOf(rings),
-    anchors: [rings[0]![0]!],
-    outline: new IndexedOutline(rings),
-    ...(index === undefined ? {} : { fill: { zone, index } }),
-  };
-}
-
 function itemPiece(item: BoardItem, kind: CopperPiece["kind"], name: string): CopperPiece {
   return {
     kind,
-    net: item.net,
     name,
     layers: item.layers,
     box: item.box,
