@@ -170,6 +170,26 @@ describe("matching findings to the baseline", () => {
     for (const f of findings.filter((f) => f.rule === "clearance"))
       expect(f.location).toMatchObject({ layer: "F.Cu", x: 62.992, y: 48.768 });
   });
+
+  test("a silkscreen finding names the part whose field it names, keyed as KiCad describes the field", () => {
+    // R2's Reference field, by the uuid the board gives it: the gate asks a run that placed R2 about it.
+    const silk: Violation = {
+      type: "silk_over_copper",
+      severity: "warning",
+      description: "Silkscreen clipped by solder mask",
+      excluded: false,
+      items: [
+        { description: "Reference field of R2", uuid: "de2100d3-55b6-425b-a27b-a1a4a76229bc", pos: { x: 1, y: 2 } },
+      ],
+    };
+    const [finding] = checked([silk]).checks[0]!.findings;
+    expect(finding).toMatchObject({ refs: ["R2"], key: "drc:silk_over_copper:Reference field of R2" });
+    const own = evaluateGate(checked([]), checked([silk]), false, new Map(), undefined, {
+      placed: new Set(["R2"]),
+      decisions: [],
+    });
+    expect(own.blocking.map((f) => f.key)).toEqual([finding!.key]);
+  });
 });
 
 describe("a finding KiCad makes once per net", () => {

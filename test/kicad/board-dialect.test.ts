@@ -173,21 +173,33 @@ describe("(attr …) flags a board's format does not have are left out of a foot
 });
 
 describe("a footprint added to a board whose setup asks for larger silkscreen text meets it", () => {
-  test("rvpc-revb asks for 0.19 mm strokes: the library's 0.15 mm is raised, and DRC reports no text of R99", async () => {
+  test("rvpc-revb asks for 0.19 mm strokes: the library's 0.15 mm is raised, and DRC reports no text or silkscreen overlap of the new parts", async () => {
     const project = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/rvpc-revb")!);
     const rules = BoardRules.load(join(project.root, project.projectFile), null);
     expect(rules.silkText()).toEqual({ height: 0.762, thickness: 0.1905 });
     const board = Board.load(project.board!);
     const libraries = await openLibraries(dirname(join(project.root, project.projectFile)));
-    applyBoardSync(board, addR99(board), libraries, rules.silkText());
+    // And a 0603 LED, whose library reference clears its own outline by a hair: raised, it moves out.
+    const plan = addR99(board);
+    const led = {
+      ...plan.added[0]!,
+      ref: "D99",
+      libId: "LED_SMD:LED_0603_1608Metric",
+      value: "red",
+      uuidSeed: "dialect-led",
+    };
+    led.at = { ...led.at, x: led.at.x + 5 };
+    applyBoardSync(board, { ...plan, added: [...plan.added, led] }, libraries, rules.silkText());
     writeFileSync(project.board!, printSexpr(board.doc));
+    const d99 = printSexpr(board.footprints().find((f) => f.ref === "D99")!.node);
+    expect(d99).toMatch(/\(fp_text reference "D99" \(at 0 -1\.4705 /);
     const r99 = printSexpr(board.footprints().find((f) => f.ref === "R99")!.node);
     // The silkscreen reference meets the board; the fabrication layer's text keeps the library's stroke.
     expect(r99).toMatch(/\(fp_text reference "R99"[^]*?\(layer "F\.SilkS"\)[^]*?\(thickness 0\.1905\)/);
     expect(r99).toMatch(/\(fp_text value "10k"[^]*?\(layer "F\.Fab"\)[^]*?\(thickness 0\.15\)/);
     const drc = await runDrc(project.board!, { cli });
     const text = drc.report.violations.filter(
-      (v) => /^text_/.test(v.type) && v.items.some((i) => / of R99\b/.test(i.description)),
+      (v) => /^(text_|silk_overlap)/.test(v.type) && v.items.some((i) => / of (R|D)99\b/.test(i.description)),
     );
     expect(text).toEqual([]);
   }, 120_000);

@@ -177,6 +177,19 @@ describe("the rules a spot is held to are DRC's", () => {
     const [a, b] = o.outline[0]!;
     expect(o.silkBlocker(stroke([a, b], 0.12), "F.SilkS")?.reason).toBe("silkscreen off the board");
   });
+
+  test("silkscreen stays off a mounting hole's mask opening, on both sides", () => {
+    // antenna-eval's bare 1 mm holes: a new capacitor's reference over one was "silkscreen clipped by solder mask".
+    const { board, rules } = corpusBoard("corpus/antenna-eval");
+    const o = new BoardObstacles(board, rules);
+    const holes = o.all((i) => i.kind === "mask" && i.what.startsWith("the mask opening of a mounting hole"));
+    const front = holes.find((h) => h.layers.has("F.Mask"))!;
+    expect(holes.some((h) => h.layers.has("B.Mask") && h.box.minX === front.box.minX)).toBe(true);
+    const centre = { x: (front.box.minX + front.box.maxX) / 2, y: (front.box.minY + front.box.maxY) / 2 };
+    const silk = stroke([centre, { x: centre.x + 0.01, y: centre.y }], 0.12);
+    expect(o.silkBlocker(silk, "F.SilkS")?.reason).toBe("silkscreen over exposed copper");
+    expect(o.silkBlocker(silk, "B.SilkS")?.reason).toBe("silkscreen over exposed copper");
+  });
 });
 
 describe("thermal spokes only where the zone's rules join the pad by spokes", () => {
