@@ -12,19 +12,11 @@
  *   between them crosses the neck through which a pocket of the back GND pour (U4's
  *   ground pin, C19's) reaches the rest of it. The route is taken up again and the two pads
  *   are left for layout, the pour whole (route/pour-cuts.ts).
- *
- * One board of that corpus is not in it yet: sofle-v2-soldered, whose capacitor's route closes
- * a pocket of the back GND pour around U1's pin 23. KiCad's refill of the committed board leaves
- * the pin a starved thermal relief; the windowed refill joins the pocket to the saved fill past
- * the window's edge, so nothing sees it.
  */
 import { finishSuite } from "../support/board-finish.ts";
 import { fixtureCorpusProjects } from "../support/corpora.ts";
 
-const OPEN = ["fixtures/sofle-v2-soldered"];
-
-finishSuite(
-  "do on the repository's corpus: an added part arrives finished",
-  fixtureCorpusProjects().filter((p) => !OPEN.includes(p.id)),
-  ["fixtures/esp32-p4-devkit-revc", "fixtures/blaustahl-v0"],
-);
+finishSuite("do on the repository's corpus: an added part arrives finished", fixtureCorpusProjects(), [
+  "fixtures/esp32-p4-devkit-revc",
+  "fixtures/blaustahl-v0",
+]);
