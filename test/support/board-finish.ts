@@ -685,8 +685,8 @@ export async function finishAcceptance(
       ];
   for (const make of sessions) {
     const session = make(Board.parse(bytes));
-    const grows = GROWN_WARNINGS[projectId]?.[results.length];
-    last = await runAndCheck(cli, repo, project.projectFile, session, { bytes, drc, ...(grows ? { grows } : {}) });
+    const grows = GROWN_WARNINGS[projectId]?.[results.length] ?? [];
+    last = await runAndCheck(cli, repo, project.projectFile, session, { bytes, drc, grows });
     ({ bytes, drc } = last);
     window.push(...session.added.flatMap((a) => around(last!.boardFile, a.ref)), ...last.spots);
     results.push(last.result);

@@ -434,7 +434,8 @@ function padItems(
   const clearance = local ? num(local, 1) : undefined;
   const name = number ? `pad ${number} of ${ref}` : `a mechanical pad of ${ref}`;
   const items: BoardItem[] = [];
-  const layers = new Set([...expandLayers(layerNames(pad), copper)].filter((l) => /\.Cu$/.test(l)));
+  const padLayers = [...expandLayers(layerNames(pad), copper)];
+  const layers = new Set(padLayers.filter((l) => /\.Cu$/.test(l)));
   if (layers.size > 0 && type !== "np_thru_hole") {
     const box = growBox({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y }, padReach(pad, w, h));
     // KiCad joins a round pad by spokes at 45°, any other along its axes (where the half size
@@ -467,7 +468,7 @@ function padItems(
       const shape = Math.abs(hw - hh) < 1e-9 ? circle(hc, hw / 2) : oblong(hc, hw, hh, angle);
       // A mounting hole's pad has no copper, but its mask opening clips silkscreen as a pad's does.
       if (type === "np_thru_hole")
-        for (const mask of [...expandLayers(layerNames(pad), copper)].filter((l) => /^[FB]\.Mask$/.test(l)))
+        for (const mask of padLayers.filter((l) => /^[FB]\.Mask$/.test(l)))
           items.push(
             drawn(
               {

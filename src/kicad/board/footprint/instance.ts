@@ -84,10 +84,10 @@ export interface SilkTextMinimum {
 /**
  * Raises a silkscreen text's font to `min`: its height (`(size height width)`) and its stroke.
  * The library keeps the text clear of the part's own silkscreen by a hair (a 0603 LED's
- * reference, 1 mm tall and 0.15 mm thick, clears its outline by under 0.02 mm): a text that
- * grows moves away from the footprint's origin by as much as its ink grew, and by its whole
- * stroke's growth, so it keeps at least the library's gap (esp32-poe2's 0.19 mm board minimum
- * put the new LED's reference over its outline, a silkscreen overlap).
+ * reference, 1 mm tall and 0.15 mm thick, clears its outline by under 0.02 mm), so a text that
+ * grows moves away from the footprint's origin by half its height's growth and its stroke's
+ * whole growth, at least what its ink grew towards the part: it keeps the library's gap
+ * (esp32-poe2's 0.19 mm minimum stroke put a new LED's reference over its outline).
  */
 function meetSilkMinimum(item: SList, min: SilkTextMinimum): void {
   if (!TEXT_ITEMS.has(head(item) ?? "") || !/\.SilkS$/.test(text(child(item, "layer") ?? item, 1) ?? "")) return;
@@ -95,21 +95,22 @@ function meetSilkMinimum(item: SList, min: SilkTextMinimum): void {
   if (!font) return;
   let grown = 0;
   const size = child(font, "size");
-  const height = size ? num(size, 1) : undefined;
+  const height = size && num(size, 1);
   if (size && height !== undefined && height < min.height) {
     setAtom(size, 1, sym(formatNumber(min.height)));
     grown += (min.height - height) / 2;
   }
   const thickness = child(font, "thickness");
-  const stroke = thickness ? num(thickness, 1) : undefined;
+  const stroke = thickness && num(thickness, 1);
   if (thickness && stroke !== undefined && stroke < min.thickness) {
     setAtom(thickness, 1, sym(formatNumber(min.thickness)));
     grown += min.thickness - stroke;
   }
   const at = child(item, "at");
-  const [x, y] = [num(at ?? item, 1) ?? 0, num(at ?? item, 2) ?? 0];
+  if (!at || grown === 0) return;
+  const [x, y] = [num(at, 1) ?? 0, num(at, 2) ?? 0];
   const off = Math.hypot(x, y);
-  if (!at || grown === 0 || off === 0) return;
+  if (off === 0) return;
   setAtom(at, 1, sym(formatNumber(x + (x / off) * grown)));
   setAtom(at, 2, sym(formatNumber(y + (y / off) * grown)));
 }

@@ -208,8 +208,9 @@ export async function refillZones(
 /**
  * Removes the pieces of the refilled zones' fills near `change` that join nothing of their net,
  * where the zone removes islands, as KiCad's filler does (only zones whose fill changed: an
- * unchanged one is the saved fill, judged when it was saved). KiCad judges an island in the fill it drew, cut to the window, whose pieces reach
- * on past the window's edge into the saved fill; but the saved fill out there may have been
+ * unchanged one is the saved fill, judged when it was saved). KiCad judges an island in the
+ * fill it drew, cut to the window, whose pieces reach on past the window's edge into the saved
+ * fill; but the saved fill out there may have been
  * joined only through what the change took away (a pocket of pour a removed part's ground pad
  * held), so once merged the piece joins nothing, and KiCad's fill of the whole board has none
  * of it.
