@@ -1,9 +1,11 @@
 /**
  * Text is measured as eeschema draws it, its text variables expanded: on real projects, a field
  * written as `${SIM.PARAMS}` is boxed as the parameters kicad-cli draws (checked against its
- * SVG), and a sheet resolves its title block through the project's own text variables.
+ * SVG), a sheet resolves its title block through the project's own text variables, and a global
+ * label's `${INTERSHEET_REFS}` is boxed as the page list kicad-cli draws, in the project's style.
  */
 import { afterAll, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
 import { exportSvg } from "../../src/kicad/cli/kicad-cli.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 import { occupiedItems } from "../../src/kicad/schematic/space.ts";
@@ -54,4 +56,49 @@ test("corpus/antenna-eval: a sheet's title block resolves through the project's 
   expect(expandText("${pid} ${FILENAME} ${NOT_A_VARIABLE}", sheetResolver(file))).toBe(
     "n/a antenna-evaluation-board.kicad_sch ${NOT_A_VARIABLE}",
   );
+});
+
+test("demos/flat_hierarchy: a global label's page references are boxed as kicad-cli draws them, in the project's style", async () => {
+  const cli = await requireKicadCli();
+  const root = await copiedRoot("demos/flat_hierarchy/flat_hierarchy");
+  const project = loadSchematicProject(root);
+  const programmer = project.instances.find((i) => i.file.path.endsWith("pic_programmer.kicad_sch"))!;
+  expect(programmer.page).toBe("2");
+  // VCC_PIC is on pages 2 and 3; the project lists the other pages only, with no brackets.
+  expect(programmer.file.intersheetRefs("VCC_PIC")).toBe("3");
+  const box = occupiedItems(programmer.file).find((i) => i.what === "global label VCC_PIC's page references")!.box;
+
+  const [svg] = (await exportSvg(root, await makeTempDir(), { cli })).filter((f) => f.endsWith("pic_programmer.svg"));
+  // The field is written at (238.1307, 96.52), past the label's flag.
+  const drawn = textOverlaps(svg!, "3").filter(
+    ({ box: b }) => Math.hypot(b.x0 - 238.13, (b.y0 + b.y1) / 2 - 96.52) < 2,
+  );
+  expect(drawn.length).toBe(1);
+  const glyphs = drawn[0]!.box;
+  const mm = (iu: number) => iu / 10_000;
+  const pen = 0.05;
+  expect(mm(box.x0)).toBeLessThanOrEqual(glyphs.x0 + pen);
+  expect(mm(box.x1)).toBeGreaterThanOrEqual(glyphs.x1 - pen);
+  expect(mm(box.y0)).toBeLessThanOrEqual(glyphs.y0 + pen);
+  expect(mm(box.y1)).toBeGreaterThanOrEqual(glyphs.y1 - pen);
+  // It spans where the file puts the field and where eeschema lays it out again past the flag
+  // (0.8 mm on), a few millimetres; "${INTERSHEET_REFS}" as written would take about twenty.
+  expect(mm(box.x1 - box.x0)).toBeLessThan(5);
+
+  // eeschema's own defaults where the project says nothing, its own page listed, and the short form.
+  const pro = root.replace(/\.kicad_sch$/, ".kicad_pro");
+  const settings = JSON.parse(readFileSync(pro, "utf8"));
+  const drawing = settings.schematic.drawing;
+  delete drawing.intersheets_ref_prefix;
+  delete drawing.intersheets_ref_suffix;
+  drawing.intersheets_ref_own_page = true;
+  writeFileSync(pro, JSON.stringify(settings));
+  const own = loadSchematicProject(root).instances.find((i) => i.page === "2")!.file;
+  expect(own.intersheetRefs("VCC_PIC")).toBe("[2,3]");
+  expect(own.intersheetRefs("NOT_A_LABEL")).toBe("[]");
+  drawing.intersheets_ref_show = false;
+  writeFileSync(pro, JSON.stringify(settings));
+  const hidden = loadSchematicProject(root).instances.find((i) => i.page === "2")!.file;
+  expect(hidden.intersheetRefs("VCC_PIC")).toBeUndefined();
+  expect(occupiedItems(hidden).some((i) => i.what.endsWith("'s page references"))).toBe(false);
 });

@@ -13,7 +13,7 @@ import { child, children, flag, head, num, text, walk, type SList } from "../sex
 import { placePoint, pointIuOf, toIU, type PlacementIu, type PointIu } from "./geometry.ts";
 import type { SchematicFile } from "./model/schematic-file.ts";
 import type { PlacedSymbol } from "./model/symbols.ts";
-import type { SheetSymbol } from "./model/sheet-items.ts";
+import type { Label, SheetSymbol } from "./model/sheet-items.ts";
 import { expandText, sheetResolver, symbolFieldResolver, type Resolver } from "./text-vars.ts";
 
 /** Axis-aligned box in sheet IU (Y down). */
@@ -242,6 +242,55 @@ export function fieldBox(prop: SList, placement?: PlacementIu, resolve?: Resolve
   return justifiedBox(anchor, [shown], fontSize(prop), horizontal, known ? justification(prop) : undefined, flipX);
 }
 
+/** A global label's page-reference field, as KiCad 9 and KiCad 8 and before name it. */
+const PAGE_REFS_FIELDS = new Set(["Intersheetrefs", "Intersheet References"]);
+
+/** A global label's page-reference field (`${INTERSHEET_REFS}`), if it has one. */
+export function pageRefsField(label: SList): SList | undefined {
+  return children(label, "property").find((p) => PAGE_REFS_FIELDS.has(text(p, 1) ?? ""));
+}
+
+/**
+ * Where eeschema puts a global label's page references when it lays the label's fields out:
+ * just past the far end of its flag, reading the label's way.
+ */
+export function pageRefsAnchor(at: PointIu, chars: number, rotation: number, size: number): PointIu {
+  const box = labelBox(at, chars, rotation, true, size);
+  return [
+    { x: box.x1, y: at.y },
+    { x: at.x, y: box.y0 },
+    { x: box.x0, y: at.y },
+    { x: at.x, y: box.y1 },
+  ][(((rotation / 90) % 4) + 4) % 4]!;
+}
+
+/**
+ * The box of a global label's page references, `refs` as drawn. A label whose fields are laid
+ * out by eeschema (`fields_autoplaced`) gets them laid out again when it is loaded, at its own
+ * measure of the flag, which an older KiCad's file may not share (flat_hierarchy's are drawn
+ * 0.8 mm past where the file puts them): such a box takes in both where the file puts them and
+ * where `pageRefsAnchor` does, whose flag is measured generously.
+ */
+function pageRefsBox(label: Label, field: SList, refs: string, vars: Resolver): Box | undefined {
+  const written = fieldBox(field, SHEET_PLACEMENT, (name) => (name === "INTERSHEET_REFS" ? refs : vars(name)));
+  if (!written || !flag(label.node, "fields_autoplaced")) return written;
+  const anchor = pageRefsAnchor(label.at, label.text.length, label.rotation, fontSize(label.node));
+  const backwards = label.rotation === 180 || label.rotation === 270;
+  const laidOut = justifiedBox(
+    anchor,
+    [refs],
+    fontSize(field),
+    label.rotation % 180 === 0,
+    new Set([backwards ? "right" : "left"]),
+  );
+  return union(written, laidOut);
+}
+
+/** What the page references of global label `name` are called among the drawn items. */
+export function pageRefsWhat(name: string): string {
+  return `global label ${name}'s page references`;
+}
+
 /** A sheet's file-name field, as KiCad 7 and later and KiCad 6 name it. */
 const SHEET_FILE_FIELDS = new Set(["Sheetfile", "Sheet file"]);
 
@@ -413,11 +462,15 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
   }
   for (const line of file.wires) push(union(pointBox(line.a), pointBox(line.b)), "wire");
   for (const line of file.buses) push(union(pointBox(line.a), pointBox(line.b)), "bus");
-  for (const label of file.labels)
+  for (const label of file.labels) {
     push(
       labelBox(label.at, label.text.length, label.rotation, label.kind !== "local", fontSize(label.node)),
       `${label.kind === "local" ? "label" : `${label.kind} label`} ${label.text}`,
     );
+    const refs = label.kind === "global" ? file.intersheetRefs(label.text) : undefined;
+    const field = refs !== undefined ? pageRefsField(label.node) : undefined;
+    if (field) push(pageRefsBox(label, field, refs!, sheetVars), pageRefsWhat(label.text));
+  }
   for (const marker of file.junctions) push(pointBox(marker.at, CHAR), "junction");
   for (const marker of file.noConnects) push(pointBox(marker.at, CHAR), "no-connect flag");
   for (const entry of file.busEntries) push(union(pointBox(entry.at), pointBox(entry.end)), "bus entry");

@@ -9,7 +9,7 @@
  * run. When none is clear the rename is refused, saying what each way ran into. `move_label` checks a spot the model picks by the same rules (`LabelRoom.check`).
  */
 import { CopperheadError } from "../../../errors.ts";
-import { child, children, setAtom, text, type SList } from "../../sexpr/index.ts";
+import { child, setAtom, text, type SList } from "../../sexpr/index.ts";
 import { onSegment, placePoint, samePoint, toIU, type PointIu } from "../geometry.ts";
 import {
   describeItem,
@@ -19,6 +19,9 @@ import {
   labelBox,
   occupiedItems,
   pageArea,
+  pageRefsAnchor,
+  pageRefsField,
+  pageRefsWhat,
   pinOutwardLib,
   placeDirection,
   pointBox,
@@ -89,7 +92,10 @@ export class LabelRoom {
     this.wires = file.wires.filter((w) => onSegment(label.at, w.a, w.b, 0));
     this.wireBoxes = this.wires.map(lineBox);
     this.network = joinedWires(file.wires, this.wires);
-    this.others = occupiedItems(file).filter((i) => !same(i.box, this.own));
+    // Its page references go with it (`placeIntersheetRefs`).
+    this.others = occupiedItems(file).filter(
+      (i) => !same(i.box, this.own) && !(label.kind === "global" && i.what === pageRefsWhat(label.text)),
+    );
     this.page = pageArea(file);
   }
 
@@ -357,26 +363,16 @@ export function placeLabel(file: SchematicFile, label: Label, spot: LabelSpot): 
  * says, so a field left where the old, shorter name ended would be drawn across the new one.
  */
 function placeIntersheetRefs(node: SList, spot: LabelSpot): void {
-  const field = children(node, "property").find((p) => INTERSHEET_REFS.has(text(p, 1) ?? ""));
+  const field = pageRefsField(node);
   const at = field && child(field, "at");
   if (!at) return;
-  const size = fontSize(node);
-  const box = labelBox(spot.at, (text(node, 1) ?? "").length, spot.rotation, true, size);
-  const end = [
-    { x: box.x1, y: spot.at.y },
-    { x: spot.at.x, y: box.y0 },
-    { x: box.x0, y: spot.at.y },
-    { x: spot.at.x, y: box.y1 },
-  ][(((spot.rotation / 90) % 4) + 4) % 4]!;
+  const end = pageRefsAnchor(spot.at, (text(node, 1) ?? "").length, spot.rotation, fontSize(node));
   setAtom(at, 1, toMm(end)[0]);
   setAtom(at, 2, toMm(end)[1]);
   setAtom(at, 3, spot.rotation % 180);
   const justify = child(child(field, "effects") ?? field, "justify");
   if (justify) setAtom(justify, 1, spot.rotation === 180 || spot.rotation === 270 ? "right" : "left");
 }
-
-/** A global label's page-reference field, as KiCad 9 and KiCad 8 and before name it. */
-const INTERSHEET_REFS = new Set(["Intersheetrefs", "Intersheet References"]);
 
 /** Moves the end of `wire` at `end` to `to`. */
 function moveWireEnd(wire: Line, end: PointIu, to: PointIu): void {

@@ -184,6 +184,8 @@ export class SchematicProject {
   #legacyRows?: { changes: number; rows: Map<string, LegacySymbolInstance> };
   #instancesOf?: Map<SchematicFile, SheetInstance[]>;
   #textVariables?: ReadonlyMap<string, string>;
+  #pageRefs?: PageRefStyle | null;
+  #globalPages?: { revision: number; pages: Map<string, SheetInstance[]> };
 
   constructor(
     readonly rootPath: string,
@@ -272,6 +274,34 @@ export class SchematicProject {
     return this.#textVariables;
   }
 
+  /**
+   * What eeschema draws as the page references of a global label `name` on `file` (its
+   * `${INTERSHEET_REFS}` field): the pages of the other sheets that have a global label of that
+   * name, as the project's schematic settings format them ("[2,3]", "[2..5]"); undefined when
+   * the project does not show them. A file placed on several pages gets the longest of its lists.
+   */
+  intersheetRefs(file: SchematicFile, name: string): string | undefined {
+    if (this.#pageRefs === undefined)
+      this.#pageRefs = readPageRefStyle(this.rootPath.replace(/\.kicad_sch$/, ".kicad_pro"));
+    const style = this.#pageRefs;
+    if (!style) return undefined;
+    if (this.#globalPages?.revision !== this.#revision) {
+      const pages = new Map<string, SheetInstance[]>();
+      for (const instance of this.instances)
+        for (const label of instance.file.labels)
+          if (label.kind === "global" && !pages.get(label.text)?.includes(instance))
+            pages.set(label.text, [...(pages.get(label.text) ?? []), instance]);
+      this.#globalPages = { revision: this.#revision, pages };
+    }
+    const on = this.#globalPages.pages.get(name) ?? [];
+    const texts = this.instancesOf(file).map((own) => {
+      const listed = on.filter((i) => style.ownPage || i !== own).map((i) => i.page);
+      const list = style.short && listed.length > 2 ? `${listed[0]}..${listed.at(-1)}` : listed.join(",");
+      return `${style.prefix}${list}${style.suffix}`;
+    });
+    return texts.reduce((a, b) => (b.length > a.length ? b : a), `${style.prefix}${style.suffix}`);
+  }
+
   /** @internal Called by a file of the project when its tree changed. */
   fileChanged(): void {
     this.#revision++;
@@ -326,6 +356,36 @@ export class SchematicProject {
   private fullPath(path: string, addRoot: boolean): string {
     const trimmed = trimEndOf(path, "/");
     return addRoot ? this.root.path + trimmed : trimmed || this.root.path;
+  }
+}
+
+/** How a project's schematics draw global labels' page references (`schematic.drawing` in its `.kicad_pro`). */
+interface PageRefStyle {
+  ownPage: boolean;
+  short: boolean;
+  prefix: string;
+  suffix: string;
+}
+
+/**
+ * The page-reference style of the `.kicad_pro` at `path`, with eeschema's defaults ("[", "]")
+ * for what it leaves out; null when the project hides them (the default), or the file is
+ * missing or unreadable.
+ */
+function readPageRefStyle(path: string): PageRefStyle | null {
+  try {
+    const drawing = (JSON.parse(readFileSync(path, "utf8")) as { schematic?: { drawing?: Record<string, unknown> } })
+      .schematic?.drawing;
+    if (drawing?.intersheets_ref_show !== true) return null;
+    const text = (value: unknown, otherwise: string) => (typeof value === "string" ? value : otherwise);
+    return {
+      ownPage: drawing.intersheets_ref_own_page === true,
+      short: drawing.intersheets_ref_short === true,
+      prefix: text(drawing.intersheets_ref_prefix, "["),
+      suffix: text(drawing.intersheets_ref_suffix, "]"),
+    };
+  } catch {
+    return null;
   }
 }
 

@@ -19,6 +19,8 @@ export interface FileProject {
   fileChanged(): void;
   /** The project's text variables (the `.kicad_pro`'s `text_variables`). */
   readonly textVariables: ReadonlyMap<string, string>;
+  /** What a global label `name` on `file` draws as its page references, if the project shows them. */
+  intersheetRefs(file: SchematicFile, name: string): string | undefined;
 }
 
 /**
@@ -139,6 +141,11 @@ export class SchematicFile {
   /** The text variables of the project the file is part of (none for a file read on its own). */
   get textVariables(): ReadonlyMap<string, string> {
     return this.#project?.textVariables ?? NO_VARIABLES;
+  }
+
+  /** What a global label `name` here draws as its page references; undefined when none are drawn (a file read on its own has none). */
+  intersheetRefs(name: string): string | undefined {
+    return this.#project?.intersheetRefs(this, name);
   }
 
   /** Makes the file part of `project`, whose load-time resolution its views then get. */
