@@ -9,6 +9,7 @@
  * are and were must equal the committed ones.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { reportedAgain, unchangedItems, type ReportedItems } from "../../src/checks/baseline.ts";
@@ -473,7 +474,7 @@ export async function runAndCheck(
   if (added.length + grown.length > 0) {
     // What KiCad's refill of the untouched base shows too is the filler's, as the gate judges it
     // (antenna-eval's SMA connectors keep one thermal spoke under KiCad 9's fill).
-    const refilled = await refilledDrc(cli, Board.parse(base.bytes), boardFile);
+    const refilled = await baseRefilledDrc(cli, base.bytes, boardFile);
     added = addedKeys(added, refilled.errors);
     grown = addedKeys(grown, grownWarnings(refilled.warnings, base.drc.warnings));
   }
@@ -574,6 +575,20 @@ async function refilledDrc(cli: KicadCli, board: Board, boardFile: string, refil
   };
 }
 
+/**
+ * {@link refilledDrc} of a base (`bytes`, refilled in `boardFile`'s place), asked once per base:
+ * a session's check and the final refill check both hold a board against the same refilled
+ * base, and each asking costs a whole-board refill and a raw DRC.
+ */
+function baseRefilledDrc(cli: KicadCli, bytes: Buffer, boardFile: string): ReturnType<typeof refilledDrc> {
+  const key = `${boardFile}\0${createHash("sha256").update(bytes).digest("hex")}`;
+  let refilled = refilledBases.get(key);
+  if (!refilled) refilledBases.set(key, (refilled = refilledDrc(cli, Board.parse(bytes), boardFile)));
+  return refilled;
+}
+
+const refilledBases = new Map<string, ReturnType<typeof refilledDrc>>();
+
 /** How the committed fills are held against KiCad's refill of the committed board. */
 export interface RefillCheck {
   /** Where each zone must equal KiCad's refill (`board-zones.ts`'s `around` the new parts). */
@@ -614,7 +629,7 @@ export async function checkRefillChangesNothing(
     }
     writeFileSync(baseFile, base);
     const saved = drcKeys((await runDrc(baseFile, { cli, timeoutMs: DRC_TIMEOUT })).report);
-    const stale = await refilledDrc(cli, Board.parse(base), boardFile);
+    const stale = await baseRefilledDrc(cli, base, boardFile);
     expect(drc.isolated).toBeLessThanOrEqual(again.isolated + Math.max(0, saved.isolated - stale.isolated));
   }
   // The refill changes only fills: a violation between unchanged items that KiCad reports with
@@ -622,7 +637,7 @@ export async function checkRefillChangesNothing(
   let errors = addedErrors({ drc: again, bytes: again.bytes }, { drc, bytes: readFileSync(boardFile) });
   let unconnected = addedUnconnected(again.unconnected, drc.unconnected, []);
   if (errors.length + unconnected.length > 0) {
-    const stale = await refilledDrc(cli, Board.parse(base), boardFile);
+    const stale = await baseRefilledDrc(cli, base, boardFile);
     errors = addedKeys(errors, stale.errors);
     unconnected = addedUnconnected(unconnected, stale.unconnected, []);
   }
