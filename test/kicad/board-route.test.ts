@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
 import { connectAdded } from "../../src/kicad/board/route/connect-added.ts";
-import { fillJoinsNet, routeFootprints } from "../../src/kicad/board/route/route.ts";
+import { fillJoinsNet, noShortLastStep, routeFootprints, type CopperPlan } from "../../src/kicad/board/route/route.ts";
 import { boardZones, zoneFills } from "../../src/kicad/board/zones/zones.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../../src/kicad/board/model.ts";
@@ -194,4 +194,52 @@ describe("a pad its pour does not reach once refilled", () => {
       "2 GND routed",
     ]);
   }, 180_000);
+});
+
+describe("a route's last step", () => {
+  /** A 0.25 mm route that runs 2 mm along x, then turns to step `step` mm along y into the copper it reaches. */
+  const planEndingIn = (step: number, endsInPour = false): CopperPlan => ({
+    width: 0.25,
+    tracks: [
+      {
+        layer: "F.Cu",
+        points: [
+          { x: 0, y: 0 },
+          { x: 2, y: 0 },
+          { x: 2, y: step },
+        ],
+      },
+    ],
+    vias: [],
+    length: 2 + step,
+    endsInPour,
+  });
+
+  test("shorter than half the width, it goes: the run before it already meets that copper", () => {
+    const plan = planEndingIn(0.1);
+    noShortLastStep(plan);
+    expect(plan.tracks[0]!.points).toEqual([
+      { x: 0, y: 0 },
+      { x: 2, y: 0 },
+    ]);
+    expect(plan.length).toBeCloseTo(2, 9);
+  });
+
+  test("shorter than the width, it is folded into the run: no corner a stub's length from its end", () => {
+    const plan = planEndingIn(0.2);
+    noShortLastStep(plan);
+    expect(plan.tracks[0]!.points).toEqual([
+      { x: 0, y: 0 },
+      { x: 2, y: 0.2 },
+    ]);
+    expect(plan.length).toBeCloseTo(Math.hypot(2, 0.2), 9);
+  });
+
+  test("as long as the width or more, or down into a pour, it stays", () => {
+    for (const plan of [planEndingIn(0.25), planEndingIn(0.1, true)]) {
+      const before = structuredClone(plan);
+      noShortLastStep(plan);
+      expect(plan).toEqual(before);
+    }
+  });
 });

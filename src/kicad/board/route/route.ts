@@ -843,7 +843,7 @@ function pourGoals(
   };
 }
 
-interface CopperPlan {
+export interface CopperPlan {
   /** The tracks' width, mm. */
   width: number;
   tracks: { layer: string; points: PointMm[] }[];
@@ -896,7 +896,7 @@ function toCopper(grid: RouteGrid, path: GridPoint[], pourAt: BuiltGrid["pourAt"
  * half the width: the step goes. A longer one is folded into the run (its corner dropped),
  * which the rule check after this still judges.
  */
-function noShortLastStep(plan: CopperPlan): void {
+export function noShortLastStep(plan: CopperPlan): void {
   const last = plan.tracks.at(-1);
   if (plan.endsInPour || !last || last.points.length < 3) return;
   const [b, c] = last.points.slice(-2) as [PointMm, PointMm];
