@@ -1,14 +1,16 @@
 /**
  * Text is measured as eeschema draws it, its text variables expanded: on real projects, a field
  * written as `${SIM.PARAMS}` is boxed as the parameters kicad-cli draws (checked against its
- * SVG), a sheet resolves its title block through the project's own text variables, and a global
- * label's `${INTERSHEET_REFS}` is boxed as the page list kicad-cli draws, in the project's style.
+ * SVG), and so when a part is placed, laid out `like` one or moved; a sheet resolves its title
+ * block through the project's own text variables, and a global label's `${INTERSHEET_REFS}` is
+ * boxed as the page list kicad-cli draws, in the project's style.
  */
 import { afterAll, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { exportSvg } from "../../src/kicad/cli/kicad-cli.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
-import { occupiedItems } from "../../src/kicad/schematic/space.ts";
+import { fieldBoxes } from "../../src/kicad/schematic/edit/field-layout.ts";
+import { fieldBox, freshFieldBoxes, occupiedItems } from "../../src/kicad/schematic/space.ts";
 import { expandText, sheetResolver } from "../../src/kicad/schematic/text-vars.ts";
 import { copyCorpusProject, corpusProjects, demoProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
@@ -44,6 +46,25 @@ test("demos/sallen_key: a Value written ${SIM.PARAMS} is boxed as the parameters
   expect(mm(box.y0)).toBeLessThanOrEqual(glyphs.y0 + pen);
   expect(mm(box.y1)).toBeGreaterThanOrEqual(glyphs.y1 - pen);
   expect(mm(box.x1 - box.x0)).toBeLessThan((glyphs.x1 - glyphs.x0) * 2);
+});
+
+test("demos/sallen_key: a new or moved symbol's fields are measured expanded too, as they will be drawn", async () => {
+  const root = await copiedRoot("demos/simulation/sallen_key/sallen_key");
+  const file = loadSchematicProject(root).root.file;
+  const v1 = file.symbols.find((s) => s.fields.some((f) => f.name === "Reference" && f.value === "V1"))!;
+  const value = v1.fields.find((f) => f.name === "Value")!;
+  const drawn = occupiedItems(file).find((i) => i.what === "V1's Value field")!.box;
+  const width = (b: { x0: number; x1: number }) => b.x1 - b.x0;
+  // As written, "${SIM.PARAMS}" is three times as wide as the "ac=1" eeschema draws.
+  expect(width(fieldBox(value.node, v1.placement)!)).toBeGreaterThan(width(drawn) * 2);
+  // A part placed `like` V1, or V1 moved, is laid out with its fields as drawn.
+  expect(fieldBoxes(v1).find((f) => f.node === value.node)!.box).toEqual(drawn);
+  // Fields about to be written resolve one another the same way.
+  const fresh = freshFieldBoxes(
+    v1.fields.map((f) => f.node),
+    v1.placement,
+  );
+  expect(fresh).toContainEqual(drawn);
 });
 
 test("corpus/antenna-eval: a sheet's title block resolves through the project's text variables", async () => {

@@ -22,6 +22,7 @@ import {
 import type { SheetInstance } from "../../kicad/schematic/model/hierarchy.ts";
 import { symbolInstance, unitPins, type PlacedSymbol } from "../../kicad/schematic/model/symbols.ts";
 import { freeRectangles, type MmRect } from "./free.ts";
+import { symbolResolver } from "../../kicad/schematic/text-vars.ts";
 
 export interface SheetQuestion {
   ref?: string;
@@ -70,7 +71,7 @@ function placedSymbols(design: Design, instance?: SheetInstance): Placed[] {
 function symbolBox(symbol: PlacedSymbol): Box {
   let box = symbolBodyBox(symbol);
   for (const field of symbol.fields) {
-    const f = fieldBox(field.node, symbol.placement);
+    const f = fieldBox(field.node, symbol.placement, symbolResolver(symbol));
     if (f) box = union(box, f);
   }
   return box;
@@ -223,7 +224,7 @@ export function symbolLayout(design: Design, ref: string) {
         const size = font ? child(font, "size") : undefined;
         const hidden = flag(field.node, "hide") || (effects !== undefined && flag(effects, "hide"));
         const stored = (at && num(at, 3)) ?? 0;
-        const box = fieldBox(field.node, symbol.placement);
+        const box = fieldBox(field.node, symbol.placement, symbolResolver(symbol));
         return {
           name: field.name,
           value: field.value,

@@ -14,7 +14,7 @@ import { placePoint, pointIuOf, toIU, type PlacementIu, type PointIu } from "./g
 import type { SchematicFile } from "./model/schematic-file.ts";
 import type { PlacedSymbol } from "./model/symbols.ts";
 import type { Label, SheetSymbol } from "./model/sheet-items.ts";
-import { expandText, sheetResolver, symbolFieldResolver, type Resolver } from "./text-vars.ts";
+import { expandText, fieldsResolver, sheetResolver, symbolFieldResolver, type Resolver } from "./text-vars.ts";
 
 /** Axis-aligned box in sheet IU (Y down). */
 export interface Box {
@@ -240,6 +240,12 @@ export function fieldBox(prop: SList, placement?: PlacementIu, resolve?: Resolve
   const known = placement !== undefined && !turned;
   const flipX = known && placeDirection({ x: 1, y: 0 }, placement!).x < 0;
   return justifiedBox(anchor, [shown], fontSize(prop), horizontal, known ? justification(prop) : undefined, flipX);
+}
+
+/** The boxes of fields about to be written on a symbol placed at `placement`, each `${NAME}` resolved among them as eeschema will. */
+export function freshFieldBoxes(props: SList[], placement: PlacementIu): Box[] {
+  const own = fieldsResolver(props);
+  return props.flatMap((p) => fieldBox(p, placement, own) ?? []);
 }
 
 /** A global label's page-reference field, as KiCad 9 and KiCad 8 and before name it. */

@@ -8,7 +8,7 @@
  * as written, as eeschema draws it.
  */
 import { basename } from "node:path";
-import { child, children, text } from "../sexpr/index.ts";
+import { child, children, text, type SList } from "../sexpr/index.ts";
 import type { SchematicFile } from "./model/schematic-file.ts";
 import type { PlacedSymbol } from "./model/symbols.ts";
 
@@ -32,6 +32,12 @@ export function expandText(value: string, resolve: Resolver): string {
 /** A symbol's fields by name in capitals, as eeschema resolves `${REFERENCE}` and the like in its fields. */
 export function symbolResolver(symbol: PlacedSymbol): Resolver {
   const fields = new Map(symbol.fields.map((f) => [f.name.toUpperCase(), f.value]));
+  return (name) => fields.get(name.toUpperCase());
+}
+
+/** `(property …)` nodes by name in capitals: fields not yet on a placed symbol resolve one another as its fields would. */
+export function fieldsResolver(props: SList[]): Resolver {
+  const fields = new Map(props.map((p) => [(text(p, 1) ?? "").toUpperCase(), text(p, 2) ?? ""]));
   return (name) => fields.get(name.toUpperCase());
 }
 

@@ -10,7 +10,7 @@ import { placedSymbolNode, type MmPoint } from "../item-nodes.ts";
 import { CLEARANCE, SheetSpace, type ShapeIu, type Spot } from "./placement.ts";
 import {
   blockersOf,
-  fieldBox,
+  freshFieldBoxes,
   grow,
   libUnitBox,
   placeBox,
@@ -439,7 +439,7 @@ function unitShapes(
     const placement: PlacementIu = { at: { x: 0, y: 0 }, rotation: r };
     const drawing = libUnitBox(def, unit, 1);
     const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
-    const fixed = [body, ...symbolFields(def, placement, values, example).flatMap((f) => fieldBox(f, placement) ?? [])];
+    const fixed = [body, ...freshFieldBoxes(symbolFields(def, placement, values, example), placement)];
     const wired: PlannedPin[] = [];
     let penalty = r % 180 === 0 ? (r === 0 ? 0 : TURNED / 2) : TURNED;
     for (const pin of pins) {

@@ -11,6 +11,7 @@ import { distance, fieldBox, fontSize, intersects, symbolBodyBox, translate, typ
 import type { PlacedSymbol } from "../model/symbols.ts";
 import { child, cloneNode, flag, list, setAtom, text, type SList } from "../../sexpr/index.ts";
 import type { SheetSpace } from "./placement.ts";
+import { fieldsResolver, symbolResolver } from "../text-vars.ts";
 
 /** Fields a new symbol shows only when the part it copies shows them (KiCad's own library hides them). */
 const HIDDEN_BY_DEFAULT = new Set(["Footprint", "Datasheet", "Description"]);
@@ -79,7 +80,7 @@ export function copyFieldLayout(
     const name = text(prop, 1) ?? "";
     const source = example.fields.find((f) => f.name === name);
     if (!source || !child(source.node, "at")) continue;
-    const shown = fieldBox(source.node, example.placement);
+    const shown = fieldBox(source.node, example.placement, symbolResolver(example));
     if (shown && distance(shown, exampleBody) > NEAR_BODY) {
       copyLook(prop, source.node);
       if (!fromLibrary.has(name)) stacked.push(prop);
@@ -93,7 +94,8 @@ export function copyFieldLayout(
     prop.items.splice(0, prop.items.length, ...keep, ...turned.items.slice(3));
     prop.items[2] = keep[2]!;
   }
-  const besides = props.filter((p) => !stacked.includes(p)).flatMap((p) => fieldBox(p, placement) ?? []);
+  const own = fieldsResolver(props);
+  const besides = props.filter((p) => !stacked.includes(p)).flatMap((p) => fieldBox(p, placement, own) ?? []);
   for (const prop of stacked) {
     const lowest = besides.reduce<Box | undefined>((low, b) => (!low || b.y1 > low.y1 ? b : low), undefined);
     const at = child(prop, "at")!;
@@ -103,7 +105,7 @@ export function copyFieldLayout(
     const justify = effects && child(effects, "justify");
     if (justify) effects.items.splice(effects.items.indexOf(justify), 1);
     effects?.items.push(list("justify", "left"));
-    const box = fieldBox(prop, placement);
+    const box = fieldBox(prop, placement, own);
     if (box) besides.push(box);
   }
 }
@@ -140,7 +142,7 @@ function copyLook(prop: SList, source: SList): void {
 /** A placed symbol's visible fields with their boxes. */
 export function fieldBoxes(symbol: PlacedSymbol): { node: SList; box: Box }[] {
   return symbol.fields.flatMap((f) => {
-    const box = fieldBox(f.node, symbol.placement);
+    const box = fieldBox(f.node, symbol.placement, symbolResolver(symbol));
     return box ? [{ node: f.node, box }] : [];
   });
 }

@@ -32,6 +32,7 @@ import { applyPlan, itemBoxes, shiftNode, symbolBox, toMm, unique } from "./shee
 import { landingOf, netTarget, plannedWiring } from "./net-target.ts";
 import { connect, markNoConnect } from "./connect.ts";
 import { turnedField } from "./field-layout.ts";
+import { symbolResolver } from "../text-vars.ts";
 
 export interface MoveSymbolArgs {
   /** A reference or net to move it next to, on its own sheet. */
@@ -94,7 +95,7 @@ export function moveSymbol(state: EditorState, ref: string, args: MoveSymbolArgs
   const fields = symbol.fields.map((f) => turnedField(f.node, origin, symbol.placement.rotation, rotation));
   const boxes = [
     body,
-    ...fields.flatMap((f) => fieldBox(f, placement) ?? []),
+    ...fields.flatMap((f) => fieldBox(f, placement, symbolResolver(symbol)) ?? []),
     ...[...carried].flatMap((node) => itemBoxes(file, node)).map((b) => translate(b, { x: -origin.x, y: -origin.y })),
   ];
   for (const r of rewire) {

@@ -9,7 +9,7 @@ import { placePoint, toIU, type PlacementIu, type PointIu } from "../geometry.ts
 import type { LabelShape } from "../item-nodes.ts";
 import { routeBoxes, stubRoutes, type Landing } from "./routing.ts";
 import {
-  fieldBox,
+  freshFieldBoxes,
   labelBox,
   libUnitBox,
   placeBox,
@@ -247,9 +247,7 @@ export function landingOf(target: NetTarget): PinLanding {
   const drawn = body ? placeBox(body, placement) : undefined;
   const boxes = [
     drawn ?? pointBox({ x: 0, y: 0 }, toIU(1.27)),
-    ...powerSymbolFields(def, placement, { Value: target.value }, target.example).flatMap(
-      (f) => fieldBox(f, placement) ?? [],
-    ),
+    ...freshFieldBoxes(powerSymbolFields(def, placement, { Value: target.value }, target.example), placement),
   ];
   // The wire arrives from the side away from the drawing: power pins have no length, and
   // older libraries give them any orientation (a pre-KiCad 6 GND points its pin up while its
