@@ -183,8 +183,7 @@ export class SchematicProject {
   #busAliases?: { revision: number; aliases: Map<string, string[]> };
   #legacyRows?: { changes: number; rows: Map<string, LegacySymbolInstance> };
   #instancesOf?: Map<SchematicFile, SheetInstance[]>;
-  #textVariables?: ReadonlyMap<string, string>;
-  #pageRefs?: PageRefStyle | null;
+  #settings?: ProjectSettings;
   #globalPages?: { revision: number; pages: Map<string, SheetInstance[]> };
 
   constructor(
@@ -270,8 +269,13 @@ export class SchematicProject {
 
   /** The project's text variables, from the `.kicad_pro` beside the root (read once). */
   get textVariables(): ReadonlyMap<string, string> {
-    this.#textVariables ??= readTextVariables(this.rootPath.replace(/\.kicad_sch$/, ".kicad_pro"));
-    return this.#textVariables;
+    return this.settings().textVariables;
+  }
+
+  /** What the schematics read of the `.kicad_pro` beside the root, read once. */
+  private settings(): ProjectSettings {
+    this.#settings ??= readProjectSettings(this.rootPath.replace(/\.kicad_sch$/, ".kicad_pro"));
+    return this.#settings;
   }
 
   /**
@@ -281,16 +285,14 @@ export class SchematicProject {
    * the project does not show them. A file placed on several pages gets the longest of its lists.
    */
   intersheetRefs(file: SchematicFile, name: string): string | undefined {
-    if (this.#pageRefs === undefined)
-      this.#pageRefs = readPageRefStyle(this.rootPath.replace(/\.kicad_sch$/, ".kicad_pro"));
-    const style = this.#pageRefs;
+    const style = this.settings().pageRefs;
     if (!style) return undefined;
     if (this.#globalPages?.revision !== this.#revision) {
       const pages = new Map<string, SheetInstance[]>();
-      for (const instance of this.instances)
-        for (const label of instance.file.labels)
-          if (label.kind === "global" && !pages.get(label.text)?.includes(instance))
-            pages.set(label.text, [...(pages.get(label.text) ?? []), instance]);
+      for (const instance of this.instances) {
+        const names = new Set(instance.file.labels.filter((l) => l.kind === "global").map((l) => l.text));
+        for (const label of names) pages.set(label, [...(pages.get(label) ?? []), instance]);
+      }
       this.#globalPages = { revision: this.#revision, pages };
     }
     const on = this.#globalPages.pages.get(name) ?? [];
@@ -367,37 +369,38 @@ interface PageRefStyle {
   suffix: string;
 }
 
-/**
- * The page-reference style of the `.kicad_pro` at `path`, with eeschema's defaults ("[", "]")
- * for what it leaves out; null when the project hides them (the default), or the file is
- * missing or unreadable.
- */
-function readPageRefStyle(path: string): PageRefStyle | null {
-  try {
-    const drawing = (JSON.parse(readFileSync(path, "utf8")) as { schematic?: { drawing?: Record<string, unknown> } })
-      .schematic?.drawing;
-    if (drawing?.intersheets_ref_show !== true) return null;
-    const text = (value: unknown, otherwise: string) => (typeof value === "string" ? value : otherwise);
-    return {
-      ownPage: drawing.intersheets_ref_own_page === true,
-      short: drawing.intersheets_ref_short === true,
-      prefix: text(drawing.intersheets_ref_prefix, "["),
-      suffix: text(drawing.intersheets_ref_suffix, "]"),
-    };
-  } catch {
-    return null;
-  }
+/** What the schematics read of a `.kicad_pro`. */
+interface ProjectSettings {
+  /** `text_variables`. */
+  textVariables: Map<string, string>;
+  /** `schematic.drawing`'s page-reference style; null when the project hides them (the default). */
+  pageRefs: PageRefStyle | null;
 }
 
-/** The `text_variables` of the `.kicad_pro` at `path`; none when it is missing or unreadable. */
-function readTextVariables(path: string): Map<string, string> {
+/**
+ * The settings of the `.kicad_pro` at `path`, with eeschema's defaults ("[", "]") for a
+ * page-reference prefix or suffix it leaves out; none when it is missing or unreadable.
+ */
+function readProjectSettings(path: string): ProjectSettings {
+  let pro: { text_variables?: Record<string, unknown>; schematic?: { drawing?: Record<string, unknown> } };
   try {
-    const vars = (JSON.parse(readFileSync(path, "utf8")) as { text_variables?: Record<string, unknown> })
-      .text_variables;
-    return new Map(
-      Object.entries(vars ?? {}).flatMap(([k, v]): [string, string][] => (typeof v === "string" ? [[k, v]] : [])),
-    );
+    pro = JSON.parse(readFileSync(path, "utf8"));
   } catch {
-    return new Map();
+    return { textVariables: new Map(), pageRefs: null };
   }
+  const textVariables = new Map(
+    Object.entries(pro?.text_variables ?? {}).flatMap(([k, v]): [string, string][] =>
+      typeof v === "string" ? [[k, v]] : [],
+    ),
+  );
+  const drawing = pro?.schematic?.drawing;
+  if (drawing?.intersheets_ref_show !== true) return { textVariables, pageRefs: null };
+  const text = (value: unknown, otherwise: string) => (typeof value === "string" ? value : otherwise);
+  const pageRefs = {
+    ownPage: drawing.intersheets_ref_own_page === true,
+    short: drawing.intersheets_ref_short === true,
+    prefix: text(drawing.intersheets_ref_prefix, "["),
+    suffix: text(drawing.intersheets_ref_suffix, "]"),
+  };
+  return { textVariables, pageRefs };
 }
