@@ -70,8 +70,9 @@ function placedSymbols(design: Design, instance?: SheetInstance): Placed[] {
 /** A symbol's drawing with its visible fields, IU. */
 function symbolBox(symbol: PlacedSymbol): Box {
   let box = symbolBodyBox(symbol);
+  const own = symbolResolver(symbol);
   for (const field of symbol.fields) {
-    const f = fieldBox(field.node, symbol.placement, symbolResolver(symbol));
+    const f = fieldBox(field.node, symbol.placement, own);
     if (f) box = union(box, f);
   }
   return box;

@@ -271,13 +271,15 @@ export function pageRefsAnchor(at: PointIu, chars: number, rotation: number, siz
 }
 
 /**
- * The box of a global label's page references, `refs` as drawn. A label whose fields are laid
+ * The box of a global label's page references, `refs` as drawn (none without the field). A label whose fields are laid
  * out by eeschema (`fields_autoplaced`) gets them laid out again when it is loaded, at its own
  * measure of the flag, which an older KiCad's file may not share (flat_hierarchy's are drawn
  * 0.8 mm past where the file puts them): such a box takes in both where the file puts them and
  * where `pageRefsAnchor` does, whose flag is measured generously.
  */
-function pageRefsBox(label: Label, field: SList, refs: string, vars: Resolver): Box | undefined {
+function pageRefsBox(label: Label, refs: string, vars: Resolver): Box | undefined {
+  const field = pageRefsField(label.node);
+  if (!field) return undefined;
   const written = fieldBox(field, SHEET_PLACEMENT, (name) => (name === "INTERSHEET_REFS" ? refs : vars(name)));
   if (!written || !flag(label.node, "fields_autoplaced")) return written;
   const anchor = pageRefsAnchor(label.at, label.text.length, label.rotation, fontSize(label.node));
@@ -474,8 +476,7 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
       `${label.kind === "local" ? "label" : `${label.kind} label`} ${label.text}`,
     );
     const refs = label.kind === "global" ? file.intersheetRefs(label.text) : undefined;
-    const field = refs !== undefined ? pageRefsField(label.node) : undefined;
-    if (field) push(pageRefsBox(label, field, refs!, sheetVars), pageRefsWhat(label.text));
+    if (refs !== undefined) push(pageRefsBox(label, refs, sheetVars), pageRefsWhat(label.text));
   }
   for (const marker of file.junctions) push(pointBox(marker.at, CHAR), "junction");
   for (const marker of file.noConnects) push(pointBox(marker.at, CHAR), "no-connect flag");

@@ -31,14 +31,18 @@ export function expandText(value: string, resolve: Resolver): string {
 
 /** A symbol's fields by name in capitals, as eeschema resolves `${REFERENCE}` and the like in its fields. */
 export function symbolResolver(symbol: PlacedSymbol): Resolver {
-  const fields = new Map(symbol.fields.map((f) => [f.name.toUpperCase(), f.value]));
-  return (name) => fields.get(name.toUpperCase());
+  return byName(symbol.fields.map((f) => [f.name, f.value]));
 }
 
-/** `(property …)` nodes by name in capitals: fields not yet on a placed symbol resolve one another as its fields would. */
+/** `(property …)` nodes not yet on a placed symbol: they resolve one another as its fields would. */
 export function fieldsResolver(props: SList[]): Resolver {
-  const fields = new Map(props.map((p) => [(text(p, 1) ?? "").toUpperCase(), text(p, 2) ?? ""]));
-  return (name) => fields.get(name.toUpperCase());
+  return byName(props.map((p) => [text(p, 1) ?? "", text(p, 2) ?? ""]));
+}
+
+/** Fields by name in capitals, as eeschema matches `${NAME}`. */
+function byName(fields: [string, string][]): Resolver {
+  const named = new Map(fields.map(([name, value]) => [name.toUpperCase(), value]));
+  return (name) => named.get(name.toUpperCase());
 }
 
 /** What a field of `symbol` on a sheet resolves: its symbol's fields first, then `sheet`'s variables. */

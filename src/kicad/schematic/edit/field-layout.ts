@@ -75,12 +75,13 @@ export function copyFieldLayout(
   fromLibrary: Set<string>,
 ): void {
   const exampleBody = symbolBodyBox(example);
+  const exampleFields = symbolResolver(example);
   const stacked: SList[] = [];
   for (const prop of props) {
     const name = text(prop, 1) ?? "";
     const source = example.fields.find((f) => f.name === name);
     if (!source || !child(source.node, "at")) continue;
-    const shown = fieldBox(source.node, example.placement, symbolResolver(example));
+    const shown = fieldBox(source.node, example.placement, exampleFields);
     if (shown && distance(shown, exampleBody) > NEAR_BODY) {
       copyLook(prop, source.node);
       if (!fromLibrary.has(name)) stacked.push(prop);
@@ -141,8 +142,9 @@ function copyLook(prop: SList, source: SList): void {
 
 /** A placed symbol's visible fields with their boxes. */
 export function fieldBoxes(symbol: PlacedSymbol): { node: SList; box: Box }[] {
+  const own = symbolResolver(symbol);
   return symbol.fields.flatMap((f) => {
-    const box = fieldBox(f.node, symbol.placement, symbolResolver(symbol));
+    const box = fieldBox(f.node, symbol.placement, own);
     return box ? [{ node: f.node, box }] : [];
   });
 }

@@ -93,9 +93,10 @@ export function moveSymbol(state: EditorState, ref: string, args: MoveSymbolArgs
   const drawing = symbol.lib ? libUnitBox(symbol.lib.node, unit.unit, symbol.bodyStyle) : undefined;
   const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
   const fields = symbol.fields.map((f) => turnedField(f.node, origin, symbol.placement.rotation, rotation));
+  const own = symbolResolver(symbol);
   const boxes = [
     body,
-    ...fields.flatMap((f) => fieldBox(f, placement, symbolResolver(symbol)) ?? []),
+    ...fields.flatMap((f) => fieldBox(f, placement, own) ?? []),
     ...[...carried].flatMap((node) => itemBoxes(file, node)).map((b) => translate(b, { x: -origin.x, y: -origin.y })),
   ];
   for (const r of rewire) {
