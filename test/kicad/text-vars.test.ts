@@ -18,6 +18,20 @@ import { textOverlaps } from "../support/svg-text.ts";
 
 afterAll(cleanupTempDirs);
 
+const mm = (iu: number) => iu / 10_000;
+
+/**
+ * `box` (IU) holds the glyphs kicad-cli drew (mm), to within half a pen's width, 0.05 mm: the
+ * glyph strokes' own centre lines are measured.
+ */
+function expectHolds(box: { x0: number; y0: number; x1: number; y1: number }, glyphs: typeof box): void {
+  const pen = 0.05;
+  expect(mm(box.x0)).toBeLessThanOrEqual(glyphs.x0 + pen);
+  expect(mm(box.x1)).toBeGreaterThanOrEqual(glyphs.x1 - pen);
+  expect(mm(box.y0)).toBeLessThanOrEqual(glyphs.y0 + pen);
+  expect(mm(box.y1)).toBeGreaterThanOrEqual(glyphs.y1 - pen);
+}
+
 async function copiedRoot(id: string): Promise<string> {
   const project = [...demoProjects(), ...corpusProjects()].find((p) => p.id === id);
   if (!project?.schematic) throw new Error(`project ${id} is missing`);
@@ -37,14 +51,8 @@ test("demos/sallen_key: a Value written ${SIM.PARAMS} is boxed as the parameters
   const drawn = textOverlaps(svg!, "ac=1");
   expect(drawn.length).toBe(1);
   const glyphs = drawn[0]!.box;
-  const mm = (iu: number) => iu / 10_000;
-  // The box holds what is drawn (to within half a pen's width, 0.05 mm: the glyph strokes' own
-  // centre lines are measured), and is sized by it: "${SIM.PARAMS}" would be three times as wide.
-  const pen = 0.05;
-  expect(mm(box.x0)).toBeLessThanOrEqual(glyphs.x0 + pen);
-  expect(mm(box.x1)).toBeGreaterThanOrEqual(glyphs.x1 - pen);
-  expect(mm(box.y0)).toBeLessThanOrEqual(glyphs.y0 + pen);
-  expect(mm(box.y1)).toBeGreaterThanOrEqual(glyphs.y1 - pen);
+  // The box holds what is drawn, and is sized by it: "${SIM.PARAMS}" would be three times as wide.
+  expectHolds(box, glyphs);
   expect(mm(box.x1 - box.x0)).toBeLessThan((glyphs.x1 - glyphs.x0) * 2);
 });
 
@@ -95,13 +103,7 @@ test("demos/flat_hierarchy: a global label's page references are boxed as kicad-
     ({ box: b }) => Math.hypot(b.x0 - 238.13, (b.y0 + b.y1) / 2 - 96.52) < 2,
   );
   expect(drawn.length).toBe(1);
-  const glyphs = drawn[0]!.box;
-  const mm = (iu: number) => iu / 10_000;
-  const pen = 0.05;
-  expect(mm(box.x0)).toBeLessThanOrEqual(glyphs.x0 + pen);
-  expect(mm(box.x1)).toBeGreaterThanOrEqual(glyphs.x1 - pen);
-  expect(mm(box.y0)).toBeLessThanOrEqual(glyphs.y0 + pen);
-  expect(mm(box.y1)).toBeGreaterThanOrEqual(glyphs.y1 - pen);
+  expectHolds(box, drawn[0]!.box);
   // It spans where the file puts the field and where eeschema lays it out again past the flag
   // (0.8 mm on), a few millimetres; "${INTERSHEET_REFS}" as written would take about twenty.
   expect(mm(box.x1 - box.x0)).toBeLessThan(5);
