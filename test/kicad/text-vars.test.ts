@@ -66,7 +66,7 @@ test("demos/sallen_key: a new or moved symbol's fields are measured expanded too
   // As written, "${SIM.PARAMS}" is three times as wide as the "ac=1" eeschema draws.
   expect(width(fieldBox(value.node, v1.placement)!)).toBeGreaterThan(width(drawn) * 2);
   // A part placed `like` V1, or V1 moved, is laid out with its fields as drawn.
-  expect(fieldBoxes(v1).find((f) => f.node === value.node)!.box).toEqual(drawn);
+  expect(fieldBoxes(v1, sheetResolver(file)).find((f) => f.node === value.node)!.box).toEqual(drawn);
   // Fields about to be written resolve one another the same way.
   const fresh = freshFieldBoxes(
     v1.fields.map((f) => f.node),
@@ -85,6 +85,41 @@ test("corpus/antenna-eval: a sheet's title block resolves through the project's 
   expect(expandText("${pid} ${FILENAME} ${NOT_A_VARIABLE}", sheetResolver(file))).toBe(
     "n/a antenna-evaluation-board.kicad_sch ${NOT_A_VARIABLE}",
   );
+});
+
+test("corpus/antenna-eval: a field written ${TITLE} is boxed, placed, moved and laid out as the title kicad-cli draws", async () => {
+  const cli = await requireKicadCli();
+  const root = await copiedRoot("corpus/antenna-eval");
+  const written = readFileSync(root, "utf8");
+  // H11's Value, centred: kicad-cli plots a left-justified field showing a sheet's variable
+  // centred on its anchor (a field showing its own symbol's variable it plots as justified).
+  const h11 =
+    /\(property "Value" "MountingHole_Pad" \(at 104\.14 136\.525 0\)\s*\(effects \(font \(size 1\.27 1\.27\)\) \(justify left\)\)/;
+  expect(written).toMatch(h11);
+  writeFileSync(
+    root,
+    written.replace(h11, '(property "Value" "${TITLE}" (at 104.14 136.525 0) (effects (font (size 1.27 1.27)))'),
+  );
+  const file = loadSchematicProject(root).root.file;
+  const hole = file.symbols.find((s) => s.fields.some((f) => f.name === "Reference" && f.value === "H11"))!;
+  const value = hole.fields.find((f) => f.name === "Value")!;
+  const drawn = occupiedItems(file).find((i) => i.what === "H11's Value field")!.box;
+
+  const [svg] = await exportSvg(root, await makeTempDir(), { cli });
+  const title = textOverlaps(svg!, "Antenna Evaluation Board");
+  expect(title.length).toBe(1);
+  expectHolds(drawn, title[0]!.box);
+  // "${TITLE}" as written is a third as wide as the title drawn.
+  const width = (b: { x0: number; x1: number }) => b.x1 - b.x0;
+  expect(width(drawn)).toBeGreaterThan(width(fieldBox(value.node, hole.placement)!) * 2);
+  // Moving H11, placing a part `like` it and writing fresh fields resolve the sheet the same way.
+  expect(fieldBoxes(hole, sheetResolver(file)).find((f) => f.node === value.node)!.box).toEqual(drawn);
+  const fresh = freshFieldBoxes(
+    hole.fields.map((f) => f.node),
+    hole.placement,
+    sheetResolver(file),
+  );
+  expect(fresh).toContainEqual(drawn);
 });
 
 test("demos/flat_hierarchy: a global label's page references are boxed as kicad-cli draws them, in the project's style", async () => {

@@ -22,7 +22,7 @@ import {
 import type { SheetInstance } from "../../kicad/schematic/model/hierarchy.ts";
 import { symbolInstance, unitPins, type PlacedSymbol } from "../../kicad/schematic/model/symbols.ts";
 import { freeRectangles, type MmRect } from "./free.ts";
-import { symbolResolver } from "../../kicad/schematic/text-vars.ts";
+import { sheetResolver, symbolResolver } from "../../kicad/schematic/text-vars.ts";
 
 export interface SheetQuestion {
   ref?: string;
@@ -68,9 +68,9 @@ function placedSymbols(design: Design, instance?: SheetInstance): Placed[] {
 }
 
 /** A symbol's drawing with its visible fields, IU. */
-function symbolBox(symbol: PlacedSymbol): Box {
+function symbolBox({ symbol, instance }: Placed): Box {
   let box = symbolBodyBox(symbol);
-  const own = symbolResolver(symbol);
+  const own = symbolResolver(symbol, sheetResolver(instance.file));
   for (const field of symbol.fields) {
     const f = fieldBox(field.node, symbol.placement, own);
     if (f) box = union(box, f);
@@ -99,7 +99,7 @@ export function sheetRegion(design: Design, q: SheetQuestion): SheetRegion {
     );
     if (units.length === 0) throw new ToolError(`no symbol ${q.ref} on ${q.sheet ? `sheet ${q.sheet}` : "any sheet"}`);
     instance = units[0]!.instance;
-    for (const u of units.filter((p) => p.instance === instance)) focus = union(focus, symbolBox(u.symbol));
+    for (const u of units.filter((p) => p.instance === instance)) focus = union(focus, symbolBox(u));
   } else if (q.net) {
     ({ instance, focus } = netFocus(design, q.net, q.sheet));
   } else {
@@ -159,7 +159,7 @@ export function mmBox(box: Box): { x: number; y: number; width: number; height: 
 export function sheetLegend(design: Design, region: SheetRegion) {
   const { instance, box } = region;
   const parts = placedSymbols(design, instance)
-    .filter((p) => intersects(symbolBox(p.symbol), box))
+    .filter((p) => intersects(symbolBox(p), box))
     .map((p) => ({
       ref: p.ref,
       value: p.symbol.value,
@@ -167,7 +167,7 @@ export function sheetLegend(design: Design, region: SheetRegion) {
       y: mm(p.symbol.placement.at.y),
       rotation: p.symbol.placement.rotation,
       ...(p.symbol.placement.mirror ? { mirror: p.symbol.placement.mirror } : {}),
-      box: mmBox(symbolBox(p.symbol)),
+      box: mmBox(symbolBox(p)),
     }));
   const nets = new Set<string>();
   for (const p of placedSymbols(design, instance)) {
@@ -225,7 +225,7 @@ export function symbolLayout(design: Design, ref: string) {
         const size = font ? child(font, "size") : undefined;
         const hidden = flag(field.node, "hide") || (effects !== undefined && flag(effects, "hide"));
         const stored = (at && num(at, 3)) ?? 0;
-        const box = fieldBox(field.node, symbol.placement, symbolResolver(symbol));
+        const box = fieldBox(field.node, symbol.placement, symbolResolver(symbol, sheetResolver(instance.file)));
         return {
           name: field.name,
           value: field.value,

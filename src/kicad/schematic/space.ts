@@ -14,7 +14,7 @@ import { placePoint, pointIuOf, toIU, type PlacementIu, type PointIu } from "./g
 import type { SchematicFile } from "./model/schematic-file.ts";
 import type { PlacedSymbol } from "./model/symbols.ts";
 import type { Label, SheetSymbol } from "./model/sheet-items.ts";
-import { expandText, fieldsResolver, sheetResolver, symbolFieldResolver, type Resolver } from "./text-vars.ts";
+import { expandText, fieldsResolver, sheetResolver, symbolResolver, type Resolver } from "./text-vars.ts";
 
 /** Axis-aligned box in sheet IU (Y down). */
 export interface Box {
@@ -242,9 +242,12 @@ export function fieldBox(prop: SList, placement?: PlacementIu, resolve?: Resolve
   return justifiedBox(anchor, [shown], fontSize(prop), horizontal, known ? justification(prop) : undefined, flipX);
 }
 
-/** The boxes of fields about to be written on a symbol placed at `placement`, each `${NAME}` resolved among them as eeschema will. */
-export function freshFieldBoxes(props: SList[], placement: PlacementIu): Box[] {
-  const own = fieldsResolver(props);
+/**
+ * The boxes of fields about to be written on a symbol placed at `placement`, each `${NAME}`
+ * resolved among them, then by the sheet's variables (`sheet`), as eeschema will.
+ */
+export function freshFieldBoxes(props: SList[], placement: PlacementIu, sheet?: Resolver): Box[] {
+  const own = fieldsResolver(props, sheet);
   return props.flatMap((p) => fieldBox(p, placement, own) ?? []);
 }
 
@@ -464,7 +467,7 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
     if (except?.has(symbol)) continue;
     const ref = symbol.fields.find((f) => f.name === "Reference")?.value ?? symbol.libId;
     push(symbolBodyBox(symbol), ref.startsWith("#") ? `power symbol ${symbol.value}` : `${ref}'s drawing`);
-    const vars = symbolFieldResolver(symbol, sheetVars);
+    const vars = symbolResolver(symbol, sheetVars);
     for (const field of symbol.fields)
       push(fieldBox(field.node, symbol.placement, vars), `${ref}'s ${field.name} field`);
   }

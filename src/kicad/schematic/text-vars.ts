@@ -29,26 +29,29 @@ export function expandText(value: string, resolve: Resolver): string {
   return out;
 }
 
-/** A symbol's fields by name in capitals, as eeschema resolves `${REFERENCE}` and the like in its fields. */
-export function symbolResolver(symbol: PlacedSymbol): Resolver {
-  return byName(symbol.fields.map((f) => [f.name, f.value]));
+/**
+ * What a field of `symbol` resolves, as eeschema does: its symbol's fields by name in capitals
+ * (`${REFERENCE}`), then its sheet's variables (`sheetResolver`).
+ */
+export function symbolResolver(symbol: PlacedSymbol, sheet?: Resolver): Resolver {
+  return byName(
+    symbol.fields.map((f) => [f.name, f.value]),
+    sheet,
+  );
 }
 
-/** `(property …)` nodes not yet on a placed symbol: they resolve one another as its fields would. */
-export function fieldsResolver(props: SList[]): Resolver {
-  return byName(props.map((p) => [text(p, 1) ?? "", text(p, 2) ?? ""]));
+/** `(property …)` nodes not yet on a placed symbol: they resolve one another, then `sheet`'s variables, as its fields would. */
+export function fieldsResolver(props: SList[], sheet?: Resolver): Resolver {
+  return byName(
+    props.map((p) => [text(p, 1) ?? "", text(p, 2) ?? ""]),
+    sheet,
+  );
 }
 
-/** Fields by name in capitals, as eeschema matches `${NAME}`. */
-function byName(fields: [string, string][]): Resolver {
+/** Fields by name in capitals, as eeschema matches `${NAME}`, then what `rest` knows. */
+function byName(fields: [string, string][], rest?: Resolver): Resolver {
   const named = new Map(fields.map(([name, value]) => [name.toUpperCase(), value]));
-  return (name) => named.get(name.toUpperCase());
-}
-
-/** What a field of `symbol` on a sheet resolves: its symbol's fields first, then `sheet`'s variables. */
-export function symbolFieldResolver(symbol: PlacedSymbol, sheet: Resolver): Resolver {
-  const own = symbolResolver(symbol);
-  return (name) => own(name) ?? sheet(name);
+  return (name) => named.get(name.toUpperCase()) ?? rest?.(name);
 }
 
 /** A sheet's title block, its file name and the project's text variables. */

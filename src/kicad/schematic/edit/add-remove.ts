@@ -41,6 +41,8 @@ import { landingOf, netPoints, netTarget, plannedWiring, type PinLanding } from 
 import { joinSpot, partnerRoom, type JoinTarget, type PlannedPin, type UnitShape } from "./join-placement.ts";
 import { placementAnchor } from "./move.ts";
 import { connect } from "./connect.ts";
+import type { FieldExample } from "./field-layout.ts";
+import { sheetResolver, type Resolver } from "../text-vars.ts";
 
 export interface AddComponentArgs {
   /** `Library:Symbol`; optional with `like`. */
@@ -139,7 +141,8 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
     });
   const def = like && like.libId === libId ? like.def : resolveLibSymbol(state, libId);
   // The example's field layout is copied only onto the same symbol.
-  const example = like && like.libId === libId ? like.symbol : undefined;
+  const example: FieldExample | undefined =
+    like && like.libId === libId ? { symbol: like.symbol, sheet: sheetResolver(state.fileOf(like.symbol)) } : undefined;
   const footprint = args.footprint ?? (like && like.libId === libId ? like.values.Footprint : undefined);
   if (footprint) state.libraries.resolveFootprint(footprint);
   const lib = libSymbolView(def);
@@ -151,6 +154,7 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
   );
   const target = anchor.instance;
   const file = target.file;
+  const sheet = sheetResolver(file);
   const refs = newReferences(
     state,
     file,
@@ -183,7 +187,15 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
   const starts = new Set(joins.filter((j) => j.points.length === 0).map((j) => j.pin));
   const spots = units.map((unit) => {
     const shapes = (partnerRoom: Set<string>, turn = false, pinReach = PIN_REACH) =>
-      unitShapes(def, lib, unit, values, { landings, partnerRoom, turn, rotation: args.rotation, example, pinReach });
+      unitShapes(def, lib, unit, values, {
+        landings,
+        partnerRoom,
+        turn,
+        rotation: args.rotation,
+        example,
+        sheet,
+        pinReach,
+      });
     // On a full sheet, a spot that keeps only a stub's length in front of the pins not wired
     // yet is better than none: a later connect checks its own room.
     const spot =
@@ -211,7 +223,7 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
   });
   state.edit(
     state.withInstanceRows(file),
-    () => placeUnits(state, file, { libId, def, lib, values, refs, example }, spots),
+    () => placeUnits(state, file, { libId, def, lib, values, refs, example, sheet }, spots),
     () => {
       for (const c of connections) connect(state, ownRef, c.pin.number, c.net);
     },
@@ -287,11 +299,12 @@ function placeUnits(
     lib: LibSymbol;
     values: Record<string, string>;
     refs: Map<SheetInstance, string>;
-    example?: PlacedSymbol;
+    example?: FieldExample;
+    sheet: Resolver;
   },
   spots: Spot[],
 ): void {
-  const { libId, def, lib, values, refs, example } = part;
+  const { libId, def, lib, values, refs, example, sheet } = part;
   const { libName } = ensureLibSymbol(file, libId, () => def);
   spots.forEach((spot, i) => {
     const unit = i + 1;
@@ -307,7 +320,7 @@ function placeUnits(
         rotation: placement.rotation,
         unit,
         uuid: crypto.randomUUID(),
-        fields: symbolFields(def, placement, values, example),
+        fields: symbolFields(def, placement, values, example, sheet),
         pins: instancePinNumbers(lib, unit).map((number) => ({ number, uuid: crypto.randomUUID() })),
         project: state.project.projectName,
         instances: [...refs].map(([instance, reference]) => ({ path: instance.path, reference })),
@@ -407,7 +420,9 @@ interface ShapePlan {
   /** A fixed rotation. */
   rotation?: number;
   /** The `like` example, whose field layout is copied. */
-  example?: PlacedSymbol;
+  example?: FieldExample;
+  /** The new symbol's sheet's text variables, which its fields may show. */
+  sheet: Resolver;
   /** Room kept in front of each pin not wired yet (default `PIN_REACH`). */
   pinReach?: number;
 }
@@ -424,7 +439,7 @@ function unitShapes(
   values: Record<string, string>,
   plan: ShapePlan,
 ): UnitShape[] {
-  const { landings, partnerRoom: room, turn, rotation, example, pinReach = PIN_REACH } = plan;
+  const { landings, partnerRoom: room, turn, rotation, example, sheet, pinReach = PIN_REACH } = plan;
   // Turning a part only pays when it puts its power pins the right way up, or a pin in front of its partner's (`turn`).
   const rotations =
     rotation !== undefined
@@ -439,7 +454,7 @@ function unitShapes(
     const placement: PlacementIu = { at: { x: 0, y: 0 }, rotation: r };
     const drawing = libUnitBox(def, unit, 1);
     const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
-    const fixed = [body, ...freshFieldBoxes(symbolFields(def, placement, values, example), placement)];
+    const fixed = [body, ...freshFieldBoxes(symbolFields(def, placement, values, example, sheet), placement, sheet)];
     const wired: PlannedPin[] = [];
     let penalty = r % 180 === 0 ? (r === 0 ? 0 : TURNED / 2) : TURNED;
     for (const pin of pins) {

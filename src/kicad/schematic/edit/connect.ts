@@ -10,6 +10,7 @@ import { SheetSpace } from "./placement.ts";
 import { joinRoutes, needsJunction, routeBoxes, routeUsable, stubRoutes, type Route } from "./routing.ts";
 import { blockersOf, symbolBodyBox, translate, type Box } from "../space.ts";
 import { clearOwnFields, fieldBoxes } from "./field-layout.ts";
+import { sheetResolver } from "../text-vars.ts";
 import type { PinAt } from "../wiring.ts";
 import type { SheetInstance } from "../model/hierarchy.ts";
 import type { PlacedSymbol } from "../model/symbols.ts";
@@ -60,7 +61,7 @@ export function connect(state: EditorState, ref: string, pin: string, net: strin
   // The pin's own drawing reaches past its tip on some symbols (an LED's light arrows), and a
   // wire leaving the pin outward never crosses the symbol it belongs to. Nor do the part's own
   // fields block it: a field in the way is moved clear afterwards (`clearOwnFields`).
-  const ownFields = fieldBoxes(hit.symbol);
+  const ownFields = fieldBoxes(hit.symbol, sheetResolver(hit.instance.file));
   wireToNet(
     state,
     {

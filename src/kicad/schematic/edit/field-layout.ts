@@ -11,7 +11,7 @@ import { distance, fieldBox, fontSize, intersects, symbolBodyBox, translate, typ
 import type { PlacedSymbol } from "../model/symbols.ts";
 import { child, cloneNode, flag, list, setAtom, text, type SList } from "../../sexpr/index.ts";
 import type { SheetSpace } from "./placement.ts";
-import { fieldsResolver, symbolResolver } from "../text-vars.ts";
+import { fieldsResolver, symbolResolver, type Resolver } from "../text-vars.ts";
 
 /** Fields a new symbol shows only when the part it copies shows them (KiCad's own library hides them). */
 const HIDDEN_BY_DEFAULT = new Set(["Footprint", "Datasheet", "Description"]);
@@ -60,22 +60,29 @@ export function turnedField(prop: SList, origin: PointIu, from: number, to: numb
  */
 const NEAR_BODY = toIU(2.54);
 
+/** A placed symbol whose fields a new one copies, with its sheet's text variables (`sheetResolver`). */
+export interface FieldExample {
+  symbol: PlacedSymbol;
+  sheet: Resolver;
+}
+
 /**
  * The `like` example's look put on fresh fields, laid out compactly beside the new body: each
  * field the example has keeps its own value and takes the example's size and visibility. One
  * the example shows near its body also takes its place relative to the body (turned to the new
  * rotation) and justification; one it shows farther away keeps where the library puts it
  * (`fromLibrary` names those fields), or, a field the library lacks, goes on the next line
- * below the fields already beside the body.
+ * below the fields already beside the body. `sheet` resolves the new symbol's sheet's variables.
  */
 export function copyFieldLayout(
   props: SList[],
-  example: PlacedSymbol,
+  { symbol: example, sheet: exampleSheet }: FieldExample,
   placement: PlacementIu,
   fromLibrary: Set<string>,
+  sheet?: Resolver,
 ): void {
   const exampleBody = symbolBodyBox(example);
-  const exampleFields = symbolResolver(example);
+  const exampleFields = symbolResolver(example, exampleSheet);
   const stacked: SList[] = [];
   for (const prop of props) {
     const name = text(prop, 1) ?? "";
@@ -95,7 +102,7 @@ export function copyFieldLayout(
     prop.items.splice(0, prop.items.length, ...keep, ...turned.items.slice(3));
     prop.items[2] = keep[2]!;
   }
-  const own = fieldsResolver(props);
+  const own = fieldsResolver(props, sheet);
   const besides = props.filter((p) => !stacked.includes(p)).flatMap((p) => fieldBox(p, placement, own) ?? []);
   for (const prop of stacked) {
     const lowest = besides.reduce<Box | undefined>((low, b) => (!low || b.y1 > low.y1 ? b : low), undefined);
@@ -140,9 +147,9 @@ function copyLook(prop: SList, source: SList): void {
   if (hidden) effects.items.push(list("hide", "yes"));
 }
 
-/** A placed symbol's visible fields with their boxes. */
-export function fieldBoxes(symbol: PlacedSymbol): { node: SList; box: Box }[] {
-  const own = symbolResolver(symbol);
+/** A placed symbol's visible fields with their boxes; `sheet` resolves its sheet's variables. */
+export function fieldBoxes(symbol: PlacedSymbol, sheet: Resolver): { node: SList; box: Box }[] {
+  const own = symbolResolver(symbol, sheet);
   return symbol.fields.flatMap((f) => {
     const box = fieldBox(f.node, symbol.placement, own);
     return box ? [{ node: f.node, box }] : [];

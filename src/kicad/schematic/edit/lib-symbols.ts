@@ -11,7 +11,7 @@ import { RELEASES } from "../../format-versions.ts";
 import { adaptSyntax, layOutInserted } from "../dialect.ts";
 import { readLibSymbol } from "../model/read-items.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
-import type { LibSymbol, PlacedSymbol } from "../model/symbols.ts";
+import type { LibSymbol } from "../model/symbols.ts";
 import {
   child,
   children,
@@ -25,7 +25,8 @@ import {
   type SList,
 } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
-import { copyFieldLayout, hideDefaultHidden } from "./field-layout.ts";
+import { copyFieldLayout, hideDefaultHidden, type FieldExample } from "./field-layout.ts";
+import type { Resolver } from "../text-vars.ts";
 import { toMm, unique } from "./sheet-tree.ts";
 
 /**
@@ -184,13 +185,15 @@ export function instancePinNumbers(lib: LibSymbol, unit: number): string[] {
  * (transformed like the symbol), with `values` overriding; `values` the library lacks follow,
  * hidden at the origin. Footprint, Datasheet and Description are hidden (a symbol converted
  * from an old library may show them); with `like`, the example's sizes and visibility are
- * copied instead, and its layout where that stays beside the body (see field-layout.ts).
+ * copied instead, and its layout where that stays beside the body (see field-layout.ts), its
+ * fields' text variables resolved by the new symbol's sheet (`sheet`).
  */
 export function symbolFields(
   def: SList,
   placement: PlacementIu,
   values: Record<string, string>,
-  like?: PlacedSymbol,
+  like?: FieldExample,
+  sheet?: Resolver,
 ): SList[] {
   const fields: SList[] = [];
   const lib = libraryFields(def);
@@ -201,7 +204,7 @@ export function symbolFields(
   for (const [name, value] of Object.entries(values)) {
     if (!lib.some((f) => f.name === name)) fields.push(hiddenPropertyNode(name, value, toMm(placement.at)));
   }
-  if (like) copyFieldLayout(fields, like, placement, new Set(lib.map((f) => f.name)));
+  if (like) copyFieldLayout(fields, like, placement, new Set(lib.map((f) => f.name)), sheet);
   else hideDefaultHidden(fields);
   return fields;
 }

@@ -32,7 +32,7 @@ import { applyPlan, itemBoxes, shiftNode, symbolBox, toMm, unique } from "./shee
 import { landingOf, netTarget, plannedWiring } from "./net-target.ts";
 import { connect, markNoConnect } from "./connect.ts";
 import { turnedField } from "./field-layout.ts";
-import { symbolResolver } from "../text-vars.ts";
+import { sheetResolver, symbolResolver } from "../text-vars.ts";
 
 export interface MoveSymbolArgs {
   /** A reference or net to move it next to, on its own sheet. */
@@ -93,7 +93,7 @@ export function moveSymbol(state: EditorState, ref: string, args: MoveSymbolArgs
   const drawing = symbol.lib ? libUnitBox(symbol.lib.node, unit.unit, symbol.bodyStyle) : undefined;
   const body = drawing ? placeBox(drawing, placement) : pointBox({ x: 0, y: 0 }, toIU(2.54));
   const fields = symbol.fields.map((f) => turnedField(f.node, origin, symbol.placement.rotation, rotation));
-  const own = symbolResolver(symbol);
+  const own = symbolResolver(symbol, sheetResolver(file));
   const boxes = [
     body,
     ...fields.flatMap((f) => fieldBox(f, placement, own) ?? []),

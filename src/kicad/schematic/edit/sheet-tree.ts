@@ -24,7 +24,7 @@ import {
   type SList,
 } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
-import { sheetResolver, symbolFieldResolver } from "../text-vars.ts";
+import { sheetResolver, symbolResolver } from "../text-vars.ts";
 
 /** `items` without repeats, in first-seen order. */
 export function unique<T>(items: T[]): T[] {
@@ -163,7 +163,7 @@ export function symbolBox(symbol: PlacedSymbol, unit: number): Box {
 export function itemBoxes(file: SchematicFile, node: SList): Box[] {
   const symbol = file.symbols.find((s) => s.node === node);
   if (symbol) {
-    const vars = symbolFieldResolver(symbol, sheetResolver(file));
+    const vars = symbolResolver(symbol, sheetResolver(file));
     return [
       symbolBox(symbol, symbol.unit),
       ...symbol.fields.flatMap((f) => fieldBox(f.node, symbol.placement, vars) ?? []),
