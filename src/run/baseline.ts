@@ -7,6 +7,7 @@
  */
 import { realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { compareWithBaseline } from "../checks/baseline.ts";
 import { checkProject } from "../checks/check.ts";
 import { CHECK_IDS, type CheckReport, type Finding } from "../checks/types.ts";
 import { Board } from "../kicad/board/model.ts";
@@ -89,9 +90,18 @@ export function aboutZone(f: Finding): boolean {
   return f.check === "drc" && /\bZone (?:'[^']*' )?\[/.test(f.message);
 }
 
-/** `baseline` with the DRC and routing findings of `refilled` (`checkCommittedRefilled`) added to its own. */
+/**
+ * `baseline` with the DRC and routing findings `refilled` (`checkCommittedRefilled`) has beyond
+ * its own. A finding both fills show joins once: counted twice, a family the run grew would
+ * look as large as the baseline's and its surplus would not be new.
+ */
 export function withRefilledFindings(baseline: CheckReport, refilled: CheckReport): CheckReport {
-  const extra = new Map(refilled.checks.map((c) => [c.id, c.findings]));
+  const beyond = new Set(
+    compareWithBaseline(baseline, refilled, false)
+      .current.filter((f) => f.baselineState === "new")
+      .map((f) => f.key),
+  );
+  const extra = new Map(refilled.checks.map((c) => [c.id, c.findings.filter((f) => beyond.has(f.key))]));
   return {
     ...baseline,
     checks: baseline.checks.map((c) =>

@@ -55,6 +55,27 @@ describe("the filler's own findings", () => {
     expect(blocking(withRefilledFindings(saved, refilled))).toEqual([]);
   });
 
+  test("a finding both fills show joins once, so one more of it after a change is new", () => {
+    const drc = (report: CheckReport) => report.checks.find((c) => c.id === "drc")!.findings;
+    const both = drc(saved).filter((f) => drc(refilled).some((g) => g.key === f.key && g.message === f.message));
+    expect(both.length).toBeGreaterThan(0);
+    const merged = withRefilledFindings(saved, refilled);
+    for (const f of both) expect(drc(merged).filter((g) => g.key === f.key)).toHaveLength(1);
+    // One more of a family the run grew: new against the merged baseline, as against the saved one.
+    const grown = both[0]!;
+    const after: CheckReport = {
+      ...saved,
+      checks: saved.checks.map((c) =>
+        c.id === "drc"
+          ? { ...c, findings: [...c.findings, { ...grown, key: `${grown.key.replace(/#\d+$/, "")}#99` }] }
+          : c,
+      ),
+    };
+    const added = (baseline: CheckReport) => evaluateGate(baseline, after, false).newFindings.map((f) => f.rule);
+    expect(added(saved)).toEqual([grown.rule]);
+    expect(added(merged)).toEqual([grown.rule]);
+  });
+
   test("a finding is about a pour when KiCad names a zone, named or not", () => {
     const drc = (message: string) => ({ check: "drc", message }) as Finding;
     expect(aboutZone(drc("Isolated copper fill: Zone [gnd] on F.Cu and B.Cu, priority 0"))).toBe(true);
