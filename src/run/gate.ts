@@ -10,9 +10,11 @@
  * list with the reason it was left for a person, and then every record says so in words.
  *
  * A new DRC warning about a part the run placed or moved (silkscreen clipped by mask or over
- * copper, a courtyard overlap), or new isolated copper its refill left, is the run's to repair
- * as an error is: it fails the gate until a recorded decision answers it, naming its rule and
- * the part (`ownWarnings`), and the record lists it among the new findings either way.
+ * copper, a courtyard overlap), or new copper its refill left (an isolated island, a neck of
+ * pour under the minimum connection width, which KiCad reports by the zone alone), is the run's
+ * to repair as an error is: it fails the gate until a recorded decision answers it, naming its
+ * rule and the part if it names one (`isOwnWarning`), and the record lists it among the new
+ * findings either way.
  *
  * A part the run added or re-footprinted that the board does not carry as the schematic asks
  * (a new parity finding: no footprint, or another footprint) fails too, though parity only
@@ -89,13 +91,16 @@ function countedNew(marked: Finding[]): Finding[] {
 }
 
 /**
- * A DRC warning about a part the run placed or moved, by the parts KiCad names in it, or
- * isolated copper, which only a refill makes, once the run has placed anything.
+ * DRC warnings about the shape of a zone's fill. The board's saved fill is kept outside the
+ * run's refill window, so once the run has placed anything a new one is its refill's.
  */
+const FILL_SHAPE_RULES = new Set(["isolated_copper", "connection_width"]);
+
+/** A DRC warning about a part the run placed or moved, by the parts KiCad names in it, or about the fill its refill left. */
 function isOwnWarning(f: Finding, placed: ReadonlySet<string>): boolean {
   if (f.check !== "drc" || f.severity !== "warning" || placed.size === 0) return false;
   return (
-    f.rule === "isolated_copper" ||
+    FILL_SHAPE_RULES.has(f.rule) ||
     [...(f.refs ?? []), ...(f.location?.ref ? [f.location.ref] : [])].some((ref) => placed.has(ref))
   );
 }

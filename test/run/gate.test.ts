@@ -407,14 +407,20 @@ describe("the gate and the run's own warnings", () => {
       own("silk_over_copper", ["C12"]),
       own("silk_overlap", ["R2"]),
       { ...finding("drc", "warning", "drc:isolated_copper:zone"), rule: "isolated_copper" },
+      // A neck of pour: KiCad names the zone alone, with no part and no place.
+      { ...finding("drc", "warning", "drc:connection_width:zone"), rule: "connection_width" },
     ],
   });
   const placed = new Set(["C12"]);
 
-  test("a new warning about a placed part, or isolated copper, fails the gate; one about parts the run left alone does not", () => {
+  test("a new warning about a placed part, or about the fill its refill left, fails the gate; one about parts the run left alone does not", () => {
     const gate = evaluateGate(before, after, false, new Map(), undefined, { placed, decisions: [] });
     expect(gate.ok).toBe(false);
-    expect(gate.blocking.map((f) => f.key)).toEqual(["drc:silk_over_copper:C12", "drc:isolated_copper:zone"]);
+    expect(gate.blocking.map((f) => f.key)).toEqual([
+      "drc:silk_over_copper:C12",
+      "drc:isolated_copper:zone",
+      "drc:connection_width:zone",
+    ]);
     // A run that placed nothing is judged as before: warnings list, they do not block.
     expect(evaluateGate(before, after, false, new Map(), undefined, { placed: new Set(), decisions: [] }).ok).toBe(
       true,
@@ -425,6 +431,7 @@ describe("the gate and the run's own warnings", () => {
     const decisions = [
       { decision: "Keep silk_over_copper at C12", why: "the reference sits on the test pad's opening; fab clips it" },
       { decision: "Keep the isolated_copper island", why: "it is stitched on the next revision" },
+      { decision: "Keep the GND pour's connection_width necks", why: "the pour is stitched by vias either side" },
     ];
     const gate = evaluateGate(before, after, false, new Map(), undefined, { placed, decisions });
     expect(gate).toMatchObject({ ok: true, blocking: [] });
@@ -433,7 +440,7 @@ describe("the gate and the run's own warnings", () => {
     expect(
       evaluateGate(before, after, false, new Map(), undefined, {
         placed,
-        decisions: [{ decision: "silk_over_copper at C1", why: "x" }, decisions[1]!],
+        decisions: [{ decision: "silk_over_copper at C1", why: "x" }, decisions[1]!, decisions[2]!],
       }).ok,
     ).toBe(false);
   });

@@ -699,8 +699,8 @@ export async function finishAcceptance(
           ),
       ];
   for (const make of sessions) {
-    const session = make(Board.parse(bytes));
     const grows = GROWN_WARNINGS[projectId]?.[results.length] ?? [];
+    const session = keeping(make(Board.parse(bytes)), grows);
     last = await runAndCheck(cli, repo, project.projectFile, session, { bytes, drc, grows });
     ({ bytes, drc } = last);
     window.push(...session.added.flatMap((a) => around(last!.boardFile, a.ref)), ...last.spots);
@@ -815,10 +815,10 @@ export const DEMO_LEFT_FOR_LAYOUT = ["demos/stickhub/StickHub"];
 /**
  * The warnings a session still adds, by project and session (the capacitor's run first), with
  * why: each is asserted exactly, so one that goes away fails the test and asks to shrink this.
+ * The gate hands each back as the run's own, so the session keeps it by a recorded decision
+ * (`keeping`), as a model would once it has looked.
  * - multichannel: the LED's run leaves three necks of the back GND pour under the board's
  *   0.3 mm minimum connection width, which KiCad's own refill of the committed board leaves too.
- *   KiCad names only the zone and no place, so the gate counts them new but cannot lay them at
- *   the run's door, and the model is not asked about them.
  */
 const GROWN_WARNINGS: Record<string, (string[] | undefined)[]> = {
   "demos/multichannel/multichannel_mixer": [
@@ -826,6 +826,21 @@ const GROWN_WARNINGS: Record<string, (string[] | undefined)[]> = {
     Array(3).fill("connection_width: Zone [GND] on F.Cu and B.Cu, priority 1"),
   ],
 };
+
+/** `session` with one decision per rule of `warnings` recorded before it finishes, keeping them. */
+function keeping(session: FinishSession, warnings: string[]): FinishSession {
+  const rules = [...new Set(warnings.map((w) => w.slice(0, w.indexOf(":"))))];
+  if (rules.length === 0) return session;
+  const decisions = rules.map((rule, i) =>
+    use(`keep${i + 1}`, "record_decision", {
+      decision: `Keep the ${rule} warnings the new parts' refill leaves`,
+      why: "KiCad's own refill of the committed board leaves them too; the layout owner reviews them",
+    }),
+  );
+  const turns = [...session.turns];
+  turns.splice(turns.length - 1, 0, turn(...decisions));
+  return { ...session, turns };
+}
 
 /**
  * The acceptance as a test file runs it: one test per project, both sessions in each, through
