@@ -51,7 +51,7 @@ export async function verify(run: RunState): Promise<VerifyOutcome> {
   const warned = gate.blocking.some((f) => f.check === "drc" && f.severity === "warning");
   const answer = warned
     ? [
-        "- the DRC warnings above are about parts this run placed or its refill: repair them, or keep one by record_decision naming its rule and part with the reason",
+        "- the DRC warnings above are about parts this run placed or its refill: repair them, or keep one by record_decision naming its rule (and its part, if it names one) with the reason",
       ]
     : [];
   const feedback = [...gate.blocking.map(describeFinding), ...answer, ...extra.map((e) => `- ${e}`)].join("\n");
