@@ -2,13 +2,16 @@
  * copperhead's board connectivity against KiCad's: on every corpus board and demo, each net's
  * islands, less one, are as many as raw `kicad-cli pcb drc` lists unconnected items for it, so
  * the `view` tool's ratsnest of the whole board lists what DRC does (none on a fully routed
- * board). The raw reports are shared with the other corpus tests (support/kicad-cache.ts). A
- * board edited to leave connections open is checked against a fresh DRC of the edited copy.
+ * board). Its pieces of pour joined to nothing are as many as the isolated copper DRC reports
+ * (what a refill drops as islands). The raw reports are shared with the other corpus tests
+ * (support/kicad-cache.ts). A board edited to leave connections open is checked against a fresh
+ * DRC of the edited copy.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { ratsnest } from "../../src/agent/view/board-view.ts";
-import { netIslands } from "../../src/kicad/board/connectivity.ts";
+import { isolatedFills, netIslands } from "../../src/kicad/board/connectivity.ts";
+import { boardZones } from "../../src/kicad/board/zones/zones.ts";
 import { Board, readNetRef } from "../../src/kicad/board/model.ts";
 import { runDrc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { child, head, printSexprBytes, type SNode } from "../../src/kicad/sexpr/index.ts";
@@ -39,7 +42,7 @@ function openPerNet(board: Board): Record<string, number> {
   return counts;
 }
 
-describe("connections left open: copperhead's connectivity against raw DRC", () => {
+describe("connections left open and isolated copper: copperhead's connectivity against raw DRC", () => {
   for (const project of allProjects().filter((p) => p.board)) {
     const timeoutMs = project.id.includes("vme-wren") ? 3_600_000 : 300_000;
     test(
@@ -48,6 +51,11 @@ describe("connections left open: copperhead's connectivity against raw DRC", () 
         const { report } = await cachedParityDrc(cli, project.root, project.board!, timeoutMs);
         const board = Board.load(project.board!, { within: project.root });
         expect(openPerNet(board)).toEqual(perNet(report.unconnected_items.filter((u) => !u.excluded)));
+        const zones = new Set(boardZones(board.root).map((z) => z.id));
+        const everywhere = { minX: -1e4, minY: -1e4, maxX: 1e4, maxY: 1e4 };
+        expect(isolatedFills(board, zones, [everywhere]).length).toBe(
+          report.violations.filter((v) => v.type === "isolated_copper" && !v.excluded).length,
+        );
         const outline = board.edgeCutsBBox();
         if (outline) {
           const lines = ratsnest(board, {

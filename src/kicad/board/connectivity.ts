@@ -22,7 +22,7 @@ import {
 } from "./clearance/geometry.ts";
 import { segmentsTouch } from "../../util/segments.ts";
 import { copperLayers, footprintItems, sharesLayer, trackItems, type BoardItem } from "./clearance/items.ts";
-import { boardZones, zoneFills } from "./zones/zones.ts";
+import { boardZones, zoneFills, type Zone } from "./zones/zones.ts";
 import type { BBox, Board, PointMm } from "./model.ts";
 
 /** One piece of a net's copper. */
@@ -86,28 +86,61 @@ export function isolatedFills(
   zones: ReadonlySet<string>,
   near: BBox[],
 ): { zone: string; index: number; area: number }[] {
-  const nets = new Set(
-    boardZones(board.root)
-      .filter((z) => zones.has(z.id))
-      .map((z) => z.net),
+  const candidates = boardZones(board.root)
+    .filter((z) => zones.has(z.id))
+    .flatMap((zone) =>
+      zoneFills(zone).flatMap((fill, index) => {
+        if (fill.points.length < 3) return [];
+        const piece = fillPiece(zone, fill.layer, [fill.points], index);
+        return near.some((box) => boxesOverlap(box, piece.box)) ? [{ net: zone.net, piece }] : [];
+      }),
+    );
+  if (candidates.length === 0) return [];
+  const nets = new Set(candidates.map((c) => c.net));
+  // Most pieces meet a pad, track or via of their net near the change, and are joined: reading
+  // the net's copper over the whole board (seconds on vme-wren) is left for the rest.
+  const local = netCopper(
+    board,
+    (net) => nets.has(net),
+    {
+      within: boxOf(
+        near.map((b) => [
+          { x: b.minX, y: b.minY },
+          { x: b.maxX, y: b.maxY },
+        ]),
+      ),
+    },
+    false,
   );
+  const open = new Set(
+    candidates
+      .filter(
+        ({ net, piece }) =>
+          !(local.get(net) ?? []).some((item) => sharesLayer(piece.layers, item.layers) && meet(piece, item)),
+      )
+      .map(({ piece }) => fillKey(piece.fill!)),
+  );
+  if (open.size === 0) return [];
   return [...netCopper(board, (net) => nets.has(net)).values()].flatMap((pieces) =>
     islandsOf(pieces)
       .filter((island) => island.every((piece) => piece.kind === "fill"))
       .flat()
       .flatMap((piece) =>
-        piece.fill && zones.has(piece.fill.zone) && near.some((box) => boxesOverlap(box, piece.box))
+        piece.fill && open.has(fillKey(piece.fill))
           ? [{ ...piece.fill, area: pathArea(piece.outline!.rings[0]!) }]
           : [],
       ),
   );
 }
 
-/** The copper of the nets `wanted`, in pieces, by net. */
+const fillKey = ({ zone, index }: { zone: string; index: number }) => `${zone} ${index}`;
+
+/** The copper of the nets `wanted`, in pieces, by net; without `fills`, their pads, tracks and vias only. */
 function netCopper(
   board: Board,
   wanted?: (net: string) => boolean,
   { within, without }: IslandScope = {},
+  fills = true,
 ): Map<string, CopperPiece[]> {
   const copper = copperLayers(board);
   const byNet = new Map<string, CopperPiece[]>();
@@ -125,25 +158,31 @@ function netCopper(
   }
   for (const item of trackItems(board, copper, within))
     add(item.net, itemPiece(item, item.kind === "via" ? "via" : "track", item.what));
+  if (!fills) return byNet;
   for (const zone of boardZones(board.root)) {
     if (zone.ruleArea || zone.net === "" || (within && !boxesOverlap(zone.box, within))) continue;
     zoneFills(zone).forEach((fill, index) => {
       if (fill.points.length < 3) return;
       for (const rings of within ? clipToBox(fill.points, within) : [[fill.points]]) {
         if (rings[0]!.length < 3) continue;
-        add(zone.net, {
-          kind: "fill",
-          name: `the ${zone.net} pour on ${fill.layer}`,
-          layers: new Set([fill.layer]),
-          box: boxOf(rings),
-          anchors: [rings[0]![0]!],
-          outline: new IndexedOutline(rings),
-          ...(within ? {} : { fill: { zone: zone.id, index } }),
-        });
+        add(zone.net, fillPiece(zone, fill.layer, rings, within ? undefined : index));
       }
     });
   }
   return byNet;
+}
+
+/** A fill of `zone` on `layer` as a piece; `index`, its filled polygon's, when it is the whole of one. */
+function fillPiece(zone: Zone, layer: string, rings: PointMm[][], index?: number): CopperPiece {
+  return {
+    kind: "fill",
+    name: `the ${zone.net} pour on ${layer}`,
+    layers: new Set([layer]),
+    box: boxOf(rings),
+    anchors: [rings[0]![0]!],
+    outline: new IndexedOutline(rings),
+    ...(index === undefined ? {} : { fill: { zone: zone.id, index } }),
+  };
 }
 
 function itemPiece(item: BoardItem, kind: CopperPiece["kind"], name: string): CopperPiece {
