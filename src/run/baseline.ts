@@ -37,8 +37,8 @@ export function startBaseline(run: RunState): void {
     run.stop.abort();
   });
   run.baseline = baseline;
-  // run_check marks each finding new or unchanged against it.
-  run.ctx.baseline = () => baseline.report;
+  // run_check marks each finding new or unchanged against it, as the gate and the records do.
+  run.ctx.baseline = () => judgedBaseline(baseline);
   // Plotted while the model proposes and edits, which leaves a core idle (see renders.ts).
   run.renders.before = renderCommitted(project, join(renderDir(run), "before"), run.cli);
 }
@@ -83,6 +83,16 @@ export async function checkCommittedRefilled(project: KicadProject, strict: bool
       checks: Object.fromEntries(CHECK_IDS.map((id) => [id, id === "drc" || id === "routing"])),
     });
   });
+}
+
+/**
+ * What a run's findings are judged new against, by the gate, the records' Verification line
+ * and run_check alike: HEAD's check, with what HEAD refilled by KiCad shows beyond it once the
+ * gate has asked for that (`withRefilledFindings`).
+ */
+export async function judgedBaseline(baseline: Baseline): Promise<CheckReport> {
+  const report = await baseline.report;
+  return baseline.refilled ? withRefilledFindings(report, await baseline.refilled) : report;
 }
 
 /** Whether a finding is about a pour: KiCad names a zone among its items ("Zone [GND]", "Zone 'GND' [GND]"). */

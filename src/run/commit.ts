@@ -16,6 +16,7 @@ import { unchangedByRun } from "../agent/context.ts";
 import { asCopperheadError } from "../errors.ts";
 import { commitAll, diffPatch, headCommit } from "../repo/git.ts";
 import { repoRelative } from "../repo/repo-path.ts";
+import { judgedBaseline } from "./baseline.ts";
 import { verificationLine } from "./gate.ts";
 import { commitMessage } from "./commit-message.ts";
 import { endRun, rollback } from "./end.ts";
@@ -56,8 +57,8 @@ export function cancelled(run: RunState): boolean {
 export async function commit(run: RunState): Promise<RunSummary> {
   const { ctx, summary, transcript, options } = run;
   const journal = ctx.journal!;
-  // A verified run had its baseline; the records count what the change added against it.
-  const baseline = await run.baseline?.report.catch(() => undefined);
+  // A verified run had its baseline; the records count what the change added against it, as the gate did.
+  const baseline = run.baseline && (await judgedBaseline(run.baseline).catch(() => undefined));
   summary.verificationLine = verificationLine(run.lastReport!, baseline, ctx.layoutPending, unchangedByRun(ctx));
   appendRecords(ctx, run.lastReport!, baseline);
   summary.filesTouched = journal.touched();

@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { currentDesign, placedByRun, unchangedByRun, type RunContext } from "../agent/context.ts";
 import type { CheckReport } from "../checks/types.ts";
-import { aboutZone, checkCommittedRefilled, withRefilledFindings } from "./baseline.ts";
+import { aboutZone, checkCommittedRefilled, judgedBaseline } from "./baseline.ts";
 import { evaluateGate, unmetPlan } from "./gate.ts";
 import type { VerifyOutcome } from "../agent/loop.ts";
 import { asCopperheadError } from "../errors.ts";
@@ -37,11 +37,11 @@ export async function verify(run: RunState): Promise<VerifyOutcome> {
       placed: placedByRun(ctx),
       decisions: ctx.decisions,
     });
-  let gate = judge(base.value);
+  let gate = judge(await judgedBaseline(run.baseline!));
   // A finding about a pour may be the filler's own: judged again against HEAD refilled by KiCad.
-  if (!options.config.strict && gate.blocking.some(aboutZone)) {
-    run.baseline!.refilled ??= checkCommittedRefilled(options.project, false);
-    gate = judge(withRefilledFindings(base.value, await run.baseline!.refilled));
+  if (!options.config.strict && !run.baseline!.refilled && gate.blocking.some(aboutZone)) {
+    run.baseline!.refilled = checkCommittedRefilled(options.project, false);
+    gate = judge(await judgedBaseline(run.baseline!));
   }
   const plan = ctx.proposal ? unmetPlan(ctx.proposal, currentDesign(ctx), changedDesign(ctx)) : [];
   const extra = [...plan, ...(options.strategy.extraGate?.(ctx) ?? [])];

@@ -10,8 +10,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { CheckReport, Finding } from "../../src/checks/types.ts";
 import { discoverProject } from "../../src/repo/project.ts";
-import { aboutZone, checkCommitted, checkCommittedRefilled, withRefilledFindings } from "../../src/run/baseline.ts";
-import { evaluateGate } from "../../src/run/gate.ts";
+import {
+  aboutZone,
+  checkCommitted,
+  checkCommittedRefilled,
+  judgedBaseline,
+  withRefilledFindings,
+} from "../../src/run/baseline.ts";
+import { evaluateGate, verificationLine } from "../../src/run/gate.ts";
 import { commitAll, git } from "../repo/git-repo.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
@@ -53,6 +59,23 @@ describe("the filler's own findings", () => {
     const blocking = (baseline: CheckReport) => evaluateGate(baseline, after, false).blocking;
     expect(blocking(saved).map((f: Finding) => f.rule)).toContain("starved_thermal");
     expect(blocking(withRefilledFindings(saved, refilled))).toEqual([]);
+  });
+
+  test("the Verification line and run_check judge by the baseline the gate judged by", async () => {
+    const after: CheckReport = {
+      ...saved,
+      checks: saved.checks.map((c) =>
+        c.id === "drc" ? { ...c, findings: [...c.findings, ...starvedJ1(refilled)] } : c,
+      ),
+    };
+    const drcPart = (line: string) => /DRC [^,]*(?:, [^,]*warnings)? \([^)]*\)/.exec(line)?.[0];
+    // Before the gate asked for HEAD refilled, the baseline is HEAD's check.
+    expect(await judgedBaseline({ report: Promise.resolve(saved) })).toBe(saved);
+    expect(drcPart(verificationLine(after, saved))).toMatch(/\d+ new\)$/);
+    // Once it has, the filler's own finding is no more new in the line than in the gate.
+    const judged = await judgedBaseline({ report: Promise.resolve(saved), refilled: Promise.resolve(refilled) });
+    expect(drcPart(verificationLine(after, judged))).toMatch(/none new\)$/);
+    expect(evaluateGate(judged, after, false).newFindings).toEqual([]);
   });
 
   test("a finding both fills show joins once, so one more of it after a change is new", () => {
