@@ -480,6 +480,9 @@ export async function runAndCheck(
   }
   expect(added).toEqual([]);
   expect(grown, "warning types grown").toEqual(base.grows ?? []);
+  // Each warning kept was the run's to answer: the record keeps the decision that answered it.
+  const decisions: string = await git(repo, "show", "HEAD", "--", "*DECISIONS.md");
+  for (const rule of new Set(grown.map((w) => w.slice(0, w.indexOf(":"))))) expect(decisions).toContain(rule);
   // A removed part's own unconnected pads went with it: what is left for layout now is new.
   const removed = session.removed ?? [];
   const unrouted = addedUnconnected(
