@@ -87,7 +87,7 @@ export function isolatedFills(
   near: BBox[],
 ): { zone: string; index: number; area: number }[] {
   const candidates = boardZones(board.root)
-    .filter((z) => zones.has(z.id))
+    .filter((z) => zones.has(z.id) && !z.ruleArea && z.net !== "")
     .flatMap((zone) =>
       zoneFills(zone).flatMap((fill, index) => {
         if (fill.points.length < 3) return [];
