@@ -210,32 +210,35 @@ export function sheetLegend(design: Design, region: SheetRegion) {
 export function symbolLayout(design: Design, ref: string) {
   return placedSymbols(design)
     .filter((p) => p.ref === ref)
-    .map(({ instance, symbol, unit }) => ({
-      sheet: instance.humanPath,
-      unit,
-      x: mm(symbol.placement.at.x),
-      y: mm(symbol.placement.at.y),
-      rotation: symbol.placement.rotation,
-      ...(symbol.placement.mirror ? { mirror: symbol.placement.mirror } : {}),
-      body: mmBox(symbolBodyBox(symbol)),
-      fields: symbol.fields.map((field) => {
-        const at = child(field.node, "at");
-        const effects = child(field.node, "effects");
-        const font = effects ? child(effects, "font") : undefined;
-        const size = font ? child(font, "size") : undefined;
-        const hidden = flag(field.node, "hide") || (effects !== undefined && flag(effects, "hide"));
-        const stored = (at && num(at, 3)) ?? 0;
-        const box = fieldBox(field.node, symbol.placement, symbolResolver(symbol, sheetResolver(instance.file)));
-        return {
-          name: field.name,
-          value: field.value,
-          x: (at && num(at, 1)) ?? 0,
-          y: (at && num(at, 2)) ?? 0,
-          reads: (stored % 180 === 0) !== (symbol.placement.rotation % 180 !== 0) ? "horizontal" : "vertical",
-          size: (size && num(size, 1)) ?? 1.27,
-          visible: !hidden && field.value !== "",
-          ...(box ? { box: mmBox(box) } : {}),
-        };
-      }),
-    }));
+    .map(({ instance, symbol, unit }) => {
+      const vars = symbolResolver(symbol, sheetResolver(instance.file));
+      return {
+        sheet: instance.humanPath,
+        unit,
+        x: mm(symbol.placement.at.x),
+        y: mm(symbol.placement.at.y),
+        rotation: symbol.placement.rotation,
+        ...(symbol.placement.mirror ? { mirror: symbol.placement.mirror } : {}),
+        body: mmBox(symbolBodyBox(symbol)),
+        fields: symbol.fields.map((field) => {
+          const at = child(field.node, "at");
+          const effects = child(field.node, "effects");
+          const font = effects ? child(effects, "font") : undefined;
+          const size = font ? child(font, "size") : undefined;
+          const hidden = flag(field.node, "hide") || (effects !== undefined && flag(effects, "hide"));
+          const stored = (at && num(at, 3)) ?? 0;
+          const box = fieldBox(field.node, symbol.placement, vars);
+          return {
+            name: field.name,
+            value: field.value,
+            x: (at && num(at, 1)) ?? 0,
+            y: (at && num(at, 2)) ?? 0,
+            reads: (stored % 180 === 0) !== (symbol.placement.rotation % 180 !== 0) ? "horizontal" : "vertical",
+            size: (size && num(size, 1)) ?? 1.27,
+            visible: !hidden && field.value !== "",
+            ...(box ? { box: mmBox(box) } : {}),
+          };
+        }),
+      };
+    });
 }
