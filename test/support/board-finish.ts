@@ -482,7 +482,7 @@ export async function runAndCheck(
   expect(grown, "warning types grown").toEqual(base.grows ?? []);
   // Each warning kept was the run's to answer: the record keeps the decision that answered it.
   const decisions: string = await git(repo, "show", "HEAD", "--", "*DECISIONS.md");
-  for (const rule of new Set(grown.map((w) => w.slice(0, w.indexOf(":"))))) expect(decisions).toContain(rule);
+  for (const rule of new Set(grown.map(ruleOf))) expect(decisions).toContain(rule);
   // A removed part's own unconnected pads went with it: what is left for layout now is new.
   const removed = session.removed ?? [];
   const unrouted = addedUnconnected(
@@ -830,9 +830,12 @@ const GROWN_WARNINGS: Record<string, (string[] | undefined)[]> = {
   ],
 };
 
+/** The rule of a warning keyed as `drcKeys` keys it ("connection_width: Zone [GND] …"). */
+const ruleOf = (warning: string) => warning.slice(0, warning.indexOf(":"));
+
 /** `session` with one decision per rule of `warnings` recorded before it finishes, keeping them. */
 function keeping(session: FinishSession, warnings: string[]): FinishSession {
-  const rules = [...new Set(warnings.map((w) => w.slice(0, w.indexOf(":"))))];
+  const rules = [...new Set(warnings.map(ruleOf))];
   if (rules.length === 0) return session;
   const decisions = rules.map((rule, i) =>
     use(`keep${i + 1}`, "record_decision", {
