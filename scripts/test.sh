@@ -32,6 +32,26 @@ bun test --timeout "$TEST_TIMEOUT_MS" --parallel="$WORKERS" --timings=test/timin
 rc=${PIPESTATUS[0]}
 passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -n1 | grep -Eo '[0-9]+' || echo 0)
 failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -n1 | grep -Eo '[0-9]+' || echo 0)
+# Each failure again, with what the test printed before it (at most 60 lines), just above the
+# summary: a CI log is often read from its tail, and bun lists only the failing names there.
+if [ "$failed" -gt 0 ]; then
+  echo
+  echo "== failures again"
+  awk -v keep=60 '
+    /^\(pass\) / || /^test\/.*\.test\.ts:$/ { n = 0; next }
+    /^\(fail\) / {
+      if (!($0 in shown)) {
+        shown[$0] = 1
+        print ""
+        for (i = (n > keep ? n - keep : 0); i < n; i++) print buf[i % keep]
+        print
+      }
+      n = 0
+      next
+    }
+    { buf[n % keep] = $0; n++ }
+  ' "$log"
+fi
 rm -f "$log"
 if [ "$rc" -ne 0 ]; then
   status=1
