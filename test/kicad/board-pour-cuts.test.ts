@@ -7,13 +7,15 @@
  * the tools called as the model calls them, on a copy of the real board; raw DRC has the word.
  */
 import { afterAll, expect, test } from "bun:test";
+import { join } from "node:path";
 import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
 import { netIslands } from "../../src/kicad/board/connectivity.ts";
+import { trackItems } from "../../src/kicad/board/clearance/items.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { drcKeys, finishAdditions, sessionTarget } from "../support/board-finish.ts";
 import { copyCorpusProject, fixtureCorpusProjects } from "../support/corpora.ts";
 import { commitAll, git } from "../repo/git-repo.ts";
-import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
+import { cleanupTempDirs, FIXTURES_DIR, requireKicadCli } from "../support/kicad.ts";
 import { withTools } from "../support/tool-context.ts";
 
 afterAll(cleanupTempDirs);
@@ -55,3 +57,15 @@ test("blaustahl-v0: the LED's route that would cut the back GND pour is left for
   expect(added.length).toBeGreaterThan(0);
   expect(added.every((k) => k.includes("PWR_LED") && !k.includes("Zone"))).toBe(true);
 }, 300_000);
+
+test("the islands before a route are the board's with the route's tracks and vias left out by id", () => {
+  const board = Board.load(join(FIXTURES_DIR, "usb-led", "usb-led.kicad_pcb"));
+  const route = new Set(trackItems(board, ["F.Cu", "B.Cu"]).flatMap((i) => (i.net === "/LED_A" && i.id ? [i.id] : [])));
+  const islands = (withoutCopper?: Set<string>) =>
+    netIslands(board, (n) => n === "/LED_A", { withoutCopper })[0]!
+      .islands.map((i) => i.map((p) => p.name).sort())
+      .sort();
+  expect(islands()).toEqual([["D1.2", "R3.2", "a track of /LED_A on F.Cu"].sort()]);
+  expect(route.size).toBe(1);
+  expect(islands(route)).toEqual([["D1.2"], ["R3.2"]]);
+});

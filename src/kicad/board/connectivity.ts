@@ -60,6 +60,8 @@ export interface IslandScope {
   within?: BBox;
   /** Footprints whose pads are left out: parts just placed, not yet the board's copper. */
   without?: ReadonlySet<string>;
+  /** Tracks and vias left out, by id: routes just laid, to see the board as it was before them. */
+  withoutCopper?: ReadonlySet<string>;
 }
 
 /** How far from a footprint's anchor its pads may reach, mm: farther footprints are not read for a box. */
@@ -139,7 +141,7 @@ const fillKey = ({ zone, index }: { zone: string; index: number }) => `${zone} $
 function netCopper(
   board: Board,
   wanted?: (net: string) => boolean,
-  { within, without }: IslandScope = {},
+  { within, without, withoutCopper }: IslandScope = {},
   fills = true,
 ): Map<string, CopperPiece[]> {
   const copper = copperLayers(board);
@@ -157,7 +159,8 @@ function netCopper(
         add(item.net, itemPiece(item, "pad", `${fp.ref}.${item.pad ?? ""}`));
   }
   for (const item of trackItems(board, copper, within))
-    add(item.net, itemPiece(item, item.kind === "via" ? "via" : "track", item.what));
+    if (!(item.id && withoutCopper?.has(item.id)))
+      add(item.net, itemPiece(item, item.kind === "via" ? "via" : "track", item.what));
   if (!fills) return byNet;
   for (const zone of boardZones(board.root)) {
     if (zone.ruleArea || zone.net === "" || (within && !boxesOverlap(zone.box, within))) continue;

@@ -50,8 +50,8 @@ export async function connectAdded(
   refs: string[],
   { vacated = [], staged = [], obstacles = new BoardObstacles(board, rules) }: ConnectOptions = {},
 ): Promise<AddedConnections> {
-  const watch = new PourWatch(board, refs);
   const outcomes = routeFootprints(board, rules, refs, obstacles, staged);
+  let watch = watchRoutes(board, refs, outcomes);
   const changed = new Set(
     await refillAround(board, boardFile, refs, [...vacated, ...outcomes.flatMap((o) => o.added)]),
   );
@@ -60,6 +60,7 @@ export async function connectAdded(
     // The first round's tracks are on the board now: a fresh index holds them.
     const fresh = new BoardObstacles(board, rules);
     const again = routeFootprints(board, rules, [...new Set(unreached.map((u) => u.ref))], fresh, staged);
+    watch ??= watchRoutes(board, refs, again);
     for (const a of again) {
       const outcome = outcomes.find((o) => o.ref === a.ref)!;
       outcome.added.push(...a.added);
@@ -81,7 +82,7 @@ export async function connectAdded(
     for (const id of refilled) changed.add(id);
     checkPours(board, obstacles, outcomes, refs);
   }
-  const cuts = watch.cuts(board);
+  const cuts = watch?.cuts(board) ?? [];
   if (cuts.length > 0) {
     const lifted = liftCutting(board, outcomes, cuts);
     for (const id of await refillAround(board, boardFile, [], lifted)) changed.add(id);
@@ -91,6 +92,17 @@ export async function connectAdded(
     if (o.left.length > 0) left.set(o.ref, o.left.map((l) => `pad ${l.pad} (${l.net}): ${l.reason}`).join("; "));
   }
   return { outcomes, left, refilled: [...changed] };
+}
+
+/**
+ * The pours around `refs` as `routed` found them, to tell whether its routes cut one once
+ * refilled; none when it laid no track or via, as only a route is taken up for a cut
+ * (`liftCutting`). Reading the nets' copper is most of a part's routing time on a dense board
+ * (glasgow), and a part left for layout lays nothing.
+ */
+function watchRoutes(board: Board, refs: string[], routed: RouteOutcome[]): PourWatch | undefined {
+  const laid = new Set(routed.flatMap((o) => o.ids));
+  return laid.size > 0 ? new PourWatch(board, refs, laid) : undefined;
 }
 
 /**

@@ -7,7 +7,8 @@
  *
  * The net's islands are compared around the new parts (`netIslands` within a box, cheap on a
  * big board; copper taken away, where a moved part was, only ever joins a pour) before the
- * routes and after the refill: copper of the board's that was joined before
+ * routes (the board as the routes found it: their tracks and vias left out, nothing refilled
+ * yet) and after the refill: copper of the board's that was joined before
  * and is apart after is cut off, unless the whole board's copper still joins it the long way
  * round, which the local view cannot see and the whole net's islands then settle.
  */
@@ -31,8 +32,8 @@ export class PourWatch {
   /** Per net, the islands before the change, as keys of the board's copper (pads, tracks, vias). */
   private readonly before = new Map<string, string[][]>();
 
-  /** `refs`: the parts just placed, not routed yet. */
-  constructor(board: Board, refs: string[]) {
+  /** `refs`: the parts just placed; `laid`: the ids of the tracks and vias just routed for them, not refilled yet. */
+  constructor(board: Board, refs: string[], laid: ReadonlySet<string>) {
     const boxes = refs
       .flatMap((ref) => {
         const fp = board.footprint(ref);
@@ -52,6 +53,7 @@ export class PourWatch {
     for (const { net, islands } of netIslands(board, (n) => this.nets.has(n), {
       within: region,
       without: new Set(refs),
+      withoutCopper: laid,
     }))
       this.before.set(
         net,
