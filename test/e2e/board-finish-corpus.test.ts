@@ -7,9 +7,9 @@
  * - hexpansion: its card-edge fan-out covers F.Cu between the connector and the header, so 3V3
  *   is reached only across other nets;
  * - uext-esp32-c3, a 14 × 32 mm module: the ESP32 module and its connectors hold the front, and
- *   the back is covered by its logos and text, so once the capacitor and the LED are placed, the
- *   LED's resistor finds its nearest free spot 17 mm from the LED, and the net between them would
- *   cut the GND pour of one side or the other in two: it is left for layout, naming the pours.
+ *   the back is covered by its logos and text, so the LED's resistor finds its nearest free spot
+ *   10 mm from the LED, with no short way between them, and any longer one would cut the GND
+ *   pour of one side or the other in two: it is left for layout, naming the pours.
  */
 import { finishSuite } from "../support/board-finish.ts";
 import { corpusProjects } from "../support/corpora.ts";

@@ -17,6 +17,9 @@ import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { additionPlan, eepromPlan } from "../support/board-additions.ts";
 import { copyCorpusProject, corpusProjects, demoProjects, fixtureCorpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
+import { finishAdditions, sessionTarget } from "../support/board-finish.ts";
+import { withTools } from "../support/tool-context.ts";
+import { commitAll, git } from "../repo/git-repo.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -169,6 +172,29 @@ describe("a net of new parts only", () => {
     expect(outcomes.flatMap((o) => o.left)).toEqual([]);
     console.log(`D900 and R900 ${apart.toFixed(1)} mm apart, joined`);
   }, 120_000);
+
+  // uext-esp32-c3 pours GND over both sides of a 14 × 32 mm module: the LED's resistor is 10 mm
+  // off, in the pad's neighbourhood, but no way there short enough keeps to the neighbourhood.
+  // The route looks across the board as it does for copper farther off, and the reason names
+  // the pours that any way between them would cut, not the tracks beside the pad.
+  test("corpus/uext-esp32-c3: an LED and its resistor that no short way joins are left naming the pours between them", async () => {
+    const project = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/uext-esp32-c3")!);
+    await git(project.root, "init", "--quiet");
+    await commitAll(project.root, "base");
+    const { led } = finishAdditions(
+      Board.load(project.board!),
+      sessionTarget("corpus/uext-esp32-c3", Board.load(project.board!)),
+    );
+    const pending = await withTools(project.root, async ({ call, ctx }) => {
+      for (const input of led) await call("add_component", input);
+      await call("sync_board");
+      return ctx.layoutPending;
+    });
+    for (const ref of led.map((input) => input.ref as string))
+      expect(pending.get(ref), ref).toMatch(
+        /^pad 2 \(\/PWR_LED\): no rule-clean path to \/PWR_LED copper [\d.]+ mm away that keeps off the other nets' pours \(in the way: the GND pour on F\.Cu, the GND pour on B\.Cu\)$/,
+      );
+  }, 300_000);
 });
 
 describe("a pad its pour does not reach once refilled", () => {

@@ -413,9 +413,11 @@ function planPad(
   const plan = (width: number, span?: GridSpan) =>
     planWithWidth(obstacles, rules, pad, centre, laid, width, zones, netZones, startLayers, explain, span);
   const planned = plan(wide);
-  if ("noCopper" in planned && planned.noCopper && explain && zones.length === 0) {
-    // A net of new parts only (an LED by a connector, its resistor by the supply): the other end
-    // is out of the pad's neighbourhood, and the route crosses the board to it.
+  // A net of new parts only (an LED by a connector, its resistor by the supply): the other end
+  // is out of the pad's neighbourhood, or in it with no way there short enough, and the route
+  // crosses the board to it. A net of pads alone has nothing nearer to take.
+  const padsOnly = () => !netHasCopper(obstacles, pad, zones, false) && !laid.some((l) => l.net === net);
+  if ("reason" in planned && explain && zones.length === 0 && (planned.noCopper || padsOnly())) {
     const far = farCopper(obstacles, laid, pad, centre);
     if (far !== undefined) {
       // Its track keeps off the other nets' pours: across a small board it would cut one in two
