@@ -125,6 +125,37 @@ describe("SchematicEditor on usb-led", () => {
     KICAD_TIMEOUT,
   );
 
+  test("the same edit of the same file writes the same bytes, and an edit of the edited file new uuids", async () => {
+    const addCapacitor = (editor: SchematicEditor, value: string) => {
+      const { ref } = editor.addComponent({
+        libId: "Device:C",
+        value,
+        footprint: "Capacitor_SMD:C_0603_1608Metric",
+        sheet: "/Regulator/",
+      });
+      editor.connect(ref, "1", "+3V3");
+      editor.connect(ref, "2", "GND");
+    };
+    const uuids = (text: string) => new Set(text.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g));
+    const first = await openCopy();
+    const second = await openCopy();
+    addCapacitor(first.editor, "100n");
+    addCapacitor(second.editor, "100n");
+    const once = first.editor.print(first.regulator);
+    expect(second.editor.print(second.regulator)).toBe(once);
+    const before = uuids(first.before.get(first.regulator)!);
+    const added = [...uuids(once)].filter((u) => !before.has(u));
+    // The symbol, its two pins, two wires and two power symbols with a pin each.
+    expect(added.length).toBeGreaterThanOrEqual(7);
+
+    first.editor.save();
+    const again = SchematicEditor.open(first.root, first.libraries);
+    addCapacitor(again, "1u");
+    const twice = uuids(again.print(first.regulator));
+    expect(added.every((u) => twice.has(u))).toBe(true);
+    expect(twice.size - uuids(once).size).toBe(added.length);
+  });
+
   test(
     "setting R3's value changes one line",
     async () => {

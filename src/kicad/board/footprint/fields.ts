@@ -6,7 +6,8 @@
  * `(property "name" "value")` pairs, which they write sorted by name.
  */
 import { textStringIndex, type Footprint } from "../model.ts";
-import { fieldForFootprint, uuidSource } from "./instance.ts";
+import { fieldForFootprint } from "./instance.ts";
+import { uuidSource } from "../../uuids.ts";
 import type { BoardDialect } from "../../format-versions.ts";
 import { afterLast, FOOTPRINT_HEADER } from "../../sexpr/node-order.ts";
 import { insertInDialect } from "./dialect.ts";

@@ -18,7 +18,7 @@
  * leaves it: local Y negated, front layers swapped with back ones, pad angles negated, text
  * angles mirrored to `180 - a` and text justified `mirror`.
  */
-import { createHash } from "node:crypto";
+import { uuidSource } from "../../uuids.ts";
 import { footprintToBoard, pointMmOf, textStringIndex, type BBox, type PlacementMm, type PointMm } from "../model.ts";
 import {
   child,
@@ -578,16 +578,6 @@ function insertUuid(node: SList, id: SAtom): void {
     return;
   }
   node.items.push(uuid);
-}
-
-/** Deterministic v4-shaped uuids from a seed, so the same sync writes the same bytes. */
-export function uuidSource(seed: string): () => string {
-  let n = 0;
-  return () => {
-    const hex = createHash("sha256").update(`${seed}#${n++}`).digest("hex");
-    const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
 import { boardDialect } from "../../format-versions.ts";
 import { ownId } from "../clearance/items.ts";
 import { insertInDialect } from "../footprint/dialect.ts";
-import { uuidSource } from "../footprint/instance.ts";
+import { uuidSource } from "../../uuids.ts";
 import type { BBox, Board, PointMm } from "../model.ts";
 import { child, childText, head, list, num, q, removeChild, sym, type SList, type SValue } from "../../sexpr/index.ts";
 

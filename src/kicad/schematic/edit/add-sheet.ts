@@ -96,11 +96,16 @@ export function addSheet(state: EditorState, args: AddSheetArgs): AddedSheet {
     ? checkedSpot(space, parent, name, shape, args.at)
     : freeSpot(state, space, parent, name, shape, targets);
 
-  const uuid = crypto.randomUUID();
+  const uuid = parentFile.newUuid();
   const page = String(Math.max(0, ...state.project.instances.map((i) => Number.parseInt(i.page, 10) || 0)) + 1);
   const root = state.project.root;
   const inSheet = has(root.file.version, SCHEMATIC.sheetInstancesInSheets);
-  const sheetNode = sheetSymbolNode(plannedSheet(name, args.file, size, targets, at), uuid, version);
+  const sheetNode = sheetSymbolNode(
+    plannedSheet(name, args.file, size, targets, at),
+    uuid,
+    () => parentFile.newUuid(),
+    version,
+  );
   if (inSheet) {
     sheetNode.items.push(
       list(
@@ -347,7 +352,7 @@ function checkedSpot(
  * a sheet has no board and simulation flags, and KiCad 6 names its fields "Sheet name" and
  * "Sheet file", numbered.
  */
-function sheetSymbolNode(planned: PlannedSheet, uuid: string, version: number): SList {
+function sheetSymbolNode(planned: PlannedSheet, uuid: string, newUuid: () => string, version: number): SList {
   const [x, y] = toMm(planned.at);
   const [w, h] = toMm(planned.size);
   const flags = has(version, SCHEMATIC.sheetAttributes)
@@ -361,7 +366,7 @@ function sheetSymbolNode(planned: PlannedSheet, uuid: string, version: number): 
   });
   const pins = planned.pins.map((pin) => {
     const [px, py] = toMm(pin.at);
-    return list("pin", q(pin.name), "passive", atNode(px, py, 180), uuidNode(crypto.randomUUID()), effectsNode("left"));
+    return list("pin", q(pin.name), "passive", atNode(px, py, 180), uuidNode(newUuid()), effectsNode("left"));
   });
   return list(
     "sheet",
@@ -387,7 +392,7 @@ function newSheetText(parent: SchematicFile): string {
     const node = child(root, h);
     return node ? [printBare(node)] : [];
   });
-  const uuid = crypto.randomUUID();
+  const uuid = parent.newUuid();
   const tail = ["paper", "title_block"].flatMap((h) => {
     const node = child(root, h);
     return node ? [printBare(node)] : [];
@@ -416,11 +421,11 @@ function labelCarriedNets(file: SchematicFile, targets: Carried[]): PointIu[] {
   const points = targets.map((_, i) => ({ x, y: top + i * 2 * PITCH }));
   targets.forEach((t, i) => {
     const at = points[i]!;
-    insertItem(file, hierLabelNode(t.pin, toMm(at), "passive", 180, crypto.randomUUID()));
+    insertItem(file, hierLabelNode(t.pin, toMm(at), "passive", 180, file.newUuid()));
     if (t.target.kind === "power") return;
     const end = toMm({ x: at.x + 2 * PITCH, y: at.y });
-    insertItem(file, lineNode("wire", toMm(at), end, crypto.randomUUID()));
-    insertItem(file, labelNode(t.pin, end, 0, crypto.randomUUID()));
+    insertItem(file, lineNode("wire", toMm(at), end, file.newUuid()));
+    insertItem(file, labelNode(t.pin, end, 0, file.newUuid()));
   });
   file.changed();
   return points;

@@ -140,17 +140,17 @@ export function wireToNet(state: EditorState, end: WireEnd, net: string, target:
     () => {
       for (const node of wiring.noConnectsAt(end.tip)) removeChild(file.doc.root, node);
       for (let i = 1; i < route.points.length; i++)
-        insertItem(file, lineNode("wire", toMm(route.points[i - 1]!), toMm(route.points[i]!), crypto.randomUUID()));
+        insertItem(file, lineNode("wire", toMm(route.points[i - 1]!), toMm(route.points[i]!), file.newUuid()));
       if (route.join) {
         if (needsJunction(wiring, last)) {
           splitWiresAt(file, wiring, last);
-          insertItem(file, junctionNode(toMm(last), crypto.randomUUID()));
+          insertItem(file, junctionNode(toMm(last), file.newUuid()));
         }
       } else if (target.kind === "power") placePowerSymbol(state, end.instance, target, last);
       else {
         const angle = labelAngle(lastLeg(route.points));
-        if (target.kind === "local") insertItem(file, labelNode(target.text, toMm(last), angle, crypto.randomUUID()));
-        else insertItem(file, globalLabelNode(target.text, toMm(last), target.shape, angle, crypto.randomUUID()));
+        if (target.kind === "local") insertItem(file, labelNode(target.text, toMm(last), angle, file.newUuid()));
+        else insertItem(file, globalLabelNode(target.text, toMm(last), target.shape, angle, file.newUuid()));
       }
       if (end.symbol && end.fields)
         clearOwnFields(
@@ -223,7 +223,7 @@ export function markNoConnect(state: EditorState, ref: string, pin: string): voi
     );
   }
   state.edit([hit.instance.file], () =>
-    insertItem(hit.instance.file, noConnectNode(toMm(hit.tip), crypto.randomUUID())),
+    insertItem(hit.instance.file, noConnectNode(toMm(hit.tip), hit.instance.file.newUuid())),
   );
 }
 
@@ -252,14 +252,14 @@ function placePowerSymbol(
       at: toMm(placement.at),
       rotation,
       unit: 1,
-      uuid: crypto.randomUUID(),
+      uuid: file.newUuid(),
       fields: powerSymbolFields(
         def,
         placement,
         { Reference: refs.get(instance)!, Value: target.value },
         target.example,
       ),
-      pins: instancePinNumbers(lib, 1).map((number) => ({ number, uuid: crypto.randomUUID() })),
+      pins: instancePinNumbers(lib, 1).map((number) => ({ number, uuid: file.newUuid() })),
       project: state.project.projectName,
       instances,
     }),

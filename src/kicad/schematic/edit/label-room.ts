@@ -344,13 +344,13 @@ function stubTo(room: LabelRoom, chars: number, points: PointIu[]): { spot: Labe
 export function placeLabel(file: SchematicFile, label: Label, spot: LabelSpot): void {
   const lengthen = spot.lengthen;
   if (lengthen?.wire) moveWireEnd(lengthen.wire, lengthen.end, lengthen.to);
-  else if (lengthen) insertItem(file, lineNode("wire", toMm(lengthen.end), toMm(lengthen.to), crypto.randomUUID()));
+  else if (lengthen) insertItem(file, lineNode("wire", toMm(lengthen.end), toMm(lengthen.to), file.newUuid()));
   if (spot.stub) {
     const { wire, from } = spot.stub;
     // A stub's end on the middle of a wire is a T: the wire is broken there and a junction marks it, as eeschema draws one.
     splitWiresAt(file, { linesThrough: () => [wire] }, from);
-    insertItem(file, lineNode("wire", toMm(from), toMm(spot.at), crypto.randomUUID()));
-    insertItem(file, junctionNode(toMm(from), crypto.randomUUID()));
+    insertItem(file, lineNode("wire", toMm(from), toMm(spot.at), file.newUuid()));
+    insertItem(file, junctionNode(toMm(from), file.newUuid()));
   }
   if (!samePoint(spot.at, label.at)) shiftNode(label.node, { x: spot.at.x - label.at.x, y: spot.at.y - label.at.y });
   if (spot.rotation !== label.rotation) turnLabel(label.node, spot.rotation);

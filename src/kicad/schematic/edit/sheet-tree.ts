@@ -80,7 +80,7 @@ export function splitWiresAt(file: SchematicFile, wiring: Pick<SheetWiring, "lin
       setAtom(xy, 2, y);
     }
     const uuid = child(half, "uuid");
-    if (uuid) setAtom(uuid, 1, q(crypto.randomUUID()));
+    if (uuid) setAtom(uuid, 1, q(file.newUuid()));
     insertItem(file, half);
   }
 }

@@ -2,11 +2,13 @@
  * One `.kicad_sch` file of a project: its lossless tree and the views read from it (by
  * `read-items.ts`), and telling a KiCad 5 schematic from one this reads.
  */
+import { basename } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
 import { childText, isList, parseSexpr, type SDocument } from "../../sexpr/index.ts";
 import { OLDEST_SCHEMATIC_VERSION } from "../../format-versions.ts";
 import type { BusEntry, Label, Line, Marker, SheetSymbol } from "./sheet-items.ts";
 import { readItems, type FileItems, type LegacySymbolInstance } from "./read-items.ts";
+import { contentSeed, uuidSource } from "../../uuids.ts";
 import type { LibSymbol, PlacedSymbol } from "./symbols.ts";
 
 /**
@@ -47,6 +49,7 @@ export class SchematicFile {
   #stamp = -1;
   #changes = 0;
   #project?: FileProject;
+  #uuids?: () => string;
 
   constructor(
     readonly path: string,
@@ -123,6 +126,16 @@ export class SchematicFile {
   /** `(bus_alias "NAME" (members …))` definitions; eeschema pools them across all sheets. */
   get busAliases(): Map<string, string[]> {
     return this.items().busAliases;
+  }
+
+  /**
+   * A uuid for an item put into this file, from a seed of the file's name and its bytes when
+   * first asked (see `uuids.ts`): the same edit of the same file gets the same uuids, and a file
+   * that changed gets new ones.
+   */
+  newUuid(): string {
+    this.#uuids ??= uuidSource(`${basename(this.path)}\n${contentSeed(this.#doc.bytes)}`);
+    return this.#uuids();
   }
 
   /** Says the tree was changed in place: the views are read from it again when next asked for. */
