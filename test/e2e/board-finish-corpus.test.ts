@@ -8,8 +8,8 @@
  *   is reached only across other nets;
  * - uext-esp32-c3, a 14 × 32 mm module: the ESP32 module and its connectors hold the front, and
  *   the back is covered by its logos and text, so the LED's resistor finds its nearest free spot
- *   10 mm from the LED, with no short way between them, and any longer one would cut the GND
- *   pour of one side or the other in two: it is left for layout, naming the pours.
+ *   10 mm from the LED, with the UEXT signals' tracks between them on the back and the module's
+ *   pads over them on the front: it is left for layout, naming those tracks.
  */
 import { finishSuite } from "../support/board-finish.ts";
 import { corpusProjects } from "../support/corpora.ts";

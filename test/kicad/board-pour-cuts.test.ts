@@ -5,15 +5,25 @@
  * reaches the rest: refilled, the pocket would be joined to the net by nothing. The route is
  * taken up again, its pads are left for layout naming the pour, and the net stays whole. With
  * the tools called as the model calls them, on a copy of the real board; raw DRC has the word.
+ * A route that would leave a piece of a pour joined to nothing is taken up the same way.
  */
 import { afterAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
+import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
+import { connectAdded } from "../../src/kicad/board/route/connect-added.ts";
+import { placeAdditions } from "../../src/kicad/board/placement.ts";
+import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import { printSexprBytes } from "../../src/kicad/sexpr/index.ts";
+import { additionPlan } from "../support/board-additions.ts";
+import { cachedParityDrc } from "../support/kicad-cache.ts";
 import { netIslands } from "../../src/kicad/board/connectivity.ts";
 import { trackItems } from "../../src/kicad/board/clearance/items.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { drcKeys, finishAdditions, sessionTarget } from "../support/board-finish.ts";
-import { copyCorpusProject, fixtureCorpusProjects } from "../support/corpora.ts";
+import { copyCorpusProject, corpusProjects, fixtureCorpusProjects } from "../support/corpora.ts";
 import { commitAll, git } from "../repo/git-repo.ts";
 import { cleanupTempDirs, FIXTURES_DIR, requireKicadCli } from "../support/kicad.ts";
 import { withTools } from "../support/tool-context.ts";
@@ -56,6 +66,39 @@ test("blaustahl-v0: the LED's route that would cut the back GND pour is left for
   const added = (await unconnected()).filter((k) => !before.includes(k));
   expect(added.length).toBeGreaterThan(0);
   expect(added.every((k) => k.includes("PWR_LED") && !k.includes("Zone"))).toBe(true);
+}, 300_000);
+
+// On sweep-half-swept the gnd pour keeps its islands, so a piece of it a route boxes in stays, and
+// KiCad's DRC reports it as isolated copper. The way from an LED by J2 to its resistor by U1 runs
+// along the narrow strip of pour between the keys' tracks and the Pro Micro's pins, and would box
+// in two pieces of it: the route is taken up again, naming where the pieces would be.
+test("sweep-half-swept: a route that would leave pieces of the gnd pour joined to nothing is left for layout", async () => {
+  const cli = await requireKicadCli();
+  const project = corpusProjects().find((p) => p.id === "corpus/sweep-half-swept")!;
+  const copy = await copyCorpusProject(project);
+  const board = Board.load(copy.board!);
+  const rules = BoardRules.load(join(copy.root, copy.projectFile), null);
+  const libraries = await openLibraries(join(copy.root, copy.projectFile));
+  const { ic, supply, ground } = sessionTarget(project.id, board);
+  const led = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", [ground, "NEW_IND"]);
+  const resistor = additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", [supply, "NEW_IND"]);
+  const code = Math.max(...board.nets().map((n) => n.code ?? 0)) + 1;
+  const plan = { ...led, added: [...led.added, ...resistor.added], renets: [{ to: "NEW_IND", code }] };
+  expect(placeAdditions(board, plan, libraries, (ref) => (ref === "D900" ? "J2" : ic), rules)).toEqual([]);
+  applyBoardSync(board, plan, libraries);
+  const done = await connectAdded(board, copy.board!, rules, ["D900", "R900"]);
+  const left = done.outcomes.flatMap((o) => o.left.map((l) => `${o.ref}.${l.pad} ${l.reason}`));
+  expect(left).toHaveLength(2);
+  for (const reason of left)
+    expect(reason).toMatch(
+      /^(D|R)900\.2 a route would leave pieces of the gnd pour on F\.Cu joined to nothing \(at [\d.]+, [\d.]+ on F\.Cu; [\d.]+, [\d.]+ on F\.Cu\) \(in the way: the gnd pour on F\.Cu\)$/,
+    );
+  expect(done.outcomes.flatMap((o) => o.added).filter((a) => a.net === "NEW_IND")).toEqual([]);
+
+  writeFileSync(copy.board!, printSexprBytes(board.doc));
+  const before = drcKeys((await cachedParityDrc(cli, project.root, project.board!, 900_000)).report);
+  const after = drcKeys((await runDrc(copy.board!, { cli })).report);
+  expect(after.isolated).toBe(before.isolated);
 }, 300_000);
 
 test("the islands before a route are the board's with the route's tracks and vias left out by id", () => {

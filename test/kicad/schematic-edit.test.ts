@@ -136,7 +136,8 @@ describe("SchematicEditor on usb-led", () => {
       editor.connect(ref, "1", "+3V3");
       editor.connect(ref, "2", "GND");
     };
-    const uuids = (text: string) => new Set(text.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g));
+    const uuids = (text: string) =>
+      new Set(text.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g));
     const first = await openCopy();
     const second = await openCopy();
     addCapacitor(first.editor, "100n");

@@ -101,8 +101,8 @@ export async function connectAdded(
  * (glasgow), and a part left for layout lays nothing.
  */
 function watchRoutes(board: Board, refs: string[], routed: RouteOutcome[]): PourWatch | undefined {
-  const laid = new Set(routed.flatMap((o) => o.ids));
-  return laid.size > 0 ? new PourWatch(board, refs, laid) : undefined;
+  const laid = routed.flatMap((o) => o.added);
+  return laid.length > 0 ? new PourWatch(board, refs, laid) : undefined;
 }
 
 /**
@@ -114,7 +114,7 @@ function watchRoutes(board: Board, refs: string[], routed: RouteOutcome[]): Pour
 function liftCutting(board: Board, outcomes: RouteOutcome[], cuts: PourCut[]): NewCopper[] {
   const zones = boardZones(board.root).filter((z) => z.filled && !z.ruleArea);
   const lifted: NewCopper[] = [];
-  for (const { net, cutOff } of cuts) {
+  for (const { net, cutOff, islands } of cuts) {
     const pours = zones.filter((z) => z.net === net);
     for (const outcome of outcomes) {
       const crossing = outcome.added.filter(
@@ -134,7 +134,11 @@ function liftCutting(board: Board, outcomes: RouteOutcome[], cuts: PourCut[]): N
         lifted.push(...liftCopper(board, ids));
         outcome.added = outcome.added.filter((a) => a.net !== across);
         outcome.ids = outcome.ids.filter((id) => !ids.has(id));
-        const reason = `a route would cut the ${net} pour on ${layer} in two, leaving ${cutOff.slice(0, NAMED_CUT_OFF).join(", ")} apart from the rest (in the way: the ${net} pour on ${layer})`;
+        const named = cutOff.slice(0, NAMED_CUT_OFF);
+        const what = islands
+          ? `leave ${named.length === 1 ? "a piece" : "pieces"} of the ${net} pour on ${layer} joined to nothing (at ${named.join("; ")})`
+          : `cut the ${net} pour on ${layer} in two, leaving ${named.join(", ")} apart from the rest`;
+        const reason = `a route would ${what} (in the way: the ${net} pour on ${layer})`;
         // Every new pad of the net that is not in a pour goes with it: some may touch other copper
         // of the net still, and are named for nothing worse than a look; none is kept that the
         // route alone joined.

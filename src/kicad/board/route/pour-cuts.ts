@@ -11,18 +11,28 @@
  * yet) and after the refill: copper of the board's that was joined before
  * and is apart after is cut off, unless the whole board's copper still joins it the long way
  * round, which the local view cannot see and the whole net's islands then settle.
+ *
+ * A route can also leave a piece of another net's pour joined to nothing, with no pad in it: a
+ * track across sweep-half-swept's gnd pour boxed a corner of it in. Where the zone keeps its
+ * islands, KiCad's DRC reports each as isolated copper. So the pours' pieces that join nothing
+ * (`isolatedFills`) beside the routes are counted before and after too, and one more is a cut.
  */
 import { boxesOverlap, boxOf, growBox } from "../clearance/geometry.ts";
 import { footprintItems } from "../clearance/items.ts";
-import { netIslands, type CopperPiece } from "../connectivity.ts";
-import type { BBox, Board } from "../model.ts";
-import { boardZones } from "../zones/zones.ts";
+import { isolatedFills, netIslands, type CopperPiece } from "../connectivity.ts";
+import type { BBox, Board, PointMm } from "../model.ts";
+import { boardZones, zoneFills, zoneOnLayer, type NewCopper } from "../zones/zones.ts";
 import { MAX_ROUTE_LENGTH } from "./route.ts";
 
 export interface PourCut {
   net: string;
-  /** The board's copper cut off from the rest of the net, for a person: "U4.4", "a via of GND at …". */
+  /**
+   * The board's copper cut off from the rest of the net, for a person: "pad 4 of U4", "a via of
+   * GND at …"; or, for `islands`, where each new piece of the pour that joins nothing is.
+   */
   cutOff: string[];
+  /** Whether the routes left pieces of the pour joined to nothing rather than copper cut off. */
+  islands?: true;
 }
 
 /** The net's islands around a change, taken before it, to compare with those after it. */
@@ -31,29 +41,52 @@ export class PourWatch {
   private readonly nets: Set<string>;
   /** Per net, the islands before the change, as keys of the board's copper (pads, tracks, vias). */
   private readonly before = new Map<string, string[][]>();
+  /** Beside the routes, where a piece of pour they box in would be (each grown by `ISLAND_REACH`). */
+  private readonly beside: BBox[];
+  /** The ids of the pours there, and their pieces that joined nothing before. */
+  private readonly pours: Set<string>;
+  private readonly isolatedBefore: Isolated[];
 
-  /** `refs`: the parts just placed; `laid`: the ids of the tracks and vias just routed for them, not refilled yet. */
-  constructor(board: Board, refs: string[], laid: ReadonlySet<string>) {
-    const boxes = refs
-      .flatMap((ref) => {
-        const fp = board.footprint(ref);
-        return fp ? footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad") : [];
-      })
-      .map((p) => p.box);
+  /**
+   * `refs`: the parts just placed; `laid`: the tracks and vias just routed for them, not refilled
+   * yet. The region takes in both: a route across the board cuts where it runs.
+   */
+  constructor(board: Board, refs: string[], laid: NewCopper[]) {
+    const boxes = [
+      ...refs
+        .flatMap((ref) => {
+          const fp = board.footprint(ref);
+          return fp ? footprintItems(fp.node, ["F.Cu", "B.Cu"]).filter((i) => i.kind === "pad") : [];
+        })
+        .map((p) => p.box),
+      ...laid.map((l) => l.box),
+    ];
     this.region = boxes.length > 0 ? growBox(boxOf(boxes.map(corners)), MAX_ROUTE_LENGTH) : undefined;
     const region = this.region;
-    this.nets = new Set(
-      region
-        ? boardZones(board.root)
-            .filter((z) => z.filled && !z.ruleArea && z.net !== "" && boxesOverlap(z.box, region))
-            .map((z) => z.net)
-        : [],
+    const zones = region
+      ? boardZones(board.root).filter((z) => z.filled && !z.ruleArea && z.net !== "" && boxesOverlap(z.box, region))
+      : [];
+    this.nets = new Set(zones.map((z) => z.net));
+    this.beside = laid.map((l) => growBox(l.box, ISLAND_REACH));
+    // Of other nets: a route's own net's pour joins what it meets.
+    this.pours = new Set(
+      zones
+        .filter((z) =>
+          laid.some(
+            (l, i) =>
+              l.net !== z.net &&
+              boxesOverlap(z.box, this.beside[i]!) &&
+              (l.layers === "all" || [...l.layers].some((layer) => zoneOnLayer(z, layer))),
+          ),
+        )
+        .map((z) => z.id),
     );
+    this.isolatedBefore = isolatedPieces(board, this.pours, this.beside);
     if (!region || this.nets.size === 0) return;
     for (const { net, islands } of netIslands(board, (n) => this.nets.has(n), {
       within: region,
       without: new Set(refs),
-      withoutCopper: laid,
+      withoutCopper: new Set(laid.flatMap((l) => l.ids ?? [])),
     }))
       this.before.set(
         net,
@@ -63,6 +96,32 @@ export class PourWatch {
 
   /** The pours the change has cut, each with what it cut off. */
   cuts(board: Board): PourCut[] {
+    return [...this.netsCut(board), ...this.islandsLeft(board)];
+  }
+
+  /**
+   * The pours whose refilled fill beside the routes has more pieces that join nothing than
+   * before, with where the pieces not there before are.
+   */
+  private islandsLeft(board: Board): PourCut[] {
+    if (this.pours.size === 0) return [];
+    const after = Map.groupBy(isolatedPieces(board, this.pours, this.beside), (p) => p.zone);
+    const before = Map.groupBy(this.isolatedBefore, (p) => p.zone);
+    return [...after].flatMap(([zone, pieces]) => {
+      const was = before.get(zone) ?? [];
+      if (pieces.length <= was.length) return [];
+      const fresh = pieces.filter((p) => !was.some((w) => Math.hypot(w.at.x - p.at.x, w.at.y - p.at.y) < SAME_PIECE));
+      return [
+        {
+          net: pieces[0]!.net,
+          cutOff: fresh.map((p) => `${p.at.x.toFixed(1)}, ${p.at.y.toFixed(1)} on ${p.layer}`),
+          islands: true as const,
+        },
+      ];
+    });
+  }
+
+  private netsCut(board: Board): PourCut[] {
     if (!this.region || this.before.size === 0) return [];
     const after = new Map(
       netIslands(board, (n) => this.before.has(n), { within: this.region }).map(({ net, islands }) => [
@@ -100,6 +159,32 @@ function key(piece: CopperPiece): string {
   const dot = piece.name.indexOf(".");
   const name = piece.kind === "pad" ? `pad ${piece.name.slice(dot + 1)} of ${piece.name.slice(0, dot)}` : piece.name;
   return `${name}@${[minX, minY, maxX, maxY].map((v) => v.toFixed(4)).join(",")}`;
+}
+
+/** How far from a route a piece of pour it boxed in reaches, mm: past its clearance and thermal gap. */
+const ISLAND_REACH = 1;
+
+/** How close two pieces' centres are when they are the same piece before and after a refill, mm. */
+const SAME_PIECE = 0.5;
+
+/** A piece of a pour that joins nothing: its zone and net, and where it is. */
+interface Isolated {
+  zone: string;
+  net: string;
+  layer: string;
+  at: PointMm;
+}
+
+/** The pieces of the pours `zones` near `beside` that join nothing (`isolatedFills`). */
+function isolatedPieces(board: Board, zones: ReadonlySet<string>, beside: BBox[]): Isolated[] {
+  if (zones.size === 0) return [];
+  const byId = new Map(boardZones(board.root).map((z) => [z.id, z]));
+  return isolatedFills(board, zones, beside).map(({ zone, index }) => {
+    const z = byId.get(zone)!;
+    const fill = zoneFills(z)[index]!;
+    const box = boxOf([fill.points]);
+    return { zone, net: z.net, layer: fill.layer, at: { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 } };
+  });
 }
 
 function nameOf(key: string): string {

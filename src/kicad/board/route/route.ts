@@ -420,23 +420,31 @@ function planPad(
   if ("reason" in planned && explain && zones.length === 0 && (planned.noCopper || padsOnly())) {
     const far = farCopper(obstacles, laid, pad, centre);
     if (far !== undefined) {
-      // Its track keeps off the other nets' pours: across a small board it would cut one in two
-      // (uext-esp32-c3's GND, on both sides), which no refill joins again.
+      // Its track keeps off the other nets' pours where it can. Where it cannot (sweep-half-swept
+      // pours gnd over both sides), it crosses them as a designer's track does, the pour flowing
+      // round it; one that cuts a pour in two is taken up again by the pour-cut watch
+      // (`connect-added.ts`), as no refill would join the pour again.
       const pours = allZones
         .filter((z) => z.filled && !z.ruleArea && z.net !== net)
         .flatMap((z) =>
           ROUTING_LAYERS.flatMap((layer) => filledPolygons(z, layer).map((fill) => ({ net: z.net, layer, fill }))),
         );
-      const across = plan(narrowest, { ...spanTo(far.distance), pours });
-      if ("route" in across) return across;
-      const line = stroke([centre, far.at], 0.01);
-      const crossed = [
-        ...new Set(pours.filter((p) => overlap(line, polygon(p.fill))).map((p) => `the ${p.net} pour on ${p.layer}`)),
-      ];
-      if (crossed.length > 0)
-        return {
-          reason: `no rule-clean path to ${net} copper ${far.distance.toFixed(1)} mm away that keeps off the other nets' pours (in the way: ${crossed.join(", ")})`,
-        };
+      const span = spanTo(far.distance);
+      const around = plan(narrowest, { ...span, pours });
+      if ("route" in around) return around;
+      if (pours.length > 0) {
+        const across = plan(narrowest, span);
+        if ("route" in across) return across;
+      }
+      return {
+        reason: withInTheWay(
+          `no rule-clean path to ${net} copper ${far.distance.toFixed(1)} mm away`,
+          obstacles,
+          pad,
+          centre,
+          far.at,
+        ),
+      };
     }
   }
   return "route" in planned || ("noCopper" in planned && planned.noCopper) || wide === narrowest
@@ -575,7 +583,6 @@ const NAMED_IN_THE_WAY = 3;
  * the straight line from the pad to the nearest copper of its net.
  */
 function noPath(obstacles: BoardObstacles, pad: BoardItem, centre: PointMm): string {
-  const reason = `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${pad.net} copper`;
   const own = obstacles.near(
     growBox(pad.box, MAX_ROUTE_LENGTH),
     (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"),
@@ -589,6 +596,23 @@ function noPath(obstacles: BoardObstacles, pad: BoardItem, centre: PointMm): str
           : best,
       undefined,
     );
+  return withInTheWay(
+    `no rule-clean path within ${MAX_ROUTE_LENGTH} mm to ${pad.net} copper`,
+    obstacles,
+    pad,
+    centre,
+    target,
+  );
+}
+
+/** `reason`, naming the other nets' copper on the outer layers across the straight line from the pad to `target`. */
+function withInTheWay(
+  reason: string,
+  obstacles: BoardObstacles,
+  pad: BoardItem,
+  centre: PointMm,
+  target: PointMm | undefined,
+): string {
   if (!target) return reason;
   const line = stroke([centre, target], 0.01);
   const crossing = obstacles.near(
@@ -600,7 +624,9 @@ function noPath(obstacles: BoardObstacles, pad: BoardItem, centre: PointMm): str
       ROUTING_LAYERS.some((l) => i.layers.has(l)) &&
       overlap(line, i.shape()),
   );
-  const named = [...new Set(crossing.map((i) => i.what))].slice(0, NAMED_IN_THE_WAY);
+  // What is on the pad's own side first: that is where the route starts.
+  const ordered = [...crossing.filter((i) => sharesLayer(i.layers, pad.layers)), ...crossing];
+  const named = [...new Set(ordered.map((i) => i.what))].slice(0, NAMED_IN_THE_WAY);
   return named.length ? `${reason} (in the way: ${named.join(", ")})` : reason;
 }
 
