@@ -66,6 +66,17 @@ export function additionPlan(board: Board, ref: string, libId: string, nets: [st
 }
 
 /**
+ * A sync plan that adds an indicator LED (D900, its anode on a new net `net`) and its series
+ * resistor (R900, from `supply`): a net made only of new parts.
+ */
+export function indicatorPlan(board: Board, ground: string, supply: string, net: string): BoardSyncPlan {
+  const led = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", [ground, net]);
+  const resistor = additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", [supply, net]);
+  const code = Math.max(...board.nets().map((n) => n.code ?? 0)) + 1;
+  return { ...led, added: [...led.added, ...resistor.added], renets: [{ to: net, code }] };
+}
+
+/**
  * A plan adding U900, a 24LC02 EEPROM in TSSOP-8, on an I2C bus as `add_component` with
  * `connect` plans one: A0–A2 and VCC on `supply`, GND and WP on GND, SDA and SCL.
  */
