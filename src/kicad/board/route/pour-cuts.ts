@@ -68,15 +68,17 @@ export class PourWatch {
       : [];
     this.nets = new Set(zones.map((z) => z.net));
     this.beside = laid.map((l) => growBox(l.box, ISLAND_REACH));
-    // Of other nets: a route's own net's pour joins what it meets.
+    // Pours of other nets on a track's layer: a route's own net's pour joins what it meets, and a
+    // via's round pad boxes nothing in (reading an inner plane's pieces costs seconds on vme-wren).
     this.pours = new Set(
       zones
         .filter((z) =>
           laid.some(
             (l, i) =>
               l.net !== z.net &&
+              l.layers !== "all" &&
               boxesOverlap(z.box, this.beside[i]!) &&
-              (l.layers === "all" || [...l.layers].some((layer) => zoneOnLayer(z, layer))),
+              [...l.layers].some((layer) => zoneOnLayer(z, layer)),
           ),
         )
         .map((z) => z.id),
