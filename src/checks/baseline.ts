@@ -214,20 +214,29 @@ export function reportedAgain(finding: ReportedItems, baseline: ReportedItems[],
 }
 
 /**
- * ERC's `lib_symbol_mismatch` is about a library symbol a sheet embeds ("Symbol '+3V3' doesn't
- * match copy in library 'power'"), reported once for every placed symbol that uses it. A symbol
- * placed from that same embedded copy (a power symbol on a rail the design already draws, which
- * takes the design's own symbol rather than a renamed copy of the library's beside it) brings
- * no difference the baseline did not have: the finding is the same one, about the same symbol,
- * and updating the sheet's symbols from the library clears them all at once.
+ * ERC's library findings are about a library, not the placed symbol they name, and are reported
+ * once for every placed symbol that uses it:
+ * - `lib_symbol_mismatch`, a library symbol a sheet embeds ("Symbol '+3V3' doesn't match copy in
+ *   library 'power'"). A symbol placed from that same embedded copy (a power symbol on a rail the
+ *   design already draws, which takes the design's own symbol rather than a renamed copy of the
+ *   library's beside it) brings no difference the baseline did not have, and updating the
+ *   sheet's symbols from the library clears them all at once.
+ * - `lib_symbol_issues` and `footprint_link_issues`, a library the tables lack ("The current
+ *   configuration does not include the symbol library 'OLIMEX_Power'") or a symbol or footprint
+ *   it lacks. Adding the library clears them all. KiCad's report of them also shifts between
+ *   two states of a sheet: on the ESP32-P4 dev board one edit made it name BOOT1, which it had
+ *   not named before, and the next named pUEXT1 again instead.
+ * A finding the baseline has with the same description, about another symbol, is the same one.
  */
 export function sameLibraryDifference(finding: Finding, baseline: Finding[]): boolean {
-  if (finding.check !== "erc" || finding.rule !== "lib_symbol_mismatch") return false;
+  if (finding.check !== "erc" || !LIBRARY_RULES.has(finding.rule)) return false;
   const symbol = librarySymbolOf(finding);
   return baseline.some((b) => b.check === "erc" && b.rule === finding.rule && librarySymbolOf(b) === symbol);
 }
 
-/** What a lib_symbol_mismatch finding is about: KiCad's description before the placed symbol it names. */
+const LIBRARY_RULES = new Set(["lib_symbol_mismatch", "lib_symbol_issues", "footprint_link_issues"]);
+
+/** What a library finding is about: KiCad's description before the placed symbol it names. */
 function librarySymbolOf(finding: Finding): string {
   const end = finding.message.indexOf(": ");
   return end < 0 ? finding.message : finding.message.slice(0, end);

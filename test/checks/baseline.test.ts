@@ -278,3 +278,41 @@ describe("a symbol placed from a library symbol ERC already finds differing", ()
     expect(failing.map((f) => f.refs)).toEqual([["#PWR08"]]);
   });
 });
+
+describe("a library the tables lack", () => {
+  const missing = (rule: string, ref: string, library: string): Finding => ({
+    check: "erc",
+    rule,
+    severity: "warning",
+    message: `The current configuration does not include the ${rule === "footprint_link_issues" ? "footprint" : "symbol"} library '${library}': Symbol ${ref} [X]`,
+    key: `erc:${rule}:${ref}`,
+    items: [`uuid-${ref}`],
+    refs: [ref],
+  });
+  const report = (findings: Finding[]): CheckReport =>
+    ({ checks: [{ id: "erc", findings }] }) as unknown as CheckReport;
+
+  test("named for another symbol is no new finding: KiCad names a shifting set of the symbols that use it", () => {
+    const { current } = compareWithBaseline(
+      report([
+        missing("footprint_link_issues", "RST1", "OLIMEX_Buttons-FP"),
+        missing("lib_symbol_issues", "#PWR057", "OLIMEX_Power"),
+      ]),
+      report([
+        missing("footprint_link_issues", "BOOT1", "OLIMEX_Buttons-FP"),
+        missing("lib_symbol_issues", "#PWR0116", "OLIMEX_Power"),
+      ]),
+      true,
+    );
+    expect(current.map((f) => f.baselineState)).toEqual(["unchanged", "unchanged"]);
+  });
+
+  test("a library the baseline finds nothing missing of is new", () => {
+    const { failing } = compareWithBaseline(
+      report([missing("lib_symbol_issues", "#PWR057", "OLIMEX_Power")]),
+      report([missing("lib_symbol_issues", "#PWR057", "OLIMEX_Power"), missing("lib_symbol_issues", "U9", "MyParts")]),
+      true,
+    );
+    expect(failing.map((f) => f.refs)).toEqual([["U9"]]);
+  });
+});
