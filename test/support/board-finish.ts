@@ -734,10 +734,11 @@ export function expectBlockersExist(
       expect(staged.has(waited!), `${ref} waits for ${waited}, which is staged`).toBe(true);
     if (/^[^;]*: waits for \S+, staged below the outline$/.test(reason)) continue;
     const part = bounds((staged.has(ref) && anchors.get(ref)) || ref);
-    // "a via of GND at 149.9, 87.5" holds the list's separator: split between items only.
-    const named = [...reason.matchAll(/\((?:in the way: ([^()]*)|[^()]* to ([^()]*))\)/g)].flatMap((m) =>
-      (m[1] ?? m[2]!).split(/, (?![-\d.]+(?:,|$))/),
-    );
+    // "a via of GND at 149.9, 87.5" holds the list's separator: split between items only. A net
+    // KiCad names for a pad ("a track of Net-(D18-1) on B.Cu") holds parentheses.
+    const inner = String.raw`[^()]*(?:\([^()]*\)[^()]*)*`;
+    const list = new RegExp(String.raw`\((?:in the way: (${inner})|[^()]* to (${inner}))\)`, "g");
+    const named = [...reason.matchAll(list)].flatMap((m) => (m[1] ?? m[2]!).split(/, (?![-\d.]+(?:,|$))/));
     named.push(...[...reason.matchAll(/the courtyard of (\S+) \(/g)].map((m) => `the courtyard of ${m[1]}`));
     expect(named.length, `${ref}: ${reason} names what is in the way`).toBeGreaterThan(0);
     for (const what of named) {
