@@ -432,7 +432,8 @@ function planPad(
       const span = spanTo(far.distance);
       const around = plan(narrowest, { ...span, pours });
       if ("route" in around) return around;
-      if (pours.length > 0) {
+      // Only for a net of new parts: a part whose net's copper is far off is better placed again.
+      if (pours.length > 0 && padsOnly()) {
         const across = plan(narrowest, span);
         if ("route" in across) return across;
       }
