@@ -81,13 +81,9 @@ export function netIslands(board: Board, wanted?: (net: string) => boolean, scop
  * The pieces of fill of the zones `zones` (by id) that join nothing else of their net, no pad,
  * track or via, nor a fill that does: what DRC reports as isolated copper, and what KiCad's
  * filler removes as islands. Only those overlapping one of `near`; each as its zone's id and the
- * index of its filled polygon, with its area, mm².
+ * index of its filled polygon, with its area, mm², and its net, layer and the middle of its box.
  */
-export function isolatedFills(
-  board: Board,
-  zones: ReadonlySet<string>,
-  near: BBox[],
-): { zone: string; index: number; area: number }[] {
+export function isolatedFills(board: Board, zones: ReadonlySet<string>, near: BBox[]): IsolatedFill[] {
   const candidates = boardZones(board.root)
     .filter((z) => zones.has(z.id) && !z.ruleArea && z.net !== "")
     .flatMap((zone) =>
@@ -123,16 +119,35 @@ export function isolatedFills(
       .map(({ piece }) => fillKey(piece.fill!)),
   );
   if (open.size === 0) return [];
-  return [...netCopper(board, (net) => nets.has(net)).values()].flatMap((pieces) =>
+  return [...netCopper(board, (net) => nets.has(net))].flatMap(([net, pieces]) =>
     islandsOf(pieces)
       .filter((island) => island.every((piece) => piece.kind === "fill"))
       .flat()
       .flatMap((piece) =>
         piece.fill && open.has(fillKey(piece.fill))
-          ? [{ ...piece.fill, area: pathArea(piece.outline!.rings[0]!) }]
+          ? [
+              {
+                ...piece.fill,
+                area: pathArea(piece.outline!.rings[0]!),
+                net,
+                layer: [...piece.layers][0]!,
+                at: centre(piece.box),
+              },
+            ]
           : [],
       ),
   );
+}
+
+/** A piece of a zone's fill that joins nothing of its net (`isolatedFills`). */
+export interface IsolatedFill {
+  zone: string;
+  /** Which of the zone's filled polygons it is. */
+  index: number;
+  area: number;
+  net: string;
+  layer: string;
+  at: PointMm;
 }
 
 const fillKey = ({ zone, index }: { zone: string; index: number }) => `${zone} ${index}`;

@@ -19,9 +19,9 @@
  */
 import { boxesOverlap, boxOf, growBox } from "../clearance/geometry.ts";
 import { footprintItems } from "../clearance/items.ts";
-import { isolatedFills, netIslands, type CopperPiece } from "../connectivity.ts";
-import type { BBox, Board, PointMm } from "../model.ts";
-import { boardZones, zoneFills, zoneOnLayer, type NewCopper } from "../zones/zones.ts";
+import { isolatedFills, netIslands, type CopperPiece, type IsolatedFill } from "../connectivity.ts";
+import type { BBox, Board } from "../model.ts";
+import { boardZones, zoneOnLayer, type NewCopper } from "../zones/zones.ts";
 import { MAX_ROUTE_LENGTH } from "./route.ts";
 
 export interface PourCut {
@@ -45,7 +45,7 @@ export class PourWatch {
   private readonly beside: BBox[];
   /** The ids of the pours there, and their pieces that joined nothing before. */
   private readonly pours: Set<string>;
-  private readonly isolatedBefore: Isolated[];
+  private readonly isolatedBefore: IsolatedFill[];
 
   /**
    * `refs`: the parts just placed; `laid`: the tracks and vias just routed for them, not refilled
@@ -83,7 +83,7 @@ export class PourWatch {
         )
         .map((z) => z.id),
     );
-    this.isolatedBefore = isolatedPieces(board, this.pours, this.beside);
+    this.isolatedBefore = this.pours.size > 0 ? isolatedFills(board, this.pours, this.beside) : [];
     if (!region || this.nets.size === 0) return;
     for (const { net, islands } of netIslands(board, (n) => this.nets.has(n), {
       within: region,
@@ -107,7 +107,7 @@ export class PourWatch {
    */
   private islandsLeft(board: Board): PourCut[] {
     if (this.pours.size === 0) return [];
-    const after = Map.groupBy(isolatedPieces(board, this.pours, this.beside), (p) => p.zone);
+    const after = Map.groupBy(isolatedFills(board, this.pours, this.beside), (p) => p.zone);
     const before = Map.groupBy(this.isolatedBefore, (p) => p.zone);
     return [...after].flatMap(([zone, pieces]) => {
       const was = before.get(zone) ?? [];
@@ -168,26 +168,6 @@ const ISLAND_REACH = 1;
 
 /** How close two pieces' centres are when they are the same piece before and after a refill, mm. */
 const SAME_PIECE = 0.5;
-
-/** A piece of a pour that joins nothing: its zone and net, and where it is. */
-interface Isolated {
-  zone: string;
-  net: string;
-  layer: string;
-  at: PointMm;
-}
-
-/** The pieces of the pours `zones` near `beside` that join nothing (`isolatedFills`). */
-function isolatedPieces(board: Board, zones: ReadonlySet<string>, beside: BBox[]): Isolated[] {
-  if (zones.size === 0) return [];
-  const byId = new Map(boardZones(board.root).map((z) => [z.id, z]));
-  return isolatedFills(board, zones, beside).map(({ zone, index }) => {
-    const z = byId.get(zone)!;
-    const fill = zoneFills(z)[index]!;
-    const box = boxOf([fill.points]);
-    return { zone, net: z.net, layer: fill.layer, at: { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 } };
-  });
-}
 
 function nameOf(key: string): string {
   return key.slice(0, key.lastIndexOf("@"));
