@@ -11,13 +11,9 @@ import { afterAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
-import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { connectAdded } from "../../src/kicad/board/route/connect-added.ts";
-import { placeAdditions } from "../../src/kicad/board/placement.ts";
-import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
-import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { printSexprBytes } from "../../src/kicad/sexpr/index.ts";
-import { indicatorPlan } from "../support/board-additions.ts";
+import { placedIndicator } from "../support/board-additions.ts";
 import { cachedParityDrc } from "../support/kicad-cache.ts";
 import { netIslands } from "../../src/kicad/board/connectivity.ts";
 import { trackItems } from "../../src/kicad/board/clearance/items.ts";
@@ -75,14 +71,12 @@ test("blaustahl-v0: the LED's route that would cut the back GND pour is left for
 test("sweep-half-swept: a route that would leave pieces of the gnd pour joined to nothing is left for layout", async () => {
   const cli = await requireKicadCli();
   const project = corpusProjects().find((p) => p.id === "corpus/sweep-half-swept")!;
-  const copy = await copyCorpusProject(project);
-  const board = Board.load(copy.board!);
-  const rules = BoardRules.load(join(copy.root, copy.projectFile), null);
-  const libraries = await openLibraries(join(copy.root, copy.projectFile));
-  const { ic, supply, ground } = sessionTarget(project.id, board);
-  const plan = indicatorPlan(board, ground, supply, "NEW_IND");
-  expect(placeAdditions(board, plan, libraries, (ref) => (ref === "D900" ? "J2" : ic), rules)).toEqual([]);
-  applyBoardSync(board, plan, libraries);
+  const { ic, supply, ground } = sessionTarget(project.id, Board.load(project.board!));
+  const { copy, board, rules } = await placedIndicator(
+    project,
+    { ground, supply, net: "NEW_IND" },
+    { ledBy: "J2", resistorBy: ic },
+  );
   const done = await connectAdded(board, copy.board!, rules, ["D900", "R900"]);
   const left = done.outcomes.flatMap((o) => o.left.map((l) => `${o.ref}.${l.pad} ${l.reason}`));
   expect(left).toHaveLength(2);

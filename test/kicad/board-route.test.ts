@@ -17,7 +17,7 @@ import { Board } from "../../src/kicad/board/model.ts";
 import { placeAdditions } from "../../src/kicad/board/placement.ts";
 import { child, children, printSexprBytes, text } from "../../src/kicad/sexpr/index.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
-import { additionPlan, eepromPlan, indicatorPlan } from "../support/board-additions.ts";
+import { additionPlan, eepromPlan, placedIndicator } from "../support/board-additions.ts";
 import { copyCorpusProject, corpusProjects, demoProjects, fixtureCorpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 import { cachedParityDrc } from "../support/kicad-cache.ts";
@@ -162,14 +162,11 @@ describe("pads of one net routed one after the other", () => {
  */
 describe("a net of new parts only", () => {
   test("demos/pic_programmer: an LED by J1 and its resistor by U3 are joined across the board", async () => {
-    const copy = await copyCorpusProject(demoProjects().find((p) => p.id === "demos/pic_programmer/pic_programmer")!);
-    const board = Board.load(copy.board!);
-    const project = join(copy.root, copy.projectFile);
-    const rules = BoardRules.load(project, null);
-    const libraries = await openLibraries(project);
-    const plan = indicatorPlan(board, "GND", "VCC", "VCC_IND");
-    expect(placeAdditions(board, plan, libraries, (ref) => (ref === "D900" ? "J1" : "U3"), rules)).toEqual([]);
-    applyBoardSync(board, plan, libraries);
+    const { board, rules, plan } = await placedIndicator(
+      demoProjects().find((p) => p.id === "demos/pic_programmer/pic_programmer")!,
+      { ground: "GND", supply: "VCC", net: "VCC_IND" },
+      { ledBy: "J1", resistorBy: "U3" },
+    );
     const [d, r] = plan.added;
     const apart = Math.hypot(d!.at.x - r!.at.x, d!.at.y - r!.at.y);
     expect(apart).toBeGreaterThan(20);
@@ -189,15 +186,13 @@ describe("a net of new parts only", () => {
   test("demos/stickhub: an LED by J1 and its resistor by U1 are joined across the GND pours", async () => {
     const cli = await requireKicadCli();
     const project = demoProjects().find((p) => p.id === "demos/stickhub/StickHub")!;
-    const copy = await copyCorpusProject(project);
-    const base = readFileSync(copy.board!);
-    const board = Board.load(copy.board!);
-    const rules = BoardRules.load(join(copy.root, copy.projectFile), null);
-    const libraries = await openLibraries(join(copy.root, copy.projectFile));
-    const { ic, supply, ground } = sessionTarget(project.id, board);
-    const plan = indicatorPlan(board, ground, supply, "NEW_IND");
-    expect(placeAdditions(board, plan, libraries, (ref) => (ref === "D900" ? "J1" : ic), rules)).toEqual([]);
-    applyBoardSync(board, plan, libraries);
+    const base = readFileSync(project.board!);
+    const { ic, supply, ground } = sessionTarget(project.id, Board.parse(base));
+    const { copy, board, rules } = await placedIndicator(
+      project,
+      { ground, supply, net: "NEW_IND" },
+      { ledBy: "J1", resistorBy: ic },
+    );
     const pours = boardZones(board.root).filter((z) => z.filled && z.net === ground);
     const done = await connectAdded(board, copy.board!, rules, ["D900", "R900"]);
     // R900's +1V8 pad finds no way out (as in the finished-part acceptance); the new net is joined.

@@ -3,8 +3,15 @@
  * sync plans it (pads on nets the board has), next to the board's main IC, so placement can be
  * judged on every corpus board with kicad-cli's DRC alone.
  */
+import { join } from "node:path";
+import { expect } from "bun:test";
 import { BOARD_SYNC_SCHEMA, type BoardSyncPlan, type FootprintAdd } from "../../src/kicad/board/sync/plan.ts";
-import type { Board, Footprint } from "../../src/kicad/board/model.ts";
+import { Board, type Footprint } from "../../src/kicad/board/model.ts";
+import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
+import { placeAdditions } from "../../src/kicad/board/placement.ts";
+import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import { copyCorpusProject, type CorpusProject } from "./corpora.ts";
 
 /** The main IC: the U-part with the most pads (else the footprint with the most). */
 export function mainIc(board: Board): Footprint {
@@ -69,11 +76,32 @@ export function additionPlan(board: Board, ref: string, libId: string, nets: [st
  * A sync plan that adds an indicator LED (D900, its anode on a new net `net`) and its series
  * resistor (R900, from `supply`): a net made only of new parts.
  */
-export function indicatorPlan(board: Board, ground: string, supply: string, net: string): BoardSyncPlan {
+function indicatorPlan(board: Board, ground: string, supply: string, net: string): BoardSyncPlan {
   const led = additionPlan(board, "D900", "LED_SMD:LED_0603_1608Metric", [ground, net]);
   const resistor = additionPlan(board, "R900", "Resistor_SMD:R_0603_1608Metric", [supply, net]);
   const code = Math.max(...board.nets().map((n) => n.code ?? 0)) + 1;
   return { ...led, added: [...led.added, ...resistor.added], renets: [{ to: net, code }] };
+}
+
+/**
+ * A copy of `project` with an indicator LED placed by `ledBy` and its resistor by `resistorBy`
+ * (`indicatorPlan`, on `nets`), synced onto its board and not routed: the board, its rules and
+ * the plan, whose additions say where each part went.
+ */
+export async function placedIndicator(
+  project: CorpusProject,
+  nets: { ground: string; supply: string; net: string },
+  anchors: { ledBy: string; resistorBy: string },
+) {
+  const copy = await copyCorpusProject(project);
+  const board = Board.load(copy.board!);
+  const rules = BoardRules.load(join(copy.root, copy.projectFile), null);
+  const libraries = await openLibraries(join(copy.root, copy.projectFile));
+  const plan = indicatorPlan(board, nets.ground, nets.supply, nets.net);
+  const anchor = (ref: string) => (ref === "D900" ? anchors.ledBy : anchors.resistorBy);
+  expect(placeAdditions(board, plan, libraries, anchor, rules)).toEqual([]);
+  applyBoardSync(board, plan, libraries);
+  return { copy, board, rules, plan };
 }
 
 /**
