@@ -84,6 +84,9 @@ function judged(before: Violation[], after: Violation[]) {
   };
 }
 
+/** A report of ERC findings alone. */
+const ercReport = (findings: Finding[]) => reportOf({ id: "erc", status: "warn", summary: "", findings });
+
 const messages = (findings: Finding[]) => findings.map((f) => f.message.replace(/:.*/, ""));
 
 describe("matching findings to the baseline", () => {
@@ -228,18 +231,21 @@ describe("a finding KiCad makes once per net", () => {
     location: { file: "glasgow.kicad_sch", sheet: "/", x: 196.85, y },
     items: [entry, "268fc805-00f2-4341-ab04-09263735d834"].sort(),
   });
-  const report = (findings: Finding[]) => reportOf({ id: "erc", status: "warn", summary: "", findings });
 
   test("is the one it was, at whichever of the net's objects it is reported", () => {
-    const before = report([busWarning("0e7fcd98-9365-42b7-9aa3-28dcec02a053", 74.93)]);
-    const after = report([busWarning("1bb895ef-6b7c-494d-84a3-be294c9457b2", 125.73, "Vertical Bus, length 27.94 mm")]);
+    const before = ercReport([busWarning("0e7fcd98-9365-42b7-9aa3-28dcec02a053", 74.93)]);
+    const after = ercReport([
+      busWarning("1bb895ef-6b7c-494d-84a3-be294c9457b2", 125.73, "Vertical Bus, length 27.94 mm"),
+    ]);
     expect(compareWithBaseline(before, after, true).failing).toEqual([]);
     // Another net's is new.
     const other = {
       ...busWarning("1bb895ef-6b7c-494d-84a3-be294c9457b2", 125.73),
       message: "Net /WR is graphically connected to bus /<NO NET> but is not a member of that bus: Bus to Wire Entry",
     };
-    expect(compareWithBaseline(before, report([other]), true).failing.map((f) => f.message)).toEqual([other.message]);
+    expect(compareWithBaseline(before, ercReport([other]), true).failing.map((f) => f.message)).toEqual([
+      other.message,
+    ]);
   });
 });
 
@@ -253,13 +259,11 @@ describe("a symbol placed from a library symbol ERC already finds differing", ()
     items: [`uuid-${ref}`],
     refs: [ref],
   });
-  const report = (findings: Finding[]): CheckReport =>
-    ({ checks: [{ id: "erc", findings }] }) as unknown as CheckReport;
 
   test("is no new finding: the difference is the embedded symbol's, which the baseline reports", () => {
     const { current } = compareWithBaseline(
-      report([mismatch("#PWR01", "+3V3")]),
-      report([mismatch("#PWR01", "+3V3"), mismatch("#PWR07", "+3V3")]),
+      ercReport([mismatch("#PWR01", "+3V3")]),
+      ercReport([mismatch("#PWR01", "+3V3"), mismatch("#PWR07", "+3V3")]),
       true,
     );
     expect(current.map((f) => [f.refs, f.baselineState])).toEqual([
@@ -270,8 +274,8 @@ describe("a symbol placed from a library symbol ERC already finds differing", ()
 
   test("a symbol the baseline does not find differing is new", () => {
     const { current, failing } = compareWithBaseline(
-      report([mismatch("#PWR01", "+3V3")]),
-      report([mismatch("#PWR01", "+3V3"), mismatch("#PWR08", "GND")]),
+      ercReport([mismatch("#PWR01", "+3V3")]),
+      ercReport([mismatch("#PWR01", "+3V3"), mismatch("#PWR08", "GND")]),
       true,
     );
     expect(current.map((f) => f.baselineState)).toEqual(["unchanged", "new"]);
@@ -289,16 +293,14 @@ describe("a library the tables lack", () => {
     items: [`uuid-${ref}`],
     refs: [ref],
   });
-  const report = (findings: Finding[]): CheckReport =>
-    ({ checks: [{ id: "erc", findings }] }) as unknown as CheckReport;
 
   test("named for another symbol is no new finding: KiCad names a shifting set of the symbols that use it", () => {
     const { current } = compareWithBaseline(
-      report([
+      ercReport([
         missing("footprint_link_issues", "RST1", "OLIMEX_Buttons-FP"),
         missing("lib_symbol_issues", "#PWR057", "OLIMEX_Power"),
       ]),
-      report([
+      ercReport([
         missing("footprint_link_issues", "BOOT1", "OLIMEX_Buttons-FP"),
         missing("lib_symbol_issues", "#PWR0116", "OLIMEX_Power"),
       ]),
@@ -309,8 +311,11 @@ describe("a library the tables lack", () => {
 
   test("a library the baseline finds nothing missing of is new", () => {
     const { failing } = compareWithBaseline(
-      report([missing("lib_symbol_issues", "#PWR057", "OLIMEX_Power")]),
-      report([missing("lib_symbol_issues", "#PWR057", "OLIMEX_Power"), missing("lib_symbol_issues", "U9", "MyParts")]),
+      ercReport([missing("lib_symbol_issues", "#PWR057", "OLIMEX_Power")]),
+      ercReport([
+        missing("lib_symbol_issues", "#PWR057", "OLIMEX_Power"),
+        missing("lib_symbol_issues", "U9", "MyParts"),
+      ]),
       true,
     );
     expect(failing.map((f) => f.refs)).toEqual([["U9"]]);
