@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { writeFile } from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { findKicadPython, KICAD_PYTHON_ENV, runKicadPython } from "../../src/kicad/cli/python.ts";
+import { findKicadPython, KICAD_PYTHON_ENV, prepareKicadPython, runKicadPython } from "../../src/kicad/cli/python.ts";
+import { runOnSpare, takeSpare } from "../../src/kicad/cli/python-spare.ts";
 import { MAX_OUTPUT_BYTES } from "../../src/kicad/cli/process.ts";
 import { rejectedCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, makeTempDir } from "../support/kicad.ts";
@@ -136,5 +138,128 @@ describe("KiCad's Python started through a launcher", () => {
     expect(err.message).toContain(`more than ${mib} MiB to stdout`);
     expect(err.details.limitBytes).toBe(MAX_OUTPUT_BYTES);
     expect(String(err.details.output).length).toBeLessThan(4096);
+  }, 60_000);
+});
+
+describe("a spare KiCad Python, started ahead of its job (python-spare.ts)", () => {
+  /** A spare of the Python `path` (the one found when undefined), taken from the waiting place. */
+  async function spareOf(path?: string) {
+    return withPython(path, async () => {
+      const python = await findKicadPython();
+      prepareKicadPython();
+      const spare = takeSpare(python.path);
+      if (!spare) throw new Error(`no spare of ${python.path} was started`);
+      return spare;
+    });
+  }
+
+  test("runs its job as a fresh Python would: arguments, output, pcbnew at hand, the traceback's file and line", async () => {
+    const spare = await spareOf();
+    const run = await runOnSpare(
+      spare,
+      "import sys, pcbnew\nprint(sys.argv[1:], pcbnew.F_Cu)\nraise ValueError('x')\n",
+      {
+        name: "job.py",
+        args: ["a", "b c"],
+        timeoutMs: 60_000,
+        label: "KiCad's Python",
+      },
+    );
+    expect(run!.stdout.trim()).toBe("['a', 'b c'] 0");
+    expect(run!.exitCode).not.toBe(0);
+    expect(run!.stderr).toMatch(/job\.py", line 3/);
+    // Its scratch dir goes with it.
+    await Bun.sleep(100);
+    expect(existsSync(spare.dir)).toBe(false);
+  });
+
+  test("runKicadPython hands its script to the waiting spare, which is then gone", async () => {
+    const python = await withPython(undefined, () => findKicadPython());
+    await withPython(undefined, async () => {
+      prepareKicadPython();
+      const out = await runKicadPython("import sys; print(sys.argv[1])", "echo", { timeoutMs: 60_000, args: ["x"] });
+      expect(out.trim()).toBe("x");
+    });
+    expect(takeSpare(python.path)).toBeUndefined();
+  });
+
+  test("its job's timeout runs from the hand-over, and kills the launcher and the Python it started", async () => {
+    const dir = await makeTempDir();
+    const python = launcher(dir, "python3", (await withPython(undefined, () => findKicadPython())).path);
+    const spare = await spareOf(python);
+    // Idle for longer than the timeout: the clock starts with the job.
+    await Bun.sleep(3500);
+    const pidFile = join(dir, "python.pid");
+    const started = Date.now();
+    const err = await rejectedCopperheadError(
+      runOnSpare(spare, "import os, sys, time\nopen(sys.argv[1], 'w').write(str(os.getpid()))\ntime.sleep(600)", {
+        name: "sleep.py",
+        args: [pidFile],
+        timeoutMs: 3000,
+        label: "KiCad's Python",
+      }),
+    );
+    expect(err.code).toBe("kicad_timeout");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const pid = Number(await Bun.file(pidFile).text());
+    await Bun.sleep(200);
+    expect(isRunning(pid)).toBe(false);
+  }, 60_000);
+
+  test("asking for a spare of the Python now set ends a waiting one of another Python", async () => {
+    const dir = await makeTempDir();
+    const other = launcher(dir, "python3", (await withPython(undefined, () => findKicadPython())).path);
+    /** Live processes started from `other` (the launcher script and the Python below it share its path in argv). */
+    const startedFrom = () =>
+      readdirSync("/proc").filter((pid) => {
+        try {
+          return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(other);
+        } catch {
+          return false;
+        }
+      });
+    await withPython(other, async () => {
+      await findKicadPython();
+      prepareKicadPython();
+    });
+    await Bun.sleep(300);
+    expect(startedFrom().length).toBeGreaterThan(0);
+    const python = await withPython(undefined, () => findKicadPython());
+    await withPython(undefined, async () => prepareKicadPython());
+    await Bun.sleep(300);
+    expect(startedFrom()).toEqual([]);
+    const spare = takeSpare(python.path);
+    const run = await runOnSpare(spare!, "print('fresh')", { name: "a.py", args: [], timeoutMs: 60_000, label: "x" });
+    expect(run!.stdout.trim()).toBe("fresh");
+  }, 60_000);
+
+  test("a spare no job came for ends with copperhead, its scratch dir removed", async () => {
+    const script = `
+      import { findKicadPython, prepareKicadPython } from ${JSON.stringify(resolve(import.meta.dir, "../../src/kicad/cli/python.ts"))};
+      import { takeSpare } from ${JSON.stringify(resolve(import.meta.dir, "../../src/kicad/cli/python-spare.ts"))};
+      const python = await findKicadPython();
+      prepareKicadPython();
+      const spare = takeSpare(python.path);
+      console.log(JSON.stringify({ pid: spare.proc.pid, dir: spare.dir }));
+    `;
+    const dir = await makeTempDir();
+    await writeFile(join(dir, "spare-exit.ts"), script);
+    const child = Bun.spawnSync([process.execPath, join(dir, "spare-exit.ts")], { timeout: 60_000 });
+    expect(child.exitCode).toBe(0);
+    const { pid, dir: scratch } = JSON.parse(child.stdout.toString()) as { pid: number; dir: string };
+    await Bun.sleep(200);
+    expect(isRunning(pid)).toBe(false);
+    expect(existsSync(scratch)).toBe(false);
+  }, 60_000);
+
+  test("spare.py ends by itself when no job comes within its idle time, and at once when its stdin closes", async () => {
+    const python = await withPython(undefined, () => findKicadPython());
+    const program = resolve(import.meta.dir, "../../src/kicad/cli/spare.py");
+    const idle = Bun.spawn([python.path, program, "1"], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    expect(await idle.exited).toBe(0);
+    const closed = Bun.spawn([python.path, program, "600"], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    await closed.stdin.end();
+    expect(await closed.exited).toBe(0);
   }, 60_000);
 });

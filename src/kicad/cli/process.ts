@@ -40,8 +40,8 @@
  * that prints more is killed the same way, and the call is `kicad_output_too_large`. Signals
  * and exit are handled in `process-group.ts`.
  */
-import { existsSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CopperheadError } from "../../errors.ts";
@@ -106,14 +106,33 @@ export async function withScratchDir<T>(fn: (dir: string) => Promise<T>): Promis
  * decide what a non-zero code means.
  */
 export async function execKicad(binary: string, args: string[], opts: ExecOptions): Promise<KicadRun> {
+  const proc = spawnKicad(binary, args, opts);
+  return awaitKicad(proc, opts.label ?? `kicad-cli ${args.slice(0, 2).join(" ")}`, opts.timeoutMs);
+}
+
+/** A KiCad process spawned in its own group, its stdin a pipe when it was asked for one. */
+export type KicadProcess = Bun.Subprocess<"ignore" | "pipe", "pipe", "pipe">;
+
+/**
+ * The first half of `execKicad`: seeds the config home and spawns the process in a group of its
+ * own, watched until it exits (`process-group.ts`). With `stdin: "pipe"` it can be started ahead
+ * of its job and handed it later (`python-spare.ts`); nothing reads its output or times it until
+ * `awaitKicad`. It runs in step: a caller about to work without yielding (placing and routing a
+ * part) has the process running meanwhile.
+ */
+export function spawnKicad(
+  binary: string,
+  args: string[],
+  opts: Omit<ExecOptions, "timeoutMs"> & { stdin?: "ignore" | "pipe" },
+): KicadProcess {
   const configHome = join(opts.scratchDir, "config");
-  await seedConfigHome(configHome, opts.seed);
-  let proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  seedConfigHome(configHome, opts.seed);
+  let proc: KicadProcess;
   try {
     proc = Bun.spawn([binary, ...args], {
       cwd: opts.scratchDir,
       env: kicadEnv(configHome, opts.seed),
-      stdin: "ignore",
+      stdin: opts.stdin ?? "ignore",
       stdout: "pipe",
       stderr: "pipe",
       detached: OWN_GROUP,
@@ -126,7 +145,14 @@ export async function execKicad(binary: string, args: string[], opts: ExecOption
   }
   trackGroup(proc);
   opts.onSpawn?.();
-  const label = opts.label ?? `kicad-cli ${args.slice(0, 2).join(" ")}`;
+  return proc;
+}
+
+/**
+ * The second half of `execKicad`: captures the output of `proc` until it exits, killing its
+ * group after `timeoutMs` or when a stream passes `MAX_OUTPUT_BYTES`. `label` names it in errors.
+ */
+export async function awaitKicad(proc: KicadProcess, label: string, timeoutMs: number): Promise<KicadRun> {
   let stopped: "timeout" | "stdout" | "stderr" | undefined;
   const killed = Promise.withResolvers<void>();
   const stop = (why: NonNullable<typeof stopped>) => {
@@ -138,7 +164,7 @@ export async function execKicad(binary: string, args: string[], opts: ExecOption
   // Once the group is killed and its leader gone, pipes still open belong to something that
   // left the group: they are not waited for.
   const abandoned = killed.promise.then(() => proc.exited).then(() => Bun.sleep(PIPE_GRACE_MS));
-  const timer = setTimeout(() => stop("timeout"), opts.timeoutMs);
+  const timer = setTimeout(() => stop("timeout"), timeoutMs);
   try {
     const [stdout, stderr, exitCode] = await Promise.all([
       capture(proc.stdout, () => stop("stdout"), abandoned),
@@ -147,9 +173,9 @@ export async function execKicad(binary: string, args: string[], opts: ExecOption
     ]);
     const run = { exitCode, stdout, stderr, excerpt: excerpt(stderr, stdout) };
     if (stopped === "timeout") {
-      throw new CopperheadError("kicad_timeout", `${label} timed out after ${opts.timeoutMs} ms.`, {
+      throw new CopperheadError("kicad_timeout", `${label} timed out after ${timeoutMs} ms.`, {
         fix: "The design may be very large or the machine busy; set COPPERHEAD_KICAD_TIMEOUT to more seconds and retry.",
-        timeoutMs: opts.timeoutMs,
+        timeoutMs,
         output: run.excerpt,
       });
     }
@@ -245,18 +271,19 @@ export function missingOutputError(run: KicadRun, input: string, what: string): 
   });
 }
 
-async function seedConfigHome(configHome: string, seed: ConfigSeed | undefined): Promise<void> {
+/** Seeds a config home (see above): a millisecond's work, done in step so a spawn can be too. */
+function seedConfigHome(configHome: string, seed: ConfigSeed | undefined): void {
   if (!seed) {
-    await mkdir(configHome);
+    mkdirSync(configHome);
     return;
   }
   const dir = join(configHome, `${seed.major}.0`);
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, "kicad_common.json"), `${JSON.stringify({ system: { language: "English" } })}\n`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "kicad_common.json"), `${JSON.stringify({ system: { language: "English" } })}\n`);
   if (!seed.shareDir) return;
   const templates = join(seed.shareDir, "template");
   for (const table of ["sym-lib-table", "fp-lib-table"]) {
-    if (existsSync(join(templates, table))) await copyFile(join(templates, table), join(dir, table));
+    if (existsSync(join(templates, table))) copyFileSync(join(templates, table), join(dir, table));
   }
 }
 

@@ -19,6 +19,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { CopperheadError } from "../../errors.ts";
 import { findKicadCli, isExecutableFile } from "./install.ts";
 import { execKicad, withScratchDir, type KicadRun } from "./process.ts";
+import { prepareSpare, runOnSpare, takeSpare } from "./python-spare.ts";
 
 export const KICAD_PYTHON_ENV = "COPPERHEAD_KICAD_PYTHON";
 
@@ -49,6 +50,8 @@ const PROBE = "import pcbnew, sys; sys.stdout.write(pcbnew.Version())";
 
 /** One probe per setting of the variable per process: importing pcbnew costs about a second. */
 const found = new Map<string, Promise<KicadPython>>();
+/** What those probes found, for a caller that cannot wait (`prepareKicadPython`). */
+const ready = new Map<string, KicadPython>();
 
 /** Finds KiCad's Python or throws `kicad_python_missing` naming the fix. */
 export async function findKicadPython(): Promise<KicadPython> {
@@ -58,7 +61,10 @@ export async function findKicadPython(): Promise<KicadPython> {
     probe = locate();
     found.set(key, probe);
     // A failed search is not remembered: the user may install KiCad and retry in the same session.
-    probe.catch(() => found.delete(key));
+    probe.then(
+      (python) => ready.set(key, python),
+      () => found.delete(key),
+    );
   }
   return probe;
 }
@@ -125,12 +131,37 @@ async function probePython(path: string): Promise<{ version: string } | { error:
 }
 
 /**
+ * Starts KiCad's Python ahead of a job that will follow shortly (a refill after a board edit),
+ * so the job does not wait for it to start (`python-spare.ts`). Without KiCad's Python it does
+ * nothing: the job reports that.
+ */
+export function prepareKicadPython(): void {
+  const known = ready.get(process.env[KICAD_PYTHON_ENV] ?? "");
+  if (known) prepareSpare(known.path);
+  else
+    void findKicadPython().then(
+      ({ path }) => prepareSpare(path),
+      () => {},
+    );
+}
+
+/**
  * Runs `script` (Python source) under KiCad's Python in a scratch dir and returns its captured
- * output; a non-zero exit is `kicad_failed` with the end of its stderr.
+ * output; a non-zero exit is `kicad_failed` with the end of its stderr. A spare started for it
+ * (`prepareKicadPython`) runs it when there is one.
  */
 export async function runKicadPython(script: string, what: string, opts: PythonRunOptions): Promise<string> {
   const python = await findKicadPython();
-  const run = await execPython(python.path, script, opts);
+  const spare = takeSpare(python.path);
+  const onSpare =
+    spare &&
+    (await runOnSpare(spare, script, {
+      name: opts.name ?? "script.py",
+      args: opts.args ?? [],
+      timeoutMs: opts.timeoutMs,
+      label: "KiCad's Python",
+    }));
+  const run = onSpare ?? (await execPython(python.path, script, opts));
   if (run.exitCode !== 0) {
     throw new CopperheadError(
       "kicad_failed",
