@@ -26,16 +26,33 @@ import { withTools, type ToolSession } from "../support/tool-context.ts";
 
 afterAll(cleanupTempDirs);
 
-/** KiCad's Python, except that the refill program fails as a crashed filler would. */
+/**
+ * KiCad's Python, except that KiCad's filler crashes: its `pcbnew` is the real one with a
+ * `ZONE_FILLER` that raises, however the refill program is handed to it (a fresh Python or one
+ * started ahead of the refill).
+ */
 let failingRefill = "";
 beforeAll(async () => {
   const python = await findKicadPython();
-  failingRefill = join(await makeTempDir(), "python3");
+  const dir = await makeTempDir();
   writeFileSync(
-    failingRefill,
-    `#!/bin/sh\ncase "$1" in */fill.py) echo "RuntimeError: the filler crashed" >&2; exit 1;; esac\nexec "${python.path}" "$@"\n`,
-    { mode: 0o755 },
+    join(dir, "pcbnew.py"),
+    [
+      "import os, sys",
+      "here = os.path.dirname(os.path.abspath(__file__))",
+      "sys.path = [p for p in sys.path if os.path.abspath(p or '.') != here]",
+      "del sys.modules['pcbnew']",
+      "import pcbnew as real",
+      "class Crashing:",
+      "    def __init__(self, board): pass",
+      "    def Fill(self, zones): raise RuntimeError('the filler crashed')",
+      "real.ZONE_FILLER = Crashing",
+      "sys.modules['pcbnew'] = real",
+      "",
+    ].join("\n"),
   );
+  failingRefill = join(dir, "python3");
+  writeFileSync(failingRefill, `#!/bin/sh\nPYTHONPATH="${dir}" exec "${python.path}" "$@"\n`, { mode: 0o755 });
 });
 
 /** Runs `fn` with the refill failing; the board file must come out byte for byte as it went in. */

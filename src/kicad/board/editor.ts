@@ -19,6 +19,7 @@ import { orphanedCopper } from "./route/orphaned.ts";
 import { copperWithIds, liftCopper } from "./route/write.ts";
 import { boxesOverlap } from "./clearance/geometry.ts";
 import type { NewCopper } from "./zones/zones.ts";
+import { prepareRefill } from "./zones/refill.ts";
 import { Board, type Footprint } from "./model.ts";
 
 export interface BoardEditorOptions {
@@ -82,6 +83,14 @@ export class BoardEditor {
   // --- Operations --------------------------------------------------------------------------
 
   /**
+   * Says a refill will follow (parts about to be placed, moved or removed): KiCad's Python starts
+   * now, while they are placed and routed (`prepareRefill`).
+   */
+  expectRefill(): void {
+    prepareRefill(this.current);
+  }
+
+  /**
    * Moves `ref` (see `placeFootprint`): the tracks and vias the run laid for it are lifted first,
    * and so are those it laid for other parts that reach `ref`'s pads (a capacitor routed to a
    * new regulator's pin): that copper is the run's, not copper that was there before, and
@@ -90,6 +99,7 @@ export class BoardEditor {
    * refill.
    */
   place(ref: string, move: FootprintMove): { spot: BoardSpot; vacated: NewCopper[]; rerouted: string[] } {
+    this.expectRefill();
     const rerouted = this.joinedTo(ref);
     const vacated = [...this.vacate(ref), ...rerouted.flatMap((other) => this.lift(other))];
     const fp = this.current.footprint(ref);
@@ -116,6 +126,7 @@ export class BoardEditor {
    * before the run went with them.
    */
   vacateForRemoval(refs: string[]): { vacated: NewCopper[]; tookAlong: { tracks: number; vias: number } } {
+    if (refs.length > 0) this.expectRefill();
     const vacated = refs.flatMap((ref) => this.vacate(ref));
     for (const ref of refs) this.routed.delete(ref);
     const orphaned = orphanedCopper(this.current, refs);
@@ -135,6 +146,7 @@ export class BoardEditor {
    */
   async connect(refs: string[], options: ConnectOptions = {}): Promise<AddedConnections> {
     if (refs.length === 0 && !options.vacated?.length) return { outcomes: [], left: new Map(), refilled: [] };
+    this.expectRefill();
     this.dirty = true;
     // An index kept current by the operations since the last change (a `place`) serves the routing as it is.
     const layout = await connectAdded(this.current, this.file, this.rules, refs, { obstacles: this.index, ...options });

@@ -52,6 +52,7 @@ export async function updateBoardFromSchematic(
     // A removed part makes room first: it takes the run's tracks for it along, and those that
     // served only it, and its pads and courtyard are out of the way of the new parts' placement.
     const removedRefs = plan.removed.map((r) => r.ref);
+    if (plan.added.length > 0) editor.expectRefill();
     const { vacated, tookAlong } = editor.vacateForRemoval(removedRefs);
     if (tookAlong.tracks + tookAlong.vias > 0) tellTakenAlong(plan, removedRefs, tookAlong);
     // Not the editor's index: the sync edits this tree after placing.

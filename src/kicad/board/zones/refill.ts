@@ -15,7 +15,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
-import { findKicadPython, runKicadPython } from "../../cli/python.ts";
+import { findKicadPython, prepareKicadPython, runKicadPython } from "../../cli/python.ts";
 import { kicadTimeoutMs } from "../../cli/timeout.ts";
 import { withScratchDir } from "../../cli/process.ts";
 import {
@@ -163,7 +163,19 @@ export interface RefillResult {
 
 /** Refilling zones needs KiCad's Python: a board with pours fails before any edit without it. */
 export async function assertCanRefill(board: Board): Promise<void> {
-  if (boardZones(board.root).some((z) => z.filled && !z.ruleArea)) await findKicadPython();
+  if (hasPours(board)) await findKicadPython();
+}
+
+/**
+ * Starts KiCad's Python for the refill an edit of `board` is about to ask for, so the refill
+ * does not wait for it to start (`prepareKicadPython`); nothing on a board without pours.
+ */
+export function prepareRefill(board: Board): void {
+  if (hasPours(board)) prepareKicadPython();
+}
+
+function hasPours(board: Board): boolean {
+  return boardZones(board.root).some((z) => z.filled && !z.ruleArea);
 }
 
 /**
