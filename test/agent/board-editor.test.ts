@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { currentDesign } from "../../src/agent/context.ts";
 import { findKicadPython, KICAD_PYTHON_ENV } from "../../src/kicad/cli/python.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
+import { BoardObstacles } from "../../src/kicad/board/clearance/obstacles.ts";
+import { BoardEditor } from "../../src/kicad/board/editor.ts";
 import { placeAdditions } from "../../src/kicad/board/placement.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { Board } from "../../src/kicad/board/model.ts";
@@ -270,4 +272,49 @@ describe("a part on a new sheet, next to a part drawn on another", () => {
       expect(gap(added.ref, "U3")).toBeLessThan(20);
     });
   }, 300_000);
+});
+
+describe("the editor's placement index stays the board's across its operations", () => {
+  /** Every item of an index, as text: kind, what, layers and box. */
+  function itemsOf(index: BoardObstacles): string[] {
+    const mm = (v: number) => v.toFixed(4);
+    return index
+      .all(() => true)
+      .map(
+        (i) =>
+          `${i.kind} ${i.what} ${[...i.layers].sort().join(",")} ${[i.box.minX, i.box.minY, i.box.maxX, i.box.maxY].map(mm).join(" ")}`,
+      )
+      .sort();
+  }
+
+  test("complex_hierarchy: after routing a new part, and after moving it (its tracks lifted), it equals a fresh index", async () => {
+    const project = await demoRepo("complex_hierarchy/complex_hierarchy");
+    const boardFile = join(project.root, "complex_hierarchy.kicad_pcb");
+    const projectFile = join(project.root, "complex_hierarchy.kicad_pro");
+    const editor = BoardEditor.open(boardFile, { within: project.root, projectFile });
+    const ic = mainIc(editor.board);
+    const plan = additionPlan(
+      editor.board,
+      "C900",
+      "Capacitor_SMD:C_0805_2012Metric",
+      decouplingNets(editor.board, ic),
+    );
+    const libraries = await openLibraries(project.root);
+    editor.change((board) => {
+      placeAdditions(board, plan, libraries, () => ic.ref, editor.rules);
+      applyBoardSync(board, plan, libraries);
+    });
+    await editor.connect(["C900"]);
+    const laid = [...(editor.ownCopper("C900") ?? [])];
+    expect(laid.length).toBeGreaterThan(0);
+    const kept = editor.obstacles();
+    expect(kept.all((i) => i.id !== undefined && laid.includes(i.id)).length).toBeGreaterThanOrEqual(laid.length);
+    expect(itemsOf(kept)).toEqual(itemsOf(new BoardObstacles(editor.board, editor.rules)));
+
+    const { vacated } = editor.place("C900", { near: ic.ref, side: "back" });
+    expect(vacated.length).toBeGreaterThan(2);
+    expect(editor.obstacles()).toBe(kept);
+    expect(kept.all((i) => i.id !== undefined && laid.includes(i.id))).toEqual([]);
+    expect(itemsOf(kept)).toEqual(itemsOf(new BoardObstacles(editor.board, editor.rules)));
+  }, 120_000);
 });

@@ -12,7 +12,7 @@
 import { printSexprBytes, readDesignBytes } from "../sexpr/index.ts";
 import { BoardObstacles } from "./clearance/obstacles.ts";
 import { BoardRules } from "./clearance/rules.ts";
-import { copperLayers, footprintItems } from "./clearance/items.ts";
+import { copperLayers, footprintItems, laidItems } from "./clearance/items.ts";
 import { placeFootprint, type BoardSpot, type FootprintMove } from "./placement.ts";
 import { connectAdded, type AddedConnections, type ConnectOptions } from "./route/connect-added.ts";
 import { orphanedCopper } from "./route/orphaned.ts";
@@ -133,7 +133,7 @@ export class BoardEditor {
     const lifted = orphaned.size > 0 ? liftCopper(this.current, orphaned) : [];
     if (lifted.length > 0) {
       this.dirty = true;
-      this.index = undefined;
+      this.index?.removeCopper(orphaned);
     }
     const vias = lifted.filter((c) => c.layers === "all").length;
     return { vacated: [...vacated, ...lifted], tookAlong: { tracks: lifted.length - vias, vias } };
@@ -148,14 +148,18 @@ export class BoardEditor {
     if (refs.length === 0 && !options.vacated?.length) return { outcomes: [], left: new Map(), refilled: [] };
     this.expectRefill();
     this.dirty = true;
-    // An index kept current by the operations since the last change (a `place`) serves the routing as it is.
-    const layout = await connectAdded(this.current, this.file, this.rules, refs, { obstacles: this.index, ...options });
+    // An index kept current by the operations since the last change (a `place`) serves the
+    // routing as it is; so does the one a sync placed its parts with (`indexForRouting`). With
+    // the copper laid, it is the board's index again, for the next move.
+    const index = options.obstacles ?? this.obstacles();
+    const layout = await connectAdded(this.current, this.file, this.rules, refs, { ...options, obstacles: index });
     for (const o of layout.outcomes) {
       const own = this.routed.get(o.ref) ?? new Set<string>();
       for (const id of o.ids) own.add(id);
       this.routed.set(o.ref, own);
     }
-    this.index = undefined;
+    index.addCopper(laidItems(this.current, index.copper, new Set(layout.outcomes.flatMap((o) => o.ids))));
+    this.index = index;
     return layout;
   }
 
@@ -226,9 +230,8 @@ export class BoardEditor {
     if (!ids?.size) return [];
     this.dirty = true;
     const lifted = liftCopper(this.current, ids);
+    this.index?.removeCopper(ids);
     ids.clear();
-    // The placement index still holds the lifted copper.
-    this.index = undefined;
     return lifted;
   }
 

@@ -78,7 +78,7 @@ export interface BoardItem {
   ends?: PointMm[];
   /** A track's width, mm. */
   width?: number;
-  /** A track's or via's own id (its uuid, or tstamp in older files): what `liftCopper` takes. */
+  /** A track's or via's own id (its uuid, or tstamp in older files): what `liftCopper` takes. A via's hole has its via's. */
   id?: string;
   /** A zone that will be refilled: how it joins a pad of its net by thermal spokes (`spokes.ts`). */
   thermal?: Thermal;
@@ -577,8 +577,7 @@ export function boardItems(board: Board, copper: string[]): BoardItem[] {
   for (const item of board.root.items) {
     if (item.type !== "list") continue;
     const kind = head(item) ?? "";
-    if (kind === "segment" || kind === "arc") items.push(trackItem(item, netOf(item)));
-    else if (kind === "via") items.push(...viaItems(item, netOf(item), copper));
+    if (kind === "segment" || kind === "arc" || kind === "via") items.push(...copperItems(item, netOf(item), copper));
     else if (kind === "zone") items.push(...keepoutItems(item, copper, undefined, netOf(item)));
     else if (kind.startsWith("gr_")) items.push(...drawingItems(item, copper));
   }
@@ -616,6 +615,27 @@ export function trackItems(board: Board, copper: string[], within?: BBox): Board
     else items.push(trackItem(item, netOf(item)));
   }
   return items;
+}
+
+/**
+ * The items of the board's tracks, arcs and vias with these ids, as `boardItems` has them (a via
+ * and its hole): copper just laid, for an index of the board to take in.
+ */
+export function laidItems(board: Board, copper: string[], ids: ReadonlySet<string>): BoardItem[] {
+  if (ids.size === 0) return [];
+  const netOf = netNames(board);
+  return board.root.items.flatMap((node) => {
+    if (node.type !== "list") return [];
+    const id = ownId(node);
+    return id !== undefined && ids.has(id) ? copperItems(node, netOf(node), copper) : [];
+  });
+}
+
+/** The items of one track, arc or via (a via's hole too); none for anything else. */
+function copperItems(node: SList, net: string, copper: string[]): BoardItem[] {
+  const kind = head(node);
+  if (kind === "segment" || kind === "arc") return [trackItem(node, net)];
+  return kind === "via" ? viaItems(node, net, copper) : [];
 }
 
 /** How a board item names its net: by name, by code in numbered boards, or by its `net_name`. */
@@ -688,6 +708,7 @@ function viaItems(item: SList, net: string, copper: string[]): BoardItem[] {
         net,
         layers: all,
         plated: false,
+        id: ownId(item),
       },
       circle(at, drill / 2),
     ),

@@ -160,6 +160,18 @@ export class BoardObstacles {
     this.add(fp);
   }
 
+  /** Adds copper just laid (`laidItems`). */
+  addCopper(items: BoardItem[]): void {
+    for (const item of items) this.insert(item);
+  }
+
+  /** Takes out the tracks and vias with these ids (copper lifted). */
+  removeCopper(ids: ReadonlySet<string>): void {
+    this.items.forEach((item, index) => {
+      if (item.id !== undefined && ids.has(item.id)) this.removed.add(index);
+    });
+  }
+
   /** Takes a footprint's items out (the footprint about to move). */
   remove(ref: string): void {
     this.items.forEach((item, index) => {
