@@ -535,11 +535,7 @@ function planWithWidth(
 ): PadPlan {
   const net = pad.net;
   const via = rules.via(net);
-  const grid = buildGrid(obstacles, rules, pad, centre, laid, { width, via }, zones, span);
-  const longest = span?.length ?? MAX_ROUTE_LENGTH;
-  if (!grid.hasGoal()) {
-    const blocked = grid.grid.goal.some((g) => g.includes(1)) || grid.grid.viaGoal.includes(1);
-    if (blocked) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
+  const noCopper = (): PadPlan => {
     // A zone of the net around the pad that KiCad left unfilled there is not copper to reach, and the reason says so.
     const unfilled = netZones.some((z) => zoneOnLayerOf(z, pad) && insideOutline(z, centre));
     return {
@@ -548,6 +544,18 @@ function planWithWidth(
         : `no ${net} copper within ${MAX_ROUTE_LENGTH} mm`,
       noCopper: true,
     };
+  };
+  const reach = span?.reach ?? windowReach(obstacles, pad, centre, zones);
+  // Nothing of the net in reach, not even this session's copper: no grid need be built to find
+  // no goal in it (a spot search asks at many spots: glasgow's capacitor moved 40 mm off its nets).
+  if (reach === undefined && !laid.some((l) => l.net === net && boxesOverlap(l.shape.box, growBox(pad.box, NEAR))))
+    return noCopper();
+  const grid = buildGrid(obstacles, rules, pad, centre, laid, { width, via }, zones, reach ?? NEAR, span);
+  const longest = span?.length ?? MAX_ROUTE_LENGTH;
+  if (!grid.hasGoal()) {
+    const blocked = grid.grid.goal.some((g) => g.includes(1)) || grid.grid.viaGoal.includes(1);
+    if (blocked) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
+    return noCopper();
   }
   const path = grid.grid.search(startLayers, VIA_COST, longest);
   if (!path) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
@@ -669,9 +677,15 @@ interface BuiltGrid {
   pourAt(col: number, row: number, layer?: string, radius?: number): Pour | undefined;
 }
 
-/** Room around the pad and the nearest copper of its net it could reach: the grid's half-width, mm. */
-function windowReach(obstacles: BoardObstacles, pad: BoardItem, centre: PointMm, zones: Zone[]): number {
-  const most = MAX_ROUTE_LENGTH * 0.75;
+/** The widest room around a pad its grid takes, mm, without a wider span. */
+const NEAR = MAX_ROUTE_LENGTH * 0.75;
+
+/**
+ * Room around the pad and the nearest copper of its net it could reach: the grid's half-width,
+ * mm; undefined when no copper of the net lies anywhere in the widest room (`NEAR`, rounded up
+ * to the grid's step; a fill counts by its distance, to the room's corners).
+ */
+function windowReach(obstacles: BoardObstacles, pad: BoardItem, centre: PointMm, zones: Zone[]): number | undefined {
   const gap = (b: { minX: number; minY: number; maxX: number; maxY: number }) =>
     Math.max(
       Math.abs(centre.x - (b.minX + b.maxX) / 2) - (b.maxX - b.minX) / 2,
@@ -680,7 +694,7 @@ function windowReach(obstacles: BoardObstacles, pad: BoardItem, centre: PointMm,
     );
   let nearest = Infinity;
   for (const item of obstacles.near(
-    growBox(pad.box, most),
+    growBox(pad.box, NEAR + STEP),
     (i) => i.net === pad.net && i.ref !== pad.ref && (i.kind === "pad" || i.kind === "track" || i.kind === "via"),
   ))
     nearest = Math.min(nearest, gap(item.box));
@@ -690,13 +704,15 @@ function windowReach(obstacles: BoardObstacles, pad: BoardItem, centre: PointMm,
       if (fill.points.length > 2 && gap(shapeOf([fill.points]).box) < nearest)
         nearest = Math.min(nearest, distanceToPolygon(fill.points, centre));
   }
-  return Math.min(most, Math.max(3, nearest + 3));
+  if (nearest > (NEAR + STEP) * Math.SQRT2) return undefined;
+  return Math.min(NEAR, Math.max(3, nearest + 3));
 }
 
 /**
  * The grid around a pad: blocked where a track or via of its net would break a rule, goals on
  * the net's copper (other footprints' pads, tracks, vias) and, for a via, in the net's pours on
- * other layers (`zones`: the net's filled zones).
+ * other layers (`zones`: the net's filled zones); `reach` is its half-width, mm (`windowReach`,
+ * or a wide span's).
  */
 function buildGrid(
   obstacles: BoardObstacles,
@@ -706,13 +722,14 @@ function buildGrid(
   laid: Laid[],
   size: { width: number; via: { diameter: number; drill: number } },
   zones: Zone[],
+  reach: number,
   span?: GridSpan,
 ): BuiltGrid {
   const net = pad.net;
   const step = span?.step ?? STEP;
   // A coarser pitch grows obstacles more, so a straight run between free cells stays clear.
   const margin = Math.max(MARGIN, step * 0.75);
-  const half = Math.ceil((span?.reach ?? windowReach(obstacles, pad, centre, zones)) / step);
+  const half = Math.ceil(reach / step);
   const layerIndex = new Map(ROUTING_LAYERS.map((l, i) => [l, i]));
   const grid = new RouteGrid({ origin: centre, half, step, layers: ROUTING_LAYERS.length });
   const window = growBox({ minX: centre.x, minY: centre.y, maxX: centre.x, maxY: centre.y }, half * step);
