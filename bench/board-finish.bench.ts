@@ -12,7 +12,8 @@
  * - Move the added part: what `place_footprint` does in a run that added it, through the run's
  *   `BoardEditor`: its tracks and vias lifted, the part placed beside that designer's capacitor,
  *   routed there, and the zones refilled where it was and where it is. The add is made on a
- *   fresh editor before each timed move and is not counted.
+ *   fresh editor before each timed move and is not counted. As in a run, the editor starts
+ *   KiCad's Python for the refill as the move begins (`kicad/cli/python-spare.ts`).
  *
  * Each round starts from the same bytes.
  */
