@@ -3,8 +3,8 @@
  * spends most of a second of its own: starting, importing `pcbnew`, and loading KiCad's stroke
  * font on the first text of the board (measured on glasgow: 0.35 s and 0.34 s of a 1.7 s refill).
  * A board edit knows a refill will follow: it asks for a spare (`python.ts`'s
- * `prepareKicadPython`), which
- * pays that cost while the edit places and routes, and the refill takes it (`takeSpare`).
+ * `prepareKicadPython`), which pays that cost while the edit places and routes, and the refill
+ * takes it (`takeSpare`).
  *
  * At most one spare waits per process. It is a KiCad process like any other (`process.ts`): a
  * scratch dir and config home of its own, a group of its own killed on exit, and its job's
@@ -38,14 +38,14 @@ let waiting: Spare | undefined;
 
 /**
  * Starts a spare of the Python `python` unless one is waiting, in step: the caller goes on
- * working without yielding, and the spare starts meanwhile. A spare that cannot start is simply
- * not there: the job then starts its own Python and reports what went wrong.
+ * working without yielding, and the spare starts meanwhile. One of another Python
+ * (`COPPERHEAD_KICAD_PYTHON` set since), or one too old to take, would never be taken: it is
+ * ended. A spare that cannot start is simply not there: the job then starts its own Python and
+ * reports what went wrong.
  */
 export function prepareSpare(python: string): void {
-  if (waiting?.python === python) return;
-  // One of another Python (`COPPERHEAD_KICAD_PYTHON` set since) would never be taken.
-  if (waiting) signalGroup(waiting.proc);
-  waiting = undefined;
+  if (waiting && usable(waiting, python)) return;
+  dropWaiting();
   try {
     const spare = startSpare(python);
     waiting = spare;
@@ -61,10 +61,27 @@ export function prepareSpare(python: string): void {
 export function takeSpare(python: string): Spare | undefined {
   const spare = waiting;
   if (!spare || spare.python !== python) return undefined;
-  if (spare.proc.exitCode !== null || spare.proc.signalCode !== null) return undefined;
-  if (performance.now() - spare.started > TOO_OLD_MS) return undefined;
+  if (!usable(spare, python)) {
+    dropWaiting();
+    return undefined;
+  }
   waiting = undefined;
   return spare;
+}
+
+/** Whether `spare` runs `python`, is alive and is young enough to be handed a job. */
+function usable(spare: Spare, python: string): boolean {
+  return (
+    spare.python === python &&
+    spare.proc.exitCode === null &&
+    spare.proc.signalCode === null &&
+    performance.now() - spare.started <= TOO_OLD_MS
+  );
+}
+
+function dropWaiting(): void {
+  if (waiting) signalGroup(waiting.proc);
+  waiting = undefined;
 }
 
 /**
