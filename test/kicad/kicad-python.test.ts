@@ -23,6 +23,21 @@ async function withPython<T>(value: string | undefined, fn: () => Promise<T>): P
   }
 }
 
+/** A launcher (`support/launchers.ts`) in `dir` of the KiCad Python found without the variable. */
+async function kicadPythonLauncher(dir: string): Promise<string> {
+  return launcher(dir, "python3", (await withPython(undefined, () => findKicadPython())).path);
+}
+
+/** A script that writes its pid to the file named by its argument, then sleeps for ten minutes. */
+const SLEEPER = "import os, sys, time\nopen(sys.argv[1], 'w').write(str(os.getpid()))\ntime.sleep(600)";
+
+/** The process whose pid a `SLEEPER` wrote to `pidFile` is gone. */
+async function expectGone(pidFile: string): Promise<void> {
+  const pid = Number(await Bun.file(pidFile).text());
+  await Bun.sleep(200);
+  expect(isRunning(pid)).toBe(false);
+}
+
 describe("findKicadPython", () => {
   test("finds a Python that imports pcbnew (here /usr/bin/python3, not the pyenv python3 on PATH)", async () => {
     const python = await withPython(undefined, () => findKicadPython());
@@ -101,29 +116,21 @@ describe("the refill program (src/kicad/board/zones/fill.py)", () => {
 describe("KiCad's Python started through a launcher", () => {
   test("past its timeout, the launcher and the Python it started are killed, and the call ends at once", async () => {
     const dir = await makeTempDir();
-    const python = launcher(dir, "python3", (await withPython(undefined, () => findKicadPython())).path);
+    const python = await kicadPythonLauncher(dir);
     const pidFile = join(dir, "python.pid");
     const started = Date.now();
     const err = await withPython(python, () =>
-      rejectedCopperheadError(
-        runKicadPython(
-          "import os, sys, time\nopen(sys.argv[1], 'w').write(str(os.getpid()))\ntime.sleep(600)",
-          "sleep",
-          { timeoutMs: 3000, args: [pidFile] },
-        ),
-      ),
+      rejectedCopperheadError(runKicadPython(SLEEPER, "sleep", { timeoutMs: 3000, args: [pidFile] })),
     );
     expect(err.code).toBe("kicad_timeout");
     // It used to wait for the Python below the launcher, which held its pipes, to end.
     expect(Date.now() - started).toBeLessThan(20_000);
-    const pid = Number(await Bun.file(pidFile).text());
-    await Bun.sleep(200);
-    expect(isRunning(pid)).toBe(false);
+    await expectGone(pidFile);
   }, 60_000);
 
   test("a Python that prints past the output cap is kicad_output_too_large, its output not kept", async () => {
     const dir = await makeTempDir();
-    const python = launcher(dir, "python3", (await withPython(undefined, () => findKicadPython())).path);
+    const python = await kicadPythonLauncher(dir);
     const mib = MAX_OUTPUT_BYTES / (1024 * 1024);
     const err = await withPython(python, () =>
       rejectedCopperheadError(
@@ -185,14 +192,14 @@ describe("a spare KiCad Python, started ahead of its job (python-spare.ts)", () 
 
   test("its job's timeout runs from the hand-over, and kills the launcher and the Python it started", async () => {
     const dir = await makeTempDir();
-    const python = launcher(dir, "python3", (await withPython(undefined, () => findKicadPython())).path);
+    const python = await kicadPythonLauncher(dir);
     const spare = await spareOf(python);
     // Idle for longer than the timeout: the clock starts with the job.
     await Bun.sleep(3500);
     const pidFile = join(dir, "python.pid");
     const started = Date.now();
     const err = await rejectedCopperheadError(
-      runOnSpare(spare, "import os, sys, time\nopen(sys.argv[1], 'w').write(str(os.getpid()))\ntime.sleep(600)", {
+      runOnSpare(spare, SLEEPER, {
         name: "sleep.py",
         args: [pidFile],
         timeoutMs: 3000,
@@ -202,14 +209,12 @@ describe("a spare KiCad Python, started ahead of its job (python-spare.ts)", () 
     expect(err.code).toBe("kicad_timeout");
     expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
     expect(Date.now() - started).toBeLessThan(20_000);
-    const pid = Number(await Bun.file(pidFile).text());
-    await Bun.sleep(200);
-    expect(isRunning(pid)).toBe(false);
+    await expectGone(pidFile);
   }, 60_000);
 
   test("asking for a spare of the Python now set ends a waiting one of another Python", async () => {
     const dir = await makeTempDir();
-    const other = launcher(dir, "python3", (await withPython(undefined, () => findKicadPython())).path);
+    const other = await kicadPythonLauncher(dir);
     /** Live processes started from `other` (the launcher script and the Python below it share its path in argv). */
     const startedFrom = () =>
       readdirSync("/proc").filter((pid) => {
