@@ -6,9 +6,17 @@
  * fills KiCad 6 saved (KiCad 9 draws them a little otherwise).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { runDrc, type DrcReport } from "../../src/kicad/cli/kicad-cli.ts";
 import { Board } from "../../src/kicad/board/model.ts";
+import { BoardEditor } from "../../src/kicad/board/editor.ts";
+import { placeAdditions } from "../../src/kicad/board/placement.ts";
+import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
+import { boardZones } from "../../src/kicad/board/zones/zones.ts";
+import { openLibraries } from "../../src/kicad/library/libraries.ts";
+import { printSexpr } from "../../src/kicad/sexpr/index.ts";
+import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { commitAll, git } from "../repo/git-repo.ts";
 import {
   addedKeys,
@@ -163,6 +171,49 @@ describe("a part added, moved twice and removed leaves KiCad's fills where it is
       await addMoveRemove(repo, discoverProject(repo).board!, id!);
     }, 600_000);
   }
+});
+
+describe("a move refills the layers its part's pads were on, not every layer", () => {
+  test("corpus/glasgow-revc3: a capacitor moved on the front leaves the inner planes as saved, which is KiCad's fill there", async () => {
+    const project = await copyCorpusProject(corpusProjects().find((p) => p.id === "corpus/glasgow-revc3")!);
+    const boardFile = project.board!;
+    const editor = BoardEditor.open(boardFile, {
+      within: project.root,
+      projectFile: boardFile.replace(/\.kicad_pcb$/, ".kicad_pro"),
+    });
+    const ic = mainIc(editor.board);
+    const plan = additionPlan(
+      editor.board,
+      "C900",
+      "Capacitor_SMD:C_0603_1608Metric",
+      decouplingNets(editor.board, ic),
+    );
+    const libraries = await openLibraries(dirname(boardFile));
+    editor.change((board) => {
+      placeAdditions(board, plan, libraries, () => ic.ref, editor.rules);
+      applyBoardSync(board, plan, libraries);
+    });
+    await editor.connect(["C900"]);
+    editor.save(writeFileSync);
+    const inner = boardZones(editor.board.root).filter((z) => z.filled && z.layers.every((l) => /^In\d+\.Cu$/.test(l)));
+    expect(inner.map((z) => `${z.net} ${z.layers}`)).toEqual(expect.arrayContaining(["GND In1.Cu", "+3V3 In2.Cu"]));
+    const fillsOf = (board: Board) =>
+      boardZones(board.root)
+        .filter((z) => inner.some((i) => i.id === z.id))
+        .map((z) => printSexpr(z.node));
+    const saved = fillsOf(editor.board);
+    const was = around(boardFile, "C900");
+
+    const { vacated, rerouted } = editor.place("C900", { near: "C30" });
+    expect(vacated.map((v) => (v.layers === "all" ? "all" : [...v.layers].join()))).toEqual(["F.Cu", "F.Cu"]);
+    const { refilled } = await editor.connect(["C900", ...rerouted], { vacated });
+    expect(refilled.filter((id) => inner.some((z) => z.id === id))).toEqual([]);
+    editor.save(writeFileSync);
+    expect(fillsOf(Board.load(boardFile))).toEqual(saved);
+    // Where the part was, on every layer, the fills are KiCad's own refill of the moved board.
+    const everyLayer = was.map((w) => ({ ...w, layers: new Set(["F.Cu", "In1.Cu", "In2.Cu", "B.Cu"]) }));
+    expect(await differingFromKicad(boardFile, everyLayer)).toEqual([]);
+  }, 300_000);
 });
 
 /**
