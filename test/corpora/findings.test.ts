@@ -30,17 +30,6 @@ import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 
 /** Projects copperhead refuses today, and the error that refuses them. */
 const NOT_YET_LOADED: Record<string, RegExp> = {
-  "corpus/antenna-eval": /schematic format 20230121 is older than KiCad 8/,
-  "corpus/emf-hexpansion": /schematic format 20230121 is older than KiCad 8/,
-  "corpus/rp2040-designguide": /schematic format 20211123 is older than KiCad 8/,
-  "corpus/rvpc-revb": /schematic format 20230121 is older than KiCad 8/,
-  "corpus/sweep-half-swept": /schematic format 20211123 is older than KiCad 8/,
-  "corpus/uext-esp32-c3": /schematic format 20211123 is older than KiCad 8/,
-  "demos/simulation/laser_driver/laser_driver": /schematic format 20230121 is older than KiCad 8/,
-  "demos/simulation/pspice/pspice": /schematic format 20230221 is older than KiCad 8/,
-  "demos/simulation/rectifier/rectifier": /schematic format 20230121 is older than KiCad 8/,
-  "demos/simulation/sallen_key/sallen_key": /schematic format 20230121 is older than KiCad 8/,
-  "demos/royalblue54L_feather/RoyalBlue54L-Feather": /unexpected content after the root list/,
   "demos/microwave/microwave": /Root schematic not found/,
 };
 
