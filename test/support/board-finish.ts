@@ -823,6 +823,11 @@ export const DEMO_LEFT_FOR_LAYOUT = ["demos/stickhub/StickHub"];
  * (`keeping`), as a model would once it has looked.
  * - multichannel: the LED's run leaves three necks of the back GND pour under the board's
  *   0.3 mm minimum connection width, which KiCad's own refill of the committed board leaves too.
+ *   They are the strip of pour between R900's two 0603 pads: 0.85 mm apart less the pour's
+ *   clearance each side leaves 0.25–0.26 mm, over the zone's 0.25 mm minimum width (so the fill
+ *   keeps it) and under the board's 0.3 mm. Wherever the pour floods round the resistor,
+ *   and with its tracks taken up, KiCad's refill leaves the strip; the base's four are the
+ *   designer's own, one per channel.
  */
 const GROWN_WARNINGS: Record<string, (string[] | undefined)[]> = {
   "demos/multichannel/multichannel_mixer": [
