@@ -145,7 +145,8 @@ export class BoardEditor {
    * laid is remembered as the run's own.
    */
   async connect(refs: string[], options: ConnectOptions = {}): Promise<AddedConnections> {
-    if (refs.length === 0 && !options.vacated?.length) return { outcomes: [], left: new Map(), refilled: [] };
+    if (refs.length === 0 && !options.vacated?.length)
+      return { outcomes: [], left: new Map(), refilled: [], narrow: [] };
     this.expectRefill();
     this.dirty = true;
     // An index kept current by the operations since the last change (a `place`) serves the

@@ -53,6 +53,8 @@ export interface BoardConstraints {
   /** Silkscreen text: DRC's smallest height and stroke. */
   minTextHeight: number;
   minTextThickness: number;
+  /** The narrowest copper DRC lets join two parts of a pour or track (`connection_width`); 0 checks nothing. */
+  minConnection: number;
 }
 
 /** KiCad's defaults for a project that sets nothing (pcbnew's BOARD_DESIGN_SETTINGS). */
@@ -67,6 +69,7 @@ const DEFAULT_CONSTRAINTS: BoardConstraints = {
   minThroughHole: 0.3,
   minTextHeight: 0.8,
   minTextThickness: 0.08,
+  minConnection: 0,
 };
 const DEFAULT_CLASS: NetClass = { name: "Default", clearance: 0.2, trackWidth: 0.25, viaDiameter: 0.6, viaDrill: 0.3 };
 
@@ -149,6 +152,7 @@ export class BoardRules {
       minThroughHole: n("min_through_hole_diameter", DEFAULT_CONSTRAINTS.minThroughHole),
       minTextHeight: n("min_text_height", DEFAULT_CONSTRAINTS.minTextHeight),
       minTextThickness: n("min_text_thickness", DEFAULT_CONSTRAINTS.minTextThickness),
+      minConnection: n("min_connection", DEFAULT_CONSTRAINTS.minConnection),
     };
     const ns = pro.net_settings ?? {};
     const fallback = (ns.classes ?? []).find((c) => c.name === "Default");

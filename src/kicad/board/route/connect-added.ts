@@ -9,6 +9,7 @@ import { boxesOverlap, inflate, overlap, polygon } from "../clearance/geometry.t
 import { BoardObstacles } from "../clearance/obstacles.ts";
 import { footprintItems } from "../clearance/items.ts";
 import type { BoardRules } from "../clearance/rules.ts";
+import { narrowStrips, type NarrowStrip } from "../zones/narrow-strips.ts";
 import { refillZones } from "../zones/refill.ts";
 import { boardZones, filledPolygons, zoneOnLayer, zonesTouchedBy, type NewCopper } from "../zones/zones.ts";
 import type { Board, PointMm } from "../model.ts";
@@ -25,6 +26,8 @@ export interface AddedConnections {
   left: Map<string, string>;
   /** Ids of the zones KiCad refilled whose fill changed. */
   refilled: string[];
+  /** Strips of other nets' pours the parts' own pads leave too narrow, once refilled (`narrow-strips.ts`). */
+  narrow: NarrowStrip[];
 }
 
 export interface ConnectOptions {
@@ -91,7 +94,7 @@ export async function connectAdded(
   for (const o of outcomes) {
     if (o.left.length > 0) left.set(o.ref, o.left.map((l) => `pad ${l.pad} (${l.net}): ${l.reason}`).join("; "));
   }
-  return { outcomes, left, refilled: [...changed] };
+  return { outcomes, left, refilled: [...changed], narrow: narrowStrips(board, refs, rules) };
 }
 
 /**

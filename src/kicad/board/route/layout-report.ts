@@ -1,7 +1,9 @@
 /**
  * What routing a run's parts left, in the words the model and the run's records read: one line
- * per part, and the parts left for a person with the reason (a run's layout-pending list).
+ * per part (with any strip of pour its own pads leave too narrow), and the parts left for a
+ * person with the reason (a run's layout-pending list).
  */
+import { describeNarrowStrip } from "../zones/narrow-strips.ts";
 import type { AddedConnections } from "./connect-added.ts";
 
 /**
@@ -20,6 +22,7 @@ export function reportLayout(pending: Map<string, string>, layout: AddedConnecti
         `pad ${c.pad} (${c.net}) ${c.how === "routed" ? `routed, ${c.length} mm${c.vias ? `, ${c.vias} via(s)` : ""}${c.pour ? ` into the ${c.net} pour` : ""}` : c.how === "pour" ? "through the pour" : "already connected"}`,
     );
     const left = o.left.map((l) => `pad ${l.pad} (${l.net}) left for layout: ${l.reason}`);
-    return `${o.ref}: ${[...done, ...left].join("; ") || "nothing to connect"}`;
+    const narrow = layout.narrow.filter((n) => n.ref === o.ref).map(describeNarrowStrip);
+    return `${o.ref}: ${[...done, ...left, ...narrow].join("; ") || "nothing to connect"}`;
   });
 }

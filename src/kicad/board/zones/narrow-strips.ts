@@ -1,0 +1,87 @@
+/**
+ * Where a part's own pads squeeze a pour of another net into a strip narrower than the board's
+ * minimum connection width. Two pads a little more than twice the pour's clearance apart leave
+ * such a strip between them: on multichannel's flooded back, an 0603 resistor's pads are
+ * 0.85 mm apart and the GND pour keeps 0.3 mm from each, which leaves 0.25 mm against the
+ * board's 0.3 mm. KiCad's fill keeps the strip (it is no thinner than the zone's minimum width)
+ * and DRC reports it as `connection_width`, naming only the zone, wherever the part sits on the
+ * pour. Only the footprint can avoid it (pads closer together, which the pour stays out from
+ * between, or farther apart), so the model is told at once, with the part and the place.
+ *
+ * Read after the refill: the fill says whether the pour runs between the two pads, and the
+ * pads' gap less the clearances says how wide it runs there.
+ */
+import { inflate, overlap } from "../clearance/geometry.ts";
+import { copperLayers, footprintItems, type BoardItem } from "../clearance/items.ts";
+import type { BoardRules } from "../clearance/rules.ts";
+import type { BBox, Board, PointMm } from "../model.ts";
+import { child, num } from "../../sexpr/index.ts";
+import { boardZones, filledPolygons, insidePolygon, zoneOnLayer } from "./zones.ts";
+
+export interface NarrowStrip {
+  ref: string;
+  pads: [string, string];
+  /** The pour's net and layer. */
+  net: string;
+  layer: string;
+  /** How wide the strip runs, mm: the pads' gap less the pour's clearance to each. */
+  width: number;
+  /** The board's minimum connection width, mm. */
+  minimum: number;
+  at: PointMm;
+}
+
+/** The strips of other nets' pours the pads of `refs` leave narrower than the board's minimum connection width. */
+export function narrowStrips(board: Board, refs: string[], rules: BoardRules): NarrowStrip[] {
+  const minimum = rules.constraints.minConnection;
+  if (minimum <= 0 || refs.length === 0) return [];
+  const zones = boardZones(board.root).filter((z) => z.filled && !z.ruleArea && z.net !== "");
+  const layers = copperLayers(board);
+  const found: NarrowStrip[] = [];
+  for (const ref of refs) {
+    const fp = board.footprint(ref);
+    if (!fp) continue;
+    const pads = footprintItems(fp.node, layers).filter((i) => i.kind === "pad" && i.pad !== undefined);
+    for (const zone of zones) {
+      // A strip thinner than the zone's minimum width is no strip: the fill leaves it out.
+      if ((num(child(zone.node, "min_thickness") ?? zone.node, 1) ?? 0.25) >= minimum) continue;
+      const own = num(child(child(zone.node, "connect_pads") ?? zone.node, "clearance") ?? zone.node, 1) ?? 0;
+      for (const layer of layers.filter((l) => zoneOnLayer(zone, l))) {
+        const here = pads.filter((p) => p.layers.has(layer) && p.net !== zone.net);
+        if (here.length < 2) continue;
+        // Read only for a pair close enough: a plane's fill runs to a hundred thousand points.
+        let fills: PointMm[][] | undefined;
+        const clearance = (p: BoardItem) => Math.max(own, rules.clearance(p.net, zone.net), p.clearance ?? 0);
+        for (const [i, a] of here.entries()) {
+          for (const b of here.slice(i + 1)) {
+            const room = clearance(a) + clearance(b);
+            const [sa, sb] = [a.shape(), b.shape()];
+            if (!overlap(inflate(sa, room + minimum), sb)) continue;
+            const at = midpoint(sa.box, sb.box);
+            fills ??= filledPolygons(zone, layer);
+            if (!fills.some((fill) => insidePolygon(fill, at))) continue;
+            const width = Math.round((gap(sa.box, sb.box) - room) * 1000) / 1000;
+            found.push({ ref, pads: [a.pad!, b.pad!], net: zone.net, layer, width, minimum, at });
+          }
+        }
+      }
+    }
+  }
+  return found;
+}
+
+/** For a person, and for the model: the strip, what DRC will call it, and what avoids it. */
+export function describeNarrowStrip(s: NarrowStrip): string {
+  return `pads ${s.pads[0]} and ${s.pads[1]} leave the ${s.net} pour on ${s.layer} a strip ${s.width.toFixed(2)} mm wide between them at ${s.at.x.toFixed(2)}, ${s.at.y.toFixed(2)}, under the board's ${s.minimum} mm minimum connection width (DRC: connection_width); a footprint with its pads closer together or farther apart avoids it`;
+}
+
+function midpoint(a: BBox, b: BBox): PointMm {
+  return { x: (a.minX + a.maxX + b.minX + b.maxX) / 4, y: (a.minY + a.maxY + b.minY + b.maxY) / 4 };
+}
+
+/** The gap between two boxes, mm: along the axis they are apart on (pads of one part face each other square). */
+function gap(a: BBox, b: BBox): number {
+  const dx = Math.max(b.minX - a.maxX, a.minX - b.maxX, 0);
+  const dy = Math.max(b.minY - a.maxY, a.minY - b.maxY, 0);
+  return Math.hypot(dx, dy);
+}
