@@ -11,7 +11,7 @@
  * Read after the refill: the fill says whether the pour runs between the two pads, and the
  * pads' gap less the clearances says how wide it runs there.
  */
-import { inflate, overlap } from "../clearance/geometry.ts";
+import { boxesOverlap, boxOf, inflate, overlap } from "../clearance/geometry.ts";
 import { copperLayers, footprintItems, type BoardItem } from "../clearance/items.ts";
 import type { BoardRules } from "../clearance/rules.ts";
 import type { BBox, Board, PointMm } from "../model.ts";
@@ -41,27 +41,31 @@ export function narrowStrips(board: Board, refs: string[], rules: BoardRules): N
   for (const ref of refs) {
     const fp = board.footprint(ref);
     if (!fp) continue;
-    const pads = footprintItems(fp.node, layers).filter((i) => i.kind === "pad" && i.pad !== undefined);
-    for (const zone of zones) {
+    const pads = footprintItems(fp.node, layers)
+      .filter((i) => i.kind === "pad" && i.pad !== undefined)
+      .map((item) => ({ item, shape: item.shape() }));
+    const extent = boxOf(pads.flatMap((p) => p.shape.paths));
+    for (const zone of zones.filter((z) => boxesOverlap(z.box, extent))) {
       // A strip thinner than the zone's minimum width is no strip: the fill leaves it out.
       if ((num(child(zone.node, "min_thickness") ?? zone.node, 1) ?? 0.25) >= minimum) continue;
       const own = num(child(child(zone.node, "connect_pads") ?? zone.node, "clearance") ?? zone.node, 1) ?? 0;
       for (const layer of layers.filter((l) => zoneOnLayer(zone, l))) {
-        const here = pads.filter((p) => p.layers.has(layer) && p.net !== zone.net);
+        const here = pads.filter(({ item }) => item.layers.has(layer) && item.net !== zone.net);
         if (here.length < 2) continue;
         // Read only for a pair close enough: a plane's fill runs to a hundred thousand points.
         let fills: PointMm[][] | undefined;
         const clearance = (p: BoardItem) => Math.max(own, rules.clearance(p.net, zone.net), p.clearance ?? 0);
         for (const [i, a] of here.entries()) {
           for (const b of here.slice(i + 1)) {
-            const room = clearance(a) + clearance(b);
-            const [sa, sb] = [a.shape(), b.shape()];
-            if (!overlap(inflate(sa, room + minimum), sb)) continue;
-            const at = midpoint(sa.box, sb.box);
+            const room = clearance(a.item) + clearance(b.item);
+            // Boxes first: of a large part's pads, only neighbours come this close.
+            if (gap(a.shape.box, b.shape.box) >= room + minimum) continue;
+            if (!overlap(inflate(a.shape, room + minimum), b.shape)) continue;
+            const at = midpoint(a.shape.box, b.shape.box);
             fills ??= filledPolygons(zone, layer);
             if (!fills.some((fill) => insidePolygon(fill, at))) continue;
-            const width = Math.round((gap(sa.box, sb.box) - room) * 1000) / 1000;
-            found.push({ ref, pads: [a.pad!, b.pad!], net: zone.net, layer, width, minimum, at });
+            const width = Math.round((gap(a.shape.box, b.shape.box) - room) * 1000) / 1000;
+            found.push({ ref, pads: [a.item.pad!, b.item.pad!], net: zone.net, layer, width, minimum, at });
           }
         }
       }
