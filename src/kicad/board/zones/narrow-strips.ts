@@ -4,9 +4,10 @@
  * such a strip between them: on multichannel's flooded back, an 0603 resistor's pads are
  * 0.85 mm apart and the GND pour keeps 0.3 mm from each, which leaves 0.25 mm against the
  * board's 0.3 mm. KiCad's fill keeps the strip (it is no thinner than the zone's minimum width)
- * and DRC reports it as `connection_width`, naming only the zone, wherever the part sits on the
- * pour. Only the footprint can avoid it (pads closer together, which the pour stays out from
- * between, or farther apart), so the model is told at once, with the part and the place.
+ * and DRC reports it as `connection_width`, naming only the zone, wherever the pour runs round
+ * the part. A spot where other copper keeps the pour from between the pads avoids it, and so
+ * does a footprint with its pads closer together (the pour stays out) or farther apart; the
+ * model is told at once, with the part and the place, to choose.
  *
  * Read after the refill: the fill says whether the pour runs between the two pads, and the
  * pads' gap less the clearances says how wide it runs there.
@@ -76,7 +77,7 @@ export function narrowStrips(board: Board, refs: string[], rules: BoardRules): N
 
 /** For a person, and for the model: the strip, what DRC will call it, and what avoids it. */
 export function describeNarrowStrip(s: NarrowStrip): string {
-  return `pads ${s.pads[0]} and ${s.pads[1]} leave the ${s.net} pour on ${s.layer} a strip ${s.width.toFixed(2)} mm wide between them at ${s.at.x.toFixed(2)}, ${s.at.y.toFixed(2)}, under the board's ${s.minimum} mm minimum connection width (DRC: connection_width); a footprint with its pads closer together or farther apart avoids it`;
+  return `pads ${s.pads[0]} and ${s.pads[1]} leave the ${s.net} pour on ${s.layer} a strip ${s.width.toFixed(2)} mm wide between them at ${s.at.x.toFixed(2)}, ${s.at.y.toFixed(2)}, under the board's ${s.minimum} mm minimum connection width (DRC: connection_width); a spot where the pour does not run between them, or a footprint with its pads closer together or farther apart, avoids it`;
 }
 
 function midpoint(a: BBox, b: BBox): PointMm {
