@@ -10,7 +10,7 @@ import type { BBox, Board, PointMm } from "./model.ts";
 import type { Side } from "./footprint/instance.ts";
 import { flipFootprint, moveFootprint } from "./footprint/instance.ts";
 import { footprintItems, type SpokeFrame } from "./clearance/items.ts";
-import { boxOf, inflate, innerBox, rectangle, translate, type ShapeMm } from "./clearance/geometry.ts";
+import { boxGap, boxOf, inflate, innerBox, rectangle, translate, type ShapeMm } from "./clearance/geometry.ts";
 import { Occupancy } from "./clearance/occupancy.ts";
 import type { Blocker, BoardObstacles } from "./clearance/obstacles.ts";
 import type { NetCopper } from "./ratsnest.ts";
@@ -330,7 +330,7 @@ function rankAndTry(
           placed.maxY > outline.maxY
         )
           continue;
-        const distance = request.anchor ? gap(placed, request.anchor) : 0;
+        const distance = request.anchor ? boxGap(placed, request.anchor) : 0;
         if (request.reach !== undefined && distance > request.reach) continue;
         const ratsnest = v.pads.reduce(
           (sum, p) =>
@@ -461,10 +461,6 @@ function clip(a: BBox, b: BBox): BBox {
     maxX: Math.min(a.maxX, b.maxX),
     maxY: Math.min(a.maxY, b.maxY),
   };
-}
-
-function gap(a: BBox, b: BBox): number {
-  return Math.hypot(Math.max(0, b.minX - a.maxX, a.minX - b.maxX), Math.max(0, b.minY - a.maxY, a.minY - b.maxY));
 }
 
 function round(v: number): number {

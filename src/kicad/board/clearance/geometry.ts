@@ -308,6 +308,11 @@ function separated(a: PathD, b: PathD): boolean {
   return false;
 }
 
+/** The straight gap between two boxes, mm; 0 where they touch or overlap. */
+export function boxGap(a: BBox, b: BBox): number {
+  return Math.hypot(Math.max(0, b.minX - a.maxX, a.minX - b.maxX), Math.max(0, b.minY - a.maxY, a.minY - b.maxY));
+}
+
 /** Whether two boxes come closer than `distance`, with the margin `inflate` adds: asked before any shape is drawn or grown. */
 export function boxesWithin(a: BBox, b: BBox, distance: number): boolean {
   return boxesOverlap(growBox(a, distance + ARC_TOLERANCE), b);

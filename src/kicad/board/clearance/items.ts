@@ -21,6 +21,7 @@ import {
   type PointMm,
 } from "../model.ts";
 import { localBounds } from "../footprint/instance.ts";
+import { zoneFillRules } from "../zones/zones.ts";
 import { child, children, childText, head, num, text, type SList } from "../../sexpr/index.ts";
 import {
   boxesOverlap,
@@ -727,8 +728,7 @@ function pourItems(zone: SList, net: string, copper: string[]): BoardItem[] {
   // other nets and is at least its minimum thickness wide.
   const fill = child(zone, "fill");
   const gap = num(child(fill ?? zone, "thermal_gap") ?? zone, 1) ?? 0.5;
-  const clearance = num(child(connect ?? zone, "clearance") ?? zone, 1) ?? 0.5;
-  const thickness = num(child(zone, "min_thickness") ?? zone, 1) ?? 0.25;
+  const { clearance, minThickness: thickness } = zoneFillRules(zone);
   const width = num(child(fill ?? zone, "thermal_bridge_width") ?? zone, 1) ?? 0.5;
   const throughHoleOnly = mode === "thru_hole_only";
   const layers = new Set([...expandLayers(layerNames(zone), copper)].filter((l) => copper.includes(l)));

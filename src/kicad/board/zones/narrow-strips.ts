@@ -12,12 +12,11 @@
  * Read after the refill: the fill says whether the pour runs between the two pads, and the
  * pads' gap less the clearances says how wide it runs there.
  */
-import { boxesOverlap, boxOf, inflate, overlap } from "../clearance/geometry.ts";
+import { boxesOverlap, boxesWithin, boxGap, boxOf, inflate, overlap } from "../clearance/geometry.ts";
 import { copperLayers, footprintItems, type BoardItem } from "../clearance/items.ts";
 import type { BoardRules } from "../clearance/rules.ts";
 import type { BBox, Board, PointMm } from "../model.ts";
-import { child, num } from "../../sexpr/index.ts";
-import { boardZones, filledPolygons, insidePolygon, zoneOnLayer } from "./zones.ts";
+import { boardZones, filledPolygons, insidePolygon, zoneFillRules, zoneOnLayer } from "./zones.ts";
 
 export interface NarrowStrip {
   ref: string;
@@ -47,9 +46,9 @@ export function narrowStrips(board: Board, refs: string[], rules: BoardRules): N
       .map((item) => ({ item, shape: item.shape() }));
     const extent = boxOf(pads.flatMap((p) => p.shape.paths));
     for (const zone of zones.filter((z) => boxesOverlap(z.box, extent))) {
+      const { clearance: own, minThickness } = zoneFillRules(zone.node);
       // A strip thinner than the zone's minimum width is no strip: the fill leaves it out.
-      if ((num(child(zone.node, "min_thickness") ?? zone.node, 1) ?? 0.25) >= minimum) continue;
-      const own = num(child(child(zone.node, "connect_pads") ?? zone.node, "clearance") ?? zone.node, 1) ?? 0;
+      if (minThickness >= minimum) continue;
       for (const layer of layers.filter((l) => zoneOnLayer(zone, l))) {
         const here = pads.filter(({ item }) => item.layers.has(layer) && item.net !== zone.net);
         if (here.length < 2) continue;
@@ -60,12 +59,13 @@ export function narrowStrips(board: Board, refs: string[], rules: BoardRules): N
           for (const b of here.slice(i + 1)) {
             const room = clearance(a.item) + clearance(b.item);
             // Boxes first: of a large part's pads, only neighbours come this close.
-            if (gap(a.shape.box, b.shape.box) >= room + minimum) continue;
+            if (!boxesWithin(a.shape.box, b.shape.box, room + minimum)) continue;
             if (!overlap(inflate(a.shape, room + minimum), b.shape)) continue;
             const at = midpoint(a.shape.box, b.shape.box);
             fills ??= filledPolygons(zone, layer);
             if (!fills.some((fill) => insidePolygon(fill, at))) continue;
-            const width = Math.round((gap(a.shape.box, b.shape.box) - room) * 1000) / 1000;
+            // Pads of one part face each other square, so their boxes' gap is theirs.
+            const width = Math.round((boxGap(a.shape.box, b.shape.box) - room) * 1000) / 1000;
             found.push({ ref, pads: [a.item.pad!, b.item.pad!], net: zone.net, layer, width, minimum, at });
           }
         }
@@ -82,11 +82,4 @@ export function describeNarrowStrip(s: NarrowStrip): string {
 
 function midpoint(a: BBox, b: BBox): PointMm {
   return { x: (a.minX + a.maxX + b.minX + b.maxX) / 4, y: (a.minY + a.maxY + b.minY + b.maxY) / 4 };
-}
-
-/** The gap between two boxes, mm: along the axis they are apart on (pads of one part face each other square). */
-function gap(a: BBox, b: BBox): number {
-  const dx = Math.max(b.minX - a.maxX, a.minX - b.maxX, 0);
-  const dy = Math.max(b.minY - a.maxY, a.minY - b.maxY, 0);
-  return Math.hypot(dx, dy);
 }

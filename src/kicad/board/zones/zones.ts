@@ -33,6 +33,19 @@ export interface Zone {
   islands: { remove: "always" | "never" } | { remove: "below"; minArea: number };
 }
 
+/**
+ * How a zone's fill keeps off other nets' copper and how thin it may run, mm: its own clearance
+ * (`connect_pads`) and `min_thickness`, KiCad's defaults where the file says nothing.
+ */
+export function zoneFillRules(node: SList): { clearance: number; minThickness: number } {
+  const clearance = child(child(node, "connect_pads") ?? node, "clearance");
+  const thickness = child(node, "min_thickness");
+  return {
+    clearance: (clearance && num(clearance, 1)) ?? 0.5,
+    minThickness: (thickness && num(thickness, 1)) ?? 0.25,
+  };
+}
+
 /** The board's top-level zones, in file order. */
 export function boardZones(root: SList): Zone[] {
   return children(root, "zone").map(readZone);
