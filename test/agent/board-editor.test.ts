@@ -19,7 +19,7 @@ import { copperOnPads } from "../../src/kicad/board/nets.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { printSexpr, printSexprBytes } from "../../src/kicad/sexpr/index.ts";
 import { commitAll, git } from "../repo/git-repo.ts";
-import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
+import { additionPlan, addNextToMainIc, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { demoRepo } from "../support/demo-repo.ts";
 import { copyRepo, initialisedCorpusRepo, initialisedRepo } from "../support/repos.ts";
@@ -292,26 +292,14 @@ describe("the editor's placement index stays the board's across its operations",
     const boardFile = join(project.root, "complex_hierarchy.kicad_pcb");
     const projectFile = join(project.root, "complex_hierarchy.kicad_pro");
     const editor = BoardEditor.open(boardFile, { within: project.root, projectFile });
-    const ic = mainIc(editor.board);
-    const plan = additionPlan(
-      editor.board,
-      "C900",
-      "Capacitor_SMD:C_0805_2012Metric",
-      decouplingNets(editor.board, ic),
-    );
-    const libraries = await openLibraries(project.root);
-    editor.change((board) => {
-      placeAdditions(board, plan, libraries, () => ic.ref, editor.rules);
-      applyBoardSync(board, plan, libraries);
-    });
-    await editor.connect(["C900"]);
+    await addNextToMainIc(editor, "C900", "Capacitor_SMD:C_0805_2012Metric");
     const laid = [...(editor.ownCopper("C900") ?? [])];
     expect(laid.length).toBeGreaterThan(0);
     const kept = editor.obstacles();
     expect(kept.all((i) => i.id !== undefined && laid.includes(i.id)).length).toBeGreaterThanOrEqual(laid.length);
     expect(itemsOf(kept)).toEqual(itemsOf(new BoardObstacles(editor.board, editor.rules)));
 
-    const { vacated } = editor.place("C900", { near: ic.ref, side: "back" });
+    const { vacated } = editor.place("C900", { near: mainIc(editor.board).ref, side: "back" });
     expect(vacated.length).toBeGreaterThan(2);
     expect(editor.obstacles()).toBe(kept);
     expect(kept.all((i) => i.id !== undefined && laid.includes(i.id))).toEqual([]);

@@ -7,16 +7,12 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import { runDrc, type DrcReport } from "../../src/kicad/cli/kicad-cli.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { BoardEditor } from "../../src/kicad/board/editor.ts";
-import { placeAdditions } from "../../src/kicad/board/placement.ts";
-import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
 import { boardZones } from "../../src/kicad/board/zones/zones.ts";
-import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { printSexpr } from "../../src/kicad/sexpr/index.ts";
-import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
+import { addNextToMainIc } from "../support/board-additions.ts";
 import { commitAll, git } from "../repo/git-repo.ts";
 import {
   addedKeys,
@@ -181,19 +177,7 @@ describe("a move refills the layers its part's pads were on, not every layer", (
       within: project.root,
       projectFile: boardFile.replace(/\.kicad_pcb$/, ".kicad_pro"),
     });
-    const ic = mainIc(editor.board);
-    const plan = additionPlan(
-      editor.board,
-      "C900",
-      "Capacitor_SMD:C_0603_1608Metric",
-      decouplingNets(editor.board, ic),
-    );
-    const libraries = await openLibraries(dirname(boardFile));
-    editor.change((board) => {
-      placeAdditions(board, plan, libraries, () => ic.ref, editor.rules);
-      applyBoardSync(board, plan, libraries);
-    });
-    await editor.connect(["C900"]);
+    await addNextToMainIc(editor, "C900", "Capacitor_SMD:C_0603_1608Metric");
     editor.save(writeFileSync);
     const inner = boardZones(editor.board.root).filter((z) => z.filled && z.layers.every((l) => /^In\d+\.Cu$/.test(l)));
     expect(inner.map((z) => `${z.net} ${z.layers}`)).toEqual(expect.arrayContaining(["GND In1.Cu", "+3V3 In2.Cu"]));

@@ -10,11 +10,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
 import { BoardEditor } from "../../src/kicad/board/editor.ts";
-import { placeAdditions } from "../../src/kicad/board/placement.ts";
 import { reportLayout } from "../../src/kicad/board/route/layout-report.ts";
-import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
-import { openLibraries } from "../../src/kicad/library/libraries.ts";
-import { additionPlan, mainIc } from "../support/board-additions.ts";
+import { addNextToMainIc } from "../support/board-additions.ts";
 import { demoRepo } from "../support/demo-repo.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 
@@ -39,14 +36,7 @@ describe("a part's own pads that leave a pour too narrow between them are named 
         within: project.root,
         projectFile: join(project.root, "multichannel_mixer.kicad_pro"),
       });
-      const ic = mainIc(editor.board);
-      const plan = additionPlan(editor.board, "R900", footprint, ["+12V", "vbias"]);
-      const libraries = await openLibraries(project.root);
-      editor.change((board) => {
-        placeAdditions(board, plan, libraries, () => ic.ref, editor.rules);
-        applyBoardSync(board, plan, libraries);
-      });
-      await editor.connect(["R900"]);
+      await addNextToMainIc(editor, "R900", footprint, ["+12V", "vbias"]);
       // On the back, in the open GND pour below the last channel.
       const { vacated } = editor.place("R900", { x: 190, y: 120, rotation: 0, side: "back" });
       const layout = await editor.connect(["R900"], { vacated });

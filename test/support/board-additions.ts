@@ -3,13 +3,15 @@
  * sync plans it (pads on nets the board has), next to the board's main IC, so placement can be
  * judged on every corpus board with kicad-cli's DRC alone.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { expect } from "bun:test";
 import { BOARD_SYNC_SCHEMA, type BoardSyncPlan, type FootprintAdd } from "../../src/kicad/board/sync/plan.ts";
 import { Board, type Footprint } from "../../src/kicad/board/model.ts";
 import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
 import { placeAdditions } from "../../src/kicad/board/placement.ts";
 import { applyBoardSync } from "../../src/kicad/board/sync/sync-board.ts";
+import type { BoardEditor } from "../../src/kicad/board/editor.ts";
+import type { AddedConnections } from "../../src/kicad/board/route/connect-added.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { copyCorpusProject, type CorpusProject } from "./corpora.ts";
 
@@ -70,6 +72,26 @@ export function additionPlan(board: Board, ref: string, libId: string, nets: [st
     warnings: [],
     skipped: [],
   };
+}
+
+/**
+ * Adds `ref` (`libId`, pads 1 and 2 on `nets`, by default the main IC's decoupling pair) through
+ * a run's `editor` as its board sync does: placed next to the board's main IC, then routed.
+ */
+export async function addNextToMainIc(
+  editor: BoardEditor,
+  ref: string,
+  libId: string,
+  nets?: [string, string],
+): Promise<AddedConnections> {
+  const ic = mainIc(editor.board);
+  const plan = additionPlan(editor.board, ref, libId, nets ?? decouplingNets(editor.board, ic));
+  const libraries = await openLibraries(dirname(editor.file));
+  editor.change((board) => {
+    placeAdditions(board, plan, libraries, () => ic.ref, editor.rules);
+    applyBoardSync(board, plan, libraries);
+  });
+  return editor.connect([ref]);
 }
 
 /**
