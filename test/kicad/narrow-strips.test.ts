@@ -4,6 +4,8 @@
  * multichannel demo (GND flooded on both sides, 0.3 mm minimum connection, 0.25 mm zone
  * minimum width) an 0603 resistor's pads leave a 0.25 mm strip, which kicad-cli reports as
  * connection_width; an 0805's pads sit too close for the fill to keep any copper between them.
+ * Placement keeps clear of such spots when one that leaves none is near: an LED's resistor
+ * there goes where other copper keeps the pour from between its pads, its LED moving with it.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -11,7 +13,7 @@ import { join } from "node:path";
 import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
 import { BoardEditor } from "../../src/kicad/board/editor.ts";
 import { reportLayout } from "../../src/kicad/board/route/layout-report.ts";
-import { addNextToMainIc } from "../support/board-additions.ts";
+import { addIndicatorNextToMainIc, addNextToMainIc } from "../support/board-additions.ts";
 import { demoRepo } from "../support/demo-repo.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 
@@ -56,4 +58,26 @@ describe("a part's own pads that leave a pour too narrow between them are named 
       }
     }, 300_000);
   }
+});
+
+describe("placement keeps a part's pads from leaving a pour too narrow between them", () => {
+  test("multichannel: an LED by the main IC and its 0603 resistor, both on the back GND pour", async () => {
+    const project = await demoRepo("multichannel/multichannel_mixer");
+    const boardFile = join(project.root, "multichannel_mixer.kicad_pcb");
+    const before = await necks(boardFile);
+    const editor = BoardEditor.open(boardFile, {
+      within: project.root,
+      projectFile: join(project.root, "multichannel_mixer.kicad_pro"),
+    });
+    // Beside the LED's first spot every clear one leaves the strip (the test above): the pair
+    // moves to where the pour does not run between the resistor's pads.
+    const layout = await addIndicatorNextToMainIc(editor);
+    editor.save(writeFileSync);
+    expect(layout.left.size).toBe(0);
+    expect(layout.narrow).toEqual([]);
+    const [led, resistor] = ["D900", "R900"].map((ref) => editor.board.footprint(ref)!);
+    expect([led!.layer, resistor!.layer]).toEqual(["B.Cu", "B.Cu"]);
+    expect(Math.hypot(led!.at.x - resistor!.at.x, led!.at.y - resistor!.at.y)).toBeLessThan(5);
+    expect(await necks(boardFile)).toBe(before);
+  }, 300_000);
 });

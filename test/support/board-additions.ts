@@ -85,13 +85,36 @@ export async function addNextToMainIc(
   nets?: [string, string],
 ): Promise<AddedConnections> {
   const ic = mainIc(editor.board);
-  const plan = additionPlan(editor.board, ref, libId, nets ?? decouplingNets(editor.board, ic));
+  return addThrough(
+    editor,
+    additionPlan(editor.board, ref, libId, nets ?? decouplingNets(editor.board, ic)),
+    () => ic.ref,
+  );
+}
+
+/**
+ * Adds an indicator LED by the main IC and its resistor by the LED (`indicatorPlan`, from the
+ * IC's supply to its ground) through a run's `editor`: placed together, then routed.
+ */
+export async function addIndicatorNextToMainIc(editor: BoardEditor): Promise<AddedConnections> {
+  const ic = mainIc(editor.board);
+  const [supply, ground] = decouplingNets(editor.board, ic);
+  const plan = indicatorPlan(editor.board, ground, supply, "PWR_LED");
+  return addThrough(editor, plan, (ref) => (ref === "D900" ? ic.ref : "D900"));
+}
+
+/** `plan`'s parts placed (each by `anchorOf` it), synced onto the editor's board and routed. */
+async function addThrough(
+  editor: BoardEditor,
+  plan: BoardSyncPlan,
+  anchorOf: (ref: string) => string,
+): Promise<AddedConnections> {
   const libraries = await openLibraries(dirname(editor.file));
   editor.change((board) => {
-    placeAdditions(board, plan, libraries, () => ic.ref, editor.rules);
+    expect(placeAdditions(board, plan, libraries, anchorOf, editor.rules)).toEqual([]);
     applyBoardSync(board, plan, libraries);
   });
-  return editor.connect([ref]);
+  return editor.connect(plan.added.map((a) => a.ref));
 }
 
 /**

@@ -439,7 +439,7 @@ export async function runAndCheck(
   repo: string,
   projectFile: string,
   session: FinishSession,
-  base: { bytes: Buffer; drc: ReturnType<typeof drcKeys>; grows?: string[] },
+  base: { bytes: Buffer; drc: ReturnType<typeof drcKeys> },
 ) {
   const boardFile = discoverProject(repo, projectFile).board!;
   const sessionFile = join(await makeTempDir(), "session.json");
@@ -479,10 +479,7 @@ export async function runAndCheck(
     grown = addedKeys(grown, grownWarnings(refilled.warnings, base.drc.warnings));
   }
   expect(added).toEqual([]);
-  expect(grown, "warning types grown").toEqual(base.grows ?? []);
-  // Each warning kept was the run's to answer: the record keeps the decision that answered it.
-  const decisions: string = await git(repo, "show", "HEAD", "--", "*DECISIONS.md");
-  for (const rule of new Set(grown.map(ruleOf))) expect(decisions).toContain(rule);
+  expect(grown, "warning types grown").toEqual([]);
   // A removed part's own unconnected pads went with it: what is left for layout now is new.
   const removed = session.removed ?? [];
   const unrouted = addedUnconnected(
@@ -702,9 +699,8 @@ export async function finishAcceptance(
           ),
       ];
   for (const make of sessions) {
-    const grows = GROWN_WARNINGS[projectId]?.[results.length] ?? [];
-    const session = keeping(make(Board.parse(bytes)), grows);
-    last = await runAndCheck(cli, repo, project.projectFile, session, { bytes, drc, grows });
+    const session = make(Board.parse(bytes));
+    last = await runAndCheck(cli, repo, project.projectFile, session, { bytes, drc });
     ({ bytes, drc } = last);
     window.push(...session.added.flatMap((a) => around(last!.boardFile, a.ref)), ...last.spots);
     results.push(last.result);
@@ -815,44 +811,6 @@ export function expectBlockersExist(
  * LED's resistor, which stays staged with the courtyards that blocked it.
  */
 export const DEMO_LEFT_FOR_LAYOUT = ["demos/stickhub/StickHub"];
-
-/**
- * The warnings a session still adds, by project and session (the capacitor's run first), with
- * why: each is asserted exactly, so one that goes away fails the test and asks to shrink this.
- * The gate hands each back as the run's own, so the session keeps it by a recorded decision
- * (`keeping`), as a model would once it has looked.
- * - multichannel: the LED's run leaves three necks of the back GND pour under the board's
- *   0.3 mm minimum connection width, which KiCad's own refill of the committed board leaves too.
- *   They are the strip of pour between R900's two 0603 pads: 0.85 mm apart less the pour's
- *   clearance each side leaves 0.25–0.26 mm, over the zone's 0.25 mm minimum width (so the fill
- *   keeps it) and under the board's 0.3 mm. Wherever the pour floods round the resistor,
- *   and with its tracks taken up, KiCad's refill leaves the strip; the base's four are the
- *   designer's own, one per channel.
- */
-const GROWN_WARNINGS: Record<string, (string[] | undefined)[]> = {
-  "demos/multichannel/multichannel_mixer": [
-    undefined,
-    Array(3).fill("connection_width: Zone [GND] on F.Cu and B.Cu, priority 1"),
-  ],
-};
-
-/** The rule of a warning keyed as `drcKeys` keys it ("connection_width: Zone [GND] …"). */
-const ruleOf = (warning: string) => warning.slice(0, warning.indexOf(":"));
-
-/** `session` with one decision per rule of `warnings` recorded before it finishes, keeping them. */
-function keeping(session: FinishSession, warnings: string[]): FinishSession {
-  const rules = [...new Set(warnings.map(ruleOf))];
-  if (rules.length === 0) return session;
-  const decisions = rules.map((rule, i) =>
-    use(`keep${i + 1}`, "record_decision", {
-      decision: `Keep the ${rule} warnings the new parts' refill leaves`,
-      why: "KiCad's own refill of the committed board leaves them too; the layout owner reviews them",
-    }),
-  );
-  const turns = [...session.turns];
-  turns.splice(turns.length - 1, 0, turn(...decisions));
-  return { ...session, turns };
-}
 
 /**
  * The acceptance as a test file runs it: one test per project, both sessions in each, through

@@ -208,28 +208,30 @@ export function placeAdditions(
   for (const add of anchoredLast(plan.added, anchorOf)) {
     const part = { add, instance: newInstance(libraries, add), anchorRef: anchorOf(add.ref), avoid: [] };
     let result = search(part);
-    // Beside a part this plan adds, where none of its spots connects: that part moves to its next
-    // spots first (an LED by its IC where its resistor's supply is out of reach, sweep's), and
-    // stays where it was when none is better.
+    // Beside a part this plan adds, where none of its spots connects, or every one near it would
+    // leave a pour too narrow between its pads: that part moves to its next spots first (an LED
+    // by its IC where its resistor's supply is out of reach, sweep's; where the back pour runs
+    // round the resistor, multichannel's), and stays at the spot that served best.
     const anchor = part.anchorRef ? placedHere.get(part.anchorRef) : undefined;
-    if (anchor && result.spot?.connectable === false) {
-      const first = { spot: anchor.spot, routes: anchor.routes, result };
-      for (let retry = 0; retry < ANCHOR_RETRIES && result.spot?.connectable === false; retry++) {
+    if (anchor && flaw(result) > 0) {
+      let best = { spot: anchor.spot, routes: anchor.routes, result };
+      for (let retry = 0; retry < ANCHOR_RETRIES && flaw(result) > 0; retry++) {
         unplace(anchor.add.ref);
         anchor.avoid.push({ ...placedHere.get(anchor.add.ref)!.spot, radius: ANCHOR_MOVE });
         const moved = search(anchor);
-        if (!moved.spot || moved.spot.connectable === false) {
-          place(anchor, first.spot, first.routes);
-          result = first.result;
+        if (!moved.spot || flaw(moved) > 0) {
+          place(anchor, best.spot, best.routes);
+          result = best.result;
           break;
         }
         place(anchor, moved.spot, moved.routes);
         result = search(part);
+        if (flaw(result) < flaw(best.result)) best = { spot: moved.spot, routes: moved.routes ?? [], result };
       }
-      if (result.spot?.connectable === false && placedHere.get(anchor.add.ref)!.spot !== first.spot) {
+      if (placedHere.get(anchor.add.ref)!.spot !== best.spot) {
         unplace(anchor.add.ref);
-        place(anchor, first.spot, first.routes);
-        result = first.result;
+        place(anchor, best.spot, best.routes);
+        result = best.result;
       }
     }
     if (!result.spot) {
@@ -327,7 +329,15 @@ function boxDistance(p: PointMm, box: BBox): number {
   return Math.hypot(Math.max(0, box.minX - p.x, p.x - box.maxX), Math.max(0, box.minY - p.y, p.y - box.maxY));
 }
 
-/** How many more spots a new part tries when a part placed beside it cannot be connected there. */
+/**
+ * What is wrong with a search's spot, worst highest: none (0), its pads would leave a pour a
+ * strip under the minimum connection width (1), its pads could not be connected there (2).
+ */
+function flaw(result: SearchResult): number {
+  return result.spot?.connectable === false ? 2 : result.spot?.strip ? 1 : 0;
+}
+
+/** How many more spots a new part tries when a part placed beside it cannot be connected there, or leaves a strip. */
 const ANCHOR_RETRIES = 4;
 /** How far each of those spots is from the ones tried before, mm: the next grid step over is boxed in the same way. */
 const ANCHOR_MOVE = 3;

@@ -3,7 +3,9 @@
  * window, on each allowed side and at each quarter turn, ranked by the ratsnest it would add
  * (its pads to the existing copper of their nets) plus its distance to its anchor, then tried in
  * that order against the board's obstacles (kicad/board/clearance/). The first that is clear
- * wins; when none is, the items that blocked the best candidates are what the caller reports.
+ * wins, but for one where its pads would leave a pour a strip DRC calls too narrow
+ * (zones/narrow-strips.ts), which ranks as if `STRIP_PENALTY` farther; when none is clear, the
+ * items that blocked the best candidates are what the caller reports.
  */
 import { cloneNode, child, children, childText, num, type SList } from "../sexpr/index.ts";
 import type { BBox, Board, PointMm } from "./model.ts";
@@ -15,6 +17,7 @@ import { Occupancy } from "./clearance/occupancy.ts";
 import type { Blocker, BoardObstacles } from "./clearance/obstacles.ts";
 import type { NetCopper } from "./ratsnest.ts";
 import type { Laid } from "./route/route.ts";
+import { stripWatch } from "./zones/narrow-strips.ts";
 
 export interface BoardSpot {
   x: number;
@@ -27,6 +30,8 @@ export interface BoardSpot {
   ratsnest: number;
   /** False when the search asked whether its pads could be connected and no clear spot tried could. */
   connectable?: false;
+  /** True when its pads would leave another net's pour a strip DRC calls too narrow, and no spot that leaves none ranked near it. */
+  strip?: true;
   /** Set by placement when the spot is far from the pin the part serves: how far, and what fills the nearer spots. */
   far?: string;
 }
@@ -92,6 +97,13 @@ export interface SearchResult {
   blockers: { blocker: Blocker; count: number }[];
 }
 
+/**
+ * A clear spot whose pads would leave another net's pour a strip under the board's minimum
+ * connection width ranks as if this much farther, mm: a designer walks a few millimetres to keep
+ * DRC clean (on multichannel's flooded back an 0603 resistor beside its LED leaves one, beside
+ * the IC a little way off none), but not across the board.
+ */
+const STRIP_PENALTY = 5;
 /** Each quarter turn away from the preferred rotation costs this much, mm. */
 const TURN_PENALTY = 0.5;
 /** The side not preferred costs this much, mm. */
@@ -346,6 +358,10 @@ function rankAndTry(
   let tried = 0;
   let firstClear: Candidate | undefined;
   const trials: Candidate[] = [];
+  // Clear spots that would leave a strip: held back (`deferred`, best first), each taken once the
+  // candidates rank `STRIP_PENALTY` below it.
+  const stripped = new Set<Candidate>();
+  const deferred: Candidate[] = [];
   // With a spot, the blockers are what took the better-ranked spots (a far spot says why).
   const found = (c: Candidate, connectable?: boolean, routes?: Laid[]): SearchResult => ({
     spot: {
@@ -356,20 +372,44 @@ function rankAndTry(
       distance: round(c.distance),
       ratsnest: round(c.ratsnest),
       ...(connectable === false ? { connectable } : {}),
+      ...(stripped.has(c) ? { strip: true as const } : {}),
     },
     ...(routes ? { routes } : {}),
     blockers: [...tally.values()].sort((a, b) => b.count - a.count),
   });
+  const padsAt = (c: Candidate): SpotPad[] =>
+    c.v.pads.map((p) => ({ shape: translate(p.shape, c.x, c.y), net: p.net, layers: p.layers }));
+  // A clear spot is taken, or, with `connectable`, taken when its pads could be connected;
+  // "stop" once `TRIALS` were asked.
+  const take = (c: Candidate): SearchResult | "next" | "stop" => {
+    if (!request.connectable) return found(c);
+    firstClear ??= c;
+    const routes = request.connectable(padsAt(c));
+    if (routes) return found(c, true, routes);
+    trials.push(c);
+    return trials.length >= TRIALS ? "stop" : "next";
+  };
+  const leavesStrip = stripWatch(board, obstacles.rules);
+  let stopped = false;
   // Once the reported blockers are known, only whether a spot is blocked matters: a long search
   // turns most spots down from the occupancy raster, unasked (clearance/occupancy.ts).
   // `tried` counts the blocked spots asked.
   let covered: ((c: Candidate) => boolean) | undefined;
-  for (const c of candidates) {
+  search: for (const c of candidates) {
+    while (deferred.length > 0 && deferred[0]!.score + STRIP_PENALTY <= c.score) {
+      const taken = take(deferred.shift()!);
+      if (taken === "stop") {
+        stopped = true;
+        break search;
+      }
+      if (taken !== "next") return taken;
+    }
     // A spot by one already asked is not asked again, clear or not, and once one is clear the
     // blockers are not reported: such a spot need not be checked at all.
     const within = (t: { x: number; y: number }, radius: number) => Math.hypot(t.x - c.x, t.y - c.y) < radius;
     if (
       trials.some((t) => t.v.side === c.v.side && within(t, TRIAL_SPACING)) ||
+      deferred.some((t) => t.v.side === c.v.side && within(t, TRIAL_SPACING)) ||
       request.avoid?.some((t) => t.side === c.v.side && within(t, t.radius))
     )
       continue;
@@ -383,14 +423,17 @@ function rankAndTry(
     }
     const blocker = blockerAt(obstacles, c.v, c.x, c.y);
     if (!blocker) {
-      if (!request.connectable) return found(c);
-      firstClear ??= c;
-      const routes = request.connectable(
-        c.v.pads.map((p) => ({ shape: translate(p.shape, c.x, c.y), net: p.net, layers: p.layers })),
-      );
-      if (routes) return found(c, true, routes);
-      trials.push(c);
-      if (trials.length >= TRIALS) break;
+      if (leavesStrip(padsAt(c))) {
+        stripped.add(c);
+        if (deferred.length < TRIALS) deferred.push(c);
+        continue;
+      }
+      const taken = take(c);
+      if (taken === "stop") {
+        stopped = true;
+        break;
+      }
+      if (taken !== "next") return taken;
       continue;
     }
     if (tried++ < REPORTED) {
@@ -399,6 +442,11 @@ function rankAndTry(
       if (entry) entry.count++;
       else tally.set(key, { blocker, count: 1 });
     }
+  }
+  while (!stopped && deferred.length > 0) {
+    const taken = take(deferred.shift()!);
+    if (taken === "stop") break;
+    if (taken !== "next") return taken;
   }
   if (firstClear) return found(firstClear, false);
   return { blockers: [...tally.values()].sort((a, b) => b.count - a.count) };
