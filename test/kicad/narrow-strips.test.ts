@@ -25,19 +25,25 @@ async function necks(boardFile: string): Promise<number> {
   return report.violations.filter((v) => v.type === "connection_width").length;
 }
 
+/** A copy of KiCad's multichannel demo open in a run's editor, with its board's raw DRC necks before any edit. */
+async function multichannel() {
+  const project = await demoRepo("multichannel/multichannel_mixer");
+  const boardFile = join(project.root, "multichannel_mixer.kicad_pcb");
+  const before = await necks(boardFile);
+  const editor = BoardEditor.open(boardFile, {
+    within: project.root,
+    projectFile: join(project.root, "multichannel_mixer.kicad_pro"),
+  });
+  return { boardFile, before, editor };
+}
+
 describe("a part's own pads that leave a pour too narrow between them are named at once", () => {
   for (const [footprint, strip] of [
     ["Resistor_SMD:R_0603_1608Metric", true],
     ["Resistor_SMD:R_0805_2012Metric", false],
   ] as const) {
     test(`multichannel: ${footprint} on the back GND pour`, async () => {
-      const project = await demoRepo("multichannel/multichannel_mixer");
-      const boardFile = join(project.root, "multichannel_mixer.kicad_pcb");
-      const before = await necks(boardFile);
-      const editor = BoardEditor.open(boardFile, {
-        within: project.root,
-        projectFile: join(project.root, "multichannel_mixer.kicad_pro"),
-      });
+      const { boardFile, before, editor } = await multichannel();
       await addNextToMainIc(editor, "R900", footprint, ["+12V", "vbias"]);
       // On the back, in the open GND pour below the last channel.
       const { vacated } = editor.place("R900", { x: 190, y: 120, rotation: 0, side: "back" });
@@ -62,13 +68,7 @@ describe("a part's own pads that leave a pour too narrow between them are named 
 
 describe("placement keeps a part's pads from leaving a pour too narrow between them", () => {
   test("multichannel: an LED by the main IC and its 0603 resistor, both on the back GND pour", async () => {
-    const project = await demoRepo("multichannel/multichannel_mixer");
-    const boardFile = join(project.root, "multichannel_mixer.kicad_pcb");
-    const before = await necks(boardFile);
-    const editor = BoardEditor.open(boardFile, {
-      within: project.root,
-      projectFile: join(project.root, "multichannel_mixer.kicad_pro"),
-    });
+    const { boardFile, before, editor } = await multichannel();
     // Beside the LED's first spot every clear one leaves the strip (the test above): the pair
     // moves to where the pour does not run between the resistor's pads.
     const layout = await addIndicatorNextToMainIc(editor);

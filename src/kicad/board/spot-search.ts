@@ -381,13 +381,21 @@ function rankAndTry(
     c.v.pads.map((p) => ({ shape: translate(p.shape, c.x, c.y), net: p.net, layers: p.layers }));
   // A clear spot is taken, or, with `connectable`, taken when its pads could be connected;
   // "stop" once `TRIALS` were asked.
-  const take = (c: Candidate): SearchResult | "next" | "stop" => {
+  const take = (c: Candidate, pads = padsAt(c)): SearchResult | "next" | "stop" => {
     if (!request.connectable) return found(c);
     firstClear ??= c;
-    const routes = request.connectable(padsAt(c));
+    const routes = request.connectable(pads);
     if (routes) return found(c, true, routes);
     trials.push(c);
     return trials.length >= TRIALS ? "stop" : "next";
+  };
+  // The held-back spots that rank, with their penalty, no worse than `score`, taken in turn.
+  const takeDeferred = (score: number): SearchResult | "next" | "stop" => {
+    while (deferred.length > 0 && deferred[0]!.score + STRIP_PENALTY <= score) {
+      const taken = take(deferred.shift()!);
+      if (taken !== "next") return taken;
+    }
+    return "next";
   };
   const leavesStrip = stripWatch(board, obstacles.rules);
   let stopped = false;
@@ -395,15 +403,13 @@ function rankAndTry(
   // turns most spots down from the occupancy raster, unasked (clearance/occupancy.ts).
   // `tried` counts the blocked spots asked.
   let covered: ((c: Candidate) => boolean) | undefined;
-  search: for (const c of candidates) {
-    while (deferred.length > 0 && deferred[0]!.score + STRIP_PENALTY <= c.score) {
-      const taken = take(deferred.shift()!);
-      if (taken === "stop") {
-        stopped = true;
-        break search;
-      }
-      if (taken !== "next") return taken;
+  for (const c of candidates) {
+    const held = takeDeferred(c.score);
+    if (held === "stop") {
+      stopped = true;
+      break;
     }
+    if (held !== "next") return held;
     // A spot by one already asked is not asked again, clear or not, and once one is clear the
     // blockers are not reported: such a spot need not be checked at all.
     const within = (t: { x: number; y: number }, radius: number) => Math.hypot(t.x - c.x, t.y - c.y) < radius;
@@ -423,12 +429,13 @@ function rankAndTry(
     }
     const blocker = blockerAt(obstacles, c.v, c.x, c.y);
     if (!blocker) {
-      if (leavesStrip(padsAt(c))) {
+      const pads = padsAt(c);
+      if (leavesStrip(pads)) {
         stripped.add(c);
         if (deferred.length < TRIALS) deferred.push(c);
         continue;
       }
-      const taken = take(c);
+      const taken = take(c, pads);
       if (taken === "stop") {
         stopped = true;
         break;
@@ -443,10 +450,9 @@ function rankAndTry(
       else tally.set(key, { blocker, count: 1 });
     }
   }
-  while (!stopped && deferred.length > 0) {
-    const taken = take(deferred.shift()!);
-    if (taken === "stop") break;
-    if (taken !== "next") return taken;
+  if (!stopped) {
+    const held = takeDeferred(Number.POSITIVE_INFINITY);
+    if (held !== "next" && held !== "stop") return held;
   }
   if (firstClear) return found(firstClear, false);
   return { blockers: [...tally.values()].sort((a, b) => b.count - a.count) };
