@@ -21,6 +21,7 @@ import { verificationLine } from "./gate.ts";
 import { commitMessage } from "./commit-message.ts";
 import { endRun, rollback } from "./end.ts";
 import { appendRecords } from "./records.ts";
+import { keepChangedSheets } from "./renders.ts";
 import { renderDir, type RunState } from "./run-state.ts";
 import type { RunSummary } from "./summary.ts";
 
@@ -64,13 +65,17 @@ export async function commit(run: RunState): Promise<RunSummary> {
   summary.filesTouched = journal.touched();
   writeFileSync(join(run.dir, "diff.patch"), await diffPatch(options.repoRoot, summary.filesTouched));
   summary.diff = await designDiff(run);
-  const plotted = [
-    (await run.renders.before) ?? { files: [], skipped: "no baseline" },
-    (await run.renders.after) ?? { files: [], skipped: "not verified" },
-  ];
   if (summary.filesTouched.some((f) => f.endsWith(".kicad_sch"))) {
-    summary.renders = plotted.flatMap((r) => r.files);
-    for (const r of plotted) if (r.skipped) transcript.append({ type: "note", renders: `not rendered: ${r.skipped}` });
+    const { before, after, unchanged } = keepChangedSheets(
+      options.repoRoot,
+      (await run.renders.before) ?? { files: [], skipped: "no baseline" },
+      (await run.renders.after) ?? { files: [], skipped: "not verified" },
+    );
+    summary.renders = [...before.files, ...after.files];
+    for (const r of [before, after])
+      if (r.skipped) transcript.append({ type: "note", renders: `not rendered: ${r.skipped}` });
+    if (unchanged > 0)
+      transcript.append({ type: "note", renders: `${unchanged} sheets plotted alike before and after, not kept` });
   } else rmSync(renderDir(run), { recursive: true, force: true });
   if (summary.dryRun) {
     journal.rollback();

@@ -2,11 +2,12 @@
  * Before and after schematic renders for a run's record (`.copperhead/runs/<id>/render/`), so a
  * reviewer can see a change without opening KiCad. "Before" is plotted from the sheets as
  * committed at HEAD, "after" from the working tree. Each plot is a kicad-cli start (~0.2 s), so
- * the pipeline runs them alongside the checks rather than after them. Rendering is a courtesy:
- * when kicad-cli cannot plot, the run carries on and the transcript says why.
+ * the pipeline runs them alongside the checks rather than after them, and kicad-cli plots every
+ * sheet; the record keeps the sheets the run changed (`keepChangedSheets`). Rendering is a
+ * courtesy: when kicad-cli cannot plot, the run carries on and the transcript says why.
  */
-import { rmSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, rmSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { exportSvg, type KicadCli } from "../kicad/cli/kicad-cli.ts";
 import type { KicadProject } from "../repo/project.ts";
 import { repoRelative } from "../repo/repo-path.ts";
@@ -39,4 +40,35 @@ async function plot(root: string, schematic: string, outDir: string, cli: KicadC
   } catch (err) {
     return { files: [], skipped: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/**
+ * Drops the plots of the sheets the run left as they were, on both sides: a sheet plotted alike
+ * before and after shows a reviewer nothing, and on a large design such sheets are nearly all
+ * of the plots (vme-wren: 71 of its 73 sheets, 150 MB a run, for a part added on two). Plots
+ * pair by file name, which kicad-cli makes from the sheet's path; a sheet on one side only
+ * (added or removed) is kept. Returns what is left, and how many sheets were dropped.
+ */
+export function keepChangedSheets(
+  root: string,
+  before: RenderOutcome,
+  after: RenderOutcome,
+): { before: RenderOutcome; after: RenderOutcome; unchanged: number } {
+  const afterByName = new Map(after.files.map((f) => [basename(f), f]));
+  const alike = new Set<string>();
+  for (const file of before.files) {
+    const twin = afterByName.get(basename(file));
+    if (twin && samePlot(join(root, file), join(root, twin))) alike.add(file).add(twin);
+  }
+  for (const file of alike) rmSync(join(root, file), { force: true });
+  const kept = (r: RenderOutcome) => ({ ...r, files: r.files.filter((f) => !alike.has(f)) });
+  return { before: kept(before), after: kept(after), unchanged: alike.size / 2 };
+}
+
+/** kicad-cli's SVG title names the time of the plot; the rest of two plots of one sheet is byte for byte alike. */
+const PLOT_TITLE = /<title>SVG Image created as [^<]*<\/title>/;
+
+function samePlot(a: string, b: string): boolean {
+  if (statSync(a).size !== statSync(b).size) return false;
+  return readFileSync(a, "utf8").replace(PLOT_TITLE, "") === readFileSync(b, "utf8").replace(PLOT_TITLE, "");
 }

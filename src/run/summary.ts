@@ -70,7 +70,7 @@ export const RunSummarySchema = v.object({
    * says in words how many connections were left for layout, and why.
    */
   verificationLine: v.optional(v.string()),
-  /** Before/after SVG renders of the schematic in the run directory (repo-relative). */
+  /** Before/after SVG renders of the sheets the run changed, in the run directory (repo-relative). */
   renders: v.array(v.string()),
   /**
    * What the change did to the design — parts, nets, pins, board, requirements, BOM — from HEAD

@@ -100,6 +100,13 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
     ].sort();
     expect([...summary.filesTouched].sort()).toEqual(files);
     expect((await git(repo, "show", "--name-only", "--format=", "HEAD")).trim().split("\n").sort()).toEqual(files);
+    // The record's renders are the one sheet the change drew on, before and after; the root
+    // sheet, plotted alike both times, is not kept.
+    const render = join(".copperhead", "runs", summary.runId, "render");
+    const plotted = (side: string) => readdirSync(join(repo, render, side));
+    expect(plotted("before")).toEqual(plotted("after"));
+    expect(plotted("after")).toEqual([expect.stringMatching(/^usb-led-.+\.svg$/)]);
+    expect(summary.renders).toEqual(["before", "after"].map((side) => join(render, side, plotted(side)[0]!)));
 
     expect(summary.verification.ok).toBe(true);
     expect(summary.verification.newFindings).toEqual([]);
