@@ -8,7 +8,7 @@
  * user's hooks may take a while) it is let finish, because stopping git halfway is what
  * leaves a repo inconsistent, and the summary says the cancellation came too late.
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compareStates } from "../diff/compare.ts";
 import type { DesignDiff } from "../diff/diff.ts";
@@ -21,8 +21,7 @@ import { verificationLine } from "./gate.ts";
 import { commitMessage } from "./commit-message.ts";
 import { endRun, rollback } from "./end.ts";
 import { appendRecords } from "./records.ts";
-import { keepChangedSheets } from "./renders.ts";
-import { renderDir, type RunState } from "./run-state.ts";
+import type { RunState } from "./run-state.ts";
 import type { RunSummary } from "./summary.ts";
 
 /**
@@ -65,18 +64,6 @@ export async function commit(run: RunState): Promise<RunSummary> {
   summary.filesTouched = journal.touched();
   writeFileSync(join(run.dir, "diff.patch"), await diffPatch(options.repoRoot, summary.filesTouched));
   summary.diff = await designDiff(run);
-  if (summary.filesTouched.some((f) => f.endsWith(".kicad_sch"))) {
-    const { before, after, unchanged } = keepChangedSheets(
-      options.repoRoot,
-      (await run.renders.before) ?? { files: [], skipped: "no baseline" },
-      (await run.renders.after) ?? { files: [], skipped: "not verified" },
-    );
-    summary.renders = [...before.files, ...after.files];
-    for (const r of [before, after])
-      if (r.skipped) transcript.append({ type: "note", renders: `not rendered: ${r.skipped}` });
-    if (unchanged > 0)
-      transcript.append({ type: "note", renders: `${unchanged} sheets plotted alike before and after, not kept` });
-  } else rmSync(renderDir(run), { recursive: true, force: true });
   if (summary.dryRun) {
     journal.rollback();
     transcript.append({ type: "dry_run", files: summary.filesTouched });

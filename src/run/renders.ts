@@ -47,7 +47,9 @@ async function plot(root: string, schematic: string, outDir: string, cli: KicadC
  * before and after shows a reviewer nothing, and on a large design such sheets are nearly all
  * of the plots (vme-wren: 71 of its 73 sheets, 150 MB a run, for a part added on two). Plots
  * pair by file name, which kicad-cli makes from the sheet's path; a sheet on one side only
- * (added or removed) is kept. Returns what is left, and how many sheets were dropped.
+ * (added or removed) is kept. With no "after" (a run that ended before it verified) the
+ * "before" plots are only HEAD's sheets and go too; with no "before", every "after" plot stays.
+ * Returns what is left, and how many sheets were dropped.
  */
 export function keepChangedSheets(
   root: string,
@@ -55,14 +57,18 @@ export function keepChangedSheets(
   after: RenderOutcome,
 ): { before: RenderOutcome; after: RenderOutcome; unchanged: number } {
   const afterByName = new Map(after.files.map((f) => [basename(f), f]));
-  const alike = new Set<string>();
+  const dropped = new Set<string>();
+  let unchanged = 0;
   for (const file of before.files) {
     const twin = afterByName.get(basename(file));
-    if (twin && samePlot(join(root, file), join(root, twin))) alike.add(file).add(twin);
+    if (twin && samePlot(join(root, file), join(root, twin))) {
+      dropped.add(file).add(twin);
+      unchanged++;
+    } else if (after.files.length === 0) dropped.add(file);
   }
-  for (const file of alike) rmSync(join(root, file), { force: true });
-  const kept = (r: RenderOutcome) => ({ ...r, files: r.files.filter((f) => !alike.has(f)) });
-  return { before: kept(before), after: kept(after), unchanged: alike.size / 2 };
+  for (const file of dropped) rmSync(join(root, file), { force: true });
+  const kept = (r: RenderOutcome) => ({ ...r, files: r.files.filter((f) => !dropped.has(f)) });
+  return { before: kept(before), after: kept(after), unchanged };
 }
 
 /** kicad-cli's SVG title names the time of the plot; the rest of two plots of one sheet is byte for byte alike. */

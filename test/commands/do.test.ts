@@ -292,6 +292,10 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
     // One failed verification, then the way out: no cycle burnt on a change that cannot pass.
     expect(summary.verification.repairCycles).toBe(1);
     expect(transcript(repo, summary).filter((e) => e.type === "verify")).toHaveLength(1);
+    // The record shows the change that was tried: the root sheet R2 was on, before and after.
+    const render = join(".copperhead", "runs", summary.runId, "render");
+    expect(summary.renders).toEqual(["before", "after"].map((side) => join(render, side, "usb-led.svg")));
+    for (const side of ["before", "after"]) expect(readdirSync(join(repo, render, side))).toEqual(["usb-led.svg"]);
     const req = summary.verification.newFindings.find((f) => f.check === "requirements" && f.rule === "REQ-BOM-1");
     expect(req).toBeDefined();
     expect(req!.severity).toBe("error");
@@ -368,6 +372,9 @@ describe("copperhead do (scripted model, real kicad-cli and git)", () => {
     expect(summary.detail).toContain("HTTP 500");
     expect(summary.usage.turns).toBe(4);
     expect([...summary.filesTouched].sort()).toEqual([summary.proposal!.path, "regulator.kicad_sch"].sort());
+    // Never verified, it has no "after" plots, and HEAD's alone are not kept.
+    expect(summary.renders).toEqual([]);
+    expect(readdirSync(join(repo, ".copperhead", "runs", summary.runId, "render", "before"))).toEqual([]);
     await expectUntouched(repo, before);
     const events = transcript(repo, summary);
     expect(events.find((e) => e.type === "error")).toMatchObject({ where: "provider", code: "provider_error" });

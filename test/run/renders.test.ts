@@ -3,12 +3,12 @@
  * real kicad-cli plots of KiCad's hierarchical demo: one sheet edited, the others plotted alike.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { renderCommitted, renderWorkingTree, keepChangedSheets } from "../../src/run/renders.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { demoProjects } from "../support/corpora.ts";
-import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
+import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { initialisedCorpusRepo } from "../support/repos.ts";
 
 afterAll(cleanupTempDirs);
@@ -41,9 +41,22 @@ describe("keepChangedSheets", () => {
       expect(existsSync(join(repo, file)), file).toBe(basename(file) === "complex_hierarchy.svg");
   }, 60_000);
 
-  test("a side that was not plotted keeps the other side whole", () => {
+  test("with no before plots every after plot stays; with no after plots the before plots (HEAD's sheets) go", async () => {
     const after = { files: ["a.svg", "b.svg"] };
-    const kept = keepChangedSheets("/nonexistent", { files: [], skipped: "no baseline" }, after);
-    expect(kept).toEqual({ before: { files: [], skipped: "no baseline" }, after, unchanged: 0 });
+    expect(keepChangedSheets("/nonexistent", { files: [], skipped: "no baseline" }, after)).toEqual({
+      before: { files: [], skipped: "no baseline" },
+      after,
+      unchanged: 0,
+    });
+    const root = await makeTempDir();
+    mkdirSync(join(root, "before"));
+    for (const name of ["a.svg", "b.svg"]) writeFileSync(join(root, "before", name), "<svg/>");
+    const before = { files: ["before/a.svg", "before/b.svg"] };
+    expect(keepChangedSheets(root, before, { files: [], skipped: "not verified" })).toEqual({
+      before: { files: [] },
+      after: { files: [], skipped: "not verified" },
+      unchanged: 0,
+    });
+    expect(readdirSync(join(root, "before"))).toEqual([]);
   });
 });
