@@ -2,8 +2,8 @@
 # The whole test suite: typecheck, the formatter check, build dist/copperhead, then every test
 # file, unit, integration (real kicad-cli) and binary-level (test/e2e/, against the fresh build),
 # in one `bun test` over two worker processes, with the few files that mostly wait in a second
-# `bun test` beside it. Ends with the plain line "N passed, N failed",
-# where an unformatted tree counts as one failure more.
+# `bun test` beside it. Ends with the plain line "N passed, N failed", where an unformatted tree
+# counts as one failure more.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
