@@ -36,8 +36,6 @@ const KNOWN_REFUSALS: Record<string, Record<string, string>> = {
     "/vee": "its wire is one grid step long, between U1's pin and a wire's junction, with U1's drawing on every side",
   },
   "demos/vme-wren/vme-wren": {
-    "/vme_interface/TTL_BUNCHCLK1":
-      "its run lies in a row of wires a grid step apart, so a stub off it runs into the next wire, and the longer name fits nowhere along it",
     "/fpga/GTH_BCLK_B2_N":
       "its run lies in a row of wires a grid step apart, so a stub off it runs into the next wire, and the longer name fits nowhere along it, the sheet fpga-mgts at its end",
     "/power-supply-3/5VPG":
@@ -186,3 +184,40 @@ describe("a rename to a name twice as long, in each sheet's tightest spot, commi
     }, 180_000);
   }
 });
+
+/**
+ * A label along a short run whose far end is free goes out beyond that end, the wire lengthened
+ * to meet it, when the longer name fits nowhere along the run: vme-wren's TTL_BUNCHCLK1 sits
+ * between IC15's pin and a free end, in a row of wires a grid step apart, with C114 ahead.
+ */
+test("a renamed label moves out beyond its wire's free far end, the wire lengthened to meet it", async () => {
+  const project = allProjects().find((p) => p.id === "demos/vme-wren/vme-wren")!;
+  const copy = await copyCorpusProject(project);
+  const root = copy.schematic!;
+  const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
+  const file = [...editor.project.files.values()].find((f) => f.path.endsWith("vme_interface.kicad_sch"))!;
+  const label = file.labels.find((l) => l.text === "TTL_BUNCHCLK1")!;
+  const wire = file.wires.find(
+    (w) => w.a.y === label.at.y && Math.min(w.a.x, w.b.x) < label.at.x && Math.max(w.a.x, w.b.x) > label.at.x,
+  )!;
+  const farEnd = Math.max(wire.a.x, wire.b.x);
+  const pins = (nets: { name: string; nodes: { ref: string; pin: string }[] }[]) =>
+    nets
+      .map((n) =>
+        n.nodes
+          .map((p) => `${p.ref}.${p.pin}`)
+          .sort()
+          .join(" "),
+      )
+      .sort();
+  const before = pins(editor.netlist().nets);
+
+  editor.renameNet("/vme_interface/TTL_BUNCHCLK1", "TTL_BUNCHCLK1_BUFFERED_OUT");
+
+  const moved = file.labels.find((l) => l.text === "TTL_BUNCHCLK1_BUFFERED_OUT")!;
+  expect(moved.at.y).toBe(label.at.y);
+  expect(moved.at.x).toBeGreaterThan(farEnd);
+  expect(file.wires.some((w) => w.a.y === moved.at.y && [w.a.x, w.b.x].includes(moved.at.x))).toBe(true);
+  expect(pins(editor.netlist().nets)).toEqual(before);
+  expect(editor.netlist().nets.map((n) => n.name)).toContain("/vme_interface/TTL_BUNCHCLK1_BUFFERED_OUT");
+}, 120_000);

@@ -3,7 +3,7 @@
  * over another item; it is moved the least that keeps the sheet readable, each way tried in
  * turn: as it is (when its longer text crosses nothing), reading the
  * other way from the same point, slid along the wire it sits on (which keeps it on its net),
- * moved to that wire's other end, carried out beyond the wire's free end with the wire
+ * moved to that wire's other end, carried out beyond a free end of its wire with the wire
  * lengthened to meet it, or put at the end of a new stub drawn off its wiring into free space
  * (with a junction where the stub meets it), as a designer gives a label room beside a crowded
  * run. When none is clear the rename is refused, saying what each way ran into. `move_label` checks a spot the model picks by the same rules (`LabelRoom.check`).
@@ -129,12 +129,12 @@ export class LabelRoom {
   }
 
   /**
-   * The free end the label sits at, when it sits at one: the end of its wire with nothing else
-   * attached (no other wire, pin, junction, sheet pin or bus entry), or a pin with nothing but
-   * the label on it. Its wiring can be lengthened from there. Otherwise why not, for an error to say.
+   * The free end the label sits at (or, with `at`, the one at that end of its wire), when it is
+   * one: the end of its wire with nothing else attached (no other wire, pin, junction, sheet pin
+   * or bus entry), or a pin with nothing but the label on it. Its wiring can be lengthened from
+   * there. Otherwise why not, for an error to say.
    */
-  freeEnd(): FreeEnd | string {
-    const at = this.label.at;
+  freeEnd(at: PointIu = this.label.at): FreeEnd | string {
     const f = this.file;
     const wire = this.wires.find((w) => samePoint(w.a, at) || samePoint(w.b, at));
     if (!wire && this.wires.length > 0) return "the label sits along its wire, not at an end of it";
@@ -253,12 +253,28 @@ export function renamedLabelAt(file: SchematicFile, label: Label, text: string):
 }
 
 /**
- * The nearest spot beyond the free end of the label's wire, on the grid and in the wire's
- * direction, where the lengthened wire crosses nothing and the label reads clear.
+ * The nearest spot beyond a free end of the label's wire (the one it sits at first, then its
+ * wire's others: the label moves out to it), on the grid and in the wire's direction, where the
+ * lengthened wire crosses nothing and the label reads clear.
  */
 function lengthenTo(room: LabelRoom, chars: number): { spot: LabelSpot } | { failed: string } {
-  const free = room.freeEnd();
-  if (typeof free === "string") return { failed: free };
+  const label = room.label;
+  const others = room.wires.flatMap((w) => [w.a, w.b]).filter((p) => !samePoint(p, label.at));
+  const failed: string[] = [];
+  for (const at of [label.at, ...others]) {
+    const free = room.freeEnd(at);
+    const found = typeof free === "string" ? { failed: free } : lengthenFrom(room, chars, free);
+    if ("spot" in found) return found;
+    // Sitting along its wire, not at an end, is not worth saying when the wire's ends are tried.
+    const along =
+      at === label.at && others.length > 0 && !room.wires.some((w) => samePoint(w.a, at) || samePoint(w.b, at));
+    if (!along) failed.push(found.failed);
+  }
+  return { failed: failed.join("; ") };
+}
+
+/** `lengthenTo` from one free end. */
+function lengthenFrom(room: LabelRoom, chars: number, free: FreeEnd): { spot: LabelSpot } | { failed: string } {
   const { wire, end, out } = free;
   if (out.x !== 0 && out.y !== 0) return { failed: "its wire is not horizontal or vertical" };
   const label = room.label;
@@ -273,9 +289,7 @@ function lengthenTo(room: LabelRoom, chars: number): { spot: LabelSpot } | { fai
     for (const rotation of [0, 90, 180, 270].sort(
       (a, b) => (b === label.rotation ? 1 : 0) - (a === label.rotation ? 1 : 0),
     )) {
-      // Read back along its lengthened wire, a label would sit on it.
-      const reads = readingDirection(rotation);
-      if (reads.x === -out.x && reads.y === -out.y) continue;
+      // Reading back along its lengthened wire, the label stands on it as on any wire.
       const hit = room.blockers(to, chars, rotation);
       if (hit.length === 0) return { spot: { at: to, rotation, lengthen: { wire, end, to } } };
       if (rotation === label.rotation) last = `the label would still run over ${hit[0]}`;
