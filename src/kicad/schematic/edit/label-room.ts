@@ -1,12 +1,13 @@
 /**
  * Where a label goes when it must make room. A label that grows with a new name must not run
  * over another item; it is moved the least that keeps the sheet readable, each way tried in
- * turn: as it is (when its longer text crosses nothing), reading the
- * other way from the same point, slid along the wire it sits on (which keeps it on its net),
- * moved to that wire's other end, carried out beyond a free end of its wire with the wire
- * lengthened to meet it, or put at the end of a new stub drawn off its wiring into free space
- * (with a junction where the stub meets it), as a designer gives a label room beside a crowded
- * run. When none is clear the rename is refused, saying what each way ran into. `move_label` checks a spot the model picks by the same rules (`LabelRoom.check`).
+ * turn: as it is (when its longer text crosses nothing), reading the other way from the same
+ * point, slid along the wire it sits on (which keeps it on its net), moved to that wire's other
+ * end, carried out beyond a free end of its wire with the wire lengthened to meet it, or put at
+ * the end of a new stub drawn off its wiring into free space (with a junction where the stub
+ * meets it), as a designer gives a label room beside a crowded run. When none is clear the
+ * rename is refused, saying what each way ran into. `move_label` checks a spot the model picks
+ * by the same rules (`LabelRoom.blockers`).
  */
 import { CopperheadError } from "../../../errors.ts";
 import { child, setAtom, text, type SList } from "../../sexpr/index.ts";
