@@ -9,7 +9,7 @@
  */
 import { afterAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
 import { connectAdded } from "../../src/kicad/board/route/connect-added.ts";
 import { printSexprBytes } from "../../src/kicad/sexpr/index.ts";
@@ -22,6 +22,7 @@ import { drcKeys, finishAdditions, sessionTarget } from "../support/board-finish
 import { copyCorpusProject, corpusProjects, fixtureCorpusProjects } from "../support/corpora.ts";
 import { commitAll, git } from "../repo/git-repo.ts";
 import { cleanupTempDirs, FIXTURES_DIR, requireKicadCli } from "../support/kicad.ts";
+import { initialisedCorpusRepo } from "../support/repos.ts";
 import { withTools } from "../support/tool-context.ts";
 
 afterAll(cleanupTempDirs);
@@ -103,3 +104,30 @@ test("the islands before a route are the board's with the route's tracks and via
   expect(route.size).toBe(1);
   expect(islands(route)).toEqual([["D1.2"], ["R3.2"]]);
 });
+
+/**
+ * A new part's own pad can cut a pour as a route can, and a pad cannot be taken up: placement
+ * asks first (zones/pour-splits.ts). On pico-ice the front GND pour reaches the board's right
+ * side through a neck beside U3, where the nearest spot for a capacitor by U3 put its 3V3 pad:
+ * refilled, DRC found the pour's two parts joined by nothing. The spot is now not free: the
+ * capacitor goes where its pad cuts nothing, and raw DRC finds no zone apart.
+ */
+test("pico-ice-rev3: a capacitor's 3V3 pad is not put where it would cut the front GND pour in two", async () => {
+  const project = fixtureCorpusProjects().find((p) => p.id === "fixtures/pico-ice-rev3")!;
+  const repo = await initialisedCorpusRepo(project);
+  const boardFile = join(repo, basename(project.board!));
+  const board = Board.load(boardFile);
+  const { capacitor } = finishAdditions(board, sessionTarget(project.id, board));
+  const cli = await requireKicadCli();
+
+  const synced = await withTools(repo, async ({ call }) => {
+    for (const input of capacitor) await call("add_component", input);
+    return (await call("sync_board")) as { added: string[] };
+  });
+
+  const ref = capacitor[0]!.ref as string;
+  expect(synced.added[0]).toStartWith(`${ref} Capacitor_SMD:C_0402_1005Metric at `);
+  const unconnected = drcKeys((await runDrc(boardFile, { cli })).report).unconnected;
+  expect(unconnected.filter((k) => k.includes("Zone"))).toEqual([]);
+  expect(groundIslands(boardFile)).toBe(groundIslands(project.board!));
+}, 300_000);
