@@ -82,7 +82,7 @@ export function keepFootprintSettings(old: Footprint, replacement: SList): void 
  * A footprint's fields by name: `(property …)` items, and up to KiCad 7 the
  * `(fp_text reference|value …)` texts, named Reference and Value.
  */
-export function fieldNodes(node: SList): Map<string, SList> {
+function fieldNodes(node: SList): Map<string, SList> {
   const fields = new Map<string, SList>();
   for (const item of node.items) {
     if (item.type !== "list") continue;

@@ -68,8 +68,6 @@ export interface InstanceOptions {
   layerIds?: Map<string, number>;
   /** The board's smallest silkscreen text (`SilkTextMinimum`); library text below it is raised to it. */
   silkText?: SilkTextMinimum;
-  /** Hide the reference on the silkscreen, as the board's like footprints do (the library shows it). */
-  hideReference?: boolean;
 }
 
 /**
@@ -191,18 +189,15 @@ export function instantiateFootprint(library: SList, options: InstanceOptions): 
     if (existing) setAtom(existing, 2, q(value));
     return existing;
   };
-  const reference = propertyValue("Reference", options.reference);
+  propertyValue("Reference", options.reference);
   propertyValue("Value", options.value);
   // KiCad 6 and 7 keep Reference and Value as `(fp_text reference|value …)`: so does a footprint
   // copied from such a board (`library-copy.ts`), whose texts still name the part it came from.
   for (const item of body) {
     if (head(item) !== "fp_text") continue;
-    if (text(item, 1) === "reference") {
-      setAtom(item, textStringIndex(item), q(options.reference));
-      if (options.hideReference) hideText(item);
-    } else if (text(item, 1) === "value") setAtom(item, textStringIndex(item), q(options.value));
+    if (text(item, 1) === "reference") setAtom(item, textStringIndex(item), q(options.reference));
+    else if (text(item, 1) === "value") setAtom(item, textStringIndex(item), q(options.value));
   }
-  if (reference && options.hideReference) hideText(reference);
   const mandatory = new Map(
     options.fields.filter((f) => f.name === "Datasheet" || f.name === "Description").map((f) => [f.name, f.value]),
   );
@@ -363,17 +358,6 @@ export function addAttrFlags(attr: SList, flags: string[]): void {
 function sortFlags(flags: string[]): string[] {
   const rank = (f: string) => (ATTR_ORDER.indexOf(f) < 0 ? ATTR_ORDER.length : ATTR_ORDER.indexOf(f));
   return [...flags].sort((a, b) => rank(a) - rank(b));
-}
-
-/**
- * Hides a field or text where KiCad writes its visibility: `(hide yes)` after its layer, or in a
- * KiCad 6/7 `fp_text` a bare `hide` there.
- */
-function hideText(item: SList): void {
-  if (child(item, "hide") || item.items.some((a) => a.type === "atom" && a.raw === "hide")) return;
-  const layer = item.items.findIndex((i) => isList(i, "layer"));
-  const at = layer < 0 ? item.items.length : layer + 1;
-  item.items.splice(at, 0, head(item) === "fp_text" ? sym("hide") : list("hide", sym("yes")));
 }
 
 /**

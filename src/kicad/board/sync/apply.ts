@@ -104,7 +104,6 @@ export function applyBoardSync(
       flags: add.flags,
       layerIds: ids,
       silkText,
-      hideReference: add.hideReference,
     });
     footprintInDialect(node, dialect);
     assignPadNets(node, add.pads, nets, dialect);

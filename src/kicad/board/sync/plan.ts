@@ -29,8 +29,6 @@ import { copperNets, copperOnPads } from "../nets.ts";
 import { stagingPlacer } from "../staging.ts";
 import type { Component } from "../../netlist/components.ts";
 import { compareFootprint, type FootprintDifference } from "../footprint/needs-update.ts";
-import { fieldNodes } from "../footprint/exchange.ts";
-import { textHidden } from "../clearance/items.ts";
 import { boardBounds, localBounds, SYMBOL_FLAGS, type FootprintField, type Side } from "../footprint/instance.ts";
 import { matchFootprints, unitPaths } from "../footprint/match.ts";
 import { sheetNameIn, sheetNames, type SheetNames, type SymbolSheet } from "../footprint/sheet.ts";
@@ -77,8 +75,6 @@ export interface FootprintAdd {
   pads: PadNet[];
   /** Seed of the new footprint's uuids (stable: the same sync writes the same bytes). */
   uuidSeed: string;
-  /** The board's like footprints hide their reference: so does this one (see `hidesReference`). */
-  hideReference?: true;
 }
 
 export interface ValueChange {
@@ -571,22 +567,6 @@ class Planner {
     return [...(c.inBom ? [] : ["exclude_from_bom"]), ...(c.dnp && this.boardHoldsDnp ? ["dnp"] : [])];
   }
 
-  /**
-   * Whether a new footprint's reference goes hidden, as the board keeps its silkscreen: hidden
-   * on most of its footprints of the same library footprint or, with none, of references with
-   * the same letters (pico-ice hides every 0402's). Otherwise the library's way, shown.
-   */
-  private hidesReference(libId: string, ref: string): boolean {
-    const letters = /^\D*/.exec(ref)![0];
-    const alike = this.footprints.filter((fp) => fp.libId === libId);
-    const like = alike.length > 0 ? alike : this.footprints.filter((fp) => /^\D*/.exec(fp.ref)![0] === letters);
-    const hidden = like.filter((fp) => {
-      const field = fieldNodes(fp.node).get("Reference");
-      return field !== undefined && textHidden(field);
-    }).length;
-    return hidden * 2 > like.length;
-  }
-
   /** The note for DNP parts a pre-KiCad 8 board cannot mark. */
   private dnpWarning(): void {
     const refs = [...new Set(this.dnpKeptInSchematic)].sort(naturalCompare);
@@ -741,7 +721,6 @@ class Planner {
         flags: this.wantedFlags(c),
         pads,
         uuidSeed: `${c.symbolPath}|${c.footprint}`,
-        ...(this.hidesReference(c.footprint, c.ref) ? { hideReference: true } : {}),
       };
     });
   }
