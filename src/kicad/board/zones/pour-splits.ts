@@ -16,6 +16,7 @@ import { boxesOverlap, boxOf, clipToBox, growBox, inflate, union, type ShapeMm }
 import type { BoardRules } from "../clearance/rules.ts";
 import type { BoardItem } from "../clearance/items.ts";
 import type { Board, PointMm } from "../model.ts";
+import { child, num } from "../../sexpr/index.ts";
 import { boardZones, filledPolygons, zoneFillRules, zoneOnLayer, type Zone } from "./zones.ts";
 
 /** A pad as the check reads it: one of a footprint tried at a spot. */
@@ -31,6 +32,8 @@ interface SplitPad {
 const AROUND = 1.5;
 /** A piece of fill smaller than this, mm², is no piece: KiCad's fill leaves no such sliver. */
 const SLIVER = 0.01;
+/** How far past a pad's gap its spokes reach into the fill, mm: enough to meet it. */
+const JOIN = 0.05;
 /** Decimal places Clipper keeps (its integer grid is 1 nm), as in clearance/geometry.ts. */
 const PRECISION = 6;
 
@@ -60,9 +63,14 @@ export function splitWatch(board: Board, rules: BoardRules): (pads: SplitPad[]) 
         const knockout = union(
           cutting.map((p) => inflate(p.shape, Math.max(own, rules.clearance(p.net, zone.net), p.clearance ?? 0))),
         );
+        // A new pad of the pour's own net joins the fill round it by its spokes, across its gap.
+        const gap = thermalGap(zone);
+        const joining = pads
+          .filter((p) => p.layers.has(layer) && p.net === zone.net)
+          .flatMap((p) => inflate(p.shape, gap + JOIN).paths);
         for (const fill of fillsOf(zone, layer)) {
           if (!boxesOverlap(boxOf([fill]), knockout.box)) continue;
-          if (splits(fill, knockout, minThickness)) return pourItem(zone, layer);
+          if (splits(fill, knockout, joining, minThickness)) return pourItem(zone, layer);
         }
       }
     }
@@ -70,17 +78,23 @@ export function splitWatch(board: Board, rules: BoardRules): (pads: SplitPad[]) 
   };
 }
 
-/** Whether `knockout` cuts one piece of fill into several, around it first and then whole. */
-function splits(fill: PointMm[], knockout: ShapeMm, minThickness: number): boolean {
+/**
+ * Whether `knockout` cuts one piece of fill into several that `joining` (new pads of the pour's
+ * net, with their gap) does not join again, around it first and then whole.
+ */
+function splits(fill: PointMm[], knockout: ShapeMm, joining: PathsD, minThickness: number): boolean {
   const window = growBox(knockout.box, AROUND);
   const near = clipToBox(fill, window);
-  const after = near.reduce((n, piece) => n + pieces(piece, knockout.paths, minThickness), 0);
+  const after = near.reduce((n, piece) => n + pieces(piece, knockout.paths, joining, minThickness), 0);
   if (after <= near.length) return false;
-  return pieces([fill], knockout.paths, minThickness) > 1;
+  return pieces([fill], knockout.paths, joining, minThickness) > 1;
 }
 
-/** How many pieces `fill` less `cut` leaves, with what is thinner than `minThickness` taken away. */
-function pieces(fill: PathsD, cut: PathsD, minThickness: number): number {
+/**
+ * How many pieces `fill` less `cut` leaves, with what is thinner than `minThickness` taken away,
+ * and pieces that meet one of `joining` counted as one.
+ */
+function pieces(fill: PathsD, cut: PathsD, joining: PathsD, minThickness: number): number {
   const left = Clipper.differenceD(fill, cut, FillRule.NonZero, PRECISION);
   const half = minThickness / 2;
   const opened = Clipper.inflatePathsD(
@@ -91,8 +105,16 @@ function pieces(fill: PathsD, cut: PathsD, minThickness: number): number {
     2,
     PRECISION,
   );
+  const solid = opened.filter((p) => Math.abs(Clipper.areaD(p)) > SLIVER);
+  const joined = joining.length > 0 ? Clipper.unionD(solid, joining, FillRule.NonZero, PRECISION) : solid;
   // Clipper winds outlines positive and holes negative.
-  return opened.filter((p) => Clipper.areaD(p) > SLIVER).length;
+  return joined.filter((p) => Clipper.areaD(p) > SLIVER).length;
+}
+
+/** How far a pad of a zone's net stands off its fill, mm (`thermal_gap`; KiCad's default 0.5). */
+function thermalGap(zone: Zone): number {
+  const fill = child(zone.node, "fill") ?? zone.node;
+  return num(child(fill, "thermal_gap") ?? fill, 1) ?? 0.5;
 }
 
 function layersOf(pads: SplitPad[]): string[] {
