@@ -259,17 +259,16 @@ export function renamedLabelAt(file: SchematicFile, label: Label, text: string):
  * lengthened wire crosses nothing and the label reads clear.
  */
 function lengthenTo(room: LabelRoom, chars: number): { spot: LabelSpot } | { failed: string } {
-  const label = room.label;
-  const others = room.wires.flatMap((w) => [w.a, w.b]).filter((p) => !samePoint(p, label.at));
+  const at = room.label.at;
+  const others = room.wires.flatMap((w) => [w.a, w.b]).filter((p) => !samePoint(p, at));
+  // A label along its wire, not at an end of it, is lengthened from the wire's ends alone.
+  const along = others.length > 0 && !room.wires.some((w) => samePoint(w.a, at) || samePoint(w.b, at));
   const failed: string[] = [];
-  for (const at of [label.at, ...others]) {
-    const free = room.freeEnd(at);
+  for (const end of along ? others : [at, ...others]) {
+    const free = room.freeEnd(end);
     const found = typeof free === "string" ? { failed: free } : lengthenFrom(room, chars, free);
     if ("spot" in found) return found;
-    // Sitting along its wire, not at an end, is not worth saying when the wire's ends are tried.
-    const along =
-      at === label.at && others.length > 0 && !room.wires.some((w) => samePoint(w.a, at) || samePoint(w.b, at));
-    if (!along) failed.push(found.failed);
+    failed.push(found.failed);
   }
   return { failed: failed.join("; ") };
 }
