@@ -434,3 +434,39 @@ print(json.dumps(out))
     expect(outside).toEqual([]);
   }, 180_000);
 });
+
+/**
+ * A hidden footprint text draws nothing, so it is no silkscreen for a spot to keep clear of.
+ * KiCad 6 and 7 mark it with a bare `hide` inside the `fp_text`, KiCad 8 on with `(hide yes)`:
+ * on a board of each, every footprint's reference has a box exactly where KiCad shows it.
+ */
+describe("a footprint's reference is hidden exactly where KiCad hides it", () => {
+  for (const id of ["fixtures/sofle-v2-soldered", "fixtures/esp32-p4-devkit-revc"]) {
+    test(id, async () => {
+      const file = fixtureCorpusProjects().find((p) => p.id === id)!.board!;
+      const kicad = JSON.parse(
+        await runKicadPython(
+          `import json, sys, pcbnew
+board = pcbnew.LoadBoard(sys.argv[1])
+print(json.dumps({f.m_Uuid.AsString(): f.Reference().IsVisible() for f in board.GetFootprints()}))
+`,
+          "read which references are shown",
+          { timeoutMs: 120_000, args: [file] },
+        ),
+      ) as Record<string, boolean>;
+      const ours = Object.fromEntries(
+        Board.load(file)
+          .footprints()
+          .map((fp) => {
+            const field =
+              children(fp.node, "property").find((p) => text(p, 1) === "Reference") ??
+              children(fp.node, "fp_text").find((t) => text(t, 1) === "reference")!;
+            const id = childText(fp.node, "uuid") ?? childText(fp.node, "tstamp") ?? "";
+            return [id, textShape(field, 0, (p) => p) !== undefined];
+          }),
+      );
+      expect(Object.values(kicad).filter((shown) => !shown).length).toBeGreaterThan(0);
+      expect(ours).toEqual(kicad);
+    }, 180_000);
+  }
+});

@@ -22,7 +22,7 @@ import {
 } from "../model.ts";
 import { localBounds } from "../footprint/instance.ts";
 import { zoneFillRules } from "../zones/zones.ts";
-import { child, children, childText, head, num, text, type SList } from "../../sexpr/index.ts";
+import { child, children, childText, flag, head, num, text, type SList } from "../../sexpr/index.ts";
 import {
   boxesOverlap,
   boxOf,
@@ -267,6 +267,16 @@ const FONT = { above: 0.6, below: 0.46, descending: 0.8, pitch: 1.62, width: 0.9
 const DESCENDING = /[gjpqyQ,;()[\]{}|_/\\@$]/;
 
 /**
+ * Whether a board text or footprint field is hidden: `(hide yes)` from KiCad 8 on, a bare `hide`
+ * in a KiCad 6/7 `fp_text` (`(fp_text reference "R1" (at 0 0) (layer "F.SilkS") hide …)`), or
+ * `hide` among its effects.
+ */
+export function textHidden(item: SList): boolean {
+  const effects = child(item, "effects");
+  return !!flag(item, "hide") || (!!effects && !!flag(effects, "hide"));
+}
+
+/**
  * A text's box, as KiCad's stroke font fills it at most (`FONT`, plus the stroke), or undefined
  * for a hidden or empty one. A box of the height alone missed Glasgow's back URL by 0.4 mm of
  * descenders, and a new part's reference put just under it was silk over silk.
@@ -275,12 +285,9 @@ const DESCENDING = /[gjpqyQ,;()[\]{}|_/\\@$]/;
  */
 export function textShape(item: SList, rotation: number, toBoard: (p: PointMm) => PointMm): ShapeMm | undefined {
   const effects = child(item, "effects");
-  const hidden = child(item, "hide")
-    ? text(child(item, "hide")!, 1) !== "no"
-    : !!effects && effects.items.some((a) => a.type === "atom" && a.raw === "hide");
   const value = text(item, textStringIndex(item)) ?? "";
   const at = child(item, "at");
-  if (hidden || !at || value === "") return undefined;
+  if (textHidden(item) || !at || value === "") return undefined;
   const font = child(effects ?? item, "font") ?? item;
   const size = child(font, "size");
   const h = size ? (num(size, 1) ?? 1) : 1;
