@@ -190,6 +190,24 @@ describe("the rules a spot is held to are DRC's", () => {
     expect(o.silkBlocker(silk, "F.SilkS")?.reason).toBe("silkscreen over exposed copper");
     expect(o.silkBlocker(silk, "B.SilkS")?.reason).toBe("silkscreen over exposed copper");
   });
+
+  test("silkscreen stays off a pad's mask opening where it is set wider than the pad", () => {
+    // Fiducials open the mask round their pad: tiny_tapeout's FID3 is a 1 mm pad with a 0.5 mm
+    // margin. On pico-ice a new LED's reference beside such a one, clear of its copper, was
+    // "silkscreen clipped by solder mask".
+    const project = demoProjects().find((p) => p.id === "demos/tiny_tapeout/tinytapeout-demo")!;
+    const board = Board.load(project.board!);
+    const o = new BoardObstacles(board, BoardRules.load(join(project.root, project.projectFile), null));
+    const fiducial = board.footprint("FID3")!;
+    const at = (r: number) => ({ x: fiducial.at.x + r, y: fiducial.at.y });
+    const silkAt = (r: number) => o.silkBlocker(stroke([at(r), at(r + 0.01)], 0.12), "F.SilkS");
+    // Past the copper (0.5 mm round), inside the opening (1 mm round).
+    expect(silkAt(0.75)).toMatchObject({
+      reason: "silkscreen over exposed copper",
+      item: { what: "the mask opening of a mechanical pad of FID3" },
+    });
+    expect(silkAt(1.2)?.item.ref).not.toBe("FID3");
+  });
 });
 
 describe("thermal spokes only where the zone's rules join the pad by spokes", () => {

@@ -28,6 +28,7 @@ import {
   boxOf,
   circle,
   growBox,
+  inflate,
   polygon,
   rectangle,
   stroke,
@@ -119,6 +120,12 @@ export interface SpokeFrame {
  */
 function zoneConnectOf(node: SList): number | undefined {
   const own = child(node, "zone_connect");
+  return own ? num(own, 1) : undefined;
+}
+
+/** A pad's or footprint's own `solder_mask_margin`, mm. */
+function maskMarginOf(node: SList): number | undefined {
+  const own = child(node, "solder_mask_margin");
   return own ? num(own, 1) : undefined;
 }
 
@@ -325,7 +332,8 @@ export function footprintItems(fp: SList, copper: string[]): BoardItem[] {
       ),
     );
   }
-  for (const pad of children(fp, "pad")) items.push(...padItems(pad, toBoard, ref, copper, zoneConnectOf(fp)));
+  for (const pad of children(fp, "pad"))
+    items.push(...padItems(pad, toBoard, ref, copper, zoneConnectOf(fp), maskMarginOf(fp)));
   for (const item of fp.items) {
     if (item.type !== "list") continue;
     const kind = head(item) ?? "";
@@ -427,6 +435,7 @@ function padItems(
   ref: string,
   copper: string[],
   footprintConnect: number | undefined,
+  footprintMaskMargin?: number,
 ): BoardItem[] {
   const at = child(pad, "at");
   const size = child(pad, "size");
@@ -462,6 +471,24 @@ function padItems(
         padShape(pad, form, centre, w, h, angle),
       ),
     );
+    // A mask opening set wider than its pad (a fiducial's, 0.375 mm round it on pico-ice) clips
+    // silkscreen beyond the copper: KiCad's "silkscreen clipped by solder mask".
+    const margin = maskMarginOf(pad) ?? footprintMaskMargin ?? 0;
+    if (margin > 0)
+      for (const mask of padLayers.filter((l) => /^[FB]\.Mask$/.test(l)))
+        items.push(
+          lazy(
+            {
+              kind: "mask",
+              what: `the mask opening of ${name}`,
+              net: "",
+              layers: new Set([mask]),
+              box: growBox(box, margin),
+              ref,
+            },
+            () => inflate(padShape(pad, form, centre, w, h, angle), margin),
+          ),
+        );
   }
   const drill = child(pad, "drill");
   if (drill) {
