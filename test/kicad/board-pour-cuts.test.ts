@@ -9,19 +9,27 @@
  */
 import { afterAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
 import { connectAdded } from "../../src/kicad/board/route/connect-added.ts";
-import { printSexprBytes } from "../../src/kicad/sexpr/index.ts";
+import { child, num, printSexprBytes } from "../../src/kicad/sexpr/index.ts";
 import { placedIndicator } from "../support/board-additions.ts";
 import { cachedParityDrc } from "../support/kicad-cache.ts";
 import { netIslands } from "../../src/kicad/board/connectivity.ts";
-import { trackItems } from "../../src/kicad/board/clearance/items.ts";
+import { footprintItems, trackItems } from "../../src/kicad/board/clearance/items.ts";
+import { Clipper, EndType, FillRule, JoinType, type PathsD } from "clipper2-ts";
+import { inflate } from "../../src/kicad/board/clearance/geometry.ts";
+import { BoardRules } from "../../src/kicad/board/clearance/rules.ts";
+import { splitWatch } from "../../src/kicad/board/zones/pour-splits.ts";
+import { boardZones, zoneFillRules, zoneFills, zoneOnLayer } from "../../src/kicad/board/zones/zones.ts";
 import { Board } from "../../src/kicad/board/model.ts";
 import { drcKeys, finishAdditions, sessionTarget } from "../support/board-finish.ts";
-import { copyCorpusProject, corpusProjects, fixtureCorpusProjects } from "../support/corpora.ts";
+import { allProjects, copyCorpusProject, corpusProjects, fixtureCorpusProjects } from "../support/corpora.ts";
+import { kicadRefill } from "../support/board-zones.ts";
+import { BoardEdit } from "../support/board-edits.ts";
 import { commitAll, git } from "../repo/git-repo.ts";
 import { cleanupTempDirs, FIXTURES_DIR, requireKicadCli } from "../support/kicad.ts";
+import { initialisedCorpusRepo } from "../support/repos.ts";
 import { withTools } from "../support/tool-context.ts";
 
 afterAll(cleanupTempDirs);
@@ -103,3 +111,93 @@ test("the islands before a route are the board's with the route's tracks and via
   expect(route.size).toBe(1);
   expect(islands(route)).toEqual([["D1.2"], ["R3.2"]]);
 });
+
+/**
+ * A new part's own pad can cut a pour as a route can, and a pad cannot be taken up: placement
+ * asks first (zones/pour-splits.ts). On pico-ice the front GND pour reaches the board's right
+ * side through a neck beside U3, where the nearest spot for a capacitor by U3 put its 3V3 pad:
+ * refilled, DRC found the pour's two parts joined by nothing. The spot is now not free: the
+ * capacitor goes where its pad cuts nothing, and raw DRC finds no zone apart.
+ */
+test("pico-ice-rev3: a capacitor's 3V3 pad is not put where it would cut the front GND pour in two", async () => {
+  const project = fixtureCorpusProjects().find((p) => p.id === "fixtures/pico-ice-rev3")!;
+  const repo = await initialisedCorpusRepo(project);
+  const boardFile = join(repo, basename(project.board!));
+  const board = Board.load(boardFile);
+  const { capacitor } = finishAdditions(board, sessionTarget(project.id, board));
+  const cli = await requireKicadCli();
+
+  const synced = await withTools(repo, async ({ call }) => {
+    for (const input of capacitor) await call("add_component", input);
+    return (await call("sync_board")) as { added: string[] };
+  });
+
+  const ref = capacitor[0]!.ref as string;
+  expect(synced.added[0]).toStartWith(`${ref} Capacitor_SMD:C_0402_1005Metric at `);
+  const unconnected = drcKeys((await runDrc(boardFile, { cli })).report).unconnected;
+  expect(unconnected.filter((k) => k.includes("Zone"))).toEqual([]);
+  expect(groundIslands(boardFile)).toBe(groundIslands(project.board!));
+}, 300_000);
+
+/**
+ * A pad that leaves pieces of a pour is a cut only where the net falls apart (connectivity.ts
+ * `FillJoins`): a piece holding no copper of the net is dropped by KiCad's filler, and pieces
+ * whose copper still joins the long way round are one net to DRC. On the multichannel mixer the
+ * GND pour spans both layers, and the regulator at (179.1, 94.5) beside J5 leaves its front fill
+ * in pieces. Counted by pieces alone, that and the spots round it were refused, and the
+ * regulator went where its ground pad's thermal relief was starved. The watch finds no cut
+ * there, and with the regulator moved there, KiCad's own refill and raw DRC find no zone apart.
+ */
+test("multichannel: pads that leave the front GND pour in pieces, its net still whole, are no cut", async () => {
+  const project = allProjects().find((p) => p.id === "demos/multichannel/multichannel_mixer")!;
+  const repo = await initialisedCorpusRepo(project);
+  const boardFile = join(repo, basename(project.board!));
+  const before = Board.load(boardFile);
+  await withTools(repo, async ({ call }) => {
+    await call("add_component", {
+      lib_id: "Regulator_Linear:AMS1117-5.0",
+      value: "AMS1117-5.0",
+      footprint: "Package_TO_SOT_SMD:SOT-223-3_TabPin2",
+      ref: "U900",
+      near: "J5",
+      connect: { VI: "+12V", VO: "+5V", GND: "GND" },
+    });
+    await call("sync_board");
+  });
+  const edit = new BoardEdit(boardFile);
+  const at = child(edit.footprint("U900"), "at")!;
+  // Turned a quarter, as the search turns it there; pads keep their angles when only moved.
+  expect(num(at, 3)).toBe(90);
+  edit.moveFootprint("U900", 179.1 - num(at, 1)!, 94.5 - num(at, 2)!);
+  edit.save();
+  const pads = footprintItems(Board.load(boardFile).footprint("U900")!.node, ["F.Cu", "B.Cu"]).filter(
+    (i) => i.kind === "pad",
+  );
+
+  // The saved front fill less the other nets' pads with their clearance, and less what is then
+  // thinner than the zone's minimum width (as KiCad's fill leaves it), falls apart.
+  const rules = BoardRules.load(join(repo, project.projectFile), repo);
+  const frontGround = boardZones(before.root).filter((z) => z.net === "GND" && zoneOnLayer(z, "F.Cu"));
+  const { clearance, minThickness } = zoneFillRules(frontGround[0]!.node);
+  const fills = frontGround.flatMap((z) =>
+    zoneFills(z)
+      .filter((f) => f.layer === "F.Cu")
+      .map((f) => f.points),
+  );
+  const knockout = pads
+    .filter((p) => p.net !== "GND")
+    .flatMap((p) => inflate(p.shape(), Math.max(clearance, rules.clearance(p.net, "GND"))).paths);
+  const open = (paths: PathsD, by: number) => Clipper.inflatePathsD(paths, by, JoinType.Round, EndType.Polygon, 2, 6);
+  const left = open(
+    open(Clipper.differenceD(fills, knockout, FillRule.NonZero, 6), -minThickness / 2),
+    minThickness / 2,
+  );
+  expect(left.filter((p) => Clipper.areaD(p) > 0.01).length).toBeGreaterThan(fills.length);
+
+  const watch = splitWatch(before, rules);
+  expect(watch(pads.map((p) => ({ shape: p.shape(), net: p.net, layers: p.layers })))).toBeUndefined();
+
+  const cli = await requireKicadCli();
+  const refilled = await kicadRefill(boardFile);
+  expect(drcKeys((await runDrc(refilled, { cli })).report).unconnected.filter((k) => k.includes("Zone"))).toEqual([]);
+}, 300_000);

@@ -179,12 +179,22 @@ export const use = (id: string, name: string, input: unknown) => ({ type: "tool_
 /** One scripted model turn of `content`. */
 export const turn = (...content: unknown[]) => ({ content, usage: { inputTokens: 3000, outputTokens: 100 } });
 
-/** The part a session works next to and the nets it connects to. */
+/** The part a session works next to, the nets it connects to, and the size of the passives it adds. */
 export interface SessionTarget {
   ic: string;
   supply: string;
   ground: string;
+  /** The imperial size code of the new capacitor, LED and resistor: the board's own (default 0603). */
+  size?: PassiveSize;
 }
+
+/** The chip sizes a session's passives come in, with the metric code KiCad's footprint names add. */
+const PASSIVE_SIZES = { "0402": "1005", "0603": "1608" } as const;
+type PassiveSize = keyof typeof PASSIVE_SIZES;
+
+/** The library footprint of a chip part of `size`: `chip("Capacitor_SMD", "C", "0402")` is Capacitor_SMD:C_0402_1005Metric. */
+const chip = (lib: string, prefix: string, size: PassiveSize = "0603") =>
+  `${lib}:${prefix}_${size}_${PASSIVE_SIZES[size]}Metric`;
 
 /**
  * Where the template does not pick what a designer would: on glasgow the part with the most
@@ -204,6 +214,8 @@ const TARGETS: Record<string, SessionTarget> = {
   // it: no free spot on either side within 33 mm, which the result says ("far"). Its 5 V buck
   // regulator U4 has room beside it, as a designer adding parts would find.
   "fixtures/esp32-p4-devkit-revc": { ic: "U4", supply: "+5V", ground: "GND" },
+  // Its passives are 0402 (56 of them) on a board with no room left for an 0603: a designer adds 0402s.
+  "fixtures/pico-ice-rev3": { ic: "U3", supply: "+3V3", ground: "GND", size: "0402" },
 };
 
 /** The board's main IC with its supply and ground (`board-additions.ts`), unless `TARGETS` names them. */
@@ -295,7 +307,7 @@ export function otherLoad(board: Board, { ic, supply }: SessionTarget): string |
  * `moveBy`, the run then moves it next to that part and back next to the IC (a designer trying
  * a spot, then changing their mind).
  */
-function capacitorPlan(board: Board, { ic, supply, ground }: SessionTarget, moveBy?: string): SessionPlan {
+function capacitorPlan(board: Board, { ic, supply, ground, size }: SessionTarget, moveBy?: string): SessionPlan {
   const ref = freeRef(board, "C");
   // An unannotated part ("U***") cannot be named: the new one goes next to what it shares nets with.
   const near = ic.includes("*") ? {} : { near: ic };
@@ -312,7 +324,7 @@ function capacitorPlan(board: Board, { ic, supply, ground }: SessionTarget, move
       title: `Add a 100 nF decoupling capacitor next to ${ic}`,
       why: `A 100 nF ceramic close to ${ic} lowers the high-frequency impedance of ${supply} where ${ic} draws its current.`,
       changes: [
-        `add ${ref}, 100 nF 0603, next to ${ic}`,
+        `add ${ref}, 100 nF ${size ?? "0603"}, next to ${ic}`,
         `connect ${ref} between ${supply} and ${ground}`,
         `sync the board: ${ref} goes next to ${ic}`,
         ...(moves.length > 0 ? [`try ${ref} next to ${moveBy}, then put it back next to ${ic}`] : []),
@@ -327,7 +339,7 @@ function capacitorPlan(board: Board, { ic, supply, ground }: SessionTarget, move
         {
           lib_id: "Device:C",
           value: "100n",
-          footprint: "Capacitor_SMD:C_0603_1608Metric",
+          footprint: chip("Capacitor_SMD", "C", size),
           ref,
           ...near,
           connect: { "1": supply, "2": ground },
@@ -344,7 +356,7 @@ function capacitorPlan(board: Board, { ic, supply, ground }: SessionTarget, move
  * "Add a power LED with its series resistor between <supply> and <ground>", next to the main IC;
  * with `remove`, it also takes out those parts an earlier run added.
  */
-function powerLedPlan(board: Board, { ic, supply, ground }: SessionTarget, remove: string[] = []): SessionPlan {
+function powerLedPlan(board: Board, { ic, supply, ground, size }: SessionTarget, remove: string[] = []): SessionPlan {
   const near = ic.includes("*") ? {} : { near: ic };
   const [led, resistor] = [freeRef(board, "D"), freeRef(board, "R")];
   return {
@@ -354,7 +366,7 @@ function powerLedPlan(board: Board, { ic, supply, ground }: SessionTarget, remov
       why: `Nothing shows that ${supply} is up. An LED with a 1k resistor from ${supply} to ${ground} does.`,
       changes: [
         ...remove.map((ref) => `remove ${ref}`),
-        `add ${led}, a 0603 LED, next to ${ic}`,
+        `add ${led}, a ${size ?? "0603"} LED, next to ${ic}`,
         `add ${resistor}, 1k, in series with ${led}`,
         `connect ${supply}, ${resistor}, ${led} and ${ground}`,
         "sync the board",
@@ -369,7 +381,7 @@ function powerLedPlan(board: Board, { ic, supply, ground }: SessionTarget, remov
         {
           lib_id: "Device:LED",
           value: "LED",
-          footprint: "LED_SMD:LED_0603_1608Metric",
+          footprint: chip("LED_SMD", "LED", size),
           ref: led,
           ...near,
           connect: { A: "PWR_LED", K: ground },
@@ -377,7 +389,7 @@ function powerLedPlan(board: Board, { ic, supply, ground }: SessionTarget, remov
         {
           lib_id: "Device:R",
           value: "1k",
-          footprint: "Resistor_SMD:R_0603_1608Metric",
+          footprint: chip("Resistor_SMD", "R", size),
           ref: resistor,
           near: led,
           connect: { "1": supply, "2": "PWR_LED" },
@@ -559,7 +571,7 @@ function movedThrough(transcript: string, session: FinishSession): Around[] {
       return m ? [{ x: Number(m[1]), y: Number(m[2]), side: m[3]! }] : [];
     });
   const placed = moves.map((e) => JSON.parse(e.content) as { x: number; y: number; side: string });
-  // A 0603's pads lie within 1.3 mm of its origin; `around` grows them by 1 mm.
+  // An 0603's pads lie within 1.3 mm of its origin (an 0402's closer); `around` grows them by 1 mm.
   return [...synced, ...placed].map(({ x, y, side }) => ({
     box: { minX: x - 2.5, minY: y - 2.5, maxX: x + 2.5, maxY: y + 2.5 },
     layers: new Set([side === "back" ? "B.Cu" : "F.Cu"]),

@@ -320,3 +320,67 @@ class IndexedOutline {
 function centre(box: BBox): PointMm {
   return { x: (box.minX + box.maxX) / 2, y: (box.minY + box.maxY) / 2 };
 }
+
+/**
+ * How one filled polygon of a zone joins its net's copper, to ask how many islands the net would
+ * fall into were the polygon cut into pieces (zones/pour-splits.ts). A pour cut in a neck whose
+ * two sides still join the long way round (through another layer's pour, by vias) is not cut
+ * for DRC, and a piece that holds no copper of the net joins nothing: KiCad's filler drops it.
+ * The net's copper is read once, over the whole board.
+ */
+export class FillJoins {
+  /** The net's islands with the polygon whole. */
+  readonly islands: number;
+  /** The copper the polygon touches, each with its island without the polygon. */
+  private readonly touching: { piece: CopperPiece; island: number }[];
+  /** Per island without the polygon, whether it holds copper other than fill. */
+  private readonly holdsCopper: boolean[];
+  private readonly layer: string;
+
+  constructor(
+    board: Board,
+    private readonly zone: Zone,
+    index: number,
+  ) {
+    const pieces = (netCopper(board, (net) => net === zone.net).get(zone.net) ?? []).filter(
+      (p) => !(p.fill?.zone === zone.id && p.fill.index === index),
+    );
+    const groups = islandsOf(pieces);
+    const islandOf = new Map(groups.flatMap((group, i) => group.map((p): [CopperPiece, number] => [p, i])));
+    this.holdsCopper = groups.map((group) => group.some((p) => p.kind !== "fill"));
+    const fill = zoneFills(zone)[index]!;
+    this.layer = fill.layer;
+    const whole = fillPiece(zone, fill.layer, [fill.points]);
+    this.touching = pieces
+      .filter(
+        (p) => boxesOverlap(growBox(p.box, TOUCH), whole.box) && sharesLayer(whole.layers, p.layers) && meet(whole, p),
+      )
+      .map((piece) => ({ piece, island: islandOf.get(piece)! }));
+    this.islands = this.count([this.touching.map((t) => t.island)]);
+  }
+
+  /** The net's islands with the polygon replaced by `pieces`, each its outline and then its holes. */
+  islandsWith(pieces: PointMm[][][]): number {
+    return this.count(
+      pieces.map((rings) => {
+        const piece = fillPiece(this.zone, this.layer, rings);
+        return this.touching
+          .filter((t) => boxesOverlap(growBox(t.piece.box, TOUCH), piece.box) && meet(piece, t.piece))
+          .map((t) => t.island);
+      }),
+    );
+  }
+
+  /** The islands that hold copper once each of `joins` (islands one piece of fill touches) is one. */
+  private count(joins: number[][]): number {
+    const parent = this.holdsCopper.map((_, i) => i);
+    const find = (i: number): number => {
+      while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
+      return i;
+    };
+    for (const [first, ...rest] of joins) for (const i of rest) parent[find(i)] = find(first!);
+    const roots = new Set<number>();
+    this.holdsCopper.forEach((has, i) => has && roots.add(find(i)));
+    return roots.size;
+  }
+}

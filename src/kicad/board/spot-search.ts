@@ -2,8 +2,9 @@
  * Finding the spot for a footprint the way a designer would: every grid position of the search
  * window, on each allowed side and at each quarter turn, ranked by the ratsnest it would add
  * (its pads to the existing copper of their nets) plus its distance to its anchor, then tried in
- * that order against the board's obstacles (kicad/board/clearance/). The first that is clear
- * wins, but for one where its pads would leave a pour a strip DRC calls too narrow
+ * that order against the board's obstacles (kicad/board/clearance/) and the pours its pads would
+ * cut in two (zones/pour-splits.ts). The first that is clear wins, but for one where its pads
+ * would leave a pour a strip DRC calls too narrow
  * (zones/narrow-strips.ts), which ranks as if `STRIP_PENALTY` farther; when none is clear, the
  * items that blocked the best candidates are what the caller reports.
  */
@@ -18,6 +19,7 @@ import type { Blocker, BoardObstacles } from "./clearance/obstacles.ts";
 import type { NetCopper } from "./ratsnest.ts";
 import type { Laid } from "./route/route.ts";
 import { stripWatch } from "./zones/narrow-strips.ts";
+import { splitWatch } from "./zones/pour-splits.ts";
 
 export interface BoardSpot {
   x: number;
@@ -398,6 +400,12 @@ function rankAndTry(
     return "next";
   };
   const leavesStrip = stripWatch(board, obstacles.rules);
+  const splitsPour = splitWatch(board, obstacles.rules);
+  // A spot whose pads would cut a pour of another net in two is as much in DRC's way as copper.
+  const pourCut = (c: Candidate): Blocker | undefined => {
+    const pour = splitsPour(padsAt(c));
+    return pour && { item: pour, reason: "its pads would cut it in two" };
+  };
   let stopped = false;
   // Once the reported blockers are known, only whether a spot is blocked matters: a long search
   // turns most spots down from the occupancy raster, unasked (clearance/occupancy.ts).
@@ -427,7 +435,7 @@ function rankAndTry(
       );
       if (covered(c)) continue;
     }
-    const blocker = blockerAt(obstacles, c.v, c.x, c.y);
+    const blocker = blockerAt(obstacles, c.v, c.x, c.y) ?? pourCut(c);
     if (!blocker) {
       const pads = padsAt(c);
       if (leavesStrip(pads)) {
