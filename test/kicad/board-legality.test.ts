@@ -459,7 +459,7 @@ print(json.dumps(out))
  * on a board of each, every footprint's reference has a box exactly where KiCad shows it.
  */
 describe("a footprint's reference is hidden exactly where KiCad hides it", () => {
-  for (const id of ["fixtures/sofle-v2-soldered", "fixtures/esp32-p4-devkit-revc"]) {
+  for (const id of ["fixtures/sofle-v2-soldered", "fixtures/esp32-p4-devkit-revc", "fixtures/pico-ice-rev3"]) {
     test(id, async () => {
       const file = fixtureCorpusProjects().find((p) => p.id === id)!.board!;
       const kicad = JSON.parse(
