@@ -116,8 +116,9 @@ test("the islands before a route are the board's with the route's tracks and via
  * A new part's own pad can cut a pour as a route can, and a pad cannot be taken up: placement
  * asks first (zones/pour-splits.ts). On pico-ice the front GND pour reaches the board's right
  * side through a neck beside U3, where the nearest spot for a capacitor by U3 put its 3V3 pad:
- * refilled, DRC found the pour's two parts joined by nothing. The spot is now not free: the
- * capacitor goes where its pad cuts nothing, and raw DRC finds no zone apart.
+ * refilled (by copperhead or by KiCad's own filler), DRC found the pour's two parts joined by
+ * nothing. The spot is now not free: the capacitor goes where its pad cuts nothing, and raw DRC
+ * finds no zone apart; asked for that spot by x, y, `place_footprint` refuses it, naming the pour.
  */
 test("pico-ice-rev3: a capacitor's 3V3 pad is not put where it would cut the front GND pour in two", async () => {
   const project = fixtureCorpusProjects().find((p) => p.id === "fixtures/pico-ice-rev3")!;
@@ -127,12 +128,17 @@ test("pico-ice-rev3: a capacitor's 3V3 pad is not put where it would cut the fro
   const { capacitor } = finishAdditions(board, sessionTarget(project.id, board));
   const cli = await requireKicadCli();
 
-  const synced = await withTools(repo, async ({ call }) => {
+  const ref = capacitor[0]!.ref as string;
+  const { synced, moved } = await withTools(repo, async ({ call }) => {
     for (const input of capacitor) await call("add_component", input);
-    return (await call("sync_board")) as { added: string[] };
+    const synced = (await call("sync_board")) as { added: string[] };
+    const moved = await call("place_footprint", { ref, x: 75.7057, y: 100.1891, rotation: 90 }).catch(
+      (err: Error) => err.message,
+    );
+    return { synced, moved };
   });
 
-  const ref = capacitor[0]!.ref as string;
+  expect(moved).toContain("the GND pour on F.Cu is in the way (its pads would cut it in two)");
   expect(synced.added[0]).toStartWith(`${ref} Capacitor_SMD:C_0402_1005Metric at `);
   const unconnected = drcKeys((await runDrc(boardFile, { cli })).report).unconnected;
   expect(unconnected.filter((k) => k.includes("Zone"))).toEqual([]);

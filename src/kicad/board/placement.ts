@@ -477,7 +477,7 @@ export function placeFootprint(
       const far = farNote(spot, pin ?? anchorBox, move.near, result.blockers);
       if (far) spot = { ...spot, far };
     } else {
-      spot = checkCoordinates(obstacles, fp, move, target);
+      spot = checkCoordinates(board, obstacles, fp, move, target);
     }
     if (spot.side !== side) flipFootprint(fp.node);
     moveFootprint(fp.node, spot);
@@ -577,13 +577,19 @@ function movable(board: Board, ref: string, routedBefore: boolean): Footprint {
 }
 
 /** The spot at the given coordinates, when the footprint fits there; else what is in the way. */
-function checkCoordinates(obstacles: BoardObstacles, fp: Footprint, move: FootprintMove, side: Side): BoardSpot {
+function checkCoordinates(
+  board: Board,
+  obstacles: BoardObstacles,
+  fp: Footprint,
+  move: FootprintMove,
+  side: Side,
+): BoardSpot {
   if (move.x === undefined || move.y === undefined)
     throw new CopperheadError("usage", "place_footprint needs near, or both x and y.", {
       fix: "Pass near (a reference) or x and y in mm.",
     });
   const rotation = move.rotation ?? fp.at.rotation;
-  const blocker = spotBlocker(obstacles, fp.node, side, rotation)(move.x, move.y);
+  const blocker = spotBlocker(board, obstacles, fp.node, side, rotation)(move.x, move.y);
   if (blocker) {
     throw new CopperheadError(
       "edit_conflict",

@@ -16,6 +16,7 @@ import { footprintItems, type SpokeFrame } from "./clearance/items.ts";
 import { boxGap, boxOf, inflate, innerBox, rectangle, translate, type ShapeMm } from "./clearance/geometry.ts";
 import { Occupancy } from "./clearance/occupancy.ts";
 import type { Blocker, BoardObstacles } from "./clearance/obstacles.ts";
+import type { BoardRules } from "./clearance/rules.ts";
 import type { NetCopper } from "./ratsnest.ts";
 import type { Laid } from "./route/route.ts";
 import { stripWatch } from "./zones/narrow-strips.ts";
@@ -230,11 +231,13 @@ function blockerAt(obstacles: BoardObstacles, v: Variant, x: number, y: number):
 
 /**
  * The legality of a spot: what keeps `footprint` (any side and rotation; its nets from
- * `padNets`, else its own) from standing at a given x, y on `side` at `rotation`, undefined when
- * it fits. The one check a search makes of each spot, and the one `place_footprint` at given
- * coordinates makes, so a spot one offers the other accepts.
+ * `padNets`, else its own) from standing at a given x, y on `side` at `rotation` (the board's
+ * obstacles, or a pour of another net its pads would cut in two), undefined when it fits. The
+ * one check a search makes of each spot, and the one `place_footprint` at given coordinates
+ * makes, so a spot one offers the other accepts.
  */
 export function spotBlocker(
+  board: Board,
   obstacles: BoardObstacles,
   footprint: SList,
   side: Side,
@@ -242,7 +245,25 @@ export function spotBlocker(
   padNets?: Map<string, string>,
 ): (x: number, y: number) => Blocker | undefined {
   const v = variantOf(canonicalOf(footprint), side, rotation, padNets, obstacles.copper);
-  return (x, y) => blockerAt(obstacles, v, x, y);
+  const cuts = pourCuts(board, obstacles.rules);
+  return (x, y) => blockerAt(obstacles, v, x, y) ?? cuts(padsAt(v, x, y));
+}
+
+/**
+ * A spot whose pads would cut a pour of another net in two is as much in DRC's way as copper
+ * (zones/pour-splits.ts): the pour, as what blocks `pads`.
+ */
+function pourCuts(board: Board, rules: BoardRules): (pads: SpotPad[]) => Blocker | undefined {
+  const splits = splitWatch(board, rules);
+  return (pads) => {
+    const pour = splits(pads);
+    return pour && { item: pour, reason: "its pads would cut it in two" };
+  };
+}
+
+/** The pads of a variant at x, y. */
+function padsAt(v: Variant, x: number, y: number): SpotPad[] {
+  return v.pads.map((p) => ({ shape: translate(p.shape, x, y), net: p.net, layers: p.layers }));
 }
 
 interface Candidate {
@@ -379,11 +400,9 @@ function rankAndTry(
     ...(routes ? { routes } : {}),
     blockers: [...tally.values()].sort((a, b) => b.count - a.count),
   });
-  const padsAt = (c: Candidate): SpotPad[] =>
-    c.v.pads.map((p) => ({ shape: translate(p.shape, c.x, c.y), net: p.net, layers: p.layers }));
   // A clear spot is taken, or, with `connectable`, taken when its pads could be connected;
   // "stop" once `TRIALS` were asked.
-  const take = (c: Candidate, pads = padsAt(c)): SearchResult | "next" | "stop" => {
+  const take = (c: Candidate, pads = padsAt(c.v, c.x, c.y)): SearchResult | "next" | "stop" => {
     if (!request.connectable) return found(c);
     firstClear ??= c;
     const routes = request.connectable(pads);
@@ -400,12 +419,7 @@ function rankAndTry(
     return "next";
   };
   const leavesStrip = stripWatch(board, obstacles.rules);
-  const splitsPour = splitWatch(board, obstacles.rules);
-  // A spot whose pads would cut a pour of another net in two is as much in DRC's way as copper.
-  const pourCut = (c: Candidate): Blocker | undefined => {
-    const pour = splitsPour(padsAt(c));
-    return pour && { item: pour, reason: "its pads would cut it in two" };
-  };
+  const cuts = pourCuts(board, obstacles.rules);
   let stopped = false;
   // Once the reported blockers are known, only whether a spot is blocked matters: a long search
   // turns most spots down from the occupancy raster, unasked (clearance/occupancy.ts).
@@ -435,9 +449,9 @@ function rankAndTry(
       );
       if (covered(c)) continue;
     }
-    const blocker = blockerAt(obstacles, c.v, c.x, c.y) ?? pourCut(c);
+    const blocker = blockerAt(obstacles, c.v, c.x, c.y) ?? cuts(padsAt(c.v, c.x, c.y));
     if (!blocker) {
-      const pads = padsAt(c);
+      const pads = padsAt(c.v, c.x, c.y);
       if (leavesStrip(pads)) {
         stripped.add(c);
         if (deferred.length < TRIALS) deferred.push(c);
