@@ -15,7 +15,7 @@ import { boardZones } from "../../src/kicad/board/zones/zones.ts";
 import { Board, readNetRef } from "../../src/kicad/board/model.ts";
 import { runDrc, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { child, head, printSexprBytes, type SNode } from "../../src/kicad/sexpr/index.ts";
-import { allProjects, copyCorpusProject, demoProjects } from "../support/corpora.ts";
+import { copyCorpusProject, demoProjects, everyProject } from "../support/corpora.ts";
 import { cachedParityDrc } from "../support/kicad-cache.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 
@@ -43,7 +43,7 @@ function openPerNet(board: Board): Record<string, number> {
 }
 
 describe("connections left open and isolated copper: copperhead's connectivity against raw DRC", () => {
-  for (const project of allProjects().filter((p) => p.board)) {
+  for (const project of everyProject().filter((p) => p.board)) {
     const timeoutMs = project.id.includes("vme-wren") ? 3_600_000 : 300_000;
     test(
       project.id,
