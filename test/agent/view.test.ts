@@ -7,13 +7,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { currentDesign } from "../../src/agent/context.ts";
-import { WithImages } from "../../src/agent/tools/tool.ts";
 import { drawingOrder } from "../../src/agent/view/board-view.ts";
-import { boardZones, insidePolygon, zoneFills, type Zone } from "../../src/kicad/board/zones/zones.ts";
+import { boardZones, zoneFills } from "../../src/kicad/board/zones/zones.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
 import { withTools } from "../support/tool-context.ts";
-import { pngInfo } from "../support/png.ts";
+import { deepInside, image } from "../support/view-answers.ts";
 import { pageArea } from "../../src/kicad/schematic/space.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 
@@ -25,36 +24,6 @@ beforeAll(async () => {
   repo = (await copyCorpusProject(project)).root;
 });
 afterAll(cleanupTempDirs);
-
-function image(answer: unknown) {
-  expect(answer).toBeInstanceOf(WithImages);
-  const { result, images } = answer as WithImages;
-  expect(images).toHaveLength(1);
-  expect(images[0]!.mediaType).toBe("image/png");
-  return { legend: result as Record<string, unknown>, png: pngInfo(Buffer.from(images[0]!.data, "base64")) };
-}
-
-/** A point with a millimetre of `layer`'s fill on every side, in one of `zones`. */
-function deepInside(zones: Zone[], layer: string): { x: number; y: number } {
-  for (const zone of zones) {
-    const fills = zoneFills(zone)
-      .filter((f) => f.layer === layer)
-      .map((f) => f.points);
-    for (let x = Math.ceil(zone.box.minX); x < zone.box.maxX; x += 0.5) {
-      for (let y = Math.ceil(zone.box.minY); y < zone.box.maxY; y += 0.5) {
-        const around = [
-          [0, 0],
-          [1, 0],
-          [-1, 0],
-          [0, 1],
-          [0, -1],
-        ].map(([dx, dy]) => ({ x: x + dx!, y: y + dy! }));
-        if (fills.some((f) => around.every((p) => insidePolygon(f, p)))) return { x, y };
-      }
-    }
-  }
-  throw new Error(`no point deep inside a fill on ${layer}`);
-}
 
 describe("view", () => {
   test("a region of a sheet around a part: a PNG with ink, and a legend of what is there", async () => {
@@ -99,7 +68,7 @@ describe("view", () => {
       expect(zones.every((z) => Array.isArray(z.layers) && typeof z.priority === "number")).toBe(true);
       // A spot with a millimetre of the front pour all round, where kicad-cli drew nothing: tinted, not bare board.
       const region = legend.region as { x: number; y: number; width: number; height: number };
-      const spot = deepInside(filled, "F.Cu");
+      const spot = deepInside(filled, "F.Cu")!;
       const px = Math.round(((spot.x - region.x) / region.width) * (png.width - 1));
       const py = Math.round(((spot.y - region.y) / region.height) * (png.height - 1));
       expect(png.rgb(px, py)).not.toBe("ffffff");
