@@ -12,7 +12,8 @@ import { boardZones, zoneFills } from "../../src/kicad/board/zones/zones.ts";
 import { copyCorpusProject, corpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
 import { withTools } from "../support/tool-context.ts";
-import { deepInside, image } from "../support/view-answers.ts";
+import { deepInside } from "../support/board-zones.ts";
+import { image } from "../support/view-answers.ts";
 import { pageArea } from "../../src/kicad/schematic/space.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
 

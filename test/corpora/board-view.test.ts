@@ -11,7 +11,8 @@ import { boardZones, zoneFills } from "../../src/kicad/board/zones/zones.ts";
 import { copyCorpusProject, corpusProjects, fixtureCorpusProjects } from "../support/corpora.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 import { withTools } from "../support/tool-context.ts";
-import { deepInside, image } from "../support/view-answers.ts";
+import { deepInside } from "../support/board-zones.ts";
+import { image } from "../support/view-answers.ts";
 
 beforeAll(async () => {
   await requireKicadCli();

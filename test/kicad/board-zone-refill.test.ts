@@ -25,7 +25,7 @@ import { fillWithKicad, refillZones } from "../../src/kicad/board/zones/refill.t
 import { children, parseSexpr, printSexpr, printSexprBytes, removeChild } from "../../src/kicad/sexpr/index.ts";
 import { additionPlan, decouplingNets, mainIc } from "../support/board-additions.ts";
 import { BoardEdit } from "../support/board-edits.ts";
-import { differingArea } from "../support/board-zones.ts";
+import { deepInside, differingArea } from "../support/board-zones.ts";
 import { corpusDir, demosDir } from "../support/corpora.ts";
 import { rejectedCopperheadError } from "../support/errors.ts";
 import { runDrc } from "../../src/kicad/cli/kicad-cli.ts";
@@ -55,20 +55,9 @@ async function copyBoard(board: string): Promise<string> {
 
 /** A point well inside one of the zone's fills on `layer` (1 mm of fill on every side). */
 function insideFill(zone: Zone, layer: string): [number, number] {
-  const fills = filledPolygons(zone, layer);
-  for (let x = Math.ceil(zone.box.minX); x < zone.box.maxX; x += 0.5) {
-    for (let y = Math.ceil(zone.box.minY); y < zone.box.maxY; y += 0.5) {
-      const around = [
-        [0, 0],
-        [1, 0],
-        [-1, 0],
-        [0, 1],
-        [0, -1],
-      ].map(([dx, dy]) => ({ x: x + dx!, y: y + dy! }));
-      if (fills.some((f) => around.every((p) => insidePolygon(f, p)))) return [x, y];
-    }
-  }
-  throw new Error(`no room inside zone ${zone.id} on ${layer}`);
+  const at = deepInside([zone], layer);
+  if (!at) throw new Error(`no room inside zone ${zone.id} on ${layer}`);
+  return [at.x, at.y];
 }
 
 const boards = [

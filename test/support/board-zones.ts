@@ -11,7 +11,7 @@ import { growBox } from "../../src/kicad/board/clearance/geometry.ts";
 import { copperLayers, footprintItems } from "../../src/kicad/board/clearance/items.ts";
 import { Board, textStringIndex, type BBox } from "../../src/kicad/board/model.ts";
 import { fillWithKicad } from "../../src/kicad/board/zones/refill.ts";
-import { boardZones, filledPolygons } from "../../src/kicad/board/zones/zones.ts";
+import { boardZones, filledPolygons, insidePolygon, zoneFills, type Zone } from "../../src/kicad/board/zones/zones.ts";
 import { children, head, parseSexpr, printSexpr, removeChild, text } from "../../src/kicad/sexpr/index.ts";
 import { makeTempDir } from "./kicad.ts";
 
@@ -150,4 +150,27 @@ export async function differingFromKicad(boardFile: string, within: Around[], re
         return area > SAME_FILL ? [`${zone.net} on ${layer}: ${area.toFixed(4)} mm²`] : [];
       });
     });
+}
+
+/** A point with a millimetre of `layer`'s fill on every side, in one of `zones`, if there is one. */
+export function deepInside(zones: Zone[], layer: string): { x: number; y: number } | undefined {
+  for (const zone of zones) {
+    const fills = zoneFills(zone)
+      .filter((f) => f.layer === layer)
+      .map((f) => f.points);
+    if (fills.length === 0) continue;
+    for (let x = Math.ceil(zone.box.minX); x < zone.box.maxX; x += 0.5) {
+      for (let y = Math.ceil(zone.box.minY); y < zone.box.maxY; y += 0.5) {
+        const around = [
+          [0, 0],
+          [1, 0],
+          [-1, 0],
+          [0, 1],
+          [0, -1],
+        ].map(([dx, dy]) => ({ x: x + dx!, y: y + dy! }));
+        if (fills.some((f) => around.every((p) => insidePolygon(f, p)))) return { x, y };
+      }
+    }
+  }
+  return undefined;
 }
