@@ -420,6 +420,14 @@ function rankAndTry(
   };
   const leavesStrip = stripWatch(board, obstacles.rules);
   const cuts = pourCuts(board, obstacles.rules);
+  // What keeps a spot, or else its pads there, worked out once for the checks that follow.
+  const check = (c: Candidate): { blocker: Blocker } | { pads: SpotPad[] } => {
+    const blocker = blockerAt(obstacles, c.v, c.x, c.y);
+    if (blocker) return { blocker };
+    const pads = padsAt(c.v, c.x, c.y);
+    const cut = cuts(pads);
+    return cut ? { blocker: cut } : { pads };
+  };
   let stopped = false;
   // Once the reported blockers are known, only whether a spot is blocked matters: a long search
   // turns most spots down from the occupancy raster, unasked (clearance/occupancy.ts).
@@ -449,15 +457,14 @@ function rankAndTry(
       );
       if (covered(c)) continue;
     }
-    const blocker = blockerAt(obstacles, c.v, c.x, c.y) ?? cuts(padsAt(c.v, c.x, c.y));
-    if (!blocker) {
-      const pads = padsAt(c.v, c.x, c.y);
-      if (leavesStrip(pads)) {
+    const checked = check(c);
+    if ("pads" in checked) {
+      if (leavesStrip(checked.pads)) {
         stripped.add(c);
         if (deferred.length < TRIALS) deferred.push(c);
         continue;
       }
-      const taken = take(c, pads);
+      const taken = take(c, checked.pads);
       if (taken === "stop") {
         stopped = true;
         break;
@@ -465,6 +472,7 @@ function rankAndTry(
       if (taken !== "next") return taken;
       continue;
     }
+    const { blocker } = checked;
     if (tried++ < REPORTED) {
       const key = `${blocker.item.what}|${blocker.reason}`;
       const entry = tally.get(key);

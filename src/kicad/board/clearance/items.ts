@@ -760,10 +760,7 @@ function pourItems(zone: SList, net: string, copper: string[]): BoardItem[] {
   if (!net || mode === "yes" || mode === "no") return [];
   // A spoke crosses the thermal gap and must meet fill, which keeps the zone's clearance from
   // other nets and is at least its minimum thickness wide.
-  const fill = child(zone, "fill");
-  const gap = num(child(fill ?? zone, "thermal_gap") ?? zone, 1) ?? 0.5;
-  const { clearance, minThickness: thickness } = zoneFillRules(zone);
-  const width = num(child(fill ?? zone, "thermal_bridge_width") ?? zone, 1) ?? 0.5;
+  const { clearance, minThickness: thickness, thermalGap: gap, thermalBridgeWidth: width } = zoneFillRules(zone);
   const throughHoleOnly = mode === "thru_hole_only";
   const layers = new Set([...expandLayers(layerNames(zone), copper)].filter((l) => copper.includes(l)));
   return children(zone, "polygon").flatMap((p) => {

@@ -28,8 +28,7 @@ import {
 import type { BoardRules } from "../clearance/rules.ts";
 import type { BoardItem } from "../clearance/items.ts";
 import { FillJoins } from "../connectivity.ts";
-import type { Board, PointMm } from "../model.ts";
-import { child, num } from "../../sexpr/index.ts";
+import type { BBox, Board, PointMm } from "../model.ts";
 import { boardZones, zoneFillRules, zoneFills, zoneOnLayer, type Zone } from "./zones.ts";
 
 /** A pad as the check reads it: one of a footprint tried at a spot. */
@@ -64,12 +63,19 @@ export function splitWatch(board: Board, rules: BoardRules): (pads: SplitPad[]) 
     if (!found) joins.set(key, (found = new FillJoins(board, zone, index)));
     return found;
   };
+  // A pour's fill may hold tens of thousands of points: its box is taken once, not at each spot.
+  const boxes = new WeakMap<PointMm[], BBox>();
+  const boxOfFill = (points: PointMm[]) => {
+    let found = boxes.get(points);
+    if (!found) boxes.set(points, (found = boxOf([points])));
+    return found;
+  };
   return (pads) => {
     if (pads.length === 0) return undefined;
     zones ??= boardZones(board.root).filter((z) => z.filled && !z.ruleArea && z.net !== "");
     const extent = boxOf(pads.flatMap((p) => p.shape.paths));
     for (const zone of zones.filter((z) => boxesOverlap(z.box, growBox(extent, AROUND)))) {
-      const { clearance: own, minThickness } = zoneFillRules(zone.node);
+      const { clearance: own, minThickness, thermalGap } = zoneFillRules(zone.node);
       for (const layer of layersOf(pads).filter((l) => zoneOnLayer(zone, l))) {
         const cutting = pads.filter((p) => p.layers.has(layer) && p.net !== zone.net);
         if (cutting.length === 0) continue;
@@ -77,12 +83,11 @@ export function splitWatch(board: Board, rules: BoardRules): (pads: SplitPad[]) 
           cutting.map((p) => inflate(p.shape, Math.max(own, rules.clearance(p.net, zone.net), p.clearance ?? 0))),
         );
         // A new pad of the pour's own net joins the fill round it by its spokes, across its gap.
-        const gap = thermalGap(zone);
         const joining = pads
           .filter((p) => p.layers.has(layer) && p.net === zone.net)
-          .flatMap((p) => inflate(p.shape, gap + JOIN).paths);
+          .flatMap((p) => inflate(p.shape, thermalGap + JOIN).paths);
         for (const [index, fill] of zoneFills(zone).entries()) {
-          if (fill.layer !== layer || !boxesOverlap(boxOf([fill.points]), knockout.box)) continue;
+          if (fill.layer !== layer || !boxesOverlap(boxOfFill(fill.points), knockout.box)) continue;
           const cut = piecesLeft(fill.points, knockout, joining, minThickness);
           if (!cut) continue;
           const net = joinsOf(zone, index);
@@ -139,12 +144,6 @@ function cutInto(fill: PathsD, cut: PathsD, joining: PathsD, minThickness: numbe
     around?.rings.push(hole);
   }
   return outlines.map((o) => o.rings);
-}
-
-/** How far a pad of a zone's net stands off its fill, mm (`thermal_gap`; KiCad's default 0.5). */
-function thermalGap(zone: Zone): number {
-  const fill = child(zone.node, "fill") ?? zone.node;
-  return num(child(fill, "thermal_gap") ?? fill, 1) ?? 0.5;
 }
 
 function layersOf(pads: SplitPad[]): string[] {

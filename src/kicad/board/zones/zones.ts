@@ -34,15 +34,27 @@ export interface Zone {
 }
 
 /**
- * How a zone's fill keeps off other nets' copper and how thin it may run, mm: its own clearance
- * (`connect_pads`) and `min_thickness`, KiCad's defaults where the file says nothing.
+ * How a zone's fill keeps off other nets' copper and how thin it may run, and how it joins pads
+ * of its net by spokes, mm: its own clearance (`connect_pads`), `min_thickness`, and the
+ * `thermal_gap` and `thermal_bridge_width` of its fill, KiCad's defaults where the file says
+ * nothing.
  */
-export function zoneFillRules(node: SList): { clearance: number; minThickness: number } {
+export function zoneFillRules(node: SList): {
+  clearance: number;
+  minThickness: number;
+  thermalGap: number;
+  thermalBridgeWidth: number;
+} {
   const clearance = child(child(node, "connect_pads") ?? node, "clearance");
   const thickness = child(node, "min_thickness");
+  const fill = child(node, "fill") ?? node;
+  const gap = child(fill, "thermal_gap");
+  const bridge = child(fill, "thermal_bridge_width");
   return {
     clearance: (clearance && num(clearance, 1)) ?? 0.5,
     minThickness: (thickness && num(thickness, 1)) ?? 0.25,
+    thermalGap: (gap && num(gap, 1)) ?? 0.5,
+    thermalBridgeWidth: (bridge && num(bridge, 1)) ?? 0.5,
   };
 }
 
