@@ -24,7 +24,7 @@ import { loadDesign } from "../../src/design/design.ts";
 import { discoverProject } from "../../src/repo/project.ts";
 import { CopperheadError } from "../../src/errors.ts";
 import type { KicadCli, Violation } from "../../src/kicad/cli/kicad-cli.ts";
-import { allProjects, copyCorpusProject, type CorpusProject } from "../support/corpora.ts";
+import { copyCorpusProject, everyProject, type CorpusProject } from "../support/corpora.ts";
 import { cachedErc, cachedParityDrc } from "../support/kicad-cache.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 
@@ -111,7 +111,7 @@ function copperheadCounts(report: CheckReport): Record<Family, Counts> {
 }
 
 describe("findings equal raw kicad-cli's, per family, on every corpus project", () => {
-  for (const project of allProjects()) {
+  for (const project of everyProject()) {
     // vme-wren's DRC takes a minute and a half on an idle machine, many more on a busy one.
     const timeoutMs = project.id.includes("vme-wren") ? 3_600_000 : 300_000;
     test(

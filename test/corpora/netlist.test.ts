@@ -10,7 +10,7 @@ import { exportNetlist, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
 import { buildNetlist } from "../../src/kicad/netlist/netlist.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
-import { allProjects, copyCorpusProject } from "../support/corpora.ts";
+import { copyCorpusProject, everyProject } from "../support/corpora.ts";
 import { cleanupTempDirs, requireKicadCli } from "../support/kicad.ts";
 import { netlistDiff } from "../support/netlist.ts";
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
   cli = await requireKicadCli();
 });
 
-const projects = allProjects().filter((p) => p.schematic !== undefined);
+const projects = everyProject().filter((p) => p.schematic !== undefined);
 
 test("both corpora have projects with schematics", () => {
   expect(projects.filter((p) => p.corpus === "demos").length).toBeGreaterThanOrEqual(36);

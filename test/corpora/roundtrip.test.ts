@@ -1,13 +1,20 @@
 /**
- * Every KiCad S-expression file of both real-world corpora parses and prints back byte for
- * byte. Files are collected per copied folder, so a folder that holds several projects (the
- * demos' `simulation/`) contributes each file once.
+ * Every KiCad S-expression file of the real-world corpora (KiCad's demos, the open-hardware
+ * corpus and the repository's own) parses and prints back byte for byte. Files are collected
+ * per copied folder, so a folder that holds several projects (the demos' `simulation/`)
+ * contributes each file once.
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { children, parseSexpr, printSexprBytes } from "../../src/kicad/sexpr/index.ts";
-import { corpusProjects, demoProjects, demosDir, type CorpusProject } from "../support/corpora.ts";
+import {
+  corpusProjects,
+  demoProjects,
+  demosDir,
+  fixtureCorpusProjects,
+  type CorpusProject,
+} from "../support/corpora.ts";
 
 const SEXPR_FILE = /\.(kicad_sch|kicad_pcb|kicad_sym|kicad_mod|kicad_wks|kicad_dru)$|^(sym|fp)-lib-table$/;
 
@@ -25,26 +32,25 @@ function sexprFiles(projects: CorpusProject[]): string[] {
   return [...found].sort();
 }
 
-const corpora = { demos: demoProjects(), corpus: corpusProjects() };
+const corpora = { demos: demoProjects(), corpus: corpusProjects(), fixtures: fixtureCorpusProjects() };
 
-for (const [name, projects] of Object.entries(corpora)) {
+/** The kinds of file each corpus ships: the repository's copies carry no worksheet of their own. */
+const KINDS = ["kicad_sch", "kicad_pcb", "kicad_mod", "kicad_sym", "kicad_wks", "fp-lib-table", "sym-lib-table"];
+const SHIPPED: Record<keyof typeof corpora, { kinds: string[]; files: number }> = {
+  demos: { kinds: KINDS, files: 400 },
+  corpus: { kinds: KINDS, files: 70 },
+  fixtures: { kinds: KINDS.filter((k) => k !== "kicad_wks"), files: 70 },
+};
+
+for (const [name, projects] of Object.entries(corpora) as [keyof typeof corpora, CorpusProject[]][]) {
   describe(`${name}: byte-identical round trip`, () => {
     const files = sexprFiles(projects);
     const base = name === "demos" ? demosDir() : join(projects[0]!.root, "..");
 
     test("the corpus has KiCad files of every kind it ships", () => {
       const kinds = new Set(files.map((f) => basename(f).replace(/^.*\./, "")));
-      for (const kind of [
-        "kicad_sch",
-        "kicad_pcb",
-        "kicad_mod",
-        "kicad_sym",
-        "kicad_wks",
-        "fp-lib-table",
-        "sym-lib-table",
-      ])
-        expect(kinds).toContain(kind);
-      expect(files.length).toBeGreaterThan(name === "demos" ? 400 : 70);
+      for (const kind of SHIPPED[name].kinds) expect(kinds).toContain(kind);
+      expect(files.length).toBeGreaterThan(SHIPPED[name].files);
     });
 
     for (const file of files) {
