@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { corpusProjects, demoProjects } from "../support/corpora.ts";
+import { join } from "node:path";
+import { corpusProjects, demoProjects, fixtureCorpusProjects } from "../support/corpora.ts";
 
 describe("the real-world corpora are present", () => {
   test("KiCad's demo projects (kicad-demos): 37 projects, all but microwave with a schematic", () => {
@@ -25,6 +26,23 @@ describe("the real-world corpora are present", () => {
     for (const p of corpus) {
       expect(existsSync(p.schematic!)).toBe(true);
       expect(p.board).toBeDefined();
+    }
+  });
+
+  test("the repository's corpus: six dense, poured boards saved by KiCad 6 to 9, each with its licence", () => {
+    const fixtures = fixtureCorpusProjects();
+    expect(fixtures.map((p) => p.id).sort()).toEqual([
+      "fixtures/blaustahl-v0",
+      "fixtures/esp32-p4-devkit-revc",
+      "fixtures/esp32-poe2-revb",
+      "fixtures/pico-ice-rev3",
+      "fixtures/pico2-ice-rev2",
+      "fixtures/sofle-v2-soldered",
+    ]);
+    for (const p of fixtures) {
+      expect(existsSync(p.schematic!)).toBe(true);
+      expect(existsSync(p.board!)).toBe(true);
+      expect(existsSync(join(p.root, "LICENSE.txt"))).toBe(true);
     }
   });
 });

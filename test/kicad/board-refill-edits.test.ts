@@ -157,6 +157,7 @@ describe("a refill window never cuts a pad's connection to its zone", () => {
 describe("a part added, moved twice and removed leaves KiCad's fills where it is and where it was", () => {
   for (const [id, what] of [
     ["demos/custom_pads_test/custom_pads_test", "KiCad 9 fills, custom pad shapes"],
+    ["fixtures/pico2-ice-rev2", "KiCad 9 fills on a dense four-layer board poured on both sides"],
     [
       "corpus/rp2040-designguide",
       "fills saved by KiCad 6: inside the window KiCad 9's fill, never the old one cut at its edge",

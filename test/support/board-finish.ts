@@ -216,6 +216,9 @@ const TARGETS: Record<string, SessionTarget> = {
   "fixtures/esp32-p4-devkit-revc": { ic: "U4", supply: "+5V", ground: "GND" },
   // Its passives are 0402 (56 of them) on a board with no room left for an 0603: a designer adds 0402s.
   "fixtures/pico-ice-rev3": { ic: "U3", supply: "+3V3", ground: "GND", size: "0402" },
+  // Its passives are 0402 too (75 of them). With 0603s the LED and its resistor find spots whose
+  // pads no track can join past U3's fan-out, and their net is left for layout.
+  "fixtures/pico2-ice-rev2": { ic: "U3", supply: "+3V3", ground: "GND", size: "0402" },
 };
 
 /** The board's main IC with its supply and ground (`board-additions.ts`), unless `TARGETS` names them. */
