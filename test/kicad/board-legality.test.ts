@@ -365,7 +365,7 @@ describe("the spot a designer would pick", () => {
     expect(placeAdditions(board, plan, libraries, (ref) => (ref === "R900" ? "D900" : ic.ref), rules)).toEqual([]);
     expect(plan.added[0]!.side).toBe(ic.layer.startsWith("B.") ? "back" : "front");
     expect(plan.added[0]!.far).toBeUndefined();
-  });
+  }, 60_000);
 
   test("a part far from the pin it serves says how far, and what fills the nearer spots", () => {
     // U1's pin 1 (+3V3) sits in the middle of a 24 mm courtyard: no spot within 12 mm of it.

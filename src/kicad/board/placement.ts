@@ -33,7 +33,8 @@ import {
 } from "./spot-search.ts";
 import { drawn, footprintItems } from "./clearance/items.ts";
 import { connectingRoutes, type Laid } from "./route/route.ts";
-import { boardZones } from "./zones/zones.ts";
+import { splitWatch } from "./zones/pour-splits.ts";
+import { boardZones, type Zone } from "./zones/zones.ts";
 import { child, children, cloneNode, list, q, text, type SList } from "../sexpr/index.ts";
 
 export type { BoardSpot } from "./spot-search.ts";
@@ -161,8 +162,19 @@ export function placeAdditions(
     );
   };
   const placedHere = new Map<string, Placed>();
-  // Placing changes no zone: the route trials all read the same ones.
+  // The pads and planned routes of the parts placed so far, but `ref`'s own.
+  const newCopperBesides = (ref: string): Laid[] =>
+    [...placedHere.values()]
+      .filter((p) => p.add.ref !== ref && anchors.has(p.add.ref))
+      .flatMap((p) => [
+        ...footprintItems(anchors.get(p.add.ref)!.node, obstacles.copper)
+          .filter((i) => i.kind === "pad")
+          .map((i) => ({ net: i.net, layers: new Set(i.layers), shape: i.shape() })),
+        ...p.routes,
+      ]);
+  // Placing changes no zone: the route trials all read the same ones, and judge cuts in the same fills.
   const zones = boardZones(board.root);
+  const watch = splitWatch(board, rules);
   const search = (part: Omit<Placed, "spot" | "routes">) => {
     const anchor = part.anchorRef ? anchors.get(part.anchorRef) : undefined;
     const pin = pinOf(part);
@@ -171,7 +183,11 @@ export function placeAdditions(
       padNets: new Map(part.add.pads.map((p) => [p.pad, p.net])),
       rotation: anchor?.rotation ?? 0,
       anchor: pin ? pinBox(pin) : anchor?.box,
-      connectable: routeTrial(board, obstacles, rules, part.add.ref, zones),
+      connectable: routeTrial(board, obstacles, rules, part.add.ref, {
+        zones,
+        watch,
+        placedBefore: () => newCopperBesides(part.add.ref),
+      }),
       avoid: part.avoid,
     };
     const side = anchor?.side ?? "front";
@@ -487,26 +503,38 @@ export function placeFootprint(
   }
 }
 
+/** What the route trials of one placement share: the zones, the pour-cut judge (each fill read once) and what it placed before. */
+interface TrialContext {
+  zones?: Zone[];
+  watch?: ReturnType<typeof splitWatch>;
+  placedBefore?: () => Laid[];
+}
+
 /**
  * Whether the pads of `ref` at a spot the search tries can be routed to their nets' copper, and
  * by which routes: the best few clear spots are tried with it, so a part lands where it can be
- * connected when one of them allows it.
+ * connected when one of them allows it. A route must leave every pour whole, with the pads and
+ * routes of the parts placed before it in the same plan (`placedBefore`) cutting it too: a new
+ * LED's pads beside a neck of the pour, and its resistor's route through the rest of it.
  */
 function routeTrial(
   board: Board,
   obstacles: BoardObstacles,
   rules: BoardRules,
   ref: string,
-  zones = boardZones(board.root),
+  { zones = boardZones(board.root), watch = splitWatch(board, rules), placedBefore = () => [] }: TrialContext = {},
 ): (pads: SpotPad[]) => Laid[] | undefined {
-  return (pads) =>
-    connectingRoutes(
+  return (pads) => {
+    const before = placedBefore();
+    return connectingRoutes(
       board,
       obstacles,
       rules,
       pads.map((p) => drawn({ kind: "pad", what: `a pad of ${ref}`, net: p.net, layers: p.layers, ref }, p.shape)),
       zones,
+      (copper) => watch([...pads, ...before, ...copper]),
     );
+  };
 }
 
 /**

@@ -123,6 +123,18 @@ export class RouteGrid {
   }
 
   /**
+   * Marks the cells of `plane` (a layer's `blocked`, or `noVia`) inside `shape` but those inside
+   * `spare`: a way barred to the search that still lets it leave the pad it starts from.
+   */
+  bar(plane: Uint8Array, shape: ShapeMm, spare: ShapeMm): void {
+    const cells = this.size * this.size;
+    const [barred, spared] = [new Uint8Array(cells), new Uint8Array(cells)];
+    this.fill(barred, shape);
+    this.fill(spared, spare);
+    for (let i = 0; i < cells; i++) if (barred[i] && !spared[i]) plane[i] = 1;
+  }
+
+  /**
    * Blocks every cell outside the board outline (given as its segments, cut-outs included,
    * even-odd), on every layer and for vias.
    */

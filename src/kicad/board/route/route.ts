@@ -9,8 +9,9 @@
  * checks that after the refill). Otherwise it is routed on a grid (`grid.ts`) to the nearest
  * copper of its net — a pad, a track, a via, or a via down into a pour of its net on another
  * layer (an inner plane) — on the outer layers, within `MAX_ROUTE_LENGTH`. A route the grid
- * finds is checked exactly against the obstacle model before it is written. What cannot be
- * routed is left with its reason, for a person.
+ * finds is checked exactly against the obstacle model before it is written. A route that would
+ * cut a pour of another net in two (`zones/pour-splits.ts`) is searched again with its way
+ * through the pour barred. What cannot be routed is left with its reason, for a person.
  */
 import {
   boxesOverlap,
@@ -39,6 +40,7 @@ import {
   type Zone,
 } from "../zones/zones.ts";
 import type { BBox, Board, PointMm } from "../model.ts";
+import { splitWatch } from "../zones/pour-splits.ts";
 import { RouteGrid, type GridPoint } from "./grid.ts";
 import { writeTrack, writeVia } from "./write.ts";
 
@@ -47,6 +49,8 @@ import { writeTrack, writeVia } from "./write.ts";
  * rather place the part again or route it by hand than accept a detour.
  */
 export const MAX_ROUTE_LENGTH = 15;
+/** How many times a route that would cut a pour is searched again, its way barred each time. */
+const CUT_RETRIES = 2;
 /** A via costs this much track, mm: one is taken only when it saves a detour. */
 const VIA_COST = 1.5;
 /** Grid pitch, mm. */
@@ -93,6 +97,13 @@ export interface Laid {
 }
 
 /**
+ * The pour that new copper (a route's tracks and vias, with this session's) would cut in two
+ * once refilled, judged on the saved fills with the new parts' pads (`zones/pour-splits.ts`), or
+ * undefined.
+ */
+export type PourCutJudge = (copper: Laid[]) => BoardItem | undefined;
+
+/**
  * Routes every pad of the footprints `refs` that has a net and is not connected yet, and writes
  * the tracks and vias into the board. The obstacle model is built once for all of them. A pad
  * with no copper of its net in reach, whose net the pads of `staged` parts (the same change's,
@@ -130,10 +141,14 @@ export function routeFootprints(
       .map((i) => i.net),
   );
   const order = new Map(work.map(({ pad }) => [pad, elsewhere.has(pad.net) ? 1 : 0]));
+  // The saved fills know nothing of the new parts: their pads cut the pours with the routes.
+  const watch = splitWatch(board, rules);
+  const pads = work.map(({ pad }) => ({ net: pad.net, layers: new Set(pad.layers), shape: pad.shape() }));
+  const cuts: PourCutJudge = (copper) => watch([...pads, ...copper]);
   for (const { pad, outcome } of work.sort((a, b) => order.get(a.pad)! - order.get(b.pad)!)) {
     const number = /^pad (\S+) of /.exec(pad.what)?.[1] ?? "";
     if (/^(unconnected|Net)-\(/.test(pad.net) && !othersOnNet(obstacles, pad)) continue;
-    const result = routePad(board, obstacles, rules, pad, laid, outcome);
+    const result = routePad(board, obstacles, rules, pad, laid, outcome, cuts);
     if ("reason" in result)
       outcome.left.push({
         pad: number,
@@ -157,7 +172,7 @@ export function routeFootprints(
       outcome.left.splice(left, 1);
       outcome.connected.push({ pad: number, net: pad.net, how: "connected" });
     } else if (laid.some((l) => l.net === pad.net)) {
-      const again = routePad(board, obstacles, rules, pad, laid, outcome);
+      const again = routePad(board, obstacles, rules, pad, laid, outcome, cuts);
       if ("reason" in again) continue;
       outcome.left.splice(left, 1);
       outcome.connected.push({ ...again, pad: number, net: pad.net });
@@ -213,8 +228,9 @@ function routePad(
   pad: BoardItem,
   laid: Laid[],
   outcome: RouteOutcome,
+  cuts: PourCutJudge,
 ): PadResult {
-  const planned = planPad(board, obstacles, rules, pad, laid);
+  const planned = planPad(obstacles, rules, pad, laid, { zones: boardZones(board.root), explain: true, cuts });
   if (!("route" in planned)) return planned;
   const { route: plan, end, pourAt } = planned;
   const net = pad.net;
@@ -256,7 +272,8 @@ function routePad(
  * away, and the routes are in the way of the next part placed (kicad/board/placement.ts). A pad
  * whose net has no copper on the board yet (a net the change adds, its first part) has nothing
  * to be cut off from; one whose copper is out of reach (the new LED a resistor goes next to,
- * too far away) cannot be routed. Nothing is written.
+ * too far away) cannot be routed. `cuts` judges whether a route would cut a pour in two, with
+ * the pads and whatever else the caller has placed. Nothing is written.
  */
 export function connectingRoutes(
   board: Board,
@@ -264,6 +281,7 @@ export function connectingRoutes(
   rules: BoardRules,
   pads: BoardItem[],
   zones = boardZones(board.root),
+  cuts?: PourCutJudge,
 ): Laid[] | undefined {
   // The routes planned for the pads before are in the way of the next, as they will be when
   // the pads are routed in this order.
@@ -275,7 +293,7 @@ export function connectingRoutes(
     const siblings = pads
       .filter((p) => p !== pad && p.net !== pad.net)
       .map((p) => ({ net: p.net, layers: new Set(p.layers), shape: p.shape() }));
-    const planned = planPad(board, obstacles, rules, pad, [...siblings, ...routes], { zones, explain: false });
+    const planned = planPad(obstacles, rules, pad, [...siblings, ...routes], { zones, explain: false, cuts });
     if ("route" in planned) routes.push(...laidCopper(planned.route, pad.net, rules, obstacles.copper));
     return !("reason" in planned) || (planned.noCopper === true && !netHasCopper(obstacles, pad, zones));
   });
@@ -370,16 +388,17 @@ interface PlanContext {
    * are not looked for, nor is a route across the board to copper out of the pad's reach.
    */
   explain: boolean;
+  /** Whether a route would cut a pour in two: such a route is searched again, its way barred. */
+  cuts?: PourCutJudge;
 }
 
 /** How `pad` would be connected: the route it would take, checked exactly against the obstacles and this session's copper. */
 function planPad(
-  board: Board,
   obstacles: BoardObstacles,
   rules: BoardRules,
   pad: BoardItem,
   laid: Laid[],
-  { zones: allZones, explain }: PlanContext = { zones: boardZones(board.root), explain: true },
+  { zones: allZones, explain, cuts }: PlanContext,
 ): PadPlan {
   const net = pad.net;
   const centre = { x: (pad.box.minX + pad.box.maxX) / 2, y: (pad.box.minY + pad.box.maxY) / 2 };
@@ -411,7 +430,7 @@ function planPad(
   const wide = netWidth(obstacles, rules, pad);
   const narrowest = rules.trackWidth(net);
   const plan = (width: number, span?: GridSpan) =>
-    planWithWidth(obstacles, rules, pad, centre, laid, width, zones, netZones, startLayers, explain, span);
+    planWithWidth(obstacles, rules, pad, centre, laid, width, zones, netZones, startLayers, { explain, cuts }, span);
   const planned = plan(wide);
   // A net of new parts only (an LED by a connector, its resistor by the supply): the other end
   // is out of the pad's neighbourhood, or in it with no way there short enough, and the route
@@ -530,7 +549,7 @@ function planWithWidth(
   zones: Zone[],
   netZones: Zone[],
   startLayers: number[],
-  explain: boolean,
+  { explain, cuts }: Pick<PlanContext, "explain" | "cuts">,
   span?: GridSpan,
 ): PadPlan {
   const net = pad.net;
@@ -557,28 +576,82 @@ function planWithWidth(
     if (blocked) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
     return noCopper();
   }
-  const path = grid.grid.search(startLayers, VIA_COST, longest);
-  if (!path) return { reason: explain ? noPath(obstacles, pad, centre) : NO_PATH };
-  const plan = toCopper(grid.grid, path, grid.pourAt, width);
-  noShortLastStep(plan);
-  endOnAnchor(plan, grid.grid, path.at(-1)!, grid.padGoals);
-  for (const track of plan.tracks) {
-    const shape = stroke(track.points, width);
-    const layers = new Set([track.layer]);
-    const blocker =
-      describe(obstacles.copperBlocker({ shape, net, layers, kind: "track" })) ??
-      laidBlocker(laid, shape, net, layers, rules);
-    if (blocker) return { reason: `no rule-clean path within ${longest} mm to ${net} copper (${blocker})` };
+  let cut: PourCut | undefined;
+  for (let retry = 0; ; retry++) {
+    const path = grid.grid.search(startLayers, VIA_COST, longest);
+    if (!path) return { reason: cut ? cutReason(cut) : explain ? noPath(obstacles, pad, centre) : NO_PATH };
+    const plan = toCopper(grid.grid, path, grid.pourAt, width);
+    noShortLastStep(plan);
+    endOnAnchor(plan, grid.grid, path.at(-1)!, grid.padGoals);
+    for (const track of plan.tracks) {
+      const shape = stroke(track.points, width);
+      const layers = new Set([track.layer]);
+      const blocker =
+        describe(obstacles.copperBlocker({ shape, net, layers, kind: "track" })) ??
+        laidBlocker(laid, shape, net, layers, rules);
+      if (blocker) return { reason: `no rule-clean path within ${longest} mm to ${net} copper (${blocker})` };
+    }
+    for (const at of plan.vias) {
+      const shape = circle(at, via.diameter / 2);
+      const all = new Set(obstacles.copper);
+      const blocker =
+        describe(obstacles.copperBlocker({ shape, net, layers: all, kind: "via" }, [circle(at, via.drill / 2)])) ??
+        laidBlocker(laid, shape, net, all, rules);
+      if (blocker) return { reason: `no rule-clean path within ${longest} mm to ${net} copper (${blocker})` };
+    }
+    cut = cuts && pourCutBy(plan, net, rules, obstacles.copper, laid, cuts);
+    if (!cut) return { route: plan, end: path.at(-1)!, pourAt: grid.pourAt };
+    if (retry === CUT_RETRIES) return { reason: cutReason(cut) };
+    // Its way through the pour is barred to the next search, as far as the pour keeps off it.
+    const by = rules.clearance(net, cut.pour.net) + width / 2;
+    for (const piece of cut.copper) {
+      const barred = inflate(piece.shape, by);
+      for (const layer of piece.layers) {
+        const i = ROUTING_LAYERS.indexOf(layer);
+        if (i >= 0) grid.grid.bar(grid.grid.blocked[i]!, barred, pad.shape());
+      }
+      if (piece.drill) grid.grid.bar(grid.grid.noVia, barred, pad.shape());
+    }
   }
-  for (const at of plan.vias) {
-    const shape = circle(at, via.diameter / 2);
-    const all = new Set(obstacles.copper);
-    const blocker =
-      describe(obstacles.copperBlocker({ shape, net, layers: all, kind: "via" }, [circle(at, via.drill / 2)])) ??
-      laidBlocker(laid, shape, net, all, rules);
-    if (blocker) return { reason: `no rule-clean path within ${longest} mm to ${net} copper (${blocker})` };
-  }
-  return { route: plan, end: path.at(-1)!, pourAt: grid.pourAt };
+}
+
+/** A pour a route would cut in two, and the route's tracks and vias that cut it. */
+interface PourCut {
+  pour: BoardItem;
+  copper: Laid[];
+}
+
+/**
+ * The pour `plan` would cut in two (with this session's `laid` copper), and which of its
+ * segments and vias to bar: those that cut it alone; else, where only together they do (the
+ * route closes a ring round a piece of the pour with the pads it joins), its way out of the pad,
+ * so the next search leaves the pad another way and may go round.
+ */
+function pourCutBy(
+  plan: CopperPlan,
+  net: string,
+  rules: BoardRules,
+  copper: string[],
+  laid: Laid[],
+  cuts: PourCutJudge,
+): PourCut | undefined {
+  const pieces = [
+    ...plan.tracks.flatMap((t) =>
+      t.points
+        .slice(1)
+        .map((end, i) => ({ net, layers: new Set([t.layer]), shape: stroke([t.points[i]!, end], plan.width) })),
+    ),
+    ...laidCopper({ ...plan, tracks: [] }, net, rules, copper),
+  ];
+  const pour = cuts([...laid, ...pieces]);
+  if (!pour) return undefined;
+  const alone = pieces.filter((piece) => cuts([...laid, piece]));
+  return { pour, copper: alone.length > 0 ? alone : pieces.slice(0, 1) };
+}
+
+/** Why a pad is left where every way found would cut a pour in two. */
+function cutReason(cut: PourCut): string {
+  return `every way found would cut ${cut.pour.what} in two (in the way: ${cut.pour.what})`;
 }
 
 /** A failed route's reason where no one reads it (`PlanContext.explain`). */
