@@ -32,7 +32,7 @@ import {
   type SpotPad,
 } from "./spot-search.ts";
 import { drawn, footprintItems } from "./clearance/items.ts";
-import { connectingRoutes, type Laid } from "./route/route.ts";
+import { connectingRoutes, laidOf, type Laid } from "./route/route.ts";
 import { splitWatch } from "./zones/pour-splits.ts";
 import { boardZones, type Zone } from "./zones/zones.ts";
 import { child, children, cloneNode, list, q, text, type SList } from "../sexpr/index.ts";
@@ -169,7 +169,7 @@ export function placeAdditions(
       .flatMap((p) => [
         ...footprintItems(anchors.get(p.add.ref)!.node, obstacles.copper)
           .filter((i) => i.kind === "pad")
-          .map((i) => ({ net: i.net, layers: new Set(i.layers), shape: i.shape() })),
+          .map(laidOf),
         ...p.routes,
       ]);
   // Placing changes no zone: the route trials all read the same ones, and judge cuts in the same fills.
@@ -186,7 +186,7 @@ export function placeAdditions(
       connectable: routeTrial(board, obstacles, rules, part.add.ref, {
         zones,
         watch,
-        placedBefore: () => newCopperBesides(part.add.ref),
+        placedBefore: newCopperBesides(part.add.ref),
       }),
       avoid: part.avoid,
     };
@@ -507,7 +507,7 @@ export function placeFootprint(
 interface TrialContext {
   zones?: Zone[];
   watch?: ReturnType<typeof splitWatch>;
-  placedBefore?: () => Laid[];
+  placedBefore?: Laid[];
 }
 
 /**
@@ -522,19 +522,17 @@ function routeTrial(
   obstacles: BoardObstacles,
   rules: BoardRules,
   ref: string,
-  { zones = boardZones(board.root), watch = splitWatch(board, rules), placedBefore = () => [] }: TrialContext = {},
+  { zones = boardZones(board.root), watch = splitWatch(board, rules), placedBefore = [] }: TrialContext = {},
 ): (pads: SpotPad[]) => Laid[] | undefined {
-  return (pads) => {
-    const before = placedBefore();
-    return connectingRoutes(
+  return (pads) =>
+    connectingRoutes(
       board,
       obstacles,
       rules,
       pads.map((p) => drawn({ kind: "pad", what: `a pad of ${ref}`, net: p.net, layers: p.layers, ref }, p.shape)),
       zones,
-      (copper) => watch([...pads, ...before, ...copper]),
+      (copper) => watch([...pads, ...placedBefore, ...copper]),
     );
-  };
 }
 
 /**

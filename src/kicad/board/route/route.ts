@@ -96,6 +96,11 @@ export interface Laid {
   drill?: ShapeMm;
 }
 
+/** A pad (or any item of the board) as copper laid in this session's way. */
+export function laidOf(item: BoardItem): Laid {
+  return { net: item.net, layers: new Set(item.layers), shape: item.shape() };
+}
+
 /**
  * The pour that new copper (a route's tracks and vias, with this session's) would cut in two
  * once refilled, judged on the saved fills with the new parts' pads (`zones/pour-splits.ts`), or
@@ -143,7 +148,7 @@ export function routeFootprints(
   const order = new Map(work.map(({ pad }) => [pad, elsewhere.has(pad.net) ? 1 : 0]));
   // The saved fills know nothing of the new parts: their pads cut the pours with the routes.
   const watch = splitWatch(board, rules);
-  const pads = work.map(({ pad }) => ({ net: pad.net, layers: new Set(pad.layers), shape: pad.shape() }));
+  const pads = work.map(({ pad }) => laidOf(pad));
   const cuts: PourCutJudge = (copper) => watch([...pads, ...copper]);
   for (const { pad, outcome } of work.sort((a, b) => order.get(a.pad)! - order.get(b.pad)!)) {
     const number = /^pad (\S+) of /.exec(pad.what)?.[1] ?? "";
@@ -290,9 +295,7 @@ export function connectingRoutes(
     if (pad.net === "") return true;
     // Its footprint's other pads of other nets are in the way as much as any new copper (those
     // of its own net are no copper of the net's to end on: they are not routed yet).
-    const siblings = pads
-      .filter((p) => p !== pad && p.net !== pad.net)
-      .map((p) => ({ net: p.net, layers: new Set(p.layers), shape: p.shape() }));
+    const siblings = pads.filter((p) => p !== pad && p.net !== pad.net).map(laidOf);
     const planned = planPad(obstacles, rules, pad, [...siblings, ...routes], { zones, explain: false, cuts });
     if ("route" in planned) routes.push(...laidCopper(planned.route, pad.net, rules, obstacles.copper));
     return !("reason" in planned) || (planned.noCopper === true && !netHasCopper(obstacles, pad, zones));
