@@ -8,7 +8,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { exportSvg } from "../../src/kicad/cli/kicad-cli.ts";
+import { exportSvg, runErc, type ErcReport } from "../../src/kicad/cli/kicad-cli.ts";
 import { atomText, child, children } from "../../src/kicad/sexpr/index.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
@@ -44,8 +44,8 @@ const KNOWN_REFUSALS: Record<string, Record<string, string>> = {
       "its run lies in a row of wires a grid step apart, so a stub off it runs into the next wire, and the longer name fits nowhere along it, the sheet bank0 at its end",
     "/clocks/WR_CLK_SFP_AC_N":
       "its run lies in a row of wires a grid step apart, so a stub off it runs into the next wire, and the longer name fits nowhere along it, between C265 and C266",
-    "/vme_interface/vme_p1_p2/VMEPX.ACFAIL":
-      "its run lies in a row of wires a grid step apart, so a stub off it runs into the next wire, and the longer name fits nowhere along it, no-connect flags at its end",
+    "/vme_interface/vme_p1_p2/VMEPX.SYSFAIL":
+      "its run between P1's pin and a no-connect flag is shorter than the name, and carrying the flag out runs it into the bus beyond",
     "/fpga/fpga-hp-banks/F_IOEXP_HWBYTE1_RCLK":
       "its run lies in a row of wires a grid step apart, so a stub off it runs into the next wire, and the longer name fits nowhere along it, a bus at its end",
   },
@@ -220,4 +220,87 @@ test("a renamed label moves out beyond its wire's free far end, the wire lengthe
   expect(file.wires.some((w) => w.a.y === moved.at.y && [w.a.x, w.b.x].includes(moved.at.x))).toBe(true);
   expect(pins(editor.netlist().nets)).toEqual(before);
   expect(editor.netlist().nets.map((n) => n.name)).toContain("/vme_interface/TTL_BUNCHCLK1_BUFFERED_OUT");
+}, 120_000);
+
+/** ERC's findings by kind and count: what a rename that only makes room must leave as it was. */
+function ercKinds(report: ErcReport): Record<string, number> {
+  const kinds: Record<string, number> = {};
+  for (const sheet of report.sheets) for (const v of sheet.violations) kinds[v.type] = (kinds[v.type] ?? 0) + 1;
+  return kinds;
+}
+
+/**
+ * Renames `net` to `to` on a copy of `projectId`, handing `during` the root sheet and the
+ * rename's `madeRoom` before saving; returns ERC's findings by kind before and after, and what
+ * in KiCad's render crosses the renamed label's text.
+ */
+async function renameOnCopy(
+  projectId: string,
+  net: string,
+  to: string,
+  during: (file: SchematicFile, madeRoom: string[]) => void,
+): Promise<{ ercBefore: Record<string, number>; ercAfter: Record<string, number>; crossing: string[] }> {
+  const cli = await requireKicadCli();
+  const copy = await copyCorpusProject(allProjects().find((p) => p.id === projectId)!);
+  const root = copy.schematic!;
+  const ercBefore = ercKinds(await runErc(root, { cli }));
+  const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
+  const file = editor.project.root.file;
+  const counts = () => [file.symbols.length, file.noConnects.length, file.wires.length, file.junctions.length];
+  const before = counts();
+  during(file, editor.renameNet(net, to).madeRoom);
+  // Made room by moving what is there: nothing drawn anew, nothing taken away.
+  expect(counts()).toEqual(before);
+  editor.save();
+  const ercAfter = ercKinds(await runErc(root, { cli }));
+  const label = file.labels.find((l) => l.text === to)!;
+  const svgs = await exportSvg(root, await makeTempDir(), { cli });
+  const drawn = svgs.flatMap((svg) => textOverlaps(svg, to, [[label.at.x / 10_000, label.at.y / 10_000]]));
+  const crossing = drawn.length === 0 ? [`${to} not found in the render`] : drawn.flatMap((d) => d.crossing);
+  return { ercBefore, ercAfter, crossing };
+}
+
+/**
+ * A label whose longer name fits nowhere along its run gets room from the two-pin part in
+ * series at the run's end, slid further along: the RP2040 design guide's CC1 runs from the USB
+ * connector's pin to R3, whose far pin leaves a wire to the GND corner.
+ */
+test("a rename slides the two-pin part in series at its wire's end along the run to make room", async () => {
+  const { ercBefore, ercAfter, crossing } = await renameOnCopy(
+    "corpus/rp2040-designguide",
+    "/CC1",
+    "CC1XXX",
+    (file, madeRoom) => {
+      expect(madeRoom).toEqual([
+        "RP2040-Guide.kicad_sch: R3 slid 5.08 mm right along its run, its wires stretched and shortened to match",
+      ]);
+      const r3 = file.symbols.find((s) => s.fields.some((f) => f.name === "Reference" && f.value === "R3"))!;
+      expect(r3.placement.at).toEqual({ x: 2_724_150, y: 342_900 });
+    },
+  );
+  // The same nets (`renameNet` checks the netlist) and the same ERC: no pin or wire end left dangling.
+  expect(ercAfter).toEqual(ercBefore);
+  expect(crossing).toEqual([]);
+}, 120_000);
+
+/**
+ * A free end that carries a no-connect flag is lengthened with the flag going out on it: on
+ * Glasgow's top sheet SWSH runs down from the switch to a flag, between C89 and a GND symbol.
+ */
+test("a rename carries the no-connect flag at its wire's free end out, the wire lengthened with it", async () => {
+  const { ercBefore, ercAfter, crossing } = await renameOnCopy(
+    "corpus/glasgow-revc3",
+    "/SWSH",
+    "SWSHXXXX",
+    (file, madeRoom) => {
+      expect(madeRoom).toEqual([
+        "glasgow.kicad_sch: the no-connect flag at (213.36, 109.22) went out 8.89 mm down with its wire's end",
+      ]);
+      const moved = { x: 2_133_600, y: 1_181_100 };
+      expect(file.noConnects.filter((n) => n.at.x === moved.x && n.at.y === moved.y)).toHaveLength(1);
+      expect(file.wires.some((w) => [w.a, w.b].some((p) => p.x === moved.x && p.y === moved.y))).toBe(true);
+    },
+  );
+  expect(ercAfter).toEqual(ercBefore);
+  expect(crossing).toEqual([]);
 }, 120_000);

@@ -439,13 +439,21 @@ function graphicBoxes(item: SList, resolve?: Resolver): Box[] {
   }
 }
 
-/** Everything drawn on a sheet, as boxes (symbols with their visible fields, wires, labels, sheets, text, graphics), but the symbols in `except`. */
 /** The box of a placed symbol's drawing and pins (a small square when its library symbol is missing). */
 export function symbolBodyBox(symbol: PlacedSymbol): Box {
   const body = symbol.lib ? libUnitBox(symbol.lib.node, symbol.unit, symbol.bodyStyle) : undefined;
   return body ? placeBox(body, symbol.placement) : pointBox(symbol.placement.at, CHAR * 2);
 }
 
+/** Half the width of a no-connect flag: KiCad draws its X 48 mils (1.2192 mm) across. */
+const NO_CONNECT_HALF = toIU(0.6096);
+
+/** The box of a no-connect flag at `at`, the X as KiCad draws it. */
+export function noConnectBox(at: PointIu): Box {
+  return pointBox(at, NO_CONNECT_HALF);
+}
+
+/** Everything drawn on a sheet, as boxes (symbols with their visible fields, wires, labels, sheets, text, graphics), but the symbols in `except`. */
 export function occupiedBoxes(file: SchematicFile, except?: Set<PlacedSymbol>): Box[] {
   return occupiedItems(file, except).map((item) => item.box);
 }
@@ -463,14 +471,7 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
     if (box) out.push({ box, what });
   };
   const sheetVars = sheetResolver(file);
-  for (const symbol of file.symbols) {
-    if (except?.has(symbol)) continue;
-    const ref = symbol.fields.find((f) => f.name === "Reference")?.value ?? symbol.libId;
-    push(symbolBodyBox(symbol), ref.startsWith("#") ? `power symbol ${symbol.value}` : `${ref}'s drawing`);
-    const vars = symbolResolver(symbol, sheetVars);
-    for (const field of symbol.fields)
-      push(fieldBox(field.node, symbol.placement, vars), `${ref}'s ${field.name} field`);
-  }
+  for (const symbol of file.symbols) if (!except?.has(symbol)) out.push(...symbolItems(symbol, sheetVars));
   for (const line of file.wires) push(union(pointBox(line.a), pointBox(line.b)), "wire");
   for (const line of file.buses) push(union(pointBox(line.a), pointBox(line.b)), "bus");
   for (const label of file.labels) {
@@ -482,13 +483,27 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
     if (refs !== undefined) push(pageRefsBox(label, refs, sheetVars), pageRefsWhat(label.text));
   }
   for (const marker of file.junctions) push(pointBox(marker.at, CHAR), "junction");
-  for (const marker of file.noConnects) push(pointBox(marker.at, CHAR), "no-connect flag");
+  for (const marker of file.noConnects) push(noConnectBox(marker.at), "no-connect flag");
   for (const entry of file.busEntries) push(union(pointBox(entry.at), pointBox(entry.end)), "bus entry");
   for (const sheet of file.sheets) out.push(...sheetSymbolItems(sheet, sheetVars));
   for (const item of file.doc.root.items)
     if (item.type === "list")
       for (const box of graphicBoxes(item, sheetVars))
         push(box, head(item) === "text" ? `text "${(text(item, 1) ?? "").slice(0, 20)}"` : (head(item) ?? "graphic"));
+  return out;
+}
+
+/** What a placed symbol draws: its drawing and pins, and each visible field (text variables expanded with `sheetVars`). */
+export function symbolItems(symbol: PlacedSymbol, sheetVars: Resolver): DrawnBox[] {
+  const ref = symbol.fields.find((f) => f.name === "Reference")?.value ?? symbol.libId;
+  const out: DrawnBox[] = [
+    { box: symbolBodyBox(symbol), what: ref.startsWith("#") ? `power symbol ${symbol.value}` : `${ref}'s drawing` },
+  ];
+  const vars = symbolResolver(symbol, sheetVars);
+  for (const field of symbol.fields) {
+    const box = fieldBox(field.node, symbol.placement, vars);
+    if (box) out.push({ box, what: `${ref}'s ${field.name} field` });
+  }
   return out;
 }
 

@@ -34,7 +34,7 @@ import { connect, disconnect, markNoConnect } from "./connect.ts";
 import { setAttributes, setField, type PartAttributes } from "./fields.ts";
 import { moveSymbol, type MovedSymbol, type MoveSymbolArgs } from "./move.ts";
 import { moveLabel, type MovedLabel, type MoveLabelArgs } from "./label-move.ts";
-import { renameNet } from "./rename.ts";
+import { renameNet, type RenamedNet } from "./rename.ts";
 import { EditorState } from "./editor-state.ts";
 
 export type {
@@ -107,8 +107,8 @@ export class SchematicEditor {
   }
 
   /** Renames a net by renaming what names it, checked against the netlist (see `rename.ts`). */
-  renameNet(name: string, to: string): void {
-    renameNet(this.state, name, to);
+  renameNet(name: string, to: string): RenamedNet {
+    return renameNet(this.state, name, to);
   }
 
   /** Moves a label of `net` along its wiring, lengthening its wire's free end to reach (see `label-move.ts`). */

@@ -1,15 +1,11 @@
 /**
- * Where a label goes when it must make room. A label that grows with a new name must not run
- * over another item; it is moved the least that keeps the sheet readable, each way tried in
- * turn: as it is (when its longer text crosses nothing), reading the other way from the same
- * point, slid along the wire it sits on (which keeps it on its net), moved to that wire's other
- * end, carried out beyond a free end of its wire with the wire lengthened to meet it, or put at
- * the end of a new stub drawn off its wiring into free space (with a junction where the stub
- * meets it), as a designer gives a label room beside a crowded run. When none is clear the
- * rename is refused, saying what each way ran into. `move_label` checks a spot the model picks
- * by the same rules (`LabelRoom.blockers`).
+ * What stands around a label that must make room for a longer name, and how a chosen spot is
+ * drawn. `LabelRoom` answers whether the label reads clear at a spot: its text crossing no other
+ * item, on the page, off the title block. It can also answer for the sheet as a way of making
+ * room would leave it (`Rearrangement`: a part slid along its run, a no-connect flag carried out
+ * with its wire's end). `label-ways.ts` tries the ways in turn; `move_label` checks a spot the
+ * model picks by the same rules (`LabelRoom.blockers`).
  */
-import { CopperheadError } from "../../../errors.ts";
 import { child, setAtom, text, type SList } from "../../sexpr/index.ts";
 import { onSegment, placePoint, samePoint, toIU, type PointIu } from "../geometry.ts";
 import {
@@ -26,49 +22,69 @@ import {
   pinOutwardLib,
   placeDirection,
   pointBox,
+  translate,
   union,
   type Box,
   type DrawnBox,
 } from "../space.ts";
-import { unitPins } from "../model/symbols.ts";
-import type { Label, Line } from "../model/sheet-items.ts";
+import { unitPins, type PlacedSymbol } from "../model/symbols.ts";
+import type { Label, Line, Marker } from "../model/sheet-items.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
 import { junctionNode, lineNode } from "../item-nodes.ts";
 import { insertItem, shiftNode, splitWiresAt, toMm } from "./sheet-tree.ts";
 
 /** Steps a label slides along its wire (the half grid KiCad snaps labels to). */
-const STEP = toIU(1.27);
+export const STEP = toIU(1.27);
 /** How many spots along its wiring a label tries at most. */
 const MAX_SPOTS = 400;
-/** How far a free wire end is lengthened at most to clear a label, mm. */
-const MAX_LENGTHEN_MM = 25.4;
-/** How long a new stub off the label's wiring is at most, mm, and from how many of its spots (nearest first) one is tried. */
-const MAX_STUB_MM = 12.7;
-const STUB_SPOTS = 60;
+
+/**
+ * A change to the rest of the sheet that makes room for a label, made with the rename: wire ends
+ * moved (a run stretched or shortened, a free end lengthened) and items moved whole (a two-pin
+ * part slid along its run with its fields, a no-connect flag carried out with its wire's end).
+ */
+export interface Rearrangement {
+  ends: { wire: Line; end: PointIu; to: PointIu }[];
+  /** Each moved item's node, how far, and its boxes as drawn now. */
+  shifts: { node: SList; by: PointIu; items: DrawnBox[] }[];
+  /** What moved, for the rename to report. */
+  note: string;
+}
 
 /**
  * Where a label goes: its anchor and angle, and, when its wire is lengthened, the end moved out
  * to meet it (`wire` undefined: a label sitting on a pin gets a new stub from the pin); or,
- * when it goes on a new stub, the wire the stub leaves and where it leaves it.
+ * when it goes on a new stub, the wire the stub leaves and where it leaves it; or the
+ * rearrangement of the sheet that makes its room.
  */
 export interface LabelSpot {
   at: PointIu;
   rotation: number;
   lengthen?: { wire?: Line; end: PointIu; to: PointIu };
   stub?: { wire: Line; from: PointIu };
+  rearranged?: Rearrangement;
 }
 
-/** The free end of a label's wiring: the wire's end it sits at, or the pin it sits on, and the way out from it. */
+/**
+ * The free end of a label's wiring: the wire's end it sits at, or the pin it sits on, and the
+ * way out from it; `flag` when a no-connect flag sits on that end (it goes out with the end).
+ */
 export interface FreeEnd {
   wire?: Line;
   end: PointIu;
   out: PointIu;
+  flag?: Marker;
 }
 
-/** One way of making room that was tried, and why it did not do. */
-interface Tried {
-  way: string;
-  failed: string;
+/** What meets the sheet at a point, besides the wires in `except`. */
+export interface Meeting {
+  wires: Line[];
+  pins: { symbol: PlacedSymbol; number: string; out: PointIu }[];
+  junctions: number;
+  labels: Label[];
+  flags: Marker[];
+  sheetPins: number;
+  busEntries: number;
 }
 
 /**
@@ -76,27 +92,55 @@ interface Tried {
  * the page. Answers whether the label, with some text, is readable at a spot.
  */
 export class LabelRoom {
+  /** The sheet's wires, as the rearrangement leaves them (a moved end makes a new `Line` on the same node). */
+  readonly sheetWires: Line[];
   readonly wires: Line[];
   /** Every wire joined to the label's own, through wire ends (the net's wiring it can slide along). */
   readonly network: Line[];
   private readonly others: DrawnBox[];
+  /** The boxes the rearrangement put down: moved items and moved wires. */
+  private readonly moved = new Set<DrawnBox>();
   private readonly wireBoxes: Box[];
   private readonly page: { area: Box; titleBlock: Box };
   private readonly own: Box;
 
+  /** `drawn`: the sheet's `occupiedItems`, when the caller already has them. */
   constructor(
     readonly file: SchematicFile,
     readonly label: Label,
+    readonly rearranged?: Rearrangement,
+    drawn: DrawnBox[] = occupiedItems(file),
   ) {
     // As `occupiedItems` boxes it, so the label is not taken for one of its own obstacles.
     this.own = labelBox(label.at, label.text.length, label.rotation, label.kind !== "local", fontSize(label.node));
-    this.wires = file.wires.filter((w) => onSegment(label.at, w.a, w.b, 0));
-    this.wireBoxes = this.wires.map(lineBox);
-    this.network = joinedWires(file.wires, this.wires);
-    // Its page references go with it (`placeIntersheetRefs`).
-    this.others = occupiedItems(file).filter(
-      (i) => !same(i.box, this.own) && !(label.kind === "global" && i.what === pageRefsWhat(label.text)),
+    const ends = rearranged?.ends ?? [];
+    this.sheetWires = file.wires.map((w) =>
+      ends
+        .filter((e) => e.wire === w)
+        .reduce((line, e) => (samePoint(line.a, e.end) ? { ...line, a: e.to } : { ...line, b: e.to }), w as Line),
     );
+    const changed = this.sheetWires.filter((w, i) => w !== file.wires[i]);
+    this.wires = this.sheetWires.filter((w) => onSegment(label.at, w.a, w.b, 0));
+    this.wireBoxes = this.wires.map(lineBox);
+    this.network = joinedWires(this.sheetWires, this.wires);
+    // What moves leaves its old place: the moved items' boxes, and the old boxes of moved wires.
+    const leaving = [
+      ...(rearranged?.shifts ?? []).flatMap((s) => s.items),
+      ...ends.map((e) => ({ box: lineBox(e.wire), what: "wire" })),
+    ];
+    const left = (i: DrawnBox) => leaving.some((l) => l.what === i.what && same(l.box, i.box));
+    const arriving = [
+      ...(rearranged?.shifts ?? []).flatMap((s) => s.items.map((i) => ({ ...i, box: translate(i.box, s.by) }))),
+      ...changed.map((w) => ({ box: lineBox(w), what: "wire" })),
+    ];
+    for (const item of arriving) this.moved.add(item);
+    // Its page references go with it (`placeIntersheetRefs`).
+    this.others = [
+      ...drawn.filter(
+        (i) => !same(i.box, this.own) && !(label.kind === "global" && i.what === pageRefsWhat(label.text)) && !left(i),
+      ),
+      ...arriving,
+    ];
     this.page = pageArea(file);
   }
 
@@ -116,7 +160,7 @@ export class LabelRoom {
     const turned = rotation !== this.label.rotation;
     const reads = readingDirection(rotation);
     const ahead = { x: at.x + reads.x, y: at.y + reads.y };
-    const harmless = this.file.wires
+    const harmless = this.sheetWires
       .filter(
         (w) => onSegment(at, w.a, w.b, 0) && ((!turned && this.wires.includes(w)) || !onSegment(ahead, w.a, w.b, 0)),
       )
@@ -124,238 +168,181 @@ export class LabelRoom {
     const found = this.others
       .filter((i) => intersects(box, i.box) && !(i.what === "wire" && harmless.some((w) => same(w, i.box))))
       .map(describeItem);
-    if (!inside(box, this.page.area)) found.push("the page frame");
-    if (intersects(box, this.page.titleBlock)) found.push("the title block");
-    return found;
+    return [...found, ...this.offPage(box)];
+  }
+
+  /**
+   * What meets the sheet at `at` besides the wires in `except`: other wires through it, symbol
+   * pins (with the way each points out), junctions, labels, no-connect flags, sheet pins and
+   * bus entries.
+   */
+  meeting(at: PointIu, except: Line[] = []): Meeting {
+    const f = this.file;
+    return {
+      wires: this.sheetWires.filter((w) => !except.includes(w) && onSegment(at, w.a, w.b, 0)),
+      pins: f.symbols.flatMap((symbol) =>
+        unitPins(symbol, symbol.unit)
+          .filter((p) => samePoint(placePoint(p.at, symbol.placement), at))
+          .map((p) => ({
+            symbol,
+            number: p.number,
+            out: placeDirection(pinOutwardLib(p.orientation), symbol.placement),
+          })),
+      ),
+      junctions: f.junctions.filter((j) => samePoint(j.at, at)).length,
+      labels: f.labels.filter((l) => samePoint(l.at, at)),
+      flags: f.noConnects.filter((n) => samePoint(n.at, at)),
+      sheetPins: f.sheets.filter((s) => s.pins.some((p) => samePoint(p.at, at))).length,
+      busEntries: f.busEntries.filter((e) => samePoint(e.at, at) || samePoint(e.end, at)).length,
+    };
   }
 
   /**
    * The free end the label sits at (or, with `at`, the one at that end of its wire), when it is
    * one: the end of its wire with nothing else attached (no other wire, pin, junction, sheet pin
-   * or bus entry), or a pin with nothing but the label on it. Its wiring can be lengthened from
-   * there. Otherwise why not, for an error to say.
+   * or bus entry; a no-connect flag goes out with it), or a pin with nothing but the label on
+   * it. Its wiring can be lengthened from there. Otherwise why not, for an error to say.
    */
   freeEnd(at: PointIu = this.label.at): FreeEnd | string {
-    const f = this.file;
     const wire = this.wires.find((w) => samePoint(w.a, at) || samePoint(w.b, at));
     if (!wire && this.wires.length > 0) return "the label sits along its wire, not at an end of it";
-    const pins = f.symbols.flatMap((s) =>
-      unitPins(s, s.unit)
-        .filter((p) => samePoint(placePoint(p.at, s.placement), at))
-        .map((p) => placeDirection(pinOutwardLib(p.orientation), s.placement)),
-    );
+    const meets = this.meeting(at, wire ? [wire] : []);
     const others = [
-      ...f.wires.filter((w) => w !== wire && onSegment(at, w.a, w.b, 0)).map(() => "another wire"),
-      ...f.junctions.filter((j) => samePoint(j.at, at)).map(() => "a junction"),
-      ...pins.slice(wire ? 0 : 1).map(() => "a pin"),
-      ...f.sheets.filter((s) => s.pins.some((p) => samePoint(p.at, at))).map(() => "a sheet pin"),
-      ...f.busEntries.filter((e) => samePoint(e.at, at) || samePoint(e.end, at)).map(() => "a bus entry"),
+      ...meets.wires.map(() => "another wire"),
+      ...Array.from({ length: meets.junctions }, () => "a junction"),
+      ...meets.pins.slice(wire ? 0 : 1).map(() => "a pin"),
+      ...Array.from({ length: meets.sheetPins }, () => "a sheet pin"),
+      ...Array.from({ length: meets.busEntries }, () => "a bus entry"),
     ];
-    if (!wire && pins.length === 0) return "the label sits on no wire or pin";
+    if (!wire && meets.pins.length === 0) return "the label sits on no wire or pin";
     if (others.length > 0)
       return `its ${wire ? "wire's end" : "pin"} at (${toMm(at).join(", ")}) also meets ${others[0]}`;
-    if (!wire) return { end: at, out: pins[0]! };
+    const flag = meets.flags[0];
+    if (!wire)
+      return flag
+        ? `its pin at (${toMm(at).join(", ")}) carries a no-connect flag`
+        : { end: at, out: meets.pins[0]!.out };
     const other = samePoint(wire.a, at) ? wire.b : wire.a;
-    return { wire, end: at, out: { x: Math.sign(at.x - other.x), y: Math.sign(at.y - other.y) } };
+    return {
+      wire,
+      end: at,
+      out: { x: Math.sign(at.x - other.x), y: Math.sign(at.y - other.y) },
+      ...(flag ? { flag } : {}),
+    };
   }
 
   /**
-   * What a wire lengthened from `end` to `to` would run into (the label's own box and wire
-   * left out): a longer wire must cross nothing, or it would join or cover it.
+   * What a wire lengthened from `end` to `to` would run into (the label's own box and wire, and
+   * what the rearrangement put down, left out): a longer wire must cross nothing, or it would
+   * join or cover it.
    */
   extensionBlockers(end: PointIu, to: PointIu): string[] {
     const step = { x: Math.sign(to.x - end.x), y: Math.sign(to.y - end.y) };
     const start = { x: end.x + step.x, y: end.y + step.y };
     const segment = union(pointBox(start), pointBox(to));
     const found = this.others
-      .filter((i) => intersects(grow1(segment), i.box) && !this.wireBoxes.some((w) => same(w, i.box)))
+      .filter(
+        (i) => intersects(grow1(segment), i.box) && !this.moved.has(i) && !this.wireBoxes.some((w) => same(w, i.box)),
+      )
       .map(describeItem);
-    if (!inside(segment, this.page.area)) found.push("the page frame");
-    if (intersects(segment, this.page.titleBlock)) found.push("the title block");
+    return [...found, ...this.offPage(segment)];
+  }
+
+  /**
+   * What the rearrangement newly runs into: each moved item where it lands (what it already
+   * ran over where it was drawn does not count, nor what moved with it), and each lengthened
+   * wire along its new length. `drawn` is the sheet as it is.
+   */
+  rearrangedBlockers(drawn: DrawnBox[]): string[] {
+    const found: string[] = [];
+    for (const shift of this.rearranged?.shifts ?? [])
+      for (const item of shift.items) {
+        const before = new Set(drawn.filter((i) => intersects(item.box, i.box)));
+        const landed = translate(item.box, shift.by);
+        found.push(
+          ...this.others
+            .filter((i) => intersects(landed, i.box) && !this.moved.has(i) && !before.has(i))
+            .map((i) => `${item.what} would run over ${describeItem(i)}`),
+          ...this.offPage(landed).map((p) => `${item.what} would run over ${p}`),
+        );
+      }
+    for (const { wire, end, to } of this.rearranged?.ends ?? []) {
+      const other = samePoint(wire.a, end) ? wire.b : wire.a;
+      const longer =
+        Math.abs(to.x - other.x) + Math.abs(to.y - other.y) > Math.abs(end.x - other.x) + Math.abs(end.y - other.y);
+      if (longer) found.push(...this.extensionBlockers(end, to).map((b) => `the longer wire would run into ${b}`));
+    }
     return found;
   }
+
+  private offPage(box: Box): string[] {
+    return [
+      ...(inside(box, this.page.area) ? [] : ["the page frame"]),
+      ...(intersects(box, this.page.titleBlock) ? ["the title block"] : []),
+    ];
+  }
 }
 
 /**
- * The spot `label` takes when renamed to `text` (see the module comment). Throws (before anything
- * is written) when no way is clear, naming what each way ran into.
+ * Spots a label can slide to, nearest first (`at` itself left out): along the wires through
+ * `at` on the label grid from `at`, then along the rest of the wiring joined to them, on the
+ * grid from each wire's start. At most `MAX_SPOTS` are looked at, so a sheet with a long bus of
+ * wiring stays quick.
  */
-export function renamedLabelAt(file: SchematicFile, label: Label, text: string): LabelSpot {
-  const room = new LabelRoom(file, label);
-  const chars = text.length;
-  // Strict even where the old text already ran over something: the renamed label must read clear.
-  const fresh = room.blockers(label.at, chars, label.rotation);
-  if (fresh.length === 0) return { at: label.at, rotation: label.rotation };
-  const flipped = (label.rotation + 180) % 360;
-  const turns = [flipped, (label.rotation + 90) % 360, (label.rotation + 270) % 360];
-  const tried: Tried[] = [];
-
-  for (const rotation of turns)
-    if (room.blockers(label.at, chars, rotation).length === 0) return { at: label.at, rotation };
-  tried.push({
-    way: "turned at the same point",
-    failed: `read the other way it would run over ${room.blockers(label.at, chars, flipped)[0]}, and across its wire over ${room.blockers(label.at, chars, turns[1]!)[0] ?? room.blockers(label.at, chars, turns[2]!)[0]}`,
-  });
-
-  const along = slides(label.at, room.wires, room.network);
-  let nearest: string | undefined;
-  for (const at of along) {
-    for (const rotation of [label.rotation, ...turns]) {
-      const hit = room.blockers(at, chars, rotation);
-      if (hit.length === 0) return { at, rotation };
-      nearest ??= `the nearest, (${toMm(at).join(", ")}), runs over ${hit[0]}`;
+export function slides(at: PointIu, own: Line[], network: Line[]): PointIu[] {
+  const points: { p: PointIu; d: number }[] = [];
+  const seen = new Set<string>([`${at.x},${at.y}`]);
+  const add = (p: PointIu) => {
+    const key = `${p.x},${p.y}`;
+    if (!seen.has(key)) points.push({ p, d: Math.abs(p.x - at.x) + Math.abs(p.y - at.y) });
+    seen.add(key);
+  };
+  for (const { a, b } of own) {
+    const step = { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
+    const length = Math.abs(b.x - a.x) + Math.abs(b.y - a.y);
+    for (let k = -Math.floor(length / STEP); k <= Math.floor(length / STEP); k++) {
+      const p = { x: at.x + step.x * k * STEP, y: at.y + step.y * k * STEP };
+      if (onSegment(p, a, b, 0)) add(p);
     }
   }
-  tried.push({
-    way: "sliding along the wiring it sits on, any way round",
-    failed:
-      along.length === 0
-        ? room.wires.length === 0
-          ? "it sits on no wire"
-          : "its wiring has no other spot on the grid"
-        : `none of the ${along.length} spots is clear: ${nearest}`,
-  });
-
-  const ends = room.wires.flatMap((w) => [w.a, w.b]).filter((p) => !samePoint(p, label.at));
-  const endFailures: string[] = [];
-  for (const at of ends) {
-    for (const rotation of [label.rotation, ...turns]) {
-      const hit = room.blockers(at, chars, rotation);
-      if (hit.length === 0) return { at, rotation };
-      if (rotation === label.rotation) endFailures.push(`at (${toMm(at).join(", ")}) it would run over ${hit[0]}`);
-    }
+  for (const { a, b } of network) {
+    if (own.some((w) => w.a === a && w.b === b)) continue;
+    const step = { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
+    if (step.x !== 0 && step.y !== 0) continue;
+    const length = Math.abs(b.x - a.x) + Math.abs(b.y - a.y);
+    for (let k = 0; k <= Math.floor(length / STEP); k++)
+      add({ x: a.x + step.x * k * STEP, y: a.y + step.y * k * STEP });
   }
-  tried.push({
-    way: "moving to its wire's other end",
-    failed: ends.length === 0 ? "it sits on no wire" : endFailures.join("; "),
-  });
-
-  const lengthened = lengthenTo(room, chars);
-  if ("spot" in lengthened) return lengthened.spot;
-  tried.push({ way: `lengthening its wire's free end by up to ${MAX_LENGTHEN_MM} mm`, failed: lengthened.failed });
-
-  const stubbed = stubTo(room, chars, [label.at, ...along].slice(0, STUB_SPOTS));
-  if ("spot" in stubbed) return stubbed.spot;
-  tried.push({
-    way: `a new stub of up to ${MAX_STUB_MM} mm off its wiring, the label at its end`,
-    failed: stubbed.failed,
-  });
-
-  throw new CopperheadError(
-    "edit_conflict",
-    `Renaming label ${label.text} at (${toMm(label.at).join(", ")}) to ${text} would run it over ${fresh.join("; ")}. Tried, least change first: ${tried.map((t) => `${t.way}: ${t.failed}`).join(". ")}. Nothing was renamed.`,
-    {
-      fix: "Pick a shorter name; or move the label yourself with move_label (to a spot on its wire, or beyond its wire's free end, which lengthens the wire) or make room (move_symbol the part it runs into), then retry.",
-      label: label.text,
-      blockers: fresh,
-      tried: tried.map((t) => t.way),
-    },
-  );
+  return points
+    .sort((x, y) => x.d - y.d)
+    .slice(0, MAX_SPOTS)
+    .map((x) => x.p);
 }
 
-/**
- * The nearest spot beyond a free end of the label's wire (the one it sits at first, then its
- * wire's others: the label moves out to it), on the grid and in the wire's direction, where the
- * lengthened wire crosses nothing and the label reads clear.
- */
-function lengthenTo(room: LabelRoom, chars: number): { spot: LabelSpot } | { failed: string } {
-  const at = room.label.at;
-  const others = room.wires.flatMap((w) => [w.a, w.b]).filter((p) => !samePoint(p, at));
-  // A label along its wire, not at an end of it, is lengthened from the wire's ends alone.
-  const along = others.length > 0 && !room.wires.some((w) => samePoint(w.a, at) || samePoint(w.b, at));
-  const failed: string[] = [];
-  for (const end of along ? others : [at, ...others]) {
-    const free = room.freeEnd(end);
-    const found = typeof free === "string" ? { failed: free } : lengthenFrom(room, chars, free);
-    if ("spot" in found) return found;
-    failed.push(found.failed);
-  }
-  return { failed: failed.join("; ") };
-}
-
-/** `lengthenTo` from one free end. */
-function lengthenFrom(room: LabelRoom, chars: number, free: FreeEnd): { spot: LabelSpot } | { failed: string } {
-  const { wire, end, out } = free;
-  if (out.x !== 0 && out.y !== 0) return { failed: "its wire is not horizontal or vertical" };
-  const label = room.label;
-  let last = "";
-  for (let k = 1; k * STEP <= toIU(MAX_LENGTHEN_MM); k++) {
-    const to = { x: end.x + out.x * k * STEP, y: end.y + out.y * k * STEP };
-    const blocked = room.extensionBlockers(end, to);
-    if (blocked.length > 0)
-      return {
-        failed: `after ${(k * 1.27).toFixed(2)} mm the wire would run into ${blocked[0]}${last ? `, and short of that ${last}` : ""}`,
-      };
-    for (const rotation of [0, 90, 180, 270].sort(
-      (a, b) => (b === label.rotation ? 1 : 0) - (a === label.rotation ? 1 : 0),
-    )) {
-      // Reading back along its lengthened wire, the label stands on it as on any wire.
-      const hit = room.blockers(to, chars, rotation);
-      if (hit.length === 0) return { spot: { at: to, rotation, lengthen: { wire, end, to } } };
-      if (rotation === label.rotation) last = `the label would still run over ${hit[0]}`;
-    }
-  }
-  return { failed: last || "no length up to that is clear" };
-}
-
-/**
- * The nearest spot at the end of a new stub, square off a wire of the label's wiring from one
- * of `points` inside it (where nothing else meets the wire), on the grid and at least a grid
- * step long, where the stub crosses nothing and the label reads clear of everything, the stub
- * and the wire it leaves included.
- */
-function stubTo(room: LabelRoom, chars: number, points: PointIu[]): { spot: LabelSpot } | { failed: string } {
-  const f = room.file;
-  const label = room.label;
-  let nearest: string | undefined;
-  for (const from of points) {
-    const wire = room.network.find(
-      (w) => onSegment(from, w.a, w.b, 0) && !samePoint(from, w.a) && !samePoint(from, w.b),
-    );
-    if (!wire) continue;
-    const busy =
-      f.wires.some((w) => w !== wire && onSegment(from, w.a, w.b, 0)) ||
-      f.junctions.some((j) => samePoint(j.at, from)) ||
-      f.labels.some((l) => l !== label && samePoint(l.at, from));
-    if (busy) continue;
-    const across =
-      wire.a.y === wire.b.y
-        ? [
-            { x: 0, y: -1 },
-            { x: 0, y: 1 },
-          ]
-        : wire.a.x === wire.b.x
-          ? [
-              { x: -1, y: 0 },
-              { x: 1, y: 0 },
-            ]
-          : [];
-    for (const out of across) {
-      for (let k = 2; k * STEP <= toIU(MAX_STUB_MM); k++) {
-        const to = { x: from.x + out.x * k * STEP, y: from.y + out.y * k * STEP };
-        const blocked = room.extensionBlockers(from, to);
-        if (blocked.length > 0) {
-          nearest ??= `from (${toMm(from).join(", ")}) a stub would run into ${blocked[0]}`;
-          break;
-        }
-        const stub = lineBox({ a: from, b: to });
-        for (const rotation of [label.rotation, ...[0, 90, 180, 270].filter((r) => r !== label.rotation)]) {
-          // Read back along its stub, a label would sit on it.
-          const reads = readingDirection(rotation);
-          if (reads.x === -out.x && reads.y === -out.y) continue;
-          if (intersects(room.box(to, chars, rotation), stub)) continue;
-          const hit = room.blockers(to, chars, rotation);
-          if (hit.length === 0) return { spot: { at: to, rotation, stub: { wire, from } } };
-          nearest ??= `at the end of a stub from (${toMm(from).join(", ")}) it would run over ${hit[0]}`;
-        }
+/** The wires joined to `start` through their ends (a wire end on another wire, or two ends meeting), `start` included. */
+function joinedWires(wires: Line[], start: Line[]): Line[] {
+  const found = new Set(start);
+  const queue = [...start];
+  while (queue.length > 0) {
+    const w = queue.pop()!;
+    for (const other of wires) {
+      if (found.has(other)) continue;
+      const touches =
+        [other.a, other.b].some((p) => onSegment(p, w.a, w.b, 0)) ||
+        [w.a, w.b].some((p) => onSegment(p, other.a, other.b, 0));
+      if (touches) {
+        found.add(other);
+        queue.push(other);
       }
     }
   }
-  return { failed: nearest ?? "no point inside its wires is free of other connections" };
+  return [...found];
 }
 
-/** Changes `label` to read `text` at `spot`, lengthening its wire or drawing its new stub when the spot says so. */
+/** Changes `label` to read `text` at `spot`, lengthening its wire, drawing its new stub or rearranging the sheet when the spot says so. */
 export function placeLabel(file: SchematicFile, label: Label, spot: LabelSpot): void {
+  for (const { wire, end, to } of spot.rearranged?.ends ?? []) moveWireEnd(wire, end, to);
+  for (const { node, by } of spot.rearranged?.shifts ?? []) shiftNode(node, by);
   const lengthen = spot.lengthen;
   if (lengthen?.wire) moveWireEnd(lengthen.wire, lengthen.end, lengthen.to);
   else if (lengthen) insertItem(file, lineNode("wire", toMm(lengthen.end), toMm(lengthen.to), file.newUuid()));
@@ -404,7 +391,7 @@ function turnLabel(node: SList, rotation: number): void {
   if (justify) setAtom(justify, 1, rotation === 180 || rotation === 270 ? "right" : "left");
 }
 
-function lineBox(line: Pick<Line, "a" | "b">): Box {
+export function lineBox(line: Pick<Line, "a" | "b">): Box {
   return union(pointBox(line.a), pointBox(line.b));
 }
 
@@ -418,67 +405,11 @@ function grow1(b: Box): Box {
 }
 
 /** The screen direction a label at `rotation` reads in (Y down). */
-function readingDirection(rotation: number): PointIu {
+export function readingDirection(rotation: number): PointIu {
   return [
     { x: 1, y: 0 },
     { x: 0, y: -1 },
     { x: -1, y: 0 },
     { x: 0, y: 1 },
   ][(((rotation / 90) % 4) + 4) % 4]!;
-}
-
-/**
- * Spots a label can slide to, nearest first (`at` itself left out): along the wires through
- * `at` on the label grid from `at`, then along the rest of the wiring joined to them, on the
- * grid from each wire's start. At most `MAX_SPOTS` are looked at, so a sheet with a long bus of
- * wiring stays quick.
- */
-function slides(at: PointIu, own: Line[], network: Line[]): PointIu[] {
-  const points: { p: PointIu; d: number }[] = [];
-  const seen = new Set<string>([`${at.x},${at.y}`]);
-  const add = (p: PointIu) => {
-    const key = `${p.x},${p.y}`;
-    if (!seen.has(key)) points.push({ p, d: Math.abs(p.x - at.x) + Math.abs(p.y - at.y) });
-    seen.add(key);
-  };
-  for (const { a, b } of own) {
-    const step = { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
-    const length = Math.abs(b.x - a.x) + Math.abs(b.y - a.y);
-    for (let k = -Math.floor(length / STEP); k <= Math.floor(length / STEP); k++) {
-      const p = { x: at.x + step.x * k * STEP, y: at.y + step.y * k * STEP };
-      if (onSegment(p, a, b, 0)) add(p);
-    }
-  }
-  for (const { a, b } of network) {
-    if (own.some((w) => w.a === a && w.b === b)) continue;
-    const step = { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
-    if (step.x !== 0 && step.y !== 0) continue;
-    const length = Math.abs(b.x - a.x) + Math.abs(b.y - a.y);
-    for (let k = 0; k <= Math.floor(length / STEP); k++)
-      add({ x: a.x + step.x * k * STEP, y: a.y + step.y * k * STEP });
-  }
-  return points
-    .sort((x, y) => x.d - y.d)
-    .slice(0, MAX_SPOTS)
-    .map((x) => x.p);
-}
-
-/** The wires joined to `start` through their ends (a wire end on another wire, or two ends meeting), `start` included. */
-function joinedWires(wires: Line[], start: Line[]): Line[] {
-  const found = new Set(start);
-  const queue = [...start];
-  while (queue.length > 0) {
-    const w = queue.pop()!;
-    for (const other of wires) {
-      if (found.has(other)) continue;
-      const touches =
-        [other.a, other.b].some((p) => onSegment(p, w.a, w.b, 0)) ||
-        [w.a, w.b].some((p) => onSegment(p, other.a, other.b, 0));
-      if (touches) {
-        found.add(other);
-        queue.push(other);
-      }
-    }
-  }
-  return [...found];
 }

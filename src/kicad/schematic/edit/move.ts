@@ -13,6 +13,7 @@ import {
   blockersOf,
   fieldBox,
   libUnitBox,
+  noConnectBox,
   pageArea,
   placeBox,
   pinOutwardLib,
@@ -104,9 +105,7 @@ export function moveSymbol(state: EditorState, ref: string, args: MoveSymbolArgs
     const tip = placePoint(pin.lib.at, placement);
     const out = placeDirection(pinOutwardLib(pin.lib.orientation), placement);
     boxes.push(
-      ...(r.net
-        ? plannedWiring(tip, out, landingOf(netTarget(state, r.net, instance, ref)))
-        : [pointBox(tip, toIU(1.27))]),
+      ...(r.net ? plannedWiring(tip, out, landingOf(netTarget(state, r.net, instance, ref))) : [noConnectBox(tip)]),
     );
   }
   const shape: ShapeIu = { rotation, mirror: symbol.placement.mirror, penalty: 0, body, boxes };

@@ -13,13 +13,22 @@ import type { SchematicFile } from "../model/schematic-file.ts";
 import type { SheetInstance } from "../model/hierarchy.ts";
 import { children, q, setAtom, text, type SList } from "../../sexpr/index.ts";
 import { checkVisibleName } from "./lookup.ts";
-import { placeLabel, renamedLabelAt } from "./label-room.ts";
+import { placeLabel } from "./label-room.ts";
+import { renamedLabelAt } from "./label-ways.ts";
 import type { EditorState } from "./editor-state.ts";
 
-/** One change `renameNet` makes, and the sheet it changes. */
+/** One change `renameNet` makes, the sheet it changes, and what else it moves there to make room. */
 interface Rename {
   file: SchematicFile;
   apply: () => void;
+  madeRoom?: string;
+}
+
+/** A rename done: the net's old and new netlist names, and what was moved on each sheet to make the new name's room (besides its labels). */
+export interface RenamedNet {
+  from: string;
+  to: string;
+  madeRoom: string[];
 }
 
 /** What `renameNet` changes (see `renameScope`). */
@@ -35,7 +44,7 @@ interface RenameScope {
  * a unique short name (`LED_A`); `to` is the new netlist name, or for a local net just the new label text. Checked against
  * the netlist: the same pins end up on `to`, and no other net changes.
  */
-export function renameNet(state: EditorState, name: string, to: string): void {
+export function renameNet(state: EditorState, name: string, to: string): RenamedNet {
   checkVisibleName("net name", to);
   const before = state.netlist();
   const from = resolveNet(
@@ -84,6 +93,11 @@ export function renameNet(state: EditorState, name: string, to: string): void {
       }
     },
   );
+  return {
+    from,
+    to: scope.newName,
+    madeRoom: scope.renames.flatMap((r) => (r.madeRoom ? [`${r.file.path.split("/").pop()}: ${r.madeRoom}`] : [])),
+  };
 }
 
 /**
@@ -185,6 +199,7 @@ function renameLabel(file: SchematicFile, label: Label, value: string): Rename {
   const spot = renamedLabelAt(file, label, value);
   return {
     file,
+    ...(spot.rearranged ? { madeRoom: spot.rearranged.note } : {}),
     apply: () => {
       setAtom(label.node, 1, q(value));
       placeLabel(file, label, spot);

@@ -1,0 +1,422 @@
+/**
+ * Where a label goes when it must make room. A label that grows with a new name must not run
+ * over another item; it is moved the least that keeps the sheet readable, each way tried in
+ * turn: as it is (when its longer text crosses nothing), reading the other way from the same
+ * point, slid along the wire it sits on (which keeps it on its net), moved to that wire's other
+ * end, carried out beyond a free end of its wire with the wire lengthened to meet it (a
+ * no-connect flag on that end going out with it, the label then anywhere along the longer
+ * wire), put at the end of a new stub drawn off its wiring into free space (with a junction
+ * where the stub meets it), or given room by sliding the two-pin part in series at its wire's
+ * end further along the run, as a designer gives a label room beside a crowded run. When none
+ * is clear the rename is refused, saying what each way ran into.
+ */
+import { CopperheadError } from "../../../errors.ts";
+import { onSegment, placePoint, samePoint, toIU, type PointIu } from "../geometry.ts";
+import { intersects, noConnectBox, occupiedItems, symbolItems, type DrawnBox } from "../space.ts";
+import { sheetResolver } from "../text-vars.ts";
+import { unitPins, type PlacedSymbol } from "../model/symbols.ts";
+import type { Label, Line } from "../model/sheet-items.ts";
+import type { SchematicFile } from "../model/schematic-file.ts";
+import {
+  LabelRoom,
+  STEP,
+  lineBox,
+  readingDirection,
+  slides,
+  type FreeEnd,
+  type LabelSpot,
+  type Rearrangement,
+} from "./label-room.ts";
+import { toMm } from "./sheet-tree.ts";
+
+/** How far a free wire end is lengthened at most to clear a label, mm. */
+const MAX_LENGTHEN_MM = 25.4;
+/** How long a new stub off the label's wiring is at most, mm, and from how many of its spots (nearest first) one is tried. */
+const MAX_STUB_MM = 12.7;
+const STUB_SPOTS = 60;
+/** How far a part in series at the label's wire's end slides along its run at most, mm. */
+const MAX_SLIDE_MM = 12.7;
+
+/** One way of making room that was tried, and why it did not do. */
+interface Tried {
+  way: string;
+  failed: string;
+}
+
+/**
+ * The spot `label` takes when renamed to `text` (see the module comment) and what else it moved to make room (`rearranged.note`). Throws (before anything
+ * is written) when no way is clear, naming what each way ran into.
+ */
+export function renamedLabelAt(file: SchematicFile, label: Label, text: string): LabelSpot {
+  const room = new LabelRoom(file, label);
+  const chars = text.length;
+  // Strict even where the old text already ran over something: the renamed label must read clear.
+  const fresh = room.blockers(label.at, chars, label.rotation);
+  if (fresh.length === 0) return { at: label.at, rotation: label.rotation };
+  const flipped = (label.rotation + 180) % 360;
+  const turns = [flipped, (label.rotation + 90) % 360, (label.rotation + 270) % 360];
+  const tried: Tried[] = [];
+
+  for (const rotation of turns)
+    if (room.blockers(label.at, chars, rotation).length === 0) return { at: label.at, rotation };
+  tried.push({
+    way: "turned at the same point",
+    failed: `read the other way it would run over ${room.blockers(label.at, chars, flipped)[0]}, and across its wire over ${room.blockers(label.at, chars, turns[1]!)[0] ?? room.blockers(label.at, chars, turns[2]!)[0]}`,
+  });
+
+  const along = slides(label.at, room.wires, room.network);
+  let nearest: string | undefined;
+  for (const at of along) {
+    for (const rotation of [label.rotation, ...turns]) {
+      const hit = room.blockers(at, chars, rotation);
+      if (hit.length === 0) return { at, rotation };
+      nearest ??= `the nearest, (${toMm(at).join(", ")}), runs over ${hit[0]}`;
+    }
+  }
+  tried.push({
+    way: "sliding along the wiring it sits on, any way round",
+    failed:
+      along.length === 0
+        ? room.wires.length === 0
+          ? "it sits on no wire"
+          : "its wiring has no other spot on the grid"
+        : `none of the ${along.length} spots is clear: ${nearest}`,
+  });
+
+  const ends = room.wires.flatMap((w) => [w.a, w.b]).filter((p) => !samePoint(p, label.at));
+  const endFailures: string[] = [];
+  for (const at of ends) {
+    for (const rotation of [label.rotation, ...turns]) {
+      const hit = room.blockers(at, chars, rotation);
+      if (hit.length === 0) return { at, rotation };
+      if (rotation === label.rotation) endFailures.push(`at (${toMm(at).join(", ")}) it would run over ${hit[0]}`);
+    }
+  }
+  tried.push({
+    way: "moving to its wire's other end",
+    failed: ends.length === 0 ? "it sits on no wire" : endFailures.join("; "),
+  });
+
+  const lengthened = lengthenTo(room, chars);
+  if ("spot" in lengthened) return lengthened.spot;
+  tried.push({ way: `lengthening its wire's free end by up to ${MAX_LENGTHEN_MM} mm`, failed: lengthened.failed });
+
+  const stubbed = stubTo(room, chars, [label.at, ...along].slice(0, STUB_SPOTS));
+  if ("spot" in stubbed) return stubbed.spot;
+  tried.push({
+    way: `a new stub of up to ${MAX_STUB_MM} mm off its wiring, the label at its end`,
+    failed: stubbed.failed,
+  });
+
+  const slid = slidePart(room, chars);
+  if ("spot" in slid) return slid.spot;
+  tried.push({
+    way: `sliding a two-pin part in series at its wire's end along the run, by up to ${MAX_SLIDE_MM} mm`,
+    failed: slid.failed,
+  });
+
+  throw new CopperheadError(
+    "edit_conflict",
+    `Renaming label ${label.text} at (${toMm(label.at).join(", ")}) to ${text} would run it over ${fresh.join("; ")}. Tried, least change first: ${tried.map((t) => `${t.way}: ${t.failed}`).join(". ")}. Nothing was renamed.`,
+    {
+      fix: "Pick a shorter name; or move the label yourself with move_label (to a spot on its wire, or beyond its wire's free end, which lengthens the wire) or make room (move_symbol the part it runs into), then retry.",
+      label: label.text,
+      blockers: fresh,
+      tried: tried.map((t) => t.way),
+    },
+  );
+}
+
+/**
+ * The nearest spot beyond a free end of the label's wire (the one it sits at first, then its
+ * wire's others: the label moves out to it), on the grid and in the wire's direction, where the
+ * lengthened wire crosses nothing and the label reads clear.
+ */
+function lengthenTo(room: LabelRoom, chars: number): { spot: LabelSpot } | { failed: string } {
+  const at = room.label.at;
+  const others = room.wires.flatMap((w) => [w.a, w.b]).filter((p) => !samePoint(p, at));
+  // A label along its wire, not at an end of it, is lengthened from the wire's ends alone.
+  const along = others.length > 0 && !room.wires.some((w) => samePoint(w.a, at) || samePoint(w.b, at));
+  const failed: string[] = [];
+  for (const end of along ? others : [at, ...others]) {
+    const free = room.freeEnd(end);
+    const found =
+      typeof free === "string"
+        ? { failed: free }
+        : free.flag
+          ? carryFlagFrom(room, chars, free)
+          : lengthenFrom(room, chars, free);
+    if ("spot" in found) return found;
+    failed.push(found.failed);
+  }
+  return { failed: failed.join("; ") };
+}
+
+/** `lengthenTo` from one free end. */
+function lengthenFrom(room: LabelRoom, chars: number, free: FreeEnd): { spot: LabelSpot } | { failed: string } {
+  const { wire, end, out } = free;
+  if (out.x !== 0 && out.y !== 0) return { failed: "its wire is not horizontal or vertical" };
+  const label = room.label;
+  let last = "";
+  for (let k = 1; k * STEP <= toIU(MAX_LENGTHEN_MM); k++) {
+    const to = { x: end.x + out.x * k * STEP, y: end.y + out.y * k * STEP };
+    const blocked = room.extensionBlockers(end, to);
+    if (blocked.length > 0)
+      return {
+        failed: `after ${(k * 1.27).toFixed(2)} mm the wire would run into ${blocked[0]}${last ? `, and short of that ${last}` : ""}`,
+      };
+    for (const rotation of [0, 90, 180, 270].sort(
+      (a, b) => (b === label.rotation ? 1 : 0) - (a === label.rotation ? 1 : 0),
+    )) {
+      // Reading back along its lengthened wire, the label stands on it as on any wire.
+      const hit = room.blockers(to, chars, rotation);
+      if (hit.length === 0) return { spot: { at: to, rotation, lengthen: { wire, end, to } } };
+      if (rotation === label.rotation) last = `the label would still run over ${hit[0]}`;
+    }
+  }
+  return { failed: last || "no length up to that is clear" };
+}
+
+/**
+ * The nearest spot at the end of a new stub, square off a wire of the label's wiring from one
+ * of `points` inside it (where nothing else meets the wire), on the grid and at least a grid
+ * step long, where the stub crosses nothing and the label reads clear of everything, the stub
+ * and the wire it leaves included.
+ */
+function stubTo(room: LabelRoom, chars: number, points: PointIu[]): { spot: LabelSpot } | { failed: string } {
+  const f = room.file;
+  const label = room.label;
+  let nearest: string | undefined;
+  for (const from of points) {
+    const wire = room.network.find(
+      (w) => onSegment(from, w.a, w.b, 0) && !samePoint(from, w.a) && !samePoint(from, w.b),
+    );
+    if (!wire) continue;
+    const busy =
+      f.wires.some((w) => w !== wire && onSegment(from, w.a, w.b, 0)) ||
+      f.junctions.some((j) => samePoint(j.at, from)) ||
+      f.labels.some((l) => l !== label && samePoint(l.at, from));
+    if (busy) continue;
+    const across =
+      wire.a.y === wire.b.y
+        ? [
+            { x: 0, y: -1 },
+            { x: 0, y: 1 },
+          ]
+        : wire.a.x === wire.b.x
+          ? [
+              { x: -1, y: 0 },
+              { x: 1, y: 0 },
+            ]
+          : [];
+    for (const out of across) {
+      for (let k = 2; k * STEP <= toIU(MAX_STUB_MM); k++) {
+        const to = { x: from.x + out.x * k * STEP, y: from.y + out.y * k * STEP };
+        const blocked = room.extensionBlockers(from, to);
+        if (blocked.length > 0) {
+          nearest ??= `from (${toMm(from).join(", ")}) a stub would run into ${blocked[0]}`;
+          break;
+        }
+        const stub = lineBox({ a: from, b: to });
+        for (const rotation of [label.rotation, ...[0, 90, 180, 270].filter((r) => r !== label.rotation)]) {
+          // Read back along its stub, a label would sit on it.
+          const reads = readingDirection(rotation);
+          if (reads.x === -out.x && reads.y === -out.y) continue;
+          if (intersects(room.box(to, chars, rotation), stub)) continue;
+          const hit = room.blockers(to, chars, rotation);
+          if (hit.length === 0) return { spot: { at: to, rotation, stub: { wire, from } } };
+          nearest ??= `at the end of a stub from (${toMm(from).join(", ")}) it would run over ${hit[0]}`;
+        }
+      }
+    }
+  }
+  return { failed: nearest ?? "no point inside its wires is free of other connections" };
+}
+
+/**
+ * Lengthening a free end that carries a no-connect flag: the flag goes out with the end, and the
+ * label may then sit anywhere along the longer wire (not at its end, where the flag is).
+ */
+function carryFlagFrom(room: LabelRoom, chars: number, free: FreeEnd): { spot: LabelSpot } | { failed: string } {
+  const { wire, end, out, flag } = free;
+  if (out.x !== 0 && out.y !== 0) return { failed: "its wire is not horizontal or vertical" };
+  const drawn = occupiedItems(room.file);
+  let last = "";
+  for (let k = 1; k * STEP <= toIU(MAX_LENGTHEN_MM); k++) {
+    const by = { x: out.x * k * STEP, y: out.y * k * STEP };
+    const to = { x: end.x + by.x, y: end.y + by.y };
+    const found = spotAfter(room, chars, drawn, {
+      ends: [{ wire: wire!, end, to }],
+      shifts: [{ node: flag!.node, by, items: [{ box: noConnectBox(end), what: "no-connect flag" }] }],
+      note: `the no-connect flag at (${toMm(end).join(", ")}) went out ${mmText(k * STEP)} mm ${towards(out)} with its wire's end`,
+    });
+    if ("spot" in found) return found;
+    if ("blocked" in found)
+      return {
+        failed: `carrying its no-connect flag ${mmText(k * STEP)} mm out, ${found.blocked}${last ? `, and short of that ${last}` : ""}`,
+      };
+    last = found.failed;
+  }
+  return { failed: `carrying its no-connect flag out, ${last || "no length up to that is clear"}` };
+}
+
+/**
+ * The room a rearrangement makes: the nearest spot along the label's own wires, as the
+ * rearrangement leaves them, where the label reads clear, if what moved lands clear. `blocked`
+ * says what the rearrangement itself runs into; `failed` what the label still would.
+ */
+function spotAfter(
+  base: LabelRoom,
+  chars: number,
+  drawn: DrawnBox[],
+  rearranged: Rearrangement,
+): { spot: LabelSpot } | { blocked: string } | { failed: string } {
+  const label = base.label;
+  const room = new LabelRoom(base.file, label, rearranged, drawn);
+  const blocked = room.rearrangedBlockers(drawn);
+  if (blocked.length > 0) return { blocked: blocked[0]! };
+  const turns = [0, 90, 180, 270].filter((r) => r !== label.rotation);
+  for (const at of [label.at, ...slides(label.at, room.wires, room.wires)])
+    for (const rotation of [label.rotation, ...turns])
+      if (room.blockers(at, chars, rotation).length === 0) return { spot: { at, rotation, rearranged } };
+  return { failed: `the label would still run over ${room.blockers(label.at, chars, label.rotation)[0]}` };
+}
+
+/** A two-pin part in series at an end of the label's wire, and how far it can slide along the run. */
+interface SeriesPart {
+  symbol: PlacedSymbol;
+  ref: string;
+  /** The label's wire, its end at the part's near pin, and the way along the run away from the label. */
+  wire: Line;
+  end: PointIu;
+  out: PointIu;
+  /** The part's far pin, and the wire leaving it along the run (none when the pin is free). */
+  far: PointIu;
+  farWire?: Line;
+  /** How far it may slide, IU: short of anything that meets the far wire, keeping that wire a grid step long. */
+  reach: number;
+}
+
+/**
+ * Room made by sliding a two-pin part in series at an end of the label's wire (a series resistor
+ * between a pin and the rest of its net) further along the run, the label's wire stretched to
+ * its near pin and the wire beyond its far pin shortened to match, as a designer makes room on a
+ * crowded row. Nothing else may meet either pin, nor the far wire where it shortens; the part,
+ * its fields and the longer wire must land clear of everything they did not already cross.
+ */
+function slidePart(room: LabelRoom, chars: number): { spot: LabelSpot } | { failed: string } {
+  const found: SeriesPart[] = [];
+  const whyNot: string[] = [];
+  for (const wire of room.wires)
+    for (const end of [wire.a, wire.b]) {
+      const part = seriesPart(room, wire, end);
+      if (typeof part === "string") whyNot.push(part);
+      else found.push(part);
+    }
+  if (found.length === 0) return { failed: [...new Set(whyNot)].join("; ") || "it sits on no wire" };
+  const drawn = occupiedItems(room.file);
+  const items = (symbol: PlacedSymbol) => symbolItems(symbol, sheetResolver(room.file));
+  const failed: string[] = [];
+  for (const part of found) {
+    let last = "";
+    let stop = "";
+    for (let k = 1; k * STEP <= Math.min(part.reach, toIU(MAX_SLIDE_MM)); k++) {
+      const by = { x: part.out.x * k * STEP, y: part.out.y * k * STEP };
+      const shifted = (p: PointIu) => ({ x: p.x + by.x, y: p.y + by.y });
+      const result = spotAfter(room, chars, drawn, {
+        ends: [
+          { wire: part.wire, end: part.end, to: shifted(part.end) },
+          ...(part.farWire ? [{ wire: part.farWire, end: part.far, to: shifted(part.far) }] : []),
+        ],
+        shifts: [{ node: part.symbol.node, by, items: items(part.symbol) }],
+        note: `${part.ref} slid ${mmText(k * STEP)} mm ${towards(part.out)} along its run, its wires stretched and shortened to match`,
+      });
+      if ("spot" in result) return result;
+      if ("blocked" in result) {
+        stop = `slid ${mmText(k * STEP)} mm ${towards(part.out)}, ${result.blocked}`;
+        break;
+      }
+      last = result.failed;
+    }
+    const limit = `it can slide ${mmText(Math.min(part.reach, toIU(MAX_SLIDE_MM)))} mm at most`;
+    failed.push(
+      `${part.ref}: ${stop || limit}${last ? `${stop ? ", and short of that" : ", and there"} ${last}` : ""}`,
+    );
+  }
+  return { failed: failed.join("; ") };
+}
+
+/**
+ * The two-pin part whose pin sits at `end` of the label's `wire` with its other pin further
+ * along the same line, when it can slide: nothing but the wire meets its near pin, nothing but
+ * one wire along the run (or nothing) meets its far pin. Otherwise why not.
+ */
+function seriesPart(room: LabelRoom, wire: Line, end: PointIu): SeriesPart | string {
+  const at = `its wire's end at (${toMm(end).join(", ")})`;
+  const other = samePoint(wire.a, end) ? wire.b : wire.a;
+  const out = { x: Math.sign(end.x - other.x), y: Math.sign(end.y - other.y) };
+  if (out.x !== 0 && out.y !== 0) return "its wire is not horizontal or vertical";
+  const near = room.meeting(end, [wire]);
+  const [pin] = near.pins;
+  if (!pin) return `${at} meets no part's pin`;
+  const symbol = pin.symbol;
+  const ref = symbol.fields.find((f) => f.name === "Reference")?.value ?? symbol.libId;
+  const pins = unitPins(symbol, symbol.unit);
+  const farPin = pins.find((p) => p.number !== pin.number);
+  const far = farPin && placePoint(farPin.at, symbol.placement);
+  if (pins.length !== 2 || !far) return `${ref} at ${at} is not a two-pin part`;
+  const length = (far.x - end.x) * out.x + (far.y - end.y) * out.y;
+  if (length <= 0 || (far.x - end.x) * out.y !== 0 || (far.y - end.y) * out.x !== 0)
+    return `${ref} at ${at} does not lie along the run`;
+  const extra = [
+    ...near.wires.map(() => "another wire"),
+    ...near.pins.slice(1).map(() => "another pin"),
+    ...(near.junctions > 0 ? ["a junction"] : []),
+    ...near.labels.filter((l) => l !== room.label).map((l) => `label ${l.text}`),
+    ...(near.flags.length + near.sheetPins + near.busEntries > 0 ? ["a flag, sheet pin or bus entry"] : []),
+  ];
+  if (extra.length > 0) return `${ref}'s pin at ${at} also meets ${extra[0]}`;
+  const beyond = room.meeting(far);
+  const farWire = beyond.wires.find((w) => samePoint(w.a, far) || samePoint(w.b, far));
+  const farEnd = farWire && (samePoint(farWire.a, far) ? farWire.b : farWire.a);
+  const farOk =
+    beyond.wires.length === (farWire ? 1 : 0) &&
+    beyond.pins.length === 1 &&
+    beyond.junctions + beyond.labels.length + beyond.flags.length + beyond.sheetPins + beyond.busEntries === 0 &&
+    (!farEnd || (Math.sign(farEnd.x - far.x) === out.x && Math.sign(farEnd.y - far.y) === out.y));
+  if (!farOk) return `${ref}'s far pin at (${toMm(far).join(", ")}) meets more than one wire along the run`;
+  let reach = toIU(MAX_SLIDE_MM);
+  if (farWire) {
+    const along = (p: PointIu) => (p.x - far.x) * out.x + (p.y - far.y) * out.y;
+    // Anything else meeting the far wire stops the slide a grid step short of it.
+    const stops = [farEnd!, ...connectionPoints(room.file)].filter(
+      (p) => !samePoint(p, far) && onSegment(p, farWire.a, farWire.b, 0),
+    );
+    reach = Math.min(reach, ...stops.map((p) => along(p) - STEP));
+  }
+  if (reach < STEP) return `${ref} has no room to slide: its far wire is a grid step long or meets something at once`;
+  return { symbol, ref, wire, end, out, far, farWire, reach };
+}
+
+/** Every point where something can meet a wire: wire ends, pins, junctions, labels, flags, sheet pins and bus entries. */
+function connectionPoints(file: SchematicFile): PointIu[] {
+  return [
+    ...file.wires.flatMap((w) => [w.a, w.b]),
+    ...file.symbols.flatMap((s) => unitPins(s, s.unit).map((p) => placePoint(p.at, s.placement))),
+    ...file.junctions.map((j) => j.at),
+    ...file.labels.map((l) => l.at),
+    ...file.noConnects.map((n) => n.at),
+    ...file.sheets.flatMap((s) => s.pins.map((p) => p.at)),
+    ...file.busEntries.flatMap((e) => [e.at, e.end]),
+  ];
+}
+
+/** The screen direction a unit vector points (Y down), as a note says it. */
+function towards(d: PointIu): string {
+  return d.x > 0 ? "right" : d.x < 0 ? "left" : d.y > 0 ? "down" : "up";
+}
+
+/** IU as mm, to the hundredth. */
+function mmText(iu: number): string {
+  return (iu / 10_000).toFixed(2);
+}
