@@ -822,8 +822,8 @@ export function expectBlockersExist(
  * The one demo board where connections may be left for layout: StickHub, a 19 × 52 mm hub with
  * U1 on the back. Within 15 mm of U1 the front has no clear spot and the back two small pockets;
  * from every spot in them the capacitor's +1V8 pad is boxed in by a GND track and the MP pads
- * of J4 and J5, and after the capacitor and the LED the board has no free spot left for the
- * LED's resistor, which stays staged with the courtyards that blocked it.
+ * of J4 and J5. The LED's resistor, its reference hidden as StickHub hides its others, takes
+ * the last free spot, from which its +1V8 pad finds no rule-clean path either.
  */
 export const DEMO_LEFT_FOR_LAYOUT = ["demos/stickhub/StickHub"];
 

@@ -163,7 +163,7 @@ export function summarizeSync(plan: BoardSyncPlan, layoutPending: string[], name
     changed: !isEmptyPlan(plan),
     added: plan.added.map(
       (a) =>
-        `${a.ref} ${a.libId} ${a.staged ? `(staged below the outline: ${a.stagedReason ?? "no room"})` : `at ${a.at.x}, ${a.at.y}${a.side === "back" ? " on the back" : ""}${a.far ? ` (${a.far})` : ""}`}`,
+        `${a.ref} ${a.libId} ${a.staged ? `(staged below the outline: ${a.stagedReason ?? "no room"})` : `at ${a.at.x}, ${a.at.y}${a.side === "back" ? " on the back" : ""}${a.far ? ` (${a.far})` : ""}`}${a.hideReference ? ", its reference hidden as the board hides those of its like footprints" : ""}`,
     ),
     removed: plan.removed.map((r) => `${r.ref} ${r.libId}`),
     updated: capped(updated),

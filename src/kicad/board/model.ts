@@ -174,11 +174,19 @@ export function textStringIndex(node: SList): number {
   return item?.type === "atom" && item.raw === "locked" ? at + 1 : at;
 }
 
-/** A footprint's reference: its Reference property, or (KiCad 7 and older) its reference fp_text. */
+/** A footprint's Reference field: its Reference property, or (KiCad 7 and older) its reference fp_text. */
+export function referenceField(node: SList): SList | undefined {
+  return (
+    children(node, "property").find((p) => text(p, 1) === "Reference") ??
+    children(node, "fp_text").find((t) => text(t, 1) === "reference")
+  );
+}
+
+/** A footprint's reference, as its Reference field says it. */
 function referenceOf(node: SList): string | undefined {
-  for (const p of children(node, "property")) if (text(p, 1) === "Reference") return text(p, 2) ?? "";
-  for (const t of children(node, "fp_text")) if (text(t, 1) === "reference") return text(t, textStringIndex(t)) ?? "";
-  return undefined;
+  const field = referenceField(node);
+  if (!field) return undefined;
+  return (head(field) === "property" ? text(field, 2) : text(field, textStringIndex(field))) ?? "";
 }
 
 function readFootprint(node: SList): Footprint {

@@ -404,6 +404,7 @@ function newInstance(libraries: Libraries, add: FootprintAdd): SList {
     value: add.value,
     fields: add.fields,
     flags: add.flags,
+    hideReference: add.hideReference,
   });
 }
 

@@ -24,6 +24,7 @@ import {
   child,
   children,
   cloneNode,
+  flag,
   formatNumber,
   head,
   insertChild,
@@ -68,6 +69,8 @@ export interface InstanceOptions {
   layerIds?: Map<string, number>;
   /** The board's smallest silkscreen text (`SilkTextMinimum`); library text below it is raised to it. */
   silkText?: SilkTextMinimum;
+  /** Hide the reference, as the board hides those of footprints like it. */
+  hideReference?: boolean;
 }
 
 /**
@@ -189,14 +192,17 @@ export function instantiateFootprint(library: SList, options: InstanceOptions): 
     if (existing) setAtom(existing, 2, q(value));
     return existing;
   };
-  propertyValue("Reference", options.reference);
+  const reference = propertyValue("Reference", options.reference);
+  if (options.hideReference && reference) hideField(reference);
   propertyValue("Value", options.value);
   // KiCad 6 and 7 keep Reference and Value as `(fp_text reference|value …)`: so does a footprint
   // copied from such a board (`library-copy.ts`), whose texts still name the part it came from.
   for (const item of body) {
     if (head(item) !== "fp_text") continue;
-    if (text(item, 1) === "reference") setAtom(item, textStringIndex(item), q(options.reference));
-    else if (text(item, 1) === "value") setAtom(item, textStringIndex(item), q(options.value));
+    if (text(item, 1) === "reference") {
+      setAtom(item, textStringIndex(item), q(options.reference));
+      if (options.hideReference) hideField(item);
+    } else if (text(item, 1) === "value") setAtom(item, textStringIndex(item), q(options.value));
   }
   const mandatory = new Map(
     options.fields.filter((f) => f.name === "Datasheet" || f.name === "Description").map((f) => [f.name, f.value]),
@@ -375,6 +381,17 @@ export function hiddenField(name: string, value: string, size: number): SList {
     list("hide", sym("yes")),
     list("effects", list("font", list("size", size, size), list("thickness", 0.15))),
   );
+}
+
+/**
+ * Hides a field as KiCad writes a hidden one: `(hide yes)` after a property's layer, a bare
+ * `hide` after a KiCad 6/7 `fp_text`'s layer.
+ */
+function hideField(field: SList): void {
+  if (flag(field, "hide") || child(field, "hide")) return;
+  const layer = field.items.findIndex((i) => i.type === "list" && head(i) === "layer");
+  const at = layer < 0 ? field.items.length : layer + 1;
+  field.items.splice(at, 0, head(field) === "fp_text" ? sym("hide") : list("hide", sym("yes")));
 }
 
 /** A new field for a footprint already on the board, on its side and at its rotation. */

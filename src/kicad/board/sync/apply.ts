@@ -104,6 +104,7 @@ export function applyBoardSync(
       flags: add.flags,
       layerIds: ids,
       silkText,
+      hideReference: add.hideReference,
     });
     footprintInDialect(node, dialect);
     assignPadNets(node, add.pads, nets, dialect);

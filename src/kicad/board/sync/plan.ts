@@ -27,6 +27,7 @@ import { CopperheadError } from "../../../errors.ts";
 import type { BBox, Board, Footprint, NetFormat, PlacementMm } from "../model.ts";
 import { copperNets, copperOnPads } from "../nets.ts";
 import { stagingPlacer } from "../staging.ts";
+import { hidesReferencesLike } from "./reference-style.ts";
 import type { Component } from "../../netlist/components.ts";
 import { compareFootprint, type FootprintDifference } from "../footprint/needs-update.ts";
 import { boardBounds, localBounds, SYMBOL_FLAGS, type FootprintField, type Side } from "../footprint/instance.ts";
@@ -75,6 +76,8 @@ export interface FootprintAdd {
   pads: PadNet[];
   /** Seed of the new footprint's uuids (stable: the same sync writes the same bytes). */
   uuidSeed: string;
+  /** Its reference is hidden, as the board hides those of footprints like it (`reference-style.ts`). */
+  hideReference?: boolean;
 }
 
 export interface ValueChange {
@@ -721,6 +724,7 @@ class Planner {
         flags: this.wantedFlags(c),
         pads,
         uuidSeed: `${c.symbolPath}|${c.footprint}`,
+        ...(hidesReferencesLike(this.inputs.board, c.footprint, library) ? { hideReference: true } : {}),
       };
     });
   }
