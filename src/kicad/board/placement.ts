@@ -222,7 +222,7 @@ export function placeAdditions(
     anchors.delete(ref);
   };
   for (const add of anchoredLast(plan.added, anchorOf)) {
-    const part = { add, instance: newInstance(libraries, add), anchorRef: anchorOf(add.ref), avoid: [] };
+    const part = { add, instance: newInstance(libraries, add, rules), anchorRef: anchorOf(add.ref), avoid: [] };
     let result = search(part);
     // Beside a part this plan adds, where none of its spots connects, or every one near it would
     // leave a pour too narrow between its pads: that part moves to its next spots first (an LED
@@ -392,8 +392,12 @@ function anchoredLast(added: FootprintAdd[], anchorOf: (ref: string) => string |
   return ordered;
 }
 
-/** The footprint a sync will add, at the origin on the front: its real pads, courtyard and silkscreen. */
-function newInstance(libraries: Libraries, add: FootprintAdd): SList {
+/**
+ * The footprint a sync will add, at the origin on the front: its real pads, courtyard and
+ * silkscreen, its text as `applyBoardSync` writes it (raised to the board's minimum, the
+ * reference hidden where the board hides its like).
+ */
+function newInstance(libraries: Libraries, add: FootprintAdd, rules: BoardRules): SList {
   const library = libraries.resolveFootprint(add.libId).doc.root;
   return instantiateFootprint(library, {
     libId: add.libId,
@@ -404,6 +408,7 @@ function newInstance(libraries: Libraries, add: FootprintAdd): SList {
     value: add.value,
     fields: add.fields,
     flags: add.flags,
+    silkText: rules.silkText(),
     hideReference: add.hideReference,
   });
 }
