@@ -11,7 +11,8 @@ import { Board } from "../../src/kicad/board/model.ts";
 import { copperItems } from "../support/board-zones.ts";
 import { rejectedToolError } from "../support/errors.ts";
 import { cleanupTempDirs } from "../support/kicad.ts";
-import { copyRepo, fingerprint, initialisedRepo } from "../support/repos.ts";
+import { allProjects } from "../support/corpora.ts";
+import { copyRepo, fingerprint, initialisedCorpusRepo, initialisedRepo } from "../support/repos.ts";
 import { withTools } from "../support/tool-context.ts";
 
 afterAll(cleanupTempDirs);
@@ -84,6 +85,19 @@ describe("read tools", () => {
       expect(await rejectedToolError(call("get_net", { name: "LED_A" }))).toContain("No net named LED_A");
     });
   });
+
+  test("rename_net says what else it moved to make the longer name's room", async () => {
+    const repo = await initialisedCorpusRepo(allProjects().find((p) => p.id === "corpus/rp2040-designguide")!);
+    await withTools(repo, async ({ call }) => {
+      expect(await call("rename_net", { from: "CC1", to: "CC1XXX" })).toEqual({
+        from: "CC1",
+        to: "CC1XXX",
+        madeRoom: [
+          "RP2040-Guide.kicad_sch: R3 slid 5.08 mm right along its run, its wires stretched and shortened to match",
+        ],
+      });
+    });
+  }, 60_000);
 });
 
 describe("set_attribute", () => {
