@@ -35,7 +35,7 @@ for (const { id, shown } of [
     await requireKicadCli();
     const copy = await copyCorpusProject(everyProject().find((p) => p.id === id)!);
     const library = (await openLibraries(dirname(copy.schematic!))).resolveFootprint(RESISTOR).doc.root;
-    expect(hidesReferencesLike(Board.load(copy.board!), RESISTOR, library)).toBe(!shown);
+    expect(hidesReferencesLike(Board.load(copy.board!).footprints(), RESISTOR, library)).toBe(!shown);
     const editor = SchematicEditor.open(copy.schematic!, await openLibraries(dirname(copy.schematic!)));
     const { ref } = editor.addComponent({ libId: "Device:R", value: "1k", footprint: RESISTOR, ref: "R900" });
     editor.save();

@@ -724,7 +724,7 @@ class Planner {
         flags: this.wantedFlags(c),
         pads,
         uuidSeed: `${c.symbolPath}|${c.footprint}`,
-        ...(hidesReferencesLike(this.inputs.board, c.footprint, library) ? { hideReference: true } : {}),
+        ...(hidesReferencesLike(this.footprints, c.footprint, library) ? { hideReference: true } : {}),
       };
     });
   }

@@ -4,7 +4,7 @@
  * silkscreen (pico-ice shows 17 of its 101, Glasgow 2 of its 272) wants a part added there to
  * hide its own, which also keeps placement from looking for room for a text no one will print.
  */
-import { referenceField, type Board } from "../model.ts";
+import { referenceField, type Footprint } from "../model.ts";
 import { textHidden } from "../clearance/items.ts";
 import { child, children, text, type SList } from "../../sexpr/index.ts";
 
@@ -16,13 +16,14 @@ export function referenceShown(footprint: SList): boolean {
 }
 
 /**
- * Whether `board` hides the references of footprints like the library footprint `libId`
- * (`library`, its root list): more than half of those of the same footprint name hide it, or,
- * when the board has none of that name, of those with as many copper pads.
+ * Whether a board whose footprints are `onBoard` hides the references of footprints like the
+ * library footprint `libId` (`library`, its root list): more than half of those of the same
+ * footprint name hide it, or, when the board has none of that name, of those with as many
+ * copper pads.
  */
-export function hidesReferencesLike(board: Board, libId: string, library: SList): boolean {
+export function hidesReferencesLike(onBoard: Footprint[], libId: string, library: SList): boolean {
   const name = footprintName(libId);
-  const footprints = board.footprints().filter((f) => referenceField(f.node) !== undefined);
+  const footprints = onBoard.filter((f) => referenceField(f.node) !== undefined);
   const same = footprints.filter((f) => footprintName(f.libId) === name);
   const pads = copperPads(library);
   const like = same.length > 0 ? same : footprints.filter((f) => copperPads(f.node) === pads);

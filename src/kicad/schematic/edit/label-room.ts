@@ -104,12 +104,15 @@ export class LabelRoom {
   private readonly page: { area: Box; titleBlock: Box };
   private readonly own: Box;
 
-  /** `drawn`: the sheet's `occupiedItems`, when the caller already has them. */
+  /**
+   * `drawn`: the sheet as it is (`occupiedItems`), kept so that a room for a rearrangement of
+   * the same sheet (`rearrangedFor`) reads it once.
+   */
   constructor(
     readonly file: SchematicFile,
     readonly label: Label,
     readonly rearranged?: Rearrangement,
-    drawn: DrawnBox[] = occupiedItems(file),
+    readonly drawn: DrawnBox[] = occupiedItems(file),
   ) {
     // As `occupiedItems` boxes it, so the label is not taken for one of its own obstacles.
     this.own = labelBox(label.at, label.text.length, label.rotation, label.kind !== "local", fontSize(label.node));
@@ -248,16 +251,21 @@ export class LabelRoom {
     return [...found, ...this.offPage(segment)];
   }
 
+  /** The room around the same label on the sheet as `rearranged` leaves it. */
+  rearrangedFor(rearranged: Rearrangement): LabelRoom {
+    return new LabelRoom(this.file, this.label, rearranged, this.drawn);
+  }
+
   /**
    * What the rearrangement newly runs into: each moved item where it lands (what it already
    * ran over where it was drawn does not count, nor what moved with it), and each lengthened
-   * wire along its new length. `drawn` is the sheet as it is.
+   * wire along its new length.
    */
-  rearrangedBlockers(drawn: DrawnBox[]): string[] {
+  rearrangedBlockers(): string[] {
     const found: string[] = [];
     for (const shift of this.rearranged?.shifts ?? [])
       for (const item of shift.items) {
-        const before = new Set(drawn.filter((i) => intersects(item.box, i.box)));
+        const before = new Set(this.drawn.filter((i) => intersects(item.box, i.box)));
         const landed = translate(item.box, shift.by);
         found.push(
           ...this.others

@@ -12,7 +12,7 @@
  */
 import { CopperheadError } from "../../../errors.ts";
 import { onSegment, placePoint, samePoint, toIU, type PointIu } from "../geometry.ts";
-import { intersects, noConnectBox, occupiedItems, symbolItems, type DrawnBox } from "../space.ts";
+import { intersects, noConnectBox, symbolItems } from "../space.ts";
 import { sheetResolver } from "../text-vars.ts";
 import { unitPins, type PlacedSymbol } from "../model/symbols.ts";
 import type { Label, Line } from "../model/sheet-items.ts";
@@ -240,12 +240,11 @@ function stubTo(room: LabelRoom, chars: number, points: PointIu[]): { spot: Labe
 function carryFlagFrom(room: LabelRoom, chars: number, free: FreeEnd): { spot: LabelSpot } | { failed: string } {
   const { wire, end, out, flag } = free;
   if (out.x !== 0 && out.y !== 0) return { failed: "its wire is not horizontal or vertical" };
-  const drawn = occupiedItems(room.file);
   let last = "";
   for (let k = 1; k * STEP <= toIU(MAX_LENGTHEN_MM); k++) {
     const by = { x: out.x * k * STEP, y: out.y * k * STEP };
     const to = { x: end.x + by.x, y: end.y + by.y };
-    const found = spotAfter(room, chars, drawn, {
+    const found = spotAfter(room, chars, {
       ends: [{ wire: wire!, end, to }],
       shifts: [{ node: flag!.node, by, items: [{ box: noConnectBox(end), what: "no-connect flag" }] }],
       note: `the no-connect flag at (${toMm(end).join(", ")}) went out ${mmText(k * STEP)} mm ${towards(out)} with its wire's end`,
@@ -268,12 +267,11 @@ function carryFlagFrom(room: LabelRoom, chars: number, free: FreeEnd): { spot: L
 function spotAfter(
   base: LabelRoom,
   chars: number,
-  drawn: DrawnBox[],
   rearranged: Rearrangement,
 ): { spot: LabelSpot } | { blocked: string } | { failed: string } {
   const label = base.label;
-  const room = new LabelRoom(base.file, label, rearranged, drawn);
-  const blocked = room.rearrangedBlockers(drawn);
+  const room = base.rearrangedFor(rearranged);
+  const blocked = room.rearrangedBlockers();
   if (blocked.length > 0) return { blocked: blocked[0]! };
   const turns = [0, 90, 180, 270].filter((r) => r !== label.rotation);
   for (const at of [label.at, ...slides(label.at, room.wires, room.wires)])
@@ -314,7 +312,6 @@ function slidePart(room: LabelRoom, chars: number): { spot: LabelSpot } | { fail
       else found.push(part);
     }
   if (found.length === 0) return { failed: [...new Set(whyNot)].join("; ") || "it sits on no wire" };
-  const drawn = occupiedItems(room.file);
   const items = (symbol: PlacedSymbol) => symbolItems(symbol, sheetResolver(room.file));
   const failed: string[] = [];
   for (const part of found) {
@@ -323,7 +320,7 @@ function slidePart(room: LabelRoom, chars: number): { spot: LabelSpot } | { fail
     for (let k = 1; k * STEP <= Math.min(part.reach, toIU(MAX_SLIDE_MM)); k++) {
       const by = { x: part.out.x * k * STEP, y: part.out.y * k * STEP };
       const shifted = (p: PointIu) => ({ x: p.x + by.x, y: p.y + by.y });
-      const result = spotAfter(room, chars, drawn, {
+      const result = spotAfter(room, chars, {
         ends: [
           { wire: part.wire, end: part.end, to: shifted(part.end) },
           ...(part.farWire ? [{ wire: part.farWire, end: part.far, to: shifted(part.far) }] : []),

@@ -3,6 +3,7 @@
  * power symbols' Value), checked against the netlist: the same pins end up on the new name and
  * no other net changes.
  */
+import { basename } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
 import { resolveNet } from "../../netlist/net-names.ts";
 import type { Netlist } from "../../netlist/netlist.ts";
@@ -96,7 +97,7 @@ export function renameNet(state: EditorState, name: string, to: string): Renamed
   return {
     from,
     to: scope.newName,
-    madeRoom: scope.renames.flatMap((r) => (r.madeRoom ? [`${r.file.path.split("/").pop()}: ${r.madeRoom}`] : [])),
+    madeRoom: scope.renames.flatMap((r) => (r.madeRoom ? [`${basename(r.file.path)}: ${r.madeRoom}`] : [])),
   };
 }
 
