@@ -78,14 +78,23 @@ function issues(violations: Violation[]): Violation[] {
   return violations.filter((v) => !v.excluded);
 }
 
-/** Parity issues left on footprints the plan did not warn about, as "type: description". */
+/**
+ * Parity issues left on footprints the plan did not warn about, and symbol pins without a pad it
+ * did not name, as "type: description".
+ */
 function unexplained(parity: Violation[], plan: BoardSyncPlan): string[] {
   const warned = new Set(plan.warnings.filter((w) => UNFIXABLE.includes(w.code)).map((w) => w.ref));
   const dnpKept = dnpKeptInSchematic(plan);
+  const padless = new Set(
+    plan.warnings
+      .filter((w) => w.code === "pin_without_pad")
+      .map((w) => `${w.ref} ${/ pin (\S+) has no pad/.exec(w.message)?.[1]}`),
+  );
   return issues(parity)
     .filter(
       (v) => !warned.has(missingRef(v.description)) && !v.items.some((item) => warned.has(refOf(item.description))),
     )
+    .filter((v) => !v.items.some((item) => padless.has(`${refOf(item.description)} ${padlessPin(v.description)}`)))
     .filter((v) => !(DNP_DIFFERS.test(v.description) && v.items.some((item) => dnpKept.has(refOf(item.description)))))
     .map((v) => `${v.type}: ${v.description} (${v.items.map((i) => i.description).join("; ")})`);
 }
@@ -109,6 +118,15 @@ function dnpKeptInSchematic(plan: BoardSyncPlan): Set<string | undefined> {
 /** The symbol a missing-footprint issue names ("Missing footprint SW2_r1 (SW_Push)"); it has no items. */
 function missingRef(description: string): string | undefined {
   return /^Missing footprint (\S+)/.exec(description)?.[1];
+}
+
+/**
+ * The pin a "No pad found for pin S2 (GND) in schematic." issue names: a symbol pin its
+ * footprint has no pad for, which no sync can mend and the plan's `pin_without_pad` warns of
+ * (schoko-v2's USB-C J1 numbers its four shield pads all S1).
+ */
+function padlessPin(description: string): string | undefined {
+  return /^No pad found for pin (\S+)/.exec(description)?.[1];
 }
 
 /** The footprint an item description names: "Footprint J1", "Pad 3 [GND] of J1 on F.Cu". */

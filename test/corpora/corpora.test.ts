@@ -29,14 +29,16 @@ describe("the real-world corpora are present", () => {
     }
   });
 
-  test("the repository's corpus: six dense, poured boards saved by KiCad 6 to 9, each with its licence", () => {
+  test("the repository's corpus: eight dense, poured boards saved by KiCad 6 to 9, each with its licence", () => {
     const fixtures = fixtureCorpusProjects();
     expect(fixtures.map((p) => p.id).sort()).toEqual([
+      "fixtures/bitaxe-ultra",
       "fixtures/blaustahl-v0",
       "fixtures/esp32-p4-devkit-revc",
       "fixtures/esp32-poe2-revb",
       "fixtures/pico-ice-rev3",
       "fixtures/pico2-ice-rev2",
+      "fixtures/schoko-v2",
       "fixtures/sofle-v2-soldered",
     ]);
     for (const p of fixtures) {
