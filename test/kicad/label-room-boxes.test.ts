@@ -48,7 +48,7 @@ describe("a label's room", () => {
       const path = join(dirname(root), name);
       const label = loadSchematicProject(root)
         .files.get(path)!
-        .labels.find((l) => l.text === "DATA-RB7XXXXXXXX")!;
+        .labels.find((l) => l.kind === "global" && l.text === "DATA-RB7XXXXXXXX")!;
       expect(label.rotation).toBe(0);
       const refs = children(label.node, "property").find((p) => text(p, 1) === "Intersheetrefs")!;
       const flagEnd = labelBox(label.at, 16, 0, true, fontSize(label.node)).x1;

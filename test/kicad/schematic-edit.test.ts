@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { exportNetlist, runErc, type ErcReport, type KicadCli } from "../../src/kicad/cli/kicad-cli.ts";
 import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
 import { openLibraries, type Libraries } from "../../src/kicad/library/libraries.ts";
@@ -8,6 +8,7 @@ import { buildNetlist, type Netlist } from "../../src/kicad/netlist/netlist.ts";
 import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
 import { listComponents } from "../../src/kicad/netlist/components.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
+import { copyCorpusProject, everyProject } from "../support/corpora.ts";
 import { cleanupTempDirs, copyFixture, FIXTURES_DIR, requireKicadCli } from "../support/kicad.ts";
 import { netlistDiff } from "../support/netlist.ts";
 import { thrownCopperheadError } from "../support/errors.ts";
@@ -413,6 +414,100 @@ describe("SchematicEditor on a sheet used twice (hierarchy fixture)", () => {
     },
     KICAD_TIMEOUT,
   );
+});
+
+describe("rename_net on real designs, judged by kicad-cli's netlist", () => {
+  /** Renames `net` to `to` on a copy of `projectId`; returns kicad-cli's netlists before and after, and the editor. */
+  async function renamed(projectId: string, net: string, to: string) {
+    const copy = await copyCorpusProject(everyProject().find((p) => p.id === projectId)!);
+    const root = copy.schematic!;
+    const before = parseKicadNetlist(await exportNetlist(root, { cli }), root);
+    const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
+    const result = editor.renameNet(net, to);
+    editor.save();
+    const after = parseKicadNetlist(await exportNetlist(root, { cli }), root);
+    expect(netlistDiff(after, editor.netlist())).toEqual([]);
+    expect(pinsOf(after, result.to)).toEqual(pinsOf(before, net));
+    expect(after.nets.map((n) => n.name).sort()).toEqual(
+      before.nets.map((n) => (n.name === net ? result.to : n.name)).sort(),
+    );
+    return { editor, result };
+  }
+
+  test(
+    "a rename follows the net through sheet pins into each sheet below, where its labels join the hierarchical label by name alone",
+    async () => {
+      // The root names 3V3 and hands it to four sheets through pins; below, the ESP32 sheet's
+      // labels "3V3" meet its hierarchical label "3V3" by name only, with no wire between them.
+      const { editor, result } = await renamed("fixtures/bitaxe-ultra", "/3V3", "/3V3_MAIN");
+      expect(result).toEqual({ from: "/3V3", to: "/3V3_MAIN", madeRoom: [] });
+      // Every label, sheet pin and hierarchical label of the net took the new name, on every sheet.
+      for (const file of editor.project.files.values()) {
+        expect(file.labels.filter((l) => l.text === "3V3")).toEqual([]);
+        expect(file.sheets.flatMap((s) => s.pins).filter((p) => p.name === "3V3")).toEqual([]);
+      }
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test(
+    "a sheet pin named like the net but on another net is left alone, and so is the sheet below it",
+    async () => {
+      // Both sheets have a pin "in"; only subsheet2's is wired to the root's net /in.
+      const { editor } = await renamed("demos/simulation/subsheets/mainsheet", "/in", "/in_main");
+      const files = [...editor.project.files.values()];
+      const byName = (name: string) => files.find((f) => basename(f.path) === name)!;
+      expect(byName("subsheet1.kicad_sch").labels.map((l) => l.text)).toContain("in");
+      expect(byName("subsheet2.kicad_sch").labels.map((l) => l.text)).toContain("in_main");
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test(
+    "renaming a global net renames the local labels of its name that join it on the sheets where it is named",
+    async () => {
+      // Blaustahl joins JP1's pin 1 to GND through a local label "GND" beside its GND symbols.
+      const { editor } = await renamed("fixtures/blaustahl-v0", "GND", "GND_MAIN");
+      expect(pinsOf(editor.netlist(), "GND_MAIN")).toContain("JP1.1");
+      const root = editor.project.root.file;
+      expect(root.labels.filter((l) => l.kind === "local" && l.text === "GND")).toEqual([]);
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test("a sheet placed several times is a reused block: its port names stay as they are", async () => {
+    // vme-wren's output banks place io_driver.kicad_sch four times; bank0's OUT0 meets one of
+    // them at its pin OUT0, while the others' OUT0 pins carry OUT2, OUT4 and OUT6.
+    const project = everyProject().find((p) => p.id === "demos/vme-wren/vme-wren")!;
+    const editor = SchematicEditor.open(project.schematic!, await openLibraries(dirname(project.schematic!)));
+    const before = editor.netlist();
+    const done = editor.renameNet("/io_drivers_pp/bank0/OUT0", "OUT0_MAIN");
+    expect(done.to).toBe("/io_drivers_pp/bank0/OUT0_MAIN");
+    expect(pinsOf(editor.netlist(), done.to)).toEqual(pinsOf(before, "/io_drivers_pp/bank0/OUT0"));
+    expect(editor.changedFiles().map((f) => basename(f))).not.toContain("io_driver.kicad_sch");
+  });
+
+  test("a net that hidden power pins join by name is not renamed, and the refusal names the pins", async () => {
+    // The sonde demo's 74-series parts join GND and VCC through hidden power pins.
+    const copy = await copyCorpusProject(everyProject().find((p) => p.id === "demos/sonde xilinx/sonde xilinx")!);
+    const editor = SchematicEditor.open(copy.schematic!, await openLibraries(dirname(copy.schematic!)));
+    const refused = thrownCopperheadError(() => editor.renameNet("GND", "GND_MAIN"));
+    expect(refused.code).toBe("edit_conflict");
+    expect(refused.message).toStartWith("GND is also joined by hidden power pins named GND (U1.7, U2.7)");
+    expect(editor.changedFiles()).toEqual([]);
+  });
+
+  test("a bus member is not renamed alone, and the refusal says it is one", async () => {
+    const copy = await copyCorpusProject(
+      everyProject().find((p) => p.id === "demos/royalblue54L_feather/RoyalBlue54L-Feather")!,
+    );
+    const editor = SchematicEditor.open(copy.schematic!, await openLibraries(dirname(copy.schematic!)));
+    const refused = thrownCopperheadError(() => editor.renameNet("/Connectors/ANALOG.A0", "/Connectors/ANALOG.A0_X"));
+    expect(refused.code).toBe("edit_conflict");
+    expect(refused.message).toStartWith("/Connectors/ANALOG.A0 is a member of bus ANALOG{A[0..5]}");
+    expect(refused.message).toContain("would lose U1.E9");
+    expect(editor.changedFiles()).toEqual([]);
+  });
 });
 
 describe("the edited project's views follow the edits", () => {

@@ -54,6 +54,16 @@ export interface DesignNetlist extends Netlist {
    * net, such as a power net nobody drives, on one of its pins; this names the net.
    */
   pinNets: ReadonlyMap<string, string>;
+  /**
+   * The net of every sheet pin, by `sheetPinKey`: the net on the parent sheet's side, which a
+   * rename follows down into the sheet only when it is the net renamed.
+   */
+  sheetPinNets: ReadonlyMap<string, string>;
+}
+
+/** Key of `sheetPinNets`: the pin `name` of sheet symbol `sheetUuid` placed on sheet instance `parent`. */
+export function sheetPinKey(parent: SheetInstance, sheetUuid: string, name: string): string {
+  return `${parent.path}\u0000${sheetUuid}\u0000${name}`;
 }
 
 /** Driver priorities, lowest to highest (CONNECTION_SUBGRAPH::PRIORITY). */
@@ -606,11 +616,13 @@ class ConnectionGraph {
     for (const sg of this.driven()) push(nets, sg.finalName ?? fullName(sg.conn!), sg);
     const out: Net[] = [];
     const pinNets = new Map<string, string>();
+    const sheetPinNets = new Map<string, string>();
     for (const [name, subgraphs] of nets) {
       const pins: PlacedPin[] = [];
       const seen = new Set<string>();
       for (const sg of subgraphs) {
         for (const item of sg.items) {
+          if (item.kind === "sheetPin") sheetPinNets.set(sheetPinKey(sg.sheet, item.sheet.uuid, item.pin.name), name);
           if (item.kind !== "pin") continue;
           pinNets.set(`${item.pin.reference}.${item.pin.lib.number}`, name);
           if (!item.pin.symbol.onBoard) continue;
@@ -643,7 +655,7 @@ class ConnectionGraph {
       out.push({ name, nodes });
     }
     out.sort((a, b) => naturalCompare(a.name, b.name));
-    return { nets: out, pinNets };
+    return { nets: out, pinNets, sheetPinNets };
   }
 }
 

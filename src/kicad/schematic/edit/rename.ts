@@ -1,14 +1,16 @@
 /**
  * Renaming a net by renaming what names it (labels, the sheet pins facing hierarchical labels,
- * power symbols' Value), checked against the netlist: the same pins end up on the new name and
+ * power symbols' Value) on every sheet it runs through, checked against the netlist: the same pins end up on the new name and
  * no other net changes.
  */
 import { basename } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
+import { naturalCompare } from "../../../util/natural-compare.ts";
 import { resolveNet } from "../../netlist/net-names.ts";
-import type { Netlist } from "../../netlist/netlist.ts";
-import { describeVersion, has, SCHEMATIC } from "../../format-versions.ts";
-import { fieldValue, type PlacedSymbol } from "../model/symbols.ts";
+import { sheetPinKey, type Netlist } from "../../netlist/netlist.ts";
+import { expandBus } from "../../netlist/bus.ts";
+import { describeVersion, has, kicadMajor, SCHEMATIC } from "../../format-versions.ts";
+import { fieldValue, symbolInstance, unitPins, type PlacedSymbol } from "../model/symbols.ts";
 import type { Label } from "../model/sheet-items.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
 import type { SheetInstance } from "../model/hierarchy.ts";
@@ -82,6 +84,28 @@ export function renameNet(state: EditorState, name: string, to: string): Renamed
     () => {
       const after = state.netlist();
       const problems = compareRenamed(before, after, scope.expected);
+      const hidden = problems.length > 0 ? hiddenPowerPins(state, from) : [];
+      if (hidden.length > 0) {
+        throw new CopperheadError(
+          "edit_conflict",
+          `${from} is also joined by hidden power pins named ${from} (${pinList(hidden)}): a hidden power-input pin joins the net of its name wherever it is, and a library pin is not renamed by renaming the net, so they would stay on ${from}. Nothing was renamed.`,
+          {
+            fix: "Keep the name, or refuse and say which parts' hidden power pins hold it (in KiCad, their symbols' pins made visible and wired to the new name).",
+            net: from,
+          },
+        );
+      }
+      const bus = problems.length > 0 ? busHolding(state, from) : undefined;
+      if (bus) {
+        throw new CopperheadError(
+          "edit_conflict",
+          `${from} is a member of bus ${bus}: its pins reach the rest of the net through the bus under that member name, so renaming its labels alone would cut them off (${problems[0]}). Nothing was renamed.`,
+          {
+            fix: "rename_net does not rename a bus and its members together: keep the member's name, or refuse and say the bus must be renamed in KiCad.",
+            net: from,
+          },
+        );
+      }
       if (problems.length > 0) {
         throw new CopperheadError(
           "edit_conflict",
@@ -110,7 +134,10 @@ function renameScope(state: EditorState, from: string, to: string): RenameScope 
   return from.startsWith("/") ? localRenameScope(state, from, to) : globalRenameScope(state, from, to);
 }
 
-/** `renameScope` for a global net: its global labels and global power symbols, in every sheet. */
+/**
+ * `renameScope` for a global net: its global labels and global power symbols, in every sheet,
+ * and the local labels of its name on the sheets where those name it.
+ */
 function globalRenameScope(state: EditorState, from: string, to: string): RenameScope {
   const renames: Rename[] = [];
   if (to.startsWith("/") || to === "") {
@@ -133,7 +160,7 @@ function globalRenameScope(state: EditorState, from: string, to: string): Rename
       if (!has(rootVersion, SCHEMATIC.modernPowerSymbols) && pin?.type === "power_in" && pin.hidden) {
         throw new CopperheadError(
           "edit_conflict",
-          `${from} is named by the hidden pin of power symbol ${symbol.libId}: in this project's format (${describeVersion("schematic", rootVersion)}, before KiCad 7's modern power symbols) KiCad ignores a power symbol's Value, so renaming it would not rename the net.`,
+          `${from} is named by the hidden pin of power symbol ${symbol.libId}: in this project's format (${describeVersion("schematic", rootVersion)}, before KiCad ${kicadMajor("schematic", SCHEMATIC.modernPowerSymbols.since)}'s modern power symbols) KiCad ignores a power symbol's Value, so renaming it would not rename the net.`,
           {
             fix: "Disconnect the pins from the power symbols and connect them to the new net (disconnect, then connect).",
             net: from,
@@ -142,11 +169,19 @@ function globalRenameScope(state: EditorState, from: string, to: string): Rename
       }
       renames.push(renameValue(file, symbol, to));
     }
+    // A local label named like the global net joins it on a sheet where the net is named, by
+    // name alone (eeschema merges labels of one name on a sheet): it must follow.
+    if (renames.some((r) => r.file === file))
+      for (const label of file.labels)
+        if (label.kind === "local" && label.text === from) renames.push(renameLabel(file, label, to));
   }
   return { newName: to, renames, expected: new Map([[from, to]]) };
 }
 
-/** `renameScope` for a net local to a sheet: its labels, local power symbols, and the sheet pins facing its hierarchical labels. */
+/**
+ * `renameScope` for a net local to a sheet: its labels and local power symbols, the sheet pins
+ * facing its hierarchical labels, and (`renameWithin`) the sheets below its own sheet pins.
+ */
 function localRenameScope(state: EditorState, from: string, to: string): RenameScope {
   const renames: Rename[] = [];
   const { instance, base } = localNetSheet(state, from);
@@ -162,13 +197,6 @@ function localRenameScope(state: EditorState, from: string, to: string): RenameS
     );
   }
   const file = instance.file;
-  for (const label of file.labels) {
-    if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base)
-      renames.push(renameLabel(file, label, newBase));
-  }
-  for (const symbol of file.symbols)
-    if (symbol.lib?.power === "local" && fieldValue(symbol, "Value") === base)
-      renames.push(renameValue(file, symbol, newBase));
   // A hierarchical label and the sheet pins that face it are one connection: rename both.
   if (file.labels.some((l) => l.kind === "hierarchical" && l.text === base)) {
     for (const other of state.instancesOf(file)) {
@@ -176,19 +204,50 @@ function localRenameScope(state: EditorState, from: string, to: string): RenameS
       if (pin) renames.push(renameText(other.parent!.file, pin.node, newBase));
     }
   }
-  for (const sheet of file.sheets) {
-    const pin = sheet.pins.find((p) => p.name === base);
-    if (!pin) continue;
-    renames.push(renameText(file, pin.node, newBase));
-    const childInstance = instance.children.find((c) => c.sheet?.uuid === sheet.uuid);
-    for (const label of childInstance?.file.labels ?? [])
-      if (label.kind === "hierarchical" && label.text === base)
-        renames.push(renameLabel(childInstance!.file, label, newBase));
-  }
+  // Into a sheet below through its pin of this name when the pin carries this net (another net
+  // may reach a pin of the same name) and the sheet is drawn once: a sheet placed several times
+  // is a reused block, whose port names are its interface, not the names of the nets at it.
+  const follows = (parent: SheetInstance, below: SheetInstance) =>
+    state.instancesOf(below.file).length === 1 &&
+    state.netlist().sheetPinNets.get(sheetPinKey(parent, below.sheet!.uuid, base)) === from;
+  renameWithin(instance, base, newBase, follows, renames, new Set());
   const expected = new Map(
     state.instancesOf(file).map((i): [string, string] => [i.humanPath + base, i.humanPath + newBase]),
   );
   return { newName: instance.humanPath + newBase, renames, expected };
+}
+
+/**
+ * Renames what names local net `base` on the sheet of `instance` (its local and hierarchical
+ * labels, local power symbols) and, through each sheet pin of that name it `follows`, the pin
+ * and the same in the sheet below: there the hierarchical label joins the sheet's own labels of
+ * its name by name alone, so they are renamed with it, and so on down. Each file once (`seen`).
+ */
+function renameWithin(
+  instance: SheetInstance,
+  base: string,
+  newBase: string,
+  follows: (parent: SheetInstance, below: SheetInstance) => boolean,
+  renames: Rename[],
+  seen: Set<SchematicFile>,
+): void {
+  const file = instance.file;
+  if (seen.has(file)) return;
+  seen.add(file);
+  for (const label of file.labels)
+    if ((label.kind === "local" || label.kind === "hierarchical") && label.text === base)
+      renames.push(renameLabel(file, label, newBase));
+  for (const symbol of file.symbols)
+    if (symbol.lib?.power === "local" && fieldValue(symbol, "Value") === base)
+      renames.push(renameValue(file, symbol, newBase));
+  for (const sheet of file.sheets) {
+    const pin = sheet.pins.find((p) => p.name === base);
+    const below = instance.children.find((c) => c.sheet?.uuid === sheet.uuid);
+    if (!pin || !below || !follows(instance, below)) continue;
+    renames.push(renameText(file, pin.node, newBase));
+    if (below.file.labels.some((l) => l.kind === "hierarchical" && l.text === base))
+      renameWithin(below, base, newBase, follows, renames, seen);
+  }
 }
 
 /**
@@ -239,23 +298,62 @@ export function localNetSheet(state: EditorState, net: string): { instance: Shee
 }
 
 /**
+ * The hidden power-input pins named `net` ("U1.7"), on parts that are not power symbols: each
+ * joins the global net of its name by itself, as eeschema keeps doing for symbols drawn that way.
+ */
+function hiddenPowerPins(state: EditorState, net: string): string[] {
+  const pins = new Set<string>();
+  for (const instance of state.project.instances)
+    for (const symbol of instance.file.symbols) {
+      if (!symbol.lib || symbol.lib.power) continue;
+      const { reference, unit } = symbolInstance(symbol, instance.path);
+      for (const pin of unitPins(symbol, unit))
+        if (pin.hidden && pin.type === "power_in" && pin.name === net) pins.add(`${reference}.${pin.number}`);
+    }
+  return [...pins];
+}
+
+/**
+ * The bus label (as written) one of whose members net `net` is, by its name on its sheet
+ * (`/Sheet/ANALOG.A0` is member `ANALOG.A0` of `ANALOG{A0 A1}`), if any.
+ */
+function busHolding(state: EditorState, net: string): string | undefined {
+  const member = net.startsWith("/") ? net.slice(net.lastIndexOf("/") + 1) : net;
+  const aliases = state.project.busAliases;
+  for (const file of state.project.files.values())
+    for (const { text: written } of file.labels)
+      if (expandBus(written, aliases)?.some((m) => m.name === member)) return written;
+  return undefined;
+}
+
+/** Pins for a message: the first few, naturally sorted, and how many more. */
+function pinList(pins: string[]): string {
+  const sorted = [...pins].sort(naturalCompare);
+  return sorted.length > 6 ? `${sorted.slice(0, 6).join(", ")} and ${sorted.length - 6} more` : sorted.join(", ");
+}
+
+/**
  * Checks a rename against the netlists before and after: every net keeps its pins, and only
  * the expected names change.
  */
 export function compareRenamed(before: Netlist, after: Netlist, renamed: Map<string, string>): string[] {
-  const key = (nodes: { ref: string; pin: string }[]) =>
-    nodes
-      .map((n) => `${n.ref}.${n.pin}`)
-      .sort()
-      .join(" ");
-  const afterByName = new Map(after.nets.map((n) => [n.name, key(n.nodes)]));
+  const pinsOf = (nodes: { ref: string; pin: string }[]) => nodes.map((n) => `${n.ref}.${n.pin}`);
+  const afterByName = new Map(after.nets.map((n) => [n.name, new Set(pinsOf(n.nodes))]));
   const problems: string[] = [];
   for (const net of before.nets) {
     const name = renamed.get(net.name) ?? net.name;
-    const pins = afterByName.get(name);
-    if (pins === undefined) problems.push(`net ${net.name} would not become ${name}`);
-    else if (pins !== key(net.nodes))
-      problems.push(`net ${name} would have pins ${pins || "none"} instead of ${key(net.nodes)}`);
+    const now = afterByName.get(name);
+    if (now === undefined) {
+      problems.push(`net ${net.name} would not become ${name}`);
+      continue;
+    }
+    const was = new Set(pinsOf(net.nodes));
+    const lost = [...was].filter((p) => !now.has(p));
+    const gained = [...now].filter((p) => !was.has(p));
+    if (lost.length + gained.length > 0)
+      problems.push(
+        `net ${name} would ${[lost.length > 0 ? `lose ${pinList(lost)}` : "", gained.length > 0 ? `gain ${pinList(gained)}` : ""].filter(Boolean).join(" and ")}`,
+      );
   }
   if (after.nets.length !== before.nets.length)
     problems.push(`${after.nets.length} nets instead of ${before.nets.length}`);
