@@ -10,12 +10,13 @@ import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { exportSvg, runErc, type ErcReport } from "../../src/kicad/cli/kicad-cli.ts";
 import { atomText, child, children } from "../../src/kicad/sexpr/index.ts";
+import { onSegment } from "../../src/kicad/schematic/geometry.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
 import { intersects, labelBox, occupiedItems } from "../../src/kicad/schematic/space.ts";
 import type { Label } from "../../src/kicad/schematic/model/sheet-items.ts";
 import type { SchematicFile } from "../../src/kicad/schematic/model/schematic-file.ts";
-import { allProjects, copyCorpusProject } from "../support/corpora.ts";
+import { allProjects, copyCorpusProject, everyProject } from "../support/corpora.ts";
 import { cleanupTempDirs, makeTempDir, requireKicadCli } from "../support/kicad.ts";
 import { textOverlaps } from "../support/svg-text.ts";
 
@@ -241,7 +242,7 @@ async function renameOnCopy(
   during: (file: SchematicFile, madeRoom: string[]) => void,
 ): Promise<{ ercBefore: Record<string, number>; ercAfter: Record<string, number>; crossing: string[] }> {
   const cli = await requireKicadCli();
-  const copy = await copyCorpusProject(allProjects().find((p) => p.id === projectId)!);
+  const copy = await copyCorpusProject(everyProject().find((p) => p.id === projectId)!);
   const root = copy.schematic!;
   const ercBefore = ercKinds(await runErc(root, { cli }));
   const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
@@ -299,6 +300,28 @@ test("a rename carries the no-connect flag at its wire's free end out, the wire 
       const moved = { x: 2_133_600, y: 1_181_100 };
       expect(file.noConnects.filter((n) => n.at.x === moved.x && n.at.y === moved.y)).toHaveLength(1);
       expect(file.wires.some((w) => [w.a, w.b].some((p) => p.x === moved.x && p.y === moved.y))).toBe(true);
+    },
+  );
+  expect(ercAfter).toEqual(ercBefore);
+  expect(crossing).toEqual([]);
+}, 120_000);
+
+/**
+ * A label joins every wire through its anchor, so it must not slide onto a point where another
+ * net's wire crosses its own: on pico-ice, PICO_PMOD_A1's short run from J2's pin 23 is crossed
+ * by a vertical wire 2.54 mm along it, where a slide once put the longer name and merged the net
+ * into GND (the netlist check refused the rename). It now goes where it joins nothing.
+ */
+test("a renamed label does not slide onto another net's wire crossing its own", async () => {
+  const crossingAt = { x: 3_340_100, y: 1_308_100 };
+  const { ercBefore, ercAfter, crossing } = await renameOnCopy(
+    "fixtures/pico-ice-rev3",
+    "/PICO_PMOD_A1",
+    "PICO_PMOD_A1_Q",
+    (file) => {
+      const label = file.labels.find((l) => l.text === "PICO_PMOD_A1_Q")!;
+      expect(label.at).not.toEqual(crossingAt);
+      expect(file.wires.filter((w) => onSegment(label.at, w.a, w.b, 0))).toHaveLength(1);
     },
   );
   expect(ercAfter).toEqual(ercBefore);

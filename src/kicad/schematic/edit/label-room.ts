@@ -171,7 +171,20 @@ export class LabelRoom {
     const found = this.others
       .filter((i) => intersects(box, i.box) && !(i.what === "wire" && harmless.some((w) => same(w, i.box))))
       .map(describeItem);
-    return [...found, ...this.offPage(box)];
+    return [...this.joined(at), ...found, ...this.offPage(box)];
+  }
+
+  /**
+   * The wires a label moved to `at` would join to its net: each that passes through `at`
+   * without meeting the label's wiring there (two wires crossing, no junction). A label joins
+   * every wire through its anchor, so it would merge the two nets. Where the label already is,
+   * what it joins is the design's own.
+   */
+  private joined(at: PointIu): string[] {
+    if (samePoint(at, this.label.at) || this.file.junctions.some((j) => samePoint(j.at, at))) return [];
+    return this.sheetWires
+      .filter((w) => !this.network.includes(w) && onSegment(at, w.a, w.b, 0))
+      .map((w) => `${describeItem({ box: lineBox(w), what: "wire" })}, crossing its wire there, which it would join`);
   }
 
   /**
