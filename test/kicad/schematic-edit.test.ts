@@ -416,6 +416,46 @@ describe("SchematicEditor on a sheet used twice (hierarchy fixture)", () => {
   );
 });
 
+describe("remove_component and disconnect on real designs, judged by kicad-cli's netlist", () => {
+  /** kicad-cli's netlist of `root`, checked against copperhead's. */
+  async function kicadNets(root: string, editor?: SchematicEditor): Promise<Netlist> {
+    const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
+    if (editor) expect(netlistDiff(netlist, editor.netlist())).toEqual([]);
+    return netlist;
+  }
+
+  test(
+    "a removed part takes only the wiring that served it: a wire carrying a label along it is cut back to the label, and wires that meet at its pin with a label beyond stay",
+    async () => {
+      const copy = await copyCorpusProject(everyProject().find((p) => p.id === "corpus/rp2040-designguide")!);
+      const root = copy.schematic!;
+      const before = await kicadNets(root);
+      const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
+      // R1's pin 2 wire runs on to U3's pin 1 through the global label CS sitting along it; Y1's
+      // pin 3 is where C2's wire meets the one out to the global label XTAL_IN.
+      editor.removeComponent("R1");
+      editor.removeComponent("Y1");
+      editor.save();
+      const after = await kicadNets(root, editor);
+      expect(pinsOf(after, "CS")).toEqual(pinsOf(before, "CS").filter((p) => !p.startsWith("R1.")));
+      expect(pinsOf(after, "XTAL_IN")).toEqual(["C2.2", "U3.20"]);
+      const file = editor.project.root.file;
+      const cs = file.labels.find((l) => l.text === "CS" && l.at.x === 1_390_650)!;
+      expect(file.wires.some((w) => [w.a, w.b].some((e) => e.x === cs.at.x && e.y === cs.at.y))).toBe(true);
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test("a pin where two wires carrying its net meet cannot be cut loose, and nothing changes", async () => {
+    const copy = await copyCorpusProject(everyProject().find((p) => p.id === "corpus/rp2040-designguide")!);
+    const editor = SchematicEditor.open(copy.schematic!, await openLibraries(dirname(copy.schematic!)));
+    const refused = thrownCopperheadError(() => editor.disconnect("Y1", "3"));
+    expect(refused.code).toBe("edit_conflict");
+    expect(refused.message).toContain("2 wires carrying its net meet at its tip");
+    expect(editor.changedFiles()).toEqual([]);
+  });
+});
+
 describe("rename_net on real designs, judged by kicad-cli's netlist", () => {
   /** Renames `net` to `to` on a copy of `projectId`; returns kicad-cli's netlists before and after, and the editor. */
   async function renamed(projectId: string, net: string, to: string) {

@@ -191,7 +191,9 @@ export const editTools = [
   defineTool({
     name: "remove_component",
     effect: "edit",
-    description: "Remove a component (all units) and the wire stubs and labels that served only its pins." + CONFINED,
+    description:
+      "Remove a component (all units) and the wire stubs and labels that served only its pins; wiring that carries its net on to other pins stays (a wire with a label or branch along it is cut back to there), and a removal that would still change another pin's net is refused." +
+      CONFINED,
     schema: v.strictObject({ ref: name() }),
     run(ctx: RunContext, { ref }) {
       editSchematic(ctx, "remove_component", { refs: [ref] }, (e) => e.removeComponent(ref));
@@ -270,7 +272,9 @@ export const editTools = [
   defineTool({
     name: "disconnect",
     effect: "edit",
-    description: "Disconnect a pin from whatever it is wired to (only the segment that ends at the pin)." + CONFINED,
+    description:
+      "Disconnect a pin from whatever it is wired to (only the segment that ends at the pin); refused, changing nothing, where two wires carrying its net meet at the pin or cutting it loose would change another pin's net." +
+      CONFINED,
     schema: v.strictObject({ ref: name(), pin: name() }),
     run(ctx: RunContext, { ref, pin }) {
       editSchematic(ctx, "disconnect", { refs: [ref] }, (e) => e.disconnect(ref, pin));

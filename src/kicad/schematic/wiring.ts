@@ -27,6 +27,11 @@ export interface DetachPlan {
   remove: Set<SList>;
   /** Labels or power symbols at the pin that name a wired net: moved along to where it continues. */
   moves: { node: SList; kind: "label" | "symbol"; from: PointIu; to: PointIu }[];
+  /**
+   * Wires cut back rather than removed: the pin's wiring reaches a wire whose inside carries the
+   * net on (a label on it, a branch ending on it, a pin), so its end at `end` moves in to `to`.
+   */
+  trims: { wire: Line; end: PointIu; to: PointIu }[];
   /** Why the pin cannot be cut loose without redrawing other connections (disconnect only). */
   conflict?: string;
   /** Where its wiring meets a larger net (cut back to there), when it does. */
@@ -37,8 +42,12 @@ interface Walk {
   network: boolean;
   path: Line[];
   end: PointIu;
+  /** The wire the walk stopped inside of, where something joins it, cut back to there. */
+  trim?: { wire: Line; end: PointIu; to: PointIu };
   /** Dead ends only: what hangs off the far end and serves nothing else. */
   removables: SList[];
+  /** A dead end at a label or power symbol, which names the net (or joins it elsewhere by name). */
+  named?: boolean;
   /** Junctions at bends the walk passed through (redundant once its wires go). */
   passed: SList[];
 }
@@ -174,24 +183,27 @@ export class SheetWiring {
    * conflict; in "remove" mode such a pin keeps its wiring (it stays connected without the pin).
    */
   planDetach(tip: PointIu, ignore: (pin: PinAt) => boolean, mode: "disconnect" | "remove"): DetachPlan {
-    const plan: DetachPlan = { remove: new Set(), moves: [] };
+    const plan: DetachPlan = { remove: new Set(), moves: [], trims: [] };
     const others = this.pinsAt(tip).filter((p) => !ignore(p));
     const parts = others.filter((p) => !p.power);
     const powers = others.filter((p) => p.power);
     const sheetPins = this.sheetPinsAt(tip);
     const walks = this.wiresEndingAt(tip).map((w) => this.walk(w, tip, ignore));
     const networks = walks.filter((w) => w.network);
+    // Wiring that carries the net on from the tip: into a larger net, or out to a label or power
+    // symbol naming it. Two such meet at the tip and stay joined there without the pin.
+    const carrying = walks.filter((w) => w.network || w.named);
     const direct = [
       ...parts.map((p) => `${p.reference} pin ${p.lib.number}`),
       ...sheetPins.map((s) => `sheet pin ${s.pin.name} of sheet ${s.sheet.name}`),
     ];
-    if (direct.length > 0 || this.busEntriesAt(tip) > 0 || networks.length >= 2) {
+    if (direct.length > 0 || this.busEntriesAt(tip) > 0 || carrying.length >= 2) {
       if (mode === "disconnect") {
         plan.conflict =
           direct.length > 0
             ? `its tip touches ${direct.join(", ")} directly`
-            : networks.length >= 2
-              ? `${networks.length} wired nets meet at its tip, and cutting it loose would split them`
+            : carrying.length >= 2
+              ? `${carrying.length} wires carrying its net meet at its tip, and cutting it loose would split them`
               : "a bus entry ends at its tip";
       }
       return plan;
@@ -200,6 +212,7 @@ export class SheetWiring {
     for (const node of this.junctionsAt(tip)) plan.remove.add(node);
     for (const walk of walks) {
       for (const line of walk.path) plan.remove.add(line.node);
+      if (walk.trim) plan.trims.push(walk.trim);
       for (const node of [...walk.removables, ...walk.passed]) plan.remove.add(node);
     }
     const network = networks[0];
@@ -215,20 +228,46 @@ export class SheetWiring {
       const end = network.end;
       plan.joins = end;
       const removed = new Set(network.path.map((l) => l.node));
+      // A wire cut back to `end` ends there now instead of passing through.
+      const trimmed = network.trim?.wire;
       const meeting =
         this.wiresEndingAt(end).filter((w) => !removed.has(w.node)).length +
+        (trimmed ? 1 : 0) +
         this.pinsAt(end).filter((p) => !ignore(p)).length +
         this.sheetPinsAt(end).length;
-      if (meeting < 3 && this.linesThrough(end).length === 0)
+      if (meeting < 3 && this.linesThrough(end).filter((l) => l !== trimmed).length === 0)
         for (const node of this.junctionsAt(end)) plan.remove.add(node);
     }
     return plan;
   }
 
+  /**
+   * Where the net goes on from inside `line` (walked from its end `from`), nearest `from` first:
+   * a label on it, another wire ending on it, a junction, a pin's tip (other than `ignore`d
+   * ones), a sheet pin or a bus entry. A wire crossing it is no connection.
+   */
+  private joinedInside(line: Line, from: PointIu, ignore: (pin: PinAt) => boolean): PointIu | undefined {
+    const f = this.file;
+    const points = [
+      ...f.labels.map((l) => l.at),
+      ...f.wires.filter((w) => w !== line).flatMap((w) => [w.a, w.b]),
+      ...f.junctions.map((j) => j.at),
+      ...this.pins.filter((p) => !ignore(p)).map((p) => p.at),
+      ...f.sheets.flatMap((s) => s.pins.map((p) => p.at)),
+      ...f.busEntries.flatMap((e) => [e.at, e.end]),
+    ].filter((p) => insideSegment(p, line.a, line.b));
+    const distance = (p: PointIu) => Math.abs(p.x - from.x) + Math.abs(p.y - from.y);
+    return points.sort((a, b) => distance(a) - distance(b))[0];
+  }
+
   private walk(first: Line, from: PointIu, ignore: (pin: PinAt) => boolean): Walk {
-    const path = [first];
+    const path: Line[] = [];
     const seen = new Set([first]);
     const passed: SList[] = [];
+    const inner = this.joinedInside(first, from, ignore);
+    if (inner)
+      return { network: true, path, end: inner, removables: [], passed, trim: { wire: first, end: from, to: inner } };
+    path.push(first);
     let at = samePoint(first.a, from) ? first.b : first.a;
     for (;;) {
       const more = this.wiresEndingAt(at).filter((w) => !seen.has(w));
@@ -244,10 +283,20 @@ export class SheetWiring {
         (more.length === 1 && (labels.length > 0 || powers.length > 0));
       if (joins) return { network: true, path, end: at, removables: [], passed };
       if (more.length === 1) {
-        passed.push(...this.junctionsAt(at));
         const next = more[0]!;
-        path.push(next);
         seen.add(next);
+        const within = this.joinedInside(next, at, ignore);
+        if (within)
+          return {
+            network: true,
+            path,
+            end: within,
+            removables: [],
+            passed,
+            trim: { wire: next, end: at, to: within },
+          };
+        passed.push(...this.junctionsAt(at));
+        path.push(next);
         at = samePoint(next.a, at) ? next.b : next.a;
         continue;
       }
@@ -257,7 +306,7 @@ export class SheetWiring {
         ...this.noConnectsAt(at),
         ...this.junctionsAt(at),
       ];
-      return { network: false, path, end: at, removables, passed };
+      return { network: false, path, end: at, removables, passed, named: labels.length + powers.length > 0 };
     }
   }
 }

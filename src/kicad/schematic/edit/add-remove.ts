@@ -41,6 +41,7 @@ import { landingOf, netPoints, netTarget, plannedWiring, type PinLanding } from 
 import { joinSpot, partnerRoom, type JoinTarget, type PlannedPin, type UnitShape } from "./join-placement.ts";
 import { placementAnchor } from "./move.ts";
 import { connect } from "./connect.ts";
+import { pinsRegrouped } from "./net-check.ts";
 import type { FieldExample } from "./field-layout.ts";
 import { sheetResolver, type Resolver } from "../text-vars.ts";
 
@@ -344,17 +345,37 @@ export function removeComponent(state: EditorState, ref: string): void {
     }
   }
   const files = [...plans.map((p) => p.file), ...units.flatMap((u) => state.withInstanceRows(u.instance.file))];
-  state.edit(files, () => {
-    const done = new Set<SList>();
-    for (const { file, plan } of plans) applyPlan(file, plan, done);
-    for (const symbol of symbols) {
-      const file = units.find((u) => u.symbol === symbol)!.instance.file;
-      removeChild(file.doc.root, symbol.node);
-      pruneLibSymbol(file, symbol.libKey);
-    }
-    if (state.legacyInstances)
-      removeLegacyInstances(state.project.root.file.doc.root, new Set([...symbols].map((s) => s.uuid)));
-  });
+  const before = state.netlist();
+  state.edit(
+    files,
+    () => {
+      const done = new Set<SList>();
+      for (const { file, plan } of plans) applyPlan(file, plan, done);
+      for (const symbol of symbols) {
+        const file = units.find((u) => u.symbol === symbol)!.instance.file;
+        removeChild(file.doc.root, symbol.node);
+        pruneLibSymbol(file, symbol.libKey);
+      }
+      if (state.legacyInstances)
+        removeLegacyInstances(state.project.root.file.doc.root, new Set([...symbols].map((s) => s.uuid)));
+    },
+    () => {
+      // The part's pins go (a sheet used twice takes its twin with it); every other pin keeps its net-mates.
+      const left = new Set(state.netlist().pinNets.keys());
+      const gone = new Set([...before.pinNets.keys()].filter((pin) => !left.has(pin)));
+      const problems = pinsRegrouped(before, state.netlist(), gone);
+      if (problems.length > 0) {
+        throw new CopperheadError(
+          "edit_conflict",
+          `Removing ${ref} with its wiring would change other nets: ${problems.slice(0, 5).join("; ")}. Nothing was removed.`,
+          {
+            fix: "Its wiring joins other parts in a way removing it would cut: remove the part in KiCad, or refuse and say which nets it would split.",
+            ref,
+          },
+        );
+      }
+    },
+  );
 }
 
 /** What `like` copies from an existing part: its lib id, embedded symbol and every field but the reference. */

@@ -13,12 +13,13 @@ import { clearOwnFields, fieldBoxes } from "./field-layout.ts";
 import { sheetResolver } from "../text-vars.ts";
 import type { PinAt } from "../wiring.ts";
 import type { SheetInstance } from "../model/hierarchy.ts";
-import type { PlacedSymbol } from "../model/symbols.ts";
+import { symbolInstance, type PlacedSymbol } from "../model/symbols.ts";
 import { removeChild, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
 import { findPin, netOfPin, newReferences } from "./lookup.ts";
 import { ensureLibSymbol, instancePinNumbers, libSymbolView, referencePrefix } from "./lib-symbols.ts";
 import { applyPlan, insertItem, placeSymbol, splitWiresAt, toMm } from "./sheet-tree.ts";
+import { pinsRegrouped } from "./net-check.ts";
 import {
   labelAngle,
   labelLanding,
@@ -182,11 +183,28 @@ export function disconnect(state: EditorState, ref: string, pin: string): void {
       pin: hit.lib.number,
     });
   }
-  if (plan.remove.size === 0 && plan.moves.length === 0) return;
+  if (plan.remove.size === 0 && plan.moves.length === 0 && plan.trims.length === 0) return;
+  const before = state.netlist();
   state.edit(
     [hit.instance.file],
     () => applyPlan(hit.instance.file, plan, new Set()),
     () => {
+      // The pin leaves its net in every instance of its sheet; every other pin keeps its net-mates.
+      const cut = state
+        .instancesOf(hit.instance.file)
+        .map((i) => `${symbolInstance(hit.symbol, i.path, state.project.projectName).reference}.${hit.lib.number}`);
+      const problems = pinsRegrouped(before, state.netlist(), new Set(cut));
+      if (problems.length > 0) {
+        throw new CopperheadError(
+          "edit_conflict",
+          `Disconnecting ${ref} pin ${hit.lib.number} would change other nets: ${problems.slice(0, 5).join("; ")}. Nothing was disconnected.`,
+          {
+            fix: "Its wiring carries other pins' connections: leave it, or refuse and say which nets it would split.",
+            ref,
+            pin: hit.lib.number,
+          },
+        );
+      }
       const net = state
         .netlist()
         .nets.find((n) => n.nodes.some((node) => node.ref === ref && node.pin === hit.lib.number));

@@ -11,7 +11,8 @@ import type { MmPoint } from "../item-nodes.ts";
 import type { Label } from "../model/sheet-items.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
 import { LabelRoom, placeLabel, type LabelSpot } from "./label-room.ts";
-import { compareRenamed, localNetSheet } from "./rename.ts";
+import { compareRenamed } from "./net-check.ts";
+import { localNetSheet } from "./rename.ts";
 import type { EditorState } from "./editor-state.ts";
 import { toMm } from "./sheet-tree.ts";
 

@@ -31,7 +31,7 @@ import { unitPins, type PlacedSymbol } from "../model/symbols.ts";
 import type { Label, Line, Marker } from "../model/sheet-items.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
 import { junctionNode, lineNode } from "../item-nodes.ts";
-import { insertItem, shiftNode, splitWiresAt, toMm } from "./sheet-tree.ts";
+import { insertItem, moveWireEnd, shiftNode, splitWiresAt, toMm } from "./sheet-tree.ts";
 
 /** Steps a label slides along its wire (the half grid KiCad snaps labels to). */
 export const STEP = toIU(1.27);
@@ -394,15 +394,6 @@ function placeIntersheetRefs(node: SList, spot: LabelSpot): void {
   setAtom(at, 3, spot.rotation % 180);
   const justify = child(child(field, "effects") ?? field, "justify");
   if (justify) setAtom(justify, 1, spot.rotation === 180 || spot.rotation === 270 ? "right" : "left");
-}
-
-/** Moves the end of `wire` at `end` to `to`. */
-function moveWireEnd(wire: Line, end: PointIu, to: PointIu): void {
-  const xy = (child(wire.node, "pts")?.items ?? []).filter((i): i is SList => i.type === "list");
-  const index = samePoint(wire.a, end) ? 0 : 1;
-  const node = xy[index]!;
-  setAtom(node, 1, toMm(to)[0]);
-  setAtom(node, 2, toMm(to)[1]);
 }
 
 /** Turns a label to read along `rotation`, justified as KiCad justifies a label at that angle. */

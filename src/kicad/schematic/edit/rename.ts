@@ -5,9 +5,8 @@
  */
 import { basename } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
-import { naturalCompare } from "../../../util/natural-compare.ts";
 import { resolveNet } from "../../netlist/net-names.ts";
-import { sheetPinKey, type Netlist } from "../../netlist/netlist.ts";
+import { sheetPinKey } from "../../netlist/netlist.ts";
 import { expandBus } from "../../netlist/bus.ts";
 import { describeVersion, has, kicadMajor, SCHEMATIC } from "../../format-versions.ts";
 import { fieldValue, symbolInstance, unitPins, type PlacedSymbol } from "../model/symbols.ts";
@@ -17,6 +16,7 @@ import type { SheetInstance } from "../model/hierarchy.ts";
 import { children, q, setAtom, text, type SList } from "../../sexpr/index.ts";
 import { checkVisibleName } from "./lookup.ts";
 import { placeLabel } from "./label-room.ts";
+import { compareRenamed, pinList } from "./net-check.ts";
 import { renamedLabelAt } from "./label-ways.ts";
 import type { EditorState } from "./editor-state.ts";
 
@@ -306,7 +306,7 @@ function hiddenPowerPins(state: EditorState, net: string): string[] {
   for (const instance of state.project.instances)
     for (const symbol of instance.file.symbols) {
       if (!symbol.lib || symbol.lib.power) continue;
-      const { reference, unit } = symbolInstance(symbol, instance.path);
+      const { reference, unit } = symbolInstance(symbol, instance.path, state.project.projectName);
       for (const pin of unitPins(symbol, unit))
         if (pin.hidden && pin.type === "power_in" && pin.name === net) pins.add(`${reference}.${pin.number}`);
     }
@@ -324,38 +324,4 @@ function busHolding(state: EditorState, net: string): string | undefined {
     for (const { text: written } of file.labels)
       if (expandBus(written, aliases)?.some((m) => m.name === member)) return written;
   return undefined;
-}
-
-/** Pins for a message: the first few, naturally sorted, and how many more. */
-function pinList(pins: string[]): string {
-  const sorted = [...pins].sort(naturalCompare);
-  return sorted.length > 6 ? `${sorted.slice(0, 6).join(", ")} and ${sorted.length - 6} more` : sorted.join(", ");
-}
-
-/**
- * Checks a rename against the netlists before and after: every net keeps its pins, and only
- * the expected names change.
- */
-export function compareRenamed(before: Netlist, after: Netlist, renamed: Map<string, string>): string[] {
-  const pinsOf = (nodes: { ref: string; pin: string }[]) => nodes.map((n) => `${n.ref}.${n.pin}`);
-  const afterByName = new Map(after.nets.map((n) => [n.name, new Set(pinsOf(n.nodes))]));
-  const problems: string[] = [];
-  for (const net of before.nets) {
-    const name = renamed.get(net.name) ?? net.name;
-    const now = afterByName.get(name);
-    if (now === undefined) {
-      problems.push(`net ${net.name} would not become ${name}`);
-      continue;
-    }
-    const was = new Set(pinsOf(net.nodes));
-    const lost = [...was].filter((p) => !now.has(p));
-    const gained = [...now].filter((p) => !was.has(p));
-    if (lost.length + gained.length > 0)
-      problems.push(
-        `net ${name} would ${[lost.length > 0 ? `lose ${pinList(lost)}` : "", gained.length > 0 ? `gain ${pinList(gained)}` : ""].filter(Boolean).join(" and ")}`,
-      );
-  }
-  if (after.nets.length !== before.nets.length)
-    problems.push(`${after.nets.length} nets instead of ${before.nets.length}`);
-  return problems;
 }

@@ -3,13 +3,14 @@
  * order and in the file's own format, placed symbols with their instance rows (in the root's
  * `symbol_instances` in a KiCad 6 project), detach plans applied, and the boxes an item covers.
  */
-import { toIU, type PointIu } from "../geometry.ts";
+import { samePoint, toIU, type PointIu } from "../geometry.ts";
 import { itemRank, type MmPoint } from "../item-nodes.ts";
 import { fieldBox, fontSize, labelBox, libUnitBox, placeBox, pointBox, union, type Box } from "../space.ts";
 import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath } from "../dialect.ts";
 import type { DetachPlan, SheetWiring } from "../wiring.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
 import type { PlacedSymbol } from "../model/symbols.ts";
+import type { Line } from "../model/sheet-items.ts";
 import {
   child,
   children,
@@ -139,6 +140,7 @@ export function applyPlan(file: SchematicFile, plan: DetachPlan, done: Set<SList
     removeChild(root, node);
     if (head(node) === "symbol") pruneLibSymbol(file, childText(node, "lib_name") ?? childText(node, "lib_id") ?? "");
   }
+  for (const { wire, end, to } of plan.trims) moveWireEnd(wire, end, to);
   for (const move of plan.moves) {
     if (done.has(move.node)) continue;
     done.add(move.node);
@@ -151,6 +153,14 @@ export function applyPlan(file: SchematicFile, plan: DetachPlan, done: Set<SList
       setAtom(at, 2, Math.round((Number(text(at, 2)) + dy) * 10_000) / 10_000);
     }
   }
+}
+
+/** Moves the end of `wire` at `end` to `to` (`wire` as read: its ends tell which is which). */
+export function moveWireEnd(wire: Line, end: PointIu, to: PointIu): void {
+  const xy = (child(wire.node, "pts")?.items ?? []).filter((i): i is SList => i.type === "list");
+  const node = xy[samePoint(wire.a, end) ? 0 : 1]!;
+  setAtom(node, 1, toMm(to)[0]);
+  setAtom(node, 2, toMm(to)[1]);
 }
 
 /** The drawing of a placed unit on the sheet. */
