@@ -175,7 +175,7 @@ export const editTools = [
     name: "move_symbol",
     effect: "edit",
     description:
-      "Move a symbol on its sheet next to a part or net (near: the nearest free spot, as add_component finds one) or to at [x, y] mm (checked free), optionally turned (rotation). Wiring that serves only its pins moves along; pins wired into a larger net are reconnected to it by name at the new place." +
+      "Move a symbol on its sheet next to a part or net (near: the nearest free spot, as add_component finds one) or to at [x, y] mm (checked free), optionally turned (rotation). Wiring that serves only its pins moves along; pins wired into a larger net are reconnected to it by name at the new place (wiring that meets at a pin stays joined there); a move that would change any pin's net is refused." +
       CONFINED,
     schema: v.strictObject({
       ref: name(),

@@ -178,11 +178,16 @@ export class SheetWiring {
    * nothing go entirely, with what hangs off their far end; a wire leading into a larger net is
    * cut back to where it meets that net, and a label or power symbol sitting right on the pin
    * moves there so the net keeps its name. `ignore` marks pins that do not count as other
-   * connections (the pin itself; every pin of a component being deleted). In "disconnect"
-   * mode a pin that touches another pin or sheet pin directly, or joins two wired nets, is a
-   * conflict; in "remove" mode such a pin keeps its wiring (it stays connected without the pin).
+   * connections (the pin itself; every pin of a component being deleted or moved).
+   *
+   * Where the wiring at the tip carries the net on two ways (into a larger net, or out to a label
+   * or power symbol naming it), it stays joined there without the pin: "remove" keeps it, and
+   * "move" keeps it too and says where it `joins`, so the moved pin is reconnected by name. In
+   * "disconnect" mode, where the pin stays put, a pin joining two wired nets is a conflict, as is,
+   * in "disconnect" and "move", a pin touching another pin, a sheet pin or a bus entry directly
+   * ("remove" keeps that too: it stays connected without the pin).
    */
-  planDetach(tip: PointIu, ignore: (pin: PinAt) => boolean, mode: "disconnect" | "remove"): DetachPlan {
+  planDetach(tip: PointIu, ignore: (pin: PinAt) => boolean, mode: "disconnect" | "move" | "remove"): DetachPlan {
     const plan: DetachPlan = { remove: new Set(), moves: [], trims: [] };
     const others = this.pinsAt(tip).filter((p) => !ignore(p));
     const parts = others.filter((p) => !p.power);
@@ -190,22 +195,28 @@ export class SheetWiring {
     const sheetPins = this.sheetPinsAt(tip);
     const walks = this.wiresEndingAt(tip).map((w) => this.walk(w, tip, ignore));
     const networks = walks.filter((w) => w.network);
-    // Wiring that carries the net on from the tip: into a larger net, or out to a label or power
-    // symbol naming it. Two such meet at the tip and stay joined there without the pin.
-    const carrying = walks.filter((w) => w.network || w.named);
+    // A pin cut loose where it stays may take a label's wire with it; the edit's net check says
+    // whether the net held.
+    const carrying = walks.filter((w) => w.network || (mode !== "disconnect" && w.named));
     const direct = [
       ...parts.map((p) => `${p.reference} pin ${p.lib.number}`),
       ...sheetPins.map((s) => `sheet pin ${s.pin.name} of sheet ${s.sheet.name}`),
     ];
-    if (direct.length > 0 || this.busEntriesAt(tip) > 0 || carrying.length >= 2) {
-      if (mode === "disconnect") {
+    if (direct.length > 0 || this.busEntriesAt(tip) > 0) {
+      if (mode !== "remove")
         plan.conflict =
-          direct.length > 0
-            ? `its tip touches ${direct.join(", ")} directly`
-            : carrying.length >= 2
-              ? `${carrying.length} wires carrying its net meet at its tip, and cutting it loose would split them`
-              : "a bus entry ends at its tip";
+          direct.length > 0 ? `its tip touches ${direct.join(", ")} directly` : "a bus entry ends at its tip";
+      return plan;
+    }
+    if (carrying.length >= 2) {
+      if (mode === "disconnect") {
+        plan.conflict = `${carrying.length} wired nets meet at its tip, and cutting it loose would split them`;
+        return plan;
       }
+      if (mode === "move") plan.joins = tip;
+      // Without the pin, two wire ends meeting there need no junction dot.
+      const left = this.wiresEndingAt(tip).length + others.length + 2 * this.linesThrough(tip).length;
+      if (left < 3) for (const node of this.junctionsAt(tip)) plan.remove.add(node);
       return plan;
     }
     for (const node of this.noConnectsAt(tip)) plan.remove.add(node);

@@ -24,6 +24,7 @@ import {
   type Box,
 } from "../space.ts";
 import { SheetWiring, type DetachPlan, type PinAt } from "../wiring.ts";
+import { pinsRegrouped } from "./net-check.ts";
 import type { SheetInstance } from "../model/hierarchy.ts";
 import { unitPins, type PlacedSymbol } from "../model/symbols.ts";
 import { child, children, setAtom, text, type SList } from "../../sexpr/index.ts";
@@ -111,6 +112,7 @@ export function moveSymbol(state: EditorState, ref: string, args: MoveSymbolArgs
   const shape: ShapeIu = { rotation, mirror: symbol.placement.mirror, penalty: 0, body, boxes };
   const { at, near, distance } = moveTarget(state, ref, args, instance, shape, space);
   const delta = { x: at.x - origin.x, y: at.y - origin.y };
+  const before = state.netlist();
   state.edit(
     [file],
     () => {
@@ -123,6 +125,18 @@ export function moveSymbol(state: EditorState, ref: string, args: MoveSymbolArgs
       for (const r of rewire) {
         if (r.noConnect) markNoConnect(state, ref, r.pin);
         else connect(state, ref, r.pin, r.net!);
+      }
+      // Moved and reconnected by name, every pin keeps its net-mates.
+      const problems = pinsRegrouped(before, state.netlist(), new Set());
+      if (problems.length > 0) {
+        throw new CopperheadError(
+          "edit_conflict",
+          `Moving ${ref} would change the nets: ${problems.slice(0, 5).join("; ")}. Nothing was moved.`,
+          {
+            fix: "Its wiring carries other pins' connections that moving it would cut: leave it where it is, or move it in KiCad.",
+            ref,
+          },
+        );
       }
     },
   );
@@ -150,7 +164,7 @@ function planMoveWiring(
   for (const pin of wiring.pins.filter(self)) {
     const noConnect = wiring.noConnectsAt(pin.at).length > 0;
     if (!wiring.attached(pin.at, (p) => p.symbol === symbol && p.lib === pin.lib) && !noConnect) continue;
-    const plan = wiring.planDetach(pin.at, self, "disconnect");
+    const plan = wiring.planDetach(pin.at, self, "move");
     if (plan.conflict) {
       throw new CopperheadError("edit_conflict", `Cannot move ${ref}: pin ${pin.lib.number} ${plan.conflict}.`, {
         fix: "Disconnect that pin first, move it, then connect it again; or leave it where it is.",
