@@ -416,6 +416,13 @@ describe("SchematicEditor on a sheet used twice (hierarchy fixture)", () => {
   );
 });
 
+/** A copy of corpus project `id` opened for editing. */
+async function editCopy(id: string): Promise<{ root: string; editor: SchematicEditor }> {
+  const copy = await copyCorpusProject(everyProject().find((p) => p.id === id)!);
+  const root = copy.schematic!;
+  return { root, editor: SchematicEditor.open(root, await openLibraries(dirname(root))) };
+}
+
 describe("remove_component and disconnect on real designs, judged by kicad-cli's netlist", () => {
   /** kicad-cli's netlist of `root`, checked against copperhead's. */
   async function kicadNets(root: string, editor?: SchematicEditor): Promise<Netlist> {
@@ -427,10 +434,8 @@ describe("remove_component and disconnect on real designs, judged by kicad-cli's
   test(
     "a removed part takes only the wiring that served it: a wire carrying a label along it is cut back to the label, and wires that meet at its pin with a label beyond stay",
     async () => {
-      const copy = await copyCorpusProject(everyProject().find((p) => p.id === "corpus/rp2040-designguide")!);
-      const root = copy.schematic!;
+      const { root, editor } = await editCopy("corpus/rp2040-designguide");
       const before = await kicadNets(root);
-      const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
       // R1's pin 2 wire runs on to U3's pin 1 through the global label CS sitting along it; Y1's
       // pin 3 is where C2's wire meets the one out to the global label XTAL_IN.
       editor.removeComponent("R1");
@@ -448,8 +453,7 @@ describe("remove_component and disconnect on real designs, judged by kicad-cli's
 
   test("a pin whose wiring carries other pins' net is not cut loose, and nothing changes", async () => {
     // Cutting Y1's pin 3 loose would take the wire out to XTAL_IN and leave C2 off that net.
-    const copy = await copyCorpusProject(everyProject().find((p) => p.id === "corpus/rp2040-designguide")!);
-    const editor = SchematicEditor.open(copy.schematic!, await openLibraries(dirname(copy.schematic!)));
+    const { editor } = await editCopy("corpus/rp2040-designguide");
     const refused = thrownCopperheadError(() => editor.disconnect("Y1", "3"));
     expect(refused.code).toBe("edit_conflict");
     expect(refused.message).toStartWith("Disconnecting Y1 pin 3 would change other nets: net XTAL_IN would lose");
@@ -460,10 +464,8 @@ describe("remove_component and disconnect on real designs, judged by kicad-cli's
 describe("rename_net on real designs, judged by kicad-cli's netlist", () => {
   /** Renames `net` to `to` on a copy of `projectId`; returns kicad-cli's netlists before and after, and the editor. */
   async function renamed(projectId: string, net: string, to: string) {
-    const copy = await copyCorpusProject(everyProject().find((p) => p.id === projectId)!);
-    const root = copy.schematic!;
+    const { root, editor } = await editCopy(projectId);
     const before = parseKicadNetlist(await exportNetlist(root, { cli }), root);
-    const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
     const result = editor.renameNet(net, to);
     editor.save();
     const after = parseKicadNetlist(await exportNetlist(root, { cli }), root);
@@ -530,8 +532,7 @@ describe("rename_net on real designs, judged by kicad-cli's netlist", () => {
 
   test("a net that hidden power pins join by name is not renamed, and the refusal names the pins", async () => {
     // The sonde demo's 74-series parts join GND and VCC through hidden power pins.
-    const copy = await copyCorpusProject(everyProject().find((p) => p.id === "demos/sonde xilinx/sonde xilinx")!);
-    const editor = SchematicEditor.open(copy.schematic!, await openLibraries(dirname(copy.schematic!)));
+    const { editor } = await editCopy("demos/sonde xilinx/sonde xilinx");
     const refused = thrownCopperheadError(() => editor.renameNet("GND", "GND_MAIN"));
     expect(refused.code).toBe("edit_conflict");
     expect(refused.message).toStartWith("GND is also joined by hidden power pins named GND (U1.7, U2.7)");
@@ -539,10 +540,7 @@ describe("rename_net on real designs, judged by kicad-cli's netlist", () => {
   });
 
   test("a bus member is not renamed alone, and the refusal says it is one", async () => {
-    const copy = await copyCorpusProject(
-      everyProject().find((p) => p.id === "demos/royalblue54L_feather/RoyalBlue54L-Feather")!,
-    );
-    const editor = SchematicEditor.open(copy.schematic!, await openLibraries(dirname(copy.schematic!)));
+    const { editor } = await editCopy("demos/royalblue54L_feather/RoyalBlue54L-Feather");
     const refused = thrownCopperheadError(() => editor.renameNet("/Connectors/ANALOG.A0", "/Connectors/ANALOG.A0_X"));
     expect(refused.code).toBe("edit_conflict");
     expect(refused.message).toStartWith("/Connectors/ANALOG.A0 is a member of bus ANALOG{A[0..5]}");
