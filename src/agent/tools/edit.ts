@@ -175,7 +175,7 @@ export const editTools = [
     name: "move_symbol",
     effect: "edit",
     description:
-      "Move a symbol on its sheet next to a part or net (near: the nearest free spot, as add_component finds one) or to at [x, y] mm (checked free), optionally turned (rotation). Wiring that serves only its pins moves along; pins wired into a larger net are reconnected to it by name at the new place (wiring that meets at a pin stays joined there); a move that would change any pin's net is refused." +
+      "Move a symbol on its sheet next to a part or net (near: the nearest free spot, as add_component finds one) or to at [x, y] mm (checked free), optionally turned (rotation). Wiring that serves only its pins moves along; pins wired into a larger net are reconnected to it by name at the new place; refused if a net would change." +
       CONFINED,
     schema: v.strictObject({
       ref: name(),
@@ -192,7 +192,7 @@ export const editTools = [
     name: "remove_component",
     effect: "edit",
     description:
-      "Remove a component (all units) and the wire stubs and labels that served only its pins; wiring that carries its net on to other pins stays (a wire with a label or branch along it is cut back to there), and a removal that would still change another pin's net is refused." +
+      "Remove a component (all units) and the wire stubs and labels that served only its pins; refused if other pins' nets would change." +
       CONFINED,
     schema: v.strictObject({ ref: name() }),
     run(ctx: RunContext, { ref }) {
@@ -273,7 +273,7 @@ export const editTools = [
     name: "disconnect",
     effect: "edit",
     description:
-      "Disconnect a pin from whatever it is wired to (only the segment that ends at the pin); refused, changing nothing, where two wires carrying its net meet at the pin or cutting it loose would change another pin's net." +
+      "Disconnect a pin from whatever it is wired to (only the segment that ends at the pin); refused if other pins' nets would change." +
       CONFINED,
     schema: v.strictObject({ ref: name(), pin: name() }),
     run(ctx: RunContext, { ref, pin }) {
@@ -285,7 +285,7 @@ export const editTools = [
     name: "rename_net",
     effect: "edit",
     description:
-      "Rename a net by changing the labels or power symbols that name it, on its own sheet and, through the sheet pins that carry it, on the sheets below (a sheet placed several times keeps its port names); a bus member or a net hidden power pins join by name is refused, saying so. A label whose longer name would run over another item makes room the least way that keeps it readable: read the other way, slid along its wire, moved to the wire's other end, carried out beyond a free end of its wire (the wire lengthened to meet it), put at the end of a new short stub drawn off its wiring (with a junction), or given room by carrying a no-connect flag out with its wire's end or sliding a two-pin part in series at its wire's end further along the run (madeRoom in the result says what moved); when none is clear the call says what each way ran into (move_label then places it where you choose)." +
+      "Rename a net by changing the labels or power symbols that name it, on every sheet it runs through. A label whose longer name would run over another item makes room the least way that keeps it readable: read the other way, slid along its wire, moved to the wire's other end, carried out beyond a free end of its wire (the wire lengthened to meet it), put at the end of a new short stub drawn off its wiring (with a junction), or given room by carrying a no-connect flag out with its wire's end or sliding a two-pin part in series at its wire's end further along the run (madeRoom in the result says what moved); when none is clear the call says what each way ran into (move_label then places it where you choose)." +
       CONFINED,
     schema: v.strictObject({ from: name(200), to: name(200) }),
     run(ctx: RunContext, { from, to }) {
