@@ -5,15 +5,14 @@
  * when one fails.
  */
 import { naturalCompare } from "../../../util/natural-compare.ts";
-import type { Netlist } from "../../netlist/netlist.ts";
+import type { NetNode, Netlist } from "../../netlist/netlist.ts";
 
 /**
  * Checks a rename against the netlists before and after: every net keeps its pins, and only
  * the expected names change.
  */
 export function compareRenamed(before: Netlist, after: Netlist, renamed: Map<string, string>): string[] {
-  const pinsOf = (nodes: { ref: string; pin: string }[]) => nodes.map((n) => `${n.ref}.${n.pin}`);
-  const afterByName = new Map(after.nets.map((n) => [n.name, new Set(pinsOf(n.nodes))]));
+  const afterByName = new Map(after.nets.map((n) => [n.name, new Set(pinKeys(n.nodes))]));
   const problems: string[] = [];
   for (const net of before.nets) {
     const name = renamed.get(net.name) ?? net.name;
@@ -22,7 +21,7 @@ export function compareRenamed(before: Netlist, after: Netlist, renamed: Map<str
       problems.push(`net ${net.name} would not become ${name}`);
       continue;
     }
-    const was = new Set(pinsOf(net.nodes));
+    const was = new Set(pinKeys(net.nodes));
     const lost = [...was].filter((p) => !now.has(p));
     const gained = [...now].filter((p) => !was.has(p));
     if (lost.length + gained.length > 0) problems.push(moved(name, lost, gained));
@@ -37,8 +36,7 @@ export function compareRenamed(before: Netlist, after: Netlist, renamed: Map<str
  * left: each net whose remaining pins no longer share one net, or share it with new ones.
  */
 export function pinsRegrouped(before: Netlist, after: Netlist, gone: ReadonlySet<string>): string[] {
-  const pinsOf = (nodes: { ref: string; pin: string }[]) =>
-    nodes.map((n) => `${n.ref}.${n.pin}`).filter((p) => !gone.has(p));
+  const pinsOf = (nodes: NetNode[]) => pinKeys(nodes).filter((p) => !gone.has(p));
   const mates = new Map<string, Set<string>>();
   for (const net of after.nets) {
     const pins = new Set(pinsOf(net.nodes));
@@ -54,6 +52,11 @@ export function pinsRegrouped(before: Netlist, after: Netlist, gone: ReadonlySet
     if (lost.length + gained.length > 0) problems.push(moved(net.name, lost, gained));
   }
   return problems;
+}
+
+/** A net's pins as `REF.PIN`. */
+function pinKeys(nodes: readonly NetNode[]): string[] {
+  return nodes.map((n) => `${n.ref}.${n.pin}`);
 }
 
 /** "net X would lose A, B and gain C". */

@@ -1,7 +1,7 @@
 /**
  * Renaming a net by renaming what names it (labels, the sheet pins facing hierarchical labels,
- * power symbols' Value) on every sheet it runs through, checked against the netlist: the same pins end up on the new name and
- * no other net changes.
+ * power symbols' Value) on every sheet it runs through, checked against the netlist: the same
+ * pins end up on the new name and no other net changes.
  */
 import { basename } from "node:path";
 import { CopperheadError } from "../../../errors.ts";
