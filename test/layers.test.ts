@@ -42,7 +42,7 @@ const RANK = new Map(LAYERS.flatMap((names, rank) => names.map((name) => [name, 
  * the board reads the schematic's views and the netlist, never the schematic editor.
  */
 const KICAD_UNITS: string[][] = [
-  ["kicad/sexpr", "kicad/cli", "kicad/format-versions.ts", "kicad/uuids.ts"],
+  ["kicad/sexpr", "kicad/cli", "kicad/format-versions.ts", "kicad/uuids.ts", "kicad/stroke-font.ts"],
   ["kicad/library"],
   ["kicad/schematic"],
   ["kicad/netlist"],

@@ -30,11 +30,11 @@ describe("a label's room", () => {
     // TMS-PROG is drawn at 1.524 mm, not KiCad's 1.27 mm default.
     const label = file.labels.find((l) => l.text === "TMS-PROG")!;
     const room = new LabelRoom(file, label);
-    const box = room.box(label.at, 16);
-    const drawn = labelBox(label.at, 16, label.rotation, false, toIU(1.524));
+    const box = room.box(label.at, "TMS-PROGXXXXXXXX");
+    const drawn = labelBox(label.at, "TMS-PROGXXXXXXXX", label.rotation, false, toIU(1.524));
     const long = (b: typeof box) => Math.max(b.x1 - b.x0, b.y1 - b.y0);
     expect(long(box)).toBe(long(drawn));
-    expect(room.blockers(label.at, label.text.length, label.rotation)).not.toContainEqual(
+    expect(room.blockers(label.at, label.text, label.rotation)).not.toContainEqual(
       expect.stringContaining("label TMS-PROG at"),
     );
   });
@@ -51,7 +51,7 @@ describe("a label's room", () => {
         .labels.find((l) => l.kind === "global" && l.text === "DATA-RB7XXXXXXXX")!;
       expect(label.rotation).toBe(0);
       const refs = children(label.node, "property").find((p) => text(p, 1) === "Intersheetrefs")!;
-      const flagEnd = labelBox(label.at, 16, 0, true, fontSize(label.node)).x1;
+      const flagEnd = labelBox(label.at, label.text, 0, true, fontSize(label.node)).x1;
       expect(toIU(num(child(refs, "at")!, 1)!)).toBeGreaterThanOrEqual(flagEnd);
     }
   });

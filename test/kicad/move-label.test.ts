@@ -2,17 +2,19 @@
  * move_label and a refused rename on usb-led, judged by kicad-cli's netlist of the saved files:
  * a label slides along its wire or goes out beyond its wire's free end (the wire lengthened to
  * meet it) with every pin on its net; a spot off its wiring, or one where it would run over
- * another item, is refused with the sheets unchanged; a rename with no readable spot says what
- * each way of making room ran into.
+ * another item, is refused with the sheets unchanged; a label holding its wire's free end takes
+ * the end along or stays; a rename with no readable spot says what each way of making room ran
+ * into.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { exportNetlist } from "../../src/kicad/cli/kicad-cli.ts";
+import { dirname, join } from "node:path";
+import { exportNetlist, runErc } from "../../src/kicad/cli/kicad-cli.ts";
 import { parseKicadNetlist } from "../../src/kicad/netlist/kicad-netlist.ts";
 import { openLibraries } from "../../src/kicad/library/libraries.ts";
 import type { Netlist } from "../../src/kicad/netlist/netlist.ts";
 import { SchematicEditor } from "../../src/kicad/schematic/edit/editor.ts";
 import { loadSchematicProject } from "../../src/kicad/schematic/model/hierarchy.ts";
+import { copyCorpusProject, everyProject } from "../support/corpora.ts";
 import { thrownCopperheadError } from "../support/errors.ts";
 import { cleanupTempDirs, copyFixture, requireKicadCli } from "../support/kicad.ts";
 
@@ -63,6 +65,29 @@ describe("move_label", () => {
     expect(editor.changedFiles()).toEqual([]);
   });
 });
+
+/**
+ * A label at its wire's free end is all that keeps that end from dangling (KiCad's ERC reports
+ * an unconnected wire end once it goes): on pico-ice, PICO_PMOD_A1 ends a short run from J2's
+ * pin 23. Moved along that run it takes the end with it; moved elsewhere it is refused.
+ */
+test("move_label takes the free wire end a label holds along with it, and refuses to leave it dangling", async () => {
+  const cli = await requireKicadCli();
+  const copy = await copyCorpusProject(everyProject().find((p) => p.id === "fixtures/pico-ice-rev3")!);
+  const root = copy.schematic!;
+  const erc = async () => (await runErc(root, { cli })).sheets.flatMap((s) => s.violations.map((v) => v.type)).sort();
+  const before = { erc: await erc(), nets: pinNets(parseKicadNetlist(await exportNetlist(root, { cli }), root)) };
+  const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
+  const away = thrownCopperheadError(() =>
+    editor.attempt(() => editor.moveLabel("/PICO_PMOD_A1", { from: [331.47, 130.81], to: [334.01, 120] })),
+  );
+  expect(away.code).toBe("edit_conflict");
+  const moved = editor.moveLabel("/PICO_PMOD_A1", { from: [331.47, 130.81], to: [332.74, 130.81] });
+  expect(moved.lengthened).toEqual({ from: [331.47, 130.81], to: [332.74, 130.81] });
+  editor.save();
+  expect(await erc()).toEqual(before.erc);
+  expect(pinNets(parseKicadNetlist(await exportNetlist(root, { cli }), root))).toEqual(before.nets);
+}, 120_000);
 
 describe("rename_net that cannot be drawn readably", () => {
   test("says which ways of making room it tried and why each failed, and renames nothing", async () => {

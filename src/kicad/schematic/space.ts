@@ -14,6 +14,7 @@ import { placePoint, pointIuOf, toIU, type PlacementIu, type PointIu } from "./g
 import type { SchematicFile } from "./model/schematic-file.ts";
 import type { PlacedSymbol } from "./model/symbols.ts";
 import type { Label, SheetSymbol } from "./model/sheet-items.ts";
+import { textAdvance } from "../stroke-font.ts";
 import { expandText, fieldsResolver, sheetResolver, symbolResolver, type Resolver } from "./text-vars.ts";
 
 /** Axis-aligned box in sheet IU (Y down). */
@@ -94,8 +95,8 @@ function runBox(at: PointIu, angle: number, length: number, size: number): Box {
  * its band is the wire's line to 1.5 sizes off it. Centred on the wire instead, two labels on
  * wires a grid step apart, as a bus's fan draws them, would be taken for crossing.
  */
-export function labelBox(at: PointIu, textLength: number, angle: number, flagged: boolean, size = CHAR): Box {
-  const length = Math.ceil((textLength * LABEL_ADVANCE + (flagged ? 2.5 : 0.5)) * size);
+export function labelBox(at: PointIu, content: string, angle: number, flagged: boolean, size = CHAR): Box {
+  const length = Math.ceil((textAdvance(content) + (flagged ? 2.5 : 0.5)) * size);
   const run = runBox(at, angle, length, size);
   if (flagged) return run;
   const band = Math.round(size * LOCAL_LABEL_BAND);
@@ -103,13 +104,6 @@ export function labelBox(at: PointIu, textLength: number, angle: number, flagged
     ? { ...run, y0: at.y - band, y1: at.y }
     : { ...run, x0: at.x - band, x1: at.x };
 }
-
-/**
- * A label's advance per character, in font sizes: capitals as wide as X, W and M run about 0.96
- * in kicad-cli's SVG, and a renamed label's new text is checked against what it will cross, so
- * its length must not come out short.
- */
-const LABEL_ADVANCE = 0.96;
 
 /** How far a local label's text reaches off its wire, in font sizes (see `labelBox`). */
 const LOCAL_LABEL_BAND = 1.5;
@@ -263,8 +257,8 @@ export function pageRefsField(label: SList): SList | undefined {
  * Where eeschema puts a global label's page references when it lays the label's fields out:
  * just past the far end of its flag, reading the label's way.
  */
-export function pageRefsAnchor(at: PointIu, chars: number, rotation: number, size: number): PointIu {
-  const box = labelBox(at, chars, rotation, true, size);
+export function pageRefsAnchor(at: PointIu, labelText: string, rotation: number, size: number): PointIu {
+  const box = labelBox(at, labelText, rotation, true, size);
   return [
     { x: box.x1, y: at.y },
     { x: at.x, y: box.y0 },
@@ -285,7 +279,7 @@ function pageRefsBox(label: Label, refs: string, vars: Resolver): Box | undefine
   if (!field) return undefined;
   const written = fieldBox(field, SHEET_PLACEMENT, (name) => (name === "INTERSHEET_REFS" ? refs : vars(name)));
   if (!written || !flag(label.node, "fields_autoplaced")) return written;
-  const anchor = pageRefsAnchor(label.at, label.text.length, label.rotation, fontSize(label.node));
+  const anchor = pageRefsAnchor(label.at, label.text, label.rotation, fontSize(label.node));
   const backwards = label.rotation === 180 || label.rotation === 270;
   const laidOut = justifiedBox(
     anchor,
@@ -476,7 +470,7 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
   for (const line of file.buses) push(union(pointBox(line.a), pointBox(line.b)), "bus");
   for (const label of file.labels) {
     push(
-      labelBox(label.at, label.text.length, label.rotation, label.kind !== "local", fontSize(label.node)),
+      labelBox(label.at, label.text, label.rotation, label.kind !== "local", fontSize(label.node)),
       `${label.kind === "local" ? "label" : `${label.kind} label`} ${label.text}`,
     );
     const refs = label.kind === "global" ? file.intersheetRefs(label.text) : undefined;

@@ -48,7 +48,7 @@ export function moveLabel(state: EditorState, net: string, args: MoveLabelArgs):
   const to = { x: toIU(args.to[0]), y: toIU(args.to[1]) };
   const rotation = args.rotation ?? label.rotation;
   const spot = spotFor(room, to, rotation);
-  const blockers = room.blockers(to, label.text.length, rotation);
+  const blockers = room.blockers(to, label.text, rotation);
   if (blockers.length > 0) {
     throw new CopperheadError(
       "edit_conflict",
@@ -134,13 +134,26 @@ function pickLabel(
 }
 
 /**
- * The spot for a label moved to `to`: on a wire of its sheet as it is, or beyond the free end
+ * The spot for a label moved to `to`: on a wire of its sheet as it is (along its own wire,
+ * that wire's free end shortened to it, where the label holds that end), or beyond the free end
  * of its own wire along the same line, with the wire lengthened (which must cross nothing).
  */
 function spotFor(room: LabelRoom, to: PointIu, rotation: number): LabelSpot {
-  if (room.file.wires.some((w) => onSegment(to, w.a, w.b, 0))) return { at: to, rotation };
-  const free = room.freeEnd();
   const label = room.label;
+  if (room.file.wires.some((w) => onSegment(to, w.a, w.b, 0))) {
+    const kept = room.shortenedTo(to);
+    if (kept) return { at: to, rotation, ...kept };
+    const held = room.heldEnd()!;
+    throw new CopperheadError(
+      "edit_conflict",
+      `Label ${label.text} holds its wire's free end at (${toMm(held.end).join(", ")}): moved to (${toMm(to).join(", ")}) it would leave that end dangling. Nothing was moved.`,
+      {
+        fix: "Move it along its own wire (the end is shortened to it, where nothing else meets the part cut off), or out beyond that end.",
+        label: label.text,
+      },
+    );
+  }
+  const free = room.freeEnd();
   const nowhere = `(${toMm(to).join(", ")}), which is on no wire of its sheet`;
   if (typeof free === "string") {
     throw new CopperheadError(

@@ -103,6 +103,8 @@ export class LabelRoom {
   private readonly wireBoxes: Box[];
   private readonly page: { area: Box; titleBlock: Box };
   private readonly own: Box;
+  /** `heldEnd`, once worked out (null: none). */
+  private held?: (FreeEnd & { wire: Line }) | null;
 
   /**
    * `drawn`: the sheet as it is (`occupiedItems`), kept so that a room for a rearrangement of
@@ -115,7 +117,7 @@ export class LabelRoom {
     readonly drawn: DrawnBox[] = occupiedItems(file),
   ) {
     // As `occupiedItems` boxes it, so the label is not taken for one of its own obstacles.
-    this.own = labelBox(label.at, label.text.length, label.rotation, label.kind !== "local", fontSize(label.node));
+    this.own = labelBox(label.at, label.text, label.rotation, label.kind !== "local", fontSize(label.node));
     const ends = rearranged?.ends ?? [];
     this.sheetWires = file.wires.map((w) =>
       ends
@@ -147,19 +149,19 @@ export class LabelRoom {
     this.page = pageArea(file);
   }
 
-  /** The label's box with `chars` characters at `at`, reading along `rotation` (see `labelBox`). */
-  box(at: PointIu, chars: number, rotation = this.label.rotation): Box {
-    return labelBox(at, chars, rotation, this.label.kind !== "local", fontSize(this.label.node));
+  /** The label's box reading `content` at `at`, along `rotation` (see `labelBox`). */
+  box(at: PointIu, content: string, rotation = this.label.rotation): Box {
+    return labelBox(at, content, rotation, this.label.kind !== "local", fontSize(this.label.node));
   }
 
   /**
-   * What a label of `chars` characters at `at`, reading along `rotation`, runs over. The wire
+   * What the label reading `content` at `at`, along `rotation`, runs over. The wire
    * it sits on is no obstacle as the designer drew it; any other wire through `at` is one only
    * where it goes on in the direction the label reads (a label at a wire's end reading away
    * from it is how a label is drawn).
    */
-  blockers(at: PointIu, chars: number, rotation: number): string[] {
-    const box = this.box(at, chars, rotation);
+  blockers(at: PointIu, content: string, rotation: number): string[] {
+    const box = this.box(at, content, rotation);
     const turned = rotation !== this.label.rotation;
     const reads = readingDirection(rotation);
     const ahead = { x: at.x + reads.x, y: at.y + reads.y };
@@ -245,6 +247,36 @@ export class LabelRoom {
       out: { x: Math.sign(at.x - other.x), y: Math.sign(at.y - other.y) },
       ...(flag ? { flag } : {}),
     };
+  }
+
+  /**
+   * The free end of its wire the label holds: the label sits at that end and nothing else meets
+   * it there (no flag either), so the label is all that keeps the end from dangling, and a
+   * label moved off it must take the end along (see `shortenedTo`).
+   */
+  heldEnd(): (FreeEnd & { wire: Line }) | undefined {
+    if (this.held === undefined) {
+      const free = this.freeEnd();
+      this.held = typeof free !== "string" && free.wire && !free.flag ? { ...free, wire: free.wire } : null;
+    }
+    return this.held ?? undefined;
+  }
+
+  /**
+   * How the label goes to `at` without leaving the end it holds dangling: nothing to do where
+   * it holds none, or stays put; its wire shortened to `at` where `at` lies along that wire with
+   * nothing meeting the part cut off; otherwise undefined (the spot is not to be taken).
+   */
+  shortenedTo(at: PointIu): Pick<LabelSpot, "lengthen"> | undefined {
+    const held = this.heldEnd();
+    if (!held || samePoint(at, this.label.at)) return {};
+    const { wire, end } = held;
+    const other = samePoint(wire.a, end) ? wire.b : wire.a;
+    if (!onSegment(at, wire.a, wire.b, 0) || samePoint(at, other)) return undefined;
+    const cut = connectionPoints(this.file).some(
+      (p) => onSegment(p, end, at, 0) && !samePoint(p, end) && !samePoint(p, at),
+    );
+    return cut ? undefined : { lengthen: { wire, end, to: at } };
   }
 
   /**
@@ -340,6 +372,19 @@ export function slides(at: PointIu, own: Line[], network: Line[]): PointIu[] {
     .map((x) => x.p);
 }
 
+/** Every point where something can meet a wire: wire ends, pins, junctions, labels, flags, sheet pins and bus entries. */
+export function connectionPoints(file: SchematicFile): PointIu[] {
+  return [
+    ...file.wires.flatMap((w) => [w.a, w.b]),
+    ...file.symbols.flatMap((s) => unitPins(s, s.unit).map((p) => placePoint(p.at, s.placement))),
+    ...file.junctions.map((j) => j.at),
+    ...file.labels.map((l) => l.at),
+    ...file.noConnects.map((n) => n.at),
+    ...file.sheets.flatMap((s) => s.pins.map((p) => p.at)),
+    ...file.busEntries.flatMap((e) => [e.at, e.end]),
+  ];
+}
+
 /** The wires joined to `start` through their ends (a wire end on another wire, or two ends meeting), `start` included. */
 function joinedWires(wires: Line[], start: Line[]): Line[] {
   const found = new Set(start);
@@ -388,7 +433,7 @@ function placeIntersheetRefs(node: SList, spot: LabelSpot): void {
   const field = pageRefsField(node);
   const at = field && child(field, "at");
   if (!at) return;
-  const end = pageRefsAnchor(spot.at, (text(node, 1) ?? "").length, spot.rotation, fontSize(node));
+  const end = pageRefsAnchor(spot.at, text(node, 1) ?? "", spot.rotation, fontSize(node));
   setAtom(at, 1, toMm(end)[0]);
   setAtom(at, 2, toMm(end)[1]);
   setAtom(at, 3, spot.rotation % 180);

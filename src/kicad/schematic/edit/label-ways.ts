@@ -25,6 +25,7 @@ import {
   slides,
   type FreeEnd,
   type LabelSpot,
+  connectionPoints,
   type Rearrangement,
 } from "./label-room.ts";
 import { toMm } from "./sheet-tree.ts";
@@ -49,27 +50,27 @@ interface Tried {
  */
 export function renamedLabelAt(file: SchematicFile, label: Label, text: string): LabelSpot {
   const room = new LabelRoom(file, label);
-  const chars = text.length;
   // Strict even where the old text already ran over something: the renamed label must read clear.
-  const fresh = room.blockers(label.at, chars, label.rotation);
+  const fresh = room.blockers(label.at, text, label.rotation);
   if (fresh.length === 0) return { at: label.at, rotation: label.rotation };
   const flipped = (label.rotation + 180) % 360;
   const turns = [flipped, (label.rotation + 90) % 360, (label.rotation + 270) % 360];
   const tried: Tried[] = [];
 
   for (const rotation of turns)
-    if (room.blockers(label.at, chars, rotation).length === 0) return { at: label.at, rotation };
+    if (room.blockers(label.at, text, rotation).length === 0) return { at: label.at, rotation };
   tried.push({
     way: "turned at the same point",
-    failed: `read the other way it would run over ${room.blockers(label.at, chars, flipped)[0]}, and across its wire over ${room.blockers(label.at, chars, turns[1]!)[0] ?? room.blockers(label.at, chars, turns[2]!)[0]}`,
+    failed: `read the other way it would run over ${room.blockers(label.at, text, flipped)[0]}, and across its wire over ${room.blockers(label.at, text, turns[1]!)[0] ?? room.blockers(label.at, text, turns[2]!)[0]}`,
   });
 
-  const along = slides(label.at, room.wires, room.network);
+  // A label holding its wire's free end slides along that wire alone, the end shortened to it.
+  const along = slides(label.at, room.wires, room.network).filter((at) => room.shortenedTo(at));
   let nearest: string | undefined;
   for (const at of along) {
     for (const rotation of [label.rotation, ...turns]) {
-      const hit = room.blockers(at, chars, rotation);
-      if (hit.length === 0) return { at, rotation };
+      const hit = room.blockers(at, text, rotation);
+      if (hit.length === 0) return { at, rotation, ...room.shortenedTo(at) };
       nearest ??= `the nearest, (${toMm(at).join(", ")}), runs over ${hit[0]}`;
     }
   }
@@ -83,32 +84,38 @@ export function renamedLabelAt(file: SchematicFile, label: Label, text: string):
         : `none of the ${along.length} spots is clear: ${nearest}`,
   });
 
-  const ends = room.wires.flatMap((w) => [w.a, w.b]).filter((p) => !samePoint(p, label.at));
+  // Not where it holds its wire's free end: that end would be left dangling.
+  const ends = room.heldEnd() ? [] : room.wires.flatMap((w) => [w.a, w.b]).filter((p) => !samePoint(p, label.at));
   const endFailures: string[] = [];
   for (const at of ends) {
     for (const rotation of [label.rotation, ...turns]) {
-      const hit = room.blockers(at, chars, rotation);
+      const hit = room.blockers(at, text, rotation);
       if (hit.length === 0) return { at, rotation };
       if (rotation === label.rotation) endFailures.push(`at (${toMm(at).join(", ")}) it would run over ${hit[0]}`);
     }
   }
   tried.push({
     way: "moving to its wire's other end",
-    failed: ends.length === 0 ? "it sits on no wire" : endFailures.join("; "),
+    failed:
+      ends.length > 0
+        ? endFailures.join("; ")
+        : room.heldEnd()
+          ? "it holds its wire's free end, which would be left dangling"
+          : "it sits on no wire",
   });
 
-  const lengthened = lengthenTo(room, chars);
+  const lengthened = lengthenTo(room, text);
   if ("spot" in lengthened) return lengthened.spot;
   tried.push({ way: `lengthening its wire's free end by up to ${MAX_LENGTHEN_MM} mm`, failed: lengthened.failed });
 
-  const stubbed = stubTo(room, chars, [label.at, ...along].slice(0, STUB_SPOTS));
+  const stubbed = stubTo(room, text, [label.at, ...along].slice(0, STUB_SPOTS));
   if ("spot" in stubbed) return stubbed.spot;
   tried.push({
     way: `a new stub of up to ${MAX_STUB_MM} mm off its wiring, the label at its end`,
     failed: stubbed.failed,
   });
 
-  const slid = slidePart(room, chars);
+  const slid = slidePart(room, text);
   if ("spot" in slid) return slid.spot;
   tried.push({
     way: `sliding a two-pin part in series at its wire's end along the run, by up to ${MAX_SLIDE_MM} mm`,
@@ -132,7 +139,7 @@ export function renamedLabelAt(file: SchematicFile, label: Label, text: string):
  * wire's others: the label moves out to it), on the grid and in the wire's direction, where the
  * lengthened wire crosses nothing and the label reads clear.
  */
-function lengthenTo(room: LabelRoom, chars: number): { spot: LabelSpot } | { failed: string } {
+function lengthenTo(room: LabelRoom, text: string): { spot: LabelSpot } | { failed: string } {
   const at = room.label.at;
   const others = room.wires.flatMap((w) => [w.a, w.b]).filter((p) => !samePoint(p, at));
   // A label along its wire, not at an end of it, is lengthened from the wire's ends alone.
@@ -144,8 +151,8 @@ function lengthenTo(room: LabelRoom, chars: number): { spot: LabelSpot } | { fai
       typeof free === "string"
         ? { failed: free }
         : free.flag
-          ? carryFlagFrom(room, chars, free)
-          : lengthenFrom(room, chars, free);
+          ? carryFlagFrom(room, text, free)
+          : lengthenFrom(room, text, free);
     if ("spot" in found) return found;
     failed.push(found.failed);
   }
@@ -153,7 +160,7 @@ function lengthenTo(room: LabelRoom, chars: number): { spot: LabelSpot } | { fai
 }
 
 /** `lengthenTo` from one free end. */
-function lengthenFrom(room: LabelRoom, chars: number, free: FreeEnd): { spot: LabelSpot } | { failed: string } {
+function lengthenFrom(room: LabelRoom, text: string, free: FreeEnd): { spot: LabelSpot } | { failed: string } {
   const { wire, end, out } = free;
   if (out.x !== 0 && out.y !== 0) return { failed: "its wire is not horizontal or vertical" };
   const label = room.label;
@@ -169,7 +176,7 @@ function lengthenFrom(room: LabelRoom, chars: number, free: FreeEnd): { spot: La
       (a, b) => (b === label.rotation ? 1 : 0) - (a === label.rotation ? 1 : 0),
     )) {
       // Reading back along its lengthened wire, the label stands on it as on any wire.
-      const hit = room.blockers(to, chars, rotation);
+      const hit = room.blockers(to, text, rotation);
       if (hit.length === 0) return { spot: { at: to, rotation, lengthen: { wire, end, to } } };
       if (rotation === label.rotation) last = `the label would still run over ${hit[0]}`;
     }
@@ -183,9 +190,10 @@ function lengthenFrom(room: LabelRoom, chars: number, free: FreeEnd): { spot: La
  * step long, where the stub crosses nothing and the label reads clear of everything, the stub
  * and the wire it leaves included.
  */
-function stubTo(room: LabelRoom, chars: number, points: PointIu[]): { spot: LabelSpot } | { failed: string } {
+function stubTo(room: LabelRoom, text: string, points: PointIu[]): { spot: LabelSpot } | { failed: string } {
   const f = room.file;
   const label = room.label;
+  if (room.heldEnd()) return { failed: "it holds its wire's free end, which would be left dangling" };
   let nearest: string | undefined;
   for (const from of points) {
     const wire = room.network.find(
@@ -222,8 +230,8 @@ function stubTo(room: LabelRoom, chars: number, points: PointIu[]): { spot: Labe
           // Read back along its stub, a label would sit on it.
           const reads = readingDirection(rotation);
           if (reads.x === -out.x && reads.y === -out.y) continue;
-          if (intersects(room.box(to, chars, rotation), stub)) continue;
-          const hit = room.blockers(to, chars, rotation);
+          if (intersects(room.box(to, text, rotation), stub)) continue;
+          const hit = room.blockers(to, text, rotation);
           if (hit.length === 0) return { spot: { at: to, rotation, stub: { wire, from } } };
           nearest ??= `at the end of a stub from (${toMm(from).join(", ")}) it would run over ${hit[0]}`;
         }
@@ -237,14 +245,14 @@ function stubTo(room: LabelRoom, chars: number, points: PointIu[]): { spot: Labe
  * Lengthening a free end that carries a no-connect flag: the flag goes out with the end, and the
  * label may then sit anywhere along the longer wire (not at its end, where the flag is).
  */
-function carryFlagFrom(room: LabelRoom, chars: number, free: FreeEnd): { spot: LabelSpot } | { failed: string } {
+function carryFlagFrom(room: LabelRoom, text: string, free: FreeEnd): { spot: LabelSpot } | { failed: string } {
   const { wire, end, out, flag } = free;
   if (out.x !== 0 && out.y !== 0) return { failed: "its wire is not horizontal or vertical" };
   let last = "";
   for (let k = 1; k * STEP <= toIU(MAX_LENGTHEN_MM); k++) {
     const by = { x: out.x * k * STEP, y: out.y * k * STEP };
     const to = { x: end.x + by.x, y: end.y + by.y };
-    const found = spotAfter(room, chars, {
+    const found = spotAfter(room, text, {
       ends: [{ wire: wire!, end, to }],
       shifts: [{ node: flag!.node, by, items: [{ box: noConnectBox(end), what: "no-connect flag" }] }],
       note: `the no-connect flag at (${toMm(end).join(", ")}) went out ${mmText(k * STEP)} mm ${towards(out)} with its wire's end`,
@@ -266,7 +274,7 @@ function carryFlagFrom(room: LabelRoom, chars: number, free: FreeEnd): { spot: L
  */
 function spotAfter(
   base: LabelRoom,
-  chars: number,
+  text: string,
   rearranged: Rearrangement,
 ): { spot: LabelSpot } | { blocked: string } | { failed: string } {
   const label = base.label;
@@ -274,10 +282,11 @@ function spotAfter(
   const blocked = room.rearrangedBlockers();
   if (blocked.length > 0) return { blocked: blocked[0]! };
   const turns = [0, 90, 180, 270].filter((r) => r !== label.rotation);
-  for (const at of [label.at, ...slides(label.at, room.wires, room.wires)])
+  const along = room.heldEnd() ? [] : slides(label.at, room.wires, room.wires);
+  for (const at of [label.at, ...along])
     for (const rotation of [label.rotation, ...turns])
-      if (room.blockers(at, chars, rotation).length === 0) return { spot: { at, rotation, rearranged } };
-  return { failed: `the label would still run over ${room.blockers(label.at, chars, label.rotation)[0]}` };
+      if (room.blockers(at, text, rotation).length === 0) return { spot: { at, rotation, rearranged } };
+  return { failed: `the label would still run over ${room.blockers(label.at, text, label.rotation)[0]}` };
 }
 
 /** A two-pin part in series at an end of the label's wire, and how far it can slide along the run. */
@@ -302,7 +311,7 @@ interface SeriesPart {
  * crowded row. Nothing else may meet either pin, nor the far wire where it shortens; the part,
  * its fields and the longer wire must land clear of everything they did not already cross.
  */
-function slidePart(room: LabelRoom, chars: number): { spot: LabelSpot } | { failed: string } {
+function slidePart(room: LabelRoom, text: string): { spot: LabelSpot } | { failed: string } {
   const found: SeriesPart[] = [];
   const whyNot: string[] = [];
   for (const wire of room.wires)
@@ -320,7 +329,7 @@ function slidePart(room: LabelRoom, chars: number): { spot: LabelSpot } | { fail
     for (let k = 1; k * STEP <= Math.min(part.reach, toIU(MAX_SLIDE_MM)); k++) {
       const by = { x: part.out.x * k * STEP, y: part.out.y * k * STEP };
       const shifted = (p: PointIu) => ({ x: p.x + by.x, y: p.y + by.y });
-      const result = spotAfter(room, chars, {
+      const result = spotAfter(room, text, {
         ends: [
           { wire: part.wire, end: part.end, to: shifted(part.end) },
           ...(part.farWire ? [{ wire: part.farWire, end: part.far, to: shifted(part.far) }] : []),
@@ -393,19 +402,6 @@ function seriesPart(room: LabelRoom, wire: Line, end: PointIu): SeriesPart | str
   }
   if (reach < STEP) return `${ref} has no room to slide: its far wire is a grid step long or meets something at once`;
   return { symbol, ref, wire, end, out, far, farWire, reach };
-}
-
-/** Every point where something can meet a wire: wire ends, pins, junctions, labels, flags, sheet pins and bus entries. */
-function connectionPoints(file: SchematicFile): PointIu[] {
-  return [
-    ...file.wires.flatMap((w) => [w.a, w.b]),
-    ...file.symbols.flatMap((s) => unitPins(s, s.unit).map((p) => placePoint(p.at, s.placement))),
-    ...file.junctions.map((j) => j.at),
-    ...file.labels.map((l) => l.at),
-    ...file.noConnects.map((n) => n.at),
-    ...file.sheets.flatMap((s) => s.pins.map((p) => p.at)),
-    ...file.busEntries.flatMap((e) => [e.at, e.end]),
-  ];
 }
 
 /** The screen direction a unit vector points (Y down), as a note says it. */

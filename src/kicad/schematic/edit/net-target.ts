@@ -277,7 +277,7 @@ export function plannedWiring(tip: PointIu, outward: PointIu, landing: PinLandin
 
 /** A label at the end of `points`, reading away from the last leg. */
 export function labelLanding(landing: Extract<PinLanding, { kind: "label" }>, points: PointIu[]): Landing {
-  return { boxes: [labelBox({ x: 0, y: 0 }, landing.text.length, labelAngle(lastLeg(points)), landing.flagged)] };
+  return { boxes: [labelBox({ x: 0, y: 0 }, landing.text, labelAngle(lastLeg(points)), landing.flagged)] };
 }
 
 /** Unit direction of a polyline's last segment. */

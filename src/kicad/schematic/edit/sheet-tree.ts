@@ -182,8 +182,7 @@ export function itemBoxes(file: SchematicFile, node: SList): Box[] {
   const line = [...file.wires, ...file.buses].find((l) => l.node === node);
   if (line) return [union(pointBox(line.a), pointBox(line.b))];
   const label = file.labels.find((l) => l.node === node);
-  if (label)
-    return [labelBox(label.at, label.text.length, label.rotation, label.kind !== "local", fontSize(label.node))];
+  if (label) return [labelBox(label.at, label.text, label.rotation, label.kind !== "local", fontSize(label.node))];
   const marker = [...file.junctions, ...file.noConnects].find((m) => m.node === node);
   if (marker) return [pointBox(marker.at, toIU(1.27))];
   return [];
