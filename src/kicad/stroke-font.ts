@@ -21,6 +21,24 @@ const OTHER_ADVANCE = 1.2;
 /** Sub- and superscripts (`_{…}`, `^{…}`) are drawn at this share of the font size. */
 const SCRIPT_SCALE = 0.8;
 
+/**
+ * The characters KiCad escapes in a name (`{slash}` for the `/` that would read as a sheet
+ * path), drawn as the character itself; other braced words are drawn as written.
+ */
+const ESCAPES: Record<string, string> = {
+  slash: "/",
+  backslash: "\\",
+  lt: "<",
+  gt: ">",
+  colon: ":",
+  dblquote: '"',
+  quote: "'",
+  comma: ",",
+  bar: "|",
+  space: " ",
+  tab: " ",
+};
+
 /** A glyph's advance in font sizes. */
 function glyphAdvance(char: string): number {
   const units = ADVANCE_21[char.charCodeAt(0) - 32];
@@ -29,14 +47,15 @@ function glyphAdvance(char: string): number {
 
 /**
  * How far `text` runs, in font sizes, as KiCad draws it: the sum of its glyphs' advances, with
- * KiCad's markup read as it draws it: `~{…}` (overbar), `_{…}` and `^{…}` (sub- and superscript,
- * smaller) draw their contents and not the markup itself. The ink of the last glyph ends a
+ * its escapes drawn as the characters they stand for and KiCad's markup read as it draws it:
+ * `~{…}` (overbar), `_{…}` and `^{…}` (sub- and superscript, smaller) draw their contents and
+ * not the markup itself. The ink of the last glyph ends a
  * little short of its advance, so the run is never short of what is drawn.
  */
 export function textAdvance(text: string): number {
   let width = 0;
   const scales: number[] = [];
-  const chars = [...text];
+  const chars = [...text.replace(/\{(\w+)\}/g, (written, word: string) => ESCAPES[word] ?? written)];
   for (let i = 0; i < chars.length; i++) {
     const char = chars[i]!;
     if ((char === "~" || char === "_" || char === "^") && chars[i + 1] === "{") {
