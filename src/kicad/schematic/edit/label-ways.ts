@@ -122,16 +122,44 @@ export function renamedLabelAt(file: SchematicFile, label: Label, text: string):
     failed: slid.failed,
   });
 
+  const fits = longestFit(room, text, [label.at, ...along, ...ends]);
+  const fitsText = fits
+    ? ` The longest start of ${text} that reads clear at this label, on its wiring, is ${fits.name} (${fits.name.length} of its ${text.length} characters), at (${toMm(fits.at).join(", ")}).`
+    : "";
   throw new CopperheadError(
     "edit_conflict",
-    `Renaming label ${label.text} at (${toMm(label.at).join(", ")}) to ${text} would run it over ${fresh.join("; ")}. Tried, least change first: ${tried.map((t) => `${t.way}: ${t.failed}`).join(". ")}. Nothing was renamed.`,
+    `Renaming label ${label.text} at (${toMm(label.at).join(", ")}) to ${text} would run it over ${fresh.join("; ")}. Tried, least change first: ${tried.map((t) => `${t.way}: ${t.failed}`).join(". ")}.${fitsText} Nothing was renamed.`,
     {
-      fix: "Pick a shorter name; or move the label yourself with move_label (to a spot on its wire, or beyond its wire's free end, which lengthens the wire) or make room (move_symbol the part it runs into), then retry.",
+      fix: `Pick a shorter name${fits ? ` (up to ${fits.name.length} characters as wide as these fit at this label)` : ""}; or move the label yourself with move_label (to a spot on its wire, or beyond its wire's free end, which lengthens the wire) or make room (move_symbol the part it runs into), then retry.`,
       label: label.text,
       blockers: fresh,
       tried: tried.map((t) => t.way),
+      ...(fits ? { fits: { name: fits.name, at: toMm(fits.at) } } : {}),
     },
   );
+}
+
+/**
+ * The longest start of `text` that reads clear at one of `spots` (any way round), and where: a
+ * refused rename says how long a name fits, so whoever asked can pick one that does rather than
+ * guess. Undefined when not even the first character fits.
+ */
+function longestFit(room: LabelRoom, text: string, spots: PointIu[]): { name: string; at: PointIu } | undefined {
+  let best: { name: string; at: PointIu } | undefined;
+  for (const at of spots)
+    for (const rotation of [0, 90, 180, 270]) {
+      const clear = (length: number) => room.blockers(at, text.slice(0, length), rotation).length === 0;
+      // A longer start only grows the label's box, so the clear lengths run from 1 up to a bound.
+      let [lo, hi] = [(best?.name.length ?? 0) + 1, text.length - 1];
+      if (lo > hi || !clear(lo)) continue;
+      while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
+        if (clear(mid)) lo = mid;
+        else hi = mid - 1;
+      }
+      best = { name: text.slice(0, lo), at };
+    }
+  return best;
 }
 
 /**
