@@ -419,14 +419,57 @@ async function editCopy(id: string): Promise<{ root: string; editor: SchematicEd
   return { root, editor: SchematicEditor.open(root, await openLibraries(dirname(root))) };
 }
 
-describe("remove_component and disconnect on real designs, judged by kicad-cli's netlist", () => {
-  /** kicad-cli's netlist of `root`, checked against copperhead's. */
-  async function kicadNets(root: string, editor?: SchematicEditor): Promise<Netlist> {
-    const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
-    if (editor) expect(netlistDiff(netlist, editor.netlist())).toEqual([]);
-    return netlist;
-  }
+/** kicad-cli's netlist of `root`, checked against copperhead's. */
+async function kicadNets(root: string, editor?: SchematicEditor): Promise<Netlist> {
+  const netlist = parseKicadNetlist(await exportNetlist(root, { cli }), root);
+  if (editor) expect(netlistDiff(netlist, editor.netlist())).toEqual([]);
+  return netlist;
+}
 
+describe("connect finds how the part's own sheet names the net, judged by kicad-cli's netlist", () => {
+  test(
+    "a net a vendor's power symbols name by a hidden power pin gets one more of those symbols, looking like the design's",
+    async () => {
+      // OLIMEX's VDD_CORE symbol has no (power) flag: its hidden power-input pin names the net.
+      const { root, editor } = await editCopy("fixtures/esp32-p4-devkit-revc");
+      const added = editor.addComponent({ libId: "Device:R", value: "10k", near: "R41" });
+      editor.connect(added.ref, "1", "VDD_CORE");
+      editor.save();
+      expect(netOf(await kicadNets(root, editor), added.ref, "1")).toBe("VDD_CORE");
+      const text = readFileSync(root, "utf8");
+      const placed = text.slice(text.lastIndexOf('(symbol (lib_id "OLIMEX_Power:VDD_CORE")'));
+      // Its Reference hidden as on the design's others, written once in the file's own (KiCad 7) way.
+      expect(placed.slice(0, placed.indexOf('(property "Value"'))).toMatch(
+        /\(effects \(font \(size 1\.524 1\.524\)\) hide\)/,
+      );
+      expect(text.split("\n").filter((line) => line.includes("hide hide"))).toEqual([]);
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test(
+    "a local net of another sheet is joined by the name it has on the part's sheet: a bus member's, a port's",
+    async () => {
+      // DIG.D11 is a member of a bus both sheets label; subsheet1 takes the root's out1 through its port "out".
+      const royal = await editCopy("demos/royalblue54L_feather/RoyalBlue54L-Feather");
+      const r = royal.editor.addComponent({ libId: "Device:R", value: "10k", near: "U1" });
+      expect(r.sheet).toBe("/nRF54L15/");
+      royal.editor.connect(r.ref, "1", "/Connectors/DIG.D11");
+      royal.editor.save();
+      expect(netOf(await kicadNets(royal.root, royal.editor), r.ref, "1")).toBe("/Connectors/DIG.D11");
+
+      const sub = await editCopy("demos/simulation/subsheets/mainsheet");
+      const s = sub.editor.addComponent({ libId: "Device:R", value: "10k", near: "R6" });
+      expect(s.sheet).toBe("/subsheet1/");
+      sub.editor.connect(s.ref, "1", "/out1");
+      sub.editor.save();
+      expect(netOf(await kicadNets(sub.root, sub.editor), s.ref, "1")).toBe("/out1");
+    },
+    KICAD_TIMEOUT,
+  );
+});
+
+describe("remove_component and disconnect on real designs, judged by kicad-cli's netlist", () => {
   test(
     "a removed part takes only the wiring that served it: a wire carrying a label along it is cut back to the label, and wires that meet at its pin with a label beyond stay",
     async () => {
@@ -443,6 +486,27 @@ describe("remove_component and disconnect on real designs, judged by kicad-cli's
       const file = editor.project.root.file;
       const cs = file.labels.find((l) => l.text === "CS" && l.at.x === 1_390_650)!;
       expect(file.wires.some((w) => [w.a, w.b].some((e) => e.x === cs.at.x && e.y === cs.at.y))).toBe(true);
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test(
+    "a vendor's power symbol that only served the removed part goes with it, as a flagged power symbol does",
+    async () => {
+      // R35's pin 1 is wired to a VDD_CORE symbol of its own, one whose hidden power pin names the net.
+      const { root, editor } = await editCopy("fixtures/esp32-p4-devkit-revc");
+      const before = await kicadNets(root);
+      const ercBefore = ercCounts(await runErc(root, { cli }));
+      const symbols = () => editor.project.root.file.symbols.filter((s) => s.libId === "OLIMEX_Power:VDD_CORE").length;
+      const count = symbols();
+      editor.removeComponent("R35");
+      editor.save();
+      expect(symbols()).toBe(count - 1);
+      const after = await kicadNets(root, editor);
+      expect(pinsOf(after, "VDD_CORE")).toEqual(pinsOf(before, "VDD_CORE").filter((p) => p !== "R35.1"));
+      // Nothing left dangling: ERC finds what it found, less what R35's other pin had.
+      const ercAfter = ercCounts(await runErc(root, { cli }));
+      for (const [kind, n] of Object.entries(ercAfter)) expect(n, kind).toBeLessThanOrEqual(ercBefore[kind] ?? 0);
     },
     KICAD_TIMEOUT,
   );

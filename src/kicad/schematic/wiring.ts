@@ -9,7 +9,7 @@ import { segmentsTouch } from "../../util/segments.ts";
 import type { SheetPin, SheetSymbol } from "./model/sheet-items.ts";
 import type { Label, Line } from "./model/sheet-items.ts";
 import type { SchematicFile } from "./model/schematic-file.ts";
-import { symbolInstance, unitPins, type LibPin, type PlacedSymbol } from "./model/symbols.ts";
+import { hiddenPowerNet, symbolInstance, unitPins, type LibPin, type PlacedSymbol } from "./model/symbols.ts";
 import type { SList } from "../sexpr/index.ts";
 
 export interface PinAt {
@@ -68,7 +68,7 @@ export class SheetWiring {
           lib,
           reference,
           at: placePoint(lib.at, symbol.placement),
-          power: symbol.lib?.power !== undefined,
+          power: symbol.lib?.power !== undefined || hiddenPowerNet(symbol) !== undefined,
         });
       }
     }

@@ -9,7 +9,7 @@
 import { toIU, type PlacementIu, type PointIu } from "../geometry.ts";
 import { distance, fieldBox, fontSize, intersects, symbolBodyBox, translate, type Box } from "../space.ts";
 import type { PlacedSymbol } from "../model/symbols.ts";
-import { child, cloneNode, flag, list, setAtom, text, type SList } from "../../sexpr/index.ts";
+import { child, cloneNode, flag, head, list, setAtom, text, type SList } from "../../sexpr/index.ts";
 import type { SheetSpace } from "./placement.ts";
 import { fieldsResolver, symbolResolver, type Resolver } from "../text-vars.ts";
 
@@ -142,8 +142,8 @@ function copyLook(prop: SList, source: SList): void {
   if (!effects) prop.items.push((effects = list("effects", list("font", list("size", 1.27, 1.27)))));
   const own = child(effects, "font");
   if (font && own) effects.items[effects.items.indexOf(own)] = cloneNode(font);
-  const hide = child(effects, "hide");
-  if (hide) effects.items.splice(effects.items.indexOf(hide), 1);
+  // Either way a file writes it: `(hide yes)` from KiCad 8 on, a bare `hide` before.
+  effects.items = effects.items.filter((i) => !(i.type === "atom" ? i.raw === "hide" : head(i) === "hide"));
   if (hidden) effects.items.push(list("hide", "yes"));
 }
 

@@ -5,6 +5,7 @@
  */
 import { CopperheadError } from "../../../errors.ts";
 import { lookupNet, resolveNet } from "../../netlist/net-names.ts";
+import { sheetPinKey } from "../../netlist/netlist.ts";
 import { placePoint, toIU, type PlacementIu, type PointIu } from "../geometry.ts";
 import type { LabelShape } from "../item-nodes.ts";
 import { routeBoxes, stubRoutes, type Landing } from "./routing.ts";
@@ -20,7 +21,7 @@ import {
   type Box,
 } from "../space.ts";
 import type { SheetInstance } from "../model/hierarchy.ts";
-import { fieldValue, type PlacedSymbol } from "../model/symbols.ts";
+import { fieldValue, hiddenPowerNet, type PlacedSymbol } from "../model/symbols.ts";
 import type { SheetWiring } from "../wiring.ts";
 import { child, cloneNode, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
@@ -55,7 +56,7 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
   if (net.startsWith("/")) {
     const base = net.slice(instance.humanPath.length);
     if (!net.startsWith(instance.humanPath) || base === "" || base.includes("/")) {
-      const carried = carriedName(instance, net);
+      const carried = carriedName(instance, net) ?? portFor(state, instance, net) ?? nameHere(state, instance, net);
       if (carried) return { kind: "local", text: carried, expected: net };
       throw new CopperheadError(
         "edit_conflict",
@@ -137,6 +138,35 @@ function carriedName(instance: SheetInstance, net: string): string | undefined {
   return labelled && instance.sheet?.pins.some((p) => p.name === name) ? name : undefined;
 }
 
+/**
+ * The hierarchical label by which `instance` takes `net`, a net of the sheets above, through a
+ * pin of its sheet symbol, whatever names it there (the parent's `out1` wired to the sheet's
+ * port `out`): the pin's net on the parent's side is `net` (the netlist's `sheetPinNets`).
+ */
+function portFor(state: EditorState, instance: SheetInstance, net: string): string | undefined {
+  const { parent, sheet } = instance;
+  if (!parent || !sheet) return undefined;
+  const nets = state.netlist().sheetPinNets;
+  const pin = sheet.pins.find((p) => nets.get(sheetPinKey(parent, sheet.uuid, p.name)) === net);
+  return pin && instance.file.labels.some((l) => l.kind === "hierarchical" && l.text === pin.name)
+    ? pin.name
+    : undefined;
+}
+
+/**
+ * The label text that names `net`, a local net of another sheet, on `instance`'s sheet too:
+ * a label there of the same name whose net a stronger name drives (a bus member carried down
+ * under its member name, `DIG.D11` on both sheets, is one net named after the other sheet). A
+ * label of that name that is a net of this sheet's own is another net. The connection's check
+ * against the netlist proves the outcome either way.
+ */
+function nameHere(state: EditorState, instance: SheetInstance, net: string): string | undefined {
+  const name = net.slice(net.lastIndexOf("/") + 1);
+  const labelled = instance.file.labels.some((l) => l.kind !== "global" && l.text === name);
+  const own = state.netlist().nets.some((n) => n.name === instance.humanPath + name);
+  return labelled && !own ? name : undefined;
+}
+
 /** A negative supply: its pin faces down, its symbol hangs below the part. */
 const NEGATIVE_RAIL = /^(-|VEE)/i;
 
@@ -156,8 +186,9 @@ function standing(def: SList, net: string): number {
 }
 
 /**
- * The design's global power symbols of `net`, embedded under their lib id, those on
- * `instance`'s sheet first: a new one reuses their embedded library symbol and shows its text
+ * The design's global power symbols of `net` (a vendor's without the power flag, which names
+ * the net by its hidden power pin, included: see `hiddenPowerNet`), embedded under their lib
+ * id, those on `instance`'s sheet first: a new one reuses their embedded library symbol and shows its text
  * as they do. Where the library changed since the sheet was saved, eeschema would embed the
  * library's beside it as a renamed copy (`+12V_1`), a second symbol for one rail; the new
  * symbol instead differs from the library exactly as the design's others do, which the
@@ -167,8 +198,9 @@ function designPowerSymbols(state: EditorState, net: string, instance: SheetInst
   const found: PlacedSymbol[] = [];
   for (const file of [instance.file, ...[...state.project.files.values()].filter((f) => f !== instance.file)]) {
     for (const symbol of file.symbols) {
-      if (symbol.lib?.power === "global" && symbol.libKey === symbol.libId && fieldValue(symbol, "Value") === net)
-        found.push(symbol);
+      const names =
+        symbol.lib?.power === "global" ? fieldValue(symbol, "Value") === net : hiddenPowerNet(symbol) === net;
+      if (names && symbol.libKey === symbol.libId) found.push(symbol);
     }
   }
   return found;

@@ -123,6 +123,20 @@ export function symbolInstance(
   return { reference: fieldValue(symbol, "Reference") ?? "", unit: symbol.unit };
 }
 
+/**
+ * The net a symbol without the `(power)` flag names all the same: one whose every pin is a
+ * hidden power input of one name, under a `#` reference that keeps it out of the netlist. That is
+ * how KiCad 5 libraries, and vendors' own power libraries still, draw a power symbol; the hidden
+ * pin joins the net of its name wherever the symbol stands. Undefined for anything else.
+ */
+export function hiddenPowerNet(symbol: PlacedSymbol): string | undefined {
+  const pins = unitPins(symbol, symbol.unit);
+  const name = pins[0]?.name;
+  if (!symbol.lib || symbol.lib.power || !name || !(fieldValue(symbol, "Reference") ?? "").startsWith("#"))
+    return undefined;
+  return pins.every((p) => p.type === "power_in" && p.hidden && p.name === name) ? name : undefined;
+}
+
 /** Library pins present on one placed unit and body style (unit 0 / style 0 pins are shared). */
 export function unitPins(symbol: PlacedSymbol, unit: number): LibPin[] {
   const lib = symbol.lib;
