@@ -469,6 +469,49 @@ describe("connect finds how the part's own sheet names the net, judged by kicad-
   );
 });
 
+describe("a net nothing names is joined by a wire, judged by kicad-cli's netlist and ERC", () => {
+  test(
+    "a part added to the net between an LED and its resistor is wired to their joint, with a junction",
+    async () => {
+      // RoyalBlue's D1 and R6 meet pin to pin; KiCad calls that net Net-(D1-K).
+      const { root, editor } = await editCopy("demos/royalblue54L_feather/RoyalBlue54L-Feather");
+      const before = await kicadNets(root);
+      const ercBefore = ercCounts(await runErc(root, { cli }));
+      const joint = pinsOf(before, "Net-(D1-K)");
+      const sheet = [...editor.project.files.values()].find((f) => f.path.endsWith("nRF54L15.kicad_sch"))!;
+      const junctions = sheet.junctions.length;
+      const added = editor.addComponent({
+        libId: "Device:R",
+        value: "10k",
+        near: "R6",
+        connect: { "1": "Net-(D1-K)", "2": "GND" },
+      });
+      editor.save();
+      const after = await kicadNets(root, editor);
+      const net = netOf(after, added.ref, "1")!;
+      expect(pinsOf(after, net)).toEqual([...joint, `${added.ref}.1`].sort());
+      expect(sheet.labels.filter((l) => l.text.startsWith("Net-"))).toEqual([]);
+      expect(sheet.junctions.length).toBe(junctions + 1);
+      // Nothing new but the library this checkout's KiCad has no table entry for.
+      const ercAfter = ercCounts(await runErc(root, { cli }));
+      for (const [kind, n] of Object.entries(ercAfter))
+        if (kind !== "lib_symbol_issues") expect(n, kind).toBeLessThanOrEqual(ercBefore[kind] ?? 0);
+    },
+    KICAD_TIMEOUT,
+  );
+
+  test("with no free way to the net from where the part stands, connect says so and writes nothing", async () => {
+    const { editor } = await editCopy("demos/royalblue54L_feather/RoyalBlue54L-Feather");
+    const added = editor.addComponent({ libId: "Device:R", value: "10k", sheet: "/nRF54L15/", at: [40.64, 180.34] });
+    const changed = editor.changedFiles().map((f) => editor.print(f));
+    const refused = thrownCopperheadError(() => editor.connect(added.ref, "1", "Net-(D1-K)"));
+    expect(refused.code).toBe("edit_conflict");
+    expect(refused.message).toStartWith(`No wire reaches Net-(D1-K) from ${added.ref} pin 1 on sheet /nRF54L15/`);
+    expect(refused.fix).toContain("near D1");
+    expect(editor.changedFiles().map((f) => editor.print(f))).toEqual(changed);
+  });
+});
+
 describe("remove_component and disconnect on real designs, judged by kicad-cli's netlist", () => {
   test(
     "a removed part takes only the wiring that served it: a wire carrying a label along it is cut back to the label, and wires that meet at its pin with a label beyond stay",

@@ -261,7 +261,7 @@ export const editTools = [
     name: "connect",
     effect: "edit",
     description:
-      "Connect a pin (by number or name) to a net by name, in the sheet's style: a short wire to a nearby pin or label of the net when the way is free, else a wire stub and label, or an upright power symbol for power nets." +
+      "Connect a pin (by number or name) to a net by name, in the sheet's style: a short wire to a nearby pin or label of the net when the way is free, else a wire stub and label, or an upright power symbol for power nets. A net nothing names (Net-(…)) is joined by a wire alone: place the part near its pins." +
       CONFINED,
     schema: v.strictObject({ ref: name(), pin: name(), net: name(200) }),
     run(ctx: RunContext, { ref, pin, net }) {

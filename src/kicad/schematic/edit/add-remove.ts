@@ -171,7 +171,9 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
   };
   if (args.value !== undefined) values.Value = args.value;
   if (footprint !== undefined) values.Footprint = footprint;
-  const nets = new Map(connections.map((c) => [c.pin.number, netTarget(state, c.net, target, ownRef)]));
+  const nets = new Map(
+    connections.map((c) => [c.pin.number, netTarget(state, c.net, target, ownRef, { byWire: true })]),
+  );
   const landings = new Map([...nets].map(([pin, net]) => [pin, landingOf(net)]));
   const units = Array.from({ length: lib.unitCount }, (_, i) => i + 1);
   const space = new SheetSpace(file);

@@ -42,7 +42,7 @@ import {
  */
 export function connect(state: EditorState, ref: string, pin: string, net: string): void {
   const hit = findPin(state, ref, pin);
-  const target = netTarget(state, net, hit.instance, ref);
+  const target = netTarget(state, net, hit.instance, ref, { byWire: true });
   const wiring = state.wiring(hit.instance);
   const self = (p: PinAt) => p.symbol === hit.symbol && p.lib === hit.lib;
   if (wiring.attached(hit.tip, self)) {
@@ -78,7 +78,17 @@ export function connect(state: EditorState, ref: string, pin: string, net: strin
     },
     net,
     target,
-    () => expectPinOnNet(state, ref, hit.lib.number, target.expected, hit.symbol),
+    () =>
+      expectPinOnNet(
+        state,
+        ref,
+        hit.lib.number,
+        // An unnamed net is the one its member pin is on now: its made-up name may follow the new pin.
+        target.kind === "wire"
+          ? (netOfPin(state, target.member.ref, target.member.pin) ?? target.expected)
+          : target.expected,
+        hit.symbol,
+      ),
   );
 }
 
@@ -111,8 +121,13 @@ export function wireToNet(state: EditorState, end: WireEnd, net: string, target:
   const space = new SheetSpace(end.instance.file, { boxes: end.own });
   const wiring = state.wiring(end.instance);
   const landing = landingOf(target);
-  const stubs = stubRoutes(end.tip, end.outward, landing.kind === "power" ? landing.arrive : undefined);
-  const landed = (r: Route) => (landing.kind === "power" ? landing : labelLanding(landing, r.points));
+  // An unnamed net has no name to put at a stub's end: only a wire to it joins it.
+  const stubs =
+    landing.kind === "wire"
+      ? []
+      : stubRoutes(end.tip, end.outward, landing.kind === "power" ? landing.arrive : undefined);
+  const landed = (r: Route) =>
+    landing.kind === "power" ? landing : landing.kind === "label" ? labelLanding(landing, r.points) : undefined;
   // Best: a short wire to the net; then a stub whose landing is free; last, on a crowded
   // sheet, the shortest stub that touches nothing, even if its label or symbol crowds a text.
   const points = netPoints(state, target, wiring, end.symbol);
@@ -122,6 +137,17 @@ export function wireToNet(state: EditorState, end: WireEnd, net: string, target:
     ) ??
     stubs.find((r) => routeUsable(r, wiring, space, landed(r))) ??
     stubs.find((r) => routeUsable(r, wiring, space, undefined));
+  if (!route && target.kind === "wire") {
+    throw new CopperheadError(
+      "edit_conflict",
+      `No wire reaches ${target.expected} from ${end.what} on sheet ${end.instance.humanPath}: nothing names that net, so no label or power symbol can join it, and ${points.length === 0 ? "none of its pins or wires is on this sheet" : "no short way to its pins or wires here is free"}. Nothing was written.`,
+      {
+        fix: `Place the part next to a pin of that net (add_component or move_symbol near ${target.member.ref}) and connect again, or refuse and say that the net needs a name.`,
+        ...end.details,
+        net: target.expected,
+      },
+    );
+  }
   if (!route) {
     const probes = stubs.flatMap((r) => [
       ...routeBoxes(r.points),
@@ -148,7 +174,7 @@ export function wireToNet(state: EditorState, end: WireEnd, net: string, target:
           insertItem(file, junctionNode(toMm(last), file.newUuid()));
         }
       } else if (target.kind === "power") placePowerSymbol(state, end.instance, target, last);
-      else {
+      else if (target.kind !== "wire") {
         const angle = labelAngle(lastLeg(route.points));
         if (target.kind === "local") insertItem(file, labelNode(target.text, toMm(last), angle, file.newUuid()));
         else insertItem(file, globalLabelNode(target.text, toMm(last), target.shape, angle, file.newUuid()));

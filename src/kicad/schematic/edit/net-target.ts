@@ -32,7 +32,7 @@ import { copyFieldLook } from "./field-layout.ts";
 const UNNAMED = /^(Net|unconnected)-\(/;
 
 /** How `connect` names the net at the end of its stub. */
-export type NetTarget =
+export type NamedTarget =
   | {
       kind: "power";
       libId: string;
@@ -48,11 +48,33 @@ export type NetTarget =
   | { kind: "local"; text: string; expected: string };
 
 /**
+ * How `connect` reaches its net: by name (`NamedTarget`), or, for a net nothing names (KiCad
+ * makes up `Net-(D1-K)` after one of its pins), by a wire alone: no label joins such a net, only
+ * a wire to its pins or wiring on the sheet. `member` is one of its pins, by which the net is
+ * known again after the wire joins it (its made-up name may then follow the new pin).
+ */
+export type NetTarget = NamedTarget | { kind: "wire"; expected: string; member: { ref: string; pin: string } };
+
+/**
  * How a connection to `net` from a pin on `instance` names it: the power symbol the design
  * (or the `power` library) has for it, a global label when global labels name it, else a
  * local label (`/Sheet/NAME` or a short name: a local net of the pin's own sheet).
  */
-export function netTarget(state: EditorState, net: string, instance: SheetInstance, ref: string): NetTarget {
+export function netTarget(state: EditorState, net: string, instance: SheetInstance, ref: string): NamedTarget;
+export function netTarget(
+  state: EditorState,
+  net: string,
+  instance: SheetInstance,
+  ref: string,
+  options: { byWire: true },
+): NetTarget;
+export function netTarget(
+  state: EditorState,
+  net: string,
+  instance: SheetInstance,
+  ref: string,
+  options: { byWire?: boolean } = {},
+): NetTarget {
   if (net.startsWith("/")) {
     const base = net.slice(instance.humanPath.length);
     if (!net.startsWith(instance.humanPath) || base === "" || base.includes("/")) {
@@ -101,10 +123,14 @@ export function netTarget(state: EditorState, net: string, instance: SheetInstan
     net,
   );
   if (found.kind === "found" && UNNAMED.test(found.name)) {
-    const pin = state.netlist().nets.find((n) => n.name === found.name)!.nodes[0];
+    const nodes = state.netlist().nets.find((n) => n.name === found.name)!.nodes;
+    const pin = nodes[0];
+    // A pin of type no-connect, or flagged so, is never joined (KiCad writes its type `…+no_connect`).
+    const open = nodes.find((n) => !/(^|\+)no_connect$/.test(n.pintype ?? ""));
+    if (options.byWire && open) return { kind: "wire", expected: found.name, member: { ref: open.ref, pin: open.pin } };
     throw new CopperheadError(
       "edit_conflict",
-      `${found.name} is the name KiCad makes up for a net that nothing names${pin ? ` (after ${pin.ref} pin ${pin.pin})` : ""}: a label of that text would start a new net instead of joining it, and the name changes as parts join the net. Nothing was written.`,
+      `${found.name} is the name KiCad makes up for a net that nothing names${pin ? ` (after ${pin.ref} pin ${pin.pin})` : ""}: ${options.byWire ? "its pins are marked not to be connected" : "a label of that text would start a new net instead of joining it, and the name changes as parts join the net"}. Nothing was written.`,
       {
         fix: "Connect to a named net instead (list_nets lists them), or refuse and say that the net needs a name.",
         net: found.name,
@@ -226,7 +252,8 @@ export function netPoints(
     if (target.kind === "local" && label.kind !== "global" && label.text === target.text) points.push(label.at);
     if (target.kind === "global" && label.kind === "global" && label.text === target.text) points.push(label.at);
   }
-  return points;
+  // A pin flagged no-connect is unused on purpose: a wire to it would contradict the flag.
+  return points.filter((p) => wiring.noConnectsAt(p).length === 0);
 }
 
 /**
@@ -260,13 +287,15 @@ export function wireJoins(wiring: SheetWiring, points: PointIu[], tip: PointIu, 
   return ahead;
 }
 
-/** What a new pin's connection ends in: a power symbol standing as `NetTarget` says (boxes relative to its pin) or a label. */
+/** What a new pin's connection ends in: a power symbol standing as `NetTarget` says (boxes relative to its pin), a label, or only the wire that joins an unnamed net. */
 export type PinLanding =
   | { kind: "power"; boxes: Box[]; arrive: PointIu }
-  | { kind: "label"; text: string; flagged: boolean };
+  | { kind: "label"; text: string; flagged: boolean }
+  | { kind: "wire" };
 
 /** What a connection to `target` ends in, relative to the stub's end. */
 export function landingOf(target: NetTarget): PinLanding {
+  if (target.kind === "wire") return { kind: "wire" };
   if (target.kind !== "power") return { kind: "label", text: target.text, flagged: target.kind === "global" };
   const def = target.def();
   const lib = libSymbolView(def);
@@ -303,8 +332,13 @@ export function powerSymbolFields(
 export function plannedWiring(tip: PointIu, outward: PointIu, landing: PinLanding): Box[] {
   const route = stubRoutes(tip, outward, landing.kind === "power" ? landing.arrive : undefined)[0]!;
   const end = route.points[route.points.length - 1]!;
-  const landed = landing.kind === "power" ? landing : labelLanding(landing, route.points);
-  return [...routeBoxes(route.points), ...landed.boxes.map((b) => translate(b, end))];
+  const landed =
+    landing.kind === "label"
+      ? labelLanding(landing, route.points).boxes
+      : landing.kind === "power"
+        ? landing.boxes
+        : [];
+  return [...routeBoxes(route.points), ...landed.map((b) => translate(b, end))];
 }
 
 /** A label at the end of `points`, reading away from the last leg. */
