@@ -464,6 +464,13 @@ describe("connect finds how the part's own sheet names the net, judged by kicad-
       sub.editor.connect(s.ref, "1", "/out1");
       sub.editor.save();
       expect(netOf(await kicadNets(sub.root, sub.editor), s.ref, "1")).toBe("/out1");
+
+      // A net that does not reach the part's sheet: the refusal says which sheet it is drawn on.
+      const glasgow = await editCopy("corpus/glasgow-revc3");
+      const g = glasgow.editor.addComponent({ libId: "Device:R", value: "10k", sheet: "/" });
+      const refused = thrownCopperheadError(() => glasgow.editor.connect(g.ref, "1", "/IO_Banks/Z9_P"));
+      expect(refused.message).toStartWith("/IO_Banks/Z9_P is a local net of sheet /IO_Banks/, and no name on sheet /");
+      expect(refused.fix).toStartWith("Put the part on sheet /IO_Banks/");
     },
     KICAD_TIMEOUT,
   );

@@ -82,9 +82,9 @@ export function netTarget(
       if (carried) return { kind: "local", text: carried, expected: net };
       throw new CopperheadError(
         "edit_conflict",
-        `${net} is a local net of another sheet, but ${ref} is on sheet ${instance.humanPath}; local nets do not cross sheets.`,
+        `${net} is a local net of sheet ${net.slice(0, net.lastIndexOf("/") + 1)}, and no name on sheet ${instance.humanPath}, where ${ref} is, joins it: local nets cross sheets only through sheet pins.`,
         {
-          fix: `Use a global name (no leading /) to join across sheets, or a name on this sheet such as ${instance.humanPath}${net.split("/").pop() ?? "NAME"}.`,
+          fix: `Put the part on sheet ${net.slice(0, net.lastIndexOf("/") + 1)} (add_component with sheet, or near a part there) and connect it there, or use a global name (no leading /) for a net meant to cross sheets.`,
           net,
           sheet: instance.humanPath,
         },
