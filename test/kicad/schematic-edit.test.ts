@@ -507,6 +507,29 @@ describe("a net nothing names is joined by a wire, judged by kicad-cli's netlist
     KICAD_TIMEOUT,
   );
 
+  test(
+    "a part is met along the unnamed net's wiring where its pins are crowded: a T with a junction",
+    async () => {
+      // laser_driver's Net-(Q1-E) runs from Q1's emitter down a wire past R3 and C1.
+      const { root, editor } = await editCopy("demos/simulation/laser_driver/laser_driver");
+      const members = pinsOf(await kicadNets(root), "Net-(Q1-E)");
+      const file = editor.project.root.file;
+      const junctions = file.junctions.length;
+      const added = editor.addComponent({
+        libId: "Device:R",
+        value: "10k",
+        near: "C2",
+        connect: { "1": "Net-(Q1-E)" },
+      });
+      editor.save();
+      const after = await kicadNets(root, editor);
+      expect(pinsOf(after, netOf(after, added.ref, "1")!)).toEqual([...members, `${added.ref}.1`].sort());
+      expect(file.junctions.length).toBe(junctions + 1);
+      expect(file.labels.filter((l) => l.text.startsWith("Net-"))).toEqual([]);
+    },
+    KICAD_TIMEOUT,
+  );
+
   test("with no free way to the net from where the part stands, connect says so and writes nothing", async () => {
     const { editor } = await editCopy("demos/royalblue54L_feather/RoyalBlue54L-Feather");
     const added = editor.addComponent({ libId: "Device:R", value: "10k", sheet: "/nRF54L15/", at: [40.64, 180.34] });

@@ -37,7 +37,7 @@ import {
   symbolFields,
 } from "./lib-symbols.ts";
 import { applyPlan, placeSymbol, pruneLibSymbol, toMm, unique } from "./sheet-tree.ts";
-import { landingOf, netPoints, netTarget, plannedWiring, type PinLanding } from "./net-target.ts";
+import { landingOf, netPoints, netTarget, plannedWiring, wireGridPoints, type PinLanding } from "./net-target.ts";
 import { joinSpot, partnerRoom, type JoinTarget, type PlannedPin, type UnitShape } from "./join-placement.ts";
 import { placementAnchor } from "./move.ts";
 import { connect } from "./connect.ts";
@@ -185,7 +185,14 @@ export function addComponent(state: EditorState, args: AddComponentArgs): AddedC
     lib.unitCount === 1
       ? [...nets]
           .filter(([, net]) => net.kind !== "power")
-          .map(([pin, net]) => ({ pin, points: netPoints(state, net, wiring) }))
+          .map(([pin, net]) => {
+            const points = netPoints(state, net, wiring);
+            // A net nothing names is met by a wire alone: along its wiring too, not only at its pins.
+            return {
+              pin,
+              points: net.kind === "wire" ? [...points, ...wireGridPoints(wiring, points, space.grid)] : points,
+            };
+          })
       : [];
   const starts = new Set(joins.filter((j) => j.points.length === 0).map((j) => j.pin));
   const spots = units.map((unit) => {

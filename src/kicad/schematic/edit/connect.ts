@@ -28,6 +28,7 @@ import {
   netPoints,
   netTarget,
   wireJoins,
+  wireGridPoints,
   powerSymbolFields,
   type NetTarget,
 } from "./net-target.ts";
@@ -131,9 +132,11 @@ export function wireToNet(state: EditorState, end: WireEnd, net: string, target:
   // Best: a short wire to the net; then a stub whose landing is free; last, on a crowded
   // sheet, the shortest stub that touches nothing, even if its label or symbol crowds a text.
   const points = netPoints(state, target, wiring, end.symbol);
+  // A net nothing names is met anywhere along its wiring (as add_component's placement plans it).
+  const along = target.kind === "wire" ? wireGridPoints(wiring, points, space.grid) : [];
   const route =
-    joinRoutes(end.tip, end.outward, [...points, ...wireJoins(wiring, points, end.tip, end.outward)]).find((r) =>
-      routeUsable(r, wiring, space, undefined),
+    joinRoutes(end.tip, end.outward, [...points, ...wireJoins(wiring, points, end.tip, end.outward), ...along]).find(
+      (r) => routeUsable(r, wiring, space, undefined),
     ) ??
     stubs.find((r) => routeUsable(r, wiring, space, landed(r))) ??
     stubs.find((r) => routeUsable(r, wiring, space, undefined));

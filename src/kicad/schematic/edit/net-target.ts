@@ -23,6 +23,7 @@ import {
 import type { SheetInstance } from "../model/hierarchy.ts";
 import { fieldValue, hiddenPowerNet, type PlacedSymbol } from "../model/symbols.ts";
 import type { SheetWiring } from "../wiring.ts";
+import type { Line } from "../model/sheet-items.ts";
 import { child, cloneNode, type SList } from "../../sexpr/index.ts";
 import type { EditorState } from "./editor-state.ts";
 import { libSymbolView, symbolFields, tryResolve } from "./lib-symbols.ts";
@@ -263,16 +264,7 @@ export function netPoints(
  * one's wire, as a designer draws them, where a stub and power symbol each had no room.
  */
 export function wireJoins(wiring: SheetWiring, points: PointIu[], tip: PointIu, outward: PointIu): PointIu[] {
-  const reached = new Set<(typeof wiring.file.wires)[number]>();
-  const queue = [...points];
-  while (queue.length > 0) {
-    const p = queue.pop()!;
-    for (const wire of [...wiring.wiresEndingAt(p), ...wiring.linesThrough(p)]) {
-      if (reached.has(wire) || !wiring.file.wires.includes(wire)) continue;
-      reached.add(wire);
-      queue.push(wire.a, wire.b);
-    }
-  }
+  const reached = netWires(wiring, points);
   const ahead: PointIu[] = [...reached].flatMap((w) => [w.a, w.b]);
   for (const { a, b } of reached) {
     const across = outward.x !== 0 ? a.x === b.x : a.y === b.y;
@@ -285,6 +277,38 @@ export function wireJoins(wiring: SheetWiring, points: PointIu[], tip: PointIu, 
     if ((meet.x - tip.x) * outward.x + (meet.y - tip.y) * outward.y > 0) ahead.push(meet);
   }
   return ahead;
+}
+
+/** The wires joined to `points` (through their ends, or passing through them). */
+function netWires(wiring: SheetWiring, points: PointIu[]): Set<Line> {
+  const reached = new Set<Line>();
+  const queue = [...points];
+  while (queue.length > 0) {
+    const p = queue.pop()!;
+    for (const wire of [...wiring.wiresEndingAt(p), ...wiring.linesThrough(p)]) {
+      if (reached.has(wire) || !wiring.file.wires.includes(wire)) continue;
+      reached.add(wire);
+      queue.push(wire.a, wire.b);
+    }
+  }
+  return reached;
+}
+
+/**
+ * Every point on the grid `step` along the net's wires (those reached from `points`), where a
+ * new wire may meet them in a T: what a net nothing names offers a new part besides its pins,
+ * since no label can join it. Only wires across or down the sheet; their ends included.
+ */
+export function wireGridPoints(wiring: SheetWiring, points: PointIu[], step: number): PointIu[] {
+  const out: PointIu[] = [];
+  for (const { a, b } of netWires(wiring, points)) {
+    if (a.x !== b.x && a.y !== b.y) continue;
+    const length = Math.abs(b.x - a.x) + Math.abs(b.y - a.y);
+    const d = { x: Math.sign(b.x - a.x), y: Math.sign(b.y - a.y) };
+    for (let k = 0; k * step <= length; k++) out.push({ x: a.x + d.x * k * step, y: a.y + d.y * k * step });
+    out.push(b);
+  }
+  return out;
 }
 
 /** What a new pin's connection ends in: a power symbol standing as `NetTarget` says (boxes relative to its pin), a label, or only the wire that joins an unnamed net. */
