@@ -450,20 +450,19 @@ describe("connect finds how the part's own sheet names the net, judged by kicad-
   test(
     "a local net of another sheet is joined by the name it has on the part's sheet: a bus member's, a port's",
     async () => {
+      /** The net kicad-cli puts pin 1 of a resistor on, added `near` a part on `sheet` and connected to `net`. */
+      async function joined(id: string, near: string, sheet: string, net: string): Promise<string | undefined> {
+        const { root, editor } = await editCopy(id);
+        const added = editor.addComponent({ libId: "Device:R", value: "10k", near });
+        expect(added.sheet).toBe(sheet);
+        editor.connect(added.ref, "1", net);
+        editor.save();
+        return netOf(await kicadNets(root, editor), added.ref, "1");
+      }
       // DIG.D11 is a member of a bus both sheets label; subsheet1 takes the root's out1 through its port "out".
-      const royal = await editCopy("demos/royalblue54L_feather/RoyalBlue54L-Feather");
-      const r = royal.editor.addComponent({ libId: "Device:R", value: "10k", near: "U1" });
-      expect(r.sheet).toBe("/nRF54L15/");
-      royal.editor.connect(r.ref, "1", "/Connectors/DIG.D11");
-      royal.editor.save();
-      expect(netOf(await kicadNets(royal.root, royal.editor), r.ref, "1")).toBe("/Connectors/DIG.D11");
-
-      const sub = await editCopy("demos/simulation/subsheets/mainsheet");
-      const s = sub.editor.addComponent({ libId: "Device:R", value: "10k", near: "R6" });
-      expect(s.sheet).toBe("/subsheet1/");
-      sub.editor.connect(s.ref, "1", "/out1");
-      sub.editor.save();
-      expect(netOf(await kicadNets(sub.root, sub.editor), s.ref, "1")).toBe("/out1");
+      const dig = "/Connectors/DIG.D11";
+      expect(await joined("demos/royalblue54L_feather/RoyalBlue54L-Feather", "U1", "/nRF54L15/", dig)).toBe(dig);
+      expect(await joined("demos/simulation/subsheets/mainsheet", "R6", "/subsheet1/", "/out1")).toBe("/out1");
 
       // A net that does not reach the part's sheet: the refusal says which sheet it is drawn on.
       const glasgow = await editCopy("corpus/glasgow-revc3");
