@@ -124,8 +124,25 @@ export function placeDirection(d: PointIu, placement: PlacementIu): PointIu {
  * Box of one unit's drawing and pins in library coordinates (IU, Y up), from the embedded
  * library symbol. Each pin is extended outward by `pinReach` so room is kept for the wire stub
  * and label a later `connect` puts there.
+ *
+ * Kept per library symbol: every placement and check of an edit boxes the whole sheet afresh,
+ * and no edit changes a library symbol's drawing in place (a different one goes in beside it as
+ * a new node, see `ensureLibSymbol`).
  */
 export function libUnitBox(libNode: SList, unit: number, bodyStyle: number, pinReach = 0): Box | undefined {
+  const key = `${unit}:${bodyStyle}:${pinReach}`;
+  let boxes = unitBoxes.get(libNode);
+  if (!boxes) unitBoxes.set(libNode, (boxes = new Map()));
+  if (!boxes.has(key)) boxes.set(key, traceUnitBox(libNode, unit, bodyStyle, pinReach));
+  const box = boxes.get(key);
+  return box && { ...box };
+}
+
+/** `libUnitBox`'s boxes by library symbol node, then by unit, body style and pin reach. */
+const unitBoxes = new WeakMap<SList, Map<string, Box | undefined>>();
+
+/** `libUnitBox`, worked out from the library symbol's graphics and pins. */
+function traceUnitBox(libNode: SList, unit: number, bodyStyle: number, pinReach: number): Box | undefined {
   let box: Box | undefined;
   const add = (x: number, y: number, r = 0) => {
     box = union(box, { x0: x - r, y0: y - r, x1: x + r, y1: y + r });
