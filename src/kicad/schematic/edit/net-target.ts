@@ -215,8 +215,8 @@ function standing(def: SList, net: string): number {
 /**
  * The design's global power symbols of `net` (a vendor's without the power flag, which names
  * the net by its hidden power pin, included: see `hiddenPowerNet`), embedded under their lib
- * id, those on `instance`'s sheet first: a new one reuses their embedded library symbol and shows its text
- * as they do. Where the library changed since the sheet was saved, eeschema would embed the
+ * id, those on `instance`'s sheet first: a new one reuses their embedded library symbol and
+ * shows its text as they do. Where the library changed since the sheet was saved, eeschema would embed the
  * library's beside it as a renamed copy (`+12V_1`), a second symbol for one rail; the new
  * symbol instead differs from the library exactly as the design's others do, which the
  * baseline knows is no new finding (checks/baseline.ts, `sameLibraryDifference`).
