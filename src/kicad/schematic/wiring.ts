@@ -62,13 +62,14 @@ export class SheetWiring {
   ) {
     for (const symbol of file.symbols) {
       const { reference, unit } = symbolInstance(symbol, instancePath, projectName);
+      const power = symbol.lib?.power !== undefined || hiddenPowerNet(symbol) !== undefined;
       for (const lib of unitPins(symbol, unit)) {
         this.pins.push({
           symbol,
           lib,
           reference,
           at: placePoint(lib.at, symbol.placement),
-          power: symbol.lib?.power !== undefined || hiddenPowerNet(symbol) !== undefined,
+          power,
         });
       }
     }

@@ -130,11 +130,10 @@ export function symbolInstance(
  * pin joins the net of its name wherever the symbol stands. Undefined for anything else.
  */
 export function hiddenPowerNet(symbol: PlacedSymbol): string | undefined {
+  if (!symbol.lib || symbol.lib.power || !(fieldValue(symbol, "Reference") ?? "").startsWith("#")) return undefined;
   const pins = unitPins(symbol, symbol.unit);
   const name = pins[0]?.name;
-  if (!symbol.lib || symbol.lib.power || !name || !(fieldValue(symbol, "Reference") ?? "").startsWith("#"))
-    return undefined;
-  return pins.every((p) => p.type === "power_in" && p.hidden && p.name === name) ? name : undefined;
+  return name && pins.every((p) => p.type === "power_in" && p.hidden && p.name === name) ? name : undefined;
 }
 
 /** Library pins present on one placed unit and body style (unit 0 / style 0 pins are shared). */
