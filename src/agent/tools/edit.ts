@@ -285,7 +285,7 @@ export const editTools = [
     name: "rename_net",
     effect: "edit",
     description:
-      "Rename a net by changing the labels or power symbols that name it, on every sheet it runs through. A label whose longer name would run over another item makes room the least way that keeps it readable: read the other way, slid along its wire, moved to the wire's other end, carried out beyond a free end of its wire (the wire lengthened to meet it), put at the end of a new short stub drawn off its wiring (with a junction), or given room by carrying a no-connect flag out with its wire's end or sliding a two-pin part in series at its wire's end further along the run (madeRoom in the result says what moved); when none is clear the call says what each way ran into (move_label then places it where you choose)." +
+      "Rename a net by changing the labels or power symbols that name it, on every sheet it runs through. A label whose longer name would run over another item makes room the least way that keeps it readable: read the other way, slid along its wire, moved to the wire's other end, carried out beyond a free end of its wire (the wire lengthened to meet it), put at the end of a new short stub drawn off its wiring (with a junction), or given room by carrying a no-connect flag out with its wire's end or sliding the part or sheet at its wire's end further along the run, its wires stretched and shortened (madeRoom in the result says what moved); when none is clear the call says what each way ran into (move_label then places it where you choose)." +
       CONFINED,
     schema: v.strictObject({ from: name(200), to: name(200) }),
     run(ctx: RunContext, { from, to }) {

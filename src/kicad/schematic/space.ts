@@ -486,10 +486,7 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
   for (const line of file.wires) push(union(pointBox(line.a), pointBox(line.b)), "wire");
   for (const line of file.buses) push(union(pointBox(line.a), pointBox(line.b)), "bus");
   for (const label of file.labels) {
-    push(
-      labelBox(label.at, label.text, label.rotation, label.kind !== "local", fontSize(label.node)),
-      `${label.kind === "local" ? "label" : `${label.kind} label`} ${label.text}`,
-    );
+    out.push(labelItem(label));
     const refs = label.kind === "global" ? file.intersheetRefs(label.text) : undefined;
     if (refs !== undefined) push(pageRefsBox(label, refs, sheetVars), pageRefsWhat(label.text));
   }
@@ -502,6 +499,14 @@ export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): 
       for (const box of graphicBoxes(item, sheetVars))
         push(box, head(item) === "text" ? `text "${(text(item, 1) ?? "").slice(0, 20)}"` : (head(item) ?? "graphic"));
   return out;
+}
+
+/** What a label draws: its text, and its flag unless it is a local label (a global label's page references aside). */
+export function labelItem(label: Label): DrawnBox {
+  return {
+    box: labelBox(label.at, label.text, label.rotation, label.kind !== "local", fontSize(label.node)),
+    what: `${label.kind === "local" ? "label" : `${label.kind} label`} ${label.text}`,
+  };
 }
 
 /** What a placed symbol draws: its drawing and pins, and each visible field (text variables expanded with `sheetVars`). */
@@ -520,7 +525,8 @@ export function symbolItems(symbol: PlacedSymbol, sheetVars: Resolver): DrawnBox
 
 /**
  * What a sheet symbol draws: its box, its fields (text variables expanded with `vars`) and its
- * pins' names (one being planned too, before it is in a tree).
+ * pins' names (one being planned too, before it is in a tree). eeschema draws a pin's shape and
+ * name inside the box, from the edge the pin sits on; outside it is only the pin's wire.
  */
 export function sheetSymbolItems(
   sheet: Pick<SheetSymbol, "name" | "at" | "size"> & {
@@ -539,8 +545,12 @@ export function sheetSymbolItems(
     const box = fieldBox(field.node, SHEET_PLACEMENT, vars);
     if (box) out.push({ box, what: `sheet ${sheet.name}'s ${field.name}` });
   }
-  for (const pin of sheet.pins)
-    out.push({ box: textBox(pin.at, pin.name.length + 2, 0), what: `sheet pin ${pin.name}` });
+  for (const pin of sheet.pins) {
+    const inward =
+      pin.at.x <= sheet.at.x ? 0 : pin.at.x >= sheet.at.x + sheet.size.x ? 180 : pin.at.y <= sheet.at.y ? 270 : 90;
+    const length = (pin.name.length + 2) * CHAR * CHAR_ADVANCE;
+    out.push({ box: runBox(pin.at, inward, length, CHAR), what: `sheet pin ${pin.name}` });
+  }
   return out;
 }
 

@@ -2,8 +2,8 @@
  * What stands around a label that must make room for a longer name, and how a chosen spot is
  * drawn. `LabelRoom` answers whether the label reads clear at a spot: its text crossing no other
  * item, on the page, off the title block. It can also answer for the sheet as a way of making
- * room would leave it (`Rearrangement`: a part slid along its run, a no-connect flag carried out
- * with its wire's end). `label-ways.ts` tries the ways in turn; `move_label` checks a spot the
+ * room would leave it (`Rearrangement`: a part or sheet slid along its run, a no-connect flag carried
+ * out with its wire's end). `label-ways.ts` tries the ways in turn; `move_label` checks a spot the
  * model picks by the same rules (`LabelRoom.blockers`).
  */
 import { child, setAtom, text, type SList } from "../../sexpr/index.ts";
@@ -40,8 +40,8 @@ const MAX_SPOTS = 400;
 
 /**
  * A change to the rest of the sheet that makes room for a label, made with the rename: wire ends
- * moved (a run stretched or shortened, a free end lengthened) and items moved whole (a two-pin
- * part slid along its run with its fields, a no-connect flag carried out with its wire's end).
+ * moved (a run stretched or shortened, a free end lengthened) and items moved whole (a part or
+ * sheet slid along its run with its fields, a no-connect flag carried out with its wire's end).
  */
 export interface Rearrangement {
   ends: { wire: Line; end: PointIu; to: PointIu }[];
@@ -119,24 +119,29 @@ export class LabelRoom {
     // As `occupiedItems` boxes it, so the label is not taken for one of its own obstacles.
     this.own = labelBox(label.at, label.text, label.rotation, label.kind !== "local", fontSize(label.node));
     const ends = rearranged?.ends ?? [];
-    this.sheetWires = file.wires.map((w) =>
+    const moveEnds = (w: Line) =>
       ends
         .filter((e) => e.wire === w)
-        .reduce((line, e) => (samePoint(line.a, e.end) ? { ...line, a: e.to } : { ...line, b: e.to }), w as Line),
-    );
-    const changed = this.sheetWires.filter((w, i) => w !== file.wires[i]);
+        .reduce((line, e) => (samePoint(line.a, e.end) ? { ...line, a: e.to } : { ...line, b: e.to }), w as Line);
+    this.sheetWires = file.wires.map(moveEnds);
+    // A sheet slid along its run stretches the buses at its pins as well as the wires.
+    const movedLines = [...new Set(ends.map((e) => e.wire))].map((w) => ({
+      before: w,
+      after: moveEnds(w),
+      what: file.buses.includes(w) ? "bus" : "wire",
+    }));
     this.wires = this.sheetWires.filter((w) => onSegment(label.at, w.a, w.b, 0));
     this.wireBoxes = this.wires.map(lineBox);
     this.network = joinedWires(this.sheetWires, this.wires);
     // What moves leaves its old place: the moved items' boxes, and the old boxes of moved wires.
     const leaving = [
       ...(rearranged?.shifts ?? []).flatMap((s) => s.items),
-      ...ends.map((e) => ({ box: lineBox(e.wire), what: "wire" })),
+      ...movedLines.map((l) => ({ box: lineBox(l.before), what: l.what })),
     ];
     const left = (i: DrawnBox) => leaving.some((l) => l.what === i.what && same(l.box, i.box));
     const arriving = [
       ...(rearranged?.shifts ?? []).flatMap((s) => s.items.map((i) => ({ ...i, box: translate(i.box, s.by) }))),
-      ...changed.map((w) => ({ box: lineBox(w), what: "wire" })),
+      ...movedLines.map((l) => ({ box: lineBox(l.after), what: l.what })),
     ];
     for (const item of arriving) this.moved.add(item);
     // Its page references go with it (`placeIntersheetRefs`).

@@ -6,15 +6,16 @@
  * end, carried out beyond a free end of its wire with the wire lengthened to meet it (a
  * no-connect flag on that end going out with it, the label then anywhere along the longer
  * wire), put at the end of a new stub drawn off its wiring into free space (with a junction
- * where the stub meets it), or given room by sliding the two-pin part in series at its wire's
- * end further along the run, as a designer gives a label room beside a crowded run. When none
- * is clear the rename is refused, saying what each way ran into.
+ * where the stub meets it), or given room by sliding the part or sheet at its wire's end further
+ * along the run (a series resistor, the sheet the run enters), as a designer gives a label room
+ * beside a crowded run. When none is clear the rename is refused, saying what each way ran into.
  */
 import { CopperheadError } from "../../../errors.ts";
+import type { SList } from "../../sexpr/index.ts";
 import { onSegment, placePoint, samePoint, toIU, type PointIu } from "../geometry.ts";
-import { intersects, noConnectBox, symbolItems } from "../space.ts";
+import { intersects, labelItem, noConnectBox, sheetSymbolItems, symbolItems, type DrawnBox } from "../space.ts";
 import { sheetResolver } from "../text-vars.ts";
-import { unitPins, type PlacedSymbol } from "../model/symbols.ts";
+import { unitPins } from "../model/symbols.ts";
 import type { Label, Line } from "../model/sheet-items.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
 import {
@@ -35,8 +36,8 @@ const MAX_LENGTHEN_MM = 25.4;
 /** How long a new stub off the label's wiring is at most, mm, and from how many of its spots (nearest first) one is tried. */
 const MAX_STUB_MM = 12.7;
 const STUB_SPOTS = 60;
-/** How far a part in series at the label's wire's end slides along its run at most, mm. */
-const MAX_SLIDE_MM = 12.7;
+/** How far the part or sheet at the label's wire's end slides along its run at most, mm. */
+const MAX_SLIDE_MM = 25.4;
 
 /** One way of making room that was tried, and why it did not do. */
 interface Tried {
@@ -115,10 +116,10 @@ export function renamedLabelAt(file: SchematicFile, label: Label, text: string):
     failed: stubbed.failed,
   });
 
-  const slid = slidePart(room, text);
+  const slid = slideBlock(room, text);
   if ("spot" in slid) return slid.spot;
   tried.push({
-    way: `sliding a two-pin part in series at its wire's end along the run, by up to ${MAX_SLIDE_MM} mm`,
+    way: `sliding the part or sheet at its wire's end along the run, by up to ${MAX_SLIDE_MM} mm`,
     failed: slid.failed,
   });
 
@@ -317,119 +318,140 @@ function spotAfter(
   return { failed: `the label would still run over ${room.blockers(label.at, text, label.rotation)[0]}` };
 }
 
-/** A two-pin part in series at an end of the label's wire, and how far it can slide along the run. */
-interface SeriesPart {
-  symbol: PlacedSymbol;
-  ref: string;
-  /** The label's wire, its end at the part's near pin, and the way along the run away from the label. */
-  wire: Line;
-  end: PointIu;
+/** A part or sheet at an end of the label's wire, and how far it can slide along the run. */
+interface SlidingBlock {
+  /** As notes and errors name it: "R3", "sheet fpga-mgts". */
+  name: string;
+  node: SList;
+  items: DrawnBox[];
+  /** The way along the run away from the label. */
   out: PointIu;
-  /** The part's far pin, and the wire leaving it along the run (none when the pin is free). */
-  far: PointIu;
-  farWire?: Line;
-  /** How far it may slide, IU: short of anything that meets the far wire, keeping that wire a grid step long. */
+  /** The wire ends at its pins, which move with it: wires behind it stretch, wires ahead shorten. */
+  ends: { wire: Line; end: PointIu }[];
+  /** What sits right on its pins and goes along: no-connect flags, labels, one-pin symbols such as power symbols. */
+  riders: { node: SList; items: DrawnBox[] }[];
+  /** How far it may slide, IU: short of anything that meets a wire ahead of it, keeping that wire a grid step long. */
   reach: number;
 }
 
 /**
- * Room made by sliding a two-pin part in series at an end of the label's wire (a series resistor
- * between a pin and the rest of its net) further along the run, the label's wire stretched to
- * its near pin and the wire beyond its far pin shortened to match, as a designer makes room on a
- * crowded row. Nothing else may meet either pin, nor the far wire where it shortens; the part,
- * its fields and the longer wire must land clear of everything they did not already cross.
+ * Room made by sliding the part or sheet at an end of the label's wire further along the run (a
+ * series resistor between a pin and the rest of its net, or the sheet the run enters), the
+ * label's wire stretched to meet it, as a designer makes room on a crowded row. Every wire at
+ * its pins must lie along the run: those behind it stretch, those ahead shorten to match, and
+ * nothing but one such wire may meet a pin, besides what sits right on it and goes along (a
+ * no-connect flag, a label, a power symbol or other one-pin symbol). The moved
+ * part, its fields and the longer wires must land clear of everything they did not already
+ * cross. A part slides the least that makes room.
  */
-function slidePart(room: LabelRoom, text: string): { spot: LabelSpot } | { failed: string } {
-  const found: SeriesPart[] = [];
+function slideBlock(room: LabelRoom, text: string): { spot: LabelSpot } | { failed: string } {
+  const found: SlidingBlock[] = [];
   const whyNot: string[] = [];
   for (const wire of room.wires)
     for (const end of [wire.a, wire.b]) {
-      const part = seriesPart(room, wire, end);
-      if (typeof part === "string") whyNot.push(part);
-      else found.push(part);
+      const block = blockAt(room, wire, end);
+      if (typeof block === "string") whyNot.push(block);
+      else found.push(block);
     }
   if (found.length === 0) return { failed: [...new Set(whyNot)].join("; ") || "it sits on no wire" };
-  const items = (symbol: PlacedSymbol) => symbolItems(symbol, sheetResolver(room.file));
   const failed: string[] = [];
-  for (const part of found) {
+  for (const block of found) {
     let last = "";
     let stop = "";
-    for (let k = 1; k * STEP <= Math.min(part.reach, toIU(MAX_SLIDE_MM)); k++) {
-      const by = { x: part.out.x * k * STEP, y: part.out.y * k * STEP };
-      const shifted = (p: PointIu) => ({ x: p.x + by.x, y: p.y + by.y });
+    for (let k = 1; k * STEP <= Math.min(block.reach, toIU(MAX_SLIDE_MM)); k++) {
+      const by = { x: block.out.x * k * STEP, y: block.out.y * k * STEP };
       const result = spotAfter(room, text, {
-        ends: [
-          { wire: part.wire, end: part.end, to: shifted(part.end) },
-          ...(part.farWire ? [{ wire: part.farWire, end: part.far, to: shifted(part.far) }] : []),
-        ],
-        shifts: [{ node: part.symbol.node, by, items: items(part.symbol) }],
-        note: `${part.ref} slid ${mmText(k * STEP)} mm ${towards(part.out)} along its run, its wires stretched and shortened to match`,
+        ends: block.ends.map(({ wire, end }) => ({ wire, end, to: { x: end.x + by.x, y: end.y + by.y } })),
+        shifts: [{ node: block.node, by, items: block.items }, ...block.riders.map((rider) => ({ ...rider, by }))],
+        note: `${block.name} slid ${mmText(k * STEP)} mm ${towards(block.out)} along its run, its wires stretched and shortened to match`,
       });
       if ("spot" in result) return result;
       if ("blocked" in result) {
-        stop = `slid ${mmText(k * STEP)} mm ${towards(part.out)}, ${result.blocked}`;
+        stop = `slid ${mmText(k * STEP)} mm ${towards(block.out)}, ${result.blocked}`;
         break;
       }
       last = result.failed;
     }
-    const limit = `it can slide ${mmText(Math.min(part.reach, toIU(MAX_SLIDE_MM)))} mm at most`;
+    const limit = `it can slide ${mmText(Math.min(block.reach, toIU(MAX_SLIDE_MM)))} mm at most`;
     failed.push(
-      `${part.ref}: ${stop || limit}${last ? `${stop ? ", and short of that" : ", and there"} ${last}` : ""}`,
+      `${block.name}: ${stop || limit}${last ? `${stop ? ", and short of that" : ", and there"} ${last}` : ""}`,
     );
   }
   return { failed: failed.join("; ") };
 }
 
 /**
- * The two-pin part whose pin sits at `end` of the label's `wire` with its other pin further
- * along the same line, when it can slide: nothing but the wire meets its near pin, nothing but
- * one wire along the run (or nothing) meets its far pin. Otherwise why not.
+ * The part or sheet whose pin sits at `end` of the label's `wire`, when it can slide along the
+ * run away from the label (see `slideBlock`). Otherwise why not.
  */
-function seriesPart(room: LabelRoom, wire: Line, end: PointIu): SeriesPart | string {
+function blockAt(room: LabelRoom, wire: Line, end: PointIu): SlidingBlock | string {
+  const f = room.file;
   const at = `its wire's end at (${toMm(end).join(", ")})`;
   const other = samePoint(wire.a, end) ? wire.b : wire.a;
   const out = { x: Math.sign(end.x - other.x), y: Math.sign(end.y - other.y) };
   if (out.x !== 0 && out.y !== 0) return "its wire is not horizontal or vertical";
-  const near = room.meeting(end, [wire]);
-  const [pin] = near.pins;
-  if (!pin) return `${at} meets no part's pin`;
-  const symbol = pin.symbol;
-  const ref = symbol.fields.find((f) => f.name === "Reference")?.value ?? symbol.libId;
-  const pins = unitPins(symbol, symbol.unit);
-  const farPin = pins.find((p) => p.number !== pin.number);
-  const far = farPin && placePoint(farPin.at, symbol.placement);
-  if (pins.length !== 2 || !far) return `${ref} at ${at} is not a two-pin part`;
-  const length = (far.x - end.x) * out.x + (far.y - end.y) * out.y;
-  if (length <= 0 || (far.x - end.x) * out.y !== 0 || (far.y - end.y) * out.x !== 0)
-    return `${ref} at ${at} does not lie along the run`;
-  const extra = [
-    ...near.wires.map(() => "another wire"),
-    ...near.pins.slice(1).map(() => "another pin"),
-    ...(near.junctions > 0 ? ["a junction"] : []),
-    ...near.labels.filter((l) => l !== room.label).map((l) => `label ${l.text}`),
-    ...(near.flags.length + near.sheetPins + near.busEntries > 0 ? ["a flag, sheet pin or bus entry"] : []),
-  ];
-  if (extra.length > 0) return `${ref}'s pin at ${at} also meets ${extra[0]}`;
-  const beyond = room.meeting(far);
-  const farWire = beyond.wires.find((w) => samePoint(w.a, far) || samePoint(w.b, far));
-  const farEnd = farWire && (samePoint(farWire.a, far) ? farWire.b : farWire.a);
-  const farOk =
-    beyond.wires.length === (farWire ? 1 : 0) &&
-    beyond.pins.length === 1 &&
-    beyond.junctions + beyond.labels.length + beyond.flags.length + beyond.sheetPins + beyond.busEntries === 0 &&
-    (!farEnd || (Math.sign(farEnd.x - far.x) === out.x && Math.sign(farEnd.y - far.y) === out.y));
-  if (!farOk) return `${ref}'s far pin at (${toMm(far).join(", ")}) meets more than one wire along the run`;
+  const symbol = room.meeting(end).pins[0]?.symbol;
+  const sheet = symbol ? undefined : f.sheets.find((s) => s.pins.some((p) => samePoint(p.at, end)));
+  const block = symbol
+    ? {
+        name: symbol.fields.find((x) => x.name === "Reference")?.value ?? symbol.libId,
+        node: symbol.node,
+        items: symbolItems(symbol, sheetResolver(f)),
+        pins: unitPins(symbol, symbol.unit).map((p) => placePoint(p.at, symbol.placement)),
+      }
+    : sheet && {
+        name: `sheet ${sheet.name}`,
+        node: sheet.node,
+        items: sheetSymbolItems(sheet, sheetResolver(f)),
+        pins: sheet.pins.map((p) => p.at),
+      };
+  if (!block) return `${at} meets no part's pin or sheet pin`;
+  const along = (p: PointIu, from: PointIu) => (p.x - from.x) * out.x + (p.y - from.y) * out.y;
+  const ends: SlidingBlock["ends"] = [];
+  const riders: SlidingBlock["riders"] = [];
   let reach = toIU(MAX_SLIDE_MM);
-  if (farWire) {
-    const along = (p: PointIu) => (p.x - far.x) * out.x + (p.y - far.y) * out.y;
-    // Anything else meeting the far wire stops the slide a grid step short of it.
-    const stops = [farEnd!, ...connectionPoints(room.file)].filter(
-      (p) => !samePoint(p, far) && onSegment(p, farWire.a, farWire.b, 0),
+  let points: PointIu[] | undefined;
+  // Stacked pins (a part's GND pins drawn on one spot) meet the same wire and riders once.
+  const pins = block.pins.filter((p, i) => block.pins.findIndex((q) => samePoint(p, q)) === i);
+  for (const pin of pins) {
+    const meets = room.meeting(pin);
+    const lines = [...meets.wires, ...f.buses.filter((b) => onSegment(pin, b.a, b.b, 0))];
+    const where = `${block.name}'s pin at (${toMm(pin).join(", ")})`;
+    const others = [...new Set(meets.pins.map((p) => p.symbol).filter((s) => s !== symbol))];
+    const labels = meets.labels.filter((l) => l !== room.label);
+    const extra = [
+      ...others.filter((s) => unitPins(s, s.unit).length !== 1).map(() => "another part's pin"),
+      ...(meets.junctions > 0 ? ["a junction"] : []),
+      ...labels.filter((l) => l.kind === "global").map((l) => `global label ${l.text}`),
+      ...(meets.sheetPins > (sheet ? 1 : 0) ? ["another sheet pin"] : []),
+      ...(meets.busEntries > 0 ? ["a bus entry"] : []),
+      ...(lines.length > 1 ? ["more than one wire"] : []),
+    ];
+    if (extra.length > 0) return `${where} also meets ${extra[0]}`;
+    riders.push(
+      ...meets.flags.map((flag) => ({
+        node: flag.node,
+        items: [{ box: noConnectBox(flag.at), what: "no-connect flag" }],
+      })),
+      ...labels.map((l) => ({ node: l.node, items: [labelItem(l)] })),
+      ...others.map((s) => ({ node: s.node, items: symbolItems(s, sheetResolver(f)) })),
     );
-    reach = Math.min(reach, ...stops.map((p) => along(p) - STEP));
+    const line = lines[0];
+    if (!line) continue;
+    const far = samePoint(line.a, pin) ? line.b : samePoint(line.b, pin) ? line.a : undefined;
+    if (!far) return `a wire runs on through ${where}`;
+    if ((far.x - pin.x) * out.y !== 0 || (far.y - pin.y) * out.x !== 0) return `${where} meets a wire across the run`;
+    ends.push({ wire: line, end: pin });
+    // A wire ahead shortens; anything meeting it stops the slide a grid step short.
+    if (along(far, pin) > 0) {
+      points ??= connectionPoints(f);
+      const stops = [far, ...points].filter((p) => !samePoint(p, pin) && onSegment(p, line.a, line.b, 0));
+      reach = Math.min(reach, ...stops.map((p) => along(p, pin) - STEP));
+    }
   }
-  if (reach < STEP) return `${ref} has no room to slide: its far wire is a grid step long or meets something at once`;
-  return { symbol, ref, wire, end, out, far, farWire, reach };
+  if (reach < STEP)
+    return `${block.name} has no room to slide: a wire ahead of it is a grid step long or meets something at once`;
+  return { name: block.name, node: block.node, items: block.items, out, ends, riders, reach };
 }
 
 /** The screen direction a unit vector points (Y down), as a note says it. */
