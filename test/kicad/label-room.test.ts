@@ -45,16 +45,10 @@ const KNOWN_REFUSALS: Record<string, Record<string, string>> = {
       "the hierarchical label holds its wire's free end, a row of such labels a grid step apart below it and W1 ahead, and U11, whose pin the run leaves, has wires across the run",
   },
   "demos/vme-wren/vme-wren": {
-    "/SWITCH1_N":
-      "its run lies in a row of wires a grid step apart, from a free end beside a bus entry to the sheet slow_gpio, whose pins on its far side leave wires that stop it sliding",
     "/fpga/GTH_BCLK_B2_N":
       "its run lies in a row of wires a grid step apart, so a stub off it runs into the next wire, and the longer name fits nowhere along it, the sheet fpga-mgts at its end",
     "/power-supply-3/5VPG":
       "its pin-to-part run is shorter than the name, and a label on a stub lands on R120's fields",
-    "/io_drivers_fp/I_IOEXP_SCLK":
-      "its run lies in a row of wires a grid step apart, so a stub off it runs into the next wire, and the longer name fits nowhere along it, the sheet bank0 at its end",
-    "/clocks/WR_CLK_SFP_AC_N":
-      "its run lies in a row of wires a grid step apart, so a stub off it runs into the next wire, and the longer name fits nowhere along it, between C265 and C266",
     "/vme_interface/vme_p1_p2/VMEPX.SYSFAIL":
       "its run between P1's pin and a no-connect flag is shorter than the name, and carrying the flag out runs it into the bus beyond",
     "/fpga/fpga-hp-banks/F_IOEXP_HWBYTE1_RCLK":
@@ -381,6 +375,36 @@ test("a rename slides a part with many pins along the run, the power symbol and 
       expect(file.noConnects.some((n) => samePoint(n.at, pinAt("N18")))).toBe(true);
     },
     "fpga-config.kicad_sch",
+  );
+  expect(ercAfter).toEqual(ercBefore);
+  expect(crossing).toEqual([]);
+}, 120_000);
+
+/**
+ * Parts drawn side by side on parallel runs slide together, and a run's free tail goes along
+ * with its label: on vme-wren's clocks sheet the coupling capacitors C266 and C265 of the
+ * WR_CLK_SFP_AC pair sit a little apart, each run ending free beyond them under its label.
+ */
+test("a rename slides a pair of parts on parallel runs together, their runs' free tails going along with their labels", async () => {
+  // The tails' labels at the pair (x 247.65 mm on the sheet as drawn), and the others further on.
+  const tails = (file: SchematicFile) =>
+    file.labels.filter((l) => l.text.startsWith("WR_CLK.SFP_")).map((l) => [l.text, l.at.x / 10_000, l.at.y / 10_000]);
+  const { ercBefore, ercAfter, crossing } = await renameOnCopy(
+    "demos/vme-wren/vme-wren",
+    "/clocks/WR_CLK_SFP_AC_N",
+    `WR_CLK_SFP_AC_N${"X".repeat(15)}`,
+    (file, madeRoom) => {
+      expect(madeRoom).toEqual([
+        "clocks.kicad_sch: C266 and C265 slid 15.24 mm right along their runs, their wires stretched and shortened to match, the free wires beyond going along with their labels",
+      ]);
+      expect(tails(file)).toEqual([
+        ["WR_CLK.SFP_P", 316.23, 38.1],
+        ["WR_CLK.SFP_N", 316.23, 40.64],
+        ["WR_CLK.SFP_P", 262.89, 20.32],
+        ["WR_CLK.SFP_N", 262.89, 22.86],
+      ]);
+    },
+    "clocks.kicad_sch",
   );
   expect(ercAfter).toEqual(ercBefore);
   expect(crossing).toEqual([]);

@@ -122,7 +122,8 @@ export class LabelRoom {
     const moveEnds = (w: Line) =>
       ends
         .filter((e) => e.wire === w)
-        .reduce((line, e) => (samePoint(line.a, e.end) ? { ...line, a: e.to } : { ...line, b: e.to }), w as Line);
+        // Which end moves is told by the wire as drawn: a wire moved whole has both ends listed.
+        .reduce((line, e) => (samePoint(w.a, e.end) ? { ...line, a: e.to } : { ...line, b: e.to }), w as Line);
     this.sheetWires = file.wires.map(moveEnds);
     // A sheet slid along its run stretches the buses at its pins as well as the wires.
     const movedLines = [...new Set(ends.map((e) => e.wire))].map((w) => ({
@@ -474,4 +475,36 @@ export function readingDirection(rotation: number): PointIu {
     { x: -1, y: 0 },
     { x: 0, y: 1 },
   ][(((rotation / 90) % 4) + 4) % 4]!;
+}
+
+/**
+ * The room a rearrangement makes: the nearest spot along the label's own wires, as the
+ * rearrangement leaves them, where the label reads clear, if what moved lands clear. `blocked`
+ * says what the rearrangement itself runs into; `failed` what the label still would.
+ */
+export function spotAfter(
+  base: LabelRoom,
+  text: string,
+  rearranged: Rearrangement,
+): { spot: LabelSpot } | { blocked: string } | { failed: string } {
+  const label = base.label;
+  const room = base.rearrangedFor(rearranged);
+  const blocked = room.rearrangedBlockers();
+  if (blocked.length > 0) return { blocked: blocked[0]! };
+  const turns = [0, 90, 180, 270].filter((r) => r !== label.rotation);
+  const along = room.heldEnd() ? [] : slides(label.at, room.wires, room.wires);
+  for (const at of [label.at, ...along])
+    for (const rotation of [label.rotation, ...turns])
+      if (room.blockers(at, text, rotation).length === 0) return { spot: { at, rotation, rearranged } };
+  return { failed: `the label would still run over ${room.blockers(label.at, text, label.rotation)[0]}` };
+}
+
+/** The screen direction a unit vector points (Y down), as a note says it. */
+export function towards(d: PointIu): string {
+  return d.x > 0 ? "right" : d.x < 0 ? "left" : d.y > 0 ? "down" : "up";
+}
+
+/** IU as mm, to the hundredth. */
+export function mmText(iu: number): string {
+  return (iu / 10_000).toFixed(2);
 }

@@ -11,24 +11,23 @@
  * beside a crowded run. When none is clear the rename is refused, saying what each way ran into.
  */
 import { CopperheadError } from "../../../errors.ts";
-import type { SList } from "../../sexpr/index.ts";
-import { onSegment, placePoint, samePoint, toIU, type PointIu } from "../geometry.ts";
-import { intersects, labelItem, noConnectBox, sheetSymbolItems, symbolItems, type DrawnBox } from "../space.ts";
-import { sheetResolver } from "../text-vars.ts";
-import { unitPins } from "../model/symbols.ts";
-import type { Label, Line } from "../model/sheet-items.ts";
+import { onSegment, samePoint, toIU, type PointIu } from "../geometry.ts";
+import { intersects, noConnectBox } from "../space.ts";
+import type { Label } from "../model/sheet-items.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
 import {
   LabelRoom,
   STEP,
   lineBox,
+  mmText,
   readingDirection,
   slides,
+  spotAfter,
+  towards,
   type FreeEnd,
   type LabelSpot,
-  connectionPoints,
-  type Rearrangement,
 } from "./label-room.ts";
+import { MAX_SLIDE_MM, slideBlock } from "./label-slide.ts";
 import { toMm } from "./sheet-tree.ts";
 
 /** How far a free wire end is lengthened at most to clear a label, mm. */
@@ -36,8 +35,6 @@ const MAX_LENGTHEN_MM = 25.4;
 /** How long a new stub off the label's wiring is at most, mm, and from how many of its spots (nearest first) one is tried. */
 const MAX_STUB_MM = 12.7;
 const STUB_SPOTS = 60;
-/** How far the part or sheet at the label's wire's end slides along its run at most, mm. */
-const MAX_SLIDE_MM = 25.4;
 
 /** One way of making room that was tried, and why it did not do. */
 interface Tried {
@@ -294,172 +291,4 @@ function carryFlagFrom(room: LabelRoom, text: string, free: FreeEnd): { spot: La
     last = found.failed;
   }
   return { failed: `carrying its no-connect flag out, ${last || "no length up to that is clear"}` };
-}
-
-/**
- * The room a rearrangement makes: the nearest spot along the label's own wires, as the
- * rearrangement leaves them, where the label reads clear, if what moved lands clear. `blocked`
- * says what the rearrangement itself runs into; `failed` what the label still would.
- */
-function spotAfter(
-  base: LabelRoom,
-  text: string,
-  rearranged: Rearrangement,
-): { spot: LabelSpot } | { blocked: string } | { failed: string } {
-  const label = base.label;
-  const room = base.rearrangedFor(rearranged);
-  const blocked = room.rearrangedBlockers();
-  if (blocked.length > 0) return { blocked: blocked[0]! };
-  const turns = [0, 90, 180, 270].filter((r) => r !== label.rotation);
-  const along = room.heldEnd() ? [] : slides(label.at, room.wires, room.wires);
-  for (const at of [label.at, ...along])
-    for (const rotation of [label.rotation, ...turns])
-      if (room.blockers(at, text, rotation).length === 0) return { spot: { at, rotation, rearranged } };
-  return { failed: `the label would still run over ${room.blockers(label.at, text, label.rotation)[0]}` };
-}
-
-/** A part or sheet at an end of the label's wire, and how far it can slide along the run. */
-interface SlidingBlock {
-  /** As notes and errors name it: "R3", "sheet fpga-mgts". */
-  name: string;
-  node: SList;
-  items: DrawnBox[];
-  /** The way along the run away from the label. */
-  out: PointIu;
-  /** The wire ends at its pins, which move with it: wires behind it stretch, wires ahead shorten. */
-  ends: { wire: Line; end: PointIu }[];
-  /** What sits right on its pins and goes along: no-connect flags, labels, one-pin symbols such as power symbols. */
-  riders: { node: SList; items: DrawnBox[] }[];
-  /** How far it may slide, IU: short of anything that meets a wire ahead of it, keeping that wire a grid step long. */
-  reach: number;
-}
-
-/**
- * Room made by sliding the part or sheet at an end of the label's wire further along the run (a
- * series resistor between a pin and the rest of its net, or the sheet the run enters), the
- * label's wire stretched to meet it, as a designer makes room on a crowded row. Every wire at
- * its pins must lie along the run: those behind it stretch, those ahead shorten to match, and
- * nothing but one such wire may meet a pin, besides what sits right on it and goes along (a
- * no-connect flag, a label, a power symbol or other one-pin symbol). The moved
- * part, its fields and the longer wires must land clear of everything they did not already
- * cross. A part slides the least that makes room.
- */
-function slideBlock(room: LabelRoom, text: string): { spot: LabelSpot } | { failed: string } {
-  const found: SlidingBlock[] = [];
-  const whyNot: string[] = [];
-  for (const wire of room.wires)
-    for (const end of [wire.a, wire.b]) {
-      const block = blockAt(room, wire, end);
-      if (typeof block === "string") whyNot.push(block);
-      else found.push(block);
-    }
-  if (found.length === 0) return { failed: [...new Set(whyNot)].join("; ") || "it sits on no wire" };
-  const failed: string[] = [];
-  for (const block of found) {
-    let last = "";
-    let stop = "";
-    for (let k = 1; k * STEP <= Math.min(block.reach, toIU(MAX_SLIDE_MM)); k++) {
-      const by = { x: block.out.x * k * STEP, y: block.out.y * k * STEP };
-      const result = spotAfter(room, text, {
-        ends: block.ends.map(({ wire, end }) => ({ wire, end, to: { x: end.x + by.x, y: end.y + by.y } })),
-        shifts: [{ node: block.node, by, items: block.items }, ...block.riders.map((rider) => ({ ...rider, by }))],
-        note: `${block.name} slid ${mmText(k * STEP)} mm ${towards(block.out)} along its run, its wires stretched and shortened to match`,
-      });
-      if ("spot" in result) return result;
-      if ("blocked" in result) {
-        stop = `slid ${mmText(k * STEP)} mm ${towards(block.out)}, ${result.blocked}`;
-        break;
-      }
-      last = result.failed;
-    }
-    const limit = `it can slide ${mmText(Math.min(block.reach, toIU(MAX_SLIDE_MM)))} mm at most`;
-    failed.push(
-      `${block.name}: ${stop || limit}${last ? `${stop ? ", and short of that" : ", and there"} ${last}` : ""}`,
-    );
-  }
-  return { failed: failed.join("; ") };
-}
-
-/**
- * The part or sheet whose pin sits at `end` of the label's `wire`, when it can slide along the
- * run away from the label (see `slideBlock`). Otherwise why not.
- */
-function blockAt(room: LabelRoom, wire: Line, end: PointIu): SlidingBlock | string {
-  const f = room.file;
-  const at = `its wire's end at (${toMm(end).join(", ")})`;
-  const other = samePoint(wire.a, end) ? wire.b : wire.a;
-  const out = { x: Math.sign(end.x - other.x), y: Math.sign(end.y - other.y) };
-  if (out.x !== 0 && out.y !== 0) return "its wire is not horizontal or vertical";
-  const symbol = room.meeting(end).pins[0]?.symbol;
-  const sheet = symbol ? undefined : f.sheets.find((s) => s.pins.some((p) => samePoint(p.at, end)));
-  const block = symbol
-    ? {
-        name: symbol.fields.find((x) => x.name === "Reference")?.value ?? symbol.libId,
-        node: symbol.node,
-        items: symbolItems(symbol, sheetResolver(f)),
-        pins: unitPins(symbol, symbol.unit).map((p) => placePoint(p.at, symbol.placement)),
-      }
-    : sheet && {
-        name: `sheet ${sheet.name}`,
-        node: sheet.node,
-        items: sheetSymbolItems(sheet, sheetResolver(f)),
-        pins: sheet.pins.map((p) => p.at),
-      };
-  if (!block) return `${at} meets no part's pin or sheet pin`;
-  const along = (p: PointIu, from: PointIu) => (p.x - from.x) * out.x + (p.y - from.y) * out.y;
-  const ends: SlidingBlock["ends"] = [];
-  const riders: SlidingBlock["riders"] = [];
-  let reach = toIU(MAX_SLIDE_MM);
-  let points: PointIu[] | undefined;
-  // Stacked pins (a part's GND pins drawn on one spot) meet the same wire and riders once.
-  const pins = block.pins.filter((p, i) => block.pins.findIndex((q) => samePoint(p, q)) === i);
-  for (const pin of pins) {
-    const meets = room.meeting(pin);
-    const lines = [...meets.wires, ...f.buses.filter((b) => onSegment(pin, b.a, b.b, 0))];
-    const where = `${block.name}'s pin at (${toMm(pin).join(", ")})`;
-    const others = [...new Set(meets.pins.map((p) => p.symbol).filter((s) => s !== symbol))];
-    const labels = meets.labels.filter((l) => l !== room.label);
-    const extra = [
-      ...others.filter((s) => unitPins(s, s.unit).length !== 1).map(() => "another part's pin"),
-      ...(meets.junctions > 0 ? ["a junction"] : []),
-      ...labels.filter((l) => l.kind === "global").map((l) => `global label ${l.text}`),
-      ...(meets.sheetPins > (sheet ? 1 : 0) ? ["another sheet pin"] : []),
-      ...(meets.busEntries > 0 ? ["a bus entry"] : []),
-      ...(lines.length > 1 ? ["more than one wire"] : []),
-    ];
-    if (extra.length > 0) return `${where} also meets ${extra[0]}`;
-    riders.push(
-      ...meets.flags.map((flag) => ({
-        node: flag.node,
-        items: [{ box: noConnectBox(flag.at), what: "no-connect flag" }],
-      })),
-      ...labels.map((l) => ({ node: l.node, items: [labelItem(l)] })),
-      ...others.map((s) => ({ node: s.node, items: symbolItems(s, sheetResolver(f)) })),
-    );
-    const line = lines[0];
-    if (!line) continue;
-    const far = samePoint(line.a, pin) ? line.b : samePoint(line.b, pin) ? line.a : undefined;
-    if (!far) return `a wire runs on through ${where}`;
-    if ((far.x - pin.x) * out.y !== 0 || (far.y - pin.y) * out.x !== 0) return `${where} meets a wire across the run`;
-    ends.push({ wire: line, end: pin });
-    // A wire ahead shortens; anything meeting it stops the slide a grid step short.
-    if (along(far, pin) > 0) {
-      points ??= connectionPoints(f);
-      const stops = [far, ...points].filter((p) => !samePoint(p, pin) && onSegment(p, line.a, line.b, 0));
-      reach = Math.min(reach, ...stops.map((p) => along(p, pin) - STEP));
-    }
-  }
-  if (reach < STEP)
-    return `${block.name} has no room to slide: a wire ahead of it is a grid step long or meets something at once`;
-  return { name: block.name, node: block.node, items: block.items, out, ends, riders, reach };
-}
-
-/** The screen direction a unit vector points (Y down), as a note says it. */
-function towards(d: PointIu): string {
-  return d.x > 0 ? "right" : d.x < 0 ? "left" : d.y > 0 ? "down" : "up";
-}
-
-/** IU as mm, to the hundredth. */
-function mmText(iu: number): string {
-  return (iu / 10_000).toFixed(2);
 }
