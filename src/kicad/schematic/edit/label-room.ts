@@ -103,6 +103,8 @@ export class LabelRoom {
   private readonly wireBoxes: Box[];
   private readonly page: { area: Box; titleBlock: Box };
   private readonly own: Box;
+  /** Wires the rearrangement moves whole (both ends), as drawn and where they land. */
+  private readonly wholeLines: { before: Line; after: Line; what: string }[];
   /** `heldEnd`, once worked out (null: none). */
   private held?: (FreeEnd & { wire: Line }) | null;
 
@@ -131,6 +133,7 @@ export class LabelRoom {
       after: moveEnds(w),
       what: file.buses.includes(w) ? "bus" : "wire",
     }));
+    this.wholeLines = movedLines.filter((l) => ends.filter((e) => e.wire === l.before).length > 1);
     this.wires = this.sheetWires.filter((w) => onSegment(label.at, w.a, w.b, 0));
     this.wireBoxes = this.wires.map(lineBox);
     this.network = joinedWires(this.sheetWires, this.wires);
@@ -309,8 +312,8 @@ export class LabelRoom {
 
   /**
    * What the rearrangement newly runs into: each moved item where it lands (what it already
-   * ran over where it was drawn does not count, nor what moved with it), and each lengthened
-   * wire along its new length.
+   * ran over where it was drawn does not count, nor what moved with it), each wire moved whole
+   * where it lands, and each lengthened wire along its new length.
    */
   rearrangedBlockers(): string[] {
     const found: string[] = [];
@@ -325,7 +328,17 @@ export class LabelRoom {
           ...this.offPage(landed).map((p) => `${item.what} would run over ${p}`),
         );
       }
+    for (const line of this.wholeLines) {
+      const before = new Set(this.drawn.filter((i) => intersects(grow1(lineBox(line.before)), i.box)));
+      const landed = grow1(lineBox(line.after));
+      found.push(
+        ...this.others
+          .filter((i) => intersects(landed, i.box) && !this.moved.has(i) && !before.has(i))
+          .map((i) => `a ${line.what} moved along would run into ${describeItem(i)}`),
+      );
+    }
     for (const { wire, end, to } of this.rearranged?.ends ?? []) {
+      if (this.wholeLines.some((l) => l.before === wire)) continue;
       const other = samePoint(wire.a, end) ? wire.b : wire.a;
       const longer =
         Math.abs(to.x - other.x) + Math.abs(to.y - other.y) > Math.abs(end.x - other.x) + Math.abs(end.y - other.y);
