@@ -122,6 +122,7 @@ function slid(group: SlidingBlock[], by: PointIu, out: PointIu): Rearrangement {
   };
 }
 
+/** The group's names as a note says them: "C266 and C265". */
 function names(group: SlidingBlock[]): string {
   const all = group.map((b) => b.name);
   return all.length > 1 ? `${all.slice(0, -1).join(", ")} and ${all.at(-1)}` : all[0]!;
