@@ -2,9 +2,9 @@
  * What stands around a label that must make room for a longer name, and how a chosen spot is
  * drawn. `LabelRoom` answers whether the label reads clear at a spot: its text crossing no other
  * item, on the page, off the title block. It can also answer for the sheet as a way of making
- * room would leave it (`Rearrangement`: a part or sheet slid along its run, a no-connect flag carried
- * out with its wire's end). `label-ways.ts` tries the ways in turn; `move_label` checks a spot the
- * model picks by the same rules (`LabelRoom.blockers`).
+ * room would leave it (`Rearrangement`: a part or sheet slid along its run, a no-connect flag
+ * carried out with its wire's end). `label-ways.ts` tries the ways in turn; `move_label` checks
+ * a spot the model picks by the same rules (`LabelRoom.blockers`).
  */
 import { child, setAtom, text, type SList } from "../../sexpr/index.ts";
 import { onSegment, placePoint, samePoint, toIU, type PointIu } from "../geometry.ts";

@@ -151,9 +151,9 @@ function companions(room: LabelRoom, group: SlidingBlock[], by: PointIu, out: Po
 
 /**
  * What rides along when the wire `line` ahead of a sliding part (from its `pin`) moves whole:
- * its far end, `far`, must be free (nothing meets it but labels and a no-connect flag), and nothing but local or
- * hierarchical labels may meet the wire elsewhere. Those labels and the flag go with it.
- * Undefined when the wire is not such a tail.
+ * its far end, `far`, must be free (nothing meets it but labels and a no-connect flag), and
+ * nothing but local or hierarchical labels may meet the wire elsewhere. Those labels and the
+ * flag go with it. Undefined when the wire is not such a tail.
  */
 function tailOf(room: LabelRoom, line: Line, pin: PointIu, far: PointIu): SlidingBlock["riders"] | undefined {
   const f = room.file;
