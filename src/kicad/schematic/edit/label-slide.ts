@@ -150,24 +150,17 @@ function companions(room: LabelRoom, group: SlidingBlock[], by: PointIu, out: Po
 }
 
 /**
- * What rides along when the wire `line` ahead of a sliding part (from its `pin`) moves whole:
- * its far end, `far`, must be free (nothing meets it but labels and a no-connect flag), and
- * nothing but local or hierarchical labels may meet the wire elsewhere. Those labels and the
- * flag go with it. Undefined when the wire is not such a tail.
+ * What rides along when the wire `line` ahead of a sliding part moves whole: its far end, `far`,
+ * must be free (nothing meets it but labels and a no-connect flag), and of the wire's other
+ * connection points (`onIt`, the part's pin left out) only local or hierarchical labels may sit
+ * anywhere on it. Those labels and the flag go with it. Undefined when the wire is not such a tail.
  */
-function tailOf(room: LabelRoom, line: Line, pin: PointIu, far: PointIu): SlidingBlock["riders"] | undefined {
-  const f = room.file;
+function tailOf(room: LabelRoom, line: Line, far: PointIu, onIt: PointIu[]): SlidingBlock["riders"] | undefined {
   const atFar = room.meeting(far, [line]);
   if (atFar.wires.length + atFar.pins.length + atFar.junctions + atFar.sheetPins + atFar.busEntries > 0) return;
-  const along = (p: PointIu) => !samePoint(p, pin) && onSegment(p, line.a, line.b, 0);
-  const labels = f.labels.filter((l) => along(l.at));
+  const labels = room.file.labels.filter((l) => onIt.some((p) => samePoint(p, l.at)));
   if (labels.some((l) => l === room.label || l.kind === "global")) return;
-  const busy =
-    f.wires.some((w) => w !== line && [w.a, w.b].some(along)) ||
-    f.junctions.some((j) => along(j.at)) ||
-    f.symbols.some((s) => unitPins(s, s.unit).some((p) => along(placePoint(p.at, s.placement)))) ||
-    f.busEntries.some((e) => along(e.at) || along(e.end)) ||
-    f.sheets.some((s) => s.pins.some((p) => along(p.at)));
+  const busy = onIt.some((p) => !samePoint(p, far) && !labels.some((l) => samePoint(l.at, p)));
   if (busy) return;
   return [
     ...labels.map((l) => ({ node: l.node, items: [labelItem(l)] })),
@@ -251,7 +244,7 @@ function slidable(room: LabelRoom, owner: Owner, out: PointIu): SlidingBlock | s
     if (along(far, pin) <= 0) continue;
     points ??= connectionPoints(f);
     const onIt = points.filter((p) => !samePoint(p, pin) && onSegment(p, line.a, line.b, 0));
-    const tail = tailOf(room, line, pin, far);
+    const tail = tailOf(room, line, far, onIt);
     if (tail) {
       // The row's tail: a wire ahead ending free, only labels on it, goes along whole with them.
       ends.push({ wire: line, end: far });
