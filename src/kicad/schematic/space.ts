@@ -13,7 +13,7 @@ import { child, children, flag, head, num, text, walk, type SList } from "../sex
 import { placePoint, pointIuOf, toIU, type PlacementIu, type PointIu } from "./geometry.ts";
 import type { SchematicFile } from "./model/schematic-file.ts";
 import type { PlacedSymbol } from "./model/symbols.ts";
-import type { Label, SheetSymbol } from "./model/sheet-items.ts";
+import type { BusEntry, Label, Line, SheetSymbol } from "./model/sheet-items.ts";
 import { textAdvance } from "../stroke-font.ts";
 import { expandText, fieldsResolver, sheetResolver, symbolResolver, type Resolver } from "./text-vars.ts";
 
@@ -338,17 +338,24 @@ function rectangleEdges(item: SList): Box[] {
   return strokeBoxes([a, { x: b.x, y: a.y }, b, { x: a.x, y: b.y }, a]);
 }
 
-/** Every point an item names, as one box (for items drawn filled or too irregular to trace). */
-function pointsBox(item: SList): Box | undefined {
-  let box: Box | undefined;
+/** Every point an item names (its `xy`, `start`, `end`, `at`, `center` and `mid`), in the order it names them. */
+export function nodePoints(item: SList): PointIu[] {
+  const points: PointIu[] = [];
   walk(item, (node) => {
     const name = head(node);
     if (name === "xy" || name === "start" || name === "end" || name === "at" || name === "center" || name === "mid") {
-      box = union(box, pointBox(pointIuOf(node)!));
+      points.push(pointIuOf(node)!);
       return false;
     }
     return true;
   });
+  return points;
+}
+
+/** Every point an item names, as one box (for items drawn filled or too irregular to trace). */
+function pointsBox(item: SList): Box | undefined {
+  let box: Box | undefined;
+  for (const p of nodePoints(item)) box = union(box, pointBox(p));
   return box;
 }
 
@@ -475,30 +482,62 @@ export interface DrawnBox {
   what: string;
 }
 
+/**
+ * One thing drawn on a sheet, as it moves: its node and every box it draws (a symbol's fields,
+ * a global label's page references), with the model item when it is a symbol, sheet, label, bus
+ * entry or line.
+ */
+export interface DrawnThing {
+  node: SList;
+  items: DrawnBox[];
+  symbol?: PlacedSymbol;
+  sheet?: SheetSymbol;
+  label?: Label;
+  entry?: BusEntry;
+  /** A wire or bus. */
+  line?: Line;
+}
+
 /** `occupiedBoxes`, each box with what it is. */
 export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): DrawnBox[] {
-  const out: DrawnBox[] = [];
-  const push = (box: Box | undefined, what: string) => {
-    if (box) out.push({ box, what });
+  return drawnThings(file, except).flatMap((thing) => thing.items);
+}
+
+/** Everything drawn on a sheet, thing by thing (see `DrawnThing`), but the symbols in `except`; things that draw nothing left out. */
+export function drawnThings(file: SchematicFile, except?: Set<PlacedSymbol>): DrawnThing[] {
+  const out: DrawnThing[] = [];
+  const push = (node: SList, box: Box | undefined, what: string) => {
+    if (box) out.push({ node, items: [{ box, what }] });
   };
   const sheetVars = sheetResolver(file);
-  for (const symbol of file.symbols) if (!except?.has(symbol)) out.push(...symbolItems(symbol, sheetVars));
-  for (const line of file.wires) push(union(pointBox(line.a), pointBox(line.b)), "wire");
-  for (const line of file.buses) push(union(pointBox(line.a), pointBox(line.b)), "bus");
+  for (const symbol of file.symbols)
+    if (!except?.has(symbol)) out.push({ node: symbol.node, items: symbolItems(symbol, sheetVars), symbol });
+  for (const line of file.wires) out.push({ node: line.node, items: [{ box: lineBox(line), what: "wire" }], line });
+  for (const line of file.buses) out.push({ node: line.node, items: [{ box: lineBox(line), what: "bus" }], line });
   for (const label of file.labels) {
-    out.push(labelItem(label));
+    const items = [labelItem(label)];
     const refs = label.kind === "global" ? file.intersheetRefs(label.text) : undefined;
-    if (refs !== undefined) push(pageRefsBox(label, refs, sheetVars), pageRefsWhat(label.text));
+    const refsBox = refs !== undefined ? pageRefsBox(label, refs, sheetVars) : undefined;
+    if (refsBox) items.push({ box: refsBox, what: pageRefsWhat(label.text) });
+    out.push({ node: label.node, items, label });
   }
-  for (const marker of file.junctions) push(pointBox(marker.at, CHAR), "junction");
-  for (const marker of file.noConnects) push(noConnectBox(marker.at), "no-connect flag");
-  for (const entry of file.busEntries) push(union(pointBox(entry.at), pointBox(entry.end)), "bus entry");
-  for (const sheet of file.sheets) out.push(...sheetSymbolItems(sheet, sheetVars));
-  for (const item of file.doc.root.items)
-    if (item.type === "list")
-      for (const box of graphicBoxes(item, sheetVars))
-        push(box, head(item) === "text" ? `text "${(text(item, 1) ?? "").slice(0, 20)}"` : (head(item) ?? "graphic"));
+  for (const marker of file.junctions) push(marker.node, pointBox(marker.at, CHAR), "junction");
+  for (const marker of file.noConnects) push(marker.node, noConnectBox(marker.at), "no-connect flag");
+  for (const entry of file.busEntries)
+    out.push({ node: entry.node, items: [{ box: lineBox({ a: entry.at, b: entry.end }), what: "bus entry" }], entry });
+  for (const sheet of file.sheets) out.push({ node: sheet.node, items: sheetSymbolItems(sheet, sheetVars), sheet });
+  for (const item of file.doc.root.items) {
+    if (item.type !== "list") continue;
+    const what = head(item) === "text" ? `text "${(text(item, 1) ?? "").slice(0, 20)}"` : (head(item) ?? "graphic");
+    const boxes = graphicBoxes(item, sheetVars);
+    if (boxes.length > 0) out.push({ node: item, items: boxes.map((box) => ({ box, what })) });
+  }
   return out;
+}
+
+/** The box of a wire or bus: its two ends. */
+export function lineBox(line: Pick<Line, "a" | "b">): Box {
+  return union(pointBox(line.a), pointBox(line.b));
 }
 
 /** What a label draws: its text, and its flag unless it is a local label (a global label's page references aside). */

@@ -3,8 +3,8 @@
  * drawn. `LabelRoom` answers whether the label reads clear at a spot: its text crossing no other
  * item, on the page, off the title block. It can also answer for the sheet as a way of making
  * room would leave it (`Rearrangement`: a part or sheet slid along its run, a no-connect flag
- * carried out with its wire's end). `label-ways.ts` tries the ways in turn; `move_label` checks
- * a spot the model picks by the same rules (`LabelRoom.blockers`).
+ * carried out with its wire's end, what lies ahead pushed). `label-ways.ts` tries the ways in
+ * turn; `move_label` checks a spot the model picks by the same rules (`LabelRoom.blockers`).
  */
 import { child, setAtom, text, type SList } from "../../sexpr/index.ts";
 import { onSegment, placePoint, samePoint, toIU, type PointIu } from "../geometry.ts";
@@ -14,6 +14,7 @@ import {
   inside,
   intersects,
   labelBox,
+  lineBox,
   occupiedItems,
   pageArea,
   pageRefsAnchor,
@@ -41,7 +42,8 @@ const MAX_SPOTS = 400;
 /**
  * A change to the rest of the sheet that makes room for a label, made with the rename: wire ends
  * moved (a run stretched or shortened, a free end lengthened) and items moved whole (a part or
- * sheet slid along its run with its fields, a no-connect flag carried out with its wire's end).
+ * sheet slid along its run with its fields, a no-connect flag carried out with its wire's end,
+ * everything beyond a cut pushed along).
  */
 export interface Rearrangement {
   ends: { wire: Line; end: PointIu; to: PointIu }[];
@@ -465,10 +467,6 @@ function turnLabel(node: SList, rotation: number): void {
   setAtom(child(node, "at")!, 3, rotation);
   const justify = child(child(node, "effects") ?? node, "justify");
   if (justify) setAtom(justify, 1, rotation === 180 || rotation === 270 ? "right" : "left");
-}
-
-export function lineBox(line: Pick<Line, "a" | "b">): Box {
-  return union(pointBox(line.a), pointBox(line.b));
 }
 
 function same(a: Box, b: Box): boolean {

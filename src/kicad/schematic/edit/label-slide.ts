@@ -3,7 +3,8 @@
  * does on a crowded row: the part or sheet at an end of the label's wire moves away from the
  * label, the wires at its pins stretched behind it and shortened ahead. Where it would run into
  * another part that can slide the same way (the other capacitor of a differential pair, the
- * next resistor of a column), the two slide together. The last way `label-ways.ts` tries.
+ * next resistor of a column), the two slide together. The way `label-ways.ts` tries before
+ * pushing what lies ahead (`label-push.ts`).
  */
 import type { SList } from "../../sexpr/index.ts";
 import { onSegment, placePoint, samePoint, toIU, type PointIu } from "../geometry.ts";

@@ -7,18 +7,18 @@
  * no-connect flag on that end going out with it, the label then anywhere along the longer
  * wire), put at the end of a new stub drawn off its wiring into free space (with a junction
  * where the stub meets it), or given room by sliding the part or sheet at its wire's end further
- * along the run (a series resistor, the sheet the run enters), as a designer gives a label room
- * beside a crowded run. When none is clear the rename is refused, saying what each way ran into.
+ * along the run (a series resistor, the sheet the run enters), or, last, by pushing what lies
+ * ahead of it further the way it reads, as a designer gives a label room beside a crowded run.
+ * When none is clear the rename is refused, saying what each way ran into.
  */
 import { CopperheadError } from "../../../errors.ts";
 import { onSegment, samePoint, toIU, type PointIu } from "../geometry.ts";
-import { intersects, noConnectBox } from "../space.ts";
+import { intersects, lineBox, noConnectBox } from "../space.ts";
 import type { Label } from "../model/sheet-items.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
 import {
   LabelRoom,
   STEP,
-  lineBox,
   mmText,
   readingDirection,
   slides,
@@ -27,6 +27,7 @@ import {
   type FreeEnd,
   type LabelSpot,
 } from "./label-room.ts";
+import { MAX_PUSH_MM, pushAhead } from "./label-push.ts";
 import { MAX_SLIDE_MM, slideBlock } from "./label-slide.ts";
 import { toMm } from "./sheet-tree.ts";
 
@@ -118,6 +119,13 @@ export function renamedLabelAt(file: SchematicFile, label: Label, text: string):
   tried.push({
     way: `sliding the part or sheet at its wire's end along the run, by up to ${MAX_SLIDE_MM} mm`,
     failed: slid.failed,
+  });
+
+  const pushed = pushAhead(room, text);
+  if ("spot" in pushed) return pushed.spot;
+  tried.push({
+    way: `pushing what lies ahead of it further the way it reads, by up to ${MAX_PUSH_MM} mm`,
+    failed: pushed.failed,
   });
 
   const fits = longestFit(room, text, [label.at, ...along, ...ends]);

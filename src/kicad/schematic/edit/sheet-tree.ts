@@ -5,7 +5,7 @@
  */
 import { samePoint, toIU, type PointIu } from "../geometry.ts";
 import { itemRank, type MmPoint } from "../item-nodes.ts";
-import { fieldBox, fontSize, labelBox, libUnitBox, placeBox, pointBox, union, type Box } from "../space.ts";
+import { fieldBox, fontSize, labelBox, libUnitBox, lineBox, placeBox, pointBox, type Box } from "../space.ts";
 import { adaptSyntax, addLegacyInstances, layOutInserted, legacyInstancePath } from "../dialect.ts";
 import type { DetachPlan, SheetWiring } from "../wiring.ts";
 import type { SchematicFile } from "../model/schematic-file.ts";
@@ -180,7 +180,7 @@ export function itemBoxes(file: SchematicFile, node: SList): Box[] {
     ];
   }
   const line = [...file.wires, ...file.buses].find((l) => l.node === node);
-  if (line) return [union(pointBox(line.a), pointBox(line.b))];
+  if (line) return [lineBox(line)];
   const label = file.labels.find((l) => l.node === node);
   if (label) return [labelBox(label.at, label.text, label.rotation, label.kind !== "local", fontSize(label.node))];
   const marker = [...file.junctions, ...file.noConnects].find((m) => m.node === node);
@@ -188,7 +188,7 @@ export function itemBoxes(file: SchematicFile, node: SList): Box[] {
   return [];
 }
 
-/** Shifts every position inside an item (its `at`s and polyline points) by `d` (IU). */
+/** Shifts every position inside an item (its `at`s, polyline points, and a shape's start, end, centre and mid point) by `d` (IU). */
 export function shiftNode(node: SList, d: PointIu): void {
   const shift = (n: SList) => {
     setAtom(n, 1, Math.round((Number(text(n, 1)) + d.x / 10_000) * 10_000) / 10_000);
@@ -198,7 +198,7 @@ export function shiftNode(node: SList, d: PointIu): void {
     for (const item of n.items) {
       if (item.type !== "list") continue;
       const h = head(item);
-      if (h === "at" || h === "xy") shift(item);
+      if (h === "at" || h === "xy" || h === "start" || h === "end" || h === "center" || h === "mid") shift(item);
       else if (h !== "lib_symbols") visit(item);
     }
   };

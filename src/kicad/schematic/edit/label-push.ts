@@ -1,0 +1,236 @@
+/**
+ * Room for a label made by pushing what lies ahead of it further the way it reads, as a designer
+ * opens a gap on a crowded sheet: a cut is made across the label's line, between the label and
+ * the first thing its longer name would run over, and everything beyond the cut in the band of
+ * the sheet that thing and what it touches span moves the same distance; the wires and buses
+ * crossing the cut along the push stretch to follow. What moves keeps its place relative to
+ * everything else that moves, so that part of the sheet reads as before, a gap wider. The last
+ * way `label-ways.ts` tries, since it moves the most.
+ */
+import { placePoint, toIU, type PointIu } from "../geometry.ts";
+import {
+  describeItem,
+  drawnThings,
+  grow,
+  intersects,
+  lineBox,
+  nodePoints,
+  pageArea,
+  type Box,
+  type DrawnThing,
+} from "../space.ts";
+import { unitPins } from "../model/symbols.ts";
+import type { Line } from "../model/sheet-items.ts";
+import {
+  STEP,
+  mmText,
+  readingDirection,
+  spotAfter,
+  towards,
+  type LabelRoom,
+  type LabelSpot,
+  type Rearrangement,
+} from "./label-room.ts";
+
+/** How far what lies ahead of a label is pushed at most, mm. */
+export const MAX_PUSH_MM = 25.4;
+/** How many cuts are tried, nearest the first thing in the way first. */
+const MAX_CUTS = 6;
+
+/**
+ * What a push moves: the things between the cut and the far cut in the band they span, the
+ * wires and buses the cut crosses along the push (they stretch) and those the far cut crosses
+ * (they shorten).
+ */
+interface Push {
+  moving: DrawnThing[];
+  stretched: { wire: Line; end: PointIu }[];
+  shortened: { wire: Line; end: PointIu }[];
+}
+
+/**
+ * Room made by pushing what lies ahead of the label (see the module comment): the nearest cut
+ * that crosses only wires and buses lying along the push; beyond it as little of the sheet as
+ * will do (up to a far cut with a gap beyond it that takes up the push, or else everything up to
+ * the page's edge); and the least push that leaves the label reading clear, with what moved
+ * landing clear, on the page and off the title block.
+ */
+export function pushAhead(room: LabelRoom, text: string): { spot: LabelSpot } | { failed: string } {
+  const label = room.label;
+  const dir = readingDirection(label.rotation);
+  const along = (p: PointIu) => p.x * dir.x + p.y * dir.y;
+  const box = room.box(label.at, text);
+  const own = new Set(room.wires.map((w) => w.node));
+  const things = drawnThings(room.file).filter((t) => t.node !== label.node);
+  const obstacles = things.filter(
+    (t) => !(t.line && own.has(t.line.node)) && t.items.some((i) => intersects(box, i.box)),
+  );
+  if (obstacles.length === 0) return { failed: "nothing ahead of it is in the way but the page's edge" };
+  const start = along(label.at);
+  const reach = (t: DrawnThing, side: 0 | 1) => t.items.map((i) => alongRange(i.box, dir)[side]);
+  const first = Math.min(...obstacles.flatMap((t) => reach(t, 0)));
+  const cuts: number[] = [];
+  for (let c = start + STEP / 2; c < first; c += STEP) cuts.unshift(c);
+  if (cuts.length === 0)
+    return { failed: `${describeItem(nearest(obstacles, dir))} reaches back to the label's own place` };
+  // Everything the name runs into moves, so the far cut lies beyond all of it; the page's edge ends the search.
+  const last = Math.max(...obstacles.flatMap((t) => reach(t, 1)));
+  const edge = alongRange(pageArea(room.file).area, dir)[1];
+  const farCuts: number[] = [];
+  for (let c = start + STEP / 2 + Math.ceil((last - start) / STEP) * STEP; c < edge; c += 2 * STEP) farCuts.push(c);
+  // Pushed less than the name overlaps the first thing in the way, that thing stays in the way.
+  const least = Math.max(1, Math.floor((alongRange(box, dir)[1] - first) / STEP));
+  const failed: string[] = [];
+  for (const cut of cuts.slice(0, MAX_CUTS)) {
+    let why = "";
+    for (const end of [...farCuts, Infinity]) {
+      const push = pushedBy(things, cut, end, dir, acrossRange(box, dir));
+      if ("across" in push) {
+        // What lies across the cut lies across it for every far cut beyond: the band only widens.
+        if (push.at === "cut") {
+          why = `${push.across} lies across it`;
+          break;
+        }
+        continue;
+      }
+      for (let k = least; k * STEP <= toIU(MAX_PUSH_MM); k++) {
+        const by = { x: dir.x * k * STEP, y: dir.y * k * STEP };
+        // A gap too narrow for this push is too narrow for a longer one.
+        if (cutOff(things, push, by)) break;
+        const result = spotAfter(room, text, pushed(push, by, dir));
+        if ("spot" in result) return result;
+        why = `pushed ${mmText(k * STEP)} mm ${towards(dir)}, ${"blocked" in result ? result.blocked : result.failed}`;
+        if ("blocked" in result) break;
+      }
+    }
+    failed.push(`cut at ${dir.x !== 0 ? "x" : "y"} ${mmText(Math.abs(cut))}: ${why}`);
+  }
+  return { failed: failed.join("; ") };
+}
+
+/**
+ * What a push between `cut` and `end` (along `dir`) moves, starting from the band `band` across
+ * the push and widened by everything that moves, until nothing between the cuts reaches into
+ * the band but what moves: a thing wholly between them that reaches into the band moves, and
+ * the band takes in all it draws. A wire or bus along the push that crosses a cut stretches (the
+ * cut) or shortens (the far cut), one that crosses both stays. Anything else across a cut inside
+ * the band (a part, a wire across the push, a drawn outline) stops it: which, and at which cut.
+ */
+function pushedBy(
+  things: DrawnThing[],
+  cut: number,
+  end: number,
+  dir: PointIu,
+  band: [number, number],
+): Push | { across: string; at: "cut" | "far cut" } {
+  let [lo, hi] = band;
+  const push: Push = { moving: [], stretched: [], shortened: [] };
+  const settled = new Set<DrawnThing>();
+  const side = (p: PointIu) => {
+    const a = p.x * dir.x + p.y * dir.y;
+    return a < cut ? -1 : a < end ? 0 : 1;
+  };
+  for (let widened = true; widened; ) {
+    widened = false;
+    for (const thing of things) {
+      if (settled.has(thing)) continue;
+      const spans = thing.items.map((i) => acrossRange(i.box, dir));
+      if (!spans.some(([a, b]) => a <= hi && b >= lo)) continue;
+      settled.add(thing);
+      const sides = new Set(placedPoints(thing).map(side));
+      if (!sides.has(0)) {
+        if (sides.size === 1 || lying(thing.line, dir)) continue;
+        return { across: describeItem(thing.items[0]!), at: "far cut" };
+      }
+      if (sides.size > 1) {
+        const line = thing.line;
+        if (!line || !lying(line, dir))
+          return { across: describeItem(thing.items[0]!), at: sides.has(-1) ? "cut" : "far cut" };
+        const inside = side(line.a) === 0 ? line.a : line.b;
+        (sides.has(-1) ? push.stretched : push.shortened).push({ wire: line, end: inside });
+        continue;
+      }
+      push.moving.push(thing);
+      for (const [a, b] of spans) [lo, hi] = [Math.min(lo, a), Math.max(hi, b)];
+      widened = true;
+    }
+  }
+  return push;
+}
+
+/** Whether `line` is a wire or bus lying along `dir`. */
+function lying(line: Line | undefined, dir: PointIu): boolean {
+  return !!line && (dir.x !== 0 ? line.a.y === line.b.y : line.a.x === line.b.x);
+}
+
+/**
+ * Whether a wire the far cut shortens by `by` would leave something off its end: anything that
+ * stays where it is on the length cut off, or that the new end would land on.
+ */
+function cutOff(things: DrawnThing[], push: Push, by: PointIu): boolean {
+  const moving = new Set(push.moving);
+  return push.shortened.some(({ wire, end }) => {
+    const step = { x: Math.sign(by.x), y: Math.sign(by.y) };
+    const gone = lineBox({ a: { x: end.x + step.x, y: end.y + step.y }, b: { x: end.x + by.x, y: end.y + by.y } });
+    return things.some(
+      (t) => !moving.has(t) && t.line !== wire && t.items.some((i) => intersects(grow(gone, 1), i.box)),
+    );
+  });
+}
+
+/** The push moved by `by`, as a rearrangement of the sheet. */
+function pushed(push: Push, by: PointIu, dir: PointIu): Rearrangement {
+  const move = (end: PointIu) => ({ x: end.x + by.x, y: end.y + by.y });
+  const lines = push.moving.flatMap((t) => (t.line ? [t.line] : []));
+  const reference = (t: DrawnThing) => t.symbol?.fields.find((f) => f.name === "Reference")?.value ?? "";
+  const named = push.moving.flatMap((t) =>
+    t.symbol && !reference(t).startsWith("#") ? [reference(t)] : t.sheet ? [`sheet ${t.sheet.name}`] : [],
+  );
+  const shown =
+    named.length > 4 ? `${named.slice(0, 4).join(", ")} and ${named.length - 4} more parts` : named.join(", ");
+  const wires = push.stretched.length + push.shortened.length;
+  return {
+    ends: [
+      ...push.stretched,
+      ...push.shortened,
+      ...lines.flatMap((wire) => [wire.a, wire.b].map((end) => ({ wire, end }))),
+    ].map(({ wire, end }) => ({ wire, end, to: move(end) })),
+    shifts: push.moving.filter((t) => !t.line).map((t) => ({ node: t.node, by, items: t.items })),
+    note: `what lay ahead of it (${shown ? `${shown}; ` : ""}${push.moving.length} items in all) pushed ${mmText(Math.abs(by.x + by.y))} mm ${towards(dir)}${wires > 0 ? `, the ${wires} wires crossing the gap made longer or shorter to match` : ""}`,
+  };
+}
+
+/**
+ * The points that say which side of a cut a thing is on: a part's position and pins, a sheet's
+ * corners and pins, a line's or bus entry's ends, a label's anchor, every point a graphic names.
+ */
+function placedPoints(thing: DrawnThing): PointIu[] {
+  const { symbol, sheet, line, label, entry } = thing;
+  if (symbol)
+    return [symbol.placement.at, ...unitPins(symbol, symbol.unit).map((p) => placePoint(p.at, symbol.placement))];
+  if (sheet)
+    return [sheet.at, { x: sheet.at.x + sheet.size.x, y: sheet.at.y + sheet.size.y }, ...sheet.pins.map((p) => p.at)];
+  if (line) return [line.a, line.b];
+  if (entry) return [entry.at, entry.end];
+  if (label) return [label.at];
+  return nodePoints(thing.node);
+}
+
+/** The thing in `things` whose drawing starts nearest along `dir`. */
+function nearest(things: DrawnThing[], dir: PointIu) {
+  const start = (t: DrawnThing) => Math.min(...t.items.map((i) => alongRange(i.box, dir)[0]));
+  return things.reduce((a, b) => (start(b) < start(a) ? b : a)).items[0]!;
+}
+
+/** Where a box starts and ends along `dir` (as `along` measures a point). */
+function alongRange(b: Box, dir: PointIu): [number, number] {
+  if (dir.x > 0) return [b.x0, b.x1];
+  if (dir.x < 0) return [-b.x1, -b.x0];
+  if (dir.y > 0) return [b.y0, b.y1];
+  return [-b.y1, -b.y0];
+}
+
+/** Where a box starts and ends across `dir`. */
+function acrossRange(b: Box, dir: PointIu): [number, number] {
+  return dir.x !== 0 ? [b.y0, b.y1] : [b.x0, b.x1];
+}
