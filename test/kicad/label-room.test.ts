@@ -261,8 +261,8 @@ function ercKinds(report: ErcReport): Record<string, number> {
  * Renames `net` to `to` on a copy of `projectId`, handing `during` the sheet file whose name ends
  * with `sheet` (the root when none is given) and the rename's `madeRoom` before saving, and
  * checks the sheet's symbols, flags, wires and junctions grew by `added` (none unless given);
- * returns ERC's findings by kind before and after, and what in KiCad's render crosses the
- * renamed label's text.
+ * returns ERC's findings by kind before and after, and what in KiCad's render crosses the text
+ * of the sheet's renamed labels.
  */
 async function renameOnCopy(
   projectId: string,
@@ -287,10 +287,15 @@ async function renameOnCopy(
   expect(counts()).toEqual(before.map((n, i) => n + added[i]!));
   editor.save();
   const ercAfter = ercKinds(await runErc(root, { cli }));
-  const label = file.labels.find((l) => l.text === to)!;
+  const anchors = file.labels
+    .filter((l) => l.text === to)
+    .map((l): [number, number] => [l.at.x / 10_000, l.at.y / 10_000]);
   const svgs = await exportSvg(root, await makeTempDir(), { cli });
-  const drawn = svgs.flatMap((svg) => textOverlaps(svg, to, [[label.at.x / 10_000, label.at.y / 10_000]]));
-  const crossing = drawn.length === 0 ? [`${to} not found in the render`] : drawn.flatMap((d) => d.crossing);
+  const drawn = svgs.flatMap((svg) => textOverlaps(svg, to, anchors));
+  const crossing = [
+    ...(drawn.length < anchors.length ? [`${to} drawn ${drawn.length} times for ${anchors.length} labels`] : []),
+    ...drawn.flatMap((d) => d.crossing),
+  ];
   return { ercBefore, ercAfter, crossing };
 }
 
@@ -471,6 +476,29 @@ test("a rename pushes drawn brackets and captions along with the rest, leaving t
     [0, 0, 2, 1],
   );
   expect(ercAfter).toEqual(ercBefore);
+  expect(crossing).toEqual([]);
+}, 120_000);
+
+/**
+ * The net's labels on one sheet make room one after another, each clear of where those before it
+ * went and of what they moved: on vme-wren's io_driver_32x sheet I_IOEXP_RCLK is labelled in
+ * front of each of four bank sheets, and the first label's push moves all four sheets along.
+ */
+test("the labels of a net on one sheet make room in turn, each clear of where the others went and what they moved", async () => {
+  const { ercBefore, ercAfter, crossing } = await renameOnCopy(
+    "demos/vme-wren/vme-wren",
+    "/io_drivers_fp/I_IOEXP_RCLK",
+    `I_IOEXP_RCLK${"X".repeat(12)}`,
+    (file, madeRoom) => {
+      expect(madeRoom).toEqual([
+        "io_driver_32x.kicad_sch: what lay ahead of it (sheet bank0, sheet bank1, sheet bank2, sheet bank3; 20 items in all) pushed 15.24 mm right, the 27 wires crossing the gap made longer or shorter to match",
+      ]);
+      expect(file.labels.filter((l) => l.text === `I_IOEXP_RCLK${"X".repeat(12)}`).length).toBe(4);
+    },
+    "io_driver_32x.kicad_sch",
+  );
+  // Nothing new; one fewer dangling wire end: a label that moved to its wire's free end now holds it.
+  for (const [kind, count] of Object.entries(ercAfter)) expect(count).toBeLessThanOrEqual(ercBefore[kind] ?? 0);
   expect(crossing).toEqual([]);
 }, 120_000);
 

@@ -40,12 +40,16 @@ const MAX_CUTS = 6;
 /**
  * What a push moves: the things between the cut and the far cut in the band they span, the
  * wires and buses the cut crosses along the push (they stretch) and those the far cut crosses
- * (they shorten).
+ * (they shorten), and what it leaves.
  */
 interface Push {
   moving: DrawnThing[];
   stretched: { wire: Line; end: PointIu }[];
   shortened: { wire: Line; end: PointIu }[];
+  /** Wires and buses along the push across both cuts: they stay, and what moves along them must stay on them. */
+  spanning: Line[];
+  /** Where the far cut is, along the push (Infinity: the page's edge). */
+  end: number;
 }
 
 /**
@@ -96,7 +100,7 @@ export function pushAhead(room: LabelRoom, text: string): { spot: LabelSpot } | 
       for (let k = least; k * STEP <= toIU(MAX_PUSH_MM); k++) {
         const by = { x: dir.x * k * STEP, y: dir.y * k * STEP };
         // A gap too narrow for this push is too narrow for a longer one.
-        if (cutOff(things, push, by)) break;
+        if (cutOff(things, push, by, dir)) break;
         const result = spotAfter(room, text, pushed(push, by, dir));
         if ("spot" in result) return result;
         why = `pushed ${mmText(k * STEP)} mm ${towards(dir)}, ${"blocked" in result ? result.blocked : result.failed}`;
@@ -124,7 +128,7 @@ function pushedBy(
   band: [number, number],
 ): Push | { across: string; at: "cut" | "far cut" } {
   let [lo, hi] = band;
-  const push: Push = { moving: [], stretched: [], shortened: [] };
+  const push: Push = { moving: [], stretched: [], shortened: [], spanning: [], end };
   const settled = new Set<DrawnThing>();
   const side = (p: PointIu) => {
     const a = p.x * dir.x + p.y * dir.y;
@@ -139,8 +143,10 @@ function pushedBy(
       settled.add(thing);
       const sides = new Set(placedPoints(thing).map(side));
       if (!sides.has(0)) {
-        if (sides.size === 1 || lying(thing.line, dir)) continue;
-        return { across: describeItem(thing.items[0]!), at: "far cut" };
+        if (sides.size === 1) continue;
+        if (!lying(thing.line, dir)) return { across: describeItem(thing.items[0]!), at: "far cut" };
+        push.spanning.push(thing.line!);
+        continue;
       }
       if (sides.size > 1) {
         const line = thing.line;
@@ -164,14 +170,19 @@ function lying(line: Line | undefined, dir: PointIu): boolean {
 }
 
 /**
- * Whether a wire the far cut shortens by `by` would leave something off its end: anything that
- * stays where it is on the length cut off, or that the new end would land on.
+ * Whether pushing by `by` would cut a connection: a wire the far cut shortens left less than a
+ * grid step long, or with something that stays where it is on the length cut off or where its
+ * new end lands; or a wire across both cuts ending too soon to keep what moves along it on it.
  */
-function cutOff(things: DrawnThing[], push: Push, by: PointIu): boolean {
+function cutOff(things: DrawnThing[], push: Push, by: PointIu, dir: PointIu): boolean {
+  const d = Math.abs(by.x + by.y);
+  const along = (p: PointIu) => p.x * dir.x + p.y * dir.y;
+  const far = (line: Line) => Math.max(along(line.a), along(line.b));
+  if (push.spanning.some((line) => far(line) < push.end + d)) return true;
   const moving = new Set(push.moving);
   return push.shortened.some(({ wire, end }) => {
-    const step = { x: Math.sign(by.x), y: Math.sign(by.y) };
-    const gone = lineBox({ a: { x: end.x + step.x, y: end.y + step.y }, b: { x: end.x + by.x, y: end.y + by.y } });
+    if (far(wire) < push.end + d || far(wire) - along(end) - d < STEP) return true;
+    const gone = lineBox({ a: { x: end.x + dir.x, y: end.y + dir.y }, b: { x: end.x + by.x, y: end.y + by.y } });
     return things.some(
       (t) => !moving.has(t) && t.line !== wire && t.items.some((i) => intersects(grow(gone, 1), i.box)),
     );

@@ -20,11 +20,10 @@ import { compareRenamed, pinList } from "./net-check.ts";
 import { renamedLabelAt } from "./label-ways.ts";
 import type { EditorState } from "./editor-state.ts";
 
-/** One change `renameNet` makes, the sheet it changes, and what else it moves there to make room. */
+/** One change `renameNet` makes and the sheet it changes; applied, it says what else it moved there to make room. */
 interface Rename {
   file: SchematicFile;
-  apply: () => void;
-  madeRoom?: string;
+  apply: () => string | undefined;
 }
 
 /** A rename done: the net's old and new netlist names, and what was moved on each sheet to make the new name's room (besides its labels). */
@@ -76,10 +75,14 @@ export function renameNet(state: EditorState, name: string, to: string): Renamed
       },
     );
   }
+  const madeRoom: string[] = [];
   state.edit(
     scope.renames.map((r) => r.file),
     () => {
-      for (const rename of scope.renames) rename.apply();
+      for (const rename of scope.renames) {
+        const moved = rename.apply();
+        if (moved) madeRoom.push(`${basename(rename.file.path)}: ${moved}`);
+      }
     },
     () => {
       const after = state.netlist();
@@ -118,11 +121,7 @@ export function renameNet(state: EditorState, name: string, to: string): Renamed
       }
     },
   );
-  return {
-    from,
-    to: scope.newName,
-    madeRoom: scope.renames.flatMap((r) => (r.madeRoom ? [`${basename(r.file.path)}: ${r.madeRoom}`] : [])),
-  };
+  return { from, to: scope.newName, madeRoom };
 }
 
 /**
@@ -252,24 +251,34 @@ function renameWithin(
 
 /**
  * Renames a label, moved or its wire lengthened when its longer name would run over another
- * item (see label-room.ts; a label with no clear spot refuses the whole rename before anything
- * is written).
+ * item (see label-ways.ts; a label with no clear spot refuses the whole rename, and the edit's
+ * transaction puts back what was already changed). Its spot is found when it is applied, after
+ * the net's labels before it on the sheet: it must keep clear of where they went and of what
+ * they moved to make room, and it may itself have been moved with that.
  */
 function renameLabel(file: SchematicFile, label: Label, value: string): Rename {
-  const spot = renamedLabelAt(file, label, value);
   return {
     file,
-    ...(spot.rearranged ? { madeRoom: spot.rearranged.note } : {}),
     apply: () => {
+      file.changed();
+      const now = file.labels.find((l) => l.node === label.node) ?? label;
+      const spot = renamedLabelAt(file, now, value);
       setAtom(label.node, 1, q(value));
-      placeLabel(file, label, spot);
+      placeLabel(file, now, spot);
+      return spot.rearranged?.note;
     },
   };
 }
 
 /** Renames a sheet pin. */
 function renameText(file: SchematicFile, node: SList, value: string): Rename {
-  return { file, apply: () => setAtom(node, 1, q(value)) };
+  return {
+    file,
+    apply: () => {
+      setAtom(node, 1, q(value));
+      return undefined;
+    },
+  };
 }
 
 /** Sets a power symbol's Value, which names its net. */
@@ -279,6 +288,7 @@ function renameValue(file: SchematicFile, symbol: PlacedSymbol, value: string): 
     apply: () => {
       const prop = children(symbol.node, "property").find((p) => text(p, 1) === "Value");
       if (prop) setAtom(prop, 2, q(value));
+      return undefined;
     },
   };
 }
