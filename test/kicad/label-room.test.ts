@@ -35,7 +35,7 @@ afterAll(cleanupTempDirs);
 const KNOWN_REFUSALS: Record<string, Record<string, string>> = {
   "demos/royalblue54L_feather/RoyalBlue54L-Feather": {
     "/Debugger/UART_RX_NRF52":
-      "the label sits on U6's pin with no wire, a stub out of the pin runs into R1's wiring before the name clears it, and pushing R1 and R8 far enough lands R8's Value on U5's no-connect flags",
+      "the label sits on U6's pin with no wire, a stub out of the pin runs into R1's wiring before the name clears it, and pushing R1 and R8 far enough lands R8's Value on U5's no-connect flags, or, everything beyond pushed, a hierarchical label off the page",
   },
   "demos/simulation/power_supplies/boost/smps-com": {
     "/vee":
@@ -47,7 +47,7 @@ const KNOWN_REFUSALS: Record<string, Record<string, string>> = {
   },
   "demos/vme-wren/vme-wren": {
     "/fpga/fpga-hp-banks/F_IOEXP_HWBYTE1_RCLK":
-      "its run lies in a row of wires a grid step apart, so a stub off it runs into the next wire, the longer name fits nowhere along it, and IC141 ahead, pushed far enough, lands on the title block",
+      "its run lies in a row of wires a grid step apart, so a stub off it runs into the next wire, the longer name fits nowhere along it, and IC141 ahead, pushed far enough with what lies beyond it, runs a power symbol's Value off the page",
   },
   "corpus/sweep-half-swept": {
     Switch4_r:

@@ -741,9 +741,13 @@ const PAPER: Record<string, [number, number]> = {
 
 /** A user page size is clamped to these, mm, as eeschema clamps it when it reads the file. */
 const USER_PAGE_MM = { min: 25.4, max: 3048 };
-/** The drawing frame's border and the default title block (bottom right), in mm. */
+/** The drawing frame's border, mm: KiCad's default drawing sheet draws its inner frame 12 mm in, kept a little clear of. */
 const BORDER_MM = 12.7;
-const TITLE_BLOCK_MM: [number, number] = [115, 40];
+/**
+ * Where the title block of KiCad's default drawing sheet starts, mm from the page's right and
+ * bottom edges: a 110 × 34 mm box whose far corner is the 10 mm margin's.
+ */
+const TITLE_BLOCK_MM: [number, number] = [120, 44];
 
 /**
  * Where new items may go on a sheet: the page inside its frame, and beyond the frame as far as
@@ -766,8 +770,8 @@ export function pageArea(file: SchematicFile): { area: Box; titleBlock: Box } {
   if (paper && paper.items.some((i) => i.type === "atom" && i.raw === "portrait")) [w, h] = [h, w];
   const area = { x0: toIU(BORDER_MM), y0: toIU(BORDER_MM), x1: toIU(w - BORDER_MM), y1: toIU(h - BORDER_MM) };
   const titleBlock = {
-    x0: area.x1 - toIU(TITLE_BLOCK_MM[0]),
-    y0: area.y1 - toIU(TITLE_BLOCK_MM[1]),
+    x0: toIU(w - TITLE_BLOCK_MM[0]),
+    y0: toIU(h - TITLE_BLOCK_MM[1]),
     x1: area.x1,
     y1: area.y1,
   };
