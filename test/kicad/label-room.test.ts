@@ -41,10 +41,6 @@ const KNOWN_REFUSALS: Record<string, Record<string, string>> = {
     "/vee":
       "its wire is one grid step long, between U1's pin and a wire's junction, with U1's drawing on every side, reaching back over the label's own place",
   },
-  "demos/video/video": {
-    "/SELECT-":
-      "the hierarchical label holds its wire's free end, a row of such labels a grid step apart below it, one reaching back over its own place, and U11, whose pin the run leaves, has wires across the run",
-  },
   "demos/vme-wren/vme-wren": {
     "/fpga/fpga-hp-banks/F_IOEXP_HWBYTE1_RCLK":
       "its run lies in a row of wires a grid step apart, so a stub off it runs into the next wire, the longer name fits nowhere along it, and IC141 ahead, pushed far enough with what lies beyond it, runs a power symbol's Value off the page",

@@ -76,11 +76,14 @@ export function textBox(at: PointIu, chars: number, angle: number, size = CHAR):
 
 /**
  * A text drawn from `at` along the screen direction `angle` (0 right, 90 up, 180 left, 270
- * down), `length` IU long and `size` high, centred across its baseline.
+ * down), `length` IU long and `size` high, centred across its baseline: 0.75 of the size each
+ * side, where eeschema draws a sheet or global label's flag half the size each side and its
+ * glyphs about as high, so that two such labels of 1.524 mm text a grid step apart, as rows of
+ * them are drawn, are not taken for overlapping.
  */
 function runBox(at: PointIu, angle: number, length: number, size: number): Box {
   const a = ((angle % 360) + 360) % 360;
-  const across = size * 0.9;
+  const across = size * 0.75;
   if (a === 0) return { x0: at.x, y0: at.y - across, x1: at.x + length, y1: at.y + across };
   if (a === 180) return { x0: at.x - length, y0: at.y - across, x1: at.x, y1: at.y + across };
   if (a === 90) return { x0: at.x - across, y0: at.y - length, x1: at.x + across, y1: at.y };
