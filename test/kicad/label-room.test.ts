@@ -50,8 +50,6 @@ const KNOWN_REFUSALS: Record<string, Record<string, string>> = {
       "the global label sits on U2's pin with no wire, a stub out of the pin runs into a drawn outline before the name and flag clear the global label BT+_r, and that outline, pushed, runs off the page",
   },
   "corpus/glasgow-revc3": {
-    "/IO_Banks/U1":
-      "its wire is two grid steps long, between U30's drawing and a bus entry, and pushing what lies ahead stretches a wire across label U3",
     "/IO_Banks/IO_Buffer_A/VIO_EN":
       "it holds the free end of a 7.6 mm wire down from D19's pin, the VFB wire 3.8 mm below that end, read across its wire it meets U20's Value, and U31 lies across every cut that would push what is below",
   },

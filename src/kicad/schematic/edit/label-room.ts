@@ -291,17 +291,21 @@ export class LabelRoom {
   }
 
   /**
-   * What a wire lengthened from `end` to `to` would run into (the label's own box and wire, and
-   * what the rearrangement put down, left out): a longer wire must cross nothing, or it would
-   * join or cover it.
+   * What a wire lengthened from `end` to `to` would run into (the label's own box and wire, what
+   * the rearrangement put down, and the items in `except` left out): a longer wire must cross
+   * nothing, or it would join or cover it.
    */
-  extensionBlockers(end: PointIu, to: PointIu): string[] {
+  extensionBlockers(end: PointIu, to: PointIu, except: Set<DrawnBox> = new Set()): string[] {
     const step = { x: Math.sign(to.x - end.x), y: Math.sign(to.y - end.y) };
     const start = { x: end.x + step.x, y: end.y + step.y };
     const segment = union(pointBox(start), pointBox(to));
     const found = this.others
       .filter(
-        (i) => intersects(grow1(segment), i.box) && !this.moved.has(i) && !this.wireBoxes.some((w) => same(w, i.box)),
+        (i) =>
+          intersects(grow1(segment), i.box) &&
+          !this.moved.has(i) &&
+          !except.has(i) &&
+          !this.wireBoxes.some((w) => same(w, i.box)),
       )
       .map(describeItem);
     return [...found, ...this.offPage(segment)];
@@ -344,7 +348,10 @@ export class LabelRoom {
       const other = samePoint(wire.a, end) ? wire.b : wire.a;
       const longer =
         Math.abs(to.x - other.x) + Math.abs(to.y - other.y) > Math.abs(end.x - other.x) + Math.abs(end.y - other.y);
-      if (longer) found.push(...this.extensionBlockers(end, to).map((b) => `the longer wire would run into ${b}`));
+      // What the wire already ran into as drawn (a label standing on it) does not count again.
+      const before = new Set(this.drawn.filter((i) => intersects(grow1(lineBox(wire)), i.box)));
+      if (longer)
+        found.push(...this.extensionBlockers(end, to, before).map((b) => `the longer wire would run into ${b}`));
     }
     return found;
   }
