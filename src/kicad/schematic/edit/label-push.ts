@@ -3,9 +3,11 @@
  * opens a gap on a crowded sheet: a cut is made across the label's line, between the label and
  * the first thing its longer name would run over, and everything beyond the cut in the band of
  * the sheet that thing and what it touches span moves the same distance; the wires and buses
- * crossing the cut along the push stretch to follow. What moves keeps its place relative to
- * everything else that moves, so that part of the sheet reads as before, a gap wider. The last
- * way `label-ways.ts` tries, since it moves the most.
+ * crossing the cut along the push stretch to follow. Where what lies ahead cannot go (the page
+ * ends, something lies across every cut), what lies behind the cut is pulled back instead, the
+ * label with it: the part whose pin it sits on, and what that part's band holds. What moves
+ * keeps its place relative to everything else that moves, so that part of the sheet reads as
+ * before, a gap wider. The last way `label-ways.ts` tries, since it moves the most.
  */
 import { placePoint, toIU, type PointIu } from "../geometry.ts";
 import {
@@ -53,13 +55,13 @@ interface Push {
 }
 
 /**
- * Room made by pushing what lies ahead of the label (see the module comment): the nearest cut
- * that crosses only wires and buses lying along the push; beyond it as little of the sheet as
- * will do (up to a far cut with a gap beyond it that takes up the push, or else everything up to
- * the page's edge); and the least push that leaves the label reading clear, with what moved
- * landing clear, on the page and off the title block.
+ * Room made by pushing what lies ahead of the label, or else pulling back what lies behind it
+ * (see the module comment): the nearest cut that crosses only wires and buses lying along the
+ * push; beyond it as little of the sheet as will do (up to a far cut with a gap beyond it that
+ * takes up the push, or else everything up to the page's edge); and the least push that leaves
+ * the label reading clear, with what moved landing clear, on the page and off the title block.
  */
-export function pushAhead(room: LabelRoom, text: string): { spot: LabelSpot } | { failed: string } {
+export function openGap(room: LabelRoom, text: string): { spot: LabelSpot } | { failed: string } {
   const label = room.label;
   const dir = readingDirection(label.rotation);
   const along = (p: PointIu) => p.x * dir.x + p.y * dir.y;
@@ -77,39 +79,73 @@ export function pushAhead(room: LabelRoom, text: string): { spot: LabelSpot } | 
   for (let c = start + STEP / 2; c < first; c += STEP) cuts.unshift(c);
   if (cuts.length === 0)
     return { failed: `${describeItem(nearest(obstacles, dir))} reaches back to the label's own place` };
-  // Everything the name runs into moves, so the far cut lies beyond all of it; the page's edge ends the search.
-  const last = Math.max(...obstacles.flatMap((t) => reach(t, 1)));
-  const edge = alongRange(pageArea(room.file).area, dir)[1];
-  const farCuts: number[] = [];
-  for (let c = start + STEP / 2 + Math.ceil((last - start) / STEP) * STEP; c < edge; c += 2 * STEP) farCuts.push(c);
   // Pushed less than the name overlaps the first thing in the way, that thing stays in the way.
   const least = Math.max(1, Math.floor((alongRange(box, dir)[1] - first) / STEP));
+  const last = Math.max(...obstacles.flatMap((t) => reach(t, 1)));
   const failed: string[] = [];
-  for (const cut of cuts.slice(0, MAX_CUTS)) {
-    let why = "";
-    for (const end of [...farCuts, Infinity]) {
-      const push = pushedBy(things, cut, end, dir, acrossRange(box, dir));
-      if ("across" in push) {
-        // What lies across the cut lies across it for every far cut beyond: the band only widens.
-        if (push.at === "cut") {
-          why = `${push.across} lies across it`;
-          break;
-        }
-        continue;
-      }
-      for (let k = least; k * STEP <= toIU(MAX_PUSH_MM); k++) {
-        const by = { x: dir.x * k * STEP, y: dir.y * k * STEP };
-        // A gap too narrow for this push is too narrow for a longer one.
-        if (cutOff(things, push, by, dir)) break;
-        const result = spotAfter(room, text, pushed(push, by, dir));
-        if ("spot" in result) return result;
-        why = `pushed ${mmText(k * STEP)} mm ${towards(dir)}, ${"blocked" in result ? result.blocked : result.failed}`;
-        if ("blocked" in result) break;
-      }
+  for (const back of [false, true]) {
+    const way = back ? { x: -dir.x, y: -dir.y } : dir;
+    const edge = alongRange(pageArea(room.file).area, way)[1];
+    for (const at of cuts.slice(0, MAX_CUTS)) {
+      // Measured along the way things move: a pull moves what lies behind the cut, the label with it.
+      const cut = back ? -at : at;
+      // Everything the name runs into moves with a push, and the label with a pull: the far cut lies beyond them.
+      const near = back ? -start : last;
+      const farCuts: number[] = [];
+      for (let c = cut + Math.ceil((near - cut) / STEP) * STEP; c < edge; c += 2 * STEP) farCuts.push(c);
+      const why = moveBeyond(room, text, things, { cut, farCuts, way, back, least, band: acrossRange(box, dir) });
+      if (typeof why !== "string") return why;
+      failed.push(
+        `${back ? "pulling back" : "pushing"} from a cut at ${dir.x !== 0 ? "x" : "y"} ${mmText(Math.abs(at))}: ${why}`,
+      );
     }
-    failed.push(`cut at ${dir.x !== 0 ? "x" : "y"} ${mmText(Math.abs(cut))}: ${why}`);
   }
   return { failed: failed.join("; ") };
+}
+
+/**
+ * The least push from `cut` along `way`, to the first far cut that will do (or the page's edge),
+ * that makes room; otherwise what the last one tried ran into.
+ */
+function moveBeyond(
+  room: LabelRoom,
+  text: string,
+  things: DrawnThing[],
+  {
+    cut,
+    farCuts,
+    way,
+    back,
+    least,
+    band,
+  }: {
+    cut: number;
+    farCuts: number[];
+    way: PointIu;
+    back: boolean;
+    least: number;
+    band: [number, number];
+  },
+): { spot: LabelSpot } | string {
+  let why = "";
+  for (const end of [...farCuts, Infinity]) {
+    const push = pushedBy(things, cut, end, way, band);
+    if ("across" in push) {
+      // What lies across the cut lies across it for every far cut beyond: the band only widens.
+      if (push.at === "cut") return `${push.across} lies across it`;
+      continue;
+    }
+    for (let k = least; k * STEP <= toIU(MAX_PUSH_MM); k++) {
+      const by = { x: way.x * k * STEP, y: way.y * k * STEP };
+      // A gap too narrow for this push is too narrow for a longer one.
+      if (cutOff(things, push, by, way)) break;
+      const result = spotAfter(room, text, pushed(push, by, way, back));
+      if ("spot" in result) return result;
+      why = `moved ${mmText(k * STEP)} mm ${towards(way)}, ${"blocked" in result ? result.blocked : result.failed}`;
+      if ("blocked" in result) break;
+    }
+  }
+  return why || "no gap takes it up";
 }
 
 /**
@@ -189,8 +225,8 @@ function cutOff(things: DrawnThing[], push: Push, by: PointIu, dir: PointIu): bo
   });
 }
 
-/** The push moved by `by`, as a rearrangement of the sheet. */
-function pushed(push: Push, by: PointIu, dir: PointIu): Rearrangement {
+/** The push moved by `by`, as a rearrangement of the sheet; `back` when it pulls the label back with what lies behind it. */
+function pushed(push: Push, by: PointIu, dir: PointIu, back: boolean): Rearrangement {
   const move = (end: PointIu) => ({ x: end.x + by.x, y: end.y + by.y });
   const lines = push.moving.flatMap((t) => (t.line ? [t.line] : []));
   const reference = (t: DrawnThing) => t.symbol?.fields.find((f) => f.name === "Reference")?.value ?? "";
@@ -207,7 +243,8 @@ function pushed(push: Push, by: PointIu, dir: PointIu): Rearrangement {
       ...lines.flatMap((wire) => [wire.a, wire.b].map((end) => ({ wire, end }))),
     ].map(({ wire, end }) => ({ wire, end, to: move(end) })),
     shifts: push.moving.filter((t) => !t.line).map((t) => ({ node: t.node, by, items: t.items })),
-    note: `what lay ahead of it (${shown ? `${shown}; ` : ""}${push.moving.length} items in all) pushed ${mmText(Math.abs(by.x + by.y))} mm ${towards(dir)}${wires > 0 ? `, the ${wires} wires crossing the gap made longer or shorter to match` : ""}`,
+    ...(back ? { label: by } : {}),
+    note: `what lay ${back ? "behind" : "ahead of"} it (${shown ? `${shown}; ` : ""}${push.moving.length} items in all) ${back ? "pulled back, the label with it," : "pushed"} ${mmText(Math.abs(by.x + by.y))} mm ${towards(dir)}${wires > 0 ? `, the ${wires} wires crossing the gap made longer or shorter to match` : ""}`,
   };
 }
 

@@ -47,6 +47,8 @@ const MAX_SPOTS = 400;
  */
 export interface Rearrangement {
   ends: { wire: Line; end: PointIu; to: PointIu }[];
+  /** How far the label itself goes along with what moves (pulled back with the part it sits on), if it does. */
+  label?: PointIu;
   /** Each moved item's node, how far, and its boxes as drawn now. */
   shifts: { node: SList; by: PointIu; items: DrawnBox[] }[];
   /** What moved, for the rename to report. */
@@ -109,6 +111,8 @@ export class LabelRoom {
   private readonly wholeLines: { before: Line; after: Line; what: string }[];
   /** `heldEnd`, once worked out (null: none). */
   private held?: (FreeEnd & { wire: Line }) | null;
+  /** Where the label stands as the rearrangement leaves it. */
+  readonly at: PointIu;
 
   /**
    * `drawn`: the sheet as it is (`occupiedItems`), kept so that a room for a rearrangement of
@@ -122,6 +126,8 @@ export class LabelRoom {
   ) {
     // As `occupiedItems` boxes it, so the label is not taken for one of its own obstacles.
     this.own = labelBox(label.at, label.text, label.rotation, label.kind !== "local", fontSize(label.node));
+    const by = rearranged?.label ?? { x: 0, y: 0 };
+    this.at = { x: label.at.x + by.x, y: label.at.y + by.y };
     const ends = rearranged?.ends ?? [];
     const moveEnds = (w: Line) =>
       ends
@@ -136,7 +142,7 @@ export class LabelRoom {
       what: file.buses.includes(w) ? "bus" : "wire",
     }));
     this.wholeLines = movedLines.filter((l) => ends.filter((e) => e.wire === l.before).length > 1);
-    this.wires = this.sheetWires.filter((w) => onSegment(label.at, w.a, w.b, 0));
+    this.wires = this.sheetWires.filter((w) => onSegment(this.at, w.a, w.b, 0));
     this.wireBoxes = this.wires.map(lineBox);
     this.network = joinedWires(this.sheetWires, this.wires);
     // What moves leaves its old place: the moved items' boxes, and the old boxes of moved wires.
@@ -194,7 +200,7 @@ export class LabelRoom {
    * what it joins is the design's own.
    */
   private joined(at: PointIu): string[] {
-    if (samePoint(at, this.label.at) || this.file.junctions.some((j) => samePoint(j.at, at))) return [];
+    if (samePoint(at, this.at) || this.file.junctions.some((j) => samePoint(j.at, at))) return [];
     return this.sheetWires
       .filter((w) => !this.network.includes(w) && onSegment(at, w.a, w.b, 0))
       .map((w) => `${describeItem({ box: lineBox(w), what: "wire" })}, crossing its wire there, which it would join`);
@@ -232,7 +238,7 @@ export class LabelRoom {
    * or bus entry; a no-connect flag goes out with it), or a pin with nothing but the label on
    * it. Its wiring can be lengthened from there. Otherwise why not, for an error to say.
    */
-  freeEnd(at: PointIu = this.label.at): FreeEnd | string {
+  freeEnd(at: PointIu = this.at): FreeEnd | string {
     const wire = this.wires.find((w) => samePoint(w.a, at) || samePoint(w.b, at));
     if (!wire && this.wires.length > 0) return "the label sits along its wire, not at an end of it";
     const meets = this.meeting(at, wire ? [wire] : []);
@@ -280,7 +286,7 @@ export class LabelRoom {
    */
   shortenedTo(at: PointIu): Pick<LabelSpot, "lengthen"> | undefined {
     const held = this.heldEnd();
-    if (!held || samePoint(at, this.label.at)) return {};
+    if (!held || samePoint(at, this.at)) return {};
     const { wire, end } = held;
     const other = samePoint(wire.a, end) ? wire.b : wire.a;
     if (!onSegment(at, wire.a, wire.b, 0) || samePoint(at, other)) return undefined;
@@ -510,11 +516,11 @@ export function spotAfter(
   const blocked = room.rearrangedBlockers();
   if (blocked.length > 0) return { blocked: blocked[0]! };
   const turns = [0, 90, 180, 270].filter((r) => r !== label.rotation);
-  const along = room.heldEnd() ? [] : slides(label.at, room.wires, room.wires);
-  for (const at of [label.at, ...along])
+  const along = room.heldEnd() ? [] : slides(room.at, room.wires, room.wires);
+  for (const at of [room.at, ...along])
     for (const rotation of [label.rotation, ...turns])
       if (room.blockers(at, text, rotation).length === 0) return { spot: { at, rotation, rearranged } };
-  return { failed: `the label would still run over ${room.blockers(label.at, text, label.rotation)[0]}` };
+  return { failed: `the label would still run over ${room.blockers(room.at, text, label.rotation)[0]}` };
 }
 
 /** The screen direction a unit vector points (Y down), as a note says it. */

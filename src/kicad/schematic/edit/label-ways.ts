@@ -8,7 +8,8 @@
  * wire), put at the end of a new stub drawn off its wiring into free space (with a junction
  * where the stub meets it), or given room by sliding the part or sheet at its wire's end further
  * along the run (a series resistor, the sheet the run enters), or, last, by pushing what lies
- * ahead of it further the way it reads, as a designer gives a label room beside a crowded run.
+ * ahead of it further the way it reads (or pulling what lies behind it back, the label with it),
+ * as a designer gives a label room beside a crowded run.
  * When none is clear the rename is refused, saying what each way ran into.
  */
 import { CopperheadError } from "../../../errors.ts";
@@ -27,7 +28,7 @@ import {
   type FreeEnd,
   type LabelSpot,
 } from "./label-room.ts";
-import { MAX_PUSH_MM, pushAhead } from "./label-push.ts";
+import { MAX_PUSH_MM, openGap } from "./label-push.ts";
 import { MAX_SLIDE_MM, slideBlock } from "./label-slide.ts";
 import { toMm } from "./sheet-tree.ts";
 
@@ -121,10 +122,10 @@ export function renamedLabelAt(file: SchematicFile, label: Label, text: string):
     failed: slid.failed,
   });
 
-  const pushed = pushAhead(room, text);
+  const pushed = openGap(room, text);
   if ("spot" in pushed) return pushed.spot;
   tried.push({
-    way: `pushing what lies ahead of it further the way it reads, by up to ${MAX_PUSH_MM} mm`,
+    way: `pushing what lies ahead of it further the way it reads, or pulling what lies behind it back with it, by up to ${MAX_PUSH_MM} mm`,
     failed: pushed.failed,
   });
 
