@@ -395,19 +395,22 @@ test("a rename slides a pair of parts on parallel runs together, their runs' fre
   expect(crossing).toEqual([]);
 }, 120_000);
 
+/** Each part of `file` by reference, where it is placed (mm). */
+function places(file: SchematicFile): Record<string, [number, number]> {
+  return Object.fromEntries(
+    file.symbols.map((s) => [
+      s.fields.find((f) => f.name === "Reference")!.value,
+      [s.placement.at.x / 10_000, s.placement.at.y / 10_000],
+    ]),
+  );
+}
+
 /**
  * Where nothing at the run's end can slide, what lies ahead of the label is pushed the way it
  * reads, a gap opened across the sheet: on vme-wren's power-supply-3 sheet 5VPG runs from the
  * regulator's PG pin to R120, in a column with L1, R210 and the 5VREG rail beyond them.
  */
 test("a rename pushes what lies ahead of the label further along, the wires crossing the gap stretched", async () => {
-  const places = (file: SchematicFile) =>
-    Object.fromEntries(
-      file.symbols.map((s) => [
-        s.fields.find((f) => f.name === "Reference")!.value,
-        [s.placement.at.x / 10_000, s.placement.at.y / 10_000],
-      ]),
-    );
   const { ercBefore, ercAfter, crossing } = await renameOnCopy(
     "demos/vme-wren/vme-wren",
     "/power-supply-3/5VPG",
@@ -472,13 +475,6 @@ test("a rename pushes drawn brackets and captions along with the rest, leaving t
  * flags. U6 goes left with its decoupling capacitors, the wires from its other side stretched.
  */
 test("a rename pulls what lies behind the label back, the label with it, when what lies ahead cannot move", async () => {
-  const places = (file: SchematicFile) =>
-    Object.fromEntries(
-      file.symbols.map((s) => [
-        s.fields.find((f) => f.name === "Reference")!.value,
-        [s.placement.at.x / 10_000, s.placement.at.y / 10_000],
-      ]),
-    );
   const to = "UART_RX_NRF52UART_RX_NRF52";
   const { ercBefore, ercAfter, crossing } = await renameOnCopy(
     "demos/royalblue54L_feather/RoyalBlue54L-Feather",
