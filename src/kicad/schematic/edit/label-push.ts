@@ -64,7 +64,6 @@ interface Push {
 export function openGap(room: LabelRoom, text: string): { spot: LabelSpot } | { failed: string } {
   const label = room.label;
   const dir = readingDirection(label.rotation);
-  const along = (p: PointIu) => p.x * dir.x + p.y * dir.y;
   const box = room.box(label.at, text);
   const own = new Set(room.wires.map((w) => w.node));
   const things = drawnThings(room.file).filter((t) => t.node !== label.node);
@@ -72,16 +71,18 @@ export function openGap(room: LabelRoom, text: string): { spot: LabelSpot } | { 
     (t) => !(t.line && own.has(t.line.node)) && t.items.some((i) => intersects(box, i.box)),
   );
   if (obstacles.length === 0) return { failed: "nothing ahead of it is in the way but the page's edge" };
-  const start = along(label.at);
-  const reach = (t: DrawnThing, side: 0 | 1) => t.items.map((i) => alongRange(i.box, dir)[side]);
-  const first = Math.min(...obstacles.flatMap((t) => reach(t, 0)));
+  const start = along(label.at, dir);
+  const nearest = obstacles.reduce((a, b) => (extent(b, dir)[0] < extent(a, dir)[0] ? b : a));
+  const first = extent(nearest, dir)[0];
   const cuts: number[] = [];
   for (let c = start + STEP / 2; c < first; c += STEP) cuts.unshift(c);
-  if (cuts.length === 0)
-    return { failed: `${describeItem(nearest(obstacles, dir))} reaches back to the label's own place` };
+  if (cuts.length === 0) return { failed: `${describeItem(nearest.items[0]!)} reaches back to the label's own place` };
   // Pushed less than the name overlaps the first thing in the way, that thing stays in the way.
   const least = Math.max(1, Math.floor((alongRange(box, dir)[1] - first) / STEP));
-  const last = Math.max(...obstacles.flatMap((t) => reach(t, 1)));
+  const last = Math.max(...obstacles.map((t) => extent(t, dir)[1]));
+  // Which side of a cut a thing is on does not change from one cut to the next: its points are worked out once.
+  const known = new Map<DrawnThing, PointIu[]>();
+  const points = (t: DrawnThing) => known.get(t) ?? known.set(t, placedPoints(t)).get(t)!;
   const failed: string[] = [];
   for (const back of [false, true]) {
     const way = back ? { x: -dir.x, y: -dir.y } : dir;
@@ -93,7 +94,14 @@ export function openGap(room: LabelRoom, text: string): { spot: LabelSpot } | { 
       const near = back ? -start : last;
       const farCuts: number[] = [];
       for (let c = cut + Math.ceil((near - cut) / STEP) * STEP; c < edge; c += 2 * STEP) farCuts.push(c);
-      const why = moveBeyond(room, text, things, { cut, farCuts, way, back, least, band: acrossRange(box, dir) });
+      const why = moveBeyond(room, text, things, points, {
+        cut,
+        farCuts,
+        way,
+        back,
+        least,
+        band: acrossRange(box, dir),
+      });
       if (typeof why !== "string") return why;
       failed.push(
         `${back ? "pulling back" : "pushing"} from a cut at ${dir.x !== 0 ? "x" : "y"} ${mmText(Math.abs(at))}: ${why}`,
@@ -111,6 +119,7 @@ function moveBeyond(
   room: LabelRoom,
   text: string,
   things: DrawnThing[],
+  points: (thing: DrawnThing) => PointIu[],
   {
     cut,
     farCuts,
@@ -129,7 +138,7 @@ function moveBeyond(
 ): { spot: LabelSpot } | string {
   let why = "";
   for (const end of [...farCuts, Infinity]) {
-    const push = pushedBy(things, cut, end, way, band);
+    const push = pushedBy(things, points, { cut, end, dir: way, band });
     if ("across" in push) {
       // What lies across the cut lies across it for every far cut beyond: the band only widens.
       if (push.at === "cut") return `${push.across} lies across it`;
@@ -158,16 +167,14 @@ function moveBeyond(
  */
 function pushedBy(
   things: DrawnThing[],
-  cut: number,
-  end: number,
-  dir: PointIu,
-  band: [number, number],
+  points: (thing: DrawnThing) => PointIu[],
+  { cut, end, dir, band }: { cut: number; end: number; dir: PointIu; band: [number, number] },
 ): Push | { across: string; at: "cut" | "far cut" } {
   let [lo, hi] = band;
   const push: Push = { moving: [], stretched: [], shortened: [], spanning: [], end };
   const settled = new Set<DrawnThing>();
   const side = (p: PointIu) => {
-    const a = p.x * dir.x + p.y * dir.y;
+    const a = along(p, dir);
     return a < cut ? -1 : a < end ? 0 : 1;
   };
   for (let widened = true; widened; ) {
@@ -177,7 +184,7 @@ function pushedBy(
       const spans = thing.items.map((i) => acrossRange(i.box, dir));
       if (!spans.some(([a, b]) => a <= hi && b >= lo)) continue;
       settled.add(thing);
-      const sides = new Set(placedPoints(thing).map(side));
+      const sides = new Set(points(thing).map(side));
       if (!sides.has(0)) {
         if (sides.size === 1) continue;
         if (!lying(thing.line, dir)) return { across: describeItem(thing.items[0]!), at: "far cut" };
@@ -212,12 +219,11 @@ function lying(line: Line | undefined, dir: PointIu): boolean {
  */
 function cutOff(things: DrawnThing[], push: Push, by: PointIu, dir: PointIu): boolean {
   const d = Math.abs(by.x + by.y);
-  const along = (p: PointIu) => p.x * dir.x + p.y * dir.y;
-  const far = (line: Line) => Math.max(along(line.a), along(line.b));
+  const far = (line: Line) => Math.max(along(line.a, dir), along(line.b, dir));
   if (push.spanning.some((line) => far(line) < push.end + d)) return true;
   const moving = new Set(push.moving);
   return push.shortened.some(({ wire, end }) => {
-    if (far(wire) < push.end + d || far(wire) - along(end) - d < STEP) return true;
+    if (far(wire) < push.end + d || far(wire) - along(end, dir) - d < STEP) return true;
     const gone = lineBox({ a: { x: end.x + dir.x, y: end.y + dir.y }, b: { x: end.x + by.x, y: end.y + by.y } });
     return things.some(
       (t) => !moving.has(t) && t.line !== wire && t.items.some((i) => intersects(grow(gone, 1), i.box)),
@@ -264,10 +270,15 @@ function placedPoints(thing: DrawnThing): PointIu[] {
   return nodePoints(thing.node);
 }
 
-/** The thing in `things` whose drawing starts nearest along `dir`. */
-function nearest(things: DrawnThing[], dir: PointIu) {
-  const start = (t: DrawnThing) => Math.min(...t.items.map((i) => alongRange(i.box, dir)[0]));
-  return things.reduce((a, b) => (start(b) < start(a) ? b : a)).items[0]!;
+/** How far along `dir` a point is. */
+function along(p: PointIu, dir: PointIu): number {
+  return p.x * dir.x + p.y * dir.y;
+}
+
+/** Where what a thing draws starts and ends along `dir`. */
+function extent(thing: DrawnThing, dir: PointIu): [number, number] {
+  const ranges = thing.items.map((i) => alongRange(i.box, dir));
+  return [Math.min(...ranges.map((r) => r[0])), Math.max(...ranges.map((r) => r[1]))];
 }
 
 /** Where a box starts and ends along `dir` (as `along` measures a point). */

@@ -341,7 +341,7 @@ export class LabelRoom {
         );
       }
     for (const line of this.wholeLines) {
-      const before = new Set(this.drawn.filter((i) => intersects(grow1(lineBox(line.before)), i.box)));
+      const before = this.crossedBy(line.before);
       const landed = grow1(lineBox(line.after));
       found.push(
         ...this.others
@@ -354,12 +354,17 @@ export class LabelRoom {
       const other = samePoint(wire.a, end) ? wire.b : wire.a;
       const longer =
         Math.abs(to.x - other.x) + Math.abs(to.y - other.y) > Math.abs(end.x - other.x) + Math.abs(end.y - other.y);
-      // What the wire already ran into as drawn (a label standing on it) does not count again.
-      const before = new Set(this.drawn.filter((i) => intersects(grow1(lineBox(wire)), i.box)));
-      if (longer)
-        found.push(...this.extensionBlockers(end, to, before).map((b) => `the longer wire would run into ${b}`));
+      if (!longer) continue;
+      found.push(
+        ...this.extensionBlockers(end, to, this.crossedBy(wire)).map((b) => `the longer wire would run into ${b}`),
+      );
     }
     return found;
+  }
+
+  /** What `line` already runs into as drawn (a label standing on it): moved or lengthened, it does not count again. */
+  private crossedBy(line: Line): Set<DrawnBox> {
+    return new Set(this.drawn.filter((i) => intersects(grow1(lineBox(line)), i.box)));
   }
 
   private offPage(box: Box): string[] {

@@ -9,8 +9,8 @@
  * where the stub meets it), or given room by sliding the part or sheet at its wire's end further
  * along the run (a series resistor, the sheet the run enters), or, last, by pushing what lies
  * ahead of it further the way it reads (or pulling what lies behind it back, the label with it),
- * as a designer gives a label room beside a crowded run.
- * When none is clear the rename is refused, saying what each way ran into.
+ * as a designer gives a label room beside a crowded run. When none is clear the rename is
+ * refused, saying what each way ran into.
  */
 import { CopperheadError } from "../../../errors.ts";
 import { onSegment, samePoint, toIU, type PointIu } from "../geometry.ts";
