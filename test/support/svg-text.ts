@@ -27,8 +27,7 @@ export function textOverlaps(
   anchors: [number, number][] = [],
 ): { box: Box; crossing: string[] }[] {
   const svg = readFileSync(svgFile, "utf8");
-  const groups = [...svg.matchAll(/<g class="stroked-text"><desc>([^<]*)<\/desc>([\s\S]*?)<\/g>/g)];
-  const targets = groups
+  const targets = textGroups(svg)
     .filter((g) => unescape(g[1]!) === text)
     .map((g) => ({ start: g.index!, end: g.index! + g[0].length, box: shrink(boxOf(pathSegments(g[2]!)), 0.05) }));
   const others = drawnElements(svg).filter((e) => !targets.some((t) => e.at >= t.start && e.at < t.end));
@@ -41,6 +40,20 @@ export function textOverlaps(
       )
       .map((e) => e.what),
   }));
+}
+
+/** Every text KiCad drew in `svgFile`, with its glyphs' box (mm). */
+export function drawnTexts(svgFile: string): { text: string; box: Box }[] {
+  const svg = readFileSync(svgFile, "utf8");
+  return textGroups(svg).flatMap((g) => {
+    const segments = pathSegments(g[2]!);
+    return segments.length > 0 ? [{ text: unescape(g[1]!), box: boxOf(segments) }] : [];
+  });
+}
+
+/** Each text's group: its text (escaped) and its glyphs' paths. */
+function textGroups(svg: string): RegExpExecArray[] {
+  return [...svg.matchAll(/<g class="stroked-text"><desc>([^<]*)<\/desc>([\s\S]*?)<\/g>/g)];
 }
 
 /** Every drawn element with where it starts in the file and its strokes (or, for a circle, its area). */

@@ -12,7 +12,7 @@
 import { child, children, flag, head, num, text, walk, type SList } from "../sexpr/index.ts";
 import { placePoint, pointIuOf, toIU, type PlacementIu, type PointIu } from "./geometry.ts";
 import type { SchematicFile } from "./model/schematic-file.ts";
-import type { PlacedSymbol } from "./model/symbols.ts";
+import { unitPins, type LibPin, type PlacedSymbol } from "./model/symbols.ts";
 import type { BusEntry, Label, Line, SheetSymbol } from "./model/sheet-items.ts";
 import { textAdvance } from "../stroke-font.ts";
 import { expandText, fieldsResolver, sheetResolver, symbolResolver, type Resolver } from "./text-vars.ts";
@@ -126,13 +126,18 @@ export function placeDirection(d: PointIu, placement: PlacementIu): PointIu {
 /**
  * Box of one unit's drawing and pins in library coordinates (IU, Y up), from the embedded
  * library symbol. Each pin is extended outward by `pinReach` so room is kept for the wire stub
- * and label a later `connect` puts there.
+ * and label a later `connect` puts there; with `"no pins"` the box holds the graphics alone.
  *
  * Kept per library symbol: every placement and check of an edit boxes the whole sheet afresh,
  * and no edit changes a library symbol's drawing in place (a different one goes in beside it as
  * a new node, see `ensureLibSymbol`).
  */
-export function libUnitBox(libNode: SList, unit: number, bodyStyle: number, pinReach = 0): Box | undefined {
+export function libUnitBox(
+  libNode: SList,
+  unit: number,
+  bodyStyle: number,
+  pinReach: number | "no pins" = 0,
+): Box | undefined {
   const key = `${unit}:${bodyStyle}:${pinReach}`;
   let boxes = unitBoxes.get(libNode);
   if (!boxes) unitBoxes.set(libNode, (boxes = new Map()));
@@ -145,7 +150,7 @@ export function libUnitBox(libNode: SList, unit: number, bodyStyle: number, pinR
 const unitBoxes = new WeakMap<SList, Map<string, Box | undefined>>();
 
 /** `libUnitBox`, worked out from the library symbol's graphics and pins. */
-function traceUnitBox(libNode: SList, unit: number, bodyStyle: number, pinReach: number): Box | undefined {
+function traceUnitBox(libNode: SList, unit: number, bodyStyle: number, pinReach: number | "no pins"): Box | undefined {
   let box: Box | undefined;
   const add = (x: number, y: number, r = 0) => {
     box = union(box, { x0: x - r, y0: y - r, x1: x + r, y1: y + r });
@@ -160,7 +165,7 @@ function traceUnitBox(libNode: SList, unit: number, bodyStyle: number, pinReach:
       const name = head(node);
       if (name === "pin") {
         const at = child(node, "at");
-        if (!at) return false;
+        if (!at || pinReach === "no pins") return false;
         const tip = pointIuOf(at)!;
         const length = toIU(num(child(node, "length") ?? node, 1) ?? 0);
         const out = pinOutwardLib(num(at, 3) ?? 0);
@@ -466,6 +471,99 @@ export function symbolBodyBox(symbol: PlacedSymbol): Box {
   return body ? placeBox(body, symbol.placement) : pointBox(symbol.placement.at, CHAR * 2);
 }
 
+/**
+ * What a placed symbol draws, box by box, as eeschema draws it: its graphics, and each visible
+ * pin's line with its number and name beside it. Finer than `symbolBodyBox`, which spans pin end
+ * to pin end: a label just below a lone supply pin's end, or a wire past the corner beside it,
+ * lies clear of the drawing though inside that span.
+ */
+export function symbolDrawingBoxes(symbol: PlacedSymbol): Box[] {
+  const lib = symbol.lib;
+  if (!lib) return [pointBox(symbol.placement.at, CHAR * 2)];
+  const body = libUnitBox(lib.node, symbol.unit, symbol.bodyStyle, "no pins");
+  const names = child(lib.node, "pin_names");
+  const numbers = child(lib.node, "pin_numbers");
+  const shown: PinText = {
+    nameOffset: toIU(num(child(names ?? lib.node, "offset") ?? lib.node, 1) ?? DEFAULT_PIN_NAME_OFFSET_MM),
+    names: !(names && flag(names, "hide")),
+    numbers: !(numbers && flag(numbers, "hide")),
+  };
+  const out = body ? [placeBox(body, symbol.placement)] : [];
+  for (const pin of unitPins(symbol, symbol.unit)) if (!pin.hidden) out.push(...pinBoxes(pin, symbol.placement, shown));
+  return out;
+}
+
+/** How a library symbol shows its pins' texts: `(pin_names (offset …) hide)`, `(pin_numbers hide)`. */
+interface PinText {
+  /** Gap between the body's edge and a name drawn inside it; 0 draws names outside, above the pin. */
+  nameOffset: number;
+  names: boolean;
+  numbers: boolean;
+}
+
+/** How far off its pin's line a number or name drawn beside it reaches, beyond 1.2 of its size. */
+const PIN_TEXT_MARGIN = toIU(0.3);
+
+/** KiCad's pin name offset where a library symbol writes none (20 mils). */
+const DEFAULT_PIN_NAME_OFFSET_MM = 0.508;
+
+/**
+ * A pin's line, and its number and name as eeschema places them (sch_painter): with a name
+ * offset the name is drawn inside the body from that gap on, centred on the pin's line, and
+ * the number above the line (left of a vertical pin) at its middle; without one the name goes
+ * above and the number below, both at the middle. Such a text's glyphs stand about 0.4 mm off
+ * the line and end 0.26 mm plus 1.17 of their size off it (kicad-cli's SVG, 0.762 and 1.27 mm
+ * numbers), so its box is the band from the line to `PIN_TEXT_MARGIN` plus 1.2 sizes off it.
+ */
+function pinBoxes(pin: LibPin, placement: PlacementIu, shown: PinText): Box[] {
+  const tip = placePoint(pin.at, placement);
+  const outward = placeDirection(pinOutwardLib(pin.orientation), placement);
+  const inward = { x: -outward.x, y: -outward.y };
+  const base = { x: tip.x + inward.x * pin.length, y: tip.y + inward.y * pin.length };
+  const out = [union(pointBox(tip), pointBox(base))];
+  const middle = { x: (tip.x + base.x) / 2, y: (tip.y + base.y) / 2 };
+  const line = out[0]!;
+  const beside = (content: string, item: SList | undefined, side: -1 | 1) => {
+    const size = item ? fontSize(item) : CHAR;
+    const half = (textAdvance(content) * size) / 2;
+    const reach = (PIN_TEXT_MARGIN + size * 1.2) * side;
+    const [a, b] = [0, reach].sort((p, q) => p - q) as [number, number];
+    // Kept within the pin's length: what stands at its end (a label, a wire) meets the end first.
+    out.push(
+      inward.y === 0
+        ? {
+            x0: Math.max(line.x0, middle.x - half),
+            y0: middle.y + a,
+            x1: Math.min(line.x1, middle.x + half),
+            y1: middle.y + b,
+          }
+        : {
+            x0: middle.x + a,
+            y0: Math.max(line.y0, middle.y - half),
+            x1: middle.x + b,
+            y1: Math.min(line.y1, middle.y + half),
+          },
+    );
+  };
+  const nameNode = child(pin.node, "name");
+  const numberNode = child(pin.node, "number");
+  const name = shown.names && pin.name !== "~" ? pin.name : "";
+  const number = shown.numbers ? pin.number : "";
+  if (shown.nameOffset > 0) {
+    if (name) {
+      const from = { x: base.x + inward.x * shown.nameOffset, y: base.y + inward.y * shown.nameOffset };
+      const angle = inward.x > 0 ? 0 : inward.x < 0 ? 180 : inward.y < 0 ? 90 : 270;
+      const size = nameNode ? fontSize(nameNode) : CHAR;
+      out.push(runBox(from, angle, Math.ceil(textAdvance(name) * size), size));
+    }
+    if (number) beside(number, numberNode, -1);
+  } else {
+    if (name) beside(name, nameNode, -1);
+    if (number) beside(number, numberNode, 1);
+  }
+  return out;
+}
+
 /** Half the width of a no-connect flag: KiCad draws its X 48 mils (1.2192 mm) across. */
 const NO_CONNECT_HALF = toIU(0.6096);
 
@@ -474,10 +572,21 @@ export function noConnectBox(at: PointIu): Box {
   return pointBox(at, NO_CONNECT_HALF);
 }
 
-/** Everything drawn on a sheet, as boxes (symbols with their visible fields, wires, labels, sheets, text, graphics), but the symbols in `except`. */
+/**
+ * Everything drawn on a sheet, as boxes (symbols with their visible fields, wires, labels,
+ * sheets, text, graphics), but the symbols in `except`: where another part may go, each part
+ * taking the whole span of its body and pins (see `SymbolShape`).
+ */
 export function occupiedBoxes(file: SchematicFile, except?: Set<PlacedSymbol>): Box[] {
-  return occupiedItems(file, except).map((item) => item.box);
+  return occupiedItems(file, except, "span").map((item) => item.box);
 }
+
+/**
+ * How a part's drawing is boxed. `drawn`: as eeschema strokes it (`symbolDrawingBoxes`), for
+ * what a text may cross: a label may stand beside a lone pin. `span`: its body and pins as one
+ * box (`symbolBodyBox`), for where another part may go: not into the room between its pins.
+ */
+export type SymbolShape = "drawn" | "span";
 
 /** One box of something drawn, with what it is, as an error names it ("R5 Reference", "label DATA", "wire"). */
 export interface DrawnBox {
@@ -501,20 +610,24 @@ export interface DrawnThing {
   line?: Line;
 }
 
-/** `occupiedBoxes`, each box with what it is. */
-export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>): DrawnBox[] {
-  return drawnThings(file, except).flatMap((thing) => thing.items);
+/** Everything drawn on a sheet, box by box with what each is, but the symbols in `except`. */
+export function occupiedItems(file: SchematicFile, except?: Set<PlacedSymbol>, shape?: SymbolShape): DrawnBox[] {
+  return drawnThings(file, except, shape).flatMap((thing) => thing.items);
 }
 
 /** Everything drawn on a sheet, thing by thing (see `DrawnThing`), but the symbols in `except`; things that draw nothing left out. */
-export function drawnThings(file: SchematicFile, except?: Set<PlacedSymbol>): DrawnThing[] {
+export function drawnThings(
+  file: SchematicFile,
+  except?: Set<PlacedSymbol>,
+  shape: SymbolShape = "drawn",
+): DrawnThing[] {
   const out: DrawnThing[] = [];
   const push = (node: SList, box: Box | undefined, what: string) => {
     if (box) out.push({ node, items: [{ box, what }] });
   };
   const sheetVars = sheetResolver(file);
   for (const symbol of file.symbols)
-    if (!except?.has(symbol)) out.push({ node: symbol.node, items: symbolItems(symbol, sheetVars), symbol });
+    if (!except?.has(symbol)) out.push({ node: symbol.node, items: symbolItems(symbol, sheetVars, shape), symbol });
   for (const line of file.wires) out.push({ node: line.node, items: [{ box: lineBox(line), what: "wire" }], line });
   for (const line of file.buses) out.push({ node: line.node, items: [{ box: lineBox(line), what: "bus" }], line });
   for (const label of file.labels) {
@@ -551,12 +664,12 @@ export function labelItem(label: Label): DrawnBox {
   };
 }
 
-/** What a placed symbol draws: its drawing and pins, and each visible field (text variables expanded with `sheetVars`). */
-export function symbolItems(symbol: PlacedSymbol, sheetVars: Resolver): DrawnBox[] {
+/** What a placed symbol draws: its drawing and pins (boxed as `shape` says), and each visible field (text variables expanded with `sheetVars`). */
+export function symbolItems(symbol: PlacedSymbol, sheetVars: Resolver, shape: SymbolShape = "drawn"): DrawnBox[] {
   const ref = symbol.fields.find((f) => f.name === "Reference")?.value ?? symbol.libId;
-  const out: DrawnBox[] = [
-    { box: symbolBodyBox(symbol), what: ref.startsWith("#") ? `power symbol ${symbol.value}` : `${ref}'s drawing` },
-  ];
+  const what = ref.startsWith("#") ? `power symbol ${symbol.value}` : `${ref}'s drawing`;
+  const drawing = shape === "drawn" ? symbolDrawingBoxes(symbol) : [symbolBodyBox(symbol)];
+  const out: DrawnBox[] = drawing.map((box) => ({ box, what }));
   const vars = symbolResolver(symbol, sheetVars);
   for (const field of symbol.fields) {
     const box = fieldBox(field.node, symbol.placement, vars);
@@ -609,7 +722,8 @@ function mmText(iu: number): string {
 /**
  * What stands in the way of `probes` on `file`, for an error to name: each item (by what it
  * is and where, in sheet mm), the page frame and the title block; at most `limit`, nearest
- * the first probe first. `except` is left out (the part being wired or moved).
+ * the first probe first. `except` is left out (the part being wired or moved). Parts are boxed
+ * as `SheetSpace` boxes them for placing, each spanning its pins.
  */
 export function blockersOf(
   file: SchematicFile,
@@ -621,9 +735,10 @@ export function blockersOf(
   const page = pageArea(file);
   const found = new Map<string, number>();
   const anchor = probes[0];
+  const items = occupiedItems(file, except, "span");
   for (const probe of probes) {
     const grown = grow(probe, clearance);
-    for (const item of occupiedItems(file, except)) {
+    for (const item of items) {
       if (!intersects(grown, item.box)) continue;
       const where = describeItem(item);
       if (!found.has(where)) found.set(where, anchor ? distance(anchor, item.box) : 0);
