@@ -93,7 +93,7 @@ describe("read tools", () => {
         from: "CC1",
         to: "CC1XXX",
         madeRoom: [
-          "RP2040-Guide.kicad_sch: R3 slid 5.08 mm right along its run, its wires stretched and shortened to match",
+          "RP2040-Guide.kicad_sch: R3 slid 3.81 mm right along its run, its wires stretched and shortened to match",
         ],
       });
     });
