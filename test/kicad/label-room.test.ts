@@ -562,3 +562,24 @@ test("a renamed label does not slide onto another net's wire crossing its own", 
   expect(ercAfter).toEqual(ercBefore);
   expect(crossing).toEqual([]);
 }, 120_000);
+
+/**
+ * Nor does a pull carry it there: on Glasgow's IO buffer sheet P1 reads towards the connector
+ * along a row crossed a grid step behind it by the P4 to P7 wires, with no junction. Pulled back,
+ * the label would stand on P7's wire and join the two nets; the rename is refused as finding no
+ * room, saying what each way ran into, not as a change of the nets.
+ */
+test("a label pulled back with what lies behind it does not land where another net's wire crosses its own", async () => {
+  const copy = await copyCorpusProject(everyProject().find((p) => p.id === "corpus/glasgow-revc3")!);
+  const root = copy.schematic!;
+  const editor = SchematicEditor.open(root, await openLibraries(dirname(root)));
+  let refused: CopperheadError | undefined;
+  try {
+    editor.renameNet("/IO_Banks/IO_Buffer_A/P1", "P1XX");
+  } catch (e) {
+    refused = e as CopperheadError;
+  }
+  expect(refused?.code).toBe("edit_conflict");
+  expect(refused?.message).toContain("Tried, least change first");
+  expect(refused?.message).not.toContain("would change more than that net");
+}, 120_000);

@@ -142,7 +142,9 @@ export class LabelRoom {
       what: file.buses.includes(w) ? "bus" : "wire",
     }));
     this.wholeLines = movedLines.filter((l) => ends.filter((e) => e.wire === l.before).length > 1);
-    this.wires = this.sheetWires.filter((w) => onSegment(this.at, w.a, w.b, 0));
+    // The wires it sits on as drawn, as the rearrangement leaves them: where a pull carries the
+    // label along, another wire through its new place is not its own but one it would join.
+    this.wires = this.sheetWires.filter((_, i) => onSegment(label.at, file.wires[i]!.a, file.wires[i]!.b, 0));
     this.wireBoxes = this.wires.map(lineBox);
     this.network = joinedWires(this.sheetWires, this.wires);
     // What moves leaves its old place: the moved items' boxes, and the old boxes of moved wires.
@@ -196,11 +198,12 @@ export class LabelRoom {
   /**
    * The wires a label moved to `at` would join to its net: each that passes through `at`
    * without meeting the label's wiring there (two wires crossing, no junction). A label joins
-   * every wire through its anchor, so it would merge the two nets. Where the label already is,
-   * what it joins is the design's own.
+   * every wire through its anchor, so it would merge the two nets. Where the label is drawn,
+   * what it joins is the design's own; carried elsewhere by a rearrangement, it is not.
    */
   private joined(at: PointIu): string[] {
-    if (samePoint(at, this.at) || this.file.junctions.some((j) => samePoint(j.at, at))) return [];
+    const asDrawn = samePoint(at, this.label.at) && samePoint(this.at, this.label.at);
+    if (asDrawn || this.file.junctions.some((j) => samePoint(j.at, at))) return [];
     return this.sheetWires
       .filter((w) => !this.network.includes(w) && onSegment(at, w.a, w.b, 0))
       .map((w) => `${describeItem({ box: lineBox(w), what: "wire" })}, crossing its wire there, which it would join`);
