@@ -85,7 +85,7 @@ for (const id of [
         });
         // KiCad draws the number at the pin's middle, a little off its line; the name there too, or inside the body from its edge.
         if (pin.number && !hidden("pin_numbers")) check("number", pin.number, at(0.5), 2);
-        if (pin.name && pin.name !== "~" && !/[{}]/.test(pin.name) && !hidden("pin_names"))
+        if (pin.name && !/[{}]/.test(pin.name) && !hidden("pin_names"))
           check("name", pin.name, at(1), 3 + pin.name.length);
       }
     }

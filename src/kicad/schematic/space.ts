@@ -479,7 +479,7 @@ export function symbolBodyBox(symbol: PlacedSymbol): Box {
  */
 export function symbolDrawingBoxes(symbol: PlacedSymbol): Box[] {
   const lib = symbol.lib;
-  if (!lib) return [pointBox(symbol.placement.at, CHAR * 2)];
+  if (!lib) return [symbolBodyBox(symbol)];
   const body = libUnitBox(lib.node, symbol.unit, symbol.bodyStyle, "no pins");
   const names = child(lib.node, "pin_names");
   const numbers = child(lib.node, "pin_numbers");
@@ -520,9 +520,9 @@ function pinBoxes(pin: LibPin, placement: PlacementIu, shown: PinText): Box[] {
   const outward = placeDirection(pinOutwardLib(pin.orientation), placement);
   const inward = { x: -outward.x, y: -outward.y };
   const base = { x: tip.x + inward.x * pin.length, y: tip.y + inward.y * pin.length };
-  const out = [union(pointBox(tip), pointBox(base))];
+  const line = union(pointBox(tip), pointBox(base));
+  const out = [line];
   const middle = { x: (tip.x + base.x) / 2, y: (tip.y + base.y) / 2 };
-  const line = out[0]!;
   const beside = (content: string, item: SList | undefined, side: -1 | 1) => {
     const size = item ? fontSize(item) : CHAR;
     const half = (textAdvance(content) * size) / 2;
@@ -547,7 +547,7 @@ function pinBoxes(pin: LibPin, placement: PlacementIu, shown: PinText): Box[] {
   };
   const nameNode = child(pin.node, "name");
   const numberNode = child(pin.node, "number");
-  const name = shown.names && pin.name !== "~" ? pin.name : "";
+  const name = shown.names ? pin.name : "";
   const number = shown.numbers ? pin.number : "";
   if (shown.nameOffset > 0) {
     if (name) {
